@@ -1,0 +1,1 @@
+//! code_object (to be written).

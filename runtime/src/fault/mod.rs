@@ -1,0 +1,1 @@
+//! fault (to be written).

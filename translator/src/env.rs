@@ -1,0 +1,190 @@
+//! The boundary between executing code and the runtime: memory access, exits and faults.
+//!
+//! Generated code and the interpreter call [`WaveEnv`] once per memory *instruction* (not per
+//! lane): the request carries the per-lane addresses and the mask of lanes that take part.
+//! The runtime implements it with checked device memory, LDS and scratch.
+
+use thiserror::Error;
+
+/// Which address space a vector memory request targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Global memory: per-lane addresses are device (= host) addresses.
+    Global,
+    /// Generic (FLAT) addresses: the runtime resolves the shared/private apertures
+    /// to LDS/scratch and everything else to global memory.
+    Flat,
+    /// LDS: per-lane addresses are byte offsets into the workgroup's LDS.
+    Lds,
+    /// Scratch: per-lane addresses are byte offsets into that lane's private segment.
+    Scratch,
+}
+
+/// Read-modify-write operations of atomics (`data` is the instruction's data operand).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    /// `new = data`.
+    Swap,
+    /// `new = (old == cmp) ? data : old`.
+    CmpSwap,
+    /// Wrapping add.
+    Add,
+    /// Wrapping subtract (`old - data`).
+    Sub,
+    /// Signed minimum.
+    SMin,
+    /// Unsigned minimum.
+    UMin,
+    /// Signed maximum.
+    SMax,
+    /// Unsigned maximum.
+    UMax,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise xor.
+    Xor,
+    /// `new = (old >= data) ? 0 : old + 1` (unsigned).
+    Inc,
+    /// `new = (old == 0 || old > data) ? data : old - 1` (unsigned).
+    Dec,
+    /// IEEE add of f32 (size 4) or f64 (size 8), round to nearest even.
+    FAdd,
+    /// Float minimum (IEEE minNum).
+    FMin,
+    /// Float maximum (IEEE maxNum).
+    FMax,
+}
+
+/// Why a memory request failed. The runtime fills in which lane and address.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum MemError {
+    /// No allocation (or LDS/scratch range) covers the access.
+    #[error("out-of-range {space:?} access of {size} bytes at {addr:#x} (lane {lane})")]
+    OutOfRange {
+        /// The address space.
+        space: Space,
+        /// The faulting address (or offset, for LDS and scratch).
+        addr: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// First faulting lane.
+        lane: u32,
+    },
+    /// Access not naturally aligned where the ISA requires it.
+    #[error("misaligned {space:?} access of {size} bytes at {addr:#x} (lane {lane})")]
+    Misaligned {
+        /// The address space.
+        space: Space,
+        /// The faulting address.
+        addr: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// First faulting lane.
+        lane: u32,
+    },
+}
+
+/// Memory and environment services for one executing wave.
+///
+/// `addrs`, `data`, `cmp` and `out` have one entry per lane (64); only lanes whose bit is set
+/// in `mask` take part. Values are zero-extended little-endian integers of `size` bytes
+/// (1, 2, 4 or 8). Sign extension of narrow loads is the caller's business.
+pub trait WaveEnv {
+    /// Loads `size` bytes for each active lane.
+    fn load(
+        &mut self,
+        space: Space,
+        addrs: &[u64; 64],
+        mask: u64,
+        size: u32,
+        out: &mut [u64; 64],
+    ) -> Result<(), MemError>;
+
+    /// Stores the low `size` bytes of `data[lane]` for each active lane, in lane order
+    /// (a later lane wins when addresses collide, as the ISA leaves it unspecified).
+    fn store(
+        &mut self,
+        space: Space,
+        addrs: &[u64; 64],
+        mask: u64,
+        size: u32,
+        data: &[u64; 64],
+    ) -> Result<(), MemError>;
+
+    /// Performs an atomic read-modify-write for each active lane in lane order and writes
+    /// the value each lane saw before its update to `out`.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(
+        &mut self,
+        space: Space,
+        op: AtomicOp,
+        addrs: &[u64; 64],
+        mask: u64,
+        size: u32,
+        data: &[u64; 64],
+        cmp: &[u64; 64],
+        out: &mut [u64; 64],
+    ) -> Result<(), MemError>;
+
+    /// Scalar (SMEM) load of `out.len()` dwords starting at `addr`.
+    fn scalar_load(&mut self, addr: u64, out: &mut [u32]) -> Result<(), MemError>;
+
+    /// Scalar (SMEM) store of `data` starting at `addr`.
+    fn scalar_store(&mut self, addr: u64, data: &[u32]) -> Result<(), MemError>;
+
+    /// A 64-bit clock for `s_memtime`/`s_memrealtime`. Deterministic runs return a counter
+    /// derived from executed instructions, not wall time.
+    fn clock(&mut self) -> u64;
+}
+
+/// How a block (or an interpreted run) ended. Generated code returns it as a `u32` code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum ExitCode {
+    /// Continue at `WaveState::pc`.
+    Continue = 0,
+    /// `s_endpgm`: the wave is done.
+    EndPgm = 1,
+    /// The wave waits at a workgroup barrier; it resumes at `WaveState::pc`.
+    Barrier = 2,
+    /// `s_trap` (or a trap-raising condition); `pc` is the trapping instruction.
+    Trap = 3,
+    /// A memory fault or other error; details are in the execution context.
+    Fault = 4,
+    /// `s_sleep` and friends: a scheduling hint; resume at `pc`.
+    Yield = 5,
+}
+
+impl ExitCode {
+    /// Converts the raw code generated code returns.
+    pub fn from_u32(v: u32) -> Option<ExitCode> {
+        Some(match v {
+            0 => ExitCode::Continue,
+            1 => ExitCode::EndPgm,
+            2 => ExitCode::Barrier,
+            3 => ExitCode::Trap,
+            4 => ExitCode::Fault,
+            5 => ExitCode::Yield,
+            _ => return None,
+        })
+    }
+}
+
+/// Faults raised while executing translated code.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ExecFault {
+    /// A memory request failed.
+    #[error("{0}")]
+    Memory(#[from] MemError),
+    /// The block reached an instruction that the translator does not support.
+    #[error("unsupported instruction: {0}")]
+    Unsupported(String),
+    /// The instruction word could not be decoded.
+    #[error("undecodable instruction: {0}")]
+    Undecodable(String),
+    /// `s_setpc`/`s_swappc` or a branch left the code object.
+    #[error("jump to {0:#x}, outside the code object")]
+    BadJump(u64),
+}

@@ -1,0 +1,1 @@
+//! IR interpreter: the slow path and the reference meaning of every IR op.

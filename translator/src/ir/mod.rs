@@ -1,0 +1,512 @@
+//! Block-level SSA IR.
+//!
+//! A [`Block`] is the translation of one basic block of wave code: a list of [`Op`]s in SSA
+//! form followed by one [`Exit`]. Every op that produces a value defines [`Val`] equal to its
+//! index in [`Block::ops`]; operands always refer to earlier ops.
+//!
+//! Values have one of four types ([`Ty`]): uniform scalars (`S32`, `S64`, one value for the
+//! wave) and lane vectors (`V32`, `V64`, one value per lane, 64 lanes; wave32 code simply never
+//! enables lanes 32..64). Lane masks are `S64` values with bit *l* for lane *l*.
+//!
+//! Floating-point ops treat 32-bit values as IEEE binary32 bits and 64-bit values as binary64
+//! bits. Unless an op says otherwise, float results are the IEEE-754 round-to-nearest-even
+//! results with denormals kept (the default kernel MODE); the lifter emits extra ops for other
+//! MODE settings. The interpreter ([`crate::interp`]) is the reference meaning of every op; the
+//! JIT must match it bit for bit, including NaN bit patterns.
+
+mod display;
+mod verify;
+
+pub use verify::{verify, VerifyError};
+
+/// An SSA value: the index of the op that defines it in [`Block::ops`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Val(pub u32);
+
+/// Value types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// Uniform 32-bit value.
+    S32,
+    /// Uniform 64-bit value (also lane masks).
+    S64,
+    /// 32 bits per lane.
+    V32,
+    /// 64 bits per lane.
+    V64,
+}
+
+impl Ty {
+    /// True for lane-vector types.
+    pub fn is_vector(self) -> bool {
+        matches!(self, Ty::V32 | Ty::V64)
+    }
+    /// Bits per element: 32 or 64.
+    pub fn bits(self) -> u32 {
+        match self {
+            Ty::S32 | Ty::V32 => 32,
+            Ty::S64 | Ty::V64 => 64,
+        }
+    }
+    /// The vector type with this element width.
+    pub fn to_vector(self) -> Ty {
+        if self.bits() == 32 { Ty::V32 } else { Ty::V64 }
+    }
+    /// The scalar type with this element width.
+    pub fn to_scalar(self) -> Ty {
+        if self.bits() == 32 { Ty::S32 } else { Ty::S64 }
+    }
+}
+
+/// Unary operations; the result has the operand's type unless noted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// Bitwise not.
+    Not,
+    /// Two's complement negation.
+    Neg,
+    /// Population count.
+    Popcnt,
+    /// Count of leading zeros (width when zero).
+    Clz,
+    /// Count of trailing zeros (width when zero).
+    Ctz,
+    /// Bit reversal.
+    BitReverse,
+    /// Float negation (flips the sign bit; NaNs unchanged otherwise).
+    FNeg,
+    /// Float absolute value (clears the sign bit).
+    FAbs,
+    /// Correctly rounded square root.
+    FSqrt,
+    /// Round toward −∞.
+    FFloor,
+    /// Round toward +∞.
+    FCeil,
+    /// Round toward zero.
+    FTrunc,
+    /// Round to nearest, ties to even.
+    FRoundEven,
+    /// `1 / x`, correctly rounded.
+    FRcp,
+    /// `1 / sqrt(x)`, the correctly rounded square root followed by a correctly rounded division.
+    FRsq,
+    /// `x - floor(x)`, clamped below 1.0 (`v_fract`); NaN in, NaN out; ±Inf gives NaN.
+    FFract,
+    /// Quiets a signalling NaN (sets the top mantissa bit); other values unchanged.
+    FQuiet,
+}
+
+/// Binary operations. Both operands have the same type, which is also the result type,
+/// except the shifts (the amount is taken modulo the width) and as noted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// Wrapping add.
+    Add,
+    /// Wrapping subtract.
+    Sub,
+    /// Wrapping multiply (low half).
+    Mul,
+    /// High half of the unsigned product.
+    MulHiU,
+    /// High half of the signed product.
+    MulHiS,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise xor.
+    Xor,
+    /// Shift left by `b mod width`.
+    Shl,
+    /// Logical shift right by `b mod width`.
+    LShr,
+    /// Arithmetic shift right by `b mod width`.
+    AShr,
+    /// Unsigned minimum.
+    UMin,
+    /// Unsigned maximum.
+    UMax,
+    /// Signed minimum.
+    SMin,
+    /// Signed maximum.
+    SMax,
+    /// Unsigned add, 1 if it carries out, else 0 (result type = operand type).
+    AddCarry,
+    /// Unsigned subtract, 1 if it borrows (`a < b`), else 0.
+    SubBorrow,
+    /// Float add.
+    FAdd,
+    /// Float subtract.
+    FSub,
+    /// Float multiply.
+    FMul,
+    /// Float divide, correctly rounded.
+    FDiv,
+    /// IEEE-754-2008 minNum: if exactly one operand is NaN the other is returned; if both are
+    /// NaN the result is `a` quieted; −0 < +0.
+    FMinNum,
+    /// IEEE-754-2008 maxNum, mirror of [`BinOp::FMinNum`].
+    FMaxNum,
+    /// `a * 2^b` with `b` a signed 32-bit integer in the low 32 bits of the operand (`v_ldexp`).
+    FLdexp,
+    /// Copy the sign of `b` onto `a`.
+    FCopySign,
+}
+
+/// Ternary operations on three operands of one type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TernOp {
+    /// Fused multiply-add `a * b + c`, single rounding.
+    Fma,
+    /// Unsigned bitfield extract: `(a >> (b & (w-1))) & ((1 << (c & (w-1))) - 1)`;
+    /// a width of 0 gives 0.
+    Bfe,
+    /// Signed bitfield extract: as [`TernOp::Bfe`], then sign-extended from the field width.
+    SBfe,
+    /// Bitfield insert `(a & b) | (!a & c)`.
+    Bfi,
+}
+
+/// Comparisons. Scalar operands give an `S32` 0/1; vector operands give an `S64` lane mask
+/// with the result for every lane (the lifter masks it with EXEC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// Integer equal.
+    Eq,
+    /// Integer not equal.
+    Ne,
+    /// Unsigned less than.
+    ULt,
+    /// Unsigned less or equal.
+    ULe,
+    /// Unsigned greater than.
+    UGt,
+    /// Unsigned greater or equal.
+    UGe,
+    /// Signed less than.
+    SLt,
+    /// Signed less or equal.
+    SLe,
+    /// Signed greater than.
+    SGt,
+    /// Signed greater or equal.
+    SGe,
+    /// Float ordered equal.
+    FEq,
+    /// Float ordered less than.
+    FLt,
+    /// Float ordered less or equal.
+    FLe,
+    /// Float ordered greater than.
+    FGt,
+    /// Float ordered greater or equal.
+    FGe,
+    /// Float ordered and not equal (`lg`).
+    FLg,
+    /// Neither is NaN (`o`).
+    FOrd,
+    /// Either is NaN (`u`).
+    FUno,
+    /// Unordered or not equal (`neq`).
+    FNeq,
+    /// Unordered or not less than (`nlt`).
+    FNlt,
+    /// Unordered or not less or equal (`nle`).
+    FNle,
+    /// Unordered or not greater than (`ngt`).
+    FNgt,
+    /// Unordered or not greater or equal (`nge`).
+    FNge,
+    /// Unordered or equal (`nlg`).
+    FNlg,
+    /// `v_cmp_class`: true when `a`'s float class is in the class mask `b`
+    /// (bit 0 sNaN, 1 qNaN, 2 −Inf, 3 −normal, 4 −denormal, 5 −0, 6 +0, 7 +denormal,
+    /// 8 +normal, 9 +Inf).
+    FClass,
+}
+
+/// Conversions between types and number formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConvOp {
+    /// 32 → 64 bits, zero-extending (`S32→S64`, `V32→V64`).
+    ZExt,
+    /// 32 → 64 bits, sign-extending.
+    SExt,
+    /// 64 → 32 bits: the low half.
+    Lo,
+    /// 64 → 32 bits: the high half.
+    Hi,
+    /// Sign-extend the low 8 bits (same width).
+    SExt8,
+    /// Sign-extend the low 16 bits (same width).
+    SExt16,
+    /// Zero-extend the low 8 bits (same width).
+    ZExt8,
+    /// Zero-extend the low 16 bits (same width).
+    ZExt16,
+    /// f32 → f64 (32 → 64 bits). NaNs are quieted.
+    F32ToF64,
+    /// f64 → f32, round to nearest even (64 → 32 bits). NaNs are quieted.
+    F64ToF32,
+    /// f16 (low 16 bits) → f32.
+    F16ToF32,
+    /// f32 → f16 in the low 16 bits (high bits 0), round to nearest even.
+    F32ToF16,
+    /// i32 → f32 (round to nearest even).
+    I32ToF32,
+    /// u32 → f32.
+    U32ToF32,
+    /// i32 → f64 (32 → 64 bits).
+    I32ToF64,
+    /// u32 → f64 (32 → 64 bits).
+    U32ToF64,
+    /// f32 → i32 toward zero, saturating; NaN gives 0.
+    F32ToI32,
+    /// f32 → u32 toward zero, saturating; NaN gives 0.
+    F32ToU32,
+    /// f64 → i32 toward zero, saturating; NaN gives 0 (64 → 32 bits).
+    F64ToI32,
+    /// f64 → u32 toward zero, saturating; NaN gives 0 (64 → 32 bits).
+    F64ToU32,
+}
+
+/// Pure per-lane functions evaluated by Rust code in both engines (the escape hatch for
+/// operations too rare or intricate to express in IR; see `lanefn` in the interpreter).
+/// Arguments and the result are 32- or 64-bit lanes as documented per function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LaneFn {
+    /// `v_exp_f32`: 2^x (f32).
+    Exp2F32,
+    /// `v_log_f32`: log2(x) (f32).
+    Log2F32,
+    /// `v_sin_f32`: sin(2π·x) (f32).
+    SinF32,
+    /// `v_cos_f32`: cos(2π·x) (f32).
+    CosF32,
+    /// `v_frexp_mant_f32`.
+    FrexpMantF32,
+    /// `v_frexp_exp_i32_f32`.
+    FrexpExpF32,
+    /// `v_div_fixup_f32(a, b, c)`.
+    DivFixupF32,
+    /// `v_div_fixup_f64(a, b, c)`.
+    DivFixupF64,
+    /// `v_div_fmas_f32(a, b, c)` with the VCC bit as 4th argument (0/1 per lane).
+    DivFmasF32,
+    /// `v_div_fmas_f64(a, b, c)`, VCC bit as 4th argument.
+    DivFmasF64,
+    /// `v_div_scale_f32(a, b, c)`: result value; the VCC bit comes from `DivScaleF32Flag`.
+    DivScaleF32,
+    /// The VCC output of `v_div_scale_f32` (0/1).
+    DivScaleF32Flag,
+    /// `v_div_scale_f64` result value.
+    DivScaleF64,
+    /// The VCC output of `v_div_scale_f64` (0/1).
+    DivScaleF64Flag,
+    /// `v_rcp_iflag_f32`.
+    RcpIflagF32,
+    /// f32 → f16 bits of two values packed: `lo | hi << 16` (`v_cvt_pkrtz_f16_f32`, round toward zero).
+    PkRtzF16F32,
+}
+
+/// One IR operation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// A uniform constant (`S32` or `S64`).
+    Const { ty: Ty, bits: u64 },
+    /// A per-lane constant vector (`V32`).
+    LaneConst(Box<[u32; 64]>),
+    /// The lane number (`V32`: 0, 1, 2, ...).
+    LaneId,
+    /// Reads scalar slot `code` (`S32`).
+    GetSgpr(u8),
+    /// Writes scalar slot `code`. Writes to [`crate::wave::sreg::NULL`] are dropped.
+    SetSgpr(u8, Val),
+    /// Reads VGPR/AGPR slot `reg` (`V32`).
+    GetVgpr(u16),
+    /// Writes `val` (`V32`) to VGPR/AGPR slot `reg` in the lanes whose bit is set in `mask`.
+    SetVgpr { reg: u16, val: Val, mask: Val },
+    /// Reads the slot whose index is the uniform `S32` `index` + `base` (s_movrel*, VGPR
+    /// indexing); the lifter has already range-checked the index.
+    GetVgprDyn { base: u16, index: Val },
+    /// Masked write of a dynamically indexed VGPR.
+    SetVgprDyn { base: u16, index: Val, val: Val, mask: Val },
+    /// Reads SCC (`S32`, 0 or 1).
+    GetScc,
+    /// Writes SCC from the low bit of an `S32`.
+    SetScc(Val),
+    /// Reads MODE (`S32`).
+    GetMode,
+    /// Writes MODE (`S32`). The block must end after it, since translation depends on MODE.
+    SetMode(Val),
+    /// Unary operation.
+    Un(UnOp, Val),
+    /// Binary operation.
+    Bin(BinOp, Val, Val),
+    /// Ternary operation.
+    Tern(TernOp, Val, Val, Val),
+    /// Comparison.
+    Cmp(CmpOp, Val, Val),
+    /// `cond ? a : b`: with scalar `a`/`b`, `cond` is an `S32` tested for non-zero; with
+    /// vector `a`/`b`, `cond` is an `S64` lane mask (bit set = take `a`).
+    Select { cond: Val, a: Val, b: Val },
+    /// Uniform → every lane (`S32→V32`, `S64→V64`).
+    Broadcast(Val),
+    /// Conversion.
+    Conv(ConvOp, Val),
+    /// `lo | hi << 32` (`S32,S32→S64`, `V32,V32→V64`).
+    Pack { lo: Val, hi: Val },
+    /// Lane `lane & 63` of a `V32` (`S32`).
+    ReadLane { v: Val, lane: Val },
+    /// `v` (`V32`) with lane `lane & 63` replaced by the `S32` `x`.
+    WriteLane { v: Val, lane: Val, x: Val },
+    /// Cross-lane gather: lane *l* of the result is lane `idx[l] & 63` of `v` (`V32`).
+    Gather { v: Val, idx: Val },
+    /// Lane *l* of the result is 1 if bit *l* of the `S64` mask is set, else 0 (`V32`).
+    MaskToLanes(Val),
+    /// Per-lane Rust function of up to four `V32`/`V64` arguments.
+    Lane { f: LaneFn, args: Vec<Val> },
+    /// Vector memory load: per lane, `size` bytes at `addr` (`V64`) in `space`; lanes not in
+    /// `mask` (`S64`) read nothing and give 0. Result `V32` (size ≤ 4, zero-extended, or
+    /// sign-extended when `signed`) or `V64` (size 8).
+    Load { space: crate::env::Space, addr: Val, size: u8, signed: bool, mask: Val },
+    /// Vector memory store of the low `size` bytes of `data` (`V32` or `V64`) per active lane.
+    Store { space: crate::env::Space, addr: Val, size: u8, data: Val, mask: Val },
+    /// Vector atomic; returns the pre-update value per lane (`V32`/`V64` by `size`).
+    Atomic {
+        space: crate::env::Space,
+        op: crate::env::AtomicOp,
+        addr: Val,
+        size: u8,
+        data: Val,
+        cmp: Option<Val>,
+        mask: Val,
+    },
+    /// Scalar load of one dword at the `S64` address (`S32`).
+    SLoad { addr: Val },
+    /// Scalar store of one dword (`S32`) at the `S64` address.
+    SStore { addr: Val, data: Val },
+    /// The environment clock (`S64`).
+    Clock,
+    /// Adds `active` (`S64` lane mask popcount) and one instruction to the vector counters.
+    CountVector { mask: Val },
+}
+
+impl Op {
+    /// True when the op produces a value.
+    pub fn has_result(&self) -> bool {
+        !matches!(
+            self,
+            Op::SetSgpr(..)
+                | Op::SetVgpr { .. }
+                | Op::SetVgprDyn { .. }
+                | Op::SetScc(_)
+                | Op::SetMode(_)
+                | Op::Store { .. }
+                | Op::SStore { .. }
+                | Op::CountVector { .. }
+        )
+    }
+}
+
+/// How a block ends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Exit {
+    /// Continue at a fixed address.
+    Jump(u64),
+    /// `if cond (S32 ≠ 0) goto taken else goto not_taken`.
+    Branch { cond: Val, taken: u64, not_taken: u64 },
+    /// Continue at the `S64` address in `target` (s_setpc, s_swappc).
+    JumpIndirect(Val),
+    /// `s_endpgm`.
+    EndPgm,
+    /// Workgroup barrier; resume at `next`.
+    Barrier { next: u64 },
+    /// `s_trap`; `pc` is the trapping instruction.
+    Trap { pc: u64, code: u8 },
+    /// Scheduling hint (`s_sleep`); resume at `next`.
+    Yield { next: u64 },
+    /// The instruction at `pc` cannot be executed; `reason` names it and why.
+    Unsupported { pc: u64, reason: String },
+}
+
+/// One translated basic block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    /// Address of the first instruction.
+    pub start_pc: u64,
+    /// Address just past the last instruction.
+    pub end_pc: u64,
+    /// Number of wave instructions translated into this block.
+    pub inst_count: u32,
+    /// Wave size the block was translated for (32 or 64).
+    pub wave_size: u32,
+    /// The ops; `Val(i)` is the value defined by `ops[i]`.
+    pub ops: Vec<Op>,
+    /// Type of each op's result (`None` for ops without one).
+    pub types: Vec<Option<Ty>>,
+    /// The terminator.
+    pub exit: Exit,
+}
+
+/// Builds a [`Block`], assigning value numbers and checking operand types as ops are added.
+#[derive(Debug)]
+pub struct Builder {
+    block: Block,
+}
+
+impl Builder {
+    /// Starts a block at `start_pc` for a wave of `wave_size` lanes.
+    pub fn new(start_pc: u64, wave_size: u32) -> Builder {
+        Builder {
+            block: Block {
+                start_pc,
+                end_pc: start_pc,
+                inst_count: 0,
+                wave_size,
+                ops: Vec::new(),
+                types: Vec::new(),
+                exit: Exit::EndPgm,
+            },
+        }
+    }
+
+    /// Type of a value defined earlier.
+    ///
+    /// # Panics
+    /// If `v` does not name an earlier op with a result (a lifter bug, not an input error).
+    pub fn ty(&self, v: Val) -> Ty {
+        self.block.types[v.0 as usize].expect("value has a type")
+    }
+
+    /// Appends an op whose result type is `ty` (or `None`) and returns its value.
+    pub fn push(&mut self, op: Op, ty: Option<Ty>) -> Val {
+        let v = Val(self.block.ops.len() as u32);
+        self.block.ops.push(op);
+        self.block.types.push(ty);
+        v
+    }
+
+    /// Current number of ops.
+    pub fn len(&self) -> usize {
+        self.block.ops.len()
+    }
+
+    /// True when no ops were added.
+    pub fn is_empty(&self) -> bool {
+        self.block.ops.is_empty()
+    }
+
+    /// Records that one more wave instruction was translated, ending at `end_pc`.
+    pub fn count_inst(&mut self, end_pc: u64) {
+        self.block.inst_count += 1;
+        self.block.end_pc = end_pc;
+    }
+
+    /// Finishes the block with `exit`.
+    pub fn finish(mut self, exit: Exit) -> Block {
+        self.block.exit = exit;
+        self.block
+    }
+}

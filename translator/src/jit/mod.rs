@@ -1,0 +1,1 @@
+//! IR → Cranelift → host code, and the block cache.

@@ -1,0 +1,22 @@
+//! wavejit-translator: everything from instruction bytes to executable host code.
+//!
+//! * [`isa`]: per-family decoders, generated opcode tables, the instruction model and the
+//!   LLVM-syntax disassembler.
+//! * [`ir`]: the block-level SSA IR (scalar and lane-vector values).
+//! * [`lift`]: instruction semantics, one function per instruction family, emitting IR.
+//! * [`interp`]: the IR interpreter (slow path, oracle for the JIT).
+//! * [`jit`]: IR → Cranelift → host code, and the block cache.
+//! * [`wave`]: the wave-state layout that generated code reads and writes.
+//! * [`env`]: the interface through which executing code reaches memory owned by the runtime.
+//!
+//! The translator knows nothing of threads or allocations: the runtime implements
+//! [`env::WaveEnv`] and owns the [`wave::WaveState`]s.
+
+pub mod env;
+pub mod interp;
+pub mod ir;
+pub mod isa;
+pub mod jit;
+pub mod lift;
+pub mod matrix;
+pub mod wave;

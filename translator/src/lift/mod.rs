@@ -1,0 +1,1 @@
+//! Instruction semantics: lifting decoded instructions of one basic block to IR.

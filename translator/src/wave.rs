@@ -1,0 +1,142 @@
+//! Wave state: the architectural registers of one wavefront, laid out for generated code.
+//!
+//! Structure-of-arrays (DESIGN.md, "Execution model"): `vgpr[r]` is one register for all 64
+//! lanes, so a 128-bit host vector holds four consecutive lanes. Wave32 waves use lanes 0..32
+//! of the same layout. The struct is `#[repr(C)]` because the JIT addresses its fields by
+//! offset (see [`WaveState::vgpr_offset`] and friends).
+
+use core::mem::offset_of;
+
+/// Lanes in the largest wave (wave64). Wave32 waves use the first 32.
+pub const MAX_LANES: usize = 64;
+/// Vector register slots: `v0..v255` at 0..256, then the CDNA accumulation registers
+/// `a0..a255` at 256..512.
+pub const NUM_VREGS: usize = 512;
+/// Index of `a0` in [`WaveState::vgpr`].
+pub const AGPR_BASE: usize = 256;
+/// Scalar register slots, indexed by the 7-bit scalar operand code (ISA "SGPR operand" table).
+pub const NUM_SREGS: usize = 128;
+
+/// Scalar operand codes of the special registers (GFX9 numbering; the translator maps
+/// GFX11/12 codes onto these slots when it decodes).
+pub mod sreg {
+    /// `flat_scratch_lo` (GFX9).
+    pub const FLAT_SCRATCH_LO: u8 = 102;
+    /// `flat_scratch_hi` (GFX9).
+    pub const FLAT_SCRATCH_HI: u8 = 103;
+    /// `xnack_mask_lo`.
+    pub const XNACK_MASK_LO: u8 = 104;
+    /// `vcc_lo`.
+    pub const VCC_LO: u8 = 106;
+    /// `vcc_hi`.
+    pub const VCC_HI: u8 = 107;
+    /// `ttmp0`; `ttmp0..ttmp15` occupy 108..124.
+    pub const TTMP0: u8 = 108;
+    /// `m0`.
+    pub const M0: u8 = 124;
+    /// Slot that reads as zero and ignores writes (`null` on GFX11/12).
+    pub const NULL: u8 = 125;
+    /// `exec_lo`.
+    pub const EXEC_LO: u8 = 126;
+    /// `exec_hi`.
+    pub const EXEC_HI: u8 = 127;
+}
+
+/// Deterministic per-wave counters that generated code updates (both engines identically).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WaveCounters {
+    /// Sum over executed vector instructions of the number of active lanes.
+    pub active_lanes: u64,
+    /// Vector instructions executed.
+    pub vector_insts: u64,
+}
+
+/// The architectural state of one wave.
+#[repr(C, align(64))]
+pub struct WaveState {
+    /// Vector registers, `vgpr[reg][lane]`; `reg >= AGPR_BASE` are AGPRs.
+    pub vgpr: [[u32; MAX_LANES]; NUM_VREGS],
+    /// Scalar registers by operand code (SGPRs, VCC, TTMPs, M0, EXEC; see [`sreg`]).
+    pub sgpr: [u32; NUM_SREGS],
+    /// Scalar condition code, 0 or 1.
+    pub scc: u32,
+    /// MODE register (ISA "MODE" table): round, denorm, dx10_clamp, ieee, ...
+    pub mode: u32,
+    /// STATUS register.
+    pub status: u32,
+    /// TRAPSTS register.
+    pub trapsts: u32,
+    /// Byte address of the next instruction to execute.
+    pub pc: u64,
+    /// 32 or 64.
+    pub wave_size: u32,
+    /// Reserved; keeps `counters` 8-byte aligned.
+    pub reserved: u32,
+    /// Counters updated by generated code.
+    pub counters: WaveCounters,
+}
+
+impl WaveState {
+    /// A zeroed wave of `wave_size` (32 or 64) lanes, on the heap (the struct is ~130 KiB).
+    pub fn new_boxed(wave_size: u32) -> Box<WaveState> {
+        // Build through a Vec so the large array never lives on the stack.
+        let mut v: Vec<WaveState> = Vec::with_capacity(1);
+        // SAFETY: every field of WaveState is an integer or an array of integers, for which
+        // the all-zero bit pattern is a valid value; the write covers the whole allocation.
+        unsafe {
+            core::ptr::write_bytes(v.as_mut_ptr(), 0, 1);
+            v.set_len(1);
+        }
+        let mut b = v.into_iter().next().map(Box::new).expect("one element");
+        b.wave_size = wave_size;
+        b
+    }
+
+    /// Byte offset of `vgpr[reg][lane]` from the start of the struct.
+    pub const fn vgpr_offset(reg: usize, lane: usize) -> usize {
+        offset_of!(WaveState, vgpr) + (reg * MAX_LANES + lane) * 4
+    }
+    /// Byte offset of scalar slot `code`.
+    pub const fn sgpr_offset(code: usize) -> usize {
+        offset_of!(WaveState, sgpr) + code * 4
+    }
+    /// Byte offset of `scc`.
+    pub const SCC_OFFSET: usize = offset_of!(WaveState, scc);
+    /// Byte offset of `mode`.
+    pub const MODE_OFFSET: usize = offset_of!(WaveState, mode);
+    /// Byte offset of `pc`.
+    pub const PC_OFFSET: usize = offset_of!(WaveState, pc);
+    /// Byte offset of `counters.active_lanes`.
+    pub const ACTIVE_LANES_OFFSET: usize =
+        offset_of!(WaveState, counters) + offset_of!(WaveCounters, active_lanes);
+    /// Byte offset of `counters.vector_insts`.
+    pub const VECTOR_INSTS_OFFSET: usize =
+        offset_of!(WaveState, counters) + offset_of!(WaveCounters, vector_insts);
+
+    /// EXEC as a 64-bit mask (wave32: the high half reads as zero).
+    pub fn exec(&self) -> u64 {
+        let lo = self.sgpr[sreg::EXEC_LO as usize] as u64;
+        if self.wave_size == 32 {
+            lo
+        } else {
+            lo | (self.sgpr[sreg::EXEC_HI as usize] as u64) << 32
+        }
+    }
+    /// Sets EXEC from a 64-bit mask (wave32: only the low half is kept).
+    pub fn set_exec(&mut self, m: u64) {
+        self.sgpr[sreg::EXEC_LO as usize] = m as u32;
+        if self.wave_size == 64 {
+            self.sgpr[sreg::EXEC_HI as usize] = (m >> 32) as u32;
+        }
+    }
+    /// Reads the 64-bit pair `code`, `code + 1`.
+    pub fn sgpr64(&self, code: usize) -> u64 {
+        self.sgpr[code] as u64 | (self.sgpr[code + 1] as u64) << 32
+    }
+    /// Writes the 64-bit pair `code`, `code + 1`.
+    pub fn set_sgpr64(&mut self, code: usize, v: u64) {
+        self.sgpr[code] = v as u32;
+        self.sgpr[code + 1] = (v >> 32) as u32;
+    }
+}
