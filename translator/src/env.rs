@@ -187,4 +187,14 @@ pub enum ExecFault {
     /// `s_setpc`/`s_swappc` or a branch left the code object.
     #[error("jump to {0:#x}, outside the code object")]
     BadJump(u64),
+    /// The wave exceeded its instruction budget (a runaway kernel).
+    #[error("instruction budget of {0} wave instructions exhausted (runaway kernel?)")]
+    Runaway(u64),
+}
+
+/// Where translated code comes from: the code object's bytes by device address.
+pub trait CodeSource: Sync {
+    /// The bytes from `pc` to the end of the executable range that contains it,
+    /// or `None` when `pc` is not inside executable code.
+    fn bytes_at(&self, pc: u64) -> Option<&[u8]>;
 }

@@ -46,10 +46,60 @@ pub mod sreg {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WaveCounters {
-    /// Sum over executed vector instructions of the number of active lanes.
+    /// Sum over executed vector instructions of the number of active lanes
+    /// (updated by generated code through `Op::CountVector`).
     pub active_lanes: u64,
-    /// Vector instructions executed.
+    /// Vector instructions executed (updated through `Op::CountVector`).
     pub vector_insts: u64,
+    /// Wave instructions executed, by [`InstClass`] (updated per executed block).
+    pub by_class: [u64; InstClass::COUNT],
+}
+
+/// Instruction classes for counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum InstClass {
+    /// Scalar ALU (SOP*), except branches and program control.
+    Salu = 0,
+    /// Vector ALU (VOP*), except matrix.
+    Valu = 1,
+    /// Scalar memory.
+    Smem = 2,
+    /// Vector memory (global, flat, scratch, buffer).
+    Vmem = 3,
+    /// LDS/GDS.
+    Lds = 4,
+    /// Branches, barriers, waits and other program control (SOPP).
+    Control = 5,
+    /// Matrix (MFMA/SMFMAC/WMMA/SWMMAC).
+    Matrix = 6,
+}
+
+impl InstClass {
+    /// Number of classes.
+    pub const COUNT: usize = 7;
+    /// All classes, in counter order.
+    pub const ALL: [InstClass; 7] = [
+        InstClass::Salu,
+        InstClass::Valu,
+        InstClass::Smem,
+        InstClass::Vmem,
+        InstClass::Lds,
+        InstClass::Control,
+        InstClass::Matrix,
+    ];
+    /// Lower-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            InstClass::Salu => "salu",
+            InstClass::Valu => "valu",
+            InstClass::Smem => "smem",
+            InstClass::Vmem => "vmem",
+            InstClass::Lds => "lds",
+            InstClass::Control => "control",
+            InstClass::Matrix => "matrix",
+        }
+    }
 }
 
 /// The architectural state of one wave.

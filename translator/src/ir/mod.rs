@@ -440,6 +440,8 @@ pub struct Block {
     pub end_pc: u64,
     /// Number of wave instructions translated into this block.
     pub inst_count: u32,
+    /// The same instructions by [`crate::wave::InstClass`] (index = class as usize).
+    pub class_counts: [u32; crate::wave::InstClass::COUNT],
     /// Wave size the block was translated for (32 or 64).
     pub wave_size: u32,
     /// The ops; `Val(i)` is the value defined by `ops[i]`.
@@ -464,6 +466,7 @@ impl Builder {
                 start_pc,
                 end_pc: start_pc,
                 inst_count: 0,
+                class_counts: [0; crate::wave::InstClass::COUNT],
                 wave_size,
                 ops: Vec::new(),
                 types: Vec::new(),
@@ -498,9 +501,10 @@ impl Builder {
         self.block.ops.is_empty()
     }
 
-    /// Records that one more wave instruction was translated, ending at `end_pc`.
-    pub fn count_inst(&mut self, end_pc: u64) {
+    /// Records that one more wave instruction of `class` was translated, ending at `end_pc`.
+    pub fn count_inst(&mut self, class: crate::wave::InstClass, end_pc: u64) {
         self.block.inst_count += 1;
+        self.block.class_counts[class as usize] += 1;
         self.block.end_pc = end_pc;
     }
 
