@@ -13,6 +13,7 @@
 //! [`env::WaveEnv`] and owns the [`wave::WaveState`]s.
 
 pub mod env;
+pub mod exec;
 pub mod interp;
 pub mod ir;
 pub mod isa;

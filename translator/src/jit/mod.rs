@@ -1,1 +1,1 @@
-//! IR → Cranelift → host code, and the block cache.
+//! IR → Cranelift → host code.
