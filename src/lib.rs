@@ -91,7 +91,14 @@ pub struct Launch {
 impl Launch {
     /// A launch of `grid` workgroups of `block` work-items, no arguments yet.
     pub fn new(grid: [u32; 3], block: [u32; 3]) -> Launch {
-        Launch { grid, block, dynamic_lds: 0, args: Vec::new(), engine: Engine::Jit, threads: 0 }
+        Launch {
+            grid,
+            block,
+            dynamic_lds: 0,
+            args: Vec::new(),
+            engine: Engine::Jit,
+            threads: 0,
+        }
     }
     /// Appends an argument.
     pub fn arg(mut self, a: Arg) -> Launch {

@@ -55,7 +55,9 @@ impl Translator {
         budget: &mut u64,
     ) -> Result<ExitCode, ExecFault> {
         let _ = (code, state, env, budget, self.target, self.engine);
-        Err(ExecFault::Unsupported("execution loop not built yet".into()))
+        Err(ExecFault::Unsupported(
+            "execution loop not built yet".into(),
+        ))
     }
 
     /// Translation counters so far.

@@ -5,7 +5,11 @@ use core::fmt;
 
 impl fmt::Display for Block {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "block {:#x}..{:#x} ({} insts, wave{}):", self.start_pc, self.end_pc, self.inst_count, self.wave_size)?;
+        writeln!(
+            f,
+            "block {:#x}..{:#x} ({} insts, wave{}):",
+            self.start_pc, self.end_pc, self.inst_count, self.wave_size
+        )?;
         for (i, op) in self.ops.iter().enumerate() {
             match (self.types[i], op) {
                 (Some(t), op) => writeln!(f, "  %{i}: {t:?} = {op:?}")?,

@@ -50,11 +50,19 @@ impl Ty {
     }
     /// The vector type with this element width.
     pub fn to_vector(self) -> Ty {
-        if self.bits() == 32 { Ty::V32 } else { Ty::V64 }
+        if self.bits() == 32 {
+            Ty::V32
+        } else {
+            Ty::V64
+        }
     }
     /// The scalar type with this element width.
     pub fn to_scalar(self) -> Ty {
-        if self.bits() == 32 { Ty::S32 } else { Ty::S64 }
+        if self.bits() == 32 {
+            Ty::S32
+        } else {
+            Ty::S64
+        }
     }
 }
 
@@ -331,7 +339,12 @@ pub enum Op {
     /// indexing); the lifter has already range-checked the index.
     GetVgprDyn { base: u16, index: Val },
     /// Masked write of a dynamically indexed VGPR.
-    SetVgprDyn { base: u16, index: Val, val: Val, mask: Val },
+    SetVgprDyn {
+        base: u16,
+        index: Val,
+        val: Val,
+        mask: Val,
+    },
     /// Reads SCC (`S32`, 0 or 1).
     GetScc,
     /// Writes SCC from the low bit of an `S32`.
@@ -370,9 +383,21 @@ pub enum Op {
     /// Vector memory load: per lane, `size` bytes at `addr` (`V64`) in `space`; lanes not in
     /// `mask` (`S64`) read nothing and give 0. Result `V32` (size ≤ 4, zero-extended, or
     /// sign-extended when `signed`) or `V64` (size 8).
-    Load { space: crate::env::Space, addr: Val, size: u8, signed: bool, mask: Val },
+    Load {
+        space: crate::env::Space,
+        addr: Val,
+        size: u8,
+        signed: bool,
+        mask: Val,
+    },
     /// Vector memory store of the low `size` bytes of `data` (`V32` or `V64`) per active lane.
-    Store { space: crate::env::Space, addr: Val, size: u8, data: Val, mask: Val },
+    Store {
+        space: crate::env::Space,
+        addr: Val,
+        size: u8,
+        data: Val,
+        mask: Val,
+    },
     /// Vector atomic; returns the pre-update value per lane (`V32`/`V64` by `size`).
     Atomic {
         space: crate::env::Space,
@@ -416,7 +441,11 @@ pub enum Exit {
     /// Continue at a fixed address.
     Jump(u64),
     /// `if cond (S32 ≠ 0) goto taken else goto not_taken`.
-    Branch { cond: Val, taken: u64, not_taken: u64 },
+    Branch {
+        cond: Val,
+        taken: u64,
+        not_taken: u64,
+    },
     /// Continue at the `S64` address in `target` (s_setpc, s_swappc).
     JumpIndirect(Val),
     /// `s_endpgm`.

@@ -16,7 +16,10 @@ pub struct VerifyError {
 /// Checks that every operand refers to an earlier op that has a result.
 pub fn verify(block: &Block) -> Result<(), VerifyError> {
     if block.ops.len() != block.types.len() {
-        return Err(VerifyError { op: 0, msg: "ops and types differ in length".into() });
+        return Err(VerifyError {
+            op: 0,
+            msg: "ops and types differ in length".into(),
+        });
     }
     for (i, op) in block.ops.iter().enumerate() {
         let mut bad = None;
@@ -27,7 +30,10 @@ pub fn verify(block: &Block) -> Result<(), VerifyError> {
             }
         });
         if let Some(v) = bad {
-            return Err(VerifyError { op: i, msg: format!("operand {v:?} is not an earlier value") });
+            return Err(VerifyError {
+                op: i,
+                msg: format!("operand {v:?} is not an earlier value"),
+            });
         }
     }
     Ok(())
@@ -44,7 +50,9 @@ pub(crate) fn for_each_operand(op: &Op, mut f: impl FnMut(Val)) {
             f(*mask)
         }
         Op::GetVgprDyn { index, .. } => f(*index),
-        Op::SetVgprDyn { index, val, mask, .. } => {
+        Op::SetVgprDyn {
+            index, val, mask, ..
+        } => {
             f(*index);
             f(*val);
             f(*mask)
@@ -86,12 +94,20 @@ pub(crate) fn for_each_operand(op: &Op, mut f: impl FnMut(Val)) {
             f(*addr);
             f(*mask)
         }
-        Op::Store { addr, data, mask, .. } => {
+        Op::Store {
+            addr, data, mask, ..
+        } => {
             f(*addr);
             f(*data);
             f(*mask)
         }
-        Op::Atomic { addr, data, cmp, mask, .. } => {
+        Op::Atomic {
+            addr,
+            data,
+            cmp,
+            mask,
+            ..
+        } => {
             f(*addr);
             f(*data);
             if let Some(c) = cmp {
@@ -107,4 +123,3 @@ pub(crate) fn for_each_operand(op: &Op, mut f: impl FnMut(Val)) {
         Op::CountVector { mask } => f(*mask),
     }
 }
-

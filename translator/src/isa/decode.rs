@@ -18,7 +18,11 @@ pub struct DecodeError {
 /// Decodes the instruction at the start of `bytes`, located at address `pc`.
 pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     let _ = target;
-    Err(DecodeError { pc, bytes: format!("{:02x?}", &bytes[..bytes.len().min(8)]), reason: "decoder not built yet".into() })
+    Err(DecodeError {
+        pc,
+        bytes: format!("{:02x?}", &bytes[..bytes.len().min(8)]),
+        reason: "decoder not built yet".into(),
+    })
 }
 
 /// Prints `inst` (at address `pc`) exactly as llvm-objdump-22 prints its mnemonic and operands.

@@ -77,7 +77,10 @@ pub struct Opnd {
 
 impl Opnd {
     /// No operand.
-    pub const NONE: Opnd = Opnd { code: 0xFFFF, count: 0 };
+    pub const NONE: Opnd = Opnd {
+        code: 0xFFFF,
+        count: 0,
+    };
     /// Code of the literal constant.
     pub const LITERAL: u16 = 255;
     /// First VGPR code.
@@ -87,15 +90,24 @@ impl Opnd {
 
     /// A scalar-space operand (SGPR, special register or constant) spanning `count` dwords.
     pub const fn scalar(code: u8, count: u8) -> Opnd {
-        Opnd { code: code as u16, count }
+        Opnd {
+            code: code as u16,
+            count,
+        }
     }
     /// `v[reg]` spanning `count` registers.
     pub const fn vgpr(reg: u8, count: u8) -> Opnd {
-        Opnd { code: Self::VGPR0 + reg as u16, count }
+        Opnd {
+            code: Self::VGPR0 + reg as u16,
+            count,
+        }
     }
     /// `a[reg]` spanning `count` registers.
     pub const fn agpr(reg: u8, count: u8) -> Opnd {
-        Opnd { code: Self::AGPR0 + reg as u16, count }
+        Opnd {
+            code: Self::AGPR0 + reg as u16,
+            count,
+        }
     }
     /// True unless [`Opnd::NONE`].
     pub const fn is_some(self) -> bool {
@@ -103,11 +115,19 @@ impl Opnd {
     }
     /// The VGPR/AGPR slot in [`crate::wave::WaveState::vgpr`] (AGPRs at 256..), if a vector register.
     pub const fn vreg(self) -> Option<u16> {
-        if self.code >= 256 && self.code < 768 { Some(self.code - 256) } else { None }
+        if self.code >= 256 && self.code < 768 {
+            Some(self.code - 256)
+        } else {
+            None
+        }
     }
     /// The scalar slot (0..=127), if an SGPR or special register.
     pub const fn sreg(self) -> Option<u8> {
-        if self.code < 128 { Some(self.code as u8) } else { None }
+        if self.code < 128 {
+            Some(self.code as u8)
+        } else {
+            None
+        }
     }
 }
 

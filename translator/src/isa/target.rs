@@ -73,7 +73,11 @@ pub struct Target {
 impl Target {
     /// A target with the default wave size of its family (64 on GFX9, 32 on RDNA).
     pub fn new(gpu: Gpu) -> Target {
-        let wave_size = if gpu.family() == Some(Family::Gfx9) { 64 } else { 32 };
+        let wave_size = if gpu.family() == Some(Family::Gfx9) {
+            64
+        } else {
+            32
+        };
         Target { gpu, wave_size }
     }
 }

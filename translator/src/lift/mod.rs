@@ -11,6 +11,8 @@ use crate::isa::Target;
 /// `mode` (translation may depend on the float modes).
 pub fn lift_block(target: &Target, code: &dyn CodeSource, pc: u64, mode: u32) -> Block {
     let _ = (code, mode);
-    Builder::new(pc, target.wave_size)
-        .finish(Exit::Unsupported { pc, reason: "lifter not built yet".into() })
+    Builder::new(pc, target.wave_size).finish(Exit::Unsupported {
+        pc,
+        reason: "lifter not built yet".into(),
+    })
 }
