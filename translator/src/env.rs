@@ -6,6 +6,14 @@
 
 use thiserror::Error;
 
+/// Base of the FLAT shared (LDS) aperture: a generic address `SHARED_APERTURE_BASE + off`
+/// (`off` < 4 GiB) is LDS offset `off`. `src_shared_base` reads the high 32 bits. Chosen above
+/// the canonical user-space range of x86-64 and aarch64 hosts so it never meets an allocation.
+pub const SHARED_APERTURE_BASE: u64 = 0x1000_0000_0000_0000;
+/// Base of the FLAT private (scratch) aperture: `PRIVATE_APERTURE_BASE + off` is offset `off`
+/// in the lane's private segment. `src_private_base` reads the high 32 bits.
+pub const PRIVATE_APERTURE_BASE: u64 = 0x2000_0000_0000_0000;
+
 /// Which address space a vector memory request targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Space {

@@ -47,6 +47,8 @@ impl Translator {
     /// (`Barrier`, `state.pc` = where to resume), traps or faults. Every executed wave
     /// instruction is subtracted from `budget`; when it would go below zero the run stops
     /// with [`ExecFault::Runaway`]. Executed instructions are added to `state.counters`.
+    /// On `Err`, and on `Trap`, `state.pc` is the address of the faulting (trapping)
+    /// instruction, so the runtime can report it and its disassembly.
     pub fn run(
         &self,
         code: &dyn CodeSource,

@@ -384,6 +384,8 @@ pub enum Op {
     /// `mask` (`S64`) read nothing and give 0. Result `V32` (size ≤ 4, zero-extended, or
     /// sign-extended when `signed`) or `V64` (size 8).
     Load {
+        /// Address of the instruction (reported when the access faults).
+        pc: u64,
         space: crate::env::Space,
         addr: Val,
         size: u8,
@@ -392,6 +394,8 @@ pub enum Op {
     },
     /// Vector memory store of the low `size` bytes of `data` (`V32` or `V64`) per active lane.
     Store {
+        /// Address of the instruction (reported when the access faults).
+        pc: u64,
         space: crate::env::Space,
         addr: Val,
         size: u8,
@@ -400,6 +404,8 @@ pub enum Op {
     },
     /// Vector atomic; returns the pre-update value per lane (`V32`/`V64` by `size`).
     Atomic {
+        /// Address of the instruction (reported when the access faults).
+        pc: u64,
         space: crate::env::Space,
         op: crate::env::AtomicOp,
         addr: Val,
@@ -408,10 +414,10 @@ pub enum Op {
         cmp: Option<Val>,
         mask: Val,
     },
-    /// Scalar load of one dword at the `S64` address (`S32`).
-    SLoad { addr: Val },
-    /// Scalar store of one dword (`S32`) at the `S64` address.
-    SStore { addr: Val, data: Val },
+    /// Scalar load of one dword at the `S64` address (`S32`); `pc` is the instruction's address.
+    SLoad { pc: u64, addr: Val },
+    /// Scalar store of one dword (`S32`) at the `S64` address; `pc` is the instruction's address.
+    SStore { pc: u64, addr: Val, data: Val },
     /// The environment clock (`S64`).
     Clock,
     /// Adds `active` (`S64` lane mask popcount) and one instruction to the vector counters.

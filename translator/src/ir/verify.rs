@@ -115,8 +115,8 @@ pub(crate) fn for_each_operand(op: &Op, mut f: impl FnMut(Val)) {
             }
             f(*mask)
         }
-        Op::SLoad { addr } => f(*addr),
-        Op::SStore { addr, data } => {
+        Op::SLoad { addr, .. } => f(*addr),
+        Op::SStore { addr, data, .. } => {
             f(*addr);
             f(*data)
         }
