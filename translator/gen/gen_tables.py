@@ -43,108 +43,163 @@ V = lambda r: 256 + r  # VGPR operand code in a 9-bit source field
 
 
 def enc(count, base, *fields):
-    """An encoding: `count` opcodes, `base(op)` -> words, optional `fields`.
+    """An encoding: `count` opcodes, `base(op)` -> words, operand `fields`.
 
-    Each field is (word index, bit shift, [values]). LLVM rejects words whose unused
-    operand fields are non-zero, so every combination of field values is tried, the
-    combinations with the most non-zero fields first: the first that decodes sets exactly
-    the fields the opcode uses.
+    Each field is (word index, bit shift, [values], slot name, kind). LLVM rejects words
+    whose unused operand fields are non-zero, so every combination of field values is
+    tried, the combinations with the most non-zero fields first: the first that decodes
+    sets exactly the fields the opcode uses. Kinds say how a value shows in the printed
+    operand: "r" register number (9-bit source codes: 256+ = VGPR), "p" SGPR pair index,
+    "q" SGPR quad index, "i" immediate, "-" a flag bit (no slot). The printed operand
+    whose register number matches gives the slot's register count.
     """
     return (count, base, fields)
 
 
 ENCODINGS = {
-    "sop2": enc(0x60, lambda op: [0x80000000 | (op << 23)], (0, 16, [8, 0]), (0, 8, [4, 0]), (0, 0, [2, 0])),
-    "sopk": enc(0x1D, lambda op: [0xB0000000 | (op << 23)], (0, 16, [8, 0]), (0, 0, [0x1234, 0])),
-    "sop1": enc(0x100, lambda op: [0xBE800000 | (op << 8)], (0, 16, [8, 0]), (0, 0, [4, 0])),
-    "sopc": enc(0x80, lambda op: [0xBF000000 | (op << 16)], (0, 8, [4, 0]), (0, 0, [2, 0])),
-    "sopp": enc(0x80, lambda op: [0xBF800000 | (op << 16)], (0, 0, [3, 0])),
+    "sop2": enc(
+        0x60,
+        lambda op: [0x80000000 | (op << 23)],
+        (0, 16, [8, 0], "sdst", "r"),
+        (0, 0, [2, 0], "ssrc0", "r"),
+        (0, 8, [4, 0], "ssrc1", "r"),
+    ),
+    "sopk": enc(0x1D, lambda op: [0xB0000000 | (op << 23)], (0, 16, [8, 0], "sdst", "r"), (0, 0, [0x1234, 0], "simm16", "i")),
+    "sop1": enc(0x100, lambda op: [0xBE800000 | (op << 8)], (0, 16, [8, 0], "sdst", "r"), (0, 0, [4, 0], "ssrc0", "r")),
+    "sopc": enc(0x80, lambda op: [0xBF000000 | (op << 16)], (0, 0, [2, 0], "ssrc0", "r"), (0, 8, [4, 0], "ssrc1", "r")),
+    "sopp": enc(0x80, lambda op: [0xBF800000 | (op << 16)], (0, 0, [3, 0], "simm16", "i")),
     "smem": enc(
         0x100,
         lambda op: [0xC0020000 | (op << 18), 0],
-        (0, 6, [8, 0]),
-        (0, 0, [1, 0]),
-        (1, 0, [0x10, 0]),
+        (0, 6, [8, 0], "sdata", "r"),
+        (0, 0, [1, 0], "sbase", "p"),
+        (1, 0, [0x10, 0], "offset", "i"),
     ),
-    "vop1": enc(0x100, lambda op: [0x7E000000 | (op << 9)], (0, 0, [V(4), 4, 0])),
-    "vop2": enc(0x3E, lambda op: [op << 25], (0, 0, [V(4), 4, 0]), (0, 9, [8, 0])),
-    "vopc": enc(0x100, lambda op: [0x7C000000 | (op << 17)], (0, 0, [V(4), 4]), (0, 9, [8])),
+    "vop1": enc(0x100, lambda op: [0x7E000000 | (op << 9)], (0, 17, [0], "vdst", "r"), (0, 0, [V(4), 4, 0], "src0", "r")),
+    "vop2": enc(
+        0x3E,
+        lambda op: [op << 25],
+        (0, 17, [0], "vdst", "r"),
+        (0, 0, [V(4), 4, 0], "src0", "r"),
+        (0, 9, [8, 0], "vsrc1", "r"),
+    ),
+    "vopc": enc(0x100, lambda op: [0x7C000000 | (op << 17)], (0, 0, [V(4), 4], "src0", "r"), (0, 9, [8], "vsrc1", "r")),
     "vop3": enc(
         0x380,
         lambda op: [0xD0000000 | (op << 16), 0],
-        (1, 0, [V(4), 4, 0]),
-        (1, 9, [V(8), 0]),
-        (1, 18, [V(16), 4, 0]),
+        (0, 0, [0], "vdst", "r"),
+        (1, 0, [V(4), 4, 0], "src0", "r"),
+        (1, 9, [V(8), 0], "src1", "r"),
+        (1, 18, [V(16), 12, 0], "src2", "r"),
     ),
     "vop3p": enc(
         0x80,
         lambda op: [0xD3800000 | (op << 16), 0],
-        (1, 0, [V(4), 0]),
-        (1, 9, [V(8), 0]),
-        (1, 18, [V(16), 0]),
+        (0, 0, [0], "vdst", "r"),
+        (1, 0, [V(4), 0], "src0", "r"),
+        (1, 9, [V(8), 0], "src1", "r"),
+        (1, 18, [V(16), 0], "src2", "r"),
     ),
     "ds": enc(
         0x100,
         lambda op: [0xD8000000 | (op << 17), 0],
-        (1, 0, [1, 0]),
-        (1, 8, [2, 0]),
-        (1, 16, [4, 0]),
-        (1, 24, [8, 0]),
+        (1, 24, [8, 0], "vdst", "r"),
+        (1, 0, [1, 0], "addr", "r"),
+        (1, 8, [2, 0], "data0", "r"),
+        (1, 16, [4, 0], "data1", "r"),
     ),
     "flat": enc(
         0x80,
         lambda op: [0xDC000000 | (op << 18), 0],
-        (1, 0, [2, 0]),
-        (1, 8, [4, 0]),
-        (1, 24, [8, 0]),
+        (1, 24, [8, 0], "vdst", "r"),
+        (1, 0, [2, 0], "vaddr", "r"),
+        (1, 8, [4, 0], "vdata", "r"),
     ),
     "global": enc(
         0x80,
         lambda op: [0xDC008000 | (op << 18), 0x7F << 16],
-        (1, 0, [2, 0]),
-        (1, 8, [4, 0]),
-        (1, 24, [8, 0]),
+        (1, 24, [8, 0], "vdst", "r"),
+        (1, 0, [2, 0], "vaddr", "r"),
+        (1, 8, [4, 0], "vdata", "r"),
     ),
     "scratch": enc(
         0x80,
         lambda op: [0xDC004000 | (op << 18), 0],
-        (0, 13, [1, 0]),
-        (1, 16, [0x7F, 2]),
-        (1, 0, [2, 0]),
-        (1, 8, [4, 0]),
-        (1, 24, [8, 0]),
+        (1, 24, [8, 0], "vdst", "r"),
+        (1, 0, [2, 0], "vaddr", "r"),
+        (1, 8, [4, 0], "vdata", "r"),
+        (0, 13, [1, 0], "sve", "-"),
+        (1, 16, [0x7F, 10], "saddr", "-"),
     ),
     "mubuf": enc(
         0x80,
         lambda op: [0xE0000000 | (op << 18), (2 << 16) | (0x80 << 24)],
-        (0, 12, [1, 0]),
-        (1, 0, [1, 0]),
-        (1, 8, [4, 0]),
+        (1, 8, [4, 0], "vdata", "r"),
+        (1, 0, [1, 0], "vaddr", "r"),
+        (0, 12, [1, 0], "offen", "-"),
     ),
     "mtbuf": enc(
         0x10,
         lambda op: [0xE8000000 | (op << 15) | (4 << 19) | (1 << 23), (2 << 16) | (0x80 << 24)],
-        (0, 12, [1, 0]),
-        (1, 0, [1, 0]),
-        (1, 8, [4, 0]),
+        (1, 8, [4, 0], "vdata", "r"),
+        (1, 0, [1, 0], "vaddr", "r"),
+        (0, 12, [1, 0], "offen", "-"),
     ),
 }
 
 
 def variants(spec, op):
-    """All operand variants of opcode `op`, most populated first (deterministic order)."""
+    """All operand variants of opcode `op`, most populated first, as (words, field values)."""
     count, base, fields = spec
     combos = [[]]
-    for _, _, vals in fields:
-        combos = [c + [i] for c in combos for i in range(len(vals))]
+    for f in fields:
+        combos = [c + [i] for c in combos for i in range(len(f[2]))]
     nz = lambda c: sum(1 for f, i in zip(fields, c) if f[2][i] != 0)
     combos.sort(key=lambda c: (-nz(c), c))
     out = []
     for c in combos:
         words = list(base(op))
-        for (wi, sh, vals), i in zip(fields, c):
-            words[wi] |= vals[i] << sh
-        out.append(words)
+        vals = []
+        for f, i in zip(fields, c):
+            words[f[0]] |= f[2][i] << f[1]
+            vals.append(f[2][i])
+        out.append((words, vals))
+    return out
+
+
+def slot_names(name):
+    return [f[3] for f in ENCODINGS[name][2] if f[4] != "-"]
+
+
+def slot_widths(name, vals, txt):
+    """Register count per slot of encoding `name` (0 = operand absent, 1 for immediates)."""
+    _, opnds = split_text(txt)
+    parsed = []
+    for o in opnds:
+        m = re.match(r"^([vsa])\[(\d+):(\d+)\]$", o) or re.match(r"^([vsa])(\d+)()$", o)
+        if m:
+            lo = int(m.group(2))
+            hi = int(m.group(3)) if m.group(3) else lo
+            parsed.append((lo, hi - lo + 1))
+        else:
+            parsed.append((None, 0))
+    used = [False] * len(parsed)
+    out = []
+    for f, v in zip(ENCODINGS[name][2], vals):
+        kind = f[4]
+        if kind == "-":
+            continue
+        if kind == "i":
+            out.append(1 if v else 0)
+            continue
+        reg = v * 2 if kind == "p" else v * 4 if kind == "q" else (v - 256 if v >= 256 else v)
+        w = 0
+        for k, (lo, cnt) in enumerate(parsed):
+            if not used[k] and lo == reg:
+                used[k] = True
+                w = cnt
+                break
+        out.append(w)
     return out
 
 
@@ -238,18 +293,18 @@ def enumerate_target(target):
     jobs = []  # (enc, op, variant index, words)
     for name, spec in ENCODINGS.items():
         for op in range(spec[0]):
-            for vi, words in enumerate(variants(spec, op)):
-                jobs.append((name, op, vi, words))
+            for vi, (words, vals) in enumerate(variants(spec, op)):
+                jobs.append((name, op, vi, words, vals))
     found = {}
     for i in range(0, len(jobs), CHUNK):
         part = jobs[i : i + CHUNK]
         res = decode_chunk(target, [j[3] for j in part])
         for k, (size, txt) in res.items():
-            enc, op, vi, _ = part[k]
-            key = (enc, op)
+            name, op, vi, _, vals = part[k]
+            key = (name, op)
             if key not in found or found[key][0] > vi:
-                found[key] = (vi, size, txt)
-    return {k: (v[1], v[2]) for k, v in found.items()}
+                found[key] = (vi, size, txt, vals)
+    return {k: (v[1], v[2], v[3]) for k, v in found.items()}
 
 
 def split_text(txt):
@@ -264,19 +319,6 @@ def split_text(txt):
     return mnem, ops
 
 
-def opnd_width(o):
-    m = re.match(r"^[vsa]\[(\d+):(\d+)\]$", o)
-    if m:
-        return int(m.group(2)) - int(m.group(1)) + 1
-    if re.match(r"^[vsa]\d+$", o):
-        return 1
-    if o in ("vcc", "exec", "flat_scratch", "xnack_mask", "tba", "tma"):
-        return 2
-    if o in ("vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0", "scc"):
-        return 1
-    return 0
-
-
 ENC_ORDER = list(ENCODINGS.keys())
 ENC_SIZE = {k: v[0] for k, v in ENCODINGS.items()}
 
@@ -285,7 +327,7 @@ def generate(outdir):
     per_target = {t: enumerate_target(t) for t in TARGETS}
     ops = {}  # base -> target mask
     for ti, t in enumerate(TARGETS):
-        for (_, op), (size, txt) in per_target[t].items():
+        for (_, op), (size, txt, _) in per_target[t].items():
             b = base_mnemonic(split_text(txt)[0])
             ops[b] = ops.get(b, 0) | (1 << ti)
     names = sorted(ops)
@@ -299,7 +341,7 @@ def generate(outdir):
         for op in range(ENC_SIZE[enc]):
             for t in TARGETS:
                 if (enc, op) in per_target[t]:
-                    size, txt = per_target[t][(enc, op)]
+                    size, txt, _ = per_target[t][(enc, op)]
                     lines.append("%s 0x%03x %s %d %s" % (enc, op, t, size, txt))
     os.makedirs(os.path.join(outdir, "gen"), exist_ok=True)
     with open(os.path.join(outdir, "gen", "gfx9_opcodes.txt"), "w") as f:
@@ -364,16 +406,17 @@ def generate(outdir):
         for enc in ENC_ORDER:
             n = ENC_SIZE[enc]
             g.append("/// %s %s opcodes (`None` = not a valid opcode)." % (t, enc.upper()))
+            g.append("/// Operand slots of `widths`: %s." % ", ".join("`%s`" % s for s in slot_names(enc)))
             g.append("pub static %s_%s: [Option<OpInfo>; %d] = [" % (t.upper(), enc.upper(), n))
             for op in range(n):
                 e = per_target[t].get((enc, op))
                 if e is None:
                     g.append("    None,")
                     continue
-                size, txt = e
-                mnem, opnds = split_text(txt)
-                widths = [opnd_width(x) for x in opnds][:6]
-                widths += [0] * (6 - len(widths))
+                size, txt, vals = e
+                mnem, _ = split_text(txt)
+                widths = slot_widths(enc, vals, txt)
+                widths += [0] * (4 - len(widths))
                 g.append(
                     '    Some(OpInfo { op: Op::%s, mnemonic: "%s", widths: [%s] }), // 0x%03x %s'
                     % (base_mnemonic(mnem).upper(), mnem, ", ".join(map(str, widths)), op, txt)
@@ -396,8 +439,9 @@ def generate(outdir):
     m.append("    pub op: Op,")
     m.append("    /// The mnemonic exactly as LLVM prints it for this encoding (`v_add_f32_e32`).")
     m.append("    pub mnemonic: &'static str,")
-    m.append("    /// Registers spanned by each printed operand, in LLVM's order (0 = not a register).")
-    m.append("    pub widths: [u8; 6],")
+    m.append("    /// Registers spanned by each operand slot of the encoding (slot names are listed on")
+    m.append("    /// each table; 0 = the opcode has no such operand, 1 for immediates).")
+    m.append("    pub widths: [u8; 4],")
     m.append("}")
     with open(os.path.join(gdir, "mod.rs"), "w") as f:
         f.write("\n".join(m) + "\n")

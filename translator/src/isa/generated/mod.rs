@@ -14,6 +14,7 @@ pub struct OpInfo {
     pub op: Op,
     /// The mnemonic exactly as LLVM prints it for this encoding (`v_add_f32_e32`).
     pub mnemonic: &'static str,
-    /// Registers spanned by each printed operand, in LLVM's order (0 = not a register).
-    pub widths: [u8; 6],
+    /// Registers spanned by each operand slot of the encoding (slot names are listed on
+    /// each table; 0 = the opcode has no such operand, 1 for immediates).
+    pub widths: [u8; 4],
 }
