@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Generates wavejit's GFX9 opcode tables from LLVM's own disassembler.
 
-Source of truth: `llvm-mc-22 --disassemble` for gfx942 and gfx950. For every encoding the
-decoder supports, every opcode value is assembled into an instruction word with fixed,
-simple operands (a few operand variants per encoding, first valid one wins) and fed to
-llvm-mc. The printed mnemonic gives the opcode's name; its encoding suffix (`_e32`, `_e64`,
+Source of truth: LLVM 22's AMDGPU disassembler (libLLVM-22 through its C API, the same
+decoder and printer as `llvm-mc-22 --disassemble` and `llvm-objdump-22`) for gfx942 and
+gfx950. For every encoding the decoder supports, every opcode value is assembled into an
+instruction word with fixed, simple operands (operand variants per encoding, first valid
+one wins) and disassembled in a child process (LLVM can crash on invalid words; crashed
+chunks are bisected and the crashing word skipped). The printed mnemonic gives the opcode's name; its encoding suffix (`_e32`, `_e64`,
 `_dpp`, `_sdwa`) is stripped to get the semantic opcode `Op` (naming contract in
 `translator/src/isa/inst.rs`). The printed operands give each operand's register count.
 
@@ -12,6 +14,7 @@ Outputs (deterministic, sorted):
   translator/src/isa/generated/op.rs      enum Op + Op::name()
   translator/src/isa/generated/gfx9.rs    per-encoding tables: opcode -> OpInfo
   translator/gen/gfx9_opcodes.txt         the raw listing (encoding, opcode, target, text)
+  translator/gen/gfx942_cases.txt         oracle cases (words | LLVM text) for the decoder test
 
 Usage:
   python3 translator/gen/gen_tables.py           regenerate in place
@@ -180,27 +183,32 @@ def slot_widths(name, vals, txt):
         if m:
             lo = int(m.group(2))
             hi = int(m.group(3)) if m.group(3) else lo
-            parsed.append((lo, hi - lo + 1))
+            parsed.append((lo, hi - lo + 1, "vsa".index(m.group(1))))
         else:
-            parsed.append((None, 0))
+            parsed.append((None, 0, 0))
     used = [False] * len(parsed)
     out = []
+    kinds = []
     for f, v in zip(ENCODINGS[name][2], vals):
         kind = f[4]
         if kind == "-":
             continue
         if kind == "i":
             out.append(1 if v else 0)
+            kinds.append(0)
             continue
         reg = v * 2 if kind == "p" else v * 4 if kind == "q" else (v - 256 if v >= 256 else v)
         w = 0
-        for k, (lo, cnt) in enumerate(parsed):
+        kd = 0
+        for k, (lo, cnt, rk) in enumerate(parsed):
             if not used[k] and lo == reg:
                 used[k] = True
                 w = cnt
+                kd = rk
                 break
         out.append(w)
-    return out
+        kinds.append(kd)
+    return out, kinds
 
 
 SUFFIXES = ("_e32", "_e64", "_dpp", "_sdwa")
@@ -300,11 +308,11 @@ def enumerate_target(target):
         part = jobs[i : i + CHUNK]
         res = decode_chunk(target, [j[3] for j in part])
         for k, (size, txt) in res.items():
-            name, op, vi, _, vals = part[k]
+            name, op, vi, words, vals = part[k]
             key = (name, op)
             if key not in found or found[key][0] > vi:
-                found[key] = (vi, size, txt, vals)
-    return {k: (v[1], v[2], v[3]) for k, v in found.items()}
+                found[key] = (vi, size, txt, vals, words)
+    return {k: (v[1], v[2], v[3]) for k, v in found.items()}, {k: v[4] for k, v in found.items()}
 
 
 def split_text(txt):
@@ -323,8 +331,88 @@ ENC_ORDER = list(ENCODINGS.keys())
 ENC_SIZE = {k: v[0] for k, v in ENCODINGS.items()}
 
 
+# Bits of each encoding that the case generator randomises (operands and modifiers, never
+# the opcode or the encoding/segment bits), per word.
+MUTABLE = {
+    "sop2": [0x007FFFFF],
+    "sopk": [0x007FFFFF],
+    "sop1": [0x007F00FF],
+    "sopc": [0x0000FFFF],
+    "sopp": [0x0000FFFF],
+    "smem": [0x0003FFFF, 0xFFFFFFFF],
+    "vop1": [0x01FE01FF],
+    "vop2": [0x01FFFFFF],
+    "vopc": [0x0001FFFF],
+    "vop3": [0x0000FFFF, 0xFFFFFFFF],
+    "vop3p": [0x0000FFFF, 0xFFFFFFFF],
+    "ds": [0x0001FFFF, 0xFFFFFFFF],
+    "flat": [0x00033FFF, 0xFFFFFFFF],
+    "global": [0x00033FFF, 0xFFFFFFFF],
+    "scratch": [0x00033FFF, 0xFFFFFFFF],
+    "mubuf": [0x0003FFFF, 0xFFFFFFFF],
+    "mtbuf": [0x03F87FFF, 0xFFFFFFFF],
+}
+CASES_PER_OP = 10
+
+
+def write_cases(path, target, canon):
+    """Oracle cases: canonical and randomised operand variants of every opcode, plus
+    literal, DPP and SDWA forms, each with LLVM's text. Deterministic (fixed seed)."""
+    import random
+
+    rng = random.Random(942)
+    cands = []
+    for name in ENC_ORDER:
+        for op in range(ENC_SIZE[name]):
+            words = canon.get((name, op))
+            if words is None:
+                continue
+            cands.append(words)
+            masks = MUTABLE[name]
+            for _ in range(CASES_PER_OP):
+                w = list(words)
+                for i, m in enumerate(masks):
+                    r = rng.getrandbits(32)
+                    # Bias register fields towards small numbers and inline constants.
+                    if rng.random() < 0.5:
+                        r &= 0x3F3F3F3F | 0x80808080 if rng.random() < 0.5 else 0x0F0F0F0F
+                    w[i] = (w[i] & ~m) | (r & m)
+                if name in ("vop1", "vop2", "vopc"):
+                    pick = rng.random()
+                    if pick < 0.2:
+                        w[0] = (w[0] & ~0x1FF) | 0xFA  # DPP
+                    elif pick < 0.4:
+                        w[0] = (w[0] & ~0x1FF) | 0xF9  # SDWA
+                    elif pick < 0.55:
+                        w[0] = (w[0] & ~0x1FF) | 0xFF  # literal
+                elif name.startswith("sop") and rng.random() < 0.3:
+                    w[0] = (w[0] & ~0xFF) | 0xFF
+                cands.append(w + [rng.getrandbits(32)])
+    res = {}
+    for i in range(0, len(cands), CHUNK):
+        r = decode_chunk(target, cands[i : i + CHUNK])
+        res.update({k + i: v for k, v in r.items()})
+    seen = set()
+    lines = ["# %s decoder oracle: hex words (as many as LLVM used) | LLVM 22's text. Generated." % target]
+    for i, c in enumerate(cands):
+        if i not in res:
+            continue
+        size, txt = res[i]
+        key = tuple(c[: size // 4])
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append("%s | %s" % (" ".join("%08x" % w for w in key), txt))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def generate(outdir):
-    per_target = {t: enumerate_target(t) for t in TARGETS}
+    per_target = {}
+    canon = {}
+    for t in TARGETS:
+        per_target[t], canon[t] = enumerate_target(t)
+    write_cases(os.path.join(outdir, "gen", "gfx942_cases.txt"), "gfx942", canon["gfx942"])
     ops = {}  # base -> target mask
     for ti, t in enumerate(TARGETS):
         for (_, op), (size, txt, _) in per_target[t].items():
@@ -352,7 +440,7 @@ def generate(outdir):
 
     # --- op.rs
     o = []
-    o.append("// @generated by translator/gen/gen_tables.py from llvm-mc-22. Do not edit.\n")
+    o.append("// @generated by translator/gen/gen_tables.py from LLVM 22's disassembler. Do not edit.\n")
     o.append("//! Semantic opcodes: one per LLVM mnemonic with the encoding suffix removed.\n")
     o.append("/// A semantic opcode (see the naming contract in `isa::inst`).")
     o.append("#[allow(non_camel_case_types)]")
@@ -399,7 +487,7 @@ def generate(outdir):
 
     # --- gfx9.rs
     g = []
-    g.append("// @generated by translator/gen/gen_tables.py from llvm-mc-22. Do not edit.\n")
+    g.append("// @generated by translator/gen/gen_tables.py from LLVM 22's disassembler. Do not edit.\n")
     g.append("//! GFX9 (gfx942, gfx950) opcode tables, indexed by the encoding's opcode field.\n")
     g.append("use super::{Op, OpInfo};\n")
     for ti, t in enumerate(TARGETS):
@@ -415,11 +503,12 @@ def generate(outdir):
                     continue
                 size, txt, vals = e
                 mnem, _ = split_text(txt)
-                widths = slot_widths(enc, vals, txt)
+                widths, kinds = slot_widths(enc, vals, txt)
                 widths += [0] * (4 - len(widths))
+                kinds += [0] * (4 - len(kinds))
                 g.append(
-                    '    Some(OpInfo { op: Op::%s, mnemonic: "%s", widths: [%s] }), // 0x%03x %s'
-                    % (base_mnemonic(mnem).upper(), mnem, ", ".join(map(str, widths)), op, txt)
+                    '    Some(OpInfo { op: Op::%s, mnemonic: "%s", widths: [%s], kinds: [%s] }), // 0x%03x %s'
+                    % (base_mnemonic(mnem).upper(), mnem, ", ".join(map(str, widths)), ", ".join(map(str, kinds)), op, txt)
                 )
             g.append("];\n")
     with open(os.path.join(gdir, "gfx9.rs"), "w") as f:
@@ -427,7 +516,7 @@ def generate(outdir):
 
     # --- mod.rs
     m = []
-    m.append("// @generated by translator/gen/gen_tables.py from llvm-mc-22. Do not edit.\n")
+    m.append("// @generated by translator/gen/gen_tables.py from LLVM 22's disassembler. Do not edit.\n")
     m.append("//! Tables generated from LLVM's disassembler by `translator/gen/gen_tables.py`.\n")
     m.append("pub mod gfx9;")
     m.append("mod op;\n")
@@ -442,6 +531,9 @@ def generate(outdir):
     m.append("    /// Registers spanned by each operand slot of the encoding (slot names are listed on")
     m.append("    /// each table; 0 = the opcode has no such operand, 1 for immediates).")
     m.append("    pub widths: [u8; 4],")
+    m.append("    /// Register file of each slot as LLVM prints it with canonical operands:")
+    m.append("    /// 0 = VGPR (or not a register), 1 = SGPR, 2 = AGPR.")
+    m.append("    pub kinds: [u8; 4],")
     m.append("}")
     with open(os.path.join(gdir, "mod.rs"), "w") as f:
         f.write("\n".join(m) + "\n")
@@ -453,6 +545,7 @@ def generate(outdir):
 
 GENERATED = [
     "gen/gfx9_opcodes.txt",
+    "gen/gfx942_cases.txt",
     "src/isa/generated/op.rs",
     "src/isa/generated/gfx9.rs",
     "src/isa/generated/mod.rs",
