@@ -72,7 +72,6 @@ fn global_loads_and_stores_check_every_lane() {
     assert!(env.store(Space::Global, &bad, u64::MAX, 4, &data).is_err());
     // Stores of inactive lanes do not happen.
     env.store(Space::Global, &a, 0b101, 2, &data).unwrap();
-    drop(env);
     drop(g);
     let after = m.read(buf, 256).unwrap();
     let mut expect = init.clone();
@@ -182,7 +181,6 @@ fn lds_out_of_range_reads_zero_and_drops_writes() {
         ),
         Err(MemError::Misaligned { .. })
     ));
-    drop(env);
     assert_eq!(
         u32::from_le_bytes(lds[8..12].try_into().unwrap()),
         0x102 + 10
@@ -231,7 +229,6 @@ fn scratch_is_per_lane_and_flat_apertures_resolve() {
     fa[0] = SHARED_APERTURE_BASE + 4096;
     env.load(Space::Flat, &fa, 1, 4, &mut fo).unwrap();
     assert_eq!(fo[0], 0);
-    drop(env);
     drop(gate);
     assert_eq!(u32::from_le_bytes(lds[12..16].try_into().unwrap()), 0xAB00);
     assert_eq!(
