@@ -96,10 +96,11 @@ mod tests {
 
     #[test]
     fn aggregation_sums_classes_and_lanes() {
-        let mut w = WaveCounters::default();
-        w.by_class = [1, 2, 3, 4, 5, 6, 7];
-        w.vector_insts = 18;
-        w.active_lanes = 18 * 64;
+        let w = WaveCounters {
+            by_class: [1, 2, 3, 4, 5, 6, 7],
+            vector_insts: 18,
+            active_lanes: 18 * 64,
+        };
         let mut c = Counters::default();
         c.add_wave(&w);
         c.add_wave(&w);
