@@ -2,8 +2,8 @@
 #include "common.h"
 
 // c[i] = a[i] + b[i] for i < n.
-extern "C" __global__ void vadd_f32(const float *a, const float *b, float *c, unsigned n) {
-  unsigned i = gid_x();
+extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n) {
+  int i = (int)gid_x();
   if (i < n)
     c[i] = a[i] + b[i];
 }
