@@ -7,22 +7,22 @@ extern "C" __global__ void divergent(const int *in, int *out, unsigned n) {
   if (i >= n)
     return;
   int v = in[i];
-  int acc;
+  unsigned u = (unsigned)v, acc; // unsigned: wrapping arithmetic is defined
   if (v & 1) {
     if (v & 2)
-      acc = v * 3;
+      acc = u * 3u;
     else
-      acc = v - 7;
+      acc = u - 7u;
   } else {
     if (v & 4)
-      acc = v ^ 0x55;
+      acc = u ^ 0x55u;
     else
-      acc = -v;
+      acc = 0u - u;
   }
   // Per-lane trip count 0..15, with a data-dependent break.
   int trip = (v >> 3) & 15;
   for (int k = 0; k < trip; k++) {
-    acc = acc * 5 + k;
+    acc = acc * 5u + (unsigned)k;
     if ((acc & 0xff) == 0x3c)
       break;
   }
@@ -33,8 +33,8 @@ extern "C" __global__ void divergent(const int *in, int *out, unsigned n) {
     c = (c & 1) ? 3 * c + 1 : c / 2;
     steps++;
   }
-  out[2 * i] = acc + steps;
+  out[2 * i] = (int)(acc + (unsigned)steps);
   if (v < 0 && (v & 0x30) == 0x30)
     return;
-  out[2 * i + 1] = steps * 1000 + (acc & 0xfff);
+  out[2 * i + 1] = steps * 1000 + (int)(acc & 0xfffu);
 }

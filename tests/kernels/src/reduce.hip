@@ -50,17 +50,19 @@ extern "C" __global__ void wave_ops(const int *in, int *out, unsigned sel) {
   o[7] = __builtin_amdgcn_ds_bpermute((int)(((lane * 5 + sel) & 63) * 4), x);
 }
 
-// Wave-wide inclusive scan with DPP row_shr and row_bcast (the classic gfx9 sequence);
-// out[i] = inclusive prefix sum of in over the lanes of i's wave. Launch with whole waves.
+// Wave-wide inclusive scan with DPP row_shr / row_bcast (the gfx9 sequence from AMD's
+// "cross-lane operations" article): out[i] = inclusive prefix sum of `in` over the lanes of
+// i's wave. update_dpp with old = 0: lanes whose source is invalid or whose row/bank is masked
+// off contribute 0. Launch with whole waves.
 extern "C" __global__ void wave_scan(const int *in, int *out) {
   unsigned i = gid_x();
   int v = in[i];
-  v += __builtin_amdgcn_update_dpp(0, v, 0x111, 0xf, 0xf, false); // row_shr:1
-  v += __builtin_amdgcn_update_dpp(0, v, 0x112, 0xf, 0xf, false); // row_shr:2
-  v += __builtin_amdgcn_update_dpp(0, v, 0x113, 0xf, 0xf, false); // row_shr:3
-  v += __builtin_amdgcn_update_dpp(0, v, 0x114, 0xf, 0xe, false); // row_shr:4, bank_mask 0xe
-  v += __builtin_amdgcn_update_dpp(0, v, 0x118, 0xf, 0xc, false); // row_shr:8, bank_mask 0xc
-  v += __builtin_amdgcn_update_dpp(0, v, 0x142, 0xa, 0xf, false); // row_bcast:15, row_mask 0xa
-  v += __builtin_amdgcn_update_dpp(0, v, 0x143, 0xc, 0xf, false); // row_bcast:31, row_mask 0xc
-  out[i] = v;
+  int t = v + __builtin_amdgcn_update_dpp(0, v, 0x111, 0xf, 0xf, false); // row_shr:1
+  t += __builtin_amdgcn_update_dpp(0, v, 0x112, 0xf, 0xf, false);       // row_shr:2
+  t += __builtin_amdgcn_update_dpp(0, v, 0x113, 0xf, 0xf, false);       // row_shr:3
+  t += __builtin_amdgcn_update_dpp(0, t, 0x114, 0xf, 0xe, false);       // row_shr:4, banks 1-3
+  t += __builtin_amdgcn_update_dpp(0, t, 0x118, 0xf, 0xc, false);       // row_shr:8, banks 2-3
+  t += __builtin_amdgcn_update_dpp(0, t, 0x142, 0xa, 0xf, false);       // row_bcast:15, rows 1,3
+  t += __builtin_amdgcn_update_dpp(0, t, 0x143, 0xc, 0xf, false);       // row_bcast:31, rows 2,3
+  out[i] = t;
 }
