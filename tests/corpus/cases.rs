@@ -2,7 +2,7 @@
 //! engine, and a host reference computed here. Every function records what it read back so the
 //! differential test can compare engines.
 
-use crate::harness::{groups, ulp_f64, Ctx, Rng, POISON};
+use super::harness::{groups, ulp_f64, Ctx, Rng, POISON};
 use half::f16;
 use wavejit::Arg::{self, Buffer as B};
 
@@ -19,7 +19,12 @@ pub fn vadd(ctx: &Ctx) {
     let b: Vec<f32> = (0..n).map(|_| r.f32_mag(-8, 8)).collect();
     let k = ctx.kernel("vadd");
     let (ba, bb, bc) = (ctx.input(&a), ctx.input(&b), ctx.output::<f32>(n + 24));
-    ctx.launch(&k, [groups(n, 256), 1, 1], [256, 1, 1], vec![B(ba), B(bb), B(bc), Arg::I32(n as i32)]);
+    ctx.launch(
+        &k,
+        [groups(n, 256), 1, 1],
+        [256, 1, 1],
+        vec![B(ba), B(bb), B(bc), Arg::I32(n as i32)],
+    );
     let got: Vec<u32> = ctx.read("c", bc);
     let mut want: Vec<u32> = a.iter().zip(&b).map(|(x, y)| (x + y).to_bits()).collect();
     want.resize(n + 24, 0xA5A5_A5A5);
@@ -35,9 +40,18 @@ pub fn saxpy(ctx: &Ctx) {
     let alpha = 1.703125f32;
     let k = ctx.kernel("saxpy");
     let (bx, by) = (ctx.input(&x), ctx.input(&y));
-    ctx.launch(&k, [groups(n, 128), 1, 1], [128, 1, 1], vec![Arg::F32(alpha), B(bx), B(by), u32a(n as u32)]);
+    ctx.launch(
+        &k,
+        [groups(n, 128), 1, 1],
+        [128, 1, 1],
+        vec![Arg::F32(alpha), B(bx), B(by), u32a(n as u32)],
+    );
     let got: Vec<f32> = ctx.read("y", by);
-    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| alpha.mul_add(*x, *y)).collect();
+    let want: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| alpha.mul_add(*x, *y))
+        .collect();
     ctx.expect_eq("saxpy y", &got, &want);
 }
 
@@ -48,13 +62,21 @@ pub fn index2d(ctx: &Ctx) {
     let input: Vec<u32> = (0..w * h).map(|_| r.u32()).collect();
     let k = ctx.kernel("index2d");
     let (bi, bo) = (ctx.input(&input), ctx.output::<u32>(w * h + 8));
-    ctx.launch(&k, [groups(w, 16), groups(h, 8), 1], [16, 8, 1], vec![B(bi), B(bo), u32a(w as u32), u32a(h as u32)]);
+    ctx.launch(
+        &k,
+        [groups(w, 16), groups(h, 8), 1],
+        [16, 8, 1],
+        vec![B(bi), B(bo), u32a(w as u32), u32a(h as u32)],
+    );
     let got: Vec<u32> = ctx.read("out", bo);
     let mut want = vec![0xA5A5_A5A5u32; w * h + 8];
     for y in 0..h {
         for x in 0..w {
             let i = y * w + x;
-            want[i] = input[i].wrapping_mul(3).wrapping_add((x as u32) << 16).wrapping_add(y as u32);
+            want[i] = input[i]
+                .wrapping_mul(3)
+                .wrapping_add((x as u32) << 16)
+                .wrapping_add(y as u32);
         }
     }
     ctx.expect_eq("index2d out", &got, &want);
@@ -66,8 +88,17 @@ pub fn index3d(ctx: &Ctx) {
     let block = [4u32, 4, 2];
     let k = ctx.kernel("index3d");
     let bo = ctx.output::<u32>(2 * nx * ny * nz + 8);
-    let grid = [groups(nx, block[0]), groups(ny, block[1]), groups(nz, block[2])];
-    ctx.launch(&k, grid, block, vec![B(bo), u32a(nx as u32), u32a(ny as u32), u32a(nz as u32)]);
+    let grid = [
+        groups(nx, block[0]),
+        groups(ny, block[1]),
+        groups(nz, block[2]),
+    ];
+    ctx.launch(
+        &k,
+        grid,
+        block,
+        vec![B(bo), u32a(nx as u32), u32a(ny as u32), u32a(nz as u32)],
+    );
     let got: Vec<u32> = ctx.read("out", bo);
     let mut want = vec![0xA5A5_A5A5u32; 2 * nx * ny * nz + 8];
     for z in 0..nz as u32 {
@@ -88,7 +119,7 @@ pub fn index3d(ctx: &Ctx) {
 pub fn int_ops32(ctx: &Ctx) {
     let n = 300;
     let mut r = Rng::new(4);
-    let mut gen = |r: &mut Rng| -> i32 {
+    let gen = |r: &mut Rng| -> i32 {
         match r.u32() % 4 {
             0 => r.range(-100, 100) as i32,
             1 => r.range(-70000, 70000) as i32,
@@ -106,7 +137,12 @@ pub fn int_ops32(ctx: &Ctx) {
         .collect();
     let k = ctx.kernel("int_ops32");
     let (ba, bb, bo) = (ctx.input(&a), ctx.input(&b), ctx.output::<i32>(16 * n));
-    ctx.launch(&k, [groups(n, 64), 1, 1], [64, 1, 1], vec![B(ba), B(bb), B(bo), u32a(n as u32)]);
+    ctx.launch(
+        &k,
+        [groups(n, 64), 1, 1],
+        [64, 1, 1],
+        vec![B(ba), B(bb), B(bo), u32a(n as u32)],
+    );
     let got: Vec<i32> = ctx.read("out", bo);
     let mut want = Vec::new();
     for (&x, &y) in a.iter().zip(&b) {
@@ -127,7 +163,11 @@ pub fn int_ops32(ctx: &Ctx) {
             ux.wrapping_mul(uy) as i32,
             ((x as i64 * y as i64) >> 32) as i32,
             ((ux as u64 * uy as u64) >> 32) as i32,
-            if x < y { y.wrapping_sub(x) } else { x.wrapping_sub(y) },
+            if x < y {
+                y.wrapping_sub(x)
+            } else {
+                x.wrapping_sub(y)
+            },
         ]);
     }
     ctx.expect_eq("int_ops32 out", &got, &want);
@@ -156,7 +196,12 @@ pub fn int_ops64(ctx: &Ctx) {
         .collect();
     let k = ctx.kernel("int_ops64");
     let (ba, bb, bo) = (ctx.input(&a), ctx.input(&b), ctx.output::<i64>(10 * n));
-    ctx.launch(&k, [groups(n, 64), 1, 1], [64, 1, 1], vec![B(ba), B(bb), B(bo), u32a(n as u32)]);
+    ctx.launch(
+        &k,
+        [groups(n, 64), 1, 1],
+        [64, 1, 1],
+        vec![B(ba), B(bb), B(bo), u32a(n as u32)],
+    );
     let got: Vec<i64> = ctx.read("out", bo);
     let mut want = Vec::new();
     for (&x, &y) in a.iter().zip(&b) {
@@ -187,8 +232,18 @@ pub fn float_ops(ctx: &Ctx) {
     let b: Vec<f32> = (0..n).map(|_| r.f32_mag(-10, 10)).collect();
     let c: Vec<f32> = (0..n).map(|_| r.f32_mag(-10, 10)).collect();
     let k = ctx.kernel("float_ops");
-    let (ba, bb, bc, bo) = (ctx.input(&a), ctx.input(&b), ctx.input(&c), ctx.output::<f32>(10 * n));
-    ctx.launch(&k, [groups(n, 64), 1, 1], [64, 1, 1], vec![B(ba), B(bb), B(bc), B(bo), u32a(n as u32)]);
+    let (ba, bb, bc, bo) = (
+        ctx.input(&a),
+        ctx.input(&b),
+        ctx.input(&c),
+        ctx.output::<f32>(10 * n),
+    );
+    ctx.launch(
+        &k,
+        [groups(n, 64), 1, 1],
+        [64, 1, 1],
+        vec![B(ba), B(bb), B(bc), B(bo), u32a(n as u32)],
+    );
     let got: Vec<f32> = ctx.read("out", bo);
     let mut want = Vec::new();
     for i in 0..n {
@@ -219,7 +274,12 @@ pub fn double_ops(ctx: &Ctx) {
     let b: Vec<f64> = (0..n).map(|_| r.f64_mag(-20, 20)).collect();
     let k = ctx.kernel("double_ops");
     let (ba, bb, bo) = (ctx.input(&a), ctx.input(&b), ctx.output::<f64>(4 * n));
-    ctx.launch(&k, [groups(n, 64), 1, 1], [64, 1, 1], vec![B(ba), B(bb), B(bo), u32a(n as u32)]);
+    ctx.launch(
+        &k,
+        [groups(n, 64), 1, 1],
+        [64, 1, 1],
+        vec![B(ba), B(bb), B(bo), u32a(n as u32)],
+    );
     let got: Vec<f64> = ctx.read("out", bo);
     let pick = |v: &[f64], j: usize| v.iter().skip(j).step_by(4).copied().collect::<Vec<f64>>();
     let want_div: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x / y).collect();
@@ -227,7 +287,12 @@ pub fn double_ops(ctx: &Ctx) {
     let want_fma: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x.mul_add(*y, *x)).collect();
     let want_floor: Vec<f64> = a.iter().zip(&b).map(|(x, y)| (x * y).floor()).collect();
     ctx.expect_eq("double_ops div", &pick(&got, 0), &want_div);
-    ctx.expect_close("double_ops sqrt (<= 1 ulp)", &pick(&got, 1), &want_sqrt, |g, w| ulp_f64(g, w) <= 1);
+    ctx.expect_close(
+        "double_ops sqrt (<= 1 ulp)",
+        &pick(&got, 1),
+        &want_sqrt,
+        |g, w| ulp_f64(g, w) <= 1,
+    );
     ctx.expect_eq("double_ops fma", &pick(&got, 2), &want_fma);
     ctx.expect_eq("double_ops floor", &pick(&got, 3), &want_floor);
 }
@@ -239,7 +304,7 @@ pub fn convert(ctx: &Ctx) {
     let mut r = Rng::new(8);
     let a: Vec<f32> = (0..n)
         .map(|i| match i % 3 {
-            0 => r.f32_mag(-14, 16),   // f16-representable range, rounding matters
+            0 => r.f32_mag(-14, 16),  // f16-representable range, rounding matters
             1 => r.f32_mag(-24, -14), // f16 denormal range
             _ => r.f32_mag(16, 28),   // beyond f16 max: inf
         })
@@ -254,8 +319,18 @@ pub fn convert(ctx: &Ctx) {
         })
         .collect();
     let k = ctx.kernel("convert");
-    let (ba, bd, bh, bo) = (ctx.input(&a), ctx.input(&d), ctx.input(&h), ctx.output::<u32>(8 * n));
-    ctx.launch(&k, [groups(n, 64), 1, 1], [64, 1, 1], vec![B(ba), B(bd), B(bh), B(bo), u32a(n as u32)]);
+    let (ba, bd, bh, bo) = (
+        ctx.input(&a),
+        ctx.input(&d),
+        ctx.input(&h),
+        ctx.output::<u32>(8 * n),
+    );
+    ctx.launch(
+        &k,
+        [groups(n, 64), 1, 1],
+        [64, 1, 1],
+        vec![B(ba), B(bd), B(bh), B(bo), u32a(n as u32)],
+    );
     let got: Vec<u32> = ctx.read("out", bo);
     let mut want = Vec::new();
     for i in 0..n {
@@ -318,7 +393,12 @@ pub fn divergent(ctx: &Ctx) {
     let input: Vec<i32> = (0..n).map(|_| r.u32() as i32).collect();
     let k = ctx.kernel("divergent");
     let (bi, bo) = (ctx.input(&input), ctx.output::<i32>(2 * n));
-    ctx.launch(&k, [groups(n, 128), 1, 1], [128, 1, 1], vec![B(bi), B(bo), u32a(n as u32)]);
+    ctx.launch(
+        &k,
+        [groups(n, 128), 1, 1],
+        [128, 1, 1],
+        vec![B(bi), B(bo), u32a(n as u32)],
+    );
     let got: Vec<i32> = ctx.read("out", bo);
     let mut want = Vec::new();
     let mut early = 0;
@@ -328,7 +408,10 @@ pub fn divergent(ctx: &Ctx) {
         want.push(a);
         want.push(b.unwrap_or(0xA5A5_A5A5u32 as i32));
     }
-    assert!(early > 10 && early < n / 2, "input should exercise the early return ({early})");
+    assert!(
+        early > 10 && early < n / 2,
+        "input should exercise the early return ({early})"
+    );
     ctx.expect_eq("divergent out", &got, &want);
 }
 
@@ -340,9 +423,17 @@ pub fn lds_reduce(ctx: &Ctx) {
     let g = groups(n, 256) as usize;
     let k = ctx.kernel("lds_reduce");
     let (bi, bo) = (ctx.input(&input), ctx.output::<u32>(g + 2));
-    ctx.launch(&k, [g as u32, 1, 1], [256, 1, 1], vec![B(bi), B(bo), u32a(n as u32)]);
+    ctx.launch(
+        &k,
+        [g as u32, 1, 1],
+        [256, 1, 1],
+        vec![B(bi), B(bo), u32a(n as u32)],
+    );
     let got: Vec<u32> = ctx.read("sums", bo);
-    let mut want: Vec<u32> = input.chunks(256).map(|c| c.iter().fold(0u32, |s, v| s.wrapping_add(*v))).collect();
+    let mut want: Vec<u32> = input
+        .chunks(256)
+        .map(|c| c.iter().fold(0u32, |s, v| s.wrapping_add(*v)))
+        .collect();
     want.extend_from_slice(&[0xA5A5_A5A5; 2]);
     ctx.expect_eq("lds_reduce sums", &got, &want);
 }
@@ -355,7 +446,9 @@ pub fn wave_ops(ctx: &Ctx) {
     let n = 256;
     let sel = 37u32;
     let mut r = Rng::new(11);
-    let x: Vec<i32> = (0..n).map(|_| r.range(-1_000_000, 1_000_000) as i32).collect();
+    let x: Vec<i32> = (0..n)
+        .map(|_| r.range(-1_000_000, 1_000_000) as i32)
+        .collect();
     let k = ctx.kernel("wave_ops");
     let (bi, bo) = (ctx.input(&x), ctx.output::<i32>(8 * n));
     ctx.launch(&k, [2, 1, 1], [128, 1, 1], vec![B(bi), B(bo), u32a(sel)]);
@@ -411,7 +504,12 @@ pub fn atomics(ctx: &Ctx) {
     let k = ctx.kernel("atomics");
     let (bi, bc) = (ctx.input(&v), ctx.input(&init));
     let (bt, bf) = (ctx.output::<u32>(n), ctx.input(&[0.5f32]));
-    ctx.launch(&k, [groups(n, 128), 1, 1], [128, 1, 1], vec![B(bi), B(bc), B(bt), B(bf), u32a(n as u32)]);
+    ctx.launch(
+        &k,
+        [groups(n, 128), 1, 1],
+        [128, 1, 1],
+        vec![B(bi), B(bc), B(bt), B(bf), u32a(n as u32)],
+    );
     let got_c: Vec<i32> = ctx.read("counters", bc);
     let tickets: Vec<u32> = ctx.read("tickets", bt);
     let got_f: Vec<f32> = ctx.read("fsum", bf);
@@ -438,7 +536,9 @@ pub fn atomics(ctx: &Ctx) {
 
 /// Host model of `private_array` / `private_flat` for work-item `i`.
 fn private_ref(i: u32, j: u32, seed: u32) -> u32 {
-    let mut arr: Vec<u32> = (0..64).map(|k| i.wrapping_mul(k).wrapping_add(seed)).collect();
+    let mut arr: Vec<u32> = (0..64)
+        .map(|k| i.wrapping_mul(k).wrapping_add(seed))
+        .collect();
     for rr in 0..8u32 {
         let src = arr[(j.wrapping_mul(3).wrapping_add(rr) & 63) as usize];
         let d = (j.wrapping_add(rr * 7) & 63) as usize;
@@ -454,7 +554,12 @@ fn private_case(ctx: &Ctx, kernel: &str, seed: u64) {
     let idx: Vec<u32> = (0..n).map(|_| r.u32()).collect();
     let k = ctx.kernel(kernel);
     let (bi, bo) = (ctx.input(&idx), ctx.output::<u32>(n + 4));
-    ctx.launch(&k, [groups(n, 64), 1, 1], [64, 1, 1], vec![B(bi), B(bo), u32a(s), u32a(n as u32)]);
+    ctx.launch(
+        &k,
+        [groups(n, 64), 1, 1],
+        [64, 1, 1],
+        vec![B(bi), B(bo), u32a(s), u32a(n as u32)],
+    );
     let got: Vec<u32> = ctx.read("out", bo);
     let mut want: Vec<u32> = (0..n).map(|i| private_ref(i as u32, idx[i], s)).collect();
     want.extend_from_slice(&[0xA5A5_A5A5; 4]);
@@ -483,9 +588,18 @@ pub fn mem_widths(ctx: &Ctx) {
     let sb8: Vec<i8> = (0..n).map(|_| r.u32() as i8).collect();
     let sh16: Vec<i16> = (0..n).map(|_| r.u32() as i16).collect();
     let k = ctx.kernel("mem_widths");
-    let ins = [ctx.input(&b8), ctx.input(&h16), ctx.input(&d64), ctx.input(&sb8), ctx.input(&sh16)];
+    let ins = [
+        ctx.input(&b8),
+        ctx.input(&h16),
+        ctx.input(&d64),
+        ctx.input(&sb8),
+        ctx.input(&sh16),
+    ];
     let (o8, o16) = (ctx.output::<u8>(n + slack), ctx.output::<u16>(n + slack));
-    let (o64, oi) = (ctx.output::<u64>(n + slack), ctx.output::<i32>(2 * n + slack));
+    let (o64, oi) = (
+        ctx.output::<u64>(n + slack),
+        ctx.output::<i32>(2 * n + slack),
+    );
     let mut args: Vec<Arg> = ins.iter().map(|b| B(*b)).collect();
     args.extend([B(o8), B(o16), B(o64), B(oi), u32a(n as u32)]);
     ctx.launch(&k, [groups(n, 64), 1, 1], [64, 1, 1], args);
@@ -497,9 +611,14 @@ pub fn mem_widths(ctx: &Ctx) {
     w8.resize(n + slack, POISON);
     let mut w16: Vec<u16> = h16.iter().map(|h| (*h as u32 * 3 + 1) as u16).collect();
     w16.resize(n + slack, 0xA5A5);
-    let mut w64: Vec<u64> = d64.iter().map(|d| d.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(d >> 17)).collect();
+    let mut w64: Vec<u64> = d64
+        .iter()
+        .map(|d| d.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(d >> 17))
+        .collect();
     w64.resize(n + slack, 0xA5A5_A5A5_A5A5_A5A5);
-    let mut wi: Vec<i32> = (0..n).flat_map(|i| [sb8[i] as i32, sh16[i] as i32]).collect();
+    let mut wi: Vec<i32> = (0..n)
+        .flat_map(|i| [sb8[i] as i32, sh16[i] as i32])
+        .collect();
     wi.resize(2 * n + slack, 0xA5A5_A5A5u32 as i32);
     ctx.expect_eq("mem_widths o8", &g8, &w8);
     ctx.expect_eq("mem_widths o16", &g16, &w16);
@@ -514,8 +633,17 @@ pub fn block_scan(ctx: &Ctx) {
     let input: Vec<u32> = (0..n).map(|_| r.u32()).collect();
     let g = groups(n, 256) as usize;
     let k = ctx.kernel("block_scan");
-    let (bi, bo, bt) = (ctx.input(&input), ctx.output::<u32>(n + 4), ctx.output::<u32>(g));
-    ctx.launch(&k, [g as u32, 1, 1], [256, 1, 1], vec![B(bi), B(bo), B(bt), u32a(n as u32)]);
+    let (bi, bo, bt) = (
+        ctx.input(&input),
+        ctx.output::<u32>(n + 4),
+        ctx.output::<u32>(g),
+    );
+    ctx.launch(
+        &k,
+        [g as u32, 1, 1],
+        [256, 1, 1],
+        vec![B(bi), B(bo), B(bt), u32a(n as u32)],
+    );
     let got: Vec<u32> = ctx.read("out", bo);
     let totals: Vec<u32> = ctx.read("totals", bt);
     let mut want = Vec::new();
@@ -541,13 +669,20 @@ pub fn barrier_loop(ctx: &Ctx) {
     let input: Vec<u32> = (0..bs * g).map(|_| r.u32()).collect();
     let k = ctx.kernel("barrier_loop");
     let (bi, bo) = (ctx.input(&input), ctx.output::<u32>(bs * g));
-    ctx.launch(&k, [g as u32, 1, 1], [bs as u32, 1, 1], vec![B(bi), B(bo), u32a(iters)]);
+    ctx.launch(
+        &k,
+        [g as u32, 1, 1],
+        [bs as u32, 1, 1],
+        vec![B(bi), B(bo), u32a(iters)],
+    );
     let got: Vec<u32> = ctx.read("out", bo);
     let mut want = Vec::new();
     for c in input.chunks(bs) {
         let mut sh = c.to_vec();
         for s in 0..iters {
-            let v: Vec<u32> = (0..bs).map(|t| sh[(t + 1) % bs].wrapping_add(sh[t])).collect();
+            let v: Vec<u32> = (0..bs)
+                .map(|t| sh[(t + 1) % bs].wrapping_add(sh[t]))
+                .collect();
             sh = v.iter().map(|x| x ^ s).collect();
         }
         want.extend(sh);
@@ -562,10 +697,20 @@ pub fn alu_fma(ctx: &Ctx) {
     let (items, iters) = (512usize, 50);
     let k = ctx.kernel("alu_fma");
     let bo = ctx.output::<f32>(items);
-    ctx.launch(&k, [groups(items, 128), 1, 1], [128, 1, 1], vec![B(bo), Arg::I32(iters)]);
+    ctx.launch(
+        &k,
+        [groups(items, 128), 1, 1],
+        [128, 1, 1],
+        vec![B(bo), Arg::I32(iters)],
+    );
     let got: Vec<f32> = ctx.read("out", bo);
-    let m = 0.999_023_437_5f32;
-    let consts = [0.000_976_562_5f32, 0.001_953_125, 0.002_929_687_5, 0.003_906_25];
+    let m = 1.0f32 - 1.0 / 1024.0; // 0.9990234375, exact
+    let consts = [
+        0.000_976_562_5f32,
+        0.001_953_125,
+        0.002_929_687_5,
+        0.003_906_25,
+    ];
     let want: Vec<f32> = (0..items)
         .map(|i| {
             let x = i as f32 * 0.000_976_562_5;

@@ -84,13 +84,15 @@ impl Rng {
     /// A normal f32 with magnitude in [2^lo_exp, 2^hi_exp), random sign and mantissa.
     pub fn f32_mag(&mut self, lo_exp: i32, hi_exp: i32) -> f32 {
         let e = self.range(lo_exp as i64, hi_exp as i64) as i32;
-        let bits = (((e + 127) as u32) << 23) | (self.u32() & 0x7F_FFFF) | (self.u32() & 0x8000_0000);
+        let bits =
+            (((e + 127) as u32) << 23) | (self.u32() & 0x7F_FFFF) | (self.u32() & 0x8000_0000);
         f32::from_bits(bits)
     }
     /// A normal f64 with magnitude in [2^lo_exp, 2^hi_exp), random sign and mantissa.
     pub fn f64_mag(&mut self, lo_exp: i32, hi_exp: i32) -> f64 {
         let e = self.range(lo_exp as i64, hi_exp as i64);
-        let bits = (((e + 1023) as u64) << 52) | (self.u64() & ((1 << 52) - 1)) | (self.u64() & (1 << 63));
+        let bits =
+            (((e + 1023) as u64) << 52) | (self.u64() & ((1 << 52) - 1)) | (self.u64() & (1 << 63));
         f64::from_bits(bits)
     }
 }
@@ -121,12 +123,22 @@ pub struct Ctx {
 impl Ctx {
     /// A strict context for `engine`.
     pub fn new(engine: Engine) -> Ctx {
-        Ctx { dev: Device::new(), engine, threads: 0, strict: true, outcome: RefCell::default() }
+        Ctx {
+            dev: Device::new(),
+            engine,
+            threads: 0,
+            strict: true,
+            outcome: RefCell::default(),
+        }
     }
 
     /// A non-strict single-threaded context (deterministic wave order) for the differential test.
     pub fn differential(engine: Engine) -> Ctx {
-        Ctx { threads: 1, strict: false, ..Ctx::new(engine) }
+        Ctx {
+            threads: 1,
+            strict: false,
+            ..Ctx::new(engine)
+        }
     }
 
     /// The recorded outputs and counters.
@@ -138,7 +150,10 @@ impl Ctx {
     pub fn kernel(&self, name: &str) -> Kernel {
         let obj = wavejit::corpus::object_for_kernel(name)
             .unwrap_or_else(|| panic!("no corpus object defines kernel {name}"));
-        let module = self.dev.load_module(obj.bytes).unwrap_or_else(|e| panic!("loading {}: {e}", obj.name));
+        let module = self
+            .dev
+            .load_module(obj.bytes)
+            .unwrap_or_else(|e| panic!("loading {}: {e}", obj.name));
         module.kernel(name).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -154,16 +169,30 @@ impl Ctx {
 
     /// Launches `kernel` on `grid` workgroups of `block` work-items; panics with the error text
     /// on failure. Records the counters.
-    pub fn launch(&self, kernel: &Kernel, grid: [u32; 3], block: [u32; 3], args: Vec<Arg>) -> Report {
-        let mut l = Launch::new(grid, block).engine(self.engine).threads(self.threads);
+    pub fn launch(
+        &self,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: Vec<Arg>,
+    ) -> Report {
+        let mut l = Launch::new(grid, block)
+            .engine(self.engine)
+            .threads(self.threads);
         for a in args {
             l = l.arg(a);
         }
-        let report = self
-            .dev
-            .launch(kernel, &l)
-            .unwrap_or_else(|e| panic!("{} under {:?}: launch failed: {e}", kernel.name(), self.engine));
-        self.outcome.borrow_mut().counters.push(report.counters.clone());
+        let report = self.dev.launch(kernel, &l).unwrap_or_else(|e| {
+            panic!(
+                "{} under {:?}: launch failed: {e}",
+                kernel.name(),
+                self.engine
+            )
+        });
+        self.outcome
+            .borrow_mut()
+            .counters
+            .push(report.counters.clone());
         report
     }
 
@@ -171,7 +200,10 @@ impl Ctx {
     pub fn read<T: Elem>(&self, label: &str, buf: Buffer) -> Vec<T> {
         let bytes = self.dev.read(buf);
         let v = from_bytes(&bytes);
-        self.outcome.borrow_mut().outputs.push((label.to_string(), bytes));
+        self.outcome
+            .borrow_mut()
+            .outputs
+            .push((label.to_string(), bytes));
         v
     }
 
@@ -182,7 +214,13 @@ impl Ctx {
     }
 
     /// Like `expect_eq` with a custom element predicate.
-    pub fn expect_close<T: Elem>(&self, label: &str, got: &[T], want: &[T], ok: impl Fn(T, T) -> bool) {
+    pub fn expect_close<T: Elem>(
+        &self,
+        label: &str,
+        got: &[T],
+        want: &[T],
+        ok: impl Fn(T, T) -> bool,
+    ) {
         if !self.strict {
             return;
         }
@@ -192,7 +230,15 @@ impl Ctx {
             let first: Vec<String> = bad
                 .iter()
                 .take(6)
-                .map(|&i| format!("[{i}] got {:?} ({:#x}) want {:?} ({:#x})", got[i], got[i].bits(), want[i], want[i].bits()))
+                .map(|&i| {
+                    format!(
+                        "[{i}] got {:?} ({:#x}) want {:?} ({:#x})",
+                        got[i],
+                        got[i].bits(),
+                        want[i],
+                        want[i].bits()
+                    )
+                })
                 .collect();
             panic!(
                 "{label} under {:?}: {} of {} elements differ; first: {}",
@@ -201,13 +247,6 @@ impl Ctx {
                 got.len(),
                 first.join("; ")
             );
-        }
-    }
-
-    /// Requires `cond` (strict mode only).
-    pub fn expect(&self, cond: bool, msg: impl FnOnce() -> String) {
-        if self.strict && !cond {
-            panic!("under {:?}: {}", self.engine, msg());
         }
     }
 }
