@@ -1,6 +1,7 @@
-//! Decoding entry points (PLACEHOLDER: filled in by the decoder work).
+//! Decoding and disassembly entry points: dispatch on the target's family.
 
-use super::{Inst, Target};
+use super::{Family, Inst, Target};
+use core::fmt::Write as _;
 use thiserror::Error;
 
 /// A word sequence that is not a valid instruction for the target.
@@ -15,18 +16,52 @@ pub struct DecodeError {
     pub reason: String,
 }
 
+impl DecodeError {
+    /// An error for the instruction at `pc` whose first bytes are `bytes` (at most 16 shown).
+    pub fn new(bytes: &[u8], pc: u64, reason: impl Into<String>) -> DecodeError {
+        let mut s = String::new();
+        for (i, chunk) in bytes[..bytes.len().min(16)].chunks(4).enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            if chunk.len() == 4 {
+                let w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                let _ = write!(s, "{w:08X}");
+            } else {
+                for b in chunk {
+                    let _ = write!(s, "{b:02x}");
+                }
+            }
+        }
+        if s.is_empty() {
+            s.push_str("no bytes");
+        }
+        DecodeError {
+            pc,
+            bytes: s,
+            reason: reason.into(),
+        }
+    }
+}
+
 /// Decodes the instruction at the start of `bytes`, located at address `pc`.
+///
+/// Never reads past `bytes`: a truncated instruction is an error.
 pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
-    let _ = target;
-    Err(DecodeError {
-        pc,
-        bytes: format!("{:02x?}", &bytes[..bytes.len().min(8)]),
-        reason: "decoder not built yet".into(),
-    })
+    match target.gpu.family() {
+        Some(Family::Gfx9) => super::gfx9::decode(target, bytes, pc),
+        _ => Err(DecodeError::new(
+            bytes,
+            pc,
+            format!("no decoder for {} yet", target.gpu),
+        )),
+    }
 }
 
 /// Prints `inst` (at address `pc`) exactly as llvm-objdump-22 prints its mnemonic and operands.
 pub fn disassemble(target: &Target, inst: &Inst, pc: u64) -> String {
-    let _ = (target, pc);
-    format!("{:?}", inst.op)
+    match target.gpu.family() {
+        Some(Family::Gfx9) => super::gfx9::print::print(target, inst, pc),
+        _ => format!("{:?}", inst.op),
+    }
 }

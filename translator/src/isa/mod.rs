@@ -14,5 +14,6 @@ pub use target::*;
 
 pub mod decode;
 pub mod generated;
+pub mod gfx9;
 
 pub use decode::{decode, disassemble, DecodeError};

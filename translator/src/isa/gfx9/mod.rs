@@ -1,0 +1,720 @@
+//! GFX9 (gfx942, gfx950) decoder: instruction words → [`Inst`].
+//!
+//! Bit layouts: `notes/cdna.md` §3.2 (checked against LLVM's TableGen encodings); opcode
+//! numbers and operand widths come from the generated tables (`isa::generated::gfx9`).
+
+pub mod print;
+
+use super::decode::DecodeError;
+use super::generated::{gfx9 as t, Op, OpInfo};
+use super::{Dpp, Format, Gpu, Inst, MaiFields, MemFields, Mods, Opnd, Sdwa, Target};
+
+/// Scalar code of `vcc_lo` (the `vcc` pair starts here).
+pub const VCC: u16 = 106;
+/// Source code that selects the SDWA extension word.
+const SRC_SDWA: u16 = 0xF9;
+/// Source code that selects the DPP extension word.
+const SRC_DPP: u16 = 0xFA;
+/// `saddr` value meaning "no scalar address" in GLOBAL/SCRATCH.
+const SADDR_OFF: u32 = 0x7F;
+
+struct Tables {
+    sop2: &'static [Option<OpInfo>],
+    sopk: &'static [Option<OpInfo>],
+    sop1: &'static [Option<OpInfo>],
+    sopc: &'static [Option<OpInfo>],
+    sopp: &'static [Option<OpInfo>],
+    smem: &'static [Option<OpInfo>],
+    vop1: &'static [Option<OpInfo>],
+    vop2: &'static [Option<OpInfo>],
+    vopc: &'static [Option<OpInfo>],
+    vop3: &'static [Option<OpInfo>],
+    vop3p: &'static [Option<OpInfo>],
+    ds: &'static [Option<OpInfo>],
+    flat: &'static [Option<OpInfo>],
+    global: &'static [Option<OpInfo>],
+    scratch: &'static [Option<OpInfo>],
+    mubuf: &'static [Option<OpInfo>],
+    mtbuf: &'static [Option<OpInfo>],
+}
+
+static GFX942: Tables = Tables {
+    sop2: &t::GFX942_SOP2,
+    sopk: &t::GFX942_SOPK,
+    sop1: &t::GFX942_SOP1,
+    sopc: &t::GFX942_SOPC,
+    sopp: &t::GFX942_SOPP,
+    smem: &t::GFX942_SMEM,
+    vop1: &t::GFX942_VOP1,
+    vop2: &t::GFX942_VOP2,
+    vopc: &t::GFX942_VOPC,
+    vop3: &t::GFX942_VOP3,
+    vop3p: &t::GFX942_VOP3P,
+    ds: &t::GFX942_DS,
+    flat: &t::GFX942_FLAT,
+    global: &t::GFX942_GLOBAL,
+    scratch: &t::GFX942_SCRATCH,
+    mubuf: &t::GFX942_MUBUF,
+    mtbuf: &t::GFX942_MTBUF,
+};
+
+static GFX950: Tables = Tables {
+    sop2: &t::GFX950_SOP2,
+    sopk: &t::GFX950_SOPK,
+    sop1: &t::GFX950_SOP1,
+    sopc: &t::GFX950_SOPC,
+    sopp: &t::GFX950_SOPP,
+    smem: &t::GFX950_SMEM,
+    vop1: &t::GFX950_VOP1,
+    vop2: &t::GFX950_VOP2,
+    vopc: &t::GFX950_VOPC,
+    vop3: &t::GFX950_VOP3,
+    vop3p: &t::GFX950_VOP3P,
+    ds: &t::GFX950_DS,
+    flat: &t::GFX950_FLAT,
+    global: &t::GFX950_GLOBAL,
+    scratch: &t::GFX950_SCRATCH,
+    mubuf: &t::GFX950_MUBUF,
+    mtbuf: &t::GFX950_MTBUF,
+};
+
+/// The opcode table entry of `op` in `table`, or an error naming the encoding.
+fn lookup(
+    table: &[Option<OpInfo>],
+    op: u32,
+    enc: &str,
+    bytes: &[u8],
+    pc: u64,
+) -> Result<OpInfo, DecodeError> {
+    match table.get(op as usize) {
+        Some(Some(info)) => Ok(*info),
+        _ => Err(DecodeError::new(
+            bytes,
+            pc,
+            format!("invalid {enc} opcode {op:#x}"),
+        )),
+    }
+}
+
+/// Reads the little-endian dword `i` of `bytes`.
+fn word(bytes: &[u8], i: usize, pc: u64) -> Result<u32, DecodeError> {
+    match bytes.get(i * 4..i * 4 + 4) {
+        Some(b) => Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        None => Err(DecodeError::new(
+            bytes,
+            pc,
+            format!("truncated instruction: needs {} bytes", (i + 1) * 4),
+        )),
+    }
+}
+
+/// An operand from a 9-bit VALU source field (or an 8-bit scalar field).
+fn src9(code: u32, count: u8) -> Opnd {
+    Opnd {
+        code: code as u16,
+        count: count.max(1),
+    }
+}
+
+/// An operand of an encoding slot: absent if the slot's width is 0.
+fn slot(code: u32, width: u8) -> Opnd {
+    if width == 0 {
+        Opnd::NONE
+    } else {
+        Opnd {
+            code: code as u16,
+            count: width,
+        }
+    }
+}
+
+fn vgpr(reg: u32, count: u8) -> Opnd {
+    Opnd::vgpr(reg as u8, count.max(1))
+}
+
+/// VGPR or AGPR by `acc`.
+fn vreg(reg: u32, count: u8, acc: bool) -> Opnd {
+    if acc {
+        Opnd::agpr(reg as u8, count.max(1))
+    } else {
+        vgpr(reg, count)
+    }
+}
+
+fn empty(op: Op, format: Format) -> Inst {
+    Inst {
+        op,
+        format,
+        size: 4,
+        words: [0; 4],
+        dst: [Opnd::NONE; 2],
+        src: [Opnd::NONE; 4],
+        literal: None,
+        imm: 0,
+        mods: Mods::default(),
+        dpp: None,
+        dpp8: None,
+        sdwa: None,
+        mem: MemFields::default(),
+        mai: MaiFields::default(),
+    }
+}
+
+/// Decodes one GFX9 instruction (see [`super::decode`]).
+pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let tables = if target.gpu == Gpu::GFX950 {
+        &GFX950
+    } else {
+        &GFX942
+    };
+    let w0 = word(bytes, 0, pc)?;
+    let mut inst = if w0 >> 31 == 0 {
+        match w0 >> 25 {
+            0x3F => decode_vop1(tables, w0, bytes, pc)?,
+            0x3E => decode_vopc(tables, w0, bytes, pc)?,
+            _ => decode_vop2(tables, w0, bytes, pc)?,
+        }
+    } else if w0 >> 30 == 0b10 {
+        match w0 >> 23 {
+            0x17D => decode_sop1(tables, w0, bytes, pc)?,
+            0x17E => decode_sopc(tables, w0, bytes, pc)?,
+            0x17F => decode_sopp(tables, w0, bytes, pc)?,
+            _ if w0 >> 28 == 0xB => decode_sopk(tables, w0, bytes, pc)?,
+            _ => decode_sop2(tables, w0, bytes, pc)?,
+        }
+    } else {
+        match w0 >> 26 {
+            0x30 => decode_smem(tables, w0, bytes, pc)?,
+            0x34 if (w0 >> 23) & 7 == 7 => decode_vop3p(tables, w0, bytes, pc)?,
+            0x34 => decode_vop3(tables, w0, bytes, pc)?,
+            0x36 => decode_ds(tables, w0, bytes, pc)?,
+            0x37 => decode_flat(tables, w0, bytes, pc)?,
+            0x38 => decode_mubuf(tables, w0, bytes, pc, false)?,
+            0x3A => decode_mubuf(tables, w0, bytes, pc, true)?,
+            e => {
+                return Err(DecodeError::new(
+                    bytes,
+                    pc,
+                    format!("unknown encoding {e:#x}"),
+                ))
+            }
+        }
+    };
+    let n = inst.size as usize / 4;
+    for i in 0..n {
+        inst.words[i] = word(bytes, i, pc)?;
+    }
+    Ok(inst)
+}
+
+/// Reads the literal dword after the first `inst.size` bytes if any source is the literal code.
+fn take_literal(inst: &mut Inst, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
+    if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
+        let i = inst.size as usize / 4;
+        inst.literal = Some(word(bytes, i, pc)?);
+        inst.size += 4;
+    }
+    Ok(())
+}
+
+fn decode_sop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.sop2, (w0 >> 23) & 0x7F, "SOP2", bytes, pc)?;
+    let mut inst = empty(info.op, Format::Sop2);
+    let w = info.widths;
+    inst.dst[0] = slot((w0 >> 16) & 0x7F, w[0]);
+    inst.src[0] = slot(w0 & 0xFF, w[1]);
+    inst.src[1] = slot((w0 >> 8) & 0xFF, w[2]);
+    take_literal(&mut inst, bytes, pc)?;
+    Ok(inst)
+}
+
+fn decode_sopk(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.sopk, (w0 >> 23) & 0x1F, "SOPK", bytes, pc)?;
+    let mut inst = empty(info.op, Format::Sopk);
+    let sdst = slot((w0 >> 16) & 0x7F, info.widths[0]);
+    // s_cmpk_* and s_setreg_* read the SDST field; everything else writes it.
+    let name = info.mnemonic;
+    if name.starts_with("s_cmpk") || name.starts_with("s_setreg") {
+        inst.src[0] = sdst;
+    } else {
+        inst.dst[0] = sdst;
+    }
+    inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
+    if info.op == Op::S_SETREG_IMM32_B32 {
+        inst.literal = Some(word(bytes, 1, pc)?);
+        inst.size = 8;
+    }
+    Ok(inst)
+}
+
+fn decode_sop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.sop1, (w0 >> 8) & 0xFF, "SOP1", bytes, pc)?;
+    let mut inst = empty(info.op, Format::Sop1);
+    inst.dst[0] = slot((w0 >> 16) & 0x7F, info.widths[0]);
+    inst.src[0] = slot(w0 & 0xFF, info.widths[1]);
+    take_literal(&mut inst, bytes, pc)?;
+    Ok(inst)
+}
+
+fn decode_sopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.sopc, (w0 >> 16) & 0x7F, "SOPC", bytes, pc)?;
+    let mut inst = empty(info.op, Format::Sopc);
+    inst.src[0] = slot(w0 & 0xFF, info.widths[0]);
+    if info.op == Op::S_SET_GPR_IDX_ON {
+        // SSRC1 is the 4-bit gpr_idx mode mask, not an operand.
+        inst.imm = ((w0 >> 8) & 0xFF) as i32;
+    } else {
+        inst.src[1] = slot((w0 >> 8) & 0xFF, info.widths[1]);
+    }
+    take_literal(&mut inst, bytes, pc)?;
+    Ok(inst)
+}
+
+fn decode_sopp(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.sopp, (w0 >> 16) & 0x7F, "SOPP", bytes, pc)?;
+    let mut inst = empty(info.op, Format::Sopp);
+    inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
+    Ok(inst)
+}
+
+fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.smem, (w0 >> 18) & 0xFF, "SMEM", bytes, pc)?;
+    let w1 = word(bytes, 1, pc)?;
+    let mut inst = empty(info.op, Format::Smem);
+    inst.size = 8;
+    let w = info.widths;
+    let sdata = slot((w0 >> 6) & 0x7F, w[0]);
+    let name = info.mnemonic;
+    let is_store = name.contains("store");
+    let is_atomic = name.contains("atomic");
+    if is_store || is_atomic {
+        inst.src[1] = sdata;
+        if is_atomic && (w0 >> 16) & 1 == 1 {
+            inst.dst[0] = sdata; // returning atomics (glc) write the old value back
+        }
+    } else {
+        inst.dst[0] = sdata;
+    }
+    inst.src[0] = slot((w0 & 0x3F) << 1, w[1]);
+    let imm = (w0 >> 17) & 1 == 1;
+    let soe = (w0 >> 14) & 1 == 1;
+    if w[1] != 0 || w[2] != 0 {
+        if imm {
+            // 21-bit signed byte offset (GFX9+).
+            inst.mem.offset = ((w1 & 0x1F_FFFF) << 11) as i32 >> 11;
+            if soe {
+                inst.src[2] = Opnd::scalar((w1 >> 25) as u8, 1);
+            }
+        } else if soe {
+            inst.src[2] = Opnd::scalar((w1 >> 25) as u8, 1);
+        } else {
+            inst.src[2] = Opnd::scalar((w1 & 0x7F) as u8, 1);
+        }
+    }
+    inst.mem.glc = (w0 >> 16) & 1 == 1;
+    inst.mem.cpol = ((w0 >> 15) & 1) as u8; // NV
+    inst.imm = imm as i32 | (soe as i32) << 1;
+    Ok(inst)
+}
+
+/// Fills a 32-bit VOP instruction's SDWA or DPP extension word when SRC0 selects one, else
+/// its literal. `src0w` is src0's register count.
+fn vop_ext(inst: &mut Inst, bytes: &[u8], pc: u64, vopc: bool) -> Result<(), DecodeError> {
+    let code = inst.src[0].code;
+    if code == SRC_DPP {
+        let e = word(bytes, 1, pc)?;
+        inst.size = 8;
+        inst.src[0] = vgpr(e & 0xFF, inst.src[0].count);
+        inst.dpp = Some(Dpp {
+            ctrl: ((e >> 8) & 0x1FF) as u16,
+            row_mask: (e >> 28) as u8,
+            bank_mask: ((e >> 24) & 0xF) as u8,
+            bound_ctrl: (e >> 19) & 1 == 1,
+            fi: false,
+        });
+        inst.mods.neg = (((e >> 20) & 1) | ((e >> 21) & 2)) as u8;
+        inst.mods.abs = (((e >> 21) & 1) | ((e >> 22) & 2)) as u8;
+    } else if code == SRC_SDWA {
+        let e = word(bytes, 1, pc)?;
+        inst.size = 8;
+        let s0 = e & 0xFF;
+        inst.src[0] = if (e >> 23) & 1 == 1 {
+            src9(s0, inst.src[0].count)
+        } else {
+            vgpr(s0, inst.src[0].count)
+        };
+        if inst.src[1].is_some() && (e >> 31) & 1 == 1 {
+            // S1: src1 is a scalar operand (its 8-bit code is in the VSRC1 field).
+            inst.src[1].code -= Opnd::VGPR0;
+        }
+        inst.sdwa = Some(Sdwa {
+            dst_sel: ((e >> 8) & 7) as u8,
+            dst_unused: ((e >> 11) & 3) as u8,
+            src0_sel: ((e >> 16) & 7) as u8,
+            src1_sel: ((e >> 24) & 7) as u8,
+            sext: (((e >> 19) & 1) | ((e >> 26) & 2)) as u8,
+        });
+        inst.mods.neg = (((e >> 20) & 1) | ((e >> 27) & 2)) as u8;
+        inst.mods.abs = (((e >> 21) & 1) | ((e >> 28) & 2)) as u8;
+        if vopc {
+            // SDWAB: SD selects an explicit SDST instead of VCC.
+            if (e >> 15) & 1 == 1 {
+                inst.dst[0] = Opnd::scalar(((e >> 8) & 0x7F) as u8, 2);
+            }
+            inst.sdwa = inst.sdwa.map(|s| Sdwa {
+                dst_sel: 6,
+                dst_unused: 0,
+                ..s
+            });
+        } else {
+            inst.mods.clamp = (e >> 13) & 1 == 1;
+            inst.mods.omod = ((e >> 14) & 3) as u8;
+        }
+    } else {
+        take_literal(inst, bytes, pc)?;
+    }
+    Ok(())
+}
+
+fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1", bytes, pc)?;
+    let mut inst = empty(info.op, Format::Vop1);
+    let w = info.widths;
+    let d = (w0 >> 17) & 0xFF;
+    if w[0] != 0 {
+        inst.dst[0] = if info.kinds[0] == 1 {
+            Opnd::scalar(d as u8, w[0])
+        } else {
+            vreg(d, w[0], info.kinds[0] == 2)
+        };
+    }
+    if w[1] != 0 {
+        inst.src[0] = src9(w0 & 0x1FF, w[1]);
+        if info.kinds[1] == 2 && inst.src[0].code >= 256 {
+            inst.src[0].code += 256;
+        }
+    }
+    vop_ext(&mut inst, bytes, pc, false)?;
+    Ok(inst)
+}
+
+/// True for the VOP2/VOP3 carry forms that write a carry-out (VCC in VOP2).
+fn carry_out(op: Op) -> bool {
+    matches!(
+        op,
+        Op::V_ADD_CO_U32
+            | Op::V_SUB_CO_U32
+            | Op::V_SUBREV_CO_U32
+            | Op::V_ADDC_CO_U32
+            | Op::V_SUBB_CO_U32
+            | Op::V_SUBBREV_CO_U32
+    )
+}
+
+/// True for the VOP2 forms that read VCC implicitly (carry-in or select mask).
+fn vcc_in(op: Op) -> bool {
+    matches!(
+        op,
+        Op::V_ADDC_CO_U32 | Op::V_SUBB_CO_U32 | Op::V_SUBBREV_CO_U32 | Op::V_CNDMASK_B32
+    )
+}
+
+fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.vop2, (w0 >> 25) & 0x3F, "VOP2", bytes, pc)?;
+    let mut inst = empty(info.op, Format::Vop2);
+    let w = info.widths;
+    inst.dst[0] = vgpr((w0 >> 17) & 0xFF, w[0]);
+    inst.src[0] = src9(w0 & 0x1FF, w[1]);
+    inst.src[1] = vgpr((w0 >> 9) & 0xFF, w[2]);
+    if carry_out(info.op) {
+        inst.dst[1] = Opnd::scalar(VCC as u8, 2);
+    }
+    if vcc_in(info.op) {
+        inst.src[2] = Opnd::scalar(VCC as u8, 2);
+    }
+    let m = info.mnemonic;
+    if m.contains("madmk") || m.contains("fmamk") {
+        // D = S0 * K + S1: LLVM prints src0, K, vsrc1.
+        inst.src[2] = inst.src[1];
+        inst.src[1] = Opnd::scalar(Opnd::LITERAL as u8, 1);
+    } else if m.contains("madak") || m.contains("fmaak") {
+        inst.src[2] = Opnd::scalar(Opnd::LITERAL as u8, 1);
+    }
+    vop_ext(&mut inst, bytes, pc, false)?;
+    Ok(inst)
+}
+
+fn decode_vopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.vopc, (w0 >> 17) & 0xFF, "VOPC", bytes, pc)?;
+    let mut inst = empty(info.op, Format::Vopc);
+    let w = info.widths;
+    inst.dst[0] = Opnd::scalar(VCC as u8, 2);
+    inst.src[0] = src9(w0 & 0x1FF, w[0]);
+    inst.src[1] = vgpr((w0 >> 9) & 0xFF, w[1]);
+    vop_ext(&mut inst, bytes, pc, true)?;
+    Ok(inst)
+}
+
+/// True for the VOP3B opcodes (scalar second destination in bits [14:8]).
+fn is_vop3b(op: Op) -> bool {
+    carry_out(op)
+        || matches!(
+            op,
+            Op::V_DIV_SCALE_F32 | Op::V_DIV_SCALE_F64 | Op::V_MAD_U64_U32 | Op::V_MAD_I64_I32
+        )
+}
+
+fn vop3_src(code: u32, width: u8, kind: u8) -> Opnd {
+    if width == 0 {
+        return Opnd::NONE;
+    }
+    let mut o = src9(code, width);
+    if kind == 2 && o.code >= 256 {
+        o.code += 256;
+    }
+    o
+}
+
+fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let opc = (w0 >> 16) & 0x3FF;
+    let info = lookup(tb.vop3, opc, "VOP3", bytes, pc)?;
+    let w1 = word(bytes, 1, pc)?;
+    let vop3b = is_vop3b(info.op);
+    let mut inst = empty(info.op, if vop3b { Format::Vop3b } else { Format::Vop3 });
+    inst.size = 8;
+    let w = info.widths;
+    let k = info.kinds;
+    let d = w0 & 0xFF;
+    if w[0] != 0 {
+        inst.dst[0] = if k[0] == 1 {
+            Opnd::scalar(d as u8, w[0])
+        } else {
+            vreg(d, w[0], k[0] == 2)
+        };
+    }
+    for i in 0..3 {
+        inst.src[i] = vop3_src((w1 >> (9 * i)) & 0x1FF, w[i + 1], k[i + 1]);
+    }
+    if vop3b {
+        inst.dst[1] = Opnd::scalar(((w0 >> 8) & 0x7F) as u8, 2);
+    } else {
+        inst.mods.abs = ((w0 >> 8) & 7) as u8;
+        inst.mods.op_sel = ((w0 >> 11) & 0xF) as u8;
+    }
+    inst.mods.clamp = (w0 >> 15) & 1 == 1;
+    inst.mods.omod = ((w1 >> 27) & 3) as u8;
+    inst.mods.neg = (w1 >> 29) as u8;
+    if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
+        return Err(DecodeError::new(
+            bytes,
+            pc,
+            "VOP3 cannot take a literal on GFX9",
+        ));
+    }
+    Ok(inst)
+}
+
+/// True for the matrix-core opcodes of the VOP3P space.
+fn is_mai(name: &str) -> bool {
+    name.starts_with("v_mfma") || name.starts_with("v_smfmac")
+}
+
+fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", bytes, pc)?;
+    let w1 = word(bytes, 1, pc)?;
+    let w = info.widths;
+    let k = info.kinds;
+    let mai = is_mai(info.mnemonic);
+    let acc_mov = info.mnemonic.starts_with("v_accvgpr");
+    let mut inst = empty(
+        info.op,
+        if mai || acc_mov {
+            Format::Mai
+        } else {
+            Format::Vop3p
+        },
+    );
+    inst.size = 8;
+    let d = w0 & 0xFF;
+    if mai {
+        let acc_cd = (w0 >> 15) & 1 == 1;
+        inst.dst[0] = vreg(d, w[0], acc_cd);
+        let acc = (w1 >> 27) & 3;
+        for i in 0..3 {
+            let a = if i == 2 { acc_cd } else { (acc >> i) & 1 == 1 };
+            let mut o = vop3_src((w1 >> (9 * i)) & 0x1FF, w[i + 1], 0);
+            if a && o.code >= 256 {
+                o.code += 256;
+            }
+            inst.src[i] = o;
+        }
+        inst.mai = MaiFields {
+            cbsz: ((w0 >> 8) & 7) as u8,
+            abid: ((w0 >> 11) & 0xF) as u8,
+            blgp: (w1 >> 29) as u8,
+        };
+    } else {
+        if w[0] != 0 {
+            inst.dst[0] = vreg(d, w[0], k[0] == 2);
+        }
+        for i in 0..3 {
+            inst.src[i] = vop3_src((w1 >> (9 * i)) & 0x1FF, w[i + 1], k[i + 1]);
+        }
+        inst.mods.neg_hi = ((w0 >> 8) & 7) as u8;
+        inst.mods.op_sel = ((w0 >> 11) & 7) as u8;
+        inst.mods.op_sel_hi = (((w1 >> 27) & 3) | ((w0 >> 12) & 4)) as u8;
+        inst.mods.clamp = (w0 >> 15) & 1 == 1;
+        inst.mods.neg = (w1 >> 29) as u8;
+    }
+    if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
+        return Err(DecodeError::new(
+            bytes,
+            pc,
+            "VOP3P cannot take a literal on GFX9",
+        ));
+    }
+    Ok(inst)
+}
+
+/// True for the DS opcodes with two 8-bit offsets (`offset0`/`offset1`).
+pub fn ds_two_offsets(name: &str) -> bool {
+    name.contains("2_") || name.contains("2st64")
+}
+
+fn decode_ds(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let info = lookup(tb.ds, (w0 >> 17) & 0xFF, "DS", bytes, pc)?;
+    let w1 = word(bytes, 1, pc)?;
+    let mut inst = empty(info.op, Format::Ds);
+    inst.size = 8;
+    let w = info.widths;
+    let acc = (w0 >> 25) & 1 == 1;
+    if w[0] != 0 {
+        inst.dst[0] = vreg(w1 >> 24, w[0], acc);
+    }
+    if w[1] != 0 {
+        inst.src[0] = vgpr(w1 & 0xFF, w[1]);
+    }
+    if w[2] != 0 {
+        inst.src[1] = vreg((w1 >> 8) & 0xFF, w[2], acc);
+    }
+    if w[3] != 0 {
+        inst.src[2] = vreg((w1 >> 16) & 0xFF, w[3], acc);
+    }
+    if ds_two_offsets(info.mnemonic) {
+        inst.mem.offset = (w0 & 0xFF) as i32;
+        inst.mem.offset1 = ((w0 >> 8) & 0xFF) as u8;
+    } else {
+        inst.mem.offset = (w0 & 0xFFFF) as i32;
+    }
+    inst.mem.gds = (w0 >> 16) & 1 == 1;
+    Ok(inst)
+}
+
+fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let seg = (w0 >> 14) & 3;
+    let opc = (w0 >> 18) & 0x7F;
+    let (info, format) = match seg {
+        0 => (lookup(tb.flat, opc, "FLAT", bytes, pc)?, Format::Flat),
+        1 => (
+            lookup(tb.scratch, opc, "SCRATCH", bytes, pc)?,
+            Format::Scratch,
+        ),
+        2 => (lookup(tb.global, opc, "GLOBAL", bytes, pc)?, Format::Global),
+        _ => return Err(DecodeError::new(bytes, pc, "FLAT segment 3 is reserved")),
+    };
+    let w1 = word(bytes, 1, pc)?;
+    let mut inst = empty(info.op, format);
+    inst.size = 8;
+    let w = info.widths;
+    let acc = (w1 >> 23) & 1 == 1;
+    let saddr = (w1 >> 16) & 0x7F;
+    if w[0] != 0 {
+        inst.dst[0] = vreg(w1 >> 24, w[0], acc);
+    }
+    let sve = (w0 >> 13) & 1 == 1;
+    match format {
+        Format::Global => {
+            if saddr != SADDR_OFF {
+                inst.src[0] = vgpr(w1 & 0xFF, 1);
+                inst.src[2] = Opnd::scalar(saddr as u8, 2);
+            } else {
+                inst.src[0] = vgpr(w1 & 0xFF, 2);
+            }
+        }
+        Format::Scratch => {
+            if sve {
+                inst.src[0] = vgpr(w1 & 0xFF, 1);
+            }
+            if saddr != SADDR_OFF {
+                inst.src[2] = Opnd::scalar(saddr as u8, 1);
+            }
+        }
+        _ => inst.src[0] = vgpr(w1 & 0xFF, 2),
+    }
+    if w[2] != 0 {
+        inst.src[1] = vreg((w1 >> 8) & 0xFF, w[2], acc);
+    }
+    inst.mem.offset = if format == Format::Flat {
+        (w0 & 0xFFF) as i32
+    } else {
+        ((w0 & 0x1FFF) << 19) as i32 >> 19
+    };
+    inst.mem.glc = (w0 >> 16) & 1 == 1;
+    inst.mem.slc = (w0 >> 17) & 1 == 1;
+    inst.mem.sc1 = (w0 >> 25) & 1 == 1;
+    inst.mem.lds = format != Format::Scratch && sve;
+    Ok(inst)
+}
+
+fn decode_mubuf(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    mtbuf: bool,
+) -> Result<Inst, DecodeError> {
+    let info = if mtbuf {
+        lookup(tb.mtbuf, (w0 >> 15) & 0xF, "MTBUF", bytes, pc)?
+    } else {
+        lookup(tb.mubuf, (w0 >> 18) & 0x7F, "MUBUF", bytes, pc)?
+    };
+    let w1 = word(bytes, 1, pc)?;
+    let mut inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
+    inst.size = 8;
+    let w = info.widths;
+    let acc = (w1 >> 23) & 1 == 1;
+    let offen = (w0 >> 12) & 1 == 1;
+    let idxen = (w0 >> 13) & 1 == 1;
+    let nvaddr = offen as u8 + idxen as u8;
+    if nvaddr > 0 {
+        inst.src[0] = vgpr(w1 & 0xFF, nvaddr);
+    }
+    if w[0] != 0 {
+        let data = vreg((w1 >> 8) & 0xFF, w[0], acc);
+        let name = info.mnemonic;
+        if name.contains("store") || name.contains("atomic") {
+            inst.src[1] = data;
+            if name.contains("atomic") && (w0 >> 14) & 1 == 1 {
+                inst.dst[0] = data;
+            }
+        } else {
+            inst.dst[0] = data;
+        }
+    }
+    inst.src[2] = Opnd::scalar((w1 >> 24) as u8, 1);
+    inst.src[3] = Opnd::scalar((((w1 >> 16) & 0x1F) << 2) as u8, 4);
+    inst.mem.offset = (w0 & 0xFFF) as i32;
+    inst.mem.offen = offen;
+    inst.mem.idxen = idxen;
+    inst.mem.glc = (w0 >> 14) & 1 == 1;
+    if mtbuf {
+        inst.mem.sc1 = (w1 >> 21) & 1 == 1;
+        inst.mem.slc = (w1 >> 22) & 1 == 1;
+        inst.mem.format = ((w0 >> 19) & 0x7F) as u8;
+    } else {
+        inst.mem.sc1 = (w0 >> 15) & 1 == 1;
+        inst.mem.lds = (w0 >> 16) & 1 == 1;
+        inst.mem.slc = (w0 >> 17) & 1 == 1;
+    }
+    Ok(inst)
+}

@@ -1,0 +1,768 @@
+//! GFX9 disassembler: prints an [`Inst`] in LLVM 22's syntax (as `llvm-objdump-22 -d`).
+
+use super::{ds_two_offsets, Tables, GFX942, GFX950, SADDR_OFF};
+use crate::isa::generated::OpInfo;
+use crate::isa::{Format, Gpu, Inst, Opnd, Target};
+use core::fmt::Write as _;
+
+/// The table entry an instruction was decoded from (looked up again from its first word).
+fn info(tb: &Tables, inst: &Inst) -> Option<OpInfo> {
+    let w0 = inst.words[0];
+    let (table, op) = match inst.format {
+        Format::Sop2 => (tb.sop2, (w0 >> 23) & 0x7F),
+        Format::Sopk => (tb.sopk, (w0 >> 23) & 0x1F),
+        Format::Sop1 => (tb.sop1, (w0 >> 8) & 0xFF),
+        Format::Sopc => (tb.sopc, (w0 >> 16) & 0x7F),
+        Format::Sopp => (tb.sopp, (w0 >> 16) & 0x7F),
+        Format::Smem => (tb.smem, (w0 >> 18) & 0xFF),
+        Format::Vop1 => (tb.vop1, (w0 >> 9) & 0xFF),
+        Format::Vop2 => (tb.vop2, (w0 >> 25) & 0x3F),
+        Format::Vopc => (tb.vopc, (w0 >> 17) & 0xFF),
+        Format::Vop3 | Format::Vop3b => (tb.vop3, (w0 >> 16) & 0x3FF),
+        Format::Vop3p | Format::Mai => (tb.vop3p, (w0 >> 16) & 0x7F),
+        Format::Ds => (tb.ds, (w0 >> 17) & 0xFF),
+        Format::Flat => (tb.flat, (w0 >> 18) & 0x7F),
+        Format::Global => (tb.global, (w0 >> 18) & 0x7F),
+        Format::Scratch => (tb.scratch, (w0 >> 18) & 0x7F),
+        Format::Mubuf => (tb.mubuf, (w0 >> 18) & 0x7F),
+        Format::Mtbuf => (tb.mtbuf, (w0 >> 15) & 0xF),
+        _ => return None,
+    };
+    table.get(op as usize).copied().flatten()
+}
+
+/// Writes a scalar-space register name (`s4`, `s[4:5]`, `vcc`, `ttmp[0:1]`, `m0`, ...).
+fn sreg(out: &mut String, code: u16, count: u8) {
+    let c = code as u32;
+    let n = count as u32;
+    let range = |out: &mut String, p: &str, lo: u32| {
+        if n <= 1 {
+            let _ = write!(out, "{p}{lo}");
+        } else {
+            let _ = write!(out, "{p}[{lo}:{}]", lo + n - 1);
+        }
+    };
+    match c {
+        0..=101 => range(out, "s", c),
+        102 | 104 | 106 | 126 if n == 2 => out.push_str(match c {
+            102 => "flat_scratch",
+            104 => "xnack_mask",
+            106 => "vcc",
+            _ => "exec",
+        }),
+        102 => out.push_str("flat_scratch_lo"),
+        103 => out.push_str("flat_scratch_hi"),
+        104 => out.push_str("xnack_mask_lo"),
+        105 => out.push_str("xnack_mask_hi"),
+        106 => out.push_str("vcc_lo"),
+        107 => out.push_str("vcc_hi"),
+        108..=123 => range(out, "ttmp", c - 108),
+        124 => out.push_str("m0"),
+        126 => out.push_str("exec_lo"),
+        127 => out.push_str("exec_hi"),
+        _ => {
+            let _ = write!(out, "<reg{c}>");
+        }
+    }
+}
+
+/// Writes any operand. `lit` is the instruction's literal.
+fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
+    let c = o.code;
+    match c {
+        0..=127 => sreg(out, c, o.count),
+        128..=192 => {
+            let _ = write!(out, "{}", c - 128);
+        }
+        193..=208 => {
+            let _ = write!(out, "-{}", c - 192);
+        }
+        235 => out.push_str("src_shared_base"),
+        236 => out.push_str("src_shared_limit"),
+        237 => out.push_str("src_private_base"),
+        238 => out.push_str("src_private_limit"),
+        239 => out.push_str("src_pops_exiting_wave_id"),
+        240..=248 => out.push_str(
+            [
+                "0.5",
+                "-0.5",
+                "1.0",
+                "-1.0",
+                "2.0",
+                "-2.0",
+                "4.0",
+                "-4.0",
+                "0.15915494",
+            ][(c - 240) as usize],
+        ),
+        251 => out.push_str("src_vccz"),
+        252 => out.push_str("src_execz"),
+        253 => out.push_str("src_scc"),
+        254 => out.push_str("src_lds_direct"),
+        255 => {
+            let _ = write!(out, "0x{:x}", lit.unwrap_or(0));
+        }
+        256..=511 | 512..=767 => {
+            let (p, r) = if c >= 512 {
+                ("a", c - 512)
+            } else {
+                ("v", c - 256)
+            };
+            if o.count <= 1 {
+                let _ = write!(out, "{p}{r}");
+            } else {
+                let _ = write!(out, "{p}[{r}:{}]", r + o.count as u16 - 1);
+            }
+        }
+        _ => {
+            let _ = write!(out, "<opnd{c}>");
+        }
+    }
+}
+
+/// Writes a source with its `neg`/`abs` modifiers.
+fn src_mod(out: &mut String, o: Opnd, lit: Option<u32>, neg: bool, abs: bool) {
+    if neg {
+        out.push('-');
+    }
+    if abs {
+        out.push('|');
+    }
+    opnd(out, o, lit);
+    if abs {
+        out.push('|');
+    }
+}
+
+/// Appends `, ` between operands.
+struct List<'a> {
+    out: &'a mut String,
+    first: bool,
+}
+
+impl List<'_> {
+    fn sep(&mut self) -> &mut String {
+        if self.first {
+            self.out.push(' ');
+            self.first = false;
+        } else {
+            self.out.push_str(", ");
+        }
+        self.out
+    }
+    fn op(&mut self, o: Opnd, lit: Option<u32>) {
+        if o.is_some() {
+            let s = self.sep();
+            opnd(s, o, lit);
+        }
+    }
+}
+
+/// Prints `inst` as LLVM does. `pc` is the instruction's address (unused: LLVM prints
+/// branch offsets, not targets).
+pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
+    let _ = pc;
+    let tb = if target.gpu == Gpu::GFX950 {
+        &GFX950
+    } else {
+        &GFX942
+    };
+    let Some(info) = info(tb, inst) else {
+        return format!("{}", inst.op.name());
+    };
+    let mut out = String::with_capacity(48);
+    let base = info.mnemonic;
+    // DPP/SDWA forms replace the `_e32` suffix.
+    let stem = base.strip_suffix("_e32").unwrap_or(base);
+    if inst.dpp.is_some() {
+        let _ = write!(out, "{stem}_dpp");
+    } else if inst.sdwa.is_some() {
+        let _ = write!(out, "{stem}_sdwa");
+    } else {
+        out.push_str(base);
+    }
+    match inst.format {
+        Format::Sop1 | Format::Sop2 => {
+            let mut l = List {
+                out: &mut out,
+                first: true,
+            };
+            l.op(inst.dst[0], inst.literal);
+            l.op(inst.src[0], inst.literal);
+            l.op(inst.src[1], inst.literal);
+        }
+        Format::Sopc => {
+            let mut l = List {
+                out: &mut out,
+                first: true,
+            };
+            l.op(inst.src[0], inst.literal);
+            l.op(inst.src[1], inst.literal);
+            if info.op == crate::isa::Op::S_SET_GPR_IDX_ON {
+                let s = l.sep();
+                gpr_idx(s, inst.imm as u32);
+            }
+        }
+        Format::Sopk => print_sopk(&mut out, inst, info),
+        Format::Sopp => print_sopp(&mut out, inst, info),
+        Format::Smem => print_smem(&mut out, inst, info),
+        Format::Vop1 | Format::Vop2 | Format::Vopc => print_vop(&mut out, inst, info),
+        Format::Vop3 | Format::Vop3b => print_vop3(&mut out, inst, info),
+        Format::Vop3p | Format::Mai => print_vop3p(&mut out, inst, info),
+        Format::Ds => print_ds(&mut out, inst, info),
+        Format::Flat | Format::Global | Format::Scratch => print_flat(&mut out, inst),
+        Format::Mubuf | Format::Mtbuf => print_mubuf(&mut out, inst),
+        _ => {}
+    }
+    out
+}
+
+fn gpr_idx(out: &mut String, mode: u32) {
+    out.push_str("gpr_idx(");
+    let mut first = true;
+    for (i, n) in ["SRC0", "SRC1", "SRC2", "DST"].iter().enumerate() {
+        if mode >> i & 1 == 1 {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(n);
+        }
+    }
+    out.push(')');
+}
+
+fn hwreg(out: &mut String, v: u32) {
+    let id = v & 0x3F;
+    let offset = (v >> 6) & 0x1F;
+    let size = ((v >> 11) & 0x1F) + 1;
+    let name = match id {
+        1 => "HW_REG_MODE",
+        2 => "HW_REG_STATUS",
+        3 => "HW_REG_TRAPSTS",
+        4 => "HW_REG_HW_ID",
+        5 => "HW_REG_GPR_ALLOC",
+        6 => "HW_REG_LDS_ALLOC",
+        7 => "HW_REG_IB_STS",
+        15 => "HW_REG_SH_MEM_BASES",
+        16 => "HW_REG_TBA_LO",
+        17 => "HW_REG_TBA_HI",
+        18 => "HW_REG_TMA_LO",
+        19 => "HW_REG_TMA_HI",
+        _ => "",
+    };
+    out.push_str("hwreg(");
+    if name.is_empty() {
+        let _ = write!(out, "{id}");
+    } else {
+        out.push_str(name);
+    }
+    if !(offset == 0 && size == 32) {
+        let _ = write!(out, ", {offset}, {size}");
+    }
+    out.push(')');
+}
+
+fn print_sopk(out: &mut String, inst: &Inst, info: OpInfo) {
+    let simm = (inst.imm as u32) & 0xFFFF;
+    let m = info.mnemonic;
+    let reg = if inst.dst[0].is_some() {
+        inst.dst[0]
+    } else {
+        inst.src[0]
+    };
+    if m == "s_setreg_imm32_b32" {
+        out.push(' ');
+        hwreg(out, simm);
+        let _ = write!(out, ", 0x{:x}", inst.literal.unwrap_or(0));
+    } else if m.starts_with("s_setreg") {
+        out.push(' ');
+        hwreg(out, simm);
+        out.push_str(", ");
+        opnd(out, reg, None);
+    } else if m.starts_with("s_getreg") {
+        out.push(' ');
+        opnd(out, reg, None);
+        out.push_str(", ");
+        hwreg(out, simm);
+    } else {
+        let mut l = List { out, first: true };
+        l.op(reg, None);
+        let s = l.sep();
+        if m.starts_with("s_call") || m.starts_with("s_cbranch") {
+            let _ = write!(s, "{}", inst.imm);
+        } else {
+            let _ = write!(s, "0x{simm:x}");
+        }
+    }
+}
+
+fn print_sopp(out: &mut String, inst: &Inst, info: OpInfo) {
+    let simm = (inst.imm as u32) & 0xFFFF;
+    let m = info.mnemonic;
+    match m {
+        "s_waitcnt" => {
+            let vm = (simm & 0xF) | ((simm >> 10) & 0x30);
+            let exp = (simm >> 4) & 7;
+            let lgkm = (simm >> 8) & 0xF;
+            let mut parts = Vec::new();
+            if vm != 63 {
+                parts.push(format!("vmcnt({vm})"));
+            }
+            if exp != 7 {
+                parts.push(format!("expcnt({exp})"));
+            }
+            if lgkm != 15 {
+                parts.push(format!("lgkmcnt({lgkm})"));
+            }
+            if parts.is_empty() {
+                let _ = write!(out, " vmcnt(63) expcnt(7) lgkmcnt(15)");
+            } else {
+                out.push(' ');
+                out.push_str(&parts.join(" "));
+            }
+        }
+        "s_endpgm"
+        | "s_endpgm_saved"
+        | "s_wakeup"
+        | "s_barrier"
+        | "s_icache_inv"
+        | "s_ttracedata"
+        | "s_set_gpr_idx_off"
+        | "s_endpgm_ordered_ps_done" => {
+            if simm != 0 {
+                let _ = write!(out, " {simm}");
+            }
+        }
+        "s_set_gpr_idx_mode" => {
+            out.push(' ');
+            gpr_idx(out, simm);
+        }
+        "s_sendmsg" | "s_sendmsghalt" => {
+            out.push(' ');
+            sendmsg(out, simm);
+        }
+        _ if m.starts_with("s_cbranch") || m == "s_branch" => {
+            let _ = write!(out, " {}", inst.imm);
+        }
+        "s_nop" | "s_sleep" | "s_setprio" | "s_trap" | "s_setkill" | "s_sethalt"
+        | "s_incperflevel" | "s_decperflevel" => {
+            let _ = write!(out, " {simm}");
+        }
+        _ => {
+            let _ = write!(out, " 0x{simm:x}");
+        }
+    }
+}
+
+fn sendmsg(out: &mut String, v: u32) {
+    let id = v & 0xF;
+    let op = (v >> 4) & 7;
+    let stream = (v >> 8) & 3;
+    let rest = v & !0x37F;
+    let gs_ops = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+    match id {
+        2 | 3 if rest == 0 && op < 4 && (op != 0 || id == 3) => {
+            let name = if id == 2 { "MSG_GS" } else { "MSG_GS_DONE" };
+            if op == 0 {
+                if stream != 0 {
+                    let _ = write!(out, "{v}");
+                } else {
+                    let _ = write!(out, "sendmsg({name}, {})", gs_ops[0]);
+                }
+            } else {
+                let _ = write!(out, "sendmsg({name}, {}, {stream})", gs_ops[op as usize]);
+            }
+        }
+        1 | 4 | 5 | 6 | 7 | 9 | 15 if v >> 4 == 0 => {
+            let name = match id {
+                1 => "MSG_INTERRUPT",
+                4 => "MSG_SAVEWAVE",
+                5 => "MSG_STALL_WAVE_GEN",
+                6 => "MSG_HALT_WAVES",
+                7 => "MSG_ORDERED_PS_DONE",
+                9 => "MSG_GS_ALLOC_REQ",
+                _ => "MSG_SYSMSG",
+            };
+            let _ = write!(out, "sendmsg({name})");
+        }
+        _ => {
+            let _ = write!(out, "{v}");
+        }
+    }
+}
+
+/// Writes a signed hex offset the way LLVM prints SMEM offsets (`0x10`, `-0x10`).
+fn signed_hex(out: &mut String, v: i32) {
+    if v < 0 {
+        let _ = write!(out, "-0x{:x}", -(v as i64));
+    } else {
+        let _ = write!(out, "0x{v:x}");
+    }
+}
+
+fn print_smem(out: &mut String, inst: &Inst, info: OpInfo) {
+    let imm = inst.imm & 1 == 1;
+    let soe = inst.imm & 2 == 2;
+    let data = if inst.dst[0].is_some() {
+        inst.dst[0]
+    } else {
+        inst.src[1]
+    };
+    let mut l = List { out, first: true };
+    l.op(data, None);
+    if info.widths[1] != 0 || info.widths[2] != 0 {
+        l.op(inst.src[0], None);
+        let s = l.sep();
+        if imm && soe {
+            opnd(s, inst.src[2], None);
+            s.push_str(" offset:");
+            signed_hex(s, inst.mem.offset);
+        } else if imm {
+            signed_hex(s, inst.mem.offset);
+        } else {
+            opnd(s, inst.src[2], None);
+        }
+    }
+    if inst.mem.glc {
+        out.push_str(" glc");
+    }
+}
+
+const SEL: [&str; 8] = [
+    "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "INVALID",
+];
+
+fn print_vop(out: &mut String, inst: &Inst, info: OpInfo) {
+    let neg = inst.mods.neg;
+    let abs = inst.mods.abs;
+    let sext = inst.sdwa.map_or(0, |s| s.sext);
+    {
+        let mut l = List { out, first: true };
+        // Destinations: VOPC's VCC/SDST, VOP1/2's VDST, VOP2 carry-out.
+        if inst.format == Format::Vopc {
+            l.op(inst.dst[0], None);
+        } else if info.widths[0] != 0 {
+            l.op(inst.dst[0], None);
+        }
+        l.op(inst.dst[1], None);
+        for i in 0..3 {
+            let o = inst.src[i];
+            if !o.is_some() {
+                continue;
+            }
+            let s = l.sep();
+            let (n, a, x) = if i < 2 {
+                (neg >> i & 1 == 1, abs >> i & 1 == 1, sext >> i & 1 == 1)
+            } else {
+                (false, false, false)
+            };
+            if x {
+                s.push_str("sext(");
+            }
+            src_mod(s, o, inst.literal, n, a);
+            if x {
+                s.push(')');
+            }
+        }
+    }
+    if let Some(sd) = inst.sdwa {
+        if inst.mods.clamp {
+            out.push_str(" clamp");
+        }
+        omod(out, inst.mods.omod);
+        if inst.format != Format::Vopc {
+            let _ = write!(
+                out,
+                " dst_sel:{} dst_unused:{}",
+                SEL[sd.dst_sel as usize & 7],
+                [
+                    "UNUSED_PAD",
+                    "UNUSED_SEXT",
+                    "UNUSED_PRESERVE",
+                    "UNUSED_INVALID"
+                ][sd.dst_unused as usize & 3]
+            );
+        }
+        let _ = write!(out, " src0_sel:{}", SEL[sd.src0_sel as usize & 7]);
+        if inst.src[1].is_some() {
+            let _ = write!(out, " src1_sel:{}", SEL[sd.src1_sel as usize & 7]);
+        }
+    }
+    if let Some(d) = inst.dpp {
+        dpp_ctrl(out, d.ctrl);
+        let _ = write!(
+            out,
+            " row_mask:0x{:x} bank_mask:0x{:x}",
+            d.row_mask, d.bank_mask
+        );
+        if d.bound_ctrl {
+            out.push_str(" bound_ctrl:1");
+        }
+    }
+}
+
+fn dpp_ctrl(out: &mut String, c: u16) {
+    let c = c as u32;
+    match c {
+        0x000..=0x0FF => {
+            let _ = write!(
+                out,
+                " quad_perm:[{},{},{},{}]",
+                c & 3,
+                (c >> 2) & 3,
+                (c >> 4) & 3,
+                (c >> 6) & 3
+            );
+        }
+        0x101..=0x10F => {
+            let _ = write!(out, " row_shl:{}", c & 0xF);
+        }
+        0x111..=0x11F => {
+            let _ = write!(out, " row_shr:{}", c & 0xF);
+        }
+        0x121..=0x12F => {
+            let _ = write!(out, " row_ror:{}", c & 0xF);
+        }
+        0x130 => out.push_str(" wave_shl:1"),
+        0x134 => out.push_str(" wave_rol:1"),
+        0x138 => out.push_str(" wave_shr:1"),
+        0x13C => out.push_str(" wave_ror:1"),
+        0x140 => out.push_str(" row_mirror"),
+        0x141 => out.push_str(" row_half_mirror"),
+        0x142 => out.push_str(" row_bcast:15"),
+        0x143 => out.push_str(" row_bcast:31"),
+        0x150..=0x15F => {
+            let _ = write!(out, " row_newbcast:{}", c & 0xF);
+        }
+        _ => out.push_str(" /* Invalid dpp_ctrl value */"),
+    }
+}
+
+fn omod(out: &mut String, o: u8) {
+    match o {
+        1 => out.push_str(" mul:2"),
+        2 => out.push_str(" mul:4"),
+        3 => out.push_str(" div:2"),
+        _ => {}
+    }
+}
+
+fn bits(out: &mut String, name: &str, v: u8, n: usize) {
+    let _ = write!(out, " {name}:[");
+    for i in 0..n {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push(if v >> i & 1 == 1 { '1' } else { '0' });
+    }
+    out.push(']');
+}
+
+fn print_vop3(out: &mut String, inst: &Inst, info: OpInfo) {
+    let nsrc = inst.src.iter().take(3).filter(|s| s.is_some()).count();
+    {
+        let mut l = List { out, first: true };
+        l.op(inst.dst[0], None);
+        l.op(inst.dst[1], None);
+        for i in 0..3 {
+            let o = inst.src[i];
+            if o.is_some() {
+                let s = l.sep();
+                src_mod(
+                    s,
+                    o,
+                    inst.literal,
+                    inst.mods.neg >> i & 1 == 1,
+                    inst.mods.abs >> i & 1 == 1,
+                );
+            }
+        }
+    }
+    let _ = info;
+    if inst.mods.op_sel != 0 {
+        // op_sel lists the sources, then the destination.
+        let v = (inst.mods.op_sel & ((1 << nsrc) - 1)) | ((inst.mods.op_sel >> 3 & 1) << nsrc);
+        bits(out, "op_sel", v, nsrc + 1);
+    }
+    if inst.mods.clamp {
+        out.push_str(" clamp");
+    }
+    omod(out, inst.mods.omod);
+}
+
+fn print_vop3p(out: &mut String, inst: &Inst, info: OpInfo) {
+    let nsrc = inst.src.iter().take(3).filter(|s| s.is_some()).count();
+    let mut l = List { out, first: true };
+    l.op(inst.dst[0], None);
+    for i in 0..3 {
+        l.op(inst.src[i], inst.literal);
+    }
+    if inst.format == Format::Mai {
+        if super::is_mai(info.mnemonic) {
+            let m = inst.mai;
+            if m.cbsz != 0 {
+                let _ = write!(out, " cbsz:{}", m.cbsz);
+            }
+            if m.abid != 0 {
+                let _ = write!(out, " abid:{}", m.abid);
+            }
+            if m.blgp != 0 {
+                let _ = write!(out, " blgp:{}", m.blgp);
+            }
+        }
+        return;
+    }
+    let full = (1u8 << nsrc) - 1;
+    if inst.mods.op_sel & full != 0 {
+        bits(out, "op_sel", inst.mods.op_sel, nsrc);
+    }
+    if inst.mods.op_sel_hi & full != full {
+        bits(out, "op_sel_hi", inst.mods.op_sel_hi, nsrc);
+    }
+    if inst.mods.neg & full != 0 {
+        bits(out, "neg_lo", inst.mods.neg, nsrc);
+    }
+    if inst.mods.neg_hi & full != 0 {
+        bits(out, "neg_hi", inst.mods.neg_hi, nsrc);
+    }
+    if inst.mods.clamp {
+        out.push_str(" clamp");
+    }
+}
+
+fn print_ds(out: &mut String, inst: &Inst, info: OpInfo) {
+    {
+        let mut l = List { out, first: true };
+        l.op(inst.dst[0], None);
+        l.op(inst.src[0], None);
+        l.op(inst.src[1], None);
+        l.op(inst.src[2], None);
+    }
+    if ds_two_offsets(info.mnemonic) {
+        if inst.mem.offset != 0 {
+            let _ = write!(out, " offset0:{}", inst.mem.offset);
+        }
+        if inst.mem.offset1 != 0 {
+            let _ = write!(out, " offset1:{}", inst.mem.offset1);
+        }
+    } else if inst.mem.offset != 0 {
+        let _ = write!(out, " offset:{}", inst.mem.offset);
+    }
+    if inst.mem.gds {
+        out.push_str(" gds");
+    }
+}
+
+/// gfx940 cache-policy bits: `sc0 sc1 nt` (GLC, SC1, SLC).
+fn cpol(out: &mut String, inst: &Inst) {
+    if inst.mem.glc {
+        out.push_str(" sc0");
+    }
+    if inst.mem.sc1 {
+        out.push_str(" sc1");
+    }
+    if inst.mem.slc {
+        out.push_str(" nt");
+    }
+}
+
+fn print_flat(out: &mut String, inst: &Inst) {
+    let saddr = (inst.words[1] >> 16) & 0x7F;
+    {
+        let mut l = List { out, first: true };
+        l.op(inst.dst[0], None);
+        match inst.format {
+            Format::Scratch if !inst.src[0].is_some() => l.sep().push_str("off"),
+            _ => l.op(inst.src[0], None),
+        }
+        l.op(inst.src[1], None);
+        if inst.format != Format::Flat {
+            if saddr == SADDR_OFF {
+                l.sep().push_str("off");
+            } else {
+                l.op(inst.src[2], None);
+            }
+        }
+    }
+    if inst.mem.offset != 0 {
+        let _ = write!(out, " offset:{}", inst.mem.offset);
+    }
+    if inst.mem.lds {
+        out.push_str(" lds");
+    }
+    cpol(out, inst);
+}
+
+fn print_mubuf(out: &mut String, inst: &Inst) {
+    {
+        let mut l = List { out, first: true };
+        let data = if inst.dst[0].is_some() {
+            inst.dst[0]
+        } else {
+            inst.src[1]
+        };
+        l.op(data, None);
+        if inst.src[0].is_some() {
+            l.op(inst.src[0], None);
+        } else {
+            l.sep().push_str("off");
+        }
+        l.op(inst.src[3], None);
+        l.op(inst.src[2], None);
+    }
+    if inst.format == Format::Mtbuf {
+        let f = inst.mem.format as u32;
+        let dfmt = f & 0xF;
+        let nfmt = f >> 4;
+        let _ = write!(
+            out,
+            " format:[{},{}]",
+            DFMT[dfmt as usize],
+            NFMT[nfmt as usize & 7]
+        );
+    }
+    if inst.mem.idxen {
+        out.push_str(" idxen");
+    }
+    if inst.mem.offen {
+        out.push_str(" offen");
+    }
+    if inst.mem.offset != 0 {
+        let _ = write!(out, " offset:{}", inst.mem.offset);
+    }
+    cpol(out, inst);
+    if inst.mem.lds {
+        out.push_str(" lds");
+    }
+}
+
+const DFMT: [&str; 16] = [
+    "BUF_DATA_FORMAT_INVALID",
+    "BUF_DATA_FORMAT_8",
+    "BUF_DATA_FORMAT_16",
+    "BUF_DATA_FORMAT_8_8",
+    "BUF_DATA_FORMAT_32",
+    "BUF_DATA_FORMAT_16_16",
+    "BUF_DATA_FORMAT_10_11_11",
+    "BUF_DATA_FORMAT_11_11_10",
+    "BUF_DATA_FORMAT_10_10_10_2",
+    "BUF_DATA_FORMAT_2_10_10_10",
+    "BUF_DATA_FORMAT_8_8_8_8",
+    "BUF_DATA_FORMAT_32_32",
+    "BUF_DATA_FORMAT_16_16_16_16",
+    "BUF_DATA_FORMAT_32_32_32",
+    "BUF_DATA_FORMAT_32_32_32_32",
+    "BUF_DATA_FORMAT_RESERVED_15",
+];
+
+const NFMT: [&str; 8] = [
+    "BUF_NUM_FORMAT_UNORM",
+    "BUF_NUM_FORMAT_SNORM",
+    "BUF_NUM_FORMAT_USCALED",
+    "BUF_NUM_FORMAT_SSCALED",
+    "BUF_NUM_FORMAT_UINT",
+    "BUF_NUM_FORMAT_SINT",
+    "BUF_NUM_FORMAT_RESERVED_6",
+    "BUF_NUM_FORMAT_FLOAT",
+];

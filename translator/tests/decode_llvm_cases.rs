@@ -1,0 +1,40 @@
+//! Decodes and prints every case of `translator/gen/gfx942_cases.txt` (instruction words and
+//! the text LLVM 22's disassembler printed for them, written by `gen/gen_tables.py`) and
+//! requires the same size and the same text.
+
+use wavejit_translator::isa::{decode, disassemble, Gpu, Target};
+
+#[test]
+fn gfx942_matches_llvm() {
+    let cases = include_str!("../gen/gfx942_cases.txt");
+    let target = Target::new(Gpu::GFX942);
+    let mut total = 0;
+    let mut bad = Vec::new();
+    for line in cases.lines().filter(|l| !l.starts_with('#')) {
+        let (hex, want) = line.split_once(" | ").expect("case line: words | text");
+        let words: Vec<u32> = hex
+            .split_whitespace()
+            .map(|w| u32::from_str_radix(w, 16).expect("hex word"))
+            .collect();
+        // Trailing garbage after the instruction must not be consumed.
+        let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        bytes.extend_from_slice(&[0xAB; 8]);
+        total += 1;
+        let got = match decode(&target, &bytes, 0x1000) {
+            Ok(inst) if inst.size as usize == words.len() * 4 => {
+                disassemble(&target, &inst, 0x1000)
+            }
+            Ok(inst) => format!("<size {} instead of {}>", inst.size, words.len() * 4),
+            Err(e) => format!("<{e}>"),
+        };
+        if got != want {
+            bad.push(format!("{hex}\n  want: {want}\n  got:  {got}"));
+        }
+    }
+    assert!(total > 1000, "too few cases: {total}");
+    if !bad.is_empty() {
+        let n = bad.len();
+        bad.truncate(40);
+        panic!("{n} of {total} cases differ from LLVM:\n{}", bad.join("\n"));
+    }
+}
