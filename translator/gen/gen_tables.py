@@ -193,7 +193,8 @@ def slot_widths(name, vals, txt):
         kind = f[4]
         if kind == "-":
             continue
-        if kind == "i":
+        if kind == "i" or (v == 0 and len(f[2]) > 1):
+            # An optional field left at 0 by the winning variant is unused.
             out.append(1 if v else 0)
             kinds.append(0)
             continue
@@ -315,6 +316,60 @@ def enumerate_target(target):
     return {k: (v[1], v[2], v[3]) for k, v in found.items()}, {k: v[4] for k, v in found.items()}
 
 
+# Modifier flags (OpInfo::mods): which optional syntax LLVM prints for an opcode, found by
+# decoding the canonical word with the modifier bits set.
+M_OPSEL, M_CLAMP, M_OMOD, M_OPSEL_HI, M_NEG_LO, M_NEG_HI, M_GLC, M_GDS, M_LIT16, M_OPSEL_HI_DEF1 = (
+    1 << i for i in range(10)
+)
+PROBES = {
+    # encoding: [(word, bits, keyword, flag)]
+    "vop3": [(0, 0x7800, "op_sel:", M_OPSEL), (0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)],
+    "vop3p": [
+        (0, 0x3800, "op_sel:", M_OPSEL),
+        (0, 0x4000, "op_sel_hi:", M_OPSEL_HI),
+        (1, 7 << 29, "neg_lo:", M_NEG_LO),
+        (0, 0x700, "neg_hi:", M_NEG_HI),
+        (0, 0x8000, " clamp", M_CLAMP),
+    ],
+    "smem": [(0, 1 << 16, " glc", M_GLC)],
+    "ds": [(0, 1 << 16, " gds", M_GDS)],
+}
+LIT_PROBE = 0x56781234
+
+
+def probe_mods(target, canon, per):
+    """Returns {(encoding, opcode): flags}."""
+    cands = []
+    keys = []
+    for (name, op), words in sorted(canon.items()):
+        for wi, bits, kw, flag in PROBES.get(name, []):
+            w = list(words)
+            w[wi] |= bits
+            if name == "vop3p" and flag == M_OPSEL_HI:
+                w[1] |= 3 << 27
+            cands.append(w)
+            keys.append((name, op, kw, flag))
+        if name in ("vop1", "vop2", "vopc"):
+            cands.append([(words[0] & ~0x1FF) | 0xFF, LIT_PROBE])
+            keys.append((name, op, "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16))
+    res = {}
+    for i in range(0, len(cands), CHUNK):
+        r = decode_chunk(target, cands[i : i + CHUNK])
+        res.update({k + i: v for k, v in r.items()})
+    flags = {}
+    for i, (name, op, kw, flag) in enumerate(keys):
+        f = flags.setdefault((name, op), 0)
+        if i in res:
+            txt = res[i][1]
+            if kw in txt and not (flag == M_LIT16 and ("0x%x" % LIT_PROBE) in txt):
+                f |= flag
+        flags[(name, op)] = f
+    for (name, op), (size, txt, _) in per.items():
+        if name == "vop3p" and "op_sel_hi:" in txt:
+            flags[(name, op)] = flags.get((name, op), 0) | M_OPSEL_HI_DEF1 | M_OPSEL_HI
+    return flags
+
+
 def split_text(txt):
     parts = txt.split(None, 1)
     mnem = parts[0]
@@ -398,6 +453,8 @@ def write_cases(path, target, canon):
         if i not in res:
             continue
         size, txt = res[i]
+        if txt.startswith("s_setreg_imm32_b32") and size == 4:
+            continue  # LLVM 22 prints the imm32 but reports a 4-byte size
         if "/*" in txt or ";" in txt:
             continue  # LLVM flags the operands as invalid (misaligned tuple, wrong class)
         key = tuple(c[: size // 4])
@@ -412,8 +469,10 @@ def write_cases(path, target, canon):
 def generate(outdir):
     per_target = {}
     canon = {}
+    mods = {}
     for t in TARGETS:
         per_target[t], canon[t] = enumerate_target(t)
+        mods[t] = probe_mods(t, canon[t], per_target[t])
     write_cases(os.path.join(outdir, "gen", "gfx942_cases.txt"), "gfx942", canon["gfx942"])
     ops = {}  # base -> target mask
     for ti, t in enumerate(TARGETS):
@@ -509,8 +568,16 @@ def generate(outdir):
                 widths += [0] * (4 - len(widths))
                 kinds += [0] * (4 - len(kinds))
                 g.append(
-                    '    Some(OpInfo { op: Op::%s, mnemonic: "%s", widths: [%s], kinds: [%s] }), // 0x%03x %s'
-                    % (base_mnemonic(mnem).upper(), mnem, ", ".join(map(str, widths)), ", ".join(map(str, kinds)), op, txt)
+                    '    Some(OpInfo { op: Op::%s, mnemonic: "%s", widths: [%s], kinds: [%s], mods: %d }), // 0x%03x %s'
+                    % (
+                        base_mnemonic(mnem).upper(),
+                        mnem,
+                        ", ".join(map(str, widths)),
+                        ", ".join(map(str, kinds)),
+                        mods[t].get((enc, op), 0),
+                        op,
+                        txt,
+                    )
                 )
             g.append("];\n")
     with open(os.path.join(gdir, "gfx9.rs"), "w") as f:
@@ -523,6 +590,22 @@ def generate(outdir):
     m.append("pub mod gfx9;")
     m.append("mod op;\n")
     m.append("pub use op::{Op, TARGET_GFX942, TARGET_GFX950};\n")
+    for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1"]):
+        doc = {
+            "OPSEL": "`op_sel` is printed (the opcode has the operand).",
+            "CLAMP": "`clamp` is printed.",
+            "OMOD": "the output modifier (`mul:2`, `div:2`) is printed.",
+            "OPSEL_HI": "VOP3P `op_sel_hi` is printed when not the default.",
+            "NEG_LO": "VOP3P `neg_lo` is printed.",
+            "NEG_HI": "VOP3P `neg_hi` is printed.",
+            "GLC": "SMEM `glc` is printed.",
+            "GDS": "DS `gds` is printed.",
+            "LIT16": "a literal source is a 16-bit value (LLVM prints its low half).",
+            "OPSEL_HI_DEF1": "VOP3P `op_sel_hi` defaults to all ones (else all zeros).",
+        }[n]
+        m.append("/// Flag of [`OpInfo::mods`]: %s" % doc)
+        m.append("pub const MOD_%s: u16 = %d;" % (n, 1 << i))
+    m.append("")
     m.append("/// What an opcode table says about one opcode of one encoding.")
     m.append("#[derive(Clone, Copy, Debug, PartialEq, Eq)]")
     m.append("pub struct OpInfo {")
@@ -536,6 +619,8 @@ def generate(outdir):
     m.append("    /// Register file of each slot as LLVM prints it with canonical operands:")
     m.append("    /// 0 = VGPR (or not a register), 1 = SGPR, 2 = AGPR.")
     m.append("    pub kinds: [u8; 4],")
+    m.append("    /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.")
+    m.append("    pub mods: u16,")
     m.append("}")
     with open(os.path.join(gdir, "mod.rs"), "w") as f:
         f.write("\n".join(m) + "\n")

@@ -34,7 +34,11 @@ fn gfx942_matches_llvm() {
     assert!(total > 1000, "too few cases: {total}");
     if !bad.is_empty() {
         let n = bad.len();
-        bad.truncate(40);
+        let max = std::env::var("DECODE_CASES_SHOW")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(40);
+        bad.truncate(max);
         panic!("{n} of {total} cases differ from LLVM:\n{}", bad.join("\n"));
     }
 }

@@ -12,318 +12,371 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         mnemonic: "s_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x000 s_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUB_U32,
         mnemonic: "s_sub_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x001 s_sub_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ADD_I32,
         mnemonic: "s_add_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x002 s_add_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUB_I32,
         mnemonic: "s_sub_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x003 s_sub_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ADDC_U32,
         mnemonic: "s_addc_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x004 s_addc_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUBB_U32,
         mnemonic: "s_subb_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x005 s_subb_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MIN_I32,
         mnemonic: "s_min_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x006 s_min_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MIN_U32,
         mnemonic: "s_min_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x007 s_min_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MAX_I32,
         mnemonic: "s_max_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x008 s_max_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MAX_U32,
         mnemonic: "s_max_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x009 s_max_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_CSELECT_B32,
         mnemonic: "s_cselect_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00a s_cselect_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_CSELECT_B64,
         mnemonic: "s_cselect_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00b s_cselect_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_AND_B32,
         mnemonic: "s_and_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00c s_and_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_AND_B64,
         mnemonic: "s_and_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00d s_and_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_OR_B32,
         mnemonic: "s_or_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00e s_or_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_OR_B64,
         mnemonic: "s_or_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00f s_or_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_XOR_B32,
         mnemonic: "s_xor_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x010 s_xor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_XOR_B64,
         mnemonic: "s_xor_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x011 s_xor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_B32,
         mnemonic: "s_andn2_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x012 s_andn2_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ANDN2_B64,
         mnemonic: "s_andn2_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x013 s_andn2_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN2_B32,
         mnemonic: "s_orn2_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x014 s_orn2_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ORN2_B64,
         mnemonic: "s_orn2_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x015 s_orn2_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_NAND_B32,
         mnemonic: "s_nand_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x016 s_nand_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_NAND_B64,
         mnemonic: "s_nand_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x017 s_nand_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_NOR_B32,
         mnemonic: "s_nor_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x018 s_nor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_NOR_B64,
         mnemonic: "s_nor_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x019 s_nor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_XNOR_B32,
         mnemonic: "s_xnor_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01a s_xnor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_XNOR_B64,
         mnemonic: "s_xnor_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01b s_xnor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_LSHL_B32,
         mnemonic: "s_lshl_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01c s_lshl_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL_B64,
         mnemonic: "s_lshl_b64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01d s_lshl_b64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_LSHR_B32,
         mnemonic: "s_lshr_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01e s_lshr_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHR_B64,
         mnemonic: "s_lshr_b64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01f s_lshr_b64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_ASHR_I32,
         mnemonic: "s_ashr_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x020 s_ashr_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ASHR_I64,
         mnemonic: "s_ashr_i64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x021 s_ashr_i64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_BFM_B32,
         mnemonic: "s_bfm_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x022 s_bfm_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFM_B64,
         mnemonic: "s_bfm_b64",
         widths: [2, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x023 s_bfm_b64 s[8:9], s2, s4
     Some(OpInfo {
         op: Op::S_MUL_I32,
         mnemonic: "s_mul_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x024 s_mul_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_U32,
         mnemonic: "s_bfe_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x025 s_bfe_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_I32,
         mnemonic: "s_bfe_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x026 s_bfe_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_U64,
         mnemonic: "s_bfe_u64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x027 s_bfe_u64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_BFE_I64,
         mnemonic: "s_bfe_i64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x028 s_bfe_i64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_CBRANCH_G_FORK,
         mnemonic: "s_cbranch_g_fork",
         widths: [0, 2, 2, 0],
         kinds: [0, 1, 1, 0],
+        mods: 0,
     }), // 0x029 s_cbranch_g_fork s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ABSDIFF_I32,
         mnemonic: "s_absdiff_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02a s_absdiff_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_RFE_RESTORE_B64,
         mnemonic: "s_rfe_restore_b64",
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 1, 0],
+        mods: 0,
     }), // 0x02b s_rfe_restore_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_MUL_HI_U32,
         mnemonic: "s_mul_hi_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02c s_mul_hi_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MUL_HI_I32,
         mnemonic: "s_mul_hi_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02d s_mul_hi_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL1_ADD_U32,
         mnemonic: "s_lshl1_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02e s_lshl1_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL2_ADD_U32,
         mnemonic: "s_lshl2_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02f s_lshl2_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL3_ADD_U32,
         mnemonic: "s_lshl3_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x030 s_lshl3_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL4_ADD_U32,
         mnemonic: "s_lshl4_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x031 s_lshl4_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_LL_B32_B16,
         mnemonic: "s_pack_ll_b32_b16",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x032 s_pack_ll_b32_b16 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_LH_B32_B16,
         mnemonic: "s_pack_lh_b32_b16",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x033 s_pack_lh_b32_b16 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_HH_B32_B16,
         mnemonic: "s_pack_hh_b32_b16",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x034 s_pack_hh_b32_b16 s8, s2, s4
     None,
     None,
@@ -378,114 +431,133 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         mnemonic: "s_movk_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x000 s_movk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMOVK_I32,
         mnemonic: "s_cmovk_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x001 s_cmovk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_EQ_I32,
         mnemonic: "s_cmpk_eq_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x002 s_cmpk_eq_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LG_I32,
         mnemonic: "s_cmpk_lg_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x003 s_cmpk_lg_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GT_I32,
         mnemonic: "s_cmpk_gt_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x004 s_cmpk_gt_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GE_I32,
         mnemonic: "s_cmpk_ge_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x005 s_cmpk_ge_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LT_I32,
         mnemonic: "s_cmpk_lt_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x006 s_cmpk_lt_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LE_I32,
         mnemonic: "s_cmpk_le_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x007 s_cmpk_le_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_EQ_U32,
         mnemonic: "s_cmpk_eq_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x008 s_cmpk_eq_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LG_U32,
         mnemonic: "s_cmpk_lg_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x009 s_cmpk_lg_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GT_U32,
         mnemonic: "s_cmpk_gt_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00a s_cmpk_gt_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GE_U32,
         mnemonic: "s_cmpk_ge_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00b s_cmpk_ge_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LT_U32,
         mnemonic: "s_cmpk_lt_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00c s_cmpk_lt_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LE_U32,
         mnemonic: "s_cmpk_le_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00d s_cmpk_le_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_ADDK_I32,
         mnemonic: "s_addk_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00e s_addk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_MULK_I32,
         mnemonic: "s_mulk_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00f s_mulk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CBRANCH_I_FORK,
         mnemonic: "s_cbranch_i_fork",
         widths: [2, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x010 s_cbranch_i_fork s[8:9], 4660
     Some(OpInfo {
         op: Op::S_GETREG_B32,
         mnemonic: "s_getreg_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x011 s_getreg_b32 s8, hwreg(52, 8, 3)
     Some(OpInfo {
         op: Op::S_SETREG_B32,
         mnemonic: "s_setreg_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x012 s_setreg_b32 hwreg(52, 8, 3), s8
     None,
     Some(OpInfo {
@@ -493,12 +565,14 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         mnemonic: "s_setreg_imm32_b32",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 s_setreg_imm32_b32 hwreg(52, 8, 3), -1.0
     Some(OpInfo {
         op: Op::S_CALL_B64,
         mnemonic: "s_call_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x015 s_call_b64 s[8:9], 4660
     None,
     None,
@@ -517,282 +591,329 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         mnemonic: "s_mov_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x000 s_mov_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOV_B64,
         mnemonic: "s_mov_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x001 s_mov_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_CMOV_B32,
         mnemonic: "s_cmov_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x002 s_cmov_b32 s8, s4
     Some(OpInfo {
         op: Op::S_CMOV_B64,
         mnemonic: "s_cmov_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x003 s_cmov_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NOT_B32,
         mnemonic: "s_not_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x004 s_not_b32 s8, s4
     Some(OpInfo {
         op: Op::S_NOT_B64,
         mnemonic: "s_not_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x005 s_not_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_WQM_B32,
         mnemonic: "s_wqm_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x006 s_wqm_b32 s8, s4
     Some(OpInfo {
         op: Op::S_WQM_B64,
         mnemonic: "s_wqm_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x007 s_wqm_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BREV_B32,
         mnemonic: "s_brev_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x008 s_brev_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BREV_B64,
         mnemonic: "s_brev_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x009 s_brev_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BCNT0_I32_B32,
         mnemonic: "s_bcnt0_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00a s_bcnt0_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BCNT0_I32_B64,
         mnemonic: "s_bcnt0_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00b s_bcnt0_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_BCNT1_I32_B32,
         mnemonic: "s_bcnt1_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00c s_bcnt1_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BCNT1_I32_B64,
         mnemonic: "s_bcnt1_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00d s_bcnt1_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FF0_I32_B32,
         mnemonic: "s_ff0_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00e s_ff0_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FF0_I32_B64,
         mnemonic: "s_ff0_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00f s_ff0_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FF1_I32_B32,
         mnemonic: "s_ff1_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x010 s_ff1_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FF1_I32_B64,
         mnemonic: "s_ff1_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x011 s_ff1_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FLBIT_I32_B32,
         mnemonic: "s_flbit_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x012 s_flbit_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FLBIT_I32_B64,
         mnemonic: "s_flbit_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x013 s_flbit_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FLBIT_I32,
         mnemonic: "s_flbit_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x014 s_flbit_i32 s8, s4
     Some(OpInfo {
         op: Op::S_FLBIT_I32_I64,
         mnemonic: "s_flbit_i32_i64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x015 s_flbit_i32_i64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_SEXT_I32_I8,
         mnemonic: "s_sext_i32_i8",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x016 s_sext_i32_i8 s8, s4
     Some(OpInfo {
         op: Op::S_SEXT_I32_I16,
         mnemonic: "s_sext_i32_i16",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x017 s_sext_i32_i16 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET0_B32,
         mnemonic: "s_bitset0_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x018 s_bitset0_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET0_B64,
         mnemonic: "s_bitset0_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x019 s_bitset0_b64 s[8:9], s4
     Some(OpInfo {
         op: Op::S_BITSET1_B32,
         mnemonic: "s_bitset1_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x01a s_bitset1_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET1_B64,
         mnemonic: "s_bitset1_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x01b s_bitset1_b64 s[8:9], s4
     Some(OpInfo {
         op: Op::S_GETPC_B64,
         mnemonic: "s_getpc_b64",
         widths: [2, 0, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x01c s_getpc_b64 s[8:9]
     Some(OpInfo {
         op: Op::S_SETPC_B64,
         mnemonic: "s_setpc_b64",
         widths: [0, 2, 0, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x01d s_setpc_b64 s[4:5]
     Some(OpInfo {
         op: Op::S_SWAPPC_B64,
         mnemonic: "s_swappc_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x01e s_swappc_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_RFE_B64,
         mnemonic: "s_rfe_b64",
         widths: [0, 2, 0, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x01f s_rfe_b64 s[4:5]
     Some(OpInfo {
         op: Op::S_AND_SAVEEXEC_B64,
         mnemonic: "s_and_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x020 s_and_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_OR_SAVEEXEC_B64,
         mnemonic: "s_or_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x021 s_or_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_XOR_SAVEEXEC_B64,
         mnemonic: "s_xor_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x022 s_xor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_SAVEEXEC_B64,
         mnemonic: "s_andn2_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x023 s_andn2_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN2_SAVEEXEC_B64,
         mnemonic: "s_orn2_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x024 s_orn2_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NAND_SAVEEXEC_B64,
         mnemonic: "s_nand_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x025 s_nand_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NOR_SAVEEXEC_B64,
         mnemonic: "s_nor_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x026 s_nor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_XNOR_SAVEEXEC_B64,
         mnemonic: "s_xnor_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x027 s_xnor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_QUADMASK_B32,
         mnemonic: "s_quadmask_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x028 s_quadmask_b32 s8, s4
     Some(OpInfo {
         op: Op::S_QUADMASK_B64,
         mnemonic: "s_quadmask_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x029 s_quadmask_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_MOVRELS_B32,
         mnemonic: "s_movrels_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x02a s_movrels_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOVRELS_B64,
         mnemonic: "s_movrels_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x02b s_movrels_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_MOVRELD_B32,
         mnemonic: "s_movreld_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x02c s_movreld_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOVRELD_B64,
         mnemonic: "s_movreld_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x02d s_movreld_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_CBRANCH_JOIN,
         mnemonic: "s_cbranch_join",
         widths: [0, 1, 0, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x02e s_cbranch_join s4
     None,
     Some(OpInfo {
@@ -800,6 +921,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         mnemonic: "s_abs_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x030 s_abs_i32 s8, s4
     None,
     Some(OpInfo {
@@ -807,36 +929,42 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         mnemonic: "s_set_gpr_idx_idx",
         widths: [0, 1, 0, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x032 s_set_gpr_idx_idx s4
     Some(OpInfo {
         op: Op::S_ANDN1_SAVEEXEC_B64,
         mnemonic: "s_andn1_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x033 s_andn1_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN1_SAVEEXEC_B64,
         mnemonic: "s_orn1_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x034 s_orn1_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN1_WREXEC_B64,
         mnemonic: "s_andn1_wrexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x035 s_andn1_wrexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_WREXEC_B64,
         mnemonic: "s_andn2_wrexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x036 s_andn2_wrexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BITREPLICATE_B64_B32,
         mnemonic: "s_bitreplicate_b64_b32",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x037 s_bitreplicate_b64_b32 s[8:9], s4
     None,
     None,
@@ -1048,120 +1176,140 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         mnemonic: "s_cmp_eq_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x000 s_cmp_eq_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LG_I32,
         mnemonic: "s_cmp_lg_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x001 s_cmp_lg_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GT_I32,
         mnemonic: "s_cmp_gt_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x002 s_cmp_gt_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GE_I32,
         mnemonic: "s_cmp_ge_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x003 s_cmp_ge_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LT_I32,
         mnemonic: "s_cmp_lt_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x004 s_cmp_lt_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LE_I32,
         mnemonic: "s_cmp_le_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x005 s_cmp_le_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_EQ_U32,
         mnemonic: "s_cmp_eq_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x006 s_cmp_eq_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LG_U32,
         mnemonic: "s_cmp_lg_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x007 s_cmp_lg_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GT_U32,
         mnemonic: "s_cmp_gt_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x008 s_cmp_gt_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GE_U32,
         mnemonic: "s_cmp_ge_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x009 s_cmp_ge_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LT_U32,
         mnemonic: "s_cmp_lt_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00a s_cmp_lt_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LE_U32,
         mnemonic: "s_cmp_le_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00b s_cmp_le_u32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP0_B32,
         mnemonic: "s_bitcmp0_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00c s_bitcmp0_b32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP1_B32,
         mnemonic: "s_bitcmp1_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00d s_bitcmp1_b32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP0_B64,
         mnemonic: "s_bitcmp0_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00e s_bitcmp0_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_BITCMP1_B64,
         mnemonic: "s_bitcmp1_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00f s_bitcmp1_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_SETVSKIP,
         mnemonic: "s_setvskip",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x010 s_setvskip s2, s4
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_ON,
         mnemonic: "s_set_gpr_idx_on",
         widths: [1, 0, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x011 s_set_gpr_idx_on s2, gpr_idx(SRC2)
     Some(OpInfo {
         op: Op::S_CMP_EQ_U64,
         mnemonic: "s_cmp_eq_u64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x012 s_cmp_eq_u64 s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_CMP_LG_U64,
         mnemonic: "s_cmp_lg_u64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x013 s_cmp_lg_u64 s[2:3], s[4:5]
     None,
     None,
@@ -1281,186 +1429,217 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         mnemonic: "s_nop",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 s_nop 3
     Some(OpInfo {
         op: Op::S_ENDPGM,
         mnemonic: "s_endpgm",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 s_endpgm 3
     Some(OpInfo {
         op: Op::S_BRANCH,
         mnemonic: "s_branch",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 s_branch 3
     Some(OpInfo {
         op: Op::S_WAKEUP,
         mnemonic: "s_wakeup",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 s_wakeup
     Some(OpInfo {
         op: Op::S_CBRANCH_SCC0,
         mnemonic: "s_cbranch_scc0",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 s_cbranch_scc0 3
     Some(OpInfo {
         op: Op::S_CBRANCH_SCC1,
         mnemonic: "s_cbranch_scc1",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 s_cbranch_scc1 3
     Some(OpInfo {
         op: Op::S_CBRANCH_VCCZ,
         mnemonic: "s_cbranch_vccz",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 s_cbranch_vccz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_VCCNZ,
         mnemonic: "s_cbranch_vccnz",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 s_cbranch_vccnz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_EXECZ,
         mnemonic: "s_cbranch_execz",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 s_cbranch_execz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_EXECNZ,
         mnemonic: "s_cbranch_execnz",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 s_cbranch_execnz 3
     Some(OpInfo {
         op: Op::S_BARRIER,
         mnemonic: "s_barrier",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a s_barrier
     Some(OpInfo {
         op: Op::S_SETKILL,
         mnemonic: "s_setkill",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b s_setkill 3
     Some(OpInfo {
         op: Op::S_WAITCNT,
         mnemonic: "s_waitcnt",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c s_waitcnt vmcnt(3) expcnt(0) lgkmcnt(0)
     Some(OpInfo {
         op: Op::S_SETHALT,
         mnemonic: "s_sethalt",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d s_sethalt 3
     Some(OpInfo {
         op: Op::S_SLEEP,
         mnemonic: "s_sleep",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e s_sleep 3
     Some(OpInfo {
         op: Op::S_SETPRIO,
         mnemonic: "s_setprio",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f s_setprio 3
     Some(OpInfo {
         op: Op::S_SENDMSG,
         mnemonic: "s_sendmsg",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 s_sendmsg sendmsg(MSG_GS_DONE, GS_OP_NOP)
     Some(OpInfo {
         op: Op::S_SENDMSGHALT,
         mnemonic: "s_sendmsghalt",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 s_sendmsghalt sendmsg(MSG_GS_DONE, GS_OP_NOP)
     Some(OpInfo {
         op: Op::S_TRAP,
         mnemonic: "s_trap",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 s_trap 3
     Some(OpInfo {
         op: Op::S_ICACHE_INV,
         mnemonic: "s_icache_inv",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 s_icache_inv
     Some(OpInfo {
         op: Op::S_INCPERFLEVEL,
         mnemonic: "s_incperflevel",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 s_incperflevel 3
     Some(OpInfo {
         op: Op::S_DECPERFLEVEL,
         mnemonic: "s_decperflevel",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 s_decperflevel 3
     Some(OpInfo {
         op: Op::S_TTRACEDATA,
         mnemonic: "s_ttracedata",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 s_ttracedata
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS,
         mnemonic: "s_cbranch_cdbgsys",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 s_cbranch_cdbgsys 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGUSER,
         mnemonic: "s_cbranch_cdbguser",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 s_cbranch_cdbguser 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS_OR_USER,
         mnemonic: "s_cbranch_cdbgsys_or_user",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 s_cbranch_cdbgsys_or_user 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS_AND_USER,
         mnemonic: "s_cbranch_cdbgsys_and_user",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a s_cbranch_cdbgsys_and_user 3
     Some(OpInfo {
         op: Op::S_ENDPGM_SAVED,
         mnemonic: "s_endpgm_saved",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b s_endpgm_saved
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_OFF,
         mnemonic: "s_set_gpr_idx_off",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c s_set_gpr_idx_off
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_MODE,
         mnemonic: "s_set_gpr_idx_mode",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d s_set_gpr_idx_mode gpr_idx(SRC0,SRC1)
     Some(OpInfo {
         op: Op::S_ENDPGM_ORDERED_PS_DONE,
         mnemonic: "s_endpgm_ordered_ps_done",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e s_endpgm_ordered_ps_done
     None,
     None,
@@ -1569,78 +1748,91 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_load_dword",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x000 s_load_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX2,
         mnemonic: "s_load_dwordx2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x001 s_load_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX4,
         mnemonic: "s_load_dwordx4",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x002 s_load_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX8,
         mnemonic: "s_load_dwordx8",
         widths: [8, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x003 s_load_dwordx8 s[8:15], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX16,
         mnemonic: "s_load_dwordx16",
         widths: [16, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x004 s_load_dwordx16 s[8:23], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORD,
         mnemonic: "s_scratch_load_dword",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x005 s_scratch_load_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORDX2,
         mnemonic: "s_scratch_load_dwordx2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x006 s_scratch_load_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORDX4,
         mnemonic: "s_scratch_load_dwordx4",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x007 s_scratch_load_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORD,
         mnemonic: "s_buffer_load_dword",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x008 s_buffer_load_dword s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX2,
         mnemonic: "s_buffer_load_dwordx2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x009 s_buffer_load_dwordx2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX4,
         mnemonic: "s_buffer_load_dwordx4",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x00a s_buffer_load_dwordx4 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX8,
         mnemonic: "s_buffer_load_dwordx8",
         widths: [8, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x00b s_buffer_load_dwordx8 s[8:15], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX16,
         mnemonic: "s_buffer_load_dwordx16",
         widths: [16, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x00c s_buffer_load_dwordx16 s[8:23], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     None,
     None,
@@ -1650,18 +1842,21 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_store_dword",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x010 s_store_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_STORE_DWORDX2,
         mnemonic: "s_store_dwordx2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x011 s_store_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_STORE_DWORDX4,
         mnemonic: "s_store_dwordx4",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x012 s_store_dwordx4 s[8:11], s[2:3], 0x10
     None,
     None,
@@ -1670,36 +1865,42 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_scratch_store_dword",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x015 s_scratch_store_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_STORE_DWORDX2,
         mnemonic: "s_scratch_store_dwordx2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x016 s_scratch_store_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_STORE_DWORDX4,
         mnemonic: "s_scratch_store_dwordx4",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x017 s_scratch_store_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORD,
         mnemonic: "s_buffer_store_dword",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x018 s_buffer_store_dword s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX2,
         mnemonic: "s_buffer_store_dwordx2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x019 s_buffer_store_dwordx2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX4,
         mnemonic: "s_buffer_store_dwordx4",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x01a s_buffer_store_dwordx4 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     None,
     None,
@@ -1717,24 +1918,28 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_atc_probe",
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x026 s_atc_probe 8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATC_PROBE_BUFFER,
         mnemonic: "s_atc_probe_buffer",
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 s_atc_probe_buffer 8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD,
         mnemonic: "s_dcache_discard",
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x028 s_dcache_discard s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD_X2,
         mnemonic: "s_dcache_discard_x2",
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x029 s_dcache_discard_x2 s[2:3], 0x10
     None,
     None,
@@ -1763,78 +1968,91 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_buffer_atomic_swap",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x040 s_buffer_atomic_swap s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP,
         mnemonic: "s_buffer_atomic_cmpswap",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x041 s_buffer_atomic_cmpswap s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD,
         mnemonic: "s_buffer_atomic_add",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x042 s_buffer_atomic_add s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB,
         mnemonic: "s_buffer_atomic_sub",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x043 s_buffer_atomic_sub s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN,
         mnemonic: "s_buffer_atomic_smin",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x044 s_buffer_atomic_smin s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN,
         mnemonic: "s_buffer_atomic_umin",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x045 s_buffer_atomic_umin s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX,
         mnemonic: "s_buffer_atomic_smax",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x046 s_buffer_atomic_smax s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX,
         mnemonic: "s_buffer_atomic_umax",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x047 s_buffer_atomic_umax s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND,
         mnemonic: "s_buffer_atomic_and",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x048 s_buffer_atomic_and s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR,
         mnemonic: "s_buffer_atomic_or",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x049 s_buffer_atomic_or s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR,
         mnemonic: "s_buffer_atomic_xor",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x04a s_buffer_atomic_xor s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC,
         mnemonic: "s_buffer_atomic_inc",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x04b s_buffer_atomic_inc s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC,
         mnemonic: "s_buffer_atomic_dec",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x04c s_buffer_atomic_dec s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     None,
     None,
@@ -1860,78 +2078,91 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_buffer_atomic_swap_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x060 s_buffer_atomic_swap_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP_X2,
         mnemonic: "s_buffer_atomic_cmpswap_x2",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x061 s_buffer_atomic_cmpswap_x2 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD_X2,
         mnemonic: "s_buffer_atomic_add_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x062 s_buffer_atomic_add_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB_X2,
         mnemonic: "s_buffer_atomic_sub_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x063 s_buffer_atomic_sub_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN_X2,
         mnemonic: "s_buffer_atomic_smin_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x064 s_buffer_atomic_smin_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN_X2,
         mnemonic: "s_buffer_atomic_umin_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x065 s_buffer_atomic_umin_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX_X2,
         mnemonic: "s_buffer_atomic_smax_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x066 s_buffer_atomic_smax_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX_X2,
         mnemonic: "s_buffer_atomic_umax_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x067 s_buffer_atomic_umax_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND_X2,
         mnemonic: "s_buffer_atomic_and_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x068 s_buffer_atomic_and_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR_X2,
         mnemonic: "s_buffer_atomic_or_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x069 s_buffer_atomic_or_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR_X2,
         mnemonic: "s_buffer_atomic_xor_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x06a s_buffer_atomic_xor_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC_X2,
         mnemonic: "s_buffer_atomic_inc_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x06b s_buffer_atomic_inc_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC_X2,
         mnemonic: "s_buffer_atomic_dec_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x06c s_buffer_atomic_dec_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     None,
     None,
@@ -1957,78 +2188,91 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_atomic_swap",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x080 s_atomic_swap s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_CMPSWAP,
         mnemonic: "s_atomic_cmpswap",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x081 s_atomic_cmpswap s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_ADD,
         mnemonic: "s_atomic_add",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x082 s_atomic_add s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SUB,
         mnemonic: "s_atomic_sub",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x083 s_atomic_sub s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMIN,
         mnemonic: "s_atomic_smin",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x084 s_atomic_smin s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMIN,
         mnemonic: "s_atomic_umin",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x085 s_atomic_umin s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMAX,
         mnemonic: "s_atomic_smax",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x086 s_atomic_smax s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMAX,
         mnemonic: "s_atomic_umax",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x087 s_atomic_umax s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_AND,
         mnemonic: "s_atomic_and",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x088 s_atomic_and s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_OR,
         mnemonic: "s_atomic_or",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x089 s_atomic_or s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_XOR,
         mnemonic: "s_atomic_xor",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x08a s_atomic_xor s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_INC,
         mnemonic: "s_atomic_inc",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x08b s_atomic_inc s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_DEC,
         mnemonic: "s_atomic_dec",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x08c s_atomic_dec s8, s[2:3], 0x10
     None,
     None,
@@ -2054,78 +2298,91 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_atomic_swap_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a0 s_atomic_swap_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_CMPSWAP_X2,
         mnemonic: "s_atomic_cmpswap_x2",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a1 s_atomic_cmpswap_x2 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_ADD_X2,
         mnemonic: "s_atomic_add_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a2 s_atomic_add_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SUB_X2,
         mnemonic: "s_atomic_sub_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a3 s_atomic_sub_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMIN_X2,
         mnemonic: "s_atomic_smin_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a4 s_atomic_smin_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMIN_X2,
         mnemonic: "s_atomic_umin_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a5 s_atomic_umin_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMAX_X2,
         mnemonic: "s_atomic_smax_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a6 s_atomic_smax_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMAX_X2,
         mnemonic: "s_atomic_umax_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a7 s_atomic_umax_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_AND_X2,
         mnemonic: "s_atomic_and_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a8 s_atomic_and_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_OR_X2,
         mnemonic: "s_atomic_or_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a9 s_atomic_or_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_XOR_X2,
         mnemonic: "s_atomic_xor_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0aa s_atomic_xor_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_INC_X2,
         mnemonic: "s_atomic_inc_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0ab s_atomic_inc_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_DEC_X2,
         mnemonic: "s_atomic_dec_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0ac s_atomic_dec_x2 s[8:9], s[2:3], 0x10
     None,
     None,
@@ -2220,54 +2477,63 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_nop",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 v_nop
     Some(OpInfo {
         op: Op::V_MOV_B32,
         mnemonic: "v_mov_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 v_mov_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_READFIRSTLANE_B32,
         mnemonic: "v_readfirstlane_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x002 v_readfirstlane_b32 s0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F64,
         mnemonic: "v_cvt_i32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 v_cvt_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
         mnemonic: "v_cvt_f64_i32_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 v_cvt_f64_i32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_I32,
         mnemonic: "v_cvt_f32_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 v_cvt_f32_i32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_U32,
         mnemonic: "v_cvt_f32_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 v_cvt_f32_u32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F32,
         mnemonic: "v_cvt_u32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 v_cvt_u32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
         mnemonic: "v_cvt_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 v_cvt_i32_f32_e32 v0, v4
     None,
     Some(OpInfo {
@@ -2275,264 +2541,308 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f16_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a v_cvt_f16_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
         mnemonic: "v_cvt_f32_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x00b v_cvt_f32_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
         mnemonic: "v_cvt_rpi_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c v_cvt_rpi_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
         mnemonic: "v_cvt_flr_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d v_cvt_flr_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
         mnemonic: "v_cvt_off_f32_i4_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e v_cvt_off_f32_i4_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F64,
         mnemonic: "v_cvt_f32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f v_cvt_f32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
         mnemonic: "v_cvt_f64_f32_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 v_cvt_f64_f32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
         mnemonic: "v_cvt_f32_ubyte0_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 v_cvt_f32_ubyte0_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE1,
         mnemonic: "v_cvt_f32_ubyte1_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 v_cvt_f32_ubyte1_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE2,
         mnemonic: "v_cvt_f32_ubyte2_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 v_cvt_f32_ubyte2_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE3,
         mnemonic: "v_cvt_f32_ubyte3_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 v_cvt_f32_ubyte3_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F64,
         mnemonic: "v_cvt_u32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 v_cvt_u32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
         mnemonic: "v_cvt_f64_u32_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 v_cvt_f64_u32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_TRUNC_F64,
         mnemonic: "v_trunc_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 v_trunc_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
         mnemonic: "v_ceil_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 v_ceil_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
         mnemonic: "v_rndne_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 v_rndne_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
         mnemonic: "v_floor_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a v_floor_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
         mnemonic: "v_fract_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b v_fract_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
         mnemonic: "v_trunc_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c v_trunc_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
         mnemonic: "v_ceil_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d v_ceil_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
         mnemonic: "v_rndne_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e v_rndne_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
         mnemonic: "v_floor_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f v_floor_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
         mnemonic: "v_exp_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 v_exp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
         mnemonic: "v_log_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 v_log_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
         mnemonic: "v_rcp_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 v_rcp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
         mnemonic: "v_rcp_iflag_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 v_rcp_iflag_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
         mnemonic: "v_rsq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 v_rsq_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
         mnemonic: "v_rcp_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 v_rcp_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
         mnemonic: "v_rsq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 v_rsq_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
         mnemonic: "v_sqrt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 v_sqrt_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
         mnemonic: "v_sqrt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 v_sqrt_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
         mnemonic: "v_sin_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 v_sin_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
         mnemonic: "v_cos_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02a v_cos_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
         mnemonic: "v_not_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02b v_not_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_BFREV_B32,
         mnemonic: "v_bfrev_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02c v_bfrev_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_U32,
         mnemonic: "v_ffbh_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02d v_ffbh_u32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBL_B32,
         mnemonic: "v_ffbl_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02e v_ffbl_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_I32,
         mnemonic: "v_ffbh_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02f v_ffbh_i32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F64,
         mnemonic: "v_frexp_exp_i32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x030 v_frexp_exp_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
         mnemonic: "v_frexp_mant_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x031 v_frexp_mant_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
         mnemonic: "v_fract_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x032 v_fract_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
         mnemonic: "v_frexp_exp_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x033 v_frexp_exp_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
         mnemonic: "v_frexp_mant_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x034 v_frexp_mant_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
         mnemonic: "v_clrexcp",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x035 v_clrexcp
     None,
     Some(OpInfo {
@@ -2540,150 +2850,175 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_screen_partition_4se_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x037 v_screen_partition_4se_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_MOV_B64,
         mnemonic: "v_mov_b64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x038 v_mov_b64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F16_U16,
         mnemonic: "v_cvt_f16_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x039 v_cvt_f16_u16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F16_I16,
         mnemonic: "v_cvt_f16_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03a v_cvt_f16_i16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U16_F16,
         mnemonic: "v_cvt_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03b v_cvt_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
         mnemonic: "v_cvt_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03c v_cvt_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
         mnemonic: "v_rcp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03d v_rcp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
         mnemonic: "v_sqrt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03e v_sqrt_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
         mnemonic: "v_rsq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03f v_rsq_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
         mnemonic: "v_log_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x040 v_log_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
         mnemonic: "v_exp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x041 v_exp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
         mnemonic: "v_frexp_mant_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x042 v_frexp_mant_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
         mnemonic: "v_frexp_exp_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x043 v_frexp_exp_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
         mnemonic: "v_floor_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x044 v_floor_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
         mnemonic: "v_ceil_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x045 v_ceil_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
         mnemonic: "v_trunc_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x046 v_trunc_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
         mnemonic: "v_rndne_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x047 v_rndne_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
         mnemonic: "v_fract_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x048 v_fract_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
         mnemonic: "v_sin_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x049 v_sin_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
         mnemonic: "v_cos_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x04a v_cos_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
         mnemonic: "v_exp_legacy_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b v_exp_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
         mnemonic: "v_log_legacy_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c v_log_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
         mnemonic: "v_cvt_norm_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x04d v_cvt_norm_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
         mnemonic: "v_cvt_norm_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x04e v_cvt_norm_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
         mnemonic: "v_sat_pk_u8_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f v_sat_pk_u8_i16_e32 v0, v4
     None,
     Some(OpInfo {
@@ -2691,12 +3026,14 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_swap_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 v_swap_b32 v0, v4
     Some(OpInfo {
         op: Op::V_ACCVGPR_MOV_B32,
         mnemonic: "v_accvgpr_mov_b32",
         widths: [1, 1, 0, 0],
         kinds: [2, 2, 0, 0],
+        mods: 0,
     }), // 0x052 v_accvgpr_mov_b32 a0, a4
     None,
     Some(OpInfo {
@@ -2704,24 +3041,28 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f32_fp8_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x054 v_cvt_f32_fp8_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF8,
         mnemonic: "v_cvt_f32_bf8_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x055 v_cvt_f32_bf8_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_FP8,
         mnemonic: "v_cvt_pk_f32_fp8_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x056 v_cvt_pk_f32_fp8_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_BF8,
         mnemonic: "v_cvt_pk_f32_bf8_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x057 v_cvt_pk_f32_bf8_e32 v[0:1], v4
     None,
     None,
@@ -2901,132 +3242,154 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_cndmask_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 v_cndmask_b32_e32 v0, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F32,
         mnemonic: "v_add_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 v_add_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
         mnemonic: "v_sub_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 v_sub_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
         mnemonic: "v_subrev_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 v_subrev_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
         mnemonic: "v_fmac_f64_e32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 v_fmac_f64_e32 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
         mnemonic: "v_mul_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 v_mul_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
         mnemonic: "v_mul_i32_i24_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 v_mul_i32_i24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32_I24,
         mnemonic: "v_mul_hi_i32_i24_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 v_mul_hi_i32_i24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_U32_U24,
         mnemonic: "v_mul_u32_u24_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 v_mul_u32_u24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32_U24,
         mnemonic: "v_mul_hi_u32_u24_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 v_mul_hi_u32_u24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F32,
         mnemonic: "v_min_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a v_min_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
         mnemonic: "v_max_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b v_max_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
         mnemonic: "v_min_i32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c v_min_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I32,
         mnemonic: "v_max_i32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d v_max_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U32,
         mnemonic: "v_min_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e v_min_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U32,
         mnemonic: "v_max_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f v_max_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B32,
         mnemonic: "v_lshrrev_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 v_lshrrev_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I32,
         mnemonic: "v_ashrrev_i32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 v_ashrrev_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B32,
         mnemonic: "v_lshlrev_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 v_lshlrev_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_AND_B32,
         mnemonic: "v_and_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 v_and_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_OR_B32,
         mnemonic: "v_or_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 v_or_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XOR_B32,
         mnemonic: "v_xor_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 v_xor_b32_e32 v0, v4, v8
     None,
     Some(OpInfo {
@@ -3034,234 +3397,273 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_fmamk_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 v_fmamk_f32 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_FMAAK_F32,
         mnemonic: "v_fmaak_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 v_fmaak_f32 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_CO_U32,
         mnemonic: "v_add_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 v_add_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_CO_U32,
         mnemonic: "v_sub_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a v_sub_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_CO_U32,
         mnemonic: "v_subrev_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b v_subrev_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_ADDC_CO_U32,
         mnemonic: "v_addc_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c v_addc_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_SUBB_CO_U32,
         mnemonic: "v_subb_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d v_subb_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_SUBBREV_CO_U32,
         mnemonic: "v_subbrev_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e v_subbrev_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F16,
         mnemonic: "v_add_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x01f v_add_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
         mnemonic: "v_sub_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x020 v_sub_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
         mnemonic: "v_subrev_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x021 v_subrev_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
         mnemonic: "v_mul_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x022 v_mul_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
         mnemonic: "v_mac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x023 v_mac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MADMK_F16,
         mnemonic: "v_madmk_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 v_madmk_f16 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_MADAK_F16,
         mnemonic: "v_madak_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 v_madak_f16 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_U16,
         mnemonic: "v_add_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x026 v_add_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U16,
         mnemonic: "v_sub_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x027 v_sub_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U16,
         mnemonic: "v_subrev_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x028 v_subrev_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U16,
         mnemonic: "v_mul_lo_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x029 v_mul_lo_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B16,
         mnemonic: "v_lshlrev_b16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02a v_lshlrev_b16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B16,
         mnemonic: "v_lshrrev_b16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02b v_lshrrev_b16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I16,
         mnemonic: "v_ashrrev_i16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02c v_ashrrev_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F16,
         mnemonic: "v_max_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02d v_max_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
         mnemonic: "v_min_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02e v_min_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
         mnemonic: "v_max_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02f v_max_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I16,
         mnemonic: "v_max_i16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x030 v_max_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U16,
         mnemonic: "v_min_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x031 v_min_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I16,
         mnemonic: "v_min_i16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x032 v_min_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F16,
         mnemonic: "v_ldexp_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x033 v_ldexp_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
         mnemonic: "v_add_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x034 v_add_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U32,
         mnemonic: "v_sub_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x035 v_sub_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U32,
         mnemonic: "v_subrev_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x036 v_subrev_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_F16,
         mnemonic: "v_dot2c_f32_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x037 v_dot2c_f32_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
         mnemonic: "v_dot2c_i32_i16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x038 v_dot2c_i32_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT4C_I32_I8,
         mnemonic: "v_dot4c_i32_i8_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x039 v_dot4c_i32_i8_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT8C_I32_I4,
         mnemonic: "v_dot8c_i32_i4_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03a v_dot8c_i32_i4_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F32,
         mnemonic: "v_fmac_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03b v_fmac_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
         mnemonic: "v_pk_fmac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03c v_pk_fmac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
         mnemonic: "v_xnor_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03d v_xnor_b32_e32 v0, v4, v8
 ];
 
@@ -3289,36 +3691,42 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_class_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 v_cmp_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
         mnemonic: "v_cmpx_class_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 v_cmpx_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
         mnemonic: "v_cmp_class_f64_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 v_cmp_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
         mnemonic: "v_cmpx_class_f64_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 v_cmpx_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
         mnemonic: "v_cmp_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x014 v_cmp_class_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
         mnemonic: "v_cmpx_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x015 v_cmpx_class_f16_e32 vcc, v4, v8
     None,
     None,
@@ -3335,576 +3743,672 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x020 v_cmp_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
         mnemonic: "v_cmp_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x021 v_cmp_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
         mnemonic: "v_cmp_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x022 v_cmp_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
         mnemonic: "v_cmp_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x023 v_cmp_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
         mnemonic: "v_cmp_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x024 v_cmp_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
         mnemonic: "v_cmp_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x025 v_cmp_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
         mnemonic: "v_cmp_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x026 v_cmp_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
         mnemonic: "v_cmp_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x027 v_cmp_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
         mnemonic: "v_cmp_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x028 v_cmp_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
         mnemonic: "v_cmp_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x029 v_cmp_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
         mnemonic: "v_cmp_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02a v_cmp_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
         mnemonic: "v_cmp_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02b v_cmp_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
         mnemonic: "v_cmp_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02c v_cmp_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
         mnemonic: "v_cmp_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02d v_cmp_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
         mnemonic: "v_cmp_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02e v_cmp_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
         mnemonic: "v_cmp_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02f v_cmp_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
         mnemonic: "v_cmpx_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x030 v_cmpx_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
         mnemonic: "v_cmpx_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x031 v_cmpx_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
         mnemonic: "v_cmpx_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x032 v_cmpx_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
         mnemonic: "v_cmpx_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x033 v_cmpx_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
         mnemonic: "v_cmpx_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x034 v_cmpx_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
         mnemonic: "v_cmpx_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x035 v_cmpx_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
         mnemonic: "v_cmpx_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x036 v_cmpx_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
         mnemonic: "v_cmpx_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x037 v_cmpx_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
         mnemonic: "v_cmpx_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x038 v_cmpx_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
         mnemonic: "v_cmpx_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x039 v_cmpx_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
         mnemonic: "v_cmpx_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03a v_cmpx_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
         mnemonic: "v_cmpx_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03b v_cmpx_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
         mnemonic: "v_cmpx_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03c v_cmpx_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
         mnemonic: "v_cmpx_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03d v_cmpx_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
         mnemonic: "v_cmpx_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03e v_cmpx_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
         mnemonic: "v_cmpx_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03f v_cmpx_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
         mnemonic: "v_cmp_f_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 v_cmp_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
         mnemonic: "v_cmp_lt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 v_cmp_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
         mnemonic: "v_cmp_eq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 v_cmp_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
         mnemonic: "v_cmp_le_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 v_cmp_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
         mnemonic: "v_cmp_gt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 v_cmp_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
         mnemonic: "v_cmp_lg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 v_cmp_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
         mnemonic: "v_cmp_ge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 v_cmp_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
         mnemonic: "v_cmp_o_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 v_cmp_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
         mnemonic: "v_cmp_u_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 v_cmp_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
         mnemonic: "v_cmp_nge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 v_cmp_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
         mnemonic: "v_cmp_nlg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a v_cmp_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
         mnemonic: "v_cmp_ngt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b v_cmp_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
         mnemonic: "v_cmp_nle_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c v_cmp_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
         mnemonic: "v_cmp_neq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d v_cmp_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
         mnemonic: "v_cmp_nlt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e v_cmp_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
         mnemonic: "v_cmp_tru_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f v_cmp_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
         mnemonic: "v_cmpx_f_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 v_cmpx_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
         mnemonic: "v_cmpx_lt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 v_cmpx_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
         mnemonic: "v_cmpx_eq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 v_cmpx_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
         mnemonic: "v_cmpx_le_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x053 v_cmpx_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
         mnemonic: "v_cmpx_gt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x054 v_cmpx_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
         mnemonic: "v_cmpx_lg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x055 v_cmpx_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
         mnemonic: "v_cmpx_ge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x056 v_cmpx_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
         mnemonic: "v_cmpx_o_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x057 v_cmpx_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
         mnemonic: "v_cmpx_u_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x058 v_cmpx_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
         mnemonic: "v_cmpx_nge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x059 v_cmpx_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
         mnemonic: "v_cmpx_nlg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05a v_cmpx_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
         mnemonic: "v_cmpx_ngt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05b v_cmpx_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
         mnemonic: "v_cmpx_nle_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05c v_cmpx_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
         mnemonic: "v_cmpx_neq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05d v_cmpx_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
         mnemonic: "v_cmpx_nlt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05e v_cmpx_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
         mnemonic: "v_cmpx_tru_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05f v_cmpx_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
         mnemonic: "v_cmp_f_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 v_cmp_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
         mnemonic: "v_cmp_lt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 v_cmp_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
         mnemonic: "v_cmp_eq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 v_cmp_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
         mnemonic: "v_cmp_le_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 v_cmp_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
         mnemonic: "v_cmp_gt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 v_cmp_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
         mnemonic: "v_cmp_lg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 v_cmp_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
         mnemonic: "v_cmp_ge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 v_cmp_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
         mnemonic: "v_cmp_o_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 v_cmp_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
         mnemonic: "v_cmp_u_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 v_cmp_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
         mnemonic: "v_cmp_nge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 v_cmp_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
         mnemonic: "v_cmp_nlg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a v_cmp_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
         mnemonic: "v_cmp_ngt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b v_cmp_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
         mnemonic: "v_cmp_nle_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c v_cmp_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
         mnemonic: "v_cmp_neq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06d v_cmp_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
         mnemonic: "v_cmp_nlt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06e v_cmp_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
         mnemonic: "v_cmp_tru_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06f v_cmp_tru_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
         mnemonic: "v_cmpx_f_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x070 v_cmpx_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
         mnemonic: "v_cmpx_lt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x071 v_cmpx_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
         mnemonic: "v_cmpx_eq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x072 v_cmpx_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
         mnemonic: "v_cmpx_le_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x073 v_cmpx_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
         mnemonic: "v_cmpx_gt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x074 v_cmpx_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
         mnemonic: "v_cmpx_lg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x075 v_cmpx_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
         mnemonic: "v_cmpx_ge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x076 v_cmpx_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
         mnemonic: "v_cmpx_o_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x077 v_cmpx_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
         mnemonic: "v_cmpx_u_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x078 v_cmpx_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
         mnemonic: "v_cmpx_nge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x079 v_cmpx_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
         mnemonic: "v_cmpx_nlg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07a v_cmpx_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
         mnemonic: "v_cmpx_ngt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07b v_cmpx_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
         mnemonic: "v_cmpx_nle_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07c v_cmpx_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
         mnemonic: "v_cmpx_neq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07d v_cmpx_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
         mnemonic: "v_cmpx_nlt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07e v_cmpx_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
         mnemonic: "v_cmpx_tru_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07f v_cmpx_tru_f64_e32 vcc, v[4:5], v[8:9]
     None,
     None,
@@ -3943,576 +4447,672 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_f_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a0 v_cmp_f_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I16,
         mnemonic: "v_cmp_lt_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a1 v_cmp_lt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I16,
         mnemonic: "v_cmp_eq_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a2 v_cmp_eq_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I16,
         mnemonic: "v_cmp_le_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a3 v_cmp_le_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I16,
         mnemonic: "v_cmp_gt_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a4 v_cmp_gt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I16,
         mnemonic: "v_cmp_ne_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a5 v_cmp_ne_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I16,
         mnemonic: "v_cmp_ge_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a6 v_cmp_ge_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I16,
         mnemonic: "v_cmp_t_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a7 v_cmp_t_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U16,
         mnemonic: "v_cmp_f_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a8 v_cmp_f_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U16,
         mnemonic: "v_cmp_lt_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a9 v_cmp_lt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U16,
         mnemonic: "v_cmp_eq_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0aa v_cmp_eq_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U16,
         mnemonic: "v_cmp_le_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ab v_cmp_le_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U16,
         mnemonic: "v_cmp_gt_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ac v_cmp_gt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U16,
         mnemonic: "v_cmp_ne_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ad v_cmp_ne_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U16,
         mnemonic: "v_cmp_ge_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ae v_cmp_ge_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U16,
         mnemonic: "v_cmp_t_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0af v_cmp_t_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I16,
         mnemonic: "v_cmpx_f_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b0 v_cmpx_f_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I16,
         mnemonic: "v_cmpx_lt_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b1 v_cmpx_lt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I16,
         mnemonic: "v_cmpx_eq_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b2 v_cmpx_eq_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I16,
         mnemonic: "v_cmpx_le_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b3 v_cmpx_le_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I16,
         mnemonic: "v_cmpx_gt_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b4 v_cmpx_gt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I16,
         mnemonic: "v_cmpx_ne_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b5 v_cmpx_ne_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I16,
         mnemonic: "v_cmpx_ge_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b6 v_cmpx_ge_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I16,
         mnemonic: "v_cmpx_t_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b7 v_cmpx_t_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U16,
         mnemonic: "v_cmpx_f_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b8 v_cmpx_f_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U16,
         mnemonic: "v_cmpx_lt_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b9 v_cmpx_lt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U16,
         mnemonic: "v_cmpx_eq_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ba v_cmpx_eq_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U16,
         mnemonic: "v_cmpx_le_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0bb v_cmpx_le_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U16,
         mnemonic: "v_cmpx_gt_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0bc v_cmpx_gt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U16,
         mnemonic: "v_cmpx_ne_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0bd v_cmpx_ne_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U16,
         mnemonic: "v_cmpx_ge_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0be v_cmpx_ge_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U16,
         mnemonic: "v_cmpx_t_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0bf v_cmpx_t_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I32,
         mnemonic: "v_cmp_f_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c0 v_cmp_f_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I32,
         mnemonic: "v_cmp_lt_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c1 v_cmp_lt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I32,
         mnemonic: "v_cmp_eq_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c2 v_cmp_eq_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I32,
         mnemonic: "v_cmp_le_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c3 v_cmp_le_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I32,
         mnemonic: "v_cmp_gt_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c4 v_cmp_gt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I32,
         mnemonic: "v_cmp_ne_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c5 v_cmp_ne_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I32,
         mnemonic: "v_cmp_ge_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c6 v_cmp_ge_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I32,
         mnemonic: "v_cmp_t_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c7 v_cmp_t_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U32,
         mnemonic: "v_cmp_f_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c8 v_cmp_f_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U32,
         mnemonic: "v_cmp_lt_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c9 v_cmp_lt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U32,
         mnemonic: "v_cmp_eq_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ca v_cmp_eq_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U32,
         mnemonic: "v_cmp_le_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0cb v_cmp_le_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U32,
         mnemonic: "v_cmp_gt_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0cc v_cmp_gt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U32,
         mnemonic: "v_cmp_ne_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0cd v_cmp_ne_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U32,
         mnemonic: "v_cmp_ge_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ce v_cmp_ge_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U32,
         mnemonic: "v_cmp_t_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0cf v_cmp_t_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I32,
         mnemonic: "v_cmpx_f_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d0 v_cmpx_f_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I32,
         mnemonic: "v_cmpx_lt_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d1 v_cmpx_lt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I32,
         mnemonic: "v_cmpx_eq_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d2 v_cmpx_eq_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I32,
         mnemonic: "v_cmpx_le_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d3 v_cmpx_le_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I32,
         mnemonic: "v_cmpx_gt_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d4 v_cmpx_gt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I32,
         mnemonic: "v_cmpx_ne_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d5 v_cmpx_ne_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I32,
         mnemonic: "v_cmpx_ge_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d6 v_cmpx_ge_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I32,
         mnemonic: "v_cmpx_t_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d7 v_cmpx_t_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U32,
         mnemonic: "v_cmpx_f_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d8 v_cmpx_f_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U32,
         mnemonic: "v_cmpx_lt_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d9 v_cmpx_lt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U32,
         mnemonic: "v_cmpx_eq_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0da v_cmpx_eq_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U32,
         mnemonic: "v_cmpx_le_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0db v_cmpx_le_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U32,
         mnemonic: "v_cmpx_gt_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0dc v_cmpx_gt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U32,
         mnemonic: "v_cmpx_ne_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0dd v_cmpx_ne_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U32,
         mnemonic: "v_cmpx_ge_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0de v_cmpx_ge_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U32,
         mnemonic: "v_cmpx_t_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0df v_cmpx_t_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I64,
         mnemonic: "v_cmp_f_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e0 v_cmp_f_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_I64,
         mnemonic: "v_cmp_lt_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e1 v_cmp_lt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_I64,
         mnemonic: "v_cmp_eq_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e2 v_cmp_eq_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_I64,
         mnemonic: "v_cmp_le_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e3 v_cmp_le_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_I64,
         mnemonic: "v_cmp_gt_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e4 v_cmp_gt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_I64,
         mnemonic: "v_cmp_ne_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e5 v_cmp_ne_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_I64,
         mnemonic: "v_cmp_ge_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e6 v_cmp_ge_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_I64,
         mnemonic: "v_cmp_t_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e7 v_cmp_t_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_F_U64,
         mnemonic: "v_cmp_f_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e8 v_cmp_f_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_U64,
         mnemonic: "v_cmp_lt_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e9 v_cmp_lt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_U64,
         mnemonic: "v_cmp_eq_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ea v_cmp_eq_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_U64,
         mnemonic: "v_cmp_le_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0eb v_cmp_le_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_U64,
         mnemonic: "v_cmp_gt_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ec v_cmp_gt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_U64,
         mnemonic: "v_cmp_ne_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ed v_cmp_ne_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_U64,
         mnemonic: "v_cmp_ge_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ee v_cmp_ge_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_U64,
         mnemonic: "v_cmp_t_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ef v_cmp_t_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_I64,
         mnemonic: "v_cmpx_f_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f0 v_cmpx_f_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_I64,
         mnemonic: "v_cmpx_lt_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f1 v_cmpx_lt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I64,
         mnemonic: "v_cmpx_eq_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f2 v_cmpx_eq_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_I64,
         mnemonic: "v_cmpx_le_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f3 v_cmpx_le_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_I64,
         mnemonic: "v_cmpx_gt_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f4 v_cmpx_gt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_I64,
         mnemonic: "v_cmpx_ne_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f5 v_cmpx_ne_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_I64,
         mnemonic: "v_cmpx_ge_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f6 v_cmpx_ge_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_I64,
         mnemonic: "v_cmpx_t_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f7 v_cmpx_t_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_U64,
         mnemonic: "v_cmpx_f_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f8 v_cmpx_f_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_U64,
         mnemonic: "v_cmpx_lt_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f9 v_cmpx_lt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U64,
         mnemonic: "v_cmpx_eq_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fa v_cmpx_eq_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_U64,
         mnemonic: "v_cmpx_le_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fb v_cmpx_le_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_U64,
         mnemonic: "v_cmpx_gt_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fc v_cmpx_gt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_U64,
         mnemonic: "v_cmpx_ne_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fd v_cmpx_ne_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_U64,
         mnemonic: "v_cmpx_ge_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fe v_cmpx_ge_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_U64,
         mnemonic: "v_cmpx_t_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ff v_cmpx_t_u64_e32 vcc, v[4:5], v[8:9]
 ];
 
@@ -4540,36 +5140,42 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_class_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x010 v_cmp_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
         mnemonic: "v_cmpx_class_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x011 v_cmpx_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
         mnemonic: "v_cmp_class_f64_e64",
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x012 v_cmp_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
         mnemonic: "v_cmpx_class_f64_e64",
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x013 v_cmpx_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
         mnemonic: "v_cmp_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x014 v_cmp_class_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
         mnemonic: "v_cmpx_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x015 v_cmpx_class_f16_e64 s[0:1], v4, v8
     None,
     None,
@@ -4586,576 +5192,672 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x020 v_cmp_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
         mnemonic: "v_cmp_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x021 v_cmp_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
         mnemonic: "v_cmp_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x022 v_cmp_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
         mnemonic: "v_cmp_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x023 v_cmp_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
         mnemonic: "v_cmp_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x024 v_cmp_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
         mnemonic: "v_cmp_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x025 v_cmp_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
         mnemonic: "v_cmp_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x026 v_cmp_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
         mnemonic: "v_cmp_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x027 v_cmp_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
         mnemonic: "v_cmp_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x028 v_cmp_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
         mnemonic: "v_cmp_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x029 v_cmp_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
         mnemonic: "v_cmp_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02a v_cmp_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
         mnemonic: "v_cmp_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02b v_cmp_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
         mnemonic: "v_cmp_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02c v_cmp_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
         mnemonic: "v_cmp_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02d v_cmp_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
         mnemonic: "v_cmp_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02e v_cmp_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
         mnemonic: "v_cmp_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02f v_cmp_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
         mnemonic: "v_cmpx_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x030 v_cmpx_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
         mnemonic: "v_cmpx_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x031 v_cmpx_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
         mnemonic: "v_cmpx_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x032 v_cmpx_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
         mnemonic: "v_cmpx_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x033 v_cmpx_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
         mnemonic: "v_cmpx_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x034 v_cmpx_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
         mnemonic: "v_cmpx_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x035 v_cmpx_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
         mnemonic: "v_cmpx_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x036 v_cmpx_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
         mnemonic: "v_cmpx_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x037 v_cmpx_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
         mnemonic: "v_cmpx_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x038 v_cmpx_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
         mnemonic: "v_cmpx_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x039 v_cmpx_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
         mnemonic: "v_cmpx_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03a v_cmpx_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
         mnemonic: "v_cmpx_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03b v_cmpx_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
         mnemonic: "v_cmpx_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03c v_cmpx_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
         mnemonic: "v_cmpx_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03d v_cmpx_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
         mnemonic: "v_cmpx_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03e v_cmpx_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
         mnemonic: "v_cmpx_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03f v_cmpx_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
         mnemonic: "v_cmp_f_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x040 v_cmp_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
         mnemonic: "v_cmp_lt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x041 v_cmp_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
         mnemonic: "v_cmp_eq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x042 v_cmp_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
         mnemonic: "v_cmp_le_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x043 v_cmp_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
         mnemonic: "v_cmp_gt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x044 v_cmp_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
         mnemonic: "v_cmp_lg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x045 v_cmp_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
         mnemonic: "v_cmp_ge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x046 v_cmp_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
         mnemonic: "v_cmp_o_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x047 v_cmp_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
         mnemonic: "v_cmp_u_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x048 v_cmp_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
         mnemonic: "v_cmp_nge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x049 v_cmp_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
         mnemonic: "v_cmp_nlg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04a v_cmp_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
         mnemonic: "v_cmp_ngt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04b v_cmp_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
         mnemonic: "v_cmp_nle_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04c v_cmp_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
         mnemonic: "v_cmp_neq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04d v_cmp_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
         mnemonic: "v_cmp_nlt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04e v_cmp_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
         mnemonic: "v_cmp_tru_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04f v_cmp_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
         mnemonic: "v_cmpx_f_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x050 v_cmpx_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
         mnemonic: "v_cmpx_lt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x051 v_cmpx_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
         mnemonic: "v_cmpx_eq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x052 v_cmpx_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
         mnemonic: "v_cmpx_le_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x053 v_cmpx_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
         mnemonic: "v_cmpx_gt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x054 v_cmpx_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
         mnemonic: "v_cmpx_lg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x055 v_cmpx_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
         mnemonic: "v_cmpx_ge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x056 v_cmpx_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
         mnemonic: "v_cmpx_o_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x057 v_cmpx_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
         mnemonic: "v_cmpx_u_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x058 v_cmpx_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
         mnemonic: "v_cmpx_nge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x059 v_cmpx_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
         mnemonic: "v_cmpx_nlg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05a v_cmpx_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
         mnemonic: "v_cmpx_ngt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05b v_cmpx_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
         mnemonic: "v_cmpx_nle_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05c v_cmpx_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
         mnemonic: "v_cmpx_neq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05d v_cmpx_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
         mnemonic: "v_cmpx_nlt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05e v_cmpx_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
         mnemonic: "v_cmpx_tru_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05f v_cmpx_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
         mnemonic: "v_cmp_f_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x060 v_cmp_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
         mnemonic: "v_cmp_lt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x061 v_cmp_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
         mnemonic: "v_cmp_eq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x062 v_cmp_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
         mnemonic: "v_cmp_le_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x063 v_cmp_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
         mnemonic: "v_cmp_gt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x064 v_cmp_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
         mnemonic: "v_cmp_lg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x065 v_cmp_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
         mnemonic: "v_cmp_ge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x066 v_cmp_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
         mnemonic: "v_cmp_o_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x067 v_cmp_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
         mnemonic: "v_cmp_u_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x068 v_cmp_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
         mnemonic: "v_cmp_nge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x069 v_cmp_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
         mnemonic: "v_cmp_nlg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06a v_cmp_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
         mnemonic: "v_cmp_ngt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06b v_cmp_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
         mnemonic: "v_cmp_nle_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06c v_cmp_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
         mnemonic: "v_cmp_neq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06d v_cmp_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
         mnemonic: "v_cmp_nlt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06e v_cmp_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
         mnemonic: "v_cmp_tru_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06f v_cmp_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
         mnemonic: "v_cmpx_f_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x070 v_cmpx_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
         mnemonic: "v_cmpx_lt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x071 v_cmpx_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
         mnemonic: "v_cmpx_eq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x072 v_cmpx_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
         mnemonic: "v_cmpx_le_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x073 v_cmpx_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
         mnemonic: "v_cmpx_gt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x074 v_cmpx_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
         mnemonic: "v_cmpx_lg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x075 v_cmpx_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
         mnemonic: "v_cmpx_ge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x076 v_cmpx_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
         mnemonic: "v_cmpx_o_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x077 v_cmpx_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
         mnemonic: "v_cmpx_u_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x078 v_cmpx_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
         mnemonic: "v_cmpx_nge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x079 v_cmpx_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
         mnemonic: "v_cmpx_nlg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07a v_cmpx_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
         mnemonic: "v_cmpx_ngt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07b v_cmpx_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
         mnemonic: "v_cmpx_nle_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07c v_cmpx_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
         mnemonic: "v_cmpx_neq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07d v_cmpx_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
         mnemonic: "v_cmpx_nlt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07e v_cmpx_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
         mnemonic: "v_cmpx_tru_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07f v_cmpx_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     None,
     None,
@@ -5194,708 +5896,826 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a0 v_cmp_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I16,
         mnemonic: "v_cmp_lt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a1 v_cmp_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I16,
         mnemonic: "v_cmp_eq_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a2 v_cmp_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I16,
         mnemonic: "v_cmp_le_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a3 v_cmp_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I16,
         mnemonic: "v_cmp_gt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a4 v_cmp_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I16,
         mnemonic: "v_cmp_ne_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a5 v_cmp_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I16,
         mnemonic: "v_cmp_ge_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a6 v_cmp_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I16,
         mnemonic: "v_cmp_t_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a7 v_cmp_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U16,
         mnemonic: "v_cmp_f_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a8 v_cmp_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U16,
         mnemonic: "v_cmp_lt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a9 v_cmp_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U16,
         mnemonic: "v_cmp_eq_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0aa v_cmp_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U16,
         mnemonic: "v_cmp_le_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ab v_cmp_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U16,
         mnemonic: "v_cmp_gt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ac v_cmp_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U16,
         mnemonic: "v_cmp_ne_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ad v_cmp_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U16,
         mnemonic: "v_cmp_ge_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ae v_cmp_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U16,
         mnemonic: "v_cmp_t_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0af v_cmp_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I16,
         mnemonic: "v_cmpx_f_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b0 v_cmpx_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I16,
         mnemonic: "v_cmpx_lt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I16,
         mnemonic: "v_cmpx_eq_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I16,
         mnemonic: "v_cmpx_le_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b3 v_cmpx_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I16,
         mnemonic: "v_cmpx_gt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I16,
         mnemonic: "v_cmpx_ne_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I16,
         mnemonic: "v_cmpx_ge_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I16,
         mnemonic: "v_cmpx_t_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b7 v_cmpx_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U16,
         mnemonic: "v_cmpx_f_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b8 v_cmpx_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U16,
         mnemonic: "v_cmpx_lt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U16,
         mnemonic: "v_cmpx_eq_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ba v_cmpx_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U16,
         mnemonic: "v_cmpx_le_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0bb v_cmpx_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U16,
         mnemonic: "v_cmpx_gt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0bc v_cmpx_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U16,
         mnemonic: "v_cmpx_ne_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0bd v_cmpx_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U16,
         mnemonic: "v_cmpx_ge_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0be v_cmpx_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U16,
         mnemonic: "v_cmpx_t_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0bf v_cmpx_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I32,
         mnemonic: "v_cmp_f_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c0 v_cmp_f_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I32,
         mnemonic: "v_cmp_lt_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c1 v_cmp_lt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I32,
         mnemonic: "v_cmp_eq_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c2 v_cmp_eq_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I32,
         mnemonic: "v_cmp_le_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c3 v_cmp_le_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I32,
         mnemonic: "v_cmp_gt_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c4 v_cmp_gt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I32,
         mnemonic: "v_cmp_ne_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c5 v_cmp_ne_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I32,
         mnemonic: "v_cmp_ge_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c6 v_cmp_ge_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I32,
         mnemonic: "v_cmp_t_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c7 v_cmp_t_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U32,
         mnemonic: "v_cmp_f_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c8 v_cmp_f_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U32,
         mnemonic: "v_cmp_lt_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c9 v_cmp_lt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U32,
         mnemonic: "v_cmp_eq_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ca v_cmp_eq_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U32,
         mnemonic: "v_cmp_le_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0cb v_cmp_le_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U32,
         mnemonic: "v_cmp_gt_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0cc v_cmp_gt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U32,
         mnemonic: "v_cmp_ne_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0cd v_cmp_ne_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U32,
         mnemonic: "v_cmp_ge_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ce v_cmp_ge_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U32,
         mnemonic: "v_cmp_t_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0cf v_cmp_t_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I32,
         mnemonic: "v_cmpx_f_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d0 v_cmpx_f_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I32,
         mnemonic: "v_cmpx_lt_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d1 v_cmpx_lt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I32,
         mnemonic: "v_cmpx_eq_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d2 v_cmpx_eq_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I32,
         mnemonic: "v_cmpx_le_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d3 v_cmpx_le_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I32,
         mnemonic: "v_cmpx_gt_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d4 v_cmpx_gt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I32,
         mnemonic: "v_cmpx_ne_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d5 v_cmpx_ne_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I32,
         mnemonic: "v_cmpx_ge_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d6 v_cmpx_ge_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I32,
         mnemonic: "v_cmpx_t_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d7 v_cmpx_t_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U32,
         mnemonic: "v_cmpx_f_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d8 v_cmpx_f_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U32,
         mnemonic: "v_cmpx_lt_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d9 v_cmpx_lt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U32,
         mnemonic: "v_cmpx_eq_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0da v_cmpx_eq_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U32,
         mnemonic: "v_cmpx_le_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0db v_cmpx_le_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U32,
         mnemonic: "v_cmpx_gt_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0dc v_cmpx_gt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U32,
         mnemonic: "v_cmpx_ne_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0dd v_cmpx_ne_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U32,
         mnemonic: "v_cmpx_ge_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0de v_cmpx_ge_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U32,
         mnemonic: "v_cmpx_t_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0df v_cmpx_t_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I64,
         mnemonic: "v_cmp_f_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e0 v_cmp_f_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_I64,
         mnemonic: "v_cmp_lt_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e1 v_cmp_lt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_I64,
         mnemonic: "v_cmp_eq_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e2 v_cmp_eq_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_I64,
         mnemonic: "v_cmp_le_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e3 v_cmp_le_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_I64,
         mnemonic: "v_cmp_gt_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e4 v_cmp_gt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_I64,
         mnemonic: "v_cmp_ne_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e5 v_cmp_ne_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_I64,
         mnemonic: "v_cmp_ge_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e6 v_cmp_ge_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_I64,
         mnemonic: "v_cmp_t_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e7 v_cmp_t_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_F_U64,
         mnemonic: "v_cmp_f_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e8 v_cmp_f_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_U64,
         mnemonic: "v_cmp_lt_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e9 v_cmp_lt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_U64,
         mnemonic: "v_cmp_eq_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ea v_cmp_eq_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_U64,
         mnemonic: "v_cmp_le_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0eb v_cmp_le_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_U64,
         mnemonic: "v_cmp_gt_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ec v_cmp_gt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_U64,
         mnemonic: "v_cmp_ne_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ed v_cmp_ne_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_U64,
         mnemonic: "v_cmp_ge_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ee v_cmp_ge_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_U64,
         mnemonic: "v_cmp_t_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ef v_cmp_t_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_I64,
         mnemonic: "v_cmpx_f_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f0 v_cmpx_f_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_I64,
         mnemonic: "v_cmpx_lt_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f1 v_cmpx_lt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I64,
         mnemonic: "v_cmpx_eq_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f2 v_cmpx_eq_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_I64,
         mnemonic: "v_cmpx_le_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f3 v_cmpx_le_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_I64,
         mnemonic: "v_cmpx_gt_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f4 v_cmpx_gt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_I64,
         mnemonic: "v_cmpx_ne_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f5 v_cmpx_ne_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_I64,
         mnemonic: "v_cmpx_ge_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f6 v_cmpx_ge_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_I64,
         mnemonic: "v_cmpx_t_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f7 v_cmpx_t_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_U64,
         mnemonic: "v_cmpx_f_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f8 v_cmpx_f_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_U64,
         mnemonic: "v_cmpx_lt_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f9 v_cmpx_lt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U64,
         mnemonic: "v_cmpx_eq_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fa v_cmpx_eq_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_U64,
         mnemonic: "v_cmpx_le_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fb v_cmpx_le_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_U64,
         mnemonic: "v_cmpx_gt_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fc v_cmpx_gt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_U64,
         mnemonic: "v_cmpx_ne_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fd v_cmpx_ne_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_U64,
         mnemonic: "v_cmpx_ge_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fe v_cmpx_ge_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_U64,
         mnemonic: "v_cmpx_t_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ff v_cmpx_t_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CNDMASK_B32,
         mnemonic: "v_cndmask_b32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x100 v_cndmask_b32_e64 v0, v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F32,
         mnemonic: "v_add_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x101 v_add_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
         mnemonic: "v_sub_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x102 v_sub_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
         mnemonic: "v_subrev_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x103 v_subrev_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
         mnemonic: "v_fmac_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x104 v_fmac_f64_e64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
         mnemonic: "v_mul_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x105 v_mul_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
         mnemonic: "v_mul_i32_i24_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x106 v_mul_i32_i24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32_I24,
         mnemonic: "v_mul_hi_i32_i24_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x107 v_mul_hi_i32_i24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_U32_U24,
         mnemonic: "v_mul_u32_u24_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x108 v_mul_u32_u24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32_U24,
         mnemonic: "v_mul_hi_u32_u24_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x109 v_mul_hi_u32_u24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F32,
         mnemonic: "v_min_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x10a v_min_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
         mnemonic: "v_max_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x10b v_max_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
         mnemonic: "v_min_i32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x10c v_min_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I32,
         mnemonic: "v_max_i32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x10d v_max_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U32,
         mnemonic: "v_min_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x10e v_min_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U32,
         mnemonic: "v_max_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x10f v_max_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B32,
         mnemonic: "v_lshrrev_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x110 v_lshrrev_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I32,
         mnemonic: "v_ashrrev_i32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x111 v_ashrrev_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B32,
         mnemonic: "v_lshlrev_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x112 v_lshlrev_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_AND_B32,
         mnemonic: "v_and_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x113 v_and_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_OR_B32,
         mnemonic: "v_or_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x114 v_or_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XOR_B32,
         mnemonic: "v_xor_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x115 v_xor_b32_e64 v0, v4, v8
     None,
     None,
@@ -5905,66 +6725,77 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_co_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x119 v_add_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_SUB_CO_U32,
         mnemonic: "v_sub_co_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11a v_sub_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_CO_U32,
         mnemonic: "v_subrev_co_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11b v_subrev_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_ADDC_CO_U32,
         mnemonic: "v_addc_co_u32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11c v_addc_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_SUBB_CO_U32,
         mnemonic: "v_subb_co_u32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11d v_subb_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_SUBBREV_CO_U32,
         mnemonic: "v_subbrev_co_u32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11e v_subbrev_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F16,
         mnemonic: "v_add_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x11f v_add_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
         mnemonic: "v_sub_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x120 v_sub_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
         mnemonic: "v_subrev_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x121 v_subrev_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
         mnemonic: "v_mul_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x122 v_mul_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
         mnemonic: "v_mac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x123 v_mac_f16_e64 v0, v4, v8
     None,
     None,
@@ -5973,144 +6804,168 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x126 v_add_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U16,
         mnemonic: "v_sub_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x127 v_sub_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U16,
         mnemonic: "v_subrev_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x128 v_subrev_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U16,
         mnemonic: "v_mul_lo_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x129 v_mul_lo_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B16,
         mnemonic: "v_lshlrev_b16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x12a v_lshlrev_b16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B16,
         mnemonic: "v_lshrrev_b16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x12b v_lshrrev_b16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I16,
         mnemonic: "v_ashrrev_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x12c v_ashrrev_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F16,
         mnemonic: "v_max_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x12d v_max_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
         mnemonic: "v_min_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x12e v_min_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
         mnemonic: "v_max_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x12f v_max_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I16,
         mnemonic: "v_max_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x130 v_max_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U16,
         mnemonic: "v_min_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x131 v_min_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I16,
         mnemonic: "v_min_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x132 v_min_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F16,
         mnemonic: "v_ldexp_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x133 v_ldexp_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
         mnemonic: "v_add_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x134 v_add_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U32,
         mnemonic: "v_sub_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x135 v_sub_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U32,
         mnemonic: "v_subrev_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x136 v_subrev_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_F16,
         mnemonic: "v_dot2c_f32_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x137 v_dot2c_f32_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
         mnemonic: "v_dot2c_i32_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x138 v_dot2c_i32_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT4C_I32_I8,
         mnemonic: "v_dot4c_i32_i8_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x139 v_dot4c_i32_i8_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT8C_I32_I4,
         mnemonic: "v_dot8c_i32_i4_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x13a v_dot8c_i32_i4_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F32,
         mnemonic: "v_fmac_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x13b v_fmac_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
         mnemonic: "v_pk_fmac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x13c v_pk_fmac_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
         mnemonic: "v_xnor_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x13d v_xnor_b32_e64 v0, v4, v8
     None,
     None,
@@ -6119,12 +6974,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_nop",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x140 v_nop
     Some(OpInfo {
         op: Op::V_MOV_B32,
         mnemonic: "v_mov_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x141 v_mov_b32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -6132,36 +6989,42 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_i32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x143 v_cvt_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
         mnemonic: "v_cvt_f64_i32_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x144 v_cvt_f64_i32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_I32,
         mnemonic: "v_cvt_f32_i32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x145 v_cvt_f32_i32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_U32,
         mnemonic: "v_cvt_f32_u32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x146 v_cvt_f32_u32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F32,
         mnemonic: "v_cvt_u32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x147 v_cvt_u32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
         mnemonic: "v_cvt_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x148 v_cvt_i32_f32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -6169,264 +7032,308 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f16_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x14a v_cvt_f16_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
         mnemonic: "v_cvt_f32_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x14b v_cvt_f32_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
         mnemonic: "v_cvt_rpi_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x14c v_cvt_rpi_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
         mnemonic: "v_cvt_flr_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x14d v_cvt_flr_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
         mnemonic: "v_cvt_off_f32_i4_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x14e v_cvt_off_f32_i4_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F64,
         mnemonic: "v_cvt_f32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x14f v_cvt_f32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
         mnemonic: "v_cvt_f64_f32_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x150 v_cvt_f64_f32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
         mnemonic: "v_cvt_f32_ubyte0_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x151 v_cvt_f32_ubyte0_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE1,
         mnemonic: "v_cvt_f32_ubyte1_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x152 v_cvt_f32_ubyte1_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE2,
         mnemonic: "v_cvt_f32_ubyte2_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x153 v_cvt_f32_ubyte2_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE3,
         mnemonic: "v_cvt_f32_ubyte3_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x154 v_cvt_f32_ubyte3_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F64,
         mnemonic: "v_cvt_u32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x155 v_cvt_u32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
         mnemonic: "v_cvt_f64_u32_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x156 v_cvt_f64_u32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_TRUNC_F64,
         mnemonic: "v_trunc_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x157 v_trunc_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
         mnemonic: "v_ceil_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x158 v_ceil_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
         mnemonic: "v_rndne_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x159 v_rndne_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
         mnemonic: "v_floor_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15a v_floor_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
         mnemonic: "v_fract_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15b v_fract_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
         mnemonic: "v_trunc_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15c v_trunc_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
         mnemonic: "v_ceil_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15d v_ceil_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
         mnemonic: "v_rndne_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15e v_rndne_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
         mnemonic: "v_floor_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15f v_floor_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
         mnemonic: "v_exp_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x160 v_exp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
         mnemonic: "v_log_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x161 v_log_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
         mnemonic: "v_rcp_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x162 v_rcp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
         mnemonic: "v_rcp_iflag_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x163 v_rcp_iflag_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
         mnemonic: "v_rsq_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x164 v_rsq_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
         mnemonic: "v_rcp_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x165 v_rcp_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
         mnemonic: "v_rsq_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x166 v_rsq_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
         mnemonic: "v_sqrt_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x167 v_sqrt_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
         mnemonic: "v_sqrt_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x168 v_sqrt_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
         mnemonic: "v_sin_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x169 v_sin_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
         mnemonic: "v_cos_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x16a v_cos_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
         mnemonic: "v_not_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16b v_not_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_BFREV_B32,
         mnemonic: "v_bfrev_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16c v_bfrev_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_U32,
         mnemonic: "v_ffbh_u32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16d v_ffbh_u32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBL_B32,
         mnemonic: "v_ffbl_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16e v_ffbl_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_I32,
         mnemonic: "v_ffbh_i32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16f v_ffbh_i32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F64,
         mnemonic: "v_frexp_exp_i32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x170 v_frexp_exp_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
         mnemonic: "v_frexp_mant_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x171 v_frexp_mant_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
         mnemonic: "v_fract_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x172 v_fract_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
         mnemonic: "v_frexp_exp_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x173 v_frexp_exp_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
         mnemonic: "v_frexp_mant_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x174 v_frexp_mant_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
         mnemonic: "v_clrexcp",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x175 v_clrexcp
     None,
     Some(OpInfo {
@@ -6434,150 +7341,175 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_screen_partition_4se_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x177 v_screen_partition_4se_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_MOV_B64,
         mnemonic: "v_mov_b64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x178 v_mov_b64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F16_U16,
         mnemonic: "v_cvt_f16_u16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x179 v_cvt_f16_u16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F16_I16,
         mnemonic: "v_cvt_f16_i16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17a v_cvt_f16_i16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U16_F16,
         mnemonic: "v_cvt_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17b v_cvt_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
         mnemonic: "v_cvt_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17c v_cvt_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
         mnemonic: "v_rcp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17d v_rcp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
         mnemonic: "v_sqrt_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17e v_sqrt_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
         mnemonic: "v_rsq_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17f v_rsq_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
         mnemonic: "v_log_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x180 v_log_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
         mnemonic: "v_exp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x181 v_exp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
         mnemonic: "v_frexp_mant_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x182 v_frexp_mant_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
         mnemonic: "v_frexp_exp_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x183 v_frexp_exp_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
         mnemonic: "v_floor_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x184 v_floor_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
         mnemonic: "v_ceil_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x185 v_ceil_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
         mnemonic: "v_trunc_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x186 v_trunc_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
         mnemonic: "v_rndne_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x187 v_rndne_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
         mnemonic: "v_fract_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x188 v_fract_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
         mnemonic: "v_sin_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x189 v_sin_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
         mnemonic: "v_cos_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18a v_cos_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
         mnemonic: "v_exp_legacy_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18b v_exp_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
         mnemonic: "v_log_legacy_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18c v_log_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
         mnemonic: "v_cvt_norm_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18d v_cvt_norm_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
         mnemonic: "v_cvt_norm_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18e v_cvt_norm_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
         mnemonic: "v_sat_pk_u8_i16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x18f v_sat_pk_u8_i16_e64 v0, v4
     None,
     None,
@@ -6588,24 +7520,28 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f32_fp8_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x194 v_cvt_f32_fp8_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF8,
         mnemonic: "v_cvt_f32_bf8_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x195 v_cvt_f32_bf8_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_FP8,
         mnemonic: "v_cvt_pk_f32_fp8_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x196 v_cvt_pk_f32_fp8_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_BF8,
         mnemonic: "v_cvt_pk_f32_bf8_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x197 v_cvt_pk_f32_bf8_e64 v[0:1], v4
     None,
     None,
@@ -6654,426 +7590,497 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_i32_i24",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1c2 v_mad_i32_i24 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U32_U24,
         mnemonic: "v_mad_u32_u24",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1c3 v_mad_u32_u24 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEID_F32,
         mnemonic: "v_cubeid_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1c4 v_cubeid_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBESC_F32,
         mnemonic: "v_cubesc_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1c5 v_cubesc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBETC_F32,
         mnemonic: "v_cubetc_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1c6 v_cubetc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEMA_F32,
         mnemonic: "v_cubema_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1c7 v_cubema_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_U32,
         mnemonic: "v_bfe_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1c8 v_bfe_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_I32,
         mnemonic: "v_bfe_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1c9 v_bfe_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFI_B32,
         mnemonic: "v_bfi_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1ca v_bfi_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F32,
         mnemonic: "v_fma_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1cb v_fma_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F64,
         mnemonic: "v_fma_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1cc v_fma_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_LERP_U8,
         mnemonic: "v_lerp_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1cd v_lerp_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ALIGNBIT_B32,
         mnemonic: "v_alignbit_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1ce v_alignbit_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ALIGNBYTE_B32,
         mnemonic: "v_alignbyte_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1cf v_alignbyte_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_F32,
         mnemonic: "v_min3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1d0 v_min3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I32,
         mnemonic: "v_min3_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d1 v_min3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_U32,
         mnemonic: "v_min3_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d2 v_min3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_F32,
         mnemonic: "v_max3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1d3 v_max3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I32,
         mnemonic: "v_max3_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d4 v_max3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_U32,
         mnemonic: "v_max3_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d5 v_max3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_F32,
         mnemonic: "v_med3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1d6 v_med3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I32,
         mnemonic: "v_med3_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d7 v_med3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_U32,
         mnemonic: "v_med3_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d8 v_med3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U8,
         mnemonic: "v_sad_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1d9 v_sad_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_HI_U8,
         mnemonic: "v_sad_hi_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1da v_sad_hi_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U16,
         mnemonic: "v_sad_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1db v_sad_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U32,
         mnemonic: "v_sad_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1dc v_sad_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PK_U8_F32,
         mnemonic: "v_cvt_pk_u8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1dd v_cvt_pk_u8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F32,
         mnemonic: "v_div_fixup_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1de v_div_fixup_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F64,
         mnemonic: "v_div_fixup_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1df v_div_fixup_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F32,
         mnemonic: "v_div_scale_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1e0 v_div_scale_f32 v0, s[0:1], v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F64,
         mnemonic: "v_div_scale_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1e1 v_div_scale_f64 v[0:1], s[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F32,
         mnemonic: "v_div_fmas_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1e2 v_div_fmas_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F64,
         mnemonic: "v_div_fmas_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1e3 v_div_fmas_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MSAD_U8,
         mnemonic: "v_msad_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e4 v_msad_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_QSAD_PK_U16_U8,
         mnemonic: "v_qsad_pk_u16_u8",
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e5 v_qsad_pk_u16_u8 v[0:1], v[4:5], v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MQSAD_PK_U16_U8,
         mnemonic: "v_mqsad_pk_u16_u8",
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e6 v_mqsad_pk_u16_u8 v[0:1], v[4:5], v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MQSAD_U32_U8,
         mnemonic: "v_mqsad_u32_u8",
         widths: [4, 2, 1, 4],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e7 v_mqsad_u32_u8 v[0:3], v[4:5], v8, v[16:19]
     Some(OpInfo {
         op: Op::V_MAD_U64_U32,
         mnemonic: "v_mad_u64_u32",
         widths: [2, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e8 v_mad_u64_u32 v[0:1], s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MAD_I64_I32,
         mnemonic: "v_mad_i64_i32",
         widths: [2, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e9 v_mad_i64_i32 v[0:1], s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_F16,
         mnemonic: "v_mad_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1ea v_mad_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_U16,
         mnemonic: "v_mad_legacy_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1eb v_mad_legacy_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_I16,
         mnemonic: "v_mad_legacy_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1ec v_mad_legacy_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_PERM_B32,
         mnemonic: "v_perm_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1ed v_perm_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_LEGACY_F16,
         mnemonic: "v_fma_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1ee v_fma_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_LEGACY_F16,
         mnemonic: "v_div_fixup_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1ef v_div_fixup_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PKACCUM_U8_F32,
         mnemonic: "v_cvt_pkaccum_u8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1f0 v_cvt_pkaccum_u8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAD_U32_U16,
         mnemonic: "v_mad_u32_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f1 v_mad_u32_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_I32_I16,
         mnemonic: "v_mad_i32_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f2 v_mad_i32_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_XAD_U32,
         mnemonic: "v_xad_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1f3 v_xad_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_F16,
         mnemonic: "v_min3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x1f4 v_min3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I16,
         mnemonic: "v_min3_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f5 v_min3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_U16,
         mnemonic: "v_min3_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f6 v_min3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_F16,
         mnemonic: "v_max3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x1f7 v_max3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I16,
         mnemonic: "v_max3_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f8 v_max3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_U16,
         mnemonic: "v_max3_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f9 v_max3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_F16,
         mnemonic: "v_med3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x1fa v_med3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I16,
         mnemonic: "v_med3_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1fb v_med3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_U16,
         mnemonic: "v_med3_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1fc v_med3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U32,
         mnemonic: "v_lshl_add_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1fd v_lshl_add_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ADD_LSHL_U32,
         mnemonic: "v_add_lshl_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1fe v_add_lshl_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ADD3_U32,
         mnemonic: "v_add3_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1ff v_add3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_OR_B32,
         mnemonic: "v_lshl_or_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x200 v_lshl_or_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_AND_OR_B32,
         mnemonic: "v_and_or_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x201 v_and_or_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_OR3_B32,
         mnemonic: "v_or3_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x202 v_or3_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_F16,
         mnemonic: "v_mad_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x203 v_mad_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U16,
         mnemonic: "v_mad_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x204 v_mad_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_I16,
         mnemonic: "v_mad_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x205 v_mad_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F16,
         mnemonic: "v_fma_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x206 v_fma_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F16,
         mnemonic: "v_div_fixup_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x207 v_div_fixup_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U64,
         mnemonic: "v_lshl_add_u64",
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x208 v_lshl_add_u64 v[0:1], v[4:5], v8, v[16:17]
     None,
     None,
@@ -7199,84 +8206,98 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x280 v_add_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F64,
         mnemonic: "v_mul_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x281 v_mul_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MIN_F64,
         mnemonic: "v_min_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x282 v_min_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MAX_F64,
         mnemonic: "v_max_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x283 v_max_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_LDEXP_F64,
         mnemonic: "v_ldexp_f64",
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x284 v_ldexp_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U32,
         mnemonic: "v_mul_lo_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x285 v_mul_lo_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32,
         mnemonic: "v_mul_hi_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x286 v_mul_hi_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32,
         mnemonic: "v_mul_hi_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x287 v_mul_hi_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F32,
         mnemonic: "v_ldexp_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x288 v_ldexp_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_READLANE_B32,
         mnemonic: "v_readlane_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x289 v_readlane_b32 s0, v4, v8/*Invalid register, operand has 'SReg_32' register class*/
     Some(OpInfo {
         op: Op::V_WRITELANE_B32,
         mnemonic: "v_writelane_b32",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28a v_writelane_b32 v0, v4/*Invalid register, operand has 'SReg_32' register class*/, v8/*Invalid register, operand has 'SReg_32' register class*/
     Some(OpInfo {
         op: Op::V_BCNT_U32_B32,
         mnemonic: "v_bcnt_u32_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28b v_bcnt_u32_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MBCNT_LO_U32_B32,
         mnemonic: "v_mbcnt_lo_u32_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28c v_mbcnt_lo_u32_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MBCNT_HI_U32_B32,
         mnemonic: "v_mbcnt_hi_u32_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28d v_mbcnt_hi_u32_b32 v0, v4, v8
     None,
     Some(OpInfo {
@@ -7284,72 +8305,84 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_lshlrev_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28f v_lshlrev_b64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_LSHRREV_B64,
         mnemonic: "v_lshrrev_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x290 v_lshrrev_b64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_ASHRREV_I64,
         mnemonic: "v_ashrrev_i64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x291 v_ashrrev_i64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_TRIG_PREOP_F64,
         mnemonic: "v_trig_preop_f64",
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x292 v_trig_preop_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_BFM_B32,
         mnemonic: "v_bfm_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x293 v_bfm_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_I16_F32,
         mnemonic: "v_cvt_pknorm_i16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x294 v_cvt_pknorm_i16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F32,
         mnemonic: "v_cvt_pknorm_u16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x295 v_cvt_pknorm_u16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKRTZ_F16_F32,
         mnemonic: "v_cvt_pkrtz_f16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x296 v_cvt_pkrtz_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_U16_U32,
         mnemonic: "v_cvt_pk_u16_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x297 v_cvt_pk_u16_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_I16_I32,
         mnemonic: "v_cvt_pk_i16_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x298 v_cvt_pk_i16_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_I16_F16,
         mnemonic: "v_cvt_pknorm_i16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F16,
         mnemonic: "v_cvt_pknorm_u16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
     Some(OpInfo {
@@ -7357,60 +8390,70 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29c v_add_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I32,
         mnemonic: "v_sub_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29d v_sub_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_I16,
         mnemonic: "v_add_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29e v_add_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I16,
         mnemonic: "v_sub_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29f v_sub_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PACK_B32_F16,
         mnemonic: "v_pack_b32_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LEGACY_F32,
         mnemonic: "v_mul_legacy_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x2a1 v_mul_legacy_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_FP8_F32,
         mnemonic: "v_cvt_pk_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x2a2 v_cvt_pk_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF8_F32,
         mnemonic: "v_cvt_pk_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x2a3 v_cvt_pk_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_FP8_F32,
         mnemonic: "v_cvt_sr_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x2a4 v_cvt_sr_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF8_F32,
         mnemonic: "v_cvt_sr_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x2a5 v_cvt_sr_bf8_f32 v0, v4, v8
     None,
     None,
@@ -7640,114 +8683,133 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_mad_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x000 v_pk_mad_i16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_LO_U16,
         mnemonic: "v_pk_mul_lo_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x001 v_pk_mul_lo_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_I16,
         mnemonic: "v_pk_add_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x002 v_pk_add_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_I16,
         mnemonic: "v_pk_sub_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x003 v_pk_sub_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHLREV_B16,
         mnemonic: "v_pk_lshlrev_b16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x004 v_pk_lshlrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHRREV_B16,
         mnemonic: "v_pk_lshrrev_b16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x005 v_pk_lshrrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ASHRREV_I16,
         mnemonic: "v_pk_ashrrev_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x006 v_pk_ashrrev_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_I16,
         mnemonic: "v_pk_max_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x007 v_pk_max_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_I16,
         mnemonic: "v_pk_min_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x008 v_pk_min_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAD_U16,
         mnemonic: "v_pk_mad_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x009 v_pk_mad_u16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_U16,
         mnemonic: "v_pk_add_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00a v_pk_add_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_U16,
         mnemonic: "v_pk_sub_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00b v_pk_sub_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_U16,
         mnemonic: "v_pk_max_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00c v_pk_max_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_U16,
         mnemonic: "v_pk_min_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00d v_pk_min_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_FMA_F16,
         mnemonic: "v_pk_fma_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x00e v_pk_fma_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F16,
         mnemonic: "v_pk_add_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00f v_pk_add_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F16,
         mnemonic: "v_pk_mul_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x010 v_pk_mul_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_F16,
         mnemonic: "v_pk_min_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x011 v_pk_min_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_F16,
         mnemonic: "v_pk_max_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x012 v_pk_max_f16 v0, v4, v8 op_sel_hi:[0,0]
     None,
     None,
@@ -7767,24 +8829,28 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_fma_mix_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 11,
     }), // 0x020 v_fma_mix_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_MIXLO_F16,
         mnemonic: "v_fma_mixlo_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 11,
     }), // 0x021 v_fma_mixlo_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_MIXHI_F16,
         mnemonic: "v_fma_mixhi_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 11,
     }), // 0x022 v_fma_mixhi_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT2_F32_F16,
         mnemonic: "v_dot2_f32_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x023 v_dot2_f32_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     None,
     None,
@@ -7793,36 +8859,42 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_dot2_i32_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x026 v_dot2_i32_i16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_DOT2_U32_U16,
         mnemonic: "v_dot2_u32_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x027 v_dot2_u32_u16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_DOT4_I32_I8,
         mnemonic: "v_dot4_i32_i8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 50,
     }), // 0x028 v_dot4_i32_i8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT4_U32_U8,
         mnemonic: "v_dot4_u32_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 50,
     }), // 0x029 v_dot4_u32_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT8_I32_I4,
         mnemonic: "v_dot8_i32_i4",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 50,
     }), // 0x02a v_dot8_i32_i4 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT8_U32_U4,
         mnemonic: "v_dot8_u32_u4",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 50,
     }), // 0x02b v_dot8_u32_u4 v0, v4, v8, v16
     None,
     None,
@@ -7833,24 +8905,28 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_fma_f32",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x030 v_pk_fma_f32 v[0:1], v[4:5], v[8:9], v[16:17] op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F32,
         mnemonic: "v_pk_mul_f32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x031 v_pk_mul_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F32,
         mnemonic: "v_pk_add_f32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x032 v_pk_add_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MOV_B32,
         mnemonic: "v_pk_mov_b32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x033 v_pk_mov_b32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     None,
     None,
@@ -7867,30 +8943,35 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f32_16x16x8_xf32",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03e v_mfma_f32_16x16x8_xf32 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X4_XF32,
         mnemonic: "v_mfma_f32_32x32x4_xf32",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03f v_mfma_f32_32x32x4_xf32 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X1_2B_F32,
         mnemonic: "v_mfma_f32_32x32x1_2b_f32",
         widths: [32, 1, 1, 32],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 v_mfma_f32_32x32x1_2b_f32 v[0:31], v4, v8, v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X1_4B_F32,
         mnemonic: "v_mfma_f32_16x16x1_4b_f32",
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 v_mfma_f32_16x16x1_4b_f32 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X1_16B_F32,
         mnemonic: "v_mfma_f32_4x4x1_16b_f32",
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 v_mfma_f32_4x4x1_16b_f32 v[0:3], v4, v8, v[16:19]
     None,
     Some(OpInfo {
@@ -7898,12 +8979,14 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f32_32x32x2_f32",
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 v_mfma_f32_32x32x2_f32 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_F32,
         mnemonic: "v_mfma_f32_16x16x4_f32",
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 v_mfma_f32_16x16x4_f32 v[0:3], v4, v8, v[16:19]
     None,
     None,
@@ -7912,18 +8995,21 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f32_32x32x4_2b_f16",
         widths: [32, 2, 2, 32],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 v_mfma_f32_32x32x4_2b_f16 v[0:31], v[4:5], v[8:9], v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_4B_F16,
         mnemonic: "v_mfma_f32_16x16x4_4b_f16",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 v_mfma_f32_16x16x4_4b_f16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X4_16B_F16,
         mnemonic: "v_mfma_f32_4x4x4_16b_f16",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a v_mfma_f32_4x4x4_16b_f16 v[0:3], v[4:5], v[8:9], v[16:19]
     None,
     Some(OpInfo {
@@ -7931,12 +9017,14 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f32_32x32x8_f16",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c v_mfma_f32_32x32x8_f16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X16_F16,
         mnemonic: "v_mfma_f32_16x16x16_f16",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[8:9], v[16:19]
     None,
     None,
@@ -7945,18 +9033,21 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_i32_32x32x4_2b_i8",
         widths: [32, 1, 1, 32],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 v_mfma_i32_32x32x4_2b_i8 v[0:31], v4, v8, v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X4_4B_I8,
         mnemonic: "v_mfma_i32_16x16x4_4b_i8",
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 v_mfma_i32_16x16x4_4b_i8 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_4X4X4_16B_I8,
         mnemonic: "v_mfma_i32_4x4x4_16b_i8",
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 v_mfma_i32_4x4x4_16b_i8 v[0:3], v4, v8, v[16:19]
     None,
     None,
@@ -7966,24 +9057,28 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_i32_32x32x16_i8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x056 v_mfma_i32_32x32x16_i8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X32_I8,
         mnemonic: "v_mfma_i32_16x16x32_i8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x057 v_mfma_i32_16x16x32_i8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_ACCVGPR_READ_B32,
         mnemonic: "v_accvgpr_read_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 2, 0, 0],
+        mods: 0,
     }), // 0x058 v_accvgpr_read_b32 v0, a4
     Some(OpInfo {
         op: Op::V_ACCVGPR_WRITE_B32,
         mnemonic: "v_accvgpr_write_b32",
         widths: [1, 1, 0, 0],
         kinds: [2, 0, 0, 0],
+        mods: 0,
     }), // 0x059 v_accvgpr_write_b32 a0, v4
     None,
     None,
@@ -7993,36 +9088,42 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f32_32x32x4_2b_bf16",
         widths: [32, 2, 2, 32],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05d v_mfma_f32_32x32x4_2b_bf16 v[0:31], v[4:5], v[8:9], v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_4B_BF16,
         mnemonic: "v_mfma_f32_16x16x4_4b_bf16",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05e v_mfma_f32_16x16x4_4b_bf16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X4_16B_BF16,
         mnemonic: "v_mfma_f32_4x4x4_16b_bf16",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05f v_mfma_f32_4x4x4_16b_bf16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X8_BF16,
         mnemonic: "v_mfma_f32_32x32x8_bf16",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 v_mfma_f32_32x32x8_bf16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X16_BF16,
         mnemonic: "v_mfma_f32_16x16x16_bf16",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X32_F16,
         mnemonic: "v_smfmac_f32_16x16x32_f16",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -8030,6 +9131,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_f32_32x32x16_f16",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 v_smfmac_f32_32x32x16_f16 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -8037,6 +9139,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_f32_16x16x32_bf16",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 v_smfmac_f32_16x16x32_bf16 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -8044,6 +9147,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_f32_32x32x16_bf16",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 v_smfmac_f32_32x32x16_bf16 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -8051,6 +9155,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_i32_16x16x64_i8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a v_smfmac_i32_16x16x64_i8 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -8058,6 +9163,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_i32_32x32x32_i8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c v_smfmac_i32_32x32x32_i8 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -8065,108 +9171,126 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f64_16x16x4_f64",
         widths: [8, 2, 2, 8],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06e v_mfma_f64_16x16x4_f64 v[0:7], v[4:5], v[8:9], v[16:23]
     Some(OpInfo {
         op: Op::V_MFMA_F64_4X4X4_4B_F64,
         mnemonic: "v_mfma_f64_4x4x4_4b_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06f v_mfma_f64_4x4x4_4b_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_BF8_BF8,
         mnemonic: "v_mfma_f32_16x16x32_bf8_bf8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x070 v_mfma_f32_16x16x32_bf8_bf8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_BF8_FP8,
         mnemonic: "v_mfma_f32_16x16x32_bf8_fp8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x071 v_mfma_f32_16x16x32_bf8_fp8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_FP8_BF8,
         mnemonic: "v_mfma_f32_16x16x32_fp8_bf8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x072 v_mfma_f32_16x16x32_fp8_bf8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_FP8_FP8,
         mnemonic: "v_mfma_f32_16x16x32_fp8_fp8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x073 v_mfma_f32_16x16x32_fp8_fp8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF8_BF8,
         mnemonic: "v_mfma_f32_32x32x16_bf8_bf8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x074 v_mfma_f32_32x32x16_bf8_bf8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF8_FP8,
         mnemonic: "v_mfma_f32_32x32x16_bf8_fp8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x075 v_mfma_f32_32x32x16_bf8_fp8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_FP8_BF8,
         mnemonic: "v_mfma_f32_32x32x16_fp8_bf8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x076 v_mfma_f32_32x32x16_fp8_bf8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_FP8_FP8,
         mnemonic: "v_mfma_f32_32x32x16_fp8_fp8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x077 v_mfma_f32_32x32x16_fp8_fp8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF8_BF8,
         mnemonic: "v_smfmac_f32_16x16x64_bf8_bf8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x078 v_smfmac_f32_16x16x64_bf8_bf8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF8_FP8,
         mnemonic: "v_smfmac_f32_16x16x64_bf8_fp8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x079 v_smfmac_f32_16x16x64_bf8_fp8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_FP8_BF8,
         mnemonic: "v_smfmac_f32_16x16x64_fp8_bf8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07a v_smfmac_f32_16x16x64_fp8_bf8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_FP8_FP8,
         mnemonic: "v_smfmac_f32_16x16x64_fp8_fp8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07b v_smfmac_f32_16x16x64_fp8_fp8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF8_BF8,
         mnemonic: "v_smfmac_f32_32x32x32_bf8_bf8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07c v_smfmac_f32_32x32x32_bf8_bf8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF8_FP8,
         mnemonic: "v_smfmac_f32_32x32x32_bf8_fp8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07d v_smfmac_f32_32x32x32_bf8_fp8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_FP8_BF8,
         mnemonic: "v_smfmac_f32_32x32x32_fp8_bf8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07e v_smfmac_f32_32x32x32_fp8_bf8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_FP8_FP8,
         mnemonic: "v_smfmac_f32_32x32x32_fp8_fp8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07f v_smfmac_f32_32x32x32_fp8_fp8 v[0:15], v[4:5], v[8:11], v16
 ];
 
@@ -8178,132 +9302,154 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_add_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 ds_add_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_SUB_U32,
         mnemonic: "ds_sub_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 ds_sub_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_RSUB_U32,
         mnemonic: "ds_rsub_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 ds_rsub_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_INC_U32,
         mnemonic: "ds_inc_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 ds_inc_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_DEC_U32,
         mnemonic: "ds_dec_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 ds_dec_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_I32,
         mnemonic: "ds_min_i32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 ds_min_i32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_I32,
         mnemonic: "ds_max_i32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 ds_max_i32 v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_U32,
         mnemonic: "ds_min_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 ds_min_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_U32,
         mnemonic: "ds_max_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 ds_max_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_AND_B32,
         mnemonic: "ds_and_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 ds_and_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_OR_B32,
         mnemonic: "ds_or_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a ds_or_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_XOR_B32,
         mnemonic: "ds_xor_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b ds_xor_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_MSKOR_B32,
         mnemonic: "ds_mskor_b32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c ds_mskor_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRITE_B32,
         mnemonic: "ds_write_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d ds_write_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE2_B32,
         mnemonic: "ds_write2_b32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e ds_write2_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRITE2ST64_B32,
         mnemonic: "ds_write2st64_b32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f ds_write2st64_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_B32,
         mnemonic: "ds_cmpst_b32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 ds_cmpst_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_F32,
         mnemonic: "ds_cmpst_f32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 ds_cmpst_f32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_MIN_F32,
         mnemonic: "ds_min_f32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 ds_min_f32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_F32,
         mnemonic: "ds_max_f32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 ds_max_f32 v1, v2
     Some(OpInfo {
         op: Op::DS_NOP,
         mnemonic: "ds_nop",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 ds_nop
     Some(OpInfo {
         op: Op::DS_ADD_F32,
         mnemonic: "ds_add_f32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 ds_add_f32 v1, v2
     None,
     Some(OpInfo {
@@ -8311,12 +9457,14 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_pk_add_f16",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 ds_pk_add_f16 v1, v2
     Some(OpInfo {
         op: Op::DS_PK_ADD_BF16,
         mnemonic: "ds_pk_add_bf16",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 ds_pk_add_bf16 v1, v2
     None,
     None,
@@ -8327,384 +9475,448 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_write_addtid_b32",
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d ds_write_addtid_b32 v2
     Some(OpInfo {
         op: Op::DS_WRITE_B8,
         mnemonic: "ds_write_b8",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e ds_write_b8 v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE_B16,
         mnemonic: "ds_write_b16",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f ds_write_b16 v1, v2
     Some(OpInfo {
         op: Op::DS_ADD_RTN_U32,
         mnemonic: "ds_add_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 ds_add_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_SUB_RTN_U32,
         mnemonic: "ds_sub_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 ds_sub_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_RSUB_RTN_U32,
         mnemonic: "ds_rsub_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 ds_rsub_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_INC_RTN_U32,
         mnemonic: "ds_inc_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 ds_inc_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_DEC_RTN_U32,
         mnemonic: "ds_dec_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 ds_dec_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_RTN_I32,
         mnemonic: "ds_min_rtn_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 ds_min_rtn_i32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_I32,
         mnemonic: "ds_max_rtn_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 ds_max_rtn_i32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_RTN_U32,
         mnemonic: "ds_min_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 ds_min_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_U32,
         mnemonic: "ds_max_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 ds_max_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_AND_RTN_B32,
         mnemonic: "ds_and_rtn_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 ds_and_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_OR_RTN_B32,
         mnemonic: "ds_or_rtn_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02a ds_or_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_XOR_RTN_B32,
         mnemonic: "ds_xor_rtn_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02b ds_xor_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MSKOR_RTN_B32,
         mnemonic: "ds_mskor_rtn_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02c ds_mskor_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRXCHG_RTN_B32,
         mnemonic: "ds_wrxchg_rtn_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02d ds_wrxchg_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_WRXCHG2_RTN_B32,
         mnemonic: "ds_wrxchg2_rtn_b32",
         widths: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02e ds_wrxchg2_rtn_b32 v[8:9], v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRXCHG2ST64_RTN_B32,
         mnemonic: "ds_wrxchg2st64_rtn_b32",
         widths: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02f ds_wrxchg2st64_rtn_b32 v[8:9], v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_B32,
         mnemonic: "ds_cmpst_rtn_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x030 ds_cmpst_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_F32,
         mnemonic: "ds_cmpst_rtn_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x031 ds_cmpst_rtn_f32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_MIN_RTN_F32,
         mnemonic: "ds_min_rtn_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x032 ds_min_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_F32,
         mnemonic: "ds_max_rtn_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x033 ds_max_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_WRAP_RTN_B32,
         mnemonic: "ds_wrap_rtn_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x034 ds_wrap_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_ADD_RTN_F32,
         mnemonic: "ds_add_rtn_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x035 ds_add_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_READ_B32,
         mnemonic: "ds_read_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x036 ds_read_b32 v8, v1
     Some(OpInfo {
         op: Op::DS_READ2_B32,
         mnemonic: "ds_read2_b32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x037 ds_read2_b32 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ2ST64_B32,
         mnemonic: "ds_read2st64_b32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x038 ds_read2st64_b32 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ_I8,
         mnemonic: "ds_read_i8",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x039 ds_read_i8 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U8,
         mnemonic: "ds_read_u8",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03a ds_read_u8 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I16,
         mnemonic: "ds_read_i16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03b ds_read_i16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16,
         mnemonic: "ds_read_u16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03c ds_read_u16 v8, v1
     Some(OpInfo {
         op: Op::DS_SWIZZLE_B32,
         mnemonic: "ds_swizzle_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03d ds_swizzle_b32 v8, v1
     Some(OpInfo {
         op: Op::DS_PERMUTE_B32,
         mnemonic: "ds_permute_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03e ds_permute_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_BPERMUTE_B32,
         mnemonic: "ds_bpermute_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03f ds_bpermute_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_ADD_U64,
         mnemonic: "ds_add_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 ds_add_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_SUB_U64,
         mnemonic: "ds_sub_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 ds_sub_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_RSUB_U64,
         mnemonic: "ds_rsub_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 ds_rsub_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_INC_U64,
         mnemonic: "ds_inc_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 ds_inc_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_DEC_U64,
         mnemonic: "ds_dec_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 ds_dec_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_I64,
         mnemonic: "ds_min_i64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 ds_min_i64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_I64,
         mnemonic: "ds_max_i64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 ds_max_i64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_U64,
         mnemonic: "ds_min_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 ds_min_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_U64,
         mnemonic: "ds_max_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 ds_max_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_AND_B64,
         mnemonic: "ds_and_b64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 ds_and_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_OR_B64,
         mnemonic: "ds_or_b64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a ds_or_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_XOR_B64,
         mnemonic: "ds_xor_b64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b ds_xor_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MSKOR_B64,
         mnemonic: "ds_mskor_b64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c ds_mskor_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRITE_B64,
         mnemonic: "ds_write_b64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d ds_write_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRITE2_B64,
         mnemonic: "ds_write2_b64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e ds_write2_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRITE2ST64_B64,
         mnemonic: "ds_write2st64_b64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f ds_write2st64_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_B64,
         mnemonic: "ds_cmpst_b64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 ds_cmpst_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_F64,
         mnemonic: "ds_cmpst_f64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 ds_cmpst_f64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_MIN_F64,
         mnemonic: "ds_min_f64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 ds_min_f64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_F64,
         mnemonic: "ds_max_f64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x053 ds_max_f64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRITE_B8_D16_HI,
         mnemonic: "ds_write_b8_d16_hi",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x054 ds_write_b8_d16_hi v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE_B16_D16_HI,
         mnemonic: "ds_write_b16_d16_hi",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x055 ds_write_b16_d16_hi v1, v2
     Some(OpInfo {
         op: Op::DS_READ_U8_D16,
         mnemonic: "ds_read_u8_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x056 ds_read_u8_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U8_D16_HI,
         mnemonic: "ds_read_u8_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x057 ds_read_u8_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I8_D16,
         mnemonic: "ds_read_i8_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x058 ds_read_i8_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I8_D16_HI,
         mnemonic: "ds_read_i8_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x059 ds_read_i8_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16_D16,
         mnemonic: "ds_read_u16_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05a ds_read_u16_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16_D16_HI,
         mnemonic: "ds_read_u16_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05b ds_read_u16_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_ADD_F64,
         mnemonic: "ds_add_f64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05c ds_add_f64 v1, v[2:3]
     None,
     None,
@@ -8714,120 +9926,140 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_add_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 ds_add_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_SUB_RTN_U64,
         mnemonic: "ds_sub_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 ds_sub_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_RSUB_RTN_U64,
         mnemonic: "ds_rsub_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 ds_rsub_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_INC_RTN_U64,
         mnemonic: "ds_inc_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 ds_inc_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_DEC_RTN_U64,
         mnemonic: "ds_dec_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 ds_dec_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_I64,
         mnemonic: "ds_min_rtn_i64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 ds_min_rtn_i64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_I64,
         mnemonic: "ds_max_rtn_i64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 ds_max_rtn_i64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_U64,
         mnemonic: "ds_min_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 ds_min_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_U64,
         mnemonic: "ds_max_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 ds_max_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_AND_RTN_B64,
         mnemonic: "ds_and_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 ds_and_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_OR_RTN_B64,
         mnemonic: "ds_or_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a ds_or_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_XOR_RTN_B64,
         mnemonic: "ds_xor_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b ds_xor_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MSKOR_RTN_B64,
         mnemonic: "ds_mskor_rtn_b64",
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c ds_mskor_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRXCHG_RTN_B64,
         mnemonic: "ds_wrxchg_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06d ds_wrxchg_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRXCHG2_RTN_B64,
         mnemonic: "ds_wrxchg2_rtn_b64",
         widths: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06e ds_wrxchg2_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRXCHG2ST64_RTN_B64,
         mnemonic: "ds_wrxchg2st64_rtn_b64",
         widths: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06f ds_wrxchg2st64_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_B64,
         mnemonic: "ds_cmpst_rtn_b64",
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x070 ds_cmpst_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_F64,
         mnemonic: "ds_cmpst_rtn_f64",
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x071 ds_cmpst_rtn_f64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_F64,
         mnemonic: "ds_min_rtn_f64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x072 ds_min_rtn_f64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_F64,
         mnemonic: "ds_max_rtn_f64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x073 ds_max_rtn_f64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -8836,18 +10068,21 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_read_b64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x076 ds_read_b64 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ2_B64,
         mnemonic: "ds_read2_b64",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x077 ds_read2_b64 v[8:11], v1
     Some(OpInfo {
         op: Op::DS_READ2ST64_B64,
         mnemonic: "ds_read2st64_b64",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x078 ds_read2st64_b64 v[8:11], v1
     None,
     None,
@@ -8857,6 +10092,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_add_rtn_f64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07c ds_add_rtn_f64 v[8:9], v1, v[2:3]
     None,
     Some(OpInfo {
@@ -8864,6 +10100,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_condxchg32_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07e ds_condxchg32_rtn_b64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -8925,18 +10162,21 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_read_addtid_b32",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0b6 ds_read_addtid_b32 v8
     Some(OpInfo {
         op: Op::DS_PK_ADD_RTN_F16,
         mnemonic: "ds_pk_add_rtn_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0b7 ds_pk_add_rtn_f16 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_PK_ADD_RTN_BF16,
         mnemonic: "ds_pk_add_rtn_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0b8 ds_pk_add_rtn_bf16 v8, v1, v2
     None,
     None,
@@ -8947,12 +10187,14 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_consume",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0bd ds_consume v8
     Some(OpInfo {
         op: Op::DS_APPEND,
         mnemonic: "ds_append",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0be ds_append v8
     None,
     None,
@@ -8990,12 +10232,14 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_write_b96",
         widths: [0, 1, 3, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0de ds_write_b96 v1, v[2:4]
     Some(OpInfo {
         op: Op::DS_WRITE_B128,
         mnemonic: "ds_write_b128",
         widths: [0, 1, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0df ds_write_b128 v1, v[2:5]
     None,
     None,
@@ -9032,12 +10276,14 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_read_b96",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fe ds_read_b96 v[8:10], v1
     Some(OpInfo {
         op: Op::DS_READ_B128,
         mnemonic: "ds_read_b128",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ff ds_read_b128 v[8:11], v1
 ];
 
@@ -9065,132 +10311,154 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         mnemonic: "flat_load_ubyte",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 flat_load_ubyte v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE,
         mnemonic: "flat_load_sbyte",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 flat_load_sbyte v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_USHORT,
         mnemonic: "flat_load_ushort",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 flat_load_ushort v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SSHORT,
         mnemonic: "flat_load_sshort",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 flat_load_sshort v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORD,
         mnemonic: "flat_load_dword",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 flat_load_dword v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX2,
         mnemonic: "flat_load_dwordx2",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 flat_load_dwordx2 v[8:9], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX3,
         mnemonic: "flat_load_dwordx3",
         widths: [3, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 flat_load_dwordx3 v[8:10], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX4,
         mnemonic: "flat_load_dwordx4",
         widths: [4, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 flat_load_dwordx4 v[8:11], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_STORE_BYTE,
         mnemonic: "flat_store_byte",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 flat_store_byte v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_BYTE_D16_HI,
         mnemonic: "flat_store_byte_d16_hi",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 flat_store_byte_d16_hi v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_SHORT,
         mnemonic: "flat_store_short",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a flat_store_short v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_SHORT_D16_HI,
         mnemonic: "flat_store_short_d16_hi",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b flat_store_short_d16_hi v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORD,
         mnemonic: "flat_store_dword",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c flat_store_dword v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX2,
         mnemonic: "flat_store_dwordx2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d flat_store_dwordx2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX3,
         mnemonic: "flat_store_dwordx3",
         widths: [0, 2, 3, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e flat_store_dwordx3 v[2:3], v[4:6]
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX4,
         mnemonic: "flat_store_dwordx4",
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f flat_store_dwordx4 v[2:3], v[4:7]
     Some(OpInfo {
         op: Op::FLAT_LOAD_UBYTE_D16,
         mnemonic: "flat_load_ubyte_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 flat_load_ubyte_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_UBYTE_D16_HI,
         mnemonic: "flat_load_ubyte_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 flat_load_ubyte_d16_hi v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE_D16,
         mnemonic: "flat_load_sbyte_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 flat_load_sbyte_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE_D16_HI,
         mnemonic: "flat_load_sbyte_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 flat_load_sbyte_d16_hi v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SHORT_D16,
         mnemonic: "flat_load_short_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 flat_load_short_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SHORT_D16_HI,
         mnemonic: "flat_load_short_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 flat_load_short_d16_hi v8, v[2:3]
     None,
     None,
@@ -9223,114 +10491,133 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         mnemonic: "flat_atomic_swap",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 flat_atomic_swap v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP,
         mnemonic: "flat_atomic_cmpswap",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 flat_atomic_cmpswap v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD,
         mnemonic: "flat_atomic_add",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 flat_atomic_add v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SUB,
         mnemonic: "flat_atomic_sub",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 flat_atomic_sub v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMIN,
         mnemonic: "flat_atomic_smin",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 flat_atomic_smin v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMIN,
         mnemonic: "flat_atomic_umin",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 flat_atomic_umin v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMAX,
         mnemonic: "flat_atomic_smax",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 flat_atomic_smax v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMAX,
         mnemonic: "flat_atomic_umax",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 flat_atomic_umax v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_AND,
         mnemonic: "flat_atomic_and",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 flat_atomic_and v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_OR,
         mnemonic: "flat_atomic_or",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 flat_atomic_or v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_XOR,
         mnemonic: "flat_atomic_xor",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a flat_atomic_xor v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_INC,
         mnemonic: "flat_atomic_inc",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b flat_atomic_inc v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_DEC,
         mnemonic: "flat_atomic_dec",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c flat_atomic_dec v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_F32,
         mnemonic: "flat_atomic_add_f32",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d flat_atomic_add_f32 v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_PK_ADD_F16,
         mnemonic: "flat_atomic_pk_add_f16",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e flat_atomic_pk_add_f16 v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_F64,
         mnemonic: "flat_atomic_add_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f flat_atomic_add_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_MIN_F64,
         mnemonic: "flat_atomic_min_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 flat_atomic_min_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_MAX_F64,
         mnemonic: "flat_atomic_max_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 flat_atomic_max_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_PK_ADD_BF16,
         mnemonic: "flat_atomic_pk_add_bf16",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 flat_atomic_pk_add_bf16 v[2:3], v4
     None,
     None,
@@ -9350,78 +10637,91 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         mnemonic: "flat_atomic_swap_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 flat_atomic_swap_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP_X2,
         mnemonic: "flat_atomic_cmpswap_x2",
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 flat_atomic_cmpswap_x2 v[2:3], v[4:7]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_X2,
         mnemonic: "flat_atomic_add_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 flat_atomic_add_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SUB_X2,
         mnemonic: "flat_atomic_sub_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 flat_atomic_sub_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMIN_X2,
         mnemonic: "flat_atomic_smin_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 flat_atomic_smin_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMIN_X2,
         mnemonic: "flat_atomic_umin_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 flat_atomic_umin_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMAX_X2,
         mnemonic: "flat_atomic_smax_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 flat_atomic_smax_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMAX_X2,
         mnemonic: "flat_atomic_umax_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 flat_atomic_umax_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_AND_X2,
         mnemonic: "flat_atomic_and_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 flat_atomic_and_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_OR_X2,
         mnemonic: "flat_atomic_or_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 flat_atomic_or_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_XOR_X2,
         mnemonic: "flat_atomic_xor_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a flat_atomic_xor_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_INC_X2,
         mnemonic: "flat_atomic_inc_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b flat_atomic_inc_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_DEC_X2,
         mnemonic: "flat_atomic_dec_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c flat_atomic_dec_x2 v[2:3], v[4:5]
     None,
     None,
@@ -9468,162 +10768,189 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         mnemonic: "global_load_ubyte",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 global_load_ubyte v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE,
         mnemonic: "global_load_sbyte",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 global_load_sbyte v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_USHORT,
         mnemonic: "global_load_ushort",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 global_load_ushort v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SSHORT,
         mnemonic: "global_load_sshort",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 global_load_sshort v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORD,
         mnemonic: "global_load_dword",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 global_load_dword v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX2,
         mnemonic: "global_load_dwordx2",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 global_load_dwordx2 v[8:9], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX3,
         mnemonic: "global_load_dwordx3",
         widths: [3, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 global_load_dwordx3 v[8:10], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX4,
         mnemonic: "global_load_dwordx4",
         widths: [4, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 global_load_dwordx4 v[8:11], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_BYTE,
         mnemonic: "global_store_byte",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 global_store_byte v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_BYTE_D16_HI,
         mnemonic: "global_store_byte_d16_hi",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 global_store_byte_d16_hi v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_SHORT,
         mnemonic: "global_store_short",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a global_store_short v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_SHORT_D16_HI,
         mnemonic: "global_store_short_d16_hi",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b global_store_short_d16_hi v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORD,
         mnemonic: "global_store_dword",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c global_store_dword v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX2,
         mnemonic: "global_store_dwordx2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d global_store_dwordx2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX3,
         mnemonic: "global_store_dwordx3",
         widths: [0, 2, 3, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e global_store_dwordx3 v[2:3], v[4:6], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX4,
         mnemonic: "global_store_dwordx4",
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f global_store_dwordx4 v[2:3], v[4:7], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_UBYTE_D16,
         mnemonic: "global_load_ubyte_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 global_load_ubyte_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_UBYTE_D16_HI,
         mnemonic: "global_load_ubyte_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 global_load_ubyte_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE_D16,
         mnemonic: "global_load_sbyte_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 global_load_sbyte_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE_D16_HI,
         mnemonic: "global_load_sbyte_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 global_load_sbyte_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SHORT_D16,
         mnemonic: "global_load_short_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 global_load_short_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SHORT_D16_HI,
         mnemonic: "global_load_short_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 global_load_short_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_UBYTE,
         mnemonic: "global_load_lds_ubyte",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 global_load_lds_ubyte v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_SBYTE,
         mnemonic: "global_load_lds_sbyte",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 global_load_lds_sbyte v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_USHORT,
         mnemonic: "global_load_lds_ushort",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 global_load_lds_ushort v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_SSHORT,
         mnemonic: "global_load_lds_sshort",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 global_load_lds_sshort v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_DWORD,
         mnemonic: "global_load_lds_dword",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02a global_load_lds_dword v[2:3], off
     None,
     None,
@@ -9651,114 +10978,133 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         mnemonic: "global_atomic_swap",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 global_atomic_swap v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_CMPSWAP,
         mnemonic: "global_atomic_cmpswap",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 global_atomic_cmpswap v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD,
         mnemonic: "global_atomic_add",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 global_atomic_add v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SUB,
         mnemonic: "global_atomic_sub",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 global_atomic_sub v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMIN,
         mnemonic: "global_atomic_smin",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 global_atomic_smin v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMIN,
         mnemonic: "global_atomic_umin",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 global_atomic_umin v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMAX,
         mnemonic: "global_atomic_smax",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 global_atomic_smax v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMAX,
         mnemonic: "global_atomic_umax",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 global_atomic_umax v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_AND,
         mnemonic: "global_atomic_and",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 global_atomic_and v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_OR,
         mnemonic: "global_atomic_or",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 global_atomic_or v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_XOR,
         mnemonic: "global_atomic_xor",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a global_atomic_xor v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_INC,
         mnemonic: "global_atomic_inc",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b global_atomic_inc v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_DEC,
         mnemonic: "global_atomic_dec",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c global_atomic_dec v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_F32,
         mnemonic: "global_atomic_add_f32",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d global_atomic_add_f32 v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_PK_ADD_F16,
         mnemonic: "global_atomic_pk_add_f16",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e global_atomic_pk_add_f16 v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_F64,
         mnemonic: "global_atomic_add_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f global_atomic_add_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_MIN_F64,
         mnemonic: "global_atomic_min_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 global_atomic_min_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_MAX_F64,
         mnemonic: "global_atomic_max_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 global_atomic_max_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_PK_ADD_BF16,
         mnemonic: "global_atomic_pk_add_bf16",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 global_atomic_pk_add_bf16 v[2:3], v4, off
     None,
     None,
@@ -9778,78 +11124,91 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         mnemonic: "global_atomic_swap_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 global_atomic_swap_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_CMPSWAP_X2,
         mnemonic: "global_atomic_cmpswap_x2",
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 global_atomic_cmpswap_x2 v[2:3], v[4:7], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_X2,
         mnemonic: "global_atomic_add_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 global_atomic_add_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SUB_X2,
         mnemonic: "global_atomic_sub_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 global_atomic_sub_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMIN_X2,
         mnemonic: "global_atomic_smin_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 global_atomic_smin_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMIN_X2,
         mnemonic: "global_atomic_umin_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 global_atomic_umin_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMAX_X2,
         mnemonic: "global_atomic_smax_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 global_atomic_smax_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMAX_X2,
         mnemonic: "global_atomic_umax_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 global_atomic_umax_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_AND_X2,
         mnemonic: "global_atomic_and_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 global_atomic_and_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_OR_X2,
         mnemonic: "global_atomic_or_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 global_atomic_or_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_XOR_X2,
         mnemonic: "global_atomic_xor_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a global_atomic_xor_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_INC_X2,
         mnemonic: "global_atomic_inc_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b global_atomic_inc_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_DEC_X2,
         mnemonic: "global_atomic_dec_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c global_atomic_dec_x2 v[2:3], v[4:5], off
     None,
     None,
@@ -9896,162 +11255,189 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         mnemonic: "scratch_load_ubyte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 scratch_load_ubyte v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE,
         mnemonic: "scratch_load_sbyte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 scratch_load_sbyte v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_USHORT,
         mnemonic: "scratch_load_ushort",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 scratch_load_ushort v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SSHORT,
         mnemonic: "scratch_load_sshort",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 scratch_load_sshort v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORD,
         mnemonic: "scratch_load_dword",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 scratch_load_dword v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX2,
         mnemonic: "scratch_load_dwordx2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 scratch_load_dwordx2 v[8:9], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX3,
         mnemonic: "scratch_load_dwordx3",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 scratch_load_dwordx3 v[8:10], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX4,
         mnemonic: "scratch_load_dwordx4",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 scratch_load_dwordx4 v[8:11], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_BYTE,
         mnemonic: "scratch_store_byte",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 scratch_store_byte v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_BYTE_D16_HI,
         mnemonic: "scratch_store_byte_d16_hi",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 scratch_store_byte_d16_hi v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_SHORT,
         mnemonic: "scratch_store_short",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a scratch_store_short v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_SHORT_D16_HI,
         mnemonic: "scratch_store_short_d16_hi",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b scratch_store_short_d16_hi v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORD,
         mnemonic: "scratch_store_dword",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c scratch_store_dword v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX2,
         mnemonic: "scratch_store_dwordx2",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d scratch_store_dwordx2 v2, v[4:5], off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX3,
         mnemonic: "scratch_store_dwordx3",
         widths: [0, 1, 3, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e scratch_store_dwordx3 v2, v[4:6], off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX4,
         mnemonic: "scratch_store_dwordx4",
         widths: [0, 1, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f scratch_store_dwordx4 v2, v[4:7], off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_UBYTE_D16,
         mnemonic: "scratch_load_ubyte_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 scratch_load_ubyte_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_UBYTE_D16_HI,
         mnemonic: "scratch_load_ubyte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 scratch_load_ubyte_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE_D16,
         mnemonic: "scratch_load_sbyte_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 scratch_load_sbyte_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE_D16_HI,
         mnemonic: "scratch_load_sbyte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 scratch_load_sbyte_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SHORT_D16,
         mnemonic: "scratch_load_short_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 scratch_load_short_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SHORT_D16_HI,
         mnemonic: "scratch_load_short_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 scratch_load_short_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_UBYTE,
         mnemonic: "scratch_load_lds_ubyte",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 scratch_load_lds_ubyte v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_SBYTE,
         mnemonic: "scratch_load_lds_sbyte",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 scratch_load_lds_sbyte v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_USHORT,
         mnemonic: "scratch_load_lds_ushort",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 scratch_load_lds_ushort v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_SSHORT,
         mnemonic: "scratch_load_lds_sshort",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 scratch_load_lds_sshort v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_DWORD,
         mnemonic: "scratch_load_lds_dword",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02a scratch_load_lds_dword v2, off
     None,
     None,
@@ -10148,252 +11534,294 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         mnemonic: "buffer_load_format_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 buffer_load_format_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XY,
         mnemonic: "buffer_load_format_xy",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 buffer_load_format_xy v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XYZ,
         mnemonic: "buffer_load_format_xyz",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 buffer_load_format_xyz v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XYZW,
         mnemonic: "buffer_load_format_xyzw",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_X,
         mnemonic: "buffer_store_format_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 buffer_store_format_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XY,
         mnemonic: "buffer_store_format_xy",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 buffer_store_format_xy v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XYZ,
         mnemonic: "buffer_store_format_xyz",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 buffer_store_format_xyz v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XYZW,
         mnemonic: "buffer_store_format_xyzw",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 buffer_store_format_xyzw v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_X,
         mnemonic: "buffer_load_format_d16_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 buffer_load_format_d16_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XY,
         mnemonic: "buffer_load_format_d16_xy",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 buffer_load_format_d16_xy v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XYZ,
         mnemonic: "buffer_load_format_d16_xyz",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a buffer_load_format_d16_xyz v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XYZW,
         mnemonic: "buffer_load_format_d16_xyzw",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b buffer_load_format_d16_xyzw v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_X,
         mnemonic: "buffer_store_format_d16_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c buffer_store_format_d16_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XY,
         mnemonic: "buffer_store_format_d16_xy",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d buffer_store_format_d16_xy v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XYZ,
         mnemonic: "buffer_store_format_d16_xyz",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e buffer_store_format_d16_xyz v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XYZW,
         mnemonic: "buffer_store_format_d16_xyzw",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f buffer_store_format_d16_xyzw v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE,
         mnemonic: "buffer_load_ubyte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 buffer_load_ubyte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE,
         mnemonic: "buffer_load_sbyte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 buffer_load_sbyte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_USHORT,
         mnemonic: "buffer_load_ushort",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 buffer_load_ushort v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SSHORT,
         mnemonic: "buffer_load_sshort",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 buffer_load_sshort v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORD,
         mnemonic: "buffer_load_dword",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 buffer_load_dword v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX2,
         mnemonic: "buffer_load_dwordx2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 buffer_load_dwordx2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX3,
         mnemonic: "buffer_load_dwordx3",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 buffer_load_dwordx3 v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX4,
         mnemonic: "buffer_load_dwordx4",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 buffer_load_dwordx4 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_BYTE,
         mnemonic: "buffer_store_byte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 buffer_store_byte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_BYTE_D16_HI,
         mnemonic: "buffer_store_byte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 buffer_store_byte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_SHORT,
         mnemonic: "buffer_store_short",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a buffer_store_short v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_SHORT_D16_HI,
         mnemonic: "buffer_store_short_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b buffer_store_short_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORD,
         mnemonic: "buffer_store_dword",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c buffer_store_dword v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX2,
         mnemonic: "buffer_store_dwordx2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d buffer_store_dwordx2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX3,
         mnemonic: "buffer_store_dwordx3",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e buffer_store_dwordx3 v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX4,
         mnemonic: "buffer_store_dwordx4",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f buffer_store_dwordx4 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE_D16,
         mnemonic: "buffer_load_ubyte_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 buffer_load_ubyte_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE_D16_HI,
         mnemonic: "buffer_load_ubyte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 buffer_load_ubyte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE_D16,
         mnemonic: "buffer_load_sbyte_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 buffer_load_sbyte_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE_D16_HI,
         mnemonic: "buffer_load_sbyte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 buffer_load_sbyte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SHORT_D16,
         mnemonic: "buffer_load_short_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 buffer_load_short_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SHORT_D16_HI,
         mnemonic: "buffer_load_short_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 buffer_load_short_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_HI_X,
         mnemonic: "buffer_load_format_d16_hi_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 buffer_load_format_d16_hi_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_HI_X,
         mnemonic: "buffer_store_format_d16_hi_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 buffer_store_format_d16_hi_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_WBL2,
         mnemonic: "buffer_wbl2",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 buffer_wbl2
     Some(OpInfo {
         op: Op::BUFFER_INV,
         mnemonic: "buffer_inv",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 buffer_inv
     None,
     None,
@@ -10422,108 +11850,126 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         mnemonic: "buffer_atomic_swap",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 buffer_atomic_swap v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_CMPSWAP,
         mnemonic: "buffer_atomic_cmpswap",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 buffer_atomic_cmpswap v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD,
         mnemonic: "buffer_atomic_add",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 buffer_atomic_add v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SUB,
         mnemonic: "buffer_atomic_sub",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 buffer_atomic_sub v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMIN,
         mnemonic: "buffer_atomic_smin",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 buffer_atomic_smin v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMIN,
         mnemonic: "buffer_atomic_umin",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 buffer_atomic_umin v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMAX,
         mnemonic: "buffer_atomic_smax",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 buffer_atomic_smax v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMAX,
         mnemonic: "buffer_atomic_umax",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 buffer_atomic_umax v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_AND,
         mnemonic: "buffer_atomic_and",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 buffer_atomic_and v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_OR,
         mnemonic: "buffer_atomic_or",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 buffer_atomic_or v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_XOR,
         mnemonic: "buffer_atomic_xor",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a buffer_atomic_xor v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_INC,
         mnemonic: "buffer_atomic_inc",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b buffer_atomic_inc v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_DEC,
         mnemonic: "buffer_atomic_dec",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c buffer_atomic_dec v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_F32,
         mnemonic: "buffer_atomic_add_f32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d buffer_atomic_add_f32 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_PK_ADD_F16,
         mnemonic: "buffer_atomic_pk_add_f16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e buffer_atomic_pk_add_f16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_F64,
         mnemonic: "buffer_atomic_add_f64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f buffer_atomic_add_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_MIN_F64,
         mnemonic: "buffer_atomic_min_f64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 buffer_atomic_min_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_MAX_F64,
         mnemonic: "buffer_atomic_max_f64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 buffer_atomic_max_f64 v[4:5], v1, s[8:11], 0 offen
     None,
     None,
@@ -10544,78 +11990,91 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         mnemonic: "buffer_atomic_swap_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 buffer_atomic_swap_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_CMPSWAP_X2,
         mnemonic: "buffer_atomic_cmpswap_x2",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 buffer_atomic_cmpswap_x2 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_X2,
         mnemonic: "buffer_atomic_add_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 buffer_atomic_add_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SUB_X2,
         mnemonic: "buffer_atomic_sub_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 buffer_atomic_sub_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMIN_X2,
         mnemonic: "buffer_atomic_smin_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 buffer_atomic_smin_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMIN_X2,
         mnemonic: "buffer_atomic_umin_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 buffer_atomic_umin_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMAX_X2,
         mnemonic: "buffer_atomic_smax_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 buffer_atomic_smax_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMAX_X2,
         mnemonic: "buffer_atomic_umax_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 buffer_atomic_umax_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_AND_X2,
         mnemonic: "buffer_atomic_and_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 buffer_atomic_and_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_OR_X2,
         mnemonic: "buffer_atomic_or_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 buffer_atomic_or_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_XOR_X2,
         mnemonic: "buffer_atomic_xor_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a buffer_atomic_xor_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_INC_X2,
         mnemonic: "buffer_atomic_inc_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b buffer_atomic_inc_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_DEC_X2,
         mnemonic: "buffer_atomic_dec_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c buffer_atomic_dec_x2 v[4:5], v1, s[8:11], 0 offen
     None,
     None,
@@ -10646,96 +12105,112 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         mnemonic: "tbuffer_load_format_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 tbuffer_load_format_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XY,
         mnemonic: "tbuffer_load_format_xy",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 tbuffer_load_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XYZ,
         mnemonic: "tbuffer_load_format_xyz",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 tbuffer_load_format_xyz v[4:6], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XYZW,
         mnemonic: "tbuffer_load_format_xyzw",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 tbuffer_load_format_xyzw v[4:7], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_X,
         mnemonic: "tbuffer_store_format_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 tbuffer_store_format_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XY,
         mnemonic: "tbuffer_store_format_xy",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 tbuffer_store_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XYZ,
         mnemonic: "tbuffer_store_format_xyz",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 tbuffer_store_format_xyz v[4:6], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XYZW,
         mnemonic: "tbuffer_store_format_xyzw",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 tbuffer_store_format_xyzw v[4:7], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_X,
         mnemonic: "tbuffer_load_format_d16_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 tbuffer_load_format_d16_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XY,
         mnemonic: "tbuffer_load_format_d16_xy",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 tbuffer_load_format_d16_xy v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XYZ,
         mnemonic: "tbuffer_load_format_d16_xyz",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a tbuffer_load_format_d16_xyz v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XYZW,
         mnemonic: "tbuffer_load_format_d16_xyzw",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b tbuffer_load_format_d16_xyzw v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_X,
         mnemonic: "tbuffer_store_format_d16_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c tbuffer_store_format_d16_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XY,
         mnemonic: "tbuffer_store_format_d16_xy",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d tbuffer_store_format_d16_xy v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XYZ,
         mnemonic: "tbuffer_store_format_d16_xyz",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e tbuffer_store_format_d16_xyz v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XYZW,
         mnemonic: "tbuffer_store_format_d16_xyzw",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f tbuffer_store_format_d16_xyzw v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
 ];
 
@@ -10747,318 +12222,371 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         mnemonic: "s_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x000 s_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUB_U32,
         mnemonic: "s_sub_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x001 s_sub_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ADD_I32,
         mnemonic: "s_add_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x002 s_add_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUB_I32,
         mnemonic: "s_sub_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x003 s_sub_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ADDC_U32,
         mnemonic: "s_addc_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x004 s_addc_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUBB_U32,
         mnemonic: "s_subb_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x005 s_subb_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MIN_I32,
         mnemonic: "s_min_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x006 s_min_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MIN_U32,
         mnemonic: "s_min_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x007 s_min_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MAX_I32,
         mnemonic: "s_max_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x008 s_max_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MAX_U32,
         mnemonic: "s_max_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x009 s_max_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_CSELECT_B32,
         mnemonic: "s_cselect_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00a s_cselect_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_CSELECT_B64,
         mnemonic: "s_cselect_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00b s_cselect_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_AND_B32,
         mnemonic: "s_and_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00c s_and_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_AND_B64,
         mnemonic: "s_and_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00d s_and_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_OR_B32,
         mnemonic: "s_or_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00e s_or_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_OR_B64,
         mnemonic: "s_or_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x00f s_or_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_XOR_B32,
         mnemonic: "s_xor_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x010 s_xor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_XOR_B64,
         mnemonic: "s_xor_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x011 s_xor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_B32,
         mnemonic: "s_andn2_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x012 s_andn2_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ANDN2_B64,
         mnemonic: "s_andn2_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x013 s_andn2_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN2_B32,
         mnemonic: "s_orn2_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x014 s_orn2_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ORN2_B64,
         mnemonic: "s_orn2_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x015 s_orn2_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_NAND_B32,
         mnemonic: "s_nand_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x016 s_nand_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_NAND_B64,
         mnemonic: "s_nand_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x017 s_nand_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_NOR_B32,
         mnemonic: "s_nor_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x018 s_nor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_NOR_B64,
         mnemonic: "s_nor_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x019 s_nor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_XNOR_B32,
         mnemonic: "s_xnor_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01a s_xnor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_XNOR_B64,
         mnemonic: "s_xnor_b64",
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01b s_xnor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_LSHL_B32,
         mnemonic: "s_lshl_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01c s_lshl_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL_B64,
         mnemonic: "s_lshl_b64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01d s_lshl_b64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_LSHR_B32,
         mnemonic: "s_lshr_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01e s_lshr_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHR_B64,
         mnemonic: "s_lshr_b64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x01f s_lshr_b64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_ASHR_I32,
         mnemonic: "s_ashr_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x020 s_ashr_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ASHR_I64,
         mnemonic: "s_ashr_i64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x021 s_ashr_i64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_BFM_B32,
         mnemonic: "s_bfm_b32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x022 s_bfm_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFM_B64,
         mnemonic: "s_bfm_b64",
         widths: [2, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x023 s_bfm_b64 s[8:9], s2, s4
     Some(OpInfo {
         op: Op::S_MUL_I32,
         mnemonic: "s_mul_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x024 s_mul_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_U32,
         mnemonic: "s_bfe_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x025 s_bfe_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_I32,
         mnemonic: "s_bfe_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x026 s_bfe_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_U64,
         mnemonic: "s_bfe_u64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x027 s_bfe_u64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_BFE_I64,
         mnemonic: "s_bfe_i64",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x028 s_bfe_i64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_CBRANCH_G_FORK,
         mnemonic: "s_cbranch_g_fork",
         widths: [0, 2, 2, 0],
         kinds: [0, 1, 1, 0],
+        mods: 0,
     }), // 0x029 s_cbranch_g_fork s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ABSDIFF_I32,
         mnemonic: "s_absdiff_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02a s_absdiff_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_RFE_RESTORE_B64,
         mnemonic: "s_rfe_restore_b64",
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 1, 0],
+        mods: 0,
     }), // 0x02b s_rfe_restore_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_MUL_HI_U32,
         mnemonic: "s_mul_hi_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02c s_mul_hi_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MUL_HI_I32,
         mnemonic: "s_mul_hi_i32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02d s_mul_hi_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL1_ADD_U32,
         mnemonic: "s_lshl1_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02e s_lshl1_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL2_ADD_U32,
         mnemonic: "s_lshl2_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x02f s_lshl2_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL3_ADD_U32,
         mnemonic: "s_lshl3_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x030 s_lshl3_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL4_ADD_U32,
         mnemonic: "s_lshl4_add_u32",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x031 s_lshl4_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_LL_B32_B16,
         mnemonic: "s_pack_ll_b32_b16",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x032 s_pack_ll_b32_b16 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_LH_B32_B16,
         mnemonic: "s_pack_lh_b32_b16",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x033 s_pack_lh_b32_b16 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_HH_B32_B16,
         mnemonic: "s_pack_hh_b32_b16",
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
+        mods: 0,
     }), // 0x034 s_pack_hh_b32_b16 s8, s2, s4
     None,
     None,
@@ -11113,114 +12641,133 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         mnemonic: "s_movk_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x000 s_movk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMOVK_I32,
         mnemonic: "s_cmovk_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x001 s_cmovk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_EQ_I32,
         mnemonic: "s_cmpk_eq_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x002 s_cmpk_eq_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LG_I32,
         mnemonic: "s_cmpk_lg_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x003 s_cmpk_lg_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GT_I32,
         mnemonic: "s_cmpk_gt_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x004 s_cmpk_gt_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GE_I32,
         mnemonic: "s_cmpk_ge_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x005 s_cmpk_ge_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LT_I32,
         mnemonic: "s_cmpk_lt_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x006 s_cmpk_lt_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LE_I32,
         mnemonic: "s_cmpk_le_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x007 s_cmpk_le_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_EQ_U32,
         mnemonic: "s_cmpk_eq_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x008 s_cmpk_eq_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LG_U32,
         mnemonic: "s_cmpk_lg_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x009 s_cmpk_lg_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GT_U32,
         mnemonic: "s_cmpk_gt_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00a s_cmpk_gt_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GE_U32,
         mnemonic: "s_cmpk_ge_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00b s_cmpk_ge_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LT_U32,
         mnemonic: "s_cmpk_lt_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00c s_cmpk_lt_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LE_U32,
         mnemonic: "s_cmpk_le_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00d s_cmpk_le_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_ADDK_I32,
         mnemonic: "s_addk_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00e s_addk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_MULK_I32,
         mnemonic: "s_mulk_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x00f s_mulk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CBRANCH_I_FORK,
         mnemonic: "s_cbranch_i_fork",
         widths: [2, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x010 s_cbranch_i_fork s[8:9], 4660
     Some(OpInfo {
         op: Op::S_GETREG_B32,
         mnemonic: "s_getreg_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x011 s_getreg_b32 s8, hwreg(52, 8, 3)
     Some(OpInfo {
         op: Op::S_SETREG_B32,
         mnemonic: "s_setreg_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x012 s_setreg_b32 hwreg(52, 8, 3), s8
     None,
     Some(OpInfo {
@@ -11228,12 +12775,14 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         mnemonic: "s_setreg_imm32_b32",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 s_setreg_imm32_b32 hwreg(52, 8, 3), -1.0
     Some(OpInfo {
         op: Op::S_CALL_B64,
         mnemonic: "s_call_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x015 s_call_b64 s[8:9], 4660
     None,
     None,
@@ -11252,282 +12801,329 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         mnemonic: "s_mov_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x000 s_mov_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOV_B64,
         mnemonic: "s_mov_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x001 s_mov_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_CMOV_B32,
         mnemonic: "s_cmov_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x002 s_cmov_b32 s8, s4
     Some(OpInfo {
         op: Op::S_CMOV_B64,
         mnemonic: "s_cmov_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x003 s_cmov_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NOT_B32,
         mnemonic: "s_not_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x004 s_not_b32 s8, s4
     Some(OpInfo {
         op: Op::S_NOT_B64,
         mnemonic: "s_not_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x005 s_not_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_WQM_B32,
         mnemonic: "s_wqm_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x006 s_wqm_b32 s8, s4
     Some(OpInfo {
         op: Op::S_WQM_B64,
         mnemonic: "s_wqm_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x007 s_wqm_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BREV_B32,
         mnemonic: "s_brev_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x008 s_brev_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BREV_B64,
         mnemonic: "s_brev_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x009 s_brev_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BCNT0_I32_B32,
         mnemonic: "s_bcnt0_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00a s_bcnt0_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BCNT0_I32_B64,
         mnemonic: "s_bcnt0_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00b s_bcnt0_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_BCNT1_I32_B32,
         mnemonic: "s_bcnt1_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00c s_bcnt1_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BCNT1_I32_B64,
         mnemonic: "s_bcnt1_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00d s_bcnt1_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FF0_I32_B32,
         mnemonic: "s_ff0_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00e s_ff0_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FF0_I32_B64,
         mnemonic: "s_ff0_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00f s_ff0_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FF1_I32_B32,
         mnemonic: "s_ff1_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x010 s_ff1_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FF1_I32_B64,
         mnemonic: "s_ff1_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x011 s_ff1_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FLBIT_I32_B32,
         mnemonic: "s_flbit_i32_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x012 s_flbit_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FLBIT_I32_B64,
         mnemonic: "s_flbit_i32_b64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x013 s_flbit_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FLBIT_I32,
         mnemonic: "s_flbit_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x014 s_flbit_i32 s8, s4
     Some(OpInfo {
         op: Op::S_FLBIT_I32_I64,
         mnemonic: "s_flbit_i32_i64",
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x015 s_flbit_i32_i64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_SEXT_I32_I8,
         mnemonic: "s_sext_i32_i8",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x016 s_sext_i32_i8 s8, s4
     Some(OpInfo {
         op: Op::S_SEXT_I32_I16,
         mnemonic: "s_sext_i32_i16",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x017 s_sext_i32_i16 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET0_B32,
         mnemonic: "s_bitset0_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x018 s_bitset0_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET0_B64,
         mnemonic: "s_bitset0_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x019 s_bitset0_b64 s[8:9], s4
     Some(OpInfo {
         op: Op::S_BITSET1_B32,
         mnemonic: "s_bitset1_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x01a s_bitset1_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET1_B64,
         mnemonic: "s_bitset1_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x01b s_bitset1_b64 s[8:9], s4
     Some(OpInfo {
         op: Op::S_GETPC_B64,
         mnemonic: "s_getpc_b64",
         widths: [2, 0, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x01c s_getpc_b64 s[8:9]
     Some(OpInfo {
         op: Op::S_SETPC_B64,
         mnemonic: "s_setpc_b64",
         widths: [0, 2, 0, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x01d s_setpc_b64 s[4:5]
     Some(OpInfo {
         op: Op::S_SWAPPC_B64,
         mnemonic: "s_swappc_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x01e s_swappc_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_RFE_B64,
         mnemonic: "s_rfe_b64",
         widths: [0, 2, 0, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x01f s_rfe_b64 s[4:5]
     Some(OpInfo {
         op: Op::S_AND_SAVEEXEC_B64,
         mnemonic: "s_and_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x020 s_and_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_OR_SAVEEXEC_B64,
         mnemonic: "s_or_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x021 s_or_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_XOR_SAVEEXEC_B64,
         mnemonic: "s_xor_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x022 s_xor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_SAVEEXEC_B64,
         mnemonic: "s_andn2_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x023 s_andn2_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN2_SAVEEXEC_B64,
         mnemonic: "s_orn2_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x024 s_orn2_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NAND_SAVEEXEC_B64,
         mnemonic: "s_nand_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x025 s_nand_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NOR_SAVEEXEC_B64,
         mnemonic: "s_nor_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x026 s_nor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_XNOR_SAVEEXEC_B64,
         mnemonic: "s_xnor_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x027 s_xnor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_QUADMASK_B32,
         mnemonic: "s_quadmask_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x028 s_quadmask_b32 s8, s4
     Some(OpInfo {
         op: Op::S_QUADMASK_B64,
         mnemonic: "s_quadmask_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x029 s_quadmask_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_MOVRELS_B32,
         mnemonic: "s_movrels_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x02a s_movrels_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOVRELS_B64,
         mnemonic: "s_movrels_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x02b s_movrels_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_MOVRELD_B32,
         mnemonic: "s_movreld_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x02c s_movreld_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOVRELD_B64,
         mnemonic: "s_movreld_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x02d s_movreld_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_CBRANCH_JOIN,
         mnemonic: "s_cbranch_join",
         widths: [0, 1, 0, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x02e s_cbranch_join s4
     None,
     Some(OpInfo {
@@ -11535,6 +13131,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         mnemonic: "s_abs_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x030 s_abs_i32 s8, s4
     None,
     Some(OpInfo {
@@ -11542,36 +13139,42 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         mnemonic: "s_set_gpr_idx_idx",
         widths: [0, 1, 0, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x032 s_set_gpr_idx_idx s4
     Some(OpInfo {
         op: Op::S_ANDN1_SAVEEXEC_B64,
         mnemonic: "s_andn1_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x033 s_andn1_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN1_SAVEEXEC_B64,
         mnemonic: "s_orn1_saveexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x034 s_orn1_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN1_WREXEC_B64,
         mnemonic: "s_andn1_wrexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x035 s_andn1_wrexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_WREXEC_B64,
         mnemonic: "s_andn2_wrexec_b64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x036 s_andn2_wrexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BITREPLICATE_B64_B32,
         mnemonic: "s_bitreplicate_b64_b32",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x037 s_bitreplicate_b64_b32 s[8:9], s4
     None,
     None,
@@ -11783,120 +13386,140 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         mnemonic: "s_cmp_eq_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x000 s_cmp_eq_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LG_I32,
         mnemonic: "s_cmp_lg_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x001 s_cmp_lg_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GT_I32,
         mnemonic: "s_cmp_gt_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x002 s_cmp_gt_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GE_I32,
         mnemonic: "s_cmp_ge_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x003 s_cmp_ge_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LT_I32,
         mnemonic: "s_cmp_lt_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x004 s_cmp_lt_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LE_I32,
         mnemonic: "s_cmp_le_i32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x005 s_cmp_le_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_EQ_U32,
         mnemonic: "s_cmp_eq_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x006 s_cmp_eq_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LG_U32,
         mnemonic: "s_cmp_lg_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x007 s_cmp_lg_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GT_U32,
         mnemonic: "s_cmp_gt_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x008 s_cmp_gt_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GE_U32,
         mnemonic: "s_cmp_ge_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x009 s_cmp_ge_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LT_U32,
         mnemonic: "s_cmp_lt_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00a s_cmp_lt_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LE_U32,
         mnemonic: "s_cmp_le_u32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00b s_cmp_le_u32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP0_B32,
         mnemonic: "s_bitcmp0_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00c s_bitcmp0_b32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP1_B32,
         mnemonic: "s_bitcmp1_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00d s_bitcmp1_b32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP0_B64,
         mnemonic: "s_bitcmp0_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00e s_bitcmp0_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_BITCMP1_B64,
         mnemonic: "s_bitcmp1_b64",
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x00f s_bitcmp1_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_SETVSKIP,
         mnemonic: "s_setvskip",
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x010 s_setvskip s2, s4
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_ON,
         mnemonic: "s_set_gpr_idx_on",
         widths: [1, 0, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x011 s_set_gpr_idx_on s2, gpr_idx(SRC2)
     Some(OpInfo {
         op: Op::S_CMP_EQ_U64,
         mnemonic: "s_cmp_eq_u64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x012 s_cmp_eq_u64 s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_CMP_LG_U64,
         mnemonic: "s_cmp_lg_u64",
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
+        mods: 0,
     }), // 0x013 s_cmp_lg_u64 s[2:3], s[4:5]
     None,
     None,
@@ -12016,186 +13639,217 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         mnemonic: "s_nop",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 s_nop 3
     Some(OpInfo {
         op: Op::S_ENDPGM,
         mnemonic: "s_endpgm",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 s_endpgm 3
     Some(OpInfo {
         op: Op::S_BRANCH,
         mnemonic: "s_branch",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 s_branch 3
     Some(OpInfo {
         op: Op::S_WAKEUP,
         mnemonic: "s_wakeup",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 s_wakeup
     Some(OpInfo {
         op: Op::S_CBRANCH_SCC0,
         mnemonic: "s_cbranch_scc0",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 s_cbranch_scc0 3
     Some(OpInfo {
         op: Op::S_CBRANCH_SCC1,
         mnemonic: "s_cbranch_scc1",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 s_cbranch_scc1 3
     Some(OpInfo {
         op: Op::S_CBRANCH_VCCZ,
         mnemonic: "s_cbranch_vccz",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 s_cbranch_vccz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_VCCNZ,
         mnemonic: "s_cbranch_vccnz",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 s_cbranch_vccnz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_EXECZ,
         mnemonic: "s_cbranch_execz",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 s_cbranch_execz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_EXECNZ,
         mnemonic: "s_cbranch_execnz",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 s_cbranch_execnz 3
     Some(OpInfo {
         op: Op::S_BARRIER,
         mnemonic: "s_barrier",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a s_barrier
     Some(OpInfo {
         op: Op::S_SETKILL,
         mnemonic: "s_setkill",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b s_setkill 3
     Some(OpInfo {
         op: Op::S_WAITCNT,
         mnemonic: "s_waitcnt",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c s_waitcnt vmcnt(3) expcnt(0) lgkmcnt(0)
     Some(OpInfo {
         op: Op::S_SETHALT,
         mnemonic: "s_sethalt",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d s_sethalt 3
     Some(OpInfo {
         op: Op::S_SLEEP,
         mnemonic: "s_sleep",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e s_sleep 3
     Some(OpInfo {
         op: Op::S_SETPRIO,
         mnemonic: "s_setprio",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f s_setprio 3
     Some(OpInfo {
         op: Op::S_SENDMSG,
         mnemonic: "s_sendmsg",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 s_sendmsg sendmsg(MSG_GS_DONE, GS_OP_NOP)
     Some(OpInfo {
         op: Op::S_SENDMSGHALT,
         mnemonic: "s_sendmsghalt",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 s_sendmsghalt sendmsg(MSG_GS_DONE, GS_OP_NOP)
     Some(OpInfo {
         op: Op::S_TRAP,
         mnemonic: "s_trap",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 s_trap 3
     Some(OpInfo {
         op: Op::S_ICACHE_INV,
         mnemonic: "s_icache_inv",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 s_icache_inv
     Some(OpInfo {
         op: Op::S_INCPERFLEVEL,
         mnemonic: "s_incperflevel",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 s_incperflevel 3
     Some(OpInfo {
         op: Op::S_DECPERFLEVEL,
         mnemonic: "s_decperflevel",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 s_decperflevel 3
     Some(OpInfo {
         op: Op::S_TTRACEDATA,
         mnemonic: "s_ttracedata",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 s_ttracedata
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS,
         mnemonic: "s_cbranch_cdbgsys",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 s_cbranch_cdbgsys 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGUSER,
         mnemonic: "s_cbranch_cdbguser",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 s_cbranch_cdbguser 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS_OR_USER,
         mnemonic: "s_cbranch_cdbgsys_or_user",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 s_cbranch_cdbgsys_or_user 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS_AND_USER,
         mnemonic: "s_cbranch_cdbgsys_and_user",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a s_cbranch_cdbgsys_and_user 3
     Some(OpInfo {
         op: Op::S_ENDPGM_SAVED,
         mnemonic: "s_endpgm_saved",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b s_endpgm_saved
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_OFF,
         mnemonic: "s_set_gpr_idx_off",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c s_set_gpr_idx_off
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_MODE,
         mnemonic: "s_set_gpr_idx_mode",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d s_set_gpr_idx_mode gpr_idx(SRC0,SRC1)
     Some(OpInfo {
         op: Op::S_ENDPGM_ORDERED_PS_DONE,
         mnemonic: "s_endpgm_ordered_ps_done",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e s_endpgm_ordered_ps_done
     None,
     None,
@@ -12304,78 +13958,91 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_load_dword",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x000 s_load_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX2,
         mnemonic: "s_load_dwordx2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x001 s_load_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX4,
         mnemonic: "s_load_dwordx4",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x002 s_load_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX8,
         mnemonic: "s_load_dwordx8",
         widths: [8, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x003 s_load_dwordx8 s[8:15], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX16,
         mnemonic: "s_load_dwordx16",
         widths: [16, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x004 s_load_dwordx16 s[8:23], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORD,
         mnemonic: "s_scratch_load_dword",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x005 s_scratch_load_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORDX2,
         mnemonic: "s_scratch_load_dwordx2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x006 s_scratch_load_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORDX4,
         mnemonic: "s_scratch_load_dwordx4",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x007 s_scratch_load_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORD,
         mnemonic: "s_buffer_load_dword",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x008 s_buffer_load_dword s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX2,
         mnemonic: "s_buffer_load_dwordx2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x009 s_buffer_load_dwordx2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX4,
         mnemonic: "s_buffer_load_dwordx4",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x00a s_buffer_load_dwordx4 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX8,
         mnemonic: "s_buffer_load_dwordx8",
         widths: [8, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x00b s_buffer_load_dwordx8 s[8:15], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX16,
         mnemonic: "s_buffer_load_dwordx16",
         widths: [16, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x00c s_buffer_load_dwordx16 s[8:23], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     None,
     None,
@@ -12385,18 +14052,21 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_store_dword",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x010 s_store_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_STORE_DWORDX2,
         mnemonic: "s_store_dwordx2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x011 s_store_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_STORE_DWORDX4,
         mnemonic: "s_store_dwordx4",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x012 s_store_dwordx4 s[8:11], s[2:3], 0x10
     None,
     None,
@@ -12405,36 +14075,42 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_scratch_store_dword",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x015 s_scratch_store_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_STORE_DWORDX2,
         mnemonic: "s_scratch_store_dwordx2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x016 s_scratch_store_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_STORE_DWORDX4,
         mnemonic: "s_scratch_store_dwordx4",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x017 s_scratch_store_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORD,
         mnemonic: "s_buffer_store_dword",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x018 s_buffer_store_dword s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX2,
         mnemonic: "s_buffer_store_dwordx2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x019 s_buffer_store_dwordx2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX4,
         mnemonic: "s_buffer_store_dwordx4",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x01a s_buffer_store_dwordx4 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     None,
     None,
@@ -12452,24 +14128,28 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_atc_probe",
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x026 s_atc_probe 8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATC_PROBE_BUFFER,
         mnemonic: "s_atc_probe_buffer",
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 s_atc_probe_buffer 8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD,
         mnemonic: "s_dcache_discard",
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x028 s_dcache_discard s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD_X2,
         mnemonic: "s_dcache_discard_x2",
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
+        mods: 0,
     }), // 0x029 s_dcache_discard_x2 s[2:3], 0x10
     None,
     None,
@@ -12498,78 +14178,91 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_buffer_atomic_swap",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x040 s_buffer_atomic_swap s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP,
         mnemonic: "s_buffer_atomic_cmpswap",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x041 s_buffer_atomic_cmpswap s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD,
         mnemonic: "s_buffer_atomic_add",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x042 s_buffer_atomic_add s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB,
         mnemonic: "s_buffer_atomic_sub",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x043 s_buffer_atomic_sub s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN,
         mnemonic: "s_buffer_atomic_smin",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x044 s_buffer_atomic_smin s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN,
         mnemonic: "s_buffer_atomic_umin",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x045 s_buffer_atomic_umin s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX,
         mnemonic: "s_buffer_atomic_smax",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x046 s_buffer_atomic_smax s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX,
         mnemonic: "s_buffer_atomic_umax",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x047 s_buffer_atomic_umax s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND,
         mnemonic: "s_buffer_atomic_and",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x048 s_buffer_atomic_and s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR,
         mnemonic: "s_buffer_atomic_or",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x049 s_buffer_atomic_or s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR,
         mnemonic: "s_buffer_atomic_xor",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x04a s_buffer_atomic_xor s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC,
         mnemonic: "s_buffer_atomic_inc",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x04b s_buffer_atomic_inc s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC,
         mnemonic: "s_buffer_atomic_dec",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x04c s_buffer_atomic_dec s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     None,
     None,
@@ -12595,78 +14288,91 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_buffer_atomic_swap_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x060 s_buffer_atomic_swap_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP_X2,
         mnemonic: "s_buffer_atomic_cmpswap_x2",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x061 s_buffer_atomic_cmpswap_x2 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD_X2,
         mnemonic: "s_buffer_atomic_add_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x062 s_buffer_atomic_add_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB_X2,
         mnemonic: "s_buffer_atomic_sub_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x063 s_buffer_atomic_sub_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN_X2,
         mnemonic: "s_buffer_atomic_smin_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x064 s_buffer_atomic_smin_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN_X2,
         mnemonic: "s_buffer_atomic_umin_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x065 s_buffer_atomic_umin_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX_X2,
         mnemonic: "s_buffer_atomic_smax_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x066 s_buffer_atomic_smax_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX_X2,
         mnemonic: "s_buffer_atomic_umax_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x067 s_buffer_atomic_umax_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND_X2,
         mnemonic: "s_buffer_atomic_and_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x068 s_buffer_atomic_and_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR_X2,
         mnemonic: "s_buffer_atomic_or_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x069 s_buffer_atomic_or_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR_X2,
         mnemonic: "s_buffer_atomic_xor_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x06a s_buffer_atomic_xor_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC_X2,
         mnemonic: "s_buffer_atomic_inc_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x06b s_buffer_atomic_inc_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC_X2,
         mnemonic: "s_buffer_atomic_dec_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 64,
     }), // 0x06c s_buffer_atomic_dec_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
     None,
     None,
@@ -12692,78 +14398,91 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_atomic_swap",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x080 s_atomic_swap s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_CMPSWAP,
         mnemonic: "s_atomic_cmpswap",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x081 s_atomic_cmpswap s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_ADD,
         mnemonic: "s_atomic_add",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x082 s_atomic_add s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SUB,
         mnemonic: "s_atomic_sub",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x083 s_atomic_sub s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMIN,
         mnemonic: "s_atomic_smin",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x084 s_atomic_smin s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMIN,
         mnemonic: "s_atomic_umin",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x085 s_atomic_umin s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMAX,
         mnemonic: "s_atomic_smax",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x086 s_atomic_smax s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMAX,
         mnemonic: "s_atomic_umax",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x087 s_atomic_umax s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_AND,
         mnemonic: "s_atomic_and",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x088 s_atomic_and s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_OR,
         mnemonic: "s_atomic_or",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x089 s_atomic_or s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_XOR,
         mnemonic: "s_atomic_xor",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x08a s_atomic_xor s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_INC,
         mnemonic: "s_atomic_inc",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x08b s_atomic_inc s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_DEC,
         mnemonic: "s_atomic_dec",
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x08c s_atomic_dec s8, s[2:3], 0x10
     None,
     None,
@@ -12789,78 +14508,91 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         mnemonic: "s_atomic_swap_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a0 s_atomic_swap_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_CMPSWAP_X2,
         mnemonic: "s_atomic_cmpswap_x2",
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a1 s_atomic_cmpswap_x2 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_ADD_X2,
         mnemonic: "s_atomic_add_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a2 s_atomic_add_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SUB_X2,
         mnemonic: "s_atomic_sub_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a3 s_atomic_sub_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMIN_X2,
         mnemonic: "s_atomic_smin_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a4 s_atomic_smin_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMIN_X2,
         mnemonic: "s_atomic_umin_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a5 s_atomic_umin_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMAX_X2,
         mnemonic: "s_atomic_smax_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a6 s_atomic_smax_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMAX_X2,
         mnemonic: "s_atomic_umax_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a7 s_atomic_umax_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_AND_X2,
         mnemonic: "s_atomic_and_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a8 s_atomic_and_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_OR_X2,
         mnemonic: "s_atomic_or_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0a9 s_atomic_or_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_XOR_X2,
         mnemonic: "s_atomic_xor_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0aa s_atomic_xor_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_INC_X2,
         mnemonic: "s_atomic_inc_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0ab s_atomic_inc_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_DEC_X2,
         mnemonic: "s_atomic_dec_x2",
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
+        mods: 64,
     }), // 0x0ac s_atomic_dec_x2 s[8:9], s[2:3], 0x10
     None,
     None,
@@ -12955,54 +14687,63 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_nop",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 v_nop
     Some(OpInfo {
         op: Op::V_MOV_B32,
         mnemonic: "v_mov_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 v_mov_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_READFIRSTLANE_B32,
         mnemonic: "v_readfirstlane_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x002 v_readfirstlane_b32 s0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F64,
         mnemonic: "v_cvt_i32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 v_cvt_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
         mnemonic: "v_cvt_f64_i32_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 v_cvt_f64_i32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_I32,
         mnemonic: "v_cvt_f32_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 v_cvt_f32_i32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_U32,
         mnemonic: "v_cvt_f32_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 v_cvt_f32_u32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F32,
         mnemonic: "v_cvt_u32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 v_cvt_u32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
         mnemonic: "v_cvt_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 v_cvt_i32_f32_e32 v0, v4
     None,
     Some(OpInfo {
@@ -13010,264 +14751,308 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f16_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a v_cvt_f16_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
         mnemonic: "v_cvt_f32_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x00b v_cvt_f32_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
         mnemonic: "v_cvt_rpi_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c v_cvt_rpi_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
         mnemonic: "v_cvt_flr_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d v_cvt_flr_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
         mnemonic: "v_cvt_off_f32_i4_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e v_cvt_off_f32_i4_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F64,
         mnemonic: "v_cvt_f32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f v_cvt_f32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
         mnemonic: "v_cvt_f64_f32_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 v_cvt_f64_f32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
         mnemonic: "v_cvt_f32_ubyte0_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 v_cvt_f32_ubyte0_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE1,
         mnemonic: "v_cvt_f32_ubyte1_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 v_cvt_f32_ubyte1_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE2,
         mnemonic: "v_cvt_f32_ubyte2_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 v_cvt_f32_ubyte2_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE3,
         mnemonic: "v_cvt_f32_ubyte3_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 v_cvt_f32_ubyte3_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F64,
         mnemonic: "v_cvt_u32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 v_cvt_u32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
         mnemonic: "v_cvt_f64_u32_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 v_cvt_f64_u32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_TRUNC_F64,
         mnemonic: "v_trunc_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 v_trunc_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
         mnemonic: "v_ceil_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 v_ceil_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
         mnemonic: "v_rndne_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 v_rndne_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
         mnemonic: "v_floor_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a v_floor_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
         mnemonic: "v_fract_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b v_fract_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
         mnemonic: "v_trunc_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c v_trunc_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
         mnemonic: "v_ceil_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d v_ceil_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
         mnemonic: "v_rndne_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e v_rndne_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
         mnemonic: "v_floor_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f v_floor_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
         mnemonic: "v_exp_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 v_exp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
         mnemonic: "v_log_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 v_log_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
         mnemonic: "v_rcp_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 v_rcp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
         mnemonic: "v_rcp_iflag_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 v_rcp_iflag_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
         mnemonic: "v_rsq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 v_rsq_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
         mnemonic: "v_rcp_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 v_rcp_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
         mnemonic: "v_rsq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 v_rsq_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
         mnemonic: "v_sqrt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 v_sqrt_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
         mnemonic: "v_sqrt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 v_sqrt_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
         mnemonic: "v_sin_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 v_sin_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
         mnemonic: "v_cos_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02a v_cos_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
         mnemonic: "v_not_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02b v_not_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_BFREV_B32,
         mnemonic: "v_bfrev_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02c v_bfrev_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_U32,
         mnemonic: "v_ffbh_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02d v_ffbh_u32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBL_B32,
         mnemonic: "v_ffbl_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02e v_ffbl_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_I32,
         mnemonic: "v_ffbh_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02f v_ffbh_i32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F64,
         mnemonic: "v_frexp_exp_i32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x030 v_frexp_exp_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
         mnemonic: "v_frexp_mant_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x031 v_frexp_mant_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
         mnemonic: "v_fract_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x032 v_fract_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
         mnemonic: "v_frexp_exp_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x033 v_frexp_exp_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
         mnemonic: "v_frexp_mant_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x034 v_frexp_mant_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
         mnemonic: "v_clrexcp",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x035 v_clrexcp
     None,
     Some(OpInfo {
@@ -13275,150 +15060,175 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_screen_partition_4se_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x037 v_screen_partition_4se_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_MOV_B64,
         mnemonic: "v_mov_b64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x038 v_mov_b64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F16_U16,
         mnemonic: "v_cvt_f16_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x039 v_cvt_f16_u16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F16_I16,
         mnemonic: "v_cvt_f16_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03a v_cvt_f16_i16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U16_F16,
         mnemonic: "v_cvt_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03b v_cvt_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
         mnemonic: "v_cvt_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03c v_cvt_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
         mnemonic: "v_rcp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03d v_rcp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
         mnemonic: "v_sqrt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03e v_sqrt_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
         mnemonic: "v_rsq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03f v_rsq_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
         mnemonic: "v_log_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x040 v_log_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
         mnemonic: "v_exp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x041 v_exp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
         mnemonic: "v_frexp_mant_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x042 v_frexp_mant_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
         mnemonic: "v_frexp_exp_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x043 v_frexp_exp_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
         mnemonic: "v_floor_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x044 v_floor_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
         mnemonic: "v_ceil_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x045 v_ceil_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
         mnemonic: "v_trunc_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x046 v_trunc_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
         mnemonic: "v_rndne_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x047 v_rndne_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
         mnemonic: "v_fract_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x048 v_fract_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
         mnemonic: "v_sin_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x049 v_sin_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
         mnemonic: "v_cos_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x04a v_cos_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
         mnemonic: "v_exp_legacy_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b v_exp_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
         mnemonic: "v_log_legacy_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c v_log_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
         mnemonic: "v_cvt_norm_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x04d v_cvt_norm_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
         mnemonic: "v_cvt_norm_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x04e v_cvt_norm_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
         mnemonic: "v_sat_pk_u8_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f v_sat_pk_u8_i16_e32 v0, v4
     None,
     Some(OpInfo {
@@ -13426,12 +15236,14 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_swap_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 v_swap_b32 v0, v4
     Some(OpInfo {
         op: Op::V_ACCVGPR_MOV_B32,
         mnemonic: "v_accvgpr_mov_b32",
         widths: [1, 1, 0, 0],
         kinds: [2, 2, 0, 0],
+        mods: 0,
     }), // 0x052 v_accvgpr_mov_b32 a0, a4
     None,
     Some(OpInfo {
@@ -13439,48 +15251,56 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f32_fp8_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x054 v_cvt_f32_fp8_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF8,
         mnemonic: "v_cvt_f32_bf8_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x055 v_cvt_f32_bf8_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_FP8,
         mnemonic: "v_cvt_pk_f32_fp8_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x056 v_cvt_pk_f32_fp8_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_BF8,
         mnemonic: "v_cvt_pk_f32_bf8_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x057 v_cvt_pk_f32_bf8_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_PRNG_B32,
         mnemonic: "v_prng_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x058 v_prng_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_PERMLANE16_SWAP_B32,
         mnemonic: "v_permlane16_swap_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x059 v_permlane16_swap_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_PERMLANE32_SWAP_B32,
         mnemonic: "v_permlane32_swap_b32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05a v_permlane32_swap_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF16,
         mnemonic: "v_cvt_f32_bf16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05b v_cvt_f32_bf16_e32 v0, v4
     None,
     None,
@@ -13656,372 +15476,434 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_cndmask_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 v_cndmask_b32_e32 v0, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F32,
         mnemonic: "v_add_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 v_add_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
         mnemonic: "v_sub_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 v_sub_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
         mnemonic: "v_subrev_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 v_subrev_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
         mnemonic: "v_fmac_f64_e32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 v_fmac_f64_e32 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
         mnemonic: "v_mul_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 v_mul_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
         mnemonic: "v_mul_i32_i24_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 v_mul_i32_i24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32_I24,
         mnemonic: "v_mul_hi_i32_i24_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 v_mul_hi_i32_i24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_U32_U24,
         mnemonic: "v_mul_u32_u24_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 v_mul_u32_u24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32_U24,
         mnemonic: "v_mul_hi_u32_u24_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 v_mul_hi_u32_u24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F32,
         mnemonic: "v_min_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a v_min_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
         mnemonic: "v_max_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b v_max_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
         mnemonic: "v_min_i32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c v_min_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I32,
         mnemonic: "v_max_i32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d v_max_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U32,
         mnemonic: "v_min_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e v_min_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U32,
         mnemonic: "v_max_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f v_max_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B32,
         mnemonic: "v_lshrrev_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 v_lshrrev_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I32,
         mnemonic: "v_ashrrev_i32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 v_ashrrev_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B32,
         mnemonic: "v_lshlrev_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 v_lshlrev_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_AND_B32,
         mnemonic: "v_and_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 v_and_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_OR_B32,
         mnemonic: "v_or_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 v_or_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XOR_B32,
         mnemonic: "v_xor_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 v_xor_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_BF16,
         mnemonic: "v_dot2c_f32_bf16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 v_dot2c_f32_bf16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAMK_F32,
         mnemonic: "v_fmamk_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 v_fmamk_f32 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_FMAAK_F32,
         mnemonic: "v_fmaak_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 v_fmaak_f32 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_CO_U32,
         mnemonic: "v_add_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 v_add_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_CO_U32,
         mnemonic: "v_sub_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a v_sub_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_CO_U32,
         mnemonic: "v_subrev_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b v_subrev_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_ADDC_CO_U32,
         mnemonic: "v_addc_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c v_addc_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_SUBB_CO_U32,
         mnemonic: "v_subb_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d v_subb_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_SUBBREV_CO_U32,
         mnemonic: "v_subbrev_co_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e v_subbrev_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F16,
         mnemonic: "v_add_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x01f v_add_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
         mnemonic: "v_sub_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x020 v_sub_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
         mnemonic: "v_subrev_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x021 v_subrev_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
         mnemonic: "v_mul_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x022 v_mul_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
         mnemonic: "v_mac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x023 v_mac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MADMK_F16,
         mnemonic: "v_madmk_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 v_madmk_f16 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_MADAK_F16,
         mnemonic: "v_madak_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 v_madak_f16 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_U16,
         mnemonic: "v_add_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x026 v_add_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U16,
         mnemonic: "v_sub_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x027 v_sub_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U16,
         mnemonic: "v_subrev_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x028 v_subrev_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U16,
         mnemonic: "v_mul_lo_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x029 v_mul_lo_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B16,
         mnemonic: "v_lshlrev_b16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02a v_lshlrev_b16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B16,
         mnemonic: "v_lshrrev_b16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02b v_lshrrev_b16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I16,
         mnemonic: "v_ashrrev_i16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02c v_ashrrev_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F16,
         mnemonic: "v_max_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02d v_max_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
         mnemonic: "v_min_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02e v_min_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
         mnemonic: "v_max_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02f v_max_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I16,
         mnemonic: "v_max_i16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x030 v_max_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U16,
         mnemonic: "v_min_u16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x031 v_min_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I16,
         mnemonic: "v_min_i16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x032 v_min_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F16,
         mnemonic: "v_ldexp_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x033 v_ldexp_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
         mnemonic: "v_add_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x034 v_add_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U32,
         mnemonic: "v_sub_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x035 v_sub_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U32,
         mnemonic: "v_subrev_u32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x036 v_subrev_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_F16,
         mnemonic: "v_dot2c_f32_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x037 v_dot2c_f32_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
         mnemonic: "v_dot2c_i32_i16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x038 v_dot2c_i32_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT4C_I32_I8,
         mnemonic: "v_dot4c_i32_i8_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x039 v_dot4c_i32_i8_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT8C_I32_I4,
         mnemonic: "v_dot8c_i32_i4_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03a v_dot8c_i32_i4_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F32,
         mnemonic: "v_fmac_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03b v_fmac_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
         mnemonic: "v_pk_fmac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03c v_pk_fmac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
         mnemonic: "v_xnor_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03d v_xnor_b32_e32 v0, v4, v8
 ];
 
@@ -14049,36 +15931,42 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_class_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 v_cmp_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
         mnemonic: "v_cmpx_class_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 v_cmpx_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
         mnemonic: "v_cmp_class_f64_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 v_cmp_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
         mnemonic: "v_cmpx_class_f64_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 v_cmpx_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
         mnemonic: "v_cmp_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x014 v_cmp_class_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
         mnemonic: "v_cmpx_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x015 v_cmpx_class_f16_e32 vcc, v4, v8
     None,
     None,
@@ -14095,576 +15983,672 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x020 v_cmp_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
         mnemonic: "v_cmp_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x021 v_cmp_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
         mnemonic: "v_cmp_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x022 v_cmp_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
         mnemonic: "v_cmp_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x023 v_cmp_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
         mnemonic: "v_cmp_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x024 v_cmp_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
         mnemonic: "v_cmp_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x025 v_cmp_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
         mnemonic: "v_cmp_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x026 v_cmp_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
         mnemonic: "v_cmp_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x027 v_cmp_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
         mnemonic: "v_cmp_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x028 v_cmp_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
         mnemonic: "v_cmp_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x029 v_cmp_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
         mnemonic: "v_cmp_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02a v_cmp_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
         mnemonic: "v_cmp_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02b v_cmp_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
         mnemonic: "v_cmp_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02c v_cmp_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
         mnemonic: "v_cmp_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02d v_cmp_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
         mnemonic: "v_cmp_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02e v_cmp_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
         mnemonic: "v_cmp_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x02f v_cmp_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
         mnemonic: "v_cmpx_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x030 v_cmpx_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
         mnemonic: "v_cmpx_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x031 v_cmpx_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
         mnemonic: "v_cmpx_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x032 v_cmpx_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
         mnemonic: "v_cmpx_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x033 v_cmpx_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
         mnemonic: "v_cmpx_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x034 v_cmpx_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
         mnemonic: "v_cmpx_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x035 v_cmpx_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
         mnemonic: "v_cmpx_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x036 v_cmpx_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
         mnemonic: "v_cmpx_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x037 v_cmpx_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
         mnemonic: "v_cmpx_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x038 v_cmpx_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
         mnemonic: "v_cmpx_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x039 v_cmpx_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
         mnemonic: "v_cmpx_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03a v_cmpx_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
         mnemonic: "v_cmpx_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03b v_cmpx_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
         mnemonic: "v_cmpx_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03c v_cmpx_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
         mnemonic: "v_cmpx_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03d v_cmpx_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
         mnemonic: "v_cmpx_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03e v_cmpx_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
         mnemonic: "v_cmpx_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x03f v_cmpx_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
         mnemonic: "v_cmp_f_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 v_cmp_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
         mnemonic: "v_cmp_lt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 v_cmp_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
         mnemonic: "v_cmp_eq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 v_cmp_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
         mnemonic: "v_cmp_le_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 v_cmp_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
         mnemonic: "v_cmp_gt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 v_cmp_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
         mnemonic: "v_cmp_lg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 v_cmp_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
         mnemonic: "v_cmp_ge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 v_cmp_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
         mnemonic: "v_cmp_o_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 v_cmp_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
         mnemonic: "v_cmp_u_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 v_cmp_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
         mnemonic: "v_cmp_nge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 v_cmp_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
         mnemonic: "v_cmp_nlg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a v_cmp_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
         mnemonic: "v_cmp_ngt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b v_cmp_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
         mnemonic: "v_cmp_nle_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c v_cmp_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
         mnemonic: "v_cmp_neq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d v_cmp_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
         mnemonic: "v_cmp_nlt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e v_cmp_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
         mnemonic: "v_cmp_tru_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f v_cmp_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
         mnemonic: "v_cmpx_f_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 v_cmpx_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
         mnemonic: "v_cmpx_lt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 v_cmpx_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
         mnemonic: "v_cmpx_eq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 v_cmpx_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
         mnemonic: "v_cmpx_le_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x053 v_cmpx_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
         mnemonic: "v_cmpx_gt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x054 v_cmpx_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
         mnemonic: "v_cmpx_lg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x055 v_cmpx_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
         mnemonic: "v_cmpx_ge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x056 v_cmpx_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
         mnemonic: "v_cmpx_o_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x057 v_cmpx_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
         mnemonic: "v_cmpx_u_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x058 v_cmpx_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
         mnemonic: "v_cmpx_nge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x059 v_cmpx_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
         mnemonic: "v_cmpx_nlg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05a v_cmpx_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
         mnemonic: "v_cmpx_ngt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05b v_cmpx_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
         mnemonic: "v_cmpx_nle_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05c v_cmpx_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
         mnemonic: "v_cmpx_neq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05d v_cmpx_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
         mnemonic: "v_cmpx_nlt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05e v_cmpx_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
         mnemonic: "v_cmpx_tru_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05f v_cmpx_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
         mnemonic: "v_cmp_f_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 v_cmp_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
         mnemonic: "v_cmp_lt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 v_cmp_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
         mnemonic: "v_cmp_eq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 v_cmp_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
         mnemonic: "v_cmp_le_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 v_cmp_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
         mnemonic: "v_cmp_gt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 v_cmp_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
         mnemonic: "v_cmp_lg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 v_cmp_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
         mnemonic: "v_cmp_ge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 v_cmp_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
         mnemonic: "v_cmp_o_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 v_cmp_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
         mnemonic: "v_cmp_u_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 v_cmp_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
         mnemonic: "v_cmp_nge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 v_cmp_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
         mnemonic: "v_cmp_nlg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a v_cmp_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
         mnemonic: "v_cmp_ngt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b v_cmp_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
         mnemonic: "v_cmp_nle_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c v_cmp_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
         mnemonic: "v_cmp_neq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06d v_cmp_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
         mnemonic: "v_cmp_nlt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06e v_cmp_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
         mnemonic: "v_cmp_tru_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06f v_cmp_tru_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
         mnemonic: "v_cmpx_f_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x070 v_cmpx_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
         mnemonic: "v_cmpx_lt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x071 v_cmpx_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
         mnemonic: "v_cmpx_eq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x072 v_cmpx_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
         mnemonic: "v_cmpx_le_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x073 v_cmpx_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
         mnemonic: "v_cmpx_gt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x074 v_cmpx_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
         mnemonic: "v_cmpx_lg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x075 v_cmpx_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
         mnemonic: "v_cmpx_ge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x076 v_cmpx_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
         mnemonic: "v_cmpx_o_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x077 v_cmpx_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
         mnemonic: "v_cmpx_u_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x078 v_cmpx_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
         mnemonic: "v_cmpx_nge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x079 v_cmpx_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
         mnemonic: "v_cmpx_nlg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07a v_cmpx_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
         mnemonic: "v_cmpx_ngt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07b v_cmpx_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
         mnemonic: "v_cmpx_nle_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07c v_cmpx_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
         mnemonic: "v_cmpx_neq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07d v_cmpx_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
         mnemonic: "v_cmpx_nlt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07e v_cmpx_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
         mnemonic: "v_cmpx_tru_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07f v_cmpx_tru_f64_e32 vcc, v[4:5], v[8:9]
     None,
     None,
@@ -14703,576 +16687,672 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_f_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a0 v_cmp_f_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I16,
         mnemonic: "v_cmp_lt_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a1 v_cmp_lt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I16,
         mnemonic: "v_cmp_eq_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a2 v_cmp_eq_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I16,
         mnemonic: "v_cmp_le_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a3 v_cmp_le_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I16,
         mnemonic: "v_cmp_gt_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a4 v_cmp_gt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I16,
         mnemonic: "v_cmp_ne_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a5 v_cmp_ne_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I16,
         mnemonic: "v_cmp_ge_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a6 v_cmp_ge_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I16,
         mnemonic: "v_cmp_t_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a7 v_cmp_t_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U16,
         mnemonic: "v_cmp_f_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a8 v_cmp_f_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U16,
         mnemonic: "v_cmp_lt_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0a9 v_cmp_lt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U16,
         mnemonic: "v_cmp_eq_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0aa v_cmp_eq_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U16,
         mnemonic: "v_cmp_le_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ab v_cmp_le_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U16,
         mnemonic: "v_cmp_gt_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ac v_cmp_gt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U16,
         mnemonic: "v_cmp_ne_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ad v_cmp_ne_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U16,
         mnemonic: "v_cmp_ge_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ae v_cmp_ge_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U16,
         mnemonic: "v_cmp_t_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0af v_cmp_t_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I16,
         mnemonic: "v_cmpx_f_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b0 v_cmpx_f_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I16,
         mnemonic: "v_cmpx_lt_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b1 v_cmpx_lt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I16,
         mnemonic: "v_cmpx_eq_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b2 v_cmpx_eq_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I16,
         mnemonic: "v_cmpx_le_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b3 v_cmpx_le_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I16,
         mnemonic: "v_cmpx_gt_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b4 v_cmpx_gt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I16,
         mnemonic: "v_cmpx_ne_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b5 v_cmpx_ne_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I16,
         mnemonic: "v_cmpx_ge_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b6 v_cmpx_ge_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I16,
         mnemonic: "v_cmpx_t_i16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b7 v_cmpx_t_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U16,
         mnemonic: "v_cmpx_f_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b8 v_cmpx_f_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U16,
         mnemonic: "v_cmpx_lt_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0b9 v_cmpx_lt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U16,
         mnemonic: "v_cmpx_eq_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0ba v_cmpx_eq_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U16,
         mnemonic: "v_cmpx_le_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0bb v_cmpx_le_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U16,
         mnemonic: "v_cmpx_gt_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0bc v_cmpx_gt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U16,
         mnemonic: "v_cmpx_ne_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0bd v_cmpx_ne_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U16,
         mnemonic: "v_cmpx_ge_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0be v_cmpx_ge_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U16,
         mnemonic: "v_cmpx_t_u16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 256,
     }), // 0x0bf v_cmpx_t_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I32,
         mnemonic: "v_cmp_f_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c0 v_cmp_f_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I32,
         mnemonic: "v_cmp_lt_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c1 v_cmp_lt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I32,
         mnemonic: "v_cmp_eq_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c2 v_cmp_eq_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I32,
         mnemonic: "v_cmp_le_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c3 v_cmp_le_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I32,
         mnemonic: "v_cmp_gt_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c4 v_cmp_gt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I32,
         mnemonic: "v_cmp_ne_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c5 v_cmp_ne_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I32,
         mnemonic: "v_cmp_ge_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c6 v_cmp_ge_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I32,
         mnemonic: "v_cmp_t_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c7 v_cmp_t_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U32,
         mnemonic: "v_cmp_f_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c8 v_cmp_f_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U32,
         mnemonic: "v_cmp_lt_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0c9 v_cmp_lt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U32,
         mnemonic: "v_cmp_eq_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ca v_cmp_eq_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U32,
         mnemonic: "v_cmp_le_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0cb v_cmp_le_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U32,
         mnemonic: "v_cmp_gt_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0cc v_cmp_gt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U32,
         mnemonic: "v_cmp_ne_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0cd v_cmp_ne_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U32,
         mnemonic: "v_cmp_ge_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ce v_cmp_ge_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U32,
         mnemonic: "v_cmp_t_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0cf v_cmp_t_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I32,
         mnemonic: "v_cmpx_f_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d0 v_cmpx_f_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I32,
         mnemonic: "v_cmpx_lt_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d1 v_cmpx_lt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I32,
         mnemonic: "v_cmpx_eq_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d2 v_cmpx_eq_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I32,
         mnemonic: "v_cmpx_le_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d3 v_cmpx_le_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I32,
         mnemonic: "v_cmpx_gt_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d4 v_cmpx_gt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I32,
         mnemonic: "v_cmpx_ne_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d5 v_cmpx_ne_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I32,
         mnemonic: "v_cmpx_ge_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d6 v_cmpx_ge_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I32,
         mnemonic: "v_cmpx_t_i32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d7 v_cmpx_t_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U32,
         mnemonic: "v_cmpx_f_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d8 v_cmpx_f_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U32,
         mnemonic: "v_cmpx_lt_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0d9 v_cmpx_lt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U32,
         mnemonic: "v_cmpx_eq_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0da v_cmpx_eq_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U32,
         mnemonic: "v_cmpx_le_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0db v_cmpx_le_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U32,
         mnemonic: "v_cmpx_gt_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0dc v_cmpx_gt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U32,
         mnemonic: "v_cmpx_ne_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0dd v_cmpx_ne_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U32,
         mnemonic: "v_cmpx_ge_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0de v_cmpx_ge_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U32,
         mnemonic: "v_cmpx_t_u32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0df v_cmpx_t_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I64,
         mnemonic: "v_cmp_f_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e0 v_cmp_f_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_I64,
         mnemonic: "v_cmp_lt_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e1 v_cmp_lt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_I64,
         mnemonic: "v_cmp_eq_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e2 v_cmp_eq_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_I64,
         mnemonic: "v_cmp_le_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e3 v_cmp_le_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_I64,
         mnemonic: "v_cmp_gt_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e4 v_cmp_gt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_I64,
         mnemonic: "v_cmp_ne_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e5 v_cmp_ne_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_I64,
         mnemonic: "v_cmp_ge_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e6 v_cmp_ge_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_I64,
         mnemonic: "v_cmp_t_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e7 v_cmp_t_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_F_U64,
         mnemonic: "v_cmp_f_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e8 v_cmp_f_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_U64,
         mnemonic: "v_cmp_lt_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e9 v_cmp_lt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_U64,
         mnemonic: "v_cmp_eq_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ea v_cmp_eq_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_U64,
         mnemonic: "v_cmp_le_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0eb v_cmp_le_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_U64,
         mnemonic: "v_cmp_gt_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ec v_cmp_gt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_U64,
         mnemonic: "v_cmp_ne_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ed v_cmp_ne_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_U64,
         mnemonic: "v_cmp_ge_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ee v_cmp_ge_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_U64,
         mnemonic: "v_cmp_t_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ef v_cmp_t_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_I64,
         mnemonic: "v_cmpx_f_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f0 v_cmpx_f_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_I64,
         mnemonic: "v_cmpx_lt_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f1 v_cmpx_lt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I64,
         mnemonic: "v_cmpx_eq_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f2 v_cmpx_eq_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_I64,
         mnemonic: "v_cmpx_le_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f3 v_cmpx_le_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_I64,
         mnemonic: "v_cmpx_gt_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f4 v_cmpx_gt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_I64,
         mnemonic: "v_cmpx_ne_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f5 v_cmpx_ne_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_I64,
         mnemonic: "v_cmpx_ge_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f6 v_cmpx_ge_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_I64,
         mnemonic: "v_cmpx_t_i64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f7 v_cmpx_t_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_U64,
         mnemonic: "v_cmpx_f_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f8 v_cmpx_f_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_U64,
         mnemonic: "v_cmpx_lt_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0f9 v_cmpx_lt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U64,
         mnemonic: "v_cmpx_eq_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fa v_cmpx_eq_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_U64,
         mnemonic: "v_cmpx_le_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fb v_cmpx_le_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_U64,
         mnemonic: "v_cmpx_gt_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fc v_cmpx_gt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_U64,
         mnemonic: "v_cmpx_ne_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fd v_cmpx_ne_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_U64,
         mnemonic: "v_cmpx_ge_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fe v_cmpx_ge_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_U64,
         mnemonic: "v_cmpx_t_u64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ff v_cmpx_t_u64_e32 vcc, v[4:5], v[8:9]
 ];
 
@@ -15300,36 +17380,42 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_class_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x010 v_cmp_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
         mnemonic: "v_cmpx_class_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x011 v_cmpx_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
         mnemonic: "v_cmp_class_f64_e64",
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x012 v_cmp_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
         mnemonic: "v_cmpx_class_f64_e64",
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x013 v_cmpx_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
         mnemonic: "v_cmp_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x014 v_cmp_class_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
         mnemonic: "v_cmpx_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x015 v_cmpx_class_f16_e64 s[0:1], v4, v8
     None,
     None,
@@ -15346,576 +17432,672 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x020 v_cmp_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
         mnemonic: "v_cmp_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x021 v_cmp_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
         mnemonic: "v_cmp_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x022 v_cmp_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
         mnemonic: "v_cmp_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x023 v_cmp_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
         mnemonic: "v_cmp_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x024 v_cmp_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
         mnemonic: "v_cmp_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x025 v_cmp_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
         mnemonic: "v_cmp_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x026 v_cmp_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
         mnemonic: "v_cmp_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x027 v_cmp_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
         mnemonic: "v_cmp_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x028 v_cmp_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
         mnemonic: "v_cmp_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x029 v_cmp_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
         mnemonic: "v_cmp_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02a v_cmp_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
         mnemonic: "v_cmp_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02b v_cmp_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
         mnemonic: "v_cmp_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02c v_cmp_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
         mnemonic: "v_cmp_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02d v_cmp_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
         mnemonic: "v_cmp_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02e v_cmp_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
         mnemonic: "v_cmp_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x02f v_cmp_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
         mnemonic: "v_cmpx_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x030 v_cmpx_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
         mnemonic: "v_cmpx_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x031 v_cmpx_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
         mnemonic: "v_cmpx_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x032 v_cmpx_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
         mnemonic: "v_cmpx_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x033 v_cmpx_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
         mnemonic: "v_cmpx_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x034 v_cmpx_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
         mnemonic: "v_cmpx_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x035 v_cmpx_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
         mnemonic: "v_cmpx_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x036 v_cmpx_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
         mnemonic: "v_cmpx_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x037 v_cmpx_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
         mnemonic: "v_cmpx_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x038 v_cmpx_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
         mnemonic: "v_cmpx_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x039 v_cmpx_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
         mnemonic: "v_cmpx_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03a v_cmpx_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
         mnemonic: "v_cmpx_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03b v_cmpx_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
         mnemonic: "v_cmpx_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03c v_cmpx_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
         mnemonic: "v_cmpx_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03d v_cmpx_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
         mnemonic: "v_cmpx_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03e v_cmpx_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
         mnemonic: "v_cmpx_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x03f v_cmpx_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
         mnemonic: "v_cmp_f_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x040 v_cmp_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
         mnemonic: "v_cmp_lt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x041 v_cmp_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
         mnemonic: "v_cmp_eq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x042 v_cmp_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
         mnemonic: "v_cmp_le_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x043 v_cmp_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
         mnemonic: "v_cmp_gt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x044 v_cmp_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
         mnemonic: "v_cmp_lg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x045 v_cmp_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
         mnemonic: "v_cmp_ge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x046 v_cmp_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
         mnemonic: "v_cmp_o_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x047 v_cmp_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
         mnemonic: "v_cmp_u_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x048 v_cmp_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
         mnemonic: "v_cmp_nge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x049 v_cmp_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
         mnemonic: "v_cmp_nlg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04a v_cmp_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
         mnemonic: "v_cmp_ngt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04b v_cmp_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
         mnemonic: "v_cmp_nle_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04c v_cmp_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
         mnemonic: "v_cmp_neq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04d v_cmp_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
         mnemonic: "v_cmp_nlt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04e v_cmp_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
         mnemonic: "v_cmp_tru_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x04f v_cmp_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
         mnemonic: "v_cmpx_f_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x050 v_cmpx_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
         mnemonic: "v_cmpx_lt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x051 v_cmpx_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
         mnemonic: "v_cmpx_eq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x052 v_cmpx_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
         mnemonic: "v_cmpx_le_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x053 v_cmpx_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
         mnemonic: "v_cmpx_gt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x054 v_cmpx_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
         mnemonic: "v_cmpx_lg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x055 v_cmpx_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
         mnemonic: "v_cmpx_ge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x056 v_cmpx_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
         mnemonic: "v_cmpx_o_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x057 v_cmpx_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
         mnemonic: "v_cmpx_u_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x058 v_cmpx_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
         mnemonic: "v_cmpx_nge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x059 v_cmpx_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
         mnemonic: "v_cmpx_nlg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05a v_cmpx_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
         mnemonic: "v_cmpx_ngt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05b v_cmpx_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
         mnemonic: "v_cmpx_nle_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05c v_cmpx_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
         mnemonic: "v_cmpx_neq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05d v_cmpx_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
         mnemonic: "v_cmpx_nlt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05e v_cmpx_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
         mnemonic: "v_cmpx_tru_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x05f v_cmpx_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
         mnemonic: "v_cmp_f_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x060 v_cmp_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
         mnemonic: "v_cmp_lt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x061 v_cmp_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
         mnemonic: "v_cmp_eq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x062 v_cmp_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
         mnemonic: "v_cmp_le_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x063 v_cmp_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
         mnemonic: "v_cmp_gt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x064 v_cmp_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
         mnemonic: "v_cmp_lg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x065 v_cmp_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
         mnemonic: "v_cmp_ge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x066 v_cmp_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
         mnemonic: "v_cmp_o_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x067 v_cmp_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
         mnemonic: "v_cmp_u_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x068 v_cmp_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
         mnemonic: "v_cmp_nge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x069 v_cmp_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
         mnemonic: "v_cmp_nlg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06a v_cmp_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
         mnemonic: "v_cmp_ngt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06b v_cmp_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
         mnemonic: "v_cmp_nle_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06c v_cmp_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
         mnemonic: "v_cmp_neq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06d v_cmp_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
         mnemonic: "v_cmp_nlt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06e v_cmp_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
         mnemonic: "v_cmp_tru_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x06f v_cmp_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
         mnemonic: "v_cmpx_f_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x070 v_cmpx_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
         mnemonic: "v_cmpx_lt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x071 v_cmpx_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
         mnemonic: "v_cmpx_eq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x072 v_cmpx_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
         mnemonic: "v_cmpx_le_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x073 v_cmpx_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
         mnemonic: "v_cmpx_gt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x074 v_cmpx_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
         mnemonic: "v_cmpx_lg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x075 v_cmpx_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
         mnemonic: "v_cmpx_ge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x076 v_cmpx_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
         mnemonic: "v_cmpx_o_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x077 v_cmpx_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
         mnemonic: "v_cmpx_u_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x078 v_cmpx_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
         mnemonic: "v_cmpx_nge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x079 v_cmpx_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
         mnemonic: "v_cmpx_nlg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07a v_cmpx_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
         mnemonic: "v_cmpx_ngt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07b v_cmpx_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
         mnemonic: "v_cmpx_nle_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07c v_cmpx_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
         mnemonic: "v_cmpx_neq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07d v_cmpx_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
         mnemonic: "v_cmpx_nlt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07e v_cmpx_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
         mnemonic: "v_cmpx_tru_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 2,
     }), // 0x07f v_cmpx_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     None,
     None,
@@ -15954,714 +18136,833 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a0 v_cmp_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I16,
         mnemonic: "v_cmp_lt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a1 v_cmp_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I16,
         mnemonic: "v_cmp_eq_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a2 v_cmp_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I16,
         mnemonic: "v_cmp_le_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a3 v_cmp_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I16,
         mnemonic: "v_cmp_gt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a4 v_cmp_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I16,
         mnemonic: "v_cmp_ne_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a5 v_cmp_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I16,
         mnemonic: "v_cmp_ge_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a6 v_cmp_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I16,
         mnemonic: "v_cmp_t_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a7 v_cmp_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U16,
         mnemonic: "v_cmp_f_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a8 v_cmp_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U16,
         mnemonic: "v_cmp_lt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0a9 v_cmp_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U16,
         mnemonic: "v_cmp_eq_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0aa v_cmp_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U16,
         mnemonic: "v_cmp_le_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ab v_cmp_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U16,
         mnemonic: "v_cmp_gt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ac v_cmp_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U16,
         mnemonic: "v_cmp_ne_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ad v_cmp_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U16,
         mnemonic: "v_cmp_ge_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ae v_cmp_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U16,
         mnemonic: "v_cmp_t_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0af v_cmp_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I16,
         mnemonic: "v_cmpx_f_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b0 v_cmpx_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I16,
         mnemonic: "v_cmpx_lt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I16,
         mnemonic: "v_cmpx_eq_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I16,
         mnemonic: "v_cmpx_le_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b3 v_cmpx_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I16,
         mnemonic: "v_cmpx_gt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I16,
         mnemonic: "v_cmpx_ne_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I16,
         mnemonic: "v_cmpx_ge_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I16,
         mnemonic: "v_cmpx_t_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b7 v_cmpx_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U16,
         mnemonic: "v_cmpx_f_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b8 v_cmpx_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U16,
         mnemonic: "v_cmpx_lt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U16,
         mnemonic: "v_cmpx_eq_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ba v_cmpx_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U16,
         mnemonic: "v_cmpx_le_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0bb v_cmpx_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U16,
         mnemonic: "v_cmpx_gt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0bc v_cmpx_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U16,
         mnemonic: "v_cmpx_ne_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0bd v_cmpx_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U16,
         mnemonic: "v_cmpx_ge_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0be v_cmpx_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U16,
         mnemonic: "v_cmpx_t_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0bf v_cmpx_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I32,
         mnemonic: "v_cmp_f_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c0 v_cmp_f_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I32,
         mnemonic: "v_cmp_lt_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c1 v_cmp_lt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I32,
         mnemonic: "v_cmp_eq_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c2 v_cmp_eq_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I32,
         mnemonic: "v_cmp_le_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c3 v_cmp_le_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I32,
         mnemonic: "v_cmp_gt_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c4 v_cmp_gt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I32,
         mnemonic: "v_cmp_ne_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c5 v_cmp_ne_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I32,
         mnemonic: "v_cmp_ge_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c6 v_cmp_ge_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I32,
         mnemonic: "v_cmp_t_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c7 v_cmp_t_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U32,
         mnemonic: "v_cmp_f_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c8 v_cmp_f_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U32,
         mnemonic: "v_cmp_lt_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0c9 v_cmp_lt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U32,
         mnemonic: "v_cmp_eq_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ca v_cmp_eq_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U32,
         mnemonic: "v_cmp_le_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0cb v_cmp_le_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U32,
         mnemonic: "v_cmp_gt_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0cc v_cmp_gt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U32,
         mnemonic: "v_cmp_ne_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0cd v_cmp_ne_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U32,
         mnemonic: "v_cmp_ge_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ce v_cmp_ge_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U32,
         mnemonic: "v_cmp_t_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0cf v_cmp_t_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I32,
         mnemonic: "v_cmpx_f_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d0 v_cmpx_f_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I32,
         mnemonic: "v_cmpx_lt_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d1 v_cmpx_lt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I32,
         mnemonic: "v_cmpx_eq_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d2 v_cmpx_eq_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I32,
         mnemonic: "v_cmpx_le_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d3 v_cmpx_le_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I32,
         mnemonic: "v_cmpx_gt_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d4 v_cmpx_gt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I32,
         mnemonic: "v_cmpx_ne_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d5 v_cmpx_ne_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I32,
         mnemonic: "v_cmpx_ge_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d6 v_cmpx_ge_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I32,
         mnemonic: "v_cmpx_t_i32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d7 v_cmpx_t_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U32,
         mnemonic: "v_cmpx_f_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d8 v_cmpx_f_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U32,
         mnemonic: "v_cmpx_lt_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0d9 v_cmpx_lt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U32,
         mnemonic: "v_cmpx_eq_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0da v_cmpx_eq_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U32,
         mnemonic: "v_cmpx_le_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0db v_cmpx_le_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U32,
         mnemonic: "v_cmpx_gt_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0dc v_cmpx_gt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U32,
         mnemonic: "v_cmpx_ne_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0dd v_cmpx_ne_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U32,
         mnemonic: "v_cmpx_ge_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0de v_cmpx_ge_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U32,
         mnemonic: "v_cmpx_t_u32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0df v_cmpx_t_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I64,
         mnemonic: "v_cmp_f_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e0 v_cmp_f_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_I64,
         mnemonic: "v_cmp_lt_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e1 v_cmp_lt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_I64,
         mnemonic: "v_cmp_eq_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e2 v_cmp_eq_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_I64,
         mnemonic: "v_cmp_le_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e3 v_cmp_le_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_I64,
         mnemonic: "v_cmp_gt_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e4 v_cmp_gt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_I64,
         mnemonic: "v_cmp_ne_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e5 v_cmp_ne_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_I64,
         mnemonic: "v_cmp_ge_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e6 v_cmp_ge_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_I64,
         mnemonic: "v_cmp_t_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e7 v_cmp_t_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_F_U64,
         mnemonic: "v_cmp_f_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e8 v_cmp_f_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_U64,
         mnemonic: "v_cmp_lt_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0e9 v_cmp_lt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_U64,
         mnemonic: "v_cmp_eq_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ea v_cmp_eq_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_U64,
         mnemonic: "v_cmp_le_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0eb v_cmp_le_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_U64,
         mnemonic: "v_cmp_gt_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ec v_cmp_gt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_U64,
         mnemonic: "v_cmp_ne_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ed v_cmp_ne_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_U64,
         mnemonic: "v_cmp_ge_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ee v_cmp_ge_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_U64,
         mnemonic: "v_cmp_t_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ef v_cmp_t_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_I64,
         mnemonic: "v_cmpx_f_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f0 v_cmpx_f_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_I64,
         mnemonic: "v_cmpx_lt_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f1 v_cmpx_lt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I64,
         mnemonic: "v_cmpx_eq_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f2 v_cmpx_eq_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_I64,
         mnemonic: "v_cmpx_le_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f3 v_cmpx_le_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_I64,
         mnemonic: "v_cmpx_gt_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f4 v_cmpx_gt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_I64,
         mnemonic: "v_cmpx_ne_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f5 v_cmpx_ne_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_I64,
         mnemonic: "v_cmpx_ge_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f6 v_cmpx_ge_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_I64,
         mnemonic: "v_cmpx_t_i64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f7 v_cmpx_t_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_U64,
         mnemonic: "v_cmpx_f_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f8 v_cmpx_f_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_U64,
         mnemonic: "v_cmpx_lt_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0f9 v_cmpx_lt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U64,
         mnemonic: "v_cmpx_eq_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fa v_cmpx_eq_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_U64,
         mnemonic: "v_cmpx_le_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fb v_cmpx_le_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_U64,
         mnemonic: "v_cmpx_gt_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fc v_cmpx_gt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_U64,
         mnemonic: "v_cmpx_ne_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fd v_cmpx_ne_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_U64,
         mnemonic: "v_cmpx_ge_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0fe v_cmpx_ge_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_U64,
         mnemonic: "v_cmpx_t_u64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x0ff v_cmpx_t_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CNDMASK_B32,
         mnemonic: "v_cndmask_b32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x100 v_cndmask_b32_e64 v0, v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F32,
         mnemonic: "v_add_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x101 v_add_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
         mnemonic: "v_sub_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x102 v_sub_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
         mnemonic: "v_subrev_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x103 v_subrev_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
         mnemonic: "v_fmac_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x104 v_fmac_f64_e64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
         mnemonic: "v_mul_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x105 v_mul_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
         mnemonic: "v_mul_i32_i24_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x106 v_mul_i32_i24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32_I24,
         mnemonic: "v_mul_hi_i32_i24_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x107 v_mul_hi_i32_i24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_U32_U24,
         mnemonic: "v_mul_u32_u24_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x108 v_mul_u32_u24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32_U24,
         mnemonic: "v_mul_hi_u32_u24_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x109 v_mul_hi_u32_u24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F32,
         mnemonic: "v_min_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x10a v_min_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
         mnemonic: "v_max_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x10b v_max_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
         mnemonic: "v_min_i32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x10c v_min_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I32,
         mnemonic: "v_max_i32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x10d v_max_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U32,
         mnemonic: "v_min_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x10e v_min_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U32,
         mnemonic: "v_max_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x10f v_max_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B32,
         mnemonic: "v_lshrrev_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x110 v_lshrrev_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I32,
         mnemonic: "v_ashrrev_i32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x111 v_ashrrev_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B32,
         mnemonic: "v_lshlrev_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x112 v_lshlrev_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_AND_B32,
         mnemonic: "v_and_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x113 v_and_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_OR_B32,
         mnemonic: "v_or_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x114 v_or_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XOR_B32,
         mnemonic: "v_xor_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x115 v_xor_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_BF16,
         mnemonic: "v_dot2c_f32_bf16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x116 v_dot2c_f32_bf16_e64 v0, v4, v8
     None,
     None,
@@ -16670,66 +18971,77 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_co_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x119 v_add_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_SUB_CO_U32,
         mnemonic: "v_sub_co_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11a v_sub_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_CO_U32,
         mnemonic: "v_subrev_co_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11b v_subrev_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_ADDC_CO_U32,
         mnemonic: "v_addc_co_u32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11c v_addc_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_SUBB_CO_U32,
         mnemonic: "v_subb_co_u32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11d v_subb_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_SUBBREV_CO_U32,
         mnemonic: "v_subbrev_co_u32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x11e v_subbrev_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F16,
         mnemonic: "v_add_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x11f v_add_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
         mnemonic: "v_sub_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x120 v_sub_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
         mnemonic: "v_subrev_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x121 v_subrev_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
         mnemonic: "v_mul_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x122 v_mul_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
         mnemonic: "v_mac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x123 v_mac_f16_e64 v0, v4, v8
     None,
     None,
@@ -16738,144 +19050,168 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x126 v_add_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U16,
         mnemonic: "v_sub_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x127 v_sub_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U16,
         mnemonic: "v_subrev_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x128 v_subrev_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U16,
         mnemonic: "v_mul_lo_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x129 v_mul_lo_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B16,
         mnemonic: "v_lshlrev_b16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x12a v_lshlrev_b16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B16,
         mnemonic: "v_lshrrev_b16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x12b v_lshrrev_b16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I16,
         mnemonic: "v_ashrrev_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x12c v_ashrrev_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F16,
         mnemonic: "v_max_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x12d v_max_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
         mnemonic: "v_min_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x12e v_min_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
         mnemonic: "v_max_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x12f v_max_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I16,
         mnemonic: "v_max_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x130 v_max_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U16,
         mnemonic: "v_min_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x131 v_min_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I16,
         mnemonic: "v_min_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x132 v_min_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F16,
         mnemonic: "v_ldexp_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x133 v_ldexp_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
         mnemonic: "v_add_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x134 v_add_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U32,
         mnemonic: "v_sub_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x135 v_sub_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U32,
         mnemonic: "v_subrev_u32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x136 v_subrev_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_F16,
         mnemonic: "v_dot2c_f32_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x137 v_dot2c_f32_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
         mnemonic: "v_dot2c_i32_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x138 v_dot2c_i32_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT4C_I32_I8,
         mnemonic: "v_dot4c_i32_i8_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x139 v_dot4c_i32_i8_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT8C_I32_I4,
         mnemonic: "v_dot8c_i32_i4_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x13a v_dot8c_i32_i4_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F32,
         mnemonic: "v_fmac_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x13b v_fmac_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
         mnemonic: "v_pk_fmac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x13c v_pk_fmac_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
         mnemonic: "v_xnor_b32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x13d v_xnor_b32_e64 v0, v4, v8
     None,
     None,
@@ -16884,12 +19220,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_nop",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x140 v_nop
     Some(OpInfo {
         op: Op::V_MOV_B32,
         mnemonic: "v_mov_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x141 v_mov_b32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -16897,36 +19235,42 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_i32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x143 v_cvt_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
         mnemonic: "v_cvt_f64_i32_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x144 v_cvt_f64_i32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_I32,
         mnemonic: "v_cvt_f32_i32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x145 v_cvt_f32_i32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_U32,
         mnemonic: "v_cvt_f32_u32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x146 v_cvt_f32_u32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F32,
         mnemonic: "v_cvt_u32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x147 v_cvt_u32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
         mnemonic: "v_cvt_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x148 v_cvt_i32_f32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -16934,264 +19278,308 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f16_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x14a v_cvt_f16_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
         mnemonic: "v_cvt_f32_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x14b v_cvt_f32_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
         mnemonic: "v_cvt_rpi_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x14c v_cvt_rpi_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
         mnemonic: "v_cvt_flr_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x14d v_cvt_flr_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
         mnemonic: "v_cvt_off_f32_i4_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x14e v_cvt_off_f32_i4_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F64,
         mnemonic: "v_cvt_f32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x14f v_cvt_f32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
         mnemonic: "v_cvt_f64_f32_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x150 v_cvt_f64_f32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
         mnemonic: "v_cvt_f32_ubyte0_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x151 v_cvt_f32_ubyte0_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE1,
         mnemonic: "v_cvt_f32_ubyte1_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x152 v_cvt_f32_ubyte1_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE2,
         mnemonic: "v_cvt_f32_ubyte2_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x153 v_cvt_f32_ubyte2_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE3,
         mnemonic: "v_cvt_f32_ubyte3_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x154 v_cvt_f32_ubyte3_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F64,
         mnemonic: "v_cvt_u32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x155 v_cvt_u32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
         mnemonic: "v_cvt_f64_u32_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x156 v_cvt_f64_u32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_TRUNC_F64,
         mnemonic: "v_trunc_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x157 v_trunc_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
         mnemonic: "v_ceil_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x158 v_ceil_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
         mnemonic: "v_rndne_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x159 v_rndne_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
         mnemonic: "v_floor_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15a v_floor_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
         mnemonic: "v_fract_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15b v_fract_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
         mnemonic: "v_trunc_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15c v_trunc_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
         mnemonic: "v_ceil_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15d v_ceil_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
         mnemonic: "v_rndne_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15e v_rndne_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
         mnemonic: "v_floor_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x15f v_floor_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
         mnemonic: "v_exp_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x160 v_exp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
         mnemonic: "v_log_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x161 v_log_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
         mnemonic: "v_rcp_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x162 v_rcp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
         mnemonic: "v_rcp_iflag_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x163 v_rcp_iflag_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
         mnemonic: "v_rsq_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x164 v_rsq_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
         mnemonic: "v_rcp_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x165 v_rcp_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
         mnemonic: "v_rsq_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x166 v_rsq_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
         mnemonic: "v_sqrt_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x167 v_sqrt_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
         mnemonic: "v_sqrt_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x168 v_sqrt_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
         mnemonic: "v_sin_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x169 v_sin_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
         mnemonic: "v_cos_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x16a v_cos_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
         mnemonic: "v_not_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16b v_not_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_BFREV_B32,
         mnemonic: "v_bfrev_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16c v_bfrev_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_U32,
         mnemonic: "v_ffbh_u32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16d v_ffbh_u32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBL_B32,
         mnemonic: "v_ffbl_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16e v_ffbl_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_I32,
         mnemonic: "v_ffbh_i32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x16f v_ffbh_i32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F64,
         mnemonic: "v_frexp_exp_i32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x170 v_frexp_exp_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
         mnemonic: "v_frexp_mant_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x171 v_frexp_mant_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
         mnemonic: "v_fract_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x172 v_fract_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
         mnemonic: "v_frexp_exp_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x173 v_frexp_exp_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
         mnemonic: "v_frexp_mant_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x174 v_frexp_mant_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
         mnemonic: "v_clrexcp",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x175 v_clrexcp
     None,
     Some(OpInfo {
@@ -17199,150 +19587,175 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_screen_partition_4se_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x177 v_screen_partition_4se_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_MOV_B64,
         mnemonic: "v_mov_b64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x178 v_mov_b64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F16_U16,
         mnemonic: "v_cvt_f16_u16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x179 v_cvt_f16_u16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F16_I16,
         mnemonic: "v_cvt_f16_i16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17a v_cvt_f16_i16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U16_F16,
         mnemonic: "v_cvt_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17b v_cvt_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
         mnemonic: "v_cvt_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17c v_cvt_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
         mnemonic: "v_rcp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17d v_rcp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
         mnemonic: "v_sqrt_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17e v_sqrt_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
         mnemonic: "v_rsq_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x17f v_rsq_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
         mnemonic: "v_log_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x180 v_log_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
         mnemonic: "v_exp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x181 v_exp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
         mnemonic: "v_frexp_mant_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x182 v_frexp_mant_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
         mnemonic: "v_frexp_exp_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x183 v_frexp_exp_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
         mnemonic: "v_floor_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x184 v_floor_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
         mnemonic: "v_ceil_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x185 v_ceil_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
         mnemonic: "v_trunc_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x186 v_trunc_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
         mnemonic: "v_rndne_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x187 v_rndne_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
         mnemonic: "v_fract_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x188 v_fract_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
         mnemonic: "v_sin_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x189 v_sin_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
         mnemonic: "v_cos_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18a v_cos_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
         mnemonic: "v_exp_legacy_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18b v_exp_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
         mnemonic: "v_log_legacy_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18c v_log_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
         mnemonic: "v_cvt_norm_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18d v_cvt_norm_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
         mnemonic: "v_cvt_norm_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x18e v_cvt_norm_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
         mnemonic: "v_sat_pk_u8_i16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x18f v_sat_pk_u8_i16_e64 v0, v4
     None,
     None,
@@ -17353,48 +19766,56 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f32_fp8_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x194 v_cvt_f32_fp8_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF8,
         mnemonic: "v_cvt_f32_bf8_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x195 v_cvt_f32_bf8_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_FP8,
         mnemonic: "v_cvt_pk_f32_fp8_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x196 v_cvt_pk_f32_fp8_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_BF8,
         mnemonic: "v_cvt_pk_f32_bf8_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x197 v_cvt_pk_f32_bf8_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_PRNG_B32,
         mnemonic: "v_prng_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x198 v_prng_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_PERMLANE16_SWAP_B32,
         mnemonic: "v_permlane16_swap_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x199 v_permlane16_swap_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_PERMLANE32_SWAP_B32,
         mnemonic: "v_permlane32_swap_b32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x19a v_permlane32_swap_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF16,
         mnemonic: "v_cvt_f32_bf16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x19b v_cvt_f32_bf16_e64 v0, v4
     None,
     None,
@@ -17439,426 +19860,497 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_i32_i24",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1c2 v_mad_i32_i24 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U32_U24,
         mnemonic: "v_mad_u32_u24",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1c3 v_mad_u32_u24 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEID_F32,
         mnemonic: "v_cubeid_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1c4 v_cubeid_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBESC_F32,
         mnemonic: "v_cubesc_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1c5 v_cubesc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBETC_F32,
         mnemonic: "v_cubetc_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1c6 v_cubetc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEMA_F32,
         mnemonic: "v_cubema_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1c7 v_cubema_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_U32,
         mnemonic: "v_bfe_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1c8 v_bfe_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_I32,
         mnemonic: "v_bfe_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1c9 v_bfe_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFI_B32,
         mnemonic: "v_bfi_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1ca v_bfi_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F32,
         mnemonic: "v_fma_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1cb v_fma_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F64,
         mnemonic: "v_fma_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1cc v_fma_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_LERP_U8,
         mnemonic: "v_lerp_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1cd v_lerp_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ALIGNBIT_B32,
         mnemonic: "v_alignbit_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1ce v_alignbit_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ALIGNBYTE_B32,
         mnemonic: "v_alignbyte_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1cf v_alignbyte_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_F32,
         mnemonic: "v_min3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1d0 v_min3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I32,
         mnemonic: "v_min3_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d1 v_min3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_U32,
         mnemonic: "v_min3_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d2 v_min3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_F32,
         mnemonic: "v_max3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1d3 v_max3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I32,
         mnemonic: "v_max3_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d4 v_max3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_U32,
         mnemonic: "v_max3_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d5 v_max3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_F32,
         mnemonic: "v_med3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1d6 v_med3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I32,
         mnemonic: "v_med3_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d7 v_med3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_U32,
         mnemonic: "v_med3_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1d8 v_med3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U8,
         mnemonic: "v_sad_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1d9 v_sad_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_HI_U8,
         mnemonic: "v_sad_hi_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1da v_sad_hi_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U16,
         mnemonic: "v_sad_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1db v_sad_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U32,
         mnemonic: "v_sad_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1dc v_sad_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PK_U8_F32,
         mnemonic: "v_cvt_pk_u8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1dd v_cvt_pk_u8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F32,
         mnemonic: "v_div_fixup_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1de v_div_fixup_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F64,
         mnemonic: "v_div_fixup_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1df v_div_fixup_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F32,
         mnemonic: "v_div_scale_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1e0 v_div_scale_f32 v0, s[0:1], v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F64,
         mnemonic: "v_div_scale_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1e1 v_div_scale_f64 v[0:1], s[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F32,
         mnemonic: "v_div_fmas_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1e2 v_div_fmas_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F64,
         mnemonic: "v_div_fmas_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1e3 v_div_fmas_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MSAD_U8,
         mnemonic: "v_msad_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e4 v_msad_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_QSAD_PK_U16_U8,
         mnemonic: "v_qsad_pk_u16_u8",
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e5 v_qsad_pk_u16_u8 v[0:1], v[4:5], v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MQSAD_PK_U16_U8,
         mnemonic: "v_mqsad_pk_u16_u8",
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e6 v_mqsad_pk_u16_u8 v[0:1], v[4:5], v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MQSAD_U32_U8,
         mnemonic: "v_mqsad_u32_u8",
         widths: [4, 2, 1, 4],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e7 v_mqsad_u32_u8 v[0:3], v[4:5], v8, v[16:19]
     Some(OpInfo {
         op: Op::V_MAD_U64_U32,
         mnemonic: "v_mad_u64_u32",
         widths: [2, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e8 v_mad_u64_u32 v[0:1], s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MAD_I64_I32,
         mnemonic: "v_mad_i64_i32",
         widths: [2, 1, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1e9 v_mad_i64_i32 v[0:1], s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_F16,
         mnemonic: "v_mad_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1ea v_mad_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_U16,
         mnemonic: "v_mad_legacy_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1eb v_mad_legacy_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_I16,
         mnemonic: "v_mad_legacy_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1ec v_mad_legacy_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_PERM_B32,
         mnemonic: "v_perm_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1ed v_perm_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_LEGACY_F16,
         mnemonic: "v_fma_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1ee v_fma_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_LEGACY_F16,
         mnemonic: "v_div_fixup_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x1ef v_div_fixup_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PKACCUM_U8_F32,
         mnemonic: "v_cvt_pkaccum_u8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x1f0 v_cvt_pkaccum_u8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAD_U32_U16,
         mnemonic: "v_mad_u32_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f1 v_mad_u32_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_I32_I16,
         mnemonic: "v_mad_i32_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f2 v_mad_i32_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_XAD_U32,
         mnemonic: "v_xad_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1f3 v_xad_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_F16,
         mnemonic: "v_min3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x1f4 v_min3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I16,
         mnemonic: "v_min3_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f5 v_min3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_U16,
         mnemonic: "v_min3_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f6 v_min3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_F16,
         mnemonic: "v_max3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x1f7 v_max3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I16,
         mnemonic: "v_max3_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f8 v_max3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_U16,
         mnemonic: "v_max3_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1f9 v_max3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_F16,
         mnemonic: "v_med3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x1fa v_med3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I16,
         mnemonic: "v_med3_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1fb v_med3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_U16,
         mnemonic: "v_med3_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x1fc v_med3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U32,
         mnemonic: "v_lshl_add_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1fd v_lshl_add_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ADD_LSHL_U32,
         mnemonic: "v_add_lshl_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1fe v_add_lshl_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ADD3_U32,
         mnemonic: "v_add3_u32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x1ff v_add3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_OR_B32,
         mnemonic: "v_lshl_or_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x200 v_lshl_or_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_AND_OR_B32,
         mnemonic: "v_and_or_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x201 v_and_or_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_OR3_B32,
         mnemonic: "v_or3_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x202 v_or3_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_F16,
         mnemonic: "v_mad_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x203 v_mad_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U16,
         mnemonic: "v_mad_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x204 v_mad_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_I16,
         mnemonic: "v_mad_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 3,
     }), // 0x205 v_mad_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F16,
         mnemonic: "v_fma_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x206 v_fma_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F16,
         mnemonic: "v_div_fixup_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 7,
     }), // 0x207 v_div_fixup_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U64,
         mnemonic: "v_lshl_add_u64",
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x208 v_lshl_add_u64 v[0:1], v[4:5], v8, v[16:17]
     None,
     None,
@@ -17907,294 +20399,343 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_bitop3_b16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x233 v_bitop3_b16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BITOP3_B32,
         mnemonic: "v_bitop3_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x234 v_bitop3_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP8_F32,
         mnemonic: "v_cvt_scalef32_pk_fp8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x235 v_cvt_scalef32_pk_fp8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_F32,
         mnemonic: "v_cvt_scalef32_pk_bf8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x236 v_cvt_scalef32_pk_bf8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_F32,
         mnemonic: "v_cvt_scalef32_sr_fp8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x237 v_cvt_scalef32_sr_fp8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_BF8_F32,
         mnemonic: "v_cvt_scalef32_sr_bf8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x238 v_cvt_scalef32_sr_bf8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_FP8,
         mnemonic: "v_cvt_scalef32_pk_f32_fp8",
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x239 v_cvt_scalef32_pk_f32_fp8 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_BF8,
         mnemonic: "v_cvt_scalef32_pk_f32_bf8",
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x23a v_cvt_scalef32_pk_f32_bf8 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F32_FP8,
         mnemonic: "v_cvt_scalef32_f32_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x23b v_cvt_scalef32_f32_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F32_BF8,
         mnemonic: "v_cvt_scalef32_f32_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x23c v_cvt_scalef32_f32_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_F32,
         mnemonic: "v_cvt_scalef32_pk_fp4_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x23d v_cvt_scalef32_pk_fp4_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK_FP4_F32,
         mnemonic: "v_cvt_scalef32_sr_pk_fp4_f32",
         widths: [1, 2, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x23e v_cvt_scalef32_sr_pk_fp4_f32 v0, v[4:5], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_FP4,
         mnemonic: "v_cvt_scalef32_pk_f32_fp4",
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x23f v_cvt_scalef32_pk_f32_fp4 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP8_F16,
         mnemonic: "v_cvt_scalef32_pk_fp8_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x240 v_cvt_scalef32_pk_fp8_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_F16,
         mnemonic: "v_cvt_scalef32_pk_bf8_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x241 v_cvt_scalef32_pk_bf8_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_F16,
         mnemonic: "v_cvt_scalef32_sr_fp8_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x242 v_cvt_scalef32_sr_fp8_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_BF8_F16,
         mnemonic: "v_cvt_scalef32_sr_bf8_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x243 v_cvt_scalef32_sr_bf8_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP8_BF16,
         mnemonic: "v_cvt_scalef32_pk_fp8_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x244 v_cvt_scalef32_pk_fp8_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_BF16,
         mnemonic: "v_cvt_scalef32_pk_bf8_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x245 v_cvt_scalef32_pk_bf8_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_BF16,
         mnemonic: "v_cvt_scalef32_sr_fp8_bf16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x246 v_cvt_scalef32_sr_fp8_bf16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_BF8_BF16,
         mnemonic: "v_cvt_scalef32_sr_bf8_bf16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x247 v_cvt_scalef32_sr_bf8_bf16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_FP8,
         mnemonic: "v_cvt_scalef32_pk_f16_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x248 v_cvt_scalef32_pk_f16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_BF8,
         mnemonic: "v_cvt_scalef32_pk_f16_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x249 v_cvt_scalef32_pk_f16_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F16_FP8,
         mnemonic: "v_cvt_scalef32_f16_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x24a v_cvt_scalef32_f16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F16_BF8,
         mnemonic: "v_cvt_scalef32_f16_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x24b v_cvt_scalef32_f16_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_F16,
         mnemonic: "v_cvt_scalef32_pk_fp4_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x24c v_cvt_scalef32_pk_fp4_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_BF16,
         mnemonic: "v_cvt_scalef32_pk_fp4_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x24d v_cvt_scalef32_pk_fp4_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK_FP4_F16,
         mnemonic: "v_cvt_scalef32_sr_pk_fp4_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x24e v_cvt_scalef32_sr_pk_fp4_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK_FP4_BF16,
         mnemonic: "v_cvt_scalef32_sr_pk_fp4_bf16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x24f v_cvt_scalef32_sr_pk_fp4_bf16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_FP4,
         mnemonic: "v_cvt_scalef32_pk_f16_fp4",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x250 v_cvt_scalef32_pk_f16_fp4 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_FP4,
         mnemonic: "v_cvt_scalef32_pk_bf16_fp4",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x251 v_cvt_scalef32_pk_bf16_fp4 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_2XPK16_FP6_F32,
         mnemonic: "v_cvt_scalef32_2xpk16_fp6_f32",
         widths: [6, 16, 16, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x252 v_cvt_scalef32_2xpk16_fp6_f32 v[0:5], v[4:19], v[8:23], v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_2XPK16_BF6_F32,
         mnemonic: "v_cvt_scalef32_2xpk16_bf6_f32",
         widths: [6, 16, 16, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x253 v_cvt_scalef32_2xpk16_bf6_f32 v[0:5], v[4:19], v[8:23], v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_FP6_F32,
         mnemonic: "v_cvt_scalef32_sr_pk32_fp6_f32",
         widths: [6, 32, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x254 v_cvt_scalef32_sr_pk32_fp6_f32 v[0:5], v[4:35], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_BF6_F32,
         mnemonic: "v_cvt_scalef32_sr_pk32_bf6_f32",
         widths: [6, 32, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x255 v_cvt_scalef32_sr_pk32_bf6_f32 v[0:5], v[4:35], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_F32_FP6,
         mnemonic: "v_cvt_scalef32_pk32_f32_fp6",
         widths: [32, 6, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x256 v_cvt_scalef32_pk32_f32_fp6 v[0:31], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_F32_BF6,
         mnemonic: "v_cvt_scalef32_pk32_f32_bf6",
         widths: [32, 6, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x257 v_cvt_scalef32_pk32_f32_bf6 v[0:31], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_FP6_F16,
         mnemonic: "v_cvt_scalef32_pk32_fp6_f16",
         widths: [6, 16, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x258 v_cvt_scalef32_pk32_fp6_f16 v[0:5], v[4:19], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_FP6_BF16,
         mnemonic: "v_cvt_scalef32_pk32_fp6_bf16",
         widths: [6, 16, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x259 v_cvt_scalef32_pk32_fp6_bf16 v[0:5], v[4:19], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_BF6_F16,
         mnemonic: "v_cvt_scalef32_pk32_bf6_f16",
         widths: [6, 16, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x25a v_cvt_scalef32_pk32_bf6_f16 v[0:5], v[4:19], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_BF6_BF16,
         mnemonic: "v_cvt_scalef32_pk32_bf6_bf16",
         widths: [6, 16, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x25b v_cvt_scalef32_pk32_bf6_bf16 v[0:5], v[4:19], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_FP6_F16,
         mnemonic: "v_cvt_scalef32_sr_pk32_fp6_f16",
         widths: [6, 16, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x25c v_cvt_scalef32_sr_pk32_fp6_f16 v[0:5], v[4:19], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_FP6_BF16,
         mnemonic: "v_cvt_scalef32_sr_pk32_fp6_bf16",
         widths: [6, 16, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x25d v_cvt_scalef32_sr_pk32_fp6_bf16 v[0:5], v[4:19], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_BF6_F16,
         mnemonic: "v_cvt_scalef32_sr_pk32_bf6_f16",
         widths: [6, 16, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x25e v_cvt_scalef32_sr_pk32_bf6_f16 v[0:5], v[4:19], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_BF6_BF16,
         mnemonic: "v_cvt_scalef32_sr_pk32_bf6_bf16",
         widths: [6, 16, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x25f v_cvt_scalef32_sr_pk32_bf6_bf16 v[0:5], v[4:19], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_F16_FP6,
         mnemonic: "v_cvt_scalef32_pk32_f16_fp6",
         widths: [16, 6, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x260 v_cvt_scalef32_pk32_f16_fp6 v[0:15], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_BF16_FP6,
         mnemonic: "v_cvt_scalef32_pk32_bf16_fp6",
         widths: [16, 6, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x261 v_cvt_scalef32_pk32_bf16_fp6 v[0:15], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_F16_BF6,
         mnemonic: "v_cvt_scalef32_pk32_f16_bf6",
         widths: [16, 6, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x262 v_cvt_scalef32_pk32_f16_bf6 v[0:15], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_BF16_BF6,
         mnemonic: "v_cvt_scalef32_pk32_bf16_bf6",
         widths: [16, 6, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x263 v_cvt_scalef32_pk32_bf16_bf6 v[0:15], v[4:9], v8
     None,
     Some(OpInfo {
@@ -18202,36 +20743,42 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ashr_pk_i8_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x265 v_ashr_pk_i8_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ASHR_PK_U8_I32,
         mnemonic: "v_ashr_pk_u8_i32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x266 v_ashr_pk_u8_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PK_F16_F32,
         mnemonic: "v_cvt_pk_f16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x267 v_cvt_pk_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF16_F32,
         mnemonic: "v_cvt_pk_bf16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x268 v_cvt_pk_bf16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_FP8,
         mnemonic: "v_cvt_scalef32_pk_bf16_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x269 v_cvt_scalef32_pk_bf16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_BF8,
         mnemonic: "v_cvt_scalef32_pk_bf16_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x26a v_cvt_scalef32_pk_bf16_bf8 v0, v4, v8
     None,
     None,
@@ -18259,84 +20806,98 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x280 v_add_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F64,
         mnemonic: "v_mul_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x281 v_mul_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MIN_F64,
         mnemonic: "v_min_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x282 v_min_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MAX_F64,
         mnemonic: "v_max_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x283 v_max_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_LDEXP_F64,
         mnemonic: "v_ldexp_f64",
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x284 v_ldexp_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U32,
         mnemonic: "v_mul_lo_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x285 v_mul_lo_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32,
         mnemonic: "v_mul_hi_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x286 v_mul_hi_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32,
         mnemonic: "v_mul_hi_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x287 v_mul_hi_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F32,
         mnemonic: "v_ldexp_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x288 v_ldexp_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_READLANE_B32,
         mnemonic: "v_readlane_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
+        mods: 0,
     }), // 0x289 v_readlane_b32 s0, v4, v8/*Invalid register, operand has 'SReg_32' register class*/
     Some(OpInfo {
         op: Op::V_WRITELANE_B32,
         mnemonic: "v_writelane_b32",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28a v_writelane_b32 v0, v4/*Invalid register, operand has 'SReg_32' register class*/, v8/*Invalid register, operand has 'SReg_32' register class*/
     Some(OpInfo {
         op: Op::V_BCNT_U32_B32,
         mnemonic: "v_bcnt_u32_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28b v_bcnt_u32_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MBCNT_LO_U32_B32,
         mnemonic: "v_mbcnt_lo_u32_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28c v_mbcnt_lo_u32_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MBCNT_HI_U32_B32,
         mnemonic: "v_mbcnt_hi_u32_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28d v_mbcnt_hi_u32_b32 v0, v4, v8
     None,
     Some(OpInfo {
@@ -18344,72 +20905,84 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_lshlrev_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x28f v_lshlrev_b64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_LSHRREV_B64,
         mnemonic: "v_lshrrev_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x290 v_lshrrev_b64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_ASHRREV_I64,
         mnemonic: "v_ashrrev_i64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x291 v_ashrrev_i64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_TRIG_PREOP_F64,
         mnemonic: "v_trig_preop_f64",
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x292 v_trig_preop_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_BFM_B32,
         mnemonic: "v_bfm_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x293 v_bfm_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_I16_F32,
         mnemonic: "v_cvt_pknorm_i16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x294 v_cvt_pknorm_i16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F32,
         mnemonic: "v_cvt_pknorm_u16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x295 v_cvt_pknorm_u16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKRTZ_F16_F32,
         mnemonic: "v_cvt_pkrtz_f16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x296 v_cvt_pkrtz_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_U16_U32,
         mnemonic: "v_cvt_pk_u16_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x297 v_cvt_pk_u16_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_I16_I32,
         mnemonic: "v_cvt_pk_i16_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x298 v_cvt_pk_i16_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_I16_F16,
         mnemonic: "v_cvt_pknorm_i16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F16,
         mnemonic: "v_cvt_pknorm_u16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
     Some(OpInfo {
@@ -18417,84 +20990,98 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29c v_add_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I32,
         mnemonic: "v_sub_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29d v_sub_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_I16,
         mnemonic: "v_add_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29e v_add_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I16,
         mnemonic: "v_sub_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x29f v_sub_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PACK_B32_F16,
         mnemonic: "v_pack_b32_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 2,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LEGACY_F32,
         mnemonic: "v_mul_legacy_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x2a1 v_mul_legacy_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_FP8_F32,
         mnemonic: "v_cvt_pk_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x2a2 v_cvt_pk_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF8_F32,
         mnemonic: "v_cvt_pk_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x2a3 v_cvt_pk_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_FP8_F32,
         mnemonic: "v_cvt_sr_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x2a4 v_cvt_sr_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF8_F32,
         mnemonic: "v_cvt_sr_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 1,
     }), // 0x2a5 v_cvt_sr_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_F16_F32,
         mnemonic: "v_cvt_sr_f16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x2a6 v_cvt_sr_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF16_F32,
         mnemonic: "v_cvt_sr_bf16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x2a7 v_cvt_sr_bf16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MINIMUM3_F32,
         mnemonic: "v_minimum3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x2a8 v_minimum3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAXIMUM3_F32,
         mnemonic: "v_maximum3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 6,
     }), // 0x2a9 v_maximum3_f32 v0, v4, v8, v16
     None,
     None,
@@ -18720,114 +21307,133 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_mad_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x000 v_pk_mad_i16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_LO_U16,
         mnemonic: "v_pk_mul_lo_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x001 v_pk_mul_lo_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_I16,
         mnemonic: "v_pk_add_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x002 v_pk_add_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_I16,
         mnemonic: "v_pk_sub_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x003 v_pk_sub_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHLREV_B16,
         mnemonic: "v_pk_lshlrev_b16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x004 v_pk_lshlrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHRREV_B16,
         mnemonic: "v_pk_lshrrev_b16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x005 v_pk_lshrrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ASHRREV_I16,
         mnemonic: "v_pk_ashrrev_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x006 v_pk_ashrrev_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_I16,
         mnemonic: "v_pk_max_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x007 v_pk_max_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_I16,
         mnemonic: "v_pk_min_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x008 v_pk_min_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAD_U16,
         mnemonic: "v_pk_mad_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x009 v_pk_mad_u16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_U16,
         mnemonic: "v_pk_add_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00a v_pk_add_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_U16,
         mnemonic: "v_pk_sub_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00b v_pk_sub_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_U16,
         mnemonic: "v_pk_max_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00c v_pk_max_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_U16,
         mnemonic: "v_pk_min_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00d v_pk_min_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_FMA_F16,
         mnemonic: "v_pk_fma_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x00e v_pk_fma_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F16,
         mnemonic: "v_pk_add_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x00f v_pk_add_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F16,
         mnemonic: "v_pk_mul_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x010 v_pk_mul_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_F16,
         mnemonic: "v_pk_min_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x011 v_pk_min_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_F16,
         mnemonic: "v_pk_max_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x012 v_pk_max_f16 v0, v4, v8 op_sel_hi:[0,0]
     None,
     None,
@@ -18841,18 +21447,21 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_dot2_f32_bf16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x01a v_dot2_f32_bf16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MINIMUM3_F16,
         mnemonic: "v_pk_minimum3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x01b v_pk_minimum3_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MAXIMUM3_F16,
         mnemonic: "v_pk_maximum3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x01c v_pk_maximum3_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     None,
     None,
@@ -18862,24 +21471,28 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_fma_mix_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 11,
     }), // 0x020 v_fma_mix_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_MIXLO_F16,
         mnemonic: "v_fma_mixlo_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 11,
     }), // 0x021 v_fma_mixlo_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_MIXHI_F16,
         mnemonic: "v_fma_mixhi_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 11,
     }), // 0x022 v_fma_mixhi_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT2_F32_F16,
         mnemonic: "v_dot2_f32_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x023 v_dot2_f32_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     None,
     None,
@@ -18888,54 +21501,63 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_dot2_i32_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x026 v_dot2_i32_i16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_DOT2_U32_U16,
         mnemonic: "v_dot2_u32_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x027 v_dot2_u32_u16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_DOT4_I32_I8,
         mnemonic: "v_dot4_i32_i8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 50,
     }), // 0x028 v_dot4_i32_i8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT4_U32_U8,
         mnemonic: "v_dot4_u32_u8",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 50,
     }), // 0x029 v_dot4_u32_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT8_I32_I4,
         mnemonic: "v_dot8_i32_i4",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 50,
     }), // 0x02a v_dot8_i32_i4 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT8_U32_U4,
         mnemonic: "v_dot8_u32_u4",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 50,
     }), // 0x02b v_dot8_u32_u4 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MFMA_LD_SCALE_B32,
         mnemonic: "v_mfma_ld_scale_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 520,
     }), // 0x02c v_mfma_ld_scale_b32 v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X128_F8F6F4,
         mnemonic: "v_mfma_f32_16x16x128_f8f6f4",
         widths: [4, 8, 8, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02d v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[8:15], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X64_F8F6F4,
         mnemonic: "v_mfma_f32_32x32x64_f8f6f4",
         widths: [16, 8, 8, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02e v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[4:11], v[8:15], v[16:31]
     None,
     Some(OpInfo {
@@ -18943,24 +21565,28 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_fma_f32",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 571,
     }), // 0x030 v_pk_fma_f32 v[0:1], v[4:5], v[8:9], v[16:17] op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F32,
         mnemonic: "v_pk_mul_f32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x031 v_pk_mul_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F32,
         mnemonic: "v_pk_add_f32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x032 v_pk_add_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MOV_B32,
         mnemonic: "v_pk_mov_b32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 522,
     }), // 0x033 v_pk_mov_b32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     None,
     Some(OpInfo {
@@ -18968,54 +21594,63 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f32_16x16x32_bf16",
         widths: [4, 4, 4, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x035 v_mfma_f32_16x16x32_bf16 v[0:3], v[4:7], v[8:11], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X64_I8,
         mnemonic: "v_mfma_i32_16x16x64_i8",
         widths: [4, 4, 4, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x036 v_mfma_i32_16x16x64_i8 v[0:3], v[4:7], v[8:11], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF16,
         mnemonic: "v_mfma_f32_32x32x16_bf16",
         widths: [16, 4, 4, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x037 v_mfma_f32_32x32x16_bf16 v[0:15], v[4:7], v[8:11], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_32X32X32_I8,
         mnemonic: "v_mfma_i32_32x32x32_i8",
         widths: [16, 4, 4, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x038 v_mfma_i32_32x32x32_i8 v[0:15], v[4:7], v[8:11], v[16:31]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF16,
         mnemonic: "v_smfmac_f32_16x16x64_bf16",
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x039 v_smfmac_f32_16x16x64_bf16 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_I32_16X16X128_I8,
         mnemonic: "v_smfmac_i32_16x16x128_i8",
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03a v_smfmac_i32_16x16x128_i8 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X128_BF8_BF8,
         mnemonic: "v_smfmac_f32_16x16x128_bf8_bf8",
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03b v_smfmac_f32_16x16x128_bf8_bf8 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X128_BF8_FP8,
         mnemonic: "v_smfmac_f32_16x16x128_bf8_fp8",
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03c v_smfmac_f32_16x16x128_bf8_fp8 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X128_FP8_BF8,
         mnemonic: "v_smfmac_f32_16x16x128_fp8_bf8",
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03d v_smfmac_f32_16x16x128_fp8_bf8 v[0:3], v[4:7], v[8:15], v16
     None,
     None,
@@ -19024,168 +21659,196 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f32_32x32x1_2b_f32",
         widths: [32, 1, 1, 32],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 v_mfma_f32_32x32x1_2b_f32 v[0:31], v4, v8, v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X1_4B_F32,
         mnemonic: "v_mfma_f32_16x16x1_4b_f32",
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 v_mfma_f32_16x16x1_4b_f32 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X1_16B_F32,
         mnemonic: "v_mfma_f32_4x4x1_16b_f32",
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 v_mfma_f32_4x4x1_16b_f32 v[0:3], v4, v8, v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X128_FP8_FP8,
         mnemonic: "v_smfmac_f32_16x16x128_fp8_fp8",
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 v_smfmac_f32_16x16x128_fp8_fp8 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X2_F32,
         mnemonic: "v_mfma_f32_32x32x2_f32",
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 v_mfma_f32_32x32x2_f32 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_F32,
         mnemonic: "v_mfma_f32_16x16x4_f32",
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 v_mfma_f32_16x16x4_f32 v[0:3], v4, v8, v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF16,
         mnemonic: "v_smfmac_f32_32x32x32_bf16",
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 v_smfmac_f32_32x32x32_bf16 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_I32_32X32X64_I8,
         mnemonic: "v_smfmac_i32_32x32x64_i8",
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 v_smfmac_i32_32x32x64_i8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X4_2B_F16,
         mnemonic: "v_mfma_f32_32x32x4_2b_f16",
         widths: [32, 2, 2, 32],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 v_mfma_f32_32x32x4_2b_f16 v[0:31], v[4:5], v[8:9], v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_4B_F16,
         mnemonic: "v_mfma_f32_16x16x4_4b_f16",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 v_mfma_f32_16x16x4_4b_f16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X4_16B_F16,
         mnemonic: "v_mfma_f32_4x4x4_16b_f16",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a v_mfma_f32_4x4x4_16b_f16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X64_BF8_BF8,
         mnemonic: "v_smfmac_f32_32x32x64_bf8_bf8",
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b v_smfmac_f32_32x32x64_bf8_bf8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X8_F16,
         mnemonic: "v_mfma_f32_32x32x8_f16",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c v_mfma_f32_32x32x8_f16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X16_F16,
         mnemonic: "v_mfma_f32_16x16x16_f16",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X64_BF8_FP8,
         mnemonic: "v_smfmac_f32_32x32x64_bf8_fp8",
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e v_smfmac_f32_32x32x64_bf8_fp8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X64_FP8_BF8,
         mnemonic: "v_smfmac_f32_32x32x64_fp8_bf8",
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f v_smfmac_f32_32x32x64_fp8_bf8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_I32_32X32X4_2B_I8,
         mnemonic: "v_mfma_i32_32x32x4_2b_i8",
         widths: [32, 1, 1, 32],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 v_mfma_i32_32x32x4_2b_i8 v[0:31], v4, v8, v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X4_4B_I8,
         mnemonic: "v_mfma_i32_16x16x4_4b_i8",
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 v_mfma_i32_16x16x4_4b_i8 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_4X4X4_16B_I8,
         mnemonic: "v_mfma_i32_4x4x4_16b_i8",
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 v_mfma_i32_4x4x4_16b_i8 v[0:3], v4, v8, v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X64_FP8_FP8,
         mnemonic: "v_smfmac_f32_32x32x64_fp8_fp8",
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x053 v_smfmac_f32_32x32x64_fp8_fp8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_F16,
         mnemonic: "v_mfma_f32_16x16x32_f16",
         widths: [4, 4, 4, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x054 v_mfma_f32_16x16x32_f16 v[0:3], v[4:7], v[8:11], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_F16,
         mnemonic: "v_mfma_f32_32x32x16_f16",
         widths: [16, 4, 4, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x055 v_mfma_f32_32x32x16_f16 v[0:15], v[4:7], v[8:11], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_32X32X16_I8,
         mnemonic: "v_mfma_i32_32x32x16_i8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x056 v_mfma_i32_32x32x16_i8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X32_I8,
         mnemonic: "v_mfma_i32_16x16x32_i8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x057 v_mfma_i32_16x16x32_i8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_ACCVGPR_READ_B32,
         mnemonic: "v_accvgpr_read_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 2, 0, 0],
+        mods: 0,
     }), // 0x058 v_accvgpr_read_b32 v0, a4
     Some(OpInfo {
         op: Op::V_ACCVGPR_WRITE_B32,
         mnemonic: "v_accvgpr_write_b32",
         widths: [1, 1, 0, 0],
         kinds: [2, 0, 0, 0],
+        mods: 0,
     }), // 0x059 v_accvgpr_write_b32 a0, v4
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_F16,
         mnemonic: "v_smfmac_f32_16x16x64_f16",
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05a v_smfmac_f32_16x16x64_f16 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_F16,
         mnemonic: "v_smfmac_f32_32x32x32_f16",
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05b v_smfmac_f32_32x32x32_f16 v[0:15], v[4:7], v[8:15], v16
     None,
     Some(OpInfo {
@@ -19193,36 +21856,42 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f32_32x32x4_2b_bf16",
         widths: [32, 2, 2, 32],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05d v_mfma_f32_32x32x4_2b_bf16 v[0:31], v[4:5], v[8:9], v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_4B_BF16,
         mnemonic: "v_mfma_f32_16x16x4_4b_bf16",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05e v_mfma_f32_16x16x4_4b_bf16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X4_16B_BF16,
         mnemonic: "v_mfma_f32_4x4x4_16b_bf16",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05f v_mfma_f32_4x4x4_16b_bf16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X8_BF16,
         mnemonic: "v_mfma_f32_32x32x8_bf16",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 v_mfma_f32_32x32x8_bf16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X16_BF16,
         mnemonic: "v_mfma_f32_16x16x16_bf16",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X32_F16,
         mnemonic: "v_smfmac_f32_16x16x32_f16",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -19230,6 +21899,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_f32_32x32x16_f16",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 v_smfmac_f32_32x32x16_f16 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -19237,6 +21907,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_f32_16x16x32_bf16",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 v_smfmac_f32_16x16x32_bf16 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -19244,6 +21915,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_f32_32x32x16_bf16",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 v_smfmac_f32_32x32x16_bf16 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -19251,6 +21923,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_i32_16x16x64_i8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a v_smfmac_i32_16x16x64_i8 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -19258,6 +21931,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_smfmac_i32_32x32x32_i8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c v_smfmac_i32_32x32x32_i8 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -19265,108 +21939,126 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_f64_16x16x4_f64",
         widths: [8, 2, 2, 8],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06e v_mfma_f64_16x16x4_f64 v[0:7], v[4:5], v[8:9], v[16:23]
     Some(OpInfo {
         op: Op::V_MFMA_F64_4X4X4_4B_F64,
         mnemonic: "v_mfma_f64_4x4x4_4b_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06f v_mfma_f64_4x4x4_4b_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_BF8_BF8,
         mnemonic: "v_mfma_f32_16x16x32_bf8_bf8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x070 v_mfma_f32_16x16x32_bf8_bf8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_BF8_FP8,
         mnemonic: "v_mfma_f32_16x16x32_bf8_fp8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x071 v_mfma_f32_16x16x32_bf8_fp8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_FP8_BF8,
         mnemonic: "v_mfma_f32_16x16x32_fp8_bf8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x072 v_mfma_f32_16x16x32_fp8_bf8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_FP8_FP8,
         mnemonic: "v_mfma_f32_16x16x32_fp8_fp8",
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x073 v_mfma_f32_16x16x32_fp8_fp8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF8_BF8,
         mnemonic: "v_mfma_f32_32x32x16_bf8_bf8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x074 v_mfma_f32_32x32x16_bf8_bf8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF8_FP8,
         mnemonic: "v_mfma_f32_32x32x16_bf8_fp8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x075 v_mfma_f32_32x32x16_bf8_fp8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_FP8_BF8,
         mnemonic: "v_mfma_f32_32x32x16_fp8_bf8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x076 v_mfma_f32_32x32x16_fp8_bf8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_FP8_FP8,
         mnemonic: "v_mfma_f32_32x32x16_fp8_fp8",
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x077 v_mfma_f32_32x32x16_fp8_fp8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF8_BF8,
         mnemonic: "v_smfmac_f32_16x16x64_bf8_bf8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x078 v_smfmac_f32_16x16x64_bf8_bf8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF8_FP8,
         mnemonic: "v_smfmac_f32_16x16x64_bf8_fp8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x079 v_smfmac_f32_16x16x64_bf8_fp8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_FP8_BF8,
         mnemonic: "v_smfmac_f32_16x16x64_fp8_bf8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07a v_smfmac_f32_16x16x64_fp8_bf8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_FP8_FP8,
         mnemonic: "v_smfmac_f32_16x16x64_fp8_fp8",
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07b v_smfmac_f32_16x16x64_fp8_fp8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF8_BF8,
         mnemonic: "v_smfmac_f32_32x32x32_bf8_bf8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07c v_smfmac_f32_32x32x32_bf8_bf8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF8_FP8,
         mnemonic: "v_smfmac_f32_32x32x32_bf8_fp8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07d v_smfmac_f32_32x32x32_bf8_fp8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_FP8_BF8,
         mnemonic: "v_smfmac_f32_32x32x32_fp8_bf8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07e v_smfmac_f32_32x32x32_fp8_bf8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_FP8_FP8,
         mnemonic: "v_smfmac_f32_32x32x32_fp8_fp8",
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07f v_smfmac_f32_32x32x32_fp8_fp8 v[0:15], v[4:5], v[8:11], v16
 ];
 
@@ -19378,132 +22070,154 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_add_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 ds_add_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_SUB_U32,
         mnemonic: "ds_sub_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 ds_sub_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_RSUB_U32,
         mnemonic: "ds_rsub_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 ds_rsub_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_INC_U32,
         mnemonic: "ds_inc_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 ds_inc_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_DEC_U32,
         mnemonic: "ds_dec_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 ds_dec_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_I32,
         mnemonic: "ds_min_i32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 ds_min_i32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_I32,
         mnemonic: "ds_max_i32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 ds_max_i32 v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_U32,
         mnemonic: "ds_min_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 ds_min_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_U32,
         mnemonic: "ds_max_u32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 ds_max_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_AND_B32,
         mnemonic: "ds_and_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 ds_and_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_OR_B32,
         mnemonic: "ds_or_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a ds_or_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_XOR_B32,
         mnemonic: "ds_xor_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b ds_xor_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_MSKOR_B32,
         mnemonic: "ds_mskor_b32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c ds_mskor_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRITE_B32,
         mnemonic: "ds_write_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d ds_write_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE2_B32,
         mnemonic: "ds_write2_b32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e ds_write2_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRITE2ST64_B32,
         mnemonic: "ds_write2st64_b32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f ds_write2st64_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_B32,
         mnemonic: "ds_cmpst_b32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 ds_cmpst_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_F32,
         mnemonic: "ds_cmpst_f32",
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 ds_cmpst_f32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_MIN_F32,
         mnemonic: "ds_min_f32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 ds_min_f32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_F32,
         mnemonic: "ds_max_f32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 ds_max_f32 v1, v2
     Some(OpInfo {
         op: Op::DS_NOP,
         mnemonic: "ds_nop",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 ds_nop
     Some(OpInfo {
         op: Op::DS_ADD_F32,
         mnemonic: "ds_add_f32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 ds_add_f32 v1, v2
     None,
     Some(OpInfo {
@@ -19511,12 +22225,14 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_pk_add_f16",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 ds_pk_add_f16 v1, v2
     Some(OpInfo {
         op: Op::DS_PK_ADD_BF16,
         mnemonic: "ds_pk_add_bf16",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 ds_pk_add_bf16 v1, v2
     None,
     None,
@@ -19527,384 +22243,448 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_write_addtid_b32",
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d ds_write_addtid_b32 v2
     Some(OpInfo {
         op: Op::DS_WRITE_B8,
         mnemonic: "ds_write_b8",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e ds_write_b8 v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE_B16,
         mnemonic: "ds_write_b16",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f ds_write_b16 v1, v2
     Some(OpInfo {
         op: Op::DS_ADD_RTN_U32,
         mnemonic: "ds_add_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 ds_add_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_SUB_RTN_U32,
         mnemonic: "ds_sub_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 ds_sub_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_RSUB_RTN_U32,
         mnemonic: "ds_rsub_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 ds_rsub_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_INC_RTN_U32,
         mnemonic: "ds_inc_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 ds_inc_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_DEC_RTN_U32,
         mnemonic: "ds_dec_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 ds_dec_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_RTN_I32,
         mnemonic: "ds_min_rtn_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 ds_min_rtn_i32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_I32,
         mnemonic: "ds_max_rtn_i32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 ds_max_rtn_i32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_RTN_U32,
         mnemonic: "ds_min_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 ds_min_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_U32,
         mnemonic: "ds_max_rtn_u32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 ds_max_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_AND_RTN_B32,
         mnemonic: "ds_and_rtn_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 ds_and_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_OR_RTN_B32,
         mnemonic: "ds_or_rtn_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02a ds_or_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_XOR_RTN_B32,
         mnemonic: "ds_xor_rtn_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02b ds_xor_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MSKOR_RTN_B32,
         mnemonic: "ds_mskor_rtn_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02c ds_mskor_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRXCHG_RTN_B32,
         mnemonic: "ds_wrxchg_rtn_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02d ds_wrxchg_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_WRXCHG2_RTN_B32,
         mnemonic: "ds_wrxchg2_rtn_b32",
         widths: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02e ds_wrxchg2_rtn_b32 v[8:9], v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRXCHG2ST64_RTN_B32,
         mnemonic: "ds_wrxchg2st64_rtn_b32",
         widths: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02f ds_wrxchg2st64_rtn_b32 v[8:9], v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_B32,
         mnemonic: "ds_cmpst_rtn_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x030 ds_cmpst_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_F32,
         mnemonic: "ds_cmpst_rtn_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x031 ds_cmpst_rtn_f32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_MIN_RTN_F32,
         mnemonic: "ds_min_rtn_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x032 ds_min_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_F32,
         mnemonic: "ds_max_rtn_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x033 ds_max_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_WRAP_RTN_B32,
         mnemonic: "ds_wrap_rtn_b32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x034 ds_wrap_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_ADD_RTN_F32,
         mnemonic: "ds_add_rtn_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x035 ds_add_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_READ_B32,
         mnemonic: "ds_read_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x036 ds_read_b32 v8, v1
     Some(OpInfo {
         op: Op::DS_READ2_B32,
         mnemonic: "ds_read2_b32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x037 ds_read2_b32 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ2ST64_B32,
         mnemonic: "ds_read2st64_b32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x038 ds_read2st64_b32 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ_I8,
         mnemonic: "ds_read_i8",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x039 ds_read_i8 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U8,
         mnemonic: "ds_read_u8",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03a ds_read_u8 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I16,
         mnemonic: "ds_read_i16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03b ds_read_i16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16,
         mnemonic: "ds_read_u16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03c ds_read_u16 v8, v1
     Some(OpInfo {
         op: Op::DS_SWIZZLE_B32,
         mnemonic: "ds_swizzle_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03d ds_swizzle_b32 v8, v1
     Some(OpInfo {
         op: Op::DS_PERMUTE_B32,
         mnemonic: "ds_permute_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03e ds_permute_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_BPERMUTE_B32,
         mnemonic: "ds_bpermute_b32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x03f ds_bpermute_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_ADD_U64,
         mnemonic: "ds_add_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 ds_add_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_SUB_U64,
         mnemonic: "ds_sub_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 ds_sub_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_RSUB_U64,
         mnemonic: "ds_rsub_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 ds_rsub_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_INC_U64,
         mnemonic: "ds_inc_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 ds_inc_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_DEC_U64,
         mnemonic: "ds_dec_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 ds_dec_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_I64,
         mnemonic: "ds_min_i64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 ds_min_i64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_I64,
         mnemonic: "ds_max_i64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 ds_max_i64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_U64,
         mnemonic: "ds_min_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 ds_min_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_U64,
         mnemonic: "ds_max_u64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 ds_max_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_AND_B64,
         mnemonic: "ds_and_b64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 ds_and_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_OR_B64,
         mnemonic: "ds_or_b64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a ds_or_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_XOR_B64,
         mnemonic: "ds_xor_b64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b ds_xor_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MSKOR_B64,
         mnemonic: "ds_mskor_b64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c ds_mskor_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRITE_B64,
         mnemonic: "ds_write_b64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d ds_write_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRITE2_B64,
         mnemonic: "ds_write2_b64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e ds_write2_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRITE2ST64_B64,
         mnemonic: "ds_write2st64_b64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f ds_write2st64_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_B64,
         mnemonic: "ds_cmpst_b64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 ds_cmpst_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_F64,
         mnemonic: "ds_cmpst_f64",
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 ds_cmpst_f64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_MIN_F64,
         mnemonic: "ds_min_f64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 ds_min_f64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_F64,
         mnemonic: "ds_max_f64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x053 ds_max_f64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRITE_B8_D16_HI,
         mnemonic: "ds_write_b8_d16_hi",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x054 ds_write_b8_d16_hi v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE_B16_D16_HI,
         mnemonic: "ds_write_b16_d16_hi",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x055 ds_write_b16_d16_hi v1, v2
     Some(OpInfo {
         op: Op::DS_READ_U8_D16,
         mnemonic: "ds_read_u8_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x056 ds_read_u8_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U8_D16_HI,
         mnemonic: "ds_read_u8_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x057 ds_read_u8_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I8_D16,
         mnemonic: "ds_read_i8_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x058 ds_read_i8_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I8_D16_HI,
         mnemonic: "ds_read_i8_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x059 ds_read_i8_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16_D16,
         mnemonic: "ds_read_u16_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05a ds_read_u16_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16_D16_HI,
         mnemonic: "ds_read_u16_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05b ds_read_u16_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_ADD_F64,
         mnemonic: "ds_add_f64",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x05c ds_add_f64 v1, v[2:3]
     None,
     None,
@@ -19914,120 +22694,140 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_add_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 ds_add_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_SUB_RTN_U64,
         mnemonic: "ds_sub_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 ds_sub_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_RSUB_RTN_U64,
         mnemonic: "ds_rsub_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 ds_rsub_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_INC_RTN_U64,
         mnemonic: "ds_inc_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 ds_inc_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_DEC_RTN_U64,
         mnemonic: "ds_dec_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 ds_dec_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_I64,
         mnemonic: "ds_min_rtn_i64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 ds_min_rtn_i64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_I64,
         mnemonic: "ds_max_rtn_i64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 ds_max_rtn_i64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_U64,
         mnemonic: "ds_min_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 ds_min_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_U64,
         mnemonic: "ds_max_rtn_u64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 ds_max_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_AND_RTN_B64,
         mnemonic: "ds_and_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 ds_and_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_OR_RTN_B64,
         mnemonic: "ds_or_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a ds_or_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_XOR_RTN_B64,
         mnemonic: "ds_xor_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b ds_xor_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MSKOR_RTN_B64,
         mnemonic: "ds_mskor_rtn_b64",
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c ds_mskor_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRXCHG_RTN_B64,
         mnemonic: "ds_wrxchg_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06d ds_wrxchg_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRXCHG2_RTN_B64,
         mnemonic: "ds_wrxchg2_rtn_b64",
         widths: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06e ds_wrxchg2_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRXCHG2ST64_RTN_B64,
         mnemonic: "ds_wrxchg2st64_rtn_b64",
         widths: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06f ds_wrxchg2st64_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_B64,
         mnemonic: "ds_cmpst_rtn_b64",
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x070 ds_cmpst_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_F64,
         mnemonic: "ds_cmpst_rtn_f64",
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x071 ds_cmpst_rtn_f64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_F64,
         mnemonic: "ds_min_rtn_f64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x072 ds_min_rtn_f64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_F64,
         mnemonic: "ds_max_rtn_f64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x073 ds_max_rtn_f64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -20036,18 +22836,21 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_read_b64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x076 ds_read_b64 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ2_B64,
         mnemonic: "ds_read2_b64",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x077 ds_read2_b64 v[8:11], v1
     Some(OpInfo {
         op: Op::DS_READ2ST64_B64,
         mnemonic: "ds_read2st64_b64",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x078 ds_read2st64_b64 v[8:11], v1
     None,
     None,
@@ -20057,6 +22860,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_add_rtn_f64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07c ds_add_rtn_f64 v[8:9], v1, v[2:3]
     None,
     Some(OpInfo {
@@ -20064,6 +22868,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_condxchg32_rtn_b64",
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07e ds_condxchg32_rtn_b64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -20125,18 +22930,21 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_read_addtid_b32",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0b6 ds_read_addtid_b32 v8
     Some(OpInfo {
         op: Op::DS_PK_ADD_RTN_F16,
         mnemonic: "ds_pk_add_rtn_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0b7 ds_pk_add_rtn_f16 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_PK_ADD_RTN_BF16,
         mnemonic: "ds_pk_add_rtn_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0b8 ds_pk_add_rtn_bf16 v8, v1, v2
     None,
     None,
@@ -20147,12 +22955,14 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_consume",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0bd ds_consume v8
     Some(OpInfo {
         op: Op::DS_APPEND,
         mnemonic: "ds_append",
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0be ds_append v8
     None,
     None,
@@ -20190,36 +23000,42 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_write_b96",
         widths: [0, 1, 3, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0de ds_write_b96 v1, v[2:4]
     Some(OpInfo {
         op: Op::DS_WRITE_B128,
         mnemonic: "ds_write_b128",
         widths: [0, 1, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0df ds_write_b128 v1, v[2:5]
     Some(OpInfo {
         op: Op::DS_READ_B64_TR_B4,
         mnemonic: "ds_read_b64_tr_b4",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e0 ds_read_b64_tr_b4 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ_B96_TR_B6,
         mnemonic: "ds_read_b96_tr_b6",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e1 ds_read_b96_tr_b6 v[8:10], v1
     Some(OpInfo {
         op: Op::DS_READ_B64_TR_B8,
         mnemonic: "ds_read_b64_tr_b8",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e2 ds_read_b64_tr_b8 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ_B64_TR_B16,
         mnemonic: "ds_read_b64_tr_b16",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0e3 ds_read_b64_tr_b16 v[8:9], v1
     None,
     None,
@@ -20252,12 +23068,14 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         mnemonic: "ds_read_b96",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0fe ds_read_b96 v[8:10], v1
     Some(OpInfo {
         op: Op::DS_READ_B128,
         mnemonic: "ds_read_b128",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x0ff ds_read_b128 v[8:11], v1
 ];
 
@@ -20285,132 +23103,154 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         mnemonic: "flat_load_ubyte",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 flat_load_ubyte v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE,
         mnemonic: "flat_load_sbyte",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 flat_load_sbyte v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_USHORT,
         mnemonic: "flat_load_ushort",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 flat_load_ushort v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SSHORT,
         mnemonic: "flat_load_sshort",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 flat_load_sshort v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORD,
         mnemonic: "flat_load_dword",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 flat_load_dword v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX2,
         mnemonic: "flat_load_dwordx2",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 flat_load_dwordx2 v[8:9], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX3,
         mnemonic: "flat_load_dwordx3",
         widths: [3, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 flat_load_dwordx3 v[8:10], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX4,
         mnemonic: "flat_load_dwordx4",
         widths: [4, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 flat_load_dwordx4 v[8:11], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_STORE_BYTE,
         mnemonic: "flat_store_byte",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 flat_store_byte v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_BYTE_D16_HI,
         mnemonic: "flat_store_byte_d16_hi",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 flat_store_byte_d16_hi v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_SHORT,
         mnemonic: "flat_store_short",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a flat_store_short v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_SHORT_D16_HI,
         mnemonic: "flat_store_short_d16_hi",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b flat_store_short_d16_hi v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORD,
         mnemonic: "flat_store_dword",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c flat_store_dword v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX2,
         mnemonic: "flat_store_dwordx2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d flat_store_dwordx2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX3,
         mnemonic: "flat_store_dwordx3",
         widths: [0, 2, 3, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e flat_store_dwordx3 v[2:3], v[4:6]
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX4,
         mnemonic: "flat_store_dwordx4",
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f flat_store_dwordx4 v[2:3], v[4:7]
     Some(OpInfo {
         op: Op::FLAT_LOAD_UBYTE_D16,
         mnemonic: "flat_load_ubyte_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 flat_load_ubyte_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_UBYTE_D16_HI,
         mnemonic: "flat_load_ubyte_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 flat_load_ubyte_d16_hi v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE_D16,
         mnemonic: "flat_load_sbyte_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 flat_load_sbyte_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE_D16_HI,
         mnemonic: "flat_load_sbyte_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 flat_load_sbyte_d16_hi v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SHORT_D16,
         mnemonic: "flat_load_short_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 flat_load_short_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SHORT_D16_HI,
         mnemonic: "flat_load_short_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 flat_load_short_d16_hi v8, v[2:3]
     None,
     None,
@@ -20443,114 +23283,133 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         mnemonic: "flat_atomic_swap",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 flat_atomic_swap v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP,
         mnemonic: "flat_atomic_cmpswap",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 flat_atomic_cmpswap v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD,
         mnemonic: "flat_atomic_add",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 flat_atomic_add v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SUB,
         mnemonic: "flat_atomic_sub",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 flat_atomic_sub v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMIN,
         mnemonic: "flat_atomic_smin",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 flat_atomic_smin v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMIN,
         mnemonic: "flat_atomic_umin",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 flat_atomic_umin v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMAX,
         mnemonic: "flat_atomic_smax",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 flat_atomic_smax v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMAX,
         mnemonic: "flat_atomic_umax",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 flat_atomic_umax v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_AND,
         mnemonic: "flat_atomic_and",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 flat_atomic_and v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_OR,
         mnemonic: "flat_atomic_or",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 flat_atomic_or v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_XOR,
         mnemonic: "flat_atomic_xor",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a flat_atomic_xor v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_INC,
         mnemonic: "flat_atomic_inc",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b flat_atomic_inc v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_DEC,
         mnemonic: "flat_atomic_dec",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c flat_atomic_dec v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_F32,
         mnemonic: "flat_atomic_add_f32",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d flat_atomic_add_f32 v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_PK_ADD_F16,
         mnemonic: "flat_atomic_pk_add_f16",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e flat_atomic_pk_add_f16 v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_F64,
         mnemonic: "flat_atomic_add_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f flat_atomic_add_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_MIN_F64,
         mnemonic: "flat_atomic_min_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 flat_atomic_min_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_MAX_F64,
         mnemonic: "flat_atomic_max_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 flat_atomic_max_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_PK_ADD_BF16,
         mnemonic: "flat_atomic_pk_add_bf16",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 flat_atomic_pk_add_bf16 v[2:3], v4
     None,
     None,
@@ -20570,78 +23429,91 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         mnemonic: "flat_atomic_swap_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 flat_atomic_swap_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP_X2,
         mnemonic: "flat_atomic_cmpswap_x2",
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 flat_atomic_cmpswap_x2 v[2:3], v[4:7]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_X2,
         mnemonic: "flat_atomic_add_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 flat_atomic_add_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SUB_X2,
         mnemonic: "flat_atomic_sub_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 flat_atomic_sub_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMIN_X2,
         mnemonic: "flat_atomic_smin_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 flat_atomic_smin_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMIN_X2,
         mnemonic: "flat_atomic_umin_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 flat_atomic_umin_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMAX_X2,
         mnemonic: "flat_atomic_smax_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 flat_atomic_smax_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMAX_X2,
         mnemonic: "flat_atomic_umax_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 flat_atomic_umax_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_AND_X2,
         mnemonic: "flat_atomic_and_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 flat_atomic_and_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_OR_X2,
         mnemonic: "flat_atomic_or_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 flat_atomic_or_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_XOR_X2,
         mnemonic: "flat_atomic_xor_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a flat_atomic_xor_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_INC_X2,
         mnemonic: "flat_atomic_inc_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b flat_atomic_inc_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_DEC_X2,
         mnemonic: "flat_atomic_dec_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c flat_atomic_dec_x2 v[2:3], v[4:5]
     None,
     None,
@@ -20688,162 +23560,189 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         mnemonic: "global_load_ubyte",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 global_load_ubyte v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE,
         mnemonic: "global_load_sbyte",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 global_load_sbyte v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_USHORT,
         mnemonic: "global_load_ushort",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 global_load_ushort v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SSHORT,
         mnemonic: "global_load_sshort",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 global_load_sshort v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORD,
         mnemonic: "global_load_dword",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 global_load_dword v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX2,
         mnemonic: "global_load_dwordx2",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 global_load_dwordx2 v[8:9], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX3,
         mnemonic: "global_load_dwordx3",
         widths: [3, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 global_load_dwordx3 v[8:10], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX4,
         mnemonic: "global_load_dwordx4",
         widths: [4, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 global_load_dwordx4 v[8:11], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_BYTE,
         mnemonic: "global_store_byte",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 global_store_byte v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_BYTE_D16_HI,
         mnemonic: "global_store_byte_d16_hi",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 global_store_byte_d16_hi v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_SHORT,
         mnemonic: "global_store_short",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a global_store_short v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_SHORT_D16_HI,
         mnemonic: "global_store_short_d16_hi",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b global_store_short_d16_hi v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORD,
         mnemonic: "global_store_dword",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c global_store_dword v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX2,
         mnemonic: "global_store_dwordx2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d global_store_dwordx2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX3,
         mnemonic: "global_store_dwordx3",
         widths: [0, 2, 3, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e global_store_dwordx3 v[2:3], v[4:6], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX4,
         mnemonic: "global_store_dwordx4",
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f global_store_dwordx4 v[2:3], v[4:7], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_UBYTE_D16,
         mnemonic: "global_load_ubyte_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 global_load_ubyte_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_UBYTE_D16_HI,
         mnemonic: "global_load_ubyte_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 global_load_ubyte_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE_D16,
         mnemonic: "global_load_sbyte_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 global_load_sbyte_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE_D16_HI,
         mnemonic: "global_load_sbyte_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 global_load_sbyte_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SHORT_D16,
         mnemonic: "global_load_short_d16",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 global_load_short_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SHORT_D16_HI,
         mnemonic: "global_load_short_d16_hi",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 global_load_short_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_UBYTE,
         mnemonic: "global_load_lds_ubyte",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 global_load_lds_ubyte v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_SBYTE,
         mnemonic: "global_load_lds_sbyte",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 global_load_lds_sbyte v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_USHORT,
         mnemonic: "global_load_lds_ushort",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 global_load_lds_ushort v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_SSHORT,
         mnemonic: "global_load_lds_sshort",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 global_load_lds_sshort v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_DWORD,
         mnemonic: "global_load_lds_dword",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02a global_load_lds_dword v[2:3], off
     None,
     None,
@@ -20871,114 +23770,133 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         mnemonic: "global_atomic_swap",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 global_atomic_swap v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_CMPSWAP,
         mnemonic: "global_atomic_cmpswap",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 global_atomic_cmpswap v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD,
         mnemonic: "global_atomic_add",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 global_atomic_add v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SUB,
         mnemonic: "global_atomic_sub",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 global_atomic_sub v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMIN,
         mnemonic: "global_atomic_smin",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 global_atomic_smin v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMIN,
         mnemonic: "global_atomic_umin",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 global_atomic_umin v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMAX,
         mnemonic: "global_atomic_smax",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 global_atomic_smax v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMAX,
         mnemonic: "global_atomic_umax",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 global_atomic_umax v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_AND,
         mnemonic: "global_atomic_and",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 global_atomic_and v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_OR,
         mnemonic: "global_atomic_or",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 global_atomic_or v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_XOR,
         mnemonic: "global_atomic_xor",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a global_atomic_xor v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_INC,
         mnemonic: "global_atomic_inc",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b global_atomic_inc v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_DEC,
         mnemonic: "global_atomic_dec",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c global_atomic_dec v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_F32,
         mnemonic: "global_atomic_add_f32",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d global_atomic_add_f32 v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_PK_ADD_F16,
         mnemonic: "global_atomic_pk_add_f16",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e global_atomic_pk_add_f16 v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_F64,
         mnemonic: "global_atomic_add_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f global_atomic_add_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_MIN_F64,
         mnemonic: "global_atomic_min_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 global_atomic_min_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_MAX_F64,
         mnemonic: "global_atomic_max_f64",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 global_atomic_max_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_PK_ADD_BF16,
         mnemonic: "global_atomic_pk_add_bf16",
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 global_atomic_pk_add_bf16 v[2:3], v4, off
     None,
     None,
@@ -20998,78 +23916,91 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         mnemonic: "global_atomic_swap_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 global_atomic_swap_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_CMPSWAP_X2,
         mnemonic: "global_atomic_cmpswap_x2",
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 global_atomic_cmpswap_x2 v[2:3], v[4:7], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_X2,
         mnemonic: "global_atomic_add_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 global_atomic_add_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SUB_X2,
         mnemonic: "global_atomic_sub_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 global_atomic_sub_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMIN_X2,
         mnemonic: "global_atomic_smin_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 global_atomic_smin_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMIN_X2,
         mnemonic: "global_atomic_umin_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 global_atomic_umin_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMAX_X2,
         mnemonic: "global_atomic_smax_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 global_atomic_smax_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMAX_X2,
         mnemonic: "global_atomic_umax_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 global_atomic_umax_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_AND_X2,
         mnemonic: "global_atomic_and_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 global_atomic_and_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_OR_X2,
         mnemonic: "global_atomic_or_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 global_atomic_or_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_XOR_X2,
         mnemonic: "global_atomic_xor_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a global_atomic_xor_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_INC_X2,
         mnemonic: "global_atomic_inc_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b global_atomic_inc_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_DEC_X2,
         mnemonic: "global_atomic_dec_x2",
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c global_atomic_dec_x2 v[2:3], v[4:5], off
     None,
     None,
@@ -21092,12 +24023,14 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         mnemonic: "global_load_lds_dwordx4",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07d global_load_lds_dwordx4 v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_DWORDX3,
         mnemonic: "global_load_lds_dwordx3",
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x07e global_load_lds_dwordx3 v[2:3], off
     None,
 ];
@@ -21126,162 +24059,189 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         mnemonic: "scratch_load_ubyte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 scratch_load_ubyte v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE,
         mnemonic: "scratch_load_sbyte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 scratch_load_sbyte v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_USHORT,
         mnemonic: "scratch_load_ushort",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 scratch_load_ushort v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SSHORT,
         mnemonic: "scratch_load_sshort",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 scratch_load_sshort v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORD,
         mnemonic: "scratch_load_dword",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 scratch_load_dword v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX2,
         mnemonic: "scratch_load_dwordx2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 scratch_load_dwordx2 v[8:9], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX3,
         mnemonic: "scratch_load_dwordx3",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 scratch_load_dwordx3 v[8:10], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX4,
         mnemonic: "scratch_load_dwordx4",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 scratch_load_dwordx4 v[8:11], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_BYTE,
         mnemonic: "scratch_store_byte",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 scratch_store_byte v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_BYTE_D16_HI,
         mnemonic: "scratch_store_byte_d16_hi",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 scratch_store_byte_d16_hi v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_SHORT,
         mnemonic: "scratch_store_short",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a scratch_store_short v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_SHORT_D16_HI,
         mnemonic: "scratch_store_short_d16_hi",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b scratch_store_short_d16_hi v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORD,
         mnemonic: "scratch_store_dword",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c scratch_store_dword v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX2,
         mnemonic: "scratch_store_dwordx2",
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d scratch_store_dwordx2 v2, v[4:5], off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX3,
         mnemonic: "scratch_store_dwordx3",
         widths: [0, 1, 3, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e scratch_store_dwordx3 v2, v[4:6], off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX4,
         mnemonic: "scratch_store_dwordx4",
         widths: [0, 1, 4, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f scratch_store_dwordx4 v2, v[4:7], off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_UBYTE_D16,
         mnemonic: "scratch_load_ubyte_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 scratch_load_ubyte_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_UBYTE_D16_HI,
         mnemonic: "scratch_load_ubyte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 scratch_load_ubyte_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE_D16,
         mnemonic: "scratch_load_sbyte_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 scratch_load_sbyte_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE_D16_HI,
         mnemonic: "scratch_load_sbyte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 scratch_load_sbyte_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SHORT_D16,
         mnemonic: "scratch_load_short_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 scratch_load_short_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SHORT_D16_HI,
         mnemonic: "scratch_load_short_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 scratch_load_short_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_UBYTE,
         mnemonic: "scratch_load_lds_ubyte",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 scratch_load_lds_ubyte v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_SBYTE,
         mnemonic: "scratch_load_lds_sbyte",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 scratch_load_lds_sbyte v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_USHORT,
         mnemonic: "scratch_load_lds_ushort",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 scratch_load_lds_ushort v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_SSHORT,
         mnemonic: "scratch_load_lds_sshort",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 scratch_load_lds_sshort v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_DWORD,
         mnemonic: "scratch_load_lds_dword",
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x02a scratch_load_lds_dword v2, off
     None,
     None,
@@ -21378,252 +24338,294 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         mnemonic: "buffer_load_format_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 buffer_load_format_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XY,
         mnemonic: "buffer_load_format_xy",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 buffer_load_format_xy v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XYZ,
         mnemonic: "buffer_load_format_xyz",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 buffer_load_format_xyz v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XYZW,
         mnemonic: "buffer_load_format_xyzw",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_X,
         mnemonic: "buffer_store_format_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 buffer_store_format_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XY,
         mnemonic: "buffer_store_format_xy",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 buffer_store_format_xy v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XYZ,
         mnemonic: "buffer_store_format_xyz",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 buffer_store_format_xyz v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XYZW,
         mnemonic: "buffer_store_format_xyzw",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 buffer_store_format_xyzw v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_X,
         mnemonic: "buffer_load_format_d16_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 buffer_load_format_d16_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XY,
         mnemonic: "buffer_load_format_d16_xy",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 buffer_load_format_d16_xy v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XYZ,
         mnemonic: "buffer_load_format_d16_xyz",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a buffer_load_format_d16_xyz v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XYZW,
         mnemonic: "buffer_load_format_d16_xyzw",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b buffer_load_format_d16_xyzw v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_X,
         mnemonic: "buffer_store_format_d16_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c buffer_store_format_d16_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XY,
         mnemonic: "buffer_store_format_d16_xy",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d buffer_store_format_d16_xy v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XYZ,
         mnemonic: "buffer_store_format_d16_xyz",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e buffer_store_format_d16_xyz v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XYZW,
         mnemonic: "buffer_store_format_d16_xyzw",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f buffer_store_format_d16_xyzw v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE,
         mnemonic: "buffer_load_ubyte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x010 buffer_load_ubyte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE,
         mnemonic: "buffer_load_sbyte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x011 buffer_load_sbyte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_USHORT,
         mnemonic: "buffer_load_ushort",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x012 buffer_load_ushort v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SSHORT,
         mnemonic: "buffer_load_sshort",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x013 buffer_load_sshort v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORD,
         mnemonic: "buffer_load_dword",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x014 buffer_load_dword v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX2,
         mnemonic: "buffer_load_dwordx2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x015 buffer_load_dwordx2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX3,
         mnemonic: "buffer_load_dwordx3",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x016 buffer_load_dwordx3 v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX4,
         mnemonic: "buffer_load_dwordx4",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x017 buffer_load_dwordx4 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_BYTE,
         mnemonic: "buffer_store_byte",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x018 buffer_store_byte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_BYTE_D16_HI,
         mnemonic: "buffer_store_byte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x019 buffer_store_byte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_SHORT,
         mnemonic: "buffer_store_short",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01a buffer_store_short v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_SHORT_D16_HI,
         mnemonic: "buffer_store_short_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01b buffer_store_short_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORD,
         mnemonic: "buffer_store_dword",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01c buffer_store_dword v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX2,
         mnemonic: "buffer_store_dwordx2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01d buffer_store_dwordx2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX3,
         mnemonic: "buffer_store_dwordx3",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01e buffer_store_dwordx3 v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX4,
         mnemonic: "buffer_store_dwordx4",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x01f buffer_store_dwordx4 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE_D16,
         mnemonic: "buffer_load_ubyte_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x020 buffer_load_ubyte_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE_D16_HI,
         mnemonic: "buffer_load_ubyte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x021 buffer_load_ubyte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE_D16,
         mnemonic: "buffer_load_sbyte_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x022 buffer_load_sbyte_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE_D16_HI,
         mnemonic: "buffer_load_sbyte_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x023 buffer_load_sbyte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SHORT_D16,
         mnemonic: "buffer_load_short_d16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x024 buffer_load_short_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SHORT_D16_HI,
         mnemonic: "buffer_load_short_d16_hi",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x025 buffer_load_short_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_HI_X,
         mnemonic: "buffer_load_format_d16_hi_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x026 buffer_load_format_d16_hi_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_HI_X,
         mnemonic: "buffer_store_format_d16_hi_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x027 buffer_store_format_d16_hi_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_WBL2,
         mnemonic: "buffer_wbl2",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x028 buffer_wbl2
     Some(OpInfo {
         op: Op::BUFFER_INV,
         mnemonic: "buffer_inv",
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x029 buffer_inv
     None,
     None,
@@ -21652,114 +24654,133 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         mnemonic: "buffer_atomic_swap",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x040 buffer_atomic_swap v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_CMPSWAP,
         mnemonic: "buffer_atomic_cmpswap",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x041 buffer_atomic_cmpswap v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD,
         mnemonic: "buffer_atomic_add",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x042 buffer_atomic_add v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SUB,
         mnemonic: "buffer_atomic_sub",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x043 buffer_atomic_sub v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMIN,
         mnemonic: "buffer_atomic_smin",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x044 buffer_atomic_smin v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMIN,
         mnemonic: "buffer_atomic_umin",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x045 buffer_atomic_umin v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMAX,
         mnemonic: "buffer_atomic_smax",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x046 buffer_atomic_smax v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMAX,
         mnemonic: "buffer_atomic_umax",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x047 buffer_atomic_umax v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_AND,
         mnemonic: "buffer_atomic_and",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x048 buffer_atomic_and v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_OR,
         mnemonic: "buffer_atomic_or",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x049 buffer_atomic_or v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_XOR,
         mnemonic: "buffer_atomic_xor",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04a buffer_atomic_xor v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_INC,
         mnemonic: "buffer_atomic_inc",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04b buffer_atomic_inc v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_DEC,
         mnemonic: "buffer_atomic_dec",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04c buffer_atomic_dec v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_F32,
         mnemonic: "buffer_atomic_add_f32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04d buffer_atomic_add_f32 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_PK_ADD_F16,
         mnemonic: "buffer_atomic_pk_add_f16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04e buffer_atomic_pk_add_f16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_F64,
         mnemonic: "buffer_atomic_add_f64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x04f buffer_atomic_add_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_MIN_F64,
         mnemonic: "buffer_atomic_min_f64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x050 buffer_atomic_min_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_MAX_F64,
         mnemonic: "buffer_atomic_max_f64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x051 buffer_atomic_max_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_PK_ADD_BF16,
         mnemonic: "buffer_atomic_pk_add_bf16",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x052 buffer_atomic_pk_add_bf16 v4, v1, s[8:11], 0 offen
     None,
     None,
@@ -21779,78 +24800,91 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         mnemonic: "buffer_atomic_swap_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x060 buffer_atomic_swap_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_CMPSWAP_X2,
         mnemonic: "buffer_atomic_cmpswap_x2",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x061 buffer_atomic_cmpswap_x2 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_X2,
         mnemonic: "buffer_atomic_add_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x062 buffer_atomic_add_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SUB_X2,
         mnemonic: "buffer_atomic_sub_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x063 buffer_atomic_sub_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMIN_X2,
         mnemonic: "buffer_atomic_smin_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x064 buffer_atomic_smin_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMIN_X2,
         mnemonic: "buffer_atomic_umin_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x065 buffer_atomic_umin_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMAX_X2,
         mnemonic: "buffer_atomic_smax_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x066 buffer_atomic_smax_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMAX_X2,
         mnemonic: "buffer_atomic_umax_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x067 buffer_atomic_umax_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_AND_X2,
         mnemonic: "buffer_atomic_and_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x068 buffer_atomic_and_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_OR_X2,
         mnemonic: "buffer_atomic_or_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x069 buffer_atomic_or_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_XOR_X2,
         mnemonic: "buffer_atomic_xor_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06a buffer_atomic_xor_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_INC_X2,
         mnemonic: "buffer_atomic_inc_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06b buffer_atomic_inc_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_DEC_X2,
         mnemonic: "buffer_atomic_dec_x2",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x06c buffer_atomic_dec_x2 v[4:5], v1, s[8:11], 0 offen
     None,
     None,
@@ -21881,95 +24915,111 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         mnemonic: "tbuffer_load_format_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x000 tbuffer_load_format_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XY,
         mnemonic: "tbuffer_load_format_xy",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x001 tbuffer_load_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XYZ,
         mnemonic: "tbuffer_load_format_xyz",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x002 tbuffer_load_format_xyz v[4:6], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XYZW,
         mnemonic: "tbuffer_load_format_xyzw",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x003 tbuffer_load_format_xyzw v[4:7], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_X,
         mnemonic: "tbuffer_store_format_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x004 tbuffer_store_format_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XY,
         mnemonic: "tbuffer_store_format_xy",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x005 tbuffer_store_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XYZ,
         mnemonic: "tbuffer_store_format_xyz",
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x006 tbuffer_store_format_xyz v[4:6], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XYZW,
         mnemonic: "tbuffer_store_format_xyzw",
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x007 tbuffer_store_format_xyzw v[4:7], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_X,
         mnemonic: "tbuffer_load_format_d16_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x008 tbuffer_load_format_d16_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XY,
         mnemonic: "tbuffer_load_format_d16_xy",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x009 tbuffer_load_format_d16_xy v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XYZ,
         mnemonic: "tbuffer_load_format_d16_xyz",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00a tbuffer_load_format_d16_xyz v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XYZW,
         mnemonic: "tbuffer_load_format_d16_xyzw",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00b tbuffer_load_format_d16_xyzw v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_X,
         mnemonic: "tbuffer_store_format_d16_x",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00c tbuffer_store_format_d16_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XY,
         mnemonic: "tbuffer_store_format_d16_xy",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00d tbuffer_store_format_d16_xy v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XYZ,
         mnemonic: "tbuffer_store_format_d16_xyz",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00e tbuffer_store_format_d16_xyz v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XYZW,
         mnemonic: "tbuffer_store_format_d16_xyzw",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
+        mods: 0,
     }), // 0x00f tbuffer_store_format_d16_xyzw v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
 ];

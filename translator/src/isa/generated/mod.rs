@@ -7,6 +7,27 @@ mod op;
 
 pub use op::{Op, TARGET_GFX942, TARGET_GFX950};
 
+/// Flag of [`OpInfo::mods`]: `op_sel` is printed (the opcode has the operand).
+pub const MOD_OPSEL: u16 = 1;
+/// Flag of [`OpInfo::mods`]: `clamp` is printed.
+pub const MOD_CLAMP: u16 = 2;
+/// Flag of [`OpInfo::mods`]: the output modifier (`mul:2`, `div:2`) is printed.
+pub const MOD_OMOD: u16 = 4;
+/// Flag of [`OpInfo::mods`]: VOP3P `op_sel_hi` is printed when not the default.
+pub const MOD_OPSEL_HI: u16 = 8;
+/// Flag of [`OpInfo::mods`]: VOP3P `neg_lo` is printed.
+pub const MOD_NEG_LO: u16 = 16;
+/// Flag of [`OpInfo::mods`]: VOP3P `neg_hi` is printed.
+pub const MOD_NEG_HI: u16 = 32;
+/// Flag of [`OpInfo::mods`]: SMEM `glc` is printed.
+pub const MOD_GLC: u16 = 64;
+/// Flag of [`OpInfo::mods`]: DS `gds` is printed.
+pub const MOD_GDS: u16 = 128;
+/// Flag of [`OpInfo::mods`]: a literal source is a 16-bit value (LLVM prints its low half).
+pub const MOD_LIT16: u16 = 256;
+/// Flag of [`OpInfo::mods`]: VOP3P `op_sel_hi` defaults to all ones (else all zeros).
+pub const MOD_OPSEL_HI_DEF1: u16 = 512;
+
 /// What an opcode table says about one opcode of one encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpInfo {
@@ -20,4 +41,6 @@ pub struct OpInfo {
     /// Register file of each slot as LLVM prints it with canonical operands:
     /// 0 = VGPR (or not a register), 1 = SGPR, 2 = AGPR.
     pub kinds: [u8; 4],
+    /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.
+    pub mods: u16,
 }

@@ -295,7 +295,10 @@ fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     } else {
         inst.dst[0] = sdata;
     }
-    inst.src[0] = slot((w0 & 0x3F) << 1, w[1]);
+    if w[1] != 0 || w[2] != 0 {
+        let quad = name.starts_with("s_buffer") || name.starts_with("s_atc_probe_buffer");
+        inst.src[0] = Opnd::scalar(((w0 & 0x3F) << 1) as u8, if quad { 4 } else { 2 });
+    }
     let imm = (w0 >> 17) & 1 == 1;
     let soe = (w0 >> 14) & 1 == 1;
     if w[1] != 0 || w[2] != 0 {
@@ -681,6 +684,7 @@ fn decode_mubuf(
     let w1 = word(bytes, 1, pc)?;
     let mut inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
     inst.size = 8;
+    inst.mem.lds = !mtbuf && (w0 >> 16) & 1 == 1;
     let w = info.widths;
     let acc = (w1 >> 23) & 1 == 1;
     let offen = (w0 >> 12) & 1 == 1;
@@ -689,7 +693,7 @@ fn decode_mubuf(
     if nvaddr > 0 {
         inst.src[0] = vgpr(w1 & 0xFF, nvaddr);
     }
-    if w[0] != 0 {
+    if w[0] != 0 && !inst.mem.lds {
         let data = vreg((w1 >> 8) & 0xFF, w[0], acc);
         let name = info.mnemonic;
         if name.contains("store") || name.contains("atomic") {

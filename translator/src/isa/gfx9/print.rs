@@ -1,7 +1,10 @@
 //! GFX9 disassembler: prints an [`Inst`] in LLVM 22's syntax (as `llvm-objdump-22 -d`).
 
 use super::{ds_two_offsets, Tables, GFX942, GFX950, SADDR_OFF};
-use crate::isa::generated::OpInfo;
+use crate::isa::generated::{
+    OpInfo, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_LIT16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL,
+    MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+};
 use crate::isa::{Format, Gpu, Inst, Opnd, Target};
 use core::fmt::Write as _;
 
@@ -58,6 +61,7 @@ fn sreg(out: &mut String, code: u16, count: u8) {
         107 => out.push_str("vcc_hi"),
         108..=123 => range(out, "ttmp", c - 108),
         124 => out.push_str("m0"),
+        125 => out.push_str("null"),
         126 => out.push_str("exec_lo"),
         127 => out.push_str("exec_hi"),
         _ => {
@@ -77,6 +81,8 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
         193..=208 => {
             let _ = write!(out, "-{}", c - 192);
         }
+        230 => out.push_str("src_flat_scratch_base_lo"),
+        231 => out.push_str("src_flat_scratch_base_hi"),
         235 => out.push_str("src_shared_base"),
         236 => out.push_str("src_shared_limit"),
         237 => out.push_str("src_private_base"),
@@ -122,6 +128,13 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
 
 /// Writes a source with its `neg`/`abs` modifiers.
 fn src_mod(out: &mut String, o: Opnd, lit: Option<u32>, neg: bool, abs: bool) {
+    if neg && !abs && (128..=208).contains(&o.code) {
+        // `-5` would read as the inline constant -5: LLVM spells the modifier.
+        out.push_str("neg(");
+        opnd(out, o, lit);
+        out.push(')');
+        return;
+    }
     if neg {
         out.push('-');
     }
@@ -172,6 +185,11 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     };
     let mut out = String::with_capacity(48);
     let base = info.mnemonic;
+    let mut inst = *inst;
+    if info.mods & MOD_LIT16 != 0 {
+        inst.literal = inst.literal.map(|l| l & 0xFFFF);
+    }
+    let inst = &inst;
     // DPP/SDWA forms replace the `_e32` suffix.
     let stem = base.strip_suffix("_e32").unwrap_or(base);
     if inst.dpp.is_some() {
@@ -200,7 +218,12 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
             l.op(inst.src[1], inst.literal);
             if info.op == crate::isa::Op::S_SET_GPR_IDX_ON {
                 let s = l.sep();
-                gpr_idx(s, inst.imm as u32);
+                let mode = inst.imm as u32;
+                if mode <= 15 {
+                    gpr_idx(s, mode);
+                } else {
+                    let _ = write!(s, "0x{mode:x}");
+                }
             }
         }
         Format::Sopk => print_sopk(&mut out, inst, info),
@@ -215,6 +238,15 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         _ => {}
     }
     out
+}
+
+/// LLVM's 16-bit immediates: decimal up to 64 (the inline-constant range), else hex.
+fn u16_imm(out: &mut String, v: u32) {
+    if v <= 64 {
+        let _ = write!(out, "{v}");
+    } else {
+        let _ = write!(out, "0x{v:x}");
+    }
 }
 
 fn gpr_idx(out: &mut String, mode: u32) {
@@ -290,7 +322,7 @@ fn print_sopk(out: &mut String, inst: &Inst, info: OpInfo) {
         l.op(reg, None);
         let s = l.sep();
         if m.starts_with("s_call") || m.starts_with("s_cbranch") {
-            let _ = write!(s, "{}", inst.imm);
+            let _ = write!(s, "{simm}");
         } else {
             let _ = write!(s, "0x{simm:x}");
         }
@@ -334,7 +366,7 @@ fn print_sopp(out: &mut String, inst: &Inst, info: OpInfo) {
                 let _ = write!(out, " {simm}");
             }
         }
-        "s_set_gpr_idx_mode" => {
+        "s_set_gpr_idx_mode" if simm <= 15 => {
             out.push(' ');
             gpr_idx(out, simm);
         }
@@ -343,14 +375,12 @@ fn print_sopp(out: &mut String, inst: &Inst, info: OpInfo) {
             sendmsg(out, simm);
         }
         _ if m.starts_with("s_cbranch") || m == "s_branch" => {
-            let _ = write!(out, " {}", inst.imm);
-        }
-        "s_nop" | "s_sleep" | "s_setprio" | "s_trap" | "s_setkill" | "s_sethalt"
-        | "s_incperflevel" | "s_decperflevel" => {
+            // LLVM's disassembler prints the raw 16-bit offset field.
             let _ = write!(out, " {simm}");
         }
         _ => {
-            let _ = write!(out, " 0x{simm:x}");
+            out.push(' ');
+            u16_imm(out, simm);
         }
     }
 }
@@ -410,7 +440,12 @@ fn print_smem(out: &mut String, inst: &Inst, info: OpInfo) {
         inst.src[1]
     };
     let mut l = List { out, first: true };
-    l.op(data, None);
+    if info.mnemonic == "s_atc_probe" || info.mnemonic == "s_atc_probe_buffer" {
+        // The SDATA field holds the probe mode, printed as an immediate.
+        u16_imm(l.sep(), (inst.words[0] >> 6) & 0x7F);
+    } else {
+        l.op(data, None);
+    }
     if info.widths[1] != 0 || info.widths[2] != 0 {
         l.op(inst.src[0], None);
         let s = l.sep();
@@ -424,7 +459,7 @@ fn print_smem(out: &mut String, inst: &Inst, info: OpInfo) {
             opnd(s, inst.src[2], None);
         }
     }
-    if inst.mem.glc {
+    if inst.mem.glc && info.mods & MOD_GLC != 0 {
         out.push_str(" glc");
     }
 }
@@ -579,24 +614,39 @@ fn print_vop3(out: &mut String, inst: &Inst, info: OpInfo) {
             }
         }
     }
-    let _ = info;
-    if inst.mods.op_sel != 0 {
+    if inst.mods.op_sel != 0 && info.mods & MOD_OPSEL != 0 {
         // op_sel lists the sources, then the destination.
         let v = (inst.mods.op_sel & ((1 << nsrc) - 1)) | ((inst.mods.op_sel >> 3 & 1) << nsrc);
         bits(out, "op_sel", v, nsrc + 1);
     }
-    if inst.mods.clamp {
+    if inst.mods.clamp && info.mods & MOD_CLAMP != 0 {
         out.push_str(" clamp");
     }
-    omod(out, inst.mods.omod);
+    if info.mods & MOD_OMOD != 0 {
+        omod(out, inst.mods.omod);
+    }
 }
 
 fn print_vop3p(out: &mut String, inst: &Inst, info: OpInfo) {
     let nsrc = inst.src.iter().take(3).filter(|s| s.is_some()).count();
+    let mix = info.mnemonic.starts_with("v_fma_mix") || info.mnemonic.starts_with("v_mad_mix");
     let mut l = List { out, first: true };
     l.op(inst.dst[0], None);
     for i in 0..3 {
-        l.op(inst.src[i], inst.literal);
+        let o = inst.src[i];
+        if o.is_some() && mix {
+            // The mix opcodes use NEG_HI as `abs`.
+            let s = l.sep();
+            src_mod(
+                s,
+                o,
+                inst.literal,
+                inst.mods.neg >> i & 1 == 1,
+                inst.mods.neg_hi >> i & 1 == 1,
+            );
+        } else {
+            l.op(o, inst.literal);
+        }
     }
     if inst.format == Format::Mai {
         if super::is_mai(info.mnemonic) {
@@ -614,19 +664,21 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: OpInfo) {
         return;
     }
     let full = (1u8 << nsrc) - 1;
-    if inst.mods.op_sel & full != 0 {
+    let f = info.mods;
+    if inst.mods.op_sel & full != 0 && f & MOD_OPSEL != 0 {
         bits(out, "op_sel", inst.mods.op_sel, nsrc);
     }
-    if inst.mods.op_sel_hi & full != full {
+    let hi_default = if f & MOD_OPSEL_HI_DEF1 != 0 { full } else { 0 };
+    if inst.mods.op_sel_hi & full != hi_default && f & MOD_OPSEL_HI != 0 {
         bits(out, "op_sel_hi", inst.mods.op_sel_hi, nsrc);
     }
-    if inst.mods.neg & full != 0 {
+    if inst.mods.neg & full != 0 && f & MOD_NEG_LO != 0 && !mix {
         bits(out, "neg_lo", inst.mods.neg, nsrc);
     }
-    if inst.mods.neg_hi & full != 0 {
+    if inst.mods.neg_hi & full != 0 && f & MOD_NEG_HI != 0 && !mix {
         bits(out, "neg_hi", inst.mods.neg_hi, nsrc);
     }
-    if inst.mods.clamp {
+    if inst.mods.clamp && f & MOD_CLAMP != 0 {
         out.push_str(" clamp");
     }
 }
@@ -649,7 +701,7 @@ fn print_ds(out: &mut String, inst: &Inst, info: OpInfo) {
     } else if inst.mem.offset != 0 {
         let _ = write!(out, " offset:{}", inst.mem.offset);
     }
-    if inst.mem.gds {
+    if inst.mem.gds && info.mods & MOD_GDS != 0 {
         out.push_str(" gds");
     }
 }
@@ -702,7 +754,10 @@ fn print_mubuf(out: &mut String, inst: &Inst) {
         } else {
             inst.src[1]
         };
-        l.op(data, None);
+        if !inst.mem.lds {
+            // Loads to LDS have no VGPR data operand.
+            l.op(data, None);
+        }
         if inst.src[0].is_some() {
             l.op(inst.src[0], None);
         } else {
@@ -731,7 +786,16 @@ fn print_mubuf(out: &mut String, inst: &Inst) {
     if inst.mem.offset != 0 {
         let _ = write!(out, " offset:{}", inst.mem.offset);
     }
-    cpol(out, inst);
+    // MUBUF prints SC1 (the old SCC bit) after the cache-policy operand.
+    if inst.mem.glc {
+        out.push_str(" sc0");
+    }
+    if inst.mem.slc {
+        out.push_str(" nt");
+    }
+    if inst.mem.sc1 {
+        out.push_str(" sc1");
+    }
     if inst.mem.lds {
         out.push_str(" lds");
     }
