@@ -323,12 +323,12 @@ M_OPSEL, M_CLAMP, M_OMOD, M_OPSEL_HI, M_NEG_LO, M_NEG_HI, M_GLC, M_GDS, M_LIT16,
 )
 PROBES = {
     # encoding: [(word, bits, keyword, flag)]
-    "vop3": [(0, 0x7800, "op_sel:", M_OPSEL), (0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)],
+    "vop3": [(0, 0x0800, "op_sel:", M_OPSEL), (0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)],
     "vop3p": [
-        (0, 0x3800, "op_sel:", M_OPSEL),
+        (0, 0x0800, "op_sel:", M_OPSEL),
         (0, 0x4000, "op_sel_hi:", M_OPSEL_HI),
-        (1, 7 << 29, "neg_lo:", M_NEG_LO),
-        (0, 0x700, "neg_hi:", M_NEG_HI),
+        (1, 1 << 29, "neg_lo:", M_NEG_LO),
+        (0, 0x100, "neg_hi:", M_NEG_HI),
         (0, 0x8000, " clamp", M_CLAMP),
     ],
     "smem": [(0, 1 << 16, " glc", M_GLC)],
@@ -457,7 +457,7 @@ def write_cases(path, target, canon):
             continue  # LLVM 22 prints the imm32 but reports a 4-byte size
         if "/*" in txt or ";" in txt:
             continue  # LLVM flags the operands as invalid (misaligned tuple, wrong class)
-        key = tuple(c[: size // 4])
+        key = tuple((c + [SNOP] * PAD)[: size // 4])
         if key in seen:
             continue
         seen.add(key)

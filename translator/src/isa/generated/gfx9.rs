@@ -8375,14 +8375,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_i16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F16,
         mnemonic: "v_cvt_pknorm_u16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
     Some(OpInfo {
@@ -8404,21 +8404,21 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x29e v_add_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I16,
         mnemonic: "v_sub_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x29f v_sub_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PACK_B32_F16,
         mnemonic: "v_pack_b32_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LEGACY_F32,
@@ -8432,14 +8432,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pk_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x2a2 v_cvt_pk_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF8_F32,
         mnemonic: "v_cvt_pk_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x2a3 v_cvt_pk_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_FP8_F32,
@@ -8690,56 +8690,56 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_mul_lo_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x001 v_pk_mul_lo_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_I16,
         mnemonic: "v_pk_add_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x002 v_pk_add_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_I16,
         mnemonic: "v_pk_sub_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x003 v_pk_sub_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHLREV_B16,
         mnemonic: "v_pk_lshlrev_b16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x004 v_pk_lshlrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHRREV_B16,
         mnemonic: "v_pk_lshrrev_b16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x005 v_pk_lshrrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ASHRREV_I16,
         mnemonic: "v_pk_ashrrev_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x006 v_pk_ashrrev_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_I16,
         mnemonic: "v_pk_max_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x007 v_pk_max_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_I16,
         mnemonic: "v_pk_min_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x008 v_pk_min_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAD_U16,
@@ -8753,28 +8753,28 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_add_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00a v_pk_add_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_U16,
         mnemonic: "v_pk_sub_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00b v_pk_sub_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_U16,
         mnemonic: "v_pk_max_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00c v_pk_max_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_U16,
         mnemonic: "v_pk_min_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00d v_pk_min_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_FMA_F16,
@@ -8788,28 +8788,28 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_add_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00f v_pk_add_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F16,
         mnemonic: "v_pk_mul_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x010 v_pk_mul_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_F16,
         mnemonic: "v_pk_min_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x011 v_pk_min_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_F16,
         mnemonic: "v_pk_max_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x012 v_pk_max_f16 v0, v4, v8 op_sel_hi:[0,0]
     None,
     None,
@@ -8912,21 +8912,21 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_mul_f32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x031 v_pk_mul_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F32,
         mnemonic: "v_pk_add_f32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x032 v_pk_add_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MOV_B32,
         mnemonic: "v_pk_mov_b32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x033 v_pk_mov_b32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     None,
     None,
@@ -20441,28 +20441,28 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_f32_fp8",
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x239 v_cvt_scalef32_pk_f32_fp8 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_BF8,
         mnemonic: "v_cvt_scalef32_pk_f32_bf8",
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x23a v_cvt_scalef32_pk_f32_bf8 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F32_FP8,
         mnemonic: "v_cvt_scalef32_f32_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x23b v_cvt_scalef32_f32_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F32_BF8,
         mnemonic: "v_cvt_scalef32_f32_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x23c v_cvt_scalef32_f32_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_F32,
@@ -20483,21 +20483,21 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_f32_fp4",
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x23f v_cvt_scalef32_pk_f32_fp4 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP8_F16,
         mnemonic: "v_cvt_scalef32_pk_fp8_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x240 v_cvt_scalef32_pk_fp8_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_F16,
         mnemonic: "v_cvt_scalef32_pk_bf8_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x241 v_cvt_scalef32_pk_bf8_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_F16,
@@ -20518,14 +20518,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_fp8_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x244 v_cvt_scalef32_pk_fp8_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_BF16,
         mnemonic: "v_cvt_scalef32_pk_bf8_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x245 v_cvt_scalef32_pk_bf8_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_BF16,
@@ -20546,28 +20546,28 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_f16_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x248 v_cvt_scalef32_pk_f16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_BF8,
         mnemonic: "v_cvt_scalef32_pk_f16_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x249 v_cvt_scalef32_pk_f16_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F16_FP8,
         mnemonic: "v_cvt_scalef32_f16_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x24a v_cvt_scalef32_f16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F16_BF8,
         mnemonic: "v_cvt_scalef32_f16_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x24b v_cvt_scalef32_f16_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_F16,
@@ -20602,14 +20602,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_f16_fp4",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x250 v_cvt_scalef32_pk_f16_fp4 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_FP4,
         mnemonic: "v_cvt_scalef32_pk_bf16_fp4",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x251 v_cvt_scalef32_pk_bf16_fp4 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_2XPK16_FP6_F32,
@@ -20771,14 +20771,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_bf16_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x269 v_cvt_scalef32_pk_bf16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_BF8,
         mnemonic: "v_cvt_scalef32_pk_bf16_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x26a v_cvt_scalef32_pk_bf16_bf8 v0, v4, v8
     None,
     None,
@@ -20975,14 +20975,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_i16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F16,
         mnemonic: "v_cvt_pknorm_u16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
     Some(OpInfo {
@@ -21004,21 +21004,21 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x29e v_add_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I16,
         mnemonic: "v_sub_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x29f v_sub_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PACK_B32_F16,
         mnemonic: "v_pack_b32_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 3,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LEGACY_F32,
@@ -21032,14 +21032,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pk_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x2a2 v_cvt_pk_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF8_F32,
         mnemonic: "v_cvt_pk_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x2a3 v_cvt_pk_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_FP8_F32,
@@ -21060,14 +21060,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_sr_f16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x2a6 v_cvt_sr_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF16_F32,
         mnemonic: "v_cvt_sr_bf16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 1,
     }), // 0x2a7 v_cvt_sr_bf16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MINIMUM3_F32,
@@ -21314,56 +21314,56 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_mul_lo_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x001 v_pk_mul_lo_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_I16,
         mnemonic: "v_pk_add_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x002 v_pk_add_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_I16,
         mnemonic: "v_pk_sub_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x003 v_pk_sub_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHLREV_B16,
         mnemonic: "v_pk_lshlrev_b16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x004 v_pk_lshlrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHRREV_B16,
         mnemonic: "v_pk_lshrrev_b16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x005 v_pk_lshrrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ASHRREV_I16,
         mnemonic: "v_pk_ashrrev_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x006 v_pk_ashrrev_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_I16,
         mnemonic: "v_pk_max_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x007 v_pk_max_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_I16,
         mnemonic: "v_pk_min_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x008 v_pk_min_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAD_U16,
@@ -21377,28 +21377,28 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_add_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00a v_pk_add_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_U16,
         mnemonic: "v_pk_sub_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00b v_pk_sub_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_U16,
         mnemonic: "v_pk_max_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00c v_pk_max_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_U16,
         mnemonic: "v_pk_min_u16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00d v_pk_min_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_FMA_F16,
@@ -21412,28 +21412,28 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_add_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x00f v_pk_add_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F16,
         mnemonic: "v_pk_mul_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x010 v_pk_mul_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_F16,
         mnemonic: "v_pk_min_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x011 v_pk_min_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_F16,
         mnemonic: "v_pk_max_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x012 v_pk_max_f16 v0, v4, v8 op_sel_hi:[0,0]
     None,
     None,
@@ -21543,7 +21543,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_mfma_ld_scale_b32",
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 520,
+        mods: 521,
     }), // 0x02c v_mfma_ld_scale_b32 v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X128_F8F6F4,
@@ -21572,21 +21572,21 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         mnemonic: "v_pk_mul_f32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x031 v_pk_mul_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F32,
         mnemonic: "v_pk_add_f32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x032 v_pk_add_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MOV_B32,
         mnemonic: "v_pk_mov_b32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 522,
+        mods: 571,
     }), // 0x033 v_pk_mov_b32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     None,
     Some(OpInfo {

@@ -656,6 +656,15 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     }
     if w[2] != 0 {
         inst.src[1] = vreg((w1 >> 8) & 0xFF, w[2], acc);
+        if w[0] == 0 && (w0 >> 16) & 1 == 1 && info.mnemonic.contains("atomic") {
+            // Returning atomics (GLC/SC0): VDST gets the old value (half of a cmpswap's data).
+            let n = if info.mnemonic.contains("cmpswap") {
+                (w[2] / 2).max(1)
+            } else {
+                w[2]
+            };
+            inst.dst[0] = vreg(w1 >> 24, n, acc);
+        }
     }
     inst.mem.offset = if format == Format::Flat {
         (w0 & 0xFFF) as i32

@@ -234,7 +234,7 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         Format::Vop3p | Format::Mai => print_vop3p(&mut out, inst, info),
         Format::Ds => print_ds(&mut out, inst, info),
         Format::Flat | Format::Global | Format::Scratch => print_flat(&mut out, inst),
-        Format::Mubuf | Format::Mtbuf => print_mubuf(&mut out, inst),
+        Format::Mubuf | Format::Mtbuf => print_mubuf(&mut out, inst, info),
         _ => {}
     }
     out
@@ -389,7 +389,7 @@ fn sendmsg(out: &mut String, v: u32) {
     let id = v & 0xF;
     let op = (v >> 4) & 7;
     let stream = (v >> 8) & 3;
-    let rest = v & !0x37F;
+    let rest = 0;
     let gs_ops = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
     match id {
         2 | 3 if rest == 0 && op < 4 && (op != 0 || id == 3) => {
@@ -746,7 +746,17 @@ fn print_flat(out: &mut String, inst: &Inst) {
     cpol(out, inst);
 }
 
-fn print_mubuf(out: &mut String, inst: &Inst) {
+fn print_mubuf(out: &mut String, inst: &Inst, info: OpInfo) {
+    if info.widths == [0; 4] && !inst.mem.lds {
+        // Cache control (`buffer_wbl2`, `buffer_inv`, ...): no operands, only SC bits.
+        if inst.mem.glc {
+            out.push_str(" sc0");
+        }
+        if inst.mem.sc1 {
+            out.push_str(" sc1");
+        }
+        return;
+    }
     {
         let mut l = List { out, first: true };
         let data = if inst.dst[0].is_some() {
@@ -770,12 +780,20 @@ fn print_mubuf(out: &mut String, inst: &Inst) {
         let f = inst.mem.format as u32;
         let dfmt = f & 0xF;
         let nfmt = f >> 4;
-        let _ = write!(
-            out,
-            " format:[{},{}]",
-            DFMT[dfmt as usize],
-            NFMT[nfmt as usize & 7]
-        );
+        // Default fields (dfmt 1, nfmt 0) are left out.
+        let (d, n) = (DFMT[dfmt as usize], NFMT[nfmt as usize & 7]);
+        match (dfmt != 1, nfmt != 0) {
+            (true, true) => {
+                let _ = write!(out, " format:[{d},{n}]");
+            }
+            (true, false) => {
+                let _ = write!(out, " format:[{d}]");
+            }
+            (false, true) => {
+                let _ = write!(out, " format:[{n}]");
+            }
+            (false, false) => {}
+        }
     }
     if inst.mem.idxen {
         out.push_str(" idxen");
