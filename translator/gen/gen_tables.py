@@ -321,9 +321,13 @@ def enumerate_target(target):
 M_OPSEL, M_CLAMP, M_OMOD, M_OPSEL_HI, M_NEG_LO, M_NEG_HI, M_GLC, M_GDS, M_LIT16, M_OPSEL_HI_DEF1 = (
     1 << i for i in range(10)
 )
+M_ABS0, M_NEG0 = 1 << 10, 1 << 13  # + source index: VOP3 abs/neg printed for that source
+M_SRCMODS = 0x3F << 10
 PROBES = {
     # encoding: [(word, bits, keyword, flag)]
-    "vop3": [(0, 0x0800, "op_sel:", M_OPSEL), (0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)],
+    "vop3": [(0, 0x0800, "op_sel:", M_OPSEL), (0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)]
+    + [(0, 0x100 << i, "|", M_ABS0 << i) for i in range(3)]
+    + [(1, 1 << (29 + i), "-", M_NEG0 << i) for i in range(3)],
     "vop3p": [
         (0, 0x0800, "op_sel:", M_OPSEL),
         (0, 0x4000, "op_sel_hi:", M_OPSEL_HI),
@@ -361,12 +365,26 @@ def probe_mods(target, canon, per):
         f = flags.setdefault((name, op), 0)
         if i in res:
             txt = res[i][1]
-            if kw in txt and not (flag == M_LIT16 and ("0x%x" % LIT_PROBE) in txt):
+            if kw == "-":
+                txt = " ".join(split_text(txt)[1])  # operands only
+            if flag == M_LIT16:
+                if re.search(r"\b%s\b" % kw, txt):
+                    f |= flag
+            elif kw in txt:
                 f |= flag
         flags[(name, op)] = f
     for (name, op), (size, txt, _) in per.items():
         if name == "vop3p" and "op_sel_hi:" in txt:
             flags[(name, op)] = flags.get((name, op), 0) | M_OPSEL_HI_DEF1 | M_OPSEL_HI
+    # 32-bit forms (DPP/SDWA source modifiers) take the e64 form's source-modifier flags.
+    e64 = {}
+    for (name, op), (size, txt, _) in per.items():
+        if name == "vop3":
+            e64[base_mnemonic(split_text(txt)[0])] = flags.get((name, op), 0) & M_SRCMODS
+    for (name, op), (size, txt, _) in per.items():
+        if name in ("vop1", "vop2", "vopc"):
+            b = base_mnemonic(split_text(txt)[0])
+            flags[(name, op)] = flags.get((name, op), 0) | e64.get(b, M_SRCMODS)
     return flags
 
 
@@ -590,7 +608,7 @@ def generate(outdir):
     m.append("pub mod gfx9;")
     m.append("mod op;\n")
     m.append("pub use op::{Op, TARGET_GFX942, TARGET_GFX950};\n")
-    for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1"]):
+    for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1", "ABS0", "ABS1", "ABS2", "NEG0", "NEG1", "NEG2"]):
         doc = {
             "OPSEL": "`op_sel` is printed (the opcode has the operand).",
             "CLAMP": "`clamp` is printed.",
@@ -602,6 +620,12 @@ def generate(outdir):
             "GDS": "DS `gds` is printed.",
             "LIT16": "a literal source is a 16-bit value (LLVM prints its low half).",
             "OPSEL_HI_DEF1": "VOP3P `op_sel_hi` defaults to all ones (else all zeros).",
+            "ABS0": "source 0 takes `abs` (VOP3, DPP, SDWA).",
+            "ABS1": "source 1 takes `abs`.",
+            "ABS2": "source 2 takes `abs`.",
+            "NEG0": "source 0 takes `neg`.",
+            "NEG1": "source 1 takes `neg`.",
+            "NEG2": "source 2 takes `neg`.",
         }[n]
         m.append("/// Flag of [`OpInfo::mods`]: %s" % doc)
         m.append("pub const MOD_%s: u16 = %d;" % (n, 1 << i))

@@ -2491,14 +2491,14 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_readfirstlane_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x002 v_readfirstlane_b32 s0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F64,
         mnemonic: "v_cvt_i32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x003 v_cvt_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
@@ -2526,14 +2526,14 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_u32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x007 v_cvt_u32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
         mnemonic: "v_cvt_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x008 v_cvt_i32_f32_e32 v0, v4
     None,
     Some(OpInfo {
@@ -2541,28 +2541,28 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f16_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x00a v_cvt_f16_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
         mnemonic: "v_cvt_f32_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x00b v_cvt_f32_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
         mnemonic: "v_cvt_rpi_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x00c v_cvt_rpi_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
         mnemonic: "v_cvt_flr_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x00d v_cvt_flr_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
@@ -2576,14 +2576,14 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x00f v_cvt_f32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
         mnemonic: "v_cvt_f64_f32_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x010 v_cvt_f64_f32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
@@ -2618,7 +2618,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_u32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x015 v_cvt_u32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
@@ -2632,140 +2632,140 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_trunc_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x017 v_trunc_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
         mnemonic: "v_ceil_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x018 v_ceil_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
         mnemonic: "v_rndne_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x019 v_rndne_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
         mnemonic: "v_floor_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01a v_floor_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
         mnemonic: "v_fract_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01b v_fract_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
         mnemonic: "v_trunc_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01c v_trunc_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
         mnemonic: "v_ceil_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01d v_ceil_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
         mnemonic: "v_rndne_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01e v_rndne_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
         mnemonic: "v_floor_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01f v_floor_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
         mnemonic: "v_exp_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x020 v_exp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
         mnemonic: "v_log_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x021 v_log_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
         mnemonic: "v_rcp_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x022 v_rcp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
         mnemonic: "v_rcp_iflag_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x023 v_rcp_iflag_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
         mnemonic: "v_rsq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x024 v_rsq_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
         mnemonic: "v_rcp_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x025 v_rcp_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
         mnemonic: "v_rsq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x026 v_rsq_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
         mnemonic: "v_sqrt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x027 v_sqrt_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
         mnemonic: "v_sqrt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x028 v_sqrt_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
         mnemonic: "v_sin_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x029 v_sin_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
         mnemonic: "v_cos_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x02a v_cos_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
@@ -2807,35 +2807,35 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_frexp_exp_i32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x030 v_frexp_exp_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
         mnemonic: "v_frexp_mant_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x031 v_frexp_mant_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
         mnemonic: "v_fract_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x032 v_fract_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
         mnemonic: "v_frexp_exp_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x033 v_frexp_exp_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
         mnemonic: "v_frexp_mant_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x034 v_frexp_mant_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
@@ -2878,140 +2878,140 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03b v_cvt_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
         mnemonic: "v_cvt_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03c v_cvt_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
         mnemonic: "v_rcp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03d v_rcp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
         mnemonic: "v_sqrt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03e v_sqrt_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
         mnemonic: "v_rsq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03f v_rsq_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
         mnemonic: "v_log_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x040 v_log_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
         mnemonic: "v_exp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x041 v_exp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
         mnemonic: "v_frexp_mant_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x042 v_frexp_mant_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
         mnemonic: "v_frexp_exp_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x043 v_frexp_exp_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
         mnemonic: "v_floor_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x044 v_floor_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
         mnemonic: "v_ceil_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x045 v_ceil_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
         mnemonic: "v_trunc_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x046 v_trunc_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
         mnemonic: "v_rndne_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x047 v_rndne_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
         mnemonic: "v_fract_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x048 v_fract_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
         mnemonic: "v_sin_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x049 v_sin_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
         mnemonic: "v_cos_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x04a v_cos_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
         mnemonic: "v_exp_legacy_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x04b v_exp_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
         mnemonic: "v_log_legacy_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x04c v_log_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
         mnemonic: "v_cvt_norm_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x04d v_cvt_norm_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
         mnemonic: "v_cvt_norm_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x04e v_cvt_norm_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
@@ -3026,14 +3026,14 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_swap_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x051 v_swap_b32 v0, v4
     Some(OpInfo {
         op: Op::V_ACCVGPR_MOV_B32,
         mnemonic: "v_accvgpr_mov_b32",
         widths: [1, 1, 0, 0],
         kinds: [2, 2, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x052 v_accvgpr_mov_b32 a0, a4
     None,
     Some(OpInfo {
@@ -3242,42 +3242,42 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_cndmask_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x000 v_cndmask_b32_e32 v0, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F32,
         mnemonic: "v_add_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x001 v_add_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
         mnemonic: "v_sub_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x002 v_sub_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
         mnemonic: "v_subrev_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x003 v_subrev_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
         mnemonic: "v_fmac_f64_e32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x004 v_fmac_f64_e32 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
         mnemonic: "v_mul_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x005 v_mul_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
@@ -3312,14 +3312,14 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_min_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x00a v_min_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
         mnemonic: "v_max_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x00b v_max_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
@@ -3397,14 +3397,14 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_fmamk_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x017 v_fmamk_f32 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_FMAAK_F32,
         mnemonic: "v_fmaak_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x018 v_fmaak_f32 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_CO_U32,
@@ -3453,49 +3453,49 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_add_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x01f v_add_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
         mnemonic: "v_sub_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x020 v_sub_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
         mnemonic: "v_subrev_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x021 v_subrev_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
         mnemonic: "v_mul_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x022 v_mul_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
         mnemonic: "v_mac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x023 v_mac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MADMK_F16,
         mnemonic: "v_madmk_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64768,
     }), // 0x024 v_madmk_f16 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_MADAK_F16,
         mnemonic: "v_madak_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64768,
     }), // 0x025 v_madak_f16 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_U16,
@@ -3551,14 +3551,14 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_max_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02d v_max_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
         mnemonic: "v_min_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02e v_min_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
@@ -3593,7 +3593,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_ldexp_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x033 v_ldexp_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
@@ -3621,7 +3621,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_dot2c_f32_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x037 v_dot2c_f32_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
@@ -3649,14 +3649,14 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_fmac_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x03b v_fmac_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
         mnemonic: "v_pk_fmac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x03c v_pk_fmac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
@@ -3691,42 +3691,42 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_class_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x010 v_cmp_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
         mnemonic: "v_cmpx_class_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x011 v_cmpx_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
         mnemonic: "v_cmp_class_f64_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x012 v_cmp_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
         mnemonic: "v_cmpx_class_f64_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x013 v_cmpx_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
         mnemonic: "v_cmp_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x014 v_cmp_class_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
         mnemonic: "v_cmpx_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x015 v_cmpx_class_f16_e32 vcc, v4, v8
     None,
     None,
@@ -3743,672 +3743,672 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x020 v_cmp_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
         mnemonic: "v_cmp_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x021 v_cmp_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
         mnemonic: "v_cmp_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x022 v_cmp_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
         mnemonic: "v_cmp_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x023 v_cmp_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
         mnemonic: "v_cmp_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x024 v_cmp_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
         mnemonic: "v_cmp_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x025 v_cmp_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
         mnemonic: "v_cmp_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x026 v_cmp_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
         mnemonic: "v_cmp_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x027 v_cmp_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
         mnemonic: "v_cmp_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x028 v_cmp_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
         mnemonic: "v_cmp_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x029 v_cmp_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
         mnemonic: "v_cmp_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02a v_cmp_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
         mnemonic: "v_cmp_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02b v_cmp_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
         mnemonic: "v_cmp_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02c v_cmp_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
         mnemonic: "v_cmp_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02d v_cmp_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
         mnemonic: "v_cmp_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02e v_cmp_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
         mnemonic: "v_cmp_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02f v_cmp_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
         mnemonic: "v_cmpx_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x030 v_cmpx_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
         mnemonic: "v_cmpx_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x031 v_cmpx_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
         mnemonic: "v_cmpx_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x032 v_cmpx_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
         mnemonic: "v_cmpx_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x033 v_cmpx_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
         mnemonic: "v_cmpx_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x034 v_cmpx_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
         mnemonic: "v_cmpx_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x035 v_cmpx_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
         mnemonic: "v_cmpx_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x036 v_cmpx_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
         mnemonic: "v_cmpx_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x037 v_cmpx_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
         mnemonic: "v_cmpx_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x038 v_cmpx_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
         mnemonic: "v_cmpx_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x039 v_cmpx_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
         mnemonic: "v_cmpx_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03a v_cmpx_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
         mnemonic: "v_cmpx_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03b v_cmpx_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
         mnemonic: "v_cmpx_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03c v_cmpx_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
         mnemonic: "v_cmpx_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03d v_cmpx_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
         mnemonic: "v_cmpx_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03e v_cmpx_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
         mnemonic: "v_cmpx_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03f v_cmpx_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
         mnemonic: "v_cmp_f_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x040 v_cmp_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
         mnemonic: "v_cmp_lt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x041 v_cmp_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
         mnemonic: "v_cmp_eq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x042 v_cmp_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
         mnemonic: "v_cmp_le_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x043 v_cmp_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
         mnemonic: "v_cmp_gt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x044 v_cmp_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
         mnemonic: "v_cmp_lg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x045 v_cmp_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
         mnemonic: "v_cmp_ge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x046 v_cmp_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
         mnemonic: "v_cmp_o_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x047 v_cmp_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
         mnemonic: "v_cmp_u_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x048 v_cmp_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
         mnemonic: "v_cmp_nge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x049 v_cmp_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
         mnemonic: "v_cmp_nlg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04a v_cmp_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
         mnemonic: "v_cmp_ngt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04b v_cmp_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
         mnemonic: "v_cmp_nle_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04c v_cmp_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
         mnemonic: "v_cmp_neq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04d v_cmp_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
         mnemonic: "v_cmp_nlt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04e v_cmp_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
         mnemonic: "v_cmp_tru_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04f v_cmp_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
         mnemonic: "v_cmpx_f_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x050 v_cmpx_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
         mnemonic: "v_cmpx_lt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x051 v_cmpx_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
         mnemonic: "v_cmpx_eq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x052 v_cmpx_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
         mnemonic: "v_cmpx_le_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x053 v_cmpx_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
         mnemonic: "v_cmpx_gt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x054 v_cmpx_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
         mnemonic: "v_cmpx_lg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x055 v_cmpx_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
         mnemonic: "v_cmpx_ge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x056 v_cmpx_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
         mnemonic: "v_cmpx_o_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x057 v_cmpx_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
         mnemonic: "v_cmpx_u_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x058 v_cmpx_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
         mnemonic: "v_cmpx_nge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x059 v_cmpx_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
         mnemonic: "v_cmpx_nlg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05a v_cmpx_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
         mnemonic: "v_cmpx_ngt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05b v_cmpx_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
         mnemonic: "v_cmpx_nle_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05c v_cmpx_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
         mnemonic: "v_cmpx_neq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05d v_cmpx_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
         mnemonic: "v_cmpx_nlt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05e v_cmpx_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
         mnemonic: "v_cmpx_tru_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05f v_cmpx_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
         mnemonic: "v_cmp_f_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x060 v_cmp_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
         mnemonic: "v_cmp_lt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x061 v_cmp_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
         mnemonic: "v_cmp_eq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x062 v_cmp_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
         mnemonic: "v_cmp_le_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x063 v_cmp_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
         mnemonic: "v_cmp_gt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x064 v_cmp_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
         mnemonic: "v_cmp_lg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x065 v_cmp_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
         mnemonic: "v_cmp_ge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x066 v_cmp_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
         mnemonic: "v_cmp_o_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x067 v_cmp_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
         mnemonic: "v_cmp_u_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x068 v_cmp_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
         mnemonic: "v_cmp_nge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x069 v_cmp_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
         mnemonic: "v_cmp_nlg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06a v_cmp_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
         mnemonic: "v_cmp_ngt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06b v_cmp_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
         mnemonic: "v_cmp_nle_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06c v_cmp_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
         mnemonic: "v_cmp_neq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06d v_cmp_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
         mnemonic: "v_cmp_nlt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06e v_cmp_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
         mnemonic: "v_cmp_tru_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06f v_cmp_tru_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
         mnemonic: "v_cmpx_f_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x070 v_cmpx_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
         mnemonic: "v_cmpx_lt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x071 v_cmpx_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
         mnemonic: "v_cmpx_eq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x072 v_cmpx_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
         mnemonic: "v_cmpx_le_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x073 v_cmpx_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
         mnemonic: "v_cmpx_gt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x074 v_cmpx_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
         mnemonic: "v_cmpx_lg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x075 v_cmpx_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
         mnemonic: "v_cmpx_ge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x076 v_cmpx_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
         mnemonic: "v_cmpx_o_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x077 v_cmpx_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
         mnemonic: "v_cmpx_u_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x078 v_cmpx_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
         mnemonic: "v_cmpx_nge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x079 v_cmpx_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
         mnemonic: "v_cmpx_nlg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07a v_cmpx_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
         mnemonic: "v_cmpx_ngt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07b v_cmpx_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
         mnemonic: "v_cmpx_nle_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07c v_cmpx_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
         mnemonic: "v_cmpx_neq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07d v_cmpx_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
         mnemonic: "v_cmpx_nlt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07e v_cmpx_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
         mnemonic: "v_cmpx_tru_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07f v_cmpx_tru_f64_e32 vcc, v[4:5], v[8:9]
     None,
     None,
@@ -5140,42 +5140,42 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_class_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x010 v_cmp_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
         mnemonic: "v_cmpx_class_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x011 v_cmpx_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
         mnemonic: "v_cmp_class_f64_e64",
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x012 v_cmp_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
         mnemonic: "v_cmpx_class_f64_e64",
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x013 v_cmpx_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
         mnemonic: "v_cmp_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x014 v_cmp_class_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
         mnemonic: "v_cmpx_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x015 v_cmpx_class_f16_e64 s[0:1], v4, v8
     None,
     None,
@@ -5192,672 +5192,672 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x020 v_cmp_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
         mnemonic: "v_cmp_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x021 v_cmp_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
         mnemonic: "v_cmp_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x022 v_cmp_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
         mnemonic: "v_cmp_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x023 v_cmp_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
         mnemonic: "v_cmp_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x024 v_cmp_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
         mnemonic: "v_cmp_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x025 v_cmp_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
         mnemonic: "v_cmp_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x026 v_cmp_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
         mnemonic: "v_cmp_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x027 v_cmp_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
         mnemonic: "v_cmp_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x028 v_cmp_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
         mnemonic: "v_cmp_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x029 v_cmp_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
         mnemonic: "v_cmp_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02a v_cmp_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
         mnemonic: "v_cmp_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02b v_cmp_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
         mnemonic: "v_cmp_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02c v_cmp_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
         mnemonic: "v_cmp_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02d v_cmp_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
         mnemonic: "v_cmp_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02e v_cmp_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
         mnemonic: "v_cmp_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02f v_cmp_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
         mnemonic: "v_cmpx_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x030 v_cmpx_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
         mnemonic: "v_cmpx_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x031 v_cmpx_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
         mnemonic: "v_cmpx_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x032 v_cmpx_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
         mnemonic: "v_cmpx_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x033 v_cmpx_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
         mnemonic: "v_cmpx_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x034 v_cmpx_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
         mnemonic: "v_cmpx_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x035 v_cmpx_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
         mnemonic: "v_cmpx_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x036 v_cmpx_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
         mnemonic: "v_cmpx_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x037 v_cmpx_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
         mnemonic: "v_cmpx_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x038 v_cmpx_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
         mnemonic: "v_cmpx_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x039 v_cmpx_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
         mnemonic: "v_cmpx_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03a v_cmpx_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
         mnemonic: "v_cmpx_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03b v_cmpx_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
         mnemonic: "v_cmpx_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03c v_cmpx_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
         mnemonic: "v_cmpx_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03d v_cmpx_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
         mnemonic: "v_cmpx_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03e v_cmpx_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
         mnemonic: "v_cmpx_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03f v_cmpx_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
         mnemonic: "v_cmp_f_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x040 v_cmp_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
         mnemonic: "v_cmp_lt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x041 v_cmp_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
         mnemonic: "v_cmp_eq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x042 v_cmp_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
         mnemonic: "v_cmp_le_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x043 v_cmp_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
         mnemonic: "v_cmp_gt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x044 v_cmp_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
         mnemonic: "v_cmp_lg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x045 v_cmp_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
         mnemonic: "v_cmp_ge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x046 v_cmp_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
         mnemonic: "v_cmp_o_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x047 v_cmp_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
         mnemonic: "v_cmp_u_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x048 v_cmp_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
         mnemonic: "v_cmp_nge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x049 v_cmp_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
         mnemonic: "v_cmp_nlg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04a v_cmp_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
         mnemonic: "v_cmp_ngt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04b v_cmp_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
         mnemonic: "v_cmp_nle_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04c v_cmp_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
         mnemonic: "v_cmp_neq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04d v_cmp_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
         mnemonic: "v_cmp_nlt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04e v_cmp_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
         mnemonic: "v_cmp_tru_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04f v_cmp_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
         mnemonic: "v_cmpx_f_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x050 v_cmpx_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
         mnemonic: "v_cmpx_lt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x051 v_cmpx_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
         mnemonic: "v_cmpx_eq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x052 v_cmpx_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
         mnemonic: "v_cmpx_le_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x053 v_cmpx_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
         mnemonic: "v_cmpx_gt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x054 v_cmpx_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
         mnemonic: "v_cmpx_lg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x055 v_cmpx_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
         mnemonic: "v_cmpx_ge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x056 v_cmpx_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
         mnemonic: "v_cmpx_o_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x057 v_cmpx_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
         mnemonic: "v_cmpx_u_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x058 v_cmpx_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
         mnemonic: "v_cmpx_nge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x059 v_cmpx_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
         mnemonic: "v_cmpx_nlg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05a v_cmpx_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
         mnemonic: "v_cmpx_ngt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05b v_cmpx_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
         mnemonic: "v_cmpx_nle_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05c v_cmpx_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
         mnemonic: "v_cmpx_neq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05d v_cmpx_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
         mnemonic: "v_cmpx_nlt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05e v_cmpx_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
         mnemonic: "v_cmpx_tru_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05f v_cmpx_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
         mnemonic: "v_cmp_f_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x060 v_cmp_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
         mnemonic: "v_cmp_lt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x061 v_cmp_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
         mnemonic: "v_cmp_eq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x062 v_cmp_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
         mnemonic: "v_cmp_le_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x063 v_cmp_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
         mnemonic: "v_cmp_gt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x064 v_cmp_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
         mnemonic: "v_cmp_lg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x065 v_cmp_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
         mnemonic: "v_cmp_ge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x066 v_cmp_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
         mnemonic: "v_cmp_o_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x067 v_cmp_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
         mnemonic: "v_cmp_u_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x068 v_cmp_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
         mnemonic: "v_cmp_nge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x069 v_cmp_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
         mnemonic: "v_cmp_nlg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06a v_cmp_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
         mnemonic: "v_cmp_ngt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06b v_cmp_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
         mnemonic: "v_cmp_nle_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06c v_cmp_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
         mnemonic: "v_cmp_neq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06d v_cmp_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
         mnemonic: "v_cmp_nlt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06e v_cmp_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
         mnemonic: "v_cmp_tru_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06f v_cmp_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
         mnemonic: "v_cmpx_f_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x070 v_cmpx_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
         mnemonic: "v_cmpx_lt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x071 v_cmpx_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
         mnemonic: "v_cmpx_eq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x072 v_cmpx_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
         mnemonic: "v_cmpx_le_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x073 v_cmpx_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
         mnemonic: "v_cmpx_gt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x074 v_cmpx_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
         mnemonic: "v_cmpx_lg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x075 v_cmpx_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
         mnemonic: "v_cmpx_ge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x076 v_cmpx_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
         mnemonic: "v_cmpx_o_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x077 v_cmpx_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
         mnemonic: "v_cmpx_u_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x078 v_cmpx_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
         mnemonic: "v_cmpx_nge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x079 v_cmpx_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
         mnemonic: "v_cmpx_nlg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07a v_cmpx_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
         mnemonic: "v_cmpx_ngt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07b v_cmpx_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
         mnemonic: "v_cmpx_nle_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07c v_cmpx_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
         mnemonic: "v_cmpx_neq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07d v_cmpx_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
         mnemonic: "v_cmpx_nlt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07e v_cmpx_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
         mnemonic: "v_cmpx_tru_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07f v_cmpx_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     None,
     None,
@@ -6568,42 +6568,42 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cndmask_b32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x100 v_cndmask_b32_e64 v0, v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F32,
         mnemonic: "v_add_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x101 v_add_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
         mnemonic: "v_sub_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x102 v_sub_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
         mnemonic: "v_subrev_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x103 v_subrev_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
         mnemonic: "v_fmac_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x104 v_fmac_f64_e64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
         mnemonic: "v_mul_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x105 v_mul_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
@@ -6638,14 +6638,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x10a v_min_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
         mnemonic: "v_max_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x10b v_max_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
@@ -6767,35 +6767,35 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x11f v_add_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
         mnemonic: "v_sub_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x120 v_sub_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
         mnemonic: "v_subrev_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x121 v_subrev_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
         mnemonic: "v_mul_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x122 v_mul_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
         mnemonic: "v_mac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x123 v_mac_f16_e64 v0, v4, v8
     None,
     None,
@@ -6853,14 +6853,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x12d v_max_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
         mnemonic: "v_min_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x12e v_min_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
@@ -6895,7 +6895,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ldexp_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x133 v_ldexp_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
@@ -6923,7 +6923,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_dot2c_f32_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x137 v_dot2c_f32_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
@@ -6951,14 +6951,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fmac_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x13b v_fmac_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
         mnemonic: "v_pk_fmac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x13c v_pk_fmac_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
@@ -6989,7 +6989,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_i32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x143 v_cvt_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
@@ -7017,14 +7017,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_u32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x147 v_cvt_u32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
         mnemonic: "v_cvt_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x148 v_cvt_i32_f32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -7032,28 +7032,28 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f16_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x14a v_cvt_f16_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
         mnemonic: "v_cvt_f32_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x14b v_cvt_f32_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
         mnemonic: "v_cvt_rpi_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x14c v_cvt_rpi_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
         mnemonic: "v_cvt_flr_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x14d v_cvt_flr_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
@@ -7067,14 +7067,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x14f v_cvt_f32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
         mnemonic: "v_cvt_f64_f32_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x150 v_cvt_f64_f32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
@@ -7109,7 +7109,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_u32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x155 v_cvt_u32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
@@ -7123,140 +7123,140 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_trunc_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x157 v_trunc_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
         mnemonic: "v_ceil_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x158 v_ceil_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
         mnemonic: "v_rndne_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x159 v_rndne_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
         mnemonic: "v_floor_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15a v_floor_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
         mnemonic: "v_fract_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15b v_fract_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
         mnemonic: "v_trunc_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15c v_trunc_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
         mnemonic: "v_ceil_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15d v_ceil_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
         mnemonic: "v_rndne_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15e v_rndne_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
         mnemonic: "v_floor_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15f v_floor_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
         mnemonic: "v_exp_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x160 v_exp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
         mnemonic: "v_log_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x161 v_log_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
         mnemonic: "v_rcp_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x162 v_rcp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
         mnemonic: "v_rcp_iflag_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x163 v_rcp_iflag_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
         mnemonic: "v_rsq_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x164 v_rsq_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
         mnemonic: "v_rcp_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x165 v_rcp_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
         mnemonic: "v_rsq_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x166 v_rsq_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
         mnemonic: "v_sqrt_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x167 v_sqrt_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
         mnemonic: "v_sqrt_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x168 v_sqrt_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
         mnemonic: "v_sin_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x169 v_sin_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
         mnemonic: "v_cos_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x16a v_cos_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
@@ -7298,35 +7298,35 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_frexp_exp_i32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x170 v_frexp_exp_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
         mnemonic: "v_frexp_mant_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x171 v_frexp_mant_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
         mnemonic: "v_fract_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x172 v_fract_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
         mnemonic: "v_frexp_exp_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x173 v_frexp_exp_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
         mnemonic: "v_frexp_mant_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x174 v_frexp_mant_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
@@ -7369,140 +7369,140 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17b v_cvt_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
         mnemonic: "v_cvt_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17c v_cvt_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
         mnemonic: "v_rcp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17d v_rcp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
         mnemonic: "v_sqrt_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17e v_sqrt_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
         mnemonic: "v_rsq_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17f v_rsq_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
         mnemonic: "v_log_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x180 v_log_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
         mnemonic: "v_exp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x181 v_exp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
         mnemonic: "v_frexp_mant_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x182 v_frexp_mant_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
         mnemonic: "v_frexp_exp_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x183 v_frexp_exp_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
         mnemonic: "v_floor_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x184 v_floor_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
         mnemonic: "v_ceil_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x185 v_ceil_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
         mnemonic: "v_trunc_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x186 v_trunc_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
         mnemonic: "v_rndne_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x187 v_rndne_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
         mnemonic: "v_fract_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x188 v_fract_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
         mnemonic: "v_sin_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x189 v_sin_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
         mnemonic: "v_cos_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18a v_cos_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
         mnemonic: "v_exp_legacy_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18b v_exp_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
         mnemonic: "v_log_legacy_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18c v_log_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
         mnemonic: "v_cvt_norm_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18d v_cvt_norm_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
         mnemonic: "v_cvt_norm_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18e v_cvt_norm_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
@@ -7604,28 +7604,28 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cubeid_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1c4 v_cubeid_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBESC_F32,
         mnemonic: "v_cubesc_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1c5 v_cubesc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBETC_F32,
         mnemonic: "v_cubetc_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1c6 v_cubetc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEMA_F32,
         mnemonic: "v_cubema_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1c7 v_cubema_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_U32,
@@ -7653,14 +7653,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1cb v_fma_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F64,
         mnemonic: "v_fma_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1cc v_fma_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_LERP_U8,
@@ -7688,7 +7688,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1d0 v_min3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I32,
@@ -7709,7 +7709,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1d3 v_max3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I32,
@@ -7730,7 +7730,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_med3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1d6 v_med3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I32,
@@ -7779,49 +7779,49 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pk_u8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x1dd v_cvt_pk_u8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F32,
         mnemonic: "v_div_fixup_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1de v_div_fixup_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F64,
         mnemonic: "v_div_fixup_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1df v_div_fixup_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F32,
         mnemonic: "v_div_scale_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 57350,
     }), // 0x1e0 v_div_scale_f32 v0, s[0:1], v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F64,
         mnemonic: "v_div_scale_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 57350,
     }), // 0x1e1 v_div_scale_f64 v[0:1], s[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F32,
         mnemonic: "v_div_fmas_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1e2 v_div_fmas_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F64,
         mnemonic: "v_div_fmas_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1e3 v_div_fmas_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MSAD_U8,
@@ -7870,7 +7870,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1ea v_mad_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_U16,
@@ -7898,21 +7898,21 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1ee v_fma_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_LEGACY_F16,
         mnemonic: "v_div_fixup_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1ef v_div_fixup_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PKACCUM_U8_F32,
         mnemonic: "v_cvt_pkaccum_u8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x1f0 v_cvt_pkaccum_u8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAD_U32_U16,
@@ -7940,7 +7940,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x1f4 v_min3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I16,
@@ -7961,7 +7961,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x1f7 v_max3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I16,
@@ -7982,7 +7982,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_med3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x1fa v_med3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I16,
@@ -8045,7 +8045,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x203 v_mad_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U16,
@@ -8066,14 +8066,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x206 v_fma_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F16,
         mnemonic: "v_div_fixup_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x207 v_div_fixup_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U64,
@@ -8206,35 +8206,35 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x280 v_add_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F64,
         mnemonic: "v_mul_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x281 v_mul_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MIN_F64,
         mnemonic: "v_min_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x282 v_min_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MAX_F64,
         mnemonic: "v_max_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x283 v_max_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_LDEXP_F64,
         mnemonic: "v_ldexp_f64",
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x284 v_ldexp_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U32,
@@ -8262,7 +8262,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ldexp_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x288 v_ldexp_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_READLANE_B32,
@@ -8326,7 +8326,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_trig_preop_f64",
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x292 v_trig_preop_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_BFM_B32,
@@ -8340,21 +8340,21 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_i16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x294 v_cvt_pknorm_i16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F32,
         mnemonic: "v_cvt_pknorm_u16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x295 v_cvt_pknorm_u16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKRTZ_F16_F32,
         mnemonic: "v_cvt_pkrtz_f16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x296 v_cvt_pkrtz_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_U16_U32,
@@ -8375,14 +8375,14 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_i16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 27651,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F16,
         mnemonic: "v_cvt_pknorm_u16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 27651,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
     Some(OpInfo {
@@ -8418,42 +8418,42 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_pack_b32_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 27651,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LEGACY_F32,
         mnemonic: "v_mul_legacy_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x2a1 v_mul_legacy_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_FP8_F32,
         mnemonic: "v_cvt_pk_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x2a2 v_cvt_pk_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF8_F32,
         mnemonic: "v_cvt_pk_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x2a3 v_cvt_pk_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_FP8_F32,
         mnemonic: "v_cvt_sr_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 9217,
     }), // 0x2a4 v_cvt_sr_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF8_F32,
         mnemonic: "v_cvt_sr_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 9217,
     }), // 0x2a5 v_cvt_sr_bf8_f32 v0, v4, v8
     None,
     None,
@@ -14701,14 +14701,14 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_readfirstlane_b32",
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x002 v_readfirstlane_b32 s0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F64,
         mnemonic: "v_cvt_i32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x003 v_cvt_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
@@ -14736,14 +14736,14 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_u32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x007 v_cvt_u32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
         mnemonic: "v_cvt_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x008 v_cvt_i32_f32_e32 v0, v4
     None,
     Some(OpInfo {
@@ -14751,28 +14751,28 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f16_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x00a v_cvt_f16_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
         mnemonic: "v_cvt_f32_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x00b v_cvt_f32_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
         mnemonic: "v_cvt_rpi_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x00c v_cvt_rpi_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
         mnemonic: "v_cvt_flr_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x00d v_cvt_flr_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
@@ -14786,14 +14786,14 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x00f v_cvt_f32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
         mnemonic: "v_cvt_f64_f32_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x010 v_cvt_f64_f32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
@@ -14828,7 +14828,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_u32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x015 v_cvt_u32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
@@ -14842,140 +14842,140 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_trunc_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x017 v_trunc_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
         mnemonic: "v_ceil_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x018 v_ceil_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
         mnemonic: "v_rndne_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x019 v_rndne_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
         mnemonic: "v_floor_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01a v_floor_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
         mnemonic: "v_fract_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01b v_fract_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
         mnemonic: "v_trunc_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01c v_trunc_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
         mnemonic: "v_ceil_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01d v_ceil_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
         mnemonic: "v_rndne_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01e v_rndne_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
         mnemonic: "v_floor_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x01f v_floor_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
         mnemonic: "v_exp_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x020 v_exp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
         mnemonic: "v_log_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x021 v_log_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
         mnemonic: "v_rcp_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x022 v_rcp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
         mnemonic: "v_rcp_iflag_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x023 v_rcp_iflag_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
         mnemonic: "v_rsq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x024 v_rsq_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
         mnemonic: "v_rcp_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x025 v_rcp_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
         mnemonic: "v_rsq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x026 v_rsq_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
         mnemonic: "v_sqrt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x027 v_sqrt_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
         mnemonic: "v_sqrt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x028 v_sqrt_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
         mnemonic: "v_sin_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x029 v_sin_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
         mnemonic: "v_cos_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x02a v_cos_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
@@ -15017,35 +15017,35 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_frexp_exp_i32_f64_e32",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x030 v_frexp_exp_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
         mnemonic: "v_frexp_mant_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x031 v_frexp_mant_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
         mnemonic: "v_fract_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x032 v_fract_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
         mnemonic: "v_frexp_exp_i32_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x033 v_frexp_exp_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
         mnemonic: "v_frexp_mant_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x034 v_frexp_mant_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
@@ -15088,140 +15088,140 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03b v_cvt_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
         mnemonic: "v_cvt_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03c v_cvt_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
         mnemonic: "v_rcp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03d v_rcp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
         mnemonic: "v_sqrt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03e v_sqrt_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
         mnemonic: "v_rsq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x03f v_rsq_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
         mnemonic: "v_log_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x040 v_log_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
         mnemonic: "v_exp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x041 v_exp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
         mnemonic: "v_frexp_mant_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x042 v_frexp_mant_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
         mnemonic: "v_frexp_exp_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x043 v_frexp_exp_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
         mnemonic: "v_floor_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x044 v_floor_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
         mnemonic: "v_ceil_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x045 v_ceil_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
         mnemonic: "v_trunc_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x046 v_trunc_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
         mnemonic: "v_rndne_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x047 v_rndne_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
         mnemonic: "v_fract_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x048 v_fract_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
         mnemonic: "v_sin_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x049 v_sin_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
         mnemonic: "v_cos_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x04a v_cos_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
         mnemonic: "v_exp_legacy_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x04b v_exp_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
         mnemonic: "v_log_legacy_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x04c v_log_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
         mnemonic: "v_cvt_norm_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x04d v_cvt_norm_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
         mnemonic: "v_cvt_norm_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x04e v_cvt_norm_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
@@ -15236,14 +15236,14 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_swap_b32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x051 v_swap_b32 v0, v4
     Some(OpInfo {
         op: Op::V_ACCVGPR_MOV_B32,
         mnemonic: "v_accvgpr_mov_b32",
         widths: [1, 1, 0, 0],
         kinds: [2, 2, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x052 v_accvgpr_mov_b32 a0, a4
     None,
     Some(OpInfo {
@@ -15300,7 +15300,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f32_bf16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x05b v_cvt_f32_bf16_e32 v0, v4
     None,
     None,
@@ -15476,42 +15476,42 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_cndmask_b32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x000 v_cndmask_b32_e32 v0, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F32,
         mnemonic: "v_add_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x001 v_add_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
         mnemonic: "v_sub_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x002 v_sub_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
         mnemonic: "v_subrev_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x003 v_subrev_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
         mnemonic: "v_fmac_f64_e32",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x004 v_fmac_f64_e32 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
         mnemonic: "v_mul_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x005 v_mul_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
@@ -15546,14 +15546,14 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_min_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x00a v_min_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
         mnemonic: "v_max_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x00b v_max_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
@@ -15630,21 +15630,21 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_dot2c_f32_bf16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x016 v_dot2c_f32_bf16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAMK_F32,
         mnemonic: "v_fmamk_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x017 v_fmamk_f32 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_FMAAK_F32,
         mnemonic: "v_fmaak_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
     }), // 0x018 v_fmaak_f32 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_CO_U32,
@@ -15693,49 +15693,49 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_add_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x01f v_add_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
         mnemonic: "v_sub_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x020 v_sub_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
         mnemonic: "v_subrev_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x021 v_subrev_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
         mnemonic: "v_mul_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x022 v_mul_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
         mnemonic: "v_mac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x023 v_mac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MADMK_F16,
         mnemonic: "v_madmk_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64768,
     }), // 0x024 v_madmk_f16 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_MADAK_F16,
         mnemonic: "v_madak_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64768,
     }), // 0x025 v_madak_f16 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_U16,
@@ -15791,14 +15791,14 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_max_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02d v_max_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
         mnemonic: "v_min_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02e v_min_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
@@ -15833,7 +15833,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_ldexp_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x033 v_ldexp_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
@@ -15861,7 +15861,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_dot2c_f32_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x037 v_dot2c_f32_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
@@ -15889,14 +15889,14 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_fmac_f32_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x03b v_fmac_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
         mnemonic: "v_pk_fmac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x03c v_pk_fmac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
@@ -15931,42 +15931,42 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_class_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x010 v_cmp_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
         mnemonic: "v_cmpx_class_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x011 v_cmpx_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
         mnemonic: "v_cmp_class_f64_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x012 v_cmp_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
         mnemonic: "v_cmpx_class_f64_e32",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x013 v_cmpx_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
         mnemonic: "v_cmp_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x014 v_cmp_class_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
         mnemonic: "v_cmpx_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 9472,
     }), // 0x015 v_cmpx_class_f16_e32 vcc, v4, v8
     None,
     None,
@@ -15983,672 +15983,672 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x020 v_cmp_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
         mnemonic: "v_cmp_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x021 v_cmp_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
         mnemonic: "v_cmp_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x022 v_cmp_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
         mnemonic: "v_cmp_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x023 v_cmp_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
         mnemonic: "v_cmp_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x024 v_cmp_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
         mnemonic: "v_cmp_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x025 v_cmp_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
         mnemonic: "v_cmp_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x026 v_cmp_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
         mnemonic: "v_cmp_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x027 v_cmp_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
         mnemonic: "v_cmp_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x028 v_cmp_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
         mnemonic: "v_cmp_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x029 v_cmp_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
         mnemonic: "v_cmp_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02a v_cmp_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
         mnemonic: "v_cmp_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02b v_cmp_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
         mnemonic: "v_cmp_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02c v_cmp_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
         mnemonic: "v_cmp_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02d v_cmp_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
         mnemonic: "v_cmp_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02e v_cmp_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
         mnemonic: "v_cmp_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x02f v_cmp_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
         mnemonic: "v_cmpx_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x030 v_cmpx_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
         mnemonic: "v_cmpx_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x031 v_cmpx_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
         mnemonic: "v_cmpx_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x032 v_cmpx_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
         mnemonic: "v_cmpx_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x033 v_cmpx_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
         mnemonic: "v_cmpx_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x034 v_cmpx_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
         mnemonic: "v_cmpx_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x035 v_cmpx_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
         mnemonic: "v_cmpx_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x036 v_cmpx_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
         mnemonic: "v_cmpx_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x037 v_cmpx_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
         mnemonic: "v_cmpx_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x038 v_cmpx_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
         mnemonic: "v_cmpx_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x039 v_cmpx_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
         mnemonic: "v_cmpx_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03a v_cmpx_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
         mnemonic: "v_cmpx_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03b v_cmpx_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
         mnemonic: "v_cmpx_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03c v_cmpx_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
         mnemonic: "v_cmpx_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03d v_cmpx_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
         mnemonic: "v_cmpx_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03e v_cmpx_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
         mnemonic: "v_cmpx_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 256,
+        mods: 27904,
     }), // 0x03f v_cmpx_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
         mnemonic: "v_cmp_f_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x040 v_cmp_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
         mnemonic: "v_cmp_lt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x041 v_cmp_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
         mnemonic: "v_cmp_eq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x042 v_cmp_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
         mnemonic: "v_cmp_le_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x043 v_cmp_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
         mnemonic: "v_cmp_gt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x044 v_cmp_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
         mnemonic: "v_cmp_lg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x045 v_cmp_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
         mnemonic: "v_cmp_ge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x046 v_cmp_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
         mnemonic: "v_cmp_o_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x047 v_cmp_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
         mnemonic: "v_cmp_u_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x048 v_cmp_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
         mnemonic: "v_cmp_nge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x049 v_cmp_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
         mnemonic: "v_cmp_nlg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04a v_cmp_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
         mnemonic: "v_cmp_ngt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04b v_cmp_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
         mnemonic: "v_cmp_nle_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04c v_cmp_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
         mnemonic: "v_cmp_neq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04d v_cmp_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
         mnemonic: "v_cmp_nlt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04e v_cmp_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
         mnemonic: "v_cmp_tru_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x04f v_cmp_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
         mnemonic: "v_cmpx_f_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x050 v_cmpx_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
         mnemonic: "v_cmpx_lt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x051 v_cmpx_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
         mnemonic: "v_cmpx_eq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x052 v_cmpx_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
         mnemonic: "v_cmpx_le_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x053 v_cmpx_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
         mnemonic: "v_cmpx_gt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x054 v_cmpx_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
         mnemonic: "v_cmpx_lg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x055 v_cmpx_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
         mnemonic: "v_cmpx_ge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x056 v_cmpx_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
         mnemonic: "v_cmpx_o_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x057 v_cmpx_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
         mnemonic: "v_cmpx_u_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x058 v_cmpx_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
         mnemonic: "v_cmpx_nge_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x059 v_cmpx_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
         mnemonic: "v_cmpx_nlg_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05a v_cmpx_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
         mnemonic: "v_cmpx_ngt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05b v_cmpx_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
         mnemonic: "v_cmpx_nle_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05c v_cmpx_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
         mnemonic: "v_cmpx_neq_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05d v_cmpx_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
         mnemonic: "v_cmpx_nlt_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05e v_cmpx_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
         mnemonic: "v_cmpx_tru_f32_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x05f v_cmpx_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
         mnemonic: "v_cmp_f_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x060 v_cmp_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
         mnemonic: "v_cmp_lt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x061 v_cmp_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
         mnemonic: "v_cmp_eq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x062 v_cmp_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
         mnemonic: "v_cmp_le_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x063 v_cmp_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
         mnemonic: "v_cmp_gt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x064 v_cmp_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
         mnemonic: "v_cmp_lg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x065 v_cmp_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
         mnemonic: "v_cmp_ge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x066 v_cmp_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
         mnemonic: "v_cmp_o_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x067 v_cmp_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
         mnemonic: "v_cmp_u_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x068 v_cmp_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
         mnemonic: "v_cmp_nge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x069 v_cmp_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
         mnemonic: "v_cmp_nlg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06a v_cmp_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
         mnemonic: "v_cmp_ngt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06b v_cmp_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
         mnemonic: "v_cmp_nle_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06c v_cmp_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
         mnemonic: "v_cmp_neq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06d v_cmp_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
         mnemonic: "v_cmp_nlt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06e v_cmp_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
         mnemonic: "v_cmp_tru_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x06f v_cmp_tru_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
         mnemonic: "v_cmpx_f_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x070 v_cmpx_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
         mnemonic: "v_cmpx_lt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x071 v_cmpx_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
         mnemonic: "v_cmpx_eq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x072 v_cmpx_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
         mnemonic: "v_cmpx_le_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x073 v_cmpx_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
         mnemonic: "v_cmpx_gt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x074 v_cmpx_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
         mnemonic: "v_cmpx_lg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x075 v_cmpx_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
         mnemonic: "v_cmpx_ge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x076 v_cmpx_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
         mnemonic: "v_cmpx_o_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x077 v_cmpx_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
         mnemonic: "v_cmpx_u_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x078 v_cmpx_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
         mnemonic: "v_cmpx_nge_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x079 v_cmpx_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
         mnemonic: "v_cmpx_nlg_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07a v_cmpx_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
         mnemonic: "v_cmpx_ngt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07b v_cmpx_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
         mnemonic: "v_cmpx_nle_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07c v_cmpx_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
         mnemonic: "v_cmpx_neq_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07d v_cmpx_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
         mnemonic: "v_cmpx_nlt_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07e v_cmpx_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
         mnemonic: "v_cmpx_tru_f64_e32",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x07f v_cmpx_tru_f64_e32 vcc, v[4:5], v[8:9]
     None,
     None,
@@ -17380,42 +17380,42 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_class_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x010 v_cmp_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
         mnemonic: "v_cmpx_class_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x011 v_cmpx_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
         mnemonic: "v_cmp_class_f64_e64",
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x012 v_cmp_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
         mnemonic: "v_cmpx_class_f64_e64",
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x013 v_cmpx_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
         mnemonic: "v_cmp_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x014 v_cmp_class_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
         mnemonic: "v_cmpx_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
     }), // 0x015 v_cmpx_class_f16_e64 s[0:1], v4, v8
     None,
     None,
@@ -17432,672 +17432,672 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x020 v_cmp_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
         mnemonic: "v_cmp_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x021 v_cmp_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
         mnemonic: "v_cmp_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x022 v_cmp_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
         mnemonic: "v_cmp_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x023 v_cmp_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
         mnemonic: "v_cmp_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x024 v_cmp_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
         mnemonic: "v_cmp_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x025 v_cmp_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
         mnemonic: "v_cmp_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x026 v_cmp_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
         mnemonic: "v_cmp_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x027 v_cmp_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
         mnemonic: "v_cmp_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x028 v_cmp_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
         mnemonic: "v_cmp_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x029 v_cmp_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
         mnemonic: "v_cmp_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02a v_cmp_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
         mnemonic: "v_cmp_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02b v_cmp_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
         mnemonic: "v_cmp_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02c v_cmp_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
         mnemonic: "v_cmp_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02d v_cmp_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
         mnemonic: "v_cmp_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02e v_cmp_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
         mnemonic: "v_cmp_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x02f v_cmp_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
         mnemonic: "v_cmpx_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x030 v_cmpx_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
         mnemonic: "v_cmpx_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x031 v_cmpx_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
         mnemonic: "v_cmpx_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x032 v_cmpx_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
         mnemonic: "v_cmpx_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x033 v_cmpx_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
         mnemonic: "v_cmpx_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x034 v_cmpx_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
         mnemonic: "v_cmpx_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x035 v_cmpx_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
         mnemonic: "v_cmpx_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x036 v_cmpx_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
         mnemonic: "v_cmpx_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x037 v_cmpx_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
         mnemonic: "v_cmpx_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x038 v_cmpx_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
         mnemonic: "v_cmpx_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x039 v_cmpx_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
         mnemonic: "v_cmpx_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03a v_cmpx_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
         mnemonic: "v_cmpx_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03b v_cmpx_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
         mnemonic: "v_cmpx_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03c v_cmpx_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
         mnemonic: "v_cmpx_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03d v_cmpx_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
         mnemonic: "v_cmpx_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03e v_cmpx_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
         mnemonic: "v_cmpx_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x03f v_cmpx_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
         mnemonic: "v_cmp_f_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x040 v_cmp_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
         mnemonic: "v_cmp_lt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x041 v_cmp_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
         mnemonic: "v_cmp_eq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x042 v_cmp_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
         mnemonic: "v_cmp_le_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x043 v_cmp_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
         mnemonic: "v_cmp_gt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x044 v_cmp_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
         mnemonic: "v_cmp_lg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x045 v_cmp_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
         mnemonic: "v_cmp_ge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x046 v_cmp_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
         mnemonic: "v_cmp_o_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x047 v_cmp_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
         mnemonic: "v_cmp_u_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x048 v_cmp_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
         mnemonic: "v_cmp_nge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x049 v_cmp_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
         mnemonic: "v_cmp_nlg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04a v_cmp_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
         mnemonic: "v_cmp_ngt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04b v_cmp_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
         mnemonic: "v_cmp_nle_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04c v_cmp_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
         mnemonic: "v_cmp_neq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04d v_cmp_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
         mnemonic: "v_cmp_nlt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04e v_cmp_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
         mnemonic: "v_cmp_tru_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x04f v_cmp_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
         mnemonic: "v_cmpx_f_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x050 v_cmpx_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
         mnemonic: "v_cmpx_lt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x051 v_cmpx_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
         mnemonic: "v_cmpx_eq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x052 v_cmpx_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
         mnemonic: "v_cmpx_le_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x053 v_cmpx_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
         mnemonic: "v_cmpx_gt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x054 v_cmpx_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
         mnemonic: "v_cmpx_lg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x055 v_cmpx_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
         mnemonic: "v_cmpx_ge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x056 v_cmpx_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
         mnemonic: "v_cmpx_o_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x057 v_cmpx_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
         mnemonic: "v_cmpx_u_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x058 v_cmpx_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
         mnemonic: "v_cmpx_nge_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x059 v_cmpx_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
         mnemonic: "v_cmpx_nlg_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05a v_cmpx_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
         mnemonic: "v_cmpx_ngt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05b v_cmpx_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
         mnemonic: "v_cmpx_nle_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05c v_cmpx_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
         mnemonic: "v_cmpx_neq_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05d v_cmpx_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
         mnemonic: "v_cmpx_nlt_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05e v_cmpx_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
         mnemonic: "v_cmpx_tru_f32_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x05f v_cmpx_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
         mnemonic: "v_cmp_f_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x060 v_cmp_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
         mnemonic: "v_cmp_lt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x061 v_cmp_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
         mnemonic: "v_cmp_eq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x062 v_cmp_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
         mnemonic: "v_cmp_le_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x063 v_cmp_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
         mnemonic: "v_cmp_gt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x064 v_cmp_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
         mnemonic: "v_cmp_lg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x065 v_cmp_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
         mnemonic: "v_cmp_ge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x066 v_cmp_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
         mnemonic: "v_cmp_o_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x067 v_cmp_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
         mnemonic: "v_cmp_u_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x068 v_cmp_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
         mnemonic: "v_cmp_nge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x069 v_cmp_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
         mnemonic: "v_cmp_nlg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06a v_cmp_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
         mnemonic: "v_cmp_ngt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06b v_cmp_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
         mnemonic: "v_cmp_nle_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06c v_cmp_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
         mnemonic: "v_cmp_neq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06d v_cmp_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
         mnemonic: "v_cmp_nlt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06e v_cmp_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
         mnemonic: "v_cmp_tru_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x06f v_cmp_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
         mnemonic: "v_cmpx_f_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x070 v_cmpx_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
         mnemonic: "v_cmpx_lt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x071 v_cmpx_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
         mnemonic: "v_cmpx_eq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x072 v_cmpx_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
         mnemonic: "v_cmpx_le_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x073 v_cmpx_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
         mnemonic: "v_cmpx_gt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x074 v_cmpx_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
         mnemonic: "v_cmpx_lg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x075 v_cmpx_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
         mnemonic: "v_cmpx_ge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x076 v_cmpx_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
         mnemonic: "v_cmpx_o_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x077 v_cmpx_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
         mnemonic: "v_cmpx_u_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x078 v_cmpx_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
         mnemonic: "v_cmpx_nge_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x079 v_cmpx_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
         mnemonic: "v_cmpx_nlg_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07a v_cmpx_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
         mnemonic: "v_cmpx_ngt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07b v_cmpx_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
         mnemonic: "v_cmpx_nle_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07c v_cmpx_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
         mnemonic: "v_cmpx_neq_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07d v_cmpx_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
         mnemonic: "v_cmpx_nlt_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07e v_cmpx_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
         mnemonic: "v_cmpx_tru_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x07f v_cmpx_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     None,
     None,
@@ -18808,42 +18808,42 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cndmask_b32_e64",
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
     }), // 0x100 v_cndmask_b32_e64 v0, v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F32,
         mnemonic: "v_add_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x101 v_add_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
         mnemonic: "v_sub_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x102 v_sub_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
         mnemonic: "v_subrev_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x103 v_subrev_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
         mnemonic: "v_fmac_f64_e64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x104 v_fmac_f64_e64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
         mnemonic: "v_mul_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x105 v_mul_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
@@ -18878,14 +18878,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x10a v_min_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
         mnemonic: "v_max_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x10b v_max_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
@@ -18962,7 +18962,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_dot2c_f32_bf16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x116 v_dot2c_f32_bf16_e64 v0, v4, v8
     None,
     None,
@@ -19013,35 +19013,35 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x11f v_add_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
         mnemonic: "v_sub_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x120 v_sub_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
         mnemonic: "v_subrev_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x121 v_subrev_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
         mnemonic: "v_mul_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x122 v_mul_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
         mnemonic: "v_mac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x123 v_mac_f16_e64 v0, v4, v8
     None,
     None,
@@ -19099,14 +19099,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x12d v_max_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
         mnemonic: "v_min_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x12e v_min_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
@@ -19141,7 +19141,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ldexp_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x133 v_ldexp_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
@@ -19169,7 +19169,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_dot2c_f32_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x137 v_dot2c_f32_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
@@ -19197,14 +19197,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fmac_f32_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x13b v_fmac_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
         mnemonic: "v_pk_fmac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x13c v_pk_fmac_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
@@ -19235,7 +19235,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_i32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x143 v_cvt_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
@@ -19263,14 +19263,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_u32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x147 v_cvt_u32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
         mnemonic: "v_cvt_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x148 v_cvt_i32_f32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -19278,28 +19278,28 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f16_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x14a v_cvt_f16_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
         mnemonic: "v_cvt_f32_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x14b v_cvt_f32_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
         mnemonic: "v_cvt_rpi_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x14c v_cvt_rpi_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
         mnemonic: "v_cvt_flr_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x14d v_cvt_flr_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
@@ -19313,14 +19313,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x14f v_cvt_f32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
         mnemonic: "v_cvt_f64_f32_e64",
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x150 v_cvt_f64_f32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
@@ -19355,7 +19355,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_u32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x155 v_cvt_u32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
@@ -19369,140 +19369,140 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_trunc_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x157 v_trunc_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
         mnemonic: "v_ceil_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x158 v_ceil_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
         mnemonic: "v_rndne_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x159 v_rndne_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
         mnemonic: "v_floor_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15a v_floor_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
         mnemonic: "v_fract_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15b v_fract_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
         mnemonic: "v_trunc_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15c v_trunc_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
         mnemonic: "v_ceil_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15d v_ceil_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
         mnemonic: "v_rndne_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15e v_rndne_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
         mnemonic: "v_floor_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x15f v_floor_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
         mnemonic: "v_exp_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x160 v_exp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
         mnemonic: "v_log_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x161 v_log_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
         mnemonic: "v_rcp_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x162 v_rcp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
         mnemonic: "v_rcp_iflag_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x163 v_rcp_iflag_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
         mnemonic: "v_rsq_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x164 v_rsq_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
         mnemonic: "v_rcp_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x165 v_rcp_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
         mnemonic: "v_rsq_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x166 v_rsq_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
         mnemonic: "v_sqrt_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x167 v_sqrt_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
         mnemonic: "v_sqrt_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x168 v_sqrt_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
         mnemonic: "v_sin_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x169 v_sin_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
         mnemonic: "v_cos_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x16a v_cos_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
@@ -19544,35 +19544,35 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_frexp_exp_i32_f64_e64",
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x170 v_frexp_exp_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
         mnemonic: "v_frexp_mant_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x171 v_frexp_mant_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
         mnemonic: "v_fract_f64_e64",
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x172 v_fract_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
         mnemonic: "v_frexp_exp_i32_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x173 v_frexp_exp_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
         mnemonic: "v_frexp_mant_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x174 v_frexp_mant_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
@@ -19615,140 +19615,140 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17b v_cvt_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
         mnemonic: "v_cvt_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17c v_cvt_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
         mnemonic: "v_rcp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17d v_rcp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
         mnemonic: "v_sqrt_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17e v_sqrt_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
         mnemonic: "v_rsq_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x17f v_rsq_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
         mnemonic: "v_log_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x180 v_log_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
         mnemonic: "v_exp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x181 v_exp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
         mnemonic: "v_frexp_mant_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x182 v_frexp_mant_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
         mnemonic: "v_frexp_exp_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x183 v_frexp_exp_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
         mnemonic: "v_floor_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x184 v_floor_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
         mnemonic: "v_ceil_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x185 v_ceil_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
         mnemonic: "v_trunc_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x186 v_trunc_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
         mnemonic: "v_rndne_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x187 v_rndne_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
         mnemonic: "v_fract_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x188 v_fract_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
         mnemonic: "v_sin_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x189 v_sin_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
         mnemonic: "v_cos_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18a v_cos_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
         mnemonic: "v_exp_legacy_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18b v_exp_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
         mnemonic: "v_log_legacy_f32_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18c v_log_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
         mnemonic: "v_cvt_norm_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18d v_cvt_norm_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
         mnemonic: "v_cvt_norm_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x18e v_cvt_norm_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
@@ -19815,7 +19815,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f32_bf16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x19b v_cvt_f32_bf16_e64 v0, v4
     None,
     None,
@@ -19874,28 +19874,28 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cubeid_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1c4 v_cubeid_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBESC_F32,
         mnemonic: "v_cubesc_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1c5 v_cubesc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBETC_F32,
         mnemonic: "v_cubetc_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1c6 v_cubetc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEMA_F32,
         mnemonic: "v_cubema_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1c7 v_cubema_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_U32,
@@ -19923,14 +19923,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1cb v_fma_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F64,
         mnemonic: "v_fma_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1cc v_fma_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_LERP_U8,
@@ -19958,7 +19958,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1d0 v_min3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I32,
@@ -19979,7 +19979,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1d3 v_max3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I32,
@@ -20000,7 +20000,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_med3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1d6 v_med3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I32,
@@ -20049,49 +20049,49 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pk_u8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x1dd v_cvt_pk_u8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F32,
         mnemonic: "v_div_fixup_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1de v_div_fixup_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F64,
         mnemonic: "v_div_fixup_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1df v_div_fixup_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F32,
         mnemonic: "v_div_scale_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 57350,
     }), // 0x1e0 v_div_scale_f32 v0, s[0:1], v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F64,
         mnemonic: "v_div_scale_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 57350,
     }), // 0x1e1 v_div_scale_f64 v[0:1], s[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F32,
         mnemonic: "v_div_fmas_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1e2 v_div_fmas_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F64,
         mnemonic: "v_div_fmas_f64",
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1e3 v_div_fmas_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MSAD_U8,
@@ -20140,7 +20140,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1ea v_mad_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_U16,
@@ -20168,21 +20168,21 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1ee v_fma_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_LEGACY_F16,
         mnemonic: "v_div_fixup_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x1ef v_div_fixup_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PKACCUM_U8_F32,
         mnemonic: "v_cvt_pkaccum_u8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 9218,
     }), // 0x1f0 v_cvt_pkaccum_u8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAD_U32_U16,
@@ -20210,7 +20210,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x1f4 v_min3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I16,
@@ -20231,7 +20231,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x1f7 v_max3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I16,
@@ -20252,7 +20252,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_med3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x1fa v_med3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I16,
@@ -20315,7 +20315,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x203 v_mad_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U16,
@@ -20336,14 +20336,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x206 v_fma_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F16,
         mnemonic: "v_div_fixup_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 7,
+        mods: 64519,
     }), // 0x207 v_div_fixup_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U64,
@@ -20413,203 +20413,203 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_fp8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 64513,
     }), // 0x235 v_cvt_scalef32_pk_fp8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_F32,
         mnemonic: "v_cvt_scalef32_pk_bf8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 64513,
     }), // 0x236 v_cvt_scalef32_pk_bf8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_F32,
         mnemonic: "v_cvt_scalef32_sr_fp8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 46081,
     }), // 0x237 v_cvt_scalef32_sr_fp8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_BF8_F32,
         mnemonic: "v_cvt_scalef32_sr_bf8_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 46081,
     }), // 0x238 v_cvt_scalef32_sr_bf8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_FP8,
         mnemonic: "v_cvt_scalef32_pk_f32_fp8",
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x239 v_cvt_scalef32_pk_f32_fp8 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_BF8,
         mnemonic: "v_cvt_scalef32_pk_f32_bf8",
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x23a v_cvt_scalef32_pk_f32_bf8 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F32_FP8,
         mnemonic: "v_cvt_scalef32_f32_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x23b v_cvt_scalef32_f32_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F32_BF8,
         mnemonic: "v_cvt_scalef32_f32_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x23c v_cvt_scalef32_f32_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_F32,
         mnemonic: "v_cvt_scalef32_pk_fp4_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 64513,
     }), // 0x23d v_cvt_scalef32_pk_fp4_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK_FP4_F32,
         mnemonic: "v_cvt_scalef32_sr_pk_fp4_f32",
         widths: [1, 2, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 46081,
     }), // 0x23e v_cvt_scalef32_sr_pk_fp4_f32 v0, v[4:5], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_FP4,
         mnemonic: "v_cvt_scalef32_pk_f32_fp4",
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x23f v_cvt_scalef32_pk_f32_fp4 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP8_F16,
         mnemonic: "v_cvt_scalef32_pk_fp8_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x240 v_cvt_scalef32_pk_fp8_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_F16,
         mnemonic: "v_cvt_scalef32_pk_bf8_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x241 v_cvt_scalef32_pk_bf8_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_F16,
         mnemonic: "v_cvt_scalef32_sr_fp8_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 46081,
     }), // 0x242 v_cvt_scalef32_sr_fp8_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_BF8_F16,
         mnemonic: "v_cvt_scalef32_sr_bf8_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 46081,
     }), // 0x243 v_cvt_scalef32_sr_bf8_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP8_BF16,
         mnemonic: "v_cvt_scalef32_pk_fp8_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x244 v_cvt_scalef32_pk_fp8_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_BF16,
         mnemonic: "v_cvt_scalef32_pk_bf8_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x245 v_cvt_scalef32_pk_bf8_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_BF16,
         mnemonic: "v_cvt_scalef32_sr_fp8_bf16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 46081,
     }), // 0x246 v_cvt_scalef32_sr_fp8_bf16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_BF8_BF16,
         mnemonic: "v_cvt_scalef32_sr_bf8_bf16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 46081,
     }), // 0x247 v_cvt_scalef32_sr_bf8_bf16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_FP8,
         mnemonic: "v_cvt_scalef32_pk_f16_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x248 v_cvt_scalef32_pk_f16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_BF8,
         mnemonic: "v_cvt_scalef32_pk_f16_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x249 v_cvt_scalef32_pk_f16_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F16_FP8,
         mnemonic: "v_cvt_scalef32_f16_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x24a v_cvt_scalef32_f16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F16_BF8,
         mnemonic: "v_cvt_scalef32_f16_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x24b v_cvt_scalef32_f16_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_F16,
         mnemonic: "v_cvt_scalef32_pk_fp4_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x24c v_cvt_scalef32_pk_fp4_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_BF16,
         mnemonic: "v_cvt_scalef32_pk_fp4_bf16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x24d v_cvt_scalef32_pk_fp4_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK_FP4_F16,
         mnemonic: "v_cvt_scalef32_sr_pk_fp4_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 46081,
     }), // 0x24e v_cvt_scalef32_sr_pk_fp4_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK_FP4_BF16,
         mnemonic: "v_cvt_scalef32_sr_pk_fp4_bf16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 46081,
     }), // 0x24f v_cvt_scalef32_sr_pk_fp4_bf16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_FP4,
         mnemonic: "v_cvt_scalef32_pk_f16_fp4",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x250 v_cvt_scalef32_pk_f16_fp4 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_FP4,
         mnemonic: "v_cvt_scalef32_pk_bf16_fp4",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x251 v_cvt_scalef32_pk_bf16_fp4 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_2XPK16_FP6_F32,
@@ -20757,28 +20757,28 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pk_f16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x267 v_cvt_pk_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF16_F32,
         mnemonic: "v_cvt_pk_bf16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x268 v_cvt_pk_bf16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_FP8,
         mnemonic: "v_cvt_scalef32_pk_bf16_fp8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x269 v_cvt_scalef32_pk_bf16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_BF8,
         mnemonic: "v_cvt_scalef32_pk_bf16_bf8",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 18433,
     }), // 0x26a v_cvt_scalef32_pk_bf16_bf8 v0, v4, v8
     None,
     None,
@@ -20806,35 +20806,35 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x280 v_add_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F64,
         mnemonic: "v_mul_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x281 v_mul_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MIN_F64,
         mnemonic: "v_min_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x282 v_min_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MAX_F64,
         mnemonic: "v_max_f64",
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x283 v_max_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_LDEXP_F64,
         mnemonic: "v_ldexp_f64",
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x284 v_ldexp_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U32,
@@ -20862,7 +20862,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ldexp_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x288 v_ldexp_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_READLANE_B32,
@@ -20926,7 +20926,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_trig_preop_f64",
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 9222,
     }), // 0x292 v_trig_preop_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_BFM_B32,
@@ -20940,21 +20940,21 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_i16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x294 v_cvt_pknorm_i16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F32,
         mnemonic: "v_cvt_pknorm_u16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 27650,
     }), // 0x295 v_cvt_pknorm_u16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKRTZ_F16_F32,
         mnemonic: "v_cvt_pkrtz_f16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x296 v_cvt_pkrtz_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_U16_U32,
@@ -20975,14 +20975,14 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_i16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 27651,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F16,
         mnemonic: "v_cvt_pknorm_u16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 27651,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
     Some(OpInfo {
@@ -21018,70 +21018,70 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_pack_b32_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 27651,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LEGACY_F32,
         mnemonic: "v_mul_legacy_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 27654,
     }), // 0x2a1 v_mul_legacy_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_FP8_F32,
         mnemonic: "v_cvt_pk_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x2a2 v_cvt_pk_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF8_F32,
         mnemonic: "v_cvt_pk_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 27649,
     }), // 0x2a3 v_cvt_pk_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_FP8_F32,
         mnemonic: "v_cvt_sr_fp8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 9217,
     }), // 0x2a4 v_cvt_sr_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF8_F32,
         mnemonic: "v_cvt_sr_bf8_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 9217,
     }), // 0x2a5 v_cvt_sr_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_F16_F32,
         mnemonic: "v_cvt_sr_f16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 9217,
     }), // 0x2a6 v_cvt_sr_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF16_F32,
         mnemonic: "v_cvt_sr_bf16_f32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 9217,
     }), // 0x2a7 v_cvt_sr_bf16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MINIMUM3_F32,
         mnemonic: "v_minimum3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x2a8 v_minimum3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAXIMUM3_F32,
         mnemonic: "v_maximum3_f32",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 64518,
     }), // 0x2a9 v_maximum3_f32 v0, v4, v8, v16
     None,
     None,

@@ -27,6 +27,18 @@ pub const MOD_GDS: u16 = 128;
 pub const MOD_LIT16: u16 = 256;
 /// Flag of [`OpInfo::mods`]: VOP3P `op_sel_hi` defaults to all ones (else all zeros).
 pub const MOD_OPSEL_HI_DEF1: u16 = 512;
+/// Flag of [`OpInfo::mods`]: source 0 takes `abs` (VOP3, DPP, SDWA).
+pub const MOD_ABS0: u16 = 1024;
+/// Flag of [`OpInfo::mods`]: source 1 takes `abs`.
+pub const MOD_ABS1: u16 = 2048;
+/// Flag of [`OpInfo::mods`]: source 2 takes `abs`.
+pub const MOD_ABS2: u16 = 4096;
+/// Flag of [`OpInfo::mods`]: source 0 takes `neg`.
+pub const MOD_NEG0: u16 = 8192;
+/// Flag of [`OpInfo::mods`]: source 1 takes `neg`.
+pub const MOD_NEG1: u16 = 16384;
+/// Flag of [`OpInfo::mods`]: source 2 takes `neg`.
+pub const MOD_NEG2: u16 = 32768;
 
 /// What an opcode table says about one opcode of one encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

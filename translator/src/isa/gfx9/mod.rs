@@ -667,7 +667,7 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         }
     }
     inst.mem.offset = if format == Format::Flat {
-        (w0 & 0xFFF) as i32
+        (w0 & 0x1FFF) as i32
     } else {
         ((w0 & 0x1FFF) << 19) as i32 >> 19
     };

@@ -128,7 +128,7 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
 
 /// Writes a source with its `neg`/`abs` modifiers.
 fn src_mod(out: &mut String, o: Opnd, lit: Option<u32>, neg: bool, abs: bool) {
-    if neg && !abs && (128..=208).contains(&o.code) {
+    if neg && !abs && matches!(o.code, 128..=208 | 240..=248) {
         // `-5` would read as the inline constant -5: LLVM spells the modifier.
         out.push_str("neg(");
         opnd(out, o, lit);
@@ -185,10 +185,19 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     };
     let mut out = String::with_capacity(48);
     let base = info.mnemonic;
+    let full_literal = inst.literal;
     let mut inst = *inst;
     if info.mods & MOD_LIT16 != 0 {
         inst.literal = inst.literal.map(|l| l & 0xFFFF);
     }
+    // Source modifiers LLVM prints for this opcode (integer operands have none).
+    let m = info.mods >> 10;
+    inst.mods.abs &= (m & 7) as u8;
+    inst.mods.neg &= if matches!(inst.format, Format::Vop3p | Format::Mai) {
+        0xFF
+    } else {
+        (m >> 3 & 7) as u8
+    };
     let inst = &inst;
     // DPP/SDWA forms replace the `_e32` suffix.
     let stem = base.strip_suffix("_e32").unwrap_or(base);
@@ -229,7 +238,7 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         Format::Sopk => print_sopk(&mut out, inst, info),
         Format::Sopp => print_sopp(&mut out, inst, info),
         Format::Smem => print_smem(&mut out, inst, info),
-        Format::Vop1 | Format::Vop2 | Format::Vopc => print_vop(&mut out, inst, info),
+        Format::Vop1 | Format::Vop2 | Format::Vopc => print_vop(&mut out, inst, info, full_literal),
         Format::Vop3 | Format::Vop3b => print_vop3(&mut out, inst, info),
         Format::Vop3p | Format::Mai => print_vop3p(&mut out, inst, info),
         Format::Ds => print_ds(&mut out, inst, info),
@@ -238,6 +247,27 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         _ => {}
     }
     out
+}
+
+/// A 32-bit immediate as LLVM prints it: inline-constant values by their value, else hex.
+fn imm32(out: &mut String, v: u32) {
+    let code = match v as i32 {
+        0..=64 => 128 + v as u16,
+        -16..=-1 => (192 - v as i32) as u16,
+        _ => match v {
+            0x3F00_0000 => 240,
+            0xBF00_0000 => 241,
+            0x3F80_0000 => 242,
+            0xBF80_0000 => 243,
+            0x4000_0000 => 244,
+            0xC000_0000 => 245,
+            0x4080_0000 => 246,
+            0xC080_0000 => 247,
+            0x3E22_F983 => 248,
+            _ => Opnd::LITERAL,
+        },
+    };
+    opnd(out, Opnd { code, count: 1 }, Some(v));
 }
 
 /// LLVM's 16-bit immediates: decimal up to 64 (the inline-constant range), else hex.
@@ -306,7 +336,8 @@ fn print_sopk(out: &mut String, inst: &Inst, info: OpInfo) {
     if m == "s_setreg_imm32_b32" {
         out.push(' ');
         hwreg(out, simm);
-        let _ = write!(out, ", 0x{:x}", inst.literal.unwrap_or(0));
+        out.push_str(", ");
+        imm32(out, inst.literal.unwrap_or(0));
     } else if m.starts_with("s_setreg") {
         out.push(' ');
         hwreg(out, simm);
@@ -389,7 +420,7 @@ fn sendmsg(out: &mut String, v: u32) {
     let id = v & 0xF;
     let op = (v >> 4) & 7;
     let stream = (v >> 8) & 3;
-    let rest = 0;
+    let rest = v & 0x80; // bits [15:10] are ignored, bit 7 makes the value non-symbolic
     let gs_ops = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
     match id {
         2 | 3 if rest == 0 && op < 4 && (op != 0 || id == 3) => {
@@ -404,7 +435,7 @@ fn sendmsg(out: &mut String, v: u32) {
                 let _ = write!(out, "sendmsg({name}, {}, {stream})", gs_ops[op as usize]);
             }
         }
-        1 | 4 | 5 | 6 | 7 | 9 | 15 if v >> 4 == 0 => {
+        1 | 4 | 5 | 6 | 7 | 9 | 15 if v & 0x3F0 == 0 => {
             let name = match id {
                 1 => "MSG_INTERRUPT",
                 4 => "MSG_SAVEWAVE",
@@ -468,7 +499,15 @@ const SEL: [&str; 8] = [
     "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "INVALID",
 ];
 
-fn print_vop(out: &mut String, inst: &Inst, info: OpInfo) {
+fn print_vop(out: &mut String, inst: &Inst, info: OpInfo, full_literal: Option<u32>) {
+    // The K constant of madmk/madak/fmamk/fmaak is always printed in full.
+    let k = if info.mnemonic.contains("mk_") {
+        1
+    } else if info.mnemonic.contains("ak_") {
+        2
+    } else {
+        9
+    };
     let neg = inst.mods.neg;
     let abs = inst.mods.abs;
     let sext = inst.sdwa.map_or(0, |s| s.sext);
@@ -495,7 +534,8 @@ fn print_vop(out: &mut String, inst: &Inst, info: OpInfo) {
             if x {
                 s.push_str("sext(");
             }
-            src_mod(s, o, inst.literal, n, a);
+            let lit = if i == k { full_literal } else { inst.literal };
+            src_mod(s, o, lit, n, a);
             if x {
                 s.push(')');
             }
@@ -511,12 +551,8 @@ fn print_vop(out: &mut String, inst: &Inst, info: OpInfo) {
                 out,
                 " dst_sel:{} dst_unused:{}",
                 SEL[sd.dst_sel as usize & 7],
-                [
-                    "UNUSED_PAD",
-                    "UNUSED_SEXT",
-                    "UNUSED_PRESERVE",
-                    "UNUSED_INVALID"
-                ][sd.dst_unused as usize & 3]
+                ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"]
+                    [sd.dst_unused as usize & 3]
             );
         }
         let _ = write!(out, " src0_sel:{}", SEL[sd.src0_sel as usize & 7]);
@@ -658,7 +694,12 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: OpInfo) {
                 let _ = write!(out, " abid:{}", m.abid);
             }
             if m.blgp != 0 {
-                let _ = write!(out, " blgp:{}", m.blgp);
+                if info.mnemonic.starts_with("v_mfma_f64") {
+                    // The f64 MFMAs use the BLGP bits as `neg`.
+                    bits(out, "neg", m.blgp, 3);
+                } else {
+                    let _ = write!(out, " blgp:{}", m.blgp);
+                }
             }
         }
         return;
