@@ -92,16 +92,16 @@ ENCODINGS = {
         lambda op: [0xD0000000 | (op << 16), 0],
         (0, 0, [0], "vdst", "r"),
         (1, 0, [V(4), 4, 0], "src0", "r"),
-        (1, 9, [V(8), 0], "src1", "r"),
+        (1, 9, [V(8), 6, 0], "src1", "r"),
         (1, 18, [V(16), 12, 0], "src2", "r"),
     ),
     "vop3p": enc(
         0x80,
         lambda op: [0xD3800000 | (op << 16), 0],
         (0, 0, [0], "vdst", "r"),
-        (1, 0, [V(4), 0], "src0", "r"),
-        (1, 9, [V(8), 0], "src1", "r"),
-        (1, 18, [V(16), 0], "src2", "r"),
+        (1, 0, [V(4), 4, 0], "src0", "r"),
+        (1, 9, [V(8), 6, 0], "src1", "r"),
+        (1, 18, [V(16), 12, 0], "src2", "r"),
     ),
     "ds": enc(
         0x100,
@@ -311,8 +311,10 @@ def enumerate_target(target):
         for k, (size, txt) in res.items():
             name, op, vi, words, vals = part[k]
             key = (name, op)
-            if key not in found or found[key][0] > vi:
-                found[key] = (vi, size, txt, vals, words)
+            # Prefer variants LLVM prints without operand complaints (`/*Invalid...*/`).
+            rank = (("/*" in txt or "; Warning" in txt), vi)
+            if key not in found or found[key][0] > rank:
+                found[key] = (rank, size, txt, vals, words)
     return {k: (v[1], v[2], v[3]) for k, v in found.items()}, {k: v[4] for k, v in found.items()}
 
 

@@ -1805,35 +1805,35 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x008 s_buffer_load_dword s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x008 s_buffer_load_dword s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX2,
         mnemonic: "s_buffer_load_dwordx2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x009 s_buffer_load_dwordx2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x009 s_buffer_load_dwordx2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX4,
         mnemonic: "s_buffer_load_dwordx4",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x00a s_buffer_load_dwordx4 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x00a s_buffer_load_dwordx4 s[8:11], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX8,
         mnemonic: "s_buffer_load_dwordx8",
         widths: [8, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x00b s_buffer_load_dwordx8 s[8:15], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x00b s_buffer_load_dwordx8 s[8:15], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX16,
         mnemonic: "s_buffer_load_dwordx16",
         widths: [16, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x00c s_buffer_load_dwordx16 s[8:23], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x00c s_buffer_load_dwordx16 s[8:23], s[0:3], 0x10
     None,
     None,
     None,
@@ -1887,21 +1887,21 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x018 s_buffer_store_dword s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x018 s_buffer_store_dword s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX2,
         mnemonic: "s_buffer_store_dwordx2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x019 s_buffer_store_dwordx2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x019 s_buffer_store_dwordx2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX4,
         mnemonic: "s_buffer_store_dwordx4",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x01a s_buffer_store_dwordx4 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x01a s_buffer_store_dwordx4 s[8:11], s[0:3], 0x10
     None,
     None,
     None,
@@ -1926,7 +1926,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
-    }), // 0x027 s_atc_probe_buffer 8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x027 s_atc_probe_buffer 8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD,
         mnemonic: "s_dcache_discard",
@@ -1969,91 +1969,91 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x040 s_buffer_atomic_swap s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x040 s_buffer_atomic_swap s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP,
         mnemonic: "s_buffer_atomic_cmpswap",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x041 s_buffer_atomic_cmpswap s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x041 s_buffer_atomic_cmpswap s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD,
         mnemonic: "s_buffer_atomic_add",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x042 s_buffer_atomic_add s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x042 s_buffer_atomic_add s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB,
         mnemonic: "s_buffer_atomic_sub",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x043 s_buffer_atomic_sub s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x043 s_buffer_atomic_sub s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN,
         mnemonic: "s_buffer_atomic_smin",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x044 s_buffer_atomic_smin s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x044 s_buffer_atomic_smin s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN,
         mnemonic: "s_buffer_atomic_umin",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x045 s_buffer_atomic_umin s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x045 s_buffer_atomic_umin s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX,
         mnemonic: "s_buffer_atomic_smax",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x046 s_buffer_atomic_smax s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x046 s_buffer_atomic_smax s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX,
         mnemonic: "s_buffer_atomic_umax",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x047 s_buffer_atomic_umax s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x047 s_buffer_atomic_umax s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND,
         mnemonic: "s_buffer_atomic_and",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x048 s_buffer_atomic_and s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x048 s_buffer_atomic_and s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR,
         mnemonic: "s_buffer_atomic_or",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x049 s_buffer_atomic_or s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x049 s_buffer_atomic_or s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR,
         mnemonic: "s_buffer_atomic_xor",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x04a s_buffer_atomic_xor s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x04a s_buffer_atomic_xor s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC,
         mnemonic: "s_buffer_atomic_inc",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x04b s_buffer_atomic_inc s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x04b s_buffer_atomic_inc s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC,
         mnemonic: "s_buffer_atomic_dec",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x04c s_buffer_atomic_dec s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x04c s_buffer_atomic_dec s8, s[0:3], 0x10
     None,
     None,
     None,
@@ -2079,91 +2079,91 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x060 s_buffer_atomic_swap_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x060 s_buffer_atomic_swap_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP_X2,
         mnemonic: "s_buffer_atomic_cmpswap_x2",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x061 s_buffer_atomic_cmpswap_x2 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x061 s_buffer_atomic_cmpswap_x2 s[8:11], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD_X2,
         mnemonic: "s_buffer_atomic_add_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x062 s_buffer_atomic_add_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x062 s_buffer_atomic_add_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB_X2,
         mnemonic: "s_buffer_atomic_sub_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x063 s_buffer_atomic_sub_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x063 s_buffer_atomic_sub_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN_X2,
         mnemonic: "s_buffer_atomic_smin_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x064 s_buffer_atomic_smin_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x064 s_buffer_atomic_smin_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN_X2,
         mnemonic: "s_buffer_atomic_umin_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x065 s_buffer_atomic_umin_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x065 s_buffer_atomic_umin_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX_X2,
         mnemonic: "s_buffer_atomic_smax_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x066 s_buffer_atomic_smax_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x066 s_buffer_atomic_smax_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX_X2,
         mnemonic: "s_buffer_atomic_umax_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x067 s_buffer_atomic_umax_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x067 s_buffer_atomic_umax_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND_X2,
         mnemonic: "s_buffer_atomic_and_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x068 s_buffer_atomic_and_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x068 s_buffer_atomic_and_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR_X2,
         mnemonic: "s_buffer_atomic_or_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x069 s_buffer_atomic_or_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x069 s_buffer_atomic_or_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR_X2,
         mnemonic: "s_buffer_atomic_xor_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x06a s_buffer_atomic_xor_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x06a s_buffer_atomic_xor_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC_X2,
         mnemonic: "s_buffer_atomic_inc_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x06b s_buffer_atomic_inc_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x06b s_buffer_atomic_inc_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC_X2,
         mnemonic: "s_buffer_atomic_dec_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x06c s_buffer_atomic_dec_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x06c s_buffer_atomic_dec_x2 s[8:9], s[0:3], 0x10
     None,
     None,
     None,
@@ -8267,17 +8267,17 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
     Some(OpInfo {
         op: Op::V_READLANE_B32,
         mnemonic: "v_readlane_b32",
-        widths: [1, 1, 0, 0],
-        kinds: [1, 0, 0, 0],
+        widths: [1, 1, 1, 0],
+        kinds: [1, 0, 1, 0],
         mods: 0,
-    }), // 0x289 v_readlane_b32 s0, v4, v8/*Invalid register, operand has 'SReg_32' register class*/
+    }), // 0x289 v_readlane_b32 s0, v4, s6
     Some(OpInfo {
         op: Op::V_WRITELANE_B32,
         mnemonic: "v_writelane_b32",
-        widths: [1, 0, 0, 0],
-        kinds: [0, 0, 0, 0],
+        widths: [1, 1, 1, 0],
+        kinds: [0, 1, 1, 0],
         mods: 0,
-    }), // 0x28a v_writelane_b32 v0, v4/*Invalid register, operand has 'SReg_32' register class*/, v8/*Invalid register, operand has 'SReg_32' register class*/
+    }), // 0x28a v_writelane_b32 v0, s4, s6
     Some(OpInfo {
         op: Op::V_BCNT_U32_B32,
         mnemonic: "v_bcnt_u32_b32",
@@ -14015,35 +14015,35 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x008 s_buffer_load_dword s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x008 s_buffer_load_dword s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX2,
         mnemonic: "s_buffer_load_dwordx2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x009 s_buffer_load_dwordx2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x009 s_buffer_load_dwordx2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX4,
         mnemonic: "s_buffer_load_dwordx4",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x00a s_buffer_load_dwordx4 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x00a s_buffer_load_dwordx4 s[8:11], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX8,
         mnemonic: "s_buffer_load_dwordx8",
         widths: [8, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x00b s_buffer_load_dwordx8 s[8:15], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x00b s_buffer_load_dwordx8 s[8:15], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX16,
         mnemonic: "s_buffer_load_dwordx16",
         widths: [16, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x00c s_buffer_load_dwordx16 s[8:23], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x00c s_buffer_load_dwordx16 s[8:23], s[0:3], 0x10
     None,
     None,
     None,
@@ -14097,21 +14097,21 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x018 s_buffer_store_dword s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x018 s_buffer_store_dword s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX2,
         mnemonic: "s_buffer_store_dwordx2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x019 s_buffer_store_dwordx2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x019 s_buffer_store_dwordx2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX4,
         mnemonic: "s_buffer_store_dwordx4",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x01a s_buffer_store_dwordx4 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x01a s_buffer_store_dwordx4 s[8:11], s[0:3], 0x10
     None,
     None,
     None,
@@ -14136,7 +14136,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
-    }), // 0x027 s_atc_probe_buffer 8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x027 s_atc_probe_buffer 8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD,
         mnemonic: "s_dcache_discard",
@@ -14179,91 +14179,91 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x040 s_buffer_atomic_swap s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x040 s_buffer_atomic_swap s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP,
         mnemonic: "s_buffer_atomic_cmpswap",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x041 s_buffer_atomic_cmpswap s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x041 s_buffer_atomic_cmpswap s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD,
         mnemonic: "s_buffer_atomic_add",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x042 s_buffer_atomic_add s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x042 s_buffer_atomic_add s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB,
         mnemonic: "s_buffer_atomic_sub",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x043 s_buffer_atomic_sub s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x043 s_buffer_atomic_sub s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN,
         mnemonic: "s_buffer_atomic_smin",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x044 s_buffer_atomic_smin s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x044 s_buffer_atomic_smin s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN,
         mnemonic: "s_buffer_atomic_umin",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x045 s_buffer_atomic_umin s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x045 s_buffer_atomic_umin s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX,
         mnemonic: "s_buffer_atomic_smax",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x046 s_buffer_atomic_smax s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x046 s_buffer_atomic_smax s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX,
         mnemonic: "s_buffer_atomic_umax",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x047 s_buffer_atomic_umax s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x047 s_buffer_atomic_umax s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND,
         mnemonic: "s_buffer_atomic_and",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x048 s_buffer_atomic_and s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x048 s_buffer_atomic_and s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR,
         mnemonic: "s_buffer_atomic_or",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x049 s_buffer_atomic_or s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x049 s_buffer_atomic_or s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR,
         mnemonic: "s_buffer_atomic_xor",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x04a s_buffer_atomic_xor s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x04a s_buffer_atomic_xor s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC,
         mnemonic: "s_buffer_atomic_inc",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x04b s_buffer_atomic_inc s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x04b s_buffer_atomic_inc s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC,
         mnemonic: "s_buffer_atomic_dec",
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x04c s_buffer_atomic_dec s8, s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x04c s_buffer_atomic_dec s8, s[0:3], 0x10
     None,
     None,
     None,
@@ -14289,91 +14289,91 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x060 s_buffer_atomic_swap_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x060 s_buffer_atomic_swap_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP_X2,
         mnemonic: "s_buffer_atomic_cmpswap_x2",
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x061 s_buffer_atomic_cmpswap_x2 s[8:11], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x061 s_buffer_atomic_cmpswap_x2 s[8:11], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD_X2,
         mnemonic: "s_buffer_atomic_add_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x062 s_buffer_atomic_add_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x062 s_buffer_atomic_add_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB_X2,
         mnemonic: "s_buffer_atomic_sub_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x063 s_buffer_atomic_sub_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x063 s_buffer_atomic_sub_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN_X2,
         mnemonic: "s_buffer_atomic_smin_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x064 s_buffer_atomic_smin_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x064 s_buffer_atomic_smin_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN_X2,
         mnemonic: "s_buffer_atomic_umin_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x065 s_buffer_atomic_umin_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x065 s_buffer_atomic_umin_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX_X2,
         mnemonic: "s_buffer_atomic_smax_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x066 s_buffer_atomic_smax_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x066 s_buffer_atomic_smax_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX_X2,
         mnemonic: "s_buffer_atomic_umax_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x067 s_buffer_atomic_umax_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x067 s_buffer_atomic_umax_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND_X2,
         mnemonic: "s_buffer_atomic_and_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x068 s_buffer_atomic_and_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x068 s_buffer_atomic_and_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR_X2,
         mnemonic: "s_buffer_atomic_or_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x069 s_buffer_atomic_or_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x069 s_buffer_atomic_or_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR_X2,
         mnemonic: "s_buffer_atomic_xor_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x06a s_buffer_atomic_xor_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x06a s_buffer_atomic_xor_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC_X2,
         mnemonic: "s_buffer_atomic_inc_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x06b s_buffer_atomic_inc_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x06b s_buffer_atomic_inc_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC_X2,
         mnemonic: "s_buffer_atomic_dec_x2",
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
-    }), // 0x06c s_buffer_atomic_dec_x2 s[8:9], s[0:3], 0x10 ; Warning: SGPR_128: scalar reg isn't aligned 2
+    }), // 0x06c s_buffer_atomic_dec_x2 s[8:9], s[0:3], 0x10
     None,
     None,
     None,
@@ -20867,17 +20867,17 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
     Some(OpInfo {
         op: Op::V_READLANE_B32,
         mnemonic: "v_readlane_b32",
-        widths: [1, 1, 0, 0],
-        kinds: [1, 0, 0, 0],
+        widths: [1, 1, 1, 0],
+        kinds: [1, 0, 1, 0],
         mods: 0,
-    }), // 0x289 v_readlane_b32 s0, v4, v8/*Invalid register, operand has 'SReg_32' register class*/
+    }), // 0x289 v_readlane_b32 s0, v4, s6
     Some(OpInfo {
         op: Op::V_WRITELANE_B32,
         mnemonic: "v_writelane_b32",
-        widths: [1, 0, 0, 0],
-        kinds: [0, 0, 0, 0],
+        widths: [1, 1, 1, 0],
+        kinds: [0, 1, 1, 0],
         mods: 0,
-    }), // 0x28a v_writelane_b32 v0, v4/*Invalid register, operand has 'SReg_32' register class*/, v8/*Invalid register, operand has 'SReg_32' register class*/
+    }), // 0x28a v_writelane_b32 v0, s4, s6
     Some(OpInfo {
         op: Op::V_BCNT_U32_B32,
         mnemonic: "v_bcnt_u32_b32",

@@ -732,7 +732,9 @@ fn print_ds(out: &mut String, inst: &Inst, info: OpInfo) {
         l.op(inst.src[1], None);
         l.op(inst.src[2], None);
     }
-    if ds_two_offsets(info.mnemonic) {
+    if info.op == crate::isa::Op::DS_SWIZZLE_B32 {
+        swizzle(out, inst.mem.offset as u32);
+    } else if ds_two_offsets(info.mnemonic) {
         if inst.mem.offset != 0 {
             let _ = write!(out, " offset0:{}", inst.mem.offset);
         }
@@ -744,6 +746,52 @@ fn print_ds(out: &mut String, inst: &Inst, info: OpInfo) {
     }
     if inst.mem.gds && info.mods & MOD_GDS != 0 {
         out.push_str(" gds");
+    }
+}
+
+/// `ds_swizzle_b32`'s offset in LLVM's symbolic form (AMDGPUInstPrinter::printSwizzle).
+fn swizzle(out: &mut String, imm: u32) {
+    if imm == 0 {
+        return;
+    }
+    out.push_str(" offset:");
+    if imm & 0xFF00 == 0x8000 {
+        let _ = write!(
+            out,
+            "swizzle(QUAD_PERM,{},{},{},{})",
+            imm & 3,
+            (imm >> 2) & 3,
+            (imm >> 4) & 3,
+            (imm >> 6) & 3
+        );
+    } else if imm & 0x8000 == 0 {
+        let and = imm & 0x1F;
+        let or = (imm >> 5) & 0x1F;
+        let xor = (imm >> 10) & 0x1F;
+        let group = 0x1F - and + 1;
+        if and == 0x1F && or == 0 && xor.count_ones() == 1 {
+            let _ = write!(out, "swizzle(SWAP,{xor})");
+        } else if and == 0x1F && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+            let _ = write!(out, "swizzle(REVERSE,{})", xor + 1);
+        } else if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+            let _ = write!(out, "swizzle(BROADCAST,{group},{or})");
+        } else {
+            let p0 = or ^ xor;
+            let p1 = (0x1F & and | or) ^ xor;
+            out.push_str("swizzle(BITMASK_PERM,\"");
+            for bit in (0..5).rev() {
+                let (a, b) = (p0 >> bit & 1 == 1, p1 >> bit & 1 == 1);
+                out.push(match (a, b) {
+                    (true, true) => '1',
+                    (false, false) => '0',
+                    (false, true) => 'p',
+                    (true, false) => 'i',
+                });
+            }
+            out.push_str("\")");
+        }
+    } else {
+        let _ = write!(out, "{imm}");
     }
 }
 
