@@ -472,7 +472,7 @@ fn vop3_src(code: u32, width: u8, kind: u8) -> Opnd {
         return Opnd::NONE;
     }
     let mut o = src9(code, width);
-    if kind == 2 && o.code >= 256 {
+    if kind == 2 && o.vreg().is_some() {
         o.code += 256;
     }
     o
@@ -546,7 +546,7 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
         for i in 0..3 {
             let a = if i == 2 { acc_cd } else { (acc >> i) & 1 == 1 };
             let mut o = vop3_src((w1 >> (9 * i)) & 0x1FF, w[i + 1], 0);
-            if a && o.code >= 256 {
+            if a && o.vreg().is_some() {
                 o.code += 256;
             }
             inst.src[i] = o;
