@@ -108,7 +108,7 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
         255 => {
             let _ = write!(out, "0x{:x}", lit.unwrap_or(0));
         }
-        256..=511 | 512..=767 => {
+        256..=767 => {
             let (p, r) = if c >= 512 {
                 ("a", c - 512)
             } else {
@@ -181,7 +181,7 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         &GFX942
     };
     let Some(info) = info(tb, inst) else {
-        return format!("{}", inst.op.name());
+        return inst.op.name().to_string();
     };
     let mut out = String::with_capacity(48);
     let base = info.mnemonic;
@@ -514,9 +514,7 @@ fn print_vop(out: &mut String, inst: &Inst, info: OpInfo, full_literal: Option<u
     {
         let mut l = List { out, first: true };
         // Destinations: VOPC's VCC/SDST, VOP1/2's VDST, VOP2 carry-out.
-        if inst.format == Format::Vopc {
-            l.op(inst.dst[0], None);
-        } else if info.widths[0] != 0 {
+        if inst.format == Format::Vopc || info.widths[0] != 0 {
             l.op(inst.dst[0], None);
         }
         l.op(inst.dst[1], None);
