@@ -3,6 +3,7 @@
 //!
 //! A development tool for `scripts/check_disasm.sh` (the `wavejit disasm` CLI is the real
 //! interface): `cargo run -p wavejit-translator --example gfx9_disasm -- FILE.hsaco`.
+//! With `--bench` first, it measures decode throughput over the section instead.
 
 use std::process::ExitCode;
 use wavejit_translator::isa::{decode, disassemble, Gpu, Target};
@@ -46,8 +47,13 @@ fn text_section(elf: &[u8]) -> Result<(u64, &[u8]), String> {
 }
 
 fn main() -> ExitCode {
-    let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: gfx9_disasm FILE.hsaco");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let bench = args.first().is_some_and(|a| a == "--bench");
+    if bench {
+        args.remove(0);
+    }
+    let Some(path) = args.first().cloned() else {
+        eprintln!("usage: gfx9_disasm [--bench] FILE.hsaco");
         return ExitCode::from(2);
     };
     let elf = match std::fs::read(&path) {
@@ -65,6 +71,30 @@ fn main() -> ExitCode {
         }
     };
     let target = Target::new(Gpu::GFX942);
+    if bench {
+        let start = std::time::Instant::now();
+        let mut n = 0u64;
+        let mut sizes = 0u64;
+        while start.elapsed().as_secs_f64() < 1.0 {
+            let mut off = 0;
+            while off < text.len() {
+                match decode(&target, &text[off..], addr + off as u64) {
+                    Ok(inst) => {
+                        sizes += inst.size as u64;
+                        off += inst.size as usize;
+                    }
+                    Err(_) => off += 4,
+                }
+                n += 1;
+            }
+        }
+        let s = start.elapsed().as_secs_f64();
+        println!(
+            "{:.1} M inst/s ({n} decodes, {sizes} bytes)",
+            n as f64 / s / 1e6
+        );
+        return ExitCode::SUCCESS;
+    }
     let mut off = 0;
     while off < text.len() {
         let pc = addr + off as u64;

@@ -390,6 +390,25 @@ def probe_mods(target, canon, per):
     return flags
 
 
+# Opcode classes (OpInfo::class), from the mnemonic, so the decoder never compares strings.
+CLASSES = [
+    ("STORE", "writes memory from its data operand (`store` mnemonics)", lambda m: "store" in m),
+    ("ATOMIC", "an atomic (data operand read, old value returned with GLC/SC0)", lambda m: "atomic" in m),
+    ("TWO_OFFSETS", "DS with `offset0`/`offset1`", lambda m: m.startswith("ds_") and ("2_" in m or "2st64" in m)),
+    ("MAI", "MFMA/SMFMAC matrix opcode", lambda m: m.startswith("v_mfma") or m.startswith("v_smfmac")),
+    ("ACCMOV", "`v_accvgpr_*` move", lambda m: m.startswith("v_accvgpr")),
+    ("MADMK", "VOP2 with the K constant as the second source (`madmk`/`fmamk`)", lambda m: "madmk" in m or "fmamk" in m),
+    ("MADAK", "VOP2 with the K constant as the third source (`madak`/`fmaak`)", lambda m: "madak" in m or "fmaak" in m),
+    ("CMPSWAP", "compare-and-swap (data is two values)", lambda m: "cmpswap" in m),
+    ("SBUFFER", "SMEM with a buffer resource (quad) base", lambda m: m.startswith("s_buffer") or m == "s_atc_probe_buffer"),
+    ("SDST_READ", "SOPK whose SDST field is a source (`s_cmpk_*`, `s_setreg_*`)", lambda m: m.startswith("s_cmpk") or m.startswith("s_setreg")),
+]
+
+
+def op_class(mnem):
+    return sum(1 << i for i, (_, _, f) in enumerate(CLASSES) if f(mnem))
+
+
 def split_text(txt):
     parts = txt.split(None, 1)
     mnem = parts[0]
@@ -588,13 +607,14 @@ def generate(outdir):
                 widths += [0] * (4 - len(widths))
                 kinds += [0] * (4 - len(kinds))
                 g.append(
-                    '    Some(OpInfo { op: Op::%s, mnemonic: "%s", widths: [%s], kinds: [%s], mods: %d }), // 0x%03x %s'
+                    '    Some(OpInfo { op: Op::%s, mnemonic: "%s", widths: [%s], kinds: [%s], mods: %d, class: %d }), // 0x%03x %s'
                     % (
                         base_mnemonic(mnem).upper(),
                         mnem,
                         ", ".join(map(str, widths)),
                         ", ".join(map(str, kinds)),
                         mods[t].get((enc, op), 0),
+                        op_class(mnem),
                         op,
                         txt,
                     )
@@ -631,6 +651,9 @@ def generate(outdir):
         }[n]
         m.append("/// Flag of [`OpInfo::mods`]: %s" % doc)
         m.append("pub const MOD_%s: u16 = %d;" % (n, 1 << i))
+    for i, (n, doc, _) in enumerate(CLASSES):
+        m.append("/// Flag of [`OpInfo::class`]: %s." % doc)
+        m.append("pub const CLASS_%s: u16 = %d;" % (n, 1 << i))
     m.append("")
     m.append("/// What an opcode table says about one opcode of one encoding.")
     m.append("#[derive(Clone, Copy, Debug, PartialEq, Eq)]")
@@ -647,6 +670,8 @@ def generate(outdir):
     m.append("    pub kinds: [u8; 4],")
     m.append("    /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.")
     m.append("    pub mods: u16,")
+    m.append("    /// What kind of opcode this is: the `CLASS_*` flags.")
+    m.append("    pub class: u16,")
     m.append("}")
     with open(os.path.join(gdir, "mod.rs"), "w") as f:
         f.write("\n".join(m) + "\n")

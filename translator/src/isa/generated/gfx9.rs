@@ -13,6 +13,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUB_U32,
@@ -20,6 +21,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_sub_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ADD_I32,
@@ -27,6 +29,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 s_add_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUB_I32,
@@ -34,6 +37,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 s_sub_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ADDC_U32,
@@ -41,6 +45,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 s_addc_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUBB_U32,
@@ -48,6 +53,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 s_subb_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MIN_I32,
@@ -55,6 +61,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 s_min_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MIN_U32,
@@ -62,6 +69,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 s_min_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MAX_I32,
@@ -69,6 +77,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 s_max_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MAX_U32,
@@ -76,6 +85,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 s_max_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_CSELECT_B32,
@@ -83,6 +93,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a s_cselect_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_CSELECT_B64,
@@ -90,6 +101,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b s_cselect_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_AND_B32,
@@ -97,6 +109,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c s_and_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_AND_B64,
@@ -104,6 +117,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d s_and_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_OR_B32,
@@ -111,6 +125,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_or_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_OR_B64,
@@ -118,6 +133,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_or_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_XOR_B32,
@@ -125,6 +141,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_xor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_XOR_B64,
@@ -132,6 +149,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_xor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_B32,
@@ -139,6 +157,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 s_andn2_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ANDN2_B64,
@@ -146,6 +165,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 s_andn2_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN2_B32,
@@ -153,6 +173,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 s_orn2_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ORN2_B64,
@@ -160,6 +181,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 s_orn2_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_NAND_B32,
@@ -167,6 +189,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 s_nand_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_NAND_B64,
@@ -174,6 +197,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 s_nand_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_NOR_B32,
@@ -181,6 +205,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x018 s_nor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_NOR_B64,
@@ -188,6 +213,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x019 s_nor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_XNOR_B32,
@@ -195,6 +221,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01a s_xnor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_XNOR_B64,
@@ -202,6 +229,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01b s_xnor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_LSHL_B32,
@@ -209,6 +237,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01c s_lshl_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL_B64,
@@ -216,6 +245,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d s_lshl_b64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_LSHR_B32,
@@ -223,6 +253,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e s_lshr_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHR_B64,
@@ -230,6 +261,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01f s_lshr_b64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_ASHR_I32,
@@ -237,6 +269,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 s_ashr_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ASHR_I64,
@@ -244,6 +277,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 s_ashr_i64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_BFM_B32,
@@ -251,6 +285,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 s_bfm_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFM_B64,
@@ -258,6 +293,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 s_bfm_b64 s[8:9], s2, s4
     Some(OpInfo {
         op: Op::S_MUL_I32,
@@ -265,6 +301,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 s_mul_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_U32,
@@ -272,6 +309,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 s_bfe_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_I32,
@@ -279,6 +317,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 s_bfe_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_U64,
@@ -286,6 +325,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 s_bfe_u64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_BFE_I64,
@@ -293,6 +333,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 s_bfe_i64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_CBRANCH_G_FORK,
@@ -300,6 +341,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 s_cbranch_g_fork s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ABSDIFF_I32,
@@ -307,6 +349,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a s_absdiff_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_RFE_RESTORE_B64,
@@ -314,6 +357,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 1, 0],
         mods: 0,
+        class: 1,
     }), // 0x02b s_rfe_restore_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_MUL_HI_U32,
@@ -321,6 +365,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02c s_mul_hi_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MUL_HI_I32,
@@ -328,6 +373,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02d s_mul_hi_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL1_ADD_U32,
@@ -335,6 +381,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02e s_lshl1_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL2_ADD_U32,
@@ -342,6 +389,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02f s_lshl2_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL3_ADD_U32,
@@ -349,6 +397,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x030 s_lshl3_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL4_ADD_U32,
@@ -356,6 +405,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x031 s_lshl4_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_LL_B32_B16,
@@ -363,6 +413,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x032 s_pack_ll_b32_b16 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_LH_B32_B16,
@@ -370,6 +421,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x033 s_pack_lh_b32_b16 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_HH_B32_B16,
@@ -377,6 +429,7 @@ pub static GFX942_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x034 s_pack_hh_b32_b16 s8, s2, s4
     None,
     None,
@@ -432,6 +485,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_movk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMOVK_I32,
@@ -439,6 +493,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_cmovk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_EQ_I32,
@@ -446,6 +501,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x002 s_cmpk_eq_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LG_I32,
@@ -453,6 +509,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x003 s_cmpk_lg_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GT_I32,
@@ -460,6 +517,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x004 s_cmpk_gt_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GE_I32,
@@ -467,6 +525,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x005 s_cmpk_ge_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LT_I32,
@@ -474,6 +533,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x006 s_cmpk_lt_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LE_I32,
@@ -481,6 +541,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x007 s_cmpk_le_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_EQ_U32,
@@ -488,6 +549,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x008 s_cmpk_eq_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LG_U32,
@@ -495,6 +557,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x009 s_cmpk_lg_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GT_U32,
@@ -502,6 +565,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x00a s_cmpk_gt_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GE_U32,
@@ -509,6 +573,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x00b s_cmpk_ge_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LT_U32,
@@ -516,6 +581,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x00c s_cmpk_lt_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LE_U32,
@@ -523,6 +589,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x00d s_cmpk_le_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_ADDK_I32,
@@ -530,6 +597,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_addk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_MULK_I32,
@@ -537,6 +605,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_mulk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CBRANCH_I_FORK,
@@ -544,6 +613,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_cbranch_i_fork s[8:9], 4660
     Some(OpInfo {
         op: Op::S_GETREG_B32,
@@ -551,6 +621,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_getreg_b32 s8, hwreg(52, 8, 3)
     Some(OpInfo {
         op: Op::S_SETREG_B32,
@@ -558,6 +629,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x012 s_setreg_b32 hwreg(52, 8, 3), s8
     None,
     Some(OpInfo {
@@ -566,6 +638,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x014 s_setreg_imm32_b32 hwreg(52, 8, 3), -1.0
     Some(OpInfo {
         op: Op::S_CALL_B64,
@@ -573,6 +646,7 @@ pub static GFX942_SOPK: [Option<OpInfo>; 29] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 s_call_b64 s[8:9], 4660
     None,
     None,
@@ -592,6 +666,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_mov_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOV_B64,
@@ -599,6 +674,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_mov_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_CMOV_B32,
@@ -606,6 +682,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 s_cmov_b32 s8, s4
     Some(OpInfo {
         op: Op::S_CMOV_B64,
@@ -613,6 +690,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 s_cmov_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NOT_B32,
@@ -620,6 +698,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 s_not_b32 s8, s4
     Some(OpInfo {
         op: Op::S_NOT_B64,
@@ -627,6 +706,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 s_not_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_WQM_B32,
@@ -634,6 +714,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 s_wqm_b32 s8, s4
     Some(OpInfo {
         op: Op::S_WQM_B64,
@@ -641,6 +722,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 s_wqm_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BREV_B32,
@@ -648,6 +730,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 s_brev_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BREV_B64,
@@ -655,6 +738,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 s_brev_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BCNT0_I32_B32,
@@ -662,6 +746,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a s_bcnt0_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BCNT0_I32_B64,
@@ -669,6 +754,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b s_bcnt0_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_BCNT1_I32_B32,
@@ -676,6 +762,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c s_bcnt1_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BCNT1_I32_B64,
@@ -683,6 +770,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d s_bcnt1_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FF0_I32_B32,
@@ -690,6 +778,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_ff0_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FF0_I32_B64,
@@ -697,6 +786,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_ff0_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FF1_I32_B32,
@@ -704,6 +794,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_ff1_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FF1_I32_B64,
@@ -711,6 +802,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_ff1_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FLBIT_I32_B32,
@@ -718,6 +810,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 s_flbit_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FLBIT_I32_B64,
@@ -725,6 +818,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 s_flbit_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FLBIT_I32,
@@ -732,6 +826,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 s_flbit_i32 s8, s4
     Some(OpInfo {
         op: Op::S_FLBIT_I32_I64,
@@ -739,6 +834,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 s_flbit_i32_i64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_SEXT_I32_I8,
@@ -746,6 +842,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 s_sext_i32_i8 s8, s4
     Some(OpInfo {
         op: Op::S_SEXT_I32_I16,
@@ -753,6 +850,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 s_sext_i32_i16 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET0_B32,
@@ -760,6 +858,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x018 s_bitset0_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET0_B64,
@@ -767,6 +866,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x019 s_bitset0_b64 s[8:9], s4
     Some(OpInfo {
         op: Op::S_BITSET1_B32,
@@ -774,6 +874,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01a s_bitset1_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET1_B64,
@@ -781,6 +882,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01b s_bitset1_b64 s[8:9], s4
     Some(OpInfo {
         op: Op::S_GETPC_B64,
@@ -788,6 +890,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 0, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01c s_getpc_b64 s[8:9]
     Some(OpInfo {
         op: Op::S_SETPC_B64,
@@ -795,6 +898,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d s_setpc_b64 s[4:5]
     Some(OpInfo {
         op: Op::S_SWAPPC_B64,
@@ -802,6 +906,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e s_swappc_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_RFE_B64,
@@ -809,6 +914,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01f s_rfe_b64 s[4:5]
     Some(OpInfo {
         op: Op::S_AND_SAVEEXEC_B64,
@@ -816,6 +922,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 s_and_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_OR_SAVEEXEC_B64,
@@ -823,6 +930,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 s_or_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_XOR_SAVEEXEC_B64,
@@ -830,6 +938,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 s_xor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_SAVEEXEC_B64,
@@ -837,6 +946,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 s_andn2_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN2_SAVEEXEC_B64,
@@ -844,6 +954,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 s_orn2_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NAND_SAVEEXEC_B64,
@@ -851,6 +962,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 s_nand_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NOR_SAVEEXEC_B64,
@@ -858,6 +970,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 s_nor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_XNOR_SAVEEXEC_B64,
@@ -865,6 +978,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 s_xnor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_QUADMASK_B32,
@@ -872,6 +986,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 s_quadmask_b32 s8, s4
     Some(OpInfo {
         op: Op::S_QUADMASK_B64,
@@ -879,6 +994,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 s_quadmask_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_MOVRELS_B32,
@@ -886,6 +1002,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a s_movrels_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOVRELS_B64,
@@ -893,6 +1010,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02b s_movrels_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_MOVRELD_B32,
@@ -900,6 +1018,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02c s_movreld_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOVRELD_B64,
@@ -907,6 +1026,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02d s_movreld_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_CBRANCH_JOIN,
@@ -914,6 +1034,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02e s_cbranch_join s4
     None,
     Some(OpInfo {
@@ -922,6 +1043,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x030 s_abs_i32 s8, s4
     None,
     Some(OpInfo {
@@ -930,6 +1052,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x032 s_set_gpr_idx_idx s4
     Some(OpInfo {
         op: Op::S_ANDN1_SAVEEXEC_B64,
@@ -937,6 +1060,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x033 s_andn1_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN1_SAVEEXEC_B64,
@@ -944,6 +1068,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x034 s_orn1_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN1_WREXEC_B64,
@@ -951,6 +1076,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x035 s_andn1_wrexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_WREXEC_B64,
@@ -958,6 +1084,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x036 s_andn2_wrexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BITREPLICATE_B64_B32,
@@ -965,6 +1092,7 @@ pub static GFX942_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x037 s_bitreplicate_b64_b32 s[8:9], s4
     None,
     None,
@@ -1177,6 +1305,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_cmp_eq_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LG_I32,
@@ -1184,6 +1313,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_cmp_lg_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GT_I32,
@@ -1191,6 +1321,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 s_cmp_gt_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GE_I32,
@@ -1198,6 +1329,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 s_cmp_ge_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LT_I32,
@@ -1205,6 +1337,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 s_cmp_lt_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LE_I32,
@@ -1212,6 +1345,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 s_cmp_le_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_EQ_U32,
@@ -1219,6 +1353,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 s_cmp_eq_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LG_U32,
@@ -1226,6 +1361,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 s_cmp_lg_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GT_U32,
@@ -1233,6 +1369,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 s_cmp_gt_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GE_U32,
@@ -1240,6 +1377,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 s_cmp_ge_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LT_U32,
@@ -1247,6 +1385,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a s_cmp_lt_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LE_U32,
@@ -1254,6 +1393,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b s_cmp_le_u32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP0_B32,
@@ -1261,6 +1401,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c s_bitcmp0_b32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP1_B32,
@@ -1268,6 +1409,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d s_bitcmp1_b32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP0_B64,
@@ -1275,6 +1417,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_bitcmp0_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_BITCMP1_B64,
@@ -1282,6 +1425,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_bitcmp1_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_SETVSKIP,
@@ -1289,6 +1433,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_setvskip s2, s4
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_ON,
@@ -1296,6 +1441,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_set_gpr_idx_on s2, gpr_idx(SRC2)
     Some(OpInfo {
         op: Op::S_CMP_EQ_U64,
@@ -1303,6 +1449,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 s_cmp_eq_u64 s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_CMP_LG_U64,
@@ -1310,6 +1457,7 @@ pub static GFX942_SOPC: [Option<OpInfo>; 128] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 s_cmp_lg_u64 s[2:3], s[4:5]
     None,
     None,
@@ -1430,6 +1578,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_nop 3
     Some(OpInfo {
         op: Op::S_ENDPGM,
@@ -1437,6 +1586,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_endpgm 3
     Some(OpInfo {
         op: Op::S_BRANCH,
@@ -1444,6 +1594,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 s_branch 3
     Some(OpInfo {
         op: Op::S_WAKEUP,
@@ -1451,6 +1602,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 s_wakeup
     Some(OpInfo {
         op: Op::S_CBRANCH_SCC0,
@@ -1458,6 +1610,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 s_cbranch_scc0 3
     Some(OpInfo {
         op: Op::S_CBRANCH_SCC1,
@@ -1465,6 +1618,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 s_cbranch_scc1 3
     Some(OpInfo {
         op: Op::S_CBRANCH_VCCZ,
@@ -1472,6 +1626,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 s_cbranch_vccz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_VCCNZ,
@@ -1479,6 +1634,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 s_cbranch_vccnz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_EXECZ,
@@ -1486,6 +1642,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 s_cbranch_execz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_EXECNZ,
@@ -1493,6 +1650,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 s_cbranch_execnz 3
     Some(OpInfo {
         op: Op::S_BARRIER,
@@ -1500,6 +1658,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a s_barrier
     Some(OpInfo {
         op: Op::S_SETKILL,
@@ -1507,6 +1666,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b s_setkill 3
     Some(OpInfo {
         op: Op::S_WAITCNT,
@@ -1514,6 +1674,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c s_waitcnt vmcnt(3) expcnt(0) lgkmcnt(0)
     Some(OpInfo {
         op: Op::S_SETHALT,
@@ -1521,6 +1682,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d s_sethalt 3
     Some(OpInfo {
         op: Op::S_SLEEP,
@@ -1528,6 +1690,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_sleep 3
     Some(OpInfo {
         op: Op::S_SETPRIO,
@@ -1535,6 +1698,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_setprio 3
     Some(OpInfo {
         op: Op::S_SENDMSG,
@@ -1542,6 +1706,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_sendmsg sendmsg(MSG_GS_DONE, GS_OP_NOP)
     Some(OpInfo {
         op: Op::S_SENDMSGHALT,
@@ -1549,6 +1714,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_sendmsghalt sendmsg(MSG_GS_DONE, GS_OP_NOP)
     Some(OpInfo {
         op: Op::S_TRAP,
@@ -1556,6 +1722,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 s_trap 3
     Some(OpInfo {
         op: Op::S_ICACHE_INV,
@@ -1563,6 +1730,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 s_icache_inv
     Some(OpInfo {
         op: Op::S_INCPERFLEVEL,
@@ -1570,6 +1738,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 s_incperflevel 3
     Some(OpInfo {
         op: Op::S_DECPERFLEVEL,
@@ -1577,6 +1746,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 s_decperflevel 3
     Some(OpInfo {
         op: Op::S_TTRACEDATA,
@@ -1584,6 +1754,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 s_ttracedata
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS,
@@ -1591,6 +1762,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 s_cbranch_cdbgsys 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGUSER,
@@ -1598,6 +1770,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x018 s_cbranch_cdbguser 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS_OR_USER,
@@ -1605,6 +1778,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x019 s_cbranch_cdbgsys_or_user 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS_AND_USER,
@@ -1612,6 +1786,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01a s_cbranch_cdbgsys_and_user 3
     Some(OpInfo {
         op: Op::S_ENDPGM_SAVED,
@@ -1619,6 +1794,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01b s_endpgm_saved
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_OFF,
@@ -1626,6 +1802,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01c s_set_gpr_idx_off
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_MODE,
@@ -1633,6 +1810,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d s_set_gpr_idx_mode gpr_idx(SRC0,SRC1)
     Some(OpInfo {
         op: Op::S_ENDPGM_ORDERED_PS_DONE,
@@ -1640,6 +1818,7 @@ pub static GFX942_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e s_endpgm_ordered_ps_done
     None,
     None,
@@ -1749,6 +1928,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x000 s_load_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX2,
@@ -1756,6 +1936,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x001 s_load_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX4,
@@ -1763,6 +1944,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x002 s_load_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX8,
@@ -1770,6 +1952,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [8, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x003 s_load_dwordx8 s[8:15], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX16,
@@ -1777,6 +1960,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [16, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x004 s_load_dwordx16 s[8:23], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORD,
@@ -1784,6 +1968,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x005 s_scratch_load_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORDX2,
@@ -1791,6 +1976,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x006 s_scratch_load_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORDX4,
@@ -1798,6 +1984,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x007 s_scratch_load_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORD,
@@ -1805,6 +1992,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x008 s_buffer_load_dword s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX2,
@@ -1812,6 +2000,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x009 s_buffer_load_dwordx2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX4,
@@ -1819,6 +2008,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x00a s_buffer_load_dwordx4 s[8:11], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX8,
@@ -1826,6 +2016,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [8, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x00b s_buffer_load_dwordx8 s[8:15], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX16,
@@ -1833,6 +2024,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [16, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x00c s_buffer_load_dwordx16 s[8:23], s[0:3], 0x10
     None,
     None,
@@ -1843,6 +2035,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x010 s_store_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_STORE_DWORDX2,
@@ -1850,6 +2043,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x011 s_store_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_STORE_DWORDX4,
@@ -1857,6 +2051,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x012 s_store_dwordx4 s[8:11], s[2:3], 0x10
     None,
     None,
@@ -1866,6 +2061,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x015 s_scratch_store_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_STORE_DWORDX2,
@@ -1873,6 +2069,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x016 s_scratch_store_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_STORE_DWORDX4,
@@ -1880,6 +2077,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x017 s_scratch_store_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORD,
@@ -1887,6 +2085,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 257,
     }), // 0x018 s_buffer_store_dword s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX2,
@@ -1894,6 +2093,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 257,
     }), // 0x019 s_buffer_store_dwordx2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX4,
@@ -1901,6 +2101,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 257,
     }), // 0x01a s_buffer_store_dwordx4 s[8:11], s[0:3], 0x10
     None,
     None,
@@ -1919,6 +2120,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 s_atc_probe 8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATC_PROBE_BUFFER,
@@ -1926,6 +2128,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 256,
     }), // 0x027 s_atc_probe_buffer 8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD,
@@ -1933,6 +2136,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 s_dcache_discard s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD_X2,
@@ -1940,6 +2144,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 s_dcache_discard_x2 s[2:3], 0x10
     None,
     None,
@@ -1969,6 +2174,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x040 s_buffer_atomic_swap s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP,
@@ -1976,6 +2182,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 386,
     }), // 0x041 s_buffer_atomic_cmpswap s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD,
@@ -1983,6 +2190,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x042 s_buffer_atomic_add s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB,
@@ -1990,6 +2198,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x043 s_buffer_atomic_sub s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN,
@@ -1997,6 +2206,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x044 s_buffer_atomic_smin s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN,
@@ -2004,6 +2214,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x045 s_buffer_atomic_umin s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX,
@@ -2011,6 +2222,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x046 s_buffer_atomic_smax s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX,
@@ -2018,6 +2230,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x047 s_buffer_atomic_umax s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND,
@@ -2025,6 +2238,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x048 s_buffer_atomic_and s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR,
@@ -2032,6 +2246,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x049 s_buffer_atomic_or s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR,
@@ -2039,6 +2254,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x04a s_buffer_atomic_xor s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC,
@@ -2046,6 +2262,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x04b s_buffer_atomic_inc s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC,
@@ -2053,6 +2270,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x04c s_buffer_atomic_dec s8, s[0:3], 0x10
     None,
     None,
@@ -2079,6 +2297,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x060 s_buffer_atomic_swap_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP_X2,
@@ -2086,6 +2305,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 386,
     }), // 0x061 s_buffer_atomic_cmpswap_x2 s[8:11], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD_X2,
@@ -2093,6 +2313,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x062 s_buffer_atomic_add_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB_X2,
@@ -2100,6 +2321,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x063 s_buffer_atomic_sub_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN_X2,
@@ -2107,6 +2329,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x064 s_buffer_atomic_smin_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN_X2,
@@ -2114,6 +2337,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x065 s_buffer_atomic_umin_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX_X2,
@@ -2121,6 +2345,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x066 s_buffer_atomic_smax_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX_X2,
@@ -2128,6 +2353,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x067 s_buffer_atomic_umax_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND_X2,
@@ -2135,6 +2361,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x068 s_buffer_atomic_and_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR_X2,
@@ -2142,6 +2369,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x069 s_buffer_atomic_or_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR_X2,
@@ -2149,6 +2377,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x06a s_buffer_atomic_xor_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC_X2,
@@ -2156,6 +2385,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x06b s_buffer_atomic_inc_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC_X2,
@@ -2163,6 +2393,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x06c s_buffer_atomic_dec_x2 s[8:9], s[0:3], 0x10
     None,
     None,
@@ -2189,6 +2420,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x080 s_atomic_swap s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_CMPSWAP,
@@ -2196,6 +2428,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 130,
     }), // 0x081 s_atomic_cmpswap s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_ADD,
@@ -2203,6 +2436,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x082 s_atomic_add s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SUB,
@@ -2210,6 +2444,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x083 s_atomic_sub s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMIN,
@@ -2217,6 +2452,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x084 s_atomic_smin s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMIN,
@@ -2224,6 +2460,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x085 s_atomic_umin s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMAX,
@@ -2231,6 +2468,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x086 s_atomic_smax s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMAX,
@@ -2238,6 +2476,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x087 s_atomic_umax s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_AND,
@@ -2245,6 +2484,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x088 s_atomic_and s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_OR,
@@ -2252,6 +2492,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x089 s_atomic_or s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_XOR,
@@ -2259,6 +2500,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x08a s_atomic_xor s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_INC,
@@ -2266,6 +2508,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x08b s_atomic_inc s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_DEC,
@@ -2273,6 +2516,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x08c s_atomic_dec s8, s[2:3], 0x10
     None,
     None,
@@ -2299,6 +2543,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a0 s_atomic_swap_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_CMPSWAP_X2,
@@ -2306,6 +2551,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 130,
     }), // 0x0a1 s_atomic_cmpswap_x2 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_ADD_X2,
@@ -2313,6 +2559,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a2 s_atomic_add_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SUB_X2,
@@ -2320,6 +2567,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a3 s_atomic_sub_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMIN_X2,
@@ -2327,6 +2575,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a4 s_atomic_smin_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMIN_X2,
@@ -2334,6 +2583,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a5 s_atomic_umin_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMAX_X2,
@@ -2341,6 +2591,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a6 s_atomic_smax_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMAX_X2,
@@ -2348,6 +2599,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a7 s_atomic_umax_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_AND_X2,
@@ -2355,6 +2607,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a8 s_atomic_and_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_OR_X2,
@@ -2362,6 +2615,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a9 s_atomic_or_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_XOR_X2,
@@ -2369,6 +2623,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0aa s_atomic_xor_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_INC_X2,
@@ -2376,6 +2631,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0ab s_atomic_inc_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_DEC_X2,
@@ -2383,6 +2639,7 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0ac s_atomic_dec_x2 s[8:9], s[2:3], 0x10
     None,
     None,
@@ -2478,6 +2735,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 v_nop
     Some(OpInfo {
         op: Op::V_MOV_B32,
@@ -2485,6 +2743,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 v_mov_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_READFIRSTLANE_B32,
@@ -2492,6 +2751,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 64512,
+        class: 0,
     }), // 0x002 v_readfirstlane_b32 s0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F64,
@@ -2499,6 +2759,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x003 v_cvt_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
@@ -2506,6 +2767,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 v_cvt_f64_i32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_I32,
@@ -2513,6 +2775,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 v_cvt_f32_i32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_U32,
@@ -2520,6 +2783,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 v_cvt_f32_u32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F32,
@@ -2527,6 +2791,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x007 v_cvt_u32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
@@ -2534,6 +2799,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x008 v_cvt_i32_f32_e32 v0, v4
     None,
     Some(OpInfo {
@@ -2542,6 +2808,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x00a v_cvt_f16_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
@@ -2549,6 +2816,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x00b v_cvt_f32_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
@@ -2556,6 +2824,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x00c v_cvt_rpi_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
@@ -2563,6 +2832,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x00d v_cvt_flr_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
@@ -2570,6 +2840,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e v_cvt_off_f32_i4_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F64,
@@ -2577,6 +2848,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x00f v_cvt_f32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
@@ -2584,6 +2856,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x010 v_cvt_f64_f32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
@@ -2591,6 +2864,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 v_cvt_f32_ubyte0_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE1,
@@ -2598,6 +2872,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 v_cvt_f32_ubyte1_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE2,
@@ -2605,6 +2880,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 v_cvt_f32_ubyte2_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE3,
@@ -2612,6 +2888,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 v_cvt_f32_ubyte3_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F64,
@@ -2619,6 +2896,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x015 v_cvt_u32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
@@ -2626,6 +2904,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 v_cvt_f64_u32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_TRUNC_F64,
@@ -2633,6 +2912,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x017 v_trunc_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
@@ -2640,6 +2920,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x018 v_ceil_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
@@ -2647,6 +2928,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x019 v_rndne_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
@@ -2654,6 +2936,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01a v_floor_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
@@ -2661,6 +2944,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01b v_fract_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
@@ -2668,6 +2952,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01c v_trunc_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
@@ -2675,6 +2960,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01d v_ceil_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
@@ -2682,6 +2968,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01e v_rndne_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
@@ -2689,6 +2976,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01f v_floor_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
@@ -2696,6 +2984,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x020 v_exp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
@@ -2703,6 +2992,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x021 v_log_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
@@ -2710,6 +3000,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x022 v_rcp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
@@ -2717,6 +3008,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x023 v_rcp_iflag_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
@@ -2724,6 +3016,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x024 v_rsq_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
@@ -2731,6 +3024,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x025 v_rcp_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
@@ -2738,6 +3032,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x026 v_rsq_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
@@ -2745,6 +3040,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x027 v_sqrt_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
@@ -2752,6 +3048,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x028 v_sqrt_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
@@ -2759,6 +3056,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x029 v_sin_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
@@ -2766,6 +3064,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x02a v_cos_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
@@ -2773,6 +3072,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02b v_not_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_BFREV_B32,
@@ -2780,6 +3080,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02c v_bfrev_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_U32,
@@ -2787,6 +3088,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02d v_ffbh_u32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBL_B32,
@@ -2794,6 +3096,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02e v_ffbl_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_I32,
@@ -2801,6 +3104,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02f v_ffbh_i32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F64,
@@ -2808,6 +3112,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x030 v_frexp_exp_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
@@ -2815,6 +3120,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x031 v_frexp_mant_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
@@ -2822,6 +3128,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x032 v_fract_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
@@ -2829,6 +3136,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x033 v_frexp_exp_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
@@ -2836,6 +3144,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x034 v_frexp_mant_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
@@ -2843,6 +3152,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x035 v_clrexcp
     None,
     Some(OpInfo {
@@ -2851,6 +3161,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x037 v_screen_partition_4se_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_MOV_B64,
@@ -2858,6 +3169,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x038 v_mov_b64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F16_U16,
@@ -2865,6 +3177,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x039 v_cvt_f16_u16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F16_I16,
@@ -2872,6 +3185,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x03a v_cvt_f16_i16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U16_F16,
@@ -2879,6 +3193,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03b v_cvt_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
@@ -2886,6 +3201,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03c v_cvt_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
@@ -2893,6 +3209,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03d v_rcp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
@@ -2900,6 +3217,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03e v_sqrt_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
@@ -2907,6 +3225,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03f v_rsq_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
@@ -2914,6 +3233,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x040 v_log_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
@@ -2921,6 +3241,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x041 v_exp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
@@ -2928,6 +3249,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x042 v_frexp_mant_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
@@ -2935,6 +3257,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x043 v_frexp_exp_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
@@ -2942,6 +3265,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x044 v_floor_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
@@ -2949,6 +3273,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x045 v_ceil_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
@@ -2956,6 +3281,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x046 v_trunc_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
@@ -2963,6 +3289,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x047 v_rndne_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
@@ -2970,6 +3297,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x048 v_fract_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
@@ -2977,6 +3305,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x049 v_sin_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
@@ -2984,6 +3313,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x04a v_cos_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
@@ -2991,6 +3321,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x04b v_exp_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
@@ -2998,6 +3329,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x04c v_log_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
@@ -3005,6 +3337,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x04d v_cvt_norm_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
@@ -3012,6 +3345,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x04e v_cvt_norm_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
@@ -3019,6 +3353,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04f v_sat_pk_u8_i16_e32 v0, v4
     None,
     Some(OpInfo {
@@ -3027,6 +3362,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 64512,
+        class: 0,
     }), // 0x051 v_swap_b32 v0, v4
     Some(OpInfo {
         op: Op::V_ACCVGPR_MOV_B32,
@@ -3034,6 +3370,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [2, 2, 0, 0],
         mods: 64512,
+        class: 16,
     }), // 0x052 v_accvgpr_mov_b32 a0, a4
     None,
     Some(OpInfo {
@@ -3042,6 +3379,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x054 v_cvt_f32_fp8_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF8,
@@ -3049,6 +3387,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x055 v_cvt_f32_bf8_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_FP8,
@@ -3056,6 +3395,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x056 v_cvt_pk_f32_fp8_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_BF8,
@@ -3063,6 +3403,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x057 v_cvt_pk_f32_bf8_e32 v[0:1], v4
     None,
     None,
@@ -3243,6 +3584,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x000 v_cndmask_b32_e32 v0, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F32,
@@ -3250,6 +3592,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x001 v_add_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
@@ -3257,6 +3600,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x002 v_sub_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
@@ -3264,6 +3608,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x003 v_subrev_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
@@ -3271,6 +3616,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x004 v_fmac_f64_e32 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
@@ -3278,6 +3624,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x005 v_mul_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
@@ -3285,6 +3632,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 v_mul_i32_i24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32_I24,
@@ -3292,6 +3640,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 v_mul_hi_i32_i24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_U32_U24,
@@ -3299,6 +3648,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 v_mul_u32_u24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32_U24,
@@ -3306,6 +3656,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 v_mul_hi_u32_u24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F32,
@@ -3313,6 +3664,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x00a v_min_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
@@ -3320,6 +3672,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x00b v_max_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
@@ -3327,6 +3680,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c v_min_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I32,
@@ -3334,6 +3688,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d v_max_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U32,
@@ -3341,6 +3696,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e v_min_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U32,
@@ -3348,6 +3704,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f v_max_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B32,
@@ -3355,6 +3712,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 v_lshrrev_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I32,
@@ -3362,6 +3720,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 v_ashrrev_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B32,
@@ -3369,6 +3728,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 v_lshlrev_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_AND_B32,
@@ -3376,6 +3736,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 v_and_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_OR_B32,
@@ -3383,6 +3744,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 v_or_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XOR_B32,
@@ -3390,6 +3752,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 v_xor_b32_e32 v0, v4, v8
     None,
     Some(OpInfo {
@@ -3398,6 +3761,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 64512,
+        class: 32,
     }), // 0x017 v_fmamk_f32 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_FMAAK_F32,
@@ -3405,6 +3769,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 64512,
+        class: 64,
     }), // 0x018 v_fmaak_f32 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_CO_U32,
@@ -3412,6 +3777,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x019 v_add_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_CO_U32,
@@ -3419,6 +3785,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01a v_sub_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_CO_U32,
@@ -3426,6 +3793,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01b v_subrev_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_ADDC_CO_U32,
@@ -3433,6 +3801,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01c v_addc_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_SUBB_CO_U32,
@@ -3440,6 +3809,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d v_subb_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_SUBBREV_CO_U32,
@@ -3447,6 +3817,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e v_subbrev_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F16,
@@ -3454,6 +3825,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x01f v_add_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
@@ -3461,6 +3833,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x020 v_sub_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
@@ -3468,6 +3841,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x021 v_subrev_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
@@ -3475,6 +3849,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x022 v_mul_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
@@ -3482,6 +3857,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x023 v_mac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MADMK_F16,
@@ -3489,6 +3865,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 64768,
+        class: 32,
     }), // 0x024 v_madmk_f16 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_MADAK_F16,
@@ -3496,6 +3873,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 64768,
+        class: 64,
     }), // 0x025 v_madak_f16 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_U16,
@@ -3503,6 +3881,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x026 v_add_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U16,
@@ -3510,6 +3889,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x027 v_sub_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U16,
@@ -3517,6 +3897,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x028 v_subrev_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U16,
@@ -3524,6 +3905,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x029 v_mul_lo_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B16,
@@ -3531,6 +3913,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x02a v_lshlrev_b16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B16,
@@ -3538,6 +3921,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x02b v_lshrrev_b16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I16,
@@ -3545,6 +3929,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x02c v_ashrrev_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F16,
@@ -3552,6 +3937,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02d v_max_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
@@ -3559,6 +3945,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02e v_min_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
@@ -3566,6 +3953,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x02f v_max_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I16,
@@ -3573,6 +3961,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x030 v_max_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U16,
@@ -3580,6 +3969,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x031 v_min_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I16,
@@ -3587,6 +3977,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x032 v_min_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F16,
@@ -3594,6 +3985,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x033 v_ldexp_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
@@ -3601,6 +3993,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x034 v_add_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U32,
@@ -3608,6 +4001,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x035 v_sub_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U32,
@@ -3615,6 +4009,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x036 v_subrev_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_F16,
@@ -3622,6 +4017,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x037 v_dot2c_f32_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
@@ -3629,6 +4025,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x038 v_dot2c_i32_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT4C_I32_I8,
@@ -3636,6 +4033,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x039 v_dot4c_i32_i8_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT8C_I32_I4,
@@ -3643,6 +4041,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03a v_dot8c_i32_i4_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F32,
@@ -3650,6 +4049,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x03b v_fmac_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
@@ -3657,6 +4057,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x03c v_pk_fmac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
@@ -3664,6 +4065,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03d v_xnor_b32_e32 v0, v4, v8
 ];
 
@@ -3692,6 +4094,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x010 v_cmp_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
@@ -3699,6 +4102,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x011 v_cmpx_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
@@ -3706,6 +4110,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x012 v_cmp_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
@@ -3713,6 +4118,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x013 v_cmpx_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
@@ -3720,6 +4126,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x014 v_cmp_class_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
@@ -3727,6 +4134,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x015 v_cmpx_class_f16_e32 vcc, v4, v8
     None,
     None,
@@ -3744,6 +4152,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x020 v_cmp_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
@@ -3751,6 +4160,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x021 v_cmp_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
@@ -3758,6 +4168,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x022 v_cmp_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
@@ -3765,6 +4176,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x023 v_cmp_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
@@ -3772,6 +4184,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x024 v_cmp_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
@@ -3779,6 +4192,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x025 v_cmp_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
@@ -3786,6 +4200,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x026 v_cmp_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
@@ -3793,6 +4208,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x027 v_cmp_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
@@ -3800,6 +4216,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x028 v_cmp_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
@@ -3807,6 +4224,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x029 v_cmp_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
@@ -3814,6 +4232,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02a v_cmp_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
@@ -3821,6 +4240,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02b v_cmp_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
@@ -3828,6 +4248,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02c v_cmp_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
@@ -3835,6 +4256,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02d v_cmp_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
@@ -3842,6 +4264,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02e v_cmp_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
@@ -3849,6 +4272,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02f v_cmp_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
@@ -3856,6 +4280,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x030 v_cmpx_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
@@ -3863,6 +4288,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x031 v_cmpx_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
@@ -3870,6 +4296,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x032 v_cmpx_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
@@ -3877,6 +4304,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x033 v_cmpx_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
@@ -3884,6 +4312,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x034 v_cmpx_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
@@ -3891,6 +4320,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x035 v_cmpx_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
@@ -3898,6 +4328,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x036 v_cmpx_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
@@ -3905,6 +4336,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x037 v_cmpx_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
@@ -3912,6 +4344,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x038 v_cmpx_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
@@ -3919,6 +4352,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x039 v_cmpx_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
@@ -3926,6 +4360,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03a v_cmpx_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
@@ -3933,6 +4368,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03b v_cmpx_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
@@ -3940,6 +4376,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03c v_cmpx_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
@@ -3947,6 +4384,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03d v_cmpx_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
@@ -3954,6 +4392,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03e v_cmpx_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
@@ -3961,6 +4400,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03f v_cmpx_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
@@ -3968,6 +4408,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x040 v_cmp_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
@@ -3975,6 +4416,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x041 v_cmp_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
@@ -3982,6 +4424,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x042 v_cmp_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
@@ -3989,6 +4432,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x043 v_cmp_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
@@ -3996,6 +4440,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x044 v_cmp_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
@@ -4003,6 +4448,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x045 v_cmp_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
@@ -4010,6 +4456,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x046 v_cmp_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
@@ -4017,6 +4464,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x047 v_cmp_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
@@ -4024,6 +4472,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x048 v_cmp_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
@@ -4031,6 +4480,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x049 v_cmp_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
@@ -4038,6 +4488,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04a v_cmp_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
@@ -4045,6 +4496,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04b v_cmp_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
@@ -4052,6 +4504,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04c v_cmp_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
@@ -4059,6 +4512,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04d v_cmp_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
@@ -4066,6 +4520,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04e v_cmp_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
@@ -4073,6 +4528,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04f v_cmp_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
@@ -4080,6 +4536,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x050 v_cmpx_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
@@ -4087,6 +4544,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x051 v_cmpx_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
@@ -4094,6 +4552,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x052 v_cmpx_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
@@ -4101,6 +4560,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x053 v_cmpx_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
@@ -4108,6 +4568,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x054 v_cmpx_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
@@ -4115,6 +4576,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x055 v_cmpx_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
@@ -4122,6 +4584,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x056 v_cmpx_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
@@ -4129,6 +4592,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x057 v_cmpx_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
@@ -4136,6 +4600,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x058 v_cmpx_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
@@ -4143,6 +4608,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x059 v_cmpx_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
@@ -4150,6 +4616,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05a v_cmpx_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
@@ -4157,6 +4624,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05b v_cmpx_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
@@ -4164,6 +4632,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05c v_cmpx_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
@@ -4171,6 +4640,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05d v_cmpx_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
@@ -4178,6 +4648,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05e v_cmpx_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
@@ -4185,6 +4656,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05f v_cmpx_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
@@ -4192,6 +4664,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x060 v_cmp_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
@@ -4199,6 +4672,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x061 v_cmp_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
@@ -4206,6 +4680,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x062 v_cmp_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
@@ -4213,6 +4688,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x063 v_cmp_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
@@ -4220,6 +4696,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x064 v_cmp_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
@@ -4227,6 +4704,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x065 v_cmp_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
@@ -4234,6 +4712,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x066 v_cmp_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
@@ -4241,6 +4720,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x067 v_cmp_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
@@ -4248,6 +4728,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x068 v_cmp_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
@@ -4255,6 +4736,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x069 v_cmp_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
@@ -4262,6 +4744,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06a v_cmp_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
@@ -4269,6 +4752,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06b v_cmp_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
@@ -4276,6 +4760,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06c v_cmp_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
@@ -4283,6 +4768,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06d v_cmp_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
@@ -4290,6 +4776,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06e v_cmp_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
@@ -4297,6 +4784,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06f v_cmp_tru_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
@@ -4304,6 +4792,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x070 v_cmpx_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
@@ -4311,6 +4800,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x071 v_cmpx_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
@@ -4318,6 +4808,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x072 v_cmpx_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
@@ -4325,6 +4816,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x073 v_cmpx_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
@@ -4332,6 +4824,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x074 v_cmpx_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
@@ -4339,6 +4832,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x075 v_cmpx_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
@@ -4346,6 +4840,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x076 v_cmpx_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
@@ -4353,6 +4848,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x077 v_cmpx_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
@@ -4360,6 +4856,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x078 v_cmpx_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
@@ -4367,6 +4864,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x079 v_cmpx_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
@@ -4374,6 +4872,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07a v_cmpx_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
@@ -4381,6 +4880,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07b v_cmpx_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
@@ -4388,6 +4888,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07c v_cmpx_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
@@ -4395,6 +4896,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07d v_cmpx_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
@@ -4402,6 +4904,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07e v_cmpx_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
@@ -4409,6 +4912,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07f v_cmpx_tru_f64_e32 vcc, v[4:5], v[8:9]
     None,
     None,
@@ -4448,6 +4952,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a0 v_cmp_f_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I16,
@@ -4455,6 +4960,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a1 v_cmp_lt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I16,
@@ -4462,6 +4968,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a2 v_cmp_eq_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I16,
@@ -4469,6 +4976,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a3 v_cmp_le_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I16,
@@ -4476,6 +4984,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a4 v_cmp_gt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I16,
@@ -4483,6 +4992,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a5 v_cmp_ne_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I16,
@@ -4490,6 +5000,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a6 v_cmp_ge_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I16,
@@ -4497,6 +5008,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a7 v_cmp_t_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U16,
@@ -4504,6 +5016,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a8 v_cmp_f_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U16,
@@ -4511,6 +5024,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a9 v_cmp_lt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U16,
@@ -4518,6 +5032,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0aa v_cmp_eq_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U16,
@@ -4525,6 +5040,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ab v_cmp_le_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U16,
@@ -4532,6 +5048,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ac v_cmp_gt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U16,
@@ -4539,6 +5056,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ad v_cmp_ne_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U16,
@@ -4546,6 +5064,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ae v_cmp_ge_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U16,
@@ -4553,6 +5072,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0af v_cmp_t_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I16,
@@ -4560,6 +5080,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b0 v_cmpx_f_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I16,
@@ -4567,6 +5088,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I16,
@@ -4574,6 +5096,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I16,
@@ -4581,6 +5104,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I16,
@@ -4588,6 +5112,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I16,
@@ -4595,6 +5120,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I16,
@@ -4602,6 +5128,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I16,
@@ -4609,6 +5136,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b7 v_cmpx_t_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U16,
@@ -4616,6 +5144,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b8 v_cmpx_f_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U16,
@@ -4623,6 +5152,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U16,
@@ -4630,6 +5160,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U16,
@@ -4637,6 +5168,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0bb v_cmpx_le_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U16,
@@ -4644,6 +5176,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U16,
@@ -4651,6 +5184,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U16,
@@ -4658,6 +5192,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0be v_cmpx_ge_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U16,
@@ -4665,6 +5200,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0bf v_cmpx_t_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I32,
@@ -4672,6 +5208,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c0 v_cmp_f_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I32,
@@ -4679,6 +5216,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c1 v_cmp_lt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I32,
@@ -4686,6 +5224,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c2 v_cmp_eq_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I32,
@@ -4693,6 +5232,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c3 v_cmp_le_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I32,
@@ -4700,6 +5240,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c4 v_cmp_gt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I32,
@@ -4707,6 +5248,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c5 v_cmp_ne_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I32,
@@ -4714,6 +5256,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c6 v_cmp_ge_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I32,
@@ -4721,6 +5264,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c7 v_cmp_t_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U32,
@@ -4728,6 +5272,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c8 v_cmp_f_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U32,
@@ -4735,6 +5280,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c9 v_cmp_lt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U32,
@@ -4742,6 +5288,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ca v_cmp_eq_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U32,
@@ -4749,6 +5296,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cb v_cmp_le_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U32,
@@ -4756,6 +5304,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cc v_cmp_gt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U32,
@@ -4763,6 +5312,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cd v_cmp_ne_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U32,
@@ -4770,6 +5320,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ce v_cmp_ge_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U32,
@@ -4777,6 +5328,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cf v_cmp_t_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I32,
@@ -4784,6 +5336,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d0 v_cmpx_f_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I32,
@@ -4791,6 +5344,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d1 v_cmpx_lt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I32,
@@ -4798,6 +5352,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d2 v_cmpx_eq_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I32,
@@ -4805,6 +5360,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d3 v_cmpx_le_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I32,
@@ -4812,6 +5368,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d4 v_cmpx_gt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I32,
@@ -4819,6 +5376,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d5 v_cmpx_ne_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I32,
@@ -4826,6 +5384,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d6 v_cmpx_ge_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I32,
@@ -4833,6 +5392,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d7 v_cmpx_t_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U32,
@@ -4840,6 +5400,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d8 v_cmpx_f_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U32,
@@ -4847,6 +5408,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d9 v_cmpx_lt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U32,
@@ -4854,6 +5416,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0da v_cmpx_eq_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U32,
@@ -4861,6 +5424,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0db v_cmpx_le_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U32,
@@ -4868,6 +5432,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0dc v_cmpx_gt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U32,
@@ -4875,6 +5440,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0dd v_cmpx_ne_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U32,
@@ -4882,6 +5448,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0de v_cmpx_ge_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U32,
@@ -4889,6 +5456,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0df v_cmpx_t_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I64,
@@ -4896,6 +5464,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e0 v_cmp_f_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_I64,
@@ -4903,6 +5472,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e1 v_cmp_lt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_I64,
@@ -4910,6 +5480,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e2 v_cmp_eq_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_I64,
@@ -4917,6 +5488,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e3 v_cmp_le_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_I64,
@@ -4924,6 +5496,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e4 v_cmp_gt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_I64,
@@ -4931,6 +5504,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e5 v_cmp_ne_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_I64,
@@ -4938,6 +5512,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e6 v_cmp_ge_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_I64,
@@ -4945,6 +5520,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e7 v_cmp_t_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_F_U64,
@@ -4952,6 +5528,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e8 v_cmp_f_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_U64,
@@ -4959,6 +5536,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e9 v_cmp_lt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_U64,
@@ -4966,6 +5544,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ea v_cmp_eq_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_U64,
@@ -4973,6 +5552,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0eb v_cmp_le_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_U64,
@@ -4980,6 +5560,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ec v_cmp_gt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_U64,
@@ -4987,6 +5568,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ed v_cmp_ne_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_U64,
@@ -4994,6 +5576,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ee v_cmp_ge_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_U64,
@@ -5001,6 +5584,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ef v_cmp_t_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_I64,
@@ -5008,6 +5592,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f0 v_cmpx_f_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_I64,
@@ -5015,6 +5600,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f1 v_cmpx_lt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I64,
@@ -5022,6 +5608,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f2 v_cmpx_eq_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_I64,
@@ -5029,6 +5616,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f3 v_cmpx_le_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_I64,
@@ -5036,6 +5624,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f4 v_cmpx_gt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_I64,
@@ -5043,6 +5632,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f5 v_cmpx_ne_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_I64,
@@ -5050,6 +5640,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f6 v_cmpx_ge_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_I64,
@@ -5057,6 +5648,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f7 v_cmpx_t_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_U64,
@@ -5064,6 +5656,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f8 v_cmpx_f_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_U64,
@@ -5071,6 +5664,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f9 v_cmpx_lt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U64,
@@ -5078,6 +5672,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fa v_cmpx_eq_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_U64,
@@ -5085,6 +5680,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fb v_cmpx_le_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_U64,
@@ -5092,6 +5688,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fc v_cmpx_gt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_U64,
@@ -5099,6 +5696,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fd v_cmpx_ne_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_U64,
@@ -5106,6 +5704,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fe v_cmpx_ge_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_U64,
@@ -5113,6 +5712,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ff v_cmpx_t_u64_e32 vcc, v[4:5], v[8:9]
 ];
 
@@ -5141,6 +5741,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x010 v_cmp_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
@@ -5148,6 +5749,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x011 v_cmpx_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
@@ -5155,6 +5757,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x012 v_cmp_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
@@ -5162,6 +5765,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x013 v_cmpx_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
@@ -5169,6 +5773,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x014 v_cmp_class_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
@@ -5176,6 +5781,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x015 v_cmpx_class_f16_e64 s[0:1], v4, v8
     None,
     None,
@@ -5193,6 +5799,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x020 v_cmp_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
@@ -5200,6 +5807,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x021 v_cmp_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
@@ -5207,6 +5815,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x022 v_cmp_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
@@ -5214,6 +5823,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x023 v_cmp_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
@@ -5221,6 +5831,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x024 v_cmp_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
@@ -5228,6 +5839,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x025 v_cmp_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
@@ -5235,6 +5847,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x026 v_cmp_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
@@ -5242,6 +5855,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x027 v_cmp_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
@@ -5249,6 +5863,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x028 v_cmp_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
@@ -5256,6 +5871,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x029 v_cmp_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
@@ -5263,6 +5879,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02a v_cmp_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
@@ -5270,6 +5887,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02b v_cmp_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
@@ -5277,6 +5895,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02c v_cmp_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
@@ -5284,6 +5903,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02d v_cmp_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
@@ -5291,6 +5911,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02e v_cmp_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
@@ -5298,6 +5919,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02f v_cmp_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
@@ -5305,6 +5927,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x030 v_cmpx_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
@@ -5312,6 +5935,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x031 v_cmpx_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
@@ -5319,6 +5943,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x032 v_cmpx_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
@@ -5326,6 +5951,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x033 v_cmpx_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
@@ -5333,6 +5959,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x034 v_cmpx_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
@@ -5340,6 +5967,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x035 v_cmpx_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
@@ -5347,6 +5975,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x036 v_cmpx_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
@@ -5354,6 +5983,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x037 v_cmpx_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
@@ -5361,6 +5991,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x038 v_cmpx_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
@@ -5368,6 +5999,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x039 v_cmpx_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
@@ -5375,6 +6007,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03a v_cmpx_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
@@ -5382,6 +6015,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03b v_cmpx_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
@@ -5389,6 +6023,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03c v_cmpx_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
@@ -5396,6 +6031,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03d v_cmpx_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
@@ -5403,6 +6039,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03e v_cmpx_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
@@ -5410,6 +6047,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03f v_cmpx_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
@@ -5417,6 +6055,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x040 v_cmp_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
@@ -5424,6 +6063,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x041 v_cmp_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
@@ -5431,6 +6071,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x042 v_cmp_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
@@ -5438,6 +6079,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x043 v_cmp_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
@@ -5445,6 +6087,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x044 v_cmp_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
@@ -5452,6 +6095,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x045 v_cmp_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
@@ -5459,6 +6103,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x046 v_cmp_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
@@ -5466,6 +6111,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x047 v_cmp_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
@@ -5473,6 +6119,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x048 v_cmp_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
@@ -5480,6 +6127,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x049 v_cmp_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
@@ -5487,6 +6135,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04a v_cmp_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
@@ -5494,6 +6143,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04b v_cmp_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
@@ -5501,6 +6151,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04c v_cmp_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
@@ -5508,6 +6159,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04d v_cmp_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
@@ -5515,6 +6167,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04e v_cmp_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
@@ -5522,6 +6175,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04f v_cmp_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
@@ -5529,6 +6183,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x050 v_cmpx_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
@@ -5536,6 +6191,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x051 v_cmpx_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
@@ -5543,6 +6199,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x052 v_cmpx_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
@@ -5550,6 +6207,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x053 v_cmpx_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
@@ -5557,6 +6215,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x054 v_cmpx_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
@@ -5564,6 +6223,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x055 v_cmpx_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
@@ -5571,6 +6231,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x056 v_cmpx_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
@@ -5578,6 +6239,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x057 v_cmpx_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
@@ -5585,6 +6247,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x058 v_cmpx_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
@@ -5592,6 +6255,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x059 v_cmpx_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
@@ -5599,6 +6263,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05a v_cmpx_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
@@ -5606,6 +6271,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05b v_cmpx_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
@@ -5613,6 +6279,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05c v_cmpx_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
@@ -5620,6 +6287,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05d v_cmpx_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
@@ -5627,6 +6295,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05e v_cmpx_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
@@ -5634,6 +6303,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05f v_cmpx_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
@@ -5641,6 +6311,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x060 v_cmp_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
@@ -5648,6 +6319,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x061 v_cmp_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
@@ -5655,6 +6327,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x062 v_cmp_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
@@ -5662,6 +6335,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x063 v_cmp_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
@@ -5669,6 +6343,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x064 v_cmp_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
@@ -5676,6 +6351,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x065 v_cmp_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
@@ -5683,6 +6359,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x066 v_cmp_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
@@ -5690,6 +6367,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x067 v_cmp_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
@@ -5697,6 +6375,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x068 v_cmp_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
@@ -5704,6 +6383,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x069 v_cmp_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
@@ -5711,6 +6391,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06a v_cmp_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
@@ -5718,6 +6399,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06b v_cmp_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
@@ -5725,6 +6407,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06c v_cmp_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
@@ -5732,6 +6415,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06d v_cmp_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
@@ -5739,6 +6423,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06e v_cmp_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
@@ -5746,6 +6431,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06f v_cmp_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
@@ -5753,6 +6439,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x070 v_cmpx_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
@@ -5760,6 +6447,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x071 v_cmpx_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
@@ -5767,6 +6455,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x072 v_cmpx_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
@@ -5774,6 +6463,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x073 v_cmpx_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
@@ -5781,6 +6471,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x074 v_cmpx_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
@@ -5788,6 +6479,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x075 v_cmpx_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
@@ -5795,6 +6487,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x076 v_cmpx_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
@@ -5802,6 +6495,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x077 v_cmpx_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
@@ -5809,6 +6503,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x078 v_cmpx_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
@@ -5816,6 +6511,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x079 v_cmpx_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
@@ -5823,6 +6519,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07a v_cmpx_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
@@ -5830,6 +6527,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07b v_cmpx_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
@@ -5837,6 +6535,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07c v_cmpx_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
@@ -5844,6 +6543,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07d v_cmpx_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
@@ -5851,6 +6551,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07e v_cmpx_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
@@ -5858,6 +6559,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07f v_cmpx_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     None,
     None,
@@ -5897,6 +6599,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a0 v_cmp_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I16,
@@ -5904,6 +6607,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a1 v_cmp_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I16,
@@ -5911,6 +6615,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a2 v_cmp_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I16,
@@ -5918,6 +6623,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a3 v_cmp_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I16,
@@ -5925,6 +6631,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a4 v_cmp_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I16,
@@ -5932,6 +6639,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a5 v_cmp_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I16,
@@ -5939,6 +6647,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a6 v_cmp_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I16,
@@ -5946,6 +6655,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a7 v_cmp_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U16,
@@ -5953,6 +6663,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a8 v_cmp_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U16,
@@ -5960,6 +6671,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a9 v_cmp_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U16,
@@ -5967,6 +6679,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0aa v_cmp_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U16,
@@ -5974,6 +6687,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ab v_cmp_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U16,
@@ -5981,6 +6695,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ac v_cmp_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U16,
@@ -5988,6 +6703,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ad v_cmp_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U16,
@@ -5995,6 +6711,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ae v_cmp_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U16,
@@ -6002,6 +6719,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0af v_cmp_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I16,
@@ -6009,6 +6727,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b0 v_cmpx_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I16,
@@ -6016,6 +6735,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I16,
@@ -6023,6 +6743,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I16,
@@ -6030,6 +6751,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I16,
@@ -6037,6 +6759,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I16,
@@ -6044,6 +6767,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I16,
@@ -6051,6 +6775,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I16,
@@ -6058,6 +6783,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b7 v_cmpx_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U16,
@@ -6065,6 +6791,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b8 v_cmpx_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U16,
@@ -6072,6 +6799,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U16,
@@ -6079,6 +6807,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U16,
@@ -6086,6 +6815,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bb v_cmpx_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U16,
@@ -6093,6 +6823,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U16,
@@ -6100,6 +6831,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U16,
@@ -6107,6 +6839,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0be v_cmpx_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U16,
@@ -6114,6 +6847,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bf v_cmpx_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I32,
@@ -6121,6 +6855,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c0 v_cmp_f_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I32,
@@ -6128,6 +6863,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c1 v_cmp_lt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I32,
@@ -6135,6 +6871,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c2 v_cmp_eq_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I32,
@@ -6142,6 +6879,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c3 v_cmp_le_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I32,
@@ -6149,6 +6887,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c4 v_cmp_gt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I32,
@@ -6156,6 +6895,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c5 v_cmp_ne_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I32,
@@ -6163,6 +6903,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c6 v_cmp_ge_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I32,
@@ -6170,6 +6911,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c7 v_cmp_t_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U32,
@@ -6177,6 +6919,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c8 v_cmp_f_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U32,
@@ -6184,6 +6927,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c9 v_cmp_lt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U32,
@@ -6191,6 +6935,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ca v_cmp_eq_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U32,
@@ -6198,6 +6943,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cb v_cmp_le_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U32,
@@ -6205,6 +6951,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cc v_cmp_gt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U32,
@@ -6212,6 +6959,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cd v_cmp_ne_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U32,
@@ -6219,6 +6967,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ce v_cmp_ge_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U32,
@@ -6226,6 +6975,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cf v_cmp_t_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I32,
@@ -6233,6 +6983,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d0 v_cmpx_f_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I32,
@@ -6240,6 +6991,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d1 v_cmpx_lt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I32,
@@ -6247,6 +6999,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d2 v_cmpx_eq_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I32,
@@ -6254,6 +7007,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d3 v_cmpx_le_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I32,
@@ -6261,6 +7015,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d4 v_cmpx_gt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I32,
@@ -6268,6 +7023,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d5 v_cmpx_ne_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I32,
@@ -6275,6 +7031,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d6 v_cmpx_ge_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I32,
@@ -6282,6 +7039,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d7 v_cmpx_t_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U32,
@@ -6289,6 +7047,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d8 v_cmpx_f_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U32,
@@ -6296,6 +7055,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d9 v_cmpx_lt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U32,
@@ -6303,6 +7063,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0da v_cmpx_eq_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U32,
@@ -6310,6 +7071,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0db v_cmpx_le_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U32,
@@ -6317,6 +7079,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0dc v_cmpx_gt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U32,
@@ -6324,6 +7087,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0dd v_cmpx_ne_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U32,
@@ -6331,6 +7095,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0de v_cmpx_ge_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U32,
@@ -6338,6 +7103,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0df v_cmpx_t_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I64,
@@ -6345,6 +7111,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e0 v_cmp_f_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_I64,
@@ -6352,6 +7119,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e1 v_cmp_lt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_I64,
@@ -6359,6 +7127,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e2 v_cmp_eq_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_I64,
@@ -6366,6 +7135,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e3 v_cmp_le_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_I64,
@@ -6373,6 +7143,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e4 v_cmp_gt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_I64,
@@ -6380,6 +7151,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e5 v_cmp_ne_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_I64,
@@ -6387,6 +7159,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e6 v_cmp_ge_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_I64,
@@ -6394,6 +7167,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e7 v_cmp_t_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_F_U64,
@@ -6401,6 +7175,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e8 v_cmp_f_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_U64,
@@ -6408,6 +7183,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e9 v_cmp_lt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_U64,
@@ -6415,6 +7191,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ea v_cmp_eq_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_U64,
@@ -6422,6 +7199,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0eb v_cmp_le_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_U64,
@@ -6429,6 +7207,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ec v_cmp_gt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_U64,
@@ -6436,6 +7215,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ed v_cmp_ne_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_U64,
@@ -6443,6 +7223,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ee v_cmp_ge_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_U64,
@@ -6450,6 +7231,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ef v_cmp_t_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_I64,
@@ -6457,6 +7239,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f0 v_cmpx_f_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_I64,
@@ -6464,6 +7247,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f1 v_cmpx_lt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I64,
@@ -6471,6 +7255,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f2 v_cmpx_eq_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_I64,
@@ -6478,6 +7263,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f3 v_cmpx_le_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_I64,
@@ -6485,6 +7271,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f4 v_cmpx_gt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_I64,
@@ -6492,6 +7279,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f5 v_cmpx_ne_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_I64,
@@ -6499,6 +7287,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f6 v_cmpx_ge_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_I64,
@@ -6506,6 +7295,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f7 v_cmpx_t_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_U64,
@@ -6513,6 +7303,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f8 v_cmpx_f_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_U64,
@@ -6520,6 +7311,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f9 v_cmpx_lt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U64,
@@ -6527,6 +7319,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fa v_cmpx_eq_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_U64,
@@ -6534,6 +7327,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fb v_cmpx_le_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_U64,
@@ -6541,6 +7335,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fc v_cmpx_gt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_U64,
@@ -6548,6 +7343,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fd v_cmpx_ne_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_U64,
@@ -6555,6 +7351,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fe v_cmpx_ge_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_U64,
@@ -6562,6 +7359,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ff v_cmpx_t_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CNDMASK_B32,
@@ -6569,6 +7367,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x100 v_cndmask_b32_e64 v0, v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F32,
@@ -6576,6 +7375,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x101 v_add_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
@@ -6583,6 +7383,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x102 v_sub_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
@@ -6590,6 +7391,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x103 v_subrev_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
@@ -6597,6 +7399,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x104 v_fmac_f64_e64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
@@ -6604,6 +7407,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x105 v_mul_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
@@ -6611,6 +7415,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x106 v_mul_i32_i24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32_I24,
@@ -6618,6 +7423,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x107 v_mul_hi_i32_i24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_U32_U24,
@@ -6625,6 +7431,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x108 v_mul_u32_u24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32_U24,
@@ -6632,6 +7439,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x109 v_mul_hi_u32_u24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F32,
@@ -6639,6 +7447,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x10a v_min_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
@@ -6646,6 +7455,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x10b v_max_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
@@ -6653,6 +7463,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x10c v_min_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I32,
@@ -6660,6 +7471,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x10d v_max_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U32,
@@ -6667,6 +7479,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x10e v_min_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U32,
@@ -6674,6 +7487,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x10f v_max_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B32,
@@ -6681,6 +7495,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x110 v_lshrrev_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I32,
@@ -6688,6 +7503,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x111 v_ashrrev_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B32,
@@ -6695,6 +7511,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x112 v_lshlrev_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_AND_B32,
@@ -6702,6 +7519,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x113 v_and_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_OR_B32,
@@ -6709,6 +7527,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x114 v_or_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XOR_B32,
@@ -6716,6 +7535,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x115 v_xor_b32_e64 v0, v4, v8
     None,
     None,
@@ -6726,6 +7546,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x119 v_add_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_SUB_CO_U32,
@@ -6733,6 +7554,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11a v_sub_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_CO_U32,
@@ -6740,6 +7562,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11b v_subrev_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_ADDC_CO_U32,
@@ -6747,6 +7570,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11c v_addc_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_SUBB_CO_U32,
@@ -6754,6 +7578,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11d v_subb_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_SUBBREV_CO_U32,
@@ -6761,6 +7586,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11e v_subbrev_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F16,
@@ -6768,6 +7594,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x11f v_add_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
@@ -6775,6 +7602,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x120 v_sub_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
@@ -6782,6 +7610,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x121 v_subrev_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
@@ -6789,6 +7618,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x122 v_mul_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
@@ -6796,6 +7626,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x123 v_mac_f16_e64 v0, v4, v8
     None,
     None,
@@ -6805,6 +7636,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x126 v_add_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U16,
@@ -6812,6 +7644,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x127 v_sub_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U16,
@@ -6819,6 +7652,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x128 v_subrev_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U16,
@@ -6826,6 +7660,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x129 v_mul_lo_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B16,
@@ -6833,6 +7668,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x12a v_lshlrev_b16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B16,
@@ -6840,6 +7676,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x12b v_lshrrev_b16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I16,
@@ -6847,6 +7684,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x12c v_ashrrev_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F16,
@@ -6854,6 +7692,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x12d v_max_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
@@ -6861,6 +7700,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x12e v_min_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
@@ -6868,6 +7708,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x12f v_max_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I16,
@@ -6875,6 +7716,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x130 v_max_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U16,
@@ -6882,6 +7724,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x131 v_min_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I16,
@@ -6889,6 +7732,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x132 v_min_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F16,
@@ -6896,6 +7740,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x133 v_ldexp_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
@@ -6903,6 +7748,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x134 v_add_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U32,
@@ -6910,6 +7756,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x135 v_sub_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U32,
@@ -6917,6 +7764,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x136 v_subrev_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_F16,
@@ -6924,6 +7772,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x137 v_dot2c_f32_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
@@ -6931,6 +7780,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x138 v_dot2c_i32_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT4C_I32_I8,
@@ -6938,6 +7788,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x139 v_dot4c_i32_i8_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT8C_I32_I4,
@@ -6945,6 +7796,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x13a v_dot8c_i32_i4_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F32,
@@ -6952,6 +7804,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x13b v_fmac_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
@@ -6959,6 +7812,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x13c v_pk_fmac_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
@@ -6966,6 +7820,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x13d v_xnor_b32_e64 v0, v4, v8
     None,
     None,
@@ -6975,6 +7830,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x140 v_nop
     Some(OpInfo {
         op: Op::V_MOV_B32,
@@ -6982,6 +7838,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x141 v_mov_b32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -6990,6 +7847,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x143 v_cvt_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
@@ -6997,6 +7855,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x144 v_cvt_f64_i32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_I32,
@@ -7004,6 +7863,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x145 v_cvt_f32_i32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_U32,
@@ -7011,6 +7871,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x146 v_cvt_f32_u32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F32,
@@ -7018,6 +7879,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x147 v_cvt_u32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
@@ -7025,6 +7887,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x148 v_cvt_i32_f32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -7033,6 +7896,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x14a v_cvt_f16_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
@@ -7040,6 +7904,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x14b v_cvt_f32_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
@@ -7047,6 +7912,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x14c v_cvt_rpi_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
@@ -7054,6 +7920,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x14d v_cvt_flr_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
@@ -7061,6 +7928,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x14e v_cvt_off_f32_i4_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F64,
@@ -7068,6 +7936,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x14f v_cvt_f32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
@@ -7075,6 +7944,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x150 v_cvt_f64_f32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
@@ -7082,6 +7952,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x151 v_cvt_f32_ubyte0_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE1,
@@ -7089,6 +7960,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x152 v_cvt_f32_ubyte1_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE2,
@@ -7096,6 +7968,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x153 v_cvt_f32_ubyte2_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE3,
@@ -7103,6 +7976,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x154 v_cvt_f32_ubyte3_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F64,
@@ -7110,6 +7984,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x155 v_cvt_u32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
@@ -7117,6 +7992,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x156 v_cvt_f64_u32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_TRUNC_F64,
@@ -7124,6 +8000,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x157 v_trunc_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
@@ -7131,6 +8008,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x158 v_ceil_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
@@ -7138,6 +8016,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x159 v_rndne_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
@@ -7145,6 +8024,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15a v_floor_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
@@ -7152,6 +8032,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15b v_fract_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
@@ -7159,6 +8040,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15c v_trunc_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
@@ -7166,6 +8048,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15d v_ceil_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
@@ -7173,6 +8056,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15e v_rndne_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
@@ -7180,6 +8064,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15f v_floor_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
@@ -7187,6 +8072,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x160 v_exp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
@@ -7194,6 +8080,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x161 v_log_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
@@ -7201,6 +8088,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x162 v_rcp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
@@ -7208,6 +8096,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x163 v_rcp_iflag_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
@@ -7215,6 +8104,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x164 v_rsq_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
@@ -7222,6 +8112,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x165 v_rcp_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
@@ -7229,6 +8120,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x166 v_rsq_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
@@ -7236,6 +8128,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x167 v_sqrt_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
@@ -7243,6 +8136,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x168 v_sqrt_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
@@ -7250,6 +8144,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x169 v_sin_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
@@ -7257,6 +8152,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x16a v_cos_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
@@ -7264,6 +8160,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16b v_not_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_BFREV_B32,
@@ -7271,6 +8168,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16c v_bfrev_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_U32,
@@ -7278,6 +8176,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16d v_ffbh_u32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBL_B32,
@@ -7285,6 +8184,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16e v_ffbl_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_I32,
@@ -7292,6 +8192,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16f v_ffbh_i32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F64,
@@ -7299,6 +8200,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x170 v_frexp_exp_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
@@ -7306,6 +8208,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x171 v_frexp_mant_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
@@ -7313,6 +8216,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x172 v_fract_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
@@ -7320,6 +8224,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x173 v_frexp_exp_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
@@ -7327,6 +8232,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x174 v_frexp_mant_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
@@ -7334,6 +8240,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x175 v_clrexcp
     None,
     Some(OpInfo {
@@ -7342,6 +8249,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x177 v_screen_partition_4se_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_MOV_B64,
@@ -7349,6 +8257,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x178 v_mov_b64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F16_U16,
@@ -7356,6 +8265,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x179 v_cvt_f16_u16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F16_I16,
@@ -7363,6 +8273,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x17a v_cvt_f16_i16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U16_F16,
@@ -7370,6 +8281,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17b v_cvt_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
@@ -7377,6 +8289,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17c v_cvt_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
@@ -7384,6 +8297,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17d v_rcp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
@@ -7391,6 +8305,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17e v_sqrt_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
@@ -7398,6 +8313,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17f v_rsq_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
@@ -7405,6 +8321,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x180 v_log_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
@@ -7412,6 +8329,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x181 v_exp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
@@ -7419,6 +8337,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x182 v_frexp_mant_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
@@ -7426,6 +8345,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x183 v_frexp_exp_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
@@ -7433,6 +8353,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x184 v_floor_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
@@ -7440,6 +8361,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x185 v_ceil_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
@@ -7447,6 +8369,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x186 v_trunc_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
@@ -7454,6 +8377,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x187 v_rndne_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
@@ -7461,6 +8385,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x188 v_fract_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
@@ -7468,6 +8393,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x189 v_sin_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
@@ -7475,6 +8401,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18a v_cos_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
@@ -7482,6 +8409,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18b v_exp_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
@@ -7489,6 +8417,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18c v_log_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
@@ -7496,6 +8425,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18d v_cvt_norm_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
@@ -7503,6 +8433,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18e v_cvt_norm_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
@@ -7510,6 +8441,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x18f v_sat_pk_u8_i16_e64 v0, v4
     None,
     None,
@@ -7521,6 +8453,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x194 v_cvt_f32_fp8_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF8,
@@ -7528,6 +8461,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x195 v_cvt_f32_bf8_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_FP8,
@@ -7535,6 +8469,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x196 v_cvt_pk_f32_fp8_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_BF8,
@@ -7542,6 +8477,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x197 v_cvt_pk_f32_bf8_e64 v[0:1], v4
     None,
     None,
@@ -7591,6 +8527,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1c2 v_mad_i32_i24 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U32_U24,
@@ -7598,6 +8535,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1c3 v_mad_u32_u24 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEID_F32,
@@ -7605,6 +8543,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1c4 v_cubeid_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBESC_F32,
@@ -7612,6 +8551,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1c5 v_cubesc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBETC_F32,
@@ -7619,6 +8559,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1c6 v_cubetc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEMA_F32,
@@ -7626,6 +8567,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1c7 v_cubema_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_U32,
@@ -7633,6 +8575,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1c8 v_bfe_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_I32,
@@ -7640,6 +8583,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1c9 v_bfe_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFI_B32,
@@ -7647,6 +8591,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1ca v_bfi_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F32,
@@ -7654,6 +8599,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1cb v_fma_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F64,
@@ -7661,6 +8607,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1cc v_fma_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_LERP_U8,
@@ -7668,6 +8615,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1cd v_lerp_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ALIGNBIT_B32,
@@ -7675,6 +8623,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1ce v_alignbit_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ALIGNBYTE_B32,
@@ -7682,6 +8631,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1cf v_alignbyte_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_F32,
@@ -7689,6 +8639,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1d0 v_min3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I32,
@@ -7696,6 +8647,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d1 v_min3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_U32,
@@ -7703,6 +8655,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d2 v_min3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_F32,
@@ -7710,6 +8663,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1d3 v_max3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I32,
@@ -7717,6 +8671,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d4 v_max3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_U32,
@@ -7724,6 +8679,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d5 v_max3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_F32,
@@ -7731,6 +8687,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1d6 v_med3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I32,
@@ -7738,6 +8695,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d7 v_med3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_U32,
@@ -7745,6 +8703,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d8 v_med3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U8,
@@ -7752,6 +8711,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1d9 v_sad_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_HI_U8,
@@ -7759,6 +8719,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1da v_sad_hi_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U16,
@@ -7766,6 +8727,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1db v_sad_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U32,
@@ -7773,6 +8735,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1dc v_sad_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PK_U8_F32,
@@ -7780,6 +8743,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x1dd v_cvt_pk_u8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F32,
@@ -7787,6 +8751,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1de v_div_fixup_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F64,
@@ -7794,6 +8759,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1df v_div_fixup_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F32,
@@ -7801,6 +8767,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 57350,
+        class: 0,
     }), // 0x1e0 v_div_scale_f32 v0, s[0:1], v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F64,
@@ -7808,6 +8775,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 57350,
+        class: 0,
     }), // 0x1e1 v_div_scale_f64 v[0:1], s[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F32,
@@ -7815,6 +8783,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1e2 v_div_fmas_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F64,
@@ -7822,6 +8791,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1e3 v_div_fmas_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MSAD_U8,
@@ -7829,6 +8799,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e4 v_msad_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_QSAD_PK_U16_U8,
@@ -7836,6 +8807,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e5 v_qsad_pk_u16_u8 v[0:1], v[4:5], v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MQSAD_PK_U16_U8,
@@ -7843,6 +8815,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e6 v_mqsad_pk_u16_u8 v[0:1], v[4:5], v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MQSAD_U32_U8,
@@ -7850,6 +8823,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [4, 2, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e7 v_mqsad_u32_u8 v[0:3], v[4:5], v8, v[16:19]
     Some(OpInfo {
         op: Op::V_MAD_U64_U32,
@@ -7857,6 +8831,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e8 v_mad_u64_u32 v[0:1], s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MAD_I64_I32,
@@ -7864,6 +8839,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e9 v_mad_i64_i32 v[0:1], s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_F16,
@@ -7871,6 +8847,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1ea v_mad_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_U16,
@@ -7878,6 +8855,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1eb v_mad_legacy_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_I16,
@@ -7885,6 +8863,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1ec v_mad_legacy_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_PERM_B32,
@@ -7892,6 +8871,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1ed v_perm_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_LEGACY_F16,
@@ -7899,6 +8879,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1ee v_fma_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_LEGACY_F16,
@@ -7906,6 +8887,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1ef v_div_fixup_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PKACCUM_U8_F32,
@@ -7913,6 +8895,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x1f0 v_cvt_pkaccum_u8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAD_U32_U16,
@@ -7920,6 +8903,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f1 v_mad_u32_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_I32_I16,
@@ -7927,6 +8911,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f2 v_mad_i32_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_XAD_U32,
@@ -7934,6 +8919,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1f3 v_xad_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_F16,
@@ -7941,6 +8927,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x1f4 v_min3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I16,
@@ -7948,6 +8935,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f5 v_min3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_U16,
@@ -7955,6 +8943,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f6 v_min3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_F16,
@@ -7962,6 +8951,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x1f7 v_max3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I16,
@@ -7969,6 +8959,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f8 v_max3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_U16,
@@ -7976,6 +8967,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f9 v_max3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_F16,
@@ -7983,6 +8975,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x1fa v_med3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I16,
@@ -7990,6 +8983,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1fb v_med3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_U16,
@@ -7997,6 +8991,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1fc v_med3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U32,
@@ -8004,6 +8999,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1fd v_lshl_add_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ADD_LSHL_U32,
@@ -8011,6 +9007,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1fe v_add_lshl_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ADD3_U32,
@@ -8018,6 +9015,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1ff v_add3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_OR_B32,
@@ -8025,6 +9023,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x200 v_lshl_or_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_AND_OR_B32,
@@ -8032,6 +9031,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x201 v_and_or_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_OR3_B32,
@@ -8039,6 +9039,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x202 v_or3_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_F16,
@@ -8046,6 +9047,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x203 v_mad_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U16,
@@ -8053,6 +9055,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x204 v_mad_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_I16,
@@ -8060,6 +9063,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x205 v_mad_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F16,
@@ -8067,6 +9071,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x206 v_fma_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F16,
@@ -8074,6 +9079,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x207 v_div_fixup_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U64,
@@ -8081,6 +9087,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x208 v_lshl_add_u64 v[0:1], v[4:5], v8, v[16:17]
     None,
     None,
@@ -8207,6 +9214,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x280 v_add_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F64,
@@ -8214,6 +9222,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x281 v_mul_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MIN_F64,
@@ -8221,6 +9230,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x282 v_min_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MAX_F64,
@@ -8228,6 +9238,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x283 v_max_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_LDEXP_F64,
@@ -8235,6 +9246,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x284 v_ldexp_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U32,
@@ -8242,6 +9254,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x285 v_mul_lo_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32,
@@ -8249,6 +9262,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x286 v_mul_hi_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32,
@@ -8256,6 +9270,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x287 v_mul_hi_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F32,
@@ -8263,6 +9278,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x288 v_ldexp_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_READLANE_B32,
@@ -8270,6 +9286,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 0, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x289 v_readlane_b32 s0, v4, s6
     Some(OpInfo {
         op: Op::V_WRITELANE_B32,
@@ -8277,6 +9294,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x28a v_writelane_b32 v0, s4, s6
     Some(OpInfo {
         op: Op::V_BCNT_U32_B32,
@@ -8284,6 +9302,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x28b v_bcnt_u32_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MBCNT_LO_U32_B32,
@@ -8291,6 +9310,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x28c v_mbcnt_lo_u32_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MBCNT_HI_U32_B32,
@@ -8298,6 +9318,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x28d v_mbcnt_hi_u32_b32 v0, v4, v8
     None,
     Some(OpInfo {
@@ -8306,6 +9327,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x28f v_lshlrev_b64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_LSHRREV_B64,
@@ -8313,6 +9335,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x290 v_lshrrev_b64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_ASHRREV_I64,
@@ -8320,6 +9343,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x291 v_ashrrev_i64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_TRIG_PREOP_F64,
@@ -8327,6 +9351,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x292 v_trig_preop_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_BFM_B32,
@@ -8334,6 +9359,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x293 v_bfm_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_I16_F32,
@@ -8341,6 +9367,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x294 v_cvt_pknorm_i16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F32,
@@ -8348,6 +9375,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x295 v_cvt_pknorm_u16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKRTZ_F16_F32,
@@ -8355,6 +9383,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x296 v_cvt_pkrtz_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_U16_U32,
@@ -8362,6 +9391,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x297 v_cvt_pk_u16_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_I16_I32,
@@ -8369,6 +9399,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x298 v_cvt_pk_i16_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_I16_F16,
@@ -8376,6 +9407,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27651,
+        class: 0,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F16,
@@ -8383,6 +9415,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27651,
+        class: 0,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
     Some(OpInfo {
@@ -8391,6 +9424,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x29c v_add_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I32,
@@ -8398,6 +9432,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x29d v_sub_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_I16,
@@ -8405,6 +9440,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x29e v_add_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I16,
@@ -8412,6 +9448,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x29f v_sub_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PACK_B32_F16,
@@ -8419,6 +9456,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27651,
+        class: 0,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LEGACY_F32,
@@ -8426,6 +9464,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x2a1 v_mul_legacy_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_FP8_F32,
@@ -8433,6 +9472,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x2a2 v_cvt_pk_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF8_F32,
@@ -8440,6 +9480,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x2a3 v_cvt_pk_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_FP8_F32,
@@ -8447,6 +9488,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9217,
+        class: 0,
     }), // 0x2a4 v_cvt_sr_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF8_F32,
@@ -8454,6 +9496,7 @@ pub static GFX942_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9217,
+        class: 0,
     }), // 0x2a5 v_cvt_sr_bf8_f32 v0, v4, v8
     None,
     None,
@@ -8684,6 +9727,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x000 v_pk_mad_i16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_LO_U16,
@@ -8691,6 +9735,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x001 v_pk_mul_lo_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_I16,
@@ -8698,6 +9743,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x002 v_pk_add_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_I16,
@@ -8705,6 +9751,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x003 v_pk_sub_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHLREV_B16,
@@ -8712,6 +9759,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x004 v_pk_lshlrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHRREV_B16,
@@ -8719,6 +9767,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x005 v_pk_lshrrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ASHRREV_I16,
@@ -8726,6 +9775,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x006 v_pk_ashrrev_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_I16,
@@ -8733,6 +9783,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x007 v_pk_max_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_I16,
@@ -8740,6 +9791,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x008 v_pk_min_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAD_U16,
@@ -8747,6 +9799,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x009 v_pk_mad_u16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_U16,
@@ -8754,6 +9807,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00a v_pk_add_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_U16,
@@ -8761,6 +9815,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00b v_pk_sub_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_U16,
@@ -8768,6 +9823,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00c v_pk_max_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_U16,
@@ -8775,6 +9831,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00d v_pk_min_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_FMA_F16,
@@ -8782,6 +9839,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00e v_pk_fma_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F16,
@@ -8789,6 +9847,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00f v_pk_add_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F16,
@@ -8796,6 +9855,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x010 v_pk_mul_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_F16,
@@ -8803,6 +9863,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x011 v_pk_min_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_F16,
@@ -8810,6 +9871,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x012 v_pk_max_f16 v0, v4, v8 op_sel_hi:[0,0]
     None,
     None,
@@ -8830,6 +9892,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 11,
+        class: 0,
     }), // 0x020 v_fma_mix_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_MIXLO_F16,
@@ -8837,6 +9900,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 11,
+        class: 0,
     }), // 0x021 v_fma_mixlo_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_MIXHI_F16,
@@ -8844,6 +9908,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 11,
+        class: 0,
     }), // 0x022 v_fma_mixhi_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT2_F32_F16,
@@ -8851,6 +9916,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x023 v_dot2_f32_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     None,
     None,
@@ -8860,6 +9926,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x026 v_dot2_i32_i16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_DOT2_U32_U16,
@@ -8867,6 +9934,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x027 v_dot2_u32_u16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_DOT4_I32_I8,
@@ -8874,6 +9942,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 50,
+        class: 0,
     }), // 0x028 v_dot4_i32_i8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT4_U32_U8,
@@ -8881,6 +9950,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 50,
+        class: 0,
     }), // 0x029 v_dot4_u32_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT8_I32_I4,
@@ -8888,6 +9958,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 50,
+        class: 0,
     }), // 0x02a v_dot8_i32_i4 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT8_U32_U4,
@@ -8895,6 +9966,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 50,
+        class: 0,
     }), // 0x02b v_dot8_u32_u4 v0, v4, v8, v16
     None,
     None,
@@ -8906,6 +9978,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x030 v_pk_fma_f32 v[0:1], v[4:5], v[8:9], v[16:17] op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F32,
@@ -8913,6 +9986,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x031 v_pk_mul_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F32,
@@ -8920,6 +9994,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x032 v_pk_add_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MOV_B32,
@@ -8927,6 +10002,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x033 v_pk_mov_b32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     None,
     None,
@@ -8944,6 +10020,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x03e v_mfma_f32_16x16x8_xf32 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X4_XF32,
@@ -8951,6 +10028,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x03f v_mfma_f32_32x32x4_xf32 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X1_2B_F32,
@@ -8958,6 +10036,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [32, 1, 1, 32],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x040 v_mfma_f32_32x32x1_2b_f32 v[0:31], v4, v8, v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X1_4B_F32,
@@ -8965,6 +10044,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x041 v_mfma_f32_16x16x1_4b_f32 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X1_16B_F32,
@@ -8972,6 +10052,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x042 v_mfma_f32_4x4x1_16b_f32 v[0:3], v4, v8, v[16:19]
     None,
     Some(OpInfo {
@@ -8980,6 +10061,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x044 v_mfma_f32_32x32x2_f32 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_F32,
@@ -8987,6 +10069,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x045 v_mfma_f32_16x16x4_f32 v[0:3], v4, v8, v[16:19]
     None,
     None,
@@ -8996,6 +10079,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [32, 2, 2, 32],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x048 v_mfma_f32_32x32x4_2b_f16 v[0:31], v[4:5], v[8:9], v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_4B_F16,
@@ -9003,6 +10087,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x049 v_mfma_f32_16x16x4_4b_f16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X4_16B_F16,
@@ -9010,6 +10095,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x04a v_mfma_f32_4x4x4_16b_f16 v[0:3], v[4:5], v[8:9], v[16:19]
     None,
     Some(OpInfo {
@@ -9018,6 +10104,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x04c v_mfma_f32_32x32x8_f16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X16_F16,
@@ -9025,6 +10112,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x04d v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[8:9], v[16:19]
     None,
     None,
@@ -9034,6 +10122,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [32, 1, 1, 32],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x050 v_mfma_i32_32x32x4_2b_i8 v[0:31], v4, v8, v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X4_4B_I8,
@@ -9041,6 +10130,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x051 v_mfma_i32_16x16x4_4b_i8 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_4X4X4_16B_I8,
@@ -9048,6 +10138,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x052 v_mfma_i32_4x4x4_16b_i8 v[0:3], v4, v8, v[16:19]
     None,
     None,
@@ -9058,6 +10149,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x056 v_mfma_i32_32x32x16_i8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X32_I8,
@@ -9065,6 +10157,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x057 v_mfma_i32_16x16x32_i8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_ACCVGPR_READ_B32,
@@ -9072,6 +10165,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 2, 0, 0],
         mods: 0,
+        class: 16,
     }), // 0x058 v_accvgpr_read_b32 v0, a4
     Some(OpInfo {
         op: Op::V_ACCVGPR_WRITE_B32,
@@ -9079,6 +10173,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [2, 0, 0, 0],
         mods: 0,
+        class: 16,
     }), // 0x059 v_accvgpr_write_b32 a0, v4
     None,
     None,
@@ -9089,6 +10184,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [32, 2, 2, 32],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x05d v_mfma_f32_32x32x4_2b_bf16 v[0:31], v[4:5], v[8:9], v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_4B_BF16,
@@ -9096,6 +10192,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x05e v_mfma_f32_16x16x4_4b_bf16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X4_16B_BF16,
@@ -9103,6 +10200,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x05f v_mfma_f32_4x4x4_16b_bf16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X8_BF16,
@@ -9110,6 +10208,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x060 v_mfma_f32_32x32x8_bf16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X16_BF16,
@@ -9117,6 +10216,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x061 v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X32_F16,
@@ -9124,6 +10224,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x062 v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -9132,6 +10233,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x064 v_smfmac_f32_32x32x16_f16 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -9140,6 +10242,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x066 v_smfmac_f32_16x16x32_bf16 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -9148,6 +10251,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x068 v_smfmac_f32_32x32x16_bf16 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -9156,6 +10260,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x06a v_smfmac_i32_16x16x64_i8 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -9164,6 +10269,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x06c v_smfmac_i32_32x32x32_i8 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -9172,6 +10278,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [8, 2, 2, 8],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x06e v_mfma_f64_16x16x4_f64 v[0:7], v[4:5], v[8:9], v[16:23]
     Some(OpInfo {
         op: Op::V_MFMA_F64_4X4X4_4B_F64,
@@ -9179,6 +10286,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x06f v_mfma_f64_4x4x4_4b_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_BF8_BF8,
@@ -9186,6 +10294,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x070 v_mfma_f32_16x16x32_bf8_bf8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_BF8_FP8,
@@ -9193,6 +10302,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x071 v_mfma_f32_16x16x32_bf8_fp8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_FP8_BF8,
@@ -9200,6 +10310,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x072 v_mfma_f32_16x16x32_fp8_bf8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_FP8_FP8,
@@ -9207,6 +10318,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x073 v_mfma_f32_16x16x32_fp8_fp8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF8_BF8,
@@ -9214,6 +10326,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x074 v_mfma_f32_32x32x16_bf8_bf8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF8_FP8,
@@ -9221,6 +10334,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x075 v_mfma_f32_32x32x16_bf8_fp8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_FP8_BF8,
@@ -9228,6 +10342,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x076 v_mfma_f32_32x32x16_fp8_bf8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_FP8_FP8,
@@ -9235,6 +10350,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x077 v_mfma_f32_32x32x16_fp8_fp8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF8_BF8,
@@ -9242,6 +10358,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x078 v_smfmac_f32_16x16x64_bf8_bf8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF8_FP8,
@@ -9249,6 +10366,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x079 v_smfmac_f32_16x16x64_bf8_fp8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_FP8_BF8,
@@ -9256,6 +10374,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07a v_smfmac_f32_16x16x64_fp8_bf8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_FP8_FP8,
@@ -9263,6 +10382,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07b v_smfmac_f32_16x16x64_fp8_fp8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF8_BF8,
@@ -9270,6 +10390,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07c v_smfmac_f32_32x32x32_bf8_bf8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF8_FP8,
@@ -9277,6 +10398,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07d v_smfmac_f32_32x32x32_bf8_fp8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_FP8_BF8,
@@ -9284,6 +10406,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07e v_smfmac_f32_32x32x32_fp8_bf8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_FP8_FP8,
@@ -9291,6 +10414,7 @@ pub static GFX942_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07f v_smfmac_f32_32x32x32_fp8_fp8 v[0:15], v[4:5], v[8:11], v16
 ];
 
@@ -9303,6 +10427,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 ds_add_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_SUB_U32,
@@ -9310,6 +10435,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 ds_sub_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_RSUB_U32,
@@ -9317,6 +10443,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 ds_rsub_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_INC_U32,
@@ -9324,6 +10451,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 ds_inc_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_DEC_U32,
@@ -9331,6 +10459,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 ds_dec_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_I32,
@@ -9338,6 +10467,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 ds_min_i32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_I32,
@@ -9345,6 +10475,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 ds_max_i32 v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_U32,
@@ -9352,6 +10483,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 ds_min_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_U32,
@@ -9359,6 +10491,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 ds_max_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_AND_B32,
@@ -9366,6 +10499,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 ds_and_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_OR_B32,
@@ -9373,6 +10507,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a ds_or_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_XOR_B32,
@@ -9380,6 +10515,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b ds_xor_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_MSKOR_B32,
@@ -9387,6 +10523,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c ds_mskor_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRITE_B32,
@@ -9394,6 +10531,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d ds_write_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE2_B32,
@@ -9401,6 +10539,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x00e ds_write2_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRITE2ST64_B32,
@@ -9408,6 +10547,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x00f ds_write2st64_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_B32,
@@ -9415,6 +10555,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 ds_cmpst_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_F32,
@@ -9422,6 +10563,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 ds_cmpst_f32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_MIN_F32,
@@ -9429,6 +10571,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 ds_min_f32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_F32,
@@ -9436,6 +10579,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 ds_max_f32 v1, v2
     Some(OpInfo {
         op: Op::DS_NOP,
@@ -9443,6 +10587,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 ds_nop
     Some(OpInfo {
         op: Op::DS_ADD_F32,
@@ -9450,6 +10595,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 ds_add_f32 v1, v2
     None,
     Some(OpInfo {
@@ -9458,6 +10604,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 ds_pk_add_f16 v1, v2
     Some(OpInfo {
         op: Op::DS_PK_ADD_BF16,
@@ -9465,6 +10612,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x018 ds_pk_add_bf16 v1, v2
     None,
     None,
@@ -9476,6 +10624,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d ds_write_addtid_b32 v2
     Some(OpInfo {
         op: Op::DS_WRITE_B8,
@@ -9483,6 +10632,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e ds_write_b8 v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE_B16,
@@ -9490,6 +10640,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01f ds_write_b16 v1, v2
     Some(OpInfo {
         op: Op::DS_ADD_RTN_U32,
@@ -9497,6 +10648,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 ds_add_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_SUB_RTN_U32,
@@ -9504,6 +10656,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 ds_sub_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_RSUB_RTN_U32,
@@ -9511,6 +10664,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 ds_rsub_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_INC_RTN_U32,
@@ -9518,6 +10672,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 ds_inc_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_DEC_RTN_U32,
@@ -9525,6 +10680,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 ds_dec_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_RTN_I32,
@@ -9532,6 +10688,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 ds_min_rtn_i32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_I32,
@@ -9539,6 +10696,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 ds_max_rtn_i32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_RTN_U32,
@@ -9546,6 +10704,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 ds_min_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_U32,
@@ -9553,6 +10712,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 ds_max_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_AND_RTN_B32,
@@ -9560,6 +10720,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 ds_and_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_OR_RTN_B32,
@@ -9567,6 +10728,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a ds_or_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_XOR_RTN_B32,
@@ -9574,6 +10736,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02b ds_xor_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MSKOR_RTN_B32,
@@ -9581,6 +10744,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02c ds_mskor_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRXCHG_RTN_B32,
@@ -9588,6 +10752,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02d ds_wrxchg_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_WRXCHG2_RTN_B32,
@@ -9595,6 +10760,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x02e ds_wrxchg2_rtn_b32 v[8:9], v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRXCHG2ST64_RTN_B32,
@@ -9602,6 +10768,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x02f ds_wrxchg2st64_rtn_b32 v[8:9], v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_B32,
@@ -9609,6 +10776,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x030 ds_cmpst_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_F32,
@@ -9616,6 +10784,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x031 ds_cmpst_rtn_f32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_MIN_RTN_F32,
@@ -9623,6 +10792,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x032 ds_min_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_F32,
@@ -9630,6 +10800,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x033 ds_max_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_WRAP_RTN_B32,
@@ -9637,6 +10808,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x034 ds_wrap_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_ADD_RTN_F32,
@@ -9644,6 +10816,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x035 ds_add_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_READ_B32,
@@ -9651,6 +10824,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x036 ds_read_b32 v8, v1
     Some(OpInfo {
         op: Op::DS_READ2_B32,
@@ -9658,6 +10832,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x037 ds_read2_b32 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ2ST64_B32,
@@ -9665,6 +10840,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x038 ds_read2st64_b32 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ_I8,
@@ -9672,6 +10848,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x039 ds_read_i8 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U8,
@@ -9679,6 +10856,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03a ds_read_u8 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I16,
@@ -9686,6 +10864,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03b ds_read_i16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16,
@@ -9693,6 +10872,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03c ds_read_u16 v8, v1
     Some(OpInfo {
         op: Op::DS_SWIZZLE_B32,
@@ -9700,6 +10880,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03d ds_swizzle_b32 v8, v1
     Some(OpInfo {
         op: Op::DS_PERMUTE_B32,
@@ -9707,6 +10888,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03e ds_permute_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_BPERMUTE_B32,
@@ -9714,6 +10896,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03f ds_bpermute_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_ADD_U64,
@@ -9721,6 +10904,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x040 ds_add_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_SUB_U64,
@@ -9728,6 +10912,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x041 ds_sub_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_RSUB_U64,
@@ -9735,6 +10920,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x042 ds_rsub_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_INC_U64,
@@ -9742,6 +10928,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x043 ds_inc_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_DEC_U64,
@@ -9749,6 +10936,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x044 ds_dec_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_I64,
@@ -9756,6 +10944,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x045 ds_min_i64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_I64,
@@ -9763,6 +10952,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x046 ds_max_i64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_U64,
@@ -9770,6 +10960,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x047 ds_min_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_U64,
@@ -9777,6 +10968,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x048 ds_max_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_AND_B64,
@@ -9784,6 +10976,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x049 ds_and_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_OR_B64,
@@ -9791,6 +10984,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04a ds_or_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_XOR_B64,
@@ -9798,6 +10992,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04b ds_xor_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MSKOR_B64,
@@ -9805,6 +11000,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04c ds_mskor_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRITE_B64,
@@ -9812,6 +11008,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04d ds_write_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRITE2_B64,
@@ -9819,6 +11016,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x04e ds_write2_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRITE2ST64_B64,
@@ -9826,6 +11024,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x04f ds_write2st64_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_B64,
@@ -9833,6 +11032,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x050 ds_cmpst_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_F64,
@@ -9840,6 +11040,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x051 ds_cmpst_f64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_MIN_F64,
@@ -9847,6 +11048,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x052 ds_min_f64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_F64,
@@ -9854,6 +11056,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x053 ds_max_f64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRITE_B8_D16_HI,
@@ -9861,6 +11064,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x054 ds_write_b8_d16_hi v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE_B16_D16_HI,
@@ -9868,6 +11072,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x055 ds_write_b16_d16_hi v1, v2
     Some(OpInfo {
         op: Op::DS_READ_U8_D16,
@@ -9875,6 +11080,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x056 ds_read_u8_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U8_D16_HI,
@@ -9882,6 +11088,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x057 ds_read_u8_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I8_D16,
@@ -9889,6 +11096,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x058 ds_read_i8_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I8_D16_HI,
@@ -9896,6 +11104,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x059 ds_read_i8_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16_D16,
@@ -9903,6 +11112,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x05a ds_read_u16_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16_D16_HI,
@@ -9910,6 +11120,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x05b ds_read_u16_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_ADD_F64,
@@ -9917,6 +11128,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x05c ds_add_f64 v1, v[2:3]
     None,
     None,
@@ -9927,6 +11139,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x060 ds_add_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_SUB_RTN_U64,
@@ -9934,6 +11147,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x061 ds_sub_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_RSUB_RTN_U64,
@@ -9941,6 +11155,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x062 ds_rsub_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_INC_RTN_U64,
@@ -9948,6 +11163,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x063 ds_inc_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_DEC_RTN_U64,
@@ -9955,6 +11171,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x064 ds_dec_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_I64,
@@ -9962,6 +11179,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x065 ds_min_rtn_i64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_I64,
@@ -9969,6 +11187,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x066 ds_max_rtn_i64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_U64,
@@ -9976,6 +11195,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x067 ds_min_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_U64,
@@ -9983,6 +11203,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x068 ds_max_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_AND_RTN_B64,
@@ -9990,6 +11211,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x069 ds_and_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_OR_RTN_B64,
@@ -9997,6 +11219,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x06a ds_or_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_XOR_RTN_B64,
@@ -10004,6 +11227,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x06b ds_xor_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MSKOR_RTN_B64,
@@ -10011,6 +11235,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x06c ds_mskor_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRXCHG_RTN_B64,
@@ -10018,6 +11243,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x06d ds_wrxchg_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRXCHG2_RTN_B64,
@@ -10025,6 +11251,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x06e ds_wrxchg2_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRXCHG2ST64_RTN_B64,
@@ -10032,6 +11259,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x06f ds_wrxchg2st64_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_B64,
@@ -10039,6 +11267,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x070 ds_cmpst_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_F64,
@@ -10046,6 +11275,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x071 ds_cmpst_rtn_f64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_F64,
@@ -10053,6 +11283,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x072 ds_min_rtn_f64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_F64,
@@ -10060,6 +11291,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x073 ds_max_rtn_f64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -10069,6 +11301,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x076 ds_read_b64 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ2_B64,
@@ -10076,6 +11309,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x077 ds_read2_b64 v[8:11], v1
     Some(OpInfo {
         op: Op::DS_READ2ST64_B64,
@@ -10083,6 +11317,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x078 ds_read2st64_b64 v[8:11], v1
     None,
     None,
@@ -10093,6 +11328,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x07c ds_add_rtn_f64 v[8:9], v1, v[2:3]
     None,
     Some(OpInfo {
@@ -10101,6 +11337,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x07e ds_condxchg32_rtn_b64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -10163,6 +11400,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b6 ds_read_addtid_b32 v8
     Some(OpInfo {
         op: Op::DS_PK_ADD_RTN_F16,
@@ -10170,6 +11408,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b7 ds_pk_add_rtn_f16 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_PK_ADD_RTN_BF16,
@@ -10177,6 +11416,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b8 ds_pk_add_rtn_bf16 v8, v1, v2
     None,
     None,
@@ -10188,6 +11428,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bd ds_consume v8
     Some(OpInfo {
         op: Op::DS_APPEND,
@@ -10195,6 +11436,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0be ds_append v8
     None,
     None,
@@ -10233,6 +11475,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 3, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0de ds_write_b96 v1, v[2:4]
     Some(OpInfo {
         op: Op::DS_WRITE_B128,
@@ -10240,6 +11483,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0df ds_write_b128 v1, v[2:5]
     None,
     None,
@@ -10277,6 +11521,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fe ds_read_b96 v[8:10], v1
     Some(OpInfo {
         op: Op::DS_READ_B128,
@@ -10284,6 +11529,7 @@ pub static GFX942_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ff ds_read_b128 v[8:11], v1
 ];
 
@@ -10312,6 +11558,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 flat_load_ubyte v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE,
@@ -10319,6 +11566,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 flat_load_sbyte v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_USHORT,
@@ -10326,6 +11574,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 flat_load_ushort v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SSHORT,
@@ -10333,6 +11582,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 flat_load_sshort v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORD,
@@ -10340,6 +11590,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 flat_load_dword v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX2,
@@ -10347,6 +11598,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 flat_load_dwordx2 v[8:9], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX3,
@@ -10354,6 +11606,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [3, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 flat_load_dwordx3 v[8:10], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX4,
@@ -10361,6 +11614,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [4, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 flat_load_dwordx4 v[8:11], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_STORE_BYTE,
@@ -10368,6 +11622,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x018 flat_store_byte v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_BYTE_D16_HI,
@@ -10375,6 +11630,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x019 flat_store_byte_d16_hi v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_SHORT,
@@ -10382,6 +11638,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01a flat_store_short v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_SHORT_D16_HI,
@@ -10389,6 +11646,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01b flat_store_short_d16_hi v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORD,
@@ -10396,6 +11654,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01c flat_store_dword v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX2,
@@ -10403,6 +11662,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01d flat_store_dwordx2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX3,
@@ -10410,6 +11670,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 3, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01e flat_store_dwordx3 v[2:3], v[4:6]
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX4,
@@ -10417,6 +11678,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01f flat_store_dwordx4 v[2:3], v[4:7]
     Some(OpInfo {
         op: Op::FLAT_LOAD_UBYTE_D16,
@@ -10424,6 +11686,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 flat_load_ubyte_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_UBYTE_D16_HI,
@@ -10431,6 +11694,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 flat_load_ubyte_d16_hi v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE_D16,
@@ -10438,6 +11702,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 flat_load_sbyte_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE_D16_HI,
@@ -10445,6 +11710,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 flat_load_sbyte_d16_hi v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SHORT_D16,
@@ -10452,6 +11718,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 flat_load_short_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SHORT_D16_HI,
@@ -10459,6 +11726,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 flat_load_short_d16_hi v8, v[2:3]
     None,
     None,
@@ -10492,6 +11760,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x040 flat_atomic_swap v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP,
@@ -10499,6 +11768,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x041 flat_atomic_cmpswap v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD,
@@ -10506,6 +11776,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x042 flat_atomic_add v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SUB,
@@ -10513,6 +11784,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x043 flat_atomic_sub v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMIN,
@@ -10520,6 +11792,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x044 flat_atomic_smin v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMIN,
@@ -10527,6 +11800,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x045 flat_atomic_umin v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMAX,
@@ -10534,6 +11808,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x046 flat_atomic_smax v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMAX,
@@ -10541,6 +11816,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x047 flat_atomic_umax v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_AND,
@@ -10548,6 +11824,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x048 flat_atomic_and v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_OR,
@@ -10555,6 +11832,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x049 flat_atomic_or v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_XOR,
@@ -10562,6 +11840,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04a flat_atomic_xor v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_INC,
@@ -10569,6 +11848,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04b flat_atomic_inc v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_DEC,
@@ -10576,6 +11856,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04c flat_atomic_dec v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_F32,
@@ -10583,6 +11864,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04d flat_atomic_add_f32 v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_PK_ADD_F16,
@@ -10590,6 +11872,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04e flat_atomic_pk_add_f16 v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_F64,
@@ -10597,6 +11880,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04f flat_atomic_add_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_MIN_F64,
@@ -10604,6 +11888,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x050 flat_atomic_min_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_MAX_F64,
@@ -10611,6 +11896,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x051 flat_atomic_max_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_PK_ADD_BF16,
@@ -10618,6 +11904,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x052 flat_atomic_pk_add_bf16 v[2:3], v4
     None,
     None,
@@ -10638,6 +11925,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x060 flat_atomic_swap_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP_X2,
@@ -10645,6 +11933,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x061 flat_atomic_cmpswap_x2 v[2:3], v[4:7]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_X2,
@@ -10652,6 +11941,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x062 flat_atomic_add_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SUB_X2,
@@ -10659,6 +11949,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x063 flat_atomic_sub_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMIN_X2,
@@ -10666,6 +11957,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x064 flat_atomic_smin_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMIN_X2,
@@ -10673,6 +11965,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x065 flat_atomic_umin_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMAX_X2,
@@ -10680,6 +11973,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x066 flat_atomic_smax_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMAX_X2,
@@ -10687,6 +11981,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x067 flat_atomic_umax_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_AND_X2,
@@ -10694,6 +11989,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x068 flat_atomic_and_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_OR_X2,
@@ -10701,6 +11997,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x069 flat_atomic_or_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_XOR_X2,
@@ -10708,6 +12005,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06a flat_atomic_xor_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_INC_X2,
@@ -10715,6 +12013,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06b flat_atomic_inc_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_DEC_X2,
@@ -10722,6 +12021,7 @@ pub static GFX942_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06c flat_atomic_dec_x2 v[2:3], v[4:5]
     None,
     None,
@@ -10769,6 +12069,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 global_load_ubyte v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE,
@@ -10776,6 +12077,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 global_load_sbyte v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_USHORT,
@@ -10783,6 +12085,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 global_load_ushort v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SSHORT,
@@ -10790,6 +12093,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 global_load_sshort v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORD,
@@ -10797,6 +12101,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 global_load_dword v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX2,
@@ -10804,6 +12109,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 global_load_dwordx2 v[8:9], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX3,
@@ -10811,6 +12117,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [3, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 global_load_dwordx3 v[8:10], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX4,
@@ -10818,6 +12125,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [4, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 global_load_dwordx4 v[8:11], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_BYTE,
@@ -10825,6 +12133,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x018 global_store_byte v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_BYTE_D16_HI,
@@ -10832,6 +12141,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x019 global_store_byte_d16_hi v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_SHORT,
@@ -10839,6 +12149,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01a global_store_short v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_SHORT_D16_HI,
@@ -10846,6 +12157,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01b global_store_short_d16_hi v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORD,
@@ -10853,6 +12165,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01c global_store_dword v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX2,
@@ -10860,6 +12173,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01d global_store_dwordx2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX3,
@@ -10867,6 +12181,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 3, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01e global_store_dwordx3 v[2:3], v[4:6], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX4,
@@ -10874,6 +12189,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01f global_store_dwordx4 v[2:3], v[4:7], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_UBYTE_D16,
@@ -10881,6 +12197,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 global_load_ubyte_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_UBYTE_D16_HI,
@@ -10888,6 +12205,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 global_load_ubyte_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE_D16,
@@ -10895,6 +12213,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 global_load_sbyte_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE_D16_HI,
@@ -10902,6 +12221,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 global_load_sbyte_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SHORT_D16,
@@ -10909,6 +12229,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 global_load_short_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SHORT_D16_HI,
@@ -10916,6 +12237,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 global_load_short_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_UBYTE,
@@ -10923,6 +12245,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 global_load_lds_ubyte v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_SBYTE,
@@ -10930,6 +12253,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 global_load_lds_sbyte v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_USHORT,
@@ -10937,6 +12261,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 global_load_lds_ushort v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_SSHORT,
@@ -10944,6 +12269,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 global_load_lds_sshort v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_DWORD,
@@ -10951,6 +12277,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a global_load_lds_dword v[2:3], off
     None,
     None,
@@ -10979,6 +12306,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x040 global_atomic_swap v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_CMPSWAP,
@@ -10986,6 +12314,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x041 global_atomic_cmpswap v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD,
@@ -10993,6 +12322,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x042 global_atomic_add v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SUB,
@@ -11000,6 +12330,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x043 global_atomic_sub v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMIN,
@@ -11007,6 +12338,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x044 global_atomic_smin v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMIN,
@@ -11014,6 +12346,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x045 global_atomic_umin v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMAX,
@@ -11021,6 +12354,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x046 global_atomic_smax v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMAX,
@@ -11028,6 +12362,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x047 global_atomic_umax v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_AND,
@@ -11035,6 +12370,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x048 global_atomic_and v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_OR,
@@ -11042,6 +12378,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x049 global_atomic_or v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_XOR,
@@ -11049,6 +12386,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04a global_atomic_xor v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_INC,
@@ -11056,6 +12394,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04b global_atomic_inc v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_DEC,
@@ -11063,6 +12402,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04c global_atomic_dec v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_F32,
@@ -11070,6 +12410,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04d global_atomic_add_f32 v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_PK_ADD_F16,
@@ -11077,6 +12418,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04e global_atomic_pk_add_f16 v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_F64,
@@ -11084,6 +12426,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04f global_atomic_add_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_MIN_F64,
@@ -11091,6 +12434,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x050 global_atomic_min_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_MAX_F64,
@@ -11098,6 +12442,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x051 global_atomic_max_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_PK_ADD_BF16,
@@ -11105,6 +12450,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x052 global_atomic_pk_add_bf16 v[2:3], v4, off
     None,
     None,
@@ -11125,6 +12471,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x060 global_atomic_swap_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_CMPSWAP_X2,
@@ -11132,6 +12479,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x061 global_atomic_cmpswap_x2 v[2:3], v[4:7], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_X2,
@@ -11139,6 +12487,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x062 global_atomic_add_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SUB_X2,
@@ -11146,6 +12495,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x063 global_atomic_sub_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMIN_X2,
@@ -11153,6 +12503,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x064 global_atomic_smin_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMIN_X2,
@@ -11160,6 +12511,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x065 global_atomic_umin_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMAX_X2,
@@ -11167,6 +12519,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x066 global_atomic_smax_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMAX_X2,
@@ -11174,6 +12527,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x067 global_atomic_umax_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_AND_X2,
@@ -11181,6 +12535,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x068 global_atomic_and_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_OR_X2,
@@ -11188,6 +12543,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x069 global_atomic_or_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_XOR_X2,
@@ -11195,6 +12551,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06a global_atomic_xor_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_INC_X2,
@@ -11202,6 +12559,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06b global_atomic_inc_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_DEC_X2,
@@ -11209,6 +12567,7 @@ pub static GFX942_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06c global_atomic_dec_x2 v[2:3], v[4:5], off
     None,
     None,
@@ -11256,6 +12615,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 scratch_load_ubyte v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE,
@@ -11263,6 +12623,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 scratch_load_sbyte v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_USHORT,
@@ -11270,6 +12631,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 scratch_load_ushort v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SSHORT,
@@ -11277,6 +12639,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 scratch_load_sshort v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORD,
@@ -11284,6 +12647,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 scratch_load_dword v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX2,
@@ -11291,6 +12655,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 scratch_load_dwordx2 v[8:9], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX3,
@@ -11298,6 +12663,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 scratch_load_dwordx3 v[8:10], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX4,
@@ -11305,6 +12671,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 scratch_load_dwordx4 v[8:11], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_BYTE,
@@ -11312,6 +12679,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x018 scratch_store_byte v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_BYTE_D16_HI,
@@ -11319,6 +12687,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x019 scratch_store_byte_d16_hi v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_SHORT,
@@ -11326,6 +12695,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01a scratch_store_short v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_SHORT_D16_HI,
@@ -11333,6 +12703,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01b scratch_store_short_d16_hi v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORD,
@@ -11340,6 +12711,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01c scratch_store_dword v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX2,
@@ -11347,6 +12719,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01d scratch_store_dwordx2 v2, v[4:5], off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX3,
@@ -11354,6 +12727,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 3, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01e scratch_store_dwordx3 v2, v[4:6], off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX4,
@@ -11361,6 +12735,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01f scratch_store_dwordx4 v2, v[4:7], off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_UBYTE_D16,
@@ -11368,6 +12743,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 scratch_load_ubyte_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_UBYTE_D16_HI,
@@ -11375,6 +12751,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 scratch_load_ubyte_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE_D16,
@@ -11382,6 +12759,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 scratch_load_sbyte_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE_D16_HI,
@@ -11389,6 +12767,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 scratch_load_sbyte_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SHORT_D16,
@@ -11396,6 +12775,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 scratch_load_short_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SHORT_D16_HI,
@@ -11403,6 +12783,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 scratch_load_short_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_UBYTE,
@@ -11410,6 +12791,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 scratch_load_lds_ubyte v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_SBYTE,
@@ -11417,6 +12799,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 scratch_load_lds_sbyte v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_USHORT,
@@ -11424,6 +12807,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 scratch_load_lds_ushort v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_SSHORT,
@@ -11431,6 +12815,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 scratch_load_lds_sshort v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_DWORD,
@@ -11438,6 +12823,7 @@ pub static GFX942_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a scratch_load_lds_dword v2, off
     None,
     None,
@@ -11535,6 +12921,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 buffer_load_format_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XY,
@@ -11542,6 +12929,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 buffer_load_format_xy v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XYZ,
@@ -11549,6 +12937,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 buffer_load_format_xyz v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XYZW,
@@ -11556,6 +12945,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_X,
@@ -11563,6 +12953,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x004 buffer_store_format_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XY,
@@ -11570,6 +12961,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x005 buffer_store_format_xy v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XYZ,
@@ -11577,6 +12969,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x006 buffer_store_format_xyz v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XYZW,
@@ -11584,6 +12977,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x007 buffer_store_format_xyzw v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_X,
@@ -11591,6 +12985,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 buffer_load_format_d16_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XY,
@@ -11598,6 +12993,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 buffer_load_format_d16_xy v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XYZ,
@@ -11605,6 +13001,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a buffer_load_format_d16_xyz v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XYZW,
@@ -11612,6 +13009,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b buffer_load_format_d16_xyzw v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_X,
@@ -11619,6 +13017,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00c buffer_store_format_d16_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XY,
@@ -11626,6 +13025,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00d buffer_store_format_d16_xy v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XYZ,
@@ -11633,6 +13033,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00e buffer_store_format_d16_xyz v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XYZW,
@@ -11640,6 +13041,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00f buffer_store_format_d16_xyzw v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE,
@@ -11647,6 +13049,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 buffer_load_ubyte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE,
@@ -11654,6 +13057,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 buffer_load_sbyte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_USHORT,
@@ -11661,6 +13065,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 buffer_load_ushort v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SSHORT,
@@ -11668,6 +13073,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 buffer_load_sshort v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORD,
@@ -11675,6 +13081,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 buffer_load_dword v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX2,
@@ -11682,6 +13089,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 buffer_load_dwordx2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX3,
@@ -11689,6 +13097,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 buffer_load_dwordx3 v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX4,
@@ -11696,6 +13105,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 buffer_load_dwordx4 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_BYTE,
@@ -11703,6 +13113,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x018 buffer_store_byte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_BYTE_D16_HI,
@@ -11710,6 +13121,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x019 buffer_store_byte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_SHORT,
@@ -11717,6 +13129,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01a buffer_store_short v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_SHORT_D16_HI,
@@ -11724,6 +13137,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01b buffer_store_short_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORD,
@@ -11731,6 +13145,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01c buffer_store_dword v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX2,
@@ -11738,6 +13153,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01d buffer_store_dwordx2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX3,
@@ -11745,6 +13161,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01e buffer_store_dwordx3 v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX4,
@@ -11752,6 +13169,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01f buffer_store_dwordx4 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE_D16,
@@ -11759,6 +13177,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 buffer_load_ubyte_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE_D16_HI,
@@ -11766,6 +13185,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 buffer_load_ubyte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE_D16,
@@ -11773,6 +13193,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 buffer_load_sbyte_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE_D16_HI,
@@ -11780,6 +13201,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 buffer_load_sbyte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SHORT_D16,
@@ -11787,6 +13209,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 buffer_load_short_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SHORT_D16_HI,
@@ -11794,6 +13217,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 buffer_load_short_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_HI_X,
@@ -11801,6 +13225,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 buffer_load_format_d16_hi_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_HI_X,
@@ -11808,6 +13233,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x027 buffer_store_format_d16_hi_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_WBL2,
@@ -11815,6 +13241,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 buffer_wbl2
     Some(OpInfo {
         op: Op::BUFFER_INV,
@@ -11822,6 +13249,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 buffer_inv
     None,
     None,
@@ -11851,6 +13279,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x040 buffer_atomic_swap v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_CMPSWAP,
@@ -11858,6 +13287,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x041 buffer_atomic_cmpswap v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD,
@@ -11865,6 +13295,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x042 buffer_atomic_add v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SUB,
@@ -11872,6 +13303,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x043 buffer_atomic_sub v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMIN,
@@ -11879,6 +13311,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x044 buffer_atomic_smin v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMIN,
@@ -11886,6 +13319,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x045 buffer_atomic_umin v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMAX,
@@ -11893,6 +13327,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x046 buffer_atomic_smax v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMAX,
@@ -11900,6 +13335,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x047 buffer_atomic_umax v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_AND,
@@ -11907,6 +13343,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x048 buffer_atomic_and v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_OR,
@@ -11914,6 +13351,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x049 buffer_atomic_or v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_XOR,
@@ -11921,6 +13359,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04a buffer_atomic_xor v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_INC,
@@ -11928,6 +13367,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04b buffer_atomic_inc v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_DEC,
@@ -11935,6 +13375,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04c buffer_atomic_dec v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_F32,
@@ -11942,6 +13383,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04d buffer_atomic_add_f32 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_PK_ADD_F16,
@@ -11949,6 +13391,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04e buffer_atomic_pk_add_f16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_F64,
@@ -11956,6 +13399,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04f buffer_atomic_add_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_MIN_F64,
@@ -11963,6 +13407,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x050 buffer_atomic_min_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_MAX_F64,
@@ -11970,6 +13415,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x051 buffer_atomic_max_f64 v[4:5], v1, s[8:11], 0 offen
     None,
     None,
@@ -11991,6 +13437,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x060 buffer_atomic_swap_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_CMPSWAP_X2,
@@ -11998,6 +13445,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x061 buffer_atomic_cmpswap_x2 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_X2,
@@ -12005,6 +13453,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x062 buffer_atomic_add_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SUB_X2,
@@ -12012,6 +13461,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x063 buffer_atomic_sub_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMIN_X2,
@@ -12019,6 +13469,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x064 buffer_atomic_smin_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMIN_X2,
@@ -12026,6 +13477,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x065 buffer_atomic_umin_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMAX_X2,
@@ -12033,6 +13485,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x066 buffer_atomic_smax_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMAX_X2,
@@ -12040,6 +13493,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x067 buffer_atomic_umax_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_AND_X2,
@@ -12047,6 +13501,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x068 buffer_atomic_and_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_OR_X2,
@@ -12054,6 +13509,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x069 buffer_atomic_or_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_XOR_X2,
@@ -12061,6 +13517,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06a buffer_atomic_xor_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_INC_X2,
@@ -12068,6 +13525,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06b buffer_atomic_inc_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_DEC_X2,
@@ -12075,6 +13533,7 @@ pub static GFX942_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06c buffer_atomic_dec_x2 v[4:5], v1, s[8:11], 0 offen
     None,
     None,
@@ -12106,6 +13565,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 tbuffer_load_format_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XY,
@@ -12113,6 +13573,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 tbuffer_load_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XYZ,
@@ -12120,6 +13581,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 tbuffer_load_format_xyz v[4:6], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XYZW,
@@ -12127,6 +13589,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 tbuffer_load_format_xyzw v[4:7], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_X,
@@ -12134,6 +13597,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x004 tbuffer_store_format_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XY,
@@ -12141,6 +13605,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x005 tbuffer_store_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XYZ,
@@ -12148,6 +13613,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x006 tbuffer_store_format_xyz v[4:6], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XYZW,
@@ -12155,6 +13621,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x007 tbuffer_store_format_xyzw v[4:7], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_X,
@@ -12162,6 +13629,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 tbuffer_load_format_d16_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XY,
@@ -12169,6 +13637,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 tbuffer_load_format_d16_xy v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XYZ,
@@ -12176,6 +13645,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a tbuffer_load_format_d16_xyz v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XYZW,
@@ -12183,6 +13653,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b tbuffer_load_format_d16_xyzw v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_X,
@@ -12190,6 +13661,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00c tbuffer_store_format_d16_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XY,
@@ -12197,6 +13669,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00d tbuffer_store_format_d16_xy v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XYZ,
@@ -12204,6 +13677,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00e tbuffer_store_format_d16_xyz v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XYZW,
@@ -12211,6 +13685,7 @@ pub static GFX942_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00f tbuffer_store_format_d16_xyzw v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
 ];
 
@@ -12223,6 +13698,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUB_U32,
@@ -12230,6 +13706,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_sub_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ADD_I32,
@@ -12237,6 +13714,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 s_add_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUB_I32,
@@ -12244,6 +13722,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 s_sub_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ADDC_U32,
@@ -12251,6 +13730,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 s_addc_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_SUBB_U32,
@@ -12258,6 +13738,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 s_subb_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MIN_I32,
@@ -12265,6 +13746,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 s_min_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MIN_U32,
@@ -12272,6 +13754,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 s_min_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MAX_I32,
@@ -12279,6 +13762,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 s_max_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MAX_U32,
@@ -12286,6 +13770,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 s_max_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_CSELECT_B32,
@@ -12293,6 +13778,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a s_cselect_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_CSELECT_B64,
@@ -12300,6 +13786,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b s_cselect_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_AND_B32,
@@ -12307,6 +13794,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c s_and_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_AND_B64,
@@ -12314,6 +13802,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d s_and_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_OR_B32,
@@ -12321,6 +13810,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_or_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_OR_B64,
@@ -12328,6 +13818,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_or_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_XOR_B32,
@@ -12335,6 +13826,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_xor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_XOR_B64,
@@ -12342,6 +13834,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_xor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_B32,
@@ -12349,6 +13842,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 s_andn2_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ANDN2_B64,
@@ -12356,6 +13850,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 s_andn2_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN2_B32,
@@ -12363,6 +13858,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 s_orn2_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ORN2_B64,
@@ -12370,6 +13866,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 s_orn2_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_NAND_B32,
@@ -12377,6 +13874,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 s_nand_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_NAND_B64,
@@ -12384,6 +13882,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 s_nand_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_NOR_B32,
@@ -12391,6 +13890,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x018 s_nor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_NOR_B64,
@@ -12398,6 +13898,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x019 s_nor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_XNOR_B32,
@@ -12405,6 +13906,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01a s_xnor_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_XNOR_B64,
@@ -12412,6 +13914,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01b s_xnor_b64 s[8:9], s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_LSHL_B32,
@@ -12419,6 +13922,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01c s_lshl_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL_B64,
@@ -12426,6 +13930,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d s_lshl_b64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_LSHR_B32,
@@ -12433,6 +13938,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e s_lshr_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHR_B64,
@@ -12440,6 +13946,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x01f s_lshr_b64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_ASHR_I32,
@@ -12447,6 +13954,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 s_ashr_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_ASHR_I64,
@@ -12454,6 +13962,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 s_ashr_i64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_BFM_B32,
@@ -12461,6 +13970,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 s_bfm_b32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFM_B64,
@@ -12468,6 +13978,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 s_bfm_b64 s[8:9], s2, s4
     Some(OpInfo {
         op: Op::S_MUL_I32,
@@ -12475,6 +13986,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 s_mul_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_U32,
@@ -12482,6 +13994,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 s_bfe_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_I32,
@@ -12489,6 +14002,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 s_bfe_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_BFE_U64,
@@ -12496,6 +14010,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 s_bfe_u64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_BFE_I64,
@@ -12503,6 +14018,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 s_bfe_i64 s[8:9], s[2:3], s4
     Some(OpInfo {
         op: Op::S_CBRANCH_G_FORK,
@@ -12510,6 +14026,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 s_cbranch_g_fork s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_ABSDIFF_I32,
@@ -12517,6 +14034,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a s_absdiff_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_RFE_RESTORE_B64,
@@ -12524,6 +14042,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 1, 0],
         mods: 0,
+        class: 1,
     }), // 0x02b s_rfe_restore_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_MUL_HI_U32,
@@ -12531,6 +14050,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02c s_mul_hi_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_MUL_HI_I32,
@@ -12538,6 +14058,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02d s_mul_hi_i32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL1_ADD_U32,
@@ -12545,6 +14066,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02e s_lshl1_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL2_ADD_U32,
@@ -12552,6 +14074,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x02f s_lshl2_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL3_ADD_U32,
@@ -12559,6 +14082,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x030 s_lshl3_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_LSHL4_ADD_U32,
@@ -12566,6 +14090,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x031 s_lshl4_add_u32 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_LL_B32_B16,
@@ -12573,6 +14098,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x032 s_pack_ll_b32_b16 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_LH_B32_B16,
@@ -12580,6 +14106,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x033 s_pack_lh_b32_b16 s8, s2, s4
     Some(OpInfo {
         op: Op::S_PACK_HH_B32_B16,
@@ -12587,6 +14114,7 @@ pub static GFX950_SOP2: [Option<OpInfo>; 96] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x034 s_pack_hh_b32_b16 s8, s2, s4
     None,
     None,
@@ -12642,6 +14170,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_movk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMOVK_I32,
@@ -12649,6 +14178,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_cmovk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_EQ_I32,
@@ -12656,6 +14186,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x002 s_cmpk_eq_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LG_I32,
@@ -12663,6 +14194,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x003 s_cmpk_lg_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GT_I32,
@@ -12670,6 +14202,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x004 s_cmpk_gt_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GE_I32,
@@ -12677,6 +14210,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x005 s_cmpk_ge_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LT_I32,
@@ -12684,6 +14218,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x006 s_cmpk_lt_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LE_I32,
@@ -12691,6 +14226,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x007 s_cmpk_le_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_EQ_U32,
@@ -12698,6 +14234,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x008 s_cmpk_eq_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LG_U32,
@@ -12705,6 +14242,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x009 s_cmpk_lg_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GT_U32,
@@ -12712,6 +14250,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x00a s_cmpk_gt_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_GE_U32,
@@ -12719,6 +14258,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x00b s_cmpk_ge_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LT_U32,
@@ -12726,6 +14266,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x00c s_cmpk_lt_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CMPK_LE_U32,
@@ -12733,6 +14274,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x00d s_cmpk_le_u32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_ADDK_I32,
@@ -12740,6 +14282,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_addk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_MULK_I32,
@@ -12747,6 +14290,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_mulk_i32 s8, 0x1234
     Some(OpInfo {
         op: Op::S_CBRANCH_I_FORK,
@@ -12754,6 +14298,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_cbranch_i_fork s[8:9], 4660
     Some(OpInfo {
         op: Op::S_GETREG_B32,
@@ -12761,6 +14306,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_getreg_b32 s8, hwreg(52, 8, 3)
     Some(OpInfo {
         op: Op::S_SETREG_B32,
@@ -12768,6 +14314,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x012 s_setreg_b32 hwreg(52, 8, 3), s8
     None,
     Some(OpInfo {
@@ -12776,6 +14323,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 512,
     }), // 0x014 s_setreg_imm32_b32 hwreg(52, 8, 3), -1.0
     Some(OpInfo {
         op: Op::S_CALL_B64,
@@ -12783,6 +14331,7 @@ pub static GFX950_SOPK: [Option<OpInfo>; 29] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 s_call_b64 s[8:9], 4660
     None,
     None,
@@ -12802,6 +14351,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_mov_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOV_B64,
@@ -12809,6 +14359,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_mov_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_CMOV_B32,
@@ -12816,6 +14367,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 s_cmov_b32 s8, s4
     Some(OpInfo {
         op: Op::S_CMOV_B64,
@@ -12823,6 +14375,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 s_cmov_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NOT_B32,
@@ -12830,6 +14383,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 s_not_b32 s8, s4
     Some(OpInfo {
         op: Op::S_NOT_B64,
@@ -12837,6 +14391,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 s_not_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_WQM_B32,
@@ -12844,6 +14399,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 s_wqm_b32 s8, s4
     Some(OpInfo {
         op: Op::S_WQM_B64,
@@ -12851,6 +14407,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 s_wqm_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BREV_B32,
@@ -12858,6 +14415,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 s_brev_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BREV_B64,
@@ -12865,6 +14423,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 s_brev_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BCNT0_I32_B32,
@@ -12872,6 +14431,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a s_bcnt0_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BCNT0_I32_B64,
@@ -12879,6 +14439,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b s_bcnt0_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_BCNT1_I32_B32,
@@ -12886,6 +14447,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c s_bcnt1_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BCNT1_I32_B64,
@@ -12893,6 +14455,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d s_bcnt1_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FF0_I32_B32,
@@ -12900,6 +14463,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_ff0_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FF0_I32_B64,
@@ -12907,6 +14471,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_ff0_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FF1_I32_B32,
@@ -12914,6 +14479,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_ff1_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FF1_I32_B64,
@@ -12921,6 +14487,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_ff1_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FLBIT_I32_B32,
@@ -12928,6 +14495,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 s_flbit_i32_b32 s8, s4
     Some(OpInfo {
         op: Op::S_FLBIT_I32_B64,
@@ -12935,6 +14503,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 s_flbit_i32_b64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_FLBIT_I32,
@@ -12942,6 +14511,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 s_flbit_i32 s8, s4
     Some(OpInfo {
         op: Op::S_FLBIT_I32_I64,
@@ -12949,6 +14519,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 s_flbit_i32_i64 s8, s[4:5]
     Some(OpInfo {
         op: Op::S_SEXT_I32_I8,
@@ -12956,6 +14527,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 s_sext_i32_i8 s8, s4
     Some(OpInfo {
         op: Op::S_SEXT_I32_I16,
@@ -12963,6 +14535,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 s_sext_i32_i16 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET0_B32,
@@ -12970,6 +14543,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x018 s_bitset0_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET0_B64,
@@ -12977,6 +14551,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x019 s_bitset0_b64 s[8:9], s4
     Some(OpInfo {
         op: Op::S_BITSET1_B32,
@@ -12984,6 +14559,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01a s_bitset1_b32 s8, s4
     Some(OpInfo {
         op: Op::S_BITSET1_B64,
@@ -12991,6 +14567,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01b s_bitset1_b64 s[8:9], s4
     Some(OpInfo {
         op: Op::S_GETPC_B64,
@@ -12998,6 +14575,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 0, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01c s_getpc_b64 s[8:9]
     Some(OpInfo {
         op: Op::S_SETPC_B64,
@@ -13005,6 +14583,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d s_setpc_b64 s[4:5]
     Some(OpInfo {
         op: Op::S_SWAPPC_B64,
@@ -13012,6 +14591,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e s_swappc_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_RFE_B64,
@@ -13019,6 +14599,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01f s_rfe_b64 s[4:5]
     Some(OpInfo {
         op: Op::S_AND_SAVEEXEC_B64,
@@ -13026,6 +14607,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 s_and_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_OR_SAVEEXEC_B64,
@@ -13033,6 +14615,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 s_or_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_XOR_SAVEEXEC_B64,
@@ -13040,6 +14623,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 s_xor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_SAVEEXEC_B64,
@@ -13047,6 +14631,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 s_andn2_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN2_SAVEEXEC_B64,
@@ -13054,6 +14639,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 s_orn2_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NAND_SAVEEXEC_B64,
@@ -13061,6 +14647,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 s_nand_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_NOR_SAVEEXEC_B64,
@@ -13068,6 +14655,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 s_nor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_XNOR_SAVEEXEC_B64,
@@ -13075,6 +14663,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 s_xnor_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_QUADMASK_B32,
@@ -13082,6 +14671,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 s_quadmask_b32 s8, s4
     Some(OpInfo {
         op: Op::S_QUADMASK_B64,
@@ -13089,6 +14679,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 s_quadmask_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_MOVRELS_B32,
@@ -13096,6 +14687,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a s_movrels_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOVRELS_B64,
@@ -13103,6 +14695,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02b s_movrels_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_MOVRELD_B32,
@@ -13110,6 +14703,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02c s_movreld_b32 s8, s4
     Some(OpInfo {
         op: Op::S_MOVRELD_B64,
@@ -13117,6 +14711,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02d s_movreld_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_CBRANCH_JOIN,
@@ -13124,6 +14719,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02e s_cbranch_join s4
     None,
     Some(OpInfo {
@@ -13132,6 +14728,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x030 s_abs_i32 s8, s4
     None,
     Some(OpInfo {
@@ -13140,6 +14737,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x032 s_set_gpr_idx_idx s4
     Some(OpInfo {
         op: Op::S_ANDN1_SAVEEXEC_B64,
@@ -13147,6 +14745,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x033 s_andn1_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ORN1_SAVEEXEC_B64,
@@ -13154,6 +14753,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x034 s_orn1_saveexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN1_WREXEC_B64,
@@ -13161,6 +14761,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x035 s_andn1_wrexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_ANDN2_WREXEC_B64,
@@ -13168,6 +14769,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x036 s_andn2_wrexec_b64 s[8:9], s[4:5]
     Some(OpInfo {
         op: Op::S_BITREPLICATE_B64_B32,
@@ -13175,6 +14777,7 @@ pub static GFX950_SOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x037 s_bitreplicate_b64_b32 s[8:9], s4
     None,
     None,
@@ -13387,6 +14990,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_cmp_eq_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LG_I32,
@@ -13394,6 +14998,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_cmp_lg_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GT_I32,
@@ -13401,6 +15006,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 s_cmp_gt_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GE_I32,
@@ -13408,6 +15014,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 s_cmp_ge_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LT_I32,
@@ -13415,6 +15022,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 s_cmp_lt_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LE_I32,
@@ -13422,6 +15030,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 s_cmp_le_i32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_EQ_U32,
@@ -13429,6 +15038,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 s_cmp_eq_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LG_U32,
@@ -13436,6 +15046,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 s_cmp_lg_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GT_U32,
@@ -13443,6 +15054,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 s_cmp_gt_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_GE_U32,
@@ -13450,6 +15062,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 s_cmp_ge_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LT_U32,
@@ -13457,6 +15070,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a s_cmp_lt_u32 s2, s4
     Some(OpInfo {
         op: Op::S_CMP_LE_U32,
@@ -13464,6 +15078,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b s_cmp_le_u32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP0_B32,
@@ -13471,6 +15086,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c s_bitcmp0_b32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP1_B32,
@@ -13478,6 +15094,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d s_bitcmp1_b32 s2, s4
     Some(OpInfo {
         op: Op::S_BITCMP0_B64,
@@ -13485,6 +15102,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_bitcmp0_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_BITCMP1_B64,
@@ -13492,6 +15110,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_bitcmp1_b64 s[2:3], s4
     Some(OpInfo {
         op: Op::S_SETVSKIP,
@@ -13499,6 +15118,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_setvskip s2, s4
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_ON,
@@ -13506,6 +15126,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_set_gpr_idx_on s2, gpr_idx(SRC2)
     Some(OpInfo {
         op: Op::S_CMP_EQ_U64,
@@ -13513,6 +15134,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 s_cmp_eq_u64 s[2:3], s[4:5]
     Some(OpInfo {
         op: Op::S_CMP_LG_U64,
@@ -13520,6 +15142,7 @@ pub static GFX950_SOPC: [Option<OpInfo>; 128] = [
         widths: [2, 2, 0, 0],
         kinds: [1, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 s_cmp_lg_u64 s[2:3], s[4:5]
     None,
     None,
@@ -13640,6 +15263,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 s_nop 3
     Some(OpInfo {
         op: Op::S_ENDPGM,
@@ -13647,6 +15271,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 s_endpgm 3
     Some(OpInfo {
         op: Op::S_BRANCH,
@@ -13654,6 +15279,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 s_branch 3
     Some(OpInfo {
         op: Op::S_WAKEUP,
@@ -13661,6 +15287,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 s_wakeup
     Some(OpInfo {
         op: Op::S_CBRANCH_SCC0,
@@ -13668,6 +15295,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 s_cbranch_scc0 3
     Some(OpInfo {
         op: Op::S_CBRANCH_SCC1,
@@ -13675,6 +15303,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 s_cbranch_scc1 3
     Some(OpInfo {
         op: Op::S_CBRANCH_VCCZ,
@@ -13682,6 +15311,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 s_cbranch_vccz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_VCCNZ,
@@ -13689,6 +15319,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 s_cbranch_vccnz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_EXECZ,
@@ -13696,6 +15327,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 s_cbranch_execz 3
     Some(OpInfo {
         op: Op::S_CBRANCH_EXECNZ,
@@ -13703,6 +15335,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 s_cbranch_execnz 3
     Some(OpInfo {
         op: Op::S_BARRIER,
@@ -13710,6 +15343,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a s_barrier
     Some(OpInfo {
         op: Op::S_SETKILL,
@@ -13717,6 +15351,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b s_setkill 3
     Some(OpInfo {
         op: Op::S_WAITCNT,
@@ -13724,6 +15359,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c s_waitcnt vmcnt(3) expcnt(0) lgkmcnt(0)
     Some(OpInfo {
         op: Op::S_SETHALT,
@@ -13731,6 +15367,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d s_sethalt 3
     Some(OpInfo {
         op: Op::S_SLEEP,
@@ -13738,6 +15375,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e s_sleep 3
     Some(OpInfo {
         op: Op::S_SETPRIO,
@@ -13745,6 +15383,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f s_setprio 3
     Some(OpInfo {
         op: Op::S_SENDMSG,
@@ -13752,6 +15391,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 s_sendmsg sendmsg(MSG_GS_DONE, GS_OP_NOP)
     Some(OpInfo {
         op: Op::S_SENDMSGHALT,
@@ -13759,6 +15399,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 s_sendmsghalt sendmsg(MSG_GS_DONE, GS_OP_NOP)
     Some(OpInfo {
         op: Op::S_TRAP,
@@ -13766,6 +15407,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 s_trap 3
     Some(OpInfo {
         op: Op::S_ICACHE_INV,
@@ -13773,6 +15415,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 s_icache_inv
     Some(OpInfo {
         op: Op::S_INCPERFLEVEL,
@@ -13780,6 +15423,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 s_incperflevel 3
     Some(OpInfo {
         op: Op::S_DECPERFLEVEL,
@@ -13787,6 +15431,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 s_decperflevel 3
     Some(OpInfo {
         op: Op::S_TTRACEDATA,
@@ -13794,6 +15439,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 s_ttracedata
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS,
@@ -13801,6 +15447,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 s_cbranch_cdbgsys 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGUSER,
@@ -13808,6 +15455,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x018 s_cbranch_cdbguser 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS_OR_USER,
@@ -13815,6 +15463,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x019 s_cbranch_cdbgsys_or_user 3
     Some(OpInfo {
         op: Op::S_CBRANCH_CDBGSYS_AND_USER,
@@ -13822,6 +15471,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01a s_cbranch_cdbgsys_and_user 3
     Some(OpInfo {
         op: Op::S_ENDPGM_SAVED,
@@ -13829,6 +15479,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01b s_endpgm_saved
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_OFF,
@@ -13836,6 +15487,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01c s_set_gpr_idx_off
     Some(OpInfo {
         op: Op::S_SET_GPR_IDX_MODE,
@@ -13843,6 +15495,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d s_set_gpr_idx_mode gpr_idx(SRC0,SRC1)
     Some(OpInfo {
         op: Op::S_ENDPGM_ORDERED_PS_DONE,
@@ -13850,6 +15503,7 @@ pub static GFX950_SOPP: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e s_endpgm_ordered_ps_done
     None,
     None,
@@ -13959,6 +15613,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x000 s_load_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX2,
@@ -13966,6 +15621,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x001 s_load_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX4,
@@ -13973,6 +15629,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x002 s_load_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX8,
@@ -13980,6 +15637,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [8, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x003 s_load_dwordx8 s[8:15], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_LOAD_DWORDX16,
@@ -13987,6 +15645,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [16, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x004 s_load_dwordx16 s[8:23], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORD,
@@ -13994,6 +15653,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x005 s_scratch_load_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORDX2,
@@ -14001,6 +15661,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x006 s_scratch_load_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_LOAD_DWORDX4,
@@ -14008,6 +15669,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 0,
     }), // 0x007 s_scratch_load_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORD,
@@ -14015,6 +15677,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x008 s_buffer_load_dword s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX2,
@@ -14022,6 +15685,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x009 s_buffer_load_dwordx2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX4,
@@ -14029,6 +15693,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x00a s_buffer_load_dwordx4 s[8:11], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX8,
@@ -14036,6 +15701,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [8, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x00b s_buffer_load_dwordx8 s[8:15], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_LOAD_DWORDX16,
@@ -14043,6 +15709,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [16, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 256,
     }), // 0x00c s_buffer_load_dwordx16 s[8:23], s[0:3], 0x10
     None,
     None,
@@ -14053,6 +15720,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x010 s_store_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_STORE_DWORDX2,
@@ -14060,6 +15728,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x011 s_store_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_STORE_DWORDX4,
@@ -14067,6 +15736,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x012 s_store_dwordx4 s[8:11], s[2:3], 0x10
     None,
     None,
@@ -14076,6 +15746,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x015 s_scratch_store_dword s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_STORE_DWORDX2,
@@ -14083,6 +15754,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x016 s_scratch_store_dwordx2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_SCRATCH_STORE_DWORDX4,
@@ -14090,6 +15762,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 1,
     }), // 0x017 s_scratch_store_dwordx4 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORD,
@@ -14097,6 +15770,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 257,
     }), // 0x018 s_buffer_store_dword s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX2,
@@ -14104,6 +15778,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 257,
     }), // 0x019 s_buffer_store_dwordx2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_STORE_DWORDX4,
@@ -14111,6 +15786,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 257,
     }), // 0x01a s_buffer_store_dwordx4 s[8:11], s[0:3], 0x10
     None,
     None,
@@ -14129,6 +15805,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 s_atc_probe 8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATC_PROBE_BUFFER,
@@ -14136,6 +15813,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 256,
     }), // 0x027 s_atc_probe_buffer 8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD,
@@ -14143,6 +15821,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 s_dcache_discard s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_DCACHE_DISCARD_X2,
@@ -14150,6 +15829,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 1, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 s_dcache_discard_x2 s[2:3], 0x10
     None,
     None,
@@ -14179,6 +15859,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x040 s_buffer_atomic_swap s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP,
@@ -14186,6 +15867,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 386,
     }), // 0x041 s_buffer_atomic_cmpswap s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD,
@@ -14193,6 +15875,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x042 s_buffer_atomic_add s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB,
@@ -14200,6 +15883,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x043 s_buffer_atomic_sub s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN,
@@ -14207,6 +15891,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x044 s_buffer_atomic_smin s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN,
@@ -14214,6 +15899,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x045 s_buffer_atomic_umin s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX,
@@ -14221,6 +15907,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x046 s_buffer_atomic_smax s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX,
@@ -14228,6 +15915,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x047 s_buffer_atomic_umax s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND,
@@ -14235,6 +15923,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x048 s_buffer_atomic_and s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR,
@@ -14242,6 +15931,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x049 s_buffer_atomic_or s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR,
@@ -14249,6 +15939,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x04a s_buffer_atomic_xor s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC,
@@ -14256,6 +15947,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x04b s_buffer_atomic_inc s8, s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC,
@@ -14263,6 +15955,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x04c s_buffer_atomic_dec s8, s[0:3], 0x10
     None,
     None,
@@ -14289,6 +15982,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x060 s_buffer_atomic_swap_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_CMPSWAP_X2,
@@ -14296,6 +15990,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 386,
     }), // 0x061 s_buffer_atomic_cmpswap_x2 s[8:11], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_ADD_X2,
@@ -14303,6 +15998,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x062 s_buffer_atomic_add_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SUB_X2,
@@ -14310,6 +16006,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x063 s_buffer_atomic_sub_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMIN_X2,
@@ -14317,6 +16014,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x064 s_buffer_atomic_smin_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMIN_X2,
@@ -14324,6 +16022,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x065 s_buffer_atomic_umin_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_SMAX_X2,
@@ -14331,6 +16030,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x066 s_buffer_atomic_smax_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_UMAX_X2,
@@ -14338,6 +16038,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x067 s_buffer_atomic_umax_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_AND_X2,
@@ -14345,6 +16046,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x068 s_buffer_atomic_and_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_OR_X2,
@@ -14352,6 +16054,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x069 s_buffer_atomic_or_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_XOR_X2,
@@ -14359,6 +16062,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x06a s_buffer_atomic_xor_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_INC_X2,
@@ -14366,6 +16070,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x06b s_buffer_atomic_inc_x2 s[8:9], s[0:3], 0x10
     Some(OpInfo {
         op: Op::S_BUFFER_ATOMIC_DEC_X2,
@@ -14373,6 +16078,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 0, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 64,
+        class: 258,
     }), // 0x06c s_buffer_atomic_dec_x2 s[8:9], s[0:3], 0x10
     None,
     None,
@@ -14399,6 +16105,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x080 s_atomic_swap s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_CMPSWAP,
@@ -14406,6 +16113,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 130,
     }), // 0x081 s_atomic_cmpswap s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_ADD,
@@ -14413,6 +16121,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x082 s_atomic_add s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SUB,
@@ -14420,6 +16129,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x083 s_atomic_sub s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMIN,
@@ -14427,6 +16137,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x084 s_atomic_smin s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMIN,
@@ -14434,6 +16145,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x085 s_atomic_umin s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMAX,
@@ -14441,6 +16153,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x086 s_atomic_smax s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMAX,
@@ -14448,6 +16161,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x087 s_atomic_umax s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_AND,
@@ -14455,6 +16169,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x088 s_atomic_and s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_OR,
@@ -14462,6 +16177,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x089 s_atomic_or s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_XOR,
@@ -14469,6 +16185,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x08a s_atomic_xor s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_INC,
@@ -14476,6 +16193,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x08b s_atomic_inc s8, s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_DEC,
@@ -14483,6 +16201,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [1, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x08c s_atomic_dec s8, s[2:3], 0x10
     None,
     None,
@@ -14509,6 +16228,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a0 s_atomic_swap_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_CMPSWAP_X2,
@@ -14516,6 +16236,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [4, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 130,
     }), // 0x0a1 s_atomic_cmpswap_x2 s[8:11], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_ADD_X2,
@@ -14523,6 +16244,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a2 s_atomic_add_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SUB_X2,
@@ -14530,6 +16252,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a3 s_atomic_sub_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMIN_X2,
@@ -14537,6 +16260,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a4 s_atomic_smin_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMIN_X2,
@@ -14544,6 +16268,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a5 s_atomic_umin_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_SMAX_X2,
@@ -14551,6 +16276,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a6 s_atomic_smax_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_UMAX_X2,
@@ -14558,6 +16284,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a7 s_atomic_umax_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_AND_X2,
@@ -14565,6 +16292,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a8 s_atomic_and_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_OR_X2,
@@ -14572,6 +16300,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0a9 s_atomic_or_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_XOR_X2,
@@ -14579,6 +16308,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0aa s_atomic_xor_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_INC_X2,
@@ -14586,6 +16316,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0ab s_atomic_inc_x2 s[8:9], s[2:3], 0x10
     Some(OpInfo {
         op: Op::S_ATOMIC_DEC_X2,
@@ -14593,6 +16324,7 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 1, 0, 0],
         mods: 64,
+        class: 2,
     }), // 0x0ac s_atomic_dec_x2 s[8:9], s[2:3], 0x10
     None,
     None,
@@ -14688,6 +16420,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 v_nop
     Some(OpInfo {
         op: Op::V_MOV_B32,
@@ -14695,6 +16428,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 v_mov_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_READFIRSTLANE_B32,
@@ -14702,6 +16436,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
         mods: 64512,
+        class: 0,
     }), // 0x002 v_readfirstlane_b32 s0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F64,
@@ -14709,6 +16444,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x003 v_cvt_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
@@ -14716,6 +16452,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 v_cvt_f64_i32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_I32,
@@ -14723,6 +16460,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 v_cvt_f32_i32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_U32,
@@ -14730,6 +16468,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 v_cvt_f32_u32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F32,
@@ -14737,6 +16476,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x007 v_cvt_u32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
@@ -14744,6 +16484,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x008 v_cvt_i32_f32_e32 v0, v4
     None,
     Some(OpInfo {
@@ -14752,6 +16493,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x00a v_cvt_f16_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
@@ -14759,6 +16501,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x00b v_cvt_f32_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
@@ -14766,6 +16509,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x00c v_cvt_rpi_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
@@ -14773,6 +16517,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x00d v_cvt_flr_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
@@ -14780,6 +16525,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e v_cvt_off_f32_i4_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F64,
@@ -14787,6 +16533,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x00f v_cvt_f32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
@@ -14794,6 +16541,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x010 v_cvt_f64_f32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
@@ -14801,6 +16549,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 v_cvt_f32_ubyte0_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE1,
@@ -14808,6 +16557,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 v_cvt_f32_ubyte1_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE2,
@@ -14815,6 +16565,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 v_cvt_f32_ubyte2_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE3,
@@ -14822,6 +16573,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 v_cvt_f32_ubyte3_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F64,
@@ -14829,6 +16581,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x015 v_cvt_u32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
@@ -14836,6 +16589,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 v_cvt_f64_u32_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_TRUNC_F64,
@@ -14843,6 +16597,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x017 v_trunc_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
@@ -14850,6 +16605,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x018 v_ceil_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
@@ -14857,6 +16613,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x019 v_rndne_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
@@ -14864,6 +16621,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01a v_floor_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
@@ -14871,6 +16629,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01b v_fract_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
@@ -14878,6 +16637,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01c v_trunc_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
@@ -14885,6 +16645,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01d v_ceil_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
@@ -14892,6 +16653,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01e v_rndne_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
@@ -14899,6 +16661,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x01f v_floor_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
@@ -14906,6 +16669,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x020 v_exp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
@@ -14913,6 +16677,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x021 v_log_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
@@ -14920,6 +16685,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x022 v_rcp_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
@@ -14927,6 +16693,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x023 v_rcp_iflag_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
@@ -14934,6 +16701,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x024 v_rsq_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
@@ -14941,6 +16709,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x025 v_rcp_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
@@ -14948,6 +16717,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x026 v_rsq_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
@@ -14955,6 +16725,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x027 v_sqrt_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
@@ -14962,6 +16733,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x028 v_sqrt_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
@@ -14969,6 +16741,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x029 v_sin_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
@@ -14976,6 +16749,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x02a v_cos_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
@@ -14983,6 +16757,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02b v_not_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_BFREV_B32,
@@ -14990,6 +16765,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02c v_bfrev_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_U32,
@@ -14997,6 +16773,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02d v_ffbh_u32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBL_B32,
@@ -15004,6 +16781,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02e v_ffbl_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_I32,
@@ -15011,6 +16789,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02f v_ffbh_i32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F64,
@@ -15018,6 +16797,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x030 v_frexp_exp_i32_f64_e32 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
@@ -15025,6 +16805,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x031 v_frexp_mant_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
@@ -15032,6 +16813,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x032 v_fract_f64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
@@ -15039,6 +16821,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x033 v_frexp_exp_i32_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
@@ -15046,6 +16829,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x034 v_frexp_mant_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
@@ -15053,6 +16837,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x035 v_clrexcp
     None,
     Some(OpInfo {
@@ -15061,6 +16846,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x037 v_screen_partition_4se_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_MOV_B64,
@@ -15068,6 +16854,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x038 v_mov_b64_e32 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F16_U16,
@@ -15075,6 +16862,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x039 v_cvt_f16_u16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F16_I16,
@@ -15082,6 +16870,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x03a v_cvt_f16_i16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U16_F16,
@@ -15089,6 +16878,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03b v_cvt_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
@@ -15096,6 +16886,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03c v_cvt_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
@@ -15103,6 +16894,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03d v_rcp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
@@ -15110,6 +16902,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03e v_sqrt_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
@@ -15117,6 +16910,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x03f v_rsq_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
@@ -15124,6 +16918,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x040 v_log_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
@@ -15131,6 +16926,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x041 v_exp_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
@@ -15138,6 +16934,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x042 v_frexp_mant_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
@@ -15145,6 +16942,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x043 v_frexp_exp_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
@@ -15152,6 +16950,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x044 v_floor_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
@@ -15159,6 +16958,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x045 v_ceil_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
@@ -15166,6 +16966,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x046 v_trunc_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
@@ -15173,6 +16974,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x047 v_rndne_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
@@ -15180,6 +16982,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x048 v_fract_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
@@ -15187,6 +16990,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x049 v_sin_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
@@ -15194,6 +16998,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x04a v_cos_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
@@ -15201,6 +17006,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x04b v_exp_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
@@ -15208,6 +17014,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x04c v_log_legacy_f32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
@@ -15215,6 +17022,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x04d v_cvt_norm_i16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
@@ -15222,6 +17030,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x04e v_cvt_norm_u16_f16_e32 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
@@ -15229,6 +17038,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04f v_sat_pk_u8_i16_e32 v0, v4
     None,
     Some(OpInfo {
@@ -15237,6 +17047,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 64512,
+        class: 0,
     }), // 0x051 v_swap_b32 v0, v4
     Some(OpInfo {
         op: Op::V_ACCVGPR_MOV_B32,
@@ -15244,6 +17055,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [2, 2, 0, 0],
         mods: 64512,
+        class: 16,
     }), // 0x052 v_accvgpr_mov_b32 a0, a4
     None,
     Some(OpInfo {
@@ -15252,6 +17064,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x054 v_cvt_f32_fp8_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF8,
@@ -15259,6 +17072,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x055 v_cvt_f32_bf8_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_FP8,
@@ -15266,6 +17080,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x056 v_cvt_pk_f32_fp8_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_BF8,
@@ -15273,6 +17088,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x057 v_cvt_pk_f32_bf8_e32 v[0:1], v4
     Some(OpInfo {
         op: Op::V_PRNG_B32,
@@ -15280,6 +17096,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x058 v_prng_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_PERMLANE16_SWAP_B32,
@@ -15287,6 +17104,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x059 v_permlane16_swap_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_PERMLANE32_SWAP_B32,
@@ -15294,6 +17112,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x05a v_permlane32_swap_b32_e32 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF16,
@@ -15301,6 +17120,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x05b v_cvt_f32_bf16_e32 v0, v4
     None,
     None,
@@ -15477,6 +17297,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x000 v_cndmask_b32_e32 v0, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F32,
@@ -15484,6 +17305,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x001 v_add_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
@@ -15491,6 +17313,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x002 v_sub_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
@@ -15498,6 +17321,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x003 v_subrev_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
@@ -15505,6 +17329,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x004 v_fmac_f64_e32 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
@@ -15512,6 +17337,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x005 v_mul_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
@@ -15519,6 +17345,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 v_mul_i32_i24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32_I24,
@@ -15526,6 +17353,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 v_mul_hi_i32_i24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_U32_U24,
@@ -15533,6 +17361,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 v_mul_u32_u24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32_U24,
@@ -15540,6 +17369,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 v_mul_hi_u32_u24_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F32,
@@ -15547,6 +17377,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x00a v_min_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
@@ -15554,6 +17385,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x00b v_max_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
@@ -15561,6 +17393,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c v_min_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I32,
@@ -15568,6 +17401,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d v_max_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U32,
@@ -15575,6 +17409,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00e v_min_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U32,
@@ -15582,6 +17417,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00f v_max_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B32,
@@ -15589,6 +17425,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 v_lshrrev_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I32,
@@ -15596,6 +17433,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 v_ashrrev_i32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B32,
@@ -15603,6 +17441,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 v_lshlrev_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_AND_B32,
@@ -15610,6 +17449,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 v_and_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_OR_B32,
@@ -15617,6 +17457,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 v_or_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XOR_B32,
@@ -15624,6 +17465,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 v_xor_b32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_BF16,
@@ -15631,6 +17473,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x016 v_dot2c_f32_bf16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAMK_F32,
@@ -15638,6 +17481,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 64512,
+        class: 32,
     }), // 0x017 v_fmamk_f32 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_FMAAK_F32,
@@ -15645,6 +17489,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 64512,
+        class: 64,
     }), // 0x018 v_fmaak_f32 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_CO_U32,
@@ -15652,6 +17497,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x019 v_add_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_CO_U32,
@@ -15659,6 +17505,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01a v_sub_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_CO_U32,
@@ -15666,6 +17513,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01b v_subrev_co_u32_e32 v0, vcc, v4, v8
     Some(OpInfo {
         op: Op::V_ADDC_CO_U32,
@@ -15673,6 +17521,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01c v_addc_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_SUBB_CO_U32,
@@ -15680,6 +17529,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d v_subb_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_SUBBREV_CO_U32,
@@ -15687,6 +17537,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e v_subbrev_co_u32_e32 v0, vcc, v4, v8, vcc
     Some(OpInfo {
         op: Op::V_ADD_F16,
@@ -15694,6 +17545,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x01f v_add_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
@@ -15701,6 +17553,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x020 v_sub_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
@@ -15708,6 +17561,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x021 v_subrev_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
@@ -15715,6 +17569,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x022 v_mul_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
@@ -15722,6 +17577,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x023 v_mac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MADMK_F16,
@@ -15729,6 +17585,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 64768,
+        class: 32,
     }), // 0x024 v_madmk_f16 v0, v4, 0xbf800000, v8
     Some(OpInfo {
         op: Op::V_MADAK_F16,
@@ -15736,6 +17593,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 64768,
+        class: 64,
     }), // 0x025 v_madak_f16 v0, v4, v8, 0xbf800000
     Some(OpInfo {
         op: Op::V_ADD_U16,
@@ -15743,6 +17601,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x026 v_add_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U16,
@@ -15750,6 +17609,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x027 v_sub_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U16,
@@ -15757,6 +17617,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x028 v_subrev_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U16,
@@ -15764,6 +17625,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x029 v_mul_lo_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B16,
@@ -15771,6 +17633,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x02a v_lshlrev_b16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B16,
@@ -15778,6 +17641,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x02b v_lshrrev_b16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I16,
@@ -15785,6 +17649,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x02c v_ashrrev_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F16,
@@ -15792,6 +17657,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02d v_max_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
@@ -15799,6 +17665,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02e v_min_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
@@ -15806,6 +17673,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x02f v_max_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I16,
@@ -15813,6 +17681,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x030 v_max_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U16,
@@ -15820,6 +17689,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x031 v_min_u16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I16,
@@ -15827,6 +17697,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x032 v_min_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F16,
@@ -15834,6 +17705,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x033 v_ldexp_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
@@ -15841,6 +17713,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x034 v_add_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U32,
@@ -15848,6 +17721,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x035 v_sub_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U32,
@@ -15855,6 +17729,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x036 v_subrev_u32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_F16,
@@ -15862,6 +17737,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x037 v_dot2c_f32_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
@@ -15869,6 +17745,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x038 v_dot2c_i32_i16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT4C_I32_I8,
@@ -15876,6 +17753,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x039 v_dot4c_i32_i8_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT8C_I32_I4,
@@ -15883,6 +17761,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03a v_dot8c_i32_i4_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F32,
@@ -15890,6 +17769,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x03b v_fmac_f32_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
@@ -15897,6 +17777,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x03c v_pk_fmac_f16_e32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
@@ -15904,6 +17785,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03d v_xnor_b32_e32 v0, v4, v8
 ];
 
@@ -15932,6 +17814,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x010 v_cmp_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
@@ -15939,6 +17822,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x011 v_cmpx_class_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
@@ -15946,6 +17830,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x012 v_cmp_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
@@ -15953,6 +17838,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x013 v_cmpx_class_f64_e32 vcc, v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
@@ -15960,6 +17846,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x014 v_cmp_class_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
@@ -15967,6 +17854,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9472,
+        class: 0,
     }), // 0x015 v_cmpx_class_f16_e32 vcc, v4, v8
     None,
     None,
@@ -15984,6 +17872,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x020 v_cmp_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
@@ -15991,6 +17880,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x021 v_cmp_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
@@ -15998,6 +17888,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x022 v_cmp_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
@@ -16005,6 +17896,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x023 v_cmp_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
@@ -16012,6 +17904,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x024 v_cmp_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
@@ -16019,6 +17912,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x025 v_cmp_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
@@ -16026,6 +17920,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x026 v_cmp_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
@@ -16033,6 +17928,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x027 v_cmp_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
@@ -16040,6 +17936,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x028 v_cmp_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
@@ -16047,6 +17944,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x029 v_cmp_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
@@ -16054,6 +17952,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02a v_cmp_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
@@ -16061,6 +17960,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02b v_cmp_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
@@ -16068,6 +17968,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02c v_cmp_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
@@ -16075,6 +17976,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02d v_cmp_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
@@ -16082,6 +17984,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02e v_cmp_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
@@ -16089,6 +17992,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x02f v_cmp_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
@@ -16096,6 +18000,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x030 v_cmpx_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
@@ -16103,6 +18008,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x031 v_cmpx_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
@@ -16110,6 +18016,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x032 v_cmpx_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
@@ -16117,6 +18024,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x033 v_cmpx_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
@@ -16124,6 +18032,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x034 v_cmpx_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
@@ -16131,6 +18040,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x035 v_cmpx_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
@@ -16138,6 +18048,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x036 v_cmpx_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
@@ -16145,6 +18056,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x037 v_cmpx_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
@@ -16152,6 +18064,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x038 v_cmpx_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
@@ -16159,6 +18072,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x039 v_cmpx_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
@@ -16166,6 +18080,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03a v_cmpx_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
@@ -16173,6 +18088,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03b v_cmpx_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
@@ -16180,6 +18096,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03c v_cmpx_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
@@ -16187,6 +18104,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03d v_cmpx_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
@@ -16194,6 +18112,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03e v_cmpx_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
@@ -16201,6 +18120,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27904,
+        class: 0,
     }), // 0x03f v_cmpx_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
@@ -16208,6 +18128,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x040 v_cmp_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
@@ -16215,6 +18136,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x041 v_cmp_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
@@ -16222,6 +18144,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x042 v_cmp_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
@@ -16229,6 +18152,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x043 v_cmp_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
@@ -16236,6 +18160,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x044 v_cmp_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
@@ -16243,6 +18168,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x045 v_cmp_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
@@ -16250,6 +18176,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x046 v_cmp_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
@@ -16257,6 +18184,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x047 v_cmp_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
@@ -16264,6 +18192,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x048 v_cmp_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
@@ -16271,6 +18200,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x049 v_cmp_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
@@ -16278,6 +18208,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04a v_cmp_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
@@ -16285,6 +18216,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04b v_cmp_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
@@ -16292,6 +18224,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04c v_cmp_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
@@ -16299,6 +18232,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04d v_cmp_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
@@ -16306,6 +18240,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04e v_cmp_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
@@ -16313,6 +18248,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x04f v_cmp_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
@@ -16320,6 +18256,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x050 v_cmpx_f_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
@@ -16327,6 +18264,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x051 v_cmpx_lt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
@@ -16334,6 +18272,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x052 v_cmpx_eq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
@@ -16341,6 +18280,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x053 v_cmpx_le_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
@@ -16348,6 +18288,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x054 v_cmpx_gt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
@@ -16355,6 +18296,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x055 v_cmpx_lg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
@@ -16362,6 +18304,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x056 v_cmpx_ge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
@@ -16369,6 +18312,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x057 v_cmpx_o_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
@@ -16376,6 +18320,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x058 v_cmpx_u_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
@@ -16383,6 +18328,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x059 v_cmpx_nge_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
@@ -16390,6 +18336,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05a v_cmpx_nlg_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
@@ -16397,6 +18344,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05b v_cmpx_ngt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
@@ -16404,6 +18352,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05c v_cmpx_nle_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
@@ -16411,6 +18360,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05d v_cmpx_neq_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
@@ -16418,6 +18368,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05e v_cmpx_nlt_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
@@ -16425,6 +18376,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x05f v_cmpx_tru_f32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
@@ -16432,6 +18384,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x060 v_cmp_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
@@ -16439,6 +18392,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x061 v_cmp_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
@@ -16446,6 +18400,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x062 v_cmp_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
@@ -16453,6 +18408,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x063 v_cmp_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
@@ -16460,6 +18416,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x064 v_cmp_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
@@ -16467,6 +18424,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x065 v_cmp_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
@@ -16474,6 +18432,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x066 v_cmp_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
@@ -16481,6 +18440,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x067 v_cmp_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
@@ -16488,6 +18448,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x068 v_cmp_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
@@ -16495,6 +18456,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x069 v_cmp_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
@@ -16502,6 +18464,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06a v_cmp_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
@@ -16509,6 +18472,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06b v_cmp_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
@@ -16516,6 +18480,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06c v_cmp_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
@@ -16523,6 +18488,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06d v_cmp_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
@@ -16530,6 +18496,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06e v_cmp_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
@@ -16537,6 +18504,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x06f v_cmp_tru_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
@@ -16544,6 +18512,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x070 v_cmpx_f_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
@@ -16551,6 +18520,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x071 v_cmpx_lt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
@@ -16558,6 +18528,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x072 v_cmpx_eq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
@@ -16565,6 +18536,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x073 v_cmpx_le_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
@@ -16572,6 +18544,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x074 v_cmpx_gt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
@@ -16579,6 +18552,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x075 v_cmpx_lg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
@@ -16586,6 +18560,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x076 v_cmpx_ge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
@@ -16593,6 +18568,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x077 v_cmpx_o_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
@@ -16600,6 +18576,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x078 v_cmpx_u_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
@@ -16607,6 +18584,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x079 v_cmpx_nge_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
@@ -16614,6 +18592,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07a v_cmpx_nlg_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
@@ -16621,6 +18600,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07b v_cmpx_ngt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
@@ -16628,6 +18608,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07c v_cmpx_nle_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
@@ -16635,6 +18616,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07d v_cmpx_neq_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
@@ -16642,6 +18624,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07e v_cmpx_nlt_f64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
@@ -16649,6 +18632,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x07f v_cmpx_tru_f64_e32 vcc, v[4:5], v[8:9]
     None,
     None,
@@ -16688,6 +18672,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a0 v_cmp_f_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I16,
@@ -16695,6 +18680,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a1 v_cmp_lt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I16,
@@ -16702,6 +18688,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a2 v_cmp_eq_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I16,
@@ -16709,6 +18696,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a3 v_cmp_le_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I16,
@@ -16716,6 +18704,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a4 v_cmp_gt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I16,
@@ -16723,6 +18712,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a5 v_cmp_ne_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I16,
@@ -16730,6 +18720,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a6 v_cmp_ge_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I16,
@@ -16737,6 +18728,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a7 v_cmp_t_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U16,
@@ -16744,6 +18736,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a8 v_cmp_f_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U16,
@@ -16751,6 +18744,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0a9 v_cmp_lt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U16,
@@ -16758,6 +18752,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0aa v_cmp_eq_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U16,
@@ -16765,6 +18760,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ab v_cmp_le_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U16,
@@ -16772,6 +18768,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ac v_cmp_gt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U16,
@@ -16779,6 +18776,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ad v_cmp_ne_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U16,
@@ -16786,6 +18784,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ae v_cmp_ge_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U16,
@@ -16793,6 +18792,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0af v_cmp_t_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I16,
@@ -16800,6 +18800,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b0 v_cmpx_f_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I16,
@@ -16807,6 +18808,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I16,
@@ -16814,6 +18816,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I16,
@@ -16821,6 +18824,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I16,
@@ -16828,6 +18832,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I16,
@@ -16835,6 +18840,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I16,
@@ -16842,6 +18848,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I16,
@@ -16849,6 +18856,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b7 v_cmpx_t_i16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U16,
@@ -16856,6 +18864,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b8 v_cmpx_f_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U16,
@@ -16863,6 +18872,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U16,
@@ -16870,6 +18880,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U16,
@@ -16877,6 +18888,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0bb v_cmpx_le_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U16,
@@ -16884,6 +18896,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U16,
@@ -16891,6 +18904,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U16,
@@ -16898,6 +18912,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0be v_cmpx_ge_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U16,
@@ -16905,6 +18920,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 256,
+        class: 0,
     }), // 0x0bf v_cmpx_t_u16_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I32,
@@ -16912,6 +18928,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c0 v_cmp_f_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I32,
@@ -16919,6 +18936,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c1 v_cmp_lt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I32,
@@ -16926,6 +18944,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c2 v_cmp_eq_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I32,
@@ -16933,6 +18952,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c3 v_cmp_le_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I32,
@@ -16940,6 +18960,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c4 v_cmp_gt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I32,
@@ -16947,6 +18968,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c5 v_cmp_ne_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I32,
@@ -16954,6 +18976,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c6 v_cmp_ge_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I32,
@@ -16961,6 +18984,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c7 v_cmp_t_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U32,
@@ -16968,6 +18992,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c8 v_cmp_f_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U32,
@@ -16975,6 +19000,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c9 v_cmp_lt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U32,
@@ -16982,6 +19008,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ca v_cmp_eq_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U32,
@@ -16989,6 +19016,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cb v_cmp_le_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U32,
@@ -16996,6 +19024,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cc v_cmp_gt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U32,
@@ -17003,6 +19032,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cd v_cmp_ne_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U32,
@@ -17010,6 +19040,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ce v_cmp_ge_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U32,
@@ -17017,6 +19048,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cf v_cmp_t_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I32,
@@ -17024,6 +19056,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d0 v_cmpx_f_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I32,
@@ -17031,6 +19064,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d1 v_cmpx_lt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I32,
@@ -17038,6 +19072,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d2 v_cmpx_eq_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I32,
@@ -17045,6 +19080,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d3 v_cmpx_le_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I32,
@@ -17052,6 +19088,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d4 v_cmpx_gt_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I32,
@@ -17059,6 +19096,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d5 v_cmpx_ne_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I32,
@@ -17066,6 +19104,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d6 v_cmpx_ge_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I32,
@@ -17073,6 +19112,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d7 v_cmpx_t_i32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U32,
@@ -17080,6 +19120,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d8 v_cmpx_f_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U32,
@@ -17087,6 +19128,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d9 v_cmpx_lt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U32,
@@ -17094,6 +19136,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0da v_cmpx_eq_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U32,
@@ -17101,6 +19144,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0db v_cmpx_le_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U32,
@@ -17108,6 +19152,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0dc v_cmpx_gt_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U32,
@@ -17115,6 +19160,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0dd v_cmpx_ne_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U32,
@@ -17122,6 +19168,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0de v_cmpx_ge_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U32,
@@ -17129,6 +19176,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0df v_cmpx_t_u32_e32 vcc, v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I64,
@@ -17136,6 +19184,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e0 v_cmp_f_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_I64,
@@ -17143,6 +19192,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e1 v_cmp_lt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_I64,
@@ -17150,6 +19200,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e2 v_cmp_eq_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_I64,
@@ -17157,6 +19208,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e3 v_cmp_le_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_I64,
@@ -17164,6 +19216,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e4 v_cmp_gt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_I64,
@@ -17171,6 +19224,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e5 v_cmp_ne_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_I64,
@@ -17178,6 +19232,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e6 v_cmp_ge_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_I64,
@@ -17185,6 +19240,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e7 v_cmp_t_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_F_U64,
@@ -17192,6 +19248,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e8 v_cmp_f_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_U64,
@@ -17199,6 +19256,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e9 v_cmp_lt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_U64,
@@ -17206,6 +19264,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ea v_cmp_eq_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_U64,
@@ -17213,6 +19272,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0eb v_cmp_le_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_U64,
@@ -17220,6 +19280,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ec v_cmp_gt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_U64,
@@ -17227,6 +19288,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ed v_cmp_ne_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_U64,
@@ -17234,6 +19296,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ee v_cmp_ge_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_U64,
@@ -17241,6 +19304,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ef v_cmp_t_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_I64,
@@ -17248,6 +19312,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f0 v_cmpx_f_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_I64,
@@ -17255,6 +19320,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f1 v_cmpx_lt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I64,
@@ -17262,6 +19328,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f2 v_cmpx_eq_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_I64,
@@ -17269,6 +19336,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f3 v_cmpx_le_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_I64,
@@ -17276,6 +19344,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f4 v_cmpx_gt_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_I64,
@@ -17283,6 +19352,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f5 v_cmpx_ne_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_I64,
@@ -17290,6 +19360,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f6 v_cmpx_ge_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_I64,
@@ -17297,6 +19368,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f7 v_cmpx_t_i64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_U64,
@@ -17304,6 +19376,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f8 v_cmpx_f_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_U64,
@@ -17311,6 +19384,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f9 v_cmpx_lt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U64,
@@ -17318,6 +19392,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fa v_cmpx_eq_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_U64,
@@ -17325,6 +19400,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fb v_cmpx_le_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_U64,
@@ -17332,6 +19408,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fc v_cmpx_gt_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_U64,
@@ -17339,6 +19416,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fd v_cmpx_ne_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_U64,
@@ -17346,6 +19424,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fe v_cmpx_ge_u64_e32 vcc, v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_U64,
@@ -17353,6 +19432,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ff v_cmpx_t_u64_e32 vcc, v[4:5], v[8:9]
 ];
 
@@ -17381,6 +19461,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x010 v_cmp_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F32,
@@ -17388,6 +19469,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x011 v_cmpx_class_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F64,
@@ -17395,6 +19477,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x012 v_cmp_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F64,
@@ -17402,6 +19485,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x013 v_cmpx_class_f64_e64 s[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_CMP_CLASS_F16,
@@ -17409,6 +19493,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x014 v_cmp_class_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_CLASS_F16,
@@ -17416,6 +19501,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 9216,
+        class: 0,
     }), // 0x015 v_cmpx_class_f16_e64 s[0:1], v4, v8
     None,
     None,
@@ -17433,6 +19519,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x020 v_cmp_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F16,
@@ -17440,6 +19527,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x021 v_cmp_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F16,
@@ -17447,6 +19535,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x022 v_cmp_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F16,
@@ -17454,6 +19543,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x023 v_cmp_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F16,
@@ -17461,6 +19551,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x024 v_cmp_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F16,
@@ -17468,6 +19559,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x025 v_cmp_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F16,
@@ -17475,6 +19567,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x026 v_cmp_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F16,
@@ -17482,6 +19575,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x027 v_cmp_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F16,
@@ -17489,6 +19583,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x028 v_cmp_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F16,
@@ -17496,6 +19591,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x029 v_cmp_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F16,
@@ -17503,6 +19599,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02a v_cmp_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F16,
@@ -17510,6 +19607,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02b v_cmp_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F16,
@@ -17517,6 +19615,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02c v_cmp_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F16,
@@ -17524,6 +19623,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02d v_cmp_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F16,
@@ -17531,6 +19631,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02e v_cmp_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F16,
@@ -17538,6 +19639,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x02f v_cmp_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F16,
@@ -17545,6 +19647,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x030 v_cmpx_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F16,
@@ -17552,6 +19655,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x031 v_cmpx_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F16,
@@ -17559,6 +19663,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x032 v_cmpx_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F16,
@@ -17566,6 +19671,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x033 v_cmpx_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F16,
@@ -17573,6 +19679,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x034 v_cmpx_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F16,
@@ -17580,6 +19687,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x035 v_cmpx_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F16,
@@ -17587,6 +19695,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x036 v_cmpx_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F16,
@@ -17594,6 +19703,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x037 v_cmpx_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F16,
@@ -17601,6 +19711,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x038 v_cmpx_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F16,
@@ -17608,6 +19719,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x039 v_cmpx_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F16,
@@ -17615,6 +19727,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03a v_cmpx_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F16,
@@ -17622,6 +19735,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03b v_cmpx_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F16,
@@ -17629,6 +19743,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03c v_cmpx_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F16,
@@ -17636,6 +19751,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03d v_cmpx_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F16,
@@ -17643,6 +19759,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03e v_cmpx_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F16,
@@ -17650,6 +19767,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x03f v_cmpx_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F32,
@@ -17657,6 +19775,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x040 v_cmp_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_F32,
@@ -17664,6 +19783,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x041 v_cmp_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_F32,
@@ -17671,6 +19791,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x042 v_cmp_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_F32,
@@ -17678,6 +19799,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x043 v_cmp_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_F32,
@@ -17685,6 +19807,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x044 v_cmp_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LG_F32,
@@ -17692,6 +19815,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x045 v_cmp_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_F32,
@@ -17699,6 +19823,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x046 v_cmp_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_O_F32,
@@ -17706,6 +19831,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x047 v_cmp_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_U_F32,
@@ -17713,6 +19839,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x048 v_cmp_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGE_F32,
@@ -17720,6 +19847,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x049 v_cmp_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLG_F32,
@@ -17727,6 +19855,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04a v_cmp_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NGT_F32,
@@ -17734,6 +19863,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04b v_cmp_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLE_F32,
@@ -17741,6 +19871,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04c v_cmp_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F32,
@@ -17748,6 +19879,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04d v_cmp_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NLT_F32,
@@ -17755,6 +19887,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04e v_cmp_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_TRU_F32,
@@ -17762,6 +19895,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x04f v_cmp_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_F32,
@@ -17769,6 +19903,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x050 v_cmpx_f_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_F32,
@@ -17776,6 +19911,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x051 v_cmpx_lt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F32,
@@ -17783,6 +19919,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x052 v_cmpx_eq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_F32,
@@ -17790,6 +19927,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x053 v_cmpx_le_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_F32,
@@ -17797,6 +19935,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x054 v_cmpx_gt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LG_F32,
@@ -17804,6 +19943,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x055 v_cmpx_lg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_F32,
@@ -17811,6 +19951,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x056 v_cmpx_ge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_O_F32,
@@ -17818,6 +19959,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x057 v_cmpx_o_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_U_F32,
@@ -17825,6 +19967,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x058 v_cmpx_u_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F32,
@@ -17832,6 +19975,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x059 v_cmpx_nge_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F32,
@@ -17839,6 +19983,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05a v_cmpx_nlg_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F32,
@@ -17846,6 +19991,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05b v_cmpx_ngt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F32,
@@ -17853,6 +19999,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05c v_cmpx_nle_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F32,
@@ -17860,6 +20007,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05d v_cmpx_neq_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F32,
@@ -17867,6 +20015,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05e v_cmpx_nlt_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F32,
@@ -17874,6 +20023,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x05f v_cmpx_tru_f32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_F64,
@@ -17881,6 +20031,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x060 v_cmp_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_F64,
@@ -17888,6 +20039,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x061 v_cmp_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_F64,
@@ -17895,6 +20047,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x062 v_cmp_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_F64,
@@ -17902,6 +20055,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x063 v_cmp_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_F64,
@@ -17909,6 +20063,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x064 v_cmp_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LG_F64,
@@ -17916,6 +20071,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x065 v_cmp_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_F64,
@@ -17923,6 +20079,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x066 v_cmp_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_O_F64,
@@ -17930,6 +20087,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x067 v_cmp_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_U_F64,
@@ -17937,6 +20095,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x068 v_cmp_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGE_F64,
@@ -17944,6 +20103,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x069 v_cmp_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLG_F64,
@@ -17951,6 +20111,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06a v_cmp_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NGT_F64,
@@ -17958,6 +20119,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06b v_cmp_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLE_F64,
@@ -17965,6 +20127,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06c v_cmp_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NEQ_F64,
@@ -17972,6 +20135,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06d v_cmp_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NLT_F64,
@@ -17979,6 +20143,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06e v_cmp_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_TRU_F64,
@@ -17986,6 +20151,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x06f v_cmp_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_F64,
@@ -17993,6 +20159,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x070 v_cmpx_f_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_F64,
@@ -18000,6 +20167,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x071 v_cmpx_lt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_F64,
@@ -18007,6 +20175,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x072 v_cmpx_eq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_F64,
@@ -18014,6 +20183,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x073 v_cmpx_le_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_F64,
@@ -18021,6 +20191,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x074 v_cmpx_gt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LG_F64,
@@ -18028,6 +20199,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x075 v_cmpx_lg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_F64,
@@ -18035,6 +20207,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x076 v_cmpx_ge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_O_F64,
@@ -18042,6 +20215,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x077 v_cmpx_o_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_U_F64,
@@ -18049,6 +20223,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x078 v_cmpx_u_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGE_F64,
@@ -18056,6 +20231,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x079 v_cmpx_nge_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLG_F64,
@@ -18063,6 +20239,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07a v_cmpx_nlg_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NGT_F64,
@@ -18070,6 +20247,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07b v_cmpx_ngt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLE_F64,
@@ -18077,6 +20255,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07c v_cmpx_nle_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NEQ_F64,
@@ -18084,6 +20263,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07d v_cmpx_neq_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NLT_F64,
@@ -18091,6 +20271,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07e v_cmpx_nlt_f64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_TRU_F64,
@@ -18098,6 +20279,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x07f v_cmpx_tru_f64_e64 s[0:1], v[4:5], v[8:9]
     None,
     None,
@@ -18137,6 +20319,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a0 v_cmp_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I16,
@@ -18144,6 +20327,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a1 v_cmp_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I16,
@@ -18151,6 +20335,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a2 v_cmp_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I16,
@@ -18158,6 +20343,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a3 v_cmp_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I16,
@@ -18165,6 +20351,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a4 v_cmp_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I16,
@@ -18172,6 +20359,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a5 v_cmp_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I16,
@@ -18179,6 +20367,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a6 v_cmp_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I16,
@@ -18186,6 +20375,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a7 v_cmp_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U16,
@@ -18193,6 +20383,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a8 v_cmp_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U16,
@@ -18200,6 +20391,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0a9 v_cmp_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U16,
@@ -18207,6 +20399,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0aa v_cmp_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U16,
@@ -18214,6 +20407,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ab v_cmp_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U16,
@@ -18221,6 +20415,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ac v_cmp_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U16,
@@ -18228,6 +20423,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ad v_cmp_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U16,
@@ -18235,6 +20431,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ae v_cmp_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U16,
@@ -18242,6 +20439,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0af v_cmp_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I16,
@@ -18249,6 +20447,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b0 v_cmpx_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I16,
@@ -18256,6 +20455,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I16,
@@ -18263,6 +20463,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I16,
@@ -18270,6 +20471,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I16,
@@ -18277,6 +20479,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I16,
@@ -18284,6 +20487,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I16,
@@ -18291,6 +20495,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I16,
@@ -18298,6 +20503,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b7 v_cmpx_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U16,
@@ -18305,6 +20511,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b8 v_cmpx_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U16,
@@ -18312,6 +20519,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U16,
@@ -18319,6 +20527,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U16,
@@ -18326,6 +20535,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bb v_cmpx_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U16,
@@ -18333,6 +20543,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U16,
@@ -18340,6 +20551,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U16,
@@ -18347,6 +20559,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0be v_cmpx_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U16,
@@ -18354,6 +20567,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bf v_cmpx_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I32,
@@ -18361,6 +20575,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c0 v_cmp_f_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_I32,
@@ -18368,6 +20583,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c1 v_cmp_lt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_I32,
@@ -18375,6 +20591,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c2 v_cmp_eq_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_I32,
@@ -18382,6 +20599,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c3 v_cmp_le_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_I32,
@@ -18389,6 +20607,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c4 v_cmp_gt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_I32,
@@ -18396,6 +20615,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c5 v_cmp_ne_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_I32,
@@ -18403,6 +20623,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c6 v_cmp_ge_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_I32,
@@ -18410,6 +20631,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c7 v_cmp_t_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_U32,
@@ -18417,6 +20639,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c8 v_cmp_f_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LT_U32,
@@ -18424,6 +20647,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0c9 v_cmp_lt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_EQ_U32,
@@ -18431,6 +20655,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ca v_cmp_eq_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_LE_U32,
@@ -18438,6 +20663,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cb v_cmp_le_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GT_U32,
@@ -18445,6 +20671,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cc v_cmp_gt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_NE_U32,
@@ -18452,6 +20679,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cd v_cmp_ne_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_GE_U32,
@@ -18459,6 +20687,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ce v_cmp_ge_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_T_U32,
@@ -18466,6 +20695,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0cf v_cmp_t_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_I32,
@@ -18473,6 +20703,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d0 v_cmpx_f_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_I32,
@@ -18480,6 +20711,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d1 v_cmpx_lt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I32,
@@ -18487,6 +20719,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d2 v_cmpx_eq_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_I32,
@@ -18494,6 +20727,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d3 v_cmpx_le_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_I32,
@@ -18501,6 +20735,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d4 v_cmpx_gt_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_I32,
@@ -18508,6 +20743,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d5 v_cmpx_ne_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_I32,
@@ -18515,6 +20751,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d6 v_cmpx_ge_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_I32,
@@ -18522,6 +20759,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d7 v_cmpx_t_i32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_F_U32,
@@ -18529,6 +20767,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d8 v_cmpx_f_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LT_U32,
@@ -18536,6 +20775,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0d9 v_cmpx_lt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U32,
@@ -18543,6 +20783,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0da v_cmpx_eq_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_LE_U32,
@@ -18550,6 +20791,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0db v_cmpx_le_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GT_U32,
@@ -18557,6 +20799,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0dc v_cmpx_gt_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_NE_U32,
@@ -18564,6 +20807,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0dd v_cmpx_ne_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_GE_U32,
@@ -18571,6 +20815,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0de v_cmpx_ge_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMPX_T_U32,
@@ -18578,6 +20823,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0df v_cmpx_t_u32_e64 s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CMP_F_I64,
@@ -18585,6 +20831,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e0 v_cmp_f_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_I64,
@@ -18592,6 +20839,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e1 v_cmp_lt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_I64,
@@ -18599,6 +20847,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e2 v_cmp_eq_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_I64,
@@ -18606,6 +20855,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e3 v_cmp_le_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_I64,
@@ -18613,6 +20863,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e4 v_cmp_gt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_I64,
@@ -18620,6 +20871,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e5 v_cmp_ne_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_I64,
@@ -18627,6 +20879,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e6 v_cmp_ge_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_I64,
@@ -18634,6 +20887,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e7 v_cmp_t_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_F_U64,
@@ -18641,6 +20895,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e8 v_cmp_f_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LT_U64,
@@ -18648,6 +20903,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e9 v_cmp_lt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_EQ_U64,
@@ -18655,6 +20911,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ea v_cmp_eq_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_LE_U64,
@@ -18662,6 +20919,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0eb v_cmp_le_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GT_U64,
@@ -18669,6 +20927,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ec v_cmp_gt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_NE_U64,
@@ -18676,6 +20935,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ed v_cmp_ne_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_GE_U64,
@@ -18683,6 +20943,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ee v_cmp_ge_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMP_T_U64,
@@ -18690,6 +20951,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ef v_cmp_t_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_I64,
@@ -18697,6 +20959,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f0 v_cmpx_f_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_I64,
@@ -18704,6 +20967,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f1 v_cmpx_lt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_I64,
@@ -18711,6 +20975,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f2 v_cmpx_eq_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_I64,
@@ -18718,6 +20983,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f3 v_cmpx_le_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_I64,
@@ -18725,6 +20991,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f4 v_cmpx_gt_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_I64,
@@ -18732,6 +20999,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f5 v_cmpx_ne_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_I64,
@@ -18739,6 +21007,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f6 v_cmpx_ge_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_I64,
@@ -18746,6 +21015,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f7 v_cmpx_t_i64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_F_U64,
@@ -18753,6 +21023,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f8 v_cmpx_f_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LT_U64,
@@ -18760,6 +21031,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0f9 v_cmpx_lt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_EQ_U64,
@@ -18767,6 +21039,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fa v_cmpx_eq_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_LE_U64,
@@ -18774,6 +21047,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fb v_cmpx_le_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GT_U64,
@@ -18781,6 +21055,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fc v_cmpx_gt_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_NE_U64,
@@ -18788,6 +21063,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fd v_cmpx_ne_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_GE_U64,
@@ -18795,6 +21071,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fe v_cmpx_ge_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CMPX_T_U64,
@@ -18802,6 +21079,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [1, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ff v_cmpx_t_u64_e64 s[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_CNDMASK_B32,
@@ -18809,6 +21087,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 27648,
+        class: 0,
     }), // 0x100 v_cndmask_b32_e64 v0, v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F32,
@@ -18816,6 +21095,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x101 v_add_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F32,
@@ -18823,6 +21103,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x102 v_sub_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F32,
@@ -18830,6 +21111,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x103 v_subrev_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F64,
@@ -18837,6 +21119,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x104 v_fmac_f64_e64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F32,
@@ -18844,6 +21127,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x105 v_mul_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_I32_I24,
@@ -18851,6 +21135,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x106 v_mul_i32_i24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32_I24,
@@ -18858,6 +21143,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x107 v_mul_hi_i32_i24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_U32_U24,
@@ -18865,6 +21151,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x108 v_mul_u32_u24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32_U24,
@@ -18872,6 +21159,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x109 v_mul_hi_u32_u24_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F32,
@@ -18879,6 +21167,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x10a v_min_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F32,
@@ -18886,6 +21175,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x10b v_max_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I32,
@@ -18893,6 +21183,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x10c v_min_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I32,
@@ -18900,6 +21191,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x10d v_max_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U32,
@@ -18907,6 +21199,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x10e v_min_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U32,
@@ -18914,6 +21207,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x10f v_max_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B32,
@@ -18921,6 +21215,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x110 v_lshrrev_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I32,
@@ -18928,6 +21223,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x111 v_ashrrev_i32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B32,
@@ -18935,6 +21231,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x112 v_lshlrev_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_AND_B32,
@@ -18942,6 +21239,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x113 v_and_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_OR_B32,
@@ -18949,6 +21247,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x114 v_or_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XOR_B32,
@@ -18956,6 +21255,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x115 v_xor_b32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_BF16,
@@ -18963,6 +21263,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x116 v_dot2c_f32_bf16_e64 v0, v4, v8
     None,
     None,
@@ -18972,6 +21273,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x119 v_add_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_SUB_CO_U32,
@@ -18979,6 +21281,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11a v_sub_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_CO_U32,
@@ -18986,6 +21289,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11b v_subrev_co_u32_e64 v0, s[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_ADDC_CO_U32,
@@ -18993,6 +21297,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11c v_addc_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_SUBB_CO_U32,
@@ -19000,6 +21305,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11d v_subb_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_SUBBREV_CO_U32,
@@ -19007,6 +21313,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x11e v_subbrev_co_u32_e64 v0, s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_ADD_F16,
@@ -19014,6 +21321,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x11f v_add_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_F16,
@@ -19021,6 +21329,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x120 v_sub_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_F16,
@@ -19028,6 +21337,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x121 v_subrev_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_F16,
@@ -19035,6 +21345,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x122 v_mul_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAC_F16,
@@ -19042,6 +21353,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x123 v_mac_f16_e64 v0, v4, v8
     None,
     None,
@@ -19051,6 +21363,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x126 v_add_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U16,
@@ -19058,6 +21371,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x127 v_sub_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U16,
@@ -19065,6 +21379,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x128 v_subrev_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U16,
@@ -19072,6 +21387,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x129 v_mul_lo_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHLREV_B16,
@@ -19079,6 +21395,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x12a v_lshlrev_b16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LSHRREV_B16,
@@ -19086,6 +21403,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x12b v_lshrrev_b16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ASHRREV_I16,
@@ -19093,6 +21411,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x12c v_ashrrev_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_F16,
@@ -19100,6 +21419,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x12d v_max_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_F16,
@@ -19107,6 +21427,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x12e v_min_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_U16,
@@ -19114,6 +21435,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x12f v_max_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAX_I16,
@@ -19121,6 +21443,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x130 v_max_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_U16,
@@ -19128,6 +21451,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x131 v_min_u16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MIN_I16,
@@ -19135,6 +21459,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x132 v_min_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F16,
@@ -19142,6 +21467,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x133 v_ldexp_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_U32,
@@ -19149,6 +21475,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x134 v_add_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_U32,
@@ -19156,6 +21483,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x135 v_sub_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUBREV_U32,
@@ -19163,6 +21491,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x136 v_subrev_u32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_F32_F16,
@@ -19170,6 +21499,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x137 v_dot2c_f32_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT2C_I32_I16,
@@ -19177,6 +21507,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x138 v_dot2c_i32_i16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT4C_I32_I8,
@@ -19184,6 +21515,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x139 v_dot4c_i32_i8_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_DOT8C_I32_I4,
@@ -19191,6 +21523,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x13a v_dot8c_i32_i4_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_FMAC_F32,
@@ -19198,6 +21531,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x13b v_fmac_f32_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PK_FMAC_F16,
@@ -19205,6 +21539,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x13c v_pk_fmac_f16_e64 v0, v4, v8
     Some(OpInfo {
         op: Op::V_XNOR_B32,
@@ -19212,6 +21547,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x13d v_xnor_b32_e64 v0, v4, v8
     None,
     None,
@@ -19221,6 +21557,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x140 v_nop
     Some(OpInfo {
         op: Op::V_MOV_B32,
@@ -19228,6 +21565,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x141 v_mov_b32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -19236,6 +21574,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x143 v_cvt_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_I32,
@@ -19243,6 +21582,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x144 v_cvt_f64_i32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_I32,
@@ -19250,6 +21590,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x145 v_cvt_f32_i32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_U32,
@@ -19257,6 +21598,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x146 v_cvt_f32_u32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F32,
@@ -19264,6 +21606,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x147 v_cvt_u32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I32_F32,
@@ -19271,6 +21614,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x148 v_cvt_i32_f32_e64 v0, v4
     None,
     Some(OpInfo {
@@ -19279,6 +21623,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x14a v_cvt_f16_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F16,
@@ -19286,6 +21631,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x14b v_cvt_f32_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_RPI_I32_F32,
@@ -19293,6 +21639,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x14c v_cvt_rpi_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_FLR_I32_F32,
@@ -19300,6 +21647,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x14d v_cvt_flr_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_OFF_F32_I4,
@@ -19307,6 +21655,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x14e v_cvt_off_f32_i4_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_F64,
@@ -19314,6 +21663,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x14f v_cvt_f32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_F32,
@@ -19321,6 +21671,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x150 v_cvt_f64_f32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE0,
@@ -19328,6 +21679,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x151 v_cvt_f32_ubyte0_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE1,
@@ -19335,6 +21687,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x152 v_cvt_f32_ubyte1_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE2,
@@ -19342,6 +21695,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x153 v_cvt_f32_ubyte2_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_UBYTE3,
@@ -19349,6 +21703,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x154 v_cvt_f32_ubyte3_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U32_F64,
@@ -19356,6 +21711,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x155 v_cvt_u32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F64_U32,
@@ -19363,6 +21719,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x156 v_cvt_f64_u32_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_TRUNC_F64,
@@ -19370,6 +21727,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x157 v_trunc_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CEIL_F64,
@@ -19377,6 +21735,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x158 v_ceil_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RNDNE_F64,
@@ -19384,6 +21743,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x159 v_rndne_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FLOOR_F64,
@@ -19391,6 +21751,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15a v_floor_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F32,
@@ -19398,6 +21759,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15b v_fract_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F32,
@@ -19405,6 +21767,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15c v_trunc_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F32,
@@ -19412,6 +21775,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15d v_ceil_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F32,
@@ -19419,6 +21783,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15e v_rndne_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F32,
@@ -19426,6 +21791,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x15f v_floor_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F32,
@@ -19433,6 +21799,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x160 v_exp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F32,
@@ -19440,6 +21807,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x161 v_log_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F32,
@@ -19447,6 +21815,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x162 v_rcp_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_IFLAG_F32,
@@ -19454,6 +21823,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x163 v_rcp_iflag_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F32,
@@ -19461,6 +21831,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x164 v_rsq_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F64,
@@ -19468,6 +21839,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x165 v_rcp_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_RSQ_F64,
@@ -19475,6 +21847,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x166 v_rsq_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SQRT_F32,
@@ -19482,6 +21855,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x167 v_sqrt_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F64,
@@ -19489,6 +21863,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x168 v_sqrt_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_SIN_F32,
@@ -19496,6 +21871,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x169 v_sin_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F32,
@@ -19503,6 +21879,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x16a v_cos_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_NOT_B32,
@@ -19510,6 +21887,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16b v_not_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_BFREV_B32,
@@ -19517,6 +21895,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16c v_bfrev_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_U32,
@@ -19524,6 +21903,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16d v_ffbh_u32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBL_B32,
@@ -19531,6 +21911,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16e v_ffbl_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FFBH_I32,
@@ -19538,6 +21919,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x16f v_ffbh_i32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F64,
@@ -19545,6 +21927,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x170 v_frexp_exp_i32_f64_e64 v0, v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F64,
@@ -19552,6 +21935,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x171 v_frexp_mant_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FRACT_F64,
@@ -19559,6 +21943,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x172 v_fract_f64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I32_F32,
@@ -19566,6 +21951,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x173 v_frexp_exp_i32_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F32,
@@ -19573,6 +21959,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x174 v_frexp_mant_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CLREXCP,
@@ -19580,6 +21967,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x175 v_clrexcp
     None,
     Some(OpInfo {
@@ -19588,6 +21976,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x177 v_screen_partition_4se_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_MOV_B64,
@@ -19595,6 +21984,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x178 v_mov_b64_e64 v[0:1], v[4:5]
     Some(OpInfo {
         op: Op::V_CVT_F16_U16,
@@ -19602,6 +21992,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x179 v_cvt_f16_u16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F16_I16,
@@ -19609,6 +22000,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x17a v_cvt_f16_i16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_U16_F16,
@@ -19616,6 +22008,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17b v_cvt_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_I16_F16,
@@ -19623,6 +22016,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17c v_cvt_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RCP_F16,
@@ -19630,6 +22024,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17d v_rcp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SQRT_F16,
@@ -19637,6 +22032,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17e v_sqrt_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RSQ_F16,
@@ -19644,6 +22040,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x17f v_rsq_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_F16,
@@ -19651,6 +22048,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x180 v_log_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_F16,
@@ -19658,6 +22056,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x181 v_exp_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_MANT_F16,
@@ -19665,6 +22064,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x182 v_frexp_mant_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FREXP_EXP_I16_F16,
@@ -19672,6 +22072,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x183 v_frexp_exp_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FLOOR_F16,
@@ -19679,6 +22080,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x184 v_floor_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CEIL_F16,
@@ -19686,6 +22088,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x185 v_ceil_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_TRUNC_F16,
@@ -19693,6 +22096,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x186 v_trunc_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_RNDNE_F16,
@@ -19700,6 +22104,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x187 v_rndne_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_FRACT_F16,
@@ -19707,6 +22112,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x188 v_fract_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SIN_F16,
@@ -19714,6 +22120,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x189 v_sin_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_COS_F16,
@@ -19721,6 +22128,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18a v_cos_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_EXP_LEGACY_F32,
@@ -19728,6 +22136,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18b v_exp_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_LOG_LEGACY_F32,
@@ -19735,6 +22144,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18c v_log_legacy_f32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_I16_F16,
@@ -19742,6 +22152,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18d v_cvt_norm_i16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_NORM_U16_F16,
@@ -19749,6 +22160,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x18e v_cvt_norm_u16_f16_e64 v0, v4
     Some(OpInfo {
         op: Op::V_SAT_PK_U8_I16,
@@ -19756,6 +22168,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x18f v_sat_pk_u8_i16_e64 v0, v4
     None,
     None,
@@ -19767,6 +22180,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x194 v_cvt_f32_fp8_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF8,
@@ -19774,6 +22188,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x195 v_cvt_f32_bf8_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_FP8,
@@ -19781,6 +22196,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x196 v_cvt_pk_f32_fp8_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_CVT_PK_F32_BF8,
@@ -19788,6 +22204,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 6,
+        class: 0,
     }), // 0x197 v_cvt_pk_f32_bf8_e64 v[0:1], v4
     Some(OpInfo {
         op: Op::V_PRNG_B32,
@@ -19795,6 +22212,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x198 v_prng_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_PERMLANE16_SWAP_B32,
@@ -19802,6 +22220,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x199 v_permlane16_swap_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_PERMLANE32_SWAP_B32,
@@ -19809,6 +22228,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x19a v_permlane32_swap_b32_e64 v0, v4
     Some(OpInfo {
         op: Op::V_CVT_F32_BF16,
@@ -19816,6 +22236,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x19b v_cvt_f32_bf16_e64 v0, v4
     None,
     None,
@@ -19861,6 +22282,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1c2 v_mad_i32_i24 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U32_U24,
@@ -19868,6 +22290,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1c3 v_mad_u32_u24 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEID_F32,
@@ -19875,6 +22298,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1c4 v_cubeid_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBESC_F32,
@@ -19882,6 +22306,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1c5 v_cubesc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBETC_F32,
@@ -19889,6 +22314,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1c6 v_cubetc_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CUBEMA_F32,
@@ -19896,6 +22322,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1c7 v_cubema_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_U32,
@@ -19903,6 +22330,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1c8 v_bfe_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFE_I32,
@@ -19910,6 +22338,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1c9 v_bfe_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BFI_B32,
@@ -19917,6 +22346,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1ca v_bfi_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F32,
@@ -19924,6 +22354,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1cb v_fma_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F64,
@@ -19931,6 +22362,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1cc v_fma_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_LERP_U8,
@@ -19938,6 +22370,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1cd v_lerp_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ALIGNBIT_B32,
@@ -19945,6 +22378,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1ce v_alignbit_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ALIGNBYTE_B32,
@@ -19952,6 +22386,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1cf v_alignbyte_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_F32,
@@ -19959,6 +22394,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1d0 v_min3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I32,
@@ -19966,6 +22402,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d1 v_min3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_U32,
@@ -19973,6 +22410,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d2 v_min3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_F32,
@@ -19980,6 +22418,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1d3 v_max3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I32,
@@ -19987,6 +22426,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d4 v_max3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_U32,
@@ -19994,6 +22434,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d5 v_max3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_F32,
@@ -20001,6 +22442,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1d6 v_med3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I32,
@@ -20008,6 +22450,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d7 v_med3_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_U32,
@@ -20015,6 +22458,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1d8 v_med3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U8,
@@ -20022,6 +22466,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1d9 v_sad_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_HI_U8,
@@ -20029,6 +22474,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1da v_sad_hi_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U16,
@@ -20036,6 +22482,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1db v_sad_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_SAD_U32,
@@ -20043,6 +22490,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1dc v_sad_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PK_U8_F32,
@@ -20050,6 +22498,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x1dd v_cvt_pk_u8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F32,
@@ -20057,6 +22506,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1de v_div_fixup_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F64,
@@ -20064,6 +22514,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1df v_div_fixup_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F32,
@@ -20071,6 +22522,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 57350,
+        class: 0,
     }), // 0x1e0 v_div_scale_f32 v0, s[0:1], v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_SCALE_F64,
@@ -20078,6 +22530,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 57350,
+        class: 0,
     }), // 0x1e1 v_div_scale_f64 v[0:1], s[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F32,
@@ -20085,6 +22538,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1e2 v_div_fmas_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FMAS_F64,
@@ -20092,6 +22546,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1e3 v_div_fmas_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MSAD_U8,
@@ -20099,6 +22554,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e4 v_msad_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_QSAD_PK_U16_U8,
@@ -20106,6 +22562,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e5 v_qsad_pk_u16_u8 v[0:1], v[4:5], v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MQSAD_PK_U16_U8,
@@ -20113,6 +22570,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e6 v_mqsad_pk_u16_u8 v[0:1], v[4:5], v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MQSAD_U32_U8,
@@ -20120,6 +22578,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [4, 2, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e7 v_mqsad_u32_u8 v[0:3], v[4:5], v8, v[16:19]
     Some(OpInfo {
         op: Op::V_MAD_U64_U32,
@@ -20127,6 +22586,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e8 v_mad_u64_u32 v[0:1], s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MAD_I64_I32,
@@ -20134,6 +22594,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1e9 v_mad_i64_i32 v[0:1], s[0:1], v4, v8, v[16:17]
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_F16,
@@ -20141,6 +22602,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1ea v_mad_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_U16,
@@ -20148,6 +22610,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1eb v_mad_legacy_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_LEGACY_I16,
@@ -20155,6 +22618,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x1ec v_mad_legacy_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_PERM_B32,
@@ -20162,6 +22626,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1ed v_perm_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_LEGACY_F16,
@@ -20169,6 +22634,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1ee v_fma_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_LEGACY_F16,
@@ -20176,6 +22642,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x1ef v_div_fixup_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PKACCUM_U8_F32,
@@ -20183,6 +22650,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9218,
+        class: 0,
     }), // 0x1f0 v_cvt_pkaccum_u8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MAD_U32_U16,
@@ -20190,6 +22658,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f1 v_mad_u32_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_I32_I16,
@@ -20197,6 +22666,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f2 v_mad_i32_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_XAD_U32,
@@ -20204,6 +22674,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1f3 v_xad_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_F16,
@@ -20211,6 +22682,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x1f4 v_min3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_I16,
@@ -20218,6 +22690,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f5 v_min3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MIN3_U16,
@@ -20225,6 +22698,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f6 v_min3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_F16,
@@ -20232,6 +22706,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x1f7 v_max3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_I16,
@@ -20239,6 +22714,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f8 v_max3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAX3_U16,
@@ -20246,6 +22722,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1f9 v_max3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_F16,
@@ -20253,6 +22730,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x1fa v_med3_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_I16,
@@ -20260,6 +22738,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1fb v_med3_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MED3_U16,
@@ -20267,6 +22746,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x1fc v_med3_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U32,
@@ -20274,6 +22754,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1fd v_lshl_add_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ADD_LSHL_U32,
@@ -20281,6 +22762,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1fe v_add_lshl_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ADD3_U32,
@@ -20288,6 +22770,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x1ff v_add3_u32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_OR_B32,
@@ -20295,6 +22778,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x200 v_lshl_or_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_AND_OR_B32,
@@ -20302,6 +22786,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x201 v_and_or_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_OR3_B32,
@@ -20309,6 +22794,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x202 v_or3_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_F16,
@@ -20316,6 +22802,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x203 v_mad_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_U16,
@@ -20323,6 +22810,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x204 v_mad_u16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAD_I16,
@@ -20330,6 +22818,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x205 v_mad_i16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_F16,
@@ -20337,6 +22826,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x206 v_fma_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DIV_FIXUP_F16,
@@ -20344,6 +22834,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64519,
+        class: 0,
     }), // 0x207 v_div_fixup_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_LSHL_ADD_U64,
@@ -20351,6 +22842,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x208 v_lshl_add_u64 v[0:1], v[4:5], v8, v[16:17]
     None,
     None,
@@ -20400,6 +22892,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 1,
+        class: 0,
     }), // 0x233 v_bitop3_b16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_BITOP3_B32,
@@ -20407,6 +22900,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x234 v_bitop3_b32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP8_F32,
@@ -20414,6 +22908,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64513,
+        class: 0,
     }), // 0x235 v_cvt_scalef32_pk_fp8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_F32,
@@ -20421,6 +22916,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64513,
+        class: 0,
     }), // 0x236 v_cvt_scalef32_pk_bf8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_F32,
@@ -20428,6 +22924,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 46081,
+        class: 0,
     }), // 0x237 v_cvt_scalef32_sr_fp8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_BF8_F32,
@@ -20435,6 +22932,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 46081,
+        class: 0,
     }), // 0x238 v_cvt_scalef32_sr_bf8_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_FP8,
@@ -20442,6 +22940,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x239 v_cvt_scalef32_pk_f32_fp8 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_BF8,
@@ -20449,6 +22948,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x23a v_cvt_scalef32_pk_f32_bf8 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F32_FP8,
@@ -20456,6 +22956,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x23b v_cvt_scalef32_f32_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F32_BF8,
@@ -20463,6 +22964,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x23c v_cvt_scalef32_f32_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_F32,
@@ -20470,6 +22972,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64513,
+        class: 0,
     }), // 0x23d v_cvt_scalef32_pk_fp4_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK_FP4_F32,
@@ -20477,6 +22980,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 2, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 46081,
+        class: 0,
     }), // 0x23e v_cvt_scalef32_sr_pk_fp4_f32 v0, v[4:5], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F32_FP4,
@@ -20484,6 +22988,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x23f v_cvt_scalef32_pk_f32_fp4 v[0:1], v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP8_F16,
@@ -20491,6 +22996,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x240 v_cvt_scalef32_pk_fp8_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_F16,
@@ -20498,6 +23004,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x241 v_cvt_scalef32_pk_bf8_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_F16,
@@ -20505,6 +23012,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 46081,
+        class: 0,
     }), // 0x242 v_cvt_scalef32_sr_fp8_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_BF8_F16,
@@ -20512,6 +23020,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 46081,
+        class: 0,
     }), // 0x243 v_cvt_scalef32_sr_bf8_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP8_BF16,
@@ -20519,6 +23028,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x244 v_cvt_scalef32_pk_fp8_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF8_BF16,
@@ -20526,6 +23036,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x245 v_cvt_scalef32_pk_bf8_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_FP8_BF16,
@@ -20533,6 +23044,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 46081,
+        class: 0,
     }), // 0x246 v_cvt_scalef32_sr_fp8_bf16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_BF8_BF16,
@@ -20540,6 +23052,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 46081,
+        class: 0,
     }), // 0x247 v_cvt_scalef32_sr_bf8_bf16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_FP8,
@@ -20547,6 +23060,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x248 v_cvt_scalef32_pk_f16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_BF8,
@@ -20554,6 +23068,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x249 v_cvt_scalef32_pk_f16_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F16_FP8,
@@ -20561,6 +23076,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x24a v_cvt_scalef32_f16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_F16_BF8,
@@ -20568,6 +23084,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x24b v_cvt_scalef32_f16_bf8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_F16,
@@ -20575,6 +23092,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x24c v_cvt_scalef32_pk_fp4_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_FP4_BF16,
@@ -20582,6 +23100,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x24d v_cvt_scalef32_pk_fp4_bf16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK_FP4_F16,
@@ -20589,6 +23108,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 46081,
+        class: 0,
     }), // 0x24e v_cvt_scalef32_sr_pk_fp4_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK_FP4_BF16,
@@ -20596,6 +23116,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 46081,
+        class: 0,
     }), // 0x24f v_cvt_scalef32_sr_pk_fp4_bf16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_F16_FP4,
@@ -20603,6 +23124,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x250 v_cvt_scalef32_pk_f16_fp4 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_FP4,
@@ -20610,6 +23132,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x251 v_cvt_scalef32_pk_bf16_fp4 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_2XPK16_FP6_F32,
@@ -20617,6 +23140,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 16, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x252 v_cvt_scalef32_2xpk16_fp6_f32 v[0:5], v[4:19], v[8:23], v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_2XPK16_BF6_F32,
@@ -20624,6 +23148,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 16, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x253 v_cvt_scalef32_2xpk16_bf6_f32 v[0:5], v[4:19], v[8:23], v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_FP6_F32,
@@ -20631,6 +23156,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 32, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x254 v_cvt_scalef32_sr_pk32_fp6_f32 v[0:5], v[4:35], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_BF6_F32,
@@ -20638,6 +23164,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 32, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x255 v_cvt_scalef32_sr_pk32_bf6_f32 v[0:5], v[4:35], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_F32_FP6,
@@ -20645,6 +23172,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [32, 6, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x256 v_cvt_scalef32_pk32_f32_fp6 v[0:31], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_F32_BF6,
@@ -20652,6 +23180,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [32, 6, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x257 v_cvt_scalef32_pk32_f32_bf6 v[0:31], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_FP6_F16,
@@ -20659,6 +23188,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x258 v_cvt_scalef32_pk32_fp6_f16 v[0:5], v[4:19], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_FP6_BF16,
@@ -20666,6 +23196,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x259 v_cvt_scalef32_pk32_fp6_bf16 v[0:5], v[4:19], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_BF6_F16,
@@ -20673,6 +23204,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x25a v_cvt_scalef32_pk32_bf6_f16 v[0:5], v[4:19], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_BF6_BF16,
@@ -20680,6 +23212,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x25b v_cvt_scalef32_pk32_bf6_bf16 v[0:5], v[4:19], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_FP6_F16,
@@ -20687,6 +23220,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x25c v_cvt_scalef32_sr_pk32_fp6_f16 v[0:5], v[4:19], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_FP6_BF16,
@@ -20694,6 +23228,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x25d v_cvt_scalef32_sr_pk32_fp6_bf16 v[0:5], v[4:19], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_BF6_F16,
@@ -20701,6 +23236,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x25e v_cvt_scalef32_sr_pk32_bf6_f16 v[0:5], v[4:19], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_SR_PK32_BF6_BF16,
@@ -20708,6 +23244,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [6, 16, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x25f v_cvt_scalef32_sr_pk32_bf6_bf16 v[0:5], v[4:19], v8, v16
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_F16_FP6,
@@ -20715,6 +23252,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [16, 6, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x260 v_cvt_scalef32_pk32_f16_fp6 v[0:15], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_BF16_FP6,
@@ -20722,6 +23260,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [16, 6, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x261 v_cvt_scalef32_pk32_bf16_fp6 v[0:15], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_F16_BF6,
@@ -20729,6 +23268,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [16, 6, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x262 v_cvt_scalef32_pk32_f16_bf6 v[0:15], v[4:9], v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK32_BF16_BF6,
@@ -20736,6 +23276,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [16, 6, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x263 v_cvt_scalef32_pk32_bf16_bf6 v[0:15], v[4:9], v8
     None,
     Some(OpInfo {
@@ -20744,6 +23285,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 1,
+        class: 0,
     }), // 0x265 v_ashr_pk_i8_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_ASHR_PK_U8_I32,
@@ -20751,6 +23293,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 1,
+        class: 0,
     }), // 0x266 v_ashr_pk_u8_i32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_CVT_PK_F16_F32,
@@ -20758,6 +23301,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x267 v_cvt_pk_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF16_F32,
@@ -20765,6 +23309,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x268 v_cvt_pk_bf16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_FP8,
@@ -20772,6 +23317,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x269 v_cvt_scalef32_pk_bf16_fp8 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SCALEF32_PK_BF16_BF8,
@@ -20779,6 +23325,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 18433,
+        class: 0,
     }), // 0x26a v_cvt_scalef32_pk_bf16_bf8 v0, v4, v8
     None,
     None,
@@ -20807,6 +23354,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x280 v_add_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MUL_F64,
@@ -20814,6 +23362,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x281 v_mul_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MIN_F64,
@@ -20821,6 +23370,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x282 v_min_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_MAX_F64,
@@ -20828,6 +23378,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x283 v_max_f64 v[0:1], v[4:5], v[8:9]
     Some(OpInfo {
         op: Op::V_LDEXP_F64,
@@ -20835,6 +23386,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x284 v_ldexp_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_MUL_LO_U32,
@@ -20842,6 +23394,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x285 v_mul_lo_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_U32,
@@ -20849,6 +23402,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x286 v_mul_hi_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_HI_I32,
@@ -20856,6 +23410,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x287 v_mul_hi_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_LDEXP_F32,
@@ -20863,6 +23418,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x288 v_ldexp_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_READLANE_B32,
@@ -20870,6 +23426,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [1, 0, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x289 v_readlane_b32 s0, v4, s6
     Some(OpInfo {
         op: Op::V_WRITELANE_B32,
@@ -20877,6 +23434,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 1, 1, 0],
         mods: 0,
+        class: 0,
     }), // 0x28a v_writelane_b32 v0, s4, s6
     Some(OpInfo {
         op: Op::V_BCNT_U32_B32,
@@ -20884,6 +23442,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x28b v_bcnt_u32_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MBCNT_LO_U32_B32,
@@ -20891,6 +23450,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x28c v_mbcnt_lo_u32_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MBCNT_HI_U32_B32,
@@ -20898,6 +23458,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x28d v_mbcnt_hi_u32_b32 v0, v4, v8
     None,
     Some(OpInfo {
@@ -20906,6 +23467,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x28f v_lshlrev_b64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_LSHRREV_B64,
@@ -20913,6 +23475,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x290 v_lshrrev_b64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_ASHRREV_I64,
@@ -20920,6 +23483,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x291 v_ashrrev_i64 v[0:1], v4, v[8:9]
     Some(OpInfo {
         op: Op::V_TRIG_PREOP_F64,
@@ -20927,6 +23491,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [2, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9222,
+        class: 0,
     }), // 0x292 v_trig_preop_f64 v[0:1], v[4:5], v8
     Some(OpInfo {
         op: Op::V_BFM_B32,
@@ -20934,6 +23499,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x293 v_bfm_b32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_I16_F32,
@@ -20941,6 +23507,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x294 v_cvt_pknorm_i16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F32,
@@ -20948,6 +23515,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27650,
+        class: 0,
     }), // 0x295 v_cvt_pknorm_u16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKRTZ_F16_F32,
@@ -20955,6 +23523,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x296 v_cvt_pkrtz_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_U16_U32,
@@ -20962,6 +23531,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x297 v_cvt_pk_u16_u32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_I16_I32,
@@ -20969,6 +23539,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x298 v_cvt_pk_i16_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_I16_F16,
@@ -20976,6 +23547,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27651,
+        class: 0,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PKNORM_U16_F16,
@@ -20983,6 +23555,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27651,
+        class: 0,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
     Some(OpInfo {
@@ -20991,6 +23564,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x29c v_add_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I32,
@@ -20998,6 +23572,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 2,
+        class: 0,
     }), // 0x29d v_sub_i32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_ADD_I16,
@@ -21005,6 +23580,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x29e v_add_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_SUB_I16,
@@ -21012,6 +23588,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 3,
+        class: 0,
     }), // 0x29f v_sub_i16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_PACK_B32_F16,
@@ -21019,6 +23596,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27651,
+        class: 0,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MUL_LEGACY_F32,
@@ -21026,6 +23604,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27654,
+        class: 0,
     }), // 0x2a1 v_mul_legacy_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_FP8_F32,
@@ -21033,6 +23612,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x2a2 v_cvt_pk_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_PK_BF8_F32,
@@ -21040,6 +23620,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 27649,
+        class: 0,
     }), // 0x2a3 v_cvt_pk_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_FP8_F32,
@@ -21047,6 +23628,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9217,
+        class: 0,
     }), // 0x2a4 v_cvt_sr_fp8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF8_F32,
@@ -21054,6 +23636,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9217,
+        class: 0,
     }), // 0x2a5 v_cvt_sr_bf8_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_F16_F32,
@@ -21061,6 +23644,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9217,
+        class: 0,
     }), // 0x2a6 v_cvt_sr_f16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_CVT_SR_BF16_F32,
@@ -21068,6 +23652,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9217,
+        class: 0,
     }), // 0x2a7 v_cvt_sr_bf16_f32 v0, v4, v8
     Some(OpInfo {
         op: Op::V_MINIMUM3_F32,
@@ -21075,6 +23660,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x2a8 v_minimum3_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MAXIMUM3_F32,
@@ -21082,6 +23668,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 64518,
+        class: 0,
     }), // 0x2a9 v_maximum3_f32 v0, v4, v8, v16
     None,
     None,
@@ -21308,6 +23895,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x000 v_pk_mad_i16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_LO_U16,
@@ -21315,6 +23903,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x001 v_pk_mul_lo_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_I16,
@@ -21322,6 +23911,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x002 v_pk_add_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_I16,
@@ -21329,6 +23919,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x003 v_pk_sub_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHLREV_B16,
@@ -21336,6 +23927,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x004 v_pk_lshlrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_LSHRREV_B16,
@@ -21343,6 +23935,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x005 v_pk_lshrrev_b16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ASHRREV_I16,
@@ -21350,6 +23943,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x006 v_pk_ashrrev_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_I16,
@@ -21357,6 +23951,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x007 v_pk_max_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_I16,
@@ -21364,6 +23959,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x008 v_pk_min_i16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAD_U16,
@@ -21371,6 +23967,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x009 v_pk_mad_u16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_U16,
@@ -21378,6 +23975,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00a v_pk_add_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_SUB_U16,
@@ -21385,6 +23983,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00b v_pk_sub_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_U16,
@@ -21392,6 +23991,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00c v_pk_max_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_U16,
@@ -21399,6 +23999,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00d v_pk_min_u16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_FMA_F16,
@@ -21406,6 +24007,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00e v_pk_fma_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F16,
@@ -21413,6 +24015,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x00f v_pk_add_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F16,
@@ -21420,6 +24023,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x010 v_pk_mul_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MIN_F16,
@@ -21427,6 +24031,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x011 v_pk_min_f16 v0, v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MAX_F16,
@@ -21434,6 +24039,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x012 v_pk_max_f16 v0, v4, v8 op_sel_hi:[0,0]
     None,
     None,
@@ -21448,6 +24054,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x01a v_dot2_f32_bf16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MINIMUM3_F16,
@@ -21455,6 +24062,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x01b v_pk_minimum3_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MAXIMUM3_F16,
@@ -21462,6 +24070,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x01c v_pk_maximum3_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     None,
     None,
@@ -21472,6 +24081,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 11,
+        class: 0,
     }), // 0x020 v_fma_mix_f32 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_MIXLO_F16,
@@ -21479,6 +24089,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 11,
+        class: 0,
     }), // 0x021 v_fma_mixlo_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_FMA_MIXHI_F16,
@@ -21486,6 +24097,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 11,
+        class: 0,
     }), // 0x022 v_fma_mixhi_f16 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT2_F32_F16,
@@ -21493,6 +24105,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x023 v_dot2_f32_f16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     None,
     None,
@@ -21502,6 +24115,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x026 v_dot2_i32_i16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_DOT2_U32_U16,
@@ -21509,6 +24123,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x027 v_dot2_u32_u16 v0, v4, v8, v16 op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_DOT4_I32_I8,
@@ -21516,6 +24131,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 50,
+        class: 0,
     }), // 0x028 v_dot4_i32_i8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT4_U32_U8,
@@ -21523,6 +24139,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 50,
+        class: 0,
     }), // 0x029 v_dot4_u32_u8 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT8_I32_I4,
@@ -21530,6 +24147,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 50,
+        class: 0,
     }), // 0x02a v_dot8_i32_i4 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_DOT8_U32_U4,
@@ -21537,6 +24155,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 50,
+        class: 0,
     }), // 0x02b v_dot8_u32_u4 v0, v4, v8, v16
     Some(OpInfo {
         op: Op::V_MFMA_LD_SCALE_B32,
@@ -21544,6 +24163,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 521,
+        class: 8,
     }), // 0x02c v_mfma_ld_scale_b32 v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X128_F8F6F4,
@@ -21551,6 +24171,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 8, 8, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x02d v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[8:15], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X64_F8F6F4,
@@ -21558,6 +24179,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 8, 8, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x02e v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[4:11], v[8:15], v[16:31]
     None,
     Some(OpInfo {
@@ -21566,6 +24188,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x030 v_pk_fma_f32 v[0:1], v[4:5], v[8:9], v[16:17] op_sel_hi:[0,0,0]
     Some(OpInfo {
         op: Op::V_PK_MUL_F32,
@@ -21573,6 +24196,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x031 v_pk_mul_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_ADD_F32,
@@ -21580,6 +24204,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x032 v_pk_add_f32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_PK_MOV_B32,
@@ -21587,6 +24212,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 571,
+        class: 0,
     }), // 0x033 v_pk_mov_b32 v[0:1], v[4:5], v[8:9] op_sel_hi:[0,0]
     None,
     Some(OpInfo {
@@ -21595,6 +24221,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 4, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x035 v_mfma_f32_16x16x32_bf16 v[0:3], v[4:7], v[8:11], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X64_I8,
@@ -21602,6 +24229,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 4, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x036 v_mfma_i32_16x16x64_i8 v[0:3], v[4:7], v[8:11], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF16,
@@ -21609,6 +24237,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 4, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x037 v_mfma_f32_32x32x16_bf16 v[0:15], v[4:7], v[8:11], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_32X32X32_I8,
@@ -21616,6 +24245,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 4, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x038 v_mfma_i32_32x32x32_i8 v[0:15], v[4:7], v[8:11], v[16:31]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF16,
@@ -21623,6 +24253,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x039 v_smfmac_f32_16x16x64_bf16 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_I32_16X16X128_I8,
@@ -21630,6 +24261,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x03a v_smfmac_i32_16x16x128_i8 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X128_BF8_BF8,
@@ -21637,6 +24269,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x03b v_smfmac_f32_16x16x128_bf8_bf8 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X128_BF8_FP8,
@@ -21644,6 +24277,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x03c v_smfmac_f32_16x16x128_bf8_fp8 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X128_FP8_BF8,
@@ -21651,6 +24285,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x03d v_smfmac_f32_16x16x128_fp8_bf8 v[0:3], v[4:7], v[8:15], v16
     None,
     None,
@@ -21660,6 +24295,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [32, 1, 1, 32],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x040 v_mfma_f32_32x32x1_2b_f32 v[0:31], v4, v8, v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X1_4B_F32,
@@ -21667,6 +24303,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x041 v_mfma_f32_16x16x1_4b_f32 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X1_16B_F32,
@@ -21674,6 +24311,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x042 v_mfma_f32_4x4x1_16b_f32 v[0:3], v4, v8, v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X128_FP8_FP8,
@@ -21681,6 +24319,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x043 v_smfmac_f32_16x16x128_fp8_fp8 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X2_F32,
@@ -21688,6 +24327,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x044 v_mfma_f32_32x32x2_f32 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_F32,
@@ -21695,6 +24335,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x045 v_mfma_f32_16x16x4_f32 v[0:3], v4, v8, v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF16,
@@ -21702,6 +24343,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x046 v_smfmac_f32_32x32x32_bf16 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_I32_32X32X64_I8,
@@ -21709,6 +24351,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x047 v_smfmac_i32_32x32x64_i8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X4_2B_F16,
@@ -21716,6 +24359,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [32, 2, 2, 32],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x048 v_mfma_f32_32x32x4_2b_f16 v[0:31], v[4:5], v[8:9], v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_4B_F16,
@@ -21723,6 +24367,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x049 v_mfma_f32_16x16x4_4b_f16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X4_16B_F16,
@@ -21730,6 +24375,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x04a v_mfma_f32_4x4x4_16b_f16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X64_BF8_BF8,
@@ -21737,6 +24383,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x04b v_smfmac_f32_32x32x64_bf8_bf8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X8_F16,
@@ -21744,6 +24391,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x04c v_mfma_f32_32x32x8_f16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X16_F16,
@@ -21751,6 +24399,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x04d v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X64_BF8_FP8,
@@ -21758,6 +24407,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x04e v_smfmac_f32_32x32x64_bf8_fp8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X64_FP8_BF8,
@@ -21765,6 +24415,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x04f v_smfmac_f32_32x32x64_fp8_bf8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_I32_32X32X4_2B_I8,
@@ -21772,6 +24423,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [32, 1, 1, 32],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x050 v_mfma_i32_32x32x4_2b_i8 v[0:31], v4, v8, v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X4_4B_I8,
@@ -21779,6 +24431,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 1, 1, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x051 v_mfma_i32_16x16x4_4b_i8 v[0:15], v4, v8, v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_4X4X4_16B_I8,
@@ -21786,6 +24439,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x052 v_mfma_i32_4x4x4_16b_i8 v[0:3], v4, v8, v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X64_FP8_FP8,
@@ -21793,6 +24447,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x053 v_smfmac_f32_32x32x64_fp8_fp8 v[0:15], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_F16,
@@ -21800,6 +24455,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 4, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x054 v_mfma_f32_16x16x32_f16 v[0:3], v[4:7], v[8:11], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_F16,
@@ -21807,6 +24463,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 4, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x055 v_mfma_f32_32x32x16_f16 v[0:15], v[4:7], v[8:11], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_32X32X16_I8,
@@ -21814,6 +24471,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x056 v_mfma_i32_32x32x16_i8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_I32_16X16X32_I8,
@@ -21821,6 +24479,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x057 v_mfma_i32_16x16x32_i8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_ACCVGPR_READ_B32,
@@ -21828,6 +24487,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 2, 0, 0],
         mods: 0,
+        class: 16,
     }), // 0x058 v_accvgpr_read_b32 v0, a4
     Some(OpInfo {
         op: Op::V_ACCVGPR_WRITE_B32,
@@ -21835,6 +24495,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [2, 0, 0, 0],
         mods: 0,
+        class: 16,
     }), // 0x059 v_accvgpr_write_b32 a0, v4
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_F16,
@@ -21842,6 +24503,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x05a v_smfmac_f32_16x16x64_f16 v[0:3], v[4:7], v[8:15], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_F16,
@@ -21849,6 +24511,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 4, 8, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x05b v_smfmac_f32_32x32x32_f16 v[0:15], v[4:7], v[8:15], v16
     None,
     Some(OpInfo {
@@ -21857,6 +24520,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [32, 2, 2, 32],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x05d v_mfma_f32_32x32x4_2b_bf16 v[0:31], v[4:5], v[8:9], v[16:47]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X4_4B_BF16,
@@ -21864,6 +24528,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x05e v_mfma_f32_16x16x4_4b_bf16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_4X4X4_16B_BF16,
@@ -21871,6 +24536,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x05f v_mfma_f32_4x4x4_16b_bf16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X8_BF16,
@@ -21878,6 +24544,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x060 v_mfma_f32_32x32x8_bf16 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X16_BF16,
@@ -21885,6 +24552,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x061 v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X32_F16,
@@ -21892,6 +24560,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x062 v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -21900,6 +24569,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x064 v_smfmac_f32_32x32x16_f16 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -21908,6 +24578,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x066 v_smfmac_f32_16x16x32_bf16 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -21916,6 +24587,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x068 v_smfmac_f32_32x32x16_bf16 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -21924,6 +24596,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x06a v_smfmac_i32_16x16x64_i8 v[0:3], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -21932,6 +24605,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x06c v_smfmac_i32_32x32x32_i8 v[0:15], v[4:5], v[8:11], v16
     None,
     Some(OpInfo {
@@ -21940,6 +24614,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [8, 2, 2, 8],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x06e v_mfma_f64_16x16x4_f64 v[0:7], v[4:5], v[8:9], v[16:23]
     Some(OpInfo {
         op: Op::V_MFMA_F64_4X4X4_4B_F64,
@@ -21947,6 +24622,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x06f v_mfma_f64_4x4x4_4b_f64 v[0:1], v[4:5], v[8:9], v[16:17]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_BF8_BF8,
@@ -21954,6 +24630,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x070 v_mfma_f32_16x16x32_bf8_bf8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_BF8_FP8,
@@ -21961,6 +24638,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x071 v_mfma_f32_16x16x32_bf8_fp8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_FP8_BF8,
@@ -21968,6 +24646,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x072 v_mfma_f32_16x16x32_fp8_bf8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X32_FP8_FP8,
@@ -21975,6 +24654,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x073 v_mfma_f32_16x16x32_fp8_fp8 v[0:3], v[4:5], v[8:9], v[16:19]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF8_BF8,
@@ -21982,6 +24662,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x074 v_mfma_f32_32x32x16_bf8_bf8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_BF8_FP8,
@@ -21989,6 +24670,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x075 v_mfma_f32_32x32x16_bf8_fp8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_FP8_BF8,
@@ -21996,6 +24678,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x076 v_mfma_f32_32x32x16_fp8_bf8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_MFMA_F32_32X32X16_FP8_FP8,
@@ -22003,6 +24686,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 2, 16],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x077 v_mfma_f32_32x32x16_fp8_fp8 v[0:15], v[4:5], v[8:9], v[16:31]
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF8_BF8,
@@ -22010,6 +24694,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x078 v_smfmac_f32_16x16x64_bf8_bf8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_BF8_FP8,
@@ -22017,6 +24702,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x079 v_smfmac_f32_16x16x64_bf8_fp8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_FP8_BF8,
@@ -22024,6 +24710,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07a v_smfmac_f32_16x16x64_fp8_bf8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_16X16X64_FP8_FP8,
@@ -22031,6 +24718,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [4, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07b v_smfmac_f32_16x16x64_fp8_fp8 v[0:3], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF8_BF8,
@@ -22038,6 +24726,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07c v_smfmac_f32_32x32x32_bf8_bf8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_BF8_FP8,
@@ -22045,6 +24734,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07d v_smfmac_f32_32x32x32_bf8_fp8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_FP8_BF8,
@@ -22052,6 +24742,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07e v_smfmac_f32_32x32x32_fp8_bf8 v[0:15], v[4:5], v[8:11], v16
     Some(OpInfo {
         op: Op::V_SMFMAC_F32_32X32X32_FP8_FP8,
@@ -22059,6 +24750,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [16, 2, 4, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 8,
     }), // 0x07f v_smfmac_f32_32x32x32_fp8_fp8 v[0:15], v[4:5], v[8:11], v16
 ];
 
@@ -22071,6 +24763,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 ds_add_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_SUB_U32,
@@ -22078,6 +24771,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 ds_sub_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_RSUB_U32,
@@ -22085,6 +24779,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 ds_rsub_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_INC_U32,
@@ -22092,6 +24787,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 ds_inc_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_DEC_U32,
@@ -22099,6 +24795,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x004 ds_dec_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_I32,
@@ -22106,6 +24803,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x005 ds_min_i32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_I32,
@@ -22113,6 +24811,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x006 ds_max_i32 v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_U32,
@@ -22120,6 +24819,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x007 ds_min_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_U32,
@@ -22127,6 +24827,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 ds_max_u32 v1, v2
     Some(OpInfo {
         op: Op::DS_AND_B32,
@@ -22134,6 +24835,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 ds_and_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_OR_B32,
@@ -22141,6 +24843,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a ds_or_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_XOR_B32,
@@ -22148,6 +24851,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b ds_xor_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_MSKOR_B32,
@@ -22155,6 +24859,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00c ds_mskor_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRITE_B32,
@@ -22162,6 +24867,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00d ds_write_b32 v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE2_B32,
@@ -22169,6 +24875,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x00e ds_write2_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRITE2ST64_B32,
@@ -22176,6 +24883,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x00f ds_write2st64_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_B32,
@@ -22183,6 +24891,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 ds_cmpst_b32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_F32,
@@ -22190,6 +24899,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 ds_cmpst_f32 v1, v2, v4
     Some(OpInfo {
         op: Op::DS_MIN_F32,
@@ -22197,6 +24907,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 ds_min_f32 v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_F32,
@@ -22204,6 +24915,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 ds_max_f32 v1, v2
     Some(OpInfo {
         op: Op::DS_NOP,
@@ -22211,6 +24923,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 ds_nop
     Some(OpInfo {
         op: Op::DS_ADD_F32,
@@ -22218,6 +24931,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 ds_add_f32 v1, v2
     None,
     Some(OpInfo {
@@ -22226,6 +24940,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 ds_pk_add_f16 v1, v2
     Some(OpInfo {
         op: Op::DS_PK_ADD_BF16,
@@ -22233,6 +24948,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x018 ds_pk_add_bf16 v1, v2
     None,
     None,
@@ -22244,6 +24960,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 0, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01d ds_write_addtid_b32 v2
     Some(OpInfo {
         op: Op::DS_WRITE_B8,
@@ -22251,6 +24968,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01e ds_write_b8 v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE_B16,
@@ -22258,6 +24976,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x01f ds_write_b16 v1, v2
     Some(OpInfo {
         op: Op::DS_ADD_RTN_U32,
@@ -22265,6 +24984,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 ds_add_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_SUB_RTN_U32,
@@ -22272,6 +24992,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 ds_sub_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_RSUB_RTN_U32,
@@ -22279,6 +25000,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 ds_rsub_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_INC_RTN_U32,
@@ -22286,6 +25008,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 ds_inc_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_DEC_RTN_U32,
@@ -22293,6 +25016,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 ds_dec_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_RTN_I32,
@@ -22300,6 +25024,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 ds_min_rtn_i32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_I32,
@@ -22307,6 +25032,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 ds_max_rtn_i32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MIN_RTN_U32,
@@ -22314,6 +25040,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 ds_min_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_U32,
@@ -22321,6 +25048,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 ds_max_rtn_u32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_AND_RTN_B32,
@@ -22328,6 +25056,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 ds_and_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_OR_RTN_B32,
@@ -22335,6 +25064,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a ds_or_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_XOR_RTN_B32,
@@ -22342,6 +25072,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02b ds_xor_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MSKOR_RTN_B32,
@@ -22349,6 +25080,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02c ds_mskor_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRXCHG_RTN_B32,
@@ -22356,6 +25088,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02d ds_wrxchg_rtn_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_WRXCHG2_RTN_B32,
@@ -22363,6 +25096,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x02e ds_wrxchg2_rtn_b32 v[8:9], v1, v2, v4
     Some(OpInfo {
         op: Op::DS_WRXCHG2ST64_RTN_B32,
@@ -22370,6 +25104,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x02f ds_wrxchg2st64_rtn_b32 v[8:9], v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_B32,
@@ -22377,6 +25112,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x030 ds_cmpst_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_F32,
@@ -22384,6 +25120,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x031 ds_cmpst_rtn_f32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_MIN_RTN_F32,
@@ -22391,6 +25128,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x032 ds_min_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_MAX_RTN_F32,
@@ -22398,6 +25136,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x033 ds_max_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_WRAP_RTN_B32,
@@ -22405,6 +25144,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x034 ds_wrap_rtn_b32 v8, v1, v2, v4
     Some(OpInfo {
         op: Op::DS_ADD_RTN_F32,
@@ -22412,6 +25152,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x035 ds_add_rtn_f32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_READ_B32,
@@ -22419,6 +25160,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x036 ds_read_b32 v8, v1
     Some(OpInfo {
         op: Op::DS_READ2_B32,
@@ -22426,6 +25168,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x037 ds_read2_b32 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ2ST64_B32,
@@ -22433,6 +25176,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x038 ds_read2st64_b32 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ_I8,
@@ -22440,6 +25184,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x039 ds_read_i8 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U8,
@@ -22447,6 +25192,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03a ds_read_u8 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I16,
@@ -22454,6 +25200,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03b ds_read_i16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16,
@@ -22461,6 +25208,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03c ds_read_u16 v8, v1
     Some(OpInfo {
         op: Op::DS_SWIZZLE_B32,
@@ -22468,6 +25216,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03d ds_swizzle_b32 v8, v1
     Some(OpInfo {
         op: Op::DS_PERMUTE_B32,
@@ -22475,6 +25224,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03e ds_permute_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_BPERMUTE_B32,
@@ -22482,6 +25232,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x03f ds_bpermute_b32 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_ADD_U64,
@@ -22489,6 +25240,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x040 ds_add_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_SUB_U64,
@@ -22496,6 +25248,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x041 ds_sub_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_RSUB_U64,
@@ -22503,6 +25256,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x042 ds_rsub_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_INC_U64,
@@ -22510,6 +25264,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x043 ds_inc_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_DEC_U64,
@@ -22517,6 +25272,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x044 ds_dec_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_I64,
@@ -22524,6 +25280,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x045 ds_min_i64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_I64,
@@ -22531,6 +25288,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x046 ds_max_i64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_U64,
@@ -22538,6 +25296,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x047 ds_min_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_U64,
@@ -22545,6 +25304,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x048 ds_max_u64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_AND_B64,
@@ -22552,6 +25312,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x049 ds_and_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_OR_B64,
@@ -22559,6 +25320,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04a ds_or_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_XOR_B64,
@@ -22566,6 +25328,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04b ds_xor_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MSKOR_B64,
@@ -22573,6 +25336,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04c ds_mskor_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRITE_B64,
@@ -22580,6 +25344,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x04d ds_write_b64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRITE2_B64,
@@ -22587,6 +25352,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x04e ds_write2_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRITE2ST64_B64,
@@ -22594,6 +25360,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x04f ds_write2st64_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_B64,
@@ -22601,6 +25368,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x050 ds_cmpst_b64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_F64,
@@ -22608,6 +25376,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x051 ds_cmpst_f64 v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_MIN_F64,
@@ -22615,6 +25384,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x052 ds_min_f64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_F64,
@@ -22622,6 +25392,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x053 ds_max_f64 v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRITE_B8_D16_HI,
@@ -22629,6 +25400,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x054 ds_write_b8_d16_hi v1, v2
     Some(OpInfo {
         op: Op::DS_WRITE_B16_D16_HI,
@@ -22636,6 +25408,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x055 ds_write_b16_d16_hi v1, v2
     Some(OpInfo {
         op: Op::DS_READ_U8_D16,
@@ -22643,6 +25416,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x056 ds_read_u8_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U8_D16_HI,
@@ -22650,6 +25424,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x057 ds_read_u8_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I8_D16,
@@ -22657,6 +25432,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x058 ds_read_i8_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_I8_D16_HI,
@@ -22664,6 +25440,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x059 ds_read_i8_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16_D16,
@@ -22671,6 +25448,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x05a ds_read_u16_d16 v8, v1
     Some(OpInfo {
         op: Op::DS_READ_U16_D16_HI,
@@ -22678,6 +25456,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x05b ds_read_u16_d16_hi v8, v1
     Some(OpInfo {
         op: Op::DS_ADD_F64,
@@ -22685,6 +25464,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x05c ds_add_f64 v1, v[2:3]
     None,
     None,
@@ -22695,6 +25475,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x060 ds_add_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_SUB_RTN_U64,
@@ -22702,6 +25483,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x061 ds_sub_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_RSUB_RTN_U64,
@@ -22709,6 +25491,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x062 ds_rsub_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_INC_RTN_U64,
@@ -22716,6 +25499,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x063 ds_inc_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_DEC_RTN_U64,
@@ -22723,6 +25507,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x064 ds_dec_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_I64,
@@ -22730,6 +25515,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x065 ds_min_rtn_i64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_I64,
@@ -22737,6 +25523,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x066 ds_max_rtn_i64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_U64,
@@ -22744,6 +25531,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x067 ds_min_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_U64,
@@ -22751,6 +25539,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x068 ds_max_rtn_u64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_AND_RTN_B64,
@@ -22758,6 +25547,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x069 ds_and_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_OR_RTN_B64,
@@ -22765,6 +25555,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x06a ds_or_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_XOR_RTN_B64,
@@ -22772,6 +25563,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x06b ds_xor_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MSKOR_RTN_B64,
@@ -22779,6 +25571,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x06c ds_mskor_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRXCHG_RTN_B64,
@@ -22786,6 +25579,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x06d ds_wrxchg_rtn_b64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_WRXCHG2_RTN_B64,
@@ -22793,6 +25587,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x06e ds_wrxchg2_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_WRXCHG2ST64_RTN_B64,
@@ -22800,6 +25595,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x06f ds_wrxchg2st64_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_B64,
@@ -22807,6 +25603,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x070 ds_cmpst_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_CMPST_RTN_F64,
@@ -22814,6 +25611,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x071 ds_cmpst_rtn_f64 v[8:9], v1, v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::DS_MIN_RTN_F64,
@@ -22821,6 +25619,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x072 ds_min_rtn_f64 v[8:9], v1, v[2:3]
     Some(OpInfo {
         op: Op::DS_MAX_RTN_F64,
@@ -22828,6 +25627,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x073 ds_max_rtn_f64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -22837,6 +25637,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x076 ds_read_b64 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ2_B64,
@@ -22844,6 +25645,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x077 ds_read2_b64 v[8:11], v1
     Some(OpInfo {
         op: Op::DS_READ2ST64_B64,
@@ -22851,6 +25653,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x078 ds_read2st64_b64 v[8:11], v1
     None,
     None,
@@ -22861,6 +25664,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x07c ds_add_rtn_f64 v[8:9], v1, v[2:3]
     None,
     Some(OpInfo {
@@ -22869,6 +25673,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 4,
     }), // 0x07e ds_condxchg32_rtn_b64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -22931,6 +25736,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b6 ds_read_addtid_b32 v8
     Some(OpInfo {
         op: Op::DS_PK_ADD_RTN_F16,
@@ -22938,6 +25744,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b7 ds_pk_add_rtn_f16 v8, v1, v2
     Some(OpInfo {
         op: Op::DS_PK_ADD_RTN_BF16,
@@ -22945,6 +25752,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0b8 ds_pk_add_rtn_bf16 v8, v1, v2
     None,
     None,
@@ -22956,6 +25764,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0bd ds_consume v8
     Some(OpInfo {
         op: Op::DS_APPEND,
@@ -22963,6 +25772,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [1, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0be ds_append v8
     None,
     None,
@@ -23001,6 +25811,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 3, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0de ds_write_b96 v1, v[2:4]
     Some(OpInfo {
         op: Op::DS_WRITE_B128,
@@ -23008,6 +25819,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [0, 1, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0df ds_write_b128 v1, v[2:5]
     Some(OpInfo {
         op: Op::DS_READ_B64_TR_B4,
@@ -23015,6 +25827,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e0 ds_read_b64_tr_b4 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ_B96_TR_B6,
@@ -23022,6 +25835,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e1 ds_read_b96_tr_b6 v[8:10], v1
     Some(OpInfo {
         op: Op::DS_READ_B64_TR_B8,
@@ -23029,6 +25843,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e2 ds_read_b64_tr_b8 v[8:9], v1
     Some(OpInfo {
         op: Op::DS_READ_B64_TR_B16,
@@ -23036,6 +25851,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0e3 ds_read_b64_tr_b16 v[8:9], v1
     None,
     None,
@@ -23069,6 +25885,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0fe ds_read_b96 v[8:10], v1
     Some(OpInfo {
         op: Op::DS_READ_B128,
@@ -23076,6 +25893,7 @@ pub static GFX950_DS: [Option<OpInfo>; 256] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x0ff ds_read_b128 v[8:11], v1
 ];
 
@@ -23104,6 +25922,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 flat_load_ubyte v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE,
@@ -23111,6 +25930,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 flat_load_sbyte v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_USHORT,
@@ -23118,6 +25938,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 flat_load_ushort v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SSHORT,
@@ -23125,6 +25946,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 flat_load_sshort v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORD,
@@ -23132,6 +25954,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 flat_load_dword v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX2,
@@ -23139,6 +25962,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 flat_load_dwordx2 v[8:9], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX3,
@@ -23146,6 +25970,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [3, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 flat_load_dwordx3 v[8:10], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_DWORDX4,
@@ -23153,6 +25978,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [4, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 flat_load_dwordx4 v[8:11], v[2:3]
     Some(OpInfo {
         op: Op::FLAT_STORE_BYTE,
@@ -23160,6 +25986,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x018 flat_store_byte v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_BYTE_D16_HI,
@@ -23167,6 +25994,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x019 flat_store_byte_d16_hi v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_SHORT,
@@ -23174,6 +26002,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01a flat_store_short v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_SHORT_D16_HI,
@@ -23181,6 +26010,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01b flat_store_short_d16_hi v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORD,
@@ -23188,6 +26018,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01c flat_store_dword v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX2,
@@ -23195,6 +26026,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01d flat_store_dwordx2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX3,
@@ -23202,6 +26034,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 3, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01e flat_store_dwordx3 v[2:3], v[4:6]
     Some(OpInfo {
         op: Op::FLAT_STORE_DWORDX4,
@@ -23209,6 +26042,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01f flat_store_dwordx4 v[2:3], v[4:7]
     Some(OpInfo {
         op: Op::FLAT_LOAD_UBYTE_D16,
@@ -23216,6 +26050,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 flat_load_ubyte_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_UBYTE_D16_HI,
@@ -23223,6 +26058,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 flat_load_ubyte_d16_hi v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE_D16,
@@ -23230,6 +26066,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 flat_load_sbyte_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SBYTE_D16_HI,
@@ -23237,6 +26074,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 flat_load_sbyte_d16_hi v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SHORT_D16,
@@ -23244,6 +26082,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 flat_load_short_d16 v8, v[2:3]
     Some(OpInfo {
         op: Op::FLAT_LOAD_SHORT_D16_HI,
@@ -23251,6 +26090,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 flat_load_short_d16_hi v8, v[2:3]
     None,
     None,
@@ -23284,6 +26124,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x040 flat_atomic_swap v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP,
@@ -23291,6 +26132,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x041 flat_atomic_cmpswap v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD,
@@ -23298,6 +26140,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x042 flat_atomic_add v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SUB,
@@ -23305,6 +26148,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x043 flat_atomic_sub v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMIN,
@@ -23312,6 +26156,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x044 flat_atomic_smin v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMIN,
@@ -23319,6 +26164,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x045 flat_atomic_umin v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMAX,
@@ -23326,6 +26172,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x046 flat_atomic_smax v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMAX,
@@ -23333,6 +26180,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x047 flat_atomic_umax v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_AND,
@@ -23340,6 +26188,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x048 flat_atomic_and v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_OR,
@@ -23347,6 +26196,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x049 flat_atomic_or v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_XOR,
@@ -23354,6 +26204,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04a flat_atomic_xor v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_INC,
@@ -23361,6 +26212,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04b flat_atomic_inc v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_DEC,
@@ -23368,6 +26220,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04c flat_atomic_dec v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_F32,
@@ -23375,6 +26228,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04d flat_atomic_add_f32 v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_PK_ADD_F16,
@@ -23382,6 +26236,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04e flat_atomic_pk_add_f16 v[2:3], v4
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_F64,
@@ -23389,6 +26244,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04f flat_atomic_add_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_MIN_F64,
@@ -23396,6 +26252,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x050 flat_atomic_min_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_MAX_F64,
@@ -23403,6 +26260,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x051 flat_atomic_max_f64 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_PK_ADD_BF16,
@@ -23410,6 +26268,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x052 flat_atomic_pk_add_bf16 v[2:3], v4
     None,
     None,
@@ -23430,6 +26289,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x060 flat_atomic_swap_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP_X2,
@@ -23437,6 +26297,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x061 flat_atomic_cmpswap_x2 v[2:3], v[4:7]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_ADD_X2,
@@ -23444,6 +26305,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x062 flat_atomic_add_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SUB_X2,
@@ -23451,6 +26313,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x063 flat_atomic_sub_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMIN_X2,
@@ -23458,6 +26321,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x064 flat_atomic_smin_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMIN_X2,
@@ -23465,6 +26329,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x065 flat_atomic_umin_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_SMAX_X2,
@@ -23472,6 +26337,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x066 flat_atomic_smax_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_UMAX_X2,
@@ -23479,6 +26345,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x067 flat_atomic_umax_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_AND_X2,
@@ -23486,6 +26353,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x068 flat_atomic_and_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_OR_X2,
@@ -23493,6 +26361,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x069 flat_atomic_or_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_XOR_X2,
@@ -23500,6 +26369,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06a flat_atomic_xor_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_INC_X2,
@@ -23507,6 +26377,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06b flat_atomic_inc_x2 v[2:3], v[4:5]
     Some(OpInfo {
         op: Op::FLAT_ATOMIC_DEC_X2,
@@ -23514,6 +26385,7 @@ pub static GFX950_FLAT: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06c flat_atomic_dec_x2 v[2:3], v[4:5]
     None,
     None,
@@ -23561,6 +26433,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 global_load_ubyte v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE,
@@ -23568,6 +26441,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 global_load_sbyte v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_USHORT,
@@ -23575,6 +26449,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 global_load_ushort v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SSHORT,
@@ -23582,6 +26457,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 global_load_sshort v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORD,
@@ -23589,6 +26465,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 global_load_dword v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX2,
@@ -23596,6 +26473,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 global_load_dwordx2 v[8:9], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX3,
@@ -23603,6 +26481,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [3, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 global_load_dwordx3 v[8:10], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_DWORDX4,
@@ -23610,6 +26489,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [4, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 global_load_dwordx4 v[8:11], v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_BYTE,
@@ -23617,6 +26497,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x018 global_store_byte v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_BYTE_D16_HI,
@@ -23624,6 +26505,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x019 global_store_byte_d16_hi v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_SHORT,
@@ -23631,6 +26513,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01a global_store_short v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_SHORT_D16_HI,
@@ -23638,6 +26521,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01b global_store_short_d16_hi v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORD,
@@ -23645,6 +26529,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01c global_store_dword v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX2,
@@ -23652,6 +26537,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01d global_store_dwordx2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX3,
@@ -23659,6 +26545,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 3, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01e global_store_dwordx3 v[2:3], v[4:6], off
     Some(OpInfo {
         op: Op::GLOBAL_STORE_DWORDX4,
@@ -23666,6 +26553,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01f global_store_dwordx4 v[2:3], v[4:7], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_UBYTE_D16,
@@ -23673,6 +26561,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 global_load_ubyte_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_UBYTE_D16_HI,
@@ -23680,6 +26569,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 global_load_ubyte_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE_D16,
@@ -23687,6 +26577,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 global_load_sbyte_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SBYTE_D16_HI,
@@ -23694,6 +26585,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 global_load_sbyte_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SHORT_D16,
@@ -23701,6 +26593,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 global_load_short_d16 v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_SHORT_D16_HI,
@@ -23708,6 +26601,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [1, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 global_load_short_d16_hi v8, v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_UBYTE,
@@ -23715,6 +26609,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 global_load_lds_ubyte v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_SBYTE,
@@ -23722,6 +26617,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 global_load_lds_sbyte v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_USHORT,
@@ -23729,6 +26625,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 global_load_lds_ushort v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_SSHORT,
@@ -23736,6 +26633,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 global_load_lds_sshort v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_DWORD,
@@ -23743,6 +26641,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a global_load_lds_dword v[2:3], off
     None,
     None,
@@ -23771,6 +26670,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x040 global_atomic_swap v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_CMPSWAP,
@@ -23778,6 +26678,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x041 global_atomic_cmpswap v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD,
@@ -23785,6 +26686,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x042 global_atomic_add v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SUB,
@@ -23792,6 +26694,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x043 global_atomic_sub v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMIN,
@@ -23799,6 +26702,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x044 global_atomic_smin v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMIN,
@@ -23806,6 +26710,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x045 global_atomic_umin v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMAX,
@@ -23813,6 +26718,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x046 global_atomic_smax v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMAX,
@@ -23820,6 +26726,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x047 global_atomic_umax v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_AND,
@@ -23827,6 +26734,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x048 global_atomic_and v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_OR,
@@ -23834,6 +26742,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x049 global_atomic_or v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_XOR,
@@ -23841,6 +26750,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04a global_atomic_xor v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_INC,
@@ -23848,6 +26758,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04b global_atomic_inc v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_DEC,
@@ -23855,6 +26766,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04c global_atomic_dec v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_F32,
@@ -23862,6 +26774,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04d global_atomic_add_f32 v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_PK_ADD_F16,
@@ -23869,6 +26782,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04e global_atomic_pk_add_f16 v[2:3], v4, off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_F64,
@@ -23876,6 +26790,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04f global_atomic_add_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_MIN_F64,
@@ -23883,6 +26798,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x050 global_atomic_min_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_MAX_F64,
@@ -23890,6 +26806,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x051 global_atomic_max_f64 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_PK_ADD_BF16,
@@ -23897,6 +26814,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x052 global_atomic_pk_add_bf16 v[2:3], v4, off
     None,
     None,
@@ -23917,6 +26835,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x060 global_atomic_swap_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_CMPSWAP_X2,
@@ -23924,6 +26843,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x061 global_atomic_cmpswap_x2 v[2:3], v[4:7], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_ADD_X2,
@@ -23931,6 +26851,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x062 global_atomic_add_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SUB_X2,
@@ -23938,6 +26859,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x063 global_atomic_sub_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMIN_X2,
@@ -23945,6 +26867,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x064 global_atomic_smin_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMIN_X2,
@@ -23952,6 +26875,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x065 global_atomic_umin_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_SMAX_X2,
@@ -23959,6 +26883,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x066 global_atomic_smax_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_UMAX_X2,
@@ -23966,6 +26891,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x067 global_atomic_umax_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_AND_X2,
@@ -23973,6 +26899,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x068 global_atomic_and_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_OR_X2,
@@ -23980,6 +26907,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x069 global_atomic_or_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_XOR_X2,
@@ -23987,6 +26915,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06a global_atomic_xor_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_INC_X2,
@@ -23994,6 +26923,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06b global_atomic_inc_x2 v[2:3], v[4:5], off
     Some(OpInfo {
         op: Op::GLOBAL_ATOMIC_DEC_X2,
@@ -24001,6 +26931,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06c global_atomic_dec_x2 v[2:3], v[4:5], off
     None,
     None,
@@ -24024,6 +26955,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x07d global_load_lds_dwordx4 v[2:3], off
     Some(OpInfo {
         op: Op::GLOBAL_LOAD_LDS_DWORDX3,
@@ -24031,6 +26963,7 @@ pub static GFX950_GLOBAL: [Option<OpInfo>; 128] = [
         widths: [0, 2, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x07e global_load_lds_dwordx3 v[2:3], off
     None,
 ];
@@ -24060,6 +26993,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 scratch_load_ubyte v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE,
@@ -24067,6 +27001,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 scratch_load_sbyte v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_USHORT,
@@ -24074,6 +27009,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 scratch_load_ushort v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SSHORT,
@@ -24081,6 +27017,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 scratch_load_sshort v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORD,
@@ -24088,6 +27025,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 scratch_load_dword v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX2,
@@ -24095,6 +27033,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 scratch_load_dwordx2 v[8:9], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX3,
@@ -24102,6 +27041,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 scratch_load_dwordx3 v[8:10], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_DWORDX4,
@@ -24109,6 +27049,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 scratch_load_dwordx4 v[8:11], v2, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_BYTE,
@@ -24116,6 +27057,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x018 scratch_store_byte v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_BYTE_D16_HI,
@@ -24123,6 +27065,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x019 scratch_store_byte_d16_hi v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_SHORT,
@@ -24130,6 +27073,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01a scratch_store_short v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_SHORT_D16_HI,
@@ -24137,6 +27081,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01b scratch_store_short_d16_hi v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORD,
@@ -24144,6 +27089,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01c scratch_store_dword v2, v4, off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX2,
@@ -24151,6 +27097,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01d scratch_store_dwordx2 v2, v[4:5], off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX3,
@@ -24158,6 +27105,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 3, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01e scratch_store_dwordx3 v2, v[4:6], off
     Some(OpInfo {
         op: Op::SCRATCH_STORE_DWORDX4,
@@ -24165,6 +27113,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 4, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01f scratch_store_dwordx4 v2, v[4:7], off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_UBYTE_D16,
@@ -24172,6 +27121,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 scratch_load_ubyte_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_UBYTE_D16_HI,
@@ -24179,6 +27129,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 scratch_load_ubyte_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE_D16,
@@ -24186,6 +27137,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 scratch_load_sbyte_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SBYTE_D16_HI,
@@ -24193,6 +27145,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 scratch_load_sbyte_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SHORT_D16,
@@ -24200,6 +27153,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 scratch_load_short_d16 v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_SHORT_D16_HI,
@@ -24207,6 +27161,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 scratch_load_short_d16_hi v8, v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_UBYTE,
@@ -24214,6 +27169,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 scratch_load_lds_ubyte v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_SBYTE,
@@ -24221,6 +27177,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x027 scratch_load_lds_sbyte v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_USHORT,
@@ -24228,6 +27185,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 scratch_load_lds_ushort v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_SSHORT,
@@ -24235,6 +27193,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 scratch_load_lds_sshort v2, off
     Some(OpInfo {
         op: Op::SCRATCH_LOAD_LDS_DWORD,
@@ -24242,6 +27201,7 @@ pub static GFX950_SCRATCH: [Option<OpInfo>; 128] = [
         widths: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x02a scratch_load_lds_dword v2, off
     None,
     None,
@@ -24339,6 +27299,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 buffer_load_format_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XY,
@@ -24346,6 +27307,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 buffer_load_format_xy v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XYZ,
@@ -24353,6 +27315,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 buffer_load_format_xyz v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_XYZW,
@@ -24360,6 +27323,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_X,
@@ -24367,6 +27331,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x004 buffer_store_format_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XY,
@@ -24374,6 +27339,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x005 buffer_store_format_xy v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XYZ,
@@ -24381,6 +27347,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x006 buffer_store_format_xyz v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_XYZW,
@@ -24388,6 +27355,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x007 buffer_store_format_xyzw v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_X,
@@ -24395,6 +27363,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 buffer_load_format_d16_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XY,
@@ -24402,6 +27371,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 buffer_load_format_d16_xy v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XYZ,
@@ -24409,6 +27379,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a buffer_load_format_d16_xyz v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_XYZW,
@@ -24416,6 +27387,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b buffer_load_format_d16_xyzw v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_X,
@@ -24423,6 +27395,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00c buffer_store_format_d16_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XY,
@@ -24430,6 +27403,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00d buffer_store_format_d16_xy v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XYZ,
@@ -24437,6 +27411,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00e buffer_store_format_d16_xyz v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_XYZW,
@@ -24444,6 +27419,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00f buffer_store_format_d16_xyzw v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE,
@@ -24451,6 +27427,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x010 buffer_load_ubyte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE,
@@ -24458,6 +27435,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x011 buffer_load_sbyte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_USHORT,
@@ -24465,6 +27443,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x012 buffer_load_ushort v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SSHORT,
@@ -24472,6 +27451,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x013 buffer_load_sshort v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORD,
@@ -24479,6 +27459,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x014 buffer_load_dword v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX2,
@@ -24486,6 +27467,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x015 buffer_load_dwordx2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX3,
@@ -24493,6 +27475,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x016 buffer_load_dwordx3 v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_DWORDX4,
@@ -24500,6 +27483,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x017 buffer_load_dwordx4 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_BYTE,
@@ -24507,6 +27491,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x018 buffer_store_byte v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_BYTE_D16_HI,
@@ -24514,6 +27499,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x019 buffer_store_byte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_SHORT,
@@ -24521,6 +27507,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01a buffer_store_short v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_SHORT_D16_HI,
@@ -24528,6 +27515,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01b buffer_store_short_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORD,
@@ -24535,6 +27523,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01c buffer_store_dword v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX2,
@@ -24542,6 +27531,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01d buffer_store_dwordx2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX3,
@@ -24549,6 +27539,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01e buffer_store_dwordx3 v[4:6], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_DWORDX4,
@@ -24556,6 +27547,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x01f buffer_store_dwordx4 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE_D16,
@@ -24563,6 +27555,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x020 buffer_load_ubyte_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_UBYTE_D16_HI,
@@ -24570,6 +27563,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x021 buffer_load_ubyte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE_D16,
@@ -24577,6 +27571,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x022 buffer_load_sbyte_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SBYTE_D16_HI,
@@ -24584,6 +27579,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x023 buffer_load_sbyte_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SHORT_D16,
@@ -24591,6 +27587,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x024 buffer_load_short_d16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_SHORT_D16_HI,
@@ -24598,6 +27595,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x025 buffer_load_short_d16_hi v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_LOAD_FORMAT_D16_HI_X,
@@ -24605,6 +27603,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x026 buffer_load_format_d16_hi_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_STORE_FORMAT_D16_HI_X,
@@ -24612,6 +27611,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x027 buffer_store_format_d16_hi_x v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_WBL2,
@@ -24619,6 +27619,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x028 buffer_wbl2
     Some(OpInfo {
         op: Op::BUFFER_INV,
@@ -24626,6 +27627,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [0, 0, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x029 buffer_inv
     None,
     None,
@@ -24655,6 +27657,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x040 buffer_atomic_swap v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_CMPSWAP,
@@ -24662,6 +27665,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x041 buffer_atomic_cmpswap v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD,
@@ -24669,6 +27673,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x042 buffer_atomic_add v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SUB,
@@ -24676,6 +27681,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x043 buffer_atomic_sub v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMIN,
@@ -24683,6 +27689,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x044 buffer_atomic_smin v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMIN,
@@ -24690,6 +27697,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x045 buffer_atomic_umin v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMAX,
@@ -24697,6 +27705,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x046 buffer_atomic_smax v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMAX,
@@ -24704,6 +27713,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x047 buffer_atomic_umax v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_AND,
@@ -24711,6 +27721,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x048 buffer_atomic_and v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_OR,
@@ -24718,6 +27729,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x049 buffer_atomic_or v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_XOR,
@@ -24725,6 +27737,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04a buffer_atomic_xor v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_INC,
@@ -24732,6 +27745,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04b buffer_atomic_inc v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_DEC,
@@ -24739,6 +27753,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04c buffer_atomic_dec v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_F32,
@@ -24746,6 +27761,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04d buffer_atomic_add_f32 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_PK_ADD_F16,
@@ -24753,6 +27769,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04e buffer_atomic_pk_add_f16 v4, v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_F64,
@@ -24760,6 +27777,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x04f buffer_atomic_add_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_MIN_F64,
@@ -24767,6 +27785,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x050 buffer_atomic_min_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_MAX_F64,
@@ -24774,6 +27793,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x051 buffer_atomic_max_f64 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_PK_ADD_BF16,
@@ -24781,6 +27801,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x052 buffer_atomic_pk_add_bf16 v4, v1, s[8:11], 0 offen
     None,
     None,
@@ -24801,6 +27822,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x060 buffer_atomic_swap_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_CMPSWAP_X2,
@@ -24808,6 +27830,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 130,
     }), // 0x061 buffer_atomic_cmpswap_x2 v[4:7], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_ADD_X2,
@@ -24815,6 +27838,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x062 buffer_atomic_add_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SUB_X2,
@@ -24822,6 +27846,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x063 buffer_atomic_sub_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMIN_X2,
@@ -24829,6 +27854,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x064 buffer_atomic_smin_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMIN_X2,
@@ -24836,6 +27862,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x065 buffer_atomic_umin_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_SMAX_X2,
@@ -24843,6 +27870,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x066 buffer_atomic_smax_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_UMAX_X2,
@@ -24850,6 +27878,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x067 buffer_atomic_umax_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_AND_X2,
@@ -24857,6 +27886,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x068 buffer_atomic_and_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_OR_X2,
@@ -24864,6 +27894,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x069 buffer_atomic_or_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_XOR_X2,
@@ -24871,6 +27902,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06a buffer_atomic_xor_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_INC_X2,
@@ -24878,6 +27910,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06b buffer_atomic_inc_x2 v[4:5], v1, s[8:11], 0 offen
     Some(OpInfo {
         op: Op::BUFFER_ATOMIC_DEC_X2,
@@ -24885,6 +27918,7 @@ pub static GFX950_MUBUF: [Option<OpInfo>; 128] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 2,
     }), // 0x06c buffer_atomic_dec_x2 v[4:5], v1, s[8:11], 0 offen
     None,
     None,
@@ -24916,6 +27950,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x000 tbuffer_load_format_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XY,
@@ -24923,6 +27958,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x001 tbuffer_load_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XYZ,
@@ -24930,6 +27966,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x002 tbuffer_load_format_xyz v[4:6], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_XYZW,
@@ -24937,6 +27974,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x003 tbuffer_load_format_xyzw v[4:7], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_X,
@@ -24944,6 +27982,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x004 tbuffer_store_format_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XY,
@@ -24951,6 +27990,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x005 tbuffer_store_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XYZ,
@@ -24958,6 +27998,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [3, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x006 tbuffer_store_format_xyz v[4:6], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_XYZW,
@@ -24965,6 +28006,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x007 tbuffer_store_format_xyzw v[4:7], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_X,
@@ -24972,6 +28014,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x008 tbuffer_load_format_d16_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XY,
@@ -24979,6 +28022,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x009 tbuffer_load_format_d16_xy v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XYZ,
@@ -24986,6 +28030,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00a tbuffer_load_format_d16_xyz v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_LOAD_FORMAT_D16_XYZW,
@@ -24993,6 +28038,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 0,
     }), // 0x00b tbuffer_load_format_d16_xyzw v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_X,
@@ -25000,6 +28046,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00c tbuffer_store_format_d16_x v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XY,
@@ -25007,6 +28054,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00d tbuffer_store_format_d16_xy v4, v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XYZ,
@@ -25014,6 +28062,7 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00e tbuffer_store_format_d16_xyz v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
     Some(OpInfo {
         op: Op::TBUFFER_STORE_FORMAT_D16_XYZW,
@@ -25021,5 +28070,6 @@ pub static GFX950_MTBUF: [Option<OpInfo>; 16] = [
         widths: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
+        class: 1,
     }), // 0x00f tbuffer_store_format_d16_xyzw v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM] offen
 ];

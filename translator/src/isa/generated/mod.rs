@@ -39,6 +39,26 @@ pub const MOD_NEG0: u16 = 8192;
 pub const MOD_NEG1: u16 = 16384;
 /// Flag of [`OpInfo::mods`]: source 2 takes `neg`.
 pub const MOD_NEG2: u16 = 32768;
+/// Flag of [`OpInfo::class`]: writes memory from its data operand (`store` mnemonics).
+pub const CLASS_STORE: u16 = 1;
+/// Flag of [`OpInfo::class`]: an atomic (data operand read, old value returned with GLC/SC0).
+pub const CLASS_ATOMIC: u16 = 2;
+/// Flag of [`OpInfo::class`]: DS with `offset0`/`offset1`.
+pub const CLASS_TWO_OFFSETS: u16 = 4;
+/// Flag of [`OpInfo::class`]: MFMA/SMFMAC matrix opcode.
+pub const CLASS_MAI: u16 = 8;
+/// Flag of [`OpInfo::class`]: `v_accvgpr_*` move.
+pub const CLASS_ACCMOV: u16 = 16;
+/// Flag of [`OpInfo::class`]: VOP2 with the K constant as the second source (`madmk`/`fmamk`).
+pub const CLASS_MADMK: u16 = 32;
+/// Flag of [`OpInfo::class`]: VOP2 with the K constant as the third source (`madak`/`fmaak`).
+pub const CLASS_MADAK: u16 = 64;
+/// Flag of [`OpInfo::class`]: compare-and-swap (data is two values).
+pub const CLASS_CMPSWAP: u16 = 128;
+/// Flag of [`OpInfo::class`]: SMEM with a buffer resource (quad) base.
+pub const CLASS_SBUFFER: u16 = 256;
+/// Flag of [`OpInfo::class`]: SOPK whose SDST field is a source (`s_cmpk_*`, `s_setreg_*`).
+pub const CLASS_SDST_READ: u16 = 512;
 
 /// What an opcode table says about one opcode of one encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,4 +75,6 @@ pub struct OpInfo {
     pub kinds: [u8; 4],
     /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.
     pub mods: u16,
+    /// What kind of opcode this is: the `CLASS_*` flags.
+    pub class: u16,
 }

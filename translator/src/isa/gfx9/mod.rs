@@ -6,7 +6,10 @@
 pub mod print;
 
 use super::decode::DecodeError;
-use super::generated::{gfx9 as t, Op, OpInfo};
+use super::generated::{
+    gfx9 as t, Op, OpInfo, CLASS_ACCMOV, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
+    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS,
+};
 use super::{Dpp, Format, Gpu, Inst, MaiFields, MemFields, Mods, Opnd, Sdwa, Target};
 
 /// Scalar code of `vcc_lo` (the `vcc` pair starts here).
@@ -233,8 +236,7 @@ fn decode_sopk(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     let mut inst = empty(info.op, Format::Sopk);
     let sdst = slot((w0 >> 16) & 0x7F, info.widths[0]);
     // s_cmpk_* and s_setreg_* read the SDST field; everything else writes it.
-    let name = info.mnemonic;
-    if name.starts_with("s_cmpk") || name.starts_with("s_setreg") {
+    if info.class & CLASS_SDST_READ != 0 {
         inst.src[0] = sdst;
     } else {
         inst.dst[0] = sdst;
@@ -284,9 +286,8 @@ fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.size = 8;
     let w = info.widths;
     let sdata = slot((w0 >> 6) & 0x7F, w[0]);
-    let name = info.mnemonic;
-    let is_store = name.contains("store");
-    let is_atomic = name.contains("atomic");
+    let is_store = info.class & CLASS_STORE != 0;
+    let is_atomic = info.class & CLASS_ATOMIC != 0;
     if is_store || is_atomic {
         inst.src[1] = sdata;
         if is_atomic && (w0 >> 16) & 1 == 1 {
@@ -296,7 +297,7 @@ fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         inst.dst[0] = sdata;
     }
     if w[1] != 0 || w[2] != 0 {
-        let quad = name.starts_with("s_buffer") || name.starts_with("s_atc_probe_buffer");
+        let quad = info.class & CLASS_SBUFFER != 0;
         inst.src[0] = Opnd::scalar(((w0 & 0x3F) << 1) as u8, if quad { 4 } else { 2 });
     }
     let imm = (w0 >> 17) & 1 == 1;
@@ -435,12 +436,11 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     if vcc_in(info.op) {
         inst.src[2] = Opnd::scalar(VCC as u8, 2);
     }
-    let m = info.mnemonic;
-    if m.contains("madmk") || m.contains("fmamk") {
+    if info.class & CLASS_MADMK != 0 {
         // D = S0 * K + S1: LLVM prints src0, K, vsrc1.
         inst.src[2] = inst.src[1];
         inst.src[1] = Opnd::scalar(Opnd::LITERAL as u8, 1);
-    } else if m.contains("madak") || m.contains("fmaak") {
+    } else if info.class & CLASS_MADAK != 0 {
         inst.src[2] = Opnd::scalar(Opnd::LITERAL as u8, 1);
     }
     vop_ext(&mut inst, bytes, pc, false)?;
@@ -517,18 +517,13 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     Ok(inst)
 }
 
-/// True for the matrix-core opcodes of the VOP3P space.
-fn is_mai(name: &str) -> bool {
-    name.starts_with("v_mfma") || name.starts_with("v_smfmac")
-}
-
 fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     let info = lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
     let w = info.widths;
     let k = info.kinds;
-    let mai = is_mai(info.mnemonic);
-    let acc_mov = info.mnemonic.starts_with("v_accvgpr");
+    let mai = info.class & CLASS_MAI != 0;
+    let acc_mov = info.class & CLASS_ACCMOV != 0;
     let mut inst = empty(
         info.op,
         if mai || acc_mov {
@@ -579,11 +574,6 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
     Ok(inst)
 }
 
-/// True for the DS opcodes with two 8-bit offsets (`offset0`/`offset1`).
-pub fn ds_two_offsets(name: &str) -> bool {
-    name.contains("2_") || name.contains("2st64")
-}
-
 fn decode_ds(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     let info = lookup(tb.ds, (w0 >> 17) & 0xFF, "DS", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
@@ -603,7 +593,7 @@ fn decode_ds(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Decode
     if w[3] != 0 {
         inst.src[2] = vreg((w1 >> 16) & 0xFF, w[3], acc);
     }
-    if ds_two_offsets(info.mnemonic) {
+    if info.class & CLASS_TWO_OFFSETS != 0 {
         inst.mem.offset = (w0 & 0xFF) as i32;
         inst.mem.offset1 = ((w0 >> 8) & 0xFF) as u8;
     } else {
@@ -656,9 +646,9 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     }
     if w[2] != 0 {
         inst.src[1] = vreg((w1 >> 8) & 0xFF, w[2], acc);
-        if w[0] == 0 && (w0 >> 16) & 1 == 1 && info.mnemonic.contains("atomic") {
+        if w[0] == 0 && (w0 >> 16) & 1 == 1 && info.class & CLASS_ATOMIC != 0 {
             // Returning atomics (GLC/SC0): VDST gets the old value (half of a cmpswap's data).
-            let n = if info.mnemonic.contains("cmpswap") {
+            let n = if info.class & CLASS_CMPSWAP != 0 {
                 (w[2] / 2).max(1)
             } else {
                 w[2]
@@ -704,10 +694,9 @@ fn decode_mubuf(
     }
     if w[0] != 0 && !inst.mem.lds {
         let data = vreg((w1 >> 8) & 0xFF, w[0], acc);
-        let name = info.mnemonic;
-        if name.contains("store") || name.contains("atomic") {
+        if info.class & (CLASS_STORE | CLASS_ATOMIC) != 0 {
             inst.src[1] = data;
-            if name.contains("atomic") && (w0 >> 14) & 1 == 1 {
+            if info.class & CLASS_ATOMIC != 0 && (w0 >> 14) & 1 == 1 {
                 inst.dst[0] = data;
             }
         } else {

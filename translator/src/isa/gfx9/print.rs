@@ -1,9 +1,9 @@
 //! GFX9 disassembler: prints an [`Inst`] in LLVM 22's syntax (as `llvm-objdump-22 -d`).
 
-use super::{ds_two_offsets, Tables, GFX942, GFX950, SADDR_OFF};
+use super::{Tables, GFX942, GFX950, SADDR_OFF};
 use crate::isa::generated::{
-    OpInfo, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_LIT16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL,
-    MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+    OpInfo, CLASS_MADAK, CLASS_MADMK, CLASS_MAI, CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_GDS, MOD_GLC,
+    MOD_LIT16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
 };
 use crate::isa::{Format, Gpu, Inst, Opnd, Target};
 use core::fmt::Write as _;
@@ -501,9 +501,9 @@ const SEL: [&str; 8] = [
 
 fn print_vop(out: &mut String, inst: &Inst, info: OpInfo, full_literal: Option<u32>) {
     // The K constant of madmk/madak/fmamk/fmaak is always printed in full.
-    let k = if info.mnemonic.contains("mk_") {
+    let k = if info.class & CLASS_MADMK != 0 {
         1
-    } else if info.mnemonic.contains("ak_") {
+    } else if info.class & CLASS_MADAK != 0 {
         2
     } else {
         9
@@ -683,7 +683,7 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: OpInfo) {
         }
     }
     if inst.format == Format::Mai {
-        if super::is_mai(info.mnemonic) {
+        if info.class & CLASS_MAI != 0 {
             let m = inst.mai;
             if m.cbsz != 0 {
                 let _ = write!(out, " cbsz:{}", m.cbsz);
@@ -732,7 +732,7 @@ fn print_ds(out: &mut String, inst: &Inst, info: OpInfo) {
     }
     if info.op == crate::isa::Op::DS_SWIZZLE_B32 {
         swizzle(out, inst.mem.offset as u32);
-    } else if ds_two_offsets(info.mnemonic) {
+    } else if info.class & CLASS_TWO_OFFSETS != 0 {
         if inst.mem.offset != 0 {
             let _ = write!(out, " offset0:{}", inst.mem.offset);
         }
