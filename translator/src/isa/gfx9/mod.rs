@@ -347,7 +347,7 @@ fn vop_ext(inst: &mut Inst, bytes: &[u8], pc: u64, vopc: bool) -> Result<(), Dec
         } else {
             vgpr(s0, inst.src[0].count)
         };
-        if inst.src[1].is_some() && (e >> 31) & 1 == 1 {
+        if (256..512).contains(&inst.src[1].code) && (e >> 31) & 1 == 1 {
             // S1: src1 is a scalar operand (its 8-bit code is in the VSRC1 field).
             inst.src[1].code -= Opnd::VGPR0;
         }
