@@ -34,6 +34,7 @@ RUSTFMT = os.environ.get("RUSTFMT", "rustfmt")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)  # translator/
 TARGETS = ["gfx942", "gfx950"]
+LLVM_MC = os.environ.get("LLVM_MC", "llvm-mc-22")
 SNOP = 0xBF800000  # s_nop 0: padding between candidates so the byte stream resyncs
 PAD = 3  # s_nop words after each candidate (the longest GFX9 instruction is 16 bytes)
 CHUNK = 3000
@@ -73,10 +74,11 @@ ENCODINGS = {
     "sopp": enc(0x80, lambda op: [0xBF800000 | (op << 16)], (0, 0, [3, 0], "simm16", "i")),
     "smem": enc(
         0x100,
-        lambda op: [0xC0020000 | (op << 18), 0],
+        lambda op: [0xC0000000 | (op << 18), 0],
         (0, 6, [8, 0], "sdata", "r"),
         (0, 0, [1, 0], "sbase", "p"),
         (1, 0, [0x10, 0], "offset", "i"),
+        (0, 17, [1, 0], "imm", "-"),
     ),
     "vop1": enc(0x100, lambda op: [0x7E000000 | (op << 9)], (0, 17, [0], "vdst", "r"), (0, 0, [V(4), 4, 0], "src0", "r")),
     "vop2": enc(
@@ -193,9 +195,21 @@ def slot_widths(name, vals, txt):
         kind = f[4]
         if kind == "-":
             continue
-        if kind == "i" or (v == 0 and len(f[2]) > 1):
+        if kind == "i":
+            # An immediate slot is present if LLVM printed a non-register operand for it.
+            w = 0
+            if v:
+                for k, (lo, cnt, rk) in enumerate(parsed):
+                    if not used[k] and lo is None:
+                        used[k] = True
+                        w = 1
+                        break
+            out.append(w)
+            kinds.append(0)
+            continue
+        if v == 0 and len(f[2]) > 1:
             # An optional field left at 0 by the winning variant is unused.
-            out.append(1 if v else 0)
+            out.append(0)
             kinds.append(0)
             continue
         reg = v * 2 if kind == "p" else v * 4 if kind == "q" else (v - 256 if v >= 256 else v)
@@ -449,13 +463,35 @@ MUTABLE = {
 CASES_PER_OP = 10
 
 
+def assemble_extra(path, target):
+    """Words of the hand-picked instructions in `path`, assembled by llvm-mc-22."""
+    if not os.path.exists(path):
+        return []
+    src = "".join(l for l in open(path) if not l.startswith("//"))
+    p = subprocess.run(
+        [LLVM_MC, "-arch=amdgcn", "-mcpu=" + target, "-show-encoding"],
+        input=src,
+        capture_output=True,
+        text=True,
+    )
+    if p.returncode != 0 or p.stderr.strip():
+        raise SystemExit("%s: llvm-mc-22 failed:\n%s" % (path, p.stderr))
+    out = []
+    for line in p.stdout.splitlines():
+        m = re.search(r"; encoding: \[(.*)\]", line)
+        if m:
+            b = [int(x, 16) for x in m.group(1).split(",")]
+            out.append([int.from_bytes(bytes(b[i : i + 4]), "little") for i in range(0, len(b), 4)])
+    return out
+
+
 def write_cases(path, target, canon):
     """Oracle cases: canonical and randomised operand variants of every opcode, plus
     literal, DPP and SDWA forms, each with LLVM's text. Deterministic (fixed seed)."""
     import random
 
     rng = random.Random(942)
-    cands = []
+    cands = assemble_extra(os.path.join(HERE, "%s_extra.s" % target), target)
     for name in ENC_ORDER:
         for op in range(ENC_SIZE[name]):
             words = canon.get((name, op))
@@ -506,6 +542,7 @@ def write_cases(path, target, canon):
 
 
 def generate(outdir):
+    os.makedirs(os.path.join(outdir, "gen"), exist_ok=True)
     per_target = {}
     canon = {}
     mods = {}
@@ -695,11 +732,11 @@ def main():
         worker(sys.argv[2])
         return 0
     check = "--check" in sys.argv[1:]
-    if find_libllvm() is None:
+    if find_libllvm() is None or shutil.which(LLVM_MC) is None:
         if os.environ.get("CI") == "true":
-            print("gen_tables.py: libLLVM 22 not found (required in CI)", file=sys.stderr)
+            print("gen_tables.py: libLLVM 22 / %s not found (required in CI)" % LLVM_MC, file=sys.stderr)
             return 1
-        print("gen_tables.py: libLLVM 22 not found; skipping table generation")
+        print("gen_tables.py: libLLVM 22 / %s not found; skipping table generation" % LLVM_MC)
         return 0
     if not check:
         generate(ROOT)

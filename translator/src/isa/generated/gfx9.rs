@@ -2108,12 +2108,54 @@ pub static GFX942_SMEM: [Option<OpInfo>; 256] = [
     None,
     None,
     None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
+    Some(OpInfo {
+        op: Op::S_DCACHE_INV,
+        mnemonic: "s_dcache_inv",
+        widths: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x020 s_dcache_inv
+    Some(OpInfo {
+        op: Op::S_DCACHE_WB,
+        mnemonic: "s_dcache_wb",
+        widths: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x021 s_dcache_wb
+    Some(OpInfo {
+        op: Op::S_DCACHE_INV_VOL,
+        mnemonic: "s_dcache_inv_vol",
+        widths: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x022 s_dcache_inv_vol
+    Some(OpInfo {
+        op: Op::S_DCACHE_WB_VOL,
+        mnemonic: "s_dcache_wb_vol",
+        widths: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x023 s_dcache_wb_vol
+    Some(OpInfo {
+        op: Op::S_MEMTIME,
+        mnemonic: "s_memtime",
+        widths: [2, 0, 0, 0],
+        kinds: [1, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x024 s_memtime s[8:9]
+    Some(OpInfo {
+        op: Op::S_MEMREALTIME,
+        mnemonic: "s_memrealtime",
+        widths: [2, 0, 0, 0],
+        kinds: [1, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x025 s_memrealtime s[8:9]
     Some(OpInfo {
         op: Op::S_ATC_PROBE,
         mnemonic: "s_atc_probe",
@@ -15793,12 +15835,54 @@ pub static GFX950_SMEM: [Option<OpInfo>; 256] = [
     None,
     None,
     None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
+    Some(OpInfo {
+        op: Op::S_DCACHE_INV,
+        mnemonic: "s_dcache_inv",
+        widths: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x020 s_dcache_inv
+    Some(OpInfo {
+        op: Op::S_DCACHE_WB,
+        mnemonic: "s_dcache_wb",
+        widths: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x021 s_dcache_wb
+    Some(OpInfo {
+        op: Op::S_DCACHE_INV_VOL,
+        mnemonic: "s_dcache_inv_vol",
+        widths: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x022 s_dcache_inv_vol
+    Some(OpInfo {
+        op: Op::S_DCACHE_WB_VOL,
+        mnemonic: "s_dcache_wb_vol",
+        widths: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x023 s_dcache_wb_vol
+    Some(OpInfo {
+        op: Op::S_MEMTIME,
+        mnemonic: "s_memtime",
+        widths: [2, 0, 0, 0],
+        kinds: [1, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x024 s_memtime s[8:9]
+    Some(OpInfo {
+        op: Op::S_MEMREALTIME,
+        mnemonic: "s_memrealtime",
+        widths: [2, 0, 0, 0],
+        kinds: [1, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x025 s_memrealtime s[8:9]
     Some(OpInfo {
         op: Op::S_ATC_PROBE,
         mnemonic: "s_atc_probe",

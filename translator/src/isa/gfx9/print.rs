@@ -420,7 +420,8 @@ fn sendmsg(out: &mut String, v: u32) {
     let id = v & 0xF;
     let op = (v >> 4) & 7;
     let stream = (v >> 8) & 3;
-    let rest = v & 0x80; // bits [15:10] are ignored, bit 7 makes the value non-symbolic
+    // GS messages ignore the bits outside their fields; the others need bits [9:4] clear.
+    let rest = 0;
     let gs_ops = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
     match id {
         2 | 3 if rest == 0 && op < 4 && (op != 0 || id == 3) => {
@@ -650,8 +651,13 @@ fn print_vop3(out: &mut String, inst: &Inst, info: OpInfo) {
     }
     if inst.mods.op_sel != 0 && info.mods & MOD_OPSEL != 0 {
         // op_sel lists the sources, then the destination.
-        let v = (inst.mods.op_sel & ((1 << nsrc) - 1)) | ((inst.mods.op_sel >> 3 & 1) << nsrc);
-        bits(out, "op_sel", v, nsrc + 1);
+        if info.mnemonic.starts_with("v_cvt_sr_") {
+            // The stochastic-rounding FP8 conversions print all four bits (byte select).
+            bits(out, "op_sel", inst.mods.op_sel, 4);
+        } else {
+            let v = (inst.mods.op_sel & ((1 << nsrc) - 1)) | ((inst.mods.op_sel >> 3 & 1) << nsrc);
+            bits(out, "op_sel", v, nsrc + 1);
+        }
     }
     if inst.mods.clamp && info.mods & MOD_CLAMP != 0 {
         out.push_str(" clamp");
