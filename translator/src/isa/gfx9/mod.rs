@@ -22,6 +22,8 @@ const SRC_DPP: u16 = 0xFA;
 const SADDR_OFF: u32 = 0x7F;
 
 struct Tables {
+    /// VOP3/MUBUF may take a 32-bit literal (gfx950).
+    vop3_literal: bool,
     sop2: &'static [Option<OpInfo>],
     sopk: &'static [Option<OpInfo>],
     sop1: &'static [Option<OpInfo>],
@@ -42,6 +44,7 @@ struct Tables {
 }
 
 static GFX942: Tables = Tables {
+    vop3_literal: false,
     sop2: &t::GFX942_SOP2,
     sopk: &t::GFX942_SOPK,
     sop1: &t::GFX942_SOP1,
@@ -62,6 +65,7 @@ static GFX942: Tables = Tables {
 };
 
 static GFX950: Tables = Tables {
+    vop3_literal: true,
     sop2: &t::GFX950_SOP2,
     sopk: &t::GFX950_SOPK,
     sop1: &t::GFX950_SOP1,
@@ -317,13 +321,18 @@ fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     }
     inst.mem.glc = (w0 >> 16) & 1 == 1;
     inst.mem.cpol = ((w0 >> 15) & 1) as u8; // NV
-    inst.imm = imm as i32 | (soe as i32) << 1;
     Ok(inst)
 }
 
 /// Fills a 32-bit VOP instruction's SDWA or DPP extension word when SRC0 selects one, else
 /// its literal. `src0w` is src0's register count.
-fn vop_ext(inst: &mut Inst, bytes: &[u8], pc: u64, vopc: bool) -> Result<(), DecodeError> {
+fn vop_ext(
+    inst: &mut Inst,
+    bytes: &[u8],
+    pc: u64,
+    vopc: bool,
+    mods: u16,
+) -> Result<(), DecodeError> {
     let code = inst.src[0].code;
     if code == SRC_DPP {
         let e = word(bytes, 1, pc)?;
@@ -377,7 +386,16 @@ fn vop_ext(inst: &mut Inst, bytes: &[u8], pc: u64, vopc: bool) -> Result<(), Dec
     } else {
         take_literal(inst, bytes, pc)?;
     }
+    mask_src_mods(inst, mods);
     Ok(())
+}
+
+/// Clears `abs`/`neg` bits of sources that take no modifiers (integer operands): the ISA
+/// defines them for floating-point inputs only, and LLVM does not print them.
+fn mask_src_mods(inst: &mut Inst, mods: u16) {
+    let m = mods >> 10;
+    inst.mods.abs &= (m & 7) as u8;
+    inst.mods.neg &= (m >> 3 & 7) as u8;
 }
 
 fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
@@ -398,7 +416,7 @@ fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
             inst.src[0].code += 256;
         }
     }
-    vop_ext(&mut inst, bytes, pc, false)?;
+    vop_ext(&mut inst, bytes, pc, false, info.mods)?;
     Ok(inst)
 }
 
@@ -443,7 +461,7 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     } else if info.class & CLASS_MADAK != 0 {
         inst.src[2] = Opnd::scalar(Opnd::LITERAL as u8, 1);
     }
-    vop_ext(&mut inst, bytes, pc, false)?;
+    vop_ext(&mut inst, bytes, pc, false, info.mods)?;
     Ok(inst)
 }
 
@@ -454,7 +472,7 @@ fn decode_vopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.dst[0] = Opnd::scalar(VCC as u8, 2);
     inst.src[0] = src9(w0 & 0x1FF, w[0]);
     inst.src[1] = vgpr((w0 >> 9) & 0xFF, w[1]);
-    vop_ext(&mut inst, bytes, pc, true)?;
+    vop_ext(&mut inst, bytes, pc, true, info.mods)?;
     Ok(inst)
 }
 
@@ -507,12 +525,24 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.mods.clamp = (w0 >> 15) & 1 == 1;
     inst.mods.omod = ((w1 >> 27) & 3) as u8;
     inst.mods.neg = (w1 >> 29) as u8;
+    if info.op == Op::V_BITOP3_B16 || info.op == Op::V_BITOP3_B32 {
+        // gfx950 BITOP3: the truth table sits in the OMOD, ABS and NEG fields.
+        inst.imm =
+            (inst.mods.omod as i32) << 6 | (inst.mods.abs as i32) << 3 | inst.mods.neg as i32;
+        inst.mods.omod = 0;
+        inst.mods.abs = 0;
+        inst.mods.neg = 0;
+    }
+    mask_src_mods(&mut inst, info.mods);
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
-        return Err(DecodeError::new(
-            bytes,
-            pc,
-            "VOP3 cannot take a literal on GFX9",
-        ));
+        if !tb.vop3_literal {
+            return Err(DecodeError::new(
+                bytes,
+                pc,
+                "VOP3 cannot take a literal on gfx942",
+            ));
+        }
+        take_literal(&mut inst, bytes, pc)?;
     }
     Ok(inst)
 }
@@ -536,7 +566,9 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
     let d = w0 & 0xFF;
     if mai {
         let acc_cd = (w0 >> 15) & 1 == 1;
-        inst.dst[0] = vreg(d, w[0], acc_cd);
+        if w[0] != 0 {
+            inst.dst[0] = vreg(d, w[0], acc_cd);
+        }
         let acc = (w1 >> 27) & 3;
         for i in 0..3 {
             let a = if i == 2 { acc_cd } else { (acc >> i) & 1 == 1 };
@@ -704,6 +736,9 @@ fn decode_mubuf(
         }
     }
     inst.src[2] = Opnd::scalar((w1 >> 24) as u8, 1);
+    if tb.vop3_literal {
+        take_literal(&mut inst, bytes, pc)?;
+    }
     inst.src[3] = Opnd::scalar((((w1 >> 16) & 0x1F) << 2) as u8, 4);
     inst.mem.offset = (w0 & 0xFFF) as i32;
     inst.mem.offen = offen;
