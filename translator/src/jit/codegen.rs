@@ -1,0 +1,1243 @@
+//! Translation of one IR [`Block`] into a Cranelift function
+//! `extern "C" fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32`.
+//!
+//! Uniform values become scalar Cranelift values. A lane vector becomes 16 `i32x4` chunks
+//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes), all 64 lanes always, in SSA so that
+//! values stay in registers across ops. Ops that Cranelift cannot do exactly or well call the
+//! helpers in [`super::helpers`] with the operands spilled to 512-byte stack buffers.
+
+use super::codes::*;
+use super::helpers::{self, kind};
+use crate::interp::sem;
+use crate::ir::{BinOp, Block, CmpOp, ConvOp, Exit, Op, TernOp, Ty, UnOp, Val};
+use crate::wave::{sreg, WaveCounters, WaveState, MAX_LANES, NUM_SREGS, NUM_VREGS};
+use core::mem::offset_of;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    types, AbiParam, ConstantData, Endianness, InstBuilder, MemFlagsData, Signature, StackSlot,
+    StackSlotData, StackSlotKind, Type, Value,
+};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_frontend::FunctionBuilder;
+
+/// Internal exit code: the block ended in [`Exit::Unsupported`].
+pub const EXIT_UNSUPPORTED: u32 = 6;
+
+#[derive(Clone)]
+enum JV {
+    None,
+    S(Value),
+    V(Vec<Value>),
+}
+
+const I32X4: Type = types::I32X4;
+const I64X2: Type = types::I64X2;
+
+fn vty(bits: u32) -> Type {
+    if bits == 32 {
+        I32X4
+    } else {
+        I64X2
+    }
+}
+
+fn fty(bits: u32) -> Type {
+    if bits == 32 {
+        types::F32X4
+    } else {
+        types::F64X2
+    }
+}
+
+fn sty(bits: u32) -> Type {
+    if bits == 32 {
+        types::I32
+    } else {
+        types::I64
+    }
+}
+
+fn nchunks(bits: u32) -> usize {
+    if bits == 32 {
+        16
+    } else {
+        32
+    }
+}
+
+fn le() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+fn trusted() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// Compile error: the block stays interpreted.
+pub type GenResult<T> = Result<T, String>;
+
+pub struct Gen<'a, 'b> {
+    pub b: FunctionBuilder<'b>,
+    pub block: &'a Block,
+    pub call_conv: CallConv,
+    frontend: TargetFrontendConfig,
+    state: Value,
+    ctx: Value,
+    vals: Vec<JV>,
+    /// For vectors made by `Broadcast`: the uniform source.
+    splat_src: Vec<Option<Value>>,
+    slots: Vec<StackSlot>,
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    pub fn new(
+        mut b: FunctionBuilder<'b>,
+        block: &'a Block,
+        call_conv: CallConv,
+        frontend: TargetFrontendConfig,
+    ) -> Gen<'a, 'b> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let state = b.block_params(entry)[0];
+        let ctx = b.block_params(entry)[1];
+        let slots = (0..6)
+            .map(|_| {
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 512, 4))
+            })
+            .collect();
+        Gen {
+            b,
+            block,
+            call_conv,
+            frontend,
+            state,
+            ctx,
+            vals: Vec::with_capacity(block.ops.len()),
+            splat_src: Vec::with_capacity(block.ops.len()),
+            slots,
+        }
+    }
+
+    fn get(&self, v: Val) -> GenResult<&JV> {
+        match self.vals.get(v.0 as usize) {
+            Some(JV::None) | None => Err(format!("operand {v:?} is not an earlier value")),
+            Some(x) => Ok(x),
+        }
+    }
+
+    fn ty(&self, v: Val) -> GenResult<Ty> {
+        match self.block.types.get(v.0 as usize) {
+            Some(Some(t)) => Ok(*t),
+            _ => Err(format!("operand {v:?} has no type")),
+        }
+    }
+
+    fn s(&self, v: Val) -> GenResult<Value> {
+        match self.get(v)? {
+            JV::S(x) => Ok(*x),
+            _ => Err(format!("operand {v:?} is not uniform")),
+        }
+    }
+
+    /// A uniform operand widened/narrowed to `t` (I32 or I64).
+    fn s_as(&mut self, v: Val, t: Type) -> GenResult<Value> {
+        let x = self.s(v)?;
+        let xt = self.b.func.dfg.value_type(x);
+        Ok(if xt == t {
+            x
+        } else if t == types::I64 {
+            self.b.ins().uextend(types::I64, x)
+        } else {
+            self.b.ins().ireduce(types::I32, x)
+        })
+    }
+
+    fn v(&self, v: Val) -> GenResult<Vec<Value>> {
+        match self.get(v)? {
+            JV::V(x) => Ok(x.clone()),
+            _ => Err(format!("operand {v:?} is not a vector")),
+        }
+    }
+
+    fn iconst(&mut self, t: Type, x: u64) -> Value {
+        self.b.ins().iconst(t, x as i64)
+    }
+
+    fn vconst_bytes(&mut self, t: Type, bytes: [u8; 16]) -> Value {
+        let c = self
+            .b
+            .func
+            .dfg
+            .constants
+            .insert(ConstantData::from(bytes.to_vec()));
+        self.b.ins().vconst(t, c)
+    }
+
+    fn splat_const(&mut self, bits: u32, x: u64) -> Value {
+        let mut bytes = [0u8; 16];
+        if bits == 32 {
+            for k in 0..4 {
+                bytes[4 * k..4 * k + 4].copy_from_slice(&(x as u32).to_le_bytes());
+            }
+        } else {
+            for k in 0..2 {
+                bytes[8 * k..8 * k + 8].copy_from_slice(&x.to_le_bytes());
+            }
+        }
+        self.vconst_bytes(vty(bits), bytes)
+    }
+
+    fn state_addr(&mut self, off: usize) -> Value {
+        self.b.ins().iadd_imm_s(self.state, off as i64)
+    }
+
+    fn slot_addr(&mut self, k: usize) -> Value {
+        self.b.ins().stack_addr(types::I64, self.slots[k], 0)
+    }
+
+    /// Stores a vector's chunks into stack buffer `k`; returns its address.
+    fn spill(&mut self, k: usize, chunks: &[Value]) -> Value {
+        for (i, c) in chunks.iter().enumerate() {
+            self.b
+                .ins()
+                .stack_store(types::I64, *c, self.slots[k], (i * 16) as i32);
+        }
+        self.slot_addr(k)
+    }
+
+    fn unspill(&mut self, k: usize, bits: u32) -> Vec<Value> {
+        (0..nchunks(bits))
+            .map(|i| {
+                self.b
+                    .ins()
+                    .stack_load(types::I64, vty(bits), self.slots[k], (i * 16) as i32)
+            })
+            .collect()
+    }
+
+    fn sig(&self, params: &[Type], ret: Option<Type>) -> Signature {
+        let mut s = Signature::new(self.call_conv);
+        s.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        if let Some(r) = ret {
+            s.returns.push(AbiParam::new(r));
+        }
+        s
+    }
+
+    /// Calls the helper at `f` with the given argument values.
+    fn call(&mut self, f: usize, params: &[Type], ret: Option<Type>, args: &[Value]) -> Option<Value> {
+        let sig = self.sig(params, ret);
+        let sigref = self.b.import_signature(sig);
+        let callee = self.iconst(types::I64, f as u64);
+        let inst = self.b.ins().call_indirect(sigref, callee, args);
+        self.b.inst_results(inst).first().copied()
+    }
+
+    /// 4 or 2 lanes of the `mask` bits for chunk `k` as an all-ones/zero lane vector.
+    fn lane_mask(&mut self, mask: Value, k: usize, bits: u32) -> Value {
+        let per = if bits == 32 { 4 } else { 2 };
+        let sh = self.b.ins().ushr_imm_u(mask, (k * per) as i64);
+        let t = vty(bits);
+        let x = if bits == 32 {
+            let r = self.b.ins().ireduce(types::I32, sh);
+            self.b.ins().splat(t, r)
+        } else {
+            self.b.ins().splat(t, sh)
+        };
+        let sel = if bits == 32 {
+            let mut b = [0u8; 16];
+            for (i, v) in [1u32, 2, 4, 8].iter().enumerate() {
+                b[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            b
+        } else {
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&1u64.to_le_bytes());
+            b[8..].copy_from_slice(&2u64.to_le_bytes());
+            b
+        };
+        let selv = self.vconst_bytes(t, sel);
+        let y = self.b.ins().band(x, selv);
+        let z = self.splat_const(bits, 0);
+        self.b.ins().icmp(IntCC::NotEqual, y, z)
+    }
+
+    /// The lane bits of an all-ones/zero lane vector chunk `k`, placed in an `i64` mask.
+    fn mask_bits(&mut self, m: Value, k: usize, bits: u32) -> Value {
+        let hb = self.b.ins().vhigh_bits(types::I64, m);
+        let per = if bits == 32 { 4 } else { 2 };
+        self.b.ins().ishl_imm_u(hb, (k * per) as i64)
+    }
+
+    fn to_f(&mut self, bits: u32, x: Value) -> Value {
+        self.b.ins().bitcast(fty(bits), le(), x)
+    }
+
+    fn to_i(&mut self, bits: u32, x: Value) -> Value {
+        self.b.ins().bitcast(vty(bits), le(), x)
+    }
+
+    /// The IR NaN rule applied to an integer-typed result chunk `r` of operand chunks `ops`.
+    fn nan_fix(&mut self, bits: u32, ops: &[Value], r: Value) -> Value {
+        let (q, dn) = if bits == 32 {
+            (sem::F32_QUIET as u64, sem::F32_DEFAULT_NAN as u64)
+        } else {
+            (sem::F64_QUIET, sem::F64_DEFAULT_NAN)
+        };
+        let qv = self.splat_const(bits, q);
+        let dnv = self.splat_const(bits, dn);
+        let rf = self.to_f(bits, r);
+        let ur = self.b.ins().fcmp(FloatCC::Unordered, rf, rf);
+        let mut res = self.b.ins().bitselect(ur, dnv, r);
+        for &o in ops.iter().rev() {
+            let of = self.to_f(bits, o);
+            let uo = self.b.ins().fcmp(FloatCC::Unordered, of, of);
+            let qo = self.b.ins().bor(o, qv);
+            res = self.b.ins().bitselect(uo, qo, res);
+        }
+        res
+    }
+
+    /// Generic vector fallback through [`helpers::h_vector`].
+    fn vec_helper(
+        &mut self,
+        k: u32,
+        op: u32,
+        bits: u32,
+        args: &[Val],
+        rbits: u32,
+        cmp: bool,
+    ) -> GenResult<JV> {
+        let mut wmask = if rbits == 64 { 16 } else { 0 };
+        let mut ptrs = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let t = self.ty(*a)?;
+            let chunks = self.v(*a)?;
+            if t.bits() == 64 {
+                wmask |= 1 << i;
+            }
+            ptrs.push(self.spill(i, &chunks));
+        }
+        while ptrs.len() < 4 {
+            ptrs.push(self.iconst(types::I64, 0));
+        }
+        let out = self.slot_addr(5);
+        let kv = self.iconst(types::I32, k as u64);
+        let opv = self.iconst(types::I32, op as u64);
+        let wv = self.iconst(types::I32, wmask);
+        let bv = self.iconst(types::I32, bits as u64);
+        let i32t = types::I32;
+        let p = types::I64;
+        self.call(
+            helpers::h_vector as *const () as usize,
+            &[i32t, i32t, i32t, i32t, p, p, p, p, p],
+            None,
+            &[kv, opv, wv, bv, ptrs[0], ptrs[1], ptrs[2], ptrs[3], out],
+        );
+        if cmp {
+            let m = self.b.ins().stack_load(types::I64, types::I64, self.slots[5], 0);
+            Ok(JV::S(m))
+        } else {
+            Ok(JV::V(self.unspill(5, rbits)))
+        }
+    }
+
+    /// Generic scalar fallback through [`helpers::h_scalar`].
+    fn scalar_helper(
+        &mut self,
+        k: u32,
+        op: u32,
+        bits: u32,
+        args: &[Val],
+        rbits: u32,
+    ) -> GenResult<JV> {
+        let mut a = Vec::new();
+        for x in args {
+            a.push(self.s_as(*x, types::I64)?);
+        }
+        while a.len() < 3 {
+            a.push(self.iconst(types::I64, 0));
+        }
+        let kv = self.iconst(types::I32, k as u64);
+        let opv = self.iconst(types::I32, op as u64);
+        let wv = self.iconst(types::I32, (bits | rbits << 8) as u64);
+        let i32t = types::I32;
+        let i64t = types::I64;
+        let r = self
+            .call(
+                helpers::h_scalar as *const () as usize,
+                &[i32t, i32t, i32t, i64t, i64t, i64t],
+                Some(i64t),
+                &[kv, opv, wv, a[0], a[1], a[2]],
+            )
+            .ok_or("helper result")?;
+        Ok(JV::S(if rbits == 32 {
+            self.b.ins().ireduce(types::I32, r)
+        } else {
+            r
+        }))
+    }
+
+    /// Branches to a block that stores `pc` and returns Fault when `rc != 0`.
+    fn fault_check(&mut self, rc: Value, pc: u64) {
+        let fault = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(rc, fault, &[], cont, &[]);
+        self.b.switch_to_block(fault);
+        self.b.seal_block(fault);
+        self.ret_with_pc(pc, crate::env::ExitCode::Fault as u32);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    fn ret_with_pc(&mut self, pc: u64, code: u32) {
+        let pcv = self.iconst(types::I64, pc);
+        self.b
+            .ins()
+            .store(trusted(), pcv, self.state, WaveState::PC_OFFSET as i32);
+        let c = self.iconst(types::I32, code as u64);
+        self.b.ins().return_(&[c]);
+    }
+
+    fn add_counter(&mut self, off: usize, x: Value) {
+        let a = self.state_addr(off);
+        let old = self.b.ins().load(types::I64, trusted(), a, 0);
+        let new = self.b.ins().iadd(old, x);
+        self.b.ins().store(trusted(), new, a, 0);
+    }
+
+    /// Emits the whole block.
+    pub fn emit(mut self) -> GenResult<()> {
+        let blk = self.block;
+        let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
+        for (i, n) in blk.class_counts.iter().enumerate() {
+            if *n > 0 {
+                let x = self.iconst(types::I64, *n as u64);
+                self.add_counter(cls + 8 * i, x);
+            }
+        }
+        for (i, op) in blk.ops.iter().enumerate() {
+            let ty = blk.types[i];
+            let v = self.op(i, op, ty).map_err(|e| format!("op {i}: {e}"))?;
+            let src = match (op, &v) {
+                (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+                _ => None,
+            };
+            self.vals.push(v);
+            self.splat_src.push(src);
+        }
+        match &blk.exit {
+            Exit::Jump(t) => self.ret_with_pc(*t, 0),
+            Exit::Branch {
+                cond,
+                taken,
+                not_taken,
+            } => {
+                let c = self.s_as(*cond, types::I32)?;
+                let t = self.iconst(types::I64, *taken);
+                let n = self.iconst(types::I64, *not_taken);
+                let pc = self.b.ins().select(c, t, n);
+                self.b
+                    .ins()
+                    .store(trusted(), pc, self.state, WaveState::PC_OFFSET as i32);
+                let z = self.iconst(types::I32, 0);
+                self.b.ins().return_(&[z]);
+            }
+            Exit::JumpIndirect(t) => {
+                let pc = self.s_as(*t, types::I64)?;
+                self.b
+                    .ins()
+                    .store(trusted(), pc, self.state, WaveState::PC_OFFSET as i32);
+                let z = self.iconst(types::I32, 0);
+                self.b.ins().return_(&[z]);
+            }
+            Exit::EndPgm => self.ret_with_pc(blk.end_pc, 1),
+            Exit::Barrier { next } => self.ret_with_pc(*next, 2),
+            Exit::Trap { pc, .. } => self.ret_with_pc(*pc, 3),
+            Exit::Yield { next } => self.ret_with_pc(*next, 5),
+            Exit::Unsupported { pc, .. } => self.ret_with_pc(*pc, EXIT_UNSUPPORTED),
+        }
+        self.b.seal_all_blocks();
+        self.b.finalize(self.frontend);
+        Ok(())
+    }
+
+    fn need(ty: Option<Ty>) -> GenResult<Ty> {
+        ty.ok_or_else(|| "op has a result but no type".to_string())
+    }
+
+    fn op(&mut self, i: usize, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+        Ok(match op {
+            Op::Const { bits, .. } => {
+                let t = Self::need(ty)?;
+                if t.is_vector() {
+                    return Err("vector Const".into());
+                }
+                JV::S(self.iconst(sty(t.bits()), sem::trunc_to(t.bits(), *bits)))
+            }
+            Op::LaneConst(c) => {
+                let mut chunks = Vec::new();
+                for k in 0..16 {
+                    let mut b = [0u8; 16];
+                    for j in 0..4 {
+                        b[4 * j..4 * j + 4].copy_from_slice(&c[4 * k + j].to_le_bytes());
+                    }
+                    chunks.push(self.vconst_bytes(I32X4, b));
+                }
+                JV::V(chunks)
+            }
+            Op::LaneId => {
+                let mut chunks = Vec::new();
+                for k in 0..16u32 {
+                    let mut b = [0u8; 16];
+                    for j in 0..4u32 {
+                        b[4 * j as usize..4 * j as usize + 4]
+                            .copy_from_slice(&(4 * k + j).to_le_bytes());
+                    }
+                    chunks.push(self.vconst_bytes(I32X4, b));
+                }
+                JV::V(chunks)
+            }
+            Op::GetSgpr(code) => {
+                let c = *code as usize;
+                if c >= NUM_SREGS {
+                    return Err(format!("scalar slot {c} out of range"));
+                }
+                if *code == sreg::NULL {
+                    JV::S(self.iconst(types::I32, 0))
+                } else {
+                    let off = WaveState::sgpr_offset(c) as i32;
+                    JV::S(self.b.ins().load(types::I32, trusted(), self.state, off))
+                }
+            }
+            Op::SetSgpr(code, v) => {
+                let c = *code as usize;
+                if c >= NUM_SREGS {
+                    return Err(format!("scalar slot {c} out of range"));
+                }
+                let x = self.s_as(*v, types::I32)?;
+                if *code != sreg::NULL {
+                    let off = WaveState::sgpr_offset(c) as i32;
+                    self.b.ins().store(trusted(), x, self.state, off);
+                }
+                JV::None
+            }
+            Op::GetVgpr(reg) => {
+                let r = *reg as usize;
+                if r >= NUM_VREGS {
+                    return Err(format!("vector slot {r} out of range"));
+                }
+                let base = WaveState::vgpr_offset(r, 0) as i32;
+                JV::V(
+                    (0..16)
+                        .map(|k| {
+                            self.b
+                                .ins()
+                                .load(I32X4, trusted(), self.state, base + 16 * k)
+                        })
+                        .collect(),
+                )
+            }
+            Op::SetVgpr { reg, val, mask } => {
+                let r = *reg as usize;
+                if r >= NUM_VREGS {
+                    return Err(format!("vector slot {r} out of range"));
+                }
+                let a = self.state_addr(WaveState::vgpr_offset(r, 0));
+                self.set_vgpr(a, *val, *mask)?;
+                JV::None
+            }
+            Op::GetVgprDyn { base, index } => {
+                let a = self.dyn_vreg(i, *base, *index)?;
+                JV::V(
+                    (0..16)
+                        .map(|k| self.b.ins().load(I32X4, trusted(), a, 16 * k))
+                        .collect(),
+                )
+            }
+            Op::SetVgprDyn {
+                base,
+                index,
+                val,
+                mask,
+            } => {
+                let a = self.dyn_vreg(i, *base, *index)?;
+                self.set_vgpr(a, *val, *mask)?;
+                JV::None
+            }
+            Op::GetScc => {
+                let x = self.b.ins().load(
+                    types::I32,
+                    trusted(),
+                    self.state,
+                    WaveState::SCC_OFFSET as i32,
+                );
+                JV::S(self.b.ins().band_imm_u(x, 1))
+            }
+            Op::SetScc(v) => {
+                let x = self.s_as(*v, types::I32)?;
+                let x = self.b.ins().band_imm_u(x, 1);
+                self.b
+                    .ins()
+                    .store(trusted(), x, self.state, WaveState::SCC_OFFSET as i32);
+                JV::None
+            }
+            Op::GetMode => JV::S(self.b.ins().load(
+                types::I32,
+                trusted(),
+                self.state,
+                WaveState::MODE_OFFSET as i32,
+            )),
+            Op::SetMode(v) => {
+                let x = self.s_as(*v, types::I32)?;
+                self.b
+                    .ins()
+                    .store(trusted(), x, self.state, WaveState::MODE_OFFSET as i32);
+                JV::None
+            }
+            Op::Un(u, a) => self.un(*u, *a, Self::need(ty)?)?,
+            Op::Bin(o, a, b) => self.bin(*o, *a, *b, Self::need(ty)?)?,
+            Op::Tern(o, a, b, c) => self.tern(*o, *a, *b, *c, Self::need(ty)?)?,
+            Op::Cmp(c, a, b) => self.cmp(*c, *a, *b)?,
+            Op::Select { cond, a, b } => {
+                let t = Self::need(ty)?;
+                if t.is_vector() {
+                    let m = self.s_as(*cond, types::I64)?;
+                    let (x, y) = (self.v(*a)?, self.v(*b)?);
+                    let mut out = Vec::new();
+                    for k in 0..nchunks(t.bits()) {
+                        let lm = self.lane_mask(m, k, t.bits());
+                        out.push(self.b.ins().bitselect(lm, x[k], y[k]));
+                    }
+                    JV::V(out)
+                } else {
+                    let c = self.s_as(*cond, types::I32)?;
+                    let (x, y) = (self.s(*a)?, self.s(*b)?);
+                    JV::S(self.b.ins().select(c, x, y))
+                }
+            }
+            Op::Broadcast(a) => {
+                let t = Self::need(ty)?;
+                let x = self.s_as(*a, sty(t.bits()))?;
+                let s = self.b.ins().splat(vty(t.bits()), x);
+                JV::V(vec![s; nchunks(t.bits())])
+            }
+            Op::Conv(c, a) => self.conv(*c, *a, Self::need(ty)?)?,
+            Op::Pack { lo, hi } => {
+                let t = Self::need(ty)?;
+                if t.is_vector() {
+                    let (l, h) = (self.v(*lo)?, self.v(*hi)?);
+                    let mut out = Vec::new();
+                    for k in 0..16 {
+                        let (a, b) = (l[k], h[k]);
+                        out.push(self.shuffle32(a, b, [0, 4, 1, 5]));
+                        out.push(self.shuffle32(a, b, [2, 6, 3, 7]));
+                    }
+                    JV::V(out)
+                } else {
+                    let l = self.s_as(*lo, types::I64)?;
+                    let h = self.s_as(*hi, types::I64)?;
+                    let l = self.b.ins().band_imm_u(l, 0xFFFF_FFFF);
+                    let h = self.b.ins().ishl_imm_u(h, 32);
+                    JV::S(self.b.ins().bor(l, h))
+                }
+            }
+            Op::ReadLane { v, lane } => {
+                let chunks = self.v(*v)?;
+                let idx = self.s_as(*lane, types::I64)?;
+                let base = self.spill(0, &chunks);
+                let idx = self.b.ins().band_imm_u(idx, 63);
+                let off = self.b.ins().ishl_imm_u(idx, 2);
+                let a = self.b.ins().iadd(base, off);
+                JV::S(self.b.ins().load(types::I32, MemFlagsData::new(), a, 0))
+            }
+            Op::WriteLane { v, lane, x } => {
+                let chunks = self.v(*v)?;
+                let idx = self.s_as(*lane, types::I64)?;
+                let xv = self.s_as(*x, types::I32)?;
+                let base = self.spill(0, &chunks);
+                let idx = self.b.ins().band_imm_u(idx, 63);
+                let off = self.b.ins().ishl_imm_u(idx, 2);
+                let a = self.b.ins().iadd(base, off);
+                self.b.ins().store(MemFlagsData::new(), xv, a, 0);
+                JV::V(self.unspill(0, 32))
+            }
+            Op::Gather { v, idx } => self.vec_helper(kind::GATHER, 0, 32, &[*v, *idx], 32, false)?,
+            Op::MaskToLanes(m) => {
+                let m = self.s_as(*m, types::I64)?;
+                let one = self.splat_const(32, 1);
+                let mut out = Vec::new();
+                for k in 0..16 {
+                    let lm = self.lane_mask(m, k, 32);
+                    out.push(self.b.ins().band(lm, one));
+                }
+                JV::V(out)
+            }
+            Op::Lane { f, args } => {
+                let t = Self::need(ty)?;
+                if args.len() > 4 {
+                    return Err("lane function with more than 4 arguments".into());
+                }
+                let code = code_of(&LANEFNS, f).ok_or("unknown lane function")?;
+                self.vec_helper(kind::LANEFN, code, 32, args, t.bits(), false)?
+            }
+            Op::Load {
+                pc,
+                space,
+                addr,
+                size,
+                signed,
+                mask,
+            } => {
+                let t = Self::need(ty)?;
+                check_size(*size)?;
+                let m = self.s_as(*mask, types::I64)?;
+                let ac = self.v(*addr)?;
+                let ap = self.spill(0, &ac);
+                let out = self.slot_addr(5);
+                let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
+                let sz = self.iconst(types::I32, *size as u64);
+                let sg = self.iconst(types::I32, *signed as u64);
+                let w = self.iconst(types::I32, (t.bits() == 64) as u64);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_load as *const () as usize,
+                        &[p, i32t, i32t, i32t, p, p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, sp, sz, sg, m, ap, out, w],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::V(self.unspill(5, t.bits()))
+            }
+            Op::Store {
+                pc,
+                space,
+                addr,
+                size,
+                data,
+                mask,
+            } => {
+                check_size(*size)?;
+                let m = self.s_as(*mask, types::I64)?;
+                let ac = self.v(*addr)?;
+                let dc = self.v(*data)?;
+                let dw = self.ty(*data)?.bits() == 64;
+                let ap = self.spill(0, &ac);
+                let dp = self.spill(1, &dc);
+                let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
+                let sz = self.iconst(types::I32, *size as u64);
+                let w = self.iconst(types::I32, dw as u64);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_store as *const () as usize,
+                        &[p, i32t, i32t, p, p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, sp, sz, m, ap, dp, w],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::None
+            }
+            Op::Atomic {
+                pc,
+                space,
+                op,
+                addr,
+                size,
+                data,
+                cmp,
+                mask,
+            } => {
+                let t = Self::need(ty)?;
+                check_size(*size)?;
+                if self.ty(*data)?.bits() != t.bits() {
+                    return Err("atomic data width differs from result".into());
+                }
+                let m = self.s_as(*mask, types::I64)?;
+                let ac = self.v(*addr)?;
+                let dc = self.v(*data)?;
+                let ap = self.spill(0, &ac);
+                let dp = self.spill(1, &dc);
+                let cp = match cmp {
+                    Some(c) => {
+                        if self.ty(*c)?.bits() != t.bits() {
+                            return Err("atomic cmp width differs from result".into());
+                        }
+                        let cc = self.v(*c)?;
+                        self.spill(2, &cc)
+                    }
+                    None => self.iconst(types::I64, 0),
+                };
+                let out = self.slot_addr(5);
+                let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
+                let ao = self.iconst(types::I32, code_of(&ATOMICS, op).unwrap_or(0) as u64);
+                let sz = self.iconst(types::I32, *size as u64);
+                let w = self.iconst(types::I32, (t.bits() == 64) as u64);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_atomic as *const () as usize,
+                        &[p, i32t, i32t, i32t, p, p, p, p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, sp, ao, sz, m, ap, dp, cp, out, w],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::V(self.unspill(5, t.bits()))
+            }
+            Op::SLoad { pc, addr } => {
+                let a = self.s_as(*addr, types::I64)?;
+                let out = self.slot_addr(5);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_sload as *const () as usize,
+                        &[p, p, p],
+                        Some(i32t),
+                        &[self.ctx, a, out],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::S(self.b.ins().stack_load(types::I64, types::I32, self.slots[5], 0))
+            }
+            Op::SStore { pc, addr, data } => {
+                let a = self.s_as(*addr, types::I64)?;
+                let d = self.s_as(*data, types::I32)?;
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_sstore as *const () as usize,
+                        &[p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, a, d],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::None
+            }
+            Op::Clock => {
+                let p = types::I64;
+                let r = self
+                    .call(
+                        helpers::h_clock as *const () as usize,
+                        &[p],
+                        Some(p),
+                        &[self.ctx],
+                    )
+                    .ok_or("helper result")?;
+                JV::S(r)
+            }
+            Op::CountVector { mask } => {
+                let m = self.s_as(*mask, types::I64)?;
+                let n = self.b.ins().popcnt(m);
+                self.add_counter(WaveState::ACTIVE_LANES_OFFSET, n);
+                let one = self.iconst(types::I64, 1);
+                self.add_counter(WaveState::VECTOR_INSTS_OFFSET, one);
+                JV::None
+            }
+        })
+    }
+
+    /// Address of vector slot `base + index` after a range check (fault when out of range).
+    fn dyn_vreg(&mut self, i: usize, base: u16, index: Val) -> GenResult<Value> {
+        let idx = self.s_as(index, types::I32)?;
+        let idx = self.b.ins().uextend(types::I64, idx);
+        let r = self.b.ins().iadd_imm_s(idx, base as i64);
+        let bad = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, r, NUM_VREGS as i64);
+        let fault = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(bad, fault, &[], cont, &[]);
+        self.b.switch_to_block(fault);
+        self.b.seal_block(fault);
+        let opv = self.iconst(types::I32, i as u64);
+        let p = types::I64;
+        self.call(
+            helpers::h_bad_vreg as *const () as usize,
+            &[p, types::I32, p],
+            None,
+            &[self.ctx, opv, r],
+        );
+        let c = self.iconst(types::I32, crate::env::ExitCode::Fault as u64);
+        self.b.ins().return_(&[c]);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+        let off = self.b.ins().imul_imm_s(r, (MAX_LANES * 4) as i64);
+        let a = self.b.ins().iadd(self.state, off);
+        Ok(self.b.ins().iadd_imm_s(a, WaveState::vgpr_offset(0, 0) as i64))
+    }
+
+    /// Masked store of a `V32` value to the register row at address `a`: plain stores when
+    /// the mask is all ones, otherwise a blend with the old contents.
+    fn set_vgpr(&mut self, a: Value, val: Val, mask: Val) -> GenResult<()> {
+        let chunks = self.v(val)?;
+        if chunks.len() != 16 {
+            return Err("SetVgpr of a 64-bit vector".into());
+        }
+        let m = self.s_as(mask, types::I64)?;
+        let full = self.b.create_block();
+        let part = self.b.create_block();
+        let done = self.b.create_block();
+        let is_full = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
+        self.b.ins().brif(is_full, full, &[], part, &[]);
+        self.b.switch_to_block(full);
+        self.b.seal_block(full);
+        for (k, c) in chunks.iter().enumerate() {
+            self.b.ins().store(trusted(), *c, a, (16 * k) as i32);
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(part);
+        self.b.seal_block(part);
+        for (k, c) in chunks.iter().enumerate() {
+            let old = self.b.ins().load(I32X4, trusted(), a, (16 * k) as i32);
+            let lm = self.lane_mask(m, k, 32);
+            let new = self.b.ins().bitselect(lm, *c, old);
+            self.b.ins().store(trusted(), new, a, (16 * k) as i32);
+        }
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        Ok(())
+    }
+
+    /// Shuffles 32-bit lanes of two `i32x4`/`i64x2` chunks (`0..4` = a, `4..8` = b) into an
+    /// `i64x2` result chunk.
+    fn shuffle32(&mut self, a: Value, b: Value, lanes: [u8; 4]) -> Value {
+        let a8 = self.b.ins().bitcast(types::I8X16, le(), a);
+        let b8 = self.b.ins().bitcast(types::I8X16, le(), b);
+        let mut m = [0u8; 16];
+        for (j, l) in lanes.iter().enumerate() {
+            for k in 0..4 {
+                m[4 * j + k] = 4 * l + k as u8;
+            }
+        }
+        let imm = self.b.func.dfg.immediates.push(ConstantData::from(m.to_vec()));
+        let s = self.b.ins().shuffle(a8, b8, imm);
+        self.b.ins().bitcast(I64X2, le(), s)
+    }
+
+    fn un(&mut self, u: UnOp, a: Val, t: Ty) -> GenResult<JV> {
+        let bits = t.bits();
+        let code = code_of(&UNOPS, &u).ok_or("unknown unary op")?;
+        if !t.is_vector() {
+            let x = self.s(a)?;
+            let r = match u {
+                UnOp::Not => self.b.ins().bnot(x),
+                UnOp::Neg => self.b.ins().ineg(x),
+                UnOp::Popcnt => self.b.ins().popcnt(x),
+                UnOp::Clz => self.b.ins().clz(x),
+                UnOp::Ctz => self.b.ins().ctz(x),
+                UnOp::BitReverse => self.b.ins().bitrev(x),
+                UnOp::FNeg => {
+                    let s = self.iconst(sty(bits), sign(bits));
+                    self.b.ins().bxor(x, s)
+                }
+                UnOp::FAbs => {
+                    let s = self.iconst(sty(bits), !sign(bits));
+                    self.b.ins().band(x, s)
+                }
+                _ => return self.scalar_helper(kind::UN, code, bits, &[a], bits),
+            };
+            return Ok(JV::S(r));
+        }
+        let x = self.v(a)?;
+        let mut out = Vec::new();
+        match u {
+            UnOp::Not | UnOp::Neg | UnOp::FNeg | UnOp::FAbs | UnOp::FSqrt => {
+                for c in x {
+                    out.push(match u {
+                        UnOp::Not => self.b.ins().bnot(c),
+                        UnOp::Neg => self.b.ins().ineg(c),
+                        UnOp::FNeg => {
+                            let s = self.splat_const(bits, sign(bits));
+                            self.b.ins().bxor(c, s)
+                        }
+                        UnOp::FAbs => {
+                            let s = self.splat_const(bits, !sign(bits));
+                            self.b.ins().band(c, s)
+                        }
+                        _ => {
+                            let f = self.to_f(bits, c);
+                            let r = self.b.ins().sqrt(f);
+                            let r = self.to_i(bits, r);
+                            self.nan_fix(bits, &[c], r)
+                        }
+                    });
+                }
+            }
+            _ => return self.vec_helper(kind::UN, code, bits, &[a], bits, false),
+        }
+        Ok(JV::V(out))
+    }
+
+    fn bin(&mut self, o: BinOp, a: Val, b: Val, t: Ty) -> GenResult<JV> {
+        let bits = t.bits();
+        let code = code_of(&BINOPS, &o).ok_or("unknown binary op")?;
+        if !t.is_vector() {
+            let (x, y) = (self.s(a)?, self.s(b)?);
+            let r = match o {
+                BinOp::Add => self.b.ins().iadd(x, y),
+                BinOp::Sub => self.b.ins().isub(x, y),
+                BinOp::Mul => self.b.ins().imul(x, y),
+                BinOp::MulHiU => self.b.ins().umulhi(x, y),
+                BinOp::MulHiS => self.b.ins().smulhi(x, y),
+                BinOp::And => self.b.ins().band(x, y),
+                BinOp::Or => self.b.ins().bor(x, y),
+                BinOp::Xor => self.b.ins().bxor(x, y),
+                // Cranelift takes scalar shift amounts modulo the width, as the IR does.
+                BinOp::Shl => self.b.ins().ishl(x, y),
+                BinOp::LShr => self.b.ins().ushr(x, y),
+                BinOp::AShr => self.b.ins().sshr(x, y),
+                BinOp::UMin => self.b.ins().umin(x, y),
+                BinOp::UMax => self.b.ins().umax(x, y),
+                BinOp::SMin => self.b.ins().smin(x, y),
+                BinOp::SMax => self.b.ins().smax(x, y),
+                BinOp::AddCarry => {
+                    let s = self.b.ins().iadd(x, y);
+                    let c = self.b.ins().icmp(IntCC::UnsignedLessThan, s, x);
+                    self.b.ins().uextend(sty(bits), c)
+                }
+                BinOp::SubBorrow => {
+                    let c = self.b.ins().icmp(IntCC::UnsignedLessThan, x, y);
+                    self.b.ins().uextend(sty(bits), c)
+                }
+                BinOp::FCopySign => {
+                    let m = self.iconst(sty(bits), sign(bits));
+                    self.b.ins().bitselect(m, y, x)
+                }
+                _ => return self.scalar_helper(kind::BIN, code, bits, &[a, b], bits),
+            };
+            return Ok(JV::S(r));
+        }
+        let (x, y) = (self.v(a)?, self.v(b)?);
+        // A uniform shift amount (a broadcast) shifts every lane by the same scalar.
+        let uniform_amt = self.splat_src.get(b.0 as usize).copied().flatten();
+        let inline = match o {
+            BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor => true,
+            BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FCopySign => true,
+            BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => bits == 32,
+            BinOp::Shl | BinOp::LShr | BinOp::AShr => uniform_amt.is_some(),
+            _ => false,
+        };
+        if !inline {
+            return self.vec_helper(kind::BIN, code, bits, &[a, b], bits, false);
+        }
+        let amt = match uniform_amt {
+            Some(s) if matches!(o, BinOp::Shl | BinOp::LShr | BinOp::AShr) => {
+                let s = if self.b.func.dfg.value_type(s) != sty(bits) {
+                    if bits == 64 {
+                        self.b.ins().uextend(types::I64, s)
+                    } else {
+                        self.b.ins().ireduce(types::I32, s)
+                    }
+                } else {
+                    s
+                };
+                Some(self.b.ins().band_imm_u(s, (bits - 1) as i64))
+            }
+            _ => None,
+        };
+        let mut out = Vec::new();
+        for k in 0..nchunks(bits) {
+            let (c, d) = (x[k], y[k]);
+            let r = match o {
+                BinOp::Add => self.b.ins().iadd(c, d),
+                BinOp::Sub => self.b.ins().isub(c, d),
+                BinOp::And => self.b.ins().band(c, d),
+                BinOp::Or => self.b.ins().bor(c, d),
+                BinOp::Xor => self.b.ins().bxor(c, d),
+                BinOp::Mul => self.b.ins().imul(c, d),
+                BinOp::UMin => self.b.ins().umin(c, d),
+                BinOp::UMax => self.b.ins().umax(c, d),
+                BinOp::SMin => self.b.ins().smin(c, d),
+                BinOp::SMax => self.b.ins().smax(c, d),
+                BinOp::Shl => self.b.ins().ishl(c, amt.ok_or("shift")?),
+                BinOp::LShr => self.b.ins().ushr(c, amt.ok_or("shift")?),
+                BinOp::AShr => self.b.ins().sshr(c, amt.ok_or("shift")?),
+                BinOp::FCopySign => {
+                    let s = self.splat_const(bits, sign(bits));
+                    self.b.ins().bitselect(s, d, c)
+                }
+                _ => {
+                    let (cf, df) = (self.to_f(bits, c), self.to_f(bits, d));
+                    let r = match o {
+                        BinOp::FAdd => self.b.ins().fadd(cf, df),
+                        BinOp::FSub => self.b.ins().fsub(cf, df),
+                        BinOp::FMul => self.b.ins().fmul(cf, df),
+                        _ => self.b.ins().fdiv(cf, df),
+                    };
+                    let r = self.to_i(bits, r);
+                    self.nan_fix(bits, &[c, d], r)
+                }
+            };
+            out.push(r);
+        }
+        Ok(JV::V(out))
+    }
+
+    fn tern(&mut self, o: TernOp, a: Val, b: Val, c: Val, t: Ty) -> GenResult<JV> {
+        let bits = t.bits();
+        let code = code_of(&TERNOPS, &o).ok_or("unknown ternary op")?;
+        if !t.is_vector() {
+            if o == TernOp::Bfi {
+                let (x, y, z) = (self.s(a)?, self.s(b)?, self.s(c)?);
+                return Ok(JV::S(self.b.ins().bitselect(x, y, z)));
+            }
+            return self.scalar_helper(kind::TERN, code, bits, &[a, b, c], bits);
+        }
+        match o {
+            TernOp::Fma | TernOp::Bfi => {
+                let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
+                let mut out = Vec::new();
+                for k in 0..nchunks(bits) {
+                    if o == TernOp::Bfi {
+                        out.push(self.b.ins().bitselect(x[k], y[k], z[k]));
+                        continue;
+                    }
+                    let (xf, yf, zf) = (
+                        self.to_f(bits, x[k]),
+                        self.to_f(bits, y[k]),
+                        self.to_f(bits, z[k]),
+                    );
+                    let r = self.b.ins().fma(xf, yf, zf);
+                    let r = self.to_i(bits, r);
+                    out.push(self.nan_fix(bits, &[x[k], y[k], z[k]], r));
+                }
+                Ok(JV::V(out))
+            }
+            _ => self.vec_helper(kind::TERN, code, bits, &[a, b, c], bits, false),
+        }
+    }
+
+    fn cmp(&mut self, c: CmpOp, a: Val, b: Val) -> GenResult<JV> {
+        let t = self.ty(a)?;
+        let bits = t.bits();
+        let code = code_of(&CMPOPS, &c).ok_or("unknown comparison")?;
+        let icc = match c {
+            CmpOp::Eq => Some(IntCC::Equal),
+            CmpOp::Ne => Some(IntCC::NotEqual),
+            CmpOp::ULt => Some(IntCC::UnsignedLessThan),
+            CmpOp::ULe => Some(IntCC::UnsignedLessThanOrEqual),
+            CmpOp::UGt => Some(IntCC::UnsignedGreaterThan),
+            CmpOp::UGe => Some(IntCC::UnsignedGreaterThanOrEqual),
+            CmpOp::SLt => Some(IntCC::SignedLessThan),
+            CmpOp::SLe => Some(IntCC::SignedLessThanOrEqual),
+            CmpOp::SGt => Some(IntCC::SignedGreaterThan),
+            CmpOp::SGe => Some(IntCC::SignedGreaterThanOrEqual),
+            _ => None,
+        };
+        let fcc = match c {
+            CmpOp::FEq => Some(FloatCC::Equal),
+            CmpOp::FLt => Some(FloatCC::LessThan),
+            CmpOp::FLe => Some(FloatCC::LessThanOrEqual),
+            CmpOp::FGt => Some(FloatCC::GreaterThan),
+            CmpOp::FGe => Some(FloatCC::GreaterThanOrEqual),
+            CmpOp::FLg => Some(FloatCC::OrderedNotEqual),
+            CmpOp::FOrd => Some(FloatCC::Ordered),
+            CmpOp::FUno => Some(FloatCC::Unordered),
+            CmpOp::FNeq => Some(FloatCC::NotEqual),
+            CmpOp::FNlt => Some(FloatCC::UnorderedOrGreaterThanOrEqual),
+            CmpOp::FNle => Some(FloatCC::UnorderedOrGreaterThan),
+            CmpOp::FNgt => Some(FloatCC::UnorderedOrLessThanOrEqual),
+            CmpOp::FNge => Some(FloatCC::UnorderedOrLessThan),
+            CmpOp::FNlg => Some(FloatCC::UnorderedOrEqual),
+            _ => None,
+        };
+        if !t.is_vector() {
+            let (x, y) = (self.s(a)?, self.s(b)?);
+            let r = match icc {
+                Some(cc) => self.b.ins().icmp(cc, x, y),
+                None => return self.scalar_helper(kind::CMP, code, bits, &[a, b], 32),
+            };
+            return Ok(JV::S(self.b.ins().uextend(types::I32, r)));
+        }
+        if icc.is_none() && fcc.is_none() {
+            return self.vec_helper(kind::CMP, code, bits, &[a, b], 32, true);
+        }
+        let (x, y) = (self.v(a)?, self.v(b)?);
+        let mut acc = self.iconst(types::I64, 0);
+        for k in 0..nchunks(bits) {
+            let m = match (icc, fcc) {
+                (Some(cc), _) => self.b.ins().icmp(cc, x[k], y[k]),
+                (None, Some(cc)) => {
+                    let (xf, yf) = (self.to_f(bits, x[k]), self.to_f(bits, y[k]));
+                    self.b.ins().fcmp(cc, xf, yf)
+                }
+                _ => return Err("comparison".into()),
+            };
+            let bitsv = self.mask_bits(m, k, bits);
+            acc = self.b.ins().bor(acc, bitsv);
+        }
+        Ok(JV::S(acc))
+    }
+
+    fn conv(&mut self, c: ConvOp, a: Val, t: Ty) -> GenResult<JV> {
+        let src = self.ty(a)?;
+        let code = code_of(&CONVOPS, &c).ok_or("unknown conversion")?;
+        let rbits = t.bits();
+        if sem::conv_result_bits(c, src.bits()) != rbits {
+            return Err(format!("conversion {c:?} to a {rbits}-bit type"));
+        }
+        if !t.is_vector() {
+            let x = self.s(a)?;
+            let r = match c {
+                ConvOp::ZExt => self.b.ins().uextend(types::I64, x),
+                ConvOp::SExt => self.b.ins().sextend(types::I64, x),
+                ConvOp::Lo => self.b.ins().ireduce(types::I32, x),
+                ConvOp::Hi => {
+                    let h = self.b.ins().ushr_imm_u(x, 32);
+                    self.b.ins().ireduce(types::I32, h)
+                }
+                _ => return self.scalar_helper(kind::CONV, code, src.bits(), &[a], rbits),
+            };
+            return Ok(JV::S(r));
+        }
+        let x = self.v(a)?;
+        let mut out = Vec::new();
+        match c {
+            ConvOp::ZExt | ConvOp::SExt => {
+                for ch in x {
+                    if c == ConvOp::ZExt {
+                        out.push(self.b.ins().uwiden_low(ch));
+                        out.push(self.b.ins().uwiden_high(ch));
+                    } else {
+                        out.push(self.b.ins().swiden_low(ch));
+                        out.push(self.b.ins().swiden_high(ch));
+                    }
+                }
+            }
+            ConvOp::Lo | ConvOp::Hi => {
+                let off = if c == ConvOp::Lo { 0 } else { 1 };
+                for k in 0..16 {
+                    let r = self.shuffle32(x[2 * k], x[2 * k + 1], [off, 2 + off, 4 + off, 6 + off]);
+                    out.push(self.b.ins().bitcast(I32X4, le(), r));
+                }
+            }
+            _ => return self.vec_helper(kind::CONV, code, src.bits(), &[a], rbits, false),
+        }
+        Ok(JV::V(out))
+    }
+}
+
+fn sign(bits: u32) -> u64 {
+    if bits == 32 {
+        sem::F32_SIGN as u64
+    } else {
+        sem::F64_SIGN
+    }
+}
+
+fn check_size(size: u8) -> GenResult<()> {
+    if matches!(size, 1 | 2 | 4 | 8) {
+        Ok(())
+    } else {
+        Err(format!("memory access size {size}"))
+    }
+}
