@@ -227,7 +227,13 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Calls the helper at `f` with the given argument values.
-    fn call(&mut self, f: usize, params: &[Type], ret: Option<Type>, args: &[Value]) -> Option<Value> {
+    fn call(
+        &mut self,
+        f: usize,
+        params: &[Type],
+        ret: Option<Type>,
+        args: &[Value],
+    ) -> Option<Value> {
         let sig = self.sig(params, ret);
         let sigref = self.b.import_signature(sig);
         let callee = self.iconst(types::I64, f as u64);
@@ -337,7 +343,10 @@ impl<'a, 'b> Gen<'a, 'b> {
             &[kv, opv, wv, bv, ptrs[0], ptrs[1], ptrs[2], ptrs[3], out],
         );
         if cmp {
-            let m = self.b.ins().stack_load(types::I64, types::I64, self.slots[5], 0);
+            let m = self
+                .b
+                .ins()
+                .stack_load(types::I64, types::I64, self.slots[5], 0);
             Ok(JV::S(m))
         } else {
             Ok(JV::V(self.unspill(5, rbits)))
@@ -664,7 +673,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.ins().store(MemFlagsData::new(), xv, a, 0);
                 JV::V(self.unspill(0, 32))
             }
-            Op::Gather { v, idx } => self.vec_helper(kind::GATHER, 0, 32, &[*v, *idx], 32, false)?,
+            Op::Gather { v, idx } => {
+                self.vec_helper(kind::GATHER, 0, 32, &[*v, *idx], 32, false)?
+            }
             Op::MaskToLanes(m) => {
                 let m = self.s_as(*m, types::I64)?;
                 let one = self.splat_const(32, 1);
@@ -803,7 +814,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, *pc);
-                JV::S(self.b.ins().stack_load(types::I64, types::I32, self.slots[5], 0))
+                JV::S(
+                    self.b
+                        .ins()
+                        .stack_load(types::I64, types::I32, self.slots[5], 0),
+                )
             }
             Op::SStore { pc, addr, data } => {
                 let a = self.s_as(*addr, types::I64)?;
@@ -871,7 +886,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.seal_block(cont);
         let off = self.b.ins().imul_imm_s(r, (MAX_LANES * 4) as i64);
         let a = self.b.ins().iadd(self.state, off);
-        Ok(self.b.ins().iadd_imm_s(a, WaveState::vgpr_offset(0, 0) as i64))
+        Ok(self
+            .b
+            .ins()
+            .iadd_imm_s(a, WaveState::vgpr_offset(0, 0) as i64))
     }
 
     /// Masked store of a `V32` value to the register row at address `a`: plain stores when
@@ -918,7 +936,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 m[4 * j + k] = 4 * l + k as u8;
             }
         }
-        let imm = self.b.func.dfg.immediates.push(ConstantData::from(m.to_vec()));
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(ConstantData::from(m.to_vec()));
         let s = self.b.ins().shuffle(a8, b8, imm);
         self.b.ins().bitcast(I64X2, le(), s)
     }
@@ -1168,7 +1191,20 @@ impl<'a, 'b> Gen<'a, 'b> {
                 (Some(cc), _) => self.b.ins().icmp(cc, x[k], y[k]),
                 (None, Some(cc)) => {
                     let (xf, yf) = (self.to_f(bits, x[k]), self.to_f(bits, y[k]));
-                    self.b.ins().fcmp(cc, xf, yf)
+                    // x86 has no vector `one`/`ueq`: compose them from two compares.
+                    match cc {
+                        FloatCC::OrderedNotEqual => {
+                            let l = self.b.ins().fcmp(FloatCC::LessThan, xf, yf);
+                            let g = self.b.ins().fcmp(FloatCC::GreaterThan, xf, yf);
+                            self.b.ins().bor(l, g)
+                        }
+                        FloatCC::UnorderedOrEqual => {
+                            let e = self.b.ins().fcmp(FloatCC::Equal, xf, yf);
+                            let u = self.b.ins().fcmp(FloatCC::Unordered, xf, yf);
+                            self.b.ins().bor(e, u)
+                        }
+                        _ => self.b.ins().fcmp(cc, xf, yf),
+                    }
                 }
                 _ => return Err("comparison".into()),
             };
@@ -1216,7 +1252,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             ConvOp::Lo | ConvOp::Hi => {
                 let off = if c == ConvOp::Lo { 0 } else { 1 };
                 for k in 0..16 {
-                    let r = self.shuffle32(x[2 * k], x[2 * k + 1], [off, 2 + off, 4 + off, 6 + off]);
+                    let r =
+                        self.shuffle32(x[2 * k], x[2 * k + 1], [off, 2 + off, 4 + off, 6 + off]);
                     out.push(self.b.ins().bitcast(I32X4, le(), r));
                 }
             }

@@ -325,4 +325,3 @@ pub unsafe extern "C" fn h_bad_vreg(ctx: *mut JitCtx<'_>, op: u32, reg: u64) {
         "malformed IR at op {op}: vector register slot {reg} out of range"
     )));
 }
-

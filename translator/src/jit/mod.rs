@@ -65,7 +65,9 @@ impl Jit {
     pub fn new() -> Result<Jit, String> {
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
-        flags.set("use_colocated_libcalls", "false").map_err(|e| e.to_string())?;
+        flags
+            .set("use_colocated_libcalls", "false")
+            .map_err(|e| e.to_string())?;
         flags.set("is_pic", "false").map_err(|e| e.to_string())?;
         let isa_builder = cranelift_native::builder().map_err(|e| e.to_string())?;
         let isa = isa_builder
@@ -134,11 +136,7 @@ impl Jit {
 
 impl CompiledBlock {
     /// Runs the block on `state`, with [`crate::interp::run_block`]'s contract.
-    pub fn run(
-        &self,
-        state: &mut WaveState,
-        env: &mut dyn WaveEnv,
-    ) -> Result<ExitCode, ExecFault> {
+    pub fn run(&self, state: &mut WaveState, env: &mut dyn WaveEnv) -> Result<ExitCode, ExecFault> {
         let mut ctx = JitCtx { env, fault: None };
         // SAFETY: `func` was compiled for exactly this ABI; `state` is a valid exclusive
         // WaveState (the generated code only touches offsets inside it, checked at compile
@@ -156,7 +154,9 @@ impl CompiledBlock {
                 .take()
                 .unwrap_or_else(|| ExecFault::Unsupported("JIT fault without a cause".into()))),
             Some(c) => Ok(c),
-            None => Err(ExecFault::Unsupported(format!("JIT returned bad exit code {code}"))),
+            None => Err(ExecFault::Unsupported(format!(
+                "JIT returned bad exit code {code}"
+            ))),
         }
     }
 }
