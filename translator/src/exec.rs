@@ -53,11 +53,15 @@ struct Entry {
 
 type Key = (u64, u32, u32);
 
+/// A function producing the IR block at `pc` (signature of [`crate::lift::lift_block`]).
+pub type LiftFn = fn(&Target, &dyn CodeSource, u64, u32) -> Block;
+
 /// Translates and runs the code of one code object for one target.
 pub struct Translator {
     target: Target,
     engine: EngineKind,
     hot_threshold: u32,
+    lift: LiftFn,
     cache: RwLock<HashMap<Key, Arc<Entry>>>,
     /// Created on first use (`Err` text when the host JIT is unavailable).
     jit: OnceLock<Result<Jit, String>>,
@@ -79,6 +83,7 @@ impl Translator {
             target,
             engine,
             hot_threshold: Self::DEFAULT_HOT_THRESHOLD,
+            lift: crate::lift::lift_block,
             cache: RwLock::new(HashMap::new()),
             jit: OnceLock::new(),
             compile_lock: Mutex::new(()),
@@ -93,6 +98,12 @@ impl Translator {
     /// use).
     pub fn with_hot_threshold(mut self, runs: u32) -> Translator {
         self.hot_threshold = runs;
+        self
+    }
+
+    /// Replaces the lifter (for tests and tools that build IR blocks directly).
+    pub fn with_lifter(mut self, lift: LiftFn) -> Translator {
+        self.lift = lift;
         self
     }
 
@@ -184,7 +195,7 @@ impl Translator {
             wave_size,
             ..self.target
         };
-        let block = crate::lift::lift_block(&target, code, pc, mode);
+        let block = (self.lift)(&target, code, pc, mode);
         self.translate_ns
             .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
         self.blocks_lifted.fetch_add(1, Ordering::Relaxed);
