@@ -240,12 +240,10 @@ impl Gen {
                     | ConvOp::F64ToF32
                     | ConvOp::F64ToI32
                     | ConvOp::F64ToU32 => 64,
-                    ConvOp::SExt8 | ConvOp::SExt16 | ConvOp::ZExt8 | ConvOp::ZExt16 => {
-                        if self.r.chance(50) {
-                            64
-                        } else {
-                            32
-                        }
+                    ConvOp::SExt8 | ConvOp::SExt16 | ConvOp::ZExt8 | ConvOp::ZExt16
+                        if self.r.chance(50) =>
+                    {
+                        64
                     }
                     _ => 32,
                 };

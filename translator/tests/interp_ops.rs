@@ -102,11 +102,11 @@ fn masked_vector_add_keeps_inactive_lanes() {
     let mut env = FlatEnv::new(0x1000, 64, 64, 0);
     assert_eq!(run_block(&blk, &mut s, &mut env), Ok(ExitCode::Continue));
     assert_eq!(s.pc, 0x200);
-    for l in 0..64 {
+    for (l, old) in before.iter().enumerate() {
         let want = if (0xF0F0_0000_0000_FFFFu64 >> l) & 1 == 1 {
             s.vgpr[0][l].wrapping_add(s.vgpr[1][l])
         } else {
-            before[l]
+            *old
         };
         assert_eq!(s.vgpr[2][l], want, "lane {l}");
     }

@@ -277,11 +277,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().ishl_imm_u(hb, (k * per) as i64)
     }
 
-    fn to_f(&mut self, bits: u32, x: Value) -> Value {
+    fn as_f(&mut self, bits: u32, x: Value) -> Value {
         self.b.ins().bitcast(fty(bits), le(), x)
     }
 
-    fn to_i(&mut self, bits: u32, x: Value) -> Value {
+    fn as_i(&mut self, bits: u32, x: Value) -> Value {
         self.b.ins().bitcast(vty(bits), le(), x)
     }
 
@@ -294,11 +294,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         };
         let qv = self.splat_const(bits, q);
         let dnv = self.splat_const(bits, dn);
-        let rf = self.to_f(bits, r);
+        let rf = self.as_f(bits, r);
         let ur = self.b.ins().fcmp(FloatCC::Unordered, rf, rf);
         let mut res = self.b.ins().bitselect(ur, dnv, r);
         for &o in ops.iter().rev() {
-            let of = self.to_f(bits, o);
+            let of = self.as_f(bits, o);
             let uo = self.b.ins().fcmp(FloatCC::Unordered, of, of);
             let qo = self.b.ins().bor(o, qv);
             res = self.b.ins().bitselect(uo, qo, res);
@@ -987,9 +987,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                             self.b.ins().band(c, s)
                         }
                         _ => {
-                            let f = self.to_f(bits, c);
+                            let f = self.as_f(bits, c);
                             let r = self.b.ins().sqrt(f);
-                            let r = self.to_i(bits, r);
+                            let r = self.as_i(bits, r);
                             self.nan_fix(bits, &[c], r)
                         }
                     });
@@ -1089,14 +1089,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                     self.b.ins().bitselect(s, d, c)
                 }
                 _ => {
-                    let (cf, df) = (self.to_f(bits, c), self.to_f(bits, d));
+                    let (cf, df) = (self.as_f(bits, c), self.as_f(bits, d));
                     let r = match o {
                         BinOp::FAdd => self.b.ins().fadd(cf, df),
                         BinOp::FSub => self.b.ins().fsub(cf, df),
                         BinOp::FMul => self.b.ins().fmul(cf, df),
                         _ => self.b.ins().fdiv(cf, df),
                     };
-                    let r = self.to_i(bits, r);
+                    let r = self.as_i(bits, r);
                     self.nan_fix(bits, &[c, d], r)
                 }
             };
@@ -1125,12 +1125,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                         continue;
                     }
                     let (xf, yf, zf) = (
-                        self.to_f(bits, x[k]),
-                        self.to_f(bits, y[k]),
-                        self.to_f(bits, z[k]),
+                        self.as_f(bits, x[k]),
+                        self.as_f(bits, y[k]),
+                        self.as_f(bits, z[k]),
                     );
                     let r = self.b.ins().fma(xf, yf, zf);
-                    let r = self.to_i(bits, r);
+                    let r = self.as_i(bits, r);
                     out.push(self.nan_fix(bits, &[x[k], y[k], z[k]], r));
                 }
                 Ok(JV::V(out))
@@ -1190,7 +1190,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let m = match (icc, fcc) {
                 (Some(cc), _) => self.b.ins().icmp(cc, x[k], y[k]),
                 (None, Some(cc)) => {
-                    let (xf, yf) = (self.to_f(bits, x[k]), self.to_f(bits, y[k]));
+                    let (xf, yf) = (self.as_f(bits, x[k]), self.as_f(bits, y[k]));
                     // x86 has no vector `one`/`ueq`: compose them from two compares.
                     match cc {
                         FloatCC::OrderedNotEqual => {
