@@ -14,11 +14,12 @@ use crate::wave::{sreg, WaveCounters, WaveState, MAX_LANES, NUM_SREGS, NUM_VREGS
 use core::mem::offset_of;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, ConstantData, Endianness, InstBuilder, MemFlagsData, Signature, StackSlot,
-    StackSlotData, StackSlotKind, Type, Value,
+    types, AbiParam, BlockArg, ConstantData, Endianness, InstBuilder, MemFlagsData, Signature,
+    StackSlot, StackSlotData, StackSlotKind, Type, Value,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::FunctionBuilder;
+use std::collections::HashMap;
 
 /// Internal exit code: the block ended in [`Exit::Unsupported`].
 pub const EXIT_UNSUPPORTED: u32 = 6;
@@ -87,6 +88,11 @@ pub struct Gen<'a, 'b> {
     /// For vectors made by `Broadcast`: the uniform source.
     splat_src: Vec<Option<Value>>,
     slots: Vec<StackSlot>,
+    /// Lane-mask chunks already expanded from a mask value: `(value, lane bits)` → chunks.
+    mask_cache: HashMap<(u32, u32), Vec<Value>>,
+    /// Current contents of vector registers, as chunks (stores are still emitted at once,
+    /// so memory is always up to date; this only saves reloads).
+    vreg_cache: HashMap<u16, Vec<Value>>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -117,6 +123,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             vals: Vec::with_capacity(block.ops.len()),
             splat_src: Vec::with_capacity(block.ops.len()),
             slots,
+            mask_cache: HashMap::new(),
+            vreg_cache: HashMap::new(),
         }
     }
 
@@ -538,16 +546,19 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if r >= NUM_VREGS {
                     return Err(format!("vector slot {r} out of range"));
                 }
+                if let Some(c) = self.vreg_cache.get(reg) {
+                    return Ok(JV::V(c.clone()));
+                }
                 let base = WaveState::vgpr_offset(r, 0) as i32;
-                JV::V(
-                    (0..16)
-                        .map(|k| {
-                            self.b
-                                .ins()
-                                .load(I32X4, trusted(), self.state, base + 16 * k)
-                        })
-                        .collect(),
-                )
+                let chunks: Vec<Value> = (0..16)
+                    .map(|k| {
+                        self.b
+                            .ins()
+                            .load(I32X4, trusted(), self.state, base + 16 * k)
+                    })
+                    .collect();
+                self.vreg_cache.insert(*reg, chunks.clone());
+                JV::V(chunks)
             }
             Op::SetVgpr { reg, val, mask } => {
                 let r = *reg as usize;
@@ -555,7 +566,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                     return Err(format!("vector slot {r} out of range"));
                 }
                 let a = self.state_addr(WaveState::vgpr_offset(r, 0));
-                self.set_vgpr(a, *val, *mask)?;
+                let old = self.vreg_cache.get(reg).cloned();
+                let new = self.set_vgpr(a, old, *val, *mask)?;
+                self.vreg_cache.insert(*reg, new);
                 JV::None
             }
             Op::GetVgprDyn { base, index } => {
@@ -573,7 +586,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 mask,
             } => {
                 let a = self.dyn_vreg(i, *base, *index)?;
-                self.set_vgpr(a, *val, *mask)?;
+                self.set_vgpr(a, None, *val, *mask)?;
+                // Any register may have changed.
+                self.vreg_cache.clear();
                 JV::None
             }
             Op::GetScc => {
@@ -613,12 +628,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             Op::Select { cond, a, b } => {
                 let t = Self::need(ty)?;
                 if t.is_vector() {
-                    let m = self.s_as(*cond, types::I64)?;
+                    let lms = self.lane_masks(*cond, t.bits())?;
                     let (x, y) = (self.v(*a)?, self.v(*b)?);
                     let mut out = Vec::new();
                     for k in 0..nchunks(t.bits()) {
-                        let lm = self.lane_mask(m, k, t.bits());
-                        out.push(self.b.ins().bitselect(lm, x[k], y[k]));
+                        out.push(self.b.ins().bitselect(lms[k], x[k], y[k]));
                     }
                     JV::V(out)
                 } else {
@@ -677,11 +691,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.vec_helper(kind::GATHER, 0, 32, &[*v, *idx], 32, false)?
             }
             Op::MaskToLanes(m) => {
-                let m = self.s_as(*m, types::I64)?;
+                let lms = self.lane_masks(*m, 32)?;
                 let one = self.splat_const(32, 1);
                 let mut out = Vec::new();
-                for k in 0..16 {
-                    let lm = self.lane_mask(m, k, 32);
+                for lm in lms {
                     out.push(self.b.ins().band(lm, one));
                 }
                 JV::V(out)
@@ -892,37 +905,90 @@ impl<'a, 'b> Gen<'a, 'b> {
             .iadd_imm_s(a, WaveState::vgpr_offset(0, 0) as i64))
     }
 
-    /// Masked store of a `V32` value to the register row at address `a`: plain stores when
-    /// the mask is all ones, otherwise a blend with the old contents.
-    fn set_vgpr(&mut self, a: Value, val: Val, mask: Val) -> GenResult<()> {
+    /// Masked store of a `V32` value to the register row at address `a` (whose current
+    /// chunks are `old` when known): a blend with the old contents, or plain stores when the
+    /// mask is the constant all-ones. Returns the new contents.
+    fn set_vgpr(
+        &mut self,
+        a: Value,
+        old: Option<Vec<Value>>,
+        val: Val,
+        mask: Val,
+    ) -> GenResult<Vec<Value>> {
         let chunks = self.v(val)?;
         if chunks.len() != 16 {
             return Err("SetVgpr of a 64-bit vector".into());
         }
-        let m = self.s_as(mask, types::I64)?;
-        let full = self.b.create_block();
-        let part = self.b.create_block();
-        let done = self.b.create_block();
-        let is_full = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
-        self.b.ins().brif(is_full, full, &[], part, &[]);
-        self.b.switch_to_block(full);
-        self.b.seal_block(full);
-        for (k, c) in chunks.iter().enumerate() {
-            self.b.ins().store(trusted(), *c, a, (16 * k) as i32);
+        let all_ones = matches!(
+            self.block.ops.get(mask.0 as usize),
+            Some(Op::Const { bits: u64::MAX, .. })
+        );
+        if all_ones {
+            for (k, c) in chunks.iter().enumerate() {
+                self.b.ins().store(trusted(), *c, a, (16 * k) as i32);
+            }
+            return Ok(chunks);
         }
-        self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(part);
-        self.b.seal_block(part);
+        let lms = self.lane_masks(mask, 32)?;
+        let mut out = Vec::with_capacity(16);
         for (k, c) in chunks.iter().enumerate() {
-            let old = self.b.ins().load(I32X4, trusted(), a, (16 * k) as i32);
-            let lm = self.lane_mask(m, k, 32);
-            let new = self.b.ins().bitselect(lm, *c, old);
+            let o = match &old {
+                Some(o) => o[k],
+                None => self.b.ins().load(I32X4, trusted(), a, (16 * k) as i32),
+            };
+            let new = self.b.ins().bitselect(lms[k], *c, o);
             self.b.ins().store(trusted(), new, a, (16 * k) as i32);
+            out.push(new);
         }
-        self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(done);
-        self.b.seal_block(done);
-        Ok(())
+        Ok(out)
+    }
+
+    /// All lane-mask chunks of the mask value `m` (cached per value and lane width).
+    fn lane_masks(&mut self, m: Val, bits: u32) -> GenResult<Vec<Value>> {
+        if let Some(c) = self.mask_cache.get(&(m.0, bits)) {
+            return Ok(c.clone());
+        }
+        let mv = self.s_as(m, types::I64)?;
+        let v: Vec<Value> = (0..nchunks(bits))
+            .map(|k| self.lane_mask(mv, k, bits))
+            .collect();
+        self.mask_cache.insert((m.0, bits), v.clone());
+        Ok(v)
+    }
+
+    /// Float op results `r` with the NaN rule applied: a cheap any-NaN test over all chunks,
+    /// and the full per-lane fix-up only on a rarely taken path.
+    fn nan_fix_all(&mut self, bits: u32, ops: &[Vec<Value>], r: Vec<Value>) -> Vec<Value> {
+        let mut acc: Option<Value> = None;
+        for c in &r {
+            let f = self.as_f(bits, *c);
+            let u = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+            acc = Some(match acc {
+                Some(a) => self.b.ins().bor(a, u),
+                None => u,
+            });
+        }
+        let Some(acc) = acc else { return r };
+        let any = self.b.ins().vany_true(acc);
+        let fix = self.b.create_block();
+        let join = self.b.create_block();
+        for _ in 0..r.len() {
+            self.b.append_block_param(join, vty(bits));
+        }
+        let args: Vec<BlockArg> = r.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().brif(any, fix, &[], join, &args);
+        self.b.switch_to_block(fix);
+        self.b.seal_block(fix);
+        let mut fixed = Vec::with_capacity(r.len());
+        for (k, c) in r.iter().enumerate() {
+            let o: Vec<Value> = ops.iter().map(|x| x[k]).collect();
+            fixed.push(self.nan_fix(bits, &o, *c));
+        }
+        let args: Vec<BlockArg> = fixed.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.block_params(join).to_vec()
     }
 
     /// Shuffles 32-bit lanes of two `i32x4`/`i64x2` chunks (`0..4` = a, `4..8` = b) into an
@@ -974,7 +1040,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let mut out = Vec::new();
         match u {
             UnOp::Not | UnOp::Neg | UnOp::FNeg | UnOp::FAbs | UnOp::FSqrt => {
-                for c in x {
+                for &c in &x {
                     out.push(match u {
                         UnOp::Not => self.b.ins().bnot(c),
                         UnOp::Neg => self.b.ins().ineg(c),
@@ -989,10 +1055,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                         _ => {
                             let f = self.as_f(bits, c);
                             let r = self.b.ins().sqrt(f);
-                            let r = self.as_i(bits, r);
-                            self.nan_fix(bits, &[c], r)
+                            self.as_i(bits, r)
                         }
                     });
+                }
+                if u == UnOp::FSqrt {
+                    out = self.nan_fix_all(bits, &[x], out);
                 }
             }
             _ => return self.vec_helper(kind::UN, code, bits, &[a], bits, false),
@@ -1096,11 +1164,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                         BinOp::FMul => self.b.ins().fmul(cf, df),
                         _ => self.b.ins().fdiv(cf, df),
                     };
-                    let r = self.as_i(bits, r);
-                    self.nan_fix(bits, &[c, d], r)
+                    self.as_i(bits, r)
                 }
             };
             out.push(r);
+        }
+        if matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) {
+            out = self.nan_fix_all(bits, &[x, y], out);
         }
         Ok(JV::V(out))
     }
@@ -1130,8 +1200,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                         self.as_f(bits, z[k]),
                     );
                     let r = self.b.ins().fma(xf, yf, zf);
-                    let r = self.as_i(bits, r);
-                    out.push(self.nan_fix(bits, &[x[k], y[k], z[k]], r));
+                    out.push(self.as_i(bits, r));
+                }
+                if o == TernOp::Fma {
+                    out = self.nan_fix_all(bits, &[x, y, z], out);
                 }
                 Ok(JV::V(out))
             }
