@@ -497,7 +497,7 @@ use wavejit_translator::jit::codes::{ATOMICS, BINOPS, CMPOPS, CONVOPS, LANEFNS, 
 fn gen_block(seed: u64) -> Block {
     let mut g = Gen {
         r: Rng(seed),
-        b: Builder::new(0x1000, 64),
+        b: Builder::new(0x1000, wave_size(seed)),
         pools: Default::default(),
     };
     g.b.count_inst(wavejit_translator::wave::InstClass::Valu, 0x1010);
@@ -532,9 +532,18 @@ fn gen_block(seed: u64) -> Block {
     g.b.finish(exit)
 }
 
+/// A quarter of the cases are wave32 blocks on wave32 state.
+fn wave_size(seed: u64) -> u32 {
+    if seed % 4 == 0 {
+        32
+    } else {
+        64
+    }
+}
+
 fn gen_state(seed: u64) -> Box<WaveState> {
     let mut r = Rng(seed ^ 0x5555);
-    let mut s = WaveState::new_boxed(64);
+    let mut s = WaveState::new_boxed(wave_size(seed));
     for reg in 0..12 {
         for l in 0..64 {
             s.vgpr[reg][l] = rand32(&mut r);

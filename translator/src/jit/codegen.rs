@@ -1113,6 +1113,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let inline = match o {
             BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor => true,
             BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FCopySign => true,
+            BinOp::FMinNum | BinOp::FMaxNum => true,
             BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => bits == 32,
             BinOp::Shl | BinOp::LShr | BinOp::AShr => uniform_amt.is_some(),
             _ => false,
@@ -1156,6 +1157,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let s = self.splat_const(bits, sign(bits));
                     self.b.ins().bitselect(s, d, c)
                 }
+                BinOp::FMinNum | BinOp::FMaxNum => self.minmax(bits, o == BinOp::FMaxNum, c, d),
                 _ => {
                     let (cf, df) = (self.as_f(bits, c), self.as_f(bits, d));
                     let r = match o {
@@ -1173,6 +1175,37 @@ impl<'a, 'b> Gen<'a, 'b> {
             out = self.nan_fix_all(bits, &[x, y], out);
         }
         Ok(JV::V(out))
+    }
+
+    /// IEEE minNum/maxNum of one chunk, exactly as [`sem::minmax32`]: NaN operands give the
+    /// other operand (both NaN: `a` quieted); equal values (±0) combine their bits so that
+    /// min prefers −0 and max +0.
+    fn minmax(&mut self, bits: u32, max: bool, a: Value, b: Value) -> Value {
+        let (af, bf) = (self.as_f(bits, a), self.as_f(bits, b));
+        let lt = self.b.ins().fcmp(FloatCC::LessThan, af, bf);
+        let gt = self.b.ins().fcmp(FloatCC::GreaterThan, af, bf);
+        let res = if max {
+            let eq = self.b.ins().band(a, b);
+            let r = self.b.ins().bitselect(lt, b, eq);
+            self.b.ins().bitselect(gt, a, r)
+        } else {
+            let eq = self.b.ins().bor(a, b);
+            let r = self.b.ins().bitselect(gt, b, eq);
+            self.b.ins().bitselect(lt, a, r)
+        };
+        let na = self.b.ins().fcmp(FloatCC::Unordered, af, af);
+        let nb = self.b.ins().fcmp(FloatCC::Unordered, bf, bf);
+        let res = self.b.ins().bitselect(nb, a, res);
+        let res = self.b.ins().bitselect(na, b, res);
+        let both = self.b.ins().band(na, nb);
+        let q = if bits == 32 {
+            sem::F32_QUIET as u64
+        } else {
+            sem::F64_QUIET
+        };
+        let qv = self.splat_const(bits, q);
+        let aq = self.b.ins().bor(a, qv);
+        self.b.ins().bitselect(both, aq, res)
     }
 
     fn tern(&mut self, o: TernOp, a: Val, b: Val, c: Val, t: Ty) -> GenResult<JV> {
@@ -1327,6 +1360,24 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let r =
                         self.shuffle32(x[2 * k], x[2 * k + 1], [off, 2 + off, 4 + off, 6 + off]);
                     out.push(self.b.ins().bitcast(I32X4, le(), r));
+                }
+            }
+            ConvOp::I32ToF32 | ConvOp::U32ToF32 | ConvOp::F32ToI32 | ConvOp::F32ToU32 => {
+                for ch in x {
+                    let r = match c {
+                        ConvOp::I32ToF32 => self.b.ins().fcvt_from_sint(types::F32X4, ch),
+                        ConvOp::U32ToF32 => self.b.ins().fcvt_from_uint(types::F32X4, ch),
+                        // Saturating, NaN → 0: the IR's definition.
+                        ConvOp::F32ToI32 => {
+                            let f = self.as_f(32, ch);
+                            self.b.ins().fcvt_to_sint_sat(I32X4, f)
+                        }
+                        _ => {
+                            let f = self.as_f(32, ch);
+                            self.b.ins().fcvt_to_uint_sat(I32X4, f)
+                        }
+                    };
+                    out.push(self.as_i(32, r));
                 }
             }
             _ => return self.vec_helper(kind::CONV, code, src.bits(), &[a], rbits, false),
