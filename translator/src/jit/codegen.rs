@@ -93,6 +93,11 @@ pub struct Gen<'a, 'b> {
     /// Current contents of vector registers, as chunks (stores are still emitted at once,
     /// so memory is always up to date; this only saves reloads).
     vreg_cache: HashMap<u16, Vec<Value>>,
+    /// Lane-group mode: the loop index `g` (`I64`, 0..16; lanes `4g..4g+4`) and
+    /// `state + 16 * g`. Vector values are then one group: 1 `i32x4` or 2 `i64x2` chunks.
+    group: Option<(Value, Value)>,
+    /// Whether to try the lane-group loop form.
+    pub try_loop: bool,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -125,6 +130,31 @@ impl<'a, 'b> Gen<'a, 'b> {
             slots,
             mask_cache: HashMap::new(),
             vreg_cache: HashMap::new(),
+            group: None,
+            try_loop: false,
+        }
+    }
+
+    /// Chunks per vector value of `bits` lanes in the current mode.
+    fn nch(&self, bits: u32) -> usize {
+        match (self.group.is_some(), bits) {
+            (true, 32) => 1,
+            (true, _) => 2,
+            (false, b) => nchunks(b),
+        }
+    }
+
+    /// Base address for VGPR rows: `state`, or `state + 16 * g` in a lane group.
+    fn vbase(&self) -> Value {
+        self.group.map_or(self.state, |(_, p)| p)
+    }
+
+    /// Fails in lane-group mode (the op needs all 64 lanes at once).
+    fn whole_wave(&self, what: &str) -> GenResult<()> {
+        if self.group.is_some() {
+            Err(format!("{what} is not lane-local"))
+        } else {
+            Ok(())
         }
     }
 
@@ -252,7 +282,15 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// 4 or 2 lanes of the `mask` bits for chunk `k` as an all-ones/zero lane vector.
     fn lane_mask(&mut self, mask: Value, k: usize, bits: u32) -> Value {
         let per = if bits == 32 { 4 } else { 2 };
-        let sh = self.b.ins().ushr_imm_u(mask, (k * per) as i64);
+        let sh = match self.group {
+            // Lanes 4g + per*k ..: shift by 4g + per*k.
+            Some((g, _)) => {
+                let g4 = self.b.ins().ishl_imm_u(g, 2);
+                let amt = self.b.ins().iadd_imm_s(g4, (k * per) as i64);
+                self.b.ins().ushr(mask, amt)
+            }
+            None => self.b.ins().ushr_imm_u(mask, (k * per) as i64),
+        };
         let t = vty(bits);
         let x = if bits == 32 {
             let r = self.b.ins().ireduce(types::I32, sh);
@@ -324,6 +362,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         rbits: u32,
         cmp: bool,
     ) -> GenResult<JV> {
+        self.whole_wave("a helper-evaluated vector op")?;
         let mut wmask = if rbits == 64 { 16 } else { 0 };
         let mut ptrs = Vec::new();
         for (i, a) in args.iter().enumerate() {
@@ -435,15 +474,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.add_counter(cls + 8 * i, x);
             }
         }
-        for (i, op) in blk.ops.iter().enumerate() {
-            let ty = blk.types[i];
-            let v = self.op(i, op, ty).map_err(|e| format!("op {i}: {e}"))?;
-            let src = match (op, &v) {
-                (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
-                _ => None,
-            };
-            self.vals.push(v);
-            self.splat_src.push(src);
+        if self.try_loop {
+            self.emit_grouped()?;
+        } else {
+            for (i, op) in blk.ops.iter().enumerate() {
+                let ty = blk.types[i];
+                let v = self.op(i, op, ty).map_err(|e| format!("op {i}: {e}"))?;
+                self.record(op, v);
+            }
         }
         match &blk.exit {
             Exit::Jump(t) => self.ret_with_pc(*t, 0),
@@ -481,6 +519,103 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
+    fn record(&mut self, op: &Op, v: JV) {
+        let src = match (op, &v) {
+            (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+            _ => None,
+        };
+        self.vals.push(v);
+        self.splat_src.push(src);
+    }
+
+    /// Lane-group form (DESIGN.md: iterate lane chunks outside, keep values in registers):
+    /// all uniform ops first, then one loop over the 16 groups of 4 lanes running every
+    /// vector op of the block for that group. Only for blocks whose vector ops are all
+    /// lane-local and inlined, and whose uniform ops neither read vector values nor can
+    /// fault; otherwise this fails and the caller compiles the straight-line form.
+    fn emit_grouped(&mut self) -> GenResult<()> {
+        let blk = self.block;
+        let is_vec_op = |i: usize, op: &Op| -> bool {
+            match op {
+                Op::SetVgpr { .. } | Op::SetVgprDyn { .. } | Op::Store { .. } => true,
+                _ => blk.types[i].is_some_and(|t| t.is_vector()),
+            }
+        };
+        // Pass 1: uniform ops.
+        for (i, op) in blk.ops.iter().enumerate() {
+            if is_vec_op(i, op) {
+                self.vals.push(JV::None);
+                self.splat_src.push(None);
+                continue;
+            }
+            let is_vec = |v: &Val| {
+                blk.types
+                    .get(v.0 as usize)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|t| t.is_vector())
+            };
+            // Uniform ops that read vector values, or that can fault (and so must not move
+            // ahead of vector work), rule the form out.
+            let blocked = match op {
+                Op::Cmp(_, a, _) => is_vec(a),
+                Op::ReadLane { .. } | Op::SLoad { .. } | Op::SStore { .. } | Op::Clock => true,
+                Op::Load { .. } | Op::Atomic { .. } | Op::Lane { .. } | Op::Gather { .. } => true,
+                _ => false,
+            };
+            if blocked {
+                return Err(format!("op {i} prevents the lane-group form"));
+            }
+            let v = self
+                .op(i, op, blk.types[i])
+                .map_err(|e| format!("op {i}: {e}"))?;
+            self.vals.push(v);
+            self.splat_src.push(None);
+        }
+        if !blk.ops.iter().enumerate().any(|(i, op)| is_vec_op(i, op)) {
+            return Ok(());
+        }
+        // Pass 2: the loop over lane groups.
+        let header = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.iconst(types::I64, 0);
+        self.b.ins().jump(header, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(header);
+        self.mask_cache.clear();
+        self.vreg_cache.clear();
+        let g = self.b.block_params(header)[0];
+        let off = self.b.ins().ishl_imm_u(g, 4);
+        let p = self.b.ins().iadd(self.state, off);
+        self.group = Some((g, p));
+        for (i, op) in blk.ops.iter().enumerate() {
+            if !is_vec_op(i, op) {
+                continue;
+            }
+            let v = self
+                .op(i, op, blk.types[i])
+                .map_err(|e| format!("op {i}: {e}"))?;
+            let src = match (op, &v) {
+                (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+                _ => None,
+            };
+            self.vals[i] = v;
+            self.splat_src[i] = src;
+        }
+        let next = self.b.ins().iadd_imm_s(g, 1);
+        let more = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, next, 16);
+        let after = self.b.create_block();
+        self.b
+            .ins()
+            .brif(more, header, &[BlockArg::Value(next)], after, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(after);
+        self.b.seal_block(after);
+        self.group = None;
+        self.mask_cache.clear();
+        self.vreg_cache.clear();
+        Ok(())
+    }
+
     fn need(ty: Option<Ty>) -> GenResult<Ty> {
         ty.ok_or_else(|| "op has a result but no type".to_string())
     }
@@ -495,6 +630,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 JV::S(self.iconst(sty(t.bits()), sem::trunc_to(t.bits(), *bits)))
             }
             Op::LaneConst(c) => {
+                self.whole_wave("this op")?;
                 let mut chunks = Vec::new();
                 for k in 0..16 {
                     let mut b = [0u8; 16];
@@ -504,6 +640,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                     chunks.push(self.vconst_bytes(I32X4, b));
                 }
                 JV::V(chunks)
+            }
+            Op::LaneId if self.group.is_some() => {
+                let g = self.group.map(|(g, _)| g).ok_or("group")?;
+                let g4 = self.b.ins().ishl_imm_u(g, 2);
+                let g4 = self.b.ins().ireduce(types::I32, g4);
+                let sp = self.b.ins().splat(I32X4, g4);
+                let mut bytes = [0u8; 16];
+                for j in 0..4u32 {
+                    bytes[4 * j as usize..4 * j as usize + 4].copy_from_slice(&j.to_le_bytes());
+                }
+                let base = self.vconst_bytes(I32X4, bytes);
+                JV::V(vec![self.b.ins().iadd(sp, base)])
             }
             Op::LaneId => {
                 let mut chunks = Vec::new();
@@ -550,12 +698,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                     return Ok(JV::V(c.clone()));
                 }
                 let base = WaveState::vgpr_offset(r, 0) as i32;
-                let chunks: Vec<Value> = (0..16)
-                    .map(|k| {
-                        self.b
-                            .ins()
-                            .load(I32X4, trusted(), self.state, base + 16 * k)
-                    })
+                let vb = self.vbase();
+                let chunks: Vec<Value> = (0..self.nch(32) as i32)
+                    .map(|k| self.b.ins().load(I32X4, trusted(), vb, base + 16 * k))
                     .collect();
                 self.vreg_cache.insert(*reg, chunks.clone());
                 JV::V(chunks)
@@ -565,13 +710,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if r >= NUM_VREGS {
                     return Err(format!("vector slot {r} out of range"));
                 }
-                let a = self.state_addr(WaveState::vgpr_offset(r, 0));
+                let vb = self.vbase();
+                let a = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(vb, WaveState::vgpr_offset(r, 0) as i64);
                 let old = self.vreg_cache.get(reg).cloned();
                 let new = self.set_vgpr(a, old, *val, *mask)?;
                 self.vreg_cache.insert(*reg, new);
                 JV::None
             }
             Op::GetVgprDyn { base, index } => {
+                self.whole_wave("this op")?;
                 let a = self.dyn_vreg(i, *base, *index)?;
                 JV::V(
                     (0..16)
@@ -585,6 +735,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 val,
                 mask,
             } => {
+                self.whole_wave("SetVgprDyn")?;
                 let a = self.dyn_vreg(i, *base, *index)?;
                 self.set_vgpr(a, None, *val, *mask)?;
                 // Any register may have changed.
@@ -631,7 +782,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let lms = self.lane_masks(*cond, t.bits())?;
                     let (x, y) = (self.v(*a)?, self.v(*b)?);
                     let mut out = Vec::new();
-                    for k in 0..nchunks(t.bits()) {
+                    for k in 0..self.nch(t.bits()) {
                         out.push(self.b.ins().bitselect(lms[k], x[k], y[k]));
                     }
                     JV::V(out)
@@ -645,7 +796,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let t = Self::need(ty)?;
                 let x = self.s_as(*a, sty(t.bits()))?;
                 let s = self.b.ins().splat(vty(t.bits()), x);
-                JV::V(vec![s; nchunks(t.bits())])
+                JV::V(vec![s; self.nch(t.bits())])
             }
             Op::Conv(c, a) => self.conv(*c, *a, Self::need(ty)?)?,
             Op::Pack { lo, hi } => {
@@ -653,7 +804,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if t.is_vector() {
                     let (l, h) = (self.v(*lo)?, self.v(*hi)?);
                     let mut out = Vec::new();
-                    for k in 0..16 {
+                    for k in 0..l.len().min(h.len()) {
                         let (a, b) = (l[k], h[k]);
                         out.push(self.shuffle32(a, b, [0, 4, 1, 5]));
                         out.push(self.shuffle32(a, b, [2, 6, 3, 7]));
@@ -668,6 +819,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
             }
             Op::ReadLane { v, lane } => {
+                self.whole_wave("this op")?;
                 let chunks = self.v(*v)?;
                 let idx = self.s_as(*lane, types::I64)?;
                 let base = self.spill(0, &chunks);
@@ -677,6 +829,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 JV::S(self.b.ins().load(types::I32, MemFlagsData::new(), a, 0))
             }
             Op::WriteLane { v, lane, x } => {
+                self.whole_wave("this op")?;
                 let chunks = self.v(*v)?;
                 let idx = self.s_as(*lane, types::I64)?;
                 let xv = self.s_as(*x, types::I32)?;
@@ -715,6 +868,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 signed,
                 mask,
             } => {
+                self.whole_wave("memory")?;
                 let t = Self::need(ty)?;
                 check_size(*size)?;
                 let m = self.s_as(*mask, types::I64)?;
@@ -745,6 +899,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 data,
                 mask,
             } => {
+                self.whole_wave("memory")?;
                 check_size(*size)?;
                 let m = self.s_as(*mask, types::I64)?;
                 let ac = self.v(*addr)?;
@@ -777,6 +932,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 cmp,
                 mask,
             } => {
+                self.whole_wave("memory")?;
                 let t = Self::need(ty)?;
                 check_size(*size)?;
                 if self.ty(*data)?.bits() != t.bits() {
@@ -815,6 +971,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 JV::V(self.unspill(5, t.bits()))
             }
             Op::SLoad { pc, addr } => {
+                self.whole_wave("this op")?;
                 let a = self.s_as(*addr, types::I64)?;
                 let out = self.slot_addr(5);
                 let (p, i32t) = (types::I64, types::I32);
@@ -834,6 +991,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 )
             }
             Op::SStore { pc, addr, data } => {
+                self.whole_wave("this op")?;
                 let a = self.s_as(*addr, types::I64)?;
                 let d = self.s_as(*data, types::I32)?;
                 let (p, i32t) = (types::I64, types::I32);
@@ -849,6 +1007,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 JV::None
             }
             Op::Clock => {
+                self.whole_wave("this op")?;
                 let p = types::I64;
                 let r = self
                     .call(
@@ -916,7 +1075,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         mask: Val,
     ) -> GenResult<Vec<Value>> {
         let chunks = self.v(val)?;
-        if chunks.len() != 16 {
+        if chunks.len() != self.nch(32) || self.ty(val)? != Ty::V32 {
             return Err("SetVgpr of a 64-bit vector".into());
         }
         let all_ones = matches!(
@@ -949,7 +1108,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             return Ok(c.clone());
         }
         let mv = self.s_as(m, types::I64)?;
-        let v: Vec<Value> = (0..nchunks(bits))
+        let v: Vec<Value> = (0..self.nch(bits))
             .map(|k| self.lane_mask(mv, k, bits))
             .collect();
         self.mask_cache.insert((m.0, bits), v.clone());
@@ -1137,7 +1296,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             _ => None,
         };
         let mut out = Vec::new();
-        for k in 0..nchunks(bits) {
+        for k in 0..self.nch(bits) {
             let (c, d) = (x[k], y[k]);
             let r = match o {
                 BinOp::Add => self.b.ins().iadd(c, d),
@@ -1222,7 +1381,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             TernOp::Fma | TernOp::Bfi => {
                 let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
                 let mut out = Vec::new();
-                for k in 0..nchunks(bits) {
+                for k in 0..self.nch(bits) {
                     if o == TernOp::Bfi {
                         out.push(self.b.ins().bitselect(x[k], y[k], z[k]));
                         continue;
@@ -1289,9 +1448,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         if icc.is_none() && fcc.is_none() {
             return self.vec_helper(kind::CMP, code, bits, &[a, b], 32, true);
         }
+        self.whole_wave("a vector compare")?;
         let (x, y) = (self.v(a)?, self.v(b)?);
         let mut acc = self.iconst(types::I64, 0);
-        for k in 0..nchunks(bits) {
+        for k in 0..self.nch(bits) {
             let m = match (icc, fcc) {
                 (Some(cc), _) => self.b.ins().icmp(cc, x[k], y[k]),
                 (None, Some(cc)) => {
@@ -1356,7 +1516,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             ConvOp::Lo | ConvOp::Hi => {
                 let off = if c == ConvOp::Lo { 0 } else { 1 };
-                for k in 0..16 {
+                for k in 0..x.len() / 2 {
                     let r =
                         self.shuffle32(x[2 * k], x[2 * k + 1], [off, 2 + off, 4 + off, 6 + off]);
                     out.push(self.b.ins().bitcast(I32X4, le(), r));

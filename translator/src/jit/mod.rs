@@ -51,6 +51,8 @@ pub struct CompiledBlock {
     func: BlockFn,
     /// Reason text when the block ends in [`Exit::Unsupported`].
     unsupported: Option<String>,
+    /// Compiled in the lane-group loop form.
+    grouped: bool,
     _holder: Arc<Holder>,
 }
 
@@ -103,20 +105,40 @@ impl Jit {
         sig.returns.push(AbiParam::new(types::I32));
         let call_conv = sig.call_conv;
         let frontend = module.isa().frontend_config();
-        let id = module
-            .declare_anonymous_function(&sig)
-            .map_err(|e| e.to_string())?;
-        let mut ctx = module.make_context();
-        ctx.func.signature = sig;
-        {
-            let fb = FunctionBuilder::new(&mut ctx.func, &mut inner.fctx);
-            let g = codegen::Gen::new(fb, block, call_conv, frontend);
-            g.emit()?;
+        // The lane-group loop form first; the straight-line form when the block does not
+        // qualify (or, defensively, when Cranelift rejects the loop form).
+        let mut last_err = String::new();
+        let mut id = None;
+        let mut grouped = false;
+        for try_loop in [true, false] {
+            let fid = module
+                .declare_anonymous_function(&sig)
+                .map_err(|e| e.to_string())?;
+            let mut ctx = module.make_context();
+            ctx.func.signature = sig.clone();
+            inner.fctx = FunctionBuilderContext::new();
+            let built = {
+                let fb = FunctionBuilder::new(&mut ctx.func, &mut inner.fctx);
+                let mut g = codegen::Gen::new(fb, block, call_conv, frontend);
+                g.try_loop = try_loop;
+                g.emit()
+            };
+            let r = built.and_then(|()| {
+                module
+                    .define_function(fid, &mut ctx)
+                    .map_err(|e| format!("{e:?}"))
+            });
+            module.clear_context(&mut ctx);
+            match r {
+                Ok(()) => {
+                    id = Some(fid);
+                    grouped = try_loop;
+                    break;
+                }
+                Err(e) => last_err = e,
+            }
         }
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| format!("{e:?}"))?;
-        module.clear_context(&mut ctx);
+        let id = id.ok_or(last_err)?;
         module.finalize_definitions().map_err(|e| e.to_string())?;
         let code = module.get_finalized_function(id);
         // SAFETY: `code` is the finalized entry of a function we just defined with exactly
@@ -129,12 +151,19 @@ impl Jit {
         Ok(CompiledBlock {
             func,
             unsupported,
+            grouped,
             _holder: self.holder.clone(),
         })
     }
 }
 
 impl CompiledBlock {
+    /// True when the block was compiled in the lane-group loop form (all vector work in one
+    /// loop over groups of 4 lanes), false for the straight-line form.
+    pub fn is_grouped(&self) -> bool {
+        self.grouped
+    }
+
     /// Runs the block on `state`, with [`crate::interp::run_block`]'s contract.
     pub fn run(&self, state: &mut WaveState, env: &mut dyn WaveEnv) -> Result<ExitCode, ExecFault> {
         let mut ctx = JitCtx { env, fault: None };
