@@ -494,6 +494,170 @@ impl Gen {
 
 use wavejit_translator::jit::codes::{ATOMICS, BINOPS, CMPOPS, CONVOPS, LANEFNS, UNOPS};
 
+impl Gen {
+    /// A step that keeps the block eligible for the JIT's lane-group loop form: vector ops
+    /// the JIT inlines, and uniform ops that read no vector values.
+    fn step_lane_local(&mut self) {
+        match self.r.below(12) {
+            0 => {
+                let t = self.vec_ty();
+                let u = self
+                    .r
+                    .pick(&[UnOp::Not, UnOp::Neg, UnOp::FNeg, UnOp::FAbs, UnOp::FSqrt]);
+                let a = self.any(t);
+                self.push(Op::Un(u, a), t);
+            }
+            1..=3 => {
+                let t = self.vec_ty();
+                let mut ops = vec![
+                    BinOp::Add,
+                    BinOp::Sub,
+                    BinOp::And,
+                    BinOp::Or,
+                    BinOp::Xor,
+                    BinOp::FAdd,
+                    BinOp::FSub,
+                    BinOp::FMul,
+                    BinOp::FDiv,
+                    BinOp::FCopySign,
+                    BinOp::FMinNum,
+                    BinOp::FMaxNum,
+                    BinOp::Shl,
+                    BinOp::LShr,
+                    BinOp::AShr,
+                ];
+                if t == Ty::V32 {
+                    ops.extend([
+                        BinOp::Mul,
+                        BinOp::UMin,
+                        BinOp::UMax,
+                        BinOp::SMin,
+                        BinOp::SMax,
+                    ]);
+                }
+                let o = self.r.pick(&ops);
+                let a = self.any(t);
+                let b = if matches!(o, BinOp::Shl | BinOp::LShr | BinOp::AShr) {
+                    let s = self.any(t.to_scalar());
+                    self.push(Op::Broadcast(s), t)
+                } else {
+                    self.any(t)
+                };
+                self.push(Op::Bin(o, a, b), t);
+            }
+            4 => {
+                let t = self.vec_ty();
+                let o = self.r.pick(&[TernOp::Fma, TernOp::Fma, TernOp::Bfi]);
+                let (a, b, c) = (self.any(t), self.any(t), self.any(t));
+                self.push(Op::Tern(o, a, b, c), t);
+            }
+            5 => {
+                let t = self.vec_ty();
+                let cond = self.mask();
+                let (a, b) = (self.any(t), self.any(t));
+                self.push(Op::Select { cond, a, b }, t);
+            }
+            6 => {
+                let (c, st, dt) = self.r.pick(&[
+                    (ConvOp::ZExt, Ty::V32, Ty::V64),
+                    (ConvOp::SExt, Ty::V32, Ty::V64),
+                    (ConvOp::Lo, Ty::V64, Ty::V32),
+                    (ConvOp::Hi, Ty::V64, Ty::V32),
+                    (ConvOp::I32ToF32, Ty::V32, Ty::V32),
+                    (ConvOp::U32ToF32, Ty::V32, Ty::V32),
+                    (ConvOp::F32ToI32, Ty::V32, Ty::V32),
+                    (ConvOp::F32ToU32, Ty::V32, Ty::V32),
+                ]);
+                let a = self.any(st);
+                self.push(Op::Conv(c, a), dt);
+            }
+            7 => {
+                let (lo, hi) = (self.any(Ty::V32), self.any(Ty::V32));
+                self.push(Op::Pack { lo, hi }, Ty::V64);
+            }
+            8 => {
+                let t = self.vec_ty();
+                let s = self.any(t.to_scalar());
+                self.push(Op::Broadcast(s), t);
+            }
+            9 => {
+                let val = self.any(Ty::V32);
+                let mask = self.mask();
+                let reg = self.r.below(8) as u16;
+                self.b.push(Op::SetVgpr { reg, val, mask }, None);
+            }
+            10 => match self.r.below(4) {
+                0 => {
+                    let reg = self.r.below(10) as u16;
+                    self.push(Op::GetVgpr(reg), Ty::V32);
+                }
+                1 => {
+                    let m = self.mask();
+                    self.push(Op::MaskToLanes(m), Ty::V32);
+                }
+                2 => {
+                    self.push(Op::LaneId, Ty::V32);
+                }
+                _ => {
+                    let m = self.mask();
+                    self.b.push(Op::CountVector { mask: m }, None);
+                }
+            },
+            _ => {
+                // Uniform work: scalar arithmetic, compares, SGPR/SCC writes.
+                let t = self.r.pick(&[Ty::S32, Ty::S64]);
+                match self.r.below(4) {
+                    0 => {
+                        let o = self.r.pick(&BINOPS);
+                        let (a, b) = (self.any(t), self.any(t));
+                        self.push(Op::Bin(o, a, b), t);
+                    }
+                    1 => {
+                        let c = self.r.pick(&CMPOPS);
+                        let (a, b) = (self.any(t), self.any(t));
+                        self.push(Op::Cmp(c, a, b), Ty::S32);
+                    }
+                    2 => {
+                        let x = self.any(Ty::S32);
+                        let code = self.r.pick(&[0u8, 5, 106, 124]);
+                        self.b.push(Op::SetSgpr(code, x), None);
+                    }
+                    _ => {
+                        self.konst(t);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn gen_lane_local_block(seed: u64) -> Block {
+    let mut g = Gen {
+        r: Rng(seed),
+        b: Builder::new(0x1000, wave_size(seed)),
+        pools: Default::default(),
+    };
+    g.b.count_inst(wavejit_translator::wave::InstClass::Valu, 0x1010);
+    g.push(Op::GetSgpr(3), Ty::S32);
+    g.konst(Ty::S32);
+    g.konst(Ty::S64);
+    g.push(Op::GetVgpr(0), Ty::V32);
+    g.push(Op::GetVgpr(1), Ty::V32);
+    let a = g.any(Ty::V32);
+    let b = g.any(Ty::V32);
+    g.push(Op::Pack { lo: a, hi: b }, Ty::V64);
+    let n = 8 + g.r.below(40);
+    for _ in 0..n {
+        g.step_lane_local();
+    }
+    let cond = g.any(Ty::S32);
+    g.b.finish(Exit::Branch {
+        cond,
+        taken: 0x3000,
+        not_taken: 0x4000,
+    })
+}
+
 fn gen_block(seed: u64) -> Block {
     let mut g = Gen {
         r: Rng(seed),
@@ -596,7 +760,11 @@ fn first_vgpr_diff(a: &WaveState, b: &WaveState) -> Option<(usize, usize, u32, u
 }
 
 fn check(jit: &Jit, seed: u64) -> Result<(), String> {
-    let block = gen_block(seed);
+    check_block(jit, seed, gen_block(seed)).map(|_| ())
+}
+
+/// Runs `block` in both engines; returns whether the JIT used the lane-group form.
+fn check_block(jit: &Jit, seed: u64, block: Block) -> Result<bool, String> {
     let s0 = gen_state(seed);
     let e0 = gen_env(seed);
     let (mut si, mut ei) = (clone_state(&s0), e0.clone());
@@ -633,7 +801,7 @@ fn check(jit: &Jit, seed: u64) -> Result<(), String> {
     if ei != ej {
         return fail("memory differs".into());
     }
-    Ok(())
+    Ok(cb.is_grouped())
 }
 
 fn cases() -> u32 {
@@ -650,6 +818,18 @@ proptest! {
         let jit = JIT.with(|j| j.clone());
         if let Err(e) = check(&jit, seed) {
             prop_assert!(false, "{}", e);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 2, failure_persistence: None, ..ProptestConfig::default() })]
+    #[test]
+    fn jit_lane_group_form_matches_interpreter(seed in any::<u64>()) {
+        let jit = JIT.with(|j| j.clone());
+        match check_block(&jit, seed, gen_lane_local_block(seed)) {
+            Err(e) => prop_assert!(false, "{}", e),
+            Ok(grouped) => prop_assert!(grouped, "lane-local block not compiled in the lane-group form"),
         }
     }
 }
