@@ -883,3 +883,21 @@ fn generator_covers_all_op_kinds() {
         assert!(seen.contains(k), "generator never produced {k}");
     }
 }
+
+/// Mixed blocks (memory, compares, helpers between lane-local runs) exercise the run
+/// splitting of the lane-group form, not only whole-block loops.
+#[test]
+fn mixed_blocks_mostly_use_lane_group_runs() {
+    let jit = JIT.with(|j| j.clone());
+    let mut grouped = 0;
+    let total = 200;
+    for seed in 0..total {
+        if check_block(&jit, seed, gen_block(seed)).expect("engines agree") {
+            grouped += 1;
+        }
+    }
+    assert!(
+        grouped * 2 > total,
+        "only {grouped} of {total} used the lane-group form"
+    );
+}

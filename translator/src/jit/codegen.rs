@@ -98,6 +98,8 @@ pub struct Gen<'a, 'b> {
     group: Option<(Value, Value)>,
     /// Whether to try the lane-group loop form.
     pub try_loop: bool,
+    /// Whole-wave vector values spilled before a lane-group loop that reads them.
+    outer: HashMap<u32, StackSlot>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -132,6 +134,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             vreg_cache: HashMap::new(),
             group: None,
             try_loop: false,
+            outer: HashMap::new(),
         }
     }
 
@@ -192,11 +195,39 @@ impl<'a, 'b> Gen<'a, 'b> {
         })
     }
 
-    fn v(&self, v: Val) -> GenResult<Vec<Value>> {
-        match self.get(v)? {
-            JV::V(x) => Ok(x.clone()),
-            _ => Err(format!("operand {v:?} is not a vector")),
+    fn v(&mut self, v: Val) -> GenResult<Vec<Value>> {
+        let x = match self.get(v)? {
+            JV::V(x) => x.clone(),
+            _ => return Err(format!("operand {v:?} is not a vector")),
+        };
+        let Some((g, _)) = self.group else {
+            return Ok(x);
+        };
+        let bits = self.ty(v)?.bits();
+        if x.len() == self.nch(bits) {
+            return Ok(x); // defined in this lane group
         }
+        // A whole-wave value from before the loop: its group `g` part.
+        if self
+            .splat_src
+            .get(v.0 as usize)
+            .copied()
+            .flatten()
+            .is_some()
+        {
+            return Ok(vec![x[0]; self.nch(bits)]);
+        }
+        let slot = *self
+            .outer
+            .get(&v.0)
+            .ok_or_else(|| format!("operand {v:?} not prepared for the lane group"))?;
+        let base = self.b.ins().stack_addr(types::I64, slot, 0);
+        let sh = if bits == 32 { 4 } else { 5 };
+        let go = self.b.ins().ishl_imm_u(g, sh);
+        let a = self.b.ins().iadd(base, go);
+        Ok((0..self.nch(bits))
+            .map(|c| self.b.ins().load(vty(bits), trusted(), a, (16 * c) as i32))
+            .collect())
     }
 
     fn iconst(&mut self, t: Type, x: u64) -> Value {
@@ -528,54 +559,143 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.splat_src.push(src);
     }
 
-    /// Lane-group form (DESIGN.md: iterate lane chunks outside, keep values in registers):
-    /// all uniform ops first, then one loop over the 16 groups of 4 lanes running every
-    /// vector op of the block for that group. Only for blocks whose vector ops are all
-    /// lane-local and inlined, and whose uniform ops neither read vector values nor can
-    /// fault; otherwise this fails and the caller compiles the straight-line form.
+    /// Lane-group form (DESIGN.md: iterate the lane chunks outside, keep values in
+    /// registers). The block is cut into runs of consecutive ops that are lane-local inlined
+    /// vector ops ([`OpClass::Lane`]) or uniform ops that read no vector value and cannot
+    /// fault ([`OpClass::Uniform`]); other ops are emitted in the straight-line form between
+    /// runs. A run emits its uniform ops first (they touch no VGPRs, so this reordering is
+    /// invisible), then one loop over the 16 groups of 4 lanes executing all its vector ops
+    /// for that group. Vector values used after the run are stored per group into stack
+    /// buffers and reloaded after the loop.
     fn emit_grouped(&mut self) -> GenResult<()> {
         let blk = self.block;
-        let is_vec_op = |i: usize, op: &Op| -> bool {
-            match op {
-                Op::SetVgpr { .. } | Op::SetVgprDyn { .. } | Op::Store { .. } => true,
-                _ => blk.types[i].is_some_and(|t| t.is_vector()),
+        let n = blk.ops.len();
+        let classes: Vec<OpClass> = (0..n).map(|i| classify(blk, i)).collect();
+        // Last op index using each value (n for the exit).
+        let mut last_use = vec![0usize; n];
+        for (k, op) in blk.ops.iter().enumerate() {
+            for v in operands(op) {
+                if let Some(l) = last_use.get_mut(v.0 as usize) {
+                    *l = (*l).max(k);
+                }
             }
-        };
-        // Pass 1: uniform ops.
-        for (i, op) in blk.ops.iter().enumerate() {
-            if is_vec_op(i, op) {
-                self.vals.push(JV::None);
-                self.splat_src.push(None);
+        }
+        for v in exit_operands(&blk.exit) {
+            if let Some(l) = last_use.get_mut(v.0 as usize) {
+                *l = n;
+            }
+        }
+        let mut any_run = false;
+        let mut i = 0;
+        while i < n {
+            if classes[i] == OpClass::Other {
+                self.straight(i)?;
+                i += 1;
                 continue;
             }
-            let is_vec = |v: &Val| {
-                blk.types
-                    .get(v.0 as usize)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|t| t.is_vector())
-            };
-            // Uniform ops that read vector values, or that can fault (and so must not move
-            // ahead of vector work), rule the form out.
-            let blocked = match op {
-                Op::Cmp(_, a, _) => is_vec(a),
-                Op::ReadLane { .. } | Op::SLoad { .. } | Op::SStore { .. } | Op::Clock => true,
-                Op::Load { .. } | Op::Atomic { .. } | Op::Lane { .. } | Op::Gather { .. } => true,
-                _ => false,
-            };
-            if blocked {
-                return Err(format!("op {i} prevents the lane-group form"));
+            let mut j = i;
+            while j < n && classes[j] != OpClass::Other {
+                j += 1;
             }
-            let v = self
-                .op(i, op, blk.types[i])
-                .map_err(|e| format!("op {i}: {e}"))?;
-            self.vals.push(v);
+            if (i..j).any(|k| classes[k] == OpClass::Lane) {
+                self.run(i, j, &classes, &last_use)?;
+                any_run = true;
+            } else {
+                for k in i..j {
+                    self.straight(k)?;
+                }
+            }
+            i = j;
+        }
+        if any_run {
+            Ok(())
+        } else {
+            Err("no lane-local vector work".into())
+        }
+    }
+
+    /// Emits op `i` in the straight-line form.
+    fn straight(&mut self, i: usize) -> GenResult<()> {
+        let op = &self.block.ops[i];
+        let v = self
+            .op(i, op, self.block.types[i])
+            .map_err(|e| format!("op {i}: {e}"))?;
+        self.record(op, v);
+        Ok(())
+    }
+
+    /// Emits ops `i..j` (a run) as uniform prologue + lane-group loop.
+    // Op indices address several parallel tables (ops, types, classes, values).
+    #[allow(clippy::needless_range_loop)]
+    fn run(
+        &mut self,
+        i: usize,
+        j: usize,
+        classes: &[OpClass],
+        last_use: &[usize],
+    ) -> GenResult<()> {
+        let blk = self.block;
+        // Placeholders keep value numbering aligned while the run is emitted out of order.
+        let first = self.vals.len();
+        if first != i {
+            return Err("value numbering".into());
+        }
+        for _ in i..j {
+            self.vals.push(JV::None);
             self.splat_src.push(None);
         }
-        if !blk.ops.iter().enumerate().any(|(i, op)| is_vec_op(i, op)) {
-            return Ok(());
+        for k in i..j {
+            if classes[k] == OpClass::Uniform {
+                let v = self
+                    .op(k, &blk.ops[k], blk.types[k])
+                    .map_err(|e| format!("op {k}: {e}"))?;
+                self.vals[k] = v;
+            }
         }
-        // Pass 2: the loop over lane groups.
+        // Escaping vector values get a 64-lane stack buffer each.
+        let mut escapes: Vec<(usize, u32, StackSlot)> = Vec::new();
+        for k in i..j {
+            if classes[k] == OpClass::Lane && last_use[k] >= j {
+                if let Some(t) = blk.types[k] {
+                    let bits = t.bits();
+                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        bits * 8,
+                        4,
+                    ));
+                    escapes.push((k, bits, slot));
+                }
+            }
+        }
+        // Whole-wave vector operands from before the run go to stack buffers the loop reads.
+        self.outer.clear();
+        for k in i..j {
+            if classes[k] != OpClass::Lane {
+                continue;
+            }
+            for v in operands(&blk.ops[k]) {
+                let d = v.0 as usize;
+                if d >= i || self.outer.contains_key(&v.0) {
+                    continue;
+                }
+                if self.splat_src.get(d).copied().flatten().is_some() {
+                    continue;
+                }
+                if let JV::V(chunks) = self.get(v)?.clone() {
+                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        (chunks.len() * 16) as u32,
+                        4,
+                    ));
+                    for (c, ch) in chunks.iter().enumerate() {
+                        self.b
+                            .ins()
+                            .stack_store(types::I64, *ch, slot, (16 * c) as i32);
+                    }
+                    self.outer.insert(v.0, slot);
+                }
+            }
+        }
         let header = self.b.create_block();
         self.b.append_block_param(header, types::I64);
         let zero = self.iconst(types::I64, 0);
@@ -587,19 +707,30 @@ impl<'a, 'b> Gen<'a, 'b> {
         let off = self.b.ins().ishl_imm_u(g, 4);
         let p = self.b.ins().iadd(self.state, off);
         self.group = Some((g, p));
-        for (i, op) in blk.ops.iter().enumerate() {
-            if !is_vec_op(i, op) {
+        for k in i..j {
+            if classes[k] != OpClass::Lane {
                 continue;
             }
+            let op = &blk.ops[k];
             let v = self
-                .op(i, op, blk.types[i])
-                .map_err(|e| format!("op {i}: {e}"))?;
-            let src = match (op, &v) {
+                .op(k, op, blk.types[k])
+                .map_err(|e| format!("op {k}: {e}"))?;
+            self.splat_src[k] = match (op, &v) {
                 (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
                 _ => None,
             };
-            self.vals[i] = v;
-            self.splat_src[i] = src;
+            self.vals[k] = v;
+        }
+        for (k, bits, slot) in &escapes {
+            let chunks = self.v(Val(*k as u32))?;
+            let base = self.b.ins().stack_addr(types::I64, *slot, 0);
+            // Group g of a V32 value is bytes 16g..16g+16; of a V64 value 32g..32g+32.
+            let sh = if *bits == 32 { 4 } else { 5 };
+            let go = self.b.ins().ishl_imm_u(g, sh);
+            let a = self.b.ins().iadd(base, go);
+            for (c, ch) in chunks.iter().enumerate() {
+                self.b.ins().store(trusted(), *ch, a, (16 * c) as i32);
+            }
         }
         let next = self.b.ins().iadd_imm_s(g, 1);
         let more = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, next, 16);
@@ -611,8 +742,29 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.switch_to_block(after);
         self.b.seal_block(after);
         self.group = None;
+        self.outer.clear();
         self.mask_cache.clear();
         self.vreg_cache.clear();
+        // Values that stay inside the run are dead now; escaping ones come back whole.
+        for k in i..j {
+            if classes[k] == OpClass::Lane {
+                self.vals[k] = JV::None;
+                self.splat_src[k] = None;
+            }
+        }
+        for (k, bits, slot) in escapes {
+            let chunks = (0..nchunks(bits))
+                .map(|c| {
+                    self.b
+                        .ins()
+                        .stack_load(types::I64, vty(bits), slot, (16 * c) as i32)
+                })
+                .collect();
+            self.vals[k] = JV::V(chunks);
+            if let Op::Broadcast(a) = &blk.ops[k] {
+                self.splat_src[k] = self.s(*a).ok();
+            }
+        }
         Ok(())
     }
 
@@ -1559,5 +1711,156 @@ fn check_size(size: u8) -> GenResult<()> {
         Ok(())
     } else {
         Err(format!("memory access size {size}"))
+    }
+}
+
+/// How an op takes part in the lane-group form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpClass {
+    /// A lane-local vector op the code generator inlines.
+    Lane,
+    /// A uniform op that reads no vector value and cannot fault.
+    Uniform,
+    /// Anything else: emitted in the straight-line form.
+    Other,
+}
+
+fn classify(blk: &Block, i: usize) -> OpClass {
+    let ty = |v: &Val| blk.types.get(v.0 as usize).copied().flatten();
+    let is_vec = |v: &Val| ty(v).is_some_and(|t| t.is_vector());
+    let op = &blk.ops[i];
+    let rt = blk.types[i];
+    let vector_result = rt.is_some_and(|t| t.is_vector());
+    let bits = rt.map_or(32, |t| t.bits());
+    let lane = match op {
+        Op::GetVgpr(_) | Op::LaneId | Op::MaskToLanes(_) => true,
+        Op::SetVgpr { val, .. } => ty(val) == Some(Ty::V32),
+        Op::Broadcast(_) | Op::Pack { .. } => vector_result,
+        Op::Select { .. } => vector_result,
+        Op::Un(u, _) => {
+            vector_result
+                && matches!(
+                    u,
+                    UnOp::Not | UnOp::Neg | UnOp::FNeg | UnOp::FAbs | UnOp::FSqrt
+                )
+        }
+        Op::Bin(o, _, b) => {
+            vector_result
+                && match o {
+                    BinOp::Add
+                    | BinOp::Sub
+                    | BinOp::And
+                    | BinOp::Or
+                    | BinOp::Xor
+                    | BinOp::FAdd
+                    | BinOp::FSub
+                    | BinOp::FMul
+                    | BinOp::FDiv
+                    | BinOp::FCopySign
+                    | BinOp::FMinNum
+                    | BinOp::FMaxNum => true,
+                    BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => {
+                        bits == 32
+                    }
+                    BinOp::Shl | BinOp::LShr | BinOp::AShr => {
+                        matches!(blk.ops.get(b.0 as usize), Some(Op::Broadcast(_)))
+                    }
+                    _ => false,
+                }
+        }
+        Op::Tern(o, ..) => vector_result && matches!(o, TernOp::Fma | TernOp::Bfi),
+        Op::Conv(c, _) => {
+            vector_result
+                && matches!(
+                    c,
+                    ConvOp::ZExt
+                        | ConvOp::SExt
+                        | ConvOp::Lo
+                        | ConvOp::Hi
+                        | ConvOp::I32ToF32
+                        | ConvOp::U32ToF32
+                        | ConvOp::F32ToI32
+                        | ConvOp::F32ToU32
+                )
+        }
+        _ => false,
+    };
+    if lane {
+        return OpClass::Lane;
+    }
+    if vector_result {
+        return OpClass::Other;
+    }
+    let reads_vector = operands(op).iter().any(is_vec);
+    let can_fault = matches!(
+        op,
+        Op::SLoad { .. }
+            | Op::SStore { .. }
+            | Op::Clock
+            | Op::Load { .. }
+            | Op::Store { .. }
+            | Op::Atomic { .. }
+            | Op::SetVgprDyn { .. }
+            | Op::SetVgpr { .. }
+    );
+    if reads_vector || can_fault {
+        OpClass::Other
+    } else {
+        OpClass::Uniform
+    }
+}
+
+/// The value operands of `op`.
+fn operands(op: &Op) -> Vec<Val> {
+    match op {
+        Op::Const { .. }
+        | Op::LaneConst(_)
+        | Op::LaneId
+        | Op::GetSgpr(_)
+        | Op::GetVgpr(_)
+        | Op::GetScc
+        | Op::GetMode
+        | Op::Clock => vec![],
+        Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => vec![*v],
+        Op::SetVgpr { val, mask, .. } => vec![*val, *mask],
+        Op::GetVgprDyn { index, .. } => vec![*index],
+        Op::SetVgprDyn {
+            index, val, mask, ..
+        } => vec![*index, *val, *mask],
+        Op::Un(_, a) | Op::Broadcast(a) | Op::Conv(_, a) | Op::MaskToLanes(a) => vec![*a],
+        Op::Bin(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
+        Op::Tern(_, a, b, c) => vec![*a, *b, *c],
+        Op::Select { cond, a, b } => vec![*cond, *a, *b],
+        Op::Pack { lo, hi } => vec![*lo, *hi],
+        Op::ReadLane { v, lane } => vec![*v, *lane],
+        Op::WriteLane { v, lane, x } => vec![*v, *lane, *x],
+        Op::Gather { v, idx } => vec![*v, *idx],
+        Op::Lane { args, .. } => args.clone(),
+        Op::Load { addr, mask, .. } => vec![*addr, *mask],
+        Op::Store {
+            addr, data, mask, ..
+        } => vec![*addr, *data, *mask],
+        Op::Atomic {
+            addr,
+            data,
+            cmp,
+            mask,
+            ..
+        } => {
+            let mut v = vec![*addr, *data, *mask];
+            v.extend(cmp.iter().copied());
+            v
+        }
+        Op::SLoad { addr, .. } => vec![*addr],
+        Op::SStore { addr, data, .. } => vec![*addr, *data],
+        Op::CountVector { mask } => vec![*mask],
+    }
+}
+
+fn exit_operands(e: &Exit) -> Vec<Val> {
+    match e {
+        Exit::Branch { cond, .. } => vec![*cond],
+        Exit::JumpIndirect(t) => vec![*t],
+        _ => vec![],
     }
 }
