@@ -100,6 +100,9 @@ pub struct Gen<'a, 'b> {
     pub try_loop: bool,
     /// Whole-wave vector values spilled before a lane-group loop that reads them.
     outer: HashMap<u32, StackSlot>,
+    /// Registers written in the current lane group and not stored yet (stored once at the
+    /// end of the group; inside the loop every read goes through `vreg_cache`).
+    dirty: Vec<u16>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -135,6 +138,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             group: None,
             try_loop: false,
             outer: HashMap::new(),
+            dirty: Vec::new(),
         }
     }
 
@@ -721,6 +725,16 @@ impl<'a, 'b> Gen<'a, 'b> {
             };
             self.vals[k] = v;
         }
+        let vb = self.vbase();
+        for reg in std::mem::take(&mut self.dirty) {
+            let chunks = self.vreg_cache.get(&reg).cloned().ok_or("dirty register")?;
+            let off = WaveState::vgpr_offset(reg as usize, 0);
+            for (c, ch) in chunks.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(trusted(), *ch, vb, (off + 16 * c) as i32);
+            }
+        }
         for (k, bits, slot) in &escapes {
             let chunks = self.v(Val(*k as u32))?;
             let base = self.b.ins().stack_addr(types::I64, *slot, 0);
@@ -868,7 +882,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                     .ins()
                     .iadd_imm_s(vb, WaveState::vgpr_offset(r, 0) as i64);
                 let old = self.vreg_cache.get(reg).cloned();
-                let new = self.set_vgpr(a, old, *val, *mask)?;
+                let defer = self.group.is_some();
+                let new = self.set_vgpr(a, old, *val, *mask, !defer)?;
+                if defer && !self.dirty.contains(reg) {
+                    self.dirty.push(*reg);
+                }
                 self.vreg_cache.insert(*reg, new);
                 JV::None
             }
@@ -889,7 +907,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             } => {
                 self.whole_wave("SetVgprDyn")?;
                 let a = self.dyn_vreg(i, *base, *index)?;
-                self.set_vgpr(a, None, *val, *mask)?;
+                self.set_vgpr(a, None, *val, *mask, true)?;
                 // Any register may have changed.
                 self.vreg_cache.clear();
                 JV::None
@@ -1225,6 +1243,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         old: Option<Vec<Value>>,
         val: Val,
         mask: Val,
+        store: bool,
     ) -> GenResult<Vec<Value>> {
         let chunks = self.v(val)?;
         if chunks.len() != self.nch(32) || self.ty(val)? != Ty::V32 {
@@ -1235,8 +1254,10 @@ impl<'a, 'b> Gen<'a, 'b> {
             Some(Op::Const { bits: u64::MAX, .. })
         );
         if all_ones {
-            for (k, c) in chunks.iter().enumerate() {
-                self.b.ins().store(trusted(), *c, a, (16 * k) as i32);
+            if store {
+                for (k, c) in chunks.iter().enumerate() {
+                    self.b.ins().store(trusted(), *c, a, (16 * k) as i32);
+                }
             }
             return Ok(chunks);
         }
@@ -1248,7 +1269,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 None => self.b.ins().load(I32X4, trusted(), a, (16 * k) as i32),
             };
             let new = self.b.ins().bitselect(lms[k], *c, o);
-            self.b.ins().store(trusted(), new, a, (16 * k) as i32);
+            if store {
+                self.b.ins().store(trusted(), new, a, (16 * k) as i32);
+            }
             out.push(new);
         }
         Ok(out)
