@@ -269,3 +269,34 @@ fn runaway_and_bad_jump() {
         Err(ExecFault::BadJump(0x5000))
     );
 }
+
+#[test]
+fn translator_is_shared_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Translator>();
+    let t = Translator::new(Target::new(Gpu::GFX942), EngineKind::Jit)
+        .expect("translator")
+        .with_hot_threshold(5)
+        .with_lifter(ir_lifter);
+    let code = fma_loop();
+    std::thread::scope(|sc| {
+        for _ in 0..4 {
+            sc.spawn(|| {
+                for _ in 0..3 {
+                    let mut s = initial_state();
+                    let mut env = FlatEnv::new(0, 0, 0, 0);
+                    let mut budget = 1_000_000;
+                    assert_eq!(
+                        t.run(&code, &mut s, &mut env, &mut budget),
+                        Ok(ExitCode::EndPgm)
+                    );
+                    check_against_host(&s);
+                }
+            });
+        }
+    });
+    let st = t.stats();
+    // Racing threads may both lift a block, but only one entry is kept and compiled.
+    assert!(st.blocks_lifted >= 3, "{st:?}");
+    assert_eq!(st.blocks_compiled, 3, "{st:?}");
+}
