@@ -501,9 +501,17 @@ impl Gen {
         match self.r.below(12) {
             0 => {
                 let t = self.vec_ty();
-                let u = self
-                    .r
-                    .pick(&[UnOp::Not, UnOp::Neg, UnOp::FNeg, UnOp::FAbs, UnOp::FSqrt]);
+                let u = self.r.pick(&[
+                    UnOp::Not,
+                    UnOp::Neg,
+                    UnOp::FNeg,
+                    UnOp::FAbs,
+                    UnOp::FSqrt,
+                    UnOp::Popcnt,
+                    UnOp::Clz,
+                    UnOp::Ctz,
+                    UnOp::BitReverse,
+                ]);
                 let a = self.any(t);
                 self.push(Op::Un(u, a), t);
             }
@@ -526,18 +534,22 @@ impl Gen {
                     BinOp::LShr,
                     BinOp::AShr,
                 ];
-                if t == Ty::V32 {
-                    ops.extend([
-                        BinOp::Mul,
-                        BinOp::UMin,
-                        BinOp::UMax,
-                        BinOp::SMin,
-                        BinOp::SMax,
-                    ]);
-                }
+                // 64-bit multiply/min/max and the rest run lane by lane, still in the group.
+                ops.extend([
+                    BinOp::Mul,
+                    BinOp::UMin,
+                    BinOp::UMax,
+                    BinOp::SMin,
+                    BinOp::SMax,
+                    BinOp::MulHiU,
+                    BinOp::MulHiS,
+                    BinOp::AddCarry,
+                    BinOp::SubBorrow,
+                ]);
                 let o = self.r.pick(&ops);
                 let a = self.any(t);
-                let b = if matches!(o, BinOp::Shl | BinOp::LShr | BinOp::AShr) {
+                let b = if matches!(o, BinOp::Shl | BinOp::LShr | BinOp::AShr) && self.r.chance(50)
+                {
                     let s = self.any(t.to_scalar());
                     self.push(Op::Broadcast(s), t)
                 } else {

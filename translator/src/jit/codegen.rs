@@ -1351,24 +1351,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         let code = code_of(&UNOPS, &u).ok_or("unknown unary op")?;
         if !t.is_vector() {
             let x = self.s(a)?;
-            let r = match u {
-                UnOp::Not => self.b.ins().bnot(x),
-                UnOp::Neg => self.b.ins().ineg(x),
-                UnOp::Popcnt => self.b.ins().popcnt(x),
-                UnOp::Clz => self.b.ins().clz(x),
-                UnOp::Ctz => self.b.ins().ctz(x),
-                UnOp::BitReverse => self.b.ins().bitrev(x),
-                UnOp::FNeg => {
-                    let s = self.iconst(sty(bits), sign(bits));
-                    self.b.ins().bxor(x, s)
-                }
-                UnOp::FAbs => {
-                    let s = self.iconst(sty(bits), !sign(bits));
-                    self.b.ins().band(x, s)
-                }
-                _ => return self.scalar_helper(kind::UN, code, bits, &[a], bits),
+            return match self.scalar_un(u, bits, x) {
+                Some(r) => Ok(JV::S(r)),
+                None => self.scalar_helper(kind::UN, code, bits, &[a], bits),
             };
-            return Ok(JV::S(r));
         }
         let x = self.v(a)?;
         let mut out = Vec::new();
@@ -1397,9 +1383,94 @@ impl<'a, 'b> Gen<'a, 'b> {
                     out = self.nan_fix_all(bits, &[x], out);
                 }
             }
+            UnOp::Popcnt | UnOp::Clz | UnOp::Ctz | UnOp::BitReverse => {
+                out = self.per_lane(bits, &[x], |g, xs| g.scalar_un(u, bits, xs[0]))?;
+            }
             _ => return self.vec_helper(kind::UN, code, bits, &[a], bits, false),
         }
         Ok(JV::V(out))
+    }
+
+    /// Inline scalar unary op, `None` when it needs the helper.
+    fn scalar_un(&mut self, u: UnOp, bits: u32, x: Value) -> Option<Value> {
+        Some(match u {
+            UnOp::Not => self.b.ins().bnot(x),
+            UnOp::Neg => self.b.ins().ineg(x),
+            UnOp::Popcnt => self.b.ins().popcnt(x),
+            UnOp::Clz => self.b.ins().clz(x),
+            UnOp::Ctz => self.b.ins().ctz(x),
+            UnOp::BitReverse => self.b.ins().bitrev(x),
+            UnOp::FNeg => {
+                let s = self.iconst(sty(bits), sign(bits));
+                self.b.ins().bxor(x, s)
+            }
+            UnOp::FAbs => {
+                let s = self.iconst(sty(bits), !sign(bits));
+                self.b.ins().band(x, s)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Inline scalar binary op, `None` when it needs the helper (see [`scalar_bin_inline`]).
+    fn scalar_bin(&mut self, o: BinOp, bits: u32, x: Value, y: Value) -> Option<Value> {
+        Some(match o {
+            BinOp::Add => self.b.ins().iadd(x, y),
+            BinOp::Sub => self.b.ins().isub(x, y),
+            BinOp::Mul => self.b.ins().imul(x, y),
+            BinOp::MulHiU => self.b.ins().umulhi(x, y),
+            BinOp::MulHiS => self.b.ins().smulhi(x, y),
+            BinOp::And => self.b.ins().band(x, y),
+            BinOp::Or => self.b.ins().bor(x, y),
+            BinOp::Xor => self.b.ins().bxor(x, y),
+            // Cranelift takes scalar shift amounts modulo the width, as the IR does.
+            BinOp::Shl => self.b.ins().ishl(x, y),
+            BinOp::LShr => self.b.ins().ushr(x, y),
+            BinOp::AShr => self.b.ins().sshr(x, y),
+            BinOp::UMin => self.b.ins().umin(x, y),
+            BinOp::UMax => self.b.ins().umax(x, y),
+            BinOp::SMin => self.b.ins().smin(x, y),
+            BinOp::SMax => self.b.ins().smax(x, y),
+            BinOp::AddCarry => {
+                let s = self.b.ins().iadd(x, y);
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, s, x);
+                self.b.ins().uextend(sty(bits), c)
+            }
+            BinOp::SubBorrow => {
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, x, y);
+                self.b.ins().uextend(sty(bits), c)
+            }
+            BinOp::FCopySign => {
+                let m = self.iconst(sty(bits), sign(bits));
+                self.b.ins().bitselect(m, y, x)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Applies a scalar computation to every lane of the chunks of `args`.
+    fn per_lane(
+        &mut self,
+        bits: u32,
+        args: &[Vec<Value>],
+        f: impl Fn(&mut Self, &[Value]) -> Option<Value>,
+    ) -> GenResult<Vec<Value>> {
+        let n = args.first().map_or(0, |a| a.len());
+        let lanes = if bits == 32 { 4 } else { 2 };
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            let mut acc = self.splat_const(bits, 0);
+            for l in 0..lanes {
+                let xs: Vec<Value> = args
+                    .iter()
+                    .map(|a| self.b.ins().extractlane(a[k], l as u8))
+                    .collect();
+                let r = f(self, &xs).ok_or("per-lane op")?;
+                acc = self.b.ins().insertlane(acc, r, l as u8);
+            }
+            out.push(acc);
+        }
+        Ok(out)
     }
 
     fn bin(&mut self, o: BinOp, a: Val, b: Val, t: Ty) -> GenResult<JV> {
@@ -1407,39 +1478,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         let code = code_of(&BINOPS, &o).ok_or("unknown binary op")?;
         if !t.is_vector() {
             let (x, y) = (self.s(a)?, self.s(b)?);
-            let r = match o {
-                BinOp::Add => self.b.ins().iadd(x, y),
-                BinOp::Sub => self.b.ins().isub(x, y),
-                BinOp::Mul => self.b.ins().imul(x, y),
-                BinOp::MulHiU => self.b.ins().umulhi(x, y),
-                BinOp::MulHiS => self.b.ins().smulhi(x, y),
-                BinOp::And => self.b.ins().band(x, y),
-                BinOp::Or => self.b.ins().bor(x, y),
-                BinOp::Xor => self.b.ins().bxor(x, y),
-                // Cranelift takes scalar shift amounts modulo the width, as the IR does.
-                BinOp::Shl => self.b.ins().ishl(x, y),
-                BinOp::LShr => self.b.ins().ushr(x, y),
-                BinOp::AShr => self.b.ins().sshr(x, y),
-                BinOp::UMin => self.b.ins().umin(x, y),
-                BinOp::UMax => self.b.ins().umax(x, y),
-                BinOp::SMin => self.b.ins().smin(x, y),
-                BinOp::SMax => self.b.ins().smax(x, y),
-                BinOp::AddCarry => {
-                    let s = self.b.ins().iadd(x, y);
-                    let c = self.b.ins().icmp(IntCC::UnsignedLessThan, s, x);
-                    self.b.ins().uextend(sty(bits), c)
-                }
-                BinOp::SubBorrow => {
-                    let c = self.b.ins().icmp(IntCC::UnsignedLessThan, x, y);
-                    self.b.ins().uextend(sty(bits), c)
-                }
-                BinOp::FCopySign => {
-                    let m = self.iconst(sty(bits), sign(bits));
-                    self.b.ins().bitselect(m, y, x)
-                }
-                _ => return self.scalar_helper(kind::BIN, code, bits, &[a, b], bits),
+            return match self.scalar_bin(o, bits, x, y) {
+                Some(r) => Ok(JV::S(r)),
+                None => self.scalar_helper(kind::BIN, code, bits, &[a, b], bits),
             };
-            return Ok(JV::S(r));
         }
         let (x, y) = (self.v(a)?, self.v(b)?);
         // A uniform shift amount (a broadcast) shifts every lane by the same scalar.
@@ -1453,6 +1495,13 @@ impl<'a, 'b> Gen<'a, 'b> {
             _ => false,
         };
         if !inline {
+            if scalar_bin_inline(o) {
+                // Lane by lane with scalar instructions (e.g. per-lane shift amounts, which
+                // 128-bit Cranelift vectors lack): still lane-local and helper-free.
+                let r =
+                    self.per_lane(bits, &[x, y], |g, xs| g.scalar_bin(o, bits, xs[0], xs[1]))?;
+                return Ok(JV::V(r));
+            }
             return self.vec_helper(kind::BIN, code, bits, &[a, b], bits, false);
         }
         let amt = match uniform_amt {
@@ -1764,10 +1813,18 @@ fn classify(blk: &Block, i: usize) -> OpClass {
             vector_result
                 && matches!(
                     u,
-                    UnOp::Not | UnOp::Neg | UnOp::FNeg | UnOp::FAbs | UnOp::FSqrt
+                    UnOp::Not
+                        | UnOp::Neg
+                        | UnOp::FNeg
+                        | UnOp::FAbs
+                        | UnOp::FSqrt
+                        | UnOp::Popcnt
+                        | UnOp::Clz
+                        | UnOp::Ctz
+                        | UnOp::BitReverse
                 )
         }
-        Op::Bin(o, _, b) => {
+        Op::Bin(o, ..) => {
             vector_result
                 && match o {
                     BinOp::Add
@@ -1785,10 +1842,7 @@ fn classify(blk: &Block, i: usize) -> OpClass {
                     BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => {
                         bits == 32
                     }
-                    BinOp::Shl | BinOp::LShr | BinOp::AShr => {
-                        matches!(blk.ops.get(b.0 as usize), Some(Op::Broadcast(_)))
-                    }
-                    _ => false,
+                    o => scalar_bin_inline(*o),
                 }
         }
         Op::Tern(o, ..) => vector_result && matches!(o, TernOp::Fma | TernOp::Bfi),
@@ -1886,4 +1940,18 @@ fn exit_operands(e: &Exit) -> Vec<Val> {
         Exit::JumpIndirect(t) => vec![*t],
         _ => vec![],
     }
+}
+
+/// Integer binary ops that [`Gen::scalar_bin`] inlines (and so can run lane by lane).
+fn scalar_bin_inline(o: BinOp) -> bool {
+    !matches!(
+        o,
+        BinOp::FAdd
+            | BinOp::FSub
+            | BinOp::FMul
+            | BinOp::FDiv
+            | BinOp::FMinNum
+            | BinOp::FMaxNum
+            | BinOp::FLdexp
+    )
 }
