@@ -689,7 +689,17 @@ fn gen_block(seed: u64) -> Block {
     for _ in 0..n {
         g.step();
     }
-    let exit = match g.r.below(4) {
+    let exit = match g.r.below(8) {
+        4 => Exit::Barrier { next: 0x1010 },
+        5 => Exit::Trap {
+            pc: 0x100C,
+            code: 1,
+        },
+        6 => Exit::Yield { next: 0x1010 },
+        7 => Exit::Unsupported {
+            pc: 0x100C,
+            reason: "test".into(),
+        },
         0 => Exit::Jump(0x2000),
         1 => {
             let cond = g.any(Ty::S32);
