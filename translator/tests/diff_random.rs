@@ -511,6 +511,12 @@ impl Gen {
                     UnOp::Clz,
                     UnOp::Ctz,
                     UnOp::BitReverse,
+                    UnOp::FFloor,
+                    UnOp::FCeil,
+                    UnOp::FTrunc,
+                    UnOp::FRoundEven,
+                    UnOp::FRcp,
+                    UnOp::FQuiet,
                 ]);
                 let a = self.any(t);
                 self.push(Op::Un(u, a), t);

@@ -1386,6 +1386,43 @@ impl<'a, 'b> Gen<'a, 'b> {
             UnOp::Popcnt | UnOp::Clz | UnOp::Ctz | UnOp::BitReverse => {
                 out = self.per_lane(bits, &[x], |g, xs| g.scalar_un(u, bits, xs[0]))?;
             }
+            UnOp::FFloor | UnOp::FCeil | UnOp::FTrunc | UnOp::FRoundEven | UnOp::FRcp => {
+                for &c in &x {
+                    let f = self.as_f(bits, c);
+                    let r = match u {
+                        UnOp::FFloor => self.b.ins().floor(f),
+                        UnOp::FCeil => self.b.ins().ceil(f),
+                        UnOp::FTrunc => self.b.ins().trunc(f),
+                        UnOp::FRoundEven => self.b.ins().nearest(f),
+                        _ => {
+                            let one = if bits == 32 {
+                                1.0f32.to_bits() as u64
+                            } else {
+                                1.0f64.to_bits()
+                            };
+                            let one = self.splat_const(bits, one);
+                            let one = self.as_f(bits, one);
+                            self.b.ins().fdiv(one, f)
+                        }
+                    };
+                    out.push(self.as_i(bits, r));
+                }
+                out = self.nan_fix_all(bits, &[x], out);
+            }
+            UnOp::FQuiet => {
+                let q = if bits == 32 {
+                    sem::F32_QUIET as u64
+                } else {
+                    sem::F64_QUIET
+                };
+                let qv = self.splat_const(bits, q);
+                for &c in &x {
+                    let f = self.as_f(bits, c);
+                    let n = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+                    let cq = self.b.ins().bor(c, qv);
+                    out.push(self.b.ins().bitselect(n, cq, c));
+                }
+            }
             _ => return self.vec_helper(kind::UN, code, bits, &[a], bits, false),
         }
         Ok(JV::V(out))
@@ -1822,6 +1859,12 @@ fn classify(blk: &Block, i: usize) -> OpClass {
                         | UnOp::Clz
                         | UnOp::Ctz
                         | UnOp::BitReverse
+                        | UnOp::FFloor
+                        | UnOp::FCeil
+                        | UnOp::FTrunc
+                        | UnOp::FRoundEven
+                        | UnOp::FRcp
+                        | UnOp::FQuiet
                 )
         }
         Op::Bin(o, ..) => {
