@@ -197,6 +197,17 @@ impl Gen {
                 {
                     let s = self.any(t.to_scalar());
                     self.push(Op::Broadcast(s), t)
+                } else if matches!(o, BinOp::Shl | BinOp::LShr | BinOp::AShr | BinOp::FLdexp)
+                    && self.r.chance(40)
+                {
+                    // An amount of the other width (as for s_lshl_b64's 32-bit amount).
+                    let other = match t {
+                        Ty::S32 => Ty::S64,
+                        Ty::S64 => Ty::S32,
+                        Ty::V32 => Ty::V64,
+                        Ty::V64 => Ty::V32,
+                    };
+                    self.any(other)
                 } else {
                     self.any(t)
                 };

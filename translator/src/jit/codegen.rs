@@ -1520,7 +1520,25 @@ impl<'a, 'b> Gen<'a, 'b> {
                 None => self.scalar_helper(kind::BIN, code, bits, &[a, b], bits),
             };
         }
-        let (x, y) = (self.v(a)?, self.v(b)?);
+        let (x, mut y) = (self.v(a)?, self.v(b)?);
+        if y.len() != x.len() {
+            // A shift amount / exponent of the other width: only its low bits matter.
+            y = if y.len() < x.len() {
+                let mut w = Vec::with_capacity(x.len());
+                for c in &y {
+                    w.push(self.b.ins().uwiden_low(*c));
+                    w.push(self.b.ins().uwiden_high(*c));
+                }
+                w
+            } else {
+                let mut w = Vec::with_capacity(x.len());
+                for k in 0..y.len() / 2 {
+                    let r = self.shuffle32(y[2 * k], y[2 * k + 1], [0, 2, 4, 6]);
+                    w.push(self.b.ins().bitcast(I32X4, le(), r));
+                }
+                w
+            };
+        }
         // A uniform shift amount (a broadcast) shifts every lane by the same scalar.
         let uniform_amt = self.splat_src.get(b.0 as usize).copied().flatten();
         let inline = match o {

@@ -9,6 +9,7 @@
 mod codegen;
 pub mod codes;
 pub mod helpers;
+mod typecheck;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::{Block, Exit};
@@ -91,6 +92,7 @@ impl Jit {
     /// the code generator rejects); the caller keeps interpreting it.
     pub fn compile(&self, block: &Block) -> Result<CompiledBlock, String> {
         crate::ir::verify(block).map_err(|e| e.to_string())?;
+        typecheck::typecheck(block)?;
         let mut guard = self
             .holder
             .inner
