@@ -300,3 +300,35 @@ fn translator_is_shared_across_threads() {
     assert!(st.blocks_lifted >= 3, "{st:?}");
     assert_eq!(st.blocks_compiled, 3, "{st:?}");
 }
+
+/// Throughput of the whole execution loop on the IR loop (ignored by default):
+/// `cargo test --release -p wavejit-translator --test exec_loop -- --ignored --nocapture loop_throughput`.
+#[test]
+#[ignore = "throughput probe"]
+fn loop_throughput() {
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let t = Translator::new(Target::new(Gpu::GFX942), engine)
+            .expect("translator")
+            .with_lifter(ir_lifter);
+        let code = fma_loop();
+        let mut env = FlatEnv::new(0, 0, 0, 0);
+        let waves = 2000;
+        let t0 = std::time::Instant::now();
+        let mut insts = 0;
+        for _ in 0..waves {
+            let mut s = initial_state();
+            let mut budget = 1_000_000u64;
+            assert_eq!(
+                t.run(&code, &mut s, &mut env, &mut budget),
+                Ok(ExitCode::EndPgm)
+            );
+            insts += 1_000_000 - budget;
+        }
+        let dt = t0.elapsed().as_secs_f64();
+        println!(
+            "{engine:?}: {:.1} M wave-instructions/s through Translator::run ({:?})",
+            insts as f64 / dt / 1e6,
+            t.stats()
+        );
+    }
+}
