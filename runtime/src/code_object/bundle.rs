@@ -28,7 +28,10 @@ impl BundleEntry<'_> {
     pub fn amdgpu_target(&self) -> Option<&str> {
         let rest = self.id.split_once("amdgcn-amd-amdhsa-")?.1;
         // The environment component may be empty (`--gfx942`) or present (`-unknown-gfx942`).
-        let target = rest.rsplit('-').next()?;
+        // Features (`:xnack-`) may contain '-', so look for the separator before the first ':'.
+        let proc_end = rest.find(':').unwrap_or(rest.len());
+        let start = rest[..proc_end].rfind('-').map_or(0, |i| i + 1);
+        let target = &rest[start..];
         (!target.is_empty()).then_some(target)
     }
 
@@ -136,7 +139,7 @@ mod tests {
         hdr.extend((entries.len() as u64).to_le_bytes());
         let hdr_len = hdr.len() + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>();
         let mut off = hdr_len;
-        let mut body = Vec::new();
+        let mut body: Vec<u8> = Vec::new();
         for (id, data) in entries {
             hdr.extend((off as u64).to_le_bytes());
             hdr.extend((data.len() as u64).to_le_bytes());
