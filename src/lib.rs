@@ -121,3 +121,5 @@ impl Launch {
         self
     }
 }
+
+pub mod corpus;
