@@ -319,3 +319,19 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn function_symbols_and_code_bounds() {
+    let co = load_fixture("vadd_gfx942_v6.hsaco");
+    // readelf -s: vadd FUNC 0x1b00 size 140, scale FUNC 0x1c00 size 84; .text ends at 0x2080.
+    let f: Vec<(&str, u64, u64)> = co
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), f.addr, f.size))
+        .collect();
+    assert_eq!(f, vec![("vadd", 0x1b00, 140), ("scale", 0x1c00, 84)]);
+    assert_eq!(co.code_end(0x1b00), Some(0x1c00));
+    assert_eq!(co.code_end(0x1c00), Some(0x2080));
+    assert_eq!(co.code_end(0xa40), None);
+    assert_eq!(co.code_at(0x2070).map(<[u8]>::len), Some(0x10));
+}

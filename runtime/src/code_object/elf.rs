@@ -3,8 +3,8 @@
 use super::descriptor::{KernelDescriptor, KD_SIZE};
 use super::metadata::{self, Metadata};
 use super::{
-    check_kernel, gpu_from_mach, target_id, CodeObject, KernelInfo, LoadError, TargetFeature,
-    MAX_IMAGE_SIZE,
+    check_kernel, gpu_from_mach, target_id, CodeObject, FunctionSymbol, KernelInfo, LoadError,
+    TargetFeature, MAX_IMAGE_SIZE,
 };
 use object::elf::{FileHeader64, PF_X, PT_LOAD, SHT_DYNSYM, SHT_NOTE, SHT_SYMTAB, STT_FUNC};
 use object::read::elf::{ElfFile64, FileHeader, ProgramHeader, SectionHeader, Sym};
@@ -104,7 +104,18 @@ pub(super) fn load_elf(bytes: &[u8]) -> Result<CodeObject, LoadError> {
         check_kernel(&k, gpu, &exec_ranges)?;
         kernels.push(k);
     }
+    let mut functions: Vec<FunctionSymbol> = symbols
+        .iter()
+        .filter(|(_, s)| s.func && exec_ranges.iter().any(|r| r.contains(&s.value)))
+        .map(|(name, s)| FunctionSymbol {
+            name: name.clone(),
+            addr: s.value,
+            size: s.size,
+        })
+        .collect();
+    functions.sort_by(|a, b| (a.addr, &a.name).cmp(&(b.addr, &b.name)));
     Ok(CodeObject {
+        functions,
         gpu,
         xnack,
         sramecc,
