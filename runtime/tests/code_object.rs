@@ -264,6 +264,43 @@ fn descriptor_metadata_mismatch() {
 }
 
 #[test]
+fn metadata_errors() {
+    let good = fixture("vadd_gfx942_v6.hsaco");
+    // The note's "amdhsa.version" key is followed by the msgpack array 92 01 02 ([1, 2]).
+    let key = good
+        .windows(14)
+        .position(|w| w == b"amdhsa.version")
+        .expect("key");
+    assert_eq!(&good[key + 14..key + 17], &[0x92, 0x01, 0x02]);
+    let e = load(&patched(&good, key + 15, &[0x02]), None).unwrap_err();
+    assert!(e.to_string().contains("amdhsa.version [2, 2]"), "{e}");
+    // Renaming the key removes it.
+    let e = load(&patched(&good, key, b"amdhsa.versioX"), None).unwrap_err();
+    assert_eq!(
+        e,
+        LoadError::MalformedMetadata("missing amdhsa.version".into())
+    );
+    // Renaming ".symbol" of both kernels: a missing required field.
+    let sym = good
+        .windows(8)
+        .position(|w| w == b".symbol\xa7")
+        .expect(".symbol");
+    let e = load(&patched(&good, sym, b".symbox"), None).unwrap_err();
+    assert!(e.to_string().contains("missing .symbol"), "{e}");
+    // The note type 32 (NT_AMDGPU_METADATA) changed to 33: no metadata.
+    let note = good
+        .windows(8)
+        .position(|w| w == b"AMDGPU\0\0")
+        .expect("note owner");
+    // Note header: namesz, descsz, type, then the name.
+    assert_eq!(&good[note - 4..note], &32u32.to_le_bytes());
+    assert_eq!(
+        load(&patched(&good, note - 4, &[33]), None).unwrap_err(),
+        LoadError::MissingMetadata
+    );
+}
+
+#[test]
 fn truncations_are_errors() {
     // Section headers sit at the end of the file, so every strict prefix is malformed.
     for name in [

@@ -88,6 +88,14 @@ pub(super) fn load_elf(bytes: &[u8]) -> Result<CodeObject, LoadError> {
 
     let (image, exec_ranges) = build_image(&file, bytes)?;
     let meta = read_metadata(&file, bytes)?;
+    // amdhsa.version is [1, 1] for code object v4 and [1, 2] for v5/v6; another major
+    // version means a metadata layout this loader does not know.
+    if meta.version.first() != Some(&1) {
+        return Err(LoadError::MalformedMetadata(format!(
+            "unsupported amdhsa.version {:?} (expected major version 1)",
+            meta.version
+        )));
+    }
     let tid = target_id(gpu, sramecc, xnack);
     if let Some(t) = &meta.target {
         let base = t.split(':').next().unwrap_or(t);
