@@ -91,11 +91,14 @@ impl Drop for Temp<'_> {
     }
 }
 
+/// A wave's state and its remaining instruction budget.
+type WaveSlot = (Box<WaveState>, u64);
+
 /// Per-launch constants shared by the worker threads.
 struct Shared<'a> {
     p: &'a LaunchParams<'a>,
     mem: &'a DeviceMemory,
-    translator: &'a Translator,
+    runner: &'a WaveRunner<'a>,
     target: Target,
     inputs: WaveInputs,
     kernarg: Vec<u8>,
@@ -105,10 +108,31 @@ struct Shared<'a> {
     groups: u64,
 }
 
+/// Runs one wave until it ends, waits at a barrier, traps or faults (the signature of
+/// [`Translator::run`]).
+pub type WaveRunner<'a> = dyn Fn(&CodeImage, &mut WaveState, &mut WaveMemEnv, &mut u64) -> Result<ExitCode, ExecFault>
+    + Sync
+    + 'a;
+
 /// Runs a kernel. `translator` must be for `p.gpu` and the kernel's wave size.
 pub fn launch(
     mem: &DeviceMemory,
     translator: &Translator,
+    p: &LaunchParams,
+) -> Result<LaunchOutcome, LaunchError> {
+    let before = translator.stats();
+    let run = |code: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, budget: &mut u64| {
+        translator.run(code, st, env, budget)
+    };
+    let mut out = launch_with(mem, &run, p)?;
+    out.translation = TranslationStats::delta(&before, &translator.stats());
+    Ok(out)
+}
+
+/// [`launch`] with any wave runner (tests drive the dispatcher with scripted waves).
+pub fn launch_with(
+    mem: &DeviceMemory,
+    runner: &WaveRunner,
     p: &LaunchParams,
 ) -> Result<LaunchOutcome, LaunchError> {
     let start = Instant::now();
@@ -179,7 +203,7 @@ pub fn launch(
     let shared = Shared {
         p,
         mem,
-        translator,
+        runner,
         target: Target {
             gpu: p.gpu,
             wave_size: ws,
@@ -199,7 +223,6 @@ pub fn launch(
         waves_per_group,
         groups,
     };
-    let stats_before = translator.stats();
 
     let threads = match p.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -232,7 +255,6 @@ pub fn launch(
         out.waves += waves;
         out.counters.add(&c);
     }
-    out.translation = TranslationStats::delta(&stats_before, &translator.stats());
     out.elapsed_ns = start.elapsed().as_nanos() as u64;
     Ok(out)
 }
@@ -249,8 +271,7 @@ fn worker(
     let ws = sh.target.wave_size;
     let nw = sh.waves_per_group as usize;
     let lane_bytes = sh.per_lane as usize;
-    let mut waves: Vec<(Box<WaveState>, u64)> =
-        (0..nw).map(|_| (WaveState::new_boxed(ws), 0)).collect();
+    let mut waves: Vec<WaveSlot> = (0..nw).map(|_| (WaveState::new_boxed(ws), 0)).collect();
     let mut lds = vec![0u8; sh.lds_bytes];
     let mut scratch = vec![0u8; nw * ws as usize * lane_bytes];
     let mut counters = Counters::default();
@@ -292,10 +313,15 @@ fn worker(
         let res = match init_err {
             Some(e) => Err((0usize, None, e, entry)),
             None => {
-                let mut chunks: Vec<(&mut (Box<WaveState>, u64), &mut [u8])> = waves
-                    .iter_mut()
-                    .zip(scratch.chunks_mut((ws as usize * lane_bytes).max(1)))
-                    .collect();
+                // One scratch slice per wave (empty when the kernel uses no scratch).
+                let mut rest: &mut [u8] = &mut scratch;
+                let mut chunks: Vec<(&mut WaveSlot, &mut [u8])> = Vec::with_capacity(nw);
+                for w in waves.iter_mut() {
+                    let (mine, tail) =
+                        std::mem::take(&mut rest).split_at_mut(ws as usize * lane_bytes);
+                    rest = tail;
+                    chunks.push((w, mine));
+                }
                 run_workgroup(&mut chunks, |i, (w, scr)| {
                     let (st, budget) = &mut **w;
                     let mut env = WaveMemEnv::new(
@@ -306,7 +332,7 @@ fn worker(
                             per_lane: lane_bytes as u64,
                         },
                     );
-                    match sh.translator.run(sh.p.code, st, &mut env, budget) {
+                    match (sh.runner)(sh.p.code, st, &mut env, budget) {
                         Ok(ExitCode::EndPgm) => Ok(WaveStop::Ended),
                         Ok(ExitCode::Barrier) => Ok(WaveStop::Barrier),
                         Ok(ExitCode::Continue | ExitCode::Yield) => Ok(WaveStop::Yield),
