@@ -451,3 +451,110 @@ impl Report {
             .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise the report: {e}\"}}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VADD: &[u8] = include_bytes!("../tests/kernels/gfx942/vadd.hsaco");
+
+    #[test]
+    fn buffers_round_trip_and_reject_bad_use() {
+        let dev = Device::new();
+        let b = dev.alloc(16);
+        assert_eq!(b.len, 16);
+        assert_eq!(dev.read(b), vec![0; 16]);
+        let data: Vec<u8> = (1..=16).collect();
+        dev.write(b, &data).unwrap();
+        assert_eq!(dev.read(b), data);
+        assert!(matches!(dev.write(b, &[0; 17]), Err(Error::Usage(_))));
+        let c = dev.alloc_from(&[9, 8, 7]);
+        assert_eq!(dev.read(c), vec![9, 8, 7]);
+        dev.free(b);
+        assert!(dev.read(b).is_empty());
+        assert!(dev.write(b, &[1]).is_err());
+        let huge = dev.alloc(usize::MAX);
+        assert_eq!(huge, Buffer { addr: 0, len: 0 });
+    }
+
+    #[test]
+    fn modules_name_their_kernels() {
+        let dev = Device::new();
+        let m = dev.load_module(VADD).unwrap();
+        assert_eq!(m.kernel_names(), vec!["vadd", "saxpy"]);
+        assert_eq!(m.kernel("saxpy").unwrap().name(), "saxpy");
+        let Err(Error::Usage(e)) = m.kernel("vsub") else {
+            panic!("expected a usage error")
+        };
+        assert!(e.contains("vadd, saxpy"), "{e}");
+        let Err(Error::Usage(e)) = m.only_kernel() else {
+            panic!("expected a usage error")
+        };
+        assert!(e.contains("2 kernels"), "{e}");
+        assert_eq!(m.code_object().kernels.len(), 2);
+        assert!(matches!(
+            dev.load_module(b"not an elf"),
+            Err(Error::Load(_))
+        ));
+        assert!(matches!(dev.load_module(&VADD[..100]), Err(Error::Load(_))));
+    }
+
+    #[test]
+    fn launch_checks_arguments_and_devices() {
+        let dev = Device::new();
+        let m = dev.load_module(VADD).unwrap();
+        let k = m.kernel("vadd").unwrap();
+        let a = dev.alloc(64);
+        let l = Launch::new([1, 1, 1], [16, 1, 1])
+            .arg(Arg::Buffer(a))
+            .arg(Arg::Buffer(a))
+            .arg(Arg::F32(1.0));
+        let Err(Error::Usage(e)) = dev.launch(&k, &l) else {
+            panic!("expected a usage error")
+        };
+        assert!(e.starts_with("kernel vadd:"), "{e}");
+        assert!(e.contains("expects 4 arguments"), "{e}");
+        let other = Device::new();
+        let full = l.clone().arg(Arg::I32(16));
+        assert!(matches!(other.launch(&k, &full), Err(Error::Usage(_))));
+        // A fault (out of range: n is larger than the buffers) names kernel and workgroup.
+        let bad = Launch::new([1, 1, 1], [64, 1, 1])
+            .arg(Arg::Buffer(a))
+            .arg(Arg::Buffer(a))
+            .arg(Arg::Buffer(a))
+            .arg(Arg::I32(64))
+            .engine(Engine::Interp);
+        let Err(Error::Fault(e)) = dev.launch(&k, &bad) else {
+            panic!("expected a fault")
+        };
+        assert!(
+            e.starts_with("kernel vadd faulted in workgroup (0,0,0) wave 0"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn report_serialises_to_json() {
+        let r = Report {
+            kernel: "k".into(),
+            engine: "jit".into(),
+            grid: [2, 1, 1],
+            block: [64, 1, 1],
+            workgroups: 2,
+            waves: 2,
+            counters: Counters {
+                valu: 7,
+                active_lanes: 448,
+                ..Default::default()
+            },
+            translation: TranslationStats::default(),
+            elapsed_ns: 5,
+        };
+        let v: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+        assert_eq!(v["kernel"], "k");
+        assert_eq!(v["grid"][0], 2);
+        assert_eq!(v["counters"]["valu"], 7);
+        assert_eq!(v["counters"]["active_lanes"], 448);
+        assert_eq!(r.counters.wave_insts(), 7);
+    }
+}
