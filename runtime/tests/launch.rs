@@ -301,3 +301,46 @@ fn usage_errors_name_the_kernel() {
     // No temporary allocations are left behind.
     assert_eq!(mem.allocation_count(), 1);
 }
+
+#[test]
+fn a_panicking_runner_becomes_a_fault() {
+    let mem = DeviceMemory::new();
+    let k = kernel(0);
+    let code = code();
+    let out = mem.alloc(64).unwrap();
+    let args = [ArgValue::Buffer(out), ArgValue::U32(1)];
+    let boom = |_: &CodeImage,
+                _: &mut WaveState,
+                _: &mut WaveMemEnv,
+                _: &mut u64|
+     -> Result<ExitCode, ExecFault> { panic!("lifter bug") };
+    let e = launch_with(
+        &mem,
+        &boom,
+        &params(&k, &code, &args, [2, 1, 1], [64, 1, 1], 2),
+    )
+    .unwrap_err();
+    let LaunchError::Fault(f) = e else {
+        panic!("expected a fault")
+    };
+    assert!(
+        f.cause.contains("translator panicked: lifter bug"),
+        "{}",
+        f.cause
+    );
+    // Huge private segments are a usage error, not an allocation failure.
+    let mut big = kernel(0);
+    big.private_segment_fixed_size = 1 << 20;
+    let never =
+        |_: &CodeImage, _: &mut WaveState, _: &mut WaveMemEnv, _: &mut u64| Ok(ExitCode::EndPgm);
+    let e = launch_with(
+        &mem,
+        &never,
+        &params(&big, &code, &args, [1, 1, 1], [1024, 1, 1], 1),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, LaunchError::Usage(ref m) if m.contains("scratch")),
+        "{e:?}"
+    );
+}

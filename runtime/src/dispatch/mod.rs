@@ -31,6 +31,8 @@ use wave_init::{init_wave, reset_wave, WaveInputs};
 pub const MAX_LDS_BYTES: u32 = 64 * 1024;
 /// Default per-wave instruction budget (runaway guard).
 pub const DEFAULT_BUDGET: u64 = 1 << 34;
+/// Largest scratch (private segment) allocation of one workgroup, all lanes together.
+pub const MAX_SCRATCH_PER_GROUP: u64 = 256 << 20;
 /// Private segment bytes per lane added for kernels that use a dynamic stack.
 pub const DYNAMIC_STACK_BYTES: u32 = 16 * 1024;
 
@@ -177,6 +179,13 @@ pub fn launch_with(
         .filter(|&s| s <= 1 << 20)
         .ok_or_else(|| usage("private segment larger than 1 MiB per lane".into()))?;
     let groups = geo.grid.iter().map(|&g| g as u64).product::<u64>();
+    let wave_items = block_items.div_ceil(ws as u64) * ws as u64;
+    if per_lane as u64 * wave_items > MAX_SCRATCH_PER_GROUP {
+        return Err(usage(format!(
+            "needs {} bytes of scratch per workgroup ({per_lane} per lane), more than the {MAX_SCRATCH_PER_GROUP} wavejit provides",
+            per_lane as u64 * wave_items
+        )));
+    }
 
     let mut kernarg = kernarg::build_kernargs(k, p.args, &geo).map_err(usage)?;
     // Device copies: kernarg segment (+64 bytes of slack for wide scalar loads at its end),
@@ -332,7 +341,22 @@ fn worker(
                             per_lane: lane_bytes as u64,
                         },
                     );
-                    match (sh.runner)(sh.p.code, st, &mut env, budget) {
+                    // A panic in the translator must not take down the host: it becomes
+                    // this wave's fault.
+                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        (sh.runner)(sh.p.code, st, &mut env, budget)
+                    }))
+                    .unwrap_or_else(|p| {
+                        let msg = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        Err(ExecFault::Unsupported(format!(
+                            "internal error (translator panicked: {msg})"
+                        )))
+                    });
+                    match ran {
                         Ok(ExitCode::EndPgm) => Ok(WaveStop::Ended),
                         Ok(ExitCode::Barrier) => Ok(WaveStop::Barrier),
                         Ok(ExitCode::Continue | ExitCode::Yield) => Ok(WaveStop::Yield),
