@@ -245,13 +245,19 @@ pub fn launch_with(
     let results: Mutex<Vec<(u64, u64, Counters)>> = Mutex::new(vec![]);
     {
         let _gate = mem.begin_launch();
+        let work = || {
+            let r = worker(&shared, &next, &stop, &fault);
+            results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+        };
         std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    let r = worker(&shared, &next, &stop, &fault);
-                    results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
-                });
+            // The calling thread is one of the workers; if the host refuses more threads
+            // the launch simply runs on fewer.
+            for _ in 1..threads {
+                if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
+                    break;
+                }
             }
+            work();
         });
     }
     drop(temp);
