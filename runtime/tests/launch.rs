@@ -344,3 +344,66 @@ fn a_panicking_runner_becomes_a_fault() {
         "{e:?}"
     );
 }
+
+#[test]
+fn dispatch_packet_and_queue_are_readable_device_memory() {
+    use wavejit_runtime::code_object::HiddenArg;
+    let mem = DeviceMemory::new();
+    let code = code();
+    let mut k = kernel(0);
+    // COV4 style: dispatch ptr s[0:1], kernarg ptr s[2:3]; plus a hidden queue pointer.
+    k.descriptor.kernel_code_properties = 0x000a;
+    k.descriptor.rsrc2 = 4 << 1 | 1 << 7;
+    k.args.push(ArgInfo {
+        name: None,
+        offset: 16,
+        size: 8,
+        kind: ArgKind::Hidden(HiddenArg::QueuePtr),
+    });
+    k.kernarg_size = 24;
+    let out = mem.alloc(64).unwrap();
+    let args = [ArgValue::Buffer(out), ArgValue::U32(1)];
+    let run = |_: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, _: &mut u64| {
+        let mut pkt = [0u32; 16];
+        env.scalar_load(st.sgpr64(0), &mut pkt)?;
+        let mut ka = [0u32; 6];
+        env.scalar_load(st.sgpr64(2), &mut ka)?;
+        let queue = ka[4] as u64 | (ka[5] as u64) << 32;
+        let mut q = [1u32; 64];
+        env.scalar_load(queue, &mut q)?;
+        let outp = ka[0] as u64 | (ka[1] as u64) << 32;
+        // Record: workgroup size x/y (packet bytes 4..8), grid size x (bytes 12..16),
+        // kernarg address (bytes 40..48) == s[2:3], queue all zero, workgroup id.
+        let kernarg_ok = (pkt[10] as u64 | (pkt[11] as u64) << 32) == st.sgpr64(2);
+        let vals = [
+            pkt[1],
+            pkt[3],
+            kernarg_ok as u32,
+            q.iter().all(|&w| w == 0) as u32,
+            st.sgpr[4],
+        ];
+        let a = addrs4(outp + 20 * st.sgpr[4] as u64);
+        let d = std::array::from_fn(|l| if l < 5 { vals[l] as u64 } else { 0 });
+        env.store(Space::Global, &a, 0b11111, 4, &d)?;
+        Ok(ExitCode::EndPgm)
+    };
+    launch_with(
+        &mem,
+        &run,
+        &params(&k, &code, &args, [2, 1, 1], [48, 1, 1], 1),
+    )
+    .unwrap();
+    let b = mem.read(out, 40).unwrap();
+    let w: Vec<u32> = b
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // workgroup_size_x = 48, y = 1 -> 0x0001_0030; grid_size_x = 96 work-items.
+    assert_eq!(&w[0..5], &[0x0001_0030, 96, 1, 1, 0]);
+    assert_eq!(&w[5..10], &[0x0001_0030, 96, 1, 1, 1]);
+}
+
+/// Lane `l` addresses `base + 4 * l`.
+fn addrs4(base: u64) -> [u64; 64] {
+    std::array::from_fn(|l| base + 4 * l as u64)
+}

@@ -19,7 +19,7 @@ use wavejit_translator::exec::Translator;
 use wavejit_translator::isa::{Gpu, Target};
 use wavejit_translator::wave::WaveState;
 
-use crate::code_object::KernelInfo;
+use crate::code_object::{ArgKind, HiddenArg, KernelInfo};
 use crate::fault::{fault_lane, instruction_text, FaultReport};
 use crate::memory::{CodeImage, DeviceMemory, ScratchLayout, WaveMemEnv};
 use crate::stats::{Counters, TranslationStats};
@@ -204,6 +204,14 @@ pub fn launch_with(
     let kd_addr = p.code.base().wrapping_add(k.kd_addr);
     let packet =
         kernarg::dispatch_packet(&geo, per_lane, lds as u32, kd_addr, ka).map_err(usage)?;
+    // hidden_queue_ptr points at the (zeroed) queue descriptor, like the queue-pointer SGPR.
+    for a in &k.args {
+        if a.kind == ArgKind::Hidden(HiddenArg::QueuePtr) && a.size == 8 {
+            if let Some(b) = kernarg.get_mut(a.offset as usize..a.offset as usize + 8) {
+                b.copy_from_slice(&queue.to_le_bytes());
+            }
+        }
+    }
     let host = |e| LaunchError::Usage(format!("kernel {}: {e}", k.name));
     mem.write(ka, &kernarg).map_err(host)?;
     mem.write(dp, &packet).map_err(host)?;
