@@ -54,7 +54,9 @@ fn code() -> CodeImage {
     for w in img[0x100..].chunks_exact_mut(4) {
         w.copy_from_slice(&0xBF81_0000u32.to_le_bytes());
     }
-    CodeImage::new(0x10_0000, img, [0x100..0x200].to_vec())
+    #[allow(clippy::single_range_in_vec_init)]
+    let exec = vec![0x100..0x200];
+    CodeImage::new(0x10_0000, img, exec)
 }
 
 fn params<'a>(

@@ -301,6 +301,8 @@ fn worker(
     let (mut done_groups, mut done_waves) = (0u64, 0u64);
     let [gx, gy, _] = sh.p.geometry.grid;
     let entry = sh.p.code.base().wrapping_add(k.entry);
+    // Last allocation hit by a wave of this thread (all within this launch's gate).
+    let mut hint: Option<(u64, u64)> = None;
     loop {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -355,6 +357,7 @@ fn worker(
                             per_lane: lane_bytes as u64,
                         },
                     );
+                    env.set_region_hint(hint);
                     // A panic in the translator must not take down the host: it becomes
                     // this wave's fault.
                     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -370,6 +373,7 @@ fn worker(
                             "internal error (translator panicked: {msg})"
                         )))
                     });
+                    hint = env.region_hint();
                     match ran {
                         Ok(ExitCode::EndPgm) => Ok(WaveStop::Ended),
                         Ok(ExitCode::Barrier) => Ok(WaveStop::Barrier),

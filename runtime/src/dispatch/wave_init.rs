@@ -128,25 +128,35 @@ pub fn init_wave(
     let ws = st.wave_size as usize;
     let [bx, by, bz] = inputs.block;
     let total = bx as u64 * by as u64 * bz as u64;
+    if total == 0 {
+        return Err("empty workgroup".into());
+    }
     let ids = kd.workitem_id_vgprs();
     let mut exec = 0u64;
-    for lane in 0..ws {
-        let flat = wave as u64 * ws as u64 + lane as u64;
-        if flat >= total {
-            break;
-        }
+    let first = wave as u64 * ws as u64;
+    let (bx, by) = (bx as u64, by as u64);
+    // Ids of the wave's first lane, then stepped lane by lane (no division per lane).
+    let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
+    let lanes = total.saturating_sub(first).min(ws as u64) as usize;
+    for lane in 0..lanes {
         exec |= 1 << lane;
-        let x = (flat % bx as u64) as u32;
-        let y = ((flat / bx as u64) % by as u64) as u32;
-        let z = (flat / (bx as u64 * by as u64)) as u32;
-        let mut v = x & 0x3ff;
+        let mut v = x as u32 & 0x3ff;
         if ids >= 1 {
-            v |= (y & 0x3ff) << 10;
+            v |= (y as u32 & 0x3ff) << 10;
         }
         if ids >= 2 {
-            v |= (z & 0x3ff) << 20;
+            v |= (z as u32 & 0x3ff) << 20;
         }
         st.vgpr[0][lane] = v;
+        x += 1;
+        if x == bx {
+            x = 0;
+            y += 1;
+            if y == by {
+                y = 0;
+                z += 1;
+            }
+        }
     }
     st.set_exec(exec);
     let mut mode = kd.float_mode() & 0xff;
