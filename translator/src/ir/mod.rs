@@ -13,6 +13,13 @@
 //! results with denormals kept (the default kernel MODE); the lifter emits extra ops for other
 //! MODE settings. The interpreter ([`crate::interp`]) is the reference meaning of every op; the
 //! JIT must match it bit for bit, including NaN bit patterns.
+//!
+//! NaN rule (all arithmetic float ops unless the op says otherwise): if an operand is NaN,
+//! the result is the first NaN operand in operand order, quieted (top mantissa bit set,
+//! payload and sign kept); if no operand is NaN but the result is NaN (`inf - inf`, `0 * inf`,
+//! `sqrt(-1)`, ...), the result is the default NaN `0x7FC00000` / `0x7FF8000000000000`.
+//! Sign/bit ops (`FNeg`, `FAbs`, `FCopySign`) never quiet. Inactive lanes of `Load` and
+//! `Atomic` results are 0.
 
 mod display;
 mod verify;

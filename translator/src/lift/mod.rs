@@ -1,18 +1,162 @@
 //! Instruction semantics: lifting decoded instructions of one basic block to IR.
 //!
-//! CONTRACT (implementation pending): [`lift_block`] never fails; an instruction it cannot
-//! decode or execute ends the block with [`crate::ir::Exit::Unsupported`] at its address.
+//! [`lift_block`] decodes instructions from a start address and lifts each one into IR ops
+//! through [`ir::Builder`](crate::ir::Builder), one function per instruction family:
+//!
+//! * [`operand`](self): operand reads (registers, inline constants, literals, VOP3 modifiers,
+//!   DPP, SDWA) and EXEC-masked writes, shared by every family;
+//! * `salu` (SOP1/SOP2/SOPK/SOPC), `control` (SOPP: branches, barriers, waits),
+//!   `smem` (scalar memory), `valu` (VOP1/VOP2/VOP3), `vcmp` (VOPC and VOP3 compares),
+//!   `ds` (LDS), `vmem` (FLAT/GLOBAL/SCRATCH/MUBUF).
+//!
+//! Instructions are dispatched on their lower-case base mnemonic (`v_add_f32`, see the
+//! naming contract of [`crate::isa::Op`]), so the `_e32`/`_e64`/`_dpp`/`_sdwa` encodings of one
+//! instruction share one lifting function.
+//!
+//! A block ends at branches, `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
+//! `s_sleep`, writes of MODE, after [`MAX_BLOCK_INSTS`] instructions, or before an instruction
+//! that cannot be decoded or lifted. Such an instruction starts the next block, whose exit is
+//! [`Exit::Unsupported`] naming it, so everything before it still executes.
+
+mod control;
+mod ds;
+mod operand;
+mod salu;
+mod smem;
+mod valu;
+mod vcmp;
+mod vmem;
 
 use crate::env::CodeSource;
 use crate::ir::{Block, Builder, Exit};
-use crate::isa::Target;
+use crate::isa::{Format, Inst, Target};
+use crate::wave::InstClass;
+
+pub(crate) use operand::Lifter;
+
+/// Longest block the lifter forms, in wave instructions; a longer straight-line run continues
+/// in the next block.
+pub const MAX_BLOCK_INSTS: u32 = 512;
+
+/// What follows a lifted instruction.
+pub(crate) enum Flow {
+    /// Continue with the next instruction of the block.
+    Next,
+    /// The block ends after this instruction with the given exit.
+    End(Exit),
+}
+
+/// Result of lifting one instruction: its counter class and what follows, or the reason it
+/// cannot be lifted (the text becomes part of [`Exit::Unsupported`]).
+pub(crate) type LiftResult = Result<(InstClass, Flow), String>;
+
+/// Outcome of one pass over a block.
+enum Pass {
+    /// The block is complete.
+    Done(Block),
+    /// Instruction number `index` (at `pc`) cannot be lifted.
+    Failed { index: u32, pc: u64, reason: String },
+}
 
 /// Decodes and lifts the basic block starting at `pc`, for a wave whose MODE register is
 /// `mode` (translation may depend on the float modes).
+///
+/// Never fails: an instruction that cannot be decoded or lifted ends the block just before
+/// it (exit [`Exit::Jump`] to its address); a block that would start with such an instruction
+/// is empty and exits with [`Exit::Unsupported`] naming it.
 pub fn lift_block(target: &Target, code: &dyn CodeSource, pc: u64, mode: u32) -> Block {
-    let _ = (code, mode);
-    Builder::new(pc, target.wave_size).finish(Exit::Unsupported {
-        pc,
-        reason: "lifter not built yet".into(),
-    })
+    match lift_pass(target, code, pc, mode, MAX_BLOCK_INSTS) {
+        Pass::Done(block) => block,
+        Pass::Failed {
+            index: 0,
+            pc: bad_pc,
+            reason,
+        } => Builder::new(pc, target.wave_size).finish(Exit::Unsupported { pc: bad_pc, reason }),
+        // Re-lift only the instructions before the failing one (lifting is deterministic, so
+        // this pass succeeds); the failing instruction starts the next block.
+        Pass::Failed {
+            index,
+            pc: bad_pc,
+            reason,
+        } => match lift_pass(target, code, pc, mode, index) {
+            Pass::Done(block) => block,
+            Pass::Failed { .. } => {
+                Builder::new(pc, target.wave_size).finish(Exit::Unsupported { pc: bad_pc, reason })
+            }
+        },
+    }
+}
+
+/// Lifts at most `limit` instructions from `pc`.
+fn lift_pass(target: &Target, code: &dyn CodeSource, start: u64, mode: u32, limit: u32) -> Pass {
+    // Default-mode float semantics are lifted whatever `mode` says (see DESIGN: MODE-dependent
+    // denormal flushing and rounding are not lifted yet).
+    let _ = mode;
+    let mut l = Lifter::new(target, start);
+    let mut pc = start;
+    let mut index = 0u32;
+    loop {
+        if index == limit {
+            return Pass::Done(l.finish(Exit::Jump(pc)));
+        }
+        let fail = |reason: String| Pass::Failed { index, pc, reason };
+        let Some(bytes) = code.bytes_at(pc) else {
+            return fail(format!("pc {pc:#x} is outside the executable code"));
+        };
+        if bytes.len() < 4 {
+            return fail(format!(
+                "truncated instruction at {pc:#x}: {} bytes before the end of the code",
+                bytes.len()
+            ));
+        }
+        let inst = match crate::isa::decode(target, bytes, pc) {
+            Ok(inst) => inst,
+            Err(e) => return fail(e.to_string()),
+        };
+        let next = pc.wrapping_add(inst.size.max(4) as u64);
+        l.begin(&inst, pc, next);
+        match lift_inst(&mut l, &inst) {
+            Ok((class, flow)) => {
+                l.b.count_inst(class, next);
+                index += 1;
+                if let Flow::End(exit) = flow {
+                    return Pass::Done(l.finish(exit));
+                }
+            }
+            Err(why) => {
+                let text = crate::isa::disassemble(target, &inst, pc);
+                return fail(format!("{text}: {why}"));
+            }
+        }
+        pc = next;
+    }
+}
+
+/// Lifts one instruction by family.
+fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
+    let name = l.name.clone();
+    let name = name.as_str();
+    match inst.format {
+        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => salu::lift(l, inst, name),
+        Format::Sopp => control::lift(l, inst, name),
+        Format::Smem => smem::lift(l, inst, name),
+        Format::Vopc => vcmp::lift(l, inst, name),
+        Format::Vop1
+        | Format::Vop2
+        | Format::Vop3
+        | Format::Vop3b
+        | Format::Vop3p
+        | Format::Mai => {
+            if name.starts_with("v_cmp") {
+                vcmp::lift(l, inst, name)
+            } else {
+                valu::lift(l, inst, name)
+            }
+        }
+        Format::Ds => ds::lift(l, inst, name),
+        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf => {
+            vmem::lift(l, inst, name)
+        }
+        other => Err(format!("{other:?} instructions are not supported")),
+    }
 }

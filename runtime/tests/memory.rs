@@ -1,0 +1,352 @@
+//! Checked device memory: registry, global checks, LDS/scratch rules, FLAT apertures, atomics.
+
+use wavejit_runtime::memory::{DeviceMemory, ScratchLayout, WaveMemEnv};
+use wavejit_translator::env::{
+    AtomicOp, MemError, Space, WaveEnv, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE,
+};
+
+fn addrs(f: impl Fn(usize) -> u64) -> [u64; 64] {
+    std::array::from_fn(f)
+}
+
+#[test]
+fn allocations_are_aligned_zeroed_and_round_trip() {
+    let m = DeviceMemory::new();
+    let a = m.alloc(1000).unwrap();
+    assert_eq!(a % 256, 0);
+    assert_eq!(m.read(a, 1000).unwrap(), vec![0u8; 1000]);
+    let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
+    m.write(a, &data).unwrap();
+    assert_eq!(m.read(a, 1000).unwrap(), data);
+    assert_eq!(m.read(a + 10, 5).unwrap(), data[10..15].to_vec());
+    assert!(m.write(a + 999, &[1, 2]).is_err());
+    assert!(m.read(a, 1001).is_err());
+    assert!(m.free(a));
+    assert!(!m.free(a));
+    assert!(m.read(a, 1).is_err());
+    assert!(m.alloc(usize::MAX).is_err());
+}
+
+#[test]
+fn global_loads_and_stores_check_every_lane() {
+    let m = DeviceMemory::new();
+    let buf = m.alloc(256).unwrap();
+    let init: Vec<u8> = (0..256u32).map(|i| (i ^ 0x5A) as u8).collect();
+    m.write(buf, &init).unwrap();
+    let (mut lds, mut scratch) = (vec![0u8; 0], vec![0u8; 0]);
+    let g = m.begin_launch();
+    let mut env = WaveMemEnv::new(&m, &mut lds, &mut scratch, ScratchLayout::default());
+
+    let a = addrs(|l| buf + 4 * l as u64);
+    let mut out = [0xDEAD_u64; 64];
+    env.load(Space::Global, &a, u64::MAX, 4, &mut out).unwrap();
+    for l in 0..64 {
+        let b = &init[4 * l..4 * l + 4];
+        assert_eq!(out[l], u32::from_le_bytes(b.try_into().unwrap()) as u64);
+    }
+    // Unaligned 8-byte load.
+    let a1 = addrs(|_| buf + 3);
+    env.load(Space::Global, &a1, 1, 8, &mut out).unwrap();
+    assert_eq!(out[0], u64::from_le_bytes(init[3..11].try_into().unwrap()));
+
+    // Lane 63 reads one byte past the end: the first faulting lane is reported.
+    let mut bad = a;
+    bad[63] = buf + 253;
+    let e = env
+        .load(Space::Global, &bad, u64::MAX, 4, &mut out)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        MemError::OutOfRange {
+            space: Space::Global,
+            addr: buf + 253,
+            size: 4,
+            lane: 63
+        }
+    );
+    // The same lane inactive: fine.
+    env.load(Space::Global, &bad, u64::MAX >> 1, 4, &mut out)
+        .unwrap();
+    // A store that faults writes nothing.
+    let data = [0x1122_3344u64; 64];
+    assert!(env.store(Space::Global, &bad, u64::MAX, 4, &data).is_err());
+    // Stores of inactive lanes do not happen.
+    env.store(Space::Global, &a, 0b101, 2, &data).unwrap();
+    drop(g);
+    let after = m.read(buf, 256).unwrap();
+    let mut expect = init.clone();
+    expect[0..2].copy_from_slice(&[0x44, 0x33]);
+    expect[8..10].copy_from_slice(&[0x44, 0x33]);
+    assert_eq!(after, expect);
+}
+
+#[test]
+fn lanes_may_use_different_allocations_and_null_faults() {
+    let m = DeviceMemory::new();
+    let x = m.alloc(64).unwrap();
+    let y = m.alloc(64).unwrap();
+    m.write(x, &[7; 64]).unwrap();
+    m.write(y, &[9; 64]).unwrap();
+    let (mut lds, mut scratch) = (vec![], vec![]);
+    let _g = m.begin_launch();
+    let mut env = WaveMemEnv::new(&m, &mut lds, &mut scratch, ScratchLayout::default());
+    let a = addrs(|l| {
+        if l % 2 == 0 {
+            x + l as u64
+        } else {
+            y + l as u64
+        }
+    });
+    let mut out = [0u64; 64];
+    env.load(Space::Global, &a, u64::MAX, 1, &mut out).unwrap();
+    for (l, &o) in out.iter().enumerate() {
+        assert_eq!(o, if l % 2 == 0 { 7 } else { 9 });
+    }
+    let mut n = a;
+    n[5] = 0;
+    let e = env
+        .load(Space::Global, &n, u64::MAX, 1, &mut out)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            MemError::OutOfRange {
+                lane: 5,
+                addr: 0,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // Address overflow near u64::MAX is a fault, not a wrap.
+    let w = addrs(|_| u64::MAX - 1);
+    assert!(env.load(Space::Global, &w, 1, 4, &mut out).is_err());
+    assert!(env.scalar_load(0x10, &mut [0u32; 2]).is_err());
+}
+
+#[test]
+fn lds_out_of_range_reads_zero_and_drops_writes() {
+    let m = DeviceMemory::new();
+    let mut lds = vec![0u8; 128];
+    let mut scratch = vec![];
+    let mut env = WaveMemEnv::new(&m, &mut lds, &mut scratch, ScratchLayout::default());
+    let a = addrs(|l| 4 * l as u64); // lanes 32.. are out of range
+    let data = addrs(|l| 0x100 + l as u64);
+    env.store(Space::Lds, &a, u64::MAX, 4, &data).unwrap();
+    let mut out = [0xFFFF_u64; 64];
+    env.load(Space::Lds, &a, u64::MAX, 4, &mut out).unwrap();
+    for (l, &o) in out.iter().enumerate() {
+        assert_eq!(o, if l < 32 { 0x100 + l as u64 } else { 0 }, "lane {l}");
+    }
+    // Atomic add in lane order; two lanes on the same word see each other's update.
+    let same = addrs(|_| 8);
+    let fives = [5u64; 64];
+    env.atomic(
+        Space::Lds,
+        AtomicOp::Add,
+        &same,
+        0b11,
+        4,
+        &fives,
+        &[0; 64],
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!((out[0], out[1]), (0x102, 0x107));
+    // Out-of-range atomic returns 0 and changes nothing; misaligned atomic faults.
+    let far = addrs(|_| 4096);
+    env.atomic(
+        Space::Lds,
+        AtomicOp::Add,
+        &far,
+        1,
+        4,
+        &fives,
+        &[0; 64],
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(out[0], 0);
+    let odd = addrs(|_| 2);
+    assert!(matches!(
+        env.atomic(
+            Space::Lds,
+            AtomicOp::Add,
+            &odd,
+            1,
+            4,
+            &fives,
+            &[0; 64],
+            &mut out
+        ),
+        Err(MemError::Misaligned { .. })
+    ));
+    assert_eq!(
+        u32::from_le_bytes(lds[8..12].try_into().unwrap()),
+        0x102 + 10
+    );
+}
+
+#[test]
+fn scratch_is_per_lane_and_flat_apertures_resolve() {
+    let m = DeviceMemory::new();
+    let g = m.alloc(512).unwrap();
+    let mut lds = vec![0u8; 256];
+    let mut scratch = vec![0u8; 64 * 16];
+    let gate = m.begin_launch();
+    let mut env = WaveMemEnv::new(&m, &mut lds, &mut scratch, ScratchLayout { per_lane: 16 });
+    let off = addrs(|_| 4);
+    let data = addrs(|l| 1000 + l as u64);
+    env.store(Space::Scratch, &off, u64::MAX, 4, &data).unwrap();
+    let mut out = [0u64; 64];
+    env.load(Space::Scratch, &off, u64::MAX, 4, &mut out)
+        .unwrap();
+    assert_eq!(out, data);
+    let e = env
+        .load(Space::Scratch, &addrs(|_| 13), 1 << 7, 4, &mut out)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        MemError::OutOfRange {
+            space: Space::Scratch,
+            addr: 13,
+            size: 4,
+            lane: 7
+        }
+    );
+
+    // FLAT: lane 0 -> LDS offset 12, lane 1 -> lane 1's scratch offset 4, lane 2 -> global.
+    let mut fa = [0u64; 64];
+    fa[0] = SHARED_APERTURE_BASE + 12;
+    fa[1] = PRIVATE_APERTURE_BASE + 4;
+    fa[2] = g + 40;
+    let fd = addrs(|l| 0xAB00 + l as u64);
+    env.store(Space::Flat, &fa, 0b111, 4, &fd).unwrap();
+    let mut fo = [0u64; 64];
+    env.load(Space::Flat, &fa, 0b111, 4, &mut fo).unwrap();
+    assert_eq!(&fo[..3], &[0xAB00, 0xAB01, 0xAB02]);
+    // Outside the LDS through the aperture: reads 0 like DS.
+    fa[0] = SHARED_APERTURE_BASE + 4096;
+    env.load(Space::Flat, &fa, 1, 4, &mut fo).unwrap();
+    assert_eq!(fo[0], 0);
+    drop(gate);
+    assert_eq!(u32::from_le_bytes(lds[12..16].try_into().unwrap()), 0xAB00);
+    assert_eq!(
+        u32::from_le_bytes(scratch[20..24].try_into().unwrap()),
+        0xAB01
+    );
+    assert_eq!(m.read(g + 40, 4).unwrap(), 0xAB02u32.to_le_bytes());
+}
+
+#[test]
+fn global_atomics_are_real_host_atomics_across_threads() {
+    let m = DeviceMemory::new();
+    let buf = m.alloc(64).unwrap();
+    m.write(buf + 8, &1.0f32.to_bits().to_le_bytes()).unwrap();
+    let g = m.begin_launch();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                let (mut lds, mut scratch) = (vec![], vec![]);
+                let mut env = WaveMemEnv::new(&m, &mut lds, &mut scratch, ScratchLayout::default());
+                let a = addrs(|_| buf);
+                let f = addrs(|_| buf + 8);
+                let one = [1u64; 64];
+                let half = [0.5f32.to_bits() as u64; 64];
+                let mut out = [0u64; 64];
+                for _ in 0..500 {
+                    env.atomic(
+                        Space::Global,
+                        AtomicOp::Add,
+                        &a,
+                        u64::MAX,
+                        4,
+                        &one,
+                        &one,
+                        &mut out,
+                    )
+                    .unwrap();
+                    env.atomic(
+                        Space::Global,
+                        AtomicOp::FAdd,
+                        &f,
+                        0b11,
+                        4,
+                        &half,
+                        &one,
+                        &mut out,
+                    )
+                    .unwrap();
+                }
+            });
+        }
+    });
+    drop(g);
+    let r = m.read(buf, 12).unwrap();
+    assert_eq!(
+        u32::from_le_bytes(r[0..4].try_into().unwrap()),
+        4 * 500 * 64
+    );
+    // 1 + 4 threads * 500 * 2 lanes * 0.5: exact in f32.
+    assert_eq!(
+        f32::from_bits(u32::from_le_bytes(r[8..12].try_into().unwrap())),
+        2001.0
+    );
+}
+
+#[test]
+fn global_atomic_returns_pre_values_in_lane_order() {
+    let m = DeviceMemory::new();
+    let buf = m.alloc(16).unwrap();
+    m.write(buf, &10u64.to_le_bytes()).unwrap();
+    let (mut lds, mut scratch) = (vec![], vec![]);
+    let _g = m.begin_launch();
+    let mut env = WaveMemEnv::new(&m, &mut lds, &mut scratch, ScratchLayout::default());
+    let a = addrs(|_| buf);
+    let mut out = [0u64; 64];
+    let data = addrs(|l| l as u64 + 1);
+    env.atomic(
+        Space::Global,
+        AtomicOp::Sub,
+        &a,
+        0b1011,
+        8,
+        &data,
+        &[0; 64],
+        &mut out,
+    )
+    .unwrap();
+    // lane 0 sees 10 (-1), lane 1 sees 9 (-2), lane 3 sees 7 (-4) -> 3
+    assert_eq!((out[0], out[1], out[3]), (10, 9, 7));
+    let cmp = [3u64; 64];
+    env.atomic(
+        Space::Global,
+        AtomicOp::CmpSwap,
+        &a,
+        1,
+        8,
+        &[77; 64],
+        &cmp,
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(out[0], 3);
+    let mut s = [0u32; 2];
+    env.scalar_load(buf + 2, &mut s).unwrap(); // low two bits ignored
+    assert_eq!(s, [77, 0]);
+    assert!(matches!(
+        env.atomic(
+            Space::Global,
+            AtomicOp::Add,
+            &addrs(|_| buf + 4),
+            1,
+            8,
+            &data,
+            &data,
+            &mut out
+        ),
+        Err(MemError::Misaligned { lane: 0, .. })
+    ));
+    let c1 = env.clock();
+    assert!(env.clock() > c1);
+}

@@ -1,0 +1,812 @@
+//! Scalar reference semantics of the IR ops, one element at a time.
+//!
+//! Every function here computes one element (one lane, or the uniform value) of an op, on raw
+//! bits: 32-bit elements are passed in the low half of a `u64` (high half zero) and returned
+//! the same way. The interpreter applies them per lane; the JIT calls the same functions
+//! (through `extern "C"` wrappers) for the ops it does not inline, so both engines agree by
+//! construction there, and the differential tests check the inlined ones against these.
+//!
+//! NaN rule (documented in [`crate::ir`]): when an arithmetic float op has a NaN operand, the
+//! result is the first NaN operand (in operand order) quieted; when no operand is NaN but the
+//! result is NaN (an invalid operation such as `inf - inf`, `0 * inf`, `sqrt(-1)`), the result
+//! is the default NaN `0x7FC00000` / `0x7FF8000000000000`.
+
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, TernOp, UnOp};
+
+/// Sign bit of an f32.
+pub const F32_SIGN: u32 = 0x8000_0000;
+/// Quiet bit of an f32 NaN.
+pub const F32_QUIET: u32 = 0x0040_0000;
+/// Default NaN of f32 operations.
+pub const F32_DEFAULT_NAN: u32 = 0x7FC0_0000;
+/// Sign bit of an f64.
+pub const F64_SIGN: u64 = 0x8000_0000_0000_0000;
+/// Quiet bit of an f64 NaN.
+pub const F64_QUIET: u64 = 0x0008_0000_0000_0000;
+/// Default NaN of f64 operations.
+pub const F64_DEFAULT_NAN: u64 = 0x7FF8_0000_0000_0000;
+
+/// True when the f32 bits are a NaN.
+#[inline]
+pub fn is_nan32(x: u32) -> bool {
+    x & !F32_SIGN > 0x7F80_0000
+}
+
+/// True when the f64 bits are a NaN.
+#[inline]
+pub fn is_nan64(x: u64) -> bool {
+    x & !F64_SIGN > 0x7FF0_0000_0000_0000
+}
+
+#[inline]
+fn f32b(x: u64) -> f32 {
+    f32::from_bits(x as u32)
+}
+
+#[inline]
+fn f64b(x: u64) -> f64 {
+    f64::from_bits(x)
+}
+
+/// Applies the NaN rule to an f32 result `r` computed from `ops`.
+#[inline]
+pub fn nan_rule32(ops: &[u32], r: f32) -> u32 {
+    for &o in ops {
+        if is_nan32(o) {
+            return o | F32_QUIET;
+        }
+    }
+    if r.is_nan() {
+        F32_DEFAULT_NAN
+    } else {
+        r.to_bits()
+    }
+}
+
+/// Applies the NaN rule to an f64 result `r` computed from `ops`.
+#[inline]
+pub fn nan_rule64(ops: &[u64], r: f64) -> u64 {
+    for &o in ops {
+        if is_nan64(o) {
+            return o | F64_QUIET;
+        }
+    }
+    if r.is_nan() {
+        F64_DEFAULT_NAN
+    } else {
+        r.to_bits()
+    }
+}
+
+/// Truncates `x` to `bits` (32 or 64).
+#[inline]
+pub fn trunc_to(bits: u32, x: u64) -> u64 {
+    if bits == 32 {
+        x & 0xFFFF_FFFF
+    } else {
+        x
+    }
+}
+
+/// Exact `x * 2^k` for f64 bits with one rounding (to nearest even) at the end, including
+/// results in the subnormal range.
+pub fn ldexp64(x: u64, k: i64) -> u64 {
+    if is_nan64(x) {
+        return x | F64_QUIET;
+    }
+    let sign = x & F64_SIGN;
+    let e_field = ((x >> 52) & 0x7FF) as i64;
+    let m = x & 0x000F_FFFF_FFFF_FFFF;
+    if e_field == 0x7FF || (e_field == 0 && m == 0) {
+        return x; // ±Inf, ±0
+    }
+    // value = mant * 2^(e - 1075) with bit 52 of mant set.
+    let (mant, e) = if e_field == 0 {
+        let s = m.leading_zeros() as i64 - 11;
+        (m << s, 1 - s)
+    } else {
+        (m | 1 << 52, e_field)
+    };
+    let e2 = e + k.clamp(-5000, 5000);
+    if e2 >= 0x7FF {
+        return sign | 0x7FF0_0000_0000_0000;
+    }
+    if e2 >= 1 {
+        return sign | (e2 as u64) << 52 | (mant & 0x000F_FFFF_FFFF_FFFF);
+    }
+    let shift = 1 - e2; // >= 1
+    if shift > 54 {
+        return sign;
+    }
+    let q = mant >> shift;
+    let rem = mant & ((1u64 << shift) - 1);
+    let half = 1u64 << (shift - 1);
+    let q = if rem > half || (rem == half && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    };
+    sign | q
+}
+
+/// Exact `x * 2^k` for f32 bits, rounded once to nearest even.
+pub fn ldexp32(x: u32, k: i64) -> u32 {
+    if is_nan32(x) {
+        return x | F32_QUIET;
+    }
+    // Every f32 times 2^k for |k| <= 400 is exact in f64; the f64 → f32 cast rounds once.
+    let k = k.clamp(-400, 400);
+    let d = f64::from(f32::from_bits(x)).to_bits();
+    (f64::from_bits(ldexp64(d, k)) as f32).to_bits()
+}
+
+/// Unary op on one element of `bits` width.
+pub fn un(op: UnOp, bits: u32, a: u64) -> u64 {
+    if bits == 32 {
+        un32(op, a as u32) as u64
+    } else {
+        un64(op, a)
+    }
+}
+
+fn un32(op: UnOp, a: u32) -> u32 {
+    let f = f32::from_bits(a);
+    match op {
+        UnOp::Not => !a,
+        UnOp::Neg => a.wrapping_neg(),
+        UnOp::Popcnt => a.count_ones(),
+        UnOp::Clz => a.leading_zeros(),
+        UnOp::Ctz => a.trailing_zeros(),
+        UnOp::BitReverse => a.reverse_bits(),
+        UnOp::FNeg => a ^ F32_SIGN,
+        UnOp::FAbs => a & !F32_SIGN,
+        UnOp::FSqrt => nan_rule32(&[a], f.sqrt()),
+        UnOp::FFloor => nan_rule32(&[a], f.floor()),
+        UnOp::FCeil => nan_rule32(&[a], f.ceil()),
+        UnOp::FTrunc => nan_rule32(&[a], f.trunc()),
+        UnOp::FRoundEven => nan_rule32(&[a], f.round_ties_even()),
+        UnOp::FRcp => nan_rule32(&[a], 1.0 / f),
+        UnOp::FRsq => {
+            let s = nan_rule32(&[a], f.sqrt());
+            nan_rule32(&[s], 1.0 / f32::from_bits(s))
+        }
+        UnOp::FFract => {
+            let r = f - f.floor();
+            // v_fract: the result is clamped below 1.0 (largest f32 below 1 = 0x3F7FFFFF).
+            let r = if r >= 1.0 {
+                f32::from_bits(0x3F7F_FFFF)
+            } else {
+                r
+            };
+            nan_rule32(&[a], r)
+        }
+        UnOp::FQuiet => {
+            if is_nan32(a) {
+                a | F32_QUIET
+            } else {
+                a
+            }
+        }
+    }
+}
+
+fn un64(op: UnOp, a: u64) -> u64 {
+    let f = f64::from_bits(a);
+    match op {
+        UnOp::Not => !a,
+        UnOp::Neg => a.wrapping_neg(),
+        UnOp::Popcnt => a.count_ones() as u64,
+        UnOp::Clz => a.leading_zeros() as u64,
+        UnOp::Ctz => a.trailing_zeros() as u64,
+        UnOp::BitReverse => a.reverse_bits(),
+        UnOp::FNeg => a ^ F64_SIGN,
+        UnOp::FAbs => a & !F64_SIGN,
+        UnOp::FSqrt => nan_rule64(&[a], f.sqrt()),
+        UnOp::FFloor => nan_rule64(&[a], f.floor()),
+        UnOp::FCeil => nan_rule64(&[a], f.ceil()),
+        UnOp::FTrunc => nan_rule64(&[a], f.trunc()),
+        UnOp::FRoundEven => nan_rule64(&[a], f.round_ties_even()),
+        UnOp::FRcp => nan_rule64(&[a], 1.0 / f),
+        UnOp::FRsq => {
+            let s = nan_rule64(&[a], f.sqrt());
+            nan_rule64(&[s], 1.0 / f64::from_bits(s))
+        }
+        UnOp::FFract => {
+            let r = f - f.floor();
+            let r = if r >= 1.0 {
+                f64::from_bits(0x3FEF_FFFF_FFFF_FFFF)
+            } else {
+                r
+            };
+            nan_rule64(&[a], r)
+        }
+        UnOp::FQuiet => {
+            if is_nan64(a) {
+                a | F64_QUIET
+            } else {
+                a
+            }
+        }
+    }
+}
+
+/// Binary op on one element of `bits` width.
+pub fn bin(op: BinOp, bits: u32, a: u64, b: u64) -> u64 {
+    if bits == 32 {
+        bin32(op, a as u32, b as u32) as u64
+    } else {
+        bin64(op, a, b)
+    }
+}
+
+/// IEEE minNum/maxNum on f32 bits (see [`BinOp::FMinNum`]).
+pub fn minmax32(max: bool, a: u32, b: u32) -> u32 {
+    match (is_nan32(a), is_nan32(b)) {
+        (true, true) => return a | F32_QUIET,
+        (true, false) => return b,
+        (false, true) => return a,
+        _ => {}
+    }
+    let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+    if fa < fb {
+        if max {
+            b
+        } else {
+            a
+        }
+    } else if fb < fa {
+        if max {
+            a
+        } else {
+            b
+        }
+    } else if max {
+        // Equal: identical bits, or ±0 where max prefers +0 and min −0.
+        a & b
+    } else {
+        a | b
+    }
+}
+
+/// IEEE minNum/maxNum on f64 bits.
+pub fn minmax64(max: bool, a: u64, b: u64) -> u64 {
+    match (is_nan64(a), is_nan64(b)) {
+        (true, true) => return a | F64_QUIET,
+        (true, false) => return b,
+        (false, true) => return a,
+        _ => {}
+    }
+    let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
+    if fa < fb {
+        if max {
+            b
+        } else {
+            a
+        }
+    } else if fb < fa {
+        if max {
+            a
+        } else {
+            b
+        }
+    } else if max {
+        a & b
+    } else {
+        a | b
+    }
+}
+
+fn bin32(op: BinOp, a: u32, b: u32) -> u32 {
+    let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+    match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::MulHiU => ((a as u64 * b as u64) >> 32) as u32,
+        BinOp::MulHiS => ((a as i32 as i64 * b as i32 as i64) >> 32) as u32,
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => a << (b & 31),
+        BinOp::LShr => a >> (b & 31),
+        BinOp::AShr => ((a as i32) >> (b & 31)) as u32,
+        BinOp::UMin => a.min(b),
+        BinOp::UMax => a.max(b),
+        BinOp::SMin => (a as i32).min(b as i32) as u32,
+        BinOp::SMax => (a as i32).max(b as i32) as u32,
+        BinOp::AddCarry => a.overflowing_add(b).1 as u32,
+        BinOp::SubBorrow => (a < b) as u32,
+        BinOp::FAdd => nan_rule32(&[a, b], fa + fb),
+        BinOp::FSub => nan_rule32(&[a, b], fa - fb),
+        BinOp::FMul => nan_rule32(&[a, b], fa * fb),
+        BinOp::FDiv => nan_rule32(&[a, b], fa / fb),
+        BinOp::FMinNum => minmax32(false, a, b),
+        BinOp::FMaxNum => minmax32(true, a, b),
+        BinOp::FLdexp => ldexp32(a, b as i32 as i64),
+        BinOp::FCopySign => (a & !F32_SIGN) | (b & F32_SIGN),
+    }
+}
+
+fn bin64(op: BinOp, a: u64, b: u64) -> u64 {
+    let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
+    match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::MulHiU => ((a as u128 * b as u128) >> 64) as u64,
+        BinOp::MulHiS => ((a as i64 as i128 * b as i64 as i128) >> 64) as u64,
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => a << (b & 63),
+        BinOp::LShr => a >> (b & 63),
+        BinOp::AShr => ((a as i64) >> (b & 63)) as u64,
+        BinOp::UMin => a.min(b),
+        BinOp::UMax => a.max(b),
+        BinOp::SMin => (a as i64).min(b as i64) as u64,
+        BinOp::SMax => (a as i64).max(b as i64) as u64,
+        BinOp::AddCarry => a.overflowing_add(b).1 as u64,
+        BinOp::SubBorrow => (a < b) as u64,
+        BinOp::FAdd => nan_rule64(&[a, b], fa + fb),
+        BinOp::FSub => nan_rule64(&[a, b], fa - fb),
+        BinOp::FMul => nan_rule64(&[a, b], fa * fb),
+        BinOp::FDiv => nan_rule64(&[a, b], fa / fb),
+        BinOp::FMinNum => minmax64(false, a, b),
+        BinOp::FMaxNum => minmax64(true, a, b),
+        BinOp::FLdexp => ldexp64(a, b as u32 as i32 as i64),
+        BinOp::FCopySign => (a & !F64_SIGN) | (b & F64_SIGN),
+    }
+}
+
+/// Ternary op on one element of `bits` width.
+pub fn tern(op: TernOp, bits: u32, a: u64, b: u64, c: u64) -> u64 {
+    let w = bits as u64;
+    let m = w - 1;
+    match op {
+        TernOp::Fma => {
+            if bits == 32 {
+                let r = f32b(a).mul_add(f32b(b), f32b(c));
+                nan_rule32(&[a as u32, b as u32, c as u32], r) as u64
+            } else {
+                let r = f64b(a).mul_add(f64b(b), f64b(c));
+                nan_rule64(&[a, b, c], r)
+            }
+        }
+        TernOp::Bfe | TernOp::SBfe => {
+            let off = b & m;
+            let width = c & m;
+            if width == 0 {
+                return 0;
+            }
+            let x = trunc_to(bits, a) >> off;
+            let field = x & ((1u64 << width) - 1);
+            if op == TernOp::SBfe {
+                let sh = 64 - width;
+                trunc_to(bits, (((field << sh) as i64) >> sh) as u64)
+            } else {
+                field
+            }
+        }
+        TernOp::Bfi => trunc_to(bits, (a & b) | (!a & c)),
+    }
+}
+
+/// Float class bits of [`CmpOp::FClass`] for f32/f64 bits.
+fn class_bit(bits: u32, a: u64) -> u32 {
+    let (sign, exp, mant, emax) = if bits == 32 {
+        let a = a as u32;
+        (a >> 31 == 1, (a >> 23) & 0xFF, (a & 0x7F_FFFF) as u64, 0xFF)
+    } else {
+        (
+            a >> 63 == 1,
+            ((a >> 52) & 0x7FF) as u32,
+            a & 0xF_FFFF_FFFF_FFFF,
+            0x7FF,
+        )
+    };
+    let quiet = if bits == 32 {
+        mant & (F32_QUIET as u64) != 0
+    } else {
+        mant & F64_QUIET != 0
+    };
+    if exp == emax {
+        if mant == 0 {
+            return if sign { 2 } else { 9 };
+        }
+        return if quiet { 1 } else { 0 };
+    }
+    let k = if exp == 0 {
+        if mant == 0 {
+            5 // zero
+        } else {
+            4 // denormal
+        }
+    } else {
+        3 // normal
+    };
+    if sign {
+        k
+    } else {
+        // +0 = 6, +denormal = 7, +normal = 8
+        11 - k
+    }
+}
+
+/// Comparison of one element pair of `bits` width: true or false.
+pub fn cmp(op: CmpOp, bits: u32, a: u64, b: u64) -> bool {
+    let (a, b) = (trunc_to(bits, a), trunc_to(bits, b));
+    let (sa, sb) = if bits == 32 {
+        (a as u32 as i32 as i64, b as u32 as i32 as i64)
+    } else {
+        (a as i64, b as i64)
+    };
+    let (fa, fb) = if bits == 32 {
+        (f32b(a) as f64, f32b(b) as f64)
+    } else {
+        (f64b(a), f64b(b))
+    };
+    let uno = fa.is_nan() || fb.is_nan();
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::ULt => a < b,
+        CmpOp::ULe => a <= b,
+        CmpOp::UGt => a > b,
+        CmpOp::UGe => a >= b,
+        CmpOp::SLt => sa < sb,
+        CmpOp::SLe => sa <= sb,
+        CmpOp::SGt => sa > sb,
+        CmpOp::SGe => sa >= sb,
+        CmpOp::FEq => fa == fb,
+        CmpOp::FLt => fa < fb,
+        CmpOp::FLe => fa <= fb,
+        CmpOp::FGt => fa > fb,
+        CmpOp::FGe => fa >= fb,
+        CmpOp::FLg => fa < fb || fa > fb,
+        CmpOp::FOrd => !uno,
+        CmpOp::FUno => uno,
+        CmpOp::FNeq => fa != fb,
+        CmpOp::FNlt => !(fa < fb),
+        CmpOp::FNle => !(fa <= fb),
+        CmpOp::FNgt => !(fa > fb),
+        CmpOp::FNge => !(fa >= fb),
+        CmpOp::FNlg => !(fa < fb || fa > fb),
+        CmpOp::FClass => (b >> class_bit(bits, a)) & 1 == 1,
+    }
+}
+
+/// f32 bits → f64 bits (exact; NaNs quieted, payload kept).
+pub fn f32_to_f64(a: u32) -> u64 {
+    if is_nan32(a) {
+        let sign = ((a & F32_SIGN) as u64) << 32;
+        let payload = ((a & 0x7F_FFFF) as u64) << 29;
+        sign | 0x7FF0_0000_0000_0000 | F64_QUIET | payload
+    } else {
+        f64::from(f32::from_bits(a)).to_bits()
+    }
+}
+
+/// f64 bits → f32 bits, round to nearest even (NaNs quieted, top payload bits kept).
+pub fn f64_to_f32(a: u64) -> u32 {
+    if is_nan64(a) {
+        let sign = ((a >> 32) as u32) & F32_SIGN;
+        let payload = ((a >> 29) as u32) & 0x7F_FFFF;
+        sign | 0x7F80_0000 | F32_QUIET | payload
+    } else {
+        (f64::from_bits(a) as f32).to_bits()
+    }
+}
+
+/// f16 bits (low 16) → f32 bits (exact; NaNs quieted, payload kept).
+pub fn f16_to_f32(h: u32) -> u32 {
+    let sign = (h & 0x8000) << 16;
+    let exp = (h >> 10) & 0x1F;
+    let mant = h & 0x3FF;
+    match exp {
+        0 => {
+            // ±0 or a denormal: mant * 2^-24 is exact in f32.
+            let v = mant as f32 * f32::from_bits(0x3380_0000);
+            sign | v.to_bits()
+        }
+        0x1F => {
+            if mant == 0 {
+                sign | 0x7F80_0000
+            } else {
+                sign | 0x7F80_0000 | F32_QUIET | mant << 13
+            }
+        }
+        _ => sign | (exp + 112) << 23 | mant << 13,
+    }
+}
+
+/// f32 bits → f16 bits (low 16, high zero). `rtz` selects round toward zero, else nearest even.
+/// NaNs are quieted keeping the top payload bits.
+pub fn f32_to_f16(a: u32, rtz: bool) -> u32 {
+    let sign = (a >> 16) & 0x8000;
+    let exp = ((a >> 23) & 0xFF) as i32;
+    let mant = a & 0x7F_FFFF;
+    if exp == 0xFF {
+        return if mant == 0 {
+            sign | 0x7C00
+        } else {
+            sign | 0x7E00 | (mant >> 13)
+        };
+    }
+    if exp == 0 {
+        // f32 zero or denormal: far below half of the smallest f16 denormal.
+        return sign;
+    }
+    let e = exp - 127;
+    let m24 = mant | 0x80_0000;
+    // Value = m24 * 2^(e-23). Target unit: 2^(max(e,-14) - 10).
+    let unit_exp = e.max(-14) - 10;
+    let shift = (unit_exp - (e - 23)) as u32; // >= 13
+    let (q, rem, half) = if shift > 31 {
+        (0u32, 1u32, u32::MAX)
+    } else {
+        let q = m24 >> shift;
+        let rem = m24 & ((1u32 << shift) - 1);
+        (q, rem, 1u32 << (shift - 1))
+    };
+    let q = if !rtz && (rem > half || (rem == half && q & 1 == 1)) {
+        q + 1
+    } else {
+        q
+    };
+    // q counts units of 2^unit_exp; for normals q is in [1024, 2048].
+    let bits = if e < -14 {
+        q // denormal (q == 1024 is the smallest normal, encoded the same way)
+    } else {
+        let biased = (e + 15) as u32;
+        (biased << 10) + (q - 1024) // a carry into 2048 bumps the exponent
+    };
+    if bits >= 0x7C00 {
+        return sign | if rtz { 0x7BFF } else { 0x7C00 };
+    }
+    sign | bits
+}
+
+/// Conversion of one element. `src_bits` is the operand width; the result is already
+/// truncated to the result width.
+pub fn conv(op: ConvOp, a: u64) -> u64 {
+    let a32 = a as u32;
+    match op {
+        ConvOp::ZExt => a32 as u64,
+        ConvOp::SExt => a32 as i32 as i64 as u64,
+        ConvOp::Lo => a32 as u64,
+        ConvOp::Hi => a >> 32,
+        // Same-width ops: callers truncate to the operand width afterwards.
+        ConvOp::SExt8 => a as u8 as i8 as i64 as u64,
+        ConvOp::SExt16 => a as u16 as i16 as i64 as u64,
+        ConvOp::ZExt8 => a & 0xFF,
+        ConvOp::ZExt16 => a & 0xFFFF,
+        ConvOp::F32ToF64 => f32_to_f64(a32),
+        ConvOp::F64ToF32 => f64_to_f32(a) as u64,
+        ConvOp::F16ToF32 => f16_to_f32(a32 & 0xFFFF) as u64,
+        ConvOp::F32ToF16 => f32_to_f16(a32, false) as u64,
+        ConvOp::I32ToF32 => (a32 as i32 as f32).to_bits() as u64,
+        ConvOp::U32ToF32 => (a32 as f32).to_bits() as u64,
+        ConvOp::I32ToF64 => (a32 as i32 as f64).to_bits(),
+        ConvOp::U32ToF64 => (a32 as f64).to_bits(),
+        // Rust's float → int casts saturate and map NaN to 0, as the IR defines.
+        ConvOp::F32ToI32 => f32::from_bits(a32) as i32 as u32 as u64,
+        ConvOp::F32ToU32 => f32::from_bits(a32) as u32 as u64,
+        ConvOp::F64ToI32 => f64::from_bits(a) as i32 as u32 as u64,
+        ConvOp::F64ToU32 => f64::from_bits(a) as u32 as u64,
+    }
+}
+
+/// Result width of a conversion from an operand of `src_bits`.
+pub fn conv_result_bits(op: ConvOp, src_bits: u32) -> u32 {
+    match op {
+        ConvOp::ZExt | ConvOp::SExt | ConvOp::F32ToF64 | ConvOp::I32ToF64 | ConvOp::U32ToF64 => 64,
+        ConvOp::Lo | ConvOp::Hi | ConvOp::F64ToF32 | ConvOp::F64ToI32 | ConvOp::F64ToU32 => 32,
+        ConvOp::SExt8 | ConvOp::SExt16 | ConvOp::ZExt8 | ConvOp::ZExt16 => src_bits,
+        _ => 32,
+    }
+}
+
+/// f32 exponent field helper: the biased exponent (0..255).
+fn exp32(a: u32) -> i32 {
+    ((a >> 23) & 0xFF) as i32
+}
+
+fn exp64(a: u64) -> i32 {
+    ((a >> 52) & 0x7FF) as i32
+}
+
+fn is_denorm32(a: u32) -> bool {
+    exp32(a) == 0 && a & 0x7F_FFFF != 0
+}
+
+fn is_denorm64(a: u64) -> bool {
+    exp64(a) == 0 && a & 0xF_FFFF_FFFF_FFFF != 0
+}
+
+/// Result of a math function computed in f64 and rounded to f32, with the NaN rule.
+fn via_f64(a: u32, f: impl Fn(f64) -> f64) -> u32 {
+    let r = f(f32::from_bits(a) as f64) as f32;
+    nan_rule32(&[a], r)
+}
+
+/// `v_div_scale_f32` value and VCC flag (RDNA4 ISA pseudocode, V_DIV_SCALE_F32; `D0` starts
+/// as `S0`).
+pub fn div_scale32(s0: u32, s1: u32, s2: u32) -> (u32, bool) {
+    let (f1, f2) = (f32::from_bits(s1), f32::from_bits(s2));
+    let mut d = s0;
+    let mut vcc = false;
+    let rcp_denorm = {
+        let r = 1.0 / f1 as f64;
+        r != 0.0 && r.is_finite() && r.abs() < f32::MIN_POSITIVE as f64
+    };
+    let quo_denorm = is_denorm32((f2 / f1).to_bits());
+    if f2 == 0.0 || f1 == 0.0 {
+        d = F32_DEFAULT_NAN;
+    } else if exp32(s2) - exp32(s1) >= 96 {
+        vcc = true;
+        if s0 == s1 {
+            d = ldexp32(s0, 64);
+        }
+    } else if is_denorm32(s1) {
+        d = ldexp32(s0, 64);
+    } else if rcp_denorm && quo_denorm {
+        vcc = true;
+        if s0 == s1 {
+            d = ldexp32(s0, 64);
+        }
+    } else if rcp_denorm {
+        d = ldexp32(s0, -64);
+    } else if quo_denorm {
+        vcc = true;
+        if s0 == s2 {
+            d = ldexp32(s0, 64);
+        }
+    } else if exp32(s2) <= 23 {
+        d = ldexp32(s0, 64);
+    }
+    (d, vcc)
+}
+
+/// `v_div_scale_f64` value and VCC flag (RDNA4 ISA pseudocode, V_DIV_SCALE_F64).
+pub fn div_scale64(s0: u64, s1: u64, s2: u64) -> (u64, bool) {
+    let (f1, f2) = (f64::from_bits(s1), f64::from_bits(s2));
+    let mut d = s0;
+    let mut vcc = false;
+    let rcp_denorm = is_denorm64((1.0 / f1).to_bits());
+    let quo_denorm = is_denorm64((f2 / f1).to_bits());
+    if f2 == 0.0 || f1 == 0.0 {
+        d = F64_DEFAULT_NAN;
+    } else if exp64(s2) - exp64(s1) >= 768 {
+        vcc = true;
+        if s0 == s1 {
+            d = ldexp64(s0, 128);
+        }
+    } else if is_denorm64(s1) {
+        d = ldexp64(s0, 128);
+    } else if rcp_denorm && quo_denorm {
+        vcc = true;
+        if s0 == s1 {
+            d = ldexp64(s0, 128);
+        }
+    } else if rcp_denorm {
+        d = ldexp64(s0, -128);
+    } else if quo_denorm {
+        vcc = true;
+        if s0 == s2 {
+            d = ldexp64(s0, 128);
+        }
+    } else if exp64(s2) <= 53 {
+        d = ldexp64(s0, 128);
+    }
+    (d, vcc)
+}
+
+/// `v_div_fixup_f32` (RDNA4 ISA pseudocode, V_DIV_FIXUP_F32).
+pub fn div_fixup32(s0: u32, s1: u32, s2: u32) -> u32 {
+    let sign = (s1 ^ s2) & F32_SIGN;
+    let (f1, f2) = (f32::from_bits(s1), f32::from_bits(s2));
+    if is_nan32(s2) {
+        s2 | F32_QUIET
+    } else if is_nan32(s1) {
+        s1 | F32_QUIET
+    } else if f1 == 0.0 && f2 == 0.0 {
+        0xFFC0_0000
+    } else if f1.is_infinite() && f2.is_infinite() {
+        0xFFC0_0000
+    } else if f1 == 0.0 || f2.is_infinite() {
+        sign | 0x7F80_0000
+    } else if f1.is_infinite() || f2 == 0.0 {
+        sign
+    } else if exp32(s2) - exp32(s1) < -150 {
+        sign // UNDERFLOW_F32: +0 with the quotient's sign
+    } else if exp32(s1) == 255 {
+        sign | 0x7F80_0000
+    } else {
+        sign | (s0 & !F32_SIGN)
+    }
+}
+
+/// `v_div_fixup_f64` (RDNA4 ISA pseudocode, V_DIV_FIXUP_F64).
+pub fn div_fixup64(s0: u64, s1: u64, s2: u64) -> u64 {
+    let sign = (s1 ^ s2) & F64_SIGN;
+    let (f1, f2) = (f64::from_bits(s1), f64::from_bits(s2));
+    if is_nan64(s2) {
+        s2 | F64_QUIET
+    } else if is_nan64(s1) {
+        s1 | F64_QUIET
+    } else if (f1 == 0.0 && f2 == 0.0) || (f1.is_infinite() && f2.is_infinite()) {
+        0xFFF8_0000_0000_0000
+    } else if f1 == 0.0 || f2.is_infinite() {
+        sign | 0x7FF0_0000_0000_0000
+    } else if f1.is_infinite() || f2 == 0.0 {
+        sign
+    } else if exp64(s2) - exp64(s1) < -1075 {
+        sign
+    } else if exp64(s1) == 2047 {
+        sign | 0x7FF0_0000_0000_0000
+    } else {
+        sign | (s0 & !F64_SIGN)
+    }
+}
+
+/// Per-lane Rust function `f` of `args` (unused arguments are ignored).
+pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
+    let [a, b, c, d] = args;
+    let (a32, b32, c32) = (a as u32, b as u32, c as u32);
+    match f {
+        LaneFn::Exp2F32 => via_f64(a32, f64::exp2) as u64,
+        LaneFn::Log2F32 => via_f64(a32, f64::log2) as u64,
+        // sin(2πx): reduce x to [-0.5, 0.5] exactly first (x - round(x) is exact in f64).
+        LaneFn::SinF32 => via_f64(a32, |x| {
+            (2.0 * core::f64::consts::PI * (x - x.round_ties_even())).sin()
+        }) as u64,
+        LaneFn::CosF32 => via_f64(a32, |x| {
+            (2.0 * core::f64::consts::PI * (x - x.round_ties_even())).cos()
+        }) as u64,
+        LaneFn::FrexpMantF32 => {
+            let f = f32::from_bits(a32);
+            if f.is_nan() || f.is_infinite() || f == 0.0 {
+                a32 as u64
+            } else {
+                let d = f64::from(f).to_bits();
+                // Normalised f64: set the exponent to that of 0.5 (bias - 1).
+                let m = (d & !(0x7FFu64 << 52)) | (1022u64 << 52);
+                (f64::from_bits(m) as f32).to_bits() as u64
+            }
+        }
+        LaneFn::FrexpExpF32 => {
+            let f = f32::from_bits(a32);
+            if f.is_nan() || f.is_infinite() || f == 0.0 {
+                0
+            } else {
+                let e = exp64(f64::from(f).to_bits()) - 1023 + 1;
+                e as u32 as u64
+            }
+        }
+        LaneFn::DivFixupF32 => div_fixup32(a32, b32, c32) as u64,
+        LaneFn::DivFixupF64 => div_fixup64(a, b, c),
+        LaneFn::DivFmasF32 => {
+            let r = tern(TernOp::Fma, 32, a, b, c) as u32;
+            // RDNA4 pseudocode V_DIV_FMAS_F32: VCC set → 2^32 * fma(...).
+            if d & 1 == 1 {
+                nan_rule32(&[r], f32::from_bits(r) * 4294967296.0f32) as u64
+            } else {
+                r as u64
+            }
+        }
+        LaneFn::DivFmasF64 => {
+            let r = tern(TernOp::Fma, 64, a, b, c);
+            if d & 1 == 1 {
+                nan_rule64(&[r], f64::from_bits(r) * 18446744073709551616.0f64)
+            } else {
+                r
+            }
+        }
+        LaneFn::DivScaleF32 => div_scale32(a32, b32, c32).0 as u64,
+        LaneFn::DivScaleF32Flag => div_scale32(a32, b32, c32).1 as u64,
+        LaneFn::DivScaleF64 => div_scale64(a, b, c).0,
+        LaneFn::DivScaleF64Flag => div_scale64(a, b, c).1 as u64,
+        LaneFn::RcpIflagF32 => un32(UnOp::FRcp, a32) as u64,
+        LaneFn::PkRtzF16F32 => (f32_to_f16(a32, true) | f32_to_f16(b32, true) << 16) as u64,
+    }
+}

@@ -1,0 +1,865 @@
+//! Vector ALU: VOP1, VOP2, VOP3 (A and B), and the AGPR moves of VOP3P-MAI.
+//!
+//! Every result is written to the lanes of EXEC (narrowed by DPP row/bank masks and invalid
+//! DPP sources); carry-outs and other mask results have the bits of inactive lanes cleared.
+//!
+//! Documented approximations: `v_rcp_f32`/`v_rsq_f32`/`v_sqrt_f32` are correctly rounded
+//! (hardware: within 1 ULP); `v_mad_f32`/`v_mac_f32`/`v_madak_f32`/`v_madmk_f32` round after
+//! the multiply but keep denormals (hardware flushes them); `v_med3_f32` follows
+//! `max(min(a, b), min(max(a, b), c))`, which differs from hardware only for NaN inputs.
+
+use super::operand::{K, R};
+use super::{Flow, LiftResult, Lifter};
+use crate::ir::{BinOp, ConvOp, LaneFn, TernOp, Ty, UnOp, Val};
+use crate::isa::{Inst, Opnd};
+use crate::wave::InstClass;
+
+/// Lifts a VALU instruction.
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
+    if name.starts_with("v_mfma") || name.starts_with("v_smfmac") {
+        return Err("matrix instructions are not supported yet".into());
+    }
+    let base = name.strip_prefix("v_").unwrap_or(name);
+    if base == "nop" {
+        return Ok((InstClass::Valu, Flow::Next));
+    }
+    l.count_vector();
+    lift_inner(l, inst, base)?;
+    Ok((InstClass::Valu, Flow::Next))
+}
+
+/// Writes a result of kind `k` to the vector destination.
+fn wr(l: &mut Lifter, v: Val, k: K) -> R<()> {
+    if k.is64() {
+        l.vdst64(v)
+    } else {
+        l.vdst32(v)
+    }
+}
+
+/// Rejects integer clamp (saturation), which is not lifted.
+fn no_clamp(inst: &Inst) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    Ok(())
+}
+
+/// Float binary op with modifiers.
+fn fbin(l: &mut Lifter, op: BinOp, k: K, rev: bool) -> R<()> {
+    let a = l.src(0, k)?;
+    let b = l.src(1, k)?;
+    let (a, b) = if rev { (b, a) } else { (a, b) };
+    let r = l.bin(op, a, b);
+    let r = l.fout(r, k)?;
+    wr(l, r, k)
+}
+
+/// Float unary op with modifiers.
+fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
+    let a = l.src(0, k)?;
+    let r = l.un(op, a);
+    let r = l.fout(r, k)?;
+    wr(l, r, k)
+}
+
+/// Integer binary op on sources 0 and 1 (`rev` swaps them).
+fn ibin(l: &mut Lifter, inst: &Inst, op: BinOp, k: K, rev: bool) -> R<()> {
+    no_clamp(inst)?;
+    let a = l.src(0, k)?;
+    let b = l.src(1, k)?;
+    let (a, b) = if rev { (b, a) } else { (a, b) };
+    let r = l.bin(op, a, b);
+    wr(l, r, k)
+}
+
+/// A 16-bit result (in the low bits of `v`): GFX9 writes zeros above it, or with VOP3
+/// `op_sel[3]` writes the high half and keeps the low half.
+fn wr16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
+    if inst.mods.op_sel & 8 != 0 && inst.sdwa.is_none() {
+        let reg = inst.dst[0]
+            .vreg()
+            .ok_or("16-bit destination is not a VGPR")?;
+        let old = l.get_vreg(reg)?;
+        let keep = l.and_imm(old, 0xffff);
+        let hi = l.shl_imm(v, 16);
+        let r = l.or(keep, hi);
+        return l.vdst32(r);
+    }
+    let r = if inst.sdwa.is_some() {
+        v
+    } else {
+        l.and_imm(v, 0xffff)
+    };
+    l.vdst32(r)
+}
+
+/// Carry/borrow mask from per-lane 0/1 values, restricted to the written lanes, to `dst[1]`.
+fn write_carry(l: &mut Lifter, inst: &Inst, c: Val) -> R<()> {
+    let m = l.lanes_to_mask(c);
+    let w = l.wmask();
+    let m = l.and(m, w);
+    l.set_mask_opnd(inst.dst[1], m)
+}
+
+/// Three-source integer op `f(a, b, c)`.
+fn i3(l: &mut Lifter, inst: &Inst, k: K, f: impl Fn(&mut Lifter, Val, Val, Val) -> Val) -> R<()> {
+    no_clamp(inst)?;
+    let a = l.src(0, k)?;
+    let b = l.src(1, k)?;
+    let c = l.src(2, k)?;
+    let r = f(l, a, b, c);
+    wr(l, r, k)
+}
+
+/// `x & 0xffffff` (unsigned 24-bit operand).
+fn u24(l: &mut Lifter, x: Val) -> Val {
+    l.and_imm(x, 0xff_ffff)
+}
+
+/// Sign-extended low 24 bits.
+fn i24(l: &mut Lifter, x: Val) -> Val {
+    let t = l.shl_imm(x, 8);
+    l.ashr_imm(t, 8)
+}
+
+fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    use BinOp::*;
+    match base {
+        // ---- moves ----
+        "mov_b32" | "accvgpr_read_b32" | "accvgpr_write_b32" | "accvgpr_mov_b32" => {
+            let a = l.src(0, K::B32)?;
+            l.vdst32(a)
+        }
+        "mov_b64" => {
+            let a = l.src(0, K::B64)?;
+            l.vdst64(a)
+        }
+        "readfirstlane_b32" => {
+            // The first active lane (lane 0 when EXEC is 0).
+            let v = l.src(0, K::B32)?;
+            let e = l.exec();
+            let t = l.un(UnOp::Ctz, e);
+            let lane = l.lo(t);
+            let r = l.read_lane(v, lane);
+            l.set_s32(inst.dst[0], r)
+        }
+        "readlane_b32" => {
+            let v = l.src(0, K::B32)?;
+            let lane = l.ssrc(1, K::B32)?;
+            let lane = l.and_imm(lane, (l.wave - 1) as u64);
+            let r = l.read_lane(v, lane);
+            l.set_s32(inst.dst[0], r)
+        }
+        "writelane_b32" => {
+            // Writes one lane regardless of EXEC.
+            let x = l.ssrc(0, K::B32)?;
+            let lane = l.ssrc(1, K::B32)?;
+            let lane = l.and_imm(lane, (l.wave - 1) as u64);
+            let reg = inst.dst[0]
+                .vreg()
+                .ok_or("writelane destination is not a VGPR")?;
+            let old = l.get_vreg(reg)?;
+            let r = l.write_lane(old, lane, x);
+            let all = l.c64(u64::MAX);
+            l.set_vreg(reg, r, all)
+        }
+
+        // ---- f32 arithmetic ----
+        "add_f32" => fbin(l, FAdd, K::F32, false),
+        "sub_f32" => fbin(l, FSub, K::F32, false),
+        "subrev_f32" => fbin(l, FSub, K::F32, true),
+        "mul_f32" => fbin(l, FMul, K::F32, false),
+        "min_f32" => fbin(l, FMinNum, K::F32, false),
+        "max_f32" => fbin(l, FMaxNum, K::F32, false),
+        "add_f64" => fbin(l, FAdd, K::F64, false),
+        "mul_f64" => fbin(l, FMul, K::F64, false),
+        "min_f64" => fbin(l, FMinNum, K::F64, false),
+        "max_f64" => fbin(l, FMaxNum, K::F64, false),
+        "ldexp_f32" | "ldexp_f64" => {
+            let k = if base == "ldexp_f32" { K::F32 } else { K::F64 };
+            let a = l.src(0, k)?;
+            let e = l.src(1, K::B32)?;
+            let e = if k.is64() { l.conv(ConvOp::ZExt, e) } else { e };
+            let r = l.bin(FLdexp, a, e);
+            let r = l.fout(r, k)?;
+            wr(l, r, k)
+        }
+        "fma_f32" | "fma_f64" | "fmac_f32" | "fmac_f64" => {
+            let k = if base.ends_with("f32") {
+                K::F32
+            } else {
+                K::F64
+            };
+            let a = l.src(0, k)?;
+            let b = l.src(1, k)?;
+            let c = if base.starts_with("fmac") {
+                acc_src(l, inst, k)?
+            } else {
+                l.src(2, k)?
+            };
+            let r = l.tern(TernOp::Fma, a, b, c);
+            let r = l.fout(r, k)?;
+            wr(l, r, k)
+        }
+        "fmamk_f32" | "fmaak_f32" | "madmk_f32" | "madak_f32" => {
+            // fmamk: D = S0 * K + S1; fmaak: D = S0 * S1 + K.
+            let kk = inst.literal.ok_or("missing constant K")?;
+            let kc = l.c32(kk);
+            let kv = l.bcast(kc);
+            let a = l.src(0, K::F32)?;
+            let (b, c) = if base.ends_with("mk_f32") {
+                (kv, l.src(1, K::F32)?)
+            } else {
+                (l.src(1, K::F32)?, kv)
+            };
+            let r = if base.starts_with("fma") {
+                l.tern(TernOp::Fma, a, b, c)
+            } else {
+                let p = l.bin(FMul, a, b);
+                l.bin(FAdd, p, c)
+            };
+            l.vdst32(r)
+        }
+        "mad_f32" | "mac_f32" => {
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let c = if base == "mac_f32" {
+                acc_src(l, inst, K::F32)?
+            } else {
+                l.src(2, K::F32)?
+            };
+            let p = l.bin(FMul, a, b);
+            let r = l.bin(FAdd, p, c);
+            let r = l.fout(r, K::F32)?;
+            l.vdst32(r)
+        }
+        "min3_f32" | "max3_f32" => {
+            let op = if base == "min3_f32" { FMinNum } else { FMaxNum };
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let c = l.src(2, K::F32)?;
+            let t = l.bin(op, a, b);
+            let r = l.bin(op, t, c);
+            let r = l.fout(r, K::F32)?;
+            l.vdst32(r)
+        }
+        "med3_f32" => {
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let c = l.src(2, K::F32)?;
+            let r = med3(l, a, b, c, FMinNum, FMaxNum);
+            let r = l.fout(r, K::F32)?;
+            l.vdst32(r)
+        }
+
+        // ---- float unary ----
+        "fract_f32" => fun(l, UnOp::FFract, K::F32),
+        "fract_f64" => fun(l, UnOp::FFract, K::F64),
+        "trunc_f32" => fun(l, UnOp::FTrunc, K::F32),
+        "trunc_f64" => fun(l, UnOp::FTrunc, K::F64),
+        "ceil_f32" => fun(l, UnOp::FCeil, K::F32),
+        "ceil_f64" => fun(l, UnOp::FCeil, K::F64),
+        "floor_f32" => fun(l, UnOp::FFloor, K::F32),
+        "floor_f64" => fun(l, UnOp::FFloor, K::F64),
+        "rndne_f32" => fun(l, UnOp::FRoundEven, K::F32),
+        "rndne_f64" => fun(l, UnOp::FRoundEven, K::F64),
+        "sqrt_f32" => fun(l, UnOp::FSqrt, K::F32),
+        "sqrt_f64" => fun(l, UnOp::FSqrt, K::F64),
+        "rcp_f32" => fun(l, UnOp::FRcp, K::F32),
+        "rcp_f64" => fun(l, UnOp::FRcp, K::F64),
+        "rsq_f32" => fun(l, UnOp::FRsq, K::F32),
+        "rsq_f64" => fun(l, UnOp::FRsq, K::F64),
+        "exp_f32" | "log_f32" | "sin_f32" | "cos_f32" | "rcp_iflag_f32" | "frexp_mant_f32"
+        | "frexp_exp_i32_f32" => {
+            let f = match base {
+                "exp_f32" => LaneFn::Exp2F32,
+                "log_f32" => LaneFn::Log2F32,
+                "sin_f32" => LaneFn::SinF32,
+                "cos_f32" => LaneFn::CosF32,
+                "rcp_iflag_f32" => LaneFn::RcpIflagF32,
+                "frexp_mant_f32" => LaneFn::FrexpMantF32,
+                _ => LaneFn::FrexpExpF32,
+            };
+            let a = l.src(0, K::F32)?;
+            let r = l.lane_fn(f, vec![a], Ty::V32);
+            let r = if base == "frexp_exp_i32_f32" {
+                r
+            } else {
+                l.fout(r, K::F32)?
+            };
+            l.vdst32(r)
+        }
+
+        // ---- division idiom ----
+        "div_scale_f32" | "div_scale_f64" => {
+            let k = if base.ends_with("f32") {
+                K::F32
+            } else {
+                K::F64
+            };
+            let (fv, ff) = if k == K::F32 {
+                (LaneFn::DivScaleF32, LaneFn::DivScaleF32Flag)
+            } else {
+                (LaneFn::DivScaleF64, LaneFn::DivScaleF64Flag)
+            };
+            let a = l.src(0, k)?;
+            let b = l.src(1, k)?;
+            let c = l.src(2, k)?;
+            let vt = if k.is64() { Ty::V64 } else { Ty::V32 };
+            let r = l.lane_fn(fv, vec![a, b, c], vt);
+            let flag = l.lane_fn(ff, vec![a, b, c], Ty::V32);
+            wr(l, r, k)?;
+            write_carry(l, inst, flag)
+        }
+        "div_fmas_f32" | "div_fmas_f64" => {
+            let k = if base.ends_with("f32") {
+                K::F32
+            } else {
+                K::F64
+            };
+            let f = if k == K::F32 {
+                LaneFn::DivFmasF32
+            } else {
+                LaneFn::DivFmasF64
+            };
+            let a = l.src(0, k)?;
+            let b = l.src(1, k)?;
+            let c = l.src(2, k)?;
+            let vcc = l.mask_opnd(Opnd::scalar(crate::wave::sreg::VCC_LO, 2))?;
+            let bit = l.mask_to_lanes(vcc);
+            let vt = if k.is64() { Ty::V64 } else { Ty::V32 };
+            let r = l.lane_fn(f, vec![a, b, c, bit], vt);
+            let r = l.fout(r, k)?;
+            wr(l, r, k)
+        }
+        "div_fixup_f32" | "div_fixup_f64" => {
+            let k = if base.ends_with("f32") {
+                K::F32
+            } else {
+                K::F64
+            };
+            let f = if k == K::F32 {
+                LaneFn::DivFixupF32
+            } else {
+                LaneFn::DivFixupF64
+            };
+            let a = l.src(0, k)?;
+            let b = l.src(1, k)?;
+            let c = l.src(2, k)?;
+            let vt = if k.is64() { Ty::V64 } else { Ty::V32 };
+            let r = l.lane_fn(f, vec![a, b, c], vt);
+            let r = l.fout(r, k)?;
+            wr(l, r, k)
+        }
+
+        // ---- conversions ----
+        "cvt_f32_i32" => conv(l, ConvOp::I32ToF32, K::B32, K::F32),
+        "cvt_f32_u32" => conv(l, ConvOp::U32ToF32, K::B32, K::F32),
+        "cvt_i32_f32" => conv(l, ConvOp::F32ToI32, K::F32, K::B32),
+        "cvt_u32_f32" => conv(l, ConvOp::F32ToU32, K::F32, K::B32),
+        "cvt_f64_i32" => conv(l, ConvOp::I32ToF64, K::B32, K::F64),
+        "cvt_f64_u32" => conv(l, ConvOp::U32ToF64, K::B32, K::F64),
+        "cvt_i32_f64" => conv(l, ConvOp::F64ToI32, K::F64, K::B32),
+        "cvt_u32_f64" => conv(l, ConvOp::F64ToU32, K::F64, K::B32),
+        "cvt_f64_f32" => conv(l, ConvOp::F32ToF64, K::F32, K::F64),
+        "cvt_f32_f64" => conv(l, ConvOp::F64ToF32, K::F64, K::F32),
+        "cvt_f32_f16" => conv(l, ConvOp::F16ToF32, K::F16, K::F32),
+        "cvt_f16_f32" => {
+            let a = l.src(0, K::F32)?;
+            let r = l.conv(ConvOp::F32ToF16, a);
+            wr16(l, inst, r)
+        }
+        "cvt_flr_i32_f32" | "cvt_rpi_i32_f32" => {
+            // flr: floor(x); rpi: floor(x + 0.5).
+            let a = l.src(0, K::F32)?;
+            let a = if base == "cvt_rpi_i32_f32" {
+                let h = l.cst(a, 0x3f00_0000);
+                l.bin(FAdd, a, h)
+            } else {
+                a
+            };
+            let f = l.un(UnOp::FFloor, a);
+            let r = l.conv(ConvOp::F32ToI32, f);
+            l.vdst32(r)
+        }
+        "cvt_f32_ubyte0" | "cvt_f32_ubyte1" | "cvt_f32_ubyte2" | "cvt_f32_ubyte3" => {
+            let n = base.as_bytes()[base.len() - 1] - b'0';
+            let a = l.src(0, K::B32)?;
+            let s = l.lshr_imm(a, 8 * n as u64);
+            let b = l.and_imm(s, 0xff);
+            let r = l.conv(ConvOp::U32ToF32, b);
+            l.vdst32(r)
+        }
+        "cvt_pkrtz_f16_f32" => {
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let r = l.lane_fn(LaneFn::PkRtzF16F32, vec![a, b], Ty::V32);
+            l.vdst32(r)
+        }
+
+        // ---- 32-bit integer ----
+        "add_u32" | "add_co_u32" if inst.dst[1].is_some() => {
+            no_clamp(inst)?;
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let r = l.add(a, b);
+            let c = l.bin(AddCarry, a, b);
+            l.vdst32(r)?;
+            write_carry(l, inst, c)
+        }
+        "sub_co_u32" | "subrev_co_u32" | "sub_u32" | "subrev_u32" if inst.dst[1].is_some() => {
+            no_clamp(inst)?;
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let (a, b) = if base.starts_with("subrev") {
+                (b, a)
+            } else {
+                (a, b)
+            };
+            let r = l.bin(Sub, a, b);
+            let c = l.bin(SubBorrow, a, b);
+            l.vdst32(r)?;
+            write_carry(l, inst, c)
+        }
+        "addc_co_u32" | "addc_u32" => {
+            no_clamp(inst)?;
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let cin = l.mask_opnd(inst.src[2])?;
+            let cin = l.mask_to_lanes(cin);
+            let t = l.add(a, b);
+            let c1 = l.bin(AddCarry, a, b);
+            let r = l.add(t, cin);
+            let c2 = l.bin(AddCarry, t, cin);
+            let c = l.or(c1, c2);
+            l.vdst32(r)?;
+            write_carry(l, inst, c)
+        }
+        "subb_co_u32" | "subbrev_co_u32" | "subb_u32" | "subbrev_u32" => {
+            no_clamp(inst)?;
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let (a, b) = if base.starts_with("subbrev") {
+                (b, a)
+            } else {
+                (a, b)
+            };
+            let bin_ = l.mask_opnd(inst.src[2])?;
+            let bin_ = l.mask_to_lanes(bin_);
+            let t = l.bin(Sub, a, b);
+            let c1 = l.bin(SubBorrow, a, b);
+            let r = l.bin(Sub, t, bin_);
+            let c2 = l.bin(SubBorrow, t, bin_);
+            let c = l.or(c1, c2);
+            l.vdst32(r)?;
+            write_carry(l, inst, c)
+        }
+        "add_u32" => ibin(l, inst, Add, K::B32, false),
+        "sub_u32" => ibin(l, inst, Sub, K::B32, false),
+        "subrev_u32" => ibin(l, inst, Sub, K::B32, true),
+        "mul_lo_u32" | "mul_lo_i32" => ibin(l, inst, Mul, K::B32, false),
+        "mul_hi_u32" => ibin(l, inst, MulHiU, K::B32, false),
+        "mul_hi_i32" => ibin(l, inst, MulHiS, K::B32, false),
+        "mul_u32_u24" | "mul_hi_u32_u24" | "mul_i32_i24" | "mul_hi_i32_i24" => {
+            no_clamp(inst)?;
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let signed = base.contains("i24");
+            let (a, b) = if signed {
+                (i24(l, a), i24(l, b))
+            } else {
+                (u24(l, a), u24(l, b))
+            };
+            let op = match (base.starts_with("mul_hi"), signed) {
+                (false, _) => Mul,
+                (true, false) => MulHiU,
+                (true, true) => MulHiS,
+            };
+            let r = l.bin(op, a, b);
+            l.vdst32(r)
+        }
+        "mad_u32_u24" | "mad_i32_i24" => i3(l, inst, K::B32, |l, a, b, c| {
+            let (a, b) = if base == "mad_i32_i24" {
+                (i24(l, a), i24(l, b))
+            } else {
+                (u24(l, a), u24(l, b))
+            };
+            let p = l.bin(Mul, a, b);
+            l.add(p, c)
+        }),
+        "mad_u64_u32" | "mad_i64_i32" => {
+            // D.u64 = S0 * S1 + S2.u64; the sdst carry-out is the 64-bit add's carry.
+            no_clamp(inst)?;
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let c = l.src(2, K::B64)?;
+            let ext = if base == "mad_i64_i32" {
+                ConvOp::SExt
+            } else {
+                ConvOp::ZExt
+            };
+            let a = l.conv(ext, a);
+            let b = l.conv(ext, b);
+            let p = l.bin(Mul, a, b);
+            let r = l.add(p, c);
+            let carry = if base == "mad_i64_i32" {
+                // Signed: overflow of the signed 64-bit add.
+                let x1 = l.xor(p, r);
+                let x2 = l.xor(c, r);
+                let t = l.and(x1, x2);
+                let t = l.lshr_imm(t, 63);
+                l.lo(t)
+            } else {
+                let t = l.bin(AddCarry, p, c);
+                l.lo(t)
+            };
+            l.vdst64(r)?;
+            if inst.dst[1].is_some() {
+                write_carry(l, inst, carry)?;
+            }
+            Ok(())
+        }
+        "min_i32" => ibin(l, inst, SMin, K::B32, false),
+        "max_i32" => ibin(l, inst, SMax, K::B32, false),
+        "min_u32" => ibin(l, inst, UMin, K::B32, false),
+        "max_u32" => ibin(l, inst, UMax, K::B32, false),
+        "min3_i32" | "min3_u32" | "max3_i32" | "max3_u32" => {
+            let op = match base {
+                "min3_i32" => SMin,
+                "min3_u32" => UMin,
+                "max3_i32" => SMax,
+                _ => UMax,
+            };
+            i3(l, inst, K::B32, |l, a, b, c| {
+                let t = l.bin(op, a, b);
+                l.bin(op, t, c)
+            })
+        }
+        "med3_i32" | "med3_u32" => {
+            let (mn, mx) = if base == "med3_i32" {
+                (SMin, SMax)
+            } else {
+                (UMin, UMax)
+            };
+            i3(l, inst, K::B32, |l, a, b, c| med3(l, a, b, c, mn, mx))
+        }
+        "and_b32" => ibin(l, inst, And, K::B32, false),
+        "or_b32" => ibin(l, inst, Or, K::B32, false),
+        "xor_b32" => ibin(l, inst, Xor, K::B32, false),
+        "xnor_b32" => {
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let t = l.xor(a, b);
+            let r = l.not(t);
+            l.vdst32(r)
+        }
+        "not_b32" => {
+            let a = l.src(0, K::B32)?;
+            let r = l.not(a);
+            l.vdst32(r)
+        }
+        "lshlrev_b32" => ibin(l, inst, Shl, K::B32, true),
+        "lshrrev_b32" => ibin(l, inst, LShr, K::B32, true),
+        "ashrrev_i32" => ibin(l, inst, AShr, K::B32, true),
+        "lshlrev_b64" | "lshrrev_b64" | "ashrrev_i64" => {
+            // D.u64 = S1.u64 shifted by S0[5:0].
+            let op = match base {
+                "lshlrev_b64" => Shl,
+                "lshrrev_b64" => LShr,
+                _ => AShr,
+            };
+            let s = l.src(0, K::B32)?;
+            let v = l.src(1, K::B64)?;
+            let s = l.conv(ConvOp::ZExt, s);
+            let r = l.bin(op, v, s);
+            l.vdst64(r)
+        }
+        "lshl_add_u64" => {
+            // D.u64 = (S0.u64 << S1[2:0]) + S2.u64.
+            let a = l.src(0, K::B64)?;
+            let s = l.src(1, K::B32)?;
+            let c = l.src(2, K::B64)?;
+            let s = l.and_imm(s, 7);
+            let s = l.conv(ConvOp::ZExt, s);
+            let t = l.bin(Shl, a, s);
+            let r = l.add(t, c);
+            l.vdst64(r)
+        }
+        "lshl_add_u32" => i3(l, inst, K::B32, |l, a, b, c| {
+            let t = l.bin(Shl, a, b);
+            l.add(t, c)
+        }),
+        "add_lshl_u32" => i3(l, inst, K::B32, |l, a, b, c| {
+            let t = l.add(a, b);
+            l.bin(Shl, t, c)
+        }),
+        "lshl_or_b32" => i3(l, inst, K::B32, |l, a, b, c| {
+            let t = l.bin(Shl, a, b);
+            l.or(t, c)
+        }),
+        "and_or_b32" => i3(l, inst, K::B32, |l, a, b, c| {
+            let t = l.and(a, b);
+            l.or(t, c)
+        }),
+        "or3_b32" => i3(l, inst, K::B32, |l, a, b, c| {
+            let t = l.or(a, b);
+            l.or(t, c)
+        }),
+        "xor3_b32" => i3(l, inst, K::B32, |l, a, b, c| {
+            let t = l.xor(a, b);
+            l.xor(t, c)
+        }),
+        "add3_u32" => i3(l, inst, K::B32, |l, a, b, c| {
+            let t = l.add(a, b);
+            l.add(t, c)
+        }),
+        "xad_u32" => i3(l, inst, K::B32, |l, a, b, c| {
+            let t = l.xor(a, b);
+            l.add(t, c)
+        }),
+        "bfe_u32" => i3(l, inst, K::B32, |l, a, b, c| l.tern(TernOp::Bfe, a, b, c)),
+        "bfe_i32" => i3(l, inst, K::B32, |l, a, b, c| l.tern(TernOp::SBfe, a, b, c)),
+        "bfi_b32" => i3(l, inst, K::B32, |l, a, b, c| l.tern(TernOp::Bfi, a, b, c)),
+        "bfm_b32" => {
+            // ((1 << S0[4:0]) - 1) << S1[4:0].
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let one = l.cst(a, 1);
+            let m = l.bin(Shl, one, a);
+            let m = l.bin(Sub, m, one);
+            let r = l.bin(Shl, m, b);
+            l.vdst32(r)
+        }
+        "alignbit_b32" | "alignbyte_b32" => i3(l, inst, K::B32, |l, a, b, c| {
+            // ({S0, S1} >> shift)[31:0]; shift = S2[4:0] bits or S2[1:0] bytes.
+            let v = l.pack(b, a);
+            let s = if base == "alignbit_b32" {
+                l.and_imm(c, 31)
+            } else {
+                let t = l.and_imm(c, 3);
+                l.shl_imm(t, 3)
+            };
+            let s = l.conv(ConvOp::ZExt, s);
+            let t = l.bin(LShr, v, s);
+            l.lo(t)
+        }),
+        "perm_b32" => perm(l, inst),
+        "bcnt_u32_b32" => {
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let c = l.un(UnOp::Popcnt, a);
+            let r = l.add(c, b);
+            l.vdst32(r)
+        }
+        "bfrev_b32" => {
+            let a = l.src(0, K::B32)?;
+            let r = l.un(UnOp::BitReverse, a);
+            l.vdst32(r)
+        }
+        "ffbh_u32" | "ffbl_b32" | "ffbh_i32" => {
+            // Leading zeros / trailing zeros / leading sign bits; -1 when no bit is found.
+            let a = l.src(0, K::B32)?;
+            let x = if base == "ffbh_i32" {
+                let s = l.ashr_imm(a, 31);
+                l.xor(a, s)
+            } else {
+                a
+            };
+            let c = if base == "ffbl_b32" {
+                l.un(UnOp::Ctz, x)
+            } else {
+                l.un(UnOp::Clz, x)
+            };
+            let z = l.lanes_to_mask(x);
+            let m1 = l.cst(c, 0xffff_ffff);
+            let r = l.select(z, c, m1);
+            l.vdst32(r)
+        }
+        "mbcnt_lo_u32_b32" | "mbcnt_hi_u32_b32" => {
+            // Count of set bits of S0 that belong to lanes below this one (lo: lanes 0..31,
+            // hi: lanes 32..63), plus S1.
+            let mut masks = [0u32; 64];
+            for (lane, m) in masks.iter_mut().enumerate() {
+                *m = if base.starts_with("mbcnt_lo") {
+                    if lane >= 32 {
+                        u32::MAX
+                    } else {
+                        (1u32 << lane) - 1
+                    }
+                } else if lane <= 32 {
+                    0
+                } else {
+                    (1u32 << (lane - 32)) - 1
+                };
+            }
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let mv = l.lane_const(masks);
+            let t = l.and(a, mv);
+            let c = l.un(UnOp::Popcnt, t);
+            let r = l.add(c, b);
+            l.vdst32(r)
+        }
+        "cndmask_b32" => {
+            // D = VCC[lane] ? S1 : S0 (mask from src2).
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let m = l.mask_opnd(inst.src[2])?;
+            let r = l.select(m, b, a);
+            l.vdst32(r)
+        }
+
+        // ---- 16-bit integer and float (low halves; result zero-extended on GFX9) ----
+        "add_u16" | "sub_u16" | "subrev_u16" | "mul_lo_u16" | "lshlrev_b16" | "lshrrev_b16"
+        | "ashrrev_i16" | "max_u16" | "max_i16" | "min_u16" | "min_i16" => {
+            no_clamp(inst)?;
+            let a = l.src(0, K::B16)?;
+            let b = l.src(1, K::B16)?;
+            let (a, b) = if base.contains("rev") { (b, a) } else { (a, b) };
+            let signed = base.ends_with("i16");
+            let (a, b) = if signed {
+                (l.conv(ConvOp::SExt16, a), l.conv(ConvOp::SExt16, b))
+            } else {
+                (l.conv(ConvOp::ZExt16, a), l.conv(ConvOp::ZExt16, b))
+            };
+            let r = match base {
+                "add_u16" => l.add(a, b),
+                "sub_u16" | "subrev_u16" => l.bin(Sub, a, b),
+                "mul_lo_u16" => l.bin(Mul, a, b),
+                "lshlrev_b16" | "lshrrev_b16" | "ashrrev_i16" => {
+                    let s = l.and_imm(b, 15);
+                    let op = match base {
+                        "lshlrev_b16" => Shl,
+                        "lshrrev_b16" => LShr,
+                        _ => AShr,
+                    };
+                    // `a` is already extended to 32 bits; the amount is at most 15.
+                    l.bin(op, a, s)
+                }
+                "max_u16" => l.bin(UMax, a, b),
+                "max_i16" => l.bin(SMax, a, b),
+                "min_u16" => l.bin(UMin, a, b),
+                _ => l.bin(SMin, a, b),
+            };
+            wr16(l, inst, r)
+        }
+        "add_f16" | "sub_f16" | "subrev_f16" | "mul_f16" | "max_f16" | "min_f16" => {
+            // Computed in f32 and rounded once to f16: exact for these operations, since f32
+            // holds every f16 sum, difference and product exactly or with a single rounding
+            // that cannot cause a double-rounding error (24 >= 2 * 11 + 2).
+            let a = l.src(0, K::F16)?;
+            let b = l.src(1, K::F16)?;
+            let (a, b) = if base == "subrev_f16" { (b, a) } else { (a, b) };
+            let a = l.conv(ConvOp::F16ToF32, a);
+            let b = l.conv(ConvOp::F16ToF32, b);
+            let op = match base {
+                "add_f16" => FAdd,
+                "sub_f16" | "subrev_f16" => FSub,
+                "mul_f16" => FMul,
+                "max_f16" => FMaxNum,
+                _ => FMinNum,
+            };
+            if inst.mods.omod != 0 || inst.mods.clamp {
+                return Err("output modifiers on a 16-bit result".into());
+            }
+            let r = l.bin(op, a, b);
+            let r = l.conv(ConvOp::F32ToF16, r);
+            wr16(l, inst, r)
+        }
+        _ => Err("not supported".into()),
+    }
+}
+
+/// The accumulator of `v_fmac`/`v_mac`: the destination register's current value.
+fn acc_src(l: &mut Lifter, inst: &Inst, k: K) -> R<Val> {
+    if inst.src[2].is_some() {
+        return l.src(2, k);
+    }
+    let o = inst.dst[0];
+    if k.is64() {
+        l.v64(o, k)
+    } else {
+        l.v32(o, k)
+    }
+}
+
+/// `conv` from a source of kind `from` to a result of kind `to`.
+fn conv(l: &mut Lifter, op: ConvOp, from: K, to: K) -> R<()> {
+    let a = l.src(0, from)?;
+    let r = l.conv(op, a);
+    let r = if to.is_float() { l.fout(r, to)? } else { r };
+    wr(l, r, to)
+}
+
+/// Median of three: `max(min(a, b), min(max(a, b), c))`.
+fn med3(l: &mut Lifter, a: Val, b: Val, c: Val, mn: BinOp, mx: BinOp) -> Val {
+    let lo = l.bin(mn, a, b);
+    let hi = l.bin(mx, a, b);
+    let t = l.bin(mn, hi, c);
+    l.bin(mx, lo, t)
+}
+
+/// `v_perm_b32 D, S0, S1, S2`: byte `i` of D is chosen by byte `i` of S2 from the 8 bytes
+/// `{S0, S1}` (S1 = bytes 0..3): 0..=7 a byte, 8..=11 the sign of byte 1/3/5/7 replicated,
+/// 12 zero, 13..=255 0xff. Lifted for a uniform constant selector only.
+fn perm(l: &mut Lifter, inst: &Inst) -> R<()> {
+    let so = inst.src[2];
+    let sel = if so.code == Opnd::LITERAL {
+        inst.literal.ok_or("missing literal")?
+    } else if let Some(c) = super::operand::inline_const(so.code, K::B32) {
+        c as u32
+    } else {
+        return Err("v_perm_b32 with a non-constant selector".into());
+    };
+    let a = l.src(0, K::B32)?;
+    let b = l.src(1, K::B32)?;
+    let v = l.pack(b, a);
+    let mut acc: Option<Val> = None;
+    let mut consts = 0u32;
+    for i in 0..4u64 {
+        let s = (sel >> (8 * i)) & 0xff;
+        let byte = match s {
+            0..=7 => {
+                let t = l.lshr_imm(v, 8 * s as u64);
+                let t = l.lo(t);
+                let t = l.and_imm(t, 0xff);
+                Some(t)
+            }
+            8..=11 => {
+                // Sign bit of byte 2*(s-8)+1, replicated.
+                let bit = 8 * (2 * (s as u64 - 8) + 1) + 7;
+                let t = l.lshr_imm(v, bit);
+                let t = l.lo(t);
+                let t = l.and_imm(t, 1);
+                let z = l.cst(t, 0);
+                let t = l.bin(BinOp::Sub, z, t);
+                Some(l.and_imm(t, 0xff))
+            }
+            12 => None,
+            _ => {
+                consts |= 0xff << (8 * i);
+                None
+            }
+        };
+        if let Some(bv) = byte {
+            let placed = l.shl_imm(bv, 8 * i);
+            acc = Some(match acc {
+                Some(x) => l.or(x, placed),
+                None => placed,
+            });
+        }
+    }
+    let r = match acc {
+        Some(x) if consts != 0 => {
+            let c = l.cst(x, consts as u64);
+            l.or(x, c)
+        }
+        Some(x) => x,
+        None => {
+            let c = l.c32(consts);
+            l.bcast(c)
+        }
+    };
+    l.vdst32(r)
+}

@@ -1,0 +1,109 @@
+//! Vector compares: `v_cmp_*` and `v_cmpx_*` (VOPC and VOP3), including `v_cmp_class`.
+//!
+//! The result mask has the bits of inactive lanes cleared (ISA: "VCC bits of inactive lanes
+//! are written 0"). `v_cmpx` on GFX9 writes the mask to its scalar destination and to EXEC.
+
+use super::operand::K;
+use super::{Flow, LiftResult, Lifter};
+use crate::ir::{CmpOp, ConvOp, Val};
+use crate::isa::Inst;
+use crate::wave::InstClass;
+
+/// Lifts a compare.
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
+    let (x, rest) = if let Some(r) = name.strip_prefix("v_cmpx_") {
+        (true, r)
+    } else if let Some(r) = name.strip_prefix("v_cmp_") {
+        (false, r)
+    } else {
+        return Err("not supported".into());
+    };
+    let (cond, ty) = rest.rsplit_once('_').ok_or("not supported")?;
+    let float = ty.starts_with('f');
+    let signed = ty.starts_with('i');
+    let k = match ty {
+        "f16" => K::F16,
+        "f32" => K::F32,
+        "f64" => K::F64,
+        "i16" | "u16" => K::B16,
+        "i32" | "u32" => K::B32,
+        "i64" => K::I64,
+        "u64" => K::B64,
+        _ => return Err("not supported".into()),
+    };
+    l.count_vector();
+    let m = if cond == "class" {
+        if !float {
+            return Err("not supported".into());
+        }
+        let a = l.src(0, k)?;
+        let b = l.src(1, K::B32)?;
+        let (a, b) = match k {
+            K::F16 => (l.conv(ConvOp::F16ToF32, a), b),
+            K::F64 => (a, l.conv(ConvOp::ZExt, b)),
+            _ => (a, b),
+        };
+        l.cmp(CmpOp::FClass, a, b)
+    } else if cond == "f" || cond == "t" || cond == "tru" {
+        let v = if cond == "f" { 0 } else { u64::MAX };
+        l.c64(v)
+    } else {
+        let op = if float {
+            match cond {
+                "lt" => CmpOp::FLt,
+                "eq" => CmpOp::FEq,
+                "le" => CmpOp::FLe,
+                "gt" => CmpOp::FGt,
+                "lg" => CmpOp::FLg,
+                "ge" => CmpOp::FGe,
+                "o" => CmpOp::FOrd,
+                "u" => CmpOp::FUno,
+                "nge" => CmpOp::FNge,
+                "nlg" => CmpOp::FNlg,
+                "ngt" => CmpOp::FNgt,
+                "nle" => CmpOp::FNle,
+                "neq" => CmpOp::FNeq,
+                "nlt" => CmpOp::FNlt,
+                _ => return Err("not supported".into()),
+            }
+        } else {
+            match (cond, signed) {
+                ("eq", _) => CmpOp::Eq,
+                ("ne", _) | ("lg", _) => CmpOp::Ne,
+                ("lt", false) => CmpOp::ULt,
+                ("le", false) => CmpOp::ULe,
+                ("gt", false) => CmpOp::UGt,
+                ("ge", false) => CmpOp::UGe,
+                ("lt", true) => CmpOp::SLt,
+                ("le", true) => CmpOp::SLe,
+                ("gt", true) => CmpOp::SGt,
+                ("ge", true) => CmpOp::SGe,
+                _ => return Err("not supported".into()),
+            }
+        };
+        let a = l.src(0, k)?;
+        let b = l.src(1, k)?;
+        let (a, b) = widen16(l, k, signed, a, b);
+        l.cmp(op, a, b)
+    };
+    let w = l.wmask();
+    let m = l.and(m, w);
+    if inst.dst[0].is_some() {
+        l.set_mask_opnd(inst.dst[0], m)?;
+    }
+    if x {
+        l.set_exec(m);
+    }
+    Ok((InstClass::Valu, Flow::Next))
+}
+
+/// 16-bit operands compared as 32-bit values (f16 → f32 is exact).
+fn widen16(l: &mut Lifter, k: K, signed: bool, a: Val, b: Val) -> (Val, Val) {
+    let op = match (k, signed) {
+        (K::F16, _) => ConvOp::F16ToF32,
+        (K::B16, true) => ConvOp::SExt16,
+        (K::B16, false) => ConvOp::ZExt16,
+        _ => return (a, b),
+    };
+    (l.conv(op, a), l.conv(op, b))
+}
