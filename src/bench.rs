@@ -42,6 +42,13 @@ pub struct BenchConfig {
     pub threads: usize,
 }
 
+impl BenchConfig {
+    /// A small configuration for smoke runs and criterion (seconds, not minutes).
+    pub fn quick() -> BenchConfig {
+        BenchConfig { vadd_elems: 4 << 20, alu_items: 16 * 1024, alu_iters: 256, samples: 3, threads: 0 }
+    }
+}
+
 impl Default for BenchConfig {
     fn default() -> Self {
         BenchConfig { vadd_elems: 64 << 20, alu_items: 64 * 1024, alu_iters: 2048, samples: 3, threads: 0 }
@@ -67,6 +74,95 @@ fn host_threads(threads: usize) -> usize {
     } else {
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
     }
+}
+
+/// A corpus kernel prepared for repeated launches (inputs allocated, launch built), so a
+/// benchmark harness (criterion, `wavejit bench`) times only the launch.
+pub struct Workload {
+    dev: Device,
+    kernel: crate::Kernel,
+    launch: Launch,
+    /// Lane operations one launch performs (FMAs or elements).
+    pub lane_ops: f64,
+    /// Bytes one launch moves to and from memory (0 for ALU-bound work).
+    pub bytes: f64,
+}
+
+impl Workload {
+    /// The ALU-bound `alu_fma` kernel at `cfg`'s size, on `engine`.
+    pub fn alu_fma(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
+        let n = cfg.alu_items;
+        let dev = Device::new();
+        let module = dev.load_module(crate::corpus::object("alu_fma"))?;
+        let kernel = module.kernel("alu_fma")?;
+        let out = dev.alloc(n * 4);
+        let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
+            .arg(Arg::Buffer(out))
+            .arg(Arg::I32(cfg.alu_iters as i32))
+            .engine(engine)
+            .threads(cfg.threads);
+        let lane_ops = n as f64 * cfg.alu_iters as f64 * 4.0;
+        Ok(Workload { dev, kernel, launch, lane_ops, bytes: 0.0 })
+    }
+
+    /// `vadd` over `cfg.vadd_elems` floats, on `engine`.
+    pub fn vadd(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
+        let n = cfg.vadd_elems;
+        let dev = Device::new();
+        let module = dev.load_module(crate::corpus::object("vadd"))?;
+        let kernel = module.kernel("vadd")?;
+        let bytes_of = |f: &dyn Fn(usize) -> f32| (0..n).flat_map(|i| f(i).to_le_bytes()).collect::<Vec<u8>>();
+        let a = dev.alloc_from(&bytes_of(&|i| (i % 1000) as f32 * 0.5));
+        let b = dev.alloc_from(&bytes_of(&|i| (i % 777) as f32 * 0.25));
+        let c = dev.alloc(n * 4);
+        let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
+            .arg(Arg::Buffer(a))
+            .arg(Arg::Buffer(b))
+            .arg(Arg::Buffer(c))
+            .arg(Arg::I32(n as i32))
+            .engine(engine)
+            .threads(cfg.threads);
+        Ok(Workload { dev, kernel, launch, lane_ops: n as f64, bytes: n as f64 * 12.0 })
+    }
+
+    /// Launches the kernel once.
+    pub fn run(&self) -> Result<crate::Report, Error> {
+        self.dev.launch(&self.kernel, &self.launch)
+    }
+}
+
+/// The host-native `alu_fma` over `out.len()` work-items on `threads` threads (0 = all).
+pub fn alu_fma_host(out: &mut [f32], iters: u32, threads: usize) {
+    let per = out.len().div_ceil(host_threads(threads)).max(1);
+    std::thread::scope(|s| {
+        for (i, part) in out.chunks_mut(per).enumerate() {
+            s.spawn(move || alu_fma_native(part, i * per, iters));
+        }
+    });
+}
+
+/// Host-native `c = a + b` on `threads` threads (0 = all).
+pub fn vadd_host(a: &[f32], b: &[f32], c: &mut [f32], threads: usize) {
+    let per = c.len().div_ceil(host_threads(threads)).max(1);
+    std::thread::scope(|s| {
+        for ((cc, aa), bb) in c.chunks_mut(per).zip(a.chunks(per)).zip(b.chunks(per)) {
+            s.spawn(move || {
+                for ((o, x), y) in cc.iter_mut().zip(aa).zip(bb) {
+                    *o = x + y;
+                }
+            });
+        }
+    });
+}
+
+/// Host memcpy of `src` into `dst` on `threads` threads (0 = all).
+pub fn memcpy_host(src: &[u8], dst: &mut [u8], threads: usize) {
+    let per = dst.len().div_ceil(host_threads(threads)).max(1);
+    std::thread::scope(|s| {
+        for (d, sr) in dst.chunks_mut(per).zip(src.chunks(per)) {
+            s.spawn(move || d.copy_from_slice(sr));
+        }
+    });
 }
 
 /// Runs every built-in benchmark and returns the table rows.
