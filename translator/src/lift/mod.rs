@@ -134,8 +134,7 @@ fn lift_pass(target: &Target, code: &dyn CodeSource, start: u64, mode: u32, limi
 
 /// Lifts one instruction by family.
 fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
-    let name = l.name.clone();
-    let name = name.as_str();
+    let name = l.name;
     match inst.format {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => salu::lift(l, inst, name),
         Format::Sopp => control::lift(l, inst, name),

@@ -147,7 +147,7 @@ pub(crate) struct Lifter<'t> {
     /// Address of the next instruction.
     pub next_pc: u64,
     /// Lower-case base mnemonic of the current instruction.
-    pub name: String,
+    pub name: &'static str,
     /// The current instruction.
     pub inst: Option<Inst>,
     /// Known value of each scalar slot in this block (reads after writes forward the value).
@@ -171,7 +171,7 @@ impl<'t> Lifter<'t> {
             wave: target.wave_size,
             pc,
             next_pc: pc,
-            name: String::new(),
+            name: "",
             inst: None,
             sregs: [None; 128],
             scc: None,
@@ -185,7 +185,7 @@ impl<'t> Lifter<'t> {
     pub fn begin(&mut self, inst: &Inst, pc: u64, next: u64) {
         self.pc = pc;
         self.next_pc = next;
-        self.name = format!("{:?}", inst.op).to_ascii_lowercase();
+        self.name = inst.op.name();
         self.inst = Some(*inst);
         self.dpp_wmask = None;
     }

@@ -10,9 +10,10 @@
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::{BinOp, ConvOp, LaneFn, TernOp, Ty, UnOp, Val};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, TernOp, Ty, UnOp, Val};
 use crate::isa::{Inst, Opnd};
 use crate::wave::InstClass;
+use BinOp::*;
 
 /// Lifts a VALU instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
@@ -124,7 +125,6 @@ fn i24(l: &mut Lifter, x: Val) -> Val {
 }
 
 fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    use BinOp::*;
     match base {
         // ---- moves ----
         "mov_b32" | "accvgpr_read_b32" | "accvgpr_write_b32" | "accvgpr_mov_b32" => {
@@ -801,65 +801,50 @@ fn med3(l: &mut Lifter, a: Val, b: Val, c: Val, mn: BinOp, mx: BinOp) -> Val {
 }
 
 /// `v_perm_b32 D, S0, S1, S2`: byte `i` of D is chosen by byte `i` of S2 from the 8 bytes
-/// `{S0, S1}` (S1 = bytes 0..3): 0..=7 a byte, 8..=11 the sign of byte 1/3/5/7 replicated,
-/// 12 zero, 13..=255 0xff. Lifted for a uniform constant selector only.
-fn perm(l: &mut Lifter, inst: &Inst) -> R<()> {
-    let so = inst.src[2];
-    let sel = if so.code == Opnd::LITERAL {
-        inst.literal.ok_or("missing literal")?
-    } else if let Some(c) = super::operand::inline_const(so.code, K::B32) {
-        c as u32
-    } else {
-        return Err("v_perm_b32 with a non-constant selector".into());
-    };
+/// `{S0, S1}` (S1 = bytes 0..3): 0..=7 that byte, 8..=11 the sign bit of byte 1/3/5/7
+/// replicated, 12 zero, 13..=255 0xff.
+fn perm(l: &mut Lifter, _inst: &Inst) -> R<()> {
     let a = l.src(0, K::B32)?;
     let b = l.src(1, K::B32)?;
+    let sel = l.src(2, K::B32)?;
     let v = l.pack(b, a);
     let mut acc: Option<Val> = None;
-    let mut consts = 0u32;
     for i in 0..4u64 {
-        let s = (sel >> (8 * i)) & 0xff;
-        let byte = match s {
-            0..=7 => {
-                let t = l.lshr_imm(v, 8 * s as u64);
-                let t = l.lo(t);
-                let t = l.and_imm(t, 0xff);
-                Some(t)
-            }
-            8..=11 => {
-                // Sign bit of byte 2*(s-8)+1, replicated.
-                let bit = 8 * (2 * (s as u64 - 8) + 1) + 7;
-                let t = l.lshr_imm(v, bit);
-                let t = l.lo(t);
-                let t = l.and_imm(t, 1);
-                let z = l.cst(t, 0);
-                let t = l.bin(BinOp::Sub, z, t);
-                Some(l.and_imm(t, 0xff))
-            }
-            12 => None,
-            _ => {
-                consts |= 0xff << (8 * i);
-                None
-            }
-        };
-        if let Some(bv) = byte {
-            let placed = l.shl_imm(bv, 8 * i);
-            acc = Some(match acc {
-                Some(x) => l.or(x, placed),
-                None => placed,
-            });
-        }
+        let s = l.lshr_imm(sel, 8 * i);
+        let s = l.and_imm(s, 0xff);
+        // s < 8: byte s.
+        let sh = l.and_imm(s, 7);
+        let sh = l.shl_imm(sh, 3);
+        let sh = l.conv(ConvOp::ZExt, sh);
+        let t = l.bin(LShr, v, sh);
+        let t = l.lo(t);
+        let byte = l.and_imm(t, 0xff);
+        // 8 <= s < 12: bit 16 * (s - 8) + 15 replicated.
+        let sb = l.and_imm(s, 3);
+        let sb = l.shl_imm(sb, 4);
+        let sb = l.add_imm(sb, 15);
+        let sb = l.conv(ConvOp::ZExt, sb);
+        let t = l.bin(LShr, v, sb);
+        let t = l.lo(t);
+        let t = l.and_imm(t, 1);
+        let z = l.cst(t, 0);
+        let t = l.bin(Sub, z, t);
+        let sign = l.and_imm(t, 0xff);
+        let c8 = l.cst(s, 8);
+        let c12 = l.cst(s, 12);
+        let lt8 = l.cmp(CmpOp::ULt, s, c8);
+        let lt12 = l.cmp(CmpOp::ULt, s, c12);
+        let eq12 = l.cmp(CmpOp::Eq, s, c12);
+        let ff = l.cst(s, 0xff);
+        let r = l.select(eq12, z, ff);
+        let r = l.select(lt12, sign, r);
+        let r = l.select(lt8, byte, r);
+        let placed = if i > 0 { l.shl_imm(r, 8 * i) } else { r };
+        acc = Some(match acc {
+            Some(x) => l.or(x, placed),
+            None => placed,
+        });
     }
-    let r = match acc {
-        Some(x) if consts != 0 => {
-            let c = l.cst(x, consts as u64);
-            l.or(x, c)
-        }
-        Some(x) => x,
-        None => {
-            let c = l.c32(consts);
-            l.bcast(c)
-        }
-    };
+    let r = acc.ok_or("empty permutation")?;
     l.vdst32(r)
 }
