@@ -767,6 +767,16 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.conv(ConvOp::F32ToF16, r);
             wr16(l, inst, r)
         }
+        "mad_u16" | "mad_legacy_u16" | "mad_i16" | "mad_legacy_i16" => {
+            no_clamp(inst)?;
+            let a = l.src(0, K::B16)?;
+            let b = l.src(1, K::B16)?;
+            let c = l.src(2, K::B16)?;
+            let p = l.bin(Mul, a, b);
+            let r = l.add(p, c);
+            wr16(l, inst, r)
+        }
+        "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
         _ => Err("not supported".into()),
     }
 }
@@ -847,4 +857,76 @@ fn perm(l: &mut Lifter, _inst: &Inst) -> R<()> {
     }
     let r = acc.ok_or("empty permutation")?;
     l.vdst32(r)
+}
+
+/// The two dwords of a packed-f32 (VOP3P) source: a register pair, or a scalar/constant
+/// used for both halves (an SGPR pair gives its two registers).
+fn pk_src(l: &mut Lifter, inst: &Inst, i: usize) -> R<[Val; 2]> {
+    let o = inst.src[i];
+    if let Some(r) = o.vreg() {
+        let lo = l.get_vreg(r)?;
+        let hi = l.get_vreg(r + 1)?;
+        return Ok([lo, hi]);
+    }
+    if let Some(r) = o.sreg() {
+        let _ = r;
+        let v = l.s64(o, K::B64)?;
+        let lo = l.lo(v);
+        let hi = l.hi(v);
+        return Ok([l.bcast(lo), l.bcast(hi)]);
+    }
+    let c = l.v32(o, K::F32)?;
+    Ok([c, c])
+}
+
+/// `v_pk_{add,mul,fma}_f32`, `v_pk_mov_b32` (gfx90a+ VOP3P on 64-bit register pairs): the low
+/// result takes dword `op_sel[i]` of each source, the high result dword `op_sel_hi[i]`;
+/// `neg_lo`/`neg_hi` negate the selected operands of the low/high halves.
+fn pk_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let n = match base {
+        "pk_fma_f32" => 3,
+        "pk_mov_b32" => 2,
+        _ => 2,
+    };
+    let mut srcs = Vec::new();
+    for i in 0..n {
+        srcs.push(pk_src(l, inst, i)?);
+    }
+    let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+    let m = inst.mods;
+    let mut out = [None, None];
+    for (half, slot) in out.iter_mut().enumerate() {
+        let sel = if half == 0 { m.op_sel } else { m.op_sel_hi };
+        let neg = if half == 0 { m.neg } else { m.neg_hi };
+        let mut ops = Vec::new();
+        for (i, s) in srcs.iter().enumerate() {
+            let mut x = s[(sel >> i & 1) as usize];
+            if base != "pk_mov_b32" && neg >> i & 1 != 0 {
+                x = l.un(UnOp::FNeg, x);
+            }
+            ops.push(x);
+        }
+        let r = match base {
+            "pk_add_f32" => l.bin(FAdd, ops[0], ops[1]),
+            "pk_mul_f32" => l.bin(FMul, ops[0], ops[1]),
+            "pk_fma_f32" => l.tern(TernOp::Fma, ops[0], ops[1], ops[2]),
+            // v_pk_mov_b32: D.lo = src0[op_sel[0]], D.hi = src1[op_sel[1]].
+            _ => srcs[half][(m.op_sel >> half & 1) as usize],
+        };
+        let r = if m.clamp && base != "pk_mov_b32" {
+            let z = l.cst(r, 0);
+            let o = l.cst(r, 0x3f80_0000);
+            let t = l.bin(FMaxNum, r, z);
+            l.bin(FMinNum, t, o)
+        } else {
+            r
+        };
+        *slot = Some(r);
+    }
+    let w = l.wmask();
+    for (half, r) in out.into_iter().enumerate() {
+        let r = r.ok_or("missing half")?;
+        l.set_vreg(reg + half as u16, r, w)?;
+    }
+    Ok(())
 }
