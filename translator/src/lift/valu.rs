@@ -203,16 +203,11 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             wr(l, r, k)
         }
         "fmamk_f32" | "fmaak_f32" | "madmk_f32" | "madak_f32" => {
-            // fmamk: D = S0 * K + S1; fmaak: D = S0 * S1 + K.
-            let kk = inst.literal.ok_or("missing constant K")?;
-            let kc = l.c32(kk);
-            let kv = l.bcast(kc);
+            // The decoder places the constant K as a literal source in LLVM's operand order,
+            // so both forms are `D = S0 * S1 + S2`.
             let a = l.src(0, K::F32)?;
-            let (b, c) = if base.ends_with("mk_f32") {
-                (kv, l.src(1, K::F32)?)
-            } else {
-                (l.src(1, K::F32)?, kv)
-            };
+            let b = l.src(1, K::F32)?;
+            let c = l.src(2, K::F32)?;
             let r = if base.starts_with("fma") {
                 l.tern(TernOp::Fma, a, b, c)
             } else {
