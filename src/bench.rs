@@ -42,6 +42,13 @@ pub struct BenchConfig {
     pub threads: usize,
 }
 
+impl BenchConfig {
+    /// A small configuration for smoke runs and criterion (seconds, not minutes).
+    pub fn quick() -> BenchConfig {
+        BenchConfig { vadd_elems: 4 << 20, alu_items: 16 * 1024, alu_iters: 256, samples: 3, threads: 0 }
+    }
+}
+
 impl Default for BenchConfig {
     fn default() -> Self {
         BenchConfig { vadd_elems: 64 << 20, alu_items: 64 * 1024, alu_iters: 2048, samples: 3, threads: 0 }

@@ -136,7 +136,7 @@ mod tests {
         hdr.extend((entries.len() as u64).to_le_bytes());
         let hdr_len = hdr.len() + entries.iter().map(|(id, _)| 24 + id.len()).sum::<usize>();
         let mut off = hdr_len;
-        let mut body = Vec::new();
+        let mut body: Vec<u8> = Vec::new();
         for (id, data) in entries {
             hdr.extend((off as u64).to_le_bytes());
             hdr.extend((data.len() as u64).to_le_bytes());
