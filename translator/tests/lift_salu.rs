@@ -105,6 +105,7 @@ fn scalar_alu_and_loop() {
         assert_eq!(a.sgpr64(42), CODE_BASE + 124);
         assert_eq!(a.sgpr[44], s1.reverse_bits());
         assert_eq!(a.sgpr64(46), !m20);
-        assert_eq!(a.scc, 0);
+        // The last SCC writer is s_not_b64: SCC = result != 0.
+        assert_eq!(a.scc, (!m20 != 0) as u32);
     }
 }

@@ -323,13 +323,22 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         },
         ty,
     );
-    if inst.dst[0].is_some() {
+    // Returning atomics (GLC/SC0) write the pre-op value to VDST (FLAT word 1 bits [31:24]);
+    // take it from the instruction word when the decoder leaves the destination out.
+    let ret = if inst.dst[0].is_some() {
+        Some(inst.dst[0])
+    } else if inst.mem.glc && inst.format != Format::Mubuf {
+        Some(crate::isa::Opnd::vgpr((inst.words[1] >> 24) as u8, 1))
+    } else {
+        None
+    };
+    if let Some(vd) = ret {
         let vals = if size == 8 {
             vec![l.lo(old), l.hi(old)]
         } else {
             vec![old]
         };
-        l.set_vregs(inst.dst[0], &vals, a.exec)?;
+        l.set_vregs(vd, &vals, a.exec)?;
     }
     Ok(())
 }
