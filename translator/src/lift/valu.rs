@@ -450,6 +450,21 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             l.vdst32(r)?;
             write_carry(l, inst, c)
         }
+        "add_u32" | "sub_u32" | "subrev_u32" if inst.mods.clamp => {
+            // Unsigned saturation: overflow gives 0xffffffff, borrow gives 0.
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let (a, b) = if base == "subrev_u32" { (b, a) } else { (a, b) };
+            let (r, c, sat) = if base == "add_u32" {
+                (l.add(a, b), l.bin(AddCarry, a, b), u32::MAX as u64)
+            } else {
+                (l.bin(Sub, a, b), l.bin(SubBorrow, a, b), 0)
+            };
+            let m = l.lanes_to_mask(c);
+            let sv = l.cst(r, sat);
+            let r = l.select(m, sv, r);
+            l.vdst32(r)
+        }
         "add_u32" => ibin(l, inst, Add, K::B32, false),
         "sub_u32" => ibin(l, inst, Sub, K::B32, false),
         "subrev_u32" => ibin(l, inst, Sub, K::B32, true),
