@@ -2,6 +2,8 @@
 //! `s_endpgm`, `s_sleep`, `s_setpc`; unsupported and truncated instructions end the block
 //! before them and start a block whose exit is `Unsupported`; the maximum block length.
 
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
 mod lift_support;
 use lift_support::*;
 use wavejit_translator::ir::{verify, Exit};

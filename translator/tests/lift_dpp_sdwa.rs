@@ -3,6 +3,8 @@
 //! destination handling, and integer clamp (saturation). The host computes each lane's
 //! source from the DPP control's definition.
 
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
 mod lift_support;
 use lift_support::*;
 
@@ -35,9 +37,7 @@ fn dpp_sdwa_and_clamp() {
     });
     let v = |r: usize, l: usize| b.vgpr[r][l];
     let act = |l: usize| exec >> l & 1 != 0;
-    check_vgpr(&b, &a, 0, exec, |l| {
-        v(1, l).checked_add(v(2, l)).unwrap_or(u32::MAX)
-    });
+    check_vgpr(&b, &a, 0, exec, |l| v(1, l).saturating_add(v(2, l)));
     check_vgpr(&b, &a, 3, exec, |l| v(1, l).saturating_sub(v(2, l)));
     check_vgpr(&b, &a, 4, exec, |l| v(2, l).saturating_sub(v(1, l)));
 

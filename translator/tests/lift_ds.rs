@@ -4,6 +4,8 @@
 //! Expected LDS contents come from replaying the accesses on a host copy in lane order;
 //! swizzle source lanes are derived from LLVM's swizzle macros, not from the lifter's decoding.
 
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
 mod lift_support;
 use lift_support::*;
 

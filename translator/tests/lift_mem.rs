@@ -3,6 +3,8 @@
 //! sizes, and atomics with and without return, under a partial EXEC. The expected memory is
 //! computed by replaying the accesses on a host copy of the buffers.
 
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
 mod lift_support;
 use lift_support::*;
 

@@ -1,6 +1,8 @@
 //! SALU and program control: carries and SCC, bitfield ops, compares, `s_*_saveexec`, a
 //! counted loop through `s_cbranch_scc1`, `s_getpc_b64`, checked against host computations.
 
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
 mod lift_support;
 use lift_support::*;
 

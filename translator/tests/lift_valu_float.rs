@@ -3,6 +3,8 @@
 //! IEEE arithmetic (Rust's f32/f64 operations are correctly rounded, `mul_add` is fused).
 //! A NaN result is checked as "some NaN": the payload is the interpreter's documented rule.
 
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
 mod lift_support;
 use lift_support::*;
 

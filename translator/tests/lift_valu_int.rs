@@ -1,6 +1,8 @@
 //! VALU integer instructions: lifted, interpreted, and compared with host computations of
 //! the ISA definitions, under a partial EXEC.
 
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
 mod lift_support;
 use lift_support::*;
 

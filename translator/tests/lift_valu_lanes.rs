@@ -2,6 +2,8 @@
 //! pairs, `v_cndmask`, `v_mbcnt`, `v_readlane`/`v_readfirstlane`/`v_writelane`, 64-bit
 //! arithmetic and shifts, and `v_cmpx` narrowing EXEC for the next instruction.
 
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
 mod lift_support;
 use lift_support::*;
 

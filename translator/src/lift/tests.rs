@@ -1,6 +1,8 @@
 //! Unit tests of block formation and a few semantics on hand-built instructions (the
 //! encoding-driven tests are in `translator/tests/lift_*.rs`).
 
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
 use super::{lift_from, Pass, MAX_BLOCK_INSTS};
 use crate::env::{AtomicOp, ExitCode, MemError, Space, WaveEnv};
 use crate::interp::run_block;
