@@ -787,6 +787,29 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             wr16(l, inst, r)
         }
         "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
+        "pk_add_f16" | "pk_mul_f16" | "pk_max_f16" | "pk_min_f16" | "pk_fma_f16" | "pk_add_u16"
+        | "pk_add_i16" | "pk_sub_u16" | "pk_sub_i16" | "pk_mul_lo_u16" | "pk_max_u16"
+        | "pk_max_i16" | "pk_min_u16" | "pk_min_i16" | "pk_lshlrev_b16" | "pk_lshrrev_b16"
+        | "pk_ashrrev_i16" | "pk_mad_u16" | "pk_mad_i16" => pk16(l, inst, base),
+        "fma_f16" | "mad_f16" => {
+            // f16 values are exact in f32, so the f32 FMA differs from a single f16 rounding
+            // only through double rounding in rare ties (documented approximation).
+            let mut v = Vec::new();
+            for i in 0..3 {
+                let x = l.src(i, K::F16)?;
+                v.push(l.conv(ConvOp::F16ToF32, x));
+            }
+            let r = if base == "fma_f16" {
+                l.tern(TernOp::Fma, v[0], v[1], v[2])
+            } else {
+                let p = l.bin(FMul, v[0], v[1]);
+                l.bin(FAdd, p, v[2])
+            };
+            let r = l.conv(ConvOp::F32ToF16, r);
+            wr16(l, inst, r)
+        }
+        "fma_mix_f32" | "fma_mixlo_f16" | "fma_mixhi_f16" | "mad_mix_f32" | "mad_mixlo_f16"
+        | "mad_mixhi_f16" => fma_mix(l, inst, base),
         _ => Err("not supported".into()),
     }
 }
@@ -939,4 +962,172 @@ fn pk_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         l.set_vreg(reg + half as u16, r, w)?;
     }
     Ok(())
+}
+
+/// Half `h` (0 = low, 1 = high) of a packed 16-bit source: VGPR/SGPR bits, or an inline
+/// constant or literal replicated into both halves.
+fn half_src(l: &mut Lifter, inst: &Inst, i: usize, h: u8, k: K) -> R<Val> {
+    let o = inst.src[i];
+    let v = if o.vreg().is_some() || o.sreg().is_some() {
+        l.v32(o, K::B32)?
+    } else {
+        l.v32(o, k)?
+    };
+    let v = if h == 1 && (o.vreg().is_some() || o.sreg().is_some()) {
+        l.lshr_imm(v, 16)
+    } else {
+        v
+    };
+    Ok(l.and_imm(v, 0xffff))
+}
+
+/// VOP3P packed 16-bit ops: the low result uses half `op_sel[i]` of each source and `neg`,
+/// the high result half `op_sel_hi[i]` and `neg_hi`. Float ops are computed in f32 (exact
+/// before the single rounding to f16 for add/mul/min/max; FMA may double-round in rare ties).
+fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let m = inst.mods;
+    let float = base.ends_with("f16");
+    let n = if base.contains("fma") || base.contains("mad") {
+        3
+    } else {
+        2
+    };
+    let op = base.strip_prefix("pk_").unwrap_or(base);
+    let op = op.rsplit_once('_').map(|x| x.0).unwrap_or(op);
+    let signed = base.ends_with("i16");
+    let mut halves = [None, None];
+    for (h, slot) in halves.iter_mut().enumerate() {
+        let sel = if h == 0 { m.op_sel } else { m.op_sel_hi };
+        let neg = if h == 0 { m.neg } else { m.neg_hi };
+        let mut ops = Vec::new();
+        for i in 0..n {
+            let k = if float { K::F16 } else { K::B16 };
+            let mut x = half_src(l, inst, i, sel >> i & 1, k)?;
+            if float {
+                if neg >> i & 1 != 0 {
+                    let c = l.cst(x, 0x8000);
+                    x = l.xor(x, c);
+                }
+                x = l.conv(ConvOp::F16ToF32, x);
+            } else if signed {
+                x = l.conv(ConvOp::SExt16, x);
+            }
+            ops.push(x);
+        }
+        let r = if float {
+            let r = match op {
+                "add" => l.bin(FAdd, ops[0], ops[1]),
+                "mul" => l.bin(FMul, ops[0], ops[1]),
+                "max" => l.bin(FMaxNum, ops[0], ops[1]),
+                "min" => l.bin(FMinNum, ops[0], ops[1]),
+                _ => l.tern(TernOp::Fma, ops[0], ops[1], ops[2]),
+            };
+            let r = if m.clamp {
+                let z = l.cst(r, 0);
+                let o = l.cst(r, 0x3f80_0000);
+                let t = l.bin(FMaxNum, r, z);
+                l.bin(FMinNum, t, o)
+            } else {
+                r
+            };
+            l.conv(ConvOp::F32ToF16, r)
+        } else {
+            if m.clamp {
+                return Err("clamp on packed integer ops is not supported".into());
+            }
+            let r = match op {
+                "add" => l.add(ops[0], ops[1]),
+                "sub" => l.bin(Sub, ops[0], ops[1]),
+                "mul_lo" => l.bin(Mul, ops[0], ops[1]),
+                "max" if signed => l.bin(SMax, ops[0], ops[1]),
+                "max" => l.bin(UMax, ops[0], ops[1]),
+                "min" if signed => l.bin(SMin, ops[0], ops[1]),
+                "min" => l.bin(UMin, ops[0], ops[1]),
+                "lshlrev" | "lshrrev" | "ashrrev" => {
+                    let s = l.and_imm(ops[0], 15);
+                    let o = match op {
+                        "lshlrev" => Shl,
+                        "lshrrev" => LShr,
+                        _ => AShr,
+                    };
+                    l.bin(o, ops[1], s)
+                }
+                _ => {
+                    let p = l.bin(Mul, ops[0], ops[1]);
+                    l.add(p, ops[2])
+                }
+            };
+            l.and_imm(r, 0xffff)
+        };
+        *slot = Some(r);
+    }
+    let lo = halves[0].ok_or("missing half")?;
+    let hi = halves[1].ok_or("missing half")?;
+    let hi = l.shl_imm(hi, 16);
+    let r = l.or(lo, hi);
+    l.vdst32(r)
+}
+
+/// `v_fma_mix_f32` / `v_fma_mixlo_f16` / `v_fma_mixhi_f16` (and the `mad` forms): each source
+/// is f32, or with `op_sel_hi[i]` an f16 taken from half `op_sel[i]`; `neg` negates and
+/// `neg_hi` takes the absolute value of source i. The f32 result is written whole, or
+/// rounded to f16 into the low/high half (the other half kept).
+fn fma_mix(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let m = inst.mods;
+    let mut ops = Vec::new();
+    for i in 0..3 {
+        let o = inst.src[i];
+        let mut x = if m.op_sel_hi >> i & 1 != 0 {
+            let v = if o.vreg().is_some() || o.sreg().is_some() {
+                let v = l.v32(o, K::B32)?;
+                if m.op_sel >> i & 1 != 0 {
+                    l.lshr_imm(v, 16)
+                } else {
+                    v
+                }
+            } else {
+                l.v32(o, K::F16)?
+            };
+            let v = l.and_imm(v, 0xffff);
+            l.conv(ConvOp::F16ToF32, v)
+        } else {
+            l.v32(o, K::F32)?
+        };
+        if m.neg_hi >> i & 1 != 0 {
+            x = l.un(UnOp::FAbs, x);
+        }
+        if m.neg >> i & 1 != 0 {
+            x = l.un(UnOp::FNeg, x);
+        }
+        ops.push(x);
+    }
+    let r = if base.starts_with("fma") {
+        l.tern(TernOp::Fma, ops[0], ops[1], ops[2])
+    } else {
+        let p = l.bin(FMul, ops[0], ops[1]);
+        l.bin(FAdd, p, ops[2])
+    };
+    let r = if m.clamp {
+        let z = l.cst(r, 0);
+        let o = l.cst(r, 0x3f80_0000);
+        let t = l.bin(FMaxNum, r, z);
+        l.bin(FMinNum, t, o)
+    } else {
+        r
+    };
+    if base.ends_with("f32") {
+        return l.vdst32(r);
+    }
+    let h = l.conv(ConvOp::F32ToF16, r);
+    let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+    let old = l.get_vreg(reg)?;
+    let v = if base.contains("mixhi") {
+        let keep = l.and_imm(old, 0xffff);
+        let hi = l.shl_imm(h, 16);
+        l.or(keep, hi)
+    } else {
+        let keep = l.and_imm(old, 0xffff_0000);
+        l.or(keep, h)
+    };
+    l.vdst32(v)
 }
