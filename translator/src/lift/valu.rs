@@ -146,15 +146,15 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
         "readlane_b32" => {
             let v = l.src(0, K::B32)?;
-            let lane = l.ssrc(1, K::B32)?;
+            let lane = l.s32(vop3_src_or(inst, 1), K::B32)?;
             let lane = l.and_imm(lane, (l.wave - 1) as u64);
             let r = l.read_lane(v, lane);
             l.set_s32(inst.dst[0], r)
         }
         "writelane_b32" => {
             // Writes one lane regardless of EXEC.
-            let x = l.ssrc(0, K::B32)?;
-            let lane = l.ssrc(1, K::B32)?;
+            let x = l.s32(vop3_src_or(inst, 0), K::B32)?;
+            let lane = l.s32(vop3_src_or(inst, 1), K::B32)?;
             let lane = l.and_imm(lane, (l.wave - 1) as u64);
             let reg = inst.dst[0]
                 .vreg()
@@ -1130,4 +1130,18 @@ fn fma_mix(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         l.or(keep, h)
     };
     l.vdst32(v)
+}
+
+/// Source `i` of a VOP3 instruction, or, when the decoder left it out, the 9-bit SRC field
+/// of the second instruction word (bits `9*i..9*i+9`), for the lane-select operands of
+/// `v_readlane_b32`/`v_writelane_b32`.
+fn vop3_src_or(inst: &Inst, i: usize) -> Opnd {
+    if inst.src[i].is_some() || inst.format != crate::isa::Format::Vop3 {
+        return inst.src[i];
+    }
+    let code = (inst.words[1] >> (9 * i)) & 0x1ff;
+    Opnd {
+        code: code as u16,
+        count: 1,
+    }
 }
