@@ -694,17 +694,6 @@ impl<'t> Lifter<'t> {
         Ok(v)
     }
 
-    /// Reads source `i` as a uniform value (VOP3 scalar operands of `v_readlane` and the like).
-    pub fn ssrc(&mut self, i: usize, k: K) -> R<Val> {
-        let inst = self.inst()?;
-        let o = *inst.src.get(i).ok_or("source index out of range")?;
-        if k.is64() {
-            self.s64(o, k)
-        } else {
-            self.s32(o, k)
-        }
-    }
-
     /// SDWA source select: byte 0..3 (0..=3), word 0..1 (4, 5), dword (6).
     fn sdwa_sel(&mut self, v: Val, sel: u8, sext: bool) -> R<Val> {
         let (shift, width) = match sel {
