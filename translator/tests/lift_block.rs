@@ -125,3 +125,25 @@ fn long_straight_line_code_is_split() {
     assert_eq!(b.inst_count, 11);
     assert_eq!(b.exit, Exit::EndPgm);
 }
+
+#[test]
+fn fences_and_hints_are_no_ops() {
+    #[rustfmt::skip]
+    let words = [
+        0xe0a08000, 0x00000000, // buffer_wbl2 sc1
+        0xbf8c0f70, // s_waitcnt vmcnt(0)
+        0xe0a48000, 0x00000000, // buffer_inv sc1
+        0xbf800001, // s_nop 1
+        0xbf810000, // s_endpgm
+    ];
+    let t = target();
+    let code = Code::from_words(&words);
+    let b = lift_block(&t, &code, CODE_BASE, 0);
+    assert_eq!(b.inst_count, 5);
+    assert_eq!(b.exit, Exit::EndPgm);
+    assert_eq!(b.class_counts[InstClass::Vmem as usize], 2);
+    let mut mem = Mem::new(0);
+    let (before, after) = run_words(&words, 2, EXEC_PARTIAL, &mut mem, |_| {});
+    assert!(before.vgpr == after.vgpr && before.sgpr == after.sgpr);
+    assert_eq!(after.counters.vector_insts, 2);
+}

@@ -18,7 +18,8 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     let flow = match name {
         // Waits, hints and cache maintenance have no architectural effect here: memory
         // operations complete in order.
-        "s_nop" | "s_waitcnt" | "s_setprio" | "s_icache_inv" | "s_ttracedata" => Flow::Next,
+        "s_nop" | "s_waitcnt" | "s_setprio" | "s_icache_inv" | "s_ttracedata"
+        | "s_incperflevel" | "s_decperflevel" | "s_wakeup" => Flow::Next,
         "s_endpgm" => Flow::End(Exit::EndPgm),
         "s_barrier" => Flow::End(Exit::Barrier { next }),
         "s_sleep" => Flow::End(Exit::Yield { next }),

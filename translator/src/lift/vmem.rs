@@ -26,6 +26,13 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         return Err("loads to LDS are not supported".into());
     }
     l.count_vector();
+    if matches!(
+        name,
+        "buffer_wbl2" | "buffer_inv" | "buffer_wbinvl1" | "buffer_wbinvl1_vol"
+    ) {
+        // Cache write-back/invalidate for fences: memory is coherent here, so no effect.
+        return Ok((InstClass::Vmem, Flow::Next));
+    }
     let (space, op) = match inst.format {
         Format::Flat => (Space::Flat, name.strip_prefix("flat_")),
         Format::Global => (Space::Global, name.strip_prefix("global_")),
