@@ -215,7 +215,8 @@ fn float_ops_on_special_values() {
             maxnum(maxnum(s, 0.0, true), 1.0, false)
         }
     });
-    check_f32(&b, &a, 9, exec, |l| x(1, l) * 1.0 * 2.0);
+    // MODE.IEEE is set (the default), so the output modifier mul:2 is ignored (ISA 6.2.2).
+    check_f32(&b, &a, 9, exec, |l| x(1, l) * 1.0);
     check_f32(&b, &a, 10, exec, |l| x(1, l).mul_add(x(2, l), x(10, l)));
     check_f64(&b, &a, 12, exec, |l| d(14, l) + d(16, l));
     check_f64(&b, &a, 18, exec, |l| d(14, l).mul_add(0.5, d(16, l)));
@@ -267,4 +268,83 @@ fn float_ops_on_special_values() {
     check_f32(&b, &a, 35, exec, |l| ((b.vgpr[33][l] >> 16) & 0xff) as f32);
     check_f32(&b, &a, 36, exec, |l| x(1, l).sqrt());
     check_f64(&b, &a, 38, exec, |l| d(14, l) * -d(16, l));
+}
+
+fn flush32(x: f32) -> f32 {
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+fn flush64(x: f64) -> f64 {
+    if x.is_subnormal() {
+        f64::from_bits(x.to_bits() & (1 << 63))
+    } else {
+        x
+    }
+}
+
+/// MODE = 0: denormals flushed on input and output (f32 and f64), IEEE and DX10_CLAMP off,
+/// so the output modifier applies and a clamped NaN passes through; `v_cndmask` moves
+/// denormals unchanged.
+#[test]
+fn flush_mode_omod_and_clamp() {
+    #[rustfmt::skip]
+    let words = [
+        0x02000501, // v_add_f32_e32 v0, v1, v2
+        0xd1050003, 0x0801e501, // v_mul_f32_e64 v3, v1, 1.0 mul:2
+        0xd1018004, 0x00020501, // v_add_f32_e64 v4, v1, v2 clamp
+        0x000a0501, // v_cndmask_b32_e32 v5, v1, v2, vcc
+        0xd2800006, 0x00021508, // v_add_f64 v[6:7], v[8:9], v[10:11]
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 31, exec, &mut mem, |s| {
+        s.mode = 0;
+        for l in 0..64 {
+            s.vgpr[1][l] = SPECIALS[l % 16];
+            // Denormal second operands in some lanes; small normal sums that become
+            // denormal in others.
+            s.vgpr[2][l] = match l % 3 {
+                0 => 0x0000_0100,
+                1 => SPECIALS[(l * 7 + 3) % 16],
+                _ => 0x8080_0000, // -min normal
+            };
+            let d1 = if l % 2 == 0 { 3e-310 } else { 2.0e-308 };
+            let d2 = if l % 4 < 2 { -1.0e-308 } else { 1.5 };
+            s.vgpr[8][l] = f64::to_bits(d1) as u32;
+            s.vgpr[9][l] = (f64::to_bits(d1) >> 32) as u32;
+            s.vgpr[10][l] = f64::to_bits(d2) as u32;
+            s.vgpr[11][l] = (f64::to_bits(d2) >> 32) as u32;
+        }
+    });
+    let x = |r: usize, l: usize| f(b.vgpr[r][l]);
+    let d =
+        |r: usize, l: usize| f64::from_bits(b.vgpr[r][l] as u64 | (b.vgpr[r + 1][l] as u64) << 32);
+    check_f32(&b, &a, 0, exec, |l| {
+        flush32(flush32(x(1, l)) + flush32(x(2, l)))
+    });
+    check_f32(&b, &a, 3, exec, |l| flush32(flush32(x(1, l)) * 2.0));
+    check_f32(&b, &a, 4, exec, |l| {
+        let s = flush32(x(1, l)) + flush32(x(2, l));
+        if s.is_nan() {
+            s
+        } else {
+            maxnum(maxnum(s, 0.0, true), 1.0, false)
+        }
+    });
+    let vcc = b.sgpr64(106);
+    check_vgpr(&b, &a, 5, exec, |l| {
+        if vcc >> l & 1 != 0 {
+            b.vgpr[2][l]
+        } else {
+            b.vgpr[1][l]
+        }
+    });
+    check_f64(&b, &a, 6, exec, |l| {
+        flush64(flush64(d(8, l)) + flush64(d(10, l)))
+    });
 }

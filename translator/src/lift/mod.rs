@@ -106,20 +106,20 @@ fn decode_at(target: &Target, code: &dyn CodeSource, pc: u64) -> Result<Inst, St
 
 /// Lifts at most `limit` instructions from `pc`.
 fn lift_pass(target: &Target, code: &dyn CodeSource, start: u64, mode: u32, limit: u32) -> Pass {
-    // Default-mode float semantics are lifted whatever `mode` says (MODE-dependent denormal
-    // flushing and rounding are not lifted yet).
-    let _ = mode;
-    lift_from(target, start, limit, &mut |pc| decode_at(target, code, pc))
+    lift_from(target, start, mode, limit, &mut |pc| {
+        decode_at(target, code, pc)
+    })
 }
 
 /// The block-forming loop over instructions supplied by `next` (address → instruction).
 fn lift_from(
     target: &Target,
     start: u64,
+    mode: u32,
     limit: u32,
     next: &mut dyn FnMut(u64) -> Result<Inst, String>,
 ) -> Pass {
-    let mut l = Lifter::new(target, start);
+    let mut l = Lifter::new(target, start, mode);
     let mut pc = start;
     let mut index = 0u32;
     loop {

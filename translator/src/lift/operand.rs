@@ -142,6 +142,11 @@ pub(crate) struct Lifter<'t> {
     pub b: Builder,
     /// Wave size (32 or 64).
     pub wave: u32,
+    /// MODE the block is translated for (float denormal, clamp and IEEE behaviour).
+    pub mode: u32,
+    /// True while lifting an instruction that moves float bits without arithmetic
+    /// (`v_cndmask`): its inputs are not denormal-flushed.
+    pub no_flush: bool,
     /// Address of the current instruction.
     pub pc: u64,
     /// Address of the next instruction.
@@ -164,11 +169,13 @@ pub(crate) struct Lifter<'t> {
 
 impl<'t> Lifter<'t> {
     /// A lifter for a block starting at `pc`.
-    pub fn new(target: &'t Target, pc: u64) -> Lifter<'t> {
+    pub fn new(target: &'t Target, pc: u64, mode: u32) -> Lifter<'t> {
         Lifter {
             _target: core::marker::PhantomData,
             b: Builder::new(pc, target.wave_size),
             wave: target.wave_size,
+            mode,
+            no_flush: false,
             pc,
             next_pc: pc,
             name: "",
@@ -188,6 +195,7 @@ impl<'t> Lifter<'t> {
         self.name = inst.op.name();
         self.inst = Some(*inst);
         self.dpp_wmask = None;
+        self.no_flush = false;
     }
 
     /// Finishes the block.
@@ -690,8 +698,52 @@ impl<'t> Lifter<'t> {
                     v = self.un(UnOp::FNeg, v);
                 }
             }
+            if !self.no_flush && !self.denorm_allowed(k, 1) {
+                v = self.flush_denorm(v, k);
+            }
         }
         Ok(v)
+    }
+
+    /// MODE.FP_DENORM for kind `k` allows denormals on input (`which` = 1) or output (2):
+    /// bits [5:4] for f32, [7:6] for f64 and f16 (0 flush both, 1 allow in, 2 allow out,
+    /// 3 allow both).
+    pub fn denorm_allowed(&self, k: K, which: u32) -> bool {
+        let field = if k == K::F32 {
+            self.mode >> 4 & 3
+        } else {
+            self.mode >> 6 & 3
+        };
+        field & which != 0
+    }
+
+    /// MODE.IEEE.
+    pub fn ieee(&self) -> bool {
+        self.mode >> 9 & 1 != 0
+    }
+
+    /// Replaces denormals of kind `k` in `v` by zero of the same sign.
+    pub fn flush_denorm(&mut self, v: Val, k: K) -> Val {
+        match k {
+            K::F16 => {
+                let e = self.and_imm(v, 0x7c00);
+                let m = self.and_imm(v, 0x3ff);
+                let z = self.cst(e, 0);
+                let e0 = self.cmp(CmpOp::Eq, e, z);
+                let mz = self.cmp(CmpOp::Ne, m, z);
+                let den = self.and(e0, mz);
+                let signed_zero = self.and_imm(v, 0x8000);
+                self.select(den, signed_zero, v)
+            }
+            _ => {
+                // Class bits 4 (-denormal) and 7 (+denormal).
+                let classes = self.cst(v, 0x90);
+                let den = self.cmp(CmpOp::FClass, v, classes);
+                let sign = if k.is64() { 1u64 << 63 } else { 1u64 << 31 };
+                let signed_zero = self.and_imm(v, sign);
+                self.select(den, signed_zero, v)
+            }
+        }
     }
 
     /// SDWA source select: byte 0..3 (0..=3), word 0..1 (4, 5), dword (6).
@@ -903,7 +955,8 @@ impl<'t> Lifter<'t> {
                 return Ok(v);
             }
         };
-        if inst.mods.omod != 0 {
+        // OMOD is ignored when MODE.IEEE is set or output denormals are allowed (ISA 6.2.2).
+        if inst.mods.omod != 0 && !self.ieee() && !self.denorm_allowed(k, 2) {
             let m = match inst.mods.omod {
                 1 => two,
                 2 => four,
@@ -913,11 +966,21 @@ impl<'t> Lifter<'t> {
             v = self.bin(BinOp::FMul, v, c);
         }
         if inst.mods.clamp {
-            // Clamp to [0, 1]; with DX10_CLAMP a NaN becomes 0 (maxNum(NaN, 0) = 0).
+            // Clamp to [0, 1]; with DX10_CLAMP a NaN becomes 0 (maxNum(NaN, 0) = 0),
+            // without it the NaN passes through.
             let z = self.cst(v, zero);
             let o = self.cst(v, one);
-            v = self.bin(BinOp::FMaxNum, v, z);
-            v = self.bin(BinOp::FMinNum, v, o);
+            let c = self.bin(BinOp::FMaxNum, v, z);
+            let c = self.bin(BinOp::FMinNum, c, o);
+            v = if self.mode >> 8 & 1 != 0 {
+                c
+            } else {
+                let nan = self.cmp(CmpOp::FUno, v, v);
+                self.select(nan, v, c)
+            };
+        }
+        if !self.denorm_allowed(k, 2) {
+            v = self.flush_denorm(v, k);
         }
         Ok(v)
     }

@@ -4,6 +4,9 @@
 #![allow(clippy::needless_range_loop)] // lane loops index several arrays
 
 use super::{lift_from, Pass, MAX_BLOCK_INSTS};
+
+/// MODE of HIP/OpenCL kernels: round to nearest, denormals kept, DX10_CLAMP and IEEE set.
+const DEFAULT_MODE: u32 = 0x3f0;
 use crate::env::{AtomicOp, ExitCode, MemError, Space, WaveEnv};
 use crate::interp::run_block;
 use crate::ir::{verify, Block, Exit};
@@ -45,7 +48,7 @@ fn lift(insts: &[Inst]) -> Block {
             .copied()
             .ok_or_else(|| "end of test code".into())
     };
-    match lift_from(&t, base, MAX_BLOCK_INSTS, &mut next) {
+    match lift_from(&t, base, DEFAULT_MODE, MAX_BLOCK_INSTS, &mut next) {
         Pass::Done(b) => b,
         Pass::Failed { pc, reason, .. } => panic!("lift failed at {pc:#x}: {reason}"),
     }
@@ -213,14 +216,14 @@ fn unsupported_instruction_splits_the_block() {
             .copied()
             .ok_or_else(|| "end".into())
     };
-    match lift_from(&t, 0x100, MAX_BLOCK_INSTS, &mut next) {
+    match lift_from(&t, 0x100, DEFAULT_MODE, MAX_BLOCK_INSTS, &mut next) {
         Pass::Failed { index, pc, reason } => {
             assert_eq!((index, pc), (1, 0x104));
             assert!(reason.contains("matrix"), "{reason}");
         }
         Pass::Done(_) => panic!("MFMA was lifted"),
     }
-    match lift_from(&t, 0x100, 1, &mut next) {
+    match lift_from(&t, 0x100, DEFAULT_MODE, 1, &mut next) {
         Pass::Done(b) => {
             assert_eq!(b.exit, Exit::Jump(0x104));
             assert_eq!(b.inst_count, 1);

@@ -214,6 +214,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 let p = l.bin(FMul, a, b);
                 l.bin(FAdd, p, c)
             };
+            let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
         "mad_f32" | "mac_f32" => {
@@ -712,7 +713,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             l.vdst32(r)
         }
         "cndmask_b32" => {
-            // D = VCC[lane] ? S1 : S0 (mask from src2).
+            // D = VCC[lane] ? S1 : S0 (mask from src2); abs/neg act on the bits, no flushing.
+            l.no_flush = true;
             let a = l.src(0, K::F32)?;
             let b = l.src(1, K::F32)?;
             let m = l.mask_opnd(inst.src[2])?;

@@ -305,7 +305,11 @@ pub fn target() -> Target {
     Target::new(Gpu::GFX942)
 }
 
-/// A wave64 state with every VGPR and SGPR random and non-zero, EXEC = `exec`, SCC = 0.
+/// MODE of HIP/OpenCL kernels: round to nearest, denormals kept, DX10_CLAMP and IEEE set.
+pub const DEFAULT_MODE: u32 = 0x3f0;
+
+/// A wave64 state with every VGPR and SGPR random and non-zero, EXEC = `exec`, SCC = 0,
+/// MODE = [`DEFAULT_MODE`].
 pub fn random_state(seed: u64, exec: u64) -> Box<WaveState> {
     let mut s = WaveState::new_boxed(64);
     let mut r = Rng(seed | 1);
@@ -319,6 +323,7 @@ pub fn random_state(seed: u64, exec: u64) -> Box<WaveState> {
     }
     s.set_exec(exec);
     s.scc = 0;
+    s.mode = DEFAULT_MODE;
     s.pc = CODE_BASE;
     s
 }
