@@ -111,3 +111,40 @@ fn scalar_alu_and_loop() {
         assert_eq!(a.scc, (!m20 != 0) as u32);
     }
 }
+
+/// VGPR indexing as LLVM emits it for a uniform index into a register array
+/// (`s_set_gpr_idx_on` / `v_mov_b32` / `s_set_gpr_idx_off`), reading and writing.
+#[test]
+fn vgpr_indexing() {
+    #[rustfmt::skip]
+    let words = [
+        0xbf110100, // s_set_gpr_idx_on s0, gpr_idx(SRC0)
+        0x7e220300, // v_mov_b32_e32 v17, v0
+        0xbf9c0000, // s_set_gpr_idx_off
+        0xbf110801, // s_set_gpr_idx_on s1, gpr_idx(DST)
+        0x7e000311, // v_mov_b32_e32 v0, v17
+        0xbf9c0000, // s_set_gpr_idx_off
+        0x68240311, // v_add_u32_e32 v18, v17, v1
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 13, exec, &mut mem, |s| {
+        s.sgpr[0] = 0x100 | 7; // only bits [7:0] are the index
+        s.sgpr[1] = 12;
+    });
+    // v17 = v[0 + 7]; then v[0 + 12] = v17; v18 = v17 + v1 without indexing.
+    check_vgpr(&b, &a, 17, exec, |l| b.vgpr[7][l]);
+    let v17 = |l: usize| {
+        if exec >> l & 1 != 0 {
+            b.vgpr[7][l]
+        } else {
+            b.vgpr[17][l]
+        }
+    };
+    check_vgpr(&b, &a, 12, exec, |l| v17(l));
+    check_vgpr(&b, &a, 0, 0, |_| 0);
+    check_vgpr(&b, &a, 18, exec, |l| v17(l).wrapping_add(b.vgpr[1][l]));
+    assert_eq!(a.mode & (1 << 27), 0);
+    assert_eq!(a.mode, DEFAULT_MODE);
+}

@@ -626,6 +626,56 @@ impl<'t> Lifter<'t> {
         Ok(self.push(Op::GetVgpr(reg), Ty::V32))
     }
 
+    /// True when MODE.GPR_IDX_EN (bit 27) is set: VALU VGPR operands selected by M0[15:12]
+    /// (bit 0..2 = src0..src2, bit 3 = dst) are offset by M0[7:0] (`s_set_gpr_idx_on`).
+    pub fn gpr_idx(&self) -> bool {
+        self.mode >> 27 & 1 != 0
+    }
+
+    /// The `S32` index added to VGPR operand `slot` (0..=2 sources, 3 destination) of
+    /// `reg` under GPR indexing: `M0[7:0]` if `M0[12 + slot]`, else 0, limited so the
+    /// register stays in its file (`reg + n - 1 + index <= last`).
+    fn gpr_index(&mut self, reg: u16, n: u16, slot: u32) -> Val {
+        let m0 = self.get_sreg(sreg::M0);
+        let idx = self.and_imm(m0, 0xff);
+        let en = self.lshr_imm(m0, 12 + slot as u64);
+        let en = self.and_imm(en, 1);
+        let z = self.c32(0);
+        let idx = self.select(en, idx, z);
+        let last = if (reg as usize) < AGPR_BASE {
+            AGPR_BASE - 1
+        } else {
+            NUM_VREGS - 1
+        };
+        let room = (last as u32).saturating_sub(reg as u32 + n as u32 - 1);
+        let room = self.c32(room);
+        self.bin(BinOp::UMin, idx, room)
+    }
+
+    /// Reads `n` (1 or 2) VGPRs of VALU operand `o` in slot `slot` under GPR indexing.
+    fn v_indexed(&mut self, o: Opnd, n: u16, slot: u32) -> R<Option<Val>> {
+        let Some(reg) = o.vreg() else {
+            return Ok(None);
+        };
+        if !self.gpr_idx() {
+            return Ok(None);
+        }
+        Self::vrange(reg, n)?;
+        let index = self.gpr_index(reg, n, slot);
+        let lo = self.push(Op::GetVgprDyn { base: reg, index }, Ty::V32);
+        if n == 1 {
+            return Ok(Some(lo));
+        }
+        let hi = self.push(
+            Op::GetVgprDyn {
+                base: reg + 1,
+                index,
+            },
+            Ty::V32,
+        );
+        Ok(Some(self.pack(lo, hi)))
+    }
+
     /// Reads a 32-bit operand as lanes (scalars are broadcast).
     pub fn v32(&mut self, o: Opnd, k: K) -> R<Val> {
         if let Some(r) = o.vreg() {
@@ -656,10 +706,11 @@ impl<'t> Lifter<'t> {
         if !o.is_some() {
             return Err(format!("missing source {i}"));
         }
-        let mut v = if k.is64() {
-            self.v64(o, k)?
-        } else {
-            self.v32(o, k)?
+        let n = if k.is64() { 2 } else { 1 };
+        let mut v = match self.v_indexed(o, n, i.min(2) as u32)? {
+            Some(v) => v,
+            None if k.is64() => self.v64(o, k)?,
+            None => self.v32(o, k)?,
         };
         if i == 0 {
             if let Some(d) = inst.dpp {
@@ -863,6 +914,16 @@ impl<'t> Lifter<'t> {
             v = self.sdwa_dst(reg, v, s.dst_sel, s.dst_unused)?;
         }
         let m = self.wmask();
+        if self.gpr_idx() {
+            let index = self.gpr_index(reg, 1, 3);
+            self.effect(Op::SetVgprDyn {
+                base: reg,
+                index,
+                val: v,
+                mask: m,
+            });
+            return Ok(());
+        }
         self.set_vreg(reg, v, m)
     }
 
@@ -877,6 +938,18 @@ impl<'t> Lifter<'t> {
         let m = self.wmask();
         let lo = self.lo(v);
         let hi = self.hi(v);
+        if self.gpr_idx() {
+            let index = self.gpr_index(reg, 2, 3);
+            for (r, val) in [(reg, lo), (reg + 1, hi)] {
+                self.effect(Op::SetVgprDyn {
+                    base: r,
+                    index,
+                    val,
+                    mask: m,
+                });
+            }
+            return Ok(());
+        }
         self.set_vreg(reg, lo, m)?;
         self.set_vreg(reg + 1, hi, m)
     }
