@@ -644,7 +644,7 @@ fn u32_and_i32_division() {
             0 => 1 + l as u32,
             1 => r.u32(),
             2 => r.u32() >> 20 | 1,
-            _ => (-(l as i32) - 1) as u32,
+            _ => (-l - 1) as u32,
         })
         .collect();
     let bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();

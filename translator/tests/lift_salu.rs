@@ -142,7 +142,7 @@ fn vgpr_indexing() {
             b.vgpr[17][l]
         }
     };
-    check_vgpr(&b, &a, 12, exec, |l| v17(l));
+    check_vgpr(&b, &a, 12, exec, v17);
     check_vgpr(&b, &a, 0, 0, |_| 0);
     check_vgpr(&b, &a, 18, exec, |l| v17(l).wrapping_add(b.vgpr[1][l]));
     assert_eq!(a.mode & (1 << 27), 0);
