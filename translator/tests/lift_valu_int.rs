@@ -165,3 +165,62 @@ fn integer_alu_partial_exec() {
     assert_eq!(a.counters.vector_insts, 26);
     assert_eq!(a.counters.active_lanes, 26 * exec.count_ones() as u64);
 }
+
+fn elems(x: u32, bits: u32, signed: bool) -> Vec<i64> {
+    (0..32 / bits)
+        .map(|i| {
+            let v = (x >> (bits * i)) & ((1u64 << bits) - 1) as u32;
+            if signed && v >> (bits - 1) & 1 != 0 {
+                v as i64 - (1i64 << bits)
+            } else {
+                v as i64
+            }
+        })
+        .collect()
+}
+
+fn dot(a: u32, b: u32, c: u32, bits: u32, signed: bool) -> u32 {
+    let s: i64 = elems(a, bits, signed)
+        .iter()
+        .zip(elems(b, bits, signed))
+        .map(|(x, y)| x * y)
+        .sum();
+    (c as i64).wrapping_add(s) as u32
+}
+
+#[test]
+fn swap_pack_and_integer_dot_products() {
+    #[rustfmt::skip]
+    let words = [
+        0x7e02a302, // v_swap_b32 v1, v2
+        0xd2a00803, 0x00020b04, // v_pack_b32_f16 v3, v4, v5 op_sel:[1,0,0]
+        0xd3a84006, 0x1c261107, // v_dot4_i32_i8 v6, v7, v8, v9
+        0xd3a9400a, 0x1c261107, // v_dot4_u32_u8 v10, v7, v8, v9
+        0xd3a6400b, 0x1c261107, // v_dot2_i32_i16 v11, v7, v8, v9
+        0xd3ab400c, 0x1c261107, // v_dot8_u32_u4 v12, v7, v8, v9
+        0x721a1107, // v_dot4c_i32_i8_e32 v13, v7, v8
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 19, exec, &mut mem, |_| {});
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    check_vgpr(&b, &a, 1, exec, |l| v(2, l));
+    check_vgpr(&b, &a, 2, exec, |l| v(1, l));
+    check_vgpr(&b, &a, 3, exec, |l| {
+        (v(4, l) >> 16) | (v(5, l) & 0xffff) << 16
+    });
+    check_vgpr(&b, &a, 6, exec, |l| dot(v(7, l), v(8, l), v(9, l), 8, true));
+    check_vgpr(&b, &a, 10, exec, |l| {
+        dot(v(7, l), v(8, l), v(9, l), 8, false)
+    });
+    check_vgpr(&b, &a, 11, exec, |l| {
+        dot(v(7, l), v(8, l), v(9, l), 16, true)
+    });
+    check_vgpr(&b, &a, 12, exec, |l| {
+        dot(v(7, l), v(8, l), v(9, l), 4, false)
+    });
+    check_vgpr(&b, &a, 13, exec, |l| {
+        dot(v(7, l), v(8, l), v(13, l), 8, true)
+    });
+}

@@ -789,6 +789,71 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             wr16(l, inst, r)
         }
         "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
+        "swap_b32" => {
+            // Exchanges two VGPRs in the active lanes.
+            let d = inst.dst[0]
+                .vreg()
+                .ok_or("v_swap_b32 destination is not a VGPR")?;
+            let s = inst.src[0]
+                .vreg()
+                .ok_or("v_swap_b32 source is not a VGPR")?;
+            let a = l.get_vreg(d)?;
+            let b = l.get_vreg(s)?;
+            let m = l.exec();
+            l.set_vreg(d, b, m)?;
+            l.set_vreg(s, a, m)
+        }
+        "pack_b32_f16" => {
+            // D = {S1.f16, S0.f16} (halves chosen by op_sel; abs/neg act on the sign bit).
+            l.no_flush = true;
+            let a = l.src(0, K::F16)?;
+            let b = l.src(1, K::F16)?;
+            let lo = l.and_imm(a, 0xffff);
+            let hi = l.shl_imm(b, 16);
+            let r = l.or(lo, hi);
+            l.vdst32(r)
+        }
+        "dot2_i32_i16" | "dot2_u32_u16" | "dot4_i32_i8" | "dot4_u32_u8" | "dot8_i32_i4"
+        | "dot8_u32_u4" | "dot2c_i32_i16" | "dot4c_i32_i8" | "dot8c_i32_i4" => {
+            // D = S2 + sum of the products of the packed elements (wrapping).
+            no_clamp(inst)?;
+            if inst.mods.op_sel != 0
+                || (inst.format == crate::isa::Format::Vop3p && inst.mods.op_sel_hi & 3 != 3)
+            {
+                return Err("op_sel on an integer dot product is not supported".into());
+            }
+            let (bits, n) = if base.starts_with("dot2") {
+                (16u64, 2u64)
+            } else if base.starts_with("dot4") {
+                (8, 4)
+            } else {
+                (4, 8)
+            };
+            let signed = base.contains("_i32_");
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let mut acc = if base.contains("c_") {
+                acc_src(l, inst, K::B32)?
+            } else {
+                l.src(2, K::B32)?
+            };
+            for i in 0..n {
+                let ext = |l: &mut Lifter, v: Val| -> Val {
+                    // Element i, sign- or zero-extended from `bits`.
+                    let t = l.shl_imm(v, 32 - bits * (i + 1));
+                    if signed {
+                        l.ashr_imm(t, 32 - bits)
+                    } else {
+                        l.lshr_imm(t, 32 - bits)
+                    }
+                };
+                let x = ext(l, a);
+                let y = ext(l, b);
+                let p = l.bin(Mul, x, y);
+                acc = l.add(acc, p);
+            }
+            l.vdst32(acc)
+        }
         "pk_add_f16" | "pk_mul_f16" | "pk_max_f16" | "pk_min_f16" | "pk_fma_f16" | "pk_add_u16"
         | "pk_add_i16" | "pk_sub_u16" | "pk_sub_i16" | "pk_mul_lo_u16" | "pk_max_u16"
         | "pk_max_i16" | "pk_min_u16" | "pk_min_i16" | "pk_lshlrev_b16" | "pk_lshrrev_b16"
