@@ -348,3 +348,57 @@ fn flush_mode_omod_and_clamp() {
         flush64(flush64(d(8, l)) + flush64(d(10, l)))
     });
 }
+
+/// `v_cmp_class` of f16 (denormals must stay denormal) and f64, `v_cmp_lt_f16`, and a VOP3
+/// `v_cmpx` that writes both its SGPR destination and EXEC.
+#[test]
+fn half_and_double_classes_and_cmpx() {
+    #[rustfmt::skip]
+    let words = [
+        0xd0140000, 0x00020501, // v_cmp_class_f16_e64 s[0:1], v1, v2
+        0x7c420701, // v_cmp_lt_f16_e32 vcc, v1, v3
+        0xd0130002, 0x00020504, // v_cmpx_class_f64_e64 s[2:3], v[4:5], v2
+        0xbf810000, // s_endpgm
+    ];
+    const H: [u16; 10] = [
+        0x7d00, 0x7e00, 0xfc00, 0xbc00, 0x8001, 0x8000, 0x0000, 0x0200, 0x3c00, 0x7c00,
+    ];
+    const D: [f64; 6] = [f64::NAN, -1.5, -4.9e-324, 0.0, 2.0e-310, f64::INFINITY];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 41, exec, &mut mem, |s| {
+        for l in 0..64 {
+            s.vgpr[1][l] = 0xdead_0000 | H[l % 10] as u32;
+            s.vgpr[3][l] = H[(l * 3 + 1) % 10] as u32;
+            s.vgpr[2][l] = (1 << (l % 10)) | (1 << ((l / 10) % 10));
+            let d = D[l % 6];
+            s.vgpr[4][l] = d.to_bits() as u32;
+            s.vgpr[5][l] = (d.to_bits() >> 32) as u32;
+        }
+    });
+    // Class index of each f16 in H: sNaN, qNaN, -Inf, -normal, -denormal, -0, +0,
+    // +denormal, +normal, +Inf.
+    let h_class = |x: u16| H.iter().position(|&y| y == x).unwrap() as u32;
+    let d_class = |i: usize| [1u32, 3, 4, 6, 7, 9][i];
+    let mut m0 = 0u64;
+    let mut lt = 0u64;
+    let mut mx = 0u64;
+    for l in (0..64).filter(|&l| exec >> l & 1 != 0) {
+        let cls = b.vgpr[2][l];
+        if cls >> h_class(H[l % 10]) & 1 != 0 {
+            m0 |= 1 << l;
+        }
+        let x = half::f16::from_bits(H[l % 10]);
+        let y = half::f16::from_bits(H[(l * 3 + 1) % 10]);
+        if x < y {
+            lt |= 1 << l;
+        }
+        if cls >> d_class(l % 6) & 1 != 0 {
+            mx |= 1 << l;
+        }
+    }
+    assert_eq!(a.sgpr64(0), m0);
+    assert_eq!(a.sgpr64(106), lt);
+    assert_eq!(a.sgpr64(2), mx);
+    assert_eq!(a.exec(), mx);
+}
