@@ -402,3 +402,55 @@ fn half_and_double_classes_and_cmpx() {
     assert_eq!(a.sgpr64(2), mx);
     assert_eq!(a.exec(), mx);
 }
+
+/// Host frexp by repeated scaling (a different method from the lifter's bit manipulation).
+fn frexp_host(x: f64) -> (f64, i32) {
+    if x.is_nan() || x.is_infinite() || x == 0.0 {
+        return (x, 0);
+    }
+    let mut m = x;
+    let mut e = 0;
+    while m.abs() >= 1.0 {
+        m /= 2.0;
+        e += 1;
+    }
+    while m.abs() < 0.5 {
+        m *= 2.0;
+        e -= 1;
+    }
+    (m, e)
+}
+
+#[test]
+fn frexp_f64() {
+    #[rustfmt::skip]
+    let words = [
+        0x7e006302, // v_frexp_mant_f64_e32 v[0:1], v[2:3]
+        0x7e086102, // v_frexp_exp_i32_f64_e32 v4, v[2:3]
+        0xbf810000, // s_endpgm
+    ];
+    const X: [f64; 10] = [
+        f64::NAN,
+        f64::NEG_INFINITY,
+        -0.0,
+        0.0,
+        4.9e-324,
+        -3.3e-310,
+        1.0,
+        -0.75,
+        1e300,
+        6.5e-200,
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 43, exec, &mut mem, |s| {
+        for l in 0..64 {
+            let x = X[l % 10] * if l >= 10 { 1.0 + l as f64 / 7.0 } else { 1.0 };
+            s.vgpr[2][l] = x.to_bits() as u32;
+            s.vgpr[3][l] = (x.to_bits() >> 32) as u32;
+        }
+    });
+    let x = |l: usize| f64::from_bits(b.vgpr[2][l] as u64 | (b.vgpr[3][l] as u64) << 32);
+    check_f64(&b, &a, 0, exec, |l| frexp_host(x(l)).0);
+    check_vgpr(&b, &a, 4, exec, |l| frexp_host(x(l)).1 as u32);
+}

@@ -789,6 +789,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             wr16(l, inst, r)
         }
         "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
+        "frexp_mant_f64" | "frexp_exp_i32_f64" => frexp64(l, base == "frexp_mant_f64"),
         "swap_b32" => {
             // Exchanges two VGPRs in the active lanes.
             let d = inst.dst[0]
@@ -1210,5 +1211,47 @@ fn vop3_src_or(inst: &Inst, i: usize) -> Opnd {
     Opnd {
         code: code as u16,
         count: 1,
+    }
+}
+
+/// `v_frexp_mant_f64` (mantissa in [0.5, 1) with the sign; NaN, Inf and zero unchanged) and
+/// `v_frexp_exp_i32_f64` (`e` with `x = mant * 2^e`; 0 for NaN, Inf and zero), denormals
+/// normalised through a leading-zero count.
+fn frexp64(l: &mut Lifter, mant: bool) -> R<()> {
+    let x = l.src(0, K::F64)?;
+    let e = l.lshr_imm(x, 52);
+    let e = l.and_imm(e, 0x7ff);
+    let m = l.and_imm(x, (1u64 << 52) - 1);
+    let z = l.cst(e, 0);
+    let emax = l.cst(e, 0x7ff);
+    let is_max = l.cmp(CmpOp::Eq, e, emax);
+    let e0 = l.cmp(CmpOp::Eq, e, z);
+    let m0 = l.cmp(CmpOp::Eq, m, z);
+    let zero = l.and(e0, m0);
+    let special = l.or(is_max, zero);
+    let clz = l.un(UnOp::Clz, m);
+    if mant {
+        // Denormal: m << (clz - 11) puts the leading one at bit 52.
+        let sh = l.add_imm(clz, (-11i64) as u64);
+        let m2 = l.bin(Shl, m, sh);
+        let m2 = l.and_imm(m2, (1u64 << 52) - 1);
+        let bits = l.select(e0, m2, m);
+        let sign = l.and_imm(x, 1u64 << 63);
+        let t = l.or(sign, bits);
+        let half = l.cst(t, 1022u64 << 52);
+        let r = l.or(t, half);
+        let r = l.select(special, x, r);
+        let r = l.fout(r, K::F64)?;
+        l.vdst64(r)
+    } else {
+        // Normal: e - 1022; denormal: -1010 - clz(m).
+        let en = l.add_imm(e, (-1022i64) as u64);
+        let c = l.cst(clz, (-1010i64) as u64);
+        let ed = l.bin(Sub, c, clz);
+        let r = l.select(e0, ed, en);
+        let zz = l.cst(r, 0);
+        let r = l.select(special, zz, r);
+        let r = l.lo(r);
+        l.vdst32(r)
     }
 }
