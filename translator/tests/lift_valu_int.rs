@@ -224,3 +224,56 @@ fn swap_pack_and_integer_dot_products() {
         dot(v(7, l), v(8, l), v(13, l), 8, true)
     });
 }
+
+#[test]
+fn sixteen_bit_conversions_packs_and_sad() {
+    #[rustfmt::skip]
+    let words = [
+        0x7e007301, // v_cvt_f16_u16_e32 v0, v1
+        0x7e047501, // v_cvt_f16_i16_e32 v2, v1
+        0x7e067704, // v_cvt_u16_f16_e32 v3, v4
+        0x7e0a7904, // v_cvt_i16_f16_e32 v5, v4
+        0xd2970006, 0x00021107, // v_cvt_pk_u16_u32 v6, v7, v8
+        0xd2980009, 0x00021107, // v_cvt_pk_i16_i32 v9, v7, v8
+        0xd1dc000a, 0x04061107, // v_sad_u32 v10, v7, v8, v1
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let halfs: [f32; 8] = [
+        f32::NAN,
+        -1.5e5,
+        7e4,
+        -40000.5,
+        123.75,
+        -0.9,
+        65535.0,
+        -32768.0,
+    ];
+    let (b, a) = run_words(&words, 29, exec, &mut mem, |s| {
+        for l in 0..64 {
+            s.vgpr[4][l] = 0x1234_0000 | half::f16::from_f32(halfs[l % 8]).to_bits() as u32;
+            if l % 3 == 0 {
+                s.vgpr[7][l] &= 0xffff;
+                s.vgpr[8][l] = (-(l as i32) * 300) as u32;
+            }
+        }
+    });
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    let h = |x: f64| half::f16::from_f64(x).to_bits() as u32;
+    check_vgpr(&b, &a, 0, exec, |l| h((v(1, l) & 0xffff) as f64));
+    check_vgpr(&b, &a, 2, exec, |l| h(v(1, l) as u16 as i16 as f64));
+    let f = |l: usize| half::f16::from_bits(v(4, l) as u16).to_f32();
+    check_vgpr(&b, &a, 3, exec, |l| (f(l) as u16) as u32);
+    check_vgpr(&b, &a, 5, exec, |l| (f(l) as i16) as u16 as u32);
+    check_vgpr(&b, &a, 6, exec, |l| {
+        v(7, l).min(0xffff) | v(8, l).min(0xffff) << 16
+    });
+    check_vgpr(&b, &a, 9, exec, |l| {
+        let s = |x: u32| (x as i32).clamp(-32768, 32767) as u16 as u32;
+        s(v(7, l)) | s(v(8, l)) << 16
+    });
+    check_vgpr(&b, &a, 10, exec, |l| {
+        v(7, l).abs_diff(v(8, l)).wrapping_add(v(1, l))
+    });
+}

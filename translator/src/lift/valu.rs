@@ -789,6 +789,65 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             wr16(l, inst, r)
         }
         "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
+        "cvt_f16_u16" | "cvt_f16_i16" => {
+            // 16-bit integers are exact in f32, so one rounding to f16.
+            let a = l.src(0, K::B16)?;
+            let (e, c) = if base == "cvt_f16_i16" {
+                (ConvOp::SExt16, ConvOp::I32ToF32)
+            } else {
+                (ConvOp::ZExt16, ConvOp::U32ToF32)
+            };
+            let a = l.conv(e, a);
+            let f = l.conv(c, a);
+            let r = l.conv(ConvOp::F32ToF16, f);
+            wr16(l, inst, r)
+        }
+        "cvt_u16_f16" | "cvt_i16_f16" => {
+            // Toward zero, saturating to the 16-bit range; NaN gives 0.
+            let a = l.src(0, K::F16)?;
+            let f = l.conv(ConvOp::F16ToF32, a);
+            let r = if base == "cvt_u16_f16" {
+                let i = l.conv(ConvOp::F32ToU32, f);
+                let m = l.cst(i, 0xffff);
+                l.bin(UMin, i, m)
+            } else {
+                let i = l.conv(ConvOp::F32ToI32, f);
+                let lo = l.cst(i, (-32768i32) as u32 as u64);
+                let hi = l.cst(i, 32767);
+                let t = l.bin(SMax, i, lo);
+                l.bin(SMin, t, hi)
+            };
+            wr16(l, inst, r)
+        }
+        "cvt_pk_u16_u32" | "cvt_pk_i16_i32" => {
+            // D = {sat16(S1), sat16(S0)}.
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let sat = |l: &mut Lifter, x: Val| -> Val {
+                if base == "cvt_pk_u16_u32" {
+                    let m = l.cst(x, 0xffff);
+                    l.bin(UMin, x, m)
+                } else {
+                    let lo = l.cst(x, (-32768i32) as u32 as u64);
+                    let hi = l.cst(x, 32767);
+                    let t = l.bin(SMax, x, lo);
+                    let t = l.bin(SMin, t, hi);
+                    l.and_imm(t, 0xffff)
+                }
+            };
+            let lo = sat(l, a);
+            let hi = sat(l, b);
+            let hi = l.shl_imm(hi, 16);
+            let r = l.or(lo, hi);
+            l.vdst32(r)
+        }
+        "sad_u32" => i3(l, inst, K::B32, |l, a, b, c| {
+            // |S0 - S1| (unsigned) + S2.
+            let mx = l.bin(UMax, a, b);
+            let mn = l.bin(UMin, a, b);
+            let d = l.bin(Sub, mx, mn);
+            l.add(d, c)
+        }),
         "frexp_mant_f64" | "frexp_exp_i32_f64" => frexp64(l, base == "frexp_mant_f64"),
         "swap_b32" => {
             // Exchanges two VGPRs in the active lanes.
