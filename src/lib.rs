@@ -134,6 +134,7 @@ impl Launch {
     }
 }
 
+pub mod bench;
 pub mod corpus;
 
 impl Engine {
