@@ -15,9 +15,21 @@
 //! # let _ = (report, out, Engine::Jit);
 //! ```
 //!
-//! CONTRACT SKETCH (implementation pending): the types and signatures below are the public API.
+//! Device memory is checked: every kernel access is validated against the device's
+//! allocations, and a fault ends the launch with [`Error::Fault`], never a host crash.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
 use thiserror::Error;
+use wavejit_runtime::code_object::{self, CodeObject, KernelInfo};
+use wavejit_runtime::dispatch::{self, ArgValue, Geometry, LaunchError, LaunchParams};
+use wavejit_runtime::memory::{CodeImage, DeviceMemory};
+use wavejit_translator::exec::{EngineKind, Translator};
+use wavejit_translator::isa::Target;
+
+pub use wavejit_runtime::stats::{Counters, TranslationStats};
 
 /// Errors of the public API: a clear one-paragraph message for each.
 #[derive(Debug, Error)]
@@ -122,4 +134,428 @@ impl Launch {
     }
 }
 
+pub mod bench;
 pub mod corpus;
+
+impl Engine {
+    fn kind(self) -> EngineKind {
+        match self {
+            Engine::Jit => EngineKind::Jit,
+            Engine::Interp => EngineKind::Interp,
+        }
+    }
+    /// Lower-case name used in reports (`jit`, `interp`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Jit => "jit",
+            Engine::Interp => "interp",
+        }
+    }
+}
+
+struct DeviceInner {
+    mem: DeviceMemory,
+    budget: AtomicU64,
+}
+
+/// A simulated GPU: checked device memory plus the kernels loaded into it.
+///
+/// Cheap to clone (an `Arc` inside); `Send + Sync`; every method takes `&self`, so several
+/// host threads may launch at once. Host copies ([`Device::write`], [`Device::read`]) and
+/// [`Device::free`] wait for running launches.
+#[derive(Clone)]
+pub struct Device {
+    inner: Arc<DeviceInner>,
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Device::new()
+    }
+}
+
+impl Device {
+    /// A device with empty memory.
+    pub fn new() -> Device {
+        Device {
+            inner: Arc::new(DeviceInner {
+                mem: DeviceMemory::new(),
+                budget: AtomicU64::new(dispatch::DEFAULT_BUDGET),
+            }),
+        }
+    }
+
+    /// Sets the per-wave instruction budget of later launches (runaway guard; default
+    /// 2^34 wave instructions). A wave that exceeds it faults.
+    pub fn set_instruction_budget(&self, budget: u64) {
+        self.inner.budget.store(budget, Ordering::Relaxed);
+    }
+
+    /// Loads a code object (an AMDGPU ELF, or a clang offload bundle with one device entry)
+    /// and copies its image into device memory.
+    pub fn load_module(&self, bytes: &[u8]) -> Result<Module, Error> {
+        let co = code_object::load(bytes, None).map_err(|e| Error::Load(e.to_string()))?;
+        let base = self.inner.mem.alloc_from(&co.image).map_err(|e| {
+            Error::Load(format!(
+                "cannot place the code object in device memory: {e}"
+            ))
+        })?;
+        let code = CodeImage::new(base, co.image.clone(), co.exec_ranges.clone());
+        Ok(Module {
+            inner: Arc::new(ModuleInner {
+                device: self.inner.clone(),
+                co,
+                code,
+                base,
+                translators: Mutex::new(Vec::new()),
+            }),
+        })
+    }
+
+    /// Allocates `len` zero-filled bytes (256-byte aligned). If the host cannot provide the
+    /// memory the buffer is `{ addr: 0, len: 0 }`, which every access rejects.
+    pub fn alloc(&self, len: usize) -> Buffer {
+        match self.inner.mem.alloc(len) {
+            Ok(addr) => Buffer { addr, len },
+            Err(_) => Buffer { addr: 0, len: 0 },
+        }
+    }
+
+    /// Allocates a buffer holding a copy of `data` (see [`Device::alloc`] for failure).
+    pub fn alloc_from(&self, data: &[u8]) -> Buffer {
+        let b = self.alloc(data.len());
+        if b.len == data.len() && self.write(b, data).is_ok() {
+            b
+        } else {
+            Buffer { addr: 0, len: 0 }
+        }
+    }
+
+    /// Copies `data` to the start of `buf`; a usage error if it does not fit or `buf` is
+    /// not a live buffer of this device.
+    pub fn write(&self, buf: Buffer, data: &[u8]) -> Result<(), Error> {
+        if data.len() > buf.len {
+            return Err(Error::Usage(format!(
+                "cannot write {} bytes into a buffer of {} bytes",
+                data.len(),
+                buf.len
+            )));
+        }
+        self.inner
+            .mem
+            .write(buf.addr, data)
+            .map_err(|e| Error::Usage(e.to_string()))
+    }
+
+    /// The contents of `buf`; empty if `buf` is not a live buffer of this device.
+    pub fn read(&self, buf: Buffer) -> Vec<u8> {
+        self.inner.mem.read(buf.addr, buf.len).unwrap_or_default()
+    }
+
+    /// Frees `buf` (nothing happens if it is not a live buffer of this device).
+    pub fn free(&self, buf: Buffer) {
+        self.inner.mem.free(buf.addr);
+    }
+
+    /// Runs `kernel` to completion. Argument errors are [`Error::Usage`] naming the kernel
+    /// and listing its expected arguments; a kernel fault is [`Error::Fault`].
+    pub fn launch(&self, kernel: &Kernel, launch: &Launch) -> Result<Report, Error> {
+        let m = &kernel.module;
+        if !Arc::ptr_eq(&m.device, &self.inner) {
+            return Err(Error::Usage(format!(
+                "kernel {} belongs to a module loaded on another device",
+                kernel.name()
+            )));
+        }
+        let info = kernel.info();
+        let translator = m.translator(launch.engine, info.wave_size)?;
+        let args: Vec<ArgValue> = launch
+            .args
+            .iter()
+            .map(|a| match *a {
+                Arg::Buffer(b) => ArgValue::Buffer(b.addr),
+                Arg::I32(v) => ArgValue::I32(v),
+                Arg::U32(v) => ArgValue::U32(v),
+                Arg::I64(v) => ArgValue::I64(v),
+                Arg::U64(v) => ArgValue::U64(v),
+                Arg::F32(v) => ArgValue::F32(v),
+                Arg::F64(v) => ArgValue::F64(v),
+            })
+            .collect();
+        let params = LaunchParams {
+            kernel: info,
+            gpu: m.co.gpu,
+            code: &m.code,
+            geometry: Geometry {
+                grid: launch.grid,
+                block: launch.block,
+                dynamic_lds: launch.dynamic_lds,
+            },
+            args: &args,
+            threads: launch.threads,
+            budget: self.inner.budget.load(Ordering::Relaxed),
+        };
+        let out = dispatch::launch(&self.inner.mem, &translator, &params).map_err(|e| match e {
+            LaunchError::Usage(m) => Error::Usage(m),
+            LaunchError::Fault(f) => Error::Fault(f.to_string()),
+        })?;
+        Ok(Report {
+            kernel: info.name.clone(),
+            engine: launch.engine.name().to_string(),
+            grid: launch.grid,
+            block: launch.block,
+            workgroups: out.workgroups,
+            waves: out.waves,
+            counters: out.counters,
+            translation: out.translation,
+            elapsed_ns: out.elapsed_ns,
+        })
+    }
+}
+
+struct ModuleInner {
+    device: Arc<DeviceInner>,
+    co: CodeObject,
+    code: CodeImage,
+    base: u64,
+    /// One translator per (engine, wave size), created at first launch; its block cache
+    /// persists across launches.
+    #[allow(clippy::type_complexity)]
+    translators: Mutex<Vec<((Engine, u32), Arc<Translator>)>>,
+}
+
+impl ModuleInner {
+    fn translator(&self, engine: Engine, wave_size: u32) -> Result<Arc<Translator>, Error> {
+        let mut ts = self.translators.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = ts.iter().find(|(k, _)| *k == (engine, wave_size)) {
+            return Ok(t.clone());
+        }
+        let target = Target {
+            gpu: self.co.gpu,
+            wave_size,
+        };
+        let t = Arc::new(
+            Translator::new(target, engine.kind())
+                .map_err(|e| Error::Usage(format!("cannot translate for {}: {e}", self.co.gpu)))?,
+        );
+        ts.push(((engine, wave_size), t.clone()));
+        Ok(t)
+    }
+}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        self.device.mem.free(self.base);
+    }
+}
+
+/// A loaded code object.
+pub struct Module {
+    inner: Arc<ModuleInner>,
+}
+
+impl Module {
+    /// The kernel called `name`; a usage error listing the kernel names otherwise.
+    pub fn kernel(&self, name: &str) -> Result<Kernel, Error> {
+        match self.inner.co.kernels.iter().position(|k| k.name == name) {
+            Some(index) => Ok(Kernel {
+                module: self.inner.clone(),
+                index,
+            }),
+            None => Err(Error::Usage(format!(
+                "no kernel named {name:?}; the code object has: {}",
+                self.names_list()
+            ))),
+        }
+    }
+
+    /// The only kernel; a usage error unless there is exactly one.
+    pub fn only_kernel(&self) -> Result<Kernel, Error> {
+        match self.inner.co.kernels.len() {
+            1 => Ok(Kernel {
+                module: self.inner.clone(),
+                index: 0,
+            }),
+            0 => Err(Error::Usage("the code object has no kernels".into())),
+            n => Err(Error::Usage(format!(
+                "the code object has {n} kernels ({}); choose one by name",
+                self.names_list()
+            ))),
+        }
+    }
+
+    /// Kernel names in metadata order.
+    pub fn kernel_names(&self) -> Vec<String> {
+        self.inner
+            .co
+            .kernels
+            .iter()
+            .map(|k| k.name.clone())
+            .collect()
+    }
+
+    /// The parsed code object.
+    pub fn code_object(&self) -> &CodeObject {
+        &self.inner.co
+    }
+
+    fn names_list(&self) -> String {
+        self.kernel_names().join(", ")
+    }
+}
+
+/// A kernel of a loaded module (keeps the module alive).
+#[derive(Clone)]
+pub struct Kernel {
+    module: Arc<ModuleInner>,
+    index: usize,
+}
+
+impl Kernel {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.info().name
+    }
+    /// Everything the code object says about the kernel.
+    pub fn info(&self) -> &KernelInfo {
+        &self.module.co.kernels[self.index]
+    }
+}
+
+/// What a launch did: geometry, deterministic counters, translation work and time.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Kernel name.
+    pub kernel: String,
+    /// `jit` or `interp`.
+    pub engine: String,
+    /// Workgroups per dimension.
+    pub grid: [u32; 3],
+    /// Workgroup size.
+    pub block: [u32; 3],
+    /// Workgroups executed.
+    pub workgroups: u64,
+    /// Waves executed.
+    pub waves: u64,
+    /// Deterministic counters: identical for the JIT and the interpreter.
+    pub counters: Counters,
+    /// Blocks lifted/compiled, cache hits, translation time (not deterministic).
+    pub translation: TranslationStats,
+    /// Wall time of the launch in nanoseconds.
+    pub elapsed_ns: u64,
+}
+
+impl Report {
+    /// The report as pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise the report: {e}\"}}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VADD: &[u8] = include_bytes!("../tests/kernels/gfx942/vadd.hsaco");
+
+    #[test]
+    fn buffers_round_trip_and_reject_bad_use() {
+        let dev = Device::new();
+        let b = dev.alloc(16);
+        assert_eq!(b.len, 16);
+        assert_eq!(dev.read(b), vec![0; 16]);
+        let data: Vec<u8> = (1..=16).collect();
+        dev.write(b, &data).unwrap();
+        assert_eq!(dev.read(b), data);
+        assert!(matches!(dev.write(b, &[0; 17]), Err(Error::Usage(_))));
+        let c = dev.alloc_from(&[9, 8, 7]);
+        assert_eq!(dev.read(c), vec![9, 8, 7]);
+        dev.free(b);
+        assert!(dev.read(b).is_empty());
+        assert!(dev.write(b, &[1]).is_err());
+        let huge = dev.alloc(usize::MAX);
+        assert_eq!(huge, Buffer { addr: 0, len: 0 });
+    }
+
+    #[test]
+    fn modules_name_their_kernels() {
+        let dev = Device::new();
+        let m = dev.load_module(VADD).unwrap();
+        assert_eq!(m.kernel_names(), vec!["vadd", "saxpy"]);
+        assert_eq!(m.kernel("saxpy").unwrap().name(), "saxpy");
+        let Err(Error::Usage(e)) = m.kernel("vsub") else {
+            panic!("expected a usage error")
+        };
+        assert!(e.contains("vadd, saxpy"), "{e}");
+        let Err(Error::Usage(e)) = m.only_kernel() else {
+            panic!("expected a usage error")
+        };
+        assert!(e.contains("2 kernels"), "{e}");
+        assert_eq!(m.code_object().kernels.len(), 2);
+        assert!(matches!(
+            dev.load_module(b"not an elf"),
+            Err(Error::Load(_))
+        ));
+        assert!(matches!(dev.load_module(&VADD[..100]), Err(Error::Load(_))));
+    }
+
+    #[test]
+    fn launch_checks_arguments_and_devices() {
+        let dev = Device::new();
+        let m = dev.load_module(VADD).unwrap();
+        let k = m.kernel("vadd").unwrap();
+        let a = dev.alloc(64);
+        let l = Launch::new([1, 1, 1], [16, 1, 1])
+            .arg(Arg::Buffer(a))
+            .arg(Arg::Buffer(a))
+            .arg(Arg::F32(1.0));
+        let Err(Error::Usage(e)) = dev.launch(&k, &l) else {
+            panic!("expected a usage error")
+        };
+        assert!(e.starts_with("kernel vadd:"), "{e}");
+        assert!(e.contains("expects 4 arguments"), "{e}");
+        let other = Device::new();
+        let full = l.clone().arg(Arg::I32(16));
+        assert!(matches!(other.launch(&k, &full), Err(Error::Usage(_))));
+        // A fault (out of range: n is larger than the buffers) names kernel and workgroup.
+        let bad = Launch::new([1, 1, 1], [64, 1, 1])
+            .arg(Arg::Buffer(a))
+            .arg(Arg::Buffer(a))
+            .arg(Arg::Buffer(a))
+            .arg(Arg::I32(64))
+            .engine(Engine::Interp);
+        let Err(Error::Fault(e)) = dev.launch(&k, &bad) else {
+            panic!("expected a fault")
+        };
+        assert!(
+            e.starts_with("kernel vadd faulted in workgroup (0,0,0) wave 0"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn report_serialises_to_json() {
+        let r = Report {
+            kernel: "k".into(),
+            engine: "jit".into(),
+            grid: [2, 1, 1],
+            block: [64, 1, 1],
+            workgroups: 2,
+            waves: 2,
+            counters: Counters {
+                valu: 7,
+                active_lanes: 448,
+                ..Default::default()
+            },
+            translation: TranslationStats::default(),
+            elapsed_ns: 5,
+        };
+        let v: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+        assert_eq!(v["kernel"], "k");
+        assert_eq!(v["grid"][0], 2);
+        assert_eq!(v["counters"]["valu"], 7);
+        assert_eq!(v["counters"]["active_lanes"], 448);
+        assert_eq!(r.counters.wave_insts(), 7);
+    }
+}

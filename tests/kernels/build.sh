@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds every tests/kernels/src/*.hip into tests/kernels/gfx942/<name>.hsaco, deterministically
 # (relative paths from this directory, no debug info, no CUID).
-#   build.sh           rebuild the committed objects
+#   build.sh           rebuild the committed objects (and gfx942/mnemonics.txt, an inventory)
 #   build.sh --check   build into a temp dir and fail on any byte difference with the committed ones
 # Without LLVM 22: fails when CI=true, otherwise prints a skip notice and exits 0.
 set -euo pipefail
@@ -41,8 +41,21 @@ for src in src/*.hip; do
     -o "$out/$name.hsaco" "$src"
 done
 
+# Instruction inventory: how often each mnemonic occurs in the corpus (needs llvm-objdump-22).
+OBJDUMP=${OBJDUMP:-llvm-objdump-22}
+if command -v "$OBJDUMP" >/dev/null 2>&1; then
+  for f in "$out"/*.hsaco; do
+    "$OBJDUMP" -d --no-show-raw-insn --no-leading-addr "$f"
+  done | awk '/^\t[a-z]/ { print $1 }' | LC_ALL=C sort | uniq -c |
+    awk '{ printf "%6d %s\n", $1, $2 }' >"$out/mnemonics.txt"
+fi
+
 if [ $check = 1 ]; then
   status=0
+  if [ -e "$out/mnemonics.txt" ] && ! cmp -s "$out/mnemonics.txt" "$ARCH/mnemonics.txt"; then
+    echo "build.sh --check: $ARCH/mnemonics.txt differs from a fresh build" >&2
+    status=1
+  fi
   for f in "$out"/*.hsaco; do
     name=$(basename "$f")
     if ! cmp -s "$f" "$ARCH/$name"; then

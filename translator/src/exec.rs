@@ -1,12 +1,23 @@
 //! The per-wave execution loop: block cache, tier-up from interpreter to JIT, running blocks.
 //!
-//! CONTRACT (implementation pending). A [`Translator`] is shared by all host threads of a
-//! launch (it is `Send + Sync`); each call to [`Translator::run`] executes one wave until it
-//! ends, reaches a barrier, traps or faults.
+//! A [`Translator`] is shared by all host threads of a launch (it is `Send + Sync`); each call
+//! to [`Translator::run`] executes one wave until it ends, reaches a barrier, traps or faults.
+//!
+//! Blocks are cached by `(pc, MODE, wave size)` in a `hashbrown` map behind an `RwLock`. A
+//! block is interpreted until it has run [`Translator::DEFAULT_HOT_THRESHOLD`] times; then
+//! (with [`EngineKind::Jit`]) it is compiled once, under a mutex, and runs as host code. A
+//! block the JIT rejects stays interpreted.
 
 use crate::env::{CodeSource, ExecFault, ExitCode, WaveEnv};
+use crate::interp;
+use crate::ir::Block;
 use crate::isa::Target;
+use crate::jit::{CompiledBlock, Jit};
 use crate::wave::WaveState;
+use hashbrown::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::Instant;
 
 /// Which engine executes blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -31,16 +42,69 @@ pub struct TranslatorStats {
     pub translate_ns: u64,
 }
 
+/// One cached block.
+struct Entry {
+    block: Block,
+    /// Times the block ran interpreted.
+    runs: AtomicU32,
+    /// Compiled code once hot (`None` inside: the JIT rejected the block).
+    compiled: OnceLock<Option<CompiledBlock>>,
+}
+
+type Key = (u64, u32, u32);
+
+/// A function producing the IR block at `pc` (signature of [`crate::lift::lift_block`]).
+pub type LiftFn = fn(&Target, &dyn CodeSource, u64, u32) -> Block;
+
 /// Translates and runs the code of one code object for one target.
 pub struct Translator {
     target: Target,
     engine: EngineKind,
+    hot_threshold: u32,
+    lift: LiftFn,
+    cache: RwLock<HashMap<Key, Arc<Entry>>>,
+    /// Created on first use (`Err` text when the host JIT is unavailable).
+    jit: OnceLock<Result<Jit, String>>,
+    /// Serialises compilation (Cranelift's module is single-threaded).
+    compile_lock: Mutex<()>,
+    blocks_lifted: AtomicU64,
+    blocks_compiled: AtomicU64,
+    cache_hits: AtomicU64,
+    translate_ns: AtomicU64,
 }
 
 impl Translator {
+    /// Interpreted runs after which a block is compiled.
+    pub const DEFAULT_HOT_THRESHOLD: u32 = 64;
+
     /// A translator for code of `target`, executing with `engine`.
     pub fn new(target: Target, engine: EngineKind) -> Result<Translator, ExecFault> {
-        Ok(Translator { target, engine })
+        Ok(Translator {
+            target,
+            engine,
+            hot_threshold: Self::DEFAULT_HOT_THRESHOLD,
+            lift: crate::lift::lift_block,
+            cache: RwLock::new(HashMap::new()),
+            jit: OnceLock::new(),
+            compile_lock: Mutex::new(()),
+            blocks_lifted: AtomicU64::new(0),
+            blocks_compiled: AtomicU64::new(0),
+            cache_hits: AtomicU64::new(0),
+            translate_ns: AtomicU64::new(0),
+        })
+    }
+
+    /// Sets the number of interpreted runs before a block is compiled (0 = compile on first
+    /// use).
+    pub fn with_hot_threshold(mut self, runs: u32) -> Translator {
+        self.hot_threshold = runs;
+        self
+    }
+
+    /// Replaces the lifter (for tests and tools that build IR blocks directly).
+    pub fn with_lifter(mut self, lift: LiftFn) -> Translator {
+        self.lift = lift;
+        self
     }
 
     /// Runs the wave in `state` from `state.pc` until it ends (`EndPgm`), waits at a barrier
@@ -56,14 +120,105 @@ impl Translator {
         env: &mut dyn WaveEnv,
         budget: &mut u64,
     ) -> Result<ExitCode, ExecFault> {
-        let _ = (code, state, env, budget, self.target, self.engine);
-        Err(ExecFault::Unsupported(
-            "execution loop not built yet".into(),
-        ))
+        let initial_budget = *budget;
+        loop {
+            let pc = state.pc;
+            let entry = self.lookup(code, pc, state.mode, state.wave_size)?;
+            // Every block costs at least one, so even empty loops end.
+            let cost = u64::from(entry.block.inst_count).max(1);
+            if *budget < cost {
+                return Err(ExecFault::Runaway(initial_budget));
+            }
+            *budget -= cost;
+            let exit = match self.compiled(&entry) {
+                Some(cb) => cb.run(state, env)?,
+                None => interp::run_block(&entry.block, state, env)?,
+            };
+            if exit != ExitCode::Continue {
+                return Ok(exit);
+            }
+        }
+    }
+
+    /// The compiled code of `entry`, compiling it if it just became hot.
+    fn compiled<'e>(&self, entry: &'e Entry) -> Option<&'e CompiledBlock> {
+        if let Some(c) = entry.compiled.get() {
+            return c.as_ref();
+        }
+        if self.engine != EngineKind::Jit {
+            return None;
+        }
+        let runs = entry.runs.fetch_add(1, Ordering::Relaxed);
+        if runs < self.hot_threshold {
+            return None;
+        }
+        let jit = match self.jit.get_or_init(Jit::new) {
+            Ok(j) => j,
+            Err(_) => return None,
+        };
+        let _guard = self.compile_lock.lock().ok()?;
+        entry
+            .compiled
+            .get_or_init(|| {
+                let t0 = Instant::now();
+                let r = jit.compile(&entry.block).ok();
+                self.translate_ns
+                    .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                if r.is_some() {
+                    self.blocks_compiled.fetch_add(1, Ordering::Relaxed);
+                }
+                r
+            })
+            .as_ref()
+    }
+
+    /// The cached block at `pc`, lifting it on a miss.
+    fn lookup(
+        &self,
+        code: &dyn CodeSource,
+        pc: u64,
+        mode: u32,
+        wave_size: u32,
+    ) -> Result<Arc<Entry>, ExecFault> {
+        let key = (pc, mode, wave_size);
+        if let Ok(map) = self.cache.read() {
+            if let Some(e) = map.get(&key) {
+                self.cache_hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(e.clone());
+            }
+        }
+        if code.bytes_at(pc).is_none() {
+            return Err(ExecFault::BadJump(pc));
+        }
+        let t0 = Instant::now();
+        let target = Target {
+            wave_size,
+            ..self.target
+        };
+        let block = (self.lift)(&target, code, pc, mode);
+        self.translate_ns
+            .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.blocks_lifted.fetch_add(1, Ordering::Relaxed);
+        let entry = Arc::new(Entry {
+            block,
+            runs: AtomicU32::new(0),
+            compiled: OnceLock::new(),
+        });
+        let mut map = self
+            .cache
+            .write()
+            .map_err(|_| ExecFault::Unsupported("block cache lock poisoned".into()))?;
+        // Another thread may have lifted the same block meanwhile: keep the first.
+        Ok(map.entry(key).or_insert(entry).clone())
     }
 
     /// Translation counters so far.
     pub fn stats(&self) -> TranslatorStats {
-        TranslatorStats::default()
+        TranslatorStats {
+            blocks_lifted: self.blocks_lifted.load(Ordering::Relaxed),
+            blocks_compiled: self.blocks_compiled.load(Ordering::Relaxed),
+            cache_hits: self.cache_hits.load(Ordering::Relaxed),
+            translate_ns: self.translate_ns.load(Ordering::Relaxed),
+        }
     }
 }

@@ -28,7 +28,10 @@ impl BundleEntry<'_> {
     pub fn amdgpu_target(&self) -> Option<&str> {
         let rest = self.id.split_once("amdgcn-amd-amdhsa-")?.1;
         // The environment component may be empty (`--gfx942`) or present (`-unknown-gfx942`).
-        let target = rest.rsplit('-').next()?;
+        // Features (`:xnack-`) may contain '-', so look for the separator before the first ':'.
+        let proc_end = rest.find(':').unwrap_or(rest.len());
+        let start = rest[..proc_end].rfind('-').map_or(0, |i| i + 1);
+        let target = &rest[start..];
         (!target.is_empty()).then_some(target)
     }
 

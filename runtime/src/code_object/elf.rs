@@ -3,8 +3,8 @@
 use super::descriptor::{KernelDescriptor, KD_SIZE};
 use super::metadata::{self, Metadata};
 use super::{
-    check_kernel, gpu_from_mach, target_id, CodeObject, KernelInfo, LoadError, TargetFeature,
-    MAX_IMAGE_SIZE,
+    check_kernel, gpu_from_mach, target_id, CodeObject, FunctionSymbol, KernelInfo, LoadError,
+    TargetFeature, MAX_IMAGE_SIZE,
 };
 use object::elf::{FileHeader64, PF_X, PT_LOAD, SHT_DYNSYM, SHT_NOTE, SHT_SYMTAB, STT_FUNC};
 use object::read::elf::{ElfFile64, FileHeader, ProgramHeader, SectionHeader, Sym};
@@ -88,6 +88,14 @@ pub(super) fn load_elf(bytes: &[u8]) -> Result<CodeObject, LoadError> {
 
     let (image, exec_ranges) = build_image(&file, bytes)?;
     let meta = read_metadata(&file, bytes)?;
+    // amdhsa.version is [1, 1] for code object v4 and [1, 2] for v5/v6; another major
+    // version means a metadata layout this loader does not know.
+    if meta.version.first() != Some(&1) {
+        return Err(LoadError::MalformedMetadata(format!(
+            "unsupported amdhsa.version {:?} (expected major version 1)",
+            meta.version
+        )));
+    }
     let tid = target_id(gpu, sramecc, xnack);
     if let Some(t) = &meta.target {
         let base = t.split(':').next().unwrap_or(t);
@@ -104,7 +112,18 @@ pub(super) fn load_elf(bytes: &[u8]) -> Result<CodeObject, LoadError> {
         check_kernel(&k, gpu, &exec_ranges)?;
         kernels.push(k);
     }
+    let mut functions: Vec<FunctionSymbol> = symbols
+        .iter()
+        .filter(|(_, s)| s.func && exec_ranges.iter().any(|r| r.contains(&s.value)))
+        .map(|(name, s)| FunctionSymbol {
+            name: name.clone(),
+            addr: s.value,
+            size: s.size,
+        })
+        .collect();
+    functions.sort_by(|a, b| (a.addr, &a.name).cmp(&(b.addr, &b.name)));
     Ok(CodeObject {
+        functions,
         gpu,
         xnack,
         sramecc,

@@ -107,6 +107,38 @@ impl ArgKind {
     }
 }
 
+impl std::fmt::Display for ArgKind {
+    /// The metadata `.value_kind` spelling (`global_buffer`, `hidden_block_count_x`, ...).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let xyz = |d: u8| ["x", "y", "z"].get(d as usize).copied().unwrap_or("?");
+        match self {
+            ArgKind::GlobalBuffer => f.write_str("global_buffer"),
+            ArgKind::ByValue => f.write_str("by_value"),
+            ArgKind::DynamicSharedPointer => f.write_str("dynamic_shared_pointer"),
+            ArgKind::Other(s) => f.write_str(s),
+            ArgKind::Hidden(h) => match h {
+                HiddenArg::BlockCount(d) => write!(f, "hidden_block_count_{}", xyz(*d)),
+                HiddenArg::GroupSize(d) => write!(f, "hidden_group_size_{}", xyz(*d)),
+                HiddenArg::Remainder(d) => write!(f, "hidden_remainder_{}", xyz(*d)),
+                HiddenArg::GlobalOffset(d) => write!(f, "hidden_global_offset_{}", xyz(*d)),
+                HiddenArg::GridDims => f.write_str("hidden_grid_dims"),
+                HiddenArg::PrintfBuffer => f.write_str("hidden_printf_buffer"),
+                HiddenArg::HostcallBuffer => f.write_str("hidden_hostcall_buffer"),
+                HiddenArg::MultigridSyncArg => f.write_str("hidden_multigrid_sync_arg"),
+                HiddenArg::HeapV1 => f.write_str("hidden_heap_v1"),
+                HiddenArg::DefaultQueue => f.write_str("hidden_default_queue"),
+                HiddenArg::CompletionAction => f.write_str("hidden_completion_action"),
+                HiddenArg::DynamicLdsSize => f.write_str("hidden_dynamic_lds_size"),
+                HiddenArg::PrivateBase => f.write_str("hidden_private_base"),
+                HiddenArg::SharedBase => f.write_str("hidden_shared_base"),
+                HiddenArg::QueuePtr => f.write_str("hidden_queue_ptr"),
+                HiddenArg::None => f.write_str("hidden_none"),
+                HiddenArg::Unknown(s) => f.write_str(s),
+            },
+        }
+    }
+}
+
 /// One kernel argument from the metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArgInfo {
@@ -331,6 +363,32 @@ mod tests {
             ArgKind::Other("image".into())
         );
         assert!(!ArgKind::from_value_kind("hidden_none").is_explicit());
+        // Display gives back the metadata spelling.
+        for k in [
+            "global_buffer",
+            "by_value",
+            "dynamic_shared_pointer",
+            "image",
+            "hidden_block_count_z",
+            "hidden_group_size_x",
+            "hidden_remainder_y",
+            "hidden_global_offset_z",
+            "hidden_grid_dims",
+            "hidden_printf_buffer",
+            "hidden_hostcall_buffer",
+            "hidden_multigrid_sync_arg",
+            "hidden_heap_v1",
+            "hidden_default_queue",
+            "hidden_completion_action",
+            "hidden_dynamic_lds_size",
+            "hidden_private_base",
+            "hidden_shared_base",
+            "hidden_queue_ptr",
+            "hidden_none",
+            "hidden_new_thing",
+        ] {
+            assert_eq!(ArgKind::from_value_kind(k).to_string(), k);
+        }
     }
 
     #[test]

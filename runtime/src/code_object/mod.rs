@@ -76,6 +76,20 @@ pub struct CodeObject {
     pub exec_ranges: Vec<Range<u64>>,
     /// The kernels, in metadata order.
     pub kernels: Vec<KernelInfo>,
+    /// Function symbols (`STT_FUNC`) in executable segments, sorted by address: kernels and
+    /// any non-inlined device functions. Used to bound code listings.
+    pub functions: Vec<FunctionSymbol>,
+}
+
+/// A function symbol of the code object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionSymbol {
+    /// Symbol name.
+    pub name: String,
+    /// Virtual address.
+    pub addr: u64,
+    /// `st_size` (may be 0).
+    pub size: u64,
 }
 
 impl CodeObject {
@@ -87,6 +101,29 @@ impl CodeObject {
     /// True when `addr` lies in an executable segment.
     pub fn is_executable(&self, addr: u64) -> bool {
         self.exec_ranges.iter().any(|r| r.contains(&addr))
+    }
+
+    /// The code bytes from `addr` to the end of its executable segment, `None` when `addr`
+    /// is not executable.
+    pub fn code_at(&self, addr: u64) -> Option<&[u8]> {
+        let r = self.exec_ranges.iter().find(|r| r.contains(&addr))?;
+        self.image
+            .get(usize::try_from(addr).ok()?..usize::try_from(r.end).ok()?)
+    }
+
+    /// Where the code starting at `addr` ends: the next function symbol or kernel entry
+    /// after it, or the end of its executable segment (what llvm-objdump lists under one
+    /// symbol).
+    pub fn code_end(&self, addr: u64) -> Option<u64> {
+        let seg_end = self.exec_ranges.iter().find(|r| r.contains(&addr))?.end;
+        let next = self
+            .functions
+            .iter()
+            .map(|f| f.addr)
+            .chain(self.kernels.iter().map(|k| k.entry))
+            .filter(|&a| a > addr && a < seg_end)
+            .min();
+        Some(next.unwrap_or(seg_end))
     }
 }
 

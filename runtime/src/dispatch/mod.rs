@@ -1,1 +1,423 @@
-//! dispatch (to be written).
+//! Dispatch: grid → workgroups → waves on host threads.
+//!
+//! Workgroups are spread over the host threads (`std::thread::scope`, an atomic work
+//! counter). The waves of one workgroup run cooperatively on one thread ([`schedule`]), so
+//! the workgroup's LDS needs no locks. The first fault stops the launch: threads stop taking
+//! workgroups, and the fault of the lowest-numbered faulting workgroup is reported.
+
+pub mod kernarg;
+pub mod schedule;
+pub mod wave_init;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use thiserror::Error;
+use wavejit_translator::env::{CodeSource, ExecFault, ExitCode};
+use wavejit_translator::exec::Translator;
+use wavejit_translator::isa::{Gpu, Target};
+use wavejit_translator::wave::WaveState;
+
+use crate::code_object::{ArgKind, HiddenArg, KernelInfo};
+use crate::fault::{fault_lane, instruction_text, FaultReport};
+use crate::memory::{CodeImage, DeviceMemory, ScratchLayout, WaveMemEnv};
+use crate::stats::{Counters, TranslationStats};
+pub use kernarg::{ArgValue, Geometry};
+use schedule::{run_workgroup, WaveStop};
+use wave_init::{init_wave, reset_wave, WaveInputs};
+
+/// LDS available to one workgroup on gfx942 (and the RDNA targets' per-workgroup limit).
+pub const MAX_LDS_BYTES: u32 = 64 * 1024;
+/// Default per-wave instruction budget (runaway guard).
+pub const DEFAULT_BUDGET: u64 = 1 << 34;
+/// Largest scratch (private segment) allocation of one workgroup, all lanes together.
+pub const MAX_SCRATCH_PER_GROUP: u64 = 256 << 20;
+/// Private segment bytes per lane added for kernels that use a dynamic stack.
+pub const DYNAMIC_STACK_BYTES: u32 = 16 * 1024;
+
+/// Errors of a launch.
+#[derive(Clone, Debug, Error)]
+pub enum LaunchError {
+    /// Wrong arguments, geometry or resources (the message names the kernel).
+    #[error("{0}")]
+    Usage(String),
+    /// The kernel faulted.
+    #[error("{0}")]
+    Fault(Box<FaultReport>),
+}
+
+/// What to launch.
+pub struct LaunchParams<'a> {
+    /// The kernel.
+    pub kernel: &'a KernelInfo,
+    /// The GPU the code object is for.
+    pub gpu: Gpu,
+    /// The loaded code (kernel pcs are `code.base() + vaddr`).
+    pub code: &'a CodeImage,
+    /// Launch geometry.
+    pub geometry: Geometry,
+    /// Explicit arguments.
+    pub args: &'a [ArgValue],
+    /// Host threads (0 = all available).
+    pub threads: usize,
+    /// Per-wave instruction budget.
+    pub budget: u64,
+}
+
+/// The result of a successful launch.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchOutcome {
+    /// Workgroups executed.
+    pub workgroups: u64,
+    /// Waves executed.
+    pub waves: u64,
+    /// Deterministic counters.
+    pub counters: Counters,
+    /// Translation work done during the launch.
+    pub translation: TranslationStats,
+    /// Wall time.
+    pub elapsed_ns: u64,
+}
+
+/// Frees device allocations when dropped.
+struct Temp<'m> {
+    mem: &'m DeviceMemory,
+    addrs: Vec<u64>,
+}
+impl Drop for Temp<'_> {
+    fn drop(&mut self) {
+        for &a in &self.addrs {
+            self.mem.free(a);
+        }
+    }
+}
+
+/// A wave's state and its remaining instruction budget.
+type WaveSlot = (Box<WaveState>, u64);
+
+/// Per-launch constants shared by the worker threads.
+struct Shared<'a> {
+    p: &'a LaunchParams<'a>,
+    mem: &'a DeviceMemory,
+    runner: &'a WaveRunner<'a>,
+    target: Target,
+    inputs: WaveInputs,
+    kernarg: Vec<u8>,
+    lds_bytes: usize,
+    per_lane: u32,
+    waves_per_group: u32,
+    groups: u64,
+}
+
+/// Runs one wave until it ends, waits at a barrier, traps or faults (the signature of
+/// [`Translator::run`]).
+pub type WaveRunner<'a> = dyn Fn(&CodeImage, &mut WaveState, &mut WaveMemEnv, &mut u64) -> Result<ExitCode, ExecFault>
+    + Sync
+    + 'a;
+
+/// Runs a kernel. `translator` must be for `p.gpu` and the kernel's wave size.
+pub fn launch(
+    mem: &DeviceMemory,
+    translator: &Translator,
+    p: &LaunchParams,
+) -> Result<LaunchOutcome, LaunchError> {
+    let before = translator.stats();
+    let run = |code: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, budget: &mut u64| {
+        translator.run(code, st, env, budget)
+    };
+    let mut out = launch_with(mem, &run, p)?;
+    out.translation = TranslationStats::delta(&before, &translator.stats());
+    Ok(out)
+}
+
+/// [`launch`] with any wave runner (tests drive the dispatcher with scripted waves).
+pub fn launch_with(
+    mem: &DeviceMemory,
+    runner: &WaveRunner,
+    p: &LaunchParams,
+) -> Result<LaunchOutcome, LaunchError> {
+    let start = Instant::now();
+    let k = p.kernel;
+    let usage = |m: String| LaunchError::Usage(format!("kernel {}: {m}", k.name));
+    let geo = p.geometry;
+    if geo.grid.contains(&0) || geo.block.contains(&0) {
+        return Err(usage(format!(
+            "grid {:?} and block {:?} must be at least 1 in every dimension",
+            geo.grid, geo.block
+        )));
+    }
+    let block_items = geo.block.iter().map(|&b| b as u64).product::<u64>();
+    let max_wg = if k.max_flat_workgroup_size == 0 {
+        1024
+    } else {
+        k.max_flat_workgroup_size.min(1024)
+    };
+    if block_items > max_wg as u64 || geo.block.iter().any(|&b| b > 1024) {
+        return Err(usage(format!(
+            "workgroup of {block_items} work-items exceeds the kernel's maximum of {max_wg}"
+        )));
+    }
+    let ws = k.wave_size;
+    if ws != 32 && ws != 64 {
+        return Err(usage(format!("unsupported wave size {ws}")));
+    }
+    let lds = k.group_segment_fixed_size as u64 + geo.dynamic_lds as u64;
+    if lds > MAX_LDS_BYTES as u64 {
+        return Err(usage(format!(
+            "needs {lds} bytes of LDS ({} static + {} dynamic), more than the {MAX_LDS_BYTES} available",
+            k.group_segment_fixed_size, geo.dynamic_lds
+        )));
+    }
+    let per_lane = k
+        .private_segment_fixed_size
+        .checked_add(if k.uses_dynamic_stack {
+            DYNAMIC_STACK_BYTES
+        } else {
+            0
+        })
+        .filter(|&s| s <= 1 << 20)
+        .ok_or_else(|| usage("private segment larger than 1 MiB per lane".into()))?;
+    let groups = geo.grid.iter().map(|&g| g as u64).product::<u64>();
+    let wave_items = block_items.div_ceil(ws as u64) * ws as u64;
+    if per_lane as u64 * wave_items > MAX_SCRATCH_PER_GROUP {
+        return Err(usage(format!(
+            "needs {} bytes of scratch per workgroup ({per_lane} per lane), more than the {MAX_SCRATCH_PER_GROUP} wavejit provides",
+            per_lane as u64 * wave_items
+        )));
+    }
+
+    let mut kernarg = kernarg::build_kernargs(k, p.args, &geo).map_err(usage)?;
+    // Device copies: kernarg segment (+64 bytes of slack for wide scalar loads at its end),
+    // dispatch packet, a zeroed queue descriptor.
+    let mut temp = Temp { mem, addrs: vec![] };
+    let mut alloc = |len: usize| -> Result<u64, LaunchError> {
+        let a = mem
+            .alloc(len)
+            .map_err(|e| LaunchError::Usage(format!("kernel {}: {e}", k.name)))?;
+        temp.addrs.push(a);
+        Ok(a)
+    };
+    let ka = alloc(kernarg.len() + 64)?;
+    let dp = alloc(kernarg::DISPATCH_PACKET_SIZE)?;
+    let queue = alloc(256)?;
+    let kd_addr = p.code.base().wrapping_add(k.kd_addr);
+    let packet =
+        kernarg::dispatch_packet(&geo, per_lane, lds as u32, kd_addr, ka).map_err(usage)?;
+    // hidden_queue_ptr points at the (zeroed) queue descriptor, like the queue-pointer SGPR.
+    for a in &k.args {
+        if a.kind == ArgKind::Hidden(HiddenArg::QueuePtr) && a.size == 8 {
+            if let Some(b) = kernarg.get_mut(a.offset as usize..a.offset as usize + 8) {
+                b.copy_from_slice(&queue.to_le_bytes());
+            }
+        }
+    }
+    let host = |e| LaunchError::Usage(format!("kernel {}: {e}", k.name));
+    mem.write(ka, &kernarg).map_err(host)?;
+    mem.write(dp, &packet).map_err(host)?;
+    kernarg.resize(kernarg.len() + 64, 0);
+    let waves_per_group = block_items.div_ceil(ws as u64) as u32;
+    let shared = Shared {
+        p,
+        mem,
+        runner,
+        target: Target {
+            gpu: p.gpu,
+            wave_size: ws,
+        },
+        inputs: WaveInputs {
+            kernarg: ka,
+            dispatch_ptr: dp,
+            queue_ptr: queue,
+            dispatch_id: 0,
+            private_size: per_lane,
+            block: geo.block,
+            waves_per_group,
+        },
+        kernarg,
+        lds_bytes: lds as usize,
+        per_lane,
+        waves_per_group,
+        groups,
+    };
+
+    let threads = match p.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(groups.min(1024) as usize)
+    .max(1);
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let fault: Mutex<Option<(u64, FaultReport)>> = Mutex::new(None);
+    let results: Mutex<Vec<(u64, u64, Counters)>> = Mutex::new(vec![]);
+    {
+        let _gate = mem.begin_launch();
+        let work = || {
+            let r = worker(&shared, &next, &stop, &fault);
+            results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+        };
+        std::thread::scope(|s| {
+            // The calling thread is one of the workers; if the host refuses more threads
+            // the launch simply runs on fewer.
+            for _ in 1..threads {
+                if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
+                    break;
+                }
+            }
+            work();
+        });
+    }
+    drop(temp);
+    if let Some((_, f)) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(LaunchError::Fault(Box::new(f)));
+    }
+    let mut out = LaunchOutcome::default();
+    for (wgs, waves, c) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        out.workgroups += wgs;
+        out.waves += waves;
+        out.counters.add(&c);
+    }
+    out.elapsed_ns = start.elapsed().as_nanos() as u64;
+    Ok(out)
+}
+
+/// One host thread: takes workgroups until none are left or a fault stops the launch.
+/// Returns (workgroups, waves, counters) done by this thread.
+fn worker(
+    sh: &Shared,
+    next: &AtomicU64,
+    stop: &AtomicBool,
+    fault: &Mutex<Option<(u64, FaultReport)>>,
+) -> (u64, u64, Counters) {
+    let k = sh.p.kernel;
+    let ws = sh.target.wave_size;
+    let nw = sh.waves_per_group as usize;
+    let lane_bytes = sh.per_lane as usize;
+    let mut waves: Vec<WaveSlot> = (0..nw).map(|_| (WaveState::new_boxed(ws), 0)).collect();
+    let mut lds = vec![0u8; sh.lds_bytes];
+    let mut scratch = vec![0u8; nw * ws as usize * lane_bytes];
+    let mut counters = Counters::default();
+    let (mut done_groups, mut done_waves) = (0u64, 0u64);
+    let [gx, gy, _] = sh.p.geometry.grid;
+    let entry = sh.p.code.base().wrapping_add(k.entry);
+    // Last allocation hit by a wave of this thread (all within this launch's gate).
+    let mut hint: Option<(u64, u64)> = None;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let g = next.fetch_add(1, Ordering::Relaxed);
+        if g >= sh.groups {
+            break;
+        }
+        let wg = [
+            (g % gx as u64) as u32,
+            ((g / gx as u64) % gy as u64) as u32,
+            (g / (gx as u64 * gy as u64)) as u32,
+        ];
+        lds.fill(0);
+        scratch.fill(0);
+        let mut init_err = None;
+        for (i, (st, budget)) in waves.iter_mut().enumerate() {
+            reset_wave(st, ws, k.vgpr_count, k.agpr_count);
+            *budget = sh.p.budget;
+            if let Err(e) = init_wave(
+                st,
+                sh.p.gpu,
+                &k.descriptor,
+                &sh.inputs,
+                &sh.kernarg,
+                wg,
+                i as u32,
+                entry,
+            ) {
+                init_err = Some(e);
+            }
+        }
+        let res = match init_err {
+            Some(e) => Err((0usize, None, e, entry)),
+            None => {
+                // One scratch slice per wave (empty when the kernel uses no scratch).
+                let mut rest: &mut [u8] = &mut scratch;
+                let mut chunks: Vec<(&mut WaveSlot, &mut [u8])> = Vec::with_capacity(nw);
+                for w in waves.iter_mut() {
+                    let (mine, tail) =
+                        std::mem::take(&mut rest).split_at_mut(ws as usize * lane_bytes);
+                    rest = tail;
+                    chunks.push((w, mine));
+                }
+                run_workgroup(&mut chunks, |i, (w, scr)| {
+                    let (st, budget) = &mut **w;
+                    let mut env = WaveMemEnv::new(
+                        sh.mem,
+                        &mut lds,
+                        scr,
+                        ScratchLayout {
+                            per_lane: lane_bytes as u64,
+                        },
+                    );
+                    env.set_region_hint(hint);
+                    // A panic in the translator must not take down the host: it becomes
+                    // this wave's fault.
+                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        (sh.runner)(sh.p.code, st, &mut env, budget)
+                    }))
+                    .unwrap_or_else(|p| {
+                        let msg = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        Err(ExecFault::Unsupported(format!(
+                            "internal error (translator panicked: {msg})"
+                        )))
+                    });
+                    hint = env.region_hint();
+                    match ran {
+                        Ok(ExitCode::EndPgm) => Ok(WaveStop::Ended),
+                        Ok(ExitCode::Barrier) => Ok(WaveStop::Barrier),
+                        Ok(ExitCode::Continue | ExitCode::Yield) => Ok(WaveStop::Yield),
+                        Ok(ExitCode::Trap) => Err((i, None, "s_trap".to_string(), st.pc)),
+                        Ok(ExitCode::Fault) => {
+                            Err((i, None, "fault without details".to_string(), st.pc))
+                        }
+                        Err(e) => Err((i, fault_lane(&e), cause(&e), st.pc)),
+                    }
+                })
+                .map(|_| ())
+            }
+        };
+        match res {
+            Ok(()) => {
+                done_groups += 1;
+                done_waves += nw as u64;
+                for (st, _) in &waves {
+                    counters.add_wave(&st.counters);
+                }
+            }
+            Err((wave, lane, cause, pc)) => {
+                let report = FaultReport {
+                    kernel: k.name.clone(),
+                    workgroup: wg,
+                    wave: wave as u32,
+                    lane,
+                    pc: sh.p.code.vaddr(pc).unwrap_or(pc),
+                    instruction: instruction_text(&sh.target, sh.p.code as &dyn CodeSource, pc),
+                    cause,
+                };
+                let mut f = fault.lock().unwrap_or_else(|e| e.into_inner());
+                if f.as_ref().is_none_or(|(g0, _)| g < *g0) {
+                    *f = Some((g, report));
+                }
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+    }
+    (done_groups, done_waves, counters)
+}
+
+fn cause(e: &ExecFault) -> String {
+    e.to_string()
+}

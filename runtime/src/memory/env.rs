@@ -87,6 +87,22 @@ impl<'a> WaveMemEnv<'a> {
         }
     }
 
+    /// The allocation `(start, len)` that satisfied the last global request, to seed the
+    /// next environment of the same launch (see [`WaveMemEnv::set_region_hint`]).
+    pub(crate) fn region_hint(&self) -> Option<(u64, u64)> {
+        self.cache
+    }
+
+    /// Seeds the one-entry allocation cache with a region from [`WaveMemEnv::region_hint`]
+    /// of an environment of the *same launch*: allocations cannot be freed while a launch
+    /// runs (the launch gate), so the region is still live. Crate-private because a hint
+    /// from another launch could name freed memory.
+    pub(crate) fn set_region_hint(&mut self, hint: Option<(u64, u64)>) {
+        if self.cache.is_none() {
+            self.cache = hint;
+        }
+    }
+
     /// Whether `[addr, addr + len)` lies in one live allocation (cached).
     fn covered(&mut self, addr: u64, len: u64) -> bool {
         let Some(end) = addr.checked_add(len) else {

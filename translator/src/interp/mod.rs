@@ -9,6 +9,7 @@
 //! vector counters where it stands.
 
 pub mod sem;
+pub mod test_env;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::{Block, Exit, Op, Ty, Val};

@@ -432,6 +432,8 @@ fn class_bit(bits: u32, a: u64) -> u32 {
     }
 }
 
+use core::cmp::Ordering::{Equal, Greater, Less};
+
 /// Comparison of one element pair of `bits` width: true or false.
 pub fn cmp(op: CmpOp, bits: u32, a: u64, b: u64) -> bool {
     let (a, b) = (trunc_to(bits, a), trunc_to(bits, b));
@@ -445,7 +447,7 @@ pub fn cmp(op: CmpOp, bits: u32, a: u64, b: u64) -> bool {
     } else {
         (f64b(a), f64b(b))
     };
-    let uno = fa.is_nan() || fb.is_nan();
+    let o = fa.partial_cmp(&fb);
     match op {
         CmpOp::Eq => a == b,
         CmpOp::Ne => a != b,
@@ -457,20 +459,20 @@ pub fn cmp(op: CmpOp, bits: u32, a: u64, b: u64) -> bool {
         CmpOp::SLe => sa <= sb,
         CmpOp::SGt => sa > sb,
         CmpOp::SGe => sa >= sb,
-        CmpOp::FEq => fa == fb,
-        CmpOp::FLt => fa < fb,
-        CmpOp::FLe => fa <= fb,
-        CmpOp::FGt => fa > fb,
-        CmpOp::FGe => fa >= fb,
-        CmpOp::FLg => fa < fb || fa > fb,
-        CmpOp::FOrd => !uno,
-        CmpOp::FUno => uno,
-        CmpOp::FNeq => fa != fb,
-        CmpOp::FNlt => !(fa < fb),
-        CmpOp::FNle => !(fa <= fb),
-        CmpOp::FNgt => !(fa > fb),
-        CmpOp::FNge => !(fa >= fb),
-        CmpOp::FNlg => !(fa < fb || fa > fb),
+        CmpOp::FEq => o == Some(Equal),
+        CmpOp::FLt => o == Some(Less),
+        CmpOp::FLe => matches!(o, Some(Less | Equal)),
+        CmpOp::FGt => o == Some(Greater),
+        CmpOp::FGe => matches!(o, Some(Greater | Equal)),
+        CmpOp::FLg => matches!(o, Some(Less | Greater)),
+        CmpOp::FOrd => o.is_some(),
+        CmpOp::FUno => o.is_none(),
+        CmpOp::FNeq => o != Some(Equal),
+        CmpOp::FNlt => o != Some(Less),
+        CmpOp::FNle => !matches!(o, Some(Less | Equal)),
+        CmpOp::FNgt => o != Some(Greater),
+        CmpOp::FNge => !matches!(o, Some(Greater | Equal)),
+        CmpOp::FNlg => !matches!(o, Some(Less | Greater)),
         CmpOp::FClass => (b >> class_bit(bits, a)) & 1 == 1,
     }
 }
@@ -709,18 +711,13 @@ pub fn div_fixup32(s0: u32, s1: u32, s2: u32) -> u32 {
         s2 | F32_QUIET
     } else if is_nan32(s1) {
         s1 | F32_QUIET
-    } else if f1 == 0.0 && f2 == 0.0 {
-        0xFFC0_0000
-    } else if f1.is_infinite() && f2.is_infinite() {
-        0xFFC0_0000
-    } else if f1 == 0.0 || f2.is_infinite() {
+    } else if (f1 == 0.0 && f2 == 0.0) || (f1.is_infinite() && f2.is_infinite()) {
+        0xFFC0_0000 // 0/0, inf/inf
+    } else if f1 == 0.0 || f2.is_infinite() || exp32(s1) == 255 {
+        // x/0, inf/y; OVERFLOW_F32 (an infinite denominator was handled above)
         sign | 0x7F80_0000
-    } else if f1.is_infinite() || f2 == 0.0 {
-        sign
-    } else if exp32(s2) - exp32(s1) < -150 {
-        sign // UNDERFLOW_F32: +0 with the quotient's sign
-    } else if exp32(s1) == 255 {
-        sign | 0x7F80_0000
+    } else if f1.is_infinite() || f2 == 0.0 || exp32(s2) - exp32(s1) < -150 {
+        sign // x/inf, 0/y, UNDERFLOW_F32: 0 with the quotient's sign
     } else {
         sign | (s0 & !F32_SIGN)
     }
@@ -736,14 +733,10 @@ pub fn div_fixup64(s0: u64, s1: u64, s2: u64) -> u64 {
         s1 | F64_QUIET
     } else if (f1 == 0.0 && f2 == 0.0) || (f1.is_infinite() && f2.is_infinite()) {
         0xFFF8_0000_0000_0000
-    } else if f1 == 0.0 || f2.is_infinite() {
+    } else if f1 == 0.0 || f2.is_infinite() || exp64(s1) == 2047 {
         sign | 0x7FF0_0000_0000_0000
-    } else if f1.is_infinite() || f2 == 0.0 {
+    } else if f1.is_infinite() || f2 == 0.0 || exp64(s2) - exp64(s1) < -1075 {
         sign
-    } else if exp64(s2) - exp64(s1) < -1075 {
-        sign
-    } else if exp64(s1) == 2047 {
-        sign | 0x7FF0_0000_0000_0000
     } else {
         sign | (s0 & !F64_SIGN)
     }

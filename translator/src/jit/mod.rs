@@ -1,1 +1,193 @@
 //! IR → Cranelift → host code.
+//!
+//! [`Jit::compile`] turns one IR [`Block`] into a host function
+//! `extern "C" fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32` (an [`ExitCode`]), and
+//! [`CompiledBlock::run`] calls it with the same contract as [`crate::interp::run_block`]: the
+//! results are bit-identical to the interpreter's (checked by the differential tests).
+//! Layout of values and the helper ABI: [`codegen`] and [`helpers`].
+
+mod codegen;
+pub mod codes;
+pub mod helpers;
+mod typecheck;
+
+use crate::env::{ExecFault, ExitCode, WaveEnv};
+use crate::ir::{Block, Exit};
+use crate::wave::WaveState;
+use cranelift_codegen::ir::{types, AbiParam};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::Module;
+use helpers::JitCtx;
+use std::sync::{Arc, Mutex};
+
+type BlockFn = unsafe extern "C" fn(*mut WaveState, *mut JitCtx<'_>) -> u32;
+
+struct Inner {
+    module: JITModule,
+    fctx: FunctionBuilderContext,
+}
+
+/// Owner of the generated code. Compiled blocks keep it alive, so their code stays mapped.
+struct Holder {
+    inner: Mutex<Inner>,
+}
+
+// SAFETY: `JITModule` holds raw pointers to the code and data it mapped; they are only
+// touched under the mutex (compilation) or read-only through finalized function pointers,
+// which are plain immutable machine code valid from any thread.
+unsafe impl Send for Holder {}
+// SAFETY: as above; all mutation goes through the `Mutex`.
+unsafe impl Sync for Holder {}
+
+/// The Cranelift JIT for IR blocks. Cheap to clone (shares the code memory).
+#[derive(Clone)]
+pub struct Jit {
+    holder: Arc<Holder>,
+}
+
+/// A compiled block: host code plus what is needed to report its exit.
+pub struct CompiledBlock {
+    func: BlockFn,
+    /// Reason text when the block ends in [`Exit::Unsupported`].
+    unsupported: Option<String>,
+    /// Compiled in the lane-group loop form.
+    grouped: bool,
+    _holder: Arc<Holder>,
+}
+
+impl std::fmt::Debug for CompiledBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledBlock").finish_non_exhaustive()
+    }
+}
+
+impl Jit {
+    /// A JIT for the host CPU (all its SIMD features), optimising for speed.
+    pub fn new() -> Result<Jit, String> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+        flags
+            .set("use_colocated_libcalls", "false")
+            .map_err(|e| e.to_string())?;
+        flags.set("is_pic", "false").map_err(|e| e.to_string())?;
+        let isa_builder = cranelift_native::builder().map_err(|e| e.to_string())?;
+        let isa = isa_builder
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| e.to_string())?;
+        let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        let module = JITModule::new(builder);
+        Ok(Jit {
+            holder: Arc::new(Holder {
+                inner: Mutex::new(Inner {
+                    module,
+                    fctx: FunctionBuilderContext::new(),
+                }),
+            }),
+        })
+    }
+
+    /// Compiles `block`. An error means the block cannot be compiled (malformed IR, or an op
+    /// the code generator rejects); the caller keeps interpreting it.
+    pub fn compile(&self, block: &Block) -> Result<CompiledBlock, String> {
+        crate::ir::verify(block).map_err(|e| e.to_string())?;
+        typecheck::typecheck(block)?;
+        let mut guard = self
+            .holder
+            .inner
+            .lock()
+            .map_err(|_| "JIT lock poisoned".to_string())?;
+        let inner = &mut *guard;
+        let module = &mut inner.module;
+        let ptr = types::I64;
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(ptr));
+        sig.params.push(AbiParam::new(ptr));
+        sig.returns.push(AbiParam::new(types::I32));
+        let call_conv = sig.call_conv;
+        let frontend = module.isa().frontend_config();
+        // The lane-group loop form first; the straight-line form when the block does not
+        // qualify (or, defensively, when Cranelift rejects the loop form).
+        let mut last_err = String::new();
+        let mut id = None;
+        let mut grouped = false;
+        for try_loop in [true, false] {
+            let fid = module
+                .declare_anonymous_function(&sig)
+                .map_err(|e| e.to_string())?;
+            let mut ctx = module.make_context();
+            ctx.func.signature = sig.clone();
+            inner.fctx = FunctionBuilderContext::new();
+            let built = {
+                let fb = FunctionBuilder::new(&mut ctx.func, &mut inner.fctx);
+                let mut g = codegen::Gen::new(fb, block, call_conv, frontend);
+                g.try_loop = try_loop;
+                g.emit()
+            };
+            let r = built.and_then(|()| {
+                module
+                    .define_function(fid, &mut ctx)
+                    .map_err(|e| format!("{e:?}"))
+            });
+            module.clear_context(&mut ctx);
+            match r {
+                Ok(()) => {
+                    id = Some(fid);
+                    grouped = try_loop;
+                    break;
+                }
+                Err(e) => last_err = e,
+            }
+        }
+        let id = id.ok_or(last_err)?;
+        module.finalize_definitions().map_err(|e| e.to_string())?;
+        let code = module.get_finalized_function(id);
+        // SAFETY: `code` is the finalized entry of a function we just defined with exactly
+        // the signature of `BlockFn` (two pointers in, u32 out, default call convention).
+        let func: BlockFn = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
+        let unsupported = match &block.exit {
+            Exit::Unsupported { reason, .. } => Some(reason.clone()),
+            _ => None,
+        };
+        Ok(CompiledBlock {
+            func,
+            unsupported,
+            grouped,
+            _holder: self.holder.clone(),
+        })
+    }
+}
+
+impl CompiledBlock {
+    /// True when the block was compiled in the lane-group loop form (all vector work in one
+    /// loop over groups of 4 lanes), false for the straight-line form.
+    pub fn is_grouped(&self) -> bool {
+        self.grouped
+    }
+
+    /// Runs the block on `state`, with [`crate::interp::run_block`]'s contract.
+    pub fn run(&self, state: &mut WaveState, env: &mut dyn WaveEnv) -> Result<ExitCode, ExecFault> {
+        let mut ctx = JitCtx { env, fault: None };
+        // SAFETY: `func` was compiled for exactly this ABI; `state` is a valid exclusive
+        // WaveState (the generated code only touches offsets inside it, checked at compile
+        // time or, for dynamic VGPR indices, at run time), `ctx` lives across the call, and
+        // the code memory is kept alive by `_holder`.
+        let code = unsafe { (self.func)(state as *mut WaveState, &mut ctx as *mut JitCtx<'_>) };
+        if code == codegen::EXIT_UNSUPPORTED {
+            return Err(ExecFault::Unsupported(
+                self.unsupported.clone().unwrap_or_default(),
+            ));
+        }
+        match ExitCode::from_u32(code) {
+            Some(ExitCode::Fault) => Err(ctx
+                .fault
+                .take()
+                .unwrap_or_else(|| ExecFault::Unsupported("JIT fault without a cause".into()))),
+            Some(c) => Ok(c),
+            None => Err(ExecFault::Unsupported(format!(
+                "JIT returned bad exit code {code}"
+            ))),
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! SOPP: branches, program end, barriers, traps, waits and hints.
 
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::Exit;
+use crate::ir::{Exit, Op, Ty};
 use crate::isa::{Inst, Opnd};
 use crate::wave::{sreg, InstClass};
 
@@ -18,8 +18,25 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     let flow = match name {
         // Waits, hints and cache maintenance have no architectural effect here: memory
         // operations complete in order.
-        "s_nop" | "s_waitcnt" | "s_setprio" | "s_icache_inv" | "s_ttracedata" => Flow::Next,
+        "s_nop" | "s_waitcnt" | "s_setprio" | "s_icache_inv" | "s_ttracedata"
+        | "s_incperflevel" | "s_decperflevel" | "s_wakeup" => Flow::Next,
         "s_endpgm" => Flow::End(Exit::EndPgm),
+        "s_set_gpr_idx_off" => {
+            // Clears MODE.GPR_IDX_EN; MODE changed, so the block ends.
+            let mode = l.push_op(Op::GetMode, Ty::S32);
+            let nm = l.and_imm(mode, !(1u64 << 27) & 0xffff_ffff);
+            l.effect(Op::SetMode(nm));
+            Flow::End(Exit::Jump(next))
+        }
+        "s_set_gpr_idx_mode" => {
+            // M0[15:12] = SIMM16[3:0].
+            let m0 = l.get_sreg(crate::wave::sreg::M0);
+            let keep = l.and_imm(m0, !0xf000u64 & 0xffff_ffff);
+            let bits = l.c32(((inst.imm as u32) & 0xf) << 12);
+            let nm0 = l.or(keep, bits);
+            l.set_sreg(crate::wave::sreg::M0, nm0);
+            Flow::Next
+        }
         "s_barrier" => Flow::End(Exit::Barrier { next }),
         "s_sleep" => Flow::End(Exit::Yield { next }),
         "s_trap" => Flow::End(Exit::Trap {

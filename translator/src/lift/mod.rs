@@ -27,6 +27,9 @@ mod valu;
 mod vcmp;
 mod vmem;
 
+#[cfg(test)]
+mod tests;
+
 use crate::env::CodeSource;
 use crate::ir::{Block, Builder, Exit};
 use crate::isa::{Format, Inst, Target};
@@ -87,37 +90,51 @@ pub fn lift_block(target: &Target, code: &dyn CodeSource, pc: u64, mode: u32) ->
     }
 }
 
+/// Decodes the instruction at `pc` from `code`.
+fn decode_at(target: &Target, code: &dyn CodeSource, pc: u64) -> Result<Inst, String> {
+    let Some(bytes) = code.bytes_at(pc) else {
+        return Err(format!("pc {pc:#x} is outside the executable code"));
+    };
+    if bytes.len() < 4 {
+        return Err(format!(
+            "truncated instruction at {pc:#x}: {} bytes before the end of the code",
+            bytes.len()
+        ));
+    }
+    crate::isa::decode(target, bytes, pc).map_err(|e| e.to_string())
+}
+
 /// Lifts at most `limit` instructions from `pc`.
 fn lift_pass(target: &Target, code: &dyn CodeSource, start: u64, mode: u32, limit: u32) -> Pass {
-    // Default-mode float semantics are lifted whatever `mode` says (see DESIGN: MODE-dependent
-    // denormal flushing and rounding are not lifted yet).
-    let _ = mode;
-    let mut l = Lifter::new(target, start);
+    lift_from(target, start, mode, limit, &mut |pc| {
+        decode_at(target, code, pc)
+    })
+}
+
+/// The block-forming loop over instructions supplied by `next` (address → instruction).
+fn lift_from(
+    target: &Target,
+    start: u64,
+    mode: u32,
+    limit: u32,
+    next: &mut dyn FnMut(u64) -> Result<Inst, String>,
+) -> Pass {
+    let mut l = Lifter::new(target, start, mode);
     let mut pc = start;
     let mut index = 0u32;
     loop {
         if index == limit {
             return Pass::Done(l.finish(Exit::Jump(pc)));
         }
-        let fail = |reason: String| Pass::Failed { index, pc, reason };
-        let Some(bytes) = code.bytes_at(pc) else {
-            return fail(format!("pc {pc:#x} is outside the executable code"));
-        };
-        if bytes.len() < 4 {
-            return fail(format!(
-                "truncated instruction at {pc:#x}: {} bytes before the end of the code",
-                bytes.len()
-            ));
-        }
-        let inst = match crate::isa::decode(target, bytes, pc) {
+        let inst = match next(pc) {
             Ok(inst) => inst,
-            Err(e) => return fail(e.to_string()),
+            Err(reason) => return Pass::Failed { index, pc, reason },
         };
-        let next = pc.wrapping_add(inst.size.max(4) as u64);
-        l.begin(&inst, pc, next);
+        let next_pc = pc.wrapping_add(inst.size.max(4) as u64);
+        l.begin(&inst, pc, next_pc);
         match lift_inst(&mut l, &inst) {
             Ok((class, flow)) => {
-                l.b.count_inst(class, next);
+                l.b.count_inst(class, next_pc);
                 index += 1;
                 if let Flow::End(exit) = flow {
                     return Pass::Done(l.finish(exit));
@@ -125,17 +142,20 @@ fn lift_pass(target: &Target, code: &dyn CodeSource, start: u64, mode: u32, limi
             }
             Err(why) => {
                 let text = crate::isa::disassemble(target, &inst, pc);
-                return fail(format!("{text}: {why}"));
+                return Pass::Failed {
+                    index,
+                    pc,
+                    reason: format!("{text}: {why}"),
+                };
             }
         }
-        pc = next;
+        pc = next_pc;
     }
 }
 
 /// Lifts one instruction by family.
 fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
-    let name = l.name.clone();
-    let name = name.as_str();
+    let name = l.name;
     match inst.format {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => salu::lift(l, inst, name),
         Format::Sopp => control::lift(l, inst, name),

@@ -142,12 +142,17 @@ pub(crate) struct Lifter<'t> {
     pub b: Builder,
     /// Wave size (32 or 64).
     pub wave: u32,
+    /// MODE the block is translated for (float denormal, clamp and IEEE behaviour).
+    pub mode: u32,
+    /// True while lifting an instruction that moves float bits without arithmetic
+    /// (`v_cndmask`): its inputs are not denormal-flushed.
+    pub no_flush: bool,
     /// Address of the current instruction.
     pub pc: u64,
     /// Address of the next instruction.
     pub next_pc: u64,
     /// Lower-case base mnemonic of the current instruction.
-    pub name: String,
+    pub name: &'static str,
     /// The current instruction.
     pub inst: Option<Inst>,
     /// Known value of each scalar slot in this block (reads after writes forward the value).
@@ -164,14 +169,16 @@ pub(crate) struct Lifter<'t> {
 
 impl<'t> Lifter<'t> {
     /// A lifter for a block starting at `pc`.
-    pub fn new(target: &'t Target, pc: u64) -> Lifter<'t> {
+    pub fn new(target: &'t Target, pc: u64, mode: u32) -> Lifter<'t> {
         Lifter {
             _target: core::marker::PhantomData,
             b: Builder::new(pc, target.wave_size),
             wave: target.wave_size,
+            mode,
+            no_flush: false,
             pc,
             next_pc: pc,
-            name: String::new(),
+            name: "",
             inst: None,
             sregs: [None; 128],
             scc: None,
@@ -185,9 +192,10 @@ impl<'t> Lifter<'t> {
     pub fn begin(&mut self, inst: &Inst, pc: u64, next: u64) {
         self.pc = pc;
         self.next_pc = next;
-        self.name = format!("{:?}", inst.op).to_ascii_lowercase();
+        self.name = inst.op.name();
         self.inst = Some(*inst);
         self.dpp_wmask = None;
+        self.no_flush = false;
     }
 
     /// Finishes the block.
@@ -618,6 +626,56 @@ impl<'t> Lifter<'t> {
         Ok(self.push(Op::GetVgpr(reg), Ty::V32))
     }
 
+    /// True when MODE.GPR_IDX_EN (bit 27) is set: VALU VGPR operands selected by M0[15:12]
+    /// (bit 0..2 = src0..src2, bit 3 = dst) are offset by M0[7:0] (`s_set_gpr_idx_on`).
+    pub fn gpr_idx(&self) -> bool {
+        self.mode >> 27 & 1 != 0
+    }
+
+    /// The `S32` index added to VGPR operand `slot` (0..=2 sources, 3 destination) of
+    /// `reg` under GPR indexing: `M0[7:0]` if `M0[12 + slot]`, else 0, limited so the
+    /// register stays in its file (`reg + n - 1 + index <= last`).
+    fn gpr_index(&mut self, reg: u16, n: u16, slot: u32) -> Val {
+        let m0 = self.get_sreg(sreg::M0);
+        let idx = self.and_imm(m0, 0xff);
+        let en = self.lshr_imm(m0, 12 + slot as u64);
+        let en = self.and_imm(en, 1);
+        let z = self.c32(0);
+        let idx = self.select(en, idx, z);
+        let last = if (reg as usize) < AGPR_BASE {
+            AGPR_BASE - 1
+        } else {
+            NUM_VREGS - 1
+        };
+        let room = (last as u32).saturating_sub(reg as u32 + n as u32 - 1);
+        let room = self.c32(room);
+        self.bin(BinOp::UMin, idx, room)
+    }
+
+    /// Reads `n` (1 or 2) VGPRs of VALU operand `o` in slot `slot` under GPR indexing.
+    fn v_indexed(&mut self, o: Opnd, n: u16, slot: u32) -> R<Option<Val>> {
+        let Some(reg) = o.vreg() else {
+            return Ok(None);
+        };
+        if !self.gpr_idx() {
+            return Ok(None);
+        }
+        Self::vrange(reg, n)?;
+        let index = self.gpr_index(reg, n, slot);
+        let lo = self.push(Op::GetVgprDyn { base: reg, index }, Ty::V32);
+        if n == 1 {
+            return Ok(Some(lo));
+        }
+        let hi = self.push(
+            Op::GetVgprDyn {
+                base: reg + 1,
+                index,
+            },
+            Ty::V32,
+        );
+        Ok(Some(self.pack(lo, hi)))
+    }
+
     /// Reads a 32-bit operand as lanes (scalars are broadcast).
     pub fn v32(&mut self, o: Opnd, k: K) -> R<Val> {
         if let Some(r) = o.vreg() {
@@ -648,10 +706,11 @@ impl<'t> Lifter<'t> {
         if !o.is_some() {
             return Err(format!("missing source {i}"));
         }
-        let mut v = if k.is64() {
-            self.v64(o, k)?
-        } else {
-            self.v32(o, k)?
+        let n = if k.is64() { 2 } else { 1 };
+        let mut v = match self.v_indexed(o, n, i.min(2) as u32)? {
+            Some(v) => v,
+            None if k.is64() => self.v64(o, k)?,
+            None => self.v32(o, k)?,
         };
         if i == 0 {
             if let Some(d) = inst.dpp {
@@ -690,18 +749,51 @@ impl<'t> Lifter<'t> {
                     v = self.un(UnOp::FNeg, v);
                 }
             }
+            if !self.no_flush && !self.denorm_allowed(k, 1) {
+                v = self.flush_denorm(v, k);
+            }
         }
         Ok(v)
     }
 
-    /// Reads source `i` as a uniform value (VOP3 scalar operands of `v_readlane` and the like).
-    pub fn ssrc(&mut self, i: usize, k: K) -> R<Val> {
-        let inst = self.inst()?;
-        let o = *inst.src.get(i).ok_or("source index out of range")?;
-        if k.is64() {
-            self.s64(o, k)
+    /// MODE.FP_DENORM for kind `k` allows denormals on input (`which` = 1) or output (2):
+    /// bits [5:4] for f32, [7:6] for f64 and f16 (0 flush both, 1 allow in, 2 allow out,
+    /// 3 allow both).
+    pub fn denorm_allowed(&self, k: K, which: u32) -> bool {
+        let field = if k == K::F32 {
+            self.mode >> 4 & 3
         } else {
-            self.s32(o, k)
+            self.mode >> 6 & 3
+        };
+        field & which != 0
+    }
+
+    /// MODE.IEEE.
+    pub fn ieee(&self) -> bool {
+        self.mode >> 9 & 1 != 0
+    }
+
+    /// Replaces denormals of kind `k` in `v` by zero of the same sign.
+    pub fn flush_denorm(&mut self, v: Val, k: K) -> Val {
+        match k {
+            K::F16 => {
+                let e = self.and_imm(v, 0x7c00);
+                let m = self.and_imm(v, 0x3ff);
+                let z = self.cst(e, 0);
+                let e0 = self.cmp(CmpOp::Eq, e, z);
+                let mz = self.cmp(CmpOp::Ne, m, z);
+                let den = self.and(e0, mz);
+                let signed_zero = self.and_imm(v, 0x8000);
+                self.select(den, signed_zero, v)
+            }
+            _ => {
+                // Class bits 4 (-denormal) and 7 (+denormal).
+                let classes = self.cst(v, 0x90);
+                let den = self.cmp(CmpOp::FClass, v, classes);
+                let sign = if k.is64() { 1u64 << 63 } else { 1u64 << 31 };
+                let signed_zero = self.and_imm(v, sign);
+                self.select(den, signed_zero, v)
+            }
         }
     }
 
@@ -822,6 +914,16 @@ impl<'t> Lifter<'t> {
             v = self.sdwa_dst(reg, v, s.dst_sel, s.dst_unused)?;
         }
         let m = self.wmask();
+        if self.gpr_idx() {
+            let index = self.gpr_index(reg, 1, 3);
+            self.effect(Op::SetVgprDyn {
+                base: reg,
+                index,
+                val: v,
+                mask: m,
+            });
+            return Ok(());
+        }
         self.set_vreg(reg, v, m)
     }
 
@@ -836,6 +938,18 @@ impl<'t> Lifter<'t> {
         let m = self.wmask();
         let lo = self.lo(v);
         let hi = self.hi(v);
+        if self.gpr_idx() {
+            let index = self.gpr_index(reg, 2, 3);
+            for (r, val) in [(reg, lo), (reg + 1, hi)] {
+                self.effect(Op::SetVgprDyn {
+                    base: r,
+                    index,
+                    val,
+                    mask: m,
+                });
+            }
+            return Ok(());
+        }
         self.set_vreg(reg, lo, m)?;
         self.set_vreg(reg + 1, hi, m)
     }
@@ -891,6 +1005,15 @@ impl<'t> Lifter<'t> {
     /// Applies the VOP3 output modifier and clamp to a float result of kind `k`.
     pub fn fout(&mut self, v: Val, k: K) -> R<Val> {
         let inst = self.inst()?;
+        // MODE.FP_ROUND: [1:0] f32, [3:2] f64/f16; only round-to-nearest-even is lifted.
+        let round = if k == K::F32 {
+            self.mode & 3
+        } else {
+            self.mode >> 2 & 3
+        };
+        if round != 0 {
+            return Err(format!("MODE round mode {round} is not supported"));
+        }
         let mut v = v;
         let (two, four, half, zero, one) = match k {
             K::F32 => (
@@ -914,7 +1037,8 @@ impl<'t> Lifter<'t> {
                 return Ok(v);
             }
         };
-        if inst.mods.omod != 0 {
+        // OMOD is ignored when MODE.IEEE is set or output denormals are allowed (ISA 6.2.2).
+        if inst.mods.omod != 0 && !self.ieee() && !self.denorm_allowed(k, 2) {
             let m = match inst.mods.omod {
                 1 => two,
                 2 => four,
@@ -924,11 +1048,21 @@ impl<'t> Lifter<'t> {
             v = self.bin(BinOp::FMul, v, c);
         }
         if inst.mods.clamp {
-            // Clamp to [0, 1]; with DX10_CLAMP a NaN becomes 0 (maxNum(NaN, 0) = 0).
+            // Clamp to [0, 1]; with DX10_CLAMP a NaN becomes 0 (maxNum(NaN, 0) = 0),
+            // without it the NaN passes through.
             let z = self.cst(v, zero);
             let o = self.cst(v, one);
-            v = self.bin(BinOp::FMaxNum, v, z);
-            v = self.bin(BinOp::FMinNum, v, o);
+            let c = self.bin(BinOp::FMaxNum, v, z);
+            let c = self.bin(BinOp::FMinNum, c, o);
+            v = if self.mode >> 8 & 1 != 0 {
+                c
+            } else {
+                let nan = self.cmp(CmpOp::FUno, v, v);
+                self.select(nan, v, c)
+            };
+        }
+        if !self.denorm_allowed(k, 2) {
+            v = self.flush_denorm(v, k);
         }
         Ok(v)
     }

@@ -146,6 +146,37 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
         _ => {}
     }
 
+    // ---- VGPR indexing (ISA "VGPR indexing"): M0[7:0] = index, M0[15:12] = operand
+    // mask, MODE.GPR_IDX_EN (bit 27). Writing MODE ends the block, so the blocks in
+    // between are lifted with indexing on. ----
+    match name {
+        "s_set_gpr_idx_on" => {
+            let s0 = l.s32(inst.src[0], K::B32)?;
+            let m0 = l.get_sreg(crate::wave::sreg::M0);
+            let keep = l.and_imm(m0, !0xf0ffu32 as u64);
+            let idx = l.and_imm(s0, 0xff);
+            let t = l.or(keep, idx);
+            let bits = l.c32(((inst.imm as u32) & 0xf) << 12);
+            let nm0 = l.or(t, bits);
+            l.set_sreg(crate::wave::sreg::M0, nm0);
+            let mode = l.push_op(Op::GetMode, Ty::S32);
+            let on = l.c32(1 << 27);
+            let nm = l.or(mode, on);
+            l.effect(Op::SetMode(nm));
+            return Ok(Flow::End(Exit::Jump(l.next_pc)));
+        }
+        "s_set_gpr_idx_idx" => {
+            let s0 = l.s32(inst.src[0], K::B32)?;
+            let m0 = l.get_sreg(crate::wave::sreg::M0);
+            let keep = l.and_imm(m0, !0xffu32 as u64);
+            let idx = l.and_imm(s0, 0xff);
+            let nm0 = l.or(keep, idx);
+            l.set_sreg(crate::wave::sreg::M0, nm0);
+            return Ok(Flow::Next);
+        }
+        _ => {}
+    }
+
     // ---- SOPC ----
     if let Some(rest) = name.strip_prefix("s_cmp_") {
         let c = int_cmp(rest).ok_or("not supported")?;

@@ -10,9 +10,10 @@
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::{BinOp, ConvOp, LaneFn, TernOp, Ty, UnOp, Val};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, TernOp, Ty, UnOp, Val};
 use crate::isa::{Inst, Opnd};
 use crate::wave::InstClass;
+use BinOp::*;
 
 /// Lifts a VALU instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
@@ -124,7 +125,6 @@ fn i24(l: &mut Lifter, x: Val) -> Val {
 }
 
 fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    use BinOp::*;
     match base {
         // ---- moves ----
         "mov_b32" | "accvgpr_read_b32" | "accvgpr_write_b32" | "accvgpr_mov_b32" => {
@@ -146,15 +146,15 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
         "readlane_b32" => {
             let v = l.src(0, K::B32)?;
-            let lane = l.ssrc(1, K::B32)?;
+            let lane = l.s32(vop3_src_or(inst, 1), K::B32)?;
             let lane = l.and_imm(lane, (l.wave - 1) as u64);
             let r = l.read_lane(v, lane);
             l.set_s32(inst.dst[0], r)
         }
         "writelane_b32" => {
             // Writes one lane regardless of EXEC.
-            let x = l.ssrc(0, K::B32)?;
-            let lane = l.ssrc(1, K::B32)?;
+            let x = l.s32(vop3_src_or(inst, 0), K::B32)?;
+            let lane = l.s32(vop3_src_or(inst, 1), K::B32)?;
             let lane = l.and_imm(lane, (l.wave - 1) as u64);
             let reg = inst.dst[0]
                 .vreg()
@@ -203,22 +203,18 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             wr(l, r, k)
         }
         "fmamk_f32" | "fmaak_f32" | "madmk_f32" | "madak_f32" => {
-            // fmamk: D = S0 * K + S1; fmaak: D = S0 * S1 + K.
-            let kk = inst.literal.ok_or("missing constant K")?;
-            let kc = l.c32(kk);
-            let kv = l.bcast(kc);
+            // The decoder places the constant K as a literal source in LLVM's operand order,
+            // so both forms are `D = S0 * S1 + S2`.
             let a = l.src(0, K::F32)?;
-            let (b, c) = if base.ends_with("mk_f32") {
-                (kv, l.src(1, K::F32)?)
-            } else {
-                (l.src(1, K::F32)?, kv)
-            };
+            let b = l.src(1, K::F32)?;
+            let c = l.src(2, K::F32)?;
             let r = if base.starts_with("fma") {
                 l.tern(TernOp::Fma, a, b, c)
             } else {
                 let p = l.bin(FMul, a, b);
                 l.bin(FAdd, p, c)
             };
+            let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
         "mad_f32" | "mac_f32" => {
@@ -454,6 +450,21 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let c = l.or(c1, c2);
             l.vdst32(r)?;
             write_carry(l, inst, c)
+        }
+        "add_u32" | "sub_u32" | "subrev_u32" if inst.mods.clamp => {
+            // Unsigned saturation: overflow gives 0xffffffff, borrow gives 0.
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let (a, b) = if base == "subrev_u32" { (b, a) } else { (a, b) };
+            let (r, c, sat) = if base == "add_u32" {
+                (l.add(a, b), l.bin(AddCarry, a, b), u32::MAX as u64)
+            } else {
+                (l.bin(Sub, a, b), l.bin(SubBorrow, a, b), 0)
+            };
+            let m = l.lanes_to_mask(c);
+            let sv = l.cst(r, sat);
+            let r = l.select(m, sv, r);
+            l.vdst32(r)
         }
         "add_u32" => ibin(l, inst, Add, K::B32, false),
         "sub_u32" => ibin(l, inst, Sub, K::B32, false),
@@ -702,7 +713,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             l.vdst32(r)
         }
         "cndmask_b32" => {
-            // D = VCC[lane] ? S1 : S0 (mask from src2).
+            // D = VCC[lane] ? S1 : S0 (mask from src2); abs/neg act on the bits, no flushing.
+            l.no_flush = true;
             let a = l.src(0, K::F32)?;
             let b = l.src(1, K::F32)?;
             let m = l.mask_opnd(inst.src[2])?;
@@ -767,6 +779,164 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.conv(ConvOp::F32ToF16, r);
             wr16(l, inst, r)
         }
+        "mad_u16" | "mad_legacy_u16" | "mad_i16" | "mad_legacy_i16" => {
+            no_clamp(inst)?;
+            let a = l.src(0, K::B16)?;
+            let b = l.src(1, K::B16)?;
+            let c = l.src(2, K::B16)?;
+            let p = l.bin(Mul, a, b);
+            let r = l.add(p, c);
+            wr16(l, inst, r)
+        }
+        "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
+        "cvt_f16_u16" | "cvt_f16_i16" => {
+            // 16-bit integers are exact in f32, so one rounding to f16.
+            let a = l.src(0, K::B16)?;
+            let (e, c) = if base == "cvt_f16_i16" {
+                (ConvOp::SExt16, ConvOp::I32ToF32)
+            } else {
+                (ConvOp::ZExt16, ConvOp::U32ToF32)
+            };
+            let a = l.conv(e, a);
+            let f = l.conv(c, a);
+            let r = l.conv(ConvOp::F32ToF16, f);
+            wr16(l, inst, r)
+        }
+        "cvt_u16_f16" | "cvt_i16_f16" => {
+            // Toward zero, saturating to the 16-bit range; NaN gives 0.
+            let a = l.src(0, K::F16)?;
+            let f = l.conv(ConvOp::F16ToF32, a);
+            let r = if base == "cvt_u16_f16" {
+                let i = l.conv(ConvOp::F32ToU32, f);
+                let m = l.cst(i, 0xffff);
+                l.bin(UMin, i, m)
+            } else {
+                let i = l.conv(ConvOp::F32ToI32, f);
+                let lo = l.cst(i, (-32768i32) as u32 as u64);
+                let hi = l.cst(i, 32767);
+                let t = l.bin(SMax, i, lo);
+                l.bin(SMin, t, hi)
+            };
+            wr16(l, inst, r)
+        }
+        "cvt_pk_u16_u32" | "cvt_pk_i16_i32" => {
+            // D = {sat16(S1), sat16(S0)}.
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let sat = |l: &mut Lifter, x: Val| -> Val {
+                if base == "cvt_pk_u16_u32" {
+                    let m = l.cst(x, 0xffff);
+                    l.bin(UMin, x, m)
+                } else {
+                    let lo = l.cst(x, (-32768i32) as u32 as u64);
+                    let hi = l.cst(x, 32767);
+                    let t = l.bin(SMax, x, lo);
+                    let t = l.bin(SMin, t, hi);
+                    l.and_imm(t, 0xffff)
+                }
+            };
+            let lo = sat(l, a);
+            let hi = sat(l, b);
+            let hi = l.shl_imm(hi, 16);
+            let r = l.or(lo, hi);
+            l.vdst32(r)
+        }
+        "sad_u32" => i3(l, inst, K::B32, |l, a, b, c| {
+            // |S0 - S1| (unsigned) + S2.
+            let mx = l.bin(UMax, a, b);
+            let mn = l.bin(UMin, a, b);
+            let d = l.bin(Sub, mx, mn);
+            l.add(d, c)
+        }),
+        "frexp_mant_f64" | "frexp_exp_i32_f64" => frexp64(l, base == "frexp_mant_f64"),
+        "swap_b32" => {
+            // Exchanges two VGPRs in the active lanes.
+            let d = inst.dst[0]
+                .vreg()
+                .ok_or("v_swap_b32 destination is not a VGPR")?;
+            let s = inst.src[0]
+                .vreg()
+                .ok_or("v_swap_b32 source is not a VGPR")?;
+            let a = l.get_vreg(d)?;
+            let b = l.get_vreg(s)?;
+            let m = l.exec();
+            l.set_vreg(d, b, m)?;
+            l.set_vreg(s, a, m)
+        }
+        "pack_b32_f16" => {
+            // D = {S1.f16, S0.f16} (halves chosen by op_sel; abs/neg act on the sign bit).
+            l.no_flush = true;
+            let a = l.src(0, K::F16)?;
+            let b = l.src(1, K::F16)?;
+            let lo = l.and_imm(a, 0xffff);
+            let hi = l.shl_imm(b, 16);
+            let r = l.or(lo, hi);
+            l.vdst32(r)
+        }
+        "dot2_i32_i16" | "dot2_u32_u16" | "dot4_i32_i8" | "dot4_u32_u8" | "dot8_i32_i4"
+        | "dot8_u32_u4" | "dot2c_i32_i16" | "dot4c_i32_i8" | "dot8c_i32_i4" => {
+            // D = S2 + sum of the products of the packed elements (wrapping).
+            no_clamp(inst)?;
+            if inst.mods.op_sel != 0
+                || (inst.format == crate::isa::Format::Vop3p && inst.mods.op_sel_hi & 3 != 3)
+            {
+                return Err("op_sel on an integer dot product is not supported".into());
+            }
+            let (bits, n) = if base.starts_with("dot2") {
+                (16u64, 2u64)
+            } else if base.starts_with("dot4") {
+                (8, 4)
+            } else {
+                (4, 8)
+            };
+            let signed = base.contains("_i32_");
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let mut acc = if base.contains("c_") {
+                acc_src(l, inst, K::B32)?
+            } else {
+                l.src(2, K::B32)?
+            };
+            for i in 0..n {
+                let ext = |l: &mut Lifter, v: Val| -> Val {
+                    // Element i, sign- or zero-extended from `bits`.
+                    let t = l.shl_imm(v, 32 - bits * (i + 1));
+                    if signed {
+                        l.ashr_imm(t, 32 - bits)
+                    } else {
+                        l.lshr_imm(t, 32 - bits)
+                    }
+                };
+                let x = ext(l, a);
+                let y = ext(l, b);
+                let p = l.bin(Mul, x, y);
+                acc = l.add(acc, p);
+            }
+            l.vdst32(acc)
+        }
+        "pk_add_f16" | "pk_mul_f16" | "pk_max_f16" | "pk_min_f16" | "pk_fma_f16" | "pk_add_u16"
+        | "pk_add_i16" | "pk_sub_u16" | "pk_sub_i16" | "pk_mul_lo_u16" | "pk_max_u16"
+        | "pk_max_i16" | "pk_min_u16" | "pk_min_i16" | "pk_lshlrev_b16" | "pk_lshrrev_b16"
+        | "pk_ashrrev_i16" | "pk_mad_u16" | "pk_mad_i16" => pk16(l, inst, base),
+        "fma_f16" | "mad_f16" => {
+            // f16 values are exact in f32, so the f32 FMA differs from a single f16 rounding
+            // only through double rounding in rare ties (documented approximation).
+            let mut v = Vec::new();
+            for i in 0..3 {
+                let x = l.src(i, K::F16)?;
+                v.push(l.conv(ConvOp::F16ToF32, x));
+            }
+            let r = if base == "fma_f16" {
+                l.tern(TernOp::Fma, v[0], v[1], v[2])
+            } else {
+                let p = l.bin(FMul, v[0], v[1]);
+                l.bin(FAdd, p, v[2])
+            };
+            let r = l.conv(ConvOp::F32ToF16, r);
+            wr16(l, inst, r)
+        }
+        "fma_mix_f32" | "fma_mixlo_f16" | "fma_mixhi_f16" | "mad_mix_f32" | "mad_mixlo_f16"
+        | "mad_mixhi_f16" => fma_mix(l, inst, base),
         _ => Err("not supported".into()),
     }
 }
@@ -801,65 +971,346 @@ fn med3(l: &mut Lifter, a: Val, b: Val, c: Val, mn: BinOp, mx: BinOp) -> Val {
 }
 
 /// `v_perm_b32 D, S0, S1, S2`: byte `i` of D is chosen by byte `i` of S2 from the 8 bytes
-/// `{S0, S1}` (S1 = bytes 0..3): 0..=7 a byte, 8..=11 the sign of byte 1/3/5/7 replicated,
-/// 12 zero, 13..=255 0xff. Lifted for a uniform constant selector only.
-fn perm(l: &mut Lifter, inst: &Inst) -> R<()> {
-    let so = inst.src[2];
-    let sel = if so.code == Opnd::LITERAL {
-        inst.literal.ok_or("missing literal")?
-    } else if let Some(c) = super::operand::inline_const(so.code, K::B32) {
-        c as u32
-    } else {
-        return Err("v_perm_b32 with a non-constant selector".into());
-    };
+/// `{S0, S1}` (S1 = bytes 0..3): 0..=7 that byte, 8..=11 the sign bit of byte 1/3/5/7
+/// replicated, 12 zero, 13..=255 0xff.
+fn perm(l: &mut Lifter, _inst: &Inst) -> R<()> {
     let a = l.src(0, K::B32)?;
     let b = l.src(1, K::B32)?;
+    let sel = l.src(2, K::B32)?;
     let v = l.pack(b, a);
     let mut acc: Option<Val> = None;
-    let mut consts = 0u32;
     for i in 0..4u64 {
-        let s = (sel >> (8 * i)) & 0xff;
-        let byte = match s {
-            0..=7 => {
-                let t = l.lshr_imm(v, 8 * s as u64);
-                let t = l.lo(t);
-                let t = l.and_imm(t, 0xff);
-                Some(t)
-            }
-            8..=11 => {
-                // Sign bit of byte 2*(s-8)+1, replicated.
-                let bit = 8 * (2 * (s as u64 - 8) + 1) + 7;
-                let t = l.lshr_imm(v, bit);
-                let t = l.lo(t);
-                let t = l.and_imm(t, 1);
-                let z = l.cst(t, 0);
-                let t = l.bin(BinOp::Sub, z, t);
-                Some(l.and_imm(t, 0xff))
-            }
-            12 => None,
-            _ => {
-                consts |= 0xff << (8 * i);
-                None
-            }
-        };
-        if let Some(bv) = byte {
-            let placed = l.shl_imm(bv, 8 * i);
-            acc = Some(match acc {
-                Some(x) => l.or(x, placed),
-                None => placed,
-            });
-        }
+        let s = l.lshr_imm(sel, 8 * i);
+        let s = l.and_imm(s, 0xff);
+        // s < 8: byte s.
+        let sh = l.and_imm(s, 7);
+        let sh = l.shl_imm(sh, 3);
+        let sh = l.conv(ConvOp::ZExt, sh);
+        let t = l.bin(LShr, v, sh);
+        let t = l.lo(t);
+        let byte = l.and_imm(t, 0xff);
+        // 8 <= s < 12: bit 16 * (s - 8) + 15 replicated.
+        let sb = l.and_imm(s, 3);
+        let sb = l.shl_imm(sb, 4);
+        let sb = l.add_imm(sb, 15);
+        let sb = l.conv(ConvOp::ZExt, sb);
+        let t = l.bin(LShr, v, sb);
+        let t = l.lo(t);
+        let t = l.and_imm(t, 1);
+        let z = l.cst(t, 0);
+        let t = l.bin(Sub, z, t);
+        let sign = l.and_imm(t, 0xff);
+        let c8 = l.cst(s, 8);
+        let c12 = l.cst(s, 12);
+        let lt8 = l.cmp(CmpOp::ULt, s, c8);
+        let lt12 = l.cmp(CmpOp::ULt, s, c12);
+        let eq12 = l.cmp(CmpOp::Eq, s, c12);
+        let ff = l.cst(s, 0xff);
+        let r = l.select(eq12, z, ff);
+        let r = l.select(lt12, sign, r);
+        let r = l.select(lt8, byte, r);
+        let placed = if i > 0 { l.shl_imm(r, 8 * i) } else { r };
+        acc = Some(match acc {
+            Some(x) => l.or(x, placed),
+            None => placed,
+        });
     }
-    let r = match acc {
-        Some(x) if consts != 0 => {
-            let c = l.cst(x, consts as u64);
-            l.or(x, c)
-        }
-        Some(x) => x,
-        None => {
-            let c = l.c32(consts);
-            l.bcast(c)
-        }
-    };
+    let r = acc.ok_or("empty permutation")?;
     l.vdst32(r)
+}
+
+/// The two dwords of a packed-f32 (VOP3P) source: a register pair, or a scalar/constant
+/// used for both halves (an SGPR pair gives its two registers).
+fn pk_src(l: &mut Lifter, inst: &Inst, i: usize) -> R<[Val; 2]> {
+    let o = inst.src[i];
+    if let Some(r) = o.vreg() {
+        let lo = l.get_vreg(r)?;
+        let hi = l.get_vreg(r + 1)?;
+        return Ok([lo, hi]);
+    }
+    if let Some(r) = o.sreg() {
+        let _ = r;
+        let v = l.s64(o, K::B64)?;
+        let lo = l.lo(v);
+        let hi = l.hi(v);
+        return Ok([l.bcast(lo), l.bcast(hi)]);
+    }
+    let c = l.v32(o, K::F32)?;
+    Ok([c, c])
+}
+
+/// `v_pk_{add,mul,fma}_f32`, `v_pk_mov_b32` (gfx90a+ VOP3P on 64-bit register pairs): the low
+/// result takes dword `op_sel[i]` of each source, the high result dword `op_sel_hi[i]`;
+/// `neg_lo`/`neg_hi` negate the selected operands of the low/high halves.
+fn pk_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let n = match base {
+        "pk_fma_f32" => 3,
+        "pk_mov_b32" => 2,
+        _ => 2,
+    };
+    let mut srcs = Vec::new();
+    for i in 0..n {
+        srcs.push(pk_src(l, inst, i)?);
+    }
+    let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+    let m = inst.mods;
+    let mut out = [None, None];
+    for (half, slot) in out.iter_mut().enumerate() {
+        let sel = if half == 0 { m.op_sel } else { m.op_sel_hi };
+        let neg = if half == 0 { m.neg } else { m.neg_hi };
+        let mut ops = Vec::new();
+        for (i, s) in srcs.iter().enumerate() {
+            let mut x = s[(sel >> i & 1) as usize];
+            if base != "pk_mov_b32" && neg >> i & 1 != 0 {
+                x = l.un(UnOp::FNeg, x);
+            }
+            ops.push(x);
+        }
+        let r = match base {
+            "pk_add_f32" => l.bin(FAdd, ops[0], ops[1]),
+            "pk_mul_f32" => l.bin(FMul, ops[0], ops[1]),
+            "pk_fma_f32" => l.tern(TernOp::Fma, ops[0], ops[1], ops[2]),
+            // v_pk_mov_b32: D.lo = src0[op_sel[0]], D.hi = src1[op_sel[1]].
+            _ => srcs[half][(m.op_sel >> half & 1) as usize],
+        };
+        let r = if m.clamp && base != "pk_mov_b32" {
+            let z = l.cst(r, 0);
+            let o = l.cst(r, 0x3f80_0000);
+            let t = l.bin(FMaxNum, r, z);
+            l.bin(FMinNum, t, o)
+        } else {
+            r
+        };
+        *slot = Some(r);
+    }
+    let w = l.wmask();
+    for (half, r) in out.into_iter().enumerate() {
+        let r = r.ok_or("missing half")?;
+        l.set_vreg(reg + half as u16, r, w)?;
+    }
+    Ok(())
+}
+
+/// Half `h` (0 = low, 1 = high) of a packed 16-bit source: VGPR/SGPR bits, or an inline
+/// constant or literal replicated into both halves.
+fn half_src(l: &mut Lifter, inst: &Inst, i: usize, h: u8, k: K) -> R<Val> {
+    let o = inst.src[i];
+    let v = if o.vreg().is_some() || o.sreg().is_some() {
+        l.v32(o, K::B32)?
+    } else {
+        l.v32(o, k)?
+    };
+    let v = if h == 1 && (o.vreg().is_some() || o.sreg().is_some()) {
+        l.lshr_imm(v, 16)
+    } else {
+        v
+    };
+    Ok(l.and_imm(v, 0xffff))
+}
+
+/// VOP3P packed 16-bit ops: the low result uses half `op_sel[i]` of each source and `neg`,
+/// the high result half `op_sel_hi[i]` and `neg_hi`. Float ops are computed in f32 (exact
+/// before the single rounding to f16 for add/mul/min/max; FMA may double-round in rare ties).
+fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let m = inst.mods;
+    let float = base.ends_with("f16");
+    let n = if base.contains("fma") || base.contains("mad") {
+        3
+    } else {
+        2
+    };
+    let op = base.strip_prefix("pk_").unwrap_or(base);
+    let op = op.rsplit_once('_').map(|x| x.0).unwrap_or(op);
+    let signed = base.ends_with("i16");
+    let mut halves = [None, None];
+    for (h, slot) in halves.iter_mut().enumerate() {
+        let sel = if h == 0 { m.op_sel } else { m.op_sel_hi };
+        let neg = if h == 0 { m.neg } else { m.neg_hi };
+        let mut ops = Vec::new();
+        for i in 0..n {
+            let k = if float { K::F16 } else { K::B16 };
+            let mut x = half_src(l, inst, i, sel >> i & 1, k)?;
+            if float {
+                if neg >> i & 1 != 0 {
+                    let c = l.cst(x, 0x8000);
+                    x = l.xor(x, c);
+                }
+                x = l.conv(ConvOp::F16ToF32, x);
+            } else if signed {
+                x = l.conv(ConvOp::SExt16, x);
+            }
+            ops.push(x);
+        }
+        let r = if float {
+            let r = match op {
+                "add" => l.bin(FAdd, ops[0], ops[1]),
+                "mul" => l.bin(FMul, ops[0], ops[1]),
+                "max" => l.bin(FMaxNum, ops[0], ops[1]),
+                "min" => l.bin(FMinNum, ops[0], ops[1]),
+                _ => l.tern(TernOp::Fma, ops[0], ops[1], ops[2]),
+            };
+            let r = if m.clamp {
+                let z = l.cst(r, 0);
+                let o = l.cst(r, 0x3f80_0000);
+                let t = l.bin(FMaxNum, r, z);
+                l.bin(FMinNum, t, o)
+            } else {
+                r
+            };
+            l.conv(ConvOp::F32ToF16, r)
+        } else {
+            if m.clamp {
+                return Err("clamp on packed integer ops is not supported".into());
+            }
+            let r = match op {
+                "add" => l.add(ops[0], ops[1]),
+                "sub" => l.bin(Sub, ops[0], ops[1]),
+                "mul_lo" => l.bin(Mul, ops[0], ops[1]),
+                "max" if signed => l.bin(SMax, ops[0], ops[1]),
+                "max" => l.bin(UMax, ops[0], ops[1]),
+                "min" if signed => l.bin(SMin, ops[0], ops[1]),
+                "min" => l.bin(UMin, ops[0], ops[1]),
+                "lshlrev" | "lshrrev" | "ashrrev" => {
+                    let s = l.and_imm(ops[0], 15);
+                    let o = match op {
+                        "lshlrev" => Shl,
+                        "lshrrev" => LShr,
+                        _ => AShr,
+                    };
+                    l.bin(o, ops[1], s)
+                }
+                _ => {
+                    let p = l.bin(Mul, ops[0], ops[1]);
+                    l.add(p, ops[2])
+                }
+            };
+            l.and_imm(r, 0xffff)
+        };
+        *slot = Some(r);
+    }
+    let lo = halves[0].ok_or("missing half")?;
+    let hi = halves[1].ok_or("missing half")?;
+    let hi = l.shl_imm(hi, 16);
+    let r = l.or(lo, hi);
+    l.vdst32(r)
+}
+
+/// `v_fma_mix_f32` / `v_fma_mixlo_f16` / `v_fma_mixhi_f16` (and the `mad` forms): each source
+/// is f32, or with `op_sel_hi[i]` an f16 taken from half `op_sel[i]`; `neg` negates and
+/// `neg_hi` takes the absolute value of source i. The f32 result is written whole, or
+/// rounded to f16 into the low/high half (the other half kept).
+fn fma_mix(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let m = inst.mods;
+    let mut ops = Vec::new();
+    for i in 0..3 {
+        let o = inst.src[i];
+        let mut x = if m.op_sel_hi >> i & 1 != 0 {
+            let v = if o.vreg().is_some() || o.sreg().is_some() {
+                let v = l.v32(o, K::B32)?;
+                if m.op_sel >> i & 1 != 0 {
+                    l.lshr_imm(v, 16)
+                } else {
+                    v
+                }
+            } else {
+                l.v32(o, K::F16)?
+            };
+            let v = l.and_imm(v, 0xffff);
+            l.conv(ConvOp::F16ToF32, v)
+        } else {
+            l.v32(o, K::F32)?
+        };
+        if m.neg_hi >> i & 1 != 0 {
+            x = l.un(UnOp::FAbs, x);
+        }
+        if m.neg >> i & 1 != 0 {
+            x = l.un(UnOp::FNeg, x);
+        }
+        ops.push(x);
+    }
+    let r = if base.starts_with("fma") {
+        l.tern(TernOp::Fma, ops[0], ops[1], ops[2])
+    } else {
+        let p = l.bin(FMul, ops[0], ops[1]);
+        l.bin(FAdd, p, ops[2])
+    };
+    let r = if m.clamp {
+        let z = l.cst(r, 0);
+        let o = l.cst(r, 0x3f80_0000);
+        let t = l.bin(FMaxNum, r, z);
+        l.bin(FMinNum, t, o)
+    } else {
+        r
+    };
+    if base.ends_with("f32") {
+        return l.vdst32(r);
+    }
+    let h = l.conv(ConvOp::F32ToF16, r);
+    let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+    let old = l.get_vreg(reg)?;
+    let v = if base.contains("mixhi") {
+        let keep = l.and_imm(old, 0xffff);
+        let hi = l.shl_imm(h, 16);
+        l.or(keep, hi)
+    } else {
+        let keep = l.and_imm(old, 0xffff_0000);
+        l.or(keep, h)
+    };
+    l.vdst32(v)
+}
+
+/// Source `i` of a VOP3 instruction, or, when the decoder left it out, the 9-bit SRC field
+/// of the second instruction word (bits `9*i..9*i+9`), for the lane-select operands of
+/// `v_readlane_b32`/`v_writelane_b32`.
+fn vop3_src_or(inst: &Inst, i: usize) -> Opnd {
+    if inst.src[i].is_some() || inst.format != crate::isa::Format::Vop3 {
+        return inst.src[i];
+    }
+    let code = (inst.words[1] >> (9 * i)) & 0x1ff;
+    Opnd {
+        code: code as u16,
+        count: 1,
+    }
+}
+
+/// `v_frexp_mant_f64` (mantissa in [0.5, 1) with the sign; NaN, Inf and zero unchanged) and
+/// `v_frexp_exp_i32_f64` (`e` with `x = mant * 2^e`; 0 for NaN, Inf and zero), denormals
+/// normalised through a leading-zero count.
+fn frexp64(l: &mut Lifter, mant: bool) -> R<()> {
+    let x = l.src(0, K::F64)?;
+    let e = l.lshr_imm(x, 52);
+    let e = l.and_imm(e, 0x7ff);
+    let m = l.and_imm(x, (1u64 << 52) - 1);
+    let z = l.cst(e, 0);
+    let emax = l.cst(e, 0x7ff);
+    let is_max = l.cmp(CmpOp::Eq, e, emax);
+    let e0 = l.cmp(CmpOp::Eq, e, z);
+    let m0 = l.cmp(CmpOp::Eq, m, z);
+    let zero = l.and(e0, m0);
+    let special = l.or(is_max, zero);
+    let clz = l.un(UnOp::Clz, m);
+    if mant {
+        // Denormal: m << (clz - 11) puts the leading one at bit 52.
+        let sh = l.add_imm(clz, (-11i64) as u64);
+        let m2 = l.bin(Shl, m, sh);
+        let m2 = l.and_imm(m2, (1u64 << 52) - 1);
+        let bits = l.select(e0, m2, m);
+        let sign = l.and_imm(x, 1u64 << 63);
+        let t = l.or(sign, bits);
+        let half = l.cst(t, 1022u64 << 52);
+        let r = l.or(t, half);
+        let r = l.select(special, x, r);
+        let r = l.fout(r, K::F64)?;
+        l.vdst64(r)
+    } else {
+        // Normal: e - 1022; denormal: -1010 - clz(m).
+        let en = l.add_imm(e, (-1022i64) as u64);
+        let c = l.cst(clz, (-1010i64) as u64);
+        let ed = l.bin(Sub, c, clz);
+        let r = l.select(e0, ed, en);
+        let zz = l.cst(r, 0);
+        let r = l.select(special, zz, r);
+        let r = l.lo(r);
+        l.vdst32(r)
+    }
 }

@@ -39,7 +39,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         let a = l.src(0, k)?;
         let b = l.src(1, K::B32)?;
         let (a, b) = match k {
-            K::F16 => (l.conv(ConvOp::F16ToF32, a), b),
+            K::F16 => (f16_class_equivalent(l, a), b),
             K::F64 => (a, l.conv(ConvOp::ZExt, b)),
             _ => (a, b),
         };
@@ -106,4 +106,26 @@ fn widen16(l: &mut Lifter, k: K, signed: bool, a: Val, b: Val) -> (Val, Val) {
         _ => return (a, b),
     };
     (l.conv(op, a), l.conv(op, b))
+}
+
+/// An f32 bit pattern in the same `v_cmp_class` class as the f16 in the low bits of `h`:
+/// the sign and mantissa (shifted into place) are kept, exponent 0 stays 0 (zero or
+/// denormal), 31 becomes 255 (Inf or NaN, the quiet bit landing on f32's), anything else
+/// becomes a normal exponent. (A plain conversion would turn f16 denormals into f32 normals.)
+fn f16_class_equivalent(l: &mut Lifter, h: Val) -> Val {
+    let sign = l.and_imm(h, 0x8000);
+    let sign = l.shl_imm(sign, 16);
+    let mant = l.and_imm(h, 0x3ff);
+    let mant = l.shl_imm(mant, 13);
+    let e = l.and_imm(h, 0x7c00);
+    let z = l.cst(e, 0);
+    let top = l.cst(e, 0x7c00);
+    let e0 = l.cmp(CmpOp::Eq, e, z);
+    let emax = l.cmp(CmpOp::Eq, e, top);
+    let exp_norm = l.cst(e, 127 << 23);
+    let exp_max = l.cst(e, 255 << 23);
+    let ex = l.select(emax, exp_max, exp_norm);
+    let ex = l.select(e0, z, ex);
+    let t = l.or(sign, ex);
+    l.or(t, mant)
 }

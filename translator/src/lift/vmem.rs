@@ -16,7 +16,7 @@ use super::operand::{K, R};
 use super::smem::dwords;
 use super::{Flow, LiftResult, Lifter};
 use crate::env::{AtomicOp, Space};
-use crate::ir::{CmpOp, ConvOp, Op, Ty, Val};
+use crate::ir::{BinOp, CmpOp, ConvOp, Op, Ty, Val};
 use crate::isa::{Format, Inst};
 use crate::wave::InstClass;
 
@@ -26,6 +26,13 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         return Err("loads to LDS are not supported".into());
     }
     l.count_vector();
+    if matches!(
+        name,
+        "buffer_wbl2" | "buffer_inv" | "buffer_wbinvl1" | "buffer_wbinvl1_vol"
+    ) {
+        // Cache write-back/invalidate for fences: memory is coherent here, so no effect.
+        return Ok((InstClass::Vmem, Flow::Next));
+    }
     let (space, op) = match inst.format {
         Format::Flat => (Space::Flat, name.strip_prefix("flat_")),
         Format::Global => (Space::Global, name.strip_prefix("global_")),
@@ -33,17 +40,19 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         _ => (Space::Global, name.strip_prefix("buffer_")),
     };
     let op = op.ok_or("not supported")?;
-    let (addr, mask) = if inst.format == Format::Mubuf {
-        buffer_addr(l, inst)?
-    } else {
-        (flat_addr(l, inst, space)?, l.exec())
-    };
     let exec = l.exec();
+    let (addr, range) = if inst.format == Format::Mubuf {
+        let (addr, range) = buffer_addr(l, inst)?;
+        (addr, Some(range))
+    } else {
+        (flat_addr(l, inst, space)?, None)
+    };
     let a = Access {
         space,
         addr,
-        mask,
+        mask: exec,
         exec,
+        range,
     };
     if let Some(ty) = op.strip_prefix("load_") {
         load(l, inst, &a, ty)?;
@@ -66,6 +75,22 @@ struct Access {
     mask: Val,
     /// Lanes whose destination registers are written.
     exec: Val,
+    /// MUBUF range check: `(offset V64, num_records V64, stride == 0 (S32), index-in-range
+    /// mask S64)`.
+    range: Option<(Val, Val, Val, Val)>,
+}
+
+/// The lanes that access `size` bytes at `piece` bytes past the address: `mask`, narrowed
+/// for MUBUF by the range check (stride 0: `offset + piece + size <= num_records`; otherwise
+/// `index < num_records`). Out-of-range lanes load 0 and store nothing.
+fn piece_mask(l: &mut Lifter, a: &Access, piece: u64, size: u64) -> Val {
+    let Some((off, nrec, stride0, idx_ok)) = a.range else {
+        return a.mask;
+    };
+    let end = l.add_imm(off, piece + size);
+    let by_off = l.cmp(CmpOp::ULe, end, nrec);
+    let ok = l.select(stride0, by_off, idx_ok);
+    l.and(a.mask, ok)
 }
 
 fn flat_addr(l: &mut Lifter, inst: &Inst, space: Space) -> R<Val> {
@@ -106,8 +131,8 @@ fn flat_addr(l: &mut Lifter, inst: &Inst, space: Space) -> R<Val> {
     Ok(if off != 0 { l.add_imm(a, off) } else { a })
 }
 
-/// MUBUF address and the in-range lane mask.
-fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, Val)> {
+/// MUBUF address and the range-check inputs (see [`piece_mask`]).
+fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, (Val, Val, Val, Val))> {
     let sb = inst.src[3]
         .sreg()
         .ok_or("buffer resource is not an SGPR quad")?;
@@ -129,6 +154,7 @@ fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, Val)> {
     } else {
         l.c32(0)
     };
+    let so = l.conv(ConvOp::ZExt, so);
     let so = l.add_imm(so, inst.mem.offset as u32 as u64);
     let mut off = l.bcast(so);
     let (vindex, voff) = match (inst.mem.idxen, inst.mem.offen) {
@@ -141,36 +167,33 @@ fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, Val)> {
         }
     };
     if let Some(v) = voff {
+        let v = l.conv(ConvOp::ZExt, v);
         off = l.add(off, v);
     }
-    let exec = l.exec();
-    // Out of range: stride 0 → byte offset >= num_records; else index >= num_records.
-    let oob = match vindex {
+    let idx_ok = match vindex {
         Some(ix) => {
             let sv = l.bcast(stride);
-            let scaled = l.bin(crate::ir::BinOp::Mul, ix, sv);
+            let scaled = l.bin(BinOp::Mul, ix, sv);
+            let scaled = l.conv(ConvOp::ZExt, scaled);
             off = l.add(off, scaled);
-            let by_index = l.cmp(CmpOp::UGe, ix, nrec);
-            let by_off = l.cmp(CmpOp::UGe, off, nrec);
-            let z = l.eq0(stride);
-            let zm = l.conv(ConvOp::ZExt, z);
-            let zm = l.un(crate::ir::UnOp::Neg, zm);
-            let a = l.and(zm, by_off);
-            let nz = l.not(zm);
-            let b = l.and(nz, by_index);
-            l.or(a, b)
+            l.cmp(CmpOp::ULt, ix, nrec)
         }
-        None => l.cmp(CmpOp::UGe, off, nrec),
+        None => {
+            // Without an index, the index is 0.
+            let z = l.c32(0);
+            let zv = l.bcast(z);
+            l.cmp(CmpOp::ULt, zv, nrec)
+        }
     };
-    let ok = l.not(oob);
-    let mask = l.and(exec, ok);
-    let off64 = l.conv(ConvOp::ZExt, off);
+    let stride0 = l.eq0(stride);
+    let nrec64 = l.conv(ConvOp::ZExt, nrec);
     let bv = l.bcast(base);
-    let addr = l.add(bv, off64);
-    Ok((addr, mask))
+    let addr = l.add(bv, off);
+    Ok((addr, (off, nrec64, stride0, idx_ok)))
 }
 
 fn ld(l: &mut Lifter, a: &Access, off: u64, size: u8, signed: bool) -> Val {
+    let mask = piece_mask(l, a, off, size as u64);
     let addr = if off != 0 {
         l.add_imm(a.addr, off)
     } else {
@@ -184,13 +207,14 @@ fn ld(l: &mut Lifter, a: &Access, off: u64, size: u8, signed: bool) -> Val {
             addr,
             size,
             signed,
-            mask: a.mask,
+            mask,
         },
         ty,
     )
 }
 
 fn st(l: &mut Lifter, a: &Access, off: u64, size: u8, data: Val) {
+    let mask = piece_mask(l, a, off, size as u64);
     let addr = if off != 0 {
         l.add_imm(a.addr, off)
     } else {
@@ -202,7 +226,7 @@ fn st(l: &mut Lifter, a: &Access, off: u64, size: u8, data: Val) {
         addr,
         size,
         data,
-        mask: a.mask,
+        mask,
     });
 }
 
@@ -310,6 +334,7 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         (d[0], d.get(1).copied())
     };
     let ty = if size == 8 { Ty::V64 } else { Ty::V32 };
+    let mask = piece_mask(l, a, 0, size as u64);
     let old = l.push_op(
         Op::Atomic {
             pc: l.pc,
@@ -319,17 +344,26 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
             size,
             data,
             cmp,
-            mask: a.mask,
+            mask,
         },
         ty,
     );
-    if inst.dst[0].is_some() {
+    // Returning atomics (GLC/SC0) write the pre-op value to VDST (FLAT word 1 bits [31:24]);
+    // take it from the instruction word when the decoder leaves the destination out.
+    let ret = if inst.dst[0].is_some() {
+        Some(inst.dst[0])
+    } else if inst.mem.glc && inst.format != Format::Mubuf {
+        Some(crate::isa::Opnd::vgpr((inst.words[1] >> 24) as u8, 1))
+    } else {
+        None
+    };
+    if let Some(vd) = ret {
         let vals = if size == 8 {
             vec![l.lo(old), l.hi(old)]
         } else {
             vec![old]
         };
-        l.set_vregs(inst.dst[0], &vals, a.exec)?;
+        l.set_vregs(vd, &vals, a.exec)?;
     }
     Ok(())
 }

@@ -1,0 +1,120 @@
+//! Cooperative scheduling of the waves of one workgroup on one host thread.
+//!
+//! Each ready wave runs until it ends, reaches a barrier or yields. When every wave that has
+//! not ended waits at the barrier, all of them are released. A wave that ends no longer
+//! counts towards the barrier. Any number of barriers; the order is deterministic (wave
+//! index order within each round).
+
+/// How one run of a wave stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaveStop {
+    /// `s_endpgm`.
+    Ended,
+    /// Waiting at the workgroup barrier.
+    Barrier,
+    /// Still runnable (a yield or an interrupted run).
+    Yield,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Ready,
+    Waiting,
+    Done,
+}
+
+/// Runs `waves` to completion with `run(index, wave)`; the first error stops the workgroup.
+/// Returns the number of barrier releases.
+pub fn run_workgroup<T, E>(
+    waves: &mut [T],
+    mut run: impl FnMut(usize, &mut T) -> Result<WaveStop, E>,
+) -> Result<u64, E> {
+    let mut status = vec![Status::Ready; waves.len()];
+    let mut releases = 0;
+    loop {
+        for (i, w) in waves.iter_mut().enumerate() {
+            if status[i] == Status::Ready {
+                status[i] = match run(i, w)? {
+                    WaveStop::Ended => Status::Done,
+                    WaveStop::Barrier => Status::Waiting,
+                    WaveStop::Yield => Status::Ready,
+                };
+            }
+        }
+        if status.iter().all(|&s| s == Status::Done) {
+            return Ok(releases);
+        }
+        if status.iter().all(|&s| s != Status::Ready) {
+            releases += 1;
+            for s in status.iter_mut().filter(|s| **s == Status::Waiting) {
+                *s = Status::Ready;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fake wave: a script of stops, and a log of (wave, step) in execution order.
+    struct Fake {
+        script: Vec<WaveStop>,
+        at: usize,
+    }
+
+    fn run(scripts: Vec<Vec<WaveStop>>) -> (Vec<(usize, usize)>, u64) {
+        let mut waves: Vec<Fake> = scripts
+            .into_iter()
+            .map(|script| Fake { script, at: 0 })
+            .collect();
+        let mut log = vec![];
+        let n = run_workgroup(&mut waves, |i, w| -> Result<WaveStop, ()> {
+            log.push((i, w.at));
+            let s = w.script[w.at];
+            w.at += 1;
+            Ok(s)
+        })
+        .unwrap();
+        (log, n)
+    }
+
+    use WaveStop::*;
+
+    #[test]
+    fn barrier_waits_for_all_live_waves() {
+        // Two waves, two barriers each: no wave passes a barrier before the other reaches it.
+        let (log, n) = run(vec![
+            vec![Barrier, Barrier, Ended],
+            vec![Yield, Barrier, Barrier, Ended],
+        ]);
+        assert_eq!(n, 2);
+        assert_eq!(
+            log,
+            vec![(0, 0), (1, 0), (1, 1), (0, 1), (1, 2), (0, 2), (1, 3)]
+        );
+    }
+
+    #[test]
+    fn ended_waves_do_not_count() {
+        // Wave 1 ends early; wave 0's barriers are released without it.
+        let (log, n) = run(vec![vec![Barrier, Barrier, Ended], vec![Ended]]);
+        assert_eq!(n, 2);
+        assert_eq!(log, vec![(0, 0), (1, 0), (0, 1), (0, 2)]);
+    }
+
+    #[test]
+    fn errors_stop_the_workgroup() {
+        let mut waves = vec![0u32, 0];
+        let r = run_workgroup(&mut waves, |i, w| {
+            *w += 1;
+            if i == 1 {
+                Err("boom")
+            } else {
+                Ok(WaveStop::Barrier)
+            }
+        });
+        assert_eq!(r, Err("boom"));
+        assert_eq!(waves, vec![1, 1]);
+    }
+}

@@ -1,0 +1,2018 @@
+//! Translation of one IR [`Block`] into a Cranelift function
+//! `extern "C" fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32`.
+//!
+//! Uniform values become scalar Cranelift values. A lane vector becomes 16 `i32x4` chunks
+//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes), all 64 lanes always, in SSA so that
+//! values stay in registers across ops. Ops that Cranelift cannot do exactly or well call the
+//! helpers in [`super::helpers`] with the operands spilled to 512-byte stack buffers.
+
+use super::codes::*;
+use super::helpers::{self, kind};
+use crate::interp::sem;
+use crate::ir::{BinOp, Block, CmpOp, ConvOp, Exit, Op, TernOp, Ty, UnOp, Val};
+use crate::wave::{sreg, WaveCounters, WaveState, MAX_LANES, NUM_SREGS, NUM_VREGS};
+use core::mem::offset_of;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    types, AbiParam, BlockArg, ConstantData, Endianness, InstBuilder, MemFlagsData, Signature,
+    StackSlot, StackSlotData, StackSlotKind, Type, Value,
+};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_frontend::FunctionBuilder;
+use std::collections::HashMap;
+
+/// Internal exit code: the block ended in [`Exit::Unsupported`].
+pub const EXIT_UNSUPPORTED: u32 = 6;
+
+#[derive(Clone)]
+enum JV {
+    None,
+    S(Value),
+    V(Vec<Value>),
+}
+
+const I32X4: Type = types::I32X4;
+const I64X2: Type = types::I64X2;
+
+fn vty(bits: u32) -> Type {
+    if bits == 32 {
+        I32X4
+    } else {
+        I64X2
+    }
+}
+
+fn fty(bits: u32) -> Type {
+    if bits == 32 {
+        types::F32X4
+    } else {
+        types::F64X2
+    }
+}
+
+fn sty(bits: u32) -> Type {
+    if bits == 32 {
+        types::I32
+    } else {
+        types::I64
+    }
+}
+
+fn nchunks(bits: u32) -> usize {
+    if bits == 32 {
+        16
+    } else {
+        32
+    }
+}
+
+fn le() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+fn trusted() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// Compile error: the block stays interpreted.
+pub type GenResult<T> = Result<T, String>;
+
+pub struct Gen<'a, 'b> {
+    pub b: FunctionBuilder<'b>,
+    pub block: &'a Block,
+    pub call_conv: CallConv,
+    frontend: TargetFrontendConfig,
+    state: Value,
+    ctx: Value,
+    vals: Vec<JV>,
+    /// For vectors made by `Broadcast`: the uniform source.
+    splat_src: Vec<Option<Value>>,
+    slots: Vec<StackSlot>,
+    /// Lane-mask chunks already expanded from a mask value: `(value, lane bits)` → chunks.
+    mask_cache: HashMap<(u32, u32), Vec<Value>>,
+    /// Current contents of vector registers, as chunks (stores are still emitted at once,
+    /// so memory is always up to date; this only saves reloads).
+    vreg_cache: HashMap<u16, Vec<Value>>,
+    /// Lane-group mode: the loop index `g` (`I64`, 0..16; lanes `4g..4g+4`) and
+    /// `state + 16 * g`. Vector values are then one group: 1 `i32x4` or 2 `i64x2` chunks.
+    group: Option<(Value, Value)>,
+    /// Whether to try the lane-group loop form.
+    pub try_loop: bool,
+    /// Whole-wave vector values spilled before a lane-group loop that reads them.
+    outer: HashMap<u32, StackSlot>,
+    /// Registers written in the current lane group and not stored yet (stored once at the
+    /// end of the group; inside the loop every read goes through `vreg_cache`).
+    dirty: Vec<u16>,
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    pub fn new(
+        mut b: FunctionBuilder<'b>,
+        block: &'a Block,
+        call_conv: CallConv,
+        frontend: TargetFrontendConfig,
+    ) -> Gen<'a, 'b> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let state = b.block_params(entry)[0];
+        let ctx = b.block_params(entry)[1];
+        let slots = (0..6)
+            .map(|_| {
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 512, 4))
+            })
+            .collect();
+        Gen {
+            b,
+            block,
+            call_conv,
+            frontend,
+            state,
+            ctx,
+            vals: Vec::with_capacity(block.ops.len()),
+            splat_src: Vec::with_capacity(block.ops.len()),
+            slots,
+            mask_cache: HashMap::new(),
+            vreg_cache: HashMap::new(),
+            group: None,
+            try_loop: false,
+            outer: HashMap::new(),
+            dirty: Vec::new(),
+        }
+    }
+
+    /// Chunks per vector value of `bits` lanes in the current mode.
+    fn nch(&self, bits: u32) -> usize {
+        match (self.group.is_some(), bits) {
+            (true, 32) => 1,
+            (true, _) => 2,
+            (false, b) => nchunks(b),
+        }
+    }
+
+    /// Base address for VGPR rows: `state`, or `state + 16 * g` in a lane group.
+    fn vbase(&self) -> Value {
+        self.group.map_or(self.state, |(_, p)| p)
+    }
+
+    /// Fails in lane-group mode (the op needs all 64 lanes at once).
+    fn whole_wave(&self, what: &str) -> GenResult<()> {
+        if self.group.is_some() {
+            Err(format!("{what} is not lane-local"))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn get(&self, v: Val) -> GenResult<&JV> {
+        match self.vals.get(v.0 as usize) {
+            Some(JV::None) | None => Err(format!("operand {v:?} is not an earlier value")),
+            Some(x) => Ok(x),
+        }
+    }
+
+    fn ty(&self, v: Val) -> GenResult<Ty> {
+        match self.block.types.get(v.0 as usize) {
+            Some(Some(t)) => Ok(*t),
+            _ => Err(format!("operand {v:?} has no type")),
+        }
+    }
+
+    fn s(&self, v: Val) -> GenResult<Value> {
+        match self.get(v)? {
+            JV::S(x) => Ok(*x),
+            _ => Err(format!("operand {v:?} is not uniform")),
+        }
+    }
+
+    /// A uniform operand widened/narrowed to `t` (I32 or I64).
+    fn s_as(&mut self, v: Val, t: Type) -> GenResult<Value> {
+        let x = self.s(v)?;
+        let xt = self.b.func.dfg.value_type(x);
+        Ok(if xt == t {
+            x
+        } else if t == types::I64 {
+            self.b.ins().uextend(types::I64, x)
+        } else {
+            self.b.ins().ireduce(types::I32, x)
+        })
+    }
+
+    fn v(&mut self, v: Val) -> GenResult<Vec<Value>> {
+        let x = match self.get(v)? {
+            JV::V(x) => x.clone(),
+            _ => return Err(format!("operand {v:?} is not a vector")),
+        };
+        let Some((g, _)) = self.group else {
+            return Ok(x);
+        };
+        let bits = self.ty(v)?.bits();
+        if x.len() == self.nch(bits) {
+            return Ok(x); // defined in this lane group
+        }
+        // A whole-wave value from before the loop: its group `g` part.
+        if self
+            .splat_src
+            .get(v.0 as usize)
+            .copied()
+            .flatten()
+            .is_some()
+        {
+            return Ok(vec![x[0]; self.nch(bits)]);
+        }
+        let slot = *self
+            .outer
+            .get(&v.0)
+            .ok_or_else(|| format!("operand {v:?} not prepared for the lane group"))?;
+        let base = self.b.ins().stack_addr(types::I64, slot, 0);
+        let sh = if bits == 32 { 4 } else { 5 };
+        let go = self.b.ins().ishl_imm_u(g, sh);
+        let a = self.b.ins().iadd(base, go);
+        Ok((0..self.nch(bits))
+            .map(|c| self.b.ins().load(vty(bits), trusted(), a, (16 * c) as i32))
+            .collect())
+    }
+
+    fn iconst(&mut self, t: Type, x: u64) -> Value {
+        self.b.ins().iconst(t, x as i64)
+    }
+
+    fn vconst_bytes(&mut self, t: Type, bytes: [u8; 16]) -> Value {
+        let c = self
+            .b
+            .func
+            .dfg
+            .constants
+            .insert(ConstantData::from(bytes.to_vec()));
+        self.b.ins().vconst(t, c)
+    }
+
+    fn splat_const(&mut self, bits: u32, x: u64) -> Value {
+        let mut bytes = [0u8; 16];
+        if bits == 32 {
+            for k in 0..4 {
+                bytes[4 * k..4 * k + 4].copy_from_slice(&(x as u32).to_le_bytes());
+            }
+        } else {
+            for k in 0..2 {
+                bytes[8 * k..8 * k + 8].copy_from_slice(&x.to_le_bytes());
+            }
+        }
+        self.vconst_bytes(vty(bits), bytes)
+    }
+
+    fn state_addr(&mut self, off: usize) -> Value {
+        self.b.ins().iadd_imm_s(self.state, off as i64)
+    }
+
+    fn slot_addr(&mut self, k: usize) -> Value {
+        self.b.ins().stack_addr(types::I64, self.slots[k], 0)
+    }
+
+    /// Stores a vector's chunks into stack buffer `k`; returns its address.
+    fn spill(&mut self, k: usize, chunks: &[Value]) -> Value {
+        for (i, c) in chunks.iter().enumerate() {
+            self.b
+                .ins()
+                .stack_store(types::I64, *c, self.slots[k], (i * 16) as i32);
+        }
+        self.slot_addr(k)
+    }
+
+    fn unspill(&mut self, k: usize, bits: u32) -> Vec<Value> {
+        (0..nchunks(bits))
+            .map(|i| {
+                self.b
+                    .ins()
+                    .stack_load(types::I64, vty(bits), self.slots[k], (i * 16) as i32)
+            })
+            .collect()
+    }
+
+    fn sig(&self, params: &[Type], ret: Option<Type>) -> Signature {
+        let mut s = Signature::new(self.call_conv);
+        s.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        if let Some(r) = ret {
+            s.returns.push(AbiParam::new(r));
+        }
+        s
+    }
+
+    /// Calls the helper at `f` with the given argument values.
+    fn call(
+        &mut self,
+        f: usize,
+        params: &[Type],
+        ret: Option<Type>,
+        args: &[Value],
+    ) -> Option<Value> {
+        let sig = self.sig(params, ret);
+        let sigref = self.b.import_signature(sig);
+        let callee = self.iconst(types::I64, f as u64);
+        let inst = self.b.ins().call_indirect(sigref, callee, args);
+        self.b.inst_results(inst).first().copied()
+    }
+
+    /// 4 or 2 lanes of the `mask` bits for chunk `k` as an all-ones/zero lane vector.
+    fn lane_mask(&mut self, mask: Value, k: usize, bits: u32) -> Value {
+        let per = if bits == 32 { 4 } else { 2 };
+        let sh = match self.group {
+            // Lanes 4g + per*k ..: shift by 4g + per*k.
+            Some((g, _)) => {
+                let g4 = self.b.ins().ishl_imm_u(g, 2);
+                let amt = self.b.ins().iadd_imm_s(g4, (k * per) as i64);
+                self.b.ins().ushr(mask, amt)
+            }
+            None => self.b.ins().ushr_imm_u(mask, (k * per) as i64),
+        };
+        let t = vty(bits);
+        let x = if bits == 32 {
+            let r = self.b.ins().ireduce(types::I32, sh);
+            self.b.ins().splat(t, r)
+        } else {
+            self.b.ins().splat(t, sh)
+        };
+        let sel = if bits == 32 {
+            let mut b = [0u8; 16];
+            for (i, v) in [1u32, 2, 4, 8].iter().enumerate() {
+                b[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            b
+        } else {
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&1u64.to_le_bytes());
+            b[8..].copy_from_slice(&2u64.to_le_bytes());
+            b
+        };
+        let selv = self.vconst_bytes(t, sel);
+        let y = self.b.ins().band(x, selv);
+        let z = self.splat_const(bits, 0);
+        self.b.ins().icmp(IntCC::NotEqual, y, z)
+    }
+
+    /// The lane bits of an all-ones/zero lane vector chunk `k`, placed in an `i64` mask.
+    fn mask_bits(&mut self, m: Value, k: usize, bits: u32) -> Value {
+        let hb = self.b.ins().vhigh_bits(types::I64, m);
+        let per = if bits == 32 { 4 } else { 2 };
+        self.b.ins().ishl_imm_u(hb, (k * per) as i64)
+    }
+
+    fn as_f(&mut self, bits: u32, x: Value) -> Value {
+        self.b.ins().bitcast(fty(bits), le(), x)
+    }
+
+    fn as_i(&mut self, bits: u32, x: Value) -> Value {
+        self.b.ins().bitcast(vty(bits), le(), x)
+    }
+
+    /// The IR NaN rule applied to an integer-typed result chunk `r` of operand chunks `ops`.
+    fn nan_fix(&mut self, bits: u32, ops: &[Value], r: Value) -> Value {
+        let (q, dn) = if bits == 32 {
+            (sem::F32_QUIET as u64, sem::F32_DEFAULT_NAN as u64)
+        } else {
+            (sem::F64_QUIET, sem::F64_DEFAULT_NAN)
+        };
+        let qv = self.splat_const(bits, q);
+        let dnv = self.splat_const(bits, dn);
+        let rf = self.as_f(bits, r);
+        let ur = self.b.ins().fcmp(FloatCC::Unordered, rf, rf);
+        let mut res = self.b.ins().bitselect(ur, dnv, r);
+        for &o in ops.iter().rev() {
+            let of = self.as_f(bits, o);
+            let uo = self.b.ins().fcmp(FloatCC::Unordered, of, of);
+            let qo = self.b.ins().bor(o, qv);
+            res = self.b.ins().bitselect(uo, qo, res);
+        }
+        res
+    }
+
+    /// Generic vector fallback through [`helpers::h_vector`].
+    fn vec_helper(
+        &mut self,
+        k: u32,
+        op: u32,
+        bits: u32,
+        args: &[Val],
+        rbits: u32,
+        cmp: bool,
+    ) -> GenResult<JV> {
+        self.whole_wave("a helper-evaluated vector op")?;
+        let mut wmask = if rbits == 64 { 16 } else { 0 };
+        let mut ptrs = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let t = self.ty(*a)?;
+            let chunks = self.v(*a)?;
+            if t.bits() == 64 {
+                wmask |= 1 << i;
+            }
+            ptrs.push(self.spill(i, &chunks));
+        }
+        while ptrs.len() < 4 {
+            ptrs.push(self.iconst(types::I64, 0));
+        }
+        let out = self.slot_addr(5);
+        let kv = self.iconst(types::I32, k as u64);
+        let opv = self.iconst(types::I32, op as u64);
+        let wv = self.iconst(types::I32, wmask);
+        let bv = self.iconst(types::I32, bits as u64);
+        let i32t = types::I32;
+        let p = types::I64;
+        self.call(
+            helpers::h_vector as *const () as usize,
+            &[i32t, i32t, i32t, i32t, p, p, p, p, p],
+            None,
+            &[kv, opv, wv, bv, ptrs[0], ptrs[1], ptrs[2], ptrs[3], out],
+        );
+        if cmp {
+            let m = self
+                .b
+                .ins()
+                .stack_load(types::I64, types::I64, self.slots[5], 0);
+            Ok(JV::S(m))
+        } else {
+            Ok(JV::V(self.unspill(5, rbits)))
+        }
+    }
+
+    /// Generic scalar fallback through [`helpers::h_scalar`].
+    fn scalar_helper(
+        &mut self,
+        k: u32,
+        op: u32,
+        bits: u32,
+        args: &[Val],
+        rbits: u32,
+    ) -> GenResult<JV> {
+        let mut a = Vec::new();
+        for x in args {
+            a.push(self.s_as(*x, types::I64)?);
+        }
+        while a.len() < 3 {
+            a.push(self.iconst(types::I64, 0));
+        }
+        let kv = self.iconst(types::I32, k as u64);
+        let opv = self.iconst(types::I32, op as u64);
+        let wv = self.iconst(types::I32, (bits | rbits << 8) as u64);
+        let i32t = types::I32;
+        let i64t = types::I64;
+        let r = self
+            .call(
+                helpers::h_scalar as *const () as usize,
+                &[i32t, i32t, i32t, i64t, i64t, i64t],
+                Some(i64t),
+                &[kv, opv, wv, a[0], a[1], a[2]],
+            )
+            .ok_or("helper result")?;
+        Ok(JV::S(if rbits == 32 {
+            self.b.ins().ireduce(types::I32, r)
+        } else {
+            r
+        }))
+    }
+
+    /// Branches to a block that stores `pc` and returns Fault when `rc != 0`.
+    fn fault_check(&mut self, rc: Value, pc: u64) {
+        let fault = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(rc, fault, &[], cont, &[]);
+        self.b.switch_to_block(fault);
+        self.b.seal_block(fault);
+        self.ret_with_pc(pc, crate::env::ExitCode::Fault as u32);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    fn ret_with_pc(&mut self, pc: u64, code: u32) {
+        let pcv = self.iconst(types::I64, pc);
+        self.b
+            .ins()
+            .store(trusted(), pcv, self.state, WaveState::PC_OFFSET as i32);
+        let c = self.iconst(types::I32, code as u64);
+        self.b.ins().return_(&[c]);
+    }
+
+    fn add_counter(&mut self, off: usize, x: Value) {
+        let a = self.state_addr(off);
+        let old = self.b.ins().load(types::I64, trusted(), a, 0);
+        let new = self.b.ins().iadd(old, x);
+        self.b.ins().store(trusted(), new, a, 0);
+    }
+
+    /// Emits the whole block.
+    pub fn emit(mut self) -> GenResult<()> {
+        let blk = self.block;
+        let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
+        for (i, n) in blk.class_counts.iter().enumerate() {
+            if *n > 0 {
+                let x = self.iconst(types::I64, *n as u64);
+                self.add_counter(cls + 8 * i, x);
+            }
+        }
+        if self.try_loop {
+            self.emit_grouped()?;
+        } else {
+            for (i, op) in blk.ops.iter().enumerate() {
+                let ty = blk.types[i];
+                let v = self.op(i, op, ty).map_err(|e| format!("op {i}: {e}"))?;
+                self.record(op, v);
+            }
+        }
+        match &blk.exit {
+            Exit::Jump(t) => self.ret_with_pc(*t, 0),
+            Exit::Branch {
+                cond,
+                taken,
+                not_taken,
+            } => {
+                let c = self.s_as(*cond, types::I32)?;
+                let t = self.iconst(types::I64, *taken);
+                let n = self.iconst(types::I64, *not_taken);
+                let pc = self.b.ins().select(c, t, n);
+                self.b
+                    .ins()
+                    .store(trusted(), pc, self.state, WaveState::PC_OFFSET as i32);
+                let z = self.iconst(types::I32, 0);
+                self.b.ins().return_(&[z]);
+            }
+            Exit::JumpIndirect(t) => {
+                let pc = self.s_as(*t, types::I64)?;
+                self.b
+                    .ins()
+                    .store(trusted(), pc, self.state, WaveState::PC_OFFSET as i32);
+                let z = self.iconst(types::I32, 0);
+                self.b.ins().return_(&[z]);
+            }
+            Exit::EndPgm => self.ret_with_pc(blk.end_pc, 1),
+            Exit::Barrier { next } => self.ret_with_pc(*next, 2),
+            Exit::Trap { pc, .. } => self.ret_with_pc(*pc, 3),
+            Exit::Yield { next } => self.ret_with_pc(*next, 5),
+            Exit::Unsupported { pc, .. } => self.ret_with_pc(*pc, EXIT_UNSUPPORTED),
+        }
+        self.b.seal_all_blocks();
+        self.b.finalize(self.frontend);
+        Ok(())
+    }
+
+    fn record(&mut self, op: &Op, v: JV) {
+        let src = match (op, &v) {
+            (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+            _ => None,
+        };
+        self.vals.push(v);
+        self.splat_src.push(src);
+    }
+
+    /// Lane-group form (DESIGN.md: iterate the lane chunks outside, keep values in
+    /// registers). The block is cut into runs of consecutive ops that are lane-local inlined
+    /// vector ops ([`OpClass::Lane`]) or uniform ops that read no vector value and cannot
+    /// fault ([`OpClass::Uniform`]); other ops are emitted in the straight-line form between
+    /// runs. A run emits its uniform ops first (they touch no VGPRs, so this reordering is
+    /// invisible), then one loop over the 16 groups of 4 lanes executing all its vector ops
+    /// for that group. Vector values used after the run are stored per group into stack
+    /// buffers and reloaded after the loop.
+    fn emit_grouped(&mut self) -> GenResult<()> {
+        let blk = self.block;
+        let n = blk.ops.len();
+        let classes: Vec<OpClass> = (0..n).map(|i| classify(blk, i)).collect();
+        // Last op index using each value (n for the exit).
+        let mut last_use = vec![0usize; n];
+        for (k, op) in blk.ops.iter().enumerate() {
+            for v in operands(op) {
+                if let Some(l) = last_use.get_mut(v.0 as usize) {
+                    *l = (*l).max(k);
+                }
+            }
+        }
+        for v in exit_operands(&blk.exit) {
+            if let Some(l) = last_use.get_mut(v.0 as usize) {
+                *l = n;
+            }
+        }
+        let mut any_run = false;
+        let mut i = 0;
+        while i < n {
+            if classes[i] == OpClass::Other {
+                self.straight(i)?;
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < n && classes[j] != OpClass::Other {
+                j += 1;
+            }
+            if (i..j).any(|k| classes[k] == OpClass::Lane) {
+                self.run(i, j, &classes, &last_use)?;
+                any_run = true;
+            } else {
+                for k in i..j {
+                    self.straight(k)?;
+                }
+            }
+            i = j;
+        }
+        if any_run {
+            Ok(())
+        } else {
+            Err("no lane-local vector work".into())
+        }
+    }
+
+    /// Emits op `i` in the straight-line form.
+    fn straight(&mut self, i: usize) -> GenResult<()> {
+        let op = &self.block.ops[i];
+        let v = self
+            .op(i, op, self.block.types[i])
+            .map_err(|e| format!("op {i}: {e}"))?;
+        self.record(op, v);
+        Ok(())
+    }
+
+    /// Emits ops `i..j` (a run) as uniform prologue + lane-group loop.
+    // Op indices address several parallel tables (ops, types, classes, values).
+    #[allow(clippy::needless_range_loop)]
+    fn run(
+        &mut self,
+        i: usize,
+        j: usize,
+        classes: &[OpClass],
+        last_use: &[usize],
+    ) -> GenResult<()> {
+        let blk = self.block;
+        // Placeholders keep value numbering aligned while the run is emitted out of order.
+        let first = self.vals.len();
+        if first != i {
+            return Err("value numbering".into());
+        }
+        for _ in i..j {
+            self.vals.push(JV::None);
+            self.splat_src.push(None);
+        }
+        for k in i..j {
+            if classes[k] == OpClass::Uniform {
+                let v = self
+                    .op(k, &blk.ops[k], blk.types[k])
+                    .map_err(|e| format!("op {k}: {e}"))?;
+                self.vals[k] = v;
+            }
+        }
+        // Escaping vector values get a 64-lane stack buffer each.
+        let mut escapes: Vec<(usize, u32, StackSlot)> = Vec::new();
+        for k in i..j {
+            if classes[k] == OpClass::Lane && last_use[k] >= j {
+                if let Some(t) = blk.types[k] {
+                    let bits = t.bits();
+                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        bits * 8,
+                        4,
+                    ));
+                    escapes.push((k, bits, slot));
+                }
+            }
+        }
+        // Whole-wave vector operands from before the run go to stack buffers the loop reads.
+        self.outer.clear();
+        for k in i..j {
+            if classes[k] != OpClass::Lane {
+                continue;
+            }
+            for v in operands(&blk.ops[k]) {
+                let d = v.0 as usize;
+                if d >= i || self.outer.contains_key(&v.0) {
+                    continue;
+                }
+                if self.splat_src.get(d).copied().flatten().is_some() {
+                    continue;
+                }
+                if let JV::V(chunks) = self.get(v)?.clone() {
+                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        (chunks.len() * 16) as u32,
+                        4,
+                    ));
+                    for (c, ch) in chunks.iter().enumerate() {
+                        self.b
+                            .ins()
+                            .stack_store(types::I64, *ch, slot, (16 * c) as i32);
+                    }
+                    self.outer.insert(v.0, slot);
+                }
+            }
+        }
+        let header = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.iconst(types::I64, 0);
+        self.b.ins().jump(header, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(header);
+        self.mask_cache.clear();
+        self.vreg_cache.clear();
+        let g = self.b.block_params(header)[0];
+        let off = self.b.ins().ishl_imm_u(g, 4);
+        let p = self.b.ins().iadd(self.state, off);
+        self.group = Some((g, p));
+        for k in i..j {
+            if classes[k] != OpClass::Lane {
+                continue;
+            }
+            let op = &blk.ops[k];
+            let v = self
+                .op(k, op, blk.types[k])
+                .map_err(|e| format!("op {k}: {e}"))?;
+            self.splat_src[k] = match (op, &v) {
+                (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+                _ => None,
+            };
+            self.vals[k] = v;
+        }
+        let vb = self.vbase();
+        for reg in std::mem::take(&mut self.dirty) {
+            let chunks = self.vreg_cache.get(&reg).cloned().ok_or("dirty register")?;
+            let off = WaveState::vgpr_offset(reg as usize, 0);
+            for (c, ch) in chunks.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(trusted(), *ch, vb, (off + 16 * c) as i32);
+            }
+        }
+        for (k, bits, slot) in &escapes {
+            let chunks = self.v(Val(*k as u32))?;
+            let base = self.b.ins().stack_addr(types::I64, *slot, 0);
+            // Group g of a V32 value is bytes 16g..16g+16; of a V64 value 32g..32g+32.
+            let sh = if *bits == 32 { 4 } else { 5 };
+            let go = self.b.ins().ishl_imm_u(g, sh);
+            let a = self.b.ins().iadd(base, go);
+            for (c, ch) in chunks.iter().enumerate() {
+                self.b.ins().store(trusted(), *ch, a, (16 * c) as i32);
+            }
+        }
+        let next = self.b.ins().iadd_imm_s(g, 1);
+        let more = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, next, 16);
+        let after = self.b.create_block();
+        self.b
+            .ins()
+            .brif(more, header, &[BlockArg::Value(next)], after, &[]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(after);
+        self.b.seal_block(after);
+        self.group = None;
+        self.outer.clear();
+        self.mask_cache.clear();
+        self.vreg_cache.clear();
+        // Values that stay inside the run are dead now; escaping ones come back whole.
+        for k in i..j {
+            if classes[k] == OpClass::Lane {
+                self.vals[k] = JV::None;
+                self.splat_src[k] = None;
+            }
+        }
+        for (k, bits, slot) in escapes {
+            let chunks = (0..nchunks(bits))
+                .map(|c| {
+                    self.b
+                        .ins()
+                        .stack_load(types::I64, vty(bits), slot, (16 * c) as i32)
+                })
+                .collect();
+            self.vals[k] = JV::V(chunks);
+            if let Op::Broadcast(a) = &blk.ops[k] {
+                self.splat_src[k] = self.s(*a).ok();
+            }
+        }
+        Ok(())
+    }
+
+    fn need(ty: Option<Ty>) -> GenResult<Ty> {
+        ty.ok_or_else(|| "op has a result but no type".to_string())
+    }
+
+    fn op(&mut self, i: usize, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+        Ok(match op {
+            Op::Const { bits, .. } => {
+                let t = Self::need(ty)?;
+                if t.is_vector() {
+                    return Err("vector Const".into());
+                }
+                JV::S(self.iconst(sty(t.bits()), sem::trunc_to(t.bits(), *bits)))
+            }
+            Op::LaneConst(c) => {
+                self.whole_wave("this op")?;
+                let mut chunks = Vec::new();
+                for k in 0..16 {
+                    let mut b = [0u8; 16];
+                    for j in 0..4 {
+                        b[4 * j..4 * j + 4].copy_from_slice(&c[4 * k + j].to_le_bytes());
+                    }
+                    chunks.push(self.vconst_bytes(I32X4, b));
+                }
+                JV::V(chunks)
+            }
+            Op::LaneId if self.group.is_some() => {
+                let g = self.group.map(|(g, _)| g).ok_or("group")?;
+                let g4 = self.b.ins().ishl_imm_u(g, 2);
+                let g4 = self.b.ins().ireduce(types::I32, g4);
+                let sp = self.b.ins().splat(I32X4, g4);
+                let mut bytes = [0u8; 16];
+                for j in 0..4u32 {
+                    bytes[4 * j as usize..4 * j as usize + 4].copy_from_slice(&j.to_le_bytes());
+                }
+                let base = self.vconst_bytes(I32X4, bytes);
+                JV::V(vec![self.b.ins().iadd(sp, base)])
+            }
+            Op::LaneId => {
+                let mut chunks = Vec::new();
+                for k in 0..16u32 {
+                    let mut b = [0u8; 16];
+                    for j in 0..4u32 {
+                        b[4 * j as usize..4 * j as usize + 4]
+                            .copy_from_slice(&(4 * k + j).to_le_bytes());
+                    }
+                    chunks.push(self.vconst_bytes(I32X4, b));
+                }
+                JV::V(chunks)
+            }
+            Op::GetSgpr(code) => {
+                let c = *code as usize;
+                if c >= NUM_SREGS {
+                    return Err(format!("scalar slot {c} out of range"));
+                }
+                if *code == sreg::NULL {
+                    JV::S(self.iconst(types::I32, 0))
+                } else {
+                    let off = WaveState::sgpr_offset(c) as i32;
+                    JV::S(self.b.ins().load(types::I32, trusted(), self.state, off))
+                }
+            }
+            Op::SetSgpr(code, v) => {
+                let c = *code as usize;
+                if c >= NUM_SREGS {
+                    return Err(format!("scalar slot {c} out of range"));
+                }
+                let x = self.s_as(*v, types::I32)?;
+                if *code != sreg::NULL {
+                    let off = WaveState::sgpr_offset(c) as i32;
+                    self.b.ins().store(trusted(), x, self.state, off);
+                }
+                JV::None
+            }
+            Op::GetVgpr(reg) => {
+                let r = *reg as usize;
+                if r >= NUM_VREGS {
+                    return Err(format!("vector slot {r} out of range"));
+                }
+                if let Some(c) = self.vreg_cache.get(reg) {
+                    return Ok(JV::V(c.clone()));
+                }
+                let base = WaveState::vgpr_offset(r, 0) as i32;
+                let vb = self.vbase();
+                let chunks: Vec<Value> = (0..self.nch(32) as i32)
+                    .map(|k| self.b.ins().load(I32X4, trusted(), vb, base + 16 * k))
+                    .collect();
+                self.vreg_cache.insert(*reg, chunks.clone());
+                JV::V(chunks)
+            }
+            Op::SetVgpr { reg, val, mask } => {
+                let r = *reg as usize;
+                if r >= NUM_VREGS {
+                    return Err(format!("vector slot {r} out of range"));
+                }
+                let vb = self.vbase();
+                let a = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(vb, WaveState::vgpr_offset(r, 0) as i64);
+                let old = self.vreg_cache.get(reg).cloned();
+                let defer = self.group.is_some();
+                let new = self.set_vgpr(a, old, *val, *mask, !defer)?;
+                if defer && !self.dirty.contains(reg) {
+                    self.dirty.push(*reg);
+                }
+                self.vreg_cache.insert(*reg, new);
+                JV::None
+            }
+            Op::GetVgprDyn { base, index } => {
+                self.whole_wave("this op")?;
+                let a = self.dyn_vreg(i, *base, *index)?;
+                JV::V(
+                    (0..16)
+                        .map(|k| self.b.ins().load(I32X4, trusted(), a, 16 * k))
+                        .collect(),
+                )
+            }
+            Op::SetVgprDyn {
+                base,
+                index,
+                val,
+                mask,
+            } => {
+                self.whole_wave("SetVgprDyn")?;
+                let a = self.dyn_vreg(i, *base, *index)?;
+                self.set_vgpr(a, None, *val, *mask, true)?;
+                // Any register may have changed.
+                self.vreg_cache.clear();
+                JV::None
+            }
+            Op::GetScc => {
+                let x = self.b.ins().load(
+                    types::I32,
+                    trusted(),
+                    self.state,
+                    WaveState::SCC_OFFSET as i32,
+                );
+                JV::S(self.b.ins().band_imm_u(x, 1))
+            }
+            Op::SetScc(v) => {
+                let x = self.s_as(*v, types::I32)?;
+                let x = self.b.ins().band_imm_u(x, 1);
+                self.b
+                    .ins()
+                    .store(trusted(), x, self.state, WaveState::SCC_OFFSET as i32);
+                JV::None
+            }
+            Op::GetMode => JV::S(self.b.ins().load(
+                types::I32,
+                trusted(),
+                self.state,
+                WaveState::MODE_OFFSET as i32,
+            )),
+            Op::SetMode(v) => {
+                let x = self.s_as(*v, types::I32)?;
+                self.b
+                    .ins()
+                    .store(trusted(), x, self.state, WaveState::MODE_OFFSET as i32);
+                JV::None
+            }
+            Op::Un(u, a) => self.un(*u, *a, Self::need(ty)?)?,
+            Op::Bin(o, a, b) => self.bin(*o, *a, *b, Self::need(ty)?)?,
+            Op::Tern(o, a, b, c) => self.tern(*o, *a, *b, *c, Self::need(ty)?)?,
+            Op::Cmp(c, a, b) => self.cmp(*c, *a, *b)?,
+            Op::Select { cond, a, b } => {
+                let t = Self::need(ty)?;
+                if t.is_vector() {
+                    let lms = self.lane_masks(*cond, t.bits())?;
+                    let (x, y) = (self.v(*a)?, self.v(*b)?);
+                    let mut out = Vec::new();
+                    for k in 0..self.nch(t.bits()) {
+                        out.push(self.b.ins().bitselect(lms[k], x[k], y[k]));
+                    }
+                    JV::V(out)
+                } else {
+                    let c = self.s_as(*cond, types::I32)?;
+                    let (x, y) = (self.s(*a)?, self.s(*b)?);
+                    JV::S(self.b.ins().select(c, x, y))
+                }
+            }
+            Op::Broadcast(a) => {
+                let t = Self::need(ty)?;
+                let x = self.s_as(*a, sty(t.bits()))?;
+                let s = self.b.ins().splat(vty(t.bits()), x);
+                JV::V(vec![s; self.nch(t.bits())])
+            }
+            Op::Conv(c, a) => self.conv(*c, *a, Self::need(ty)?)?,
+            Op::Pack { lo, hi } => {
+                let t = Self::need(ty)?;
+                if t.is_vector() {
+                    let (l, h) = (self.v(*lo)?, self.v(*hi)?);
+                    let mut out = Vec::new();
+                    for k in 0..l.len().min(h.len()) {
+                        let (a, b) = (l[k], h[k]);
+                        out.push(self.shuffle32(a, b, [0, 4, 1, 5]));
+                        out.push(self.shuffle32(a, b, [2, 6, 3, 7]));
+                    }
+                    JV::V(out)
+                } else {
+                    let l = self.s_as(*lo, types::I64)?;
+                    let h = self.s_as(*hi, types::I64)?;
+                    let l = self.b.ins().band_imm_u(l, 0xFFFF_FFFF);
+                    let h = self.b.ins().ishl_imm_u(h, 32);
+                    JV::S(self.b.ins().bor(l, h))
+                }
+            }
+            Op::ReadLane { v, lane } => {
+                self.whole_wave("this op")?;
+                let chunks = self.v(*v)?;
+                let idx = self.s_as(*lane, types::I64)?;
+                let base = self.spill(0, &chunks);
+                let idx = self.b.ins().band_imm_u(idx, 63);
+                let off = self.b.ins().ishl_imm_u(idx, 2);
+                let a = self.b.ins().iadd(base, off);
+                JV::S(self.b.ins().load(types::I32, MemFlagsData::new(), a, 0))
+            }
+            Op::WriteLane { v, lane, x } => {
+                self.whole_wave("this op")?;
+                let chunks = self.v(*v)?;
+                let idx = self.s_as(*lane, types::I64)?;
+                let xv = self.s_as(*x, types::I32)?;
+                let base = self.spill(0, &chunks);
+                let idx = self.b.ins().band_imm_u(idx, 63);
+                let off = self.b.ins().ishl_imm_u(idx, 2);
+                let a = self.b.ins().iadd(base, off);
+                self.b.ins().store(MemFlagsData::new(), xv, a, 0);
+                JV::V(self.unspill(0, 32))
+            }
+            Op::Gather { v, idx } => {
+                self.vec_helper(kind::GATHER, 0, 32, &[*v, *idx], 32, false)?
+            }
+            Op::MaskToLanes(m) => {
+                let lms = self.lane_masks(*m, 32)?;
+                let one = self.splat_const(32, 1);
+                let mut out = Vec::new();
+                for lm in lms {
+                    out.push(self.b.ins().band(lm, one));
+                }
+                JV::V(out)
+            }
+            Op::Lane { f, args } => {
+                let t = Self::need(ty)?;
+                if args.len() > 4 {
+                    return Err("lane function with more than 4 arguments".into());
+                }
+                let code = code_of(&LANEFNS, f).ok_or("unknown lane function")?;
+                self.vec_helper(kind::LANEFN, code, 32, args, t.bits(), false)?
+            }
+            Op::Load {
+                pc,
+                space,
+                addr,
+                size,
+                signed,
+                mask,
+            } => {
+                self.whole_wave("memory")?;
+                let t = Self::need(ty)?;
+                check_size(*size)?;
+                let m = self.s_as(*mask, types::I64)?;
+                let ac = self.v(*addr)?;
+                let ap = self.spill(0, &ac);
+                let out = self.slot_addr(5);
+                let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
+                let sz = self.iconst(types::I32, *size as u64);
+                let sg = self.iconst(types::I32, *signed as u64);
+                let w = self.iconst(types::I32, (t.bits() == 64) as u64);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_load as *const () as usize,
+                        &[p, i32t, i32t, i32t, p, p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, sp, sz, sg, m, ap, out, w],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::V(self.unspill(5, t.bits()))
+            }
+            Op::Store {
+                pc,
+                space,
+                addr,
+                size,
+                data,
+                mask,
+            } => {
+                self.whole_wave("memory")?;
+                check_size(*size)?;
+                let m = self.s_as(*mask, types::I64)?;
+                let ac = self.v(*addr)?;
+                let dc = self.v(*data)?;
+                let dw = self.ty(*data)?.bits() == 64;
+                let ap = self.spill(0, &ac);
+                let dp = self.spill(1, &dc);
+                let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
+                let sz = self.iconst(types::I32, *size as u64);
+                let w = self.iconst(types::I32, dw as u64);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_store as *const () as usize,
+                        &[p, i32t, i32t, p, p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, sp, sz, m, ap, dp, w],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::None
+            }
+            Op::Atomic {
+                pc,
+                space,
+                op,
+                addr,
+                size,
+                data,
+                cmp,
+                mask,
+            } => {
+                self.whole_wave("memory")?;
+                let t = Self::need(ty)?;
+                check_size(*size)?;
+                if self.ty(*data)?.bits() != t.bits() {
+                    return Err("atomic data width differs from result".into());
+                }
+                let m = self.s_as(*mask, types::I64)?;
+                let ac = self.v(*addr)?;
+                let dc = self.v(*data)?;
+                let ap = self.spill(0, &ac);
+                let dp = self.spill(1, &dc);
+                let cp = match cmp {
+                    Some(c) => {
+                        if self.ty(*c)?.bits() != t.bits() {
+                            return Err("atomic cmp width differs from result".into());
+                        }
+                        let cc = self.v(*c)?;
+                        self.spill(2, &cc)
+                    }
+                    None => self.iconst(types::I64, 0),
+                };
+                let out = self.slot_addr(5);
+                let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
+                let ao = self.iconst(types::I32, code_of(&ATOMICS, op).unwrap_or(0) as u64);
+                let sz = self.iconst(types::I32, *size as u64);
+                let w = self.iconst(types::I32, (t.bits() == 64) as u64);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_atomic as *const () as usize,
+                        &[p, i32t, i32t, i32t, p, p, p, p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, sp, ao, sz, m, ap, dp, cp, out, w],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::V(self.unspill(5, t.bits()))
+            }
+            Op::SLoad { pc, addr } => {
+                self.whole_wave("this op")?;
+                let a = self.s_as(*addr, types::I64)?;
+                let out = self.slot_addr(5);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_sload as *const () as usize,
+                        &[p, p, p],
+                        Some(i32t),
+                        &[self.ctx, a, out],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::S(
+                    self.b
+                        .ins()
+                        .stack_load(types::I64, types::I32, self.slots[5], 0),
+                )
+            }
+            Op::SStore { pc, addr, data } => {
+                self.whole_wave("this op")?;
+                let a = self.s_as(*addr, types::I64)?;
+                let d = self.s_as(*data, types::I32)?;
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_sstore as *const () as usize,
+                        &[p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, a, d],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::None
+            }
+            Op::Clock => {
+                self.whole_wave("this op")?;
+                let p = types::I64;
+                let r = self
+                    .call(
+                        helpers::h_clock as *const () as usize,
+                        &[p],
+                        Some(p),
+                        &[self.ctx],
+                    )
+                    .ok_or("helper result")?;
+                JV::S(r)
+            }
+            Op::CountVector { mask } => {
+                let m = self.s_as(*mask, types::I64)?;
+                let n = self.b.ins().popcnt(m);
+                self.add_counter(WaveState::ACTIVE_LANES_OFFSET, n);
+                let one = self.iconst(types::I64, 1);
+                self.add_counter(WaveState::VECTOR_INSTS_OFFSET, one);
+                JV::None
+            }
+        })
+    }
+
+    /// Address of vector slot `base + index` after a range check (fault when out of range).
+    fn dyn_vreg(&mut self, i: usize, base: u16, index: Val) -> GenResult<Value> {
+        let idx = self.s_as(index, types::I32)?;
+        let idx = self.b.ins().uextend(types::I64, idx);
+        let r = self.b.ins().iadd_imm_s(idx, base as i64);
+        let bad = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, r, NUM_VREGS as i64);
+        let fault = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(bad, fault, &[], cont, &[]);
+        self.b.switch_to_block(fault);
+        self.b.seal_block(fault);
+        let opv = self.iconst(types::I32, i as u64);
+        let p = types::I64;
+        self.call(
+            helpers::h_bad_vreg as *const () as usize,
+            &[p, types::I32, p],
+            None,
+            &[self.ctx, opv, r],
+        );
+        let c = self.iconst(types::I32, crate::env::ExitCode::Fault as u64);
+        self.b.ins().return_(&[c]);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+        let off = self.b.ins().imul_imm_s(r, (MAX_LANES * 4) as i64);
+        let a = self.b.ins().iadd(self.state, off);
+        Ok(self
+            .b
+            .ins()
+            .iadd_imm_s(a, WaveState::vgpr_offset(0, 0) as i64))
+    }
+
+    /// Masked store of a `V32` value to the register row at address `a` (whose current
+    /// chunks are `old` when known): a blend with the old contents, or plain stores when the
+    /// mask is the constant all-ones. Returns the new contents.
+    fn set_vgpr(
+        &mut self,
+        a: Value,
+        old: Option<Vec<Value>>,
+        val: Val,
+        mask: Val,
+        store: bool,
+    ) -> GenResult<Vec<Value>> {
+        let chunks = self.v(val)?;
+        if chunks.len() != self.nch(32) || self.ty(val)? != Ty::V32 {
+            return Err("SetVgpr of a 64-bit vector".into());
+        }
+        let all_ones = matches!(
+            self.block.ops.get(mask.0 as usize),
+            Some(Op::Const { bits: u64::MAX, .. })
+        );
+        if all_ones {
+            if store {
+                for (k, c) in chunks.iter().enumerate() {
+                    self.b.ins().store(trusted(), *c, a, (16 * k) as i32);
+                }
+            }
+            return Ok(chunks);
+        }
+        let lms = self.lane_masks(mask, 32)?;
+        let mut out = Vec::with_capacity(16);
+        for (k, c) in chunks.iter().enumerate() {
+            let o = match &old {
+                Some(o) => o[k],
+                None => self.b.ins().load(I32X4, trusted(), a, (16 * k) as i32),
+            };
+            let new = self.b.ins().bitselect(lms[k], *c, o);
+            if store {
+                self.b.ins().store(trusted(), new, a, (16 * k) as i32);
+            }
+            out.push(new);
+        }
+        Ok(out)
+    }
+
+    /// All lane-mask chunks of the mask value `m` (cached per value and lane width).
+    fn lane_masks(&mut self, m: Val, bits: u32) -> GenResult<Vec<Value>> {
+        if let Some(c) = self.mask_cache.get(&(m.0, bits)) {
+            return Ok(c.clone());
+        }
+        let mv = self.s_as(m, types::I64)?;
+        let v: Vec<Value> = (0..self.nch(bits))
+            .map(|k| self.lane_mask(mv, k, bits))
+            .collect();
+        self.mask_cache.insert((m.0, bits), v.clone());
+        Ok(v)
+    }
+
+    /// Float op results `r` with the NaN rule applied: a cheap any-NaN test over all chunks,
+    /// and the full per-lane fix-up only on a rarely taken path.
+    fn nan_fix_all(&mut self, bits: u32, ops: &[Vec<Value>], r: Vec<Value>) -> Vec<Value> {
+        let mut acc: Option<Value> = None;
+        for c in &r {
+            let f = self.as_f(bits, *c);
+            let u = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+            acc = Some(match acc {
+                Some(a) => self.b.ins().bor(a, u),
+                None => u,
+            });
+        }
+        let Some(acc) = acc else { return r };
+        let any = self.b.ins().vany_true(acc);
+        let fix = self.b.create_block();
+        let join = self.b.create_block();
+        for _ in 0..r.len() {
+            self.b.append_block_param(join, vty(bits));
+        }
+        let args: Vec<BlockArg> = r.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().brif(any, fix, &[], join, &args);
+        self.b.switch_to_block(fix);
+        self.b.seal_block(fix);
+        let mut fixed = Vec::with_capacity(r.len());
+        for (k, c) in r.iter().enumerate() {
+            let o: Vec<Value> = ops.iter().map(|x| x[k]).collect();
+            fixed.push(self.nan_fix(bits, &o, *c));
+        }
+        let args: Vec<BlockArg> = fixed.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.block_params(join).to_vec()
+    }
+
+    /// Shuffles 32-bit lanes of two `i32x4`/`i64x2` chunks (`0..4` = a, `4..8` = b) into an
+    /// `i64x2` result chunk.
+    fn shuffle32(&mut self, a: Value, b: Value, lanes: [u8; 4]) -> Value {
+        let a8 = self.b.ins().bitcast(types::I8X16, le(), a);
+        let b8 = self.b.ins().bitcast(types::I8X16, le(), b);
+        let mut m = [0u8; 16];
+        for (j, l) in lanes.iter().enumerate() {
+            for k in 0..4 {
+                m[4 * j + k] = 4 * l + k as u8;
+            }
+        }
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(ConstantData::from(m.to_vec()));
+        let s = self.b.ins().shuffle(a8, b8, imm);
+        self.b.ins().bitcast(I64X2, le(), s)
+    }
+
+    fn un(&mut self, u: UnOp, a: Val, t: Ty) -> GenResult<JV> {
+        let bits = t.bits();
+        let code = code_of(&UNOPS, &u).ok_or("unknown unary op")?;
+        if !t.is_vector() {
+            let x = self.s(a)?;
+            return match self.scalar_un(u, bits, x) {
+                Some(r) => Ok(JV::S(r)),
+                None => self.scalar_helper(kind::UN, code, bits, &[a], bits),
+            };
+        }
+        let x = self.v(a)?;
+        let mut out = Vec::new();
+        match u {
+            UnOp::Not | UnOp::Neg | UnOp::FNeg | UnOp::FAbs | UnOp::FSqrt => {
+                for &c in &x {
+                    out.push(match u {
+                        UnOp::Not => self.b.ins().bnot(c),
+                        UnOp::Neg => self.b.ins().ineg(c),
+                        UnOp::FNeg => {
+                            let s = self.splat_const(bits, sign(bits));
+                            self.b.ins().bxor(c, s)
+                        }
+                        UnOp::FAbs => {
+                            let s = self.splat_const(bits, !sign(bits));
+                            self.b.ins().band(c, s)
+                        }
+                        _ => {
+                            let f = self.as_f(bits, c);
+                            let r = self.b.ins().sqrt(f);
+                            self.as_i(bits, r)
+                        }
+                    });
+                }
+                if u == UnOp::FSqrt {
+                    out = self.nan_fix_all(bits, &[x], out);
+                }
+            }
+            UnOp::Popcnt | UnOp::Clz | UnOp::Ctz | UnOp::BitReverse => {
+                out = self.per_lane(bits, &[x], |g, xs| g.scalar_un(u, bits, xs[0]))?;
+            }
+            UnOp::FFloor | UnOp::FCeil | UnOp::FTrunc | UnOp::FRoundEven | UnOp::FRcp => {
+                for &c in &x {
+                    let f = self.as_f(bits, c);
+                    let r = match u {
+                        UnOp::FFloor => self.b.ins().floor(f),
+                        UnOp::FCeil => self.b.ins().ceil(f),
+                        UnOp::FTrunc => self.b.ins().trunc(f),
+                        UnOp::FRoundEven => self.b.ins().nearest(f),
+                        _ => {
+                            let one = if bits == 32 {
+                                1.0f32.to_bits() as u64
+                            } else {
+                                1.0f64.to_bits()
+                            };
+                            let one = self.splat_const(bits, one);
+                            let one = self.as_f(bits, one);
+                            self.b.ins().fdiv(one, f)
+                        }
+                    };
+                    out.push(self.as_i(bits, r));
+                }
+                out = self.nan_fix_all(bits, &[x], out);
+            }
+            UnOp::FQuiet => {
+                let q = if bits == 32 {
+                    sem::F32_QUIET as u64
+                } else {
+                    sem::F64_QUIET
+                };
+                let qv = self.splat_const(bits, q);
+                for &c in &x {
+                    let f = self.as_f(bits, c);
+                    let n = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+                    let cq = self.b.ins().bor(c, qv);
+                    out.push(self.b.ins().bitselect(n, cq, c));
+                }
+            }
+            _ => return self.vec_helper(kind::UN, code, bits, &[a], bits, false),
+        }
+        Ok(JV::V(out))
+    }
+
+    /// Inline scalar unary op, `None` when it needs the helper.
+    fn scalar_un(&mut self, u: UnOp, bits: u32, x: Value) -> Option<Value> {
+        Some(match u {
+            UnOp::Not => self.b.ins().bnot(x),
+            UnOp::Neg => self.b.ins().ineg(x),
+            UnOp::Popcnt => self.b.ins().popcnt(x),
+            UnOp::Clz => self.b.ins().clz(x),
+            UnOp::Ctz => self.b.ins().ctz(x),
+            UnOp::BitReverse => self.b.ins().bitrev(x),
+            UnOp::FNeg => {
+                let s = self.iconst(sty(bits), sign(bits));
+                self.b.ins().bxor(x, s)
+            }
+            UnOp::FAbs => {
+                let s = self.iconst(sty(bits), !sign(bits));
+                self.b.ins().band(x, s)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Inline scalar binary op, `None` when it needs the helper (see [`scalar_bin_inline`]).
+    fn scalar_bin(&mut self, o: BinOp, bits: u32, x: Value, y: Value) -> Option<Value> {
+        Some(match o {
+            BinOp::Add => self.b.ins().iadd(x, y),
+            BinOp::Sub => self.b.ins().isub(x, y),
+            BinOp::Mul => self.b.ins().imul(x, y),
+            BinOp::MulHiU => self.b.ins().umulhi(x, y),
+            BinOp::MulHiS => self.b.ins().smulhi(x, y),
+            BinOp::And => self.b.ins().band(x, y),
+            BinOp::Or => self.b.ins().bor(x, y),
+            BinOp::Xor => self.b.ins().bxor(x, y),
+            // Cranelift takes scalar shift amounts modulo the width, as the IR does.
+            BinOp::Shl => self.b.ins().ishl(x, y),
+            BinOp::LShr => self.b.ins().ushr(x, y),
+            BinOp::AShr => self.b.ins().sshr(x, y),
+            BinOp::UMin => self.b.ins().umin(x, y),
+            BinOp::UMax => self.b.ins().umax(x, y),
+            BinOp::SMin => self.b.ins().smin(x, y),
+            BinOp::SMax => self.b.ins().smax(x, y),
+            BinOp::AddCarry => {
+                let s = self.b.ins().iadd(x, y);
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, s, x);
+                self.b.ins().uextend(sty(bits), c)
+            }
+            BinOp::SubBorrow => {
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, x, y);
+                self.b.ins().uextend(sty(bits), c)
+            }
+            BinOp::FCopySign => {
+                let m = self.iconst(sty(bits), sign(bits));
+                self.b.ins().bitselect(m, y, x)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Applies a scalar computation to every lane of the chunks of `args`.
+    fn per_lane(
+        &mut self,
+        bits: u32,
+        args: &[Vec<Value>],
+        f: impl Fn(&mut Self, &[Value]) -> Option<Value>,
+    ) -> GenResult<Vec<Value>> {
+        let n = args.first().map_or(0, |a| a.len());
+        let lanes = if bits == 32 { 4 } else { 2 };
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            let mut acc = self.splat_const(bits, 0);
+            for l in 0..lanes {
+                let xs: Vec<Value> = args
+                    .iter()
+                    .map(|a| self.b.ins().extractlane(a[k], l as u8))
+                    .collect();
+                let r = f(self, &xs).ok_or("per-lane op")?;
+                acc = self.b.ins().insertlane(acc, r, l as u8);
+            }
+            out.push(acc);
+        }
+        Ok(out)
+    }
+
+    fn bin(&mut self, o: BinOp, a: Val, b: Val, t: Ty) -> GenResult<JV> {
+        let bits = t.bits();
+        let code = code_of(&BINOPS, &o).ok_or("unknown binary op")?;
+        if !t.is_vector() {
+            let (x, y) = (self.s(a)?, self.s(b)?);
+            return match self.scalar_bin(o, bits, x, y) {
+                Some(r) => Ok(JV::S(r)),
+                None => self.scalar_helper(kind::BIN, code, bits, &[a, b], bits),
+            };
+        }
+        let (x, mut y) = (self.v(a)?, self.v(b)?);
+        if y.len() != x.len() {
+            // A shift amount / exponent of the other width: only its low bits matter.
+            y = if y.len() < x.len() {
+                let mut w = Vec::with_capacity(x.len());
+                for c in &y {
+                    w.push(self.b.ins().uwiden_low(*c));
+                    w.push(self.b.ins().uwiden_high(*c));
+                }
+                w
+            } else {
+                let mut w = Vec::with_capacity(x.len());
+                for k in 0..y.len() / 2 {
+                    let r = self.shuffle32(y[2 * k], y[2 * k + 1], [0, 2, 4, 6]);
+                    w.push(self.b.ins().bitcast(I32X4, le(), r));
+                }
+                w
+            };
+        }
+        // A uniform shift amount (a broadcast) shifts every lane by the same scalar.
+        let uniform_amt = self.splat_src.get(b.0 as usize).copied().flatten();
+        let inline = match o {
+            BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor => true,
+            BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FCopySign => true,
+            BinOp::FMinNum | BinOp::FMaxNum => true,
+            BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => bits == 32,
+            BinOp::Shl | BinOp::LShr | BinOp::AShr => uniform_amt.is_some(),
+            _ => false,
+        };
+        if !inline {
+            if scalar_bin_inline(o) {
+                // Lane by lane with scalar instructions (e.g. per-lane shift amounts, which
+                // 128-bit Cranelift vectors lack): still lane-local and helper-free.
+                let r =
+                    self.per_lane(bits, &[x, y], |g, xs| g.scalar_bin(o, bits, xs[0], xs[1]))?;
+                return Ok(JV::V(r));
+            }
+            return self.vec_helper(kind::BIN, code, bits, &[a, b], bits, false);
+        }
+        let amt = match uniform_amt {
+            Some(s) if matches!(o, BinOp::Shl | BinOp::LShr | BinOp::AShr) => {
+                let s = if self.b.func.dfg.value_type(s) != sty(bits) {
+                    if bits == 64 {
+                        self.b.ins().uextend(types::I64, s)
+                    } else {
+                        self.b.ins().ireduce(types::I32, s)
+                    }
+                } else {
+                    s
+                };
+                Some(self.b.ins().band_imm_u(s, (bits - 1) as i64))
+            }
+            _ => None,
+        };
+        let mut out = Vec::new();
+        for k in 0..self.nch(bits) {
+            let (c, d) = (x[k], y[k]);
+            let r = match o {
+                BinOp::Add => self.b.ins().iadd(c, d),
+                BinOp::Sub => self.b.ins().isub(c, d),
+                BinOp::And => self.b.ins().band(c, d),
+                BinOp::Or => self.b.ins().bor(c, d),
+                BinOp::Xor => self.b.ins().bxor(c, d),
+                BinOp::Mul => self.b.ins().imul(c, d),
+                BinOp::UMin => self.b.ins().umin(c, d),
+                BinOp::UMax => self.b.ins().umax(c, d),
+                BinOp::SMin => self.b.ins().smin(c, d),
+                BinOp::SMax => self.b.ins().smax(c, d),
+                BinOp::Shl => self.b.ins().ishl(c, amt.ok_or("shift")?),
+                BinOp::LShr => self.b.ins().ushr(c, amt.ok_or("shift")?),
+                BinOp::AShr => self.b.ins().sshr(c, amt.ok_or("shift")?),
+                BinOp::FCopySign => {
+                    let s = self.splat_const(bits, sign(bits));
+                    self.b.ins().bitselect(s, d, c)
+                }
+                BinOp::FMinNum | BinOp::FMaxNum => self.minmax(bits, o == BinOp::FMaxNum, c, d),
+                _ => {
+                    let (cf, df) = (self.as_f(bits, c), self.as_f(bits, d));
+                    let r = match o {
+                        BinOp::FAdd => self.b.ins().fadd(cf, df),
+                        BinOp::FSub => self.b.ins().fsub(cf, df),
+                        BinOp::FMul => self.b.ins().fmul(cf, df),
+                        _ => self.b.ins().fdiv(cf, df),
+                    };
+                    self.as_i(bits, r)
+                }
+            };
+            out.push(r);
+        }
+        if matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) {
+            out = self.nan_fix_all(bits, &[x, y], out);
+        }
+        Ok(JV::V(out))
+    }
+
+    /// IEEE minNum/maxNum of one chunk, exactly as [`sem::minmax32`]: NaN operands give the
+    /// other operand (both NaN: `a` quieted); equal values (±0) combine their bits so that
+    /// min prefers −0 and max +0.
+    fn minmax(&mut self, bits: u32, max: bool, a: Value, b: Value) -> Value {
+        let (af, bf) = (self.as_f(bits, a), self.as_f(bits, b));
+        let lt = self.b.ins().fcmp(FloatCC::LessThan, af, bf);
+        let gt = self.b.ins().fcmp(FloatCC::GreaterThan, af, bf);
+        let res = if max {
+            let eq = self.b.ins().band(a, b);
+            let r = self.b.ins().bitselect(lt, b, eq);
+            self.b.ins().bitselect(gt, a, r)
+        } else {
+            let eq = self.b.ins().bor(a, b);
+            let r = self.b.ins().bitselect(gt, b, eq);
+            self.b.ins().bitselect(lt, a, r)
+        };
+        let na = self.b.ins().fcmp(FloatCC::Unordered, af, af);
+        let nb = self.b.ins().fcmp(FloatCC::Unordered, bf, bf);
+        let res = self.b.ins().bitselect(nb, a, res);
+        let res = self.b.ins().bitselect(na, b, res);
+        let both = self.b.ins().band(na, nb);
+        let q = if bits == 32 {
+            sem::F32_QUIET as u64
+        } else {
+            sem::F64_QUIET
+        };
+        let qv = self.splat_const(bits, q);
+        let aq = self.b.ins().bor(a, qv);
+        self.b.ins().bitselect(both, aq, res)
+    }
+
+    fn tern(&mut self, o: TernOp, a: Val, b: Val, c: Val, t: Ty) -> GenResult<JV> {
+        let bits = t.bits();
+        let code = code_of(&TERNOPS, &o).ok_or("unknown ternary op")?;
+        if !t.is_vector() {
+            if o == TernOp::Bfi {
+                let (x, y, z) = (self.s(a)?, self.s(b)?, self.s(c)?);
+                return Ok(JV::S(self.b.ins().bitselect(x, y, z)));
+            }
+            return self.scalar_helper(kind::TERN, code, bits, &[a, b, c], bits);
+        }
+        match o {
+            TernOp::Fma | TernOp::Bfi => {
+                let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
+                let mut out = Vec::new();
+                for k in 0..self.nch(bits) {
+                    if o == TernOp::Bfi {
+                        out.push(self.b.ins().bitselect(x[k], y[k], z[k]));
+                        continue;
+                    }
+                    let (xf, yf, zf) = (
+                        self.as_f(bits, x[k]),
+                        self.as_f(bits, y[k]),
+                        self.as_f(bits, z[k]),
+                    );
+                    let r = self.b.ins().fma(xf, yf, zf);
+                    out.push(self.as_i(bits, r));
+                }
+                if o == TernOp::Fma {
+                    out = self.nan_fix_all(bits, &[x, y, z], out);
+                }
+                Ok(JV::V(out))
+            }
+            _ => self.vec_helper(kind::TERN, code, bits, &[a, b, c], bits, false),
+        }
+    }
+
+    fn cmp(&mut self, c: CmpOp, a: Val, b: Val) -> GenResult<JV> {
+        let t = self.ty(a)?;
+        let bits = t.bits();
+        let code = code_of(&CMPOPS, &c).ok_or("unknown comparison")?;
+        let icc = match c {
+            CmpOp::Eq => Some(IntCC::Equal),
+            CmpOp::Ne => Some(IntCC::NotEqual),
+            CmpOp::ULt => Some(IntCC::UnsignedLessThan),
+            CmpOp::ULe => Some(IntCC::UnsignedLessThanOrEqual),
+            CmpOp::UGt => Some(IntCC::UnsignedGreaterThan),
+            CmpOp::UGe => Some(IntCC::UnsignedGreaterThanOrEqual),
+            CmpOp::SLt => Some(IntCC::SignedLessThan),
+            CmpOp::SLe => Some(IntCC::SignedLessThanOrEqual),
+            CmpOp::SGt => Some(IntCC::SignedGreaterThan),
+            CmpOp::SGe => Some(IntCC::SignedGreaterThanOrEqual),
+            _ => None,
+        };
+        let fcc = match c {
+            CmpOp::FEq => Some(FloatCC::Equal),
+            CmpOp::FLt => Some(FloatCC::LessThan),
+            CmpOp::FLe => Some(FloatCC::LessThanOrEqual),
+            CmpOp::FGt => Some(FloatCC::GreaterThan),
+            CmpOp::FGe => Some(FloatCC::GreaterThanOrEqual),
+            CmpOp::FLg => Some(FloatCC::OrderedNotEqual),
+            CmpOp::FOrd => Some(FloatCC::Ordered),
+            CmpOp::FUno => Some(FloatCC::Unordered),
+            CmpOp::FNeq => Some(FloatCC::NotEqual),
+            CmpOp::FNlt => Some(FloatCC::UnorderedOrGreaterThanOrEqual),
+            CmpOp::FNle => Some(FloatCC::UnorderedOrGreaterThan),
+            CmpOp::FNgt => Some(FloatCC::UnorderedOrLessThanOrEqual),
+            CmpOp::FNge => Some(FloatCC::UnorderedOrLessThan),
+            CmpOp::FNlg => Some(FloatCC::UnorderedOrEqual),
+            _ => None,
+        };
+        if !t.is_vector() {
+            let (x, y) = (self.s(a)?, self.s(b)?);
+            let r = match icc {
+                Some(cc) => self.b.ins().icmp(cc, x, y),
+                None => return self.scalar_helper(kind::CMP, code, bits, &[a, b], 32),
+            };
+            return Ok(JV::S(self.b.ins().uextend(types::I32, r)));
+        }
+        if icc.is_none() && fcc.is_none() {
+            return self.vec_helper(kind::CMP, code, bits, &[a, b], 32, true);
+        }
+        self.whole_wave("a vector compare")?;
+        let (x, y) = (self.v(a)?, self.v(b)?);
+        let mut acc = self.iconst(types::I64, 0);
+        for k in 0..self.nch(bits) {
+            let m = match (icc, fcc) {
+                (Some(cc), _) => self.b.ins().icmp(cc, x[k], y[k]),
+                (None, Some(cc)) => {
+                    let (xf, yf) = (self.as_f(bits, x[k]), self.as_f(bits, y[k]));
+                    // x86 has no vector `one`/`ueq`: compose them from two compares.
+                    match cc {
+                        FloatCC::OrderedNotEqual => {
+                            let l = self.b.ins().fcmp(FloatCC::LessThan, xf, yf);
+                            let g = self.b.ins().fcmp(FloatCC::GreaterThan, xf, yf);
+                            self.b.ins().bor(l, g)
+                        }
+                        FloatCC::UnorderedOrEqual => {
+                            let e = self.b.ins().fcmp(FloatCC::Equal, xf, yf);
+                            let u = self.b.ins().fcmp(FloatCC::Unordered, xf, yf);
+                            self.b.ins().bor(e, u)
+                        }
+                        _ => self.b.ins().fcmp(cc, xf, yf),
+                    }
+                }
+                _ => return Err("comparison".into()),
+            };
+            let bitsv = self.mask_bits(m, k, bits);
+            acc = self.b.ins().bor(acc, bitsv);
+        }
+        Ok(JV::S(acc))
+    }
+
+    fn conv(&mut self, c: ConvOp, a: Val, t: Ty) -> GenResult<JV> {
+        let src = self.ty(a)?;
+        let code = code_of(&CONVOPS, &c).ok_or("unknown conversion")?;
+        let rbits = t.bits();
+        if sem::conv_result_bits(c, src.bits()) != rbits {
+            return Err(format!("conversion {c:?} to a {rbits}-bit type"));
+        }
+        if !t.is_vector() {
+            let x = self.s(a)?;
+            let r = match c {
+                ConvOp::ZExt => self.b.ins().uextend(types::I64, x),
+                ConvOp::SExt => self.b.ins().sextend(types::I64, x),
+                ConvOp::Lo => self.b.ins().ireduce(types::I32, x),
+                ConvOp::Hi => {
+                    let h = self.b.ins().ushr_imm_u(x, 32);
+                    self.b.ins().ireduce(types::I32, h)
+                }
+                _ => return self.scalar_helper(kind::CONV, code, src.bits(), &[a], rbits),
+            };
+            return Ok(JV::S(r));
+        }
+        let x = self.v(a)?;
+        let mut out = Vec::new();
+        match c {
+            ConvOp::ZExt | ConvOp::SExt => {
+                for ch in x {
+                    if c == ConvOp::ZExt {
+                        out.push(self.b.ins().uwiden_low(ch));
+                        out.push(self.b.ins().uwiden_high(ch));
+                    } else {
+                        out.push(self.b.ins().swiden_low(ch));
+                        out.push(self.b.ins().swiden_high(ch));
+                    }
+                }
+            }
+            ConvOp::Lo | ConvOp::Hi => {
+                let off = if c == ConvOp::Lo { 0 } else { 1 };
+                for k in 0..x.len() / 2 {
+                    let r =
+                        self.shuffle32(x[2 * k], x[2 * k + 1], [off, 2 + off, 4 + off, 6 + off]);
+                    out.push(self.b.ins().bitcast(I32X4, le(), r));
+                }
+            }
+            ConvOp::I32ToF32 | ConvOp::U32ToF32 | ConvOp::F32ToI32 | ConvOp::F32ToU32 => {
+                for ch in x {
+                    let r = match c {
+                        ConvOp::I32ToF32 => self.b.ins().fcvt_from_sint(types::F32X4, ch),
+                        ConvOp::U32ToF32 => self.b.ins().fcvt_from_uint(types::F32X4, ch),
+                        // Saturating, NaN → 0: the IR's definition.
+                        ConvOp::F32ToI32 => {
+                            let f = self.as_f(32, ch);
+                            self.b.ins().fcvt_to_sint_sat(I32X4, f)
+                        }
+                        _ => {
+                            let f = self.as_f(32, ch);
+                            self.b.ins().fcvt_to_uint_sat(I32X4, f)
+                        }
+                    };
+                    out.push(self.as_i(32, r));
+                }
+            }
+            _ => return self.vec_helper(kind::CONV, code, src.bits(), &[a], rbits, false),
+        }
+        Ok(JV::V(out))
+    }
+}
+
+fn sign(bits: u32) -> u64 {
+    if bits == 32 {
+        sem::F32_SIGN as u64
+    } else {
+        sem::F64_SIGN
+    }
+}
+
+fn check_size(size: u8) -> GenResult<()> {
+    if matches!(size, 1 | 2 | 4 | 8) {
+        Ok(())
+    } else {
+        Err(format!("memory access size {size}"))
+    }
+}
+
+/// How an op takes part in the lane-group form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpClass {
+    /// A lane-local vector op the code generator inlines.
+    Lane,
+    /// A uniform op that reads no vector value and cannot fault.
+    Uniform,
+    /// Anything else: emitted in the straight-line form.
+    Other,
+}
+
+fn classify(blk: &Block, i: usize) -> OpClass {
+    let ty = |v: &Val| blk.types.get(v.0 as usize).copied().flatten();
+    let is_vec = |v: &Val| ty(v).is_some_and(|t| t.is_vector());
+    let op = &blk.ops[i];
+    let rt = blk.types[i];
+    let vector_result = rt.is_some_and(|t| t.is_vector());
+    let bits = rt.map_or(32, |t| t.bits());
+    let lane = match op {
+        Op::GetVgpr(_) | Op::LaneId | Op::MaskToLanes(_) => true,
+        Op::SetVgpr { val, .. } => ty(val) == Some(Ty::V32),
+        Op::Broadcast(_) | Op::Pack { .. } => vector_result,
+        Op::Select { .. } => vector_result,
+        Op::Un(u, _) => {
+            vector_result
+                && matches!(
+                    u,
+                    UnOp::Not
+                        | UnOp::Neg
+                        | UnOp::FNeg
+                        | UnOp::FAbs
+                        | UnOp::FSqrt
+                        | UnOp::Popcnt
+                        | UnOp::Clz
+                        | UnOp::Ctz
+                        | UnOp::BitReverse
+                        | UnOp::FFloor
+                        | UnOp::FCeil
+                        | UnOp::FTrunc
+                        | UnOp::FRoundEven
+                        | UnOp::FRcp
+                        | UnOp::FQuiet
+                )
+        }
+        Op::Bin(o, ..) => {
+            vector_result
+                && match o {
+                    BinOp::Add
+                    | BinOp::Sub
+                    | BinOp::And
+                    | BinOp::Or
+                    | BinOp::Xor
+                    | BinOp::FAdd
+                    | BinOp::FSub
+                    | BinOp::FMul
+                    | BinOp::FDiv
+                    | BinOp::FCopySign
+                    | BinOp::FMinNum
+                    | BinOp::FMaxNum => true,
+                    BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => {
+                        bits == 32
+                    }
+                    o => scalar_bin_inline(*o),
+                }
+        }
+        Op::Tern(o, ..) => vector_result && matches!(o, TernOp::Fma | TernOp::Bfi),
+        Op::Conv(c, _) => {
+            vector_result
+                && matches!(
+                    c,
+                    ConvOp::ZExt
+                        | ConvOp::SExt
+                        | ConvOp::Lo
+                        | ConvOp::Hi
+                        | ConvOp::I32ToF32
+                        | ConvOp::U32ToF32
+                        | ConvOp::F32ToI32
+                        | ConvOp::F32ToU32
+                )
+        }
+        _ => false,
+    };
+    if lane {
+        return OpClass::Lane;
+    }
+    if vector_result {
+        return OpClass::Other;
+    }
+    let reads_vector = operands(op).iter().any(is_vec);
+    let can_fault = matches!(
+        op,
+        Op::SLoad { .. }
+            | Op::SStore { .. }
+            | Op::Clock
+            | Op::Load { .. }
+            | Op::Store { .. }
+            | Op::Atomic { .. }
+            | Op::SetVgprDyn { .. }
+            | Op::SetVgpr { .. }
+    );
+    if reads_vector || can_fault {
+        OpClass::Other
+    } else {
+        OpClass::Uniform
+    }
+}
+
+/// The value operands of `op`.
+fn operands(op: &Op) -> Vec<Val> {
+    match op {
+        Op::Const { .. }
+        | Op::LaneConst(_)
+        | Op::LaneId
+        | Op::GetSgpr(_)
+        | Op::GetVgpr(_)
+        | Op::GetScc
+        | Op::GetMode
+        | Op::Clock => vec![],
+        Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => vec![*v],
+        Op::SetVgpr { val, mask, .. } => vec![*val, *mask],
+        Op::GetVgprDyn { index, .. } => vec![*index],
+        Op::SetVgprDyn {
+            index, val, mask, ..
+        } => vec![*index, *val, *mask],
+        Op::Un(_, a) | Op::Broadcast(a) | Op::Conv(_, a) | Op::MaskToLanes(a) => vec![*a],
+        Op::Bin(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
+        Op::Tern(_, a, b, c) => vec![*a, *b, *c],
+        Op::Select { cond, a, b } => vec![*cond, *a, *b],
+        Op::Pack { lo, hi } => vec![*lo, *hi],
+        Op::ReadLane { v, lane } => vec![*v, *lane],
+        Op::WriteLane { v, lane, x } => vec![*v, *lane, *x],
+        Op::Gather { v, idx } => vec![*v, *idx],
+        Op::Lane { args, .. } => args.clone(),
+        Op::Load { addr, mask, .. } => vec![*addr, *mask],
+        Op::Store {
+            addr, data, mask, ..
+        } => vec![*addr, *data, *mask],
+        Op::Atomic {
+            addr,
+            data,
+            cmp,
+            mask,
+            ..
+        } => {
+            let mut v = vec![*addr, *data, *mask];
+            v.extend(cmp.iter().copied());
+            v
+        }
+        Op::SLoad { addr, .. } => vec![*addr],
+        Op::SStore { addr, data, .. } => vec![*addr, *data],
+        Op::CountVector { mask } => vec![*mask],
+    }
+}
+
+fn exit_operands(e: &Exit) -> Vec<Val> {
+    match e {
+        Exit::Branch { cond, .. } => vec![*cond],
+        Exit::JumpIndirect(t) => vec![*t],
+        _ => vec![],
+    }
+}
+
+/// Integer binary ops that [`Gen::scalar_bin`] inlines (and so can run lane by lane).
+fn scalar_bin_inline(o: BinOp) -> bool {
+    !matches!(
+        o,
+        BinOp::FAdd
+            | BinOp::FSub
+            | BinOp::FMul
+            | BinOp::FDiv
+            | BinOp::FMinNum
+            | BinOp::FMaxNum
+            | BinOp::FLdexp
+    )
+}

@@ -1,0 +1,159 @@
+//! Numeric codes for IR enums, as passed from generated code to the Rust helpers.
+
+use crate::env::{AtomicOp, Space};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, TernOp, UnOp};
+
+/// All unary ops, indexed by code.
+pub const UNOPS: [UnOp; 17] = [
+    UnOp::Not,
+    UnOp::Neg,
+    UnOp::Popcnt,
+    UnOp::Clz,
+    UnOp::Ctz,
+    UnOp::BitReverse,
+    UnOp::FNeg,
+    UnOp::FAbs,
+    UnOp::FSqrt,
+    UnOp::FFloor,
+    UnOp::FCeil,
+    UnOp::FTrunc,
+    UnOp::FRoundEven,
+    UnOp::FRcp,
+    UnOp::FRsq,
+    UnOp::FFract,
+    UnOp::FQuiet,
+];
+
+/// All binary ops, indexed by code.
+pub const BINOPS: [BinOp; 25] = [
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::MulHiU,
+    BinOp::MulHiS,
+    BinOp::And,
+    BinOp::Or,
+    BinOp::Xor,
+    BinOp::Shl,
+    BinOp::LShr,
+    BinOp::AShr,
+    BinOp::UMin,
+    BinOp::UMax,
+    BinOp::SMin,
+    BinOp::SMax,
+    BinOp::AddCarry,
+    BinOp::SubBorrow,
+    BinOp::FAdd,
+    BinOp::FSub,
+    BinOp::FMul,
+    BinOp::FDiv,
+    BinOp::FMinNum,
+    BinOp::FMaxNum,
+    BinOp::FLdexp,
+    BinOp::FCopySign,
+];
+
+/// All ternary ops, indexed by code.
+pub const TERNOPS: [TernOp; 4] = [TernOp::Fma, TernOp::Bfe, TernOp::SBfe, TernOp::Bfi];
+
+/// All comparisons, indexed by code.
+pub const CMPOPS: [CmpOp; 25] = [
+    CmpOp::Eq,
+    CmpOp::Ne,
+    CmpOp::ULt,
+    CmpOp::ULe,
+    CmpOp::UGt,
+    CmpOp::UGe,
+    CmpOp::SLt,
+    CmpOp::SLe,
+    CmpOp::SGt,
+    CmpOp::SGe,
+    CmpOp::FEq,
+    CmpOp::FLt,
+    CmpOp::FLe,
+    CmpOp::FGt,
+    CmpOp::FGe,
+    CmpOp::FLg,
+    CmpOp::FOrd,
+    CmpOp::FUno,
+    CmpOp::FNeq,
+    CmpOp::FNlt,
+    CmpOp::FNle,
+    CmpOp::FNgt,
+    CmpOp::FNge,
+    CmpOp::FNlg,
+    CmpOp::FClass,
+];
+
+/// All conversions, indexed by code.
+pub const CONVOPS: [ConvOp; 20] = [
+    ConvOp::ZExt,
+    ConvOp::SExt,
+    ConvOp::Lo,
+    ConvOp::Hi,
+    ConvOp::SExt8,
+    ConvOp::SExt16,
+    ConvOp::ZExt8,
+    ConvOp::ZExt16,
+    ConvOp::F32ToF64,
+    ConvOp::F64ToF32,
+    ConvOp::F16ToF32,
+    ConvOp::F32ToF16,
+    ConvOp::I32ToF32,
+    ConvOp::U32ToF32,
+    ConvOp::I32ToF64,
+    ConvOp::U32ToF64,
+    ConvOp::F32ToI32,
+    ConvOp::F32ToU32,
+    ConvOp::F64ToI32,
+    ConvOp::F64ToU32,
+];
+
+/// All lane functions, indexed by code.
+pub const LANEFNS: [LaneFn; 16] = [
+    LaneFn::Exp2F32,
+    LaneFn::Log2F32,
+    LaneFn::SinF32,
+    LaneFn::CosF32,
+    LaneFn::FrexpMantF32,
+    LaneFn::FrexpExpF32,
+    LaneFn::DivFixupF32,
+    LaneFn::DivFixupF64,
+    LaneFn::DivFmasF32,
+    LaneFn::DivFmasF64,
+    LaneFn::DivScaleF32,
+    LaneFn::DivScaleF32Flag,
+    LaneFn::DivScaleF64,
+    LaneFn::DivScaleF64Flag,
+    LaneFn::RcpIflagF32,
+    LaneFn::PkRtzF16F32,
+];
+
+/// Address spaces, indexed by code.
+pub const SPACES: [Space; 4] = [Space::Global, Space::Flat, Space::Lds, Space::Scratch];
+
+/// Atomic ops, indexed by code.
+pub const ATOMICS: [AtomicOp; 16] = [
+    AtomicOp::Swap,
+    AtomicOp::CmpSwap,
+    AtomicOp::Add,
+    AtomicOp::Sub,
+    AtomicOp::SMin,
+    AtomicOp::UMin,
+    AtomicOp::SMax,
+    AtomicOp::UMax,
+    AtomicOp::And,
+    AtomicOp::Or,
+    AtomicOp::Xor,
+    AtomicOp::Inc,
+    AtomicOp::Dec,
+    AtomicOp::FAdd,
+    AtomicOp::FMin,
+    AtomicOp::FMax,
+];
+
+/// The code of `x` in `table`, or `None` when the table lacks it (a new IR variant that the
+/// JIT does not know yet: the block then stays interpreted).
+pub fn code_of<T: PartialEq>(table: &[T], x: &T) -> Option<u32> {
+    table.iter().position(|t| t == x).map(|i| i as u32)
+}

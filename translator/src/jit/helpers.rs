@@ -1,0 +1,327 @@
+//! `extern "C"` helpers that generated code calls for the ops it does not inline: element
+//! semantics (through [`crate::interp::sem`], so both engines share them), memory through the
+//! [`WaveEnv`] in the [`JitCtx`], and error reporting.
+//!
+//! Buffers passed by generated code hold 64 lanes in the value's own width: `[u32; 64]` for
+//! 32-bit lanes, `[u64; 64]` for 64-bit lanes (512 bytes, 16-byte aligned stack slots).
+
+use super::codes::*;
+use crate::env::{ExecFault, WaveEnv};
+use crate::interp::{extend, sem};
+
+/// Execution context that generated code passes to helpers.
+pub struct JitCtx<'a> {
+    /// The wave's environment.
+    pub env: &'a mut dyn WaveEnv,
+    /// The fault a helper reported (the block then returns `ExitCode::Fault`).
+    pub fault: Option<ExecFault>,
+}
+
+/// Helper kinds for [`h_scalar`] and [`h_vector`].
+pub mod kind {
+    /// Unary op.
+    pub const UN: u32 = 0;
+    /// Binary op.
+    pub const BIN: u32 = 1;
+    /// Ternary op.
+    pub const TERN: u32 = 2;
+    /// Conversion.
+    pub const CONV: u32 = 3;
+    /// Comparison (result 0/1, or a lane mask for vectors).
+    pub const CMP: u32 = 4;
+    /// Lane function.
+    pub const LANEFN: u32 = 5;
+    /// Cross-lane gather.
+    pub const GATHER: u32 = 6;
+}
+
+/// Evaluates one element; `bits` is the operand width, the result is truncated to `rbits`.
+fn element(k: u32, op: u32, bits: u32, rbits: u32, args: [u64; 4]) -> u64 {
+    let [a, b, c, _] = args;
+    let r = match k {
+        kind::UN => UNOPS.get(op as usize).map(|&o| sem::un(o, bits, a)),
+        kind::BIN => BINOPS.get(op as usize).map(|&o| sem::bin(o, bits, a, b)),
+        kind::TERN => TERNOPS
+            .get(op as usize)
+            .map(|&o| sem::tern(o, bits, a, b, c)),
+        kind::CONV => CONVOPS.get(op as usize).map(|&o| sem::conv(o, a)),
+        kind::CMP => CMPOPS
+            .get(op as usize)
+            .map(|&o| sem::cmp(o, bits, a, b) as u64),
+        kind::LANEFN => LANEFNS.get(op as usize).map(|&o| sem::lane_fn(o, args)),
+        _ => None,
+    };
+    sem::trunc_to(rbits, r.unwrap_or(0))
+}
+
+/// Scalar element op: `wbits` = operand width | result width << 8.
+pub extern "C" fn h_scalar(k: u32, op: u32, wbits: u32, a: u64, b: u64, c: u64) -> u64 {
+    element(k, op, wbits & 0xFF, wbits >> 8, [a, b, c, 0])
+}
+
+/// Reads lane `l` of a buffer of `wide` (64-bit) or 32-bit lanes.
+///
+/// # Safety
+/// `p` must point to 64 readable lanes of that width.
+#[inline]
+unsafe fn rd(p: *const u8, wide: bool, l: usize) -> u64 {
+    // SAFETY: the caller guarantees 64 lanes; `l < 64`; unaligned reads are allowed.
+    unsafe {
+        if wide {
+            (p as *const u64).add(l).read_unaligned()
+        } else {
+            (p as *const u32).add(l).read_unaligned() as u64
+        }
+    }
+}
+
+/// Writes lane `l` of a buffer.
+///
+/// # Safety
+/// `p` must point to 64 writable lanes of that width.
+#[inline]
+unsafe fn wr(p: *mut u8, wide: bool, l: usize, x: u64) {
+    // SAFETY: as for `rd`.
+    unsafe {
+        if wide {
+            (p as *mut u64).add(l).write_unaligned(x)
+        } else {
+            (p as *mut u32).add(l).write_unaligned(x as u32)
+        }
+    }
+}
+
+/// Vector element op over 64 lanes. `wmask` bit `k` (0..4) = argument `k` has 64-bit lanes,
+/// bit 4 = the result has 64-bit lanes; `bits` = operand element width. For `CMP` the
+/// result is one `u64` lane mask at `out`.
+///
+/// # Safety
+/// Generated code passes buffers of 64 lanes for every argument the op uses and for `out`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn h_vector(
+    k: u32,
+    op: u32,
+    wmask: u32,
+    bits: u32,
+    a: *const u8,
+    b: *const u8,
+    c: *const u8,
+    d: *const u8,
+    out: *mut u8,
+) {
+    let ptrs = [a, b, c, d];
+    let wide = |i: usize| wmask >> i & 1 == 1;
+    let rwide = wmask >> 4 & 1 == 1;
+    let rbits = if rwide { 64 } else { 32 };
+    if k == kind::GATHER {
+        for l in 0..64 {
+            // SAFETY: `a` (values) and `b` (indices) are 64-lane buffers, `out` likewise.
+            unsafe {
+                let idx = rd(b, wide(1), l) as usize & 63;
+                wr(out, rwide, l, rd(a, wide(0), idx));
+            }
+        }
+        return;
+    }
+    let mut mask = 0u64;
+    for l in 0..64 {
+        let mut args = [0u64; 4];
+        for (i, x) in args.iter_mut().enumerate() {
+            if !ptrs[i].is_null() {
+                // SAFETY: non-null argument buffers hold 64 lanes.
+                *x = unsafe { rd(ptrs[i], wide(i), l) };
+            }
+        }
+        let r = element(k, op, bits, rbits, args);
+        if k == kind::CMP {
+            mask |= (r & 1) << l;
+        } else {
+            // SAFETY: `out` holds 64 lanes of the result width.
+            unsafe { wr(out, rwide, l, r) };
+        }
+    }
+    if k == kind::CMP {
+        // SAFETY: for comparisons `out` holds at least 8 bytes.
+        unsafe { (out as *mut u64).write_unaligned(mask) };
+    }
+}
+
+/// Recovers the context.
+///
+/// # Safety
+/// `ctx` must be the live `JitCtx` passed to the block function.
+unsafe fn ctx_mut<'a, 'b>(ctx: *mut JitCtx<'b>) -> &'a mut JitCtx<'b> {
+    // SAFETY: guaranteed by the caller; generated code passes through the pointer it got.
+    unsafe { &mut *ctx }
+}
+
+/// Copies 64 lanes of `p` into a `u64` array.
+///
+/// # Safety
+/// `p` must hold 64 lanes of the given width.
+unsafe fn lanes(p: *const u8, wide: bool) -> [u64; 64] {
+    let mut out = [0u64; 64];
+    for (l, x) in out.iter_mut().enumerate() {
+        // SAFETY: forwarded from the caller.
+        *x = unsafe { rd(p, wide, l) };
+    }
+    out
+}
+
+/// Vector load: 0 on success, 1 after storing the fault in the context.
+///
+/// # Safety
+/// `ctx` is the live context; `addrs` holds 64 `u64`s; `out` 64 lanes of the result width.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn h_load(
+    ctx: *mut JitCtx<'_>,
+    space: u32,
+    size: u32,
+    signed: u32,
+    mask: u64,
+    addrs: *const u8,
+    out: *mut u8,
+    rwide: u32,
+) -> u32 {
+    // SAFETY: see the function contract.
+    let (cx, addrs) = unsafe { (ctx_mut(ctx), lanes(addrs, true)) };
+    let sp = SPACES[space as usize & 3];
+    let mut res = [0u64; 64];
+    if let Err(e) = cx.env.load(sp, &addrs, mask, size, &mut res) {
+        cx.fault = Some(e.into());
+        return 1;
+    }
+    for (l, r) in res.iter().enumerate() {
+        let v = if mask >> l & 1 == 1 {
+            extend(*r, size as u8, signed != 0)
+        } else {
+            0
+        };
+        // SAFETY: `out` holds 64 lanes of the result width.
+        unsafe { wr(out, rwide != 0, l, v) };
+    }
+    0
+}
+
+/// Vector store: 0 on success, 1 on a fault.
+///
+/// # Safety
+/// As [`h_load`]; `data` holds 64 lanes of width `dwide`.
+pub unsafe extern "C" fn h_store(
+    ctx: *mut JitCtx<'_>,
+    space: u32,
+    size: u32,
+    mask: u64,
+    addrs: *const u8,
+    data: *const u8,
+    dwide: u32,
+) -> u32 {
+    // SAFETY: see the function contract.
+    let (cx, addrs, data) = unsafe { (ctx_mut(ctx), lanes(addrs, true), lanes(data, dwide != 0)) };
+    let sp = SPACES[space as usize & 3];
+    if let Err(e) = cx.env.store(sp, &addrs, mask, size, &data) {
+        cx.fault = Some(e.into());
+        return 1;
+    }
+    0
+}
+
+/// Vector atomic: 0 on success, 1 on a fault. `cmp` may be null.
+///
+/// # Safety
+/// As [`h_store`]; `out` holds 64 lanes of width `wide` (also the width of `data`/`cmp`).
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn h_atomic(
+    ctx: *mut JitCtx<'_>,
+    space: u32,
+    aop: u32,
+    size: u32,
+    mask: u64,
+    addrs: *const u8,
+    data: *const u8,
+    cmp: *const u8,
+    out: *mut u8,
+    wide: u32,
+) -> u32 {
+    let w = wide != 0;
+    // SAFETY: see the function contract.
+    let (cx, addrs, data) = unsafe { (ctx_mut(ctx), lanes(addrs, true), lanes(data, w)) };
+    let cmpv = if cmp.is_null() {
+        [0u64; 64]
+    } else {
+        // SAFETY: a non-null `cmp` holds 64 lanes.
+        unsafe { lanes(cmp, w) }
+    };
+    let sp = SPACES[space as usize & 3];
+    let op = ATOMICS[aop as usize & 15];
+    let mut res = [0u64; 64];
+    if let Err(e) = cx
+        .env
+        .atomic(sp, op, &addrs, mask, size, &data, &cmpv, &mut res)
+    {
+        cx.fault = Some(e.into());
+        return 1;
+    }
+    for (l, r) in res.iter().enumerate() {
+        let v = if mask >> l & 1 == 1 {
+            extend(*r, size as u8, false)
+        } else {
+            0
+        };
+        // SAFETY: `out` holds 64 lanes.
+        unsafe { wr(out, w, l, v) };
+    }
+    0
+}
+
+/// Scalar load of one dword into `*out`: 0 on success, 1 on a fault.
+///
+/// # Safety
+/// `ctx` is the live context and `out` points to a writable `u32`.
+pub unsafe extern "C" fn h_sload(ctx: *mut JitCtx<'_>, addr: u64, out: *mut u32) -> u32 {
+    // SAFETY: see the function contract.
+    let cx = unsafe { ctx_mut(ctx) };
+    let mut v = [0u32; 1];
+    if let Err(e) = cx.env.scalar_load(addr, &mut v) {
+        cx.fault = Some(e.into());
+        return 1;
+    }
+    // SAFETY: `out` is writable.
+    unsafe { out.write_unaligned(v[0]) };
+    0
+}
+
+/// Scalar store of one dword: 0 on success, 1 on a fault.
+///
+/// # Safety
+/// `ctx` is the live context.
+pub unsafe extern "C" fn h_sstore(ctx: *mut JitCtx<'_>, addr: u64, data: u32) -> u32 {
+    // SAFETY: see the function contract.
+    let cx = unsafe { ctx_mut(ctx) };
+    if let Err(e) = cx.env.scalar_store(addr, &[data]) {
+        cx.fault = Some(e.into());
+        return 1;
+    }
+    0
+}
+
+/// The environment clock.
+///
+/// # Safety
+/// `ctx` is the live context.
+pub unsafe extern "C" fn h_clock(ctx: *mut JitCtx<'_>) -> u64 {
+    // SAFETY: see the function contract.
+    unsafe { ctx_mut(ctx) }.env.clock()
+}
+
+/// Records a dynamically indexed vector register out of range (a lifter bug).
+///
+/// # Safety
+/// `ctx` is the live context.
+pub unsafe extern "C" fn h_bad_vreg(ctx: *mut JitCtx<'_>, op: u32, reg: u64) {
+    // SAFETY: see the function contract.
+    let cx = unsafe { ctx_mut(ctx) };
+    cx.fault = Some(ExecFault::Unsupported(format!(
+        "malformed IR at op {op}: vector register slot {reg} out of range"
+    )));
+}

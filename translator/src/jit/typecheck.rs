@@ -1,0 +1,175 @@
+//! Operand-type checks the code generator relies on (chunk counts, scalar widths). A block
+//! that fails them is a lifter bug; it is not compiled, and the interpreter reports it.
+
+use crate::interp::sem;
+use crate::ir::{BinOp, Block, Op, Ty, Val};
+
+/// Checks every op's operand and result types against the IR contract.
+pub fn typecheck(block: &Block) -> Result<(), String> {
+    let ty = |i: usize, v: Val| -> Result<Ty, String> {
+        let j = v.0 as usize;
+        match block.types.get(j) {
+            Some(Some(t)) if j < i => Ok(*t),
+            _ => Err(format!("op {i}: operand {v:?} is not an earlier value")),
+        }
+    };
+    for (i, op) in block.ops.iter().enumerate() {
+        let rt = block.types.get(i).copied().flatten();
+        let want = |ok: bool, what: &str| -> Result<(), String> {
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("op {i}: {what} ({op:?}, result {rt:?})"))
+            }
+        };
+        let res = |t: Ty| rt == Some(t);
+        let scalar = |t: Ty| !t.is_vector();
+        match op {
+            Op::Const { .. } => want(rt.is_some_and(scalar), "constant type")?,
+            Op::LaneConst(_) | Op::LaneId | Op::GetVgpr(_) => want(res(Ty::V32), "V32 result")?,
+            Op::GetSgpr(_) | Op::GetScc | Op::GetMode => want(res(Ty::S32), "S32 result")?,
+            Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => {
+                want(scalar(ty(i, *v)?), "uniform operand")?
+            }
+            Op::SetVgpr { val, mask, .. } => want(
+                ty(i, *val)? == Ty::V32 && ty(i, *mask)? == Ty::S64,
+                "V32 value, S64 mask",
+            )?,
+            Op::GetVgprDyn { index, .. } => {
+                want(scalar(ty(i, *index)?) && res(Ty::V32), "uniform index")?
+            }
+            Op::SetVgprDyn {
+                index, val, mask, ..
+            } => want(
+                scalar(ty(i, *index)?) && ty(i, *val)? == Ty::V32 && ty(i, *mask)? == Ty::S64,
+                "SetVgprDyn operands",
+            )?,
+            Op::Un(_, a) => want(Some(ty(i, *a)?) == rt, "result type = operand type")?,
+            Op::Bin(o, a, b) => {
+                let (ta, tb) = (ty(i, *a)?, ty(i, *b)?);
+                // Shift amounts and ldexp exponents may have the other width.
+                let b_ok = if matches!(o, BinOp::Shl | BinOp::LShr | BinOp::AShr | BinOp::FLdexp) {
+                    tb.is_vector() == ta.is_vector()
+                } else {
+                    tb == ta
+                };
+                want(Some(ta) == rt && b_ok, "operands and result of one type")?
+            }
+            Op::Tern(_, a, b, c) => want(
+                Some(ty(i, *a)?) == rt && Some(ty(i, *b)?) == rt && Some(ty(i, *c)?) == rt,
+                "operands and result of one type",
+            )?,
+            Op::Cmp(_, a, b) => {
+                let (ta, tb) = (ty(i, *a)?, ty(i, *b)?);
+                let r = if ta.is_vector() { Ty::S64 } else { Ty::S32 };
+                want(ta == tb && res(r), "compare operand/result types")?
+            }
+            Op::Select { cond, a, b } => {
+                let (ta, tb, tc) = (ty(i, *a)?, ty(i, *b)?, ty(i, *cond)?);
+                let c_ok = if ta.is_vector() {
+                    tc == Ty::S64
+                } else {
+                    scalar(tc)
+                };
+                want(ta == tb && res(ta) && c_ok, "select types")?
+            }
+            Op::Broadcast(a) => {
+                let t = ty(i, *a)?;
+                want(scalar(t) && res(t.to_vector()), "broadcast types")?
+            }
+            Op::Conv(c, a) => {
+                let t = ty(i, *a)?;
+                let rb = sem::conv_result_bits(*c, t.bits());
+                let ok = rt.is_some_and(|r| r.is_vector() == t.is_vector() && r.bits() == rb);
+                want(ok, "conversion types")?
+            }
+            Op::Pack { lo, hi } => {
+                let (a, b) = (ty(i, *lo)?, ty(i, *hi)?);
+                let ok =
+                    a == b && a.bits() == 32 && res(if a.is_vector() { Ty::V64 } else { Ty::S64 });
+                want(ok, "pack types")?
+            }
+            Op::ReadLane { v, lane } => want(
+                ty(i, *v)? == Ty::V32 && scalar(ty(i, *lane)?) && res(Ty::S32),
+                "readlane types",
+            )?,
+            Op::WriteLane { v, lane, x } => want(
+                ty(i, *v)? == Ty::V32
+                    && scalar(ty(i, *lane)?)
+                    && scalar(ty(i, *x)?)
+                    && res(Ty::V32),
+                "writelane types",
+            )?,
+            Op::Gather { v, idx } => want(
+                ty(i, *v)? == Ty::V32 && ty(i, *idx)? == Ty::V32 && res(Ty::V32),
+                "gather types",
+            )?,
+            Op::MaskToLanes(m) => want(ty(i, *m)? == Ty::S64 && res(Ty::V32), "mask types")?,
+            Op::Lane { args, .. } => {
+                let mut ok = args.len() <= 4 && rt.is_some_and(|t| t.is_vector());
+                for a in args {
+                    ok &= ty(i, *a)?.is_vector();
+                }
+                want(ok, "lane function types")?
+            }
+            Op::Load {
+                addr, mask, size, ..
+            } => {
+                let r = if *size == 8 { Ty::V64 } else { Ty::V32 };
+                want(
+                    ty(i, *addr)? == Ty::V64 && ty(i, *mask)? == Ty::S64 && res(r),
+                    "load types",
+                )?
+            }
+            Op::Store {
+                addr, data, mask, ..
+            } => want(
+                ty(i, *addr)? == Ty::V64 && ty(i, *data)?.is_vector() && ty(i, *mask)? == Ty::S64,
+                "store types",
+            )?,
+            Op::Atomic {
+                addr,
+                data,
+                cmp,
+                mask,
+                ..
+            } => {
+                let d = ty(i, *data)?;
+                let mut ok =
+                    ty(i, *addr)? == Ty::V64 && d.is_vector() && ty(i, *mask)? == Ty::S64 && res(d);
+                if let Some(c) = cmp {
+                    ok &= ty(i, *c)? == d;
+                }
+                want(ok, "atomic types")?
+            }
+            Op::SLoad { addr, .. } => want(
+                ty(i, *addr)? == Ty::S64 && res(Ty::S32),
+                "scalar load types",
+            )?,
+            Op::SStore { addr, data, .. } => want(
+                ty(i, *addr)? == Ty::S64 && scalar(ty(i, *data)?),
+                "scalar store types",
+            )?,
+            Op::Clock => want(res(Ty::S64), "clock type")?,
+            Op::CountVector { mask } => want(ty(i, *mask)? == Ty::S64, "count mask type")?,
+        }
+    }
+    let n = block.ops.len();
+    match &block.exit {
+        crate::ir::Exit::Branch { cond, .. } => {
+            if !ty(n, *cond)?.is_vector() {
+                Ok(())
+            } else {
+                Err("branch condition is a vector".into())
+            }
+        }
+        crate::ir::Exit::JumpIndirect(t) => {
+            if !ty(n, *t)?.is_vector() {
+                Ok(())
+            } else {
+                Err("jump target is a vector".into())
+            }
+        }
+        _ => Ok(()),
+    }
+}
