@@ -1,7 +1,25 @@
 //! GFX9 (gfx942, gfx950) decoder: instruction words → [`Inst`].
 //!
-//! Bit layouts: `notes/cdna.md` §3.2 (checked against LLVM's TableGen encodings); opcode
-//! numbers and operand widths come from the generated tables (`isa::generated::gfx9`).
+//! Bit layouts: `notes/cdna.md` §3.2 (checked against LLVM's TableGen encodings). Opcode
+//! numbers, operand register counts and register files, the optional syntax of each opcode
+//! and its class come from the tables generated from LLVM 22's disassembler
+//! (`isa::generated::gfx9`, `translator/gen/gen_tables.py`), so decoding is table lookups and
+//! bit extraction, without allocation.
+//!
+//! Conventions on top of the operand roles documented on [`Inst`]:
+//! * An operand that an opcode does not have is [`Opnd::NONE`] (`s_dcache_wb`, `s_endpgm`).
+//! * VOP1/VOP2/VOPC: `dst[0]` is VDST (VCC for VOPC, or the SDWA `sdst`); the VOP2 carry
+//!   forms put VCC in `dst[1]` and (carry-in, `v_cndmask_b32`) in `src[2]`. DPP/SDWA replace
+//!   `src[0]` by the extension word's source; `mods.neg`/`mods.abs` hold its modifiers.
+//! * `abs`/`neg` bits of sources that take no modifiers (integer operands) are cleared.
+//! * SOPK: `s_cmpk_*` and `s_setreg_*` read the SDST field, so it is `src[0]`; the others
+//!   write it (`dst[0]`). SOPC `s_set_gpr_idx_on`: the mode bits are in `imm`.
+//! * SMEM: `src[2]` is the SGPR offset (`soffset`, or the OFFSET field when IMM = 0),
+//!   `mem.offset` the signed 21-bit immediate; `mem.cpol` bit 0 = NV.
+//! * GLOBAL with `saddr`: `src[0]` is the 32-bit VGPR offset, `src[2]` the SGPR pair;
+//!   SCRATCH without a VGPR address has `src[0]` = NONE. Returning atomics (GLC/SC0) write
+//!   `dst[0]` and read `src[1]`. MUBUF loads to LDS (`lds`) have no data register.
+//! * gfx950 `v_bitop3_*`: the truth table is in `imm` (the OMOD/ABS/NEG bits).
 
 pub mod print;
 
