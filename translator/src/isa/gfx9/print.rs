@@ -649,10 +649,12 @@ fn print_vop3(out: &mut String, inst: &Inst, info: OpInfo) {
             }
         }
     }
-    if info.op == crate::isa::Op::V_BITOP3_B16 || info.op == crate::isa::Op::V_BITOP3_B32 {
-        if inst.imm != 0 {
-            let _ = write!(out, " bitop3:0x{:x}", inst.imm);
-        }
+    let bitop3 = matches!(
+        info.op,
+        crate::isa::Op::V_BITOP3_B16 | crate::isa::Op::V_BITOP3_B32
+    );
+    if bitop3 && inst.imm != 0 {
+        let _ = write!(out, " bitop3:0x{:x}", inst.imm);
     }
     if inst.mods.op_sel != 0 && info.mods & MOD_OPSEL != 0 {
         // op_sel lists the sources, then the destination.
