@@ -338,6 +338,7 @@ M_OPSEL, M_CLAMP, M_OMOD, M_OPSEL_HI, M_NEG_LO, M_NEG_HI, M_GLC, M_GDS, M_LIT16,
     1 << i for i in range(10)
 )
 M_ABS0, M_NEG0 = 1 << 10, 1 << 13  # + source index: VOP3 abs/neg printed for that source
+M_LITF16 = 1 << 16  # a 16-bit literal source is floating point (f16 inline values)
 M_SRCMODS = 0x3F << 10
 PROBES = {
     # encoding: [(word, bits, keyword, flag)]
@@ -372,9 +373,14 @@ def probe_mods(target, canon, per):
         if name in ("vop1", "vop2", "vopc"):
             cands.append([(words[0] & ~0x1FF) | 0xFF, LIT_PROBE])
             keys.append((name, op, "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16))
+            # 1.0 in f16: LLVM marks it `lit(...)` only where the operand is f16.
+            cands.append([(words[0] & ~0x1FF) | 0xFF, 0x3C00])
+            keys.append((name, op, "lit(0x3c00)", M_LITF16))
         if name == "vop3":  # literals in VOP3 exist on gfx950 only
             cands.append([words[0], (words[1] & ~0x1FF) | 0xFF, LIT_PROBE])
             keys.append((name, op, "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16))
+            cands.append([words[0], (words[1] & ~0x1FF) | 0xFF, 0x3C00])
+            keys.append((name, op, "lit(0x3c00)", M_LITF16))
     res = {}
     for i in range(0, len(cands), CHUNK):
         r = decode_chunk(target, cands[i : i + CHUNK])
@@ -386,7 +392,10 @@ def probe_mods(target, canon, per):
             txt = res[i][1]
             if kw == "-":
                 txt = " ".join(split_text(txt)[1])  # operands only
-            if flag == M_LIT16:
+            if flag == M_LITF16:
+                if kw in txt:
+                    f |= flag
+            elif flag == M_LIT16:
                 if re.search(r"\b%s\b" % kw, txt):
                     f |= flag
             elif kw in txt:
@@ -671,7 +680,7 @@ def generate(outdir):
     m.append("pub mod gfx9;")
     m.append("mod op;\n")
     m.append("pub use op::{Op, TARGET_GFX942, TARGET_GFX950};\n")
-    for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1", "ABS0", "ABS1", "ABS2", "NEG0", "NEG1", "NEG2"]):
+    for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1", "ABS0", "ABS1", "ABS2", "NEG0", "NEG1", "NEG2", "LITF16"]):
         doc = {
             "OPSEL": "`op_sel` is printed (the opcode has the operand).",
             "CLAMP": "`clamp` is printed.",
@@ -689,9 +698,10 @@ def generate(outdir):
             "NEG0": "source 0 takes `neg`.",
             "NEG1": "source 1 takes `neg`.",
             "NEG2": "source 2 takes `neg`.",
+            "LITF16": "a 16-bit literal source is f16 (f16 inline values are marked `lit()`).",
         }[n]
         m.append("/// Flag of [`OpInfo::mods`]: %s" % doc)
-        m.append("pub const MOD_%s: u16 = %d;" % (n, 1 << i))
+        m.append("pub const MOD_%s: u32 = %d;" % (n, 1 << i))
     for i, (n, doc, _) in enumerate(CLASSES):
         m.append("/// Flag of [`OpInfo::class`]: %s." % doc)
         m.append("pub const CLASS_%s: u16 = %d;" % (n, 1 << i))
@@ -710,7 +720,7 @@ def generate(outdir):
     m.append("    /// 0 = VGPR (or not a register), 1 = SGPR, 2 = AGPR.")
     m.append("    pub kinds: [u8; 4],")
     m.append("    /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.")
-    m.append("    pub mods: u16,")
+    m.append("    pub mods: u32,")
     m.append("    /// What kind of opcode this is: the `CLASS_*` flags.")
     m.append("    pub class: u16,")
     m.append("}")

@@ -276,3 +276,11 @@ buffer_load_dword v1, s[4:7], 0 offen lds
 buffer_wbl2 sc0 sc1
 buffer_inv sc1
 tbuffer_load_format_x v0, off, s[4:7], 0 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT]
+s_addc_u32 s1, s1, lit(0xffffffff)
+s_mov_b32 s0, lit(0x40)
+s_mov_b64 s[0:1], lit(0x10)
+v_add_f32_e32 v0, lit(0x3f800000), v1
+v_add_u32_e32 v0, lit(0x3f800000), v1
+v_add_f16_e32 v0, lit(0x3c00), v1
+v_add_u16_e32 v0, lit(0x10), v1
+v_mov_b32_e32 v0, lit(0x3e22f983)

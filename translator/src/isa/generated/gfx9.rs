@@ -2857,7 +2857,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f32_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x00b v_cvt_f32_f16_e32 v0, v4
     Some(OpInfo {
@@ -3234,7 +3234,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03b v_cvt_u16_f16_e32 v0, v4
     Some(OpInfo {
@@ -3242,7 +3242,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03c v_cvt_i16_f16_e32 v0, v4
     Some(OpInfo {
@@ -3250,7 +3250,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_rcp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03d v_rcp_f16_e32 v0, v4
     Some(OpInfo {
@@ -3258,7 +3258,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_sqrt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03e v_sqrt_f16_e32 v0, v4
     Some(OpInfo {
@@ -3266,7 +3266,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_rsq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03f v_rsq_f16_e32 v0, v4
     Some(OpInfo {
@@ -3274,7 +3274,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_log_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x040 v_log_f16_e32 v0, v4
     Some(OpInfo {
@@ -3282,7 +3282,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_exp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x041 v_exp_f16_e32 v0, v4
     Some(OpInfo {
@@ -3290,7 +3290,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_frexp_mant_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x042 v_frexp_mant_f16_e32 v0, v4
     Some(OpInfo {
@@ -3298,7 +3298,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_frexp_exp_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x043 v_frexp_exp_i16_f16_e32 v0, v4
     Some(OpInfo {
@@ -3306,7 +3306,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_floor_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x044 v_floor_f16_e32 v0, v4
     Some(OpInfo {
@@ -3314,7 +3314,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_ceil_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x045 v_ceil_f16_e32 v0, v4
     Some(OpInfo {
@@ -3322,7 +3322,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_trunc_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x046 v_trunc_f16_e32 v0, v4
     Some(OpInfo {
@@ -3330,7 +3330,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_rndne_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x047 v_rndne_f16_e32 v0, v4
     Some(OpInfo {
@@ -3338,7 +3338,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_fract_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x048 v_fract_f16_e32 v0, v4
     Some(OpInfo {
@@ -3346,7 +3346,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_sin_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x049 v_sin_f16_e32 v0, v4
     Some(OpInfo {
@@ -3354,7 +3354,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cos_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x04a v_cos_f16_e32 v0, v4
     Some(OpInfo {
@@ -3378,7 +3378,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_norm_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x04d v_cvt_norm_i16_f16_e32 v0, v4
     Some(OpInfo {
@@ -3386,7 +3386,7 @@ pub static GFX942_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_norm_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x04e v_cvt_norm_u16_f16_e32 v0, v4
     Some(OpInfo {
@@ -3866,7 +3866,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_add_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x01f v_add_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -3874,7 +3874,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_sub_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x020 v_sub_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -3882,7 +3882,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_subrev_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x021 v_subrev_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -3890,7 +3890,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_mul_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x022 v_mul_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -3898,7 +3898,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_mac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x023 v_mac_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -3906,7 +3906,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_madmk_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 64768,
+        mods: 130304,
         class: 32,
     }), // 0x024 v_madmk_f16 v0, v4, 0xbf800000, v8
     Some(OpInfo {
@@ -3914,7 +3914,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_madak_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 64768,
+        mods: 130304,
         class: 64,
     }), // 0x025 v_madak_f16 v0, v4, v8, 0xbf800000
     Some(OpInfo {
@@ -3978,7 +3978,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_max_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02d v_max_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -3986,7 +3986,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_min_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02e v_min_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -4026,7 +4026,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_ldexp_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x033 v_ldexp_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -4058,7 +4058,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_dot2c_f32_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 93184,
         class: 0,
     }), // 0x037 v_dot2c_f32_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -4098,7 +4098,7 @@ pub static GFX942_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_pk_fmac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 93184,
         class: 0,
     }), // 0x03c v_pk_fmac_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -4167,7 +4167,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x014 v_cmp_class_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4175,7 +4175,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x015 v_cmpx_class_f16_e32 vcc, v4, v8
     None,
@@ -4193,7 +4193,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x020 v_cmp_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4201,7 +4201,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x021 v_cmp_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4209,7 +4209,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x022 v_cmp_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4217,7 +4217,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x023 v_cmp_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4225,7 +4225,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x024 v_cmp_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4233,7 +4233,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x025 v_cmp_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4241,7 +4241,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x026 v_cmp_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4249,7 +4249,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x027 v_cmp_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4257,7 +4257,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x028 v_cmp_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4265,7 +4265,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x029 v_cmp_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4273,7 +4273,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02a v_cmp_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4281,7 +4281,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02b v_cmp_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4289,7 +4289,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02c v_cmp_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4297,7 +4297,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02d v_cmp_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4305,7 +4305,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02e v_cmp_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4313,7 +4313,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02f v_cmp_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4321,7 +4321,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x030 v_cmpx_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4329,7 +4329,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x031 v_cmpx_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4337,7 +4337,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x032 v_cmpx_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4345,7 +4345,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x033 v_cmpx_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4353,7 +4353,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x034 v_cmpx_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4361,7 +4361,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x035 v_cmpx_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4369,7 +4369,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x036 v_cmpx_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4377,7 +4377,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x037 v_cmpx_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4385,7 +4385,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x038 v_cmpx_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4393,7 +4393,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x039 v_cmpx_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4401,7 +4401,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03a v_cmpx_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4409,7 +4409,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03b v_cmpx_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4417,7 +4417,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03c v_cmpx_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4425,7 +4425,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03d v_cmpx_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4433,7 +4433,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03e v_cmpx_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -4441,7 +4441,7 @@ pub static GFX942_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03f v_cmpx_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -16584,7 +16584,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_f32_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x00b v_cvt_f32_f16_e32 v0, v4
     Some(OpInfo {
@@ -16961,7 +16961,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03b v_cvt_u16_f16_e32 v0, v4
     Some(OpInfo {
@@ -16969,7 +16969,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03c v_cvt_i16_f16_e32 v0, v4
     Some(OpInfo {
@@ -16977,7 +16977,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_rcp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03d v_rcp_f16_e32 v0, v4
     Some(OpInfo {
@@ -16985,7 +16985,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_sqrt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03e v_sqrt_f16_e32 v0, v4
     Some(OpInfo {
@@ -16993,7 +16993,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_rsq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x03f v_rsq_f16_e32 v0, v4
     Some(OpInfo {
@@ -17001,7 +17001,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_log_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x040 v_log_f16_e32 v0, v4
     Some(OpInfo {
@@ -17009,7 +17009,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_exp_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x041 v_exp_f16_e32 v0, v4
     Some(OpInfo {
@@ -17017,7 +17017,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_frexp_mant_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x042 v_frexp_mant_f16_e32 v0, v4
     Some(OpInfo {
@@ -17025,7 +17025,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_frexp_exp_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x043 v_frexp_exp_i16_f16_e32 v0, v4
     Some(OpInfo {
@@ -17033,7 +17033,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_floor_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x044 v_floor_f16_e32 v0, v4
     Some(OpInfo {
@@ -17041,7 +17041,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_ceil_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x045 v_ceil_f16_e32 v0, v4
     Some(OpInfo {
@@ -17049,7 +17049,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_trunc_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x046 v_trunc_f16_e32 v0, v4
     Some(OpInfo {
@@ -17057,7 +17057,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_rndne_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x047 v_rndne_f16_e32 v0, v4
     Some(OpInfo {
@@ -17065,7 +17065,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_fract_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x048 v_fract_f16_e32 v0, v4
     Some(OpInfo {
@@ -17073,7 +17073,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_sin_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x049 v_sin_f16_e32 v0, v4
     Some(OpInfo {
@@ -17081,7 +17081,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cos_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x04a v_cos_f16_e32 v0, v4
     Some(OpInfo {
@@ -17105,7 +17105,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_norm_i16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x04d v_cvt_norm_i16_f16_e32 v0, v4
     Some(OpInfo {
@@ -17113,7 +17113,7 @@ pub static GFX950_VOP1: [Option<OpInfo>; 256] = [
         mnemonic: "v_cvt_norm_u16_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x04e v_cvt_norm_u16_f16_e32 v0, v4
     Some(OpInfo {
@@ -17628,7 +17628,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_add_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x01f v_add_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17636,7 +17636,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_sub_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x020 v_sub_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17644,7 +17644,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_subrev_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x021 v_subrev_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17652,7 +17652,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_mul_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x022 v_mul_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17660,7 +17660,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_mac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x023 v_mac_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17668,7 +17668,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_madmk_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 64768,
+        mods: 130304,
         class: 32,
     }), // 0x024 v_madmk_f16 v0, v4, 0xbf800000, v8
     Some(OpInfo {
@@ -17676,7 +17676,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_madak_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 64768,
+        mods: 130304,
         class: 64,
     }), // 0x025 v_madak_f16 v0, v4, v8, 0xbf800000
     Some(OpInfo {
@@ -17740,7 +17740,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_max_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02d v_max_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17748,7 +17748,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_min_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02e v_min_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17788,7 +17788,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_ldexp_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x033 v_ldexp_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17820,7 +17820,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_dot2c_f32_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 93184,
         class: 0,
     }), // 0x037 v_dot2c_f32_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17860,7 +17860,7 @@ pub static GFX950_VOP2: [Option<OpInfo>; 62] = [
         mnemonic: "v_pk_fmac_f16_e32",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 93184,
         class: 0,
     }), // 0x03c v_pk_fmac_f16_e32 v0, v4, v8
     Some(OpInfo {
@@ -17929,7 +17929,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x014 v_cmp_class_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -17937,7 +17937,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_class_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x015 v_cmpx_class_f16_e32 vcc, v4, v8
     None,
@@ -17955,7 +17955,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x020 v_cmp_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -17963,7 +17963,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x021 v_cmp_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -17971,7 +17971,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x022 v_cmp_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -17979,7 +17979,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x023 v_cmp_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -17987,7 +17987,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x024 v_cmp_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -17995,7 +17995,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x025 v_cmp_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18003,7 +18003,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x026 v_cmp_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18011,7 +18011,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x027 v_cmp_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18019,7 +18019,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x028 v_cmp_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18027,7 +18027,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x029 v_cmp_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18035,7 +18035,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02a v_cmp_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18043,7 +18043,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02b v_cmp_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18051,7 +18051,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02c v_cmp_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18059,7 +18059,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02d v_cmp_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18067,7 +18067,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02e v_cmp_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18075,7 +18075,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmp_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x02f v_cmp_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18083,7 +18083,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_f_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x030 v_cmpx_f_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18091,7 +18091,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_lt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x031 v_cmpx_lt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18099,7 +18099,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_eq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x032 v_cmpx_eq_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18107,7 +18107,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_le_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x033 v_cmpx_le_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18115,7 +18115,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_gt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x034 v_cmpx_gt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18123,7 +18123,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_lg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x035 v_cmpx_lg_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18131,7 +18131,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_ge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x036 v_cmpx_ge_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18139,7 +18139,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_o_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x037 v_cmpx_o_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18147,7 +18147,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_u_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x038 v_cmpx_u_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18155,7 +18155,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_nge_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x039 v_cmpx_nge_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18163,7 +18163,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_nlg_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03a v_cmpx_nlg_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18171,7 +18171,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_ngt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03b v_cmpx_ngt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18179,7 +18179,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_nle_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03c v_cmpx_nle_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18187,7 +18187,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_neq_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03d v_cmpx_neq_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18195,7 +18195,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_nlt_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03e v_cmpx_nlt_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -18203,7 +18203,7 @@ pub static GFX950_VOPC: [Option<OpInfo>; 256] = [
         mnemonic: "v_cmpx_tru_f16_e32",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27904,
+        mods: 93440,
         class: 0,
     }), // 0x03f v_cmpx_tru_f16_e32 vcc, v4, v8
     Some(OpInfo {
@@ -19576,7 +19576,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x014 v_cmp_class_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19584,7 +19584,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 9472,
+        mods: 75008,
         class: 0,
     }), // 0x015 v_cmpx_class_f16_e64 s[0:1], v4, v8
     None,
@@ -19602,7 +19602,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x020 v_cmp_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19610,7 +19610,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x021 v_cmp_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19618,7 +19618,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x022 v_cmp_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19626,7 +19626,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x023 v_cmp_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19634,7 +19634,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x024 v_cmp_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19642,7 +19642,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x025 v_cmp_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19650,7 +19650,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x026 v_cmp_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19658,7 +19658,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x027 v_cmp_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19666,7 +19666,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x028 v_cmp_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19674,7 +19674,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x029 v_cmp_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19682,7 +19682,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x02a v_cmp_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19690,7 +19690,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x02b v_cmp_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19698,7 +19698,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x02c v_cmp_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19706,7 +19706,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x02d v_cmp_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19714,7 +19714,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x02e v_cmp_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19722,7 +19722,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x02f v_cmp_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19730,7 +19730,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x030 v_cmpx_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19738,7 +19738,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x031 v_cmpx_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19746,7 +19746,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x032 v_cmpx_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19754,7 +19754,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x033 v_cmpx_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19762,7 +19762,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x034 v_cmpx_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19770,7 +19770,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x035 v_cmpx_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19778,7 +19778,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x036 v_cmpx_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19786,7 +19786,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x037 v_cmpx_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19794,7 +19794,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x038 v_cmpx_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19802,7 +19802,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x039 v_cmpx_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19810,7 +19810,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x03a v_cmpx_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19818,7 +19818,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x03b v_cmpx_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19826,7 +19826,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x03c v_cmpx_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19834,7 +19834,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x03d v_cmpx_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19842,7 +19842,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x03e v_cmpx_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19850,7 +19850,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27906,
+        mods: 93442,
         class: 0,
     }), // 0x03f v_cmpx_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -21404,7 +21404,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27910,
+        mods: 93446,
         class: 0,
     }), // 0x11f v_add_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21412,7 +21412,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_sub_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27910,
+        mods: 93446,
         class: 0,
     }), // 0x120 v_sub_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21420,7 +21420,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_subrev_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27910,
+        mods: 93446,
         class: 0,
     }), // 0x121 v_subrev_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21428,7 +21428,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mul_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27910,
+        mods: 93446,
         class: 0,
     }), // 0x122 v_mul_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21436,7 +21436,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27910,
+        mods: 93446,
         class: 0,
     }), // 0x123 v_mac_f16_e64 v0, v4, v8
     None,
@@ -21502,7 +21502,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27910,
+        mods: 93446,
         class: 0,
     }), // 0x12d v_max_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21510,7 +21510,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27910,
+        mods: 93446,
         class: 0,
     }), // 0x12e v_min_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21550,7 +21550,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ldexp_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x133 v_ldexp_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21582,7 +21582,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_dot2c_f32_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27654,
+        mods: 93190,
         class: 0,
     }), // 0x137 v_dot2c_f32_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21622,7 +21622,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_pk_fmac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27654,
+        mods: 93190,
         class: 0,
     }), // 0x13c v_pk_fmac_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21714,7 +21714,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f32_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x14b v_cvt_f32_f16_e64 v0, v4
     Some(OpInfo {
@@ -22091,7 +22091,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x17b v_cvt_u16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22099,7 +22099,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x17c v_cvt_i16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22107,7 +22107,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_rcp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x17d v_rcp_f16_e64 v0, v4
     Some(OpInfo {
@@ -22115,7 +22115,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_sqrt_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x17e v_sqrt_f16_e64 v0, v4
     Some(OpInfo {
@@ -22123,7 +22123,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_rsq_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x17f v_rsq_f16_e64 v0, v4
     Some(OpInfo {
@@ -22131,7 +22131,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_log_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x180 v_log_f16_e64 v0, v4
     Some(OpInfo {
@@ -22139,7 +22139,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_exp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x181 v_exp_f16_e64 v0, v4
     Some(OpInfo {
@@ -22147,7 +22147,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_frexp_mant_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x182 v_frexp_mant_f16_e64 v0, v4
     Some(OpInfo {
@@ -22155,7 +22155,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_frexp_exp_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x183 v_frexp_exp_i16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22163,7 +22163,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_floor_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x184 v_floor_f16_e64 v0, v4
     Some(OpInfo {
@@ -22171,7 +22171,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ceil_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x185 v_ceil_f16_e64 v0, v4
     Some(OpInfo {
@@ -22179,7 +22179,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_trunc_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x186 v_trunc_f16_e64 v0, v4
     Some(OpInfo {
@@ -22187,7 +22187,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_rndne_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x187 v_rndne_f16_e64 v0, v4
     Some(OpInfo {
@@ -22195,7 +22195,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fract_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x188 v_fract_f16_e64 v0, v4
     Some(OpInfo {
@@ -22203,7 +22203,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_sin_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x189 v_sin_f16_e64 v0, v4
     Some(OpInfo {
@@ -22211,7 +22211,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cos_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x18a v_cos_f16_e64 v0, v4
     Some(OpInfo {
@@ -22235,7 +22235,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_norm_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x18d v_cvt_norm_i16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22243,7 +22243,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_norm_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9478,
+        mods: 75014,
         class: 0,
     }), // 0x18e v_cvt_norm_u16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22685,7 +22685,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64774,
+        mods: 130310,
         class: 0,
     }), // 0x1ea v_mad_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22717,7 +22717,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64774,
+        mods: 130310,
         class: 0,
     }), // 0x1ee v_fma_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22725,7 +22725,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_div_fixup_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64774,
+        mods: 130310,
         class: 0,
     }), // 0x1ef v_div_fixup_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22765,7 +22765,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64775,
+        mods: 130311,
         class: 0,
     }), // 0x1f4 v_min3_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22789,7 +22789,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64775,
+        mods: 130311,
         class: 0,
     }), // 0x1f7 v_max3_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22813,7 +22813,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_med3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64775,
+        mods: 130311,
         class: 0,
     }), // 0x1fa v_med3_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22885,7 +22885,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64775,
+        mods: 130311,
         class: 0,
     }), // 0x203 v_mad_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22909,7 +22909,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64775,
+        mods: 130311,
         class: 0,
     }), // 0x206 v_fma_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22917,7 +22917,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_div_fixup_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64775,
+        mods: 130311,
         class: 0,
     }), // 0x207 v_div_fixup_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -23079,7 +23079,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_fp8_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27649,
+        mods: 93185,
         class: 0,
     }), // 0x240 v_cvt_scalef32_pk_fp8_f16 v0, v4, v8
     Some(OpInfo {
@@ -23087,7 +23087,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_bf8_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27649,
+        mods: 93185,
         class: 0,
     }), // 0x241 v_cvt_scalef32_pk_bf8_f16 v0, v4, v8
     Some(OpInfo {
@@ -23095,7 +23095,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_sr_fp8_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 46337,
+        mods: 111873,
         class: 0,
     }), // 0x242 v_cvt_scalef32_sr_fp8_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -23103,7 +23103,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_sr_bf8_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 46337,
+        mods: 111873,
         class: 0,
     }), // 0x243 v_cvt_scalef32_sr_bf8_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -23175,7 +23175,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_pk_fp4_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27649,
+        mods: 93185,
         class: 0,
     }), // 0x24c v_cvt_scalef32_pk_fp4_f16 v0, v4, v8
     Some(OpInfo {
@@ -23191,7 +23191,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_sr_pk_fp4_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 46081,
+        mods: 111617,
         class: 0,
     }), // 0x24e v_cvt_scalef32_sr_pk_fp4_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -23630,7 +23630,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_i16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27907,
+        mods: 93443,
         class: 0,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
@@ -23638,7 +23638,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_u16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27907,
+        mods: 93443,
         class: 0,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
@@ -23679,7 +23679,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_pack_b32_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27907,
+        mods: 93443,
         class: 0,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {

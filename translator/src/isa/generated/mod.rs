@@ -8,37 +8,39 @@ mod op;
 pub use op::{Op, TARGET_GFX942, TARGET_GFX950};
 
 /// Flag of [`OpInfo::mods`]: `op_sel` is printed (the opcode has the operand).
-pub const MOD_OPSEL: u16 = 1;
+pub const MOD_OPSEL: u32 = 1;
 /// Flag of [`OpInfo::mods`]: `clamp` is printed.
-pub const MOD_CLAMP: u16 = 2;
+pub const MOD_CLAMP: u32 = 2;
 /// Flag of [`OpInfo::mods`]: the output modifier (`mul:2`, `div:2`) is printed.
-pub const MOD_OMOD: u16 = 4;
+pub const MOD_OMOD: u32 = 4;
 /// Flag of [`OpInfo::mods`]: VOP3P `op_sel_hi` is printed when not the default.
-pub const MOD_OPSEL_HI: u16 = 8;
+pub const MOD_OPSEL_HI: u32 = 8;
 /// Flag of [`OpInfo::mods`]: VOP3P `neg_lo` is printed.
-pub const MOD_NEG_LO: u16 = 16;
+pub const MOD_NEG_LO: u32 = 16;
 /// Flag of [`OpInfo::mods`]: VOP3P `neg_hi` is printed.
-pub const MOD_NEG_HI: u16 = 32;
+pub const MOD_NEG_HI: u32 = 32;
 /// Flag of [`OpInfo::mods`]: SMEM `glc` is printed.
-pub const MOD_GLC: u16 = 64;
+pub const MOD_GLC: u32 = 64;
 /// Flag of [`OpInfo::mods`]: DS `gds` is printed.
-pub const MOD_GDS: u16 = 128;
+pub const MOD_GDS: u32 = 128;
 /// Flag of [`OpInfo::mods`]: a literal source is a 16-bit value (LLVM prints its low half).
-pub const MOD_LIT16: u16 = 256;
+pub const MOD_LIT16: u32 = 256;
 /// Flag of [`OpInfo::mods`]: VOP3P `op_sel_hi` defaults to all ones (else all zeros).
-pub const MOD_OPSEL_HI_DEF1: u16 = 512;
+pub const MOD_OPSEL_HI_DEF1: u32 = 512;
 /// Flag of [`OpInfo::mods`]: source 0 takes `abs` (VOP3, DPP, SDWA).
-pub const MOD_ABS0: u16 = 1024;
+pub const MOD_ABS0: u32 = 1024;
 /// Flag of [`OpInfo::mods`]: source 1 takes `abs`.
-pub const MOD_ABS1: u16 = 2048;
+pub const MOD_ABS1: u32 = 2048;
 /// Flag of [`OpInfo::mods`]: source 2 takes `abs`.
-pub const MOD_ABS2: u16 = 4096;
+pub const MOD_ABS2: u32 = 4096;
 /// Flag of [`OpInfo::mods`]: source 0 takes `neg`.
-pub const MOD_NEG0: u16 = 8192;
+pub const MOD_NEG0: u32 = 8192;
 /// Flag of [`OpInfo::mods`]: source 1 takes `neg`.
-pub const MOD_NEG1: u16 = 16384;
+pub const MOD_NEG1: u32 = 16384;
 /// Flag of [`OpInfo::mods`]: source 2 takes `neg`.
-pub const MOD_NEG2: u16 = 32768;
+pub const MOD_NEG2: u32 = 32768;
+/// Flag of [`OpInfo::mods`]: a 16-bit literal source is f16 (f16 inline values are marked `lit()`).
+pub const MOD_LITF16: u32 = 65536;
 /// Flag of [`OpInfo::class`]: writes memory from its data operand (`store` mnemonics).
 pub const CLASS_STORE: u16 = 1;
 /// Flag of [`OpInfo::class`]: an atomic (data operand read, old value returned with GLC/SC0).
@@ -74,7 +76,7 @@ pub struct OpInfo {
     /// 0 = VGPR (or not a register), 1 = SGPR, 2 = AGPR.
     pub kinds: [u8; 4],
     /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.
-    pub mods: u16,
+    pub mods: u32,
     /// What kind of opcode this is: the `CLASS_*` flags.
     pub class: u16,
 }

@@ -349,7 +349,7 @@ fn vop_ext(
     bytes: &[u8],
     pc: u64,
     vopc: bool,
-    mods: u16,
+    mods: u32,
 ) -> Result<(), DecodeError> {
     let code = inst.src[0].code;
     if code == SRC_DPP {
@@ -410,7 +410,7 @@ fn vop_ext(
 
 /// Clears `abs`/`neg` bits of sources that take no modifiers (integer operands): the ISA
 /// defines them for floating-point inputs only, and LLVM does not print them.
-fn mask_src_mods(inst: &mut Inst, mods: u16) {
+fn mask_src_mods(inst: &mut Inst, mods: u32) {
     let m = mods >> 10;
     inst.mods.abs &= (m & 7) as u8;
     inst.mods.neg &= (m >> 3 & 7) as u8;

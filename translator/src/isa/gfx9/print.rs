@@ -3,7 +3,8 @@
 use super::{Tables, GFX942, GFX950, SADDR_OFF};
 use crate::isa::generated::{
     OpInfo, CLASS_MADAK, CLASS_MADMK, CLASS_MAI, CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_GDS, MOD_GLC,
-    MOD_LIT16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+    MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
+    MOD_OPSEL_HI_DEF1,
 };
 use crate::isa::{Format, Gpu, Inst, Opnd, Target};
 use core::fmt::Write as _;
@@ -70,6 +71,43 @@ fn sreg(out: &mut String, code: u16, count: u8) {
     }
 }
 
+/// Printer-private operand code: a literal whose value an inline constant could encode,
+/// which LLVM prints as `lit(0x...)`.
+const LIT_MARKED: u16 = 0xFFFE;
+
+/// True if LLVM would print the literal `v` of an operand of `count` dwords as `lit(...)`.
+/// `bits16`: the operand is 16 bits wide (`float16`: an f16 operand).
+fn literal_is_inlinable(v: u32, count: u8, bits16: bool, float16: bool) -> bool {
+    let int = |x: i64| (-16..=64).contains(&x);
+    if bits16 {
+        if float16 {
+            int(v as u16 as i16 as i64)
+                || matches!(
+                    v,
+                    0x3800 | 0xB800 | 0x3C00 | 0xBC00 | 0x4000 | 0xC000 | 0x4400 | 0xC400 | 0x3118
+                )
+        } else {
+            v <= 64
+        }
+    } else if count >= 2 {
+        int(v as i32 as i64)
+    } else {
+        int(v as i32 as i64)
+            || matches!(
+                v,
+                0x3F00_0000
+                    | 0xBF00_0000
+                    | 0x3F80_0000
+                    | 0xBF80_0000
+                    | 0x4000_0000
+                    | 0xC000_0000
+                    | 0x4080_0000
+                    | 0xC080_0000
+                    | 0x3E22_F983
+            )
+    }
+}
+
 /// Writes any operand. `lit` is the instruction's literal.
 fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
     let c = o.code;
@@ -107,6 +145,9 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
         254 => out.push_str("src_lds_direct"),
         255 => {
             let _ = write!(out, "0x{:x}", lit.unwrap_or(0));
+        }
+        LIT_MARKED => {
+            let _ = write!(out, "lit(0x{:x})", lit.unwrap_or(0));
         }
         256..=767 => {
             let (p, r) = if c >= 512 {
@@ -189,6 +230,17 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     let mut inst = *inst;
     if info.mods & MOD_LIT16 != 0 {
         inst.literal = inst.literal.map(|l| l & 0xFFFF);
+    }
+    if let Some(v) = inst.literal {
+        if info.class & (CLASS_MADMK | CLASS_MADAK) == 0 {
+            let bits16 = info.mods & MOD_LIT16 != 0;
+            let f16 = info.mods & MOD_LITF16 != 0;
+            for s in inst.src.iter_mut() {
+                if s.code == Opnd::LITERAL && literal_is_inlinable(v, s.count, bits16, f16) {
+                    s.code = LIT_MARKED;
+                }
+            }
+        }
     }
     // Source modifiers LLVM prints for this opcode (integer operands have none).
     let m = info.mods >> 10;
