@@ -232,7 +232,6 @@ fn ir_runaway() {
 }
 
 #[test]
-#[ignore = "needs the gfx9 decoder on this branch"]
 fn fma_loop_interpreted() {
     let (s, t) = run(EngineKind::Interp, 0);
     check_against_host(&s);
@@ -240,7 +239,6 @@ fn fma_loop_interpreted() {
 }
 
 #[test]
-#[ignore = "needs the gfx9 decoder on this branch"]
 fn fma_loop_jit_tiers_up() {
     let (s, t) = run(EngineKind::Jit, 10);
     check_against_host(&s);
@@ -250,7 +248,6 @@ fn fma_loop_jit_tiers_up() {
 }
 
 #[test]
-#[ignore = "needs the gfx9 decoder on this branch"]
 fn runaway_and_bad_jump() {
     let t = Translator::new(Target::new(Gpu::GFX942), EngineKind::Jit).expect("translator");
     let code = fma_loop();
