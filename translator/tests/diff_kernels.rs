@@ -138,7 +138,7 @@ fn lifted_kernel_blocks_agree() {
     };
     let target = Target::new(Gpu::GFX942);
     let jit = Jit::new().expect("host JIT");
-    let (mut blocks, mut runs) = (0, 0);
+    let (mut blocks, mut runs, mut grouped) = (0, 0, 0);
     let all = std::env::var_os("DIFF_KERNELS_ALL").is_some();
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -163,6 +163,7 @@ fn lifted_kernel_blocks_agree() {
                 )
             });
             blocks += 1;
+            grouped += cb.is_grouped() as u32;
             for seed in 0..4u64 {
                 let seed = seed ^ pc.wrapping_mul(31);
                 let s0 = state(seed, pc);
@@ -194,5 +195,5 @@ fn lifted_kernel_blocks_agree() {
         }
     }
     assert!(blocks > 50, "only {blocks} blocks");
-    eprintln!("{blocks} blocks, {runs} differential runs");
+    eprintln!("{blocks} blocks ({grouped} in the lane-group form), {runs} differential runs");
 }
