@@ -509,7 +509,19 @@ impl Gen {
     /// A step that keeps the block eligible for the JIT's lane-group loop form: vector ops
     /// the JIT inlines, and uniform ops that read no vector values.
     fn step_lane_local(&mut self) {
-        match self.r.below(12) {
+        match self.r.below(14) {
+            12 | 13 => {
+                // A vector compare: its mask feeds selects and masked writes in the loop and
+                // uniform ops after it (through the mask pool).
+                let t = self.vec_ty();
+                let c = self.r.pick(&CMPOPS[..CMPOPS.len() - 1]); // all but FClass
+                let (a, b) = (self.any(t), self.any(t));
+                let m = self.push(Op::Cmp(c, a, b), Ty::S64);
+                if self.r.chance(30) {
+                    let lo = self.push(Op::Conv(ConvOp::Lo, m), Ty::S32);
+                    self.b.push(Op::SetSgpr(106, lo), None);
+                }
+            }
             0 => {
                 let t = self.vec_ty();
                 let u = self.r.pick(&[
