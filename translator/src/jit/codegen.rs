@@ -1,10 +1,25 @@
 //! Translation of one IR [`Block`] into a Cranelift function
 //! `extern "C" fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32`.
 //!
-//! Uniform values become scalar Cranelift values. A lane vector becomes 16 `i32x4` chunks
-//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes), all 64 lanes always, in SSA so that
-//! values stay in registers across ops. Ops that Cranelift cannot do exactly or well call the
-//! helpers in [`super::helpers`] with the operands spilled to 512-byte stack buffers.
+//! Two forms, tried in this order:
+//!
+//! * **Lane-group form** (`Gen::emit_grouped`): the block is cut into runs of lane-local
+//!   vector ops (and uniform ops that cannot fault); each run becomes its uniform prologue and
+//!   one loop over the 16 groups of 4 lanes that executes every vector op of the run for that
+//!   group, so a group's values stay in registers across the whole run and VGPRs are stored
+//!   once per group. Vector compares accumulate their mask bits in loop-carried values;
+//!   uniform ops that need them run after the loop. Other ops (memory, cross-lane, helper
+//!   calls) are emitted between runs in the straight-line form.
+//! * **Straight-line form**: every op once over all 64 lanes.
+//!
+//! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
+//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes), in SSA; in a lane group it is 1 or 2
+//! chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
+//! value); the constant all-ones mask stores directly. Float results get the IR NaN rule
+//! through a cheap any-NaN test with the exact fix-up on a rarely taken path. Ops that
+//! Cranelift cannot do exactly or well call the helpers in [`super::helpers`] with the
+//! operands spilled to 512-byte stack buffers. All 64 lanes are always computed, as in the
+//! interpreter, so wave32 needs nothing special.
 
 use super::codes::*;
 use super::helpers::{self, kind};
