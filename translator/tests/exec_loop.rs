@@ -293,9 +293,11 @@ fn translator_is_shared_across_threads() {
         }
     });
     let st = t.stats();
-    // Racing threads may both lift a block, but only one entry is kept and compiled.
+    // Racing threads may both lift a block, but only one entry is kept, and no block is
+    // compiled twice. (A wave never waits for a compile, so a rarely run block may, under
+    // contention, stay interpreted; the hot loop block is compiled.)
     assert!(st.blocks_lifted >= 3, "{st:?}");
-    assert_eq!(st.blocks_compiled, 3, "{st:?}");
+    assert!((1..=3).contains(&st.blocks_compiled), "{st:?}");
 }
 
 /// Throughput of the whole execution loop on the IR loop (ignored by default):
