@@ -608,6 +608,7 @@ impl Gen {
                     (ConvOp::U32ToF32, Ty::V32, Ty::V32),
                     (ConvOp::F32ToI32, Ty::V32, Ty::V32),
                     (ConvOp::F32ToU32, Ty::V32, Ty::V32),
+                    (ConvOp::F32ToF64, Ty::V32, Ty::V64),
                 ]);
                 let a = self.any(st);
                 self.push(Op::Conv(c, a), dt);

@@ -1892,6 +1892,38 @@ impl<'a, 'b> Gen<'a, 'b> {
                     out.push(self.b.ins().bitcast(I32X4, le(), r));
                 }
             }
+            ConvOp::F32ToF64 => {
+                // Exact widening; NaNs quieted with the payload kept (sem::f32_to_f64),
+                // built explicitly rather than trusting the host's NaN conversion.
+                let sgn = self.splat_const(64, 0x8000_0000);
+                let pm = self.splat_const(64, 0x7F_FFFF);
+                let qn = self.splat_const(64, 0x7FF8_0000_0000_0000);
+                for ch in x {
+                    for high in [false, true] {
+                        let w = if high {
+                            self.b.ins().uwiden_high(ch)
+                        } else {
+                            self.b.ins().uwiden_low(ch)
+                        };
+                        let src = if high {
+                            let sh = self.shuffle32(ch, ch, [2, 3, 2, 3]);
+                            self.b.ins().bitcast(types::F32X4, le(), sh)
+                        } else {
+                            self.as_f(32, ch)
+                        };
+                        let f = self.b.ins().fvpromote_low(src);
+                        let r = self.as_i(64, f);
+                        let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+                        let sg = self.b.ins().band(w, sgn);
+                        let sg = self.b.ins().ishl_imm_u(sg, 32);
+                        let py = self.b.ins().band(w, pm);
+                        let py = self.b.ins().ishl_imm_u(py, 29);
+                        let nv = self.b.ins().bor(sg, py);
+                        let nv = self.b.ins().bor(nv, qn);
+                        out.push(self.b.ins().bitselect(nan, nv, r));
+                    }
+                }
+            }
             ConvOp::I32ToF32 | ConvOp::U32ToF32 | ConvOp::F32ToI32 | ConvOp::F32ToU32 => {
                 for ch in x {
                     let r = match c {
@@ -2003,6 +2035,7 @@ fn classify(blk: &Block, i: usize) -> OpClass {
                 && matches!(
                     c,
                     ConvOp::ZExt
+                        | ConvOp::F32ToF64
                         | ConvOp::SExt
                         | ConvOp::Lo
                         | ConvOp::Hi
