@@ -623,7 +623,14 @@ impl Gen {
                 self.push(Op::Broadcast(s), t);
             }
             9 => {
-                let val = self.any(Ty::V32);
+                // Often store a half of a recent 64-bit value, so 64-bit results reach state.
+                let val = if self.r.chance(40) {
+                    let w = self.any(Ty::V64);
+                    let c = self.r.pick(&[ConvOp::Lo, ConvOp::Hi]);
+                    self.push(Op::Conv(c, w), Ty::V32)
+                } else {
+                    self.any(Ty::V32)
+                };
                 let mask = self.mask();
                 let reg = self.r.below(8) as u16;
                 self.b.push(Op::SetVgpr { reg, val, mask }, None);
