@@ -355,3 +355,42 @@ fn run_argument_mismatch_names_the_kernel() {
     ]);
     assert_fails(&o, "vadd");
 }
+
+#[test]
+fn run_fault_is_an_error_and_writes_nothing() {
+    let d = scratch("fault");
+    std::fs::write(d.join("a.bin"), f32s(&[1.0; 64])).unwrap();
+    let c = d.join("c.bin");
+    // 64 work-items store 4 bytes each into a 16-byte buffer: lane 4 is out of range.
+    let o = wavejit(&[
+        "run",
+        &fixture("vadd_gfx942_v6.hsaco"),
+        "--kernel",
+        "vadd",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        &format!("in={}", d.join("a.bin").display()),
+        &format!("in={}", d.join("a.bin").display()),
+        &format!("out={}:16", c.display()),
+        "i32=64",
+    ]);
+    assert_fails(&o, "kernel vadd faulted");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!c.exists(), "no output is written after a fault");
+    let missing = d.join("missing.bin");
+    let o = wavejit(&[
+        "run",
+        &fixture("vadd_gfx942_v6.hsaco"),
+        "--kernel",
+        "vadd",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        &format!("in={}", missing.display()),
+    ]);
+    assert_fails(&o, "cannot read");
+    let _ = std::fs::remove_dir_all(&d);
+}
