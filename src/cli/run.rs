@@ -57,7 +57,15 @@ fn buffer(dev: &Device, data: Option<&[u8]>, len: usize, index: usize) -> CliRes
         None => {
             let b = dev.alloc(len);
             if b.len == len {
-                dev.write(b, &vec![POISON; len])?;
+                // Fallible, so an absurd size is an error rather than an abort.
+                let mut poison = Vec::new();
+                poison.try_reserve_exact(len).map_err(|_| {
+                    CliError(format!(
+                        "kernel argument {index}: cannot allocate {len} bytes of host memory"
+                    ))
+                })?;
+                poison.resize(len, POISON);
+                dev.write(b, &poison)?;
             }
             b
         }
