@@ -112,6 +112,8 @@ fn info_gfx942_v4() {
         "  wave size: 64\n",
         // kernel code properties 0x0a (dispatch ptr, kernarg ptr), rsrc2 0x88 (4 user SGPRs, wg id x).
         "  user SGPRs: 4\n",
+        // rsrc1 0x00af0040: bits 19:12 = 0xf0, IEEE_MODE (23) and DX10_CLAMP (21) set.
+        "  initial mode: float mode 0xf0 (MODE[7:0]), ieee on, dx10 clamp on\n",
         "  SGPR inputs: s[0:1] dispatch_ptr, s[2:3] kernarg_segment_ptr, s4 workgroup_id_x\n",
         "kernel scale\n",
         "  SGPR inputs: s[0:1] kernarg_segment_ptr, s2 workgroup_id_x\n",
@@ -141,6 +143,11 @@ fn info_gfx1100_and_gfx1200_sgpr_layout() {
         "{s}"
     );
     assert!(s.contains("target: amdgcn-amd-amdhsa--gfx1200\n"), "{s}");
+    // rsrc1 0xe00f0000: bits 19:12 = 0xf0; GFX12 has no IEEE/DX10 clamp bits.
+    assert!(
+        s.contains("  initial mode: float mode 0xf0 (MODE[7:0])\n"),
+        "{s}"
+    );
 }
 
 /// `llvm-objdump-22 -d --disassemble-symbols=scale vadd_gfx942_v6.hsaco`, verbatim up to
