@@ -246,3 +246,47 @@ fn vadd_from_code_object_v4_v5_v6_and_a_bundle() {
         }
     }
 }
+
+#[test]
+fn rdna_wave32_kernels_run_or_fault_cleanly() {
+    // gfx1100 (workgroup id in s15 after USER_SGPR_COUNT padding) and gfx1200 (id in
+    // ttmp9). Until the RDNA decoders exist the launch must end in a clean fault report at
+    // the kernel's first instruction; once they exist, the results must be right.
+    let objects: [(&str, &[u8]); 2] = [
+        ("gfx1100", include_bytes!("fixtures/vadd_gfx1100.hsaco")),
+        ("gfx1200", include_bytes!("fixtures/vadd_gfx1200.hsaco")),
+    ];
+    let n = 100usize;
+    let a: Vec<u32> = (0..n).map(|i| (i as f32).to_bits()).collect();
+    let want: Vec<u32> = (0..n).map(|i| (2.0 * i as f32).to_bits()).collect();
+    for (what, bytes) in objects {
+        let l = load(bytes);
+        let k = l.co.kernel("vadd").unwrap();
+        assert_eq!(k.wave_size, 32, "{what}");
+        let ab = upload(&l.mem, &a);
+        let c = upload(&l.mem, &vec![0xA5A5_A5A5; n]);
+        let args = [
+            ArgValue::Buffer(ab),
+            ArgValue::Buffer(ab),
+            ArgValue::Buffer(c),
+            ArgValue::I32(n as i32),
+        ];
+        match run(&l, "vadd", EngineKind::Interp, 2, 64, &args, 1) {
+            Ok(r) => {
+                assert_eq!(r.waves, 4, "{what}");
+                assert_eq!(words(&l.mem, c, n), want, "{what}");
+            }
+            Err(LaunchError::Fault(f)) => {
+                assert_eq!((f.workgroup, f.wave), ([0, 0, 0], 0), "{what}: {f}");
+                assert_eq!(f.pc, k.entry, "{what}: {f}");
+                assert!(
+                    f.to_string()
+                        .starts_with("kernel vadd faulted in workgroup (0,0,0) wave 0 at pc 0x"),
+                    "{f}"
+                );
+                assert_eq!(words(&l.mem, c, n), vec![0xA5A5_A5A5; n], "{what}");
+            }
+            Err(e) => panic!("{what}: unexpected {e:?}"),
+        }
+    }
+}
