@@ -409,3 +409,39 @@ fn dispatch_packet_and_queue_are_readable_device_memory() {
 fn addrs4(base: u64) -> [u64; 64] {
     std::array::from_fn(|l| base + 4 * l as u64)
 }
+
+#[test]
+fn lds_is_static_plus_dynamic_bytes_and_zeroed_per_group() {
+    let mem = DeviceMemory::new();
+    let code = code();
+    let k = kernel(256);
+    let out = mem.alloc(4 * 3 * 4).unwrap();
+    let args = [ArgValue::Buffer(out), ArgValue::U32(0)];
+    // Each group: read the last in-range word (must be 0: LDS is zeroed per group), write
+    // it, read it back, and read the first out-of-range word (0 although written).
+    let run = |_: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, _: &mut u64| {
+        let last = 256 + 1024 - 4;
+        let a = std::array::from_fn(|l| if l == 0 { last } else { last + 4 });
+        let mut before = [9u64; 64];
+        env.load(Space::Lds, &a, 0b11, 4, &mut before)?;
+        env.store(Space::Lds, &a, 0b11, 4, &[0x5151u64; 64])?;
+        let mut after = [9u64; 64];
+        env.load(Space::Lds, &a, 0b11, 4, &mut after)?;
+        let mut ka = [0u32; 2];
+        env.scalar_load(st.sgpr64(0), &mut ka)?;
+        let o = (ka[0] as u64 | (ka[1] as u64) << 32) + 16 * st.sgpr[2] as u64;
+        let vals = [before[0], after[0], before[1], after[1]];
+        let d = std::array::from_fn(|l| if l < 4 { vals[l] } else { 0 });
+        env.store(Space::Global, &addrs4(o), 0b1111, 4, &d)?;
+        Ok(ExitCode::EndPgm)
+    };
+    let mut p = params(&k, &code, &args, [3, 1, 1], [64, 1, 1], 1);
+    p.geometry.dynamic_lds = 1024;
+    launch_with(&mem, &run, &p).unwrap();
+    let b = mem.read(out, 48).unwrap();
+    let w: Vec<u32> = b
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(w, [0, 0x5151, 0, 0].repeat(3));
+}
