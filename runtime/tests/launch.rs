@@ -445,3 +445,52 @@ fn lds_is_static_plus_dynamic_bytes_and_zeroed_per_group() {
         .collect();
     assert_eq!(w, [0, 0x5151, 0, 0].repeat(3));
 }
+
+#[test]
+fn a_fault_stops_long_running_workgroups_on_other_threads() {
+    let mem = DeviceMemory::new();
+    let k = kernel(0);
+    let code = code();
+    let out = mem.alloc(64).unwrap();
+    let args = [ArgValue::Buffer(out), ArgValue::U32(1)];
+    // Workgroup 0 faults at once; every other workgroup would spin for 2^40 instructions.
+    let run = |_: &CodeImage, st: &mut WaveState, _: &mut WaveMemEnv, b: &mut u64| {
+        if st.sgpr[2] == 0 {
+            return Err(ExecFault::Unsupported("first".into()));
+        }
+        loop {
+            if *b == 0 {
+                return Err(ExecFault::Runaway(0));
+            }
+            *b -= 1;
+        }
+    };
+    let mut p = params(&k, &code, &args, [2, 1, 1], [64, 1, 1], 2);
+    p.budget = 1 << 40;
+    let t = std::time::Instant::now();
+    let LaunchError::Fault(f) = launch_with(&mem, &run, &p).unwrap_err() else {
+        panic!()
+    };
+    assert_eq!(f.workgroup, [0, 0, 0]);
+    assert!(f.cause.contains("first"));
+    // Not a timing assertion on speed: 2^40 steps would take hours; this only checks that
+    // the spinning group was stopped at all.
+    assert!(t.elapsed().as_secs() < 600);
+    // A single wave that really exceeds its budget reports the configured budget.
+    p.budget = 3 << 24;
+    let spin = |_: &CodeImage, _: &mut WaveState, _: &mut WaveMemEnv, b: &mut u64| loop {
+        if *b == 0 {
+            return Err(ExecFault::Runaway(0));
+        }
+        *b -= 1;
+    };
+    p.geometry.grid = [1, 1, 1];
+    let LaunchError::Fault(f) = launch_with(&mem, &spin, &p).unwrap_err() else {
+        panic!()
+    };
+    assert!(
+        f.cause.contains(&format!("budget of {}", 3u64 << 24)),
+        "{}",
+        f.cause
+    );
+}
