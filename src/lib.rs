@@ -597,4 +597,13 @@ mod tests {
             }
         });
     }
+
+    #[test]
+    fn api_types_are_thread_safe() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Device>();
+        send_sync::<Module>();
+        send_sync::<Kernel>();
+        send_sync::<Report>();
+    }
 }
