@@ -363,6 +363,10 @@ mod tests {
         let table = super::run().unwrap_or_else(|e| panic!("{e}"));
         println!("{table}");
         assert_eq!(table.lines().count(), 8, "{table}");
-        assert_eq!(table.lines().filter(|l| l.contains(" ok (")).count(), 7, "{table}");
+        assert_eq!(
+            table.lines().filter(|l| l.contains(" ok (")).count(),
+            7,
+            "{table}"
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! engine, and a host reference computed here. Every function records what it read back so the
 //! differential test can compare engines.
 
-use super::harness::{groups, ulp_f64, Ctx, Rng, POISON};
+use super::harness::{groups, Ctx, Rng, POISON};
 use half::f16;
 use wavejit::Arg::{self, Buffer as B};
 
@@ -264,9 +264,10 @@ pub fn float_ops(ctx: &Ctx) {
     ctx.expect_eq("float_ops out", &got, &want);
 }
 
-/// `double_ops`: div, fma and floor(x*y) are correctly rounded (exact comparison). sqrt is the
-/// compiler's v_rsq_f64 + Newton-Raphson expansion; bound stated as 1 ULP (the expansion aims
-/// at correct rounding; the bound covers its last step's rounding).
+/// `double_ops`: div (v_div_scale/fmas/fixup_f64), fma and floor(x*y) are correctly rounded.
+/// sqrt is the compiler's v_rsq_f64 + Newton-Raphson expansion ending in an fma residual
+/// correction; measured exact (0 ULP) on these 256 inputs under both engines, so compared
+/// exactly (a 1-ULP bound was the initial statement).
 pub fn double_ops(ctx: &Ctx) {
     let n = 256;
     let mut r = Rng::new(7);
@@ -287,12 +288,7 @@ pub fn double_ops(ctx: &Ctx) {
     let want_fma: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x.mul_add(*y, *x)).collect();
     let want_floor: Vec<f64> = a.iter().zip(&b).map(|(x, y)| (x * y).floor()).collect();
     ctx.expect_eq("double_ops div", &pick(&got, 0), &want_div);
-    ctx.expect_close(
-        "double_ops sqrt (<= 1 ulp)",
-        &pick(&got, 1),
-        &want_sqrt,
-        |g, w| ulp_f64(g, w) <= 1,
-    );
+    ctx.expect_eq("double_ops sqrt", &pick(&got, 1), &want_sqrt);
     ctx.expect_eq("double_ops fma", &pick(&got, 2), &want_fma);
     ctx.expect_eq("double_ops floor", &pick(&got, 3), &want_floor);
 }

@@ -251,19 +251,6 @@ impl Ctx {
     }
 }
 
-/// Distance in units in the last place between two finite f64.
-pub fn ulp_f64(a: f64, b: f64) -> u64 {
-    let key = |x: f64| {
-        let b = x.to_bits();
-        if b >> 63 == 0 {
-            b as i128
-        } else {
-            -((b & !(1 << 63)) as i128)
-        }
-    };
-    key(a).abs_diff(key(b)).min(u64::MAX as u128) as u64
-}
-
 /// `n` rounded up to a multiple of `m`, divided by `m` (a grid size in workgroups).
 pub fn groups(n: usize, m: u32) -> u32 {
     n.div_ceil(m as usize) as u32
