@@ -189,6 +189,23 @@ impl Ctx {
                 self.engine
             )
         });
+        if self.strict {
+            // Independent shape checks: one workgroup per grid point, ceil(threads / 64) waves each.
+            let wgs: u64 = grid.iter().map(|&g| g as u64).product();
+            let waves = wgs * (block.iter().map(|&b| b as u64).product::<u64>()).div_ceil(64);
+            assert_eq!(
+                (report.workgroups, report.waves),
+                (wgs, waves),
+                "{}: workgroups, waves",
+                kernel.name()
+            );
+            assert_eq!(
+                (report.grid, report.block),
+                (grid, block),
+                "{}: grid, block",
+                kernel.name()
+            );
+        }
         self.outcome
             .borrow_mut()
             .counters
