@@ -135,3 +135,28 @@ fn bundled_objects_load() {
         assert_eq!(names, want, "{}", o.name);
     }
 }
+
+/// A real kernel reading past its buffers faults with a message naming the kernel, the
+/// workgroup and the faulting instruction, under both engines.
+#[test]
+fn out_of_bounds_access_faults() {
+    for engine in [Engine::Interp, Engine::Jit] {
+        let ctx = Ctx::new(engine);
+        let k = ctx.kernel("vadd");
+        let small = ctx.input(&[1.5f32; 64]);
+        let out = ctx.output::<f32>(64);
+        let l = wavejit::Launch::new([4, 1, 1], [256, 1, 1])
+            .engine(engine)
+            .arg(wavejit::Arg::Buffer(small))
+            .arg(wavejit::Arg::Buffer(small))
+            .arg(wavejit::Arg::Buffer(out))
+            .arg(wavejit::Arg::I32(1000));
+        match ctx.dev.launch(&k, &l) {
+            Err(wavejit::Error::Fault(msg)) => {
+                assert!(msg.contains("vadd") && msg.contains("workgroup"), "{msg}");
+                assert!(msg.contains("global_load_dword"), "{msg}");
+            }
+            other => panic!("{engine:?}: expected a fault, got {other:?}"),
+        }
+    }
+}
