@@ -40,6 +40,7 @@ corpus_cases!(
     int_ops32,
     int_ops64,
     float_ops,
+    float_specials,
     double_ops,
     convert,
     divergent,

@@ -236,7 +236,7 @@ impl Ctx {
         label: &str,
         got: &[T],
         want: &[T],
-        ok: impl Fn(T, T) -> bool,
+        mut ok: impl FnMut(T, T) -> bool,
     ) {
         if !self.strict {
             return;
