@@ -42,6 +42,7 @@ corpus_cases!(
     float_ops,
     float_specials,
     double_ops,
+    double_specials,
     convert,
     divergent,
     lds_reduce,

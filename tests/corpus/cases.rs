@@ -363,6 +363,47 @@ pub fn double_ops(ctx: &Ctx) {
     ctx.expect_eq("double_ops floor", &pick(&got, 3), &want_floor);
 }
 
+/// `double_ops` on special values (±0, ±inf, NaN, denormals, extremes), every (x, y) pair;
+/// any NaN matches any NaN.
+pub fn double_specials(ctx: &Ctx) {
+    let sp = [
+        0.0f64,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-310,
+        -4e-320,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        -f64::MAX,
+        1.0,
+        -2.5,
+        1e-300,
+        1e300,
+    ];
+    let a: Vec<f64> = sp.iter().flat_map(|x| sp.iter().map(move |_| *x)).collect();
+    let b: Vec<f64> = sp.iter().flat_map(|_| sp.iter().copied()).collect();
+    let n = a.len();
+    let k = ctx.kernel("double_ops");
+    let (ba, bb, bo) = (ctx.input(&a), ctx.input(&b), ctx.output::<f64>(4 * n));
+    ctx.launch(
+        &k,
+        [groups(n, 64), 1, 1],
+        [64, 1, 1],
+        vec![B(ba), B(bb), B(bo), u32a(n as u32)],
+    );
+    let got: Vec<f64> = ctx.read("out", bo);
+    let want: Vec<f64> = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(x, y)| [x / y, x.abs().sqrt(), x.mul_add(*y, *x), (x * y).floor()])
+        .collect();
+    ctx.expect_close("double_ops specials", &got, &want, |g, w| {
+        (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
+    });
+}
+
 /// `convert`: conversions among f16/f32/f64/i32/u32; all exact (RNE or truncation), host via
 /// Rust `as` casts and the `half` crate.
 pub fn convert(ctx: &Ctx) {
