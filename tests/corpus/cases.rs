@@ -115,7 +115,8 @@ pub fn index3d(ctx: &Ctx) {
     ctx.expect_eq("index3d out", &got, &want);
 }
 
-/// `int_ops32`: 16 results per element, host computation with Rust's wrapping integer ops.
+/// `int_ops32`: 16 results per element for every edge-value pair (0, ±1, MIN, MAX, ...) and random
+/// pairs; host computation with Rust's wrapping integer ops.
 pub fn int_ops32(ctx: &Ctx) {
     let n = 300;
     let mut r = Rng::new(4);
@@ -126,15 +127,40 @@ pub fn int_ops32(ctx: &Ctx) {
             _ => r.u32() as i32,
         }
     };
-    let a: Vec<i32> = (0..n).map(|_| gen(&mut r)).collect();
-    let b: Vec<i32> = (0..n)
-        .map(|_| loop {
+    // Edge pairs first (every valid pair of the edge values), then random pairs.
+    let edges = [
+        0,
+        1,
+        -1,
+        2,
+        -2,
+        7,
+        -7,
+        i32::MIN,
+        i32::MAX,
+        i32::MIN + 1,
+        0x10000,
+        -0x10000,
+    ];
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for &x in &edges {
+        for &y in &edges {
+            if y != 0 && !(x == i32::MIN && y == -1) {
+                a.push(x);
+                b.push(y);
+            }
+        }
+    }
+    while a.len() < n {
+        a.push(gen(&mut r));
+        b.push(loop {
             let v = gen(&mut r);
             if v != 0 && v != -1 {
                 break v;
             }
-        })
-        .collect();
+        });
+    }
     let k = ctx.kernel("int_ops32");
     let (ba, bb, bo) = (ctx.input(&a), ctx.input(&b), ctx.output::<i32>(16 * n));
     ctx.launch(
@@ -173,7 +199,8 @@ pub fn int_ops32(ctx: &Ctx) {
     ctx.expect_eq("int_ops32 out", &got, &want);
 }
 
-/// `int_ops64`: 10 results per element (64-bit division is a long compiler expansion).
+/// `int_ops64`: 10 results per element for edge-value pairs and random pairs (64-bit division is
+/// a long compiler expansion).
 pub fn int_ops64(ctx: &Ctx) {
     let n = 200;
     let mut r = Rng::new(5);
@@ -185,15 +212,40 @@ pub fn int_ops64(ctx: &Ctx) {
             _ => r.u64() as i64,
         }
     };
-    let a: Vec<i64> = (0..n).map(|_| gen(&mut r)).collect();
-    let b: Vec<i64> = (0..n)
-        .map(|_| loop {
+    // Edge pairs first (every valid pair of the edge values), then random pairs.
+    let edges = [
+        0,
+        1,
+        -1,
+        3,
+        -3,
+        i64::MIN,
+        i64::MAX,
+        i64::MIN + 1,
+        u32::MAX as i64,
+        1 << 32,
+        -(1 << 32),
+        0x1_0000_0001,
+    ];
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for &x in &edges {
+        for &y in &edges {
+            if y != 0 && !(x == i64::MIN && y == -1) {
+                a.push(x);
+                b.push(y);
+            }
+        }
+    }
+    while a.len() < n {
+        a.push(gen(&mut r));
+        b.push(loop {
             let v = gen(&mut r);
             if v != 0 && v != -1 {
                 break v;
             }
-        })
-        .collect();
+        });
+    }
     let k = ctx.kernel("int_ops64");
     let (ba, bb, bo) = (ctx.input(&a), ctx.input(&b), ctx.output::<i64>(10 * n));
     ctx.launch(
