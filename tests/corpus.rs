@@ -44,6 +44,7 @@ corpus_cases!(
     double_ops,
     double_specials,
     convert,
+    convert_specials,
     divergent,
     lds_reduce,
     wave_ops,

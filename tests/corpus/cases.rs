@@ -510,6 +510,91 @@ pub fn convert(ctx: &Ctx) {
     ctx.expect_eq("convert out", &got, &want);
 }
 
+/// `convert` on special values: f32 -> f16, f16 -> f32, f64 -> f32 and the f16 multiply for
+/// ±0, ±inf, NaN, denormals, overflow and rounding boundaries. Only those fields are compared
+/// (the float -> int fields are undefined in C for these inputs); any NaN matches any NaN.
+pub fn convert_specials(ctx: &Ctx) {
+    let fa = [
+        0.0f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        65504.0,
+        65520.0, // rounds to f16 inf
+        65519.996,
+        -1e-8,  // f16 underflow to -0
+        6.0e-8, // near the smallest f16 denormal
+        2.98e-8,
+        1e-40,
+        1.0 + 1.0 / 1024.0, // exactly representable in f16
+        1.0 + 1.0 / 2048.0, // a tie in f16: rounds to even
+    ];
+    let fd = [
+        0.0f64,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e300,
+        -1e-300,
+        3.4028235677973366e38, // just above f32::MAX: rounds to f32::MAX or inf
+        3.40282357e38,
+        1e-45,
+        7e-46,
+        1.0000000596046448, // 1 + 2^-24: a tie
+        -2.5,
+        f64::MIN_POSITIVE,
+    ];
+    let fh: [u16; 14] = [
+        0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0x0001, 0x83FF, 0x7BFF, 0x5800, 0x3C00,
+        0xFBFF, 0x0400, 0x2E66,
+    ];
+    let n = fa.len();
+    let k = ctx.kernel("convert");
+    let (ba, bd, bh, bo) = (
+        ctx.input(&fa),
+        ctx.input(&fd),
+        ctx.input(&fh),
+        ctx.output::<u32>(8 * n),
+    );
+    ctx.launch(
+        &k,
+        [1, 1, 1],
+        [64, 1, 1],
+        vec![B(ba), B(bd), B(bh), B(bo), u32a(n as u32)],
+    );
+    let got: Vec<u32> = ctx.read("out", bo);
+    let nan16 = |b: u32| b & 0x7C00 == 0x7C00 && b & 0x3FF != 0;
+    let nan32 = |b: u32| f32::from_bits(b).is_nan();
+    for i in 0..n {
+        let hv = f16::from_bits(fh[i]);
+        let fields = [
+            (0, f16::from_f32(fa[i]).to_bits() as u32, true),
+            (1, hv.to_f32().to_bits(), false),
+            (2, (fd[i] as f32).to_bits(), false),
+            (
+                7,
+                f16::from_f32(hv.to_f32() * 3.0).to_f32().to_bits(),
+                false,
+            ),
+        ];
+        for (f, want, is16) in fields {
+            let g = got[8 * i + f];
+            let same_nan = if is16 {
+                nan16(g) && nan16(want)
+            } else {
+                nan32(g) && nan32(want)
+            };
+            ctx.expect_eq(
+                &format!("convert specials element {i} field {f}"),
+                &[if same_nan { want } else { g }],
+                &[want],
+            );
+        }
+    }
+}
+
 /// Host model of `divergent` for one element: (out[2i], Some(out[2i+1]) unless early return).
 fn divergent_ref(v: i32) -> (i32, Option<i32>) {
     let u = v as u32;
