@@ -47,6 +47,7 @@ corpus_cases!(
     convert_specials,
     divergent,
     lds_reduce,
+    dyn_lds_reverse,
     wave_ops,
     wave_scan,
     atomics,

@@ -682,6 +682,33 @@ pub fn lds_reduce(ctx: &Ctx) {
     ctx.expect_eq("lds_reduce sums", &got, &want);
 }
 
+/// `dyn_lds_reverse`: 3 workgroups of 200 threads with 800 bytes of dynamic LDS after the
+/// kernel's 256 static bytes; each block reverses its slice through the dynamic array.
+pub fn dyn_lds_reverse(ctx: &Ctx) {
+    let (bs, g) = (200usize, 3usize);
+    let mut r = Rng::new(19);
+    let input: Vec<u32> = (0..bs * g).map(|_| r.u32()).collect();
+    let k = ctx.kernel("dyn_lds_reverse");
+    let (bi, bo) = (ctx.input(&input), ctx.output::<u32>(bs * g));
+    let lds = (bs * 4) as u32;
+    ctx.launch_lds(
+        &k,
+        [g as u32, 1, 1],
+        [bs as u32, 1, 1],
+        lds,
+        vec![B(bi), B(bo)],
+    );
+    let got: Vec<u32> = ctx.read("out", bo);
+    let want: Vec<u32> = (0..bs * g)
+        .map(|i| {
+            let (blk, t) = (i / bs, i % bs);
+            let stat = (t % 64) as u32 * 3 + blk as u32;
+            input[blk * bs + bs - 1 - t].wrapping_add(stat)
+        })
+        .collect();
+    ctx.expect_eq("dyn_lds_reverse out", &got, &want);
+}
+
 /// `wave_ops`: cross-lane operations in 4 waves (2 workgroups of 128). Lane semantics from the
 /// GFX9 DPP table (cdna.md; row = 16 lanes): quad_perm [1,0,3,2] reads lane^1; row_shr:1 reads
 /// row lane j-1, lane 0 of a row is invalid and keeps `old`; row_ror:4 reads row lane (j-4)

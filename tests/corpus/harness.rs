@@ -176,7 +176,20 @@ impl Ctx {
         block: [u32; 3],
         args: Vec<Arg>,
     ) -> Report {
+        self.launch_lds(kernel, grid, block, 0, args)
+    }
+
+    /// `launch` with `dynamic_lds` bytes of dynamic LDS per workgroup.
+    pub fn launch_lds(
+        &self,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        dynamic_lds: u32,
+        args: Vec<Arg>,
+    ) -> Report {
         let mut l = Launch::new(grid, block)
+            .dynamic_lds(dynamic_lds)
             .engine(self.engine)
             .threads(self.threads);
         for a in args {
