@@ -136,6 +136,7 @@ impl Launch {
 
 pub mod bench;
 pub mod corpus;
+pub mod demo;
 
 impl Engine {
     fn kind(self) -> EngineKind {
