@@ -1352,7 +1352,7 @@ fn fnuz8_to_f32(l: &mut Lifter, v: Val, bf8: bool) -> Val {
     let normal = l.or(ef, mf);
     // Denormal: m * 2^(1 - bias - mbits), exact in f32.
     let mfl = l.conv(ConvOp::U32ToF32, m);
-    let scale = l.cst(mfl, ((127 + 1 - bias - mbits) << 23) as u64);
+    let scale = l.cst(mfl, (127 + 1 - bias - mbits) << 23);
     let denorm = l.bin(FMul, mfl, scale);
     let z = l.cst(e, 0);
     let e0 = l.cmp(CmpOp::Eq, e, z);
