@@ -257,23 +257,22 @@ fn alu_fma_native_fma(out: &mut [f32], first: usize, iters: u32) {
 fn alu_fma_native_portable(out: &mut [f32], first: usize, iters: u32) {
     // Eight work-items at a time so the compiler vectorises across them, as the GPU does.
     const W: usize = 8;
-    let (m, c) = (
-        0.9990234375f32,
-        [0.0009765625f32, 0.001953125, 0.0029296875, 0.00390625],
-    );
+    // m = 1 - 2^-10 and c_k = k * 2^-10, all exact in f32 (tests/kernels/src/alu_fma.hip).
+    const STEP: f32 = 1.0 / 1024.0;
+    let m = 1.0 - STEP;
+    let c = [STEP, 2.0 * STEP, 3.0 * STEP, 4.0 * STEP];
     for (ci, chunk) in out.chunks_mut(W).enumerate() {
         let mut a = [[0f32; W]; 4];
         for l in 0..W {
-            let x = (first + ci * W + l) as u32 as f32 * 0.0009765625;
-            a[0][l] = x;
-            a[1][l] = x + 0.25;
-            a[2][l] = x + 0.5;
-            a[3][l] = x + 0.75;
+            let x = (first + ci * W + l) as u32 as f32 * STEP;
+            for (k, chain) in a.iter_mut().enumerate() {
+                chain[l] = x + 0.25 * k as f32;
+            }
         }
         for _ in 0..iters {
-            for k in 0..4 {
-                for l in 0..W {
-                    a[k][l] = a[k][l].mul_add(m, c[k]);
+            for (chain, ck) in a.iter_mut().zip(c) {
+                for v in chain.iter_mut() {
+                    *v = v.mul_add(m, ck);
                 }
             }
         }
