@@ -609,6 +609,7 @@ impl Gen {
                     (ConvOp::F32ToI32, Ty::V32, Ty::V32),
                     (ConvOp::F32ToU32, Ty::V32, Ty::V32),
                     (ConvOp::F32ToF64, Ty::V32, Ty::V64),
+                    (ConvOp::F64ToF32, Ty::V64, Ty::V32),
                 ]);
                 let a = self.any(st);
                 self.push(Op::Conv(c, a), dt);
