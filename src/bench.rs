@@ -45,17 +45,32 @@ pub struct BenchConfig {
 impl BenchConfig {
     /// A small configuration for smoke runs and criterion (seconds, not minutes).
     pub fn quick() -> BenchConfig {
-        BenchConfig { vadd_elems: 4 << 20, alu_items: 16 * 1024, alu_iters: 256, samples: 3, threads: 0 }
+        BenchConfig {
+            vadd_elems: 4 << 20,
+            alu_items: 16 * 1024,
+            alu_iters: 256,
+            samples: 3,
+            threads: 0,
+        }
     }
 }
 
 impl Default for BenchConfig {
     fn default() -> Self {
-        BenchConfig { vadd_elems: 64 << 20, alu_items: 64 * 1024, alu_iters: 2048, samples: 3, threads: 0 }
+        BenchConfig {
+            vadd_elems: 64 << 20,
+            alu_items: 64 * 1024,
+            alu_iters: 2048,
+            samples: 3,
+            threads: 0,
+        }
     }
 }
 
-fn best_of<T>(samples: usize, mut f: impl FnMut() -> Result<T, Error>) -> Result<(Duration, T), Error> {
+fn best_of<T>(
+    samples: usize,
+    mut f: impl FnMut() -> Result<T, Error>,
+) -> Result<(Duration, T), Error> {
     let mut best: Option<(Duration, T)> = None;
     for _ in 0..samples.max(1) {
         let t0 = Instant::now();
@@ -72,7 +87,9 @@ fn host_threads(threads: usize) -> usize {
     if threads > 0 {
         threads
     } else {
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
     }
 }
 
@@ -102,7 +119,13 @@ impl Workload {
             .engine(engine)
             .threads(cfg.threads);
         let lane_ops = n as f64 * cfg.alu_iters as f64 * 4.0;
-        Ok(Workload { dev, kernel, launch, lane_ops, bytes: 0.0 })
+        Ok(Workload {
+            dev,
+            kernel,
+            launch,
+            lane_ops,
+            bytes: 0.0,
+        })
     }
 
     /// `vadd` over `cfg.vadd_elems` floats, on `engine`.
@@ -111,7 +134,8 @@ impl Workload {
         let dev = Device::new();
         let module = dev.load_module(crate::corpus::object("vadd"))?;
         let kernel = module.kernel("vadd")?;
-        let bytes_of = |f: &dyn Fn(usize) -> f32| (0..n).flat_map(|i| f(i).to_le_bytes()).collect::<Vec<u8>>();
+        let bytes_of =
+            |f: &dyn Fn(usize) -> f32| (0..n).flat_map(|i| f(i).to_le_bytes()).collect::<Vec<u8>>();
         let a = dev.alloc_from(&bytes_of(&|i| (i % 1000) as f32 * 0.5));
         let b = dev.alloc_from(&bytes_of(&|i| (i % 777) as f32 * 0.25));
         let c = dev.alloc(n * 4);
@@ -122,7 +146,13 @@ impl Workload {
             .arg(Arg::I32(n as i32))
             .engine(engine)
             .threads(cfg.threads);
-        Ok(Workload { dev, kernel, launch, lane_ops: n as f64, bytes: n as f64 * 12.0 })
+        Ok(Workload {
+            dev,
+            kernel,
+            launch,
+            lane_ops: n as f64,
+            bytes: n as f64 * 12.0,
+        })
     }
 
     /// Launches the kernel once.
@@ -179,7 +209,10 @@ pub fn format_table(rows: &[BenchRow]) -> String {
         "{:<10} {:<22} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
         "workload", "engine", "time ms", "wave-inst/s", "lane-ops/s", "GB/s", "vs native"
     );
-    let g = |v: Option<f64>, scale: f64| v.map(|x| format!("{:.3}", x / scale)).unwrap_or_else(|| "-".into());
+    let g = |v: Option<f64>, scale: f64| {
+        v.map(|x| format!("{:.3}", x / scale))
+            .unwrap_or_else(|| "-".into())
+    };
     for r in rows {
         s += &format!(
             "{:<10} {:<22} {:>10.2} {:>13}M {:>13}G {:>10} {:>9}\n",
@@ -189,7 +222,9 @@ pub fn format_table(rows: &[BenchRow]) -> String {
             g(r.wave_insts_per_s, 1e6),
             g(r.lane_ops_per_s, 1e9),
             g(r.bytes_per_s, 1e9),
-            r.ratio_to_native.map(|x| format!("{x:.4}")).unwrap_or_else(|| "-".into()),
+            r.ratio_to_native
+                .map(|x| format!("{x:.4}"))
+                .unwrap_or_else(|| "-".into()),
         );
     }
     s
@@ -202,7 +237,8 @@ pub fn format_table(rows: &[BenchRow]) -> String {
 fn alu_fma_native(out: &mut [f32], first: usize, iters: u32) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2") {
+        if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
+        {
             // SAFETY: the required CPU features were detected at run time just above.
             unsafe { alu_fma_native_fma(out, first, iters) };
             return;
@@ -221,20 +257,22 @@ fn alu_fma_native_fma(out: &mut [f32], first: usize, iters: u32) {
 fn alu_fma_native_portable(out: &mut [f32], first: usize, iters: u32) {
     // Eight work-items at a time so the compiler vectorises across them, as the GPU does.
     const W: usize = 8;
-    let (m, c) = (0.9990234375f32, [0.0009765625f32, 0.001953125, 0.0029296875, 0.00390625]);
+    // m = 1 - 2^-10 and c_k = k * 2^-10, all exact in f32 (tests/kernels/src/alu_fma.hip).
+    const STEP: f32 = 1.0 / 1024.0;
+    let m = 1.0 - STEP;
+    let c = [STEP, 2.0 * STEP, 3.0 * STEP, 4.0 * STEP];
     for (ci, chunk) in out.chunks_mut(W).enumerate() {
         let mut a = [[0f32; W]; 4];
         for l in 0..W {
-            let x = (first + ci * W + l) as u32 as f32 * 0.0009765625;
-            a[0][l] = x;
-            a[1][l] = x + 0.25;
-            a[2][l] = x + 0.5;
-            a[3][l] = x + 0.75;
+            let x = (first + ci * W + l) as u32 as f32 * STEP;
+            for (k, chain) in a.iter_mut().enumerate() {
+                chain[l] = x + 0.25 * k as f32;
+            }
         }
         for _ in 0..iters {
-            for k in 0..4 {
-                for l in 0..W {
-                    a[k][l] = a[k][l].mul_add(m, c[k]);
+            for (chain, ck) in a.iter_mut().zip(c) {
+                for v in chain.iter_mut() {
+                    *v = v.mul_add(m, ck);
                 }
             }
         }
@@ -274,9 +312,14 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     dev.launch(&kernel, &launch)?; // warm-up: translation happens here
     let (t, report) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
     let got = dev.read(out);
-    let mismatch = got.chunks_exact(4).zip(&native).position(|(g, w)| g != w.to_le_bytes());
+    let mismatch = got
+        .chunks_exact(4)
+        .zip(&native)
+        .position(|(g, w)| g != w.to_le_bytes());
     if let Some(i) = mismatch {
-        return Err(Error::Fault(format!("alu_fma benchmark: wavejit result differs from the host at item {i}")));
+        return Err(Error::Fault(format!(
+            "alu_fma benchmark: wavejit result differs from the host at item {i}"
+        )));
     }
     let rate = lane_ops / t.as_secs_f64();
     Ok(vec![
@@ -359,7 +402,9 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let (t, report) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
     let got = dev.read(bc);
     if got != as_bytes(&c) {
-        return Err(Error::Fault("vadd benchmark: wavejit result differs from the host".into()));
+        return Err(Error::Fault(
+            "vadd benchmark: wavejit result differs from the host".into(),
+        ));
     }
     let rate = bytes / t.as_secs_f64();
     let native_rate = bytes / t_native.as_secs_f64();
@@ -374,7 +419,47 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     };
     Ok(vec![
         row("native host (Rust)", t_native, None, native_rate),
-        row("host memcpy", t_memcpy, None, bytes / t_memcpy.as_secs_f64()),
-        row("wavejit jit", t, Some(report.counters.wave_insts() as f64 / t.as_secs_f64()), rate),
+        row(
+            "host memcpy",
+            t_memcpy,
+            None,
+            bytes / t_memcpy.as_secs_f64(),
+        ),
+        row(
+            "wavejit jit",
+            t,
+            Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
+            rate,
+        ),
     ])
+}
+
+/// `wavejit bench [--quick] [--threads N] [--samples N]`: runs the built-in benchmarks and
+/// returns the result table.
+pub fn main(args: &[String]) -> Result<String, Error> {
+    let mut cfg = BenchConfig::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut num = |what: &str| -> Result<usize, Error> {
+            it.next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| Error::Usage(format!("`wavejit bench {what}` needs a number")))
+        };
+        match a.as_str() {
+            "--quick" => {
+                let t = cfg.threads;
+                cfg = BenchConfig::quick();
+                cfg.threads = t;
+            }
+            "--threads" => cfg.threads = num("--threads")?,
+            "--samples" => cfg.samples = num("--samples")?,
+            other => {
+                return Err(Error::Usage(format!(
+                    "`wavejit bench`: unknown option `{other}` (expected --quick, --threads N, --samples N)"
+                )))
+            }
+        }
+    }
+    let rows = run_all(&cfg)?;
+    Ok(format_table(&rows))
 }

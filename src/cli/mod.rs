@@ -91,17 +91,16 @@ fn dispatch(cli: Cli) -> CliResult {
             kernel,
         } => disasm::disasm(&code_object, kernel.as_deref(), &mut out),
         Command::Info { code_object } => info::info(&code_object, &mut out),
-        // WIRE: call wavejit::bench::main(args) once the lead provides it.
         Command::Bench { args } => {
-            let _ = args;
-            Err(CliError(
-                "`wavejit bench` is not available yet in this build".into(),
-            ))
+            let table = wavejit::bench::main(&args).map_err(|e| CliError(e.to_string()))?;
+            use std::io::Write;
+            write!(out, "{table}").map_err(|e| CliError(format!("cannot write output: {e}")))
         }
-        // WIRE: call wavejit::demo::run() once the corpus helper provides it.
-        Command::Demo => Err(CliError(
-            "`wavejit demo` is not available yet in this build".into(),
-        )),
+        Command::Demo => {
+            let table = wavejit::demo::run().map_err(|e| CliError(e.to_string()))?;
+            use std::io::Write;
+            write!(out, "{table}").map_err(|e| CliError(format!("cannot write output: {e}")))
+        }
     }
 }
 

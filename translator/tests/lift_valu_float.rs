@@ -454,3 +454,55 @@ fn frexp_f64() {
     check_f64(&b, &a, 0, exec, |l| frexp_host(x(l)).0);
     check_vgpr(&b, &a, 4, exec, |l| frexp_host(x(l)).1 as u32);
 }
+
+/// FNUZ 8-bit float (gfx942) by its definition: `bias`, `mbits` mantissa bits, 0x80 = NaN.
+fn fnuz(b: u32, mbits: u32, bias: i32) -> f32 {
+    if b == 0x80 {
+        return f32::NAN;
+    }
+    let e = ((b & 0x7f) >> mbits) as i32;
+    let m = (b & ((1 << mbits) - 1)) as f64 / (1 << mbits) as f64;
+    let mag = if e == 0 {
+        m * 2f64.powi(1 - bias)
+    } else {
+        (1.0 + m) * 2f64.powi(e - bias)
+    };
+    (if b & 0x80 != 0 { -mag } else { mag }) as f32
+}
+
+/// Every FP8 and BF8 byte value (4 per lane) decoded by the gfx942 converts, with SDWA
+/// byte/word selects.
+#[test]
+fn fp8_bf8_decode() {
+    #[rustfmt::skip]
+    let words = [
+        0x7e00a901, // v_cvt_f32_fp8_e32 v0, v1
+        0x7e04ab01, // v_cvt_f32_bf8_e32 v2, v1
+        0x7e06a8f9, 0x00020601, // v_cvt_f32_fp8_sdwa v3, v1 src0_sel:BYTE_2
+        0x7e08ad01, // v_cvt_pk_f32_fp8_e32 v[4:5], v1
+        0x7e0caef9, 0x00050601, // v_cvt_pk_f32_bf8_sdwa v[6:7], v1 src0_sel:WORD_1
+        0xbf810000, // s_endpgm
+    ];
+    let exec = u64::MAX;
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 47, exec, &mut mem, |s| {
+        for l in 0..64 {
+            s.vgpr[1][l] = u32::from_le_bytes([
+                (4 * l) as u8,
+                (4 * l + 1) as u8,
+                (4 * l + 2) as u8,
+                (4 * l + 3) as u8,
+            ]);
+        }
+    });
+    let byte = |l: usize, i: u32| (b.vgpr[1][l] >> (8 * i)) & 0xff;
+    let fp8 = |x: u32| fnuz(x, 3, 8);
+    let bf8 = |x: u32| fnuz(x, 2, 16);
+    check_f32(&b, &a, 0, exec, |l| fp8(byte(l, 0)));
+    check_f32(&b, &a, 2, exec, |l| bf8(byte(l, 0)));
+    check_f32(&b, &a, 3, exec, |l| fp8(byte(l, 2)));
+    check_f32(&b, &a, 4, exec, |l| fp8(byte(l, 0)));
+    check_f32(&b, &a, 5, exec, |l| fp8(byte(l, 1)));
+    check_f32(&b, &a, 6, exec, |l| bf8(byte(l, 2)));
+    check_f32(&b, &a, 7, exec, |l| bf8(byte(l, 3)));
+}

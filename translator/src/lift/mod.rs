@@ -1,22 +1,35 @@
 //! Instruction semantics: lifting decoded instructions of one basic block to IR.
 //!
 //! [`lift_block`] decodes instructions from a start address and lifts each one into IR ops
-//! through [`ir::Builder`](crate::ir::Builder), one function per instruction family:
+//! through [`ir::Builder`](crate::ir::Builder), one module per instruction family:
 //!
-//! * [`operand`](self): operand reads (registers, inline constants, literals, VOP3 modifiers,
-//!   DPP, SDWA) and EXEC-masked writes, shared by every family;
+//! * `operand`: the lifting context, operand reads (registers, inline constants, literals,
+//!   VOP3 modifiers, DPP, SDWA, VGPR indexing) and EXEC-masked writes, shared by every family;
 //! * `salu` (SOP1/SOP2/SOPK/SOPC), `control` (SOPP: branches, barriers, waits),
-//!   `smem` (scalar memory), `valu` (VOP1/VOP2/VOP3), `vcmp` (VOPC and VOP3 compares),
-//!   `ds` (LDS), `vmem` (FLAT/GLOBAL/SCRATCH/MUBUF).
+//!   `smem` (scalar memory), `valu` (VOP1/VOP2/VOP3/VOP3P), `vcmp` (VOPC and VOP3 compares),
+//!   `ds` (LDS and cross-lane DS), `vmem` (FLAT/GLOBAL/SCRATCH/MUBUF).
 //!
 //! Instructions are dispatched on their lower-case base mnemonic (`v_add_f32`, see the
 //! naming contract of [`crate::isa::Op`]), so the `_e32`/`_e64`/`_dpp`/`_sdwa` encodings of one
 //! instruction share one lifting function.
 //!
 //! A block ends at branches, `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
-//! `s_sleep`, writes of MODE, after [`MAX_BLOCK_INSTS`] instructions, or before an instruction
-//! that cannot be decoded or lifted. Such an instruction starts the next block, whose exit is
-//! [`Exit::Unsupported`] naming it, so everything before it still executes.
+//! `s_sleep`, writes of MODE (`s_setreg` of MODE, `s_set_gpr_idx_on/off`), after
+//! [`MAX_BLOCK_INSTS`] instructions, or before an instruction that cannot be decoded or
+//! lifted. Such an instruction starts the next block, whose exit is [`Exit::Unsupported`]
+//! naming it, so everything before it still executes.
+//!
+//! MODE (the `mode` argument, part of the block-cache key) decides: f32 and f64/f16 denormal
+//! flushing of inputs and outputs (FP_DENORM), whether OMOD applies (not under IEEE or with
+//! output denormals), NaN through clamp (DX10_CLAMP), and VGPR indexing (GPR_IDX_EN); float
+//! results under a rounding mode other than nearest-even are Unsupported.
+//!
+//! Documented approximations: `v_rcp_f32`/`v_rsq_f32`/`v_sqrt_f32` are correctly rounded
+//! (hardware: within 1 ULP); `v_mad_f32`/`v_mac_f32` keep denormals; f16 FMAs
+//! (`v_fma_f16`, `v_pk_fma_f16`, `v_fma_mix*_f16`) go through an f32 FMA and may double-round
+//! in rare ties; float min/max follow IEEE minNum/maxNum (an sNaN input is not turned into a
+//! NaN result as IEEE mode would); `s_buffer_load` past `num_records` reads 0 but loads
+//! from the buffer base.
 
 mod control;
 mod ds;

@@ -789,6 +789,28 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             wr16(l, inst, r)
         }
         "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
+        "cvt_f32_fp8" | "cvt_f32_bf8" => {
+            // gfx942 FNUZ formats; the byte comes from the SDWA select (byte 0 otherwise).
+            if inst.mods.op_sel != 0 {
+                return Err("op_sel byte selection is not supported".into());
+            }
+            let a = l.src(0, K::B32)?;
+            let r = fnuz8_to_f32(l, a, base.ends_with("bf8"));
+            l.vdst32(r)
+        }
+        "cvt_pk_f32_fp8" | "cvt_pk_f32_bf8" => {
+            // Bytes 0 and 1 (the word chosen by SDWA) to a register pair.
+            if inst.mods.op_sel != 0 {
+                return Err("op_sel word selection is not supported".into());
+            }
+            let a = l.src(0, K::B32)?;
+            let bf8 = base.ends_with("bf8");
+            let lo = fnuz8_to_f32(l, a, bf8);
+            let b1 = l.lshr_imm(a, 8);
+            let hi = fnuz8_to_f32(l, b1, bf8);
+            let v = l.pack(lo, hi);
+            l.vdst64(v)
+        }
         "cvt_f16_u16" | "cvt_f16_i16" => {
             // 16-bit integers are exact in f32, so one rounding to f16.
             let a = l.src(0, K::B16)?;
@@ -1313,4 +1335,33 @@ fn frexp64(l: &mut Lifter, mant: bool) -> R<()> {
         let r = l.lo(r);
         l.vdst32(r)
     }
+}
+
+/// The f32 value of the FNUZ 8-bit float in the low byte of `v` (gfx942): FP8 = E4M3 with
+/// bias 8, BF8 = E5M2 with bias 16; 0x80 is the only NaN, there is no −0 and no infinity.
+fn fnuz8_to_f32(l: &mut Lifter, v: Val, bf8: bool) -> Val {
+    let (mbits, bias) = if bf8 { (2u64, 16u64) } else { (3, 8) };
+    let b = l.and_imm(v, 0xff);
+    let m = l.and_imm(b, (1 << mbits) - 1);
+    let e = l.lshr_imm(b, mbits);
+    let e = l.and_imm(e, (1 << (7 - mbits)) - 1);
+    // Normal: exponent rebased to f32, mantissa at the top of f32's.
+    let ef = l.add_imm(e, 127 - bias);
+    let ef = l.shl_imm(ef, 23);
+    let mf = l.shl_imm(m, 23 - mbits);
+    let normal = l.or(ef, mf);
+    // Denormal: m * 2^(1 - bias - mbits), exact in f32.
+    let mfl = l.conv(ConvOp::U32ToF32, m);
+    let scale = l.cst(mfl, (127 + 1 - bias - mbits) << 23);
+    let denorm = l.bin(FMul, mfl, scale);
+    let z = l.cst(e, 0);
+    let e0 = l.cmp(CmpOp::Eq, e, z);
+    let mag = l.select(e0, denorm, normal);
+    let sign = l.and_imm(b, 0x80);
+    let sign = l.shl_imm(sign, 24);
+    let r = l.or(mag, sign);
+    let nanb = l.cst(b, 0x80);
+    let is_nan = l.cmp(CmpOp::Eq, b, nanb);
+    let nan = l.cst(r, 0x7fc0_0000);
+    l.select(is_nan, nan, r)
 }

@@ -9,6 +9,7 @@ use wavejit_translator::env::{
 };
 use wavejit_translator::interp::run_block;
 use wavejit_translator::isa::{Gpu, Target};
+use wavejit_translator::jit::Jit;
 use wavejit_translator::lift::lift_block;
 use wavejit_translator::wave::WaveState;
 
@@ -37,6 +38,7 @@ impl CodeSource for Code {
 }
 
 /// Vec-backed memory: global regions, one LDS, per-lane scratch.
+#[derive(Clone, PartialEq)]
 pub struct Mem {
     /// `(base address, bytes)`.
     pub global: Vec<(u64, Vec<u8>)>,
@@ -328,13 +330,32 @@ pub fn random_state(seed: u64, exec: u64) -> Box<WaveState> {
     s
 }
 
-/// Lifts and interprets blocks from `state.pc` until `s_endpgm` (or at most 10000 blocks).
+/// Lifts and runs blocks from `state.pc` until `s_endpgm` (or at most 10000 blocks). Every
+/// block runs in the interpreter (the result kept) and, when the JIT compiles it, also in
+/// the JIT from the same starting state and memory: the two must agree exactly
+/// (registers, SCC, MODE, pc, counters, memory, exit).
 pub fn run(code: &Code, state: &mut WaveState, mem: &mut Mem) -> Result<ExitCode, ExecFault> {
     let t = target();
+    let jit = Jit::new().expect("JIT for the host");
     for _ in 0..10_000 {
         let block = lift_block(&t, code, state.pc, state.mode);
         wavejit_translator::ir::verify(&block).expect("lifted block verifies");
-        match run_block(&block, state, mem)? {
+        let mut js = clone_state(state);
+        let mut jm = mem.clone();
+        let r = run_block(&block, state, mem);
+        if let Ok(compiled) = jit.compile(&block) {
+            let jr = compiled.run(&mut js, &mut jm);
+            let same = jr == r
+                && js.vgpr == state.vgpr
+                && js.sgpr == state.sgpr
+                && js.scc == state.scc
+                && js.mode == state.mode
+                && js.pc == state.pc
+                && js.counters == state.counters
+                && jm == *mem;
+            assert!(same, "JIT and interpreter differ on block:\n{block}");
+        }
+        match r? {
             ExitCode::Continue | ExitCode::Barrier | ExitCode::Yield => {}
             other => return Ok(other),
         }
@@ -369,6 +390,7 @@ pub fn clone_state(s: &WaveState) -> Box<WaveState> {
     c.status = s.status;
     c.trapsts = s.trapsts;
     c.pc = s.pc;
+    c.counters = s.counters;
     c
 }
 
