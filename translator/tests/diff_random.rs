@@ -53,7 +53,9 @@ const F32_SPECIAL: [u32; 16] = [
     0x4F80_0000,
     0xCF00_0000,
 ];
-const F64_SPECIAL: [u64; 12] = [
+const F64_SPECIAL: [u64; 14] = [
+    0x7FF4_5678_9ABC_DEF0, // sNaN with high payload bits
+    0xFFFC_0000_1000_0000, // negative qNaN with payload
     0,
     0x8000_0000_0000_0000,
     0x3FF0_0000_0000_0000,
@@ -609,6 +611,7 @@ impl Gen {
                     (ConvOp::F32ToI32, Ty::V32, Ty::V32),
                     (ConvOp::F32ToU32, Ty::V32, Ty::V32),
                     (ConvOp::F32ToF64, Ty::V32, Ty::V64),
+                    (ConvOp::F64ToF32, Ty::V64, Ty::V32),
                 ]);
                 let a = self.any(st);
                 self.push(Op::Conv(c, a), dt);

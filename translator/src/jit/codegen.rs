@@ -1924,6 +1924,32 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                 }
             }
+            ConvOp::F64ToF32 => {
+                // Round to nearest even (the host conversion, exact IEEE); NaNs quieted with
+                // the top payload bits (sem::f64_to_f32), built explicitly.
+                let sgn = self.splat_const(64, 0x8000_0000);
+                let pm = self.splat_const(64, 0x7F_FFFF);
+                let qn = self.splat_const(64, 0x7FC0_0000);
+                let mut halves = Vec::with_capacity(x.len());
+                for ch in x {
+                    let f = self.as_f(64, ch);
+                    let d = self.b.ins().fvdemote(f);
+                    let di = self.as_i(32, d);
+                    let r = self.b.ins().uwiden_low(di);
+                    let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+                    let sg = self.b.ins().ushr_imm_u(ch, 32);
+                    let sg = self.b.ins().band(sg, sgn);
+                    let py = self.b.ins().ushr_imm_u(ch, 29);
+                    let py = self.b.ins().band(py, pm);
+                    let nv = self.b.ins().bor(sg, py);
+                    let nv = self.b.ins().bor(nv, qn);
+                    halves.push(self.b.ins().bitselect(nan, nv, r));
+                }
+                for k in 0..halves.len() / 2 {
+                    let r = self.shuffle32(halves[2 * k], halves[2 * k + 1], [0, 2, 4, 6]);
+                    out.push(self.b.ins().bitcast(I32X4, le(), r));
+                }
+            }
             ConvOp::I32ToF32 | ConvOp::U32ToF32 | ConvOp::F32ToI32 | ConvOp::F32ToU32 => {
                 for ch in x {
                     let r = match c {
@@ -2036,6 +2062,7 @@ fn classify(blk: &Block, i: usize) -> OpClass {
                     c,
                     ConvOp::ZExt
                         | ConvOp::F32ToF64
+                        | ConvOp::F64ToF32
                         | ConvOp::SExt
                         | ConvOp::Lo
                         | ConvOp::Hi
