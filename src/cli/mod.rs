@@ -7,6 +7,7 @@ mod info;
 mod run;
 
 use clap::{Parser, Subcommand};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -92,14 +93,12 @@ fn dispatch(cli: Cli) -> CliResult {
         } => disasm::disasm(&code_object, kernel.as_deref(), &mut out),
         Command::Info { code_object } => info::info(&code_object, &mut out),
         Command::Bench { args } => {
-            let table = wavejit::bench::main(&args).map_err(|e| CliError(e.to_string()))?;
-            use std::io::Write;
-            write!(out, "{table}").map_err(|e| CliError(format!("cannot write output: {e}")))
+            let table = wavejit::bench::main(&args)?;
+            write!(out, "{table}").map_err(io_err)
         }
         Command::Demo => {
-            let table = wavejit::demo::run().map_err(|e| CliError(e.to_string()))?;
-            use std::io::Write;
-            write!(out, "{table}").map_err(|e| CliError(format!("cannot write output: {e}")))
+            let table = wavejit::demo::run()?;
+            write!(out, "{table}").map_err(io_err)
         }
     }
 }
