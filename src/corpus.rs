@@ -49,6 +49,11 @@ pub const OBJECTS: &[CorpusObject] = &[
         "nested if/else, per-lane loops, break, early return"
     ),
     obj!(
+        "dynlds",
+        ["dyn_lds_reverse"],
+        "dynamic LDS (extern __shared__) after a static LDS array"
+    ),
+    obj!(
         "floatmath",
         ["float_ops", "double_ops", "convert"],
         "f32/f64 div, sqrt, fma, min/max, rounding; f16/f32/f64/int conversions"

@@ -354,3 +354,19 @@ pub fn run() -> Result<String, Error> {
     }
     Ok(table)
 }
+
+#[cfg(test)]
+mod tests {
+    /// The demo runs every kernel and every row checks out against the host.
+    #[test]
+    fn demo_runs_and_all_rows_check() {
+        let table = super::run().unwrap_or_else(|e| panic!("{e}"));
+        println!("{table}");
+        assert_eq!(table.lines().count(), 8, "{table}");
+        assert_eq!(
+            table.lines().filter(|l| l.contains(" ok (")).count(),
+            7,
+            "{table}"
+        );
+    }
+}

@@ -136,6 +136,7 @@ impl Launch {
 
 pub mod bench;
 pub mod corpus;
+pub mod demo;
 
 impl Engine {
     fn kind(self) -> EngineKind {
@@ -557,5 +558,53 @@ mod tests {
         assert_eq!(v["counters"]["valu"], 7);
         assert_eq!(v["counters"]["active_lanes"], 448);
         assert_eq!(r.counters.wave_insts(), 7);
+    }
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn vadd_runs_on_both_engines_from_two_host_threads() {
+        let dev = Device::new();
+        let m = dev.load_module(VADD).unwrap();
+        let k = m.kernel("vadd").unwrap();
+        let n = 1000usize; // not a multiple of the block: the last group is partly masked
+        std::thread::scope(|s| {
+            for (t, engine) in [(0, Engine::Jit), (1, Engine::Interp), (2, Engine::Jit)] {
+                let (dev, k) = (&dev, &k);
+                s.spawn(move || {
+                    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 + t as f32).collect();
+                    let b: Vec<f32> = (0..n).map(|i| 100.0 - i as f32).collect();
+                    let (ab, bb) = (dev.alloc_from(&f32s(&a)), dev.alloc_from(&f32s(&b)));
+                    let cb = dev.alloc_from(&vec![0xA5; 4 * (n + 64)]);
+                    let l = Launch::new([4, 1, 1], [256, 1, 1])
+                        .arg(Arg::Buffer(ab))
+                        .arg(Arg::Buffer(bb))
+                        .arg(Arg::Buffer(cb))
+                        .arg(Arg::I32(n as i32))
+                        .engine(engine);
+                    let r = dev.launch(k, &l).unwrap();
+                    assert_eq!((r.workgroups, r.waves), (4, 16));
+                    assert_eq!(r.engine, engine.name());
+                    let out = dev.read(cb);
+                    for i in 0..n {
+                        let got = f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap());
+                        assert_eq!(got, a[i] + b[i], "thread {t} item {i}");
+                    }
+                    assert!(out[4 * n..].iter().all(|&x| x == 0xA5), "wrote past n");
+                    r.counters
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn api_types_are_thread_safe() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Device>();
+        send_sync::<Module>();
+        send_sync::<Kernel>();
+        send_sync::<Report>();
     }
 }

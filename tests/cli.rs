@@ -112,6 +112,8 @@ fn info_gfx942_v4() {
         "  wave size: 64\n",
         // kernel code properties 0x0a (dispatch ptr, kernarg ptr), rsrc2 0x88 (4 user SGPRs, wg id x).
         "  user SGPRs: 4\n",
+        // rsrc1 0x00af0040: bits 19:12 = 0xf0, IEEE_MODE (23) and DX10_CLAMP (21) set.
+        "  initial mode: float mode 0xf0 (MODE[7:0]), ieee on, dx10 clamp on\n",
         "  SGPR inputs: s[0:1] dispatch_ptr, s[2:3] kernarg_segment_ptr, s4 workgroup_id_x\n",
         "kernel scale\n",
         "  SGPR inputs: s[0:1] kernarg_segment_ptr, s2 workgroup_id_x\n",
@@ -141,6 +143,11 @@ fn info_gfx1100_and_gfx1200_sgpr_layout() {
         "{s}"
     );
     assert!(s.contains("target: amdgcn-amd-amdhsa--gfx1200\n"), "{s}");
+    // rsrc1 0xe00f0000: bits 19:12 = 0xf0; GFX12 has no IEEE/DX10 clamp bits.
+    assert!(
+        s.contains("  initial mode: float mode 0xf0 (MODE[7:0])\n"),
+        "{s}"
+    );
 }
 
 /// `llvm-objdump-22 -d --disassemble-symbols=scale vadd_gfx942_v6.hsaco`, verbatim up to
@@ -219,7 +226,6 @@ fn disasm_layout_addresses_and_words() {
 }
 
 #[test]
-#[ignore = "needs the gfx9 decoder and disassembler (translator::isa), merged separately"]
 fn disasm_matches_llvm_objdump() {
     let o = wavejit(&[
         "disasm",
@@ -245,4 +251,153 @@ fn disasm_lists_every_kernel_in_address_order() {
     // Together the listings cover .text (0x1b00..0x2080) word by word, without gaps.
     let addrs: Vec<u64> = words(&s).iter().map(|(a, _)| *a).collect();
     assert_eq!(addrs, (0x1b00u64..0x2080).step_by(4).collect::<Vec<_>>());
+}
+
+/// A scratch folder for one test's files.
+fn scratch(test: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("wavejit-cli-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn run_vadd_gfx942_both_engines() {
+    let d = scratch("vadd");
+    let n = 200usize;
+    let a: Vec<f32> = (0..256).map(|i| i as f32 * 0.5 + 0.25).collect();
+    let b: Vec<f32> = (0..256).map(|i| 1000.0 - i as f32 * 3.0).collect();
+    std::fs::write(d.join("a.bin"), f32s(&a)).unwrap();
+    std::fs::write(d.join("b.bin"), f32s(&b)).unwrap();
+    let mut counters = Vec::new();
+    for engine in ["interp", "jit"] {
+        let c = d.join(format!("c_{engine}.bin"));
+        let stats = d.join(format!("stats_{engine}.json"));
+        let o = wavejit(&[
+            "run",
+            &fixture("vadd_gfx942_v6.hsaco"),
+            "--kernel",
+            "vadd",
+            "--grid",
+            "4",
+            "--block",
+            "64",
+            "--engine",
+            engine,
+            &format!("in={}", d.join("a.bin").display()),
+            &format!("in={}", d.join("b.bin").display()),
+            &format!("out={}:1024", c.display()),
+            &format!("i32={n}"),
+            // Options may follow the kernel arguments.
+            "--stats",
+            stats.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{engine}: {}", stderr(&o));
+        let got = std::fs::read(&c).unwrap();
+        assert_eq!(got.len(), 1024);
+        for i in 0..256 {
+            let w = &got[i * 4..i * 4 + 4];
+            if i < n {
+                // Host computation is the oracle.
+                assert_eq!(w, (a[i] + b[i]).to_le_bytes(), "{engine} c[{i}]");
+            } else {
+                assert_eq!(w, [0xA5; 4], "{engine} c[{i}] must keep the poison");
+            }
+        }
+        let json = std::fs::read_to_string(&stats).unwrap();
+        assert!(json.contains("\"kernel\": \"vadd\""), "{json}");
+        let start = json.find("\"counters\"").expect("counters");
+        let end = json[start..].find('}').expect("end of counters") + start;
+        counters.push(json[start..end].to_string());
+    }
+    // Counters are deterministic and identical for both engines.
+    assert_eq!(counters[0], counters[1]);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn run_scale_inout() {
+    let d = scratch("scale");
+    let x: Vec<f32> = (0..128).map(|i| i as f32 - 17.5).collect();
+    std::fs::write(d.join("x.bin"), f32s(&x)).unwrap();
+    let out = d.join("y.bin");
+    let o = wavejit(&[
+        "run",
+        &fixture("vadd_gfx942_v6.hsaco"),
+        "--kernel",
+        "scale",
+        "--grid",
+        "2",
+        "--block",
+        "64",
+        &format!("inout={}:{}", d.join("x.bin").display(), out.display()),
+        "f32=-1.5",
+        "u32=100",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = std::fs::read(&out).unwrap();
+    for (i, xi) in x.iter().enumerate() {
+        let want = if i < 100 { xi * -1.5 } else { *xi };
+        assert_eq!(&got[i * 4..i * 4 + 4], want.to_le_bytes(), "y[{i}]");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn run_argument_mismatch_names_the_kernel() {
+    // vadd takes (a, b, c, n): a missing argument is a usage error listing them.
+    let o = wavejit(&[
+        "run",
+        &fixture("vadd_gfx942_v6.hsaco"),
+        "--kernel",
+        "vadd",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "i32=1",
+    ]);
+    assert_fails(&o, "vadd");
+}
+
+#[test]
+fn run_fault_is_an_error_and_writes_nothing() {
+    let d = scratch("fault");
+    std::fs::write(d.join("a.bin"), f32s(&[1.0; 64])).unwrap();
+    let c = d.join("c.bin");
+    // 64 work-items store 4 bytes each into a 16-byte buffer: lane 4 is out of range.
+    let o = wavejit(&[
+        "run",
+        &fixture("vadd_gfx942_v6.hsaco"),
+        "--kernel",
+        "vadd",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        &format!("in={}", d.join("a.bin").display()),
+        &format!("in={}", d.join("a.bin").display()),
+        &format!("out={}:16", c.display()),
+        "i32=64",
+    ]);
+    assert_fails(&o, "kernel vadd faulted");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!c.exists(), "no output is written after a fault");
+    let missing = d.join("missing.bin");
+    let o = wavejit(&[
+        "run",
+        &fixture("vadd_gfx942_v6.hsaco"),
+        "--kernel",
+        "vadd",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        &format!("in={}", missing.display()),
+    ]);
+    assert_fails(&o, "cannot read");
+    let _ = std::fs::remove_dir_all(&d);
 }

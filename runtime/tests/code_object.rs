@@ -372,3 +372,29 @@ fn function_symbols_and_code_bounds() {
     assert_eq!(co.code_end(0xa40), None);
     assert_eq!(co.code_at(0x2070).map(<[u8]>::len), Some(0x10));
 }
+
+#[test]
+fn gfx9_wave32_is_rejected() {
+    let good = fixture("vadd_gfx942_v6.hsaco");
+    // First kernel's metadata ".wavefront_size" (msgpack fixstr) is followed by fixint 64.
+    let key = good
+        .windows(15)
+        .position(|w| w == b".wavefront_size")
+        .expect("key");
+    assert_eq!(good[key + 15], 64);
+    let mut b = patched(&good, key + 15, &[32]);
+    // And its descriptor (vadd.kd at 0xa40) asks for wave32: consistent, but not for gfx942.
+    b[0xa40 + 0x38..0xa40 + 0x3a].copy_from_slice(&0x0408u16.to_le_bytes());
+    let e = load(&b, None).unwrap_err().to_string();
+    assert!(
+        e.contains("kernel vadd") && e.contains("gfx942 only runs wave64"),
+        "{e}"
+    );
+}
+
+#[test]
+fn compressed_bundles_are_reported() {
+    let e = load(b"CCOB\x01\x00\x02\x00rest", None).unwrap_err();
+    assert_eq!(e, LoadError::CompressedBundle);
+    assert!(e.to_string().contains("clang-offload-bundler"));
+}

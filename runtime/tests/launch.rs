@@ -409,3 +409,88 @@ fn dispatch_packet_and_queue_are_readable_device_memory() {
 fn addrs4(base: u64) -> [u64; 64] {
     std::array::from_fn(|l| base + 4 * l as u64)
 }
+
+#[test]
+fn lds_is_static_plus_dynamic_bytes_and_zeroed_per_group() {
+    let mem = DeviceMemory::new();
+    let code = code();
+    let k = kernel(256);
+    let out = mem.alloc(4 * 3 * 4).unwrap();
+    let args = [ArgValue::Buffer(out), ArgValue::U32(0)];
+    // Each group: read the last in-range word (must be 0: LDS is zeroed per group), write
+    // it, read it back, and read the first out-of-range word (0 although written).
+    let run = |_: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, _: &mut u64| {
+        let last = 256 + 1024 - 4;
+        let a = std::array::from_fn(|l| if l == 0 { last } else { last + 4 });
+        let mut before = [9u64; 64];
+        env.load(Space::Lds, &a, 0b11, 4, &mut before)?;
+        env.store(Space::Lds, &a, 0b11, 4, &[0x5151u64; 64])?;
+        let mut after = [9u64; 64];
+        env.load(Space::Lds, &a, 0b11, 4, &mut after)?;
+        let mut ka = [0u32; 2];
+        env.scalar_load(st.sgpr64(0), &mut ka)?;
+        let o = (ka[0] as u64 | (ka[1] as u64) << 32) + 16 * st.sgpr[2] as u64;
+        let vals = [before[0], after[0], before[1], after[1]];
+        let d = std::array::from_fn(|l| if l < 4 { vals[l] } else { 0 });
+        env.store(Space::Global, &addrs4(o), 0b1111, 4, &d)?;
+        Ok(ExitCode::EndPgm)
+    };
+    let mut p = params(&k, &code, &args, [3, 1, 1], [64, 1, 1], 1);
+    p.geometry.dynamic_lds = 1024;
+    launch_with(&mem, &run, &p).unwrap();
+    let b = mem.read(out, 48).unwrap();
+    let w: Vec<u32> = b
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(w, [0, 0x5151, 0, 0].repeat(3));
+}
+
+#[test]
+fn a_fault_stops_long_running_workgroups_on_other_threads() {
+    let mem = DeviceMemory::new();
+    let k = kernel(0);
+    let code = code();
+    let out = mem.alloc(64).unwrap();
+    let args = [ArgValue::Buffer(out), ArgValue::U32(1)];
+    // Workgroup 0 faults at once; every other workgroup would spin for 2^40 instructions.
+    let run = |_: &CodeImage, st: &mut WaveState, _: &mut WaveMemEnv, b: &mut u64| {
+        if st.sgpr[2] == 0 {
+            return Err(ExecFault::Unsupported("first".into()));
+        }
+        loop {
+            if *b == 0 {
+                return Err(ExecFault::Runaway(0));
+            }
+            *b -= 1;
+        }
+    };
+    let mut p = params(&k, &code, &args, [2, 1, 1], [64, 1, 1], 2);
+    p.budget = 1 << 40;
+    let t = std::time::Instant::now();
+    let LaunchError::Fault(f) = launch_with(&mem, &run, &p).unwrap_err() else {
+        panic!()
+    };
+    assert_eq!(f.workgroup, [0, 0, 0]);
+    assert!(f.cause.contains("first"));
+    // Not a timing assertion on speed: 2^40 steps would take hours; this only checks that
+    // the spinning group was stopped at all.
+    assert!(t.elapsed().as_secs() < 600);
+    // A single wave that really exceeds its budget reports the configured budget.
+    p.budget = 3 << 24;
+    let spin = |_: &CodeImage, _: &mut WaveState, _: &mut WaveMemEnv, b: &mut u64| loop {
+        if *b == 0 {
+            return Err(ExecFault::Runaway(0));
+        }
+        *b -= 1;
+    };
+    p.geometry.grid = [1, 1, 1];
+    let LaunchError::Fault(f) = launch_with(&mem, &spin, &p).unwrap_err() else {
+        panic!()
+    };
+    assert!(
+        f.cause.contains(&format!("budget of {}", 3u64 << 24)),
+        "{}",
+        f.cause
+    );
+}

@@ -15,6 +15,14 @@ fn feature(f: TargetFeature) -> &'static str {
     }
 }
 
+fn on_off(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
+    }
+}
+
 /// `s5` or `s[4:5]`.
 fn sgprs(first: u32, n: u32) -> String {
     if n == 1 {
@@ -153,6 +161,29 @@ fn kernel(out: &mut dyn Write, co: &CodeObject, k: &KernelInfo) -> std::io::Resu
     )?;
     if co.gpu.family() == Some(Family::Gfx9) {
         writeln!(out, "  accum offset: {}", kd.accum_offset())?;
+    }
+    // GFX12 has no IEEE_MODE / DX10_CLAMP bits (rsrc1 bit 21 is WG_RR_EN there).
+    let modes = if co.gpu.family() == Some(Family::Gfx12) {
+        String::new()
+    } else {
+        format!(
+            ", ieee {}, dx10 clamp {}",
+            on_off(kd.ieee_mode()),
+            on_off(kd.dx10_clamp())
+        )
+    };
+    writeln!(
+        out,
+        "  initial mode: float mode {:#04x} (MODE[7:0]){modes}",
+        kd.float_mode()
+    )?;
+    if kd.kernarg_preload_length() > 0 {
+        writeln!(
+            out,
+            "  kernarg preload: {} dwords from dword {}",
+            kd.kernarg_preload_length(),
+            kd.kernarg_preload_offset()
+        )?;
     }
     writeln!(out, "  user SGPRs: {}", kd.user_sgpr_count())?;
     writeln!(out, "  SGPR inputs: {}", sgpr_inputs(k, co.gpu).join(", "))?;

@@ -96,10 +96,11 @@ fn dispatch(cli: Cli) -> CliResult {
             use std::io::Write;
             write!(out, "{table}").map_err(|e| CliError(format!("cannot write output: {e}")))
         }
-        // WIRE: call wavejit::demo::run() once the corpus helper provides it.
-        Command::Demo => Err(CliError(
-            "`wavejit demo` is not available yet in this build".into(),
-        )),
+        Command::Demo => {
+            let table = wavejit::demo::run().map_err(|e| CliError(e.to_string()))?;
+            use std::io::Write;
+            write!(out, "{table}").map_err(|e| CliError(format!("cannot write output: {e}")))
+        }
     }
 }
 

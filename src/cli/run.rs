@@ -1,10 +1,14 @@
 //! `wavejit run`: load a code object, build the arguments, launch one kernel, write outputs.
 
 use super::args::{parse_dims, ArgSpec};
-use super::{load_code_object, read_file, CliError, CliResult};
+use super::{io_err, read_file, CliError, CliResult};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
+use wavejit::{Arg, Buffer, Device, Engine, Launch};
+
+/// Byte that `out=` buffers are filled with before the run, so unwritten bytes show.
+pub const POISON: u8 = 0xA5;
 
 /// Engine choice on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -43,8 +47,35 @@ pub struct RunArgs {
     pub stats: Option<PathBuf>,
     /// Kernel arguments in order: in=PATH, out=PATH:BYTES, inout=INPATH:OUTPATH,
     /// i32=V, u32=V, i64=V, u64=V, f32=V, f64=V.
-    #[arg(allow_hyphen_values = true)]
     pub args: Vec<String>,
+}
+
+/// A device buffer of `data` (or `len` poison bytes), checking the allocation succeeded.
+fn buffer(dev: &Device, data: Option<&[u8]>, len: usize, index: usize) -> CliResult<Buffer> {
+    let b = match data {
+        Some(d) => dev.alloc_from(d),
+        None => {
+            let b = dev.alloc(len);
+            if b.len == len {
+                // Fallible, so an absurd size is an error rather than an abort.
+                let mut poison = Vec::new();
+                poison.try_reserve_exact(len).map_err(|_| {
+                    CliError(format!(
+                        "kernel argument {index}: cannot allocate {len} bytes of host memory"
+                    ))
+                })?;
+                poison.resize(len, POISON);
+                dev.write(b, &poison)?;
+            }
+            b
+        }
+    };
+    if b.len != len {
+        return Err(CliError(format!(
+            "kernel argument {index}: cannot allocate {len} bytes of device memory"
+        )));
+    }
+    Ok(b)
 }
 
 /// Runs the kernel.
@@ -55,36 +86,79 @@ pub fn run(a: &RunArgs, out: &mut dyn Write) -> CliResult {
         .enumerate()
         .map(|(i, s)| ArgSpec::parse(s, i))
         .collect::<Result<_, _>>()?;
-    let co = load_code_object(&a.code_object)?;
+    let bytes = read_file(&a.code_object)?;
+    let dev = Device::new();
+    let module = dev
+        .load_module(&bytes)
+        .map_err(|e| CliError(format!("{}: {e}", a.code_object.display())))?;
+    let names = module.kernel_names().join(", ");
     let kernel = match &a.kernel {
-        Some(n) => co.kernel(n).ok_or_else(|| {
-            let names: Vec<&str> = co.kernels.iter().map(|k| k.name.as_str()).collect();
+        Some(n) => module
+            .kernel(n)
+            .map_err(|_| CliError(format!("no kernel named `{n}`; kernels: {names}")))?,
+        None => module.only_kernel().map_err(|_| {
             CliError(format!(
-                "no kernel named `{n}`; kernels: {}",
-                names.join(", ")
+                "{} has {} kernels, choose one with --kernel: {names}",
+                a.code_object.display(),
+                module.kernel_names().len()
             ))
         })?,
-        None => match co.kernels.as_slice() {
-            [k] => k,
-            ks => {
-                let names: Vec<&str> = ks.iter().map(|k| k.name.as_str()).collect();
-                return Err(CliError(format!(
-                    "{} has {} kernels, choose one with --kernel: {}",
-                    a.code_object.display(),
-                    ks.len(),
-                    names.join(", ")
-                )));
-            }
-        },
     };
-    for s in &specs {
-        if let ArgSpec::In(p) | ArgSpec::InOut(p, _) = s {
-            read_file(p)?;
-        }
+    let engine = match a.engine {
+        EngineArg::Jit => Engine::Jit,
+        EngineArg::Interp => Engine::Interp,
+    };
+    let mut launch = Launch::new(a.grid, a.block)
+        .engine(engine)
+        .threads(a.threads)
+        .dynamic_lds(a.lds);
+    // Buffers copied back to files after the run.
+    let mut outputs: Vec<(Buffer, &PathBuf)> = Vec::new();
+    for (i, s) in specs.iter().enumerate() {
+        let arg = match s {
+            ArgSpec::In(p) => {
+                let d = read_file(p)?;
+                Arg::Buffer(buffer(&dev, Some(&d), d.len(), i)?)
+            }
+            ArgSpec::Out(p, n) => {
+                let b = buffer(&dev, None, *n, i)?;
+                outputs.push((b, p));
+                Arg::Buffer(b)
+            }
+            ArgSpec::InOut(inp, outp) => {
+                let d = read_file(inp)?;
+                let b = buffer(&dev, Some(&d), d.len(), i)?;
+                outputs.push((b, outp));
+                Arg::Buffer(b)
+            }
+            ArgSpec::I32(v) => Arg::I32(*v),
+            ArgSpec::U32(v) => Arg::U32(*v),
+            ArgSpec::I64(v) => Arg::I64(*v),
+            ArgSpec::U64(v) => Arg::U64(*v),
+            ArgSpec::F32(v) => Arg::F32(*v),
+            ArgSpec::F64(v) => Arg::F64(*v),
+        };
+        launch = launch.arg(arg);
     }
-    let _ = (out, kernel, a.engine, a.threads, a.lds, &a.stats);
-    // WIRE: launch through wavejit::Device once the runtime's Device API is merged.
-    Err(CliError(
-        "kernel execution is not available yet in this build".into(),
-    ))
+    let report = dev.launch(&kernel, &launch)?;
+    for (b, path) in outputs {
+        std::fs::write(path, dev.read(b))
+            .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(p) = &a.stats {
+        std::fs::write(p, report.to_json() + "\n")
+            .map_err(|e| CliError(format!("cannot write {}: {e}", p.display())))?;
+    }
+    let c = &report.counters;
+    writeln!(
+        out,
+        "{} ({}): {} workgroups, {} waves, {} wave instructions, {:.3} ms",
+        report.kernel,
+        report.engine,
+        report.workgroups,
+        report.waves,
+        c.wave_insts(),
+        report.elapsed_ns as f64 / 1e6
+    )
+    .map_err(io_err)
 }

@@ -176,7 +176,20 @@ impl Ctx {
         block: [u32; 3],
         args: Vec<Arg>,
     ) -> Report {
+        self.launch_lds(kernel, grid, block, 0, args)
+    }
+
+    /// `launch` with `dynamic_lds` bytes of dynamic LDS per workgroup.
+    pub fn launch_lds(
+        &self,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        dynamic_lds: u32,
+        args: Vec<Arg>,
+    ) -> Report {
         let mut l = Launch::new(grid, block)
+            .dynamic_lds(dynamic_lds)
             .engine(self.engine)
             .threads(self.threads);
         for a in args {
@@ -189,6 +202,23 @@ impl Ctx {
                 self.engine
             )
         });
+        if self.strict {
+            // Independent shape checks: one workgroup per grid point, ceil(threads / 64) waves each.
+            let wgs: u64 = grid.iter().map(|&g| g as u64).product();
+            let waves = wgs * (block.iter().map(|&b| b as u64).product::<u64>()).div_ceil(64);
+            assert_eq!(
+                (report.workgroups, report.waves),
+                (wgs, waves),
+                "{}: workgroups, waves",
+                kernel.name()
+            );
+            assert_eq!(
+                (report.grid, report.block),
+                (grid, block),
+                "{}: grid, block",
+                kernel.name()
+            );
+        }
         self.outcome
             .borrow_mut()
             .counters
@@ -219,7 +249,7 @@ impl Ctx {
         label: &str,
         got: &[T],
         want: &[T],
-        ok: impl Fn(T, T) -> bool,
+        mut ok: impl FnMut(T, T) -> bool,
     ) {
         if !self.strict {
             return;
@@ -249,19 +279,6 @@ impl Ctx {
             );
         }
     }
-}
-
-/// Distance in units in the last place between two finite f64.
-pub fn ulp_f64(a: f64, b: f64) -> u64 {
-    let key = |x: f64| {
-        let b = x.to_bits();
-        if b >> 63 == 0 {
-            b as i128
-        } else {
-            -((b & !(1 << 63)) as i128)
-        }
-    };
-    key(a).abs_diff(key(b)).min(u64::MAX as u128) as u64
 }
 
 /// `n` rounded up to a multiple of `m`, divided by `m` (a grid size in workgroups).

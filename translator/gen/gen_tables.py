@@ -14,7 +14,7 @@ Outputs (deterministic, sorted):
   translator/src/isa/generated/op.rs      enum Op + Op::name()
   translator/src/isa/generated/gfx9.rs    per-encoding tables: opcode -> OpInfo
   translator/gen/gfx9_opcodes.txt         the raw listing (encoding, opcode, target, text)
-  translator/gen/gfx942_cases.txt         oracle cases (words | LLVM text) for the decoder test
+  translator/gen/gfx9{42,50}_cases.txt    oracle cases (words | LLVM text) for the decoder test
 
 Usage:
   python3 translator/gen/gen_tables.py           regenerate in place
@@ -372,6 +372,9 @@ def probe_mods(target, canon, per):
         if name in ("vop1", "vop2", "vopc"):
             cands.append([(words[0] & ~0x1FF) | 0xFF, LIT_PROBE])
             keys.append((name, op, "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16))
+        if name == "vop3":  # literals in VOP3 exist on gfx950 only
+            cands.append([words[0], (words[1] & ~0x1FF) | 0xFF, LIT_PROBE])
+            keys.append((name, op, "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16))
     res = {}
     for i in range(0, len(cands), CHUNK):
         r = decode_chunk(target, cands[i : i + CHUNK])
@@ -409,7 +412,7 @@ CLASSES = [
     ("STORE", "writes memory from its data operand (`store` mnemonics)", lambda m: "store" in m),
     ("ATOMIC", "an atomic (data operand read, old value returned with GLC/SC0)", lambda m: "atomic" in m),
     ("TWO_OFFSETS", "DS with `offset0`/`offset1`", lambda m: m.startswith("ds_") and ("2_" in m or "2st64" in m)),
-    ("MAI", "MFMA/SMFMAC matrix opcode", lambda m: m.startswith("v_mfma") or m.startswith("v_smfmac")),
+    ("MAI", "MFMA/SMFMAC matrix opcode", lambda m: (m.startswith("v_mfma") and "ld_scale" not in m) or m.startswith("v_smfmac")),
     ("ACCMOV", "`v_accvgpr_*` move", lambda m: m.startswith("v_accvgpr")),
     ("MADMK", "VOP2 with the K constant as the second source (`madmk`/`fmamk`)", lambda m: "madmk" in m or "fmamk" in m),
     ("MADAK", "VOP2 with the K constant as the third source (`madak`/`fmaak`)", lambda m: "madak" in m or "fmaak" in m),
@@ -549,7 +552,8 @@ def generate(outdir):
     for t in TARGETS:
         per_target[t], canon[t] = enumerate_target(t)
         mods[t] = probe_mods(t, canon[t], per_target[t])
-    write_cases(os.path.join(outdir, "gen", "gfx942_cases.txt"), "gfx942", canon["gfx942"])
+    for t in TARGETS:
+        write_cases(os.path.join(outdir, "gen", "%s_cases.txt" % t), t, canon[t])
     ops = {}  # base -> target mask
     for ti, t in enumerate(TARGETS):
         for (_, op), (size, txt, _) in per_target[t].items():
@@ -721,6 +725,7 @@ def generate(outdir):
 GENERATED = [
     "gen/gfx9_opcodes.txt",
     "gen/gfx942_cases.txt",
+    "gen/gfx950_cases.txt",
     "src/isa/generated/op.rs",
     "src/isa/generated/gfx9.rs",
     "src/isa/generated/mod.rs",

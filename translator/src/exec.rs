@@ -156,7 +156,8 @@ impl Translator {
             Ok(j) => j,
             Err(_) => return None,
         };
-        let _guard = self.compile_lock.lock().ok()?;
+        // Never make a wave wait for a compile: while another thread compiles, interpret.
+        let _guard = self.compile_lock.try_lock().ok()?;
         entry
             .compiled
             .get_or_init(|| {

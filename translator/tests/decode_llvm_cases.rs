@@ -12,8 +12,16 @@ const KNOWN: &[(&str, &str)] = &[
 
 #[test]
 fn gfx942_matches_llvm() {
-    let cases = include_str!("../gen/gfx942_cases.txt");
-    let target = Target::new(Gpu::GFX942);
+    check(include_str!("../gen/gfx942_cases.txt"), Gpu::GFX942);
+}
+
+#[test]
+fn gfx950_matches_llvm() {
+    check(include_str!("../gen/gfx950_cases.txt"), Gpu::GFX950);
+}
+
+fn check(cases: &str, gpu: Gpu) {
+    let target = Target::new(gpu);
     let mut total = 0;
     let mut bad = Vec::new();
     for line in cases.lines().filter(|l| !l.starts_with('#')) {

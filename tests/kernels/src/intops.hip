@@ -25,7 +25,7 @@ extern "C" __global__ void int_ops32(const int *a, const int *b, int *out, unsig
   o[12] = (int)(ux * uy);
   o[13] = (int)(((long long)x * (long long)y) >> 32);
   o[14] = (int)(((unsigned long long)ux * uy) >> 32);
-  o[15] = x < y ? y - x : x - y;
+  o[15] = (int)(x < y ? uy - ux : ux - uy); // unsigned: no signed-overflow UB
 }
 
 // Per element 10 results; b[i] != 0 and (a, b) != (INT64_MIN, -1).

@@ -1,10 +1,25 @@
 //! Translation of one IR [`Block`] into a Cranelift function
 //! `extern "C" fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32`.
 //!
-//! Uniform values become scalar Cranelift values. A lane vector becomes 16 `i32x4` chunks
-//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes), all 64 lanes always, in SSA so that
-//! values stay in registers across ops. Ops that Cranelift cannot do exactly or well call the
-//! helpers in [`super::helpers`] with the operands spilled to 512-byte stack buffers.
+//! Two forms, tried in this order:
+//!
+//! * **Lane-group form** (`Gen::emit_grouped`): the block is cut into runs of lane-local
+//!   vector ops (and uniform ops that cannot fault); each run becomes its uniform prologue and
+//!   one loop over the 16 groups of 4 lanes that executes every vector op of the run for that
+//!   group, so a group's values stay in registers across the whole run and VGPRs are stored
+//!   once per group. Vector compares accumulate their mask bits in loop-carried values;
+//!   uniform ops that need them run after the loop. Other ops (memory, cross-lane, helper
+//!   calls) are emitted between runs in the straight-line form.
+//! * **Straight-line form**: every op once over all 64 lanes.
+//!
+//! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
+//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes), in SSA; in a lane group it is 1 or 2
+//! chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
+//! value); the constant all-ones mask stores directly. Float results get the IR NaN rule
+//! through a cheap any-NaN test with the exact fix-up on a rarely taken path. Ops that
+//! Cranelift cannot do exactly or well call the helpers in [`super::helpers`] with the
+//! operands spilled to 512-byte stack buffers. All 64 lanes are always computed, as in the
+//! interpreter, so wave32 needs nothing special.
 
 use super::codes::*;
 use super::helpers::{self, kind};
@@ -103,6 +118,10 @@ pub struct Gen<'a, 'b> {
     /// Registers written in the current lane group and not stored yet (stored once at the
     /// end of the group; inside the loop every read goes through `vreg_cache`).
     dirty: Vec<u16>,
+    /// Lane masks of the compares of the current lane group: value → (chunks, lane bits).
+    group_masks: HashMap<u32, (Vec<Value>, u32)>,
+    /// Masks of the compare just emitted in a lane group (picked up by `run`).
+    cur_cmp_masks: Option<(Vec<Value>, u32)>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -139,6 +158,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             try_loop: false,
             outer: HashMap::new(),
             dirty: Vec::new(),
+            group_masks: HashMap::new(),
+            cur_cmp_masks: None,
         }
     }
 
@@ -355,7 +376,14 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn mask_bits(&mut self, m: Value, k: usize, bits: u32) -> Value {
         let hb = self.b.ins().vhigh_bits(types::I64, m);
         let per = if bits == 32 { 4 } else { 2 };
-        self.b.ins().ishl_imm_u(hb, (k * per) as i64)
+        match self.group {
+            Some((g, _)) => {
+                let g4 = self.b.ins().ishl_imm_u(g, 2);
+                let amt = self.b.ins().iadd_imm_s(g4, (k * per) as i64);
+                self.b.ins().ishl(hb, amt)
+            }
+            None => self.b.ins().ishl_imm_u(hb, (k * per) as i64),
+        }
     }
 
     fn as_f(&mut self, bits: u32, x: Value) -> Value {
@@ -597,12 +625,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 i += 1;
                 continue;
             }
-            let mut j = i;
-            while j < n && classes[j] != OpClass::Other {
-                j += 1;
-            }
+            let (j, post) = run_extent(blk, i, &classes);
             if (i..j).any(|k| classes[k] == OpClass::Lane) {
-                self.run(i, j, &classes, &last_use)?;
+                self.run(i, j, &classes, &post, &last_use)?;
                 any_run = true;
             } else {
                 for k in i..j {
@@ -636,6 +661,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         i: usize,
         j: usize,
         classes: &[OpClass],
+        post: &[bool],
         last_use: &[usize],
     ) -> GenResult<()> {
         let blk = self.block;
@@ -649,7 +675,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.splat_src.push(None);
         }
         for k in i..j {
-            if classes[k] == OpClass::Uniform {
+            if classes[k] == OpClass::Uniform && !post[k - i] {
                 let v = self
                     .op(k, &blk.ops[k], blk.types[k])
                     .map_err(|e| format!("op {k}: {e}"))?;
@@ -660,7 +686,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let mut escapes: Vec<(usize, u32, StackSlot)> = Vec::new();
         for k in i..j {
             if classes[k] == OpClass::Lane && last_use[k] >= j {
-                if let Some(t) = blk.types[k] {
+                if let Some(t) = blk.types[k].filter(|t| t.is_vector()) {
                     let bits = t.bits();
                     let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                         StackSlotKind::ExplicitSlot,
@@ -700,14 +726,25 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
             }
         }
+        // Compares of the run accumulate their lane bits in loop-carried values.
+        let cmps: Vec<usize> = (i..j)
+            .filter(|&k| classes[k] == OpClass::Lane && matches!(blk.ops[k], Op::Cmp(..)))
+            .collect();
         let header = self.b.create_block();
         self.b.append_block_param(header, types::I64);
+        for _ in &cmps {
+            self.b.append_block_param(header, types::I64);
+        }
         let zero = self.iconst(types::I64, 0);
-        self.b.ins().jump(header, &[BlockArg::Value(zero)]);
+        let init: Vec<BlockArg> = (0..=cmps.len()).map(|_| BlockArg::Value(zero)).collect();
+        self.b.ins().jump(header, &init);
         self.b.switch_to_block(header);
         self.mask_cache.clear();
         self.vreg_cache.clear();
-        let g = self.b.block_params(header)[0];
+        self.group_masks.clear();
+        let params = self.b.block_params(header).to_vec();
+        let g = params[0];
+        let mut accs: Vec<Value> = params[1..].to_vec();
         let off = self.b.ins().ishl_imm_u(g, 4);
         let p = self.b.ins().iadd(self.state, off);
         self.group = Some((g, p));
@@ -716,9 +753,24 @@ impl<'a, 'b> Gen<'a, 'b> {
                 continue;
             }
             let op = &blk.ops[k];
+            self.cur_cmp_masks = None;
             let v = self
                 .op(k, op, blk.types[k])
                 .map_err(|e| format!("op {k}: {e}"))?;
+            if let Some(ci) = cmps.iter().position(|&c| c == k) {
+                let (masks, bits) = self
+                    .cur_cmp_masks
+                    .take()
+                    .ok_or("compare without lane masks")?;
+                let JV::S(group_bits) = v else {
+                    return Err("compare result".into());
+                };
+                accs[ci] = self.b.ins().bor(accs[ci], group_bits);
+                self.group_masks.insert(k as u32, (masks, bits));
+                // The whole mask exists only after the loop.
+                self.vals[k] = JV::None;
+                continue;
+            }
             self.splat_src[k] = match (op, &v) {
                 (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
                 _ => None,
@@ -749,21 +801,40 @@ impl<'a, 'b> Gen<'a, 'b> {
         let next = self.b.ins().iadd_imm_s(g, 1);
         let more = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, next, 16);
         let after = self.b.create_block();
-        self.b
-            .ins()
-            .brif(more, header, &[BlockArg::Value(next)], after, &[]);
+        for _ in &cmps {
+            self.b.append_block_param(after, types::I64);
+        }
+        let mut back = vec![BlockArg::Value(next)];
+        back.extend(accs.iter().map(|a| BlockArg::Value(*a)));
+        let out: Vec<BlockArg> = accs.iter().map(|a| BlockArg::Value(*a)).collect();
+        self.b.ins().brif(more, header, &back, after, &out);
         self.b.seal_block(header);
         self.b.switch_to_block(after);
         self.b.seal_block(after);
+        let finals = self.b.block_params(after).to_vec();
+        for (ci, &k) in cmps.iter().enumerate() {
+            self.vals[k] = JV::S(finals[ci]);
+        }
         self.group = None;
+        self.group_masks.clear();
         self.outer.clear();
         self.mask_cache.clear();
         self.vreg_cache.clear();
         // Values that stay inside the run are dead now; escaping ones come back whole.
         for k in i..j {
-            if classes[k] == OpClass::Lane {
+            if classes[k] == OpClass::Lane && !cmps.contains(&k) {
                 self.vals[k] = JV::None;
                 self.splat_src[k] = None;
+            }
+        }
+        // Uniform ops that depend on this run's compares (and all uniform ops after the
+        // first of them, keeping their order), now that the masks are complete.
+        for k in i..j {
+            if classes[k] == OpClass::Uniform && post[k - i] {
+                let v = self
+                    .op(k, &blk.ops[k], blk.types[k])
+                    .map_err(|e| format!("op {k}: {e}"))?;
+                self.vals[k] = v;
             }
         }
         for (k, bits, slot) in escapes {
@@ -1282,6 +1353,22 @@ impl<'a, 'b> Gen<'a, 'b> {
         if let Some(c) = self.mask_cache.get(&(m.0, bits)) {
             return Ok(c.clone());
         }
+        if let Some((c, cbits)) = self.group_masks.get(&m.0).cloned() {
+            // A compare of this lane group: its lane masks, converted to `bits` lanes.
+            let v = match (cbits, bits) {
+                (a, b) if a == b => c,
+                (32, _) => vec![
+                    self.b.ins().swiden_low(c[0]),
+                    self.b.ins().swiden_high(c[0]),
+                ],
+                _ => {
+                    let r = self.shuffle32(c[0], c[1], [0, 2, 4, 6]);
+                    vec![self.b.ins().bitcast(I32X4, le(), r)]
+                }
+            };
+            self.mask_cache.insert((m.0, bits), v.clone());
+            return Ok(v);
+        }
         let mv = self.s_as(m, types::I64)?;
         let v: Vec<Value> = (0..self.nch(bits))
             .map(|k| self.lane_mask(mv, k, bits))
@@ -1727,9 +1814,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         if icc.is_none() && fcc.is_none() {
             return self.vec_helper(kind::CMP, code, bits, &[a, b], 32, true);
         }
-        self.whole_wave("a vector compare")?;
         let (x, y) = (self.v(a)?, self.v(b)?);
         let mut acc = self.iconst(types::I64, 0);
+        let mut masks = Vec::new();
         for k in 0..self.nch(bits) {
             let m = match (icc, fcc) {
                 (Some(cc), _) => self.b.ins().icmp(cc, x[k], y[k]),
@@ -1752,8 +1839,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 _ => return Err("comparison".into()),
             };
+            masks.push(m);
             let bitsv = self.mask_bits(m, k, bits);
             acc = self.b.ins().bor(acc, bitsv);
+        }
+        if self.group.is_some() {
+            self.cur_cmp_masks = Some((masks, bits));
         }
         Ok(JV::S(acc))
     }
@@ -1799,6 +1890,38 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let r =
                         self.shuffle32(x[2 * k], x[2 * k + 1], [off, 2 + off, 4 + off, 6 + off]);
                     out.push(self.b.ins().bitcast(I32X4, le(), r));
+                }
+            }
+            ConvOp::F32ToF64 => {
+                // Exact widening; NaNs quieted with the payload kept (sem::f32_to_f64),
+                // built explicitly rather than trusting the host's NaN conversion.
+                let sgn = self.splat_const(64, 0x8000_0000);
+                let pm = self.splat_const(64, 0x7F_FFFF);
+                let qn = self.splat_const(64, 0x7FF8_0000_0000_0000);
+                for ch in x {
+                    for high in [false, true] {
+                        let w = if high {
+                            self.b.ins().uwiden_high(ch)
+                        } else {
+                            self.b.ins().uwiden_low(ch)
+                        };
+                        let src = if high {
+                            let sh = self.shuffle32(ch, ch, [2, 3, 2, 3]);
+                            self.b.ins().bitcast(types::F32X4, le(), sh)
+                        } else {
+                            self.as_f(32, ch)
+                        };
+                        let f = self.b.ins().fvpromote_low(src);
+                        let r = self.as_i(64, f);
+                        let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+                        let sg = self.b.ins().band(w, sgn);
+                        let sg = self.b.ins().ishl_imm_u(sg, 32);
+                        let py = self.b.ins().band(w, pm);
+                        let py = self.b.ins().ishl_imm_u(py, 29);
+                        let nv = self.b.ins().bor(sg, py);
+                        let nv = self.b.ins().bor(nv, qn);
+                        out.push(self.b.ins().bitselect(nan, nv, r));
+                    }
                 }
             }
             ConvOp::I32ToF32 | ConvOp::U32ToF32 | ConvOp::F32ToI32 | ConvOp::F32ToU32 => {
@@ -1912,6 +2035,7 @@ fn classify(blk: &Block, i: usize) -> OpClass {
                 && matches!(
                     c,
                     ConvOp::ZExt
+                        | ConvOp::F32ToF64
                         | ConvOp::SExt
                         | ConvOp::Lo
                         | ConvOp::Hi
@@ -1923,7 +2047,11 @@ fn classify(blk: &Block, i: usize) -> OpClass {
         }
         _ => false,
     };
-    if lane {
+    let lane_cmp = match op {
+        Op::Cmp(c, a, _) => is_vec(a) && *c != CmpOp::FClass,
+        _ => false,
+    };
+    if lane || lane_cmp {
         return OpClass::Lane;
     }
     if vector_result {
@@ -2015,4 +2143,54 @@ fn scalar_bin_inline(o: BinOp) -> bool {
             | BinOp::FMaxNum
             | BinOp::FLdexp
     )
+}
+
+/// The end of the run starting at `i` and, per op of the run, whether a uniform op goes after
+/// the loop: it depends on a compare of the run, or follows such an op (uniform ops keep
+/// their relative order). A vector op that needs such a value other than as a lane mask
+/// ends the run.
+fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> (usize, Vec<bool>) {
+    let n = blk.ops.len();
+    let mut post = Vec::new();
+    let mut post_started = false;
+    // Values only complete after the loop: the run's compares and post ops.
+    let mut late: Vec<u32> = Vec::new();
+    let mut cmps: Vec<u32> = Vec::new();
+    let mut j = i;
+    while j < n && classes[j] != OpClass::Other {
+        let op = &blk.ops[j];
+        let ops = operands(op);
+        match classes[j] {
+            OpClass::Uniform => {
+                let dep = ops.iter().any(|v| late.contains(&v.0));
+                let p = post_started || dep;
+                if p {
+                    post_started = true;
+                    late.push(j as u32);
+                }
+                post.push(p);
+            }
+            _ => {
+                let mask_ops: Vec<Val> = match op {
+                    Op::Select { cond, .. } => vec![*cond],
+                    Op::SetVgpr { mask, .. } => vec![*mask],
+                    Op::MaskToLanes(m) => vec![*m],
+                    _ => vec![],
+                };
+                let blocked = ops
+                    .iter()
+                    .any(|v| late.contains(&v.0) && !(cmps.contains(&v.0) && mask_ops.contains(v)));
+                if blocked {
+                    break;
+                }
+                if matches!(op, Op::Cmp(..)) {
+                    late.push(j as u32);
+                    cmps.push(j as u32);
+                }
+                post.push(false);
+            }
+        }
+        j += 1;
+    }
+    (j, post)
 }

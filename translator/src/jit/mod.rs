@@ -4,7 +4,8 @@
 //! `extern "C" fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32` (an [`ExitCode`]), and
 //! [`CompiledBlock::run`] calls it with the same contract as [`crate::interp::run_block`]: the
 //! results are bit-identical to the interpreter's (checked by the differential tests).
-//! Layout of values and the helper ABI: [`codegen`] and [`helpers`].
+//! Code generation (lane-group loop form and straight-line form) is in `codegen.rs`; the
+//! helper-call ABI in [`helpers`].
 
 mod codegen;
 pub mod codes;

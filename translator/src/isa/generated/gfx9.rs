@@ -19576,7 +19576,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 9216,
+        mods: 9472,
         class: 0,
     }), // 0x014 v_cmp_class_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19584,7 +19584,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_class_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 9216,
+        mods: 9472,
         class: 0,
     }), // 0x015 v_cmpx_class_f16_e64 s[0:1], v4, v8
     None,
@@ -19602,7 +19602,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x020 v_cmp_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19610,7 +19610,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x021 v_cmp_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19618,7 +19618,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x022 v_cmp_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19626,7 +19626,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x023 v_cmp_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19634,7 +19634,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x024 v_cmp_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19642,7 +19642,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x025 v_cmp_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19650,7 +19650,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x026 v_cmp_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19658,7 +19658,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x027 v_cmp_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19666,7 +19666,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x028 v_cmp_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19674,7 +19674,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x029 v_cmp_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19682,7 +19682,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x02a v_cmp_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19690,7 +19690,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x02b v_cmp_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19698,7 +19698,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x02c v_cmp_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19706,7 +19706,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x02d v_cmp_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19714,7 +19714,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x02e v_cmp_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19722,7 +19722,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x02f v_cmp_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19730,7 +19730,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_f_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x030 v_cmpx_f_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19738,7 +19738,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_lt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x031 v_cmpx_lt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19746,7 +19746,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_eq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x032 v_cmpx_eq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19754,7 +19754,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_le_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x033 v_cmpx_le_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19762,7 +19762,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_gt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x034 v_cmpx_gt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19770,7 +19770,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_lg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x035 v_cmpx_lg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19778,7 +19778,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_ge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x036 v_cmpx_ge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19786,7 +19786,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_o_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x037 v_cmpx_o_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19794,7 +19794,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_u_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x038 v_cmpx_u_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19802,7 +19802,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_nge_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x039 v_cmpx_nge_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19810,7 +19810,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_nlg_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x03a v_cmpx_nlg_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19818,7 +19818,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_ngt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x03b v_cmpx_ngt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19826,7 +19826,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_nle_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x03c v_cmpx_nle_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19834,7 +19834,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_neq_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x03d v_cmpx_neq_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19842,7 +19842,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_nlt_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x03e v_cmpx_nlt_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -19850,7 +19850,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_tru_f16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 27650,
+        mods: 27906,
         class: 0,
     }), // 0x03f v_cmpx_tru_f16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20402,7 +20402,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a0 v_cmp_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20410,7 +20410,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_lt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a1 v_cmp_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20418,7 +20418,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_eq_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a2 v_cmp_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20426,7 +20426,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_le_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a3 v_cmp_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20434,7 +20434,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_gt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a4 v_cmp_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20442,7 +20442,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_ne_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a5 v_cmp_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20450,7 +20450,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_ge_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a6 v_cmp_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20458,7 +20458,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_t_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a7 v_cmp_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20466,7 +20466,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_f_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a8 v_cmp_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20474,7 +20474,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_lt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0a9 v_cmp_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20482,7 +20482,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_eq_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0aa v_cmp_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20490,7 +20490,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_le_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0ab v_cmp_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20498,7 +20498,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_gt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0ac v_cmp_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20506,7 +20506,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_ne_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0ad v_cmp_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20514,7 +20514,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_ge_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0ae v_cmp_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20522,7 +20522,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmp_t_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0af v_cmp_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20530,7 +20530,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_f_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b0 v_cmpx_f_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20538,7 +20538,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_lt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20546,7 +20546,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_eq_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20554,7 +20554,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_le_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20562,7 +20562,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_gt_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20570,7 +20570,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_ne_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20578,7 +20578,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_ge_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20586,7 +20586,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_t_i16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b7 v_cmpx_t_i16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20594,7 +20594,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_f_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b8 v_cmpx_f_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20602,7 +20602,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_lt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20610,7 +20610,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_eq_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20618,7 +20618,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_le_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0bb v_cmpx_le_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20626,7 +20626,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_gt_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20634,7 +20634,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_ne_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20642,7 +20642,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_ge_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0be v_cmpx_ge_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -20650,7 +20650,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cmpx_t_u16_e64",
         widths: [2, 1, 1, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x0bf v_cmpx_t_u16_e64 s[0:1], v4, v8
     Some(OpInfo {
@@ -21404,7 +21404,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27654,
+        mods: 27910,
         class: 0,
     }), // 0x11f v_add_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21412,7 +21412,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_sub_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27654,
+        mods: 27910,
         class: 0,
     }), // 0x120 v_sub_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21420,7 +21420,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_subrev_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27654,
+        mods: 27910,
         class: 0,
     }), // 0x121 v_subrev_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21428,7 +21428,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mul_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27654,
+        mods: 27910,
         class: 0,
     }), // 0x122 v_mul_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21436,7 +21436,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mac_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27654,
+        mods: 27910,
         class: 0,
     }), // 0x123 v_mac_f16_e64 v0, v4, v8
     None,
@@ -21446,7 +21446,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 258,
         class: 0,
     }), // 0x126 v_add_u16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21454,7 +21454,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_sub_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 258,
         class: 0,
     }), // 0x127 v_sub_u16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21462,7 +21462,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_subrev_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 258,
         class: 0,
     }), // 0x128 v_subrev_u16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21470,7 +21470,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mul_lo_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x129 v_mul_lo_u16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21478,7 +21478,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_lshlrev_b16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x12a v_lshlrev_b16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21486,7 +21486,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_lshrrev_b16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x12b v_lshrrev_b16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21494,7 +21494,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ashrrev_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x12c v_ashrrev_i16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21502,7 +21502,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27654,
+        mods: 27910,
         class: 0,
     }), // 0x12d v_max_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21510,7 +21510,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27654,
+        mods: 27910,
         class: 0,
     }), // 0x12e v_min_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21518,7 +21518,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x12f v_max_u16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21526,7 +21526,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x130 v_max_i16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21534,7 +21534,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min_u16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x131 v_min_u16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21542,7 +21542,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min_i16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 256,
         class: 0,
     }), // 0x132 v_min_i16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21550,7 +21550,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ldexp_f16_e64",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x133 v_ldexp_f16_e64 v0, v4, v8
     Some(OpInfo {
@@ -21714,7 +21714,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f32_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x14b v_cvt_f32_f16_e64 v0, v4
     Some(OpInfo {
@@ -22075,7 +22075,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f16_u16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 262,
         class: 0,
     }), // 0x179 v_cvt_f16_u16_e64 v0, v4
     Some(OpInfo {
@@ -22083,7 +22083,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_f16_i16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 6,
+        mods: 262,
         class: 0,
     }), // 0x17a v_cvt_f16_i16_e64 v0, v4
     Some(OpInfo {
@@ -22091,7 +22091,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x17b v_cvt_u16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22099,7 +22099,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x17c v_cvt_i16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22107,7 +22107,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_rcp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x17d v_rcp_f16_e64 v0, v4
     Some(OpInfo {
@@ -22115,7 +22115,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_sqrt_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x17e v_sqrt_f16_e64 v0, v4
     Some(OpInfo {
@@ -22123,7 +22123,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_rsq_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x17f v_rsq_f16_e64 v0, v4
     Some(OpInfo {
@@ -22131,7 +22131,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_log_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x180 v_log_f16_e64 v0, v4
     Some(OpInfo {
@@ -22139,7 +22139,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_exp_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x181 v_exp_f16_e64 v0, v4
     Some(OpInfo {
@@ -22147,7 +22147,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_frexp_mant_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x182 v_frexp_mant_f16_e64 v0, v4
     Some(OpInfo {
@@ -22155,7 +22155,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_frexp_exp_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x183 v_frexp_exp_i16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22163,7 +22163,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_floor_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x184 v_floor_f16_e64 v0, v4
     Some(OpInfo {
@@ -22171,7 +22171,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_ceil_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x185 v_ceil_f16_e64 v0, v4
     Some(OpInfo {
@@ -22179,7 +22179,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_trunc_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x186 v_trunc_f16_e64 v0, v4
     Some(OpInfo {
@@ -22187,7 +22187,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_rndne_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x187 v_rndne_f16_e64 v0, v4
     Some(OpInfo {
@@ -22195,7 +22195,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fract_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x188 v_fract_f16_e64 v0, v4
     Some(OpInfo {
@@ -22203,7 +22203,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_sin_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x189 v_sin_f16_e64 v0, v4
     Some(OpInfo {
@@ -22211,7 +22211,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cos_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x18a v_cos_f16_e64 v0, v4
     Some(OpInfo {
@@ -22235,7 +22235,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_norm_i16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x18d v_cvt_norm_i16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22243,7 +22243,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_norm_u16_f16_e64",
         widths: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9222,
+        mods: 9478,
         class: 0,
     }), // 0x18e v_cvt_norm_u16_f16_e64 v0, v4
     Some(OpInfo {
@@ -22685,7 +22685,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64518,
+        mods: 64774,
         class: 0,
     }), // 0x1ea v_mad_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22693,7 +22693,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_legacy_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 258,
         class: 0,
     }), // 0x1eb v_mad_legacy_u16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22701,7 +22701,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_legacy_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 2,
+        mods: 258,
         class: 0,
     }), // 0x1ec v_mad_legacy_i16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22717,7 +22717,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64518,
+        mods: 64774,
         class: 0,
     }), // 0x1ee v_fma_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22725,7 +22725,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_div_fixup_legacy_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64518,
+        mods: 64774,
         class: 0,
     }), // 0x1ef v_div_fixup_legacy_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22741,7 +22741,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_u32_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x1f1 v_mad_u32_u16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22749,7 +22749,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_i32_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x1f2 v_mad_i32_i16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22765,7 +22765,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64519,
+        mods: 64775,
         class: 0,
     }), // 0x1f4 v_min3_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22773,7 +22773,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min3_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x1f5 v_min3_i16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22781,7 +22781,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_min3_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x1f6 v_min3_u16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22789,7 +22789,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64519,
+        mods: 64775,
         class: 0,
     }), // 0x1f7 v_max3_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22797,7 +22797,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max3_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x1f8 v_max3_i16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22805,7 +22805,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_max3_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x1f9 v_max3_u16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22813,7 +22813,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_med3_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64519,
+        mods: 64775,
         class: 0,
     }), // 0x1fa v_med3_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22821,7 +22821,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_med3_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x1fb v_med3_i16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22829,7 +22829,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_med3_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x1fc v_med3_u16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22885,7 +22885,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64519,
+        mods: 64775,
         class: 0,
     }), // 0x203 v_mad_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22893,7 +22893,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_u16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x204 v_mad_u16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22901,7 +22901,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_mad_i16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x205 v_mad_i16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22909,7 +22909,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_fma_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64519,
+        mods: 64775,
         class: 0,
     }), // 0x206 v_fma_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22917,7 +22917,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_div_fixup_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 64519,
+        mods: 64775,
         class: 0,
     }), // 0x207 v_div_fixup_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -22975,7 +22975,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_bitop3_b16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 1,
+        mods: 257,
         class: 0,
     }), // 0x233 v_bitop3_b16 v0, v4, v8, v16
     Some(OpInfo {
@@ -23095,7 +23095,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_sr_fp8_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 46081,
+        mods: 46337,
         class: 0,
     }), // 0x242 v_cvt_scalef32_sr_fp8_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -23103,7 +23103,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_scalef32_sr_bf8_f16",
         widths: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 46081,
+        mods: 46337,
         class: 0,
     }), // 0x243 v_cvt_scalef32_sr_bf8_f16 v0, v4, v8, v16
     Some(OpInfo {
@@ -23630,7 +23630,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_i16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27651,
+        mods: 27907,
         class: 0,
     }), // 0x299 v_cvt_pknorm_i16_f16 v0, v4, v8
     Some(OpInfo {
@@ -23638,7 +23638,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_cvt_pknorm_u16_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27651,
+        mods: 27907,
         class: 0,
     }), // 0x29a v_cvt_pknorm_u16_f16 v0, v4, v8
     None,
@@ -23663,7 +23663,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_add_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x29e v_add_i16 v0, v4, v8
     Some(OpInfo {
@@ -23671,7 +23671,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_sub_i16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 3,
+        mods: 259,
         class: 0,
     }), // 0x29f v_sub_i16 v0, v4, v8
     Some(OpInfo {
@@ -23679,7 +23679,7 @@ pub static GFX950_VOP3: [Option<OpInfo>; 896] = [
         mnemonic: "v_pack_b32_f16",
         widths: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27651,
+        mods: 27907,
         class: 0,
     }), // 0x2a0 v_pack_b32_f16 v0, v4, v8
     Some(OpInfo {
@@ -24247,7 +24247,7 @@ pub static GFX950_VOP3P: [Option<OpInfo>; 128] = [
         widths: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 521,
-        class: 8,
+        class: 0,
     }), // 0x02c v_mfma_ld_scale_b32 v4, v8 op_sel_hi:[0,0]
     Some(OpInfo {
         op: Op::V_MFMA_F32_16X16X128_F8F6F4,

@@ -1,7 +1,25 @@
 //! GFX9 (gfx942, gfx950) decoder: instruction words → [`Inst`].
 //!
-//! Bit layouts: `notes/cdna.md` §3.2 (checked against LLVM's TableGen encodings); opcode
-//! numbers and operand widths come from the generated tables (`isa::generated::gfx9`).
+//! Bit layouts: `notes/cdna.md` §3.2 (checked against LLVM's TableGen encodings). Opcode
+//! numbers, operand register counts and register files, the optional syntax of each opcode
+//! and its class come from the tables generated from LLVM 22's disassembler
+//! (`isa::generated::gfx9`, `translator/gen/gen_tables.py`), so decoding is table lookups and
+//! bit extraction, without allocation.
+//!
+//! Conventions on top of the operand roles documented on [`Inst`]:
+//! * An operand that an opcode does not have is [`Opnd::NONE`] (`s_dcache_wb`, `s_endpgm`).
+//! * VOP1/VOP2/VOPC: `dst[0]` is VDST (VCC for VOPC, or the SDWA `sdst`); the VOP2 carry
+//!   forms put VCC in `dst[1]` and (carry-in, `v_cndmask_b32`) in `src[2]`. DPP/SDWA replace
+//!   `src[0]` by the extension word's source; `mods.neg`/`mods.abs` hold its modifiers.
+//! * `abs`/`neg` bits of sources that take no modifiers (integer operands) are cleared.
+//! * SOPK: `s_cmpk_*` and `s_setreg_*` read the SDST field, so it is `src[0]`; the others
+//!   write it (`dst[0]`). SOPC `s_set_gpr_idx_on`: the mode bits are in `imm`.
+//! * SMEM: `src[2]` is the SGPR offset (`soffset`, or the OFFSET field when IMM = 0),
+//!   `mem.offset` the signed 21-bit immediate; `mem.cpol` bit 0 = NV.
+//! * GLOBAL with `saddr`: `src[0]` is the 32-bit VGPR offset, `src[2]` the SGPR pair;
+//!   SCRATCH without a VGPR address has `src[0]` = NONE. Returning atomics (GLC/SC0) write
+//!   `dst[0]` and read `src[1]`. MUBUF loads to LDS (`lds`) have no data register.
+//! * gfx950 `v_bitop3_*`: the truth table is in `imm` (the OMOD/ABS/NEG bits).
 
 pub mod print;
 
@@ -22,6 +40,8 @@ const SRC_DPP: u16 = 0xFA;
 const SADDR_OFF: u32 = 0x7F;
 
 struct Tables {
+    /// VOP3/MUBUF may take a 32-bit literal (gfx950).
+    vop3_literal: bool,
     sop2: &'static [Option<OpInfo>],
     sopk: &'static [Option<OpInfo>],
     sop1: &'static [Option<OpInfo>],
@@ -42,6 +62,7 @@ struct Tables {
 }
 
 static GFX942: Tables = Tables {
+    vop3_literal: false,
     sop2: &t::GFX942_SOP2,
     sopk: &t::GFX942_SOPK,
     sop1: &t::GFX942_SOP1,
@@ -62,6 +83,7 @@ static GFX942: Tables = Tables {
 };
 
 static GFX950: Tables = Tables {
+    vop3_literal: true,
     sop2: &t::GFX950_SOP2,
     sopk: &t::GFX950_SOPK,
     sop1: &t::GFX950_SOP1,
@@ -317,13 +339,18 @@ fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     }
     inst.mem.glc = (w0 >> 16) & 1 == 1;
     inst.mem.cpol = ((w0 >> 15) & 1) as u8; // NV
-    inst.imm = imm as i32 | (soe as i32) << 1;
     Ok(inst)
 }
 
 /// Fills a 32-bit VOP instruction's SDWA or DPP extension word when SRC0 selects one, else
 /// its literal. `src0w` is src0's register count.
-fn vop_ext(inst: &mut Inst, bytes: &[u8], pc: u64, vopc: bool) -> Result<(), DecodeError> {
+fn vop_ext(
+    inst: &mut Inst,
+    bytes: &[u8],
+    pc: u64,
+    vopc: bool,
+    mods: u16,
+) -> Result<(), DecodeError> {
     let code = inst.src[0].code;
     if code == SRC_DPP {
         let e = word(bytes, 1, pc)?;
@@ -377,7 +404,16 @@ fn vop_ext(inst: &mut Inst, bytes: &[u8], pc: u64, vopc: bool) -> Result<(), Dec
     } else {
         take_literal(inst, bytes, pc)?;
     }
+    mask_src_mods(inst, mods);
     Ok(())
+}
+
+/// Clears `abs`/`neg` bits of sources that take no modifiers (integer operands): the ISA
+/// defines them for floating-point inputs only, and LLVM does not print them.
+fn mask_src_mods(inst: &mut Inst, mods: u16) {
+    let m = mods >> 10;
+    inst.mods.abs &= (m & 7) as u8;
+    inst.mods.neg &= (m >> 3 & 7) as u8;
 }
 
 fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
@@ -398,7 +434,7 @@ fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
             inst.src[0].code += 256;
         }
     }
-    vop_ext(&mut inst, bytes, pc, false)?;
+    vop_ext(&mut inst, bytes, pc, false, info.mods)?;
     Ok(inst)
 }
 
@@ -443,7 +479,7 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     } else if info.class & CLASS_MADAK != 0 {
         inst.src[2] = Opnd::scalar(Opnd::LITERAL as u8, 1);
     }
-    vop_ext(&mut inst, bytes, pc, false)?;
+    vop_ext(&mut inst, bytes, pc, false, info.mods)?;
     Ok(inst)
 }
 
@@ -454,7 +490,7 @@ fn decode_vopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.dst[0] = Opnd::scalar(VCC as u8, 2);
     inst.src[0] = src9(w0 & 0x1FF, w[0]);
     inst.src[1] = vgpr((w0 >> 9) & 0xFF, w[1]);
-    vop_ext(&mut inst, bytes, pc, true)?;
+    vop_ext(&mut inst, bytes, pc, true, info.mods)?;
     Ok(inst)
 }
 
@@ -507,12 +543,24 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.mods.clamp = (w0 >> 15) & 1 == 1;
     inst.mods.omod = ((w1 >> 27) & 3) as u8;
     inst.mods.neg = (w1 >> 29) as u8;
+    if info.op == Op::V_BITOP3_B16 || info.op == Op::V_BITOP3_B32 {
+        // gfx950 BITOP3: the truth table sits in the OMOD, ABS and NEG fields.
+        inst.imm =
+            (inst.mods.omod as i32) << 6 | (inst.mods.abs as i32) << 3 | inst.mods.neg as i32;
+        inst.mods.omod = 0;
+        inst.mods.abs = 0;
+        inst.mods.neg = 0;
+    }
+    mask_src_mods(&mut inst, info.mods);
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
-        return Err(DecodeError::new(
-            bytes,
-            pc,
-            "VOP3 cannot take a literal on GFX9",
-        ));
+        if !tb.vop3_literal {
+            return Err(DecodeError::new(
+                bytes,
+                pc,
+                "VOP3 cannot take a literal on gfx942",
+            ));
+        }
+        take_literal(&mut inst, bytes, pc)?;
     }
     Ok(inst)
 }
@@ -536,7 +584,9 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
     let d = w0 & 0xFF;
     if mai {
         let acc_cd = (w0 >> 15) & 1 == 1;
-        inst.dst[0] = vreg(d, w[0], acc_cd);
+        if w[0] != 0 {
+            inst.dst[0] = vreg(d, w[0], acc_cd);
+        }
         let acc = (w1 >> 27) & 3;
         for i in 0..3 {
             let a = if i == 2 { acc_cd } else { (acc >> i) & 1 == 1 };
@@ -704,6 +754,9 @@ fn decode_mubuf(
         }
     }
     inst.src[2] = Opnd::scalar((w1 >> 24) as u8, 1);
+    if tb.vop3_literal {
+        take_literal(&mut inst, bytes, pc)?;
+    }
     inst.src[3] = Opnd::scalar((((w1 >> 16) & 0x1F) << 2) as u8, 4);
     inst.mem.offset = (w0 & 0xFFF) as i32;
     inst.mem.offen = offen;

@@ -464,8 +464,8 @@ fn signed_hex(out: &mut String, v: i32) {
 }
 
 fn print_smem(out: &mut String, inst: &Inst, info: OpInfo) {
-    let imm = inst.imm & 1 == 1;
-    let soe = inst.imm & 2 == 2;
+    let imm = (inst.words[0] >> 17) & 1 == 1;
+    let soe = (inst.words[0] >> 14) & 1 == 1;
     let data = if inst.dst[0].is_some() {
         inst.dst[0]
     } else {
@@ -649,9 +649,19 @@ fn print_vop3(out: &mut String, inst: &Inst, info: OpInfo) {
             }
         }
     }
+    let bitop3 = matches!(
+        info.op,
+        crate::isa::Op::V_BITOP3_B16 | crate::isa::Op::V_BITOP3_B32
+    );
+    if bitop3 && inst.imm != 0 {
+        let _ = write!(out, " bitop3:0x{:x}", inst.imm);
+    }
     if inst.mods.op_sel != 0 && info.mods & MOD_OPSEL != 0 {
         // op_sel lists the sources, then the destination.
-        if info.mnemonic.starts_with("v_cvt_sr_") {
+        if info.mnemonic.starts_with("v_cvt_sr_")
+            || info.mnemonic.starts_with("v_cvt_scalef32_pk_fp4")
+            || info.mnemonic.starts_with("v_cvt_scalef32_sr_")
+        {
             // The stochastic-rounding FP8 conversions print all four bits (byte select).
             bits(out, "op_sel", inst.mods.op_sel, 4);
         } else {
@@ -867,7 +877,7 @@ fn print_mubuf(out: &mut String, inst: &Inst, info: OpInfo) {
             l.sep().push_str("off");
         }
         l.op(inst.src[3], None);
-        l.op(inst.src[2], None);
+        l.op(inst.src[2], inst.literal);
     }
     if inst.format == Format::Mtbuf {
         let f = inst.mem.format as u32;
