@@ -99,3 +99,29 @@ fn lds_reads_writes_atomics_and_swizzles() {
         from((l & 32) | 8 | (l & 4) | (!l & 2) | (l & 1))
     });
 }
+
+/// `ds_permute_b32` (forward permute): active lanes send their data to lane
+/// `((addr + offset) / 4) & 63`; a later lane wins a collision; unwritten lanes get 0.
+#[test]
+fn forward_permute() {
+    #[rustfmt::skip]
+    let words = [
+        0xd87c0008, 0x03000204, // ds_permute_b32 v3, v4, v2 offset:8
+        0xbf8cc07f, // s_waitcnt lgkmcnt(0)
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 51, exec, &mut mem, |s| {
+        for l in 0..64 {
+            // Collisions (l % 5 == 0 lanes all target lane 7) and wrapping indices.
+            s.vgpr[4][l] = if l % 5 == 0 { 4 * 7 - 8 } else { s.vgpr[4][l] };
+        }
+    });
+    let mut tmp = [0u32; 64];
+    for i in (0..64).filter(|&i| exec >> i & 1 != 0) {
+        let d = ((b.vgpr[4][i].wrapping_add(8) >> 2) & 63) as usize;
+        tmp[d] = b.vgpr[2][i];
+    }
+    check_vgpr(&b, &a, 3, exec, |l| tmp[l]);
+}

@@ -212,7 +212,30 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.gather(v, idx);
             return l.set_vregs(inst.dst[0], &[r], exec);
         }
-        "permute_b32" => return Err("ds_permute_b32 (forward permute) is not supported".into()),
+        "permute_b32" => {
+            // Forward permute: each active lane i sends data[i] to lane ((addr[i] + offset)
+            // / 4) & 63, in lane order (a later lane wins); lanes nobody writes get 0.
+            let d = l.v32(inst.src[1], K::B32)?;
+            let a = l.v32(inst.src[0], K::B32)?;
+            let a = if off != 0 { l.add_imm(a, off) } else { a };
+            let a = l.lshr_imm(a, 2);
+            let idx = l.and_imm(a, 63);
+            let z = l.c32(0);
+            let mut tmp = l.bcast(z);
+            for i in 0..l.wave as u64 {
+                let lane = l.c32(i as u32);
+                let x = l.read_lane(d, lane);
+                let di = l.read_lane(idx, lane);
+                let w = l.write_lane(tmp, di, x);
+                // All ones when lane i is active.
+                let bit = l.lshr_imm(exec, i);
+                let bit = l.and_imm(bit, 1);
+                let zero = l.c64(0);
+                let m = l.bin(crate::ir::BinOp::Sub, zero, bit);
+                tmp = l.select(m, w, tmp);
+            }
+            return l.set_vregs(inst.dst[0], &[tmp], exec);
+        }
         _ => {}
     }
     atomic(l, inst, base, off, exec)
