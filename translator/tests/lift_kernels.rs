@@ -572,7 +572,6 @@ fn same_f64(got: u64, want: f64, what: &str) {
 }
 
 #[test]
-#[ignore = "interp: v_div_fmas must scale by 2^+-64 (f64: 2^+-128) chosen by the exponent of S2, and v_div_fixup must return +-Inf when the quotient S0 overflowed (exponent all ones); with both, every lane matches (see lift report)"]
 fn f32_division_and_sqrt() {
     let a = f32_inputs(1);
     let mut b = f32_inputs(2);
@@ -595,7 +594,6 @@ fn f32_division_and_sqrt() {
 }
 
 #[test]
-#[ignore = "interp: v_div_fmas must scale by 2^+-64 (f64: 2^+-128) chosen by the exponent of S2, and v_div_fixup must return +-Inf when the quotient S0 overflowed (exponent all ones); with both, every lane matches (see lift report)"]
 fn f64_division_and_sqrt() {
     let mut r = Rng(3);
     let gen = |r: &mut Rng, l: usize| -> f64 {

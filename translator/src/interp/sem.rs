@@ -637,10 +637,10 @@ pub fn div_scale32(s0: u32, s1: u32, s2: u32) -> (u32, bool) {
     let (f1, f2) = (f32::from_bits(s1), f32::from_bits(s2));
     let mut d = s0;
     let mut vcc = false;
-    let rcp_denorm = {
-        let r = 1.0 / f1 as f64;
-        r != 0.0 && r.is_finite() && r.abs() < f32::MIN_POSITIVE as f64
-    };
+    // The pseudocode tests DENORM.f64(1.0 / 64'F(S1.f)), which no f32 input satisfies; taken
+    // literally (as here) compiled f32 division matches host IEEE division on every tested lane,
+    // while an f32-range test scales huge denominators up into infinity.
+    let rcp_denorm = is_denorm64((1.0 / f1 as f64).to_bits());
     let quo_denorm = is_denorm32((f2 / f1).to_bits());
     if f2 == 0.0 || f1 == 0.0 {
         d = F32_DEFAULT_NAN;
@@ -686,9 +686,13 @@ pub fn div_scale64(s0: u64, s1: u64, s2: u64) -> (u64, bool) {
     } else if is_denorm64(s1) {
         d = ldexp64(s0, 128);
     } else if rcp_denorm && quo_denorm {
+        // Erratum in the RDNA4 guide, which scales the denominator by 2^+128 here: 1/S1 is
+        // denormal only for |S1| > 2^1022, so that would overflow to infinity. Scaling it
+        // down makes the quotient normal; V_DIV_FMAS then scales it back by 2^-128. With this,
+        // compiled f64 division of huge denominators equals host IEEE division.
         vcc = true;
         if s0 == s1 {
-            d = ldexp64(s0, 128);
+            d = ldexp64(s0, -128);
         }
     } else if rcp_denorm {
         d = ldexp64(s0, -128);
@@ -713,11 +717,12 @@ pub fn div_fixup32(s0: u32, s1: u32, s2: u32) -> u32 {
         s1 | F32_QUIET
     } else if (f1 == 0.0 && f2 == 0.0) || (f1.is_infinite() && f2.is_infinite()) {
         0xFFC0_0000 // 0/0, inf/inf
-    } else if f1 == 0.0 || f2.is_infinite() || exp32(s1) == 255 {
-        // x/0, inf/y; OVERFLOW_F32 (an infinite denominator was handled above)
-        sign | 0x7F80_0000
+    } else if f1 == 0.0 || f2.is_infinite() {
+        sign | 0x7F80_0000 // x/0, inf/y
     } else if f1.is_infinite() || f2 == 0.0 || exp32(s2) - exp32(s1) < -150 {
         sign // x/inf, 0/y, UNDERFLOW_F32: 0 with the quotient's sign
+    } else if exp32(s0) == 255 {
+        sign | 0x7F80_0000 // the quotient S0 overflowed
     } else {
         sign | (s0 & !F32_SIGN)
     }
@@ -733,10 +738,12 @@ pub fn div_fixup64(s0: u64, s1: u64, s2: u64) -> u64 {
         s1 | F64_QUIET
     } else if (f1 == 0.0 && f2 == 0.0) || (f1.is_infinite() && f2.is_infinite()) {
         0xFFF8_0000_0000_0000
-    } else if f1 == 0.0 || f2.is_infinite() || exp64(s1) == 2047 {
+    } else if f1 == 0.0 || f2.is_infinite() {
         sign | 0x7FF0_0000_0000_0000
     } else if f1.is_infinite() || f2 == 0.0 || exp64(s2) - exp64(s1) < -1075 {
         sign
+    } else if exp64(s0) == 2047 {
+        sign | 0x7FF0_0000_0000_0000
     } else {
         sign | (s0 & !F64_SIGN)
     }
@@ -780,17 +787,33 @@ pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
         LaneFn::DivFixupF64 => div_fixup64(a, b, c),
         LaneFn::DivFmasF32 => {
             let r = tern(TernOp::Fma, 32, a, b, c) as u32;
-            // RDNA4 pseudocode V_DIV_FMAS_F32: VCC set → 2^32 * fma(...).
+            // VCC set → undo v_div_scale's 2^±64: the pseudocode's literal 2^32 cannot undo a
+            // 2^64 scale (large and denormal operands came out 2^32 off); scaling by 2^64 when
+            // the numerator S2 is large (exponent > 127) and 2^-64 otherwise makes every tested
+            // lane of compiled f32 division equal the host's IEEE quotient. The product is
+            // rounded once by the fma and once more by the scaling (only for denormal results).
             if d & 1 == 1 {
-                nan_rule32(&[r], f32::from_bits(r) * 4294967296.0f32) as u64
+                // Scale before the final rounding, as one operation: a*b is exact in f64,
+                // the f64 fma and the power-of-two scale keep the result to within one f64
+                // rounding, then one rounding to f32.
+                let k = if exp32(c32) > 127 { 64 } else { -64 };
+                let (fa, fb, fc) = (
+                    f32::from_bits(a32),
+                    f32::from_bits(b32),
+                    f32::from_bits(c32),
+                );
+                let wide = (fa as f64).mul_add(fb as f64, fc as f64) * 2f64.powi(k);
+                nan_rule32(&[a32, b32, c32], wide as f32) as u64
             } else {
                 r as u64
             }
         }
         LaneFn::DivFmasF64 => {
             let r = tern(TernOp::Fma, 64, a, b, c);
+            // As for f32, with v_div_scale_f64's 2^±128 and the f64 exponent bias.
             if d & 1 == 1 {
-                nan_rule64(&[r], f64::from_bits(r) * 18446744073709551616.0f64)
+                let k = if exp64(c) > 1023 { 128 } else { -128 };
+                nan_rule64(&[r], f64::from_bits(ldexp64(r, k)))
             } else {
                 r
             }
