@@ -114,8 +114,8 @@ fn unsupported_list_is_well_formed() {
                 0
             }
         };
-        if !Op::from_name(base).is_some_and(|op| op.targets() & bit != 0) {
-            problems.push(format!("{mnemonic}: not an opcode of gfx942/gfx950"));
+        if Op::from_name(base).is_none_or(|op| op.targets() & bit == 0) {
+            problems.push(format!("{mnemonic}: not an opcode of its target(s)"));
         }
         if reason.is_empty() {
             problems.push(format!("{mnemonic}: no reason given"));

@@ -7,6 +7,9 @@
 //! The reasons for the opcodes that do not lift come from the checked-in list
 //! `tests/coverage_unsupported.txt` (`mnemonic<TAB>reason`); the `lift_coverage` test keeps
 //! that list exact in both directions.
+//!
+//! The oracle files are embedded (about 0.7 MB, linked only where these functions are used)
+//! and scanned on every query: this module is for tests and reports, not for hot paths.
 
 use crate::env::CodeSource;
 use crate::ir::Exit;
