@@ -135,11 +135,12 @@ pub fn base_mnemonic(mnemonic: &str) -> &str {
 /// lifter's reason for the first case that failed, or says that there is no case.
 pub fn try_lift(target: &Target, op: Op) -> Result<(), String> {
     let mut first_err = None;
-    for (bytes, text) in canonical_cases(target, op) {
+    for (bytes, _) in canonical_cases(target, op) {
+        // The lifter's reason already names the instruction.
         match lift_one(target, &bytes) {
             Ok(()) => return Ok(()),
             Err(why) => {
-                first_err.get_or_insert_with(|| format!("{text}: {why}"));
+                first_err.get_or_insert(why);
             }
         }
     }
