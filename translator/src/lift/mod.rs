@@ -32,6 +32,7 @@
 //! from the buffer base.
 
 mod control;
+pub mod coverage;
 mod ds;
 mod operand;
 mod salu;
