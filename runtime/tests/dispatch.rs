@@ -375,3 +375,49 @@ fn inconsistent_descriptor_is_an_error() {
     let e = init_wave(&mut st, Gpu::GFX942, &kd, &inputs, &[], [0; 3], 0, 0).unwrap_err();
     assert!(e.contains("USER_SGPR_COUNT is 2"), "{e}");
 }
+
+/// Packed work-item ids of every wave against a host formula, for blocks whose waves do
+/// and do not wrap in x (the two code paths of `init_wave`), with x, y and z enabled.
+#[test]
+fn workitem_ids_match_host_formula() {
+    let kd = KernelDescriptor {
+        rsrc2: 2 << 11, // ENABLE_VGPR_WORKITEM_ID = 2: x, y and z
+        ..Default::default()
+    };
+    for block in [
+        [10u32, 3, 5],
+        [128, 2, 3],
+        [64, 1, 1],
+        [96, 2, 1],
+        [7, 1, 1],
+    ] {
+        let total = block.iter().product::<u32>() as u64;
+        let waves = total.div_ceil(64) as u32;
+        for w in 0..waves {
+            let mut st = WaveState::new_boxed(64);
+            st.vgpr[0] = [0xDEAD_BEEF; 64];
+            let inputs = WaveInputs {
+                block,
+                waves_per_group: waves,
+                ..Default::default()
+            };
+            init_wave(&mut st, Gpu::GFX942, &kd, &inputs, &[], [0; 3], w, 0).unwrap();
+            let mut exec = 0u64;
+            for lane in 0..64u64 {
+                let item = w as u64 * 64 + lane;
+                if item >= total {
+                    assert_eq!(st.vgpr[0][lane as usize], 0xDEAD_BEEF);
+                    continue;
+                }
+                exec |= 1 << lane;
+                let (bx, by) = (block[0] as u64, block[1] as u64);
+                let want = (item % bx) | ((item / bx) % by) << 10 | (item / (bx * by)) << 20;
+                assert_eq!(
+                    st.vgpr[0][lane as usize] as u64, want,
+                    "{block:?} wave {w} lane {lane}"
+                );
+            }
+            assert_eq!(st.exec(), exec, "{block:?} wave {w}");
+        }
+    }
+}

@@ -15,6 +15,7 @@ use crate::isa::Target;
 use crate::jit::{CompiledBlock, Jit};
 use crate::wave::WaveState;
 use hashbrown::HashMap;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Instant;
@@ -53,6 +54,17 @@ struct Entry {
 
 type Key = (u64, u32, u32);
 
+/// Source of [`Translator`] identities for the per-thread block caches.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// This thread's copy of the block-cache entries it has used, for the translator with
+    /// the given id (0 = none). Hits here touch no shared cache line: the shared map's
+    /// `RwLock`, its hit counter and the entries' `Arc` counts are contended atomics when
+    /// several threads run waves of the same kernel.
+    static LOCAL: RefCell<(u64, HashMap<Key, Arc<Entry>>)> = RefCell::new((0, HashMap::new()));
+}
+
 /// A function producing the IR block at `pc` (signature of [`crate::lift::lift_block`]).
 pub type LiftFn = fn(&Target, &dyn CodeSource, u64, u32) -> Block;
 
@@ -62,6 +74,8 @@ pub struct Translator {
     engine: EngineKind,
     hot_threshold: u32,
     lift: LiftFn,
+    /// Unique identity (keys this thread's copy of the cache, [`LOCAL`]).
+    id: u64,
     cache: RwLock<HashMap<Key, Arc<Entry>>>,
     /// Created on first use (`Err` text when the host JIT is unavailable).
     jit: OnceLock<Result<Jit, String>>,
@@ -84,6 +98,7 @@ impl Translator {
             engine,
             hot_threshold: Self::DEFAULT_HOT_THRESHOLD,
             lift: crate::lift::lift_block,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             cache: RwLock::new(HashMap::new()),
             jit: OnceLock::new(),
             compile_lock: Mutex::new(()),
@@ -120,17 +135,66 @@ impl Translator {
         env: &mut dyn WaveEnv,
         budget: &mut u64,
     ) -> Result<ExitCode, ExecFault> {
+        let mut hits = 0u64;
+        let r = LOCAL
+            .try_with(|local| match local.try_borrow_mut() {
+                Ok(mut l) => {
+                    if l.0 != self.id {
+                        l.1.clear();
+                        l.0 = self.id;
+                    }
+                    self.run_loop(code, state, env, budget, Some(&mut l.1), &mut hits)
+                }
+                // Re-entered on this thread: use the shared cache only.
+                Err(_) => self.run_loop(code, state, env, budget, None, &mut hits),
+            })
+            // Thread-local storage already destroyed (thread exit).
+            .unwrap_or_else(|_| self.run_loop(code, state, env, budget, None, &mut hits));
+        if hits != 0 {
+            self.cache_hits.fetch_add(hits, Ordering::Relaxed);
+        }
+        r
+    }
+
+    /// [`Translator::run`] with this thread's cache copy `local` (if available); hits in it
+    /// are added to `hits`.
+    fn run_loop(
+        &self,
+        code: &dyn CodeSource,
+        state: &mut WaveState,
+        env: &mut dyn WaveEnv,
+        budget: &mut u64,
+        mut local: Option<&mut HashMap<Key, Arc<Entry>>>,
+        hits: &mut u64,
+    ) -> Result<ExitCode, ExecFault> {
         let initial_budget = *budget;
         loop {
             let pc = state.pc;
-            let entry = self.lookup(code, pc, state.mode, state.wave_size)?;
+            let key = (pc, state.mode, state.wave_size);
+            let owned = if local.as_ref().is_some_and(|m| m.contains_key(&key)) {
+                *hits += 1;
+                None
+            } else {
+                let e = self.lookup(code, pc, state.mode, state.wave_size)?;
+                if let Some(m) = local.as_mut() {
+                    m.insert(key, e.clone());
+                }
+                Some(e)
+            };
+            let entry: &Entry = match owned.as_deref() {
+                Some(e) => e,
+                None => match local.as_ref().and_then(|m| m.get(&key)) {
+                    Some(e) => e,
+                    None => return Err(ExecFault::Unsupported("block cache entry lost".into())),
+                },
+            };
             // Every block costs at least one, so even empty loops end.
             let cost = u64::from(entry.block.inst_count).max(1);
             if *budget < cost {
                 return Err(ExecFault::Runaway(initial_budget));
             }
             *budget -= cost;
-            let exit = match self.compiled(&entry) {
+            let exit = match self.compiled(entry) {
                 Some(cb) => cb.run(state, env)?,
                 None => interp::run_block(&entry.block, state, env)?,
             };

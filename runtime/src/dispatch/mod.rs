@@ -305,7 +305,7 @@ fn worker(
     let [gx, gy, _] = sh.p.geometry.grid;
     let entry = sh.p.code.base().wrapping_add(k.entry);
     // Last allocation hit by a wave of this thread (all within this launch's gate).
-    let mut hint: Option<(u64, u64)> = None;
+    let mut hint = Default::default();
     loop {
         if stop.load(Ordering::Relaxed) {
             break;

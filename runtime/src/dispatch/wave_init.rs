@@ -138,23 +138,43 @@ pub fn init_wave(
     // Ids of the wave's first lane, then stepped lane by lane (no division per lane).
     let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
     let lanes = total.saturating_sub(first).min(ws as u64) as usize;
-    for lane in 0..lanes {
-        exec |= 1 << lane;
-        let mut v = x as u32 & 0x3ff;
+    if x + lanes as u64 <= bx {
+        // The wave does not wrap in x (the common 1-D case): y and z are the same for
+        // every lane, x counts up; a plain loop the compiler vectorises.
+        let mut hi = 0u32;
         if ids >= 1 {
-            v |= (y as u32 & 0x3ff) << 10;
+            hi |= (y as u32 & 0x3ff) << 10;
         }
         if ids >= 2 {
-            v |= (z as u32 & 0x3ff) << 20;
+            hi |= (z as u32 & 0x3ff) << 20;
         }
-        st.vgpr[0][lane] = v;
-        x += 1;
-        if x == bx {
-            x = 0;
-            y += 1;
-            if y == by {
-                y = 0;
-                z += 1;
+        for (lane, v) in st.vgpr[0][..lanes].iter_mut().enumerate() {
+            *v = ((x + lane as u64) as u32 & 0x3ff) | hi;
+        }
+        exec = if lanes == 0 {
+            0
+        } else {
+            u64::MAX >> (64 - lanes)
+        };
+    } else {
+        for lane in 0..lanes {
+            exec |= 1 << lane;
+            let mut v = x as u32 & 0x3ff;
+            if ids >= 1 {
+                v |= (y as u32 & 0x3ff) << 10;
+            }
+            if ids >= 2 {
+                v |= (z as u32 & 0x3ff) << 20;
+            }
+            st.vgpr[0][lane] = v;
+            x += 1;
+            if x == bx {
+                x = 0;
+                y += 1;
+                if y == by {
+                    y = 0;
+                    z += 1;
+                }
             }
         }
     }

@@ -16,6 +16,7 @@ use wavejit_translator::env::AtomicOp;
 /// # Safety
 /// `[addr, addr + size)` must lie inside a live device allocation that stays live for the
 /// call, and the memory must only be accessed through this module's atomics meanwhile.
+#[inline(always)]
 pub unsafe fn global_load(addr: u64, size: u32) -> u64 {
     let p = addr as *mut u8;
     // SAFETY (all arms): the caller guarantees the bytes are valid and only accessed
@@ -41,6 +42,7 @@ pub unsafe fn global_load(addr: u64, size: u32) -> u64 {
 ///
 /// # Safety
 /// As [`global_load`].
+#[inline(always)]
 pub unsafe fn global_store(addr: u64, size: u32, val: u64) {
     let p = addr as *mut u8;
     // SAFETY: as in `global_load`.
@@ -55,6 +57,69 @@ pub unsafe fn global_store(addr: u64, size: u32, val: u64) {
                     AtomicU8::from_ptr(p.add(i)).store((val >> (8 * i)) as u8, Relaxed);
                 }
             }
+        }
+    }
+}
+
+/// Calls `f(lane)` for every set bit of `mask`, lowest first; a full mask runs a plain
+/// counted loop (the common case of a whole wave).
+#[inline(always)]
+fn each_lane(mask: u64, mut f: impl FnMut(usize)) {
+    if mask == u64::MAX {
+        for l in 0..64 {
+            f(l);
+        }
+    } else {
+        let mut m = mask;
+        while m != 0 {
+            f(m.trailing_zeros() as usize);
+            m &= m - 1;
+        }
+    }
+}
+
+/// [`global_load`] of `size` bytes for every lane in `mask`: `out[l]` from `addrs[l]`.
+/// The size dispatch happens once per request instead of once per lane.
+///
+/// # Safety
+/// Every active lane's `[addrs[l], addrs[l] + size)` must satisfy [`global_load`]'s contract.
+pub unsafe fn global_load_lanes(addrs: &[u64; 64], mask: u64, size: u32, out: &mut [u64; 64]) {
+    #[inline(always)]
+    unsafe fn each<const N: u32>(addrs: &[u64; 64], mask: u64, out: &mut [u64; 64]) {
+        // SAFETY: the caller's contract covers every active lane at this size.
+        each_lane(mask, |l| out[l] = unsafe { global_load(addrs[l], N) });
+    }
+    // SAFETY (all arms): forwarded caller contract; `size` is the access size.
+    unsafe {
+        match size {
+            1 => each::<1>(addrs, mask, out),
+            2 => each::<2>(addrs, mask, out),
+            4 => each::<4>(addrs, mask, out),
+            8 => each::<8>(addrs, mask, out),
+            _ => each_lane(mask, |l| out[l] = global_load(addrs[l], size)),
+        }
+    }
+}
+
+/// [`global_store`] of the low `size` bytes of `data[l]` at `addrs[l]` for every lane in
+/// `mask`, lowest lane first (so overlapping lanes resolve as in a per-lane loop).
+///
+/// # Safety
+/// As [`global_load_lanes`].
+pub unsafe fn global_store_lanes(addrs: &[u64; 64], mask: u64, size: u32, data: &[u64; 64]) {
+    #[inline(always)]
+    unsafe fn each<const N: u32>(addrs: &[u64; 64], mask: u64, data: &[u64; 64]) {
+        // SAFETY: the caller's contract covers every active lane at this size.
+        each_lane(mask, |l| unsafe { global_store(addrs[l], N, data[l]) });
+    }
+    // SAFETY (all arms): forwarded caller contract; `size` is the access size.
+    unsafe {
+        match size {
+            1 => each::<1>(addrs, mask, data),
+            2 => each::<2>(addrs, mask, data),
+            4 => each::<4>(addrs, mask, data),
+            8 => each::<8>(addrs, mask, data),
+            _ => each_lane(mask, |l| global_store(addrs[l], size, data[l])),
         }
     }
 }

@@ -19,7 +19,10 @@ use wavejit_translator::env::{
     AtomicOp, MemError, Space, WaveEnv, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE,
 };
 
-use super::access::{global_atomic, global_load, global_store, rmw, slice_load, slice_store};
+use super::access::{
+    global_atomic, global_load, global_load_lanes, global_store, global_store_lanes, rmw,
+    slice_load, slice_store,
+};
 use super::DeviceMemory;
 
 /// Per-lane private segment geometry of a wave.
@@ -35,11 +38,17 @@ pub struct WaveMemEnv<'a> {
     lds: &'a mut [u8],
     scratch: &'a mut [u8],
     layout: ScratchLayout,
-    /// Last allocation `(start, len)` that satisfied a request. Allocations cannot be freed
-    /// while a launch runs (the launch gate), so a cached region stays valid.
-    cache: Option<(u64, u64)>,
+    /// The allocations `(start, len)` that last satisfied requests, newest first (`len` 0 =
+    /// empty slot). Allocations cannot be freed while a launch runs (the launch gate), so a
+    /// cached region stays valid.
+    cache: RegionCache,
     clock: u64,
 }
+
+/// Recently used allocations `(start, len)` of one launch, newest first; `len` 0 = empty.
+/// Several entries because a kernel typically streams through a few buffers (vector add:
+/// two inputs and an output), which would evict each other from a single entry.
+pub(crate) type RegionCache = [(u64, u64); 4];
 
 /// Iterates over the set bits of `mask`, lowest first.
 fn lanes(mut mask: u64) -> impl Iterator<Item = usize> {
@@ -82,23 +91,23 @@ impl<'a> WaveMemEnv<'a> {
             lds,
             scratch,
             layout,
-            cache: None,
+            cache: [(0, 0); 4],
             clock: 0,
         }
     }
 
     /// The allocation `(start, len)` that satisfied the last global request, to seed the
     /// next environment of the same launch (see [`WaveMemEnv::set_region_hint`]).
-    pub(crate) fn region_hint(&self) -> Option<(u64, u64)> {
+    pub(crate) fn region_hint(&self) -> RegionCache {
         self.cache
     }
 
-    /// Seeds the one-entry allocation cache with a region from [`WaveMemEnv::region_hint`]
+    /// Seeds the allocation cache with the regions from [`WaveMemEnv::region_hint`]
     /// of an environment of the *same launch*: allocations cannot be freed while a launch
     /// runs (the launch gate), so the region is still live. Crate-private because a hint
     /// from another launch could name freed memory.
-    pub(crate) fn set_region_hint(&mut self, hint: Option<(u64, u64)>) {
-        if self.cache.is_none() {
+    pub(crate) fn set_region_hint(&mut self, hint: RegionCache) {
+        if self.cache.iter().all(|&(_, l)| l == 0) {
             self.cache = hint;
         }
     }
@@ -108,14 +117,15 @@ impl<'a> WaveMemEnv<'a> {
         let Some(end) = addr.checked_add(len) else {
             return false;
         };
-        if let Some((s, l)) = self.cache {
-            if addr >= s && end <= s + l {
+        for &(s, l) in &self.cache {
+            if l != 0 && addr >= s && end <= s + l {
                 return true;
             }
         }
         match self.mem.find(addr, len) {
             Some(r) => {
-                self.cache = Some(r);
+                self.cache.copy_within(0..3, 1);
+                self.cache[0] = r;
                 true
             }
             None => false,
@@ -146,9 +156,17 @@ impl<'a> WaveMemEnv<'a> {
         }
         // Fast path: the span of all active lanes inside one allocation.
         let (mut lo, mut hi) = (u64::MAX, 0u64);
-        for l in lanes(mask) {
-            lo = lo.min(addrs[l]);
-            hi = hi.max(addrs[l]);
+        if mask == u64::MAX {
+            // Whole wave: a branch-free pass the compiler vectorises.
+            for &a in addrs {
+                lo = lo.min(a);
+                hi = hi.max(a);
+            }
+        } else {
+            for l in lanes(mask) {
+                lo = lo.min(addrs[l]);
+                hi = hi.max(addrs[l]);
+            }
         }
         if let Some(end) = hi.checked_add(size as u64) {
             if self.covered(lo, end - lo) {
@@ -212,11 +230,9 @@ impl<'a> WaveMemEnv<'a> {
         match space {
             Space::Global => {
                 self.check_global(space, addrs, mask, size, false)?;
-                for l in lanes(mask) {
-                    // SAFETY: checked above to lie in a live allocation, which the launch
-                    // gate keeps alive; global memory is only accessed through `access`.
-                    out[l] = unsafe { global_load(addrs[l], size) };
-                }
+                // SAFETY: every active lane checked above to lie in a live allocation, which
+                // the launch gate keeps alive; global memory is only accessed through `access`.
+                unsafe { global_load_lanes(addrs, mask, size, out) };
             }
             Space::Lds => {
                 for l in lanes(mask) {
@@ -256,10 +272,8 @@ impl<'a> WaveMemEnv<'a> {
         match space {
             Space::Global => {
                 self.check_global(space, addrs, mask, size, false)?;
-                for l in lanes(mask) {
-                    // SAFETY: as in `load_in`.
-                    unsafe { global_store(addrs[l], size, data[l]) };
-                }
+                // SAFETY: as in `load_in`.
+                unsafe { global_store_lanes(addrs, mask, size, data) };
             }
             Space::Lds => {
                 for l in lanes(mask) {
