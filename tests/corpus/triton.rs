@@ -81,8 +81,9 @@ fn close(got: f32, want: f64, rtol: f64, atol: f64) -> bool {
     ((got as f64) - want).abs() <= atol + rtol * want.abs()
 }
 
-/// `add_f32`: out = x + y over n = 2500 elements, BLOCK 1024 (3 programs, the last partial);
-/// f32 addition is correctly rounded, so exact; the slack after n stays poisoned.
+/// `add_f32`: out = x + y over n = 2512 elements, BLOCK 1024 (3 programs, the last partial);
+/// f32 addition is correctly rounded, so exact; the slack after n stays poisoned. The kernel
+/// was compiled with n divisible by 16 (vector loads), so n is a multiple of 16.
 pub fn triton_add(ctx: &Ctx) {
     let t = Triton::load(
         ctx,
@@ -90,7 +91,8 @@ pub fn triton_add(ctx: &Ctx) {
         ["cdiv(n, BLOCK)", "1", "1"],
         &[("BLOCK", 1024)],
     );
-    let n = 2500;
+    assert_eq!(t.info["divisible_by_16"][3], "n", "add_f32.json");
+    let n = 2512;
     let mut r = Rng::new(101);
     let x: Vec<f32> = (0..n).map(|_| r.f32_mag(-10, 10)).collect();
     let y: Vec<f32> = (0..n).map(|_| r.f32_mag(-10, 10)).collect();

@@ -30,7 +30,10 @@ TRITON_VERSION = "3.9.0"
 
 # name -> (kernel, explicit args [(name, type)], constexprs, options, grid formula)
 # Pointer arguments carry tt.divisibility 16 (what Triton's JIT assumes for 16-byte aligned
-# buffers), which lets it emit vector loads; the tests allocate such buffers.
+# buffers), which lets it emit vector loads; the tests allocate such buffers. Integer arguments
+# listed in DIVISIBLE get the same hint (Triton's JIT does so for values divisible by 16): the
+# launch must pass multiples of 16 (recorded as "divisible_by_16" in the JSON).
+DIVISIBLE = {"add_f32": ["n"]}
 JOBS = {
     "add_f32": (
         kernels.add_kernel,
@@ -94,7 +97,9 @@ def main():
     for name, (fn, args, consts, opts, grid) in JOBS.items():
         sig = dict(args)
         sig.update({c: "constexpr" for c in consts})
-        attrs = {(i,): [["tt.divisibility", 16]] for i, (_, t) in enumerate(args) if t.startswith("*")}
+        div = DIVISIBLE.get(name, [])
+        attrs = {(i,): [["tt.divisibility", 16]] for i, (a, t) in enumerate(args)
+                 if t.startswith("*") or a in div}
         k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs),
                            target=target, options=opts)
         md = k.metadata
@@ -109,6 +114,7 @@ def main():
             "shared": md.shared,
             "args": [{"name": a, "type": t} for a, t in args],
             "constexprs": consts,
+            "divisible_by_16": [a for a, t in args if t.startswith("*") or a in div],
             "grid": grid,
             "options": opts,
         }
