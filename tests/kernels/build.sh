@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the kernel corpus for every target, deterministically, and commits nothing by itself:
-#   HIP:    src/*.hip -> <target>/<name>.hsaco for each HIP target below (clang-22; relative
-#           paths from this directory, no debug info, no CUID)
+#   HIP:    src/*.hip -> <target>/<name>.hsaco for each HIP target below, and the matrix
+#           kernels src/gfx9/*.hip (gfx942, gfx950) and src/rdna/*.hip (RDNA targets) ->
+#           matrix/<target>/<name>.hsaco (clang-22; relative paths from this directory, no
+#           debug info, no CUID)
 #   Triton: triton/kernels.py -> triton/<target>/<name>.{hsaco,json} (pinned Triton 3.9.0 from
 #           scripts/setup_triton.sh, AOT through triton/build.py, no GPU)
 # plus a <dir>/mnemonics.txt inventory per output directory (needs llvm-objdump-22).
@@ -55,15 +57,20 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# One job per line: "hip TARGET SOURCE" or "triton TARGET".
+# One job per line: "hip TARGET SOURCE OUTDIR" or "triton TARGET".
 jobs=$out/jobs.txt
 : >"$jobs"
 dirs=()
 if [ $hip = 1 ]; then
   for t in $HIP_TARGETS; do
-    dirs+=("$t")
-    mkdir -p "$out/$t"
-    for src in src/*.hip; do echo "hip $t $src" >>"$jobs"; done
+    dirs+=("$t" "matrix/$t")
+    mkdir -p "$out/$t" "$out/matrix/$t"
+    for src in src/*.hip; do echo "hip $t $src $t" >>"$jobs"; done
+    # Matrix sources, by family: src/gfx9/ (MFMA) for CDNA, src/rdna/ (WMMA/SWMMAC) for RDNA,
+    # into matrix/<target>/ (kept apart: the translator's tests take <target>/ as the corpus
+    # that lifts, and matrix instructions do not lift yet).
+    case "$t" in gfx9*) fam=gfx9 ;; *) fam=rdna ;; esac
+    for src in src/$fam/*.hip; do echo "hip $t $src matrix/$t" >>"$jobs"; done
   done
 fi
 if [ $triton = 1 ]; then
@@ -73,14 +80,15 @@ if [ $triton = 1 ]; then
   done
 fi
 
-build_one() { # kind target [source]
+build_one() { # hip TARGET SOURCE OUTDIR | triton TARGET
   local kind=$1 t=$2
   if [ "$kind" = hip ]; then
     local gpu=${t%w64} extra=()
-    [ "$gpu" != "$t" ] && extra=(-mwavefrontsize64)
+    # WAVE64 lets a source pick the wave64 matrix builtins (src/rdna/wmma.hip).
+    [ "$gpu" != "$t" ] && extra=(-mwavefrontsize64 -DWAVE64)
     "$CLANG" -x hip --offload-arch="$gpu" "${extra[@]}" --cuda-device-only --no-gpu-bundle-output \
       -nogpulib -nogpuinc -O3 -fuse-cuid=none -g0 \
-      -o "$OUT/$t/$(basename "$3" .hip).hsaco" "$3"
+      -o "$OUT/$4/$(basename "$3" .hip).hsaco" "$3"
   else
     "$TRITON_PY" triton/build.py "$t" "$OUT/triton/$t"
   fi
