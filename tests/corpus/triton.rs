@@ -67,11 +67,15 @@ impl Triton {
     }
 
     /// Launches on `grid` with the launch file's block and dynamic LDS (`shared`), appending
-    /// the two scratch pointers Triton adds.
+    /// the scratch pointers Triton adds (`trailing_pointer_args`).
     fn launch(&self, ctx: &Ctx, grid: [u32; 3], mut args: Vec<Arg>) {
         let shared = self.info["shared"].as_u64().expect("shared") as u32;
-        args.push(B(ctx.output::<u32>(64)));
-        args.push(B(ctx.output::<u32>(64)));
+        let trailing = self.info["trailing_pointer_args"]
+            .as_u64()
+            .expect("trailing args");
+        for _ in 0..trailing {
+            args.push(B(ctx.output::<u32>(64)));
+        }
         ctx.launch_lds(&self.kernel, grid, self.block(), shared, args);
     }
 }

@@ -113,6 +113,9 @@ def main():
             "block": [md.num_warps * wave, 1, 1],
             "shared": md.shared,
             "args": [{"name": a, "type": t} for a, t in args],
+            # Triton 3.9 appends global-scratch and profile-scratch pointers after the
+            # explicit arguments (global_buffer entries in the metadata note).
+            "trailing_pointer_args": 2,
             "constexprs": consts,
             "divisible_by_16": [a for a, t in args if t.startswith("*") or a in div],
             "grid": grid,
