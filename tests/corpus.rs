@@ -209,3 +209,24 @@ fn out_of_bounds_access_faults() {
         }
     }
 }
+
+/// Triton's objects name their target in the newer LLVM spelling
+/// (`amdgpu9.42-amd-amdhsa-unknown-gfx942`): accepted when it names the ELF header's GPU, and a
+/// load error when it names another one (the same bytes with the GPU name patched).
+#[test]
+fn triton_target_spelling_is_checked() {
+    let dev = wavejit::Device::new();
+    let ok = include_bytes!("kernels/triton/gfx942/add_f32.hsaco");
+    assert!(dev.load_module(ok).is_ok());
+    let needle = b"amdgpu9.42-amd-amdhsa-unknown-gfx942";
+    let at = ok
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("the metadata names the target");
+    let mut bad = ok.to_vec();
+    bad[at + needle.len() - 3..at + needle.len()].copy_from_slice(b"950");
+    match dev.load_module(&bad) {
+        Err(wavejit::Error::Load(msg)) => assert!(msg.contains("gfx950"), "{msg}"),
+        other => panic!("expected a load error, got {:?}", other.err()),
+    }
+}
