@@ -23,7 +23,7 @@ fn parse_u64(s: &str) -> Option<u64> {
 fn usage() -> ! {
     eprintln!(
         "usage: engine_fuzz [--seconds N] [--seed S] [--programs N] [--target gfx942|gfx950|both] \
-         [--replay SEED] [--verbose] [--show-faults]"
+         [--replay SEED] [--verbose] [--show-faults] [--mix]"
     );
     std::process::exit(2)
 }
@@ -36,6 +36,7 @@ fn main() {
     let mut replay = None;
     let mut verbose = false;
     let mut show_faults = false;
+    let mut mix = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -52,6 +53,11 @@ fn main() {
                     Some("both") => vec![Gpu::GFX942, Gpu::GFX950],
                     _ => usage(),
                 }
+            }
+            "--mix" => {
+                mix = true;
+                i += 1;
+                continue;
             }
             "--show-faults" => {
                 show_faults = true;
@@ -82,6 +88,12 @@ fn main() {
         }
     }
     let mut found = 0;
+    if mix {
+        for f in &mut fuzzers {
+            print_mix(f, seed, programs.min(200));
+        }
+        return;
+    }
     if let Some(s) = replay {
         for f in &mut fuzzers {
             if verbose {
@@ -147,4 +159,45 @@ fn main() {
         start.elapsed().as_secs_f64()
     );
     std::process::exit(i32::from(found > 0));
+}
+
+/// Prints the static instruction mix of `n` generated programs: counts by encoding form.
+fn print_mix(f: &mut Fuzzer, seed: u64, n: u64) {
+    use std::collections::BTreeMap;
+    let mut forms: BTreeMap<String, u64> = BTreeMap::new();
+    let mut ops = std::collections::BTreeSet::new();
+    let mut total = 0;
+    for k in 0..n {
+        let (items, _, _) = f.generate(seed.wrapping_add(k));
+        let words = f.pool.layout(&items);
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut off = 0;
+        while off < bytes.len() {
+            let Ok(i) = wavejit_translator::isa::decode(&f.pool.target, &bytes[off..], 0) else {
+                off += 4;
+                continue;
+            };
+            let ext = if i.dpp.is_some() {
+                " dpp"
+            } else if i.sdwa.is_some() {
+                " sdwa"
+            } else if i.literal.is_some() {
+                " literal"
+            } else {
+                ""
+            };
+            *forms.entry(format!("{:?}{ext}", i.format)).or_default() += 1;
+            ops.insert(i.op);
+            total += 1;
+            off += i.size.max(4) as usize;
+        }
+    }
+    println!(
+        "{}: {total} instructions in {n} programs, {} distinct opcodes",
+        f.pool.target.gpu,
+        ops.len()
+    );
+    for (k, v) in forms {
+        println!("  {v:>7} {k}");
+    }
 }

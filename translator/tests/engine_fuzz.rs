@@ -64,3 +64,50 @@ fn engines_agree_on_random_programs() {
         t0.elapsed().as_secs_f64()
     );
 }
+
+/// The comparison cannot pass vacuously: a one-bit change in the JIT's register file, memory
+/// or exit is reported, naming the register and lane (or byte).
+#[test]
+fn differences_are_detected() {
+    use wavejit_translator::difffuzz::gen::{Code, CODE_BASE};
+    use wavejit_translator::difffuzz::{first_diff, random_env, random_state, run_engine, Rng};
+    use wavejit_translator::exec::EngineKind;
+    use wavejit_translator::isa::Target;
+    let target = Target::new(Gpu::GFX942);
+    // v_add_f32_e32 v2, v6, v7 (notes/cdna.md §3.4); s_endpgm.
+    let code = Code(
+        [0x0204_0F06u32, 0xBF81_0000]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect(),
+    );
+    let mut rng = Rng(7);
+    let mut s0 = random_state(&mut rng, 0x3F0);
+    s0.set_exec(u64::MAX);
+    s0.pc = CODE_BASE;
+    let env = random_env(&mut rng);
+    let a = run_engine(&target, &code, &s0, &env, EngineKind::Interp);
+    let mut b = run_engine(&target, &code, &s0, &env, EngineKind::Jit);
+    assert_eq!(a.insts(), 2);
+    assert_eq!(b.compiled, b.lifted);
+    assert_eq!(first_diff(&a, &b), None);
+    // The add happened: lane 5 of v2 is the f32 sum of v6 and v7 (unless NaN or denormal).
+    let (x, y) = (f32::from_bits(s0.vgpr[6][5]), f32::from_bits(s0.vgpr[7][5]));
+    let sum = x + y;
+    if !sum.is_nan() && sum.is_normal() && x.is_normal() && y.is_normal() {
+        assert_eq!(a.state.vgpr[2][5], sum.to_bits());
+    }
+    b.state.vgpr[2][5] ^= 1;
+    let d = first_diff(&a, &b).expect("register difference");
+    assert!(d.starts_with("v2 lane 5"), "{d}");
+    b.state.vgpr[2][5] ^= 1;
+    b.env.lds[0x123] ^= 0x80;
+    let d = first_diff(&a, &b).expect("memory difference");
+    assert!(d.starts_with("lds byte 0x123"), "{d}");
+    b.env.lds[0x123] ^= 0x80;
+    b.state.scc ^= 1;
+    assert!(first_diff(&a, &b).expect("scc").starts_with("scc"));
+    b.state.scc ^= 1;
+    b.result = Err(wavejit_translator::env::ExecFault::Runaway(1));
+    assert!(first_diff(&a, &b).expect("exit").starts_with("exit"));
+}

@@ -23,7 +23,7 @@ pub const SCRATCH_PER_LANE: usize = 256;
 /// Address of the first instruction of a program.
 pub const CODE_BASE: u64 = 0x1_0000;
 
-/// Reserved SGPRs (never written by random instructions): `s[100:101]` = global base,
+/// Reserved SGPRs (never written by random instructions; `s84..s101`): `s[100:101]` = global base,
 /// `s[96:99]` = buffer resource (V#), `s94` = scratch/buffer offset, `s90`/`s91` loop counters,
 /// `s[92:93]`/`s[88:89]` saved EXEC of structured `if`s.
 pub const S_GLOBAL: u32 = 100;
@@ -32,6 +32,8 @@ pub const S_VSHARP: u32 = 96;
 /// Scalar offset for scratch and buffer accesses.
 pub const S_SOFF: u32 = 94;
 const S_LOOP: [u32; 2] = [90, 91];
+/// Pair holding computed jump targets (`s[86:87]`); `s[84:85]` gets `s_swappc`'s return address.
+const S_PC: u32 = 86;
 const S_SAVE: [u32; 2] = [92, 88];
 
 /// VGPRs random instructions use (`v0..v31`); AGPRs `a0..a7`.
@@ -109,6 +111,15 @@ pub enum Item {
         /// Loop body.
         body: Vec<Item>,
     },
+    /// `s_getpc_b64 s[86:87]; s_add_u32 s86, s86, off; s_addc_u32 s87, s87, 0;
+    /// s_setpc_b64 s[86:87]` (or `s_swappc_b64 s[84:85], s[86:87]`): an indirect jump over
+    /// the next `skip` items of the same level.
+    SetPc {
+        /// Items skipped.
+        skip: usize,
+        /// Use `s_swappc_b64` (writing the return address to `s[84:85]`).
+        swap: bool,
+    },
     /// `cmp (into VCC); s_and_saveexec_b64 sS, vcc; s_cbranch_execz end; body; end:
     /// s_or_b64 exec, exec, sS`.
     If {
@@ -140,6 +151,11 @@ struct Fixed {
     s_cbranch_scc1: u32,
     s_cbranch_execz: u32,
     s_endpgm: u32,
+    s_getpc_b64: u32,
+    s_setpc_b64: u32,
+    s_swappc_b64: u32,
+    s_add_u32: u32,
+    s_addc_u32: u32,
     v_and_b32: u32,
     v_or_b32: u32,
     v_mov_b32: u32,
@@ -245,6 +261,11 @@ impl Pool {
             s_cbranch_scc1: opc_of(sopp, Op::S_CBRANCH_SCC1),
             s_cbranch_execz: opc_of(sopp, Op::S_CBRANCH_EXECZ),
             s_endpgm: opc_of(sopp, Op::S_ENDPGM),
+            s_getpc_b64: opc_of(sop1, Op::S_GETPC_B64),
+            s_setpc_b64: opc_of(sop1, Op::S_SETPC_B64),
+            s_swappc_b64: opc_of(sop1, Op::S_SWAPPC_B64),
+            s_add_u32: opc_of(sop2, Op::S_ADD_U32),
+            s_addc_u32: opc_of(sop2, Op::S_ADDC_U32),
             v_and_b32: opc_of(vop2, Op::V_AND_B32),
             v_or_b32: opc_of(vop2, Op::V_OR_B32),
             v_mov_b32: opc_of(vop1, Op::V_MOV_B32),
@@ -377,7 +398,12 @@ impl Pool {
         let mut v = Vec::with_capacity(len);
         while v.len() < len {
             let r = rng.below(100);
-            if r < 7 {
+            if r < 2 {
+                v.push(Item::SetPc {
+                    skip: rng.below(4) as usize,
+                    swap: rng.below(2) == 0,
+                });
+            } else if r < 7 {
                 let opc = self.fixed.branches[rng.below(7) as usize];
                 v.push(Item::Branch {
                     opc,
@@ -419,6 +445,7 @@ impl Pool {
         match item {
             Item::Inst(w) => w.len(),
             Item::Branch { .. } => 1,
+            Item::SetPc { .. } => 5,
             Item::Loop { body, .. } => {
                 2 + body.iter().map(|i| self.size(i)).sum::<usize>() + 2 + 1 + 1
             }
@@ -437,6 +464,23 @@ impl Pool {
                     let end = (k + 1 + skip).min(items.len());
                     let d: usize = items[k + 1..end].iter().map(|i| self.size(i)).sum();
                     out.push(sopp(*opc, d as u32));
+                }
+                Item::SetPc { skip, swap } => {
+                    let end = (k + 1 + skip).min(items.len());
+                    let d: usize = items[k + 1..end].iter().map(|i| self.size(i)).sum();
+                    // Bytes from the address s_getpc returns (the s_add) to the target.
+                    let off = 4 * (4 + d as u32);
+                    out.push(0x17D << 23 | S_PC << 16 | f.s_getpc_b64 << 8);
+                    out.push(2 << 30 | f.s_add_u32 << 23 | S_PC << 16 | 255 << 8 | S_PC);
+                    out.push(off);
+                    out.push(
+                        2 << 30 | f.s_addc_u32 << 23 | (S_PC + 1) << 16 | 128 << 8 | (S_PC + 1),
+                    );
+                    out.push(if *swap {
+                        0x17D << 23 | (S_PC - 2) << 16 | f.s_swappc_b64 << 8 | S_PC
+                    } else {
+                        0x17D << 23 | f.s_setpc_b64 << 8 | S_PC
+                    });
                 }
                 Item::Loop { depth, count, body } => {
                     let c = S_LOOP[*depth];
