@@ -21,18 +21,39 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 use helpers::JitCtx;
+use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex};
 
 type BlockFn = unsafe extern "C" fn(*mut WaveState, *mut JitCtx<'_>) -> u32;
 
 struct Inner {
-    module: JITModule,
+    /// Taken (and its code memory freed) only when the [`Holder`] drops.
+    module: ManuallyDrop<JITModule>,
     fctx: FunctionBuilderContext,
 }
 
 /// Owner of the generated code. Compiled blocks keep it alive, so their code stays mapped.
 struct Holder {
     inner: Mutex<Inner>,
+}
+
+impl Drop for Holder {
+    /// Unmaps the generated code: a dropped `JITModule` keeps its code and data memory
+    /// mapped for ever (every translator of every launch leaked its blocks' code).
+    fn drop(&mut self) {
+        let inner = match self.inner.get_mut() {
+            Ok(i) => i,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        // SAFETY: `module` is taken exactly once, here, and never used again. The holder is
+        // dropped only when no `Jit` and no `CompiledBlock` refer to it any more (both hold
+        // an `Arc<Holder>`), and the compiled function pointers live only inside
+        // `CompiledBlock`s, so no pointer into the freed memory remains.
+        unsafe {
+            let module = ManuallyDrop::take(&mut inner.module);
+            module.free_memory();
+        }
+    }
 }
 
 // SAFETY: `JITModule` holds raw pointers to the code and data it mapped; they are only
@@ -82,7 +103,7 @@ impl Jit {
         Ok(Jit {
             holder: Arc::new(Holder {
                 inner: Mutex::new(Inner {
-                    module,
+                    module: ManuallyDrop::new(module),
                     fctx: FunctionBuilderContext::new(),
                 }),
             }),
@@ -100,7 +121,7 @@ impl Jit {
             .lock()
             .map_err(|_| "JIT lock poisoned".to_string())?;
         let inner = &mut *guard;
-        let module = &mut inner.module;
+        let module: &mut JITModule = &mut inner.module;
         let ptr = types::I64;
         let mut sig = module.make_signature();
         sig.params.push(AbiParam::new(ptr));
