@@ -111,3 +111,28 @@ fn differences_are_detected() {
     b.result = Err(wavejit_translator::env::ExecFault::Runaway(1));
     assert!(first_diff(&a, &b).expect("exit").starts_with("exit"));
 }
+
+/// The shrinker reduces a failing program to the instructions that matter: with a fake
+/// difference injected for every program containing `v_add_f32`, the reported program is a
+/// few instructions long, still contains it, and names the seed.
+#[test]
+fn findings_are_shrunk() {
+    use wavejit_translator::isa::Op;
+    let mut f = Fuzzer::new(Gpu::GFX942);
+    f.inject = Some(Op::V_MUL_F32);
+    let mut found = None;
+    for seed in 0..200u64 {
+        if let Err(e) = f.run_program(0xA000 + seed) {
+            found = Some(e);
+            break;
+        }
+    }
+    let e = found.expect("some program contains v_mul_f32");
+    let text = e.to_string();
+    assert!(text.contains("injected difference at v_mul_f32"), "{text}");
+    assert!(text.contains(&format!("{:#x}", e.seed)), "{text}");
+    let lines = e.program.lines().count();
+    assert!(e.program.contains("v_mul_f32"), "{text}");
+    assert!(e.sizes.1 < e.sizes.0, "{text}");
+    assert!(lines <= 4, "not shrunk ({lines} instructions):\n{text}");
+}

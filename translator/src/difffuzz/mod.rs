@@ -492,6 +492,9 @@ pub struct Fuzzer {
     pub totals: Totals,
     /// Print every program that ends in a fault (with the fault).
     pub show_faults: bool,
+    /// Test hook for the shrinker: report a (fake) difference for every program that
+    /// contains this opcode.
+    pub inject: Option<crate::isa::Op>,
 }
 
 /// Seed of the pool construction (fixed so program seeds replay).
@@ -505,6 +508,7 @@ impl Fuzzer {
             pool: Pool::new(gpu, &mut rng, 12),
             totals: Totals::default(),
             show_faults: false,
+            inject: None,
         }
     }
 
@@ -525,6 +529,11 @@ impl Fuzzer {
         let t = &self.pool.target;
         let a = run_engine(t, &code, state, env, EngineKind::Interp);
         let b = run_engine(t, &code, state, env, EngineKind::Jit);
+        if let Some(op) = self.inject {
+            if contains_op(t, &code.0, op) {
+                return (Some(format!("injected difference at {}", op.name())), a);
+            }
+        }
         (first_diff(&a, &b), a)
     }
 
@@ -600,6 +609,19 @@ impl Fuzzer {
         }
         items
     }
+}
+
+/// True when the code in `bytes` contains an instruction of opcode `op`.
+fn contains_op(target: &Target, bytes: &[u8], op: crate::isa::Op) -> bool {
+    let mut off = 0;
+    while off < bytes.len() {
+        match decode(target, &bytes[off..], CODE_BASE + off as u64) {
+            Ok(i) if i.op == op => return true,
+            Ok(i) => off += i.size.max(4) as usize,
+            Err(_) => off += 4,
+        }
+    }
+    false
 }
 
 /// Items in `items`, nested ones included.
