@@ -55,6 +55,13 @@ fn engines_agree_on_random_programs() {
         for (k, n) in &t.fault_kinds {
             eprintln!("  {n:>6} {k}");
         }
+        // Layout sanity: every branch and computed jump lands on an instruction, loops end.
+        for (k, n) in &t.fault_kinds {
+            assert!(
+                !(k.starts_with("unsupported cannot") || k == "bad jump" || k == "runaway"),
+                "{n} programs ended with {k}"
+            );
+        }
         total += t.insts;
     }
     assert!(failures.is_empty(), "{} engine differences", failures.len());

@@ -173,6 +173,10 @@ pub struct Pool {
     fixed: Fixed,
     /// Instances whose decoded opcode differed from the encoded one (encoder/decoder bugs).
     pub decode_mismatches: Vec<String>,
+    /// VGPRs random instructions use (`v0..`, at most 32; fewer = denser dependences).
+    pub nvgpr: u32,
+    /// Single and paired SGPRs random instructions use (`s0..`, at most 64).
+    pub nsgpr: u32,
 }
 
 /// Mnemonics never generated at random: control transfer (generated structurally instead),
@@ -285,6 +289,8 @@ impl Pool {
             cmps: Vec::new(),
             fixed,
             decode_mismatches: Vec::new(),
+            nvgpr: NVGPR,
+            nsgpr: NSGPR,
         };
         for (enc, table) in tables {
             for (opc, e) in table.iter().enumerate() {
@@ -329,6 +335,8 @@ impl Pool {
     pub fn instance(&mut self, rng: &mut Rng, cand: &Cand, mode: u32) -> Option<Vec<u32>> {
         let g = Gen {
             rng,
+            nv: self.nvgpr.clamp(4, NVGPR),
+            ns: self.nsgpr.clamp(4, NSGPR),
             gfx950: self.target.gpu == Gpu::GFX950,
             fixed: self.fixed,
         };
@@ -381,12 +389,12 @@ impl Pool {
 
     /// A random program: `len` top-level items with nested loops, branches and `if`s.
     pub fn program(&mut self, rng: &mut Rng, mode: u32, len: usize) -> Vec<Item> {
-        if rng.below(4) != 0 {
+        if rng.below(8) != 0 {
             // The whole program in a loop (more executed instructions per compiled block).
             let body = self.items(rng, mode, len, 1);
             vec![Item::Loop {
                 depth: 0,
-                count: 4 + rng.below(21) as u32,
+                count: 8 + rng.below(25) as u32,
                 body,
             }]
         } else {
@@ -447,7 +455,8 @@ impl Pool {
             Item::Branch { .. } => 1,
             Item::SetPc { .. } => 5,
             Item::Loop { body, .. } => {
-                2 + body.iter().map(|i| self.size(i)).sum::<usize>() + 2 + 1 + 1
+                // s_mov_b32 + literal, body, s_sub_u32, s_cmp_lg_u32, s_cbranch_scc1.
+                2 + body.iter().map(|i| self.size(i)).sum::<usize>() + 3
             }
             Item::If { cmp, body, .. } => {
                 cmp.len() + 1 + 1 + body.iter().map(|i| self.size(i)).sum::<usize>() + 1
@@ -520,6 +529,10 @@ fn sopp(opc: u32, simm16: u32) -> u32 {
 /// Operand choice state for one instruction.
 struct Gen<'r> {
     rng: &'r mut Rng,
+    /// VGPRs in use (`v0..v{nv}`).
+    nv: u32,
+    /// Single and paired SGPRs in use (`s0..s{ns}`).
+    ns: u32,
     gfx950: bool,
     fixed: Fixed,
 }
@@ -591,12 +604,12 @@ impl Gen<'_> {
                 0..=5 => 106 + self.below(2),
                 6..=8 => 124,
                 9 => 126 + self.below(2),
-                _ => self.reg(NSGPR, 1),
+                _ => self.reg(self.ns, 1),
             },
             2 => match r {
                 0..=9 => 106,
                 10 => 126,
-                _ => self.reg(NSGPR, 2),
+                _ => self.reg(self.ns, 2),
             },
             _ => {
                 let w = u32::from(w);
@@ -611,7 +624,7 @@ impl Gen<'_> {
         match self.below(10) {
             0 => 106,
             1 => 124,
-            _ => self.reg(NSGPR, 1),
+            _ => self.reg(self.ns, 1),
         }
     }
 
@@ -628,14 +641,14 @@ impl Gen<'_> {
                             1 => 124,
                             2 => 126 + self.below(2),
                             3 => 88 + self.below(14),
-                            _ => self.reg(NSGPR, 1),
+                            _ => self.reg(self.ns, 1),
                         }
                     } else if w == 2 {
                         match self.below(20) {
                             0 => 106,
                             1 => 126,
                             2 => S_GLOBAL,
-                            _ => self.reg(NSGPR, 2),
+                            _ => self.reg(self.ns, 2),
                         }
                     } else {
                         let w = u32::from(w);
@@ -689,10 +702,10 @@ impl Gen<'_> {
                     if self.chance(40) {
                         106
                     } else {
-                        self.reg(NSGPR, 2)
+                        self.reg(self.ns, 2)
                     }
                 } else {
-                    self.reg(NSGPR, 1)
+                    self.reg(self.ns, 1)
                 };
                 bus.sgpr = Some(c);
                 return c;
@@ -700,13 +713,13 @@ impl Gen<'_> {
             return bus.sgpr.unwrap_or(106);
         }
         if !bus.scalar_ok || self.chance(70) {
-            return 256 + self.reg(NVGPR, w);
+            return 256 + self.reg(self.nv, w);
         }
         self.ssrc(w, bus)
     }
 
     fn vdst(&mut self, w: u8) -> u32 {
-        self.reg(NVGPR, w)
+        self.reg(self.nv, w)
     }
 
     /// Encodes a random instance of `c`: (address setup words, instruction words).
@@ -939,7 +952,7 @@ impl Gen<'_> {
                     if acc {
                         g.reg(NAGPR, w)
                     } else {
-                        g.reg(NVGPR, w)
+                        g.reg(g.nv, w)
                     }
                 };
                 let two = info.class & crate::isa::generated::CLASS_TWO_OFFSETS != 0;
@@ -968,7 +981,7 @@ impl Gen<'_> {
                     if acc {
                         g.reg(NAGPR, w)
                     } else {
-                        g.reg(NVGPR, w)
+                        g.reg(g.nv, w)
                     }
                 };
                 let name = info.op.name();
@@ -1045,7 +1058,7 @@ impl Gen<'_> {
                     if acc {
                         self.reg(NAGPR, w[0])
                     } else {
-                        self.reg(NVGPR, w[0])
+                        self.reg(self.nv, w[0])
                     }
                 } else {
                     0
@@ -1053,7 +1066,7 @@ impl Gen<'_> {
                 let mut vaddr = 0;
                 if offen + idxen == 2 {
                     // v[a:a+1] = index, offset.
-                    let a = self.reg(NVGPR, 2);
+                    let a = self.reg(self.nv, 2);
                     pre.extend(self.v_and(a, 0x3F, a));
                     pre.extend(self.v_and(a + 1, 0xFFC, a + 1));
                     vaddr = a;
@@ -1099,7 +1112,7 @@ impl Gen<'_> {
     /// A VGPR holding an address masked by `mask` (setup words follow the instruction words
     /// pattern `v_and_b32 vA, mask, vA`), left unmasked `1/oor_in` of the time.
     fn addr_vgpr(&mut self, mask: u32, oor_in: u64) -> (u32, Vec<u32>) {
-        let a = self.reg(NVGPR, 1);
+        let a = self.reg(self.nv, 1);
         if self.rng.below(oor_in) == 0 {
             return (a, Vec::new());
         }
@@ -1108,7 +1121,7 @@ impl Gen<'_> {
 
     /// A VGPR pair holding `GLOBAL_BASE + (v & mask)`, unmasked 1/64 of the time.
     fn addr_pair(&mut self, mask: u32) -> (u32, Vec<u32>) {
-        let a = self.reg(NVGPR, 2);
+        let a = self.reg(self.nv, 2);
         if self.rng.below(128) == 0 {
             return (a, Vec::new());
         }
@@ -1165,7 +1178,7 @@ impl Gen<'_> {
         } else {
             self.vdst(dw)
         };
-        let s1 = if s1w != 0 { self.reg(NVGPR, s1w) } else { 0 };
+        let s1 = if s1w != 0 { self.reg(self.nv, s1w) } else { 0 };
         let head = |src0: u32| match c.enc {
             Enc::Vop1 => 0x3F << 25 | d << 17 | opc << 9 | src0,
             Enc::Vop2 => opc << 25 | d << 17 | s1 << 9 | src0,
@@ -1188,7 +1201,7 @@ impl Gen<'_> {
             let mods = self.below(16) & ((m >> 10) & 3 | ((m >> 13) & 3) << 2);
             // mods bits: abs0, abs1, neg0, neg1 → DPP neg0[20] abs0[21] neg1[22] abs1[23].
             let (abs0, abs1, neg0, neg1) = (mods & 1, mods >> 1 & 1, mods >> 2 & 1, mods >> 3 & 1);
-            let src = self.reg(NVGPR, 1);
+            let src = self.reg(self.nv, 1);
             let e = src
                 | ctrl << 8
                 | bc << 19
@@ -1218,7 +1231,7 @@ impl Gen<'_> {
                 let cde = self.ssrc(1, &mut b2);
                 (cde, 1)
             } else {
-                (self.reg(NVGPR, 1), 0)
+                (self.reg(self.nv, 1), 0)
             };
             let mut word0 = head(249);
             let mut s1s = 0;

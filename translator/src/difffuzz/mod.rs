@@ -50,7 +50,7 @@ impl Rng {
 
 /// Instruction budget of one program run (loops are bounded; this catches counters clobbered
 /// by indexed writes).
-const BUDGET: u64 = 20_000;
+const BUDGET: u64 = 100_000;
 
 /// f32 corner values.
 const F32_SPECIALS: [u32; 20] = [
@@ -519,6 +519,9 @@ impl Fuzzer {
         let state = random_state(&mut rng, mode);
         let env = random_env(&mut rng);
         let len = 8 + rng.below(40) as usize;
+        // Register pool sizes: small pools make dense chains of dependences.
+        self.pool.nvgpr = [8, 16, 32, 32][rng.below(4) as usize];
+        self.pool.nsgpr = [8, 16, 64, 64][rng.below(4) as usize];
         let items = self.pool.program(&mut rng, mode, len);
         (items, state, env)
     }
