@@ -93,11 +93,13 @@ fn differences_are_detected() {
     s0.set_exec(u64::MAX);
     s0.pc = CODE_BASE;
     let env = random_env(&mut rng);
-    let a = run_engine(&target, &code, &s0, &env, EngineKind::Interp);
-    let mut b = run_engine(&target, &code, &s0, &env, EngineKind::Jit);
+    let a = run_engine(&target, &code, &s0, &env, EngineKind::Interp, false);
+    let mut b = run_engine(&target, &code, &s0, &env, EngineKind::Jit, false);
     assert_eq!(a.insts(), 2);
     assert_eq!(b.compiled, b.lifted);
     assert_eq!(first_diff(&a, &b), None);
+    let c = run_engine(&target, &code, &s0, &env, EngineKind::Jit, true);
+    assert_eq!(first_diff(&a, &c), None);
     // The add happened: lane 5 of v2 is the f32 sum of v6 and v7 (unless NaN or denormal).
     let (x, y) = (f32::from_bits(s0.vgpr[6][5]), f32::from_bits(s0.vgpr[7][5]));
     let sum = x + y;

@@ -277,20 +277,36 @@ impl Outcome {
     }
 }
 
-/// Runs `code` from `init`/`env` under `engine` (the JIT compiles every block on first use),
-/// resuming after `s_sleep` and (single-wave) barriers.
+/// Runs `code` from `init`/`env` under `engine` (the JIT compiles every block on first use;
+/// with `straight_line`, never in the lane-group loop form), resuming after `s_sleep` and
+/// (single-wave) barriers.
 pub fn run_engine(
     target: &Target,
     code: &Code,
     init: &WaveState,
     env: &FlatEnv,
     engine: EngineKind,
+    straight_line: bool,
 ) -> Outcome {
     let mut state = clone_state(init);
     let mut env = env.clone();
     let result = match Translator::new(*target, engine) {
         Ok(tr) => {
-            let tr = tr.with_hot_threshold(0);
+            let mut tr = tr.with_hot_threshold(0);
+            if straight_line {
+                match crate::jit::Jit::new() {
+                    Ok(j) => tr = tr.with_jit(j.without_loop_form()),
+                    Err(e) => {
+                        return Outcome {
+                            result: Err(ExecFault::Unsupported(format!("no host JIT: {e}"))),
+                            state,
+                            env,
+                            lifted: 0,
+                            compiled: 0,
+                        }
+                    }
+                }
+            }
             let mut budget = BUDGET;
             let mut r;
             let mut resumes = 0;
@@ -443,8 +459,18 @@ impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "engine difference on {} (program seed {:#x}, shrunk from {} to {} dwords): {}",
-            self.gpu, self.seed, self.sizes.0, self.sizes.1, self.diff
+            "engine difference on {} (program seed {:#x}, JIT {} form, shrunk from {} to {} \
+             dwords): {}",
+            self.gpu,
+            self.seed,
+            if self.seed & 1 == 1 {
+                "straight-line"
+            } else {
+                "lane-group"
+            },
+            self.sizes.0,
+            self.sizes.1,
+            self.diff
         )?;
         write!(f, "{}", self.program)
     }
@@ -492,6 +518,8 @@ pub struct Fuzzer {
     pub totals: Totals,
     /// Print every program that ends in a fault (with the fault).
     pub show_faults: bool,
+    /// Compile in the straight-line form only (set per program: odd seeds).
+    straight_line: bool,
     /// Test hook for the shrinker: report a (fake) difference for every program that
     /// contains this opcode.
     pub inject: Option<crate::isa::Op>,
@@ -509,6 +537,7 @@ impl Fuzzer {
             totals: Totals::default(),
             show_faults: false,
             inject: None,
+            straight_line: false,
         }
     }
 
@@ -530,8 +559,8 @@ impl Fuzzer {
     fn check(&self, items: &[Item], state: &WaveState, env: &FlatEnv) -> (Option<String>, Outcome) {
         let code = Code(gen::to_bytes(&self.pool.layout(items)));
         let t = &self.pool.target;
-        let a = run_engine(t, &code, state, env, EngineKind::Interp);
-        let b = run_engine(t, &code, state, env, EngineKind::Jit);
+        let a = run_engine(t, &code, state, env, EngineKind::Interp, false);
+        let b = run_engine(t, &code, state, env, EngineKind::Jit, self.straight_line);
         if let Some(op) = self.inject {
             if contains_op(t, &code.0, op) {
                 return (Some(format!("injected difference at {}", op.name())), a);
@@ -542,6 +571,9 @@ impl Fuzzer {
 
     /// Generates and runs program `seed`; a shrunk [`Finding`] when the engines differ.
     pub fn run_program(&mut self, seed: u64) -> Result<(), Box<Finding>> {
+        // Odd seeds: the JIT's straight-line form; even seeds: the lane-group form where the
+        // block qualifies.
+        self.straight_line = seed & 1 == 1;
         let (items, state, env) = self.generate(seed);
         let (diff, out) = self.check(&items, &state, &env);
         self.totals.programs += 1;

@@ -67,6 +67,8 @@ unsafe impl Sync for Holder {}
 #[derive(Clone)]
 pub struct Jit {
     holder: Arc<Holder>,
+    /// Try the lane-group loop form first (else always the straight-line form).
+    loop_form: bool,
 }
 
 /// A compiled block: host code plus what is needed to report its exit.
@@ -107,7 +109,15 @@ impl Jit {
                     fctx: FunctionBuilderContext::new(),
                 }),
             }),
+            loop_form: true,
         })
+    }
+
+    /// This JIT compiling every block in the straight-line form, never the lane-group loop
+    /// form (for differential tests of the two forms).
+    pub fn without_loop_form(mut self) -> Jit {
+        self.loop_form = false;
+        self
     }
 
     /// Compiles `block`. An error means the block cannot be compiled (malformed IR, or an op
@@ -135,6 +145,9 @@ impl Jit {
         let mut id = None;
         let mut grouped = false;
         for try_loop in [true, false] {
+            if try_loop && !self.loop_form {
+                continue;
+            }
             let fid = module
                 .declare_anonymous_function(&sig)
                 .map_err(|e| e.to_string())?;
