@@ -229,7 +229,88 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     for i in 0..n {
         inst.words[i] = word(bytes, i, pc)?;
     }
+    let scalar_only = matches!(
+        inst.format,
+        Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Smem
+    );
+    // Operand slots whose register class in LLVM has no alignment rule: the MTBUF address
+    // pair, the old value a FLAT atomic returns, the 64-bit lane mask of the carry and
+    // select forms (LLVM prints an odd VGPR pair there without comment).
+    let unaligned_ok = |i: usize| match (inst.format, i) {
+        (Format::Mtbuf, 2) => true,
+        (Format::Flat | Format::Global | Format::Scratch, 0 | 3) => flat_atomic(tables, w0),
+        (Format::Vop3 | Format::Vop3b, 4) => vcc_in(inst.op),
+        _ => false,
+    };
+    let mut align = [true; 6];
+    for (i, a) in align.iter_mut().enumerate() {
+        *a = !unaligned_ok(i);
+    }
+    let ops = inst.dst.iter_mut().chain(inst.src.iter_mut());
+    for (o, a) in ops.zip(align) {
+        if let Err(why) = fix_operand(o, scalar_only, a) {
+            return Err(DecodeError::new(bytes, pc, why));
+        }
+    }
     Ok(inst)
+}
+
+/// True if `w0` is a FLAT/GLOBAL/SCRATCH atomic.
+fn flat_atomic(tb: &Tables, w0: u32) -> bool {
+    let table = match (w0 >> 14) & 3 {
+        0 => tb.flat,
+        1 => tb.scratch,
+        _ => tb.global,
+    };
+    matches!(table.get(((w0 >> 18) & 0x7F) as usize), Some(Some(i)) if i.class & CLASS_ATOMIC != 0)
+}
+
+/// Checks one operand against the register files and aligns scalar tuples the way the
+/// hardware reads them (and LLVM's disassembler prints them): an SGPR/TTMP pair ignores bit 0
+/// of its code, a wider tuple bits 1:0 (`s_mov_b64 s[0:1], s[3:4]` reads `s[2:3]`).
+/// `align`: a VGPR/AGPR tuple must start at an even register (LLVM's `_Align2` classes).
+fn fix_operand(o: &mut Opnd, scalar_only: bool, align: bool) -> Result<(), &'static str> {
+    if !o.is_some() {
+        return Ok(());
+    }
+    let n = o.count.max(1) as u16;
+    match o.code {
+        0..=101 | 108..=123 if n >= 2 => {
+            o.code &= if n == 2 { !1 } else { !3 };
+            // SGPR tuples reach s103 (s[100:103]); TTMPs are ttmp0..ttmp15.
+            let ok = if o.code <= 101 {
+                o.code + n <= 104
+            } else {
+                o.code + n <= 124
+            };
+            if ok {
+                Ok(())
+            } else {
+                Err("scalar register tuple out of range")
+            }
+        }
+        0..=127 if n >= 2 => match o.code {
+            // flat_scratch, xnack_mask, vcc, exec are pairs; null fits any width.
+            102 | 104 | 106 | 126 if n == 2 => Ok(()),
+            125 => Ok(()),
+            _ => Err("special register cannot be a register tuple"),
+        },
+        209..=229 | 232..=234 => Err("reserved operand code"),
+        231 if n >= 2 => Err("src_flat_scratch_base_hi cannot be 64-bit"),
+        254 if n >= 2 || scalar_only => Err("src_lds_direct is not a scalar operand"),
+        256..=767 if n >= 2 => {
+            // gfx90a+ (notes/cdna.md): VGPR/AGPR tuples start at an even register.
+            let r = (o.code - 256) % 256;
+            if align && r % 2 != 0 {
+                Err("vector register tuple not 64-bit aligned")
+            } else if r + n > 256 {
+                Err("vector register tuple out of range")
+            } else {
+                Ok(())
+            }
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Reads the literal dword after the first `inst.size` bytes if any source is the literal code.
@@ -735,6 +816,13 @@ fn decode_mubuf(
     inst.size = 8;
     inst.mem.lds = !mtbuf && (w0 >> 16) & 1 == 1;
     let w = info.widths;
+    if w == [0; 4] {
+        // Cache controls (`buffer_wbl2`, `buffer_inv`): no operands.
+        inst.mem.glc = (w0 >> 14) & 1 == 1;
+        inst.mem.sc1 = (w0 >> 15) & 1 == 1;
+        inst.mem.lds = (w0 >> 16) & 1 == 1;
+        return Ok(inst);
+    }
     let acc = (w1 >> 23) & 1 == 1;
     let offen = (w0 >> 12) & 1 == 1;
     let idxen = (w0 >> 13) & 1 == 1;
