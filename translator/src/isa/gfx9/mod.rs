@@ -233,43 +233,22 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
         inst.format,
         Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Smem
     );
-    // Operand slots whose register class in LLVM has no alignment rule: the MTBUF address
-    // pair, the old value a FLAT atomic returns, the 64-bit lane mask of the carry and
-    // select forms (LLVM prints an odd VGPR pair there without comment).
-    let unaligned_ok = |i: usize| match (inst.format, i) {
-        (Format::Mtbuf, 2) => true,
-        (Format::Flat | Format::Global | Format::Scratch, 0 | 3) => flat_atomic(tables, w0),
-        (Format::Vop3 | Format::Vop3b, 4) => vcc_in(inst.op),
-        _ => false,
-    };
-    let mut align = [true; 6];
-    for (i, a) in align.iter_mut().enumerate() {
-        *a = !unaligned_ok(i);
-    }
-    let ops = inst.dst.iter_mut().chain(inst.src.iter_mut());
-    for (o, a) in ops.zip(align) {
-        if let Err(why) = fix_operand(o, scalar_only, a) {
+    for o in inst.dst.iter_mut().chain(inst.src.iter_mut()) {
+        if let Err(why) = fix_operand(o, scalar_only) {
             return Err(DecodeError::new(bytes, pc, why));
         }
     }
     Ok(inst)
 }
 
-/// True if `w0` is a FLAT/GLOBAL/SCRATCH atomic.
-fn flat_atomic(tb: &Tables, w0: u32) -> bool {
-    let table = match (w0 >> 14) & 3 {
-        0 => tb.flat,
-        1 => tb.scratch,
-        _ => tb.global,
-    };
-    matches!(table.get(((w0 >> 18) & 0x7F) as usize), Some(Some(i)) if i.class & CLASS_ATOMIC != 0)
-}
-
 /// Checks one operand against the register files and aligns scalar tuples the way the
 /// hardware reads them (and LLVM's disassembler prints them): an SGPR/TTMP pair ignores bit 0
 /// of its code, a wider tuple bits 1:0 (`s_mov_b64 s[0:1], s[3:4]` reads `s[2:3]`).
-/// `align`: a VGPR/AGPR tuple must start at an even register (LLVM's `_Align2` classes).
-fn fix_operand(o: &mut Opnd, scalar_only: bool, align: bool) -> Result<(), &'static str> {
+///
+/// VGPR/AGPR tuples must lie inside the register file. Odd-aligned tuples decode: gfx90a+
+/// requires even alignment only for some operand classes (LLVM decodes them all and flags
+/// some), and the lifter reads any register index.
+fn fix_operand(o: &mut Opnd, scalar_only: bool) -> Result<(), &'static str> {
     if !o.is_some() {
         return Ok(());
     }
@@ -299,11 +278,8 @@ fn fix_operand(o: &mut Opnd, scalar_only: bool, align: bool) -> Result<(), &'sta
         231 if n >= 2 => Err("src_flat_scratch_base_hi cannot be 64-bit"),
         254 if n >= 2 || scalar_only => Err("src_lds_direct is not a scalar operand"),
         256..=767 if n >= 2 => {
-            // gfx90a+ (notes/cdna.md): VGPR/AGPR tuples start at an even register.
             let r = (o.code - 256) % 256;
-            if align && r % 2 != 0 {
-                Err("vector register tuple not 64-bit aligned")
-            } else if r + n > 256 {
+            if r + n > 256 {
                 Err("vector register tuple out of range")
             } else {
                 Ok(())

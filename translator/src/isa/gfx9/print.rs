@@ -75,6 +75,16 @@ fn sreg(out: &mut String, code: u16, count: u8) {
 /// which LLVM prints as `lit(0x...)`.
 const LIT_MARKED: u16 = 0xFFFE;
 
+/// Printer-private operand codes: the float inline constants 240..=248 read by a 16-bit
+/// integer operand (printed as their f16 bit patterns).
+const INT16_FP0: u16 = 0xFF00;
+
+/// The f16 bit patterns of the float inline constants 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0,
+/// -4.0, 1/(2*pi).
+const F16_INLINE: [u16; 9] = [
+    0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118,
+];
+
 /// True if LLVM would print the literal `v` of an operand of `count` dwords as `lit(...)`.
 /// `bits16`: the operand is 16 bits wide (`float16`: an f16 operand).
 fn literal_is_inlinable(v: u32, count: u8, bits16: bool, float16: bool) -> bool {
@@ -145,6 +155,9 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
         254 => out.push_str("src_lds_direct"),
         255 => {
             let _ = write!(out, "0x{:x}", lit.unwrap_or(0));
+        }
+        INT16_FP0..=0xFF08 => {
+            let _ = write!(out, "0x{:x}", F16_INLINE[(c - INT16_FP0) as usize]);
         }
         LIT_MARKED => {
             let _ = write!(out, "lit(0x{:x})", lit.unwrap_or(0));
@@ -239,6 +252,15 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
                 if s.code == Opnd::LITERAL && literal_is_inlinable(v, s.count, bits16, f16) {
                     s.code = LIT_MARKED;
                 }
+            }
+        }
+    }
+    if info.mods & (MOD_LIT16 | MOD_LITF16) == MOD_LIT16 {
+        // A float inline constant given to a 16-bit integer operand is the f16 bit pattern
+        // (ISA "inline constants": 16-bit operands take the f16 value); LLVM prints it in hex.
+        for s in inst.src.iter_mut() {
+            if (240..=248).contains(&s.code) {
+                s.code = INT16_FP0 + (s.code - 240);
             }
         }
     }
@@ -363,6 +385,12 @@ fn hwreg(out: &mut String, v: u32) {
         17 => "HW_REG_TBA_HI",
         18 => "HW_REG_TMA_LO",
         19 => "HW_REG_TMA_HI",
+        // gfx940+ (probed from llvm-mc-22 -mcpu=gfx942/gfx950).
+        20 => "HW_REG_XCC_ID",
+        21 => "HW_REG_SQ_PERF_SNAPSHOT_DATA",
+        22 => "HW_REG_SQ_PERF_SNAPSHOT_DATA1",
+        23 => "HW_REG_SQ_PERF_SNAPSHOT_PC_LO",
+        24 => "HW_REG_SQ_PERF_SNAPSHOT_PC_HI",
         _ => "",
     };
     out.push_str("hwreg(");
@@ -861,16 +889,16 @@ fn swizzle(out: &mut String, imm: u32) {
     }
 }
 
-/// gfx940 cache-policy bits: `sc0 sc1 nt` (GLC, SC1, SLC).
+/// gfx940 cache-policy bits in LLVM's order: `sc0 nt sc1` (GLC, SLC, SC1).
 fn cpol(out: &mut String, inst: &Inst) {
     if inst.mem.glc {
         out.push_str(" sc0");
     }
-    if inst.mem.sc1 {
-        out.push_str(" sc1");
-    }
     if inst.mem.slc {
         out.push_str(" nt");
+    }
+    if inst.mem.sc1 {
+        out.push_str(" sc1");
     }
 }
 
