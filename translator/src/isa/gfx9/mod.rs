@@ -121,6 +121,30 @@ fn lookup(
     }
 }
 
+/// LLVM's encodings fix the fields of operands an opcode does not have (and of modifiers it
+/// does not take) to zero, and its disassembler rejects other values; so does this decoder,
+/// so that such words are invalid instructions rather than silently different ones.
+fn zero_field(v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
+    if v == 0 {
+        Ok(())
+    } else {
+        Err(DecodeError::new(
+            bytes,
+            pc,
+            format!("unused {field} field is {v:#x}, not 0"),
+        ))
+    }
+}
+
+/// [`zero_field`] for a slot of width `width` (0 = absent).
+fn unused(width: u8, v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
+    if width == 0 {
+        zero_field(v, field, bytes, pc)
+    } else {
+        Ok(())
+    }
+}
+
 /// Reads the little-endian dword `i` of `bytes`.
 fn word(bytes: &[u8], i: usize, pc: u64) -> Result<u32, DecodeError> {
     match bytes.get(i * 4..i * 4 + 4) {
@@ -354,6 +378,7 @@ fn decode_sopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
 fn decode_sopp(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     let info = lookup(tb.sopp, (w0 >> 16) & 0x7F, "SOPP", bytes, pc)?;
     let mut inst = empty(info.op, Format::Sopp);
+    unused(info.widths[0], w0 & 0xFFFF, "SIMM16", bytes, pc)?;
     inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
     Ok(inst)
 }
@@ -465,8 +490,8 @@ fn vop_ext(
     Ok(())
 }
 
-/// Clears `abs`/`neg` bits of sources that take no modifiers (integer operands): the ISA
-/// defines them for floating-point inputs only, and LLVM does not print them.
+/// Clears `abs`/`neg` bits of DPP/SDWA sources that take no modifiers (integer operands):
+/// the ISA defines them for floating-point inputs only, and LLVM ignores them there.
 fn mask_src_mods(inst: &mut Inst, mods: u32) {
     let m = mods >> 10;
     inst.mods.abs &= (m & 7) as u8;
@@ -478,6 +503,8 @@ fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     let mut inst = empty(info.op, Format::Vop1);
     let w = info.widths;
     let d = (w0 >> 17) & 0xFF;
+    unused(w[0], d, "VDST", bytes, pc)?;
+    unused(w[1], w0 & 0x1FF, "SRC0", bytes, pc)?;
     if w[0] != 0 {
         inst.dst[0] = if info.kinds[0] == 1 {
             Opnd::scalar(d as u8, w[0])
@@ -581,6 +608,7 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     let w = info.widths;
     let k = info.kinds;
     let d = w0 & 0xFF;
+    unused(w[0], d, "VDST", bytes, pc)?;
     if w[0] != 0 {
         inst.dst[0] = if k[0] == 1 {
             Opnd::scalar(d as u8, w[0])
@@ -687,6 +715,10 @@ fn decode_ds(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Decode
     let mut inst = empty(info.op, Format::Ds);
     inst.size = 8;
     let w = info.widths;
+    unused(w[0], w1 >> 24, "VDST", bytes, pc)?;
+    unused(w[1], w1 & 0xFF, "ADDR", bytes, pc)?;
+    unused(w[2], (w1 >> 8) & 0xFF, "DATA0", bytes, pc)?;
+    unused(w[3], (w1 >> 16) & 0xFF, "DATA1", bytes, pc)?;
     let acc = (w0 >> 25) & 1 == 1;
     if w[0] != 0 {
         inst.dst[0] = vreg(w1 >> 24, w[0], acc);
