@@ -504,7 +504,6 @@ fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     let w = info.widths;
     let d = (w0 >> 17) & 0xFF;
     unused(w[0], d, "VDST", bytes, pc)?;
-    unused(w[1], w0 & 0x1FF, "SRC0", bytes, pc)?;
     if w[0] != 0 {
         inst.dst[0] = if info.kinds[0] == 1 {
             Opnd::scalar(d as u8, w[0])
@@ -760,6 +759,15 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     let w = info.widths;
     let acc = (w1 >> 23) & 1 == 1;
     let saddr = (w1 >> 16) & 0x7F;
+    match format {
+        // Bit 13 is SVE for SCRATCH only; FLAT has no SADDR (LLVM's encodings fix both to 0).
+        Format::Flat => {
+            zero_field((w0 >> 13) & 1, "LDS", bytes, pc)?;
+            zero_field(saddr, "SADDR", bytes, pc)?;
+        }
+        Format::Global => zero_field((w0 >> 13) & 1, "LDS", bytes, pc)?,
+        _ => {}
+    }
     if w[0] != 0 {
         inst.dst[0] = vreg(w1 >> 24, w[0], acc);
     }
@@ -803,7 +811,8 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.mem.glc = (w0 >> 16) & 1 == 1;
     inst.mem.slc = (w0 >> 17) & 1 == 1;
     inst.mem.sc1 = (w0 >> 25) & 1 == 1;
-    inst.mem.lds = format != Format::Scratch && sve;
+    // `global_load_lds_*`, `scratch_load_lds_*`: the data goes to LDS at M0.
+    inst.mem.lds = format != Format::Flat && info.mnemonic.contains("_lds_");
     Ok(inst)
 }
 

@@ -923,9 +923,6 @@ fn print_flat(out: &mut String, inst: &Inst) {
     if inst.mem.offset != 0 {
         let _ = write!(out, " offset:{}", inst.mem.offset);
     }
-    if inst.mem.lds {
-        out.push_str(" lds");
-    }
     cpol(out, inst);
 }
 
