@@ -234,7 +234,10 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     } else {
         match w0 >> 26 {
             0x30 => decode_smem(tables, w0, bytes, pc)?,
-            0x34 if (w0 >> 23) & 7 == 7 => decode_vop3p(tables, w0, bytes, pc)?,
+            0x34 if (w0 >> 23) & 7 == 7 => match decode_scaled_mfma(tables, w0, bytes, pc) {
+                Some(inst) => inst,
+                None => decode_vop3p(tables, w0, bytes, pc)?,
+            },
             0x34 => decode_vop3(tables, w0, bytes, pc)?,
             0x36 => decode_ds(tables, w0, bytes, pc)?,
             0x37 => decode_flat(tables, w0, bytes, pc)?,
@@ -649,6 +652,44 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     Ok(inst)
 }
 
+/// The gfx950 block-scaled MFMA: a `v_mfma_ld_scale_b32` whose next instruction is an F8F6F4
+/// MFMA with ABID = 1 is one 16-byte instruction, as LLVM decodes and prints it
+/// (`v_mfma_scale_f32_16x16x128_f8f6f4 vdst, a, b, c, scale_a, scale_b op_sel_hi:[..]`).
+/// `None` when the words are anything else (the prefix then decodes on its own).
+fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Inst> {
+    if (w0 >> 16) & 0x7F != 0x2C || !tb.vop3_literal || bytes.len() < 16 {
+        return None;
+    }
+    let prefix = decode_vop3p(tb, w0, bytes, pc).ok()?;
+    if prefix.op != Op::V_MFMA_LD_SCALE_B32 {
+        return None;
+    }
+    let m0 = word(bytes, 2, pc).ok()?;
+    // The MFMA word: VOP3P, an F8F6F4 opcode, ABID = 1 (bits 14:11 = 0b0001).
+    if m0 >> 23 != 0x1A7 || (m0 >> 11) & 0xF != 1 || !matches!((m0 >> 16) & 0x7F, 0x2D | 0x2E) {
+        return None;
+    }
+    let mut m = bytes[8..16].to_vec();
+    m[1] &= !0x08; // decode the MFMA half with ABID = 0, then mark it scaled
+    let mut inst = decode_vop3p(tb, u32::from_le_bytes([m[0], m[1], m[2], m[3]]), &m, pc).ok()?;
+    let p1 = word(bytes, 1, pc).ok()?;
+    inst.mai.abid = 1;
+    inst.mai.scale = Some([prefix.src[0], prefix.src[1]]);
+    // Scale sources are VGPRs (LLVM flags anything else).
+    if inst
+        .mai
+        .scale?
+        .iter()
+        .any(|o| !(256..512).contains(&o.code))
+    {
+        return None;
+    }
+    inst.mods.op_sel = ((w0 >> 11) & 3) as u8;
+    inst.mods.op_sel_hi = ((p1 >> 27) & 3) as u8;
+    inst.size = 16;
+    Some(inst)
+}
+
 fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     let info = lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
@@ -684,7 +725,30 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
             cbsz: ((w0 >> 8) & 7) as u8,
             abid: ((w0 >> 11) & 0xF) as u8,
             blgp: (w1 >> 29) as u8,
+            scale: None,
         };
+        if matches!(
+            info.op,
+            Op::V_MFMA_F32_16X16X128_F8F6F4 | Op::V_MFMA_F32_32X32X64_F8F6F4
+        ) {
+            // CBSZ/BLGP give A's/B's element format (CDNA4 ISA, F8F6F4 MFMA): FP8/BF8 take 8
+            // registers, FP6/BF6 6, FP4 4 (LLVM keeps 8 for the reserved codes 5-7).
+            let regs = |fmt: u8| match fmt {
+                2 | 3 => 6,
+                4 => 4,
+                _ => 8,
+            };
+            inst.src[0].count = regs(inst.mai.cbsz);
+            inst.src[1].count = regs(inst.mai.blgp);
+            if inst.mai.abid != 0 {
+                // ABID = 1 marks the second half of a scaled pair (see `decode_scaled_mfma`).
+                return Err(DecodeError::new(
+                    bytes,
+                    pc,
+                    "F8F6F4 MFMA with ABID set needs a v_mfma_ld_scale_b32 prefix",
+                ));
+            }
+        }
     } else {
         if w[0] != 0 {
             inst.dst[0] = vreg(d, w[0], k[0] == 2);

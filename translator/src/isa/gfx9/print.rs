@@ -23,6 +23,8 @@ fn info(tb: &Tables, inst: &Inst) -> Option<OpInfo> {
         Format::Vop2 => (tb.vop2, (w0 >> 25) & 0x3F),
         Format::Vopc => (tb.vopc, (w0 >> 17) & 0xFF),
         Format::Vop3 | Format::Vop3b => (tb.vop3, (w0 >> 16) & 0x3FF),
+        // A scaled MFMA's opcode is in its second instruction (words 2-3).
+        Format::Mai if inst.mai.scale.is_some() => (tb.vop3p, (inst.words[2] >> 16) & 0x7F),
         Format::Vop3p | Format::Mai => (tb.vop3p, (w0 >> 16) & 0x7F),
         Format::Ds => (tb.ds, (w0 >> 17) & 0xFF),
         Format::Flat => (tb.flat, (w0 >> 18) & 0x7F),
@@ -275,7 +277,9 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     let inst = &inst;
     // DPP/SDWA forms replace the `_e32` suffix.
     let stem = base.strip_suffix("_e32").unwrap_or(base);
-    if inst.dpp.is_some() {
+    if let (Some(rest), Some(_)) = (base.strip_prefix("v_mfma_"), inst.mai.scale) {
+        let _ = write!(out, "v_mfma_scale_{rest}");
+    } else if inst.dpp.is_some() {
         let _ = write!(out, "{stem}_dpp");
     } else if inst.sdwa.is_some() {
         let _ = write!(out, "{stem}_sdwa");
@@ -779,12 +783,22 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: OpInfo) {
         }
     }
     if inst.format == Format::Mai {
+        if let Some(scale) = inst.mai.scale {
+            // Scale sources, then the prefix's byte selects: op_sel when set, op_sel_hi
+            // always (LLVM prints three bits, the third always 0).
+            l.op(scale[0], None);
+            l.op(scale[1], None);
+            if inst.mods.op_sel & 3 != 0 {
+                bits(out, "op_sel", inst.mods.op_sel & 3, 3);
+            }
+            bits(out, "op_sel_hi", inst.mods.op_sel_hi & 3, 3);
+        }
         if info.class & CLASS_MAI != 0 {
             let m = inst.mai;
             if m.cbsz != 0 {
                 let _ = write!(out, " cbsz:{}", m.cbsz);
             }
-            if m.abid != 0 {
+            if m.abid != 0 && m.scale.is_none() {
                 let _ = write!(out, " abid:{}", m.abid);
             }
             if m.blgp != 0 {
