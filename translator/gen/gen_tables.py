@@ -436,7 +436,14 @@ def probe_mods(target, canon, per):
 CLASSES = [
     ("STORE", "writes memory from its data operand (`store` mnemonics)", lambda m: "store" in m),
     ("ATOMIC", "an atomic (data operand read, old value returned with GLC/SC0)", lambda m: "atomic" in m),
-    ("TWO_OFFSETS", "DS with `offset0`/`offset1`", lambda m: m.startswith("ds_") and ("2_" in m or "2st64" in m)),
+    (
+        "TWO_OFFSETS",
+        "DS with `offset0`/`offset1`",
+        lambda m: m.startswith("ds_")
+        and ("2_" in m or "2st64" in m or "2addr" in m)
+        and "bvh" not in m
+        and "condxchg" not in m,
+    ),
     ("MAI", "MFMA/SMFMAC matrix opcode", lambda m: (m.startswith("v_mfma") and "ld_scale" not in m) or m.startswith("v_smfmac")),
     ("ACCMOV", "`v_accvgpr_*` move", lambda m: m.startswith("v_accvgpr")),
     ("MADMK", "VOP2 with the K constant as the second source (`madmk`/`fmamk`)", lambda m: "madmk" in m or "fmamk" in m),
@@ -768,6 +775,8 @@ def generate(outdir):
         m.append("pub const MOD_%s: u32 = %d;" % (n, 1 << i))
     m.append("/// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits [14:8] are SDST, not ABS/OPSEL).")
     m.append("pub const MOD_SD: u32 = %d;" % rdna.M_SD)
+    m.append("/// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.")
+    m.append("pub const MOD_HEX16: u32 = %d;" % rdna.M_HEX16)
     for i in range(3):
         m.append("/// Flag of [`RdnaInfo::mods`]: VOP3 source %d is a lane mask (one SGPR in wave32, a pair in wave64)." % i)
         m.append("pub const MOD_MASK%d: u32 = %d;" % (i, rdna.M_MASK0 << i))

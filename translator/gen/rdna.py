@@ -51,7 +51,7 @@ def gfx11_encodings():
             0x100,
             lambda op: [0xF4000000 | (op << 18), 0],
             (0, 6, [8, 0], "sdata", "r"),
-            (0, 0, [1, 0], "sbase", "p"),
+            (0, 0, [2, 0], "sbase", "p"),
             (1, 0, [0x10, 0], "offset", "i"),
             (1, 25, [9, NULL], "soffset", "r"),
         ),
@@ -61,7 +61,8 @@ def gfx11_encodings():
         "vop3": enc(
             0x400,
             lambda op: [0xD4000000 | (op << 16), 0],
-            (0, 0, [2], "vdst", "r"),
+            # `v_cmpx_*_e64` needs VDST = exec_lo (LLVM's C API rejects other values).
+            (0, 0, [2, 0x7E], "vdst", "r"),
             (1, 0, [V(4), 4, 0], "src0", "r"),
             (1, 9, [V(8), 6, 0], "src1", "r"),
             (1, 18, [V(16), 12, 0], "src2", "r"),
@@ -130,7 +131,7 @@ def gfx12_encodings():
         0x40,
         lambda op: [0xF4000000 | (op << 13), 0],
         (0, 6, [8, 0], "sdata", "r"),
-        (0, 0, [1, 0], "sbase", "p"),
+        (0, 0, [2, 0], "sbase", "p"),
         (1, 0, [0x10, 0], "offset", "i"),
         (1, 25, [9, NULL], "soffset", "r"),
     )
@@ -341,6 +342,7 @@ M_OPSEL, M_CLAMP, M_OMOD, M_OPSEL_HI, M_NEG_LO, M_NEG_HI, M_GLC, M_GDS, M_LIT16,
 M_ABS0, M_NEG0 = 1 << 10, 1 << 13
 M_LITF16 = 1 << 16
 M_SD = 1 << 17  # VOP3SD: SDST in word 0 bits [14:8]
+M_HEX16 = 1 << 21  # 16-bit operand whose float inline constants print as f16 hex (`0x3c00`)
 M_SRCMODS = 0x3F << 10
 LIT_PROBE = 0x56781234
 
@@ -360,7 +362,7 @@ def probe_mods(fam, found, decode):
             w = list(words)
             w[0] |= 10 << 8
             add(key, w, "SD", M_SD)
-            for wi, bits, kw, flag in [(0, 0x0800, "op_sel:", M_OPSEL), (0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)] + [
+            for wi, bits, kw, flag in [(0, 0x0800 << i, "op_sel:", M_OPSEL) for i in range(4)] + [(0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)] + [
                 (0, 0x100 << i, "|", M_ABS0 << i) for i in range(3)
             ] + [(1, 1 << (29 + i), "-", M_NEG0 << i) for i in range(3)]:
                 w = list(words)
@@ -389,9 +391,15 @@ def probe_mods(fam, found, decode):
         if name in ("vop1", "vop2", "vopc"):
             add(key, [(words[0] & ~0x1FF) | 0xFF, LIT_PROBE], "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16)
             add(key, [(words[0] & ~0x1FF) | 0xFF, 0x3C00], "lit(0x3c00)", M_LITF16)
+            add(key, [(words[0] & ~0x1FF) | 0xF2], "0x3c00", M_HEX16)
+        if name in ("sop1", "sop2", "sopc") and vals[1 if name != "sopc" else 0] is not None:
+            add(key, [(words[0] & ~0xFF) | 0xFF, LIT_PROBE], "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16)
+            add(key, [(words[0] & ~0xFF) | 0xFF, 0x3C00], "lit(0x3c00)", M_LITF16)
+            add(key, [(words[0] & ~0xFF) | 0xF2], "0x3c00", M_HEX16)
         if name in ("vop3", "vop3p"):
             add(key, [words[0], (words[1] & ~0x1FF) | 0xFF, LIT_PROBE], "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16)
             add(key, [words[0], (words[1] & ~0x1FF) | 0xFF, 0x3C00], "lit(0x3c00)", M_LITF16)
+            add(key, [words[0], (words[1] & ~0x1FF) | 0xF2], "0x3c00", M_HEX16)
     res = decode(cpu + ":" + feats, cands)
     flags = {}
     for i, (key, kw, flag) in enumerate(keys):
@@ -424,7 +432,8 @@ def probe_mods(fam, found, decode):
     for key, (size, txt, vals, words) in found.items():
         if key[0] in ("vop1", "vop2", "vopc"):
             b = base_mnemonic(split_text(txt)[0])
-            flags[key] = flags.get(key, 0) | e64.get(b, 0)
+            # Opcodes without a VOP3 form (`v_dot2acc_f32_f16`) take every DPP modifier.
+            flags[key] = flags.get(key, 0) | e64.get(b, M_SRCMODS)
     return flags
 
 
@@ -656,8 +665,19 @@ def symbol_tables(fam, found, decode):
     sendmsg = next(k for k, v in found.items() if k[0] == "sopp" and v[1].startswith("s_sendmsg "))
     cands = [[0xB0000000 | (getreg[1] << 23) | (31 << 11) | i] for i in range(64)]
     cands += [[0xBF800000 | (sendmsg[1] << 16) | i] for i in range(256)]
+    # `format:[...]` names of the typed buffer opcodes' FORMAT field.
+    if fam == "gfx1100":
+        tbuf = next(k for k, v in found.items() if k[0] == "mtbuf" and v[1].startswith("tbuffer_load_format_x "))
+        cands += [[0xE8000000 | (tbuf[1] << 15) | (f << 19), (1 << 16) | (9 << 24) | (4 << 8)] for f in range(128)]
+    else:
+        tbuf = next(k for k, v in found.items() if k[0] == "mubuf" and v[1].startswith("tbuffer_load_format_x "))
+        cands += [[0xC4000000 | (tbuf[1] << 14) | 9, (4 << 9) | (f << 23) | 4, 0] for f in range(128)]
     res = decode(cpu + ":" + feats, cands)
-    hw, msg = [""] * 64, [""] * 256
+    hw, msg, fmt = [""] * 64, [""] * 256, [""] * 128
+    for i in range(128):
+        m = re.search(r"format:(\S+)", res.get(320 + i, (0, ""))[1])
+        if m:
+            fmt[i] = m.group(1)
     for i in range(64):
         m = re.search(r"hwreg\(([A-Z_0-9]+)\)", res.get(i, (0, ""))[1])
         if m and not m.group(1).isdigit():
@@ -666,13 +686,15 @@ def symbol_tables(fam, found, decode):
         m = re.search(r"sendmsg\(([A-Z_0-9]+)", res.get(64 + i, (0, ""))[1])
         if m and not m.group(1).isdigit():
             msg[i] = m.group(1)
-    return hw, msg
+    return hw, msg, fmt
 
 
-def rust_symbols(fam, hw, msg):
+def rust_symbols(fam, hw, msg, fmt):
     up = fam.upper()
     g = ["/// %s `hwreg(...)` register names by id (\"\" = printed as a number)." % fam]
     g.append("pub static %s_HWREG: [&str; 64] = [%s];" % (up, ", ".join('"%s"' % n for n in hw)))
     g.append("/// %s `sendmsg(...)` message names by id (\"\" = printed as a number)." % fam)
-    g.append("pub static %s_SENDMSG: [&str; 256] = [%s];\n" % (up, ", ".join('"%s"' % n for n in msg)))
+    g.append("pub static %s_SENDMSG: [&str; 256] = [%s];" % (up, ", ".join('"%s"' % n for n in msg)))
+    g.append("/// %s typed-buffer `format:` operand by FORMAT value (\"\" = the default, not printed)." % fam)
+    g.append("pub static %s_BUFFMT: [&str; 128] = [%s];\n" % (up, ", ".join('"%s"' % n for n in fmt)))
     return g

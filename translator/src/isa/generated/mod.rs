@@ -44,6 +44,8 @@ pub const MOD_NEG2: u32 = 32768;
 pub const MOD_LITF16: u32 = 65536;
 /// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits [14:8] are SDST, not ABS/OPSEL).
 pub const MOD_SD: u32 = 131072;
+/// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.
+pub const MOD_HEX16: u32 = 2097152;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 0 is a lane mask (one SGPR in wave32, a pair in wave64).
 pub const MOD_MASK0: u32 = 262144;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 1 is a lane mask (one SGPR in wave32, a pair in wave64).

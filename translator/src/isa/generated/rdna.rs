@@ -2286,7 +2286,7 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 1],
         mods: 64,
         class: 0,
-    }), // 0x000 s_load_b32 s8, s[2:3], s9 offset:0x10
+    }), // 0x000 s_load_b32 s8, s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_B64,
         mnemonic: "s_load_b64",
@@ -2295,7 +2295,7 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 1],
         mods: 64,
         class: 0,
-    }), // 0x001 s_load_b64 s[8:9], s[2:3], s9 offset:0x10
+    }), // 0x001 s_load_b64 s[8:9], s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_B128,
         mnemonic: "s_load_b128",
@@ -2304,7 +2304,7 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 1],
         mods: 64,
         class: 0,
-    }), // 0x002 s_load_b128 s[8:11], s[2:3], s9 offset:0x10
+    }), // 0x002 s_load_b128 s[8:11], s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_B256,
         mnemonic: "s_load_b256",
@@ -2313,7 +2313,7 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 1],
         mods: 64,
         class: 0,
-    }), // 0x003 s_load_b256 s[8:15], s[2:3], s9 offset:0x10
+    }), // 0x003 s_load_b256 s[8:15], s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_B512,
         mnemonic: "s_load_b512",
@@ -2322,55 +2322,55 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 1],
         mods: 64,
         class: 0,
-    }), // 0x004 s_load_b512 s[8:23], s[2:3], s9 offset:0x10
+    }), // 0x004 s_load_b512 s[8:23], s[4:5], s9 offset:0x10
     None,
     None,
     None,
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B32,
         mnemonic: "s_buffer_load_b32",
-        widths: [1, 0, 0, 1],
-        widths64: [1, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [1, 4, 0, 1],
+        widths64: [1, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 64,
         class: 256,
-    }), // 0x008 s_buffer_load_b32 s8, s[0:3], s9 offset:0x10
+    }), // 0x008 s_buffer_load_b32 s8, s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B64,
         mnemonic: "s_buffer_load_b64",
-        widths: [2, 0, 0, 1],
-        widths64: [2, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [2, 4, 0, 1],
+        widths64: [2, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 64,
         class: 256,
-    }), // 0x009 s_buffer_load_b64 s[8:9], s[0:3], s9 offset:0x10
+    }), // 0x009 s_buffer_load_b64 s[8:9], s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B128,
         mnemonic: "s_buffer_load_b128",
-        widths: [4, 0, 0, 1],
-        widths64: [4, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [4, 4, 0, 1],
+        widths64: [4, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 64,
         class: 256,
-    }), // 0x00a s_buffer_load_b128 s[8:11], s[0:3], s9 offset:0x10
+    }), // 0x00a s_buffer_load_b128 s[8:11], s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B256,
         mnemonic: "s_buffer_load_b256",
-        widths: [8, 0, 0, 1],
-        widths64: [8, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [8, 4, 0, 1],
+        widths64: [8, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 64,
         class: 256,
-    }), // 0x00b s_buffer_load_b256 s[8:15], s[0:3], s9 offset:0x10
+    }), // 0x00b s_buffer_load_b256 s[8:15], s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B512,
         mnemonic: "s_buffer_load_b512",
-        widths: [16, 0, 0, 1],
-        widths64: [16, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [16, 4, 0, 1],
+        widths64: [16, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 64,
         class: 256,
-    }), // 0x00c s_buffer_load_b512 s[8:23], s[0:3], s9 offset:0x10
+    }), // 0x00c s_buffer_load_b512 s[8:23], s[4:7], s9 offset:0x10
     None,
     None,
     None,
@@ -2416,16 +2416,16 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x022 s_atc_probe 8, s[2:3], s9 offset:0x10
+    }), // 0x022 s_atc_probe 8, s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_ATC_PROBE_BUFFER,
         mnemonic: "s_atc_probe_buffer",
-        widths: [0, 0, 1, 1],
-        widths64: [0, 0, 1, 1],
-        kinds: [0, 0, 0, 1],
+        widths: [0, 4, 1, 1],
+        widths64: [0, 4, 1, 1],
+        kinds: [0, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x023 s_atc_probe_buffer 8, s[0:3], s9 offset:0x10
+    }), // 0x023 s_atc_probe_buffer 8, s[4:7], s9 offset:0x10
     None,
     None,
     None,
@@ -2667,7 +2667,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x002 v_readfirstlane_b32 s2, v4
     Some(RdnaInfo {
@@ -2885,7 +2885,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x01c v_mov_b16_e32 v2.l, v4.l
     None,
@@ -3185,7 +3185,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x050 v_cvt_f16_u16_e32 v2.l, v4.l
     Some(RdnaInfo {
@@ -3194,7 +3194,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x051 v_cvt_f16_i16_e32 v2.l, v4.l
     Some(RdnaInfo {
@@ -3374,7 +3374,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x065 v_swap_b32 v2, v4
     Some(RdnaInfo {
@@ -3383,7 +3383,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x066 v_swap_b16 v2.l, v4.l
     Some(RdnaInfo {
@@ -3392,7 +3392,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x067 v_permlane64_b32 v2, v4
     Some(RdnaInfo {
@@ -3401,7 +3401,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x068 v_swaprel_b32 v2, v4
     Some(RdnaInfo {
@@ -3410,7 +3410,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x069 v_not_b16_e32 v2.l, v4.l
     Some(RdnaInfo {
@@ -3419,7 +3419,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x06a v_cvt_i32_i16_e32 v2, v4.l
     Some(RdnaInfo {
@@ -3428,7 +3428,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x06b v_cvt_u32_u16_e32 v2, v4.l
     None,
@@ -3600,7 +3600,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 65536,
+        mods: 130048,
         class: 0,
     }), // 0x002 v_dot2acc_f32_f16 v2, v4, v8
     Some(RdnaInfo {
@@ -3890,7 +3890,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 32,
     }), // 0x02c v_fmamk_f32 v2, v4, 0xbf800000, v8
     Some(RdnaInfo {
@@ -3899,7 +3899,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 64,
     }), // 0x02d v_fmaak_f32 v2, v4, v8, 0xbf800000
     None,
@@ -3965,7 +3965,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 65792,
+        mods: 130304,
         class: 32,
     }), // 0x037 v_fmamk_f16 v2.l, v4.l, 0xbf800000, v8.l
     Some(RdnaInfo {
@@ -3974,7 +3974,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 65792,
+        mods: 130304,
         class: 64,
     }), // 0x038 v_fmaak_f16 v2.l, v4.l, v8.l, 0xbf800000
     Some(RdnaInfo {
@@ -4010,7 +4010,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x03c v_pk_fmac_f16 v2, v4, v8
     None,
@@ -4458,7 +4458,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x031 v_cmp_lt_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4467,7 +4467,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x032 v_cmp_eq_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4476,7 +4476,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x033 v_cmp_le_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4485,7 +4485,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x034 v_cmp_gt_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4494,7 +4494,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x035 v_cmp_ne_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4503,7 +4503,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x036 v_cmp_ge_i16_e32 vcc_lo, v4.l, v8.l
     None,
@@ -4514,7 +4514,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x039 v_cmp_lt_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4523,7 +4523,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03a v_cmp_eq_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4532,7 +4532,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03b v_cmp_le_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4541,7 +4541,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03c v_cmp_gt_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4550,7 +4550,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03d v_cmp_ne_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -4559,7 +4559,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03e v_cmp_ge_u16_e32 vcc_lo, v4.l, v8.l
     None,
@@ -4913,7 +4913,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x080 v_cmpx_f_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4922,7 +4922,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x081 v_cmpx_lt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4931,7 +4931,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x082 v_cmpx_eq_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4940,7 +4940,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x083 v_cmpx_le_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4949,7 +4949,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x084 v_cmpx_gt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4958,7 +4958,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x085 v_cmpx_lg_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4967,7 +4967,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x086 v_cmpx_ge_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4976,7 +4976,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x087 v_cmpx_o_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4985,7 +4985,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x088 v_cmpx_u_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4994,7 +4994,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x089 v_cmpx_nge_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5003,7 +5003,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08a v_cmpx_nlg_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5012,7 +5012,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08b v_cmpx_ngt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5021,7 +5021,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08c v_cmpx_nle_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5030,7 +5030,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08d v_cmpx_neq_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5039,7 +5039,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08e v_cmpx_nlt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5048,7 +5048,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08f v_cmpx_t_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5057,7 +5057,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x090 v_cmpx_f_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5066,7 +5066,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x091 v_cmpx_lt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5075,7 +5075,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x092 v_cmpx_eq_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5084,7 +5084,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x093 v_cmpx_le_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5093,7 +5093,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x094 v_cmpx_gt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5102,7 +5102,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x095 v_cmpx_lg_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5111,7 +5111,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x096 v_cmpx_ge_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5120,7 +5120,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x097 v_cmpx_o_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5129,7 +5129,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x098 v_cmpx_u_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5138,7 +5138,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x099 v_cmpx_nge_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5147,7 +5147,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09a v_cmpx_nlg_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5156,7 +5156,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09b v_cmpx_ngt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5165,7 +5165,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09c v_cmpx_nle_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5174,7 +5174,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09d v_cmpx_neq_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5183,7 +5183,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09e v_cmpx_nlt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5192,7 +5192,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09f v_cmpx_t_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5201,7 +5201,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a0 v_cmpx_f_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5210,7 +5210,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a1 v_cmpx_lt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5219,7 +5219,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a2 v_cmpx_eq_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5228,7 +5228,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a3 v_cmpx_le_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5237,7 +5237,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a4 v_cmpx_gt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5246,7 +5246,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a5 v_cmpx_lg_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5255,7 +5255,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a6 v_cmpx_ge_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5264,7 +5264,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a7 v_cmpx_o_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5273,7 +5273,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a8 v_cmpx_u_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5282,7 +5282,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a9 v_cmpx_nge_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5291,7 +5291,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0aa v_cmpx_nlg_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5300,7 +5300,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0ab v_cmpx_ngt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5309,7 +5309,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0ac v_cmpx_nle_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5318,7 +5318,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0ad v_cmpx_neq_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5327,7 +5327,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0ae v_cmpx_nlt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5336,7 +5336,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0af v_cmpx_t_f64_e32 v[4:5], v[8:9]
     None,
@@ -5346,7 +5346,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5355,7 +5355,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5364,7 +5364,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5373,7 +5373,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5382,7 +5382,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5391,7 +5391,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e32 v4.l, v8.l
     None,
@@ -5402,7 +5402,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5411,7 +5411,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5420,7 +5420,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0bb v_cmpx_le_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5429,7 +5429,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5438,7 +5438,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5447,7 +5447,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0be v_cmpx_ge_u16_e32 v4.l, v8.l
     None,
@@ -5774,7 +5774,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x0fd v_cmpx_class_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5783,7 +5783,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
         class: 0,
     }), // 0x0fe v_cmpx_class_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5792,7 +5792,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 1, 0, 0],
         widths64: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
         class: 0,
     }), // 0x0ff v_cmpx_class_f64_e32 v[4:5], v8
 ];
@@ -6239,7 +6239,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x031 v_cmp_lt_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6248,7 +6248,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x032 v_cmp_eq_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6257,7 +6257,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x033 v_cmp_le_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6266,7 +6266,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x034 v_cmp_gt_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6275,7 +6275,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x035 v_cmp_ne_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6284,7 +6284,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x036 v_cmp_ge_i16_e64 s2, v4.l, v8.l
     None,
@@ -6295,7 +6295,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x039 v_cmp_lt_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6304,7 +6304,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03a v_cmp_eq_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6313,7 +6313,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03b v_cmp_le_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6322,7 +6322,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03c v_cmp_gt_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6331,7 +6331,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03d v_cmp_ne_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -6340,7 +6340,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03e v_cmp_ge_u16_e64 s2, v4.l, v8.l
     None,
@@ -6688,134 +6688,894 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 9216,
         class: 0,
     }), // 0x07f v_cmp_class_f64_e64 s2, v[4:5], v8
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_F_F16,
+        mnemonic: "v_cmpx_f_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x080 v_cmpx_f_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_F16,
+        mnemonic: "v_cmpx_lt_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x081 v_cmpx_lt_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_F16,
+        mnemonic: "v_cmpx_eq_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x082 v_cmpx_eq_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_F16,
+        mnemonic: "v_cmpx_le_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x083 v_cmpx_le_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_F16,
+        mnemonic: "v_cmpx_gt_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x084 v_cmpx_gt_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LG_F16,
+        mnemonic: "v_cmpx_lg_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x085 v_cmpx_lg_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_F16,
+        mnemonic: "v_cmpx_ge_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x086 v_cmpx_ge_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_O_F16,
+        mnemonic: "v_cmpx_o_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x087 v_cmpx_o_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_U_F16,
+        mnemonic: "v_cmpx_u_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x088 v_cmpx_u_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGE_F16,
+        mnemonic: "v_cmpx_nge_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x089 v_cmpx_nge_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLG_F16,
+        mnemonic: "v_cmpx_nlg_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08a v_cmpx_nlg_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGT_F16,
+        mnemonic: "v_cmpx_ngt_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08b v_cmpx_ngt_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLE_F16,
+        mnemonic: "v_cmpx_nle_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08c v_cmpx_nle_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NEQ_F16,
+        mnemonic: "v_cmpx_neq_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08d v_cmpx_neq_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLT_F16,
+        mnemonic: "v_cmpx_nlt_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08e v_cmpx_nlt_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_T_F16,
+        mnemonic: "v_cmpx_t_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08f v_cmpx_t_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_F_F32,
+        mnemonic: "v_cmpx_f_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x090 v_cmpx_f_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_F32,
+        mnemonic: "v_cmpx_lt_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x091 v_cmpx_lt_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_F32,
+        mnemonic: "v_cmpx_eq_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x092 v_cmpx_eq_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_F32,
+        mnemonic: "v_cmpx_le_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x093 v_cmpx_le_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_F32,
+        mnemonic: "v_cmpx_gt_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x094 v_cmpx_gt_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LG_F32,
+        mnemonic: "v_cmpx_lg_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x095 v_cmpx_lg_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_F32,
+        mnemonic: "v_cmpx_ge_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x096 v_cmpx_ge_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_O_F32,
+        mnemonic: "v_cmpx_o_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x097 v_cmpx_o_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_U_F32,
+        mnemonic: "v_cmpx_u_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x098 v_cmpx_u_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGE_F32,
+        mnemonic: "v_cmpx_nge_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x099 v_cmpx_nge_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLG_F32,
+        mnemonic: "v_cmpx_nlg_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09a v_cmpx_nlg_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGT_F32,
+        mnemonic: "v_cmpx_ngt_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09b v_cmpx_ngt_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLE_F32,
+        mnemonic: "v_cmpx_nle_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09c v_cmpx_nle_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NEQ_F32,
+        mnemonic: "v_cmpx_neq_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09d v_cmpx_neq_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLT_F32,
+        mnemonic: "v_cmpx_nlt_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09e v_cmpx_nlt_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_T_F32,
+        mnemonic: "v_cmpx_t_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09f v_cmpx_t_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_F_F64,
+        mnemonic: "v_cmpx_f_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a0 v_cmpx_f_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_F64,
+        mnemonic: "v_cmpx_lt_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a1 v_cmpx_lt_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_F64,
+        mnemonic: "v_cmpx_eq_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a2 v_cmpx_eq_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_F64,
+        mnemonic: "v_cmpx_le_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a3 v_cmpx_le_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_F64,
+        mnemonic: "v_cmpx_gt_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a4 v_cmpx_gt_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LG_F64,
+        mnemonic: "v_cmpx_lg_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a5 v_cmpx_lg_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_F64,
+        mnemonic: "v_cmpx_ge_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a6 v_cmpx_ge_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_O_F64,
+        mnemonic: "v_cmpx_o_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a7 v_cmpx_o_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_U_F64,
+        mnemonic: "v_cmpx_u_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a8 v_cmpx_u_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGE_F64,
+        mnemonic: "v_cmpx_nge_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a9 v_cmpx_nge_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLG_F64,
+        mnemonic: "v_cmpx_nlg_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0aa v_cmpx_nlg_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGT_F64,
+        mnemonic: "v_cmpx_ngt_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0ab v_cmpx_ngt_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLE_F64,
+        mnemonic: "v_cmpx_nle_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0ac v_cmpx_nle_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NEQ_F64,
+        mnemonic: "v_cmpx_neq_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0ad v_cmpx_neq_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLT_F64,
+        mnemonic: "v_cmpx_nlt_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0ae v_cmpx_nlt_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_T_F64,
+        mnemonic: "v_cmpx_t_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0af v_cmpx_t_f64_e64 v[4:5], v[8:9]
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_I16,
+        mnemonic: "v_cmpx_lt_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b1 v_cmpx_lt_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_I16,
+        mnemonic: "v_cmpx_eq_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b2 v_cmpx_eq_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_I16,
+        mnemonic: "v_cmpx_le_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b3 v_cmpx_le_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_I16,
+        mnemonic: "v_cmpx_gt_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b4 v_cmpx_gt_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_I16,
+        mnemonic: "v_cmpx_ne_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b5 v_cmpx_ne_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_I16,
+        mnemonic: "v_cmpx_ge_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b6 v_cmpx_ge_i16_e64 v4.l, v8.l
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_U16,
+        mnemonic: "v_cmpx_lt_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b9 v_cmpx_lt_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_U16,
+        mnemonic: "v_cmpx_eq_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0ba v_cmpx_eq_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_U16,
+        mnemonic: "v_cmpx_le_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0bb v_cmpx_le_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_U16,
+        mnemonic: "v_cmpx_gt_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0bc v_cmpx_gt_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_U16,
+        mnemonic: "v_cmpx_ne_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0bd v_cmpx_ne_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_U16,
+        mnemonic: "v_cmpx_ge_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0be v_cmpx_ge_u16_e64 v4.l, v8.l
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_F_I32,
+        mnemonic: "v_cmpx_f_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c0 v_cmpx_f_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_I32,
+        mnemonic: "v_cmpx_lt_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c1 v_cmpx_lt_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_I32,
+        mnemonic: "v_cmpx_eq_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c2 v_cmpx_eq_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_I32,
+        mnemonic: "v_cmpx_le_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c3 v_cmpx_le_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_I32,
+        mnemonic: "v_cmpx_gt_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c4 v_cmpx_gt_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_I32,
+        mnemonic: "v_cmpx_ne_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c5 v_cmpx_ne_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_I32,
+        mnemonic: "v_cmpx_ge_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c6 v_cmpx_ge_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_T_I32,
+        mnemonic: "v_cmpx_t_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c7 v_cmpx_t_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_F_U32,
+        mnemonic: "v_cmpx_f_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c8 v_cmpx_f_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_U32,
+        mnemonic: "v_cmpx_lt_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c9 v_cmpx_lt_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_U32,
+        mnemonic: "v_cmpx_eq_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0ca v_cmpx_eq_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_U32,
+        mnemonic: "v_cmpx_le_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0cb v_cmpx_le_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_U32,
+        mnemonic: "v_cmpx_gt_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0cc v_cmpx_gt_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_U32,
+        mnemonic: "v_cmpx_ne_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0cd v_cmpx_ne_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_U32,
+        mnemonic: "v_cmpx_ge_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0ce v_cmpx_ge_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_T_U32,
+        mnemonic: "v_cmpx_t_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0cf v_cmpx_t_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_F_I64,
+        mnemonic: "v_cmpx_f_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d0 v_cmpx_f_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_I64,
+        mnemonic: "v_cmpx_lt_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d1 v_cmpx_lt_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_I64,
+        mnemonic: "v_cmpx_eq_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d2 v_cmpx_eq_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_I64,
+        mnemonic: "v_cmpx_le_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d3 v_cmpx_le_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_I64,
+        mnemonic: "v_cmpx_gt_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d4 v_cmpx_gt_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_I64,
+        mnemonic: "v_cmpx_ne_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d5 v_cmpx_ne_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_I64,
+        mnemonic: "v_cmpx_ge_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d6 v_cmpx_ge_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_T_I64,
+        mnemonic: "v_cmpx_t_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d7 v_cmpx_t_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_F_U64,
+        mnemonic: "v_cmpx_f_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d8 v_cmpx_f_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_U64,
+        mnemonic: "v_cmpx_lt_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d9 v_cmpx_lt_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_U64,
+        mnemonic: "v_cmpx_eq_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0da v_cmpx_eq_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_U64,
+        mnemonic: "v_cmpx_le_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0db v_cmpx_le_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_U64,
+        mnemonic: "v_cmpx_gt_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0dc v_cmpx_gt_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_U64,
+        mnemonic: "v_cmpx_ne_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0dd v_cmpx_ne_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_U64,
+        mnemonic: "v_cmpx_ge_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0de v_cmpx_ge_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_T_U64,
+        mnemonic: "v_cmpx_t_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0df v_cmpx_t_u64_e64 v[4:5], v[8:9]
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_CLASS_F16,
+        mnemonic: "v_cmpx_class_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93441,
+        class: 0,
+    }), // 0x0fd v_cmpx_class_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_CLASS_F32,
+        mnemonic: "v_cmpx_class_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 9216,
+        class: 0,
+    }), // 0x0fe v_cmpx_class_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_CLASS_F64,
+        mnemonic: "v_cmpx_class_f64_e64",
+        widths: [0, 2, 1, 0],
+        widths64: [0, 2, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 9216,
+        class: 0,
+    }), // 0x0ff v_cmpx_class_f64_e64 v[4:5], v8
     None,
     Some(RdnaInfo {
         op: Op::V_CNDMASK_B32,
@@ -7490,7 +8250,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x19c v_mov_b16_e64 v2.l, v4.l
     None,
@@ -7790,7 +8550,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 263,
+        mods: 2097415,
         class: 0,
     }), // 0x1d0 v_cvt_f16_u16_e64 v2.l, v4.l
     Some(RdnaInfo {
@@ -7799,7 +8559,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 263,
+        mods: 2097415,
         class: 0,
     }), // 0x1d1 v_cvt_f16_i16_e64 v2.l, v4.l
     Some(RdnaInfo {
@@ -7983,7 +8743,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x1e9 v_not_b16_e64 v2.l, v4.l
     Some(RdnaInfo {
@@ -7992,7 +8752,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x1ea v_cvt_i32_i16_e64 v2, v4.l
     Some(RdnaInfo {
@@ -8001,7 +8761,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x1eb v_cvt_u32_u16_e64 v2, v4.l
     None,
@@ -8407,7 +9167,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x241 v_mad_u16 v2.l, v4.l, v8.l, v16.l
     None,
@@ -8472,7 +9232,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x24a v_min3_i16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -8481,7 +9241,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x24b v_min3_u16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -8499,7 +9259,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x24d v_max3_i16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -8508,7 +9268,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x24e v_max3_u16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -8526,7 +9286,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x250 v_med3_i16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -8535,7 +9295,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x251 v_med3_u16 v2.l, v4.l, v8.l, v16.l
     None,
@@ -8545,7 +9305,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x253 v_mad_i16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -8599,7 +9359,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [0, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x259 v_mad_u32_u16 v2, v4.l, v8.l, v16
     Some(RdnaInfo {
@@ -8608,7 +9368,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [0, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x25a v_mad_i32_i16 v2, v4.l, v8.l, v16
     Some(RdnaInfo {
@@ -8635,7 +9395,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [3, 3, 3, 0],
-        mods: 1076480,
+        mods: 3173632,
         class: 0,
     }), // 0x25d v_cndmask_b16 v2.l, v4.l, v8.l, v16
     Some(RdnaInfo {
@@ -8716,7 +9476,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
-        mods: 130048,
+        mods: 130049,
         class: 0,
     }), // 0x266 v_dot2_f16_f16 v2.l, v4, v8, v16.l
     Some(RdnaInfo {
@@ -8725,7 +9485,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
-        mods: 64512,
+        mods: 64513,
         class: 0,
     }), // 0x267 v_dot2_bf16_bf16 v2.l, v4, v8, v16.l
     None,
@@ -8945,7 +9705,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x303 v_add_nc_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -8954,7 +9714,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x304 v_sub_nc_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -8963,7 +9723,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x305 v_mul_lo_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -8991,7 +9751,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x309 v_max_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -9000,7 +9760,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x30a v_max_i16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -9009,7 +9769,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x30b v_min_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -9018,7 +9778,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x30c v_min_i16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -9027,7 +9787,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x30d v_add_nc_i16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -9036,7 +9796,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x30e v_sub_nc_i16 v2.l, v4.l, v8.l
     None,
@@ -9270,7 +10030,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x338 v_lshlrev_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -9279,7 +10039,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x339 v_lshrrev_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -9288,7 +10048,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x33a v_ashrrev_i16 v2.l, v4.l, v8.l
     None,
@@ -9376,7 +10136,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x362 v_and_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -9385,7 +10145,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x363 v_or_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -9394,7 +10154,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x364 v_xor_b16 v2.l, v4.l, v8.l
     None,
@@ -10095,7 +10855,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 1,
+        class: 5,
     }), // 0x00e ds_store_2addr_b32 v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_STORE_2ADDR_STRIDE64_B32,
@@ -10104,7 +10864,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 1,
+        class: 5,
     }), // 0x00f ds_store_2addr_stride64_b32 v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_B32,
@@ -10319,7 +11079,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 1,
+        class: 5,
     }), // 0x02e ds_storexchg_2addr_rtn_b32 v[8:9], v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B32,
@@ -10328,7 +11088,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 1,
+        class: 5,
     }), // 0x02f ds_storexchg_2addr_stride64_rtn_b32 v[8:9], v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_RTN_B32,
@@ -10400,7 +11160,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 0,
+        class: 4,
     }), // 0x037 ds_load_2addr_b32 v[8:9], v1
     Some(RdnaInfo {
         op: Op::DS_LOAD_2ADDR_STRIDE64_B32,
@@ -10409,7 +11169,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 0,
+        class: 4,
     }), // 0x038 ds_load_2addr_stride64_b32 v[8:9], v1
     Some(RdnaInfo {
         op: Op::DS_LOAD_I8,
@@ -10599,7 +11359,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 1,
+        class: 5,
     }), // 0x04e ds_store_2addr_b64 v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_STORE_2ADDR_STRIDE64_B64,
@@ -10608,7 +11368,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 1,
+        class: 5,
     }), // 0x04f ds_store_2addr_stride64_b64 v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_B64,
@@ -10791,7 +11551,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 1,
+        class: 5,
     }), // 0x06e ds_storexchg_2addr_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B64,
@@ -10800,7 +11560,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 1,
+        class: 5,
     }), // 0x06f ds_storexchg_2addr_stride64_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_RTN_B64,
@@ -10856,7 +11616,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 0,
+        class: 4,
     }), // 0x077 ds_load_2addr_b64 v[8:11], v1
     Some(RdnaInfo {
         op: Op::DS_LOAD_2ADDR_STRIDE64_B64,
@@ -10865,7 +11625,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 0,
+        class: 4,
     }), // 0x078 ds_load_2addr_stride64_b64 v[8:11], v1
     Some(RdnaInfo {
         op: Op::DS_ADD_RTN_F32,
@@ -10887,7 +11647,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 128,
-        class: 4,
+        class: 0,
     }), // 0x07e ds_condxchg32_rtn_b64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -14213,6 +14973,137 @@ pub static GFX1100_SENDMSG: [&str; 256] = [
     "",
     "",
 ];
+/// gfx1100 typed-buffer `format:` operand by FORMAT value ("" = the default, not printed).
+pub static GFX1100_BUFFMT: [&str; 128] = [
+    "[BUF_FMT_INVALID]",
+    "",
+    "[BUF_FMT_8_SNORM]",
+    "[BUF_FMT_8_USCALED]",
+    "[BUF_FMT_8_SSCALED]",
+    "[BUF_FMT_8_UINT]",
+    "[BUF_FMT_8_SINT]",
+    "[BUF_FMT_16_UNORM]",
+    "[BUF_FMT_16_SNORM]",
+    "[BUF_FMT_16_USCALED]",
+    "[BUF_FMT_16_SSCALED]",
+    "[BUF_FMT_16_UINT]",
+    "[BUF_FMT_16_SINT]",
+    "[BUF_FMT_16_FLOAT]",
+    "[BUF_FMT_8_8_UNORM]",
+    "[BUF_FMT_8_8_SNORM]",
+    "[BUF_FMT_8_8_USCALED]",
+    "[BUF_FMT_8_8_SSCALED]",
+    "[BUF_FMT_8_8_UINT]",
+    "[BUF_FMT_8_8_SINT]",
+    "[BUF_FMT_32_UINT]",
+    "[BUF_FMT_32_SINT]",
+    "[BUF_FMT_32_FLOAT]",
+    "[BUF_FMT_16_16_UNORM]",
+    "[BUF_FMT_16_16_SNORM]",
+    "[BUF_FMT_16_16_USCALED]",
+    "[BUF_FMT_16_16_SSCALED]",
+    "[BUF_FMT_16_16_UINT]",
+    "[BUF_FMT_16_16_SINT]",
+    "[BUF_FMT_16_16_FLOAT]",
+    "[BUF_FMT_10_11_11_FLOAT]",
+    "[BUF_FMT_11_11_10_FLOAT]",
+    "[BUF_FMT_10_10_10_2_UNORM]",
+    "[BUF_FMT_10_10_10_2_SNORM]",
+    "[BUF_FMT_10_10_10_2_UINT]",
+    "[BUF_FMT_10_10_10_2_SINT]",
+    "[BUF_FMT_2_10_10_10_UNORM]",
+    "[BUF_FMT_2_10_10_10_SNORM]",
+    "[BUF_FMT_2_10_10_10_USCALED]",
+    "[BUF_FMT_2_10_10_10_SSCALED]",
+    "[BUF_FMT_2_10_10_10_UINT]",
+    "[BUF_FMT_2_10_10_10_SINT]",
+    "[BUF_FMT_8_8_8_8_UNORM]",
+    "[BUF_FMT_8_8_8_8_SNORM]",
+    "[BUF_FMT_8_8_8_8_USCALED]",
+    "[BUF_FMT_8_8_8_8_SSCALED]",
+    "[BUF_FMT_8_8_8_8_UINT]",
+    "[BUF_FMT_8_8_8_8_SINT]",
+    "[BUF_FMT_32_32_UINT]",
+    "[BUF_FMT_32_32_SINT]",
+    "[BUF_FMT_32_32_FLOAT]",
+    "[BUF_FMT_16_16_16_16_UNORM]",
+    "[BUF_FMT_16_16_16_16_SNORM]",
+    "[BUF_FMT_16_16_16_16_USCALED]",
+    "[BUF_FMT_16_16_16_16_SSCALED]",
+    "[BUF_FMT_16_16_16_16_UINT]",
+    "[BUF_FMT_16_16_16_16_SINT]",
+    "[BUF_FMT_16_16_16_16_FLOAT]",
+    "[BUF_FMT_32_32_32_UINT]",
+    "[BUF_FMT_32_32_32_SINT]",
+    "[BUF_FMT_32_32_32_FLOAT]",
+    "[BUF_FMT_32_32_32_32_UINT]",
+    "[BUF_FMT_32_32_32_32_SINT]",
+    "[BUF_FMT_32_32_32_32_FLOAT]",
+    "64",
+    "65",
+    "66",
+    "67",
+    "68",
+    "69",
+    "70",
+    "71",
+    "72",
+    "73",
+    "74",
+    "75",
+    "76",
+    "77",
+    "78",
+    "79",
+    "80",
+    "81",
+    "82",
+    "83",
+    "84",
+    "85",
+    "86",
+    "87",
+    "88",
+    "89",
+    "90",
+    "91",
+    "92",
+    "93",
+    "94",
+    "95",
+    "96",
+    "97",
+    "98",
+    "99",
+    "100",
+    "101",
+    "102",
+    "103",
+    "104",
+    "105",
+    "106",
+    "107",
+    "108",
+    "109",
+    "110",
+    "111",
+    "112",
+    "113",
+    "114",
+    "115",
+    "116",
+    "117",
+    "118",
+    "119",
+    "120",
+    "121",
+    "122",
+    "123",
+    "124",
+    "125",
+    "126",
+    "127",
+];
 
 /// gfx1200 SOP2 opcodes (`None` = not a valid opcode).
 /// Operand slots of `widths`: `sdst`, `ssrc0`, `ssrc1`.
@@ -14784,7 +15675,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
-        mods: 0,
+        mods: 65792,
         class: 0,
     }), // 0x049 s_add_f16 s8, s2, s4
     Some(RdnaInfo {
@@ -14793,7 +15684,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
-        mods: 0,
+        mods: 65792,
         class: 0,
     }), // 0x04a s_sub_f16 s8, s2, s4
     Some(RdnaInfo {
@@ -14802,7 +15693,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
-        mods: 0,
+        mods: 65792,
         class: 0,
     }), // 0x04b s_min_num_f16 s8, s2, s4
     Some(RdnaInfo {
@@ -14811,7 +15702,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
-        mods: 0,
+        mods: 65792,
         class: 0,
     }), // 0x04c s_max_num_f16 s8, s2, s4
     Some(RdnaInfo {
@@ -14820,7 +15711,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
-        mods: 0,
+        mods: 65792,
         class: 0,
     }), // 0x04d s_mul_f16 s8, s2, s4
     Some(RdnaInfo {
@@ -14829,7 +15720,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
-        mods: 0,
+        mods: 65792,
         class: 0,
     }), // 0x04e s_fmac_f16 s8, s2, s4
     Some(RdnaInfo {
@@ -14856,7 +15747,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
-        mods: 0,
+        mods: 65792,
         class: 0,
     }), // 0x051 s_minimum_f16 s8, s2, s4
     Some(RdnaInfo {
@@ -14865,7 +15756,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [1, 1, 1, 0],
-        mods: 0,
+        mods: 65792,
         class: 0,
     }), // 0x052 s_maximum_f16 s8, s2, s4
     Some(RdnaInfo {
@@ -16316,7 +17207,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x051 s_cmp_lt_f16 s2, s4
     Some(RdnaInfo {
@@ -16325,7 +17216,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x052 s_cmp_eq_f16 s2, s4
     Some(RdnaInfo {
@@ -16334,7 +17225,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x053 s_cmp_le_f16 s2, s4
     Some(RdnaInfo {
@@ -16343,7 +17234,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x054 s_cmp_gt_f16 s2, s4
     Some(RdnaInfo {
@@ -16352,7 +17243,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x055 s_cmp_lg_f16 s2, s4
     Some(RdnaInfo {
@@ -16361,7 +17252,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x056 s_cmp_ge_f16 s2, s4
     Some(RdnaInfo {
@@ -16370,7 +17261,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x057 s_cmp_o_f16 s2, s4
     Some(RdnaInfo {
@@ -16379,7 +17270,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x058 s_cmp_u_f16 s2, s4
     Some(RdnaInfo {
@@ -16388,7 +17279,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x059 s_cmp_nge_f16 s2, s4
     Some(RdnaInfo {
@@ -16397,7 +17288,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x05a s_cmp_nlg_f16 s2, s4
     Some(RdnaInfo {
@@ -16406,7 +17297,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x05b s_cmp_ngt_f16 s2, s4
     Some(RdnaInfo {
@@ -16415,7 +17306,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x05c s_cmp_nle_f16 s2, s4
     Some(RdnaInfo {
@@ -16424,7 +17315,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x05d s_cmp_neq_f16 s2, s4
     Some(RdnaInfo {
@@ -16433,7 +17324,7 @@ pub static GFX1200_SOPC: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 1, 0, 0],
-        mods: 0,
+        mods: 2097408,
         class: 0,
     }), // 0x05e s_cmp_nlt_f16 s2, s4
     None,
@@ -16959,7 +17850,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x000 s_load_b32 s8, s[2:3], s9 offset:0x10
+    }), // 0x000 s_load_b32 s8, s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_B64,
         mnemonic: "s_load_b64",
@@ -16968,7 +17859,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x001 s_load_b64 s[8:9], s[2:3], s9 offset:0x10
+    }), // 0x001 s_load_b64 s[8:9], s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_B128,
         mnemonic: "s_load_b128",
@@ -16977,7 +17868,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x002 s_load_b128 s[8:11], s[2:3], s9 offset:0x10
+    }), // 0x002 s_load_b128 s[8:11], s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_B256,
         mnemonic: "s_load_b256",
@@ -16986,7 +17877,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x003 s_load_b256 s[8:15], s[2:3], s9 offset:0x10
+    }), // 0x003 s_load_b256 s[8:15], s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_B512,
         mnemonic: "s_load_b512",
@@ -16995,7 +17886,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x004 s_load_b512 s[8:23], s[2:3], s9 offset:0x10
+    }), // 0x004 s_load_b512 s[8:23], s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_B96,
         mnemonic: "s_load_b96",
@@ -17004,7 +17895,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x005 s_load_b96 s[8:10], s[2:3], s9 offset:0x10
+    }), // 0x005 s_load_b96 s[8:10], s[4:5], s9 offset:0x10
     None,
     None,
     Some(RdnaInfo {
@@ -17015,7 +17906,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x008 s_load_i8 s8, s[2:3], s9 offset:0x10
+    }), // 0x008 s_load_i8 s8, s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_U8,
         mnemonic: "s_load_u8",
@@ -17024,7 +17915,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x009 s_load_u8 s8, s[2:3], s9 offset:0x10
+    }), // 0x009 s_load_u8 s8, s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_I16,
         mnemonic: "s_load_i16",
@@ -17033,7 +17924,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x00a s_load_i16 s8, s[2:3], s9 offset:0x10
+    }), // 0x00a s_load_i16 s8, s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_LOAD_U16,
         mnemonic: "s_load_u16",
@@ -17042,7 +17933,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [1, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x00b s_load_u16 s8, s[2:3], s9 offset:0x10
+    }), // 0x00b s_load_u16 s8, s[4:5], s9 offset:0x10
     None,
     None,
     None,
@@ -17050,95 +17941,95 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B32,
         mnemonic: "s_buffer_load_b32",
-        widths: [1, 0, 0, 1],
-        widths64: [1, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [1, 4, 0, 1],
+        widths64: [1, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x010 s_buffer_load_b32 s8, s[0:3], s9 offset:0x10
+    }), // 0x010 s_buffer_load_b32 s8, s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B64,
         mnemonic: "s_buffer_load_b64",
-        widths: [2, 0, 0, 1],
-        widths64: [2, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [2, 4, 0, 1],
+        widths64: [2, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x011 s_buffer_load_b64 s[8:9], s[0:3], s9 offset:0x10
+    }), // 0x011 s_buffer_load_b64 s[8:9], s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B128,
         mnemonic: "s_buffer_load_b128",
-        widths: [4, 0, 0, 1],
-        widths64: [4, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [4, 4, 0, 1],
+        widths64: [4, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x012 s_buffer_load_b128 s[8:11], s[0:3], s9 offset:0x10
+    }), // 0x012 s_buffer_load_b128 s[8:11], s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B256,
         mnemonic: "s_buffer_load_b256",
-        widths: [8, 0, 0, 1],
-        widths64: [8, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [8, 4, 0, 1],
+        widths64: [8, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x013 s_buffer_load_b256 s[8:15], s[0:3], s9 offset:0x10
+    }), // 0x013 s_buffer_load_b256 s[8:15], s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B512,
         mnemonic: "s_buffer_load_b512",
-        widths: [16, 0, 0, 1],
-        widths64: [16, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [16, 4, 0, 1],
+        widths64: [16, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x014 s_buffer_load_b512 s[8:23], s[0:3], s9 offset:0x10
+    }), // 0x014 s_buffer_load_b512 s[8:23], s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_B96,
         mnemonic: "s_buffer_load_b96",
-        widths: [3, 0, 0, 1],
-        widths64: [3, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [3, 4, 0, 1],
+        widths64: [3, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x015 s_buffer_load_b96 s[8:10], s[0:3], s9 offset:0x10
+    }), // 0x015 s_buffer_load_b96 s[8:10], s[4:7], s9 offset:0x10
     None,
     None,
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_I8,
         mnemonic: "s_buffer_load_i8",
-        widths: [1, 0, 0, 1],
-        widths64: [1, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [1, 4, 0, 1],
+        widths64: [1, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x018 s_buffer_load_i8 s8, s[0:3], s9 offset:0x10
+    }), // 0x018 s_buffer_load_i8 s8, s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_U8,
         mnemonic: "s_buffer_load_u8",
-        widths: [1, 0, 0, 1],
-        widths64: [1, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [1, 4, 0, 1],
+        widths64: [1, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x019 s_buffer_load_u8 s8, s[0:3], s9 offset:0x10
+    }), // 0x019 s_buffer_load_u8 s8, s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_I16,
         mnemonic: "s_buffer_load_i16",
-        widths: [1, 0, 0, 1],
-        widths64: [1, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [1, 4, 0, 1],
+        widths64: [1, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x01a s_buffer_load_i16 s8, s[0:3], s9 offset:0x10
+    }), // 0x01a s_buffer_load_i16 s8, s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_BUFFER_LOAD_U16,
         mnemonic: "s_buffer_load_u16",
-        widths: [1, 0, 0, 1],
-        widths64: [1, 0, 0, 1],
-        kinds: [1, 0, 0, 1],
+        widths: [1, 4, 0, 1],
+        widths64: [1, 4, 0, 1],
+        kinds: [1, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x01b s_buffer_load_u16 s8, s[0:3], s9 offset:0x10
+    }), // 0x01b s_buffer_load_u16 s8, s[4:7], s9 offset:0x10
     None,
     None,
     None,
@@ -17161,16 +18052,16 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x022 s_atc_probe 8, s[2:3], s9 offset:0x10
+    }), // 0x022 s_atc_probe 8, s[4:5], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_ATC_PROBE_BUFFER,
         mnemonic: "s_atc_probe_buffer",
-        widths: [0, 0, 1, 1],
-        widths64: [0, 0, 1, 1],
-        kinds: [0, 0, 0, 1],
+        widths: [0, 4, 1, 1],
+        widths64: [0, 4, 1, 1],
+        kinds: [0, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x023 s_atc_probe_buffer 8, s[0:3], s9 offset:0x10
+    }), // 0x023 s_atc_probe_buffer 8, s[4:7], s9 offset:0x10
     Some(RdnaInfo {
         op: Op::S_PREFETCH_INST,
         mnemonic: "s_prefetch_inst",
@@ -17179,7 +18070,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x024 s_prefetch_inst s[2:3], 0x10, s9, 8
+    }), // 0x024 s_prefetch_inst s[4:5], 0x10, s9, 8
     Some(RdnaInfo {
         op: Op::S_PREFETCH_INST_PC_REL,
         mnemonic: "s_prefetch_inst_pc_rel",
@@ -17197,16 +18088,16 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 0,
-    }), // 0x026 s_prefetch_data s[2:3], 0x10, s9, 8
+    }), // 0x026 s_prefetch_data s[4:5], 0x10, s9, 8
     Some(RdnaInfo {
         op: Op::S_BUFFER_PREFETCH_DATA,
         mnemonic: "s_buffer_prefetch_data",
-        widths: [0, 0, 1, 1],
-        widths64: [0, 0, 1, 1],
-        kinds: [0, 0, 0, 1],
+        widths: [0, 4, 1, 1],
+        widths64: [0, 4, 1, 1],
+        kinds: [0, 1, 0, 1],
         mods: 0,
         class: 256,
-    }), // 0x027 s_buffer_prefetch_data s[0:3], 0x10, s9, 8
+    }), // 0x027 s_buffer_prefetch_data s[4:7], 0x10, s9, 8
     Some(RdnaInfo {
         op: Op::S_PREFETCH_DATA_PC_REL,
         mnemonic: "s_prefetch_data_pc_rel",
@@ -17260,7 +18151,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x002 v_readfirstlane_b32 s2, v4
     Some(RdnaInfo {
@@ -17478,7 +18369,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x01c v_mov_b16_e32 v2.l, v4.l
     None,
@@ -17778,7 +18669,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x050 v_cvt_f16_u16_e32 v2.l, v4.l
     Some(RdnaInfo {
@@ -17787,7 +18678,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x051 v_cvt_f16_i16_e32 v2.l, v4.l
     Some(RdnaInfo {
@@ -17967,7 +18858,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x065 v_swap_b32 v2, v4
     Some(RdnaInfo {
@@ -17976,7 +18867,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x066 v_swap_b16 v2.l, v4.l
     Some(RdnaInfo {
@@ -17985,7 +18876,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x067 v_permlane64_b32 v2, v4
     Some(RdnaInfo {
@@ -17994,7 +18885,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x068 v_swaprel_b32 v2, v4
     Some(RdnaInfo {
@@ -18003,7 +18894,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x069 v_not_b16_e32 v2.l, v4.l
     Some(RdnaInfo {
@@ -18012,7 +18903,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x06a v_cvt_i32_i16_e32 v2, v4.l
     Some(RdnaInfo {
@@ -18021,7 +18912,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x06b v_cvt_u32_u16_e32 v2, v4.l
     Some(RdnaInfo {
@@ -18539,7 +19430,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 32,
     }), // 0x02c v_fmamk_f32 v2, v4, 0xbf800000, v8
     Some(RdnaInfo {
@@ -18548,7 +19439,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 64,
     }), // 0x02d v_fmaak_f32 v2, v4, v8, 0xbf800000
     None,
@@ -18630,7 +19521,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 65792,
+        mods: 130304,
         class: 32,
     }), // 0x037 v_fmamk_f16 v2.l, v4.l, 0xbf800000, v8.l
     Some(RdnaInfo {
@@ -18639,7 +19530,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 65792,
+        mods: 130304,
         class: 64,
     }), // 0x038 v_fmaak_f16 v2.l, v4.l, v8.l, 0xbf800000
     None,
@@ -18659,7 +19550,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 64512,
         class: 0,
     }), // 0x03c v_pk_fmac_f16 v2, v4, v8
     None,
@@ -19059,7 +19950,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x031 v_cmp_lt_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19068,7 +19959,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x032 v_cmp_eq_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19077,7 +19968,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x033 v_cmp_le_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19086,7 +19977,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x034 v_cmp_gt_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19095,7 +19986,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x035 v_cmp_ne_i16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19104,7 +19995,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x036 v_cmp_ge_i16_e32 vcc_lo, v4.l, v8.l
     None,
@@ -19115,7 +20006,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x039 v_cmp_lt_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19124,7 +20015,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03a v_cmp_eq_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19133,7 +20024,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03b v_cmp_le_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19142,7 +20033,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03c v_cmp_gt_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19151,7 +20042,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03d v_cmp_ne_u16_e32 vcc_lo, v4.l, v8.l
     Some(RdnaInfo {
@@ -19160,7 +20051,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x03e v_cmp_ge_u16_e32 vcc_lo, v4.l, v8.l
     None,
@@ -19451,7 +20342,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x081 v_cmpx_lt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19460,7 +20351,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x082 v_cmpx_eq_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19469,7 +20360,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x083 v_cmpx_le_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19478,7 +20369,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x084 v_cmpx_gt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19487,7 +20378,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x085 v_cmpx_lg_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19496,7 +20387,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x086 v_cmpx_ge_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19505,7 +20396,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x087 v_cmpx_o_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19514,7 +20405,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x088 v_cmpx_u_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19523,7 +20414,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x089 v_cmpx_nge_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19532,7 +20423,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08a v_cmpx_nlg_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19541,7 +20432,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08b v_cmpx_ngt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19550,7 +20441,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08c v_cmpx_nle_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19559,7 +20450,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08d v_cmpx_neq_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19568,7 +20459,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x08e v_cmpx_nlt_f16_e32 v4.l, v8.l
     None,
@@ -19579,7 +20470,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x091 v_cmpx_lt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19588,7 +20479,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x092 v_cmpx_eq_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19597,7 +20488,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x093 v_cmpx_le_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19606,7 +20497,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x094 v_cmpx_gt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19615,7 +20506,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x095 v_cmpx_lg_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19624,7 +20515,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x096 v_cmpx_ge_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19633,7 +20524,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x097 v_cmpx_o_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19642,7 +20533,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x098 v_cmpx_u_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19651,7 +20542,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x099 v_cmpx_nge_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19660,7 +20551,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09a v_cmpx_nlg_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19669,7 +20560,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09b v_cmpx_ngt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19678,7 +20569,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09c v_cmpx_nle_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19687,7 +20578,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09d v_cmpx_neq_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -19696,7 +20587,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x09e v_cmpx_nlt_f32_e32 v4, v8
     None,
@@ -19707,7 +20598,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a1 v_cmpx_lt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19716,7 +20607,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a2 v_cmpx_eq_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19725,7 +20616,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a3 v_cmpx_le_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19734,7 +20625,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a4 v_cmpx_gt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19743,7 +20634,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a5 v_cmpx_lg_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19752,7 +20643,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a6 v_cmpx_ge_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19761,7 +20652,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a7 v_cmpx_o_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19770,7 +20661,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a8 v_cmpx_u_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19779,7 +20670,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0a9 v_cmpx_nge_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19788,7 +20679,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0aa v_cmpx_nlg_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19797,7 +20688,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0ab v_cmpx_ngt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19806,7 +20697,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0ac v_cmpx_nle_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19815,7 +20706,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0ad v_cmpx_neq_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -19824,7 +20715,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 27648,
         class: 0,
     }), // 0x0ae v_cmpx_nlt_f64_e32 v[4:5], v[8:9]
     None,
@@ -19835,7 +20726,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19844,7 +20735,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19853,7 +20744,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19862,7 +20753,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19871,7 +20762,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19880,7 +20771,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e32 v4.l, v8.l
     None,
@@ -19891,7 +20782,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19900,7 +20791,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19909,7 +20800,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0bb v_cmpx_le_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19918,7 +20809,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19927,7 +20818,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -19936,7 +20827,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 256,
+        mods: 2097408,
         class: 0,
     }), // 0x0be v_cmpx_ge_u16_e32 v4.l, v8.l
     None,
@@ -20199,7 +21090,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 65792,
+        mods: 93440,
         class: 0,
     }), // 0x0fd v_cmpx_class_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20208,7 +21099,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
         class: 0,
     }), // 0x0fe v_cmpx_class_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20217,7 +21108,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 1, 0, 0],
         widths64: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 9216,
         class: 0,
     }), // 0x0ff v_cmpx_class_f64_e32 v[4:5], v8
 ];
@@ -20616,7 +21507,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x031 v_cmp_lt_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20625,7 +21516,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x032 v_cmp_eq_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20634,7 +21525,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x033 v_cmp_le_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20643,7 +21534,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x034 v_cmp_gt_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20652,7 +21543,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x035 v_cmp_ne_i16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20661,7 +21552,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x036 v_cmp_ge_i16_e64 s2, v4.l, v8.l
     None,
@@ -20672,7 +21563,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x039 v_cmp_lt_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20681,7 +21572,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03a v_cmp_eq_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20690,7 +21581,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03b v_cmp_le_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20699,7 +21590,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03c v_cmp_gt_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20708,7 +21599,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03d v_cmp_ne_u16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -20717,7 +21608,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x03e v_cmp_ge_u16_e64 s2, v4.l, v8.l
     None,
@@ -21002,133 +21893,781 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         class: 0,
     }), // 0x07f v_cmp_class_f64_e64 s2, v[4:5], v8
     None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
-    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_F16,
+        mnemonic: "v_cmpx_lt_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x081 v_cmpx_lt_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_F16,
+        mnemonic: "v_cmpx_eq_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x082 v_cmpx_eq_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_F16,
+        mnemonic: "v_cmpx_le_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x083 v_cmpx_le_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_F16,
+        mnemonic: "v_cmpx_gt_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x084 v_cmpx_gt_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LG_F16,
+        mnemonic: "v_cmpx_lg_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x085 v_cmpx_lg_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_F16,
+        mnemonic: "v_cmpx_ge_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x086 v_cmpx_ge_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_O_F16,
+        mnemonic: "v_cmpx_o_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x087 v_cmpx_o_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_U_F16,
+        mnemonic: "v_cmpx_u_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x088 v_cmpx_u_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGE_F16,
+        mnemonic: "v_cmpx_nge_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x089 v_cmpx_nge_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLG_F16,
+        mnemonic: "v_cmpx_nlg_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08a v_cmpx_nlg_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGT_F16,
+        mnemonic: "v_cmpx_ngt_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08b v_cmpx_ngt_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLE_F16,
+        mnemonic: "v_cmpx_nle_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08c v_cmpx_nle_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NEQ_F16,
+        mnemonic: "v_cmpx_neq_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08d v_cmpx_neq_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLT_F16,
+        mnemonic: "v_cmpx_nlt_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93443,
+        class: 0,
+    }), // 0x08e v_cmpx_nlt_f16_e64 v4.l, v8.l
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_F32,
+        mnemonic: "v_cmpx_lt_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x091 v_cmpx_lt_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_F32,
+        mnemonic: "v_cmpx_eq_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x092 v_cmpx_eq_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_F32,
+        mnemonic: "v_cmpx_le_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x093 v_cmpx_le_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_F32,
+        mnemonic: "v_cmpx_gt_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x094 v_cmpx_gt_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LG_F32,
+        mnemonic: "v_cmpx_lg_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x095 v_cmpx_lg_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_F32,
+        mnemonic: "v_cmpx_ge_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x096 v_cmpx_ge_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_O_F32,
+        mnemonic: "v_cmpx_o_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x097 v_cmpx_o_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_U_F32,
+        mnemonic: "v_cmpx_u_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x098 v_cmpx_u_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGE_F32,
+        mnemonic: "v_cmpx_nge_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x099 v_cmpx_nge_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLG_F32,
+        mnemonic: "v_cmpx_nlg_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09a v_cmpx_nlg_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGT_F32,
+        mnemonic: "v_cmpx_ngt_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09b v_cmpx_ngt_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLE_F32,
+        mnemonic: "v_cmpx_nle_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09c v_cmpx_nle_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NEQ_F32,
+        mnemonic: "v_cmpx_neq_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09d v_cmpx_neq_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLT_F32,
+        mnemonic: "v_cmpx_nlt_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x09e v_cmpx_nlt_f32_e64 v4, v8
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_F64,
+        mnemonic: "v_cmpx_lt_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a1 v_cmpx_lt_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_F64,
+        mnemonic: "v_cmpx_eq_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a2 v_cmpx_eq_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_F64,
+        mnemonic: "v_cmpx_le_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a3 v_cmpx_le_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_F64,
+        mnemonic: "v_cmpx_gt_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a4 v_cmpx_gt_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LG_F64,
+        mnemonic: "v_cmpx_lg_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a5 v_cmpx_lg_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_F64,
+        mnemonic: "v_cmpx_ge_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a6 v_cmpx_ge_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_O_F64,
+        mnemonic: "v_cmpx_o_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a7 v_cmpx_o_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_U_F64,
+        mnemonic: "v_cmpx_u_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a8 v_cmpx_u_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGE_F64,
+        mnemonic: "v_cmpx_nge_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0a9 v_cmpx_nge_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLG_F64,
+        mnemonic: "v_cmpx_nlg_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0aa v_cmpx_nlg_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NGT_F64,
+        mnemonic: "v_cmpx_ngt_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0ab v_cmpx_ngt_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLE_F64,
+        mnemonic: "v_cmpx_nle_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0ac v_cmpx_nle_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NEQ_F64,
+        mnemonic: "v_cmpx_neq_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0ad v_cmpx_neq_f64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NLT_F64,
+        mnemonic: "v_cmpx_nlt_f64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 27650,
+        class: 0,
+    }), // 0x0ae v_cmpx_nlt_f64_e64 v[4:5], v[8:9]
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_I16,
+        mnemonic: "v_cmpx_lt_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b1 v_cmpx_lt_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_I16,
+        mnemonic: "v_cmpx_eq_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b2 v_cmpx_eq_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_I16,
+        mnemonic: "v_cmpx_le_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b3 v_cmpx_le_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_I16,
+        mnemonic: "v_cmpx_gt_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b4 v_cmpx_gt_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_I16,
+        mnemonic: "v_cmpx_ne_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b5 v_cmpx_ne_i16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_I16,
+        mnemonic: "v_cmpx_ge_i16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b6 v_cmpx_ge_i16_e64 v4.l, v8.l
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_U16,
+        mnemonic: "v_cmpx_lt_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0b9 v_cmpx_lt_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_U16,
+        mnemonic: "v_cmpx_eq_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0ba v_cmpx_eq_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_U16,
+        mnemonic: "v_cmpx_le_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0bb v_cmpx_le_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_U16,
+        mnemonic: "v_cmpx_gt_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0bc v_cmpx_gt_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_U16,
+        mnemonic: "v_cmpx_ne_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0bd v_cmpx_ne_u16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_U16,
+        mnemonic: "v_cmpx_ge_u16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 2097409,
+        class: 0,
+    }), // 0x0be v_cmpx_ge_u16_e64 v4.l, v8.l
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_I32,
+        mnemonic: "v_cmpx_lt_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c1 v_cmpx_lt_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_I32,
+        mnemonic: "v_cmpx_eq_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c2 v_cmpx_eq_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_I32,
+        mnemonic: "v_cmpx_le_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c3 v_cmpx_le_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_I32,
+        mnemonic: "v_cmpx_gt_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c4 v_cmpx_gt_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_I32,
+        mnemonic: "v_cmpx_ne_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c5 v_cmpx_ne_i32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_I32,
+        mnemonic: "v_cmpx_ge_i32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c6 v_cmpx_ge_i32_e64 v4, v8
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_U32,
+        mnemonic: "v_cmpx_lt_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0c9 v_cmpx_lt_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_U32,
+        mnemonic: "v_cmpx_eq_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0ca v_cmpx_eq_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_U32,
+        mnemonic: "v_cmpx_le_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0cb v_cmpx_le_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_U32,
+        mnemonic: "v_cmpx_gt_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0cc v_cmpx_gt_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_U32,
+        mnemonic: "v_cmpx_ne_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0cd v_cmpx_ne_u32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_U32,
+        mnemonic: "v_cmpx_ge_u32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0ce v_cmpx_ge_u32_e64 v4, v8
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_I64,
+        mnemonic: "v_cmpx_lt_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d1 v_cmpx_lt_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_I64,
+        mnemonic: "v_cmpx_eq_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d2 v_cmpx_eq_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_I64,
+        mnemonic: "v_cmpx_le_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d3 v_cmpx_le_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_I64,
+        mnemonic: "v_cmpx_gt_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d4 v_cmpx_gt_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_I64,
+        mnemonic: "v_cmpx_ne_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d5 v_cmpx_ne_i64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_I64,
+        mnemonic: "v_cmpx_ge_i64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d6 v_cmpx_ge_i64_e64 v[4:5], v[8:9]
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LT_U64,
+        mnemonic: "v_cmpx_lt_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0d9 v_cmpx_lt_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_EQ_U64,
+        mnemonic: "v_cmpx_eq_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0da v_cmpx_eq_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_LE_U64,
+        mnemonic: "v_cmpx_le_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0db v_cmpx_le_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GT_U64,
+        mnemonic: "v_cmpx_gt_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0dc v_cmpx_gt_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_NE_U64,
+        mnemonic: "v_cmpx_ne_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0dd v_cmpx_ne_u64_e64 v[4:5], v[8:9]
+    Some(RdnaInfo {
+        op: Op::V_CMPX_GE_U64,
+        mnemonic: "v_cmpx_ge_u64_e64",
+        widths: [0, 2, 2, 0],
+        widths64: [0, 2, 2, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x0de v_cmpx_ge_u64_e64 v[4:5], v[8:9]
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    Some(RdnaInfo {
+        op: Op::V_CMPX_CLASS_F16,
+        mnemonic: "v_cmpx_class_f16_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 3, 3, 0],
+        mods: 93441,
+        class: 0,
+    }), // 0x0fd v_cmpx_class_f16_e64 v4.l, v8.l
+    Some(RdnaInfo {
+        op: Op::V_CMPX_CLASS_F32,
+        mnemonic: "v_cmpx_class_f32_e64",
+        widths: [0, 1, 1, 0],
+        widths64: [0, 1, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 9216,
+        class: 0,
+    }), // 0x0fe v_cmpx_class_f32_e64 v4, v8
+    Some(RdnaInfo {
+        op: Op::V_CMPX_CLASS_F64,
+        mnemonic: "v_cmpx_class_f64_e64",
+        widths: [0, 2, 1, 0],
+        widths64: [0, 2, 1, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 9216,
+        class: 0,
+    }), // 0x0ff v_cmpx_class_f64_e64 v[4:5], v8
     None,
     Some(RdnaInfo {
         op: Op::V_CNDMASK_B32,
@@ -21835,7 +23374,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x19c v_mov_b16_e64 v2.l, v4.l
     None,
@@ -22135,7 +23674,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 263,
+        mods: 2097415,
         class: 0,
     }), // 0x1d0 v_cvt_f16_u16_e64 v2.l, v4.l
     Some(RdnaInfo {
@@ -22144,7 +23683,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 263,
+        mods: 2097415,
         class: 0,
     }), // 0x1d1 v_cvt_f16_i16_e64 v2.l, v4.l
     Some(RdnaInfo {
@@ -22328,7 +23867,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x1e9 v_not_b16_e64 v2.l, v4.l
     Some(RdnaInfo {
@@ -22337,7 +23876,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x1ea v_cvt_i32_i16_e64 v2, v4.l
     Some(RdnaInfo {
@@ -22346,7 +23885,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x1eb v_cvt_u32_u16_e64 v2, v4.l
     Some(RdnaInfo {
@@ -22840,7 +24379,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x241 v_mad_u16 v2.l, v4.l, v8.l, v16.l
     None,
@@ -22897,7 +24436,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x24a v_min3_i16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -22906,7 +24445,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x24b v_min3_u16 v2.l, v4.l, v8.l, v16.l
     None,
@@ -22916,7 +24455,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x24d v_max3_i16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -22925,7 +24464,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x24e v_max3_u16 v2.l, v4.l, v8.l, v16.l
     None,
@@ -22935,7 +24474,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x250 v_med3_i16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -22944,7 +24483,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x251 v_med3_u16 v2.l, v4.l, v8.l, v16.l
     None,
@@ -22954,7 +24493,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 3, 3, 3],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x253 v_mad_i16 v2.l, v4.l, v8.l, v16.l
     Some(RdnaInfo {
@@ -23008,7 +24547,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [0, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x259 v_mad_u32_u16 v2, v4.l, v8.l, v16
     Some(RdnaInfo {
@@ -23017,7 +24556,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [0, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x25a v_mad_i32_i16 v2, v4.l, v8.l, v16
     Some(RdnaInfo {
@@ -23044,7 +24583,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [3, 3, 3, 0],
-        mods: 1076480,
+        mods: 3173632,
         class: 0,
     }), // 0x25d v_cndmask_b16 v2.l, v4.l, v8.l, v16
     None,
@@ -23093,7 +24632,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
-        mods: 130048,
+        mods: 130049,
         class: 0,
     }), // 0x266 v_dot2_f16_f16 v2.l, v4, v8, v16.l
     Some(RdnaInfo {
@@ -23102,7 +24641,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
-        mods: 64512,
+        mods: 64513,
         class: 0,
     }), // 0x267 v_dot2_bf16_bf16 v2.l, v4, v8, v16.l
     Some(RdnaInfo {
@@ -23466,7 +25005,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x303 v_add_nc_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23475,7 +25014,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x304 v_sub_nc_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23484,7 +25023,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x305 v_mul_lo_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23512,7 +25051,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x309 v_max_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23521,7 +25060,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x30a v_max_i16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23530,7 +25069,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x30b v_min_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23539,7 +25078,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x30c v_min_i16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23548,7 +25087,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x30d v_add_nc_i16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23557,7 +25096,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 259,
+        mods: 2097411,
         class: 0,
     }), // 0x30e v_sub_nc_i16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23775,7 +25314,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x338 v_lshlrev_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23784,7 +25323,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x339 v_lshrrev_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23793,7 +25332,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x33a v_ashrrev_i16 v2.l, v4.l, v8.l
     None,
@@ -23889,7 +25428,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x362 v_and_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23898,7 +25437,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x363 v_or_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -23907,7 +25446,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 257,
+        mods: 2097409,
         class: 0,
     }), // 0x364 v_xor_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -24848,7 +26387,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 1,
+        class: 5,
     }), // 0x00e ds_store_2addr_b32 v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_STORE_2ADDR_STRIDE64_B32,
@@ -24857,7 +26396,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [0, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 1,
+        class: 5,
     }), // 0x00f ds_store_2addr_stride64_b32 v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_B32,
@@ -25064,7 +26603,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 1,
+        class: 5,
     }), // 0x02e ds_storexchg_2addr_rtn_b32 v[8:9], v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B32,
@@ -25073,7 +26612,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 1,
+        class: 5,
     }), // 0x02f ds_storexchg_2addr_stride64_rtn_b32 v[8:9], v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_RTN_B32,
@@ -25129,7 +26668,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 0,
+        class: 4,
     }), // 0x037 ds_load_2addr_b32 v[8:9], v1
     Some(RdnaInfo {
         op: Op::DS_LOAD_2ADDR_STRIDE64_B32,
@@ -25138,7 +26677,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 0,
+        class: 4,
     }), // 0x038 ds_load_2addr_stride64_b32 v[8:9], v1
     Some(RdnaInfo {
         op: Op::DS_LOAD_I8,
@@ -25328,7 +26867,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 1,
+        class: 5,
     }), // 0x04e ds_store_2addr_b64 v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_STORE_2ADDR_STRIDE64_B64,
@@ -25337,7 +26876,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [0, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 1,
+        class: 5,
     }), // 0x04f ds_store_2addr_stride64_b64 v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_B64,
@@ -25512,7 +27051,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 1,
+        class: 5,
     }), // 0x06e ds_storexchg_2addr_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B64,
@@ -25521,7 +27060,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [4, 1, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 1,
+        class: 5,
     }), // 0x06f ds_storexchg_2addr_stride64_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_RTN_B64,
@@ -25569,7 +27108,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 0,
+        class: 4,
     }), // 0x077 ds_load_2addr_b64 v[8:11], v1
     Some(RdnaInfo {
         op: Op::DS_LOAD_2ADDR_STRIDE64_B64,
@@ -25578,7 +27117,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [4, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 0,
+        class: 4,
     }), // 0x078 ds_load_2addr_stride64_b64 v[8:11], v1
     Some(RdnaInfo {
         op: Op::DS_ADD_RTN_F32,
@@ -25600,7 +27139,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 2, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 4,
+        class: 0,
     }), // 0x07e ds_condxchg32_rtn_b64 v[8:9], v1, v[2:3]
     None,
     None,
@@ -25908,7 +27447,7 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         widths64: [2, 1, 1, 8],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        class: 4,
+        class: 0,
     }), // 0x0e2 ds_bvh_stack_push8_pop2_rtn_b64 v[8:9], v1, v2, v[4:11]
     None,
     None,
@@ -29496,4 +31035,135 @@ pub static GFX1200_SENDMSG: [&str; 256] = [
     "",
     "",
     "",
+];
+/// gfx1200 typed-buffer `format:` operand by FORMAT value ("" = the default, not printed).
+pub static GFX1200_BUFFMT: [&str; 128] = [
+    "[BUF_FMT_INVALID]",
+    "",
+    "[BUF_FMT_8_SNORM]",
+    "[BUF_FMT_8_USCALED]",
+    "[BUF_FMT_8_SSCALED]",
+    "[BUF_FMT_8_UINT]",
+    "[BUF_FMT_8_SINT]",
+    "[BUF_FMT_16_UNORM]",
+    "[BUF_FMT_16_SNORM]",
+    "[BUF_FMT_16_USCALED]",
+    "[BUF_FMT_16_SSCALED]",
+    "[BUF_FMT_16_UINT]",
+    "[BUF_FMT_16_SINT]",
+    "[BUF_FMT_16_FLOAT]",
+    "[BUF_FMT_8_8_UNORM]",
+    "[BUF_FMT_8_8_SNORM]",
+    "[BUF_FMT_8_8_USCALED]",
+    "[BUF_FMT_8_8_SSCALED]",
+    "[BUF_FMT_8_8_UINT]",
+    "[BUF_FMT_8_8_SINT]",
+    "[BUF_FMT_32_UINT]",
+    "[BUF_FMT_32_SINT]",
+    "[BUF_FMT_32_FLOAT]",
+    "[BUF_FMT_16_16_UNORM]",
+    "[BUF_FMT_16_16_SNORM]",
+    "[BUF_FMT_16_16_USCALED]",
+    "[BUF_FMT_16_16_SSCALED]",
+    "[BUF_FMT_16_16_UINT]",
+    "[BUF_FMT_16_16_SINT]",
+    "[BUF_FMT_16_16_FLOAT]",
+    "[BUF_FMT_10_11_11_FLOAT]",
+    "[BUF_FMT_11_11_10_FLOAT]",
+    "[BUF_FMT_10_10_10_2_UNORM]",
+    "[BUF_FMT_10_10_10_2_SNORM]",
+    "[BUF_FMT_10_10_10_2_UINT]",
+    "[BUF_FMT_10_10_10_2_SINT]",
+    "[BUF_FMT_2_10_10_10_UNORM]",
+    "[BUF_FMT_2_10_10_10_SNORM]",
+    "[BUF_FMT_2_10_10_10_USCALED]",
+    "[BUF_FMT_2_10_10_10_SSCALED]",
+    "[BUF_FMT_2_10_10_10_UINT]",
+    "[BUF_FMT_2_10_10_10_SINT]",
+    "[BUF_FMT_8_8_8_8_UNORM]",
+    "[BUF_FMT_8_8_8_8_SNORM]",
+    "[BUF_FMT_8_8_8_8_USCALED]",
+    "[BUF_FMT_8_8_8_8_SSCALED]",
+    "[BUF_FMT_8_8_8_8_UINT]",
+    "[BUF_FMT_8_8_8_8_SINT]",
+    "[BUF_FMT_32_32_UINT]",
+    "[BUF_FMT_32_32_SINT]",
+    "[BUF_FMT_32_32_FLOAT]",
+    "[BUF_FMT_16_16_16_16_UNORM]",
+    "[BUF_FMT_16_16_16_16_SNORM]",
+    "[BUF_FMT_16_16_16_16_USCALED]",
+    "[BUF_FMT_16_16_16_16_SSCALED]",
+    "[BUF_FMT_16_16_16_16_UINT]",
+    "[BUF_FMT_16_16_16_16_SINT]",
+    "[BUF_FMT_16_16_16_16_FLOAT]",
+    "[BUF_FMT_32_32_32_UINT]",
+    "[BUF_FMT_32_32_32_SINT]",
+    "[BUF_FMT_32_32_32_FLOAT]",
+    "[BUF_FMT_32_32_32_32_UINT]",
+    "[BUF_FMT_32_32_32_32_SINT]",
+    "[BUF_FMT_32_32_32_32_FLOAT]",
+    "64",
+    "65",
+    "66",
+    "67",
+    "68",
+    "69",
+    "70",
+    "71",
+    "72",
+    "73",
+    "74",
+    "75",
+    "76",
+    "77",
+    "78",
+    "79",
+    "80",
+    "81",
+    "82",
+    "83",
+    "84",
+    "85",
+    "86",
+    "87",
+    "88",
+    "89",
+    "90",
+    "91",
+    "92",
+    "93",
+    "94",
+    "95",
+    "96",
+    "97",
+    "98",
+    "99",
+    "100",
+    "101",
+    "102",
+    "103",
+    "104",
+    "105",
+    "106",
+    "107",
+    "108",
+    "109",
+    "110",
+    "111",
+    "112",
+    "113",
+    "114",
+    "115",
+    "116",
+    "117",
+    "118",
+    "119",
+    "120",
+    "121",
+    "122",
+    "123",
+    "124",
+    "125",
+    "126",
+    "127",
 ];

@@ -329,7 +329,22 @@ fn decode_sop12c(tb: &Tables, cx: &Cx, w0: u32, format: Format) -> Result<Inst, 
             inst.dst[0] = src((w0 >> 16) & 0x7F, w[0]);
             inst.src[0] = src(w0 & 0xFF, w[1]);
             inst.src[1] = src((w0 >> 8) & 0xFF, w[2]);
+            if info.class & (CLASS_MADMK | CLASS_MADAK) != 0 {
+                // `s_fmamk_f32`/`s_fmaak_f32`: the K literal is always there (a literal
+                // source shares it).
+                let kop = Opnd::scalar(Opnd::LITERAL as u8, 1);
+                if info.class & CLASS_MADMK != 0 {
+                    inst.src[2] = inst.src[1];
+                    inst.src[1] = kop;
+                } else {
+                    inst.src[2] = kop;
+                }
+            }
         }
+    }
+    if format == Format::Sop1 && info.mnemonic.starts_with("s_sendmsg_rtn") {
+        // The SSRC0 field holds the message id (`sendmsg(...)`), not a register.
+        inst.imm = (w0 & 0xFF) as i32;
     }
     take_literal(cx, &mut inst)?;
     Ok(inst)
@@ -376,13 +391,14 @@ fn decode_smem(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     } else {
         inst.dst[0] = sdata;
     }
-    let base_width = if info.class & CLASS_SBUFFER != 0 {
-        4
-    } else {
-        2
-    };
     if w[1] != 0 {
-        inst.src[0] = src((w0 & 0x3F) << 1, base_width);
+        // SBASE omits the register number's LSB; a buffer resource is a quad (LLVM shows
+        // the quad containing the pair).
+        inst.src[0] = if info.class & CLASS_SBUFFER != 0 {
+            src(((w0 & 0x3F) << 1) & !3, 4)
+        } else {
+            src((w0 & 0x3F) << 1, 2)
+        };
     }
     let soff = w1 >> 25;
     if soff != RDNA_NULL {
@@ -525,9 +541,7 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         } else {
             inst.src[2] = kop;
         }
-        if inst.src[0].code == Opnd::LITERAL {
-            return Err(cx.err("two literal constants"));
-        }
+        // A literal src0 is the same dword as K.
         inst.literal = Some(kk);
         return Ok(inst);
     }
@@ -696,10 +710,11 @@ fn flat_common(
             }
         }
         Format::Global if has_saddr => {
-            inst.src[0] = vgpr(vaddr, 1);
+            inst.src[0] = vgpr(vaddr, w[1].min(1));
             inst.src[2] = src(saddr, 2);
         }
-        _ => inst.src[0] = vgpr(vaddr, w[1].max(2)),
+        _ if w[1] != 0 => inst.src[0] = vgpr(vaddr, w[1].max(2)),
+        _ => {}
     }
     Ok(inst)
 }
@@ -803,6 +818,8 @@ fn decode_mubuf11(tb: &Tables, cx: &Cx, w0: u32, mtbuf: bool) -> Result<Inst, De
         ((w1 >> 16) & 0x1F) << 2,
         w1 >> 24,
     );
+    // SOFFSET may be the literal constant.
+    take_literal(cx, &mut inst)?;
     Ok(inst)
 }
 

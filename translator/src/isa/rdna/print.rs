@@ -4,8 +4,8 @@
 use super::{tables, Tables, EXEC, VCC};
 use crate::isa::generated::{
     rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
-    CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO,
-    MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+    CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI,
+    MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
 };
 use crate::isa::{Format, Inst, Opnd, Target};
 use core::fmt::Write as _;
@@ -86,15 +86,21 @@ enum Ty {
     B32,
     /// 64-bit operand: inline floats print in double precision.
     B64,
-    /// 16-bit integer operand.
+    /// 16-bit integer operand: float inline constants print as f16 bit patterns.
     I16,
     /// 16-bit float operand.
     F16,
 }
 
-/// True if LLVM would print the literal `v` of an operand of type `ty` as `lit(...)`.
-fn literal_is_inlinable(v: u32, ty: Ty) -> bool {
+/// True if LLVM would print the literal `v` of an operand of type `ty` as `lit(...)`
+/// (`f16`: a 16-bit operand whose literal follows the f16 inline-constant rule).
+fn literal_is_inlinable(v: u32, ty: Ty, f16: bool) -> bool {
     let int = |x: i64| (-16..=64).contains(&x);
+    let ty = match ty {
+        Ty::I16 | Ty::F16 if f16 => Ty::F16,
+        Ty::I16 | Ty::F16 => Ty::I16,
+        t => t,
+    };
     match ty {
         Ty::F16 => {
             int(v as u16 as i16 as i64)
@@ -103,7 +109,7 @@ fn literal_is_inlinable(v: u32, ty: Ty) -> bool {
                     0x3800 | 0xB800 | 0x3C00 | 0xBC00 | 0x4000 | 0xC000 | 0x4400 | 0xC400 | 0x3118
                 )
         }
-        Ty::I16 => v <= 64 || (0xFFF0..=0xFFFF).contains(&v),
+        Ty::I16 => v <= 64,
         Ty::B64 => int(v as i32 as i64),
         Ty::B32 => {
             int(v as i32 as i64)
@@ -134,11 +140,19 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>, ty: Ty) {
         193..=208 => {
             let _ = write!(out, "-{}", c - 192);
         }
+        230 => out.push_str("src_flat_scratch_base_lo"),
+        231 => out.push_str("src_flat_scratch_base_hi"),
         235 => out.push_str("src_shared_base"),
         236 => out.push_str("src_shared_limit"),
         237 => out.push_str("src_private_base"),
         238 => out.push_str("src_private_limit"),
         239 => out.push_str("src_pops_exiting_wave_id"),
+        240..=248 if ty == Ty::I16 => {
+            let h = [
+                0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118,
+            ][(c - 240) as usize];
+            let _ = write!(out, "0x{h:x}");
+        }
         240..=247 => out.push_str(
             ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"][(c - 240) as usize],
         ),
@@ -192,7 +206,7 @@ struct Src {
 
 /// Writes a source with its `neg`/`abs` modifiers.
 fn src_mod(out: &mut String, s: Src, lit: Option<u32>) {
-    if s.neg && !s.abs && matches!(s.o.code, 128..=208 | 240..=248) {
+    if s.neg && !s.abs && matches!(s.o.code, 128..=208 | 240..=248 | 255 | LIT_MARKED) {
         // `-5` would read as the inline constant -5: LLVM spells the modifier.
         out.push_str("neg(");
         opnd16(out, s.o, lit, s.ty, s.t16, s.hi);
@@ -238,10 +252,10 @@ impl List<'_> {
 /// The literal type of an opcode's sources from its table flags and operand width.
 fn lit_ty(info: &RdnaInfo, width: u8) -> Ty {
     if info.mods & MOD_LIT16 != 0 {
-        if info.mods & MOD_LITF16 != 0 {
-            Ty::F16
-        } else {
+        if info.mods & MOD_HEX16 != 0 {
             Ty::I16
+        } else {
+            Ty::F16
         }
     } else if width >= 2 {
         Ty::B64
@@ -272,7 +286,9 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         Format::Sopk => print_sopk(&mut out, tb, inst, &info),
         Format::Sopp => print_sopp(&mut out, tb, inst, &info),
         Format::Smem => print_smem(&mut out, tb, inst, &info),
-        Format::Vop1 | Format::Vop2 | Format::Vopc => print_vop(&mut out, inst, &info, wave64),
+        Format::Vop1 | Format::Vop2 | Format::Vopc => {
+            print_vop(&mut out, inst, &info, wave64, tb.gfx12)
+        }
         Format::Vop3 | Format::Vop3b => print_vop3(&mut out, inst, &info, wave64),
         Format::Vop3p => print_vop3p(&mut out, inst, &info),
         Format::Ds => print_ds(&mut out, inst, &info),
@@ -283,13 +299,18 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     out
 }
 
-/// The literal operand code LLVM shows for `o` (marks inlinable literals `lit(...)`).
-fn mark(o: Opnd, lit: Option<u32>, ty: Ty) -> Opnd {
+/// The literal operand code LLVM shows for `o` of an opcode with table flags `mods`
+/// (marks inlinable literals `lit(...)`).
+fn mark(o: Opnd, lit: Option<u32>, ty: Ty, mods: u32) -> Opnd {
     match lit {
-        Some(v) if o.code == Opnd::LITERAL && literal_is_inlinable(v, ty) => Opnd {
-            code: LIT_MARKED,
-            count: o.count,
-        },
+        Some(v)
+            if o.code == Opnd::LITERAL && literal_is_inlinable(v, ty, mods & MOD_LITF16 != 0) =>
+        {
+            Opnd {
+                code: LIT_MARKED,
+                count: o.count,
+            }
+        }
         _ => o,
     }
 }
@@ -298,18 +319,26 @@ fn print_salu(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     let lit = inst.literal;
     let mut l = List { out, first: true };
     l.op(inst.dst[0]);
-    for (i, &o) in inst.src.iter().take(2).enumerate() {
+    for &o in inst.src.iter().take(3) {
         if !o.is_some() {
             continue;
         }
         let s = l.sep();
-        if info.mnemonic.starts_with("s_sendmsg_rtn") {
-            sendmsg(s, tb, o.code as u32 & 0xFF, true);
+        if info.class & (CLASS_MADMK | CLASS_MADAK) != 0 && o.code == Opnd::LITERAL {
+            // `s_fmamk_f32`/`s_fmaak_f32`: K (and a literal source) printed in full.
+            let _ = write!(s, "0x{:x}", lit.unwrap_or(0));
             continue;
         }
-        let ty = if o.count >= 2 { Ty::B64 } else { Ty::B32 };
-        let _ = i;
-        opnd(s, mark(o, lit, ty), lit, ty);
+        let ty = lit_ty(info, o.count);
+        let lit = if matches!(ty, Ty::I16 | Ty::F16) {
+            lit.map(|v| v & 0xFFFF)
+        } else {
+            lit
+        };
+        opnd(s, mark(o, lit, ty, info.mods), lit, ty);
+    }
+    if info.mnemonic.starts_with("s_sendmsg_rtn") {
+        sendmsg(l.sep(), tb, inst.imm as u32 & 0xFF, true);
     }
 }
 
@@ -373,12 +402,15 @@ fn sendmsg(out: &mut String, tb: &Tables, v: u32, rtn: bool) {
     };
     let id = v & 0xFF;
     let name = names[id as usize];
-    if rtn && name.is_empty() {
-        let _ = write!(out, "sendmsg({id}, 0, 0)");
-    } else if !name.is_empty() && v >> 8 == 0 {
-        let _ = write!(out, "sendmsg({name})");
-    } else {
+    let _ = rtn;
+    // LLVM 22 names a known message whatever the bits above [7:0]; an unknown one is
+    // `sendmsg(id, 0, 0)` if those bits are clear, else the raw number.
+    if name.is_empty() && v >> 8 != 0 {
         let _ = write!(out, "{v}");
+    } else if name.is_empty() {
+        let _ = write!(out, "sendmsg({id}, 0, 0)");
+    } else {
+        let _ = write!(out, "sendmsg({name})");
     }
 }
 
@@ -439,7 +471,7 @@ fn delay_alu(out: &mut String, v: u32) {
     let id0 = v & 0xF;
     let skip = (v >> 4) & 7;
     let id1 = (v >> 7) & 0xF;
-    if v >> 11 != 0 || id0 as usize >= INSTID.len() || id1 as usize >= INSTID.len() || skip > 5 {
+    if id0 as usize >= INSTID.len() || id1 as usize >= INSTID.len() || skip > 5 {
         let _ = write!(out, "0x{v:x}");
         return;
     }
@@ -547,7 +579,8 @@ fn print_sopp(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
             sendmsg(out, tb, simm, false);
         }
         _ if m.starts_with("s_cbranch") || m == "s_branch" => {
-            let _ = write!(out, " {}", simm as u16 as i16);
+            // LLVM's disassembler prints the raw 16-bit offset field.
+            let _ = write!(out, " {simm}");
         }
         "s_nop" | "s_setkill" | "s_sethalt" | "s_sleep" | "s_trap" | "s_setprio"
         | "s_incperflevel" | "s_decperflevel" | "s_denorm_mode" | "s_barrier_wait" => {
@@ -573,41 +606,49 @@ fn signed_hex(out: &mut String, v: i32) {
 fn cpol12(out: &mut String, cpol: u8, store: bool, atomic: bool) {
     let th = cpol & 7;
     let scope = (cpol >> 3) & 3;
+    let sys = scope == 3;
     if th != 0 {
+        out.push_str(" th:");
         let name = if atomic {
             match th {
                 1 => "TH_ATOMIC_RETURN",
                 2 => "TH_ATOMIC_NT",
                 3 => "TH_ATOMIC_NT_RETURN",
-                4 => "TH_ATOMIC_CASCADE_RT",
-                5 => "TH_ATOMIC_CASCADE_RT_RETURN",
-                6 => "TH_ATOMIC_CASCADE_NT",
-                _ => "TH_ATOMIC_CASCADE_NT_RETURN",
+                4 | 5 if scope >= 2 => "TH_ATOMIC_CASCADE_RT",
+                6 | 7 if scope >= 2 => "TH_ATOMIC_CASCADE_NT",
+                _ => "",
             }
         } else if store {
-            [
-                "",
-                "TH_STORE_NT",
-                "TH_STORE_HT",
-                "TH_STORE_RT_WB",
-                "TH_STORE_NT_RT",
-                "TH_STORE_RT_NT",
-                "TH_STORE_NT_HT",
-                "TH_STORE_BYPASS",
-            ][th as usize]
+            match th {
+                1 => "TH_STORE_NT",
+                2 => "TH_STORE_HT",
+                3 if sys => "TH_STORE_BYPASS",
+                3 => "TH_STORE_WB",
+                4 => "TH_STORE_NT_RT",
+                5 => "TH_STORE_RT_NT",
+                6 => "TH_STORE_NT_HT",
+                _ => "TH_STORE_NT_WB",
+            }
         } else {
-            [
-                "",
-                "TH_LOAD_NT",
-                "TH_LOAD_HT",
-                "TH_LOAD_RT_WB",
-                "TH_LOAD_NT_RT",
-                "TH_LOAD_RT_NT",
-                "TH_LOAD_NT_HT",
-                "TH_LOAD_BYPASS",
-            ][th as usize]
+            match th {
+                1 => "TH_LOAD_NT",
+                2 => "TH_LOAD_HT",
+                3 if sys => "TH_LOAD_BYPASS",
+                3 => "TH_LOAD_LU",
+                4 => "TH_LOAD_NT_RT",
+                5 => "TH_LOAD_RT_NT",
+                6 => "TH_LOAD_NT_HT",
+                _ => "",
+            }
         };
-        let _ = write!(out, " th:{name}");
+        if name.is_empty() {
+            if atomic {
+                out.push_str("TH_ATOMIC_");
+            }
+            let _ = write!(out, "0x{th:x}");
+        } else {
+            out.push_str(name);
+        }
     }
     if scope != 0 {
         let _ = write!(
@@ -656,11 +697,16 @@ fn print_smem(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
                 s.push_str(" offset:");
                 signed_hex(s, inst.mem.offset);
             }
+        } else if inst.mem.offset == 0 && !tb.gfx12 {
+            // GFX11 shows a zero offset without SOFFSET as the `null` SOFFSET.
+            s.push_str("null");
         } else {
             signed_hex(s, inst.mem.offset);
         }
     }
-    if tb.gfx12 {
+    if (info.widths[0] == 0 && info.widths[1] == 0) || m.starts_with("s_atc_probe") {
+        // Cache invalidations and probes print no cache policy.
+    } else if tb.gfx12 {
         cpol12(out, inst.mem.cpol, false, false);
     } else {
         if inst.mem.glc && info.mods & MOD_GLC != 0 {
@@ -766,14 +812,22 @@ fn vsrc(inst: &Inst, info: &RdnaInfo, i: usize, slot: usize) -> Src {
         abs: inst.mods.abs >> i & 1 == 1 && (m >> i) & 1 == 1,
         t16: info.kinds[slot] == 3,
         hi: inst.mods.op_sel >> i & 1 == 1,
-        ty: lit_ty(info, inst.src[i].count),
+        // A 16-bit source of an opcode with 32-bit sources (`v_alignbyte_b32`'s third).
+        ty: if info.kinds[slot] == 3 && info.mods & MOD_LIT16 == 0 {
+            Ty::I16
+        } else {
+            lit_ty(info, inst.src[i].count)
+        },
     }
 }
 
-fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
+fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool, gfx12: bool) {
     let base = info.mnemonic;
     let stem = base.strip_suffix("_e32").unwrap_or(base);
-    if inst.dpp.is_some() || inst.dpp8.is_some() {
+    if inst.format == Format::Vopc && (inst.dpp.is_some() || inst.dpp8.is_some()) {
+        // VOPC DPP prints the bare mnemonic.
+        out.push_str(stem);
+    } else if inst.dpp.is_some() || inst.dpp8.is_some() {
         let _ = write!(out, "{stem}_dpp");
     } else {
         out.push_str(base);
@@ -786,6 +840,15 @@ fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
         9
     };
     let vcc = Opnd::scalar(VCC as u8, if wave64 { 2 } else { 1 });
+    // gfx12 `v_cndmask_b32_dpp` with `abs` on src1 only: LLVM 22 closes the bars after the
+    // implicit VCC (`|v1, vcc_lo|`).
+    let m = info.mods >> 10;
+    let quirk = gfx12
+        && inst.dpp.is_some()
+        && matches!(inst.src[2].code, VCC | EXEC)
+        && k != 2
+        && inst.mods.abs & 3 == 2
+        && m & 2 != 0;
     let mut l = List { out, first: true };
     let (dslot, s0slot) = if inst.format == Format::Vopc {
         (9, 0)
@@ -819,30 +882,40 @@ fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
         }
         if i == 2 && (o.code == VCC || o.code == EXEC) && k != 2 {
             l.op(o);
+            if quirk {
+                // LLVM closes src1's `|` after the implicit VCC (`|v1, vcc_lo|`).
+                l.out.push('|');
+            }
             continue;
         }
         let s = l.sep();
         if i == k {
-            // The K constant: printed in full (low half for 16-bit opcodes).
-            let v = inst.literal.unwrap_or(0);
-            let v = if info.mods & MOD_LIT16 != 0 {
-                v & 0xFFFF
-            } else {
-                v
-            };
-            let _ = write!(s, "0x{v:x}");
+            // The K constant: printed in full.
+            let _ = write!(s, "0x{:x}", inst.literal.unwrap_or(0));
             continue;
         }
         let slot = if i == 0 { s0slot } else { s0slot + 1 };
         let mut src = vsrc(inst, info, i, slot.min(3));
+        let vcc_in = quirk && i == 1;
         if i == 2 {
-            src.t16 = false;
+            // `fmamk`'s third source is the VSRC1 field.
+            src.t16 = k == 1 && info.kinds[2] == 3;
+            src.hi = k == 1 && inst.mods.op_sel & 2 != 0;
         }
         let lit = inst.literal.map(|v| match src.ty {
             Ty::F16 | Ty::I16 => v & 0xFFFF,
             _ => v,
         });
-        src.o = mark(src.o, lit, src.ty);
+        src.o = mark(src.o, lit, src.ty, info.mods);
+        if vcc_in && src.abs {
+            // `|v1, vcc_lo|`: the closing bar comes after the implicit VCC.
+            if src.neg {
+                s.push('-');
+            }
+            s.push('|');
+            opnd16(s, src.o, lit, src.ty, src.t16, src.hi);
+            continue;
+        }
         src_mod(s, src, lit);
     }
     print_dpp(out, inst);
@@ -853,20 +926,36 @@ fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
     let dpp = inst.dpp.is_some() || inst.dpp8.is_some();
     out.push_str(base);
     if dpp {
-        out.push_str("_dpp");
+        out.push_str(if base.ends_with("_e64") {
+            "_dpp"
+        } else {
+            "_e64_dpp"
+        });
     }
-    let nsrc = (0..3).filter(|&i| info.widths[i + 1] != 0).count();
+    let mut nsrc = (0..3).filter(|&i| info.widths[i + 1] != 0).count();
+    if base.starts_with("v_fmac") {
+        // The accumulator is a tied third source with its own op_sel bit.
+        nsrc = 3;
+    }
+    let sgpr_dst = info.kinds[0] == 1;
+    let vdst = info.widths[0] != 0 && !sgpr_dst;
+    // true16 opcodes: LLVM 22 decodes with its real-true16 tables, which reject OP_SEL bits
+    // of operands the opcode does not have; it then falls back to the fake16 form (no
+    // `.l`/`.h`, no `op_sel`).
+    let t16 = info.kinds.contains(&3);
+    let existing = ((1u8 << nsrc) - 1) | ((vdst as u8) << 3);
+    let fake16 = t16 && inst.format != Format::Vop3b && inst.mods.op_sel & !existing != 0;
     {
         let mut l = List { out, first: true };
         if inst.dst[0].is_some() {
             let s = l.sep();
-            let t16 = info.kinds[0] == 3;
+            let t = info.kinds[0] == 3 && !fake16;
             opnd16(
                 s,
                 inst.dst[0],
                 None,
                 Ty::B32,
-                t16,
+                t,
                 inst.mods.op_sel >> 3 & 1 == 1,
             );
         }
@@ -887,18 +976,32 @@ fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
                 src.abs = false;
                 src.hi = false;
             }
+            if fake16 {
+                src.t16 = false;
+            }
+            if dpp && i == 1 && base.starts_with("v_fmac") && matches!(src.o.code, 128..=254) {
+                // LLVM 22 shows a constant src1 of `v_fmac_*_e64_dpp` as its raw field.
+                let _ = write!(s, "0x{:x}", src.o.code);
+                continue;
+            }
             let lit = inst.literal.map(|v| match src.ty {
                 Ty::F16 | Ty::I16 => v & 0xFFFF,
                 _ => v,
             });
-            src.o = mark(src.o, lit, src.ty);
+            src.o = mark(src.o, lit, src.ty, info.mods);
             src_mod(s, src, lit);
         }
     }
-    if inst.format != Format::Vop3b && inst.mods.op_sel != 0 && info.mods & MOD_OPSEL != 0 {
-        // op_sel lists the sources, then the destination.
+    if inst.format != Format::Vop3b
+        && !fake16
+        && inst.mods.op_sel != 0
+        && info.mods & MOD_OPSEL != 0
+    {
+        // op_sel lists the sources, then the destination (not for the SGPR destination of
+        // a VOPC DPP form).
+        let n = nsrc + !(dpp && sgpr_dst) as usize;
         let v = (inst.mods.op_sel & ((1 << nsrc) - 1)) | ((inst.mods.op_sel >> 3 & 1) << nsrc);
-        bits(out, "op_sel", v, nsrc + 1);
+        bits(out, "op_sel", v, n);
     }
     if inst.mods.clamp && info.mods & MOD_CLAMP != 0 {
         out.push_str(" clamp");
@@ -914,7 +1017,7 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: &RdnaInfo) {
     let mix = info.mnemonic.starts_with("v_fma_mix");
     out.push_str(info.mnemonic);
     if inst.dpp.is_some() || inst.dpp8.is_some() {
-        out.push_str("_dpp");
+        out.push_str("_e64_dpp");
     }
     {
         let mut l = List { out, first: true };
@@ -930,7 +1033,7 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: &RdnaInfo) {
                 _ => v,
             });
             let src = Src {
-                o: mark(inst.src[i], lit, ty),
+                o: mark(inst.src[i], lit, ty, info.mods),
                 neg: mix && inst.mods.neg >> i & 1 == 1,
                 abs: mix && inst.mods.neg_hi >> i & 1 == 1,
                 t16: false,
@@ -973,7 +1076,12 @@ fn print_vopd(out: &mut String, tb: &Tables, inst: &Inst) {
         let mut l = List { out, first: true };
         l.op(d);
         let s = l.sep();
-        opnd(s, mark(s0, inst.literal, Ty::B32), inst.literal, Ty::B32);
+        opnd(
+            s,
+            mark(s0, inst.literal, Ty::B32, info.mods),
+            inst.literal,
+            Ty::B32,
+        );
         let lit = inst.literal.unwrap_or(0);
         if info.class & CLASS_MADMK != 0 {
             let _ = write!(l.sep(), "0x{lit:x}");
@@ -983,9 +1091,6 @@ fn print_vopd(out: &mut String, tb: &Tables, inst: &Inst) {
         }
         if info.class & CLASS_MADAK != 0 {
             let _ = write!(l.sep(), "0x{lit:x}");
-        }
-        if info.mnemonic == "v_dual_cndmask_b32" {
-            l.op(Opnd::scalar(VCC as u8, 1));
         }
     };
     half(out, x, inst.dst[0], inst.src[0], inst.src[1]);
@@ -1033,6 +1138,13 @@ fn atomic_ret_width(info: &RdnaInfo, data: u8) -> u8 {
 
 fn print_flat(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     out.push_str(info.mnemonic);
+    if info.widths == [0; 4] {
+        // `global_inv`, `global_wb`, `global_wbinv`: no operands, a scope on GFX12.
+        if tb.gfx12 {
+            cpol12(out, inst.mem.cpol, false, false);
+        }
+        return;
+    }
     let atomic = info.class & CLASS_ATOMIC != 0;
     let ret = atomic
         && if tb.gfx12 {
@@ -1062,7 +1174,7 @@ fn print_flat(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
         }
         if inst.src[0].is_some() {
             l.op(inst.src[0]);
-        } else {
+        } else if info.widths[1] != 0 || inst.format == Format::Scratch {
             l.sep().push_str("off");
         }
         l.op(inst.src[1]);
@@ -1092,13 +1204,12 @@ fn print_flat(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     }
 }
 
-/// `format:` names of the unified (GFX11+) buffer formats.
-fn buf_format(out: &mut String, f: u8) {
-    let _ = write!(out, " format:{f}");
-}
-
 fn print_buffer(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     out.push_str(info.mnemonic);
+    if info.widths == [0; 4] {
+        // `buffer_gl0_inv`, `buffer_gl1_inv`: no operands.
+        return;
+    }
     let atomic = info.class & CLASS_ATOMIC != 0;
     let store = info.class & crate::isa::generated::CLASS_STORE != 0;
     {
@@ -1116,10 +1227,23 @@ fn print_buffer(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
         }
         l.op(inst.src[3]);
         let s = l.sep();
-        opnd(s, inst.src[2], None, Ty::B32);
+        opnd(
+            s,
+            mark(inst.src[2], inst.literal, Ty::B32, 0),
+            inst.literal,
+            Ty::B32,
+        );
     }
-    if inst.format == Format::Mtbuf && inst.mem.format != 1 {
-        buf_format(out, inst.mem.format);
+    if inst.format == Format::Mtbuf {
+        let names = if tb.gfx12 {
+            &t::GFX1200_BUFFMT
+        } else {
+            &t::GFX1100_BUFFMT
+        };
+        let name = names[inst.mem.format as usize & 0x7F];
+        if !name.is_empty() {
+            let _ = write!(out, " format:{name}");
+        }
     }
     if inst.mem.idxen {
         out.push_str(" idxen");
