@@ -502,20 +502,26 @@ def dpp16_word(rng, src):
     return src | (ctrl << 8) | (rng.getrandbits(6) << 18) | (rng.getrandbits(8) << 24)
 
 
-def write_cases(path, fam, target, found, decode, extra):
+def write_cases(path, fam, target, found, decode, extra, wave64=False):
     """Canonical and randomised operand variants of every opcode (DPP16/DPP8/literal forms
-    included) plus the hand-picked `extra` words, each with LLVM's text."""
+    included) plus the hand-picked `extra` words, each with LLVM's text. `wave64`: VALU
+    encodings only, fewer variants, disassembled with +wavefrontsize64."""
     import random
 
-    rng = random.Random(int(fam[3:]))
+    rng = random.Random(int(fam[3:]) + (64 if wave64 else 0))
     cpu, feats = FAMILIES[fam]
+    if wave64:
+        feats += W64
     masks = mutable(fam)
     cands = list(extra)
+    valu = ("vop1", "vop2", "vopc", "vop3", "vop3p")
     for key in sorted(found, key=lambda k: (list(encodings(fam)).index(k[0]), k[1])):
         name, op = key
+        if wave64 and name not in valu:
+            continue
         words = found[key][3]
         cands.append(words)
-        for _ in range(CASES_PER_OP):
+        for _ in range(3 if wave64 else CASES_PER_OP):
             w = list(words)
             for i, m in enumerate(masks[name]):
                 r = rng.getrandbits(32)
@@ -549,8 +555,8 @@ def write_cases(path, fam, target, found, decode, extra):
             elif name.startswith("sop") and pick < 0.3:
                 w[0] = (w[0] & ~0xFF) | 0xFF
             cands.append(w + tail)
-    # VOPD pairs with random operands.
-    for _ in range(1200):
+    # VOPD pairs with random operands (VOPD is wave32 only).
+    for _ in range(0 if wave64 else 1200):
         x, y = rng.randrange(16), rng.randrange(32)
         vals = (rng.getrandbits(8), rng.choice([V(rng.getrandbits(8)), rng.getrandbits(8), 0xFF]), rng.getrandbits(8),
                 rng.choice([V(rng.getrandbits(8)), rng.getrandbits(8), 0xFF]), rng.getrandbits(8), rng.getrandbits(7))

@@ -1,8 +1,9 @@
 //! Decodes and prints every case of `translator/gen/gfx1100_cases.txt` and
 //! `gfx1200_cases.txt` (instruction words and the text LLVM 22's disassembler printed for
 //! them, `+real-true16`, wave32; written by `gen/gen_tables.py`) and requires the same size
-//! and the same text. gfx1201 is checked against the gfx1200 cases: the generator verifies
-//! that LLVM decodes both identically.
+//! and the same text; the `*_w64_cases.txt` files hold VALU cases disassembled with
+//! `+wavefrontsize64` (lane masks print as `vcc`, `s[0:1]`). gfx1201 is checked against the
+//! gfx1200 cases: the generator verifies that LLVM decodes both identically.
 
 use wavejit_translator::isa::{decode, disassemble, Gpu, Target};
 
@@ -22,7 +23,12 @@ fn gfx1201_matches_llvm() {
 }
 
 fn check(cases: &str, gpu: Gpu) {
-    let target = Target::new(gpu);
+    check_wave(cases, gpu, 32);
+}
+
+/// Every case of `cases` on `gpu` with the given wave size.
+fn check_wave(cases: &str, gpu: Gpu, wave_size: u32) {
+    let target = Target { gpu, wave_size };
     let mut total = 0;
     let mut bad = Vec::new();
     for line in cases.lines().filter(|l| !l.starts_with('#')) {
@@ -56,4 +62,22 @@ fn check(cases: &str, gpu: Gpu) {
         bad.truncate(max);
         panic!("{n} of {total} cases differ from LLVM:\n{}", bad.join("\n"));
     }
+}
+
+#[test]
+fn gfx1100_wave64_matches_llvm() {
+    check_wave(
+        include_str!("../gen/gfx1100_w64_cases.txt"),
+        Gpu::GFX1100,
+        64,
+    );
+}
+
+#[test]
+fn gfx1200_wave64_matches_llvm() {
+    check_wave(
+        include_str!("../gen/gfx1200_w64_cases.txt"),
+        Gpu::GFX1200,
+        64,
+    );
 }
