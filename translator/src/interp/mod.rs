@@ -481,10 +481,6 @@ fn exec_op(
             Value::None
         }
         Op::Matrix(call) => {
-            let ctl = crate::matrix::Controls {
-                mode: state.mode,
-                ..call.ctl
-            };
             let scales = call.scale.map(|[a, b]| {
                 let bytes = |s: crate::ir::ScaleSrc| -> [u8; 64] {
                     core::array::from_fn(|lane| {
@@ -500,13 +496,11 @@ fn exec_op(
                     b: bytes(b),
                 }
             });
-            if let Err(e) = crate::matrix::execute(
-                &call.op,
-                &call.opnds,
-                &ctl,
-                scales.as_ref(),
-                &mut state.vgpr,
-            ) {
+            let isa = crate::matrix::gemm::best_isa();
+            if let Err(e) = call
+                .plan
+                .run(isa, &mut state.vgpr, state.mode, scales.as_ref())
+            {
                 state.pc = call.pc;
                 return Err(ExecFault::Unsupported(format!("matrix instruction: {e}")));
             }

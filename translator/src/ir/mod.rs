@@ -448,6 +448,8 @@ pub struct MatrixCall {
     pub ctl: crate::matrix::Controls,
     /// Block-scaled MFMA: A's and B's E8M0 scale sources.
     pub scale: Option<[ScaleSrc; 2]>,
+    /// Every element's register location, computed once when lifting.
+    pub plan: std::sync::Arc<crate::matrix::Plan>,
 }
 
 /// One scale operand of a block-scaled MFMA: a VGPR or a constant, and the byte of each

@@ -13,8 +13,8 @@ use super::operand::{inline_const, K};
 use super::{Flow, LiftResult, Lifter};
 use crate::ir::{MatrixCall, Op, ScaleSrc};
 use crate::isa::{Format, Inst, Opnd};
-use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands};
-use crate::wave::InstClass;
+use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan};
+use crate::wave::{InstClass, NUM_VREGS};
 
 /// True for the MFMA/SMFMAC instructions this module lifts.
 pub(super) fn is_matrix(inst: &Inst) -> bool {
@@ -97,17 +97,22 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         };
         (CSrc::Imm(bits), 0)
     };
+    let opnds = Operands { d, a, b, c, index };
+    let ctl = Controls {
+        cbsz: inst.mai.cbsz,
+        abid: inst.mai.abid,
+        blgp: inst.mai.blgp,
+        mode: 0,
+    };
+    // Register ranges and controls are checked here, so a bad operand is a lift-time error.
+    let plan = Plan::new(&op, &opnds, &ctl, NUM_VREGS).map_err(|e| e.to_string())?;
     let call = MatrixCall {
         pc: l.pc,
         op,
-        opnds: Operands { d, a, b, c, index },
-        ctl: Controls {
-            cbsz: inst.mai.cbsz,
-            abid: inst.mai.abid,
-            blgp: inst.mai.blgp,
-            mode: 0,
-        },
+        opnds,
+        ctl,
         scale,
+        plan: std::sync::Arc::new(plan),
     };
     let all = l.c64(if l.wave == 64 {
         u64::MAX
