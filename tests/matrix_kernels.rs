@@ -244,6 +244,90 @@ fn sparse(target: &str, m: usize, n: usize, k: usize, engine: Engine, seed: u64)
     out
 }
 
+/// FP4 E2M1 values by code (sign in bit 3), from the format: 1 exponent-bias, 2 exponent and
+/// 1 mantissa bits, subnormal 0.5.
+const FP4: [f64; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+
+/// gfx950: FP8 (OCP E4M3) A × FP4 B through the F8F6F4 MFMA, optionally block-scaled with
+/// one E8M0 scale per row/column and 32 k (scales 2^-2..2^2 keep every sum exact).
+fn fp8_fp4(m: usize, n: usize, k: usize, scaled: bool, engine: Engine, seed: u64) -> Vec<u8> {
+    let mut rng = Rng(seed);
+    let mut a = vec![0f64; m * k];
+    let mut ab = Vec::new();
+    for v in a.iter_mut() {
+        let (x, bytes) = element(&mut rng, Ty::Fp8, false);
+        *v = x;
+        ab.extend(bytes);
+    }
+    let mut b = vec![0f64; k * n];
+    let mut bb = Vec::new();
+    for v in b.iter_mut() {
+        let code = (rng.next() % 16) as u8;
+        let mag = FP4[(code & 7) as usize];
+        *v = if code & 8 != 0 { -mag } else { mag };
+        // The high nibble is junk the kernel must mask off.
+        bb.push(code | 0xA0);
+    }
+    let kb = k.div_ceil(32);
+    let sa: Vec<u8> = (0..m * kb).map(|_| 125 + (rng.next() % 5) as u8).collect();
+    let sb: Vec<u8> = (0..n * kb).map(|_| 125 + (rng.next() % 5) as u8).collect();
+    let dev = Device::new();
+    let module = dev.load_module(&code_object("gfx950")).unwrap();
+    let name = if scaled {
+        "gemm_fp8_fp4_scaled"
+    } else {
+        "gemm_fp8_fp4"
+    };
+    let kern = module.kernel(name).unwrap();
+    let bc = dev.alloc_from(&vec![POISON; m * n * 4]);
+    let mut launch = Launch::new(
+        [n.div_ceil(16) as u32, m.div_ceil(16) as u32, 1],
+        [64, 1, 1],
+    )
+    .engine(engine)
+    .arg(Arg::Buffer(dev.alloc_from(&ab)))
+    .arg(Arg::Buffer(dev.alloc_from(&bb)));
+    if scaled {
+        launch = launch
+            .arg(Arg::Buffer(dev.alloc_from(&sa)))
+            .arg(Arg::Buffer(dev.alloc_from(&sb)));
+    }
+    let launch = launch
+        .arg(Arg::Buffer(bc))
+        .arg(Arg::I32(m as i32))
+        .arg(Arg::I32(n as i32))
+        .arg(Arg::I32(k as i32));
+    dev.launch(&kern, &launch)
+        .unwrap_or_else(|e| panic!("{name} {m}x{n}x{k} {engine:?}: {e}"));
+    let out = dev.read(bc);
+    for i in 0..m {
+        for j in 0..n {
+            let mut want = 0f64;
+            for kk in 0..k {
+                let scale = if scaled {
+                    2f64.powi(sa[i * kb + kk / 32] as i32 + sb[j * kb + kk / 32] as i32 - 254)
+                } else {
+                    1.0
+                };
+                want += a[i * k + kk] * b[kk * n + j] * scale;
+            }
+            let x = (i * n + j) * 4;
+            let got = f32::from_le_bytes(out[x..x + 4].try_into().unwrap()) as f64;
+            assert_eq!(got, want, "{name} {m}x{n}x{k} {engine:?}: C[{i}][{j}]");
+        }
+    }
+    out
+}
+
+#[test]
+fn gfx950_fp8_times_fp4_plain_and_block_scaled() {
+    for scaled in [false, true] {
+        let jit = fp8_fp4(37, 50, 300, scaled, Engine::Jit, 21);
+        let interp = fp8_fp4(37, 50, 300, scaled, Engine::Interp, 21);
+        assert_eq!(jit, interp, "scaled={scaled}: engines differ");
+    }
+}
+
 const TYPES: [Ty; 5] = [Ty::F16, Ty::Bf16, Ty::I8, Ty::Fp8, Ty::F64];
 
 #[test]

@@ -159,3 +159,67 @@ extern "C" __global__ void gemm_sparse_f16(const _Float16 *Ap, const unsigned ch
       C[i * N + c] = acc[t];
   }
 }
+
+typedef int int8v __attribute__((ext_vector_type(8)));
+
+// gfx950 only (the kernels below are empty on gfx942): FP8 (E4M3, OCP) A times FP4 (E2M1) B
+// through v_mfma_f32_16x16x128_f8f6f4 (CBSZ = 0: A is FP8, BLGP = 4: B is FP4), and the
+// block-scaled form v_mfma_scale_f32_16x16x128_f8f6f4 with one E8M0 scale per row of A and
+// column of B per 32 k: SA[M][K/32], SB[N][K/32].
+// Layouts (CDNA4 ISA 7.1.5 tables): lane l, group g = l/16; FP8 A items 0-15 are
+// k = 16g + t, items 16-31 are k = 64 + 16g + (t - 16); FP4 B items t are k = 32g + t, eight
+// per register. Scale lane l carries row (column) l%16 of K block l/16.
+static __device__ inline void load_f8f6f4(const unsigned char *A, const unsigned char *B, int r, int c, int k0,
+                                          int M, int N, int K, int l, int8v *a, int8v *b) {
+  int g = l / 16;
+  for (int t = 0; t < 32; t++) {
+    int k = k0 + (t < 16 ? 16 * g + t : 64 + 16 * g + (t - 16));
+    unsigned x = (r < M && k < K) ? A[r * K + k] : 0;
+    (*a)[t / 4] |= (int)(x << (8 * (t % 4)));
+  }
+  for (int t = 0; t < 32; t++) {
+    int k = k0 + 32 * g + t;
+    unsigned x = (c < N && k < K) ? (B[k * N + c] & 0xF) : 0;
+    (*b)[t / 8] |= (int)(x << (4 * (t % 8)));
+  }
+}
+
+extern "C" __global__ void gemm_fp8_fp4(const unsigned char *A, const unsigned char *B, float *C, int M, int N,
+                                        int K) {
+#if defined(__gfx950__)
+  TILE_SETUP
+  float4 acc = {0, 0, 0, 0};
+  for (int k0 = 0; k0 < K; k0 += 128) {
+    int8v a = {0, 0, 0, 0, 0, 0, 0, 0}, b = {0, 0, 0, 0, 0, 0, 0, 0};
+    load_f8f6f4(A, B, r, c, k0, M, N, K, l, &a, &b);
+    acc = __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(a, b, acc, 0, 4, 0, 0x7F, 0, 0x7F);
+  }
+  for (int t = 0; t < 4; t++) {
+    int i = row0 + 4 * (l / 16) + t;
+    if (i < M && c < N)
+      C[i * N + c] = acc[t];
+  }
+#endif
+}
+
+extern "C" __global__ void gemm_fp8_fp4_scaled(const unsigned char *A, const unsigned char *B,
+                                               const unsigned char *SA, const unsigned char *SB, float *C, int M,
+                                               int N, int K) {
+#if defined(__gfx950__)
+  TILE_SETUP
+  float4 acc = {0, 0, 0, 0};
+  for (int k0 = 0; k0 < K; k0 += 128) {
+    int8v a = {0, 0, 0, 0, 0, 0, 0, 0}, b = {0, 0, 0, 0, 0, 0, 0, 0};
+    load_f8f6f4(A, B, r, c, k0, M, N, K, l, &a, &b);
+    int kb = k0 / 32 + l / 16;
+    int sa = (r < M && kb < (K + 31) / 32) ? SA[r * ((K + 31) / 32) + kb] : 127;
+    int sb = (c < N && kb < (K + 31) / 32) ? SB[c * ((K + 31) / 32) + kb] : 127;
+    acc = __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(a, b, acc, 0, 4, 0, sa, 0, sb);
+  }
+  for (int t = 0; t < 4; t++) {
+    int i = row0 + 4 * (l / 16) + t;
+    if (i < M && c < N)
+      C[i * N + c] = acc[t];
+  }
+#endif
+}
