@@ -2,12 +2,15 @@
 //! build, run through the public Device API under the interpreter and the JIT, each checked
 //! against a host reference, plus a differential test per target requiring bit-identical outputs
 //! and identical counters from both engines. The Triton kernels (tests/kernels/triton/, gfx942
-//! and gfx950 builds) run the same way.
+//! and gfx950 builds) run the same way. The RDNA builds (wave32 and wave64) run in
+//! `rdna_corpus_correct_or_unsupported`: correct, or a clean unsupported-instruction fault.
 
 #[path = "corpus/cases.rs"]
 mod cases;
 #[path = "corpus/harness.rs"]
 mod harness;
+#[path = "corpus/rdna.rs"]
+mod rdna;
 #[path = "corpus/triton.rs"]
 mod triton;
 
@@ -229,4 +232,67 @@ fn triton_target_spelling_is_checked() {
         Err(wavejit::Error::Load(msg)) => assert!(msg.contains("gfx950"), "{msg}"),
         other => panic!("expected a load error, got {:?}", other.err()),
     }
+}
+
+/// Cases whose host reference assumes 64-lane waves (`wave_ops` reads lanes 32..63 and sums
+/// whole wave64s): not run on the RDNA wave32 builds.
+const WAVE64_ONLY: &[&str] = &["wave_ops"];
+
+/// The RDNA builds of every case (and the gfx1100/gfx1200/gfx1201 Triton kernels) under both
+/// engines: each must either match its host reference, or stop with a clean "unsupported
+/// instruction" fault while RDNA execution is incomplete; a wrong result, another error or a
+/// crash fails. Prints per target how many pass and, per mnemonic, how many runs stopped at it.
+#[test]
+fn rdna_corpus_correct_or_unsupported() {
+    // The expected faults would each print a panic message: silence this test's thread only.
+    let me = std::thread::current().name().map(str::to_string);
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name().map(str::to_string) != me {
+            default(info);
+        }
+    }));
+    let mut failures = Vec::new();
+    for &target in rdna::TARGETS {
+        let mut passed = 0;
+        let mut unsupported: std::collections::BTreeMap<String, usize> = Default::default();
+        for engine in [Engine::Interp, Engine::Jit] {
+            for (name, case) in ALL {
+                let wave32 = !target.ends_with("w64");
+                let triton = name.starts_with("triton_");
+                if (wave32 && WAVE64_ONLY.contains(name)) || (triton && !wave32) {
+                    continue;
+                }
+                let ctx = Ctx::on(engine, target);
+                let msg = match catch_unwind(AssertUnwindSafe(|| case(&ctx))) {
+                    Ok(()) => {
+                        passed += 1;
+                        continue;
+                    }
+                    Err(p) => p
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_else(|| "panic".into()),
+                };
+                match msg.split_once("unsupported instruction: ") {
+                    Some((_, rest)) if msg.contains("launch failed") => {
+                        let inst = rest.split_whitespace().next().unwrap_or(rest).to_string();
+                        *unsupported.entry(inst).or_default() += 1;
+                    }
+                    _ => failures.push(format!("{target} {engine:?} {name}: {msg}")),
+                }
+            }
+        }
+        println!(
+            "{target}: {passed} case runs match the host reference; unsupported: {unsupported:?}"
+        );
+    }
+    let _ = std::panic::take_hook();
+    assert!(
+        failures.is_empty(),
+        "{} RDNA case runs failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

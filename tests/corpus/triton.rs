@@ -12,7 +12,8 @@ use wavejit::Kernel;
 
 macro_rules! triton_objects {
     ($($name:literal),* $(,)?) => {
-        /// (target, name, code object, launch JSON) of every committed gfx942/gfx950 Triton kernel.
+        /// (target, name, code object, launch JSON) of every committed Triton kernel that runs
+        /// (all but the matmul).
         const OBJECTS: &[(&str, &str, &[u8], &str)] = &[$(
             ("gfx942", $name,
              include_bytes!(concat!("../kernels/triton/gfx942/", $name, ".hsaco")),
@@ -20,6 +21,15 @@ macro_rules! triton_objects {
             ("gfx950", $name,
              include_bytes!(concat!("../kernels/triton/gfx950/", $name, ".hsaco")),
              include_str!(concat!("../kernels/triton/gfx950/", $name, ".json"))),
+            ("gfx1100", $name,
+             include_bytes!(concat!("../kernels/triton/gfx1100/", $name, ".hsaco")),
+             include_str!(concat!("../kernels/triton/gfx1100/", $name, ".json"))),
+            ("gfx1200", $name,
+             include_bytes!(concat!("../kernels/triton/gfx1200/", $name, ".hsaco")),
+             include_str!(concat!("../kernels/triton/gfx1200/", $name, ".json"))),
+            ("gfx1201", $name,
+             include_bytes!(concat!("../kernels/triton/gfx1201/", $name, ".hsaco")),
+             include_str!(concat!("../kernels/triton/gfx1201/", $name, ".json"))),
         )*];
     };
 }
@@ -47,6 +57,7 @@ impl Triton {
             .unwrap_or_else(|| panic!("no {} build of Triton kernel {name}", ctx.target));
         let info: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{name}.json: {e}"));
         assert_eq!(info["target"], ctx.target, "{name}.json target");
+        assert_eq!(info["wave_size"], ctx.wave, "{name}.json wave size");
         assert_eq!(info["grid"], serde_json::json!(grid), "{name}.json grid");
         for (k, v) in constexprs {
             assert_eq!(info["constexprs"][k], *v, "{name}.json constexpr {k}");
