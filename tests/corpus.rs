@@ -2,21 +2,25 @@
 //! build, run through the public Device API under the interpreter and the JIT, each checked
 //! against a host reference, plus a differential test per target requiring bit-identical outputs
 //! and identical counters from both engines. The Triton kernels (tests/kernels/triton/, gfx942
-//! and gfx950 builds) run the same way. The RDNA builds (wave32 and wave64) run in
+//! and gfx950 builds) and the MFMA tiles (tests/kernels/matrix/) run the same way. The RDNA builds (wave32 and wave64) run in
 //! `rdna_corpus_correct_or_unsupported`: correct, or a clean unsupported-instruction fault.
 
 #[path = "corpus/cases.rs"]
 mod cases;
 #[path = "corpus/harness.rs"]
 mod harness;
+#[path = "corpus/matrix.rs"]
+mod matrix;
 #[path = "corpus/rdna.rs"]
 mod rdna;
 #[path = "corpus/triton.rs"]
 mod triton;
 
-/// The HIP corpus cases and the Triton ones, under one path for the macro below.
+/// The HIP corpus cases, the MFMA tiles and the Triton kernels, under one path for the macro
+/// below.
 mod all_cases {
     pub use super::cases::*;
+    pub use super::matrix::*;
     pub use super::triton::*;
 }
 
@@ -89,6 +93,11 @@ corpus_cases!(
     triton_layernorm,
     triton_row_reduce,
     triton_masked_tile,
+    mfma_32x32x8_f16,
+    mfma_16x16x16_f16,
+    mfma_16x16x32_fp8,
+    mfma_16x16x32_i8,
+    mfma_16x16x32_f16_bf16_gfx950,
 );
 
 /// Runs `case` in differential mode under `engine` on the `target` builds; a panic (launch
@@ -260,7 +269,11 @@ fn rdna_corpus_correct_or_unsupported() {
             for (name, case) in ALL {
                 let wave32 = !target.ends_with("w64");
                 let triton = name.starts_with("triton_");
-                if (wave32 && WAVE64_ONLY.contains(name)) || (triton && !wave32) {
+                // The MFMA tiles are CDNA code (RDNA's WMMA tiles are not run yet).
+                if (wave32 && WAVE64_ONLY.contains(name))
+                    || (triton && !wave32)
+                    || name.starts_with("mfma_")
+                {
                     continue;
                 }
                 let ctx = Ctx::on(engine, target);
