@@ -180,7 +180,8 @@ pub struct Pool {
 }
 
 /// Mnemonics never generated at random: control transfer (generated structurally instead),
-/// halting, matrix ops.
+/// halting, traps, messages. (Matrix ops are excluded by class; `s_barrier` and `s_sleep` are
+/// generated: the runner resumes a single wave after them.)
 fn excluded(name: &str) -> bool {
     matches!(
         name,
@@ -196,7 +197,6 @@ fn excluded(name: &str) -> bool {
             | "s_endpgm_ordered_ps_done"
             | "s_sethalt"
             | "s_trap"
-            | "s_barrier"
             | "s_branch"
             | "s_setkill"
             | "s_sendmsg"
@@ -308,6 +308,7 @@ impl Pool {
                             | "s_setprio"
                             | "s_sleep"
                             | "s_waitcnt"
+                            | "s_barrier"
                     )
                 {
                     continue;
@@ -791,6 +792,8 @@ impl Gen<'_> {
             }
             Enc::Sopp => {
                 let imm = match info.op {
+                    // The opcode has no SIMM16 operand: the field must be 0.
+                    _ if w[0] == 0 => 0,
                     Op::S_SET_GPR_IDX_MODE => self.below(16),
                     Op::S_SLEEP | Op::S_SETPRIO => self.below(4),
                     _ => self.below(0x10000),
@@ -956,7 +959,12 @@ impl Gen<'_> {
                     }
                 };
                 let two = info.class & crate::isa::generated::CLASS_TWO_OFFSETS != 0;
-                let (addr, p) = self.addr_vgpr(0x3FFC & (LDS_SIZE as u32 - 1), 128);
+                let (addr, p) = if w[1] != 0 {
+                    self.addr_vgpr(0x3FFC & (LDS_SIZE as u32 - 1), 128)
+                } else {
+                    // No address operand (ds_nop): the field must be 0.
+                    (0, Vec::new())
+                };
                 pre.extend(p);
                 let d = if w[0] != 0 { vr(&mut self, w[0]) } else { 0 };
                 let d0 = if w[2] != 0 { vr(&mut self, w[2]) } else { 0 };
@@ -984,7 +992,6 @@ impl Gen<'_> {
                         g.reg(g.nv, w)
                     }
                 };
-                let name = info.op.name();
                 let atomic = info.class & CLASS_ATOMIC != 0;
                 let glc = u32::from(self.chance(if atomic { 50 } else { 20 }));
                 let slc = u32::from(self.chance(10));
@@ -1003,10 +1010,12 @@ impl Gen<'_> {
                     Enc::Flat => {
                         let (a, p) = self.addr_pair(0x1FFC);
                         pre.extend(p);
-                        (0, 0, a, 0x7F, self.below(64))
+                        // FLAT has no SADDR: the field is 0.
+                        (0, 0, a, 0, self.below(64))
                     }
                     Enc::Global => {
-                        let lds = u32::from(name.contains("_lds_"));
+                        // Bit 13 (LDS) is 0 in every GLOBAL encoding LLVM accepts.
+                        let lds = 0;
                         let off = if self.chance(95) {
                             self.below(64)
                         } else {
