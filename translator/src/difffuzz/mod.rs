@@ -489,6 +489,10 @@ pub struct Totals {
     pub blocks: u64,
     /// Faults by kind (memory space, unsupported instruction, runaway, ...).
     pub fault_kinds: std::collections::BTreeMap<String, u64>,
+    /// Distinct opcodes in the generated programs.
+    pub opcodes: std::collections::BTreeSet<crate::isa::Op>,
+    /// Generated instructions by encoding form (`Vop2 dpp`, `Vop3`, `Ds`, ...).
+    pub forms: std::collections::BTreeMap<String, u64>,
 }
 
 /// A short name of the kind of `f`, for [`Totals::fault_kinds`].
@@ -582,6 +586,7 @@ impl Fuzzer {
         self.straight_line = straight_line_for(seed);
         let (items, state, env) = self.generate(seed);
         let (diff, out) = self.check(&items, &state, &env);
+        self.census(&items);
         self.totals.programs += 1;
         self.totals.insts += out.insts();
         if let Err(f) = &out.result {
@@ -623,6 +628,35 @@ impl Fuzzer {
             program: disassemble_words(&self.pool.target, &words),
             sizes: (before, words.len()),
         }))
+    }
+
+    /// Adds the opcodes and encoding forms of `items` to the totals.
+    fn census(&mut self, items: &[Item]) {
+        let bytes = gen::to_bytes(&self.pool.layout(items));
+        let t = &self.pool.target;
+        let mut off = 0;
+        while off < bytes.len() {
+            let Ok(i) = decode(t, &bytes[off..], CODE_BASE + off as u64) else {
+                off += 4;
+                continue;
+            };
+            self.totals.opcodes.insert(i.op);
+            let ext = if i.dpp.is_some() {
+                " dpp"
+            } else if i.sdwa.is_some() {
+                " sdwa"
+            } else if i.literal.is_some() {
+                " literal"
+            } else {
+                ""
+            };
+            *self
+                .totals
+                .forms
+                .entry(format!("{:?}{ext}", i.format))
+                .or_default() += 1;
+            off += i.size.max(4) as usize;
+        }
     }
 
     /// Drops items (and unwraps loops and `if`s) while the engines still differ.
