@@ -309,6 +309,11 @@ impl Pool {
                             | "s_sleep"
                             | "s_waitcnt"
                             | "s_barrier"
+                            | "s_icache_inv"
+                            | "s_incperflevel"
+                            | "s_decperflevel"
+                            | "s_ttracedata"
+                            | "s_wakeup"
                     )
                 {
                     continue;
@@ -921,12 +926,12 @@ impl Gen<'_> {
                 let m = info.mods;
                 let clamp = u32::from(m & MOD_CLAMP != 0 && self.chance(20));
                 let opsel = if m & MOD_OPSEL != 0 { self.below(8) } else { 0 };
+                // Without an op_sel_hi operand the assembler encodes all ones (llvm-mc-22:
+                // `v_dot4_i32_i8 v0, v1, v2, v3` = d3a84000 1c0e0501).
                 let opsel_hi = if m & MOD_OPSEL_HI != 0 {
                     self.below(8)
-                } else if m & crate::isa::generated::MOD_OPSEL_HI_DEF1 != 0 {
-                    7
                 } else {
-                    0
+                    7
                 };
                 let neg = if m & MOD_NEG_LO != 0 {
                     self.below(8)
