@@ -829,16 +829,20 @@ impl Gen<'_> {
                     } else {
                         self.rng.next_u64() as u32 & 0x1F_FFFF
                     };
-                    let soe = u32::from(self.chance(15));
+                    // IMM=1: 21-bit offset (plus SOFFSET when SOE); IMM=0: the OFFSET field
+                    // names an SGPR holding the offset.
+                    let imm = u32::from(self.chance(85));
+                    let soe = u32::from(imm == 1 && self.chance(15));
+                    let off = if imm == 1 { off } else { S_SOFF };
                     vec![
                         0x30 << 26
                             | opc << 18
-                            | (1 << 17)
+                            | imm << 17
                             | glc << 16
                             | soe << 14
                             | sd << 6
                             | (base / 2),
-                        off | S_SOFF << 25,
+                        off | (soe * S_SOFF) << 25,
                     ]
                 }
             }
@@ -982,7 +986,6 @@ impl Gen<'_> {
                 } else {
                     self.below(0x10000)
                 };
-                let _ = addr;
                 vec![
                     0x36 << 26 | u32::from(acc) << 25 | opc << 17 | off,
                     addr | d0 << 8 | d1 << 16 | d << 24,
