@@ -179,8 +179,8 @@ pub struct Pool {
     pub nsgpr: u32,
 }
 
-/// Mnemonics never generated at random: control transfer (generated structurally instead),
-/// halting, traps, messages. (Matrix ops are excluded by class; `s_barrier` and `s_sleep` are
+/// Mnemonics never generated at random: control transfer (generated structurally instead)
+/// and program end. (Matrix ops are excluded by class; `s_barrier` and `s_sleep` are
 /// generated: the runner resumes a single wave after them.)
 fn excluded(name: &str) -> bool {
     matches!(
@@ -195,12 +195,7 @@ fn excluded(name: &str) -> bool {
             | "s_endpgm"
             | "s_endpgm_saved"
             | "s_endpgm_ordered_ps_done"
-            | "s_sethalt"
-            | "s_trap"
             | "s_branch"
-            | "s_setkill"
-            | "s_sendmsg"
-            | "s_sendmsghalt"
     ) || name.starts_with("s_cbranch")
 }
 
@@ -314,6 +309,11 @@ impl Pool {
                             | "s_decperflevel"
                             | "s_ttracedata"
                             | "s_wakeup"
+                            | "s_trap"
+                            | "s_sethalt"
+                            | "s_setkill"
+                            | "s_sendmsg"
+                            | "s_sendmsghalt"
                     )
                 {
                     continue;
