@@ -76,7 +76,7 @@ fn engines_agree_on_random_programs() {
             "Vop3p",
             "Vop2 dpp",
             "Vop2 sdwa",
-            "Vopc dpp",
+            "Vop1 dpp",
             "Vopc sdwa",
             "Ds",
             "Flat",

@@ -885,7 +885,9 @@ impl Gen<'_> {
                     let abs = (m / MOD_ABS0) & 7;
                     hi |= (self.below(8) & abs) << 8;
                     if m & MOD_OPSEL != 0 {
-                        hi |= self.below(16) << 11;
+                        // Bits of absent sources stay 0 (bit 3 is the destination's).
+                        let present = (0..3).filter(|&i| w[i + 1] != 0).fold(8, |a, i| a | 1 << i);
+                        hi |= (self.below(16) & present) << 11;
                     }
                 }
                 let bitop3 = matches!(info.op, Op::V_BITOP3_B16 | Op::V_BITOP3_B32);
@@ -947,6 +949,10 @@ impl Gen<'_> {
                 } else {
                     0
                 };
+                // Absent sources: op_sel and neg bits 0, op_sel_hi 1 (as LLVM encodes them).
+                let absent = (0..3).filter(|&i| w[i + 1] == 0).fold(0, |a, i| a | 1 << i);
+                let (opsel, neg, neg_hi) = (opsel & !absent, neg & !absent, neg_hi & !absent);
+                let opsel_hi = opsel_hi | absent;
                 vec![
                     0x1A7 << 23
                         | opc << 16
@@ -959,7 +965,7 @@ impl Gen<'_> {
                 ]
             }
             Enc::Ds => {
-                let acc = self.chance(12);
+                let acc = w != [0; 4] && self.chance(12);
                 let vr = |g: &mut Self, w: u8| {
                     if acc {
                         g.reg(NAGPR, w)
@@ -978,7 +984,10 @@ impl Gen<'_> {
                 let d = if w[0] != 0 { vr(&mut self, w[0]) } else { 0 };
                 let d0 = if w[2] != 0 { vr(&mut self, w[2]) } else { 0 };
                 let d1 = if w[3] != 0 { vr(&mut self, w[3]) } else { 0 };
-                let off = if two {
+                let off = if w == [0; 4] {
+                    // ds_nop and friends: no operands, every field 0.
+                    0
+                } else if two {
                     let n = if self.chance(90) { 16 } else { 256 };
                     self.below(n) | self.below(n) << 8
                 } else if self.chance(95) {
@@ -1066,6 +1075,12 @@ impl Gen<'_> {
                         | off,
                     addr | data << 8 | saddr << 16 | u32::from(acc) << 23 | dst << 24,
                 ]
+            }
+            Enc::Mubuf if w[0] == 0 && w[1] == 0 => {
+                // buffer_wbl2, buffer_inv, ...: only the cache-policy bits.
+                let sc0 = u32::from(self.chance(30));
+                let sc1 = u32::from(self.chance(30));
+                vec![0x38 << 26 | opc << 18 | sc1 << 15 | sc0 << 14, 0]
             }
             Enc::Mubuf => {
                 let acc = self.chance(12);
@@ -1169,7 +1184,14 @@ impl Gen<'_> {
             _ => (0, w[0], k[0], w[1]),
         };
         let madk = info.class & (CLASS_MADMK | CLASS_MADAK) != 0;
-        let narrow = dw <= 1 && s0w == 1 && s1w <= 1 && k[0] != 1 && s0k == 0 && !madk;
+        // v_swap_b32 writes two registers: LLVM has no DPP/SDWA form of it.
+        let narrow = info.op != Op::V_SWAP_B32
+            && dw <= 1
+            && s0w == 1
+            && s1w <= 1
+            && k[0] != 1
+            && s0k == 0
+            && !madk;
         let ext = if narrow { self.below(100) } else { 100 };
         let implicit_vcc = matches!(
             info.op,
@@ -1202,8 +1224,9 @@ impl Gen<'_> {
             _ => 0x3E << 25 | opc << 17 | s1 << 9 | src0,
         };
         let m = info.mods;
-        if ext < 20 {
-            // DPP.
+        if ext < 20 && c.enc != Enc::Vopc {
+            // DPP (not for VOPC: LLVM has no GFX9 VOPC DPP encodings, compilers never emit
+            // them).
             let ctrl = match self.below(8) {
                 0..=2 => self.below(256),
                 3 => 0x101 + self.below(15),
@@ -1237,7 +1260,16 @@ impl Gen<'_> {
             let dst_unused = self.below(3);
             let mods = self.below(16) & ((m >> 10) & 3 | ((m >> 13) & 3) << 2);
             let (abs0, abs1, neg0, neg1) = (mods & 1, mods >> 1 & 1, mods >> 2 & 1, mods >> 3 & 1);
-            let sext = self.below(4);
+            // SEXT applies to integer sources only (those without float modifiers); VOP1 has
+            // no src1, so its SRC1 fields stay 0.
+            let float_srcs = (m >> 10) & 3;
+            let mut sext = self.below(4) & !float_srcs;
+            let (src1_sel, abs1, neg1) = if c.enc == Enc::Vop1 {
+                sext &= 1;
+                (0, 0, 0)
+            } else {
+                (src1_sel, abs1, neg1)
+            };
             let mut b2 = Bus {
                 lit_ok: false,
                 scalar_ok: true,
