@@ -871,10 +871,25 @@ impl Gen<'_> {
                 } else {
                     self.vdst(w[0])
                 };
+                // The carry-in / select mask of the VOP3 carry ops and v_cndmask is an SGPR
+                // pair (LLVM rejects constants there); it takes the scalar read first.
+                let mask_src = matches!(
+                    info.op,
+                    Op::V_ADDC_CO_U32
+                        | Op::V_SUBB_CO_U32
+                        | Op::V_SUBBREV_CO_U32
+                        | Op::V_CNDMASK_B32
+                );
                 let mut s = [0u32; 3];
-                for i in 0..3 {
+                let order = if mask_src { [2, 0, 1] } else { [0, 1, 2] };
+                for i in order {
                     if w[i + 1] != 0 {
-                        s[i] = self.vsrc(w[i + 1], k[i + 1], &mut bus);
+                        let (wi, kind) = if mask_src && i == 2 {
+                            (2, 1)
+                        } else {
+                            (w[i + 1], k[i + 1])
+                        };
+                        s[i] = self.vsrc(wi, kind, &mut bus);
                     }
                 }
                 let m = info.mods;
