@@ -120,6 +120,16 @@ pub enum Item {
         /// Use `s_swappc_b64` (writing the return address to `s[84:85]`).
         swap: bool,
     },
+    /// `s_set_gpr_idx_on idx, mode; body; s_set_gpr_idx_off`: VGPR indexing (M0 low bits =
+    /// the index `idx`, `mode` = which operands are indexed) around a body.
+    GprIdx {
+        /// Index (an inline constant 0..=16).
+        idx: u32,
+        /// Mode bits (src0, src1, src2, dst).
+        mode: u32,
+        /// The indexed body.
+        body: Vec<Item>,
+    },
     /// `cmp (into VCC); s_and_saveexec_b64 sS, vcc; s_cbranch_execz end; body; end:
     /// s_or_b64 exec, exec, sS`.
     If {
@@ -152,6 +162,8 @@ struct Fixed {
     s_cbranch_execz: u32,
     s_endpgm: u32,
     s_getpc_b64: u32,
+    s_set_gpr_idx_on: u32,
+    s_set_gpr_idx_off: u32,
     s_setpc_b64: u32,
     s_swappc_b64: u32,
     s_add_u32: u32,
@@ -261,6 +273,8 @@ impl Pool {
             s_cbranch_execz: opc_of(sopp, Op::S_CBRANCH_EXECZ),
             s_endpgm: opc_of(sopp, Op::S_ENDPGM),
             s_getpc_b64: opc_of(sop1, Op::S_GETPC_B64),
+            s_set_gpr_idx_on: opc_of(sopc, Op::S_SET_GPR_IDX_ON),
+            s_set_gpr_idx_off: opc_of(sopp, Op::S_SET_GPR_IDX_OFF),
             s_setpc_b64: opc_of(sop1, Op::S_SETPC_B64),
             s_swappc_b64: opc_of(sop1, Op::S_SWAPPC_B64),
             s_add_u32: opc_of(sop2, Op::S_ADD_U32),
@@ -431,6 +445,14 @@ impl Pool {
                     count: 2 + rng.below(11) as u32,
                     body,
                 });
+            } else if (17..20).contains(&r) && depth < 2 {
+                let n = 1 + rng.below(5) as usize;
+                let body = self.items(rng, mode, n, depth + 1);
+                v.push(Item::GprIdx {
+                    idx: rng.below(17) as u32,
+                    mode: 1 + rng.below(15) as u32,
+                    body,
+                });
             } else if r < 17 && depth < 2 && !self.cmps.is_empty() {
                 let c = self.cands[self.cmps[rng.below(self.cmps.len() as u64) as usize]];
                 let Some(cmp) = self.instance(rng, &c, mode) else {
@@ -460,6 +482,7 @@ impl Pool {
             Item::Inst(w) => w.len(),
             Item::Branch { .. } => 1,
             Item::SetPc { .. } => 5,
+            Item::GprIdx { body, .. } => 2 + body.iter().map(|i| self.size(i)).sum::<usize>(),
             Item::Loop { body, .. } => {
                 // s_mov_b32 + literal, body, s_sub_u32, s_cmp_lg_u32, s_cbranch_scc1.
                 2 + body.iter().map(|i| self.size(i)).sum::<usize>() + 3
@@ -496,6 +519,12 @@ impl Pool {
                     } else {
                         0x17D << 23 | f.s_setpc_b64 << 8 | S_PC
                     });
+                }
+                Item::GprIdx { idx, mode, body } => {
+                    // s_set_gpr_idx_on idx, mode (SSRC1 holds the mode bits).
+                    out.push(0x17E << 23 | f.s_set_gpr_idx_on << 16 | mode << 8 | (128 + idx));
+                    self.emit(body, out);
+                    out.push(sopp(f.s_set_gpr_idx_off, 0));
                 }
                 Item::Loop { depth, count, body } => {
                     let c = S_LOOP[*depth];

@@ -712,7 +712,9 @@ fn count(items: &[Item]) -> usize {
     items
         .iter()
         .map(|i| match i {
-            Item::Loop { body, .. } | Item::If { body, .. } => 1 + count(body),
+            Item::Loop { body, .. } | Item::If { body, .. } | Item::GprIdx { body, .. } => {
+                1 + count(body)
+            }
             _ => 1,
         })
         .sum()
@@ -726,7 +728,9 @@ fn edit(items: &mut Vec<Item>, k: &mut usize, unwrap: bool) -> bool {
         if *k == 0 {
             if unwrap {
                 let body = match &items[j] {
-                    Item::Loop { body, .. } | Item::If { body, .. } => body.clone(),
+                    Item::Loop { body, .. } | Item::If { body, .. } | Item::GprIdx { body, .. } => {
+                        body.clone()
+                    }
                     _ => return false,
                 };
                 items.splice(j..=j, body);
@@ -736,7 +740,9 @@ fn edit(items: &mut Vec<Item>, k: &mut usize, unwrap: bool) -> bool {
             return true;
         }
         *k -= 1;
-        if let Item::Loop { body, .. } | Item::If { body, .. } = &mut items[j] {
+        if let Item::Loop { body, .. } | Item::If { body, .. } | Item::GprIdx { body, .. } =
+            &mut items[j]
+        {
             let n = count(body);
             if *k < n {
                 return edit(body, k, unwrap);
