@@ -26,7 +26,7 @@ pub mod print;
 use super::decode::DecodeError;
 use super::generated::{
     gfx9 as t, Op, OpInfo, CLASS_ACCMOV, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
-    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS,
+    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_OMOD, MOD_OPSEL,
 };
 use super::{Dpp, Format, Gpu, Inst, MaiFields, MemFields, Mods, Opnd, Sdwa, Target};
 
@@ -301,7 +301,7 @@ fn fix_operand(o: &mut Opnd, scalar_only: bool) -> Result<(), &'static str> {
             125 => Ok(()),
             _ => Err("special register cannot be a register tuple"),
         },
-        209..=229 | 232..=234 => Err("reserved operand code"),
+        209..=229 | 232..=234 | 249 | 250 => Err("reserved operand code"),
         231 if n >= 2 => Err("src_flat_scratch_base_hi cannot be 64-bit"),
         254 if n >= 2 || scalar_only => Err("src_lds_direct is not a scalar operand"),
         256..=767 if n >= 2 => {
@@ -409,6 +409,9 @@ fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     }
     let imm = (w0 >> 17) & 1 == 1;
     let soe = (w0 >> 14) & 1 == 1;
+    if w[1] == 0 && w[2] == 0 {
+        zero_field(imm as u32, "SMEM IMM", bytes, pc)?;
+    }
     if w[1] != 0 || w[2] != 0 {
         if imm {
             // 21-bit signed byte offset (GFX9+).
@@ -434,12 +437,23 @@ fn vop_ext(
     bytes: &[u8],
     pc: u64,
     vopc: bool,
-    mods: u32,
+    info: &OpInfo,
 ) -> Result<(), DecodeError> {
+    let mods = info.mods;
     let code = inst.src[0].code;
     if code == SRC_DPP {
         let e = word(bytes, 1, pc)?;
         inst.size = 8;
+        let ctrl = (e >> 8) & 0x1FF;
+        let wide = inst.src[0].count >= 2 || inst.dst[0].count >= 2;
+        if !dpp_ctrl_valid(ctrl) || wide && !(0x150..=0x15F).contains(&ctrl) {
+            // gfx90a+ 64-bit DPP (DP ALU) takes row_newbcast only.
+            return Err(DecodeError::new(
+                bytes,
+                pc,
+                format!("invalid DPP control {ctrl:#x}"),
+            ));
+        }
         inst.src[0] = vgpr(e & 0xFF, inst.src[0].count);
         inst.dpp = Some(Dpp {
             ctrl: ((e >> 8) & 0x1FF) as u16,
@@ -450,6 +464,8 @@ fn vop_ext(
         });
         inst.mods.neg = (((e >> 20) & 1) | ((e >> 21) & 2)) as u8;
         inst.mods.abs = (((e >> 21) & 1) | ((e >> 22) & 2)) as u8;
+        // LLVM ignores the modifier bits of the v_dot*c opcodes, rejects them elsewhere.
+        check_src_mods(inst, info, bytes, pc)?;
     } else if code == SRC_SDWA {
         let e = word(bytes, 1, pc)?;
         inst.size = 8;
@@ -472,6 +488,19 @@ fn vop_ext(
         });
         inst.mods.neg = (((e >> 20) & 1) | ((e >> 27) & 2)) as u8;
         inst.mods.abs = (((e >> 21) & 1) | ((e >> 28) & 2)) as u8;
+        check_src_mods(inst, info, bytes, pc)?;
+        // SEXT applies to integer sources only (those without float modifiers).
+        let sext = (((e >> 19) & 1) | ((e >> 26) & 2)) as u8;
+        zero_field(
+            (sext & (mods >> 13 & 3) as u8) as u32,
+            "SDWA SEXT",
+            bytes,
+            pc,
+        )?;
+        let sels = [(e >> 8) & 7, (e >> 16) & 7, (e >> 24) & 7];
+        if sels[1] == 7 || sels[2] == 7 || !vopc && sels[0] == 7 {
+            return Err(DecodeError::new(bytes, pc, "reserved SDWA select 7"));
+        }
         if vopc {
             // SDWAB: SD selects an explicit SDST instead of VCC.
             if (e >> 15) & 1 == 1 {
@@ -485,6 +514,10 @@ fn vop_ext(
         } else {
             inst.mods.clamp = (e >> 13) & 1 == 1;
             inst.mods.omod = ((e >> 14) & 3) as u8;
+            if mods & MOD_ANY_SRC_MODS == 0 {
+                // Integer opcodes have no output modifier.
+                zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
+            }
         }
     } else {
         take_literal(inst, bytes, pc)?;
@@ -493,12 +526,36 @@ fn vop_ext(
     Ok(())
 }
 
-/// Clears `abs`/`neg` bits of DPP/SDWA sources that take no modifiers (integer operands):
-/// the ISA defines them for floating-point inputs only, and LLVM ignores them there.
+/// The `MOD_ABS*`/`MOD_NEG*` flags: an opcode with none has no source-modifier fields.
+const MOD_ANY_SRC_MODS: u32 = 0x3F << 10;
+
+/// Rejects `abs`/`neg` bits in an opcode without source modifiers (integer opcodes): LLVM's
+/// VOP3/DPP/SDWA encodings fix them to zero there. Opcodes with modifiers on some sources
+/// (or with `op_sel`, kept in the same operands) accept and ignore the bits of the others;
+/// so do the `v_dot*c` opcodes.
+fn check_src_mods(inst: &Inst, info: &OpInfo, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
+    if info.mods & (MOD_ANY_SRC_MODS | MOD_OPSEL) != 0 || inst.mods.abs | inst.mods.neg == 0 {
+        return Ok(());
+    }
+    if info.mnemonic.starts_with("v_dot") {
+        return Ok(());
+    }
+    zero_field((inst.mods.abs | inst.mods.neg) as u32, "ABS/NEG", bytes, pc)
+}
+
+/// Clears `abs`/`neg` bits of sources that take no modifiers (integer operands): the ISA
+/// defines them for floating-point inputs only, and LLVM does not print them.
 fn mask_src_mods(inst: &mut Inst, mods: u32) {
     let m = mods >> 10;
     inst.mods.abs &= (m & 7) as u8;
     inst.mods.neg &= (m >> 3 & 7) as u8;
+}
+
+/// The DPP_CTRL values GFX9 defines (gfx90a+: with row_newbcast).
+fn dpp_ctrl_valid(c: u32) -> bool {
+    matches!(c,
+        0x000..=0x0FF | 0x101..=0x10F | 0x111..=0x11F | 0x121..=0x12F
+        | 0x130 | 0x134 | 0x138 | 0x13C | 0x140..=0x143 | 0x150..=0x15F)
 }
 
 fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
@@ -520,7 +577,7 @@ fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
             inst.src[0].code += 256;
         }
     }
-    vop_ext(&mut inst, bytes, pc, false, info.mods)?;
+    vop_ext(&mut inst, bytes, pc, false, &info)?;
     Ok(inst)
 }
 
@@ -565,7 +622,7 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     } else if info.class & CLASS_MADAK != 0 {
         inst.src[2] = Opnd::scalar(Opnd::LITERAL as u8, 1);
     }
-    vop_ext(&mut inst, bytes, pc, false, info.mods)?;
+    vop_ext(&mut inst, bytes, pc, false, &info)?;
     Ok(inst)
 }
 
@@ -576,7 +633,7 @@ fn decode_vopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.dst[0] = Opnd::scalar(VCC as u8, 2);
     inst.src[0] = src9(w0 & 0x1FF, w[0]);
     inst.src[1] = vgpr((w0 >> 9) & 0xFF, w[1]);
-    vop_ext(&mut inst, bytes, pc, true, info.mods)?;
+    vop_ext(&mut inst, bytes, pc, true, &info)?;
     Ok(inst)
 }
 
@@ -637,6 +694,12 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         inst.mods.omod = 0;
         inst.mods.abs = 0;
         inst.mods.neg = 0;
+    }
+    if !vop3b {
+        check_src_mods(&inst, &info, bytes, pc)?;
+    }
+    if info.mods & MOD_OMOD == 0 {
+        zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
     }
     mask_src_mods(&mut inst, info.mods);
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
