@@ -30,6 +30,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rdna  # noqa: E402
+
 RUSTFMT = os.environ.get("RUSTFMT", "rustfmt")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)  # translator/
@@ -269,11 +272,15 @@ def worker(target):
     lib = ctypes.CDLL(find_libllvm())
     for fn in ("LLVMInitializeAMDGPUTargetInfo", "LLVMInitializeAMDGPUTargetMC", "LLVMInitializeAMDGPUDisassembler"):
         getattr(lib, fn)()
-    lib.LLVMCreateDisasmCPU.restype = ctypes.c_void_p
-    lib.LLVMCreateDisasmCPU.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    lib.LLVMCreateDisasmCPUFeatures.restype = ctypes.c_void_p
+    lib.LLVMCreateDisasmCPUFeatures.argtypes = [
+        ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p
+    ]
     lib.LLVMDisasmInstruction.restype = ctypes.c_size_t
     lib.LLVMDisasmInstruction.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_char_p, ctypes.c_size_t]
-    dc = lib.LLVMCreateDisasmCPU(b"amdgcn-amd-amdhsa", target.encode(), None, 0, None, None)
+    # `target` is a CPU name, optionally followed by `:` and LLVM feature flags.
+    cpu, _, feats = target.partition(":")
+    dc = lib.LLVMCreateDisasmCPUFeatures(b"amdgcn-amd-amdhsa", cpu.encode(), feats.encode(), None, 0, None, None)
     if not dc:
         raise SystemExit("cannot create an LLVM disassembler for " + target)
     buf = ctypes.create_string_buffer(512)
@@ -308,6 +315,15 @@ def decode_chunk(target, cands):
     for line in p.stdout.splitlines():
         i, n, txt = line.split(" ", 2)
         res[int(i)] = (int(n), txt)
+    return res
+
+
+def decode_all(target, cands):
+    """decode_chunk over any number of candidates, CHUNK at a time."""
+    res = {}
+    for i in range(0, len(cands), CHUNK):
+        r = decode_chunk(target, cands[i : i + CHUNK])
+        res.update({k + i: v for k, v in r.items()})
     return res
 
 
@@ -420,7 +436,14 @@ def probe_mods(target, canon, per):
 CLASSES = [
     ("STORE", "writes memory from its data operand (`store` mnemonics)", lambda m: "store" in m),
     ("ATOMIC", "an atomic (data operand read, old value returned with GLC/SC0)", lambda m: "atomic" in m),
-    ("TWO_OFFSETS", "DS with `offset0`/`offset1`", lambda m: m.startswith("ds_") and ("2_" in m or "2st64" in m)),
+    (
+        "TWO_OFFSETS",
+        "DS with `offset0`/`offset1`",
+        lambda m: m.startswith("ds_")
+        and ("2_" in m or "2st64" in m or "2addr" in m)
+        and "bvh" not in m
+        and "condxchg" not in m,
+    ),
     ("MAI", "MFMA/SMFMAC matrix opcode", lambda m: (m.startswith("v_mfma") and "ld_scale" not in m) or m.startswith("v_smfmac")),
     ("ACCMOV", "`v_accvgpr_*` move", lambda m: m.startswith("v_accvgpr")),
     ("MADMK", "VOP2 with the K constant as the second source (`madmk`/`fmamk`)", lambda m: "madmk" in m or "fmamk" in m),
@@ -475,13 +498,13 @@ MUTABLE = {
 CASES_PER_OP = 10
 
 
-def assemble_extra(path, target):
+def assemble_extra(path, target, mattr=""):
     """Words of the hand-picked instructions in `path`, assembled by llvm-mc-22."""
     if not os.path.exists(path):
         return []
     src = "".join(l for l in open(path) if not l.startswith("//"))
     p = subprocess.run(
-        [LLVM_MC, "-arch=amdgcn", "-mcpu=" + target, "-show-encoding"],
+        [LLVM_MC, "-arch=amdgcn", "-mcpu=" + target, "-show-encoding"] + (["-mattr=" + mattr] if mattr else []),
         input=src,
         capture_output=True,
         text=True,
@@ -568,6 +591,35 @@ def generate(outdir):
         for (_, op), (size, txt, _) in per_target[t].items():
             b = base_mnemonic(split_text(txt)[0])
             ops[b] = ops.get(b, 0) | (1 << ti)
+
+    # --- RDNA (gfx1100; gfx1200 = gfx1201, checked)
+    rd = {}
+    syms = {}
+    for fam in rdna.FAMILIES:
+        found = rdna.enumerate_family(fam, decode_all)
+        vopd = rdna.enumerate_vopd(fam, decode_all)
+        rd[fam] = (found, vopd, rdna.probe_mods(fam, found, decode_all), rdna.wave64_widths(fam, found, decode_all))
+        syms[fam] = rdna.symbol_tables(fam, found, decode_all)
+    for other, fam in rdna.CHECK_SAME.items():
+        saved = rdna.FAMILIES[fam]
+        rdna.FAMILIES[fam] = (other, saved[1])
+        try:
+            same = rdna.listing(fam, rdna.enumerate_family(fam, decode_all), rdna.enumerate_vopd(fam, decode_all))
+        finally:
+            rdna.FAMILIES[fam] = saved
+        if same != rdna.listing(fam, rd[fam][0], rd[fam][1]):
+            raise SystemExit("%s no longer decodes exactly like %s: give it its own tables" % (other, fam))
+    rdna_bits = {"gfx1100": 4, "gfx1200": 8 | 16}
+    for fam, (found, vopd, _, _) in rd.items():
+        for txt in [v[1] for v in found.values()] + [v[1] for v in vopd.values()]:
+            b = base_mnemonic(split_text(txt)[0])
+            ops[b] = ops.get(b, 0) | rdna_bits[fam]
+        extra = assemble_extra(os.path.join(HERE, "%s_extra.s" % fam), fam, rdna.FAMILIES[fam][1])
+        rdna.write_cases(os.path.join(outdir, "gen", "%s_cases.txt" % fam), fam, fam, found, decode_all, extra)
+        rdna.write_cases(os.path.join(outdir, "gen", "%s_w64_cases.txt" % fam), fam, fam, found, decode_all, [], True)
+        with open(os.path.join(outdir, "gen", "%s_opcodes.txt" % fam), "w") as f:
+            f.write("# encoding opcode size text  (%s; generated by gen_tables.py; do not edit)\n" % fam)
+            f.write("\n".join(rdna.listing(fam, found, vopd)) + "\n")
     names = sorted(ops)
     for n in names:
         if not re.match(r"^[a-z0-9_]+$", n):
@@ -601,10 +653,17 @@ def generate(outdir):
         o.append("    /// `%s`" % n)
         o.append("    %s," % n.upper())
     o.append("}\n")
-    o.append("/// Targets an opcode exists on: bit 0 = gfx942, bit 1 = gfx950.")
+    o.append("/// Targets an opcode exists on: bit 0 = gfx942, bit 1 = gfx950, bit 2 = gfx1100,")
+    o.append("/// bit 3 = gfx1200, bit 4 = gfx1201.")
     o.append("pub const TARGET_GFX942: u8 = 1;")
     o.append("/// See [`TARGET_GFX942`].")
-    o.append("pub const TARGET_GFX950: u8 = 2;\n")
+    o.append("pub const TARGET_GFX950: u8 = 2;")
+    o.append("/// See [`TARGET_GFX942`] (GFX11: gfx1100 and the other gfx11 GPUs).")
+    o.append("pub const TARGET_GFX1100: u8 = 4;")
+    o.append("/// See [`TARGET_GFX942`].")
+    o.append("pub const TARGET_GFX1200: u8 = 8;")
+    o.append("/// See [`TARGET_GFX942`].")
+    o.append("pub const TARGET_GFX1201: u8 = 16;\n")
     o.append("impl Op {")
     o.append("    /// Every opcode, in declaration (alphabetical) order.")
     o.append("    pub const ALL: [Op; %d] = [" % len(names))
@@ -615,7 +674,7 @@ def generate(outdir):
     o.append("    pub const fn name(self) -> &'static str {")
     o.append("        NAMES[self as usize]")
     o.append("    }\n")
-    o.append("    /// The targets this opcode exists on ([`TARGET_GFX942`] | [`TARGET_GFX950`]).")
+    o.append("    /// The targets this opcode exists on (`TARGET_*` bits).")
     o.append("    pub const fn targets(self) -> u8 {")
     o.append("        TARGET_MASKS[self as usize]")
     o.append("    }\n")
@@ -673,13 +732,26 @@ def generate(outdir):
     with open(os.path.join(gdir, "gfx9.rs"), "w") as f:
         f.write("\n".join(g) + "\n")
 
+    # --- rdna.rs
+    g = []
+    g.append("// @generated by translator/gen/gen_tables.py from LLVM 22's disassembler. Do not edit.\n")
+    g.append("//! RDNA opcode tables: GFX11 (gfx1100, wave32 and wave64) and GFX12 (gfx1200 = gfx1201),")
+    g.append("//! indexed by the encoding's opcode field.\n")
+    g.append("use super::{Op, RdnaInfo};\n")
+    for fam, (found, vopd, mods_, w64) in rd.items():
+        g += rdna.rust_tables(fam, found, vopd, mods_, w64, op_class)
+        g += rdna.rust_symbols(fam, *syms[fam])
+    with open(os.path.join(gdir, "rdna.rs"), "w") as f:
+        f.write("\n".join(g) + "\n")
+
     # --- mod.rs
     m = []
     m.append("// @generated by translator/gen/gen_tables.py from LLVM 22's disassembler. Do not edit.\n")
     m.append("//! Tables generated from LLVM's disassembler by `translator/gen/gen_tables.py`.\n")
     m.append("pub mod gfx9;")
-    m.append("mod op;\n")
-    m.append("pub use op::{Op, TARGET_GFX942, TARGET_GFX950};\n")
+    m.append("mod op;")
+    m.append("pub mod rdna;\n")
+    m.append("pub use op::{Op, TARGET_GFX1100, TARGET_GFX1200, TARGET_GFX1201, TARGET_GFX942, TARGET_GFX950};\n")
     for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1", "ABS0", "ABS1", "ABS2", "NEG0", "NEG1", "NEG2", "LITF16"]):
         doc = {
             "OPSEL": "`op_sel` is printed (the opcode has the operand).",
@@ -702,6 +774,13 @@ def generate(outdir):
         }[n]
         m.append("/// Flag of [`OpInfo::mods`]: %s" % doc)
         m.append("pub const MOD_%s: u32 = %d;" % (n, 1 << i))
+    m.append("/// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits [14:8] are SDST, not ABS/OPSEL).")
+    m.append("pub const MOD_SD: u32 = %d;" % rdna.M_SD)
+    m.append("/// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.")
+    m.append("pub const MOD_HEX16: u32 = %d;" % rdna.M_HEX16)
+    for i in range(3):
+        m.append("/// Flag of [`RdnaInfo::mods`]: VOP3 source %d is a lane mask (one SGPR in wave32, a pair in wave64)." % i)
+        m.append("pub const MOD_MASK%d: u32 = %d;" % (i, rdna.M_MASK0 << i))
     for i, (n, doc, _) in enumerate(CLASSES):
         m.append("/// Flag of [`OpInfo::class`]: %s." % doc)
         m.append("pub const CLASS_%s: u16 = %d;" % (n, 1 << i))
@@ -724,11 +803,32 @@ def generate(outdir):
     m.append("    /// What kind of opcode this is: the `CLASS_*` flags.")
     m.append("    pub class: u16,")
     m.append("}")
+    m.append("")
+    m.append("/// What an RDNA opcode table says about one opcode of one encoding.")
+    m.append("#[derive(Clone, Copy, Debug, PartialEq, Eq)]")
+    m.append("pub struct RdnaInfo {")
+    m.append("    /// The semantic opcode.")
+    m.append("    pub op: Op,")
+    m.append("    /// The mnemonic exactly as LLVM prints it for this encoding (`v_add_f32_e32`).")
+    m.append("    pub mnemonic: &'static str,")
+    m.append("    /// Registers spanned by each operand slot in wave32 code (slot names are listed on")
+    m.append("    /// each table; 0 = the opcode has no such operand, 1 for immediates).")
+    m.append("    pub widths: [u8; 4],")
+    m.append("    /// The same in wave64 code (lane masks span two SGPRs, WMMA fragments fewer VGPRs).")
+    m.append("    pub widths64: [u8; 4],")
+    m.append("    /// Register file of each slot as LLVM prints it with canonical operands:")
+    m.append("    /// 0 = VGPR (or not a register), 1 = SGPR, 3 = a 16-bit VGPR half (`v1.l`, true16).")
+    m.append("    pub kinds: [u8; 4],")
+    m.append("    /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.")
+    m.append("    pub mods: u32,")
+    m.append("    /// What kind of opcode this is: the `CLASS_*` flags.")
+    m.append("    pub class: u16,")
+    m.append("}")
     with open(os.path.join(gdir, "mod.rs"), "w") as f:
         f.write("\n".join(m) + "\n")
 
     if shutil.which(RUSTFMT):
-        for fn in ("op.rs", "gfx9.rs", "mod.rs"):
+        for fn in ("op.rs", "gfx9.rs", "rdna.rs", "mod.rs"):
             subprocess.run([RUSTFMT, "--edition", "2021", os.path.join(gdir, fn)], check=True)
 
 
@@ -738,7 +838,14 @@ GENERATED = [
     "gen/gfx950_cases.txt",
     "src/isa/generated/op.rs",
     "src/isa/generated/gfx9.rs",
+    "src/isa/generated/rdna.rs",
     "src/isa/generated/mod.rs",
+    "gen/gfx1100_opcodes.txt",
+    "gen/gfx1200_opcodes.txt",
+    "gen/gfx1100_cases.txt",
+    "gen/gfx1200_cases.txt",
+    "gen/gfx1100_w64_cases.txt",
+    "gen/gfx1200_w64_cases.txt",
 ]
 
 

@@ -50,10 +50,11 @@ impl DecodeError {
 pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     match target.gpu.family() {
         Some(Family::Gfx9) => super::gfx9::decode(target, bytes, pc),
-        _ => Err(DecodeError::new(
+        Some(Family::Gfx11 | Family::Gfx12) => super::rdna::decode(target, bytes, pc),
+        None => Err(DecodeError::new(
             bytes,
             pc,
-            format!("no decoder for {} yet", target.gpu),
+            format!("no decoder for {}", target.gpu),
         )),
     }
 }
@@ -62,6 +63,7 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
 pub fn disassemble(target: &Target, inst: &Inst, pc: u64) -> String {
     match target.gpu.family() {
         Some(Family::Gfx9) => super::gfx9::print::print(target, inst, pc),
-        _ => format!("{:?}", inst.op),
+        Some(Family::Gfx11 | Family::Gfx12) => super::rdna::print::print(target, inst, pc),
+        None => format!("{:?}", inst.op),
     }
 }

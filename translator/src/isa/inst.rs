@@ -83,6 +83,11 @@ impl Opnd {
     };
     /// Code of the literal constant.
     pub const LITERAL: u16 = 255;
+    /// Code of `m0` (GFX9 numbering; the RDNA decoders map RDNA's 125 here).
+    pub const M0: u16 = 124;
+    /// Code of `null` (GFX11/12: reads as zero, writes are dropped). RDNA encodes it as 124;
+    /// the decoders map it to 125, a code GFX9 leaves unused.
+    pub const NULL: u16 = 125;
     /// First VGPR code.
     pub const VGPR0: u16 = 256;
     /// First AGPR code.
@@ -141,6 +146,9 @@ pub struct Mods {
     /// VOP3P `neg_hi` per source.
     pub neg_hi: u8,
     /// `op_sel` bits (VOP3: bit i = src i, bit 3 = destination; VOP3P: low-half select).
+    /// GFX11/12 true16 operands (`v1.l`/`v1.h`): the bit set means the high half `.h`, in
+    /// every encoding (the RDNA decoders move bit 7 of a 16-bit VOP1/VOP2/VOPC/DPP register
+    /// field here, so the operand's register number is always the 32-bit VGPR).
     pub op_sel: u8,
     /// VOP3P `op_sel_hi` bits (defaults to all ones where not encoded).
     pub op_sel_hi: u8,
@@ -194,7 +202,8 @@ pub struct MemFields {
     pub slc: bool,
     /// gfx940 SC1 / MUBUF `scc`.
     pub sc1: bool,
-    /// GFX9 `nv` or other cache-policy bits (GFX12 `th`/`scope` packed by the decoder).
+    /// GFX9 `nv` or other cache-policy bits (GFX12: `th | scope << 3`, the TH and SCOPE
+    /// fields of SMEM/VBUFFER/VFLAT).
     pub cpol: u8,
     /// MUBUF OFFEN.
     pub offen: bool,
@@ -206,6 +215,10 @@ pub struct MemFields {
     pub gds: bool,
     /// MTBUF data/number format.
     pub format: u8,
+    /// GFX11 DLC (device-level coherent).
+    pub dlc: bool,
+    /// TFE (texture fail enable: one more data VGPR receives the fault status).
+    pub tfe: bool,
 }
 
 /// Matrix-core controls (GFX9 MAI).

@@ -15,5 +15,6 @@ pub use target::*;
 pub mod decode;
 pub mod generated;
 pub mod gfx9;
+pub mod rdna;
 
 pub use decode::{decode, disassemble, DecodeError};

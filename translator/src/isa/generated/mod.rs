@@ -4,8 +4,9 @@
 
 pub mod gfx9;
 mod op;
+pub mod rdna;
 
-pub use op::{Op, TARGET_GFX942, TARGET_GFX950};
+pub use op::{Op, TARGET_GFX1100, TARGET_GFX1200, TARGET_GFX1201, TARGET_GFX942, TARGET_GFX950};
 
 /// Flag of [`OpInfo::mods`]: `op_sel` is printed (the opcode has the operand).
 pub const MOD_OPSEL: u32 = 1;
@@ -41,6 +42,16 @@ pub const MOD_NEG1: u32 = 16384;
 pub const MOD_NEG2: u32 = 32768;
 /// Flag of [`OpInfo::mods`]: a 16-bit literal source is f16 (f16 inline values are marked `lit()`).
 pub const MOD_LITF16: u32 = 65536;
+/// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits [14:8] are SDST, not ABS/OPSEL).
+pub const MOD_SD: u32 = 131072;
+/// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.
+pub const MOD_HEX16: u32 = 2097152;
+/// Flag of [`RdnaInfo::mods`]: VOP3 source 0 is a lane mask (one SGPR in wave32, a pair in wave64).
+pub const MOD_MASK0: u32 = 262144;
+/// Flag of [`RdnaInfo::mods`]: VOP3 source 1 is a lane mask (one SGPR in wave32, a pair in wave64).
+pub const MOD_MASK1: u32 = 524288;
+/// Flag of [`RdnaInfo::mods`]: VOP3 source 2 is a lane mask (one SGPR in wave32, a pair in wave64).
+pub const MOD_MASK2: u32 = 1048576;
 /// Flag of [`OpInfo::class`]: writes memory from its data operand (`store` mnemonics).
 pub const CLASS_STORE: u16 = 1;
 /// Flag of [`OpInfo::class`]: an atomic (data operand read, old value returned with GLC/SC0).
@@ -74,6 +85,27 @@ pub struct OpInfo {
     pub widths: [u8; 4],
     /// Register file of each slot as LLVM prints it with canonical operands:
     /// 0 = VGPR (or not a register), 1 = SGPR, 2 = AGPR.
+    pub kinds: [u8; 4],
+    /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.
+    pub mods: u32,
+    /// What kind of opcode this is: the `CLASS_*` flags.
+    pub class: u16,
+}
+
+/// What an RDNA opcode table says about one opcode of one encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RdnaInfo {
+    /// The semantic opcode.
+    pub op: Op,
+    /// The mnemonic exactly as LLVM prints it for this encoding (`v_add_f32_e32`).
+    pub mnemonic: &'static str,
+    /// Registers spanned by each operand slot in wave32 code (slot names are listed on
+    /// each table; 0 = the opcode has no such operand, 1 for immediates).
+    pub widths: [u8; 4],
+    /// The same in wave64 code (lane masks span two SGPRs, WMMA fragments fewer VGPRs).
+    pub widths64: [u8; 4],
+    /// Register file of each slot as LLVM prints it with canonical operands:
+    /// 0 = VGPR (or not a register), 1 = SGPR, 3 = a 16-bit VGPR half (`v1.l`, true16).
     pub kinds: [u8; 4],
     /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.
     pub mods: u32,

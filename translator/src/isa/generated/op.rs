@@ -13,30 +13,84 @@ pub enum Op {
     BUFFER_ATOMIC_ADD_F32,
     /// `buffer_atomic_add_f64`
     BUFFER_ATOMIC_ADD_F64,
+    /// `buffer_atomic_add_u32`
+    BUFFER_ATOMIC_ADD_U32,
+    /// `buffer_atomic_add_u64`
+    BUFFER_ATOMIC_ADD_U64,
     /// `buffer_atomic_add_x2`
     BUFFER_ATOMIC_ADD_X2,
     /// `buffer_atomic_and`
     BUFFER_ATOMIC_AND,
+    /// `buffer_atomic_and_b32`
+    BUFFER_ATOMIC_AND_B32,
+    /// `buffer_atomic_and_b64`
+    BUFFER_ATOMIC_AND_B64,
     /// `buffer_atomic_and_x2`
     BUFFER_ATOMIC_AND_X2,
     /// `buffer_atomic_cmpswap`
     BUFFER_ATOMIC_CMPSWAP,
+    /// `buffer_atomic_cmpswap_b32`
+    BUFFER_ATOMIC_CMPSWAP_B32,
+    /// `buffer_atomic_cmpswap_b64`
+    BUFFER_ATOMIC_CMPSWAP_B64,
+    /// `buffer_atomic_cmpswap_f32`
+    BUFFER_ATOMIC_CMPSWAP_F32,
     /// `buffer_atomic_cmpswap_x2`
     BUFFER_ATOMIC_CMPSWAP_X2,
+    /// `buffer_atomic_cond_sub_u32`
+    BUFFER_ATOMIC_COND_SUB_U32,
+    /// `buffer_atomic_csub_u32`
+    BUFFER_ATOMIC_CSUB_U32,
     /// `buffer_atomic_dec`
     BUFFER_ATOMIC_DEC,
+    /// `buffer_atomic_dec_u32`
+    BUFFER_ATOMIC_DEC_U32,
+    /// `buffer_atomic_dec_u64`
+    BUFFER_ATOMIC_DEC_U64,
     /// `buffer_atomic_dec_x2`
     BUFFER_ATOMIC_DEC_X2,
     /// `buffer_atomic_inc`
     BUFFER_ATOMIC_INC,
+    /// `buffer_atomic_inc_u32`
+    BUFFER_ATOMIC_INC_U32,
+    /// `buffer_atomic_inc_u64`
+    BUFFER_ATOMIC_INC_U64,
     /// `buffer_atomic_inc_x2`
     BUFFER_ATOMIC_INC_X2,
+    /// `buffer_atomic_max_f32`
+    BUFFER_ATOMIC_MAX_F32,
     /// `buffer_atomic_max_f64`
     BUFFER_ATOMIC_MAX_F64,
+    /// `buffer_atomic_max_i32`
+    BUFFER_ATOMIC_MAX_I32,
+    /// `buffer_atomic_max_i64`
+    BUFFER_ATOMIC_MAX_I64,
+    /// `buffer_atomic_max_num_f32`
+    BUFFER_ATOMIC_MAX_NUM_F32,
+    /// `buffer_atomic_max_u32`
+    BUFFER_ATOMIC_MAX_U32,
+    /// `buffer_atomic_max_u64`
+    BUFFER_ATOMIC_MAX_U64,
+    /// `buffer_atomic_min_f32`
+    BUFFER_ATOMIC_MIN_F32,
     /// `buffer_atomic_min_f64`
     BUFFER_ATOMIC_MIN_F64,
+    /// `buffer_atomic_min_i32`
+    BUFFER_ATOMIC_MIN_I32,
+    /// `buffer_atomic_min_i64`
+    BUFFER_ATOMIC_MIN_I64,
+    /// `buffer_atomic_min_num_f32`
+    BUFFER_ATOMIC_MIN_NUM_F32,
+    /// `buffer_atomic_min_u32`
+    BUFFER_ATOMIC_MIN_U32,
+    /// `buffer_atomic_min_u64`
+    BUFFER_ATOMIC_MIN_U64,
     /// `buffer_atomic_or`
     BUFFER_ATOMIC_OR,
+    /// `buffer_atomic_or_b32`
+    BUFFER_ATOMIC_OR_B32,
+    /// `buffer_atomic_or_b64`
+    BUFFER_ATOMIC_OR_B64,
     /// `buffer_atomic_or_x2`
     BUFFER_ATOMIC_OR_X2,
     /// `buffer_atomic_pk_add_bf16`
@@ -53,10 +107,20 @@ pub enum Op {
     BUFFER_ATOMIC_SMIN_X2,
     /// `buffer_atomic_sub`
     BUFFER_ATOMIC_SUB,
+    /// `buffer_atomic_sub_clamp_u32`
+    BUFFER_ATOMIC_SUB_CLAMP_U32,
+    /// `buffer_atomic_sub_u32`
+    BUFFER_ATOMIC_SUB_U32,
+    /// `buffer_atomic_sub_u64`
+    BUFFER_ATOMIC_SUB_U64,
     /// `buffer_atomic_sub_x2`
     BUFFER_ATOMIC_SUB_X2,
     /// `buffer_atomic_swap`
     BUFFER_ATOMIC_SWAP,
+    /// `buffer_atomic_swap_b32`
+    BUFFER_ATOMIC_SWAP_B32,
+    /// `buffer_atomic_swap_b64`
+    BUFFER_ATOMIC_SWAP_B64,
     /// `buffer_atomic_swap_x2`
     BUFFER_ATOMIC_SWAP_X2,
     /// `buffer_atomic_umax`
@@ -69,10 +133,48 @@ pub enum Op {
     BUFFER_ATOMIC_UMIN_X2,
     /// `buffer_atomic_xor`
     BUFFER_ATOMIC_XOR,
+    /// `buffer_atomic_xor_b32`
+    BUFFER_ATOMIC_XOR_B32,
+    /// `buffer_atomic_xor_b64`
+    BUFFER_ATOMIC_XOR_B64,
     /// `buffer_atomic_xor_x2`
     BUFFER_ATOMIC_XOR_X2,
+    /// `buffer_gl0_inv`
+    BUFFER_GL0_INV,
+    /// `buffer_gl1_inv`
+    BUFFER_GL1_INV,
     /// `buffer_inv`
     BUFFER_INV,
+    /// `buffer_load_b128`
+    BUFFER_LOAD_B128,
+    /// `buffer_load_b32`
+    BUFFER_LOAD_B32,
+    /// `buffer_load_b64`
+    BUFFER_LOAD_B64,
+    /// `buffer_load_b96`
+    BUFFER_LOAD_B96,
+    /// `buffer_load_d16_b16`
+    BUFFER_LOAD_D16_B16,
+    /// `buffer_load_d16_format_x`
+    BUFFER_LOAD_D16_FORMAT_X,
+    /// `buffer_load_d16_format_xy`
+    BUFFER_LOAD_D16_FORMAT_XY,
+    /// `buffer_load_d16_format_xyz`
+    BUFFER_LOAD_D16_FORMAT_XYZ,
+    /// `buffer_load_d16_format_xyzw`
+    BUFFER_LOAD_D16_FORMAT_XYZW,
+    /// `buffer_load_d16_hi_b16`
+    BUFFER_LOAD_D16_HI_B16,
+    /// `buffer_load_d16_hi_format_x`
+    BUFFER_LOAD_D16_HI_FORMAT_X,
+    /// `buffer_load_d16_hi_i8`
+    BUFFER_LOAD_D16_HI_I8,
+    /// `buffer_load_d16_hi_u8`
+    BUFFER_LOAD_D16_HI_U8,
+    /// `buffer_load_d16_i8`
+    BUFFER_LOAD_D16_I8,
+    /// `buffer_load_d16_u8`
+    BUFFER_LOAD_D16_U8,
     /// `buffer_load_dword`
     BUFFER_LOAD_DWORD,
     /// `buffer_load_dwordx2`
@@ -99,6 +201,10 @@ pub enum Op {
     BUFFER_LOAD_FORMAT_XYZ,
     /// `buffer_load_format_xyzw`
     BUFFER_LOAD_FORMAT_XYZW,
+    /// `buffer_load_i16`
+    BUFFER_LOAD_I16,
+    /// `buffer_load_i8`
+    BUFFER_LOAD_I8,
     /// `buffer_load_sbyte`
     BUFFER_LOAD_SBYTE,
     /// `buffer_load_sbyte_d16`
@@ -111,6 +217,10 @@ pub enum Op {
     BUFFER_LOAD_SHORT_D16_HI,
     /// `buffer_load_sshort`
     BUFFER_LOAD_SSHORT,
+    /// `buffer_load_u16`
+    BUFFER_LOAD_U16,
+    /// `buffer_load_u8`
+    BUFFER_LOAD_U8,
     /// `buffer_load_ubyte`
     BUFFER_LOAD_UBYTE,
     /// `buffer_load_ubyte_d16`
@@ -119,10 +229,36 @@ pub enum Op {
     BUFFER_LOAD_UBYTE_D16_HI,
     /// `buffer_load_ushort`
     BUFFER_LOAD_USHORT,
+    /// `buffer_store_b128`
+    BUFFER_STORE_B128,
+    /// `buffer_store_b16`
+    BUFFER_STORE_B16,
+    /// `buffer_store_b32`
+    BUFFER_STORE_B32,
+    /// `buffer_store_b64`
+    BUFFER_STORE_B64,
+    /// `buffer_store_b8`
+    BUFFER_STORE_B8,
+    /// `buffer_store_b96`
+    BUFFER_STORE_B96,
     /// `buffer_store_byte`
     BUFFER_STORE_BYTE,
     /// `buffer_store_byte_d16_hi`
     BUFFER_STORE_BYTE_D16_HI,
+    /// `buffer_store_d16_format_x`
+    BUFFER_STORE_D16_FORMAT_X,
+    /// `buffer_store_d16_format_xy`
+    BUFFER_STORE_D16_FORMAT_XY,
+    /// `buffer_store_d16_format_xyz`
+    BUFFER_STORE_D16_FORMAT_XYZ,
+    /// `buffer_store_d16_format_xyzw`
+    BUFFER_STORE_D16_FORMAT_XYZW,
+    /// `buffer_store_d16_hi_b16`
+    BUFFER_STORE_D16_HI_B16,
+    /// `buffer_store_d16_hi_b8`
+    BUFFER_STORE_D16_HI_B8,
+    /// `buffer_store_d16_hi_format_x`
+    BUFFER_STORE_D16_HI_FORMAT_X,
     /// `buffer_store_dword`
     BUFFER_STORE_DWORD,
     /// `buffer_store_dwordx2`
@@ -183,6 +319,16 @@ pub enum Op {
     DS_APPEND,
     /// `ds_bpermute_b32`
     DS_BPERMUTE_B32,
+    /// `ds_bpermute_fi_b32`
+    DS_BPERMUTE_FI_B32,
+    /// `ds_bvh_stack_push4_pop1_rtn_b32`
+    DS_BVH_STACK_PUSH4_POP1_RTN_B32,
+    /// `ds_bvh_stack_push8_pop1_rtn_b32`
+    DS_BVH_STACK_PUSH8_POP1_RTN_B32,
+    /// `ds_bvh_stack_push8_pop2_rtn_b64`
+    DS_BVH_STACK_PUSH8_POP2_RTN_B64,
+    /// `ds_bvh_stack_rtn_b32`
+    DS_BVH_STACK_RTN_B32,
     /// `ds_cmpst_b32`
     DS_CMPST_B32,
     /// `ds_cmpst_b64`
@@ -199,6 +345,26 @@ pub enum Op {
     DS_CMPST_RTN_F32,
     /// `ds_cmpst_rtn_f64`
     DS_CMPST_RTN_F64,
+    /// `ds_cmpstore_b32`
+    DS_CMPSTORE_B32,
+    /// `ds_cmpstore_b64`
+    DS_CMPSTORE_B64,
+    /// `ds_cmpstore_f32`
+    DS_CMPSTORE_F32,
+    /// `ds_cmpstore_f64`
+    DS_CMPSTORE_F64,
+    /// `ds_cmpstore_rtn_b32`
+    DS_CMPSTORE_RTN_B32,
+    /// `ds_cmpstore_rtn_b64`
+    DS_CMPSTORE_RTN_B64,
+    /// `ds_cmpstore_rtn_f32`
+    DS_CMPSTORE_RTN_F32,
+    /// `ds_cmpstore_rtn_f64`
+    DS_CMPSTORE_RTN_F64,
+    /// `ds_cond_sub_rtn_u32`
+    DS_COND_SUB_RTN_U32,
+    /// `ds_cond_sub_u32`
+    DS_COND_SUB_U32,
     /// `ds_condxchg32_rtn_b64`
     DS_CONDXCHG32_RTN_B64,
     /// `ds_consume`
@@ -219,6 +385,44 @@ pub enum Op {
     DS_INC_U32,
     /// `ds_inc_u64`
     DS_INC_U64,
+    /// `ds_load_2addr_b32`
+    DS_LOAD_2ADDR_B32,
+    /// `ds_load_2addr_b64`
+    DS_LOAD_2ADDR_B64,
+    /// `ds_load_2addr_stride64_b32`
+    DS_LOAD_2ADDR_STRIDE64_B32,
+    /// `ds_load_2addr_stride64_b64`
+    DS_LOAD_2ADDR_STRIDE64_B64,
+    /// `ds_load_addtid_b32`
+    DS_LOAD_ADDTID_B32,
+    /// `ds_load_b128`
+    DS_LOAD_B128,
+    /// `ds_load_b32`
+    DS_LOAD_B32,
+    /// `ds_load_b64`
+    DS_LOAD_B64,
+    /// `ds_load_b96`
+    DS_LOAD_B96,
+    /// `ds_load_i16`
+    DS_LOAD_I16,
+    /// `ds_load_i8`
+    DS_LOAD_I8,
+    /// `ds_load_i8_d16`
+    DS_LOAD_I8_D16,
+    /// `ds_load_i8_d16_hi`
+    DS_LOAD_I8_D16_HI,
+    /// `ds_load_u16`
+    DS_LOAD_U16,
+    /// `ds_load_u16_d16`
+    DS_LOAD_U16_D16,
+    /// `ds_load_u16_d16_hi`
+    DS_LOAD_U16_D16_HI,
+    /// `ds_load_u8`
+    DS_LOAD_U8,
+    /// `ds_load_u8_d16`
+    DS_LOAD_U8_D16,
+    /// `ds_load_u8_d16_hi`
+    DS_LOAD_U8_D16_HI,
     /// `ds_max_f32`
     DS_MAX_F32,
     /// `ds_max_f64`
@@ -227,6 +431,14 @@ pub enum Op {
     DS_MAX_I32,
     /// `ds_max_i64`
     DS_MAX_I64,
+    /// `ds_max_num_f32`
+    DS_MAX_NUM_F32,
+    /// `ds_max_num_f64`
+    DS_MAX_NUM_F64,
+    /// `ds_max_num_rtn_f32`
+    DS_MAX_NUM_RTN_F32,
+    /// `ds_max_num_rtn_f64`
+    DS_MAX_NUM_RTN_F64,
     /// `ds_max_rtn_f32`
     DS_MAX_RTN_F32,
     /// `ds_max_rtn_f64`
@@ -251,6 +463,14 @@ pub enum Op {
     DS_MIN_I32,
     /// `ds_min_i64`
     DS_MIN_I64,
+    /// `ds_min_num_f32`
+    DS_MIN_NUM_F32,
+    /// `ds_min_num_f64`
+    DS_MIN_NUM_F64,
+    /// `ds_min_num_rtn_f32`
+    DS_MIN_NUM_RTN_F32,
+    /// `ds_min_num_rtn_f64`
+    DS_MIN_NUM_RTN_F64,
     /// `ds_min_rtn_f32`
     DS_MIN_RTN_F32,
     /// `ds_min_rtn_f64`
@@ -349,6 +569,48 @@ pub enum Op {
     DS_RSUB_U32,
     /// `ds_rsub_u64`
     DS_RSUB_U64,
+    /// `ds_store_2addr_b32`
+    DS_STORE_2ADDR_B32,
+    /// `ds_store_2addr_b64`
+    DS_STORE_2ADDR_B64,
+    /// `ds_store_2addr_stride64_b32`
+    DS_STORE_2ADDR_STRIDE64_B32,
+    /// `ds_store_2addr_stride64_b64`
+    DS_STORE_2ADDR_STRIDE64_B64,
+    /// `ds_store_addtid_b32`
+    DS_STORE_ADDTID_B32,
+    /// `ds_store_b128`
+    DS_STORE_B128,
+    /// `ds_store_b16`
+    DS_STORE_B16,
+    /// `ds_store_b16_d16_hi`
+    DS_STORE_B16_D16_HI,
+    /// `ds_store_b32`
+    DS_STORE_B32,
+    /// `ds_store_b64`
+    DS_STORE_B64,
+    /// `ds_store_b8`
+    DS_STORE_B8,
+    /// `ds_store_b8_d16_hi`
+    DS_STORE_B8_D16_HI,
+    /// `ds_store_b96`
+    DS_STORE_B96,
+    /// `ds_storexchg_2addr_rtn_b32`
+    DS_STOREXCHG_2ADDR_RTN_B32,
+    /// `ds_storexchg_2addr_rtn_b64`
+    DS_STOREXCHG_2ADDR_RTN_B64,
+    /// `ds_storexchg_2addr_stride64_rtn_b32`
+    DS_STOREXCHG_2ADDR_STRIDE64_RTN_B32,
+    /// `ds_storexchg_2addr_stride64_rtn_b64`
+    DS_STOREXCHG_2ADDR_STRIDE64_RTN_B64,
+    /// `ds_storexchg_rtn_b32`
+    DS_STOREXCHG_RTN_B32,
+    /// `ds_storexchg_rtn_b64`
+    DS_STOREXCHG_RTN_B64,
+    /// `ds_sub_clamp_rtn_u32`
+    DS_SUB_CLAMP_RTN_U32,
+    /// `ds_sub_clamp_u32`
+    DS_SUB_CLAMP_U32,
     /// `ds_sub_rtn_u32`
     DS_SUB_RTN_U32,
     /// `ds_sub_rtn_u64`
@@ -413,30 +675,82 @@ pub enum Op {
     FLAT_ATOMIC_ADD_F32,
     /// `flat_atomic_add_f64`
     FLAT_ATOMIC_ADD_F64,
+    /// `flat_atomic_add_u32`
+    FLAT_ATOMIC_ADD_U32,
+    /// `flat_atomic_add_u64`
+    FLAT_ATOMIC_ADD_U64,
     /// `flat_atomic_add_x2`
     FLAT_ATOMIC_ADD_X2,
     /// `flat_atomic_and`
     FLAT_ATOMIC_AND,
+    /// `flat_atomic_and_b32`
+    FLAT_ATOMIC_AND_B32,
+    /// `flat_atomic_and_b64`
+    FLAT_ATOMIC_AND_B64,
     /// `flat_atomic_and_x2`
     FLAT_ATOMIC_AND_X2,
     /// `flat_atomic_cmpswap`
     FLAT_ATOMIC_CMPSWAP,
+    /// `flat_atomic_cmpswap_b32`
+    FLAT_ATOMIC_CMPSWAP_B32,
+    /// `flat_atomic_cmpswap_b64`
+    FLAT_ATOMIC_CMPSWAP_B64,
+    /// `flat_atomic_cmpswap_f32`
+    FLAT_ATOMIC_CMPSWAP_F32,
     /// `flat_atomic_cmpswap_x2`
     FLAT_ATOMIC_CMPSWAP_X2,
+    /// `flat_atomic_cond_sub_u32`
+    FLAT_ATOMIC_COND_SUB_U32,
     /// `flat_atomic_dec`
     FLAT_ATOMIC_DEC,
+    /// `flat_atomic_dec_u32`
+    FLAT_ATOMIC_DEC_U32,
+    /// `flat_atomic_dec_u64`
+    FLAT_ATOMIC_DEC_U64,
     /// `flat_atomic_dec_x2`
     FLAT_ATOMIC_DEC_X2,
     /// `flat_atomic_inc`
     FLAT_ATOMIC_INC,
+    /// `flat_atomic_inc_u32`
+    FLAT_ATOMIC_INC_U32,
+    /// `flat_atomic_inc_u64`
+    FLAT_ATOMIC_INC_U64,
     /// `flat_atomic_inc_x2`
     FLAT_ATOMIC_INC_X2,
+    /// `flat_atomic_max_f32`
+    FLAT_ATOMIC_MAX_F32,
     /// `flat_atomic_max_f64`
     FLAT_ATOMIC_MAX_F64,
+    /// `flat_atomic_max_i32`
+    FLAT_ATOMIC_MAX_I32,
+    /// `flat_atomic_max_i64`
+    FLAT_ATOMIC_MAX_I64,
+    /// `flat_atomic_max_num_f32`
+    FLAT_ATOMIC_MAX_NUM_F32,
+    /// `flat_atomic_max_u32`
+    FLAT_ATOMIC_MAX_U32,
+    /// `flat_atomic_max_u64`
+    FLAT_ATOMIC_MAX_U64,
+    /// `flat_atomic_min_f32`
+    FLAT_ATOMIC_MIN_F32,
     /// `flat_atomic_min_f64`
     FLAT_ATOMIC_MIN_F64,
+    /// `flat_atomic_min_i32`
+    FLAT_ATOMIC_MIN_I32,
+    /// `flat_atomic_min_i64`
+    FLAT_ATOMIC_MIN_I64,
+    /// `flat_atomic_min_num_f32`
+    FLAT_ATOMIC_MIN_NUM_F32,
+    /// `flat_atomic_min_u32`
+    FLAT_ATOMIC_MIN_U32,
+    /// `flat_atomic_min_u64`
+    FLAT_ATOMIC_MIN_U64,
     /// `flat_atomic_or`
     FLAT_ATOMIC_OR,
+    /// `flat_atomic_or_b32`
+    FLAT_ATOMIC_OR_B32,
+    /// `flat_atomic_or_b64`
+    FLAT_ATOMIC_OR_B64,
     /// `flat_atomic_or_x2`
     FLAT_ATOMIC_OR_X2,
     /// `flat_atomic_pk_add_bf16`
@@ -453,10 +767,20 @@ pub enum Op {
     FLAT_ATOMIC_SMIN_X2,
     /// `flat_atomic_sub`
     FLAT_ATOMIC_SUB,
+    /// `flat_atomic_sub_clamp_u32`
+    FLAT_ATOMIC_SUB_CLAMP_U32,
+    /// `flat_atomic_sub_u32`
+    FLAT_ATOMIC_SUB_U32,
+    /// `flat_atomic_sub_u64`
+    FLAT_ATOMIC_SUB_U64,
     /// `flat_atomic_sub_x2`
     FLAT_ATOMIC_SUB_X2,
     /// `flat_atomic_swap`
     FLAT_ATOMIC_SWAP,
+    /// `flat_atomic_swap_b32`
+    FLAT_ATOMIC_SWAP_B32,
+    /// `flat_atomic_swap_b64`
+    FLAT_ATOMIC_SWAP_B64,
     /// `flat_atomic_swap_x2`
     FLAT_ATOMIC_SWAP_X2,
     /// `flat_atomic_umax`
@@ -469,8 +793,32 @@ pub enum Op {
     FLAT_ATOMIC_UMIN_X2,
     /// `flat_atomic_xor`
     FLAT_ATOMIC_XOR,
+    /// `flat_atomic_xor_b32`
+    FLAT_ATOMIC_XOR_B32,
+    /// `flat_atomic_xor_b64`
+    FLAT_ATOMIC_XOR_B64,
     /// `flat_atomic_xor_x2`
     FLAT_ATOMIC_XOR_X2,
+    /// `flat_load_b128`
+    FLAT_LOAD_B128,
+    /// `flat_load_b32`
+    FLAT_LOAD_B32,
+    /// `flat_load_b64`
+    FLAT_LOAD_B64,
+    /// `flat_load_b96`
+    FLAT_LOAD_B96,
+    /// `flat_load_d16_b16`
+    FLAT_LOAD_D16_B16,
+    /// `flat_load_d16_hi_b16`
+    FLAT_LOAD_D16_HI_B16,
+    /// `flat_load_d16_hi_i8`
+    FLAT_LOAD_D16_HI_I8,
+    /// `flat_load_d16_hi_u8`
+    FLAT_LOAD_D16_HI_U8,
+    /// `flat_load_d16_i8`
+    FLAT_LOAD_D16_I8,
+    /// `flat_load_d16_u8`
+    FLAT_LOAD_D16_U8,
     /// `flat_load_dword`
     FLAT_LOAD_DWORD,
     /// `flat_load_dwordx2`
@@ -479,6 +827,10 @@ pub enum Op {
     FLAT_LOAD_DWORDX3,
     /// `flat_load_dwordx4`
     FLAT_LOAD_DWORDX4,
+    /// `flat_load_i16`
+    FLAT_LOAD_I16,
+    /// `flat_load_i8`
+    FLAT_LOAD_I8,
     /// `flat_load_sbyte`
     FLAT_LOAD_SBYTE,
     /// `flat_load_sbyte_d16`
@@ -491,6 +843,10 @@ pub enum Op {
     FLAT_LOAD_SHORT_D16_HI,
     /// `flat_load_sshort`
     FLAT_LOAD_SSHORT,
+    /// `flat_load_u16`
+    FLAT_LOAD_U16,
+    /// `flat_load_u8`
+    FLAT_LOAD_U8,
     /// `flat_load_ubyte`
     FLAT_LOAD_UBYTE,
     /// `flat_load_ubyte_d16`
@@ -499,10 +855,26 @@ pub enum Op {
     FLAT_LOAD_UBYTE_D16_HI,
     /// `flat_load_ushort`
     FLAT_LOAD_USHORT,
+    /// `flat_store_b128`
+    FLAT_STORE_B128,
+    /// `flat_store_b16`
+    FLAT_STORE_B16,
+    /// `flat_store_b32`
+    FLAT_STORE_B32,
+    /// `flat_store_b64`
+    FLAT_STORE_B64,
+    /// `flat_store_b8`
+    FLAT_STORE_B8,
+    /// `flat_store_b96`
+    FLAT_STORE_B96,
     /// `flat_store_byte`
     FLAT_STORE_BYTE,
     /// `flat_store_byte_d16_hi`
     FLAT_STORE_BYTE_D16_HI,
+    /// `flat_store_d16_hi_b16`
+    FLAT_STORE_D16_HI_B16,
+    /// `flat_store_d16_hi_b8`
+    FLAT_STORE_D16_HI_B8,
     /// `flat_store_dword`
     FLAT_STORE_DWORD,
     /// `flat_store_dwordx2`
@@ -521,32 +893,88 @@ pub enum Op {
     GLOBAL_ATOMIC_ADD_F32,
     /// `global_atomic_add_f64`
     GLOBAL_ATOMIC_ADD_F64,
+    /// `global_atomic_add_u32`
+    GLOBAL_ATOMIC_ADD_U32,
+    /// `global_atomic_add_u64`
+    GLOBAL_ATOMIC_ADD_U64,
     /// `global_atomic_add_x2`
     GLOBAL_ATOMIC_ADD_X2,
     /// `global_atomic_and`
     GLOBAL_ATOMIC_AND,
+    /// `global_atomic_and_b32`
+    GLOBAL_ATOMIC_AND_B32,
+    /// `global_atomic_and_b64`
+    GLOBAL_ATOMIC_AND_B64,
     /// `global_atomic_and_x2`
     GLOBAL_ATOMIC_AND_X2,
     /// `global_atomic_cmpswap`
     GLOBAL_ATOMIC_CMPSWAP,
+    /// `global_atomic_cmpswap_b32`
+    GLOBAL_ATOMIC_CMPSWAP_B32,
+    /// `global_atomic_cmpswap_b64`
+    GLOBAL_ATOMIC_CMPSWAP_B64,
+    /// `global_atomic_cmpswap_f32`
+    GLOBAL_ATOMIC_CMPSWAP_F32,
     /// `global_atomic_cmpswap_x2`
     GLOBAL_ATOMIC_CMPSWAP_X2,
+    /// `global_atomic_cond_sub_u32`
+    GLOBAL_ATOMIC_COND_SUB_U32,
+    /// `global_atomic_csub_u32`
+    GLOBAL_ATOMIC_CSUB_U32,
     /// `global_atomic_dec`
     GLOBAL_ATOMIC_DEC,
+    /// `global_atomic_dec_u32`
+    GLOBAL_ATOMIC_DEC_U32,
+    /// `global_atomic_dec_u64`
+    GLOBAL_ATOMIC_DEC_U64,
     /// `global_atomic_dec_x2`
     GLOBAL_ATOMIC_DEC_X2,
     /// `global_atomic_inc`
     GLOBAL_ATOMIC_INC,
+    /// `global_atomic_inc_u32`
+    GLOBAL_ATOMIC_INC_U32,
+    /// `global_atomic_inc_u64`
+    GLOBAL_ATOMIC_INC_U64,
     /// `global_atomic_inc_x2`
     GLOBAL_ATOMIC_INC_X2,
+    /// `global_atomic_max_f32`
+    GLOBAL_ATOMIC_MAX_F32,
     /// `global_atomic_max_f64`
     GLOBAL_ATOMIC_MAX_F64,
+    /// `global_atomic_max_i32`
+    GLOBAL_ATOMIC_MAX_I32,
+    /// `global_atomic_max_i64`
+    GLOBAL_ATOMIC_MAX_I64,
+    /// `global_atomic_max_num_f32`
+    GLOBAL_ATOMIC_MAX_NUM_F32,
+    /// `global_atomic_max_u32`
+    GLOBAL_ATOMIC_MAX_U32,
+    /// `global_atomic_max_u64`
+    GLOBAL_ATOMIC_MAX_U64,
+    /// `global_atomic_min_f32`
+    GLOBAL_ATOMIC_MIN_F32,
     /// `global_atomic_min_f64`
     GLOBAL_ATOMIC_MIN_F64,
+    /// `global_atomic_min_i32`
+    GLOBAL_ATOMIC_MIN_I32,
+    /// `global_atomic_min_i64`
+    GLOBAL_ATOMIC_MIN_I64,
+    /// `global_atomic_min_num_f32`
+    GLOBAL_ATOMIC_MIN_NUM_F32,
+    /// `global_atomic_min_u32`
+    GLOBAL_ATOMIC_MIN_U32,
+    /// `global_atomic_min_u64`
+    GLOBAL_ATOMIC_MIN_U64,
     /// `global_atomic_or`
     GLOBAL_ATOMIC_OR,
+    /// `global_atomic_or_b32`
+    GLOBAL_ATOMIC_OR_B32,
+    /// `global_atomic_or_b64`
+    GLOBAL_ATOMIC_OR_B64,
     /// `global_atomic_or_x2`
     GLOBAL_ATOMIC_OR_X2,
+    /// `global_atomic_ordered_add_b64`
+    GLOBAL_ATOMIC_ORDERED_ADD_B64,
     /// `global_atomic_pk_add_bf16`
     GLOBAL_ATOMIC_PK_ADD_BF16,
     /// `global_atomic_pk_add_f16`
@@ -561,10 +989,20 @@ pub enum Op {
     GLOBAL_ATOMIC_SMIN_X2,
     /// `global_atomic_sub`
     GLOBAL_ATOMIC_SUB,
+    /// `global_atomic_sub_clamp_u32`
+    GLOBAL_ATOMIC_SUB_CLAMP_U32,
+    /// `global_atomic_sub_u32`
+    GLOBAL_ATOMIC_SUB_U32,
+    /// `global_atomic_sub_u64`
+    GLOBAL_ATOMIC_SUB_U64,
     /// `global_atomic_sub_x2`
     GLOBAL_ATOMIC_SUB_X2,
     /// `global_atomic_swap`
     GLOBAL_ATOMIC_SWAP,
+    /// `global_atomic_swap_b32`
+    GLOBAL_ATOMIC_SWAP_B32,
+    /// `global_atomic_swap_b64`
+    GLOBAL_ATOMIC_SWAP_B64,
     /// `global_atomic_swap_x2`
     GLOBAL_ATOMIC_SWAP_X2,
     /// `global_atomic_umax`
@@ -577,8 +1015,38 @@ pub enum Op {
     GLOBAL_ATOMIC_UMIN_X2,
     /// `global_atomic_xor`
     GLOBAL_ATOMIC_XOR,
+    /// `global_atomic_xor_b32`
+    GLOBAL_ATOMIC_XOR_B32,
+    /// `global_atomic_xor_b64`
+    GLOBAL_ATOMIC_XOR_B64,
     /// `global_atomic_xor_x2`
     GLOBAL_ATOMIC_XOR_X2,
+    /// `global_inv`
+    GLOBAL_INV,
+    /// `global_load_addtid_b32`
+    GLOBAL_LOAD_ADDTID_B32,
+    /// `global_load_b128`
+    GLOBAL_LOAD_B128,
+    /// `global_load_b32`
+    GLOBAL_LOAD_B32,
+    /// `global_load_b64`
+    GLOBAL_LOAD_B64,
+    /// `global_load_b96`
+    GLOBAL_LOAD_B96,
+    /// `global_load_block`
+    GLOBAL_LOAD_BLOCK,
+    /// `global_load_d16_b16`
+    GLOBAL_LOAD_D16_B16,
+    /// `global_load_d16_hi_b16`
+    GLOBAL_LOAD_D16_HI_B16,
+    /// `global_load_d16_hi_i8`
+    GLOBAL_LOAD_D16_HI_I8,
+    /// `global_load_d16_hi_u8`
+    GLOBAL_LOAD_D16_HI_U8,
+    /// `global_load_d16_i8`
+    GLOBAL_LOAD_D16_I8,
+    /// `global_load_d16_u8`
+    GLOBAL_LOAD_D16_U8,
     /// `global_load_dword`
     GLOBAL_LOAD_DWORD,
     /// `global_load_dwordx2`
@@ -587,6 +1055,10 @@ pub enum Op {
     GLOBAL_LOAD_DWORDX3,
     /// `global_load_dwordx4`
     GLOBAL_LOAD_DWORDX4,
+    /// `global_load_i16`
+    GLOBAL_LOAD_I16,
+    /// `global_load_i8`
+    GLOBAL_LOAD_I8,
     /// `global_load_lds_dword`
     GLOBAL_LOAD_LDS_DWORD,
     /// `global_load_lds_dwordx3`
@@ -613,6 +1085,14 @@ pub enum Op {
     GLOBAL_LOAD_SHORT_D16_HI,
     /// `global_load_sshort`
     GLOBAL_LOAD_SSHORT,
+    /// `global_load_tr_b128`
+    GLOBAL_LOAD_TR_B128,
+    /// `global_load_tr_b64`
+    GLOBAL_LOAD_TR_B64,
+    /// `global_load_u16`
+    GLOBAL_LOAD_U16,
+    /// `global_load_u8`
+    GLOBAL_LOAD_U8,
     /// `global_load_ubyte`
     GLOBAL_LOAD_UBYTE,
     /// `global_load_ubyte_d16`
@@ -621,10 +1101,30 @@ pub enum Op {
     GLOBAL_LOAD_UBYTE_D16_HI,
     /// `global_load_ushort`
     GLOBAL_LOAD_USHORT,
+    /// `global_store_addtid_b32`
+    GLOBAL_STORE_ADDTID_B32,
+    /// `global_store_b128`
+    GLOBAL_STORE_B128,
+    /// `global_store_b16`
+    GLOBAL_STORE_B16,
+    /// `global_store_b32`
+    GLOBAL_STORE_B32,
+    /// `global_store_b64`
+    GLOBAL_STORE_B64,
+    /// `global_store_b8`
+    GLOBAL_STORE_B8,
+    /// `global_store_b96`
+    GLOBAL_STORE_B96,
+    /// `global_store_block`
+    GLOBAL_STORE_BLOCK,
     /// `global_store_byte`
     GLOBAL_STORE_BYTE,
     /// `global_store_byte_d16_hi`
     GLOBAL_STORE_BYTE_D16_HI,
+    /// `global_store_d16_hi_b16`
+    GLOBAL_STORE_D16_HI_B16,
+    /// `global_store_d16_hi_b8`
+    GLOBAL_STORE_D16_HI_B8,
     /// `global_store_dword`
     GLOBAL_STORE_DWORD,
     /// `global_store_dwordx2`
@@ -637,22 +1137,64 @@ pub enum Op {
     GLOBAL_STORE_SHORT,
     /// `global_store_short_d16_hi`
     GLOBAL_STORE_SHORT_D16_HI,
+    /// `global_wb`
+    GLOBAL_WB,
+    /// `global_wbinv`
+    GLOBAL_WBINV,
     /// `s_abs_i32`
     S_ABS_I32,
     /// `s_absdiff_i32`
     S_ABSDIFF_I32,
+    /// `s_add_co_ci_u32`
+    S_ADD_CO_CI_U32,
+    /// `s_add_co_i32`
+    S_ADD_CO_I32,
+    /// `s_add_co_u32`
+    S_ADD_CO_U32,
+    /// `s_add_f16`
+    S_ADD_F16,
+    /// `s_add_f32`
+    S_ADD_F32,
     /// `s_add_i32`
     S_ADD_I32,
+    /// `s_add_nc_u64`
+    S_ADD_NC_U64,
     /// `s_add_u32`
     S_ADD_U32,
     /// `s_addc_u32`
     S_ADDC_U32,
+    /// `s_addk_co_i32`
+    S_ADDK_CO_I32,
     /// `s_addk_i32`
     S_ADDK_I32,
+    /// `s_alloc_vgpr`
+    S_ALLOC_VGPR,
     /// `s_and_b32`
     S_AND_B32,
     /// `s_and_b64`
     S_AND_B64,
+    /// `s_and_not0_saveexec_b32`
+    S_AND_NOT0_SAVEEXEC_B32,
+    /// `s_and_not0_saveexec_b64`
+    S_AND_NOT0_SAVEEXEC_B64,
+    /// `s_and_not0_wrexec_b32`
+    S_AND_NOT0_WREXEC_B32,
+    /// `s_and_not0_wrexec_b64`
+    S_AND_NOT0_WREXEC_B64,
+    /// `s_and_not1_b32`
+    S_AND_NOT1_B32,
+    /// `s_and_not1_b64`
+    S_AND_NOT1_B64,
+    /// `s_and_not1_saveexec_b32`
+    S_AND_NOT1_SAVEEXEC_B32,
+    /// `s_and_not1_saveexec_b64`
+    S_AND_NOT1_SAVEEXEC_B64,
+    /// `s_and_not1_wrexec_b32`
+    S_AND_NOT1_WREXEC_B32,
+    /// `s_and_not1_wrexec_b64`
+    S_AND_NOT1_WREXEC_B64,
+    /// `s_and_saveexec_b32`
+    S_AND_SAVEEXEC_B32,
     /// `s_and_saveexec_b64`
     S_AND_SAVEEXEC_B64,
     /// `s_andn1_saveexec_b64`
@@ -729,6 +1271,18 @@ pub enum Op {
     S_ATOMIC_XOR_X2,
     /// `s_barrier`
     S_BARRIER,
+    /// `s_barrier_init`
+    S_BARRIER_INIT,
+    /// `s_barrier_join`
+    S_BARRIER_JOIN,
+    /// `s_barrier_leave`
+    S_BARRIER_LEAVE,
+    /// `s_barrier_signal`
+    S_BARRIER_SIGNAL,
+    /// `s_barrier_signal_isfirst`
+    S_BARRIER_SIGNAL_ISFIRST,
+    /// `s_barrier_wait`
+    S_BARRIER_WAIT,
     /// `s_bcnt0_i32_b32`
     S_BCNT0_I32_B32,
     /// `s_bcnt0_i32_b64`
@@ -825,6 +1379,18 @@ pub enum Op {
     S_BUFFER_ATOMIC_XOR,
     /// `s_buffer_atomic_xor_x2`
     S_BUFFER_ATOMIC_XOR_X2,
+    /// `s_buffer_load_b128`
+    S_BUFFER_LOAD_B128,
+    /// `s_buffer_load_b256`
+    S_BUFFER_LOAD_B256,
+    /// `s_buffer_load_b32`
+    S_BUFFER_LOAD_B32,
+    /// `s_buffer_load_b512`
+    S_BUFFER_LOAD_B512,
+    /// `s_buffer_load_b64`
+    S_BUFFER_LOAD_B64,
+    /// `s_buffer_load_b96`
+    S_BUFFER_LOAD_B96,
     /// `s_buffer_load_dword`
     S_BUFFER_LOAD_DWORD,
     /// `s_buffer_load_dwordx16`
@@ -835,6 +1401,16 @@ pub enum Op {
     S_BUFFER_LOAD_DWORDX4,
     /// `s_buffer_load_dwordx8`
     S_BUFFER_LOAD_DWORDX8,
+    /// `s_buffer_load_i16`
+    S_BUFFER_LOAD_I16,
+    /// `s_buffer_load_i8`
+    S_BUFFER_LOAD_I8,
+    /// `s_buffer_load_u16`
+    S_BUFFER_LOAD_U16,
+    /// `s_buffer_load_u8`
+    S_BUFFER_LOAD_U8,
+    /// `s_buffer_prefetch_data`
+    S_BUFFER_PREFETCH_DATA,
     /// `s_buffer_store_dword`
     S_BUFFER_STORE_DWORD,
     /// `s_buffer_store_dwordx2`
@@ -869,40 +1445,110 @@ pub enum Op {
     S_CBRANCH_VCCNZ,
     /// `s_cbranch_vccz`
     S_CBRANCH_VCCZ,
+    /// `s_ceil_f16`
+    S_CEIL_F16,
+    /// `s_ceil_f32`
+    S_CEIL_F32,
+    /// `s_clause`
+    S_CLAUSE,
+    /// `s_cls_i32`
+    S_CLS_I32,
+    /// `s_cls_i32_i64`
+    S_CLS_I32_I64,
+    /// `s_clz_i32_u32`
+    S_CLZ_I32_U32,
+    /// `s_clz_i32_u64`
+    S_CLZ_I32_U64,
     /// `s_cmov_b32`
     S_CMOV_B32,
     /// `s_cmov_b64`
     S_CMOV_B64,
     /// `s_cmovk_i32`
     S_CMOVK_I32,
+    /// `s_cmp_eq_f16`
+    S_CMP_EQ_F16,
+    /// `s_cmp_eq_f32`
+    S_CMP_EQ_F32,
     /// `s_cmp_eq_i32`
     S_CMP_EQ_I32,
     /// `s_cmp_eq_u32`
     S_CMP_EQ_U32,
     /// `s_cmp_eq_u64`
     S_CMP_EQ_U64,
+    /// `s_cmp_ge_f16`
+    S_CMP_GE_F16,
+    /// `s_cmp_ge_f32`
+    S_CMP_GE_F32,
     /// `s_cmp_ge_i32`
     S_CMP_GE_I32,
     /// `s_cmp_ge_u32`
     S_CMP_GE_U32,
+    /// `s_cmp_gt_f16`
+    S_CMP_GT_F16,
+    /// `s_cmp_gt_f32`
+    S_CMP_GT_F32,
     /// `s_cmp_gt_i32`
     S_CMP_GT_I32,
     /// `s_cmp_gt_u32`
     S_CMP_GT_U32,
+    /// `s_cmp_le_f16`
+    S_CMP_LE_F16,
+    /// `s_cmp_le_f32`
+    S_CMP_LE_F32,
     /// `s_cmp_le_i32`
     S_CMP_LE_I32,
     /// `s_cmp_le_u32`
     S_CMP_LE_U32,
+    /// `s_cmp_lg_f16`
+    S_CMP_LG_F16,
+    /// `s_cmp_lg_f32`
+    S_CMP_LG_F32,
     /// `s_cmp_lg_i32`
     S_CMP_LG_I32,
     /// `s_cmp_lg_u32`
     S_CMP_LG_U32,
     /// `s_cmp_lg_u64`
     S_CMP_LG_U64,
+    /// `s_cmp_lt_f16`
+    S_CMP_LT_F16,
+    /// `s_cmp_lt_f32`
+    S_CMP_LT_F32,
     /// `s_cmp_lt_i32`
     S_CMP_LT_I32,
     /// `s_cmp_lt_u32`
     S_CMP_LT_U32,
+    /// `s_cmp_neq_f16`
+    S_CMP_NEQ_F16,
+    /// `s_cmp_neq_f32`
+    S_CMP_NEQ_F32,
+    /// `s_cmp_nge_f16`
+    S_CMP_NGE_F16,
+    /// `s_cmp_nge_f32`
+    S_CMP_NGE_F32,
+    /// `s_cmp_ngt_f16`
+    S_CMP_NGT_F16,
+    /// `s_cmp_ngt_f32`
+    S_CMP_NGT_F32,
+    /// `s_cmp_nle_f16`
+    S_CMP_NLE_F16,
+    /// `s_cmp_nle_f32`
+    S_CMP_NLE_F32,
+    /// `s_cmp_nlg_f16`
+    S_CMP_NLG_F16,
+    /// `s_cmp_nlg_f32`
+    S_CMP_NLG_F32,
+    /// `s_cmp_nlt_f16`
+    S_CMP_NLT_F16,
+    /// `s_cmp_nlt_f32`
+    S_CMP_NLT_F32,
+    /// `s_cmp_o_f16`
+    S_CMP_O_F16,
+    /// `s_cmp_o_f32`
+    S_CMP_O_F32,
+    /// `s_cmp_u_f16`
+    S_CMP_U_F16,
+    /// `s_cmp_u_f32`
+    S_CMP_U_F32,
     /// `s_cmpk_eq_i32`
     S_CMPK_EQ_I32,
     /// `s_cmpk_eq_u32`
@@ -927,10 +1573,32 @@ pub enum Op {
     S_CMPK_LT_I32,
     /// `s_cmpk_lt_u32`
     S_CMPK_LT_U32,
+    /// `s_code_end`
+    S_CODE_END,
     /// `s_cselect_b32`
     S_CSELECT_B32,
     /// `s_cselect_b64`
     S_CSELECT_B64,
+    /// `s_ctz_i32_b32`
+    S_CTZ_I32_B32,
+    /// `s_ctz_i32_b64`
+    S_CTZ_I32_B64,
+    /// `s_cvt_f16_f32`
+    S_CVT_F16_F32,
+    /// `s_cvt_f32_f16`
+    S_CVT_F32_F16,
+    /// `s_cvt_f32_i32`
+    S_CVT_F32_I32,
+    /// `s_cvt_f32_u32`
+    S_CVT_F32_U32,
+    /// `s_cvt_hi_f32_f16`
+    S_CVT_HI_F32_F16,
+    /// `s_cvt_i32_f32`
+    S_CVT_I32_F32,
+    /// `s_cvt_pk_rtz_f16_f32`
+    S_CVT_PK_RTZ_F16_F32,
+    /// `s_cvt_u32_f32`
+    S_CVT_U32_F32,
     /// `s_dcache_discard`
     S_DCACHE_DISCARD,
     /// `s_dcache_discard_x2`
@@ -945,6 +1613,10 @@ pub enum Op {
     S_DCACHE_WB_VOL,
     /// `s_decperflevel`
     S_DECPERFLEVEL,
+    /// `s_delay_alu`
+    S_DELAY_ALU,
+    /// `s_denorm_mode`
+    S_DENORM_MODE,
     /// `s_endpgm`
     S_ENDPGM,
     /// `s_endpgm_ordered_ps_done`
@@ -967,14 +1639,42 @@ pub enum Op {
     S_FLBIT_I32_B64,
     /// `s_flbit_i32_i64`
     S_FLBIT_I32_I64,
+    /// `s_floor_f16`
+    S_FLOOR_F16,
+    /// `s_floor_f32`
+    S_FLOOR_F32,
+    /// `s_fmaak_f32`
+    S_FMAAK_F32,
+    /// `s_fmac_f16`
+    S_FMAC_F16,
+    /// `s_fmac_f32`
+    S_FMAC_F32,
+    /// `s_fmamk_f32`
+    S_FMAMK_F32,
+    /// `s_get_barrier_state`
+    S_GET_BARRIER_STATE,
     /// `s_getpc_b64`
     S_GETPC_B64,
     /// `s_getreg_b32`
     S_GETREG_B32,
+    /// `s_gl1_inv`
+    S_GL1_INV,
     /// `s_icache_inv`
     S_ICACHE_INV,
     /// `s_incperflevel`
     S_INCPERFLEVEL,
+    /// `s_load_b128`
+    S_LOAD_B128,
+    /// `s_load_b256`
+    S_LOAD_B256,
+    /// `s_load_b32`
+    S_LOAD_B32,
+    /// `s_load_b512`
+    S_LOAD_B512,
+    /// `s_load_b64`
+    S_LOAD_B64,
+    /// `s_load_b96`
+    S_LOAD_B96,
     /// `s_load_dword`
     S_LOAD_DWORD,
     /// `s_load_dwordx16`
@@ -985,6 +1685,14 @@ pub enum Op {
     S_LOAD_DWORDX4,
     /// `s_load_dwordx8`
     S_LOAD_DWORDX8,
+    /// `s_load_i16`
+    S_LOAD_I16,
+    /// `s_load_i8`
+    S_LOAD_I8,
+    /// `s_load_u16`
+    S_LOAD_U16,
+    /// `s_load_u8`
+    S_LOAD_U8,
     /// `s_lshl1_add_u32`
     S_LSHL1_ADD_U32,
     /// `s_lshl2_add_u32`
@@ -1003,16 +1711,32 @@ pub enum Op {
     S_LSHR_B64,
     /// `s_max_i32`
     S_MAX_I32,
+    /// `s_max_num_f16`
+    S_MAX_NUM_F16,
+    /// `s_max_num_f32`
+    S_MAX_NUM_F32,
     /// `s_max_u32`
     S_MAX_U32,
+    /// `s_maximum_f16`
+    S_MAXIMUM_F16,
+    /// `s_maximum_f32`
+    S_MAXIMUM_F32,
     /// `s_memrealtime`
     S_MEMREALTIME,
     /// `s_memtime`
     S_MEMTIME,
     /// `s_min_i32`
     S_MIN_I32,
+    /// `s_min_num_f16`
+    S_MIN_NUM_F16,
+    /// `s_min_num_f32`
+    S_MIN_NUM_F32,
     /// `s_min_u32`
     S_MIN_U32,
+    /// `s_minimum_f16`
+    S_MINIMUM_F16,
+    /// `s_minimum_f32`
+    S_MINIMUM_F32,
     /// `s_mov_b32`
     S_MOV_B32,
     /// `s_mov_b64`
@@ -1027,18 +1751,28 @@ pub enum Op {
     S_MOVRELS_B32,
     /// `s_movrels_b64`
     S_MOVRELS_B64,
+    /// `s_movrelsd_2_b32`
+    S_MOVRELSD_2_B32,
+    /// `s_mul_f16`
+    S_MUL_F16,
+    /// `s_mul_f32`
+    S_MUL_F32,
     /// `s_mul_hi_i32`
     S_MUL_HI_I32,
     /// `s_mul_hi_u32`
     S_MUL_HI_U32,
     /// `s_mul_i32`
     S_MUL_I32,
+    /// `s_mul_u64`
+    S_MUL_U64,
     /// `s_mulk_i32`
     S_MULK_I32,
     /// `s_nand_b32`
     S_NAND_B32,
     /// `s_nand_b64`
     S_NAND_B64,
+    /// `s_nand_saveexec_b32`
+    S_NAND_SAVEEXEC_B32,
     /// `s_nand_saveexec_b64`
     S_NAND_SAVEEXEC_B64,
     /// `s_nop`
@@ -1047,6 +1781,8 @@ pub enum Op {
     S_NOR_B32,
     /// `s_nor_b64`
     S_NOR_B64,
+    /// `s_nor_saveexec_b32`
+    S_NOR_SAVEEXEC_B32,
     /// `s_nor_saveexec_b64`
     S_NOR_SAVEEXEC_B64,
     /// `s_not_b32`
@@ -1057,6 +1793,20 @@ pub enum Op {
     S_OR_B32,
     /// `s_or_b64`
     S_OR_B64,
+    /// `s_or_not0_saveexec_b32`
+    S_OR_NOT0_SAVEEXEC_B32,
+    /// `s_or_not0_saveexec_b64`
+    S_OR_NOT0_SAVEEXEC_B64,
+    /// `s_or_not1_b32`
+    S_OR_NOT1_B32,
+    /// `s_or_not1_b64`
+    S_OR_NOT1_B64,
+    /// `s_or_not1_saveexec_b32`
+    S_OR_NOT1_SAVEEXEC_B32,
+    /// `s_or_not1_saveexec_b64`
+    S_OR_NOT1_SAVEEXEC_B64,
+    /// `s_or_saveexec_b32`
+    S_OR_SAVEEXEC_B32,
     /// `s_or_saveexec_b64`
     S_OR_SAVEEXEC_B64,
     /// `s_orn1_saveexec_b64`
@@ -1069,10 +1819,20 @@ pub enum Op {
     S_ORN2_SAVEEXEC_B64,
     /// `s_pack_hh_b32_b16`
     S_PACK_HH_B32_B16,
+    /// `s_pack_hl_b32_b16`
+    S_PACK_HL_B32_B16,
     /// `s_pack_lh_b32_b16`
     S_PACK_LH_B32_B16,
     /// `s_pack_ll_b32_b16`
     S_PACK_LL_B32_B16,
+    /// `s_prefetch_data`
+    S_PREFETCH_DATA,
+    /// `s_prefetch_data_pc_rel`
+    S_PREFETCH_DATA_PC_REL,
+    /// `s_prefetch_inst`
+    S_PREFETCH_INST,
+    /// `s_prefetch_inst_pc_rel`
+    S_PREFETCH_INST_PC_REL,
     /// `s_quadmask_b32`
     S_QUADMASK_B32,
     /// `s_quadmask_b64`
@@ -1081,6 +1841,12 @@ pub enum Op {
     S_RFE_B64,
     /// `s_rfe_restore_b64`
     S_RFE_RESTORE_B64,
+    /// `s_rndne_f16`
+    S_RNDNE_F16,
+    /// `s_rndne_f32`
+    S_RNDNE_F32,
+    /// `s_round_mode`
+    S_ROUND_MODE,
     /// `s_scratch_load_dword`
     S_SCRATCH_LOAD_DWORD,
     /// `s_scratch_load_dwordx2`
@@ -1095,6 +1861,10 @@ pub enum Op {
     S_SCRATCH_STORE_DWORDX4,
     /// `s_sendmsg`
     S_SENDMSG,
+    /// `s_sendmsg_rtn_b32`
+    S_SENDMSG_RTN_B32,
+    /// `s_sendmsg_rtn_b64`
+    S_SENDMSG_RTN_B64,
     /// `s_sendmsghalt`
     S_SENDMSGHALT,
     /// `s_set_gpr_idx_idx`
@@ -1105,6 +1875,8 @@ pub enum Op {
     S_SET_GPR_IDX_OFF,
     /// `s_set_gpr_idx_on`
     S_SET_GPR_IDX_ON,
+    /// `s_set_inst_prefetch_distance`
+    S_SET_INST_PREFETCH_DISTANCE,
     /// `s_sethalt`
     S_SETHALT,
     /// `s_setkill`
@@ -1125,26 +1897,86 @@ pub enum Op {
     S_SEXT_I32_I8,
     /// `s_sleep`
     S_SLEEP,
+    /// `s_sleep_var`
+    S_SLEEP_VAR,
     /// `s_store_dword`
     S_STORE_DWORD,
     /// `s_store_dwordx2`
     S_STORE_DWORDX2,
     /// `s_store_dwordx4`
     S_STORE_DWORDX4,
+    /// `s_sub_co_ci_u32`
+    S_SUB_CO_CI_U32,
+    /// `s_sub_co_i32`
+    S_SUB_CO_I32,
+    /// `s_sub_co_u32`
+    S_SUB_CO_U32,
+    /// `s_sub_f16`
+    S_SUB_F16,
+    /// `s_sub_f32`
+    S_SUB_F32,
     /// `s_sub_i32`
     S_SUB_I32,
+    /// `s_sub_nc_u64`
+    S_SUB_NC_U64,
     /// `s_sub_u32`
     S_SUB_U32,
     /// `s_subb_u32`
     S_SUBB_U32,
+    /// `s_subvector_loop_begin`
+    S_SUBVECTOR_LOOP_BEGIN,
+    /// `s_subvector_loop_end`
+    S_SUBVECTOR_LOOP_END,
     /// `s_swappc_b64`
     S_SWAPPC_B64,
     /// `s_trap`
     S_TRAP,
+    /// `s_trunc_f16`
+    S_TRUNC_F16,
+    /// `s_trunc_f32`
+    S_TRUNC_F32,
     /// `s_ttracedata`
     S_TTRACEDATA,
+    /// `s_ttracedata_imm`
+    S_TTRACEDATA_IMM,
+    /// `s_version`
+    S_VERSION,
+    /// `s_wait_alu`
+    S_WAIT_ALU,
+    /// `s_wait_bvhcnt`
+    S_WAIT_BVHCNT,
+    /// `s_wait_dscnt`
+    S_WAIT_DSCNT,
+    /// `s_wait_event`
+    S_WAIT_EVENT,
+    /// `s_wait_expcnt`
+    S_WAIT_EXPCNT,
+    /// `s_wait_idle`
+    S_WAIT_IDLE,
+    /// `s_wait_kmcnt`
+    S_WAIT_KMCNT,
+    /// `s_wait_loadcnt`
+    S_WAIT_LOADCNT,
+    /// `s_wait_loadcnt_dscnt`
+    S_WAIT_LOADCNT_DSCNT,
+    /// `s_wait_samplecnt`
+    S_WAIT_SAMPLECNT,
+    /// `s_wait_storecnt`
+    S_WAIT_STORECNT,
+    /// `s_wait_storecnt_dscnt`
+    S_WAIT_STORECNT_DSCNT,
     /// `s_waitcnt`
     S_WAITCNT,
+    /// `s_waitcnt_depctr`
+    S_WAITCNT_DEPCTR,
+    /// `s_waitcnt_expcnt`
+    S_WAITCNT_EXPCNT,
+    /// `s_waitcnt_lgkmcnt`
+    S_WAITCNT_LGKMCNT,
+    /// `s_waitcnt_vmcnt`
+    S_WAITCNT_VMCNT,
+    /// `s_waitcnt_vscnt`
+    S_WAITCNT_VSCNT,
     /// `s_wakeup`
     S_WAKEUP,
     /// `s_wqm_b32`
@@ -1155,14 +1987,40 @@ pub enum Op {
     S_XNOR_B32,
     /// `s_xnor_b64`
     S_XNOR_B64,
+    /// `s_xnor_saveexec_b32`
+    S_XNOR_SAVEEXEC_B32,
     /// `s_xnor_saveexec_b64`
     S_XNOR_SAVEEXEC_B64,
     /// `s_xor_b32`
     S_XOR_B32,
     /// `s_xor_b64`
     S_XOR_B64,
+    /// `s_xor_saveexec_b32`
+    S_XOR_SAVEEXEC_B32,
     /// `s_xor_saveexec_b64`
     S_XOR_SAVEEXEC_B64,
+    /// `scratch_load_b128`
+    SCRATCH_LOAD_B128,
+    /// `scratch_load_b32`
+    SCRATCH_LOAD_B32,
+    /// `scratch_load_b64`
+    SCRATCH_LOAD_B64,
+    /// `scratch_load_b96`
+    SCRATCH_LOAD_B96,
+    /// `scratch_load_block`
+    SCRATCH_LOAD_BLOCK,
+    /// `scratch_load_d16_b16`
+    SCRATCH_LOAD_D16_B16,
+    /// `scratch_load_d16_hi_b16`
+    SCRATCH_LOAD_D16_HI_B16,
+    /// `scratch_load_d16_hi_i8`
+    SCRATCH_LOAD_D16_HI_I8,
+    /// `scratch_load_d16_hi_u8`
+    SCRATCH_LOAD_D16_HI_U8,
+    /// `scratch_load_d16_i8`
+    SCRATCH_LOAD_D16_I8,
+    /// `scratch_load_d16_u8`
+    SCRATCH_LOAD_D16_U8,
     /// `scratch_load_dword`
     SCRATCH_LOAD_DWORD,
     /// `scratch_load_dwordx2`
@@ -1171,6 +2029,10 @@ pub enum Op {
     SCRATCH_LOAD_DWORDX3,
     /// `scratch_load_dwordx4`
     SCRATCH_LOAD_DWORDX4,
+    /// `scratch_load_i16`
+    SCRATCH_LOAD_I16,
+    /// `scratch_load_i8`
+    SCRATCH_LOAD_I8,
     /// `scratch_load_lds_dword`
     SCRATCH_LOAD_LDS_DWORD,
     /// `scratch_load_lds_sbyte`
@@ -1193,6 +2055,10 @@ pub enum Op {
     SCRATCH_LOAD_SHORT_D16_HI,
     /// `scratch_load_sshort`
     SCRATCH_LOAD_SSHORT,
+    /// `scratch_load_u16`
+    SCRATCH_LOAD_U16,
+    /// `scratch_load_u8`
+    SCRATCH_LOAD_U8,
     /// `scratch_load_ubyte`
     SCRATCH_LOAD_UBYTE,
     /// `scratch_load_ubyte_d16`
@@ -1201,10 +2067,28 @@ pub enum Op {
     SCRATCH_LOAD_UBYTE_D16_HI,
     /// `scratch_load_ushort`
     SCRATCH_LOAD_USHORT,
+    /// `scratch_store_b128`
+    SCRATCH_STORE_B128,
+    /// `scratch_store_b16`
+    SCRATCH_STORE_B16,
+    /// `scratch_store_b32`
+    SCRATCH_STORE_B32,
+    /// `scratch_store_b64`
+    SCRATCH_STORE_B64,
+    /// `scratch_store_b8`
+    SCRATCH_STORE_B8,
+    /// `scratch_store_b96`
+    SCRATCH_STORE_B96,
+    /// `scratch_store_block`
+    SCRATCH_STORE_BLOCK,
     /// `scratch_store_byte`
     SCRATCH_STORE_BYTE,
     /// `scratch_store_byte_d16_hi`
     SCRATCH_STORE_BYTE_D16_HI,
+    /// `scratch_store_d16_hi_b16`
+    SCRATCH_STORE_D16_HI_B16,
+    /// `scratch_store_d16_hi_b8`
+    SCRATCH_STORE_D16_HI_B8,
     /// `scratch_store_dword`
     SCRATCH_STORE_DWORD,
     /// `scratch_store_dwordx2`
@@ -1217,6 +2101,14 @@ pub enum Op {
     SCRATCH_STORE_SHORT,
     /// `scratch_store_short_d16_hi`
     SCRATCH_STORE_SHORT_D16_HI,
+    /// `tbuffer_load_d16_format_x`
+    TBUFFER_LOAD_D16_FORMAT_X,
+    /// `tbuffer_load_d16_format_xy`
+    TBUFFER_LOAD_D16_FORMAT_XY,
+    /// `tbuffer_load_d16_format_xyz`
+    TBUFFER_LOAD_D16_FORMAT_XYZ,
+    /// `tbuffer_load_d16_format_xyzw`
+    TBUFFER_LOAD_D16_FORMAT_XYZW,
     /// `tbuffer_load_format_d16_x`
     TBUFFER_LOAD_FORMAT_D16_X,
     /// `tbuffer_load_format_d16_xy`
@@ -1233,6 +2125,14 @@ pub enum Op {
     TBUFFER_LOAD_FORMAT_XYZ,
     /// `tbuffer_load_format_xyzw`
     TBUFFER_LOAD_FORMAT_XYZW,
+    /// `tbuffer_store_d16_format_x`
+    TBUFFER_STORE_D16_FORMAT_X,
+    /// `tbuffer_store_d16_format_xy`
+    TBUFFER_STORE_D16_FORMAT_XY,
+    /// `tbuffer_store_d16_format_xyz`
+    TBUFFER_STORE_D16_FORMAT_XYZ,
+    /// `tbuffer_store_d16_format_xyzw`
+    TBUFFER_STORE_D16_FORMAT_XYZW,
     /// `tbuffer_store_format_d16_x`
     TBUFFER_STORE_FORMAT_D16_X,
     /// `tbuffer_store_format_d16_xy`
@@ -1257,6 +2157,8 @@ pub enum Op {
     V_ACCVGPR_WRITE_B32,
     /// `v_add3_u32`
     V_ADD3_U32,
+    /// `v_add_co_ci_u32`
+    V_ADD_CO_CI_U32,
     /// `v_add_co_u32`
     V_ADD_CO_U32,
     /// `v_add_f16`
@@ -1271,6 +2173,14 @@ pub enum Op {
     V_ADD_I32,
     /// `v_add_lshl_u32`
     V_ADD_LSHL_U32,
+    /// `v_add_nc_i16`
+    V_ADD_NC_I16,
+    /// `v_add_nc_i32`
+    V_ADD_NC_I32,
+    /// `v_add_nc_u16`
+    V_ADD_NC_U16,
+    /// `v_add_nc_u32`
+    V_ADD_NC_U32,
     /// `v_add_u16`
     V_ADD_U16,
     /// `v_add_u32`
@@ -1281,6 +2191,8 @@ pub enum Op {
     V_ALIGNBIT_B32,
     /// `v_alignbyte_b32`
     V_ALIGNBYTE_B32,
+    /// `v_and_b16`
+    V_AND_B16,
     /// `v_and_b32`
     V_AND_B32,
     /// `v_and_or_b32`
@@ -1319,6 +2231,10 @@ pub enum Op {
     V_CEIL_F64,
     /// `v_clrexcp`
     V_CLREXCP,
+    /// `v_cls_i32`
+    V_CLS_I32,
+    /// `v_clz_i32_u32`
+    V_CLZ_I32_U32,
     /// `v_cmp_class_f16`
     V_CMP_CLASS_F16,
     /// `v_cmp_class_f32`
@@ -1493,6 +2409,12 @@ pub enum Op {
     V_CMP_O_F32,
     /// `v_cmp_o_f64`
     V_CMP_O_F64,
+    /// `v_cmp_t_f16`
+    V_CMP_T_F16,
+    /// `v_cmp_t_f32`
+    V_CMP_T_F32,
+    /// `v_cmp_t_f64`
+    V_CMP_T_F64,
     /// `v_cmp_t_i16`
     V_CMP_T_I16,
     /// `v_cmp_t_i32`
@@ -1691,6 +2613,12 @@ pub enum Op {
     V_CMPX_O_F32,
     /// `v_cmpx_o_f64`
     V_CMPX_O_F64,
+    /// `v_cmpx_t_f16`
+    V_CMPX_T_F16,
+    /// `v_cmpx_t_f32`
+    V_CMPX_T_F32,
+    /// `v_cmpx_t_f64`
+    V_CMPX_T_F64,
     /// `v_cmpx_t_i16`
     V_CMPX_T_I16,
     /// `v_cmpx_t_i32`
@@ -1715,12 +2643,16 @@ pub enum Op {
     V_CMPX_U_F32,
     /// `v_cmpx_u_f64`
     V_CMPX_U_F64,
+    /// `v_cndmask_b16`
+    V_CNDMASK_B16,
     /// `v_cndmask_b32`
     V_CNDMASK_B32,
     /// `v_cos_f16`
     V_COS_F16,
     /// `v_cos_f32`
     V_COS_F32,
+    /// `v_ctz_i32_b32`
+    V_CTZ_I32_B32,
     /// `v_cubeid_f32`
     V_CUBEID_F32,
     /// `v_cubema_f32`
@@ -1763,6 +2695,8 @@ pub enum Op {
     V_CVT_F64_I32,
     /// `v_cvt_f64_u32`
     V_CVT_F64_U32,
+    /// `v_cvt_floor_i32_f32`
+    V_CVT_FLOOR_I32_F32,
     /// `v_cvt_flr_i32_f32`
     V_CVT_FLR_I32_F32,
     /// `v_cvt_i16_f16`
@@ -1771,6 +2705,10 @@ pub enum Op {
     V_CVT_I32_F32,
     /// `v_cvt_i32_f64`
     V_CVT_I32_F64,
+    /// `v_cvt_i32_i16`
+    V_CVT_I32_I16,
+    /// `v_cvt_nearest_i32_f32`
+    V_CVT_NEAREST_I32_F32,
     /// `v_cvt_norm_i16_f16`
     V_CVT_NORM_I16_F16,
     /// `v_cvt_norm_u16_f16`
@@ -1789,8 +2727,22 @@ pub enum Op {
     V_CVT_PK_F32_FP8,
     /// `v_cvt_pk_fp8_f32`
     V_CVT_PK_FP8_F32,
+    /// `v_cvt_pk_i16_f32`
+    V_CVT_PK_I16_F32,
     /// `v_cvt_pk_i16_i32`
     V_CVT_PK_I16_I32,
+    /// `v_cvt_pk_norm_i16_f16`
+    V_CVT_PK_NORM_I16_F16,
+    /// `v_cvt_pk_norm_i16_f32`
+    V_CVT_PK_NORM_I16_F32,
+    /// `v_cvt_pk_norm_u16_f16`
+    V_CVT_PK_NORM_U16_F16,
+    /// `v_cvt_pk_norm_u16_f32`
+    V_CVT_PK_NORM_U16_F32,
+    /// `v_cvt_pk_rtz_f16_f32`
+    V_CVT_PK_RTZ_F16_F32,
+    /// `v_cvt_pk_u16_f32`
+    V_CVT_PK_U16_F32,
     /// `v_cvt_pk_u16_u32`
     V_CVT_PK_U16_U32,
     /// `v_cvt_pk_u8_f32`
@@ -1921,6 +2873,8 @@ pub enum Op {
     V_CVT_U32_F32,
     /// `v_cvt_u32_f64`
     V_CVT_U32_F64,
+    /// `v_cvt_u32_u16`
+    V_CVT_U32_U16,
     /// `v_div_fixup_f16`
     V_DIV_FIXUP_F16,
     /// `v_div_fixup_f32`
@@ -1937,6 +2891,10 @@ pub enum Op {
     V_DIV_SCALE_F32,
     /// `v_div_scale_f64`
     V_DIV_SCALE_F64,
+    /// `v_dot2_bf16_bf16`
+    V_DOT2_BF16_BF16,
+    /// `v_dot2_f16_f16`
+    V_DOT2_F16_F16,
     /// `v_dot2_f32_bf16`
     V_DOT2_F32_BF16,
     /// `v_dot2_f32_f16`
@@ -1945,24 +2903,76 @@ pub enum Op {
     V_DOT2_I32_I16,
     /// `v_dot2_u32_u16`
     V_DOT2_U32_U16,
+    /// `v_dot2acc_f32_f16`
+    V_DOT2ACC_F32_F16,
     /// `v_dot2c_f32_bf16`
     V_DOT2C_F32_BF16,
     /// `v_dot2c_f32_f16`
     V_DOT2C_F32_F16,
     /// `v_dot2c_i32_i16`
     V_DOT2C_I32_I16,
+    /// `v_dot4_f32_bf8_bf8`
+    V_DOT4_F32_BF8_BF8,
+    /// `v_dot4_f32_bf8_fp8`
+    V_DOT4_F32_BF8_FP8,
+    /// `v_dot4_f32_fp8_bf8`
+    V_DOT4_F32_FP8_BF8,
+    /// `v_dot4_f32_fp8_fp8`
+    V_DOT4_F32_FP8_FP8,
     /// `v_dot4_i32_i8`
     V_DOT4_I32_I8,
+    /// `v_dot4_i32_iu8`
+    V_DOT4_I32_IU8,
     /// `v_dot4_u32_u8`
     V_DOT4_U32_U8,
     /// `v_dot4c_i32_i8`
     V_DOT4C_I32_I8,
     /// `v_dot8_i32_i4`
     V_DOT8_I32_I4,
+    /// `v_dot8_i32_iu4`
+    V_DOT8_I32_IU4,
     /// `v_dot8_u32_u4`
     V_DOT8_U32_U4,
     /// `v_dot8c_i32_i4`
     V_DOT8C_I32_I4,
+    /// `v_dual_add_f32`
+    V_DUAL_ADD_F32,
+    /// `v_dual_add_nc_u32`
+    V_DUAL_ADD_NC_U32,
+    /// `v_dual_and_b32`
+    V_DUAL_AND_B32,
+    /// `v_dual_cndmask_b32`
+    V_DUAL_CNDMASK_B32,
+    /// `v_dual_dot2acc_f32_bf16`
+    V_DUAL_DOT2ACC_F32_BF16,
+    /// `v_dual_dot2acc_f32_f16`
+    V_DUAL_DOT2ACC_F32_F16,
+    /// `v_dual_fmaak_f32`
+    V_DUAL_FMAAK_F32,
+    /// `v_dual_fmac_f32`
+    V_DUAL_FMAC_F32,
+    /// `v_dual_fmamk_f32`
+    V_DUAL_FMAMK_F32,
+    /// `v_dual_lshlrev_b32`
+    V_DUAL_LSHLREV_B32,
+    /// `v_dual_max_f32`
+    V_DUAL_MAX_F32,
+    /// `v_dual_max_num_f32`
+    V_DUAL_MAX_NUM_F32,
+    /// `v_dual_min_f32`
+    V_DUAL_MIN_F32,
+    /// `v_dual_min_num_f32`
+    V_DUAL_MIN_NUM_F32,
+    /// `v_dual_mov_b32`
+    V_DUAL_MOV_B32,
+    /// `v_dual_mul_dx9_zero_f32`
+    V_DUAL_MUL_DX9_ZERO_F32,
+    /// `v_dual_mul_f32`
+    V_DUAL_MUL_F32,
+    /// `v_dual_sub_f32`
+    V_DUAL_SUB_F32,
+    /// `v_dual_subrev_f32`
+    V_DUAL_SUBREV_F32,
     /// `v_exp_f16`
     V_EXP_F16,
     /// `v_exp_f32`
@@ -1981,6 +2991,8 @@ pub enum Op {
     V_FLOOR_F32,
     /// `v_floor_f64`
     V_FLOOR_F64,
+    /// `v_fma_dx9_zero_f32`
+    V_FMA_DX9_ZERO_F32,
     /// `v_fma_f16`
     V_FMA_F16,
     /// `v_fma_f32`
@@ -1995,12 +3007,20 @@ pub enum Op {
     V_FMA_MIXHI_F16,
     /// `v_fma_mixlo_f16`
     V_FMA_MIXLO_F16,
+    /// `v_fmaak_f16`
+    V_FMAAK_F16,
     /// `v_fmaak_f32`
     V_FMAAK_F32,
+    /// `v_fmac_dx9_zero_f32`
+    V_FMAC_DX9_ZERO_F32,
+    /// `v_fmac_f16`
+    V_FMAC_F16,
     /// `v_fmac_f32`
     V_FMAC_F32,
     /// `v_fmac_f64`
     V_FMAC_F64,
+    /// `v_fmamk_f16`
+    V_FMAMK_F16,
     /// `v_fmamk_f32`
     V_FMAMK_F32,
     /// `v_fract_f16`
@@ -2055,6 +3075,10 @@ pub enum Op {
     V_LSHRREV_B64,
     /// `v_mac_f16`
     V_MAC_F16,
+    /// `v_mad_co_i64_i32`
+    V_MAD_CO_I64_I32,
+    /// `v_mad_co_u64_u32`
+    V_MAD_CO_U64_U32,
     /// `v_mad_f16`
     V_MAD_F16,
     /// `v_mad_i16`
@@ -2091,6 +3115,10 @@ pub enum Op {
     V_MAX3_I16,
     /// `v_max3_i32`
     V_MAX3_I32,
+    /// `v_max3_num_f16`
+    V_MAX3_NUM_F16,
+    /// `v_max3_num_f32`
+    V_MAX3_NUM_F32,
     /// `v_max3_u16`
     V_MAX3_U16,
     /// `v_max3_u32`
@@ -2105,12 +3133,42 @@ pub enum Op {
     V_MAX_I16,
     /// `v_max_i32`
     V_MAX_I32,
+    /// `v_max_num_f16`
+    V_MAX_NUM_F16,
+    /// `v_max_num_f32`
+    V_MAX_NUM_F32,
+    /// `v_max_num_f64`
+    V_MAX_NUM_F64,
     /// `v_max_u16`
     V_MAX_U16,
     /// `v_max_u32`
     V_MAX_U32,
+    /// `v_maximum3_f16`
+    V_MAXIMUM3_F16,
     /// `v_maximum3_f32`
     V_MAXIMUM3_F32,
+    /// `v_maximum_f16`
+    V_MAXIMUM_F16,
+    /// `v_maximum_f32`
+    V_MAXIMUM_F32,
+    /// `v_maximum_f64`
+    V_MAXIMUM_F64,
+    /// `v_maximumminimum_f16`
+    V_MAXIMUMMINIMUM_F16,
+    /// `v_maximumminimum_f32`
+    V_MAXIMUMMINIMUM_F32,
+    /// `v_maxmin_f16`
+    V_MAXMIN_F16,
+    /// `v_maxmin_f32`
+    V_MAXMIN_F32,
+    /// `v_maxmin_i32`
+    V_MAXMIN_I32,
+    /// `v_maxmin_num_f16`
+    V_MAXMIN_NUM_F16,
+    /// `v_maxmin_num_f32`
+    V_MAXMIN_NUM_F32,
+    /// `v_maxmin_u32`
+    V_MAXMIN_U32,
     /// `v_mbcnt_hi_u32_b32`
     V_MBCNT_HI_U32_B32,
     /// `v_mbcnt_lo_u32_b32`
@@ -2123,6 +3181,10 @@ pub enum Op {
     V_MED3_I16,
     /// `v_med3_i32`
     V_MED3_I32,
+    /// `v_med3_num_f16`
+    V_MED3_NUM_F16,
+    /// `v_med3_num_f32`
+    V_MED3_NUM_F32,
     /// `v_med3_u16`
     V_MED3_U16,
     /// `v_med3_u32`
@@ -2217,6 +3279,10 @@ pub enum Op {
     V_MIN3_I16,
     /// `v_min3_i32`
     V_MIN3_I32,
+    /// `v_min3_num_f16`
+    V_MIN3_NUM_F16,
+    /// `v_min3_num_f32`
+    V_MIN3_NUM_F32,
     /// `v_min3_u16`
     V_MIN3_U16,
     /// `v_min3_u32`
@@ -2231,22 +3297,64 @@ pub enum Op {
     V_MIN_I16,
     /// `v_min_i32`
     V_MIN_I32,
+    /// `v_min_num_f16`
+    V_MIN_NUM_F16,
+    /// `v_min_num_f32`
+    V_MIN_NUM_F32,
+    /// `v_min_num_f64`
+    V_MIN_NUM_F64,
     /// `v_min_u16`
     V_MIN_U16,
     /// `v_min_u32`
     V_MIN_U32,
+    /// `v_minimum3_f16`
+    V_MINIMUM3_F16,
     /// `v_minimum3_f32`
     V_MINIMUM3_F32,
+    /// `v_minimum_f16`
+    V_MINIMUM_F16,
+    /// `v_minimum_f32`
+    V_MINIMUM_F32,
+    /// `v_minimum_f64`
+    V_MINIMUM_F64,
+    /// `v_minimummaximum_f16`
+    V_MINIMUMMAXIMUM_F16,
+    /// `v_minimummaximum_f32`
+    V_MINIMUMMAXIMUM_F32,
+    /// `v_minmax_f16`
+    V_MINMAX_F16,
+    /// `v_minmax_f32`
+    V_MINMAX_F32,
+    /// `v_minmax_i32`
+    V_MINMAX_I32,
+    /// `v_minmax_num_f16`
+    V_MINMAX_NUM_F16,
+    /// `v_minmax_num_f32`
+    V_MINMAX_NUM_F32,
+    /// `v_minmax_u32`
+    V_MINMAX_U32,
+    /// `v_mov_b16`
+    V_MOV_B16,
     /// `v_mov_b32`
     V_MOV_B32,
     /// `v_mov_b64`
     V_MOV_B64,
+    /// `v_movreld_b32`
+    V_MOVRELD_B32,
+    /// `v_movrels_b32`
+    V_MOVRELS_B32,
+    /// `v_movrelsd_2_b32`
+    V_MOVRELSD_2_B32,
+    /// `v_movrelsd_b32`
+    V_MOVRELSD_B32,
     /// `v_mqsad_pk_u16_u8`
     V_MQSAD_PK_U16_U8,
     /// `v_mqsad_u32_u8`
     V_MQSAD_U32_U8,
     /// `v_msad_u8`
     V_MSAD_U8,
+    /// `v_mul_dx9_zero_f32`
+    V_MUL_DX9_ZERO_F32,
     /// `v_mul_f16`
     V_MUL_F16,
     /// `v_mul_f32`
@@ -2271,22 +3379,38 @@ pub enum Op {
     V_MUL_LO_U32,
     /// `v_mul_u32_u24`
     V_MUL_U32_U24,
+    /// `v_mullit_f32`
+    V_MULLIT_F32,
     /// `v_nop`
     V_NOP,
+    /// `v_not_b16`
+    V_NOT_B16,
     /// `v_not_b32`
     V_NOT_B32,
     /// `v_or3_b32`
     V_OR3_B32,
+    /// `v_or_b16`
+    V_OR_B16,
     /// `v_or_b32`
     V_OR_B32,
     /// `v_pack_b32_f16`
     V_PACK_B32_F16,
     /// `v_perm_b32`
     V_PERM_B32,
+    /// `v_permlane16_b32`
+    V_PERMLANE16_B32,
     /// `v_permlane16_swap_b32`
     V_PERMLANE16_SWAP_B32,
+    /// `v_permlane16_var_b32`
+    V_PERMLANE16_VAR_B32,
     /// `v_permlane32_swap_b32`
     V_PERMLANE32_SWAP_B32,
+    /// `v_permlane64_b32`
+    V_PERMLANE64_B32,
+    /// `v_permlanex16_b32`
+    V_PERMLANEX16_B32,
+    /// `v_permlanex16_var_b32`
+    V_PERMLANEX16_VAR_B32,
     /// `v_pk_add_f16`
     V_PK_ADD_F16,
     /// `v_pk_add_f32`
@@ -2315,18 +3439,26 @@ pub enum Op {
     V_PK_MAX_F16,
     /// `v_pk_max_i16`
     V_PK_MAX_I16,
+    /// `v_pk_max_num_f16`
+    V_PK_MAX_NUM_F16,
     /// `v_pk_max_u16`
     V_PK_MAX_U16,
     /// `v_pk_maximum3_f16`
     V_PK_MAXIMUM3_F16,
+    /// `v_pk_maximum_f16`
+    V_PK_MAXIMUM_F16,
     /// `v_pk_min_f16`
     V_PK_MIN_F16,
     /// `v_pk_min_i16`
     V_PK_MIN_I16,
+    /// `v_pk_min_num_f16`
+    V_PK_MIN_NUM_F16,
     /// `v_pk_min_u16`
     V_PK_MIN_U16,
     /// `v_pk_minimum3_f16`
     V_PK_MINIMUM3_F16,
+    /// `v_pk_minimum_f16`
+    V_PK_MINIMUM_F16,
     /// `v_pk_mov_b32`
     V_PK_MOV_B32,
     /// `v_pk_mul_f16`
@@ -2367,6 +3499,26 @@ pub enum Op {
     V_RSQ_F32,
     /// `v_rsq_f64`
     V_RSQ_F64,
+    /// `v_s_exp_f16`
+    V_S_EXP_F16,
+    /// `v_s_exp_f32`
+    V_S_EXP_F32,
+    /// `v_s_log_f16`
+    V_S_LOG_F16,
+    /// `v_s_log_f32`
+    V_S_LOG_F32,
+    /// `v_s_rcp_f16`
+    V_S_RCP_F16,
+    /// `v_s_rcp_f32`
+    V_S_RCP_F32,
+    /// `v_s_rsq_f16`
+    V_S_RSQ_F16,
+    /// `v_s_rsq_f32`
+    V_S_RSQ_F32,
+    /// `v_s_sqrt_f16`
+    V_S_SQRT_F16,
+    /// `v_s_sqrt_f32`
+    V_S_SQRT_F32,
     /// `v_sad_hi_u8`
     V_SAD_HI_U8,
     /// `v_sad_u16`
@@ -2445,6 +3597,8 @@ pub enum Op {
     V_SQRT_F32,
     /// `v_sqrt_f64`
     V_SQRT_F64,
+    /// `v_sub_co_ci_u32`
+    V_SUB_CO_CI_U32,
     /// `v_sub_co_u32`
     V_SUB_CO_U32,
     /// `v_sub_f16`
@@ -2455,6 +3609,14 @@ pub enum Op {
     V_SUB_I16,
     /// `v_sub_i32`
     V_SUB_I32,
+    /// `v_sub_nc_i16`
+    V_SUB_NC_I16,
+    /// `v_sub_nc_i32`
+    V_SUB_NC_I32,
+    /// `v_sub_nc_u16`
+    V_SUB_NC_U16,
+    /// `v_sub_nc_u32`
+    V_SUB_NC_U32,
     /// `v_sub_u16`
     V_SUB_U16,
     /// `v_sub_u32`
@@ -2463,18 +3625,48 @@ pub enum Op {
     V_SUBB_CO_U32,
     /// `v_subbrev_co_u32`
     V_SUBBREV_CO_U32,
+    /// `v_subrev_co_ci_u32`
+    V_SUBREV_CO_CI_U32,
     /// `v_subrev_co_u32`
     V_SUBREV_CO_U32,
     /// `v_subrev_f16`
     V_SUBREV_F16,
     /// `v_subrev_f32`
     V_SUBREV_F32,
+    /// `v_subrev_nc_u32`
+    V_SUBREV_NC_U32,
     /// `v_subrev_u16`
     V_SUBREV_U16,
     /// `v_subrev_u32`
     V_SUBREV_U32,
+    /// `v_swap_b16`
+    V_SWAP_B16,
     /// `v_swap_b32`
     V_SWAP_B32,
+    /// `v_swaprel_b32`
+    V_SWAPREL_B32,
+    /// `v_swmmac_bf16_16x16x32_bf16`
+    V_SWMMAC_BF16_16X16X32_BF16,
+    /// `v_swmmac_f16_16x16x32_f16`
+    V_SWMMAC_F16_16X16X32_F16,
+    /// `v_swmmac_f32_16x16x32_bf16`
+    V_SWMMAC_F32_16X16X32_BF16,
+    /// `v_swmmac_f32_16x16x32_bf8_bf8`
+    V_SWMMAC_F32_16X16X32_BF8_BF8,
+    /// `v_swmmac_f32_16x16x32_bf8_fp8`
+    V_SWMMAC_F32_16X16X32_BF8_FP8,
+    /// `v_swmmac_f32_16x16x32_f16`
+    V_SWMMAC_F32_16X16X32_F16,
+    /// `v_swmmac_f32_16x16x32_fp8_bf8`
+    V_SWMMAC_F32_16X16X32_FP8_BF8,
+    /// `v_swmmac_f32_16x16x32_fp8_fp8`
+    V_SWMMAC_F32_16X16X32_FP8_FP8,
+    /// `v_swmmac_i32_16x16x32_iu4`
+    V_SWMMAC_I32_16X16X32_IU4,
+    /// `v_swmmac_i32_16x16x32_iu8`
+    V_SWMMAC_I32_16X16X32_IU8,
+    /// `v_swmmac_i32_16x16x64_iu4`
+    V_SWMMAC_I32_16X16X64_IU4,
     /// `v_trig_preop_f64`
     V_TRIG_PREOP_F64,
     /// `v_trunc_f16`
@@ -2483,39 +3675,99 @@ pub enum Op {
     V_TRUNC_F32,
     /// `v_trunc_f64`
     V_TRUNC_F64,
+    /// `v_wmma_bf16_16x16x16_bf16`
+    V_WMMA_BF16_16X16X16_BF16,
+    /// `v_wmma_f16_16x16x16_f16`
+    V_WMMA_F16_16X16X16_F16,
+    /// `v_wmma_f32_16x16x16_bf16`
+    V_WMMA_F32_16X16X16_BF16,
+    /// `v_wmma_f32_16x16x16_bf8_bf8`
+    V_WMMA_F32_16X16X16_BF8_BF8,
+    /// `v_wmma_f32_16x16x16_bf8_fp8`
+    V_WMMA_F32_16X16X16_BF8_FP8,
+    /// `v_wmma_f32_16x16x16_f16`
+    V_WMMA_F32_16X16X16_F16,
+    /// `v_wmma_f32_16x16x16_fp8_bf8`
+    V_WMMA_F32_16X16X16_FP8_BF8,
+    /// `v_wmma_f32_16x16x16_fp8_fp8`
+    V_WMMA_F32_16X16X16_FP8_FP8,
+    /// `v_wmma_i32_16x16x16_iu4`
+    V_WMMA_I32_16X16X16_IU4,
+    /// `v_wmma_i32_16x16x16_iu8`
+    V_WMMA_I32_16X16X16_IU8,
+    /// `v_wmma_i32_16x16x32_iu4`
+    V_WMMA_I32_16X16X32_IU4,
     /// `v_writelane_b32`
     V_WRITELANE_B32,
     /// `v_xad_u32`
     V_XAD_U32,
     /// `v_xnor_b32`
     V_XNOR_B32,
+    /// `v_xor3_b32`
+    V_XOR3_B32,
+    /// `v_xor_b16`
+    V_XOR_B16,
     /// `v_xor_b32`
     V_XOR_B32,
 }
 
-/// Targets an opcode exists on: bit 0 = gfx942, bit 1 = gfx950.
+/// Targets an opcode exists on: bit 0 = gfx942, bit 1 = gfx950, bit 2 = gfx1100,
+/// bit 3 = gfx1200, bit 4 = gfx1201.
 pub const TARGET_GFX942: u8 = 1;
 /// See [`TARGET_GFX942`].
 pub const TARGET_GFX950: u8 = 2;
+/// See [`TARGET_GFX942`] (GFX11: gfx1100 and the other gfx11 GPUs).
+pub const TARGET_GFX1100: u8 = 4;
+/// See [`TARGET_GFX942`].
+pub const TARGET_GFX1200: u8 = 8;
+/// See [`TARGET_GFX942`].
+pub const TARGET_GFX1201: u8 = 16;
 
 impl Op {
     /// Every opcode, in declaration (alphabetical) order.
-    pub const ALL: [Op; 1242] = [
+    pub const ALL: [Op; 1851] = [
         Op::BUFFER_ATOMIC_ADD,
         Op::BUFFER_ATOMIC_ADD_F32,
         Op::BUFFER_ATOMIC_ADD_F64,
+        Op::BUFFER_ATOMIC_ADD_U32,
+        Op::BUFFER_ATOMIC_ADD_U64,
         Op::BUFFER_ATOMIC_ADD_X2,
         Op::BUFFER_ATOMIC_AND,
+        Op::BUFFER_ATOMIC_AND_B32,
+        Op::BUFFER_ATOMIC_AND_B64,
         Op::BUFFER_ATOMIC_AND_X2,
         Op::BUFFER_ATOMIC_CMPSWAP,
+        Op::BUFFER_ATOMIC_CMPSWAP_B32,
+        Op::BUFFER_ATOMIC_CMPSWAP_B64,
+        Op::BUFFER_ATOMIC_CMPSWAP_F32,
         Op::BUFFER_ATOMIC_CMPSWAP_X2,
+        Op::BUFFER_ATOMIC_COND_SUB_U32,
+        Op::BUFFER_ATOMIC_CSUB_U32,
         Op::BUFFER_ATOMIC_DEC,
+        Op::BUFFER_ATOMIC_DEC_U32,
+        Op::BUFFER_ATOMIC_DEC_U64,
         Op::BUFFER_ATOMIC_DEC_X2,
         Op::BUFFER_ATOMIC_INC,
+        Op::BUFFER_ATOMIC_INC_U32,
+        Op::BUFFER_ATOMIC_INC_U64,
         Op::BUFFER_ATOMIC_INC_X2,
+        Op::BUFFER_ATOMIC_MAX_F32,
         Op::BUFFER_ATOMIC_MAX_F64,
+        Op::BUFFER_ATOMIC_MAX_I32,
+        Op::BUFFER_ATOMIC_MAX_I64,
+        Op::BUFFER_ATOMIC_MAX_NUM_F32,
+        Op::BUFFER_ATOMIC_MAX_U32,
+        Op::BUFFER_ATOMIC_MAX_U64,
+        Op::BUFFER_ATOMIC_MIN_F32,
         Op::BUFFER_ATOMIC_MIN_F64,
+        Op::BUFFER_ATOMIC_MIN_I32,
+        Op::BUFFER_ATOMIC_MIN_I64,
+        Op::BUFFER_ATOMIC_MIN_NUM_F32,
+        Op::BUFFER_ATOMIC_MIN_U32,
+        Op::BUFFER_ATOMIC_MIN_U64,
         Op::BUFFER_ATOMIC_OR,
+        Op::BUFFER_ATOMIC_OR_B32,
+        Op::BUFFER_ATOMIC_OR_B64,
         Op::BUFFER_ATOMIC_OR_X2,
         Op::BUFFER_ATOMIC_PK_ADD_BF16,
         Op::BUFFER_ATOMIC_PK_ADD_F16,
@@ -2524,16 +3776,40 @@ impl Op {
         Op::BUFFER_ATOMIC_SMIN,
         Op::BUFFER_ATOMIC_SMIN_X2,
         Op::BUFFER_ATOMIC_SUB,
+        Op::BUFFER_ATOMIC_SUB_CLAMP_U32,
+        Op::BUFFER_ATOMIC_SUB_U32,
+        Op::BUFFER_ATOMIC_SUB_U64,
         Op::BUFFER_ATOMIC_SUB_X2,
         Op::BUFFER_ATOMIC_SWAP,
+        Op::BUFFER_ATOMIC_SWAP_B32,
+        Op::BUFFER_ATOMIC_SWAP_B64,
         Op::BUFFER_ATOMIC_SWAP_X2,
         Op::BUFFER_ATOMIC_UMAX,
         Op::BUFFER_ATOMIC_UMAX_X2,
         Op::BUFFER_ATOMIC_UMIN,
         Op::BUFFER_ATOMIC_UMIN_X2,
         Op::BUFFER_ATOMIC_XOR,
+        Op::BUFFER_ATOMIC_XOR_B32,
+        Op::BUFFER_ATOMIC_XOR_B64,
         Op::BUFFER_ATOMIC_XOR_X2,
+        Op::BUFFER_GL0_INV,
+        Op::BUFFER_GL1_INV,
         Op::BUFFER_INV,
+        Op::BUFFER_LOAD_B128,
+        Op::BUFFER_LOAD_B32,
+        Op::BUFFER_LOAD_B64,
+        Op::BUFFER_LOAD_B96,
+        Op::BUFFER_LOAD_D16_B16,
+        Op::BUFFER_LOAD_D16_FORMAT_X,
+        Op::BUFFER_LOAD_D16_FORMAT_XY,
+        Op::BUFFER_LOAD_D16_FORMAT_XYZ,
+        Op::BUFFER_LOAD_D16_FORMAT_XYZW,
+        Op::BUFFER_LOAD_D16_HI_B16,
+        Op::BUFFER_LOAD_D16_HI_FORMAT_X,
+        Op::BUFFER_LOAD_D16_HI_I8,
+        Op::BUFFER_LOAD_D16_HI_U8,
+        Op::BUFFER_LOAD_D16_I8,
+        Op::BUFFER_LOAD_D16_U8,
         Op::BUFFER_LOAD_DWORD,
         Op::BUFFER_LOAD_DWORDX2,
         Op::BUFFER_LOAD_DWORDX3,
@@ -2547,18 +3823,35 @@ impl Op {
         Op::BUFFER_LOAD_FORMAT_XY,
         Op::BUFFER_LOAD_FORMAT_XYZ,
         Op::BUFFER_LOAD_FORMAT_XYZW,
+        Op::BUFFER_LOAD_I16,
+        Op::BUFFER_LOAD_I8,
         Op::BUFFER_LOAD_SBYTE,
         Op::BUFFER_LOAD_SBYTE_D16,
         Op::BUFFER_LOAD_SBYTE_D16_HI,
         Op::BUFFER_LOAD_SHORT_D16,
         Op::BUFFER_LOAD_SHORT_D16_HI,
         Op::BUFFER_LOAD_SSHORT,
+        Op::BUFFER_LOAD_U16,
+        Op::BUFFER_LOAD_U8,
         Op::BUFFER_LOAD_UBYTE,
         Op::BUFFER_LOAD_UBYTE_D16,
         Op::BUFFER_LOAD_UBYTE_D16_HI,
         Op::BUFFER_LOAD_USHORT,
+        Op::BUFFER_STORE_B128,
+        Op::BUFFER_STORE_B16,
+        Op::BUFFER_STORE_B32,
+        Op::BUFFER_STORE_B64,
+        Op::BUFFER_STORE_B8,
+        Op::BUFFER_STORE_B96,
         Op::BUFFER_STORE_BYTE,
         Op::BUFFER_STORE_BYTE_D16_HI,
+        Op::BUFFER_STORE_D16_FORMAT_X,
+        Op::BUFFER_STORE_D16_FORMAT_XY,
+        Op::BUFFER_STORE_D16_FORMAT_XYZ,
+        Op::BUFFER_STORE_D16_FORMAT_XYZW,
+        Op::BUFFER_STORE_D16_HI_B16,
+        Op::BUFFER_STORE_D16_HI_B8,
+        Op::BUFFER_STORE_D16_HI_FORMAT_X,
         Op::BUFFER_STORE_DWORD,
         Op::BUFFER_STORE_DWORDX2,
         Op::BUFFER_STORE_DWORDX3,
@@ -2589,6 +3882,11 @@ impl Op {
         Op::DS_AND_RTN_B64,
         Op::DS_APPEND,
         Op::DS_BPERMUTE_B32,
+        Op::DS_BPERMUTE_FI_B32,
+        Op::DS_BVH_STACK_PUSH4_POP1_RTN_B32,
+        Op::DS_BVH_STACK_PUSH8_POP1_RTN_B32,
+        Op::DS_BVH_STACK_PUSH8_POP2_RTN_B64,
+        Op::DS_BVH_STACK_RTN_B32,
         Op::DS_CMPST_B32,
         Op::DS_CMPST_B64,
         Op::DS_CMPST_F32,
@@ -2597,6 +3895,16 @@ impl Op {
         Op::DS_CMPST_RTN_B64,
         Op::DS_CMPST_RTN_F32,
         Op::DS_CMPST_RTN_F64,
+        Op::DS_CMPSTORE_B32,
+        Op::DS_CMPSTORE_B64,
+        Op::DS_CMPSTORE_F32,
+        Op::DS_CMPSTORE_F64,
+        Op::DS_CMPSTORE_RTN_B32,
+        Op::DS_CMPSTORE_RTN_B64,
+        Op::DS_CMPSTORE_RTN_F32,
+        Op::DS_CMPSTORE_RTN_F64,
+        Op::DS_COND_SUB_RTN_U32,
+        Op::DS_COND_SUB_U32,
         Op::DS_CONDXCHG32_RTN_B64,
         Op::DS_CONSUME,
         Op::DS_DEC_RTN_U32,
@@ -2607,10 +3915,33 @@ impl Op {
         Op::DS_INC_RTN_U64,
         Op::DS_INC_U32,
         Op::DS_INC_U64,
+        Op::DS_LOAD_2ADDR_B32,
+        Op::DS_LOAD_2ADDR_B64,
+        Op::DS_LOAD_2ADDR_STRIDE64_B32,
+        Op::DS_LOAD_2ADDR_STRIDE64_B64,
+        Op::DS_LOAD_ADDTID_B32,
+        Op::DS_LOAD_B128,
+        Op::DS_LOAD_B32,
+        Op::DS_LOAD_B64,
+        Op::DS_LOAD_B96,
+        Op::DS_LOAD_I16,
+        Op::DS_LOAD_I8,
+        Op::DS_LOAD_I8_D16,
+        Op::DS_LOAD_I8_D16_HI,
+        Op::DS_LOAD_U16,
+        Op::DS_LOAD_U16_D16,
+        Op::DS_LOAD_U16_D16_HI,
+        Op::DS_LOAD_U8,
+        Op::DS_LOAD_U8_D16,
+        Op::DS_LOAD_U8_D16_HI,
         Op::DS_MAX_F32,
         Op::DS_MAX_F64,
         Op::DS_MAX_I32,
         Op::DS_MAX_I64,
+        Op::DS_MAX_NUM_F32,
+        Op::DS_MAX_NUM_F64,
+        Op::DS_MAX_NUM_RTN_F32,
+        Op::DS_MAX_NUM_RTN_F64,
         Op::DS_MAX_RTN_F32,
         Op::DS_MAX_RTN_F64,
         Op::DS_MAX_RTN_I32,
@@ -2623,6 +3954,10 @@ impl Op {
         Op::DS_MIN_F64,
         Op::DS_MIN_I32,
         Op::DS_MIN_I64,
+        Op::DS_MIN_NUM_F32,
+        Op::DS_MIN_NUM_F64,
+        Op::DS_MIN_NUM_RTN_F32,
+        Op::DS_MIN_NUM_RTN_F64,
         Op::DS_MIN_RTN_F32,
         Op::DS_MIN_RTN_F64,
         Op::DS_MIN_RTN_I32,
@@ -2672,6 +4007,27 @@ impl Op {
         Op::DS_RSUB_RTN_U64,
         Op::DS_RSUB_U32,
         Op::DS_RSUB_U64,
+        Op::DS_STORE_2ADDR_B32,
+        Op::DS_STORE_2ADDR_B64,
+        Op::DS_STORE_2ADDR_STRIDE64_B32,
+        Op::DS_STORE_2ADDR_STRIDE64_B64,
+        Op::DS_STORE_ADDTID_B32,
+        Op::DS_STORE_B128,
+        Op::DS_STORE_B16,
+        Op::DS_STORE_B16_D16_HI,
+        Op::DS_STORE_B32,
+        Op::DS_STORE_B64,
+        Op::DS_STORE_B8,
+        Op::DS_STORE_B8_D16_HI,
+        Op::DS_STORE_B96,
+        Op::DS_STOREXCHG_2ADDR_RTN_B32,
+        Op::DS_STOREXCHG_2ADDR_RTN_B64,
+        Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B32,
+        Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B64,
+        Op::DS_STOREXCHG_RTN_B32,
+        Op::DS_STOREXCHG_RTN_B64,
+        Op::DS_SUB_CLAMP_RTN_U32,
+        Op::DS_SUB_CLAMP_U32,
         Op::DS_SUB_RTN_U32,
         Op::DS_SUB_RTN_U64,
         Op::DS_SUB_U32,
@@ -2704,18 +4060,44 @@ impl Op {
         Op::FLAT_ATOMIC_ADD,
         Op::FLAT_ATOMIC_ADD_F32,
         Op::FLAT_ATOMIC_ADD_F64,
+        Op::FLAT_ATOMIC_ADD_U32,
+        Op::FLAT_ATOMIC_ADD_U64,
         Op::FLAT_ATOMIC_ADD_X2,
         Op::FLAT_ATOMIC_AND,
+        Op::FLAT_ATOMIC_AND_B32,
+        Op::FLAT_ATOMIC_AND_B64,
         Op::FLAT_ATOMIC_AND_X2,
         Op::FLAT_ATOMIC_CMPSWAP,
+        Op::FLAT_ATOMIC_CMPSWAP_B32,
+        Op::FLAT_ATOMIC_CMPSWAP_B64,
+        Op::FLAT_ATOMIC_CMPSWAP_F32,
         Op::FLAT_ATOMIC_CMPSWAP_X2,
+        Op::FLAT_ATOMIC_COND_SUB_U32,
         Op::FLAT_ATOMIC_DEC,
+        Op::FLAT_ATOMIC_DEC_U32,
+        Op::FLAT_ATOMIC_DEC_U64,
         Op::FLAT_ATOMIC_DEC_X2,
         Op::FLAT_ATOMIC_INC,
+        Op::FLAT_ATOMIC_INC_U32,
+        Op::FLAT_ATOMIC_INC_U64,
         Op::FLAT_ATOMIC_INC_X2,
+        Op::FLAT_ATOMIC_MAX_F32,
         Op::FLAT_ATOMIC_MAX_F64,
+        Op::FLAT_ATOMIC_MAX_I32,
+        Op::FLAT_ATOMIC_MAX_I64,
+        Op::FLAT_ATOMIC_MAX_NUM_F32,
+        Op::FLAT_ATOMIC_MAX_U32,
+        Op::FLAT_ATOMIC_MAX_U64,
+        Op::FLAT_ATOMIC_MIN_F32,
         Op::FLAT_ATOMIC_MIN_F64,
+        Op::FLAT_ATOMIC_MIN_I32,
+        Op::FLAT_ATOMIC_MIN_I64,
+        Op::FLAT_ATOMIC_MIN_NUM_F32,
+        Op::FLAT_ATOMIC_MIN_U32,
+        Op::FLAT_ATOMIC_MIN_U64,
         Op::FLAT_ATOMIC_OR,
+        Op::FLAT_ATOMIC_OR_B32,
+        Op::FLAT_ATOMIC_OR_B64,
         Op::FLAT_ATOMIC_OR_X2,
         Op::FLAT_ATOMIC_PK_ADD_BF16,
         Op::FLAT_ATOMIC_PK_ADD_F16,
@@ -2724,31 +4106,60 @@ impl Op {
         Op::FLAT_ATOMIC_SMIN,
         Op::FLAT_ATOMIC_SMIN_X2,
         Op::FLAT_ATOMIC_SUB,
+        Op::FLAT_ATOMIC_SUB_CLAMP_U32,
+        Op::FLAT_ATOMIC_SUB_U32,
+        Op::FLAT_ATOMIC_SUB_U64,
         Op::FLAT_ATOMIC_SUB_X2,
         Op::FLAT_ATOMIC_SWAP,
+        Op::FLAT_ATOMIC_SWAP_B32,
+        Op::FLAT_ATOMIC_SWAP_B64,
         Op::FLAT_ATOMIC_SWAP_X2,
         Op::FLAT_ATOMIC_UMAX,
         Op::FLAT_ATOMIC_UMAX_X2,
         Op::FLAT_ATOMIC_UMIN,
         Op::FLAT_ATOMIC_UMIN_X2,
         Op::FLAT_ATOMIC_XOR,
+        Op::FLAT_ATOMIC_XOR_B32,
+        Op::FLAT_ATOMIC_XOR_B64,
         Op::FLAT_ATOMIC_XOR_X2,
+        Op::FLAT_LOAD_B128,
+        Op::FLAT_LOAD_B32,
+        Op::FLAT_LOAD_B64,
+        Op::FLAT_LOAD_B96,
+        Op::FLAT_LOAD_D16_B16,
+        Op::FLAT_LOAD_D16_HI_B16,
+        Op::FLAT_LOAD_D16_HI_I8,
+        Op::FLAT_LOAD_D16_HI_U8,
+        Op::FLAT_LOAD_D16_I8,
+        Op::FLAT_LOAD_D16_U8,
         Op::FLAT_LOAD_DWORD,
         Op::FLAT_LOAD_DWORDX2,
         Op::FLAT_LOAD_DWORDX3,
         Op::FLAT_LOAD_DWORDX4,
+        Op::FLAT_LOAD_I16,
+        Op::FLAT_LOAD_I8,
         Op::FLAT_LOAD_SBYTE,
         Op::FLAT_LOAD_SBYTE_D16,
         Op::FLAT_LOAD_SBYTE_D16_HI,
         Op::FLAT_LOAD_SHORT_D16,
         Op::FLAT_LOAD_SHORT_D16_HI,
         Op::FLAT_LOAD_SSHORT,
+        Op::FLAT_LOAD_U16,
+        Op::FLAT_LOAD_U8,
         Op::FLAT_LOAD_UBYTE,
         Op::FLAT_LOAD_UBYTE_D16,
         Op::FLAT_LOAD_UBYTE_D16_HI,
         Op::FLAT_LOAD_USHORT,
+        Op::FLAT_STORE_B128,
+        Op::FLAT_STORE_B16,
+        Op::FLAT_STORE_B32,
+        Op::FLAT_STORE_B64,
+        Op::FLAT_STORE_B8,
+        Op::FLAT_STORE_B96,
         Op::FLAT_STORE_BYTE,
         Op::FLAT_STORE_BYTE_D16_HI,
+        Op::FLAT_STORE_D16_HI_B16,
+        Op::FLAT_STORE_D16_HI_B8,
         Op::FLAT_STORE_DWORD,
         Op::FLAT_STORE_DWORDX2,
         Op::FLAT_STORE_DWORDX3,
@@ -2758,19 +4169,47 @@ impl Op {
         Op::GLOBAL_ATOMIC_ADD,
         Op::GLOBAL_ATOMIC_ADD_F32,
         Op::GLOBAL_ATOMIC_ADD_F64,
+        Op::GLOBAL_ATOMIC_ADD_U32,
+        Op::GLOBAL_ATOMIC_ADD_U64,
         Op::GLOBAL_ATOMIC_ADD_X2,
         Op::GLOBAL_ATOMIC_AND,
+        Op::GLOBAL_ATOMIC_AND_B32,
+        Op::GLOBAL_ATOMIC_AND_B64,
         Op::GLOBAL_ATOMIC_AND_X2,
         Op::GLOBAL_ATOMIC_CMPSWAP,
+        Op::GLOBAL_ATOMIC_CMPSWAP_B32,
+        Op::GLOBAL_ATOMIC_CMPSWAP_B64,
+        Op::GLOBAL_ATOMIC_CMPSWAP_F32,
         Op::GLOBAL_ATOMIC_CMPSWAP_X2,
+        Op::GLOBAL_ATOMIC_COND_SUB_U32,
+        Op::GLOBAL_ATOMIC_CSUB_U32,
         Op::GLOBAL_ATOMIC_DEC,
+        Op::GLOBAL_ATOMIC_DEC_U32,
+        Op::GLOBAL_ATOMIC_DEC_U64,
         Op::GLOBAL_ATOMIC_DEC_X2,
         Op::GLOBAL_ATOMIC_INC,
+        Op::GLOBAL_ATOMIC_INC_U32,
+        Op::GLOBAL_ATOMIC_INC_U64,
         Op::GLOBAL_ATOMIC_INC_X2,
+        Op::GLOBAL_ATOMIC_MAX_F32,
         Op::GLOBAL_ATOMIC_MAX_F64,
+        Op::GLOBAL_ATOMIC_MAX_I32,
+        Op::GLOBAL_ATOMIC_MAX_I64,
+        Op::GLOBAL_ATOMIC_MAX_NUM_F32,
+        Op::GLOBAL_ATOMIC_MAX_U32,
+        Op::GLOBAL_ATOMIC_MAX_U64,
+        Op::GLOBAL_ATOMIC_MIN_F32,
         Op::GLOBAL_ATOMIC_MIN_F64,
+        Op::GLOBAL_ATOMIC_MIN_I32,
+        Op::GLOBAL_ATOMIC_MIN_I64,
+        Op::GLOBAL_ATOMIC_MIN_NUM_F32,
+        Op::GLOBAL_ATOMIC_MIN_U32,
+        Op::GLOBAL_ATOMIC_MIN_U64,
         Op::GLOBAL_ATOMIC_OR,
+        Op::GLOBAL_ATOMIC_OR_B32,
+        Op::GLOBAL_ATOMIC_OR_B64,
         Op::GLOBAL_ATOMIC_OR_X2,
+        Op::GLOBAL_ATOMIC_ORDERED_ADD_B64,
         Op::GLOBAL_ATOMIC_PK_ADD_BF16,
         Op::GLOBAL_ATOMIC_PK_ADD_F16,
         Op::GLOBAL_ATOMIC_SMAX,
@@ -2778,19 +4217,41 @@ impl Op {
         Op::GLOBAL_ATOMIC_SMIN,
         Op::GLOBAL_ATOMIC_SMIN_X2,
         Op::GLOBAL_ATOMIC_SUB,
+        Op::GLOBAL_ATOMIC_SUB_CLAMP_U32,
+        Op::GLOBAL_ATOMIC_SUB_U32,
+        Op::GLOBAL_ATOMIC_SUB_U64,
         Op::GLOBAL_ATOMIC_SUB_X2,
         Op::GLOBAL_ATOMIC_SWAP,
+        Op::GLOBAL_ATOMIC_SWAP_B32,
+        Op::GLOBAL_ATOMIC_SWAP_B64,
         Op::GLOBAL_ATOMIC_SWAP_X2,
         Op::GLOBAL_ATOMIC_UMAX,
         Op::GLOBAL_ATOMIC_UMAX_X2,
         Op::GLOBAL_ATOMIC_UMIN,
         Op::GLOBAL_ATOMIC_UMIN_X2,
         Op::GLOBAL_ATOMIC_XOR,
+        Op::GLOBAL_ATOMIC_XOR_B32,
+        Op::GLOBAL_ATOMIC_XOR_B64,
         Op::GLOBAL_ATOMIC_XOR_X2,
+        Op::GLOBAL_INV,
+        Op::GLOBAL_LOAD_ADDTID_B32,
+        Op::GLOBAL_LOAD_B128,
+        Op::GLOBAL_LOAD_B32,
+        Op::GLOBAL_LOAD_B64,
+        Op::GLOBAL_LOAD_B96,
+        Op::GLOBAL_LOAD_BLOCK,
+        Op::GLOBAL_LOAD_D16_B16,
+        Op::GLOBAL_LOAD_D16_HI_B16,
+        Op::GLOBAL_LOAD_D16_HI_I8,
+        Op::GLOBAL_LOAD_D16_HI_U8,
+        Op::GLOBAL_LOAD_D16_I8,
+        Op::GLOBAL_LOAD_D16_U8,
         Op::GLOBAL_LOAD_DWORD,
         Op::GLOBAL_LOAD_DWORDX2,
         Op::GLOBAL_LOAD_DWORDX3,
         Op::GLOBAL_LOAD_DWORDX4,
+        Op::GLOBAL_LOAD_I16,
+        Op::GLOBAL_LOAD_I8,
         Op::GLOBAL_LOAD_LDS_DWORD,
         Op::GLOBAL_LOAD_LDS_DWORDX3,
         Op::GLOBAL_LOAD_LDS_DWORDX4,
@@ -2804,26 +4265,61 @@ impl Op {
         Op::GLOBAL_LOAD_SHORT_D16,
         Op::GLOBAL_LOAD_SHORT_D16_HI,
         Op::GLOBAL_LOAD_SSHORT,
+        Op::GLOBAL_LOAD_TR_B128,
+        Op::GLOBAL_LOAD_TR_B64,
+        Op::GLOBAL_LOAD_U16,
+        Op::GLOBAL_LOAD_U8,
         Op::GLOBAL_LOAD_UBYTE,
         Op::GLOBAL_LOAD_UBYTE_D16,
         Op::GLOBAL_LOAD_UBYTE_D16_HI,
         Op::GLOBAL_LOAD_USHORT,
+        Op::GLOBAL_STORE_ADDTID_B32,
+        Op::GLOBAL_STORE_B128,
+        Op::GLOBAL_STORE_B16,
+        Op::GLOBAL_STORE_B32,
+        Op::GLOBAL_STORE_B64,
+        Op::GLOBAL_STORE_B8,
+        Op::GLOBAL_STORE_B96,
+        Op::GLOBAL_STORE_BLOCK,
         Op::GLOBAL_STORE_BYTE,
         Op::GLOBAL_STORE_BYTE_D16_HI,
+        Op::GLOBAL_STORE_D16_HI_B16,
+        Op::GLOBAL_STORE_D16_HI_B8,
         Op::GLOBAL_STORE_DWORD,
         Op::GLOBAL_STORE_DWORDX2,
         Op::GLOBAL_STORE_DWORDX3,
         Op::GLOBAL_STORE_DWORDX4,
         Op::GLOBAL_STORE_SHORT,
         Op::GLOBAL_STORE_SHORT_D16_HI,
+        Op::GLOBAL_WB,
+        Op::GLOBAL_WBINV,
         Op::S_ABS_I32,
         Op::S_ABSDIFF_I32,
+        Op::S_ADD_CO_CI_U32,
+        Op::S_ADD_CO_I32,
+        Op::S_ADD_CO_U32,
+        Op::S_ADD_F16,
+        Op::S_ADD_F32,
         Op::S_ADD_I32,
+        Op::S_ADD_NC_U64,
         Op::S_ADD_U32,
         Op::S_ADDC_U32,
+        Op::S_ADDK_CO_I32,
         Op::S_ADDK_I32,
+        Op::S_ALLOC_VGPR,
         Op::S_AND_B32,
         Op::S_AND_B64,
+        Op::S_AND_NOT0_SAVEEXEC_B32,
+        Op::S_AND_NOT0_SAVEEXEC_B64,
+        Op::S_AND_NOT0_WREXEC_B32,
+        Op::S_AND_NOT0_WREXEC_B64,
+        Op::S_AND_NOT1_B32,
+        Op::S_AND_NOT1_B64,
+        Op::S_AND_NOT1_SAVEEXEC_B32,
+        Op::S_AND_NOT1_SAVEEXEC_B64,
+        Op::S_AND_NOT1_WREXEC_B32,
+        Op::S_AND_NOT1_WREXEC_B64,
+        Op::S_AND_SAVEEXEC_B32,
         Op::S_AND_SAVEEXEC_B64,
         Op::S_ANDN1_SAVEEXEC_B64,
         Op::S_ANDN1_WREXEC_B64,
@@ -2862,6 +4358,12 @@ impl Op {
         Op::S_ATOMIC_XOR,
         Op::S_ATOMIC_XOR_X2,
         Op::S_BARRIER,
+        Op::S_BARRIER_INIT,
+        Op::S_BARRIER_JOIN,
+        Op::S_BARRIER_LEAVE,
+        Op::S_BARRIER_SIGNAL,
+        Op::S_BARRIER_SIGNAL_ISFIRST,
+        Op::S_BARRIER_WAIT,
         Op::S_BCNT0_I32_B32,
         Op::S_BCNT0_I32_B64,
         Op::S_BCNT1_I32_B32,
@@ -2910,11 +4412,22 @@ impl Op {
         Op::S_BUFFER_ATOMIC_UMIN_X2,
         Op::S_BUFFER_ATOMIC_XOR,
         Op::S_BUFFER_ATOMIC_XOR_X2,
+        Op::S_BUFFER_LOAD_B128,
+        Op::S_BUFFER_LOAD_B256,
+        Op::S_BUFFER_LOAD_B32,
+        Op::S_BUFFER_LOAD_B512,
+        Op::S_BUFFER_LOAD_B64,
+        Op::S_BUFFER_LOAD_B96,
         Op::S_BUFFER_LOAD_DWORD,
         Op::S_BUFFER_LOAD_DWORDX16,
         Op::S_BUFFER_LOAD_DWORDX2,
         Op::S_BUFFER_LOAD_DWORDX4,
         Op::S_BUFFER_LOAD_DWORDX8,
+        Op::S_BUFFER_LOAD_I16,
+        Op::S_BUFFER_LOAD_I8,
+        Op::S_BUFFER_LOAD_U16,
+        Op::S_BUFFER_LOAD_U8,
+        Op::S_BUFFER_PREFETCH_DATA,
         Op::S_BUFFER_STORE_DWORD,
         Op::S_BUFFER_STORE_DWORDX2,
         Op::S_BUFFER_STORE_DWORDX4,
@@ -2932,23 +4445,58 @@ impl Op {
         Op::S_CBRANCH_SCC1,
         Op::S_CBRANCH_VCCNZ,
         Op::S_CBRANCH_VCCZ,
+        Op::S_CEIL_F16,
+        Op::S_CEIL_F32,
+        Op::S_CLAUSE,
+        Op::S_CLS_I32,
+        Op::S_CLS_I32_I64,
+        Op::S_CLZ_I32_U32,
+        Op::S_CLZ_I32_U64,
         Op::S_CMOV_B32,
         Op::S_CMOV_B64,
         Op::S_CMOVK_I32,
+        Op::S_CMP_EQ_F16,
+        Op::S_CMP_EQ_F32,
         Op::S_CMP_EQ_I32,
         Op::S_CMP_EQ_U32,
         Op::S_CMP_EQ_U64,
+        Op::S_CMP_GE_F16,
+        Op::S_CMP_GE_F32,
         Op::S_CMP_GE_I32,
         Op::S_CMP_GE_U32,
+        Op::S_CMP_GT_F16,
+        Op::S_CMP_GT_F32,
         Op::S_CMP_GT_I32,
         Op::S_CMP_GT_U32,
+        Op::S_CMP_LE_F16,
+        Op::S_CMP_LE_F32,
         Op::S_CMP_LE_I32,
         Op::S_CMP_LE_U32,
+        Op::S_CMP_LG_F16,
+        Op::S_CMP_LG_F32,
         Op::S_CMP_LG_I32,
         Op::S_CMP_LG_U32,
         Op::S_CMP_LG_U64,
+        Op::S_CMP_LT_F16,
+        Op::S_CMP_LT_F32,
         Op::S_CMP_LT_I32,
         Op::S_CMP_LT_U32,
+        Op::S_CMP_NEQ_F16,
+        Op::S_CMP_NEQ_F32,
+        Op::S_CMP_NGE_F16,
+        Op::S_CMP_NGE_F32,
+        Op::S_CMP_NGT_F16,
+        Op::S_CMP_NGT_F32,
+        Op::S_CMP_NLE_F16,
+        Op::S_CMP_NLE_F32,
+        Op::S_CMP_NLG_F16,
+        Op::S_CMP_NLG_F32,
+        Op::S_CMP_NLT_F16,
+        Op::S_CMP_NLT_F32,
+        Op::S_CMP_O_F16,
+        Op::S_CMP_O_F32,
+        Op::S_CMP_U_F16,
+        Op::S_CMP_U_F32,
         Op::S_CMPK_EQ_I32,
         Op::S_CMPK_EQ_U32,
         Op::S_CMPK_GE_I32,
@@ -2961,8 +4509,19 @@ impl Op {
         Op::S_CMPK_LG_U32,
         Op::S_CMPK_LT_I32,
         Op::S_CMPK_LT_U32,
+        Op::S_CODE_END,
         Op::S_CSELECT_B32,
         Op::S_CSELECT_B64,
+        Op::S_CTZ_I32_B32,
+        Op::S_CTZ_I32_B64,
+        Op::S_CVT_F16_F32,
+        Op::S_CVT_F32_F16,
+        Op::S_CVT_F32_I32,
+        Op::S_CVT_F32_U32,
+        Op::S_CVT_HI_F32_F16,
+        Op::S_CVT_I32_F32,
+        Op::S_CVT_PK_RTZ_F16_F32,
+        Op::S_CVT_U32_F32,
         Op::S_DCACHE_DISCARD,
         Op::S_DCACHE_DISCARD_X2,
         Op::S_DCACHE_INV,
@@ -2970,6 +4529,8 @@ impl Op {
         Op::S_DCACHE_WB,
         Op::S_DCACHE_WB_VOL,
         Op::S_DECPERFLEVEL,
+        Op::S_DELAY_ALU,
+        Op::S_DENORM_MODE,
         Op::S_ENDPGM,
         Op::S_ENDPGM_ORDERED_PS_DONE,
         Op::S_ENDPGM_SAVED,
@@ -2981,15 +4542,33 @@ impl Op {
         Op::S_FLBIT_I32_B32,
         Op::S_FLBIT_I32_B64,
         Op::S_FLBIT_I32_I64,
+        Op::S_FLOOR_F16,
+        Op::S_FLOOR_F32,
+        Op::S_FMAAK_F32,
+        Op::S_FMAC_F16,
+        Op::S_FMAC_F32,
+        Op::S_FMAMK_F32,
+        Op::S_GET_BARRIER_STATE,
         Op::S_GETPC_B64,
         Op::S_GETREG_B32,
+        Op::S_GL1_INV,
         Op::S_ICACHE_INV,
         Op::S_INCPERFLEVEL,
+        Op::S_LOAD_B128,
+        Op::S_LOAD_B256,
+        Op::S_LOAD_B32,
+        Op::S_LOAD_B512,
+        Op::S_LOAD_B64,
+        Op::S_LOAD_B96,
         Op::S_LOAD_DWORD,
         Op::S_LOAD_DWORDX16,
         Op::S_LOAD_DWORDX2,
         Op::S_LOAD_DWORDX4,
         Op::S_LOAD_DWORDX8,
+        Op::S_LOAD_I16,
+        Op::S_LOAD_I8,
+        Op::S_LOAD_U16,
+        Op::S_LOAD_U8,
         Op::S_LSHL1_ADD_U32,
         Op::S_LSHL2_ADD_U32,
         Op::S_LSHL3_ADD_U32,
@@ -2999,11 +4578,19 @@ impl Op {
         Op::S_LSHR_B32,
         Op::S_LSHR_B64,
         Op::S_MAX_I32,
+        Op::S_MAX_NUM_F16,
+        Op::S_MAX_NUM_F32,
         Op::S_MAX_U32,
+        Op::S_MAXIMUM_F16,
+        Op::S_MAXIMUM_F32,
         Op::S_MEMREALTIME,
         Op::S_MEMTIME,
         Op::S_MIN_I32,
+        Op::S_MIN_NUM_F16,
+        Op::S_MIN_NUM_F32,
         Op::S_MIN_U32,
+        Op::S_MINIMUM_F16,
+        Op::S_MINIMUM_F32,
         Op::S_MOV_B32,
         Op::S_MOV_B64,
         Op::S_MOVK_I32,
@@ -3011,33 +4598,54 @@ impl Op {
         Op::S_MOVRELD_B64,
         Op::S_MOVRELS_B32,
         Op::S_MOVRELS_B64,
+        Op::S_MOVRELSD_2_B32,
+        Op::S_MUL_F16,
+        Op::S_MUL_F32,
         Op::S_MUL_HI_I32,
         Op::S_MUL_HI_U32,
         Op::S_MUL_I32,
+        Op::S_MUL_U64,
         Op::S_MULK_I32,
         Op::S_NAND_B32,
         Op::S_NAND_B64,
+        Op::S_NAND_SAVEEXEC_B32,
         Op::S_NAND_SAVEEXEC_B64,
         Op::S_NOP,
         Op::S_NOR_B32,
         Op::S_NOR_B64,
+        Op::S_NOR_SAVEEXEC_B32,
         Op::S_NOR_SAVEEXEC_B64,
         Op::S_NOT_B32,
         Op::S_NOT_B64,
         Op::S_OR_B32,
         Op::S_OR_B64,
+        Op::S_OR_NOT0_SAVEEXEC_B32,
+        Op::S_OR_NOT0_SAVEEXEC_B64,
+        Op::S_OR_NOT1_B32,
+        Op::S_OR_NOT1_B64,
+        Op::S_OR_NOT1_SAVEEXEC_B32,
+        Op::S_OR_NOT1_SAVEEXEC_B64,
+        Op::S_OR_SAVEEXEC_B32,
         Op::S_OR_SAVEEXEC_B64,
         Op::S_ORN1_SAVEEXEC_B64,
         Op::S_ORN2_B32,
         Op::S_ORN2_B64,
         Op::S_ORN2_SAVEEXEC_B64,
         Op::S_PACK_HH_B32_B16,
+        Op::S_PACK_HL_B32_B16,
         Op::S_PACK_LH_B32_B16,
         Op::S_PACK_LL_B32_B16,
+        Op::S_PREFETCH_DATA,
+        Op::S_PREFETCH_DATA_PC_REL,
+        Op::S_PREFETCH_INST,
+        Op::S_PREFETCH_INST_PC_REL,
         Op::S_QUADMASK_B32,
         Op::S_QUADMASK_B64,
         Op::S_RFE_B64,
         Op::S_RFE_RESTORE_B64,
+        Op::S_RNDNE_F16,
+        Op::S_RNDNE_F32,
+        Op::S_ROUND_MODE,
         Op::S_SCRATCH_LOAD_DWORD,
         Op::S_SCRATCH_LOAD_DWORDX2,
         Op::S_SCRATCH_LOAD_DWORDX4,
@@ -3045,11 +4653,14 @@ impl Op {
         Op::S_SCRATCH_STORE_DWORDX2,
         Op::S_SCRATCH_STORE_DWORDX4,
         Op::S_SENDMSG,
+        Op::S_SENDMSG_RTN_B32,
+        Op::S_SENDMSG_RTN_B64,
         Op::S_SENDMSGHALT,
         Op::S_SET_GPR_IDX_IDX,
         Op::S_SET_GPR_IDX_MODE,
         Op::S_SET_GPR_IDX_OFF,
         Op::S_SET_GPR_IDX_ON,
+        Op::S_SET_INST_PREFETCH_DISTANCE,
         Op::S_SETHALT,
         Op::S_SETKILL,
         Op::S_SETPC_B64,
@@ -3060,29 +4671,74 @@ impl Op {
         Op::S_SEXT_I32_I16,
         Op::S_SEXT_I32_I8,
         Op::S_SLEEP,
+        Op::S_SLEEP_VAR,
         Op::S_STORE_DWORD,
         Op::S_STORE_DWORDX2,
         Op::S_STORE_DWORDX4,
+        Op::S_SUB_CO_CI_U32,
+        Op::S_SUB_CO_I32,
+        Op::S_SUB_CO_U32,
+        Op::S_SUB_F16,
+        Op::S_SUB_F32,
         Op::S_SUB_I32,
+        Op::S_SUB_NC_U64,
         Op::S_SUB_U32,
         Op::S_SUBB_U32,
+        Op::S_SUBVECTOR_LOOP_BEGIN,
+        Op::S_SUBVECTOR_LOOP_END,
         Op::S_SWAPPC_B64,
         Op::S_TRAP,
+        Op::S_TRUNC_F16,
+        Op::S_TRUNC_F32,
         Op::S_TTRACEDATA,
+        Op::S_TTRACEDATA_IMM,
+        Op::S_VERSION,
+        Op::S_WAIT_ALU,
+        Op::S_WAIT_BVHCNT,
+        Op::S_WAIT_DSCNT,
+        Op::S_WAIT_EVENT,
+        Op::S_WAIT_EXPCNT,
+        Op::S_WAIT_IDLE,
+        Op::S_WAIT_KMCNT,
+        Op::S_WAIT_LOADCNT,
+        Op::S_WAIT_LOADCNT_DSCNT,
+        Op::S_WAIT_SAMPLECNT,
+        Op::S_WAIT_STORECNT,
+        Op::S_WAIT_STORECNT_DSCNT,
         Op::S_WAITCNT,
+        Op::S_WAITCNT_DEPCTR,
+        Op::S_WAITCNT_EXPCNT,
+        Op::S_WAITCNT_LGKMCNT,
+        Op::S_WAITCNT_VMCNT,
+        Op::S_WAITCNT_VSCNT,
         Op::S_WAKEUP,
         Op::S_WQM_B32,
         Op::S_WQM_B64,
         Op::S_XNOR_B32,
         Op::S_XNOR_B64,
+        Op::S_XNOR_SAVEEXEC_B32,
         Op::S_XNOR_SAVEEXEC_B64,
         Op::S_XOR_B32,
         Op::S_XOR_B64,
+        Op::S_XOR_SAVEEXEC_B32,
         Op::S_XOR_SAVEEXEC_B64,
+        Op::SCRATCH_LOAD_B128,
+        Op::SCRATCH_LOAD_B32,
+        Op::SCRATCH_LOAD_B64,
+        Op::SCRATCH_LOAD_B96,
+        Op::SCRATCH_LOAD_BLOCK,
+        Op::SCRATCH_LOAD_D16_B16,
+        Op::SCRATCH_LOAD_D16_HI_B16,
+        Op::SCRATCH_LOAD_D16_HI_I8,
+        Op::SCRATCH_LOAD_D16_HI_U8,
+        Op::SCRATCH_LOAD_D16_I8,
+        Op::SCRATCH_LOAD_D16_U8,
         Op::SCRATCH_LOAD_DWORD,
         Op::SCRATCH_LOAD_DWORDX2,
         Op::SCRATCH_LOAD_DWORDX3,
         Op::SCRATCH_LOAD_DWORDX4,
+        Op::SCRATCH_LOAD_I16,
+        Op::SCRATCH_LOAD_I8,
         Op::SCRATCH_LOAD_LDS_DWORD,
         Op::SCRATCH_LOAD_LDS_SBYTE,
         Op::SCRATCH_LOAD_LDS_SSHORT,
@@ -3094,18 +4750,33 @@ impl Op {
         Op::SCRATCH_LOAD_SHORT_D16,
         Op::SCRATCH_LOAD_SHORT_D16_HI,
         Op::SCRATCH_LOAD_SSHORT,
+        Op::SCRATCH_LOAD_U16,
+        Op::SCRATCH_LOAD_U8,
         Op::SCRATCH_LOAD_UBYTE,
         Op::SCRATCH_LOAD_UBYTE_D16,
         Op::SCRATCH_LOAD_UBYTE_D16_HI,
         Op::SCRATCH_LOAD_USHORT,
+        Op::SCRATCH_STORE_B128,
+        Op::SCRATCH_STORE_B16,
+        Op::SCRATCH_STORE_B32,
+        Op::SCRATCH_STORE_B64,
+        Op::SCRATCH_STORE_B8,
+        Op::SCRATCH_STORE_B96,
+        Op::SCRATCH_STORE_BLOCK,
         Op::SCRATCH_STORE_BYTE,
         Op::SCRATCH_STORE_BYTE_D16_HI,
+        Op::SCRATCH_STORE_D16_HI_B16,
+        Op::SCRATCH_STORE_D16_HI_B8,
         Op::SCRATCH_STORE_DWORD,
         Op::SCRATCH_STORE_DWORDX2,
         Op::SCRATCH_STORE_DWORDX3,
         Op::SCRATCH_STORE_DWORDX4,
         Op::SCRATCH_STORE_SHORT,
         Op::SCRATCH_STORE_SHORT_D16_HI,
+        Op::TBUFFER_LOAD_D16_FORMAT_X,
+        Op::TBUFFER_LOAD_D16_FORMAT_XY,
+        Op::TBUFFER_LOAD_D16_FORMAT_XYZ,
+        Op::TBUFFER_LOAD_D16_FORMAT_XYZW,
         Op::TBUFFER_LOAD_FORMAT_D16_X,
         Op::TBUFFER_LOAD_FORMAT_D16_XY,
         Op::TBUFFER_LOAD_FORMAT_D16_XYZ,
@@ -3114,6 +4785,10 @@ impl Op {
         Op::TBUFFER_LOAD_FORMAT_XY,
         Op::TBUFFER_LOAD_FORMAT_XYZ,
         Op::TBUFFER_LOAD_FORMAT_XYZW,
+        Op::TBUFFER_STORE_D16_FORMAT_X,
+        Op::TBUFFER_STORE_D16_FORMAT_XY,
+        Op::TBUFFER_STORE_D16_FORMAT_XYZ,
+        Op::TBUFFER_STORE_D16_FORMAT_XYZW,
         Op::TBUFFER_STORE_FORMAT_D16_X,
         Op::TBUFFER_STORE_FORMAT_D16_XY,
         Op::TBUFFER_STORE_FORMAT_D16_XYZ,
@@ -3126,6 +4801,7 @@ impl Op {
         Op::V_ACCVGPR_READ_B32,
         Op::V_ACCVGPR_WRITE_B32,
         Op::V_ADD3_U32,
+        Op::V_ADD_CO_CI_U32,
         Op::V_ADD_CO_U32,
         Op::V_ADD_F16,
         Op::V_ADD_F32,
@@ -3133,11 +4809,16 @@ impl Op {
         Op::V_ADD_I16,
         Op::V_ADD_I32,
         Op::V_ADD_LSHL_U32,
+        Op::V_ADD_NC_I16,
+        Op::V_ADD_NC_I32,
+        Op::V_ADD_NC_U16,
+        Op::V_ADD_NC_U32,
         Op::V_ADD_U16,
         Op::V_ADD_U32,
         Op::V_ADDC_CO_U32,
         Op::V_ALIGNBIT_B32,
         Op::V_ALIGNBYTE_B32,
+        Op::V_AND_B16,
         Op::V_AND_B32,
         Op::V_AND_OR_B32,
         Op::V_ASHR_PK_I8_I32,
@@ -3157,6 +4838,8 @@ impl Op {
         Op::V_CEIL_F32,
         Op::V_CEIL_F64,
         Op::V_CLREXCP,
+        Op::V_CLS_I32,
+        Op::V_CLZ_I32_U32,
         Op::V_CMP_CLASS_F16,
         Op::V_CMP_CLASS_F32,
         Op::V_CMP_CLASS_F64,
@@ -3244,6 +4927,9 @@ impl Op {
         Op::V_CMP_O_F16,
         Op::V_CMP_O_F32,
         Op::V_CMP_O_F64,
+        Op::V_CMP_T_F16,
+        Op::V_CMP_T_F32,
+        Op::V_CMP_T_F64,
         Op::V_CMP_T_I16,
         Op::V_CMP_T_I32,
         Op::V_CMP_T_I64,
@@ -3343,6 +5029,9 @@ impl Op {
         Op::V_CMPX_O_F16,
         Op::V_CMPX_O_F32,
         Op::V_CMPX_O_F64,
+        Op::V_CMPX_T_F16,
+        Op::V_CMPX_T_F32,
+        Op::V_CMPX_T_F64,
         Op::V_CMPX_T_I16,
         Op::V_CMPX_T_I32,
         Op::V_CMPX_T_I64,
@@ -3355,9 +5044,11 @@ impl Op {
         Op::V_CMPX_U_F16,
         Op::V_CMPX_U_F32,
         Op::V_CMPX_U_F64,
+        Op::V_CNDMASK_B16,
         Op::V_CNDMASK_B32,
         Op::V_COS_F16,
         Op::V_COS_F32,
+        Op::V_CTZ_I32_B32,
         Op::V_CUBEID_F32,
         Op::V_CUBEMA_F32,
         Op::V_CUBESC_F32,
@@ -3379,10 +5070,13 @@ impl Op {
         Op::V_CVT_F64_F32,
         Op::V_CVT_F64_I32,
         Op::V_CVT_F64_U32,
+        Op::V_CVT_FLOOR_I32_F32,
         Op::V_CVT_FLR_I32_F32,
         Op::V_CVT_I16_F16,
         Op::V_CVT_I32_F32,
         Op::V_CVT_I32_F64,
+        Op::V_CVT_I32_I16,
+        Op::V_CVT_NEAREST_I32_F32,
         Op::V_CVT_NORM_I16_F16,
         Op::V_CVT_NORM_U16_F16,
         Op::V_CVT_OFF_F32_I4,
@@ -3392,7 +5086,14 @@ impl Op {
         Op::V_CVT_PK_F32_BF8,
         Op::V_CVT_PK_F32_FP8,
         Op::V_CVT_PK_FP8_F32,
+        Op::V_CVT_PK_I16_F32,
         Op::V_CVT_PK_I16_I32,
+        Op::V_CVT_PK_NORM_I16_F16,
+        Op::V_CVT_PK_NORM_I16_F32,
+        Op::V_CVT_PK_NORM_U16_F16,
+        Op::V_CVT_PK_NORM_U16_F32,
+        Op::V_CVT_PK_RTZ_F16_F32,
+        Op::V_CVT_PK_U16_F32,
         Op::V_CVT_PK_U16_U32,
         Op::V_CVT_PK_U8_F32,
         Op::V_CVT_PKACCUM_U8_F32,
@@ -3458,6 +5159,7 @@ impl Op {
         Op::V_CVT_U16_F16,
         Op::V_CVT_U32_F32,
         Op::V_CVT_U32_F64,
+        Op::V_CVT_U32_U16,
         Op::V_DIV_FIXUP_F16,
         Op::V_DIV_FIXUP_F32,
         Op::V_DIV_FIXUP_F64,
@@ -3466,19 +5168,47 @@ impl Op {
         Op::V_DIV_FMAS_F64,
         Op::V_DIV_SCALE_F32,
         Op::V_DIV_SCALE_F64,
+        Op::V_DOT2_BF16_BF16,
+        Op::V_DOT2_F16_F16,
         Op::V_DOT2_F32_BF16,
         Op::V_DOT2_F32_F16,
         Op::V_DOT2_I32_I16,
         Op::V_DOT2_U32_U16,
+        Op::V_DOT2ACC_F32_F16,
         Op::V_DOT2C_F32_BF16,
         Op::V_DOT2C_F32_F16,
         Op::V_DOT2C_I32_I16,
+        Op::V_DOT4_F32_BF8_BF8,
+        Op::V_DOT4_F32_BF8_FP8,
+        Op::V_DOT4_F32_FP8_BF8,
+        Op::V_DOT4_F32_FP8_FP8,
         Op::V_DOT4_I32_I8,
+        Op::V_DOT4_I32_IU8,
         Op::V_DOT4_U32_U8,
         Op::V_DOT4C_I32_I8,
         Op::V_DOT8_I32_I4,
+        Op::V_DOT8_I32_IU4,
         Op::V_DOT8_U32_U4,
         Op::V_DOT8C_I32_I4,
+        Op::V_DUAL_ADD_F32,
+        Op::V_DUAL_ADD_NC_U32,
+        Op::V_DUAL_AND_B32,
+        Op::V_DUAL_CNDMASK_B32,
+        Op::V_DUAL_DOT2ACC_F32_BF16,
+        Op::V_DUAL_DOT2ACC_F32_F16,
+        Op::V_DUAL_FMAAK_F32,
+        Op::V_DUAL_FMAC_F32,
+        Op::V_DUAL_FMAMK_F32,
+        Op::V_DUAL_LSHLREV_B32,
+        Op::V_DUAL_MAX_F32,
+        Op::V_DUAL_MAX_NUM_F32,
+        Op::V_DUAL_MIN_F32,
+        Op::V_DUAL_MIN_NUM_F32,
+        Op::V_DUAL_MOV_B32,
+        Op::V_DUAL_MUL_DX9_ZERO_F32,
+        Op::V_DUAL_MUL_F32,
+        Op::V_DUAL_SUB_F32,
+        Op::V_DUAL_SUBREV_F32,
         Op::V_EXP_F16,
         Op::V_EXP_F32,
         Op::V_EXP_LEGACY_F32,
@@ -3488,6 +5218,7 @@ impl Op {
         Op::V_FLOOR_F16,
         Op::V_FLOOR_F32,
         Op::V_FLOOR_F64,
+        Op::V_FMA_DX9_ZERO_F32,
         Op::V_FMA_F16,
         Op::V_FMA_F32,
         Op::V_FMA_F64,
@@ -3495,9 +5226,13 @@ impl Op {
         Op::V_FMA_MIX_F32,
         Op::V_FMA_MIXHI_F16,
         Op::V_FMA_MIXLO_F16,
+        Op::V_FMAAK_F16,
         Op::V_FMAAK_F32,
+        Op::V_FMAC_DX9_ZERO_F32,
+        Op::V_FMAC_F16,
         Op::V_FMAC_F32,
         Op::V_FMAC_F64,
+        Op::V_FMAMK_F16,
         Op::V_FMAMK_F32,
         Op::V_FRACT_F16,
         Op::V_FRACT_F32,
@@ -3525,6 +5260,8 @@ impl Op {
         Op::V_LSHRREV_B32,
         Op::V_LSHRREV_B64,
         Op::V_MAC_F16,
+        Op::V_MAD_CO_I64_I32,
+        Op::V_MAD_CO_U64_U32,
         Op::V_MAD_F16,
         Op::V_MAD_I16,
         Op::V_MAD_I32_I16,
@@ -3543,6 +5280,8 @@ impl Op {
         Op::V_MAX3_F32,
         Op::V_MAX3_I16,
         Op::V_MAX3_I32,
+        Op::V_MAX3_NUM_F16,
+        Op::V_MAX3_NUM_F32,
         Op::V_MAX3_U16,
         Op::V_MAX3_U32,
         Op::V_MAX_F16,
@@ -3550,15 +5289,32 @@ impl Op {
         Op::V_MAX_F64,
         Op::V_MAX_I16,
         Op::V_MAX_I32,
+        Op::V_MAX_NUM_F16,
+        Op::V_MAX_NUM_F32,
+        Op::V_MAX_NUM_F64,
         Op::V_MAX_U16,
         Op::V_MAX_U32,
+        Op::V_MAXIMUM3_F16,
         Op::V_MAXIMUM3_F32,
+        Op::V_MAXIMUM_F16,
+        Op::V_MAXIMUM_F32,
+        Op::V_MAXIMUM_F64,
+        Op::V_MAXIMUMMINIMUM_F16,
+        Op::V_MAXIMUMMINIMUM_F32,
+        Op::V_MAXMIN_F16,
+        Op::V_MAXMIN_F32,
+        Op::V_MAXMIN_I32,
+        Op::V_MAXMIN_NUM_F16,
+        Op::V_MAXMIN_NUM_F32,
+        Op::V_MAXMIN_U32,
         Op::V_MBCNT_HI_U32_B32,
         Op::V_MBCNT_LO_U32_B32,
         Op::V_MED3_F16,
         Op::V_MED3_F32,
         Op::V_MED3_I16,
         Op::V_MED3_I32,
+        Op::V_MED3_NUM_F16,
+        Op::V_MED3_NUM_F32,
         Op::V_MED3_U16,
         Op::V_MED3_U32,
         Op::V_MFMA_F32_16X16X128_F8F6F4,
@@ -3606,6 +5362,8 @@ impl Op {
         Op::V_MIN3_F32,
         Op::V_MIN3_I16,
         Op::V_MIN3_I32,
+        Op::V_MIN3_NUM_F16,
+        Op::V_MIN3_NUM_F32,
         Op::V_MIN3_U16,
         Op::V_MIN3_U32,
         Op::V_MIN_F16,
@@ -3613,14 +5371,35 @@ impl Op {
         Op::V_MIN_F64,
         Op::V_MIN_I16,
         Op::V_MIN_I32,
+        Op::V_MIN_NUM_F16,
+        Op::V_MIN_NUM_F32,
+        Op::V_MIN_NUM_F64,
         Op::V_MIN_U16,
         Op::V_MIN_U32,
+        Op::V_MINIMUM3_F16,
         Op::V_MINIMUM3_F32,
+        Op::V_MINIMUM_F16,
+        Op::V_MINIMUM_F32,
+        Op::V_MINIMUM_F64,
+        Op::V_MINIMUMMAXIMUM_F16,
+        Op::V_MINIMUMMAXIMUM_F32,
+        Op::V_MINMAX_F16,
+        Op::V_MINMAX_F32,
+        Op::V_MINMAX_I32,
+        Op::V_MINMAX_NUM_F16,
+        Op::V_MINMAX_NUM_F32,
+        Op::V_MINMAX_U32,
+        Op::V_MOV_B16,
         Op::V_MOV_B32,
         Op::V_MOV_B64,
+        Op::V_MOVRELD_B32,
+        Op::V_MOVRELS_B32,
+        Op::V_MOVRELSD_2_B32,
+        Op::V_MOVRELSD_B32,
         Op::V_MQSAD_PK_U16_U8,
         Op::V_MQSAD_U32_U8,
         Op::V_MSAD_U8,
+        Op::V_MUL_DX9_ZERO_F32,
         Op::V_MUL_F16,
         Op::V_MUL_F32,
         Op::V_MUL_F64,
@@ -3633,14 +5412,22 @@ impl Op {
         Op::V_MUL_LO_U16,
         Op::V_MUL_LO_U32,
         Op::V_MUL_U32_U24,
+        Op::V_MULLIT_F32,
         Op::V_NOP,
+        Op::V_NOT_B16,
         Op::V_NOT_B32,
         Op::V_OR3_B32,
+        Op::V_OR_B16,
         Op::V_OR_B32,
         Op::V_PACK_B32_F16,
         Op::V_PERM_B32,
+        Op::V_PERMLANE16_B32,
         Op::V_PERMLANE16_SWAP_B32,
+        Op::V_PERMLANE16_VAR_B32,
         Op::V_PERMLANE32_SWAP_B32,
+        Op::V_PERMLANE64_B32,
+        Op::V_PERMLANEX16_B32,
+        Op::V_PERMLANEX16_VAR_B32,
         Op::V_PK_ADD_F16,
         Op::V_PK_ADD_F32,
         Op::V_PK_ADD_I16,
@@ -3655,12 +5442,16 @@ impl Op {
         Op::V_PK_MAD_U16,
         Op::V_PK_MAX_F16,
         Op::V_PK_MAX_I16,
+        Op::V_PK_MAX_NUM_F16,
         Op::V_PK_MAX_U16,
         Op::V_PK_MAXIMUM3_F16,
+        Op::V_PK_MAXIMUM_F16,
         Op::V_PK_MIN_F16,
         Op::V_PK_MIN_I16,
+        Op::V_PK_MIN_NUM_F16,
         Op::V_PK_MIN_U16,
         Op::V_PK_MINIMUM3_F16,
+        Op::V_PK_MINIMUM_F16,
         Op::V_PK_MOV_B32,
         Op::V_PK_MUL_F16,
         Op::V_PK_MUL_F32,
@@ -3681,6 +5472,16 @@ impl Op {
         Op::V_RSQ_F16,
         Op::V_RSQ_F32,
         Op::V_RSQ_F64,
+        Op::V_S_EXP_F16,
+        Op::V_S_EXP_F32,
+        Op::V_S_LOG_F16,
+        Op::V_S_LOG_F32,
+        Op::V_S_RCP_F16,
+        Op::V_S_RCP_F32,
+        Op::V_S_RSQ_F16,
+        Op::V_S_RSQ_F32,
+        Op::V_S_SQRT_F16,
+        Op::V_S_SQRT_F32,
         Op::V_SAD_HI_U8,
         Op::V_SAD_U16,
         Op::V_SAD_U32,
@@ -3720,28 +5521,61 @@ impl Op {
         Op::V_SQRT_F16,
         Op::V_SQRT_F32,
         Op::V_SQRT_F64,
+        Op::V_SUB_CO_CI_U32,
         Op::V_SUB_CO_U32,
         Op::V_SUB_F16,
         Op::V_SUB_F32,
         Op::V_SUB_I16,
         Op::V_SUB_I32,
+        Op::V_SUB_NC_I16,
+        Op::V_SUB_NC_I32,
+        Op::V_SUB_NC_U16,
+        Op::V_SUB_NC_U32,
         Op::V_SUB_U16,
         Op::V_SUB_U32,
         Op::V_SUBB_CO_U32,
         Op::V_SUBBREV_CO_U32,
+        Op::V_SUBREV_CO_CI_U32,
         Op::V_SUBREV_CO_U32,
         Op::V_SUBREV_F16,
         Op::V_SUBREV_F32,
+        Op::V_SUBREV_NC_U32,
         Op::V_SUBREV_U16,
         Op::V_SUBREV_U32,
+        Op::V_SWAP_B16,
         Op::V_SWAP_B32,
+        Op::V_SWAPREL_B32,
+        Op::V_SWMMAC_BF16_16X16X32_BF16,
+        Op::V_SWMMAC_F16_16X16X32_F16,
+        Op::V_SWMMAC_F32_16X16X32_BF16,
+        Op::V_SWMMAC_F32_16X16X32_BF8_BF8,
+        Op::V_SWMMAC_F32_16X16X32_BF8_FP8,
+        Op::V_SWMMAC_F32_16X16X32_F16,
+        Op::V_SWMMAC_F32_16X16X32_FP8_BF8,
+        Op::V_SWMMAC_F32_16X16X32_FP8_FP8,
+        Op::V_SWMMAC_I32_16X16X32_IU4,
+        Op::V_SWMMAC_I32_16X16X32_IU8,
+        Op::V_SWMMAC_I32_16X16X64_IU4,
         Op::V_TRIG_PREOP_F64,
         Op::V_TRUNC_F16,
         Op::V_TRUNC_F32,
         Op::V_TRUNC_F64,
+        Op::V_WMMA_BF16_16X16X16_BF16,
+        Op::V_WMMA_F16_16X16X16_F16,
+        Op::V_WMMA_F32_16X16X16_BF16,
+        Op::V_WMMA_F32_16X16X16_BF8_BF8,
+        Op::V_WMMA_F32_16X16X16_BF8_FP8,
+        Op::V_WMMA_F32_16X16X16_F16,
+        Op::V_WMMA_F32_16X16X16_FP8_BF8,
+        Op::V_WMMA_F32_16X16X16_FP8_FP8,
+        Op::V_WMMA_I32_16X16X16_IU4,
+        Op::V_WMMA_I32_16X16X16_IU8,
+        Op::V_WMMA_I32_16X16X32_IU4,
         Op::V_WRITELANE_B32,
         Op::V_XAD_U32,
         Op::V_XNOR_B32,
+        Op::V_XOR3_B32,
+        Op::V_XOR_B16,
         Op::V_XOR_B32,
     ];
 
@@ -3750,7 +5584,7 @@ impl Op {
         NAMES[self as usize]
     }
 
-    /// The targets this opcode exists on ([`TARGET_GFX942`] | [`TARGET_GFX950`]).
+    /// The targets this opcode exists on (`TARGET_*` bits).
     pub const fn targets(self) -> u8 {
         TARGET_MASKS[self as usize]
     }
@@ -3761,22 +5595,49 @@ impl Op {
     }
 }
 
-static NAMES: [&str; 1242] = [
+static NAMES: [&str; 1851] = [
     "buffer_atomic_add",
     "buffer_atomic_add_f32",
     "buffer_atomic_add_f64",
+    "buffer_atomic_add_u32",
+    "buffer_atomic_add_u64",
     "buffer_atomic_add_x2",
     "buffer_atomic_and",
+    "buffer_atomic_and_b32",
+    "buffer_atomic_and_b64",
     "buffer_atomic_and_x2",
     "buffer_atomic_cmpswap",
+    "buffer_atomic_cmpswap_b32",
+    "buffer_atomic_cmpswap_b64",
+    "buffer_atomic_cmpswap_f32",
     "buffer_atomic_cmpswap_x2",
+    "buffer_atomic_cond_sub_u32",
+    "buffer_atomic_csub_u32",
     "buffer_atomic_dec",
+    "buffer_atomic_dec_u32",
+    "buffer_atomic_dec_u64",
     "buffer_atomic_dec_x2",
     "buffer_atomic_inc",
+    "buffer_atomic_inc_u32",
+    "buffer_atomic_inc_u64",
     "buffer_atomic_inc_x2",
+    "buffer_atomic_max_f32",
     "buffer_atomic_max_f64",
+    "buffer_atomic_max_i32",
+    "buffer_atomic_max_i64",
+    "buffer_atomic_max_num_f32",
+    "buffer_atomic_max_u32",
+    "buffer_atomic_max_u64",
+    "buffer_atomic_min_f32",
     "buffer_atomic_min_f64",
+    "buffer_atomic_min_i32",
+    "buffer_atomic_min_i64",
+    "buffer_atomic_min_num_f32",
+    "buffer_atomic_min_u32",
+    "buffer_atomic_min_u64",
     "buffer_atomic_or",
+    "buffer_atomic_or_b32",
+    "buffer_atomic_or_b64",
     "buffer_atomic_or_x2",
     "buffer_atomic_pk_add_bf16",
     "buffer_atomic_pk_add_f16",
@@ -3785,16 +5646,40 @@ static NAMES: [&str; 1242] = [
     "buffer_atomic_smin",
     "buffer_atomic_smin_x2",
     "buffer_atomic_sub",
+    "buffer_atomic_sub_clamp_u32",
+    "buffer_atomic_sub_u32",
+    "buffer_atomic_sub_u64",
     "buffer_atomic_sub_x2",
     "buffer_atomic_swap",
+    "buffer_atomic_swap_b32",
+    "buffer_atomic_swap_b64",
     "buffer_atomic_swap_x2",
     "buffer_atomic_umax",
     "buffer_atomic_umax_x2",
     "buffer_atomic_umin",
     "buffer_atomic_umin_x2",
     "buffer_atomic_xor",
+    "buffer_atomic_xor_b32",
+    "buffer_atomic_xor_b64",
     "buffer_atomic_xor_x2",
+    "buffer_gl0_inv",
+    "buffer_gl1_inv",
     "buffer_inv",
+    "buffer_load_b128",
+    "buffer_load_b32",
+    "buffer_load_b64",
+    "buffer_load_b96",
+    "buffer_load_d16_b16",
+    "buffer_load_d16_format_x",
+    "buffer_load_d16_format_xy",
+    "buffer_load_d16_format_xyz",
+    "buffer_load_d16_format_xyzw",
+    "buffer_load_d16_hi_b16",
+    "buffer_load_d16_hi_format_x",
+    "buffer_load_d16_hi_i8",
+    "buffer_load_d16_hi_u8",
+    "buffer_load_d16_i8",
+    "buffer_load_d16_u8",
     "buffer_load_dword",
     "buffer_load_dwordx2",
     "buffer_load_dwordx3",
@@ -3808,18 +5693,35 @@ static NAMES: [&str; 1242] = [
     "buffer_load_format_xy",
     "buffer_load_format_xyz",
     "buffer_load_format_xyzw",
+    "buffer_load_i16",
+    "buffer_load_i8",
     "buffer_load_sbyte",
     "buffer_load_sbyte_d16",
     "buffer_load_sbyte_d16_hi",
     "buffer_load_short_d16",
     "buffer_load_short_d16_hi",
     "buffer_load_sshort",
+    "buffer_load_u16",
+    "buffer_load_u8",
     "buffer_load_ubyte",
     "buffer_load_ubyte_d16",
     "buffer_load_ubyte_d16_hi",
     "buffer_load_ushort",
+    "buffer_store_b128",
+    "buffer_store_b16",
+    "buffer_store_b32",
+    "buffer_store_b64",
+    "buffer_store_b8",
+    "buffer_store_b96",
     "buffer_store_byte",
     "buffer_store_byte_d16_hi",
+    "buffer_store_d16_format_x",
+    "buffer_store_d16_format_xy",
+    "buffer_store_d16_format_xyz",
+    "buffer_store_d16_format_xyzw",
+    "buffer_store_d16_hi_b16",
+    "buffer_store_d16_hi_b8",
+    "buffer_store_d16_hi_format_x",
     "buffer_store_dword",
     "buffer_store_dwordx2",
     "buffer_store_dwordx3",
@@ -3850,6 +5752,11 @@ static NAMES: [&str; 1242] = [
     "ds_and_rtn_b64",
     "ds_append",
     "ds_bpermute_b32",
+    "ds_bpermute_fi_b32",
+    "ds_bvh_stack_push4_pop1_rtn_b32",
+    "ds_bvh_stack_push8_pop1_rtn_b32",
+    "ds_bvh_stack_push8_pop2_rtn_b64",
+    "ds_bvh_stack_rtn_b32",
     "ds_cmpst_b32",
     "ds_cmpst_b64",
     "ds_cmpst_f32",
@@ -3858,6 +5765,16 @@ static NAMES: [&str; 1242] = [
     "ds_cmpst_rtn_b64",
     "ds_cmpst_rtn_f32",
     "ds_cmpst_rtn_f64",
+    "ds_cmpstore_b32",
+    "ds_cmpstore_b64",
+    "ds_cmpstore_f32",
+    "ds_cmpstore_f64",
+    "ds_cmpstore_rtn_b32",
+    "ds_cmpstore_rtn_b64",
+    "ds_cmpstore_rtn_f32",
+    "ds_cmpstore_rtn_f64",
+    "ds_cond_sub_rtn_u32",
+    "ds_cond_sub_u32",
     "ds_condxchg32_rtn_b64",
     "ds_consume",
     "ds_dec_rtn_u32",
@@ -3868,10 +5785,33 @@ static NAMES: [&str; 1242] = [
     "ds_inc_rtn_u64",
     "ds_inc_u32",
     "ds_inc_u64",
+    "ds_load_2addr_b32",
+    "ds_load_2addr_b64",
+    "ds_load_2addr_stride64_b32",
+    "ds_load_2addr_stride64_b64",
+    "ds_load_addtid_b32",
+    "ds_load_b128",
+    "ds_load_b32",
+    "ds_load_b64",
+    "ds_load_b96",
+    "ds_load_i16",
+    "ds_load_i8",
+    "ds_load_i8_d16",
+    "ds_load_i8_d16_hi",
+    "ds_load_u16",
+    "ds_load_u16_d16",
+    "ds_load_u16_d16_hi",
+    "ds_load_u8",
+    "ds_load_u8_d16",
+    "ds_load_u8_d16_hi",
     "ds_max_f32",
     "ds_max_f64",
     "ds_max_i32",
     "ds_max_i64",
+    "ds_max_num_f32",
+    "ds_max_num_f64",
+    "ds_max_num_rtn_f32",
+    "ds_max_num_rtn_f64",
     "ds_max_rtn_f32",
     "ds_max_rtn_f64",
     "ds_max_rtn_i32",
@@ -3884,6 +5824,10 @@ static NAMES: [&str; 1242] = [
     "ds_min_f64",
     "ds_min_i32",
     "ds_min_i64",
+    "ds_min_num_f32",
+    "ds_min_num_f64",
+    "ds_min_num_rtn_f32",
+    "ds_min_num_rtn_f64",
     "ds_min_rtn_f32",
     "ds_min_rtn_f64",
     "ds_min_rtn_i32",
@@ -3933,6 +5877,27 @@ static NAMES: [&str; 1242] = [
     "ds_rsub_rtn_u64",
     "ds_rsub_u32",
     "ds_rsub_u64",
+    "ds_store_2addr_b32",
+    "ds_store_2addr_b64",
+    "ds_store_2addr_stride64_b32",
+    "ds_store_2addr_stride64_b64",
+    "ds_store_addtid_b32",
+    "ds_store_b128",
+    "ds_store_b16",
+    "ds_store_b16_d16_hi",
+    "ds_store_b32",
+    "ds_store_b64",
+    "ds_store_b8",
+    "ds_store_b8_d16_hi",
+    "ds_store_b96",
+    "ds_storexchg_2addr_rtn_b32",
+    "ds_storexchg_2addr_rtn_b64",
+    "ds_storexchg_2addr_stride64_rtn_b32",
+    "ds_storexchg_2addr_stride64_rtn_b64",
+    "ds_storexchg_rtn_b32",
+    "ds_storexchg_rtn_b64",
+    "ds_sub_clamp_rtn_u32",
+    "ds_sub_clamp_u32",
     "ds_sub_rtn_u32",
     "ds_sub_rtn_u64",
     "ds_sub_u32",
@@ -3965,18 +5930,44 @@ static NAMES: [&str; 1242] = [
     "flat_atomic_add",
     "flat_atomic_add_f32",
     "flat_atomic_add_f64",
+    "flat_atomic_add_u32",
+    "flat_atomic_add_u64",
     "flat_atomic_add_x2",
     "flat_atomic_and",
+    "flat_atomic_and_b32",
+    "flat_atomic_and_b64",
     "flat_atomic_and_x2",
     "flat_atomic_cmpswap",
+    "flat_atomic_cmpswap_b32",
+    "flat_atomic_cmpswap_b64",
+    "flat_atomic_cmpswap_f32",
     "flat_atomic_cmpswap_x2",
+    "flat_atomic_cond_sub_u32",
     "flat_atomic_dec",
+    "flat_atomic_dec_u32",
+    "flat_atomic_dec_u64",
     "flat_atomic_dec_x2",
     "flat_atomic_inc",
+    "flat_atomic_inc_u32",
+    "flat_atomic_inc_u64",
     "flat_atomic_inc_x2",
+    "flat_atomic_max_f32",
     "flat_atomic_max_f64",
+    "flat_atomic_max_i32",
+    "flat_atomic_max_i64",
+    "flat_atomic_max_num_f32",
+    "flat_atomic_max_u32",
+    "flat_atomic_max_u64",
+    "flat_atomic_min_f32",
     "flat_atomic_min_f64",
+    "flat_atomic_min_i32",
+    "flat_atomic_min_i64",
+    "flat_atomic_min_num_f32",
+    "flat_atomic_min_u32",
+    "flat_atomic_min_u64",
     "flat_atomic_or",
+    "flat_atomic_or_b32",
+    "flat_atomic_or_b64",
     "flat_atomic_or_x2",
     "flat_atomic_pk_add_bf16",
     "flat_atomic_pk_add_f16",
@@ -3985,31 +5976,60 @@ static NAMES: [&str; 1242] = [
     "flat_atomic_smin",
     "flat_atomic_smin_x2",
     "flat_atomic_sub",
+    "flat_atomic_sub_clamp_u32",
+    "flat_atomic_sub_u32",
+    "flat_atomic_sub_u64",
     "flat_atomic_sub_x2",
     "flat_atomic_swap",
+    "flat_atomic_swap_b32",
+    "flat_atomic_swap_b64",
     "flat_atomic_swap_x2",
     "flat_atomic_umax",
     "flat_atomic_umax_x2",
     "flat_atomic_umin",
     "flat_atomic_umin_x2",
     "flat_atomic_xor",
+    "flat_atomic_xor_b32",
+    "flat_atomic_xor_b64",
     "flat_atomic_xor_x2",
+    "flat_load_b128",
+    "flat_load_b32",
+    "flat_load_b64",
+    "flat_load_b96",
+    "flat_load_d16_b16",
+    "flat_load_d16_hi_b16",
+    "flat_load_d16_hi_i8",
+    "flat_load_d16_hi_u8",
+    "flat_load_d16_i8",
+    "flat_load_d16_u8",
     "flat_load_dword",
     "flat_load_dwordx2",
     "flat_load_dwordx3",
     "flat_load_dwordx4",
+    "flat_load_i16",
+    "flat_load_i8",
     "flat_load_sbyte",
     "flat_load_sbyte_d16",
     "flat_load_sbyte_d16_hi",
     "flat_load_short_d16",
     "flat_load_short_d16_hi",
     "flat_load_sshort",
+    "flat_load_u16",
+    "flat_load_u8",
     "flat_load_ubyte",
     "flat_load_ubyte_d16",
     "flat_load_ubyte_d16_hi",
     "flat_load_ushort",
+    "flat_store_b128",
+    "flat_store_b16",
+    "flat_store_b32",
+    "flat_store_b64",
+    "flat_store_b8",
+    "flat_store_b96",
     "flat_store_byte",
     "flat_store_byte_d16_hi",
+    "flat_store_d16_hi_b16",
+    "flat_store_d16_hi_b8",
     "flat_store_dword",
     "flat_store_dwordx2",
     "flat_store_dwordx3",
@@ -4019,19 +6039,47 @@ static NAMES: [&str; 1242] = [
     "global_atomic_add",
     "global_atomic_add_f32",
     "global_atomic_add_f64",
+    "global_atomic_add_u32",
+    "global_atomic_add_u64",
     "global_atomic_add_x2",
     "global_atomic_and",
+    "global_atomic_and_b32",
+    "global_atomic_and_b64",
     "global_atomic_and_x2",
     "global_atomic_cmpswap",
+    "global_atomic_cmpswap_b32",
+    "global_atomic_cmpswap_b64",
+    "global_atomic_cmpswap_f32",
     "global_atomic_cmpswap_x2",
+    "global_atomic_cond_sub_u32",
+    "global_atomic_csub_u32",
     "global_atomic_dec",
+    "global_atomic_dec_u32",
+    "global_atomic_dec_u64",
     "global_atomic_dec_x2",
     "global_atomic_inc",
+    "global_atomic_inc_u32",
+    "global_atomic_inc_u64",
     "global_atomic_inc_x2",
+    "global_atomic_max_f32",
     "global_atomic_max_f64",
+    "global_atomic_max_i32",
+    "global_atomic_max_i64",
+    "global_atomic_max_num_f32",
+    "global_atomic_max_u32",
+    "global_atomic_max_u64",
+    "global_atomic_min_f32",
     "global_atomic_min_f64",
+    "global_atomic_min_i32",
+    "global_atomic_min_i64",
+    "global_atomic_min_num_f32",
+    "global_atomic_min_u32",
+    "global_atomic_min_u64",
     "global_atomic_or",
+    "global_atomic_or_b32",
+    "global_atomic_or_b64",
     "global_atomic_or_x2",
+    "global_atomic_ordered_add_b64",
     "global_atomic_pk_add_bf16",
     "global_atomic_pk_add_f16",
     "global_atomic_smax",
@@ -4039,19 +6087,41 @@ static NAMES: [&str; 1242] = [
     "global_atomic_smin",
     "global_atomic_smin_x2",
     "global_atomic_sub",
+    "global_atomic_sub_clamp_u32",
+    "global_atomic_sub_u32",
+    "global_atomic_sub_u64",
     "global_atomic_sub_x2",
     "global_atomic_swap",
+    "global_atomic_swap_b32",
+    "global_atomic_swap_b64",
     "global_atomic_swap_x2",
     "global_atomic_umax",
     "global_atomic_umax_x2",
     "global_atomic_umin",
     "global_atomic_umin_x2",
     "global_atomic_xor",
+    "global_atomic_xor_b32",
+    "global_atomic_xor_b64",
     "global_atomic_xor_x2",
+    "global_inv",
+    "global_load_addtid_b32",
+    "global_load_b128",
+    "global_load_b32",
+    "global_load_b64",
+    "global_load_b96",
+    "global_load_block",
+    "global_load_d16_b16",
+    "global_load_d16_hi_b16",
+    "global_load_d16_hi_i8",
+    "global_load_d16_hi_u8",
+    "global_load_d16_i8",
+    "global_load_d16_u8",
     "global_load_dword",
     "global_load_dwordx2",
     "global_load_dwordx3",
     "global_load_dwordx4",
+    "global_load_i16",
+    "global_load_i8",
     "global_load_lds_dword",
     "global_load_lds_dwordx3",
     "global_load_lds_dwordx4",
@@ -4065,26 +6135,61 @@ static NAMES: [&str; 1242] = [
     "global_load_short_d16",
     "global_load_short_d16_hi",
     "global_load_sshort",
+    "global_load_tr_b128",
+    "global_load_tr_b64",
+    "global_load_u16",
+    "global_load_u8",
     "global_load_ubyte",
     "global_load_ubyte_d16",
     "global_load_ubyte_d16_hi",
     "global_load_ushort",
+    "global_store_addtid_b32",
+    "global_store_b128",
+    "global_store_b16",
+    "global_store_b32",
+    "global_store_b64",
+    "global_store_b8",
+    "global_store_b96",
+    "global_store_block",
     "global_store_byte",
     "global_store_byte_d16_hi",
+    "global_store_d16_hi_b16",
+    "global_store_d16_hi_b8",
     "global_store_dword",
     "global_store_dwordx2",
     "global_store_dwordx3",
     "global_store_dwordx4",
     "global_store_short",
     "global_store_short_d16_hi",
+    "global_wb",
+    "global_wbinv",
     "s_abs_i32",
     "s_absdiff_i32",
+    "s_add_co_ci_u32",
+    "s_add_co_i32",
+    "s_add_co_u32",
+    "s_add_f16",
+    "s_add_f32",
     "s_add_i32",
+    "s_add_nc_u64",
     "s_add_u32",
     "s_addc_u32",
+    "s_addk_co_i32",
     "s_addk_i32",
+    "s_alloc_vgpr",
     "s_and_b32",
     "s_and_b64",
+    "s_and_not0_saveexec_b32",
+    "s_and_not0_saveexec_b64",
+    "s_and_not0_wrexec_b32",
+    "s_and_not0_wrexec_b64",
+    "s_and_not1_b32",
+    "s_and_not1_b64",
+    "s_and_not1_saveexec_b32",
+    "s_and_not1_saveexec_b64",
+    "s_and_not1_wrexec_b32",
+    "s_and_not1_wrexec_b64",
+    "s_and_saveexec_b32",
     "s_and_saveexec_b64",
     "s_andn1_saveexec_b64",
     "s_andn1_wrexec_b64",
@@ -4123,6 +6228,12 @@ static NAMES: [&str; 1242] = [
     "s_atomic_xor",
     "s_atomic_xor_x2",
     "s_barrier",
+    "s_barrier_init",
+    "s_barrier_join",
+    "s_barrier_leave",
+    "s_barrier_signal",
+    "s_barrier_signal_isfirst",
+    "s_barrier_wait",
     "s_bcnt0_i32_b32",
     "s_bcnt0_i32_b64",
     "s_bcnt1_i32_b32",
@@ -4171,11 +6282,22 @@ static NAMES: [&str; 1242] = [
     "s_buffer_atomic_umin_x2",
     "s_buffer_atomic_xor",
     "s_buffer_atomic_xor_x2",
+    "s_buffer_load_b128",
+    "s_buffer_load_b256",
+    "s_buffer_load_b32",
+    "s_buffer_load_b512",
+    "s_buffer_load_b64",
+    "s_buffer_load_b96",
     "s_buffer_load_dword",
     "s_buffer_load_dwordx16",
     "s_buffer_load_dwordx2",
     "s_buffer_load_dwordx4",
     "s_buffer_load_dwordx8",
+    "s_buffer_load_i16",
+    "s_buffer_load_i8",
+    "s_buffer_load_u16",
+    "s_buffer_load_u8",
+    "s_buffer_prefetch_data",
     "s_buffer_store_dword",
     "s_buffer_store_dwordx2",
     "s_buffer_store_dwordx4",
@@ -4193,23 +6315,58 @@ static NAMES: [&str; 1242] = [
     "s_cbranch_scc1",
     "s_cbranch_vccnz",
     "s_cbranch_vccz",
+    "s_ceil_f16",
+    "s_ceil_f32",
+    "s_clause",
+    "s_cls_i32",
+    "s_cls_i32_i64",
+    "s_clz_i32_u32",
+    "s_clz_i32_u64",
     "s_cmov_b32",
     "s_cmov_b64",
     "s_cmovk_i32",
+    "s_cmp_eq_f16",
+    "s_cmp_eq_f32",
     "s_cmp_eq_i32",
     "s_cmp_eq_u32",
     "s_cmp_eq_u64",
+    "s_cmp_ge_f16",
+    "s_cmp_ge_f32",
     "s_cmp_ge_i32",
     "s_cmp_ge_u32",
+    "s_cmp_gt_f16",
+    "s_cmp_gt_f32",
     "s_cmp_gt_i32",
     "s_cmp_gt_u32",
+    "s_cmp_le_f16",
+    "s_cmp_le_f32",
     "s_cmp_le_i32",
     "s_cmp_le_u32",
+    "s_cmp_lg_f16",
+    "s_cmp_lg_f32",
     "s_cmp_lg_i32",
     "s_cmp_lg_u32",
     "s_cmp_lg_u64",
+    "s_cmp_lt_f16",
+    "s_cmp_lt_f32",
     "s_cmp_lt_i32",
     "s_cmp_lt_u32",
+    "s_cmp_neq_f16",
+    "s_cmp_neq_f32",
+    "s_cmp_nge_f16",
+    "s_cmp_nge_f32",
+    "s_cmp_ngt_f16",
+    "s_cmp_ngt_f32",
+    "s_cmp_nle_f16",
+    "s_cmp_nle_f32",
+    "s_cmp_nlg_f16",
+    "s_cmp_nlg_f32",
+    "s_cmp_nlt_f16",
+    "s_cmp_nlt_f32",
+    "s_cmp_o_f16",
+    "s_cmp_o_f32",
+    "s_cmp_u_f16",
+    "s_cmp_u_f32",
     "s_cmpk_eq_i32",
     "s_cmpk_eq_u32",
     "s_cmpk_ge_i32",
@@ -4222,8 +6379,19 @@ static NAMES: [&str; 1242] = [
     "s_cmpk_lg_u32",
     "s_cmpk_lt_i32",
     "s_cmpk_lt_u32",
+    "s_code_end",
     "s_cselect_b32",
     "s_cselect_b64",
+    "s_ctz_i32_b32",
+    "s_ctz_i32_b64",
+    "s_cvt_f16_f32",
+    "s_cvt_f32_f16",
+    "s_cvt_f32_i32",
+    "s_cvt_f32_u32",
+    "s_cvt_hi_f32_f16",
+    "s_cvt_i32_f32",
+    "s_cvt_pk_rtz_f16_f32",
+    "s_cvt_u32_f32",
     "s_dcache_discard",
     "s_dcache_discard_x2",
     "s_dcache_inv",
@@ -4231,6 +6399,8 @@ static NAMES: [&str; 1242] = [
     "s_dcache_wb",
     "s_dcache_wb_vol",
     "s_decperflevel",
+    "s_delay_alu",
+    "s_denorm_mode",
     "s_endpgm",
     "s_endpgm_ordered_ps_done",
     "s_endpgm_saved",
@@ -4242,15 +6412,33 @@ static NAMES: [&str; 1242] = [
     "s_flbit_i32_b32",
     "s_flbit_i32_b64",
     "s_flbit_i32_i64",
+    "s_floor_f16",
+    "s_floor_f32",
+    "s_fmaak_f32",
+    "s_fmac_f16",
+    "s_fmac_f32",
+    "s_fmamk_f32",
+    "s_get_barrier_state",
     "s_getpc_b64",
     "s_getreg_b32",
+    "s_gl1_inv",
     "s_icache_inv",
     "s_incperflevel",
+    "s_load_b128",
+    "s_load_b256",
+    "s_load_b32",
+    "s_load_b512",
+    "s_load_b64",
+    "s_load_b96",
     "s_load_dword",
     "s_load_dwordx16",
     "s_load_dwordx2",
     "s_load_dwordx4",
     "s_load_dwordx8",
+    "s_load_i16",
+    "s_load_i8",
+    "s_load_u16",
+    "s_load_u8",
     "s_lshl1_add_u32",
     "s_lshl2_add_u32",
     "s_lshl3_add_u32",
@@ -4260,11 +6448,19 @@ static NAMES: [&str; 1242] = [
     "s_lshr_b32",
     "s_lshr_b64",
     "s_max_i32",
+    "s_max_num_f16",
+    "s_max_num_f32",
     "s_max_u32",
+    "s_maximum_f16",
+    "s_maximum_f32",
     "s_memrealtime",
     "s_memtime",
     "s_min_i32",
+    "s_min_num_f16",
+    "s_min_num_f32",
     "s_min_u32",
+    "s_minimum_f16",
+    "s_minimum_f32",
     "s_mov_b32",
     "s_mov_b64",
     "s_movk_i32",
@@ -4272,33 +6468,54 @@ static NAMES: [&str; 1242] = [
     "s_movreld_b64",
     "s_movrels_b32",
     "s_movrels_b64",
+    "s_movrelsd_2_b32",
+    "s_mul_f16",
+    "s_mul_f32",
     "s_mul_hi_i32",
     "s_mul_hi_u32",
     "s_mul_i32",
+    "s_mul_u64",
     "s_mulk_i32",
     "s_nand_b32",
     "s_nand_b64",
+    "s_nand_saveexec_b32",
     "s_nand_saveexec_b64",
     "s_nop",
     "s_nor_b32",
     "s_nor_b64",
+    "s_nor_saveexec_b32",
     "s_nor_saveexec_b64",
     "s_not_b32",
     "s_not_b64",
     "s_or_b32",
     "s_or_b64",
+    "s_or_not0_saveexec_b32",
+    "s_or_not0_saveexec_b64",
+    "s_or_not1_b32",
+    "s_or_not1_b64",
+    "s_or_not1_saveexec_b32",
+    "s_or_not1_saveexec_b64",
+    "s_or_saveexec_b32",
     "s_or_saveexec_b64",
     "s_orn1_saveexec_b64",
     "s_orn2_b32",
     "s_orn2_b64",
     "s_orn2_saveexec_b64",
     "s_pack_hh_b32_b16",
+    "s_pack_hl_b32_b16",
     "s_pack_lh_b32_b16",
     "s_pack_ll_b32_b16",
+    "s_prefetch_data",
+    "s_prefetch_data_pc_rel",
+    "s_prefetch_inst",
+    "s_prefetch_inst_pc_rel",
     "s_quadmask_b32",
     "s_quadmask_b64",
     "s_rfe_b64",
     "s_rfe_restore_b64",
+    "s_rndne_f16",
+    "s_rndne_f32",
+    "s_round_mode",
     "s_scratch_load_dword",
     "s_scratch_load_dwordx2",
     "s_scratch_load_dwordx4",
@@ -4306,11 +6523,14 @@ static NAMES: [&str; 1242] = [
     "s_scratch_store_dwordx2",
     "s_scratch_store_dwordx4",
     "s_sendmsg",
+    "s_sendmsg_rtn_b32",
+    "s_sendmsg_rtn_b64",
     "s_sendmsghalt",
     "s_set_gpr_idx_idx",
     "s_set_gpr_idx_mode",
     "s_set_gpr_idx_off",
     "s_set_gpr_idx_on",
+    "s_set_inst_prefetch_distance",
     "s_sethalt",
     "s_setkill",
     "s_setpc_b64",
@@ -4321,29 +6541,74 @@ static NAMES: [&str; 1242] = [
     "s_sext_i32_i16",
     "s_sext_i32_i8",
     "s_sleep",
+    "s_sleep_var",
     "s_store_dword",
     "s_store_dwordx2",
     "s_store_dwordx4",
+    "s_sub_co_ci_u32",
+    "s_sub_co_i32",
+    "s_sub_co_u32",
+    "s_sub_f16",
+    "s_sub_f32",
     "s_sub_i32",
+    "s_sub_nc_u64",
     "s_sub_u32",
     "s_subb_u32",
+    "s_subvector_loop_begin",
+    "s_subvector_loop_end",
     "s_swappc_b64",
     "s_trap",
+    "s_trunc_f16",
+    "s_trunc_f32",
     "s_ttracedata",
+    "s_ttracedata_imm",
+    "s_version",
+    "s_wait_alu",
+    "s_wait_bvhcnt",
+    "s_wait_dscnt",
+    "s_wait_event",
+    "s_wait_expcnt",
+    "s_wait_idle",
+    "s_wait_kmcnt",
+    "s_wait_loadcnt",
+    "s_wait_loadcnt_dscnt",
+    "s_wait_samplecnt",
+    "s_wait_storecnt",
+    "s_wait_storecnt_dscnt",
     "s_waitcnt",
+    "s_waitcnt_depctr",
+    "s_waitcnt_expcnt",
+    "s_waitcnt_lgkmcnt",
+    "s_waitcnt_vmcnt",
+    "s_waitcnt_vscnt",
     "s_wakeup",
     "s_wqm_b32",
     "s_wqm_b64",
     "s_xnor_b32",
     "s_xnor_b64",
+    "s_xnor_saveexec_b32",
     "s_xnor_saveexec_b64",
     "s_xor_b32",
     "s_xor_b64",
+    "s_xor_saveexec_b32",
     "s_xor_saveexec_b64",
+    "scratch_load_b128",
+    "scratch_load_b32",
+    "scratch_load_b64",
+    "scratch_load_b96",
+    "scratch_load_block",
+    "scratch_load_d16_b16",
+    "scratch_load_d16_hi_b16",
+    "scratch_load_d16_hi_i8",
+    "scratch_load_d16_hi_u8",
+    "scratch_load_d16_i8",
+    "scratch_load_d16_u8",
     "scratch_load_dword",
     "scratch_load_dwordx2",
     "scratch_load_dwordx3",
     "scratch_load_dwordx4",
+    "scratch_load_i16",
+    "scratch_load_i8",
     "scratch_load_lds_dword",
     "scratch_load_lds_sbyte",
     "scratch_load_lds_sshort",
@@ -4355,18 +6620,33 @@ static NAMES: [&str; 1242] = [
     "scratch_load_short_d16",
     "scratch_load_short_d16_hi",
     "scratch_load_sshort",
+    "scratch_load_u16",
+    "scratch_load_u8",
     "scratch_load_ubyte",
     "scratch_load_ubyte_d16",
     "scratch_load_ubyte_d16_hi",
     "scratch_load_ushort",
+    "scratch_store_b128",
+    "scratch_store_b16",
+    "scratch_store_b32",
+    "scratch_store_b64",
+    "scratch_store_b8",
+    "scratch_store_b96",
+    "scratch_store_block",
     "scratch_store_byte",
     "scratch_store_byte_d16_hi",
+    "scratch_store_d16_hi_b16",
+    "scratch_store_d16_hi_b8",
     "scratch_store_dword",
     "scratch_store_dwordx2",
     "scratch_store_dwordx3",
     "scratch_store_dwordx4",
     "scratch_store_short",
     "scratch_store_short_d16_hi",
+    "tbuffer_load_d16_format_x",
+    "tbuffer_load_d16_format_xy",
+    "tbuffer_load_d16_format_xyz",
+    "tbuffer_load_d16_format_xyzw",
     "tbuffer_load_format_d16_x",
     "tbuffer_load_format_d16_xy",
     "tbuffer_load_format_d16_xyz",
@@ -4375,6 +6655,10 @@ static NAMES: [&str; 1242] = [
     "tbuffer_load_format_xy",
     "tbuffer_load_format_xyz",
     "tbuffer_load_format_xyzw",
+    "tbuffer_store_d16_format_x",
+    "tbuffer_store_d16_format_xy",
+    "tbuffer_store_d16_format_xyz",
+    "tbuffer_store_d16_format_xyzw",
     "tbuffer_store_format_d16_x",
     "tbuffer_store_format_d16_xy",
     "tbuffer_store_format_d16_xyz",
@@ -4387,6 +6671,7 @@ static NAMES: [&str; 1242] = [
     "v_accvgpr_read_b32",
     "v_accvgpr_write_b32",
     "v_add3_u32",
+    "v_add_co_ci_u32",
     "v_add_co_u32",
     "v_add_f16",
     "v_add_f32",
@@ -4394,11 +6679,16 @@ static NAMES: [&str; 1242] = [
     "v_add_i16",
     "v_add_i32",
     "v_add_lshl_u32",
+    "v_add_nc_i16",
+    "v_add_nc_i32",
+    "v_add_nc_u16",
+    "v_add_nc_u32",
     "v_add_u16",
     "v_add_u32",
     "v_addc_co_u32",
     "v_alignbit_b32",
     "v_alignbyte_b32",
+    "v_and_b16",
     "v_and_b32",
     "v_and_or_b32",
     "v_ashr_pk_i8_i32",
@@ -4418,6 +6708,8 @@ static NAMES: [&str; 1242] = [
     "v_ceil_f32",
     "v_ceil_f64",
     "v_clrexcp",
+    "v_cls_i32",
+    "v_clz_i32_u32",
     "v_cmp_class_f16",
     "v_cmp_class_f32",
     "v_cmp_class_f64",
@@ -4505,6 +6797,9 @@ static NAMES: [&str; 1242] = [
     "v_cmp_o_f16",
     "v_cmp_o_f32",
     "v_cmp_o_f64",
+    "v_cmp_t_f16",
+    "v_cmp_t_f32",
+    "v_cmp_t_f64",
     "v_cmp_t_i16",
     "v_cmp_t_i32",
     "v_cmp_t_i64",
@@ -4604,6 +6899,9 @@ static NAMES: [&str; 1242] = [
     "v_cmpx_o_f16",
     "v_cmpx_o_f32",
     "v_cmpx_o_f64",
+    "v_cmpx_t_f16",
+    "v_cmpx_t_f32",
+    "v_cmpx_t_f64",
     "v_cmpx_t_i16",
     "v_cmpx_t_i32",
     "v_cmpx_t_i64",
@@ -4616,9 +6914,11 @@ static NAMES: [&str; 1242] = [
     "v_cmpx_u_f16",
     "v_cmpx_u_f32",
     "v_cmpx_u_f64",
+    "v_cndmask_b16",
     "v_cndmask_b32",
     "v_cos_f16",
     "v_cos_f32",
+    "v_ctz_i32_b32",
     "v_cubeid_f32",
     "v_cubema_f32",
     "v_cubesc_f32",
@@ -4640,10 +6940,13 @@ static NAMES: [&str; 1242] = [
     "v_cvt_f64_f32",
     "v_cvt_f64_i32",
     "v_cvt_f64_u32",
+    "v_cvt_floor_i32_f32",
     "v_cvt_flr_i32_f32",
     "v_cvt_i16_f16",
     "v_cvt_i32_f32",
     "v_cvt_i32_f64",
+    "v_cvt_i32_i16",
+    "v_cvt_nearest_i32_f32",
     "v_cvt_norm_i16_f16",
     "v_cvt_norm_u16_f16",
     "v_cvt_off_f32_i4",
@@ -4653,7 +6956,14 @@ static NAMES: [&str; 1242] = [
     "v_cvt_pk_f32_bf8",
     "v_cvt_pk_f32_fp8",
     "v_cvt_pk_fp8_f32",
+    "v_cvt_pk_i16_f32",
     "v_cvt_pk_i16_i32",
+    "v_cvt_pk_norm_i16_f16",
+    "v_cvt_pk_norm_i16_f32",
+    "v_cvt_pk_norm_u16_f16",
+    "v_cvt_pk_norm_u16_f32",
+    "v_cvt_pk_rtz_f16_f32",
+    "v_cvt_pk_u16_f32",
     "v_cvt_pk_u16_u32",
     "v_cvt_pk_u8_f32",
     "v_cvt_pkaccum_u8_f32",
@@ -4719,6 +7029,7 @@ static NAMES: [&str; 1242] = [
     "v_cvt_u16_f16",
     "v_cvt_u32_f32",
     "v_cvt_u32_f64",
+    "v_cvt_u32_u16",
     "v_div_fixup_f16",
     "v_div_fixup_f32",
     "v_div_fixup_f64",
@@ -4727,19 +7038,47 @@ static NAMES: [&str; 1242] = [
     "v_div_fmas_f64",
     "v_div_scale_f32",
     "v_div_scale_f64",
+    "v_dot2_bf16_bf16",
+    "v_dot2_f16_f16",
     "v_dot2_f32_bf16",
     "v_dot2_f32_f16",
     "v_dot2_i32_i16",
     "v_dot2_u32_u16",
+    "v_dot2acc_f32_f16",
     "v_dot2c_f32_bf16",
     "v_dot2c_f32_f16",
     "v_dot2c_i32_i16",
+    "v_dot4_f32_bf8_bf8",
+    "v_dot4_f32_bf8_fp8",
+    "v_dot4_f32_fp8_bf8",
+    "v_dot4_f32_fp8_fp8",
     "v_dot4_i32_i8",
+    "v_dot4_i32_iu8",
     "v_dot4_u32_u8",
     "v_dot4c_i32_i8",
     "v_dot8_i32_i4",
+    "v_dot8_i32_iu4",
     "v_dot8_u32_u4",
     "v_dot8c_i32_i4",
+    "v_dual_add_f32",
+    "v_dual_add_nc_u32",
+    "v_dual_and_b32",
+    "v_dual_cndmask_b32",
+    "v_dual_dot2acc_f32_bf16",
+    "v_dual_dot2acc_f32_f16",
+    "v_dual_fmaak_f32",
+    "v_dual_fmac_f32",
+    "v_dual_fmamk_f32",
+    "v_dual_lshlrev_b32",
+    "v_dual_max_f32",
+    "v_dual_max_num_f32",
+    "v_dual_min_f32",
+    "v_dual_min_num_f32",
+    "v_dual_mov_b32",
+    "v_dual_mul_dx9_zero_f32",
+    "v_dual_mul_f32",
+    "v_dual_sub_f32",
+    "v_dual_subrev_f32",
     "v_exp_f16",
     "v_exp_f32",
     "v_exp_legacy_f32",
@@ -4749,6 +7088,7 @@ static NAMES: [&str; 1242] = [
     "v_floor_f16",
     "v_floor_f32",
     "v_floor_f64",
+    "v_fma_dx9_zero_f32",
     "v_fma_f16",
     "v_fma_f32",
     "v_fma_f64",
@@ -4756,9 +7096,13 @@ static NAMES: [&str; 1242] = [
     "v_fma_mix_f32",
     "v_fma_mixhi_f16",
     "v_fma_mixlo_f16",
+    "v_fmaak_f16",
     "v_fmaak_f32",
+    "v_fmac_dx9_zero_f32",
+    "v_fmac_f16",
     "v_fmac_f32",
     "v_fmac_f64",
+    "v_fmamk_f16",
     "v_fmamk_f32",
     "v_fract_f16",
     "v_fract_f32",
@@ -4786,6 +7130,8 @@ static NAMES: [&str; 1242] = [
     "v_lshrrev_b32",
     "v_lshrrev_b64",
     "v_mac_f16",
+    "v_mad_co_i64_i32",
+    "v_mad_co_u64_u32",
     "v_mad_f16",
     "v_mad_i16",
     "v_mad_i32_i16",
@@ -4804,6 +7150,8 @@ static NAMES: [&str; 1242] = [
     "v_max3_f32",
     "v_max3_i16",
     "v_max3_i32",
+    "v_max3_num_f16",
+    "v_max3_num_f32",
     "v_max3_u16",
     "v_max3_u32",
     "v_max_f16",
@@ -4811,15 +7159,32 @@ static NAMES: [&str; 1242] = [
     "v_max_f64",
     "v_max_i16",
     "v_max_i32",
+    "v_max_num_f16",
+    "v_max_num_f32",
+    "v_max_num_f64",
     "v_max_u16",
     "v_max_u32",
+    "v_maximum3_f16",
     "v_maximum3_f32",
+    "v_maximum_f16",
+    "v_maximum_f32",
+    "v_maximum_f64",
+    "v_maximumminimum_f16",
+    "v_maximumminimum_f32",
+    "v_maxmin_f16",
+    "v_maxmin_f32",
+    "v_maxmin_i32",
+    "v_maxmin_num_f16",
+    "v_maxmin_num_f32",
+    "v_maxmin_u32",
     "v_mbcnt_hi_u32_b32",
     "v_mbcnt_lo_u32_b32",
     "v_med3_f16",
     "v_med3_f32",
     "v_med3_i16",
     "v_med3_i32",
+    "v_med3_num_f16",
+    "v_med3_num_f32",
     "v_med3_u16",
     "v_med3_u32",
     "v_mfma_f32_16x16x128_f8f6f4",
@@ -4867,6 +7232,8 @@ static NAMES: [&str; 1242] = [
     "v_min3_f32",
     "v_min3_i16",
     "v_min3_i32",
+    "v_min3_num_f16",
+    "v_min3_num_f32",
     "v_min3_u16",
     "v_min3_u32",
     "v_min_f16",
@@ -4874,14 +7241,35 @@ static NAMES: [&str; 1242] = [
     "v_min_f64",
     "v_min_i16",
     "v_min_i32",
+    "v_min_num_f16",
+    "v_min_num_f32",
+    "v_min_num_f64",
     "v_min_u16",
     "v_min_u32",
+    "v_minimum3_f16",
     "v_minimum3_f32",
+    "v_minimum_f16",
+    "v_minimum_f32",
+    "v_minimum_f64",
+    "v_minimummaximum_f16",
+    "v_minimummaximum_f32",
+    "v_minmax_f16",
+    "v_minmax_f32",
+    "v_minmax_i32",
+    "v_minmax_num_f16",
+    "v_minmax_num_f32",
+    "v_minmax_u32",
+    "v_mov_b16",
     "v_mov_b32",
     "v_mov_b64",
+    "v_movreld_b32",
+    "v_movrels_b32",
+    "v_movrelsd_2_b32",
+    "v_movrelsd_b32",
     "v_mqsad_pk_u16_u8",
     "v_mqsad_u32_u8",
     "v_msad_u8",
+    "v_mul_dx9_zero_f32",
     "v_mul_f16",
     "v_mul_f32",
     "v_mul_f64",
@@ -4894,14 +7282,22 @@ static NAMES: [&str; 1242] = [
     "v_mul_lo_u16",
     "v_mul_lo_u32",
     "v_mul_u32_u24",
+    "v_mullit_f32",
     "v_nop",
+    "v_not_b16",
     "v_not_b32",
     "v_or3_b32",
+    "v_or_b16",
     "v_or_b32",
     "v_pack_b32_f16",
     "v_perm_b32",
+    "v_permlane16_b32",
     "v_permlane16_swap_b32",
+    "v_permlane16_var_b32",
     "v_permlane32_swap_b32",
+    "v_permlane64_b32",
+    "v_permlanex16_b32",
+    "v_permlanex16_var_b32",
     "v_pk_add_f16",
     "v_pk_add_f32",
     "v_pk_add_i16",
@@ -4916,12 +7312,16 @@ static NAMES: [&str; 1242] = [
     "v_pk_mad_u16",
     "v_pk_max_f16",
     "v_pk_max_i16",
+    "v_pk_max_num_f16",
     "v_pk_max_u16",
     "v_pk_maximum3_f16",
+    "v_pk_maximum_f16",
     "v_pk_min_f16",
     "v_pk_min_i16",
+    "v_pk_min_num_f16",
     "v_pk_min_u16",
     "v_pk_minimum3_f16",
+    "v_pk_minimum_f16",
     "v_pk_mov_b32",
     "v_pk_mul_f16",
     "v_pk_mul_f32",
@@ -4942,6 +7342,16 @@ static NAMES: [&str; 1242] = [
     "v_rsq_f16",
     "v_rsq_f32",
     "v_rsq_f64",
+    "v_s_exp_f16",
+    "v_s_exp_f32",
+    "v_s_log_f16",
+    "v_s_log_f32",
+    "v_s_rcp_f16",
+    "v_s_rcp_f32",
+    "v_s_rsq_f16",
+    "v_s_rsq_f32",
+    "v_s_sqrt_f16",
+    "v_s_sqrt_f32",
     "v_sad_hi_u8",
     "v_sad_u16",
     "v_sad_u32",
@@ -4981,69 +7391,134 @@ static NAMES: [&str; 1242] = [
     "v_sqrt_f16",
     "v_sqrt_f32",
     "v_sqrt_f64",
+    "v_sub_co_ci_u32",
     "v_sub_co_u32",
     "v_sub_f16",
     "v_sub_f32",
     "v_sub_i16",
     "v_sub_i32",
+    "v_sub_nc_i16",
+    "v_sub_nc_i32",
+    "v_sub_nc_u16",
+    "v_sub_nc_u32",
     "v_sub_u16",
     "v_sub_u32",
     "v_subb_co_u32",
     "v_subbrev_co_u32",
+    "v_subrev_co_ci_u32",
     "v_subrev_co_u32",
     "v_subrev_f16",
     "v_subrev_f32",
+    "v_subrev_nc_u32",
     "v_subrev_u16",
     "v_subrev_u32",
+    "v_swap_b16",
     "v_swap_b32",
+    "v_swaprel_b32",
+    "v_swmmac_bf16_16x16x32_bf16",
+    "v_swmmac_f16_16x16x32_f16",
+    "v_swmmac_f32_16x16x32_bf16",
+    "v_swmmac_f32_16x16x32_bf8_bf8",
+    "v_swmmac_f32_16x16x32_bf8_fp8",
+    "v_swmmac_f32_16x16x32_f16",
+    "v_swmmac_f32_16x16x32_fp8_bf8",
+    "v_swmmac_f32_16x16x32_fp8_fp8",
+    "v_swmmac_i32_16x16x32_iu4",
+    "v_swmmac_i32_16x16x32_iu8",
+    "v_swmmac_i32_16x16x64_iu4",
     "v_trig_preop_f64",
     "v_trunc_f16",
     "v_trunc_f32",
     "v_trunc_f64",
+    "v_wmma_bf16_16x16x16_bf16",
+    "v_wmma_f16_16x16x16_f16",
+    "v_wmma_f32_16x16x16_bf16",
+    "v_wmma_f32_16x16x16_bf8_bf8",
+    "v_wmma_f32_16x16x16_bf8_fp8",
+    "v_wmma_f32_16x16x16_f16",
+    "v_wmma_f32_16x16x16_fp8_bf8",
+    "v_wmma_f32_16x16x16_fp8_fp8",
+    "v_wmma_i32_16x16x16_iu4",
+    "v_wmma_i32_16x16x16_iu8",
+    "v_wmma_i32_16x16x32_iu4",
     "v_writelane_b32",
     "v_xad_u32",
     "v_xnor_b32",
+    "v_xor3_b32",
+    "v_xor_b16",
     "v_xor_b32",
 ];
 
-static TARGET_MASKS: [u8; 1242] = [
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 3, 2, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2,
-    2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 2, 3, 3, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3,
-    3, 3, 3, 3, 2, 3, 3, 3, 2, 3, 3, 2, 3, 3, 3, 3, 3, 1, 2, 3, 3, 2, 3, 3, 3, 3, 3, 3, 1, 2, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 2, 3, 2, 3, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 2, 3, 3, 3, 2, 3, 3, 3, 3, 3, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 3, 2, 2, 2, 2, 3, 3, 2, 3, 3, 2, 3, 3, 3, 3, 2, 3, 3, 2, 3, 3, 2, 2, 2, 2, 2, 3, 3, 2,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+static TARGET_MASKS: [u8; 1851] = [
+    3, 31, 3, 28, 28, 3, 3, 28, 28, 3, 3, 28, 28, 4, 3, 24, 4, 3, 28, 28, 3, 3, 28, 28, 3, 4, 3,
+    28, 28, 24, 28, 28, 4, 3, 28, 28, 24, 28, 28, 3, 28, 28, 3, 26, 27, 3, 3, 3, 3, 3, 24, 28, 28,
+    3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 28, 28, 3, 4, 4, 3, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28,
+    28, 28, 28, 28, 3, 3, 3, 3, 3, 3, 3, 3, 3, 31, 31, 31, 31, 28, 28, 3, 3, 3, 3, 3, 3, 28, 28, 3,
+    3, 3, 3, 28, 28, 28, 28, 28, 28, 3, 3, 28, 28, 28, 28, 28, 28, 28, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    31, 31, 31, 31, 3, 3, 3, 31, 3, 31, 3, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 24, 24, 24, 24,
+    4, 3, 3, 3, 3, 3, 3, 3, 3, 28, 28, 4, 4, 28, 28, 4, 4, 24, 24, 31, 31, 31, 31, 31, 31, 31, 31,
+    31, 31, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 7, 7, 31,
+    31, 24, 24, 24, 24, 7, 7, 31, 31, 31, 31, 31, 31, 7, 7, 31, 31, 24, 24, 24, 24, 7, 7, 31, 31,
+    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 27, 27, 27, 27, 3, 3, 3, 3, 3, 3, 3, 3,
+    2, 2, 2, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 31, 31, 31, 31, 28, 28, 28, 28, 28, 28, 28, 28,
+    28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 24, 24, 31, 31, 31, 31, 31, 7, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 31, 31, 31, 31, 3, 31, 3, 28, 28, 3, 3, 28, 28, 3, 3, 28,
+    28, 4, 3, 24, 3, 28, 28, 3, 3, 28, 28, 3, 4, 3, 28, 28, 24, 28, 28, 4, 3, 28, 28, 24, 28, 28,
+    3, 28, 28, 3, 27, 27, 3, 3, 3, 3, 3, 24, 28, 28, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 28, 28, 3, 28,
+    28, 28, 28, 28, 28, 28, 28, 28, 28, 3, 3, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 28, 28, 3, 3, 3, 3,
+    28, 28, 28, 28, 28, 28, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 3, 31, 3, 28, 28, 3, 3, 28, 28, 3, 3,
+    28, 28, 4, 3, 24, 4, 3, 28, 28, 3, 3, 28, 28, 3, 4, 3, 28, 28, 24, 28, 28, 4, 3, 28, 28, 24,
+    28, 28, 3, 28, 28, 3, 24, 27, 27, 3, 3, 3, 3, 3, 24, 28, 28, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3,
+    28, 28, 3, 24, 28, 28, 28, 28, 28, 24, 28, 28, 28, 28, 28, 28, 3, 3, 3, 3, 28, 28, 3, 2, 2, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 24, 24, 28, 28, 3, 3, 3, 3, 28, 28, 28, 28, 28, 28, 28, 24, 3, 3,
+    28, 28, 3, 3, 3, 3, 3, 3, 24, 24, 31, 31, 24, 24, 24, 24, 24, 7, 24, 7, 7, 24, 7, 24, 31, 31,
+    28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 31, 3, 3, 3, 3, 3, 3, 31, 31, 31, 31, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 7, 24, 24, 24, 24, 24, 24,
+    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 28, 28, 28, 28, 28, 24,
+    3, 3, 3, 3, 3, 24, 24, 24, 24, 24, 3, 3, 3, 31, 7, 7, 7, 7, 31, 31, 3, 3, 3, 31, 31, 31, 31,
+    24, 24, 28, 28, 28, 28, 28, 31, 31, 31, 24, 24, 31, 31, 31, 24, 24, 31, 31, 24, 24, 31, 31, 24,
+    24, 31, 31, 24, 24, 31, 31, 31, 24, 24, 31, 31, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24,
+    24, 24, 24, 24, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 28, 31, 31, 28, 28, 24, 24, 24, 24, 24, 24,
+    24, 24, 3, 3, 31, 3, 3, 3, 31, 28, 28, 31, 7, 31, 3, 3, 3, 3, 3, 3, 3, 3, 24, 24, 24, 24, 24,
+    24, 24, 31, 31, 4, 31, 31, 28, 28, 28, 28, 28, 24, 3, 3, 3, 3, 3, 24, 24, 24, 24, 31, 31, 31,
+    31, 31, 31, 31, 31, 31, 24, 24, 31, 24, 24, 3, 3, 31, 24, 24, 31, 24, 24, 31, 31, 31, 31, 31,
+    31, 31, 28, 24, 24, 31, 31, 31, 24, 31, 31, 31, 28, 31, 31, 31, 31, 28, 31, 31, 31, 31, 31, 28,
+    28, 28, 28, 28, 28, 28, 31, 3, 3, 3, 3, 31, 28, 31, 31, 24, 24, 24, 24, 31, 31, 31, 3, 24, 24,
+    28, 3, 3, 3, 3, 3, 3, 31, 28, 28, 31, 3, 3, 3, 3, 4, 31, 31, 31, 31, 31, 31, 3, 31, 31, 31, 24,
+    3, 3, 3, 24, 24, 24, 24, 24, 7, 24, 7, 7, 4, 4, 31, 31, 24, 24, 31, 28, 28, 24, 24, 24, 28, 24,
+    28, 24, 24, 24, 24, 24, 24, 31, 4, 4, 4, 4, 4, 31, 31, 31, 31, 31, 28, 31, 31, 31, 28, 31, 28,
+    28, 28, 28, 24, 28, 28, 28, 28, 28, 28, 3, 3, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    28, 28, 3, 3, 3, 3, 28, 28, 28, 28, 28, 28, 24, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 28, 28, 28, 28,
+    3, 3, 3, 3, 31, 31, 31, 31, 28, 28, 28, 28, 3, 3, 3, 3, 31, 31, 31, 31, 3, 3, 3, 31, 28, 31,
+    31, 31, 31, 3, 3, 31, 28, 28, 28, 28, 3, 3, 3, 31, 31, 28, 31, 31, 2, 2, 31, 31, 31, 31, 31,
+    31, 31, 31, 31, 2, 2, 31, 31, 31, 3, 28, 28, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 7,
+    7, 7, 3, 7, 7, 3, 7, 7, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
+    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
+    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
+    4, 4, 4, 3, 7, 7, 3, 7, 7, 3, 3, 3, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
+    7, 7, 7, 3, 7, 7, 3, 7, 7, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
+    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
+    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
+    31, 4, 4, 4, 3, 7, 7, 3, 7, 7, 3, 3, 3, 31, 31, 31, 28, 31, 31, 31, 28, 31, 31, 31, 31, 31, 31,
+    31, 2, 27, 31, 31, 27, 31, 31, 31, 31, 31, 31, 31, 31, 31, 28, 3, 31, 31, 31, 28, 28, 31, 31,
+    31, 2, 27, 2, 27, 27, 27, 28, 31, 28, 28, 28, 28, 28, 28, 31, 31, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 27, 2, 27, 31, 31, 31, 28, 31, 31, 31, 3, 31, 31,
+    31, 31, 28, 28, 30, 31, 3, 3, 4, 2, 3, 3, 24, 24, 24, 24, 3, 28, 31, 3, 3, 28, 31, 3, 28, 28,
+    28, 28, 28, 28, 28, 28, 28, 28, 4, 24, 4, 24, 28, 28, 28, 28, 28, 31, 31, 3, 3, 3, 3, 31, 31,
+    31, 28, 31, 31, 31, 3, 31, 31, 31, 28, 31, 4, 28, 31, 3, 28, 31, 31, 31, 31, 31, 31, 31, 31,
+    31, 31, 31, 31, 31, 31, 31, 31, 3, 31, 3, 31, 31, 31, 31, 31, 31, 31, 3, 24, 24, 3, 31, 31, 31,
+    7, 3, 3, 3, 31, 31, 31, 7, 3, 3, 7, 7, 31, 31, 24, 24, 31, 31, 7, 7, 7, 31, 31, 24, 24, 24, 31,
+    31, 24, 26, 24, 24, 24, 24, 24, 4, 4, 28, 24, 24, 28, 31, 31, 7, 7, 31, 31, 24, 24, 31, 31, 2,
+    3, 3, 3, 2, 3, 3, 2, 3, 3, 3, 3, 3, 1, 2, 3, 3, 2, 3, 3, 3, 3, 3, 3, 1, 2, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 2, 3, 2, 3, 3, 2, 7, 7, 31, 31, 24, 24, 31, 31, 7, 7, 7, 31, 31, 24, 24, 24, 31, 31, 24,
+    26, 24, 24, 24, 24, 24, 4, 4, 28, 24, 24, 28, 28, 31, 3, 28, 28, 28, 28, 31, 31, 31, 28, 31,
+    31, 31, 31, 31, 31, 31, 31, 3, 31, 31, 31, 28, 3, 28, 31, 31, 28, 31, 31, 31, 28, 2, 24, 2, 28,
+    28, 24, 31, 3, 31, 31, 31, 31, 3, 31, 31, 31, 31, 31, 7, 31, 24, 31, 2, 24, 7, 31, 24, 31, 2,
+    24, 3, 31, 3, 31, 31, 31, 2, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 24, 24, 24,
+    24, 24, 24, 24, 24, 24, 24, 31, 31, 31, 31, 31, 3, 31, 31, 2, 2, 2, 2, 3, 3, 2, 3, 3, 2, 3, 3,
+    3, 3, 2, 3, 3, 2, 3, 3, 2, 2, 2, 2, 2, 3, 3, 2, 31, 31, 31, 28, 31, 31, 31, 3, 3, 28, 28, 28,
+    28, 3, 3, 3, 3, 28, 31, 31, 31, 28, 3, 3, 28, 31, 28, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24,
+    24, 31, 31, 31, 31, 28, 28, 28, 24, 24, 28, 24, 24, 28, 28, 24, 31, 31, 31, 28, 28, 31,
 ];

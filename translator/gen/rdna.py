@@ -1,0 +1,706 @@
+"""RDNA (GFX11 = gfx1100, GFX12 = gfx1200/gfx1201) opcode tables from LLVM's disassembler.
+
+Used by `gen_tables.py` (which owns the command line, the child-process LLVM worker and the
+shared `Op` enum). Same method as for GFX9: every opcode value of every encoding is put
+into an instruction word with simple operands (several operand variants, the most
+populated one LLVM accepts wins) and disassembled by libLLVM-22 in a child process. From
+the printed text come the mnemonic, the semantic `Op` (encoding suffix stripped), each
+operand slot's register count and register file (`v4.l`/`v4.h` marks a true16 half), and
+probes with modifier bits set tell which optional syntax LLVM prints for the opcode. A
+second pass with `+wavefrontsize64` records the operand widths of wave64 code (lane masks
+double, WMMA fragments halve).
+
+gfx12 is disassembled with `+real-true16` (LLVM 22 defaults gfx12 to fake16, which does not
+decode the `.h` VOP1 forms). gfx1201 is enumerated too and must give exactly gfx1200's
+listing (the generator fails otherwise), so gfx1201 uses the gfx1200 tables.
+"""
+
+import os
+import re
+
+V = lambda r: 256 + r  # VGPR operand code in a 9-bit source field
+NULL = 0x7C  # RDNA scalar code of `null` (also `off` in SADDR fields)
+
+# Targets: (name, LLVM CPU, features). The family tables are named after the first.
+FAMILIES = {
+    "gfx1100": ("gfx1100", "+real-true16"),
+    "gfx1200": ("gfx1200", "+real-true16"),
+}
+CHECK_SAME = {"gfx1201": "gfx1200"}
+W64 = ",+wavefrontsize64"
+
+
+def enc(count, base, *fields):
+    """An encoding: `count` opcodes, `base(op)` -> words, operand `fields`.
+
+    Each field is (word, shift, [values], slot, kind); with more than one value the last is
+    the "absent" value. Kinds: "r" register (9-bit codes: 256+ = VGPR), "p" SGPR pair index,
+    "q" SGPR quad index, "i" immediate, "-" a bit without an operand of its own.
+    """
+    return (count, base, fields)
+
+
+def gfx11_encodings():
+    return {
+        "sop2": enc(0x60, lambda op: [0x80000000 | (op << 23)], (0, 16, [8, 0], "sdst", "r"), (0, 0, [2, 0], "ssrc0", "r"), (0, 8, [4, 0], "ssrc1", "r")),
+        "sopk": enc(0x1D, lambda op: [0xB0000000 | (op << 23)], (0, 16, [8, 0], "sdst", "r"), (0, 0, [0x1234, 0], "simm16", "i")),
+        "sop1": enc(0x100, lambda op: [0xBE800000 | (op << 8)], (0, 16, [8, 0], "sdst", "r"), (0, 0, [4, 0], "ssrc0", "r")),
+        "sopc": enc(0x80, lambda op: [0xBF000000 | (op << 16)], (0, 0, [2, 0], "ssrc0", "r"), (0, 8, [4, 0], "ssrc1", "r")),
+        "sopp": enc(0x80, lambda op: [0xBF800000 | (op << 16)], (0, 0, [3, 0], "simm16", "i")),
+        "smem": enc(
+            0x100,
+            lambda op: [0xF4000000 | (op << 18), 0],
+            (0, 6, [8, 0], "sdata", "r"),
+            (0, 0, [2, 0], "sbase", "p"),
+            (1, 0, [0x10, 0], "offset", "i"),
+            (1, 25, [9, NULL], "soffset", "r"),
+        ),
+        "vop1": enc(0x100, lambda op: [0x7E000000 | (op << 9)], (0, 17, [2], "vdst", "r"), (0, 0, [V(4), 4, 0], "src0", "r")),
+        "vop2": enc(0x3E, lambda op: [op << 25], (0, 17, [2], "vdst", "r"), (0, 0, [V(4), 4, 0], "src0", "r"), (0, 9, [8, 0], "vsrc1", "r")),
+        "vopc": enc(0x100, lambda op: [0x7C000000 | (op << 17)], (0, 0, [V(4), 4], "src0", "r"), (0, 9, [8], "vsrc1", "r")),
+        "vop3": enc(
+            0x400,
+            lambda op: [0xD4000000 | (op << 16), 0],
+            # `v_cmpx_*_e64` needs VDST = exec_lo (LLVM's C API rejects other values).
+            (0, 0, [2, 0x7E], "vdst", "r"),
+            (1, 0, [V(4), 4, 0], "src0", "r"),
+            (1, 9, [V(8), 6, 0], "src1", "r"),
+            (1, 18, [V(16), 12, 0], "src2", "r"),
+        ),
+        "vop3p": enc(
+            0x80,
+            lambda op: [0xCC000000 | (op << 16), 0],
+            (0, 0, [2], "vdst", "r"),
+            (1, 0, [V(24), 4, 0], "src0", "r"),
+            (1, 9, [V(40), 6, 0], "src1", "r"),
+            (1, 18, [V(56), 12, 0], "src2", "r"),
+            # OP_SEL_HI all ones (the default of most opcodes; gfx12 WMMA requires it).
+            (0, 14, [1, 0], "opsel_hi2", "-"),
+            (1, 27, [3, 0], "opsel_hi", "-"),
+        ),
+        "ds": enc(
+            0x100,
+            lambda op: [0xD8000000 | (op << 18), 0],
+            (1, 24, [8, 0], "vdst", "r"),
+            (1, 0, [1, 0], "addr", "r"),
+            (1, 8, [2, 0], "data0", "r"),
+            (1, 16, [4, 0], "data1", "r"),
+        ),
+        "flat": enc(
+            0x80,
+            lambda op: [0xDC000000 | (op << 18), NULL << 16],
+            (1, 24, [8, 0], "vdst", "r"),
+            (1, 0, [2, 0], "vaddr", "r"),
+            (1, 8, [4, 0], "vdata", "r"),
+        ),
+        "global": enc(
+            0x80,
+            lambda op: [0xDC020000 | (op << 18), NULL << 16],
+            (1, 24, [8, 0], "vdst", "r"),
+            (1, 0, [2, 0], "vaddr", "r"),
+            (1, 8, [4, 0], "vdata", "r"),
+        ),
+        "scratch": enc(
+            0x80,
+            lambda op: [0xDC010000 | (op << 18), NULL << 16],
+            (1, 24, [8, 0], "vdst", "r"),
+            (1, 0, [2, 0], "vaddr", "r"),
+            (1, 8, [4, 0], "vdata", "r"),
+            (1, 23, [1, 0], "sve", "-"),
+        ),
+        "mubuf": enc(
+            0x100,
+            lambda op: [0xE0000000 | (op << 18), (1 << 16) | (0x80 << 24)],
+            (1, 8, [4, 0], "vdata", "r"),
+            (1, 0, [1, 0], "vaddr", "r"),
+            (1, 22, [1, 0], "offen", "-"),
+        ),
+        "mtbuf": enc(
+            0x10,
+            lambda op: [0xE8000000 | (op << 15) | (1 << 19), (1 << 16) | (0x80 << 24)],
+            (1, 8, [4, 0], "vdata", "r"),
+            (1, 0, [1, 0], "vaddr", "r"),
+            (1, 22, [1, 0], "offen", "-"),
+        ),
+    }
+
+
+def gfx12_encodings():
+    e = gfx11_encodings()
+    e["smem"] = enc(
+        0x40,
+        lambda op: [0xF4000000 | (op << 13), 0],
+        (0, 6, [8, 0], "sdata", "r"),
+        (0, 0, [2, 0], "sbase", "p"),
+        (1, 0, [0x10, 0], "offset", "i"),
+        (1, 25, [9, NULL], "soffset", "r"),
+    )
+    del e["mtbuf"]
+    for name, seg in (("flat", 0xEC), ("global", 0xEE), ("scratch", 0xED)):
+        fields = [
+            (1, 0, [8, 0], "vdst", "r"),
+            (2, 0, [2, 0], "vaddr", "r"),
+            (1, 23, [4, 0], "vdata", "r"),
+        ]
+        if name == "scratch":
+            fields.append((1, 17, [1, 0], "sve", "-"))
+        e[name] = enc(0x100, (lambda s: lambda op: [(s << 24) | (op << 14) | NULL, 0, 0])(seg), *fields)
+    # VBUFFER: MUBUF opcodes 0x00..0x7F, MTBUF (`tbuffer_*`, FORMAT field) 0x80..0xFF.
+    e["mubuf"] = enc(
+        0x100,
+        lambda op: [0xC4000000 | (op << 14) | NULL, (4 << 9) | ((1 if op >= 0x80 else 0) << 23), 0],
+        (1, 0, [4, 0], "vdata", "r"),
+        (2, 0, [1, 0], "vaddr", "r"),
+        (1, 30, [1, 0], "offen", "-"),
+    )
+    return e
+
+
+def vopd_words(opx, opy, vals=(1, V(4), 8, V(12), 16, 3)):
+    """A VOPD word pair: X = vdstx, srcx0, vsrcx1; Y = srcy0, vsrcy1, vdsty (without LSB)."""
+    vdx, sx0, vsx1, sy0, vsy1, vdy = vals
+    w0 = 0xC8000000 | (opx << 22) | (opy << 17) | (vsx1 << 9) | sx0
+    w1 = (vdx << 24) | (vdy << 17) | (vsy1 << 9) | sy0
+    return [w0, w1]
+
+
+# Bits the case generator randomises, per encoding and word (never opcode/encoding bits).
+MUTABLE11 = {
+    "sop2": [0x007FFFFF],
+    "sopk": [0x007FFFFF],
+    "sop1": [0x007F00FF],
+    "sopc": [0x0000FFFF],
+    "sopp": [0x0000FFFF],
+    "smem": [0x00037FFF, 0xFE1FFFFF],
+    "vop1": [0x01FE01FF],
+    "vop2": [0x01FFFFFF],
+    "vopc": [0x0001FFFF],
+    "vop3": [0x0000FFFF, 0xFFFFFFFF],
+    "vop3p": [0x0000FFFF, 0xFFFFFFFF],
+    "ds": [0x0002FFFF, 0xFFFFFFFF],
+    "flat": [0x0000FFFF, 0xFFFFFFFF],
+    "global": [0x0000FFFF, 0xFFFFFFFF],
+    "scratch": [0x0000FFFF, 0xFFFFFFFF],
+    "mubuf": [0x00007FFF, 0xFFFFFFFF],
+    "mtbuf": [0x03F87FFF, 0xFFFFFFFF],
+}
+MUTABLE12 = dict(MUTABLE11)
+MUTABLE12.update(
+    {
+        "smem": [0x01E01FFF, 0xFEFFFFFF],
+        "ds": [0x0000FFFF, 0xFFFFFFFF],
+        "flat": [0x0000007F, 0xFFFE00FF, 0xFFFFFFFF],
+        "global": [0x0000007F, 0xFFFE00FF, 0xFFFFFFFF],
+        "scratch": [0x0000007F, 0xFFFE00FF, 0xFFFFFFFF],
+        "mubuf": [0x0040007F, 0xFFFFFFFF, 0xFFFFFFFF],
+    }
+)
+
+
+def encodings(fam):
+    return gfx11_encodings() if fam == "gfx1100" else gfx12_encodings()
+
+
+def mutable(fam):
+    return MUTABLE11 if fam == "gfx1100" else MUTABLE12
+
+
+# ---------------------------------------------------------------------------------------
+# Enumeration
+
+def variants(spec, op):
+    """All operand variants of opcode `op`, most populated first, as (words, field values)."""
+    count, base, fields = spec
+    combos = [[]]
+    for f in fields:
+        combos = [c + [i] for c in combos for i in range(len(f[2]))]
+    absent = lambda f, i: len(f[2]) > 1 and i == len(f[2]) - 1
+    combos.sort(key=lambda c: (sum(1 for f, i in zip(fields, c) if absent(f, i)), c))
+    out = []
+    for c in combos:
+        words = list(base(op))
+        vals = []
+        for f, i in zip(fields, c):
+            words[f[0]] |= f[2][i] << f[1]
+            vals.append(None if absent(f, i) else f[2][i])
+        out.append((words, vals))
+    return out
+
+
+OPND_RE = re.compile(r"^([vs])(?:\[(\d+):(\d+)\]|(\d+))(\.[lh])?$")
+
+
+def parse_opnds(ops):
+    """Printed operands -> (lo, count, kind) with kind 0 VGPR, 1 SGPR, 3 VGPR half; None."""
+    out = []
+    for o in ops:
+        o = o.strip("|-")
+        for p in ("neg(", "abs("):
+            if o.startswith(p):
+                o = o[len(p) : -1]
+        m = OPND_RE.match(o)
+        if not m:
+            out.append(None)
+            continue
+        lo = int(m.group(2) if m.group(2) is not None else m.group(4))
+        hi = int(m.group(3)) if m.group(3) is not None else lo
+        kind = 3 if m.group(5) else "vs".index(m.group(1))
+        out.append((lo, hi - lo + 1, kind))
+    return out
+
+
+def slot_widths(fields, vals, ops):
+    """Register count and kind per operand slot (0 = absent; 1 for immediates)."""
+    parsed = parse_opnds(ops)
+    used = [False] * len(parsed)
+    widths, kinds = [], []
+    for f, v in zip(fields, vals):
+        kind = f[4]
+        if kind == "-":
+            continue
+        if kind == "i":
+            w = 0
+            if v is not None:
+                for k, p in enumerate(parsed):
+                    if not used[k] and p is None:
+                        used[k] = True
+                        w = 1
+                        break
+            widths.append(w)
+            kinds.append(0)
+            continue
+        if v is None:
+            widths.append(0)
+            kinds.append(0)
+            continue
+        reg = v * 2 if kind == "p" else v * 4 if kind == "q" else (v - 256 if v >= 256 else v)
+        w, kd = 0, 0
+        for k, p in enumerate(parsed):
+            if not used[k] and p is not None and p[0] == reg:
+                used[k] = True
+                w, kd = p[1], p[2]
+                break
+        widths.append(w)
+        kinds.append(kd)
+    return widths, kinds
+
+
+def split_text(txt):
+    parts = txt.split(None, 1)
+    ops = []
+    if len(parts) > 1:
+        for o in parts[1].split(","):
+            o = o.strip()
+            if o:
+                ops.append(o.split()[0])
+    return parts[0], ops
+
+
+def bad_text(txt):
+    return "/*" in txt or "; Warning" in txt
+
+
+def enumerate_family(fam, decode):
+    """{(enc, op): (size, text, vals, words)} for every opcode LLVM decodes on `fam`."""
+    cpu, feats = FAMILIES[fam]
+    encs = encodings(fam)
+    jobs = []
+    for name, spec in encs.items():
+        for op in range(spec[0]):
+            for vi, (words, vals) in enumerate(variants(spec, op)):
+                jobs.append((name, op, vi, words, vals))
+    res = decode(cpu + ":" + feats, [j[3] for j in jobs])
+    found = {}
+    for k, (size, txt) in res.items():
+        name, op, vi, words, vals = jobs[k]
+        rank = (bad_text(txt), vi)
+        key = (name, op)
+        if key not in found or found[key][0] > rank:
+            found[key] = (rank, size, txt, vals, words)
+    return {k: v[1:] for k, v in found.items()}
+
+
+def enumerate_vopd(fam, decode):
+    """{("vopdx", opx) or ("vopdy", opy): text of that half} from every X/Y pairing."""
+    cpu, feats = FAMILIES[fam]
+    # One-source opcodes (`v_dual_mov_b32`) need VSRC1 = 0 on their side.
+    vals = [(1, V(4), 8, V(12), 16, 3), (1, V(4), 0, V(12), 16, 3), (1, V(4), 8, V(12), 0, 3), (1, V(4), 0, V(12), 0, 3)]
+    jobs = [(x, y, v) for v in vals for x in range(16) for y in range(32)]
+    res = decode(cpu + ":" + feats, [vopd_words(x, y, v) for x, y, v in jobs])
+    out = {}
+    for k, (size, txt) in sorted(res.items()):
+        if bad_text(txt) or "::" not in txt:
+            continue
+        x, y, _ = jobs[k]
+        tx, ty = [t.strip() for t in txt.split("::")]
+        out.setdefault(("vopdx", x), (size, tx))
+        out.setdefault(("vopdy", y), (size, ty))
+    return out
+
+
+M_OPSEL, M_CLAMP, M_OMOD, M_OPSEL_HI, M_NEG_LO, M_NEG_HI, M_GLC, M_GDS, M_LIT16, M_OPSEL_HI_DEF1 = (1 << i for i in range(10))
+M_ABS0, M_NEG0 = 1 << 10, 1 << 13
+M_LITF16 = 1 << 16
+M_SD = 1 << 17  # VOP3SD: SDST in word 0 bits [14:8]
+M_HEX16 = 1 << 21  # 16-bit operand whose float inline constants print as f16 hex (`0x3c00`)
+M_SRCMODS = 0x3F << 10
+LIT_PROBE = 0x56781234
+
+
+def probe_mods(fam, found, decode):
+    """Returns {(enc, op): MOD flags} from canonical words with modifier bits set."""
+    cpu, feats = FAMILIES[fam]
+    cands, keys = [], []
+
+    def add(key, words, kw, flag):
+        cands.append(words)
+        keys.append((key, kw, flag))
+
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        name = key[0]
+        if name == "vop3":
+            w = list(words)
+            w[0] |= 10 << 8
+            add(key, w, "SD", M_SD)
+            for wi, bits, kw, flag in [(0, 0x0800 << i, "op_sel:", M_OPSEL) for i in range(4)] + [(0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)] + [
+                (0, 0x100 << i, "|", M_ABS0 << i) for i in range(3)
+            ] + [(1, 1 << (29 + i), "-", M_NEG0 << i) for i in range(3)]:
+                w = list(words)
+                w[wi] |= bits
+                add(key, w, kw, flag)
+        if name == "vop3p":
+            for wi, bits, kw, flag in [
+                (0, 0x0800, "op_sel:", M_OPSEL),
+                (1, 1 << 29, "neg_lo:", M_NEG_LO),
+                (0, 0x100, "neg_hi:", M_NEG_HI),
+                (0, 0x8000, " clamp", M_CLAMP),
+            ]:
+                w = list(words)
+                w[wi] |= bits
+                add(key, w, kw, flag)
+            # OP_SEL_HI cleared: printed when the default is all ones.
+            add(key, [words[0] & ~0x4000, words[1] & ~(3 << 27)], "op_sel_hi:", M_OPSEL_HI | M_OPSEL_HI_DEF1)
+        if name == "smem" and fam == "gfx1100":
+            w = list(words)
+            w[0] |= 1 << 14
+            add(key, w, " glc", M_GLC)
+        if name == "ds" and fam == "gfx1100":
+            w = list(words)
+            w[0] |= 1 << 17
+            add(key, w, " gds", M_GDS)
+        if name in ("vop1", "vop2", "vopc"):
+            add(key, [(words[0] & ~0x1FF) | 0xFF, LIT_PROBE], "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16)
+            add(key, [(words[0] & ~0x1FF) | 0xFF, 0x3C00], "lit(0x3c00)", M_LITF16)
+            add(key, [(words[0] & ~0x1FF) | 0xF2], "0x3c00", M_HEX16)
+        if name in ("sop1", "sop2", "sopc") and vals[1 if name != "sopc" else 0] is not None:
+            add(key, [(words[0] & ~0xFF) | 0xFF, LIT_PROBE], "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16)
+            add(key, [(words[0] & ~0xFF) | 0xFF, 0x3C00], "lit(0x3c00)", M_LITF16)
+            add(key, [(words[0] & ~0xFF) | 0xF2], "0x3c00", M_HEX16)
+        if name in ("vop3", "vop3p"):
+            add(key, [words[0], (words[1] & ~0x1FF) | 0xFF, LIT_PROBE], "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16)
+            add(key, [words[0], (words[1] & ~0x1FF) | 0xFF, 0x3C00], "lit(0x3c00)", M_LITF16)
+            add(key, [words[0], (words[1] & ~0x1FF) | 0xF2], "0x3c00", M_HEX16)
+    res = decode(cpu + ":" + feats, cands)
+    flags = {}
+    for i, (key, kw, flag) in enumerate(keys):
+        f = flags.get(key, 0)
+        if i in res and not bad_text(res[i][1]):
+            txt = res[i][1]
+            ops = split_text(txt)[1]
+            if flag == M_SD:
+                if len(ops) > 1 and ops[1] == "s10":
+                    f |= flag
+            elif kw == "-":
+                if "-" in " ".join(ops):
+                    f |= flag
+            elif flag == M_LIT16:
+                if re.search(r"\b%s\b" % kw, txt):
+                    f |= flag
+            elif kw in txt:
+                f |= flag
+        flags[key] = f
+    for key, (size, txt, vals, words) in found.items():
+        if key[0] == "vop3p" and "op_sel_hi:" in txt:
+            flags[key] = flags.get(key, 0) | M_OPSEL_HI  # printed although all ones: default 0
+        if key[0] == "vop3" and flags.get(key, 0) & M_SD:
+            # ABS/OPSEL bits are the SDST field: the modifier probes above misread them.
+            flags[key] &= ~(M_OPSEL | M_ABS0 * 7)
+    e64 = {}
+    for key, (size, txt, vals, words) in found.items():
+        if key[0] == "vop3":
+            e64[base_mnemonic(split_text(txt)[0])] = flags.get(key, 0) & M_SRCMODS
+    for key, (size, txt, vals, words) in found.items():
+        if key[0] in ("vop1", "vop2", "vopc"):
+            b = base_mnemonic(split_text(txt)[0])
+            # Opcodes without a VOP3 form (`v_dot2acc_f32_f16`) take every DPP modifier.
+            flags[key] = flags.get(key, 0) | e64.get(b, M_SRCMODS)
+    return flags
+
+
+M_MASK0 = 1 << 18  # + source index: a VOP3 source that is a lane mask (wave-size SGPRs)
+
+
+def wave64_widths(fam, found, decode):
+    """({key: widths} of the VALU opcodes under +wavefrontsize64 (canonical words),
+    {key: M_MASK flags}): VOP3 sources that, given SGPRs, span one SGPR in wave32 and two
+    in wave64 are lane masks (`v_cndmask_b32_e64`, carry-in)."""
+    cpu, feats = FAMILIES[fam]
+    keys = [k for k in sorted(found) if k[0] in ("vop1", "vop2", "vopc", "vop3", "vop3p")]
+    res = decode(cpu + ":" + feats + W64, [found[k][3] for k in keys])
+    out = {}
+    for i, k in enumerate(keys):
+        if i in res:
+            fields = encodings(fam)[k[0]][2]
+            out[k] = slot_widths(fields, found[k][2], split_text(res[i][1])[1])[0]
+    # SGPR sources s4, s6, s12 in place of the present VOP3 sources.
+    fields = encodings(fam)["vop3"][2]
+    keys3, cands = [], []
+    for k in sorted(found):
+        if k[0] != "vop3":
+            continue
+        words, vals = found[k][3], found[k][2]
+        w = list(words)
+        sv = list(vals)
+        for si, (shift, sg) in enumerate(((0, 4), (9, 6), (18, 12))):
+            if vals[1 + si] is not None:
+                w[1] = (w[1] & ~(0x1FF << shift)) | (sg << shift)
+                sv[1 + si] = sg
+        keys3.append((k, sv))
+        cands.append(w)
+    r32 = decode(cpu + ":" + feats, cands)
+    r64 = decode(cpu + ":" + feats + W64, cands)
+    masks = {}
+    for i, (k, sv) in enumerate(keys3):
+        if i in r32 and i in r64:
+            a = slot_widths(fields, sv, split_text(r32[i][1])[1])
+            b = slot_widths(fields, sv, split_text(r64[i][1])[1])
+            for si in range(3):
+                if a[1][1 + si] == 1 and a[0][1 + si] == 1 and b[0][1 + si] == 2:
+                    masks[k] = masks.get(k, 0) | (M_MASK0 << si)
+    return out, masks
+
+
+SUFFIXES = ("_e32", "_e64", "_dpp", "_sdwa")
+
+
+def base_mnemonic(m):
+    for s in SUFFIXES:
+        if m.endswith(s):
+            return m[: -len(s)]
+    return m
+
+
+# ---------------------------------------------------------------------------------------
+# Oracle cases
+
+CASES_PER_OP = 8
+DPP16_CTRLS = [0x0E4, 0x01B, 0x101, 0x10F, 0x111, 0x11F, 0x121, 0x12F, 0x141, 0x140, 0x150, 0x15F, 0x160, 0x16F]
+
+
+def dpp16_word(rng, src):
+    ctrl = rng.choice(DPP16_CTRLS) if rng.random() < 0.7 else rng.getrandbits(9)
+    return src | (ctrl << 8) | (rng.getrandbits(6) << 18) | (rng.getrandbits(8) << 24)
+
+
+def write_cases(path, fam, target, found, decode, extra, wave64=False):
+    """Canonical and randomised operand variants of every opcode (DPP16/DPP8/literal forms
+    included) plus the hand-picked `extra` words, each with LLVM's text. `wave64`: VALU
+    encodings only, fewer variants, disassembled with +wavefrontsize64."""
+    import random
+
+    rng = random.Random(int(fam[3:]) + (64 if wave64 else 0))
+    cpu, feats = FAMILIES[fam]
+    if wave64:
+        feats += W64
+    masks = mutable(fam)
+    cands = list(extra)
+    valu = ("vop1", "vop2", "vopc", "vop3", "vop3p")
+    for key in sorted(found, key=lambda k: (list(encodings(fam)).index(k[0]), k[1])):
+        name, op = key
+        if wave64 and name not in valu:
+            continue
+        words = found[key][3]
+        cands.append(words)
+        for _ in range(3 if wave64 else CASES_PER_OP):
+            w = list(words)
+            for i, m in enumerate(masks[name]):
+                r = rng.getrandbits(32)
+                if rng.random() < 0.5:
+                    r &= 0x3F3F3F3F | 0x80808080 if rng.random() < 0.5 else 0x0F0F0F0F
+                w[i] = (w[i] & ~m) | (r & m)
+            tail = [rng.getrandbits(32)]
+            pick = rng.random()
+            if name in ("vop1", "vop2", "vopc"):
+                if pick < 0.2:
+                    w[0] = (w[0] & ~0x1FF) | 0xFA
+                    tail = [dpp16_word(rng, rng.getrandbits(8))]
+                elif pick < 0.35:
+                    w[0] = (w[0] & ~0x1FF) | rng.choice([0xE9, 0xEA])
+                elif pick < 0.5:
+                    w[0] = (w[0] & ~0x1FF) | 0xFF
+                elif pick < 0.6:
+                    w[0] = (w[0] & ~0x1FF) | 0x100 | rng.getrandbits(8)  # VGPR (true16 .h)
+            elif name in ("vop3", "vop3p"):
+                if pick < 0.15:
+                    w[1] = (w[1] & ~0x1FF) | 0xFA
+                    tail = [dpp16_word(rng, rng.getrandbits(8))]
+                elif pick < 0.25:
+                    w[1] = (w[1] & ~0x1FF) | rng.choice([0xE9, 0xEA])
+                elif pick < 0.35:
+                    w[1] = (w[1] & ~0x1FF) | 0xFF
+                elif pick < 0.6:
+                    # Mostly VGPR sources, no modifiers: the common compiled form.
+                    w[1] = (w[1] & 0x07FFFFFF) | 0x40201 | (rng.getrandbits(8)) | (rng.getrandbits(8) << 9) | (rng.getrandbits(8) << 18)
+                    w[0] &= ~0x7F00 if name == "vop3" else ~0
+            elif name.startswith("sop") and pick < 0.3:
+                w[0] = (w[0] & ~0xFF) | 0xFF
+            cands.append(w + tail)
+    # VOPD pairs with random operands (VOPD is wave32 only).
+    for _ in range(0 if wave64 else 1200):
+        x, y = rng.randrange(16), rng.randrange(32)
+        vals = (rng.getrandbits(8), rng.choice([V(rng.getrandbits(8)), rng.getrandbits(8), 0xFF]), rng.getrandbits(8),
+                rng.choice([V(rng.getrandbits(8)), rng.getrandbits(8), 0xFF]), rng.getrandbits(8), rng.getrandbits(7))
+        cands.append(vopd_words(x, y, vals) + [rng.getrandbits(32)])
+    res = decode(cpu + ":" + feats, cands)
+    seen = set()
+    lines = ["# %s decoder oracle: hex words (as many as LLVM used) | LLVM 22's text (%s). Generated." % (target, feats)]
+    for i, c in enumerate(cands):
+        if i not in res:
+            continue
+        size, txt = res[i]
+        if bad_text(txt) or ";" in txt:
+            continue
+        if size % 4 or size // 4 > len(c) + 3:
+            continue
+        key = tuple((c + [0xBF800000] * 3)[: size // 4])
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append("%s | %s" % (" ".join("%08x" % w for w in key), txt))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return len(lines) - 1
+
+
+# ---------------------------------------------------------------------------------------
+# Rust tables
+
+def slot_names(fam, enc_name):
+    if enc_name in ("vopdx", "vopdy"):
+        return ["vdst", "src0", "vsrc1"]
+    return [f[3] for f in encodings(fam)[enc_name][2] if f[4] != "-"]
+
+
+def rust_tables(fam, found, vopd, mods, w64masks, op_class):
+    """Rust source of one family's tables (`RdnaInfo` per opcode, per encoding)."""
+    g = []
+    encs = encodings(fam)
+    up = fam.upper()
+    w64, masks = w64masks
+    for name, spec in list(encs.items()) + [("vopdx", (16, None, ())), ("vopdy", (32, None, ()))]:
+        n = spec[0]
+        g.append("/// %s %s opcodes (`None` = not a valid opcode)." % (fam, name.upper()))
+        g.append("/// Operand slots of `widths`: %s." % ", ".join("`%s`" % s for s in slot_names(fam, name)))
+        g.append("pub static %s_%s: [Option<RdnaInfo>; %d] = [" % (up, name.upper(), n))
+        for op in range(n):
+            key = (name, op)
+            if name.startswith("vopd"):
+                e = vopd.get(key)
+                if e is None:
+                    g.append("    None,")
+                    continue
+                size, txt = e
+                mnem, ops = split_text(txt)
+                parsed = parse_opnds(ops)
+                widths = [p[1] if p else (1 if i < len(ops) else 0) for i, p in enumerate(parsed)][:3]
+                kinds = [p[2] if p else 0 for p in parsed][:3]
+                # fmamk/fmaak print the K literal as an operand: it is not a register slot.
+                widths += [0] * (4 - len(widths))
+                kinds += [0] * (4 - len(kinds))
+                w64s = widths
+                flags = 0
+            else:
+                e = found.get(key)
+                if e is None:
+                    g.append("    None,")
+                    continue
+                size, txt, vals, words = e
+                mnem, ops = split_text(txt)
+                widths, kinds = slot_widths(spec[2], vals, ops)
+                w64s = w64.get(key, widths)
+                widths += [0] * (4 - len(widths))
+                kinds += [0] * (4 - len(kinds))
+                w64s = list(w64s) + [0] * (4 - len(w64s))
+                flags = mods.get(key, 0) | masks.get(key, 0)
+            g.append(
+                '    Some(RdnaInfo { op: Op::%s, mnemonic: "%s", widths: [%s], widths64: [%s], kinds: [%s], mods: %d, class: %d }), // 0x%03x %s'
+                % (
+                    base_mnemonic(mnem).upper(),
+                    mnem,
+                    ", ".join(map(str, widths[:4])),
+                    ", ".join(map(str, w64s[:4])),
+                    ", ".join(map(str, kinds[:4])),
+                    flags,
+                    op_class(mnem),
+                    op,
+                    txt,
+                )
+            )
+        g.append("];\n")
+    return g
+
+
+def listing(fam, found, vopd):
+    lines = []
+    encs = encodings(fam)
+    for name in list(encs) + ["vopdx", "vopdy"]:
+        for op in range(encs[name][0] if name in encs else (16 if name == "vopdx" else 32)):
+            key = (name, op)
+            if key in found:
+                lines.append("%s 0x%03x %d %s" % (name, op, found[key][0], found[key][1]))
+            elif key in vopd:
+                lines.append("%s 0x%03x %d %s" % (name, op, vopd[key][0], vopd[key][1]))
+    return lines
+
+
+def symbol_tables(fam, found, decode):
+    """Names LLVM prints inside `hwreg(...)` (by register id) and `sendmsg(...)` (by message
+    id), probed through `s_getreg_b32` and `s_sendmsg`; "" where LLVM prints a number."""
+    cpu, feats = FAMILIES[fam]
+    getreg = next(k for k, v in found.items() if k[0] == "sopk" and v[1].startswith("s_getreg_b32"))
+    sendmsg = next(k for k, v in found.items() if k[0] == "sopp" and v[1].startswith("s_sendmsg "))
+    cands = [[0xB0000000 | (getreg[1] << 23) | (31 << 11) | i] for i in range(64)]
+    cands += [[0xBF800000 | (sendmsg[1] << 16) | i] for i in range(256)]
+    # `format:[...]` names of the typed buffer opcodes' FORMAT field.
+    if fam == "gfx1100":
+        tbuf = next(k for k, v in found.items() if k[0] == "mtbuf" and v[1].startswith("tbuffer_load_format_x "))
+        cands += [[0xE8000000 | (tbuf[1] << 15) | (f << 19), (1 << 16) | (9 << 24) | (4 << 8)] for f in range(128)]
+    else:
+        tbuf = next(k for k, v in found.items() if k[0] == "mubuf" and v[1].startswith("tbuffer_load_format_x "))
+        cands += [[0xC4000000 | (tbuf[1] << 14) | 9, (4 << 9) | (f << 23) | 4, 0] for f in range(128)]
+    res = decode(cpu + ":" + feats, cands)
+    hw, msg, fmt = [""] * 64, [""] * 256, [""] * 128
+    for i in range(128):
+        m = re.search(r"format:(\S+)", res.get(320 + i, (0, ""))[1])
+        if m:
+            fmt[i] = m.group(1)
+    for i in range(64):
+        m = re.search(r"hwreg\(([A-Z_0-9]+)\)", res.get(i, (0, ""))[1])
+        if m and not m.group(1).isdigit():
+            hw[i] = m.group(1)
+    for i in range(256):
+        m = re.search(r"sendmsg\(([A-Z_0-9]+)", res.get(64 + i, (0, ""))[1])
+        if m and not m.group(1).isdigit():
+            msg[i] = m.group(1)
+    return hw, msg, fmt
+
+
+def rust_symbols(fam, hw, msg, fmt):
+    up = fam.upper()
+    g = ["/// %s `hwreg(...)` register names by id (\"\" = printed as a number)." % fam]
+    g.append("pub static %s_HWREG: [&str; 64] = [%s];" % (up, ", ".join('"%s"' % n for n in hw)))
+    g.append("/// %s `sendmsg(...)` message names by id (\"\" = printed as a number)." % fam)
+    g.append("pub static %s_SENDMSG: [&str; 256] = [%s];" % (up, ", ".join('"%s"' % n for n in msg)))
+    g.append("/// %s typed-buffer `format:` operand by FORMAT value (\"\" = the default, not printed)." % fam)
+    g.append("pub static %s_BUFFMT: [&str; 128] = [%s];\n" % (up, ", ".join('"%s"' % n for n in fmt)))
+    return g

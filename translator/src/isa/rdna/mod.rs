@@ -1,0 +1,855 @@
+//! RDNA decoder: GFX11 (gfx1100..gfx1103, gfx1150..gfx1153) and GFX12 (gfx1200, gfx1201)
+//! instruction words → [`Inst`].
+//!
+//! Bit layouts: RDNA4 ISA guide ch. 15 (`shared/isa/003`), checked against llvm-mc-22's
+//! encodings; GFX11 differs in SMEM (opcode [25:18], GLC/DLC bits), FLAT (64-bit
+//! FLAT/GLOBAL/SCRATCH with the segment in [17:16]) and MUBUF/MTBUF (64-bit; GFX12 has the
+//! 96-bit VBUFFER, VFLAT/VGLOBAL/VSCRATCH instead). Opcode numbers, operand widths (wave32
+//! and wave64), register files, true16 operands and optional syntax come from the tables
+//! generated from LLVM 22's disassembler (`isa::generated::rdna`,
+//! `translator/gen/gen_tables.py`): decoding is bit extraction and table lookups, without
+//! allocation. gfx1201 decodes exactly as gfx1200 (the generator checks it).
+//!
+//! Conventions on top of the operand roles documented on [`Inst`]:
+//! * Scalar codes are mapped into the common code space: RDNA `null` (124) becomes
+//!   [`Opnd::NULL`] (125) and `m0` (125) becomes [`Opnd::M0`] (124); the rest is unchanged.
+//! * true16 operands (`v1.l`, `v1.h`) name the 32-bit VGPR; the half is in `mods.op_sel`
+//!   (bit i = source i, bit 3 = destination), whatever the encoding.
+//! * VOP1/VOP2/VOPC: `dst[0]` = VDST (or VCC for `v_cmp_*_e32`, EXEC for `v_cmpx_*_e32`);
+//!   the carry forms (`v_add_co_ci_u32_e32`, ...) put VCC in `dst[1]` and `src[2]`,
+//!   `v_cndmask_b32_e32` reads VCC as `src[2]`. DPP16/DPP8 replace `src[0]` by the
+//!   extension word's VGPR (`dpp` / `dpp8`, DPP8 FI in `dpp8` users' `mods.op_sel_hi` bit 7).
+//! * VOP3SD (`v_add_co_u32`, `v_div_scale_*`, `v_mad_u64_u32`, ...): `dst[1]` = SDST.
+//!   VOP3 DPP (`_e64_dpp`) keeps the VOP3 modifiers; `dpp`/`dpp8` as above.
+//! * VOPD: `op` is the X opcode, `imm` the Y opcode field (index into the VOPDY table),
+//!   `dst` = [VDSTX, VDSTY], `src` = [SRCX0, VSRCX1, SRCY0, VSRCY1]; the K of
+//!   `v_dual_fmamk/fmaak` is `literal`.
+//! * SMEM: `src[0]` = SBASE, `src[2]` = SOFFSET (absent when NULL), `mem.offset` the signed
+//!   immediate; GFX11 `mem.glc`/`mem.dlc`; GFX12 `mem.cpol` = TH | SCOPE << 3.
+//! * DS: `src[0]` = ADDR, `src[1]` = DATA0, `src[2]` = DATA1; `mem.offset` = OFFSET0 (or the
+//!   16-bit offset), `mem.offset1` = OFFSET1.
+//! * FLAT/GLOBAL/SCRATCH: `src[0]` = VADDR (NONE for SCRATCH without SVE), `src[1]` = data,
+//!   `src[2]` = SADDR (NONE when `off`).
+//! * MUBUF/MTBUF/VBUFFER: `src[0]` = VADDR (NONE when neither OFFEN nor IDXEN), `src[1]` =
+//!   data (stores/atomics), `src[2]` = SOFFSET, `src[3]` = the resource (SGPR quad).
+//! * Graphics encodings (MIMG/VIMAGE/VSAMPLE, EXP, VINTERP, LDSDIR/VDSDIR) are not decoded
+//!   yet: they are [`DecodeError`]s naming the encoding.
+
+pub mod print;
+
+use super::decode::DecodeError;
+use super::generated::{
+    rdna as t, Op, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
+    CLASS_SDST_READ, CLASS_STORE, MOD_SD,
+};
+use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
+
+/// Scalar code of `vcc_lo` (the `vcc` pair starts here).
+pub const VCC: u16 = 106;
+/// Scalar code of `exec_lo`.
+pub const EXEC: u16 = 126;
+/// RDNA's encoding of `null` (also `off` in address fields).
+const RDNA_NULL: u32 = 124;
+/// RDNA's encoding of `m0`.
+const RDNA_M0: u32 = 125;
+/// Source code that selects the DPP16 extension word.
+const SRC_DPP16: u32 = 0xFA;
+/// Source codes that select the DPP8 extension word (without / with FI).
+const SRC_DPP8: u32 = 0xE9;
+const SRC_DPP8_FI: u32 = 0xEA;
+
+/// One family's opcode tables.
+pub(crate) struct Tables {
+    pub(crate) gfx12: bool,
+    pub(crate) sop2: &'static [Option<RdnaInfo>],
+    pub(crate) sopk: &'static [Option<RdnaInfo>],
+    pub(crate) sop1: &'static [Option<RdnaInfo>],
+    pub(crate) sopc: &'static [Option<RdnaInfo>],
+    pub(crate) sopp: &'static [Option<RdnaInfo>],
+    pub(crate) smem: &'static [Option<RdnaInfo>],
+    pub(crate) vop1: &'static [Option<RdnaInfo>],
+    pub(crate) vop2: &'static [Option<RdnaInfo>],
+    pub(crate) vopc: &'static [Option<RdnaInfo>],
+    pub(crate) vop3: &'static [Option<RdnaInfo>],
+    pub(crate) vop3p: &'static [Option<RdnaInfo>],
+    pub(crate) vopdx: &'static [Option<RdnaInfo>],
+    pub(crate) vopdy: &'static [Option<RdnaInfo>],
+    pub(crate) ds: &'static [Option<RdnaInfo>],
+    pub(crate) flat: &'static [Option<RdnaInfo>],
+    pub(crate) global: &'static [Option<RdnaInfo>],
+    pub(crate) scratch: &'static [Option<RdnaInfo>],
+    pub(crate) mubuf: &'static [Option<RdnaInfo>],
+    pub(crate) mtbuf: &'static [Option<RdnaInfo>],
+}
+
+static GFX11: Tables = Tables {
+    gfx12: false,
+    sop2: &t::GFX1100_SOP2,
+    sopk: &t::GFX1100_SOPK,
+    sop1: &t::GFX1100_SOP1,
+    sopc: &t::GFX1100_SOPC,
+    sopp: &t::GFX1100_SOPP,
+    smem: &t::GFX1100_SMEM,
+    vop1: &t::GFX1100_VOP1,
+    vop2: &t::GFX1100_VOP2,
+    vopc: &t::GFX1100_VOPC,
+    vop3: &t::GFX1100_VOP3,
+    vop3p: &t::GFX1100_VOP3P,
+    vopdx: &t::GFX1100_VOPDX,
+    vopdy: &t::GFX1100_VOPDY,
+    ds: &t::GFX1100_DS,
+    flat: &t::GFX1100_FLAT,
+    global: &t::GFX1100_GLOBAL,
+    scratch: &t::GFX1100_SCRATCH,
+    mubuf: &t::GFX1100_MUBUF,
+    mtbuf: &t::GFX1100_MTBUF,
+};
+
+static GFX12: Tables = Tables {
+    gfx12: true,
+    sop2: &t::GFX1200_SOP2,
+    sopk: &t::GFX1200_SOPK,
+    sop1: &t::GFX1200_SOP1,
+    sopc: &t::GFX1200_SOPC,
+    sopp: &t::GFX1200_SOPP,
+    smem: &t::GFX1200_SMEM,
+    vop1: &t::GFX1200_VOP1,
+    vop2: &t::GFX1200_VOP2,
+    vopc: &t::GFX1200_VOPC,
+    vop3: &t::GFX1200_VOP3,
+    vop3p: &t::GFX1200_VOP3P,
+    vopdx: &t::GFX1200_VOPDX,
+    vopdy: &t::GFX1200_VOPDY,
+    ds: &t::GFX1200_DS,
+    flat: &t::GFX1200_FLAT,
+    global: &t::GFX1200_GLOBAL,
+    scratch: &t::GFX1200_SCRATCH,
+    mubuf: &t::GFX1200_MUBUF,
+    mtbuf: &[],
+};
+
+/// The tables of `target`'s family (GFX11 or GFX12).
+pub(crate) fn tables(target: &Target) -> &'static Tables {
+    if target.gpu.family() == Some(Family::Gfx12) {
+        &GFX12
+    } else {
+        &GFX11
+    }
+}
+
+/// Per-instruction decoding context.
+struct Cx<'a> {
+    bytes: &'a [u8],
+    pc: u64,
+    wave64: bool,
+}
+
+impl Cx<'_> {
+    fn err(&self, reason: impl Into<String>) -> DecodeError {
+        DecodeError::new(self.bytes, self.pc, reason)
+    }
+
+    /// The little-endian dword `i`.
+    fn word(&self, i: usize) -> Result<u32, DecodeError> {
+        match self.bytes.get(i * 4..i * 4 + 4) {
+            Some(b) => Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            None => Err(self.err(format!(
+                "truncated instruction: needs {} bytes",
+                (i + 1) * 4
+            ))),
+        }
+    }
+
+    fn lookup(
+        &self,
+        table: &[Option<RdnaInfo>],
+        op: u32,
+        enc: &str,
+    ) -> Result<RdnaInfo, DecodeError> {
+        match table.get(op as usize) {
+            Some(Some(info)) => Ok(*info),
+            _ => Err(self.err(format!("invalid {enc} opcode {op:#x}"))),
+        }
+    }
+
+    /// Operand widths for this wave size.
+    fn widths(&self, info: &RdnaInfo) -> [u8; 4] {
+        if self.wave64 {
+            info.widths64
+        } else {
+            info.widths
+        }
+    }
+
+    /// The lane-mask width in SGPRs (1 in wave32, 2 in wave64).
+    fn mask(&self) -> u8 {
+        if self.wave64 {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// Maps an RDNA scalar/source code (8 or 9 bits) into the common code space.
+pub(crate) fn map_src(code: u32) -> u16 {
+    match code {
+        RDNA_NULL => Opnd::NULL,
+        RDNA_M0 => Opnd::M0,
+        c => c as u16,
+    }
+}
+
+/// An operand from a source field: absent if `width` is 0.
+fn src(code: u32, width: u8) -> Opnd {
+    if width == 0 {
+        Opnd::NONE
+    } else {
+        Opnd {
+            code: map_src(code),
+            count: width,
+        }
+    }
+}
+
+/// A VGPR operand: absent if `width` is 0.
+fn vgpr(reg: u32, width: u8) -> Opnd {
+    if width == 0 {
+        Opnd::NONE
+    } else {
+        Opnd::vgpr((reg & 0xFF) as u8, width)
+    }
+}
+
+/// Register-file slot kinds of the generated tables.
+const KIND_SGPR: u8 = 1;
+const KIND_T16: u8 = 3;
+
+fn empty(op: Op, format: Format) -> Inst {
+    Inst {
+        op,
+        format,
+        size: 4,
+        words: [0; 4],
+        dst: [Opnd::NONE; 2],
+        src: [Opnd::NONE; 4],
+        literal: None,
+        imm: 0,
+        mods: Mods::default(),
+        dpp: None,
+        dpp8: None,
+        sdwa: None,
+        mem: MemFields::default(),
+        mai: MaiFields::default(),
+    }
+}
+
+/// Decodes one GFX11/GFX12 instruction (see [`super::decode`]).
+pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    let tb = tables(target);
+    let cx = Cx {
+        bytes,
+        pc,
+        wave64: target.wave_size == 64,
+    };
+    let w0 = cx.word(0)?;
+    let mut inst = if w0 >> 31 == 0 {
+        match w0 >> 25 {
+            0x3F => decode_vop1(tb, &cx, w0)?,
+            0x3E => decode_vopc(tb, &cx, w0)?,
+            _ => decode_vop2(tb, &cx, w0)?,
+        }
+    } else if w0 >> 30 == 0b10 {
+        match w0 >> 23 {
+            0x17D => decode_sop12c(tb, &cx, w0, Format::Sop1)?,
+            0x17E => decode_sop12c(tb, &cx, w0, Format::Sopc)?,
+            0x17F => decode_sopp(tb, &cx, w0)?,
+            _ if w0 >> 28 == 0xB => decode_sopk(tb, &cx, w0)?,
+            _ => decode_sop12c(tb, &cx, w0, Format::Sop2)?,
+        }
+    } else {
+        match (w0 >> 24, tb.gfx12) {
+            (0xF4..=0xF7, _) => decode_smem(tb, &cx, w0)?,
+            (0xD4..=0xD7, _) => decode_vop3(tb, &cx, w0)?,
+            (0xCC, _) => decode_vop3p(tb, &cx, w0)?,
+            (0xC8..=0xCB, _) => decode_vopd(tb, &cx, w0)?,
+            (0xD8..=0xDB, _) => decode_ds(tb, &cx, w0)?,
+            (0xDC..=0xDF, false) => decode_flat11(tb, &cx, w0)?,
+            (0xEC..=0xEE, true) => decode_flat12(tb, &cx, w0)?,
+            (0xE0..=0xE3, false) => decode_mubuf11(tb, &cx, w0, false)?,
+            (0xE8..=0xEB, false) => decode_mubuf11(tb, &cx, w0, true)?,
+            (0xC4..=0xC7, true) => decode_vbuffer(tb, &cx, w0)?,
+            (e, _) => {
+                let name = match e >> 2 {
+                    0x33 => "VINTERP/LDSDIR",
+                    0x3C if !tb.gfx12 => "MIMG",
+                    0x34 | 0x39 if tb.gfx12 => "VIMAGE/VSAMPLE",
+                    0x3E => "EXP",
+                    _ => "unknown",
+                };
+                return Err(cx.err(format!("{name} encoding ({:#x}) not supported", e >> 2)));
+            }
+        }
+    };
+    let n = inst.size as usize / 4;
+    for i in 0..n {
+        inst.words[i] = cx.word(i)?;
+    }
+    Ok(inst)
+}
+
+/// Reads the literal dword at `inst.size` if any source is the literal code.
+fn take_literal(cx: &Cx, inst: &mut Inst) -> Result<(), DecodeError> {
+    if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
+        inst.literal = Some(cx.word(inst.size as usize / 4)?);
+        inst.size += 4;
+    }
+    Ok(())
+}
+
+fn decode_sop12c(tb: &Tables, cx: &Cx, w0: u32, format: Format) -> Result<Inst, DecodeError> {
+    let (table, op, name) = match format {
+        Format::Sop1 => (tb.sop1, (w0 >> 8) & 0xFF, "SOP1"),
+        Format::Sopc => (tb.sopc, (w0 >> 16) & 0x7F, "SOPC"),
+        _ => (tb.sop2, (w0 >> 23) & 0x7F, "SOP2"),
+    };
+    let info = cx.lookup(table, op, name)?;
+    let w = info.widths;
+    let mut inst = empty(info.op, format);
+    match format {
+        Format::Sop1 => {
+            inst.dst[0] = src((w0 >> 16) & 0x7F, w[0]);
+            inst.src[0] = src(w0 & 0xFF, w[1]);
+        }
+        Format::Sopc => {
+            inst.src[0] = src(w0 & 0xFF, w[0]);
+            inst.src[1] = src((w0 >> 8) & 0xFF, w[1]);
+        }
+        _ => {
+            inst.dst[0] = src((w0 >> 16) & 0x7F, w[0]);
+            inst.src[0] = src(w0 & 0xFF, w[1]);
+            inst.src[1] = src((w0 >> 8) & 0xFF, w[2]);
+            if info.class & (CLASS_MADMK | CLASS_MADAK) != 0 {
+                // `s_fmamk_f32`/`s_fmaak_f32`: the K literal is always there (a literal
+                // source shares it).
+                let kop = Opnd::scalar(Opnd::LITERAL as u8, 1);
+                if info.class & CLASS_MADMK != 0 {
+                    inst.src[2] = inst.src[1];
+                    inst.src[1] = kop;
+                } else {
+                    inst.src[2] = kop;
+                }
+            }
+        }
+    }
+    if format == Format::Sop1 && info.mnemonic.starts_with("s_sendmsg_rtn") {
+        // The SSRC0 field holds the message id (`sendmsg(...)`), not a register.
+        inst.imm = (w0 & 0xFF) as i32;
+    }
+    take_literal(cx, &mut inst)?;
+    Ok(inst)
+}
+
+fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.sopk, (w0 >> 23) & 0x1F, "SOPK")?;
+    let mut inst = empty(info.op, Format::Sopk);
+    let reg = src((w0 >> 16) & 0x7F, info.widths[0]);
+    if info.class & CLASS_SDST_READ != 0 {
+        inst.src[0] = reg;
+    } else {
+        inst.dst[0] = reg;
+    }
+    inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
+    if info.mnemonic == "s_setreg_imm32_b32" {
+        inst.literal = Some(cx.word(1)?);
+        inst.size = 8;
+    }
+    Ok(inst)
+}
+
+fn decode_sopp(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.sopp, (w0 >> 16) & 0x7F, "SOPP")?;
+    let mut inst = empty(info.op, Format::Sopp);
+    inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
+    Ok(inst)
+}
+
+fn decode_smem(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let w1 = cx.word(1)?;
+    let (op, offset) = if tb.gfx12 {
+        ((w0 >> 13) & 0x3F, ((w1 & 0xFF_FFFF) << 8) as i32 >> 8)
+    } else {
+        ((w0 >> 18) & 0xFF, ((w1 & 0x1F_FFFF) << 11) as i32 >> 11)
+    };
+    let info = cx.lookup(tb.smem, op, "SMEM")?;
+    let w = info.widths;
+    let mut inst = empty(info.op, Format::Smem);
+    inst.size = 8;
+    let sdata = src((w0 >> 6) & 0x7F, w[0]);
+    if info.class & CLASS_STORE != 0 {
+        inst.src[1] = sdata;
+    } else {
+        inst.dst[0] = sdata;
+    }
+    if w[1] != 0 {
+        // SBASE omits the register number's LSB; a buffer resource is a quad (LLVM shows
+        // the quad containing the pair).
+        inst.src[0] = if info.class & CLASS_SBUFFER != 0 {
+            src(((w0 & 0x3F) << 1) & !3, 4)
+        } else {
+            src((w0 & 0x3F) << 1, 2)
+        };
+    }
+    let soff = w1 >> 25;
+    if soff != RDNA_NULL {
+        inst.src[2] = src(soff, 1);
+    }
+    inst.mem.offset = offset;
+    if tb.gfx12 {
+        inst.mem.cpol = (((w0 >> 23) & 3) | (((w0 >> 21) & 3) << 3)) as u8;
+    } else {
+        inst.mem.glc = (w0 >> 14) & 1 == 1;
+        inst.mem.dlc = (w0 >> 13) & 1 == 1;
+    }
+    Ok(inst)
+}
+
+/// A true16-capable VGPR field of a 32-bit encoding: bit 7 selects the high half when the
+/// slot is 16-bit. Returns the operand and whether it is `.h`.
+fn vreg16(reg: u32, width: u8, kind: u8) -> (Opnd, bool) {
+    if kind == KIND_T16 {
+        (vgpr(reg & 0x7F, width), reg & 0x80 != 0)
+    } else {
+        (vgpr(reg, width), false)
+    }
+}
+
+/// A 9-bit source of a 32-bit VALU encoding (true16 aware).
+fn src9_16(code: u32, width: u8, kind: u8) -> (Opnd, bool) {
+    if code >= 256 {
+        vreg16(code - 256, width, kind)
+    } else {
+        (src(code, width), false)
+    }
+}
+
+/// Reads the DPP16/DPP8 extension word `i` when `src0` selects one; returns the real src0.
+fn vop_ext(
+    cx: &Cx,
+    inst: &mut Inst,
+    code: u32,
+    i: usize,
+    width: u8,
+    kind: u8,
+) -> Result<Option<(Opnd, bool)>, DecodeError> {
+    match code {
+        SRC_DPP16 => {
+            let e = cx.word(i)?;
+            inst.dpp = Some(Dpp {
+                ctrl: ((e >> 8) & 0x1FF) as u16,
+                row_mask: (e >> 28) as u8,
+                bank_mask: ((e >> 24) & 0xF) as u8,
+                bound_ctrl: (e >> 19) & 1 == 1,
+                fi: (e >> 18) & 1 == 1,
+            });
+            inst.size += 4;
+            if !matches!(inst.format, Format::Vop3 | Format::Vop3b | Format::Vop3p) {
+                // DPP16 of a 32-bit encoding: the source modifiers are in the DPP word.
+                inst.mods.neg |= (((e >> 20) & 1) | (((e >> 22) & 1) << 1)) as u8;
+                inst.mods.abs |= (((e >> 21) & 1) | (((e >> 23) & 1) << 1)) as u8;
+            }
+            Ok(Some(vreg16(e & 0xFF, width, kind)))
+        }
+        SRC_DPP8 | SRC_DPP8_FI => {
+            let e = cx.word(i)?;
+            let mut sel = [0u8; 8];
+            for (k, s) in sel.iter_mut().enumerate() {
+                *s = ((e >> (8 + 3 * k)) & 7) as u8;
+            }
+            inst.dpp8 = Some(sel);
+            if code == SRC_DPP8_FI {
+                inst.mods.op_sel_hi |= 0x80;
+            }
+            inst.size += 4;
+            Ok(Some(vreg16(e & 0xFF, width, kind)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// VOP2 opcodes with an implicit VCC carry-out and carry-in (`_e32`).
+fn carry_e32(m: &str) -> bool {
+    m.starts_with("v_add_co_ci") || m.starts_with("v_sub_co_ci") || m.starts_with("v_subrev_co_ci")
+}
+
+fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1")?;
+    let w = cx.widths(&info);
+    let k = info.kinds;
+    let mut inst = empty(info.op, Format::Vop1);
+    let vd = (w0 >> 17) & 0xFF;
+    if k[0] == KIND_SGPR {
+        inst.dst[0] = src(vd, w[0]);
+    } else {
+        let (d, hi) = vreg16(vd, w[0], k[0]);
+        inst.dst[0] = d;
+        inst.mods.op_sel |= (hi as u8) << 3;
+    }
+    let code = w0 & 0x1FF;
+    let (s0, hi) = match vop_ext(cx, &mut inst, code, 1, w[1], k[1])? {
+        Some(r) => r,
+        None => src9_16(code, w[1], k[1]),
+    };
+    inst.src[0] = s0;
+    inst.mods.op_sel |= hi as u8;
+    take_literal(cx, &mut inst)?;
+    Ok(inst)
+}
+
+fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.vop2, (w0 >> 25) & 0x3F, "VOP2")?;
+    let w = cx.widths(&info);
+    let k = info.kinds;
+    let mut inst = empty(info.op, Format::Vop2);
+    let (d, dhi) = vreg16((w0 >> 17) & 0xFF, w[0], k[0]);
+    inst.dst[0] = d;
+    let code = w0 & 0x1FF;
+    let (s0, hi0) = match vop_ext(cx, &mut inst, code, 1, w[1], k[1])? {
+        Some(r) => r,
+        None => src9_16(code, w[1], k[1]),
+    };
+    let (s1, hi1) = vreg16((w0 >> 9) & 0xFF, w[2], k[2]);
+    inst.src[0] = s0;
+    inst.src[1] = s1;
+    inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1 | (dhi as u8) << 3;
+    let m = info.mnemonic;
+    let vcc = Opnd::scalar(VCC as u8, cx.mask());
+    if carry_e32(m) {
+        inst.dst[1] = vcc;
+        inst.src[2] = vcc;
+    } else if m.starts_with("v_cndmask") {
+        inst.src[2] = vcc;
+    }
+    if info.class & (CLASS_MADMK | CLASS_MADAK) != 0 {
+        // The K constant: `fmamk` multiplies by it (src1 slot), `fmaak` adds it (src2).
+        let kk = cx.word(inst.size as usize / 4)?;
+        inst.size += 4;
+        let kop = Opnd::scalar(Opnd::LITERAL as u8, 1);
+        if info.class & CLASS_MADMK != 0 {
+            inst.src[2] = inst.src[1];
+            inst.src[1] = kop;
+        } else {
+            inst.src[2] = kop;
+        }
+        // A literal src0 is the same dword as K.
+        inst.literal = Some(kk);
+        return Ok(inst);
+    }
+    take_literal(cx, &mut inst)?;
+    Ok(inst)
+}
+
+fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.vopc, (w0 >> 17) & 0xFF, "VOPC")?;
+    let w = cx.widths(&info);
+    let k = info.kinds;
+    let mut inst = empty(info.op, Format::Vopc);
+    inst.dst[0] = if info.mnemonic.starts_with("v_cmpx") {
+        Opnd::scalar(EXEC as u8, cx.mask())
+    } else {
+        Opnd::scalar(VCC as u8, cx.mask())
+    };
+    let code = w0 & 0x1FF;
+    let (s0, hi0) = match vop_ext(cx, &mut inst, code, 1, w[0], k[0])? {
+        Some(r) => r,
+        None => src9_16(code, w[0], k[0]),
+    };
+    let (s1, hi1) = vreg16((w0 >> 9) & 0xFF, w[1], k[1]);
+    inst.src[0] = s0;
+    inst.src[1] = s1;
+    inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1;
+    take_literal(cx, &mut inst)?;
+    Ok(inst)
+}
+
+fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.vop3, (w0 >> 16) & 0x3FF, "VOP3")?;
+    let w1 = cx.word(1)?;
+    let w = cx.widths(&info);
+    let k = info.kinds;
+    let sd = info.mods & MOD_SD != 0;
+    let mut inst = empty(info.op, if sd { Format::Vop3b } else { Format::Vop3 });
+    inst.size = 8;
+    let vd = w0 & 0xFF;
+    inst.dst[0] = if k[0] == KIND_SGPR {
+        src(vd, w[0])
+    } else {
+        vgpr(vd, w[0])
+    };
+    if sd {
+        inst.dst[1] = src((w0 >> 8) & 0x7F, cx.mask());
+    } else {
+        inst.mods.abs = ((w0 >> 8) & 7) as u8;
+        inst.mods.op_sel = ((w0 >> 11) & 0xF) as u8;
+    }
+    inst.mods.clamp = (w0 >> 15) & 1 == 1;
+    inst.mods.omod = ((w1 >> 27) & 3) as u8;
+    inst.mods.neg = ((w1 >> 29) & 7) as u8;
+    let codes = [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF];
+    for (i, &c) in codes.iter().enumerate() {
+        inst.src[i] = src(c, w[i + 1]);
+    }
+    if let Some((s0, _)) = vop_ext(cx, &mut inst, codes[0], 2, w[1], 0)? {
+        inst.src[0] = s0;
+    }
+    take_literal(cx, &mut inst)?;
+    Ok(inst)
+}
+
+fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P")?;
+    let w1 = cx.word(1)?;
+    let w = cx.widths(&info);
+    let mut inst = empty(info.op, Format::Vop3p);
+    inst.size = 8;
+    inst.dst[0] = vgpr(w0 & 0xFF, w[0]);
+    inst.mods.neg_hi = ((w0 >> 8) & 7) as u8;
+    inst.mods.op_sel = ((w0 >> 11) & 7) as u8;
+    inst.mods.op_sel_hi = (((w1 >> 27) & 3) | (((w0 >> 14) & 1) << 2)) as u8;
+    inst.mods.clamp = (w0 >> 15) & 1 == 1;
+    inst.mods.neg = ((w1 >> 29) & 7) as u8;
+    let codes = [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF];
+    for (i, &c) in codes.iter().enumerate() {
+        inst.src[i] = src(c, w[i + 1]);
+    }
+    if let Some((s0, _)) = vop_ext(cx, &mut inst, codes[0], 2, w[1], 0)? {
+        inst.src[0] = s0;
+    }
+    take_literal(cx, &mut inst)?;
+    Ok(inst)
+}
+
+fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let w1 = cx.word(1)?;
+    let opx = (w0 >> 22) & 0xF;
+    let opy = (w0 >> 17) & 0x1F;
+    let x = cx.lookup(tb.vopdx, opx, "VOPD X")?;
+    let y = cx.lookup(tb.vopdy, opy, "VOPD Y")?;
+    let mut inst = empty(x.op, Format::Vopd);
+    inst.size = 8;
+    inst.imm = opy as i32;
+    let vdx = w1 >> 24;
+    let vdy = (((w1 >> 17) & 0x7F) << 1) | (!vdx & 1);
+    inst.dst[0] = vgpr(vdx, 1);
+    inst.dst[1] = vgpr(vdy, 1);
+    inst.src[0] = src(w0 & 0x1FF, 1);
+    inst.src[1] = vgpr((w0 >> 9) & 0xFF, x.widths[2]);
+    inst.src[2] = src(w1 & 0x1FF, 1);
+    inst.src[3] = vgpr((w1 >> 9) & 0xFF, y.widths[2]);
+    let k = (x.class | y.class) & (CLASS_MADMK | CLASS_MADAK) != 0;
+    if k || inst.src[0].code == Opnd::LITERAL || inst.src[2].code == Opnd::LITERAL {
+        inst.literal = Some(cx.word(2)?);
+        inst.size = 12;
+    }
+    Ok(inst)
+}
+
+fn decode_ds(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.ds, (w0 >> 18) & 0xFF, "DS")?;
+    let w1 = cx.word(1)?;
+    let w = info.widths;
+    let mut inst = empty(info.op, Format::Ds);
+    inst.size = 8;
+    inst.dst[0] = vgpr(w1 >> 24, w[0]);
+    inst.src[0] = vgpr(w1 & 0xFF, w[1]);
+    inst.src[1] = vgpr((w1 >> 8) & 0xFF, w[2]);
+    inst.src[2] = vgpr((w1 >> 16) & 0xFF, w[3]);
+    inst.mem.offset = (w0 & 0xFF) as i32;
+    inst.mem.offset1 = ((w0 >> 8) & 0xFF) as u8;
+    if !tb.gfx12 {
+        inst.mem.gds = (w0 >> 17) & 1 == 1;
+    }
+    Ok(inst)
+}
+
+/// Data width of a FLAT/buffer data slot: TFE adds one dword to loads.
+fn data_width(info: &RdnaInfo, slot: usize, tfe: bool) -> u8 {
+    let w = info.widths[slot];
+    if tfe && w != 0 {
+        w + 1
+    } else {
+        w
+    }
+}
+
+/// FLAT/GLOBAL/SCRATCH operands common to both families.
+#[allow(clippy::too_many_arguments)]
+fn flat_common(
+    cx: &Cx,
+    info: RdnaInfo,
+    format: Format,
+    vdst: u32,
+    vaddr: u32,
+    vdata: u32,
+    saddr: u32,
+    sve: bool,
+) -> Result<Inst, DecodeError> {
+    let _ = cx;
+    let w = info.widths;
+    let mut inst = empty(info.op, format);
+    inst.dst[0] = vgpr(vdst, w[0]);
+    inst.src[1] = vgpr(vdata, w[2]);
+    let has_saddr = saddr != RDNA_NULL;
+    match format {
+        Format::Scratch => {
+            if sve {
+                inst.src[0] = vgpr(vaddr, 1);
+            }
+            if has_saddr {
+                inst.src[2] = src(saddr, 1);
+            }
+        }
+        Format::Global if has_saddr => {
+            inst.src[0] = vgpr(vaddr, w[1].min(1));
+            inst.src[2] = src(saddr, 2);
+        }
+        _ if w[1] != 0 => inst.src[0] = vgpr(vaddr, w[1].max(2)),
+        _ => {}
+    }
+    Ok(inst)
+}
+
+fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let w1 = cx.word(1)?;
+    let op = (w0 >> 18) & 0x7F;
+    let (table, format, name) = match (w0 >> 16) & 3 {
+        0 => (tb.flat, Format::Flat, "FLAT"),
+        1 => (tb.scratch, Format::Scratch, "SCRATCH"),
+        2 => (tb.global, Format::Global, "GLOBAL"),
+        _ => return Err(cx.err("invalid FLAT segment 3")),
+    };
+    let info = cx.lookup(table, op, name)?;
+    let mut inst = flat_common(
+        cx,
+        info,
+        format,
+        w1 >> 24,
+        w1 & 0xFF,
+        (w1 >> 8) & 0xFF,
+        (w1 >> 16) & 0x7F,
+        (w1 >> 23) & 1 == 1,
+    )?;
+    inst.size = 8;
+    inst.mem.offset = ((w0 & 0x1FFF) << 19) as i32 >> 19;
+    inst.mem.dlc = (w0 >> 13) & 1 == 1;
+    inst.mem.glc = (w0 >> 14) & 1 == 1;
+    inst.mem.slc = (w0 >> 15) & 1 == 1;
+    Ok(inst)
+}
+
+fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let w1 = cx.word(1)?;
+    let w2 = cx.word(2)?;
+    let op = (w0 >> 14) & 0xFF;
+    let (table, format, name) = match (w0 >> 24) & 3 {
+        0 => (tb.flat, Format::Flat, "VFLAT"),
+        1 => (tb.scratch, Format::Scratch, "VSCRATCH"),
+        _ => (tb.global, Format::Global, "VGLOBAL"),
+    };
+    let info = cx.lookup(table, op, name)?;
+    let mut inst = flat_common(
+        cx,
+        info,
+        format,
+        w1 & 0xFF,
+        w2 & 0xFF,
+        (w1 >> 23) & 0xFF,
+        w0 & 0x7F,
+        (w1 >> 17) & 1 == 1,
+    )?;
+    inst.size = 12;
+    inst.mem.offset = w2 as i32 >> 8;
+    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
+    Ok(inst)
+}
+
+/// MUBUF/MTBUF/VBUFFER operands common to both families.
+fn buffer_common(inst: &mut Inst, info: &RdnaInfo, vdata: u32, vaddr: u32, rsrc: u32, soff: u32) {
+    let m = &mut inst.mem;
+    let tfe = m.tfe;
+    let data = vgpr(vdata, data_width(info, 0, tfe));
+    if info.class & (CLASS_STORE | CLASS_ATOMIC) != 0 {
+        inst.src[1] = data;
+    } else {
+        inst.dst[0] = data;
+    }
+    let na = m.offen as u8 + m.idxen as u8;
+    if na > 0 {
+        inst.src[0] = vgpr(vaddr, na);
+    }
+    inst.src[2] = src(soff, 1);
+    inst.src[3] = src(rsrc, 4);
+}
+
+fn decode_mubuf11(tb: &Tables, cx: &Cx, w0: u32, mtbuf: bool) -> Result<Inst, DecodeError> {
+    let w1 = cx.word(1)?;
+    let info = if mtbuf {
+        cx.lookup(tb.mtbuf, (w0 >> 15) & 0xF, "MTBUF")?
+    } else {
+        cx.lookup(tb.mubuf, (w0 >> 18) & 0xFF, "MUBUF")?
+    };
+    let mut inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
+    inst.size = 8;
+    inst.mem.offset = (w0 & 0xFFF) as i32;
+    inst.mem.slc = (w0 >> 12) & 1 == 1;
+    inst.mem.dlc = (w0 >> 13) & 1 == 1;
+    inst.mem.glc = (w0 >> 14) & 1 == 1;
+    if mtbuf {
+        inst.mem.format = ((w0 >> 19) & 0x7F) as u8;
+    }
+    inst.mem.tfe = (w1 >> 21) & 1 == 1;
+    inst.mem.offen = (w1 >> 22) & 1 == 1;
+    inst.mem.idxen = (w1 >> 23) & 1 == 1;
+    buffer_common(
+        &mut inst,
+        &info,
+        (w1 >> 8) & 0xFF,
+        w1 & 0xFF,
+        ((w1 >> 16) & 0x1F) << 2,
+        w1 >> 24,
+    );
+    // SOFFSET may be the literal constant.
+    take_literal(cx, &mut inst)?;
+    Ok(inst)
+}
+
+fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let w1 = cx.word(1)?;
+    let w2 = cx.word(2)?;
+    let op = (w0 >> 14) & 0xFF;
+    let info = cx.lookup(tb.mubuf, op, "VBUFFER")?;
+    let mut inst = empty(
+        info.op,
+        if op >= 0x80 {
+            Format::Mtbuf
+        } else {
+            Format::Mubuf
+        },
+    );
+    inst.size = 12;
+    inst.mem.offset = w2 as i32 >> 8;
+    inst.mem.tfe = (w0 >> 22) & 1 == 1;
+    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
+    inst.mem.format = ((w1 >> 23) & 0x7F) as u8;
+    inst.mem.offen = (w1 >> 30) & 1 == 1;
+    inst.mem.idxen = (w1 >> 31) & 1 == 1;
+    buffer_common(
+        &mut inst,
+        &info,
+        w1 & 0xFF,
+        w2 & 0xFF,
+        (w1 >> 9) & 0x1FF,
+        w0 & 0x7F,
+    );
+    Ok(inst)
+}

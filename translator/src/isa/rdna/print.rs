@@ -1,0 +1,1273 @@
+//! RDNA disassembler: prints an [`Inst`] in LLVM 22's syntax (as `llvm-objdump-22 -d`, with
+//! `--mattr=+real-true16` on gfx12 and `--mattr=+wavefrontsize64` for wave64 code).
+
+use super::{tables, Tables, EXEC, VCC};
+use crate::isa::generated::{
+    rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
+    CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI,
+    MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+};
+use crate::isa::{Format, Inst, Opnd, Target};
+use core::fmt::Write as _;
+
+/// The table entry an instruction was decoded from (looked up again from its words).
+fn info(tb: &Tables, inst: &Inst) -> Option<RdnaInfo> {
+    let w0 = inst.words[0];
+    let (table, op) = match inst.format {
+        Format::Sop2 => (tb.sop2, (w0 >> 23) & 0x7F),
+        Format::Sopk => (tb.sopk, (w0 >> 23) & 0x1F),
+        Format::Sop1 => (tb.sop1, (w0 >> 8) & 0xFF),
+        Format::Sopc => (tb.sopc, (w0 >> 16) & 0x7F),
+        Format::Sopp => (tb.sopp, (w0 >> 16) & 0x7F),
+        Format::Smem if tb.gfx12 => (tb.smem, (w0 >> 13) & 0x3F),
+        Format::Smem => (tb.smem, (w0 >> 18) & 0xFF),
+        Format::Vop1 => (tb.vop1, (w0 >> 9) & 0xFF),
+        Format::Vop2 => (tb.vop2, (w0 >> 25) & 0x3F),
+        Format::Vopc => (tb.vopc, (w0 >> 17) & 0xFF),
+        Format::Vop3 | Format::Vop3b => (tb.vop3, (w0 >> 16) & 0x3FF),
+        Format::Vop3p => (tb.vop3p, (w0 >> 16) & 0x7F),
+        Format::Vopd => (tb.vopdx, (w0 >> 22) & 0xF),
+        Format::Ds => (tb.ds, (w0 >> 18) & 0xFF),
+        Format::Flat | Format::Global | Format::Scratch if tb.gfx12 => {
+            let table = match inst.format {
+                Format::Flat => tb.flat,
+                Format::Global => tb.global,
+                _ => tb.scratch,
+            };
+            (table, (w0 >> 14) & 0xFF)
+        }
+        Format::Flat => (tb.flat, (w0 >> 18) & 0x7F),
+        Format::Global => (tb.global, (w0 >> 18) & 0x7F),
+        Format::Scratch => (tb.scratch, (w0 >> 18) & 0x7F),
+        Format::Mubuf | Format::Mtbuf if tb.gfx12 => (tb.mubuf, (w0 >> 14) & 0xFF),
+        Format::Mubuf => (tb.mubuf, (w0 >> 18) & 0xFF),
+        Format::Mtbuf => (tb.mtbuf, (w0 >> 15) & 0xF),
+        _ => return None,
+    };
+    table.get(op as usize).copied().flatten()
+}
+
+/// Writes a scalar-space register name (`s4`, `s[4:5]`, `vcc`, `ttmp[0:1]`, `m0`, `null`).
+fn sreg(out: &mut String, code: u16, count: u8) {
+    let c = code as u32;
+    let n = count.max(1) as u32;
+    let range = |out: &mut String, p: &str, lo: u32| {
+        if n <= 1 {
+            let _ = write!(out, "{p}{lo}");
+        } else {
+            let _ = write!(out, "{p}[{lo}:{}]", lo + n - 1);
+        }
+    };
+    match c {
+        0..=105 => range(out, "s", c),
+        106 if n == 2 => out.push_str("vcc"),
+        126 if n == 2 => out.push_str("exec"),
+        106 => out.push_str("vcc_lo"),
+        107 => out.push_str("vcc_hi"),
+        108..=123 => range(out, "ttmp", c - 108),
+        124 => out.push_str("m0"),
+        125 => out.push_str("null"),
+        126 => out.push_str("exec_lo"),
+        127 => out.push_str("exec_hi"),
+        _ => {
+            let _ = write!(out, "<reg{c}>");
+        }
+    }
+}
+
+/// Printer-private operand code: a literal whose value an inline constant could encode,
+/// which LLVM prints as `lit(0x...)`.
+const LIT_MARKED: u16 = 0xFFFE;
+
+/// How a literal or float inline constant of an operand is shown.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ty {
+    /// 32-bit (or integer) operand.
+    B32,
+    /// 64-bit operand: inline floats print in double precision.
+    B64,
+    /// 16-bit integer operand: float inline constants print as f16 bit patterns.
+    I16,
+    /// 16-bit float operand.
+    F16,
+}
+
+/// True if LLVM would print the literal `v` of an operand of type `ty` as `lit(...)`
+/// (`f16`: a 16-bit operand whose literal follows the f16 inline-constant rule).
+fn literal_is_inlinable(v: u32, ty: Ty, f16: bool) -> bool {
+    let int = |x: i64| (-16..=64).contains(&x);
+    let ty = match ty {
+        Ty::I16 | Ty::F16 if f16 => Ty::F16,
+        Ty::I16 | Ty::F16 => Ty::I16,
+        t => t,
+    };
+    match ty {
+        Ty::F16 => {
+            int(v as u16 as i16 as i64)
+                || matches!(
+                    v,
+                    0x3800 | 0xB800 | 0x3C00 | 0xBC00 | 0x4000 | 0xC000 | 0x4400 | 0xC400 | 0x3118
+                )
+        }
+        Ty::I16 => v <= 64,
+        Ty::B64 => int(v as i32 as i64),
+        Ty::B32 => {
+            int(v as i32 as i64)
+                || matches!(
+                    v,
+                    0x3F00_0000
+                        | 0xBF00_0000
+                        | 0x3F80_0000
+                        | 0xBF80_0000
+                        | 0x4000_0000
+                        | 0xC000_0000
+                        | 0x4080_0000
+                        | 0xC080_0000
+                        | 0x3E22_F983
+                )
+        }
+    }
+}
+
+/// Writes any operand; `lit` is the instruction's literal, `ty` the operand's type.
+fn opnd(out: &mut String, o: Opnd, lit: Option<u32>, ty: Ty) {
+    let c = o.code;
+    match c {
+        0..=127 => sreg(out, c, o.count),
+        128..=192 => {
+            let _ = write!(out, "{}", c - 128);
+        }
+        193..=208 => {
+            let _ = write!(out, "-{}", c - 192);
+        }
+        230 => out.push_str("src_flat_scratch_base_lo"),
+        231 => out.push_str("src_flat_scratch_base_hi"),
+        235 => out.push_str("src_shared_base"),
+        236 => out.push_str("src_shared_limit"),
+        237 => out.push_str("src_private_base"),
+        238 => out.push_str("src_private_limit"),
+        239 => out.push_str("src_pops_exiting_wave_id"),
+        240..=248 if ty == Ty::I16 => {
+            let h = [
+                0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118,
+            ][(c - 240) as usize];
+            let _ = write!(out, "0x{h:x}");
+        }
+        240..=247 => out.push_str(
+            ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"][(c - 240) as usize],
+        ),
+        248 => out.push_str(if ty == Ty::B64 {
+            "0.15915494309189532"
+        } else {
+            "0.15915494"
+        }),
+        251 => out.push_str("src_vccz"),
+        252 => out.push_str("src_execz"),
+        253 => out.push_str("src_scc"),
+        254 => out.push_str("src_lds_direct"),
+        255 => {
+            let _ = write!(out, "0x{:x}", lit.unwrap_or(0));
+        }
+        LIT_MARKED => {
+            let _ = write!(out, "lit(0x{:x})", lit.unwrap_or(0));
+        }
+        256..=511 => {
+            let r = c - 256;
+            if o.count <= 1 {
+                let _ = write!(out, "v{r}");
+            } else {
+                let _ = write!(out, "v[{r}:{}]", r + o.count as u16 - 1);
+            }
+        }
+        _ => {
+            let _ = write!(out, "<opnd{c}>");
+        }
+    }
+}
+
+/// Writes a VGPR with its true16 half (`v1.l`, `v1.h`) when `t16`.
+fn opnd16(out: &mut String, o: Opnd, lit: Option<u32>, ty: Ty, t16: bool, hi: bool) {
+    opnd(out, o, lit, ty);
+    if t16 && o.vreg().is_some() {
+        out.push_str(if hi { ".h" } else { ".l" });
+    }
+}
+
+/// One source operand: value, modifiers and true16 half.
+#[derive(Clone, Copy)]
+struct Src {
+    o: Opnd,
+    neg: bool,
+    abs: bool,
+    t16: bool,
+    hi: bool,
+    ty: Ty,
+}
+
+/// Writes a source with its `neg`/`abs` modifiers.
+fn src_mod(out: &mut String, s: Src, lit: Option<u32>) {
+    if s.neg && !s.abs && matches!(s.o.code, 128..=208 | 240..=248 | 255 | LIT_MARKED) {
+        // `-5` would read as the inline constant -5: LLVM spells the modifier.
+        out.push_str("neg(");
+        opnd16(out, s.o, lit, s.ty, s.t16, s.hi);
+        out.push(')');
+        return;
+    }
+    if s.neg {
+        out.push('-');
+    }
+    if s.abs {
+        out.push('|');
+    }
+    opnd16(out, s.o, lit, s.ty, s.t16, s.hi);
+    if s.abs {
+        out.push('|');
+    }
+}
+
+/// Appends `, ` between operands.
+struct List<'a> {
+    out: &'a mut String,
+    first: bool,
+}
+
+impl List<'_> {
+    fn sep(&mut self) -> &mut String {
+        if self.first {
+            self.out.push(' ');
+            self.first = false;
+        } else {
+            self.out.push_str(", ");
+        }
+        self.out
+    }
+    fn op(&mut self, o: Opnd) {
+        if o.is_some() {
+            let s = self.sep();
+            opnd(s, o, None, Ty::B32);
+        }
+    }
+}
+
+/// The literal type of an opcode's sources from its table flags and operand width.
+fn lit_ty(info: &RdnaInfo, width: u8) -> Ty {
+    if info.mods & MOD_LIT16 != 0 {
+        if info.mods & MOD_HEX16 != 0 {
+            Ty::I16
+        } else {
+            Ty::F16
+        }
+    } else if width >= 2 {
+        Ty::B64
+    } else {
+        Ty::B32
+    }
+}
+
+/// Prints `inst` as LLVM does. `pc` is the instruction's address (unused: LLVM prints
+/// branch offsets, not targets).
+pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
+    let _ = pc;
+    let tb = tables(target);
+    let wave64 = target.wave_size == 64;
+    let mut out = String::with_capacity(48);
+    if inst.format == Format::Vopd {
+        print_vopd(&mut out, tb, inst);
+        return out;
+    }
+    let Some(info) = info(tb, inst) else {
+        return inst.op.name().to_string();
+    };
+    match inst.format {
+        Format::Sop1 | Format::Sop2 | Format::Sopc => {
+            out.push_str(info.mnemonic);
+            print_salu(&mut out, tb, inst, &info)
+        }
+        Format::Sopk => print_sopk(&mut out, tb, inst, &info),
+        Format::Sopp => print_sopp(&mut out, tb, inst, &info),
+        Format::Smem => print_smem(&mut out, tb, inst, &info),
+        Format::Vop1 | Format::Vop2 | Format::Vopc => {
+            print_vop(&mut out, inst, &info, wave64, tb.gfx12)
+        }
+        Format::Vop3 | Format::Vop3b => print_vop3(&mut out, inst, &info, wave64),
+        Format::Vop3p => print_vop3p(&mut out, inst, &info),
+        Format::Ds => print_ds(&mut out, inst, &info),
+        Format::Flat | Format::Global | Format::Scratch => print_flat(&mut out, tb, inst, &info),
+        Format::Mubuf | Format::Mtbuf => print_buffer(&mut out, tb, inst, &info),
+        _ => out.push_str(info.mnemonic),
+    }
+    out
+}
+
+/// The literal operand code LLVM shows for `o` of an opcode with table flags `mods`
+/// (marks inlinable literals `lit(...)`).
+fn mark(o: Opnd, lit: Option<u32>, ty: Ty, mods: u32) -> Opnd {
+    match lit {
+        Some(v)
+            if o.code == Opnd::LITERAL && literal_is_inlinable(v, ty, mods & MOD_LITF16 != 0) =>
+        {
+            Opnd {
+                code: LIT_MARKED,
+                count: o.count,
+            }
+        }
+        _ => o,
+    }
+}
+
+fn print_salu(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
+    let lit = inst.literal;
+    let mut l = List { out, first: true };
+    l.op(inst.dst[0]);
+    for &o in inst.src.iter().take(3) {
+        if !o.is_some() {
+            continue;
+        }
+        let s = l.sep();
+        if info.class & (CLASS_MADMK | CLASS_MADAK) != 0 && o.code == Opnd::LITERAL {
+            // `s_fmamk_f32`/`s_fmaak_f32`: K (and a literal source) printed in full.
+            let _ = write!(s, "0x{:x}", lit.unwrap_or(0));
+            continue;
+        }
+        let ty = lit_ty(info, o.count);
+        let lit = if matches!(ty, Ty::I16 | Ty::F16) {
+            lit.map(|v| v & 0xFFFF)
+        } else {
+            lit
+        };
+        opnd(s, mark(o, lit, ty, info.mods), lit, ty);
+    }
+    if info.mnemonic.starts_with("s_sendmsg_rtn") {
+        sendmsg(l.sep(), tb, inst.imm as u32 & 0xFF, true);
+    }
+}
+
+/// A 32-bit immediate as LLVM prints it: inline-constant values by their value, else hex.
+fn imm32(out: &mut String, v: u32) {
+    let code = match v as i32 {
+        0..=64 => 128 + v as u16,
+        -16..=-1 => (192 - v as i32) as u16,
+        _ => match v {
+            0x3F00_0000 => 240,
+            0xBF00_0000 => 241,
+            0x3F80_0000 => 242,
+            0xBF80_0000 => 243,
+            0x4000_0000 => 244,
+            0xC000_0000 => 245,
+            0x4080_0000 => 246,
+            0xC080_0000 => 247,
+            0x3E22_F983 => 248,
+            _ => Opnd::LITERAL,
+        },
+    };
+    opnd(out, Opnd { code, count: 1 }, Some(v), Ty::B32);
+}
+
+/// LLVM's 16-bit immediates: decimal in the inline-constant range, else hex.
+fn u16_imm(out: &mut String, v: u32) {
+    if v <= 64 {
+        let _ = write!(out, "{v}");
+    } else {
+        let _ = write!(out, "0x{v:x}");
+    }
+}
+
+fn hwreg(out: &mut String, tb: &Tables, v: u32) {
+    let id = v & 0x3F;
+    let offset = (v >> 6) & 0x1F;
+    let size = ((v >> 11) & 0x1F) + 1;
+    let names = if tb.gfx12 {
+        &t::GFX1200_HWREG
+    } else {
+        &t::GFX1100_HWREG
+    };
+    let name = names[id as usize];
+    out.push_str("hwreg(");
+    if name.is_empty() {
+        let _ = write!(out, "{id}");
+    } else {
+        out.push_str(name);
+    }
+    if offset != 0 || size != 32 {
+        let _ = write!(out, ", {offset}, {size}");
+    }
+    out.push(')');
+}
+
+fn sendmsg(out: &mut String, tb: &Tables, v: u32, rtn: bool) {
+    let names = if tb.gfx12 {
+        &t::GFX1200_SENDMSG
+    } else {
+        &t::GFX1100_SENDMSG
+    };
+    let id = v & 0xFF;
+    let name = names[id as usize];
+    let _ = rtn;
+    // LLVM 22 names a known message whatever the bits above [7:0]; an unknown one is
+    // `sendmsg(id, 0, 0)` if those bits are clear, else the raw number.
+    if name.is_empty() && v >> 8 != 0 {
+        let _ = write!(out, "{v}");
+    } else if name.is_empty() {
+        let _ = write!(out, "sendmsg({id}, 0, 0)");
+    } else {
+        let _ = write!(out, "sendmsg({name})");
+    }
+}
+
+fn print_sopk(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
+    let simm = (inst.imm as u32) & 0xFFFF;
+    let m = info.mnemonic;
+    out.push_str(m);
+    let reg = if inst.dst[0].is_some() {
+        inst.dst[0]
+    } else {
+        inst.src[0]
+    };
+    if m == "s_setreg_imm32_b32" {
+        out.push(' ');
+        hwreg(out, tb, simm);
+        out.push_str(", ");
+        imm32(out, inst.literal.unwrap_or(0));
+    } else if m.starts_with("s_setreg") {
+        out.push(' ');
+        hwreg(out, tb, simm);
+        out.push_str(", ");
+        opnd(out, reg, None, Ty::B32);
+    } else if m.starts_with("s_getreg") {
+        out.push(' ');
+        opnd(out, reg, None, Ty::B32);
+        out.push_str(", ");
+        hwreg(out, tb, simm);
+    } else {
+        let mut l = List { out, first: true };
+        l.op(reg);
+        let s = l.sep();
+        if m.starts_with("s_call") || m.starts_with("s_subvector") {
+            let _ = write!(s, "{simm}");
+        } else {
+            let _ = write!(s, "0x{simm:x}");
+        }
+    }
+}
+
+/// `s_delay_alu` operand names.
+const INSTID: [&str; 12] = [
+    "NO_DEP",
+    "VALU_DEP_1",
+    "VALU_DEP_2",
+    "VALU_DEP_3",
+    "VALU_DEP_4",
+    "TRANS32_DEP_1",
+    "TRANS32_DEP_2",
+    "TRANS32_DEP_3",
+    "FMA_ACCUM_CYCLE_1",
+    "SALU_CYCLE_1",
+    "SALU_CYCLE_2",
+    "SALU_CYCLE_3",
+];
+const INSTSKIP: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+
+fn delay_alu(out: &mut String, v: u32) {
+    let id0 = v & 0xF;
+    let skip = (v >> 4) & 7;
+    let id1 = (v >> 7) & 0xF;
+    if id0 as usize >= INSTID.len() || id1 as usize >= INSTID.len() || skip > 5 {
+        let _ = write!(out, "0x{v:x}");
+        return;
+    }
+    let mut parts = 0;
+    let mut part = |out: &mut String, s: &str, val: &str| {
+        if parts > 0 {
+            out.push_str(" | ");
+        }
+        let _ = write!(out, "{s}({val})");
+        parts += 1;
+    };
+    if id0 != 0 {
+        part(out, "instid0", INSTID[id0 as usize]);
+    }
+    if skip != 0 {
+        part(out, "instskip", INSTSKIP[skip as usize]);
+    }
+    if id1 != 0 {
+        part(out, "instid1", INSTID[id1 as usize]);
+    }
+    if parts == 0 {
+        out.push('0');
+    }
+}
+
+/// `s_waitcnt_depctr` / `s_wait_alu` fields: (name, shift, bits).
+const DEPCTR: [(&str, u32, u32); 7] = [
+    ("depctr_hold_cnt", 7, 1),
+    ("depctr_sa_sdst", 0, 1),
+    ("depctr_va_vdst", 12, 4),
+    ("depctr_va_sdst", 9, 3),
+    ("depctr_va_ssrc", 8, 1),
+    ("depctr_va_vcc", 1, 1),
+    ("depctr_vm_vsrc", 2, 3),
+];
+
+fn depctr(out: &mut String, v: u32) {
+    let covered: u32 = DEPCTR.iter().map(|&(_, s, b)| ((1 << b) - 1) << s).sum();
+    if v & !covered & 0xFFFF != 0 {
+        let _ = write!(out, "0x{v:x}");
+        return;
+    }
+    let mut first = true;
+    for &(name, shift, bits) in &DEPCTR {
+        let max = (1 << bits) - 1;
+        let f = (v >> shift) & max;
+        if f != max {
+            if !first {
+                out.push(' ');
+            }
+            let _ = write!(out, "{name}({f})");
+            first = false;
+        }
+    }
+    if first {
+        out.push_str("depctr_hold_cnt(1) depctr_sa_sdst(1) depctr_va_vdst(15) depctr_va_sdst(7) depctr_va_ssrc(1) depctr_va_vcc(1) depctr_vm_vsrc(7)");
+    }
+}
+
+fn print_sopp(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
+    let simm = (inst.imm as u32) & 0xFFFF;
+    let m = info.mnemonic;
+    out.push_str(m);
+    if info.widths[0] == 0 {
+        // No operand printed (`s_endpgm_saved`, `s_code_end`, ...).
+        return;
+    }
+    match m {
+        "s_waitcnt" => {
+            let exp = simm & 7;
+            let lgkm = (simm >> 4) & 0x3F;
+            let vm = (simm >> 10) & 0x3F;
+            let mut parts = Vec::new();
+            if vm != 63 {
+                parts.push(format!("vmcnt({vm})"));
+            }
+            if exp != 7 {
+                parts.push(format!("expcnt({exp})"));
+            }
+            if lgkm != 63 {
+                parts.push(format!("lgkmcnt({lgkm})"));
+            }
+            if parts.is_empty() {
+                out.push_str(" vmcnt(63) expcnt(7) lgkmcnt(63)");
+            } else {
+                out.push(' ');
+                out.push_str(&parts.join(" "));
+            }
+        }
+        "s_delay_alu" => {
+            out.push(' ');
+            delay_alu(out, simm);
+        }
+        "s_waitcnt_depctr" | "s_wait_alu" => {
+            out.push(' ');
+            depctr(out, simm);
+        }
+        "s_endpgm" | "s_wakeup" | "s_barrier" | "s_icache_inv" | "s_ttracedata" => {
+            if simm != 0 {
+                let _ = write!(out, " {simm}");
+            }
+        }
+        "s_sendmsg" | "s_sendmsghalt" => {
+            out.push(' ');
+            sendmsg(out, tb, simm, false);
+        }
+        _ if m.starts_with("s_cbranch") || m == "s_branch" => {
+            // LLVM's disassembler prints the raw 16-bit offset field.
+            let _ = write!(out, " {simm}");
+        }
+        "s_nop" | "s_setkill" | "s_sethalt" | "s_sleep" | "s_trap" | "s_setprio"
+        | "s_incperflevel" | "s_decperflevel" | "s_denorm_mode" | "s_barrier_wait" => {
+            out.push(' ');
+            u16_imm(out, simm);
+        }
+        _ => {
+            let _ = write!(out, " 0x{simm:x}");
+        }
+    }
+}
+
+/// Writes a signed hex offset the way LLVM prints SMEM offsets (`0x10`, `-0x10`).
+fn signed_hex(out: &mut String, v: i32) {
+    if v < 0 {
+        let _ = write!(out, "-0x{:x}", -(v as i64));
+    } else {
+        let _ = write!(out, "0x{v:x}");
+    }
+}
+
+/// GFX12 cache policy (`th:`/`scope:`) of a load, store or atomic.
+fn cpol12(out: &mut String, cpol: u8, store: bool, atomic: bool) {
+    let th = cpol & 7;
+    let scope = (cpol >> 3) & 3;
+    let sys = scope == 3;
+    if th != 0 {
+        out.push_str(" th:");
+        let name = if atomic {
+            match th {
+                1 => "TH_ATOMIC_RETURN",
+                2 => "TH_ATOMIC_NT",
+                3 => "TH_ATOMIC_NT_RETURN",
+                4 | 5 if scope >= 2 => "TH_ATOMIC_CASCADE_RT",
+                6 | 7 if scope >= 2 => "TH_ATOMIC_CASCADE_NT",
+                _ => "",
+            }
+        } else if store {
+            match th {
+                1 => "TH_STORE_NT",
+                2 => "TH_STORE_HT",
+                3 if sys => "TH_STORE_BYPASS",
+                3 => "TH_STORE_WB",
+                4 => "TH_STORE_NT_RT",
+                5 => "TH_STORE_RT_NT",
+                6 => "TH_STORE_NT_HT",
+                _ => "TH_STORE_NT_WB",
+            }
+        } else {
+            match th {
+                1 => "TH_LOAD_NT",
+                2 => "TH_LOAD_HT",
+                3 if sys => "TH_LOAD_BYPASS",
+                3 => "TH_LOAD_LU",
+                4 => "TH_LOAD_NT_RT",
+                5 => "TH_LOAD_RT_NT",
+                6 => "TH_LOAD_NT_HT",
+                _ => "",
+            }
+        };
+        if name.is_empty() {
+            if atomic {
+                out.push_str("TH_ATOMIC_");
+            }
+            let _ = write!(out, "0x{th:x}");
+        } else {
+            out.push_str(name);
+        }
+    }
+    if scope != 0 {
+        let _ = write!(
+            out,
+            " scope:{}",
+            ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"][scope as usize]
+        );
+    }
+}
+
+fn print_smem(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
+    let m = info.mnemonic;
+    out.push_str(m);
+    let data = if inst.dst[0].is_some() {
+        inst.dst[0]
+    } else {
+        inst.src[1]
+    };
+    let mut l = List { out, first: true };
+    if m == "s_atc_probe" || m == "s_atc_probe_buffer" {
+        u16_imm(l.sep(), (inst.words[0] >> 6) & 0x7F);
+    } else if !m.starts_with("s_prefetch") && !m.starts_with("s_buffer_prefetch") {
+        l.op(data);
+    }
+    if m.starts_with("s_prefetch") || m.starts_with("s_buffer_prefetch") {
+        // `s_prefetch_data s[2:3], 0x10, s9, 8`: base, offset, soffset (or null), length.
+        if info.widths[1] != 0 {
+            l.op(inst.src[0]);
+        }
+        signed_hex(l.sep(), inst.mem.offset);
+        let s = l.sep();
+        if inst.src[2].is_some() {
+            opnd(s, inst.src[2], None, Ty::B32);
+        } else {
+            s.push_str("null");
+        }
+        let _ = write!(l.sep(), "{}", (inst.words[0] >> 6) & 0x7F);
+        return;
+    }
+    if info.widths[1] != 0 {
+        l.op(inst.src[0]);
+        let s = l.sep();
+        if inst.src[2].is_some() {
+            opnd(s, inst.src[2], None, Ty::B32);
+            if inst.mem.offset != 0 {
+                s.push_str(" offset:");
+                signed_hex(s, inst.mem.offset);
+            }
+        } else if inst.mem.offset == 0 && !tb.gfx12 {
+            // GFX11 shows a zero offset without SOFFSET as the `null` SOFFSET.
+            s.push_str("null");
+        } else {
+            signed_hex(s, inst.mem.offset);
+        }
+    }
+    if (info.widths[0] == 0 && info.widths[1] == 0) || m.starts_with("s_atc_probe") {
+        // Cache invalidations and probes print no cache policy.
+    } else if tb.gfx12 {
+        cpol12(out, inst.mem.cpol, false, false);
+    } else {
+        if inst.mem.glc && info.mods & MOD_GLC != 0 {
+            out.push_str(" glc");
+        }
+        if inst.mem.dlc {
+            out.push_str(" dlc");
+        }
+    }
+    let _ = CLASS_SBUFFER;
+}
+
+fn dpp_ctrl(out: &mut String, c: u16) {
+    let c = c as u32;
+    match c {
+        0x000..=0x0FF => {
+            let _ = write!(
+                out,
+                " quad_perm:[{},{},{},{}]",
+                c & 3,
+                (c >> 2) & 3,
+                (c >> 4) & 3,
+                (c >> 6) & 3
+            );
+        }
+        0x101..=0x10F => {
+            let _ = write!(out, " row_shl:{}", c & 0xF);
+        }
+        0x111..=0x11F => {
+            let _ = write!(out, " row_shr:{}", c & 0xF);
+        }
+        0x121..=0x12F => {
+            let _ = write!(out, " row_ror:{}", c & 0xF);
+        }
+        0x140 => out.push_str(" row_mirror"),
+        0x141 => out.push_str(" row_half_mirror"),
+        0x150..=0x15F => {
+            let _ = write!(out, " row_share:{}", c & 0xF);
+        }
+        0x160..=0x16F => {
+            let _ = write!(out, " row_xmask:{}", c & 0xF);
+        }
+        _ => out.push_str(" /* Invalid dpp_ctrl value */"),
+    }
+}
+
+/// DPP16/DPP8 controls after the operands.
+fn print_dpp(out: &mut String, inst: &Inst) {
+    if let Some(d) = inst.dpp {
+        dpp_ctrl(out, d.ctrl);
+        let _ = write!(
+            out,
+            " row_mask:0x{:x} bank_mask:0x{:x}",
+            d.row_mask, d.bank_mask
+        );
+        if d.bound_ctrl {
+            out.push_str(" bound_ctrl:1");
+        }
+        if d.fi {
+            out.push_str(" fi:1");
+        }
+    } else if let Some(sel) = inst.dpp8 {
+        out.push_str(" dpp8:[");
+        for (i, s) in sel.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{s}");
+        }
+        out.push(']');
+        if inst.mods.op_sel_hi & 0x80 != 0 {
+            out.push_str(" fi:1");
+        }
+    }
+}
+
+fn omod(out: &mut String, o: u8) {
+    match o {
+        1 => out.push_str(" mul:2"),
+        2 => out.push_str(" mul:4"),
+        3 => out.push_str(" div:2"),
+        _ => {}
+    }
+}
+
+fn bits(out: &mut String, name: &str, v: u8, n: usize) {
+    let _ = write!(out, " {name}:[");
+    for i in 0..n {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push(if v >> i & 1 == 1 { '1' } else { '0' });
+    }
+    out.push(']');
+}
+
+/// Source `i` of a VALU instruction with the table's slot `slot`.
+fn vsrc(inst: &Inst, info: &RdnaInfo, i: usize, slot: usize) -> Src {
+    let m = info.mods >> 10;
+    Src {
+        o: inst.src[i],
+        neg: inst.mods.neg >> i & 1 == 1 && (m >> 3 >> i) & 1 == 1,
+        abs: inst.mods.abs >> i & 1 == 1 && (m >> i) & 1 == 1,
+        t16: info.kinds[slot] == 3,
+        hi: inst.mods.op_sel >> i & 1 == 1,
+        // A 16-bit source of an opcode with 32-bit sources (`v_alignbyte_b32`'s third).
+        ty: if info.kinds[slot] == 3 && info.mods & MOD_LIT16 == 0 {
+            Ty::I16
+        } else {
+            lit_ty(info, inst.src[i].count)
+        },
+    }
+}
+
+fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool, gfx12: bool) {
+    let base = info.mnemonic;
+    let stem = base.strip_suffix("_e32").unwrap_or(base);
+    if inst.format == Format::Vopc && (inst.dpp.is_some() || inst.dpp8.is_some()) {
+        // VOPC DPP prints the bare mnemonic.
+        out.push_str(stem);
+    } else if inst.dpp.is_some() || inst.dpp8.is_some() {
+        let _ = write!(out, "{stem}_dpp");
+    } else {
+        out.push_str(base);
+    }
+    let k = if info.class & CLASS_MADMK != 0 {
+        1
+    } else if info.class & CLASS_MADAK != 0 {
+        2
+    } else {
+        9
+    };
+    let vcc = Opnd::scalar(VCC as u8, if wave64 { 2 } else { 1 });
+    // gfx12 `v_cndmask_b32_dpp` with `abs` on src1 only: LLVM 22 closes the bars after the
+    // implicit VCC (`|v1, vcc_lo|`).
+    let m = info.mods >> 10;
+    let quirk = gfx12
+        && inst.dpp.is_some()
+        && matches!(inst.src[2].code, VCC | EXEC)
+        && k != 2
+        && inst.mods.abs & 3 == 2
+        && m & 2 != 0;
+    let mut l = List { out, first: true };
+    let (dslot, s0slot) = if inst.format == Format::Vopc {
+        (9, 0)
+    } else {
+        (0, 1)
+    };
+    if inst.format == Format::Vopc {
+        if !base.starts_with("v_cmpx") {
+            l.op(vcc);
+        }
+    } else if info.widths[0] != 0 {
+        let s = l.sep();
+        let t16 = info.kinds[0] == 3;
+        opnd16(
+            s,
+            inst.dst[0],
+            None,
+            Ty::B32,
+            t16,
+            inst.mods.op_sel >> 3 & 1 == 1,
+        );
+        if inst.dst[1].is_some() {
+            l.op(inst.dst[1]);
+        }
+    }
+    let _ = dslot;
+    for i in 0..3 {
+        let o = inst.src[i];
+        if !o.is_some() {
+            continue;
+        }
+        if i == 2 && (o.code == VCC || o.code == EXEC) && k != 2 {
+            l.op(o);
+            if quirk {
+                // LLVM closes src1's `|` after the implicit VCC (`|v1, vcc_lo|`).
+                l.out.push('|');
+            }
+            continue;
+        }
+        let s = l.sep();
+        if i == k {
+            // The K constant: printed in full.
+            let _ = write!(s, "0x{:x}", inst.literal.unwrap_or(0));
+            continue;
+        }
+        let slot = if i == 0 { s0slot } else { s0slot + 1 };
+        let mut src = vsrc(inst, info, i, slot.min(3));
+        let vcc_in = quirk && i == 1;
+        if i == 2 {
+            // `fmamk`'s third source is the VSRC1 field.
+            src.t16 = k == 1 && info.kinds[2] == 3;
+            src.hi = k == 1 && inst.mods.op_sel & 2 != 0;
+        }
+        let lit = inst.literal.map(|v| match src.ty {
+            Ty::F16 | Ty::I16 => v & 0xFFFF,
+            _ => v,
+        });
+        src.o = mark(src.o, lit, src.ty, info.mods);
+        if vcc_in && src.abs {
+            // `|v1, vcc_lo|`: the closing bar comes after the implicit VCC.
+            if src.neg {
+                s.push('-');
+            }
+            s.push('|');
+            opnd16(s, src.o, lit, src.ty, src.t16, src.hi);
+            continue;
+        }
+        src_mod(s, src, lit);
+    }
+    print_dpp(out, inst);
+}
+
+fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
+    let base = info.mnemonic;
+    let dpp = inst.dpp.is_some() || inst.dpp8.is_some();
+    out.push_str(base);
+    if dpp {
+        out.push_str(if base.ends_with("_e64") {
+            "_dpp"
+        } else {
+            "_e64_dpp"
+        });
+    }
+    let mut nsrc = (0..3).filter(|&i| info.widths[i + 1] != 0).count();
+    if base.starts_with("v_fmac") {
+        // The accumulator is a tied third source with its own op_sel bit.
+        nsrc = 3;
+    }
+    let sgpr_dst = info.kinds[0] == 1;
+    let vdst = info.widths[0] != 0 && !sgpr_dst;
+    // true16 opcodes: LLVM 22 decodes with its real-true16 tables, which reject OP_SEL bits
+    // of operands the opcode does not have; it then falls back to the fake16 form (no
+    // `.l`/`.h`, no `op_sel`).
+    let t16 = info.kinds.contains(&3);
+    let existing = ((1u8 << nsrc) - 1) | ((vdst as u8) << 3);
+    let fake16 = t16 && inst.format != Format::Vop3b && inst.mods.op_sel & !existing != 0;
+    {
+        let mut l = List { out, first: true };
+        if inst.dst[0].is_some() {
+            let s = l.sep();
+            let t = info.kinds[0] == 3 && !fake16;
+            opnd16(
+                s,
+                inst.dst[0],
+                None,
+                Ty::B32,
+                t,
+                inst.mods.op_sel >> 3 & 1 == 1,
+            );
+        }
+        if inst.format == Format::Vop3b {
+            let d = inst.dst[1];
+            l.op(Opnd {
+                code: d.code,
+                count: if wave64 { 2 } else { 1 },
+            });
+        }
+        for i in 0..3 {
+            if !inst.src[i].is_some() {
+                continue;
+            }
+            let s = l.sep();
+            let mut src = vsrc(inst, info, i, i + 1);
+            if inst.format == Format::Vop3b {
+                src.abs = false;
+                src.hi = false;
+            }
+            if fake16 {
+                src.t16 = false;
+            }
+            if dpp && i == 1 && base.starts_with("v_fmac") && matches!(src.o.code, 128..=254) {
+                // LLVM 22 shows a constant src1 of `v_fmac_*_e64_dpp` as its raw field.
+                let _ = write!(s, "0x{:x}", src.o.code);
+                continue;
+            }
+            let lit = inst.literal.map(|v| match src.ty {
+                Ty::F16 | Ty::I16 => v & 0xFFFF,
+                _ => v,
+            });
+            src.o = mark(src.o, lit, src.ty, info.mods);
+            src_mod(s, src, lit);
+        }
+    }
+    if inst.format != Format::Vop3b
+        && !fake16
+        && inst.mods.op_sel != 0
+        && info.mods & MOD_OPSEL != 0
+    {
+        // op_sel lists the sources, then the destination (not for the SGPR destination of
+        // a VOPC DPP form).
+        let n = nsrc + !(dpp && sgpr_dst) as usize;
+        let v = (inst.mods.op_sel & ((1 << nsrc) - 1)) | ((inst.mods.op_sel >> 3 & 1) << nsrc);
+        bits(out, "op_sel", v, n);
+    }
+    if inst.mods.clamp && info.mods & MOD_CLAMP != 0 {
+        out.push_str(" clamp");
+    }
+    if info.mods & MOD_OMOD != 0 {
+        omod(out, inst.mods.omod);
+    }
+    print_dpp(out, inst);
+}
+
+fn print_vop3p(out: &mut String, inst: &Inst, info: &RdnaInfo) {
+    let nsrc = (0..3).filter(|&i| info.widths[i + 1] != 0).count();
+    let mix = info.mnemonic.starts_with("v_fma_mix");
+    out.push_str(info.mnemonic);
+    if inst.dpp.is_some() || inst.dpp8.is_some() {
+        out.push_str("_e64_dpp");
+    }
+    {
+        let mut l = List { out, first: true };
+        l.op(inst.dst[0]);
+        for i in 0..3 {
+            if !inst.src[i].is_some() {
+                continue;
+            }
+            let s = l.sep();
+            let ty = lit_ty(info, inst.src[i].count);
+            let lit = inst.literal.map(|v| match ty {
+                Ty::F16 | Ty::I16 => v & 0xFFFF,
+                _ => v,
+            });
+            let src = Src {
+                o: mark(inst.src[i], lit, ty, info.mods),
+                neg: mix && inst.mods.neg >> i & 1 == 1,
+                abs: mix && inst.mods.neg_hi >> i & 1 == 1,
+                t16: false,
+                hi: false,
+                ty,
+            };
+            src_mod(s, src, lit);
+        }
+    }
+    let full = (1u8 << nsrc) - 1;
+    let f = info.mods;
+    if inst.mods.op_sel & full != 0 && f & MOD_OPSEL != 0 {
+        bits(out, "op_sel", inst.mods.op_sel, nsrc);
+    }
+    let hi_default = if f & MOD_OPSEL_HI_DEF1 != 0 { full } else { 0 };
+    if inst.mods.op_sel_hi & full != hi_default && f & MOD_OPSEL_HI != 0 {
+        bits(out, "op_sel_hi", inst.mods.op_sel_hi, nsrc);
+    }
+    if inst.mods.neg & full != 0 && f & MOD_NEG_LO != 0 && !mix {
+        bits(out, "neg_lo", inst.mods.neg, nsrc);
+    }
+    if inst.mods.neg_hi & full != 0 && f & MOD_NEG_HI != 0 && !mix {
+        bits(out, "neg_hi", inst.mods.neg_hi, nsrc);
+    }
+    if inst.mods.clamp && f & MOD_CLAMP != 0 {
+        out.push_str(" clamp");
+    }
+    print_dpp(out, inst);
+}
+
+fn print_vopd(out: &mut String, tb: &Tables, inst: &Inst) {
+    let x = tb.vopdx.get(((inst.words[0] >> 22) & 0xF) as usize);
+    let y = tb.vopdy.get((inst.imm & 0x1F) as usize);
+    let (Some(Some(x)), Some(Some(y))) = (x, y) else {
+        out.push_str(inst.op.name());
+        return;
+    };
+    let half = |out: &mut String, info: &RdnaInfo, d: Opnd, s0: Opnd, s1: Opnd| {
+        out.push_str(info.mnemonic);
+        let mut l = List { out, first: true };
+        l.op(d);
+        let s = l.sep();
+        opnd(
+            s,
+            mark(s0, inst.literal, Ty::B32, info.mods),
+            inst.literal,
+            Ty::B32,
+        );
+        let lit = inst.literal.unwrap_or(0);
+        if info.class & CLASS_MADMK != 0 {
+            let _ = write!(l.sep(), "0x{lit:x}");
+        }
+        if info.widths[2] != 0 {
+            l.op(s1);
+        }
+        if info.class & CLASS_MADAK != 0 {
+            let _ = write!(l.sep(), "0x{lit:x}");
+        }
+    };
+    half(out, x, inst.dst[0], inst.src[0], inst.src[1]);
+    out.push_str(" :: ");
+    half(out, y, inst.dst[1], inst.src[2], inst.src[3]);
+}
+
+fn print_ds(out: &mut String, inst: &Inst, info: &RdnaInfo) {
+    out.push_str(info.mnemonic);
+    {
+        let mut l = List { out, first: true };
+        l.op(inst.dst[0]);
+        l.op(inst.src[0]);
+        l.op(inst.src[1]);
+        l.op(inst.src[2]);
+    }
+    let o0 = inst.mem.offset as u32;
+    let o1 = inst.mem.offset1 as u32;
+    if info.class & CLASS_TWO_OFFSETS != 0 {
+        if o0 != 0 {
+            let _ = write!(out, " offset0:{o0}");
+        }
+        if o1 != 0 {
+            let _ = write!(out, " offset1:{o1}");
+        }
+    } else {
+        let off = o0 | o1 << 8;
+        if off != 0 {
+            let _ = write!(out, " offset:{off}");
+        }
+    }
+    if inst.mem.gds && info.mods & MOD_GDS != 0 {
+        out.push_str(" gds");
+    }
+}
+
+/// The data width of a returning atomic (`cmpswap` returns half its data).
+fn atomic_ret_width(info: &RdnaInfo, data: u8) -> u8 {
+    if info.class & CLASS_CMPSWAP != 0 {
+        (data / 2).max(1)
+    } else {
+        data
+    }
+}
+
+fn print_flat(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
+    out.push_str(info.mnemonic);
+    if info.widths == [0; 4] {
+        // `global_inv`, `global_wb`, `global_wbinv`: no operands, a scope on GFX12.
+        if tb.gfx12 {
+            cpol12(out, inst.mem.cpol, false, false);
+        }
+        return;
+    }
+    let atomic = info.class & CLASS_ATOMIC != 0;
+    let ret = atomic
+        && if tb.gfx12 {
+            inst.mem.cpol & 1 == 1
+        } else {
+            inst.mem.glc
+        };
+    let store = info.class & crate::isa::generated::CLASS_STORE != 0;
+    {
+        let mut l = List { out, first: true };
+        if ret {
+            let d = Opnd {
+                code: inst.dst[0].code.min(255) | 256,
+                count: atomic_ret_width(info, inst.src[1].count),
+            };
+            let vd = if tb.gfx12 {
+                inst.words[1] & 0xFF
+            } else {
+                inst.words[1] >> 24
+            };
+            l.op(Opnd {
+                code: 256 + vd as u16,
+                count: d.count,
+            });
+        } else {
+            l.op(inst.dst[0]);
+        }
+        if inst.src[0].is_some() {
+            l.op(inst.src[0]);
+        } else if info.widths[1] != 0 || inst.format == Format::Scratch {
+            l.sep().push_str("off");
+        }
+        l.op(inst.src[1]);
+        if inst.format != Format::Flat {
+            if inst.src[2].is_some() {
+                l.op(inst.src[2]);
+            } else {
+                l.sep().push_str("off");
+            }
+        }
+    }
+    if inst.mem.offset != 0 {
+        let _ = write!(out, " offset:{}", inst.mem.offset);
+    }
+    if tb.gfx12 {
+        cpol12(out, inst.mem.cpol, store, atomic);
+    } else {
+        if inst.mem.glc {
+            out.push_str(" glc");
+        }
+        if inst.mem.slc {
+            out.push_str(" slc");
+        }
+        if inst.mem.dlc {
+            out.push_str(" dlc");
+        }
+    }
+}
+
+fn print_buffer(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
+    out.push_str(info.mnemonic);
+    if info.widths == [0; 4] {
+        // `buffer_gl0_inv`, `buffer_gl1_inv`: no operands.
+        return;
+    }
+    let atomic = info.class & CLASS_ATOMIC != 0;
+    let store = info.class & crate::isa::generated::CLASS_STORE != 0;
+    {
+        let mut l = List { out, first: true };
+        let data = if inst.dst[0].is_some() {
+            inst.dst[0]
+        } else {
+            inst.src[1]
+        };
+        l.op(data);
+        if inst.src[0].is_some() {
+            l.op(inst.src[0]);
+        } else {
+            l.sep().push_str("off");
+        }
+        l.op(inst.src[3]);
+        let s = l.sep();
+        opnd(
+            s,
+            mark(inst.src[2], inst.literal, Ty::B32, 0),
+            inst.literal,
+            Ty::B32,
+        );
+    }
+    if inst.format == Format::Mtbuf {
+        let names = if tb.gfx12 {
+            &t::GFX1200_BUFFMT
+        } else {
+            &t::GFX1100_BUFFMT
+        };
+        let name = names[inst.mem.format as usize & 0x7F];
+        if !name.is_empty() {
+            let _ = write!(out, " format:{name}");
+        }
+    }
+    if inst.mem.idxen {
+        out.push_str(" idxen");
+    }
+    if inst.mem.offen {
+        out.push_str(" offen");
+    }
+    if inst.mem.offset != 0 {
+        let _ = write!(out, " offset:{}", inst.mem.offset);
+    }
+    if tb.gfx12 {
+        cpol12(out, inst.mem.cpol, store, atomic);
+    } else {
+        if inst.mem.glc {
+            out.push_str(" glc");
+        }
+        if inst.mem.slc {
+            out.push_str(" slc");
+        }
+        if inst.mem.dlc {
+            out.push_str(" dlc");
+        }
+    }
+    if inst.mem.tfe {
+        out.push_str(" tfe");
+    }
+}
