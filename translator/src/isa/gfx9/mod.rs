@@ -943,6 +943,20 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     Ok(inst)
 }
 
+/// The MUBUF loads that take the LDS bit (LLVM's `_LDS` forms; gfx950 adds x3/x4).
+fn mubuf_lds_ok(tb: &Tables, op: Op) -> bool {
+    match op {
+        Op::BUFFER_LOAD_FORMAT_X
+        | Op::BUFFER_LOAD_UBYTE
+        | Op::BUFFER_LOAD_SBYTE
+        | Op::BUFFER_LOAD_USHORT
+        | Op::BUFFER_LOAD_SSHORT
+        | Op::BUFFER_LOAD_DWORD => true,
+        Op::BUFFER_LOAD_DWORDX3 | Op::BUFFER_LOAD_DWORDX4 => tb.vop3_literal,
+        _ => false,
+    }
+}
+
 fn decode_mubuf(
     tb: &Tables,
     w0: u32,
@@ -960,7 +974,20 @@ fn decode_mubuf(
     inst.size = 8;
     inst.mem.lds = !mtbuf && (w0 >> 16) & 1 == 1;
     let w = info.widths;
+    if w == [0; 4] || inst.mem.lds {
+        // No address (cache controls), or LDS as the destination: LLVM's encodings fix the
+        // ACC bit (and for cache controls OFFEN/IDXEN/LDS) to zero.
+        zero_field((w1 >> 23) & 1, "ACC", bytes, pc)?;
+    }
+    if inst.mem.lds && !mubuf_lds_ok(tb, info.op) {
+        return Err(DecodeError::new(
+            bytes,
+            pc,
+            "MUBUF opcode cannot load to LDS",
+        ));
+    }
     if w == [0; 4] {
+        zero_field((w0 >> 12) & 0x13, "OFFEN/IDXEN/LDS", bytes, pc)?;
         // Cache controls (`buffer_wbl2`, `buffer_inv`): no operands.
         inst.mem.glc = (w0 >> 14) & 1 == 1;
         inst.mem.sc1 = (w0 >> 15) & 1 == 1;
