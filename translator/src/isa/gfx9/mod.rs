@@ -824,6 +824,19 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
         inst.mods.op_sel_hi = (((w1 >> 27) & 3) | ((w0 >> 12) & 4)) as u8;
         inst.mods.clamp = (w0 >> 15) & 1 == 1;
         inst.mods.neg = (w1 >> 29) as u8;
+        // NEG_HI/OP_SEL/NEG of an absent source, and OP_SEL of an opcode without it, are
+        // fixed to 0 in LLVM's encodings.
+        let absent = (0..3).fold(0u8, |m, i| m | ((w[i + 1] == 0) as u8) << i);
+        let m = &inst.mods;
+        zero_field(
+            ((m.neg_hi | m.neg | m.op_sel) & absent) as u32,
+            "VOP3P modifier",
+            bytes,
+            pc,
+        )?;
+        if info.mods & MOD_OPSEL == 0 {
+            zero_field(m.op_sel as u32, "OP_SEL", bytes, pc)?;
+        }
     }
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
         return Err(DecodeError::new(
