@@ -281,6 +281,7 @@ fn fix_operand(o: &mut Opnd, scalar_only: bool) -> Result<(), &'static str> {
     }
     let n = o.count.max(1) as u16;
     match o.code {
+        0..=127 if n > 16 => Err("scalar register tuple wider than 16 registers"),
         0..=101 | 108..=123 if n >= 2 => {
             o.code &= if n == 2 { !1 } else { !3 };
             // SGPR tuples reach s103 (s[100:103]); TTMPs are ttmp0..ttmp15.
@@ -776,8 +777,17 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
             inst.dst[0] = vreg(d, w[0], acc_cd);
         }
         let acc = (w1 >> 27) & 3;
+        // SMFMAC: SRC2 is the sparsity index, always a VGPR; there is no BLGP.
+        let smfmac = info.mnemonic.starts_with("v_smfmac");
+        if smfmac {
+            zero_field(w1 >> 29, "SMFMAC BLGP", bytes, pc)?;
+        }
         for i in 0..3 {
-            let a = if i == 2 { acc_cd } else { (acc >> i) & 1 == 1 };
+            let a = if i == 2 {
+                acc_cd && !smfmac
+            } else {
+                (acc >> i) & 1 == 1
+            };
             let mut o = vop3_src((w1 >> (9 * i)) & 0x1FF, w[i + 1], 0);
             if a && o.vreg().is_some() {
                 o.code += 256;
