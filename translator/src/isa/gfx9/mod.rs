@@ -530,18 +530,34 @@ fn vop_ext(
 /// The `MOD_ABS*`/`MOD_NEG*` flags: an opcode with none has no source-modifier fields.
 const MOD_ANY_SRC_MODS: u32 = 0x3F << 10;
 
-/// Rejects `abs`/`neg` bits in an opcode without source modifiers (integer opcodes): LLVM's
-/// VOP3/DPP/SDWA encodings fix them to zero there. Opcodes with modifiers on some sources
-/// (or with `op_sel`, kept in the same operands) accept and ignore the bits of the others;
-/// so do the `v_dot*c` opcodes.
+/// Rejects `abs`/`neg` bits LLVM's VOP3/DPP/SDWA encodings fix to zero: those of absent
+/// sources, and all of them in an opcode without source modifiers (integer opcodes).
+/// Opcodes with modifiers on some sources accept (and ignore) the bits of their other
+/// sources; LLVM also accepts them for the `v_dot*c` and gfx950 `v_ashr_pk_*` opcodes.
 fn check_src_mods(inst: &Inst, info: &OpInfo, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
-    if info.mods & (MOD_ANY_SRC_MODS | MOD_OPSEL) != 0 || inst.mods.abs | inst.mods.neg == 0 {
+    let bits = inst.mods.abs | inst.mods.neg;
+    if bits == 0 {
         return Ok(());
     }
-    if info.mnemonic.starts_with("v_dot") {
+    let mut absent = (0..3).fold(0u8, |m, i| m | (!inst.src[i].is_some() as u8) << i);
+    let m = info.mnemonic;
+    if m.starts_with("v_cvt_sr_") || m.starts_with("v_cvt_scalef32_") {
+        // The byte-select conversions read their destination as a hidden third source.
+        absent &= 3;
+    }
+    zero_field(
+        (bits & absent) as u32,
+        "ABS/NEG of an absent source",
+        bytes,
+        pc,
+    )?;
+    if info.mods & MOD_ANY_SRC_MODS != 0
+        || info.mnemonic.starts_with("v_dot")
+        || info.mnemonic.starts_with("v_ashr_pk")
+    {
         return Ok(());
     }
-    zero_field((inst.mods.abs | inst.mods.neg) as u32, "ABS/NEG", bytes, pc)
+    zero_field(bits as u32, "ABS/NEG", bytes, pc)
 }
 
 /// Clears `abs`/`neg` bits of sources that take no modifiers (integer operands): the ISA
@@ -696,9 +712,7 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         inst.mods.abs = 0;
         inst.mods.neg = 0;
     }
-    if !vop3b {
-        check_src_mods(&inst, &info, bytes, pc)?;
-    }
+    check_src_mods(&inst, &info, bytes, pc)?;
     if info.mods & MOD_OMOD == 0 {
         zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
     }
