@@ -127,7 +127,8 @@ def llvm_line(words):
 
 
 WARN = re.compile(r"^<stdin>:(\d+):(\d+): warning: (.*)$")
-COMMENT = re.compile(r"/\*.*?\*/")
+COMMENT = re.compile(r" ?/\*.*?\*/")
+INVALID_NOTE = re.compile(r"/\*\s*Invalid")
 BIG_VREG = re.compile(r"\b[va]\[\d+:(\d+)\]")
 
 
@@ -196,10 +197,10 @@ def llvm_all(mcpu, extra, cands, chunk):
 
 def flagged(text):
     """LLVM decoded the word but marked an operand as wrong (`/*Invalid register...*/`,
-    `/*Invalid immediate*/`: a misaligned VGPR tuple on gfx90a+, an SGPR or constant where
+    `/*Invalid immediate*/`, `/* Invalid dpp_ctrl value */`: a misaligned VGPR tuple on gfx90a+, an SGPR or constant where
     the operand class has none) or printed a register past v255/a255. Such words are
     don't-care: wavejit may reject them, or must print LLVM's text without the comment."""
-    return "/*Invalid" in text or any(int(m.group(1)) > 255 for m in BIG_VREG.finditer(text))
+    return INVALID_NOTE.search(text) is not None or any(int(m.group(1)) > 255 for m in BIG_VREG.finditer(text))
 
 
 def run_ours(decoder, args, cands):

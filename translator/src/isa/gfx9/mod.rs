@@ -863,11 +863,15 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
         }
     }
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
-        return Err(DecodeError::new(
-            bytes,
-            pc,
-            "VOP3P cannot take a literal on GFX9",
-        ));
+        // gfx950 VOP3P takes a 32-bit literal; matrix opcodes never do.
+        if !tb.vop3_literal || inst.format == Format::Mai {
+            return Err(DecodeError::new(
+                bytes,
+                pc,
+                "no literal operand for this VOP3P opcode",
+            ));
+        }
+        take_literal(&mut inst, bytes, pc)?;
     }
     Ok(inst)
 }
@@ -975,8 +979,12 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.mem.glc = (w0 >> 16) & 1 == 1;
     inst.mem.slc = (w0 >> 17) & 1 == 1;
     inst.mem.sc1 = (w0 >> 25) & 1 == 1;
-    // `global_load_lds_*`, `scratch_load_lds_*`: the data goes to LDS at M0.
+    // `global_load_lds_*`, `scratch_load_lds_*`: the data goes to LDS at M0, not to
+    // registers, so LLVM's encodings fix their ACC bit to 0.
     inst.mem.lds = format != Format::Flat && info.mnemonic.contains("_lds_");
+    if inst.mem.lds {
+        zero_field(acc as u32, "ACC", bytes, pc)?;
+    }
     Ok(inst)
 }
 
