@@ -864,7 +864,7 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
     }
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
         // gfx950 VOP3P takes a 32-bit literal; matrix opcodes never do.
-        if !tb.vop3_literal || inst.format == Format::Mai {
+        if !tb.vop3_literal || inst.format == Format::Mai || info.op == Op::V_MFMA_LD_SCALE_B32 {
             return Err(DecodeError::new(
                 bytes,
                 pc,
