@@ -7,7 +7,13 @@
 use libfuzzer_sys::fuzz_target;
 use wavejit_translator::isa::{decode, disassemble, Gpu, Target};
 
-const GPUS: [Gpu; 5] = [Gpu::GFX942, Gpu::GFX950, Gpu::GFX1100, Gpu::GFX1200, Gpu::GFX1201];
+const GPUS: [Gpu; 5] = [
+    Gpu::GFX942,
+    Gpu::GFX950,
+    Gpu::GFX1100,
+    Gpu::GFX1200,
+    Gpu::GFX1201,
+];
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, code)) = data.split_first() else {
