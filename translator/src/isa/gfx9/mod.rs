@@ -26,7 +26,8 @@ pub mod print;
 use super::decode::DecodeError;
 use super::generated::{
     gfx9 as t, Op, OpInfo, CLASS_ACCMOV, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
-    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_OMOD, MOD_OPSEL,
+    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_OMOD,
+    MOD_OPSEL,
 };
 use super::{Dpp, Format, Gpu, Inst, MaiFields, MemFields, Mods, Opnd, Sdwa, Target};
 
@@ -470,6 +471,9 @@ fn vop_ext(
     } else if code == SRC_SDWA {
         let e = word(bytes, 1, pc)?;
         inst.size = 8;
+        if inst.src[0].count >= 2 || inst.src[1].count >= 2 || !vopc && inst.dst[0].count >= 2 {
+            return Err(DecodeError::new(bytes, pc, "SDWA has no 64-bit operands"));
+        }
         let s0 = e & 0xFF;
         inst.src[0] = if (e >> 23) & 1 == 1 {
             src9(s0, inst.src[0].count)
@@ -632,6 +636,15 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     if vcc_in(info.op) {
         inst.src[2] = Opnd::scalar(VCC as u8, 2);
     }
+    if info.class & (CLASS_MADMK | CLASS_MADAK) != 0
+        && matches!(inst.src[0].code, SRC_DPP | SRC_SDWA)
+    {
+        return Err(DecodeError::new(
+            bytes,
+            pc,
+            "no DPP/SDWA form with a K constant",
+        ));
+    }
     if info.class & CLASS_MADMK != 0 {
         // D = S0 * K + S1: LLVM prints src0, K, vsrc1.
         inst.src[2] = inst.src[1];
@@ -713,6 +726,9 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         inst.mods.neg = 0;
     }
     check_src_mods(&inst, &info, bytes, pc)?;
+    if info.mods & MOD_CLAMP == 0 {
+        zero_field(inst.mods.clamp as u32, "CLAMP", bytes, pc)?;
+    }
     if info.mods & MOD_OMOD == 0 {
         zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
     }
