@@ -127,7 +127,8 @@ def llvm_line(words):
 
 
 WARN = re.compile(r"^<stdin>:(\d+):(\d+): warning: (.*)$")
-COMMENT = re.compile(r"/\*.*?\*/")
+COMMENT = re.compile(r" ?/\*.*?\*/")
+INVALID_NOTE = re.compile(r"/\*\s*Invalid")
 BIG_VREG = re.compile(r"\b[va]\[\d+:(\d+)\]")
 
 
@@ -196,10 +197,10 @@ def llvm_all(mcpu, extra, cands, chunk):
 
 def flagged(text):
     """LLVM decoded the word but marked an operand as wrong (`/*Invalid register...*/`,
-    `/*Invalid immediate*/`: a misaligned VGPR tuple on gfx90a+, an SGPR or constant where
+    `/*Invalid immediate*/`, `/* Invalid dpp_ctrl value */`: a misaligned VGPR tuple on gfx90a+, an SGPR or constant where
     the operand class has none) or printed a register past v255/a255. Such words are
     don't-care: wavejit may reject them, or must print LLVM's text without the comment."""
-    return "/*Invalid" in text or any(int(m.group(1)) > 255 for m in BIG_VREG.finditer(text))
+    return INVALID_NOTE.search(text) is not None or any(int(m.group(1)) > 255 for m in BIG_VREG.finditer(text))
 
 
 def run_ours(decoder, args, cands):
@@ -239,6 +240,11 @@ def main():
     ap.add_argument("--show", type=int, default=30, help="differences to print")
     ap.add_argument("--decoder", help="prebuilt decode_words binary (default: cargo build)")
     ap.add_argument("--dump", help="write every difference to this file")
+    ap.add_argument(
+        "--known",
+        help="file of known differences (`TARGET WORD WORD WORD WORD  # why`): those do not fail "
+        "the run, but one that no longer differs does (so the list only shrinks)",
+    )
     a = ap.parse_args()
 
     if shutil.which("llvm-mc-22") is None:
@@ -256,6 +262,13 @@ def main():
     cut = llvm_all(mcpu, extra, [cands[i][: ours[i][1] // 4] for i in cut_idx], a.chunk)
     sized = dict(zip(cut_idx, cut))
 
+    known = set()
+    if a.known:
+        with open(a.known) as f:
+            for line in f:
+                fields = line.split("#", 1)[0].split()
+                if fields and fields[0] == a.target:
+                    known.add(" ".join(w.upper() for w in fields[1:]))
     crashes = accepted = rejected = dontcare = 0
     diffs = []
     for i, (c, o, t) in enumerate(zip(cands, ours, theirs)):
@@ -288,12 +301,20 @@ def main():
         f"rejected by llvm-mc-22, {dontcare} flagged by it (don't care), {crashes} crashed it "
         f"(skipped); {len(diffs)} differences"
     )
-    for d in diffs[: a.show]:
+    diff_words = {d.split("\n", 1)[0] for d in diffs}
+    drawn = {" ".join(f"{w:08X}" for w in c) for c in cands}
+    new = [d for d in diffs if d.split("\n", 1)[0] not in known]
+    stale = sorted((known & drawn) - diff_words)
+    if known:
+        print(f"  {len(diffs) - len(new)} of them known ({a.known}), {len(new)} new; {len(stale)} known entries fixed")
+    for d in new[: a.show]:
         print(d)
+    for w in stale:
+        print(f"{w}: listed as a known difference but matches LLVM now: remove it from {a.known}")
     if a.dump:
         with open(a.dump, "w") as f:
             f.write("\n".join(diffs) + "\n")
-    return 1 if diffs else 0
+    return 1 if new or stale else 0
 
 
 if __name__ == "__main__":

@@ -100,3 +100,63 @@ fn unsupported_family_is_an_error() {
     let e = decode(&target, &[0, 0, 0x81, 0xBF], 8).unwrap_err();
     assert!(e.reason.contains("gfx900"), "{e}");
 }
+
+/// Words llvm-mc-22 -mcpu=gfx942 rejects ("invalid instruction encoding"), found by
+/// `scripts/random_words.py`: each must be a decode error too, with its pc.
+#[test]
+fn words_llvm_rejects_are_errors() {
+    const REJECTED: &[(&str, &str)] = &[
+        ("BE8001FA 12345678", "DPP source code as an SALU operand"),
+        ("D802AEF0 58340CB1", "ds_sub_u32 with a VDST field"),
+        ("7F786AFA 3EF344F6", "v_clrexcp with a VDST field"),
+        ("BF83E3B7", "s_wakeup with an immediate"),
+        ("BF8A0005", "s_barrier with an immediate"),
+        ("C0820000 00000001", "SMEM cache control with IMM set"),
+        ("DC500000 00050402", "FLAT with a SADDR field"),
+        ("DC502000 00000402", "FLAT with bit 13 set"),
+        ("E0710000 03010200", "MUBUF store with the LDS bit"),
+        ("E0510000 03810000", "MUBUF load to LDS with ACC"),
+        (
+            "7CC040F9 EA5E0F1A",
+            "v_cmp_f_f64 with SDWA (64-bit operands)",
+        ),
+        ("D3E20000 242A0D04", "SMFMAC with BLGP"),
+        ("D1ED8039 042C0E49", "v_perm_b32 with CLAMP"),
+        ("48DEB8FA 2FD0551F", "v_madmk_f16 with DPP"),
+    ];
+    let target = Target::new(Gpu::GFX942);
+    for (words, why) in REJECTED {
+        let mut bytes: Vec<u8> = words
+            .split_whitespace()
+            .flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_le_bytes())
+            .collect();
+        bytes.extend_from_slice(&[0; 8]);
+        match decode(&target, &bytes, 0x20) {
+            Ok(inst) => panic!(
+                "{words} ({why}) decoded as {}",
+                disassemble(&target, &inst, 0x20)
+            ),
+            Err(e) => assert_eq!(e.pc, 0x20, "{words}"),
+        }
+    }
+}
+
+/// Scalar register tuples ignore the low code bits as the hardware does; LLVM prints the
+/// aligned tuple (texts from llvm-mc-22 -mcpu=gfx942 --disassemble).
+#[test]
+fn scalar_tuples_are_aligned() {
+    let target = Target::new(Gpu::GFX942);
+    for (words, want) in [
+        ("BE800103", "s_mov_b64 s[0:1], s[2:3]"),
+        ("C00A0140 00000000", "s_load_dwordx4 s[4:7], s[0:1], 0x0"),
+        ("E0510000 03010000", "buffer_load_dword off, s[4:7], s3 lds"),
+    ] {
+        let bytes: Vec<u8> = words
+            .split_whitespace()
+            .flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_le_bytes())
+            .collect();
+        let inst = decode(&target, &bytes, 0).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(inst.size as usize, bytes.len());
+        assert_eq!(disassemble(&target, &inst, 0), want);
+    }
+}

@@ -26,7 +26,8 @@ pub mod print;
 use super::decode::DecodeError;
 use super::generated::{
     gfx9 as t, Op, OpInfo, CLASS_ACCMOV, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
-    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS,
+    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_OMOD,
+    MOD_OPSEL,
 };
 use super::{Dpp, Format, Gpu, Inst, MaiFields, MemFields, Mods, Opnd, Sdwa, Target};
 
@@ -281,6 +282,7 @@ fn fix_operand(o: &mut Opnd, scalar_only: bool) -> Result<(), &'static str> {
     }
     let n = o.count.max(1) as u16;
     match o.code {
+        0..=127 if n > 16 => Err("scalar register tuple wider than 16 registers"),
         0..=101 | 108..=123 if n >= 2 => {
             o.code &= if n == 2 { !1 } else { !3 };
             // SGPR tuples reach s103 (s[100:103]); TTMPs are ttmp0..ttmp15.
@@ -301,7 +303,7 @@ fn fix_operand(o: &mut Opnd, scalar_only: bool) -> Result<(), &'static str> {
             125 => Ok(()),
             _ => Err("special register cannot be a register tuple"),
         },
-        209..=229 | 232..=234 => Err("reserved operand code"),
+        209..=229 | 232..=234 | 249 | 250 => Err("reserved operand code"),
         231 if n >= 2 => Err("src_flat_scratch_base_hi cannot be 64-bit"),
         254 if n >= 2 || scalar_only => Err("src_lds_direct is not a scalar operand"),
         256..=767 if n >= 2 => {
@@ -409,6 +411,9 @@ fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     }
     let imm = (w0 >> 17) & 1 == 1;
     let soe = (w0 >> 14) & 1 == 1;
+    if w[1] == 0 && w[2] == 0 {
+        zero_field(imm as u32, "SMEM IMM", bytes, pc)?;
+    }
     if w[1] != 0 || w[2] != 0 {
         if imm {
             // 21-bit signed byte offset (GFX9+).
@@ -434,12 +439,23 @@ fn vop_ext(
     bytes: &[u8],
     pc: u64,
     vopc: bool,
-    mods: u32,
+    info: &OpInfo,
 ) -> Result<(), DecodeError> {
+    let mods = info.mods;
     let code = inst.src[0].code;
     if code == SRC_DPP {
         let e = word(bytes, 1, pc)?;
         inst.size = 8;
+        let ctrl = (e >> 8) & 0x1FF;
+        let wide = inst.src[0].count >= 2 || inst.dst[0].count >= 2;
+        if !dpp_ctrl_valid(ctrl) || wide && !(0x150..=0x15F).contains(&ctrl) {
+            // gfx90a+ 64-bit DPP (DP ALU) takes row_newbcast only.
+            return Err(DecodeError::new(
+                bytes,
+                pc,
+                format!("invalid DPP control {ctrl:#x}"),
+            ));
+        }
         inst.src[0] = vgpr(e & 0xFF, inst.src[0].count);
         inst.dpp = Some(Dpp {
             ctrl: ((e >> 8) & 0x1FF) as u16,
@@ -450,9 +466,14 @@ fn vop_ext(
         });
         inst.mods.neg = (((e >> 20) & 1) | ((e >> 21) & 2)) as u8;
         inst.mods.abs = (((e >> 21) & 1) | ((e >> 22) & 2)) as u8;
+        // LLVM ignores the modifier bits of the v_dot*c opcodes, rejects them elsewhere.
+        check_src_mods(inst, info, bytes, pc)?;
     } else if code == SRC_SDWA {
         let e = word(bytes, 1, pc)?;
         inst.size = 8;
+        if inst.src[0].count >= 2 || inst.src[1].count >= 2 || !vopc && inst.dst[0].count >= 2 {
+            return Err(DecodeError::new(bytes, pc, "SDWA has no 64-bit operands"));
+        }
         let s0 = e & 0xFF;
         inst.src[0] = if (e >> 23) & 1 == 1 {
             src9(s0, inst.src[0].count)
@@ -472,6 +493,19 @@ fn vop_ext(
         });
         inst.mods.neg = (((e >> 20) & 1) | ((e >> 27) & 2)) as u8;
         inst.mods.abs = (((e >> 21) & 1) | ((e >> 28) & 2)) as u8;
+        check_src_mods(inst, info, bytes, pc)?;
+        // SEXT applies to integer sources only (those without float modifiers).
+        let sext = (((e >> 19) & 1) | ((e >> 26) & 2)) as u8;
+        zero_field(
+            (sext & (mods >> 13 & 3) as u8) as u32,
+            "SDWA SEXT",
+            bytes,
+            pc,
+        )?;
+        let sels = [(e >> 8) & 7, (e >> 16) & 7, (e >> 24) & 7];
+        if sels[1] == 7 || sels[2] == 7 || !vopc && sels[0] == 7 {
+            return Err(DecodeError::new(bytes, pc, "reserved SDWA select 7"));
+        }
         if vopc {
             // SDWAB: SD selects an explicit SDST instead of VCC.
             if (e >> 15) & 1 == 1 {
@@ -485,6 +519,10 @@ fn vop_ext(
         } else {
             inst.mods.clamp = (e >> 13) & 1 == 1;
             inst.mods.omod = ((e >> 14) & 3) as u8;
+            if mods & MOD_ANY_SRC_MODS == 0 {
+                // Integer opcodes have no output modifier.
+                zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
+            }
         }
     } else {
         take_literal(inst, bytes, pc)?;
@@ -493,12 +531,52 @@ fn vop_ext(
     Ok(())
 }
 
-/// Clears `abs`/`neg` bits of DPP/SDWA sources that take no modifiers (integer operands):
-/// the ISA defines them for floating-point inputs only, and LLVM ignores them there.
+/// The `MOD_ABS*`/`MOD_NEG*` flags: an opcode with none has no source-modifier fields.
+const MOD_ANY_SRC_MODS: u32 = 0x3F << 10;
+
+/// Rejects `abs`/`neg` bits LLVM's VOP3/DPP/SDWA encodings fix to zero: those of absent
+/// sources, and all of them in an opcode without source modifiers (integer opcodes).
+/// Opcodes with modifiers on some sources accept (and ignore) the bits of their other
+/// sources; LLVM also accepts them for the `v_dot*c` and gfx950 `v_ashr_pk_*` opcodes.
+fn check_src_mods(inst: &Inst, info: &OpInfo, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
+    let bits = inst.mods.abs | inst.mods.neg;
+    if bits == 0 {
+        return Ok(());
+    }
+    let mut absent = (0..3).fold(0u8, |m, i| m | (!inst.src[i].is_some() as u8) << i);
+    let m = info.mnemonic;
+    if m.starts_with("v_cvt_sr_") || m.starts_with("v_cvt_scalef32_") {
+        // The byte-select conversions read their destination as a hidden third source.
+        absent &= 3;
+    }
+    zero_field(
+        (bits & absent) as u32,
+        "ABS/NEG of an absent source",
+        bytes,
+        pc,
+    )?;
+    if info.mods & MOD_ANY_SRC_MODS != 0
+        || info.mnemonic.starts_with("v_dot")
+        || info.mnemonic.starts_with("v_ashr_pk")
+    {
+        return Ok(());
+    }
+    zero_field(bits as u32, "ABS/NEG", bytes, pc)
+}
+
+/// Clears `abs`/`neg` bits of sources that take no modifiers (integer operands): the ISA
+/// defines them for floating-point inputs only, and LLVM does not print them.
 fn mask_src_mods(inst: &mut Inst, mods: u32) {
     let m = mods >> 10;
     inst.mods.abs &= (m & 7) as u8;
     inst.mods.neg &= (m >> 3 & 7) as u8;
+}
+
+/// The DPP_CTRL values GFX9 defines (gfx90a+: with row_newbcast).
+fn dpp_ctrl_valid(c: u32) -> bool {
+    matches!(c,
+        0x000..=0x0FF | 0x101..=0x10F | 0x111..=0x11F | 0x121..=0x12F
+        | 0x130 | 0x134 | 0x138 | 0x13C | 0x140..=0x143 | 0x150..=0x15F)
 }
 
 fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
@@ -520,7 +598,7 @@ fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
             inst.src[0].code += 256;
         }
     }
-    vop_ext(&mut inst, bytes, pc, false, info.mods)?;
+    vop_ext(&mut inst, bytes, pc, false, &info)?;
     Ok(inst)
 }
 
@@ -558,6 +636,15 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     if vcc_in(info.op) {
         inst.src[2] = Opnd::scalar(VCC as u8, 2);
     }
+    if info.class & (CLASS_MADMK | CLASS_MADAK) != 0
+        && matches!(inst.src[0].code, SRC_DPP | SRC_SDWA)
+    {
+        return Err(DecodeError::new(
+            bytes,
+            pc,
+            "no DPP/SDWA form with a K constant",
+        ));
+    }
     if info.class & CLASS_MADMK != 0 {
         // D = S0 * K + S1: LLVM prints src0, K, vsrc1.
         inst.src[2] = inst.src[1];
@@ -565,7 +652,7 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     } else if info.class & CLASS_MADAK != 0 {
         inst.src[2] = Opnd::scalar(Opnd::LITERAL as u8, 1);
     }
-    vop_ext(&mut inst, bytes, pc, false, info.mods)?;
+    vop_ext(&mut inst, bytes, pc, false, &info)?;
     Ok(inst)
 }
 
@@ -576,7 +663,7 @@ fn decode_vopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.dst[0] = Opnd::scalar(VCC as u8, 2);
     inst.src[0] = src9(w0 & 0x1FF, w[0]);
     inst.src[1] = vgpr((w0 >> 9) & 0xFF, w[1]);
-    vop_ext(&mut inst, bytes, pc, true, info.mods)?;
+    vop_ext(&mut inst, bytes, pc, true, &info)?;
     Ok(inst)
 }
 
@@ -637,6 +724,13 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         inst.mods.omod = 0;
         inst.mods.abs = 0;
         inst.mods.neg = 0;
+    }
+    check_src_mods(&inst, &info, bytes, pc)?;
+    if info.mods & MOD_CLAMP == 0 {
+        zero_field(inst.mods.clamp as u32, "CLAMP", bytes, pc)?;
+    }
+    if info.mods & MOD_OMOD == 0 {
+        zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
     }
     mask_src_mods(&mut inst, info.mods);
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
@@ -713,8 +807,17 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
             inst.dst[0] = vreg(d, w[0], acc_cd);
         }
         let acc = (w1 >> 27) & 3;
+        // SMFMAC: SRC2 is the sparsity index, always a VGPR; there is no BLGP.
+        let smfmac = info.mnemonic.starts_with("v_smfmac");
+        if smfmac {
+            zero_field(w1 >> 29, "SMFMAC BLGP", bytes, pc)?;
+        }
         for i in 0..3 {
-            let a = if i == 2 { acc_cd } else { (acc >> i) & 1 == 1 };
+            let a = if i == 2 {
+                acc_cd && !smfmac
+            } else {
+                (acc >> i) & 1 == 1
+            };
             let mut o = vop3_src((w1 >> (9 * i)) & 0x1FF, w[i + 1], 0);
             if a && o.vreg().is_some() {
                 o.code += 256;
@@ -761,13 +864,30 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
         inst.mods.op_sel_hi = (((w1 >> 27) & 3) | ((w0 >> 12) & 4)) as u8;
         inst.mods.clamp = (w0 >> 15) & 1 == 1;
         inst.mods.neg = (w1 >> 29) as u8;
-    }
-    if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
-        return Err(DecodeError::new(
+        // NEG_HI/OP_SEL/NEG of an absent source, and OP_SEL of an opcode without it, are
+        // fixed to 0 in LLVM's encodings.
+        let absent = (0..3).fold(0u8, |m, i| m | ((w[i + 1] == 0) as u8) << i);
+        let m = &inst.mods;
+        zero_field(
+            ((m.neg_hi | m.neg | m.op_sel) & absent) as u32,
+            "VOP3P modifier",
             bytes,
             pc,
-            "VOP3P cannot take a literal on GFX9",
-        ));
+        )?;
+        if info.mods & MOD_OPSEL == 0 {
+            zero_field(m.op_sel as u32, "OP_SEL", bytes, pc)?;
+        }
+    }
+    if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
+        // gfx950 VOP3P takes a 32-bit literal; matrix opcodes never do.
+        if !tb.vop3_literal || inst.format == Format::Mai || info.op == Op::V_MFMA_LD_SCALE_B32 {
+            return Err(DecodeError::new(
+                bytes,
+                pc,
+                "no literal operand for this VOP3P opcode",
+            ));
+        }
+        take_literal(&mut inst, bytes, pc)?;
     }
     Ok(inst)
 }
@@ -875,9 +995,27 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.mem.glc = (w0 >> 16) & 1 == 1;
     inst.mem.slc = (w0 >> 17) & 1 == 1;
     inst.mem.sc1 = (w0 >> 25) & 1 == 1;
-    // `global_load_lds_*`, `scratch_load_lds_*`: the data goes to LDS at M0.
+    // `global_load_lds_*`, `scratch_load_lds_*`: the data goes to LDS at M0, not to
+    // registers, so LLVM's encodings fix their ACC bit to 0.
     inst.mem.lds = format != Format::Flat && info.mnemonic.contains("_lds_");
+    if inst.mem.lds {
+        zero_field(acc as u32, "ACC", bytes, pc)?;
+    }
     Ok(inst)
+}
+
+/// The MUBUF loads that take the LDS bit (LLVM's `_LDS` forms; gfx950 adds x3/x4).
+fn mubuf_lds_ok(tb: &Tables, op: Op) -> bool {
+    match op {
+        Op::BUFFER_LOAD_FORMAT_X
+        | Op::BUFFER_LOAD_UBYTE
+        | Op::BUFFER_LOAD_SBYTE
+        | Op::BUFFER_LOAD_USHORT
+        | Op::BUFFER_LOAD_SSHORT
+        | Op::BUFFER_LOAD_DWORD => true,
+        Op::BUFFER_LOAD_DWORDX3 | Op::BUFFER_LOAD_DWORDX4 => tb.vop3_literal,
+        _ => false,
+    }
 }
 
 fn decode_mubuf(
@@ -897,7 +1035,20 @@ fn decode_mubuf(
     inst.size = 8;
     inst.mem.lds = !mtbuf && (w0 >> 16) & 1 == 1;
     let w = info.widths;
+    if w == [0; 4] || inst.mem.lds {
+        // No address (cache controls), or LDS as the destination: LLVM's encodings fix the
+        // ACC bit (and for cache controls OFFEN/IDXEN/LDS) to zero.
+        zero_field((w1 >> 23) & 1, "ACC", bytes, pc)?;
+    }
+    if inst.mem.lds && !mubuf_lds_ok(tb, info.op) {
+        return Err(DecodeError::new(
+            bytes,
+            pc,
+            "MUBUF opcode cannot load to LDS",
+        ));
+    }
     if w == [0; 4] {
+        zero_field((w0 >> 12) & 0x13, "OFFEN/IDXEN/LDS", bytes, pc)?;
         // Cache controls (`buffer_wbl2`, `buffer_inv`): no operands.
         inst.mem.glc = (w0 >> 14) & 1 == 1;
         inst.mem.sc1 = (w0 >> 15) & 1 == 1;
