@@ -122,6 +122,17 @@ def gfx11_encodings():
             (1, 0, [1, 0], "vaddr", "r"),
             (1, 22, [1, 0], "offen", "-"),
         ),
+        "vinterp": enc(
+            0x20,
+            lambda op: [0xCD000000 | (op << 16), 0],
+            (0, 0, [2], "vdst", "r"),
+            (1, 0, [V(4)], "src0", "r"),
+            (1, 9, [V(8)], "src1", "r"),
+            (1, 18, [V(16)], "src2", "r"),
+        ),
+        "ldsdir": enc(4, lambda op: [0xCE000000 | (op << 20)], (0, 0, [2], "vdst", "r")),
+        # Export has no opcode: one entry (`exp`/`export mrt0`, all four sources enabled).
+        "exp": enc(1, lambda op: [0xF800000F, 0x04030201]),
     }
 
 
@@ -183,6 +194,9 @@ MUTABLE11 = {
     "scratch": [0x0000FFFF, 0xFFFFFFFF],
     "mubuf": [0x00007FFF, 0xFFFFFFFF],
     "mtbuf": [0x03F87FFF, 0xFFFFFFFF],
+    "vinterp": [0x0000FFFF, 0xFFFFFFFF],
+    "ldsdir": [0x00CFFFFF],
+    "exp": [0x00003FFF, 0xFFFFFFFF],
 }
 MUTABLE12 = dict(MUTABLE11)
 MUTABLE12.update(
@@ -380,6 +394,13 @@ def probe_mods(fam, found, decode):
                 add(key, w, kw, flag)
             # OP_SEL_HI cleared: printed when the default is all ones.
             add(key, [words[0] & ~0x4000, words[1] & ~(3 << 27)], "op_sel_hi:", M_OPSEL_HI | M_OPSEL_HI_DEF1)
+        if name == "vinterp":
+            for wi, bits, kw, flag in [(0, 0x0800 << i, "op_sel:", M_OPSEL) for i in range(4)] + [(0, 0x8000, " clamp", M_CLAMP)] + [
+                (1, 1 << (29 + i), "-", M_NEG0 << i) for i in range(3)
+            ]:
+                w = list(words)
+                w[wi] |= bits
+                add(key, w, kw, flag)
         if name == "smem" and fam == "gfx1100":
             w = list(words)
             w[0] |= 1 << 14
@@ -678,8 +699,13 @@ def symbol_tables(fam, found, decode):
     else:
         tbuf = next(k for k, v in found.items() if k[0] == "mubuf" and v[1].startswith("tbuffer_load_format_x "))
         cands += [[0xC4000000 | (tbuf[1] << 14) | 9, (4 << 9) | (f << 23) | 4, 0] for f in range(128)]
+    cands += [[0xF8000001 | (tg << 4), 0x01] for tg in range(64)]
     res = decode(cpu + ":" + feats, cands)
-    hw, msg, fmt = [""] * 64, [""] * 256, [""] * 128
+    hw, msg, fmt, exp = [""] * 64, [""] * 256, [""] * 128, [""] * 64
+    for i in range(64):
+        t = res.get(448 + i, (0, ""))[1].split()
+        if len(t) > 1 and not t[1].startswith("v"):
+            exp[i] = t[1]
     for i in range(128):
         m = re.search(r"format:(\S+)", res.get(320 + i, (0, ""))[1])
         if m:
@@ -692,15 +718,17 @@ def symbol_tables(fam, found, decode):
         m = re.search(r"sendmsg\(([A-Z_0-9]+)", res.get(64 + i, (0, ""))[1])
         if m and not m.group(1).isdigit():
             msg[i] = m.group(1)
-    return hw, msg, fmt
+    return hw, msg, fmt, exp
 
 
-def rust_symbols(fam, hw, msg, fmt):
+def rust_symbols(fam, hw, msg, fmt, exp):
     up = fam.upper()
     g = ["/// %s `hwreg(...)` register names by id (\"\" = printed as a number)." % fam]
     g.append("pub static %s_HWREG: [&str; 64] = [%s];" % (up, ", ".join('"%s"' % n for n in hw)))
     g.append("/// %s `sendmsg(...)` message names by id (\"\" = printed as a number)." % fam)
     g.append("pub static %s_SENDMSG: [&str; 256] = [%s];" % (up, ", ".join('"%s"' % n for n in msg)))
     g.append("/// %s typed-buffer `format:` operand by FORMAT value (\"\" = the default, not printed)." % fam)
-    g.append("pub static %s_BUFFMT: [&str; 128] = [%s];\n" % (up, ", ".join('"%s"' % n for n in fmt)))
+    g.append("pub static %s_BUFFMT: [&str; 128] = [%s];" % (up, ", ".join('"%s"' % n for n in fmt)))
+    g.append("/// %s export targets by TARGET value (\"\" = invalid)." % fam)
+    g.append("pub static %s_EXPTGT: [&str; 64] = [%s];\n" % (up, ", ".join('"%s"' % n for n in exp)))
     return g

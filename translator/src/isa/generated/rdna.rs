@@ -14341,6 +14341,130 @@ pub static GFX1100_MTBUF: [Option<RdnaInfo>; 16] = [
     }), // 0x00f tbuffer_store_d16_format_xyzw v[4:5], v1, s[4:7], 0 offen
 ];
 
+/// gfx1100 VINTERP opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: `vdst`, `src0`, `src1`, `src2`.
+pub static GFX1100_VINTERP: [Option<RdnaInfo>; 32] = [
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_F32,
+        mnemonic: "v_interp_p10_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 0, 0, 0],
+        mods: 57346,
+        class: 0,
+    }), // 0x000 v_interp_p10_f32 v2, v4, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_F32,
+        mnemonic: "v_interp_p2_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 0, 0, 0],
+        mods: 57346,
+        class: 0,
+    }), // 0x001 v_interp_p2_f32 v2, v4, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_F16_F32,
+        mnemonic: "v_interp_p10_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 3, 0, 3],
+        mods: 57347,
+        class: 0,
+    }), // 0x002 v_interp_p10_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_F16_F32,
+        mnemonic: "v_interp_p2_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [3, 3, 0, 0],
+        mods: 57347,
+        class: 0,
+    }), // 0x003 v_interp_p2_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_RTZ_F16_F32,
+        mnemonic: "v_interp_p10_rtz_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 3, 0, 3],
+        mods: 57347,
+        class: 0,
+    }), // 0x004 v_interp_p10_rtz_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_RTZ_F16_F32,
+        mnemonic: "v_interp_p2_rtz_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [3, 3, 0, 0],
+        mods: 57347,
+        class: 0,
+    }), // 0x005 v_interp_p2_rtz_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+];
+
+/// gfx1100 LDSDIR opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: `vdst`.
+pub static GFX1100_LDSDIR: [Option<RdnaInfo>; 4] = [
+    Some(RdnaInfo {
+        op: Op::LDS_PARAM_LOAD,
+        mnemonic: "lds_param_load",
+        widths: [1, 0, 0, 0],
+        widths64: [1, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x000 lds_param_load v2, attr0.x wait_vdst:0
+    Some(RdnaInfo {
+        op: Op::LDS_DIRECT_LOAD,
+        mnemonic: "lds_direct_load",
+        widths: [1, 0, 0, 0],
+        widths64: [1, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x001 lds_direct_load v2 wait_vdst:0
+    None,
+    None,
+];
+
+/// gfx1100 EXP opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: .
+pub static GFX1100_EXP: [Option<RdnaInfo>; 1] = [
+    Some(RdnaInfo {
+        op: Op::EXP,
+        mnemonic: "exp",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x000 exp mrt0 v1, v2, v3, v4
+];
+
 /// gfx1100 VOPDX opcodes (`None` = not a valid opcode).
 /// Operand slots of `widths`: `vdst`, `src0`, `vsrc1`.
 pub static GFX1100_VOPDX: [Option<RdnaInfo>; 16] = [
@@ -15103,6 +15227,73 @@ pub static GFX1100_BUFFMT: [&str; 128] = [
     "125",
     "126",
     "127",
+];
+/// gfx1100 export targets by TARGET value ("" = invalid).
+pub static GFX1100_EXPTGT: [&str; 64] = [
+    "mrt0",
+    "mrt1",
+    "mrt2",
+    "mrt3",
+    "mrt4",
+    "mrt5",
+    "mrt6",
+    "mrt7",
+    "mrtz",
+    "invalid_target_9",
+    "invalid_target_10",
+    "invalid_target_11",
+    "pos0",
+    "pos1",
+    "pos2",
+    "pos3",
+    "pos4",
+    "invalid_target_17",
+    "invalid_target_18",
+    "invalid_target_19",
+    "prim",
+    "dual_src_blend0",
+    "dual_src_blend1",
+    "invalid_target_23",
+    "invalid_target_24",
+    "invalid_target_25",
+    "invalid_target_26",
+    "invalid_target_27",
+    "invalid_target_28",
+    "invalid_target_29",
+    "invalid_target_30",
+    "invalid_target_31",
+    "invalid_target_32",
+    "invalid_target_33",
+    "invalid_target_34",
+    "invalid_target_35",
+    "invalid_target_36",
+    "invalid_target_37",
+    "invalid_target_38",
+    "invalid_target_39",
+    "invalid_target_40",
+    "invalid_target_41",
+    "invalid_target_42",
+    "invalid_target_43",
+    "invalid_target_44",
+    "invalid_target_45",
+    "invalid_target_46",
+    "invalid_target_47",
+    "invalid_target_48",
+    "invalid_target_49",
+    "invalid_target_50",
+    "invalid_target_51",
+    "invalid_target_52",
+    "invalid_target_53",
+    "invalid_target_54",
+    "invalid_target_55",
+    "invalid_target_56",
+    "invalid_target_57",
+    "invalid_target_58",
+    "invalid_target_59",
+    "invalid_target_60",
+    "invalid_target_61",
+    "invalid_target_62",
+    "invalid_target_63",
 ];
 
 /// gfx1200 SOP2 opcodes (`None` = not a valid opcode).
@@ -30404,6 +30595,130 @@ pub static GFX1200_MUBUF: [Option<RdnaInfo>; 256] = [
     None,
 ];
 
+/// gfx1200 VINTERP opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: `vdst`, `src0`, `src1`, `src2`.
+pub static GFX1200_VINTERP: [Option<RdnaInfo>; 32] = [
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_F32,
+        mnemonic: "v_interp_p10_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 0, 0, 0],
+        mods: 57346,
+        class: 0,
+    }), // 0x000 v_interp_p10_f32 v2, v4, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_F32,
+        mnemonic: "v_interp_p2_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 0, 0, 0],
+        mods: 57346,
+        class: 0,
+    }), // 0x001 v_interp_p2_f32 v2, v4, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_F16_F32,
+        mnemonic: "v_interp_p10_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 3, 0, 3],
+        mods: 57347,
+        class: 0,
+    }), // 0x002 v_interp_p10_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_F16_F32,
+        mnemonic: "v_interp_p2_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [3, 3, 0, 0],
+        mods: 57347,
+        class: 0,
+    }), // 0x003 v_interp_p2_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_RTZ_F16_F32,
+        mnemonic: "v_interp_p10_rtz_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 3, 0, 3],
+        mods: 57347,
+        class: 0,
+    }), // 0x004 v_interp_p10_rtz_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_RTZ_F16_F32,
+        mnemonic: "v_interp_p2_rtz_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [3, 3, 0, 0],
+        mods: 57347,
+        class: 0,
+    }), // 0x005 v_interp_p2_rtz_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+];
+
+/// gfx1200 LDSDIR opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: `vdst`.
+pub static GFX1200_LDSDIR: [Option<RdnaInfo>; 4] = [
+    Some(RdnaInfo {
+        op: Op::DS_PARAM_LOAD,
+        mnemonic: "ds_param_load",
+        widths: [1, 0, 0, 0],
+        widths64: [1, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x000 ds_param_load v2, attr0.x wait_va_vdst:0 wait_vm_vsrc:0
+    Some(RdnaInfo {
+        op: Op::DS_DIRECT_LOAD,
+        mnemonic: "ds_direct_load",
+        widths: [1, 0, 0, 0],
+        widths64: [1, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x001 ds_direct_load v2 wait_va_vdst:0 wait_vm_vsrc:0
+    None,
+    None,
+];
+
+/// gfx1200 EXP opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: .
+pub static GFX1200_EXP: [Option<RdnaInfo>; 1] = [
+    Some(RdnaInfo {
+        op: Op::EXPORT,
+        mnemonic: "export",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x000 export mrt0 v1, v2, v3, v4
+];
+
 /// gfx1200 VOPDX opcodes (`None` = not a valid opcode).
 /// Operand slots of `widths`: `vdst`, `src0`, `vsrc1`.
 pub static GFX1200_VOPDX: [Option<RdnaInfo>; 16] = [
@@ -31166,4 +31481,71 @@ pub static GFX1200_BUFFMT: [&str; 128] = [
     "125",
     "126",
     "127",
+];
+/// gfx1200 export targets by TARGET value ("" = invalid).
+pub static GFX1200_EXPTGT: [&str; 64] = [
+    "mrt0",
+    "mrt1",
+    "mrt2",
+    "mrt3",
+    "mrt4",
+    "mrt5",
+    "mrt6",
+    "mrt7",
+    "mrtz",
+    "invalid_target_9",
+    "invalid_target_10",
+    "invalid_target_11",
+    "pos0",
+    "pos1",
+    "pos2",
+    "pos3",
+    "pos4",
+    "invalid_target_17",
+    "invalid_target_18",
+    "invalid_target_19",
+    "prim",
+    "dual_src_blend0",
+    "dual_src_blend1",
+    "invalid_target_23",
+    "invalid_target_24",
+    "invalid_target_25",
+    "invalid_target_26",
+    "invalid_target_27",
+    "invalid_target_28",
+    "invalid_target_29",
+    "invalid_target_30",
+    "invalid_target_31",
+    "invalid_target_32",
+    "invalid_target_33",
+    "invalid_target_34",
+    "invalid_target_35",
+    "invalid_target_36",
+    "invalid_target_37",
+    "invalid_target_38",
+    "invalid_target_39",
+    "invalid_target_40",
+    "invalid_target_41",
+    "invalid_target_42",
+    "invalid_target_43",
+    "invalid_target_44",
+    "invalid_target_45",
+    "invalid_target_46",
+    "invalid_target_47",
+    "invalid_target_48",
+    "invalid_target_49",
+    "invalid_target_50",
+    "invalid_target_51",
+    "invalid_target_52",
+    "invalid_target_53",
+    "invalid_target_54",
+    "invalid_target_55",
+    "invalid_target_56",
+    "invalid_target_57",
+    "invalid_target_58",
+    "invalid_target_59",
+    "invalid_target_60",
+    "invalid_target_61",
+    "invalid_target_62",
+    "invalid_target_63",
 ];

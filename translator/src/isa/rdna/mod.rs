@@ -32,8 +32,13 @@
 //!   `src[2]` = SADDR (NONE when `off`).
 //! * MUBUF/MTBUF/VBUFFER: `src[0]` = VADDR (NONE when neither OFFEN nor IDXEN), `src[1]` =
 //!   data (stores/atomics), `src[2]` = SOFFSET, `src[3]` = the resource (SGPR quad).
-//! * Graphics encodings (MIMG/VIMAGE/VSAMPLE, EXP, VINTERP, LDSDIR/VDSDIR) are not decoded
-//!   yet: they are [`DecodeError`]s naming the encoding.
+//! * VINTERP: `dst[0]`, `src[0..3]` with `mods.neg`/`op_sel`/`clamp`; `imm` = WAITEXP.
+//! * LDSDIR (GFX11) / VDSDIR (GFX12), format [`Format::Vinterp`] too: `dst[0]` = VDST,
+//!   `imm` = ATTR_CHAN | ATTR << 2 | WAIT_VDST (WAIT_VA) << 8 | WAIT_VMVSRC << 12.
+//! * EXP: `src[0..4]` = VSRC0..3 (NONE where EN clears it), `imm` = TARGET | EN << 8 |
+//!   DONE << 12 | ROW_EN << 13.
+//! * Image encodings (MIMG, VIMAGE, VSAMPLE) are not decoded yet: they are
+//!   [`DecodeError`]s naming the encoding.
 
 pub mod print;
 
@@ -80,6 +85,9 @@ pub(crate) struct Tables {
     pub(crate) scratch: &'static [Option<RdnaInfo>],
     pub(crate) mubuf: &'static [Option<RdnaInfo>],
     pub(crate) mtbuf: &'static [Option<RdnaInfo>],
+    pub(crate) vinterp: &'static [Option<RdnaInfo>],
+    pub(crate) ldsdir: &'static [Option<RdnaInfo>],
+    pub(crate) exp: &'static [Option<RdnaInfo>],
 }
 
 static GFX11: Tables = Tables {
@@ -103,6 +111,9 @@ static GFX11: Tables = Tables {
     scratch: &t::GFX1100_SCRATCH,
     mubuf: &t::GFX1100_MUBUF,
     mtbuf: &t::GFX1100_MTBUF,
+    vinterp: &t::GFX1100_VINTERP,
+    ldsdir: &t::GFX1100_LDSDIR,
+    exp: &t::GFX1100_EXP,
 };
 
 static GFX12: Tables = Tables {
@@ -126,6 +137,9 @@ static GFX12: Tables = Tables {
     scratch: &t::GFX1200_SCRATCH,
     mubuf: &t::GFX1200_MUBUF,
     mtbuf: &[],
+    vinterp: &t::GFX1200_VINTERP,
+    ldsdir: &t::GFX1200_LDSDIR,
+    exp: &t::GFX1200_EXP,
 };
 
 /// The tables of `target`'s family (GFX11 or GFX12).
@@ -279,12 +293,13 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
             (0xE0..=0xE3, false) => decode_mubuf11(tb, &cx, w0, false)?,
             (0xE8..=0xEB, false) => decode_mubuf11(tb, &cx, w0, true)?,
             (0xC4..=0xC7, true) => decode_vbuffer(tb, &cx, w0)?,
+            (0xCD, _) => decode_vinterp(tb, &cx, w0)?,
+            (0xCE, _) => decode_ldsdir(tb, &cx, w0)?,
+            (0xF8..=0xFB, _) => decode_exp(tb, &cx, w0)?,
             (e, _) => {
                 let name = match e >> 2 {
-                    0x33 => "VINTERP/LDSDIR",
                     0x3C if !tb.gfx12 => "MIMG",
                     0x34 | 0x39 if tb.gfx12 => "VIMAGE/VSAMPLE",
-                    0x3E => "EXP",
                     _ => "unknown",
                 };
                 return Err(cx.err(format!("{name} encoding ({:#x}) not supported", e >> 2)));
@@ -851,5 +866,53 @@ fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         (w1 >> 9) & 0x1FF,
         w0 & 0x7F,
     );
+    Ok(inst)
+}
+
+fn decode_vinterp(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.vinterp, (w0 >> 16) & 0x1F, "VINTERP")?;
+    let w1 = cx.word(1)?;
+    let w = info.widths;
+    let mut inst = empty(info.op, Format::Vinterp);
+    inst.size = 8;
+    inst.dst[0] = vgpr(w0 & 0xFF, w[0]);
+    inst.imm = ((w0 >> 8) & 7) as i32;
+    inst.mods.op_sel = ((w0 >> 11) & 0xF) as u8;
+    inst.mods.clamp = (w0 >> 15) & 1 == 1;
+    inst.mods.neg = ((w1 >> 29) & 7) as u8;
+    for i in 0..3 {
+        let code = (w1 >> (9 * i)) & 0x1FF;
+        // LLVM reads the 16-bit sources of the f16 forms as VGPRs whatever bit 8 says.
+        inst.src[i] = if info.kinds[i + 1] == KIND_T16 {
+            vgpr(code & 0xFF, w[i + 1])
+        } else {
+            src(code, w[i + 1])
+        };
+    }
+    Ok(inst)
+}
+
+fn decode_ldsdir(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.ldsdir, (w0 >> 20) & 3, "LDSDIR")?;
+    let mut inst = empty(info.op, Format::Vinterp);
+    inst.dst[0] = vgpr(w0 & 0xFF, info.widths[0]);
+    inst.imm = (((w0 >> 8) & 0xFF) | (((w0 >> 16) & 0xF) << 8) | (((w0 >> 23) & 1) << 12)) as i32;
+    Ok(inst)
+}
+
+fn decode_exp(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+    let info = cx.lookup(tb.exp, 0, "EXP")?;
+    let w1 = cx.word(1)?;
+    let mut inst = empty(info.op, Format::Exp);
+    inst.size = 8;
+    let en = w0 & 0xF;
+    for i in 0..4 {
+        if en >> i & 1 == 1 {
+            inst.src[i] = vgpr((w1 >> (8 * i)) & 0xFF, 1);
+        }
+    }
+    inst.imm =
+        (((w0 >> 4) & 0x3F) | (en << 8) | (((w0 >> 11) & 1) << 12) | (((w0 >> 13) & 1) << 13))
+            as i32;
     Ok(inst)
 }

@@ -42,6 +42,9 @@ fn info(tb: &Tables, inst: &Inst) -> Option<RdnaInfo> {
         Format::Mubuf | Format::Mtbuf if tb.gfx12 => (tb.mubuf, (w0 >> 14) & 0xFF),
         Format::Mubuf => (tb.mubuf, (w0 >> 18) & 0xFF),
         Format::Mtbuf => (tb.mtbuf, (w0 >> 15) & 0xF),
+        Format::Vinterp if w0 >> 24 == 0xCE => (tb.ldsdir, (w0 >> 20) & 3),
+        Format::Vinterp => (tb.vinterp, (w0 >> 16) & 0x1F),
+        Format::Exp => (tb.exp, 0),
         _ => return None,
     };
     table.get(op as usize).copied().flatten()
@@ -294,6 +297,8 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         Format::Ds => print_ds(&mut out, inst, &info),
         Format::Flat | Format::Global | Format::Scratch => print_flat(&mut out, tb, inst, &info),
         Format::Mubuf | Format::Mtbuf => print_buffer(&mut out, tb, inst, &info),
+        Format::Vinterp => print_vinterp(&mut out, inst, &info),
+        Format::Exp => print_exp(&mut out, tb, inst, &info),
         _ => out.push_str(info.mnemonic),
     }
     out
@@ -1269,5 +1274,81 @@ fn print_buffer(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     }
     if inst.mem.tfe {
         out.push_str(" tfe");
+    }
+}
+
+fn print_vinterp(out: &mut String, inst: &Inst, info: &RdnaInfo) {
+    out.push_str(info.mnemonic);
+    let v = inst.imm as u32;
+    if inst.words[0] >> 24 == 0xCE {
+        // LDSDIR / VDSDIR.
+        let mut l = List { out, first: true };
+        l.op(inst.dst[0]);
+        if info.mnemonic.ends_with("param_load") {
+            let chan = ["x", "y", "z", "w"][(v & 3) as usize];
+            let _ = write!(l.sep(), "attr{}.{chan}", (v >> 2) & 0x3F);
+        }
+        let wait = (v >> 8) & 0xF;
+        if info.mnemonic.starts_with("lds_") {
+            let _ = write!(out, " wait_vdst:{wait}");
+        } else {
+            let _ = write!(out, " wait_va_vdst:{wait} wait_vm_vsrc:{}", (v >> 12) & 1);
+        }
+        return;
+    }
+    {
+        let mut l = List { out, first: true };
+        let t16 = info.kinds[0] == 3;
+        opnd16(
+            l.sep(),
+            inst.dst[0],
+            None,
+            Ty::B32,
+            t16,
+            inst.mods.op_sel >> 3 & 1 == 1,
+        );
+        for i in 0..3 {
+            if inst.src[i].is_some() {
+                let src = vsrc(inst, info, i, i + 1);
+                src_mod(l.sep(), src, None);
+            }
+        }
+    }
+    if inst.mods.clamp && info.mods & MOD_CLAMP != 0 {
+        out.push_str(" clamp");
+    }
+    if inst.mods.op_sel != 0 && info.mods & MOD_OPSEL != 0 {
+        bits(out, "op_sel", inst.mods.op_sel, 4);
+    }
+    let _ = write!(out, " wait_exp:{}", v & 7);
+}
+
+fn print_exp(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
+    out.push_str(info.mnemonic);
+    let v = inst.imm as u32;
+    let names = if tb.gfx12 {
+        &t::GFX1200_EXPTGT
+    } else {
+        &t::GFX1100_EXPTGT
+    };
+    let name = names[(v & 0x3F) as usize];
+    if name.is_empty() {
+        let _ = write!(out, " invalid_target_{}", v & 0x3F);
+    } else {
+        let _ = write!(out, " {name}");
+    }
+    for i in 0..4 {
+        out.push_str(if i == 0 { " " } else { ", " });
+        if inst.src[i].is_some() {
+            opnd(out, inst.src[i], None, Ty::B32);
+        } else {
+            out.push_str("off");
+        }
+    }
+    if v >> 12 & 1 == 1 {
+        out.push_str(" done");
+    }
+    if v >> 13 & 1 == 1 {
+        out.push_str(" row_en");
     }
 }
