@@ -1,6 +1,7 @@
-//! The bundled gfx942 kernel corpus: code objects built from `tests/kernels/src/*.hip` by
+//! The bundled kernel corpus: code objects built from `tests/kernels/src/*.hip` by
 //! `tests/kernels/build.sh` and embedded in the binary, so `wavejit demo` and `wavejit bench`
-//! need no files or compiler at run time.
+//! need no files or compiler at run time. Each object is embedded in its gfx942 (CDNA3) and
+//! gfx950 (CDNA4) builds; the RDNA builds stay in `tests/kernels/<target>/`.
 
 /// One bundled code object (one HIP source file, one or more kernels).
 #[derive(Clone, Copy, Debug)]
@@ -13,7 +14,23 @@ pub struct CorpusObject {
     pub about: &'static str,
     /// The ELF code object (gfx942, code object v6).
     pub bytes: &'static [u8],
+    /// The same source built for gfx950 (code object v6).
+    pub gfx950: &'static [u8],
 }
+
+impl CorpusObject {
+    /// The object's build for `target` (`"gfx942"` or `"gfx950"`), if bundled.
+    pub fn for_target(&self, target: &str) -> Option<&'static [u8]> {
+        match target {
+            "gfx942" => Some(self.bytes),
+            "gfx950" => Some(self.gfx950),
+            _ => None,
+        }
+    }
+}
+
+/// The targets whose builds are bundled, in `CorpusObject::for_target` spelling.
+pub const TARGETS: &[&str] = &["gfx942", "gfx950"];
 
 macro_rules! obj {
     ($name:literal, [$($k:literal),+], $about:literal) => {
@@ -22,6 +39,7 @@ macro_rules! obj {
             kernels: &[$($k),+],
             about: $about,
             bytes: include_bytes!(concat!("../tests/kernels/gfx942/", $name, ".hsaco")),
+            gfx950: include_bytes!(concat!("../tests/kernels/gfx950/", $name, ".hsaco")),
         }
     };
 }
@@ -113,7 +131,14 @@ mod tests {
 
     #[test]
     fn every_object_is_an_amdgpu_elf_naming_its_kernels() {
-        for o in OBJECTS {
+        // EF_AMDGPU_MACH (e_flags bits 0-7): 0x4c = gfx942, 0x4f = gfx950 (LLVM AMDGPUUsage).
+        for (o, target, mach) in OBJECTS
+            .iter()
+            .flat_map(|o| [(o, "gfx942", 0x4c), (o, "gfx950", 0x4f)])
+        {
+            let bytes = o.for_target(target).unwrap();
+            assert_eq!(bytes[48], mach, "{} {target}: e_flags mach", o.name);
+            let o = CorpusObject { bytes, ..*o };
             assert_eq!(&o.bytes[..4], b"\x7fELF", "{}", o.name);
             assert_eq!(
                 u16::from_le_bytes([o.bytes[18], o.bytes[19]]),
@@ -140,6 +165,11 @@ mod tests {
             Some("reduce")
         );
         assert!(object("no_such_object").is_empty());
+        assert!(find("vadd").is_some_and(|o| o.for_target("gfx1100").is_none()));
+        assert_ne!(
+            find("vadd").map(|o| o.bytes),
+            find("vadd").map(|o| o.gfx950)
+        );
         assert!(find("vadd").is_some_and(|o| o.kernels == ["vadd", "saxpy"]));
     }
 }

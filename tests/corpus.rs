@@ -1,11 +1,21 @@
-//! Corpus tests: every bundled gfx942 kernel (tests/kernels/src/*.hip) run through the public
-//! Device API under the interpreter and the JIT, each checked against a host reference, plus a
-//! differential test requiring bit-identical outputs and identical counters from both engines.
+//! Corpus tests: every bundled kernel (tests/kernels/src/*.hip), in its gfx942 and its gfx950
+//! build, run through the public Device API under the interpreter and the JIT, each checked
+//! against a host reference, plus a differential test per target requiring bit-identical outputs
+//! and identical counters from both engines. The Triton kernels (tests/kernels/triton/, gfx942
+//! and gfx950 builds) run the same way.
 
 #[path = "corpus/cases.rs"]
 mod cases;
 #[path = "corpus/harness.rs"]
 mod harness;
+#[path = "corpus/triton.rs"]
+mod triton;
+
+/// The HIP corpus cases and the Triton ones, under one path for the macro below.
+mod all_cases {
+    pub use super::cases::*;
+    pub use super::triton::*;
+}
 
 use harness::{Ctx, Outcome};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -13,22 +23,36 @@ use wavejit::Engine;
 
 macro_rules! corpus_cases {
     ($($case:ident),* $(,)?) => {
-        /// Each case under the IR interpreter.
+        /// Each case under the IR interpreter (gfx942 builds).
         mod interp {
             $(#[test]
             fn $case() {
-                super::cases::$case(&super::harness::Ctx::new(wavejit::Engine::Interp));
+                super::all_cases::$case(&super::harness::Ctx::new(wavejit::Engine::Interp));
             })*
         }
-        /// Each case under the Cranelift JIT.
+        /// Each case under the Cranelift JIT (gfx942 builds).
         mod jit {
             $(#[test]
             fn $case() {
-                super::cases::$case(&super::harness::Ctx::new(wavejit::Engine::Jit));
+                super::all_cases::$case(&super::harness::Ctx::new(wavejit::Engine::Jit));
+            })*
+        }
+        /// Each case's gfx950 (CDNA4) build under the IR interpreter.
+        mod interp_gfx950 {
+            $(#[test]
+            fn $case() {
+                super::all_cases::$case(&super::harness::Ctx::on(wavejit::Engine::Interp, "gfx950"));
+            })*
+        }
+        /// Each case's gfx950 (CDNA4) build under the Cranelift JIT.
+        mod jit_gfx950 {
+            $(#[test]
+            fn $case() {
+                super::all_cases::$case(&super::harness::Ctx::on(wavejit::Engine::Jit, "gfx950"));
             })*
         }
         /// Every case, for the differential test.
-        const ALL: &[(&str, fn(&Ctx))] = &[$((stringify!($case), cases::$case)),*];
+        const ALL: &[(&str, fn(&Ctx))] = &[$((stringify!($case), all_cases::$case)),*];
     };
 }
 
@@ -57,11 +81,17 @@ corpus_cases!(
     block_scan,
     barrier_loop,
     alu_fma,
+    triton_add,
+    triton_softmax,
+    triton_layernorm,
+    triton_row_reduce,
+    triton_masked_tile,
 );
 
-/// Runs `case` in differential mode under `engine`; a panic (launch failure) becomes an error.
-fn run_diff(case: fn(&Ctx), engine: Engine) -> Result<Outcome, String> {
-    let ctx = Ctx::differential(engine);
+/// Runs `case` in differential mode under `engine` on the `target` builds; a panic (launch
+/// failure) becomes an error.
+fn run_diff(case: fn(&Ctx), engine: Engine, target: &'static str) -> Result<Outcome, String> {
+    let ctx = Ctx::differential(engine, target);
     catch_unwind(AssertUnwindSafe(|| case(&ctx))).map_err(|p| {
         p.downcast_ref::<String>()
             .cloned()
@@ -75,11 +105,21 @@ fn run_diff(case: fn(&Ctx), engine: Engine) -> Result<Outcome, String> {
 /// bit-identical output memory and identical counters for every kernel.
 #[test]
 fn differential_interp_vs_jit() {
+    differential("gfx942");
+}
+
+/// The differential test on the gfx950 builds.
+#[test]
+fn differential_interp_vs_jit_gfx950() {
+    differential("gfx950");
+}
+
+fn differential(target: &'static str) {
     let mut failures = Vec::new();
     for (name, case) in ALL {
         let (i, j) = match (
-            run_diff(*case, Engine::Interp),
-            run_diff(*case, Engine::Jit),
+            run_diff(*case, Engine::Interp, target),
+            run_diff(*case, Engine::Jit, target),
         ) {
             (Ok(i), Ok(j)) => (i, j),
             (i, j) => {
@@ -106,7 +146,7 @@ fn differential_interp_vs_jit() {
     }
     assert!(
         failures.is_empty(),
-        "{} differences:\n{}",
+        "{target}: {} differences:\n{}",
         failures.len(),
         failures.join("\n")
     );
@@ -124,19 +164,24 @@ fn wrong_arguments_are_usage_errors() {
     }
 }
 
-/// Every bundled object loads and exposes exactly the kernels the registry lists.
+/// Every bundled object (each bundled target's build) loads and exposes exactly the kernels
+/// the registry lists.
 #[test]
 fn bundled_objects_load() {
     let dev = wavejit::Device::new();
-    for o in wavejit::corpus::OBJECTS {
+    for (o, t) in wavejit::corpus::OBJECTS
+        .iter()
+        .flat_map(|o| wavejit::corpus::TARGETS.iter().map(move |t| (o, *t)))
+    {
+        let bytes = o.for_target(t).unwrap();
         let m = dev
-            .load_module(o.bytes)
-            .unwrap_or_else(|e| panic!("{}: {e}", o.name));
+            .load_module(bytes)
+            .unwrap_or_else(|e| panic!("{} {t}: {e}", o.name));
         let mut names = m.kernel_names();
         names.sort();
         let mut want: Vec<String> = o.kernels.iter().map(|s| s.to_string()).collect();
         want.sort();
-        assert_eq!(names, want, "{}", o.name);
+        assert_eq!(names, want, "{} {t}", o.name);
     }
 }
 
@@ -162,5 +207,26 @@ fn out_of_bounds_access_faults() {
             }
             other => panic!("{engine:?}: expected a fault, got {other:?}"),
         }
+    }
+}
+
+/// Triton's objects name their target in the newer LLVM spelling
+/// (`amdgpu9.42-amd-amdhsa-unknown-gfx942`): accepted when it names the ELF header's GPU, and a
+/// load error when it names another one (the same bytes with the GPU name patched).
+#[test]
+fn triton_target_spelling_is_checked() {
+    let dev = wavejit::Device::new();
+    let ok = include_bytes!("kernels/triton/gfx942/add_f32.hsaco");
+    assert!(dev.load_module(ok).is_ok());
+    let needle = b"amdgpu9.42-amd-amdhsa-unknown-gfx942";
+    let at = ok
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("the metadata names the target");
+    let mut bad = ok.to_vec();
+    bad[at + needle.len() - 3..at + needle.len()].copy_from_slice(b"950");
+    match dev.load_module(&bad) {
+        Err(wavejit::Error::Load(msg)) => assert!(msg.contains("gfx950"), "{msg}"),
+        other => panic!("expected a load error, got {:?}", other.err()),
     }
 }

@@ -112,6 +112,8 @@ pub struct Ctx {
     pub dev: Device,
     /// Engine for every launch.
     pub engine: Engine,
+    /// Which build of the corpus objects the kernels come from (`"gfx942"` or `"gfx950"`).
+    pub target: &'static str,
     /// Host threads per launch (0 = all).
     pub threads: usize,
     /// Strict: result mismatches panic. Non-strict (differential mode): only recorded outputs
@@ -121,11 +123,17 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// A strict context for `engine`.
+    /// A strict context for `engine` running the gfx942 builds.
     pub fn new(engine: Engine) -> Ctx {
+        Ctx::on(engine, "gfx942")
+    }
+
+    /// A strict context for `engine` running the `target` builds (see `wavejit::corpus::TARGETS`).
+    pub fn on(engine: Engine, target: &'static str) -> Ctx {
         Ctx {
             dev: Device::new(),
             engine,
+            target,
             threads: 0,
             strict: true,
             outcome: RefCell::default(),
@@ -133,11 +141,11 @@ impl Ctx {
     }
 
     /// A non-strict single-threaded context (deterministic wave order) for the differential test.
-    pub fn differential(engine: Engine) -> Ctx {
+    pub fn differential(engine: Engine, target: &'static str) -> Ctx {
         Ctx {
             threads: 1,
             strict: false,
-            ..Ctx::new(engine)
+            ..Ctx::on(engine, target)
         }
     }
 
@@ -146,14 +154,18 @@ impl Ctx {
         self.outcome.take()
     }
 
-    /// Loads the corpus kernel `name` from the bundled object that defines it.
+    /// Loads the corpus kernel `name` from the `target` build of the bundled object that
+    /// defines it.
     pub fn kernel(&self, name: &str) -> Kernel {
         let obj = wavejit::corpus::object_for_kernel(name)
             .unwrap_or_else(|| panic!("no corpus object defines kernel {name}"));
+        let bytes = obj
+            .for_target(self.target)
+            .unwrap_or_else(|| panic!("no {} build of {}", self.target, obj.name));
         let module = self
             .dev
-            .load_module(obj.bytes)
-            .unwrap_or_else(|e| panic!("loading {}: {e}", obj.name));
+            .load_module(bytes)
+            .unwrap_or_else(|e| panic!("loading {} ({}): {e}", obj.name, self.target));
         module.kernel(name).unwrap_or_else(|e| panic!("{e}"))
     }
 

@@ -116,6 +116,13 @@ impl Translator {
         self
     }
 
+    /// Uses `jit` (e.g. one configured with [`Jit::without_loop_form`]) instead of a default
+    /// one created on first use. Has no effect once the translator has compiled a block.
+    pub fn with_jit(self, jit: Jit) -> Translator {
+        let _ = self.jit.set(Ok(jit));
+        self
+    }
+
     /// Replaces the lifter (for tests and tools that build IR blocks directly).
     pub fn with_lifter(mut self, lift: LiftFn) -> Translator {
         self.lift = lift;

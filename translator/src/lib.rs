@@ -8,10 +8,12 @@
 //! * [`jit`]: IR → Cranelift → host code, and the block cache.
 //! * [`wave`]: the wave-state layout that generated code reads and writes.
 //! * [`env`]: the interface through which executing code reaches memory owned by the runtime.
+//! * [`difffuzz`]: random instruction programs run through both engines (differential fuzzing).
 //!
 //! The translator knows nothing of threads or allocations: the runtime implements
 //! [`env::WaveEnv`] and owns the [`wave::WaveState`]s.
 
+pub mod difffuzz;
 pub mod env;
 pub mod exec;
 pub mod interp;

@@ -99,7 +99,13 @@ pub(super) fn load_elf(bytes: &[u8]) -> Result<CodeObject, LoadError> {
     let tid = target_id(gpu, sramecc, xnack);
     if let Some(t) = &meta.target {
         let base = t.split(':').next().unwrap_or(t);
-        if base != format!("amdgcn-amd-amdhsa--{gpu}") {
+        // Newer LLVM (the one inside Triton 3.9) spells the target triple
+        // `amdgpuMAJ.MIN-amd-amdhsa-unknown-<gpu>`, e.g. `amdgpu9.42-amd-amdhsa-unknown-gfx942`.
+        let new_spelling = base
+            .strip_prefix("amdgpu")
+            .and_then(|r| r.split_once("-amd-amdhsa-unknown-"))
+            .is_some_and(|(_, g)| g == format!("{gpu}"));
+        if base != format!("amdgcn-amd-amdhsa--{gpu}") && !new_spelling {
             return Err(LoadError::MalformedMetadata(format!(
                 "amdhsa.target {t} does not match the ELF header's target {tid}"
             )));

@@ -53,7 +53,7 @@ extern "C" __global__ void wave_ops(const int *in, int *out, unsigned sel) {
 // Wave-wide inclusive scan with DPP row_shr / row_bcast (the gfx9 sequence from AMD's
 // "cross-lane operations" article): out[i] = inclusive prefix sum of `in` over the lanes of
 // i's wave. update_dpp with old = 0: lanes whose source is invalid or whose row/bank is masked
-// off contribute 0. Launch with whole waves.
+// off contribute 0. Launch with whole waves. RDNA builds replace the row_bcast steps (below).
 extern "C" __global__ void wave_scan(const int *in, int *out) {
   unsigned i = gid_x();
   int v = in[i];
@@ -62,7 +62,18 @@ extern "C" __global__ void wave_scan(const int *in, int *out) {
   t += __builtin_amdgcn_update_dpp(0, v, 0x113, 0xf, 0xf, false);       // row_shr:3
   t += __builtin_amdgcn_update_dpp(0, t, 0x114, 0xf, 0xe, false);       // row_shr:4, banks 1-3
   t += __builtin_amdgcn_update_dpp(0, t, 0x118, 0xf, 0xc, false);       // row_shr:8, banks 2-3
+#ifdef __GFX9__
   t += __builtin_amdgcn_update_dpp(0, t, 0x142, 0xa, 0xf, false);       // row_bcast:15, rows 1,3
   t += __builtin_amdgcn_update_dpp(0, t, 0x143, 0xc, 0xf, false);       // row_bcast:31, rows 2,3
+#else
+  // RDNA has no DPP row_bcast (GFX9 only): the same two steps through ds_bpermute.
+  unsigned lane = lane_id();
+  int b15 = __builtin_amdgcn_ds_bpermute((int)(((lane & ~31u) + 15) * 4), t);
+  if (lane & 16)
+    t += b15; // rows 1,3 add lane 15 of the row before
+  int b31 = __builtin_amdgcn_ds_bpermute((int)(((lane & ~63u) + 31) * 4), t);
+  if (lane & 32)
+    t += b31; // rows 2,3 (wave64 only) add lane 31
+#endif
   out[i] = t;
 }

@@ -230,6 +230,12 @@ pub struct MaiFields {
     pub abid: u8,
     /// BLGP.
     pub blgp: u8,
+    /// gfx950 block-scaled MFMA (`v_mfma_scale_f32_*_f8f6f4`: the 16-byte pair of a
+    /// `v_mfma_ld_scale_b32` prefix and an F8F6F4 MFMA with ABID = 1, decoded as one
+    /// instruction with the MFMA's [`Op`]): the scale sources of A and B (the prefix's SRC0
+    /// and SRC1). Their byte selects are the prefix's OP_SEL/OP_SEL_HI, kept in
+    /// [`Mods::op_sel`] / [`Mods::op_sel_hi`] (bit 0 = A's scale, bit 1 = B's).
+    pub scale: Option<[Opnd; 2]>,
 }
 
 /// One decoded instruction.

@@ -21,18 +21,39 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 use helpers::JitCtx;
+use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex};
 
 type BlockFn = unsafe extern "C" fn(*mut WaveState, *mut JitCtx<'_>) -> u32;
 
 struct Inner {
-    module: JITModule,
+    /// Taken (and its code memory freed) only when the [`Holder`] drops.
+    module: ManuallyDrop<JITModule>,
     fctx: FunctionBuilderContext,
 }
 
 /// Owner of the generated code. Compiled blocks keep it alive, so their code stays mapped.
 struct Holder {
     inner: Mutex<Inner>,
+}
+
+impl Drop for Holder {
+    /// Unmaps the generated code: a dropped `JITModule` keeps its code and data memory
+    /// mapped for ever (every translator of every launch leaked its blocks' code).
+    fn drop(&mut self) {
+        let inner = match self.inner.get_mut() {
+            Ok(i) => i,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        // SAFETY: `module` is taken exactly once, here, and never used again. The holder is
+        // dropped only when no `Jit` and no `CompiledBlock` refer to it any more (both hold
+        // an `Arc<Holder>`), and the compiled function pointers live only inside
+        // `CompiledBlock`s, so no pointer into the freed memory remains.
+        unsafe {
+            let module = ManuallyDrop::take(&mut inner.module);
+            module.free_memory();
+        }
+    }
 }
 
 // SAFETY: `JITModule` holds raw pointers to the code and data it mapped; they are only
@@ -46,6 +67,8 @@ unsafe impl Sync for Holder {}
 #[derive(Clone)]
 pub struct Jit {
     holder: Arc<Holder>,
+    /// Try the lane-group loop form first (else always the straight-line form).
+    loop_form: bool,
 }
 
 /// A compiled block: host code plus what is needed to report its exit.
@@ -82,11 +105,19 @@ impl Jit {
         Ok(Jit {
             holder: Arc::new(Holder {
                 inner: Mutex::new(Inner {
-                    module,
+                    module: ManuallyDrop::new(module),
                     fctx: FunctionBuilderContext::new(),
                 }),
             }),
+            loop_form: true,
         })
+    }
+
+    /// This JIT compiling every block in the straight-line form, never the lane-group loop
+    /// form (for differential tests of the two forms).
+    pub fn without_loop_form(mut self) -> Jit {
+        self.loop_form = false;
+        self
     }
 
     /// Compiles `block`. An error means the block cannot be compiled (malformed IR, or an op
@@ -100,7 +131,7 @@ impl Jit {
             .lock()
             .map_err(|_| "JIT lock poisoned".to_string())?;
         let inner = &mut *guard;
-        let module = &mut inner.module;
+        let module: &mut JITModule = &mut inner.module;
         let ptr = types::I64;
         let mut sig = module.make_signature();
         sig.params.push(AbiParam::new(ptr));
@@ -114,6 +145,9 @@ impl Jit {
         let mut id = None;
         let mut grouped = false;
         for try_loop in [true, false] {
+            if try_loop && !self.loop_form {
+                continue;
+            }
             let fid = module
                 .declare_anonymous_function(&sig)
                 .map_err(|e| e.to_string())?;

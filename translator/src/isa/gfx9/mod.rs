@@ -121,6 +121,30 @@ fn lookup(
     }
 }
 
+/// LLVM's encodings fix the fields of operands an opcode does not have (and of modifiers it
+/// does not take) to zero, and its disassembler rejects other values; so does this decoder,
+/// so that such words are invalid instructions rather than silently different ones.
+fn zero_field(v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
+    if v == 0 {
+        Ok(())
+    } else {
+        Err(DecodeError::new(
+            bytes,
+            pc,
+            format!("unused {field} field is {v:#x}, not 0"),
+        ))
+    }
+}
+
+/// [`zero_field`] for a slot of width `width` (0 = absent).
+fn unused(width: u8, v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
+    if width == 0 {
+        zero_field(v, field, bytes, pc)
+    } else {
+        Ok(())
+    }
+}
+
 /// Reads the little-endian dword `i` of `bytes`.
 fn word(bytes: &[u8], i: usize, pc: u64) -> Result<u32, DecodeError> {
     match bytes.get(i * 4..i * 4 + 4) {
@@ -210,7 +234,10 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     } else {
         match w0 >> 26 {
             0x30 => decode_smem(tables, w0, bytes, pc)?,
-            0x34 if (w0 >> 23) & 7 == 7 => decode_vop3p(tables, w0, bytes, pc)?,
+            0x34 if (w0 >> 23) & 7 == 7 => match decode_scaled_mfma(tables, w0, bytes, pc) {
+                Some(inst) => inst,
+                None => decode_vop3p(tables, w0, bytes, pc)?,
+            },
             0x34 => decode_vop3(tables, w0, bytes, pc)?,
             0x36 => decode_ds(tables, w0, bytes, pc)?,
             0x37 => decode_flat(tables, w0, bytes, pc)?,
@@ -229,7 +256,64 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     for i in 0..n {
         inst.words[i] = word(bytes, i, pc)?;
     }
+    let scalar_only = matches!(
+        inst.format,
+        Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Smem
+    );
+    for o in inst.dst.iter_mut().chain(inst.src.iter_mut()) {
+        if let Err(why) = fix_operand(o, scalar_only) {
+            return Err(DecodeError::new(bytes, pc, why));
+        }
+    }
     Ok(inst)
+}
+
+/// Checks one operand against the register files and aligns scalar tuples the way the
+/// hardware reads them (and LLVM's disassembler prints them): an SGPR/TTMP pair ignores bit 0
+/// of its code, a wider tuple bits 1:0 (`s_mov_b64 s[0:1], s[3:4]` reads `s[2:3]`).
+///
+/// VGPR/AGPR tuples must lie inside the register file. Odd-aligned tuples decode: gfx90a+
+/// requires even alignment only for some operand classes (LLVM decodes them all and flags
+/// some), and the lifter reads any register index.
+fn fix_operand(o: &mut Opnd, scalar_only: bool) -> Result<(), &'static str> {
+    if !o.is_some() {
+        return Ok(());
+    }
+    let n = o.count.max(1) as u16;
+    match o.code {
+        0..=101 | 108..=123 if n >= 2 => {
+            o.code &= if n == 2 { !1 } else { !3 };
+            // SGPR tuples reach s103 (s[100:103]); TTMPs are ttmp0..ttmp15.
+            let ok = if o.code <= 101 {
+                o.code + n <= 104
+            } else {
+                o.code + n <= 124
+            };
+            if ok {
+                Ok(())
+            } else {
+                Err("scalar register tuple out of range")
+            }
+        }
+        0..=127 if n >= 2 => match o.code {
+            // flat_scratch, xnack_mask, vcc, exec are pairs; null fits any width.
+            102 | 104 | 106 | 126 if n == 2 => Ok(()),
+            125 => Ok(()),
+            _ => Err("special register cannot be a register tuple"),
+        },
+        209..=229 | 232..=234 => Err("reserved operand code"),
+        231 if n >= 2 => Err("src_flat_scratch_base_hi cannot be 64-bit"),
+        254 if n >= 2 || scalar_only => Err("src_lds_direct is not a scalar operand"),
+        256..=767 if n >= 2 => {
+            let r = (o.code - 256) % 256;
+            if r + n > 256 {
+                Err("vector register tuple out of range")
+            } else {
+                Ok(())
+            }
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Reads the literal dword after the first `inst.size` bytes if any source is the literal code.
@@ -297,6 +381,7 @@ fn decode_sopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
 fn decode_sopp(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     let info = lookup(tb.sopp, (w0 >> 16) & 0x7F, "SOPP", bytes, pc)?;
     let mut inst = empty(info.op, Format::Sopp);
+    unused(info.widths[0], w0 & 0xFFFF, "SIMM16", bytes, pc)?;
     inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
     Ok(inst)
 }
@@ -408,8 +493,8 @@ fn vop_ext(
     Ok(())
 }
 
-/// Clears `abs`/`neg` bits of sources that take no modifiers (integer operands): the ISA
-/// defines them for floating-point inputs only, and LLVM does not print them.
+/// Clears `abs`/`neg` bits of DPP/SDWA sources that take no modifiers (integer operands):
+/// the ISA defines them for floating-point inputs only, and LLVM ignores them there.
 fn mask_src_mods(inst: &mut Inst, mods: u32) {
     let m = mods >> 10;
     inst.mods.abs &= (m & 7) as u8;
@@ -421,6 +506,7 @@ fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     let mut inst = empty(info.op, Format::Vop1);
     let w = info.widths;
     let d = (w0 >> 17) & 0xFF;
+    unused(w[0], d, "VDST", bytes, pc)?;
     if w[0] != 0 {
         inst.dst[0] = if info.kinds[0] == 1 {
             Opnd::scalar(d as u8, w[0])
@@ -524,6 +610,7 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     let w = info.widths;
     let k = info.kinds;
     let d = w0 & 0xFF;
+    unused(w[0], d, "VDST", bytes, pc)?;
     if w[0] != 0 {
         inst.dst[0] = if k[0] == 1 {
             Opnd::scalar(d as u8, w[0])
@@ -565,6 +652,44 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     Ok(inst)
 }
 
+/// The gfx950 block-scaled MFMA: a `v_mfma_ld_scale_b32` whose next instruction is an F8F6F4
+/// MFMA with ABID = 1 is one 16-byte instruction, as LLVM decodes and prints it
+/// (`v_mfma_scale_f32_16x16x128_f8f6f4 vdst, a, b, c, scale_a, scale_b op_sel_hi:[..]`).
+/// `None` when the words are anything else (the prefix then decodes on its own).
+fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Inst> {
+    if (w0 >> 16) & 0x7F != 0x2C || !tb.vop3_literal || bytes.len() < 16 {
+        return None;
+    }
+    let prefix = decode_vop3p(tb, w0, bytes, pc).ok()?;
+    if prefix.op != Op::V_MFMA_LD_SCALE_B32 {
+        return None;
+    }
+    let m0 = word(bytes, 2, pc).ok()?;
+    // The MFMA word: VOP3P, an F8F6F4 opcode, ABID = 1 (bits 14:11 = 0b0001).
+    if m0 >> 23 != 0x1A7 || (m0 >> 11) & 0xF != 1 || !matches!((m0 >> 16) & 0x7F, 0x2D | 0x2E) {
+        return None;
+    }
+    let mut m = bytes[8..16].to_vec();
+    m[1] &= !0x08; // decode the MFMA half with ABID = 0, then mark it scaled
+    let mut inst = decode_vop3p(tb, u32::from_le_bytes([m[0], m[1], m[2], m[3]]), &m, pc).ok()?;
+    let p1 = word(bytes, 1, pc).ok()?;
+    inst.mai.abid = 1;
+    inst.mai.scale = Some([prefix.src[0], prefix.src[1]]);
+    // Scale sources are VGPRs (LLVM flags anything else).
+    if inst
+        .mai
+        .scale?
+        .iter()
+        .any(|o| !(256..512).contains(&o.code))
+    {
+        return None;
+    }
+    inst.mods.op_sel = ((w0 >> 11) & 3) as u8;
+    inst.mods.op_sel_hi = ((p1 >> 27) & 3) as u8;
+    inst.size = 16;
+    Some(inst)
+}
+
 fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     let info = lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
@@ -600,7 +725,30 @@ fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Dec
             cbsz: ((w0 >> 8) & 7) as u8,
             abid: ((w0 >> 11) & 0xF) as u8,
             blgp: (w1 >> 29) as u8,
+            scale: None,
         };
+        if matches!(
+            info.op,
+            Op::V_MFMA_F32_16X16X128_F8F6F4 | Op::V_MFMA_F32_32X32X64_F8F6F4
+        ) {
+            // CBSZ/BLGP give A's/B's element format (CDNA4 ISA, F8F6F4 MFMA): FP8/BF8 take 8
+            // registers, FP6/BF6 6, FP4 4 (LLVM keeps 8 for the reserved codes 5-7).
+            let regs = |fmt: u8| match fmt {
+                2 | 3 => 6,
+                4 => 4,
+                _ => 8,
+            };
+            inst.src[0].count = regs(inst.mai.cbsz);
+            inst.src[1].count = regs(inst.mai.blgp);
+            if inst.mai.abid != 0 {
+                // ABID = 1 marks the second half of a scaled pair (see `decode_scaled_mfma`).
+                return Err(DecodeError::new(
+                    bytes,
+                    pc,
+                    "F8F6F4 MFMA with ABID set needs a v_mfma_ld_scale_b32 prefix",
+                ));
+            }
+        }
     } else {
         if w[0] != 0 {
             inst.dst[0] = vreg(d, w[0], k[0] == 2);
@@ -630,6 +778,10 @@ fn decode_ds(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Decode
     let mut inst = empty(info.op, Format::Ds);
     inst.size = 8;
     let w = info.widths;
+    unused(w[0], w1 >> 24, "VDST", bytes, pc)?;
+    unused(w[1], w1 & 0xFF, "ADDR", bytes, pc)?;
+    unused(w[2], (w1 >> 8) & 0xFF, "DATA0", bytes, pc)?;
+    unused(w[3], (w1 >> 16) & 0xFF, "DATA1", bytes, pc)?;
     let acc = (w0 >> 25) & 1 == 1;
     if w[0] != 0 {
         inst.dst[0] = vreg(w1 >> 24, w[0], acc);
@@ -671,6 +823,15 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     let w = info.widths;
     let acc = (w1 >> 23) & 1 == 1;
     let saddr = (w1 >> 16) & 0x7F;
+    match format {
+        // Bit 13 is SVE for SCRATCH only; FLAT has no SADDR (LLVM's encodings fix both to 0).
+        Format::Flat => {
+            zero_field((w0 >> 13) & 1, "LDS", bytes, pc)?;
+            zero_field(saddr, "SADDR", bytes, pc)?;
+        }
+        Format::Global => zero_field((w0 >> 13) & 1, "LDS", bytes, pc)?,
+        _ => {}
+    }
     if w[0] != 0 {
         inst.dst[0] = vreg(w1 >> 24, w[0], acc);
     }
@@ -714,7 +875,8 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     inst.mem.glc = (w0 >> 16) & 1 == 1;
     inst.mem.slc = (w0 >> 17) & 1 == 1;
     inst.mem.sc1 = (w0 >> 25) & 1 == 1;
-    inst.mem.lds = format != Format::Scratch && sve;
+    // `global_load_lds_*`, `scratch_load_lds_*`: the data goes to LDS at M0.
+    inst.mem.lds = format != Format::Flat && info.mnemonic.contains("_lds_");
     Ok(inst)
 }
 
@@ -735,6 +897,13 @@ fn decode_mubuf(
     inst.size = 8;
     inst.mem.lds = !mtbuf && (w0 >> 16) & 1 == 1;
     let w = info.widths;
+    if w == [0; 4] {
+        // Cache controls (`buffer_wbl2`, `buffer_inv`): no operands.
+        inst.mem.glc = (w0 >> 14) & 1 == 1;
+        inst.mem.sc1 = (w0 >> 15) & 1 == 1;
+        inst.mem.lds = (w0 >> 16) & 1 == 1;
+        return Ok(inst);
+    }
     let acc = (w1 >> 23) & 1 == 1;
     let offen = (w0 >> 12) & 1 == 1;
     let idxen = (w0 >> 13) & 1 == 1;

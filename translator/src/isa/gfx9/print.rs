@@ -23,6 +23,8 @@ fn info(tb: &Tables, inst: &Inst) -> Option<OpInfo> {
         Format::Vop2 => (tb.vop2, (w0 >> 25) & 0x3F),
         Format::Vopc => (tb.vopc, (w0 >> 17) & 0xFF),
         Format::Vop3 | Format::Vop3b => (tb.vop3, (w0 >> 16) & 0x3FF),
+        // A scaled MFMA's opcode is in its second instruction (words 2-3).
+        Format::Mai if inst.mai.scale.is_some() => (tb.vop3p, (inst.words[2] >> 16) & 0x7F),
         Format::Vop3p | Format::Mai => (tb.vop3p, (w0 >> 16) & 0x7F),
         Format::Ds => (tb.ds, (w0 >> 17) & 0xFF),
         Format::Flat => (tb.flat, (w0 >> 18) & 0x7F),
@@ -74,6 +76,16 @@ fn sreg(out: &mut String, code: u16, count: u8) {
 /// Printer-private operand code: a literal whose value an inline constant could encode,
 /// which LLVM prints as `lit(0x...)`.
 const LIT_MARKED: u16 = 0xFFFE;
+
+/// Printer-private operand codes: the float inline constants 240..=248 read by a 16-bit
+/// integer operand (printed as their f16 bit patterns).
+const INT16_FP0: u16 = 0xFF00;
+
+/// The f16 bit patterns of the float inline constants 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0,
+/// -4.0, 1/(2*pi).
+const F16_INLINE: [u16; 9] = [
+    0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118,
+];
 
 /// True if LLVM would print the literal `v` of an operand of `count` dwords as `lit(...)`.
 /// `bits16`: the operand is 16 bits wide (`float16`: an f16 operand).
@@ -145,6 +157,9 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
         254 => out.push_str("src_lds_direct"),
         255 => {
             let _ = write!(out, "0x{:x}", lit.unwrap_or(0));
+        }
+        INT16_FP0..=0xFF08 => {
+            let _ = write!(out, "0x{:x}", F16_INLINE[(c - INT16_FP0) as usize]);
         }
         LIT_MARKED => {
             let _ = write!(out, "lit(0x{:x})", lit.unwrap_or(0));
@@ -242,6 +257,15 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
             }
         }
     }
+    if info.mods & (MOD_LIT16 | MOD_LITF16) == MOD_LIT16 {
+        // A float inline constant given to a 16-bit integer operand is the f16 bit pattern
+        // (ISA "inline constants": 16-bit operands take the f16 value); LLVM prints it in hex.
+        for s in inst.src.iter_mut() {
+            if (240..=248).contains(&s.code) {
+                s.code = INT16_FP0 + (s.code - 240);
+            }
+        }
+    }
     // Source modifiers LLVM prints for this opcode (integer operands have none).
     let m = info.mods >> 10;
     inst.mods.abs &= (m & 7) as u8;
@@ -253,7 +277,9 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     let inst = &inst;
     // DPP/SDWA forms replace the `_e32` suffix.
     let stem = base.strip_suffix("_e32").unwrap_or(base);
-    if inst.dpp.is_some() {
+    if let (Some(rest), Some(_)) = (base.strip_prefix("v_mfma_"), inst.mai.scale) {
+        let _ = write!(out, "v_mfma_scale_{rest}");
+    } else if inst.dpp.is_some() {
         let _ = write!(out, "{stem}_dpp");
     } else if inst.sdwa.is_some() {
         let _ = write!(out, "{stem}_sdwa");
@@ -363,6 +389,12 @@ fn hwreg(out: &mut String, v: u32) {
         17 => "HW_REG_TBA_HI",
         18 => "HW_REG_TMA_LO",
         19 => "HW_REG_TMA_HI",
+        // gfx940+ (probed from llvm-mc-22 -mcpu=gfx942/gfx950).
+        20 => "HW_REG_XCC_ID",
+        21 => "HW_REG_SQ_PERF_SNAPSHOT_DATA",
+        22 => "HW_REG_SQ_PERF_SNAPSHOT_DATA1",
+        23 => "HW_REG_SQ_PERF_SNAPSHOT_PC_LO",
+        24 => "HW_REG_SQ_PERF_SNAPSHOT_PC_HI",
         _ => "",
     };
     out.push_str("hwreg(");
@@ -751,12 +783,22 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: OpInfo) {
         }
     }
     if inst.format == Format::Mai {
+        if let Some(scale) = inst.mai.scale {
+            // Scale sources, then the prefix's byte selects: op_sel when set, op_sel_hi
+            // always (LLVM prints three bits, the third always 0).
+            l.op(scale[0], None);
+            l.op(scale[1], None);
+            if inst.mods.op_sel & 3 != 0 {
+                bits(out, "op_sel", inst.mods.op_sel & 3, 3);
+            }
+            bits(out, "op_sel_hi", inst.mods.op_sel_hi & 3, 3);
+        }
         if info.class & CLASS_MAI != 0 {
             let m = inst.mai;
             if m.cbsz != 0 {
                 let _ = write!(out, " cbsz:{}", m.cbsz);
             }
-            if m.abid != 0 {
+            if m.abid != 0 && m.scale.is_none() {
                 let _ = write!(out, " abid:{}", m.abid);
             }
             if m.blgp != 0 {
@@ -861,16 +903,16 @@ fn swizzle(out: &mut String, imm: u32) {
     }
 }
 
-/// gfx940 cache-policy bits: `sc0 sc1 nt` (GLC, SC1, SLC).
+/// gfx940 cache-policy bits in LLVM's order: `sc0 nt sc1` (GLC, SLC, SC1).
 fn cpol(out: &mut String, inst: &Inst) {
     if inst.mem.glc {
         out.push_str(" sc0");
     }
-    if inst.mem.sc1 {
-        out.push_str(" sc1");
-    }
     if inst.mem.slc {
         out.push_str(" nt");
+    }
+    if inst.mem.sc1 {
+        out.push_str(" sc1");
     }
 }
 
@@ -894,9 +936,6 @@ fn print_flat(out: &mut String, inst: &Inst) {
     }
     if inst.mem.offset != 0 {
         let _ = write!(out, " offset:{}", inst.mem.offset);
-    }
-    if inst.mem.lds {
-        out.push_str(" lds");
     }
     cpol(out, inst);
 }

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Random instruction words: wavejit's decoder + printer against llvm-mc-22's disassembler.
+
+Draws seeded random candidates of four 32-bit words (the first word's top bits biased toward
+the target's encodings, plus a share of uniform words), disassembles them with
+`llvm-mc-22 --disassemble` and with wavejit (`translator/examples/decode_words.rs`), and
+compares the first instruction of each candidate:
+
+* LLVM rejects it ("invalid instruction encoding") -> wavejit must reject it too;
+* LLVM accepts it -> wavejit must print the same text and consume the same number of bytes
+  (checked by disassembling exactly wavejit's bytes followed by `s_nop`s again);
+* LLVM decodes it but flags an operand (`/*Invalid register...*/`) -> don't care: wavejit may
+  reject it or must print the same text without the comment (see `flagged`).
+
+llvm-mc-22 crashes (SIGSEGV) on some invalid GFX9 words and then prints nothing, so the input
+goes in chunks and a crashing chunk is bisected down to the word that crashes it, which is
+skipped and counted.
+
+Usage: random_words.py --target gfx942 [--count N] [--seed S] [--show K] [--decoder PATH]
+Exit status 1 on any difference (or when llvm-mc-22 is missing), 0 otherwise.
+"""
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Every candidate is followed by PAD (three `s_nop 0`, so an instruction that starts in the
+# candidate's tail cannot reach past it) and a sentinel instruction whose text delimits the
+# candidates in llvm-mc's output (the same encoding on GFX9, GFX11 and GFX12).
+PAD = [0xBF800000] * 3
+SENTINEL = [0xBEE500FF, 0xA55A1234]
+SENTINEL_TEXT = "s_mov_b32 s101, 0xa55a1234"
+WORDS = 4  # candidate length: the longest instruction (gfx950 scaled MFMA) is 16 bytes
+
+# (value, mask) of the first word per encoding; a candidate picks one and keeps random bits
+# outside the mask. GFX9: notes/cdna.md section 3.2; RDNA: notes/rdna.md section 3.1.
+GFX9_ENC = [
+    ("SOP2", 0x80000000, 0xC0000000),
+    ("SOPK", 0xB0000000, 0xF0000000),
+    ("SOP1", 0xBE800000, 0xFF800000),
+    ("SOPC", 0xBF000000, 0xFF800000),
+    ("SOPP", 0xBF800000, 0xFF800000),
+    ("SMEM", 0xC0000000, 0xFC000000),
+    ("VOP2", 0x00000000, 0x80000000),
+    ("VOP1", 0x7E000000, 0xFE000000),
+    ("VOPC", 0x7C000000, 0xFE000000),
+    ("VOP3", 0xD0000000, 0xFC000000),
+    ("VOP3P", 0xD3800000, 0xFF800000),
+    ("DS", 0xD8000000, 0xFC000000),
+    ("FLAT", 0xDC000000, 0xFC000000),
+    ("MUBUF", 0xE0000000, 0xFC000000),
+    ("MTBUF", 0xE8000000, 0xFC000000),
+]
+RDNA_COMMON = [
+    ("SOP2", 0x80000000, 0xC0000000),
+    ("SOPK", 0xB0000000, 0xF0000000),
+    ("SOP1", 0xBE800000, 0xFF800000),
+    ("SOPC", 0xBF000000, 0xFF800000),
+    ("SOPP", 0xBF800000, 0xFF800000),
+    ("SMEM", 0xF4000000, 0xFC000000),
+    ("VOP2", 0x00000000, 0x80000000),
+    ("VOP1", 0x7E000000, 0xFE000000),
+    ("VOPC", 0x7C000000, 0xFE000000),
+    ("VOP3", 0xD4000000, 0xFC000000),
+    ("VOP3P", 0xCC000000, 0xFF000000),
+    ("VINTERP", 0xCD000000, 0xFF000000),
+    ("LDSDIR", 0xCE000000, 0xFF000000),
+    ("VOPD", 0xC8000000, 0xFC000000),
+    ("DS", 0xD8000000, 0xFC000000),
+    ("EXP", 0xF8000000, 0xFC000000),
+]
+GFX11_ENC = RDNA_COMMON + [
+    ("FLAT", 0xDC000000, 0xFC000000),
+    ("MUBUF", 0xE0000000, 0xFC000000),
+    ("MTBUF", 0xE8000000, 0xFC000000),
+    ("MIMG", 0xF0000000, 0xFC000000),
+]
+GFX12_ENC = RDNA_COMMON + [
+    ("VFLAT", 0xEC000000, 0xFC000000),
+    ("VBUFFER", 0xC4000000, 0xFC000000),
+    ("VIMAGE", 0xD0000000, 0xFC000000),
+    ("VSAMPLE", 0xE4000000, 0xFC000000),
+]
+
+# target -> (llvm-mc -mcpu, extra llvm-mc arguments, decode_words arguments, encodings)
+TARGETS = {
+    "gfx942": ("gfx942", [], ["gfx942"], GFX9_ENC),
+    "gfx950": ("gfx950", [], ["gfx950"], GFX9_ENC),
+    "gfx1100": ("gfx1100", [], ["gfx1100"], GFX11_ENC),
+    "gfx1100w64": ("gfx1100", ["-mattr=+wavefrontsize64"], ["gfx1100", "wave64"], GFX11_ENC),
+    "gfx1200": ("gfx1200", ["-mattr=+real-true16"], ["gfx1200"], GFX12_ENC),
+    "gfx1201": ("gfx1201", ["-mattr=+real-true16"], ["gfx1201"], GFX12_ENC),
+}
+
+# Source-field values worth hitting more often than 1 in 512: literal, DPP, SDWA (GFX9) or
+# DPP8/DPP16 (RDNA), and the inline constants.
+SPECIAL_SRC0 = [0xFF, 0xFA, 0xF9, 0xE9, 0xEA, 0x80, 0xF0, 0xF2, 0xC1]
+
+
+def draw(rng, encs, uniform_share):
+    """One candidate: WORDS random words, the first biased toward an encoding."""
+    words = [rng.getrandbits(32) for _ in range(WORDS)]
+    if rng.random() >= uniform_share:
+        name, value, mask = rng.choice(encs)
+        w0 = (words[0] & ~mask & 0xFFFFFFFF) | value
+        if name in ("VOP1", "VOP2", "VOPC") and rng.random() < 0.4:
+            w0 = (w0 & ~0x1FF) | rng.choice(SPECIAL_SRC0)
+        if name in ("SOP1", "SOP2", "SOPC") and rng.random() < 0.3:
+            w0 = (w0 & ~0xFF) | 0xFF
+        words[0] = w0
+        if name in ("VOP3", "VOP3P") and rng.random() < 0.3:
+            words[1] = (words[1] & ~0x1FF) | rng.choice(SPECIAL_SRC0)
+    return words
+
+
+def llvm_line(words):
+    data = []
+    for w in words + PAD + SENTINEL:
+        data += [(w >> (8 * i)) & 0xFF for i in range(4)]
+    return " ".join(f"0x{b:02x}" for b in data)
+
+
+WARN = re.compile(r"^<stdin>:(\d+):(\d+): warning: (.*)$")
+COMMENT = re.compile(r"/\*.*?\*/")
+BIG_VREG = re.compile(r"\b[va]\[\d+:(\d+)\]")
+
+
+class Crash(Exception):
+    pass
+
+
+def run_llvm(mcpu, extra, cands):
+    """Disassembles each candidate (followed by PAD and SENTINEL); per candidate, the list of
+    instruction texts LLVM printed for it, or None if its first word was rejected. Raises
+    Crash if llvm-mc-22 died."""
+    src = "\n".join(llvm_line(c) for c in cands) + "\n"
+    p = subprocess.run(
+        ["llvm-mc-22", "-arch=amdgcn", f"-mcpu={mcpu}", *extra, "--disassemble"],
+        input=src,
+        capture_output=True,
+        text=True,
+    )
+    if p.returncode != 0:
+        raise Crash(p.returncode)
+    invalid = set()
+    for line in p.stderr.splitlines():
+        m = WARN.match(line)
+        if m and m.group(2) == "1" and "invalid instruction encoding" in m.group(3):
+            invalid.add(int(m.group(1)) - 1)
+    groups = [[]]
+    for line in p.stdout.splitlines():
+        text = line.strip()
+        if not text or text.startswith("."):
+            continue
+        if text == SENTINEL_TEXT:
+            groups.append([])
+        else:
+            groups[-1].append(text)
+    if len(groups) != len(cands) + 1:
+        raise RuntimeError(f"llvm-mc output has {len(groups) - 1} groups for {len(cands)} candidates")
+    res = []
+    for i, g in enumerate(groups[:-1]):
+        if i in invalid:
+            res.append(None)
+        elif not g:
+            raise RuntimeError(f"no instruction and no warning for candidate {i}")
+        else:
+            res.append(g)
+    return res
+
+
+def llvm_all(mcpu, extra, cands, chunk):
+    """run_llvm over all candidates in chunks, bisecting a crashing chunk; a word that crashes
+    llvm-mc-22 on its own gives "crash"."""
+    out = []
+    stack = [cands[i : i + chunk] for i in range(0, len(cands), chunk)][::-1]
+    while stack:
+        part = stack.pop()
+        try:
+            out += run_llvm(mcpu, extra, part)
+        except Crash:
+            if len(part) == 1:
+                out.append("crash")
+            else:
+                h = len(part) // 2
+                stack.append(part[h:])
+                stack.append(part[:h])
+    return out
+
+
+def flagged(text):
+    """LLVM decoded the word but marked an operand as wrong (`/*Invalid register...*/`,
+    `/*Invalid immediate*/`: a misaligned VGPR tuple on gfx90a+, an SGPR or constant where
+    the operand class has none) or printed a register past v255/a255. Such words are
+    don't-care: wavejit may reject them, or must print LLVM's text without the comment."""
+    return "/*Invalid" in text or any(int(m.group(1)) > 255 for m in BIG_VREG.finditer(text))
+
+
+def run_ours(decoder, args, cands):
+    src = "\n".join(" ".join(f"{w:08X}" for w in c) for c in cands) + "\n"
+    p = subprocess.run([decoder, *args], input=src, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"decode_words failed ({p.returncode}): {p.stderr[-2000:]}")
+    res = []
+    for line in p.stdout.splitlines():
+        if line.startswith("OK "):
+            _, size, text = line.split(" ", 2)
+            res.append((text, int(size)))
+        else:
+            res.append(("<" + line[4:] + ">", None))
+    if len(res) != len(cands):
+        sys.exit(f"decode_words printed {len(res)} lines for {len(cands)} candidates")
+    return res
+
+
+def build_decoder():
+    subprocess.run(
+        ["cargo", "build", "--quiet", "-p", "wavejit-translator", "--example", "decode_words"],
+        cwd=ROOT,
+        check=True,
+    )
+    target_dir = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target_dir, "debug", "examples", "decode_words")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", required=True, choices=sorted(TARGETS))
+    ap.add_argument("--count", type=int, default=20000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--uniform", type=float, default=0.15, help="share of uniform random words")
+    ap.add_argument("--chunk", type=int, default=2500)
+    ap.add_argument("--show", type=int, default=30, help="differences to print")
+    ap.add_argument("--decoder", help="prebuilt decode_words binary (default: cargo build)")
+    ap.add_argument("--dump", help="write every difference to this file")
+    a = ap.parse_args()
+
+    if shutil.which("llvm-mc-22") is None:
+        sys.exit("llvm-mc-22 not found (install LLVM 22: scripts/setup.sh)")
+    mcpu, extra, dargs, encs = TARGETS[a.target]
+    rng = random.Random(f"{a.target}:{a.seed}")
+    cands = [draw(rng, encs, a.uniform) for _ in range(a.count)]
+    decoder = a.decoder or build_decoder()
+    ours = run_ours(decoder, dargs, cands)
+    theirs = llvm_all(mcpu, extra, cands, a.chunk)
+    # Size check: the words wavejit consumed, then PAD, must give LLVM's instruction followed
+    # by exactly the three `s_nop 0` of PAD (a literal LLVM expects but wavejit did not take
+    # would swallow a pad word; one wavejit took but LLVM did not would print before them).
+    cut_idx = [i for i, (o, t) in enumerate(zip(ours, theirs)) if o[1] is not None and t not in (None, "crash")]
+    cut = llvm_all(mcpu, extra, [cands[i][: ours[i][1] // 4] for i in cut_idx], a.chunk)
+    sized = dict(zip(cut_idx, cut))
+
+    crashes = accepted = rejected = dontcare = 0
+    diffs = []
+    for i, (c, o, t) in enumerate(zip(cands, ours, theirs)):
+        words = " ".join(f"{w:08X}" for w in c)
+        if t == "crash":
+            crashes += 1
+            continue
+        if t is None:
+            rejected += 1
+            if o[1] is not None:
+                diffs.append(f"{words}\n  llvm: <invalid>\n  ours: {o[0]} (size {o[1]})")
+            continue
+        text = t[0]
+        if flagged(text):
+            dontcare += 1
+            text = COMMENT.sub("", text)
+            if o[1] is None:
+                continue
+        else:
+            accepted += 1
+        if o[1] is None:
+            diffs.append(f"{words}\n  llvm: {text}\n  ours: {o[0]}")
+        elif o[0] != text:
+            diffs.append(f"{words}\n  llvm: {text}\n  ours: {o[0]} (size {o[1]})")
+        elif i in sized and sized[i] != "crash" and sized[i] != [t[0]] + ["s_nop 0"] * len(PAD):
+            got = " ; ".join(sized[i] or ["<invalid>"])
+            diffs.append(f"{words}\n  llvm: {text}\n  ours: size {o[1]}, but LLVM on those bytes + s_nops: {got}")
+    print(
+        f"{a.target}: {a.count} candidates (seed {a.seed}): {accepted} accepted and {rejected} "
+        f"rejected by llvm-mc-22, {dontcare} flagged by it (don't care), {crashes} crashed it "
+        f"(skipped); {len(diffs)} differences"
+    )
+    for d in diffs[: a.show]:
+        print(d)
+    if a.dump:
+        with open(a.dump, "w") as f:
+            f.write("\n".join(diffs) + "\n")
+    return 1 if diffs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1286 @@
+//! Random GFX9 (gfx942/gfx950) programs: opcodes from the generated tables, operands legal
+//! for each opcode, encoded to instruction words from the bit layouts (`notes/cdna.md` §3.2,
+//! the same layouts [`crate::isa::gfx9`] decodes), every word checked by decoding it back.
+
+use super::Rng;
+use crate::env::CodeSource;
+use crate::ir::Exit;
+use crate::isa::generated::{
+    gfx9 as t, Op, OpInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_MAI,
+    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, MOD_ABS0, MOD_CLAMP, MOD_NEG0, MOD_NEG_HI,
+    MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
+};
+use crate::isa::{decode, Gpu, Target};
+
+/// Device address of the global buffer the generated memory instructions target.
+pub const GLOBAL_BASE: u64 = 0x0000_0001_4000_0000;
+/// Size of the global buffer in bytes.
+pub const GLOBAL_SIZE: usize = 0x4000;
+/// LDS bytes.
+pub const LDS_SIZE: usize = 0x1_0000;
+/// Scratch bytes per lane.
+pub const SCRATCH_PER_LANE: usize = 256;
+/// Address of the first instruction of a program.
+pub const CODE_BASE: u64 = 0x1_0000;
+
+/// Reserved SGPRs (never written by random instructions; `s84..s101`): `s[100:101]` = global base,
+/// `s[96:99]` = buffer resource (V#), `s94` = scratch/buffer offset, `s90`/`s91` loop counters,
+/// `s[92:93]`/`s[88:89]` saved EXEC of structured `if`s.
+pub const S_GLOBAL: u32 = 100;
+/// First SGPR of the V#.
+pub const S_VSHARP: u32 = 96;
+/// Scalar offset for scratch and buffer accesses.
+pub const S_SOFF: u32 = 94;
+const S_LOOP: [u32; 2] = [90, 91];
+/// Pair holding computed jump targets (`s[86:87]`); `s[84:85]` gets `s_swappc`'s return address.
+const S_PC: u32 = 86;
+const S_SAVE: [u32; 2] = [92, 88];
+
+/// VGPRs random instructions use (`v0..v31`); AGPRs `a0..a7`.
+const NVGPR: u32 = 32;
+const NAGPR: u32 = 8;
+/// SGPRs random instructions write (`s0..s63` plus VCC, M0, rarely EXEC).
+const NSGPR: u32 = 64;
+
+/// Instruction encodings the generator produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enc {
+    /// SOP1.
+    Sop1,
+    /// SOP2.
+    Sop2,
+    /// SOPK.
+    Sopk,
+    /// SOPC.
+    Sopc,
+    /// SOPP (only the non-branch ones in the random pool).
+    Sopp,
+    /// SMEM.
+    Smem,
+    /// VOP1.
+    Vop1,
+    /// VOP2.
+    Vop2,
+    /// VOPC.
+    Vopc,
+    /// VOP3A/VOP3B.
+    Vop3,
+    /// VOP3P (not MAI).
+    Vop3p,
+    /// DS.
+    Ds,
+    /// FLAT.
+    Flat,
+    /// GLOBAL.
+    Global,
+    /// SCRATCH.
+    Scratch,
+    /// MUBUF.
+    Mubuf,
+}
+
+/// One opcode of one encoding the generator may pick.
+#[derive(Clone, Copy, Debug)]
+pub struct Cand {
+    /// Encoding.
+    pub enc: Enc,
+    /// Opcode field value.
+    pub opc: u32,
+    /// The table entry.
+    pub info: OpInfo,
+}
+
+/// A program element: instructions, or structured control flow around generated bodies.
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// Instruction words (address setup plus one instruction, or one instruction).
+    Inst(Vec<u32>),
+    /// A SOPP branch (opcode field `opc`) over the next `skip` items of the same level.
+    Branch {
+        /// SOPP opcode.
+        opc: u32,
+        /// Items skipped when taken.
+        skip: usize,
+    },
+    /// `s_mov_b32 sC, count; body; s_sub_u32 sC, sC, 1; s_cmp_lg_u32 sC, 0; s_cbranch_scc1`.
+    Loop {
+        /// Nesting depth (selects the counter SGPR).
+        depth: usize,
+        /// Iterations.
+        count: u32,
+        /// Loop body.
+        body: Vec<Item>,
+    },
+    /// `s_getpc_b64 s[86:87]; s_add_u32 s86, s86, off; s_addc_u32 s87, s87, 0;
+    /// s_setpc_b64 s[86:87]` (or `s_swappc_b64 s[84:85], s[86:87]`): an indirect jump over
+    /// the next `skip` items of the same level.
+    SetPc {
+        /// Items skipped.
+        skip: usize,
+        /// Use `s_swappc_b64` (writing the return address to `s[84:85]`).
+        swap: bool,
+    },
+    /// `cmp (into VCC); s_and_saveexec_b64 sS, vcc; s_cbranch_execz end; body; end:
+    /// s_or_b64 exec, exec, sS`.
+    If {
+        /// Nesting depth (selects the save pair).
+        depth: usize,
+        /// The compare's words.
+        cmp: Vec<u32>,
+        /// The guarded body.
+        body: Vec<Item>,
+    },
+}
+
+/// The opcode field of `op` in `table`.
+fn opc_of(table: &[Option<OpInfo>], op: Op) -> u32 {
+    table
+        .iter()
+        .position(|e| e.is_some_and(|i| i.op == op))
+        .unwrap_or(0) as u32
+}
+
+/// Fixed opcodes used for scaffolding, looked up in the tables.
+#[derive(Clone, Copy, Debug)]
+struct Fixed {
+    s_mov_b32: u32,
+    s_sub_u32: u32,
+    s_cmp_lg_u32: u32,
+    s_and_saveexec_b64: u32,
+    s_or_b64: u32,
+    s_cbranch_scc1: u32,
+    s_cbranch_execz: u32,
+    s_endpgm: u32,
+    s_getpc_b64: u32,
+    s_setpc_b64: u32,
+    s_swappc_b64: u32,
+    s_add_u32: u32,
+    s_addc_u32: u32,
+    v_and_b32: u32,
+    v_or_b32: u32,
+    v_mov_b32: u32,
+    branches: [u32; 7],
+}
+
+/// The tables of one target and the opcodes that lift there.
+pub struct Pool {
+    /// The target.
+    pub target: Target,
+    /// Candidates that lifted at least once.
+    pub cands: Vec<Cand>,
+    /// `v_cmp_*` VOPC candidates (for structured `if`s).
+    cmps: Vec<usize>,
+    fixed: Fixed,
+    /// Instances whose decoded opcode differed from the encoded one (encoder/decoder bugs).
+    pub decode_mismatches: Vec<String>,
+    /// VGPRs random instructions use (`v0..`, at most 32; fewer = denser dependences).
+    pub nvgpr: u32,
+    /// Single and paired SGPRs random instructions use (`s0..`, at most 64).
+    pub nsgpr: u32,
+}
+
+/// Mnemonics never generated at random: control transfer (generated structurally instead),
+/// halting, matrix ops.
+fn excluded(name: &str) -> bool {
+    matches!(
+        name,
+        "s_setpc_b64"
+            | "s_swappc_b64"
+            | "s_rfe_b64"
+            | "s_cbranch_join"
+            | "s_cbranch_g_fork"
+            | "s_cbranch_i_fork"
+            | "s_call_b64"
+            | "s_endpgm"
+            | "s_endpgm_saved"
+            | "s_endpgm_ordered_ps_done"
+            | "s_sethalt"
+            | "s_trap"
+            | "s_barrier"
+            | "s_branch"
+            | "s_setkill"
+            | "s_sendmsg"
+            | "s_sendmsghalt"
+    ) || name.starts_with("s_cbranch")
+}
+
+/// Code made of instruction bytes at [`CODE_BASE`].
+pub struct Code(pub Vec<u8>);
+
+impl CodeSource for Code {
+    fn bytes_at(&self, pc: u64) -> Option<&[u8]> {
+        let off = usize::try_from(pc.checked_sub(CODE_BASE)?).ok()?;
+        self.0.get(off..).filter(|b| !b.is_empty())
+    }
+}
+
+/// Words → bytes.
+pub fn to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+impl Pool {
+    /// The pool of `gpu` (gfx942 or gfx950): every table entry outside the exclusions whose
+    /// random instances lift under MODE `0x3f0` at least once in `tries` attempts.
+    pub fn new(gpu: Gpu, rng: &mut Rng, tries: u32) -> Pool {
+        let target = Target::new(gpu);
+        let g950 = gpu == Gpu::GFX950;
+        let tb = |a: &'static [Option<OpInfo>], b: &'static [Option<OpInfo>]| {
+            if g950 {
+                b
+            } else {
+                a
+            }
+        };
+        let tables: [(Enc, &'static [Option<OpInfo>]); 16] = [
+            (Enc::Sop1, tb(&t::GFX942_SOP1, &t::GFX950_SOP1)),
+            (Enc::Sop2, tb(&t::GFX942_SOP2, &t::GFX950_SOP2)),
+            (Enc::Sopk, tb(&t::GFX942_SOPK, &t::GFX950_SOPK)),
+            (Enc::Sopc, tb(&t::GFX942_SOPC, &t::GFX950_SOPC)),
+            (Enc::Sopp, tb(&t::GFX942_SOPP, &t::GFX950_SOPP)),
+            (Enc::Smem, tb(&t::GFX942_SMEM, &t::GFX950_SMEM)),
+            (Enc::Vop1, tb(&t::GFX942_VOP1, &t::GFX950_VOP1)),
+            (Enc::Vop2, tb(&t::GFX942_VOP2, &t::GFX950_VOP2)),
+            (Enc::Vopc, tb(&t::GFX942_VOPC, &t::GFX950_VOPC)),
+            (Enc::Vop3, tb(&t::GFX942_VOP3, &t::GFX950_VOP3)),
+            (Enc::Vop3p, tb(&t::GFX942_VOP3P, &t::GFX950_VOP3P)),
+            (Enc::Ds, tb(&t::GFX942_DS, &t::GFX950_DS)),
+            (Enc::Flat, tb(&t::GFX942_FLAT, &t::GFX950_FLAT)),
+            (Enc::Global, tb(&t::GFX942_GLOBAL, &t::GFX950_GLOBAL)),
+            (Enc::Scratch, tb(&t::GFX942_SCRATCH, &t::GFX950_SCRATCH)),
+            (Enc::Mubuf, tb(&t::GFX942_MUBUF, &t::GFX950_MUBUF)),
+        ];
+        let sop1 = tables[0].1;
+        let sop2 = tables[1].1;
+        let sopc = tables[3].1;
+        let sopp = tables[4].1;
+        let vop2 = tables[7].1;
+        let vop1 = tables[6].1;
+        let fixed = Fixed {
+            s_mov_b32: opc_of(sop1, Op::S_MOV_B32),
+            s_sub_u32: opc_of(sop2, Op::S_SUB_U32),
+            s_cmp_lg_u32: opc_of(sopc, Op::S_CMP_LG_U32),
+            s_and_saveexec_b64: opc_of(sop1, Op::S_AND_SAVEEXEC_B64),
+            s_or_b64: opc_of(sop2, Op::S_OR_B64),
+            s_cbranch_scc1: opc_of(sopp, Op::S_CBRANCH_SCC1),
+            s_cbranch_execz: opc_of(sopp, Op::S_CBRANCH_EXECZ),
+            s_endpgm: opc_of(sopp, Op::S_ENDPGM),
+            s_getpc_b64: opc_of(sop1, Op::S_GETPC_B64),
+            s_setpc_b64: opc_of(sop1, Op::S_SETPC_B64),
+            s_swappc_b64: opc_of(sop1, Op::S_SWAPPC_B64),
+            s_add_u32: opc_of(sop2, Op::S_ADD_U32),
+            s_addc_u32: opc_of(sop2, Op::S_ADDC_U32),
+            v_and_b32: opc_of(vop2, Op::V_AND_B32),
+            v_or_b32: opc_of(vop2, Op::V_OR_B32),
+            v_mov_b32: opc_of(vop1, Op::V_MOV_B32),
+            branches: [
+                opc_of(sopp, Op::S_BRANCH),
+                opc_of(sopp, Op::S_CBRANCH_SCC0),
+                opc_of(sopp, Op::S_CBRANCH_SCC1),
+                opc_of(sopp, Op::S_CBRANCH_VCCZ),
+                opc_of(sopp, Op::S_CBRANCH_VCCNZ),
+                opc_of(sopp, Op::S_CBRANCH_EXECZ),
+                opc_of(sopp, Op::S_CBRANCH_EXECNZ),
+            ],
+        };
+        let mut pool = Pool {
+            target,
+            cands: Vec::new(),
+            cmps: Vec::new(),
+            fixed,
+            decode_mismatches: Vec::new(),
+            nvgpr: NVGPR,
+            nsgpr: NSGPR,
+        };
+        for (enc, table) in tables {
+            for (opc, e) in table.iter().enumerate() {
+                let Some(info) = *e else { continue };
+                let name = info.op.name();
+                if excluded(name) || info.class & CLASS_MAI != 0 {
+                    continue;
+                }
+                if enc == Enc::Sopp
+                    && !matches!(
+                        name,
+                        "s_nop"
+                            | "s_set_gpr_idx_off"
+                            | "s_set_gpr_idx_mode"
+                            | "s_setprio"
+                            | "s_sleep"
+                            | "s_waitcnt"
+                    )
+                {
+                    continue;
+                }
+                let cand = Cand {
+                    enc,
+                    opc: opc as u32,
+                    info,
+                };
+                let ok = (0..tries).any(|_| pool.instance(rng, &cand, 0x3f0).is_some());
+                if ok {
+                    if enc == Enc::Vopc && name.starts_with("v_cmp_") {
+                        pool.cmps.push(pool.cands.len());
+                    }
+                    pool.cands.push(cand);
+                }
+            }
+        }
+        pool
+    }
+
+    /// A random instance of `cand` (with any address setup before it), checked by decoding
+    /// it back and by lifting it under `mode`; `None` when it does not lift (or did not
+    /// decode back, recorded in [`Pool::decode_mismatches`]).
+    pub fn instance(&mut self, rng: &mut Rng, cand: &Cand, mode: u32) -> Option<Vec<u32>> {
+        let g = Gen {
+            rng,
+            nv: self.nvgpr.clamp(4, NVGPR),
+            ns: self.nsgpr.clamp(4, NSGPR),
+            gfx950: self.target.gpu == Gpu::GFX950,
+            fixed: self.fixed,
+        };
+        let (prefix, inst) = g.encode(cand)?;
+        let bytes = to_bytes(&inst);
+        match decode(&self.target, &bytes, CODE_BASE) {
+            Ok(d) if d.op == cand.info.op && d.size as usize == bytes.len() => {}
+            Ok(d) => {
+                if self.decode_mismatches.len() < 20 {
+                    self.decode_mismatches.push(format!(
+                        "{:?} {} {:08x?}: decoded as {:?} ({} bytes)",
+                        cand.enc, cand.info.mnemonic, inst, d.op, d.size
+                    ));
+                }
+                return None;
+            }
+            Err(e) => {
+                if self.decode_mismatches.len() < 20 {
+                    self.decode_mismatches.push(format!(
+                        "{:?} {} {:08x?}: {e}",
+                        cand.enc, cand.info.mnemonic, inst
+                    ));
+                }
+                return None;
+            }
+        }
+        let code = Code(bytes);
+        let block = crate::lift::lift_block(&self.target, &code, CODE_BASE, mode);
+        if let Exit::Unsupported { pc, .. } = block.exit {
+            if pc == CODE_BASE {
+                return None;
+            }
+        }
+        let mut w = prefix;
+        w.extend_from_slice(&inst);
+        Some(w)
+    }
+
+    /// A random instance of a random candidate (retrying until one lifts).
+    pub fn random_inst(&mut self, rng: &mut Rng, mode: u32) -> Vec<u32> {
+        for _ in 0..64 {
+            let c = self.cands[rng.below(self.cands.len() as u64) as usize];
+            if let Some(w) = self.instance(rng, &c, mode) {
+                return w;
+            }
+        }
+        // s_nop 0.
+        vec![0xBF80_0000]
+    }
+
+    /// A random program: `len` top-level items with nested loops, branches and `if`s.
+    pub fn program(&mut self, rng: &mut Rng, mode: u32, len: usize) -> Vec<Item> {
+        if rng.below(8) != 0 {
+            // The whole program in a loop (more executed instructions per compiled block).
+            let body = self.items(rng, mode, len, 1);
+            vec![Item::Loop {
+                depth: 0,
+                count: 8 + rng.below(25) as u32,
+                body,
+            }]
+        } else {
+            self.items(rng, mode, len, 0)
+        }
+    }
+
+    fn items(&mut self, rng: &mut Rng, mode: u32, len: usize, depth: usize) -> Vec<Item> {
+        let mut v = Vec::with_capacity(len);
+        while v.len() < len {
+            let r = rng.below(100);
+            if r < 2 {
+                v.push(Item::SetPc {
+                    skip: rng.below(4) as usize,
+                    swap: rng.below(2) == 0,
+                });
+            } else if r < 7 {
+                let opc = self.fixed.branches[rng.below(7) as usize];
+                v.push(Item::Branch {
+                    opc,
+                    skip: 1 + rng.below(4) as usize,
+                });
+            } else if r < 12 && depth < 2 {
+                let n = 2 + rng.below(8) as usize;
+                let body = self.items(rng, mode, n, depth + 1);
+                v.push(Item::Loop {
+                    depth,
+                    count: 2 + rng.below(11) as u32,
+                    body,
+                });
+            } else if r < 17 && depth < 2 && !self.cmps.is_empty() {
+                let c = self.cands[self.cmps[rng.below(self.cmps.len() as u64) as usize]];
+                let Some(cmp) = self.instance(rng, &c, mode) else {
+                    continue;
+                };
+                let n = 1 + rng.below(6) as usize;
+                let body = self.items(rng, mode, n, depth + 1);
+                v.push(Item::If { depth, cmp, body });
+            } else {
+                v.push(Item::Inst(self.random_inst(rng, mode)));
+            }
+        }
+        v
+    }
+
+    /// Lays `items` out at [`CODE_BASE`], followed by `s_endpgm`.
+    pub fn layout(&self, items: &[Item]) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.emit(items, &mut out);
+        out.push(sopp(self.fixed.s_endpgm, 0));
+        out
+    }
+
+    /// Size in dwords of an item.
+    fn size(&self, item: &Item) -> usize {
+        match item {
+            Item::Inst(w) => w.len(),
+            Item::Branch { .. } => 1,
+            Item::SetPc { .. } => 5,
+            Item::Loop { body, .. } => {
+                // s_mov_b32 + literal, body, s_sub_u32, s_cmp_lg_u32, s_cbranch_scc1.
+                2 + body.iter().map(|i| self.size(i)).sum::<usize>() + 3
+            }
+            Item::If { cmp, body, .. } => {
+                cmp.len() + 1 + 1 + body.iter().map(|i| self.size(i)).sum::<usize>() + 1
+            }
+        }
+    }
+
+    fn emit(&self, items: &[Item], out: &mut Vec<u32>) {
+        let f = self.fixed;
+        for (k, item) in items.iter().enumerate() {
+            match item {
+                Item::Inst(w) => out.extend_from_slice(w),
+                Item::Branch { opc, skip } => {
+                    let end = (k + 1 + skip).min(items.len());
+                    let d: usize = items[k + 1..end].iter().map(|i| self.size(i)).sum();
+                    out.push(sopp(*opc, d as u32));
+                }
+                Item::SetPc { skip, swap } => {
+                    let end = (k + 1 + skip).min(items.len());
+                    let d: usize = items[k + 1..end].iter().map(|i| self.size(i)).sum();
+                    // Bytes from the address s_getpc returns (the s_add) to the target.
+                    let off = 4 * (4 + d as u32);
+                    out.push(0x17D << 23 | S_PC << 16 | f.s_getpc_b64 << 8);
+                    out.push(2 << 30 | f.s_add_u32 << 23 | S_PC << 16 | 255 << 8 | S_PC);
+                    out.push(off);
+                    out.push(
+                        2 << 30 | f.s_addc_u32 << 23 | (S_PC + 1) << 16 | 128 << 8 | (S_PC + 1),
+                    );
+                    out.push(if *swap {
+                        0x17D << 23 | (S_PC - 2) << 16 | f.s_swappc_b64 << 8 | S_PC
+                    } else {
+                        0x17D << 23 | f.s_setpc_b64 << 8 | S_PC
+                    });
+                }
+                Item::Loop { depth, count, body } => {
+                    let c = S_LOOP[*depth];
+                    // s_mov_b32 sC, literal
+                    out.push(0x17D << 23 | c << 16 | f.s_mov_b32 << 8 | 255);
+                    out.push(*count);
+                    let start = out.len();
+                    self.emit(body, out);
+                    // s_sub_u32 sC, sC, 1
+                    out.push(2 << 30 | f.s_sub_u32 << 23 | c << 16 | 129 << 8 | c);
+                    // s_cmp_lg_u32 sC, 0
+                    out.push(0x17E << 23 | f.s_cmp_lg_u32 << 16 | 128 << 8 | c);
+                    let d = start as i64 - (out.len() as i64 + 1);
+                    out.push(sopp(f.s_cbranch_scc1, d as i32 as u32));
+                }
+                Item::If { depth, cmp, body } => {
+                    let s = S_SAVE[*depth];
+                    out.extend_from_slice(cmp);
+                    // s_and_saveexec_b64 sS, vcc
+                    out.push(0x17D << 23 | s << 16 | f.s_and_saveexec_b64 << 8 | 106);
+                    let d: usize = body.iter().map(|i| self.size(i)).sum();
+                    out.push(sopp(f.s_cbranch_execz, d as u32));
+                    self.emit(body, out);
+                    // s_or_b64 exec, exec, sS
+                    out.push(2 << 30 | f.s_or_b64 << 23 | 126 << 16 | s << 8 | 126);
+                }
+            }
+        }
+    }
+}
+
+/// A SOPP word.
+fn sopp(opc: u32, simm16: u32) -> u32 {
+    0x17F << 23 | opc << 16 | (simm16 & 0xFFFF)
+}
+
+/// Operand choice state for one instruction.
+struct Gen<'r> {
+    rng: &'r mut Rng,
+    /// VGPRs in use (`v0..v{nv}`).
+    nv: u32,
+    /// Single and paired SGPRs in use (`s0..s{ns}`).
+    ns: u32,
+    gfx950: bool,
+    fixed: Fixed,
+}
+
+/// Per-instruction bookkeeping of scalar reads (a GFX9 VALU instruction reads at most one
+/// SGPR or literal) and of the literal.
+#[derive(Default)]
+struct Bus {
+    /// The SGPR code read, if any.
+    sgpr: Option<u32>,
+    literal: Option<u32>,
+    /// Literal allowed at all in this encoding.
+    lit_ok: bool,
+    /// Scalar operands allowed at all (false for DPP).
+    scalar_ok: bool,
+}
+
+impl Bus {
+    fn can_scalar(&self, code: u32) -> bool {
+        self.scalar_ok && self.literal.is_none() && self.sgpr.is_none_or(|s| s == code)
+    }
+}
+
+/// Interesting 32-bit literal values.
+const LITERALS: [u32; 16] = [
+    0x7F80_0000,
+    0xFF80_0000,
+    0x7FC0_0001,
+    0x7F80_0001,
+    0x0000_0001,
+    0x807F_FFFF,
+    0x7F7F_FFFF,
+    0x3F80_0000,
+    0x8000_0000,
+    0x7FFF_FFFF,
+    0xFFFF_FFFF,
+    0x0000_FFFF,
+    0x3C00_7C00,
+    0x7E00_FC01,
+    0x4049_0FDB,
+    0x0000_001F,
+];
+
+impl Gen<'_> {
+    fn below(&mut self, n: u64) -> u32 {
+        self.rng.below(n) as u32
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.rng.below(100) < percent
+    }
+
+    /// A register number in `0..n` for a tuple of `w` registers (tuples of 2+ even-aligned).
+    fn reg(&mut self, n: u32, w: u8) -> u32 {
+        let w = u32::from(w.max(1));
+        let top = n.saturating_sub(w) + 1;
+        let r = self.below(u64::from(top));
+        if w >= 2 {
+            r & !1
+        } else {
+            r
+        }
+    }
+
+    /// An SGPR destination code for `w` registers.
+    fn sdst(&mut self, w: u8) -> u32 {
+        let r = self.below(100);
+        match w {
+            0 | 1 => match r {
+                0..=5 => 106 + self.below(2),
+                6..=8 => 124,
+                9 => 126 + self.below(2),
+                _ => self.reg(self.ns, 1),
+            },
+            2 => match r {
+                0..=9 => 106,
+                10 => 126,
+                _ => self.reg(self.ns, 2),
+            },
+            _ => {
+                let w = u32::from(w);
+                let a = w.min(4);
+                (self.below(u64::from(NSGPR - w + 1)) / a) * a
+            }
+        }
+    }
+
+    /// A single SGPR read as a source (from the random pool, sometimes VCC or M0).
+    fn sgpr_src(&mut self) -> u32 {
+        match self.below(10) {
+            0 => 106,
+            1 => 124,
+            _ => self.reg(self.ns, 1),
+        }
+    }
+
+    /// A scalar source code (SGPR, special register, inline constant or literal) of `w`
+    /// registers, for an encoding that allows the literal when `bus.lit_ok`.
+    fn ssrc(&mut self, w: u8, bus: &mut Bus) -> u32 {
+        loop {
+            let r = self.below(100);
+            let code = match r {
+                0..=49 => {
+                    if w <= 1 {
+                        match self.below(20) {
+                            0 => 106 + self.below(2),
+                            1 => 124,
+                            2 => 126 + self.below(2),
+                            3 => 88 + self.below(14),
+                            _ => self.reg(self.ns, 1),
+                        }
+                    } else if w == 2 {
+                        match self.below(20) {
+                            0 => 106,
+                            1 => 126,
+                            2 => S_GLOBAL,
+                            _ => self.reg(self.ns, 2),
+                        }
+                    } else {
+                        let w = u32::from(w);
+                        let a = w.min(4);
+                        (self.below(u64::from(NSGPR - w + 1)) / a) * a
+                    }
+                }
+                50..=69 => 128 + self.below(81), // 0, 1..64, -1..-16
+                70..=84 => 240 + self.below(9),  // float constants
+                85..=87 if w <= 1 => 251 + self.below(3), // vccz, execz, scc
+                88..=89 if w <= 2 => 235 + self.below(4), // apertures
+                _ => {
+                    if !bus.lit_ok {
+                        continue;
+                    }
+                    255
+                }
+            };
+            if code < 128 && !bus.can_scalar(code) {
+                continue;
+            }
+            if code == 255 {
+                if !bus.can_scalar(255) && bus.literal.is_none() {
+                    continue;
+                }
+                if bus.literal.is_none() {
+                    let lit = if self.chance(50) {
+                        LITERALS[self.below(16) as usize]
+                    } else {
+                        self.rng.next_u64() as u32
+                    };
+                    bus.literal = Some(lit);
+                }
+            }
+            if code < 128 {
+                bus.sgpr = Some(code);
+            }
+            return code;
+        }
+    }
+
+    /// A 9-bit VALU source of `w` registers and register-file `kind` (2 = AGPR).
+    fn vsrc(&mut self, w: u8, kind: u8, bus: &mut Bus) -> u32 {
+        if kind == 2 {
+            return 256 + self.reg(NAGPR, w);
+        }
+        if kind == 1 {
+            // An SGPR operand (a lane mask or select).
+            if bus.scalar_ok && bus.sgpr.is_none() && bus.literal.is_none() {
+                let c = if w >= 2 {
+                    if self.chance(40) {
+                        106
+                    } else {
+                        self.reg(self.ns, 2)
+                    }
+                } else {
+                    self.reg(self.ns, 1)
+                };
+                bus.sgpr = Some(c);
+                return c;
+            }
+            return bus.sgpr.unwrap_or(106);
+        }
+        if !bus.scalar_ok || self.chance(70) {
+            return 256 + self.reg(self.nv, w);
+        }
+        self.ssrc(w, bus)
+    }
+
+    fn vdst(&mut self, w: u8) -> u32 {
+        self.reg(self.nv, w)
+    }
+
+    /// Encodes a random instance of `c`: (address setup words, instruction words).
+    fn encode(mut self, c: &Cand) -> Option<(Vec<u32>, Vec<u32>)> {
+        let info = c.info;
+        let w = info.widths;
+        let k = info.kinds;
+        let opc = c.opc;
+        let mut pre = Vec::new();
+        let mut bus = Bus {
+            lit_ok: true,
+            scalar_ok: true,
+            ..Bus::default()
+        };
+        let mut words = match c.enc {
+            Enc::Sop2 => {
+                let d = if w[0] != 0 { self.sdst(w[0]) } else { 0 };
+                let s0 = self.ssrc(w[1], &mut bus);
+                bus.sgpr = None;
+                let s1 = self.ssrc(w[2], &mut bus);
+                vec![2 << 30 | opc << 23 | d << 16 | s1 << 8 | s0]
+            }
+            Enc::Sop1 => {
+                let d = if w[0] != 0 { self.sdst(w[0]) } else { 0 };
+                let s0 = if w[1] != 0 {
+                    self.ssrc(w[1], &mut bus)
+                } else {
+                    0
+                };
+                vec![0x17D << 23 | d << 16 | opc << 8 | s0]
+            }
+            Enc::Sopc => {
+                let s0 = self.ssrc(w[0], &mut bus);
+                bus.sgpr = None;
+                let s1 = if info.op == Op::S_SET_GPR_IDX_ON {
+                    self.below(16)
+                } else {
+                    self.ssrc(w[1], &mut bus)
+                };
+                vec![0x17E << 23 | opc << 16 | s1 << 8 | s0]
+            }
+            Enc::Sopk => {
+                let name = info.op.name();
+                let hwreg = name.contains("reg");
+                let imm = if hwreg {
+                    // hwreg(id, offset, size): id[5:0], offset[10:6], size-1[15:11].
+                    let ids = [1u32, 1, 1, 2, 3, 4, 5, 6, 7, 23];
+                    let id = ids[self.below(ids.len() as u64) as usize];
+                    let off = self.below(32);
+                    let size = self.below(32 - u64::from(off)) + 1;
+                    id | off << 6 | (size - 1) << 11
+                } else if self.chance(50) {
+                    self.below(64)
+                } else {
+                    self.rng.next_u64() as u32 & 0xFFFF
+                };
+                let sd = if info.class & CLASS_SDST_READ != 0 {
+                    self.sgpr_src()
+                } else if w[0] != 0 {
+                    self.sdst(w[0])
+                } else {
+                    0
+                };
+                let mut v = vec![0xB << 28 | opc << 23 | sd << 16 | imm];
+                if info.op == Op::S_SETREG_IMM32_B32 {
+                    v.push(self.rng.next_u64() as u32 & 0x3FF);
+                }
+                v
+            }
+            Enc::Sopp => {
+                let imm = match info.op {
+                    Op::S_SET_GPR_IDX_MODE => self.below(16),
+                    Op::S_SLEEP | Op::S_SETPRIO => self.below(4),
+                    _ => self.below(0x10000),
+                };
+                vec![sopp(opc, imm)]
+            }
+            Enc::Smem => {
+                if w[1] == 0 && w[2] == 0 {
+                    // No address (s_memtime, s_dcache_wb, ...).
+                    let d = if w[0] != 0 { self.sdst(w[0]) } else { 0 };
+                    vec![0x30 << 26 | opc << 18 | d << 6, 0]
+                } else {
+                    let quad = info.class & CLASS_SBUFFER != 0;
+                    let base = if quad { S_VSHARP } else { S_GLOBAL };
+                    let store = info.class & (CLASS_STORE | CLASS_ATOMIC) != 0;
+                    let sd = if store {
+                        if w[0] <= 1 {
+                            self.sgpr_src()
+                        } else {
+                            self.sdst(w[0]) & 0x3F
+                        }
+                    } else {
+                        self.sdst(w[0])
+                    };
+                    let glc = u32::from(self.chance(20));
+                    let off = if self.chance(98) {
+                        self.below(GLOBAL_SIZE as u64 / 8) & !3
+                    } else {
+                        self.rng.next_u64() as u32 & 0x1F_FFFF
+                    };
+                    let soe = u32::from(self.chance(15));
+                    vec![
+                        0x30 << 26
+                            | opc << 18
+                            | (1 << 17)
+                            | glc << 16
+                            | soe << 14
+                            | sd << 6
+                            | (base / 2),
+                        off | S_SOFF << 25,
+                    ]
+                }
+            }
+            Enc::Vop1 | Enc::Vop2 | Enc::Vopc => return self.vop_short(c),
+            Enc::Vop3 => {
+                bus.lit_ok = self.gfx950;
+                let vop3b = matches!(
+                    info.op,
+                    Op::V_ADD_CO_U32
+                        | Op::V_SUB_CO_U32
+                        | Op::V_SUBREV_CO_U32
+                        | Op::V_ADDC_CO_U32
+                        | Op::V_SUBB_CO_U32
+                        | Op::V_SUBBREV_CO_U32
+                        | Op::V_DIV_SCALE_F32
+                        | Op::V_DIV_SCALE_F64
+                        | Op::V_MAD_U64_U32
+                        | Op::V_MAD_I64_I32
+                );
+                let d = if w[0] == 0 {
+                    0
+                } else if k[0] == 1 {
+                    self.sdst(w[0])
+                } else if k[0] == 2 {
+                    self.reg(NAGPR, w[0])
+                } else {
+                    self.vdst(w[0])
+                };
+                let mut s = [0u32; 3];
+                for i in 0..3 {
+                    if w[i + 1] != 0 {
+                        s[i] = self.vsrc(w[i + 1], k[i + 1], &mut bus);
+                    }
+                }
+                let m = info.mods;
+                let mut hi = 0;
+                if vop3b {
+                    hi |= self.sdst(2) << 8;
+                } else {
+                    let abs = (m / MOD_ABS0) & 7;
+                    hi |= (self.below(8) & abs) << 8;
+                    if m & MOD_OPSEL != 0 {
+                        hi |= self.below(16) << 11;
+                    }
+                }
+                let bitop3 = matches!(info.op, Op::V_BITOP3_B16 | Op::V_BITOP3_B32);
+                let clamp = u32::from(m & MOD_CLAMP != 0 && self.chance(20));
+                let omod = if m & MOD_OMOD != 0 && self.chance(20) {
+                    self.below(4)
+                } else {
+                    0
+                };
+                let neg = ((m / MOD_NEG0) & 7) & self.below(8);
+                let (omod, neg) = if bitop3 {
+                    // The truth table lives in OMOD/ABS/NEG.
+                    hi |= self.below(8) << 8;
+                    (self.below(4), self.below(8))
+                } else {
+                    (omod, neg)
+                };
+                let mut v = vec![
+                    0x34 << 26 | opc << 16 | clamp << 15 | hi | d,
+                    s[0] | s[1] << 9 | s[2] << 18 | omod << 27 | neg << 29,
+                ];
+                if let Some(l) = bus.literal {
+                    v.push(l);
+                }
+                v
+            }
+            Enc::Vop3p => {
+                bus.lit_ok = false;
+                let d = if w[0] == 0 {
+                    0
+                } else if k[0] == 2 {
+                    self.reg(NAGPR, w[0])
+                } else {
+                    self.vdst(w[0])
+                };
+                let mut s = [0u32; 3];
+                for i in 0..3 {
+                    if w[i + 1] != 0 {
+                        s[i] = self.vsrc(w[i + 1], k[i + 1], &mut bus);
+                    }
+                }
+                let m = info.mods;
+                let clamp = u32::from(m & MOD_CLAMP != 0 && self.chance(20));
+                let opsel = if m & MOD_OPSEL != 0 { self.below(8) } else { 0 };
+                let opsel_hi = if m & MOD_OPSEL_HI != 0 {
+                    self.below(8)
+                } else if m & crate::isa::generated::MOD_OPSEL_HI_DEF1 != 0 {
+                    7
+                } else {
+                    0
+                };
+                let neg = if m & MOD_NEG_LO != 0 {
+                    self.below(8)
+                } else {
+                    0
+                };
+                let neg_hi = if m & MOD_NEG_HI != 0 {
+                    self.below(8)
+                } else {
+                    0
+                };
+                vec![
+                    0x1A7 << 23
+                        | opc << 16
+                        | clamp << 15
+                        | (opsel_hi >> 2) << 14
+                        | opsel << 11
+                        | neg_hi << 8
+                        | d,
+                    s[0] | s[1] << 9 | s[2] << 18 | (opsel_hi & 3) << 27 | neg << 29,
+                ]
+            }
+            Enc::Ds => {
+                let acc = self.chance(12);
+                let vr = |g: &mut Self, w: u8| {
+                    if acc {
+                        g.reg(NAGPR, w)
+                    } else {
+                        g.reg(g.nv, w)
+                    }
+                };
+                let two = info.class & crate::isa::generated::CLASS_TWO_OFFSETS != 0;
+                let (addr, p) = self.addr_vgpr(0x3FFC & (LDS_SIZE as u32 - 1), 128);
+                pre.extend(p);
+                let d = if w[0] != 0 { vr(&mut self, w[0]) } else { 0 };
+                let d0 = if w[2] != 0 { vr(&mut self, w[2]) } else { 0 };
+                let d1 = if w[3] != 0 { vr(&mut self, w[3]) } else { 0 };
+                let off = if two {
+                    let n = if self.chance(90) { 16 } else { 256 };
+                    self.below(n) | self.below(n) << 8
+                } else if self.chance(95) {
+                    self.below(512)
+                } else {
+                    self.below(0x10000)
+                };
+                let _ = addr;
+                vec![
+                    0x36 << 26 | u32::from(acc) << 25 | opc << 17 | off,
+                    addr | d0 << 8 | d1 << 16 | d << 24,
+                ]
+            }
+            Enc::Flat | Enc::Global | Enc::Scratch => {
+                let acc = self.chance(12);
+                let vr = |g: &mut Self, w: u8| {
+                    if acc {
+                        g.reg(NAGPR, w)
+                    } else {
+                        g.reg(g.nv, w)
+                    }
+                };
+                let name = info.op.name();
+                let atomic = info.class & CLASS_ATOMIC != 0;
+                let glc = u32::from(self.chance(if atomic { 50 } else { 20 }));
+                let slc = u32::from(self.chance(10));
+                let sc1 = u32::from(self.chance(10));
+                let data = if w[2] != 0 { vr(&mut self, w[2]) } else { 0 };
+                let mut dst = if w[0] != 0 { vr(&mut self, w[0]) } else { 0 };
+                if w[0] == 0 && atomic && glc == 1 {
+                    let n = if info.class & CLASS_CMPSWAP != 0 {
+                        (w[2] / 2).max(1)
+                    } else {
+                        w[2]
+                    };
+                    dst = vr(&mut self, n);
+                }
+                let (seg, sve, addr, saddr, off) = match c.enc {
+                    Enc::Flat => {
+                        let (a, p) = self.addr_pair(0x1FFC);
+                        pre.extend(p);
+                        (0, 0, a, 0x7F, self.below(64))
+                    }
+                    Enc::Global => {
+                        let lds = u32::from(name.contains("_lds_"));
+                        let off = if self.chance(95) {
+                            self.below(64)
+                        } else {
+                            (self.below(64) as i32 - 64) as u32 & 0x1FFF
+                        };
+                        if self.chance(50) {
+                            let (a, p) = self.addr_vgpr(0x1FFC, 128);
+                            pre.extend(p);
+                            (2, lds, a, S_GLOBAL, off)
+                        } else {
+                            let (a, p) = self.addr_pair(0x1FFC);
+                            pre.extend(p);
+                            (2, lds, a, 0x7F, off)
+                        }
+                    }
+                    _ => {
+                        let use_v = self.chance(70);
+                        let saddr = if !use_v || self.chance(30) {
+                            S_SOFF
+                        } else {
+                            0x7F
+                        };
+                        let (a, p) = if use_v {
+                            self.addr_vgpr(0x7C, 64)
+                        } else {
+                            (0, Vec::new())
+                        };
+                        pre.extend(p);
+                        (1, u32::from(use_v), a, saddr, self.below(64))
+                    }
+                };
+                vec![
+                    0x37 << 26
+                        | sc1 << 25
+                        | opc << 18
+                        | slc << 17
+                        | glc << 16
+                        | seg << 14
+                        | sve << 13
+                        | off,
+                    addr | data << 8 | saddr << 16 | u32::from(acc) << 23 | dst << 24,
+                ]
+            }
+            Enc::Mubuf => {
+                let acc = self.chance(12);
+                let offen = u32::from(self.chance(60));
+                let idxen = u32::from(self.chance(30));
+                let data = if w[0] != 0 {
+                    if acc {
+                        self.reg(NAGPR, w[0])
+                    } else {
+                        self.reg(self.nv, w[0])
+                    }
+                } else {
+                    0
+                };
+                let mut vaddr = 0;
+                if offen + idxen == 2 {
+                    // v[a:a+1] = index, offset.
+                    let a = self.reg(self.nv, 2);
+                    pre.extend(self.v_and(a, 0x3F, a));
+                    pre.extend(self.v_and(a + 1, 0xFFC, a + 1));
+                    vaddr = a;
+                } else if idxen == 1 {
+                    let (a, p) = self.addr_vgpr(0x3F, 16);
+                    pre.extend(p);
+                    vaddr = a;
+                } else if offen == 1 {
+                    let (a, p) = self.addr_vgpr(0xFFC, 16);
+                    pre.extend(p);
+                    vaddr = a;
+                }
+                let glc = u32::from(self.chance(30));
+                let soff = if self.chance(50) { 128 } else { S_SOFF };
+                vec![
+                    0x38 << 26
+                        | opc << 18
+                        | u32::from(self.chance(10)) << 17
+                        | glc << 14
+                        | idxen << 13
+                        | offen << 12
+                        | self.below(256),
+                    vaddr | data << 8 | (S_VSHARP / 4) << 16 | u32::from(acc) << 23 | soff << 24,
+                ]
+            }
+        };
+        if words.is_empty() {
+            return None;
+        }
+        if matches!(c.enc, Enc::Sop1 | Enc::Sop2 | Enc::Sopc) {
+            if let Some(l) = bus.literal {
+                words.push(l);
+            }
+        }
+        Some((pre, words))
+    }
+
+    /// `v_and_b32_e32 vD, lit, vS` with the literal `mask`.
+    fn v_and(&self, d: u32, mask: u32, s: u32) -> [u32; 2] {
+        [self.fixed.v_and_b32 << 25 | d << 17 | s << 9 | 255, mask]
+    }
+
+    /// A VGPR holding an address masked by `mask` (setup words follow the instruction words
+    /// pattern `v_and_b32 vA, mask, vA`), left unmasked `1/oor_in` of the time.
+    fn addr_vgpr(&mut self, mask: u32, oor_in: u64) -> (u32, Vec<u32>) {
+        let a = self.reg(self.nv, 1);
+        if self.rng.below(oor_in) == 0 {
+            return (a, Vec::new());
+        }
+        (a, self.v_and(a, mask, a).to_vec())
+    }
+
+    /// A VGPR pair holding `GLOBAL_BASE + (v & mask)`, unmasked 1/64 of the time.
+    fn addr_pair(&mut self, mask: u32) -> (u32, Vec<u32>) {
+        let a = self.reg(self.nv, 2);
+        if self.rng.below(128) == 0 {
+            return (a, Vec::new());
+        }
+        let f = self.fixed;
+        let [and, lit] = self.v_and(a, mask, a);
+        (
+            a,
+            vec![
+                and,
+                lit,
+                // v_or_b32_e32 vA, s100, vA
+                f.v_or_b32 << 25 | a << 17 | a << 9 | S_GLOBAL,
+                // v_mov_b32_e32 vA+1, s101
+                0x3F << 25 | (a + 1) << 17 | f.v_mov_b32 << 9 | (S_GLOBAL + 1),
+            ],
+        )
+    }
+
+    /// VOP1/VOP2/VOPC, plain (with literal), DPP or SDWA.
+    fn vop_short(mut self, c: &Cand) -> Option<(Vec<u32>, Vec<u32>)> {
+        let info = c.info;
+        let w = info.widths;
+        let k = info.kinds;
+        let opc = c.opc;
+        let (dw, s0w, s0k, s1w) = match c.enc {
+            Enc::Vop1 => (w[0], w[1], k[1], 0),
+            Enc::Vop2 => (w[0], w[1], k[1], w[2]),
+            _ => (0, w[0], k[0], w[1]),
+        };
+        let madk = info.class & (CLASS_MADMK | CLASS_MADAK) != 0;
+        let narrow = dw <= 1 && s0w == 1 && s1w <= 1 && k[0] != 1 && s0k == 0 && !madk;
+        let ext = if narrow { self.below(100) } else { 100 };
+        let implicit_vcc = matches!(
+            info.op,
+            Op::V_ADDC_CO_U32 | Op::V_SUBB_CO_U32 | Op::V_SUBBREV_CO_U32 | Op::V_CNDMASK_B32
+        );
+        let mut bus = Bus {
+            lit_ok: !madk,
+            scalar_ok: true,
+            sgpr: implicit_vcc.then_some(106),
+            literal: None,
+        };
+        if madk {
+            bus.literal = Some(if self.chance(50) {
+                LITERALS[self.below(16) as usize]
+            } else {
+                self.rng.next_u64() as u32
+            });
+        }
+        let d = if dw == 0 {
+            0
+        } else if c.enc != Enc::Vopc && k[0] == 1 {
+            self.sdst(1)
+        } else {
+            self.vdst(dw)
+        };
+        let s1 = if s1w != 0 { self.reg(self.nv, s1w) } else { 0 };
+        let head = |src0: u32| match c.enc {
+            Enc::Vop1 => 0x3F << 25 | d << 17 | opc << 9 | src0,
+            Enc::Vop2 => opc << 25 | d << 17 | s1 << 9 | src0,
+            _ => 0x3E << 25 | opc << 17 | s1 << 9 | src0,
+        };
+        let m = info.mods;
+        if ext < 20 {
+            // DPP.
+            let ctrl = match self.below(8) {
+                0..=2 => self.below(256),
+                3 => 0x101 + self.below(15),
+                4 => 0x111 + self.below(15),
+                5 => 0x121 + self.below(15),
+                6 => [0x130, 0x134, 0x138, 0x13C][self.below(4) as usize],
+                _ => 0x140 + self.below(4),
+            };
+            let row = if self.chance(60) { 0xF } else { self.below(16) };
+            let bank = if self.chance(60) { 0xF } else { self.below(16) };
+            let bc = u32::from(self.chance(50));
+            let mods = self.below(16) & ((m >> 10) & 3 | ((m >> 13) & 3) << 2);
+            // mods bits: abs0, abs1, neg0, neg1 → DPP neg0[20] abs0[21] neg1[22] abs1[23].
+            let (abs0, abs1, neg0, neg1) = (mods & 1, mods >> 1 & 1, mods >> 2 & 1, mods >> 3 & 1);
+            let src = self.reg(self.nv, 1);
+            let e = src
+                | ctrl << 8
+                | bc << 19
+                | neg0 << 20
+                | abs0 << 21
+                | neg1 << 22
+                | abs1 << 23
+                | bank << 24
+                | row << 28;
+            return Some((Vec::new(), vec![head(250), e]));
+        }
+        if ext < 40 {
+            // SDWA: sources may be VGPRs or (S0/S1) scalar operands.
+            let mut sel = || self.below(7);
+            let (dst_sel, src0_sel, src1_sel) = (sel(), sel(), sel());
+            let dst_unused = self.below(3);
+            let mods = self.below(16) & ((m >> 10) & 3 | ((m >> 13) & 3) << 2);
+            let (abs0, abs1, neg0, neg1) = (mods & 1, mods >> 1 & 1, mods >> 2 & 1, mods >> 3 & 1);
+            let sext = self.below(4);
+            let mut b2 = Bus {
+                lit_ok: false,
+                scalar_ok: true,
+                sgpr: bus.sgpr,
+                literal: None,
+            };
+            let (src0, s0s) = if self.chance(20) && b2.can_scalar(0) {
+                let cde = self.ssrc(1, &mut b2);
+                (cde, 1)
+            } else {
+                (self.reg(self.nv, 1), 0)
+            };
+            let mut word0 = head(249);
+            let mut s1s = 0;
+            if c.enc != Enc::Vop1 && self.chance(15) && b2.sgpr.is_none() && src0 >= 128 {
+                // S1: VSRC1 holds a scalar code.
+                let cde = self.ssrc(1, &mut b2);
+                word0 = (word0 & !(0xFF << 9)) | (cde & 0xFF) << 9;
+                s1s = 1;
+            }
+            let (tail, clamp, omod) = if c.enc == Enc::Vopc {
+                let sd = self.chance(50);
+                let bits = if sd { (self.sdst(2) & 0x7F) | 0x80 } else { 0 };
+                (bits << 8, 0, 0)
+            } else {
+                let clamp = u32::from(m & MOD_CLAMP != 0 && self.chance(20));
+                let omod = if m & MOD_OMOD != 0 && self.chance(20) {
+                    self.below(4)
+                } else {
+                    0
+                };
+                (dst_sel << 8 | dst_unused << 11, clamp, omod)
+            };
+            let e = src0 & 0xFF
+                | tail
+                | clamp << 13
+                | omod << 14
+                | src0_sel << 16
+                | (sext & 1) << 19
+                | neg0 << 20
+                | abs0 << 21
+                | s0s << 23
+                | src1_sel << 24
+                | (sext >> 1) << 27
+                | neg1 << 28
+                | abs1 << 29
+                | s1s << 31;
+            return Some((Vec::new(), vec![word0, e]));
+        }
+        let src0 = if s0w == 0 {
+            256
+        } else if s0k == 2 {
+            256 + self.reg(NAGPR, s0w)
+        } else {
+            self.vsrc(s0w, 0, &mut bus)
+        };
+        let mut v = vec![head(src0)];
+        if let Some(l) = bus.literal {
+            v.push(l);
+        }
+        Some((Vec::new(), v))
+    }
+}
