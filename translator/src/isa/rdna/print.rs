@@ -1004,7 +1004,11 @@ fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
     {
         // op_sel lists the sources, then the destination (not for the SGPR destination of
         // a VOPC DPP form).
-        let n = nsrc + !(dpp && sgpr_dst) as usize;
+        let mut n = nsrc + !(dpp && sgpr_dst) as usize;
+        if base.starts_with("v_permlane") {
+            // `v_permlane16_b32`/`v_permlanex16_b32`: op_sel is [FI, BOUND_CTRL].
+            n = 2;
+        }
         let v = (inst.mods.op_sel & ((1 << nsrc) - 1)) | ((inst.mods.op_sel >> 3 & 1) << nsrc);
         bits(out, "op_sel", v, n);
     }
@@ -1114,7 +1118,9 @@ fn print_ds(out: &mut String, inst: &Inst, info: &RdnaInfo) {
     }
     let o0 = inst.mem.offset as u32;
     let o1 = inst.mem.offset1 as u32;
-    if info.class & CLASS_TWO_OFFSETS != 0 {
+    if info.mnemonic == "ds_swizzle_b32" {
+        swizzle(out, o0 | o1 << 8);
+    } else if info.class & CLASS_TWO_OFFSETS != 0 {
         if o0 != 0 {
             let _ = write!(out, " offset0:{o0}");
         }
@@ -1351,4 +1357,56 @@ fn print_exp(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     if v >> 13 & 1 == 1 {
         out.push_str(" row_en");
     }
+}
+
+/// `ds_swizzle_b32`'s offset in LLVM's `swizzle(...)` syntax (ISA §12 "lane permute").
+fn swizzle(out: &mut String, imm: u32) {
+    if imm == 0 {
+        return;
+    }
+    out.push_str(" offset:swizzle(");
+    if imm & 0xFF00 == 0x8000 {
+        let _ = write!(
+            out,
+            "QUAD_PERM,{},{},{},{}",
+            imm & 3,
+            (imm >> 2) & 3,
+            (imm >> 4) & 3,
+            (imm >> 6) & 3
+        );
+    } else if imm & 0x8000 == 0 {
+        // BITMASK_PERM: lane = ((lane & AND) | OR) ^ XOR within groups of 32.
+        let and = imm & 0x1F;
+        let or = (imm >> 5) & 0x1F;
+        let xor = (imm >> 10) & 0x1F;
+        let group = 0x20 - and;
+        if and == 0x1F && or == 0 && xor.count_ones() == 1 {
+            let _ = write!(out, "SWAP,{xor}");
+        } else if and == 0x1F && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+            let _ = write!(out, "REVERSE,{}", xor + 1);
+        } else if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+            let _ = write!(out, "BROADCAST,{group},{or}");
+        } else {
+            out.push_str("BITMASK_PERM,\"");
+            for bit in (0..5).rev() {
+                let (a, o, x) = (and >> bit & 1, or >> bit & 1, xor >> bit & 1);
+                out.push(match (a, o, x) {
+                    (0, 0, 0) | (0, 1, 1) => '0',
+                    (0, 1, 0) | (0, 0, 1) => '1',
+                    (_, _, 0) => 'p',
+                    _ => 'i',
+                });
+            }
+            out.push('"');
+        }
+    } else if imm & 0xE000 == 0xE000 {
+        let _ = write!(out, "FFT,{}", imm & 0x1F);
+    } else if imm & 0xC000 == 0xC000 {
+        let _ = write!(out, "ROTATE,{},{}", (imm >> 10) & 1, (imm >> 5) & 0x1F);
+    } else {
+        out.truncate(out.len() - "swizzle(".len());
+        let _ = write!(out, "{imm}");
+        return;
+    }
+    out.push(')');
 }
