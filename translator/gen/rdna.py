@@ -357,6 +357,27 @@ M_ABS0, M_NEG0 = 1 << 10, 1 << 13
 M_LITF16 = 1 << 16
 M_SD = 1 << 17  # VOP3SD: SDST in word 0 bits [14:8]
 M_HEX16 = 1 << 21  # 16-bit operand whose float inline constants print as f16 hex (`0x3c00`)
+# Decoder hints from the mnemonic, so the decoder compares no strings.
+M_CARRY = 1 << 22  # VOP2 `_e32` with implicit VCC carry-out and carry-in (`v_add_co_ci_u32`)
+M_VCCIN = 1 << 23  # VOP2 `_e32` reading VCC as a third source (`v_cndmask_b32`)
+M_CMPX = 1 << 24  # VOPC writing EXEC (`v_cmpx_*`)
+M_SENDMSG = 1 << 25  # SOP1 whose SSRC0 is a message id (`s_sendmsg_rtn_*`)
+M_IMM32 = 1 << 26  # SOPK followed by a 32-bit immediate (`s_setreg_imm32_b32`)
+
+
+def hint_flags(mnem):
+    f = 0
+    if re.match(r"v_(add|sub|subrev)_co_ci_u32", mnem):
+        f |= M_CARRY
+    if mnem.startswith("v_cndmask"):
+        f |= M_VCCIN
+    if mnem.startswith("v_cmpx"):
+        f |= M_CMPX
+    if mnem.startswith("s_sendmsg_rtn"):
+        f |= M_SENDMSG
+    if mnem == "s_setreg_imm32_b32":
+        f |= M_IMM32
+    return f
 M_SRCMODS = 0x3F << 10
 LIT_PROBE = 0x56781234
 
@@ -652,7 +673,7 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class):
                 widths += [0] * (4 - len(widths))
                 kinds += [0] * (4 - len(kinds))
                 w64s = list(w64s) + [0] * (4 - len(w64s))
-                flags = mods.get(key, 0) | masks.get(key, 0)
+                flags = mods.get(key, 0) | masks.get(key, 0) | hint_flags(mnem)
             g.append(
                 '    Some(RdnaInfo { op: Op::%s, mnemonic: "%s", widths: [%s], widths64: [%s], kinds: [%s], mods: %d, class: %d }), // 0x%03x %s'
                 % (

@@ -44,8 +44,8 @@ pub mod print;
 
 use super::decode::DecodeError;
 use super::generated::{
-    rdna as t, Op, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
-    CLASS_SDST_READ, CLASS_STORE, MOD_SD,
+    rdna as t, Op, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
+    CLASS_SDST_READ, CLASS_STORE, MOD_CARRY, MOD_CMPX, MOD_IMM32, MOD_SD, MOD_SENDMSG, MOD_VCCIN,
 };
 use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
 
@@ -307,8 +307,8 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
         }
     };
     let n = inst.size as usize / 4;
-    for i in 0..n {
-        inst.words[i] = cx.word(i)?;
+    for (i, w) in inst.words.iter_mut().enumerate().take(n) {
+        *w = cx.word(i)?;
     }
     Ok(inst)
 }
@@ -357,7 +357,7 @@ fn decode_sop12c(tb: &Tables, cx: &Cx, w0: u32, format: Format) -> Result<Inst, 
             }
         }
     }
-    if format == Format::Sop1 && info.mnemonic.starts_with("s_sendmsg_rtn") {
+    if format == Format::Sop1 && info.mods & MOD_SENDMSG != 0 {
         // The SSRC0 field holds the message id (`sendmsg(...)`), not a register.
         inst.imm = (w0 & 0xFF) as i32;
     }
@@ -375,7 +375,7 @@ fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         inst.dst[0] = reg;
     }
     inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
-    if info.mnemonic == "s_setreg_imm32_b32" {
+    if info.mods & MOD_IMM32 != 0 {
         inst.literal = Some(cx.word(1)?);
         inst.size = 8;
     }
@@ -492,11 +492,6 @@ fn vop_ext(
     }
 }
 
-/// VOP2 opcodes with an implicit VCC carry-out and carry-in (`_e32`).
-fn carry_e32(m: &str) -> bool {
-    m.starts_with("v_add_co_ci") || m.starts_with("v_sub_co_ci") || m.starts_with("v_subrev_co_ci")
-}
-
 fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     let info = cx.lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1")?;
     let w = cx.widths(&info);
@@ -537,12 +532,11 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     inst.src[0] = s0;
     inst.src[1] = s1;
     inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1 | (dhi as u8) << 3;
-    let m = info.mnemonic;
     let vcc = Opnd::scalar(VCC as u8, cx.mask());
-    if carry_e32(m) {
+    if info.mods & MOD_CARRY != 0 {
         inst.dst[1] = vcc;
         inst.src[2] = vcc;
-    } else if m.starts_with("v_cndmask") {
+    } else if info.mods & MOD_VCCIN != 0 {
         inst.src[2] = vcc;
     }
     if info.class & (CLASS_MADMK | CLASS_MADAK) != 0 {
@@ -569,7 +563,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     let w = cx.widths(&info);
     let k = info.kinds;
     let mut inst = empty(info.op, Format::Vopc);
-    inst.dst[0] = if info.mnemonic.starts_with("v_cmpx") {
+    inst.dst[0] = if info.mods & MOD_CMPX != 0 {
         Opnd::scalar(EXEC as u8, cx.mask())
     } else {
         Opnd::scalar(VCC as u8, cx.mask())
@@ -697,10 +691,19 @@ fn data_width(info: &RdnaInfo, slot: usize, tfe: bool) -> u8 {
     }
 }
 
-/// FLAT/GLOBAL/SCRATCH operands common to both families.
+/// The register count an atomic returns (`cmpswap` returns half its data).
+fn atomic_ret_width(info: &RdnaInfo, data: u8) -> u8 {
+    if info.class & CLASS_CMPSWAP != 0 {
+        (data / 2).max(1)
+    } else {
+        data
+    }
+}
+
+/// FLAT/GLOBAL/SCRATCH operands common to both families. `ret`: the opcode is an atomic
+/// that returns the old value (GFX11 GLC, GFX12 TH bit 0).
 #[allow(clippy::too_many_arguments)]
 fn flat_common(
-    cx: &Cx,
     info: RdnaInfo,
     format: Format,
     vdst: u32,
@@ -708,12 +711,15 @@ fn flat_common(
     vdata: u32,
     saddr: u32,
     sve: bool,
-) -> Result<Inst, DecodeError> {
-    let _ = cx;
+    ret: bool,
+) -> Inst {
     let w = info.widths;
     let mut inst = empty(info.op, format);
     inst.dst[0] = vgpr(vdst, w[0]);
     inst.src[1] = vgpr(vdata, w[2]);
+    if ret && info.class & CLASS_ATOMIC != 0 {
+        inst.dst[0] = vgpr(vdst, atomic_ret_width(&info, w[2]));
+    }
     let has_saddr = saddr != RDNA_NULL;
     match format {
         Format::Scratch => {
@@ -731,7 +737,7 @@ fn flat_common(
         _ if w[1] != 0 => inst.src[0] = vgpr(vaddr, w[1].max(2)),
         _ => {}
     }
-    Ok(inst)
+    inst
 }
 
 fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
@@ -745,7 +751,6 @@ fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     };
     let info = cx.lookup(table, op, name)?;
     let mut inst = flat_common(
-        cx,
         info,
         format,
         w1 >> 24,
@@ -753,7 +758,8 @@ fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         (w1 >> 8) & 0xFF,
         (w1 >> 16) & 0x7F,
         (w1 >> 23) & 1 == 1,
-    )?;
+        (w0 >> 14) & 1 == 1,
+    );
     inst.size = 8;
     inst.mem.offset = ((w0 & 0x1FFF) << 19) as i32 >> 19;
     inst.mem.dlc = (w0 >> 13) & 1 == 1;
@@ -773,7 +779,6 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     };
     let info = cx.lookup(table, op, name)?;
     let mut inst = flat_common(
-        cx,
         info,
         format,
         w1 & 0xFF,
@@ -781,7 +786,8 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         (w1 >> 23) & 0xFF,
         w0 & 0x7F,
         (w1 >> 17) & 1 == 1,
-    )?;
+        (w1 >> 20) & 1 == 1,
+    );
     inst.size = 12;
     inst.mem.offset = w2 as i32 >> 8;
     inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
@@ -789,11 +795,19 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
 }
 
 /// MUBUF/MTBUF/VBUFFER operands common to both families.
-fn buffer_common(inst: &mut Inst, info: &RdnaInfo, vdata: u32, vaddr: u32, rsrc: u32, soff: u32) {
+/// `regs` = (VDATA, VADDR, RSRC, SOFFSET); `ret`: an atomic that returns the old value
+/// into the data registers.
+fn buffer_common(inst: &mut Inst, info: &RdnaInfo, regs: (u32, u32, u32, u32), ret: bool) {
+    let (vdata, vaddr, rsrc, soff) = regs;
     let m = &mut inst.mem;
     let tfe = m.tfe;
     let data = vgpr(vdata, data_width(info, 0, tfe));
-    if info.class & (CLASS_STORE | CLASS_ATOMIC) != 0 {
+    if info.class & CLASS_ATOMIC != 0 {
+        inst.src[1] = data;
+        if ret {
+            inst.dst[0] = vgpr(vdata, atomic_ret_width(info, data.count));
+        }
+    } else if info.class & CLASS_STORE != 0 {
         inst.src[1] = data;
     } else {
         inst.dst[0] = data;
@@ -825,14 +839,14 @@ fn decode_mubuf11(tb: &Tables, cx: &Cx, w0: u32, mtbuf: bool) -> Result<Inst, De
     inst.mem.tfe = (w1 >> 21) & 1 == 1;
     inst.mem.offen = (w1 >> 22) & 1 == 1;
     inst.mem.idxen = (w1 >> 23) & 1 == 1;
-    buffer_common(
-        &mut inst,
-        &info,
+    let ret = inst.mem.glc;
+    let regs = (
         (w1 >> 8) & 0xFF,
         w1 & 0xFF,
         ((w1 >> 16) & 0x1F) << 2,
         w1 >> 24,
     );
+    buffer_common(&mut inst, &info, regs, ret);
     // SOFFSET may be the literal constant.
     take_literal(cx, &mut inst)?;
     Ok(inst)
@@ -858,14 +872,9 @@ fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     inst.mem.format = ((w1 >> 23) & 0x7F) as u8;
     inst.mem.offen = (w1 >> 30) & 1 == 1;
     inst.mem.idxen = (w1 >> 31) & 1 == 1;
-    buffer_common(
-        &mut inst,
-        &info,
-        w1 & 0xFF,
-        w2 & 0xFF,
-        (w1 >> 9) & 0x1FF,
-        w0 & 0x7F,
-    );
+    let ret = (w1 >> 20) & 1 == 1;
+    let regs = (w1 & 0xFF, w2 & 0xFF, (w1 >> 9) & 0x1FF, w0 & 0x7F);
+    buffer_common(&mut inst, &info, regs, ret);
     Ok(inst)
 }
 

@@ -3,9 +3,9 @@
 
 use super::{tables, Tables, EXEC, VCC};
 use crate::isa::generated::{
-    rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
-    CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI,
-    MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+    rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_TWO_OFFSETS, MOD_CLAMP,
+    MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD,
+    MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
 };
 use crate::isa::{Format, Inst, Opnd, Target};
 use core::fmt::Write as _;
@@ -721,7 +721,6 @@ fn print_smem(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
             out.push_str(" dlc");
         }
     }
-    let _ = CLASS_SBUFFER;
 }
 
 fn dpp_ctrl(out: &mut String, c: u16) {
@@ -855,11 +854,7 @@ fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool, gfx12
         && inst.mods.abs & 3 == 2
         && m & 2 != 0;
     let mut l = List { out, first: true };
-    let (dslot, s0slot) = if inst.format == Format::Vopc {
-        (9, 0)
-    } else {
-        (0, 1)
-    };
+    let s0slot = if inst.format == Format::Vopc { 0 } else { 1 };
     if inst.format == Format::Vopc {
         if !base.starts_with("v_cmpx") {
             l.op(vcc);
@@ -879,7 +874,6 @@ fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool, gfx12
             l.op(inst.dst[1]);
         }
     }
-    let _ = dslot;
     for i in 0..3 {
         let o = inst.src[i];
         if !o.is_some() {
@@ -1138,15 +1132,6 @@ fn print_ds(out: &mut String, inst: &Inst, info: &RdnaInfo) {
     }
 }
 
-/// The data width of a returning atomic (`cmpswap` returns half its data).
-fn atomic_ret_width(info: &RdnaInfo, data: u8) -> u8 {
-    if info.class & CLASS_CMPSWAP != 0 {
-        (data / 2).max(1)
-    } else {
-        data
-    }
-}
-
 fn print_flat(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     out.push_str(info.mnemonic);
     if info.widths == [0; 4] {
@@ -1157,32 +1142,11 @@ fn print_flat(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
         return;
     }
     let atomic = info.class & CLASS_ATOMIC != 0;
-    let ret = atomic
-        && if tb.gfx12 {
-            inst.mem.cpol & 1 == 1
-        } else {
-            inst.mem.glc
-        };
     let store = info.class & crate::isa::generated::CLASS_STORE != 0;
     {
         let mut l = List { out, first: true };
-        if ret {
-            let d = Opnd {
-                code: inst.dst[0].code.min(255) | 256,
-                count: atomic_ret_width(info, inst.src[1].count),
-            };
-            let vd = if tb.gfx12 {
-                inst.words[1] & 0xFF
-            } else {
-                inst.words[1] >> 24
-            };
-            l.op(Opnd {
-                code: 256 + vd as u16,
-                count: d.count,
-            });
-        } else {
-            l.op(inst.dst[0]);
-        }
+        // Loads' and returning atomics' destination.
+        l.op(inst.dst[0]);
         if inst.src[0].is_some() {
             l.op(inst.src[0]);
         } else if info.widths[1] != 0 || inst.format == Format::Scratch {
@@ -1225,10 +1189,11 @@ fn print_buffer(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     let store = info.class & crate::isa::generated::CLASS_STORE != 0;
     {
         let mut l = List { out, first: true };
-        let data = if inst.dst[0].is_some() {
-            inst.dst[0]
-        } else {
+        // The data registers (a returning atomic's result overlaps them).
+        let data = if atomic || store {
             inst.src[1]
+        } else {
+            inst.dst[0]
         };
         l.op(data);
         if inst.src[0].is_some() {
