@@ -267,35 +267,37 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
         wave64: target.wave_size == 64,
     };
     let w0 = cx.word(0)?;
-    let mut inst = if w0 >> 31 == 0 {
+    // Built in place: the per-encoding decoders fill `inst` (no large moves per layer).
+    let mut inst = empty(Op::S_NOP, Format::Sopp);
+    if w0 >> 31 == 0 {
         match w0 >> 25 {
-            0x3F => decode_vop1(tb, &cx, w0)?,
-            0x3E => decode_vopc(tb, &cx, w0)?,
-            _ => decode_vop2(tb, &cx, w0)?,
+            0x3F => decode_vop1(tb, &cx, w0, &mut inst)?,
+            0x3E => decode_vopc(tb, &cx, w0, &mut inst)?,
+            _ => decode_vop2(tb, &cx, w0, &mut inst)?,
         }
     } else if w0 >> 30 == 0b10 {
         match w0 >> 23 {
-            0x17D => decode_sop12c(tb, &cx, w0, Format::Sop1)?,
-            0x17E => decode_sop12c(tb, &cx, w0, Format::Sopc)?,
-            0x17F => decode_sopp(tb, &cx, w0)?,
-            _ if w0 >> 28 == 0xB => decode_sopk(tb, &cx, w0)?,
-            _ => decode_sop12c(tb, &cx, w0, Format::Sop2)?,
+            0x17D => decode_sop12c(tb, &cx, w0, Format::Sop1, &mut inst)?,
+            0x17E => decode_sop12c(tb, &cx, w0, Format::Sopc, &mut inst)?,
+            0x17F => decode_sopp(tb, &cx, w0, &mut inst)?,
+            _ if w0 >> 28 == 0xB => decode_sopk(tb, &cx, w0, &mut inst)?,
+            _ => decode_sop12c(tb, &cx, w0, Format::Sop2, &mut inst)?,
         }
     } else {
         match (w0 >> 24, tb.gfx12) {
-            (0xF4..=0xF7, _) => decode_smem(tb, &cx, w0)?,
-            (0xD4..=0xD7, _) => decode_vop3(tb, &cx, w0)?,
-            (0xCC, _) => decode_vop3p(tb, &cx, w0)?,
-            (0xC8..=0xCB, _) => decode_vopd(tb, &cx, w0)?,
-            (0xD8..=0xDB, _) => decode_ds(tb, &cx, w0)?,
-            (0xDC..=0xDF, false) => decode_flat11(tb, &cx, w0)?,
-            (0xEC..=0xEE, true) => decode_flat12(tb, &cx, w0)?,
-            (0xE0..=0xE3, false) => decode_mubuf11(tb, &cx, w0, false)?,
-            (0xE8..=0xEB, false) => decode_mubuf11(tb, &cx, w0, true)?,
-            (0xC4..=0xC7, true) => decode_vbuffer(tb, &cx, w0)?,
-            (0xCD, _) => decode_vinterp(tb, &cx, w0)?,
-            (0xCE, _) => decode_ldsdir(tb, &cx, w0)?,
-            (0xF8..=0xFB, _) => decode_exp(tb, &cx, w0)?,
+            (0xF4..=0xF7, _) => decode_smem(tb, &cx, w0, &mut inst)?,
+            (0xD4..=0xD7, _) => decode_vop3(tb, &cx, w0, &mut inst)?,
+            (0xCC, _) => decode_vop3p(tb, &cx, w0, &mut inst)?,
+            (0xC8..=0xCB, _) => decode_vopd(tb, &cx, w0, &mut inst)?,
+            (0xD8..=0xDB, _) => decode_ds(tb, &cx, w0, &mut inst)?,
+            (0xDC..=0xDF, false) => decode_flat11(tb, &cx, w0, &mut inst)?,
+            (0xEC..=0xEE, true) => decode_flat12(tb, &cx, w0, &mut inst)?,
+            (0xE0..=0xE3, false) => decode_mubuf11(tb, &cx, w0, false, &mut inst)?,
+            (0xE8..=0xEB, false) => decode_mubuf11(tb, &cx, w0, true, &mut inst)?,
+            (0xC4..=0xC7, true) => decode_vbuffer(tb, &cx, w0, &mut inst)?,
+            (0xCD, _) => decode_vinterp(tb, &cx, w0, &mut inst)?,
+            (0xCE, _) => decode_ldsdir(tb, &cx, w0, &mut inst)?,
+            (0xF8..=0xFB, _) => decode_exp(tb, &cx, w0, &mut inst)?,
             (e, _) => {
                 let name = match e >> 2 {
                     0x3C if !tb.gfx12 => "MIMG",
@@ -305,7 +307,7 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
                 return Err(cx.err(format!("{name} encoding ({:#x}) not supported", e >> 2)));
             }
         }
-    };
+    }
     let n = inst.size as usize / 4;
     for (i, w) in inst.words.iter_mut().enumerate().take(n) {
         *w = cx.word(i)?;
@@ -322,7 +324,13 @@ fn take_literal(cx: &Cx, inst: &mut Inst) -> Result<(), DecodeError> {
     Ok(())
 }
 
-fn decode_sop12c(tb: &Tables, cx: &Cx, w0: u32, format: Format) -> Result<Inst, DecodeError> {
+fn decode_sop12c(
+    tb: &Tables,
+    cx: &Cx,
+    w0: u32,
+    format: Format,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let (table, op, name) = match format {
         Format::Sop1 => (tb.sop1, (w0 >> 8) & 0xFF, "SOP1"),
         Format::Sopc => (tb.sopc, (w0 >> 16) & 0x7F, "SOPC"),
@@ -330,7 +338,7 @@ fn decode_sop12c(tb: &Tables, cx: &Cx, w0: u32, format: Format) -> Result<Inst, 
     };
     let info = cx.lookup(table, op, name)?;
     let w = info.widths;
-    let mut inst = empty(info.op, format);
+    *inst = empty(info.op, format);
     match format {
         Format::Sop1 => {
             inst.dst[0] = src((w0 >> 16) & 0x7F, w[0]);
@@ -361,13 +369,13 @@ fn decode_sop12c(tb: &Tables, cx: &Cx, w0: u32, format: Format) -> Result<Inst, 
         // The SSRC0 field holds the message id (`sendmsg(...)`), not a register.
         inst.imm = (w0 & 0xFF) as i32;
     }
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.sopk, (w0 >> 23) & 0x1F, "SOPK")?;
-    let mut inst = empty(info.op, Format::Sopk);
+    *inst = empty(info.op, Format::Sopk);
     let reg = src((w0 >> 16) & 0x7F, info.widths[0]);
     if info.class & CLASS_SDST_READ != 0 {
         inst.src[0] = reg;
@@ -379,17 +387,17 @@ fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         inst.literal = Some(cx.word(1)?);
         inst.size = 8;
     }
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_sopp(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_sopp(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.sopp, (w0 >> 16) & 0x7F, "SOPP")?;
-    let mut inst = empty(info.op, Format::Sopp);
+    *inst = empty(info.op, Format::Sopp);
     inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_smem(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_smem(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let (op, offset) = if tb.gfx12 {
         ((w0 >> 13) & 0x3F, ((w1 & 0xFF_FFFF) << 8) as i32 >> 8)
@@ -398,7 +406,7 @@ fn decode_smem(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     };
     let info = cx.lookup(tb.smem, op, "SMEM")?;
     let w = info.widths;
-    let mut inst = empty(info.op, Format::Smem);
+    *inst = empty(info.op, Format::Smem);
     inst.size = 8;
     let sdata = src((w0 >> 6) & 0x7F, w[0]);
     if info.class & CLASS_STORE != 0 {
@@ -426,7 +434,7 @@ fn decode_smem(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         inst.mem.glc = (w0 >> 14) & 1 == 1;
         inst.mem.dlc = (w0 >> 13) & 1 == 1;
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// A true16-capable VGPR field of a 32-bit encoding: bit 7 selects the high half when the
@@ -492,11 +500,11 @@ fn vop_ext(
     }
 }
 
-fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1")?;
     let w = cx.widths(&info);
     let k = info.kinds;
-    let mut inst = empty(info.op, Format::Vop1);
+    *inst = empty(info.op, Format::Vop1);
     let vd = (w0 >> 17) & 0xFF;
     if k[0] == KIND_SGPR {
         inst.dst[0] = src(vd, w[0]);
@@ -506,25 +514,25 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         inst.mods.op_sel |= (hi as u8) << 3;
     }
     let code = w0 & 0x1FF;
-    let (s0, hi) = match vop_ext(cx, &mut inst, code, 1, w[1], k[1])? {
+    let (s0, hi) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
         None => src9_16(code, w[1], k[1]),
     };
     inst.src[0] = s0;
     inst.mods.op_sel |= hi as u8;
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop2, (w0 >> 25) & 0x3F, "VOP2")?;
     let w = cx.widths(&info);
     let k = info.kinds;
-    let mut inst = empty(info.op, Format::Vop2);
+    *inst = empty(info.op, Format::Vop2);
     let (d, dhi) = vreg16((w0 >> 17) & 0xFF, w[0], k[0]);
     inst.dst[0] = d;
     let code = w0 & 0x1FF;
-    let (s0, hi0) = match vop_ext(cx, &mut inst, code, 1, w[1], k[1])? {
+    let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
         None => src9_16(code, w[1], k[1]),
     };
@@ -552,24 +560,24 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         }
         // A literal src0 is the same dword as K.
         inst.literal = Some(kk);
-        return Ok(inst);
+        return Ok(());
     }
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vopc, (w0 >> 17) & 0xFF, "VOPC")?;
     let w = cx.widths(&info);
     let k = info.kinds;
-    let mut inst = empty(info.op, Format::Vopc);
+    *inst = empty(info.op, Format::Vopc);
     inst.dst[0] = if info.mods & MOD_CMPX != 0 {
         Opnd::scalar(EXEC as u8, cx.mask())
     } else {
         Opnd::scalar(VCC as u8, cx.mask())
     };
     let code = w0 & 0x1FF;
-    let (s0, hi0) = match vop_ext(cx, &mut inst, code, 1, w[0], k[0])? {
+    let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[0], k[0])? {
         Some(r) => r,
         None => src9_16(code, w[0], k[0]),
     };
@@ -577,17 +585,17 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     inst.src[0] = s0;
     inst.src[1] = s1;
     inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1;
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop3, (w0 >> 16) & 0x3FF, "VOP3")?;
     let w1 = cx.word(1)?;
     let w = cx.widths(&info);
     let k = info.kinds;
     let sd = info.mods & MOD_SD != 0;
-    let mut inst = empty(info.op, if sd { Format::Vop3b } else { Format::Vop3 });
+    *inst = empty(info.op, if sd { Format::Vop3b } else { Format::Vop3 });
     inst.size = 8;
     let vd = w0 & 0xFF;
     inst.dst[0] = if k[0] == KIND_SGPR {
@@ -608,18 +616,18 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     for (i, &c) in codes.iter().enumerate() {
         inst.src[i] = src(c, w[i + 1]);
     }
-    if let Some((s0, _)) = vop_ext(cx, &mut inst, codes[0], 2, w[1], 0)? {
+    if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P")?;
     let w1 = cx.word(1)?;
     let w = cx.widths(&info);
-    let mut inst = empty(info.op, Format::Vop3p);
+    *inst = empty(info.op, Format::Vop3p);
     inst.size = 8;
     inst.dst[0] = vgpr(w0 & 0xFF, w[0]);
     inst.mods.neg_hi = ((w0 >> 8) & 7) as u8;
@@ -631,20 +639,20 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     for (i, &c) in codes.iter().enumerate() {
         inst.src[i] = src(c, w[i + 1]);
     }
-    if let Some((s0, _)) = vop_ext(cx, &mut inst, codes[0], 2, w[1], 0)? {
+    if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let opx = (w0 >> 22) & 0xF;
     let opy = (w0 >> 17) & 0x1F;
     let x = cx.lookup(tb.vopdx, opx, "VOPD X")?;
     let y = cx.lookup(tb.vopdy, opy, "VOPD Y")?;
-    let mut inst = empty(x.op, Format::Vopd);
+    *inst = empty(x.op, Format::Vopd);
     inst.size = 8;
     inst.imm = opy as i32;
     let vdx = w1 >> 24;
@@ -660,14 +668,14 @@ fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         inst.literal = Some(cx.word(2)?);
         inst.size = 12;
     }
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_ds(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_ds(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.ds, (w0 >> 18) & 0xFF, "DS")?;
     let w1 = cx.word(1)?;
     let w = info.widths;
-    let mut inst = empty(info.op, Format::Ds);
+    *inst = empty(info.op, Format::Ds);
     inst.size = 8;
     inst.dst[0] = vgpr(w1 >> 24, w[0]);
     inst.src[0] = vgpr(w1 & 0xFF, w[1]);
@@ -678,7 +686,7 @@ fn decode_ds(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     if !tb.gfx12 {
         inst.mem.gds = (w0 >> 17) & 1 == 1;
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// Data width of a FLAT/buffer data slot: TFE adds one dword to loads.
@@ -712,9 +720,10 @@ fn flat_common(
     saddr: u32,
     sve: bool,
     ret: bool,
-) -> Inst {
+    inst: &mut Inst,
+) {
     let w = info.widths;
-    let mut inst = empty(info.op, format);
+    *inst = empty(info.op, format);
     inst.dst[0] = vgpr(vdst, w[0]);
     inst.src[1] = vgpr(vdata, w[2]);
     if ret && info.class & CLASS_ATOMIC != 0 {
@@ -737,10 +746,9 @@ fn flat_common(
         _ if w[1] != 0 => inst.src[0] = vgpr(vaddr, w[1].max(2)),
         _ => {}
     }
-    inst
 }
 
-fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let op = (w0 >> 18) & 0x7F;
     let (table, format, name) = match (w0 >> 16) & 3 {
@@ -750,7 +758,7 @@ fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         _ => return Err(cx.err("invalid FLAT segment 3")),
     };
     let info = cx.lookup(table, op, name)?;
-    let mut inst = flat_common(
+    flat_common(
         info,
         format,
         w1 >> 24,
@@ -759,16 +767,17 @@ fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         (w1 >> 16) & 0x7F,
         (w1 >> 23) & 1 == 1,
         (w0 >> 14) & 1 == 1,
+        inst,
     );
     inst.size = 8;
     inst.mem.offset = ((w0 & 0x1FFF) << 19) as i32 >> 19;
     inst.mem.dlc = (w0 >> 13) & 1 == 1;
     inst.mem.glc = (w0 >> 14) & 1 == 1;
     inst.mem.slc = (w0 >> 15) & 1 == 1;
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let w2 = cx.word(2)?;
     let op = (w0 >> 14) & 0xFF;
@@ -778,7 +787,7 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         _ => (tb.global, Format::Global, "VGLOBAL"),
     };
     let info = cx.lookup(table, op, name)?;
-    let mut inst = flat_common(
+    flat_common(
         info,
         format,
         w1 & 0xFF,
@@ -787,11 +796,12 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         w0 & 0x7F,
         (w1 >> 17) & 1 == 1,
         (w1 >> 20) & 1 == 1,
+        inst,
     );
     inst.size = 12;
     inst.mem.offset = w2 as i32 >> 8;
     inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
-    Ok(inst)
+    Ok(())
 }
 
 /// MUBUF/MTBUF/VBUFFER operands common to both families.
@@ -820,14 +830,20 @@ fn buffer_common(inst: &mut Inst, info: &RdnaInfo, regs: (u32, u32, u32, u32), r
     inst.src[3] = src(rsrc, 4);
 }
 
-fn decode_mubuf11(tb: &Tables, cx: &Cx, w0: u32, mtbuf: bool) -> Result<Inst, DecodeError> {
+fn decode_mubuf11(
+    tb: &Tables,
+    cx: &Cx,
+    w0: u32,
+    mtbuf: bool,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let info = if mtbuf {
         cx.lookup(tb.mtbuf, (w0 >> 15) & 0xF, "MTBUF")?
     } else {
         cx.lookup(tb.mubuf, (w0 >> 18) & 0xFF, "MUBUF")?
     };
-    let mut inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
+    *inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
     inst.size = 8;
     inst.mem.offset = (w0 & 0xFFF) as i32;
     inst.mem.slc = (w0 >> 12) & 1 == 1;
@@ -846,18 +862,18 @@ fn decode_mubuf11(tb: &Tables, cx: &Cx, w0: u32, mtbuf: bool) -> Result<Inst, De
         ((w1 >> 16) & 0x1F) << 2,
         w1 >> 24,
     );
-    buffer_common(&mut inst, &info, regs, ret);
+    buffer_common(inst, &info, regs, ret);
     // SOFFSET may be the literal constant.
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let w2 = cx.word(2)?;
     let op = (w0 >> 14) & 0xFF;
     let info = cx.lookup(tb.mubuf, op, "VBUFFER")?;
-    let mut inst = empty(
+    *inst = empty(
         info.op,
         if op >= 0x80 {
             Format::Mtbuf
@@ -874,15 +890,15 @@ fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     inst.mem.idxen = (w1 >> 31) & 1 == 1;
     let ret = (w1 >> 20) & 1 == 1;
     let regs = (w1 & 0xFF, w2 & 0xFF, (w1 >> 9) & 0x1FF, w0 & 0x7F);
-    buffer_common(&mut inst, &info, regs, ret);
-    Ok(inst)
+    buffer_common(inst, &info, regs, ret);
+    Ok(())
 }
 
-fn decode_vinterp(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vinterp(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vinterp, (w0 >> 16) & 0x1F, "VINTERP")?;
     let w1 = cx.word(1)?;
     let w = info.widths;
-    let mut inst = empty(info.op, Format::Vinterp);
+    *inst = empty(info.op, Format::Vinterp);
     inst.size = 8;
     inst.dst[0] = vgpr(w0 & 0xFF, w[0]);
     inst.imm = ((w0 >> 8) & 7) as i32;
@@ -898,21 +914,21 @@ fn decode_vinterp(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
             src(code, w[i + 1])
         };
     }
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_ldsdir(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_ldsdir(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.ldsdir, (w0 >> 20) & 3, "LDSDIR")?;
-    let mut inst = empty(info.op, Format::Vinterp);
+    *inst = empty(info.op, Format::Vinterp);
     inst.dst[0] = vgpr(w0 & 0xFF, info.widths[0]);
     inst.imm = (((w0 >> 8) & 0xFF) | (((w0 >> 16) & 0xF) << 8) | (((w0 >> 23) & 1) << 12)) as i32;
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_exp(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_exp(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.exp, 0, "EXP")?;
     let w1 = cx.word(1)?;
-    let mut inst = empty(info.op, Format::Exp);
+    *inst = empty(info.op, Format::Exp);
     inst.size = 8;
     let en = w0 & 0xF;
     for i in 0..4 {
@@ -923,5 +939,5 @@ fn decode_exp(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     inst.imm =
         (((w0 >> 4) & 0x3F) | (en << 8) | (((w0 >> 11) & 1) << 12) | (((w0 >> 13) & 1) << 13))
             as i32;
-    Ok(inst)
+    Ok(())
 }
