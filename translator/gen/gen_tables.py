@@ -439,10 +439,7 @@ CLASSES = [
     (
         "TWO_OFFSETS",
         "DS with `offset0`/`offset1`",
-        lambda m: m.startswith("ds_")
-        and ("2_" in m or "2st64" in m or "2addr" in m)
-        and "bvh" not in m
-        and "condxchg" not in m,
+        lambda m: m.startswith("ds_") and ("2_" in m or "2st64" in m or "2addr" in m) and "bvh" not in m,
     ),
     ("MAI", "MFMA/SMFMAC matrix opcode", lambda m: (m.startswith("v_mfma") and "ld_scale" not in m) or m.startswith("v_smfmac")),
     ("ACCMOV", "`v_accvgpr_*` move", lambda m: m.startswith("v_accvgpr")),

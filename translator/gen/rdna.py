@@ -627,6 +627,15 @@ def write_cases(path, fam, target, found, decode, extra, wave64=False):
 # ---------------------------------------------------------------------------------------
 # Rust tables
 
+def rdna_class(op_class, mnem):
+    """The shared CLASS_* flags, except that RDNA's `ds_condxchg32_rtn_b64` has one 16-bit
+    offset (LLVM prints `offset:`), unlike GFX9's."""
+    c = op_class(mnem)
+    if "condxchg" in mnem:
+        c &= ~4  # CLASS_TWO_OFFSETS
+    return c
+
+
 def slot_names(fam, enc_name):
     if enc_name in ("vopdx", "vopdy"):
         return ["vdst", "src0", "vsrc1"]
@@ -683,7 +692,7 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class):
                     ", ".join(map(str, w64s[:4])),
                     ", ".join(map(str, kinds[:4])),
                     flags,
-                    op_class(mnem),
+                    rdna_class(op_class, mnem),
                     op,
                     txt,
                 )
