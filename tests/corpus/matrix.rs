@@ -15,21 +15,50 @@ use wavejit::Kernel;
 const MFMA_GFX942: &[u8] = include_bytes!("../kernels/matrix/gfx942/mfma.hsaco");
 const MFMA_GFX950: &[u8] = include_bytes!("../kernels/matrix/gfx950/mfma.hsaco");
 
+/// The WMMA/SWMMAC tiles (`tests/kernels/src/rdna/wmma.hip`) per RDNA target.
+const WMMA: &[(&str, &[u8])] = &[
+    (
+        "gfx1100",
+        include_bytes!("../kernels/matrix/gfx1100/wmma.hsaco"),
+    ),
+    (
+        "gfx1100w64",
+        include_bytes!("../kernels/matrix/gfx1100w64/wmma.hsaco"),
+    ),
+    (
+        "gfx1200",
+        include_bytes!("../kernels/matrix/gfx1200/wmma.hsaco"),
+    ),
+    (
+        "gfx1200w64",
+        include_bytes!("../kernels/matrix/gfx1200w64/wmma.hsaco"),
+    ),
+    (
+        "gfx1201",
+        include_bytes!("../kernels/matrix/gfx1201/wmma.hsaco"),
+    ),
+];
+
 /// Element encodings of the A and B operands.
 #[derive(Clone, Copy)]
 enum In {
     F16,
     Bf16,
-    /// FP8 E4M3: FNUZ (exponent bias 8) on gfx942, OCP E4M3FN (bias 7) on gfx950.
+    /// FP8 E4M3: FNUZ (exponent bias 8) on gfx942, OCP E4M3FN (bias 7) on gfx950 and RDNA4.
     Fp8,
     I8,
+    U8,
 }
 
 fn kernel(ctx: &Ctx, name: &str) -> Kernel {
     let bytes = match ctx.target {
         "gfx942" => MFMA_GFX942,
         "gfx950" => MFMA_GFX950,
-        t => panic!("no {t} build of the MFMA tiles"),
+        t => WMMA
+            .iter()
+            .find(|(w, _)| *w == t)
+            .map(|(_, b)| *b)
+            .unwrap_or_else(|| panic!("no {t} build of the matrix tiles")),
     };
     let module = ctx
         .dev
@@ -51,10 +80,14 @@ fn operand(r: &mut Rng, n: usize, kind: In, target: &str) -> (Vec<u8>, Vec<f64>)
     let mut vals = Vec::new();
     for _ in 0..n {
         match kind {
-            In::I8 => {
+            In::I8 | In::U8 => {
                 let v = r.u32() as u8;
                 bytes.push(v);
-                vals.push(v as i8 as f64);
+                vals.push(if let In::I8 = kind {
+                    v as i8 as f64
+                } else {
+                    v as f64
+                });
             }
             In::Fp8 => {
                 let (v, s, e, m) = small_float(r);
@@ -77,25 +110,28 @@ fn operand(r: &mut Rng, n: usize, kind: In, target: &str) -> (Vec<u8>, Vec<f64>)
     (bytes, vals)
 }
 
-/// Runs the tile kernel `name` (M x N x K) and compares D with the host GEMM, bitwise.
-fn tile(ctx: &Ctx, name: &str, (m, n, k): (usize, usize, usize), kind: In, seed: u64) {
+/// Runs the tile kernel `name` (M x N x K, one wave) with both operands of `kind` and compares
+/// D with the host GEMM, bitwise.
+fn tile(ctx: &Ctx, name: &str, mnk: (usize, usize, usize), kind: In, seed: u64) {
+    tile2(ctx, name, mnk, (kind, kind), seed);
+}
+
+/// `tile` with separate A and B element kinds (integer kinds give an i32 D).
+fn tile2(ctx: &Ctx, name: &str, (m, n, k): (usize, usize, usize), kinds: (In, In), seed: u64) {
+    let (kind, kind_b) = kinds;
     let mut r = Rng::new(seed);
     let (a, av) = operand(&mut r, m * k, kind, ctx.target);
-    let (b, bv) = operand(&mut r, k * n, kind, ctx.target);
+    let (b, bv) = operand(&mut r, k * n, kind_b, ctx.target);
+    let block = [ctx.wave, 1, 1];
     let kern = kernel(ctx, name);
     let (ba, bb) = (ctx.dev.alloc_from(&a), ctx.dev.alloc_from(&b));
     let bd = ctx.output::<u32>(m * n + 16);
-    if let In::I8 = kind {
+    if let In::I8 | In::U8 = kind {
         let c: Vec<i32> = (0..m * n)
             .map(|_| r.range(-100_000, 100_000) as i32)
             .collect();
         let bc = ctx.input(&c);
-        ctx.launch(
-            &kern,
-            [1, 1, 1],
-            [64, 1, 1],
-            vec![B(ba), B(bb), B(bc), B(bd)],
-        );
+        ctx.launch(&kern, [1, 1, 1], block, vec![B(ba), B(bb), B(bc), B(bd)]);
         let mut want: Vec<i32> = (0..m * n)
             .map(|ij| {
                 let (i, j) = (ij / n, ij % n);
@@ -112,12 +148,7 @@ fn tile(ctx: &Ctx, name: &str, (m, n, k): (usize, usize, usize), kind: In, seed:
             .map(|_| r.range(-4096, 4096) as f32 / 1024.0)
             .collect();
         let bc = ctx.input(&c);
-        ctx.launch(
-            &kern,
-            [1, 1, 1],
-            [64, 1, 1],
-            vec![B(ba), B(bb), B(bc), B(bd)],
-        );
+        ctx.launch(&kern, [1, 1, 1], block, vec![B(ba), B(bb), B(bc), B(bd)]);
         let mut want: Vec<u32> = (0..m * n)
             .map(|ij| {
                 let (i, j) = (ij / n, ij % n);
@@ -163,4 +194,24 @@ pub fn mfma_16x16x32_f16_bf16_gfx950(ctx: &Ctx) {
         let m = ctx.dev.load_module(MFMA_GFX942).expect("gfx942 mfma loads");
         assert!(m.kernel("mfma_f32_16x16x32_f16").is_err());
     }
+}
+
+/// RDNA `v_wmma_f32_16x16x16_f16` tile.
+pub fn wmma_f16(ctx: &Ctx) {
+    tile(ctx, "wmma_f32_f16", (16, 16, 16), In::F16, 211);
+}
+
+/// RDNA `v_wmma_f32_16x16x16_bf16` tile.
+pub fn wmma_bf16(ctx: &Ctx) {
+    tile(ctx, "wmma_f32_bf16", (16, 16, 16), In::Bf16, 212);
+}
+
+/// RDNA `v_wmma_i32_16x16x16_iu8` tile, A signed and B unsigned (`neg_lo:[1,0,0]`).
+pub fn wmma_iu8(ctx: &Ctx) {
+    tile2(ctx, "wmma_i32_iu8", (16, 16, 16), (In::I8, In::U8), 213);
+}
+
+/// RDNA4 `v_wmma_f32_16x16x16_fp8_fp8` tile (OCP E4M3); the gfx11 builds have no such kernel.
+pub fn wmma_fp8(ctx: &Ctx) {
+    tile(ctx, "wmma_f32_fp8", (16, 16, 16), In::Fp8, 214);
 }
