@@ -78,12 +78,6 @@ fn reads_writes(inst: &Inst, name: &str) -> (Vec<u16>, Option<u16>) {
 
 /// Lifts one VOPD instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst) -> LiftResult {
-    // Known problem: with VOPD lifted, Triton's gfx12 add/masked-tile kernels leave most of
-    // their output unwritten (found by the RDNA corpus test, cause not yet found), so gfx12
-    // VOPD stays Unsupported until that is understood.
-    if l.gpu.family() == Some(crate::isa::Family::Gfx12) {
-        return Err("gfx12 VOPD is not lifted yet (see lift/vopd.rs)".into());
-    }
     let target = Target {
         gpu: l.gpu,
         wave_size: l.wave,
