@@ -39,6 +39,8 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         "s_load_b96" => "s_load_dwordx3",
         // gfx12 renames of the 32-bit scalar add/sub (same SCC rule).
         "s_add_co_i32" => "s_add_i32",
+        "s_addk_co_i32" => "s_addk_i32",
+        "s_set_inst_prefetch_distance" => "s_nop",
         "s_sub_co_i32" => "s_sub_i32",
         "s_add_co_u32" => "s_add_u32",
         "s_sub_co_u32" => "s_sub_u32",
