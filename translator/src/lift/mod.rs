@@ -43,6 +43,7 @@ mod smem;
 mod valu;
 mod vcmp;
 mod vmem;
+mod vopd;
 
 #[cfg(test)]
 mod tests;
@@ -215,6 +216,7 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
                 valu::lift(l, inst, name)
             }
         }
+        Format::Vopd => vopd::lift(l, inst),
         Format::Ds => ds::lift(l, inst, name),
         Format::Flat | Format::Global | Format::Scratch | Format::Mubuf => {
             vmem::lift(l, inst, name)
