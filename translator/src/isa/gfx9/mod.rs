@@ -125,19 +125,24 @@ fn lookup(
 /// LLVM's encodings fix the fields of operands an opcode does not have (and of modifiers it
 /// does not take) to zero, and its disassembler rejects other values; so does this decoder,
 /// so that such words are invalid instructions rather than silently different ones.
+#[inline(always)]
 fn zero_field(v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
     if v == 0 {
         Ok(())
     } else {
-        Err(DecodeError::new(
-            bytes,
-            pc,
-            format!("unused {field} field is {v:#x}, not 0"),
-        ))
+        Err(field_error(v, field, bytes, pc))
     }
 }
 
+/// The error of [`zero_field`], kept out of line (decoding valid code never gets here).
+#[cold]
+#[inline(never)]
+fn field_error(v: u32, field: &str, bytes: &[u8], pc: u64) -> DecodeError {
+    DecodeError::new(bytes, pc, format!("unused {field} field is {v:#x}, not 0"))
+}
+
 /// [`zero_field`] for a slot of width `width` (0 = absent).
+#[inline(always)]
 fn unused(width: u8, v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
     if width == 0 {
         zero_field(v, field, bytes, pc)
@@ -257,13 +262,18 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     for i in 0..n {
         inst.words[i] = word(bytes, i, pc)?;
     }
-    let scalar_only = matches!(
-        inst.format,
-        Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Smem
-    );
-    for o in inst.dst.iter_mut().chain(inst.src.iter_mut()) {
-        if let Err(why) = fix_operand(o, scalar_only) {
-            return Err(DecodeError::new(bytes, pc, why));
+    // Most operands are single registers or constants: only tuples and the codes 209-254
+    // need `fix_operand` (checked first, this keeps decoding fast).
+    let needs_fix = |o: &Opnd| o.count >= 2 && o.code < 768 || (209..=254).contains(&o.code);
+    if inst.dst.iter().chain(inst.src.iter()).any(needs_fix) {
+        let scalar_only = matches!(
+            inst.format,
+            Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Smem
+        );
+        for o in inst.dst.iter_mut().chain(inst.src.iter_mut()) {
+            if let Err(why) = fix_operand(o, scalar_only) {
+                return Err(DecodeError::new(bytes, pc, why));
+            }
         }
     }
     Ok(inst)
