@@ -15,6 +15,7 @@
 # gfx1100w64 gfx1200 gfx1200w64 gfx1201) or families (gfx9, gfx11, gfx12, all). Objects of the
 # other targets are counted and listed as "not compared".
 #
+# DIFF_LINES (default 20) caps the diff lines printed per differing object.
 # DISASM overrides the command that disassembles one file (default: the CLI,
 # `cargo run --release -q -- disasm FILE`), e.g.
 #   DISASM="cargo run -q -p wavejit-translator --example gfx9_disasm --" scripts/check_disasm.sh
@@ -138,7 +139,7 @@ for f in "${files[@]}"; do
         status=1
     elif ! cmp -s "$tmp/want" "$tmp/got"; then
         echo "FAIL [$t] $f: differs from $OBJDUMP (first differences: < llvm, > wavejit)"
-        diff "$tmp/want" "$tmp/got" | head -20 || true
+        diff "$tmp/want" "$tmp/got" | head -"${DIFF_LINES:-20}" || true
         status=1
     fi
 done

@@ -19,7 +19,7 @@ pub struct BenchRow {
     pub time: Duration,
     /// Wave instructions executed per second (wavejit rows only).
     pub wave_insts_per_s: Option<f64>,
-    /// Lane operations (FMAs, elements) per second.
+    /// Lane operations (FMAs, elements; for GEMMs floating-point operations) per second.
     pub lane_ops_per_s: Option<f64>,
     /// Bytes moved per second (memory-bound rows).
     pub bytes_per_s: Option<f64>,
@@ -40,6 +40,8 @@ pub struct BenchConfig {
     pub samples: usize,
     /// Host threads (0 = all).
     pub threads: usize,
+    /// M = N = K of the MFMA GEMM benchmark (a multiple of 16).
+    pub gemm_size: usize,
 }
 
 impl BenchConfig {
@@ -51,6 +53,7 @@ impl BenchConfig {
             alu_iters: 256,
             samples: 3,
             threads: 0,
+            gemm_size: 256,
         }
     }
 }
@@ -63,6 +66,7 @@ impl Default for BenchConfig {
             alu_iters: 2048,
             samples: 3,
             threads: 0,
+            gemm_size: 1024,
         }
     }
 }
@@ -200,6 +204,7 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let mut rows = Vec::new();
     rows.extend(bench_alu(cfg)?);
     rows.extend(bench_vadd(cfg)?);
+    rows.extend(bench_mfma_gemm(cfg)?);
     Ok(rows)
 }
 
@@ -427,6 +432,99 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         ),
         row(
             "wavejit jit",
+            t,
+            Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
+            rate,
+        ),
+    ])
+}
+
+// ---------------------------------------------------------------------------------------
+// Matrix cores: tests/kernels/matrix/mfma_gemm.hip, `gemm_f16` for gfx942
+// (v_mfma_f32_16x16x16_f16), against a tuned host f32 GEMM (matrixmultiply, all threads).
+
+/// The gfx942 build of the MFMA GEMM kernels.
+const MFMA_GEMM_GFX942: &[u8] = include_bytes!("../tests/kernels/matrix/gfx942/mfma_gemm.hsaco");
+
+fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
+    let n = cfg.gemm_size;
+    let flops = 2.0 * (n as f64).powi(3);
+    // Small integers/8: every product and sum is exact in f32, so both results must agree
+    // bit for bit whatever the summation order.
+    let val = |i: usize| ((i * 7 + 3) % 17) as f32 / 8.0 - 1.0;
+    let a: Vec<f32> = (0..n * n).map(val).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| val(i * 13 + 5)).collect();
+
+    let mut c = vec![0f32; n * n];
+    let (t_native, ()) = best_of(cfg.samples, || {
+        // SAFETY: a, b and c are n×n row-major f32 matrices with row stride n and column
+        // stride 1, as the pointers and strides passed say; c does not alias a or b.
+        unsafe {
+            matrixmultiply::sgemm(
+                n,
+                n,
+                n,
+                1.0,
+                a.as_ptr(),
+                n as isize,
+                1,
+                b.as_ptr(),
+                n as isize,
+                1,
+                0.0,
+                c.as_mut_ptr(),
+                n as isize,
+                1,
+            );
+        }
+        Ok(())
+    })?;
+    let native_rate = flops / t_native.as_secs_f64();
+
+    let dev = Device::new();
+    let module = dev.load_module(MFMA_GEMM_GFX942)?;
+    let kernel = module.kernel("gemm_f16")?;
+    let f16_bytes = |v: &[f32]| {
+        v.iter()
+            .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+            .collect::<Vec<u8>>()
+    };
+    let ba = dev.alloc_from(&f16_bytes(&a));
+    let bb = dev.alloc_from(&f16_bytes(&b));
+    let bc = dev.alloc(n * n * 4);
+    let tiles = (n as u32).div_ceil(16);
+    let launch = Launch::new([tiles, tiles, 1], [64, 1, 1])
+        .arg(Arg::Buffer(ba))
+        .arg(Arg::Buffer(bb))
+        .arg(Arg::Buffer(bc))
+        .arg(Arg::I32(n as i32))
+        .arg(Arg::I32(n as i32))
+        .arg(Arg::I32(n as i32))
+        .engine(Engine::Jit)
+        .threads(cfg.threads);
+    dev.launch(&kernel, &launch)?;
+    let (t, report) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
+    let got = dev.read(bc);
+    let want: Vec<u8> = c.iter().flat_map(|x| x.to_le_bytes()).collect();
+    if got != want {
+        return Err(Error::Fault(
+            "mfma_gemm benchmark: wavejit result differs from the host GEMM".into(),
+        ));
+    }
+    let rate = flops / t.as_secs_f64();
+    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64| BenchRow {
+        name: "gemm_f16".into(),
+        what: what.into(),
+        time,
+        wave_insts_per_s: wi,
+        lane_ops_per_s: Some(r),
+        bytes_per_s: None,
+        ratio_to_native: Some(r / native_rate),
+    };
+    Ok(vec![
+        row("host sgemm (f32)", t_native, None, native_rate),
+        row(
+            "wavejit jit (MFMA)",
             t,
             Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
             rate,

@@ -744,7 +744,8 @@ pub fn wave_ops(ctx: &Ctx) {
     ctx.expect_eq("wave_ops out", &got, &want);
 }
 
-/// `wave_scan`: the DPP sequence computes each wave's inclusive prefix sum.
+/// `wave_scan`: the DPP sequence computes each wave's inclusive prefix sum (32-lane waves on
+/// the RDNA wave32 builds, whose variant replaces row_bcast by ds_bpermute).
 pub fn wave_scan(ctx: &Ctx) {
     let n = 320;
     let mut r = Rng::new(12);
@@ -754,7 +755,7 @@ pub fn wave_scan(ctx: &Ctx) {
     ctx.launch(&k, [5, 1, 1], [64, 1, 1], vec![B(bi), B(bo)]);
     let got: Vec<i32> = ctx.read("out", bo);
     let mut want = Vec::new();
-    for wave in x.chunks(64) {
+    for wave in x.chunks(ctx.wave as usize) {
         let mut s = 0i32;
         for v in wave {
             s = s.wrapping_add(*v);

@@ -112,8 +112,11 @@ pub struct Ctx {
     pub dev: Device,
     /// Engine for every launch.
     pub engine: Engine,
-    /// Which build of the corpus objects the kernels come from (`"gfx942"` or `"gfx950"`).
+    /// Which build of the corpus objects the kernels come from: `"gfx942"`, `"gfx950"`, or an
+    /// RDNA target of `super::rdna::TARGETS`.
     pub target: &'static str,
+    /// Wave size of that build (64 for CDNA and the RDNA `w64` builds, else 32).
+    pub wave: u32,
     /// Host threads per launch (0 = all).
     pub threads: usize,
     /// Strict: result mismatches panic. Non-strict (differential mode): only recorded outputs
@@ -134,6 +137,11 @@ impl Ctx {
             dev: Device::new(),
             engine,
             target,
+            wave: if target.starts_with("gfx9") || target.ends_with("w64") {
+                64
+            } else {
+                32
+            },
             threads: 0,
             strict: true,
             outcome: RefCell::default(),
@@ -161,6 +169,7 @@ impl Ctx {
             .unwrap_or_else(|| panic!("no corpus object defines kernel {name}"));
         let bytes = obj
             .for_target(self.target)
+            .or_else(|| super::rdna::object(self.target, obj.name))
             .unwrap_or_else(|| panic!("no {} build of {}", self.target, obj.name));
         let module = self
             .dev
@@ -215,9 +224,11 @@ impl Ctx {
             )
         });
         if self.strict {
-            // Independent shape checks: one workgroup per grid point, ceil(threads / 64) waves each.
+            // Independent shape checks: one workgroup per grid point, ceil(threads / wave size)
+            // waves each.
             let wgs: u64 = grid.iter().map(|&g| g as u64).product();
-            let waves = wgs * (block.iter().map(|&b| b as u64).product::<u64>()).div_ceil(64);
+            let waves =
+                wgs * (block.iter().map(|&b| b as u64).product::<u64>()).div_ceil(self.wave as u64);
             assert_eq!(
                 (report.workgroups, report.waves),
                 (wgs, waves),

@@ -6,13 +6,14 @@
 //! kernels use neither, so they get small poisoned buffers.
 
 use super::harness::{Ctx, Rng, POISON};
+use half::f16;
 use serde_json::Value;
 use wavejit::Arg::{self, Buffer as B};
 use wavejit::Kernel;
 
 macro_rules! triton_objects {
     ($($name:literal),* $(,)?) => {
-        /// (target, name, code object, launch JSON) of every committed gfx942/gfx950 Triton kernel.
+        /// (target, name, code object, launch JSON) of every committed Triton kernel.
         const OBJECTS: &[(&str, &str, &[u8], &str)] = &[$(
             ("gfx942", $name,
              include_bytes!(concat!("../kernels/triton/gfx942/", $name, ".hsaco")),
@@ -20,6 +21,15 @@ macro_rules! triton_objects {
             ("gfx950", $name,
              include_bytes!(concat!("../kernels/triton/gfx950/", $name, ".hsaco")),
              include_str!(concat!("../kernels/triton/gfx950/", $name, ".json"))),
+            ("gfx1100", $name,
+             include_bytes!(concat!("../kernels/triton/gfx1100/", $name, ".hsaco")),
+             include_str!(concat!("../kernels/triton/gfx1100/", $name, ".json"))),
+            ("gfx1200", $name,
+             include_bytes!(concat!("../kernels/triton/gfx1200/", $name, ".hsaco")),
+             include_str!(concat!("../kernels/triton/gfx1200/", $name, ".json"))),
+            ("gfx1201", $name,
+             include_bytes!(concat!("../kernels/triton/gfx1201/", $name, ".hsaco")),
+             include_str!(concat!("../kernels/triton/gfx1201/", $name, ".json"))),
         )*];
     };
 }
@@ -28,7 +38,8 @@ triton_objects!(
     "softmax_f32",
     "layernorm_f32",
     "row_reduce_i32",
-    "masked_tile_f32"
+    "masked_tile_f32",
+    "matmul_f16"
 );
 
 /// A loaded Triton kernel with its launch description.
@@ -47,6 +58,7 @@ impl Triton {
             .unwrap_or_else(|| panic!("no {} build of Triton kernel {name}", ctx.target));
         let info: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{name}.json: {e}"));
         assert_eq!(info["target"], ctx.target, "{name}.json target");
+        assert_eq!(info["wave_size"], ctx.wave, "{name}.json wave size");
         assert_eq!(info["grid"], serde_json::json!(grid), "{name}.json grid");
         for (k, v) in constexprs {
             assert_eq!(info["constexprs"][k], *v, "{name}.json constexpr {k}");
@@ -301,4 +313,64 @@ pub fn triton_masked_tile(ctx: &Ctx) {
         })
         .collect();
     ctx.expect_eq("triton masked_tile_f32 out", &got, &want);
+}
+
+/// `matmul_f16`: C = A @ B with A 80 x 48, B 48 x 72 (partial 64 x 64 tiles in M and N, two
+/// BLOCK_K = 32 steps, the second masked), row strides 56, 80 and 88. Inputs are
+/// ±(1 + m/8) * 2^e, e in -2..=2, so the f32 sums are exact in any order and the f16 result is
+/// the host's round-to-nearest-even of the exact sum; bitwise. Elements outside C stay poisoned.
+pub fn triton_matmul(ctx: &Ctx) {
+    let t = Triton::load(
+        ctx,
+        "matmul_f16",
+        ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", "1"],
+        &[("BLOCK_M", 64), ("BLOCK_N", 64), ("BLOCK_K", 32)],
+    );
+    let (m, n, k) = (80usize, 72usize, 48usize);
+    let (sa, sb, sc) = (56usize, 80usize, 88usize);
+    let mut r = Rng::new(106);
+    let mut small = || {
+        let e = r.range(-2, 3) as i32;
+        let v = (1.0 + (r.u32() & 7) as f32 / 8.0) * 2f32.powi(e);
+        if r.u32() & 1 == 1 {
+            -v
+        } else {
+            v
+        }
+    };
+    let a: Vec<f16> = (0..m * sa).map(|_| f16::from_f32(small())).collect();
+    let b: Vec<f16> = (0..k * sb).map(|_| f16::from_f32(small())).collect();
+    let bits = |v: &[f16]| v.iter().map(|x| x.to_bits()).collect::<Vec<u16>>();
+    let (ba, bb) = (ctx.input(&bits(&a)), ctx.input(&bits(&b)));
+    let bc = ctx.output::<u16>(m * sc);
+    t.launch(
+        ctx,
+        [m.div_ceil(64) as u32, n.div_ceil(64) as u32, 1],
+        vec![
+            B(ba),
+            B(bb),
+            B(bc),
+            Arg::I32(m as i32),
+            Arg::I32(n as i32),
+            Arg::I32(k as i32),
+            Arg::I32(sa as i32),
+            Arg::I32(sb as i32),
+            Arg::I32(sc as i32),
+        ],
+    );
+    let got: Vec<u16> = ctx.read("c", bc);
+    let want: Vec<u16> = (0..m * sc)
+        .map(|ij| {
+            let (i, j) = (ij / sc, ij % sc);
+            if j >= n {
+                return u16::from_ne_bytes([POISON; 2]);
+            }
+            let s: f64 = (0..k)
+                .map(|t| a[i * sa + t].to_f64() * b[t * sb + j].to_f64())
+                .sum();
+            assert_eq!(s as f32 as f64, s, "reference not exact");
+            f16::from_f32(s as f32).to_bits()
+        })
+        .collect();
+    ctx.expect_eq("triton matmul_f16 c", &got, &want);
 }

@@ -7,7 +7,7 @@
 //! The GPU comes from the ELF header's `e_flags`; the wave size from the first kernel
 //! descriptor (`*.kd`: `kernel_code_properties` bit 10, wave32) unless `--wave32` or
 //! `--wave64` is given. With `--bench`, it measures decode throughput over the section
-//! (one core) instead.
+//! (one thread, for one second; also per CPU second of the thread) instead.
 
 use std::process::ExitCode;
 use wavejit_translator::isa::{decode, disassemble, Family, Gpu, Target};
@@ -101,6 +101,13 @@ fn wave_of(elf: &Elf, secs: &[Section]) -> Option<u32> {
     None
 }
 
+/// CPU time this thread has run, in ns (Linux `/proc/thread-self/schedstat`), so the
+/// benchmark is meaningful on a shared machine.
+fn cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
 fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
@@ -145,6 +152,7 @@ fn run() -> Result<(), String> {
         target.wave_size = wave.or_else(|| wave_of(&elf, &secs)).unwrap_or(32);
     }
     if bench {
+        let cpu0 = cpu_ns();
         let start = std::time::Instant::now();
         let mut n = 0u64;
         let mut sizes = 0u64;
@@ -162,8 +170,17 @@ fn run() -> Result<(), String> {
             }
         }
         let s = start.elapsed().as_secs_f64();
+        let cpu = match (cpu0, cpu_ns()) {
+            (Some(a), Some(b)) if b > a => {
+                format!(
+                    ", {:.1} M inst/s per CPU second",
+                    n as f64 / ((b - a) as f64 / 1e3)
+                )
+            }
+            _ => String::new(),
+        };
         println!(
-            "{gpu} wave{}: {:.1} M inst/s ({n} decodes, {sizes} bytes)",
+            "{gpu} wave{}: {:.1} M inst/s wall{cpu} ({n} decodes, {sizes} bytes)",
             target.wave_size,
             n as f64 / s / 1e6
         );

@@ -6,6 +6,11 @@
 //! cargo run -p wavejit-translator --release --example engine_fuzz -- --replay 0x94200012 --target gfx942
 //! ```
 //!
+//! `--dump` prints the generated instructions of `--programs N` programs (default 200) as
+//! `bytes<TAB>our disassembly` lines: the first column feeds
+//! `llvm-mc-22 -arch=amdgcn -mcpu=gfx942 -disassemble` for a check of the encodings and of the
+//! disassembler against LLVM's.
+//!
 //! Prints every difference (seed, shrunk program, first differing register) and the totals;
 //! exits with status 1 when the engines differed.
 
@@ -23,7 +28,7 @@ fn parse_u64(s: &str) -> Option<u64> {
 fn usage() -> ! {
     eprintln!(
         "usage: engine_fuzz [--seconds N] [--seed S] [--programs N] [--target gfx942|gfx950|both] \
-         [--replay SEED] [--verbose] [--show-faults] [--mix]"
+         [--replay SEED] [--verbose] [--show-faults] [--mix] [--dump]"
     );
     std::process::exit(2)
 }
@@ -37,6 +42,7 @@ fn main() {
     let mut verbose = false;
     let mut show_faults = false;
     let mut mix = false;
+    let mut dump = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -53,6 +59,11 @@ fn main() {
                     Some("both") => vec![Gpu::GFX942, Gpu::GFX950],
                     _ => usage(),
                 }
+            }
+            "--dump" => {
+                dump = true;
+                i += 1;
+                continue;
             }
             "--mix" => {
                 mix = true;
@@ -88,6 +99,12 @@ fn main() {
         }
     }
     let mut found = 0;
+    if dump {
+        for f in &mut fuzzers {
+            dump_insts(f, seed, programs.min(200));
+        }
+        return;
+    }
     if mix {
         for f in &mut fuzzers {
             print_mix(f, seed, programs.min(200));
@@ -199,5 +216,35 @@ fn print_mix(f: &mut Fuzzer, seed: u64, n: u64) {
     );
     for (k, v) in forms {
         println!("  {v:>7} {k}");
+    }
+}
+
+/// Prints the generated instructions of `n` programs: `0x..,0x..<TAB>disassembly` per line.
+fn dump_insts(f: &mut Fuzzer, seed: u64, n: u64) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    for k in 0..n {
+        let (items, _, _) = f.generate(seed.wrapping_add(k));
+        let words = f.pool.layout(&items);
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut off = 0;
+        while off < bytes.len() {
+            let pc = 0x1_0000 + off as u64;
+            let Ok(i) = wavejit_translator::isa::decode(&f.pool.target, &bytes[off..], pc) else {
+                off += 4;
+                continue;
+            };
+            let end = (off + i.size as usize).min(bytes.len());
+            let hex: Vec<String> = bytes[off..end]
+                .iter()
+                .map(|b| format!("{b:#04x}"))
+                .collect();
+            let text = wavejit_translator::isa::disassemble(&f.pool.target, &i, pc);
+            // Stop quietly when the reader goes away (`| head`).
+            if writeln!(out, "{}\t{text}", hex.join(",")).is_err() {
+                return;
+            }
+            off += (i.size as usize).max(4);
+        }
     }
 }

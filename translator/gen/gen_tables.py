@@ -439,10 +439,7 @@ CLASSES = [
     (
         "TWO_OFFSETS",
         "DS with `offset0`/`offset1`",
-        lambda m: m.startswith("ds_")
-        and ("2_" in m or "2st64" in m or "2addr" in m)
-        and "bvh" not in m
-        and "condxchg" not in m,
+        lambda m: m.startswith("ds_") and ("2_" in m or "2st64" in m or "2addr" in m) and "bvh" not in m,
     ),
     ("MAI", "MFMA/SMFMAC matrix opcode", lambda m: (m.startswith("v_mfma") and "ld_scale" not in m) or m.startswith("v_smfmac")),
     ("ACCMOV", "`v_accvgpr_*` move", lambda m: m.startswith("v_accvgpr")),
@@ -778,6 +775,15 @@ def generate(outdir):
     m.append("pub const MOD_SD: u32 = %d;" % rdna.M_SD)
     m.append("/// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.")
     m.append("pub const MOD_HEX16: u32 = %d;" % rdna.M_HEX16)
+    for n, doc in [
+        ("CARRY", "VOP2 `_e32` with implicit VCC carry-out and carry-in (`v_add_co_ci_u32`)"),
+        ("VCCIN", "VOP2 `_e32` reading VCC as a third source (`v_cndmask_b32`)"),
+        ("CMPX", "VOPC writing EXEC (`v_cmpx_*`)"),
+        ("SENDMSG", "SOP1 whose SSRC0 field is a message id (`s_sendmsg_rtn_*`)"),
+        ("IMM32", "SOPK followed by a 32-bit immediate (`s_setreg_imm32_b32`)"),
+    ]:
+        m.append("/// Flag of [`RdnaInfo::mods`]: %s." % doc)
+        m.append("pub const MOD_%s: u32 = %d;" % (n, getattr(rdna, "M_" + n)))
     for i in range(3):
         m.append("/// Flag of [`RdnaInfo::mods`]: VOP3 source %d is a lane mask (one SGPR in wave32, a pair in wave64)." % i)
         m.append("pub const MOD_MASK%d: u32 = %d;" % (i, rdna.M_MASK0 << i))

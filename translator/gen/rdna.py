@@ -122,6 +122,17 @@ def gfx11_encodings():
             (1, 0, [1, 0], "vaddr", "r"),
             (1, 22, [1, 0], "offen", "-"),
         ),
+        "vinterp": enc(
+            0x20,
+            lambda op: [0xCD000000 | (op << 16), 0],
+            (0, 0, [2], "vdst", "r"),
+            (1, 0, [V(4)], "src0", "r"),
+            (1, 9, [V(8)], "src1", "r"),
+            (1, 18, [V(16)], "src2", "r"),
+        ),
+        "ldsdir": enc(4, lambda op: [0xCE000000 | (op << 20)], (0, 0, [2], "vdst", "r")),
+        # Export has no opcode: one entry (`exp`/`export mrt0`, all four sources enabled).
+        "exp": enc(1, lambda op: [0xF800000F, 0x04030201]),
     }
 
 
@@ -183,6 +194,9 @@ MUTABLE11 = {
     "scratch": [0x0000FFFF, 0xFFFFFFFF],
     "mubuf": [0x00007FFF, 0xFFFFFFFF],
     "mtbuf": [0x03F87FFF, 0xFFFFFFFF],
+    "vinterp": [0x0000FFFF, 0xFFFFFFFF],
+    "ldsdir": [0x00CFFFFF],
+    "exp": [0x00003FFF, 0xFFFFFFFF],
 }
 MUTABLE12 = dict(MUTABLE11)
 MUTABLE12.update(
@@ -343,6 +357,27 @@ M_ABS0, M_NEG0 = 1 << 10, 1 << 13
 M_LITF16 = 1 << 16
 M_SD = 1 << 17  # VOP3SD: SDST in word 0 bits [14:8]
 M_HEX16 = 1 << 21  # 16-bit operand whose float inline constants print as f16 hex (`0x3c00`)
+# Decoder hints from the mnemonic, so the decoder compares no strings.
+M_CARRY = 1 << 22  # VOP2 `_e32` with implicit VCC carry-out and carry-in (`v_add_co_ci_u32`)
+M_VCCIN = 1 << 23  # VOP2 `_e32` reading VCC as a third source (`v_cndmask_b32`)
+M_CMPX = 1 << 24  # VOPC writing EXEC (`v_cmpx_*`)
+M_SENDMSG = 1 << 25  # SOP1 whose SSRC0 is a message id (`s_sendmsg_rtn_*`)
+M_IMM32 = 1 << 26  # SOPK followed by a 32-bit immediate (`s_setreg_imm32_b32`)
+
+
+def hint_flags(mnem):
+    f = 0
+    if re.match(r"v_(add|sub|subrev)_co_ci_u32", mnem):
+        f |= M_CARRY
+    if mnem.startswith("v_cndmask"):
+        f |= M_VCCIN
+    if mnem.startswith("v_cmpx"):
+        f |= M_CMPX
+    if mnem.startswith("s_sendmsg_rtn"):
+        f |= M_SENDMSG
+    if mnem == "s_setreg_imm32_b32":
+        f |= M_IMM32
+    return f
 M_SRCMODS = 0x3F << 10
 LIT_PROBE = 0x56781234
 
@@ -380,6 +415,13 @@ def probe_mods(fam, found, decode):
                 add(key, w, kw, flag)
             # OP_SEL_HI cleared: printed when the default is all ones.
             add(key, [words[0] & ~0x4000, words[1] & ~(3 << 27)], "op_sel_hi:", M_OPSEL_HI | M_OPSEL_HI_DEF1)
+        if name == "vinterp":
+            for wi, bits, kw, flag in [(0, 0x0800 << i, "op_sel:", M_OPSEL) for i in range(4)] + [(0, 0x8000, " clamp", M_CLAMP)] + [
+                (1, 1 << (29 + i), "-", M_NEG0 << i) for i in range(3)
+            ]:
+                w = list(words)
+                w[wi] |= bits
+                add(key, w, kw, flag)
         if name == "smem" and fam == "gfx1100":
             w = list(words)
             w[0] |= 1 << 14
@@ -585,6 +627,15 @@ def write_cases(path, fam, target, found, decode, extra, wave64=False):
 # ---------------------------------------------------------------------------------------
 # Rust tables
 
+def rdna_class(op_class, mnem):
+    """The shared CLASS_* flags, except that RDNA's `ds_condxchg32_rtn_b64` has one 16-bit
+    offset (LLVM prints `offset:`), unlike GFX9's."""
+    c = op_class(mnem)
+    if "condxchg" in mnem:
+        c &= ~4  # CLASS_TWO_OFFSETS
+    return c
+
+
 def slot_names(fam, enc_name):
     if enc_name in ("vopdx", "vopdy"):
         return ["vdst", "src0", "vsrc1"]
@@ -631,7 +682,7 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class):
                 widths += [0] * (4 - len(widths))
                 kinds += [0] * (4 - len(kinds))
                 w64s = list(w64s) + [0] * (4 - len(w64s))
-                flags = mods.get(key, 0) | masks.get(key, 0)
+                flags = mods.get(key, 0) | masks.get(key, 0) | hint_flags(mnem)
             g.append(
                 '    Some(RdnaInfo { op: Op::%s, mnemonic: "%s", widths: [%s], widths64: [%s], kinds: [%s], mods: %d, class: %d }), // 0x%03x %s'
                 % (
@@ -641,7 +692,7 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class):
                     ", ".join(map(str, w64s[:4])),
                     ", ".join(map(str, kinds[:4])),
                     flags,
-                    op_class(mnem),
+                    rdna_class(op_class, mnem),
                     op,
                     txt,
                 )
@@ -678,8 +729,13 @@ def symbol_tables(fam, found, decode):
     else:
         tbuf = next(k for k, v in found.items() if k[0] == "mubuf" and v[1].startswith("tbuffer_load_format_x "))
         cands += [[0xC4000000 | (tbuf[1] << 14) | 9, (4 << 9) | (f << 23) | 4, 0] for f in range(128)]
+    cands += [[0xF8000001 | (tg << 4), 0x01] for tg in range(64)]
     res = decode(cpu + ":" + feats, cands)
-    hw, msg, fmt = [""] * 64, [""] * 256, [""] * 128
+    hw, msg, fmt, exp = [""] * 64, [""] * 256, [""] * 128, [""] * 64
+    for i in range(64):
+        t = res.get(448 + i, (0, ""))[1].split()
+        if len(t) > 1 and not t[1].startswith("v"):
+            exp[i] = t[1]
     for i in range(128):
         m = re.search(r"format:(\S+)", res.get(320 + i, (0, ""))[1])
         if m:
@@ -692,15 +748,17 @@ def symbol_tables(fam, found, decode):
         m = re.search(r"sendmsg\(([A-Z_0-9]+)", res.get(64 + i, (0, ""))[1])
         if m and not m.group(1).isdigit():
             msg[i] = m.group(1)
-    return hw, msg, fmt
+    return hw, msg, fmt, exp
 
 
-def rust_symbols(fam, hw, msg, fmt):
+def rust_symbols(fam, hw, msg, fmt, exp):
     up = fam.upper()
     g = ["/// %s `hwreg(...)` register names by id (\"\" = printed as a number)." % fam]
     g.append("pub static %s_HWREG: [&str; 64] = [%s];" % (up, ", ".join('"%s"' % n for n in hw)))
     g.append("/// %s `sendmsg(...)` message names by id (\"\" = printed as a number)." % fam)
     g.append("pub static %s_SENDMSG: [&str; 256] = [%s];" % (up, ", ".join('"%s"' % n for n in msg)))
     g.append("/// %s typed-buffer `format:` operand by FORMAT value (\"\" = the default, not printed)." % fam)
-    g.append("pub static %s_BUFFMT: [&str; 128] = [%s];\n" % (up, ", ".join('"%s"' % n for n in fmt)))
+    g.append("pub static %s_BUFFMT: [&str; 128] = [%s];" % (up, ", ".join('"%s"' % n for n in fmt)))
+    g.append("/// %s export targets by TARGET value (\"\" = invalid)." % fam)
+    g.append("pub static %s_EXPTGT: [&str; 64] = [%s];\n" % (up, ", ".join('"%s"' % n for n in exp)))
     return g

@@ -52,9 +52,44 @@ fn engines_agree_on_random_programs() {
             t.blocks,
             t.faults
         );
+        eprintln!("  {} distinct opcodes generated; by form:", t.opcodes.len());
+        for (k, n) in &t.forms {
+            eprintln!("  {n:>6} {k}");
+        }
+        eprintln!("  faults:");
         for (k, n) in &t.fault_kinds {
             eprintln!("  {n:>6} {k}");
         }
+        // Every encoding family is exercised, with DPP and SDWA forms.
+        for form in [
+            "Sop1",
+            "Sop2",
+            "Sopk",
+            "Sopc",
+            "Sopp",
+            "Smem",
+            "Vop1",
+            "Vop2",
+            "Vopc",
+            "Vop3",
+            "Vop3b",
+            "Vop3p",
+            "Vop2 dpp",
+            "Vop2 sdwa",
+            "Vop1 dpp",
+            "Vopc sdwa",
+            "Ds",
+            "Flat",
+            "Global",
+            "Scratch",
+            "Mubuf",
+        ] {
+            assert!(
+                t.forms.get(form).copied().unwrap_or(0) > 10,
+                "few {form} instructions"
+            );
+        }
+        assert!(t.opcodes.len() > 700, "only {} opcodes", t.opcodes.len());
         // Layout sanity: every branch and computed jump lands on an instruction, loops end.
         for (k, n) in &t.fault_kinds {
             assert!(

@@ -120,6 +120,16 @@ pub enum Item {
         /// Use `s_swappc_b64` (writing the return address to `s[84:85]`).
         swap: bool,
     },
+    /// `s_set_gpr_idx_on idx, mode; body; s_set_gpr_idx_off`: VGPR indexing (M0 low bits =
+    /// the index `idx`, `mode` = which operands are indexed) around a body.
+    GprIdx {
+        /// Index (an inline constant 0..=16).
+        idx: u32,
+        /// Mode bits (src0, src1, src2, dst).
+        mode: u32,
+        /// The indexed body.
+        body: Vec<Item>,
+    },
     /// `cmp (into VCC); s_and_saveexec_b64 sS, vcc; s_cbranch_execz end; body; end:
     /// s_or_b64 exec, exec, sS`.
     If {
@@ -152,6 +162,8 @@ struct Fixed {
     s_cbranch_execz: u32,
     s_endpgm: u32,
     s_getpc_b64: u32,
+    s_set_gpr_idx_on: u32,
+    s_set_gpr_idx_off: u32,
     s_setpc_b64: u32,
     s_swappc_b64: u32,
     s_add_u32: u32,
@@ -179,8 +191,9 @@ pub struct Pool {
     pub nsgpr: u32,
 }
 
-/// Mnemonics never generated at random: control transfer (generated structurally instead),
-/// halting, matrix ops.
+/// Mnemonics never generated at random: control transfer (generated structurally instead)
+/// and program end. (Matrix ops are excluded by class; `s_barrier` and `s_sleep` are
+/// generated: the runner resumes a single wave after them.)
 fn excluded(name: &str) -> bool {
     matches!(
         name,
@@ -194,13 +207,7 @@ fn excluded(name: &str) -> bool {
             | "s_endpgm"
             | "s_endpgm_saved"
             | "s_endpgm_ordered_ps_done"
-            | "s_sethalt"
-            | "s_trap"
-            | "s_barrier"
             | "s_branch"
-            | "s_setkill"
-            | "s_sendmsg"
-            | "s_sendmsghalt"
     ) || name.starts_with("s_cbranch")
 }
 
@@ -266,6 +273,8 @@ impl Pool {
             s_cbranch_execz: opc_of(sopp, Op::S_CBRANCH_EXECZ),
             s_endpgm: opc_of(sopp, Op::S_ENDPGM),
             s_getpc_b64: opc_of(sop1, Op::S_GETPC_B64),
+            s_set_gpr_idx_on: opc_of(sopc, Op::S_SET_GPR_IDX_ON),
+            s_set_gpr_idx_off: opc_of(sopp, Op::S_SET_GPR_IDX_OFF),
             s_setpc_b64: opc_of(sop1, Op::S_SETPC_B64),
             s_swappc_b64: opc_of(sop1, Op::S_SWAPPC_B64),
             s_add_u32: opc_of(sop2, Op::S_ADD_U32),
@@ -308,6 +317,17 @@ impl Pool {
                             | "s_setprio"
                             | "s_sleep"
                             | "s_waitcnt"
+                            | "s_barrier"
+                            | "s_icache_inv"
+                            | "s_incperflevel"
+                            | "s_decperflevel"
+                            | "s_ttracedata"
+                            | "s_wakeup"
+                            | "s_trap"
+                            | "s_sethalt"
+                            | "s_setkill"
+                            | "s_sendmsg"
+                            | "s_sendmsghalt"
                     )
                 {
                     continue;
@@ -425,6 +445,14 @@ impl Pool {
                     count: 2 + rng.below(11) as u32,
                     body,
                 });
+            } else if (17..20).contains(&r) && depth < 2 {
+                let n = 1 + rng.below(5) as usize;
+                let body = self.items(rng, mode, n, depth + 1);
+                v.push(Item::GprIdx {
+                    idx: rng.below(17) as u32,
+                    mode: 1 + rng.below(15) as u32,
+                    body,
+                });
             } else if r < 17 && depth < 2 && !self.cmps.is_empty() {
                 let c = self.cands[self.cmps[rng.below(self.cmps.len() as u64) as usize]];
                 let Some(cmp) = self.instance(rng, &c, mode) else {
@@ -454,6 +482,7 @@ impl Pool {
             Item::Inst(w) => w.len(),
             Item::Branch { .. } => 1,
             Item::SetPc { .. } => 5,
+            Item::GprIdx { body, .. } => 2 + body.iter().map(|i| self.size(i)).sum::<usize>(),
             Item::Loop { body, .. } => {
                 // s_mov_b32 + literal, body, s_sub_u32, s_cmp_lg_u32, s_cbranch_scc1.
                 2 + body.iter().map(|i| self.size(i)).sum::<usize>() + 3
@@ -490,6 +519,12 @@ impl Pool {
                     } else {
                         0x17D << 23 | f.s_setpc_b64 << 8 | S_PC
                     });
+                }
+                Item::GprIdx { idx, mode, body } => {
+                    // s_set_gpr_idx_on idx, mode (SSRC1 holds the mode bits).
+                    out.push(0x17E << 23 | f.s_set_gpr_idx_on << 16 | mode << 8 | (128 + idx));
+                    self.emit(body, out);
+                    out.push(sopp(f.s_set_gpr_idx_off, 0));
                 }
                 Item::Loop { depth, count, body } => {
                     let c = S_LOOP[*depth];
@@ -791,6 +826,8 @@ impl Gen<'_> {
             }
             Enc::Sopp => {
                 let imm = match info.op {
+                    // The opcode has no SIMM16 operand: the field must be 0.
+                    _ if w[0] == 0 => 0,
                     Op::S_SET_GPR_IDX_MODE => self.below(16),
                     Op::S_SLEEP | Op::S_SETPRIO => self.below(4),
                     _ => self.below(0x10000),
@@ -821,16 +858,20 @@ impl Gen<'_> {
                     } else {
                         self.rng.next_u64() as u32 & 0x1F_FFFF
                     };
-                    let soe = u32::from(self.chance(15));
+                    // IMM=1: 21-bit offset (plus SOFFSET when SOE); IMM=0: the OFFSET field
+                    // names an SGPR holding the offset.
+                    let imm = u32::from(self.chance(85));
+                    let soe = u32::from(imm == 1 && self.chance(15));
+                    let off = if imm == 1 { off } else { S_SOFF };
                     vec![
                         0x30 << 26
                             | opc << 18
-                            | (1 << 17)
+                            | imm << 17
                             | glc << 16
                             | soe << 14
                             | sd << 6
                             | (base / 2),
-                        off | S_SOFF << 25,
+                        off | (soe * S_SOFF) << 25,
                     ]
                 }
             }
@@ -859,10 +900,25 @@ impl Gen<'_> {
                 } else {
                     self.vdst(w[0])
                 };
+                // The carry-in / select mask of the VOP3 carry ops and v_cndmask is an SGPR
+                // pair (LLVM rejects constants there); it takes the scalar read first.
+                let mask_src = matches!(
+                    info.op,
+                    Op::V_ADDC_CO_U32
+                        | Op::V_SUBB_CO_U32
+                        | Op::V_SUBBREV_CO_U32
+                        | Op::V_CNDMASK_B32
+                );
                 let mut s = [0u32; 3];
-                for i in 0..3 {
+                let order = if mask_src { [2, 0, 1] } else { [0, 1, 2] };
+                for i in order {
                     if w[i + 1] != 0 {
-                        s[i] = self.vsrc(w[i + 1], k[i + 1], &mut bus);
+                        let (wi, kind) = if mask_src && i == 2 {
+                            (2, 1)
+                        } else {
+                            (w[i + 1], k[i + 1])
+                        };
+                        s[i] = self.vsrc(wi, kind, &mut bus);
                     }
                 }
                 let m = info.mods;
@@ -873,7 +929,9 @@ impl Gen<'_> {
                     let abs = (m / MOD_ABS0) & 7;
                     hi |= (self.below(8) & abs) << 8;
                     if m & MOD_OPSEL != 0 {
-                        hi |= self.below(16) << 11;
+                        // Bits of absent sources stay 0 (bit 3 is the destination's).
+                        let present = (0..3).filter(|&i| w[i + 1] != 0).fold(8, |a, i| a | 1 << i);
+                        hi |= (self.below(16) & present) << 11;
                     }
                 }
                 let bitop3 = matches!(info.op, Op::V_BITOP3_B16 | Op::V_BITOP3_B32);
@@ -918,12 +976,12 @@ impl Gen<'_> {
                 let m = info.mods;
                 let clamp = u32::from(m & MOD_CLAMP != 0 && self.chance(20));
                 let opsel = if m & MOD_OPSEL != 0 { self.below(8) } else { 0 };
+                // Without an op_sel_hi operand the assembler encodes all ones (llvm-mc-22:
+                // `v_dot4_i32_i8 v0, v1, v2, v3` = d3a84000 1c0e0501).
                 let opsel_hi = if m & MOD_OPSEL_HI != 0 {
                     self.below(8)
-                } else if m & crate::isa::generated::MOD_OPSEL_HI_DEF1 != 0 {
-                    7
                 } else {
-                    0
+                    7
                 };
                 let neg = if m & MOD_NEG_LO != 0 {
                     self.below(8)
@@ -935,6 +993,10 @@ impl Gen<'_> {
                 } else {
                     0
                 };
+                // Absent sources: op_sel and neg bits 0, op_sel_hi 1 (as LLVM encodes them).
+                let absent = (0..3).filter(|&i| w[i + 1] == 0).fold(0, |a, i| a | 1 << i);
+                let (opsel, neg, neg_hi) = (opsel & !absent, neg & !absent, neg_hi & !absent);
+                let opsel_hi = opsel_hi | absent;
                 vec![
                     0x1A7 << 23
                         | opc << 16
@@ -947,7 +1009,7 @@ impl Gen<'_> {
                 ]
             }
             Enc::Ds => {
-                let acc = self.chance(12);
+                let acc = w != [0; 4] && self.chance(12);
                 let vr = |g: &mut Self, w: u8| {
                     if acc {
                         g.reg(NAGPR, w)
@@ -956,12 +1018,20 @@ impl Gen<'_> {
                     }
                 };
                 let two = info.class & crate::isa::generated::CLASS_TWO_OFFSETS != 0;
-                let (addr, p) = self.addr_vgpr(0x3FFC & (LDS_SIZE as u32 - 1), 128);
+                let (addr, p) = if w[1] != 0 {
+                    self.addr_vgpr(0x3FFC & (LDS_SIZE as u32 - 1), 128)
+                } else {
+                    // No address operand (ds_nop): the field must be 0.
+                    (0, Vec::new())
+                };
                 pre.extend(p);
                 let d = if w[0] != 0 { vr(&mut self, w[0]) } else { 0 };
                 let d0 = if w[2] != 0 { vr(&mut self, w[2]) } else { 0 };
                 let d1 = if w[3] != 0 { vr(&mut self, w[3]) } else { 0 };
-                let off = if two {
+                let off = if w == [0; 4] {
+                    // ds_nop and friends: no operands, every field 0.
+                    0
+                } else if two {
                     let n = if self.chance(90) { 16 } else { 256 };
                     self.below(n) | self.below(n) << 8
                 } else if self.chance(95) {
@@ -969,7 +1039,6 @@ impl Gen<'_> {
                 } else {
                     self.below(0x10000)
                 };
-                let _ = addr;
                 vec![
                     0x36 << 26 | u32::from(acc) << 25 | opc << 17 | off,
                     addr | d0 << 8 | d1 << 16 | d << 24,
@@ -984,7 +1053,6 @@ impl Gen<'_> {
                         g.reg(g.nv, w)
                     }
                 };
-                let name = info.op.name();
                 let atomic = info.class & CLASS_ATOMIC != 0;
                 let glc = u32::from(self.chance(if atomic { 50 } else { 20 }));
                 let slc = u32::from(self.chance(10));
@@ -1003,10 +1071,12 @@ impl Gen<'_> {
                     Enc::Flat => {
                         let (a, p) = self.addr_pair(0x1FFC);
                         pre.extend(p);
-                        (0, 0, a, 0x7F, self.below(64))
+                        // FLAT has no SADDR: the field is 0.
+                        (0, 0, a, 0, self.below(64))
                     }
                     Enc::Global => {
-                        let lds = u32::from(name.contains("_lds_"));
+                        // Bit 13 (LDS) is 0 in every GLOBAL encoding LLVM accepts.
+                        let lds = 0;
                         let off = if self.chance(95) {
                             self.below(64)
                         } else {
@@ -1049,6 +1119,12 @@ impl Gen<'_> {
                         | off,
                     addr | data << 8 | saddr << 16 | u32::from(acc) << 23 | dst << 24,
                 ]
+            }
+            Enc::Mubuf if w[0] == 0 && w[1] == 0 => {
+                // buffer_wbl2, buffer_inv, ...: only the cache-policy bits.
+                let sc0 = u32::from(self.chance(30));
+                let sc1 = u32::from(self.chance(30));
+                vec![0x38 << 26 | opc << 18 | sc1 << 15 | sc0 << 14, 0]
             }
             Enc::Mubuf => {
                 let acc = self.chance(12);
@@ -1152,7 +1228,14 @@ impl Gen<'_> {
             _ => (0, w[0], k[0], w[1]),
         };
         let madk = info.class & (CLASS_MADMK | CLASS_MADAK) != 0;
-        let narrow = dw <= 1 && s0w == 1 && s1w <= 1 && k[0] != 1 && s0k == 0 && !madk;
+        // v_swap_b32 writes two registers: LLVM has no DPP/SDWA form of it.
+        let narrow = info.op != Op::V_SWAP_B32
+            && dw <= 1
+            && s0w == 1
+            && s1w <= 1
+            && k[0] != 1
+            && s0k == 0
+            && !madk;
         let ext = if narrow { self.below(100) } else { 100 };
         let implicit_vcc = matches!(
             info.op,
@@ -1185,8 +1268,9 @@ impl Gen<'_> {
             _ => 0x3E << 25 | opc << 17 | s1 << 9 | src0,
         };
         let m = info.mods;
-        if ext < 20 {
-            // DPP.
+        if ext < 20 && c.enc != Enc::Vopc {
+            // DPP (not for VOPC: LLVM has no GFX9 VOPC DPP encodings, compilers never emit
+            // them).
             let ctrl = match self.below(8) {
                 0..=2 => self.below(256),
                 3 => 0x101 + self.below(15),
@@ -1220,7 +1304,16 @@ impl Gen<'_> {
             let dst_unused = self.below(3);
             let mods = self.below(16) & ((m >> 10) & 3 | ((m >> 13) & 3) << 2);
             let (abs0, abs1, neg0, neg1) = (mods & 1, mods >> 1 & 1, mods >> 2 & 1, mods >> 3 & 1);
-            let sext = self.below(4);
+            // SEXT applies to integer sources only (those without float modifiers); VOP1 has
+            // no src1, so its SRC1 fields stay 0.
+            let float_srcs = (m >> 10) & 3;
+            let mut sext = self.below(4) & !float_srcs;
+            let (src1_sel, abs1, neg1) = if c.enc == Enc::Vop1 {
+                sext &= 1;
+                (0, 0, 0)
+            } else {
+                (src1_sel, abs1, neg1)
+            };
             let mut b2 = Bus {
                 lit_ok: false,
                 scalar_ok: true,

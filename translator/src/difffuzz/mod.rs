@@ -13,7 +13,15 @@
 //! block on first use, and requires the same exit or fault, the same final wave state (all
 //! registers, counters) and the same memory. A difference is shrunk (dropping items while the
 //! engines still disagree) and reported with the seed, the disassembled program and the first
-//! differing register, lane or byte.
+//! differing register, lane or byte. A quarter of the programs
+//! ([`straight_line_for`]) compile every block in the JIT's straight-line form, the others in
+//! the lane-group loop form where a block qualifies.
+//!
+//! Not generated (yet): MFMA/SMFMAC (matrix), MTBUF and format buffer accesses, `s_call`,
+//! `s_cbranch_*fork`/`join`, `s_rfe`, `s_endpgm_*` variants, VOPC DPP and DPP
+//! `row_newbcast`/`row_share` controls, unaligned VGPR tuples, FLAT addresses in the LDS and
+//! private apertures (the test environment has none), swizzled or ADD_TID buffers, several
+//! waves (barriers are trivially passed by the single wave).
 
 pub mod gen;
 
@@ -463,7 +471,7 @@ impl std::fmt::Display for Finding {
              dwords): {}",
             self.gpu,
             self.seed,
-            if self.seed & 1 == 1 {
+            if straight_line_for(self.seed) {
                 "straight-line"
             } else {
                 "lane-group"
@@ -489,6 +497,10 @@ pub struct Totals {
     pub blocks: u64,
     /// Faults by kind (memory space, unsupported instruction, runaway, ...).
     pub fault_kinds: std::collections::BTreeMap<String, u64>,
+    /// Distinct opcodes in the generated programs.
+    pub opcodes: std::collections::BTreeSet<crate::isa::Op>,
+    /// Generated instructions by encoding form (`Vop2 dpp`, `Vop3`, `Ds`, ...).
+    pub forms: std::collections::BTreeMap<String, u64>,
 }
 
 /// A short name of the kind of `f`, for [`Totals::fault_kinds`].
@@ -518,11 +530,19 @@ pub struct Fuzzer {
     pub totals: Totals,
     /// Print every program that ends in a fault (with the fault).
     pub show_faults: bool,
-    /// Compile in the straight-line form only (set per program: odd seeds).
+    /// Compile in the straight-line form only (set per program, [`straight_line_for`]).
     straight_line: bool,
     /// Test hook for the shrinker: report a (fake) difference for every program that
     /// contains this opcode.
     pub inject: Option<crate::isa::Op>,
+}
+
+/// Whether program `seed` runs the JIT in the straight-line form only (a quarter of the
+/// seeds; the others use the lane-group loop form wherever a block qualifies, the
+/// straight-line form elsewhere). Straight-line code for a whole wave is larger and slower to
+/// compile, hence the smaller share.
+pub fn straight_line_for(seed: u64) -> bool {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62 == 3
 }
 
 /// Seed of the pool construction (fixed so program seeds replay).
@@ -571,11 +591,10 @@ impl Fuzzer {
 
     /// Generates and runs program `seed`; a shrunk [`Finding`] when the engines differ.
     pub fn run_program(&mut self, seed: u64) -> Result<(), Box<Finding>> {
-        // Odd seeds: the JIT's straight-line form; even seeds: the lane-group form where the
-        // block qualifies.
-        self.straight_line = seed & 1 == 1;
+        self.straight_line = straight_line_for(seed);
         let (items, state, env) = self.generate(seed);
         let (diff, out) = self.check(&items, &state, &env);
+        self.census(&items);
         self.totals.programs += 1;
         self.totals.insts += out.insts();
         if let Err(f) = &out.result {
@@ -617,6 +636,35 @@ impl Fuzzer {
             program: disassemble_words(&self.pool.target, &words),
             sizes: (before, words.len()),
         }))
+    }
+
+    /// Adds the opcodes and encoding forms of `items` to the totals.
+    fn census(&mut self, items: &[Item]) {
+        let bytes = gen::to_bytes(&self.pool.layout(items));
+        let t = &self.pool.target;
+        let mut off = 0;
+        while off < bytes.len() {
+            let Ok(i) = decode(t, &bytes[off..], CODE_BASE + off as u64) else {
+                off += 4;
+                continue;
+            };
+            self.totals.opcodes.insert(i.op);
+            let ext = if i.dpp.is_some() {
+                " dpp"
+            } else if i.sdwa.is_some() {
+                " sdwa"
+            } else if i.literal.is_some() {
+                " literal"
+            } else {
+                ""
+            };
+            *self
+                .totals
+                .forms
+                .entry(format!("{:?}{ext}", i.format))
+                .or_default() += 1;
+            off += i.size.max(4) as usize;
+        }
     }
 
     /// Drops items (and unwraps loops and `if`s) while the engines still differ.
@@ -664,7 +712,9 @@ fn count(items: &[Item]) -> usize {
     items
         .iter()
         .map(|i| match i {
-            Item::Loop { body, .. } | Item::If { body, .. } => 1 + count(body),
+            Item::Loop { body, .. } | Item::If { body, .. } | Item::GprIdx { body, .. } => {
+                1 + count(body)
+            }
             _ => 1,
         })
         .sum()
@@ -678,7 +728,9 @@ fn edit(items: &mut Vec<Item>, k: &mut usize, unwrap: bool) -> bool {
         if *k == 0 {
             if unwrap {
                 let body = match &items[j] {
-                    Item::Loop { body, .. } | Item::If { body, .. } => body.clone(),
+                    Item::Loop { body, .. } | Item::If { body, .. } | Item::GprIdx { body, .. } => {
+                        body.clone()
+                    }
                     _ => return false,
                 };
                 items.splice(j..=j, body);
@@ -688,7 +740,9 @@ fn edit(items: &mut Vec<Item>, k: &mut usize, unwrap: bool) -> bool {
             return true;
         }
         *k -= 1;
-        if let Item::Loop { body, .. } | Item::If { body, .. } = &mut items[j] {
+        if let Item::Loop { body, .. } | Item::If { body, .. } | Item::GprIdx { body, .. } =
+            &mut items[j]
+        {
             let n = count(body);
             if *k < n {
                 return edit(body, k, unwrap);

@@ -480,6 +480,32 @@ fn exec_op(
             state.counters.vector_insts += 1;
             Value::None
         }
+        Op::Matrix(call) => {
+            let scales = call.scale.map(|[a, b]| {
+                let bytes = |s: crate::ir::ScaleSrc| -> [u8; 64] {
+                    core::array::from_fn(|lane| {
+                        let v = match s.reg {
+                            Some(r) => state.vgpr.get(r as usize).map_or(0, |v| v[lane]),
+                            None => s.value,
+                        };
+                        (v >> (8 * (s.byte & 3))) as u8
+                    })
+                };
+                crate::matrix::Scales {
+                    a: bytes(a),
+                    b: bytes(b),
+                }
+            });
+            let isa = crate::matrix::gemm::best_isa();
+            if let Err(e) = call
+                .plan
+                .run(isa, &mut state.vgpr, state.mode, scales.as_ref())
+            {
+                state.pc = call.pc;
+                return Err(ExecFault::Unsupported(format!("matrix instruction: {e}")));
+            }
+            Value::None
+        }
     })
 }
 

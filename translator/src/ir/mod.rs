@@ -429,6 +429,39 @@ pub enum Op {
     Clock,
     /// Adds `active` (`S64` lane mask popcount) and one instruction to the vector counters.
     CountVector { mask: Val },
+    /// One MFMA/SMFMAC on the register file: reads A, B and C, writes D, ignores EXEC
+    /// (CDNA ISA 7). Both engines run it through [`crate::matrix::execute`] with the wave's
+    /// MODE; the lifter gives it a block of its own.
+    Matrix(Box<MatrixCall>),
+}
+
+/// The operands of an [`Op::Matrix`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatrixCall {
+    /// Address of the instruction (reported when it faults).
+    pub pc: u64,
+    /// Shape and types.
+    pub op: crate::matrix::MatrixOp,
+    /// Register operands.
+    pub opnds: crate::matrix::Operands,
+    /// CBSZ, ABID and BLGP (`mode` is ignored: the wave's MODE applies).
+    pub ctl: crate::matrix::Controls,
+    /// Block-scaled MFMA: A's and B's E8M0 scale sources.
+    pub scale: Option<[ScaleSrc; 2]>,
+    /// Every element's register location, computed once when lifting.
+    pub plan: std::sync::Arc<crate::matrix::Plan>,
+}
+
+/// One scale operand of a block-scaled MFMA: a VGPR or a constant, and the byte of each
+/// lane's 32-bit value that holds the scale (`{OP_SEL_HI[n], OP_SEL[n]}`, CDNA4 ISA 7.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScaleSrc {
+    /// `Some(slot)` for a VGPR, else the constant in `value`.
+    pub reg: Option<u16>,
+    /// The constant's 32-bit value (when `reg` is `None`).
+    pub value: u32,
+    /// Byte select, 0..=3.
+    pub byte: u8,
 }
 
 impl Op {
@@ -444,6 +477,7 @@ impl Op {
                 | Op::Store { .. }
                 | Op::SStore { .. }
                 | Op::CountVector { .. }
+                | Op::Matrix(_)
         )
     }
 }

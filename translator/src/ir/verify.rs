@@ -121,5 +121,6 @@ pub(crate) fn for_each_operand(op: &Op, mut f: impl FnMut(Val)) {
             f(*data)
         }
         Op::CountVector { mask } => f(*mask),
+        Op::Matrix(_) => {}
     }
 }

@@ -1268,6 +1268,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.add_counter(WaveState::VECTOR_INSTS_OFFSET, one);
                 JV::None
             }
+            // Rejected by the type check: matrix blocks run in the interpreter.
+            Op::Matrix(_) => return Err("matrix ops are not compiled".into()),
         })
     }
 
@@ -2147,6 +2149,7 @@ fn operands(op: &Op) -> Vec<Val> {
         Op::SLoad { addr, .. } => vec![*addr],
         Op::SStore { addr, data, .. } => vec![*addr, *data],
         Op::CountVector { mask } => vec![*mask],
+        Op::Matrix(_) => vec![],
     }
 }
 

@@ -14,7 +14,8 @@
 //! instruction share one lifting function.
 //!
 //! A block ends at branches, `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
-//! `s_sleep`, writes of MODE (`s_setreg` of MODE, `s_set_gpr_idx_on/off`), after
+//! `s_sleep`, matrix instructions (which also start a block: each runs alone, see `mai`),
+//! writes of MODE (`s_setreg` of MODE, `s_set_gpr_idx_on/off`), after
 //! [`MAX_BLOCK_INSTS`] instructions, or before an instruction that cannot be decoded or
 //! lifted. Such an instruction starts the next block, whose exit is [`Exit::Unsupported`]
 //! naming it, so everything before it still executes.
@@ -34,6 +35,7 @@
 mod control;
 pub mod coverage;
 mod ds;
+mod mai;
 mod operand;
 mod salu;
 mod smem;
@@ -145,6 +147,10 @@ fn lift_from(
             Err(reason) => return Pass::Failed { index, pc, reason },
         };
         let next_pc = pc.wrapping_add(inst.size.max(4) as u64);
+        if index > 0 && mai::is_matrix(&inst) {
+            // A matrix instruction gets a block of its own (see `mai`).
+            return Pass::Done(l.finish(Exit::Jump(pc)));
+        }
         l.begin(&inst, pc, next_pc);
         match lift_inst(&mut l, &inst) {
             Ok((class, flow)) => {
@@ -181,7 +187,9 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         | Format::Vop3b
         | Format::Vop3p
         | Format::Mai => {
-            if name.starts_with("v_cmp") {
+            if mai::is_matrix(inst) {
+                mai::lift(l, inst, name)
+            } else if name.starts_with("v_cmp") {
                 vcmp::lift(l, inst, name)
             } else {
                 valu::lift(l, inst, name)

@@ -142,6 +142,8 @@ pub(crate) struct Lifter<'t> {
     pub b: Builder,
     /// Wave size (32 or 64).
     pub wave: u32,
+    /// The GPU (decides target-dependent semantics such as the FP8 flavour).
+    pub gpu: crate::isa::Gpu,
     /// MODE the block is translated for (float denormal, clamp and IEEE behaviour).
     pub mode: u32,
     /// True while lifting an instruction that moves float bits without arithmetic
@@ -174,6 +176,7 @@ impl<'t> Lifter<'t> {
             _target: core::marker::PhantomData,
             b: Builder::new(pc, target.wave_size),
             wave: target.wave_size,
+            gpu: target.gpu,
             mode,
             no_flush: false,
             pc,

@@ -17,9 +17,6 @@ use BinOp::*;
 
 /// Lifts a VALU instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    if name.starts_with("v_mfma") || name.starts_with("v_smfmac") {
-        return Err("matrix instructions are not supported yet".into());
-    }
     let base = name.strip_prefix("v_").unwrap_or(name);
     if base == "nop" {
         return Ok((InstClass::Valu, Flow::Next));

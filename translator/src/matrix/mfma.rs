@@ -25,17 +25,16 @@
 
 use super::formats::Elem;
 use super::gemm::{best_isa, gemm_f32, GemmF32, Isa};
-use super::layout::{a_loc, a_source_block, b_loc, blgp_lane, cd_loc, read_item, write_item};
+use super::layout::{a_loc, a_source_block, b_loc, blgp_lane, cd_loc};
 use super::shape::{Acc, Kind, MatrixOp};
+use std::cell::RefCell;
+use std::sync::OnceLock;
 use thiserror::Error;
 
 /// MODE bit 23: FP16_OVFL, also the MFMA overflow clamp control.
 pub const MODE_FP16_OVFL: u32 = 1 << 23;
 /// MODE bit 4: f32 "allow input denormals".
 pub const MODE_F32_DENORM_IN: u32 = 1 << 4;
-
-/// Largest logical operand (elements): 32×32×64 and 16×16×128 A/B, 2-block 32×32 C/D.
-const MAX_ELEMS: usize = 2048;
 
 /// The C operand: registers, or an inline constant used for every element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,257 +123,500 @@ pub fn execute_with(
     scales: Option<&Scales>,
     regs: &mut [[u32; 64]],
 ) -> Result<(), MatrixError> {
-    let illegal = MatrixError::IllegalControls {
-        cbsz: ctl.cbsz,
-        abid: ctl.abid,
-        blgp: ctl.blgp,
-    };
-    let (ea, eb) = match op.kind {
-        Kind::F8f6f4 | Kind::ScaledF8f6f4 => (
-            Elem::from_f8f6f4_code(ctl.cbsz).ok_or(illegal.clone())?,
-            Elem::from_f8f6f4_code(ctl.blgp).ok_or(illegal.clone())?,
-        ),
-        _ => (op.a, op.b),
-    };
-    if ea == Elem::Xf32 {
-        return Err(MatrixError::Unsupported(
-            "xf32 MFMA: the ISA documents no exact rounding of xf32 inputs",
-        ));
-    }
-    let fits = |base: u16, n: usize| base as usize + n <= regs.len();
-    let c_ok = match opnds.c {
-        CSrc::Reg(r) => fits(r, op.cd_regs()),
-        CSrc::Imm(_) => true,
-    };
-    let idx_ok = op.kind != Kind::Sparse || fits(opnds.index, 1);
-    if !(fits(opnds.a, op.a_regs(ea))
-        && fits(opnds.b, op.b_regs(eb))
-        && fits(opnds.d, op.cd_regs())
-        && c_ok
-        && idx_ok)
-    {
-        return Err(MatrixError::RegisterRange);
-    }
-    // Broadcast controls apply to the plain dense forms only: F8F6F4 uses CBSZ/BLGP as
-    // formats, f64 uses BLGP as negation and ignores CBSZ/ABID, SMFMAC uses CBSZ/ABID to
-    // pick an index set.
-    let broadcast = op.kind == Kind::Dense && op.acc != Acc::F64;
-    let mut src_block = [0usize; 16];
-    for (b, s) in src_block.iter_mut().enumerate().take(op.blocks) {
-        *s = if broadcast {
-            a_source_block(op.blocks, ctl.cbsz, ctl.abid, b).ok_or(illegal.clone())?
-        } else {
-            b
-        };
-    }
-    let blgp = if broadcast { ctl.blgp } else { 0 };
-    let dims = Dims {
-        op,
-        ea,
-        eb,
-        opnds,
-        src_block: &src_block,
-        blgp,
-        ctl,
-    };
-    match op.acc {
-        Acc::F32 => run_f32(isa, &dims, scales, regs),
-        Acc::I32 => run_i32(&dims, regs),
-        Acc::F64 => run_f64(&dims, regs),
-    }
+    Plan::new(op, opnds, ctl, regs.len())?.run(isa, regs, ctl.mode, scales)
 }
 
-/// What the gather/scatter helpers need.
-struct Dims<'a> {
-    op: &'a MatrixOp,
+/// Where one element lives: register-file slot, lane, and bit offset in the register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    reg: u16,
+    lane: u8,
+    shift: u8,
+}
+
+/// A stored element of a sparse A: its slot, the slot of its 2-bit index, and the dense
+/// index of its group's first column (`i·K + 4q`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SparseSlot {
+    val: Slot,
+    idx: Slot,
+    base: u32,
+}
+
+/// One matrix instruction with every element's register location precomputed (CDNA4 ISA
+/// 7.1.4–7.1.6, 7.5 through [`super::layout`]), so executing it is table-driven gathers,
+/// the host GEMM and a scatter. Built once per instruction (the lifter keeps it in the IR).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    op: MatrixOp,
     ea: Elem,
     eb: Elem,
-    opnds: &'a Operands,
-    src_block: &'a [usize; 16],
-    blgp: u8,
-    ctl: &'a Controls,
+    /// Dense A in `(b·M + i)·K + k` order, broadcast (CBSZ/ABID) applied.
+    a: Vec<Slot>,
+    /// Sparse A: the stored elements.
+    a_sparse: Vec<SparseSlot>,
+    /// B in `(b·K + k)·N + j` order, BLGP applied.
+    b: Vec<Slot>,
+    /// C (empty for a constant C) and D in `(b·M + i)·N + j` order.
+    c: Vec<Slot>,
+    d: Vec<Slot>,
+    /// A constant C.
+    c_imm: Option<u64>,
+    /// f64: BLGP bits 0/1/2 negate A/B/C.
+    neg: u8,
+    /// Block-scaled with ABID[0] = 1 (with ABID[0] = 0 the scales are 1.0, CDNA4 ISA
+    /// L3114–3116).
+    scaled: bool,
 }
 
-impl Dims<'_> {
-    /// Calls `f(index, raw)` for every logical A element (dense, `(b·M + i)·K + k`).
-    /// Sparse A: only the stored elements, at their unpacked column.
-    fn for_a(&self, regs: &[[u32; 64]], mut f: impl FnMut(usize, u64)) {
-        let op = self.op;
-        let base = self.opnds.a as usize;
-        let bits = self.ea.bits();
+impl Plan {
+    /// Checks operands and controls against a register file of `nregs` registers and
+    /// computes every element's location.
+    pub fn new(
+        op: &MatrixOp,
+        opnds: &Operands,
+        ctl: &Controls,
+        nregs: usize,
+    ) -> Result<Plan, MatrixError> {
+        let illegal = MatrixError::IllegalControls {
+            cbsz: ctl.cbsz,
+            abid: ctl.abid,
+            blgp: ctl.blgp,
+        };
+        let (ea, eb) = match op.kind {
+            Kind::F8f6f4 | Kind::ScaledF8f6f4 => (
+                Elem::from_f8f6f4_code(ctl.cbsz).ok_or(illegal.clone())?,
+                Elem::from_f8f6f4_code(ctl.blgp).ok_or(illegal.clone())?,
+            ),
+            _ => (op.a, op.b),
+        };
+        if ea == Elem::Xf32 {
+            return Err(MatrixError::Unsupported(
+                "xf32 MFMA: the ISA documents no exact rounding of xf32 inputs",
+            ));
+        }
+        let fits = |base: u16, n: usize| base as usize + n <= nregs;
+        let c_ok = match opnds.c {
+            CSrc::Reg(r) => fits(r, op.cd_regs()),
+            CSrc::Imm(_) => true,
+        };
+        let idx_ok = op.kind != Kind::Sparse || fits(opnds.index, 1);
+        if !(fits(opnds.a, op.a_regs(ea))
+            && fits(opnds.b, op.b_regs(eb))
+            && fits(opnds.d, op.cd_regs())
+            && c_ok
+            && idx_ok)
+        {
+            return Err(MatrixError::RegisterRange);
+        }
+        // Broadcast controls apply to the plain dense forms only: F8F6F4 uses CBSZ/BLGP as
+        // formats, f64 uses BLGP as negation and ignores CBSZ/ABID, SMFMAC uses CBSZ/ABID to
+        // pick an index set.
+        let broadcast = op.kind == Kind::Dense && op.acc != Acc::F64;
+        let blgp = if broadcast { ctl.blgp } else { 0 };
+        let slot = |base: u16, lane: usize, item: usize, bits: u32| -> Slot {
+            let (reg, shift) = match bits {
+                64 => (2 * item, 0),
+                32 => (item, 0),
+                6 => {
+                    // 32 items per 192-bit group of 6 registers, item n at bits [6n+5:6n].
+                    let bit = 6 * (item % 32);
+                    (6 * (item / 32) + bit / 32, bit % 32)
+                }
+                _ => {
+                    let per = 32 / bits as usize;
+                    (item / per, (item % per) * bits as usize)
+                }
+            };
+            Slot {
+                reg: base + reg as u16,
+                lane: lane as u8,
+                shift: shift as u8,
+            }
+        };
+        let (m, n, k) = (op.m, op.n, op.k);
+        let mut plan = Plan {
+            op: *op,
+            ea,
+            eb,
+            a: Vec::new(),
+            a_sparse: Vec::new(),
+            b: Vec::with_capacity(op.blocks * k * n),
+            c: Vec::new(),
+            d: Vec::with_capacity(op.blocks * m * n),
+            c_imm: None,
+            neg: if op.acc == Acc::F64 { ctl.blgp & 7 } else { 0 },
+            scaled: op.kind == Kind::ScaledF8f6f4 && ctl.abid & 1 == 1,
+        };
         if op.kind == Kind::Sparse {
-            let set_bits = op.sparse_index_bits();
+            let set_bits = op.sparse_index_bits() as usize;
             let sets = (32 / set_bits).max(1);
-            let set = if self.ctl.cbsz == 0 {
-                self.ctl.abid as u32 % sets
+            let set = if ctl.cbsz == 0 {
+                ctl.abid as usize % sets
             } else {
                 0
             };
-            for i in 0..op.m {
-                for kp in 0..op.k_a() {
-                    let at = a_loc(op, self.ea, 0, i, kp);
-                    let raw = read_item(regs, base, at.lane, at.item, bits).unwrap_or(0);
-                    let idx = regs[self.opnds.index as usize][at.lane];
-                    let pos = (idx >> (set * set_bits + 2 * at.item as u32)) & 3;
-                    // Packed columns 2q and 2q+1 belong to the group of 4 columns q.
-                    let k = 4 * (kp / 2) + pos as usize;
-                    f(i * op.k + k, raw);
-                }
-            }
-            return;
-        }
-        for b in 0..op.blocks {
-            let sb = self.src_block[b];
-            for i in 0..op.m {
-                for k in 0..op.k {
-                    let at = a_loc(op, self.ea, sb, i, k);
-                    let raw = read_item(regs, base, at.lane, at.item, bits).unwrap_or(0);
-                    f((b * op.m + i) * op.k + k, raw);
-                }
-            }
-        }
-    }
-
-    /// Calls `f(index, raw)` for every B element (`(b·K + k)·N + j`).
-    fn for_b(&self, regs: &[[u32; 64]], mut f: impl FnMut(usize, u64)) {
-        let op = self.op;
-        let base = self.opnds.b as usize;
-        let bits = self.eb.bits();
-        for b in 0..op.blocks {
-            for k in 0..op.k {
-                for j in 0..op.n {
-                    let at = b_loc(op, self.eb, b, k, j);
-                    let lane = blgp_lane(self.blgp, at.lane);
-                    let raw = read_item(regs, base, lane, at.item, bits).unwrap_or(0);
-                    f((b * op.k + k) * op.n + j, raw);
-                }
-            }
-        }
-    }
-
-    /// Calls `f(index, raw)` for every C element (`(b·M + i)·N + j`); SMFMAC reads D.
-    fn for_c(&self, regs: &[[u32; 64]], bits: u32, mut f: impl FnMut(usize, u64)) {
-        let op = self.op;
-        let src = if op.kind == Kind::Sparse {
-            CSrc::Reg(self.opnds.d)
-        } else {
-            self.opnds.c
-        };
-        for b in 0..op.blocks {
-            for i in 0..op.m {
-                for j in 0..op.n {
-                    let raw = match src {
-                        CSrc::Imm(v) => v,
-                        CSrc::Reg(r) => {
-                            let at = cd_loc(op, b, i, j);
-                            read_item(regs, r as usize, at.lane, at.item, bits).unwrap_or(0)
-                        }
-                    };
-                    f((b * op.m + i) * op.n + j, raw);
-                }
-            }
-        }
-    }
-
-    /// Writes every D element from `get(index)`.
-    fn store_d(&self, regs: &mut [[u32; 64]], bits: u32, get: impl Fn(usize) -> u64) {
-        let op = self.op;
-        for b in 0..op.blocks {
-            for i in 0..op.m {
-                for j in 0..op.n {
-                    let at = cd_loc(op, b, i, j);
-                    let v = get((b * op.m + i) * op.n + j);
-                    // In range: checked against the shape's register count before.
-                    let _ = write_item(regs, self.opnds.d as usize, at.lane, at.item, bits, v);
-                }
-            }
-        }
-    }
-}
-
-fn run_f32(
-    isa: Isa,
-    d: &Dims,
-    scales: Option<&Scales>,
-    regs: &mut [[u32; 64]],
-) -> Result<(), MatrixError> {
-    let op = d.op;
-    let (m, n, k, nb) = (op.m, op.n, op.k, op.blocks);
-    let mut a = [0f32; MAX_ELEMS];
-    let mut b = [0f32; MAX_ELEMS];
-    let mut acc = [0f32; MAX_ELEMS];
-    let flush_in = op.a == Elem::F32 && d.ctl.mode & MODE_F32_DENORM_IN == 0;
-    let decode = |e: Elem, raw: u64| -> f32 {
-        let v = e.to_f32(raw as u32);
-        if flush_in && v.is_subnormal() {
-            0.0f32.copysign(v)
-        } else {
-            v
-        }
-    };
-    d.for_a(regs, |x, raw| a[x] = decode(d.ea, raw));
-    d.for_b(regs, |x, raw| b[x] = decode(d.eb, raw));
-    d.for_c(regs, 32, |x, raw| acc[x] = f32::from_bits(raw as u32));
-    let c_in = acc;
-
-    let scaled = op.kind == Kind::ScaledF8f6f4 && d.ctl.abid & 1 == 1;
-    for blk in 0..nb {
-        let ab = &a[blk * m * k..];
-        let bb = &b[blk * k * n..];
-        let cb = &mut acc[blk * m * n..(blk + 1) * m * n];
-        match (scaled, scales) {
-            (true, Some(s)) => scaled_gemm(isa, op, ab, bb, cb, s),
-            (true, None) => {
-                return Err(MatrixError::Unsupported(
-                    "block-scaled MFMA without its scale operands",
-                ))
-            }
-            _ => gemm_f32(
-                isa,
-                &GemmF32 {
-                    m,
-                    n,
-                    k,
-                    a: ab,
-                    lda: k,
-                    b: bb,
-                    ldb: n,
-                },
-                cb,
-                n,
-            ),
-        }
-    }
-
-    let clamp = d.ctl.mode & MODE_FP16_OVFL != 0;
-    if clamp {
-        for blk in 0..nb {
             for i in 0..m {
-                let row_finite = a[(blk * m + i) * k..(blk * m + i + 1) * k]
-                    .iter()
-                    .all(|v| v.is_finite());
-                for j in 0..n {
-                    let x = (blk * m + i) * n + j;
-                    if acc[x].is_infinite()
-                        && row_finite
-                        && c_in[x].is_finite()
-                        && (0..k).all(|kk| b[(blk * k + kk) * n + j].is_finite())
-                    {
-                        acc[x] = f32::MAX.copysign(acc[x]);
+                for kp in 0..op.k_a() {
+                    let at = a_loc(op, ea, 0, i, kp);
+                    plan.a_sparse.push(SparseSlot {
+                        val: slot(opnds.a, at.lane, at.item, ea.bits()),
+                        idx: Slot {
+                            reg: opnds.index,
+                            lane: at.lane as u8,
+                            shift: (set * set_bits + 2 * at.item) as u8,
+                        },
+                        // Packed columns 2q and 2q+1 belong to the group of 4 columns q.
+                        base: (i * k + 4 * (kp / 2)) as u32,
+                    });
+                }
+            }
+        } else {
+            plan.a.reserve(op.blocks * m * k);
+            for b in 0..op.blocks {
+                let sb = if broadcast {
+                    a_source_block(op.blocks, ctl.cbsz, ctl.abid, b).ok_or(illegal.clone())?
+                } else {
+                    b
+                };
+                for i in 0..m {
+                    for kk in 0..k {
+                        let at = a_loc(op, ea, sb, i, kk);
+                        plan.a.push(slot(opnds.a, at.lane, at.item, ea.bits()));
                     }
                 }
             }
         }
-    }
-    d.store_d(regs, 32, |x| {
-        let v = acc[x];
-        if v.is_nan() {
-            0x7FC0_0000
-        } else {
-            v.to_bits() as u64
+        for b in 0..op.blocks {
+            for kk in 0..k {
+                for j in 0..n {
+                    let at = b_loc(op, eb, b, kk, j);
+                    plan.b
+                        .push(slot(opnds.b, blgp_lane(blgp, at.lane), at.item, eb.bits()));
+                }
+            }
         }
-    });
-    Ok(())
+        let acc_bits = if op.acc == Acc::F64 { 64 } else { 32 };
+        // SMFMAC accumulates into its destination.
+        let c_src = if op.kind == Kind::Sparse {
+            CSrc::Reg(opnds.d)
+        } else {
+            opnds.c
+        };
+        for b in 0..op.blocks {
+            for i in 0..m {
+                for j in 0..n {
+                    let at = cd_loc(op, b, i, j);
+                    plan.d.push(slot(opnds.d, at.lane, at.item, acc_bits));
+                    if let CSrc::Reg(r) = c_src {
+                        plan.c.push(slot(r, at.lane, at.item, acc_bits));
+                    }
+                }
+            }
+        }
+        if let CSrc::Imm(v) = c_src {
+            plan.c_imm = Some(v);
+        }
+        Ok(plan)
+    }
+
+    /// Executes the instruction on `regs` (the register file the plan was built for) with
+    /// the wave's MODE and, for block-scaled forms, the scale bytes.
+    pub fn run(
+        &self,
+        isa: Isa,
+        regs: &mut [[u32; 64]],
+        mode: u32,
+        scales: Option<&Scales>,
+    ) -> Result<(), MatrixError> {
+        match self.op.acc {
+            Acc::F32 => self.run_f32(isa, regs, mode, scales),
+            Acc::I32 => {
+                self.run_i32(regs, mode);
+                Ok(())
+            }
+            Acc::F64 => {
+                self.run_f64(regs);
+                Ok(())
+            }
+        }
+    }
+
+    fn run_f32(
+        &self,
+        isa: Isa,
+        regs: &mut [[u32; 64]],
+        mode: u32,
+        scales: Option<&Scales>,
+    ) -> Result<(), MatrixError> {
+        let op = &self.op;
+        let (m, n, k, nb) = (op.m, op.n, op.k, op.blocks);
+        let scaled = self.scaled;
+        if scaled && scales.is_none() {
+            return Err(MatrixError::Unsupported(
+                "block-scaled MFMA without its scale operands",
+            ));
+        }
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let Scratch { a, b, acc, c_in } = &mut *s;
+            a.clear();
+            a.resize(nb * m * k, 0.0);
+            b.clear();
+            b.resize(nb * k * n, 0.0);
+            // MODE.FP_DENORM "allow input denormals" for f32 (CDNA4 ISA 7.4): only the
+            // f32-input MFMAs honour it; narrower inputs and C/D never flush.
+            let flush_in = op.a == Elem::F32 && mode & MODE_F32_DENORM_IN == 0;
+            if op.kind == Kind::Sparse {
+                let t = decoder(self.ea);
+                for e in &self.a_sparse {
+                    let pos = (regs[e.idx.reg as usize][e.idx.lane as usize] >> e.idx.shift) & 3;
+                    a[e.base as usize + pos as usize] = t.get(raw(regs, e.val, self.ea.bits()));
+                }
+            } else {
+                gather_f32(&self.a, regs, self.ea, a);
+            }
+            gather_f32(&self.b, regs, self.eb, b);
+            if flush_in {
+                for v in a.iter_mut().chain(b.iter_mut()) {
+                    if v.is_subnormal() {
+                        *v = 0.0f32.copysign(*v);
+                    }
+                }
+            }
+            acc.clear();
+            match self.c_imm {
+                Some(v) => acc.resize(nb * m * n, f32::from_bits(v as u32)),
+                None => acc.extend(
+                    self.c
+                        .iter()
+                        .map(|s| f32::from_bits(regs[s.reg as usize][s.lane as usize])),
+                ),
+            }
+            let clamp = mode & MODE_FP16_OVFL != 0;
+            if clamp {
+                c_in.clear();
+                c_in.extend_from_slice(acc);
+            }
+            for blk in 0..nb {
+                let ab = &a[blk * m * k..];
+                let bb = &b[blk * k * n..];
+                let cb = &mut acc[blk * m * n..(blk + 1) * m * n];
+                match scales {
+                    Some(s) if scaled => scaled_gemm(isa, op, ab, bb, cb, s),
+                    _ => gemm_f32(
+                        isa,
+                        &GemmF32 {
+                            m,
+                            n,
+                            k,
+                            a: ab,
+                            lda: k,
+                            b: bb,
+                            ldb: n,
+                        },
+                        cb,
+                        n,
+                    ),
+                }
+            }
+            if clamp {
+                // FP16_OVFL: an overflow (not a true infinity input) becomes ±MAX.
+                for blk in 0..nb {
+                    for i in 0..m {
+                        let row = &a[(blk * m + i) * k..(blk * m + i + 1) * k];
+                        let row_finite = row.iter().all(|v| v.is_finite());
+                        for j in 0..n {
+                            let x = (blk * m + i) * n + j;
+                            if acc[x].is_infinite()
+                                && row_finite
+                                && c_in[x].is_finite()
+                                && (0..k).all(|kk| b[(blk * k + kk) * n + j].is_finite())
+                            {
+                                acc[x] = f32::MAX.copysign(acc[x]);
+                            }
+                        }
+                    }
+                }
+            }
+            for (v, s) in acc.iter().zip(&self.d) {
+                regs[s.reg as usize][s.lane as usize] =
+                    if v.is_nan() { 0x7FC0_0000 } else { v.to_bits() };
+            }
+            Ok(())
+        })
+    }
+
+    fn run_i32(&self, regs: &mut [[u32; 64]], mode: u32) {
+        let op = &self.op;
+        let (m, n, k) = (op.m, op.n, op.k);
+        let sx = |w: u32| w as u8 as i8 as i64;
+        let mut a = vec![0i64; op.blocks * m * k];
+        if op.kind == Kind::Sparse {
+            for e in &self.a_sparse {
+                let pos = (regs[e.idx.reg as usize][e.idx.lane as usize] >> e.idx.shift) & 3;
+                a[e.base as usize + pos as usize] = sx(raw(regs, e.val, 8));
+            }
+        } else {
+            for (v, s) in a.iter_mut().zip(&self.a) {
+                *v = sx(raw(regs, *s, 8));
+            }
+        }
+        let b: Vec<i64> = self.b.iter().map(|s| sx(raw(regs, *s, 8))).collect();
+        let c: Vec<i64> = match self.c_imm {
+            Some(v) => vec![v as u32 as i32 as i64; op.blocks * m * n],
+            None => self
+                .c
+                .iter()
+                .map(|s| regs[s.reg as usize][s.lane as usize] as i32 as i64)
+                .collect(),
+        };
+        let saturate = mode & MODE_FP16_OVFL != 0;
+        // i-k-j order over contiguous rows (vectorises); exact in i64.
+        let mut acc = c;
+        for blk in 0..op.blocks {
+            for i in 0..m {
+                let row = &mut acc[(blk * m + i) * n..(blk * m + i + 1) * n];
+                for kk in 0..k {
+                    let x = a[(blk * m + i) * k + kk];
+                    let brow = &b[(blk * k + kk) * n..(blk * k + kk + 1) * n];
+                    for (r, &y) in row.iter_mut().zip(brow) {
+                        *r += x * y;
+                    }
+                }
+            }
+        }
+        for (v, s) in acc.iter().zip(&self.d) {
+            let r = if saturate {
+                (*v).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+            } else {
+                *v as i32
+            };
+            regs[s.reg as usize][s.lane as usize] = r as u32;
+        }
+    }
+
+    fn run_f64(&self, regs: &mut [[u32; 64]]) {
+        let op = &self.op;
+        let (m, n, k) = (op.m, op.n, op.k);
+        let sign = |bit: u8| if self.neg & bit != 0 { -1.0 } else { 1.0 };
+        let get = |regs: &[[u32; 64]], s: &Slot| {
+            f64::from_bits(
+                regs[s.reg as usize][s.lane as usize] as u64
+                    | (regs[s.reg as usize + 1][s.lane as usize] as u64) << 32,
+            )
+        };
+        let a: Vec<f64> = self.a.iter().map(|s| sign(1) * get(regs, s)).collect();
+        let b: Vec<f64> = self.b.iter().map(|s| sign(2) * get(regs, s)).collect();
+        let c: Vec<f64> = match self.c_imm {
+            Some(v) => vec![f64::from_bits(v); op.blocks * m * n],
+            None => self.c.iter().map(|s| get(regs, s)).collect(),
+        };
+        // Per output: fused multiply-adds in ascending k, run as i-k-j over contiguous rows.
+        let mut acc: Vec<f64> = c.iter().map(|v| sign(4) * v).collect();
+        for blk in 0..op.blocks {
+            for i in 0..m {
+                let row = &mut acc[(blk * m + i) * n..(blk * m + i + 1) * n];
+                for kk in 0..k {
+                    let x = a[(blk * m + i) * k + kk];
+                    let brow = &b[(blk * k + kk) * n..(blk * k + kk + 1) * n];
+                    for (r, &y) in row.iter_mut().zip(brow) {
+                        *r = x.mul_add(y, *r);
+                    }
+                }
+            }
+        }
+        for (v, s) in acc.iter().zip(&self.d) {
+            let bits = if v.is_nan() {
+                0x7FF8_0000_0000_0000
+            } else {
+                v.to_bits()
+            };
+            regs[s.reg as usize][s.lane as usize] = bits as u32;
+            regs[s.reg as usize + 1][s.lane as usize] = (bits >> 32) as u32;
+        }
+    }
+}
+
+/// Per-thread buffers of the f32 path (no allocation per instruction).
+struct Scratch {
+    a: Vec<f32>,
+    b: Vec<f32>,
+    acc: Vec<f32>,
+    c_in: Vec<f32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = const {
+        RefCell::new(Scratch { a: Vec::new(), b: Vec::new(), acc: Vec::new(), c_in: Vec::new() })
+    };
+}
+
+/// The raw bits of the element at `s` (`bits` wide; 6-bit items may straddle registers).
+#[inline]
+fn raw(regs: &[[u32; 64]], s: Slot, bits: u32) -> u32 {
+    let w = regs[s.reg as usize][s.lane as usize];
+    match bits {
+        32 => w,
+        6 if s.shift > 26 => {
+            let hi = regs[s.reg as usize + 1][s.lane as usize];
+            ((w >> s.shift) | (hi << (32 - s.shift))) & 0x3F
+        }
+        _ => (w >> s.shift) & ((1u32 << bits) - 1),
+    }
+}
+
+/// Exact decoding of a narrow float format through a lookup table.
+struct Decoder {
+    table: &'static [f32],
+}
+
+impl Decoder {
+    #[inline]
+    fn get(&self, raw: u32) -> f32 {
+        self.table[raw as usize]
+    }
+}
+
+/// The decoding table of `e` (up to 16 bits wide; f32 decodes without one).
+fn decoder(e: Elem) -> Decoder {
+    static TABLES: [OnceLock<Box<[f32]>>; 13] = [const { OnceLock::new() }; 13];
+    let all = [
+        Elem::F32,
+        Elem::Xf32,
+        Elem::F16,
+        Elem::Bf16,
+        Elem::I8,
+        Elem::F64,
+        Elem::Fp8Fnuz,
+        Elem::Bf8Fnuz,
+        Elem::Fp8,
+        Elem::Bf8,
+        Elem::Fp6,
+        Elem::Bf6,
+        Elem::Fp4,
+    ];
+    let i = all.iter().position(|&x| x == e).unwrap_or(0);
+    let bits = e.bits().min(16);
+    let table = TABLES[i].get_or_init(|| (0..1u32 << bits).map(|r| e.to_f32(r)).collect());
+    Decoder { table }
+}
+
+/// Gathers and decodes the elements at `slots` into `out`.
+fn gather_f32(slots: &[Slot], regs: &[[u32; 64]], e: Elem, out: &mut [f32]) {
+    match e.bits() {
+        32 => {
+            for (o, s) in out.iter_mut().zip(slots) {
+                *o = f32::from_bits(regs[s.reg as usize][s.lane as usize]);
+            }
+        }
+        bits => {
+            let t = decoder(e);
+            for (o, s) in out.iter_mut().zip(slots) {
+                *o = t.get(raw(regs, *s, bits));
+            }
+        }
+    }
 }
 
 /// `acc += Σ_kb 2^(sa−127)·2^(sb−127)·(Σ_{k∈kb} A·B)` over 32-wide K blocks.
@@ -411,71 +653,4 @@ fn scaled_gemm(isa: Isa, op: &MatrixOp, a: &[f32], b: &[f32], acc: &mut [f32], s
             }
         }
     }
-}
-
-fn run_i32(d: &Dims, regs: &mut [[u32; 64]]) -> Result<(), MatrixError> {
-    let op = d.op;
-    let (m, n, k) = (op.m, op.n, op.k);
-    let mut a = [0i32; MAX_ELEMS];
-    let mut b = [0i32; MAX_ELEMS];
-    let mut acc = [0i64; MAX_ELEMS];
-    d.for_a(regs, |x, raw| a[x] = raw as u8 as i8 as i32);
-    d.for_b(regs, |x, raw| b[x] = raw as u8 as i8 as i32);
-    d.for_c(regs, 32, |x, raw| acc[x] = raw as u32 as i32 as i64);
-    for blk in 0..op.blocks {
-        for i in 0..m {
-            for j in 0..n {
-                let x = (blk * m + i) * n + j;
-                let dot: i64 = (0..k)
-                    .map(|kk| a[(blk * m + i) * k + kk] as i64 * b[(blk * k + kk) * n + j] as i64)
-                    .sum();
-                acc[x] += dot;
-            }
-        }
-    }
-    let saturate = d.ctl.mode & MODE_FP16_OVFL != 0;
-    d.store_d(regs, 32, |x| {
-        let v = acc[x];
-        let r = if saturate {
-            v.clamp(i32::MIN as i64, i32::MAX as i64) as i32
-        } else {
-            v as i32
-        };
-        r as u32 as u64
-    });
-    Ok(())
-}
-
-fn run_f64(d: &Dims, regs: &mut [[u32; 64]]) -> Result<(), MatrixError> {
-    let op = d.op;
-    let (m, n, k) = (op.m, op.n, op.k);
-    let sign = |bit: u8| if d.ctl.blgp & bit != 0 { -1.0 } else { 1.0 };
-    let (na, nbv, nc) = (sign(1), sign(2), sign(4));
-    let mut a = vec![0f64; op.blocks * m * k];
-    let mut b = vec![0f64; op.blocks * k * n];
-    let mut acc = vec![0f64; op.blocks * m * n];
-    d.for_a(regs, |x, raw| a[x] = na * f64::from_bits(raw));
-    d.for_b(regs, |x, raw| b[x] = nbv * f64::from_bits(raw));
-    d.for_c(regs, 64, |x, raw| acc[x] = nc * f64::from_bits(raw));
-    for blk in 0..op.blocks {
-        for i in 0..m {
-            for j in 0..n {
-                let x = (blk * m + i) * n + j;
-                let mut s = acc[x];
-                for kk in 0..k {
-                    s = a[(blk * m + i) * k + kk].mul_add(b[(blk * k + kk) * n + j], s);
-                }
-                acc[x] = s;
-            }
-        }
-    }
-    d.store_d(regs, 64, |x| {
-        let v = acc[x];
-        if v.is_nan() {
-            0x7FF8_0000_0000_0000
-        } else {
-            v.to_bits()
-        }
-    });
-    Ok(())
 }

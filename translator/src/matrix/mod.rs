@@ -14,5 +14,5 @@ pub mod mfma;
 pub mod shape;
 
 pub use formats::Elem;
-pub use mfma::{execute, CSrc, Controls, MatrixError, Operands, Scales};
+pub use mfma::{execute, CSrc, Controls, MatrixError, Operands, Plan, Scales};
 pub use shape::{Acc, Kind, MatrixOp};

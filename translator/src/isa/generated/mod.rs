@@ -46,6 +46,16 @@ pub const MOD_LITF16: u32 = 65536;
 pub const MOD_SD: u32 = 131072;
 /// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.
 pub const MOD_HEX16: u32 = 2097152;
+/// Flag of [`RdnaInfo::mods`]: VOP2 `_e32` with implicit VCC carry-out and carry-in (`v_add_co_ci_u32`).
+pub const MOD_CARRY: u32 = 4194304;
+/// Flag of [`RdnaInfo::mods`]: VOP2 `_e32` reading VCC as a third source (`v_cndmask_b32`).
+pub const MOD_VCCIN: u32 = 8388608;
+/// Flag of [`RdnaInfo::mods`]: VOPC writing EXEC (`v_cmpx_*`).
+pub const MOD_CMPX: u32 = 16777216;
+/// Flag of [`RdnaInfo::mods`]: SOP1 whose SSRC0 field is a message id (`s_sendmsg_rtn_*`).
+pub const MOD_SENDMSG: u32 = 33554432;
+/// Flag of [`RdnaInfo::mods`]: SOPK followed by a 32-bit immediate (`s_setreg_imm32_b32`).
+pub const MOD_IMM32: u32 = 67108864;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 0 is a lane mask (one SGPR in wave32, a pair in wave64).
 pub const MOD_MASK0: u32 = 262144;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 1 is a lane mask (one SGPR in wave32, a pair in wave64).

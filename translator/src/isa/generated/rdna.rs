@@ -702,7 +702,7 @@ pub static GFX1100_SOPK: [Option<RdnaInfo>; 29] = [
         widths: [0, 1, 0, 0],
         widths64: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 67108864,
         class: 512,
     }), // 0x013 s_setreg_imm32_b32 hwreg(52, 8, 3), -1.0
     Some(RdnaInfo {
@@ -1361,7 +1361,7 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 0, 0, 0],
         widths64: [1, 0, 0, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 33554432,
         class: 0,
     }), // 0x04c s_sendmsg_rtn_b32 s8, sendmsg(4, 0, 0)
     Some(RdnaInfo {
@@ -1370,7 +1370,7 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         widths: [2, 0, 0, 0],
         widths64: [2, 0, 0, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 33554432,
         class: 0,
     }), // 0x04d s_sendmsg_rtn_b64 s[8:9], sendmsg(4, 0, 0)
     None,
@@ -3591,7 +3591,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 8416256,
         class: 0,
     }), // 0x001 v_cndmask_b32_e32 v2, v4, v8, vcc_lo
     Some(RdnaInfo {
@@ -3822,7 +3822,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 4194304,
         class: 0,
     }), // 0x020 v_add_co_ci_u32_e32 v2, vcc_lo, v4, v8, vcc_lo
     Some(RdnaInfo {
@@ -3831,7 +3831,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 4194304,
         class: 0,
     }), // 0x021 v_sub_co_ci_u32_e32 v2, vcc_lo, v4, v8, vcc_lo
     Some(RdnaInfo {
@@ -3840,7 +3840,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 4194304,
         class: 0,
     }), // 0x022 v_subrev_co_ci_u32_e32 v2, vcc_lo, v4, v8, vcc_lo
     None,
@@ -4913,7 +4913,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x080 v_cmpx_f_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4922,7 +4922,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x081 v_cmpx_lt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4931,7 +4931,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x082 v_cmpx_eq_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4940,7 +4940,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x083 v_cmpx_le_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4949,7 +4949,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x084 v_cmpx_gt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4958,7 +4958,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x085 v_cmpx_lg_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4967,7 +4967,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x086 v_cmpx_ge_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4976,7 +4976,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x087 v_cmpx_o_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4985,7 +4985,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x088 v_cmpx_u_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -4994,7 +4994,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x089 v_cmpx_nge_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5003,7 +5003,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08a v_cmpx_nlg_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5012,7 +5012,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08b v_cmpx_ngt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5021,7 +5021,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08c v_cmpx_nle_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5030,7 +5030,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08d v_cmpx_neq_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5039,7 +5039,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08e v_cmpx_nlt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5048,7 +5048,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08f v_cmpx_t_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5057,7 +5057,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x090 v_cmpx_f_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5066,7 +5066,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x091 v_cmpx_lt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5075,7 +5075,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x092 v_cmpx_eq_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5084,7 +5084,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x093 v_cmpx_le_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5093,7 +5093,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x094 v_cmpx_gt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5102,7 +5102,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x095 v_cmpx_lg_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5111,7 +5111,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x096 v_cmpx_ge_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5120,7 +5120,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x097 v_cmpx_o_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5129,7 +5129,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x098 v_cmpx_u_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5138,7 +5138,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x099 v_cmpx_nge_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5147,7 +5147,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09a v_cmpx_nlg_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5156,7 +5156,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09b v_cmpx_ngt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5165,7 +5165,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09c v_cmpx_nle_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5174,7 +5174,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09d v_cmpx_neq_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5183,7 +5183,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09e v_cmpx_nlt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5192,7 +5192,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09f v_cmpx_t_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5201,7 +5201,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a0 v_cmpx_f_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5210,7 +5210,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a1 v_cmpx_lt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5219,7 +5219,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a2 v_cmpx_eq_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5228,7 +5228,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a3 v_cmpx_le_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5237,7 +5237,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a4 v_cmpx_gt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5246,7 +5246,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a5 v_cmpx_lg_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5255,7 +5255,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a6 v_cmpx_ge_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5264,7 +5264,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a7 v_cmpx_o_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5273,7 +5273,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a8 v_cmpx_u_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5282,7 +5282,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a9 v_cmpx_nge_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5291,7 +5291,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0aa v_cmpx_nlg_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5300,7 +5300,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0ab v_cmpx_ngt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5309,7 +5309,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0ac v_cmpx_nle_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5318,7 +5318,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0ad v_cmpx_neq_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5327,7 +5327,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0ae v_cmpx_nlt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5336,7 +5336,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0af v_cmpx_t_f64_e32 v[4:5], v[8:9]
     None,
@@ -5346,7 +5346,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5355,7 +5355,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5364,7 +5364,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5373,7 +5373,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5382,7 +5382,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5391,7 +5391,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e32 v4.l, v8.l
     None,
@@ -5402,7 +5402,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5411,7 +5411,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5420,7 +5420,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0bb v_cmpx_le_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5429,7 +5429,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5438,7 +5438,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5447,7 +5447,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0be v_cmpx_ge_u16_e32 v4.l, v8.l
     None,
@@ -5457,7 +5457,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c0 v_cmpx_f_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -5466,7 +5466,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c1 v_cmpx_lt_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -5475,7 +5475,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c2 v_cmpx_eq_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -5484,7 +5484,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c3 v_cmpx_le_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -5493,7 +5493,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c4 v_cmpx_gt_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -5502,7 +5502,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c5 v_cmpx_ne_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -5511,7 +5511,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c6 v_cmpx_ge_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -5520,7 +5520,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c7 v_cmpx_t_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -5529,7 +5529,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c8 v_cmpx_f_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -5538,7 +5538,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c9 v_cmpx_lt_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -5547,7 +5547,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0ca v_cmpx_eq_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -5556,7 +5556,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cb v_cmpx_le_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -5565,7 +5565,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cc v_cmpx_gt_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -5574,7 +5574,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cd v_cmpx_ne_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -5583,7 +5583,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0ce v_cmpx_ge_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -5592,7 +5592,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cf v_cmpx_t_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -5601,7 +5601,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d0 v_cmpx_f_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5610,7 +5610,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d1 v_cmpx_lt_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5619,7 +5619,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d2 v_cmpx_eq_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5628,7 +5628,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d3 v_cmpx_le_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5637,7 +5637,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d4 v_cmpx_gt_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5646,7 +5646,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d5 v_cmpx_ne_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5655,7 +5655,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d6 v_cmpx_ge_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5664,7 +5664,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d7 v_cmpx_t_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5673,7 +5673,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d8 v_cmpx_f_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5682,7 +5682,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d9 v_cmpx_lt_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5691,7 +5691,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0da v_cmpx_eq_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5700,7 +5700,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0db v_cmpx_le_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5709,7 +5709,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0dc v_cmpx_gt_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5718,7 +5718,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0dd v_cmpx_ne_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5727,7 +5727,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0de v_cmpx_ge_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -5736,7 +5736,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0df v_cmpx_t_u64_e32 v[4:5], v[8:9]
     None,
@@ -5774,7 +5774,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x0fd v_cmpx_class_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -5783,7 +5783,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 16786432,
         class: 0,
     }), // 0x0fe v_cmpx_class_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -5792,7 +5792,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 1, 0, 0],
         widths64: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 16786432,
         class: 0,
     }), // 0x0ff v_cmpx_class_f64_e32 v[4:5], v8
 ];
@@ -6694,7 +6694,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x080 v_cmpx_f_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6703,7 +6703,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x081 v_cmpx_lt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6712,7 +6712,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x082 v_cmpx_eq_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6721,7 +6721,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x083 v_cmpx_le_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6730,7 +6730,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x084 v_cmpx_gt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6739,7 +6739,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x085 v_cmpx_lg_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6748,7 +6748,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x086 v_cmpx_ge_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6757,7 +6757,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x087 v_cmpx_o_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6766,7 +6766,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x088 v_cmpx_u_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6775,7 +6775,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x089 v_cmpx_nge_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6784,7 +6784,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08a v_cmpx_nlg_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6793,7 +6793,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08b v_cmpx_ngt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6802,7 +6802,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08c v_cmpx_nle_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6811,7 +6811,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08d v_cmpx_neq_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6820,7 +6820,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08e v_cmpx_nlt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6829,7 +6829,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08f v_cmpx_t_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -6838,7 +6838,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x090 v_cmpx_f_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6847,7 +6847,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x091 v_cmpx_lt_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6856,7 +6856,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x092 v_cmpx_eq_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6865,7 +6865,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x093 v_cmpx_le_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6874,7 +6874,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x094 v_cmpx_gt_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6883,7 +6883,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x095 v_cmpx_lg_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6892,7 +6892,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x096 v_cmpx_ge_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6901,7 +6901,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x097 v_cmpx_o_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6910,7 +6910,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x098 v_cmpx_u_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6919,7 +6919,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x099 v_cmpx_nge_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6928,7 +6928,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09a v_cmpx_nlg_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6937,7 +6937,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09b v_cmpx_ngt_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6946,7 +6946,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09c v_cmpx_nle_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6955,7 +6955,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09d v_cmpx_neq_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6964,7 +6964,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09e v_cmpx_nlt_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6973,7 +6973,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09f v_cmpx_t_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -6982,7 +6982,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a0 v_cmpx_f_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -6991,7 +6991,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a1 v_cmpx_lt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7000,7 +7000,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a2 v_cmpx_eq_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7009,7 +7009,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a3 v_cmpx_le_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7018,7 +7018,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a4 v_cmpx_gt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7027,7 +7027,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a5 v_cmpx_lg_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7036,7 +7036,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a6 v_cmpx_ge_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7045,7 +7045,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a7 v_cmpx_o_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7054,7 +7054,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a8 v_cmpx_u_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7063,7 +7063,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a9 v_cmpx_nge_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7072,7 +7072,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0aa v_cmpx_nlg_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7081,7 +7081,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0ab v_cmpx_ngt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7090,7 +7090,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0ac v_cmpx_nle_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7099,7 +7099,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0ad v_cmpx_neq_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7108,7 +7108,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0ae v_cmpx_nlt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7117,7 +7117,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0af v_cmpx_t_f64_e64 v[4:5], v[8:9]
     None,
@@ -7127,7 +7127,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7136,7 +7136,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7145,7 +7145,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7154,7 +7154,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7163,7 +7163,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7172,7 +7172,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e64 v4.l, v8.l
     None,
@@ -7183,7 +7183,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7192,7 +7192,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7201,7 +7201,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0bb v_cmpx_le_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7210,7 +7210,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7219,7 +7219,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7228,7 +7228,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0be v_cmpx_ge_u16_e64 v4.l, v8.l
     None,
@@ -7238,7 +7238,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c0 v_cmpx_f_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -7247,7 +7247,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c1 v_cmpx_lt_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -7256,7 +7256,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c2 v_cmpx_eq_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -7265,7 +7265,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c3 v_cmpx_le_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -7274,7 +7274,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c4 v_cmpx_gt_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -7283,7 +7283,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c5 v_cmpx_ne_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -7292,7 +7292,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c6 v_cmpx_ge_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -7301,7 +7301,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c7 v_cmpx_t_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -7310,7 +7310,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c8 v_cmpx_f_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -7319,7 +7319,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c9 v_cmpx_lt_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -7328,7 +7328,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0ca v_cmpx_eq_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -7337,7 +7337,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cb v_cmpx_le_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -7346,7 +7346,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cc v_cmpx_gt_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -7355,7 +7355,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cd v_cmpx_ne_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -7364,7 +7364,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0ce v_cmpx_ge_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -7373,7 +7373,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cf v_cmpx_t_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -7382,7 +7382,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d0 v_cmpx_f_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7391,7 +7391,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d1 v_cmpx_lt_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7400,7 +7400,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d2 v_cmpx_eq_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7409,7 +7409,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d3 v_cmpx_le_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7418,7 +7418,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d4 v_cmpx_gt_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7427,7 +7427,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d5 v_cmpx_ne_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7436,7 +7436,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d6 v_cmpx_ge_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7445,7 +7445,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d7 v_cmpx_t_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7454,7 +7454,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d8 v_cmpx_f_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7463,7 +7463,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d9 v_cmpx_lt_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7472,7 +7472,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0da v_cmpx_eq_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7481,7 +7481,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0db v_cmpx_le_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7490,7 +7490,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0dc v_cmpx_gt_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7499,7 +7499,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0dd v_cmpx_ne_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7508,7 +7508,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0de v_cmpx_ge_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -7517,7 +7517,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0df v_cmpx_t_u64_e64 v[4:5], v[8:9]
     None,
@@ -7555,7 +7555,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93441,
+        mods: 16870657,
         class: 0,
     }), // 0x0fd v_cmpx_class_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -7564,7 +7564,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 16786432,
         class: 0,
     }), // 0x0fe v_cmpx_class_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -7573,7 +7573,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 1, 0],
         widths64: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 16786432,
         class: 0,
     }), // 0x0ff v_cmpx_class_f64_e64 v[4:5], v8
     None,
@@ -7583,7 +7583,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 1076224,
+        mods: 9464832,
         class: 0,
     }), // 0x101 v_cndmask_b32_e64 v2, v4, v8, v16
     None,
@@ -7806,7 +7806,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 1179650,
+        mods: 5373954,
         class: 0,
     }), // 0x120 v_add_co_ci_u32_e64 v2, s0, v4, v8, v16
     Some(RdnaInfo {
@@ -7815,7 +7815,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 1179650,
+        mods: 5373954,
         class: 0,
     }), // 0x121 v_sub_co_ci_u32_e64 v2, s0, v4, v8, v16
     Some(RdnaInfo {
@@ -7824,7 +7824,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 1179650,
+        mods: 5373954,
         class: 0,
     }), // 0x122 v_subrev_co_ci_u32_e64 v2, s0, v4, v8, v16
     None,
@@ -9395,7 +9395,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [3, 3, 3, 0],
-        mods: 3173632,
+        mods: 11562240,
         class: 0,
     }), // 0x25d v_cndmask_b16 v2.l, v4.l, v8.l, v16
     Some(RdnaInfo {
@@ -14341,6 +14341,130 @@ pub static GFX1100_MTBUF: [Option<RdnaInfo>; 16] = [
     }), // 0x00f tbuffer_store_d16_format_xyzw v[4:5], v1, s[4:7], 0 offen
 ];
 
+/// gfx1100 VINTERP opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: `vdst`, `src0`, `src1`, `src2`.
+pub static GFX1100_VINTERP: [Option<RdnaInfo>; 32] = [
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_F32,
+        mnemonic: "v_interp_p10_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 0, 0, 0],
+        mods: 57346,
+        class: 0,
+    }), // 0x000 v_interp_p10_f32 v2, v4, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_F32,
+        mnemonic: "v_interp_p2_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 0, 0, 0],
+        mods: 57346,
+        class: 0,
+    }), // 0x001 v_interp_p2_f32 v2, v4, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_F16_F32,
+        mnemonic: "v_interp_p10_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 3, 0, 3],
+        mods: 57347,
+        class: 0,
+    }), // 0x002 v_interp_p10_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_F16_F32,
+        mnemonic: "v_interp_p2_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [3, 3, 0, 0],
+        mods: 57347,
+        class: 0,
+    }), // 0x003 v_interp_p2_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_RTZ_F16_F32,
+        mnemonic: "v_interp_p10_rtz_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 3, 0, 3],
+        mods: 57347,
+        class: 0,
+    }), // 0x004 v_interp_p10_rtz_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_RTZ_F16_F32,
+        mnemonic: "v_interp_p2_rtz_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [3, 3, 0, 0],
+        mods: 57347,
+        class: 0,
+    }), // 0x005 v_interp_p2_rtz_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+];
+
+/// gfx1100 LDSDIR opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: `vdst`.
+pub static GFX1100_LDSDIR: [Option<RdnaInfo>; 4] = [
+    Some(RdnaInfo {
+        op: Op::LDS_PARAM_LOAD,
+        mnemonic: "lds_param_load",
+        widths: [1, 0, 0, 0],
+        widths64: [1, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x000 lds_param_load v2, attr0.x wait_vdst:0
+    Some(RdnaInfo {
+        op: Op::LDS_DIRECT_LOAD,
+        mnemonic: "lds_direct_load",
+        widths: [1, 0, 0, 0],
+        widths64: [1, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x001 lds_direct_load v2 wait_vdst:0
+    None,
+    None,
+];
+
+/// gfx1100 EXP opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: .
+pub static GFX1100_EXP: [Option<RdnaInfo>; 1] = [
+    Some(RdnaInfo {
+        op: Op::EXP,
+        mnemonic: "exp",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x000 exp mrt0 v1, v2, v3, v4
+];
+
 /// gfx1100 VOPDX opcodes (`None` = not a valid opcode).
 /// Operand slots of `widths`: `vdst`, `src0`, `vsrc1`.
 pub static GFX1100_VOPDX: [Option<RdnaInfo>; 16] = [
@@ -15103,6 +15227,73 @@ pub static GFX1100_BUFFMT: [&str; 128] = [
     "125",
     "126",
     "127",
+];
+/// gfx1100 export targets by TARGET value ("" = invalid).
+pub static GFX1100_EXPTGT: [&str; 64] = [
+    "mrt0",
+    "mrt1",
+    "mrt2",
+    "mrt3",
+    "mrt4",
+    "mrt5",
+    "mrt6",
+    "mrt7",
+    "mrtz",
+    "invalid_target_9",
+    "invalid_target_10",
+    "invalid_target_11",
+    "pos0",
+    "pos1",
+    "pos2",
+    "pos3",
+    "pos4",
+    "invalid_target_17",
+    "invalid_target_18",
+    "invalid_target_19",
+    "prim",
+    "dual_src_blend0",
+    "dual_src_blend1",
+    "invalid_target_23",
+    "invalid_target_24",
+    "invalid_target_25",
+    "invalid_target_26",
+    "invalid_target_27",
+    "invalid_target_28",
+    "invalid_target_29",
+    "invalid_target_30",
+    "invalid_target_31",
+    "invalid_target_32",
+    "invalid_target_33",
+    "invalid_target_34",
+    "invalid_target_35",
+    "invalid_target_36",
+    "invalid_target_37",
+    "invalid_target_38",
+    "invalid_target_39",
+    "invalid_target_40",
+    "invalid_target_41",
+    "invalid_target_42",
+    "invalid_target_43",
+    "invalid_target_44",
+    "invalid_target_45",
+    "invalid_target_46",
+    "invalid_target_47",
+    "invalid_target_48",
+    "invalid_target_49",
+    "invalid_target_50",
+    "invalid_target_51",
+    "invalid_target_52",
+    "invalid_target_53",
+    "invalid_target_54",
+    "invalid_target_55",
+    "invalid_target_56",
+    "invalid_target_57",
+    "invalid_target_58",
+    "invalid_target_59",
+    "invalid_target_60",
+    "invalid_target_61",
+    "invalid_target_62",
+    "invalid_target_63",
 ];
 
 /// gfx1200 SOP2 opcodes (`None` = not a valid opcode).
@@ -15882,7 +16073,7 @@ pub static GFX1200_SOPK: [Option<RdnaInfo>; 29] = [
         widths: [0, 1, 0, 0],
         widths64: [0, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 67108864,
         class: 512,
     }), // 0x013 s_setreg_imm32_b32 hwreg(52, 8, 3), -1.0
     Some(RdnaInfo {
@@ -16493,7 +16684,7 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 0, 0, 0],
         widths64: [1, 0, 0, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 33554432,
         class: 0,
     }), // 0x04c s_sendmsg_rtn_b32 s8, sendmsg(4, 0, 0)
     Some(RdnaInfo {
@@ -16502,7 +16693,7 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         widths: [2, 0, 0, 0],
         widths64: [2, 0, 0, 0],
         kinds: [1, 0, 0, 0],
-        mods: 0,
+        mods: 33554432,
         class: 0,
     }), // 0x04d s_sendmsg_rtn_b64 s[8:9], sendmsg(4, 0, 0)
     Some(RdnaInfo {
@@ -19107,7 +19298,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 8416256,
         class: 0,
     }), // 0x001 v_cndmask_b32_e32 v2, v4, v8, vcc_lo
     Some(RdnaInfo {
@@ -19362,7 +19553,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 4194304,
         class: 0,
     }), // 0x020 v_add_co_ci_u32_e32 v2, vcc_lo, v4, v8, vcc_lo
     Some(RdnaInfo {
@@ -19371,7 +19562,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 4194304,
         class: 0,
     }), // 0x021 v_sub_co_ci_u32_e32 v2, vcc_lo, v4, v8, vcc_lo
     Some(RdnaInfo {
@@ -19380,7 +19571,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 4194304,
         class: 0,
     }), // 0x022 v_subrev_co_ci_u32_e32 v2, vcc_lo, v4, v8, vcc_lo
     None,
@@ -20342,7 +20533,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x081 v_cmpx_lt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20351,7 +20542,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x082 v_cmpx_eq_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20360,7 +20551,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x083 v_cmpx_le_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20369,7 +20560,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x084 v_cmpx_gt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20378,7 +20569,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x085 v_cmpx_lg_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20387,7 +20578,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x086 v_cmpx_ge_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20396,7 +20587,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x087 v_cmpx_o_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20405,7 +20596,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x088 v_cmpx_u_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20414,7 +20605,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x089 v_cmpx_nge_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20423,7 +20614,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08a v_cmpx_nlg_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20432,7 +20623,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08b v_cmpx_ngt_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20441,7 +20632,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08c v_cmpx_nle_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20450,7 +20641,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08d v_cmpx_neq_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20459,7 +20650,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x08e v_cmpx_nlt_f16_e32 v4.l, v8.l
     None,
@@ -20470,7 +20661,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x091 v_cmpx_lt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20479,7 +20670,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x092 v_cmpx_eq_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20488,7 +20679,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x093 v_cmpx_le_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20497,7 +20688,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x094 v_cmpx_gt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20506,7 +20697,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x095 v_cmpx_lg_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20515,7 +20706,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x096 v_cmpx_ge_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20524,7 +20715,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x097 v_cmpx_o_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20533,7 +20724,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x098 v_cmpx_u_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20542,7 +20733,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x099 v_cmpx_nge_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20551,7 +20742,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09a v_cmpx_nlg_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20560,7 +20751,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09b v_cmpx_ngt_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20569,7 +20760,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09c v_cmpx_nle_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20578,7 +20769,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09d v_cmpx_neq_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -20587,7 +20778,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x09e v_cmpx_nlt_f32_e32 v4, v8
     None,
@@ -20598,7 +20789,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a1 v_cmpx_lt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20607,7 +20798,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a2 v_cmpx_eq_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20616,7 +20807,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a3 v_cmpx_le_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20625,7 +20816,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a4 v_cmpx_gt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20634,7 +20825,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a5 v_cmpx_lg_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20643,7 +20834,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a6 v_cmpx_ge_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20652,7 +20843,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a7 v_cmpx_o_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20661,7 +20852,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a8 v_cmpx_u_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20670,7 +20861,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0a9 v_cmpx_nge_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20679,7 +20870,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0aa v_cmpx_nlg_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20688,7 +20879,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0ab v_cmpx_ngt_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20697,7 +20888,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0ac v_cmpx_nle_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20706,7 +20897,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0ad v_cmpx_neq_f64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20715,7 +20906,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 16804864,
         class: 0,
     }), // 0x0ae v_cmpx_nlt_f64_e32 v[4:5], v[8:9]
     None,
@@ -20726,7 +20917,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20735,7 +20926,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20744,7 +20935,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20753,7 +20944,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20762,7 +20953,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20771,7 +20962,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e32 v4.l, v8.l
     None,
@@ -20782,7 +20973,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20791,7 +20982,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20800,7 +20991,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0bb v_cmpx_le_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20809,7 +21000,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20818,7 +21009,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -20827,7 +21018,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 18874624,
         class: 0,
     }), // 0x0be v_cmpx_ge_u16_e32 v4.l, v8.l
     None,
@@ -20838,7 +21029,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c1 v_cmpx_lt_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -20847,7 +21038,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c2 v_cmpx_eq_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -20856,7 +21047,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c3 v_cmpx_le_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -20865,7 +21056,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c4 v_cmpx_gt_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -20874,7 +21065,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c5 v_cmpx_ne_i32_e32 v4, v8
     Some(RdnaInfo {
@@ -20883,7 +21074,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c6 v_cmpx_ge_i32_e32 v4, v8
     None,
@@ -20894,7 +21085,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c9 v_cmpx_lt_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -20903,7 +21094,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0ca v_cmpx_eq_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -20912,7 +21103,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cb v_cmpx_le_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -20921,7 +21112,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cc v_cmpx_gt_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -20930,7 +21121,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cd v_cmpx_ne_u32_e32 v4, v8
     Some(RdnaInfo {
@@ -20939,7 +21130,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0ce v_cmpx_ge_u32_e32 v4, v8
     None,
@@ -20950,7 +21141,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d1 v_cmpx_lt_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20959,7 +21150,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d2 v_cmpx_eq_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20968,7 +21159,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d3 v_cmpx_le_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20977,7 +21168,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d4 v_cmpx_gt_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20986,7 +21177,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d5 v_cmpx_ne_i64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -20995,7 +21186,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d6 v_cmpx_ge_i64_e32 v[4:5], v[8:9]
     None,
@@ -21006,7 +21197,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d9 v_cmpx_lt_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -21015,7 +21206,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0da v_cmpx_eq_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -21024,7 +21215,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0db v_cmpx_le_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -21033,7 +21224,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0dc v_cmpx_gt_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -21042,7 +21233,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0dd v_cmpx_ne_u64_e32 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -21051,7 +21242,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 2, 0, 0],
         widths64: [2, 2, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0de v_cmpx_ge_u64_e32 v[4:5], v[8:9]
     None,
@@ -21090,7 +21281,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 16870656,
         class: 0,
     }), // 0x0fd v_cmpx_class_f16_e32 v4.l, v8.l
     Some(RdnaInfo {
@@ -21099,7 +21290,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 16786432,
         class: 0,
     }), // 0x0fe v_cmpx_class_f32_e32 v4, v8
     Some(RdnaInfo {
@@ -21108,7 +21299,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [2, 1, 0, 0],
         widths64: [2, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 16786432,
         class: 0,
     }), // 0x0ff v_cmpx_class_f64_e32 v[4:5], v8
 ];
@@ -21899,7 +22090,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x081 v_cmpx_lt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21908,7 +22099,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x082 v_cmpx_eq_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21917,7 +22108,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x083 v_cmpx_le_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21926,7 +22117,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x084 v_cmpx_gt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21935,7 +22126,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x085 v_cmpx_lg_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21944,7 +22135,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x086 v_cmpx_ge_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21953,7 +22144,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x087 v_cmpx_o_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21962,7 +22153,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x088 v_cmpx_u_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21971,7 +22162,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x089 v_cmpx_nge_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21980,7 +22171,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08a v_cmpx_nlg_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21989,7 +22180,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08b v_cmpx_ngt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -21998,7 +22189,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08c v_cmpx_nle_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22007,7 +22198,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08d v_cmpx_neq_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22016,7 +22207,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93443,
+        mods: 16870659,
         class: 0,
     }), // 0x08e v_cmpx_nlt_f16_e64 v4.l, v8.l
     None,
@@ -22027,7 +22218,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x091 v_cmpx_lt_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22036,7 +22227,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x092 v_cmpx_eq_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22045,7 +22236,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x093 v_cmpx_le_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22054,7 +22245,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x094 v_cmpx_gt_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22063,7 +22254,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x095 v_cmpx_lg_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22072,7 +22263,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x096 v_cmpx_ge_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22081,7 +22272,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x097 v_cmpx_o_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22090,7 +22281,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x098 v_cmpx_u_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22099,7 +22290,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x099 v_cmpx_nge_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22108,7 +22299,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09a v_cmpx_nlg_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22117,7 +22308,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09b v_cmpx_ngt_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22126,7 +22317,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09c v_cmpx_nle_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22135,7 +22326,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09d v_cmpx_neq_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22144,7 +22335,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x09e v_cmpx_nlt_f32_e64 v4, v8
     None,
@@ -22155,7 +22346,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a1 v_cmpx_lt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22164,7 +22355,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a2 v_cmpx_eq_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22173,7 +22364,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a3 v_cmpx_le_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22182,7 +22373,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a4 v_cmpx_gt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22191,7 +22382,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a5 v_cmpx_lg_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22200,7 +22391,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a6 v_cmpx_ge_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22209,7 +22400,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a7 v_cmpx_o_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22218,7 +22409,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a8 v_cmpx_u_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22227,7 +22418,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0a9 v_cmpx_nge_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22236,7 +22427,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0aa v_cmpx_nlg_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22245,7 +22436,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0ab v_cmpx_ngt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22254,7 +22445,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0ac v_cmpx_nle_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22263,7 +22454,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0ad v_cmpx_neq_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22272,7 +22463,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27650,
+        mods: 16804866,
         class: 0,
     }), // 0x0ae v_cmpx_nlt_f64_e64 v[4:5], v[8:9]
     None,
@@ -22283,7 +22474,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b1 v_cmpx_lt_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22292,7 +22483,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b2 v_cmpx_eq_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22301,7 +22492,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b3 v_cmpx_le_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22310,7 +22501,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b4 v_cmpx_gt_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22319,7 +22510,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b5 v_cmpx_ne_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22328,7 +22519,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b6 v_cmpx_ge_i16_e64 v4.l, v8.l
     None,
@@ -22339,7 +22530,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0b9 v_cmpx_lt_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22348,7 +22539,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0ba v_cmpx_eq_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22357,7 +22548,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0bb v_cmpx_le_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22366,7 +22557,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0bc v_cmpx_gt_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22375,7 +22566,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0bd v_cmpx_ne_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22384,7 +22575,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 2097409,
+        mods: 18874625,
         class: 0,
     }), // 0x0be v_cmpx_ge_u16_e64 v4.l, v8.l
     None,
@@ -22395,7 +22586,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c1 v_cmpx_lt_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -22404,7 +22595,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c2 v_cmpx_eq_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -22413,7 +22604,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c3 v_cmpx_le_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -22422,7 +22613,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c4 v_cmpx_gt_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -22431,7 +22622,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c5 v_cmpx_ne_i32_e64 v4, v8
     Some(RdnaInfo {
@@ -22440,7 +22631,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c6 v_cmpx_ge_i32_e64 v4, v8
     None,
@@ -22451,7 +22642,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0c9 v_cmpx_lt_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -22460,7 +22651,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0ca v_cmpx_eq_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -22469,7 +22660,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cb v_cmpx_le_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -22478,7 +22669,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cc v_cmpx_gt_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -22487,7 +22678,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0cd v_cmpx_ne_u32_e64 v4, v8
     Some(RdnaInfo {
@@ -22496,7 +22687,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0ce v_cmpx_ge_u32_e64 v4, v8
     None,
@@ -22507,7 +22698,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d1 v_cmpx_lt_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22516,7 +22707,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d2 v_cmpx_eq_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22525,7 +22716,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d3 v_cmpx_le_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22534,7 +22725,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d4 v_cmpx_gt_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22543,7 +22734,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d5 v_cmpx_ne_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22552,7 +22743,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d6 v_cmpx_ge_i64_e64 v[4:5], v[8:9]
     None,
@@ -22563,7 +22754,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0d9 v_cmpx_lt_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22572,7 +22763,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0da v_cmpx_eq_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22581,7 +22772,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0db v_cmpx_le_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22590,7 +22781,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0dc v_cmpx_gt_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22599,7 +22790,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0dd v_cmpx_ne_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -22608,7 +22799,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 2, 0],
         widths64: [0, 2, 2, 0],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 16777216,
         class: 0,
     }), // 0x0de v_cmpx_ge_u64_e64 v[4:5], v[8:9]
     None,
@@ -22647,7 +22838,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 3, 3, 0],
-        mods: 93441,
+        mods: 16870657,
         class: 0,
     }), // 0x0fd v_cmpx_class_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
@@ -22656,7 +22847,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 1, 1, 0],
         widths64: [0, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 16786432,
         class: 0,
     }), // 0x0fe v_cmpx_class_f32_e64 v4, v8
     Some(RdnaInfo {
@@ -22665,7 +22856,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [0, 2, 1, 0],
         widths64: [0, 2, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 16786432,
         class: 0,
     }), // 0x0ff v_cmpx_class_f64_e64 v[4:5], v8
     None,
@@ -22675,7 +22866,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 1076224,
+        mods: 9464832,
         class: 0,
     }), // 0x101 v_cndmask_b32_e64 v2, v4, v8, v16
     Some(RdnaInfo {
@@ -22930,7 +23121,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 1179650,
+        mods: 5373954,
         class: 0,
     }), // 0x120 v_add_co_ci_u32_e64 v2, s0, v4, v8, v16
     Some(RdnaInfo {
@@ -22939,7 +23130,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 1179650,
+        mods: 5373954,
         class: 0,
     }), // 0x121 v_sub_co_ci_u32_e64 v2, s0, v4, v8, v16
     Some(RdnaInfo {
@@ -22948,7 +23139,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [0, 0, 0, 0],
-        mods: 1179650,
+        mods: 5373954,
         class: 0,
     }), // 0x122 v_subrev_co_ci_u32_e64 v2, s0, v4, v8, v16
     None,
@@ -24583,7 +24774,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 2],
         kinds: [3, 3, 3, 0],
-        mods: 3173632,
+        mods: 11562240,
         class: 0,
     }), // 0x25d v_cndmask_b16 v2.l, v4.l, v8.l, v16
     None,
@@ -30404,6 +30595,130 @@ pub static GFX1200_MUBUF: [Option<RdnaInfo>; 256] = [
     None,
 ];
 
+/// gfx1200 VINTERP opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: `vdst`, `src0`, `src1`, `src2`.
+pub static GFX1200_VINTERP: [Option<RdnaInfo>; 32] = [
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_F32,
+        mnemonic: "v_interp_p10_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 0, 0, 0],
+        mods: 57346,
+        class: 0,
+    }), // 0x000 v_interp_p10_f32 v2, v4, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_F32,
+        mnemonic: "v_interp_p2_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 0, 0, 0],
+        mods: 57346,
+        class: 0,
+    }), // 0x001 v_interp_p2_f32 v2, v4, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_F16_F32,
+        mnemonic: "v_interp_p10_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 3, 0, 3],
+        mods: 57347,
+        class: 0,
+    }), // 0x002 v_interp_p10_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_F16_F32,
+        mnemonic: "v_interp_p2_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [3, 3, 0, 0],
+        mods: 57347,
+        class: 0,
+    }), // 0x003 v_interp_p2_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P10_RTZ_F16_F32,
+        mnemonic: "v_interp_p10_rtz_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [0, 3, 0, 3],
+        mods: 57347,
+        class: 0,
+    }), // 0x004 v_interp_p10_rtz_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
+    Some(RdnaInfo {
+        op: Op::V_INTERP_P2_RTZ_F16_F32,
+        mnemonic: "v_interp_p2_rtz_f16_f32",
+        widths: [1, 1, 1, 1],
+        widths64: [1, 1, 1, 1],
+        kinds: [3, 3, 0, 0],
+        mods: 57347,
+        class: 0,
+    }), // 0x005 v_interp_p2_rtz_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+    None,
+];
+
+/// gfx1200 LDSDIR opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: `vdst`.
+pub static GFX1200_LDSDIR: [Option<RdnaInfo>; 4] = [
+    Some(RdnaInfo {
+        op: Op::DS_PARAM_LOAD,
+        mnemonic: "ds_param_load",
+        widths: [1, 0, 0, 0],
+        widths64: [1, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x000 ds_param_load v2, attr0.x wait_va_vdst:0 wait_vm_vsrc:0
+    Some(RdnaInfo {
+        op: Op::DS_DIRECT_LOAD,
+        mnemonic: "ds_direct_load",
+        widths: [1, 0, 0, 0],
+        widths64: [1, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x001 ds_direct_load v2 wait_va_vdst:0 wait_vm_vsrc:0
+    None,
+    None,
+];
+
+/// gfx1200 EXP opcodes (`None` = not a valid opcode).
+/// Operand slots of `widths`: .
+pub static GFX1200_EXP: [Option<RdnaInfo>; 1] = [
+    Some(RdnaInfo {
+        op: Op::EXPORT,
+        mnemonic: "export",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        class: 0,
+    }), // 0x000 export mrt0 v1, v2, v3, v4
+];
+
 /// gfx1200 VOPDX opcodes (`None` = not a valid opcode).
 /// Operand slots of `widths`: `vdst`, `src0`, `vsrc1`.
 pub static GFX1200_VOPDX: [Option<RdnaInfo>; 16] = [
@@ -31166,4 +31481,71 @@ pub static GFX1200_BUFFMT: [&str; 128] = [
     "125",
     "126",
     "127",
+];
+/// gfx1200 export targets by TARGET value ("" = invalid).
+pub static GFX1200_EXPTGT: [&str; 64] = [
+    "mrt0",
+    "mrt1",
+    "mrt2",
+    "mrt3",
+    "mrt4",
+    "mrt5",
+    "mrt6",
+    "mrt7",
+    "mrtz",
+    "invalid_target_9",
+    "invalid_target_10",
+    "invalid_target_11",
+    "pos0",
+    "pos1",
+    "pos2",
+    "pos3",
+    "pos4",
+    "invalid_target_17",
+    "invalid_target_18",
+    "invalid_target_19",
+    "prim",
+    "dual_src_blend0",
+    "dual_src_blend1",
+    "invalid_target_23",
+    "invalid_target_24",
+    "invalid_target_25",
+    "invalid_target_26",
+    "invalid_target_27",
+    "invalid_target_28",
+    "invalid_target_29",
+    "invalid_target_30",
+    "invalid_target_31",
+    "invalid_target_32",
+    "invalid_target_33",
+    "invalid_target_34",
+    "invalid_target_35",
+    "invalid_target_36",
+    "invalid_target_37",
+    "invalid_target_38",
+    "invalid_target_39",
+    "invalid_target_40",
+    "invalid_target_41",
+    "invalid_target_42",
+    "invalid_target_43",
+    "invalid_target_44",
+    "invalid_target_45",
+    "invalid_target_46",
+    "invalid_target_47",
+    "invalid_target_48",
+    "invalid_target_49",
+    "invalid_target_50",
+    "invalid_target_51",
+    "invalid_target_52",
+    "invalid_target_53",
+    "invalid_target_54",
+    "invalid_target_55",
+    "invalid_target_56",
+    "invalid_target_57",
+    "invalid_target_58",
+    "invalid_target_59",
+    "invalid_target_60",
+    "invalid_target_61",
+    "invalid_target_62",
+    "invalid_target_63",
 ];

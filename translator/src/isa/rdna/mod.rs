@@ -32,15 +32,20 @@
 //!   `src[2]` = SADDR (NONE when `off`).
 //! * MUBUF/MTBUF/VBUFFER: `src[0]` = VADDR (NONE when neither OFFEN nor IDXEN), `src[1]` =
 //!   data (stores/atomics), `src[2]` = SOFFSET, `src[3]` = the resource (SGPR quad).
-//! * Graphics encodings (MIMG/VIMAGE/VSAMPLE, EXP, VINTERP, LDSDIR/VDSDIR) are not decoded
-//!   yet: they are [`DecodeError`]s naming the encoding.
+//! * VINTERP: `dst[0]`, `src[0..3]` with `mods.neg`/`op_sel`/`clamp`; `imm` = WAITEXP.
+//! * LDSDIR (GFX11) / VDSDIR (GFX12), format [`Format::Vinterp`] too: `dst[0]` = VDST,
+//!   `imm` = ATTR_CHAN | ATTR << 2 | WAIT_VDST (WAIT_VA) << 8 | WAIT_VMVSRC << 12.
+//! * EXP: `src[0..4]` = VSRC0..3 (NONE where EN clears it), `imm` = TARGET | EN << 8 |
+//!   DONE << 12 | ROW_EN << 13.
+//! * Image encodings (MIMG, VIMAGE, VSAMPLE) are not decoded yet: they are
+//!   [`DecodeError`]s naming the encoding.
 
 pub mod print;
 
 use super::decode::DecodeError;
 use super::generated::{
-    rdna as t, Op, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
-    CLASS_SDST_READ, CLASS_STORE, MOD_SD,
+    rdna as t, Op, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
+    CLASS_SDST_READ, CLASS_STORE, MOD_CARRY, MOD_CMPX, MOD_IMM32, MOD_SD, MOD_SENDMSG, MOD_VCCIN,
 };
 use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
 
@@ -80,6 +85,9 @@ pub(crate) struct Tables {
     pub(crate) scratch: &'static [Option<RdnaInfo>],
     pub(crate) mubuf: &'static [Option<RdnaInfo>],
     pub(crate) mtbuf: &'static [Option<RdnaInfo>],
+    pub(crate) vinterp: &'static [Option<RdnaInfo>],
+    pub(crate) ldsdir: &'static [Option<RdnaInfo>],
+    pub(crate) exp: &'static [Option<RdnaInfo>],
 }
 
 static GFX11: Tables = Tables {
@@ -103,6 +111,9 @@ static GFX11: Tables = Tables {
     scratch: &t::GFX1100_SCRATCH,
     mubuf: &t::GFX1100_MUBUF,
     mtbuf: &t::GFX1100_MTBUF,
+    vinterp: &t::GFX1100_VINTERP,
+    ldsdir: &t::GFX1100_LDSDIR,
+    exp: &t::GFX1100_EXP,
 };
 
 static GFX12: Tables = Tables {
@@ -126,6 +137,9 @@ static GFX12: Tables = Tables {
     scratch: &t::GFX1200_SCRATCH,
     mubuf: &t::GFX1200_MUBUF,
     mtbuf: &[],
+    vinterp: &t::GFX1200_VINTERP,
+    ldsdir: &t::GFX1200_LDSDIR,
+    exp: &t::GFX1200_EXP,
 };
 
 /// The tables of `target`'s family (GFX11 or GFX12).
@@ -253,47 +267,50 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
         wave64: target.wave_size == 64,
     };
     let w0 = cx.word(0)?;
-    let mut inst = if w0 >> 31 == 0 {
+    // Built in place: the per-encoding decoders fill `inst` (no large moves per layer).
+    let mut inst = empty(Op::S_NOP, Format::Sopp);
+    if w0 >> 31 == 0 {
         match w0 >> 25 {
-            0x3F => decode_vop1(tb, &cx, w0)?,
-            0x3E => decode_vopc(tb, &cx, w0)?,
-            _ => decode_vop2(tb, &cx, w0)?,
+            0x3F => decode_vop1(tb, &cx, w0, &mut inst)?,
+            0x3E => decode_vopc(tb, &cx, w0, &mut inst)?,
+            _ => decode_vop2(tb, &cx, w0, &mut inst)?,
         }
     } else if w0 >> 30 == 0b10 {
         match w0 >> 23 {
-            0x17D => decode_sop12c(tb, &cx, w0, Format::Sop1)?,
-            0x17E => decode_sop12c(tb, &cx, w0, Format::Sopc)?,
-            0x17F => decode_sopp(tb, &cx, w0)?,
-            _ if w0 >> 28 == 0xB => decode_sopk(tb, &cx, w0)?,
-            _ => decode_sop12c(tb, &cx, w0, Format::Sop2)?,
+            0x17D => decode_sop12c(tb, &cx, w0, Format::Sop1, &mut inst)?,
+            0x17E => decode_sop12c(tb, &cx, w0, Format::Sopc, &mut inst)?,
+            0x17F => decode_sopp(tb, &cx, w0, &mut inst)?,
+            _ if w0 >> 28 == 0xB => decode_sopk(tb, &cx, w0, &mut inst)?,
+            _ => decode_sop12c(tb, &cx, w0, Format::Sop2, &mut inst)?,
         }
     } else {
         match (w0 >> 24, tb.gfx12) {
-            (0xF4..=0xF7, _) => decode_smem(tb, &cx, w0)?,
-            (0xD4..=0xD7, _) => decode_vop3(tb, &cx, w0)?,
-            (0xCC, _) => decode_vop3p(tb, &cx, w0)?,
-            (0xC8..=0xCB, _) => decode_vopd(tb, &cx, w0)?,
-            (0xD8..=0xDB, _) => decode_ds(tb, &cx, w0)?,
-            (0xDC..=0xDF, false) => decode_flat11(tb, &cx, w0)?,
-            (0xEC..=0xEE, true) => decode_flat12(tb, &cx, w0)?,
-            (0xE0..=0xE3, false) => decode_mubuf11(tb, &cx, w0, false)?,
-            (0xE8..=0xEB, false) => decode_mubuf11(tb, &cx, w0, true)?,
-            (0xC4..=0xC7, true) => decode_vbuffer(tb, &cx, w0)?,
+            (0xF4..=0xF7, _) => decode_smem(tb, &cx, w0, &mut inst)?,
+            (0xD4..=0xD7, _) => decode_vop3(tb, &cx, w0, &mut inst)?,
+            (0xCC, _) => decode_vop3p(tb, &cx, w0, &mut inst)?,
+            (0xC8..=0xCB, _) => decode_vopd(tb, &cx, w0, &mut inst)?,
+            (0xD8..=0xDB, _) => decode_ds(tb, &cx, w0, &mut inst)?,
+            (0xDC..=0xDF, false) => decode_flat11(tb, &cx, w0, &mut inst)?,
+            (0xEC..=0xEE, true) => decode_flat12(tb, &cx, w0, &mut inst)?,
+            (0xE0..=0xE3, false) => decode_mubuf11(tb, &cx, w0, false, &mut inst)?,
+            (0xE8..=0xEB, false) => decode_mubuf11(tb, &cx, w0, true, &mut inst)?,
+            (0xC4..=0xC7, true) => decode_vbuffer(tb, &cx, w0, &mut inst)?,
+            (0xCD, _) => decode_vinterp(tb, &cx, w0, &mut inst)?,
+            (0xCE, _) => decode_ldsdir(tb, &cx, w0, &mut inst)?,
+            (0xF8..=0xFB, _) => decode_exp(tb, &cx, w0, &mut inst)?,
             (e, _) => {
                 let name = match e >> 2 {
-                    0x33 => "VINTERP/LDSDIR",
                     0x3C if !tb.gfx12 => "MIMG",
                     0x34 | 0x39 if tb.gfx12 => "VIMAGE/VSAMPLE",
-                    0x3E => "EXP",
                     _ => "unknown",
                 };
                 return Err(cx.err(format!("{name} encoding ({:#x}) not supported", e >> 2)));
             }
         }
-    };
+    }
     let n = inst.size as usize / 4;
-    for i in 0..n {
-        inst.words[i] = cx.word(i)?;
+    for (i, w) in inst.words.iter_mut().enumerate().take(n) {
+        *w = cx.word(i)?;
     }
     Ok(inst)
 }
@@ -307,7 +324,13 @@ fn take_literal(cx: &Cx, inst: &mut Inst) -> Result<(), DecodeError> {
     Ok(())
 }
 
-fn decode_sop12c(tb: &Tables, cx: &Cx, w0: u32, format: Format) -> Result<Inst, DecodeError> {
+fn decode_sop12c(
+    tb: &Tables,
+    cx: &Cx,
+    w0: u32,
+    format: Format,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let (table, op, name) = match format {
         Format::Sop1 => (tb.sop1, (w0 >> 8) & 0xFF, "SOP1"),
         Format::Sopc => (tb.sopc, (w0 >> 16) & 0x7F, "SOPC"),
@@ -315,7 +338,7 @@ fn decode_sop12c(tb: &Tables, cx: &Cx, w0: u32, format: Format) -> Result<Inst, 
     };
     let info = cx.lookup(table, op, name)?;
     let w = info.widths;
-    let mut inst = empty(info.op, format);
+    *inst = empty(info.op, format);
     match format {
         Format::Sop1 => {
             inst.dst[0] = src((w0 >> 16) & 0x7F, w[0]);
@@ -342,17 +365,17 @@ fn decode_sop12c(tb: &Tables, cx: &Cx, w0: u32, format: Format) -> Result<Inst, 
             }
         }
     }
-    if format == Format::Sop1 && info.mnemonic.starts_with("s_sendmsg_rtn") {
+    if format == Format::Sop1 && info.mods & MOD_SENDMSG != 0 {
         // The SSRC0 field holds the message id (`sendmsg(...)`), not a register.
         inst.imm = (w0 & 0xFF) as i32;
     }
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.sopk, (w0 >> 23) & 0x1F, "SOPK")?;
-    let mut inst = empty(info.op, Format::Sopk);
+    *inst = empty(info.op, Format::Sopk);
     let reg = src((w0 >> 16) & 0x7F, info.widths[0]);
     if info.class & CLASS_SDST_READ != 0 {
         inst.src[0] = reg;
@@ -360,21 +383,21 @@ fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         inst.dst[0] = reg;
     }
     inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
-    if info.mnemonic == "s_setreg_imm32_b32" {
+    if info.mods & MOD_IMM32 != 0 {
         inst.literal = Some(cx.word(1)?);
         inst.size = 8;
     }
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_sopp(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_sopp(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.sopp, (w0 >> 16) & 0x7F, "SOPP")?;
-    let mut inst = empty(info.op, Format::Sopp);
+    *inst = empty(info.op, Format::Sopp);
     inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_smem(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_smem(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let (op, offset) = if tb.gfx12 {
         ((w0 >> 13) & 0x3F, ((w1 & 0xFF_FFFF) << 8) as i32 >> 8)
@@ -383,7 +406,7 @@ fn decode_smem(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     };
     let info = cx.lookup(tb.smem, op, "SMEM")?;
     let w = info.widths;
-    let mut inst = empty(info.op, Format::Smem);
+    *inst = empty(info.op, Format::Smem);
     inst.size = 8;
     let sdata = src((w0 >> 6) & 0x7F, w[0]);
     if info.class & CLASS_STORE != 0 {
@@ -411,7 +434,7 @@ fn decode_smem(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         inst.mem.glc = (w0 >> 14) & 1 == 1;
         inst.mem.dlc = (w0 >> 13) & 1 == 1;
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// A true16-capable VGPR field of a 32-bit encoding: bit 7 selects the high half when the
@@ -477,16 +500,11 @@ fn vop_ext(
     }
 }
 
-/// VOP2 opcodes with an implicit VCC carry-out and carry-in (`_e32`).
-fn carry_e32(m: &str) -> bool {
-    m.starts_with("v_add_co_ci") || m.starts_with("v_sub_co_ci") || m.starts_with("v_subrev_co_ci")
-}
-
-fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1")?;
     let w = cx.widths(&info);
     let k = info.kinds;
-    let mut inst = empty(info.op, Format::Vop1);
+    *inst = empty(info.op, Format::Vop1);
     let vd = (w0 >> 17) & 0xFF;
     if k[0] == KIND_SGPR {
         inst.dst[0] = src(vd, w[0]);
@@ -496,25 +514,25 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         inst.mods.op_sel |= (hi as u8) << 3;
     }
     let code = w0 & 0x1FF;
-    let (s0, hi) = match vop_ext(cx, &mut inst, code, 1, w[1], k[1])? {
+    let (s0, hi) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
         None => src9_16(code, w[1], k[1]),
     };
     inst.src[0] = s0;
     inst.mods.op_sel |= hi as u8;
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop2, (w0 >> 25) & 0x3F, "VOP2")?;
     let w = cx.widths(&info);
     let k = info.kinds;
-    let mut inst = empty(info.op, Format::Vop2);
+    *inst = empty(info.op, Format::Vop2);
     let (d, dhi) = vreg16((w0 >> 17) & 0xFF, w[0], k[0]);
     inst.dst[0] = d;
     let code = w0 & 0x1FF;
-    let (s0, hi0) = match vop_ext(cx, &mut inst, code, 1, w[1], k[1])? {
+    let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
         None => src9_16(code, w[1], k[1]),
     };
@@ -522,12 +540,11 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     inst.src[0] = s0;
     inst.src[1] = s1;
     inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1 | (dhi as u8) << 3;
-    let m = info.mnemonic;
     let vcc = Opnd::scalar(VCC as u8, cx.mask());
-    if carry_e32(m) {
+    if info.mods & MOD_CARRY != 0 {
         inst.dst[1] = vcc;
         inst.src[2] = vcc;
-    } else if m.starts_with("v_cndmask") {
+    } else if info.mods & MOD_VCCIN != 0 {
         inst.src[2] = vcc;
     }
     if info.class & (CLASS_MADMK | CLASS_MADAK) != 0 {
@@ -543,24 +560,24 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         }
         // A literal src0 is the same dword as K.
         inst.literal = Some(kk);
-        return Ok(inst);
+        return Ok(());
     }
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vopc, (w0 >> 17) & 0xFF, "VOPC")?;
     let w = cx.widths(&info);
     let k = info.kinds;
-    let mut inst = empty(info.op, Format::Vopc);
-    inst.dst[0] = if info.mnemonic.starts_with("v_cmpx") {
+    *inst = empty(info.op, Format::Vopc);
+    inst.dst[0] = if info.mods & MOD_CMPX != 0 {
         Opnd::scalar(EXEC as u8, cx.mask())
     } else {
         Opnd::scalar(VCC as u8, cx.mask())
     };
     let code = w0 & 0x1FF;
-    let (s0, hi0) = match vop_ext(cx, &mut inst, code, 1, w[0], k[0])? {
+    let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[0], k[0])? {
         Some(r) => r,
         None => src9_16(code, w[0], k[0]),
     };
@@ -568,17 +585,17 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     inst.src[0] = s0;
     inst.src[1] = s1;
     inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1;
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop3, (w0 >> 16) & 0x3FF, "VOP3")?;
     let w1 = cx.word(1)?;
     let w = cx.widths(&info);
     let k = info.kinds;
     let sd = info.mods & MOD_SD != 0;
-    let mut inst = empty(info.op, if sd { Format::Vop3b } else { Format::Vop3 });
+    *inst = empty(info.op, if sd { Format::Vop3b } else { Format::Vop3 });
     inst.size = 8;
     let vd = w0 & 0xFF;
     inst.dst[0] = if k[0] == KIND_SGPR {
@@ -599,18 +616,18 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     for (i, &c) in codes.iter().enumerate() {
         inst.src[i] = src(c, w[i + 1]);
     }
-    if let Some((s0, _)) = vop_ext(cx, &mut inst, codes[0], 2, w[1], 0)? {
+    if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P")?;
     let w1 = cx.word(1)?;
     let w = cx.widths(&info);
-    let mut inst = empty(info.op, Format::Vop3p);
+    *inst = empty(info.op, Format::Vop3p);
     inst.size = 8;
     inst.dst[0] = vgpr(w0 & 0xFF, w[0]);
     inst.mods.neg_hi = ((w0 >> 8) & 7) as u8;
@@ -622,20 +639,20 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     for (i, &c) in codes.iter().enumerate() {
         inst.src[i] = src(c, w[i + 1]);
     }
-    if let Some((s0, _)) = vop_ext(cx, &mut inst, codes[0], 2, w[1], 0)? {
+    if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let opx = (w0 >> 22) & 0xF;
     let opy = (w0 >> 17) & 0x1F;
     let x = cx.lookup(tb.vopdx, opx, "VOPD X")?;
     let y = cx.lookup(tb.vopdy, opy, "VOPD Y")?;
-    let mut inst = empty(x.op, Format::Vopd);
+    *inst = empty(x.op, Format::Vopd);
     inst.size = 8;
     inst.imm = opy as i32;
     let vdx = w1 >> 24;
@@ -651,14 +668,14 @@ fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         inst.literal = Some(cx.word(2)?);
         inst.size = 12;
     }
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_ds(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_ds(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.ds, (w0 >> 18) & 0xFF, "DS")?;
     let w1 = cx.word(1)?;
     let w = info.widths;
-    let mut inst = empty(info.op, Format::Ds);
+    *inst = empty(info.op, Format::Ds);
     inst.size = 8;
     inst.dst[0] = vgpr(w1 >> 24, w[0]);
     inst.src[0] = vgpr(w1 & 0xFF, w[1]);
@@ -669,7 +686,7 @@ fn decode_ds(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     if !tb.gfx12 {
         inst.mem.gds = (w0 >> 17) & 1 == 1;
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// Data width of a FLAT/buffer data slot: TFE adds one dword to loads.
@@ -682,10 +699,19 @@ fn data_width(info: &RdnaInfo, slot: usize, tfe: bool) -> u8 {
     }
 }
 
-/// FLAT/GLOBAL/SCRATCH operands common to both families.
+/// The register count an atomic returns (`cmpswap` returns half its data).
+fn atomic_ret_width(info: &RdnaInfo, data: u8) -> u8 {
+    if info.class & CLASS_CMPSWAP != 0 {
+        (data / 2).max(1)
+    } else {
+        data
+    }
+}
+
+/// FLAT/GLOBAL/SCRATCH operands common to both families. `ret`: the opcode is an atomic
+/// that returns the old value (GFX11 GLC, GFX12 TH bit 0).
 #[allow(clippy::too_many_arguments)]
 fn flat_common(
-    cx: &Cx,
     info: RdnaInfo,
     format: Format,
     vdst: u32,
@@ -693,12 +719,16 @@ fn flat_common(
     vdata: u32,
     saddr: u32,
     sve: bool,
-) -> Result<Inst, DecodeError> {
-    let _ = cx;
+    ret: bool,
+    inst: &mut Inst,
+) {
     let w = info.widths;
-    let mut inst = empty(info.op, format);
+    *inst = empty(info.op, format);
     inst.dst[0] = vgpr(vdst, w[0]);
     inst.src[1] = vgpr(vdata, w[2]);
+    if ret && info.class & CLASS_ATOMIC != 0 {
+        inst.dst[0] = vgpr(vdst, atomic_ret_width(&info, w[2]));
+    }
     let has_saddr = saddr != RDNA_NULL;
     match format {
         Format::Scratch => {
@@ -716,10 +746,9 @@ fn flat_common(
         _ if w[1] != 0 => inst.src[0] = vgpr(vaddr, w[1].max(2)),
         _ => {}
     }
-    Ok(inst)
 }
 
-fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let op = (w0 >> 18) & 0x7F;
     let (table, format, name) = match (w0 >> 16) & 3 {
@@ -729,8 +758,7 @@ fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         _ => return Err(cx.err("invalid FLAT segment 3")),
     };
     let info = cx.lookup(table, op, name)?;
-    let mut inst = flat_common(
-        cx,
+    flat_common(
         info,
         format,
         w1 >> 24,
@@ -738,16 +766,18 @@ fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         (w1 >> 8) & 0xFF,
         (w1 >> 16) & 0x7F,
         (w1 >> 23) & 1 == 1,
-    )?;
+        (w0 >> 14) & 1 == 1,
+        inst,
+    );
     inst.size = 8;
     inst.mem.offset = ((w0 & 0x1FFF) << 19) as i32 >> 19;
     inst.mem.dlc = (w0 >> 13) & 1 == 1;
     inst.mem.glc = (w0 >> 14) & 1 == 1;
     inst.mem.slc = (w0 >> 15) & 1 == 1;
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let w2 = cx.word(2)?;
     let op = (w0 >> 14) & 0xFF;
@@ -757,8 +787,7 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         _ => (tb.global, Format::Global, "VGLOBAL"),
     };
     let info = cx.lookup(table, op, name)?;
-    let mut inst = flat_common(
-        cx,
+    flat_common(
         info,
         format,
         w1 & 0xFF,
@@ -766,19 +795,29 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
         (w1 >> 23) & 0xFF,
         w0 & 0x7F,
         (w1 >> 17) & 1 == 1,
-    )?;
+        (w1 >> 20) & 1 == 1,
+        inst,
+    );
     inst.size = 12;
     inst.mem.offset = w2 as i32 >> 8;
     inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
-    Ok(inst)
+    Ok(())
 }
 
 /// MUBUF/MTBUF/VBUFFER operands common to both families.
-fn buffer_common(inst: &mut Inst, info: &RdnaInfo, vdata: u32, vaddr: u32, rsrc: u32, soff: u32) {
+/// `regs` = (VDATA, VADDR, RSRC, SOFFSET); `ret`: an atomic that returns the old value
+/// into the data registers.
+fn buffer_common(inst: &mut Inst, info: &RdnaInfo, regs: (u32, u32, u32, u32), ret: bool) {
+    let (vdata, vaddr, rsrc, soff) = regs;
     let m = &mut inst.mem;
     let tfe = m.tfe;
     let data = vgpr(vdata, data_width(info, 0, tfe));
-    if info.class & (CLASS_STORE | CLASS_ATOMIC) != 0 {
+    if info.class & CLASS_ATOMIC != 0 {
+        inst.src[1] = data;
+        if ret {
+            inst.dst[0] = vgpr(vdata, atomic_ret_width(info, data.count));
+        }
+    } else if info.class & CLASS_STORE != 0 {
         inst.src[1] = data;
     } else {
         inst.dst[0] = data;
@@ -791,14 +830,20 @@ fn buffer_common(inst: &mut Inst, info: &RdnaInfo, vdata: u32, vaddr: u32, rsrc:
     inst.src[3] = src(rsrc, 4);
 }
 
-fn decode_mubuf11(tb: &Tables, cx: &Cx, w0: u32, mtbuf: bool) -> Result<Inst, DecodeError> {
+fn decode_mubuf11(
+    tb: &Tables,
+    cx: &Cx,
+    w0: u32,
+    mtbuf: bool,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let info = if mtbuf {
         cx.lookup(tb.mtbuf, (w0 >> 15) & 0xF, "MTBUF")?
     } else {
         cx.lookup(tb.mubuf, (w0 >> 18) & 0xFF, "MUBUF")?
     };
-    let mut inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
+    *inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
     inst.size = 8;
     inst.mem.offset = (w0 & 0xFFF) as i32;
     inst.mem.slc = (w0 >> 12) & 1 == 1;
@@ -810,25 +855,25 @@ fn decode_mubuf11(tb: &Tables, cx: &Cx, w0: u32, mtbuf: bool) -> Result<Inst, De
     inst.mem.tfe = (w1 >> 21) & 1 == 1;
     inst.mem.offen = (w1 >> 22) & 1 == 1;
     inst.mem.idxen = (w1 >> 23) & 1 == 1;
-    buffer_common(
-        &mut inst,
-        &info,
+    let ret = inst.mem.glc;
+    let regs = (
         (w1 >> 8) & 0xFF,
         w1 & 0xFF,
         ((w1 >> 16) & 0x1F) << 2,
         w1 >> 24,
     );
+    buffer_common(inst, &info, regs, ret);
     // SOFFSET may be the literal constant.
-    take_literal(cx, &mut inst)?;
-    Ok(inst)
+    take_literal(cx, inst)?;
+    Ok(())
 }
 
-fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
+fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let w2 = cx.word(2)?;
     let op = (w0 >> 14) & 0xFF;
     let info = cx.lookup(tb.mubuf, op, "VBUFFER")?;
-    let mut inst = empty(
+    *inst = empty(
         info.op,
         if op >= 0x80 {
             Format::Mtbuf
@@ -843,13 +888,56 @@ fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32) -> Result<Inst, DecodeError> {
     inst.mem.format = ((w1 >> 23) & 0x7F) as u8;
     inst.mem.offen = (w1 >> 30) & 1 == 1;
     inst.mem.idxen = (w1 >> 31) & 1 == 1;
-    buffer_common(
-        &mut inst,
-        &info,
-        w1 & 0xFF,
-        w2 & 0xFF,
-        (w1 >> 9) & 0x1FF,
-        w0 & 0x7F,
-    );
-    Ok(inst)
+    let ret = (w1 >> 20) & 1 == 1;
+    let regs = (w1 & 0xFF, w2 & 0xFF, (w1 >> 9) & 0x1FF, w0 & 0x7F);
+    buffer_common(inst, &info, regs, ret);
+    Ok(())
+}
+
+fn decode_vinterp(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
+    let info = cx.lookup(tb.vinterp, (w0 >> 16) & 0x1F, "VINTERP")?;
+    let w1 = cx.word(1)?;
+    let w = info.widths;
+    *inst = empty(info.op, Format::Vinterp);
+    inst.size = 8;
+    inst.dst[0] = vgpr(w0 & 0xFF, w[0]);
+    inst.imm = ((w0 >> 8) & 7) as i32;
+    inst.mods.op_sel = ((w0 >> 11) & 0xF) as u8;
+    inst.mods.clamp = (w0 >> 15) & 1 == 1;
+    inst.mods.neg = ((w1 >> 29) & 7) as u8;
+    for i in 0..3 {
+        let code = (w1 >> (9 * i)) & 0x1FF;
+        // LLVM reads the 16-bit sources of the f16 forms as VGPRs whatever bit 8 says.
+        inst.src[i] = if info.kinds[i + 1] == KIND_T16 {
+            vgpr(code & 0xFF, w[i + 1])
+        } else {
+            src(code, w[i + 1])
+        };
+    }
+    Ok(())
+}
+
+fn decode_ldsdir(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
+    let info = cx.lookup(tb.ldsdir, (w0 >> 20) & 3, "LDSDIR")?;
+    *inst = empty(info.op, Format::Vinterp);
+    inst.dst[0] = vgpr(w0 & 0xFF, info.widths[0]);
+    inst.imm = (((w0 >> 8) & 0xFF) | (((w0 >> 16) & 0xF) << 8) | (((w0 >> 23) & 1) << 12)) as i32;
+    Ok(())
+}
+
+fn decode_exp(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
+    let info = cx.lookup(tb.exp, 0, "EXP")?;
+    let w1 = cx.word(1)?;
+    *inst = empty(info.op, Format::Exp);
+    inst.size = 8;
+    let en = w0 & 0xF;
+    for i in 0..4 {
+        if en >> i & 1 == 1 {
+            inst.src[i] = vgpr((w1 >> (8 * i)) & 0xFF, 1);
+        }
+    }
+    inst.imm =
+        (((w0 >> 4) & 0x3F) | (en << 8) | (((w0 >> 11) & 1) << 12) | (((w0 >> 13) & 1) << 13))
+            as i32;
+    Ok(())
 }

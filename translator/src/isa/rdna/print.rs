@@ -3,9 +3,9 @@
 
 use super::{tables, Tables, EXEC, VCC};
 use crate::isa::generated::{
-    rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
-    CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI,
-    MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+    rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_TWO_OFFSETS, MOD_CLAMP,
+    MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD,
+    MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
 };
 use crate::isa::{Format, Inst, Opnd, Target};
 use core::fmt::Write as _;
@@ -42,6 +42,9 @@ fn info(tb: &Tables, inst: &Inst) -> Option<RdnaInfo> {
         Format::Mubuf | Format::Mtbuf if tb.gfx12 => (tb.mubuf, (w0 >> 14) & 0xFF),
         Format::Mubuf => (tb.mubuf, (w0 >> 18) & 0xFF),
         Format::Mtbuf => (tb.mtbuf, (w0 >> 15) & 0xF),
+        Format::Vinterp if w0 >> 24 == 0xCE => (tb.ldsdir, (w0 >> 20) & 3),
+        Format::Vinterp => (tb.vinterp, (w0 >> 16) & 0x1F),
+        Format::Exp => (tb.exp, 0),
         _ => return None,
     };
     table.get(op as usize).copied().flatten()
@@ -294,6 +297,8 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         Format::Ds => print_ds(&mut out, inst, &info),
         Format::Flat | Format::Global | Format::Scratch => print_flat(&mut out, tb, inst, &info),
         Format::Mubuf | Format::Mtbuf => print_buffer(&mut out, tb, inst, &info),
+        Format::Vinterp => print_vinterp(&mut out, inst, &info),
+        Format::Exp => print_exp(&mut out, tb, inst, &info),
         _ => out.push_str(info.mnemonic),
     }
     out
@@ -716,7 +721,6 @@ fn print_smem(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
             out.push_str(" dlc");
         }
     }
-    let _ = CLASS_SBUFFER;
 }
 
 fn dpp_ctrl(out: &mut String, c: u16) {
@@ -850,11 +854,7 @@ fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool, gfx12
         && inst.mods.abs & 3 == 2
         && m & 2 != 0;
     let mut l = List { out, first: true };
-    let (dslot, s0slot) = if inst.format == Format::Vopc {
-        (9, 0)
-    } else {
-        (0, 1)
-    };
+    let s0slot = if inst.format == Format::Vopc { 0 } else { 1 };
     if inst.format == Format::Vopc {
         if !base.starts_with("v_cmpx") {
             l.op(vcc);
@@ -874,7 +874,6 @@ fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool, gfx12
             l.op(inst.dst[1]);
         }
     }
-    let _ = dslot;
     for i in 0..3 {
         let o = inst.src[i];
         if !o.is_some() {
@@ -999,7 +998,11 @@ fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
     {
         // op_sel lists the sources, then the destination (not for the SGPR destination of
         // a VOPC DPP form).
-        let n = nsrc + !(dpp && sgpr_dst) as usize;
+        let mut n = nsrc + !(dpp && sgpr_dst) as usize;
+        if base.starts_with("v_permlane") {
+            // `v_permlane16_b32`/`v_permlanex16_b32`: op_sel is [FI, BOUND_CTRL].
+            n = 2;
+        }
         let v = (inst.mods.op_sel & ((1 << nsrc) - 1)) | ((inst.mods.op_sel >> 3 & 1) << nsrc);
         bits(out, "op_sel", v, n);
     }
@@ -1109,7 +1112,9 @@ fn print_ds(out: &mut String, inst: &Inst, info: &RdnaInfo) {
     }
     let o0 = inst.mem.offset as u32;
     let o1 = inst.mem.offset1 as u32;
-    if info.class & CLASS_TWO_OFFSETS != 0 {
+    if info.mnemonic == "ds_swizzle_b32" {
+        swizzle(out, o0 | o1 << 8);
+    } else if info.class & CLASS_TWO_OFFSETS != 0 {
         if o0 != 0 {
             let _ = write!(out, " offset0:{o0}");
         }
@@ -1127,15 +1132,6 @@ fn print_ds(out: &mut String, inst: &Inst, info: &RdnaInfo) {
     }
 }
 
-/// The data width of a returning atomic (`cmpswap` returns half its data).
-fn atomic_ret_width(info: &RdnaInfo, data: u8) -> u8 {
-    if info.class & CLASS_CMPSWAP != 0 {
-        (data / 2).max(1)
-    } else {
-        data
-    }
-}
-
 fn print_flat(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     out.push_str(info.mnemonic);
     if info.widths == [0; 4] {
@@ -1146,32 +1142,11 @@ fn print_flat(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
         return;
     }
     let atomic = info.class & CLASS_ATOMIC != 0;
-    let ret = atomic
-        && if tb.gfx12 {
-            inst.mem.cpol & 1 == 1
-        } else {
-            inst.mem.glc
-        };
     let store = info.class & crate::isa::generated::CLASS_STORE != 0;
     {
         let mut l = List { out, first: true };
-        if ret {
-            let d = Opnd {
-                code: inst.dst[0].code.min(255) | 256,
-                count: atomic_ret_width(info, inst.src[1].count),
-            };
-            let vd = if tb.gfx12 {
-                inst.words[1] & 0xFF
-            } else {
-                inst.words[1] >> 24
-            };
-            l.op(Opnd {
-                code: 256 + vd as u16,
-                count: d.count,
-            });
-        } else {
-            l.op(inst.dst[0]);
-        }
+        // Loads' and returning atomics' destination.
+        l.op(inst.dst[0]);
         if inst.src[0].is_some() {
             l.op(inst.src[0]);
         } else if info.widths[1] != 0 || inst.format == Format::Scratch {
@@ -1214,10 +1189,11 @@ fn print_buffer(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     let store = info.class & crate::isa::generated::CLASS_STORE != 0;
     {
         let mut l = List { out, first: true };
-        let data = if inst.dst[0].is_some() {
-            inst.dst[0]
-        } else {
+        // The data registers (a returning atomic's result overlaps them).
+        let data = if atomic || store {
             inst.src[1]
+        } else {
+            inst.dst[0]
         };
         l.op(data);
         if inst.src[0].is_some() {
@@ -1270,4 +1246,132 @@ fn print_buffer(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     if inst.mem.tfe {
         out.push_str(" tfe");
     }
+}
+
+fn print_vinterp(out: &mut String, inst: &Inst, info: &RdnaInfo) {
+    out.push_str(info.mnemonic);
+    let v = inst.imm as u32;
+    if inst.words[0] >> 24 == 0xCE {
+        // LDSDIR / VDSDIR.
+        let mut l = List { out, first: true };
+        l.op(inst.dst[0]);
+        if info.mnemonic.ends_with("param_load") {
+            let chan = ["x", "y", "z", "w"][(v & 3) as usize];
+            let _ = write!(l.sep(), "attr{}.{chan}", (v >> 2) & 0x3F);
+        }
+        let wait = (v >> 8) & 0xF;
+        if info.mnemonic.starts_with("lds_") {
+            let _ = write!(out, " wait_vdst:{wait}");
+        } else {
+            let _ = write!(out, " wait_va_vdst:{wait} wait_vm_vsrc:{}", (v >> 12) & 1);
+        }
+        return;
+    }
+    {
+        let mut l = List { out, first: true };
+        let t16 = info.kinds[0] == 3;
+        opnd16(
+            l.sep(),
+            inst.dst[0],
+            None,
+            Ty::B32,
+            t16,
+            inst.mods.op_sel >> 3 & 1 == 1,
+        );
+        for i in 0..3 {
+            if inst.src[i].is_some() {
+                let src = vsrc(inst, info, i, i + 1);
+                src_mod(l.sep(), src, None);
+            }
+        }
+    }
+    if inst.mods.clamp && info.mods & MOD_CLAMP != 0 {
+        out.push_str(" clamp");
+    }
+    if inst.mods.op_sel != 0 && info.mods & MOD_OPSEL != 0 {
+        bits(out, "op_sel", inst.mods.op_sel, 4);
+    }
+    let _ = write!(out, " wait_exp:{}", v & 7);
+}
+
+fn print_exp(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
+    out.push_str(info.mnemonic);
+    let v = inst.imm as u32;
+    let names = if tb.gfx12 {
+        &t::GFX1200_EXPTGT
+    } else {
+        &t::GFX1100_EXPTGT
+    };
+    let name = names[(v & 0x3F) as usize];
+    if name.is_empty() {
+        let _ = write!(out, " invalid_target_{}", v & 0x3F);
+    } else {
+        let _ = write!(out, " {name}");
+    }
+    for i in 0..4 {
+        out.push_str(if i == 0 { " " } else { ", " });
+        if inst.src[i].is_some() {
+            opnd(out, inst.src[i], None, Ty::B32);
+        } else {
+            out.push_str("off");
+        }
+    }
+    if v >> 12 & 1 == 1 {
+        out.push_str(" done");
+    }
+    if v >> 13 & 1 == 1 {
+        out.push_str(" row_en");
+    }
+}
+
+/// `ds_swizzle_b32`'s offset in LLVM's `swizzle(...)` syntax (ISA §12 "lane permute").
+fn swizzle(out: &mut String, imm: u32) {
+    if imm == 0 {
+        return;
+    }
+    out.push_str(" offset:swizzle(");
+    if imm & 0xFF00 == 0x8000 {
+        let _ = write!(
+            out,
+            "QUAD_PERM,{},{},{},{}",
+            imm & 3,
+            (imm >> 2) & 3,
+            (imm >> 4) & 3,
+            (imm >> 6) & 3
+        );
+    } else if imm & 0x8000 == 0 {
+        // BITMASK_PERM: lane = ((lane & AND) | OR) ^ XOR within groups of 32.
+        let and = imm & 0x1F;
+        let or = (imm >> 5) & 0x1F;
+        let xor = (imm >> 10) & 0x1F;
+        let group = 0x20 - and;
+        if and == 0x1F && or == 0 && xor.count_ones() == 1 {
+            let _ = write!(out, "SWAP,{xor}");
+        } else if and == 0x1F && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+            let _ = write!(out, "REVERSE,{}", xor + 1);
+        } else if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+            let _ = write!(out, "BROADCAST,{group},{or}");
+        } else {
+            out.push_str("BITMASK_PERM,\"");
+            for bit in (0..5).rev() {
+                let (a, o, x) = (and >> bit & 1, or >> bit & 1, xor >> bit & 1);
+                out.push(match (a, o, x) {
+                    (0, 0, 0) | (0, 1, 1) => '0',
+                    (0, 1, 0) | (0, 0, 1) => '1',
+                    (_, _, 0) => 'p',
+                    _ => 'i',
+                });
+            }
+            out.push('"');
+        }
+    } else if imm & 0xE000 == 0xE000 {
+        let _ = write!(out, "FFT,{}", imm & 0x1F);
+    } else if imm & 0xC000 == 0xC000 {
+        let _ = write!(out, "ROTATE,{},{}", (imm >> 10) & 1, (imm >> 5) & 0x1F);
+    } else {
+        out.truncate(out.len() - "swizzle(".len());
+        let _ = write!(out, "{imm}");
+        return;
+    }
+    out.push(')');
 }

@@ -1,0 +1,41 @@
+//! Times one matrix instruction through `matrix::Plan` (the lifted form) for a few shapes:
+//! `cargo run --release -p wavejit-translator --example mfma_speed`.
+use std::time::Instant;
+use wavejit_translator::isa::Gpu;
+use wavejit_translator::matrix::gemm::best_isa;
+use wavejit_translator::matrix::*;
+
+fn main() {
+    for name in [
+        "v_mfma_f32_16x16x16_f16",
+        "v_mfma_f32_32x32x8_f16",
+        "v_mfma_f32_16x16x32_fp8_fp8",
+        "v_mfma_i32_16x16x32_i8",
+        "v_mfma_f64_16x16x4_f64",
+    ] {
+        let Some(op) = MatrixOp::from_mnemonic(name, Gpu::GFX942) else {
+            continue;
+        };
+        let mut regs = vec![[0x3C00_3C00u32; 64]; 512];
+        let ops = Operands {
+            d: 100,
+            a: 0,
+            b: 8,
+            c: CSrc::Reg(100),
+            index: 0,
+        };
+        let plan = Plan::new(&op, &ops, &Controls::default(), 512).expect("plan");
+        let n = 20000;
+        let t = Instant::now();
+        for _ in 0..n {
+            plan.run(best_isa(), &mut regs, 0, None).expect("runs");
+        }
+        let dt = t.elapsed().as_secs_f64() / n as f64;
+        let flops = 2.0 * (op.m * op.n * op.k * op.blocks) as f64;
+        println!(
+            "{name}: {:.2} us per instruction, {:.2} GFLOP/s",
+            dt * 1e6,
+            flops / dt / 1e9
+        );
+    }
+}
