@@ -240,10 +240,7 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     } else {
         match w0 >> 26 {
             0x30 => decode_smem(tables, w0, bytes, pc)?,
-            0x34 if (w0 >> 23) & 7 == 7 => match decode_scaled_mfma(tables, w0, bytes, pc) {
-                Some(inst) => inst,
-                None => decode_vop3p(tables, w0, bytes, pc)?,
-            },
+            0x34 if (w0 >> 23) & 7 == 7 => decode_vop3p(tables, w0, bytes, pc)?,
             0x34 => decode_vop3(tables, w0, bytes, pc)?,
             0x36 => decode_ds(tables, w0, bytes, pc)?,
             0x37 => decode_flat(tables, w0, bytes, pc)?,
@@ -764,7 +761,7 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     if (w0 >> 16) & 0x7F != 0x2C || !tb.vop3_literal || bytes.len() < 16 {
         return None;
     }
-    let prefix = decode_vop3p(tb, w0, bytes, pc).ok()?;
+    let prefix = decode_vop3p_one(tb, w0, bytes, pc).ok()?;
     if prefix.op != Op::V_MFMA_LD_SCALE_B32 {
         return None;
     }
@@ -775,7 +772,8 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     }
     let mut m = bytes[8..16].to_vec();
     m[1] &= !0x08; // decode the MFMA half with ABID = 0, then mark it scaled
-    let mut inst = decode_vop3p(tb, u32::from_le_bytes([m[0], m[1], m[2], m[3]]), &m, pc).ok()?;
+    let mut inst =
+        decode_vop3p_one(tb, u32::from_le_bytes([m[0], m[1], m[2], m[3]]), &m, pc).ok()?;
     let p1 = word(bytes, 1, pc).ok()?;
     inst.mai.abid = 1;
     inst.mai.scale = Some([prefix.src[0], prefix.src[1]]);
@@ -795,6 +793,16 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
 }
 
 fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    if (w0 >> 16) & 0x7F == 0x2C {
+        if let Some(inst) = decode_scaled_mfma(tb, w0, bytes, pc) {
+            return Ok(inst);
+        }
+    }
+    decode_vop3p_one(tb, w0, bytes, pc)
+}
+
+/// One VOP3P instruction (the scaled-MFMA pair is [`decode_scaled_mfma`]).
+fn decode_vop3p_one(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     let info = lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
     let w = info.widths;
