@@ -125,19 +125,24 @@ fn lookup(
 /// LLVM's encodings fix the fields of operands an opcode does not have (and of modifiers it
 /// does not take) to zero, and its disassembler rejects other values; so does this decoder,
 /// so that such words are invalid instructions rather than silently different ones.
+#[inline(always)]
 fn zero_field(v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
     if v == 0 {
         Ok(())
     } else {
-        Err(DecodeError::new(
-            bytes,
-            pc,
-            format!("unused {field} field is {v:#x}, not 0"),
-        ))
+        Err(field_error(v, field, bytes, pc))
     }
 }
 
+/// The error of [`zero_field`], kept out of line (decoding valid code never gets here).
+#[cold]
+#[inline(never)]
+fn field_error(v: u32, field: &str, bytes: &[u8], pc: u64) -> DecodeError {
+    DecodeError::new(bytes, pc, format!("unused {field} field is {v:#x}, not 0"))
+}
+
 /// [`zero_field`] for a slot of width `width` (0 = absent).
+#[inline(always)]
 fn unused(width: u8, v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
     if width == 0 {
         zero_field(v, field, bytes, pc)
@@ -235,10 +240,7 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     } else {
         match w0 >> 26 {
             0x30 => decode_smem(tables, w0, bytes, pc)?,
-            0x34 if (w0 >> 23) & 7 == 7 => match decode_scaled_mfma(tables, w0, bytes, pc) {
-                Some(inst) => inst,
-                None => decode_vop3p(tables, w0, bytes, pc)?,
-            },
+            0x34 if (w0 >> 23) & 7 == 7 => decode_vop3p(tables, w0, bytes, pc)?,
             0x34 => decode_vop3(tables, w0, bytes, pc)?,
             0x36 => decode_ds(tables, w0, bytes, pc)?,
             0x37 => decode_flat(tables, w0, bytes, pc)?,
@@ -257,13 +259,18 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     for i in 0..n {
         inst.words[i] = word(bytes, i, pc)?;
     }
-    let scalar_only = matches!(
-        inst.format,
-        Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Smem
-    );
-    for o in inst.dst.iter_mut().chain(inst.src.iter_mut()) {
-        if let Err(why) = fix_operand(o, scalar_only) {
-            return Err(DecodeError::new(bytes, pc, why));
+    // Most operands are single registers or constants: only tuples and the codes 209-254
+    // need `fix_operand` (checked first, this keeps decoding fast).
+    let needs_fix = |o: &Opnd| o.count >= 2 && o.code < 768 || (209..=254).contains(&o.code);
+    if inst.dst.iter().chain(inst.src.iter()).any(needs_fix) {
+        let scalar_only = matches!(
+            inst.format,
+            Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Smem
+        );
+        for o in inst.dst.iter_mut().chain(inst.src.iter_mut()) {
+            if let Err(why) = fix_operand(o, scalar_only) {
+                return Err(DecodeError::new(bytes, pc, why));
+            }
         }
     }
     Ok(inst)
@@ -754,7 +761,7 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     if (w0 >> 16) & 0x7F != 0x2C || !tb.vop3_literal || bytes.len() < 16 {
         return None;
     }
-    let prefix = decode_vop3p(tb, w0, bytes, pc).ok()?;
+    let prefix = decode_vop3p_one(tb, w0, bytes, pc).ok()?;
     if prefix.op != Op::V_MFMA_LD_SCALE_B32 {
         return None;
     }
@@ -765,7 +772,8 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     }
     let mut m = bytes[8..16].to_vec();
     m[1] &= !0x08; // decode the MFMA half with ABID = 0, then mark it scaled
-    let mut inst = decode_vop3p(tb, u32::from_le_bytes([m[0], m[1], m[2], m[3]]), &m, pc).ok()?;
+    let mut inst =
+        decode_vop3p_one(tb, u32::from_le_bytes([m[0], m[1], m[2], m[3]]), &m, pc).ok()?;
     let p1 = word(bytes, 1, pc).ok()?;
     inst.mai.abid = 1;
     inst.mai.scale = Some([prefix.src[0], prefix.src[1]]);
@@ -785,6 +793,16 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
 }
 
 fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+    if (w0 >> 16) & 0x7F == 0x2C {
+        if let Some(inst) = decode_scaled_mfma(tb, w0, bytes, pc) {
+            return Ok(inst);
+        }
+    }
+    decode_vop3p_one(tb, w0, bytes, pc)
+}
+
+/// One VOP3P instruction (the scaled-MFMA pair is [`decode_scaled_mfma`]).
+fn decode_vop3p_one(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
     let info = lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
     let w = info.widths;
