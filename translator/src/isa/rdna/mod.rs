@@ -18,7 +18,8 @@
 //! * VOP1/VOP2/VOPC: `dst[0]` = VDST (or VCC for `v_cmp_*_e32`, EXEC for `v_cmpx_*_e32`);
 //!   the carry forms (`v_add_co_ci_u32_e32`, ...) put VCC in `dst[1]` and `src[2]`,
 //!   `v_cndmask_b32_e32` reads VCC as `src[2]`. DPP16/DPP8 replace `src[0]` by the
-//!   extension word's VGPR (`dpp` / `dpp8`, DPP8 FI in `dpp8` users' `mods.op_sel_hi` bit 7).
+//!   extension word's VGPR (`dpp` / `dpp8`; DPP8's FI, source code 0xEA, is bit 7 of
+//!   `mods.op_sel_hi`).
 //! * VOP3SD (`v_add_co_u32`, `v_div_scale_*`, `v_mad_u64_u32`, ...): `dst[1]` = SDST.
 //!   VOP3 DPP (`_e64_dpp`) keeps the VOP3 modifiers; `dpp`/`dpp8` as above.
 //! * VOPD: `op` is the X opcode, `imm` the Y opcode field (index into the VOPDY table),
