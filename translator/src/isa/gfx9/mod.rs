@@ -478,7 +478,13 @@ fn vop_ext(
     } else if code == SRC_SDWA {
         let e = word(bytes, 1, pc)?;
         inst.size = 8;
-        if inst.src[0].count >= 2 || inst.src[1].count >= 2 || !vopc && inst.dst[0].count >= 2 {
+        // ... except the packed FP8/BF8 → f32 converts, whose 64-bit destination LLVM
+        // accepts in SDWA (the byte pair is chosen by SRC0_SEL, CDNA3 ISA Table 31).
+        let pk_f32 = matches!(info.op, Op::V_CVT_PK_F32_FP8 | Op::V_CVT_PK_F32_BF8);
+        if inst.src[0].count >= 2
+            || inst.src[1].count >= 2
+            || !vopc && !pk_f32 && inst.dst[0].count >= 2
+        {
             return Err(DecodeError::new(bytes, pc, "SDWA has no 64-bit operands"));
         }
         let s0 = e & 0xFF;
