@@ -747,7 +747,8 @@ impl Gen<'_> {
             }
             return bus.sgpr.unwrap_or(106);
         }
-        if !bus.scalar_ok || self.chance(70) {
+        // Wider than 64 bits: a VGPR tuple (scalar sources of VALU ops are at most a pair).
+        if !bus.scalar_ok || w > 2 || self.chance(70) {
             return 256 + self.reg(self.nv, w);
         }
         self.ssrc(w, bus)
@@ -959,7 +960,8 @@ impl Gen<'_> {
                 v
             }
             Enc::Vop3p => {
-                bus.lit_ok = false;
+                // gfx950 VOP3P takes a 32-bit literal (gfx942 none).
+                bus.lit_ok = self.gfx950;
                 let d = if w[0] == 0 {
                     0
                 } else if k[0] == 2 {
@@ -997,7 +999,7 @@ impl Gen<'_> {
                 let absent = (0..3).filter(|&i| w[i + 1] == 0).fold(0, |a, i| a | 1 << i);
                 let (opsel, neg, neg_hi) = (opsel & !absent, neg & !absent, neg_hi & !absent);
                 let opsel_hi = opsel_hi | absent;
-                vec![
+                let mut v = vec![
                     0x1A7 << 23
                         | opc << 16
                         | clamp << 15
@@ -1006,7 +1008,11 @@ impl Gen<'_> {
                         | neg_hi << 8
                         | d,
                     s[0] | s[1] << 9 | s[2] << 18 | (opsel_hi & 3) << 27 | neg << 29,
-                ]
+                ];
+                if let Some(l) = bus.literal {
+                    v.push(l);
+                }
+                v
             }
             Enc::Ds => {
                 let acc = w != [0; 4] && self.chance(12);
@@ -1045,7 +1051,8 @@ impl Gen<'_> {
                 ]
             }
             Enc::Flat | Enc::Global | Enc::Scratch => {
-                let acc = self.chance(12);
+                // The `_lds_` loads write LDS, not registers: their ACC bit is 0.
+                let acc = !info.mnemonic.contains("_lds_") && self.chance(12);
                 let vr = |g: &mut Self, w: u8| {
                     if acc {
                         g.reg(NAGPR, w)
