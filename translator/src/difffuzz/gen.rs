@@ -398,6 +398,9 @@ impl Pool {
     /// A random instance of a random candidate (retrying until one lifts).
     pub fn random_inst(&mut self, rng: &mut Rng, mode: u32) -> Vec<u32> {
         for _ in 0..64 {
+            if self.cands.is_empty() {
+                break;
+            }
             let c = self.cands[rng.below(self.cands.len() as u64) as usize];
             if let Some(w) = self.instance(rng, &c, mode) {
                 return w;
