@@ -6,9 +6,9 @@ use super::Rng;
 use crate::env::CodeSource;
 use crate::ir::Exit;
 use crate::isa::generated::{
-    gfx9 as t, Op, OpInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_MAI,
-    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, MOD_ABS0, MOD_CLAMP, MOD_NEG0, MOD_NEG_HI,
-    MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
+    gfx9 as t, Op, OpInfo, CLASS_ACCMOV, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
+    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, MOD_ABS0, MOD_CLAMP, MOD_NEG0,
+    MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
 };
 use crate::isa::{decode, Gpu, Target};
 
@@ -209,6 +209,8 @@ fn excluded(name: &str) -> bool {
             | "s_endpgm_ordered_ps_done"
             | "s_branch"
     ) || name.starts_with("s_cbranch")
+        || name.starts_with("v_mfma")
+        || name.starts_with("v_smfmac")
 }
 
 /// Code made of instruction bytes at [`CODE_BASE`].
@@ -853,6 +855,9 @@ impl Gen<'_> {
                         } else {
                             self.sdst(w[0]) & 0x3F
                         }
+                    } else if w[0] <= 2 {
+                        // SMEM data is never M0 or EXEC (LLVM: SReg_32_XM0_XEXEC).
+                        self.reg(self.ns, w[0])
                     } else {
                         self.sdst(w[0])
                     };
@@ -913,6 +918,8 @@ impl Gen<'_> {
                         | Op::V_SUBBREV_CO_U32
                         | Op::V_CNDMASK_B32
                 );
+                // v_readlane_b32 reads a VGPR (LLVM: VRegOrLds_32).
+                let lane_read = info.op == Op::V_READLANE_B32;
                 let mut s = [0u32; 3];
                 let order = if mask_src { [2, 0, 1] } else { [0, 1, 2] };
                 for i in order {
@@ -922,7 +929,11 @@ impl Gen<'_> {
                         } else {
                             (w[i + 1], k[i + 1])
                         };
-                        s[i] = self.vsrc(wi, kind, &mut bus);
+                        s[i] = if i == 0 && lane_read {
+                            256 + self.reg(self.nv, 1)
+                        } else {
+                            self.vsrc(wi, kind, &mut bus)
+                        };
                     }
                 }
                 let m = info.mods;
@@ -963,8 +974,8 @@ impl Gen<'_> {
                 v
             }
             Enc::Vop3p => {
-                // gfx950 VOP3P takes a 32-bit literal (gfx942 none).
-                bus.lit_ok = self.gfx950;
+                // gfx950 VOP3P takes a 32-bit literal (gfx942 none; v_accvgpr_* never).
+                bus.lit_ok = self.gfx950 && info.class & CLASS_ACCMOV == 0;
                 let d = if w[0] == 0 {
                     0
                 } else if k[0] == 2 {
@@ -1375,6 +1386,9 @@ impl Gen<'_> {
         }
         let src0 = if s0w == 0 {
             256
+        } else if info.op == Op::V_READFIRSTLANE_B32 {
+            // Reads a VGPR (LLVM: VRegOrLds_32).
+            256 + self.reg(self.nv, 1)
         } else if s0k == 2 {
             256 + self.reg(NAGPR, s0w)
         } else {
