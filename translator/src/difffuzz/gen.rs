@@ -851,7 +851,8 @@ impl Gen<'_> {
                     let store = info.class & (CLASS_STORE | CLASS_ATOMIC) != 0;
                     let sd = if store {
                         if w[0] <= 1 {
-                            self.sgpr_src()
+                            // Not M0 or EXEC (LLVM: SReg_32_XM0_XEXEC).
+                            self.reg(self.ns, 1)
                         } else {
                             self.sdst(w[0]) & 0x3F
                         }
@@ -1250,7 +1251,9 @@ impl Gen<'_> {
         };
         let madk = info.class & (CLASS_MADMK | CLASS_MADAK) != 0;
         // v_swap_b32 writes two registers: LLVM has no DPP/SDWA form of it.
+        // (Nor of the dot products.)
         let narrow = info.op != Op::V_SWAP_B32
+            && !info.mnemonic.starts_with("v_dot")
             && dw <= 1
             && s0w == 1
             && s1w <= 1
