@@ -239,6 +239,27 @@ fn gfx1100_pads_user_sgprs_to_15() {
 }
 
 #[test]
+fn gfx1200_wave_id_in_ttmp8() {
+    // A 128-item workgroup of wave32: the fourth wave (index 3) finds 3 in ttmp8[29:25].
+    let kd = KernelDescriptor {
+        rsrc1: 0xe00f_0000,
+        rsrc2: 0x84,
+        kernel_code_properties: 0x0408,
+        ..Default::default()
+    };
+    let mut st = WaveState::new_boxed(32);
+    let inputs = WaveInputs {
+        kernarg: 0x10,
+        block: [128, 1, 1],
+        waves_per_group: 4,
+        ..Default::default()
+    };
+    init_wave(&mut st, Gpu::GFX1200, &kd, &inputs, &[], [0, 0, 0], 3, 0).unwrap();
+    assert_eq!(st.sgpr[sreg::TTMP0 as usize + 8], 3 << 25);
+    assert_eq!(st.vgpr[0][0], 96, "first work-item of wave 3");
+}
+
+#[test]
 fn gfx1200_workgroup_ids_in_ttmp() {
     // gfx1200 vadd.kd: rsrc1=0xe00f0000 rsrc2=0x84: ids are architected (ttmp9, ttmp7).
     let kd = KernelDescriptor {
@@ -258,6 +279,8 @@ fn gfx1200_workgroup_ids_in_ttmp() {
     assert_eq!(st.sgpr[2], 0);
     assert_eq!(st.sgpr[sreg::TTMP0 as usize + 9], 5);
     assert_eq!(st.sgpr[sreg::TTMP0 as usize + 7], 6 | 7 << 16);
+    // ttmp8[29:25] = waveIDinGroup (RDNA4 ISA L1465): 0 for the first wave.
+    assert_eq!(st.sgpr[sreg::TTMP0 as usize + 8] >> 25 & 0x1f, 0);
     // 24 work-items: lane 23 is (x=3, y=1, z=2).
     assert_eq!(st.exec(), (1 << 24) - 1);
     assert_eq!(st.vgpr[0][23], 3 | 1 << 10 | 2 << 20);

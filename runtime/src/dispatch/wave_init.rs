@@ -118,6 +118,10 @@ pub fn init_wave(
     } else {
         st.sgpr[sreg::TTMP0 as usize + 9] = wg[0];
         st.sgpr[sreg::TTMP0 as usize + 7] = (wg[1] & 0xffff) | (wg[2] << 16);
+        // TTMP8 = {DebugMark[31], GridYZvalid[30], waveIDinGroup[29:25],
+        // dispatchIndex[24:0]} (RDNA4 ISA L1465): the wave's index in its workgroup, which
+        // compilers read instead of deriving it from the work-item ids (Triton does).
+        st.sgpr[sreg::TTMP0 as usize + 8] = (wave & 0x1f) << 25;
     }
     if s.len() > sreg::FLAT_SCRATCH_LO as usize {
         return Err(format!("{} initial SGPRs exceed the SGPR file", s.len()));

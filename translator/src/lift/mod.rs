@@ -37,11 +37,13 @@ pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
+mod rdna_names;
 mod salu;
 mod smem;
 mod valu;
 mod vcmp;
 mod vmem;
+mod vopd;
 
 #[cfg(test)]
 mod tests;
@@ -175,7 +177,26 @@ fn lift_from(
 
 /// Lifts one instruction by family.
 fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
-    let name = l.name;
+    let name = if l.gpu.family() == Some(crate::isa::Family::Gfx9) {
+        l.name
+    } else {
+        rdna_names::gfx9_equivalent(l.name)
+    };
+    if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+        match name {
+            // Whatever the encoding (SOPP, SOPK, MUBUF), these have no effect here.
+            "s_nop" => return Ok((InstClass::Control, Flow::Next)),
+            // gfx12 `s_barrier_signal -1` (SOP1): the workgroup barrier (see `rdna_names`).
+            "s_barrier_signal" => {
+                return if inst.src[0].code == 193 {
+                    control::lift(l, inst, "s_barrier")
+                } else {
+                    Err("named barriers are not supported".into())
+                };
+            }
+            _ => {}
+        }
+    }
     match inst.format {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => salu::lift(l, inst, name),
         Format::Sopp => control::lift(l, inst, name),
@@ -195,6 +216,7 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
                 valu::lift(l, inst, name)
             }
         }
+        Format::Vopd => vopd::lift(l, inst),
         Format::Ds => ds::lift(l, inst, name),
         Format::Flat | Format::Global | Format::Scratch | Format::Mubuf => {
             vmem::lift(l, inst, name)

@@ -293,6 +293,18 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let scc = l.ne0(r);
             l.set_scc(scc);
         }
+        "add_nc_u64" | "sub_nc_u64" | "mul_u64" => {
+            // gfx12 64-bit scalar arithmetic: wrapping, SCC unchanged (RDNA4 ISA, SOP2).
+            let a = src(l, inst, 0, K::B64)?;
+            let b = src(l, inst, 1, K::B64)?;
+            let bop = match op {
+                "add" => BinOp::Add,
+                "sub" => BinOp::Sub,
+                _ => BinOp::Mul,
+            };
+            let r = l.bin(bop, a, b);
+            dst(l, inst, r)?;
+        }
         "add_u32" | "sub_u32" => {
             // SCC = unsigned carry / borrow.
             let a = src(l, inst, 0, K::B32)?;

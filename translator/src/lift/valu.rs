@@ -101,6 +101,28 @@ fn write_carry(l: &mut Lifter, inst: &Inst, c: Val) -> R<()> {
 }
 
 /// Three-source integer op `f(a, b, c)`.
+/// gfx950 `v_bitop3_b32`: bit i of the result is bit `{S0[i], S1[i], S2[i]}` of the 8-bit
+/// truth table (CDNA4 ISA, V_BITOP3): the OR of the minterms whose table bit is set.
+fn bitop3(l: &mut Lifter, table: u8, a: Val, b: Val, c: Val) -> Val {
+    let (na, nb, nc) = (l.not(a), l.not(b), l.not(c));
+    let mut acc: Option<Val> = None;
+    for idx in 0..8 {
+        if table >> idx & 1 == 0 {
+            continue;
+        }
+        let x = if idx & 4 != 0 { a } else { na };
+        let y = if idx & 2 != 0 { b } else { nb };
+        let z = if idx & 1 != 0 { c } else { nc };
+        let t = l.and(x, y);
+        let t = l.and(t, z);
+        acc = Some(match acc {
+            Some(p) => l.or(p, t),
+            None => t,
+        });
+    }
+    acc.unwrap_or_else(|| l.cst(a, 0))
+}
+
 fn i3(l: &mut Lifter, inst: &Inst, k: K, f: impl Fn(&mut Lifter, Val, Val, Val) -> Val) -> R<()> {
     no_clamp(inst)?;
     let a = l.src(0, k)?;
@@ -614,6 +636,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let t = l.or(a, b);
             l.or(t, c)
         }),
+        "bitop3_b32" => {
+            let table = inst.imm as u8;
+            i3(l, inst, K::B32, move |l, a, b, c| bitop3(l, table, a, b, c))
+        }
         "xor3_b32" => i3(l, inst, K::B32, |l, a, b, c| {
             let t = l.xor(a, b);
             l.xor(t, c)

@@ -1,7 +1,7 @@
 //! Vector compares: `v_cmp_*` and `v_cmpx_*` (VOPC and VOP3), including `v_cmp_class`.
 //!
 //! The result mask has the bits of inactive lanes cleared (ISA: "VCC bits of inactive lanes
-//! are written 0"). `v_cmpx` on GFX9 writes the mask to its scalar destination and to EXEC.
+//! are written 0"). `v_cmpx` on GFX9 writes the mask to its scalar destination and to EXEC; on RDNA to EXEC only.
 
 use super::operand::K;
 use super::{Flow, LiftResult, Lifter};
@@ -88,7 +88,10 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     };
     let w = l.wmask();
     let m = l.and(m, w);
-    if inst.dst[0].is_some() {
+    // GFX10+ (RDNA) `v_cmpx` writes EXEC only (RDNA ISA, VOPC: "CMPX ... write EXEC");
+    // GFX9's also writes its scalar destination (VCC for e32).
+    let rdna_cmpx = x && l.gpu.family() != Some(crate::isa::Family::Gfx9);
+    if inst.dst[0].is_some() && !rdna_cmpx {
         l.set_mask_opnd(inst.dst[0], m)?;
     }
     if x {

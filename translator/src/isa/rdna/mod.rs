@@ -45,7 +45,8 @@ pub mod print;
 use super::decode::DecodeError;
 use super::generated::{
     rdna as t, Op, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
-    CLASS_SDST_READ, CLASS_STORE, MOD_CARRY, MOD_CMPX, MOD_IMM32, MOD_SD, MOD_SENDMSG, MOD_VCCIN,
+    CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_CARRY, MOD_CMPX, MOD_IMM32, MOD_SD,
+    MOD_SENDMSG, MOD_VCCIN,
 };
 use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
 
@@ -681,8 +682,14 @@ fn decode_ds(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Decod
     inst.src[0] = vgpr(w1 & 0xFF, w[1]);
     inst.src[1] = vgpr((w1 >> 8) & 0xFF, w[2]);
     inst.src[2] = vgpr((w1 >> 16) & 0xFF, w[3]);
-    inst.mem.offset = (w0 & 0xFF) as i32;
-    inst.mem.offset1 = ((w0 >> 8) & 0xFF) as u8;
+    // As on GFX9 (`isa::MemFields`): two 8-bit offsets for the two-address forms, else one
+    // 16-bit offset in `offset`.
+    if info.class & CLASS_TWO_OFFSETS != 0 {
+        inst.mem.offset = (w0 & 0xFF) as i32;
+        inst.mem.offset1 = ((w0 >> 8) & 0xFF) as u8;
+    } else {
+        inst.mem.offset = (w0 & 0xFFFF) as i32;
+    }
     if !tb.gfx12 {
         inst.mem.gds = (w0 >> 17) & 1 == 1;
     }

@@ -1113,7 +1113,7 @@ fn print_ds(out: &mut String, inst: &Inst, info: &RdnaInfo) {
     let o0 = inst.mem.offset as u32;
     let o1 = inst.mem.offset1 as u32;
     if info.mnemonic == "ds_swizzle_b32" {
-        swizzle(out, o0 | o1 << 8);
+        swizzle(out, o0);
     } else if info.class & CLASS_TWO_OFFSETS != 0 {
         if o0 != 0 {
             let _ = write!(out, " offset0:{o0}");
@@ -1121,11 +1121,8 @@ fn print_ds(out: &mut String, inst: &Inst, info: &RdnaInfo) {
         if o1 != 0 {
             let _ = write!(out, " offset1:{o1}");
         }
-    } else {
-        let off = o0 | o1 << 8;
-        if off != 0 {
-            let _ = write!(out, " offset:{off}");
-        }
+    } else if o0 != 0 {
+        let _ = write!(out, " offset:{o0}");
     }
     if inst.mem.gds && info.mods & MOD_GDS != 0 {
         out.push_str(" gds");
