@@ -6,9 +6,9 @@ use super::Rng;
 use crate::env::CodeSource;
 use crate::ir::Exit;
 use crate::isa::generated::{
-    gfx9 as t, Op, OpInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_MAI,
-    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, MOD_ABS0, MOD_CLAMP, MOD_NEG0, MOD_NEG_HI,
-    MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
+    gfx9 as t, Op, OpInfo, CLASS_ACCMOV, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
+    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, MOD_ABS0, MOD_CLAMP, MOD_NEG0,
+    MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
 };
 use crate::isa::{decode, Gpu, Target};
 
@@ -209,6 +209,8 @@ fn excluded(name: &str) -> bool {
             | "s_endpgm_ordered_ps_done"
             | "s_branch"
     ) || name.starts_with("s_cbranch")
+        || name.starts_with("v_mfma")
+        || name.starts_with("v_smfmac")
 }
 
 /// Code made of instruction bytes at [`CODE_BASE`].
@@ -398,6 +400,9 @@ impl Pool {
     /// A random instance of a random candidate (retrying until one lifts).
     pub fn random_inst(&mut self, rng: &mut Rng, mode: u32) -> Vec<u32> {
         for _ in 0..64 {
+            if self.cands.is_empty() {
+                break;
+            }
             let c = self.cands[rng.below(self.cands.len() as u64) as usize];
             if let Some(w) = self.instance(rng, &c, mode) {
                 return w;
@@ -747,7 +752,8 @@ impl Gen<'_> {
             }
             return bus.sgpr.unwrap_or(106);
         }
-        if !bus.scalar_ok || self.chance(70) {
+        // Wider than 64 bits: a VGPR tuple (scalar sources of VALU ops are at most a pair).
+        if !bus.scalar_ok || w > 2 || self.chance(70) {
             return 256 + self.reg(self.nv, w);
         }
         self.ssrc(w, bus)
@@ -845,10 +851,14 @@ impl Gen<'_> {
                     let store = info.class & (CLASS_STORE | CLASS_ATOMIC) != 0;
                     let sd = if store {
                         if w[0] <= 1 {
-                            self.sgpr_src()
+                            // Not M0 or EXEC (LLVM: SReg_32_XM0_XEXEC).
+                            self.reg(self.ns, 1)
                         } else {
                             self.sdst(w[0]) & 0x3F
                         }
+                    } else if w[0] <= 2 {
+                        // SMEM data is never M0 or EXEC (LLVM: SReg_32_XM0_XEXEC).
+                        self.reg(self.ns, w[0])
                     } else {
                         self.sdst(w[0])
                     };
@@ -909,6 +919,8 @@ impl Gen<'_> {
                         | Op::V_SUBBREV_CO_U32
                         | Op::V_CNDMASK_B32
                 );
+                // v_readlane_b32 reads a VGPR (LLVM: VRegOrLds_32).
+                let lane_read = info.op == Op::V_READLANE_B32;
                 let mut s = [0u32; 3];
                 let order = if mask_src { [2, 0, 1] } else { [0, 1, 2] };
                 for i in order {
@@ -918,7 +930,11 @@ impl Gen<'_> {
                         } else {
                             (w[i + 1], k[i + 1])
                         };
-                        s[i] = self.vsrc(wi, kind, &mut bus);
+                        s[i] = if i == 0 && lane_read {
+                            256 + self.reg(self.nv, 1)
+                        } else {
+                            self.vsrc(wi, kind, &mut bus)
+                        };
                     }
                 }
                 let m = info.mods;
@@ -959,7 +975,8 @@ impl Gen<'_> {
                 v
             }
             Enc::Vop3p => {
-                bus.lit_ok = false;
+                // gfx950 VOP3P takes a 32-bit literal (gfx942 none; v_accvgpr_* never).
+                bus.lit_ok = self.gfx950 && info.class & CLASS_ACCMOV == 0;
                 let d = if w[0] == 0 {
                     0
                 } else if k[0] == 2 {
@@ -997,7 +1014,7 @@ impl Gen<'_> {
                 let absent = (0..3).filter(|&i| w[i + 1] == 0).fold(0, |a, i| a | 1 << i);
                 let (opsel, neg, neg_hi) = (opsel & !absent, neg & !absent, neg_hi & !absent);
                 let opsel_hi = opsel_hi | absent;
-                vec![
+                let mut v = vec![
                     0x1A7 << 23
                         | opc << 16
                         | clamp << 15
@@ -1006,7 +1023,11 @@ impl Gen<'_> {
                         | neg_hi << 8
                         | d,
                     s[0] | s[1] << 9 | s[2] << 18 | (opsel_hi & 3) << 27 | neg << 29,
-                ]
+                ];
+                if let Some(l) = bus.literal {
+                    v.push(l);
+                }
+                v
             }
             Enc::Ds => {
                 let acc = w != [0; 4] && self.chance(12);
@@ -1045,7 +1066,8 @@ impl Gen<'_> {
                 ]
             }
             Enc::Flat | Enc::Global | Enc::Scratch => {
-                let acc = self.chance(12);
+                // The `_lds_` loads write LDS, not registers: their ACC bit is 0.
+                let acc = !info.mnemonic.contains("_lds_") && self.chance(12);
                 let vr = |g: &mut Self, w: u8| {
                     if acc {
                         g.reg(NAGPR, w)
@@ -1229,7 +1251,9 @@ impl Gen<'_> {
         };
         let madk = info.class & (CLASS_MADMK | CLASS_MADAK) != 0;
         // v_swap_b32 writes two registers: LLVM has no DPP/SDWA form of it.
+        // (Nor of the dot products.)
         let narrow = info.op != Op::V_SWAP_B32
+            && !info.mnemonic.starts_with("v_dot")
             && dw <= 1
             && s0w == 1
             && s1w <= 1
@@ -1365,6 +1389,9 @@ impl Gen<'_> {
         }
         let src0 = if s0w == 0 {
             256
+        } else if info.op == Op::V_READFIRSTLANE_B32 {
+            // Reads a VGPR (LLVM: VRegOrLds_32).
+            256 + self.reg(self.nv, 1)
         } else if s0k == 2 {
             256 + self.reg(NAGPR, s0w)
         } else {

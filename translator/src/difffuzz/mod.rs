@@ -549,7 +549,8 @@ pub fn straight_line_for(seed: u64) -> bool {
 const POOL_SEED: u64 = 0x00C0_FFEE;
 
 impl Fuzzer {
-    /// A fuzzer for `gpu` (gfx942 or gfx950).
+    /// A fuzzer for `gpu` (gfx942 or gfx950; the generator encodes GFX9 words only, so for
+    /// other targets the pool stays empty and programs are `s_nop`s).
     pub fn new(gpu: Gpu) -> Fuzzer {
         let mut rng = Rng(POOL_SEED ^ gpu.id as u64);
         Fuzzer {
