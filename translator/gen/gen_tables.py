@@ -23,6 +23,7 @@ Usage:
 Without LLVM: fails when CI=true, otherwise prints a skip notice and exits 0.
 """
 
+import concurrent.futures
 import os
 import re
 import shutil
@@ -318,11 +319,19 @@ def decode_chunk(target, cands):
     return res
 
 
+def chunked(target, cands):
+    """decode_chunk over CHUNK-sized slices of `cands`, in parallel (one child process per
+    slice, as many at a time as the machine has CPUs); results in slice order."""
+    starts = list(range(0, len(cands), CHUNK))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        parts = list(pool.map(lambda i: decode_chunk(target, cands[i : i + CHUNK]), starts))
+    return list(zip(starts, parts))
+
+
 def decode_all(target, cands):
     """decode_chunk over any number of candidates, CHUNK at a time."""
     res = {}
-    for i in range(0, len(cands), CHUNK):
-        r = decode_chunk(target, cands[i : i + CHUNK])
+    for i, r in chunked(target, cands):
         res.update({k + i: v for k, v in r.items()})
     return res
 
@@ -335,9 +344,8 @@ def enumerate_target(target):
             for vi, (words, vals) in enumerate(variants(spec, op)):
                 jobs.append((name, op, vi, words, vals))
     found = {}
-    for i in range(0, len(jobs), CHUNK):
+    for i, res in chunked(target, [j[3] for j in jobs]):
         part = jobs[i : i + CHUNK]
-        res = decode_chunk(target, [j[3] for j in part])
         for k, (size, txt) in res.items():
             name, op, vi, words, vals = part[k]
             key = (name, op)
@@ -397,10 +405,7 @@ def probe_mods(target, canon, per):
             keys.append((name, op, "0x%x" % (LIT_PROBE & 0xFFFF), M_LIT16))
             cands.append([words[0], (words[1] & ~0x1FF) | 0xFF, 0x3C00])
             keys.append((name, op, "lit(0x3c00)", M_LITF16))
-    res = {}
-    for i in range(0, len(cands), CHUNK):
-        r = decode_chunk(target, cands[i : i + CHUNK])
-        res.update({k + i: v for k, v in r.items()})
+    res = decode_all(target, cands)
     flags = {}
     for i, (name, op, kw, flag) in enumerate(keys):
         f = flags.setdefault((name, op), 0)
@@ -550,10 +555,7 @@ def write_cases(path, target, canon):
                 elif name.startswith("sop") and rng.random() < 0.3:
                     w[0] = (w[0] & ~0xFF) | 0xFF
                 cands.append(w + [rng.getrandbits(32)])
-    res = {}
-    for i in range(0, len(cands), CHUNK):
-        r = decode_chunk(target, cands[i : i + CHUNK])
-        res.update({k + i: v for k, v in r.items()})
+    res = decode_all(target, cands)
     seen = set()
     lines = ["# %s decoder oracle: hex words (as many as LLVM used) | LLVM 22's text. Generated." % target]
     for i, c in enumerate(cands):
