@@ -17,6 +17,9 @@ import tempfile
 # Keep Triton's cache out of $HOME and never reuse an earlier result: a fresh cache per run.
 os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="wavejit-triton-cache-")
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+# No line info: it embeds the absolute path of kernels.py, which would make the objects
+# depend on where the repository is checked out (CI rebuilds in a fresh clone).
+os.environ["TRITON_DISABLE_LINE_INFO"] = "1"
 
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
