@@ -18,7 +18,7 @@
 # DIFF_LINES (default 20) caps the diff lines printed per differing object.
 # DISASM overrides the command that disassembles one file (default: the CLI,
 # `cargo run --release -q -- disasm FILE`), e.g.
-#   DISASM="cargo run -q -p wavejit-translator --example gfx9_disasm --" scripts/check_disasm.sh
+#   DISASM="cargo run -q -p wavejit-translator --example disasm --" scripts/check_disasm.sh
 # Without llvm-objdump-22 the check is skipped, or fails when CI=true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
