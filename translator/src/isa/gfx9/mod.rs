@@ -29,7 +29,7 @@ use super::generated::{
     CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_OMOD,
     MOD_OPSEL,
 };
-use super::{Dpp, Format, Gpu, Inst, MaiFields, MemFields, Mods, Opnd, Sdwa, Target};
+use super::{Dpp, Format, Gpu, Inst, MaiFields, Opnd, Sdwa, Target};
 
 /// Scalar code of `vcc_lo` (the `vcc` pair starts here).
 pub const VCC: u16 = 106;
@@ -196,56 +196,43 @@ fn vreg(reg: u32, count: u8, acc: bool) -> Opnd {
     }
 }
 
-fn empty(op: Op, format: Format) -> Inst {
-    Inst {
-        op,
-        format,
-        size: 4,
-        words: [0; 4],
-        dst: [Opnd::NONE; 2],
-        src: [Opnd::NONE; 4],
-        literal: None,
-        imm: 0,
-        mods: Mods::default(),
-        dpp: None,
-        dpp8: None,
-        sdwa: None,
-        mem: MemFields::default(),
-        mai: MaiFields::default(),
-    }
-}
-
-/// Decodes one GFX9 instruction (see [`super::decode`]).
-pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+/// Decodes one GFX9 instruction into `inst` (see [`super::decode_into`]).
+pub fn decode_into(
+    target: &Target,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let tables = if target.gpu == Gpu::GFX950 {
         &GFX950
     } else {
         &GFX942
     };
     let w0 = word(bytes, 0, pc)?;
-    let mut inst = if w0 >> 31 == 0 {
+    *inst = Inst::new(Op::S_NOP, Format::Sopp);
+    if w0 >> 31 == 0 {
         match w0 >> 25 {
-            0x3F => decode_vop1(tables, w0, bytes, pc)?,
-            0x3E => decode_vopc(tables, w0, bytes, pc)?,
-            _ => decode_vop2(tables, w0, bytes, pc)?,
+            0x3F => decode_vop1(tables, w0, bytes, pc, inst)?,
+            0x3E => decode_vopc(tables, w0, bytes, pc, inst)?,
+            _ => decode_vop2(tables, w0, bytes, pc, inst)?,
         }
     } else if w0 >> 30 == 0b10 {
         match w0 >> 23 {
-            0x17D => decode_sop1(tables, w0, bytes, pc)?,
-            0x17E => decode_sopc(tables, w0, bytes, pc)?,
-            0x17F => decode_sopp(tables, w0, bytes, pc)?,
-            _ if w0 >> 28 == 0xB => decode_sopk(tables, w0, bytes, pc)?,
-            _ => decode_sop2(tables, w0, bytes, pc)?,
+            0x17D => decode_sop1(tables, w0, bytes, pc, inst)?,
+            0x17E => decode_sopc(tables, w0, bytes, pc, inst)?,
+            0x17F => decode_sopp(tables, w0, bytes, pc, inst)?,
+            _ if w0 >> 28 == 0xB => decode_sopk(tables, w0, bytes, pc, inst)?,
+            _ => decode_sop2(tables, w0, bytes, pc, inst)?,
         }
     } else {
         match w0 >> 26 {
-            0x30 => decode_smem(tables, w0, bytes, pc)?,
-            0x34 if (w0 >> 23) & 7 == 7 => decode_vop3p(tables, w0, bytes, pc)?,
-            0x34 => decode_vop3(tables, w0, bytes, pc)?,
-            0x36 => decode_ds(tables, w0, bytes, pc)?,
-            0x37 => decode_flat(tables, w0, bytes, pc)?,
-            0x38 => decode_mubuf(tables, w0, bytes, pc, false)?,
-            0x3A => decode_mubuf(tables, w0, bytes, pc, true)?,
+            0x30 => decode_smem(tables, w0, bytes, pc, inst)?,
+            0x34 if (w0 >> 23) & 7 == 7 => decode_vop3p(tables, w0, bytes, pc, inst)?,
+            0x34 => decode_vop3(tables, w0, bytes, pc, inst)?,
+            0x36 => decode_ds(tables, w0, bytes, pc, inst)?,
+            0x37 => decode_flat(tables, w0, bytes, pc, inst)?,
+            0x38 => decode_mubuf(tables, w0, bytes, pc, false, inst)?,
+            0x3A => decode_mubuf(tables, w0, bytes, pc, true, inst)?,
             e => {
                 return Err(DecodeError::new(
                     bytes,
@@ -254,7 +241,7 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
                 ))
             }
         }
-    };
+    }
     let n = inst.size as usize / 4;
     for i in 0..n {
         inst.words[i] = word(bytes, i, pc)?;
@@ -273,7 +260,7 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
             }
         }
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// Checks one operand against the register files and aligns scalar tuples the way the
@@ -335,20 +322,34 @@ fn take_literal(inst: &mut Inst, bytes: &[u8], pc: u64) -> Result<(), DecodeErro
     Ok(())
 }
 
-fn decode_sop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sop2(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sop2, (w0 >> 23) & 0x7F, "SOP2", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sop2);
+    inst.op = info.op;
+    inst.format = Format::Sop2;
     let w = info.widths;
     inst.dst[0] = slot((w0 >> 16) & 0x7F, w[0]);
     inst.src[0] = slot(w0 & 0xFF, w[1]);
     inst.src[1] = slot((w0 >> 8) & 0xFF, w[2]);
-    take_literal(&mut inst, bytes, pc)?;
-    Ok(inst)
+    take_literal(inst, bytes, pc)?;
+    Ok(())
 }
 
-fn decode_sopk(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sopk(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sopk, (w0 >> 23) & 0x1F, "SOPK", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sopk);
+    inst.op = info.op;
+    inst.format = Format::Sopk;
     let sdst = slot((w0 >> 16) & 0x7F, info.widths[0]);
     // s_cmpk_* and s_setreg_* read the SDST field; everything else writes it.
     if info.class & CLASS_SDST_READ != 0 {
@@ -361,21 +362,35 @@ fn decode_sopk(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         inst.literal = Some(word(bytes, 1, pc)?);
         inst.size = 8;
     }
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_sop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sop1(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sop1, (w0 >> 8) & 0xFF, "SOP1", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sop1);
+    inst.op = info.op;
+    inst.format = Format::Sop1;
     inst.dst[0] = slot((w0 >> 16) & 0x7F, info.widths[0]);
     inst.src[0] = slot(w0 & 0xFF, info.widths[1]);
-    take_literal(&mut inst, bytes, pc)?;
-    Ok(inst)
+    take_literal(inst, bytes, pc)?;
+    Ok(())
 }
 
-fn decode_sopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sopc(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sopc, (w0 >> 16) & 0x7F, "SOPC", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sopc);
+    inst.op = info.op;
+    inst.format = Format::Sopc;
     inst.src[0] = slot(w0 & 0xFF, info.widths[0]);
     if info.op == Op::S_SET_GPR_IDX_ON {
         // SSRC1 is the 4-bit gpr_idx mode mask, not an operand.
@@ -383,22 +398,36 @@ fn decode_sopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     } else {
         inst.src[1] = slot((w0 >> 8) & 0xFF, info.widths[1]);
     }
-    take_literal(&mut inst, bytes, pc)?;
-    Ok(inst)
+    take_literal(inst, bytes, pc)?;
+    Ok(())
 }
 
-fn decode_sopp(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sopp(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sopp, (w0 >> 16) & 0x7F, "SOPP", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sopp);
+    inst.op = info.op;
+    inst.format = Format::Sopp;
     unused(info.widths[0], w0 & 0xFFFF, "SIMM16", bytes, pc)?;
     inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_smem(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.smem, (w0 >> 18) & 0xFF, "SMEM", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
-    let mut inst = empty(info.op, Format::Smem);
+    inst.op = info.op;
+    inst.format = Format::Smem;
     inst.size = 8;
     let w = info.widths;
     let sdata = slot((w0 >> 6) & 0x7F, w[0]);
@@ -436,7 +465,7 @@ fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     }
     inst.mem.glc = (w0 >> 16) & 1 == 1;
     inst.mem.cpol = ((w0 >> 15) & 1) as u8; // NV
-    Ok(inst)
+    Ok(())
 }
 
 /// Fills a 32-bit VOP instruction's SDWA or DPP extension word when SRC0 selects one, else
@@ -592,9 +621,16 @@ fn dpp_ctrl_valid(c: u32) -> bool {
         | 0x130 | 0x134 | 0x138 | 0x13C | 0x140..=0x143 | 0x150..=0x15F)
 }
 
-fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop1(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Vop1);
+    inst.op = info.op;
+    inst.format = Format::Vop1;
     let w = info.widths;
     let d = (w0 >> 17) & 0xFF;
     unused(w[0], d, "VDST", bytes, pc)?;
@@ -611,8 +647,8 @@ fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
             inst.src[0].code += 256;
         }
     }
-    vop_ext(&mut inst, bytes, pc, false, &info)?;
-    Ok(inst)
+    vop_ext(inst, bytes, pc, false, &info)?;
+    Ok(())
 }
 
 /// True for the VOP2/VOP3 carry forms that write a carry-out (VCC in VOP2).
@@ -636,9 +672,16 @@ fn vcc_in(op: Op) -> bool {
     )
 }
 
-fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop2(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.vop2, (w0 >> 25) & 0x3F, "VOP2", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Vop2);
+    inst.op = info.op;
+    inst.format = Format::Vop2;
     let w = info.widths;
     inst.dst[0] = vgpr((w0 >> 17) & 0xFF, w[0]);
     inst.src[0] = src9(w0 & 0x1FF, w[1]);
@@ -665,19 +708,26 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     } else if info.class & CLASS_MADAK != 0 {
         inst.src[2] = Opnd::scalar(Opnd::LITERAL as u8, 1);
     }
-    vop_ext(&mut inst, bytes, pc, false, &info)?;
-    Ok(inst)
+    vop_ext(inst, bytes, pc, false, &info)?;
+    Ok(())
 }
 
-fn decode_vopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vopc(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.vopc, (w0 >> 17) & 0xFF, "VOPC", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Vopc);
+    inst.op = info.op;
+    inst.format = Format::Vopc;
     let w = info.widths;
     inst.dst[0] = Opnd::scalar(VCC as u8, 2);
     inst.src[0] = src9(w0 & 0x1FF, w[0]);
     inst.src[1] = vgpr((w0 >> 9) & 0xFF, w[1]);
-    vop_ext(&mut inst, bytes, pc, true, &info)?;
-    Ok(inst)
+    vop_ext(inst, bytes, pc, true, &info)?;
+    Ok(())
 }
 
 /// True for the VOP3B opcodes (scalar second destination in bits [14:8]).
@@ -700,12 +750,19 @@ fn vop3_src(code: u32, width: u8, kind: u8) -> Opnd {
     o
 }
 
-fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop3(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let opc = (w0 >> 16) & 0x3FF;
     let info = lookup(tb.vop3, opc, "VOP3", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
     let vop3b = is_vop3b(info.op);
-    let mut inst = empty(info.op, if vop3b { Format::Vop3b } else { Format::Vop3 });
+    inst.op = info.op;
+    inst.format = if vop3b { Format::Vop3b } else { Format::Vop3 };
     inst.size = 8;
     let w = info.widths;
     let k = info.kinds;
@@ -738,14 +795,14 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         inst.mods.abs = 0;
         inst.mods.neg = 0;
     }
-    check_src_mods(&inst, &info, bytes, pc)?;
+    check_src_mods(inst, &info, bytes, pc)?;
     if info.mods & MOD_CLAMP == 0 {
         zero_field(inst.mods.clamp as u32, "CLAMP", bytes, pc)?;
     }
     if info.mods & MOD_OMOD == 0 {
         zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
     }
-    mask_src_mods(&mut inst, info.mods);
+    mask_src_mods(inst, info.mods);
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
         if !tb.vop3_literal {
             return Err(DecodeError::new(
@@ -754,9 +811,9 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
                 "VOP3 cannot take a literal on gfx942",
             ));
         }
-        take_literal(&mut inst, bytes, pc)?;
+        take_literal(inst, bytes, pc)?;
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// The gfx950 block-scaled MFMA: a `v_mfma_ld_scale_b32` whose next instruction is an F8F6F4
@@ -767,7 +824,8 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     if (w0 >> 16) & 0x7F != 0x2C || !tb.vop3_literal || bytes.len() < 16 {
         return None;
     }
-    let prefix = decode_vop3p_one(tb, w0, bytes, pc).ok()?;
+    let mut prefix = Inst::new(Op::S_NOP, Format::Sopp);
+    decode_vop3p_one(tb, w0, bytes, pc, &mut prefix).ok()?;
     if prefix.op != Op::V_MFMA_LD_SCALE_B32 {
         return None;
     }
@@ -778,8 +836,15 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     }
     let mut m = bytes[8..16].to_vec();
     m[1] &= !0x08; // decode the MFMA half with ABID = 0, then mark it scaled
-    let mut inst =
-        decode_vop3p_one(tb, u32::from_le_bytes([m[0], m[1], m[2], m[3]]), &m, pc).ok()?;
+    let mut inst = Inst::new(Op::S_NOP, Format::Sopp);
+    decode_vop3p_one(
+        tb,
+        u32::from_le_bytes([m[0], m[1], m[2], m[3]]),
+        &m,
+        pc,
+        &mut inst,
+    )
+    .ok()?;
     let p1 = word(bytes, 1, pc).ok()?;
     inst.mai.abid = 1;
     inst.mai.scale = Some([prefix.src[0], prefix.src[1]]);
@@ -798,31 +863,42 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     Some(inst)
 }
 
-fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop3p(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     if (w0 >> 16) & 0x7F == 0x2C {
-        if let Some(inst) = decode_scaled_mfma(tb, w0, bytes, pc) {
-            return Ok(inst);
+        if let Some(pair) = decode_scaled_mfma(tb, w0, bytes, pc) {
+            *inst = pair;
+            return Ok(());
         }
     }
-    decode_vop3p_one(tb, w0, bytes, pc)
+    decode_vop3p_one(tb, w0, bytes, pc, inst)
 }
 
 /// One VOP3P instruction (the scaled-MFMA pair is [`decode_scaled_mfma`]).
-fn decode_vop3p_one(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop3p_one(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
     let w = info.widths;
     let k = info.kinds;
     let mai = info.class & CLASS_MAI != 0;
     let acc_mov = info.class & CLASS_ACCMOV != 0;
-    let mut inst = empty(
-        info.op,
-        if mai || acc_mov {
-            Format::Mai
-        } else {
-            Format::Vop3p
-        },
-    );
+    inst.op = info.op;
+    inst.format = if mai || acc_mov {
+        Format::Mai
+    } else {
+        Format::Vop3p
+    };
     inst.size = 8;
     let d = w0 & 0xFF;
     if mai {
@@ -911,15 +987,22 @@ fn decode_vop3p_one(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst,
                 "no literal operand for this VOP3P opcode",
             ));
         }
-        take_literal(&mut inst, bytes, pc)?;
+        take_literal(inst, bytes, pc)?;
     }
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_ds(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_ds(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.ds, (w0 >> 17) & 0xFF, "DS", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
-    let mut inst = empty(info.op, Format::Ds);
+    inst.op = info.op;
+    inst.format = Format::Ds;
     inst.size = 8;
     let w = info.widths;
     unused(w[0], w1 >> 24, "VDST", bytes, pc)?;
@@ -946,10 +1029,16 @@ fn decode_ds(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Decode
         inst.mem.offset = (w0 & 0xFFFF) as i32;
     }
     inst.mem.gds = (w0 >> 16) & 1 == 1;
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_flat(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let seg = (w0 >> 14) & 3;
     let opc = (w0 >> 18) & 0x7F;
     let (info, format) = match seg {
@@ -962,7 +1051,8 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         _ => return Err(DecodeError::new(bytes, pc, "FLAT segment 3 is reserved")),
     };
     let w1 = word(bytes, 1, pc)?;
-    let mut inst = empty(info.op, format);
+    inst.op = info.op;
+    inst.format = format;
     inst.size = 8;
     let w = info.widths;
     let acc = (w1 >> 23) & 1 == 1;
@@ -1025,7 +1115,7 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     if inst.mem.lds {
         zero_field(acc as u32, "ACC", bytes, pc)?;
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// The MUBUF loads that take the LDS bit (LLVM's `_LDS` forms; gfx950 adds x3/x4).
@@ -1048,14 +1138,16 @@ fn decode_mubuf(
     bytes: &[u8],
     pc: u64,
     mtbuf: bool,
-) -> Result<Inst, DecodeError> {
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = if mtbuf {
         lookup(tb.mtbuf, (w0 >> 15) & 0xF, "MTBUF", bytes, pc)?
     } else {
         lookup(tb.mubuf, (w0 >> 18) & 0x7F, "MUBUF", bytes, pc)?
     };
     let w1 = word(bytes, 1, pc)?;
-    let mut inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
+    inst.op = info.op;
+    inst.format = if mtbuf { Format::Mtbuf } else { Format::Mubuf };
     inst.size = 8;
     inst.mem.lds = !mtbuf && (w0 >> 16) & 1 == 1;
     let w = info.widths;
@@ -1077,7 +1169,7 @@ fn decode_mubuf(
         inst.mem.glc = (w0 >> 14) & 1 == 1;
         inst.mem.sc1 = (w0 >> 15) & 1 == 1;
         inst.mem.lds = (w0 >> 16) & 1 == 1;
-        return Ok(inst);
+        return Ok(());
     }
     let acc = (w1 >> 23) & 1 == 1;
     let offen = (w0 >> 12) & 1 == 1;
@@ -1099,7 +1191,7 @@ fn decode_mubuf(
     }
     inst.src[2] = Opnd::scalar((w1 >> 24) as u8, 1);
     if tb.vop3_literal {
-        take_literal(&mut inst, bytes, pc)?;
+        take_literal(inst, bytes, pc)?;
     }
     inst.src[3] = Opnd::scalar((((w1 >> 16) & 0x1F) << 2) as u8, 4);
     inst.mem.offset = (w0 & 0xFFF) as i32;
@@ -1115,5 +1207,5 @@ fn decode_mubuf(
         inst.mem.lds = (w0 >> 16) & 1 == 1;
         inst.mem.slc = (w0 >> 17) & 1 == 1;
     }
-    Ok(inst)
+    Ok(())
 }
