@@ -105,21 +105,25 @@ static GFX950: Tables = Tables {
 };
 
 /// The opcode table entry of `op` in `table`, or an error naming the encoding.
+#[inline(always)]
 fn lookup(
-    table: &[Option<OpInfo>],
+    table: &'static [Option<OpInfo>],
     op: u32,
     enc: &str,
     bytes: &[u8],
     pc: u64,
-) -> Result<OpInfo, DecodeError> {
+) -> Result<&'static OpInfo, DecodeError> {
     match table.get(op as usize) {
-        Some(Some(info)) => Ok(*info),
-        _ => Err(DecodeError::new(
-            bytes,
-            pc,
-            format!("invalid {enc} opcode {op:#x}"),
-        )),
+        Some(Some(info)) => Ok(info),
+        _ => Err(opcode_error(op, enc, bytes, pc)),
     }
+}
+
+/// The error of [`lookup`], kept out of line.
+#[cold]
+#[inline(never)]
+fn opcode_error(op: u32, enc: &str, bytes: &[u8], pc: u64) -> DecodeError {
+    DecodeError::new(bytes, pc, format!("invalid {enc} opcode {op:#x}"))
 }
 
 /// LLVM's encodings fix the fields of operands an opcode does not have (and of modifiers it
@@ -152,15 +156,23 @@ fn unused(width: u8, v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), D
 }
 
 /// Reads the little-endian dword `i` of `bytes`.
+#[inline(always)]
 fn word(bytes: &[u8], i: usize, pc: u64) -> Result<u32, DecodeError> {
     match bytes.get(i * 4..i * 4 + 4) {
         Some(b) => Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        None => Err(DecodeError::new(
-            bytes,
-            pc,
-            format!("truncated instruction: needs {} bytes", (i + 1) * 4),
-        )),
+        None => Err(truncated(bytes, pc, (i + 1) * 4)),
     }
+}
+
+/// The error for an instruction that needs `need` bytes, kept out of line.
+#[cold]
+#[inline(never)]
+fn truncated(bytes: &[u8], pc: u64, need: usize) -> DecodeError {
+    DecodeError::new(
+        bytes,
+        pc,
+        format!("truncated instruction: needs {need} bytes"),
+    )
 }
 
 /// An operand from a 9-bit VALU source field (or an 8-bit scalar field).
@@ -242,14 +254,19 @@ pub fn decode_into(
             }
         }
     }
-    let n = inst.size as usize / 4;
-    for i in 0..n {
-        inst.words[i] = word(bytes, i, pc)?;
+    let n = inst.size as usize;
+    let Some(raw) = bytes.get(..n) else {
+        return Err(truncated(bytes, pc, n));
+    };
+    for (w, b) in inst.words.iter_mut().zip(raw.chunks_exact(4)) {
+        *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     }
     // Most operands are single registers or constants: only tuples and the codes 209-254
-    // need `fix_operand` (checked first, this keeps decoding fast).
-    let needs_fix = |o: &Opnd| o.count >= 2 && o.code < 768 || (209..=254).contains(&o.code);
-    if inst.dst.iter().chain(inst.src.iter()).any(needs_fix) {
+    // need `fix_operand` (checked first, branch-free, this keeps decoding fast).
+    let needs_fix = inst.dst.iter().chain(inst.src.iter()).fold(false, |a, o| {
+        a | (o.count >= 2) | (o.code.wrapping_sub(209) < 46)
+    });
+    if needs_fix {
         let scalar_only = matches!(
             inst.format,
             Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Smem
@@ -647,7 +664,7 @@ fn decode_vop1(
             inst.src[0].code += 256;
         }
     }
-    vop_ext(inst, bytes, pc, false, &info)?;
+    vop_ext(inst, bytes, pc, false, info)?;
     Ok(())
 }
 
@@ -708,7 +725,7 @@ fn decode_vop2(
     } else if info.class & CLASS_MADAK != 0 {
         inst.src[2] = Opnd::scalar(Opnd::LITERAL as u8, 1);
     }
-    vop_ext(inst, bytes, pc, false, &info)?;
+    vop_ext(inst, bytes, pc, false, info)?;
     Ok(())
 }
 
@@ -726,7 +743,7 @@ fn decode_vopc(
     inst.dst[0] = Opnd::scalar(VCC as u8, 2);
     inst.src[0] = src9(w0 & 0x1FF, w[0]);
     inst.src[1] = vgpr((w0 >> 9) & 0xFF, w[1]);
-    vop_ext(inst, bytes, pc, true, &info)?;
+    vop_ext(inst, bytes, pc, true, info)?;
     Ok(())
 }
 
@@ -795,7 +812,7 @@ fn decode_vop3(
         inst.mods.abs = 0;
         inst.mods.neg = 0;
     }
-    check_src_mods(inst, &info, bytes, pc)?;
+    check_src_mods(inst, info, bytes, pc)?;
     if info.mods & MOD_CLAMP == 0 {
         zero_field(inst.mods.clamp as u32, "CLAMP", bytes, pc)?;
     }
