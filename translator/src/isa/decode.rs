@@ -60,6 +60,7 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
 ///
 /// The fast form of [`decode`]: the instruction is built in place, with no copies of the
 /// (large) [`Inst`] on the way out. Never reads past `bytes`.
+#[inline]
 pub fn decode_into(
     target: &Target,
     bytes: &[u8],
@@ -69,12 +70,15 @@ pub fn decode_into(
     match target.gpu.family() {
         Some(Family::Gfx9) => super::gfx9::decode_into(target, bytes, pc, inst),
         Some(Family::Gfx11 | Family::Gfx12) => super::rdna::decode_into(target, bytes, pc, inst),
-        None => Err(DecodeError::new(
-            bytes,
-            pc,
-            format!("no decoder for {}", target.gpu),
-        )),
+        None => Err(no_decoder(target, bytes, pc)),
     }
+}
+
+/// The error for a GPU without a decoder (out of line: keeps [`decode_into`] small).
+#[cold]
+#[inline(never)]
+fn no_decoder(target: &Target, bytes: &[u8], pc: u64) -> DecodeError {
+    DecodeError::new(bytes, pc, format!("no decoder for {}", target.gpu))
 }
 
 /// Prints `inst` (at address `pc`) exactly as llvm-objdump-22 prints its mnemonic and operands.

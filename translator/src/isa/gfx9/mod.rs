@@ -155,6 +155,21 @@ fn unused(width: u8, v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), D
     }
 }
 
+/// A decoding error with a fixed reason, kept out of line (decoding valid code never gets
+/// here, and the inlined error formatting would slow the decoder down).
+#[cold]
+#[inline(never)]
+fn fail(bytes: &[u8], pc: u64, reason: &'static str) -> DecodeError {
+    DecodeError::new(bytes, pc, reason)
+}
+
+/// [`fail`] with a value: "`what` 0x..".
+#[cold]
+#[inline(never)]
+fn fail_hex(bytes: &[u8], pc: u64, what: &'static str, v: u32) -> DecodeError {
+    DecodeError::new(bytes, pc, format!("{what} {v:#x}"))
+}
+
 /// Reads the little-endian dword `i` of `bytes`.
 #[inline(always)]
 fn word(bytes: &[u8], i: usize, pc: u64) -> Result<u32, DecodeError> {
@@ -245,27 +260,27 @@ pub fn decode_into(
             0x37 => decode_flat(tables, w0, bytes, pc, inst)?,
             0x38 => decode_mubuf(tables, w0, bytes, pc, false, inst)?,
             0x3A => decode_mubuf(tables, w0, bytes, pc, true, inst)?,
-            e => {
-                return Err(DecodeError::new(
-                    bytes,
-                    pc,
-                    format!("unknown encoding {e:#x}"),
-                ))
-            }
+            e => return Err(fail_hex(bytes, pc, "unknown encoding", e)),
         }
     }
     let n = inst.size as usize;
     let Some(raw) = bytes.get(..n) else {
         return Err(truncated(bytes, pc, n));
     };
-    for (w, b) in inst.words.iter_mut().zip(raw.chunks_exact(4)) {
-        *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    // Word by word (a `memcpy` call costs more than the four loads).
+    for (i, w) in inst.words.iter_mut().enumerate() {
+        if let Some(b) = raw.get(i * 4..i * 4 + 4) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
     }
     // Most operands are single registers or constants: only tuples and the codes 209-254
-    // need `fix_operand` (checked first, branch-free, this keeps decoding fast).
-    let needs_fix = inst.dst.iter().chain(inst.src.iter()).fold(false, |a, o| {
-        a | (o.count >= 2) | (o.code.wrapping_sub(209) < 46)
-    });
+    // need `fix_operand` (checked first, this keeps decoding fast). One operand at a time:
+    // a vector load across the just-written operand fields would stall on store forwarding.
+    let needs_fix = inst
+        .dst
+        .iter()
+        .chain(inst.src.iter())
+        .any(|o| (o.count >= 2) | ((o.code as u32).wrapping_sub(209) < 46));
     if needs_fix {
         let scalar_only = matches!(
             inst.format,
@@ -273,7 +288,7 @@ pub fn decode_into(
         );
         for o in inst.dst.iter_mut().chain(inst.src.iter_mut()) {
             if let Err(why) = fix_operand(o, scalar_only) {
-                return Err(DecodeError::new(bytes, pc, why));
+                return Err(fail(bytes, pc, why));
             }
         }
     }
@@ -503,11 +518,7 @@ fn vop_ext(
         let wide = inst.src[0].count >= 2 || inst.dst[0].count >= 2;
         if !dpp_ctrl_valid(ctrl) || wide && !(0x150..=0x15F).contains(&ctrl) {
             // gfx90a+ 64-bit DPP (DP ALU) takes row_newbcast only.
-            return Err(DecodeError::new(
-                bytes,
-                pc,
-                format!("invalid DPP control {ctrl:#x}"),
-            ));
+            return Err(fail_hex(bytes, pc, "invalid DPP control", ctrl));
         }
         inst.src[0] = vgpr(e & 0xFF, inst.src[0].count);
         inst.dpp = Some(Dpp {
@@ -531,7 +542,7 @@ fn vop_ext(
             || inst.src[1].count >= 2
             || !vopc && !pk_f32 && inst.dst[0].count >= 2
         {
-            return Err(DecodeError::new(bytes, pc, "SDWA has no 64-bit operands"));
+            return Err(fail(bytes, pc, "SDWA has no 64-bit operands"));
         }
         let s0 = e & 0xFF;
         inst.src[0] = if (e >> 23) & 1 == 1 {
@@ -563,7 +574,7 @@ fn vop_ext(
         )?;
         let sels = [(e >> 8) & 7, (e >> 16) & 7, (e >> 24) & 7];
         if sels[1] == 7 || sels[2] == 7 || !vopc && sels[0] == 7 {
-            return Err(DecodeError::new(bytes, pc, "reserved SDWA select 7"));
+            return Err(fail(bytes, pc, "reserved SDWA select 7"));
         }
         if vopc {
             // SDWAB: SD selects an explicit SDST instead of VCC.
@@ -712,11 +723,7 @@ fn decode_vop2(
     if info.class & (CLASS_MADMK | CLASS_MADAK) != 0
         && matches!(inst.src[0].code, SRC_DPP | SRC_SDWA)
     {
-        return Err(DecodeError::new(
-            bytes,
-            pc,
-            "no DPP/SDWA form with a K constant",
-        ));
+        return Err(fail(bytes, pc, "no DPP/SDWA form with a K constant"));
     }
     if info.class & CLASS_MADMK != 0 {
         // D = S0 * K + S1: LLVM prints src0, K, vsrc1.
@@ -822,11 +829,7 @@ fn decode_vop3(
     mask_src_mods(inst, info.mods);
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
         if !tb.vop3_literal {
-            return Err(DecodeError::new(
-                bytes,
-                pc,
-                "VOP3 cannot take a literal on gfx942",
-            ));
+            return Err(fail(bytes, pc, "VOP3 cannot take a literal on gfx942"));
         }
         take_literal(inst, bytes, pc)?;
     }
@@ -962,7 +965,7 @@ fn decode_vop3p_one(
             inst.src[1].count = regs(inst.mai.blgp);
             if inst.mai.abid != 0 {
                 // ABID = 1 marks the second half of a scaled pair (see `decode_scaled_mfma`).
-                return Err(DecodeError::new(
+                return Err(fail(
                     bytes,
                     pc,
                     "F8F6F4 MFMA with ABID set needs a v_mfma_ld_scale_b32 prefix",
@@ -998,11 +1001,7 @@ fn decode_vop3p_one(
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
         // gfx950 VOP3P takes a 32-bit literal; matrix opcodes never do.
         if !tb.vop3_literal || inst.format == Format::Mai || info.op == Op::V_MFMA_LD_SCALE_B32 {
-            return Err(DecodeError::new(
-                bytes,
-                pc,
-                "no literal operand for this VOP3P opcode",
-            ));
+            return Err(fail(bytes, pc, "no literal operand for this VOP3P opcode"));
         }
         take_literal(inst, bytes, pc)?;
     }
@@ -1065,7 +1064,7 @@ fn decode_flat(
             Format::Scratch,
         ),
         2 => (lookup(tb.global, opc, "GLOBAL", bytes, pc)?, Format::Global),
-        _ => return Err(DecodeError::new(bytes, pc, "FLAT segment 3 is reserved")),
+        _ => return Err(fail(bytes, pc, "FLAT segment 3 is reserved")),
     };
     let w1 = word(bytes, 1, pc)?;
     inst.op = info.op;
@@ -1174,11 +1173,7 @@ fn decode_mubuf(
         zero_field((w1 >> 23) & 1, "ACC", bytes, pc)?;
     }
     if inst.mem.lds && !mubuf_lds_ok(tb, info.op) {
-        return Err(DecodeError::new(
-            bytes,
-            pc,
-            "MUBUF opcode cannot load to LDS",
-        ));
+        return Err(fail(bytes, pc, "MUBUF opcode cannot load to LDS"));
     }
     if w == [0; 4] {
         zero_field((w0 >> 12) & 0x13, "OFFEN/IDXEN/LDS", bytes, pc)?;
