@@ -18,6 +18,11 @@ pub struct DecodeError {
 
 impl DecodeError {
     /// An error for the instruction at `pc` whose first bytes are `bytes` (at most 16 shown).
+    ///
+    /// Cold and out of line: decoding valid code never gets here, and keeping error
+    /// formatting out of the decoders' hot paths is part of their speed.
+    #[cold]
+    #[inline(never)]
     pub fn new(bytes: &[u8], pc: u64, reason: impl Into<String>) -> DecodeError {
         let mut s = String::new();
         for (i, chunk) in bytes[..bytes.len().min(16)].chunks(4).enumerate() {
