@@ -276,11 +276,12 @@ pub fn decode_into(
     // Most operands are single registers or constants: only tuples and the codes 209-254
     // need `fix_operand` (checked first, this keeps decoding fast). One operand at a time:
     // a vector load across the just-written operand fields would stall on store forwarding.
-    let needs_fix = inst
-        .dst
-        .iter()
-        .chain(inst.src.iter())
-        .any(|o| (o.count >= 2) | ((o.code as u32).wrapping_sub(209) < 46));
+    let needs_fix = inst.dst.iter().chain(inst.src.iter()).any(|o| {
+        // Byte-wise: a wider load across `code` and `count` (each just written on its
+        // own) would stall on store forwarding.
+        let [lo, hi] = o.code.to_le_bytes();
+        (o.count >= 2) | (hi == 0) & (lo.wrapping_sub(209) < 46)
+    });
     if needs_fix {
         let scalar_only = matches!(
             inst.format,
