@@ -590,8 +590,8 @@ fn vop_ext(
         } else {
             inst.mods.clamp = (e >> 13) & 1 == 1;
             inst.mods.omod = ((e >> 14) & 3) as u8;
-            if mods & MOD_ANY_SRC_MODS == 0 {
-                // Integer opcodes have no output modifier.
+            if mods & MOD_ANY_SRC_MODS == 0 && !fp8_cvt(info.op) {
+                // Integer opcodes have no output modifier (the FP8/BF8 -> f32 converts do).
                 zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
             }
         }
@@ -600,6 +600,15 @@ fn vop_ext(
     }
     mask_src_mods(inst, mods);
     Ok(())
+}
+
+/// The FP8/BF8 -> f32 converts: in SDWA they take CLAMP and OMOD but no source modifiers,
+/// and LLVM gives them no DST_SEL/DST_UNUSED operands.
+pub(crate) fn fp8_cvt(op: Op) -> bool {
+    matches!(
+        op,
+        Op::V_CVT_F32_FP8 | Op::V_CVT_F32_BF8 | Op::V_CVT_PK_F32_FP8 | Op::V_CVT_PK_F32_BF8
+    )
 }
 
 /// The `MOD_ABS*`/`MOD_NEG*` flags: an opcode with none has no source-modifier fields.
