@@ -323,6 +323,122 @@ pub enum LaneFn {
     RcpIflagF32,
     /// f32 → f16 bits of two values packed: `lo | hi << 16` (`v_cvt_pkrtz_f16_f32`, round toward zero).
     PkRtzF16F32,
+    /// A float operation rounded once, in the given direction, to its result format; with the
+    /// flag set an f16 result that overflows (from finite operands) becomes ±65504 instead of
+    /// ±Inf (MODE.FP16_OVFL). Operands and result as documented on [`RoundedOp`]; NaN rule as
+    /// for the other float ops (f16 NaNs: quiet bit `0x200`, default NaN `0x7E00`).
+    Rounded(RoundedOp, Round, bool),
+}
+
+/// Rounding direction, numbered as the MODE.FP_ROUND fields (CDNA3/CDNA4 ISA 3.5: 0 nearest
+/// even, 1 toward +∞, 2 toward −∞, 3 toward zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Round {
+    /// Round to nearest, ties to even.
+    NearestEven,
+    /// Toward +∞.
+    Up,
+    /// Toward −∞.
+    Down,
+    /// Toward zero.
+    Zero,
+}
+
+impl Round {
+    /// All directions in MODE.FP_ROUND order.
+    pub const ALL: [Round; 4] = [Round::NearestEven, Round::Up, Round::Down, Round::Zero];
+
+    /// The direction of a 2-bit MODE.FP_ROUND field (higher bits ignored).
+    pub fn from_field(x: u32) -> Round {
+        Round::ALL[(x & 3) as usize]
+    }
+}
+
+/// Operations of [`LaneFn::Rounded`]: the exact result rounded once. `F32`/`F64` operands are
+/// float bits, `F16` operands the low 16 bits of a lane, integers the low 32 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RoundedOp {
+    /// f32 `a + b`.
+    AddF32,
+    /// f32 `a - b`.
+    SubF32,
+    /// f32 `a * b`.
+    MulF32,
+    /// f32 `a * b + c`.
+    FmaF32,
+    /// f64 `a + b`.
+    AddF64,
+    /// f64 `a - b`.
+    SubF64,
+    /// f64 `a * b`.
+    MulF64,
+    /// f64 `a * b + c`.
+    FmaF64,
+    /// f16 `a + b`.
+    AddF16,
+    /// f16 `a - b`.
+    SubF16,
+    /// f16 `a * b`.
+    MulF16,
+    /// f16 `a * b + c`.
+    FmaF16,
+    /// f32 operands, `a * b + c` rounded to f16 (`v_fma_mix{lo,hi}_f16`).
+    FmaF32ToF16,
+    /// f32 `a * 2^b`, `b` a signed 32-bit integer.
+    LdexpF32,
+    /// f64 `a * 2^b`, `b` a signed 32-bit integer.
+    LdexpF64,
+    /// f64 → f32.
+    F64ToF32,
+    /// i32 → f32.
+    I32ToF32,
+    /// u32 → f32.
+    U32ToF32,
+    /// f32 → f16.
+    F32ToF16,
+    /// i32 → f16.
+    I32ToF16,
+    /// u32 → f16.
+    U32ToF16,
+}
+
+impl RoundedOp {
+    /// Every rounded op (the JIT numbers lane functions from this list).
+    pub const ALL: [RoundedOp; 21] = [
+        RoundedOp::AddF32,
+        RoundedOp::SubF32,
+        RoundedOp::MulF32,
+        RoundedOp::FmaF32,
+        RoundedOp::AddF64,
+        RoundedOp::SubF64,
+        RoundedOp::MulF64,
+        RoundedOp::FmaF64,
+        RoundedOp::AddF16,
+        RoundedOp::SubF16,
+        RoundedOp::MulF16,
+        RoundedOp::FmaF16,
+        RoundedOp::FmaF32ToF16,
+        RoundedOp::LdexpF32,
+        RoundedOp::LdexpF64,
+        RoundedOp::F64ToF32,
+        RoundedOp::I32ToF32,
+        RoundedOp::U32ToF32,
+        RoundedOp::F32ToF16,
+        RoundedOp::I32ToF16,
+        RoundedOp::U32ToF16,
+    ];
+
+    /// True when the result is 64 bits wide (f64 results); all others are 32-bit lanes.
+    pub fn wide_result(self) -> bool {
+        matches!(
+            self,
+            RoundedOp::AddF64
+                | RoundedOp::SubF64
+                | RoundedOp::MulF64
+                | RoundedOp::FmaF64
+                | RoundedOp::LdexpF64
+        )
+    }
 }
 
 /// One IR operation.

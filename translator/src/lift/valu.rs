@@ -10,7 +10,7 @@
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, TernOp, Ty, UnOp, Val};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
 use crate::isa::{Inst, Opnd};
 use crate::wave::InstClass;
 use BinOp::*;
@@ -43,12 +43,187 @@ fn no_clamp(inst: &Inst) -> R<()> {
     Ok(())
 }
 
+/// MODE.FP_ROUND for results of kind `k`: bits [1:0] for f32, [3:2] for f64 and f16
+/// (CDNA3/CDNA4 ISA 3.5, MODE register).
+fn round_of(l: &Lifter, k: K) -> Round {
+    if k == K::F32 {
+        Round::from_field(l.mode)
+    } else {
+        Round::from_field(l.mode >> 2)
+    }
+}
+
+/// MODE.FP16_OVFL (bit 23): an f16 result that overflows becomes ±MAX_F16, not ±Inf.
+fn fp16_ovfl(l: &Lifter) -> bool {
+    l.mode >> 23 & 1 != 0
+}
+
+/// `op` rounded once in the MODE direction for results of kind `k` (a lane function).
+fn rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Val {
+    let rm = round_of(l, k);
+    let ovfl = k == K::F16 && fp16_ovfl(l);
+    let ty = if op.wide_result() { Ty::V64 } else { Ty::V32 };
+    l.lane_fn(LaneFn::Rounded(op, rm, ovfl), args, ty)
+}
+
+/// Float add/sub/mul of kind `k` (f32 or f64): the IR op under round-to-nearest-even, the
+/// rounded lane function under a directed MODE.FP_ROUND.
+fn farith(l: &mut Lifter, op: BinOp, k: K, a: Val, b: Val) -> Val {
+    if round_of(l, k) == Round::NearestEven || !matches!(op, FAdd | FSub | FMul) {
+        return l.bin(op, a, b);
+    }
+    let r = match (op, k.is64()) {
+        (FAdd, false) => RoundedOp::AddF32,
+        (FSub, false) => RoundedOp::SubF32,
+        (FMul, false) => RoundedOp::MulF32,
+        (FAdd, true) => RoundedOp::AddF64,
+        (FSub, true) => RoundedOp::SubF64,
+        _ => RoundedOp::MulF64,
+    };
+    rounded(l, r, k, vec![a, b])
+}
+
+/// Fused multiply-add of kind `k` (f32 or f64) in the MODE rounding direction.
+fn ffma(l: &mut Lifter, k: K, a: Val, b: Val, c: Val) -> Val {
+    if round_of(l, k) == Round::NearestEven {
+        return l.tern(TernOp::Fma, a, b, c);
+    }
+    let op = if k.is64() {
+        RoundedOp::FmaF64
+    } else {
+        RoundedOp::FmaF32
+    };
+    rounded(l, op, k, vec![a, b, c])
+}
+
+/// An f16 add/sub/mul/fma on f16 bits (low halves), rounded once in the f16 MODE direction,
+/// with FP16_OVFL. Add, sub and mul under round-to-nearest-even without FP16_OVFL go through
+/// f32 (exact there, and one rounding to f16: 24 >= 2 * 11 + 2 rules out double rounding);
+/// FMAs always use the single-rounding lane function.
+fn f16_arith(l: &mut Lifter, op: RoundedOp, args: Vec<Val>) -> Val {
+    if round_of(l, K::F16) == Round::NearestEven && !fp16_ovfl(l) && op != RoundedOp::FmaF16 {
+        let bop = match op {
+            RoundedOp::AddF16 => FAdd,
+            RoundedOp::SubF16 => FSub,
+            _ => FMul,
+        };
+        let a = l.conv(ConvOp::F16ToF32, args[0]);
+        let b = l.conv(ConvOp::F16ToF32, args[1]);
+        let r = l.bin(bop, a, b);
+        return l.conv(ConvOp::F32ToF16, r);
+    }
+    rounded(l, op, K::F16, args)
+}
+
+/// f32 → f16 (low 16 bits) in the f16 MODE direction, with FP16_OVFL.
+fn to_f16(l: &mut Lifter, v: Val) -> Val {
+    if round_of(l, K::F16) == Round::NearestEven && !fp16_ovfl(l) {
+        l.conv(ConvOp::F32ToF16, v)
+    } else {
+        rounded(l, RoundedOp::F32ToF16, K::F16, vec![v])
+    }
+}
+
+/// Clamps f16 bits to [0, 1] (through f32, exact both ways).
+fn clamp16(l: &mut Lifter, h: Val) -> Val {
+    let x = l.conv(ConvOp::F16ToF32, h);
+    let z = l.cst(x, 0);
+    let o = l.cst(x, 0x3f80_0000);
+    let t = l.bin(FMaxNum, x, z);
+    let t = l.bin(FMinNum, t, o);
+    l.conv(ConvOp::F32ToF16, t)
+}
+
+/// Lanes (`S64` mask) whose value of kind `k` (f32/f64 bits, or f16 in the low 16 bits) is a
+/// signalling NaN: a NaN with the top fraction bit clear.
+fn snan_mask(l: &mut Lifter, v: Val, k: K) -> Val {
+    let (abs, inf, quiet) = match k {
+        K::F16 => (0x7fffu64, 0x7c00u64, 0x200u64),
+        K::F64 => (!(1u64 << 63), 0x7ff0_0000_0000_0000, 1u64 << 51),
+        _ => (0x7fff_ffff, 0x7f80_0000, 1 << 22),
+    };
+    let m = l.and_imm(v, abs);
+    let i = l.cst(m, inf);
+    let nan = l.cmp(CmpOp::UGt, m, i);
+    let q = l.and_imm(v, quiet);
+    let z = l.cst(q, 0);
+    let qz = l.cmp(CmpOp::Eq, q, z);
+    l.and(nan, qz)
+}
+
+/// Lanes whose value of kind `k` is any NaN.
+fn nan_mask(l: &mut Lifter, v: Val, k: K) -> Val {
+    if k == K::F16 {
+        let m = l.and_imm(v, 0x7fff);
+        let i = l.cst(m, 0x7c00);
+        l.cmp(CmpOp::UGt, m, i)
+    } else {
+        l.cmp(CmpOp::FUno, v, v)
+    }
+}
+
+/// `v_min_*`/`v_max_*` of kind `k` (f32/f64 values, or f16 bits) as the GFX9/CDNA pseudocode
+/// defines them: with MODE.IEEE an sNaN operand gives that operand quieted (S0 first); then a
+/// NaN S0 gives S1 and a NaN S1 gives S0 (unchanged, so two NaNs give S1); otherwise the
+/// smaller/larger value with −0 < +0.
+fn fminmax(l: &mut Lifter, max: bool, k: K, a: Val, b: Val) -> Val {
+    let op = if max { FMaxNum } else { FMinNum };
+    let r = if k == K::F16 {
+        // Ordered results are exact through f32; NaN cases select f16 bits below.
+        let a32 = l.conv(ConvOp::F16ToF32, a);
+        let b32 = l.conv(ConvOp::F16ToF32, b);
+        let r = l.bin(op, a32, b32);
+        l.conv(ConvOp::F32ToF16, r)
+    } else {
+        l.bin(op, a, b)
+    };
+    let na = nan_mask(l, a, k);
+    let r = l.select(na, b, r);
+    if !l.ieee() {
+        return r;
+    }
+    let quiet = match k {
+        K::F16 => 0x200u64,
+        K::F64 => 1u64 << 51,
+        _ => 1 << 22,
+    };
+    let sa = snan_mask(l, a, k);
+    let sb = snan_mask(l, b, k);
+    let qc = l.cst(a, quiet);
+    let qa = l.or(a, qc);
+    let qb = l.or(b, qc);
+    let r = l.select(sb, qb, r);
+    l.select(sa, qa, r)
+}
+
+/// `v_med3_f32` (pseudocode): with a NaN operand `min3`; else the maximum of the two operands
+/// other than the first one (S0, S1, S2 order) equal to `max3`.
+fn fmed3(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
+    let na = nan_mask(l, a, K::F32);
+    let nb = nan_mask(l, b, K::F32);
+    let nc = nan_mask(l, c, K::F32);
+    let t = fminmax(l, false, K::F32, a, b);
+    let min3 = fminmax(l, false, K::F32, t, c);
+    let t = l.bin(FMaxNum, a, b);
+    let max3 = l.bin(FMaxNum, t, c);
+    let mbc = l.bin(FMaxNum, b, c);
+    let mac = l.bin(FMaxNum, a, c);
+    let mab = l.bin(FMaxNum, a, b);
+    let e0 = l.cmp(CmpOp::FEq, max3, a);
+    let e1 = l.cmp(CmpOp::FEq, max3, b);
+    let r = l.select(e1, mac, mab);
+    let r = l.select(e0, mbc, r);
+    let any = l.or(na, nb);
+    let any = l.or(any, nc);
+    l.select(any, min3, r)
+}
+
 /// Float binary op with modifiers.
 fn fbin(l: &mut Lifter, op: BinOp, k: K, rev: bool) -> R<()> {
     let a = l.src(0, k)?;
     let b = l.src(1, k)?;
     let (a, b) = if rev { (b, a) } else { (a, b) };
-    let r = l.bin(op, a, b);
+    let r = farith(l, op, k, a, b);
     let r = l.fout(r, k)?;
     wr(l, r, k)
 }
@@ -189,18 +364,35 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "sub_f32" => fbin(l, FSub, K::F32, false),
         "subrev_f32" => fbin(l, FSub, K::F32, true),
         "mul_f32" => fbin(l, FMul, K::F32, false),
-        "min_f32" => fbin(l, FMinNum, K::F32, false),
-        "max_f32" => fbin(l, FMaxNum, K::F32, false),
+        "min_f32" | "max_f32" | "min_f64" | "max_f64" => {
+            let k = if base.ends_with("f64") {
+                K::F64
+            } else {
+                K::F32
+            };
+            let a = l.src(0, k)?;
+            let b = l.src(1, k)?;
+            let r = fminmax(l, base.starts_with("max"), k, a, b);
+            let r = l.fout(r, k)?;
+            wr(l, r, k)
+        }
         "add_f64" => fbin(l, FAdd, K::F64, false),
         "mul_f64" => fbin(l, FMul, K::F64, false),
-        "min_f64" => fbin(l, FMinNum, K::F64, false),
-        "max_f64" => fbin(l, FMaxNum, K::F64, false),
         "ldexp_f32" | "ldexp_f64" => {
             let k = if base == "ldexp_f32" { K::F32 } else { K::F64 };
             let a = l.src(0, k)?;
             let e = l.src(1, K::B32)?;
-            let e = if k.is64() { l.conv(ConvOp::ZExt, e) } else { e };
-            let r = l.bin(FLdexp, a, e);
+            let r = if round_of(l, k) != Round::NearestEven {
+                let op = if k.is64() {
+                    RoundedOp::LdexpF64
+                } else {
+                    RoundedOp::LdexpF32
+                };
+                rounded(l, op, k, vec![a, e])
+            } else {
+                let e = if k.is64() { l.conv(ConvOp::ZExt, e) } else { e };
+                l.bin(FLdexp, a, e)
+            };
             let r = l.fout(r, k)?;
             wr(l, r, k)
         }
@@ -217,7 +409,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             } else {
                 l.src(2, k)?
             };
-            let r = l.tern(TernOp::Fma, a, b, c);
+            let r = ffma(l, k, a, b, c);
             let r = l.fout(r, k)?;
             wr(l, r, k)
         }
@@ -228,10 +420,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let b = l.src(1, K::F32)?;
             let c = l.src(2, K::F32)?;
             let r = if base.starts_with("fma") {
-                l.tern(TernOp::Fma, a, b, c)
+                ffma(l, K::F32, a, b, c)
             } else {
-                let p = l.bin(FMul, a, b);
-                l.bin(FAdd, p, c)
+                let p = farith(l, FMul, K::F32, a, b);
+                farith(l, FAdd, K::F32, p, c)
             };
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
@@ -244,18 +436,19 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             } else {
                 l.src(2, K::F32)?
             };
-            let p = l.bin(FMul, a, b);
-            let r = l.bin(FAdd, p, c);
+            let p = farith(l, FMul, K::F32, a, b);
+            let r = farith(l, FAdd, K::F32, p, c);
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
         "min3_f32" | "max3_f32" => {
-            let op = if base == "min3_f32" { FMinNum } else { FMaxNum };
+            // V_MIN3_F32 = V_MIN_F32(V_MIN_F32(S0, S1), S2), likewise max3.
+            let max = base == "max3_f32";
             let a = l.src(0, K::F32)?;
             let b = l.src(1, K::F32)?;
             let c = l.src(2, K::F32)?;
-            let t = l.bin(op, a, b);
-            let r = l.bin(op, t, c);
+            let t = fminmax(l, max, K::F32, a, b);
+            let r = fminmax(l, max, K::F32, t, c);
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
@@ -263,7 +456,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let a = l.src(0, K::F32)?;
             let b = l.src(1, K::F32)?;
             let c = l.src(2, K::F32)?;
-            let r = med3(l, a, b, c, FMinNum, FMaxNum);
+            let r = fmed3(l, a, b, c);
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
@@ -369,6 +562,20 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
 
         // ---- conversions ----
+        "cvt_f32_i32" | "cvt_f32_u32" | "cvt_f32_f64"
+            if round_of(l, K::F32) != Round::NearestEven =>
+        {
+            // Rounded in the f32 MODE direction (the destination's).
+            let (op, from) = match base {
+                "cvt_f32_i32" => (RoundedOp::I32ToF32, K::B32),
+                "cvt_f32_u32" => (RoundedOp::U32ToF32, K::B32),
+                _ => (RoundedOp::F64ToF32, K::F64),
+            };
+            let a = l.src(0, from)?;
+            let r = rounded(l, op, K::F32, vec![a]);
+            let r = l.fout(r, K::F32)?;
+            l.vdst32(r)
+        }
         "cvt_f32_i32" => conv(l, ConvOp::I32ToF32, K::B32, K::F32),
         "cvt_f32_u32" => conv(l, ConvOp::U32ToF32, K::B32, K::F32),
         "cvt_i32_f32" => conv(l, ConvOp::F32ToI32, K::F32, K::B32),
@@ -382,7 +589,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "cvt_f32_f16" => conv(l, ConvOp::F16ToF32, K::F16, K::F32),
         "cvt_f16_f32" => {
             let a = l.src(0, K::F32)?;
-            let r = l.conv(ConvOp::F32ToF16, a);
+            let r = to_f16(l, a);
             wr16(l, inst, r)
         }
         "cvt_flr_i32_f32" | "cvt_rpi_i32_f32" => {
@@ -786,20 +993,15 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let (a, b) = if base == "subrev_f16" { (b, a) } else { (a, b) };
-            let a = l.conv(ConvOp::F16ToF32, a);
-            let b = l.conv(ConvOp::F16ToF32, b);
-            let op = match base {
-                "add_f16" => FAdd,
-                "sub_f16" | "subrev_f16" => FSub,
-                "mul_f16" => FMul,
-                "max_f16" => FMaxNum,
-                _ => FMinNum,
-            };
             if inst.mods.omod != 0 || inst.mods.clamp {
                 return Err("output modifiers on a 16-bit result".into());
             }
-            let r = l.bin(op, a, b);
-            let r = l.conv(ConvOp::F32ToF16, r);
+            let r = match base {
+                "add_f16" => f16_arith(l, RoundedOp::AddF16, vec![a, b]),
+                "sub_f16" | "subrev_f16" => f16_arith(l, RoundedOp::SubF16, vec![a, b]),
+                "mul_f16" => f16_arith(l, RoundedOp::MulF16, vec![a, b]),
+                _ => fminmax(l, base == "max_f16", K::F16, a, b),
+            };
             wr16(l, inst, r)
         }
         "mad_u16" | "mad_legacy_u16" | "mad_i16" | "mad_legacy_i16" => {
@@ -843,8 +1045,17 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 (ConvOp::ZExt16, ConvOp::U32ToF32)
             };
             let a = l.conv(e, a);
-            let f = l.conv(c, a);
-            let r = l.conv(ConvOp::F32ToF16, f);
+            let r = if round_of(l, K::F16) == Round::NearestEven && !fp16_ovfl(l) {
+                let f = l.conv(c, a);
+                l.conv(ConvOp::F32ToF16, f)
+            } else {
+                let op = if base == "cvt_f16_i16" {
+                    RoundedOp::I32ToF16
+                } else {
+                    RoundedOp::U32ToF16
+                };
+                rounded(l, op, K::F16, vec![a])
+            };
             wr16(l, inst, r)
         }
         "cvt_u16_f16" | "cvt_i16_f16" => {
@@ -964,20 +1175,21 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         | "pk_max_i16" | "pk_min_u16" | "pk_min_i16" | "pk_lshlrev_b16" | "pk_lshrrev_b16"
         | "pk_ashrrev_i16" | "pk_mad_u16" | "pk_mad_i16" => pk16(l, inst, base),
         "fma_f16" | "mad_f16" => {
-            // f16 values are exact in f32, so the f32 FMA differs from a single f16 rounding
-            // only through double rounding in rare ties (documented approximation).
+            // fma: one rounding of the exact a*b + c; mad (unfused): the product rounded to
+            // f16, then the sum.
+            if inst.mods.omod != 0 || inst.mods.clamp {
+                return Err("output modifiers on a 16-bit result".into());
+            }
             let mut v = Vec::new();
             for i in 0..3 {
-                let x = l.src(i, K::F16)?;
-                v.push(l.conv(ConvOp::F16ToF32, x));
+                v.push(l.src(i, K::F16)?);
             }
             let r = if base == "fma_f16" {
-                l.tern(TernOp::Fma, v[0], v[1], v[2])
+                f16_arith(l, RoundedOp::FmaF16, v)
             } else {
-                let p = l.bin(FMul, v[0], v[1]);
-                l.bin(FAdd, p, v[2])
+                let p = f16_arith(l, RoundedOp::MulF16, vec![v[0], v[1]]);
+                f16_arith(l, RoundedOp::AddF16, vec![p, v[2]])
             };
-            let r = l.conv(ConvOp::F32ToF16, r);
             wr16(l, inst, r)
         }
         "fma_mix_f32" | "fma_mixlo_f16" | "fma_mixhi_f16" | "mad_mix_f32" | "mad_mixlo_f16"
@@ -1112,9 +1324,9 @@ fn pk_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             ops.push(x);
         }
         let r = match base {
-            "pk_add_f32" => l.bin(FAdd, ops[0], ops[1]),
-            "pk_mul_f32" => l.bin(FMul, ops[0], ops[1]),
-            "pk_fma_f32" => l.tern(TernOp::Fma, ops[0], ops[1], ops[2]),
+            "pk_add_f32" => farith(l, FAdd, K::F32, ops[0], ops[1]),
+            "pk_mul_f32" => farith(l, FMul, K::F32, ops[0], ops[1]),
+            "pk_fma_f32" => ffma(l, K::F32, ops[0], ops[1], ops[2]),
             // v_pk_mov_b32: D.lo = src0[op_sel[0]], D.hi = src1[op_sel[1]].
             _ => srcs[half][(m.op_sel >> half & 1) as usize],
         };
@@ -1180,29 +1392,24 @@ fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                     let c = l.cst(x, 0x8000);
                     x = l.xor(x, c);
                 }
-                x = l.conv(ConvOp::F16ToF32, x);
             } else if signed {
                 x = l.conv(ConvOp::SExt16, x);
             }
             ops.push(x);
         }
         let r = if float {
+            // f16 bits in the low halves; min/max compare in f32 (exact).
             let r = match op {
-                "add" => l.bin(FAdd, ops[0], ops[1]),
-                "mul" => l.bin(FMul, ops[0], ops[1]),
-                "max" => l.bin(FMaxNum, ops[0], ops[1]),
-                "min" => l.bin(FMinNum, ops[0], ops[1]),
-                _ => l.tern(TernOp::Fma, ops[0], ops[1], ops[2]),
+                "add" => f16_arith(l, RoundedOp::AddF16, ops.clone()),
+                "mul" => f16_arith(l, RoundedOp::MulF16, ops.clone()),
+                "max" | "min" => fminmax(l, op == "max", K::F16, ops[0], ops[1]),
+                _ => f16_arith(l, RoundedOp::FmaF16, ops.clone()),
             };
-            let r = if m.clamp {
-                let z = l.cst(r, 0);
-                let o = l.cst(r, 0x3f80_0000);
-                let t = l.bin(FMaxNum, r, z);
-                l.bin(FMinNum, t, o)
+            if m.clamp {
+                clamp16(l, r)
             } else {
                 r
-            };
-            l.conv(ConvOp::F32ToF16, r)
+            }
         } else {
             if m.clamp {
                 return Err("clamp on packed integer ops is not supported".into());
@@ -1273,24 +1480,37 @@ fn fma_mix(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
         ops.push(x);
     }
-    let r = if base.starts_with("fma") {
-        l.tern(TernOp::Fma, ops[0], ops[1], ops[2])
-    } else {
-        let p = l.bin(FMul, ops[0], ops[1]);
-        l.bin(FAdd, p, ops[2])
-    };
-    let r = if m.clamp {
+    let clamp = |l: &mut Lifter, r: Val| -> Val {
         let z = l.cst(r, 0);
         let o = l.cst(r, 0x3f80_0000);
         let t = l.bin(FMaxNum, r, z);
         l.bin(FMinNum, t, o)
-    } else {
-        r
     };
+    let fma = base.starts_with("fma");
     if base.ends_with("f32") {
+        // The f32 result rounds in the f32 MODE direction.
+        let r = if fma {
+            ffma(l, K::F32, ops[0], ops[1], ops[2])
+        } else {
+            let p = farith(l, FMul, K::F32, ops[0], ops[1]);
+            farith(l, FAdd, K::F32, p, ops[2])
+        };
+        let r = if m.clamp { clamp(l, r) } else { r };
         return l.vdst32(r);
     }
-    let h = l.conv(ConvOp::F32ToF16, r);
+    // f16 result: the FMA rounds once to f16 (f16 MODE direction, FP16_OVFL); the unfused
+    // mad rounds the f32 product, then the sum to f16 (nearest even only).
+    let h = if fma {
+        rounded(l, RoundedOp::FmaF32ToF16, K::F16, ops.clone())
+    } else {
+        if round_of(l, K::F16) != Round::NearestEven || round_of(l, K::F32) != Round::NearestEven {
+            return Err("v_mad_mix with a directed MODE rounding is not supported".into());
+        }
+        let p = l.bin(FMul, ops[0], ops[1]);
+        let r = l.bin(FAdd, p, ops[2]);
+        to_f16(l, r)
+    };
+    let h = if m.clamp { clamp16(l, h) } else { h };
     let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
     let old = l.get_vreg(reg)?;
     let v = if base.contains("mixhi") {
