@@ -3,10 +3,13 @@
 //! Every result is written to the lanes of EXEC (narrowed by DPP row/bank masks and invalid
 //! DPP sources); carry-outs and other mask results have the bits of inactive lanes cleared.
 //!
+//! Float results round in the MODE.FP_ROUND direction of their type (see the `lift` module
+//! doc); f16 FMAs round once. `v_min`/`v_max`/`v_min3`/`v_max3`/`v_med3` follow the GFX9/CDNA
+//! pseudocode including MODE.IEEE's sNaN quieting.
+//!
 //! Documented approximations: `v_rcp_f32`/`v_rsq_f32`/`v_sqrt_f32` are correctly rounded
 //! (hardware: within 1 ULP); `v_mad_f32`/`v_mac_f32`/`v_madak_f32`/`v_madmk_f32` round after
-//! the multiply but keep denormals (hardware flushes them); `v_med3_f32` follows
-//! `max(min(a, b), min(max(a, b), c))`, which differs from hardware only for NaN inputs.
+//! the multiply but keep denormals (hardware flushes them).
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
