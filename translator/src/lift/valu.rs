@@ -99,6 +99,15 @@ fn ffma(l: &mut Lifter, k: K, a: Val, b: Val, c: Val) -> Val {
     rounded(l, op, k, vec![a, b, c])
 }
 
+/// MODE.FP_DENORM output flushing of an f16 result (the f64/f16 field, bits [7:6]).
+fn f16out(l: &mut Lifter, r: Val) -> Val {
+    if l.denorm_allowed(K::F16, 2) {
+        r
+    } else {
+        l.flush_denorm(r, K::F16)
+    }
+}
+
 /// An f16 add/sub/mul/fma on f16 bits (low halves), rounded once in the f16 MODE direction,
 /// with FP16_OVFL. Add, sub and mul under round-to-nearest-even without FP16_OVFL go through
 /// f32 (exact there, and one rounding to f16: 24 >= 2 * 11 + 2 rules out double rounding);
@@ -113,18 +122,21 @@ fn f16_arith(l: &mut Lifter, op: RoundedOp, args: Vec<Val>) -> Val {
         let a = l.conv(ConvOp::F16ToF32, args[0]);
         let b = l.conv(ConvOp::F16ToF32, args[1]);
         let r = l.bin(bop, a, b);
-        return l.conv(ConvOp::F32ToF16, r);
+        let r = l.conv(ConvOp::F32ToF16, r);
+        return f16out(l, r);
     }
-    rounded(l, op, K::F16, args)
+    let r = rounded(l, op, K::F16, args);
+    f16out(l, r)
 }
 
 /// f32 → f16 (low 16 bits) in the f16 MODE direction, with FP16_OVFL.
 fn to_f16(l: &mut Lifter, v: Val) -> Val {
-    if round_of(l, K::F16) == Round::NearestEven && !fp16_ovfl(l) {
+    let r = if round_of(l, K::F16) == Round::NearestEven && !fp16_ovfl(l) {
         l.conv(ConvOp::F32ToF16, v)
     } else {
         rounded(l, RoundedOp::F32ToF16, K::F16, vec![v])
-    }
+    };
+    f16out(l, r)
 }
 
 /// Clamps f16 bits to [0, 1] (through f32, exact both ways).
@@ -1395,6 +1407,10 @@ fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                     let c = l.cst(x, 0x8000);
                     x = l.xor(x, c);
                 }
+                // MODE.FP_DENORM input flushing (f64/f16 field).
+                if !l.denorm_allowed(K::F16, 1) {
+                    x = l.flush_denorm(x, K::F16);
+                }
             } else if signed {
                 x = l.conv(ConvOp::SExt16, x);
             }
@@ -1471,9 +1487,20 @@ fn fma_mix(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 l.v32(o, K::F16)?
             };
             let v = l.and_imm(v, 0xffff);
+            // MODE.FP_DENORM input flushing of f16 (f64/f16 field) and f32 sources.
+            let v = if l.denorm_allowed(K::F16, 1) {
+                v
+            } else {
+                l.flush_denorm(v, K::F16)
+            };
             l.conv(ConvOp::F16ToF32, v)
         } else {
-            l.v32(o, K::F32)?
+            let v = l.v32(o, K::F32)?;
+            if l.denorm_allowed(K::F32, 1) {
+                v
+            } else {
+                l.flush_denorm(v, K::F32)
+            }
         };
         if m.neg_hi >> i & 1 != 0 {
             x = l.un(UnOp::FAbs, x);
@@ -1499,12 +1526,18 @@ fn fma_mix(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             farith(l, FAdd, K::F32, p, ops[2])
         };
         let r = if m.clamp { clamp(l, r) } else { r };
+        let r = if l.denorm_allowed(K::F32, 2) {
+            r
+        } else {
+            l.flush_denorm(r, K::F32)
+        };
         return l.vdst32(r);
     }
     // f16 result: the FMA rounds once to f16 (f16 MODE direction, FP16_OVFL); the unfused
     // mad rounds the f32 product, then the sum to f16 (nearest even only).
     let h = if fma {
-        rounded(l, RoundedOp::FmaF32ToF16, K::F16, ops.clone())
+        let h = rounded(l, RoundedOp::FmaF32ToF16, K::F16, ops.clone());
+        f16out(l, h)
     } else {
         if round_of(l, K::F16) != Round::NearestEven || round_of(l, K::F32) != Round::NearestEven {
             return Err("v_mad_mix with a directed MODE rounding is not supported".into());
