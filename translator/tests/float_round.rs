@@ -156,7 +156,7 @@ impl Fmt {
             mag
         }
     }
-    fn from_ord(self, o: i64) -> u64 {
+    fn bits_of_ord(self, o: i64) -> u64 {
         if o < 0 {
             (-o) as u64 | self.sign()
         } else {
@@ -182,7 +182,7 @@ impl Fmt {
         let lim = self.ord(self.inf());
         let cands: Vec<u64> = (g - 3..=g + 3)
             .filter(|o| o.abs() <= lim)
-            .map(|o| self.from_ord(o))
+            .map(|o| self.bits_of_ord(o))
             .collect();
         let up = *cands
             .iter()
@@ -348,7 +348,6 @@ fn round_inputs(s: &mut wavejit_translator::wave::WaveState, seed: u64) {
                 b = a ^ 0x8000_0000;
                 c = 0x8000_0000 ^ (a & 0x8000_0000);
                 db = da ^ 1 << 63;
-                hb = ha ^ 0x8000;
                 // (-ha) * ha + ha^2 cancels when ha^2 is an f16: ha = ±2^k.
                 ha = (ha & 0x8000) | (12 + (l as u32 >> 3 & 7)) << 10;
                 hb = ha ^ 0x8000;
@@ -361,7 +360,7 @@ fn round_inputs(s: &mut wavejit_translator::wave::WaveState, seed: u64) {
                 b = 0x3380_0000;
                 da = 1.0f64.to_bits() + (l as u64 & 0x10) / 16;
                 db = 2f64.powi(-53).to_bits();
-                ha = 0x3c00 | (l as u32 & 0x10) / 16;
+                ha = 0x3c00 | ((l as u32 & 0x10) / 16);
                 hb = 0x1000;
             }
             // Overflow: MAX + MAX, MAX * 2.
