@@ -396,6 +396,137 @@ fn f64_op(op: Arith, ops: &[u64], rm: Round) -> u64 {
     r.to_bits()
 }
 
+/// An 8-bit float format of the FP8/BF8 conversions (CDNA4 ISA table 30; gfx942 uses the
+/// FNUZ variants: bias one higher, a single NaN 0x80, no −0 and no Inf).
+#[derive(Clone, Copy)]
+struct F8 {
+    mbits: i32,
+    bias: i32,
+    max: f64,
+    fnuz: bool,
+    has_inf: bool,
+}
+
+const FP8_FNUZ: F8 = F8 {
+    mbits: 3,
+    bias: 8,
+    max: 240.0,
+    fnuz: true,
+    has_inf: false,
+};
+const BF8_FNUZ: F8 = F8 {
+    mbits: 2,
+    bias: 16,
+    max: 57344.0,
+    fnuz: true,
+    has_inf: false,
+};
+const FP8_OCP: F8 = F8 {
+    mbits: 3,
+    bias: 7,
+    max: 448.0,
+    fnuz: false,
+    has_inf: false,
+};
+const BF8_OCP: F8 = F8 {
+    mbits: 2,
+    bias: 15,
+    max: 57344.0,
+    fnuz: false,
+    has_inf: true,
+};
+
+impl F8 {
+    /// The NaN code.
+    fn nan(self, neg: bool) -> u64 {
+        if self.fnuz {
+            0x80
+        } else {
+            (neg as u64) << 7 | 0x7f
+        }
+    }
+    /// The code of finite `v` on this format's grid with `|v| <= max`.
+    fn encode(self, v: f64) -> u64 {
+        let neg = v.is_sign_negative();
+        let a = v.abs();
+        let sign = if self.fnuz && a == 0.0 {
+            0 // FNUZ has no −0 (0x80 is the NaN)
+        } else {
+            (neg as u64) << 7
+        };
+        if a == 0.0 {
+            return sign;
+        }
+        let emin = 1 - self.bias;
+        let e = exponent(a);
+        let (field, mant) = if e < emin {
+            (0, a / pow2(emin - self.mbits))
+        } else {
+            (e + self.bias, a / pow2(e - self.mbits) - pow2(self.mbits))
+        };
+        sign | (field as u64) << self.mbits | mant as u64
+    }
+    /// An Inf or an out-of-range value: ±max when saturating, else Inf (OCP BF8) or NaN.
+    fn overflow(self, neg: bool, sat: bool) -> u64 {
+        if sat {
+            self.encode(if neg { -self.max } else { self.max })
+        } else if self.has_inf {
+            (neg as u64) << 7 | 0x7c
+        } else {
+            self.nan(neg)
+        }
+    }
+}
+
+/// f32 bits → 8-bit float, nearest even, or stochastically rounded with `rng`.
+fn to_f8(f: F8, x: u32, rng: Option<u32>, sat: bool) -> u64 {
+    let neg = x >> 31 != 0;
+    if is_nan32(x) {
+        return f.nan(neg);
+    }
+    let v = f64::from(f32::from_bits(x));
+    if v.is_infinite() {
+        return f.overflow(neg, sat);
+    }
+    if v == 0.0 {
+        return f.encode(v);
+    }
+    let r = match rng {
+        None => {
+            // Grid of the format without an upper limit; results above max overflow below.
+            let fmt = Fmt {
+                mbits: f.mbits,
+                emin: 1 - f.bias,
+                emax: 64,
+            };
+            round_pair(v, 0.0, 0, fmt, Round::NearestEven)
+        }
+        Some(rng) => {
+            let keep = 23 - f.mbits; // f32 fraction bits below an FP8/BF8 normal's
+            let den_exp = 1 - f.bias; // exponent of the subnormal range
+            let field = (x >> 23 & 0xff) as i32;
+            let (act, sig) = if field == 0 {
+                (-126, (x & 0x7f_ffff) as u64)
+            } else {
+                (field - 127, (x & 0x7f_ffff | 0x80_0000) as u64)
+            };
+            let diff = (den_exp - act).max(0);
+            let sig = if diff >= 64 { 0 } else { sig >> diff };
+            let units = (sig + (rng as u64 & ((1 << keep) - 1))) >> keep;
+            let mag = units as f64 * pow2(act + diff - f.mbits);
+            if neg {
+                -mag
+            } else {
+                mag
+            }
+        }
+    };
+    if r.abs() > f.max {
+        return f.overflow(neg, sat);
+    }
+    f.encode(r)
+}
+
 /// Evaluates `op` in direction `rm` on one lane's arguments (see [`RoundedOp`]); `ovfl` is
 /// MODE.FP16_OVFL for f16 results.
 pub fn eval(op: RoundedOp, rm: Round, ovfl: bool, args: [u64; 4]) -> u64 {
@@ -493,5 +624,13 @@ pub fn eval(op: RoundedOp, rm: Round, ovfl: bool, args: [u64; 4]) -> u64 {
             }
             d2h(round_pair(f64::from(x), 0.0, 0, F16, rm), true, ovfl)
         }
+        RoundedOp::F32ToFp8Fnuz => to_f8(FP8_FNUZ, a32, None, ovfl),
+        RoundedOp::F32ToBf8Fnuz => to_f8(BF8_FNUZ, a32, None, ovfl),
+        RoundedOp::F32ToFp8Ocp => to_f8(FP8_OCP, a32, None, ovfl),
+        RoundedOp::F32ToBf8Ocp => to_f8(BF8_OCP, a32, None, ovfl),
+        RoundedOp::SrF32ToFp8Fnuz => to_f8(FP8_FNUZ, a32, Some(b32), ovfl),
+        RoundedOp::SrF32ToBf8Fnuz => to_f8(BF8_FNUZ, a32, Some(b32), ovfl),
+        RoundedOp::SrF32ToFp8Ocp => to_f8(FP8_OCP, a32, Some(b32), ovfl),
+        RoundedOp::SrF32ToBf8Ocp => to_f8(BF8_OCP, a32, Some(b32), ovfl),
     }
 }

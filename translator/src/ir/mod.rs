@@ -400,11 +400,30 @@ pub enum RoundedOp {
     I32ToF16,
     /// u32 → f16.
     U32ToF16,
+    /// f32 → gfx942 FNUZ FP8 (E4M3, bias 8) in the low byte, nearest even; the flag of
+    /// [`LaneFn::Rounded`] saturates overflows to ±max instead of NaN.
+    F32ToFp8Fnuz,
+    /// f32 → gfx942 FNUZ BF8 (E5M2, bias 16), as [`RoundedOp::F32ToFp8Fnuz`].
+    F32ToBf8Fnuz,
+    /// f32 → OCP FP8 E4M3FN (gfx950), nearest even; overflow gives NaN, or ±448 with the flag.
+    F32ToFp8Ocp,
+    /// f32 → OCP BF8 E5M2 (gfx950), nearest even; overflow gives ±Inf, or ±57344 with the flag.
+    F32ToBf8Ocp,
+    /// Stochastic rounding of f32 `a` to FNUZ FP8 with the random `u32` `b` (`v_cvt_sr_fp8_f32`):
+    /// `b`'s low `23 - mantissa bits` bits are added to the f32 significand (shifted right
+    /// first, truncating, when the result is subnormal) and the sum truncated.
+    SrF32ToFp8Fnuz,
+    /// Stochastic rounding to FNUZ BF8.
+    SrF32ToBf8Fnuz,
+    /// Stochastic rounding to OCP FP8.
+    SrF32ToFp8Ocp,
+    /// Stochastic rounding to OCP BF8.
+    SrF32ToBf8Ocp,
 }
 
 impl RoundedOp {
     /// Every rounded op (the JIT numbers lane functions from this list).
-    pub const ALL: [RoundedOp; 21] = [
+    pub const ALL: [RoundedOp; 29] = [
         RoundedOp::AddF32,
         RoundedOp::SubF32,
         RoundedOp::MulF32,
@@ -426,6 +445,14 @@ impl RoundedOp {
         RoundedOp::F32ToF16,
         RoundedOp::I32ToF16,
         RoundedOp::U32ToF16,
+        RoundedOp::F32ToFp8Fnuz,
+        RoundedOp::F32ToBf8Fnuz,
+        RoundedOp::F32ToFp8Ocp,
+        RoundedOp::F32ToBf8Ocp,
+        RoundedOp::SrF32ToFp8Fnuz,
+        RoundedOp::SrF32ToBf8Fnuz,
+        RoundedOp::SrF32ToFp8Ocp,
+        RoundedOp::SrF32ToBf8Ocp,
     ];
 
     /// True when the result is 64 bits wide (f64 results); all others are 32-bit lanes.

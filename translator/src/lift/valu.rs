@@ -1029,13 +1029,68 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             wr16(l, inst, r)
         }
         "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
+        "cvt_pk_fp8_f32" | "cvt_pk_bf8_f32" => {
+            // D.word[op_sel[3]] = {cvt(S1), cvt(S0)}, the other word kept; nearest even
+            // (CDNA4 ISA table 31); FP16_OVFL saturates (the encoding has no clamp bit).
+            let bf8 = base.contains("bf8");
+            let op = f8_op(l, bf8, false);
+            let sat = fp16_ovfl(l);
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let lo = l.lane_fn(
+                LaneFn::Rounded(op, Round::NearestEven, sat),
+                vec![a],
+                Ty::V32,
+            );
+            let hi = l.lane_fn(
+                LaneFn::Rounded(op, Round::NearestEven, sat),
+                vec![b],
+                Ty::V32,
+            );
+            let hi = l.shl_imm(hi, 8);
+            let w = l.or(lo, hi);
+            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+            let old = l.get_vreg(reg)?;
+            let r = if inst.mods.op_sel & 8 != 0 {
+                let keep = l.and_imm(old, 0xffff);
+                let w = l.shl_imm(w, 16);
+                l.or(keep, w)
+            } else {
+                let keep = l.and_imm(old, 0xffff_0000);
+                l.or(keep, w)
+            };
+            l.vdst32(r)
+        }
+        "cvt_sr_fp8_f32" | "cvt_sr_bf8_f32" => {
+            // Stochastic rounding with the random S1; the byte op_sel[3:2] of D is written,
+            // the others kept (CDNA4 ISA 7.3).
+            let bf8 = base.contains("bf8");
+            let op = f8_op(l, bf8, true);
+            let sat = fp16_ovfl(l);
+            let a = l.src(0, K::F32)?;
+            let rng = l.src(1, K::B32)?;
+            let byte = l.lane_fn(
+                LaneFn::Rounded(op, Round::NearestEven, sat),
+                vec![a, rng],
+                Ty::V32,
+            );
+            let sh = 8 * (inst.mods.op_sel as u64 >> 2 & 3);
+            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+            let old = l.get_vreg(reg)?;
+            let keep = l.and_imm(old, !(0xffu64 << sh) & 0xffff_ffff);
+            let byte = l.shl_imm(byte, sh);
+            let r = l.or(keep, byte);
+            l.vdst32(r)
+        }
         "cvt_f32_fp8" | "cvt_f32_bf8" => {
-            // gfx942 FNUZ formats; the byte comes from the SDWA select (byte 0 otherwise).
+            // FNUZ formats on gfx942, OCP on gfx950; the byte comes from the SDWA select (byte 0
+            // otherwise).
             if inst.mods.op_sel != 0 {
                 return Err("op_sel byte selection is not supported".into());
             }
             let a = l.src(0, K::B32)?;
-            let r = fnuz8_to_f32(l, a, base.ends_with("bf8"));
+            let ocp = is_ocp(l);
+            let r = f8_to_f32(l, a, base.ends_with("bf8"), ocp);
             l.vdst32(r)
         }
         "cvt_pk_f32_fp8" | "cvt_pk_f32_bf8" => {
@@ -1045,9 +1100,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             }
             let a = l.src(0, K::B32)?;
             let bf8 = base.ends_with("bf8");
-            let lo = fnuz8_to_f32(l, a, bf8);
+            let ocp = is_ocp(l);
+            let lo = f8_to_f32(l, a, bf8, ocp);
             let b1 = l.lshr_imm(a, 8);
-            let hi = fnuz8_to_f32(l, b1, bf8);
+            let hi = f8_to_f32(l, b1, bf8, ocp);
             let v = l.pack(lo, hi);
             l.vdst64(v)
         }
@@ -1616,10 +1672,36 @@ fn frexp64(l: &mut Lifter, mant: bool) -> R<()> {
     }
 }
 
-/// The f32 value of the FNUZ 8-bit float in the low byte of `v` (gfx942): FP8 = E4M3 with
-/// bias 8, BF8 = E5M2 with bias 16; 0x80 is the only NaN, there is no −0 and no infinity.
-fn fnuz8_to_f32(l: &mut Lifter, v: Val, bf8: bool) -> Val {
-    let (mbits, bias) = if bf8 { (2u64, 16u64) } else { (3, 8) };
+/// True on gfx950, whose FP8/BF8 are the OCP formats (gfx942: FNUZ).
+fn is_ocp(l: &Lifter) -> bool {
+    l.gpu == crate::isa::Gpu::GFX950
+}
+
+/// The rounded op converting f32 to this target's FP8 or BF8 (`sr`: stochastic rounding).
+fn f8_op(l: &Lifter, bf8: bool, sr: bool) -> RoundedOp {
+    match (is_ocp(l), bf8, sr) {
+        (false, false, false) => RoundedOp::F32ToFp8Fnuz,
+        (false, true, false) => RoundedOp::F32ToBf8Fnuz,
+        (true, false, false) => RoundedOp::F32ToFp8Ocp,
+        (true, true, false) => RoundedOp::F32ToBf8Ocp,
+        (false, false, true) => RoundedOp::SrF32ToFp8Fnuz,
+        (false, true, true) => RoundedOp::SrF32ToBf8Fnuz,
+        (true, false, true) => RoundedOp::SrF32ToFp8Ocp,
+        (true, true, true) => RoundedOp::SrF32ToBf8Ocp,
+    }
+}
+
+/// The f32 value of the 8-bit float in the low byte of `v`. FNUZ (gfx942): FP8 = E4M3 with
+/// bias 8, BF8 = E5M2 with bias 16, 0x80 the only NaN, no −0 and no infinity. OCP (gfx950):
+/// FP8 = E4M3FN with bias 7 (NaN 0x7f/0xff, no infinity), BF8 = E5M2 with bias 15 (IEEE-like
+/// infinities and NaNs); both with −0.
+fn f8_to_f32(l: &mut Lifter, v: Val, bf8: bool, ocp: bool) -> Val {
+    let (mbits, bias) = match (bf8, ocp) {
+        (true, false) => (2u64, 16u64),
+        (false, false) => (3, 8),
+        (true, true) => (2, 15),
+        (false, true) => (3, 7),
+    };
     let b = l.and_imm(v, 0xff);
     let m = l.and_imm(b, (1 << mbits) - 1);
     let e = l.lshr_imm(b, mbits);
@@ -1639,8 +1721,28 @@ fn fnuz8_to_f32(l: &mut Lifter, v: Val, bf8: bool) -> Val {
     let sign = l.and_imm(b, 0x80);
     let sign = l.shl_imm(sign, 24);
     let r = l.or(mag, sign);
-    let nanb = l.cst(b, 0x80);
-    let is_nan = l.cmp(CmpOp::Eq, b, nanb);
-    let nan = l.cst(r, 0x7fc0_0000);
-    l.select(is_nan, nan, r)
+    if !ocp {
+        let nanb = l.cst(b, 0x80);
+        let is_nan = l.cmp(CmpOp::Eq, b, nanb);
+        let nan = l.cst(r, 0x7fc0_0000);
+        return l.select(is_nan, nan, r);
+    }
+    // OCP: FP8 S.1111.111 is NaN; BF8 exponent 31 is Inf (mantissa 0) or NaN.
+    let mag7 = l.and_imm(b, 0x7f);
+    let qnan = l.cst(sign, 0x7fc0_0000);
+    let qnan = l.or(qnan, sign);
+    if bf8 {
+        let emax = l.cst(e, 31);
+        let top = l.cmp(CmpOp::Eq, e, emax);
+        let z = l.cst(m, 0);
+        let m0 = l.cmp(CmpOp::Eq, m, z);
+        let inf = l.cst(r, 0x7f80_0000);
+        let inf = l.or(inf, sign);
+        let special = l.select(m0, inf, qnan);
+        l.select(top, special, r)
+    } else {
+        let all = l.cst(mag7, 0x7f);
+        let is_nan = l.cmp(CmpOp::Eq, mag7, all);
+        l.select(is_nan, qnan, r)
+    }
 }
