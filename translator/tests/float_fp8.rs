@@ -364,3 +364,190 @@ fn codec_cases_worked_by_hand() {
     assert_eq!(FP8_OCP.convert(1.0625, Some(0x8_0000), false), 0x39);
     assert_eq!(FP8_OCP.convert(1.0625, Some(0xfff0_0000), false), 0x38);
 }
+
+/// A 16-bit float format (f16 or bf16) for the stochastic-rounding oracle.
+#[derive(Clone, Copy)]
+struct F16ish {
+    bf16: bool,
+}
+
+impl F16ish {
+    /// The value of magnitude code `c` (no sign); the code of Inf counts as the next power of 2.
+    fn mag(self, c: u16) -> f64 {
+        if self.bf16 {
+            if c == 0x7f80 {
+                return 2f64.powi(128);
+            }
+            f64::from(half::bf16::from_bits(c))
+        } else {
+            if c == 0x7c00 {
+                return 65536.0;
+            }
+            f64::from(half::f16::from_bits(c))
+        }
+    }
+    /// Stochastic rounding of finite non-zero `x` with `rng` (13 or 16 random bits) and the
+    /// overflow rule (Inf, or f16 MAX with FP16_OVFL).
+    fn sr(self, x: f32, rng: u32, ovfl: bool) -> u16 {
+        let neg = (x.is_sign_negative() as u16) << 15;
+        let a = f64::from(x.abs());
+        let keep = if self.bf16 { 16 } else { 13 };
+        let top = if self.bf16 { 0x7f80u16 } else { 0x7c00 };
+        // Largest code not above |x|, from a nearby guess.
+        let mut c = if self.bf16 {
+            half::bf16::from_f32(x.abs()).to_bits()
+        } else {
+            half::f16::from_f32(x.abs()).to_bits()
+        }
+        .min(top);
+        while self.mag(c) > a {
+            c -= 1;
+        }
+        while c < top && self.mag(c + 1) <= a {
+            c += 1;
+        }
+        let (lo, hi) = (self.mag(c), self.mag(c + 1));
+        let dropped = ((a - lo) / (hi - lo) * 2f64.powi(keep)).floor() as u64;
+        let up = dropped + (rng as u64 & ((1 << keep) - 1)) >= 1 << keep;
+        let r = if up { c + 1 } else { c };
+        if r == top && !self.bf16 && ovfl {
+            neg | 0x7bff
+        } else {
+            neg | r
+        }
+    }
+}
+
+#[rustfmt::skip]
+const CVT16: [u32; 16] = [
+    0xd267000a, 0x00020501, // v_cvt_pk_f16_f32 v10, v1, v2
+    0xd268000b, 0x00020501, // v_cvt_pk_bf16_f32 v11, v1, v2
+    0x7e18b703, // v_cvt_f32_bf16_e32 v12, v3
+    0x7e1ab6f9, 0x00051603, // v_cvt_f32_bf16_sdwa v13, v3 src0_sel:WORD_1
+    0xd2a6000e, 0x00020901, // v_cvt_sr_f16_f32 v14, v1, v4
+    0xd2a6400f, 0x00020901, // v_cvt_sr_f16_f32 v15, v1, v4 op_sel:[0,0,1]
+    0xd2a70010, 0x00020901, // v_cvt_sr_bf16_f32 v16, v1, v4
+    0xd2a74011, 0x00020902, // v_cvt_sr_bf16_f32 v17, v2, v4 op_sel:[0,0,1]
+    0xbf810000, // s_endpgm
+];
+
+/// gfx950's 16-bit conversions: `v_cvt_pk_f16_f32`, `v_cvt_pk_bf16_f32` (nearest even; the
+/// expected values from the `half` crate's conversions), `v_cvt_f32_bf16`, and stochastic
+/// rounding to f16/bf16 (the oracle above), with and without FP16_OVFL.
+#[test]
+fn gfx950_16bit_conversions() {
+    for ovfl in [false, true] {
+        let code = Code::from_words(&CVT16);
+        let mut mem = Mem::new(0);
+        let mut s = random_state(0x1616 + ovfl as u64, u64::MAX);
+        s.mode = DEFAULT_MODE | (ovfl as u32) << 23;
+        let mut r = Rng(777);
+        let extra: [f32; 10] = [
+            1.0 + 2f32.powi(-11),       // f16 tie (even: 1)
+            1.0 + 3.0 * 2f32.powi(-11), // f16 tie (even: up)
+            1.0 + 2f32.powi(-8),        // bf16 tie
+            65520.0,                    // f16 tie above MAX: Inf (or MAX with FP16_OVFL)
+            65519.0,
+            1.0e-8,  // f16 subnormal range
+            3.0e-39, // f32 (and bf16) subnormal
+            3.4e38,  // bf16 rounds up to Inf
+            -7.0e-6,
+            0.1,
+        ];
+        for l in 0..64 {
+            let x = if l % 4 == 3 {
+                extra[(l / 4) % 10]
+            } else {
+                inputs(l, &mut r)
+            };
+            s.vgpr[1][l] = x.to_bits();
+            s.vgpr[2][l] = inputs((l * 5 + 3) % 64, &mut r).to_bits();
+            s.vgpr[4][l] = match l % 5 {
+                0 => 0,
+                1 => u32::MAX,
+                _ => r.next() as u32,
+            };
+        }
+        let b = clone_state(&s);
+        run_on(Gpu::GFX950, &code, &mut s, &mut mem);
+        let a = s;
+        for l in 0..64 {
+            let (x, y, rng) = (
+                f32::from_bits(b.vgpr[1][l]),
+                f32::from_bits(b.vgpr[2][l]),
+                b.vgpr[4][l],
+            );
+            let ctx = format!("lane {l} x {x:e} y {y:e} rng {rng:#x} FP16_OVFL {ovfl}");
+            let h = |v: f32| -> u32 {
+                let c = half::f16::from_f32(v).to_bits();
+                if ovfl && v.is_finite() && c & 0x7fff == 0x7c00 {
+                    (c & 0x8000 | 0x7bff) as u32
+                } else {
+                    c as u32
+                }
+            };
+            let nan16 = |c: u32| c & 0x7fff > 0x7c00;
+            let same =
+                |got: u32, want: u32| got == want || (nan16(got & 0xffff) && nan16(want & 0xffff));
+            let got = a.vgpr[10][l];
+            assert!(
+                same(got & 0xffff, h(x)) && same(got >> 16, h(y)),
+                "pk_f16 {ctx}: {got:#x}"
+            );
+            let bf = |v: f32| half::bf16::from_f32(v).to_bits() as u32;
+            let nanb = |c: u32| c & 0x7fff > 0x7f80;
+            let got = a.vgpr[11][l];
+            assert!(
+                (got & 0xffff == bf(x) || nanb(got & 0xffff) && nanb(bf(x)))
+                    && (got >> 16 == bf(y) || nanb(got >> 16) && nanb(bf(y))),
+                "pk_bf16 {ctx}: {got:#x}"
+            );
+            assert_eq!(a.vgpr[12][l], b.vgpr[3][l] << 16, "cvt_f32_bf16 {ctx}");
+            assert_eq!(
+                a.vgpr[13][l],
+                b.vgpr[3][l] & 0xffff_0000,
+                "cvt_f32_bf16 sdwa {ctx}"
+            );
+            let sr = |f: F16ish, v: f32| -> Option<u32> {
+                if v.is_nan() {
+                    None
+                } else if v == 0.0 || v.is_infinite() {
+                    Some(if f.bf16 {
+                        v.to_bits() >> 16
+                    } else {
+                        half::f16::from_f32(v).to_bits() as u32
+                    })
+                } else {
+                    Some(f.sr(v, rng, ovfl) as u32)
+                }
+            };
+            let check = |got: u32, want: Option<u32>, bf: bool, what: &str| match want {
+                Some(w) => assert_eq!(got, w, "{what} {ctx}"),
+                None => assert!(
+                    if bf { nanb(got) } else { nan16(got) },
+                    "{what} NaN {ctx}: {got:#x}"
+                ),
+            };
+            let (fh, fb) = (F16ish { bf16: false }, F16ish { bf16: true });
+            check(a.vgpr[14][l] & 0xffff, sr(fh, x), false, "sr_f16");
+            assert_eq!(
+                a.vgpr[14][l] >> 16,
+                b.vgpr[14][l] >> 16,
+                "sr_f16 kept {ctx}"
+            );
+            check(a.vgpr[15][l] >> 16, sr(fh, x), false, "sr_f16 hi");
+            assert_eq!(
+                a.vgpr[15][l] & 0xffff,
+                b.vgpr[15][l] & 0xffff,
+                "sr_f16 hi kept {ctx}"
+            );
+            check(a.vgpr[16][l] & 0xffff, sr(fb, x), true, "sr_bf16");
+            check(a.vgpr[17][l] >> 16, sr(fb, y), true, "sr_bf16 hi");
+            assert_eq!(
+                a.vgpr[17][l] & 0xffff,
+                b.vgpr[17][l] & 0xffff,
+                "sr_bf16 kept {ctx}"
+            );
+        }
+    }
+}

@@ -478,6 +478,30 @@ impl F8 {
     }
 }
 
+/// Stochastic rounding of finite non-zero f32 bits `x` to a format with `mbits` fraction bits
+/// and exponent bias `bias` (no upper limit: the caller checks overflow): the low
+/// `23 - mbits` bits of `rng` are added to x's significand, which is first shifted right
+/// (truncating) when the result is subnormal, and the sum is truncated to the format.
+fn stochastic(x: u32, mbits: i32, bias: i32, rng: u32) -> f64 {
+    let keep = 23 - mbits; // f32 fraction bits below the format's normal fraction
+    let den_exp = 1 - bias; // exponent of the subnormal range
+    let field = (x >> 23 & 0xff) as i32;
+    let (act, sig) = if field == 0 {
+        (-126, (x & 0x7f_ffff) as u64)
+    } else {
+        (field - 127, (x & 0x7f_ffff | 0x80_0000) as u64)
+    };
+    let diff = (den_exp - act).max(0);
+    let sig = if diff >= 64 { 0 } else { sig >> diff };
+    let units = (sig + (rng as u64 & ((1 << keep) - 1))) >> keep;
+    let mag = units as f64 * pow2(act + diff - mbits);
+    if x >> 31 != 0 {
+        -mag
+    } else {
+        mag
+    }
+}
+
 /// f32 bits → 8-bit float, nearest even, or stochastically rounded with `rng`.
 fn to_f8(f: F8, x: u32, rng: Option<u32>, sat: bool) -> u64 {
     let neg = x >> 31 != 0;
@@ -501,25 +525,7 @@ fn to_f8(f: F8, x: u32, rng: Option<u32>, sat: bool) -> u64 {
             };
             round_pair(v, 0.0, 0, fmt, Round::NearestEven)
         }
-        Some(rng) => {
-            let keep = 23 - f.mbits; // f32 fraction bits below an FP8/BF8 normal's
-            let den_exp = 1 - f.bias; // exponent of the subnormal range
-            let field = (x >> 23 & 0xff) as i32;
-            let (act, sig) = if field == 0 {
-                (-126, (x & 0x7f_ffff) as u64)
-            } else {
-                (field - 127, (x & 0x7f_ffff | 0x80_0000) as u64)
-            };
-            let diff = (den_exp - act).max(0);
-            let sig = if diff >= 64 { 0 } else { sig >> diff };
-            let units = (sig + (rng as u64 & ((1 << keep) - 1))) >> keep;
-            let mag = units as f64 * pow2(act + diff - f.mbits);
-            if neg {
-                -mag
-            } else {
-                mag
-            }
-        }
+        Some(rng) => stochastic(x, f.mbits, f.bias, rng),
     };
     if r.abs() > f.max {
         return f.overflow(neg, sat);
@@ -632,5 +638,43 @@ pub fn eval(op: RoundedOp, rm: Round, ovfl: bool, args: [u64; 4]) -> u64 {
         RoundedOp::SrF32ToBf8Fnuz => to_f8(BF8_FNUZ, a32, Some(b32), ovfl),
         RoundedOp::SrF32ToFp8Ocp => to_f8(FP8_OCP, a32, Some(b32), ovfl),
         RoundedOp::SrF32ToBf8Ocp => to_f8(BF8_OCP, a32, Some(b32), ovfl),
+        RoundedOp::F32ToBf16 | RoundedOp::SrF32ToBf16 => {
+            let x = f32::from_bits(a32);
+            if is_nan32(a32) {
+                return ((a32 | 0x40_0000) >> 16) as u64;
+            }
+            if x == 0.0 || x.is_infinite() {
+                return (a32 >> 16) as u64;
+            }
+            const BF16: Fmt = Fmt {
+                mbits: 7,
+                emin: -126,
+                emax: 127,
+            };
+            let r = if op == RoundedOp::SrF32ToBf16 {
+                let v = stochastic(a32, 7, 127, b32);
+                if v.abs() >= pow2(128) {
+                    v.signum() * f64::INFINITY
+                } else {
+                    v
+                }
+            } else {
+                round_pair(f64::from(x), 0.0, 0, BF16, rm)
+            };
+            ((r as f32).to_bits() >> 16) as u64
+        }
+        RoundedOp::SrF32ToF16 => {
+            let x = f32::from_bits(a32);
+            if is_nan32(a32) || x == 0.0 || x.is_infinite() {
+                return f32_to_f16(a32, false) as u64;
+            }
+            let v = stochastic(a32, 10, 15, b32);
+            let v = if v.abs() > 65504.0 {
+                v.signum() * f64::INFINITY
+            } else {
+                v
+            };
+            d2h(v, true, ovfl)
+        }
     }
 }

@@ -419,11 +419,18 @@ pub enum RoundedOp {
     SrF32ToFp8Ocp,
     /// Stochastic rounding to OCP BF8.
     SrF32ToBf8Ocp,
+    /// f32 → bf16 (the high 16 bits of an f32) in the low 16 bits; NaNs quieted.
+    F32ToBf16,
+    /// Stochastic rounding of f32 `a` to f16 with the random `b` (`v_cvt_sr_f16_f32`, the rule
+    /// of [`RoundedOp::SrF32ToFp8Fnuz`] with 13 random bits); the flag is FP16_OVFL.
+    SrF32ToF16,
+    /// Stochastic rounding of f32 `a` to bf16 with the random `b` (16 random bits).
+    SrF32ToBf16,
 }
 
 impl RoundedOp {
     /// Every rounded op (the JIT numbers lane functions from this list).
-    pub const ALL: [RoundedOp; 29] = [
+    pub const ALL: [RoundedOp; 32] = [
         RoundedOp::AddF32,
         RoundedOp::SubF32,
         RoundedOp::MulF32,
@@ -453,6 +460,9 @@ impl RoundedOp {
         RoundedOp::SrF32ToBf8Fnuz,
         RoundedOp::SrF32ToFp8Ocp,
         RoundedOp::SrF32ToBf8Ocp,
+        RoundedOp::F32ToBf16,
+        RoundedOp::SrF32ToF16,
+        RoundedOp::SrF32ToBf16,
     ];
 
     /// True when the result is 64 bits wide (f64 results); all others are 32-bit lanes.

@@ -1061,6 +1061,56 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             };
             l.vdst32(r)
         }
+        "cvt_pk_f16_f32" | "cvt_pk_bf16_f32" => {
+            // gfx950: D = {cvt(S1), cvt(S0)}; f16 in the f16 MODE direction with FP16_OVFL
+            // and output flushing, bf16 in the f32 direction.
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let (lo, hi) = if base == "cvt_pk_f16_f32" {
+                (to_f16(l, a), to_f16(l, b))
+            } else {
+                let rm = round_of(l, K::F32);
+                let f = LaneFn::Rounded(RoundedOp::F32ToBf16, rm, false);
+                (
+                    l.lane_fn(f, vec![a], Ty::V32),
+                    l.lane_fn(f, vec![b], Ty::V32),
+                )
+            };
+            let hi = l.shl_imm(hi, 16);
+            let r = l.or(lo, hi);
+            l.vdst32(r)
+        }
+        "cvt_f32_bf16" => {
+            // The bf16 in the low half (or the SDWA-selected word) is the top of an f32.
+            let a = l.src(0, K::B32)?;
+            let a = l.and_imm(a, 0xffff);
+            let r = l.shl_imm(a, 16);
+            l.vdst32(r)
+        }
+        "cvt_sr_f16_f32" | "cvt_sr_bf16_f32" => {
+            // Stochastic rounding with the random S1 into the half op_sel[3] of D, the other
+            // half kept (CDNA4 ISA 7.3).
+            let (op, k) = if base == "cvt_sr_f16_f32" {
+                (RoundedOp::SrF32ToF16, K::F16)
+            } else {
+                (RoundedOp::SrF32ToBf16, K::F32)
+            };
+            let a = l.src(0, K::F32)?;
+            let rng = l.src(1, K::B32)?;
+            let h = rounded(l, op, k, vec![a, rng]);
+            let h = if k == K::F16 { f16out(l, h) } else { h };
+            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+            let old = l.get_vreg(reg)?;
+            let r = if inst.mods.op_sel & 8 != 0 {
+                let keep = l.and_imm(old, 0xffff);
+                let h = l.shl_imm(h, 16);
+                l.or(keep, h)
+            } else {
+                let keep = l.and_imm(old, 0xffff_0000);
+                l.or(keep, h)
+            };
+            l.vdst32(r)
+        }
         "cvt_sr_fp8_f32" | "cvt_sr_bf8_f32" => {
             // Stochastic rounding with the random S1; the byte op_sel[3:2] of D is written,
             // the others kept (CDNA4 ISA 7.3).
