@@ -233,6 +233,83 @@ fn fmed3(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
     l.select(any, min3, r)
 }
 
+/// Rejects OMOD on a 16-bit float result (not lifted).
+fn no_omod16(inst: &Inst) -> R<()> {
+    if inst.mods.omod != 0 {
+        return Err("output modifiers on a 16-bit result".into());
+    }
+    Ok(())
+}
+
+/// f16 unary op computed by `f` on the exact f32 value of the (flushed) source, rounded once
+/// to f16 (nearest even; these ops are exact or approximate in f32 already), with output
+/// flushing and clamp.
+fn fun16(l: &mut Lifter, inst: &Inst, f: impl Fn(&mut Lifter, Val) -> Val) -> R<()> {
+    no_omod16(inst)?;
+    let a = l.src(0, K::F16)?;
+    let x = l.conv(ConvOp::F16ToF32, a);
+    let y = f(l, x);
+    let r = l.conv(ConvOp::F32ToF16, y);
+    let r = f16out(l, r);
+    let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+    wr16(l, inst, r)
+}
+
+/// `v_med3_f16` (f16 bits): the `v_med3_f32` pseudocode on f16 operands (ordered results
+/// compared exactly in f32).
+fn fmed3_16(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
+    let na = nan_mask(l, a, K::F16);
+    let nb = nan_mask(l, b, K::F16);
+    let nc = nan_mask(l, c, K::F16);
+    let t = fminmax(l, false, K::F16, a, b);
+    let min3 = fminmax(l, false, K::F16, t, c);
+    let (x, y, z) = (
+        l.conv(ConvOp::F16ToF32, a),
+        l.conv(ConvOp::F16ToF32, b),
+        l.conv(ConvOp::F16ToF32, c),
+    );
+    let t = l.bin(FMaxNum, x, y);
+    let max3 = l.bin(FMaxNum, t, z);
+    let myz = l.bin(FMaxNum, y, z);
+    let mxz = l.bin(FMaxNum, x, z);
+    let mxy = l.bin(FMaxNum, x, y);
+    let e0 = l.cmp(CmpOp::FEq, max3, x);
+    let e1 = l.cmp(CmpOp::FEq, max3, y);
+    let r = l.select(e1, mxz, mxy);
+    let r = l.select(e0, myz, r);
+    let r = l.conv(ConvOp::F32ToF16, r);
+    let any = l.or(na, nb);
+    let any = l.or(any, nc);
+    l.select(any, min3, r)
+}
+
+/// IEEE 754-2019 maximum/minimum (gfx950 `v_maximum3`/`v_minimum3`): an sNaN operand gives it
+/// quieted (S0 first), then a quiet NaN operand (S0 first); otherwise the larger/smaller value
+/// with −0 < +0. `k` is F32 (values) or F16 (bits).
+fn fmaximum(l: &mut Lifter, max: bool, k: K, a: Val, b: Val) -> Val {
+    let op = if max { FMaxNum } else { FMinNum };
+    let r = if k == K::F16 {
+        let x = l.conv(ConvOp::F16ToF32, a);
+        let y = l.conv(ConvOp::F16ToF32, b);
+        let r = l.bin(op, x, y);
+        l.conv(ConvOp::F32ToF16, r)
+    } else {
+        l.bin(op, a, b)
+    };
+    let quiet = if k == K::F16 { 0x200u64 } else { 1 << 22 };
+    let qc = l.cst(a, quiet);
+    let qa = l.or(a, qc);
+    let qb = l.or(b, qc);
+    let na = nan_mask(l, a, k);
+    let nb = nan_mask(l, b, k);
+    let sa = snan_mask(l, a, k);
+    let sb = snan_mask(l, b, k);
+    let r = l.select(nb, qb, r);
+    let r = l.select(na, qa, r);
+    let r = l.select(sb, qb, r);
+    l.select(sa, qa, r)
+}
+
 /// Float binary op with modifiers.
 fn fbin(l: &mut Lifter, op: BinOp, k: K, rev: bool) -> R<()> {
     let a = l.src(0, k)?;
@@ -477,6 +554,105 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
 
         // ---- float unary ----
+        // ---- f16 unary, through f32 (exact there; one rounding to f16) ----
+        "ceil_f16" => fun16(l, inst, |l, x| l.un(UnOp::FCeil, x)),
+        "floor_f16" => fun16(l, inst, |l, x| l.un(UnOp::FFloor, x)),
+        "trunc_f16" => fun16(l, inst, |l, x| l.un(UnOp::FTrunc, x)),
+        "rndne_f16" => fun16(l, inst, |l, x| l.un(UnOp::FRoundEven, x)),
+        "sqrt_f16" => fun16(l, inst, |l, x| l.un(UnOp::FSqrt, x)),
+        "rcp_f16" => fun16(l, inst, |l, x| l.un(UnOp::FRcp, x)),
+        "rsq_f16" => fun16(l, inst, |l, x| l.un(UnOp::FRsq, x)),
+        "exp_f16" => fun16(l, inst, |l, x| l.lane_fn(LaneFn::Exp2F32, vec![x], Ty::V32)),
+        "log_f16" => fun16(l, inst, |l, x| l.lane_fn(LaneFn::Log2F32, vec![x], Ty::V32)),
+        "sin_f16" => fun16(l, inst, |l, x| l.lane_fn(LaneFn::SinF32, vec![x], Ty::V32)),
+        "cos_f16" => fun16(l, inst, |l, x| l.lane_fn(LaneFn::CosF32, vec![x], Ty::V32)),
+        "frexp_mant_f16" => fun16(l, inst, |l, x| {
+            l.lane_fn(LaneFn::FrexpMantF32, vec![x], Ty::V32)
+        }),
+        "fract_f16" => {
+            // x - floor(x) is exact in f32 and in f16 except for tiny negative x, where it
+            // rounds to 1.0: clamped to the largest f16 below 1 (0x3bff) like v_fract_f32.
+            if inst.mods.omod != 0 {
+                return Err("output modifiers on a 16-bit result".into());
+            }
+            let a = l.src(0, K::F16)?;
+            let x = l.conv(ConvOp::F16ToF32, a);
+            let f = l.un(UnOp::FFloor, x);
+            let d = l.bin(FSub, x, f);
+            let h = l.conv(ConvOp::F32ToF16, d);
+            let nan = nan_mask(l, h, K::F16);
+            let lim = l.cst(h, 0x3bff);
+            let c = l.bin(UMin, h, lim);
+            let r = l.select(nan, h, c);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "frexp_exp_i16_f16" => {
+            let a = l.src(0, K::F16)?;
+            let x = l.conv(ConvOp::F16ToF32, a);
+            let r = l.lane_fn(LaneFn::FrexpExpF32, vec![x], Ty::V32);
+            let r = l.and_imm(r, 0xffff);
+            wr16(l, inst, r)
+        }
+        "ldexp_f16" => {
+            // D = S0.f16 * 2^S1.i16.
+            if inst.mods.omod != 0 {
+                return Err("output modifiers on a 16-bit result".into());
+            }
+            let a = l.src(0, K::F16)?;
+            let e = l.src(1, K::B16)?;
+            let e = l.conv(ConvOp::SExt16, e);
+            let x = l.conv(ConvOp::F16ToF32, a);
+            // Exact in f32 wherever the f16 result is not 0 or Inf.
+            let y = l.bin(FLdexp, x, e);
+            let r = to_f16(l, y);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "max3_f16" | "min3_f16" => {
+            no_omod16(inst)?;
+            let max = base == "max3_f16";
+            let a = l.src(0, K::F16)?;
+            let b = l.src(1, K::F16)?;
+            let c = l.src(2, K::F16)?;
+            let t = fminmax(l, max, K::F16, a, b);
+            let r = fminmax(l, max, K::F16, t, c);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "med3_f16" => {
+            no_omod16(inst)?;
+            let a = l.src(0, K::F16)?;
+            let b = l.src(1, K::F16)?;
+            let c = l.src(2, K::F16)?;
+            let r = fmed3_16(l, a, b, c);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "maximum3_f32" | "minimum3_f32" => {
+            // gfx950: IEEE 754-2019 maximum/minimum of three (NaN propagates, −0 < +0).
+            let max = base == "maximum3_f32";
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let c = l.src(2, K::F32)?;
+            let t = fmaximum(l, max, K::F32, a, b);
+            let r = fmaximum(l, max, K::F32, t, c);
+            let r = l.fout(r, K::F32)?;
+            l.vdst32(r)
+        }
+        "mul_legacy_f32" => {
+            // DX9 rule: 0 * anything (Inf and NaN included) is +0.
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let p = farith(l, FMul, K::F32, a, b);
+            let z = l.cst(a, 0);
+            let az = l.cmp(CmpOp::FEq, a, z);
+            let bz = l.cmp(CmpOp::FEq, b, z);
+            let zero = l.or(az, bz);
+            let r = l.select(zero, z, p);
+            let r = l.fout(r, K::F32)?;
+            l.vdst32(r)
+        }
         "fract_f32" => fun(l, UnOp::FFract, K::F32),
         "fract_f64" => fun(l, UnOp::FFract, K::F64),
         "trunc_f32" => fun(l, UnOp::FTrunc, K::F32),
@@ -1294,7 +1470,88 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "pk_add_f16" | "pk_mul_f16" | "pk_max_f16" | "pk_min_f16" | "pk_fma_f16" | "pk_add_u16"
         | "pk_add_i16" | "pk_sub_u16" | "pk_sub_i16" | "pk_mul_lo_u16" | "pk_max_u16"
         | "pk_max_i16" | "pk_min_u16" | "pk_min_i16" | "pk_lshlrev_b16" | "pk_lshrrev_b16"
-        | "pk_ashrrev_i16" | "pk_mad_u16" | "pk_mad_i16" => pk16(l, inst, base),
+        | "pk_ashrrev_i16" | "pk_mad_u16" | "pk_mad_i16" | "pk_maximum3_f16"
+        | "pk_minimum3_f16" => pk16(l, inst, base),
+        "pk_fmac_f16" => {
+            // D.h = fma(S0.h, S1.h, D.h) for both halves (no op_sel on this VOP2).
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let c = acc_src(l, inst, K::B32)?;
+            let mut halves = Vec::new();
+            for h in 0..2u64 {
+                let [x, y, z] = [a, b, c].map(|v| {
+                    let t = if h == 1 { l.lshr_imm(v, 16) } else { v };
+                    let t = l.and_imm(t, 0xffff);
+                    if l.denorm_allowed(K::F16, 1) {
+                        t
+                    } else {
+                        l.flush_denorm(t, K::F16)
+                    }
+                });
+                halves.push(f16_arith(l, RoundedOp::FmaF16, vec![x, y, z]));
+            }
+            let hi = l.shl_imm(halves[1], 16);
+            let r = l.or(halves[0], hi);
+            l.vdst32(r)
+        }
+        "mac_f16" | "madak_f16" | "madmk_f16" => {
+            // Unfused: the product rounded to f16, then the sum (as v_mad_f16); mac adds to
+            // the destination, madak/madmk take the literal K as an operand.
+            no_omod16(inst)?;
+            let a = l.src(0, K::F16)?;
+            let b = l.src(1, K::F16)?;
+            let c = if base == "mac_f16" {
+                acc_src(l, inst, K::F16)?
+            } else {
+                l.src(2, K::F16)?
+            };
+            let p = f16_arith(l, RoundedOp::MulF16, vec![a, b]);
+            let r = f16_arith(l, RoundedOp::AddF16, vec![p, c]);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "div_fixup_f16" => {
+            // V_DIV_FIXUP_F16 pseudocode (quotient S0, denominator S1, numerator S2) on bits:
+            // NaNs (S2 first) quieted, 0/0 and inf/inf give 0xfe00, x/0 and inf/y ±Inf,
+            // x/inf and 0/y ±0, else S0 with the sign of S1 ^ S2.
+            no_omod16(inst)?;
+            let q = l.src(0, K::F16)?;
+            let d = l.src(1, K::F16)?;
+            let n = l.src(2, K::F16)?;
+            let x = l.xor(d, n);
+            let sign = l.and_imm(x, 0x8000);
+            let mag = |l: &mut Lifter, v: Val, c: u64| {
+                let m = l.and_imm(v, 0x7fff);
+                let k = l.cst(m, c);
+                l.cmp(CmpOp::Eq, m, k)
+            };
+            let (dz, nz) = (mag(l, d, 0), mag(l, n, 0));
+            let (di, ni) = (mag(l, d, 0x7c00), mag(l, n, 0x7c00));
+            let nd = nan_mask(l, d, K::F16);
+            let nn = nan_mask(l, n, K::F16);
+            let qm = l.and_imm(q, 0x7fff);
+            let r = l.or(sign, qm);
+            let to_zero = l.or(di, nz);
+            let r = l.select(to_zero, sign, r);
+            let to_inf = l.or(dz, ni);
+            let inf = l.cst(sign, 0x7c00);
+            let sinf = l.or(sign, inf);
+            let r = l.select(to_inf, sinf, r);
+            let zz = l.and(dz, nz);
+            let ii = l.and(di, ni);
+            let invalid = l.or(zz, ii);
+            let dnan = l.cst(r, 0xfe00);
+            let r = l.select(invalid, dnan, r);
+            let qc = l.cst(d, 0x200);
+            let qd = l.or(d, qc);
+            let qd = l.and_imm(qd, 0xffff);
+            let r = l.select(nd, qd, r);
+            let qn = l.or(n, qc);
+            let qn = l.and_imm(qn, 0xffff);
+            let r = l.select(nn, qn, r);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
         "fma_f16" | "mad_f16" => {
             // fma: one rounding of the exact a*b + c; mad (unfused): the product rounded to
             // f16, then the sum.
@@ -1492,7 +1749,7 @@ fn half_src(l: &mut Lifter, inst: &Inst, i: usize, h: u8, k: K) -> R<Val> {
 fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let m = inst.mods;
     let float = base.ends_with("f16");
-    let n = if base.contains("fma") || base.contains("mad") {
+    let n = if base.contains("fma") || base.contains("mad") || base.contains("imum3") {
         3
     } else {
         2
@@ -1528,6 +1785,11 @@ fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 "add" => f16_arith(l, RoundedOp::AddF16, ops.clone()),
                 "mul" => f16_arith(l, RoundedOp::MulF16, ops.clone()),
                 "max" | "min" => fminmax(l, op == "max", K::F16, ops[0], ops[1]),
+                "maximum3" | "minimum3" => {
+                    let max = op == "maximum3";
+                    let t = fmaximum(l, max, K::F16, ops[0], ops[1]);
+                    fmaximum(l, max, K::F16, t, ops[2])
+                }
                 _ => f16_arith(l, RoundedOp::FmaF16, ops.clone()),
             };
             if m.clamp {
