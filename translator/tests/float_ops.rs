@@ -285,3 +285,45 @@ fn denormals_under_every_fp_denorm_setting() {
         }
     }
 }
+
+/// `v_div_fmas` with VCC set scales the FMA by 2^-64 (f32) / 2^-128 (f64) and rounds once:
+/// worked by hand, (5 * 2^-86) * 1 + 2^-149 scaled by 2^-64 is (2.5 + 2^-64) * 2^-149, just
+/// above the tie between 2 and 3 units of 2^-149, so 3 (0x00000003); rounding the FMA first
+/// (to 5 * 2^-86) would reach the tie and give 2. Likewise in f64 with 5 * 2^-947 and 2^-1074.
+#[test]
+fn div_fmas_rounds_once() {
+    #[rustfmt::skip]
+    let words = [
+        0xd1e20000, 0x040e0501, // v_div_fmas_f32 v0, v1, v2, v3
+        0xd1e30004, 0x042a1106, // v_div_fmas_f64 v[4:5], v[6:7], v[8:9], v[10:11]
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 7, exec, &mut mem, |s| {
+        s.sgpr[106] = u32::MAX;
+        s.sgpr[107] = u32::MAX;
+        for l in 0..64 {
+            let neg = (l as u32 & 1) << 31;
+            s.vgpr[1][l] = (5.0f32 * 2f32.powi(-86)).to_bits() | neg;
+            s.vgpr[2][l] = 1.0f32.to_bits();
+            s.vgpr[3][l] = 1 | neg; // 2^-149
+            let x = (5.0 * 2f64.powi(-947)).to_bits() | (neg as u64) << 32;
+            let (c, one) = (1u64 | (neg as u64) << 32, 1.0f64.to_bits());
+            for (r, v) in [(6, x), (8, one), (10, c)] {
+                s.vgpr[r][l] = v as u32;
+                s.vgpr[r + 1][l] = (v >> 32) as u32;
+            }
+        }
+    });
+    for l in 0..64 {
+        if exec >> l & 1 == 0 {
+            assert_eq!(a.vgpr[0][l], b.vgpr[0][l]);
+            continue;
+        }
+        let neg = (l as u32 & 1) << 31;
+        assert_eq!(a.vgpr[0][l], 3 | neg, "f32 lane {l}");
+        assert_eq!(a.vgpr[4][l], 3, "f64 lo lane {l}");
+        assert_eq!(a.vgpr[5][l], neg, "f64 hi lane {l}");
+    }
+}

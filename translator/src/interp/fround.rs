@@ -245,8 +245,8 @@ fn err_fma(a: f64, b: f64, c: f64) -> (f64, f64) {
     (r1, r2 + r3)
 }
 
-/// f64 `a * b + c` (all finite, `a * b` non-zero) in direction `rm`.
-fn fma64(a: f64, b: f64, c: f64, rm: Round) -> f64 {
+/// f64 `(a * b + c) * 2^kx` (all finite, `a * b` non-zero) rounded once in direction `rm`.
+fn fma64(a: f64, b: f64, c: f64, kx: i32, rm: Round) -> f64 {
     let p = a * b;
     let (s, e, k) = if p.is_infinite() || p.abs() >= pow2(1000) {
         // Huge product: scale the larger factor and c down by 2^64 (both stay normal); a c
@@ -283,7 +283,45 @@ fn fma64(a: f64, b: f64, c: f64, rm: Round) -> f64 {
         // r1 = RN(x) = 0 only for an exact zero (x is a multiple of 2^-1074 here).
         return zero_sum(p, c, rm);
     }
-    round_pair(s, e, k, F64, rm)
+    round_pair(s, e, k + kx, F64, rm)
+}
+
+/// `(a * b + c) * 2^k` on f32 bits rounded once to nearest even (`v_div_fmas_f32` with VCC
+/// set), NaN rule as for the FMA.
+pub fn fma_scaled_f32(a: u32, b: u32, c: u32, k: i32) -> u32 {
+    let x = [a, b, c].map(|v| f64::from(f32::from_bits(v)));
+    if [a, b, c].iter().any(|&v| is_nan32(v)) || x.iter().any(|v| v.is_infinite()) {
+        return nan_rule32(&[a, b, c], (x[0] * x[1] + x[2]) as f32);
+    }
+    let p = x[0] * x[1];
+    let (s, e) = two_sum(p, x[2]);
+    if s == 0.0 {
+        return (zero_sum(p, x[2], Round::NearestEven) as f32).to_bits();
+    }
+    (round_pair(s, e, k, F32, Round::NearestEven) as f32).to_bits()
+}
+
+/// `(a * b + c) * 2^k` on f64 bits rounded once to nearest even (`v_div_fmas_f64` with VCC
+/// set), NaN rule as for the FMA.
+pub fn fma_scaled_f64(a: u64, b: u64, c: u64, k: i32) -> u64 {
+    let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
+    if [a, b, c].iter().any(|&v| is_nan64(v)) || [x, y, z].iter().any(|v| v.is_infinite()) {
+        return nan_rule64(&[a, b, c], x.mul_add(y, z));
+    }
+    if x == 0.0 || y == 0.0 {
+        let r = if z == 0.0 { x * y + z } else { z };
+        return round_pair_or_zero(r, k).to_bits();
+    }
+    fma64(x, y, z, k, Round::NearestEven).to_bits()
+}
+
+/// `r * 2^k` rounded to nearest even (`r` finite).
+fn round_pair_or_zero(r: f64, k: i32) -> f64 {
+    if r == 0.0 {
+        r
+    } else {
+        round_pair(r, 0.0, k, F64, Round::NearestEven)
+    }
 }
 
 /// f16 bits → f64 (finite or infinite; NaNs are handled by the caller).
@@ -391,7 +429,7 @@ fn f64_op(op: Arith, ops: &[u64], rm: Round) -> u64 {
                 c
             }
         }
-        Arith::Fma => fma64(a, b, c, rm),
+        Arith::Fma => fma64(a, b, c, 0, rm),
     };
     r.to_bits()
 }
