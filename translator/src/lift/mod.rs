@@ -32,12 +32,18 @@
 //! Documented approximations: `v_rcp_f32`/`v_rsq_f32`/`v_sqrt_f32` (and f64) are computed in
 //! round-to-nearest whatever FP_ROUND says (the ISA bounds them to 1 ULP; sqrt and rcp are
 //! correctly rounded, rsq is the rounded reciprocal of the rounded square root: within 1 ULP);
-//! transcendental ops likewise ignore FP_ROUND; the division helpers
-//! (`v_div_scale/fmas/fixup`) and `v_cvt_rpi_i32_f32`'s `+ 0.5` round to nearest; `v_mad_f32`/
+//! transcendental ops (f32 and f16) likewise ignore FP_ROUND; the division helpers
+//! (`v_div_scale/fmas/fixup`; `v_div_fmas` rounds its scaled FMA once) and
+//! `v_cvt_rpi_i32_f32`'s `+ 0.5` round to nearest; `v_cvt_pk_bf16_f32` uses the f32 FP_ROUND
+//! field and does not flush; f16 unary ops other than fract round to nearest; `v_mad_f32`/
 //! `v_mac_f32` keep denormals; `v_mad_mix*` (gfx9 only) under a directed FP_ROUND is
 //! Unsupported; f64 `v_fma_f64` under a directed FP_ROUND is exact except when `|a*b|` is
 //! above 2^1000 with a non-zero `c` below 2^-900, where `c` only breaks ties;
-//! `s_buffer_load` past `num_records` reads 0 but loads from the buffer base.
+//! `s_buffer_load` past `num_records` reads 0 but loads from the buffer base. FP8/BF8
+//! conversions use FNUZ on gfx942 and OCP on gfx950; stochastic rounding (`v_cvt_sr_*`) adds
+//! the random operand's low `23 - mantissa bits` bits after truncating for subnormal results
+//! (CDNA4 ISA 7.3's rule made precise, not checked on hardware), and OCP NaN results are
+//! `sign | 0x7f`; min/max follow the GFX9 pseudocode (IEEE mode from MODE.IEEE).
 
 mod control;
 pub mod coverage;
