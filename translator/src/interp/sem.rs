@@ -786,36 +786,25 @@ pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
         LaneFn::DivFixupF32 => div_fixup32(a32, b32, c32) as u64,
         LaneFn::DivFixupF64 => div_fixup64(a, b, c),
         LaneFn::DivFmasF32 => {
-            let r = tern(TernOp::Fma, 32, a, b, c) as u32;
             // VCC set → undo v_div_scale's 2^±64: the pseudocode's literal 2^32 cannot undo a
             // 2^64 scale (large and denormal operands came out 2^32 off); scaling by 2^64 when
             // the numerator S2 is large (exponent > 127) and 2^-64 otherwise makes every tested
-            // lane of compiled f32 division equal the host's IEEE quotient. The product is
-            // rounded once by the fma and once more by the scaling (only for denormal results).
+            // lane of compiled f32 division equal the host's IEEE quotient. The FMA and the
+            // scaling round once together (`fround::fma_scaled_f32`).
             if d & 1 == 1 {
-                // Scale before the final rounding, as one operation: a*b is exact in f64,
-                // the f64 fma and the power-of-two scale keep the result to within one f64
-                // rounding, then one rounding to f32.
                 let k = if exp32(c32) > 127 { 64 } else { -64 };
-                let (fa, fb, fc) = (
-                    f32::from_bits(a32),
-                    f32::from_bits(b32),
-                    f32::from_bits(c32),
-                );
-                let wide = (fa as f64).mul_add(fb as f64, fc as f64) * 2f64.powi(k);
-                nan_rule32(&[a32, b32, c32], wide as f32) as u64
+                super::fround::fma_scaled_f32(a32, b32, c32, k) as u64
             } else {
-                r as u64
+                tern(TernOp::Fma, 32, a, b, c)
             }
         }
         LaneFn::DivFmasF64 => {
-            let r = tern(TernOp::Fma, 64, a, b, c);
-            // As for f32, with v_div_scale_f64's 2^±128 and the f64 exponent bias.
+            // As for f32, with v_div_scale_f64's 2^±128 and the f64 exponent bias; one rounding.
             if d & 1 == 1 {
                 let k = if exp64(c) > 1023 { 128 } else { -128 };
-                nan_rule64(&[r], f64::from_bits(ldexp64(r, k)))
+                super::fround::fma_scaled_f64(a, b, c, k)
             } else {
-                r
+                tern(TernOp::Fma, 64, a, b, c)
             }
         }
         LaneFn::DivScaleF32 => div_scale32(a32, b32, c32).0 as u64,
@@ -824,5 +813,6 @@ pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
         LaneFn::DivScaleF64Flag => div_scale64(a, b, c).1 as u64,
         LaneFn::RcpIflagF32 => un32(UnOp::FRcp, a32) as u64,
         LaneFn::PkRtzF16F32 => (f32_to_f16(a32, true) | f32_to_f16(b32, true) << 16) as u64,
+        LaneFn::Rounded(op, rm, ovfl) => super::fround::eval(op, rm, ovfl, args),
     }
 }

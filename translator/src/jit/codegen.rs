@@ -1098,7 +1098,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if args.len() > 4 {
                     return Err("lane function with more than 4 arguments".into());
                 }
-                let code = code_of(&LANEFNS, f).ok_or("unknown lane function")?;
+                let code = lanefn_code(f).ok_or("unknown lane function")?;
                 self.vec_helper(kind::LANEFN, code, 32, args, t.bits(), false)?
             }
             Op::Load {
