@@ -11,6 +11,7 @@
 //! result is NaN (an invalid operation such as `inf - inf`, `0 * inf`, `sqrt(-1)`), the result
 //! is the default NaN `0x7FC00000` / `0x7FF8000000000000`.
 
+use crate::env::AtomicOp;
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, TernOp, UnOp};
 
 /// Sign bit of an f32.
@@ -825,4 +826,80 @@ pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
         LaneFn::RcpIflagF32 => un32(UnOp::FRcp, a32) as u64,
         LaneFn::PkRtzF16F32 => (f32_to_f16(a32, true) | f32_to_f16(b32, true) << 16) as u64,
     }
+}
+
+/// bf16 bits (low 16) → f32 bits (exact).
+pub fn bf16_to_f32(h: u32) -> u32 {
+    (h & 0xFFFF) << 16
+}
+
+/// f32 bits → bf16 bits (low 16), rounded to nearest even; NaNs are quieted keeping the top
+/// payload bits.
+pub fn f32_to_bf16(a: u32) -> u32 {
+    if is_nan32(a) {
+        return (a >> 16) | 0x40;
+    }
+    let round = 0x7FFF + ((a >> 16) & 1);
+    (a.wrapping_add(round)) >> 16
+}
+
+/// Adds two f32 values given as bits, with a deterministic NaN result: the first NaN operand,
+/// quieted (the host's NaN choice is not relied on).
+fn add32_det(a: u32, b: u32) -> u32 {
+    if is_nan32(a) {
+        return a | F32_QUIET;
+    }
+    if is_nan32(b) {
+        return b | F32_QUIET;
+    }
+    (f32::from_bits(a) + f32::from_bits(b)).to_bits()
+}
+
+/// The packed f16 add of `*_pk_add_f16` atomics: per 16-bit half `old + data`, rounded to
+/// nearest even with denormals kept. The f32 sum of two f16 values rounded once more to f16
+/// equals the correctly rounded f16 sum (24 ≥ 2·11 + 2 bits, so the double rounding is
+/// innocuous). A NaN result is the first NaN operand (`old` first), quieted.
+pub fn pk_add_f16(old: u32, data: u32) -> u32 {
+    let half = |sh: u32| {
+        let a = f16_to_f32((old >> sh) & 0xFFFF);
+        let b = f16_to_f32((data >> sh) & 0xFFFF);
+        f32_to_f16(add32_det(a, b), false) & 0xFFFF
+    };
+    half(0) | half(16) << 16
+}
+
+/// The packed bf16 add of `*_pk_add_bf16` atomics: per half `old + data` rounded to nearest
+/// even (f32 sum then one rounding to bf16: 24 ≥ 2·8 + 2, innocuous), denormals kept, NaN as
+/// in [`pk_add_f16`].
+pub fn pk_add_bf16(old: u32, data: u32) -> u32 {
+    let half = |sh: u32| {
+        let a = bf16_to_f32((old >> sh) & 0xFFFF);
+        let b = bf16_to_f32((data >> sh) & 0xFFFF);
+        f32_to_bf16(add32_det(a, b)) & 0xFFFF
+    };
+    half(0) | half(16) << 16
+}
+
+/// New memory value of the atomics that do not map onto host atomic instructions and are
+/// shared by every [`crate::env::WaveEnv`]: [`AtomicOp::RSub`], [`AtomicOp::MskOr`],
+/// [`AtomicOp::Wrap`], [`AtomicOp::PkAddF16`] and [`AtomicOp::PkAddBf16`] (`None` for the
+/// others). Values are `size` bytes (4 or 8); the result is truncated to `size`.
+pub fn atomic_extra(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> Option<u64> {
+    let bits = if size >= 8 { 64 } else { 32 };
+    let t = |x: u64| trunc_to(bits, x);
+    let (old, data, cmp) = (t(old), t(data), t(cmp));
+    Some(t(match op {
+        AtomicOp::RSub => data.wrapping_sub(old),
+        AtomicOp::MskOr => (old & !data) | cmp,
+        AtomicOp::Wrap => {
+            if old >= data {
+                old - data
+            } else {
+                old.wrapping_add(cmp)
+            }
+        }
+        AtomicOp::PkAddF16 => pk_add_f16(old as u32, data as u32) as u64,
+        AtomicOp::PkAddBf16 => pk_add_bf16(old as u32, data as u32) as u64,
+        _ => return None,
+    }))
 }

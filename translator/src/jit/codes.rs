@@ -133,7 +133,7 @@ pub const LANEFNS: [LaneFn; 16] = [
 pub const SPACES: [Space; 4] = [Space::Global, Space::Flat, Space::Lds, Space::Scratch];
 
 /// Atomic ops, indexed by code.
-pub const ATOMICS: [AtomicOp; 16] = [
+pub const ATOMICS: [AtomicOp; 21] = [
     AtomicOp::Swap,
     AtomicOp::CmpSwap,
     AtomicOp::Add,
@@ -150,6 +150,11 @@ pub const ATOMICS: [AtomicOp; 16] = [
     AtomicOp::FAdd,
     AtomicOp::FMin,
     AtomicOp::FMax,
+    AtomicOp::RSub,
+    AtomicOp::MskOr,
+    AtomicOp::Wrap,
+    AtomicOp::PkAddF16,
+    AtomicOp::PkAddBf16,
 ];
 
 /// The code of `x` in `table`, or `None` when the table lacks it (a new IR variant that the

@@ -29,8 +29,7 @@
 //! (hardware: within 1 ULP); `v_mad_f32`/`v_mac_f32` keep denormals; f16 FMAs
 //! (`v_fma_f16`, `v_pk_fma_f16`, `v_fma_mix*_f16`) go through an f32 FMA and may double-round
 //! in rare ties; float min/max follow IEEE minNum/maxNum (an sNaN input is not turned into a
-//! NaN result as IEEE mode would); `s_buffer_load` past `num_records` reads 0 but loads
-//! from the buffer base.
+//! NaN result as IEEE mode would).
 
 mod control;
 pub mod coverage;

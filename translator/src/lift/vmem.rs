@@ -316,6 +316,8 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         "add_f64" => (AtomicOp::FAdd, 8),
         "min_f64" => (AtomicOp::FMin, 8),
         "max_f64" => (AtomicOp::FMax, 8),
+        "pk_add_f16" => (AtomicOp::PkAddF16, 4),
+        "pk_add_bf16" => (AtomicOp::PkAddBf16, 4),
         _ => return Err("not supported".into()),
     };
     let size: u8 = if wide { 8 } else { size };

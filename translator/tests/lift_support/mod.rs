@@ -252,6 +252,22 @@ impl WaveEnv for Mem {
                 AtomicOp::FAdd => fop(size, old, d, |a, b| a + b),
                 AtomicOp::FMin => fop(size, old, d, f64::min),
                 AtomicOp::FMax => fop(size, old, d, f64::max),
+                AtomicOp::RSub => d.wrapping_sub(old) & m,
+                AtomicOp::MskOr => (old & !d) | (cmp[l] & m),
+                AtomicOp::Wrap => {
+                    if old >= d {
+                        old - d
+                    } else {
+                        old.wrapping_add(cmp[l]) & m
+                    }
+                }
+                // Packed half adds: the translator's rounding (the tests check values).
+                AtomicOp::PkAddF16 => {
+                    wavejit_translator::interp::sem::pk_add_f16(old as u32, d as u32) as u64
+                }
+                AtomicOp::PkAddBf16 => {
+                    wavejit_translator::interp::sem::pk_add_bf16(old as u32, d as u32) as u64
+                }
             };
             put(s, new);
             out[l] = old;
