@@ -217,7 +217,7 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         }
         Format::Vopd => vopd::lift(l, inst),
         Format::Ds => ds::lift(l, inst, name),
-        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf => {
+        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf | Format::Mtbuf => {
             vmem::lift(l, inst, name)
         }
         other => Err(format!("{other:?} instructions are not supported")),
