@@ -378,3 +378,82 @@ fn check_lane(
         a.vgpr[r][l]
     );
 }
+
+#[test]
+fn loads_into_lds() {
+    #[rustfmt::skip]
+    let words = [
+        0xbefc00ff, 0x00000100, // s_mov_b32 m0, 0x100
+        0xdca88008, 0x007f0002, // global_load_lds_dword v[2:3], off offset:8
+        0xbefc00ff, 0x00000300, // s_mov_b32 m0, 0x300
+        0xdca48000, 0x007f0002, // global_load_lds_sshort v[2:3], off
+        0xbefc00ff, 0x00000500, // s_mov_b32 m0, 0x500
+        0xddf48000, 0x007f0002, // global_load_lds_dwordx4 v[2:3], off
+        0xbefc00ff, 0x00000a00, // s_mov_b32 m0, 0xa00
+        0xe0411000, 0x80020004, // buffer_load_ubyte v4, s[8:11], 0 offen lds
+        0xbefc00ff, 0x00000c00, // s_mov_b32 m0, 0xc00
+        0xdca86000, 0x007f0005, // scratch_load_lds_dword v5, off
+        0xbefc00ff, 0x00000e00, // s_mov_b32 m0, 0xe00
+        0xddf89ffc, 0x000c0006, // global_load_lds_dwordx3 v6, s[12:13] offset:-4
+        0xbf8c0f70, // s_waitcnt vmcnt(0)
+        0xbf810000, // s_endpgm
+    ];
+    const G: u64 = 0x50_0000;
+    let exec = EXEC_PARTIAL;
+    let mut rng = Rng(5);
+    let g: Vec<u8> = (0..512).map(|_| rng.next() as u8).collect();
+    let mut mem = Mem::new(0x1200);
+    mem.add(G, g.clone());
+    for s in mem.scratch.iter_mut() {
+        for b in s.iter_mut() {
+            *b = rng.next() as u8;
+        }
+    }
+    let code = Code::from_words(&words);
+    let mut st = random_state(8, exec);
+    st.sgpr[8] = G as u32;
+    st.sgpr[9] = (G >> 32) as u32;
+    st.sgpr[10] = 150;
+    st.sgpr[11] = 0;
+    st.sgpr[12] = (G + 16) as u32;
+    st.sgpr[13] = ((G + 16) >> 32) as u32;
+    for l in 0..64 {
+        let p = G + 4 * l as u64;
+        st.vgpr[2][l] = p as u32;
+        st.vgpr[3][l] = (p >> 32) as u32;
+        st.vgpr[4][l] = 3 * l as u32;
+        st.vgpr[5][l] = 4 * (l as u32 % 16);
+        st.vgpr[6][l] = 4 * l as u32;
+    }
+    let before = clone_state(&st);
+    let lds0 = mem.lds.clone();
+    let scratch = mem.scratch.clone();
+    let t = wavejit_translator::isa::Target::new(wavejit_translator::isa::Gpu::GFX950);
+    let r = run_on(&t, &code, &mut st, &mut mem).expect("runs");
+    assert_eq!(r, wavejit_translator::env::ExitCode::EndPgm);
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    let mut want = lds0.clone();
+    let mut put = |o: usize, v: u32| want[o..o + 4].copy_from_slice(&v.to_le_bytes());
+    for l in (0..64).filter(|l| exec >> l & 1 != 0) {
+        // The instruction offset applies to the LDS address too.
+        put(0x100 + 8 + 4 * l, dw(&g, 4 * l + 8));
+        let h = u16::from_le_bytes([g[4 * l], g[4 * l + 1]]) as i16 as i32 as u32;
+        put(0x300 + 4 * l, h);
+        for i in 0..4 {
+            put(0x500 + 16 * l + 4 * i, dw(&g, 4 * l + 4 * i));
+        }
+        // num_records 150: a byte at 3l is in range when 3l + 1 <= 150.
+        let b = if 3 * l < 150 { g[3 * l] as u32 } else { 0 };
+        put(0xa00 + 4 * l, b);
+        put(0xc00 + 4 * l, dw(&scratch[l], 4 * (l % 16)));
+        for i in 0..3 {
+            put(0xe00 - 4 + 12 * l + 4 * i, dw(&g, 16 + 4 * l - 4 + 4 * i));
+        }
+    }
+    for o in (0..want.len()).step_by(4) {
+        assert_eq!(dw(&mem.lds, o), dw(&want, o), "LDS dword at {o:#x}");
+    }
+    // No VGPR is written.
+    assert!(st.vgpr == before.vgpr);
+    assert!((0..64).any(|l| exec >> l & 1 != 0 && 3 * l >= 150));
+}

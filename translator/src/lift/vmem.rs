@@ -23,7 +23,8 @@
 //! supply are written as 0). `d16` forms pack two 16-bit components per VGPR; an odd last
 //! component keeps the other half of its VGPR (`d16_hi_x`: the low half).
 //!
-//! Loads of more than 8 bytes are split into dword accesses.
+//! LDS-direct loads (`*_load_lds_*`, MUBUF `lds`) write LDS instead of VGPRs (see
+//! `load_to_lds`). Loads of more than 8 bytes are split into dword accesses.
 
 use super::operand::{K, R};
 use super::smem::dwords;
@@ -35,9 +36,6 @@ use crate::wave::InstClass;
 
 /// Lifts a FLAT/GLOBAL/SCRATCH/MUBUF instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    if inst.mem.lds {
-        return Err("loads to LDS are not supported".into());
-    }
     l.count_vector();
     if matches!(
         name,
@@ -69,7 +67,16 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         exec,
         range,
     };
-    if let (Some(d3), Some(rest)) = (d3, op.strip_prefix("load_format_")) {
+    let lds_ty = op.strip_prefix("load_lds_").or(if inst.mem.lds {
+        op.strip_prefix("load_")
+    } else {
+        None
+    });
+    if let Some(ty) = lds_ty {
+        load_to_lds(l, inst, &a, ty)?;
+    } else if inst.mem.lds {
+        return Err("not supported with lds".into());
+    } else if let (Some(d3), Some(rest)) = (d3, op.strip_prefix("load_format_")) {
         load_format(l, inst, &a, rest, d3)?;
     } else if let (Some(d3), Some(rest)) = (d3, op.strip_prefix("store_format_")) {
         store_format(l, inst, &a, rest, d3)?;
@@ -509,6 +516,53 @@ fn st(l: &mut Lifter, a: &Access, off: u64, size: u8, data: Val) {
         data,
         mask,
     });
+}
+
+/// LDS-direct loads (`global_load_lds_*`, `scratch_load_lds_*`, MUBUF loads with `lds`):
+/// each active lane's data goes to LDS at `M0[17:0] + inst_offset + lane × size`, where size
+/// is 4 for dword and sub-dword types (bytes and shorts are zero/sign-extended to a dword)
+/// and 12/16 for `dwordx3`/`dwordx4`; no VGPR is written. M0 holds the LDS base (LLVM's
+/// `*.load.lds` intrinsics pass the LDS pointer there; the instruction offset applies to
+/// both addresses). Out-of-range buffer lanes write 0s.
+fn load_to_lds(l: &mut Lifter, inst: &Inst, a: &Access, ty: &str) -> R<()> {
+    let (n, sub): (u64, Option<(u8, bool)>) = match ty {
+        "ubyte" => (1, Some((1, false))),
+        "sbyte" => (1, Some((1, true))),
+        "ushort" => (1, Some((2, false))),
+        "sshort" => (1, Some((2, true))),
+        "dword" => (1, None),
+        "dwordx3" => (3, None),
+        "dwordx4" => (4, None),
+        _ => return Err("not supported".into()),
+    };
+    let vals: Vec<Val> = match sub {
+        Some((size, signed)) => vec![ld(l, a, 0, size, signed)],
+        None => (0..n).map(|i| ld(l, a, 4 * i, 4, false)).collect(),
+    };
+    let m0 = l.get_sreg(124);
+    let m0 = l.and_imm(m0, 0x3_ffff);
+    let off = l.c32(inst.mem.offset as u32);
+    let m0 = l.add(m0, off);
+    let m0 = l.conv(ConvOp::ZExt, m0);
+    let lane = l.push_op(Op::LaneId, Ty::V32);
+    let per = l.c32(4 * n as u32);
+    let per = l.bcast(per);
+    let lo = l.bin(BinOp::Mul, lane, per);
+    let lo = l.conv(ConvOp::ZExt, lo);
+    let b = l.bcast(m0);
+    let base = l.add(b, lo);
+    for (i, v) in vals.into_iter().enumerate() {
+        let addr = l.add_imm(base, 4 * i as u64);
+        l.effect(Op::Store {
+            pc: l.pc,
+            space: Space::Lds,
+            addr,
+            size: 4,
+            data: v,
+            mask: a.exec,
+        });
+    }
+    Ok(())
 }
 
 fn load(l: &mut Lifter, inst: &Inst, a: &Access, ty: &str) -> R<()> {

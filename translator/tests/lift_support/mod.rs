@@ -351,10 +351,19 @@ pub fn random_state(seed: u64, exec: u64) -> Box<WaveState> {
 /// the JIT from the same starting state and memory: the two must agree exactly
 /// (registers, SCC, MODE, pc, counters, memory, exit).
 pub fn run(code: &Code, state: &mut WaveState, mem: &mut Mem) -> Result<ExitCode, ExecFault> {
-    let t = target();
+    run_on(&target(), code, state, mem)
+}
+
+/// [`run`] on another target.
+pub fn run_on(
+    t: &Target,
+    code: &Code,
+    state: &mut WaveState,
+    mem: &mut Mem,
+) -> Result<ExitCode, ExecFault> {
     let jit = Jit::new().expect("JIT for the host");
     for _ in 0..10_000 {
-        let block = lift_block(&t, code, state.pc, state.mode);
+        let block = lift_block(t, code, state.pc, state.mode);
         wavejit_translator::ir::verify(&block).expect("lifted block verifies");
         let mut js = clone_state(state);
         let mut jm = mem.clone();
