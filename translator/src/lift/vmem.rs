@@ -92,6 +92,10 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     Ok((InstClass::Vmem, Flow::Next))
 }
 
+/// MUBUF range-check inputs: `(offset V64, num_records V64, stride == 0 (S32),
+/// index-in-range mask S64)`.
+type Range = (Val, Val, Val, Val);
+
 /// A computed vector access.
 struct Access {
     space: Space,
@@ -101,9 +105,8 @@ struct Access {
     mask: Val,
     /// Lanes whose destination registers are written.
     exec: Val,
-    /// MUBUF range check: `(offset V64, num_records V64, stride == 0 (S32), index-in-range
-    /// mask S64)`.
-    range: Option<(Val, Val, Val, Val)>,
+    /// MUBUF range check.
+    range: Option<Range>,
 }
 
 /// The lanes that access `size` bytes at `piece` bytes past the address: `mask`, narrowed
@@ -158,7 +161,7 @@ fn flat_addr(l: &mut Lifter, inst: &Inst, space: Space) -> R<Val> {
 }
 
 /// MUBUF/MTBUF address, the range-check inputs (see [`piece_mask`]) and V# dword3.
-fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, (Val, Val, Val, Val), Val)> {
+fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, Range, Val)> {
     let sb = inst.src[3]
         .sreg()
         .ok_or("buffer resource is not an SGPR quad")?;
