@@ -232,3 +232,58 @@ fn append_with_exec_zero_changes_nothing() {
     assert!(mem.lds == lds0);
     check_vgpr(&b, &a, 38, 0, |_| 0);
 }
+
+/// gfx950 transposing LDS reads, set up as the 16-lane tiles LLVM/Triton describe: b16 — a
+/// 16 (M) × 4 (K) tile stored M-contiguous, lane 4k + q addressing M = 4q..4q+3 of column k,
+/// and afterwards lane m holding row m (K = 0..3); b8 — a 16 × 8 byte tile, lane 2k + h
+/// addressing M = 8h..8h+7 of column k, afterwards lane m holding row m (K = 0..7).
+#[test]
+fn transposing_reads_gfx950() {
+    #[rustfmt::skip]
+    let words = [
+        0xd9c60010, 0x02000000, // ds_read_b64_tr_b16 v[2:3], v0 offset:16
+        0xd9c40000, 0x04000001, // ds_read_b64_tr_b8 v[4:5], v1
+        0xbf8cc07f, // s_waitcnt lgkmcnt(0)
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0x1000);
+    let mut rng = Rng(31);
+    for b in mem.lds.iter_mut() {
+        *b = rng.next() as u8;
+    }
+    let lds = mem.lds.clone();
+    // Tile bases per 16-lane group (b16 tiles are 128 bytes, b8 tiles 128 bytes).
+    let b16_base = |g: usize| 0x100 + 0x100 * g;
+    let b8_base = |g: usize| 0x800 + 0x100 * g;
+    let code = Code::from_words(&words);
+    let mut st = random_state(4, exec);
+    for l in 0..64 {
+        let (g, j) = (l / 16, l % 16);
+        // b16: element (m, k) at base + 2 (m + 16 k); lane j = 4k + q → m = 4q.
+        st.vgpr[0][l] = (b16_base(g) + 2 * (4 * (j % 4) + 16 * (j / 4))) as u32 - 16;
+        // b8: byte (m, k) at base + m + 16 k; lane j = 2k + h → m = 8h.
+        st.vgpr[1][l] = (b8_base(g) + 8 * (j % 2) + 16 * (j / 2)) as u32;
+    }
+    let before = clone_state(&st);
+    let t = wavejit_translator::isa::Target::new(wavejit_translator::isa::Gpu::GFX950);
+    let r = run_on(&t, &code, &mut st, &mut mem).expect("runs");
+    assert_eq!(r, wavejit_translator::env::ExitCode::EndPgm);
+    let e16 = |g: usize, m: usize, k: usize| {
+        let o = b16_base(g) + 2 * (m + 16 * k);
+        lds[o] as u32 | (lds[o + 1] as u32) << 8
+    };
+    let e8 = |g: usize, m: usize, k: usize| lds[b8_base(g) + m + 16 * k] as u32;
+    check_vgpr(&before, &st, 2, exec, |l| {
+        e16(l / 16, l % 16, 0) | e16(l / 16, l % 16, 1) << 16
+    });
+    check_vgpr(&before, &st, 3, exec, |l| {
+        e16(l / 16, l % 16, 2) | e16(l / 16, l % 16, 3) << 16
+    });
+    check_vgpr(&before, &st, 4, exec, |l| {
+        (0..4).fold(0, |v, k| v | e8(l / 16, l % 16, k) << (8 * k))
+    });
+    check_vgpr(&before, &st, 5, exec, |l| {
+        (0..4).fold(0, |v, k| v | e8(l / 16, l % 16, 4 + k) << (8 * k))
+    });
+}

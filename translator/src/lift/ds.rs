@@ -1,7 +1,8 @@
 //! LDS instructions (DS): reads and writes (incl. `read2`/`write2`/`st64`, sub-dword and
 //! `d16` forms, b64/b96/b128, `addtid`), atomics (incl. `rsub`, `mskor`, `wrap`, packed
 //! f16/bf16 adds, `wrxchg2`, `condxchg32`), `ds_append`/`ds_consume`, and the cross-lane
-//! `ds_swizzle_b32`/`ds_permute_b32`/`ds_bpermute_b32`.
+//! `ds_swizzle_b32`/`ds_permute_b32`/`ds_bpermute_b32`, and gfx950's transposing
+//! `ds_read_b64_tr_b16`/`_b8` (see `read_transposed`).
 //!
 //! Addresses are `vaddr + offset` computed in 64 bits (so a sum past 4 GiB is an out-of-range
 //! access rather than a wrapped one). GFX9 does not clamp LDS addresses with M0.
@@ -171,6 +172,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             vec![v0, v1]
         };
         return l.set_vregs(inst.dst[0], &vals, exec);
+    }
+    if base == "read_b64_tr_b16" || base == "read_b64_tr_b8" {
+        return read_transposed(l, inst, base.ends_with("b16"), off, exec);
     }
     if let Some(ty) = base.strip_prefix("read_") {
         let a = addr(l, inst, off)?;
@@ -460,4 +464,45 @@ fn append(l: &mut Lifter, inst: &Inst, add: bool, off: u64, exec: Val) -> R<()> 
     let v = l.read_lane(old, lane);
     let v = l.bcast(v);
     l.set_vregs(inst.dst[0], &[v], exec)
+}
+
+/// gfx950 `ds_read_b64_tr_b16` / `ds_read_b64_tr_b8`: within each group of 16 lanes, every
+/// lane addresses 64 bits (`vaddr + offset`) holding 4 b16 (8 b8) consecutive elements of a
+/// 16-lane × 64-bit tile, and receives the transposed tile: with `i` the lane's index in its
+/// group, element `k` of the result is element `i % n` (n = 4 or 8 elements per lane) of the
+/// 64 bits addressed by group lane `i / n + k × (16 / n)`. For b16 this is the 16 × 4 base
+/// unit of LLVM/Triton's description (each of 4 lanes holds 4 consecutive elements of one
+/// column; afterwards lane `i` holds row `i`); for b8, two interleaved 8 × 8 byte transposes
+/// (even lanes → lanes 0-7, odd lanes → lanes 8-15).
+fn read_transposed(l: &mut Lifter, inst: &Inst, b16: bool, off: u64, exec: Val) -> R<()> {
+    let (n, size) = if b16 { (4u32, 2u8) } else { (8, 1) };
+    let va = l.v32(inst.src[0], K::B32)?;
+    let va = if off != 0 { l.add_imm(va, off) } else { va };
+    let mut elems = Vec::with_capacity(n as usize);
+    for k in 0..n {
+        let mut src = [0u32; 64];
+        let mut byte = [0u32; 64];
+        for i in 0..64u32 {
+            let g = i % 16;
+            src[i as usize] = (i - g) + g / n + k * (16 / n);
+            byte[i as usize] = (g % n) * size as u32;
+        }
+        let idx = l.lane_const(src);
+        let a = l.gather(va, idx);
+        let bo = l.lane_const(byte);
+        let a = l.add(a, bo);
+        let a = l.conv(ConvOp::ZExt, a);
+        elems.push(load(l, a, size, false));
+    }
+    let per = 32 / (8 * size as u32); // elements per dword
+    let mut dws = Vec::with_capacity(2);
+    for d in elems.chunks(per as usize) {
+        let mut v = d[0];
+        for (j, e) in d.iter().enumerate().skip(1) {
+            let t = l.shl_imm(*e, (8 * size as u64) * j as u64);
+            v = l.or(v, t);
+        }
+        dws.push(v);
+    }
+    l.set_vregs(inst.dst[0], &dws, exec)
 }
