@@ -83,7 +83,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let exec = l.exec();
     // ---- counters, thread-id addressing, exchanges ----
     match base {
-        "append" | "consume" => return append(l, inst, base == "append", off, exec),
+        "append" | "consume" if l.gpu.family() == Some(crate::isa::Family::Gfx9) => {
+            return append(l, inst, base == "append", off, exec);
+        }
         "read_addtid_b32" | "write_addtid_b32" => {
             // offset + M0[15:0] + 4 * lane.
             let m0 = l.get_sreg(124);

@@ -4,8 +4,8 @@
 //!
 //! Off-GPU definitions: the data cache is not modelled, so `s_dcache_inv`/`wb`/`discard`
 //! and `s_atc_probe*` (an address-translation-cache probe) have no effect; `s_memtime` and
-//! `s_memrealtime` read the environment clock (deterministic: the runtime counts retired
-//! instructions, see `WaveEnv::clock`).
+//! `s_memrealtime` read the environment clock (`WaveEnv::clock`: in the runtime a per-wave
+//! counter that advances by 64 per read, deterministic and independent of the host clock).
 //!
 //! Buffer forms (`s_buffer_*`) take base, stride and `num_records` from the V# in four SGPRs
 //! and range-check each dword's byte offset against `max(stride, 1) * num_records`: an

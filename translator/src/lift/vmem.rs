@@ -52,6 +52,12 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         _ => (Space::Global, name.strip_prefix("buffer_")),
     };
     let op = op.ok_or("not supported")?;
+    let gfx9 = l.gpu.family() == Some(crate::isa::Family::Gfx9);
+    let typed = op.starts_with("load_format_") || op.starts_with("store_format_");
+    if !gfx9 && (inst.mem.lds || typed || op.contains("_lds_") || inst.format == Format::Mtbuf) {
+        // RDNA's V# format fields and LDS-direct loads differ from GFX9's.
+        return Err("not supported on this target".into());
+    }
     let exec = l.exec();
     let buffer = matches!(inst.format, Format::Mubuf | Format::Mtbuf);
     let (addr, range, d3) = if buffer {
@@ -186,7 +192,7 @@ fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, Range, Val)> {
         l.c32(0)
     };
     let so = l.conv(ConvOp::ZExt, so);
-    let (vindex, voff) = match (inst.mem.idxen, inst.mem.offen) {
+    let (vindex, voff): (Option<Val>, Option<Val>) = match (inst.mem.idxen, inst.mem.offen) {
         (false, false) => (None, None),
         (true, false) => (Some(l.v32(inst.src[0], K::B32)?), None),
         (false, true) => (None, Some(l.v32(inst.src[0], K::B32)?)),
@@ -195,52 +201,76 @@ fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, Range, Val)> {
             (Some(l.get_vreg(r)?), Some(l.get_vreg(r + 1)?))
         }
     };
-    // offset = inst offset + voffset (32 bits).
+    // offset = inst offset + voffset; index = vindex + (ADD_TID_ENABLE ? lane : 0). The
+    // linear sum is formed in 64 bits (a voffset near 4 GiB is out of range, not wrapped).
     let ioff = l.c32(inst.mem.offset as u32);
-    let mut offset = l.bcast(ioff);
-    if let Some(v) = voff {
-        offset = l.add(offset, v);
-    }
-    // index = vindex + (ADD_TID_ENABLE ? lane : 0).
-    let tid_en = l.lshr_imm(d3, 23);
-    let tid_en = l.and_imm(tid_en, 1);
-    let tid_en = l.bcast(tid_en);
-    let lane = l.push_op(Op::LaneId, Ty::V32);
-    let tid = l.bin(BinOp::Mul, lane, tid_en);
-    let index = match vindex {
-        Some(ix) => l.add(ix, tid),
-        None => tid,
+    let ioff = l.bcast(ioff);
+    let gfx9 = l.gpu.family() == Some(crate::isa::Family::Gfx9);
+    let index = if gfx9 {
+        let tid_en = l.lshr_imm(d3, 23);
+        let tid_en = l.and_imm(tid_en, 1);
+        let tid_en = l.bcast(tid_en);
+        let lane = l.push_op(Op::LaneId, Ty::V32);
+        let tid = l.bin(BinOp::Mul, lane, tid_en);
+        match vindex {
+            Some(ix) => l.add(ix, tid),
+            None => tid,
+        }
+    } else {
+        // RDNA V#s place these fields differently; indexing there is vindex only.
+        match vindex {
+            Some(ix) => ix,
+            None => {
+                let z = l.c32(0);
+                l.bcast(z)
+            }
+        }
     };
     let sv = l.bcast(stride);
-    let linear = l.bin(BinOp::Mul, index, sv);
-    let linear = l.add(linear, offset);
-    // Swizzled: ES = 2 << dword3[20:19], IS = 8 << dword3[22:21] (shift amounts).
-    let es = l.lshr_imm(d3, 19);
-    let es = l.and_imm(es, 3);
-    let es = l.add_imm(es, 1);
-    let es = l.bcast(es);
-    let is = l.lshr_imm(d3, 21);
-    let is = l.and_imm(is, 3);
-    let is = l.add_imm(is, 3);
-    let is = l.bcast(is);
-    let i_msb = l.bin(BinOp::LShr, index, is);
-    let t = l.bin(BinOp::Shl, i_msb, is);
-    let i_lsb = l.bin(BinOp::Sub, index, t);
-    let o_msb = l.bin(BinOp::LShr, offset, es);
-    let o_msb = l.bin(BinOp::Shl, o_msb, es);
-    let o_lsb = l.bin(BinOp::Sub, offset, o_msb);
-    let hi = l.bin(BinOp::Mul, i_msb, sv);
-    let hi = l.add(hi, o_msb);
-    let hi = l.bin(BinOp::Shl, hi, is);
-    let lo = l.bin(BinOp::Shl, i_lsb, es);
-    let swz = l.add(hi, lo);
-    let swz = l.add(swz, o_lsb);
-    let swz_en = l.lshr_imm(d1, 31);
-    let all = l.c64(u64::MAX);
-    let none = l.c64(0);
-    let swz_en = l.select(swz_en, all, none);
-    let buf_off = l.select(swz_en, swz, linear);
-    let buf_off = l.conv(ConvOp::ZExt, buf_off);
+    let scaled = l.bin(BinOp::Mul, index, sv);
+    let scaled = l.conv(ConvOp::ZExt, scaled);
+    let io64 = l.conv(ConvOp::ZExt, ioff);
+    let mut linear = l.add(scaled, io64);
+    if let Some(v) = voff {
+        let v = l.conv(ConvOp::ZExt, v);
+        linear = l.add(linear, v);
+    }
+    let buf_off = if gfx9 {
+        // Swizzled (dword1[31]): ES = 2 << dword3[20:19], IS = 8 << dword3[22:21], as shifts;
+        // 32-bit arithmetic.
+        let offset = match voff {
+            Some(v) => l.add(ioff, v),
+            None => ioff,
+        };
+        let es = l.lshr_imm(d3, 19);
+        let es = l.and_imm(es, 3);
+        let es = l.add_imm(es, 1);
+        let es = l.bcast(es);
+        let is = l.lshr_imm(d3, 21);
+        let is = l.and_imm(is, 3);
+        let is = l.add_imm(is, 3);
+        let is = l.bcast(is);
+        let i_msb = l.bin(BinOp::LShr, index, is);
+        let t = l.bin(BinOp::Shl, i_msb, is);
+        let i_lsb = l.bin(BinOp::Sub, index, t);
+        let o_msb = l.bin(BinOp::LShr, offset, es);
+        let o_msb = l.bin(BinOp::Shl, o_msb, es);
+        let o_lsb = l.bin(BinOp::Sub, offset, o_msb);
+        let hi = l.bin(BinOp::Mul, i_msb, sv);
+        let hi = l.add(hi, o_msb);
+        let hi = l.bin(BinOp::Shl, hi, is);
+        let lo = l.bin(BinOp::Shl, i_lsb, es);
+        let swz = l.add(hi, lo);
+        let swz = l.add(swz, o_lsb);
+        let swz = l.conv(ConvOp::ZExt, swz);
+        let swz_en = l.lshr_imm(d1, 31);
+        let all = l.c64(u64::MAX);
+        let none = l.c64(0);
+        let swz_en = l.select(swz_en, all, none);
+        l.select(swz_en, swz, linear)
+    } else {
+        linear
+    };
     let sov = l.bcast(so);
     let off = l.add(sov, buf_off);
     let idx_ok = l.cmp(CmpOp::ULt, index, nrec);
