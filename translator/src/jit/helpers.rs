@@ -253,7 +253,7 @@ pub unsafe extern "C" fn h_atomic(
         unsafe { lanes(cmp, w) }
     };
     let sp = SPACES[space as usize & 3];
-    let op = ATOMICS[aop as usize & 15];
+    let op = ATOMICS[aop as usize % ATOMICS.len()];
     let mut res = [0u64; 64];
     if let Err(e) = cx
         .env
