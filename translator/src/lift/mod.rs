@@ -37,7 +37,9 @@ pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
+mod rdna_buffer;
 mod rdna_names;
+mod rdna_ops;
 mod salu;
 mod smem;
 mod valu;
@@ -195,6 +197,9 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
                 };
             }
             _ => {}
+        }
+        if let Some(r) = rdna_ops::lift(l, inst, name) {
+            return r;
         }
     }
     match inst.format {

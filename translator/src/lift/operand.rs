@@ -164,7 +164,7 @@ pub(crate) struct Lifter<'t> {
     /// Known EXEC mask.
     exec: Option<Val>,
     /// Write mask of the current instruction when DPP narrows it.
-    dpp_wmask: Option<Val>,
+    pub(super) dpp_wmask: Option<Val>,
     /// Deduplicated uniform constants.
     consts: HashMap<(bool, u64), Val>,
 }
@@ -716,6 +716,12 @@ impl<'t> Lifter<'t> {
             None => self.v32(o, k)?,
         };
         if i == 0 {
+            if let Some(sel) = inst.dpp8 {
+                if k.is64() {
+                    return Err("DPP8 on a 64-bit operand".into());
+                }
+                v = super::rdna_ops::dpp8(self, v, sel)?;
+            }
             if let Some(d) = inst.dpp {
                 if k.is64() {
                     return Err("DPP on a 64-bit operand".into());
@@ -823,6 +829,10 @@ impl<'t> Lifter<'t> {
 
     /// Applies a DPP16 permutation to `v` (src0) and records the write mask it implies.
     fn dpp(&mut self, v: Val, d: crate::isa::Dpp) -> R<Val> {
+        if self.gpu.family() != Some(crate::isa::Family::Gfx9) {
+            // RDNA controls, FI and the BC/FI table (`rdna_ops::dpp16`).
+            return super::rdna_ops::dpp16(self, v, d);
+        }
         let (map, invalid) =
             dpp_map(d.ctrl).ok_or_else(|| format!("reserved DPP control {:#x}", d.ctrl))?;
         let idx = self.lane_const(map);

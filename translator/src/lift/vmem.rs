@@ -41,6 +41,19 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     };
     let op = op.ok_or("not supported")?;
     let exec = l.exec();
+    if inst.format == Format::Mubuf && l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+        // RDNA V# layout and out-of-range modes (`rdna_buffer`).
+        let b = super::rdna_buffer::access(l, inst)?;
+        let mask = l.and(exec, b.lanes_ok);
+        let a = Access {
+            space,
+            addr: b.addr,
+            mask,
+            exec,
+            range: Some(b.range),
+        };
+        return access_op(l, inst, &a, op);
+    }
     let (addr, range) = if inst.format == Format::Mubuf {
         let (addr, range) = buffer_addr(l, inst)?;
         (addr, Some(range))
@@ -54,12 +67,17 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         exec,
         range,
     };
+    access_op(l, inst, &a, op)
+}
+
+/// The load, store or atomic `op` (the mnemonic without its segment prefix) at `a`.
+fn access_op(l: &mut Lifter, inst: &Inst, a: &Access, op: &str) -> LiftResult {
     if let Some(ty) = op.strip_prefix("load_") {
-        load(l, inst, &a, ty)?;
+        load(l, inst, a, ty)?;
     } else if let Some(ty) = op.strip_prefix("store_") {
-        store(l, inst, &a, ty)?;
+        store(l, inst, a, ty)?;
     } else if let Some(rest) = op.strip_prefix("atomic_") {
-        atomic(l, inst, &a, rest)?;
+        atomic(l, inst, a, rest)?;
     } else {
         return Err("not supported".into());
     }

@@ -78,6 +78,10 @@ fn reads_writes(inst: &Inst, name: &str) -> (Vec<u16>, Option<u16>) {
 
 /// Lifts one VOPD instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst) -> LiftResult {
+    if l.wave == 64 {
+        // RDNA ISA 2.1/7.8: every instruction exists in both wave sizes except VOPD.
+        return Err("VOPD is illegal in wave64".into());
+    }
     let target = Target {
         gpu: l.gpu,
         wave_size: l.wave,

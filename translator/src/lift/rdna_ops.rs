@@ -1,0 +1,649 @@
+//! RDNA (GFX11/GFX12) instructions without a GFX9 counterpart: true16 moves and bitwise ops
+//! on VGPR halves, the row permutes (`v_permlane16/x16/64` and the gfx12 `_var` forms), the
+//! RDNA4 IEEE-754-2019 `v_minimum/v_maximum` family and `v_min_num/v_max_num` of other
+//! widths, the scalar float ops (gfx1150/gfx12 SALU float, RDNA4 ISA 6.8), `s_sleep_var`
+//! and `s_alloc_vgpr`, and the 16-bit result write rule of RDNA.
+//!
+//! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
+//! returns `None` for what it does not handle.
+
+use super::operand::{K, R};
+use super::{Flow, LiftResult, Lifter};
+use crate::ir::{BinOp, CmpOp, ConvOp, Exit, LaneFn, TernOp, Ty, UnOp, Val};
+use crate::isa::{Format, Inst};
+use crate::wave::InstClass;
+
+/// Lifts an RDNA-only instruction (`name` is LLVM's base mnemonic), or `None` when the
+/// instruction is not one of them.
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
+    let scalar = matches!(
+        inst.format,
+        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc
+    );
+    if scalar {
+        return salu(l, inst, name);
+    }
+    let vector = matches!(
+        inst.format,
+        Format::Vop1 | Format::Vop2 | Format::Vop3 | Format::Vop3b
+    );
+    if !vector {
+        return None;
+    }
+    let base = name.strip_prefix("v_")?;
+    let r = match base {
+        "mov_b16" | "not_b16" | "and_b16" | "or_b16" | "xor_b16" => Some(bits16(l, inst, base)),
+        "permlane16_b32" | "permlanex16_b32" | "permlane16_var_b32" | "permlanex16_var_b32" => {
+            Some(permlane16(l, inst, base))
+        }
+        "permlane64_b32" => Some(permlane64(l, inst)),
+        _ => fminmax(l, inst, base),
+    }?;
+    Some(r.map(|()| (InstClass::Valu, Flow::Next)))
+}
+
+/// Writes the 16-bit result in the low bits of `v` to the half of the destination VGPR that
+/// the instruction names (`.h` = `op_sel[3]`), keeping the other half: GFX10+ 16-bit VALU
+/// ops do not zero the unused half (RDNA4 ISA 7.4: `v0.l` and `v0.h` are separate 16-bit
+/// registers).
+pub(super) fn write16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("16-bit destination is not a VGPR")?;
+    let old = l.get_vreg(reg)?;
+    let v = l.and_imm(v, 0xffff);
+    let r = if inst.mods.op_sel & 8 != 0 {
+        let keep = l.and_imm(old, 0xffff);
+        let hi = l.shl_imm(v, 16);
+        l.or(keep, hi)
+    } else {
+        let keep = l.and_imm(old, 0xffff_0000);
+        l.or(keep, v)
+    };
+    l.vdst32(r)
+}
+
+/// `v_mov_b16`, `v_not_b16`, `v_and_b16`, `v_or_b16`, `v_xor_b16` on 16-bit halves.
+fn bits16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on a 16-bit bitwise operation".into());
+    }
+    l.count_vector();
+    let a = l.src(0, K::B16)?;
+    let r = match base {
+        "mov_b16" => a,
+        "not_b16" => l.not(a),
+        _ => {
+            let b = l.src(1, K::B16)?;
+            let op = match base {
+                "and_b16" => BinOp::And,
+                "or_b16" => BinOp::Or,
+                _ => BinOp::Xor,
+            };
+            l.bin(op, a, b)
+        }
+    };
+    write16(l, inst, r)
+}
+
+/// Lane `l` of `[f(l); 64]` as a `V32` constant.
+fn lanes(l: &mut Lifter, f: impl Fn(u32) -> u32) -> Val {
+    let mut a = [0u32; 64];
+    for (i, x) in a.iter_mut().enumerate() {
+        *x = f(i as u32);
+    }
+    l.lane_const(a)
+}
+
+/// `v_permlane16_b32`, `v_permlanex16_b32` (lane selects from `{S2, S1}`, four bits per lane
+/// of a row) and the gfx12 `_var` forms (the select in bits [3:0] of a VGPR): lane
+/// `row * 16 + i` reads lane `sel(i)` of its own row (`x16`: of the other row of its pair).
+/// `op_sel[0]` is FI (read disabled lanes), `op_sel[1]` BOUND_CTRL (a disabled source lane
+/// writes 0 instead of nothing) (RDNA4 ISA, V_PERMLANE16_B32).
+fn permlane16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.abs != 0 || inst.mods.neg != 0 || inst.mods.omod != 0 || inst.mods.clamp {
+        return Err("source or output modifiers on a lane permute".into());
+    }
+    l.count_vector();
+    let v = l.src(0, K::B32)?;
+    let sel = if base.ends_with("_var_b32") {
+        let s = l.src(1, K::B32)?;
+        l.and_imm(s, 15)
+    } else {
+        let s1 = l.s32(inst.src[1], K::B32)?;
+        let s2 = l.s32(inst.src[2], K::B32)?;
+        let both = l.pack(s1, s2);
+        let both = l.bcast(both);
+        let shift = lanes(l, |i| 4 * (i % 16));
+        let shift = l.conv(ConvOp::ZExt, shift);
+        let s = l.bin(BinOp::LShr, both, shift);
+        let s = l.conv(ConvOp::Lo, s);
+        l.and_imm(s, 15)
+    };
+    let cross = base.starts_with("permlanex16");
+    // The first lane of the row read: its own row, or the other row of its pair.
+    let row = lanes(l, |i| if cross { (i & !15) ^ 16 } else { i & !15 });
+    let idx = l.add(row, sel);
+    let exec = l.exec();
+    let permuted = l.gather(v, idx);
+    let fi = inst.mods.op_sel & 1 != 0;
+    let bound_ctrl = inst.mods.op_sel & 2 != 0;
+    let ok = if fi {
+        l.c64(!0)
+    } else {
+        let on = l.mask_to_lanes(exec);
+        let src_on = l.gather(on, idx);
+        l.lanes_to_mask(src_on)
+    };
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("permute destination is not a VGPR")?;
+    if bound_ctrl {
+        let zero = l.cst(permuted, 0);
+        let r = l.select(ok, permuted, zero);
+        l.set_vreg(reg, r, exec)
+    } else {
+        let m = l.and(exec, ok);
+        l.set_vreg(reg, permuted, m)
+    }
+}
+
+/// `v_permlane64_b32`: wave64 lanes read the other half (`lane ^ 32`), disabled source lanes
+/// included; a no-op in wave32 (RDNA4 ISA, V_PERMLANE64_B32).
+fn permlane64(l: &mut Lifter, inst: &Inst) -> R<()> {
+    if l.wave == 32 {
+        return Ok(());
+    }
+    l.count_vector();
+    let v = l.src(0, K::B32)?;
+    let idx = lanes(l, |i| i ^ 32);
+    let r = l.gather(v, idx);
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("permute destination is not a VGPR")?;
+    let exec = l.exec();
+    l.set_vreg(reg, r, exec)
+}
+
+/// Which float min/max rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MinMax {
+    /// IEEE-754-2019 minimumNumber/maximumNumber (= 2008 minNum/maxNum with −0 < +0).
+    Num,
+    /// IEEE-754-2019 minimum/maximum: a NaN input gives a NaN (an sNaN first, quieted).
+    Ieee2019,
+}
+
+/// `min` (or `max`) of `a` and `b` under `rule`, for f32/f64 operands (RDNA4 ISA,
+/// V_MINIMUM_F32: sNaN S0, sNaN S1, qNaN S0, qNaN S1 in that priority, each quieted; else
+/// the smaller, −0 < +0).
+fn minmax(l: &mut Lifter, rule: MinMax, max: bool, a: Val, b: Val) -> Val {
+    let op = if max { BinOp::FMaxNum } else { BinOp::FMinNum };
+    let r = l.bin(op, a, b);
+    if rule == MinMax::Num {
+        return r;
+    }
+    let (qa, qb) = (l.un(UnOp::FQuiet, a), l.un(UnOp::FQuiet, b));
+    let (na, nb) = (l.cmp(CmpOp::FUno, a, a), l.cmp(CmpOp::FUno, b, b));
+    let snan = l.cst(a, 1);
+    let (sa, sb) = (l.cmp(CmpOp::FClass, a, snan), l.cmp(CmpOp::FClass, b, snan));
+    let t = l.select(nb, qb, r);
+    let t = l.select(na, qa, t);
+    let t = l.select(sb, qb, t);
+    l.select(sa, qa, t)
+}
+
+/// f16 `min`/`max` of the low 16 bits of `a` and `b`: the ordered result is computed on the
+/// exactly converted f32 values (both NaN: `a` quieted, payload kept); the IEEE-754-2019 NaN
+/// priority is decided on the f16 bits (the f16 → f32 conversion quiets NaNs).
+fn minmax16(l: &mut Lifter, rule: MinMax, max: bool, a: Val, b: Val) -> Val {
+    let (fa, fb) = (l.conv(ConvOp::F16ToF32, a), l.conv(ConvOp::F16ToF32, b));
+    let op = if max { BinOp::FMaxNum } else { BinOp::FMinNum };
+    let r = l.bin(op, fa, fb);
+    let r = l.conv(ConvOp::F32ToF16, r);
+    if rule == MinMax::Num {
+        return r;
+    }
+    let class = |l: &mut Lifter, x: Val| {
+        let mag = l.and_imm(x, 0x7fff);
+        let inf = l.cst(x, 0x7c00);
+        let nan = l.cmp(CmpOp::UGt, mag, inf);
+        let qbit = l.and_imm(x, 0x200);
+        let zero = l.cst(x, 0);
+        let signalling = l.cmp(CmpOp::Eq, qbit, zero);
+        let snan = l.and(nan, signalling);
+        let qb = l.cst(x, 0x200);
+        let q = l.or(x, qb);
+        let q = l.and_imm(q, 0xffff);
+        (nan, snan, q)
+    };
+    let (na, sa, qa) = class(l, a);
+    let (nb, sb, qb) = class(l, b);
+    let t = l.select(nb, qb, r);
+    let t = l.select(na, qa, t);
+    let t = l.select(sb, qb, t);
+    l.select(sa, qa, t)
+}
+
+/// The RDNA4 float min/max variants of the VALU: `v_minimum/v_maximum_{f32,f16,f64}`,
+/// `v_minimum3/v_maximum3_{f32,f16}`, `v_minimummaximum/v_maximumminimum_{f32,f16}`, and
+/// the `v_min_num/v_max_num` of f16 and f64 (f32 ones are GFX9's `v_min/max_f32`).
+fn fminmax(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
+    let (stem, ty) = base.rsplit_once('_')?;
+    let k = match ty {
+        "f32" => K::F32,
+        "f16" => K::F16,
+        "f64" => K::F64,
+        _ => return None,
+    };
+    use MinMax::*;
+    // (rule, sequence of max flags applied left to right over the sources)
+    let plan: (MinMax, &[bool]) = match stem {
+        "minimum" => (Ieee2019, &[false]),
+        "maximum" => (Ieee2019, &[true]),
+        "minimum3" => (Ieee2019, &[false, false]),
+        "maximum3" => (Ieee2019, &[true, true]),
+        "minimummaximum" => (Ieee2019, &[false, true]),
+        "maximumminimum" => (Ieee2019, &[true, false]),
+        "min_num" if k != K::F32 => (Num, &[false]),
+        "max_num" if k != K::F32 => (Num, &[true]),
+        "min3_num" => (Num, &[false, false]),
+        "max3_num" => (Num, &[true, true]),
+        "minmax_num" => (Num, &[false, true]),
+        "maxmin_num" => (Num, &[true, false]),
+        _ => return None,
+    };
+    Some(fminmax_apply(l, inst, k, plan.0, plan.1))
+}
+
+fn fminmax_apply(l: &mut Lifter, inst: &Inst, k: K, rule: MinMax, seq: &[bool]) -> R<()> {
+    l.count_vector();
+    let mut acc = l.src(0, k)?;
+    for (i, &max) in seq.iter().enumerate() {
+        let b = l.src(i + 1, k)?;
+        acc = if k == K::F16 {
+            minmax16(l, rule, max, acc, b)
+        } else {
+            minmax(l, rule, max, acc, b)
+        };
+    }
+    if k == K::F16 {
+        if inst.mods.clamp || inst.mods.omod != 0 {
+            return Err("output modifiers on a 16-bit result".into());
+        }
+        return write16(l, inst, acc);
+    }
+    let r = l.fout(acc, k)?;
+    if k == K::F64 {
+        l.vdst64(r)
+    } else {
+        l.vdst32(r)
+    }
+}
+
+// ---- scalar ALU ------------------------------------------------------------------------
+
+/// Scalar instructions of RDNA without a GFX9 counterpart, or `None`.
+fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
+    let flow = match name {
+        // Sleeps give other waves a turn, as `s_sleep` does.
+        "s_sleep_var" => Ok(Flow::End(Exit::Yield { next: l.next_pc })),
+        "s_alloc_vgpr" => alloc_vgpr(l, inst).map(|()| Flow::Next),
+        _ => {
+            let stem = name.strip_prefix("s_")?;
+            let k = if stem.ends_with("_f32") || stem == "cvt_f32_i32" || stem == "cvt_f32_u32" {
+                K::F32
+            } else if stem.ends_with("_f16") {
+                K::F16
+            } else {
+                return None;
+            };
+            salu_float(l, inst, stem, k)?.map(|()| Flow::Next)
+        }
+    };
+    Some(flow.map(|f| (InstClass::Salu, f)))
+}
+
+/// `s_alloc_vgpr n` (RDNA4 ISA, S_ALLOC_VGPR): a wave here always owns the full register
+/// file, so a request for at most 256 VGPRs (`S0[8:0]`) succeeds (SCC = 1) and changes
+/// nothing; a larger one fails (SCC = 0).
+fn alloc_vgpr(l: &mut Lifter, inst: &Inst) -> R<()> {
+    let n = l.s32(inst.src[0], K::B32)?;
+    let n = l.and_imm(n, 0x1ff);
+    let max = l.c32(256);
+    let ok = l.cmp(CmpOp::ULe, n, max);
+    l.set_scc(ok);
+    Ok(())
+}
+
+/// A scalar float source: MODE input denormal flushing applies (RDNA4 ISA 6.8: "Rounding
+/// and denormal handling follow the MODE.round and MODE.denorm settings"); f16 sources are
+/// the low 16 bits.
+fn fsrc(l: &mut Lifter, inst: &Inst, i: usize, k: K) -> R<Val> {
+    let v = l.s32(inst.src[i], k)?;
+    let v = if k == K::F16 { l.and_imm(v, 0xffff) } else { v };
+    Ok(if l.denorm_allowed(k, 1) {
+        v
+    } else {
+        l.flush_denorm(v, k)
+    })
+}
+
+/// Rejects rounding modes other than nearest-even for kind `k` (MODE.FP_ROUND).
+fn rne_only(l: &Lifter, k: K) -> R<()> {
+    let round = if k == K::F32 {
+        l.mode & 3
+    } else {
+        l.mode >> 2 & 3
+    };
+    if round != 0 {
+        return Err(format!("MODE round mode {round} is not supported"));
+    }
+    Ok(())
+}
+
+/// Output denormal flushing of a scalar float result.
+fn fres(l: &mut Lifter, v: Val, k: K) -> Val {
+    if l.denorm_allowed(k, 2) {
+        v
+    } else {
+        l.flush_denorm(v, k)
+    }
+}
+
+/// The SALU float instructions (RDNA4 ISA 6.8 and 16.1/16.3/16.4). f16 arithmetic is done
+/// in f32 and rounded once (exact for add, sub, mul and min/max; `s_fmac_f16` may
+/// double-round in rare ties, as the VALU f16 FMAs); f16 results zero the high half.
+fn salu_float(l: &mut Lifter, inst: &Inst, stem: &str, k: K) -> Option<R<()>> {
+    let op = stem
+        .strip_suffix(if k == K::F32 { "_f32" } else { "_f16" })
+        .unwrap_or(stem);
+    if let Some(cmp) = op.strip_prefix("cmp_") {
+        let c = match cmp {
+            "lt" => CmpOp::FLt,
+            "eq" => CmpOp::FEq,
+            "le" => CmpOp::FLe,
+            "gt" => CmpOp::FGt,
+            "lg" => CmpOp::FLg,
+            "ge" => CmpOp::FGe,
+            "o" => CmpOp::FOrd,
+            "u" => CmpOp::FUno,
+            "nge" => CmpOp::FNge,
+            "nlg" => CmpOp::FNlg,
+            "ngt" => CmpOp::FNgt,
+            "nle" => CmpOp::FNle,
+            "neq" => CmpOp::FNeq,
+            "nlt" => CmpOp::FNlt,
+            _ => return None,
+        };
+        return Some((|| {
+            let a = fsrc(l, inst, 0, k)?;
+            let b = fsrc(l, inst, 1, k)?;
+            let (a, b) = if k == K::F16 {
+                (l.conv(ConvOp::F16ToF32, a), l.conv(ConvOp::F16ToF32, b))
+            } else {
+                (a, b)
+            };
+            let r = l.cmp(c, a, b);
+            l.set_scc(r);
+            Ok(())
+        })());
+    }
+    let known = matches!(
+        op,
+        "add"
+            | "sub"
+            | "mul"
+            | "min_num"
+            | "max_num"
+            | "minimum"
+            | "maximum"
+            | "fmac"
+            | "fmaak"
+            | "fmamk"
+            | "ceil"
+            | "floor"
+            | "trunc"
+            | "rndne"
+            | "cvt_f32"
+            | "cvt_hi_f32"
+            | "cvt_i32"
+            | "cvt_u32"
+            | "cvt_f16"
+            | "cvt_pk_rtz_f16"
+    ) || stem == "cvt_f32_i32"
+        || stem == "cvt_f32_u32";
+    if !known {
+        return None;
+    }
+    Some(salu_float_op(l, inst, stem, op, k))
+}
+
+fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<()> {
+    // Conversions, named `s_cvt_<to>_<from>`.
+    match stem {
+        "cvt_f32_i32" | "cvt_f32_u32" => {
+            rne_only(l, K::F32)?;
+            let a = l.s32(inst.src[0], K::B32)?;
+            let c = if stem == "cvt_f32_i32" {
+                ConvOp::I32ToF32
+            } else {
+                ConvOp::U32ToF32
+            };
+            let r = l.conv(c, a);
+            return l.set_s32(inst.dst[0], r);
+        }
+        "cvt_i32_f32" | "cvt_u32_f32" => {
+            // Toward zero, saturating, NaN → 0 (the IR's conversion rule).
+            let a = fsrc(l, inst, 0, K::F32)?;
+            let c = if stem == "cvt_i32_f32" {
+                ConvOp::F32ToI32
+            } else {
+                ConvOp::F32ToU32
+            };
+            let r = l.conv(c, a);
+            return l.set_s32(inst.dst[0], r);
+        }
+        "cvt_f32_f16" | "cvt_hi_f32_f16" => {
+            let a = l.s32(inst.src[0], K::F16)?;
+            let a = if stem == "cvt_hi_f32_f16" {
+                l.lshr_imm(a, 16)
+            } else {
+                a
+            };
+            let a = l.and_imm(a, 0xffff);
+            let a = if l.denorm_allowed(K::F16, 1) {
+                a
+            } else {
+                l.flush_denorm(a, K::F16)
+            };
+            let r = l.conv(ConvOp::F16ToF32, a);
+            let r = fres(l, r, K::F32);
+            return l.set_s32(inst.dst[0], r);
+        }
+        "cvt_f16_f32" => {
+            rne_only(l, K::F16)?;
+            let a = fsrc(l, inst, 0, K::F32)?;
+            let r = l.conv(ConvOp::F32ToF16, a);
+            let r = fres(l, r, K::F16);
+            let r = l.and_imm(r, 0xffff);
+            return l.set_s32(inst.dst[0], r);
+        }
+        "cvt_pk_rtz_f16_f32" => {
+            // Through the VALU's lane function on a broadcast (lane 0 read back).
+            let a = fsrc(l, inst, 0, K::F32)?;
+            let b = fsrc(l, inst, 1, K::F32)?;
+            let (va, vb) = (l.bcast(a), l.bcast(b));
+            let v = l.lane_fn(LaneFn::PkRtzF16F32, vec![va, vb], Ty::V32);
+            let zero = l.c32(0);
+            let r = l.read_lane(v, zero);
+            return l.set_s32(inst.dst[0], r);
+        }
+        _ => {}
+    }
+    rne_only(l, k)?;
+    let f16 = k == K::F16;
+    let widen = |l: &mut Lifter, v: Val| {
+        if f16 {
+            l.conv(ConvOp::F16ToF32, v)
+        } else {
+            v
+        }
+    };
+    let r = match op {
+        "add" | "sub" | "mul" | "min_num" | "max_num" | "minimum" | "maximum" => {
+            let a = fsrc(l, inst, 0, k)?;
+            let b = fsrc(l, inst, 1, k)?;
+            let (a, b) = (widen(l, a), widen(l, b));
+            match op {
+                "add" => l.bin(BinOp::FAdd, a, b),
+                "sub" => l.bin(BinOp::FSub, a, b),
+                "mul" => l.bin(BinOp::FMul, a, b),
+                "min_num" => minmax(l, MinMax::Num, false, a, b),
+                "max_num" => minmax(l, MinMax::Num, true, a, b),
+                "minimum" => minmax(l, MinMax::Ieee2019, false, a, b),
+                _ => minmax(l, MinMax::Ieee2019, true, a, b),
+            }
+        }
+        "fmac" | "fmaak" | "fmamk" => {
+            let a = fsrc(l, inst, 0, k)?;
+            let (b, c) = match op {
+                // D = S0 * S1 + D
+                "fmac" => {
+                    let b = fsrc(l, inst, 1, k)?;
+                    let d = l.s32(inst.dst[0], k)?;
+                    let d = if f16 { l.and_imm(d, 0xffff) } else { d };
+                    let d = if l.denorm_allowed(k, 1) {
+                        d
+                    } else {
+                        l.flush_denorm(d, k)
+                    };
+                    (b, d)
+                }
+                // D = S0 * S1 + K (LLVM's operand order: s0, s1, K)
+                "fmaak" => (fsrc(l, inst, 1, k)?, fsrc(l, inst, 2, k)?),
+                // D = S0 * K + S1 (LLVM's operand order: s0, K, s1)
+                _ => (fsrc(l, inst, 1, k)?, fsrc(l, inst, 2, k)?),
+            };
+            let (a, b, c) = (widen(l, a), widen(l, b), widen(l, c));
+            l.tern(TernOp::Fma, a, b, c)
+        }
+        "ceil" | "floor" | "trunc" | "rndne" => {
+            let a = fsrc(l, inst, 0, k)?;
+            let a = widen(l, a);
+            let u = match op {
+                "ceil" => UnOp::FCeil,
+                "floor" => UnOp::FFloor,
+                "trunc" => UnOp::FTrunc,
+                _ => UnOp::FRoundEven,
+            };
+            l.un(u, a)
+        }
+        _ => return Err(format!("scalar float op s_{stem} is not lifted")),
+    };
+    let r = if f16 {
+        let h = l.conv(ConvOp::F32ToF16, r);
+        let h = fres(l, h, K::F16);
+        l.and_imm(h, 0xffff)
+    } else {
+        fres(l, r, K::F32)
+    };
+    l.set_s32(inst.dst[0], r)
+}
+
+// ---- DPP ---------------------------------------------------------------------------------
+
+/// DPP16 lane mapping of an RDNA `DPP_CTRL` (RDNA4 ISA 7.9.1): for each lane the source
+/// lane, and the mask of lanes whose source is out of range (outside its row of 16).
+/// GFX9's wave shifts, rotates and row broadcasts do not exist; `row_share` and
+/// `row_xmask` are new. `None` for reserved controls.
+pub(super) fn dpp16_map(ctrl: u16) -> Option<([u32; 64], u64)> {
+    let mut idx = [0u32; 64];
+    let mut invalid = 0u64;
+    for (l, slot) in idx.iter_mut().enumerate() {
+        let row = l & !15;
+        let r = l & 15;
+        let n = (ctrl & 15) as usize;
+        let src: Option<usize> = match ctrl {
+            0x000..=0x0ff => Some((l & !3) + ((ctrl as usize >> (2 * (l & 3))) & 3)),
+            0x101..=0x10f => (r + n < 16).then_some(l + n),
+            0x111..=0x11f => (r >= n).then(|| l - n),
+            0x121..=0x12f => Some(row + ((r + 16 - n) & 15)),
+            0x140 => Some(row + 15 - r),
+            0x141 => Some((l & !7) + 7 - (l & 7)),
+            0x150..=0x15f => Some(row + n),
+            0x160..=0x16f => Some(row + (r ^ n)),
+            _ => return None,
+        };
+        match src {
+            Some(s) => *slot = s as u32,
+            None => {
+                *slot = l as u32;
+                invalid |= 1 << l;
+            }
+        }
+    }
+    Some((idx, invalid))
+}
+
+/// Applies an RDNA DPP16 control to `v` (src0) and records the write mask, following the
+/// BC/FI table (RDNA4 ISA 7.9.1, Table 39): with FI = 0 a disabled source lane is invalid
+/// like an out-of-range one; an invalid source disables the write (BC = 0) or reads 0
+/// (BC = 1); with FI = 1 an out-of-range source reads 0 (BC = 0) or its own lane (BC = 1).
+pub(super) fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
+    let (map, out_of_range) =
+        dpp16_map(d.ctrl).ok_or_else(|| format!("reserved DPP control {:#x}", d.ctrl))?;
+    let idx = l.lane_const(map);
+    let exec = l.exec();
+    let permuted = l.gather(v, idx);
+    let mut rowbank = 0u64;
+    for lane in 0..64u64 {
+        let row = lane / 16;
+        let bank = (lane % 16) / 4;
+        if d.row_mask >> row & 1 != 0 && d.bank_mask >> bank & 1 != 0 {
+            rowbank |= 1 << lane;
+        }
+    }
+    let rb = l.c64(rowbank);
+    let base = l.and(exec, rb);
+    let in_range = l.c64(!out_of_range);
+    let zero = l.cst(permuted, 0);
+    if d.fi {
+        if d.bound_ctrl {
+            l.dpp_wmask = Some(base);
+            return Ok(permuted);
+        }
+        l.dpp_wmask = Some(base);
+        return Ok(l.select(in_range, permuted, zero));
+    }
+    let on = l.mask_to_lanes(exec);
+    let src_on = l.gather(on, idx);
+    let src_on = l.lanes_to_mask(src_on);
+    let ok = l.and(src_on, in_range);
+    if d.bound_ctrl {
+        l.dpp_wmask = Some(base);
+        Ok(l.select(ok, permuted, zero))
+    } else {
+        let m = l.and(base, ok);
+        l.dpp_wmask = Some(m);
+        Ok(permuted)
+    }
+}
+
+/// Applies DPP8 lane selects to `v` (src0): lane `l` reads lane `(l & !7) + sel[l & 7]`;
+/// a disabled source lane reads 0 unless FI (DPP8FI, `mods.op_sel_hi` bit 7) (RDNA4 ISA
+/// 7.9.2). Writes follow EXEC.
+pub(super) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
+    let fi = l.inst()?.mods.op_sel_hi & 0x80 != 0;
+    let idx = lanes(l, |i| (i & !7) + (sel[(i & 7) as usize] & 7) as u32);
+    let permuted = l.gather(v, idx);
+    if fi {
+        return Ok(permuted);
+    }
+    let exec = l.exec();
+    let on = l.mask_to_lanes(exec);
+    let src_on = l.gather(on, idx);
+    let ok = l.lanes_to_mask(src_on);
+    let zero = l.cst(permuted, 0);
+    Ok(l.select(ok, permuted, zero))
+}

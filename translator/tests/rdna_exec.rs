@@ -1,0 +1,706 @@
+//! RDNA execution, per instruction: true16 halves, row permutes, the scalar float ops, the
+//! RDNA4 float min/max variants, buffer V# addressing and its out-of-range modes, and the
+//! wave64 rules (both halves read the state from before the instruction; 64-bit masks).
+//!
+//! Instruction words come from `llvm-mc-22 -show-encoding` (the assembly is in the comment
+//! next to each word); expected values are host computations or the ISA pseudocode (RDNA4
+//! ISA, ch. 16) worked by hand. Every program runs in the interpreter and, block by block,
+//! in the JIT from the same state, which must agree exactly.
+
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+#![allow(clippy::too_many_arguments)] // the buffer reference takes every address input
+
+mod lift_support;
+use lift_support::{clone_state, Code, Mem, Rng, CODE_BASE};
+use wavejit_translator::env::ExitCode;
+use wavejit_translator::interp::run_block;
+use wavejit_translator::ir::Exit;
+use wavejit_translator::isa::{Gpu, Target};
+use wavejit_translator::jit::Jit;
+use wavejit_translator::lift::lift_block;
+use wavejit_translator::wave::WaveState;
+
+/// MODE of HIP kernels on RDNA: round to nearest even, f32 and f64/f16 denormals kept.
+const MODE: u32 = 0xf0;
+
+/// A state of `wave` lanes with every VGPR and SGPR random and non-zero, EXEC = `exec`.
+fn state(wave: u32, seed: u64, exec: u64) -> Box<WaveState> {
+    let mut s = WaveState::new_boxed(wave);
+    let mut r = Rng(seed | 1);
+    for reg in s.vgpr.iter_mut() {
+        for v in reg.iter_mut() {
+            *v = r.u32();
+        }
+    }
+    for v in s.sgpr.iter_mut() {
+        *v = r.u32();
+    }
+    s.set_exec(exec);
+    s.scc = 0;
+    s.mode = MODE;
+    s.pc = CODE_BASE;
+    s
+}
+
+/// Runs `words` on `target` until `s_endpgm`: each block in the interpreter and, when it
+/// compiles, in the JIT from the same state and memory (results must be identical).
+fn run(target: Target, words: &[u32], s: &mut WaveState, mem: &mut Mem) {
+    let code = Code::from_words(words);
+    let jit = Jit::new().expect("JIT for the host");
+    for _ in 0..1000 {
+        let block = lift_block(&target, &code, s.pc, s.mode);
+        if let Exit::Unsupported { reason, .. } = &block.exit {
+            panic!("{}: unsupported: {reason}", target.gpu);
+        }
+        wavejit_translator::ir::verify(&block).expect("lifted block verifies");
+        let mut js = clone_state(s);
+        let mut jm = mem.clone();
+        let r = run_block(&block, s, mem);
+        if let Ok(compiled) = jit.compile(&block) {
+            let jr = compiled.run(&mut js, &mut jm);
+            let same = jr == r
+                && js.vgpr == s.vgpr
+                && js.sgpr == s.sgpr
+                && js.scc == s.scc
+                && js.pc == s.pc
+                && js.counters == s.counters
+                && jm == *mem;
+            assert!(same, "JIT and interpreter differ on block:\n{block}");
+        }
+        match r.expect("block runs") {
+            ExitCode::EndPgm => return,
+            ExitCode::Continue | ExitCode::Barrier | ExitCode::Yield => {}
+            other => panic!("unexpected exit {other:?}"),
+        }
+    }
+    panic!("program did not end");
+}
+
+/// A target with an explicit wave size.
+fn tgt(gpu: Gpu, wave: u32) -> Target {
+    Target {
+        gpu,
+        wave_size: wave,
+    }
+}
+
+/// Lanes active in the tests' partial EXEC (wave32 keeps the low half).
+const EXEC: u64 = 0xF0F0_1234_FFFF_8001;
+
+/// `want(lane)` in the active lanes of VGPR `reg`, its old value elsewhere.
+fn check(before: &WaveState, after: &WaveState, reg: usize, want: impl Fn(usize) -> u32) {
+    let exec = before.exec();
+    for l in 0..64 {
+        let w = if exec >> l & 1 != 0 {
+            want(l)
+        } else {
+            before.vgpr[reg][l]
+        };
+        assert_eq!(
+            after.vgpr[reg][l], w,
+            "v{reg} lane {l}: got {:#x}, want {w:#x}",
+            after.vgpr[reg][l]
+        );
+    }
+}
+
+const S_ENDPGM: u32 = 0xbfb00000;
+
+/// f16 bits of `x` (exactly representable normal values only, as the tests use).
+fn h(x: f32) -> u32 {
+    let b = x.to_bits();
+    let e = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    assert!(
+        (1..31).contains(&e) && b & 0x1fff == 0,
+        "{x} is not an exact f16 normal"
+    );
+    (b >> 16) & 0x8000 | (e as u32) << 10 | (b >> 13) & 0x3ff
+}
+
+#[test]
+fn true16_halves_keep_the_other_half() {
+    #[rustfmt::skip]
+    let words = [
+        0x7f023902, // v_mov_b16_e32 v1.h, v2.l
+        0x7e023982, // v_mov_b16_e32 v1.l, v2.h  (v1 = {v2.l, v2.h}: halves swapped)
+        0xd7640803, 0x00020b04, // v_xor_b16 v3.l, v4.h, v5.l
+        0xd7644003, 0x0001ff04, 0x00001234, // v_xor_b16 v3.h, v4.l, 0x1234
+        0x7e0c1507, // v_cvt_f16_f32_e32 v6.l, v7
+        0xd7625809, 0x0002170a, // v_and_b16 v9.h, v10.h, v11.h
+        0x7e18d38d, // v_not_b16_e32 v12.l, v13.h
+        0x6b1d210f, // v_mul_f16_e32 v14.h, v15.l, v16.h
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 11, EXEC);
+        for l in 0..64 {
+            s.vgpr[7][l] = (1.5f32 + l as f32).to_bits();
+            s.vgpr[15][l] = h(0.75) | 0xdead_0000;
+            s.vgpr[16][l] = h(-2.0 - l as f32) << 16 | 0xbeef;
+        }
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        check(&b, &s, 1, |l| (v(2, l) & 0xffff) << 16 | v(2, l) >> 16);
+        check(&b, &s, 3, |l| {
+            let lo = (v(4, l) >> 16) ^ (v(5, l) & 0xffff);
+            let hi = (v(4, l) & 0xffff) ^ 0x1234;
+            hi << 16 | lo
+        });
+        check(&b, &s, 6, |l| v(6, l) & 0xffff_0000 | h(1.5 + l as f32));
+        check(&b, &s, 9, |l| {
+            (v(10, l) & v(11, l)) & 0xffff_0000 | v(9, l) & 0xffff
+        });
+        check(&b, &s, 12, |l| {
+            v(12, l) & 0xffff_0000 | !(v(13, l) >> 16) & 0xffff
+        });
+        check(&b, &s, 14, |l| {
+            h(0.75 * (-2.0 - l as f32)) << 16 | v(14, l) & 0xffff
+        });
+    }
+}
+
+/// The lane `permlane16` (`x`: `permlanex16`) reads for `lane` with selects `sel`.
+fn perm_src(lane: usize, sel: u64, x: bool) -> usize {
+    let row = lane & !15;
+    let row = if x { row ^ 16 } else { row };
+    row + (sel >> (4 * (lane % 16)) & 15) as usize
+}
+
+#[test]
+fn permlane16_and_x16_with_fi_and_bound_ctrl() {
+    #[rustfmt::skip]
+    let words = [
+        0xd65b0001, 0x00040102, // v_permlane16_b32 v1, v2, s0, s1
+        0xd65c0003, 0x00040102, // v_permlanex16_b32 v3, v2, s0, s1
+        0xd65b0804, 0x00040102, // v_permlane16_b32 v4, v2, s0, s1 op_sel:[1,0]
+        0xd65c1005, 0x00040102, // v_permlanex16_b32 v5, v2, s0, s1 op_sel:[0,1]
+        S_ENDPGM,
+    ];
+    for (gpu, wave) in [
+        (Gpu::GFX1100, 32),
+        (Gpu::GFX1100, 64),
+        (Gpu::GFX1200, 32),
+        (Gpu::GFX1201, 64),
+    ] {
+        let mut s = state(wave, 21, EXEC);
+        // Lane i of each row reads lane (15 - i) * 3 mod 16.
+        let sel: u64 = (0..16)
+            .map(|i| (((15 - i) * 3 % 16) as u64) << (4 * i))
+            .sum();
+        s.set_sgpr64(0, sel);
+        let b = clone_state(&s);
+        run(tgt(gpu, wave), &words, &mut s, &mut Mem::new(0));
+        let exec = b.exec();
+        let on = |l: usize| exec >> l & 1 != 0;
+        let src = |l: usize| b.vgpr[2][l];
+        // FI = 0, BOUND_CTRL = 0: a disabled source lane leaves the destination unchanged.
+        check(&b, &s, 1, |l| {
+            let j = perm_src(l, sel, false);
+            if on(j) {
+                src(j)
+            } else {
+                b.vgpr[1][l]
+            }
+        });
+        check(&b, &s, 3, |l| {
+            let j = perm_src(l, sel, true);
+            if on(j) {
+                src(j)
+            } else {
+                b.vgpr[3][l]
+            }
+        });
+        // FI = 1: disabled lanes are read.
+        check(&b, &s, 4, |l| src(perm_src(l, sel, false)));
+        // BOUND_CTRL = 1: a disabled source lane gives 0.
+        check(&b, &s, 5, |l| {
+            let j = perm_src(l, sel, true);
+            if on(j) {
+                src(j)
+            } else {
+                0
+            }
+        });
+    }
+}
+
+#[test]
+fn permlane_var_and_permlane64_gfx12() {
+    #[rustfmt::skip]
+    let words = [
+        0xd70f0006, 0x00020f02, // v_permlane16_var_b32 v6, v2, v7
+        0xd7100008, 0x00020f02, // v_permlanex16_var_b32 v8, v2, v7
+        0x7e12cf02, // v_permlane64_b32 v9, v2
+        S_ENDPGM,
+    ];
+    for wave in [32, 64] {
+        let mut s = state(wave, 31, EXEC);
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1200, wave), &words, &mut s, &mut Mem::new(0));
+        let exec = b.exec();
+        let on = |l: usize| exec >> l & 1 != 0;
+        let pick = |l: usize, x: bool, old: u32| {
+            let row = if x { (l & !15) ^ 16 } else { l & !15 };
+            let j = row + (b.vgpr[7][l] & 15) as usize;
+            if on(j) {
+                b.vgpr[2][j]
+            } else {
+                old
+            }
+        };
+        check(&b, &s, 6, |l| pick(l, false, b.vgpr[6][l]));
+        check(&b, &s, 8, |l| pick(l, true, b.vgpr[8][l]));
+        // wave64: lane l reads lane l ^ 32, disabled or not; wave32: no effect.
+        if wave == 64 {
+            check(&b, &s, 9, |l| b.vgpr[2][l ^ 32]);
+        } else {
+            assert_eq!(s.vgpr[9], b.vgpr[9]);
+        }
+    }
+}
+
+/// RDNA4 ISA V_MINIMUM_F32 / V_MAXIMUM_F32 pseudocode on f32 bits.
+fn minimum(a: u32, b: u32, max: bool) -> u32 {
+    let nan = |x: u32| x & 0x7fff_ffff > 0x7f80_0000;
+    let snan = |x: u32| nan(x) && x & 0x40_0000 == 0;
+    let q = |x: u32| x | 0x40_0000;
+    if snan(a) {
+        return q(a);
+    }
+    if snan(b) {
+        return q(b);
+    }
+    if nan(a) {
+        return a;
+    }
+    if nan(b) {
+        return b;
+    }
+    let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+    let a_first = if max {
+        fa > fb || (fa == 0.0 && fb == 0.0 && a >> 31 == 0 && b >> 31 == 1)
+    } else {
+        fa < fb || (fa == 0.0 && fb == 0.0 && a >> 31 == 1 && b >> 31 == 0)
+    };
+    if a_first {
+        a
+    } else {
+        b
+    }
+}
+
+/// RDNA4 ISA S_MIN_NUM_F32 / S_MAX_NUM_F32 pseudocode on f32 bits.
+fn min_num(a: u32, b: u32, max: bool) -> u32 {
+    let nan = |x: u32| x & 0x7fff_ffff > 0x7f80_0000;
+    match (nan(a), nan(b)) {
+        (true, true) => a | 0x40_0000,
+        (true, false) => b,
+        (false, true) => a,
+        _ => minimum(a, b, max),
+    }
+}
+
+/// Float bit patterns with the corner cases the min/max rules distinguish.
+const SPECIALS: [u32; 10] = [
+    0x7f80_0001, // sNaN
+    0xffc0_1234, // -qNaN with payload
+    0x8000_0000, // -0
+    0x0000_0000, // +0
+    0x3f80_0000, // 1
+    0xbf80_0000, // -1
+    0x7f80_0000, // +inf
+    0xff80_0000, // -inf
+    0x0000_0001, // smallest denormal
+    0x4049_0fdb, // pi
+];
+
+#[test]
+fn float_minimum_maximum_gfx12() {
+    #[rustfmt::skip]
+    let words = [
+        0xd7650003, 0x00020501, // v_minimum_f32 v3, v1, v2
+        0xd7660004, 0x00020501, // v_maximum_f32 v4, v1, v2
+        0xd62d0005, 0x04020501, // v_minimum3_f32 v5, v1, v2, v0
+        0xd66d0006, 0x04020501, // v_maximumminimum_f32 v6, v1, v2, v0
+        S_ENDPGM,
+    ];
+    for wave in [32, 64] {
+        let mut s = state(wave, 41, !0);
+        for l in 0..64 {
+            s.vgpr[1][l] = SPECIALS[l % 10];
+            s.vgpr[2][l] = SPECIALS[(l / 10 + l) % 10];
+            s.vgpr[0][l] = SPECIALS[(l * 7 + 3) % 10];
+        }
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1200, wave), &words, &mut s, &mut Mem::new(0));
+        let (a, c, d) = (|l| b.vgpr[1][l], |l| b.vgpr[2][l], |l| b.vgpr[0][l]);
+        check(&b, &s, 3, |l| minimum(a(l), c(l), false));
+        check(&b, &s, 4, |l| minimum(a(l), c(l), true));
+        check(&b, &s, 5, |l| {
+            minimum(minimum(a(l), c(l), false), d(l), false)
+        });
+        check(&b, &s, 6, |l| {
+            minimum(minimum(a(l), c(l), true), d(l), false)
+        });
+    }
+}
+
+#[test]
+fn scalar_float_ops_gfx12() {
+    #[rustfmt::skip]
+    let words = [
+        0xa00a0100, // s_add_f32 s10, s0, s1
+        0xa08b0100, // s_sub_f32 s11, s0, s1
+        0xa20c0100, // s_mul_f32 s12, s0, s1
+        0xa10d0100, // s_min_num_f32 s13, s0, s1
+        0xa18e0100, // s_max_num_f32 s14, s0, s1
+        0xa78f0100, // s_minimum_f32 s15, s0, s1
+        0xa8100100, // s_maximum_f32 s16, s0, s1
+        0xa3910100, // s_fmac_f32 s17, s0, s1
+        0xa2920100, 0x40400000, // s_fmaak_f32 s18, s0, s1, 0x40400000
+        0xa3130100, 0x40400000, // s_fmamk_f32 s19, s0, 0x40400000, s1
+        0xbe946402, // s_cvt_f32_i32 s20, s2
+        0xbe956502, // s_cvt_f32_u32 s21, s2
+        0xbe966600, // s_cvt_i32_f32 s22, s0
+        0xbe976700, // s_cvt_u32_f32 s23, s0
+        0xbe986800, // s_cvt_f16_f32 s24, s0
+        0xbe996903, // s_cvt_f32_f16 s25, s3
+        0xbe9a6a03, // s_cvt_hi_f32_f16 s26, s3
+        0xa49b0403, // s_add_f16 s27, s3, s4
+        0xa59c0403, // s_min_num_f16 s28, s3, s4
+        0xa89d0403, // s_minimum_f16 s29, s3, s4
+        0xbe9e6100, // s_floor_f32 s30, s0
+        0xbe9f6300, // s_rndne_f32 s31, s0
+        0xa4200100, // s_cvt_pk_rtz_f16_f32 s32, s0, s1
+        0xa7210403, // s_fmac_f16 s33, s3, s4
+        0xbf410100, // s_cmp_lt_f32 s0, s1
+        0x98228081, // s_cselect_b32 s34, 1, 0
+        0xbf580403, // s_cmp_u_f16 s3, s4
+        0x98238081, // s_cselect_b32 s35, 1, 0
+        0xbf490100, // s_cmp_nge_f32 s0, s1
+        0x98248081, // s_cselect_b32 s36, 1, 0
+        S_ENDPGM,
+    ];
+    // (s0, s1, s3, s4): ordinary values, then NaNs and signed zeros.
+    let cases: [(f32, f32, u32, u32); 4] = [
+        (2.5, -1.25, h(1.5) | h(-3.0) << 16, h(2.25) | 0xabcd_0000),
+        (-7.75, 3.0e-3, h(-0.5) | h(8.0) << 16, h(-0.5)),
+        (f32::from_bits(0x7f80_0001), 1.0, 0x7d00, h(2.0)),
+        (-0.0, 0.0, 0x8000, 0x0000),
+    ];
+    for gpu in [Gpu::GFX1200, Gpu::GFX1201] {
+        for (i, &(x, y, p, q)) in cases.iter().enumerate() {
+            let mut s = state(32, 50 + i as u64, !0);
+            s.sgpr[0] = x.to_bits();
+            s.sgpr[1] = y.to_bits();
+            s.sgpr[2] = (-123457i32) as u32;
+            s.sgpr[3] = p;
+            s.sgpr[4] = q;
+            s.sgpr[17] = 0.5f32.to_bits();
+            s.sgpr[33] = h(0.25) | 0x5555_0000;
+            let b = clone_state(&s);
+            run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+            let (a, c) = (x.to_bits(), y.to_bits());
+            let nan = |v: u32| v & 0x7fff_ffff > 0x7f80_0000;
+            let f = |v: f32| v.to_bits();
+            let r = |i: usize| s.sgpr[i];
+            if !nan(a) {
+                assert_eq!(r(10), f(x + y), "case {i}");
+                assert_eq!(r(11), f(x - y));
+                assert_eq!(r(12), f(x * y));
+                assert_eq!(r(17), f(x.mul_add(y, 0.5)));
+                assert_eq!(r(18), f(x.mul_add(y, 3.0)));
+                assert_eq!(r(19), f(x.mul_add(3.0, y)));
+                assert_eq!(r(22), x as i32 as u32);
+                assert_eq!(r(23), x as u32);
+                assert_eq!(r(30), f(x.floor()));
+                assert_eq!(r(31), f(x.round_ties_even()));
+                assert_eq!(r(34), (x < y) as u32);
+                // nge: not (x >= y), true when unordered.
+                assert_eq!(
+                    r(36),
+                    (x.partial_cmp(&y) == Some(std::cmp::Ordering::Less)) as u32
+                );
+            } else {
+                assert_eq!(r(34), 0);
+                assert_eq!(r(36), 1);
+                assert_eq!(r(22), 0);
+            }
+            assert_eq!(r(13), min_num(a, c, false), "case {i}");
+            assert_eq!(r(14), min_num(a, c, true));
+            assert_eq!(r(15), minimum(a, c, false));
+            assert_eq!(r(16), minimum(a, c, true));
+            assert_eq!(r(20), f(-123457.0));
+            assert_eq!(r(21), f(0xfffe_1dbf_u32 as f32));
+            match i {
+                0 => {
+                    assert_eq!(r(24), h(2.5));
+                    assert_eq!(r(25), f(1.5));
+                    assert_eq!(r(26), f(-3.0));
+                    assert_eq!(r(27), h(3.75));
+                    assert_eq!(r(28), h(1.5));
+                    assert_eq!(r(29), h(1.5));
+                    // 2.5 and -1.25 are exact in f16.
+                    assert_eq!(r(32), h(2.5) | h(-1.25) << 16);
+                    assert_eq!(r(33), h(1.5f32.mul_add(2.25, 0.25)));
+                    assert_eq!(r(35), 0);
+                }
+                2 => {
+                    // s3 = f16 sNaN 0x7d00: min_num returns the number, minimum the
+                    // quieted NaN; the compare is unordered.
+                    assert_eq!(r(28), h(2.0));
+                    assert_eq!(r(29), 0x7f00);
+                    assert_eq!(r(35), 1);
+                }
+                3 => {
+                    // -0 < +0 for both rules; f16 likewise.
+                    assert_eq!(r(13), 0x8000_0000);
+                    assert_eq!(r(14), 0);
+                    assert_eq!(r(28), 0x8000);
+                    assert_eq!(r(24), 0x8000);
+                }
+                _ => {}
+            }
+            // SCC and SGPRs the program does not write stay.
+            assert_eq!(s.sgpr[37..106], b.sgpr[37..106]);
+        }
+    }
+}
+
+#[test]
+fn wave64_halves_read_the_state_before_the_instruction() {
+    #[rustfmt::skip]
+    let words = [
+        0x40020702, // v_add_co_ci_u32_e32 v1, vcc, v2, v3, vcc
+        0x7c980b04, // v_cmp_gt_u32_e32 vcc, v4, v5
+        0x020c1107, // v_cndmask_b32_e32 v6, v7, v8, vcc
+        0xd441000a, 0x00020b04, // v_cmp_lt_i32_e64 s[10:11], v4, v5
+        0xd7000c09, 0x00020702, // v_add_co_u32 v9, s[12:13], v2, v3
+        0x7d9a0b04, // v_cmpx_ne_u32_e32 v4, v5
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(64, 61, EXEC);
+        for l in 0..64 {
+            // Large values so that about half the lanes carry; v4/v5 equal in some lanes.
+            s.vgpr[2][l] |= 0x8000_0000;
+            if l % 5 == 0 {
+                s.vgpr[5][l] = s.vgpr[4][l];
+            }
+        }
+        s.set_sgpr64(106, 0x5555_aaaa_0f0f_f0f0);
+        let b = clone_state(&s);
+        run(tgt(gpu, 64), &words, &mut s, &mut Mem::new(0));
+        let exec = b.exec();
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        let vcc0 = b.sgpr64(106);
+        // Carry-in from the old VCC in both halves, carry-out to VCC (then overwritten).
+        check(&b, &s, 1, |l| {
+            v(2, l)
+                .wrapping_add(v(3, l))
+                .wrapping_add((vcc0 >> l & 1) as u32)
+        });
+        let mask = |f: &dyn Fn(usize) -> bool| -> u64 {
+            (0..64)
+                .filter(|&l| exec >> l & 1 != 0 && f(l))
+                .map(|l| 1u64 << l)
+                .sum()
+        };
+        let gt = mask(&|l| v(4, l) > v(5, l));
+        assert_eq!(s.sgpr64(106), gt, "{}: VCC of v_cmp_gt", gpu);
+        check(
+            &b,
+            &s,
+            6,
+            |l| if gt >> l & 1 != 0 { v(8, l) } else { v(7, l) },
+        );
+        assert_eq!(s.sgpr64(10), mask(&|l| (v(4, l) as i32) < (v(5, l) as i32)));
+        check(&b, &s, 9, |l| v(2, l).wrapping_add(v(3, l)));
+        assert_eq!(
+            s.sgpr64(12),
+            mask(&|l| (v(2, l) as u64 + v(3, l) as u64) >> 32 != 0)
+        );
+        // RDNA v_cmpx writes EXEC only (64 bits).
+        assert_eq!(s.exec(), mask(&|l| v(4, l) != v(5, l)));
+        assert!(s.exec() >> 32 != 0 && s.exec() as u32 != 0);
+    }
+}
+
+#[test]
+fn vopd_is_wave32_only() {
+    // v_dual_mov_b32 v0, v2 :: v_dual_mov_b32 v1, v4
+    let words = [0xca100102, 0x00000104, S_ENDPGM];
+    let code = Code::from_words(&words);
+    let w64 = lift_block(&tgt(Gpu::GFX1100, 64), &code, CODE_BASE, MODE);
+    match &w64.exit {
+        Exit::Unsupported { reason, .. } => assert!(reason.contains("wave64"), "{reason}"),
+        other => panic!("VOPD lifted in wave64: {other:?}"),
+    }
+    let mut s = state(32, 71, EXEC);
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+    check(&b, &s, 0, |l| b.vgpr[2][l]);
+    check(&b, &s, 1, |l| b.vgpr[4][l]);
+}
+
+/// Base of the buffer memory in the buffer test.
+const BUF: u64 = 0x2000_0000;
+/// Its size in bytes.
+const BUF_LEN: usize = 32768;
+
+/// A V#: base, stride, swizzle enable, num_records, index stride code, add-tid, OOB_SELECT.
+#[derive(Clone, Copy, Debug)]
+struct Vsharp {
+    stride: u32,
+    swizzle: u32,
+    nrec: u32,
+    istride: u32,
+    add_tid: bool,
+    oob: u32,
+}
+
+impl Vsharp {
+    fn words(&self) -> [u32; 4] {
+        [
+            BUF as u32,
+            (BUF >> 32) as u32 | self.stride << 16 | self.swizzle << 30,
+            self.nrec,
+            self.istride << 21 | (self.add_tid as u32) << 23 | self.oob << 28,
+        ]
+    }
+
+    /// RDNA4 ISA 9.4: byte offset of the access and whether a piece of `size` bytes at
+    /// `piece` is in range, for lane `lane` with the given index, offsets.
+    fn locate(
+        &self,
+        lane: u32,
+        idx: u32,
+        voff: u32,
+        soff: u32,
+        ioff: u32,
+        piece: u32,
+        size: u32,
+    ) -> (u64, bool) {
+        let index = idx + if self.add_tid { lane } else { 0 };
+        let total = voff.wrapping_add(ioff).wrapping_add(soff);
+        let off = if self.swizzle != 0 {
+            let es: u64 = if self.swizzle == 1 { 4 } else { 16 };
+            let is = 8u64 << self.istride;
+            let (i, t) = (index as u64, total as u64);
+            ((i / is) * self.stride as u64 + (t / es) * es) * is + (i % is) * es + t % es
+        } else {
+            index as u64 * self.stride as u64 + total as u64
+        };
+        let end = total as u64 + (piece + size) as u64;
+        let structured_check = index < self.nrec && end <= self.stride as u64;
+        let ok = match self.oob {
+            0 => structured_check,
+            1 => index < self.nrec,
+            2 => self.nrec != 0,
+            _ if self.swizzle != 0 && self.stride != 0 => structured_check,
+            _ => end <= self.nrec as u64,
+        };
+        (off + piece as u64, ok)
+    }
+}
+
+#[test]
+fn buffer_vsharp_modes_and_swizzle() {
+    #[rustfmt::skip]
+    let gfx11 = [
+        0xe0500004, 0x08410100, // buffer_load_b32 v1, v0, s[4:7], s8 offen offset:4
+        0xe0500004, 0x08810203, // buffer_load_b32 v2, v3, s[4:7], s8 idxen offset:4
+        0xe0540000, 0x08c10406, // buffer_load_b64 v[4:5], v[6:7], s[4:7], s8 idxen offen
+        0xe0680008, 0x08410900, // buffer_store_b32 v9, v0, s[4:7], s8 offen offset:8
+        S_ENDPGM,
+    ];
+    #[rustfmt::skip]
+    let gfx12 = [
+        0xc4050008, 0x40800801, 0x00000400, // buffer_load_b32 v1, v0, s[4:7], s8 offen offset:4
+        0xc4050008, 0x80800802, 0x00000403, // buffer_load_b32 v2, v3, s[4:7], s8 idxen offset:4
+        0xc4054008, 0xc0800804, 0x00000006, // buffer_load_b64 v[4:5], v[6:7], s[4:7], s8 idxen offen
+        0xc4068008, 0x40800809, 0x00000800, // buffer_store_b32 v9, v0, s[4:7], s8 offen offset:8
+        S_ENDPGM,
+    ];
+    let mut n = 0;
+    for (gpu, words) in [(Gpu::GFX1100, &gfx11[..]), (Gpu::GFX1200, &gfx12[..])] {
+        for wave in [32, 64] {
+            for oob in 0..4 {
+                for (swizzle, add_tid) in [(0, false), (1, false), (3, true), (0, true)] {
+                    n += 1;
+                    let vs = Vsharp {
+                        stride: if oob == 1 && swizzle == 0 && !add_tid {
+                            0
+                        } else {
+                            48
+                        },
+                        swizzle,
+                        nrec: [150, 9, 0, 100][oob as usize] + n % 3,
+                        istride: n % 4,
+                        add_tid,
+                        oob,
+                    };
+                    run_buffer(gpu, wave, words, vs, n as u64);
+                }
+            }
+        }
+    }
+}
+
+fn run_buffer(gpu: Gpu, wave: u32, words: &[u32], vs: Vsharp, seed: u64) {
+    let mut mem = Mem::new(0);
+    let bytes: Vec<u8> = (0..BUF_LEN)
+        .map(|i| (i * 13 + 7) as u8 ^ (i >> 8) as u8)
+        .collect();
+    mem.add(BUF, bytes.clone());
+    let mut s = state(wave, seed, EXEC);
+    let soff = 4 * (seed as u32 % 3);
+    for l in 0..64 {
+        s.vgpr[0][l] = 4 * ((l as u32 * 7) % 40); // raw offsets 0..156
+        s.vgpr[3][l] = (l as u32 * 5) % 13; // indices 0..12
+        s.vgpr[6][l] = (l as u32 * 3) % 11;
+        s.vgpr[7][l] = 4 * (l as u32 % 11);
+    }
+    let d = vs.words();
+    s.sgpr[4..8].copy_from_slice(&d);
+    s.sgpr[8] = soff;
+    let b = clone_state(&s);
+    run(tgt(gpu, wave), words, &mut s, &mut mem);
+    let exec = b.exec();
+    let rd =
+        |off: u64| u32::from_le_bytes(bytes[off as usize..off as usize + 4].try_into().unwrap());
+    let what = format!("{gpu} wave{wave} {vs:?}");
+    for l in 0..64usize {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let lane = l as u32;
+        let load = |idx: u32, voff: u32, ioff: u32, piece: u32| {
+            let (o, ok) = vs.locate(lane, idx, voff, soff, ioff, piece, 4);
+            if ok {
+                rd(o)
+            } else {
+                0
+            }
+        };
+        let v = |r: usize| b.vgpr[r][l];
+        assert_eq!(s.vgpr[1][l], load(0, v(0), 4, 0), "{what} v1 lane {l}");
+        assert_eq!(s.vgpr[2][l], load(v(3), 0, 4, 0), "{what} v2 lane {l}");
+        assert_eq!(s.vgpr[4][l], load(v(6), v(7), 0, 0), "{what} v4 lane {l}");
+        assert_eq!(s.vgpr[5][l], load(v(6), v(7), 0, 4), "{what} v5 lane {l}");
+    }
+    // The store: every in-range active lane writes v9 at its offset (lanes in order, so the
+    // highest lane wins where offsets coincide).
+    let mut want = bytes.clone();
+    for l in 0..64usize {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let (o, ok) = vs.locate(l as u32, 0, b.vgpr[0][l], soff, 8, 0, 4);
+        if ok {
+            want[o as usize..o as usize + 4].copy_from_slice(&b.vgpr[9][l].to_le_bytes());
+        }
+    }
+    assert!(mem.region(BUF) == &want[..], "{what}: stored bytes differ");
+}
