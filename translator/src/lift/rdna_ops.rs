@@ -23,6 +23,13 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
     if scalar {
         return salu(l, inst, name);
     }
+    if inst.format == Format::Sopp {
+        return sopp(l, inst, name);
+    }
+    if inst.format == Format::Smem && name.contains("prefetch") {
+        // gfx12 instruction/data prefetches: hints only.
+        return Some(Ok((InstClass::Smem, Flow::Next)));
+    }
     let vector = matches!(
         inst.format,
         Format::Vop1 | Format::Vop2 | Format::Vop3 | Format::Vop3b
@@ -37,6 +44,16 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
             Some(permlane16(l, inst, base))
         }
         "permlane64_b32" => Some(permlane64(l, inst)),
+        "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
+        "minmax_i32" | "minmax_u32" | "maxmin_i32" | "maxmin_u32" | "min3_i16" | "min3_u16"
+        | "max3_i16" | "max3_u16" | "med3_i16" | "med3_u16" => Some(int_minmax(l, inst, base)),
+        "cvt_i32_i16" | "cvt_u32_u16" => Some(ext16(l, inst, base)),
+        "cndmask_b16" => Some(cndmask16(l, inst)),
+        "swap_b16" => Some(swap16(l, inst)),
+        "mul_dx9_zero_f32" | "fma_dx9_zero_f32" | "fmac_dx9_zero_f32" => {
+            Some(dx9_zero(l, inst, base))
+        }
+        _ if base.starts_with("s_") => pseudo_scalar(l, inst, base),
         _ => fminmax(l, inst, base),
     }?;
     Some(r.map(|()| (InstClass::Valu, Flow::Next)))
@@ -245,6 +262,9 @@ fn fminmax(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
         "maximum3" => (Ieee2019, &[true, true]),
         "minimummaximum" => (Ieee2019, &[false, true]),
         "maximumminimum" => (Ieee2019, &[true, false]),
+        // gfx11 `v_minmax/v_maxmin_f32/f16` (IEEE minNum/maxNum, like `v_min_f32`).
+        "minmax" => (Num, &[false, true]),
+        "maxmin" => (Num, &[true, false]),
         "min_num" if k != K::F32 => (Num, &[false]),
         "max_num" if k != K::F32 => (Num, &[true]),
         "min3_num" => (Num, &[false, false]),
@@ -289,6 +309,20 @@ fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
         // Sleeps give other waves a turn, as `s_sleep` does.
         "s_sleep_var" => Ok(Flow::End(Exit::Yield { next: l.next_pc })),
         "s_alloc_vgpr" => alloc_vgpr(l, inst).map(|()| Flow::Next),
+        "s_and_not0_wrexec_b32"
+        | "s_and_not0_wrexec_b64"
+        | "s_and_not1_wrexec_b32"
+        | "s_and_not1_wrexec_b64" => wrexec(l, inst, name).map(|()| Flow::Next),
+        "s_pack_hl_b32_b16" => (|| {
+            // D = { S1[15:0], S0[31:16] } (RDNA4 ISA, S_PACK_HL_B32_B16).
+            let a = l.s32(inst.src[0], K::B32)?;
+            let b = l.s32(inst.src[1], K::B32)?;
+            let lo = l.lshr_imm(a, 16);
+            let hi = l.shl_imm(b, 16);
+            let r = l.or(hi, lo);
+            l.set_s32(inst.dst[0], r)
+        })()
+        .map(|()| Flow::Next),
         _ => {
             let stem = name.strip_prefix("s_")?;
             let k = if stem.ends_with("_f32") || stem == "cvt_f32_i32" || stem == "cvt_f32_u32" {
@@ -646,4 +680,275 @@ pub(super) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
     let ok = l.lanes_to_mask(src_on);
     let zero = l.cst(permuted, 0);
     Ok(l.select(ok, permuted, zero))
+}
+
+// ---- more VALU ------------------------------------------------------------------------------
+
+/// `v_add_nc_i32`/`v_sub_nc_i32` without clamp: wrapping 32-bit add/sub.
+fn int32_nc(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let a = l.src(0, K::B32)?;
+    let b = l.src(1, K::B32)?;
+    let op = if base == "add_nc_i32" {
+        BinOp::Add
+    } else {
+        BinOp::Sub
+    };
+    let r = l.bin(op, a, b);
+    l.vdst32(r)
+}
+
+/// Three-source integer min/max: `v_minmax/v_maxmin_{i32,u32}` (`min(max(a, b), c)` and
+/// mirror) and the 16-bit `v_min3/v_max3/v_med3_{i16,u16}`.
+fn int_minmax(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let signed = base.contains("_i");
+    let b16 = base.ends_with("16");
+    let k = if b16 { K::B16 } else { K::B32 };
+    let mut v = [l.src(0, k)?, l.src(1, k)?, l.src(2, k)?];
+    if b16 {
+        let e = if signed {
+            ConvOp::SExt16
+        } else {
+            ConvOp::ZExt16
+        };
+        for x in v.iter_mut() {
+            *x = l.conv(e, *x);
+        }
+    }
+    let (min, max) = if signed {
+        (BinOp::SMin, BinOp::SMax)
+    } else {
+        (BinOp::UMin, BinOp::UMax)
+    };
+    let [a, b, c] = v;
+    let r = if base.starts_with("minmax") {
+        let t = l.bin(min, a, b);
+        l.bin(max, t, c)
+    } else if base.starts_with("maxmin") {
+        let t = l.bin(max, a, b);
+        l.bin(min, t, c)
+    } else if base.starts_with("min3") {
+        let t = l.bin(min, a, b);
+        l.bin(min, t, c)
+    } else if base.starts_with("max3") {
+        let t = l.bin(max, a, b);
+        l.bin(max, t, c)
+    } else {
+        // med3 = max(min(a, b), min(max(a, b), c))
+        let lo = l.bin(min, a, b);
+        let hi = l.bin(max, a, b);
+        let t = l.bin(min, hi, c);
+        l.bin(max, lo, t)
+    };
+    if b16 {
+        write16(l, inst, r)
+    } else {
+        l.vdst32(r)
+    }
+}
+
+/// `v_cvt_i32_i16` / `v_cvt_u32_u16`: a 16-bit half sign- or zero-extended to 32 bits.
+fn ext16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    l.count_vector();
+    let a = l.src(0, K::B16)?;
+    let e = if base == "cvt_i32_i16" {
+        ConvOp::SExt16
+    } else {
+        ConvOp::ZExt16
+    };
+    let r = l.conv(e, a);
+    let _ = inst;
+    l.vdst32(r)
+}
+
+/// `v_cndmask_b16`: `D.u16 = VCC[lane] ? S1.u16 : S0.u16` (the mask is `src[2]`); float
+/// modifiers apply as to f16 values.
+fn cndmask16(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    l.no_flush = true;
+    let a = l.src(0, K::F16)?;
+    let b = l.src(1, K::F16)?;
+    let m = l.mask_opnd(inst.src[2])?;
+    let r = l.select(m, b, a);
+    write16(l, inst, r)
+}
+
+/// `v_swap_b16`: exchanges the 16-bit halves named by the destination and `src0`.
+fn swap16(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    let d = inst.dst[0].vreg().ok_or("swap destination is not a VGPR")?;
+    let s = inst.src[0].vreg().ok_or("swap source is not a VGPR")?;
+    let (dhi, shi) = (inst.mods.op_sel & 8 != 0, inst.mods.op_sel & 1 != 0);
+    let dv = l.get_vreg(d)?;
+    let sv = l.get_vreg(s)?;
+    let half = |l: &mut Lifter, v: Val, hi: bool| {
+        if hi {
+            l.lshr_imm(v, 16)
+        } else {
+            l.and_imm(v, 0xffff)
+        }
+    };
+    let dval = half(l, dv, dhi);
+    let sval = half(l, sv, shi);
+    let put = |l: &mut Lifter, old: Val, x: Val, hi: bool| {
+        if hi {
+            let keep = l.and_imm(old, 0xffff);
+            let x = l.shl_imm(x, 16);
+            l.or(keep, x)
+        } else {
+            let keep = l.and_imm(old, 0xffff_0000);
+            l.or(keep, x)
+        }
+    };
+    let exec = l.exec();
+    if d == s {
+        // Both halves of one register (or a no-op when they are the same half).
+        let t = put(l, dv, sval, dhi);
+        let t = put(l, t, dval, shi);
+        return l.set_vreg(d, t, exec);
+    }
+    let nd = put(l, dv, sval, dhi);
+    let ns = put(l, sv, dval, shi);
+    l.set_vreg(d, nd, exec)?;
+    l.set_vreg(s, ns, exec)
+}
+
+/// `v_mul_dx9_zero_f32`, `v_fma_dx9_zero_f32`, `v_fmac_dx9_zero_f32`: as `v_mul`/`v_fma`,
+/// except that a zero factor gives a zero product even against infinity or NaN (`mul`:
+/// +0; `fma`: `S2`) (RDNA4 ISA, V_MUL_DX9_ZERO_F32, V_FMA_DX9_ZERO_F32).
+fn dx9_zero(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    l.count_vector();
+    let a = l.src(0, K::F32)?;
+    let b = l.src(1, K::F32)?;
+    let zero = l.cst(a, 0);
+    let za = l.cmp(CmpOp::FEq, a, zero);
+    let zb = l.cmp(CmpOp::FEq, b, zero);
+    let z = l.or(za, zb);
+    let r = if base == "mul_dx9_zero_f32" {
+        let p = l.bin(BinOp::FMul, a, b);
+        l.select(z, zero, p)
+    } else {
+        let c = if base == "fmac_dx9_zero_f32" {
+            let d = inst.dst[0].vreg().ok_or("fmac destination is not a VGPR")?;
+            l.get_vreg(d)?
+        } else {
+            l.src(2, K::F32)?
+        };
+        let f = l.tern(TernOp::Fma, a, b, c);
+        l.select(z, c, f)
+    };
+    let r = l.fout(r, K::F32)?;
+    l.vdst32(r)
+}
+
+/// The gfx12 pseudo-scalar transcendentals `v_s_{exp,log,rcp,rsq,sqrt}_{f32,f16}`: a VALU
+/// op on a uniform value writing an SGPR, EXEC ignored (RDNA4 ISA 7.10); f16 results zero
+/// the high half.
+fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
+    let (fun, ty) = base.strip_prefix("s_")?.rsplit_once('_')?;
+    if !matches!(fun, "exp" | "log" | "rcp" | "rsq" | "sqrt") || !matches!(ty, "f32" | "f16") {
+        return None;
+    }
+    Some((|| {
+        if inst.mods.omod != 0 || inst.mods.clamp {
+            return Err("output modifiers on a pseudo-scalar op are not supported".into());
+        }
+        let f16 = ty == "f16";
+        let k = if f16 { K::F16 } else { K::F32 };
+        let v = l.s32(inst.src[0], k)?;
+        let v = if f16 {
+            let v = l.and_imm(v, 0xffff);
+            l.conv(ConvOp::F16ToF32, v)
+        } else {
+            v
+        };
+        let mut v = v;
+        if inst.mods.abs & 1 != 0 {
+            v = l.un(UnOp::FAbs, v);
+        }
+        if inst.mods.neg & 1 != 0 {
+            v = l.un(UnOp::FNeg, v);
+        }
+        let r = match fun {
+            "rcp" => l.un(UnOp::FRcp, v),
+            "rsq" => l.un(UnOp::FRsq, v),
+            "sqrt" => l.un(UnOp::FSqrt, v),
+            _ => {
+                let f = if fun == "exp" {
+                    LaneFn::Exp2F32
+                } else {
+                    LaneFn::Log2F32
+                };
+                let vv = l.bcast(v);
+                let r = l.lane_fn(f, vec![vv], Ty::V32);
+                let zero = l.c32(0);
+                l.read_lane(r, zero)
+            }
+        };
+        let r = if f16 {
+            let h = l.conv(ConvOp::F32ToF16, r);
+            l.and_imm(h, 0xffff)
+        } else {
+            r
+        };
+        l.set_s32(inst.dst[0], r)
+    })())
+}
+
+// ---- more SALU -----------------------------------------------------------------------------
+
+/// `s_and_not0_wrexec` (EXEC = D = ~S0 & EXEC) and `s_and_not1_wrexec` (EXEC = D = S0 &
+/// ~EXEC), both widths; SCC = EXEC != 0.
+fn wrexec(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    let s0 = l.mask_opnd(inst.src[0])?;
+    let e = l.exec();
+    let new = if name.starts_with("s_and_not0") {
+        let n = l.not(s0);
+        l.and(n, e)
+    } else {
+        let n = l.not(e);
+        l.and(s0, n)
+    };
+    let new = if l.wave == 32 {
+        l.and_imm(new, 0xffff_ffff)
+    } else {
+        new
+    };
+    l.set_exec(new);
+    l.set_mask_opnd(inst.dst[0], new)?;
+    let scc = l.ne0(new);
+    l.set_scc(scc);
+    Ok(())
+}
+
+/// RDNA program-control instructions without a GFX9 counterpart.
+fn sopp(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
+    match name {
+        "s_round_mode" | "s_denorm_mode" => {
+            // MODE[3:0] (round) or MODE[7:4] (denorm) = SIMM16[3:0]; translation depends on
+            // MODE, so the block ends.
+            let (shift, mask) = if name == "s_round_mode" {
+                (0, 0xf)
+            } else {
+                (4, 0xf0)
+            };
+            let old = l.push_op(crate::ir::Op::GetMode, Ty::S32);
+            let kept = l.and_imm(old, !(mask as u32) as u64);
+            let v = l.c32(((inst.imm as u32) & 0xf) << shift);
+            let new = l.or(kept, v);
+            l.effect(crate::ir::Op::SetMode(new));
+            Some(Ok((InstClass::Control, Flow::End(Exit::Jump(l.next_pc)))))
+        }
+        // MSG_DEALLOC_VGPRS (message 3): the wave gives up its VGPRs before s_endpgm; no
+        // effect here.
+        "s_sendmsg" if inst.imm & 0xff == 3 => Some(Ok((InstClass::Control, Flow::Next))),
+        _ => None,
+    }
 }

@@ -39,6 +39,7 @@ fn half(
         "add_nc_u32" => "v_add_u32",
         "lshlrev_b32" => "v_lshlrev_b32",
         "and_b32" => "v_and_b32",
+        "mul_dx9_zero_f32" => "v_mul_dx9_zero_f32",
         other => return Err(format!("VOPD half v_dual_{other} is not lifted yet")),
     };
     let mut inst = *base;
@@ -107,7 +108,14 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst) -> LiftResult {
     let (pc, next) = (l.pc, l.next_pc);
     for (h, name) in order {
         l.begin(&h, pc, next);
-        super::valu::lift(l, &h, name)?;
+        match super::rdna_ops::lift(l, &h, name) {
+            Some(r) => {
+                r?;
+            }
+            None => {
+                super::valu::lift(l, &h, name)?;
+            }
+        }
     }
     Ok((InstClass::Valu, Flow::Next))
 }
