@@ -704,3 +704,162 @@ fn run_buffer(gpu: Gpu, wave: u32, words: &[u32], vs: Vsharp, seed: u64) {
     }
     assert!(mem.region(BUF) == &want[..], "{what}: stored bytes differ");
 }
+
+/// `want` for VGPR `reg` in active lanes, NaN results compared as NaN.
+fn check_f(before: &WaveState, after: &WaveState, reg: usize, want: impl Fn(usize) -> u32) {
+    let exec = before.exec();
+    for l in 0..64 {
+        let got = after.vgpr[reg][l];
+        if exec >> l & 1 == 0 {
+            assert_eq!(got, before.vgpr[reg][l], "v{reg} lane {l} (inactive)");
+            continue;
+        }
+        let w = want(l);
+        let nan = |x: u32| f32::from_bits(x).is_nan();
+        assert!(
+            got == w || nan(got) && nan(w),
+            "v{reg} lane {l}: got {got:#x}, want {w:#x}"
+        );
+    }
+}
+
+#[test]
+fn rdna_valu_extras_and_dpp_gfx11_wave64() {
+    #[rustfmt::skip]
+    let words = [
+        0xd665000a, 0x040e0501, // v_minmax_i32 v10, v1, v2, v3
+        0xd662000b, 0x040e0501, // v_maxmin_u32 v11, v1, v2, v3
+        0xd650500c, 0x040e0501, // v_med3_i16 v12.h, v1.l, v2.h, v3.l
+        0xd64e280d, 0x040e0501, // v_max3_u16 v13.l, v1.h, v2.l, v3.h
+        0xd65d500e, 0x00520501, // v_cndmask_b16 v14.h, v1.l, v2.h, s[20:21]
+        0x7e1ecd90, // v_swap_b16 v15.l, v16.h
+        0x0e220b04, // v_mul_dx9_zero_f32_e32 v17, v4, v5
+        0xd6090012, 0x041a0b04, // v_fma_dx9_zero_f32 v18, v4, v5, v6
+        0x7e26d581, // v_cvt_i32_i16_e32 v19, v1.h
+        0xd7260014, 0x00020501, // v_add_nc_i32 v20, v1, v2
+        0x7e2a02fa, 0xff015501, // v_mov_b32_dpp v21, v1 row_share:5 row_mask:0xf bank_mask:0xf
+        0x7e2c02fa, 0xff056301, // v_mov_b32_dpp v22, v1 row_xmask:3 row_mask:0xf bank_mask:0xf fi:1
+        0x4a2e04fa, 0xff091301, // v_add_nc_u32_dpp v23, v1, v2 row_shr:3 row_mask:0xf bank_mask:0xf bound_ctrl:1
+        0x7e3002e9, 0x05397701, // v_mov_b32_dpp v24, v1 dpp8:[7,6,5,4,3,2,1,0]
+        0x7e3202ea, 0xdf868901, // v_mov_b32_dpp v25, v1 dpp8:[1,1,2,3,0,7,7,6] fi:1
+        0x9a9e0201, // s_pack_hl_b32_b16 s30, s1, s2
+        S_ENDPGM,
+    ];
+    let mut s = state(64, 81, EXEC);
+    let zs = [0.0f32, -0.0, 1.5, 2.0];
+    let ws = [f32::INFINITY, f32::NAN, 3.0, -0.0, 2.5];
+    for l in 0..64 {
+        s.vgpr[4][l] = zs[l % 4].to_bits();
+        s.vgpr[5][l] = ws[l % 5].to_bits();
+        s.vgpr[6][l] = (l as f32 - 20.25).to_bits();
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 64), &words, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    let lo = |x: u32| x & 0xffff;
+    let hi = |x: u32| x >> 16;
+    let exec = b.exec();
+    let on = |l: usize| exec >> l & 1 != 0;
+    check(&b, &s, 10, |l| {
+        (v(1, l) as i32).min(v(2, l) as i32).max(v(3, l) as i32) as u32
+    });
+    check(&b, &s, 11, |l| v(1, l).max(v(2, l)).min(v(3, l)));
+    check(&b, &s, 12, |l| {
+        let mut x = [lo(v(1, l)) as i16, hi(v(2, l)) as i16, lo(v(3, l)) as i16];
+        x.sort();
+        (x[1] as u16 as u32) << 16 | lo(v(12, l))
+    });
+    check(&b, &s, 13, |l| {
+        let m = hi(v(1, l)).max(lo(v(2, l))).max(hi(v(3, l)));
+        v(13, l) & 0xffff_0000 | m
+    });
+    let m20 = b.sgpr64(20);
+    check(&b, &s, 14, |l| {
+        let x = if m20 >> l & 1 != 0 {
+            hi(v(2, l))
+        } else {
+            lo(v(1, l))
+        };
+        x << 16 | lo(v(14, l))
+    });
+    check(&b, &s, 15, |l| v(15, l) & 0xffff_0000 | hi(v(16, l)));
+    check(&b, &s, 16, |l| lo(v(15, l)) << 16 | lo(v(16, l)));
+    let f = |r: usize, l: usize| f32::from_bits(v(r, l));
+    check_f(&b, &s, 17, |l| {
+        if f(4, l) == 0.0 || f(5, l) == 0.0 {
+            0
+        } else {
+            (f(4, l) * f(5, l)).to_bits()
+        }
+    });
+    check_f(&b, &s, 18, |l| {
+        if f(4, l) == 0.0 || f(5, l) == 0.0 {
+            v(6, l)
+        } else {
+            f(4, l).mul_add(f(5, l), f(6, l)).to_bits()
+        }
+    });
+    check(&b, &s, 19, |l| hi(v(1, l)) as u16 as i16 as i32 as u32);
+    check(&b, &s, 20, |l| v(1, l).wrapping_add(v(2, l)));
+    // row_share:5, FI = 0, BC = 0: lane 5 of the row, no write if it is disabled.
+    check(&b, &s, 21, |l| {
+        let j = (l & !15) + 5;
+        if on(j) {
+            v(1, j)
+        } else {
+            v(21, l)
+        }
+    });
+    // row_xmask:3 with FI: lane r ^ 3 of the row, disabled or not.
+    check(&b, &s, 22, |l| v(1, (l & !15) + ((l & 15) ^ 3)));
+    // row_shr:3 with BC: out of range or disabled sources read 0.
+    check(&b, &s, 23, |l| {
+        let src = if l & 15 >= 3 && on(l - 3) {
+            v(1, l - 3)
+        } else {
+            0
+        };
+        src.wrapping_add(v(2, l))
+    });
+    // DPP8: disabled sources read 0 unless FI.
+    check(&b, &s, 24, |l| {
+        let j = (l & !7) + 7 - (l & 7);
+        if on(j) {
+            v(1, j)
+        } else {
+            0
+        }
+    });
+    let sel = [1, 1, 2, 3, 0, 7, 7, 6];
+    check(&b, &s, 25, |l| v(1, (l & !7) + sel[l & 7]));
+    assert_eq!(s.sgpr[30], (b.sgpr[2] & 0xffff) << 16 | b.sgpr[1] >> 16);
+}
+
+#[test]
+fn gfx12_pseudo_scalar_and_wrexec() {
+    #[rustfmt::skip]
+    let words = [
+        0xd680000a, 0x00000001, // v_s_exp_f32 s10, s1
+        0xd688000b, 0x00000002, // v_s_sqrt_f32 s11, s2
+        0xd685000c, 0x00000003, // v_s_rcp_f16 s12, s3
+        0xbe8d3404, // s_and_not0_wrexec_b32 s13, s4
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 91, EXEC);
+    s.sgpr[1] = (-3.0f32).to_bits();
+    s.sgpr[2] = 6.25f32.to_bits();
+    s.sgpr[3] = 0xffff_0000 | h(0.5);
+    s.sgpr[4] = 0x0ff0_0f0f;
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+    // Exact cases: 2^-3, sqrt(6.25), 1/0.5 (f16 with the high half zeroed).
+    assert_eq!(s.sgpr[10], 0.125f32.to_bits());
+    assert_eq!(s.sgpr[11], 2.5f32.to_bits());
+    assert_eq!(s.sgpr[12], h(2.0));
+    let new = !0x0ff0_0f0fu32 & b.exec() as u32;
+    assert_eq!(s.sgpr[13], new);
+    assert_eq!(s.exec(), new as u64);
+    assert_eq!(s.scc, (new != 0) as u32);
+    // The VGPRs are untouched: the pseudo-scalar ops write SGPRs only.
+    assert!(s.vgpr == b.vgpr);
+}
