@@ -863,3 +863,89 @@ fn gfx12_pseudo_scalar_and_wrexec() {
     // The VGPRs are untouched: the pseudo-scalar ops write SGPRs only.
     assert!(s.vgpr == b.vgpr);
 }
+
+/// OCP FP8 (E4M3, bias 7, NaN = S.1111.111, no infinity) or BF8 (E5M2, bias 15, IEEE-like)
+/// byte → f32, from the format definitions (RDNA4 ISA 7.5).
+fn ocp8(b: u32, bf8: bool) -> f32 {
+    let s: f64 = if b & 0x80 != 0 { -1.0 } else { 1.0 };
+    let (eb, mb, bias) = if bf8 { (5, 2, 15) } else { (4, 3, 7) };
+    let e = (b >> mb) & ((1 << eb) - 1);
+    let m = b & ((1 << mb) - 1);
+    let emax = (1 << eb) - 1;
+    if bf8 && e == emax {
+        return if m == 0 {
+            (s * f64::INFINITY) as f32
+        } else {
+            f32::NAN
+        };
+    }
+    if !bf8 && e == emax && m == 7 {
+        return f32::NAN;
+    }
+    let frac = m as f64 / (1 << mb) as f64;
+    let v = if e == 0 {
+        frac * 2f64.powi(1 - bias)
+    } else {
+        (1.0 + frac) * 2f64.powi(e as i32 - bias)
+    };
+    (s * v) as f32
+}
+
+#[test]
+fn gfx12_fp8_bf8_to_f32_all_bytes() {
+    #[rustfmt::skip]
+    let words = [
+        0xd5ec000a, 0x00000102, // v_cvt_f32_fp8_e64 v10, v2
+        0xd5ec100b, 0x00000102, // v_cvt_f32_fp8_e64 v11, v2 byte_sel:1
+        0xd5ec080c, 0x00000102, // v_cvt_f32_fp8_e64 v12, v2 byte_sel:2
+        0xd5ec180d, 0x00000102, // v_cvt_f32_fp8_e64 v13, v2 byte_sel:3
+        0xd5ed000e, 0x00000102, // v_cvt_f32_bf8_e64 v14, v2
+        0xd5ed100f, 0x00000102, // v_cvt_f32_bf8_e64 v15, v2 byte_sel:1
+        0xd5ed0810, 0x00000102, // v_cvt_f32_bf8_e64 v16, v2 byte_sel:2
+        0xd5ed1811, 0x00000102, // v_cvt_f32_bf8_e64 v17, v2 byte_sel:3
+        0xd5ec0012, 0x00000103, // v_cvt_f32_fp8_e64 v18, v3
+        0xd5ec1013, 0x00000103, // v_cvt_f32_fp8_e64 v19, v3 byte_sel:1
+        0xd5ec0814, 0x00000103, // v_cvt_f32_fp8_e64 v20, v3 byte_sel:2
+        0xd5ec1815, 0x00000103, // v_cvt_f32_fp8_e64 v21, v3 byte_sel:3
+        0xd5ed0016, 0x00000103, // v_cvt_f32_bf8_e64 v22, v3
+        0xd5ed1017, 0x00000103, // v_cvt_f32_bf8_e64 v23, v3 byte_sel:1
+        0xd5ed0818, 0x00000103, // v_cvt_f32_bf8_e64 v24, v3 byte_sel:2
+        0xd5ed1819, 0x00000103, // v_cvt_f32_bf8_e64 v25, v3 byte_sel:3
+        0xd5ee081e, 0x00000102, // v_cvt_pk_f32_fp8_e64 v[30:31], v2 op_sel:[1,0]
+        0x7e40df03, // v_cvt_pk_f32_bf8_e32 v[32:33], v3.l
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 101, !0);
+    // Lane l of v2 holds bytes 4l..4l+3, of v3 bytes 128+4l..: every byte value once.
+    for l in 0..32u32 {
+        s.vgpr[2][l as usize] = u32::from_le_bytes([0, 1, 2, 3].map(|i| (4 * l + i) as u8));
+        s.vgpr[3][l as usize] = u32::from_le_bytes([0, 1, 2, 3].map(|i| (128 + 4 * l + i) as u8));
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+    let byte = |r: usize, l: usize, i: u32| b.vgpr[r][l] >> (8 * i) & 0xff;
+    for (k, (src, bf8, sel)) in [2usize, 3]
+        .iter()
+        .flat_map(|&r| [false, true].map(move |bf| (r, bf)))
+        .flat_map(|(r, bf)| (0..4u32).map(move |i| (r, bf, i)))
+        .enumerate()
+    {
+        check_f(&b, &s, 10 + k, |l| ocp8(byte(src, l, sel), bf8).to_bits());
+    }
+    // Packed: the high half of v2 (op_sel[0]), the low half of v3.
+    check_f(&b, &s, 30, |l| ocp8(byte(2, l, 2), false).to_bits());
+    check_f(&b, &s, 31, |l| ocp8(byte(2, l, 3), false).to_bits());
+    check_f(&b, &s, 32, |l| ocp8(byte(3, l, 0), true).to_bits());
+    check_f(&b, &s, 33, |l| ocp8(byte(3, l, 1), true).to_bits());
+    // Spot values from the format tables: FP8 0x7e = 448 (max), 0x08 = 2^-6 (min normal),
+    // 0x01 = 2^-9; BF8 0x7b = 57344, 0x7c = inf.
+    assert_eq!(ocp8(0x7e, false), 448.0);
+    assert_eq!(ocp8(0x08, false), 2f32.powi(-6));
+    assert_eq!(ocp8(0x01, false), 2f32.powi(-9));
+    assert_eq!(ocp8(0x7b, true), 57344.0);
+    assert_eq!(ocp8(0x7c, true), f32::INFINITY);
+    assert!(
+        f32::from_bits(s.vgpr[13][31]).is_nan(),
+        "FP8 byte 0x7f is a NaN"
+    );
+}

@@ -45,6 +45,9 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         }
         "permlane64_b32" => Some(permlane64(l, inst)),
         "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
+        "cvt_f32_fp8" | "cvt_f32_bf8" | "cvt_pk_f32_fp8" | "cvt_pk_f32_bf8" => {
+            Some(cvt_from_ocp8(l, inst, base))
+        }
         "minmax_i32" | "minmax_u32" | "maxmin_i32" | "maxmin_u32" | "min3_i16" | "min3_u16"
         | "max3_i16" | "max3_u16" | "med3_i16" | "med3_u16" => Some(int_minmax(l, inst, base)),
         "cvt_i32_i16" | "cvt_u32_u16" => Some(ext16(l, inst, base)),
@@ -951,4 +954,77 @@ fn sopp(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
         "s_sendmsg" if inst.imm & 0xff == 3 => Some(Ok((InstClass::Control, Flow::Next))),
         _ => None,
     }
+}
+
+// ---- FP8 / BF8 (gfx12: OCP formats) ---------------------------------------------------------
+
+/// f32 bits of the OCP 8-bit float in the low byte of each lane of `b` (RDNA4 ISA 7.5):
+/// BF8 is E5M2 with bias 15, infinities and NaNs (the high byte of an f16); FP8 is E4M3
+/// with bias 7, no infinity, NaN = `S.1111.111`. Both convert exactly; a NaN gives the
+/// quiet NaN with the input's sign.
+fn ocp8_to_f32(l: &mut Lifter, b: Val, bf8: bool) -> Val {
+    let b = l.and_imm(b, 0xff);
+    if bf8 {
+        let h = l.shl_imm(b, 8);
+        return l.conv(ConvOp::F16ToF32, h);
+    }
+    let sign = l.and_imm(b, 0x80);
+    let sign = l.shl_imm(sign, 24);
+    let e = l.lshr_imm(b, 3);
+    let e = l.and_imm(e, 15);
+    let m = l.and_imm(b, 7);
+    // Normal: exponent e - 7 + 127, mantissa m << 20.
+    let ef = l.add_imm(e, 120);
+    let ef = l.shl_imm(ef, 23);
+    let mf = l.shl_imm(m, 20);
+    let normal = l.or(ef, mf);
+    // Denormal (e = 0): m * 2^-9, exact.
+    let mfl = l.conv(ConvOp::U32ToF32, m);
+    let scale = l.cst(mfl, 0x3b00_0000); // 2^-9
+    let den = l.bin(BinOp::FMul, mfl, scale);
+    let zero = l.cst(e, 0);
+    let is_den = l.cmp(CmpOp::Eq, e, zero);
+    let mag = l.select(is_den, den, normal);
+    let low7 = l.and_imm(b, 0x7f);
+    let nan_code = l.cst(b, 0x7f);
+    let is_nan = l.cmp(CmpOp::Eq, low7, nan_code);
+    let qnan = l.cst(b, 0x7fc0_0000);
+    let mag = l.select(is_nan, qnan, mag);
+    l.or(mag, sign)
+}
+
+/// `v_cvt_f32_fp8/bf8` (the byte chosen by OPSEL: `byte = op_sel[0] * 2 + op_sel[1]`, "byte
+/// select bits are reversed") and `v_cvt_pk_f32_fp8/bf8` (the 16-bit half chosen by
+/// `op_sel[0]`, two results in a register pair) (RDNA4 ISA 7.6.2, V_CVT_F32_FP8).
+fn cvt_from_ocp8(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on an FP8/BF8 conversion".into());
+    }
+    l.count_vector();
+    let bf8 = base.ends_with("bf8");
+    // The raw register: input modifiers are ignored, and OPSEL is a byte/half select here.
+    let mut plain = *inst;
+    plain.mods.op_sel = 0;
+    plain.mods.abs = 0;
+    plain.mods.neg = 0;
+    l.inst = Some(plain);
+    let v = l.src(0, K::B32)?;
+    l.inst = Some(*inst);
+    let sel = inst.mods.op_sel;
+    if base.starts_with("cvt_pk_") {
+        let w = if sel & 1 != 0 { l.lshr_imm(v, 16) } else { v };
+        let lo = ocp8_to_f32(l, w, bf8);
+        let b1 = l.lshr_imm(w, 8);
+        let hi = ocp8_to_f32(l, b1, bf8);
+        let p = l.pack(lo, hi);
+        return l.vdst64(p);
+    }
+    let byte = ((sel & 1) << 1 | (sel >> 1 & 1)) as u64;
+    let b = if byte != 0 {
+        l.lshr_imm(v, 8 * byte)
+    } else {
+        v
+    };
+    let r = ocp8_to_f32(l, b, bf8);
+    l.vdst32(r)
 }
