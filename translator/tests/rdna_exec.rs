@@ -949,3 +949,152 @@ fn gfx12_fp8_bf8_to_f32_all_bytes() {
         "FP8 byte 0x7f is a NaN"
     );
 }
+
+/// Reference f32 → OCP 8-bit code by search over the codes: the nearest finite code, ties
+/// to the even code, or (`truncate`) the largest code not above `|x|`; a result past the
+/// largest finite value overflows to NaN (FP8) / infinity (BF8), or to ±max with
+/// `saturate` (MODE.FP16_OVFL).
+fn to_ocp8(x: f32, bf8: bool, saturate: bool, truncate: bool) -> u32 {
+    let (max_code, nan_code, inf_code) = if bf8 {
+        (0x7b, 0x7e, 0x7c)
+    } else {
+        (0x7e, 0x7f, 0x7f)
+    };
+    let sign = if x.is_sign_negative() { 0x80 } else { 0 };
+    if x.is_nan() {
+        return sign | nan_code;
+    }
+    let a = x.abs() as f64;
+    let val = |c: u32| ocp8(c, bf8) as f64;
+    // The codes 0..=max_code and one virtual code past the end (the next spacing).
+    let past = 2.0 * val(max_code) - val(max_code - 1);
+    if a >= past {
+        return sign | if saturate { max_code } else { inf_code };
+    }
+    let mut best = 0u32;
+    for c in 0..=max_code + 1 {
+        let v = if c > max_code { past } else { val(c) };
+        if truncate {
+            if v <= a {
+                best = c;
+            }
+        } else {
+            let (d, db) = ((v - a).abs(), (val(best) - a).abs());
+            let db = if best > max_code {
+                (past - a).abs()
+            } else {
+                db
+            };
+            if d < db || (d == db && c % 2 == 0) {
+                best = c;
+            }
+        }
+    }
+    if a.is_infinite() || best > max_code {
+        return sign | if saturate { max_code } else { inf_code };
+    }
+    sign | best
+}
+
+#[test]
+fn gfx12_f32_to_fp8_bf8_rne_and_stochastic() {
+    #[rustfmt::skip]
+    let words = [
+        0xd769000a, 0x00020501, // v_cvt_pk_fp8_f32 v10.l, v1, v2
+        0xd769400a, 0x00020903, // v_cvt_pk_fp8_f32 v10.h, v3, v4
+        0xd76a000b, 0x00020501, // v_cvt_pk_bf8_f32 v11.l, v1, v2
+        0xd76a400b, 0x00020903, // v_cvt_pk_bf8_f32 v11.h, v3, v4
+        0xd76b400c, 0x00020b01, // v_cvt_sr_fp8_f32 v12, v1, v5 byte_sel:2
+        0xd76c200d, 0x00020b03, // v_cvt_sr_bf8_f32 v13, v3, v5 byte_sel:1
+        S_ENDPGM,
+    ];
+    // Inputs: every FP8/BF8 value, the midpoints between neighbours (ties), values just
+    // around the midpoints, overflow and specials.
+    let mut inputs: Vec<f32> = Vec::new();
+    for bf8 in [false, true] {
+        let max_code = if bf8 { 0x7b } else { 0x7e };
+        for c in 0..max_code {
+            let (a, b) = (ocp8(c, bf8) as f64, ocp8(c + 1, bf8) as f64);
+            let mid = ((a + b) / 2.0) as f32;
+            inputs.extend([a as f32, mid, f32::from_bits(mid.to_bits() + 1), -mid]);
+            if mid.to_bits() > 0 {
+                inputs.push(f32::from_bits(mid.to_bits() - 1));
+            }
+        }
+    }
+    inputs.extend([
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -0.0,
+        1.0e6,
+        -470.0,
+        464.0,
+        465.0,
+        61440.0,
+        f32::from_bits(1),
+        f32::MAX,
+    ]);
+    for mode in [0xf0u32, 0xf0 | 1 << 23] {
+        let saturate = mode >> 23 & 1 != 0;
+        for chunk in inputs.chunks(128) {
+            let mut s = state(32, 111 + chunk.len() as u64, !0);
+            s.mode = mode;
+            let val = |i: usize| chunk[i % chunk.len()].to_bits();
+            for l in 0..32 {
+                for (r, off) in [(1, 0), (2, 32), (3, 64), (4, 96)] {
+                    s.vgpr[r][l] = val(l + off);
+                }
+            }
+            let b = clone_state(&s);
+            run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+            let f = |r: usize, l: usize| f32::from_bits(b.vgpr[r][l]);
+            let pk = |x: f32, y: f32, bf8: bool| {
+                to_ocp8(x, bf8, saturate, false) | to_ocp8(y, bf8, saturate, false) << 8
+            };
+            let sr = |x: u32, rnd: u32, bf8: bool| {
+                // The ISA's stochastic step: random bits added to the mantissa, wrapping.
+                let add = rnd >> if bf8 { 11 } else { 12 };
+                let m = ((x & 0x7f_ffff) + add) & 0x7f_ffff;
+                to_ocp8(f32::from_bits(x & 0xff80_0000 | m), bf8, saturate, true)
+            };
+            let what = format!("mode {mode:#x}");
+            for l in 0..32 {
+                let lo10 = pk(f(1, l), f(2, l), false);
+                let hi10 = pk(f(3, l), f(4, l), false);
+                assert_eq!(
+                    s.vgpr[10][l],
+                    hi10 << 16 | lo10,
+                    "{what} v10 lane {l}: {} {} {} {}",
+                    f(1, l),
+                    f(2, l),
+                    f(3, l),
+                    f(4, l)
+                );
+                let lo11 = pk(f(1, l), f(2, l), true);
+                let hi11 = pk(f(3, l), f(4, l), true);
+                assert_eq!(
+                    s.vgpr[11][l],
+                    hi11 << 16 | lo11,
+                    "{what} v11 lane {l}: {} {} {} {}",
+                    f(1, l),
+                    f(2, l),
+                    f(3, l),
+                    f(4, l)
+                );
+                let c12 = sr(b.vgpr[1][l], b.vgpr[5][l], false);
+                assert_eq!(
+                    s.vgpr[12][l],
+                    b.vgpr[12][l] & 0xff00_ffff | c12 << 16,
+                    "{what} v12 lane {l}"
+                );
+                let c13 = sr(b.vgpr[3][l], b.vgpr[5][l], true);
+                assert_eq!(
+                    s.vgpr[13][l],
+                    b.vgpr[13][l] & 0xffff_00ff | c13 << 8,
+                    "{what} v13 lane {l}"
+                );
+            }
+        }
+    }
+}

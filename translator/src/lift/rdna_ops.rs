@@ -48,6 +48,9 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         "cvt_f32_fp8" | "cvt_f32_bf8" | "cvt_pk_f32_fp8" | "cvt_pk_f32_bf8" => {
             Some(cvt_from_ocp8(l, inst, base))
         }
+        "cvt_pk_fp8_f32" | "cvt_pk_bf8_f32" | "cvt_sr_fp8_f32" | "cvt_sr_bf8_f32" => {
+            Some(cvt_to_ocp8(l, inst, base))
+        }
         "minmax_i32" | "minmax_u32" | "maxmin_i32" | "maxmin_u32" | "min3_i16" | "min3_u16"
         | "max3_i16" | "max3_u16" | "med3_i16" | "med3_u16" => Some(int_minmax(l, inst, base)),
         "cvt_i32_i16" | "cvt_u32_u16" => Some(ext16(l, inst, base)),
@@ -1026,5 +1029,126 @@ fn cvt_from_ocp8(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         v
     };
     let r = ocp8_to_f32(l, b, bf8);
+    l.vdst32(r)
+}
+
+/// The OCP 8-bit code (low byte) of the f32 values `x` (RNE, or truncation toward zero for
+/// the stochastic forms whose random bits are already added) (RDNA4 ISA 7.5, 7.6.2).
+///
+/// The magnitude is scaled by `2^-k`, where `2^k` is the target's spacing at its binade
+/// (`k = max(exponent, emin) - mantissa bits`), rounded to an integer and scaled back, all
+/// exact f32 operations. Beyond the largest finite value: FP16_OVFL (MODE bit 23) saturates
+/// to ±max, otherwise FP8 gives NaN and BF8 ±infinity. A NaN input gives the quiet code
+/// `S.1111.111` (FP8) or `S.11111.10` (BF8) with the input's sign.
+fn f32_to_ocp8(l: &mut Lifter, x: Val, bf8: bool, truncate: bool) -> Val {
+    let (mbits, emin, bias, max_bits, max_code) = if bf8 {
+        (2u64, -14i32, 15u64, 0x4760_0000u64, 0x7bu64)
+    } else {
+        (3, -6, 7, 0x43e0_0000, 0x7e)
+    };
+    let ovfl_code = if l.mode >> 23 & 1 != 0 {
+        max_code
+    } else if bf8 {
+        0x7c
+    } else {
+        0x7f
+    };
+    let nan_code = if bf8 { 0x7e } else { 0x7f };
+    let sign = l.and_imm(x, 0x8000_0000);
+    let sign = l.lshr_imm(sign, 24);
+    let a = l.and_imm(x, 0x7fff_ffff);
+    // k = max(unbiased exponent, emin) - mbits, as a signed 32-bit value.
+    let e = l.lshr_imm(a, 23);
+    let e = l.add_imm(e, (-127i32) as u32 as u64);
+    let emin_v = l.cst(e, emin as u32 as u64);
+    let e = l.bin(BinOp::SMax, e, emin_v);
+    let k = l.add_imm(e, (-(mbits as i32)) as u32 as u64);
+    // 2^-k and 2^k as f32 (k is within [-16, 125), so both are normal).
+    let c127 = l.cst(k, 127);
+    let inv = l.bin(BinOp::Sub, c127, k);
+    let inv = l.shl_imm(inv, 23);
+    let scale = l.add_imm(k, 127);
+    let scale = l.shl_imm(scale, 23);
+    let q = l.bin(BinOp::FMul, a, inv);
+    let q = l.un(
+        if truncate {
+            UnOp::FTrunc
+        } else {
+            UnOp::FRoundEven
+        },
+        q,
+    );
+    let r = l.bin(BinOp::FMul, q, scale);
+    // Encode the exactly representable r: normal when its exponent >= emin.
+    let er = l.lshr_imm(r, 23);
+    let normal_exp = l.cst(er, (emin + 127) as u64);
+    let is_normal = l.cmp(CmpOp::UGe, er, normal_exp);
+    let ecode = l.add_imm(er, (bias as i64 - 127) as u64 & 0xffff_ffff);
+    let ecode = l.shl_imm(ecode, mbits);
+    let mcode = l.lshr_imm(r, 23 - mbits);
+    let mcode = l.and_imm(mcode, (1 << mbits) - 1);
+    let ncode = l.or(ecode, mcode);
+    // Denormal: r / 2^(emin - mbits), an integer below 2^mbits.
+    let dscale = l.cst(r, ((127 - (emin - mbits as i32)) as u64) << 23);
+    let d = l.bin(BinOp::FMul, r, dscale);
+    let dcode = l.conv(ConvOp::F32ToU32, d);
+    let code = l.select(is_normal, ncode, dcode);
+    let maxv = l.cst(r, max_bits);
+    let over = l.cmp(CmpOp::UGt, r, maxv);
+    let ovc = l.cst(r, ovfl_code);
+    let code = l.select(over, ovc, code);
+    let inf = l.cst(a, 0x7f80_0000);
+    let nan = l.cmp(CmpOp::UGt, a, inf);
+    let nc = l.cst(a, nan_code);
+    let code = l.select(nan, nc, code);
+    l.or(code, sign)
+}
+
+/// `v_cvt_pk_fp8/bf8_f32` (two RNE conversions into the 16-bit half `op_sel[3]` selects)
+/// and `v_cvt_sr_fp8/bf8_f32` (stochastic rounding: `S1[31:12]` (FP8) or `S1[31:11]` (BF8)
+/// added to the mantissa, wrapping within the 23 bits, then truncation; the byte `op_sel[3:2]`
+/// selects); the rest of the destination is kept (RDNA4 ISA, V_CVT_PK_FP8_F32,
+/// V_CVT_SR_FP8_F32).
+fn cvt_to_ocp8(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an FP8/BF8 conversion is not supported".into());
+    }
+    l.count_vector();
+    let bf8 = base.contains("bf8");
+    let a = l.src(0, K::F32)?;
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("conversion destination is not a VGPR")?;
+    let old = l.get_vreg(reg)?;
+    let sel = inst.mods.op_sel;
+    let r = if base.starts_with("cvt_pk_") {
+        let b = l.src(1, K::F32)?;
+        let c0 = f32_to_ocp8(l, a, bf8, false);
+        let c1 = f32_to_ocp8(l, b, bf8, false);
+        let c1 = l.shl_imm(c1, 8);
+        let w = l.or(c0, c1);
+        if sel & 8 != 0 {
+            let keep = l.and_imm(old, 0xffff);
+            let w = l.shl_imm(w, 16);
+            l.or(keep, w)
+        } else {
+            let keep = l.and_imm(old, 0xffff_0000);
+            l.or(keep, w)
+        }
+    } else {
+        let rnd = l.src(1, K::B32)?;
+        let shift = if bf8 { 11 } else { 12 };
+        let rnd = l.lshr_imm(rnd, shift);
+        let m = l.and_imm(a, 0x7f_ffff);
+        let m = l.add(m, rnd);
+        let m = l.and_imm(m, 0x7f_ffff);
+        let se = l.and_imm(a, 0xff80_0000);
+        let t = l.or(se, m);
+        let c = f32_to_ocp8(l, t, bf8, true);
+        let byte = (sel >> 2 & 3) as u64;
+        let keep = l.and_imm(old, !(0xffu64 << (8 * byte)) & 0xffff_ffff);
+        let c = l.shl_imm(c, 8 * byte);
+        l.or(keep, c)
+    };
     l.vdst32(r)
 }
