@@ -1098,3 +1098,122 @@ fn gfx12_f32_to_fp8_bf8_rne_and_stochastic() {
         }
     }
 }
+
+/// f16 bits → f32 (finite values; a host reference independent of the lifter's).
+fn f16_val(b: u32) -> f32 {
+    let s = if b & 0x8000 != 0 { -1.0f64 } else { 1.0 };
+    let e = (b >> 10) & 31;
+    let m = (b & 0x3ff) as f64;
+    assert!(e < 31, "finite f16 only");
+    let v = if e == 0 {
+        m * 2f64.powi(-24)
+    } else {
+        (1.0 + m / 1024.0) * 2f64.powi(e as i32 - 15)
+    };
+    (s * v) as f32
+}
+
+#[test]
+fn dot_products_integer_and_float() {
+    #[rustfmt::skip]
+    let gfx11 = [
+        0xcc16400a, 0x1c0e0501, // v_dot4_i32_iu8 v10, v1, v2, v3
+        0xcc16400b, 0x3c0e0501, // v_dot4_i32_iu8 v11, v1, v2, v3 neg_lo:[1,0,0]
+        0xcc16400c, 0x7c0e0501, // v_dot4_i32_iu8 v12, v1, v2, v3 neg_lo:[1,1,0]
+        0xcc18400d, 0x5c0e0501, // v_dot8_i32_iu4 v13, v1, v2, v3 neg_lo:[0,1,0]
+        0xcc13400e, 0x1c1a0b04, // v_dot2_f32_f16 v14, v4, v5, v6
+        0xcc13490f, 0x541a0b04, // v_dot2_f32_f16 v15, v4, v5, v6 op_sel:[1,0,0] op_sel_hi:[0,1,1] neg_lo:[0,1,0] neg_hi:[1,0,0]
+        0xcc1a4010, 0x1c1a0b04, // v_dot2_f32_bf16 v16, v4, v5, v6
+        0x04220b04, // v_dot2acc_f32_f16 v17, v4, v5
+        S_ENDPGM,
+    ];
+    #[rustfmt::skip]
+    let gfx12 = [
+        0xcc244012, 0x1c1a0501, // v_dot4_f32_fp8_bf8 v18, v1, v2, v6
+        0xcc274013, 0x1c1a0501, // v_dot4_f32_bf8_bf8 v19, v1, v2, v6
+        S_ENDPGM,
+    ];
+    let halves = [
+        h(0.5),
+        h(-1.25),
+        h(3.0),
+        h(1024.0),
+        0x8000,
+        h(2f32.powi(-14)),
+        h(-7.5),
+        h(0.099975586),
+    ];
+    let mut s = state(32, 121, EXEC);
+    for l in 0..64 {
+        s.vgpr[4][l] = halves[l % 8] | halves[(l / 8 + 3) % 8] << 16;
+        s.vgpr[5][l] = halves[(l * 3) % 8] | halves[(l + 5) % 8] << 16;
+        s.vgpr[6][l] = (l as f32 * 0.3 - 4.0).to_bits();
+        s.vgpr[17][l] = (1.0f32 / (l as f32 + 1.0)).to_bits();
+        // v1, v2: 8-bit floats must avoid NaN codes for the f32 dot reference below.
+        s.vgpr[1][l] &= 0x7676_7676;
+        s.vgpr[2][l] &= 0x7676_7676;
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &gfx11, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    let dot_int = |l: usize, bits: u32, sa: bool, sb: bool| {
+        let n = 32 / bits;
+        let el = |x: u32, i: u32, signed: bool| {
+            let t = x << (32 - bits * (i + 1));
+            if signed {
+                (t as i32 >> (32 - bits)) as u32
+            } else {
+                t >> (32 - bits)
+            }
+        };
+        (0..n).fold(v(3, l), |acc, i| {
+            acc.wrapping_add(el(v(1, l), i, sa).wrapping_mul(el(v(2, l), i, sb)))
+        })
+    };
+    check(&b, &s, 10, |l| dot_int(l, 8, false, false));
+    check(&b, &s, 11, |l| dot_int(l, 8, true, false));
+    check(&b, &s, 12, |l| dot_int(l, 8, true, true));
+    check(&b, &s, 13, |l| dot_int(l, 4, false, true));
+    let hv = |x: u32, hi: bool| f16_val(if hi { x >> 16 } else { x & 0xffff });
+    let fl = |r: usize, l: usize| f32::from_bits(v(r, l));
+    check(&b, &s, 14, |l| {
+        let mut t = fl(6, l);
+        t += hv(v(4, l), false) * hv(v(5, l), false);
+        t += hv(v(4, l), true) * hv(v(5, l), true);
+        t.to_bits()
+    });
+    // Low element: src0 high half (op_sel[0]), src1 negated (neg_lo[1]); high element:
+    // src0 low half (op_sel_hi[0] = 0), negated (neg_hi[0]).
+    check(&b, &s, 15, |l| {
+        let mut t = fl(6, l);
+        t += hv(v(4, l), true) * -hv(v(5, l), false);
+        t += -hv(v(4, l), false) * hv(v(5, l), true);
+        t.to_bits()
+    });
+    let bf = |x: u32, hi: bool| f32::from_bits(if hi { x & 0xffff_0000 } else { x << 16 });
+    check(&b, &s, 16, |l| {
+        let mut t = fl(6, l);
+        t += bf(v(4, l), false) * bf(v(5, l), false);
+        t += bf(v(4, l), true) * bf(v(5, l), true);
+        t.to_bits()
+    });
+    check(&b, &s, 17, |l| {
+        let mut t = fl(17, l);
+        t += hv(v(4, l), false) * hv(v(5, l), false);
+        t += hv(v(4, l), true) * hv(v(5, l), true);
+        t.to_bits()
+    });
+    let mut s = clone_state(&b);
+    run(tgt(Gpu::GFX1200, 32), &gfx12, &mut s, &mut Mem::new(0));
+    for (reg, abf) in [(18, false), (19, true)] {
+        check(&b, &s, reg, |l| {
+            let mut t = fl(6, l);
+            for i in 0..4 {
+                let x = ocp8(v(1, l) >> (8 * i) & 0xff, abf);
+                let y = ocp8(v(2, l) >> (8 * i) & 0xff, true);
+                t += x * y;
+            }
+            t.to_bits()
+        });
+    }
+}

@@ -32,7 +32,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
     }
     let vector = matches!(
         inst.format,
-        Format::Vop1 | Format::Vop2 | Format::Vop3 | Format::Vop3b
+        Format::Vop1 | Format::Vop2 | Format::Vop3 | Format::Vop3b | Format::Vop3p
     );
     if !vector {
         return None;
@@ -45,6 +45,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         }
         "permlane64_b32" => Some(permlane64(l, inst)),
         "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
+        "dot4_i32_iu8" | "dot8_i32_iu4" => Some(dot_iu(l, inst, base)),
+        "dot2_f32_f16" | "dot2_f32_bf16" | "dot2acc_f32_f16" | "dot2acc_f32_bf16"
+        | "dot4_f32_fp8_fp8" | "dot4_f32_fp8_bf8" | "dot4_f32_bf8_fp8" | "dot4_f32_bf8_bf8" => {
+            Some(dot_float(l, inst, base))
+        }
         "cvt_f32_fp8" | "cvt_f32_bf8" | "cvt_pk_f32_fp8" | "cvt_pk_f32_bf8" => {
             Some(cvt_from_ocp8(l, inst, base))
         }
@@ -1150,5 +1155,184 @@ fn cvt_to_ocp8(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         let c = l.shl_imm(c, 8 * byte);
         l.or(keep, c)
     };
+    l.vdst32(r)
+}
+
+// ---- dot products ------------------------------------------------------------------------------
+
+/// `v_dot4_i32_iu8` / `v_dot8_i32_iu4`: `D = S2 + sum A[i] * B[i]` (wrapping), the elements
+/// of A signed when `neg[0]`, of B when `neg[1]` (RDNA4 ISA, V_DOT4_I32_IU8).
+fn dot_iu(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp (saturation) on a dot product is not supported".into());
+    }
+    if inst.mods.op_sel & 7 != 0 || inst.mods.op_sel_hi & 7 != 7 || inst.mods.neg_hi != 0 {
+        return Err("op_sel or neg_hi on an integer dot product is not supported".into());
+    }
+    l.count_vector();
+    let (bits, n) = if base.starts_with("dot4") {
+        (8u64, 4u64)
+    } else {
+        (4, 8)
+    };
+    let a = l.src(0, K::B32)?;
+    let b = l.src(1, K::B32)?;
+    let mut acc = l.src(2, K::B32)?;
+    let (sa, sb) = (inst.mods.neg & 1 != 0, inst.mods.neg & 2 != 0);
+    let elem = |l: &mut Lifter, v: Val, i: u64, signed: bool| {
+        // Element i into the top bits, then shifted down (arithmetic when signed).
+        let t = l.shl_imm(v, 32 - bits * (i + 1));
+        if signed {
+            l.ashr_imm(t, 32 - bits)
+        } else {
+            l.lshr_imm(t, 32 - bits)
+        }
+    };
+    for i in 0..n {
+        let x = elem(l, a, i, sa);
+        let y = elem(l, b, i, sb);
+        let p = l.bin(BinOp::Mul, x, y);
+        acc = l.add(acc, p);
+    }
+    l.vdst32(acc)
+}
+
+/// A 16-bit half of VOP3P source `i` as f32 (`bf16`: the bits shifted up; else f16
+/// converted), with `neg` applied: the low element uses half `op_sel[i]` and `neg`, the
+/// high element `op_sel_hi[i]` and `neg_hi`. Inline constants and literals are replicated
+/// into both halves.
+fn dot_half(l: &mut Lifter, inst: &Inst, i: usize, hi_elem: bool, bf16: bool) -> R<Val> {
+    let m = inst.mods;
+    let o = inst.src[i];
+    let reg = o.vreg().is_some() || o.sreg().is_some();
+    let mut plain = *inst;
+    plain.mods.op_sel = 0;
+    plain.mods.neg = 0;
+    plain.mods.abs = 0;
+    let saved = l.inst;
+    l.inst = Some(plain);
+    let v = l.src(i, if reg { K::B32 } else { K::F16 });
+    l.inst = saved;
+    let v = v?;
+    let sel = if hi_elem { m.op_sel_hi } else { m.op_sel };
+    let v = if reg && sel >> i & 1 != 0 {
+        l.lshr_imm(v, 16)
+    } else {
+        v
+    };
+    let v = l.and_imm(v, 0xffff);
+    let neg = if hi_elem { m.neg_hi } else { m.neg };
+    let v = if neg >> i & 1 != 0 {
+        let c = l.cst(v, 0x8000);
+        l.xor(v, c)
+    } else {
+        v
+    };
+    Ok(if bf16 {
+        l.shl_imm(v, 16)
+    } else {
+        let v = if l.denorm_allowed(K::F16, 1) {
+            v
+        } else {
+            l.flush_denorm(v, K::F16)
+        };
+        l.conv(ConvOp::F16ToF32, v)
+    })
+}
+
+/// The float dot products into f32: `v_dot2_f32_f16/bf16`, `v_dot2acc_f32_f16/bf16` (the
+/// destination is the addend), gfx12 `v_dot4_f32_{fp8,bf8}_{fp8,bf8}`. Following the
+/// pseudocode, `tmp = S2; tmp += A[i] * B[i]` element by element: every product is exact in
+/// f32 (f16, bf16 and 8-bit significands), each addition rounds once.
+fn dot_float(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let m = inst.mods;
+    if m.omod != 0 {
+        return Err("output modifier on a dot product".into());
+    }
+    l.count_vector();
+    let acc_form = base.starts_with("dot2acc");
+    let fp8 = base.starts_with("dot4");
+    let (pa, pb): (Vec<Val>, Vec<Val>) = if fp8 {
+        if m.op_sel & 3 != 0 || m.neg & 3 != 0 || m.neg_hi & 3 != 0 {
+            return Err("op_sel or neg on an FP8 dot product is not supported".into());
+        }
+        let a = l.src(0, K::B32)?;
+        let b = l.src(1, K::B32)?;
+        let abf = base.contains("_bf8_") && base.starts_with("dot4_f32_bf8");
+        let bbf = base.ends_with("_bf8");
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for i in 0..4u64 {
+            let x = l.lshr_imm(a, 8 * i);
+            xs.push(ocp8_to_f32(l, x, abf));
+            let y = l.lshr_imm(b, 8 * i);
+            ys.push(ocp8_to_f32(l, y, bbf));
+        }
+        (xs, ys)
+    } else {
+        let bf16 = base.ends_with("bf16");
+        if acc_form {
+            // VOP2 (or VOPD): plain 32-bit sources, abs/neg per source as f16/bf16 pairs.
+            let mut out = (Vec::new(), Vec::new());
+            for (i, dst) in [(0usize, &mut out.0), (1, &mut out.1)] {
+                let mut plain = *inst;
+                plain.mods.abs = 0;
+                plain.mods.neg = 0;
+                let saved = l.inst;
+                l.inst = Some(plain);
+                let v = l.src(i, K::B32);
+                l.inst = saved;
+                let v = v?;
+                for h in 0..2u64 {
+                    let x = if h == 1 { l.lshr_imm(v, 16) } else { v };
+                    let mut x = l.and_imm(x, 0xffff);
+                    if m.abs >> i & 1 != 0 {
+                        x = l.and_imm(x, 0x7fff);
+                    }
+                    if m.neg >> i & 1 != 0 {
+                        let c = l.cst(x, 0x8000);
+                        x = l.xor(x, c);
+                    }
+                    dst.push(if bf16 {
+                        l.shl_imm(x, 16)
+                    } else {
+                        l.conv(ConvOp::F16ToF32, x)
+                    });
+                }
+            }
+            out
+        } else {
+            if m.op_sel & 4 != 0 || m.neg_hi & 4 != 0 {
+                return Err("op_sel or neg_hi on the f32 addend of a dot product".into());
+            }
+            let mut xs = Vec::new();
+            let mut ys = Vec::new();
+            for hi in [false, true] {
+                xs.push(dot_half(l, inst, 0, hi, bf16)?);
+                ys.push(dot_half(l, inst, 1, hi, bf16)?);
+            }
+            (xs, ys)
+        }
+    };
+    let mut acc = if acc_form {
+        let d = inst.dst[0]
+            .vreg()
+            .ok_or("dot2acc destination is not a VGPR")?;
+        l.get_vreg(d)?
+    } else {
+        let mut plain = *inst;
+        plain.mods.neg &= 4;
+        plain.mods.abs = 0;
+        let saved = l.inst;
+        l.inst = Some(plain);
+        let c = l.src(2, K::F32);
+        l.inst = saved;
+        c?
+    };
+    for (x, y) in pa.into_iter().zip(pb) {
+        let p = l.bin(BinOp::FMul, x, y);
+        acc = l.bin(BinOp::FAdd, acc, p);
+    }
+    let r = l.fout(acc, K::F32)?;
     l.vdst32(r)
 }

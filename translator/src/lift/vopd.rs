@@ -40,6 +40,8 @@ fn half(
         "lshlrev_b32" => "v_lshlrev_b32",
         "and_b32" => "v_and_b32",
         "mul_dx9_zero_f32" => "v_mul_dx9_zero_f32",
+        "dot2acc_f32_f16" => "v_dot2acc_f32_f16",
+        "dot2acc_f32_bf16" => "v_dot2acc_f32_bf16",
         other => return Err(format!("VOPD half v_dual_{other} is not lifted yet")),
     };
     let mut inst = *base;
@@ -71,7 +73,7 @@ fn half(
 /// VGPR slots a half reads (its accumulator included) and the slot it writes.
 fn reads_writes(inst: &Inst, name: &str) -> (Vec<u16>, Option<u16>) {
     let mut reads: Vec<u16> = inst.src.iter().filter_map(|o| o.vreg()).collect();
-    if name == "v_fmac_f32" {
+    if name == "v_fmac_f32" || name.starts_with("v_dot2acc") {
         reads.extend(inst.dst[0].vreg());
     }
     (reads, inst.dst[0].vreg())
