@@ -1217,3 +1217,39 @@ fn dot_products_integer_and_float() {
         });
     }
 }
+
+#[test]
+fn wave64_in_place_cross_half_reads_use_old_values() {
+    #[rustfmt::skip]
+    let words = [
+        0x7e04cf02, // v_permlane64_b32 v2, v2
+        0xd65c0803, 0x00040103, // v_permlanex16_b32 v3, v3, s0, s1 op_sel:[1,0]
+        0xd5200a04, 0x002a0b04, // v_add_co_ci_u32_e64 v4, s[10:11], v4, v5, s[10:11]
+        S_ENDPGM,
+    ];
+    let mut s = state(64, 131, !0);
+    let sel: u64 = 0x0123_4567_89ab_cdef;
+    s.set_sgpr64(0, sel);
+    s.set_sgpr64(10, 0xdead_beef_1234_5678);
+    for l in 0..64 {
+        s.vgpr[4][l] |= 0xc000_0000; // carries in many lanes
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 64), &words, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    // Lanes 32..63 read the old low half and vice versa, not the values just written.
+    check(&b, &s, 2, |l| v(2, l ^ 32));
+    check(&b, &s, 3, |l| v(3, perm_src(l, sel, true)));
+    // Carry-in from the old s[10:11] in both halves; carry-out to s[10:11].
+    let c0 = b.sgpr64(10);
+    check(&b, &s, 4, |l| {
+        v(4, l)
+            .wrapping_add(v(5, l))
+            .wrapping_add((c0 >> l & 1) as u32)
+    });
+    let carry: u64 = (0..64)
+        .filter(|&l| v(4, l) as u64 + v(5, l) as u64 + (c0 >> l & 1) > u32::MAX as u64)
+        .map(|l| 1u64 << l)
+        .sum();
+    assert_eq!(s.sgpr64(10), carry);
+}
