@@ -1253,3 +1253,32 @@ fn wave64_in_place_cross_half_reads_use_old_values() {
         .sum();
     assert_eq!(s.sgpr64(10), carry);
 }
+
+#[test]
+fn gfx12_scalar_sub_dword_loads() {
+    #[rustfmt::skip]
+    let words = [
+        0xf4012282, 0xf8000011, // s_load_u8 s10, s[4:5], 0x11
+        0xf40102c2, 0xf8000013, // s_load_i8 s11, s[4:5], 0x13
+        0xf4016302, 0xf8000016, // s_load_u16 s12, s[4:5], 0x16
+        0xf4014342, 0x0c000002, // s_load_i16 s13, s[4:5], s6 offset:0x2
+        S_ENDPGM,
+    ];
+    let base = 0x3000_0000u64;
+    let mut bytes: Vec<u8> = (0..64u32).map(|i| (i * 37 + 0x85) as u8).collect();
+    bytes[0x13] = 0x9c;
+    bytes[0x23] = 0xf1;
+    let mut mem = Mem::new(0);
+    mem.add(base, bytes.clone());
+    let mut s = state(32, 141, EXEC);
+    s.set_sgpr64(4, base);
+    s.sgpr[6] = 0x20;
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut mem);
+    let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
+    assert_eq!(s.sgpr[10], bytes[0x11] as u32);
+    assert_eq!(s.sgpr[11], bytes[0x13] as i8 as i32 as u32);
+    assert_eq!(s.sgpr[12], u16_at(0x16) as u32);
+    assert_eq!(s.sgpr[13], u16_at(0x22) as i16 as i32 as u32);
+    // The chosen bytes have the sign bit set, so zero- and sign-extension differ.
+    assert!(bytes[0x13] & 0x80 != 0 && u16_at(0x22) & 0x8000 != 0);
+}

@@ -37,6 +37,7 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         "v_mad_co_u64_u32" => "v_mad_u64_u32",
         "v_mad_co_i64_i32" => "v_mad_i64_i32",
         "s_load_b96" => "s_load_dwordx3",
+        "s_buffer_load_b96" => "s_buffer_load_dwordx3",
         // gfx12 renames of the 32-bit scalar add/sub (same SCC rule).
         "s_add_co_i32" => "s_add_i32",
         "s_addk_co_i32" => "s_addk_i32",

@@ -30,6 +30,14 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         // gfx12 instruction/data prefetches: hints only.
         return Some(Ok((InstClass::Smem, Flow::Next)));
     }
+    if inst.format == Format::Smem && name.starts_with("s_load_") {
+        if let Some(kind) = ["u8", "i8", "u16", "i16"]
+            .into_iter()
+            .find(|k| name.strip_prefix("s_load_") == Some(*k))
+        {
+            return Some(sload_small(l, inst, kind).map(|()| (InstClass::Smem, Flow::Next)));
+        }
+    }
     let vector = matches!(
         inst.format,
         Format::Vop1 | Format::Vop2 | Format::Vop3 | Format::Vop3b | Format::Vop3p
@@ -1335,4 +1343,51 @@ fn dot_float(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     }
     let r = l.fout(acc, K::F32)?;
     l.vdst32(r)
+}
+
+// ---- scalar memory ---------------------------------------------------------------------------
+
+/// gfx12 `s_load_u8/i8/u16/i16` (RDNA4 ISA 8.1.3): 8 or 16 bits (16-bit loads 2-byte
+/// aligned) at `sbase + offset (+ soffset)`, zero- or sign-extended into one SGPR. The
+/// containing dword is loaded and the field extracted.
+fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
+    let base = l.s64(inst.src[0], K::B64)?;
+    let imm = l.c64(inst.mem.offset as i64 as u64);
+    let off = if inst.src[2].is_some() {
+        let so = l.s32(inst.src[2], K::B32)?;
+        let so = l.conv(ConvOp::ZExt, so);
+        l.add(imm, so)
+    } else {
+        imm
+    };
+    let a = l.add(base, off);
+    let wide = kind.ends_with("16");
+    // A 16-bit load ignores address bit 0 (it must be aligned).
+    let a = if wide { l.and_imm(a, !1) } else { a };
+    let dword = l.and_imm(a, !3);
+    let w = l.push_op(
+        crate::ir::Op::SLoad {
+            pc: l.pc,
+            addr: dword,
+        },
+        Ty::S32,
+    );
+    let sh = l.and_imm(a, 3);
+    let sh = l.conv(ConvOp::Lo, sh);
+    let sh = l.shl_imm(sh, 3);
+    let v = l.bin(BinOp::LShr, w, sh);
+    let v = l.conv(
+        match kind {
+            "u8" => ConvOp::ZExt8,
+            "i8" => ConvOp::SExt8,
+            "u16" => ConvOp::ZExt16,
+            _ => ConvOp::SExt16,
+        },
+        v,
+    );
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    l.set_sreg(reg, v);
+    Ok(())
 }
