@@ -1282,3 +1282,44 @@ fn gfx12_scalar_sub_dword_loads() {
     // The chosen bytes have the sign bit set, so zero- and sign-extension differ.
     assert!(bytes[0x13] & 0x80 != 0 && u16_at(0x22) & 0x8000 != 0);
 }
+
+#[test]
+fn ds_cmpstore_takes_the_new_value_first() {
+    #[rustfmt::skip]
+    let words = [
+        0xd8c00000, 0x08040201, // ds_cmpstore_rtn_b32 v8, v1, v2, v4
+        0xd8400004, 0x00040201, // ds_cmpstore_b32 v1, v2, v4 offset:4
+        S_ENDPGM,
+    ];
+    let mut mem = Mem::new(1024);
+    let lds0 = mem.lds.clone();
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    let mut s = state(32, 151, EXEC);
+    for l in 0..32 {
+        s.vgpr[1][l] = 8 * l as u32;
+        // Even lanes: the compare value (v4) matches the word at the first address.
+        if l % 2 == 0 {
+            s.vgpr[4][l] = dw(&lds0, 8 * l);
+        }
+        // Lanes divisible by 3: it matches the word at the second address.
+        if l % 3 == 0 {
+            s.vgpr[4][l] = dw(&lds0, 8 * l + 4);
+        }
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut mem);
+    let exec = b.exec();
+    check(&b, &s, 8, |l| dw(&lds0, 8 * l));
+    for l in 0..32 {
+        let (new, cmp) = (b.vgpr[2][l], b.vgpr[4][l]);
+        for off in [0, 4] {
+            let old = dw(&lds0, 8 * l + off);
+            let want = if exec >> l & 1 != 0 && old == cmp {
+                new
+            } else {
+                old
+            };
+            assert_eq!(dw(&mem.lds, 8 * l + off), want, "lane {l} offset {off}");
+        }
+    }
+}

@@ -137,6 +137,15 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         "ds_load_u16_d16" => "ds_read_u16_d16",
         "ds_load_u16_d16_hi" => "ds_read_u16_d16_hi",
         "ds_storexchg_rtn_b32" => "ds_wrxchg_rtn_b32",
+        // gfx12 names of the LDS float min/max atomics.
+        "ds_min_num_f32" => "ds_min_f32",
+        "ds_max_num_f32" => "ds_max_f32",
+        "ds_min_num_rtn_f32" => "ds_min_rtn_f32",
+        "ds_max_num_rtn_f32" => "ds_max_rtn_f32",
+        "ds_min_num_f64" => "ds_min_f64",
+        "ds_max_num_f64" => "ds_max_f64",
+        "ds_min_num_rtn_f64" => "ds_min_rtn_f64",
+        "ds_max_num_rtn_f64" => "ds_max_rtn_f64",
         "ds_storexchg_rtn_b64" => "ds_wrxchg_rtn_b64",
         "ds_store_b128" => "ds_write_b128",
         // More renamed scalar ops (RDNA "not0" = GFX9 "n1", "cls" = "flbit_i32").

@@ -26,6 +26,23 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
     if inst.format == Format::Sopp {
         return sopp(l, inst, name);
     }
+    if inst.format == Format::Ds {
+        if let Some(rest) = name.strip_prefix("ds_cmpstore_") {
+            // RDNA's DATA is the new value and DATA2 the compare value, the reverse of
+            // GFX9's ds_cmpst (RDNA4 ISA, DS_CMPSTORE_B32): swap them for the GFX9 lifting.
+            let gfx9 = match rest {
+                "b32" => "ds_cmpst_b32",
+                "b64" => "ds_cmpst_b64",
+                "rtn_b32" => "ds_cmpst_rtn_b32",
+                "rtn_b64" => "ds_cmpst_rtn_b64",
+                _ => return None,
+            };
+            let mut swapped = *inst;
+            swapped.src.swap(1, 2);
+            return Some(super::ds::lift(l, &swapped, gfx9));
+        }
+        return None;
+    }
     if inst.format == Format::Smem && name.contains("prefetch") {
         // gfx12 instruction/data prefetches: hints only.
         return Some(Ok((InstClass::Smem, Flow::Next)));
