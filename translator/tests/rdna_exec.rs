@@ -1323,3 +1323,62 @@ fn ds_cmpstore_takes_the_new_value_first() {
         }
     }
 }
+
+#[test]
+fn omod_rules_rdna3_and_rdna4() {
+    #[rustfmt::skip]
+    let words = [
+        0xd508000a, 0x08020501, // v_mul_f32_e64 v10, v1, v2 mul:2
+        0xd503000b, 0x18020501, // v_add_f32_e64 v11, v1, v2 div:2
+        S_ENDPGM,
+    ];
+    let min_normal = f32::from_bits(0x0080_0000);
+    let pairs = [
+        (1.5f32, 2.0f32),
+        (-0.0, 5.0),
+        (min_normal, 0.5),
+        (-3.0, 0.25),
+        (min_normal, -0.0),
+    ];
+    // (gpu, MODE, OMOD applies, output denormals flushed when it does)
+    for (gpu, mode, applies) in [
+        (Gpu::GFX1200, 0xf0, true),
+        (Gpu::GFX1200, 0x00, true),
+        (Gpu::GFX1100, 0xf0, false),
+        (Gpu::GFX1100, 0x00, true),
+    ] {
+        let mut s = state(32, 161, !0);
+        s.mode = mode;
+        for l in 0..64 {
+            let (a, b) = pairs[l % 5];
+            s.vgpr[1][l] = a.to_bits();
+            s.vgpr[2][l] = b.to_bits();
+        }
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let expect = |r: f32, scale: f32| {
+            let flush = |x: f32| {
+                if x.is_subnormal() {
+                    0.0f32.copysign(x)
+                } else {
+                    x
+                }
+            };
+            if !applies {
+                // Output denormals allowed (MODE 0xf0): kept.
+                return r.to_bits();
+            }
+            let x = flush(r * scale);
+            if x.to_bits() == 0x8000_0000 {
+                0
+            } else {
+                x.to_bits()
+            }
+        };
+        let what = format!("{gpu} mode {mode:#x}");
+        for l in 0..32 {
+            let (x, y) = pairs[l % 5];
+            assert_eq!(s.vgpr[10][l], expect(x * y, 2.0), "{what} mul lane {l}");
+            assert_eq!(s.vgpr[11][l], expect(x + y, 0.5), "{what} add lane {l}");
+        }
+    }
+}

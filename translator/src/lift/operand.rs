@@ -1050,8 +1050,14 @@ impl<'t> Lifter<'t> {
                 return Ok(v);
             }
         };
-        // OMOD is ignored when MODE.IEEE is set or output denormals are allowed (ISA 6.2.2).
-        if inst.mods.omod != 0 && !self.ieee() && !self.denorm_allowed(k, 2) {
+        // OMOD is ignored when MODE.IEEE is set or output denormals are allowed (ISA 6.2.2;
+        // RDNA3 the same). RDNA4 has no IEEE bit and applies OMOD under any denormal mode,
+        // flushing output denormals (RDNA4 ISA 7.2.3). RDNA: -0 * OMOD = +0.
+        let family = self.gpu.family();
+        let gfx12 = family == Some(crate::isa::Family::Gfx12);
+        let omod_on = inst.mods.omod != 0
+            && (gfx12 || (!self.ieee() && !self.denorm_allowed(k, 2)));
+        if omod_on {
             let m = match inst.mods.omod {
                 1 => two,
                 2 => four,
@@ -1059,6 +1065,16 @@ impl<'t> Lifter<'t> {
             };
             let c = self.cst(v, m);
             v = self.bin(BinOp::FMul, v, c);
+            if gfx12 {
+                v = self.flush_denorm(v, k);
+            }
+            if family != Some(crate::isa::Family::Gfx9) {
+                let sign = if k.is64() { 1u64 << 63 } else { 1 << 31 };
+                let nz = self.cst(v, sign);
+                let is_nz = self.cmp(CmpOp::Eq, v, nz);
+                let z = self.cst(v, 0);
+                v = self.select(is_nz, z, v);
+            }
         }
         if inst.mods.clamp {
             // Clamp to [0, 1]; with DX10_CLAMP a NaN becomes 0 (maxNum(NaN, 0) = 0),
