@@ -1055,8 +1055,8 @@ impl<'t> Lifter<'t> {
         // flushing output denormals (RDNA4 ISA 7.2.3). RDNA: -0 * OMOD = +0.
         let family = self.gpu.family();
         let gfx12 = family == Some(crate::isa::Family::Gfx12);
-        let omod_on = inst.mods.omod != 0
-            && (gfx12 || (!self.ieee() && !self.denorm_allowed(k, 2)));
+        let omod_on =
+            inst.mods.omod != 0 && (gfx12 || (!self.ieee() && !self.denorm_allowed(k, 2)));
         if omod_on {
             let m = match inst.mods.omod {
                 1 => two,
