@@ -1382,3 +1382,39 @@ fn omod_rules_rdna3_and_rdna4() {
         }
     }
 }
+
+#[test]
+fn wave32_lds_permutes_wrap_at_32_lanes() {
+    #[rustfmt::skip]
+    let words = [
+        0xdacc0000, 0x03000201, // ds_bpermute_b32 v3, v1, v2
+        0xdac80008, 0x04000201, // ds_permute_b32 v4, v1, v2 offset:8
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 171, EXEC);
+    for l in 0..64 {
+        // Byte addresses up to 4 * 95: lane indices past 31 must wrap.
+        s.vgpr[1][l] = 4 * ((l as u32 * 13 + 7) % 96);
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(64));
+    let exec = b.exec();
+    let on = |l: usize| exec >> l & 1 != 0;
+    // bpermute: lane i reads lane (addr / 4) % 32, 0 from a disabled lane.
+    check(&b, &s, 3, |l| {
+        let j = (b.vgpr[1][l] / 4 % 32) as usize;
+        if on(j) {
+            b.vgpr[2][j]
+        } else {
+            0
+        }
+    });
+    // permute: active lane i sends to lane ((addr + 8) / 4) % 32, later lanes winning.
+    let mut want = [0u32; 32];
+    for i in 0..32 {
+        if on(i) {
+            want[((b.vgpr[1][i] + 8) / 4 % 32) as usize] = b.vgpr[2][i];
+        }
+    }
+    check(&b, &s, 4, |l| want[l]);
+}
