@@ -297,7 +297,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 // Lane index = (vaddr + offset) / 4.
                 let a = l.v32(inst.src[0], K::B32)?;
                 let a = if off != 0 { l.add_imm(a, off) } else { a };
-                l.lshr_imm(a, 2)
+                let idx = l.lshr_imm(a, 2);
+                // The lane index is taken modulo the wave size (RDNA ISA, DS_BPERMUTE_B32).
+                if l.wave == 32 {
+                    l.and_imm(idx, 31)
+                } else {
+                    idx
+                }
             };
             let r = l.gather(v, idx);
             return l.set_vregs(inst.dst[0], &[r], exec);
@@ -309,7 +315,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let a = l.v32(inst.src[0], K::B32)?;
             let a = if off != 0 { l.add_imm(a, off) } else { a };
             let a = l.lshr_imm(a, 2);
-            let idx = l.and_imm(a, 63);
+            let idx = l.and_imm(a, (l.wave - 1) as u64);
             let z = l.c32(0);
             let mut tmp = l.bcast(z);
             for i in 0..l.wave as u64 {

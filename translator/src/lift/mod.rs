@@ -49,7 +49,9 @@ pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
+mod rdna_buffer;
 mod rdna_names;
+mod rdna_ops;
 mod salu;
 mod smem;
 mod valu;
@@ -207,6 +209,9 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
                 };
             }
             _ => {}
+        }
+        if let Some(r) = rdna_ops::lift(l, inst, name) {
+            return r;
         }
     }
     match inst.format {

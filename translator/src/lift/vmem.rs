@@ -59,6 +59,19 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         return Err("not supported on this target".into());
     }
     let exec = l.exec();
+    if inst.format == Format::Mubuf && !gfx9 {
+        // RDNA V# layout and out-of-range modes (`rdna_buffer`).
+        let b = super::rdna_buffer::access(l, inst)?;
+        let mask = l.and(exec, b.lanes_ok);
+        let a = Access {
+            space,
+            addr: b.addr,
+            mask,
+            exec,
+            range: Some(b.range),
+        };
+        return access_op(l, inst, &a, op, None);
+    }
     let buffer = matches!(inst.format, Format::Mubuf | Format::Mtbuf);
     let (addr, range, d3) = if buffer {
         let (addr, range, d3) = buffer_addr(l, inst)?;
@@ -73,25 +86,31 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         exec,
         range,
     };
+    access_op(l, inst, &a, op, d3)
+}
+
+/// The load, store or atomic `op` (the mnemonic without its segment prefix) at `a`; `d3` is
+/// the GFX9 buffer resource's dword 3 (typed access formats), `None` outside GFX9 MUBUF/MTBUF.
+fn access_op(l: &mut Lifter, inst: &Inst, a: &Access, op: &str, d3: Option<Val>) -> LiftResult {
     let lds_ty = op.strip_prefix("load_lds_").or(if inst.mem.lds {
         op.strip_prefix("load_")
     } else {
         None
     });
     if let Some(ty) = lds_ty {
-        load_to_lds(l, inst, &a, ty)?;
+        load_to_lds(l, inst, a, ty)?;
     } else if inst.mem.lds {
         return Err("not supported with lds".into());
     } else if let (Some(d3), Some(rest)) = (d3, op.strip_prefix("load_format_")) {
-        load_format(l, inst, &a, rest, d3)?;
+        load_format(l, inst, a, rest, d3)?;
     } else if let (Some(d3), Some(rest)) = (d3, op.strip_prefix("store_format_")) {
-        store_format(l, inst, &a, rest, d3)?;
+        store_format(l, inst, a, rest, d3)?;
     } else if let Some(ty) = op.strip_prefix("load_") {
-        load(l, inst, &a, ty)?;
+        load(l, inst, a, ty)?;
     } else if let Some(ty) = op.strip_prefix("store_") {
-        store(l, inst, &a, ty)?;
+        store(l, inst, a, ty)?;
     } else if let Some(rest) = op.strip_prefix("atomic_") {
-        atomic(l, inst, &a, rest)?;
+        atomic(l, inst, a, rest)?;
     } else {
         return Err("not supported".into());
     }
