@@ -215,3 +215,94 @@ pub fn wmma_iu8(ctx: &Ctx) {
 pub fn wmma_fp8(ctx: &Ctx) {
     tile(ctx, "wmma_f32_fp8", (16, 16, 16), In::Fp8, 214);
 }
+
+/// RDNA4 `v_swmmac_f32_16x16x32_f16` tile: a 2:4-sparse A (16 x 32, stored packed 16 x 16),
+/// dense 32 x 16 B. Each lane passes one index dword (set 0): the 2-bit index of the lane's
+/// packed item e at bits 2e (`matrix::wmma`); the kernel loads item e of lane l from packed
+/// column `k16(l, e)` (the RDNA4 16-bit A layout of `wmma.hip`). The gfx11 builds have no such
+/// kernel.
+pub fn swmmac_f16(ctx: &Ctx) {
+    let (m, n, k) = (16usize, 16usize, 32usize);
+    let mut r = Rng::new(215);
+    let (ap, apv) = operand(&mut r, m * k / 2, In::F16, ctx.target);
+    let (b, bv) = operand(&mut r, k * n, In::F16, ctx.target);
+    // Positions (idx0 < idx1) of the two kept values of every group of four k, per row.
+    const PAIRS: [(u32, u32); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+    let pick: Vec<(u32, u32)> = (0..m * k / 4)
+        .map(|_| PAIRS[r.range(0, 6) as usize])
+        .collect();
+    // The packed column of lane l's item e (wave32: k = {k[3], l/16, e[1:0]} with e = 0..8;
+    // wave64: k = {l/16, e[1:0]} with e = 0..4).
+    let k16 = |l: usize, e: usize| -> usize {
+        if ctx.wave == 64 {
+            (l >> 4) << 2 | e
+        } else {
+            (e >> 2 & 1) << 3 | (l >> 4 & 1) << 2 | (e & 3)
+        }
+    };
+    let items = if ctx.wave == 64 { 4 } else { 8 };
+    let idx: Vec<u32> = (0..ctx.wave as usize)
+        .map(|l| {
+            (0..items).fold(0u32, |w, e| {
+                let kp = k16(l, e);
+                let (i0, i1) = pick[(l % 16) * (k / 4) + kp / 2];
+                w | (if kp % 2 == 0 { i0 } else { i1 }) << (2 * e)
+            })
+        })
+        .collect();
+    // The expanded A: packed column kp of group q = kp / 2 lands at 4q + its index.
+    let mut a = vec![0.0f64; m * k];
+    for i in 0..m {
+        for kp in 0..k / 2 {
+            let (i0, i1) = pick[i * (k / 4) + kp / 2];
+            let pos = if kp % 2 == 0 { i0 } else { i1 };
+            a[i * k + 4 * (kp / 2) + pos as usize] = apv[i * (k / 2) + kp];
+        }
+    }
+    let c: Vec<f32> = (0..m * n)
+        .map(|_| r.range(-4096, 4096) as f32 / 1024.0)
+        .collect();
+    let kern = kernel(ctx, "swmmac_f32_f16");
+    let (bap, bb) = (ctx.dev.alloc_from(&ap), ctx.dev.alloc_from(&b));
+    let (bi, bc) = (ctx.input(&idx), ctx.input(&c));
+    let bd = ctx.output::<u32>(m * n + 16);
+    ctx.launch(
+        &kern,
+        [1, 1, 1],
+        [ctx.wave, 1, 1],
+        vec![B(bap), B(bb), B(bi), B(bc), B(bd)],
+    );
+    let mut want: Vec<u32> = (0..m * n)
+        .map(|ij| {
+            let (i, j) = (ij / n, ij % n);
+            let s = (0..k).fold(c[ij] as f64, |s, t| s + a[i * k + t] * bv[t * n + j]);
+            assert_eq!(s as f32 as f64, s, "swmmac: reference not exact");
+            (s as f32).to_bits()
+        })
+        .collect();
+    want.resize(m * n + 16, u32::from_ne_bytes([POISON; 4]));
+    let got: Vec<u32> = ctx.read("d", bd);
+    ctx.expect_eq("swmmac_f32_f16 d", &got, &want);
+}
+
+/// Every WMMA/SWMMAC tile on every RDNA build (wave32 and wave64), under both engines, must
+/// match the host GEMM bitwise (the RDNA status test also accepts "unsupported"; this one
+/// does not).
+#[test]
+fn wmma_tiles_on_every_rdna_build() {
+    for &(target, _) in WMMA {
+        for engine in [wavejit::Engine::Interp, wavejit::Engine::Jit] {
+            let ctx = Ctx::on(engine, target);
+            wmma_f16(&ctx);
+            wmma_bf16(&ctx);
+            wmma_iu8(&ctx);
+            if target.starts_with("gfx12") {
+                wmma_fp8(&ctx);
+                swmmac_f16(&ctx);
+            } else {
+                let m = ctx.dev.load_module(WMMA[0].1).expect("gfx1100 wmma loads");
+                assert!(m.kernel("swmmac_f32_f16").is_err());
+            }
+        }
+    }
+}

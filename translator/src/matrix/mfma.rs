@@ -82,6 +82,23 @@ pub struct Scales {
     pub b: [u8; 64],
 }
 
+/// An operand of a [`Plan`], for [`Plan::slots`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Which {
+    /// Dense A.
+    A,
+    /// The stored elements of a sparse A.
+    SparseA,
+    /// The 2-bit index of each stored sparse A element.
+    SparseIndex,
+    /// B.
+    B,
+    /// C (empty for a constant C).
+    C,
+    /// D.
+    D,
+}
+
 /// Why a matrix instruction cannot execute.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum MatrixError {
@@ -347,6 +364,23 @@ impl Plan {
     /// The A/B element types after format selection (F8F6F4) or signedness (RDNA IU8/IU4).
     pub fn elems(&self) -> (Elem, Elem) {
         (self.ea, self.eb)
+    }
+
+    /// Where the plan reads or writes each element of `which`, as `(register, lane, bit
+    /// offset)`: dense A in `(b·M + i)·K + k` order, B in `(b·K + k)·N + j` order, C and D in
+    /// `(b·M + i)·N + j` order; sparse A lists its stored elements with the index bits'
+    /// location (`SparseA` gives the value slots, `SparseIndex` the index slots, in the same
+    /// order). For tests and tools: the layout as executed.
+    pub fn slots(&self, which: Which) -> Vec<(u16, u8, u8)> {
+        let t = |s: &Slot| (s.reg, s.lane, s.shift);
+        match which {
+            Which::A => self.a.iter().map(t).collect(),
+            Which::SparseA => self.a_sparse.iter().map(|e| t(&e.val)).collect(),
+            Which::SparseIndex => self.a_sparse.iter().map(|e| t(&e.idx)).collect(),
+            Which::B => self.b.iter().map(t).collect(),
+            Which::C => self.c.iter().map(t).collect(),
+            Which::D => self.d.iter().map(t).collect(),
+        }
     }
 
     fn run_f32(

@@ -16,5 +16,5 @@ pub mod shape;
 pub mod wmma;
 
 pub use formats::Elem;
-pub use mfma::{execute, CSrc, Controls, MatrixError, Operands, Plan, Scales};
+pub use mfma::{execute, CSrc, Controls, MatrixError, Operands, Plan, Scales, Which};
 pub use shape::{Acc, Kind, MatrixOp};

@@ -278,3 +278,40 @@ pub fn plan(op: &MatrixOp, w: &Wmma, opnds: &Operands, nregs: usize) -> Result<P
         ovfl_clamp: false,
     })
 }
+
+/// Registers spanned by D, A, B and src2 (C, or SWMMAC's index VGPR) of `op` under `w`
+/// (LLVM's operand widths; a register counts when the plan touches any lane of it).
+pub fn operand_regs(op: &MatrixOp, w: &Wmma) -> Result<[usize; 4], MatrixError> {
+    use super::mfma::Which;
+    let opnds = Operands {
+        d: 0,
+        a: 100,
+        b: 200,
+        c: CSrc::Reg(300),
+        index: 300,
+    };
+    let p = plan(op, w, &opnds, 512)?;
+    let span = |v: Vec<(u16, u8, u8)>, base: u16| {
+        v.iter()
+            .map(|s| (s.0 - base) as usize + 1)
+            .max()
+            .unwrap_or(0)
+    };
+    let sparse = op.kind == Kind::Swmmac;
+    let a = if sparse {
+        span(p.slots(Which::SparseA), 100)
+    } else {
+        span(p.slots(Which::A), 100)
+    };
+    let c = if sparse {
+        span(p.slots(Which::SparseIndex), 300)
+    } else {
+        span(p.slots(Which::C), 300)
+    };
+    Ok([
+        span(p.slots(Which::D), 0),
+        a,
+        span(p.slots(Which::B), 200),
+        c,
+    ])
+}
