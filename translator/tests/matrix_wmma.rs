@@ -347,7 +347,7 @@ fn layouts_of_every_instruction_and_wave_size() {
                     uniq.sort();
                     uniq.dedup();
                     assert_eq!(uniq.len(), 16 * op.k, "{name}: B elements collide");
-                    let sixteen = matches!(op.acc, Acc::F16 | Acc::Bf16);
+                    let sixteen = op.d16.is_some();
                     let c_base = if sparse { 8 } else { 300 };
                     let mut want_d = Vec::new();
                     let mut want_c = Vec::new();
@@ -513,7 +513,7 @@ fn check(name: &str, op: &MatrixOp, w: &Wmma, seed: u64) {
             b[kk * 16 + j] = if negates(1, at.2) { -v } else { v };
         }
     }
-    let sixteen = matches!(op.acc, Acc::F16 | Acc::Bf16);
+    let sixteen = op.d16.is_some();
     let cd_bits = if sixteen { 16 } else { 32 };
     let c_base = if sparse { d0 } else { c0 };
     let mut c = vec![0f64; 256];
@@ -526,15 +526,15 @@ fn check(name: &str, op: &MatrixOp, w: &Wmma, seed: u64) {
             } else {
                 // A multiple of 2^-6 below 4 (exact in f16/bf16 when small enough to matter).
                 let x = (rng.below(512) as f64 - 256.0) / 64.0;
-                let code = match op.acc {
-                    Acc::F16 => half::f16::from_f64(x).to_bits() as u32,
-                    Acc::Bf16 => half::bf16::from_f64(x).to_bits() as u32,
-                    _ => (x as f32).to_bits(),
+                let code = match op.d16 {
+                    Some(Elem::F16) => half::f16::from_f64(x).to_bits() as u32,
+                    Some(_) => half::bf16::from_f64(x).to_bits() as u32,
+                    None => (x as f32).to_bits(),
                 };
-                let back = match op.acc {
-                    Acc::F16 => half::f16::from_bits(code as u16).to_f64(),
-                    Acc::Bf16 => half::bf16::from_bits(code as u16).to_f64(),
-                    _ => x,
+                let back = match op.d16 {
+                    Some(Elem::F16) => half::f16::from_bits(code as u16).to_f64(),
+                    Some(_) => half::bf16::from_bits(code as u16).to_f64(),
+                    None => x,
                 };
                 (back, code)
             };
@@ -566,10 +566,10 @@ fn check(name: &str, op: &MatrixOp, w: &Wmma, seed: u64) {
                     exact_sum as f32 as f64, exact_sum,
                     "{name}: inexact reference"
                 );
-                match op.acc {
-                    Acc::F16 => half::f16::from_f64(exact_sum).to_bits() as u32,
-                    Acc::Bf16 => half::bf16::from_f64(exact_sum).to_bits() as u32,
-                    _ => (exact_sum as f32).to_bits(),
+                match op.d16 {
+                    Some(Elem::F16) => half::f16::from_f64(exact_sum).to_bits() as u32,
+                    Some(_) => half::bf16::from_f64(exact_sum).to_bits() as u32,
+                    None => (exact_sum as f32).to_bits(),
                 }
             };
             put(
@@ -610,7 +610,7 @@ fn every_instruction_computes_exactly() {
                 } else {
                     mods.push((4, 4, 0, false)); // C: |C| negated
                 }
-                if matches!(op.acc, Acc::F16 | Acc::Bf16) || op.kind == Kind::Swmmac {
+                if op.d16.is_some() || op.kind == Kind::Swmmac {
                     mods.extend([(0, 0, 4, false), (0, 0, 1, false), (0, 0, 3, false)]);
                 }
                 for (n, &(neg, neg_hi, opsel, clamp)) in mods.iter().enumerate() {

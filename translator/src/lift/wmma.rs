@@ -10,7 +10,7 @@ use crate::isa::{Family, Inst, Opnd};
 use crate::lift::operand::{inline_const, K};
 use crate::lift::{Flow, LiftResult, Lifter};
 use crate::matrix::wmma::{plan, Wmma};
-use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands};
+use crate::matrix::{Acc, CSrc, Controls, Elem, Kind, MatrixOp, Operands};
 use crate::wave::{InstClass, NUM_VREGS};
 
 /// True for the RDNA matrix mnemonics.
@@ -37,14 +37,14 @@ pub(in crate::lift) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResu
         (CSrc::Reg(r), 0)
     } else {
         // Inline constants only; 16-bit C takes the constant's 16-bit form (ISA L3257).
-        let k = match op.acc {
-            Acc::F16 => K::F16,
-            Acc::I32 => K::B32,
+        let k = match (op.acc, op.d16) {
+            (_, Some(Elem::F16)) => K::F16,
+            (Acc::I32, _) => K::B32,
             _ => K::F32,
         };
         let mut bits =
             inline_const(s2.code, k).ok_or("src2 (C) must be VGPRs or an inline constant")?;
-        if op.acc == Acc::Bf16 {
+        if op.d16 == Some(Elem::Bf16) {
             // bf16 constants: the high half of the f32 form for float codes, else the LSBs.
             let f = inline_const(s2.code, K::F32).unwrap_or(0);
             bits = if (240..=248).contains(&s2.code) {

@@ -177,7 +177,7 @@ pub struct Plan {
     /// B in `(b·K + k)·N + j` order, BLGP applied.
     pub(super) b: Vec<Slot>,
     /// C (empty for a constant C) and D in `(b·M + i)·N + j` order. 16-bit accumulators
-    /// (`Acc::F16`/`Acc::Bf16`) use the 16 bits at the slot's shift.
+    /// (`MatrixOp::d16`) use the 16 bits at the slot's shift.
     pub(super) c: Vec<Slot>,
     pub(super) d: Vec<Slot>,
     /// A constant C.
@@ -349,7 +349,7 @@ impl Plan {
         scales: Option<&Scales>,
     ) -> Result<(), MatrixError> {
         match self.op.acc {
-            Acc::F32 | Acc::F16 | Acc::Bf16 => self.run_f32(isa, regs, mode, scales),
+            Acc::F32 => self.run_f32(isa, regs, mode, scales),
             Acc::I32 => {
                 self.run_i32(regs, mode);
                 Ok(())
@@ -431,11 +431,7 @@ impl Plan {
                 }
             }
             acc.clear();
-            let c16 = match op.acc {
-                Acc::F16 => Some(Elem::F16),
-                Acc::Bf16 => Some(Elem::Bf16),
-                _ => None,
-            };
+            let c16 = op.d16;
             match (self.c_imm, c16) {
                 (Some(v), None) => acc.resize(nb * m * n, f32::from_bits(v as u32)),
                 (Some(v), Some(e)) => acc.resize(nb * m * n, e.to_f32(v as u32 & 0xFFFF)),

@@ -19,10 +19,6 @@ pub enum Acc {
     I32,
     /// f64 accumulation.
     F64,
-    /// f32 accumulation rounded to an f16 C/D (RDNA `v_wmma_f16_*`, `v_swmmac_f16_*`).
-    F16,
-    /// f32 accumulation rounded to a bf16 C/D (RDNA `v_wmma_bf16_*`, `v_swmmac_bf16_*`).
-    Bf16,
 }
 
 /// The family of a matrix opcode.
@@ -61,6 +57,10 @@ pub struct MatrixOp {
     pub acc: Acc,
     /// Dense, F8F6F4, scaled or sparse.
     pub kind: Kind,
+    /// 16-bit C and D (RDNA `v_wmma_f16_*`/`_bf16_*`, `v_swmmac_f16_*`/`_bf16_*`): f32
+    /// accumulation (`acc` is [`Acc::F32`]) rounded once to this type. `None`: C and D hold
+    /// `acc`.
+    pub d16: Option<Elem>,
 }
 
 impl MatrixOp {
@@ -134,6 +134,7 @@ impl MatrixOp {
             b,
             acc,
             kind,
+            d16: None,
         };
         // Every lane group must hold whole rows: M·B and N·B divide 64 (ISA L3016).
         if m == 0 || n == 0 || k == 0 || 64 % (m * blocks) != 0 || 64 % (n * blocks) != 0 {
@@ -161,11 +162,11 @@ impl MatrixOp {
             return None;
         };
         let mut parts = rest.split('_');
-        let acc = match parts.next()? {
-            "f32" => Acc::F32,
-            "i32" => Acc::I32,
-            "f16" => Acc::F16,
-            "bf16" => Acc::Bf16,
+        let (acc, d16) = match parts.next()? {
+            "f32" => (Acc::F32, None),
+            "i32" => (Acc::I32, None),
+            "f16" => (Acc::F32, Some(Elem::F16)),
+            "bf16" => (Acc::F32, Some(Elem::Bf16)),
             _ => return None,
         };
         let k = match (parts.next()?, kind) {
@@ -181,11 +182,11 @@ impl MatrixOp {
         };
         let ty: Vec<&str> = parts.collect();
         let (a, b) = match ty.as_slice() {
-            ["f16"] if matches!(acc, Acc::F32 | Acc::F16) => (Elem::F16, Elem::F16),
-            ["bf16"] if matches!(acc, Acc::F32 | Acc::Bf16) => (Elem::Bf16, Elem::Bf16),
+            ["f16"] if acc == Acc::F32 && d16 != Some(Elem::Bf16) => (Elem::F16, Elem::F16),
+            ["bf16"] if acc == Acc::F32 && d16 != Some(Elem::F16) => (Elem::Bf16, Elem::Bf16),
             ["iu8"] if acc == Acc::I32 => (Elem::U8, Elem::U8),
             ["iu4"] if acc == Acc::I32 => (Elem::U4, Elem::U4),
-            [x, y] if acc == Acc::F32 && rdna4 => (f8(x)?, f8(y)?),
+            [x, y] if acc == Acc::F32 && d16.is_none() && rdna4 => (f8(x)?, f8(y)?),
             _ => return None,
         };
         // K beyond 16 (dense) / 32 (sparse) exists for IU4 only; RDNA3 has no K = 32 and no
@@ -203,6 +204,7 @@ impl MatrixOp {
             b,
             acc,
             kind,
+            d16,
         })
     }
 

@@ -159,7 +159,7 @@ pub fn plan(op: &MatrixOp, w: &Wmma, opnds: &Operands, nregs: usize) -> Result<P
             "FP8/BF8 WMMA: NEG must be zero for A and B",
         ));
     }
-    let sixteen = matches!(op.acc, Acc::F16 | Acc::Bf16);
+    let sixteen = op.d16.is_some();
     let mut err = None;
     let mut at = |base: u16, loc: Loc, bits: u32| -> Slot {
         let s = slot(0, loc.lane, loc.item, bits);
