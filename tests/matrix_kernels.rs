@@ -430,13 +430,17 @@ fn gemms_at_1024_cubed() {
             t.elapsed().as_secs_f64()
         );
     }
-    // RDNA: every type on the wave32 builds, f16 on the wave64 ones (same kernels, other
-    // layouts), the sparse GEMM on gfx1200.
-    let mut runs: Vec<(&str, Ty)> = Vec::new();
-    for target in ["gfx1100", "gfx1200", "gfx1201"] {
-        runs.extend(rdna_types(target).iter().map(|&ty| (target, ty)));
-    }
-    runs.extend([("gfx1100w64", Ty::F16), ("gfx1200w64", Ty::F16)]);
+    // RDNA: every type at least once per family and wave size (the odd-size test covers every
+    // combination; this keeps the step's time down), and the sparse GEMM on gfx1200.
+    let runs = [
+        ("gfx1100", Ty::F16),
+        ("gfx1100", Ty::I8),
+        ("gfx1100w64", Ty::Bf16),
+        ("gfx1200", Ty::Bf16),
+        ("gfx1200", Ty::Fp8),
+        ("gfx1200w64", Ty::I8),
+        ("gfx1201", Ty::F16),
+    ];
     for (target, ty) in runs {
         let t = std::time::Instant::now();
         dense(target, ty, 1024, 1024, 1024, Engine::Jit, 97);
