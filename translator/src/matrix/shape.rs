@@ -237,7 +237,7 @@ impl MatrixOp {
         (self.n * self.k * self.blocks * b.bits() as usize).div_ceil(2048)
     }
 
-    /// Registers holding C and D (MFMA; WMMA: `crate::matrix::wmma::Regs`).
+    /// Registers holding C and D (MFMA; WMMA/SWMMAC: `crate::matrix::wmma::operand_regs`).
     pub fn cd_regs(&self) -> usize {
         let bits = if self.acc == Acc::F64 { 64 } else { 32 };
         self.m * self.n * self.blocks * bits / 2048

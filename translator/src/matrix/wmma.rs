@@ -22,8 +22,11 @@
 //!
 //! Numerics: as MFMA's f32 path (one fused multiply-add per k in ascending order, f32, round
 //! to nearest even); 16-bit accumulators accumulate in f32 and round once to f16/bf16; integer
-//! forms are exact with wrapping i32 sums, saturating with CLAMP. MODE.FP16_OVFL has no effect
-//! and EXEC is ignored.
+//! forms are exact with wrapping i32 sums, saturating with CLAMP. Input denormals are kept
+//! (the formats decode exactly), NaN results are the canonical quiet NaN of the D type,
+//! MODE.FP16_OVFL has no effect and EXEC is ignored. The ISA states none of this beyond
+//! "fused multiply add" and round-to-nearest-even (`notes/rdna.md` §5.5): unverified on
+//! hardware.
 
 use super::formats::Elem;
 use super::layout::Loc;
