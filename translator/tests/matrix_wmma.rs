@@ -229,10 +229,10 @@ fn input_at(w: &Wmma, mat: Mat, bits: usize, kdim: usize, x: usize, k: usize) ->
     }
 }
 
-/// The test's location of C/D[i][j]. RDNA4: the ISA tables. RDNA3 (Calculator,
-/// `v_wmma_f16_16x16x16_f16 --register-layout --D-matrix`): row i in VGPR i/2 of lanes
-/// j + 16·(i%2), bits 15:0 or (OPSEL[2]) 31:16 for 16-bit D; wave64 moves VGPRs 4..7 of
-/// wave32 to lanes 32..63.
+/// The test's location of C/D[i][j]. RDNA4: the ISA tables. RDNA3: the Matrix Instruction
+/// Calculator's gfx11 output rule (its wave32 D table is in its README): 16-bit register slot
+/// `skip·⌊i / (wave/16)⌋ + OPSEL[2]` (skip = 2 for 16-bit D, which uses one half per VGPR),
+/// lane `(N·i + j) % wave`.
 fn cd_at(w: &Wmma, sixteen: bool, i: usize, j: usize) -> At {
     if w.rdna4 {
         return if sixteen {
@@ -241,17 +241,13 @@ fn cd_at(w: &Wmma, sixteen: bool, i: usize, j: usize) -> At {
             from_table(&CD32, w.wave, 32, i, j)
         };
     }
-    let (mut reg, mut lane) = (i / 2, j + 16 * (i % 2));
-    if w.wave == 64 && reg >= 4 {
-        reg -= 4;
-        lane += 32;
-    }
-    let shift = if sixteen {
-        16 * (w.opsel as usize >> 2 & 1)
+    let lane = (16 * i + j) % w.wave;
+    if sixteen {
+        let slot = 2 * (i / (w.wave / 16)) + (w.opsel as usize >> 2 & 1);
+        (slot / 2, lane, 16 * (slot % 2))
     } else {
-        0
-    };
-    (reg, lane, shift)
+        (i / (w.wave / 16), lane, 0)
+    }
 }
 
 #[test]
@@ -285,6 +281,13 @@ fn notation_and_tables_agree_with_the_isa_text() {
     // = B[t][l % 16].
     let w3 = target(Gpu::GFX1100, 32);
     assert_eq!(input_at(&w3, Mat::B, 16, 16, 5, 13), (6, 5, 16));
+    // Its RDNA3 `v_wmma_f16_16x16x16_f16 --register-layout --D-matrix` tables (README): D[1][5]
+    // is v0{21}.[15:0], D[14][3] v7{3}, D[15][15] v7{31}; with --opsel 4 the halves are [31:16].
+    assert_eq!(cd_at(&w3, true, 1, 5), (0, 21, 0));
+    assert_eq!(cd_at(&w3, true, 14, 3), (7, 3, 0));
+    assert_eq!(cd_at(&w3, true, 15, 15), (7, 31, 0));
+    let w3_hi = Wmma { opsel: 4, ..w3 };
+    assert_eq!(cd_at(&w3_hi, true, 15, 15), (7, 31, 16));
 }
 
 /// Every element of every operand of every instruction, wave size and OPSEL: the plan reads

@@ -5,9 +5,10 @@
 //! Matrix Instruction Calculator's RDNA3 tables):
 //! * RDNA3, both wave sizes: lane `l` holds row `l % 16` of A (column `l % 16` of B) with all
 //!   16 k in order, replicated in every 16-lane group; the instruction reads lanes 0–15 here.
-//!   C/D: VGPR r of lane l holds row `2r + (l/16)%2` (+ 8 for lanes 32–63 in wave64, whose 4
-//!   VGPRs are the upper half of wave32's 8), column `l % 16`. 16-bit C/D are not packed:
-//!   one element per VGPR, in bits 15:0 or, with OPSEL[2], bits 31:16 (the other half is kept).
+//!   C/D (the Calculator's gfx11 output rule): with G = wave/16 lane groups, VGPR r of lane l
+//!   holds row `G·r + l/16`, column `l % 16` (wave32: rows 2r, 2r+1; wave64: rows 4r..4r+3).
+//!   16-bit C/D are not packed: one element per VGPR, in bits 15:0 or, with OPSEL[2], bits
+//!   31:16 (the other half is kept).
 //! * RDNA4: no replication; the bit-field tables of ISA 7.12.2 (see the functions below).
 //!   16-bit C/D pack two rows per VGPR, even rows in bits 15:0. B with K = 32 of 16/8-bit
 //!   elements (SWMMAC) is two 16-row groups in consecutive VGPR ranges (ISA 7.12.3 L3820);
@@ -117,8 +118,8 @@ pub fn cd_loc(w: &Wmma, sixteen: bool, i: usize, j: usize) -> Loc {
         };
         return Loc { lane, item };
     }
-    let reg = if w.wave == 32 { i / 2 } else { (i / 2) % 4 };
-    let lane = j + 16 * (i % 2) + if w.wave == 64 { 32 * (i / 8) } else { 0 };
+    let groups = w.wave / 16;
+    let (reg, lane) = (i / groups, j + 16 * (i % groups));
     let item = if sixteen {
         2 * reg + (w.opsel as usize >> 2 & 1)
     } else {

@@ -7,8 +7,8 @@
 // Register layouts, not checked on hardware:
 // - gfx11 (RDNA3, GPUOpen "WMMA on RDNA3" and ISA 7.9): A and B are replicated across each
 //   16-lane group: lane l holds row l % 16 of A (and column l % 16 of B) with all 16 k in
-//   order. D (32-bit): VGPR r of lane l holds row 2r + (l / 16) % 2 (+ 8 for lanes 32-63 in
-//   wave64, whose 4 VGPRs are the upper half of wave32's 8), column l % 16.
+//   order. D (32-bit): VGPR r of lane l holds row G*r + l / 16 with G = wave size / 16 (the
+//   Matrix Instruction Calculator's gfx11 rule), column l % 16.
 // - gfx12 (RDNA4, ISA 7.12.2, /work/shared/notes/rdna.md §5.3): 16-bit A wave32: lane
 //   {k[2], m[3:0]}, VGPR {k[3], k[1]}, half k[0]; wave64: lane {k[3:2], m}, VGPR k[1], half k[0].
 //   8-bit A wave32: lane {k[3], m}, byte k[2:0]; wave64: lane {k[2], k[3], m}, byte k[1:0].
@@ -41,7 +41,11 @@ typedef int8v acci;
 #if defined(__GFX11__)
 // Row of D held in VGPR r of lane l (RDNA3).
 static __device__ inline unsigned drow(unsigned l, unsigned r) {
-  return 2 * r + (l / 16) % 2 + 8 * (l / 32);
+#ifdef WAVE64
+  return 4 * r + l / 16;
+#else
+  return 2 * r + l / 16;
+#endif
 }
 // k of element e of lane l's A row / B column (RDNA3: all 16 in order).
 static __device__ inline unsigned k16(unsigned l, unsigned e) { return e; }

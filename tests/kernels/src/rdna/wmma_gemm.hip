@@ -32,9 +32,13 @@ typedef int8v acci;
 #endif
 
 #if defined(__GFX11__)
-// RDNA3: A/B replicated in every 16-lane group, all 16 k in order; D row 2r + (l/16)%2
-// (+ 8 for lanes 32-63 in wave64).
-static __device__ inline unsigned drow(unsigned l, unsigned r) { return 2 * r + (l / 16) % 2 + 8 * (l / 32); }
+// RDNA3: A/B replicated in every 16-lane group, all 16 k in order; D row G*r + l/16 with
+// G = wave size / 16 (the Matrix Instruction Calculator's gfx11 rule).
+#ifdef WAVE64
+static __device__ inline unsigned drow(unsigned l, unsigned r) { return 4 * r + l / 16; }
+#else
+static __device__ inline unsigned drow(unsigned l, unsigned r) { return 2 * r + l / 16; }
+#endif
 static __device__ inline unsigned k16(unsigned l, unsigned e) { return e; }
 static __device__ inline unsigned k8(unsigned l, unsigned e) { return e; }
 #define NE16 16
