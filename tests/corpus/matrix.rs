@@ -285,6 +285,91 @@ pub fn swmmac_f16(ctx: &Ctx) {
     ctx.expect_eq("swmmac_f32_f16 d", &got, &want);
 }
 
+/// RDNA `v_wmma_f16_16x16x16_f16` tile: f16 A, B, C and D (RDNA3: also the OPSEL[2] = 1 form,
+/// `wmma_f16_f16_hi`, D in the high halves). Inputs as in `tile`; C is a multiple of 2^-6 below
+/// 4 (exact in f16); the f32 sum is exact, so D is the host's round-to-nearest-even f16 of the
+/// exact sum, bitwise.
+pub fn wmma_f16_acc(ctx: &Ctx) {
+    let mut names = vec!["wmma_f16_f16"];
+    if ctx.target.starts_with("gfx11") {
+        names.push("wmma_f16_f16_hi");
+    }
+    for (s, name) in names.into_iter().enumerate() {
+        let mut r = Rng::new(216 + s as u64);
+        let (a, av) = operand(&mut r, 256, In::F16, ctx.target);
+        let (b, bv) = operand(&mut r, 256, In::F16, ctx.target);
+        let c: Vec<f64> = (0..256).map(|_| r.range(-256, 256) as f64 / 64.0).collect();
+        let cb: Vec<u16> = c.iter().map(|&v| f16::from_f64(v).to_bits()).collect();
+        let kern = kernel(ctx, name);
+        let (ba, bb, bc) = (
+            ctx.dev.alloc_from(&a),
+            ctx.dev.alloc_from(&b),
+            ctx.input(&cb),
+        );
+        let bd = ctx.output::<u16>(256 + 16);
+        ctx.launch(
+            &kern,
+            [1, 1, 1],
+            [ctx.wave, 1, 1],
+            vec![B(ba), B(bb), B(bc), B(bd)],
+        );
+        let mut want: Vec<u16> = (0..256)
+            .map(|ij| {
+                let (i, j) = (ij / 16, ij % 16);
+                let s = (0..16).fold(c[ij], |s, t| s + av[i * 16 + t] * bv[t * 16 + j]);
+                assert_eq!(s as f32 as f64, s, "{name}: reference not exact");
+                f16::from_f64(s).to_bits()
+            })
+            .collect();
+        want.resize(256 + 16, u16::from_ne_bytes([POISON; 2]));
+        let got: Vec<u16> = ctx.read("d", bd);
+        ctx.expect_eq(&format!("{name} d"), &got, &want);
+    }
+}
+
+/// RDNA `v_wmma_i32_16x16x16_iu4` tile, A signed and B unsigned (`neg_lo:[1,0,0]`), every
+/// 4-bit value, one per dword in memory (the upper bits are junk the kernel masks off);
+/// wrapping i32 accumulation of full-range C, bitwise.
+pub fn wmma_iu4(ctx: &Ctx) {
+    let mut r = Rng::new(218);
+    let mut nibbles = |signed: bool| -> (Vec<u32>, Vec<i64>) {
+        (0..256)
+            .map(|_| {
+                let v = r.u32() & 0xF;
+                let x = if signed {
+                    (v as i32) << 28 >> 28
+                } else {
+                    v as i32
+                };
+                (v | 0x5A5A_5A50, x as i64)
+            })
+            .unzip()
+    };
+    let (a, av) = nibbles(true);
+    let (b, bv) = nibbles(false);
+    let c: Vec<i32> = (0..256).map(|_| r.u32() as i32).collect();
+    let kern = kernel(ctx, "wmma_i32_iu4");
+    let (ba, bb, bc) = (ctx.input(&a), ctx.input(&b), ctx.input(&c));
+    let bd = ctx.output::<i32>(256 + 16);
+    ctx.launch(
+        &kern,
+        [1, 1, 1],
+        [ctx.wave, 1, 1],
+        vec![B(ba), B(bb), B(bc), B(bd)],
+    );
+    let mut want: Vec<i32> = (0..256)
+        .map(|ij| {
+            let (i, j) = (ij / 16, ij % 16);
+            (0..16).fold(c[ij], |s, t| {
+                s.wrapping_add((av[i * 16 + t] * bv[t * 16 + j]) as i32)
+            })
+        })
+        .collect();
+    want.resize(256 + 16, i32::from_ne_bytes([POISON; 4]));
+    let got: Vec<i32> = ctx.read("d", bd);
+    ctx.expect_eq("wmma_i32_iu4 d", &got, &want);
+}
+
 /// Every WMMA/SWMMAC tile on every RDNA build (wave32 and wave64), under both engines, must
 /// match the host GEMM bitwise (the RDNA status test also accepts "unsupported"; this one
 /// does not).
@@ -296,6 +381,8 @@ fn wmma_tiles_on_every_rdna_build() {
             wmma_f16(&ctx);
             wmma_bf16(&ctx);
             wmma_iu8(&ctx);
+            wmma_f16_acc(&ctx);
+            wmma_iu4(&ctx);
             if target.starts_with("gfx12") {
                 wmma_fp8(&ctx);
                 swmmac_f16(&ctx);
