@@ -11,6 +11,7 @@ mod codegen;
 pub mod codes;
 pub mod helpers;
 mod typecheck;
+mod uniform;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::{Block, Exit};
@@ -125,6 +126,10 @@ impl Jit {
     pub fn compile(&self, block: &Block) -> Result<CompiledBlock, String> {
         crate::ir::verify(block).map_err(|e| e.to_string())?;
         typecheck::typecheck(block)?;
+        // Uniform chains folded to scalars first (`uniform`); the block as lifted when the
+        // folded one fails a check or does not compile.
+        let folded = uniform::fold(block)
+            .filter(|b| crate::ir::verify(b).is_ok() && typecheck::typecheck(b).is_ok());
         let mut guard = self
             .holder
             .inner
@@ -145,7 +150,11 @@ impl Jit {
         let mut id = None;
         let mut grouped = false;
         let mut code_size = 0u32;
-        for try_loop in [true, false] {
+        let forms = folded
+            .iter()
+            .chain(std::iter::once(block))
+            .flat_map(|b| [(b, true), (b, false)]);
+        for (blk, try_loop) in forms {
             if try_loop && !self.loop_form {
                 continue;
             }
@@ -157,7 +166,7 @@ impl Jit {
             inner.fctx = FunctionBuilderContext::new();
             let built = {
                 let fb = FunctionBuilder::new(&mut ctx.func, &mut inner.fctx);
-                let mut g = codegen::Gen::new(fb, block, call_conv, frontend);
+                let mut g = codegen::Gen::new(fb, blk, call_conv, frontend);
                 g.try_loop = try_loop;
                 g.emit()
             };

@@ -346,6 +346,7 @@ impl Plan {
         let dec = |e: Elem| Decode {
             bits: e.bits(),
             table: if e.bits() < 32 { decoder(e).table } else { &[] },
+            f16: e == Elem::F16,
         };
         let refs = |v: &[Slot]| v.iter().map(|s| (s.reg, s.lane, s.shift)).collect::<Vec<_>>();
         let (a, b, c, d) = (refs(&self.a), refs(&self.b), refs(&self.c), refs(&self.d));

@@ -40,6 +40,10 @@ pub struct Decode {
     pub bits: u32,
     /// Exact decoding table indexed by the raw element (`2^bits` entries; unused for 32).
     pub table: &'static [f32],
+    /// The element is IEEE binary16: runs may decode with the host's half-precision
+    /// converter (`vcvtph2ps`, exact; it quiets signalling NaNs, which cannot change a
+    /// result since every NaN result is canonical).
+    pub f16: bool,
 }
 
 impl Decode {
@@ -208,15 +212,17 @@ impl FastF32 {
             a.resize(self.blocks * m * k, 0.0);
             b.resize(self.blocks * k * n, 0.0);
             acc.resize(self.blocks * m * n, 0.0);
-            gather(&self.a, regs, self.ta, a);
-            gather(&self.b, regs, self.tb, b);
+            gather(isa, &self.a, regs, self.ta, a);
+            gather(isa, &self.b, regs, self.tb, b);
             match &self.c {
                 Some(c) => gather(
+                    isa,
                     c,
                     regs,
                     Decode {
                         bits: 32,
                         table: &[],
+                        f16: false,
                     },
                     acc,
                 ),
@@ -254,7 +260,7 @@ thread_local! {
 }
 
 /// Decodes the elements of `runs` into `out` (ranges checked when the runs were built).
-fn gather(runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]) {
+fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]) {
     let mask = if t.bits == 32 {
         u32::MAX
     } else {
@@ -263,22 +269,71 @@ fn gather(runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]) {
     for r in runs {
         let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
         let o0 = r.out0 as usize;
-        let get = |w: u32| -> f32 {
-            if t.bits == 32 {
-                f32::from_bits(w)
-            } else {
-                t.table[((w >> r.shift) & mask) as usize]
-            }
-        };
+        let sh = u32::from(r.shift);
         if r.stride == 1 {
-            for (o, &w) in out[o0..o0 + lanes.len()].iter_mut().zip(lanes) {
-                *o = get(w);
+            let dst = &mut out[o0..o0 + lanes.len()];
+            if t.f16 && f16_run(isa, lanes, sh, dst) {
+                continue;
+            }
+            if t.bits == 32 {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = f32::from_bits(w);
+                }
+            } else {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = t.table[((w >> sh) & mask) as usize];
+                }
             }
         } else {
             let st = r.stride as usize;
             for (x, &w) in lanes.iter().enumerate() {
-                out[o0 + x * st] = get(w);
+                out[o0 + x * st] = if t.bits == 32 {
+                    f32::from_bits(w)
+                } else {
+                    t.table[((w >> sh) & mask) as usize]
+                };
             }
+        }
+    }
+}
+
+/// Decodes the binary16 values at bits `[sh+15:sh]` of `lanes` into `out` with the host's
+/// converter, 16 lanes at a time; `false` (nothing done) when `isa` has none or the run is
+/// not a multiple of 16 lanes.
+fn f16_run(isa: Isa, lanes: &[u32], sh: u32, out: &mut [f32]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if isa == Isa::Avx512
+            && lanes.len() % 16 == 0
+            && out.len() == lanes.len()
+            && std::arch::is_x86_feature_detected!("avx512f")
+        {
+            // SAFETY: AVX-512F is present (checked just above); the slices have equal
+            // lengths, a multiple of 16, as the function requires.
+            unsafe { f16_run_avx512(lanes, sh, out) };
+            return true;
+        }
+    }
+    let _ = (isa, lanes, sh, out);
+    false
+}
+
+/// [`f16_run`] with AVX-512F: shift, narrow to 16 bits (`vpmovdw`), convert (`vcvtph2ps`).
+///
+/// # Safety
+/// The CPU supports AVX-512F; `lanes.len() == out.len()`, a multiple of 16.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn f16_run_avx512(lanes: &[u32], sh: u32, out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let cnt = _mm_cvtsi32_si128(sh as i32);
+    for (src, dst) in lanes.chunks_exact(16).zip(out.chunks_exact_mut(16)) {
+        // SAFETY: `src` and `dst` are 16 elements (64 bytes) each; unaligned loads and
+        // stores are allowed.
+        unsafe {
+            let w = _mm512_loadu_si512(src.as_ptr().cast());
+            let h = _mm512_cvtepi32_epi16(_mm512_srl_epi32(w, cnt));
+            _mm512_storeu_ps(dst.as_mut_ptr(), _mm512_cvtph_ps(h));
         }
     }
 }
