@@ -41,7 +41,7 @@ pub struct Decode {
     /// Exact decoding table indexed by the raw element (`2^bits` entries; unused for 32).
     pub table: &'static [f32],
     /// The element is IEEE binary16: runs may decode with the host's half-precision
-    /// converter (`vcvtph2ps`, exact; it quiets signalling NaNs, which cannot change a
+    /// converter (F16C `vcvtph2ps`, exact; it quiets signalling NaNs, which cannot change a
     /// result since every NaN result is canonical).
     pub f16: bool,
 }
@@ -298,19 +298,20 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
 }
 
 /// Decodes the binary16 values at bits `[sh+15:sh]` of `lanes` into `out` with the host's
-/// converter, 16 lanes at a time; `false` (nothing done) when `isa` has none or the run is
-/// not a multiple of 16 lanes.
+/// converter (F16C `vcvtph2ps`), 8 lanes at a time; `false` (nothing done) when `isa` is a
+/// portable one, the host lacks F16C or the run is not a multiple of 8 lanes.
 fn f16_run(isa: Isa, lanes: &[u32], sh: u32, out: &mut [f32]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        if isa == Isa::Avx512
-            && lanes.len() % 16 == 0
+        if matches!(isa, Isa::Avx512 | Isa::Avx2)
+            && lanes.len() % 8 == 0
             && out.len() == lanes.len()
-            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("f16c")
         {
-            // SAFETY: AVX-512F is present (checked just above); the slices have equal
-            // lengths, a multiple of 16, as the function requires.
-            unsafe { f16_run_avx512(lanes, sh, out) };
+            // SAFETY: AVX2 and F16C are present (checked just above); the slices have equal
+            // lengths, a multiple of 8, as the function requires.
+            unsafe { f16_run_f16c(lanes, sh, out) };
             return true;
         }
     }
@@ -318,22 +319,26 @@ fn f16_run(isa: Isa, lanes: &[u32], sh: u32, out: &mut [f32]) -> bool {
     false
 }
 
-/// [`f16_run`] with AVX-512F: shift, narrow to 16 bits (`vpmovdw`), convert (`vcvtph2ps`).
+/// [`f16_run`] with AVX2 + F16C: shift, mask to 16 bits, pack to halves, convert.
 ///
 /// # Safety
-/// The CPU supports AVX-512F; `lanes.len() == out.len()`, a multiple of 16.
+/// The CPU supports AVX2 and F16C; `lanes.len() == out.len()`, a multiple of 8.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn f16_run_avx512(lanes: &[u32], sh: u32, out: &mut [f32]) {
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn f16_run_f16c(lanes: &[u32], sh: u32, out: &mut [f32]) {
     use std::arch::x86_64::*;
     let cnt = _mm_cvtsi32_si128(sh as i32);
-    for (src, dst) in lanes.chunks_exact(16).zip(out.chunks_exact_mut(16)) {
-        // SAFETY: `src` and `dst` are 16 elements (64 bytes) each; unaligned loads and
+    let low16 = _mm256_set1_epi32(0xFFFF);
+    for (src, dst) in lanes.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+        // SAFETY: `src` and `dst` are 8 elements (32 bytes) each; unaligned loads and
         // stores are allowed.
         unsafe {
-            let w = _mm512_loadu_si512(src.as_ptr().cast());
-            let h = _mm512_cvtepi32_epi16(_mm512_srl_epi32(w, cnt));
-            _mm512_storeu_ps(dst.as_mut_ptr(), _mm512_cvtph_ps(h));
+            let w = _mm256_loadu_si256(src.as_ptr().cast());
+            let w = _mm256_and_si256(_mm256_srl_epi32(w, cnt), low16);
+            // Per 128-bit half: [w0..w3 w0..w3 | w4..w7 w4..w7] (no saturation: ≤ 0xFFFF);
+            // qwords 0 and 2 are the eight halves in order.
+            let p = _mm256_permute4x64_epi64(_mm256_packus_epi32(w, w), 0b10_00_10_00);
+            _mm256_storeu_ps(dst.as_mut_ptr(), _mm256_cvtph_ps(_mm256_castsi256_si128(p)));
         }
     }
 }
@@ -474,7 +479,7 @@ mod tests {
                                 r
                             })
                             .collect();
-                        for isa in [Isa::Portable, best_isa()] {
+                        for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
                             let mut want = regs.clone();
                             generic
                                 .run(isa, &mut want, mode, None)
