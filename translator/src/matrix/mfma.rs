@@ -348,7 +348,11 @@ impl Plan {
             table: if e.bits() < 32 { decoder(e).table } else { &[] },
             f16: e == Elem::F16,
         };
-        let refs = |v: &[Slot]| v.iter().map(|s| (s.reg, s.lane, s.shift)).collect::<Vec<_>>();
+        let refs = |v: &[Slot]| {
+            v.iter()
+                .map(|s| (s.reg, s.lane, s.shift))
+                .collect::<Vec<_>>()
+        };
         let (a, b, c, d) = (refs(&self.a), refs(&self.b), refs(&self.c), refs(&self.d));
         let op = &self.op;
         let slots = Slots {
