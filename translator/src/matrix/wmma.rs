@@ -280,6 +280,8 @@ pub fn plan(op: &MatrixOp, w: &Wmma, opnds: &Operands, nregs: usize) -> Result<P
         },
         sat: Some(int && w.clamp),
         ovfl_clamp: false,
+        // The run-based fast path handles MFMA's register layouts only (for now).
+        fast: None,
     })
 }
 
