@@ -574,7 +574,25 @@ fn vop_ext(
             pc,
         )?;
         let sels = [(e >> 8) & 7, (e >> 16) & 7, (e >> 24) & 7];
-        if sels[1] == 7 || sels[2] == 7 || !vopc && sels[0] == 7 {
+        if fp8_cvt(info.op) {
+            // No DST_SEL/DST_UNUSED operands: LLVM's encoding fixes DST_SEL to DWORD and
+            // ignores DST_UNUSED; the result is the whole dword (pair).
+            if sels[0] != 6 {
+                return Err(fail(
+                    bytes,
+                    pc,
+                    "DST_SEL of an FP8/BF8 convert is not DWORD",
+                ));
+            }
+            inst.sdwa = inst.sdwa.map(|s| Sdwa {
+                dst_sel: 6,
+                dst_unused: 0,
+                ..s
+            });
+        } else if !vopc && sels[0] == 7 {
+            return Err(fail(bytes, pc, "reserved SDWA select 7"));
+        }
+        if sels[1] == 7 || sels[2] == 7 {
             return Err(fail(bytes, pc, "reserved SDWA select 7"));
         }
         if vopc {
