@@ -177,6 +177,43 @@ const PRINTER_CASES: &[(&str, &str, &str)] = &[
     ),
     ("gfx942", "7E00A8F9 00010001", "<invalid>"),
     ("gfx942", "7E00A8F9 00010701", "<invalid>"),
+    // ds_condxchg32_rtn_b64 has one 16-bit offset.
+    (
+        "gfx950",
+        "D8FC9615 1000364F",
+        "ds_condxchg32_rtn_b64 v[16:17], v79, v[54:55] offset:38421",
+    ),
+    // gfx950 VOP3P literals: `lit()` and width by the operand type.
+    (
+        "gfx950",
+        "D3A00000 1C0A02FF 55B1B128",
+        "v_fma_mix_f32 v0, 0xb128, v1, v2 op_sel_hi:[1,1,0]",
+    ),
+    (
+        "gfx950",
+        "D3A00000 1C0A02FF 12340040",
+        "v_fma_mix_f32 v0, lit(0x12340040), v1, v2 op_sel_hi:[1,1,0]",
+    ),
+    (
+        "gfx950",
+        "D38F0000 044210FF 00003C00",
+        "v_pk_add_f16 v0, lit(0x3c00), v8 op_sel_hi:[0,0]",
+    ),
+    (
+        "gfx950",
+        "D38F0000 044210FF 3F800000",
+        "v_pk_add_f16 v0, 0x3f800000, v8 op_sel_hi:[0,0]",
+    ),
+    (
+        "gfx950",
+        "D38A0000 044210FF 3E22F983",
+        "v_pk_add_u16 v0, lit(0x3e22f983), v8 op_sel_hi:[0,0]",
+    ),
+    (
+        "gfx950",
+        "D3B00000 044210FF 3F800000",
+        "v_pk_fma_f32 v[0:1], lit(0x3f800000), v[8:9], v[16:17] op_sel_hi:[0,0,0]",
+    ),
 ];
 
 /// Decodes `words` for `gpu` and prints it, or `<invalid>`; `None` if the size is wrong.

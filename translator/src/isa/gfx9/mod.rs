@@ -620,6 +620,13 @@ fn vop_ext(
     Ok(())
 }
 
+/// DS opcodes with `offset0`/`offset1` (8 bits each) rather than one 16-bit offset. The
+/// generator's class takes `ds_condxchg32_rtn_b64` for one (the "2_" of "32_"); LLVM gives
+/// it a single offset.
+pub(crate) fn two_offsets(info: &OpInfo) -> bool {
+    info.class & CLASS_TWO_OFFSETS != 0 && info.op != Op::DS_CONDXCHG32_RTN_B64
+}
+
 /// The FP8/BF8 -> f32 converts: in SDWA they take CLAMP and OMOD but no source modifiers,
 /// and LLVM gives them no DST_SEL/DST_UNUSED operands.
 pub(crate) fn fp8_cvt(op: Op) -> bool {
@@ -1066,7 +1073,7 @@ fn decode_ds(
     if w[3] != 0 {
         inst.src[2] = vreg((w1 >> 16) & 0xFF, w[3], acc);
     }
-    if info.class & CLASS_TWO_OFFSETS != 0 {
+    if two_offsets(info) {
         inst.mem.offset = (w0 & 0xFF) as i32;
         inst.mem.offset1 = ((w0 >> 8) & 0xFF) as u8;
     } else {
