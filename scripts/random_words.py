@@ -96,6 +96,8 @@ TARGETS = {
     "gfx1100w64": ("gfx1100", ["-mattr=+wavefrontsize64"], ["gfx1100", "wave64"], GFX11_ENC),
     "gfx1200": ("gfx1200", ["-mattr=+real-true16"], ["gfx1200"], GFX12_ENC),
     "gfx1201": ("gfx1201", ["-mattr=+real-true16"], ["gfx1201"], GFX12_ENC),
+    "gfx1200w64": ("gfx1200", ["-mattr=+real-true16,+wavefrontsize64"], ["gfx1200", "wave64"], GFX12_ENC),
+    "gfx1150": ("gfx1150", [], ["gfx1150"], GFX11_ENC),
 }
 
 # Source-field values worth hitting more often than 1 in 512: literal, DPP, SDWA (GFX9) or
