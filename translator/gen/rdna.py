@@ -639,15 +639,14 @@ def fixed_bits(fam, found, decode, accepted=()):
 
 
 # Register fields outside an encoding's operand `fields` (set in its base words): (word, mask).
+# (FLAT's SADDR is no operand: LLVM requires `off` there.)
 BASE_REGS11 = {
-    "flat": [(1, 0x7F << 16)],
     "global": [(1, 0x7F << 16)],
     "scratch": [(1, 0x7F << 16)],
     "mubuf": [(1, 0x1F << 16), (1, 0xFF << 24)],
     "mtbuf": [(1, 0x1F << 16), (1, 0xFF << 24)],
 }
 BASE_REGS12 = {
-    "flat": [(0, 0x7F)],
     "global": [(0, 0x7F)],
     "scratch": [(0, 0x7F)],
     "mubuf": [(0, 0x7F), (1, 0x1FF << 9)],
@@ -665,8 +664,11 @@ def reg_fields(fam, key, vals):
     9-bit VALU source (VGPR only where LLVM says so)."""
     name = key[0]
     if name in IMG_REGS:
-        return IMG_REGS[name]
+        # The sampler field of an opcode without a sampler must be zero (LLVM rejects others).
+        return [r for r in IMG_REGS[name] if vals or r not in ((1, 0x1F << 26), (1, 0x1FF << 23))]
     out = list((BASE_REGS11 if fam == "gfx1100" else BASE_REGS12).get(name, []))
+    if name == "vop3" and key[1] < 0x100 and vals is not None and vals[0] is None:
+        out.append((0, 0xFF))  # VOPC promoted to VOP3 without a VDST (`v_cmpx_*_e64`)
     if vals is None or name not in encodings(fam):
         return out
     for f, v in zip(encodings(fam)[name][2], vals):
@@ -1178,7 +1180,7 @@ def enumerate_images(fam, decode, op_class):
 
 def image_found(imgs):
     """The image opcodes as `found`-style entries for `fixed_bits` ({(enc, op): (.., words)})."""
-    return {(enc, op): (e["size"], e["txt"], None, e["words"]) for enc, ents in imgs.items() for op, e in ents.items()}
+    return {(enc, op): (e["size"], e["txt"], e["samp"], e["words"]) for enc, ents in imgs.items() for op, e in ents.items()}
 
 
 def write_image_cases(fam, imgs, decode):

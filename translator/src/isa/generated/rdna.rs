@@ -7956,8 +7956,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x9f0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x9f000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x080 v_cmpx_f_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_LT_F16,
@@ -7967,8 +7967,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xd60004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xd6000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x081 v_cmpx_lt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_F16,
@@ -7978,8 +7978,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x970004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x97000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x082 v_cmpx_eq_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_F16,
@@ -7989,8 +7989,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xde0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x083 v_cmpx_le_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_F16,
@@ -8000,8 +8000,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x9e0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x9e000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x084 v_cmpx_gt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_LG_F16,
@@ -8011,8 +8011,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xd60004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xd6000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x085 v_cmpx_lg_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_F16,
@@ -8022,8 +8022,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x960004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x96000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x086 v_cmpx_ge_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_O_F16,
@@ -8033,8 +8033,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xde0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x087 v_cmpx_o_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_U_F16,
@@ -8044,8 +8044,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x9e0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x9e000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x088 v_cmpx_u_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NGE_F16,
@@ -8055,8 +8055,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xd70004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xd7000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x089 v_cmpx_nge_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NLG_F16,
@@ -8066,8 +8066,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x960004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x96000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x08a v_cmpx_nlg_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NGT_F16,
@@ -8077,8 +8077,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xde0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x08b v_cmpx_ngt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NLE_F16,
@@ -8088,8 +8088,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x9e0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x9e000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x08c v_cmpx_nle_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NEQ_F16,
@@ -8099,8 +8099,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xd60004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xd6000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x08d v_cmpx_neq_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NLT_F16,
@@ -8110,8 +8110,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x960004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x96000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x08e v_cmpx_nlt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_T_F16,
@@ -8121,8 +8121,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xde0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x08f v_cmpx_t_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_F_F32,
@@ -8132,8 +8132,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbe2004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe200400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x090 v_cmpx_f_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LT_F32,
@@ -8143,8 +8143,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xf60004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xf6000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x091 v_cmpx_lt_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_F32,
@@ -8154,8 +8154,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xb60004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xb6000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x092 v_cmpx_eq_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_F32,
@@ -8165,8 +8165,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xfe0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x093 v_cmpx_le_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_F32,
@@ -8176,8 +8176,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbe0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x094 v_cmpx_gt_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LG_F32,
@@ -8187,8 +8187,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xf60004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xf6000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x095 v_cmpx_lg_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_F32,
@@ -8198,8 +8198,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xb60004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xb6000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x096 v_cmpx_ge_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_O_F32,
@@ -8209,8 +8209,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xfe2004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe200400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x097 v_cmpx_o_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_U_F32,
@@ -8220,8 +8220,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbe2004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe200400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x098 v_cmpx_u_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NGE_F32,
@@ -8231,8 +8231,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xfe0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x099 v_cmpx_nge_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NLG_F32,
@@ -8242,8 +8242,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbe0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x09a v_cmpx_nlg_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NGT_F32,
@@ -8253,8 +8253,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xff0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x09b v_cmpx_ngt_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NLE_F32,
@@ -8264,8 +8264,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbe0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x09c v_cmpx_nle_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NEQ_F32,
@@ -8275,8 +8275,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xff0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x09d v_cmpx_neq_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NLT_F32,
@@ -8286,8 +8286,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbf0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x09e v_cmpx_nlt_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_T_F32,
@@ -8297,8 +8297,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xff2004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff200400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x09f v_cmpx_t_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_F_F64,
@@ -8308,8 +8308,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbe5004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe500400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0a0 v_cmpx_f_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LT_F64,
@@ -8319,8 +8319,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xfe4004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe400400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0a1 v_cmpx_lt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_F64,
@@ -8330,8 +8330,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xb64004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xb6400400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0a2 v_cmpx_eq_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_F64,
@@ -8341,8 +8341,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xfe4004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe400400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0a3 v_cmpx_le_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_F64,
@@ -8352,8 +8352,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbe4004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe400400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0a4 v_cmpx_gt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LG_F64,
@@ -8363,8 +8363,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xfe4004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe400400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0a5 v_cmpx_lg_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_F64,
@@ -8374,8 +8374,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xb74004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xb7400400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0a6 v_cmpx_ge_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_O_F64,
@@ -8385,8 +8385,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xfe5004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe500400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0a7 v_cmpx_o_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_U_F64,
@@ -8396,8 +8396,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbf5004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf500400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0a8 v_cmpx_u_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NGE_F64,
@@ -8407,8 +8407,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xff4004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff400400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0a9 v_cmpx_nge_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NLG_F64,
@@ -8418,8 +8418,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbe4004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe400400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0aa v_cmpx_nlg_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NGT_F64,
@@ -8429,8 +8429,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xfe4004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe400400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0ab v_cmpx_ngt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NLE_F64,
@@ -8440,8 +8440,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbf4004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf400400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0ac v_cmpx_nle_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NEQ_F64,
@@ -8451,8 +8451,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xff4004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff400400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0ad v_cmpx_neq_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NLT_F64,
@@ -8462,8 +8462,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbe4004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe400400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0ae v_cmpx_nlt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_T_F64,
@@ -8473,8 +8473,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xfe5004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe500400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0af v_cmpx_t_f64_e64 v[4:5], v[8:9]
     None,
     Some(RdnaInfo {
@@ -8485,8 +8485,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xfe4184ff, 0x98000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xfe418400, 0x98000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x0b1 v_cmpx_lt_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_I16,
@@ -8496,8 +8496,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbf4284ff, 0x98000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0xbf428400, 0x98000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x0b2 v_cmpx_eq_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_I16,
@@ -8507,8 +8507,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xfe4484ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe448400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0b3 v_cmpx_le_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_I16,
@@ -8518,8 +8518,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbe4484ff, 0x98000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe448400, 0x98000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x0b4 v_cmpx_gt_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_I16,
@@ -8529,8 +8529,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xfe4284ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe428400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0b5 v_cmpx_ne_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_I16,
@@ -8540,8 +8540,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbe4184ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe418400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0b6 v_cmpx_ge_i16_e64 v4.l, v8.l
     None,
     None,
@@ -8553,8 +8553,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xfe4184ff, 0x98000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xfe418400, 0x98000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x0b9 v_cmpx_lt_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_U16,
@@ -8564,8 +8564,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbe4284ff, 0x98000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0xbe428400, 0x98000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x0ba v_cmpx_eq_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_U16,
@@ -8575,8 +8575,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xfe4484ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe448400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0bb v_cmpx_le_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_U16,
@@ -8586,8 +8586,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbe4484ff, 0x98000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe448400, 0x98000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x0bc v_cmpx_gt_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_U16,
@@ -8597,8 +8597,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xfe0284ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe028400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0bd v_cmpx_ne_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_U16,
@@ -8608,8 +8608,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbe0184ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe018400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0be v_cmpx_ge_u16_e64 v4.l, v8.l
     None,
     Some(RdnaInfo {
@@ -8620,8 +8620,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbe2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0c0 v_cmpx_f_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LT_I32,
@@ -8631,8 +8631,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xff2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0c1 v_cmpx_lt_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_I32,
@@ -8642,8 +8642,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbe2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0c2 v_cmpx_eq_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_I32,
@@ -8653,8 +8653,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xfe2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0c3 v_cmpx_le_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_I32,
@@ -8664,8 +8664,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbe2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0c4 v_cmpx_gt_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_I32,
@@ -8675,8 +8675,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xff2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0c5 v_cmpx_ne_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_I32,
@@ -8686,8 +8686,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbf2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0c6 v_cmpx_ge_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_T_I32,
@@ -8697,8 +8697,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xff2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0c7 v_cmpx_t_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_F_U32,
@@ -8708,8 +8708,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbe2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0c8 v_cmpx_f_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LT_U32,
@@ -8719,8 +8719,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xff2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0c9 v_cmpx_lt_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_U32,
@@ -8730,8 +8730,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbf2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0ca v_cmpx_eq_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_U32,
@@ -8741,8 +8741,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xff2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0cb v_cmpx_le_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_U32,
@@ -8752,8 +8752,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbf2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0cc v_cmpx_gt_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_U32,
@@ -8763,8 +8763,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xff2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0cd v_cmpx_ne_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_U32,
@@ -8774,8 +8774,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xb72087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xb7208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0ce v_cmpx_ge_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_T_U32,
@@ -8785,8 +8785,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xff2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xff208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0cf v_cmpx_t_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_F_I64,
@@ -8796,8 +8796,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xbe2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0d0 v_cmpx_f_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LT_I64,
@@ -8807,8 +8807,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xfe2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0d1 v_cmpx_lt_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_I64,
@@ -8818,8 +8818,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xb62087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xb6208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0d2 v_cmpx_eq_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_I64,
@@ -8829,8 +8829,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xfe2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0d3 v_cmpx_le_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_I64,
@@ -8840,8 +8840,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xbe2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0d4 v_cmpx_gt_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_I64,
@@ -8851,8 +8851,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xfe2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0d5 v_cmpx_ne_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_I64,
@@ -8862,8 +8862,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xb62087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xb6208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0d6 v_cmpx_ge_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_T_I64,
@@ -8873,8 +8873,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xfe2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0d7 v_cmpx_t_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_F_U64,
@@ -8884,8 +8884,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xbe2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0d8 v_cmpx_f_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LT_U64,
@@ -8895,8 +8895,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xfe2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0d9 v_cmpx_lt_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_U64,
@@ -8906,8 +8906,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xb62087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xb6208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0da v_cmpx_eq_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_U64,
@@ -8917,8 +8917,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xfe2087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe208700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0db v_cmpx_le_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_U64,
@@ -8928,8 +8928,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xbe2087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe208700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0dc v_cmpx_gt_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_U64,
@@ -8939,8 +8939,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xfe0087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe008700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0dd v_cmpx_ne_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_U64,
@@ -8950,8 +8950,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xb60087ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xb6008700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0de v_cmpx_ge_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_T_U64,
@@ -8961,8 +8961,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xfe0087ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe008700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0df v_cmpx_t_u64_e64 v[4:5], v[8:9]
     None,
     None,
@@ -9001,8 +9001,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870657,
         class: 0,
-        fixmask: [0xfd1d84ff, 0x98000000, 0x0],
-        fixval: [0xd41d007e, 0x0, 0x0],
+        fixmask: [0xfd1d8400, 0x98000000, 0x0],
+        fixval: [0xd41d0000, 0x0, 0x0],
     }), // 0x0fd v_cmpx_class_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_CLASS_F32,
@@ -9012,8 +9012,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16786432,
         class: 0,
-        fixmask: [0xb51e84ff, 0x98000000, 0x0],
-        fixval: [0x941e007e, 0x0, 0x0],
+        fixmask: [0xb51e8400, 0x98000000, 0x0],
+        fixval: [0x941e0000, 0x0, 0x0],
     }), // 0x0fe v_cmpx_class_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_CLASS_F64,
@@ -9023,8 +9023,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419439616,
         class: 0,
-        fixmask: [0xfd5c84ff, 0x98000000, 0x0],
-        fixval: [0xd45c007e, 0x0, 0x0],
+        fixmask: [0xfd5c8400, 0x98000000, 0x0],
+        fixval: [0xd45c0000, 0x0, 0x0],
     }), // 0x0ff v_cmpx_class_f64_e64 v[4:5], v8
     None,
     Some(RdnaInfo {
@@ -14187,8 +14187,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfcc00000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfcc00000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x010 flat_load_u8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_I8,
@@ -14198,8 +14198,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfcc00000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfcc00000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x011 flat_load_i8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_U16,
@@ -14209,8 +14209,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfcc00000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfcc00000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x012 flat_load_u16 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_I16,
@@ -14220,8 +14220,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x013 flat_load_i16 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_B32,
@@ -14231,8 +14231,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x014 flat_load_b32 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_B64,
@@ -14242,8 +14242,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x015 flat_load_b64 v[8:9], v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_B96,
@@ -14253,8 +14253,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfc400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfc400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x016 flat_load_b96 v[8:10], v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_B128,
@@ -14264,8 +14264,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfdc00000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfdc00000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x017 flat_load_b128 v[8:11], v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B8,
@@ -14275,8 +14275,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x018 flat_store_b8 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B16,
@@ -14286,8 +14286,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x019 flat_store_b16 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B32,
@@ -14297,8 +14297,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x01a flat_store_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B64,
@@ -14308,8 +14308,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x01b flat_store_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B96,
@@ -14319,8 +14319,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x01c flat_store_b96 v[2:3], v[4:6]
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B128,
@@ -14330,8 +14330,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x01d flat_store_b128 v[2:3], v[4:7]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_U8,
@@ -14341,8 +14341,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x01e flat_load_d16_u8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_I8,
@@ -14352,8 +14352,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfd400000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd400000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x01f flat_load_d16_i8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_B16,
@@ -14363,8 +14363,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfde00000, 0x800000, 0x0],
-        fixval: [0xdc800000, 0x0, 0x0],
+        fixmask: [0xfde00000, 0xff0000, 0x0],
+        fixval: [0xdc800000, 0x7c0000, 0x0],
     }), // 0x020 flat_load_d16_b16 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_HI_U8,
@@ -14374,8 +14374,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfde00000, 0x800000, 0x0],
-        fixval: [0xdc800000, 0x0, 0x0],
+        fixmask: [0xfde00000, 0xff0000, 0x0],
+        fixval: [0xdc800000, 0x7c0000, 0x0],
     }), // 0x021 flat_load_d16_hi_u8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_HI_I8,
@@ -14385,8 +14385,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfdf00000, 0x800000, 0x0],
-        fixval: [0xdc800000, 0x0, 0x0],
+        fixmask: [0xfdf00000, 0xff0000, 0x0],
+        fixval: [0xdc800000, 0x7c0000, 0x0],
     }), // 0x022 flat_load_d16_hi_i8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_HI_B16,
@@ -14396,8 +14396,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xfdb00000, 0x800000, 0x0],
-        fixval: [0xdc800000, 0x0, 0x0],
+        fixmask: [0xfdb00000, 0xff0000, 0x0],
+        fixval: [0xdc800000, 0x7c0000, 0x0],
     }), // 0x023 flat_load_d16_hi_b16 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_STORE_D16_HI_B8,
@@ -14407,8 +14407,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0xfda80000, 0x800000, 0x0],
-        fixval: [0xdc800000, 0x0, 0x0],
+        fixmask: [0xfda80000, 0xff0000, 0x0],
+        fixval: [0xdc800000, 0x7c0000, 0x0],
     }), // 0x024 flat_store_d16_hi_b8 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_STORE_D16_HI_B16,
@@ -14418,8 +14418,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0xfda80000, 0x800000, 0x0],
-        fixval: [0xdc800000, 0x0, 0x0],
+        fixmask: [0xfda80000, 0xff0000, 0x0],
+        fixval: [0xdc800000, 0x7c0000, 0x0],
     }), // 0x025 flat_store_d16_hi_b16 v[2:3], v4
     None,
     None,
@@ -14442,8 +14442,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd1d0000, 0x800000, 0x0],
-        fixval: [0xdc0c0000, 0x0, 0x0],
+        fixmask: [0xfd1d0000, 0xff0000, 0x0],
+        fixval: [0xdc0c0000, 0x7c0000, 0x0],
     }), // 0x033 flat_atomic_swap_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP_B32,
@@ -14453,8 +14453,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 130,
-        fixmask: [0xf9110000, 0x800000, 0x0],
-        fixval: [0xd8100000, 0x0, 0x0],
+        fixmask: [0xf9110000, 0xff0000, 0x0],
+        fixval: [0xd8100000, 0x7c0000, 0x0],
     }), // 0x034 flat_atomic_cmpswap_b32 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_ADD_U32,
@@ -14464,8 +14464,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd190000, 0x800000, 0x0],
-        fixval: [0xdc100000, 0x0, 0x0],
+        fixmask: [0xfd190000, 0xff0000, 0x0],
+        fixval: [0xdc100000, 0x7c0000, 0x0],
     }), // 0x035 flat_atomic_add_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_SUB_U32,
@@ -14475,8 +14475,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd550000, 0x800000, 0x0],
-        fixval: [0xdc500000, 0x0, 0x0],
+        fixmask: [0xfd550000, 0xff0000, 0x0],
+        fixval: [0xdc500000, 0x7c0000, 0x0],
     }), // 0x036 flat_atomic_sub_u32 v[2:3], v4
     None,
     Some(RdnaInfo {
@@ -14487,8 +14487,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd610000, 0x800000, 0x0],
-        fixval: [0xdc600000, 0x0, 0x0],
+        fixmask: [0xfd610000, 0xff0000, 0x0],
+        fixval: [0xdc600000, 0x7c0000, 0x0],
     }), // 0x038 flat_atomic_min_i32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MIN_U32,
@@ -14498,8 +14498,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd610000, 0x800000, 0x0],
-        fixval: [0xdc600000, 0x0, 0x0],
+        fixmask: [0xfd610000, 0xff0000, 0x0],
+        fixval: [0xdc600000, 0x7c0000, 0x0],
     }), // 0x039 flat_atomic_min_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_I32,
@@ -14509,8 +14509,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd610000, 0x800000, 0x0],
-        fixval: [0xdc600000, 0x0, 0x0],
+        fixmask: [0xfd610000, 0xff0000, 0x0],
+        fixval: [0xdc600000, 0x7c0000, 0x0],
     }), // 0x03a flat_atomic_max_i32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_U32,
@@ -14520,8 +14520,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd410000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd410000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x03b flat_atomic_max_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_AND_B32,
@@ -14531,8 +14531,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd410000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd410000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x03c flat_atomic_and_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_OR_B32,
@@ -14542,8 +14542,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd410000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd410000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x03d flat_atomic_or_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_XOR_B32,
@@ -14553,8 +14553,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd410000, 0x800000, 0x0],
-        fixval: [0xdc400000, 0x0, 0x0],
+        fixmask: [0xfd410000, 0xff0000, 0x0],
+        fixval: [0xdc400000, 0x7c0000, 0x0],
     }), // 0x03e flat_atomic_xor_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_INC_U32,
@@ -14564,8 +14564,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd610000, 0x800000, 0x0],
-        fixval: [0xdc600000, 0x0, 0x0],
+        fixmask: [0xfd610000, 0xff0000, 0x0],
+        fixval: [0xdc600000, 0x7c0000, 0x0],
     }), // 0x03f flat_atomic_inc_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_DEC_U32,
@@ -14575,8 +14575,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfd810000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfd810000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x040 flat_atomic_dec_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_SWAP_B64,
@@ -14586,8 +14586,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xf5810000, 0x800000, 0x0],
-        fixval: [0xd5000000, 0x0, 0x0],
+        fixmask: [0xf5810000, 0xff0000, 0x0],
+        fixval: [0xd5000000, 0x7c0000, 0x0],
     }), // 0x041 flat_atomic_swap_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP_B64,
@@ -14597,8 +14597,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 130,
-        fixmask: [0xf5810000, 0x800000, 0x0],
-        fixval: [0xd5000000, 0x0, 0x0],
+        fixmask: [0xf5810000, 0xff0000, 0x0],
+        fixval: [0xd5000000, 0x7c0000, 0x0],
     }), // 0x042 flat_atomic_cmpswap_b64 v[2:3], v[4:7]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_ADD_U64,
@@ -14608,8 +14608,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfdc10000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfdc10000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x043 flat_atomic_add_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_SUB_U64,
@@ -14619,8 +14619,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xf5c10000, 0x800000, 0x0],
-        fixval: [0xd5000000, 0x0, 0x0],
+        fixmask: [0xf5c10000, 0xff0000, 0x0],
+        fixval: [0xd5000000, 0x7c0000, 0x0],
     }), // 0x044 flat_atomic_sub_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MIN_I64,
@@ -14630,8 +14630,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfdc10000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfdc10000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x045 flat_atomic_min_i64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MIN_U64,
@@ -14641,8 +14641,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfda10000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfda10000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x046 flat_atomic_min_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_I64,
@@ -14652,8 +14652,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfde10000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfde10000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x047 flat_atomic_max_i64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_U64,
@@ -14663,8 +14663,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfdc10000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfdc10000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x048 flat_atomic_max_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_AND_B64,
@@ -14674,8 +14674,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfdc10000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfdc10000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x049 flat_atomic_and_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_OR_B64,
@@ -14685,8 +14685,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfdd10000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfdd10000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x04a flat_atomic_or_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_XOR_B64,
@@ -14696,8 +14696,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfdd10000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfdd10000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x04b flat_atomic_xor_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_INC_U64,
@@ -14707,8 +14707,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfdc90000, 0x800000, 0x0],
-        fixval: [0xdd000000, 0x0, 0x0],
+        fixmask: [0xfdc90000, 0xff0000, 0x0],
+        fixval: [0xdd000000, 0x7c0000, 0x0],
     }), // 0x04c flat_atomic_inc_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_DEC_U64,
@@ -14718,8 +14718,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xf5c90000, 0x800000, 0x0],
-        fixval: [0xd5000000, 0x0, 0x0],
+        fixmask: [0xf5c90000, 0xff0000, 0x0],
+        fixval: [0xd5000000, 0x7c0000, 0x0],
     }), // 0x04d flat_atomic_dec_u64 v[2:3], v[4:5]
     None,
     None,
@@ -14731,8 +14731,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 130,
-        fixmask: [0xfcb10000, 0x800000, 0x0],
-        fixval: [0xdc000000, 0x0, 0x0],
+        fixmask: [0xfcb10000, 0xff0000, 0x0],
+        fixval: [0xdc000000, 0x7c0000, 0x0],
     }), // 0x050 flat_atomic_cmpswap_f32 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MIN_F32,
@@ -14742,8 +14742,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfcb90000, 0x800000, 0x0],
-        fixval: [0xdc000000, 0x0, 0x0],
+        fixmask: [0xfcb90000, 0xff0000, 0x0],
+        fixval: [0xdc000000, 0x7c0000, 0x0],
     }), // 0x051 flat_atomic_min_f32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_F32,
@@ -14753,8 +14753,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfca50000, 0x800000, 0x0],
-        fixval: [0xdc000000, 0x0, 0x0],
+        fixmask: [0xfca50000, 0xff0000, 0x0],
+        fixval: [0xdc000000, 0x7c0000, 0x0],
     }), // 0x052 flat_atomic_max_f32 v[2:3], v4
     None,
     None,
@@ -14767,8 +14767,8 @@ pub static GFX1100_FLAT: [Option<RdnaInfo>; 128] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0xfcad0000, 0x800000, 0x0],
-        fixval: [0xdc080000, 0x0, 0x0],
+        fixmask: [0xfcad0000, 0xff0000, 0x0],
+        fixval: [0xdc080000, 0x7c0000, 0x0],
     }), // 0x056 flat_atomic_add_f32 v[2:3], v4
     None,
     None,
@@ -18082,7 +18082,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 0,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x22000000, 0x0, 0x0],
+        fixmask: [0x22000000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x00 image_load v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18095,7 +18095,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 512,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x22000000, 0x0, 0x0],
+        fixmask: [0x22000000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x01 image_load_mip v0, v[4:6], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18108,7 +18108,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x22020000, 0x0, 0x0],
+        fixmask: [0x22020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x02 image_load_pck v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18121,7 +18121,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x22020000, 0x0, 0x0],
+        fixmask: [0x22020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x03 image_load_pck_sgn v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18134,7 +18134,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 1536,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x22020000, 0x0, 0x0],
+        fixmask: [0x22020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x04 image_load_mip_pck v0, v[4:6], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18147,7 +18147,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 1536,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x26020000, 0x0, 0x0],
+        fixmask: [0x26020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x05 image_load_mip_pck_sgn v0, v[4:6], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18160,7 +18160,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 0,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x26000000, 0x0, 0x0],
+        fixmask: [0x26000000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x06 image_store v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18173,7 +18173,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 512,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x26000000, 0x0, 0x0],
+        fixmask: [0x26000000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x07 image_store_mip v0, v[4:6], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18186,7 +18186,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x22020000, 0x0, 0x0],
+        fixmask: [0x22020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x08 image_store_pck v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18199,7 +18199,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 1536,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x22420000, 0x0, 0x0],
+        fixmask: [0x22420000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x09 image_store_mip_pck v0, v[4:6], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18212,7 +18212,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x22420000, 0x0, 0x0],
+        fixmask: [0x22420000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x0a image_atomic_swap v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18225,7 +18225,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2560,
         defaults: [18, 66],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x22020000, 0x0, 0x0],
+        fixmask: [0x22020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x0b image_atomic_cmpswap v[0:1], v4, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18238,7 +18238,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x23020000, 0x0, 0x0],
+        fixmask: [0x23020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x0c image_atomic_add v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18251,7 +18251,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x27020000, 0x0, 0x0],
+        fixmask: [0x27020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x0d image_atomic_sub v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18264,7 +18264,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x27020000, 0x0, 0x0],
+        fixmask: [0x27020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x0e image_atomic_smin v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18277,7 +18277,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x27020000, 0x0, 0x0],
+        fixmask: [0x27020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x0f image_atomic_umin v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18290,7 +18290,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x25020000, 0x0, 0x0],
+        fixmask: [0x25020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x10 image_atomic_smax v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18303,7 +18303,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x27220000, 0x0, 0x0],
+        fixmask: [0x27220000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x11 image_atomic_umax v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18316,7 +18316,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x27220000, 0x0, 0x0],
+        fixmask: [0x27220000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x12 image_atomic_and v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18329,7 +18329,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x27020000, 0x0, 0x0],
+        fixmask: [0x27020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x13 image_atomic_or v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18342,7 +18342,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x26020000, 0x0, 0x0],
+        fixmask: [0x26020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x14 image_atomic_xor v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18355,7 +18355,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x26020000, 0x0, 0x0],
+        fixmask: [0x26020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x15 image_atomic_inc v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18368,7 +18368,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 2048,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x26020000, 0x0, 0x0],
+        fixmask: [0x26020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x16 image_atomic_dec v0, v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18381,7 +18381,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 3072,
         defaults: [17, 65],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x27020000, 0x0, 0x0],
+        fixmask: [0x27020000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x17 image_get_resinfo v0, v4, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18394,7 +18394,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 3584,
         defaults: [36, 36],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x270c0000, 0x0, 0x0],
+        fixmask: [0x270c0000, 0x7c000000, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x18 image_msaa_load v[0:3], v[4:5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -18407,7 +18407,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 4096,
         defaults: [180, 180],
         groups: [[1, 1, 3, 3, 3], [1, 1, 3, 3, 0]],
-        fixmask: [0x2702ff9c, 0x600000, 0x0],
+        fixmask: [0x2702ff9c, 0x7c600000, 0x0],
         fixval: [0x20008f80, 0x0, 0x0],
     }), // 0x19 image_bvh_intersect_ray v[0:3], v[4:14], s[8:11]
     Some(RdnaImage {
@@ -18420,7 +18420,7 @@ pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
         grid: 4608,
         defaults: [196, 196],
         groups: [[2, 1, 3, 3, 3], [2, 1, 3, 3, 0]],
-        fixmask: [0x2702ff9c, 0x600000, 0x0],
+        fixmask: [0x2702ff9c, 0x7c600000, 0x0],
         fixval: [0x20008f80, 0x0, 0x0],
     }), // 0x1a image_bvh64_intersect_ray v[0:3], v[4:15], s[8:11]
     Some(RdnaImage {
@@ -28258,8 +28258,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xde0104ff, 0x98000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xde010400, 0x98000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x081 v_cmpx_lt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_F16,
@@ -28269,8 +28269,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x9f0204ff, 0x98000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0x9f020400, 0x98000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x082 v_cmpx_eq_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_F16,
@@ -28280,8 +28280,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xde0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x083 v_cmpx_le_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_F16,
@@ -28291,8 +28291,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xbe0404ff, 0x98000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe040400, 0x98000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x084 v_cmpx_gt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_LG_F16,
@@ -28302,8 +28302,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xde0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x085 v_cmpx_lg_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_F16,
@@ -28313,8 +28313,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xbe0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x086 v_cmpx_ge_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_O_F16,
@@ -28324,8 +28324,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xfe4804ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe480400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x087 v_cmpx_o_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_U_F16,
@@ -28335,8 +28335,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x9e4804ff, 0x98000000, 0x0],
-        fixval: [0x9408007e, 0x0, 0x0],
+        fixmask: [0x9e480400, 0x98000000, 0x0],
+        fixval: [0x94080000, 0x0, 0x0],
     }), // 0x088 v_cmpx_u_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NGE_F16,
@@ -28346,8 +28346,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xdf0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xdf000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x089 v_cmpx_nge_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NLG_F16,
@@ -28357,8 +28357,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0x9e0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x9e000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x08a v_cmpx_nlg_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NGT_F16,
@@ -28368,8 +28368,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xde0404ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde040400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x08b v_cmpx_ngt_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NLE_F16,
@@ -28379,8 +28379,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xbe0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x08c v_cmpx_nle_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NEQ_F16,
@@ -28390,8 +28390,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xde0204ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde020400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x08d v_cmpx_neq_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NLT_F16,
@@ -28401,8 +28401,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870659,
         class: 0,
-        fixmask: [0xbe0104ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe010400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x08e v_cmpx_nlt_f16_e64 v4.l, v8.l
     None,
     None,
@@ -28414,8 +28414,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xde0104ff, 0x98000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xde010400, 0x98000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x091 v_cmpx_lt_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_F32,
@@ -28425,8 +28425,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0x9e0204ff, 0x98000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0x9e020400, 0x98000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x092 v_cmpx_eq_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_F32,
@@ -28436,8 +28436,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xde0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x093 v_cmpx_le_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_F32,
@@ -28447,8 +28447,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbe0404ff, 0x98000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe040400, 0x98000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x094 v_cmpx_gt_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LG_F32,
@@ -28458,8 +28458,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xde0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x095 v_cmpx_lg_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_F32,
@@ -28469,8 +28469,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbe0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x096 v_cmpx_ge_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_O_F32,
@@ -28480,8 +28480,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xfe6804ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe680400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x097 v_cmpx_o_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_U_F32,
@@ -28491,8 +28491,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0x9e6804ff, 0x98000000, 0x0],
-        fixval: [0x9408007e, 0x0, 0x0],
+        fixmask: [0x9e680400, 0x98000000, 0x0],
+        fixval: [0x94080000, 0x0, 0x0],
     }), // 0x098 v_cmpx_u_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NGE_F32,
@@ -28502,8 +28502,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xde0004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde000400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x099 v_cmpx_nge_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NLG_F32,
@@ -28513,8 +28513,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0x9e0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x9e000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x09a v_cmpx_nlg_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NGT_F32,
@@ -28524,8 +28524,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xdf0404ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xdf040400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x09b v_cmpx_ngt_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NLE_F32,
@@ -28535,8 +28535,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbe0004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe000400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x09c v_cmpx_nle_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NEQ_F32,
@@ -28546,8 +28546,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xdf0204ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xdf020400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x09d v_cmpx_neq_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NLT_F32,
@@ -28557,8 +28557,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16804866,
         class: 0,
-        fixmask: [0xbf0104ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf010400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x09e v_cmpx_nlt_f32_e64 v4, v8
     None,
     None,
@@ -28570,8 +28570,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xde4104ff, 0x98000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xde410400, 0x98000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x0a1 v_cmpx_lt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_F64,
@@ -28581,8 +28581,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0x9e4204ff, 0x98000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0x9e420400, 0x98000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x0a2 v_cmpx_eq_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_F64,
@@ -28592,8 +28592,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xde4004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde400400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0a3 v_cmpx_le_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_F64,
@@ -28603,8 +28603,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbe4404ff, 0x98000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe440400, 0x98000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x0a4 v_cmpx_gt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LG_F64,
@@ -28614,8 +28614,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xde4004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde400400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0a5 v_cmpx_lg_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_F64,
@@ -28625,8 +28625,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbf4004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf400400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0a6 v_cmpx_ge_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_O_F64,
@@ -28636,8 +28636,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xfe5804ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xfe580400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0a7 v_cmpx_o_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_U_F64,
@@ -28647,8 +28647,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0x9f5804ff, 0x98000000, 0x0],
-        fixval: [0x9408007e, 0x0, 0x0],
+        fixmask: [0x9f580400, 0x98000000, 0x0],
+        fixval: [0x94080000, 0x0, 0x0],
     }), // 0x0a8 v_cmpx_u_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NGE_F64,
@@ -28658,8 +28658,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xdf4004ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xdf400400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0a9 v_cmpx_nge_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NLG_F64,
@@ -28669,8 +28669,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0x9e4004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0x9e400400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0aa v_cmpx_nlg_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NGT_F64,
@@ -28680,8 +28680,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xde4404ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde440400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0ab v_cmpx_ngt_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NLE_F64,
@@ -28691,8 +28691,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbf4004ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf400400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0ac v_cmpx_nle_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NEQ_F64,
@@ -28702,8 +28702,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xdf4204ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xdf420400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0ad v_cmpx_neq_f64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NLT_F64,
@@ -28713,8 +28713,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419458050,
         class: 0,
-        fixmask: [0xbe4104ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe410400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0ae v_cmpx_nlt_f64_e64 v[4:5], v[8:9]
     None,
     None,
@@ -28726,8 +28726,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xde4184ff, 0x98000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xde418400, 0x98000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x0b1 v_cmpx_lt_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_I16,
@@ -28737,8 +28737,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0x9f4284ff, 0x98000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0x9f428400, 0x98000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x0b2 v_cmpx_eq_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_I16,
@@ -28748,8 +28748,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xde4484ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde448400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0b3 v_cmpx_le_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_I16,
@@ -28759,8 +28759,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbe4484ff, 0x98000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe448400, 0x98000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x0b4 v_cmpx_gt_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_I16,
@@ -28770,8 +28770,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xde4284ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde428400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0b5 v_cmpx_ne_i16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_I16,
@@ -28781,8 +28781,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbe4184ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe418400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0b6 v_cmpx_ge_i16_e64 v4.l, v8.l
     None,
     None,
@@ -28794,8 +28794,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xde4184ff, 0x98000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xde418400, 0x98000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x0b9 v_cmpx_lt_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_U16,
@@ -28805,8 +28805,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0x9e4284ff, 0x98000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0x9e428400, 0x98000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x0ba v_cmpx_eq_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_U16,
@@ -28816,8 +28816,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xde4484ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde448400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0bb v_cmpx_le_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_U16,
@@ -28827,8 +28827,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbe4484ff, 0x98000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe448400, 0x98000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x0bc v_cmpx_gt_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_U16,
@@ -28838,8 +28838,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xde0284ff, 0x98000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde028400, 0x98000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0bd v_cmpx_ne_u16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_U16,
@@ -28849,8 +28849,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 18874625,
         class: 0,
-        fixmask: [0xbe0184ff, 0x98000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe018400, 0x98000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0be v_cmpx_ge_u16_e64 v4.l, v8.l
     None,
     None,
@@ -28862,8 +28862,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xdf2187ff, 0xf8000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xdf218700, 0xf8000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x0c1 v_cmpx_lt_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_I32,
@@ -28873,8 +28873,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0x9e2287ff, 0xf8000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0x9e228700, 0xf8000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x0c2 v_cmpx_eq_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_I32,
@@ -28884,8 +28884,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xde2487ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde248700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0c3 v_cmpx_le_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_I32,
@@ -28895,8 +28895,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbe2487ff, 0xf8000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe248700, 0xf8000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x0c4 v_cmpx_gt_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_I32,
@@ -28906,8 +28906,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xdf2287ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xdf228700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0c5 v_cmpx_ne_i32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_I32,
@@ -28917,8 +28917,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbf2187ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf218700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0c6 v_cmpx_ge_i32_e64 v4, v8
     None,
     None,
@@ -28930,8 +28930,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xdf2187ff, 0xf8000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xdf218700, 0xf8000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x0c9 v_cmpx_lt_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_U32,
@@ -28941,8 +28941,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0x9f2287ff, 0xf8000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0x9f228700, 0xf8000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x0ca v_cmpx_eq_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_U32,
@@ -28952,8 +28952,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xdf2487ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xdf248700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0cb v_cmpx_le_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_U32,
@@ -28963,8 +28963,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbf2487ff, 0xf8000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbf248700, 0xf8000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x0cc v_cmpx_gt_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_U32,
@@ -28974,8 +28974,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xdf2287ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xdf228700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0cd v_cmpx_ne_u32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_U32,
@@ -28985,8 +28985,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16777216,
         class: 0,
-        fixmask: [0xbf2187ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbf218700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0ce v_cmpx_ge_u32_e64 v4, v8
     None,
     None,
@@ -28998,8 +28998,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xde2187ff, 0xf8000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xde218700, 0xf8000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x0d1 v_cmpx_lt_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_I64,
@@ -29009,8 +29009,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0x9e2287ff, 0xf8000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0x9e228700, 0xf8000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x0d2 v_cmpx_eq_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_I64,
@@ -29020,8 +29020,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xde2487ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde248700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0d3 v_cmpx_le_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_I64,
@@ -29031,8 +29031,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xbe2487ff, 0xf8000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe248700, 0xf8000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x0d4 v_cmpx_gt_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_I64,
@@ -29042,8 +29042,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xde2287ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde228700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0d5 v_cmpx_ne_i64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_I64,
@@ -29053,8 +29053,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xbe2187ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe218700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0d6 v_cmpx_ge_i64_e64 v[4:5], v[8:9]
     None,
     None,
@@ -29066,8 +29066,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xde2187ff, 0xf8000000, 0x0],
-        fixval: [0xd401007e, 0x0, 0x0],
+        fixmask: [0xde218700, 0xf8000000, 0x0],
+        fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x0d9 v_cmpx_lt_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_EQ_U64,
@@ -29077,8 +29077,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0x9e2287ff, 0xf8000000, 0x0],
-        fixval: [0x9402007e, 0x0, 0x0],
+        fixmask: [0x9e228700, 0xf8000000, 0x0],
+        fixval: [0x94020000, 0x0, 0x0],
     }), // 0x0da v_cmpx_eq_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_LE_U64,
@@ -29088,8 +29088,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xde2487ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde248700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0db v_cmpx_le_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GT_U64,
@@ -29099,8 +29099,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xbe2487ff, 0xf8000000, 0x0],
-        fixval: [0x9404007e, 0x0, 0x0],
+        fixmask: [0xbe248700, 0xf8000000, 0x0],
+        fixval: [0x94040000, 0x0, 0x0],
     }), // 0x0dc v_cmpx_gt_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_NE_U64,
@@ -29110,8 +29110,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xde0287ff, 0xf8000000, 0x0],
-        fixval: [0xd400007e, 0x0, 0x0],
+        fixmask: [0xde028700, 0xf8000000, 0x0],
+        fixval: [0xd4000000, 0x0, 0x0],
     }), // 0x0dd v_cmpx_ne_u64_e64 v[4:5], v[8:9]
     Some(RdnaInfo {
         op: Op::V_CMPX_GE_U64,
@@ -29121,8 +29121,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419430400,
         class: 0,
-        fixmask: [0xbe0187ff, 0xf8000000, 0x0],
-        fixval: [0x9400007e, 0x0, 0x0],
+        fixmask: [0xbe018700, 0xf8000000, 0x0],
+        fixval: [0x94000000, 0x0, 0x0],
     }), // 0x0de v_cmpx_ge_u64_e64 v[4:5], v[8:9]
     None,
     None,
@@ -29162,8 +29162,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 3, 3, 0],
         mods: 16870657,
         class: 0,
-        fixmask: [0xdd1d84ff, 0x98000000, 0x0],
-        fixval: [0xd41d007e, 0x0, 0x0],
+        fixmask: [0xdd1d8400, 0x98000000, 0x0],
+        fixval: [0xd41d0000, 0x0, 0x0],
     }), // 0x0fd v_cmpx_class_f16_e64 v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_CMPX_CLASS_F32,
@@ -29173,8 +29173,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 16786432,
         class: 0,
-        fixmask: [0xbd1e84ff, 0x98000000, 0x0],
-        fixval: [0x941e007e, 0x0, 0x0],
+        fixmask: [0xbd1e8400, 0x98000000, 0x0],
+        fixval: [0x941e0000, 0x0, 0x0],
     }), // 0x0fe v_cmpx_class_f32_e64 v4, v8
     Some(RdnaInfo {
         op: Op::V_CMPX_CLASS_F64,
@@ -29184,8 +29184,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         kinds: [0, 0, 0, 0],
         mods: 419439616,
         class: 0,
-        fixmask: [0xfd7c84ff, 0x98000000, 0x0],
-        fixval: [0xd47c007e, 0x0, 0x0],
+        fixmask: [0xfd7c8400, 0x98000000, 0x0],
+        fixval: [0xd47c0000, 0x0, 0x0],
     }), // 0x0ff v_cmpx_class_f64_e64 v[4:5], v8
     None,
     Some(RdnaInfo {
@@ -34958,8 +34958,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5c2c0000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c2c007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x010 flat_load_u8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_I8,
@@ -34969,8 +34969,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5c2c0000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c2c007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x011 flat_load_i8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_U16,
@@ -34980,8 +34980,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5c2c0000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c2c007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x012 flat_load_u16 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_I16,
@@ -34991,8 +34991,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5c340000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c34007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x013 flat_load_i16 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_B32,
@@ -35002,8 +35002,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5c340000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c34007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x014 flat_load_b32 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_B64,
@@ -35013,8 +35013,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5c340000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c34007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x015 flat_load_b64 v[8:9], v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_B96,
@@ -35024,8 +35024,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5c240000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c24007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x016 flat_load_b96 v[8:10], v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_B128,
@@ -35035,8 +35035,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5c340000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c34007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x017 flat_load_b128 v[8:11], v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B8,
@@ -35046,8 +35046,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0x5c340000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c34007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x018 flat_store_b8 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B16,
@@ -35057,8 +35057,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0x5c240000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c24007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x019 flat_store_b16 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B32,
@@ -35068,8 +35068,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0x5c240000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5c24007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x01a flat_store_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B64,
@@ -35079,8 +35079,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0x54340000, 0x20000, 0x0],
-        fixval: [0x44040000, 0x0, 0x0],
+        fixmask: [0x5434007f, 0x20000, 0x0],
+        fixval: [0x4404007c, 0x0, 0x0],
     }), // 0x01b flat_store_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B96,
@@ -35090,8 +35090,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0x54340000, 0x20000, 0x0],
-        fixval: [0x44040000, 0x0, 0x0],
+        fixmask: [0x5434007f, 0x20000, 0x0],
+        fixval: [0x4404007c, 0x0, 0x0],
     }), // 0x01c flat_store_b96 v[2:3], v[4:6]
     Some(RdnaInfo {
         op: Op::FLAT_STORE_B128,
@@ -35101,8 +35101,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0x54340000, 0x20000, 0x0],
-        fixval: [0x44040000, 0x0, 0x0],
+        fixmask: [0x5434007f, 0x20000, 0x0],
+        fixval: [0x4404007c, 0x0, 0x0],
     }), // 0x01d flat_store_b128 v[2:3], v[4:7]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_U8,
@@ -35112,8 +35112,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x54340000, 0x20000, 0x0],
-        fixval: [0x44040000, 0x0, 0x0],
+        fixmask: [0x5434007f, 0x20000, 0x0],
+        fixval: [0x4404007c, 0x0, 0x0],
     }), // 0x01e flat_load_d16_u8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_I8,
@@ -35123,8 +35123,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x54340000, 0x20000, 0x0],
-        fixval: [0x44040000, 0x0, 0x0],
+        fixmask: [0x5434007f, 0x20000, 0x0],
+        fixval: [0x4404007c, 0x0, 0x0],
     }), // 0x01f flat_load_d16_i8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_B16,
@@ -35134,8 +35134,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x543e0000, 0x20000, 0x0],
-        fixval: [0x44080000, 0x0, 0x0],
+        fixmask: [0x543e007f, 0x20000, 0x0],
+        fixval: [0x4408007c, 0x0, 0x0],
     }), // 0x020 flat_load_d16_b16 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_HI_U8,
@@ -35145,8 +35145,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x543e0000, 0x20000, 0x0],
-        fixval: [0x44080000, 0x0, 0x0],
+        fixmask: [0x543e007f, 0x20000, 0x0],
+        fixval: [0x4408007c, 0x0, 0x0],
     }), // 0x021 flat_load_d16_hi_u8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_HI_I8,
@@ -35156,8 +35156,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x543f0000, 0x20000, 0x0],
-        fixval: [0x44080000, 0x0, 0x0],
+        fixmask: [0x543f007f, 0x20000, 0x0],
+        fixval: [0x4408007c, 0x0, 0x0],
     }), // 0x022 flat_load_d16_hi_i8 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_LOAD_D16_HI_B16,
@@ -35167,8 +35167,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x543b0000, 0x20000, 0x0],
-        fixval: [0x44080000, 0x0, 0x0],
+        fixmask: [0x543b007f, 0x20000, 0x0],
+        fixval: [0x4408007c, 0x0, 0x0],
     }), // 0x023 flat_load_d16_hi_b16 v8, v[2:3]
     Some(RdnaInfo {
         op: Op::FLAT_STORE_D16_HI_B8,
@@ -35178,8 +35178,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0x543a8000, 0x20000, 0x0],
-        fixval: [0x44080000, 0x0, 0x0],
+        fixmask: [0x543a807f, 0x20000, 0x0],
+        fixval: [0x4408007c, 0x0, 0x0],
     }), // 0x024 flat_store_d16_hi_b8 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_STORE_D16_HI_B16,
@@ -35189,8 +35189,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 1,
-        fixmask: [0x543a8000, 0x20000, 0x0],
-        fixval: [0x44080000, 0x0, 0x0],
+        fixmask: [0x543a807f, 0x20000, 0x0],
+        fixval: [0x4408007c, 0x0, 0x0],
     }), // 0x025 flat_store_d16_hi_b16 v[2:3], v4
     None,
     None,
@@ -35213,8 +35213,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x5530c000, 0x20000, 0x0],
-        fixval: [0x4400c000, 0x0, 0x0],
+        fixmask: [0x5530c07f, 0x20000, 0x0],
+        fixval: [0x4400c07c, 0x0, 0x0],
     }), // 0x033 flat_atomic_swap_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP_B32,
@@ -35224,8 +35224,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 130,
-        fixmask: [0x55310000, 0x20000, 0x0],
-        fixval: [0x44010000, 0x0, 0x0],
+        fixmask: [0x5531007f, 0x20000, 0x0],
+        fixval: [0x4401007c, 0x0, 0x0],
     }), // 0x034 flat_atomic_cmpswap_b32 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_ADD_U32,
@@ -35235,8 +35235,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x55310000, 0x20000, 0x0],
-        fixval: [0x44010000, 0x0, 0x0],
+        fixmask: [0x5531007f, 0x20000, 0x0],
+        fixval: [0x4401007c, 0x0, 0x0],
     }), // 0x035 flat_atomic_add_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_SUB_U32,
@@ -35246,8 +35246,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x55350000, 0x20000, 0x0],
-        fixval: [0x44050000, 0x0, 0x0],
+        fixmask: [0x5535007f, 0x20000, 0x0],
+        fixval: [0x4405007c, 0x0, 0x0],
     }), // 0x036 flat_atomic_sub_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_SUB_CLAMP_U32,
@@ -35257,8 +35257,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x55340000, 0x20000, 0x0],
-        fixval: [0x44040000, 0x0, 0x0],
+        fixmask: [0x5534007f, 0x20000, 0x0],
+        fixval: [0x4404007c, 0x0, 0x0],
     }), // 0x037 flat_atomic_sub_clamp_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MIN_I32,
@@ -35268,8 +35268,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x5d360000, 0x20000, 0x0],
-        fixval: [0x4c060000, 0x0, 0x0],
+        fixmask: [0x5d36007f, 0x20000, 0x0],
+        fixval: [0x4c06007c, 0x0, 0x0],
     }), // 0x038 flat_atomic_min_i32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MIN_U32,
@@ -35279,8 +35279,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x55360000, 0x20000, 0x0],
-        fixval: [0x44060000, 0x0, 0x0],
+        fixmask: [0x5536007f, 0x20000, 0x0],
+        fixval: [0x4406007c, 0x0, 0x0],
     }), // 0x039 flat_atomic_min_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_I32,
@@ -35290,8 +35290,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x55360000, 0x20000, 0x0],
-        fixval: [0x44060000, 0x0, 0x0],
+        fixmask: [0x5536007f, 0x20000, 0x0],
+        fixval: [0x4406007c, 0x0, 0x0],
     }), // 0x03a flat_atomic_max_i32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_U32,
@@ -35301,8 +35301,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x55340000, 0x20000, 0x0],
-        fixval: [0x44040000, 0x0, 0x0],
+        fixmask: [0x5534007f, 0x20000, 0x0],
+        fixval: [0x4404007c, 0x0, 0x0],
     }), // 0x03b flat_atomic_max_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_AND_B32,
@@ -35312,8 +35312,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x55340000, 0x20000, 0x0],
-        fixval: [0x44040000, 0x0, 0x0],
+        fixmask: [0x5534007f, 0x20000, 0x0],
+        fixval: [0x4404007c, 0x0, 0x0],
     }), // 0x03c flat_atomic_and_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_OR_B32,
@@ -35323,8 +35323,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x5d340000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5d34007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x03d flat_atomic_or_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_XOR_B32,
@@ -35334,8 +35334,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x5d340000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5d34007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x03e flat_atomic_xor_b32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_INC_U32,
@@ -35345,8 +35345,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x5d340000, 0x20000, 0x0],
-        fixval: [0x4c040000, 0x0, 0x0],
+        fixmask: [0x5d34007f, 0x20000, 0x0],
+        fixval: [0x4c04007c, 0x0, 0x0],
     }), // 0x03f flat_atomic_inc_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_DEC_U32,
@@ -35356,8 +35356,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x55380000, 0x20000, 0x0],
-        fixval: [0x44100000, 0x0, 0x0],
+        fixmask: [0x5538007f, 0x20000, 0x0],
+        fixval: [0x4410007c, 0x0, 0x0],
     }), // 0x040 flat_atomic_dec_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_SWAP_B64,
@@ -35367,8 +35367,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x55380000, 0x20000, 0x0],
-        fixval: [0x44100000, 0x0, 0x0],
+        fixmask: [0x5538007f, 0x20000, 0x0],
+        fixval: [0x4410007c, 0x0, 0x0],
     }), // 0x041 flat_atomic_swap_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_CMPSWAP_B64,
@@ -35378,8 +35378,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 130,
-        fixmask: [0x55380000, 0x20000, 0x0],
-        fixval: [0x44100000, 0x0, 0x0],
+        fixmask: [0x5538007f, 0x20000, 0x0],
+        fixval: [0x4410007c, 0x0, 0x0],
     }), // 0x042 flat_atomic_cmpswap_b64 v[2:3], v[4:7]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_ADD_U64,
@@ -35389,8 +35389,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x553c0000, 0x20000, 0x0],
-        fixval: [0x44100000, 0x0, 0x0],
+        fixmask: [0x553c007f, 0x20000, 0x0],
+        fixval: [0x4410007c, 0x0, 0x0],
     }), // 0x043 flat_atomic_add_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_SUB_U64,
@@ -35400,8 +35400,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x753c0000, 0x20000, 0x0],
-        fixval: [0x64100000, 0x0, 0x0],
+        fixmask: [0x753c007f, 0x20000, 0x0],
+        fixval: [0x6410007c, 0x0, 0x0],
     }), // 0x044 flat_atomic_sub_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MIN_I64,
@@ -35411,8 +35411,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x753c0000, 0x20000, 0x0],
-        fixval: [0x64100000, 0x0, 0x0],
+        fixmask: [0x753c007f, 0x20000, 0x0],
+        fixval: [0x6410007c, 0x0, 0x0],
     }), // 0x045 flat_atomic_min_i64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MIN_U64,
@@ -35422,8 +35422,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x753a0000, 0x20000, 0x0],
-        fixval: [0x64100000, 0x0, 0x0],
+        fixmask: [0x753a007f, 0x20000, 0x0],
+        fixval: [0x6410007c, 0x0, 0x0],
     }), // 0x046 flat_atomic_min_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_I64,
@@ -35433,8 +35433,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x753e0000, 0x20000, 0x0],
-        fixval: [0x64100000, 0x0, 0x0],
+        fixmask: [0x753e007f, 0x20000, 0x0],
+        fixval: [0x6410007c, 0x0, 0x0],
     }), // 0x047 flat_atomic_max_i64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_U64,
@@ -35444,8 +35444,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x753c0000, 0x20000, 0x0],
-        fixval: [0x64100000, 0x0, 0x0],
+        fixmask: [0x753c007f, 0x20000, 0x0],
+        fixval: [0x6410007c, 0x0, 0x0],
     }), // 0x048 flat_atomic_max_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_AND_B64,
@@ -35455,8 +35455,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x75380000, 0x20000, 0x0],
-        fixval: [0x64100000, 0x0, 0x0],
+        fixmask: [0x7538007f, 0x20000, 0x0],
+        fixval: [0x6410007c, 0x0, 0x0],
     }), // 0x049 flat_atomic_and_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_OR_B64,
@@ -35466,8 +35466,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x75390000, 0x20000, 0x0],
-        fixval: [0x64100000, 0x0, 0x0],
+        fixmask: [0x7539007f, 0x20000, 0x0],
+        fixval: [0x6410007c, 0x0, 0x0],
     }), // 0x04a flat_atomic_or_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_XOR_B64,
@@ -35477,8 +35477,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x753d0000, 0x20000, 0x0],
-        fixval: [0x64100000, 0x0, 0x0],
+        fixmask: [0x753d007f, 0x20000, 0x0],
+        fixval: [0x6410007c, 0x0, 0x0],
     }), // 0x04b flat_atomic_xor_b64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_INC_U64,
@@ -35488,8 +35488,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x5d3c8000, 0x20000, 0x0],
-        fixval: [0x4c100000, 0x0, 0x0],
+        fixmask: [0x5d3c807f, 0x20000, 0x0],
+        fixval: [0x4c10007c, 0x0, 0x0],
     }), // 0x04c flat_atomic_inc_u64 v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_DEC_U64,
@@ -35499,8 +35499,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x5d3c8000, 0x20000, 0x0],
-        fixval: [0x4c100000, 0x0, 0x0],
+        fixmask: [0x5d3c807f, 0x20000, 0x0],
+        fixval: [0x4c10007c, 0x0, 0x0],
     }), // 0x04d flat_atomic_dec_u64 v[2:3], v[4:5]
     None,
     None,
@@ -35512,8 +35512,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x7d2b0000, 0x20000, 0x0],
-        fixval: [0x6c000000, 0x0, 0x0],
+        fixmask: [0x7d2b007f, 0x20000, 0x0],
+        fixval: [0x6c00007c, 0x0, 0x0],
     }), // 0x050 flat_atomic_cond_sub_u32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MIN_NUM_F32,
@@ -35523,8 +35523,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x7d298000, 0x20000, 0x0],
-        fixval: [0x6c000000, 0x0, 0x0],
+        fixmask: [0x7d29807f, 0x20000, 0x0],
+        fixval: [0x6c00007c, 0x0, 0x0],
     }), // 0x051 flat_atomic_min_num_f32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_MAX_NUM_F32,
@@ -35534,8 +35534,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x7d284000, 0x20000, 0x0],
-        fixval: [0x6c000000, 0x0, 0x0],
+        fixmask: [0x7d28407f, 0x20000, 0x0],
+        fixval: [0x6c00007c, 0x0, 0x0],
     }), // 0x052 flat_atomic_max_num_f32 v[2:3], v4
     None,
     None,
@@ -35548,8 +35548,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x752ac000, 0x20000, 0x0],
-        fixval: [0x64008000, 0x0, 0x0],
+        fixmask: [0x752ac07f, 0x20000, 0x0],
+        fixval: [0x6400807c, 0x0, 0x0],
     }), // 0x056 flat_atomic_add_f32 v[2:3], v4
     None,
     None,
@@ -35561,8 +35561,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x5d29c000, 0x20000, 0x0],
-        fixval: [0x4c004000, 0x0, 0x0],
+        fixmask: [0x5d29c07f, 0x20000, 0x0],
+        fixval: [0x4c00407c, 0x0, 0x0],
     }), // 0x059 flat_atomic_pk_add_f16 v[2:3], v4
     Some(RdnaInfo {
         op: Op::FLAT_ATOMIC_PK_ADD_BF16,
@@ -35572,8 +35572,8 @@ pub static GFX1200_FLAT: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 2,
-        fixmask: [0x5d29c000, 0x20000, 0x0],
-        fixval: [0x4c008000, 0x0, 0x0],
+        fixmask: [0x5d29c07f, 0x20000, 0x0],
+        fixval: [0x4c00807c, 0x0, 0x0],
     }), // 0x05a flat_atomic_pk_add_bf16 v[2:3], v4
     None,
     None,

@@ -27,7 +27,8 @@
 //!   `dst` = [VDSTX, VDSTY], `src` = [SRCX0, VSRCX1, SRCY0, VSRCY1]; the K of
 //!   `v_dual_fmamk/fmaak` is `literal`.
 //! * SMEM: `src[0]` = SBASE, `src[2]` = SOFFSET (absent when NULL), `mem.offset` the signed
-//!   immediate; GFX11 `mem.glc`/`mem.dlc`; GFX12 `mem.cpol` = TH | SCOPE << 3.
+//!   immediate; GFX11 `mem.glc`/`mem.dlc`; GFX12 `mem.cpol` = TH | SCOPE << 3 | NV << 5 |
+//!   SCALE_OFFSET << 6 (the same in VFLAT/VGLOBAL/VSCRATCH; NV only in VBUFFER and images).
 //! * DS: `src[0]` = ADDR, `src[1]` = DATA0, `src[2]` = DATA1; `mem.offset` = OFFSET0 (or the
 //!   16-bit offset), `mem.offset1` = OFFSET1.
 //! * FLAT/GLOBAL/SCRATCH: `src[0]` = VADDR (NONE for SCRATCH without SVE), `src[1]` = data,
@@ -53,8 +54,8 @@ pub mod print;
 use super::decode::DecodeError;
 use super::generated::{
     rdna as t, Op, RdnaImage, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
-    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_CARRY, MOD_CMPX, MOD_IMM32,
-    MOD_NODPP16, MOD_NODPP8, MOD_SD, MOD_SENDMSG, MOD_VCCIN,
+    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_ABS0, MOD_CARRY, MOD_CMPX,
+    MOD_IMM32, MOD_NEG0, MOD_NODPP16, MOD_NODPP8, MOD_SD, MOD_SENDMSG, MOD_VCCIN,
 };
 use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
 
@@ -315,6 +316,13 @@ fn src(code: u32, width: u8) -> Opnd {
     if width == 0 {
         Opnd::NONE
     } else {
+        // An SGPR/TTMP tuple starts at a multiple of 2 (pairs) or 4: LLVM drops the low
+        // bits of a misaligned field (its register classes are indexed by code >> shift).
+        let code = match width {
+            2 if code < 124 => code & !1,
+            3.. if code < 124 => code & !3,
+            _ => code,
+        };
         Opnd {
             code: map_src(code),
             count: width,
@@ -432,6 +440,9 @@ fn check_src(
     // (The DPP codes are checked per opcode below; the tables probe them with a word that
     // is no valid DPP control.)
     let dpp_code = matches!(code, SRC_DPP16 | SRC_DPP8 | SRC_DPP8_FI);
+    if dpp_code && !dpp {
+        return Err(cx.err(format!("{}: DPP source code {code:#x} here", info.mnemonic)));
+    }
     if code < 256 && !dpp_code && (tb.src_ok[map][(code >> 5) as usize] >> (code & 31)) & 1 == 0 {
         return Err(cx.err(format!("{}: reserved source code {code:#x}", info.mnemonic)));
     }
@@ -444,6 +455,43 @@ fn check_src(
         return Err(cx.err(format!("{} has no DPP form", info.mnemonic)));
     }
     Ok(())
+}
+
+/// Whether a DPP16 control is one LLVM decodes on GFX11/GFX12 (quad_perm, row_shl/shr/ror
+/// 1..15, row_mirror, row_half_mirror, row_share, row_xmask); others it flags as invalid.
+fn dpp_ctrl_valid(c: u16) -> bool {
+    matches!(c, 0..=0xFF | 0x101..=0x10F | 0x111..=0x11F | 0x121..=0x12F | 0x140 | 0x141 | 0x150..=0x16F)
+}
+
+/// DPP16 checks after the extension word was read: a valid control, and in a 32-bit
+/// encoding no source modifier bit (DPP word bits 20..23: neg/abs of src0, src1) the opcode
+/// lacks (`nsrc` sources).
+fn check_dpp(cx: &Cx, inst: &Inst, info: &RdnaInfo, nsrc: usize) -> Result<(), DecodeError> {
+    let Some(d) = inst.dpp else {
+        return Ok(());
+    };
+    if !dpp_ctrl_valid(d.ctrl) {
+        return Err(cx.err(format!("invalid DPP control {:#x}", d.ctrl)));
+    }
+    // (Observed from LLVM 22: VOPC and opcodes with 16-bit operands take any bits.)
+    let t16 = info.kinds.contains(&KIND_T16);
+    if matches!(inst.format, Format::Vop1 | Format::Vop2) && !t16 {
+        for i in 0..2 {
+            let neg_ok = i < nsrc && info.mods & (MOD_NEG0 << i) != 0;
+            let abs_ok = i < nsrc && info.mods & (MOD_ABS0 << i) != 0;
+            if (inst.mods.neg >> i) & 1 == 1 && !neg_ok || (inst.mods.abs >> i) & 1 == 1 && !abs_ok
+            {
+                return Err(cx.err(format!("{}: no source modifiers on src{i}", info.mnemonic)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `n` scalar registers from code `c` stay within the SGPRs (s0..s105) or within the
+/// TTMPs (ttmp0..ttmp15): LLVM rejects a resource tuple that runs past either.
+fn sgpr_tuple_ok(c: u32, n: u32) -> bool {
+    c + n <= 106 || (108..=123).contains(&c) && c + n <= 124 || c == RDNA_NULL
 }
 
 /// Reads the literal dword at `inst.size` if any source is the literal code.
@@ -571,7 +619,11 @@ fn decode_smem(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     }
     inst.mem.offset = offset;
     if tb.gfx12 {
-        inst.mem.cpol = (((w0 >> 23) & 3) | (((w0 >> 21) & 3) << 3)) as u8;
+        // TH, SCOPE; NV (bit 20) and SCALE_OFFSET (bit 56), which LLVM 22 prints on gfx12.
+        inst.mem.cpol = (((w0 >> 23) & 3)
+            | (((w0 >> 21) & 3) << 3)
+            | (((w0 >> 20) & 1) << 5)
+            | (((w1 >> 24) & 1) << 6)) as u8;
     } else {
         inst.mem.glc = (w0 >> 14) & 1 == 1;
         inst.mem.dlc = (w0 >> 13) & 1 == 1;
@@ -665,6 +717,7 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     };
     inst.src[0] = s0;
     inst.mods.op_sel |= hi as u8;
+    check_dpp(cx, inst, &info, 1)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -710,6 +763,7 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         inst.literal = Some(kk);
         return Ok(());
     }
+    check_dpp(cx, inst, &info, 2)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -736,6 +790,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     inst.src[0] = s0;
     inst.src[1] = s1;
     inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1;
+    check_dpp(cx, inst, &info, 2)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -773,6 +828,7 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
+    check_dpp(cx, inst, &info, 3)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -799,6 +855,7 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), De
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
+    check_dpp(cx, inst, &info, 3)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -809,6 +866,12 @@ fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     let opy = (w0 >> 17) & 0x1F;
     let x = cx.lookup(tb.vopdx, opx, "VOPD X")?;
     let y = cx.lookup(tb.vopdy, opy, "VOPD Y")?;
+    // A one-source half (`v_dual_mov_b32`) has VSRC1 = 0; sources use the VOP1 code table.
+    if x.widths[2] == 0 && (w0 >> 9) & 0xFF != 0 || y.widths[2] == 0 && (w1 >> 9) & 0xFF != 0 {
+        return Err(cx.err("VOPD: VSRC1 of a one-source opcode must be 0"));
+    }
+    check_src(cx, tb, SRC_VOP, w0 & 0x1FF, &x, false)?;
+    check_src(cx, tb, SRC_VOP, w1 & 0x1FF, &y, false)?;
     *inst = empty(x.op, Format::Vopd);
     inst.size = 8;
     inst.imm = opy as i32;
@@ -963,7 +1026,11 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), D
     );
     inst.size = 12;
     inst.mem.offset = w2 as i32 >> 8;
-    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
+    // TH, SCOPE, NV (bit 7), SCALE_OFFSET (bit 48).
+    inst.mem.cpol = (((w1 >> 20) & 7)
+        | (((w1 >> 18) & 3) << 3)
+        | (((w0 >> 7) & 1) << 5)
+        | (((w1 >> 16) & 1) << 6)) as u8;
     Ok(())
 }
 
@@ -1006,6 +1073,10 @@ fn decode_mubuf11(
     } else {
         cx.lookup(tb.mubuf, (w0 >> 18) & 0xFF, "MUBUF")?
     };
+    check_src(cx, tb, SRC_SALU, w1 >> 24, &info, false)?;
+    if !sgpr_tuple_ok(((w1 >> 16) & 0x1F) << 2, 4) {
+        return Err(cx.err("buffer resource runs past the SGPRs"));
+    }
     *inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
     inst.size = 8;
     inst.mem.offset = (w0 & 0xFFF) as i32;
@@ -1034,6 +1105,10 @@ fn decode_mubuf11(
 fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let w2 = cx.word(2)?;
+    let rsrc = (w1 >> 9) & 0x1FF;
+    if rsrc >= 128 || !sgpr_tuple_ok(rsrc, 4) {
+        return Err(cx.err("buffer resource runs past the SGPRs"));
+    }
     let op = (w0 >> 14) & 0xFF;
     let info = cx.lookup(tb.mubuf, op, "VBUFFER")?;
     *inst = empty(
@@ -1047,7 +1122,7 @@ fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), 
     inst.size = 12;
     inst.mem.offset = w2 as i32 >> 8;
     inst.mem.tfe = (w0 >> 22) & 1 == 1;
-    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
+    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3) | (((w0 >> 7) & 1) << 5)) as u8;
     inst.mem.format = ((w1 >> 23) & 0x7F) as u8;
     inst.mem.offen = (w1 >> 30) & 1 == 1;
     inst.mem.idxen = (w1 >> 31) & 1 == 1;
@@ -1186,6 +1261,15 @@ fn image_common(
         g = info.defaults[(f.nsa != 0) as usize] as u32;
     }
     let (vd, va) = ((g & 15) as u8, g >> 4);
+    // The resource is an SGPR tuple (GFX12 VSAMPLE: LLVM also decodes other operands).
+    let rsrc_ok = if f.rsrc < 128 {
+        sgpr_tuple_ok(f.rsrc, info.rsrc as u32)
+    } else {
+        tb.gfx12 && info.sampler
+    };
+    if !rsrc_ok || info.sampler && f.samp < 128 && !sgpr_tuple_ok(f.samp, 4) {
+        return Err(cx.err("image resource or sampler runs past the SGPRs"));
+    }
     *inst = empty(info.op, Format::Mimg);
     let data = vgpr(f.vdata, vd);
     if info.class & CLASS_ATOMIC != 0 {
@@ -1295,7 +1379,7 @@ fn decode_vimage(
     };
     let va = image_common(tb, cx, &info, &f, (w1 >> 20) & 1 == 1, inst)?;
     inst.size = 12;
-    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
+    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3) | (((w0 >> 7) & 1) << 5)) as u8;
     inst.imm = (f.dmask
         | f.dim << 4
         | unorm << 7

@@ -612,8 +612,11 @@ fn signed_hex(out: &mut String, v: i32) {
     }
 }
 
-/// GFX12 cache policy (`th:`/`scope:`) of a load, store or atomic.
+/// GFX12 cache policy (`scale_offset`, `th:`, `scope:`, `nv`) of a load, store or atomic.
 fn cpol12(out: &mut String, cpol: u8, store: bool, atomic: bool) {
+    if cpol & 0x40 != 0 {
+        out.push_str(" scale_offset");
+    }
     let th = cpol & 7;
     let scope = (cpol >> 3) & 3;
     let sys = scope == 3;
@@ -666,6 +669,9 @@ fn cpol12(out: &mut String, cpol: u8, store: bool, atomic: bool) {
             " scope:{}",
             ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"][scope as usize]
         );
+    }
+    if cpol & 0x20 != 0 {
+        out.push_str(" nv");
     }
 }
 
