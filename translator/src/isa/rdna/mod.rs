@@ -528,6 +528,20 @@ fn decode_sop12c(
             check_src(cx, tb, SRC_SALU, code, &info, false)?;
         }
     }
+    // A 64-bit operand cannot start at the odd half of `vcc`/`exec` (`vcc_hi`, `exec_hi`).
+    let dst = if format == Format::Sopc {
+        (0, 0)
+    } else {
+        ((w0 >> 16) & 0x7F, w[0])
+    };
+    for (code, width) in srcs.into_iter().chain([dst]) {
+        if width == 2 && (code == 107 || code == 127) {
+            return Err(cx.err(format!(
+                "{}: 64-bit operand at odd code {code}",
+                info.mnemonic
+            )));
+        }
+    }
     *inst = empty(info.op, format);
     match format {
         Format::Sop1 => {
@@ -866,6 +880,10 @@ fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     let opy = (w0 >> 17) & 0x1F;
     let x = cx.lookup(tb.vopdx, opx, "VOPD X")?;
     let y = cx.lookup(tb.vopdy, opy, "VOPD Y")?;
+    if cx.wave64 {
+        // RDNA3/4 guides: VOPD (dual issue) exists in wave32 only.
+        return Err(cx.err("VOPD is not available in wave64 code"));
+    }
     // A one-source half (`v_dual_mov_b32`) has VSRC1 = 0; sources use the VOP1 code table.
     if x.widths[2] == 0 && (w0 >> 9) & 0xFF != 0 || y.widths[2] == 0 && (w1 >> 9) & 0xFF != 0 {
         return Err(cx.err("VOPD: VSRC1 of a one-source opcode must be 0"));
@@ -1261,6 +1279,14 @@ fn image_common(
         g = info.defaults[(f.nsa != 0) as usize] as u32;
     }
     let (vd, va) = ((g & 15) as u8, g >> 4);
+    if tb.gfx12 {
+        // The 9-bit resource and sampler fields take no reserved source codes.
+        for c in [f.rsrc, if info.sampler { f.samp } else { 0 }] {
+            if c < 256 && (tb.src_ok[SRC_SALU][(c >> 5) as usize] >> (c & 31)) & 1 == 0 {
+                return Err(cx.err(format!("image: reserved operand code {c:#x}")));
+            }
+        }
+    }
     // The resource is an SGPR tuple (GFX12 VSAMPLE: LLVM also decodes other operands).
     let rsrc_ok = if f.rsrc < 128 {
         sgpr_tuple_ok(f.rsrc, info.rsrc as u32)
