@@ -12,7 +12,16 @@ double, WMMA fragments halve).
 
 gfx12 is disassembled with `+real-true16` (LLVM 22 defaults gfx12 to fake16, which does not
 decode the `.h` VOP1 forms). gfx1201 is enumerated too and must give exactly gfx1200's
-listing (the generator fails otherwise), so gfx1201 uses the gfx1200 tables.
+listing (the generator fails otherwise), so gfx1201 uses the gfx1200 tables. gfx1150 is
+enumerated in full and gets its own tables for the encodings whose listing differs from
+gfx1100's (SOP1/SOP2/SOPC: the SALU float opcodes); gfx1101..3 and gfx1151..3 are checked
+against gfx1100/gfx1150 on canonical words.
+
+Validity: per opcode, the bits LLVM requires to hold one value (`fixed_bits`: single-bit
+flips of canonical words and accepted cases), the source codes it accepts (`src_codes`) and
+whether DPP forms exist (`probe_mods`). Image encodings (MIMG; VIMAGE, VSAMPLE) get operand
+grids: the data/address register counts LLVM prints for every DMASK/D16/TFE/A16/DIM (and
+NSA) combination (`enumerate_images`).
 """
 
 import os
