@@ -328,6 +328,9 @@ pub enum LaneFn {
     /// ±Inf (MODE.FP16_OVFL). Operands and result as documented on [`RoundedOp`]; NaN rule as
     /// for the other float ops (f16 NaNs: quiet bit `0x200`, default NaN `0x7E00`).
     Rounded(RoundedOp, Round, bool),
+    /// `v_trig_preop_f64(a, b)`: the 53-bit segment of 2/π selected by `b[4:0]` (and `a`'s
+    /// exponent), scaled (`a` f64, `b` 32-bit; result f64).
+    TrigPreopF64,
 }
 
 /// Rounding direction, numbered as the MODE.FP_ROUND fields (CDNA3/CDNA4 ISA 3.5: 0 nearest

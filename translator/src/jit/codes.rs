@@ -110,7 +110,7 @@ pub const CONVOPS: [ConvOp; 20] = [
 ];
 
 /// All lane functions, indexed by code.
-pub const LANEFNS: [LaneFn; 16] = [
+pub const LANEFNS: [LaneFn; 17] = [
     LaneFn::Exp2F32,
     LaneFn::Log2F32,
     LaneFn::SinF32,
@@ -127,6 +127,7 @@ pub const LANEFNS: [LaneFn; 16] = [
     LaneFn::DivScaleF64Flag,
     LaneFn::RcpIflagF32,
     LaneFn::PkRtzF16F32,
+    LaneFn::TrigPreopF64,
 ];
 
 /// Code of the first [`LaneFn::Rounded`]: `ROUNDED_BASE + (op * 4 + round) * 2 + ovfl`,

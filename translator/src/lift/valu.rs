@@ -1402,6 +1402,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             l.add(d, c)
         }),
         "frexp_mant_f64" | "frexp_exp_i32_f64" => frexp64(l, base == "frexp_mant_f64"),
+        "trig_preop_f64" => {
+            let a = l.src(0, K::F64)?;
+            let b = l.src(1, K::B32)?;
+            let r = l.lane_fn(LaneFn::TrigPreopF64, vec![a, b], Ty::V64);
+            let r = l.fout(r, K::F64)?;
+            l.vdst64(r)
+        }
         "swap_b32" => {
             // Exchanges two VGPRs in the active lanes.
             let d = inst.dst[0]
