@@ -360,7 +360,7 @@ fn trig_preop_segments_of_two_over_pi() {
             s.vgpr[3][l] = (x >> 32) as u32;
             // Segment index (bits above 4 ignored); keep every bit read within the 288 known.
             let seg = (l / 8) as u32 % if e == 1223 { 2 } else { 4 };
-            s.vgpr[4][l] = seg | 0xffe0 * (l as u32 & 1);
+            s.vgpr[4][l] = seg | (0xffe0 * (l as u32 & 1));
         }
     });
     for l in 0..64 {
