@@ -24,6 +24,7 @@
 //! waves (barriers are trivially passed by the single wave).
 
 pub mod gen;
+pub mod rdna;
 
 use crate::env::{ExecFault, ExitCode};
 use crate::exec::{EngineKind, Translator};

@@ -323,6 +323,12 @@ pub enum LaneFn {
     RcpIflagF32,
     /// f32 → f16 bits of two values packed: `lo | hi << 16` (`v_cvt_pkrtz_f16_f32`, round toward zero).
     PkRtzF16F32,
+    /// One component of a typed buffer load: `(raw bytes 0..8 V64, raw bytes 8..16 V64,
+    /// key V32)` → `V32` ([`crate::interp::sem::buf_fmt::load`]).
+    BufFmtLoad,
+    /// Eight bytes of a typed buffer store: `(X | Y << 32 V64, Z | W << 32 V64, key V32)` →
+    /// `V64` ([`crate::interp::sem::buf_fmt::store`]).
+    BufFmtStore,
     /// A float operation rounded once, in the given direction, to its result format; with the
     /// flag set an f16 result that overflows (from finite operands) becomes ±65504 instead of
     /// ±Inf (MODE.FP16_OVFL). Operands and result as documented on [`RoundedOp`]; NaN rule as

@@ -110,7 +110,7 @@ pub const CONVOPS: [ConvOp; 20] = [
 ];
 
 /// All lane functions, indexed by code.
-pub const LANEFNS: [LaneFn; 17] = [
+pub const LANEFNS: [LaneFn; 19] = [
     LaneFn::Exp2F32,
     LaneFn::Log2F32,
     LaneFn::SinF32,
@@ -127,6 +127,8 @@ pub const LANEFNS: [LaneFn; 17] = [
     LaneFn::DivScaleF64Flag,
     LaneFn::RcpIflagF32,
     LaneFn::PkRtzF16F32,
+    LaneFn::BufFmtLoad,
+    LaneFn::BufFmtStore,
     LaneFn::TrigPreopF64,
 ];
 
@@ -159,7 +161,7 @@ pub fn lanefn_of(code: u32) -> Option<LaneFn> {
 pub const SPACES: [Space; 4] = [Space::Global, Space::Flat, Space::Lds, Space::Scratch];
 
 /// Atomic ops, indexed by code.
-pub const ATOMICS: [AtomicOp; 16] = [
+pub const ATOMICS: [AtomicOp; 21] = [
     AtomicOp::Swap,
     AtomicOp::CmpSwap,
     AtomicOp::Add,
@@ -176,6 +178,11 @@ pub const ATOMICS: [AtomicOp; 16] = [
     AtomicOp::FAdd,
     AtomicOp::FMin,
     AtomicOp::FMax,
+    AtomicOp::RSub,
+    AtomicOp::MskOr,
+    AtomicOp::Wrap,
+    AtomicOp::PkAddF16,
+    AtomicOp::PkAddBf16,
 ];
 
 /// The code of `x` in `table`, or `None` when the table lacks it (a new IR variant that the

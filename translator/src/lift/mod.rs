@@ -39,8 +39,7 @@
 //! `v_mac_f32` keep denormals; `v_mad_mix*` (gfx9 only) under a directed FP_ROUND is
 //! Unsupported; f64 `v_fma_f64` under a directed FP_ROUND is exact except when `|a*b|` is
 //! above 2^1000 with a non-zero `c` below 2^-900, where `c` only breaks ties;
-//! `s_buffer_load` past `num_records` reads 0 but loads from the buffer base. FP8/BF8
-//! conversions use FNUZ on gfx942 and OCP on gfx950; stochastic rounding (`v_cvt_sr_*`) adds
+//! FP8/BF8 conversions use FNUZ on gfx942 and OCP on gfx950; stochastic rounding (`v_cvt_sr_*`) adds
 //! the random operand's low `23 - mantissa bits` bits after truncating for subnormal results
 //! (CDNA4 ISA 7.3's rule made precise, not checked on hardware), and OCP NaN results are
 //! `sign | 0x7f`; min/max follow the GFX9 pseudocode (IEEE mode from MODE.IEEE).
@@ -50,7 +49,9 @@ pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
+mod rdna_buffer;
 mod rdna_names;
+mod rdna_ops;
 mod salu;
 mod smem;
 mod valu;
@@ -209,6 +210,9 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
             }
             _ => {}
         }
+        if let Some(r) = rdna_ops::lift(l, inst, name) {
+            return r;
+        }
     }
     match inst.format {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => salu::lift(l, inst, name),
@@ -231,7 +235,7 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         }
         Format::Vopd => vopd::lift(l, inst),
         Format::Ds => ds::lift(l, inst, name),
-        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf => {
+        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf | Format::Mtbuf => {
             vmem::lift(l, inst, name)
         }
         other => Err(format!("{other:?} instructions are not supported")),

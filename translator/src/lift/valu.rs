@@ -341,6 +341,10 @@ fn ibin(l: &mut Lifter, inst: &Inst, op: BinOp, k: K, rev: bool) -> R<()> {
 /// A 16-bit result (in the low bits of `v`): GFX9 writes zeros above it, or with VOP3
 /// `op_sel[3]` writes the high half and keeps the low half.
 fn wr16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
+    if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+        // RDNA keeps the other half (see `rdna_ops::write16`).
+        return super::rdna_ops::write16(l, inst, v);
+    }
     if inst.mods.op_sel & 8 != 0 && inst.sdwa.is_none() {
         let reg = inst.dst[0]
             .vreg()
