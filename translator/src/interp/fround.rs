@@ -18,7 +18,9 @@
 //! Signed zeros follow IEEE 754: an exact zero sum is +0 except toward −∞ (−0), and a sum of
 //! two zeros of the same sign keeps it.
 
-use super::sem::{f16_to_f32, f32_to_f16, is_nan32, is_nan64, nan_rule32, nan_rule64};
+use super::sem::{
+    f16_to_f32, f32_to_f16, is_nan32, is_nan64, nan_rule32, nan_rule64, F32_QUIET, F32_SIGN,
+};
 use crate::ir::{Round, RoundedOp};
 
 /// A binary interchange format: fraction bits and the normal exponent range.
@@ -714,6 +716,65 @@ pub fn eval(op: RoundedOp, rm: Round, ovfl: bool, args: [u64; 4]) -> u64 {
             };
             d2h(v, true, ovfl)
         }
+        RoundedOp::Dot2F32F16 => dot2_f16(a32, b32, c32) as u64,
+    }
+}
+
+/// `v_dot2_f32_f16` (see [`RoundedOp::Dot2F32F16`]). The two f16 products are exact integers
+/// times 2^-48 below 2^81, so their sum is an exact `i128`; c joins it on a common grid (or,
+/// far below it, as a sticky bit that only breaks ties, or far above it, alone); the exact sum
+/// then rounds once through [`round_pair`].
+fn dot2_f16(a: u32, b: u32, c: u32) -> u32 {
+    let flush16 = |h: u32| if h & 0x7c00 == 0 { h & 0x8000 } else { h };
+    let halves = [a & 0xffff, b & 0xffff, a >> 16, b >> 16].map(flush16);
+    let c = if c & 0x7f80_0000 == 0 {
+        c & F32_SIGN
+    } else {
+        c
+    };
+    if let Some(&h) = halves.iter().find(|&&h| h & 0x7fff > 0x7c00) {
+        return f16_to_f32(h);
+    }
+    if is_nan32(c) {
+        return c | F32_QUIET;
+    }
+    let x = halves.map(|h| h2d(h as u64));
+    let cv = f64::from(f32::from_bits(c));
+    let (p1, p2) = (x[0] * x[1], x[2] * x[3]); // exact
+    let host = p1 + p2 + cv;
+    if x.iter().any(|v| v.is_infinite()) || cv.is_infinite() {
+        return nan_rule32(&[], host as f32);
+    }
+    let n = (p1 * pow2(48)) as i128 + (p2 * pow2(48)) as i128; // exact integers
+    let bits = |v: i128| 128 - v.unsigned_abs().leading_zeros() as i32;
+    let (x, g) = if cv == 0.0 {
+        (n, -48)
+    } else if cv.abs() >= pow2(70) {
+        // |p1 + p2| < 2^33 is below half an ulp of c.
+        return c;
+    } else {
+        let ec = exponent(cv) - 23;
+        let mc = (cv * pow2(-ec)) as i128; // the 24-bit significand, signed
+        if ec >= -48 {
+            (n + (mc << (ec + 48)), -48)
+        } else if bits(n) - 48 - ec <= 125 {
+            ((n << (-48 - ec)) + mc, ec)
+        } else {
+            // c is more than 2^54 times smaller than the products' sum: a sticky bit below.
+            let k = 125 - bits(n);
+            ((n << k) + mc.signum(), -48 - k)
+        }
+    };
+    if x == 0 {
+        return (host as f32).to_bits();
+    }
+    let s = x as f64;
+    let e = (x - s as i128).signum() as f64;
+    let r = (round_pair(s, e, g, F32, Round::NearestEven) as f32).to_bits();
+    if r & 0x7f80_0000 == 0 {
+        r & F32_SIGN // output denormals flushed
+    } else {
+        r
     }
 }
 
