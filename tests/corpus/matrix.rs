@@ -458,8 +458,10 @@ const TRITON_MATMULS: &[(&str, &str, &[u8], &str)] = &[
 /// helpers' work): gfx950's transposing LDS loads, RDNA true16 moves. Anything else must
 /// compute correctly.
 const TRITON_MATMUL_GAPS: &[(&str, &str, &str)] = &[
-    ("gfx950", "matmul_bf16", "ds_read_b64_tr_b16"),
-    ("gfx950", "matmul_fp8", "ds_read_b64_tr_b8"),
+    // Past the transposing LDS loads (ds_read_b64_tr_b16/_b8 lift); with a
+    // v_permlane32_swap_b32 both match the host bitwise.
+    ("gfx950", "matmul_bf16", "v_permlane32_swap_b32"),
+    ("gfx950", "matmul_fp8", "v_permlane32_swap_b32"),
     ("gfx1100", "matmul_bf16", "v_mov_b16_e32"),
     ("gfx1200", "matmul_bf16", "v_mov_b16_e32"),
     ("gfx1200", "matmul_fp8", "v_mov_b16_e32"),
