@@ -457,3 +457,79 @@ fn loads_into_lds() {
     assert!(st.vgpr == before.vgpr);
     assert!((0..64).any(|l| exec >> l & 1 != 0 && 3 * l >= 150));
 }
+
+/// Vector packed-half atomic adds, each half rounded once to nearest even (values worked by
+/// hand: ties to even, just above a tie, overflow to infinity, denormals, NaN operands).
+#[test]
+fn packed_half_atomic_adds() {
+    #[rustfmt::skip]
+    let words = [
+        0xdd398000, 0x017f0402, // global_atomic_pk_add_f16 v1, v[2:3], v4, off sc0
+        0xdd488000, 0x007f0806, // global_atomic_pk_add_bf16 v[6:7], v8, off
+        0xbf8c0f70, // s_waitcnt vmcnt(0)
+        0xbf810000, // s_endpgm
+    ];
+    // (memory, data, sum) per case.
+    let f16: [(u32, u32, u32); 8] = [
+        (0x3c00, 0x1000, 0x3c00), // 1 + 2^-11: tie -> 1
+        (0x3c00, 0x1600, 0x3c02), // 1 + 3*2^-11: tie -> even 1 + 2^-9
+        (0x3c00, 0x1002, 0x3c01), // 1 + 2^-11 + 2^-20: above the tie
+        (0x7bff, 0x4c00, 0x7c00), // 65504 + 16 = 65520: tie -> even = +inf
+        (0xc100, 0x3d00, 0xbd00), // -2.5 + 1.25 = -1.25
+        (0x7e01, 0x3c00, 0x7e01), // NaN + 1: the NaN
+        (0x0001, 0x0001, 0x0002), // denormals
+        (0x2e66, 0x3266, 0x34cc), // 0.0999755859375 + 0.199951171875: tie -> even
+    ];
+    let bf16: [(u32, u32, u32); 8] = [
+        (0x3f80, 0x3b80, 0x3f80), // 1 + 2^-8: tie -> 1
+        (0x3f81, 0x3b80, 0x3f82), // tie -> even
+        (0x3f80, 0x3b81, 0x3f81), // above the tie
+        (0x7f7f, 0x7f7f, 0x7f80), // overflow -> +inf
+        (0xbfc0, 0x3f00, 0xbf80), // -1.5 + 0.5
+        (0x7fc1, 0x3f80, 0x7fc1), // NaN + 1
+        (0x0001, 0x0001, 0x0002), // denormals
+        (0x4040, 0x3c00, 0x4040), // 3 + 2^-7: tie -> even 3
+    ];
+    const G: u64 = 0x80_0000;
+    let exec = EXEC_PARTIAL;
+    let mut g = vec![0u8; 512];
+    for l in 0..64 {
+        let (a, b, _) = f16[l % 8];
+        // High half: the operands swapped.
+        g[4 * l..4 * l + 4].copy_from_slice(&(a | b << 16).to_le_bytes());
+        let (a, b, _) = bf16[l % 8];
+        g[256 + 4 * l..256 + 4 * l + 4].copy_from_slice(&(a | b << 16).to_le_bytes());
+    }
+    let mut mem = Mem::new(64);
+    mem.add(G, g.clone());
+    let (b, a) = run_words(&words, 9, exec, &mut mem, |s| {
+        for l in 0..64 {
+            let p = G + 4 * l as u64;
+            s.vgpr[2][l] = p as u32;
+            s.vgpr[3][l] = (p >> 32) as u32;
+            s.vgpr[4][l] = f16[l % 8].1 | f16[l % 8].0 << 16;
+            let q = p + 256;
+            s.vgpr[6][l] = q as u32;
+            s.vgpr[7][l] = (q >> 32) as u32;
+            s.vgpr[8][l] = bf16[l % 8].1 | bf16[l % 8].0 << 16;
+        }
+    });
+    let m = mem.region(G);
+    for l in 0..64 {
+        let on = exec >> l & 1 != 0;
+        let want16 = if on {
+            f16[l % 8].2 | f16[l % 8].2 << 16
+        } else {
+            dw(&g, 4 * l)
+        };
+        let wantb = if on {
+            bf16[l % 8].2 | bf16[l % 8].2 << 16
+        } else {
+            dw(&g, 256 + 4 * l)
+        };
+        assert_eq!(dw(m, 4 * l), want16, "f16 lane {l}");
+        assert_eq!(dw(m, 256 + 4 * l), wantb, "bf16 lane {l}");
+    }
+    // sc0: the pre-op value returns to v1.
+    check_vgpr(&b, &a, 1, exec, |l| dw(&g, 4 * l));
+}
