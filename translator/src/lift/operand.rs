@@ -1018,15 +1018,7 @@ impl<'t> Lifter<'t> {
     /// Applies the VOP3 output modifier and clamp to a float result of kind `k`.
     pub fn fout(&mut self, v: Val, k: K) -> R<Val> {
         let inst = self.inst()?;
-        // MODE.FP_ROUND: [1:0] f32, [3:2] f64/f16; only round-to-nearest-even is lifted.
-        let round = if k == K::F32 {
-            self.mode & 3
-        } else {
-            self.mode >> 2 & 3
-        };
-        if round != 0 {
-            return Err(format!("MODE round mode {round} is not supported"));
-        }
+        // MODE.FP_ROUND is applied by the op that computes `v` (valu.rs).
         let mut v = v;
         let (two, four, half, zero, one) = match k {
             K::F32 => (
