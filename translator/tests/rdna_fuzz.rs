@@ -7,8 +7,8 @@ use wavejit_translator::difffuzz::rdna::RdnaFuzzer;
 use wavejit_translator::isa::Gpu;
 
 /// Programs per configuration (each compiles its blocks in the JIT: about 80 ms per program
-/// on a loaded 2-core machine, so the four configurations take about 20-30 s).
-const PER_CONFIG: u64 = 50;
+/// on a loaded 2-core machine, so the four configurations take about 25 s).
+const PER_CONFIG: u64 = 30;
 
 #[test]
 fn engines_agree_on_random_rdna_programs() {
