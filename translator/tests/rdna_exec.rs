@@ -1493,3 +1493,85 @@ fn float_min_max_atomics() {
         }
     }
 }
+
+#[test]
+fn gfx12_global_load_tr_into_the_wmma_a_layout() {
+    #[rustfmt::skip]
+    let w32 = [
+        0xee15c07c, 0x00000008, 0x00000002, // global_load_tr_b128 v[8:11], v[2:3], off
+        0xee16007c, 0x0000000c, 0x00000004, // global_load_tr_b64 v[12:13], v[4:5], off
+        S_ENDPGM,
+    ];
+    #[rustfmt::skip]
+    let w64 = [
+        0xee15c07c, 0x00000008, 0x00000002, // global_load_tr_b128 v[8:9], v[2:3], off
+        0xee16007c, 0x0000000c, 0x00000004, // global_load_tr_b64 v12, v[4:5], off
+        S_ENDPGM,
+    ];
+    // A 16x16 A-matrix (M x K) stored column-major: 16-bit at B16, 8-bit at B8.
+    const B16: u64 = 0x5000_0000;
+    const B8: u64 = 0x5000_1000;
+    let e16 = |m: u32, k: u32| 0x4000 + m * 16 + k * 0x100 + (m ^ k);
+    let e8 = |m: u32, k: u32| (m * 16 + k) ^ 0x5a;
+    let mut m16 = vec![0u8; 512];
+    let mut m8 = vec![0u8; 256];
+    for m in 0..16 {
+        for k in 0..16 {
+            let o = (k * 16 + m) as usize;
+            m16[2 * o..2 * o + 2].copy_from_slice(&(e16(m, k) as u16).to_le_bytes());
+            m8[o] = e8(m, k) as u8;
+        }
+    }
+    for (wave, words) in [(32u32, &w32[..]), (64, &w64[..])] {
+        let mut mem = Mem::new(0);
+        mem.add(B16, m16.clone());
+        mem.add(B8, m8.clone());
+        let mut s = state(wave, 191, !0);
+        // ISA 11.6.2 figure: lane L loads the 8 elements M0..M0+8 of column K.
+        for lane in 0..64u32 {
+            let (k, m0) = ((lane >> 3) * 4 + (lane & 3), 8 * (lane >> 2 & 1));
+            let (a16, a8) = if lane < 32 {
+                (B16 + 2 * (k * 16 + m0) as u64, B8 + (k * 16 + m0) as u64)
+            } else {
+                // Lanes 32..63 (wave64): not used; an address outside memory proves it.
+                (0xdead_0000, 0xdead_0000)
+            };
+            s.vgpr[2][lane as usize] = a16 as u32;
+            s.vgpr[3][lane as usize] = (a16 >> 32) as u32;
+            s.vgpr[4][lane as usize] = a8 as u32;
+            s.vgpr[5][lane as usize] = (a8 >> 32) as u32;
+        }
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1200, wave), words, &mut s, &mut mem);
+        // ISA 7.12.2 A-matrix layout, element (row M, col K) → (lane, vgpr, position).
+        let n16 = if wave == 32 { 4 } else { 2 };
+        for m in 0..16u32 {
+            for k in 0..16u32 {
+                let (lane, reg, pos) = if wave == 32 {
+                    ((k >> 2 & 1) << 4 | m, (k >> 3) << 1 | (k >> 1 & 1), k & 1)
+                } else {
+                    ((k >> 2) << 4 | m, k >> 1 & 1, k & 1)
+                };
+                assert!(reg < n16);
+                let got = s.vgpr[8 + reg as usize][lane as usize] >> (16 * pos) & 0xffff;
+                assert_eq!(got, e16(m, k), "wave{wave} b128 M={m} K={k}");
+                let (lane, reg, pos) = if wave == 32 {
+                    ((k >> 3) << 4 | m, k >> 2 & 1, k & 3)
+                } else {
+                    ((k >> 2 & 1) << 5 | (k >> 3) << 4 | m, 0, k & 3)
+                };
+                let got = s.vgpr[12 + reg as usize][lane as usize] >> (8 * pos) & 0xff;
+                assert_eq!(got, e8(m, k), "wave{wave} b64 M={m} K={k}");
+            }
+        }
+        // Nothing else written (wave64: 2 + 1 registers, wave32: 4 + 2).
+        let written: &[usize] = if wave == 32 {
+            &[8, 9, 10, 11, 12, 13]
+        } else {
+            &[8, 9, 12]
+        };
+        for r in (0..40).filter(|r| !written.contains(r)) {
+            assert_eq!(s.vgpr[r], b.vgpr[r], "v{r}");
+        }
+    }
+}

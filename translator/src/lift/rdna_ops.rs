@@ -43,6 +43,10 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         }
         return None;
     }
+    if inst.format == Format::Global && matches!(name, "global_load_tr_b128" | "global_load_tr_b64")
+    {
+        return Some(load_tr(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
+    }
     if inst.format == Format::Smem && name.contains("prefetch") {
         // gfx12 instruction/data prefetches: hints only.
         return Some(Ok((InstClass::Smem, Flow::Next)));
@@ -1406,5 +1410,120 @@ fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
         .sreg()
         .ok_or("scalar load destination is not an SGPR")?;
     l.set_sreg(reg, v);
+    Ok(())
+}
+
+// ---- WMMA load-transpose -------------------------------------------------------------------
+
+/// gfx12 `global_load_tr_b128` (16-bit elements) and `global_load_tr_b64` (8-bit) (RDNA4
+/// ISA 11.6): lanes 0..31 each load 16 (8) contiguous bytes, the column of 8 elements
+/// `A[M0..M0+8][K]` of a 16x16 A-matrix stored column-major, with `K = (lane >> 3) * 4 +
+/// (lane & 3)` and `M0 = 8 * ((lane >> 2) & 1)` (the lane figure of 11.6.2); the elements
+/// are then written in the WMMA A-matrix VGPR layout (ISA 7.12.2: 16-bit wave32: lane
+/// `{K[2], M}`, VGPR `{K[3], K[1]}`, half `K[0]`; wave64: lane `{K[3:2], M}`, VGPR `K[1]`;
+/// 8-bit wave32: lane `{K[3], M}`, VGPR `K[2]`, byte `K[1:0]`; wave64: lane `{K[2], K[3],
+/// M}`, byte `K[1:0]`). In wave64 the addresses of lanes 32..63 are not used. EXEC must be
+/// all ones (otherwise undefined); the loads and writes follow EXEC here.
+fn load_tr(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    l.count_vector();
+    let wide = name.ends_with("b128");
+    let esize: u32 = if wide { 16 } else { 8 };
+    let ndw: u16 = if wide { 4 } else { 2 };
+    let wave = l.wave;
+    // Address: SADDR + zero-extended VADDR, or a 64-bit VADDR; plus the offset.
+    let addr = if inst.src[2].is_some() {
+        let sb = l.s64(inst.src[2], K::B64)?;
+        let sb = l.bcast(sb);
+        let v = l.v32(inst.src[0], K::B32)?;
+        let v = l.conv(ConvOp::ZExt, v);
+        l.add(sb, v)
+    } else {
+        l.v64(inst.src[0], K::B64)?
+    };
+    let addr = l.add_imm(addr, inst.mem.offset as i64 as u64);
+    let exec = l.exec();
+    let lanes32 = l.c64(0xffff_ffff);
+    let lmask = l.and(exec, lanes32);
+    let mut loaded = Vec::new();
+    for i in 0..ndw as u64 {
+        let a = l.add_imm(addr, 4 * i);
+        loaded.push(l.push_op(
+            crate::ir::Op::Load {
+                pc: l.pc,
+                space: crate::env::Space::Global,
+                addr: a,
+                size: 4,
+                signed: false,
+                mask: lmask,
+            },
+            Ty::V32,
+        ));
+    }
+    // Destination (lane d, register j, part p) → (M, K).
+    let parts = 32 / esize;
+    let nregs: u32 = match (wide, wave) {
+        (true, 32) => 4,
+        (true, _) => 2,
+        (false, 32) => 2,
+        (false, _) => 1,
+    };
+    let mk = |d: u32, j: u32, p: u32| -> (u32, u32) {
+        let m = d & 15;
+        let k = match (wide, wave) {
+            (true, 32) => (d >> 4 & 1) << 2 | (j >> 1) << 3 | (j & 1) << 1 | p,
+            (true, _) => (d >> 4 & 3) << 2 | j << 1 | p,
+            (false, 32) => (d >> 4 & 1) << 3 | j << 2 | p,
+            (false, _) => (d >> 5 & 1) << 2 | (d >> 4 & 1) << 3 | p,
+        };
+        (m, k)
+    };
+    let dst = inst.dst[0].vreg().ok_or("load destination is not a VGPR")?;
+    for j in 0..nregs {
+        let mut acc: Option<Val> = None;
+        for p in 0..parts {
+            // Source lane and element of every destination lane.
+            let mut src = [0u32; 64];
+            let mut elem = [0u32; 64];
+            for d in 0..64u32 {
+                let (m, k) = mk(d, j, p);
+                src[d as usize] = (k >> 2) << 3 | (k & 3) | (m >> 3) << 2;
+                elem[d as usize] = m & 7;
+            }
+            let idx = l.lane_const(src);
+            let per_dword = 32 / esize;
+            let mut val: Option<Val> = None;
+            for (w, &dw) in loaded.iter().enumerate() {
+                let g = l.gather(dw, idx);
+                let mut m = 0u64;
+                for (d, &e) in elem.iter().enumerate() {
+                    if e / per_dword == w as u32 {
+                        m |= 1 << d;
+                    }
+                }
+                val = Some(match val {
+                    None => g,
+                    Some(v) => {
+                        let mv = l.c64(m);
+                        l.select(mv, g, v)
+                    }
+                });
+            }
+            let v = val.ok_or("no loaded data")?;
+            let shifts = lanes(l, |d| esize * (elem[d as usize] % per_dword));
+            let v = l.bin(BinOp::LShr, v, shifts);
+            let v = l.and_imm(v, (1u64 << esize) - 1);
+            let v = if p > 0 {
+                l.shl_imm(v, (esize * p) as u64)
+            } else {
+                v
+            };
+            acc = Some(match acc {
+                None => v,
+                Some(a) => l.or(a, v),
+            });
+        }
+        let r = acc.ok_or("no parts")?;
+        l.set_vreg(dst + j as u16, r, exec)?;
+    }
     Ok(())
 }
