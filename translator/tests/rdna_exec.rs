@@ -1575,3 +1575,54 @@ fn gfx12_global_load_tr_into_the_wmma_a_layout() {
         }
     }
 }
+
+/// f64 → f16 bits, round to nearest even (normal results only, as the tests produce).
+fn to_f16(x: f64) -> u32 {
+    let s = if x < 0.0 { 0x8000 } else { 0 };
+    let a = x.abs();
+    let e = a.log2().floor() as i32;
+    assert!((-14..16).contains(&e), "{x} is not in the f16 normal range");
+    let q = (a / 2f64.powi(e - 10)).round_ties_even(); // 11-bit significand
+    let (q, e) = if q >= 2048.0 {
+        (q / 2.0, e + 1)
+    } else {
+        (q, e)
+    };
+    s | ((e + 15) as u32) << 10 | (q as u32 - 1024)
+}
+
+#[test]
+fn f16_fmac_fmaak_fmamk_on_halves() {
+    #[rustfmt::skip]
+    let words = [
+        0x6d051104, // v_fmac_f16_e32 v2.h, v4.l, v8.h
+        0x70061104, 0x00003c00, // v_fmaak_f16 v3.l, v4.l, v8.l, 0x3c00
+        0x6f0a1184, 0x0000c100, // v_fmamk_f16 v5.h, v4.h, 0xc100, v8.l
+        S_ENDPGM,
+    ];
+    let vals = [
+        1.375f32, -2.625, 0.1875, 3.0, -0.71875, 5.5, 1.0009766, -9.25,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 201, EXEC);
+        for l in 0..64 {
+            s.vgpr[4][l] = h(vals[l % 8]) | h(vals[(l + 3) % 8]) << 16;
+            s.vgpr[8][l] = h(vals[(l / 2) % 8]) | h(vals[(l + 5) % 8]) << 16;
+            s.vgpr[2][l] = (s.vgpr[2][l] & 0xffff) | h(vals[(l + 1) % 8]) << 16;
+        }
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let hv = |x: u32, hi: bool| f16_val(if hi { x >> 16 } else { x & 0xffff }) as f64;
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        let fma = |a: f64, b: f64, c: f64| to_f16(a * b + c);
+        check(&b, &s, 2, |l| {
+            fma(hv(v(4, l), false), hv(v(8, l), true), hv(v(2, l), true)) << 16 | v(2, l) & 0xffff
+        });
+        check(&b, &s, 3, |l| {
+            v(3, l) & 0xffff_0000 | fma(hv(v(4, l), false), hv(v(8, l), false), 1.0)
+        });
+        check(&b, &s, 5, |l| {
+            fma(hv(v(4, l), true), -2.5, hv(v(8, l), false)) << 16 | v(5, l) & 0xffff
+        });
+    }
+}

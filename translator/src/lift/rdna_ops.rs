@@ -74,6 +74,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         }
         "permlane64_b32" => Some(permlane64(l, inst)),
         "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
+        "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
         "dot4_i32_iu8" | "dot8_i32_iu4" => Some(dot_iu(l, inst, base)),
         "dot2_f32_f16" | "dot2_f32_bf16" | "dot2acc_f32_f16" | "dot2acc_f32_bf16"
         | "dot4_f32_fp8_fp8" | "dot4_f32_fp8_bf8" | "dot4_f32_bf8_fp8" | "dot4_f32_bf8_bf8" => {
@@ -1526,4 +1527,27 @@ fn load_tr(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
         l.set_vreg(dst + j as u16, r, exec)?;
     }
     Ok(())
+}
+
+/// `v_fmac_f16` (`D = fma(S0, S1, D)`), `v_fmaak_f16` (`fma(S0, S1, K)`) and `v_fmamk_f16`
+/// (`fma(S0, K, S1)`, LLVM's operand order `S0, K, S1`): lifted as `v_fma_f16` with the
+/// accumulator or the constant as the third (or second) source; the destination half of
+/// `fmac` is also its accumulator half.
+fn fma16_forms(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let mut f = *inst;
+    f.op = crate::isa::Op::from_name("v_fma_f16").ok_or("no v_fma_f16 opcode")?;
+    f.format = Format::Vop3;
+    if base == "fmac_f16" {
+        f.src[2] = inst.dst[0];
+        if inst.mods.op_sel & 8 != 0 {
+            f.mods.op_sel |= 4;
+        } else {
+            f.mods.op_sel &= !4;
+        }
+    }
+    let (pc, next) = (l.pc, l.next_pc);
+    l.begin(&f, pc, next);
+    let r = super::valu::lift(l, &f, "v_fma_f16").map(|_| ());
+    l.inst = Some(*inst);
+    r
 }
