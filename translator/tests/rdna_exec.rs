@@ -1626,3 +1626,142 @@ fn f16_fmac_fmaak_fmamk_on_halves() {
         });
     }
 }
+
+/// RDNA4 V_MINIMUM_F16 / V_MAXIMUM_F16 (and S_MIN_NUM_F16 with `num`) on f16 bits.
+fn minimum16(a: u32, b: u32, max: bool, num: bool) -> u32 {
+    let nan = |x: u32| x & 0x7fff > 0x7c00;
+    let snan = |x: u32| nan(x) && x & 0x200 == 0;
+    let q = |x: u32| x | 0x200;
+    let val = |x: u32| {
+        if x & 0x7fff == 0x7c00 {
+            if x & 0x8000 != 0 {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }
+        } else {
+            f16_val(x) as f64
+        }
+    };
+    if num {
+        match (nan(a), nan(b)) {
+            (true, true) => return q(a),
+            (true, false) => return b,
+            (false, true) => return a,
+            _ => {}
+        }
+    } else {
+        for (t, x) in [(snan(a), a), (snan(b), b), (nan(a), a), (nan(b), b)] {
+            if t {
+                return q(x);
+            }
+        }
+    }
+    let (fa, fb) = (val(a), val(b));
+    let zero_pair = fa == 0.0 && fb == 0.0;
+    let a_first = if max {
+        fa > fb || (zero_pair && a & 0x8000 == 0 && b & 0x8000 != 0)
+    } else {
+        fa < fb || (zero_pair && a & 0x8000 != 0 && b & 0x8000 == 0)
+    };
+    if a_first {
+        a
+    } else {
+        b
+    }
+}
+
+#[test]
+fn gfx12_mad_16_packed_minimum_and_bpermute_fi() {
+    #[rustfmt::skip]
+    let words = [
+        0xd659080a, 0x040e0501, // v_mad_u32_u16 v10, v1.h, v2.l, v3
+        0xd65a100b, 0x040e0501, // v_mad_i32_i16 v11, v1.l, v2.h, v3
+        0xcc1d400c, 0x18020b04, // v_pk_minimum_f16 v12, v4, v5
+        0xcc1e480d, 0x10020b04, // v_pk_maximum_f16 v13, v4, v5 op_sel:[1,0] op_sel_hi:[0,1]
+        0xcc1c400f, 0x18020b04, // v_pk_max_num_f16 v15, v4, v5
+        0xdb340004, 0x10000807, // ds_bpermute_fi_b32 v16, v7, v8 offset:4
+        0xd6310011, 0x045a2b14, // v_med3_num_f32 v17, v20, v21, v22
+        0xd632500e, 0x041a0b04, // v_med3_num_f16 v14.h, v4.l, v5.h, v6.l
+        S_ENDPGM,
+    ];
+    let sp16: [u32; 10] = [
+        0x7d00, 0xfe55, 0x8000, 0x0000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x0001, 0x4248,
+    ];
+    let mut s = state(32, 211, EXEC);
+    for l in 0..64 {
+        s.vgpr[4][l] = sp16[l % 10] | sp16[(l / 10 + 2) % 10] << 16;
+        s.vgpr[5][l] = sp16[(l * 3 + 1) % 10] | sp16[(l + 7) % 10] << 16;
+        s.vgpr[7][l] = 4 * ((l as u32 * 11 + 5) % 64);
+        s.vgpr[6][l] = sp16[(l * 7 + 2) % 10] | 0xabcd_0000;
+        s.vgpr[20][l] = SPECIALS[l % 10];
+        s.vgpr[21][l] = SPECIALS[(l / 3 + 4) % 10];
+        s.vgpr[22][l] = SPECIALS[(l * 7 + 1) % 10];
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+    // V_MED3_NUM pseudocode: min3_num with a NaN input, else the max_num of the two inputs
+    // other than the first one equal to the max3_num.
+    let med3 = |a: u32,
+                b: u32,
+                c: u32,
+                mm: &dyn Fn(u32, u32, bool) -> u32,
+                isnan: &dyn Fn(u32) -> bool,
+                eq: &dyn Fn(u32, u32) -> bool| {
+        if isnan(a) || isnan(b) || isnan(c) {
+            return mm(mm(a, b, false), c, false);
+        }
+        let m = mm(mm(a, b, true), c, true);
+        if eq(m, a) {
+            mm(b, c, true)
+        } else if eq(m, b) {
+            mm(a, c, true)
+        } else {
+            mm(a, b, true)
+        }
+    };
+    let nan32 = |x: u32| f32::from_bits(x).is_nan();
+    let eq32 = |x: u32, y: u32| f32::from_bits(x) == f32::from_bits(y);
+    check(&b, &s, 17, |l| {
+        let v = |r: usize| b.vgpr[r][l];
+        med3(v(20), v(21), v(22), &min_num, &nan32, &eq32)
+    });
+    let nan16 = |x: u32| x & 0x7fff > 0x7c00;
+    let eq16 = |x: u32, y: u32| x == y || (x | y) & 0x7fff == 0;
+    let mm16 = |x: u32, y: u32, max: bool| minimum16(x, y, max, true);
+    check(&b, &s, 14, |l| {
+        let v = |r: usize| b.vgpr[r][l];
+        let m = med3(
+            v(4) & 0xffff,
+            v(5) >> 16,
+            v(6) & 0xffff,
+            &mm16,
+            &nan16,
+            &eq16,
+        );
+        m << 16 | v(14) & 0xffff
+    });
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    let (lo, hi) = (|x: u32| x & 0xffff, |x: u32| x >> 16);
+    check(&b, &s, 10, |l| {
+        (hi(v(1, l)) * lo(v(2, l))).wrapping_add(v(3, l))
+    });
+    check(&b, &s, 11, |l| {
+        let p = (lo(v(1, l)) as u16 as i16 as i32) * (hi(v(2, l)) as u16 as i16 as i32);
+        (p as u32).wrapping_add(v(3, l))
+    });
+    check(&b, &s, 12, |l| {
+        minimum16(lo(v(4, l)), lo(v(5, l)), false, false)
+            | minimum16(hi(v(4, l)), hi(v(5, l)), false, false) << 16
+    });
+    check(&b, &s, 13, |l| {
+        minimum16(hi(v(4, l)), lo(v(5, l)), true, false)
+            | minimum16(lo(v(4, l)), hi(v(5, l)), true, false) << 16
+    });
+    check(&b, &s, 15, |l| {
+        minimum16(lo(v(4, l)), lo(v(5, l)), true, true)
+            | minimum16(hi(v(4, l)), hi(v(5, l)), true, true) << 16
+    });
+    // Fetch-inactive: disabled source lanes are read too; index modulo 32.
+    check(&b, &s, 16, |l| v(8, ((v(7, l) + 4) / 4 % 32) as usize));
+}

@@ -27,6 +27,9 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         return sopp(l, inst, name);
     }
     if inst.format == Format::Ds {
+        if name == "ds_bpermute_fi_b32" {
+            return Some(bpermute_fi(l, inst).map(|()| (InstClass::Lds, Flow::Next)));
+        }
         if let Some(rest) = name.strip_prefix("ds_cmpstore_") {
             // RDNA's DATA is the new value and DATA2 the compare value, the reverse of
             // GFX9's ds_cmpst (RDNA4 ISA, DS_CMPSTORE_B32): swap them for the GFX9 lifting.
@@ -75,6 +78,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         "permlane64_b32" => Some(permlane64(l, inst)),
         "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
         "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
+        "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, base)),
+        "pk_minimum_f16" | "pk_maximum_f16" | "pk_min_num_f16" | "pk_max_num_f16" => {
+            Some(pk_minimum16(l, inst, base))
+        }
+        "med3_num_f32" | "med3_num_f16" => Some(med3_num(l, inst, base)),
         "dot4_i32_iu8" | "dot8_i32_iu4" => Some(dot_iu(l, inst, base)),
         "dot2_f32_f16" | "dot2_f32_bf16" | "dot2acc_f32_f16" | "dot2acc_f32_bf16"
         | "dot4_f32_fp8_fp8" | "dot4_f32_fp8_bf8" | "dot4_f32_bf8_fp8" | "dot4_f32_bf8_bf8" => {
@@ -1550,4 +1558,139 @@ fn fma16_forms(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let r = super::valu::lift(l, &f, "v_fma_f16").map(|_| ());
     l.inst = Some(*inst);
     r
+}
+
+/// `v_mad_u32_u16` / `v_mad_i32_i16`: `D = S0.16 * S1.16 + S2.32` with the 16-bit halves
+/// (true16 `.l`/`.h` via OPSEL) zero- or sign-extended; wrapping (no clamp).
+fn mad32_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let e = if base == "mad_i32_i16" {
+        ConvOp::SExt16
+    } else {
+        ConvOp::ZExt16
+    };
+    let a = l.src(0, K::B16)?;
+    let b = l.src(1, K::B16)?;
+    let (a, b) = (l.conv(e, a), l.conv(e, b));
+    let c = l.src(2, K::B32)?;
+    let p = l.bin(BinOp::Mul, a, b);
+    let r = l.add(p, c);
+    l.vdst32(r)
+}
+
+/// gfx12 `v_pk_minimum_f16` / `v_pk_maximum_f16` (the IEEE-754-2019 rule of
+/// `v_minimum_f16`) and `v_pk_min_num_f16` / `v_pk_max_num_f16` (minimumNumber) on each half (low: halves `op_sel[i]`, `neg`; high: `op_sel_hi[i]`,
+/// `neg_hi`).
+fn pk_minimum16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on a packed min/max is not supported".into());
+    }
+    l.count_vector();
+    let max = base.starts_with("pk_max");
+    let rule = if base.contains("_num_") {
+        MinMax::Num
+    } else {
+        MinMax::Ieee2019
+    };
+    let m = inst.mods;
+    let mut out = Vec::new();
+    for hi in [false, true] {
+        let mut v = Vec::new();
+        for i in 0..2 {
+            let o = inst.src[i];
+            let reg = o.vreg().is_some() || o.sreg().is_some();
+            let mut plain = *inst;
+            plain.mods.op_sel = 0;
+            plain.mods.neg = 0;
+            let saved = l.inst;
+            l.inst = Some(plain);
+            let x = l.src(i, if reg { K::B32 } else { K::F16 });
+            l.inst = saved;
+            let x = x?;
+            let sel = if hi { m.op_sel_hi } else { m.op_sel };
+            let x = if reg && sel >> i & 1 != 0 {
+                l.lshr_imm(x, 16)
+            } else {
+                x
+            };
+            let x = l.and_imm(x, 0xffff);
+            let neg = if hi { m.neg_hi } else { m.neg };
+            let x = if neg >> i & 1 != 0 {
+                let c = l.cst(x, 0x8000);
+                l.xor(x, c)
+            } else {
+                x
+            };
+            v.push(x);
+        }
+        out.push(minmax16(l, rule, max, v[0], v[1]));
+    }
+    let lo = l.and_imm(out[0], 0xffff);
+    let hi = l.shl_imm(out[1], 16);
+    let r = l.or(lo, hi);
+    l.vdst32(r)
+}
+
+/// gfx12 `ds_bpermute_fi_b32`: `ds_bpermute_b32` that also reads disabled source lanes
+/// ("fetch inactive"); the lane index is `(addr + offset) / 4` modulo the wave size.
+fn bpermute_fi(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    let exec = l.exec();
+    let v = l.v32(inst.src[1], K::B32)?;
+    let a = l.v32(inst.src[0], K::B32)?;
+    let off = (inst.mem.offset as u32 & 0xffff) as u64;
+    let a = if off != 0 { l.add_imm(a, off) } else { a };
+    let idx = l.lshr_imm(a, 2);
+    let idx = l.and_imm(idx, (l.wave - 1) as u64);
+    let r = l.gather(v, idx);
+    l.set_vregs(inst.dst[0], &[r], exec)
+}
+
+/// gfx12 `v_med3_num_f32/f16` (RDNA4 ISA, V_MED3_NUM_F32): with a NaN input, the
+/// `min3_num` of the three; otherwise the `max_num` of the two inputs other than the first
+/// one equal to their `max3_num`. f16 values are compared as exact f32 conversions.
+fn med3_num(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    l.count_vector();
+    let f16 = base.ends_with("f16");
+    let k = if f16 { K::F16 } else { K::F32 };
+    let mut v = Vec::new();
+    for i in 0..3 {
+        let x = l.src(i, k)?;
+        v.push(if f16 { l.conv(ConvOp::F16ToF32, x) } else { x });
+    }
+    let (a, b, c) = (v[0], v[1], v[2]);
+    let mn = |l: &mut Lifter, x: Val, y: Val| l.bin(BinOp::FMinNum, x, y);
+    let mx = |l: &mut Lifter, x: Val, y: Val| l.bin(BinOp::FMaxNum, x, y);
+    let t = mn(l, a, b);
+    let min3 = mn(l, t, c);
+    let t = mx(l, a, b);
+    let max3 = mx(l, t, c);
+    let any_nan = {
+        let na = l.cmp(CmpOp::FUno, a, a);
+        let nb = l.cmp(CmpOp::FUno, b, b);
+        let nc = l.cmp(CmpOp::FUno, c, c);
+        let t = l.or(na, nb);
+        l.or(t, nc)
+    };
+    let is_a = l.cmp(CmpOp::FEq, max3, a);
+    let is_b = l.cmp(CmpOp::FEq, max3, b);
+    let bc = mx(l, b, c);
+    let ac = mx(l, a, c);
+    let ab = mx(l, a, b);
+    let r = l.select(is_b, ac, ab);
+    let r = l.select(is_a, bc, r);
+    let r = l.select(any_nan, min3, r);
+    if f16 {
+        if inst.mods.clamp || inst.mods.omod != 0 {
+            return Err("output modifiers on a 16-bit result".into());
+        }
+        let h = l.conv(ConvOp::F32ToF16, r);
+        write16(l, inst, h)
+    } else {
+        let r = l.fout(r, K::F32)?;
+        l.vdst32(r)
+    }
 }
