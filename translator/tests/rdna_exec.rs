@@ -1765,3 +1765,32 @@ fn gfx12_mad_16_packed_minimum_and_bpermute_fi() {
     // Fetch-inactive: disabled source lanes are read too; index modulo 32.
     check(&b, &s, 16, |l| v(8, ((v(7, l) + 4) / 4 % 32) as usize));
 }
+
+#[test]
+fn sat_pk_u8_and_cvt_off_f32_i4() {
+    #[rustfmt::skip]
+    let words = [
+        0x7f04c504, // v_sat_pk_u8_i16_e32 v2.h, v4
+        0x7e061d05, // v_cvt_off_f32_i4_e32 v3, v5
+        S_ENDPGM,
+    ];
+    // The ISA's offset table for S0[3:0] = 0b0000..0b1111.
+    let table = [
+        0.0f32, 0.0625, 0.125, 0.1875, 0.25, 0.3125, 0.375, 0.4375, -0.5, -0.4375, -0.375, -0.3125,
+        -0.25, -0.1875, -0.125, -0.0625,
+    ];
+    let i16s = [-300i16, -1, 0, 1, 127, 128, 255, 256, 32767, -32768, 77];
+    let mut s = state(32, 221, EXEC);
+    for l in 0..64 {
+        s.vgpr[4][l] = (i16s[l % 11] as u16 as u32) | (i16s[(l + 4) % 11] as u16 as u32) << 16;
+        s.vgpr[5][l] = s.vgpr[5][l] & !0xf | (l as u32 % 16);
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+    let sat = |x: u32| (x as u16 as i16).clamp(0, 255) as u32;
+    check(&b, &s, 2, |l| {
+        let v = b.vgpr[4][l];
+        (sat(v & 0xffff) | sat(v >> 16) << 8) << 16 | b.vgpr[2][l] & 0xffff
+    });
+    check(&b, &s, 3, |l| table[(b.vgpr[5][l] & 15) as usize].to_bits());
+}

@@ -79,6 +79,8 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
         "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
         "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, base)),
+        "sat_pk_u8_i16" => Some(sat_pk_u8(l, inst)),
+        "cvt_off_f32_i4" => Some(cvt_off_i4(l, inst)),
         "pk_minimum_f16" | "pk_maximum_f16" | "pk_min_num_f16" | "pk_max_num_f16" => {
             Some(pk_minimum16(l, inst, base))
         }
@@ -1693,4 +1695,38 @@ fn med3_num(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         let r = l.fout(r, K::F32)?;
         l.vdst32(r)
     }
+}
+
+/// `v_sat_pk_u8_i16`: both signed 16-bit halves of S0 saturated to 0..=255, packed into a
+/// 16-bit result (RDNA4 ISA, V_SAT_PK_U8_I16).
+fn sat_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    let v = l.src(0, K::B32)?;
+    let mut out = Vec::new();
+    for hi in [false, true] {
+        let x = if hi { l.lshr_imm(v, 16) } else { v };
+        let x = l.conv(ConvOp::SExt16, x);
+        let zero = l.cst(x, 0);
+        let top = l.cst(x, 255);
+        let x = l.bin(BinOp::SMax, x, zero);
+        out.push(l.bin(BinOp::SMin, x, top));
+    }
+    let h = l.shl_imm(out[1], 8);
+    let r = l.or(out[0], h);
+    write16(l, inst, r)
+}
+
+/// `v_cvt_off_f32_i4`: the signed 4-bit S0[3:0] divided by 16 (the ISA's offset table:
+/// 0b1000 → -0.5, 0b0111 → 0.4375), exact in f32.
+fn cvt_off_i4(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    let _ = inst;
+    let v = l.src(0, K::B32)?;
+    let t = l.shl_imm(v, 28);
+    let i = l.ashr_imm(t, 28);
+    let f = l.conv(ConvOp::I32ToF32, i);
+    let sixteenth = l.cst(f, 0x3d80_0000);
+    let r = l.bin(BinOp::FMul, f, sixteenth);
+    let r = l.fout(r, K::F32)?;
+    l.vdst32(r)
 }
