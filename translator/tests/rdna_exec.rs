@@ -1794,3 +1794,35 @@ fn sat_pk_u8_and_cvt_off_f32_i4() {
     });
     check(&b, &s, 3, |l| table[(b.vgpr[5][l] & 15) as usize].to_bits());
 }
+
+#[test]
+fn gfx12_scalar_buffer_sub_dword_loads() {
+    #[rustfmt::skip]
+    let words = [
+        0xf4032282, 0xf8000011, // s_buffer_load_u8 s10, s[4:7], 0x11
+        0xf40342c2, 0x10000002, // s_buffer_load_i16 s11, s[4:7], s8 offset:0x2
+        0xf4030302, 0xf800003f, // s_buffer_load_i8 s12, s[4:7], 0x3f
+        0xf4036342, 0xf8000040, // s_buffer_load_u16 s13, s[4:7], 0x40
+        S_ENDPGM,
+    ];
+    let base = 0x3100_0000u64;
+    let mut bytes: Vec<u8> = (0..128u32).map(|i| (i * 29 + 0x11) as u8).collect();
+    bytes[0x3f] = 0xc3;
+    bytes[0x23] = 0x9d;
+    let mut mem = Mem::new(0);
+    mem.add(base, bytes.clone());
+    // V#: num_records = 64 bytes (stride 0): offset 0x40 is out of range and reads 0.
+    let mut s = state(32, 231, EXEC);
+    s.sgpr[4] = base as u32;
+    s.sgpr[5] = (base >> 32) as u32;
+    s.sgpr[6] = 64;
+    s.sgpr[7] = 0;
+    s.sgpr[8] = 0x20;
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut mem);
+    let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
+    assert_eq!(s.sgpr[10], bytes[0x11] as u32);
+    assert_eq!(s.sgpr[11], u16_at(0x22) as i16 as i32 as u32);
+    assert!(u16_at(0x22) & 0x8000 != 0, "sign-extension exercised");
+    assert_eq!(s.sgpr[12], 0xc3u8 as i8 as i32 as u32);
+    assert_eq!(s.sgpr[13], 0, "past num_records");
+}

@@ -54,6 +54,15 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         // gfx12 instruction/data prefetches: hints only.
         return Some(Ok((InstClass::Smem, Flow::Next)));
     }
+    if inst.format == Format::Smem {
+        if let Some(kind) = name.strip_prefix("s_buffer_load_") {
+            if matches!(kind, "u8" | "i8" | "u16" | "i16") {
+                return Some(
+                    sbuffer_load_small(l, inst, kind).map(|()| (InstClass::Smem, Flow::Next)),
+                );
+            }
+        }
+    }
     if inst.format == Format::Smem && name.starts_with("s_load_") {
         if let Some(kind) = ["u8", "i8", "u16", "i16"]
             .into_iter()
@@ -1384,6 +1393,47 @@ fn dot_float(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 /// containing dword is loaded and the field extracted.
 fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
     let base = l.s64(inst.src[0], K::B64)?;
+    let v = small_load_at(l, inst, kind, base, None)?;
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    l.set_sreg(reg, v);
+    Ok(())
+}
+
+/// gfx12 `s_buffer_load_u8/i8/u16/i16`: as `s_load_*` from the V# base; an offset at or
+/// past `num_records * max(stride, 1)` reads 0 (RDNA4 ISA 9.4.1.4; the access then uses
+/// offset 0, inside the buffer).
+fn sbuffer_load_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
+    let sb = inst.src[0]
+        .sreg()
+        .ok_or("s_buffer_load base is not an SGPR quad")?;
+    if sb as u16 + 4 > 106 {
+        return Err("V# range leaves the SGPRs".into());
+    }
+    let d0 = l.get_sreg(sb);
+    let d1 = l.get_sreg(sb + 1);
+    let d2 = l.get_sreg(sb + 2);
+    let hi = l.and_imm(d1, 0xffff);
+    let base = l.pack(d0, hi);
+    let stride = l.lshr_imm(d1, 16);
+    let stride = l.and_imm(stride, 0x3fff);
+    let one = l.c32(1);
+    let stride = l.bin(BinOp::UMax, stride, one);
+    let stride = l.conv(ConvOp::ZExt, stride);
+    let nrec = l.conv(ConvOp::ZExt, d2);
+    let limit = l.bin(BinOp::Mul, nrec, stride);
+    let v = small_load_at(l, inst, kind, base, Some(limit))?;
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    l.set_sreg(reg, v);
+    Ok(())
+}
+
+/// The 8/16-bit scalar load of `kind` at `base + offset (+ soffset)`, zero- or sign-extended;
+/// with `limit`, an offset at or past it reads 0.
+fn small_load_at(l: &mut Lifter, inst: &Inst, kind: &str, base: Val, limit: Option<Val>) -> R<Val> {
     let imm = l.c64(inst.mem.offset as i64 as u64);
     let off = if inst.src[2].is_some() {
         let so = l.s32(inst.src[2], K::B32)?;
@@ -1391,6 +1441,14 @@ fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
         l.add(imm, so)
     } else {
         imm
+    };
+    let (off, ok) = match limit {
+        Some(lim) => {
+            let ok = l.cmp(CmpOp::ULt, off, lim);
+            let z = l.c64(0);
+            (l.select(ok, off, z), Some(ok))
+        }
+        None => (off, None),
     };
     let a = l.add(base, off);
     let wide = kind.ends_with("16");
@@ -1417,11 +1475,13 @@ fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
         },
         v,
     );
-    let reg = inst.dst[0]
-        .sreg()
-        .ok_or("scalar load destination is not an SGPR")?;
-    l.set_sreg(reg, v);
-    Ok(())
+    Ok(match ok {
+        Some(ok) => {
+            let z = l.c32(0);
+            l.select(ok, v, z)
+        }
+        None => v,
+    })
 }
 
 // ---- WMMA load-transpose -------------------------------------------------------------------
