@@ -1,11 +1,23 @@
-//! RDNA (GFX11/GFX12) instructions without a GFX9 counterpart: true16 moves and bitwise ops
-//! on VGPR halves, the row permutes (`v_permlane16/x16/64` and the gfx12 `_var` forms), the
-//! RDNA4 IEEE-754-2019 `v_minimum/v_maximum` family and `v_min_num/v_max_num` of other
-//! widths, the scalar float ops (gfx1150/gfx12 SALU float, RDNA4 ISA 6.8), `s_sleep_var`
-//! and `s_alloc_vgpr`, and the 16-bit result write rule of RDNA.
+//! RDNA (GFX11/GFX12) instructions without a GFX9 lifting function of the same semantics:
+//!
+//! * true16: 16-bit results written to one half of the VGPR, the other half kept
+//!   ([`write16`], also used by the GFX9 16-bit functions on RDNA); `v_mov/not/and/or/
+//!   xor_b16`, `v_cndmask_b16`, `v_swap_b16`, `v_fmac/fmaak/fmamk_f16`, `v_mad_u32_u16`;
+//! * lane permutes: `v_permlane16/x16_b32` (FI, BOUND_CTRL), the gfx12 `_var` forms,
+//!   `v_permlane64_b32`; RDNA DPP16 (`row_share`, `row_xmask`, the BC/FI table) and DPP8;
+//! * float min/max: RDNA4 `v_minimum/maximum*` (IEEE-754-2019), `v_min/max_num` of f16/f64,
+//!   `v_minmax/maxmin`, `v_med3_num`, the packed f16 forms;
+//! * FP8/BF8 (gfx12, OCP): conversions both ways, stochastic rounding; dot products
+//!   (`v_dot4_i32_iu8`, `v_dot8_i32_iu4`, `v_dot2_f32_f16/bf16`, `v_dot2acc`, FP8 dots);
+//! * SALU float (gfx12), `s_*_wrexec`, `s_pack_hl`, `s_round_mode/s_denorm_mode`,
+//!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, gfx12 pseudo-scalar `v_s_*`;
+//! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), gfx12 sub-dword scalar
+//!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_bpermute_fi_b32`;
+//! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`,
+//!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`.
 //!
 //! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
-//! returns `None` for what it does not handle.
+//! returns `None` for what it does not handle. Buffer addressing is in `rdna_buffer`.
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
