@@ -1826,3 +1826,52 @@ fn gfx12_scalar_buffer_sub_dword_loads() {
     assert_eq!(s.sgpr[12], 0xc3u8 as i8 as i32 as u32);
     assert_eq!(s.sgpr[13], 0, "past num_records");
 }
+
+#[test]
+fn media_sad_and_lerp() {
+    #[rustfmt::skip]
+    let words = [
+        0xd622000a, 0x040e0501, // v_sad_u8 v10, v1, v2, v3
+        0xd623000b, 0x040e0501, // v_sad_hi_u8 v11, v1, v2, v3
+        0xd624000c, 0x040e0501, // v_sad_u16 v12, v1, v2, v3
+        0xd639000d, 0x040e0501, // v_msad_u8 v13, v1, v2, v3
+        0xd615000e, 0x040e0501, // v_lerp_u8 v14, v1, v2, v3
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 241, EXEC);
+        for l in 0..64 {
+            // Zero reference bytes in some lanes (msad skips them).
+            if l % 3 == 0 {
+                s.vgpr[2][l] &= 0xff00_ff00;
+            }
+        }
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        let by = |x: u32, i: u32| x >> (8 * i) & 0xff;
+        let sad8 = |l: usize, masked: bool| {
+            (0..4).fold(0u32, |acc, i| {
+                let (x, y) = (by(v(1, l), i), by(v(2, l), i));
+                if masked && y == 0 {
+                    acc
+                } else {
+                    acc + x.abs_diff(y)
+                }
+            })
+        };
+        check(&b, &s, 10, |l| sad8(l, false).wrapping_add(v(3, l)));
+        check(&b, &s, 11, |l| (sad8(l, false) << 16).wrapping_add(v(3, l)));
+        check(&b, &s, 12, |l| {
+            let (x, y) = (v(1, l), v(2, l));
+            ((x & 0xffff).abs_diff(y & 0xffff) + (x >> 16).abs_diff(y >> 16)).wrapping_add(v(3, l))
+        });
+        check(&b, &s, 13, |l| sad8(l, true).wrapping_add(v(3, l)));
+        check(&b, &s, 14, |l| {
+            (0..4).fold(0u32, |acc, i| {
+                let r = (by(v(1, l), i) + by(v(2, l), i) + (v(3, l) >> (8 * i) & 1)) >> 1;
+                acc | r << (8 * i)
+            })
+        });
+    }
+}

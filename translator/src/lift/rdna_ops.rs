@@ -13,7 +13,7 @@
 //!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, gfx12 pseudo-scalar `v_s_*`;
 //! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), gfx12 sub-dword scalar
 //!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_bpermute_fi_b32`;
-//! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`,
+//! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`.
 //!
 //! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
@@ -101,6 +101,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
         "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, base)),
         "sat_pk_u8_i16" => Some(sat_pk_u8(l, inst)),
+        "sad_u8" | "sad_hi_u8" | "sad_u16" | "msad_u8" | "lerp_u8" => Some(sad(l, inst, base)),
         "cvt_off_f32_i4" => Some(cvt_off_i4(l, inst)),
         "pk_minimum_f16" | "pk_maximum_f16" | "pk_min_num_f16" | "pk_max_num_f16" => {
             Some(pk_minimum16(l, inst, base))
@@ -1800,5 +1801,71 @@ fn cvt_off_i4(l: &mut Lifter, inst: &Inst) -> R<()> {
     let sixteenth = l.cst(f, 0x3d80_0000);
     let r = l.bin(BinOp::FMul, f, sixteenth);
     let r = l.fout(r, K::F32)?;
+    l.vdst32(r)
+}
+
+/// The media ops `v_sad_u8`, `v_sad_hi_u8` (the sum shifted left by 16), `v_sad_u16`,
+/// `v_msad_u8` (bytes whose reference S1 byte is 0 skipped), all `S2 + sum |S0.e - S1.e|`
+/// wrapping, and `v_lerp_u8` (per byte `(S0.b + S1.b + S2.b[0]) >> 1`) (RDNA4 ISA, V_SAD_U8).
+fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let a = l.src(0, K::B32)?;
+    let b = l.src(1, K::B32)?;
+    let c = l.src(2, K::B32)?;
+    let (bits, n) = if base == "sad_u16" {
+        (16u64, 2u64)
+    } else {
+        (8, 4)
+    };
+    let field = |l: &mut Lifter, v: Val, i: u64| {
+        let t = l.lshr_imm(v, bits * i);
+        l.and_imm(t, (1 << bits) - 1)
+    };
+    if base == "lerp_u8" {
+        let mut acc: Option<Val> = None;
+        for i in 0..4 {
+            let x = field(l, a, i);
+            let y = field(l, b, i);
+            let r = l.lshr_imm(c, 8 * i);
+            let r = l.and_imm(r, 1);
+            let s = l.add(x, y);
+            let s = l.add(s, r);
+            let s = l.lshr_imm(s, 1);
+            let s = l.shl_imm(s, 8 * i);
+            acc = Some(match acc {
+                None => s,
+                Some(p) => l.or(p, s),
+            });
+        }
+        let r = acc.ok_or("no bytes")?;
+        return l.vdst32(r);
+    }
+    let mut sum: Option<Val> = None;
+    for i in 0..n {
+        let x = field(l, a, i);
+        let y = field(l, b, i);
+        let hi = l.bin(BinOp::UMax, x, y);
+        let lo = l.bin(BinOp::UMin, x, y);
+        let mut d = l.bin(BinOp::Sub, hi, lo);
+        if base == "msad_u8" {
+            let zero = l.cst(y, 0);
+            let ref0 = l.cmp(CmpOp::Eq, y, zero);
+            d = l.select(ref0, zero, d);
+        }
+        sum = Some(match sum {
+            None => d,
+            Some(p) => l.add(p, d),
+        });
+    }
+    let sum = sum.ok_or("no elements")?;
+    let sum = if base == "sad_hi_u8" {
+        l.shl_imm(sum, 16)
+    } else {
+        sum
+    };
+    let r = l.add(sum, c);
     l.vdst32(r)
 }
