@@ -1875,3 +1875,52 @@ fn media_sad_and_lerp() {
         });
     }
 }
+
+#[test]
+fn addtid_global_and_lds() {
+    #[rustfmt::skip]
+    let words = [
+        0xdca20010, 0x08020000, // global_load_addtid_b32 v8, s[2:3] offset:16
+        0xdca60100, 0x00020900, // global_store_addtid_b32 v9, s[2:3] offset:256
+        0xdac40008, 0x0a000000, // ds_load_addtid_b32 v10 offset:8
+        0xdac00200, 0x00000b00, // ds_store_addtid_b32 v11 offset:512
+        S_ENDPGM,
+    ];
+    let base = 0x3200_0000u64;
+    let bytes: Vec<u8> = (0..512u32).map(|i| (i * 53 + 7) as u8).collect();
+    let mut mem = Mem::new(1024);
+    mem.add(base, bytes.clone());
+    let lds0 = mem.lds.clone();
+    let mut s = state(32, 251, EXEC);
+    s.set_sgpr64(2, base);
+    s.sgpr[wavejit_translator::wave::sreg::M0 as usize] = 0xffff_0040; // M0[15:0] = 0x40
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut mem);
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    check(&b, &s, 8, |l| dw(&bytes, 16 + 4 * l));
+    check(&b, &s, 10, |l| dw(&lds0, 0x40 + 8 + 4 * l));
+    let exec = b.exec();
+    for l in 0..32 {
+        let on = exec >> l & 1 != 0;
+        let g = dw(mem.region(base), 256 + 4 * l);
+        assert_eq!(
+            g,
+            if on {
+                b.vgpr[9][l]
+            } else {
+                dw(&bytes, 256 + 4 * l)
+            },
+            "global lane {l}"
+        );
+        let d = dw(&mem.lds, 0x40 + 512 + 4 * l);
+        assert_eq!(
+            d,
+            if on {
+                b.vgpr[11][l]
+            } else {
+                dw(&lds0, 0x40 + 512 + 4 * l)
+            },
+            "lds lane {l}"
+        );
+    }
+}

@@ -11,7 +11,7 @@
 //!   (`v_dot4_i32_iu8`, `v_dot8_i32_iu4`, `v_dot2_f32_f16/bf16`, `v_dot2acc`, FP8 dots);
 //! * SALU float (gfx12), `s_*_wrexec`, `s_pack_hl`, `s_round_mode/s_denorm_mode`,
 //!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, gfx12 pseudo-scalar `v_s_*`;
-//! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), gfx12 sub-dword scalar
+//! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, gfx12 sub-dword scalar
 //!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_bpermute_fi_b32`;
 //! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`.
@@ -39,6 +39,9 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         return sopp(l, inst, name);
     }
     if inst.format == Format::Ds {
+        if name == "ds_load_addtid_b32" || name == "ds_store_addtid_b32" {
+            return Some(addtid(l, inst, name).map(|()| (InstClass::Lds, Flow::Next)));
+        }
         if name == "ds_bpermute_fi_b32" {
             return Some(bpermute_fi(l, inst).map(|()| (InstClass::Lds, Flow::Next)));
         }
@@ -57,6 +60,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
             return Some(super::ds::lift(l, &swapped, gfx9));
         }
         return None;
+    }
+    if inst.format == Format::Global
+        && matches!(name, "global_load_addtid_b32" | "global_store_addtid_b32")
+    {
+        return Some(addtid(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
     }
     if inst.format == Format::Global && matches!(name, "global_load_tr_b128" | "global_load_tr_b64")
     {
@@ -1868,4 +1876,63 @@ fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     };
     let r = l.add(sum, c);
     l.vdst32(r)
+}
+
+/// The ADDTID forms (RDNA4 ISA 11.1.2, 12.5): no VGPR address; lane `i` accesses the dword
+/// at `base + offset + 4 * i`, where the base is the SGPR pair SADDR (0 for `off`) for
+/// `global_{load,store}_addtid_b32` and M0[15:0] (an LDS byte address) for
+/// `ds_{load,store}_addtid_b32`.
+fn addtid(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    l.count_vector();
+    let lds = name.starts_with("ds_");
+    let base = if lds {
+        let m0 = l.get_sreg(crate::wave::sreg::M0);
+        let m0 = l.and_imm(m0, 0xffff);
+        l.conv(ConvOp::ZExt, m0)
+    } else if inst.src[2].is_some() {
+        l.s64(inst.src[2], K::B64)?
+    } else {
+        l.c64(0)
+    };
+    let off = if lds {
+        (inst.mem.offset as u32 & 0xffff) as u64
+    } else {
+        inst.mem.offset as i64 as u64
+    };
+    let base = l.add_imm(base, off);
+    let base = l.bcast(base);
+    let tid = lanes(l, |i| 4 * i);
+    let tid = l.conv(ConvOp::ZExt, tid);
+    let addr = l.add(base, tid);
+    let space = if lds {
+        crate::env::Space::Lds
+    } else {
+        crate::env::Space::Global
+    };
+    let exec = l.exec();
+    if name.contains("_load_") {
+        let v = l.push_op(
+            crate::ir::Op::Load {
+                pc: l.pc,
+                space,
+                addr,
+                size: 4,
+                signed: false,
+                mask: exec,
+            },
+            Ty::V32,
+        );
+        l.set_vregs(inst.dst[0], &[v], exec)
+    } else {
+        let data = l.v32(inst.src[1], K::B32)?;
+        l.effect(crate::ir::Op::Store {
+            pc: l.pc,
+            space,
+            addr,
+            size: 4,
+            data,
+            mask: exec,
+        });
+        Ok(())
+    }
 }
