@@ -1924,3 +1924,35 @@ fn addtid_global_and_lds() {
         );
     }
 }
+
+#[test]
+fn relative_vgpr_moves_with_m0() {
+    #[rustfmt::skip]
+    let words = [
+        0xbefd008a, // s_mov_b32 m0, 10
+        0x7e0a8707, // v_movrels_b32_e32 v5, v7      (v5 = v17)
+        0x7e288507, // v_movreld_b32_e32 v20, v7     (v30 = v7)
+        0x7e3c8928, // v_movrelsd_b32_e32 v30, v40   (v40 = v50)
+        0xbefd00ff, 0x00050003, // s_mov_b32 m0, 0x50003
+        0x7e64913c, // v_movrelsd_2_b32_e32 v50, v60 (v55 = v63)
+        0xbefd00ff, 0x000000fa, // s_mov_b32 m0, 0xfa
+        0x7e0c8707, // v_movrels_b32_e32 v6, v7      (v257 is out of range: v6 = v0)
+        0x7e108509, // v_movreld_b32_e32 v8, v9      (v258 is out of range: no write)
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 261, EXEC);
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        check(&b, &s, 5, |l| v(17, l));
+        check(&b, &s, 30, |l| v(7, l));
+        // v40 = v50 (read before v50 is written below).
+        check(&b, &s, 40, |l| v(50, l));
+        check(&b, &s, 55, |l| v(63, l));
+        check(&b, &s, 6, |l| v(0, l));
+        for r in [8usize, 20, 50] {
+            assert_eq!(s.vgpr[r], b.vgpr[r], "{gpu} v{r} must not be written");
+        }
+    }
+}

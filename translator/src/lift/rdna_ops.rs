@@ -14,7 +14,7 @@
 //! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, gfx12 sub-dword scalar
 //!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_bpermute_fi_b32`;
 //! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/lerp,
-//!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`.
+//!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`.
 //!
 //! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
 //! returns `None` for what it does not handle. Buffer addressing is in `rdna_buffer`.
@@ -109,6 +109,9 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
         "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, base)),
         "sat_pk_u8_i16" => Some(sat_pk_u8(l, inst)),
+        "movrels_b32" | "movreld_b32" | "movrelsd_b32" | "movrelsd_2_b32" => {
+            Some(movrel(l, inst, base))
+        }
         "sad_u8" | "sad_hi_u8" | "sad_u16" | "msad_u8" | "lerp_u8" => Some(sad(l, inst, base)),
         "cvt_off_f32_i4" => Some(cvt_off_i4(l, inst)),
         "pk_minimum_f16" | "pk_maximum_f16" | "pk_min_num_f16" | "pk_max_num_f16" => {
@@ -1934,5 +1937,72 @@ fn addtid(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
             mask: exec,
         });
         Ok(())
+    }
+}
+
+/// `v_movrels_b32` (`D = VGPR[src + M0]`), `v_movreld_b32` (`VGPR[dst + M0] = S0`),
+/// `v_movrelsd_b32` (both indexed by M0) and `v_movrelsd_2_b32` (source by M0[9:0],
+/// destination by M0[25:16]) (RDNA4 ISA, V_MOVRELS_B32). Out of range (index > 255 or
+/// register + index past v255, ISA 3.3.2.2): a source reads v0, a destination makes the
+/// instruction a no-op.
+fn movrel(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.abs != 0 || inst.mods.neg != 0 || inst.mods.omod != 0 || inst.mods.clamp {
+        return Err("modifiers on a relative move".into());
+    }
+    l.count_vector();
+    let m0 = l.get_sreg(crate::wave::sreg::M0);
+    let (sidx, didx) = if base == "movrelsd_2_b32" {
+        let s = l.and_imm(m0, 0x3ff);
+        let d = l.lshr_imm(m0, 16);
+        let d = l.and_imm(d, 0x3ff);
+        (s, d)
+    } else {
+        (m0, m0)
+    };
+    // Register + index, and whether it is in range (index <= 255, sum <= 255).
+    let rel = |l: &mut Lifter, reg: u16, idx: Val| {
+        let max_idx = l.c32(255);
+        let idx_ok = l.cmp(CmpOp::ULe, idx, max_idx);
+        let limit = l.c32(255 - reg as u32);
+        let sum_ok = l.cmp(CmpOp::ULe, idx, limit);
+        let ok = l.and(idx_ok, sum_ok);
+        let r = l.add_imm(idx, reg as u64);
+        let zero = l.c32(0);
+        (l.select(ok, r, zero), ok)
+    };
+    let src_rel = base != "movreld_b32";
+    let dst_rel = base != "movrels_b32";
+    let v = if src_rel {
+        let reg = inst.src[0]
+            .vreg()
+            .ok_or("relative move source is not a VGPR")?;
+        if reg >= 256 {
+            return Err("relative move source is not a VGPR".into());
+        }
+        let (index, _) = rel(l, reg, sidx);
+        l.push_op(crate::ir::Op::GetVgprDyn { base: 0, index }, Ty::V32)
+    } else {
+        l.src(0, K::B32)?
+    };
+    let exec = l.exec();
+    if dst_rel {
+        let reg = inst.dst[0]
+            .vreg()
+            .ok_or("relative move destination is not a VGPR")?;
+        if reg >= 256 {
+            return Err("relative move destination is not a VGPR".into());
+        }
+        let (index, ok) = rel(l, reg, didx);
+        let none = l.c64(0);
+        let mask = l.select(ok, exec, none);
+        l.effect(crate::ir::Op::SetVgprDyn {
+            base: 0,
+            index,
+            val: v,
+            mask,
+        });
+        Ok(())
+    } else {
+        l.vdst32(v)
     }
 }
