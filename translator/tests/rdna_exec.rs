@@ -1956,3 +1956,50 @@ fn relative_vgpr_moves_with_m0() {
         }
     }
 }
+
+#[test]
+fn qsad_and_mqsad() {
+    #[rustfmt::skip]
+    let words = [
+        0xd63a000a, 0x041a0902, // v_qsad_pk_u16_u8 v[10:11], v[2:3], v4, v[6:7]
+        0xd63b000c, 0x041a0902, // v_mqsad_pk_u16_u8 v[12:13], v[2:3], v4, v[6:7]
+        0xd63d0014, 0x043a0902, // v_mqsad_u32_u8 v[20:23], v[2:3], v4, v[14:17]
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 271, EXEC);
+    for l in 0..64 {
+        if l % 2 == 0 {
+            s.vgpr[4][l] &= 0x00ff_ff00; // zero reference bytes (skipped by the masked forms)
+        }
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    let sad = |l: usize, i: u32, masked: bool| {
+        let a = (v(2, l) as u64 | (v(3, l) as u64) << 32) >> (8 * i);
+        (0..4).fold(0u32, |acc, j| {
+            let x = (a >> (8 * j)) as u32 & 0xff;
+            let y = v(4, l) >> (8 * j) & 0xff;
+            if masked && y == 0 {
+                acc
+            } else {
+                acc + x.abs_diff(y)
+            }
+        })
+    };
+    let pk = |l: usize, masked: bool, hi: bool| {
+        let c = v(6, l) as u64 | (v(7, l) as u64) << 32;
+        let f = |i: u32| (sad(l, i, masked) + (c >> (16 * i)) as u32 & 0xffff) & 0xffff;
+        let (i0, i1) = if hi { (2, 3) } else { (0, 1) };
+        f(i0) | f(i1) << 16
+    };
+    check(&b, &s, 10, |l| pk(l, false, false));
+    check(&b, &s, 11, |l| pk(l, false, true));
+    check(&b, &s, 12, |l| pk(l, true, false));
+    check(&b, &s, 13, |l| pk(l, true, true));
+    for i in 0..4 {
+        check(&b, &s, 20 + i, |l| {
+            sad(l, i as u32, true).wrapping_add(v(14 + i, l))
+        });
+    }
+}

@@ -13,7 +13,7 @@
 //!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, gfx12 pseudo-scalar `v_s_*`;
 //! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, gfx12 sub-dword scalar
 //!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_bpermute_fi_b32`;
-//! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/lerp,
+//! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`.
 //!
 //! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
@@ -113,6 +113,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
             Some(movrel(l, inst, base))
         }
         "sad_u8" | "sad_hi_u8" | "sad_u16" | "msad_u8" | "lerp_u8" => Some(sad(l, inst, base)),
+        "qsad_pk_u16_u8" | "mqsad_pk_u16_u8" | "mqsad_u32_u8" => Some(qsad(l, inst, base)),
         "cvt_off_f32_i4" => Some(cvt_off_i4(l, inst)),
         "pk_minimum_f16" | "pk_maximum_f16" | "pk_min_num_f16" | "pk_max_num_f16" => {
             Some(pk_minimum16(l, inst, base))
@@ -2005,4 +2006,69 @@ fn movrel(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     } else {
         l.vdst32(v)
     }
+}
+
+/// `v_qsad_pk_u16_u8`, `v_mqsad_pk_u16_u8` and `v_mqsad_u32_u8`: four (masked) SADs of the
+/// 32-bit windows `S0[8i+31:8i]` (S0 is 64-bit) against S1, each added to field `i` of S2
+/// (16-bit fields of a 64-bit S2, truncated to 16 bits; or 32-bit fields of a 128-bit S2)
+/// (RDNA4 ISA, V_QSAD_PK_U16_U8).
+fn qsad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let masked = base.starts_with("mqsad");
+    let wide = base == "mqsad_u32_u8";
+    let a = l.src(0, K::B64)?;
+    let b = l.src(1, K::B32)?;
+    let c: Vec<Val> = if wide {
+        l.get_vregs(inst.src[2], 4)?
+    } else {
+        let c = l.src(2, K::B64)?;
+        vec![l.lo(c), l.hi(c)]
+    };
+    let mut out = Vec::new();
+    for i in 0..4u64 {
+        let w = l.lshr_imm(a, 8 * i);
+        let w = l.conv(ConvOp::Lo, w);
+        let mut sum: Option<Val> = None;
+        for j in 0..4u64 {
+            let x = l.lshr_imm(w, 8 * j);
+            let x = l.and_imm(x, 0xff);
+            let y = l.lshr_imm(b, 8 * j);
+            let y = l.and_imm(y, 0xff);
+            let hi = l.bin(BinOp::UMax, x, y);
+            let lo = l.bin(BinOp::UMin, x, y);
+            let mut d = l.bin(BinOp::Sub, hi, lo);
+            if masked {
+                let zero = l.cst(y, 0);
+                let ref0 = l.cmp(CmpOp::Eq, y, zero);
+                d = l.select(ref0, zero, d);
+            }
+            sum = Some(match sum {
+                None => d,
+                Some(p) => l.add(p, d),
+            });
+        }
+        let sum = sum.ok_or("no bytes")?;
+        let acc = if wide {
+            c[i as usize]
+        } else {
+            let f = l.lshr_imm(c[(i / 2) as usize], 16 * (i % 2));
+            l.and_imm(f, 0xffff)
+        };
+        let r = l.add(sum, acc);
+        out.push(if wide { r } else { l.and_imm(r, 0xffff) });
+    }
+    let vals = if wide {
+        out
+    } else {
+        let h0 = l.shl_imm(out[1], 16);
+        let d0 = l.or(out[0], h0);
+        let h1 = l.shl_imm(out[3], 16);
+        let d1 = l.or(out[2], h1);
+        vec![d0, d1]
+    };
+    let exec = l.exec();
+    l.set_vregs(inst.dst[0], &vals, exec)
 }
