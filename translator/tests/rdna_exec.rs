@@ -1989,7 +1989,7 @@ fn qsad_and_mqsad() {
     };
     let pk = |l: usize, masked: bool, hi: bool| {
         let c = v(6, l) as u64 | (v(7, l) as u64) << 32;
-        let f = |i: u32| (sad(l, i, masked) + (c >> (16 * i)) as u32 & 0xffff) & 0xffff;
+        let f = |i: u32| (sad(l, i, masked) + ((c >> (16 * i)) as u32 & 0xffff)) & 0xffff;
         let (i0, i1) = if hi { (2, 3) } else { (0, 1) };
         f(i0) | f(i1) << 16
     };
