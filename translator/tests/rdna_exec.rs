@@ -2003,3 +2003,53 @@ fn qsad_and_mqsad() {
         });
     }
 }
+
+#[test]
+fn gfx12_block_load_store_with_m0_mask() {
+    #[rustfmt::skip]
+    let words = [
+        0xbefd00ff, 0x80000005, // s_mov_b32 m0, 0x80000005 (VGPRs 0, 2 and 31 of the block)
+        0xee14c07c, 0x00000008, 0x00000802, // global_load_block v[8:39], v[2:3], off offset:8
+        0xee15007c, 0x14000000, 0x00000404, // global_store_block v[4:5], v[40:71], off offset:4
+        S_ENDPGM,
+    ];
+    const LD: u64 = 0x6000_0000;
+    const ST: u64 = 0x6001_0000;
+    let bytes: Vec<u8> = (0..32 * 160u32)
+        .map(|i| (i * 31 + 3) as u8 ^ (i >> 7) as u8)
+        .collect();
+    let mut mem = Mem::new(0);
+    mem.add(LD, bytes.clone());
+    mem.add(ST, vec![0xee; 32 * 160]);
+    let mut s = state(32, 281, EXEC);
+    for l in 0..64 {
+        let (a, b) = (LD + 160 * (l as u64 % 32), ST + 160 * (l as u64 % 32));
+        s.vgpr[2][l] = a as u32;
+        s.vgpr[3][l] = (a >> 32) as u32;
+        s.vgpr[4][l] = b as u32;
+        s.vgpr[5][l] = (b >> 32) as u32;
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut mem);
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    let exec = b.exec();
+    for n in 0..32usize {
+        let on_bit = [0, 2, 31].contains(&n);
+        // Loads: VGPR 8 + n from 160 * lane + 8 + 4n when selected, else unchanged.
+        if on_bit {
+            check(&b, &s, 8 + n, |l| dw(&bytes, 160 * l + 8 + 4 * n));
+        } else {
+            assert_eq!(s.vgpr[8 + n], b.vgpr[8 + n], "v{} skipped", 8 + n);
+        }
+        // Stores: VGPR 40 + n to 160 * lane + 4 + 4n when selected (skipped slots untouched).
+        for l in 0..32usize {
+            let got = dw(mem.region(ST), 160 * l + 4 + 4 * n);
+            let want = if on_bit && exec >> l & 1 != 0 {
+                b.vgpr[40 + n][l]
+            } else {
+                0xeeee_eeee
+            };
+            assert_eq!(got, want, "store v{} lane {l}", 40 + n);
+        }
+    }
+}

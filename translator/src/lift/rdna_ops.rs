@@ -11,7 +11,7 @@
 //!   (`v_dot4_i32_iu8`, `v_dot8_i32_iu4`, `v_dot2_f32_f16/bf16`, `v_dot2acc`, FP8 dots);
 //! * SALU float (gfx12), `s_*_wrexec`, `s_pack_hl`, `s_round_mode/s_denorm_mode`,
 //!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, gfx12 pseudo-scalar `v_s_*`;
-//! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, gfx12 sub-dword scalar
+//! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, block loads/stores, gfx12 sub-dword scalar
 //!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_bpermute_fi_b32`;
 //! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`.
@@ -60,6 +60,17 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
             return Some(super::ds::lift(l, &swapped, gfx9));
         }
         return None;
+    }
+    if matches!(inst.format, Format::Global | Format::Scratch)
+        && matches!(
+            name,
+            "global_load_block"
+                | "global_store_block"
+                | "scratch_load_block"
+                | "scratch_store_block"
+        )
+    {
+        return Some(block_mem(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
     }
     if inst.format == Format::Global
         && matches!(name, "global_load_addtid_b32" | "global_store_addtid_b32")
@@ -2071,4 +2082,92 @@ fn qsad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     };
     let exec = l.exec();
     l.set_vregs(inst.dst[0], &vals, exec)
+}
+
+/// The per-lane address of a GLOBAL (`SADDR + zext(VADDR)` or the 64-bit VADDR) or SCRATCH
+/// (`VADDR + SADDR`, each optional: a per-lane offset in private memory) instruction, plus
+/// `extra` bytes.
+fn seg_addr(l: &mut Lifter, inst: &Inst, scratch: bool, extra: i64) -> R<Val> {
+    let a = if scratch {
+        let mut a = l.c64(0);
+        a = l.bcast(a);
+        if inst.src[0].is_some() {
+            let v = l.v32(inst.src[0], K::B32)?;
+            let v = l.conv(ConvOp::ZExt, v);
+            a = l.add(a, v);
+        }
+        if inst.src[2].is_some() {
+            let s = l.s32(inst.src[2], K::B32)?;
+            let s = l.conv(ConvOp::ZExt, s);
+            let s = l.bcast(s);
+            a = l.add(a, s);
+        }
+        a
+    } else if inst.src[2].is_some() {
+        let sb = l.s64(inst.src[2], K::B64)?;
+        let sb = l.bcast(sb);
+        let v = l.v32(inst.src[0], K::B32)?;
+        let v = l.conv(ConvOp::ZExt, v);
+        l.add(sb, v)
+    } else {
+        l.v64(inst.src[0], K::B64)?
+    };
+    Ok(l.add_imm(a, (inst.mem.offset as i64 + extra) as u64))
+}
+
+/// gfx12 `global/scratch_{load,store}_block` (RDNA4 ISA 11.5): up to 32 consecutive VGPRs
+/// to or from consecutive dwords per lane; bit `n` of M0 selects VGPR `n` (a skipped VGPR
+/// still advances the offset by 4). Destination VGPRs past v255 are ignored; sources past
+/// v255 read v0.
+fn block_mem(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    l.count_vector();
+    let scratch = name.starts_with("scratch_");
+    let load = name.contains("_load_");
+    let space = if scratch {
+        crate::env::Space::Scratch
+    } else {
+        crate::env::Space::Global
+    };
+    let data = if load { inst.dst[0] } else { inst.src[1] };
+    let reg = data.vreg().ok_or("block data is not a VGPR")?;
+    let addr = seg_addr(l, inst, scratch, 0)?;
+    let exec = l.exec();
+    let m0 = l.get_sreg(crate::wave::sreg::M0);
+    let all = l.c64(!0);
+    let none = l.c64(0);
+    for n in 0..32u16 {
+        let bit = l.lshr_imm(m0, n as u64);
+        let bit = l.and_imm(bit, 1);
+        let sel = l.select(bit, all, none);
+        let mask = l.and(exec, sel);
+        let a = l.add_imm(addr, 4 * n as u64);
+        let r = reg + n;
+        if load {
+            let v = l.push_op(
+                crate::ir::Op::Load {
+                    pc: l.pc,
+                    space,
+                    addr: a,
+                    size: 4,
+                    signed: false,
+                    mask,
+                },
+                Ty::V32,
+            );
+            if r < 256 {
+                l.set_vreg(r, v, mask)?;
+            }
+        } else {
+            let d = l.get_vreg(if r < 256 { r } else { 0 })?;
+            l.effect(crate::ir::Op::Store {
+                pc: l.pc,
+                space,
+                addr: a,
+                size: 4,
+                data: d,
+                mask,
+            });
+        }
+    }
+    Ok(())
 }
