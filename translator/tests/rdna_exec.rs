@@ -2053,3 +2053,34 @@ fn gfx12_block_load_store_with_m0_mask() {
         }
     }
 }
+
+#[test]
+fn swaprel_and_vopd_dot2acc_bf16() {
+    #[rustfmt::skip]
+    let words = [
+        0xbefd00ff, 0x00020003, // s_mov_b32 m0, 0x20003
+        0x7e14d114, // v_swaprel_b32 v10, v20 (v12 <-> v23)
+        0xcb500702, 0x00000104, // v_dual_dot2acc_f32_bf16 v0, v2, v3 :: v_dual_mov_b32 v1, v4
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 291, EXEC);
+    let halves = [0x3f80u32, 0xc000, 0x3e00, 0x4110, 0xbf40, 0x4280];
+    for l in 0..64 {
+        s.vgpr[2][l] = halves[l % 6] | halves[(l + 1) % 6] << 16;
+        s.vgpr[3][l] = halves[(l + 2) % 6] | halves[(l + 4) % 6] << 16;
+        s.vgpr[0][l] = (l as f32 * 0.75 - 3.0).to_bits();
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    check(&b, &s, 12, |l| v(23, l));
+    check(&b, &s, 23, |l| v(12, l));
+    let bf = |x: u32| f32::from_bits(x << 16);
+    check(&b, &s, 0, |l| {
+        let mut t = f32::from_bits(v(0, l));
+        t += bf(v(2, l) & 0xffff) * bf(v(3, l) & 0xffff);
+        t += bf(v(2, l) >> 16) * bf(v(3, l) >> 16);
+        t.to_bits()
+    });
+    check(&b, &s, 1, |l| v(4, l));
+}

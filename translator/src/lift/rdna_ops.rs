@@ -120,7 +120,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
         "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, base)),
         "sat_pk_u8_i16" => Some(sat_pk_u8(l, inst)),
-        "movrels_b32" | "movreld_b32" | "movrelsd_b32" | "movrelsd_2_b32" => {
+        "movrels_b32" | "movreld_b32" | "movrelsd_b32" | "movrelsd_2_b32" | "swaprel_b32" => {
             Some(movrel(l, inst, base))
         }
         "sad_u8" | "sad_hi_u8" | "sad_u16" | "msad_u8" | "lerp_u8" => Some(sad(l, inst, base)),
@@ -1963,7 +1963,7 @@ fn movrel(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     }
     l.count_vector();
     let m0 = l.get_sreg(crate::wave::sreg::M0);
-    let (sidx, didx) = if base == "movrelsd_2_b32" {
+    let (sidx, didx) = if base == "movrelsd_2_b32" || base == "swaprel_b32" {
         let s = l.and_imm(m0, 0x3ff);
         let d = l.lshr_imm(m0, 16);
         let d = l.and_imm(d, 0x3ff);
@@ -1982,6 +1982,35 @@ fn movrel(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         let zero = l.c32(0);
         (l.select(ok, r, zero), ok)
     };
+    if base == "swaprel_b32" {
+        // VGPR[dst + M0[25:16]] <-> VGPR[src + M0[9:0]]; either out of range: no effect.
+        let d = inst.dst[0].vreg().filter(|&r| r < 256);
+        let s0 = inst.src[0].vreg().filter(|&r| r < 256);
+        let (Some(d), Some(s0)) = (d, s0) else {
+            return Err("relative swap operands are not VGPRs".into());
+        };
+        let (di, dok) = rel(l, d, didx);
+        let (si, sok) = rel(l, s0, sidx);
+        let ok = l.and(dok, sok);
+        let dv = l.push_op(crate::ir::Op::GetVgprDyn { base: 0, index: di }, Ty::V32);
+        let sv = l.push_op(crate::ir::Op::GetVgprDyn { base: 0, index: si }, Ty::V32);
+        let exec = l.exec();
+        let none = l.c64(0);
+        let mask = l.select(ok, exec, none);
+        l.effect(crate::ir::Op::SetVgprDyn {
+            base: 0,
+            index: di,
+            val: sv,
+            mask,
+        });
+        l.effect(crate::ir::Op::SetVgprDyn {
+            base: 0,
+            index: si,
+            val: dv,
+            mask,
+        });
+        return Ok(());
+    }
     let src_rel = base != "movreld_b32";
     let dst_rel = base != "movrels_b32";
     let v = if src_rel {
