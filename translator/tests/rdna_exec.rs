@@ -2084,3 +2084,45 @@ fn swaprel_and_vopd_dot2acc_bf16() {
     });
     check(&b, &s, 1, |l| v(4, l));
 }
+
+#[test]
+fn ds_storexchg_2addr() {
+    #[rustfmt::skip]
+    let words = [
+        0xd8b80501, 0x08030201, // ds_storexchg_2addr_rtn_b32 v[8:9], v1, v2, v3 offset0:1 offset1:5
+        0xd9bc0100, 0x0a06040e, // ds_storexchg_2addr_stride64_rtn_b64 v[10:13], v14, v[4:5], v[6:7] offset1:1
+        S_ENDPGM,
+    ];
+    let mut mem = Mem::new(2048);
+    let lds0 = mem.lds.clone();
+    let mut s = state(32, 301, EXEC);
+    for l in 0..64 {
+        s.vgpr[1][l] = 1024 + 32 * (l as u32 % 32);
+        s.vgpr[14][l] = 8 * (l as u32 % 32);
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut mem);
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    let exec = b.exec();
+    check(&b, &s, 8, |l| dw(&lds0, 1024 + 32 * l + 4));
+    check(&b, &s, 9, |l| dw(&lds0, 1024 + 32 * l + 20));
+    check(&b, &s, 10, |l| dw(&lds0, 8 * l));
+    check(&b, &s, 11, |l| dw(&lds0, 8 * l + 4));
+    check(&b, &s, 12, |l| dw(&lds0, 8 * l + 512));
+    check(&b, &s, 13, |l| dw(&lds0, 8 * l + 516));
+    for l in 0..32 {
+        let on = exec >> l & 1 != 0;
+        let want = |o: usize, new: u32| if on { new } else { dw(&lds0, o) };
+        let v = |r: usize| b.vgpr[r][l];
+        for (o, new) in [
+            (1024 + 32 * l + 4, v(2)),
+            (1024 + 32 * l + 20, v(3)),
+            (8 * l, v(4)),
+            (8 * l + 4, v(5)),
+            (8 * l + 512, v(6)),
+            (8 * l + 516, v(7)),
+        ] {
+            assert_eq!(dw(&mem.lds, o), want(o, new), "lane {l} offset {o}");
+        }
+    }
+}

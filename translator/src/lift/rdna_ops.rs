@@ -12,7 +12,7 @@
 //! * SALU float (gfx12), `s_*_wrexec`, `s_pack_hl`, `s_round_mode/s_denorm_mode`,
 //!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, gfx12 pseudo-scalar `v_s_*`;
 //! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, block loads/stores, gfx12 sub-dword scalar
-//!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_bpermute_fi_b32`;
+//!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`;
 //! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`.
 //!
@@ -41,6 +41,9 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
     if inst.format == Format::Ds {
         if name == "ds_load_addtid_b32" || name == "ds_store_addtid_b32" {
             return Some(addtid(l, inst, name).map(|()| (InstClass::Lds, Flow::Next)));
+        }
+        if let Some(rest) = name.strip_prefix("ds_storexchg_2addr_") {
+            return Some(storexchg2(l, inst, rest).map(|()| (InstClass::Lds, Flow::Next)));
         }
         if name == "ds_bpermute_fi_b32" {
             return Some(bpermute_fi(l, inst).map(|()| (InstClass::Lds, Flow::Next)));
@@ -2199,4 +2202,54 @@ fn block_mem(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
         }
     }
     Ok(())
+}
+
+/// `ds_storexchg_2addr[_stride64]_rtn_b32/b64`: two exchanges at `ADDR + OFFSET0 * size`
+/// and `ADDR + OFFSET1 * size` (×64 for the stride64 forms) with DATA0 and DATA1, the old
+/// values returned in consecutive destination registers (RDNA4 ISA, DS_STOREXCHG_2ADDR_RTN_B32).
+fn storexchg2(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
+    let (stride64, ty) = match rest {
+        "rtn_b32" => (false, 4u8),
+        "rtn_b64" => (false, 8),
+        "stride64_rtn_b32" => (true, 4),
+        "stride64_rtn_b64" => (true, 8),
+        _ => return Err("unknown 2-address exchange".into()),
+    };
+    l.count_vector();
+    let exec = l.exec();
+    let unit = ty as u64 * if stride64 { 64 } else { 1 };
+    let a = l.v32(inst.src[0], K::B32)?;
+    let a = l.conv(ConvOp::ZExt, a);
+    let mut old = Vec::new();
+    for (i, off) in [
+        (1usize, inst.mem.offset as u8 as u64),
+        (2, inst.mem.offset1 as u64),
+    ] {
+        let addr = l.add_imm(a, off * unit);
+        let data = if ty == 8 {
+            l.v64(inst.src[i], K::B64)?
+        } else {
+            l.v32(inst.src[i], K::B32)?
+        };
+        let r = l.push_op(
+            crate::ir::Op::Atomic {
+                pc: l.pc,
+                space: crate::env::Space::Lds,
+                op: crate::env::AtomicOp::Swap,
+                addr,
+                size: ty,
+                data,
+                cmp: None,
+                mask: exec,
+            },
+            if ty == 8 { Ty::V64 } else { Ty::V32 },
+        );
+        if ty == 8 {
+            old.push(l.lo(r));
+            old.push(l.hi(r));
+        } else {
+            old.push(r);
+        }
+    }
+    l.set_vregs(inst.dst[0], &old, exec)
 }
