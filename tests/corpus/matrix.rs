@@ -454,18 +454,10 @@ const TRITON_MATMULS: &[(&str, &str, &[u8], &str)] = &[
     ),
 ];
 
-/// Instructions a Triton matmul build may stop at, cleanly, until they are lifted (other
-/// helpers' work): gfx950's transposing LDS loads, RDNA true16 moves. Anything else must
-/// compute correctly.
-const TRITON_MATMUL_GAPS: &[(&str, &str, &str)] = &[
-    ("gfx950", "matmul_bf16", "ds_read_b64_tr_b16"),
-    ("gfx950", "matmul_fp8", "ds_read_b64_tr_b8"),
-    ("gfx1100", "matmul_bf16", "v_mov_b16_e32"),
-    ("gfx1200", "matmul_bf16", "v_mov_b16_e32"),
-    ("gfx1200", "matmul_fp8", "v_mov_b16_e32"),
-    ("gfx1201", "matmul_bf16", "v_mov_b16_e32"),
-    ("gfx1201", "matmul_fp8", "v_mov_b16_e32"),
-];
+/// Targets whose Triton matmul builds may stop, cleanly, at an instruction that is not lifted
+/// yet (other helpers' work in progress: gfx950's lane swaps `v_permlane32_swap_b32`). A run
+/// that completes must be correct; every other target must complete.
+const TRITON_MATMUL_MAY_STOP: &[&str] = &["gfx950"];
 
 /// One Triton matmul: C = A @ B with A 80 x 48, B 48 x 72 (partial 64 x 64 tiles, the second
 /// BLOCK_K = 32 step masked), row strides 56, 80 and 88 elements. Inputs ±(1 + m/4)·2^e,
@@ -563,19 +555,16 @@ fn triton_bf16_and_fp8_matmuls() {
     for &(target, name, obj, json) in TRITON_MATMULS {
         for engine in [wavejit::Engine::Interp, wavejit::Engine::Jit] {
             let ctx = Ctx::on(engine, target);
-            let gap = TRITON_MATMUL_GAPS
-                .iter()
-                .find(|(t, n, _)| *t == target && *n == name);
-            match (triton_matmul_typed(&ctx, obj, json, name), gap) {
+            let may_stop = TRITON_MATMUL_MAY_STOP.contains(&target);
+            match (triton_matmul_typed(&ctx, obj, json, name), may_stop) {
                 (Ok(()), _) => ran += 1,
-                (Err(e), Some((_, _, inst))) => {
-                    assert!(e.contains(inst), "{target} {name} {engine:?}: {e}");
-                    eprintln!("{target} {name} {engine:?}: stops at {inst} (known gap)");
+                (Err(e), true) if e.contains("unsupported instruction") => {
+                    eprintln!("{target} {name} {engine:?}: stops at an unlifted instruction: {e}");
                 }
-                (Err(e), None) => panic!("{target} {name} {engine:?}: {e}"),
+                (Err(e), _) => panic!("{target} {name} {engine:?}: {e}"),
             }
         }
     }
-    // At least gfx942's two (no gaps) on both engines.
-    assert!(ran >= 4, "only {ran} Triton matmul runs completed");
+    // gfx942 (2 kernels), gfx1100 (1), gfx1200 and gfx1201 (2 each), both engines.
+    assert!(ran >= 14, "only {ran} Triton matmul runs completed");
 }
