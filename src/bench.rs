@@ -28,7 +28,7 @@ pub struct BenchRow {
 }
 
 /// Benchmark sizes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct BenchConfig {
     /// Elements of the vector-add benchmark.
     pub vadd_elems: usize,
@@ -42,6 +42,8 @@ pub struct BenchConfig {
     pub threads: usize,
     /// M = N = K of the MFMA GEMM benchmark (a multiple of 16).
     pub gemm_size: usize,
+    /// Run only the workloads whose name contains this text (all when empty).
+    pub only: String,
 }
 
 impl BenchConfig {
@@ -54,6 +56,7 @@ impl BenchConfig {
             samples: 3,
             threads: 0,
             gemm_size: 256,
+            only: String::new(),
         }
     }
 }
@@ -67,6 +70,7 @@ impl Default for BenchConfig {
             samples: 3,
             threads: 0,
             gemm_size: 1024,
+            only: String::new(),
         }
     }
 }
@@ -226,13 +230,20 @@ const BENCH_TARGETS: &[BenchTarget] = &[
 /// Runs every built-in benchmark and returns the table rows.
 pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let mut rows = Vec::new();
-    for t in BENCH_TARGETS {
-        rows.extend(bench_alu(cfg, t)?);
+    let want = |name: &str| name.contains(cfg.only.as_str());
+    if want("alu_fma") {
+        for t in BENCH_TARGETS {
+            rows.extend(bench_alu(cfg, t)?);
+        }
     }
-    for t in BENCH_TARGETS {
-        rows.extend(bench_vadd(cfg, t)?);
+    if want("vadd") {
+        for t in BENCH_TARGETS {
+            rows.extend(bench_vadd(cfg, t)?);
+        }
     }
-    rows.extend(bench_mfma_gemm(cfg)?);
+    if want("gemm_f16") {
+        rows.extend(bench_mfma_gemm(cfg)?);
+    }
     Ok(rows)
 }
 
@@ -562,8 +573,8 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     ])
 }
 
-/// `wavejit bench [--quick] [--threads N] [--samples N]`: runs the built-in benchmarks and
-/// returns the result table.
+/// `wavejit bench [--quick] [--threads N] [--samples N] [--gemm-size N] [--only NAME]`: runs
+/// the built-in benchmarks (those whose name contains NAME) and returns the result table.
 pub fn main(args: &[String]) -> Result<String, Error> {
     let mut cfg = BenchConfig::default();
     let mut it = args.iter();
@@ -581,9 +592,24 @@ pub fn main(args: &[String]) -> Result<String, Error> {
             }
             "--threads" => cfg.threads = num("--threads")?,
             "--samples" => cfg.samples = num("--samples")?,
+            "--gemm-size" => {
+                let n = num("--gemm-size")?;
+                if n == 0 || n % 16 != 0 {
+                    return Err(Error::Usage(
+                        "`wavejit bench --gemm-size` needs a positive multiple of 16".into(),
+                    ));
+                }
+                cfg.gemm_size = n;
+            }
+            "--only" => {
+                cfg.only = it.next().cloned().ok_or_else(|| {
+                    Error::Usage("`wavejit bench --only` needs a workload name".into())
+                })?
+            }
             other => {
                 return Err(Error::Usage(format!(
-                    "`wavejit bench`: unknown option `{other}` (expected --quick, --threads N, --samples N)"
+                    "`wavejit bench`: unknown option `{other}` (expected --quick, --threads N, \
+                     --samples N, --gemm-size N, --only NAME)"
                 )))
             }
         }

@@ -11,6 +11,7 @@ mod codegen;
 pub mod codes;
 pub mod helpers;
 mod typecheck;
+mod uniform;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::{Block, Exit};
@@ -125,6 +126,10 @@ impl Jit {
     pub fn compile(&self, block: &Block) -> Result<CompiledBlock, String> {
         crate::ir::verify(block).map_err(|e| e.to_string())?;
         typecheck::typecheck(block)?;
+        // Uniform chains folded to scalars first (`uniform`); the block as lifted when the
+        // folded one fails a check or does not compile.
+        let folded = uniform::fold(block)
+            .filter(|b| crate::ir::verify(b).is_ok() && typecheck::typecheck(b).is_ok());
         let mut guard = self
             .holder
             .inner
@@ -144,7 +149,12 @@ impl Jit {
         let mut last_err = String::new();
         let mut id = None;
         let mut grouped = false;
-        for try_loop in [true, false] {
+        let mut code_size = 0u32;
+        let forms = folded
+            .iter()
+            .chain(std::iter::once(block))
+            .flat_map(|b| [(b, true), (b, false)]);
+        for (blk, try_loop) in forms {
             if try_loop && !self.loop_form {
                 continue;
             }
@@ -156,7 +166,7 @@ impl Jit {
             inner.fctx = FunctionBuilderContext::new();
             let built = {
                 let fb = FunctionBuilder::new(&mut ctx.func, &mut inner.fctx);
-                let mut g = codegen::Gen::new(fb, block, call_conv, frontend);
+                let mut g = codegen::Gen::new(fb, blk, call_conv, frontend);
                 g.try_loop = try_loop;
                 g.emit()
             };
@@ -165,6 +175,12 @@ impl Jit {
                     .define_function(fid, &mut ctx)
                     .map_err(|e| format!("{e:?}"))
             });
+            if r.is_ok() {
+                code_size = ctx
+                    .compiled_code()
+                    .map(|c| c.code_info().total_size)
+                    .unwrap_or(0);
+            }
             module.clear_context(&mut ctx);
             match r {
                 Ok(()) => {
@@ -178,6 +194,9 @@ impl Jit {
         let id = id.ok_or(last_err)?;
         module.finalize_definitions().map_err(|e| e.to_string())?;
         let code = module.get_finalized_function(id);
+        if let Some(map) = perf_map() {
+            map.record(code as usize, code_size, block.start_pc, block.end_pc);
+        }
         // SAFETY: `code` is the finalized entry of a function we just defined with exactly
         // the signature of `BlockFn` (two pointers in, u32 out, default call convention).
         let func: BlockFn = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
@@ -192,6 +211,35 @@ impl Jit {
             _holder: self.holder.clone(),
         })
     }
+}
+
+/// `/tmp/perf-<pid>.map` for `perf report`, written when the environment variable
+/// `WAVEJIT_PERF_MAP` is set: one line per compiled block, named by its code addresses.
+struct PerfMap {
+    file: Mutex<std::fs::File>,
+}
+
+impl PerfMap {
+    fn record(&self, addr: usize, size: u32, start_pc: u64, end_pc: u64) {
+        use std::io::Write;
+        if let Ok(mut f) = self.file.lock() {
+            // Best effort: a profiling aid must never fail a compile.
+            let _ = writeln!(f, "{addr:x} {size:x} block_{start_pc:x}_{end_pc:x}");
+        }
+    }
+}
+
+fn perf_map() -> Option<&'static PerfMap> {
+    static MAP: std::sync::OnceLock<Option<PerfMap>> = std::sync::OnceLock::new();
+    MAP.get_or_init(|| {
+        std::env::var_os("WAVEJIT_PERF_MAP")?;
+        let path = format!("/tmp/perf-{}.map", std::process::id());
+        let file = std::fs::File::create(path).ok()?;
+        Some(PerfMap {
+            file: Mutex::new(file),
+        })
+    })
+    .as_ref()
 }
 
 impl CompiledBlock {

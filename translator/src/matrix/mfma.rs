@@ -196,6 +196,8 @@ pub struct Plan {
     pub(super) sat: Option<bool>,
     /// Whether MODE.FP16_OVFL clamps f32 overflows (MFMA yes, WMMA no).
     pub(super) ovfl_clamp: bool,
+    /// The run-based fast path of f32-accumulating dense forms (`super::kernels`).
+    pub(super) fast: Option<super::kernels::FastF32>,
 }
 
 impl Plan {
@@ -260,6 +262,7 @@ impl Plan {
             c_mods: 0,
             sat: None,
             ovfl_clamp: true,
+            fast: None,
         };
         if matches!(op.kind, Kind::Wmma | Kind::Swmmac) {
             return Err(MatrixError::Unsupported(
@@ -336,7 +339,56 @@ impl Plan {
         if let CSrc::Imm(v) = c_src {
             plan.c_imm = Some(v);
         }
+        if op.acc == Acc::F32 && op.kind != Kind::Sparse && !plan.scaled {
+            plan.fast = plan.fast_path(nregs);
+        }
         Ok(plan)
+    }
+
+    /// This plan without the run-based fast path (tests compare the two executors).
+    #[doc(hidden)]
+    pub fn without_fast_path(mut self) -> Plan {
+        self.fast = None;
+        self
+    }
+
+    /// Whether the run-based fast path executes this plan (when MODE allows it).
+    #[doc(hidden)]
+    pub fn has_fast_path(&self) -> bool {
+        self.fast.is_some()
+    }
+
+    /// The run-based executor of this (f32-accumulating, dense, unscaled) plan, if its
+    /// element formats fit it.
+    fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
+        use super::kernels::{Decode, FastF32, Slots};
+        let dec = |e: Elem| Decode {
+            bits: e.bits(),
+            table: if e.bits() < 32 { decoder(e).table } else { &[] },
+            f16: e == Elem::F16,
+        };
+        let refs = |v: &[Slot]| {
+            v.iter()
+                .map(|s| (s.reg, s.lane, s.shift))
+                .collect::<Vec<_>>()
+        };
+        let (a, b, c, d) = (refs(&self.a), refs(&self.b), refs(&self.c), refs(&self.d));
+        let op = &self.op;
+        let slots = Slots {
+            a: &a,
+            b: &b,
+            c: self.c_imm.is_none().then_some(&c[..]),
+            d: &d,
+        };
+        let c_imm = self.c_imm.unwrap_or(0) as u32;
+        FastF32::new(
+            [op.m, op.n, op.k, op.blocks],
+            &slots,
+            c_imm,
+            dec(self.ea),
+            dec(self.eb),
+            nregs,
+        )
     }
 
     /// Executes the instruction on `regs` (the register file the plan was built for) with
@@ -397,6 +449,14 @@ impl Plan {
             return Err(MatrixError::Unsupported(
                 "block-scaled MFMA without its scale operands",
             ));
+        }
+        if let Some(f) = &self.fast {
+            // The fast path computes exactly what follows minus the input flush and the
+            // overflow clamp, so it runs only when neither applies.
+            let flush_in = op.a == Elem::F32 && mode & MODE_F32_DENORM_IN == 0;
+            if !flush_in && mode & MODE_FP16_OVFL == 0 && f.run(isa, regs) {
+                return Ok(());
+            }
         }
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();

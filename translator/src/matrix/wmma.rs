@@ -283,6 +283,8 @@ pub fn plan(op: &MatrixOp, w: &Wmma, opnds: &Operands, nregs: usize) -> Result<P
         // fields); RDNA4 ignores it for WMMA (RDNA4 ISA 7.2.3, "Output Clamping").
         sat: Some(int && w.clamp && !w.rdna4),
         ovfl_clamp: false,
+        // The run-based fast path handles MFMA's register layouts only (for now).
+        fast: None,
     })
 }
 

@@ -1,0 +1,502 @@
+//! The fast path of f32-accumulating dense MFMAs: whole-run register gathers and scatters
+//! around the k-major GEMM microkernel ([`super::gemm::gemm_f32_kmajor`]).
+//!
+//! A [`super::Plan`] lists every element's register slot. MFMA layouts put consecutive lanes
+//! of one register field on consecutive rows of A (k-major), rows of B and rows of C/D
+//! (CDNA4 ISA 7.1.4), so the slot lists compress into a few [`Run`]s of up to 64 lanes each:
+//! "lanes `l0..l0+len` of register `r`, bits `[shift+w-1:shift]`, go to logical positions
+//! `o0, o0+stride, …`". Gathering and scattering then move whole runs (16 or 32 lanes for
+//! the common shapes) instead of one table lookup per element, and the accumulator moves
+//! between the register file and row-major f32 as a handful of contiguous copies, so
+//! consecutive MFMAs on the same accumulator pay little for its reshuffling.
+//!
+//! Results are bit-identical to the generic executor in `mfma.rs`: the same exact element
+//! decoding, the same FMA chain per output (C, then ascending k), the same canonical NaN.
+//! The caller uses this path only where that executor adds nothing more (no FP16_OVFL clamp,
+//! no f32 input flushing, no block scales, no sparse A).
+
+use super::gemm::{gemm_f32_kmajor, Isa};
+use std::cell::RefCell;
+
+/// Lanes per register.
+const LANES: usize = 64;
+
+/// A run of consecutive lanes of one register field, mapped to equally spaced positions of
+/// a logical matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    reg: u16,
+    shift: u8,
+    lane0: u8,
+    len: u8,
+    out0: u32,
+    stride: u32,
+}
+
+/// How one operand's raw register bits become f32.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decode {
+    /// Element width in bits (4, 8, 16 or 32; 32 = the f32 bits themselves).
+    pub bits: u32,
+    /// Exact decoding table indexed by the raw element (`2^bits` entries; unused for 32).
+    pub table: &'static [f32],
+    /// The element is IEEE binary16: runs may decode with the host's half-precision
+    /// converter (F16C `vcvtph2ps`, exact; it quiets signalling NaNs, which cannot change a
+    /// result since every NaN result is canonical).
+    pub f16: bool,
+}
+
+impl Decode {
+    /// Whether the element width has whole elements per register and the table covers it.
+    fn valid(&self) -> bool {
+        match self.bits {
+            32 => true,
+            4 | 8 | 16 => self.table.len() >= 1 << self.bits,
+            _ => false,
+        }
+    }
+}
+
+/// One register slot `(register, lane, bit shift)` as the plan lists it.
+pub type SlotRef = (u16, u8, u8);
+
+/// Compresses `(slot, logical index)` pairs into runs. Every pair lands in exactly one run.
+fn compress(pairs: &mut [(SlotRef, u32)]) -> Vec<Run> {
+    pairs.sort_unstable_by_key(|&((reg, lane, shift), out)| (reg, shift, lane, out));
+    let mut runs: Vec<Run> = Vec::new();
+    for &((reg, lane, shift), out) in pairs.iter() {
+        if let Some(r) = runs.last_mut() {
+            let same_field = r.reg == reg && r.shift == shift;
+            let next_lane = u32::from(r.lane0) + u32::from(r.len) == u32::from(lane);
+            let last = i64::from(r.out0) + i64::from(r.stride) * (i64::from(r.len) - 1);
+            let step = i64::from(out) - last;
+            let fits = if r.len == 1 {
+                step > 0
+            } else {
+                step == i64::from(r.stride)
+            };
+            if same_field && next_lane && fits && usize::from(r.len) < LANES {
+                if r.len == 1 {
+                    r.stride = step as u32;
+                }
+                r.len += 1;
+                continue;
+            }
+        }
+        runs.push(Run {
+            reg,
+            shift,
+            lane0: lane,
+            len: 1,
+            out0: out,
+            stride: 1,
+        });
+    }
+    runs
+}
+
+/// Whether every run stays inside `nregs` registers and a logical matrix of `size` elements.
+fn in_range(runs: &[Run], nregs: usize, size: usize) -> bool {
+    runs.iter().all(|r| {
+        let end = r.out0 as usize + (usize::from(r.len) - 1) * r.stride as usize;
+        usize::from(r.reg) < nregs
+            && usize::from(r.lane0) + usize::from(r.len) <= LANES
+            && end < size
+    })
+}
+
+/// An f32-accumulating dense MFMA prepared for the fast path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FastF32 {
+    m: usize,
+    n: usize,
+    k: usize,
+    blocks: usize,
+    nregs: usize,
+    ta: Decode,
+    tb: Decode,
+    /// A into k-major blocks: position `(blk·K + k)·M + i`.
+    a: Vec<Run>,
+    /// B into `(blk·K + k)·N + j`.
+    b: Vec<Run>,
+    /// C from registers into `(blk·M + i)·N + j`; `None`: every element is `c_imm`.
+    c: Option<Vec<Run>>,
+    c_imm: u32,
+    /// D from the same positions.
+    d: Vec<Run>,
+}
+
+/// The slot lists of one instruction in the generic plan's logical orders.
+pub struct Slots<'a> {
+    /// A in `(blk·M + i)·K + k` order.
+    pub a: &'a [SlotRef],
+    /// B in `(blk·K + k)·N + j` order.
+    pub b: &'a [SlotRef],
+    /// C in `(blk·M + i)·N + j` order (`None` for a constant C).
+    pub c: Option<&'a [SlotRef]>,
+    /// D in the same order as C.
+    pub d: &'a [SlotRef],
+}
+
+impl FastF32 {
+    /// Prepares the fast path for an `m×n×k` MFMA of `blocks` blocks over a register file of
+    /// `nregs` registers; `c_imm` is the f32 bits of a constant C. `None` when the operands
+    /// do not fit the fast path (then the generic executor runs).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        [m, n, k, blocks]: [usize; 4],
+        slots: &Slots,
+        c_imm: u32,
+        ta: Decode,
+        tb: Decode,
+        nregs: usize,
+    ) -> Option<FastF32> {
+        let (sa, sb, sc) = (blocks * m * k, blocks * k * n, blocks * m * n);
+        if m == 0 || n == 0 || k == 0 || blocks == 0 || !ta.valid() || !tb.valid() {
+            return None;
+        }
+        if slots.a.len() != sa
+            || slots.b.len() != sb
+            || slots.d.len() != sc
+            || slots.c.is_some_and(|c| c.len() != sc)
+        {
+            return None;
+        }
+        let mut pa: Vec<(SlotRef, u32)> = slots
+            .a
+            .iter()
+            .enumerate()
+            .map(|(p, &s)| {
+                let (blk, r) = (p / (m * k), p % (m * k));
+                let (i, kk) = (r / k, r % k);
+                (s, (blk * m * k + kk * m + i) as u32)
+            })
+            .collect();
+        let indexed = |v: &[SlotRef]| -> Vec<(SlotRef, u32)> {
+            v.iter().enumerate().map(|(p, &s)| (s, p as u32)).collect()
+        };
+        let a = compress(&mut pa);
+        let b = compress(&mut indexed(slots.b));
+        let c = slots.c.map(|c| compress(&mut indexed(c)));
+        let d = compress(&mut indexed(slots.d));
+        let ok = in_range(&a, nregs, sa)
+            && in_range(&b, nregs, sb)
+            && c.as_ref().is_none_or(|c| in_range(c, nregs, sc))
+            && in_range(&d, nregs, sc);
+        ok.then_some(FastF32 {
+            m,
+            n,
+            k,
+            blocks,
+            nregs,
+            ta,
+            tb,
+            a,
+            b,
+            c,
+            c_imm,
+            d,
+        })
+    }
+
+    /// Executes the instruction on `regs` with GEMM variant `isa`. Returns `false`, having
+    /// changed nothing, when `regs` is smaller than the register file the plan was made for.
+    pub fn run(&self, isa: Isa, regs: &mut [[u32; 64]]) -> bool {
+        if regs.len() < self.nregs {
+            return false;
+        }
+        let (m, n, k) = (self.m, self.n, self.k);
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let Scratch { a, b, acc } = &mut *s;
+            a.resize(self.blocks * m * k, 0.0);
+            b.resize(self.blocks * k * n, 0.0);
+            acc.resize(self.blocks * m * n, 0.0);
+            gather(isa, &self.a, regs, self.ta, a);
+            gather(isa, &self.b, regs, self.tb, b);
+            match &self.c {
+                Some(c) => gather(
+                    isa,
+                    c,
+                    regs,
+                    Decode {
+                        bits: 32,
+                        table: &[],
+                        f16: false,
+                    },
+                    acc,
+                ),
+                None => acc.fill(f32::from_bits(self.c_imm)),
+            }
+            for blk in 0..self.blocks {
+                let done = gemm_f32_kmajor(
+                    isa,
+                    m,
+                    n,
+                    k,
+                    &a[blk * m * k..],
+                    &b[blk * k * n..],
+                    &mut acc[blk * m * n..(blk + 1) * m * n],
+                );
+                debug_assert!(done, "scratch sized from the shape");
+            }
+            scatter(&self.d, acc, regs);
+        });
+        true
+    }
+}
+
+/// Per-thread operand buffers (no allocation per instruction).
+struct Scratch {
+    a: Vec<f32>,
+    b: Vec<f32>,
+    acc: Vec<f32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = const {
+        RefCell::new(Scratch { a: Vec::new(), b: Vec::new(), acc: Vec::new() })
+    };
+}
+
+/// Decodes the elements of `runs` into `out` (ranges checked when the runs were built).
+fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]) {
+    let mask = if t.bits == 32 {
+        u32::MAX
+    } else {
+        (1u32 << t.bits) - 1
+    };
+    for r in runs {
+        let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
+        let o0 = r.out0 as usize;
+        let sh = u32::from(r.shift);
+        if r.stride == 1 {
+            let dst = &mut out[o0..o0 + lanes.len()];
+            if t.f16 && f16_run(isa, lanes, sh, dst) {
+                continue;
+            }
+            if t.bits == 32 {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = f32::from_bits(w);
+                }
+            } else {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = t.table[((w >> sh) & mask) as usize];
+                }
+            }
+        } else {
+            let st = r.stride as usize;
+            for (x, &w) in lanes.iter().enumerate() {
+                out[o0 + x * st] = if t.bits == 32 {
+                    f32::from_bits(w)
+                } else {
+                    t.table[((w >> sh) & mask) as usize]
+                };
+            }
+        }
+    }
+}
+
+/// Decodes the binary16 values at bits `[sh+15:sh]` of `lanes` into `out` with the host's
+/// converter (F16C `vcvtph2ps`), 8 lanes at a time; `false` (nothing done) when `isa` is a
+/// portable one, the host lacks F16C or the run is not a multiple of 8 lanes.
+fn f16_run(isa: Isa, lanes: &[u32], sh: u32, out: &mut [f32]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if matches!(isa, Isa::Avx512 | Isa::Avx2)
+            && lanes.len() % 8 == 0
+            && out.len() == lanes.len()
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("f16c")
+        {
+            // SAFETY: AVX2 and F16C are present (checked just above); the slices have equal
+            // lengths, a multiple of 8, as the function requires.
+            unsafe { f16_run_f16c(lanes, sh, out) };
+            return true;
+        }
+    }
+    let _ = (isa, lanes, sh, out);
+    false
+}
+
+/// [`f16_run`] with AVX2 + F16C: shift, mask to 16 bits, pack to halves, convert.
+///
+/// # Safety
+/// The CPU supports AVX2 and F16C; `lanes.len() == out.len()`, a multiple of 8.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn f16_run_f16c(lanes: &[u32], sh: u32, out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let cnt = _mm_cvtsi32_si128(sh as i32);
+    let low16 = _mm256_set1_epi32(0xFFFF);
+    for (src, dst) in lanes.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+        // SAFETY: `src` and `dst` are 8 elements (32 bytes) each; unaligned loads and
+        // stores are allowed.
+        unsafe {
+            let w = _mm256_loadu_si256(src.as_ptr().cast());
+            let w = _mm256_and_si256(_mm256_srl_epi32(w, cnt), low16);
+            // Per 128-bit half: [w0..w3 w0..w3 | w4..w7 w4..w7] (no saturation: ≤ 0xFFFF);
+            // qwords 0 and 2 are the eight halves in order.
+            let p = _mm256_permute4x64_epi64(_mm256_packus_epi32(w, w), 0b10_00_10_00);
+            _mm256_storeu_ps(dst.as_mut_ptr(), _mm256_cvtph_ps(_mm256_castsi256_si128(p)));
+        }
+    }
+}
+
+/// Writes `acc` to the registers of `runs`, NaN as the canonical 0x7FC00000.
+fn scatter(runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
+    let bits = |v: f32| if v.is_nan() { 0x7FC0_0000 } else { v.to_bits() };
+    for r in runs {
+        let lanes = &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
+        let o0 = r.out0 as usize;
+        if r.stride == 1 {
+            for (w, &v) in lanes.iter_mut().zip(&acc[o0..o0 + usize::from(r.len)]) {
+                *w = bits(v);
+            }
+        } else {
+            let st = r.stride as usize;
+            for (x, w) in lanes.iter_mut().enumerate() {
+                *w = bits(acc[o0 + x * st]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs cover every pair exactly once and follow the lanes and strides they claim.
+    #[test]
+    fn compress_keeps_every_pair() {
+        // Lanes 0..16 → stride 16; lane 16 starts a new run; a repeated lane starts another;
+        // a different shift is another field.
+        let mut pairs: Vec<(SlotRef, u32)> = (0..20u8)
+            .map(|l| ((3, l, 0), u32::from(l % 16) * 16 + u32::from(l / 16)))
+            .chain([((3, 19, 0), 999), ((3, 0, 16), 7)])
+            .collect();
+        let want: std::collections::BTreeSet<_> = pairs.iter().copied().collect();
+        let runs = compress(&mut pairs);
+        let mut got = std::collections::BTreeSet::new();
+        for r in &runs {
+            for x in 0..r.len {
+                let p = (
+                    (r.reg, r.lane0 + x, r.shift),
+                    r.out0 + r.stride * u32::from(x),
+                );
+                assert!(got.insert(p), "{p:?} twice");
+            }
+        }
+        assert_eq!(got, want);
+        assert_eq!(runs[0].len, 16);
+        assert_eq!(runs[0].stride, 16);
+        assert_eq!(runs.len(), 4, "{runs:?}");
+    }
+
+    /// Every f32-accumulating dense MFMA of gfx942 and gfx950, with broadcast controls,
+    /// F8F6F4 formats, register, overlapping and constant C, under MODE values with and
+    /// without the fast path: the fast executor leaves the register file bit-identical to
+    /// the generic one on random registers (NaN, infinity and denormal patterns included).
+    #[test]
+    fn fast_path_matches_generic_executor() {
+        use crate::isa::{Gpu, Op};
+        use crate::matrix::gemm::best_isa;
+        use crate::matrix::mfma::{MODE_F32_DENORM_IN, MODE_FP16_OVFL};
+        use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan};
+        const NREGS: usize = 512;
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut covered = 0;
+        for gpu in [Gpu::GFX942, Gpu::GFX950] {
+            for o in Op::ALL {
+                let Some(op) = MatrixOp::from_mnemonic(o.name(), gpu) else {
+                    continue;
+                };
+                if op.acc != Acc::F32 || op.kind == Kind::Sparse {
+                    continue;
+                }
+                let f8 = matches!(op.kind, Kind::F8f6f4 | Kind::ScaledF8f6f4);
+                let ctls: Vec<(u8, u8, u8)> = if f8 {
+                    vec![(0, 0, 0), (1, 0, 4), (4, 0, 1), (0, 0, 2)]
+                } else {
+                    vec![(0, 0, 0), (0, 0, 3), (1, 1, 0), (2, 3, 5)]
+                };
+                for (ci, &(cbsz, abid, blgp)) in ctls.iter().enumerate() {
+                    let opnds = match ci % 3 {
+                        0 => Operands {
+                            d: 300,
+                            a: 0,
+                            b: 40,
+                            c: CSrc::Reg(300),
+                            index: 0,
+                        },
+                        1 => Operands {
+                            d: 0,
+                            a: 0,
+                            b: 40,
+                            c: CSrc::Reg(100),
+                            index: 0,
+                        },
+                        _ => Operands {
+                            d: 200,
+                            a: 8,
+                            b: 40,
+                            c: CSrc::Imm(0x3FC0_0000),
+                            index: 0,
+                        },
+                    };
+                    let ctl = Controls {
+                        cbsz,
+                        abid,
+                        blgp,
+                        mode: 0,
+                    };
+                    let Ok(plan) = Plan::new(&op, &opnds, &ctl, NREGS) else {
+                        continue;
+                    };
+                    let fast = plan.has_fast_path();
+                    let generic = plan.clone().without_fast_path();
+                    for mode in [MODE_F32_DENORM_IN, 0, MODE_FP16_OVFL | MODE_F32_DENORM_IN] {
+                        let regs: Vec<[u32; 64]> = (0..NREGS)
+                            .map(|_| {
+                                let mut r = [0u32; 64];
+                                for w in r.iter_mut() {
+                                    let x = next();
+                                    *w = match x % 29 {
+                                        0 => 0x7FC0_1234,
+                                        1 => 0xFF80_0000,
+                                        2 => 0x0000_7C01,
+                                        3 => 0x8000_0001,
+                                        // Moderate magnitudes in every 16-bit half.
+                                        _ => (x >> 8) as u32 & 0x3DFF_3DFF,
+                                    };
+                                }
+                                r
+                            })
+                            .collect();
+                        for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
+                            let mut want = regs.clone();
+                            generic
+                                .run(isa, &mut want, mode, None)
+                                .expect("generic runs");
+                            let mut got = regs.clone();
+                            plan.run(isa, &mut got, mode, None).expect("fast runs");
+                            assert!(
+                                want == got,
+                                "{} on {gpu:?} ctl {ctl:?} mode {mode:#x} {isa:?}",
+                                o.name()
+                            );
+                        }
+                    }
+                    covered += usize::from(fast);
+                }
+            }
+        }
+        assert!(covered > 40, "only {covered} fast-path cases");
+    }
+}
