@@ -89,6 +89,9 @@ fn eligible(format: Format, name: &str) -> bool {
         "s_endpgm",
         "s_barrier",
         "s_alloc_vgpr",
+        // Matrix instructions: interpreted only (the JIT declines their blocks).
+        "v_wmma",
+        "v_swmmac",
     ];
     alu && !control.iter().any(|c| name.starts_with(c))
 }
