@@ -25,6 +25,9 @@ pub struct BenchRow {
     pub bytes_per_s: Option<f64>,
     /// This row's throughput divided by the native row's.
     pub ratio_to_native: Option<f64>,
+    /// Mean process CPU time per run (all threads; on a shared machine, wall time includes
+    /// waiting for a core, CPU time does not).
+    pub cpu: Option<Duration>,
 }
 
 /// Benchmark sizes.
@@ -75,12 +78,16 @@ impl Default for BenchConfig {
     }
 }
 
+/// Runs `f` `samples` times: the best wall time, its result, and the mean process CPU time
+/// per sample (all threads; `None` where the platform does not report it).
 fn best_of<T>(
     samples: usize,
     mut f: impl FnMut() -> Result<T, Error>,
-) -> Result<(Duration, T), Error> {
+) -> Result<(Duration, T, Option<Duration>), Error> {
     let mut best: Option<(Duration, T)> = None;
-    for _ in 0..samples.max(1) {
+    let n = samples.max(1);
+    let cpu0 = process_cpu();
+    for _ in 0..n {
         let t0 = Instant::now();
         let r = f()?;
         let dt = t0.elapsed();
@@ -88,7 +95,24 @@ fn best_of<T>(
             best = Some((dt, r));
         }
     }
-    best.ok_or_else(|| Error::Usage("no samples".into()))
+    let cpu = match (cpu0, process_cpu()) {
+        (Some(a), Some(b)) => b.checked_sub(a).map(|d| d / n as u32),
+        _ => None,
+    };
+    let (t, r) = best.ok_or_else(|| Error::Usage("no samples".into()))?;
+    Ok((t, r, cpu))
+}
+
+/// CPU time (user + system) of this process so far: `/proc/self/stat` fields 14 and 15, in
+/// Linux's fixed 100 Hz `USER_HZ` ticks. `None` elsewhere or when unreadable.
+fn process_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) may contain spaces; fields after its ')' are plain.
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
 }
 
 fn host_threads(threads: usize) -> usize {
@@ -222,8 +246,8 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 /// Formats rows as a fixed-width table.
 pub fn format_table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<10} {:<22} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
-        "workload", "engine", "time ms", "wave-inst/s", "lane-ops/s", "GB/s", "vs native"
+        "{:<10} {:<22} {:>10} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
+        "workload", "engine", "time ms", "cpu ms", "wave-inst/s", "lane-ops/s", "GB/s", "vs native"
     );
     let g = |v: Option<f64>, scale: f64| {
         v.map(|x| format!("{:.3}", x / scale))
@@ -231,10 +255,13 @@ pub fn format_table(rows: &[BenchRow]) -> String {
     };
     for r in rows {
         s += &format!(
-            "{:<10} {:<22} {:>10.2} {:>13}M {:>13}G {:>10} {:>9}\n",
+            "{:<10} {:<22} {:>10.2} {:>10} {:>13}M {:>13}G {:>10} {:>9}\n",
             r.name,
             r.what,
             r.time.as_secs_f64() * 1e3,
+            r.cpu
+                .map(|c| format!("{:.0}", c.as_secs_f64() * 1e3))
+                .unwrap_or_else(|| "-".into()),
             g(r.wave_insts_per_s, 1e6),
             g(r.lane_ops_per_s, 1e9),
             g(r.bytes_per_s, 1e9),
@@ -305,7 +332,7 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let threads = host_threads(cfg.threads);
 
     let mut native = vec![0f32; n];
-    let (t_native, ()) = best_of(cfg.samples, || {
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
         let per = n.div_ceil(threads);
         std::thread::scope(|s| {
             for (i, part) in native.chunks_mut(per).enumerate() {
@@ -326,7 +353,7 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         .engine(Engine::Jit)
         .threads(cfg.threads);
     dev.launch(&kernel, &launch)?; // warm-up: translation happens here
-    let (t, report) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
+    let (t, report, cpu) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
     let got = dev.read(out);
     let mismatch = got
         .chunks_exact(4)
@@ -347,6 +374,7 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             lane_ops_per_s: Some(native_rate),
             bytes_per_s: None,
             ratio_to_native: Some(1.0),
+            cpu: cpu_native,
         },
         BenchRow {
             name: "alu_fma".into(),
@@ -356,6 +384,7 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             lane_ops_per_s: Some(rate),
             bytes_per_s: None,
             ratio_to_native: Some(rate / native_rate),
+            cpu,
         },
     ])
 }
@@ -372,7 +401,7 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 
     let mut c = vec![0f32; n];
     let per = n.div_ceil(threads);
-    let (t_native, ()) = best_of(cfg.samples, || {
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
         std::thread::scope(|s| {
             for ((cc, aa), bb) in c.chunks_mut(per).zip(a.chunks(per)).zip(b.chunks(per)) {
                 s.spawn(move || {
@@ -389,7 +418,7 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let src = vec![1u8; n * 6];
     let mut dst = vec![0u8; n * 6];
     let per_b = (n * 6).div_ceil(threads);
-    let (t_memcpy, ()) = best_of(cfg.samples, || {
+    let (t_memcpy, (), cpu_memcpy) = best_of(cfg.samples, || {
         std::thread::scope(|s| {
             for (d, sr) in dst.chunks_mut(per_b).zip(src.chunks(per_b)) {
                 s.spawn(move || d.copy_from_slice(sr));
@@ -415,7 +444,7 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         .engine(Engine::Jit)
         .threads(cfg.threads);
     dev.launch(&kernel, &launch)?;
-    let (t, report) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
+    let (t, report, cpu) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
     let got = dev.read(bc);
     if got != as_bytes(&c) {
         return Err(Error::Fault(
@@ -424,7 +453,7 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     }
     let rate = bytes / t.as_secs_f64();
     let native_rate = bytes / t_native.as_secs_f64();
-    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64| BenchRow {
+    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64, cpu| BenchRow {
         name: "vadd".into(),
         what: what.into(),
         time,
@@ -432,20 +461,29 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         lane_ops_per_s: Some(n as f64 / time.as_secs_f64()),
         bytes_per_s: Some(r),
         ratio_to_native: Some(r / native_rate),
+        cpu,
     };
     Ok(vec![
-        row("native host (Rust)", t_native, None, native_rate),
+        row(
+            "native host (Rust)",
+            t_native,
+            None,
+            native_rate,
+            cpu_native,
+        ),
         row(
             "host memcpy",
             t_memcpy,
             None,
             bytes / t_memcpy.as_secs_f64(),
+            cpu_memcpy,
         ),
         row(
             "wavejit jit",
             t,
             Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
             rate,
+            cpu,
         ),
     ])
 }
@@ -467,7 +505,7 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let b: Vec<f32> = (0..n * n).map(|i| val(i * 13 + 5)).collect();
 
     let mut c = vec![0f32; n * n];
-    let (t_native, ()) = best_of(cfg.samples, || {
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
         // SAFETY: a, b and c are n×n row-major f32 matrices with row stride n and column
         // stride 1, as the pointers and strides passed say; c does not alias a or b.
         unsafe {
@@ -514,7 +552,7 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         .engine(Engine::Jit)
         .threads(cfg.threads);
     dev.launch(&kernel, &launch)?;
-    let (t, report) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
+    let (t, report, cpu) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
     let got = dev.read(bc);
     let want: Vec<u8> = c.iter().flat_map(|x| x.to_le_bytes()).collect();
     if got != want {
@@ -523,7 +561,7 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         ));
     }
     let rate = flops / t.as_secs_f64();
-    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64| BenchRow {
+    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64, cpu| BenchRow {
         name: "gemm_f16".into(),
         what: what.into(),
         time,
@@ -531,14 +569,16 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         lane_ops_per_s: Some(r),
         bytes_per_s: None,
         ratio_to_native: Some(r / native_rate),
+        cpu,
     };
     Ok(vec![
-        row("host sgemm (f32)", t_native, None, native_rate),
+        row("host sgemm (f32)", t_native, None, native_rate, cpu_native),
         row(
             "wavejit jit (MFMA)",
             t,
             Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
             rate,
+            cpu,
         ),
     ])
 }
@@ -583,6 +623,12 @@ pub fn main(args: &[String]) -> Result<String, Error> {
                 )))
             }
         }
+    }
+    if cfg.threads > 0 && std::env::var_os("MATMUL_NUM_THREADS").is_none() {
+        // matrixmultiply reads its thread count once, on first use, from this variable
+        // (default: every physical core): the native GEMM gets the same threads as wavejit.
+        // Set before any benchmark starts a thread.
+        std::env::set_var("MATMUL_NUM_THREADS", cfg.threads.to_string());
     }
     let rows = run_all(&cfg)?;
     Ok(format_table(&rows))
