@@ -10,7 +10,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use wavejit_runtime::code_object;
-use wavejit_translator::isa::{decode, Target};
+use wavejit_translator::isa::{decode, decode_into, Inst, Target};
 
 /// Code of one GPU: (target, [(address, bytes)]).
 type Corpus = BTreeMap<String, (Target, Vec<(u64, Vec<u8>)>)>;
@@ -63,14 +63,16 @@ fn corpus() -> Corpus {
     out
 }
 
-/// Decodes every section once; returns the number of instructions.
+/// Decodes every section once, into one reused [`Inst`] as a disassembler loop does;
+/// returns the number of instructions.
 fn decode_all(target: &Target, code: &[(u64, Vec<u8>)]) -> u64 {
     let mut n = 0;
+    let mut inst = Inst::default();
     for (addr, bytes) in code {
         let mut off = 0;
         while off < bytes.len() {
-            match decode(target, &bytes[off..], addr + off as u64) {
-                Ok(inst) => off += black_box(inst).size as usize,
+            match decode_into(target, &bytes[off..], addr + off as u64, &mut inst) {
+                Ok(()) => off += black_box(&inst).size as usize,
                 Err(_) => off += 4,
             }
             n += 1;

@@ -227,15 +227,43 @@ pub fn memcpy_host(src: &[u8], dst: &mut [u8], threads: usize) {
     });
 }
 
+/// A build of the ALU and vector-add corpus kernels to benchmark: CDNA3 in wave64 next to
+/// RDNA3 in wave32 (issue 6 asks for both side by side).
+struct BenchTarget {
+    /// Row label.
+    label: &'static str,
+    /// `alu_fma` object.
+    alu_fma: &'static [u8],
+    /// `vadd` object.
+    vadd: &'static [u8],
+}
+
+const BENCH_TARGETS: &[BenchTarget] = &[
+    BenchTarget {
+        label: "gfx942 w64",
+        alu_fma: include_bytes!("../tests/kernels/gfx942/alu_fma.hsaco"),
+        vadd: include_bytes!("../tests/kernels/gfx942/vadd.hsaco"),
+    },
+    BenchTarget {
+        label: "gfx1100 w32",
+        alu_fma: include_bytes!("../tests/kernels/gfx1100/alu_fma.hsaco"),
+        vadd: include_bytes!("../tests/kernels/gfx1100/vadd.hsaco"),
+    },
+];
+
 /// Runs every built-in benchmark and returns the table rows.
 pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let mut rows = Vec::new();
     let want = |name: &str| name.contains(cfg.only.as_str());
     if want("alu_fma") {
-        rows.extend(bench_alu(cfg)?);
+        for t in BENCH_TARGETS {
+            rows.extend(bench_alu(cfg, t)?);
+        }
     }
     if want("vadd") {
-        rows.extend(bench_vadd(cfg)?);
+        for t in BENCH_TARGETS {
+            rows.extend(bench_vadd(cfg, t)?);
+        }
     }
     if want("gemm_f16") {
         rows.extend(bench_mfma_gemm(cfg)?);
@@ -246,7 +274,7 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 /// Formats rows as a fixed-width table.
 pub fn format_table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<10} {:<22} {:>10} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
+        "{:<10} {:<24} {:>10} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
         "workload", "engine", "time ms", "cpu ms", "wave-inst/s", "lane-ops/s", "GB/s", "vs native"
     );
     let g = |v: Option<f64>, scale: f64| {
@@ -255,7 +283,7 @@ pub fn format_table(rows: &[BenchRow]) -> String {
     };
     for r in rows {
         s += &format!(
-            "{:<10} {:<22} {:>10.2} {:>10} {:>13}M {:>13}G {:>10} {:>9}\n",
+            "{:<10} {:<24} {:>10.2} {:>10} {:>13}M {:>13}G {:>10} {:>9}\n",
             r.name,
             r.what,
             r.time.as_secs_f64() * 1e3,
@@ -325,7 +353,7 @@ fn alu_fma_native_portable(out: &mut [f32], first: usize, iters: u32) {
     }
 }
 
-fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
+fn bench_alu(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, Error> {
     let n = cfg.alu_items;
     let block = 256u32;
     let lane_ops = (n as f64) * cfg.alu_iters as f64 * 4.0;
@@ -344,7 +372,7 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let native_rate = lane_ops / t_native.as_secs_f64();
 
     let dev = Device::new();
-    let module = dev.load_module(crate::corpus::object("alu_fma"))?;
+    let module = dev.load_module(target.alu_fma)?;
     let kernel = module.kernel("alu_fma")?;
     let out = dev.alloc(n * 4);
     let launch = Launch::new([(n as u32).div_ceil(block), 1, 1], [block, 1, 1])
@@ -361,7 +389,8 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         .position(|(g, w)| g != w.to_le_bytes());
     if let Some(i) = mismatch {
         return Err(Error::Fault(format!(
-            "alu_fma benchmark: wavejit result differs from the host at item {i}"
+            "alu_fma benchmark ({}): wavejit result differs from the host at item {i}",
+            target.label
         )));
     }
     let rate = lane_ops / t.as_secs_f64();
@@ -378,7 +407,7 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         },
         BenchRow {
             name: "alu_fma".into(),
-            what: "wavejit jit".into(),
+            what: format!("wavejit jit {}", target.label),
             time: t,
             wave_insts_per_s: Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
             lane_ops_per_s: Some(rate),
@@ -392,7 +421,7 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 // ---------------------------------------------------------------------------------------
 // Memory-bound: vadd over cfg.vadd_elems floats (reads 8 bytes, writes 4 per element).
 
-fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
+fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, Error> {
     let n = cfg.vadd_elems;
     let bytes = (n * 12) as f64;
     let threads = host_threads(cfg.threads);
@@ -429,7 +458,7 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     drop((src, dst));
 
     let dev = Device::new();
-    let module = dev.load_module(crate::corpus::object("vadd"))?;
+    let module = dev.load_module(target.vadd)?;
     let kernel = module.kernel("vadd")?;
     let as_bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let ba = dev.alloc_from(&as_bytes(&a));
@@ -447,9 +476,10 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let (t, report, cpu) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
     let got = dev.read(bc);
     if got != as_bytes(&c) {
-        return Err(Error::Fault(
-            "vadd benchmark: wavejit result differs from the host".into(),
-        ));
+        return Err(Error::Fault(format!(
+            "vadd benchmark ({}): wavejit result differs from the host",
+            target.label
+        )));
     }
     let rate = bytes / t.as_secs_f64();
     let native_rate = bytes / t_native.as_secs_f64();
@@ -479,7 +509,7 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             cpu_memcpy,
         ),
         row(
-            "wavejit jit",
+            &format!("wavejit jit {}", target.label),
             t,
             Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
             rate,

@@ -1,4 +1,5 @@
 //! clang-22-built MFMA/SMFMAC GEMM kernels (`tests/kernels/matrix/`) for gfx942 and gfx950,
+//! and WMMA/SWMMAC GEMM kernels for gfx1100, gfx1200 and gfx1201 (wave32 and wave64 builds),
 //! run through the public API under both engines and checked against a host GEMM.
 //!
 //! Inputs are chosen so that every product and partial sum is exact in f32 (multiples of
@@ -25,12 +26,40 @@ impl Rng {
     }
 }
 
+/// The GEMM object of a build: `mfma_gemm` on CDNA, `wmma_gemm` on RDNA (`<gpu>w64` = the
+/// wave64 build).
 fn code_object(target: &str) -> Vec<u8> {
+    let name = if target.starts_with("gfx9") {
+        "mfma_gemm"
+    } else {
+        "wmma_gemm"
+    };
     let path = format!(
-        "{}/tests/kernels/matrix/{target}/mfma_gemm.hsaco",
+        "{}/tests/kernels/matrix/{target}/{name}.hsaco",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Work-items per workgroup: one wave of the build's size.
+fn wave(target: &str) -> u32 {
+    if target.starts_with("gfx9") || target.ends_with("w64") {
+        64
+    } else {
+        32
+    }
+}
+
+/// The RDNA builds of `wmma_gemm`.
+const RDNA: [&str; 5] = ["gfx1100", "gfx1100w64", "gfx1200", "gfx1200w64", "gfx1201"];
+
+/// The element types an RDNA build's GEMMs take (FP8 from RDNA4 on).
+fn rdna_types(target: &str) -> &'static [Ty] {
+    if target.starts_with("gfx11") {
+        &[Ty::F16, Ty::Bf16, Ty::I8]
+    } else {
+        &[Ty::F16, Ty::Bf16, Ty::I8, Ty::Fp8]
+    }
 }
 
 /// Which element type a GEMM kernel takes.
@@ -149,7 +178,7 @@ fn dense(target: &str, ty: Ty, m: usize, n: usize, k: usize, engine: Engine, see
     let bc = dev.alloc_from(&vec![POISON; m * n * out_size]);
     let launch = Launch::new(
         [n.div_ceil(16) as u32, m.div_ceil(16) as u32, 1],
-        [64, 1, 1],
+        [wave(target), 1, 1],
     )
     .arg(Arg::Buffer(ba))
     .arg(Arg::Buffer(bbuf))
@@ -215,7 +244,7 @@ fn sparse(target: &str, m: usize, n: usize, k: usize, engine: Engine, seed: u64)
     let bc = dev.alloc_from(&vec![POISON; m * n * 4]);
     let mut launch = Launch::new(
         [n.div_ceil(16) as u32, m.div_ceil(16) as u32, 1],
-        [64, 1, 1],
+        [wave(target), 1, 1],
     )
     .engine(engine);
     for buf in bufs {
@@ -363,6 +392,26 @@ fn sparse_gemm_at_odd_sizes_both_engines() {
     }
 }
 
+#[test]
+fn rdna_dense_gemms_at_odd_sizes_both_engines() {
+    for target in RDNA {
+        for (s, &ty) in rdna_types(target).iter().enumerate() {
+            let jit = dense(target, ty, 37, 50, 45, Engine::Jit, 31 + s as u64);
+            let interp = dense(target, ty, 37, 50, 45, Engine::Interp, 31 + s as u64);
+            assert_eq!(jit, interp, "{target} {ty:?}: engines differ");
+        }
+    }
+}
+
+#[test]
+fn rdna4_sparse_gemm_at_odd_sizes_both_engines() {
+    for target in ["gfx1200", "gfx1200w64", "gfx1201"] {
+        let jit = sparse(target, 37, 50, 64, Engine::Jit, 7);
+        let interp = sparse(target, 37, 50, 64, Engine::Interp, 7);
+        assert_eq!(jit, interp, "{target}: engines differ");
+    }
+}
+
 /// Every GEMM at 1024×1024×1024 (about 2 GFLOP each): run in release by `.ci/run`
 /// (`cargo test --release --test matrix_kernels -- --ignored`), too slow for the test profile.
 #[test]
@@ -381,4 +430,26 @@ fn gemms_at_1024_cubed() {
             t.elapsed().as_secs_f64()
         );
     }
+    // RDNA: every type at least once per family and wave size (the odd-size test covers every
+    // combination; this keeps the step's time down), and the sparse GEMM on gfx1200.
+    let runs = [
+        ("gfx1100", Ty::F16),
+        ("gfx1100", Ty::I8),
+        ("gfx1100w64", Ty::Bf16),
+        ("gfx1200", Ty::Bf16),
+        ("gfx1200", Ty::Fp8),
+        ("gfx1200w64", Ty::I8),
+        ("gfx1201", Ty::F16),
+    ];
+    for (target, ty) in runs {
+        let t = std::time::Instant::now();
+        dense(target, ty, 1024, 1024, 1024, Engine::Jit, 97);
+        eprintln!("{target} {ty:?} 1024^3: {:.2} s", t.elapsed().as_secs_f64());
+    }
+    let t = std::time::Instant::now();
+    sparse("gfx1200", 1024, 1024, 1024, Engine::Jit, 96);
+    eprintln!(
+        "gfx1200 sparse f16 1024^3: {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
 }

@@ -444,3 +444,64 @@ fn workitem_ids_match_host_formula() {
         }
     }
 }
+
+#[test]
+fn gfx1100_wave64_three_workgroup_ids_after_padding_and_packed_ids() {
+    // USER_SGPR_COUNT = 13 (kernarg pointer in s[0:1], then padding), workgroup ids x, y, z
+    // enabled (rsrc2 bits 7..9), work-item ids x, y, z (rsrc2[12:11] = 2); wave64 (no
+    // wave32 bit in kernel_code_properties).
+    let kd = KernelDescriptor {
+        rsrc1: 0xe0af_0000,
+        rsrc2: 13 << 1 | 1 << 7 | 1 << 8 | 1 << 9 | 2 << 11,
+        kernel_code_properties: 0x0008,
+        ..Default::default()
+    };
+    let mut st = WaveState::new_boxed(64);
+    let inputs = WaveInputs {
+        kernarg: 0x7000_0040,
+        block: [8, 4, 4],
+        waves_per_group: 2,
+        ..Default::default()
+    };
+    st.sgpr[12] = 0xdead; // stale value in the padding
+    init_wave(&mut st, Gpu::GFX1100, &kd, &inputs, &[], [3, 4, 5], 1, 0).unwrap();
+    assert_eq!(st.sgpr64(0), 0x7000_0040);
+    assert!(st.sgpr[2..13].iter().all(|&s| s == 0));
+    assert_eq!(&st.sgpr[13..16], &[3, 4, 5]);
+    // Wave 1 holds items 64..127 of the 8x4x4 group: item i is (i % 8, i / 8 % 4, i / 32).
+    assert_eq!(st.exec(), u64::MAX);
+    for lane in 0..64u32 {
+        let i = 64 + lane;
+        let want = (i % 8) | (i / 8 % 4) << 10 | (i / 32) << 20;
+        assert_eq!(st.vgpr[0][lane as usize], want, "lane {lane}");
+    }
+    // GFX11 keeps DX10_CLAMP and IEEE from rsrc1 (bits 21 and 23 of 0xe0af0000).
+    assert_eq!(st.mode, 0xF0 | 1 << 8 | 1 << 9);
+}
+
+#[test]
+fn gfx1200_wave64_partial_last_wave() {
+    // gfx1200 wave64: a 100-item 1-D group; wave 1 has 36 lanes, wave id 1 in ttmp8, the
+    // workgroup id in ttmp9 only (no SGPR after the user SGPRs).
+    let kd = KernelDescriptor {
+        rsrc1: 0xe00f_0000,
+        rsrc2: 0x84,
+        kernel_code_properties: 0x0008,
+        ..Default::default()
+    };
+    let mut st = WaveState::new_boxed(64);
+    let inputs = WaveInputs {
+        kernarg: 0x20,
+        block: [100, 1, 1],
+        waves_per_group: 2,
+        ..Default::default()
+    };
+    init_wave(&mut st, Gpu::GFX1200, &kd, &inputs, &[], [11, 0, 0], 1, 0).unwrap();
+    assert_eq!(st.sgpr64(0), 0x20);
+    assert_eq!(st.sgpr[2], 0, "no SGPR workgroup id on GFX12");
+    assert_eq!(st.sgpr[sreg::TTMP0 as usize + 9], 11);
+    assert_eq!(st.sgpr[sreg::TTMP0 as usize + 8] >> 25 & 0x1f, 1);
+    assert_eq!(st.exec(), (1u64 << 36) - 1);
+    assert_eq!(st.vgpr[0][0], 64);
+    assert_eq!(st.vgpr[0][35], 99);
+}

@@ -9,7 +9,7 @@
 
 use super::harness::{Ctx, Rng, POISON};
 use half::{bf16, f16};
-use wavejit::Arg::Buffer as B;
+use wavejit::Arg::{self, Buffer as B};
 use wavejit::Kernel;
 
 const MFMA_GFX942: &[u8] = include_bytes!("../kernels/matrix/gfx942/mfma.hsaco");
@@ -214,4 +214,368 @@ pub fn wmma_iu8(ctx: &Ctx) {
 /// RDNA4 `v_wmma_f32_16x16x16_fp8_fp8` tile (OCP E4M3); the gfx11 builds have no such kernel.
 pub fn wmma_fp8(ctx: &Ctx) {
     tile(ctx, "wmma_f32_fp8", (16, 16, 16), In::Fp8, 214);
+}
+
+/// RDNA4 `v_swmmac_f32_16x16x32_f16` tile: a 2:4-sparse A (16 x 32, stored packed 16 x 16),
+/// dense 32 x 16 B. Each lane passes one index dword (set 0): the 2-bit index of the lane's
+/// packed item e at bits 2e (`matrix::wmma`); the kernel loads item e of lane l from packed
+/// column `k16(l, e)` (the RDNA4 16-bit A layout of `wmma.hip`). The gfx11 builds have no such
+/// kernel.
+pub fn swmmac_f16(ctx: &Ctx) {
+    let (m, n, k) = (16usize, 16usize, 32usize);
+    let mut r = Rng::new(215);
+    let (ap, apv) = operand(&mut r, m * k / 2, In::F16, ctx.target);
+    let (b, bv) = operand(&mut r, k * n, In::F16, ctx.target);
+    // Positions (idx0 < idx1) of the two kept values of every group of four k, per row.
+    const PAIRS: [(u32, u32); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+    let pick: Vec<(u32, u32)> = (0..m * k / 4)
+        .map(|_| PAIRS[r.range(0, 6) as usize])
+        .collect();
+    // The packed column of lane l's item e (wave32: k = {k[3], l/16, e[1:0]} with e = 0..8;
+    // wave64: k = {l/16, e[1:0]} with e = 0..4).
+    let k16 = |l: usize, e: usize| -> usize {
+        if ctx.wave == 64 {
+            (l >> 4) << 2 | e
+        } else {
+            (e >> 2 & 1) << 3 | (l >> 4 & 1) << 2 | (e & 3)
+        }
+    };
+    let items = if ctx.wave == 64 { 4 } else { 8 };
+    let idx: Vec<u32> = (0..ctx.wave as usize)
+        .map(|l| {
+            (0..items).fold(0u32, |w, e| {
+                let kp = k16(l, e);
+                let (i0, i1) = pick[(l % 16) * (k / 4) + kp / 2];
+                w | (if kp % 2 == 0 { i0 } else { i1 }) << (2 * e)
+            })
+        })
+        .collect();
+    // The expanded A: packed column kp of group q = kp / 2 lands at 4q + its index.
+    let mut a = vec![0.0f64; m * k];
+    for i in 0..m {
+        for kp in 0..k / 2 {
+            let (i0, i1) = pick[i * (k / 4) + kp / 2];
+            let pos = if kp % 2 == 0 { i0 } else { i1 };
+            a[i * k + 4 * (kp / 2) + pos as usize] = apv[i * (k / 2) + kp];
+        }
+    }
+    let c: Vec<f32> = (0..m * n)
+        .map(|_| r.range(-4096, 4096) as f32 / 1024.0)
+        .collect();
+    let kern = kernel(ctx, "swmmac_f32_f16");
+    let (bap, bb) = (ctx.dev.alloc_from(&ap), ctx.dev.alloc_from(&b));
+    let (bi, bc) = (ctx.input(&idx), ctx.input(&c));
+    let bd = ctx.output::<u32>(m * n + 16);
+    ctx.launch(
+        &kern,
+        [1, 1, 1],
+        [ctx.wave, 1, 1],
+        vec![B(bap), B(bb), B(bi), B(bc), B(bd)],
+    );
+    let mut want: Vec<u32> = (0..m * n)
+        .map(|ij| {
+            let (i, j) = (ij / n, ij % n);
+            let s = (0..k).fold(c[ij] as f64, |s, t| s + a[i * k + t] * bv[t * n + j]);
+            assert_eq!(s as f32 as f64, s, "swmmac: reference not exact");
+            (s as f32).to_bits()
+        })
+        .collect();
+    want.resize(m * n + 16, u32::from_ne_bytes([POISON; 4]));
+    let got: Vec<u32> = ctx.read("d", bd);
+    ctx.expect_eq("swmmac_f32_f16 d", &got, &want);
+}
+
+/// RDNA `v_wmma_f16_16x16x16_f16` tile: f16 A, B, C and D (RDNA3: also the OPSEL[2] = 1 form,
+/// `wmma_f16_f16_hi`, D in the high halves). Inputs as in `tile`; C is a multiple of 2^-6 below
+/// 4 (exact in f16); the f32 sum is exact, so D is the host's round-to-nearest-even f16 of the
+/// exact sum, bitwise.
+pub fn wmma_f16_acc(ctx: &Ctx) {
+    let mut names = vec!["wmma_f16_f16"];
+    if ctx.target.starts_with("gfx11") {
+        names.push("wmma_f16_f16_hi");
+    }
+    for (s, name) in names.into_iter().enumerate() {
+        let mut r = Rng::new(216 + s as u64);
+        let (a, av) = operand(&mut r, 256, In::F16, ctx.target);
+        let (b, bv) = operand(&mut r, 256, In::F16, ctx.target);
+        let c: Vec<f64> = (0..256).map(|_| r.range(-256, 256) as f64 / 64.0).collect();
+        let cb: Vec<u16> = c.iter().map(|&v| f16::from_f64(v).to_bits()).collect();
+        let kern = kernel(ctx, name);
+        let (ba, bb, bc) = (
+            ctx.dev.alloc_from(&a),
+            ctx.dev.alloc_from(&b),
+            ctx.input(&cb),
+        );
+        let bd = ctx.output::<u16>(256 + 16);
+        ctx.launch(
+            &kern,
+            [1, 1, 1],
+            [ctx.wave, 1, 1],
+            vec![B(ba), B(bb), B(bc), B(bd)],
+        );
+        let mut want: Vec<u16> = (0..256)
+            .map(|ij| {
+                let (i, j) = (ij / 16, ij % 16);
+                let s = (0..16).fold(c[ij], |s, t| s + av[i * 16 + t] * bv[t * 16 + j]);
+                assert_eq!(s as f32 as f64, s, "{name}: reference not exact");
+                f16::from_f64(s).to_bits()
+            })
+            .collect();
+        want.resize(256 + 16, u16::from_ne_bytes([POISON; 2]));
+        let got: Vec<u16> = ctx.read("d", bd);
+        ctx.expect_eq(&format!("{name} d"), &got, &want);
+    }
+}
+
+/// RDNA `v_wmma_i32_16x16x16_iu4` tile, A signed and B unsigned (`neg_lo:[1,0,0]`), every
+/// 4-bit value, one per dword in memory (the upper bits are junk the kernel masks off);
+/// wrapping i32 accumulation of full-range C, bitwise.
+pub fn wmma_iu4(ctx: &Ctx) {
+    let mut r = Rng::new(218);
+    let mut nibbles = |signed: bool| -> (Vec<u32>, Vec<i64>) {
+        (0..256)
+            .map(|_| {
+                let v = r.u32() & 0xF;
+                let x = if signed {
+                    (v as i32) << 28 >> 28
+                } else {
+                    v as i32
+                };
+                (v | 0x5A5A_5A50, x as i64)
+            })
+            .unzip()
+    };
+    let (a, av) = nibbles(true);
+    let (b, bv) = nibbles(false);
+    let c: Vec<i32> = (0..256).map(|_| r.u32() as i32).collect();
+    let kern = kernel(ctx, "wmma_i32_iu4");
+    let (ba, bb, bc) = (ctx.input(&a), ctx.input(&b), ctx.input(&c));
+    let bd = ctx.output::<i32>(256 + 16);
+    ctx.launch(
+        &kern,
+        [1, 1, 1],
+        [ctx.wave, 1, 1],
+        vec![B(ba), B(bb), B(bc), B(bd)],
+    );
+    let mut want: Vec<i32> = (0..256)
+        .map(|ij| {
+            let (i, j) = (ij / 16, ij % 16);
+            (0..16).fold(c[ij], |s, t| {
+                s.wrapping_add((av[i * 16 + t] * bv[t * 16 + j]) as i32)
+            })
+        })
+        .collect();
+    want.resize(256 + 16, i32::from_ne_bytes([POISON; 4]));
+    let got: Vec<i32> = ctx.read("d", bd);
+    ctx.expect_eq("wmma_i32_iu4 d", &got, &want);
+}
+
+/// Every WMMA/SWMMAC tile on every RDNA build (wave32 and wave64), under both engines, must
+/// match the host GEMM bitwise (the RDNA status test also accepts "unsupported"; this one
+/// does not).
+#[test]
+fn wmma_tiles_on_every_rdna_build() {
+    for &(target, _) in WMMA {
+        for engine in [wavejit::Engine::Interp, wavejit::Engine::Jit] {
+            let ctx = Ctx::on(engine, target);
+            wmma_f16(&ctx);
+            wmma_bf16(&ctx);
+            wmma_iu8(&ctx);
+            wmma_f16_acc(&ctx);
+            wmma_iu4(&ctx);
+            if target.starts_with("gfx12") {
+                wmma_fp8(&ctx);
+                swmmac_f16(&ctx);
+            } else {
+                let m = ctx.dev.load_module(WMMA[0].1).expect("gfx1100 wmma loads");
+                assert!(m.kernel("swmmac_f32_f16").is_err());
+            }
+        }
+    }
+}
+
+/// The Triton matmuls on bf16 and FP8 inputs (`tests/kernels/triton/`, `matmul_kernel` of
+/// kernels.py, 64 x 64 x 32 blocks, f32 accumulation, f16 output): (target, name, object,
+/// launch JSON). FP8 is E4M3 FNUZ on gfx942, OCP on gfx950 and RDNA4; gfx1100 has none.
+const TRITON_MATMULS: &[(&str, &str, &[u8], &str)] = &[
+    (
+        "gfx942",
+        "matmul_bf16",
+        include_bytes!("../kernels/triton/gfx942/matmul_bf16.hsaco"),
+        include_str!("../kernels/triton/gfx942/matmul_bf16.json"),
+    ),
+    (
+        "gfx942",
+        "matmul_fp8",
+        include_bytes!("../kernels/triton/gfx942/matmul_fp8.hsaco"),
+        include_str!("../kernels/triton/gfx942/matmul_fp8.json"),
+    ),
+    (
+        "gfx950",
+        "matmul_bf16",
+        include_bytes!("../kernels/triton/gfx950/matmul_bf16.hsaco"),
+        include_str!("../kernels/triton/gfx950/matmul_bf16.json"),
+    ),
+    (
+        "gfx950",
+        "matmul_fp8",
+        include_bytes!("../kernels/triton/gfx950/matmul_fp8.hsaco"),
+        include_str!("../kernels/triton/gfx950/matmul_fp8.json"),
+    ),
+    (
+        "gfx1100",
+        "matmul_bf16",
+        include_bytes!("../kernels/triton/gfx1100/matmul_bf16.hsaco"),
+        include_str!("../kernels/triton/gfx1100/matmul_bf16.json"),
+    ),
+    (
+        "gfx1200",
+        "matmul_bf16",
+        include_bytes!("../kernels/triton/gfx1200/matmul_bf16.hsaco"),
+        include_str!("../kernels/triton/gfx1200/matmul_bf16.json"),
+    ),
+    (
+        "gfx1200",
+        "matmul_fp8",
+        include_bytes!("../kernels/triton/gfx1200/matmul_fp8.hsaco"),
+        include_str!("../kernels/triton/gfx1200/matmul_fp8.json"),
+    ),
+    (
+        "gfx1201",
+        "matmul_bf16",
+        include_bytes!("../kernels/triton/gfx1201/matmul_bf16.hsaco"),
+        include_str!("../kernels/triton/gfx1201/matmul_bf16.json"),
+    ),
+    (
+        "gfx1201",
+        "matmul_fp8",
+        include_bytes!("../kernels/triton/gfx1201/matmul_fp8.hsaco"),
+        include_str!("../kernels/triton/gfx1201/matmul_fp8.json"),
+    ),
+];
+
+/// Instructions a Triton matmul build may stop at, cleanly, until they are lifted (other
+/// helpers' work): gfx950's transposing LDS loads, RDNA true16 moves. Anything else must
+/// compute correctly.
+const TRITON_MATMUL_GAPS: &[(&str, &str, &str)] = &[
+    ("gfx950", "matmul_bf16", "ds_read_b64_tr_b16"),
+    ("gfx950", "matmul_fp8", "ds_read_b64_tr_b8"),
+    ("gfx1100", "matmul_bf16", "v_mov_b16_e32"),
+    ("gfx1200", "matmul_bf16", "v_mov_b16_e32"),
+    ("gfx1200", "matmul_fp8", "v_mov_b16_e32"),
+    ("gfx1201", "matmul_bf16", "v_mov_b16_e32"),
+    ("gfx1201", "matmul_fp8", "v_mov_b16_e32"),
+];
+
+/// One Triton matmul: C = A @ B with A 80 x 48, B 48 x 72 (partial 64 x 64 tiles, the second
+/// BLOCK_K = 32 step masked), row strides 56, 80 and 88 elements. Inputs ±(1 + m/4)·2^e,
+/// e in -2..=2, are exact in bf16 and both FP8 E4M3 flavours and keep every f32 partial sum
+/// exact, so C is the host's round-to-nearest-even f16 of the exact sum; bitwise. Elements
+/// outside C stay poisoned. `Err` carries the launch error text.
+fn triton_matmul_typed(ctx: &Ctx, obj: &[u8], json: &str, name: &str) -> Result<(), String> {
+    let info: serde_json::Value = serde_json::from_str(json).expect("launch JSON");
+    assert_eq!(info["target"], ctx.target, "{name}.json target");
+    assert_eq!(info["wave_size"], ctx.wave, "{name}.json wave size");
+    for (k, v) in [("BLOCK_M", 64), ("BLOCK_N", 64), ("BLOCK_K", 32)] {
+        assert_eq!(info["constexprs"][k], v, "{name}.json {k}");
+    }
+    let ty = info["args"][0]["type"]
+        .as_str()
+        .expect("a_ptr type")
+        .to_string();
+    let (m, n, k) = (80usize, 72usize, 48usize);
+    let (sa, sb, sc) = (56usize, 80usize, 88usize);
+    let mut r = Rng::new(if ty == "*bf16" { 107 } else { 108 });
+    // (value, code): sign, exponent e in -2..=2, 2 fraction bits f.
+    let mut elem = || -> (f64, Vec<u8>) {
+        let (s, e, f) = (r.u32() & 1, r.range(-2, 3) as i32, r.u32() & 3);
+        let v = (1.0 + f as f64 / 4.0) * 2f64.powi(e) * if s == 1 { -1.0 } else { 1.0 };
+        let bias = match ty.as_str() {
+            "*bf16" => return (v, bf16::from_f64(v).to_le_bytes().to_vec()),
+            "*fp8e4b8" => 8,
+            "*fp8e4nv" => 7,
+            t => panic!("{name}: unexpected element type {t}"),
+        };
+        (v, vec![(s << 7 | ((e + bias) as u32) << 3 | f << 1) as u8])
+    };
+    let mut operand = |rows: usize, stride: usize| {
+        let (mut vals, mut bytes) = (Vec::new(), Vec::new());
+        for _ in 0..rows * stride {
+            let (v, b) = elem();
+            vals.push(v);
+            bytes.extend(b);
+        }
+        (vals, bytes)
+    };
+    let (a, ab) = operand(m, sa);
+    let (b, bb) = operand(k, sb);
+    let bc = ctx.output::<u16>(m * sc);
+    let module = ctx.dev.load_module(obj).map_err(|e| e.to_string())?;
+    let kernel = module
+        .kernel(info["kernel"].as_str().expect("kernel name"))
+        .map_err(|e| e.to_string())?;
+    let block = [info["block"][0].as_u64().expect("block") as u32, 1, 1];
+    let mut l = wavejit::Launch::new([m.div_ceil(64) as u32, n.div_ceil(64) as u32, 1], block)
+        .dynamic_lds(info["shared"].as_u64().expect("shared") as u32)
+        .engine(ctx.engine);
+    let mut args = vec![
+        B(ctx.dev.alloc_from(&ab)),
+        B(ctx.dev.alloc_from(&bb)),
+        B(bc),
+        Arg::I32(m as i32),
+        Arg::I32(n as i32),
+        Arg::I32(k as i32),
+        Arg::I32(sa as i32),
+        Arg::I32(sb as i32),
+        Arg::I32(sc as i32),
+    ];
+    for _ in 0..info["trailing_pointer_args"]
+        .as_u64()
+        .expect("trailing args")
+    {
+        args.push(B(ctx.output::<u32>(64)));
+    }
+    for x in args {
+        l = l.arg(x);
+    }
+    ctx.dev.launch(&kernel, &l).map_err(|e| e.to_string())?;
+    let got: Vec<u16> = ctx.read("c", bc);
+    let want: Vec<u16> = (0..m * sc)
+        .map(|ij| {
+            let (i, j) = (ij / sc, ij % sc);
+            if j >= n {
+                return u16::from_ne_bytes([POISON; 2]);
+            }
+            let s: f64 = (0..k).map(|t| a[i * sa + t] * b[t * sb + j]).sum();
+            assert_eq!(s as f32 as f64, s, "reference not exact");
+            f16::from_f64(s).to_bits()
+        })
+        .collect();
+    ctx.expect_eq(&format!("triton {name} c ({})", ctx.target), &got, &want);
+    Ok(())
+}
+
+/// Every Triton bf16/FP8 matmul build under both engines: correct, or (listed gaps only) a
+/// clean fault naming the instruction not yet lifted.
+#[test]
+fn triton_bf16_and_fp8_matmuls() {
+    let mut ran = 0;
+    for &(target, name, obj, json) in TRITON_MATMULS {
+        for engine in [wavejit::Engine::Interp, wavejit::Engine::Jit] {
+            let ctx = Ctx::on(engine, target);
+            let gap = TRITON_MATMUL_GAPS
+                .iter()
+                .find(|(t, n, _)| *t == target && *n == name);
+            match (triton_matmul_typed(&ctx, obj, json, name), gap) {
+                (Ok(()), _) => ran += 1,
+                (Err(e), Some((_, _, inst))) => {
+                    assert!(e.contains(inst), "{target} {name} {engine:?}: {e}");
+                    eprintln!("{target} {name} {engine:?}: stops at {inst} (known gap)");
+                }
+                (Err(e), None) => panic!("{target} {name} {engine:?}: {e}"),
+            }
+        }
+    }
+    // At least gfx942's two (no gaps) on both engines.
+    assert!(ran >= 4, "only {ran} Triton matmul runs completed");
 }

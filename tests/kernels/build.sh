@@ -4,6 +4,8 @@
 #           kernels src/gfx9/*.hip (gfx942, gfx950) and src/rdna/*.hip (RDNA targets) ->
 #           matrix/<target>/<name>.hsaco (clang-22; relative paths from this directory, no
 #           debug info, no CUID)
+#   asm:    src/asm/*.s -> asm/<target>/<name>.hsaco for gfx942 and gfx950 (clang-22 as
+#           assembler and linker; built with the HIP part)
 #   Triton: triton/kernels.py -> triton/<target>/<name>.{hsaco,json} (pinned Triton 3.9.0 from
 #           scripts/setup_triton.sh, AOT through triton/build.py, no GPU)
 # plus a <dir>/mnemonics.txt inventory per output directory (needs llvm-objdump-22).
@@ -19,6 +21,8 @@ cd "$(dirname "$0")"
 
 # HIP targets: the five GPUs, and RDNA compiled for wave64 (-mwavefrontsize64) as <gpu>w64.
 HIP_TARGETS="gfx942 gfx950 gfx1100 gfx1100w64 gfx1200 gfx1200w64 gfx1201"
+# Hand-written GFX9 assembly kernels (src/asm/).
+ASM_TARGETS="gfx942 gfx950"
 TRITON_TARGETS="gfx942 gfx950 gfx1100 gfx1200 gfx1201"
 CLANG=${CLANG:-clang-22}
 OBJDUMP=${OBJDUMP:-llvm-objdump-22}
@@ -72,6 +76,11 @@ if [ $hip = 1 ]; then
     case "$t" in gfx9*) fam=gfx9 ;; *) fam=rdna ;; esac
     for src in src/$fam/*.hip; do echo "hip $t $src matrix/$t" >>"$jobs"; done
   done
+  for t in $ASM_TARGETS; do
+    dirs+=("asm/$t")
+    mkdir -p "$out/asm/$t"
+    for src in src/asm/*.s; do echo "asm $t $src asm/$t" >>"$jobs"; done
+  done
 fi
 if [ $triton = 1 ]; then
   for t in $TRITON_TARGETS; do
@@ -80,9 +89,12 @@ if [ $triton = 1 ]; then
   done
 fi
 
-build_one() { # hip TARGET SOURCE OUTDIR | triton TARGET
+build_one() { # hip TARGET SOURCE OUTDIR | asm TARGET SOURCE OUTDIR | triton TARGET
   local kind=$1 t=$2
-  if [ "$kind" = hip ]; then
+  if [ "$kind" = asm ]; then
+    "$CLANG" -target amdgcn-amd-amdhsa -mcpu="$t" -x assembler \
+      -o "$OUT/$4/$(basename "$3" .s).hsaco" "$3"
+  elif [ "$kind" = hip ]; then
     local gpu=${t%w64} extra=()
     # WAVE64 lets a source pick the wave64 matrix builtins (src/rdna/wmma.hip).
     [ "$gpu" != "$t" ] && extra=(-mwavefrontsize64 -DWAVE64)

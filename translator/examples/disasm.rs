@@ -10,7 +10,7 @@
 //! (one thread, for one second; also per CPU second of the thread) instead.
 
 use std::process::ExitCode;
-use wavejit_translator::isa::{decode, disassemble, Family, Gpu, Target};
+use wavejit_translator::isa::{decode_into, disassemble, Family, Gpu, Inst, Target};
 
 /// A section header: (name, type, address, file offset, size, link).
 type Section = (String, u64, u64, usize, usize, usize);
@@ -156,11 +156,12 @@ fn run() -> Result<(), String> {
         let start = std::time::Instant::now();
         let mut n = 0u64;
         let mut sizes = 0u64;
+        let mut inst = Inst::default();
         while start.elapsed().as_secs_f64() < 1.0 {
             let mut off = 0;
             while off < code.len() {
-                match decode(&target, &code[off..], addr + off as u64) {
-                    Ok(inst) => {
+                match decode_into(&target, &code[off..], addr + off as u64, &mut inst) {
+                    Ok(()) => {
                         sizes += inst.size as u64;
                         off += inst.size as usize;
                     }
@@ -187,10 +188,11 @@ fn run() -> Result<(), String> {
         return Ok(());
     }
     let mut off = 0;
+    let mut inst = Inst::default();
     while off < code.len() {
         let pc = addr + off as u64;
-        match decode(&target, &code[off..], pc) {
-            Ok(inst) => {
+        match decode_into(&target, &code[off..], pc, &mut inst) {
+            Ok(()) => {
                 let words: Vec<String> = inst.words[..inst.size as usize / 4]
                     .iter()
                     .map(|w| format!("{w:08X}"))

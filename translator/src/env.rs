@@ -63,6 +63,19 @@ pub enum AtomicOp {
     FMin,
     /// Float maximum (IEEE maxNum).
     FMax,
+    /// Reverse subtract: `new = data - old` (`ds_rsub_*`).
+    RSub,
+    /// Masked or: `new = (old & !data) | cmp` (`ds_mskor_*`; `cmp` carries DATA2).
+    MskOr,
+    /// Wrap: `new = (old >= data) ? old - data : old + cmp` (`ds_wrap_rtn_b32`; `cmp` carries
+    /// DATA2; unsigned).
+    Wrap,
+    /// Two f16 adds on the halves of a dword (size 4), each rounded to nearest even
+    /// (`*_pk_add_f16`; see [`crate::interp::sem::pk_add_f16`]).
+    PkAddF16,
+    /// Two bf16 adds on the halves of a dword (size 4), each rounded to nearest even
+    /// (`*_pk_add_bf16`; see [`crate::interp::sem::pk_add_bf16`]).
+    PkAddBf16,
 }
 
 /// Why a memory request failed. The runtime fills in which lane and address.

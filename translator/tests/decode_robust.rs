@@ -2,10 +2,80 @@
 //! decoder claim more bytes than it was given, and errors name the pc and the bytes.
 
 use proptest::prelude::*;
-use wavejit_translator::isa::{decode, disassemble, Gpu, Target};
+use wavejit_translator::isa::{
+    decode, decode_into, disassemble, Dpp, Format, Gpu, Inst, MaiFields, MemFields, Mods, Op, Opnd,
+    Sdwa, Target,
+};
+
+/// An instruction with every field set to something a decoder never starts from.
+fn dirty() -> Inst {
+    Inst {
+        op: Op::V_MFMA_F32_32X32X8_F16,
+        format: Format::Mai,
+        size: 16,
+        words: [0xDEAD_BEEF; 4],
+        dst: [Opnd::vgpr(7, 4); 2],
+        src: [Opnd::agpr(3, 2); 4],
+        literal: Some(0x1234_5678),
+        imm: -77,
+        mods: Mods {
+            abs: 7,
+            neg: 7,
+            neg_hi: 7,
+            op_sel: 15,
+            op_sel_hi: 7,
+            clamp: true,
+            omod: 3,
+        },
+        dpp: Some(Dpp {
+            ctrl: 0x141,
+            row_mask: 3,
+            bank_mask: 5,
+            bound_ctrl: true,
+            fi: true,
+        }),
+        dpp8: Some([7, 6, 5, 4, 3, 2, 1, 0]),
+        sdwa: Some(Sdwa {
+            dst_sel: 1,
+            dst_unused: 2,
+            src0_sel: 3,
+            src1_sel: 4,
+            sext: 3,
+        }),
+        mem: MemFields {
+            offset: -5,
+            offset1: 9,
+            glc: true,
+            slc: true,
+            sc1: true,
+            cpol: 0x1F,
+            offen: true,
+            idxen: true,
+            lds: true,
+            gds: true,
+            format: 0x3F,
+            dlc: true,
+            tfe: true,
+        },
+        mai: MaiFields {
+            cbsz: 4,
+            abid: 15,
+            blgp: 7,
+            scale: Some([Opnd::vgpr(1, 1); 2]),
+        },
+    }
+}
 
 fn check(target: &Target, bytes: &[u8], pc: u64) {
-    match decode(target, bytes, pc) {
+    // `decode_into` over a used `Inst` must give exactly what `decode` gives.
+    let mut reused = dirty();
+    let into = decode_into(target, bytes, pc, &mut reused);
+    let fresh = decode(target, bytes, pc);
+    assert_eq!(into.is_ok(), fresh.is_ok());
+    if let Ok(inst) = &fresh {
+        assert_eq!(*inst, reused);
+    }
+    match fresh {
         Ok(inst) => {
             assert!(
                 inst.size as usize <= bytes.len(),
@@ -32,7 +102,7 @@ proptest! {
     /// Any byte string (including short and empty ones).
     #[test]
     fn random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..24), pc in any::<u64>()) {
-        for gpu in [Gpu::GFX942, Gpu::GFX950] {
+        for gpu in [Gpu::GFX942, Gpu::GFX950, Gpu::GFX1100, Gpu::GFX1200] {
             check(&Target::new(gpu), &bytes, pc);
         }
     }

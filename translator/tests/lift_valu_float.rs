@@ -31,6 +31,16 @@ fn f(x: u32) -> f32 {
     f32::from_bits(x)
 }
 
+/// V_MAX_F32/V_MIN_F32 with MODE.IEEE = 1 (GFX9/CDNA pseudocode): an sNaN operand gives a
+/// NaN (S0's first, quieted), else NaN operands give the other operand, −0 < +0.
+fn isa_minmax(a: f32, b: f32, max: bool) -> f32 {
+    let snan = |x: f32| x.is_nan() && x.to_bits() & 0x40_0000 == 0;
+    if snan(a) || snan(b) {
+        return f32::NAN;
+    }
+    maxnum(a, b, max)
+}
+
 /// IEEE maxNum/minNum with −0 < +0.
 fn maxnum(a: f32, b: f32, max: bool) -> f32 {
     if a.is_nan() {
@@ -205,8 +215,8 @@ fn float_ops_on_special_values() {
     check_f32(&b, &a, 0, exec, |l| x(1, l) + x(2, l));
     check_f32(&b, &a, 3, exec, |l| -x(1, l) * x(2, l).abs());
     check_f32(&b, &a, 4, exec, |l| x(1, l).mul_add(x(2, l), x(5, l)));
-    check_f32(&b, &a, 6, exec, |l| maxnum(x(1, l), x(2, l), true));
-    check_f32(&b, &a, 7, exec, |l| maxnum(x(1, l), 0.5, false));
+    check_f32(&b, &a, 6, exec, |l| isa_minmax(x(1, l), x(2, l), true));
+    check_f32(&b, &a, 7, exec, |l| isa_minmax(x(1, l), 0.5, false));
     check_f32(&b, &a, 8, exec, |l| {
         let s = x(1, l) + x(2, l);
         if s.is_nan() {

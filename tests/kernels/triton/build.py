@@ -85,7 +85,28 @@ JOBS = {
         {"num_warps": 4, "num_stages": 2},
         ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", "1"],
     ),
+    # The same matmul on bf16 and on FP8 E4M3 inputs (f32 accumulation, f16 output).
+    "matmul_bf16": (
+        kernels.matmul_kernel,
+        [("a_ptr", "*bf16"), ("b_ptr", "*bf16"), ("c_ptr", "*fp16"), ("M", "i32"), ("N", "i32"),
+         ("K", "i32"), ("stride_am", "i32"), ("stride_bk", "i32"), ("stride_cm", "i32")],
+        {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+        {"num_warps": 4, "num_stages": 2},
+        ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", "1"],
+    ),
+    "matmul_fp8": (
+        kernels.matmul_kernel,
+        [("a_ptr", "*fp8"), ("b_ptr", "*fp8"), ("c_ptr", "*fp16"), ("M", "i32"), ("N", "i32"),
+         ("K", "i32"), ("stride_am", "i32"), ("stride_bk", "i32"), ("stride_cm", "i32")],
+        {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+        {"num_warps": 4, "num_stages": 2},
+        ["cdiv(M, BLOCK_M)", "cdiv(N, BLOCK_N)", "1"],
+    ),
 }
+
+# "*fp8" above is the target's FP8 E4M3: FNUZ on gfx942 (CDNA3), OCP on gfx950 (CDNA4) and
+# RDNA4; RDNA3 has no FP8 matrix instructions, so jobs with "*fp8" are skipped there.
+FP8 = {"gfx942": "*fp8e4b8", "gfx950": "*fp8e4nv", "gfx1200": "*fp8e4nv", "gfx1201": "*fp8e4nv"}
 
 
 def main():
@@ -98,6 +119,9 @@ def main():
     target = GPUTarget("hip", arch, wave)
     os.makedirs(out, exist_ok=True)
     for name, (fn, args, consts, opts, grid) in JOBS.items():
+        args = [(a, FP8.get(arch) if t == "*fp8" else t) for a, t in args]
+        if any(t is None for _, t in args):
+            continue
         sig = dict(args)
         sig.update({c: "constexpr" for c in consts})
         div = DIVISIBLE.get(name, [])

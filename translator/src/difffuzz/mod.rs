@@ -24,6 +24,7 @@
 //! waves (barriers are trivially passed by the single wave).
 
 pub mod gen;
+pub mod rdna;
 
 use crate::env::{ExecFault, ExitCode};
 use crate::exec::{EngineKind, Translator};
@@ -150,12 +151,20 @@ fn value(rng: &mut Rng) -> u32 {
 }
 
 /// A random MODE: mostly that of HIP kernels (`0x3f0`), sometimes other denormal, IEEE and
-/// DX10_CLAMP settings, rarely a non-nearest rounding mode or GPR_IDX_EN.
+/// DX10_CLAMP settings, sometimes directed rounding modes (FP_ROUND, f32 and f64/f16 fields
+/// drawn separately) with or without FP16_OVFL, rarely GPR_IDX_EN.
 pub fn random_mode(rng: &mut Rng) -> u32 {
-    match rng.below(20) {
+    match rng.below(24) {
         0..=10 => 0x3F0,
         11..=17 => (rng.below(16) as u32) << 4 | (rng.below(4) as u32) << 8,
-        18 => 0x3F0 | rng.below(16) as u32,
+        18..=22 => {
+            let base = if rng.below(2) == 0 {
+                0x3F0
+            } else {
+                (rng.below(16) as u32) << 4 | (rng.below(4) as u32) << 8
+            };
+            base | rng.below(16) as u32 | (rng.below(2) as u32) << 23
+        }
         _ => 0x3F0 | 1 << 27,
     }
 }

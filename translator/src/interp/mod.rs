@@ -8,6 +8,7 @@
 //! when the block starts executing (also when it later faults); `Op::CountVector` adds to the
 //! vector counters where it stands.
 
+pub mod fround;
 pub mod sem;
 pub mod test_env;
 

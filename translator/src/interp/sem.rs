@@ -11,6 +11,7 @@
 //! result is NaN (an invalid operation such as `inf - inf`, `0 * inf`, `sqrt(-1)`), the result
 //! is the default NaN `0x7FC00000` / `0x7FF8000000000000`.
 
+use crate::env::AtomicOp;
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, TernOp, UnOp};
 
 /// Sign bit of an f32.
@@ -786,36 +787,25 @@ pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
         LaneFn::DivFixupF32 => div_fixup32(a32, b32, c32) as u64,
         LaneFn::DivFixupF64 => div_fixup64(a, b, c),
         LaneFn::DivFmasF32 => {
-            let r = tern(TernOp::Fma, 32, a, b, c) as u32;
             // VCC set → undo v_div_scale's 2^±64: the pseudocode's literal 2^32 cannot undo a
             // 2^64 scale (large and denormal operands came out 2^32 off); scaling by 2^64 when
             // the numerator S2 is large (exponent > 127) and 2^-64 otherwise makes every tested
-            // lane of compiled f32 division equal the host's IEEE quotient. The product is
-            // rounded once by the fma and once more by the scaling (only for denormal results).
+            // lane of compiled f32 division equal the host's IEEE quotient. The FMA and the
+            // scaling round once together (`fround::fma_scaled_f32`).
             if d & 1 == 1 {
-                // Scale before the final rounding, as one operation: a*b is exact in f64,
-                // the f64 fma and the power-of-two scale keep the result to within one f64
-                // rounding, then one rounding to f32.
                 let k = if exp32(c32) > 127 { 64 } else { -64 };
-                let (fa, fb, fc) = (
-                    f32::from_bits(a32),
-                    f32::from_bits(b32),
-                    f32::from_bits(c32),
-                );
-                let wide = (fa as f64).mul_add(fb as f64, fc as f64) * 2f64.powi(k);
-                nan_rule32(&[a32, b32, c32], wide as f32) as u64
+                super::fround::fma_scaled_f32(a32, b32, c32, k) as u64
             } else {
-                r as u64
+                tern(TernOp::Fma, 32, a, b, c)
             }
         }
         LaneFn::DivFmasF64 => {
-            let r = tern(TernOp::Fma, 64, a, b, c);
-            // As for f32, with v_div_scale_f64's 2^±128 and the f64 exponent bias.
+            // As for f32, with v_div_scale_f64's 2^±128 and the f64 exponent bias; one rounding.
             if d & 1 == 1 {
                 let k = if exp64(c) > 1023 { 128 } else { -128 };
-                nan_rule64(&[r], f64::from_bits(ldexp64(r, k)))
+                super::fround::fma_scaled_f64(a, b, c, k)
             } else {
-                r
+                tern(TernOp::Fma, 64, a, b, c)
             }
         }
         LaneFn::DivScaleF32 => div_scale32(a32, b32, c32).0 as u64,
@@ -823,6 +813,332 @@ pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
         LaneFn::DivScaleF64 => div_scale64(a, b, c).0,
         LaneFn::DivScaleF64Flag => div_scale64(a, b, c).1 as u64,
         LaneFn::RcpIflagF32 => un32(UnOp::FRcp, a32) as u64,
+        LaneFn::BufFmtLoad => buf_fmt::load(a, b, c32) as u64,
+        LaneFn::BufFmtStore => buf_fmt::store(a, b, c32),
         LaneFn::PkRtzF16F32 => (f32_to_f16(a32, true) | f32_to_f16(b32, true) << 16) as u64,
+        LaneFn::Rounded(op, rm, ovfl) => super::fround::eval(op, rm, ovfl, args),
+    }
+}
+
+/// bf16 bits (low 16) → f32 bits (exact).
+pub fn bf16_to_f32(h: u32) -> u32 {
+    (h & 0xFFFF) << 16
+}
+
+/// f32 bits → bf16 bits (low 16), rounded to nearest even; NaNs are quieted keeping the top
+/// payload bits.
+pub fn f32_to_bf16(a: u32) -> u32 {
+    if is_nan32(a) {
+        return (a >> 16) | 0x40;
+    }
+    let round = 0x7FFF + ((a >> 16) & 1);
+    (a.wrapping_add(round)) >> 16
+}
+
+/// Adds two f32 values given as bits, with a deterministic NaN result: the first NaN operand,
+/// quieted (the host's NaN choice is not relied on).
+fn add32_det(a: u32, b: u32) -> u32 {
+    if is_nan32(a) {
+        return a | F32_QUIET;
+    }
+    if is_nan32(b) {
+        return b | F32_QUIET;
+    }
+    (f32::from_bits(a) + f32::from_bits(b)).to_bits()
+}
+
+/// The packed f16 add of `*_pk_add_f16` atomics: per 16-bit half `old + data`, rounded to
+/// nearest even with denormals kept. The f32 sum of two f16 values rounded once more to f16
+/// equals the correctly rounded f16 sum (24 ≥ 2·11 + 2 bits, so the double rounding is
+/// innocuous). A NaN result is the first NaN operand (`old` first), quieted.
+pub fn pk_add_f16(old: u32, data: u32) -> u32 {
+    let half = |sh: u32| {
+        let a = f16_to_f32((old >> sh) & 0xFFFF);
+        let b = f16_to_f32((data >> sh) & 0xFFFF);
+        f32_to_f16(add32_det(a, b), false) & 0xFFFF
+    };
+    half(0) | half(16) << 16
+}
+
+/// The packed bf16 add of `*_pk_add_bf16` atomics: per half `old + data` rounded to nearest
+/// even (f32 sum then one rounding to bf16: 24 ≥ 2·8 + 2, innocuous), denormals kept, NaN as
+/// in [`pk_add_f16`].
+pub fn pk_add_bf16(old: u32, data: u32) -> u32 {
+    let half = |sh: u32| {
+        let a = bf16_to_f32((old >> sh) & 0xFFFF);
+        let b = bf16_to_f32((data >> sh) & 0xFFFF);
+        f32_to_bf16(add32_det(a, b)) & 0xFFFF
+    };
+    half(0) | half(16) << 16
+}
+
+/// New memory value of the atomics that do not map onto host atomic instructions and are
+/// shared by every [`crate::env::WaveEnv`]: [`AtomicOp::RSub`], [`AtomicOp::MskOr`],
+/// [`AtomicOp::Wrap`], [`AtomicOp::PkAddF16`] and [`AtomicOp::PkAddBf16`] (`None` for the
+/// others). Values are `size` bytes (4 or 8); the result is truncated to `size`.
+pub fn atomic_extra(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> Option<u64> {
+    let bits = if size >= 8 { 64 } else { 32 };
+    let t = |x: u64| trunc_to(bits, x);
+    let (old, data, cmp) = (t(old), t(data), t(cmp));
+    Some(t(match op {
+        AtomicOp::RSub => data.wrapping_sub(old),
+        AtomicOp::MskOr => (old & !data) | cmp,
+        AtomicOp::Wrap => {
+            if old >= data {
+                old - data
+            } else {
+                old.wrapping_add(cmp)
+            }
+        }
+        AtomicOp::PkAddF16 => pk_add_f16(old as u32, data as u32) as u64,
+        AtomicOp::PkAddBf16 => pk_add_bf16(old as u32, data as u32) as u64,
+        _ => return None,
+    }))
+}
+
+/// Typed buffer formats (MUBUF `*_format_*` with the V#'s format, MTBUF with the
+/// instruction's): GFX9 data format (DFMT, 4 bits) and number format (NFMT, 3 bits).
+///
+/// Component layout of each DFMT, as `(bit offset, width)` from the element's lowest bit
+/// (e.g. 10_11_11: X = 11 bits at 0, Y = 11 at 11, Z = 10 at 22; 2_10_10_10: three 10-bit
+/// components then a 2-bit W). DFMT 0 (INVALID) and 15 (reserved) have none: such loads
+/// read 0 and such stores write nothing.
+pub mod buf_fmt {
+    use super::{f16_to_f32, f32_to_f16, is_nan32};
+
+    /// NFMT values.
+    pub const UNORM: u32 = 0;
+    /// Signed normalized.
+    pub const SNORM: u32 = 1;
+    /// Unsigned integer converted to float.
+    pub const USCALED: u32 = 2;
+    /// Signed integer converted to float.
+    pub const SSCALED: u32 = 3;
+    /// Unsigned integer.
+    pub const UINT: u32 = 4;
+    /// Signed integer.
+    pub const SINT: u32 = 5;
+    /// Float (32-, 16-, 11- and 10-bit components).
+    pub const FLOAT: u32 = 7;
+
+    /// Key bit: the VGPR side is 16 bits wide (`d16` forms).
+    pub const KEY_D16: u32 = 1 << 16;
+
+    /// The components of data format `dfmt`.
+    pub fn layout(dfmt: u32) -> &'static [(u32, u32)] {
+        match dfmt {
+            1 => &[(0, 8)],
+            2 => &[(0, 16)],
+            3 => &[(0, 8), (8, 8)],
+            4 => &[(0, 32)],
+            5 => &[(0, 16), (16, 16)],
+            6 => &[(0, 11), (11, 11), (22, 10)],
+            7 => &[(0, 10), (10, 11), (21, 11)],
+            8 => &[(0, 2), (2, 10), (12, 10), (22, 10)],
+            9 => &[(0, 10), (10, 10), (20, 10), (30, 2)],
+            10 => &[(0, 8), (8, 8), (16, 8), (24, 8)],
+            11 => &[(0, 32), (32, 32)],
+            12 => &[(0, 16), (16, 16), (32, 16), (48, 16)],
+            13 => &[(0, 32), (32, 32), (64, 32)],
+            14 => &[(0, 32), (32, 32), (64, 32), (96, 32)],
+            _ => &[],
+        }
+    }
+
+    /// Bytes of one element of data format `dfmt` (0 for invalid formats).
+    pub fn elem_bytes(dfmt: u32) -> u32 {
+        layout(dfmt)
+            .iter()
+            .map(|&(o, w)| o + w)
+            .max()
+            .unwrap_or(0)
+            .div_ceil(8)
+    }
+
+    /// The NFMT produces float values in VGPRs (UNORM, SNORM, USCALED, SSCALED, FLOAT).
+    pub fn float_like(nfmt: u32) -> bool {
+        matches!(nfmt, UNORM | SNORM | USCALED | SSCALED | FLOAT)
+    }
+
+    fn sext(v: u64, w: u32) -> i64 {
+        ((v << (64 - w)) as i64) >> (64 - w)
+    }
+
+    /// Unsigned small float (5-bit exponent, bias 15, `m` mantissa bits, no sign) → f32 bits.
+    fn ufloat_to_f32(v: u32, m: u32) -> u32 {
+        let e = v >> m;
+        let f = v & ((1 << m) - 1);
+        if e == 31 {
+            return if f == 0 {
+                0x7F80_0000
+            } else {
+                0x7FC0_0000 | f << (23 - m)
+            };
+        }
+        let x = if e == 0 {
+            f as f64 * 2f64.powi(-14 - m as i32)
+        } else {
+            (1.0 + f as f64 / (1u64 << m) as f64) * 2f64.powi(e as i32 - 15)
+        };
+        (x as f32).to_bits() // exact: at most 7 significant bits
+    }
+
+    /// f32 bits → unsigned small float with `m` mantissa bits, round to nearest even;
+    /// negative values (and −0) give 0, NaN gives a NaN, overflow gives +∞.
+    fn f32_to_ufloat(a: u32, m: u32) -> u32 {
+        let inf = 31 << m;
+        if is_nan32(a) {
+            return inf | 1 << (m - 1);
+        }
+        if a >> 31 != 0 || a == 0 {
+            return 0;
+        }
+        if a == 0x7F80_0000 {
+            return inf;
+        }
+        let exp = ((a >> 23) & 0xFF) as i32;
+        if exp == 0 {
+            return 0; // f32 denormals are far below the smallest ufloat denormal
+        }
+        let e = exp - 127;
+        let m24 = (a & 0x7F_FFFF) | 0x80_0000;
+        // Value = m24 · 2^(e-23); unit of the result: 2^(max(e, -14) - m).
+        let unit = e.max(-14) - m as i32;
+        let shift = (unit - (e - 23)) as u32;
+        let (q, rem, half) = if shift > 31 {
+            (0, 1, u32::MAX)
+        } else {
+            (m24 >> shift, m24 & ((1 << shift) - 1), 1 << (shift - 1))
+        };
+        let q = if rem > half || (rem == half && q & 1 == 1) {
+            q + 1
+        } else {
+            q
+        };
+        let bits = if e < -14 {
+            q
+        } else {
+            (((e + 15) as u32) << m) + (q - (1 << m))
+        };
+        bits.min(inf)
+    }
+
+    /// One component of a loaded element. `raw` holds the element's bytes (little-endian);
+    /// `key` = DFMT | NFMT << 4 | SEL << 8 | [`KEY_D16`], where SEL is a V# DST_SEL value
+    /// (0 → 0, 1 → one, 4..7 → component X..W; components the format lacks read 0, W reads
+    /// one). Float number formats give f32 bits (d16: f16, round to nearest even), integer
+    /// ones the zero/sign-extended value (d16: its low 16 bits).
+    pub fn load(raw_lo: u64, raw_hi: u64, key: u32) -> u32 {
+        let (dfmt, nfmt, sel) = (key & 15, (key >> 4) & 7, (key >> 8) & 7);
+        let lay = layout(dfmt);
+        if lay.is_empty() || nfmt == 6 {
+            return 0; // invalid format / reserved NFMT: unbound, reads 0
+        }
+        let fl = float_like(nfmt);
+        let one = if fl { 0x3F80_0000 } else { 1 };
+        let raw = raw_lo as u128 | (raw_hi as u128) << 64;
+        let v = match sel {
+            1 => one,
+            4..=7 => {
+                let c = (sel - 4) as usize;
+                match lay.get(c) {
+                    None if c == 3 => one,
+                    None => 0,
+                    Some(&(off, w)) => {
+                        let bits = ((raw >> off) as u64) & (u64::MAX >> (64 - w));
+                        if key & KEY_D16 != 0 && nfmt == FLOAT && w == 16 {
+                            return bits as u32; // an f16 into 16 bits: unchanged
+                        }
+                        convert_in(bits, w, nfmt)
+                    }
+                }
+            }
+            _ => 0,
+        };
+        if key & KEY_D16 == 0 {
+            v
+        } else if fl {
+            f32_to_f16(v, false)
+        } else {
+            v & 0xFFFF
+        }
+    }
+
+    /// Memory component of `w` bits → VGPR value under `nfmt`.
+    fn convert_in(v: u64, w: u32, nfmt: u32) -> u32 {
+        let max = (u64::MAX >> (64 - w)) as f64;
+        match nfmt {
+            UNORM => ((v as f64 / max) as f32).to_bits(),
+            SNORM => {
+                let m = ((1u64 << (w - 1)) - 1) as f64;
+                ((sext(v, w) as f64 / m).max(-1.0) as f32).to_bits()
+            }
+            USCALED => (v as f32).to_bits(),
+            SSCALED => (sext(v, w) as f32).to_bits(),
+            UINT => v as u32,
+            SINT => sext(v, w) as u32,
+            FLOAT => match w {
+                32 => v as u32,
+                16 => f16_to_f32(v as u32),
+                11 => ufloat_to_f32(v as u32, 6),
+                10 => ufloat_to_f32(v as u32, 5),
+                _ => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    /// VGPR value → memory component of `w` bits under `nfmt`: normalized formats clamp and
+    /// round to nearest even (NaN → 0), scaled ones round to nearest even and saturate,
+    /// integer ones saturate, floats round to nearest even.
+    fn convert_out(x: u32, w: u32, nfmt: u32) -> u64 {
+        let mask = u64::MAX >> (64 - w);
+        let f = f32::from_bits(x) as f64;
+        let nan = is_nan32(x);
+        let (smin, smax) = (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1);
+        match nfmt {
+            UNORM if nan => 0,
+            UNORM => (f.clamp(0.0, 1.0) * mask as f64).round_ties_even() as u64,
+            SNORM if nan => 0,
+            SNORM => (f.clamp(-1.0, 1.0) * smax as f64).round_ties_even() as i64 as u64 & mask,
+            USCALED if nan => 0,
+            USCALED => f.round_ties_even().clamp(0.0, mask as f64) as u64,
+            SSCALED if nan => 0,
+            SSCALED => f.round_ties_even().clamp(smin as f64, smax as f64) as i64 as u64 & mask,
+            UINT => (x as u64).min(mask),
+            SINT => (x as i32 as i64).clamp(smin, smax) as u64 & mask,
+            FLOAT => match w {
+                32 => x as u64,
+                16 => f32_to_f16(x, false) as u64,
+                11 => f32_to_ufloat(x, 6) as u64,
+                10 => f32_to_ufloat(x, 5) as u64,
+                _ => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    /// Bytes `8·part .. 8·part + 8` of the element stored from the components in `xy`
+    /// (X low, Y high) and `zw`; `key` = DFMT | NFMT << 4 | part << 12 | [`KEY_D16`]. With
+    /// d16 every component is the low 16 bits of its dword: an f16 for float number formats,
+    /// a 16-bit integer (sign-extended for SINT) otherwise.
+    pub fn store(xy: u64, zw: u64, key: u32) -> u64 {
+        let (dfmt, nfmt, part) = (key & 15, (key >> 4) & 7, (key >> 12) & 1);
+        let ins = [xy as u32, (xy >> 32) as u32, zw as u32, (zw >> 32) as u32];
+        let mut raw = 0u128;
+        for (c, &(off, w)) in layout(dfmt).iter().enumerate() {
+            let mut x = ins[c];
+            if key & KEY_D16 != 0 {
+                x = if float_like(nfmt) {
+                    f16_to_f32(x & 0xFFFF)
+                } else if nfmt == SINT {
+                    x as u16 as i16 as i32 as u32
+                } else {
+                    x & 0xFFFF
+                };
+            }
+            raw |= (convert_out(x, w, nfmt) as u128) << off;
+        }
+        (raw >> (64 * part)) as u64
     }
 }

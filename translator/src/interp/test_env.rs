@@ -155,6 +155,7 @@ pub fn atomic_update(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> 
         AtomicOp::FAdd => sem::bin(crate::ir::BinOp::FAdd, bits, old, data),
         AtomicOp::FMin => sem::bin(crate::ir::BinOp::FMinNum, bits, old, data),
         AtomicOp::FMax => sem::bin(crate::ir::BinOp::FMaxNum, bits, old, data),
+        other => sem::atomic_extra(other, size, old, data, cmp).unwrap_or(old),
     })
 }
 

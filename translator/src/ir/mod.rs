@@ -323,6 +323,165 @@ pub enum LaneFn {
     RcpIflagF32,
     /// f32 → f16 bits of two values packed: `lo | hi << 16` (`v_cvt_pkrtz_f16_f32`, round toward zero).
     PkRtzF16F32,
+    /// One component of a typed buffer load: `(raw bytes 0..8 V64, raw bytes 8..16 V64,
+    /// key V32)` → `V32` ([`crate::interp::sem::buf_fmt::load`]).
+    BufFmtLoad,
+    /// Eight bytes of a typed buffer store: `(X | Y << 32 V64, Z | W << 32 V64, key V32)` →
+    /// `V64` ([`crate::interp::sem::buf_fmt::store`]).
+    BufFmtStore,
+    /// A float operation rounded once, in the given direction, to its result format; with the
+    /// flag set an f16 result that overflows (from finite operands) becomes ±65504 instead of
+    /// ±Inf (MODE.FP16_OVFL). Operands and result as documented on [`RoundedOp`]; NaN rule as
+    /// for the other float ops (f16 NaNs: quiet bit `0x200`, default NaN `0x7E00`).
+    Rounded(RoundedOp, Round, bool),
+}
+
+/// Rounding direction, numbered as the MODE.FP_ROUND fields (CDNA3/CDNA4 ISA 3.5: 0 nearest
+/// even, 1 toward +∞, 2 toward −∞, 3 toward zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Round {
+    /// Round to nearest, ties to even.
+    NearestEven,
+    /// Toward +∞.
+    Up,
+    /// Toward −∞.
+    Down,
+    /// Toward zero.
+    Zero,
+}
+
+impl Round {
+    /// All directions in MODE.FP_ROUND order.
+    pub const ALL: [Round; 4] = [Round::NearestEven, Round::Up, Round::Down, Round::Zero];
+
+    /// The direction of a 2-bit MODE.FP_ROUND field (higher bits ignored).
+    pub fn from_field(x: u32) -> Round {
+        Round::ALL[(x & 3) as usize]
+    }
+}
+
+/// Operations of [`LaneFn::Rounded`]: the exact result rounded once. `F32`/`F64` operands are
+/// float bits, `F16` operands the low 16 bits of a lane, integers the low 32 bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RoundedOp {
+    /// f32 `a + b`.
+    AddF32,
+    /// f32 `a - b`.
+    SubF32,
+    /// f32 `a * b`.
+    MulF32,
+    /// f32 `a * b + c`.
+    FmaF32,
+    /// f64 `a + b`.
+    AddF64,
+    /// f64 `a - b`.
+    SubF64,
+    /// f64 `a * b`.
+    MulF64,
+    /// f64 `a * b + c`.
+    FmaF64,
+    /// f16 `a + b`.
+    AddF16,
+    /// f16 `a - b`.
+    SubF16,
+    /// f16 `a * b`.
+    MulF16,
+    /// f16 `a * b + c`.
+    FmaF16,
+    /// f32 operands, `a * b + c` rounded to f16 (`v_fma_mix{lo,hi}_f16`).
+    FmaF32ToF16,
+    /// f32 `a * 2^b`, `b` a signed 32-bit integer.
+    LdexpF32,
+    /// f64 `a * 2^b`, `b` a signed 32-bit integer.
+    LdexpF64,
+    /// f64 → f32.
+    F64ToF32,
+    /// i32 → f32.
+    I32ToF32,
+    /// u32 → f32.
+    U32ToF32,
+    /// f32 → f16.
+    F32ToF16,
+    /// i32 → f16.
+    I32ToF16,
+    /// u32 → f16.
+    U32ToF16,
+    /// f32 → gfx942 FNUZ FP8 (E4M3, bias 8) in the low byte, nearest even; the flag of
+    /// [`LaneFn::Rounded`] saturates overflows to ±max instead of NaN.
+    F32ToFp8Fnuz,
+    /// f32 → gfx942 FNUZ BF8 (E5M2, bias 16), as [`RoundedOp::F32ToFp8Fnuz`].
+    F32ToBf8Fnuz,
+    /// f32 → OCP FP8 E4M3FN (gfx950), nearest even; overflow gives NaN, or ±448 with the flag.
+    F32ToFp8Ocp,
+    /// f32 → OCP BF8 E5M2 (gfx950), nearest even; overflow gives ±Inf, or ±57344 with the flag.
+    F32ToBf8Ocp,
+    /// Stochastic rounding of f32 `a` to FNUZ FP8 with the random `u32` `b` (`v_cvt_sr_fp8_f32`):
+    /// `b`'s low `23 - mantissa bits` bits are added to the f32 significand (shifted right
+    /// first, truncating, when the result is subnormal) and the sum truncated.
+    SrF32ToFp8Fnuz,
+    /// Stochastic rounding to FNUZ BF8.
+    SrF32ToBf8Fnuz,
+    /// Stochastic rounding to OCP FP8.
+    SrF32ToFp8Ocp,
+    /// Stochastic rounding to OCP BF8.
+    SrF32ToBf8Ocp,
+    /// f32 → bf16 (the high 16 bits of an f32) in the low 16 bits; NaNs quieted.
+    F32ToBf16,
+    /// Stochastic rounding of f32 `a` to f16 with the random `b` (`v_cvt_sr_f16_f32`, the rule
+    /// of [`RoundedOp::SrF32ToFp8Fnuz`] with 13 random bits); the flag is FP16_OVFL.
+    SrF32ToF16,
+    /// Stochastic rounding of f32 `a` to bf16 with the random `b` (16 random bits).
+    SrF32ToBf16,
+}
+
+impl RoundedOp {
+    /// Every rounded op (the JIT numbers lane functions from this list).
+    pub const ALL: [RoundedOp; 32] = [
+        RoundedOp::AddF32,
+        RoundedOp::SubF32,
+        RoundedOp::MulF32,
+        RoundedOp::FmaF32,
+        RoundedOp::AddF64,
+        RoundedOp::SubF64,
+        RoundedOp::MulF64,
+        RoundedOp::FmaF64,
+        RoundedOp::AddF16,
+        RoundedOp::SubF16,
+        RoundedOp::MulF16,
+        RoundedOp::FmaF16,
+        RoundedOp::FmaF32ToF16,
+        RoundedOp::LdexpF32,
+        RoundedOp::LdexpF64,
+        RoundedOp::F64ToF32,
+        RoundedOp::I32ToF32,
+        RoundedOp::U32ToF32,
+        RoundedOp::F32ToF16,
+        RoundedOp::I32ToF16,
+        RoundedOp::U32ToF16,
+        RoundedOp::F32ToFp8Fnuz,
+        RoundedOp::F32ToBf8Fnuz,
+        RoundedOp::F32ToFp8Ocp,
+        RoundedOp::F32ToBf8Ocp,
+        RoundedOp::SrF32ToFp8Fnuz,
+        RoundedOp::SrF32ToBf8Fnuz,
+        RoundedOp::SrF32ToFp8Ocp,
+        RoundedOp::SrF32ToBf8Ocp,
+        RoundedOp::F32ToBf16,
+        RoundedOp::SrF32ToF16,
+        RoundedOp::SrF32ToBf16,
+    ];
+
+    /// True when the result is 64 bits wide (f64 results); all others are 32-bit lanes.
+    pub fn wide_result(self) -> bool {
+        matches!(
+            self,
+            RoundedOp::AddF64
+                | RoundedOp::SubF64
+                | RoundedOp::MulF64
+                | RoundedOp::FmaF64
+                | RoundedOp::LdexpF64
+        )
+    }
 }
 
 /// One IR operation.

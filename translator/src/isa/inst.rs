@@ -282,3 +282,60 @@ pub struct Inst {
     /// Matrix-core fields.
     pub mai: MaiFields,
 }
+
+impl Inst {
+    /// An instruction of opcode `op` in `format` with no operands, modifiers or words
+    /// (4 bytes long): the state decoders start from.
+    pub const fn new(op: Op, format: Format) -> Inst {
+        Inst {
+            op,
+            format,
+            size: 4,
+            words: [0; 4],
+            dst: [Opnd::NONE; 2],
+            src: [Opnd::NONE; 4],
+            literal: None,
+            imm: 0,
+            mods: Mods {
+                abs: 0,
+                neg: 0,
+                neg_hi: 0,
+                op_sel: 0,
+                op_sel_hi: 0,
+                clamp: false,
+                omod: 0,
+            },
+            dpp: None,
+            dpp8: None,
+            sdwa: None,
+            mem: MemFields {
+                offset: 0,
+                offset1: 0,
+                glc: false,
+                slc: false,
+                sc1: false,
+                cpol: 0,
+                offen: false,
+                idxen: false,
+                lds: false,
+                gds: false,
+                format: 0,
+                dlc: false,
+                tfe: false,
+            },
+            mai: MaiFields {
+                cbsz: 0,
+                abid: 0,
+                blgp: 0,
+                scale: None,
+            },
+        }
+    }
+}
+
+impl Default for Inst {
+    /// `s_nop 0`-like empty instruction ([`Inst::new`] with `S_NOP`, SOPP).
+    fn default() -> Inst {
+        Inst::new(Op::S_NOP, Format::Sopp)
+    }
+}

@@ -17,4 +17,4 @@ pub mod generated;
 pub mod gfx9;
 pub mod rdna;
 
-pub use decode::{decode, disassemble, DecodeError};
+pub use decode::{decode, decode_into, disassemble, DecodeError};

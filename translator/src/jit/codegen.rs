@@ -1113,7 +1113,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if args.len() > 4 {
                     return Err("lane function with more than 4 arguments".into());
                 }
-                let code = code_of(&LANEFNS, f).ok_or("unknown lane function")?;
+                let code = lanefn_code(f).ok_or("unknown lane function")?;
                 self.vec_helper(kind::LANEFN, code, 32, args, t.bits(), false)?
             }
             Op::Load {
@@ -1205,7 +1205,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let out = self.slot_addr(5);
                 let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
-                let ao = self.iconst(types::I32, code_of(&ATOMICS, op).unwrap_or(0) as u64);
+                let ao = code_of(&ATOMICS, op).ok_or("atomic op unknown to the JIT")?;
+                let ao = self.iconst(types::I32, ao as u64);
                 let sz = self.iconst(types::I32, *size as u64);
                 let w = self.iconst(types::I32, (t.bits() == 64) as u64);
                 let (p, i32t) = (types::I64, types::I32);

@@ -1,7 +1,7 @@
 //! Numeric codes for IR enums, as passed from generated code to the Rust helpers.
 
 use crate::env::{AtomicOp, Space};
-use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, TernOp, UnOp};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, UnOp};
 
 /// All unary ops, indexed by code.
 pub const UNOPS: [UnOp; 17] = [
@@ -110,7 +110,7 @@ pub const CONVOPS: [ConvOp; 20] = [
 ];
 
 /// All lane functions, indexed by code.
-pub const LANEFNS: [LaneFn; 16] = [
+pub const LANEFNS: [LaneFn; 18] = [
     LaneFn::Exp2F32,
     LaneFn::Log2F32,
     LaneFn::SinF32,
@@ -127,13 +127,40 @@ pub const LANEFNS: [LaneFn; 16] = [
     LaneFn::DivScaleF64Flag,
     LaneFn::RcpIflagF32,
     LaneFn::PkRtzF16F32,
+    LaneFn::BufFmtLoad,
+    LaneFn::BufFmtStore,
 ];
+
+/// Code of the first [`LaneFn::Rounded`]: `ROUNDED_BASE + (op * 4 + round) * 2 + ovfl`,
+/// with `op` the index in [`RoundedOp::ALL`] and `round` in [`Round::ALL`].
+pub const ROUNDED_BASE: u32 = 0x1000;
+
+/// The helper code of a lane function ([`LANEFNS`] index, or the rounded-op numbering).
+pub fn lanefn_code(f: &LaneFn) -> Option<u32> {
+    if let LaneFn::Rounded(op, rm, ovfl) = f {
+        let o = code_of(&RoundedOp::ALL, op)?;
+        let r = code_of(&Round::ALL, rm)?;
+        return Some(ROUNDED_BASE + (o * 4 + r) * 2 + *ovfl as u32);
+    }
+    code_of(&LANEFNS, f)
+}
+
+/// The lane function of a helper code (inverse of [`lanefn_code`]).
+pub fn lanefn_of(code: u32) -> Option<LaneFn> {
+    if code >= ROUNDED_BASE {
+        let i = code - ROUNDED_BASE;
+        let op = *RoundedOp::ALL.get((i / 8) as usize)?;
+        let rm = Round::ALL[(i / 2 % 4) as usize];
+        return Some(LaneFn::Rounded(op, rm, i & 1 == 1));
+    }
+    LANEFNS.get(code as usize).copied()
+}
 
 /// Address spaces, indexed by code.
 pub const SPACES: [Space; 4] = [Space::Global, Space::Flat, Space::Lds, Space::Scratch];
 
 /// Atomic ops, indexed by code.
-pub const ATOMICS: [AtomicOp; 16] = [
+pub const ATOMICS: [AtomicOp; 21] = [
     AtomicOp::Swap,
     AtomicOp::CmpSwap,
     AtomicOp::Add,
@@ -150,6 +177,11 @@ pub const ATOMICS: [AtomicOp; 16] = [
     AtomicOp::FAdd,
     AtomicOp::FMin,
     AtomicOp::FMax,
+    AtomicOp::RSub,
+    AtomicOp::MskOr,
+    AtomicOp::Wrap,
+    AtomicOp::PkAddF16,
+    AtomicOp::PkAddBf16,
 ];
 
 /// The code of `x` in `table`, or `None` when the table lacks it (a new IR variant that the

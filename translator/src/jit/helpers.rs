@@ -48,7 +48,7 @@ fn element(k: u32, op: u32, bits: u32, rbits: u32, args: [u64; 4]) -> u64 {
         kind::CMP => CMPOPS
             .get(op as usize)
             .map(|&o| sem::cmp(o, bits, a, b) as u64),
-        kind::LANEFN => LANEFNS.get(op as usize).map(|&o| sem::lane_fn(o, args)),
+        kind::LANEFN => lanefn_of(op).map(|o| sem::lane_fn(o, args)),
         _ => None,
     };
     sem::trunc_to(rbits, r.unwrap_or(0))
@@ -291,7 +291,7 @@ pub unsafe extern "C" fn h_atomic(
         unsafe { lanes(cmp, w) }
     };
     let sp = SPACES[space as usize & 3];
-    let op = ATOMICS[aop as usize & 15];
+    let op = ATOMICS[aop as usize % ATOMICS.len()];
     let mut res = [0u64; 64];
     if let Err(e) = cx
         .env

@@ -1,4 +1,5 @@
-//! SOPP: branches, program end, barriers, traps, waits and hints.
+//! SOPP: branches, program end, barriers, traps, waits, hints, and the system messages and
+//! debug controls that have a meaning off-GPU (see the comments at each).
 
 use super::{Flow, LiftResult, Lifter};
 use crate::ir::{Exit, Op, Ty};
@@ -21,6 +22,22 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         "s_nop" | "s_waitcnt" | "s_setprio" | "s_icache_inv" | "s_ttracedata"
         | "s_incperflevel" | "s_decperflevel" | "s_wakeup" => Flow::Next,
         "s_endpgm" => Flow::End(Exit::EndPgm),
+        // The debug-condition flags are set only by a debugger or the host, neither of which
+        // exists here: they are 0, so these branches are never taken.
+        "s_cbranch_cdbgsys"
+        | "s_cbranch_cdbguser"
+        | "s_cbranch_cdbgsys_or_user"
+        | "s_cbranch_cdbgsys_and_user" => Flow::Next,
+        // MSG_INTERRUPT (id 1) raises a host interrupt; no host handler exists here, so it has
+        // no effect. Other messages (graphics, wave save, doorbell) have no meaning off-GPU.
+        "s_sendmsg" if inst.imm & 0xf == 1 => Flow::Next,
+        // SIMM16[0] = 0 clears KILL: no effect; setting it kills the wave, which then stops as
+        // if it had reached s_endpgm.
+        "s_setkill" if inst.imm & 1 == 0 => Flow::Next,
+        "s_setkill" => Flow::End(Exit::EndPgm),
+        // SIMM16[0] = 0 resumes a halted wave (a running wave is not halted): no effect.
+        // Halting needs a debugger to resume the wave and stays unsupported.
+        "s_sethalt" if inst.imm & 1 == 0 => Flow::Next,
         "s_set_gpr_idx_off" => {
             // Clears MODE.GPR_IDX_EN; MODE changed, so the block ends.
             let mode = l.push_op(Op::GetMode, Ty::S32);

@@ -1,13 +1,26 @@
 //! LDS instructions (DS): reads and writes (incl. `read2`/`write2`/`st64`, sub-dword and
-//! `d16` forms, b64/b96/b128), atomics, and the cross-lane `ds_swizzle_b32`/`ds_bpermute_b32`.
+//! `d16` forms, b64/b96/b128, `addtid`), atomics (incl. `rsub`, `mskor`, `wrap`, packed
+//! f16/bf16 adds, `wrxchg2`, `condxchg32`), `ds_append`/`ds_consume`, and the cross-lane
+//! `ds_swizzle_b32`/`ds_permute_b32`/`ds_bpermute_b32`, and gfx950's transposing
+//! `ds_read_b64_tr_b16`/`_b8` (see `read_transposed`).
 //!
 //! Addresses are `vaddr + offset` computed in 64 bits (so a sum past 4 GiB is an out-of-range
 //! access rather than a wrapped one). GFX9 does not clamp LDS addresses with M0.
+//! Atomics act lane by lane in ascending lane order (the runtime's contract), so lanes that
+//! hit one address see each other's updates.
+//!
+//! Off-GPU definitions:
+//! * GDS (the `gds` bit) does not exist here: such instructions are not lifted.
+//! * `ds_append`/`ds_consume` (LDS form) keep their counter in LDS at byte address
+//!   `M0 + offset` (LLVM passes the counter's LDS pointer in M0): one atomic add/subtract of
+//!   `popcount(EXEC)` by the first active lane, the pre-op value returned to every active lane.
+//! * `ds_read_addtid_b32`/`ds_write_addtid_b32` address `offset + M0[15:0] + 4 * lane`
+//!   (ISA pseudocode).
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
 use crate::env::{AtomicOp, Space};
-use crate::ir::{ConvOp, Op, Ty, Val};
+use crate::ir::{BinOp, ConvOp, Op, Ty, UnOp, Val};
 use crate::isa::Inst;
 use crate::wave::InstClass;
 
@@ -16,6 +29,9 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     let base = name.strip_prefix("ds_").unwrap_or(name);
     if base == "nop" {
         return Ok((InstClass::Lds, Flow::Next));
+    }
+    if inst.mem.gds {
+        return Err("GDS (global data share) is not available off-GPU".into());
     }
     l.count_vector();
     lift_inner(l, inst, base)?;
@@ -65,6 +81,77 @@ fn halves(l: &mut Lifter, v: Val) -> [Val; 2] {
 fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let off = inst.mem.offset as u16 as u64;
     let exec = l.exec();
+    // ---- counters, thread-id addressing, exchanges ----
+    match base {
+        "append" | "consume" if l.gpu.family() == Some(crate::isa::Family::Gfx9) => {
+            return append(l, inst, base == "append", off, exec);
+        }
+        "read_addtid_b32" | "write_addtid_b32" => {
+            // offset + M0[15:0] + 4 * lane.
+            let m0 = l.get_sreg(124);
+            let m0 = l.and_imm(m0, 0xffff);
+            let m0 = l.add_imm(m0, off);
+            let m0 = l.conv(ConvOp::ZExt, m0);
+            let lane = l.push_op(Op::LaneId, Ty::V32);
+            let lane = l.shl_imm(lane, 2);
+            let lane = l.conv(ConvOp::ZExt, lane);
+            let b = l.bcast(m0);
+            let a = l.add(b, lane);
+            if base == "read_addtid_b32" {
+                let v = load(l, a, 4, false);
+                return l.set_vregs(inst.dst[0], &[v], exec);
+            }
+            let d = l.v32(inst.src[1], K::B32)?;
+            store(l, a, 4, d);
+            return Ok(());
+        }
+        "wrxchg2_rtn_b32" | "wrxchg2_rtn_b64" | "wrxchg2st64_rtn_b32" | "wrxchg2st64_rtn_b64" => {
+            // Two swaps at vaddr + offset0/1 × (size × stride); returns {tmp1, tmp2}.
+            let size: u8 = if base.ends_with("b64") { 8 } else { 4 };
+            let stride = if base.contains("st64") { 64 } else { 1 };
+            let unit = size as u64 * stride;
+            let a = addr(l, inst, 0)?;
+            let a0 = l.add_imm(a, (inst.mem.offset as u8) as u64 * unit);
+            let a1 = l.add_imm(a, inst.mem.offset1 as u64 * unit);
+            let k = if size == 8 { K::B64 } else { K::B32 };
+            let (d0, d1) = if size == 8 {
+                (l.v64(inst.src[1], k)?, l.v64(inst.src[2], k)?)
+            } else {
+                (l.v32(inst.src[1], k)?, l.v32(inst.src[2], k)?)
+            };
+            let t0 = lds_atomic(l, AtomicOp::Swap, a0, size, d0, None, exec);
+            let t1 = lds_atomic(l, AtomicOp::Swap, a1, size, d1, None, exec);
+            let vals: Vec<Val> = if size == 8 {
+                let mut v = halves(l, t0).to_vec();
+                v.extend(halves(l, t1));
+                v
+            } else {
+                vec![t0, t1]
+            };
+            return l.set_vregs(inst.dst[0], &vals, exec);
+        }
+        "condxchg32_rtn_b64" => {
+            // ISA: ADDR0 = (vaddr + offset) & 0xfff8, ADDR1 = ADDR0 + 4; each dword i returns
+            // LDS[ADDRi] and, when DATA[32i+31] is set, stores {0, DATA[32i+30:32i]}. Each
+            // conditional write is one masked-or atomic: mask all-ones and value when the
+            // bit is set, else mask 0 and value 0 (memory unchanged).
+            let a = l.v32(inst.src[0], K::B32)?;
+            let a = if off != 0 { l.add_imm(a, off) } else { a };
+            let a = l.and_imm(a, 0xfff8);
+            let a = l.conv(ConvOp::ZExt, a);
+            let d = l.get_vregs(inst.src[1], 2)?;
+            let mut rets = Vec::with_capacity(2);
+            for (i, di) in d.into_iter().enumerate() {
+                let ai = if i == 0 { a } else { l.add_imm(a, 4) };
+                let set = l.ashr_imm(di, 31); // all ones when bit 31 is set
+                let val = l.and_imm(di, 0x7fff_ffff);
+                let val = l.and(val, set);
+                rets.push(lds_atomic(l, AtomicOp::MskOr, ai, 4, set, Some(val), exec));
+            }
+            return l.set_vregs(inst.dst[0], &rets, exec);
+        }
+        _ => {}
+    }
     // ---- reads ----
     if let Some(rest) = base
         .strip_prefix("read2st64_")
@@ -87,6 +174,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             vec![v0, v1]
         };
         return l.set_vregs(inst.dst[0], &vals, exec);
+    }
+    if base == "read_b64_tr_b16" || base == "read_b64_tr_b8" {
+        return read_transposed(l, inst, base.ends_with("b16"), off, exec);
     }
     if let Some(ty) = base.strip_prefix("read_") {
         let a = addr(l, inst, off)?;
@@ -207,7 +297,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 // Lane index = (vaddr + offset) / 4.
                 let a = l.v32(inst.src[0], K::B32)?;
                 let a = if off != 0 { l.add_imm(a, off) } else { a };
-                l.lshr_imm(a, 2)
+                let idx = l.lshr_imm(a, 2);
+                // The lane index is taken modulo the wave size (RDNA ISA, DS_BPERMUTE_B32).
+                if l.wave == 32 {
+                    l.and_imm(idx, 31)
+                } else {
+                    idx
+                }
             };
             let r = l.gather(v, idx);
             return l.set_vregs(inst.dst[0], &[r], exec);
@@ -219,7 +315,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let a = l.v32(inst.src[0], K::B32)?;
             let a = if off != 0 { l.add_imm(a, off) } else { a };
             let a = l.lshr_imm(a, 2);
-            let idx = l.and_imm(a, 63);
+            let idx = l.and_imm(a, (l.wave - 1) as u64);
             let z = l.c32(0);
             let mut tmp = l.bcast(z);
             for i in 0..l.wave as u64 {
@@ -231,7 +327,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 let bit = l.lshr_imm(exec, i);
                 let bit = l.and_imm(bit, 1);
                 let zero = l.c64(0);
-                let m = l.bin(crate::ir::BinOp::Sub, zero, bit);
+                let m = l.bin(BinOp::Sub, zero, bit);
                 tmp = l.select(m, w, tmp);
             }
             return l.set_vregs(inst.dst[0], &[tmp], exec);
@@ -268,11 +364,16 @@ fn atomic(l: &mut Lifter, inst: &Inst, base: &str, off: u64, exec: Val) -> R<()>
         None => (head, false),
     };
     let size: u8 = match ty {
-        "u32" | "i32" | "b32" | "f32" => 4,
+        "u32" | "i32" | "b32" | "f32" | "f16" | "bf16" => 4,
         "u64" | "i64" | "b64" | "f64" => 8,
         _ => return Err("not supported".into()),
     };
     let op = match op_name {
+        "pk_add" if ty == "f16" => AtomicOp::PkAddF16,
+        "pk_add" if ty == "bf16" => AtomicOp::PkAddBf16,
+        "rsub" => AtomicOp::RSub,
+        "mskor" => AtomicOp::MskOr,
+        "wrap" if ty == "b32" => AtomicOp::Wrap,
         "add" if ty.starts_with('f') => AtomicOp::FAdd,
         "add" => AtomicOp::Add,
         "sub" => AtomicOp::Sub,
@@ -300,26 +401,17 @@ fn atomic(l: &mut Lifter, inst: &Inst, base: &str, off: u64, exec: Val) -> R<()>
             l.v32(inst.src[i], k)
         }
     };
-    // ds_cmpst: data0 is the compare value, data1 the new value.
-    let (data, cmp) = if op == AtomicOp::CmpSwap {
-        (rd(l, 2)?, Some(rd(l, 1)?))
-    } else {
-        (rd(l, 1)?, None)
+    // ds_cmpst: data0 is the compare value, data1 the new value. mskor/wrap: DATA2 (data1)
+    // travels as the atomic's second operand.
+    let (data, cmp) = match op {
+        AtomicOp::CmpSwap => (rd(l, 2)?, Some(rd(l, 1)?)),
+        AtomicOp::MskOr | AtomicOp::Wrap => (rd(l, 1)?, Some(rd(l, 2)?)),
+        _ => (rd(l, 1)?, None),
     };
-    let ty_ = if size == 8 { Ty::V64 } else { Ty::V32 };
-    let old = l.push_op(
-        Op::Atomic {
-            pc: l.pc,
-            space: Space::Lds,
-            op,
-            addr: a,
-            size,
-            data,
-            cmp,
-            mask: exec,
-        },
-        ty_,
-    );
+    if op_name == "pk_add" && ty.ends_with("16") && inst.src[1].vreg().is_none() {
+        return Err("packed add data is not a VGPR".into());
+    }
+    let old = lds_atomic(l, op, a, size, data, cmp, exec);
     if rtn {
         let vals: Vec<Val> = if size == 8 {
             halves(l, old).to_vec()
@@ -329,4 +421,96 @@ fn atomic(l: &mut Lifter, inst: &Inst, base: &str, off: u64, exec: Val) -> R<()>
         l.set_vregs(inst.dst[0], &vals, exec)?;
     }
     Ok(())
+}
+
+/// One LDS atomic over the lanes of `mask`; returns the pre-op values.
+fn lds_atomic(
+    l: &mut Lifter,
+    op: AtomicOp,
+    addr: Val,
+    size: u8,
+    data: Val,
+    cmp: Option<Val>,
+    mask: Val,
+) -> Val {
+    let ty = if size == 8 { Ty::V64 } else { Ty::V32 };
+    l.push_op(
+        Op::Atomic {
+            pc: l.pc,
+            space: Space::Lds,
+            op,
+            addr,
+            size,
+            data,
+            cmp,
+            mask,
+        },
+        ty,
+    )
+}
+
+/// `ds_append` (`add`) / `ds_consume`: the counter at LDS byte address `M0 + offset` changes
+/// by `popcount(EXEC)` in one atomic of the first active lane; every active lane receives
+/// the pre-op value. With EXEC = 0 nothing happens.
+fn append(l: &mut Lifter, inst: &Inst, add: bool, off: u64, exec: Val) -> R<()> {
+    let m0 = l.get_sreg(124);
+    let a = l.conv(ConvOp::ZExt, m0);
+    let a = l.add_imm(a, off);
+    let a = l.bcast(a);
+    let n = l.un(UnOp::Popcnt, exec);
+    let n = l.conv(ConvOp::Lo, n);
+    let n = l.bcast(n);
+    // The lowest set bit of EXEC: exec & -exec.
+    let zero = l.c64(0);
+    let neg = l.bin(BinOp::Sub, zero, exec);
+    let first = l.and(exec, neg);
+    let op = if add { AtomicOp::Add } else { AtomicOp::Sub };
+    let old = lds_atomic(l, op, a, 4, n, None, first);
+    let lane = l.un(UnOp::Ctz, exec);
+    let lane = l.conv(ConvOp::Lo, lane);
+    let lane = l.and_imm(lane, 63);
+    let v = l.read_lane(old, lane);
+    let v = l.bcast(v);
+    l.set_vregs(inst.dst[0], &[v], exec)
+}
+
+/// gfx950 `ds_read_b64_tr_b16` / `ds_read_b64_tr_b8`: within each group of 16 lanes, every
+/// lane addresses 64 bits (`vaddr + offset`) holding 4 b16 (8 b8) consecutive elements of a
+/// 16-lane × 64-bit tile, and receives the transposed tile: with `i` the lane's index in its
+/// group, element `k` of the result is element `i % n` (n = 4 or 8 elements per lane) of the
+/// 64 bits addressed by group lane `i / n + k × (16 / n)`. For b16 this is the 16 × 4 base
+/// unit of LLVM/Triton's description (each of 4 lanes holds 4 consecutive elements of one
+/// column; afterwards lane `i` holds row `i`); for b8, two interleaved 8 × 8 byte transposes
+/// (even lanes → lanes 0-7, odd lanes → lanes 8-15).
+fn read_transposed(l: &mut Lifter, inst: &Inst, b16: bool, off: u64, exec: Val) -> R<()> {
+    let (n, size) = if b16 { (4u32, 2u8) } else { (8, 1) };
+    let va = l.v32(inst.src[0], K::B32)?;
+    let va = if off != 0 { l.add_imm(va, off) } else { va };
+    let mut elems = Vec::with_capacity(n as usize);
+    for k in 0..n {
+        let mut src = [0u32; 64];
+        let mut byte = [0u32; 64];
+        for i in 0..64u32 {
+            let g = i % 16;
+            src[i as usize] = (i - g) + g / n + k * (16 / n);
+            byte[i as usize] = (g % n) * size as u32;
+        }
+        let idx = l.lane_const(src);
+        let a = l.gather(va, idx);
+        let bo = l.lane_const(byte);
+        let a = l.add(a, bo);
+        let a = l.conv(ConvOp::ZExt, a);
+        elems.push(load(l, a, size, false));
+    }
+    let per = 32 / (8 * size as u32); // elements per dword
+    let mut dws = Vec::with_capacity(2);
+    for d in elems.chunks(per as usize) {
+        let mut v = d[0];
+        for (j, e) in d.iter().enumerate().skip(1) {
+            let t = l.shl_imm(*e, (8 * size as u64) * j as u64);
+            v = l.or(v, t);
+        }
+        dws.push(v);
+    }
+    l.set_vregs(inst.dst[0], &dws, exec)
 }

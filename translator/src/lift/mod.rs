@@ -21,23 +21,37 @@
 //! naming it, so everything before it still executes.
 //!
 //! MODE (the `mode` argument, part of the block-cache key) decides: f32 and f64/f16 denormal
-//! flushing of inputs and outputs (FP_DENORM), whether OMOD applies (not under IEEE or with
-//! output denormals), NaN through clamp (DX10_CLAMP), and VGPR indexing (GPR_IDX_EN); float
-//! results under a rounding mode other than nearest-even are Unsupported.
+//! flushing of inputs and outputs (FP_DENORM), the rounding direction of f32 and of f64/f16
+//! results (FP_ROUND: add, sub, mul, fma/mad/mac, packed f32/f16 math, `v_fma_mix*`, ldexp
+//! and the conversions to f32 and f16 round once in that direction through
+//! [`LaneFn::Rounded`](crate::ir::LaneFn::Rounded)), whether OMOD applies (not under IEEE or
+//! with output denormals), NaN through clamp (DX10_CLAMP), sNaN handling of `v_min*`/`v_max*`/
+//! `v_med3` (IEEE), ±MAX instead of ±Inf for overflowing f16 results (FP16_OVFL), and VGPR
+//! indexing (GPR_IDX_EN).
 //!
-//! Documented approximations: `v_rcp_f32`/`v_rsq_f32`/`v_sqrt_f32` are correctly rounded
-//! (hardware: within 1 ULP); `v_mad_f32`/`v_mac_f32` keep denormals; f16 FMAs
-//! (`v_fma_f16`, `v_pk_fma_f16`, `v_fma_mix*_f16`) go through an f32 FMA and may double-round
-//! in rare ties; float min/max follow IEEE minNum/maxNum (an sNaN input is not turned into a
-//! NaN result as IEEE mode would); `s_buffer_load` past `num_records` reads 0 but loads
-//! from the buffer base.
+//! Documented approximations: `v_rcp_f32`/`v_rsq_f32`/`v_sqrt_f32` (and f64) are computed in
+//! round-to-nearest whatever FP_ROUND says (the ISA bounds them to 1 ULP; sqrt and rcp are
+//! correctly rounded, rsq is the rounded reciprocal of the rounded square root: within 1 ULP);
+//! transcendental ops (f32 and f16) likewise ignore FP_ROUND; the division helpers
+//! (`v_div_scale/fmas/fixup`; `v_div_fmas` rounds its scaled FMA once) and
+//! `v_cvt_rpi_i32_f32`'s `+ 0.5` round to nearest; `v_cvt_pk_bf16_f32` uses the f32 FP_ROUND
+//! field and does not flush; f16 unary ops other than fract round to nearest; `v_mad_f32`/
+//! `v_mac_f32` keep denormals; `v_mad_mix*` (gfx9 only) under a directed FP_ROUND is
+//! Unsupported; f64 `v_fma_f64` under a directed FP_ROUND is exact except when `|a*b|` is
+//! above 2^1000 with a non-zero `c` below 2^-900, where `c` only breaks ties;
+//! FP8/BF8 conversions use FNUZ on gfx942 and OCP on gfx950; stochastic rounding (`v_cvt_sr_*`) adds
+//! the random operand's low `23 - mantissa bits` bits after truncating for subnormal results
+//! (CDNA4 ISA 7.3's rule made precise, not checked on hardware), and OCP NaN results are
+//! `sign | 0x7f`; min/max follow the GFX9 pseudocode (IEEE mode from MODE.IEEE).
 
 mod control;
 pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
+mod rdna_buffer;
 mod rdna_names;
+mod rdna_ops;
 mod salu;
 mod smem;
 mod valu;
@@ -196,6 +210,9 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
             }
             _ => {}
         }
+        if let Some(r) = rdna_ops::lift(l, inst, name) {
+            return r;
+        }
     }
     match inst.format {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => salu::lift(l, inst, name),
@@ -218,7 +235,7 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         }
         Format::Vopd => vopd::lift(l, inst),
         Format::Ds => ds::lift(l, inst, name),
-        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf => {
+        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf | Format::Mtbuf => {
             vmem::lift(l, inst, name)
         }
         other => Err(format!("{other:?} instructions are not supported")),

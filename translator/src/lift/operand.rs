@@ -164,7 +164,7 @@ pub(crate) struct Lifter<'t> {
     /// Known EXEC mask.
     exec: Option<Val>,
     /// Write mask of the current instruction when DPP narrows it.
-    dpp_wmask: Option<Val>,
+    pub(super) dpp_wmask: Option<Val>,
     /// Deduplicated uniform constants.
     consts: HashMap<(bool, u64), Val>,
 }
@@ -716,6 +716,12 @@ impl<'t> Lifter<'t> {
             None => self.v32(o, k)?,
         };
         if i == 0 {
+            if let Some(sel) = inst.dpp8 {
+                if k.is64() {
+                    return Err("DPP8 on a 64-bit operand".into());
+                }
+                v = super::rdna_ops::dpp8(self, v, sel)?;
+            }
             if let Some(d) = inst.dpp {
                 if k.is64() {
                     return Err("DPP on a 64-bit operand".into());
@@ -823,6 +829,10 @@ impl<'t> Lifter<'t> {
 
     /// Applies a DPP16 permutation to `v` (src0) and records the write mask it implies.
     fn dpp(&mut self, v: Val, d: crate::isa::Dpp) -> R<Val> {
+        if self.gpu.family() != Some(crate::isa::Family::Gfx9) {
+            // RDNA controls, FI and the BC/FI table (`rdna_ops::dpp16`).
+            return super::rdna_ops::dpp16(self, v, d);
+        }
         let (map, invalid) =
             dpp_map(d.ctrl).ok_or_else(|| format!("reserved DPP control {:#x}", d.ctrl))?;
         let idx = self.lane_const(map);
@@ -1008,15 +1018,7 @@ impl<'t> Lifter<'t> {
     /// Applies the VOP3 output modifier and clamp to a float result of kind `k`.
     pub fn fout(&mut self, v: Val, k: K) -> R<Val> {
         let inst = self.inst()?;
-        // MODE.FP_ROUND: [1:0] f32, [3:2] f64/f16; only round-to-nearest-even is lifted.
-        let round = if k == K::F32 {
-            self.mode & 3
-        } else {
-            self.mode >> 2 & 3
-        };
-        if round != 0 {
-            return Err(format!("MODE round mode {round} is not supported"));
-        }
+        // MODE.FP_ROUND is applied by the op that computes `v` (valu.rs).
         let mut v = v;
         let (two, four, half, zero, one) = match k {
             K::F32 => (
@@ -1040,8 +1042,14 @@ impl<'t> Lifter<'t> {
                 return Ok(v);
             }
         };
-        // OMOD is ignored when MODE.IEEE is set or output denormals are allowed (ISA 6.2.2).
-        if inst.mods.omod != 0 && !self.ieee() && !self.denorm_allowed(k, 2) {
+        // OMOD is ignored when MODE.IEEE is set or output denormals are allowed (ISA 6.2.2;
+        // RDNA3 the same). RDNA4 has no IEEE bit and applies OMOD under any denormal mode,
+        // flushing output denormals (RDNA4 ISA 7.2.3). RDNA: -0 * OMOD = +0.
+        let family = self.gpu.family();
+        let gfx12 = family == Some(crate::isa::Family::Gfx12);
+        let omod_on =
+            inst.mods.omod != 0 && (gfx12 || (!self.ieee() && !self.denorm_allowed(k, 2)));
+        if omod_on {
             let m = match inst.mods.omod {
                 1 => two,
                 2 => four,
@@ -1049,6 +1057,16 @@ impl<'t> Lifter<'t> {
             };
             let c = self.cst(v, m);
             v = self.bin(BinOp::FMul, v, c);
+            if gfx12 {
+                v = self.flush_denorm(v, k);
+            }
+            if family != Some(crate::isa::Family::Gfx9) {
+                let sign = if k.is64() { 1u64 << 63 } else { 1 << 31 };
+                let nz = self.cst(v, sign);
+                let is_nz = self.cmp(CmpOp::Eq, v, nz);
+                let z = self.cst(v, 0);
+                v = self.select(is_nz, z, v);
+            }
         }
         if inst.mods.clamp {
             // Clamp to [0, 1]; with DX10_CLAMP a NaN becomes 0 (maxNum(NaN, 0) = 0),

@@ -15,7 +15,7 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         | "s_wait_loadcnt_dscnt" | "s_wait_storecnt_dscnt" | "s_waitcnt_vscnt" | "s_waitcnt_vmcnt"
         | "s_waitcnt_expcnt" | "s_waitcnt_lgkmcnt" | "s_waitcnt_depctr" | "s_wait_event"
         // Cache invalidations (no caches here).
-        | "buffer_gl0_inv" | "buffer_gl1_inv" | "global_inv" | "global_wb"
+        | "buffer_gl0_inv" | "buffer_gl1_inv" | "global_inv" | "global_wb" | "global_wbinv"
         // gfx12 split barrier: the workgroup barrier happens at the signal (a valid schedule:
         // every wave signals before it waits), so the wait has nothing left to do.
         | "s_barrier_wait" => "s_nop",
@@ -37,6 +37,7 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         "v_mad_co_u64_u32" => "v_mad_u64_u32",
         "v_mad_co_i64_i32" => "v_mad_i64_i32",
         "s_load_b96" => "s_load_dwordx3",
+        "s_buffer_load_b96" => "s_buffer_load_dwordx3",
         // gfx12 renames of the 32-bit scalar add/sub (same SCC rule).
         "s_add_co_i32" => "s_add_i32",
         "s_addk_co_i32" => "s_addk_i32",
@@ -127,7 +128,45 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         "ds_store_b8" => "ds_write_b8",
         "ds_store_b16" => "ds_write_b16",
         "ds_store_b96" => "ds_write_b96",
+        "ds_store_b8_d16_hi" => "ds_write_b8_d16_hi",
+        "ds_store_b16_d16_hi" => "ds_write_b16_d16_hi",
+        "ds_load_u8_d16" => "ds_read_u8_d16",
+        "ds_load_u8_d16_hi" => "ds_read_u8_d16_hi",
+        "ds_load_i8_d16" => "ds_read_i8_d16",
+        "ds_load_i8_d16_hi" => "ds_read_i8_d16_hi",
+        "ds_load_u16_d16" => "ds_read_u16_d16",
+        "ds_load_u16_d16_hi" => "ds_read_u16_d16_hi",
+        "ds_storexchg_rtn_b32" => "ds_wrxchg_rtn_b32",
+        // gfx12 names of the LDS float min/max atomics.
+        "ds_min_num_f32" => "ds_min_f32",
+        "ds_max_num_f32" => "ds_max_f32",
+        "ds_min_num_rtn_f32" => "ds_min_rtn_f32",
+        "ds_max_num_rtn_f32" => "ds_max_rtn_f32",
+        "ds_min_num_f64" => "ds_min_f64",
+        "ds_max_num_f64" => "ds_max_f64",
+        "ds_min_num_rtn_f64" => "ds_min_rtn_f64",
+        "ds_max_num_rtn_f64" => "ds_max_rtn_f64",
+        "ds_storexchg_rtn_b64" => "ds_wrxchg_rtn_b64",
         "ds_store_b128" => "ds_write_b128",
+        // More renamed scalar ops (RDNA "not0" = GFX9 "n1", "cls" = "flbit_i32").
+        "s_and_not0_saveexec_b32" => "s_andn1_saveexec_b32",
+        "s_and_not0_saveexec_b64" => "s_andn1_saveexec_b64",
+        "s_or_not0_saveexec_b32" => "s_orn1_saveexec_b32",
+        "s_or_not0_saveexec_b64" => "s_orn1_saveexec_b64",
+        "s_cls_i32" => "s_flbit_i32",
+        "s_cls_i32_i64" => "s_flbit_i32_i64",
+        "s_clz_i32_u64" => "s_flbit_i32_b64",
+        "s_gl1_inv" | "s_version" | "s_ttracedata_imm" => "s_nop",
+        // More renamed VALU ops.
+        "v_cvt_pk_rtz_f16_f32" => "v_cvt_pkrtz_f16_f32",
+        "v_cvt_floor_i32_f32" => "v_cvt_flr_i32_f32",
+        "v_cvt_nearest_i32_f32" => "v_cvt_rpi_i32_f32",
+        "v_cls_i32" => "v_ffbh_i32",
+        // gfx12 renames of the IEEE-mode min/max family (same minNum/maxNum rule here).
+        "v_med3_num_f32" => "v_med3_f32",
+        // Without clamp the signed and unsigned 16-bit wrapping add/sub are the same bits.
+        "v_add_nc_u16" | "v_add_nc_i16" => "v_add_u16",
+        "v_sub_nc_u16" | "v_sub_nc_i16" => "v_sub_u16",
         // VALU renames (same operation, LLVM's RDNA spelling).
         "v_add_nc_u32" => "v_add_u32",
         "v_sub_nc_u32" => "v_sub_u32",
@@ -135,6 +174,71 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         "v_add_co_ci_u32" => "v_addc_co_u32",
         "v_sub_co_ci_u32" => "v_subb_co_u32",
         "v_subrev_co_ci_u32" => "v_subbrev_co_u32",
-        other => other,
+        other => memory_rename(other).unwrap_or(other),
     }
+}
+
+/// RDNA data-type suffixes of vector memory operations and the GFX9 spelling of the same
+/// operation, for every segment prefix (`global_`, `flat_`, `scratch_`, `buffer_`).
+const MEMORY_SUFFIXES: &[(&str, &str)] = &[
+    ("load_b32", "load_dword"),
+    ("load_b64", "load_dwordx2"),
+    ("load_b96", "load_dwordx3"),
+    ("load_b128", "load_dwordx4"),
+    ("load_u8", "load_ubyte"),
+    ("load_i8", "load_sbyte"),
+    ("load_u16", "load_ushort"),
+    ("load_i16", "load_sshort"),
+    ("load_d16_b16", "load_short_d16"),
+    ("load_d16_hi_b16", "load_short_d16_hi"),
+    ("load_d16_u8", "load_ubyte_d16"),
+    ("load_d16_hi_u8", "load_ubyte_d16_hi"),
+    ("load_d16_i8", "load_sbyte_d16"),
+    ("load_d16_hi_i8", "load_sbyte_d16_hi"),
+    ("store_b8", "store_byte"),
+    ("store_b16", "store_short"),
+    ("store_b32", "store_dword"),
+    ("store_b64", "store_dwordx2"),
+    ("store_b96", "store_dwordx3"),
+    ("store_b128", "store_dwordx4"),
+    ("store_d16_hi_b16", "store_short_d16_hi"),
+    ("store_d16_hi_b8", "store_byte_d16_hi"),
+    ("atomic_add_u32", "atomic_add"),
+    ("atomic_sub_u32", "atomic_sub"),
+    ("atomic_min_i32", "atomic_smin"),
+    ("atomic_max_i32", "atomic_smax"),
+    ("atomic_min_u32", "atomic_umin"),
+    ("atomic_max_u32", "atomic_umax"),
+    ("atomic_and_b32", "atomic_and"),
+    ("atomic_or_b32", "atomic_or"),
+    ("atomic_xor_b32", "atomic_xor"),
+    ("atomic_swap_b32", "atomic_swap"),
+    ("atomic_cmpswap_b32", "atomic_cmpswap"),
+    ("atomic_inc_u32", "atomic_inc"),
+    ("atomic_dec_u32", "atomic_dec"),
+    ("atomic_add_u64", "atomic_add_x2"),
+    ("atomic_sub_u64", "atomic_sub_x2"),
+    ("atomic_min_i64", "atomic_smin_x2"),
+    ("atomic_max_i64", "atomic_smax_x2"),
+    ("atomic_min_u64", "atomic_umin_x2"),
+    ("atomic_max_u64", "atomic_umax_x2"),
+    ("atomic_and_b64", "atomic_and_x2"),
+    ("atomic_or_b64", "atomic_or_x2"),
+    ("atomic_xor_b64", "atomic_xor_x2"),
+    ("atomic_swap_b64", "atomic_swap_x2"),
+    ("atomic_cmpswap_b64", "atomic_cmpswap_x2"),
+    ("atomic_inc_u64", "atomic_inc_x2"),
+    ("atomic_dec_u64", "atomic_dec_x2"),
+    ("atomic_min_num_f64", "atomic_min_f64"),
+    ("atomic_max_num_f64", "atomic_max_f64"),
+];
+
+/// The GFX9 mnemonic of an RDNA vector memory operation (`global_load_u8` →
+/// `global_load_ubyte`), when that mnemonic exists in the opcode table.
+fn memory_rename(name: &str) -> Option<&'static str> {
+    let (seg, rest) = ["global_", "flat_", "scratch_", "buffer_"]
+        .iter()
+        .find_map(|p| name.strip_prefix(p).map(|r| (*p, r)))?;
+    let gfx9 = MEMORY_SUFFIXES.iter().find(|(r, _)| *r == rest)?.1;
+    crate::isa::Op::from_name(&format!("{seg}{gfx9}")).map(crate::isa::Op::name)
 }

@@ -76,6 +76,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             l.set_scc(ov);
             return Ok(Flow::Next);
         }
+        "s_call_b64" => {
+            // D = PC + 4; PC = PC + 4 + SIMM16 * 4.
+            let ret = l.c64(l.next_pc);
+            l.set_s64(sopk_reg(inst), ret)?;
+            let t = l.next_pc.wrapping_add((inst.imm as i16 as i64 * 4) as u64);
+            return Ok(Flow::End(Exit::Jump(t)));
+        }
         "s_mulk_i32" => {
             let o = sopk_reg(inst);
             let a = l.s32(o, K::B32)?;
@@ -530,6 +537,58 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let r = l.or(lo, hi);
             dst(l, inst, r)?;
         }
+        "quadmask_b32" | "quadmask_b64" => {
+            // D bit i = OR of S0 bits [4i+3:4i]; SCC = D != 0.
+            let a = src(l, inst, 0, k)?;
+            let q = quad_or(l, a);
+            let n = if k.is64() { 16 } else { 8 };
+            let mut r = l.cst(a, 0);
+            for i in 0..n {
+                let b = l.lshr_imm(q, 4 * i);
+                let b = l.and_imm(b, 1);
+                let b = l.shl_imm(b, i);
+                r = l.or(r, b);
+            }
+            dst(l, inst, r)?;
+            let scc = l.ne0(r);
+            l.set_scc(scc);
+        }
+        "wqm_b32" | "wqm_b64" => {
+            // Whole quad mode: every quad with any bit set becomes all ones; SCC = D != 0.
+            let a = src(l, inst, 0, k)?;
+            let q = quad_or(l, a);
+            let q = l.and_imm(q, 0x1111_1111_1111_1111 & mask_of(k));
+            let mut r = q;
+            for s in 1..4 {
+                let t = l.shl_imm(q, s);
+                r = l.or(r, t);
+            }
+            dst(l, inst, r)?;
+            let scc = l.ne0(r);
+            l.set_scc(scc);
+        }
+        "bitreplicate_b64_b32" => {
+            // D[2i+1:2i] = S0[i] twice (SCC unchanged): spread the bits, then double them.
+            let a = src(l, inst, 0, K::B32)?;
+            let mut x = l.conv(ConvOp::ZExt, a);
+            for (sh, m) in [
+                (16, 0x0000_ffff_0000_ffffu64),
+                (8, 0x00ff_00ff_00ff_00ff),
+                (4, 0x0f0f_0f0f_0f0f_0f0f),
+                (2, 0x3333_3333_3333_3333),
+                (1, 0x5555_5555_5555_5555),
+            ] {
+                let t = l.shl_imm(x, sh);
+                let t = l.or(x, t);
+                x = l.and_imm(t, m);
+            }
+            let t = l.shl_imm(x, 1);
+            let r = l.or(x, t);
+            l.set_s64(inst.dst[0], r)?;
+        }
+        "movrels_b32" | "movrels_b64" | "movreld_b32" | "movreld_b64" => {
+            movrel(l, inst, base.starts_with("movrels"), k.is64())?;
+        }
         "getpc_b64" => {
             // The address of the next instruction.
             let v = l.c64(l.next_pc);
@@ -548,6 +607,89 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
         _ => return Err("not supported".into()),
     }
     Ok(Flow::Next)
+}
+
+/// Per nibble of `a`: bit 0 of the nibble = OR of its four bits (other bits: garbage).
+fn quad_or(l: &mut Lifter, a: Val) -> Val {
+    let mut q = a;
+    for s in 1..4 {
+        let t = l.lshr_imm(a, s);
+        q = l.or(q, t);
+    }
+    q
+}
+
+/// All ones of the operand width.
+fn mask_of(k: K) -> u64 {
+    if k.is64() {
+        u64::MAX
+    } else {
+        0xffff_ffff
+    }
+}
+
+/// SGPRs addressable by `s_movrels`/`s_movreld`: s0..s101 (an index past them reads 0 and
+/// writes nothing).
+const MOVREL_SGPRS: u8 = 102;
+
+/// `s_movrels` (`D = SGPR[S0 + M0]`) and `s_movreld` (`SGPR[D + M0] = S0`), 32 or 64 bits
+/// (ISA: M0 is the unsigned dword index; 64-bit forms move the pair at that index). The
+/// index is dynamic, so reads select among every SGPR and writes update every SGPR whose
+/// number matches.
+fn movrel(l: &mut Lifter, inst: &Inst, rels: bool, w64: bool) -> R<()> {
+    let m0 = l.get_sreg(crate::wave::sreg::M0);
+    let n = if w64 { 2 } else { 1 };
+    if rels {
+        let base = inst.src[0]
+            .sreg()
+            .filter(|&r| r < MOVREL_SGPRS)
+            .ok_or("s_movrels source is not an SGPR")?;
+        let idx = l.add_imm(m0, base as u64);
+        let mut out = Vec::with_capacity(n);
+        for j in 0..n as u64 {
+            let ij = l.add_imm(idx, j);
+            let mut v = l.c32(0);
+            for r in 0..MOVREL_SGPRS {
+                let rc = l.c32(r as u32);
+                let hit = l.cmp(CmpOp::Eq, ij, rc);
+                let x = l.get_sreg(r);
+                v = l.select(hit, x, v);
+            }
+            out.push(v);
+        }
+        let d = inst.dst[0]
+            .sreg()
+            .ok_or("s_movrels destination is not an SGPR")?;
+        if d as u16 + n as u16 > 128 {
+            return Err("destination range leaves the scalar registers".into());
+        }
+        for (j, v) in out.into_iter().enumerate() {
+            l.set_sreg(d + j as u8, v);
+        }
+        return Ok(());
+    }
+    let data = if w64 {
+        let v = l.s64(inst.src[0], K::B64)?;
+        vec![l.lo(v), l.hi(v)]
+    } else {
+        vec![l.s32(inst.src[0], K::B32)?]
+    };
+    let base = inst.dst[0]
+        .sreg()
+        .filter(|&r| r < MOVREL_SGPRS)
+        .ok_or("s_movreld destination is not an SGPR")?;
+    let idx = l.add_imm(m0, base as u64);
+    for r in 0..MOVREL_SGPRS {
+        let mut v = l.get_sreg(r);
+        for (j, d) in data.iter().enumerate() {
+            let ij = l.add_imm(idx, j as u64);
+            let rc = l.c32(r as u32);
+            let hit = l.cmp(CmpOp::Eq, ij, rc);
+            v = l.select(hit, *d, v);
+        }
+        l.set_sreg(r, v);
+    }
+    Ok(())
 }
 
 /// Reads the destination register's current value (for ops that update D in place).

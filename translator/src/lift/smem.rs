@@ -1,9 +1,24 @@
-//! Scalar memory: `s_load_dword*`, `s_buffer_load_dword*`, `s_store_dword*`, `s_memtime`,
-//! and cache maintenance (no-ops).
+//! Scalar memory: `s_load_dword*`, `s_buffer_load_dword*`, `s_store_dword*`,
+//! `s_buffer_store_dword*`, scalar atomics (`s_atomic_*`, `s_buffer_atomic_*`), `s_memtime`/
+//! `s_memrealtime`, and cache maintenance and probes (no-ops).
+//!
+//! Off-GPU definitions: the data cache is not modelled, so `s_dcache_inv`/`wb`/`discard`
+//! and `s_atc_probe*` (an address-translation-cache probe) have no effect; `s_memtime` and
+//! `s_memrealtime` read the environment clock (`WaveEnv::clock`: in the runtime a per-wave
+//! counter that advances by 64 per read, deterministic and independent of the host clock).
+//!
+//! Buffer forms (`s_buffer_*`) take base, stride and `num_records` from the V# in four SGPRs
+//! and range-check each dword's byte offset against `max(stride, 1) * num_records`: an
+//! out-of-range dword loads 0 without any memory access, and stores and atomics out of range
+//! have no effect (an atomic then returns 0).
+//!
+//! Scalar atomics are performed as a one-lane vector atomic (lane 0) on global memory, so
+//! they share the runtime's host atomics and checks; `glc` returns the pre-op value.
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::{CmpOp, ConvOp, Op, Ty, Val};
+use crate::env::{AtomicOp, Space};
+use crate::ir::{BinOp, CmpOp, ConvOp, Op, Ty, Val};
 use crate::isa::Inst;
 use crate::wave::InstClass;
 
@@ -34,14 +49,152 @@ fn offset(l: &mut Lifter, inst: &Inst) -> R<Val> {
     }
 }
 
+/// A V# in SGPRs: `(base S64, limit S64)`. V#: base = {dword1[15:0], dword0}, stride =
+/// dword1[29:16], num_records = dword2. A dword at byte offset `o` is out of range when
+/// `o >= (stride == 0 ? 1 : stride) * num_records` (ISA "Address and GPR Range Checking").
+fn vsharp(l: &mut Lifter, inst: &Inst) -> R<(Val, Val)> {
+    let sb = inst.src[0]
+        .sreg()
+        .ok_or("buffer resource is not an SGPR quad")?;
+    if sb as u16 + 4 > 128 {
+        return Err("V# range leaves the scalar registers".into());
+    }
+    let d0 = l.get_sreg(sb);
+    let d1 = l.get_sreg(sb + 1);
+    let d2 = l.get_sreg(sb + 2);
+    let hi = l.and_imm(d1, 0xffff);
+    let base = l.pack(d0, hi);
+    let stride = l.lshr_imm(d1, 16);
+    let stride = l.and_imm(stride, 0x3fff);
+    let one = l.c32(1);
+    let unit = l.bin(BinOp::UMax, stride, one);
+    let unit = l.conv(ConvOp::ZExt, unit);
+    let nrec = l.conv(ConvOp::ZExt, d2);
+    Ok((base, l.bin(BinOp::Mul, unit, nrec)))
+}
+
+/// Lane mask `1` (lane 0) when `ok` (an `S32`/`S64` boolean), else 0.
+fn lane0_if(l: &mut Lifter, ok: Val) -> Val {
+    let one = l.c64(1);
+    let zero = l.c64(0);
+    l.select(ok, one, zero)
+}
+
+/// A scalar atomic: `s_atomic_<op>[_x2]` (`buffer` false) or `s_buffer_atomic_<op>[_x2]`.
+fn atomic(l: &mut Lifter, inst: &Inst, rest: &str, buffer: bool) -> R<()> {
+    let (opn, wide) = match rest.strip_suffix("_x2") {
+        Some(r) => (r, true),
+        None => (rest, false),
+    };
+    let op = match opn {
+        "swap" => AtomicOp::Swap,
+        "cmpswap" => AtomicOp::CmpSwap,
+        "add" => AtomicOp::Add,
+        "sub" => AtomicOp::Sub,
+        "smin" => AtomicOp::SMin,
+        "umin" => AtomicOp::UMin,
+        "smax" => AtomicOp::SMax,
+        "umax" => AtomicOp::UMax,
+        "and" => AtomicOp::And,
+        "or" => AtomicOp::Or,
+        "xor" => AtomicOp::Xor,
+        "inc" => AtomicOp::Inc,
+        "dec" => AtomicOp::Dec,
+        _ => return Err("not supported".into()),
+    };
+    let size: u8 = if wide { 8 } else { 4 };
+    let dw = (size / 4) as u16;
+    let sd = inst.src[1]
+        .sreg()
+        .ok_or("scalar atomic data is not an SGPR")?;
+    let ndata = if op == AtomicOp::CmpSwap { 2 * dw } else { dw };
+    if sd as u16 + ndata > 128 {
+        return Err("data range leaves the scalar registers".into());
+    }
+    let word = |l: &mut Lifter, r: u8| -> Val {
+        if wide {
+            let lo = l.get_sreg(r);
+            let hi = l.get_sreg(r + 1);
+            l.pack(lo, hi)
+        } else {
+            l.get_sreg(r)
+        }
+    };
+    // cmpswap: DATA[low] is the new value, the next register(s) the compare value.
+    let data = word(l, sd);
+    let cmp = if op == AtomicOp::CmpSwap {
+        let c = word(l, sd + dw as u8);
+        Some(l.bcast(c))
+    } else {
+        None
+    };
+    let off = offset(l, inst)?;
+    let (addr, mask) = if buffer {
+        let (base, nrec) = vsharp(l, inst)?;
+        let off = l.and_imm(off, 0xffff_ffff);
+        let ok = l.cmp(CmpOp::ULt, off, nrec);
+        let m = lane0_if(l, ok);
+        (l.add(base, off), m)
+    } else {
+        let base = l.s64(inst.src[0], K::B64)?;
+        (l.add(base, off), l.c64(1))
+    };
+    // The address must be naturally aligned: the low bits are ignored as for loads.
+    let addr = l.and_imm(addr, !(size as u64 - 1));
+    let va = l.bcast(addr);
+    let vd = l.bcast(data);
+    let ty = if wide { Ty::V64 } else { Ty::V32 };
+    let old = l.push_op(
+        Op::Atomic {
+            pc: l.pc,
+            space: Space::Global,
+            op,
+            addr: va,
+            size,
+            data: vd,
+            cmp,
+            mask,
+        },
+        ty,
+    );
+    if inst.dst[0].is_some() {
+        let lane0 = l.c32(0);
+        if wide {
+            let lo = l.lo(old);
+            let hi = l.hi(old);
+            let lo = l.read_lane(lo, lane0);
+            let hi = l.read_lane(hi, lane0);
+            l.set_sreg(sd, lo);
+            l.set_sreg(sd + 1, hi);
+        } else {
+            let r = l.read_lane(old, lane0);
+            l.set_sreg(sd, r);
+        }
+    }
+    Ok(())
+}
+
 fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
     match name {
-        "s_dcache_inv" | "s_dcache_wb" | "s_dcache_inv_vol" | "s_dcache_wb_vol" => return Ok(()),
+        "s_dcache_inv"
+        | "s_dcache_wb"
+        | "s_dcache_inv_vol"
+        | "s_dcache_wb_vol"
+        | "s_dcache_discard"
+        | "s_dcache_discard_x2"
+        | "s_atc_probe"
+        | "s_atc_probe_buffer" => return Ok(()),
         "s_memtime" | "s_memrealtime" => {
             let c = l.push_op(Op::Clock, Ty::S64);
             return l.set_s64(inst.dst[0], c);
         }
         _ => {}
+    }
+    if let Some(rest) = name.strip_prefix("s_buffer_atomic_") {
+        return atomic(l, inst, rest, true);
+    }
+    if let Some(rest) = name.strip_prefix("s_atomic_") {
+        return atomic(l, inst, rest, false);
     }
     let n = dwords(name).ok_or("not supported")?;
     if let Some(kind) = name.strip_prefix("s_load_") {
@@ -69,44 +222,70 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
         return Ok(());
     }
     if name.starts_with("s_buffer_load_") {
-        // V#: base = {dword1[15:0], dword0}, stride = dword1[31:16], num_records = dword2.
-        // S_BUFFER loads check the offset against num_records (the stride only decides the
-        // size unit); out-of-range dwords read 0.
-        let sb = inst.src[0]
-            .sreg()
-            .ok_or("s_buffer_load base is not an SGPR quad")?;
-        if sb as u16 + 4 > 128 {
-            return Err("V# range leaves the scalar registers".into());
-        }
-        let d0 = l.get_sreg(sb);
-        let d1 = l.get_sreg(sb + 1);
-        let d2 = l.get_sreg(sb + 2);
-        let hi = l.and_imm(d1, 0xffff);
-        let base = l.pack(d0, hi);
+        let (base, nrec) = vsharp(l, inst)?;
         let off = offset(l, inst)?;
         let off = l.and_imm(off, 0xffff_ffff & !3);
-        let nrec = l.conv(ConvOp::ZExt, d2);
         let reg = inst.dst[0]
             .sreg()
             .ok_or("scalar load destination is not an SGPR")?;
         if reg as u16 + n > 128 {
             return Err("destination range leaves the scalar registers".into());
         }
-        let zero = l.c32(0);
         let mut vals = Vec::with_capacity(n as usize);
         for i in 0..n {
+            // Each dword is a one-lane load that takes place only when in range: a dword at
+            // or past num_records reads 0 without touching memory.
             let oi = l.add_imm(off, 4 * i as u64);
             let ok = l.cmp(CmpOp::ULt, oi, nrec);
-            // Out-of-range dwords load from the base instead (then read as 0), so the access
-            // itself never leaves the buffer.
-            let oz = l.c64(0);
-            let eff = l.select(ok, oi, oz);
-            let ai = l.add(base, eff);
-            let v = l.push_op(Op::SLoad { pc: l.pc, addr: ai }, Ty::S32);
-            vals.push(l.select(ok, v, zero));
+            let mask = lane0_if(l, ok);
+            let ai = l.add(base, oi);
+            let va = l.bcast(ai);
+            let v = l.push_op(
+                Op::Load {
+                    pc: l.pc,
+                    space: Space::Global,
+                    addr: va,
+                    size: 4,
+                    signed: false,
+                    mask,
+                },
+                Ty::V32,
+            );
+            let lane0 = l.c32(0);
+            vals.push(l.read_lane(v, lane0));
         }
         for (i, v) in vals.into_iter().enumerate() {
             l.set_sreg(reg + i as u8, v);
+        }
+        return Ok(());
+    }
+    if let Some(rest) = name.strip_prefix("s_buffer_store_") {
+        let (base, nrec) = vsharp(l, inst)?;
+        let off = offset(l, inst)?;
+        let off = l.and_imm(off, 0xffff_ffff & !3);
+        let n = dwords(rest).ok_or("not supported")?;
+        let reg = inst.src[1]
+            .sreg()
+            .ok_or("scalar store data is not an SGPR")?;
+        if reg as u16 + n > 128 {
+            return Err("data range leaves the scalar registers".into());
+        }
+        for i in 0..n {
+            let oi = l.add_imm(off, 4 * i as u64);
+            let ok = l.cmp(CmpOp::ULt, oi, nrec);
+            let mask = lane0_if(l, ok);
+            let ai = l.add(base, oi);
+            let va = l.bcast(ai);
+            let d = l.get_sreg(reg + i as u8);
+            let vd = l.bcast(d);
+            l.effect(Op::Store {
+                pc: l.pc,
+                space: Space::Global,
+                addr: va,
+                size: 4,
+                data: vd,
+                mask,
+            });
         }
         return Ok(());
     }

@@ -3,14 +3,17 @@
 //! Every result is written to the lanes of EXEC (narrowed by DPP row/bank masks and invalid
 //! DPP sources); carry-outs and other mask results have the bits of inactive lanes cleared.
 //!
+//! Float results round in the MODE.FP_ROUND direction of their type (see the `lift` module
+//! doc); f16 FMAs round once. `v_min`/`v_max`/`v_min3`/`v_max3`/`v_med3` follow the GFX9/CDNA
+//! pseudocode including MODE.IEEE's sNaN quieting.
+//!
 //! Documented approximations: `v_rcp_f32`/`v_rsq_f32`/`v_sqrt_f32` are correctly rounded
 //! (hardware: within 1 ULP); `v_mad_f32`/`v_mac_f32`/`v_madak_f32`/`v_madmk_f32` round after
-//! the multiply but keep denormals (hardware flushes them); `v_med3_f32` follows
-//! `max(min(a, b), min(max(a, b), c))`, which differs from hardware only for NaN inputs.
+//! the multiply but keep denormals (hardware flushes them).
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, TernOp, Ty, UnOp, Val};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
 use crate::isa::{Inst, Opnd};
 use crate::wave::InstClass;
 use BinOp::*;
@@ -43,12 +46,276 @@ fn no_clamp(inst: &Inst) -> R<()> {
     Ok(())
 }
 
+/// MODE.FP_ROUND for results of kind `k`: bits [1:0] for f32, [3:2] for f64 and f16
+/// (CDNA3/CDNA4 ISA 3.5, MODE register).
+fn round_of(l: &Lifter, k: K) -> Round {
+    if k == K::F32 {
+        Round::from_field(l.mode)
+    } else {
+        Round::from_field(l.mode >> 2)
+    }
+}
+
+/// MODE.FP16_OVFL (bit 23): an f16 result that overflows becomes ±MAX_F16, not ±Inf.
+fn fp16_ovfl(l: &Lifter) -> bool {
+    l.mode >> 23 & 1 != 0
+}
+
+/// `op` rounded once in the MODE direction for results of kind `k` (a lane function).
+fn rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Val {
+    let rm = round_of(l, k);
+    let ovfl = k == K::F16 && fp16_ovfl(l);
+    let ty = if op.wide_result() { Ty::V64 } else { Ty::V32 };
+    l.lane_fn(LaneFn::Rounded(op, rm, ovfl), args, ty)
+}
+
+/// Float add/sub/mul of kind `k` (f32 or f64): the IR op under round-to-nearest-even, the
+/// rounded lane function under a directed MODE.FP_ROUND.
+fn farith(l: &mut Lifter, op: BinOp, k: K, a: Val, b: Val) -> Val {
+    if round_of(l, k) == Round::NearestEven || !matches!(op, FAdd | FSub | FMul) {
+        return l.bin(op, a, b);
+    }
+    let r = match (op, k.is64()) {
+        (FAdd, false) => RoundedOp::AddF32,
+        (FSub, false) => RoundedOp::SubF32,
+        (FMul, false) => RoundedOp::MulF32,
+        (FAdd, true) => RoundedOp::AddF64,
+        (FSub, true) => RoundedOp::SubF64,
+        _ => RoundedOp::MulF64,
+    };
+    rounded(l, r, k, vec![a, b])
+}
+
+/// Fused multiply-add of kind `k` (f32 or f64) in the MODE rounding direction.
+fn ffma(l: &mut Lifter, k: K, a: Val, b: Val, c: Val) -> Val {
+    if round_of(l, k) == Round::NearestEven {
+        return l.tern(TernOp::Fma, a, b, c);
+    }
+    let op = if k.is64() {
+        RoundedOp::FmaF64
+    } else {
+        RoundedOp::FmaF32
+    };
+    rounded(l, op, k, vec![a, b, c])
+}
+
+/// MODE.FP_DENORM output flushing of an f16 result (the f64/f16 field, bits [7:6]).
+fn f16out(l: &mut Lifter, r: Val) -> Val {
+    if l.denorm_allowed(K::F16, 2) {
+        r
+    } else {
+        l.flush_denorm(r, K::F16)
+    }
+}
+
+/// An f16 add/sub/mul/fma on f16 bits (low halves), rounded once in the f16 MODE direction,
+/// with FP16_OVFL. Add, sub and mul under round-to-nearest-even without FP16_OVFL go through
+/// f32 (exact there, and one rounding to f16: 24 >= 2 * 11 + 2 rules out double rounding);
+/// FMAs always use the single-rounding lane function.
+fn f16_arith(l: &mut Lifter, op: RoundedOp, args: Vec<Val>) -> Val {
+    if round_of(l, K::F16) == Round::NearestEven && !fp16_ovfl(l) && op != RoundedOp::FmaF16 {
+        let bop = match op {
+            RoundedOp::AddF16 => FAdd,
+            RoundedOp::SubF16 => FSub,
+            _ => FMul,
+        };
+        let a = l.conv(ConvOp::F16ToF32, args[0]);
+        let b = l.conv(ConvOp::F16ToF32, args[1]);
+        let r = l.bin(bop, a, b);
+        let r = l.conv(ConvOp::F32ToF16, r);
+        return f16out(l, r);
+    }
+    let r = rounded(l, op, K::F16, args);
+    f16out(l, r)
+}
+
+/// f32 → f16 (low 16 bits) in the f16 MODE direction, with FP16_OVFL.
+fn to_f16(l: &mut Lifter, v: Val) -> Val {
+    let r = if round_of(l, K::F16) == Round::NearestEven && !fp16_ovfl(l) {
+        l.conv(ConvOp::F32ToF16, v)
+    } else {
+        rounded(l, RoundedOp::F32ToF16, K::F16, vec![v])
+    };
+    f16out(l, r)
+}
+
+/// Clamps f16 bits to [0, 1] (through f32, exact both ways).
+fn clamp16(l: &mut Lifter, h: Val) -> Val {
+    let x = l.conv(ConvOp::F16ToF32, h);
+    let z = l.cst(x, 0);
+    let o = l.cst(x, 0x3f80_0000);
+    let t = l.bin(FMaxNum, x, z);
+    let t = l.bin(FMinNum, t, o);
+    l.conv(ConvOp::F32ToF16, t)
+}
+
+/// Lanes (`S64` mask) whose value of kind `k` (f32/f64 bits, or f16 in the low 16 bits) is a
+/// signalling NaN: a NaN with the top fraction bit clear.
+fn snan_mask(l: &mut Lifter, v: Val, k: K) -> Val {
+    let (abs, inf, quiet) = match k {
+        K::F16 => (0x7fffu64, 0x7c00u64, 0x200u64),
+        K::F64 => (!(1u64 << 63), 0x7ff0_0000_0000_0000, 1u64 << 51),
+        _ => (0x7fff_ffff, 0x7f80_0000, 1 << 22),
+    };
+    let m = l.and_imm(v, abs);
+    let i = l.cst(m, inf);
+    let nan = l.cmp(CmpOp::UGt, m, i);
+    let q = l.and_imm(v, quiet);
+    let z = l.cst(q, 0);
+    let qz = l.cmp(CmpOp::Eq, q, z);
+    l.and(nan, qz)
+}
+
+/// Lanes whose value of kind `k` is any NaN.
+fn nan_mask(l: &mut Lifter, v: Val, k: K) -> Val {
+    if k == K::F16 {
+        let m = l.and_imm(v, 0x7fff);
+        let i = l.cst(m, 0x7c00);
+        l.cmp(CmpOp::UGt, m, i)
+    } else {
+        l.cmp(CmpOp::FUno, v, v)
+    }
+}
+
+/// `v_min_*`/`v_max_*` of kind `k` (f32/f64 values, or f16 bits) as the GFX9/CDNA pseudocode
+/// defines them: with MODE.IEEE an sNaN operand gives that operand quieted (S0 first); then a
+/// NaN S0 gives S1 and a NaN S1 gives S0 (unchanged, so two NaNs give S1); otherwise the
+/// smaller/larger value with −0 < +0.
+fn fminmax(l: &mut Lifter, max: bool, k: K, a: Val, b: Val) -> Val {
+    let op = if max { FMaxNum } else { FMinNum };
+    let r = if k == K::F16 {
+        // Ordered results are exact through f32; NaN cases select f16 bits below.
+        let a32 = l.conv(ConvOp::F16ToF32, a);
+        let b32 = l.conv(ConvOp::F16ToF32, b);
+        let r = l.bin(op, a32, b32);
+        l.conv(ConvOp::F32ToF16, r)
+    } else {
+        l.bin(op, a, b)
+    };
+    let na = nan_mask(l, a, k);
+    let r = l.select(na, b, r);
+    if !l.ieee() {
+        return r;
+    }
+    let quiet = match k {
+        K::F16 => 0x200u64,
+        K::F64 => 1u64 << 51,
+        _ => 1 << 22,
+    };
+    let sa = snan_mask(l, a, k);
+    let sb = snan_mask(l, b, k);
+    let qc = l.cst(a, quiet);
+    let qa = l.or(a, qc);
+    let qb = l.or(b, qc);
+    let r = l.select(sb, qb, r);
+    l.select(sa, qa, r)
+}
+
+/// `v_med3_f32` (pseudocode): with a NaN operand `min3`; else the maximum of the two operands
+/// other than the first one (S0, S1, S2 order) equal to `max3`.
+fn fmed3(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
+    let na = nan_mask(l, a, K::F32);
+    let nb = nan_mask(l, b, K::F32);
+    let nc = nan_mask(l, c, K::F32);
+    let t = fminmax(l, false, K::F32, a, b);
+    let min3 = fminmax(l, false, K::F32, t, c);
+    let t = l.bin(FMaxNum, a, b);
+    let max3 = l.bin(FMaxNum, t, c);
+    let mbc = l.bin(FMaxNum, b, c);
+    let mac = l.bin(FMaxNum, a, c);
+    let mab = l.bin(FMaxNum, a, b);
+    let e0 = l.cmp(CmpOp::FEq, max3, a);
+    let e1 = l.cmp(CmpOp::FEq, max3, b);
+    let r = l.select(e1, mac, mab);
+    let r = l.select(e0, mbc, r);
+    let any = l.or(na, nb);
+    let any = l.or(any, nc);
+    l.select(any, min3, r)
+}
+
+/// Rejects OMOD on a 16-bit float result (not lifted).
+fn no_omod16(inst: &Inst) -> R<()> {
+    if inst.mods.omod != 0 {
+        return Err("output modifiers on a 16-bit result".into());
+    }
+    Ok(())
+}
+
+/// f16 unary op computed by `f` on the exact f32 value of the (flushed) source, rounded once
+/// to f16 (nearest even; these ops are exact or approximate in f32 already), with output
+/// flushing and clamp.
+fn fun16(l: &mut Lifter, inst: &Inst, f: impl Fn(&mut Lifter, Val) -> Val) -> R<()> {
+    no_omod16(inst)?;
+    let a = l.src(0, K::F16)?;
+    let x = l.conv(ConvOp::F16ToF32, a);
+    let y = f(l, x);
+    let r = l.conv(ConvOp::F32ToF16, y);
+    let r = f16out(l, r);
+    let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+    wr16(l, inst, r)
+}
+
+/// `v_med3_f16` (f16 bits): the `v_med3_f32` pseudocode on f16 operands (ordered results
+/// compared exactly in f32).
+fn fmed3_16(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
+    let na = nan_mask(l, a, K::F16);
+    let nb = nan_mask(l, b, K::F16);
+    let nc = nan_mask(l, c, K::F16);
+    let t = fminmax(l, false, K::F16, a, b);
+    let min3 = fminmax(l, false, K::F16, t, c);
+    let (x, y, z) = (
+        l.conv(ConvOp::F16ToF32, a),
+        l.conv(ConvOp::F16ToF32, b),
+        l.conv(ConvOp::F16ToF32, c),
+    );
+    let t = l.bin(FMaxNum, x, y);
+    let max3 = l.bin(FMaxNum, t, z);
+    let myz = l.bin(FMaxNum, y, z);
+    let mxz = l.bin(FMaxNum, x, z);
+    let mxy = l.bin(FMaxNum, x, y);
+    let e0 = l.cmp(CmpOp::FEq, max3, x);
+    let e1 = l.cmp(CmpOp::FEq, max3, y);
+    let r = l.select(e1, mxz, mxy);
+    let r = l.select(e0, myz, r);
+    let r = l.conv(ConvOp::F32ToF16, r);
+    let any = l.or(na, nb);
+    let any = l.or(any, nc);
+    l.select(any, min3, r)
+}
+
+/// IEEE 754-2019 maximum/minimum (gfx950 `v_maximum3`/`v_minimum3`): an sNaN operand gives it
+/// quieted (S0 first), then a quiet NaN operand (S0 first); otherwise the larger/smaller value
+/// with −0 < +0. `k` is F32 (values) or F16 (bits).
+fn fmaximum(l: &mut Lifter, max: bool, k: K, a: Val, b: Val) -> Val {
+    let op = if max { FMaxNum } else { FMinNum };
+    let r = if k == K::F16 {
+        let x = l.conv(ConvOp::F16ToF32, a);
+        let y = l.conv(ConvOp::F16ToF32, b);
+        let r = l.bin(op, x, y);
+        l.conv(ConvOp::F32ToF16, r)
+    } else {
+        l.bin(op, a, b)
+    };
+    let quiet = if k == K::F16 { 0x200u64 } else { 1 << 22 };
+    let qc = l.cst(a, quiet);
+    let qa = l.or(a, qc);
+    let qb = l.or(b, qc);
+    let na = nan_mask(l, a, k);
+    let nb = nan_mask(l, b, k);
+    let sa = snan_mask(l, a, k);
+    let sb = snan_mask(l, b, k);
+    let r = l.select(nb, qb, r);
+    let r = l.select(na, qa, r);
+    let r = l.select(sb, qb, r);
+    l.select(sa, qa, r)
+}
+
 /// Float binary op with modifiers.
 fn fbin(l: &mut Lifter, op: BinOp, k: K, rev: bool) -> R<()> {
     let a = l.src(0, k)?;
     let b = l.src(1, k)?;
     let (a, b) = if rev { (b, a) } else { (a, b) };
-    let r = l.bin(op, a, b);
+    let r = farith(l, op, k, a, b);
     let r = l.fout(r, k)?;
     wr(l, r, k)
 }
@@ -74,6 +341,10 @@ fn ibin(l: &mut Lifter, inst: &Inst, op: BinOp, k: K, rev: bool) -> R<()> {
 /// A 16-bit result (in the low bits of `v`): GFX9 writes zeros above it, or with VOP3
 /// `op_sel[3]` writes the high half and keeps the low half.
 fn wr16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
+    if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+        // RDNA keeps the other half (see `rdna_ops::write16`).
+        return super::rdna_ops::write16(l, inst, v);
+    }
     if inst.mods.op_sel & 8 != 0 && inst.sdwa.is_none() {
         let reg = inst.dst[0]
             .vreg()
@@ -189,18 +460,35 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "sub_f32" => fbin(l, FSub, K::F32, false),
         "subrev_f32" => fbin(l, FSub, K::F32, true),
         "mul_f32" => fbin(l, FMul, K::F32, false),
-        "min_f32" => fbin(l, FMinNum, K::F32, false),
-        "max_f32" => fbin(l, FMaxNum, K::F32, false),
+        "min_f32" | "max_f32" | "min_f64" | "max_f64" => {
+            let k = if base.ends_with("f64") {
+                K::F64
+            } else {
+                K::F32
+            };
+            let a = l.src(0, k)?;
+            let b = l.src(1, k)?;
+            let r = fminmax(l, base.starts_with("max"), k, a, b);
+            let r = l.fout(r, k)?;
+            wr(l, r, k)
+        }
         "add_f64" => fbin(l, FAdd, K::F64, false),
         "mul_f64" => fbin(l, FMul, K::F64, false),
-        "min_f64" => fbin(l, FMinNum, K::F64, false),
-        "max_f64" => fbin(l, FMaxNum, K::F64, false),
         "ldexp_f32" | "ldexp_f64" => {
             let k = if base == "ldexp_f32" { K::F32 } else { K::F64 };
             let a = l.src(0, k)?;
             let e = l.src(1, K::B32)?;
-            let e = if k.is64() { l.conv(ConvOp::ZExt, e) } else { e };
-            let r = l.bin(FLdexp, a, e);
+            let r = if round_of(l, k) != Round::NearestEven {
+                let op = if k.is64() {
+                    RoundedOp::LdexpF64
+                } else {
+                    RoundedOp::LdexpF32
+                };
+                rounded(l, op, k, vec![a, e])
+            } else {
+                let e = if k.is64() { l.conv(ConvOp::ZExt, e) } else { e };
+                l.bin(FLdexp, a, e)
+            };
             let r = l.fout(r, k)?;
             wr(l, r, k)
         }
@@ -217,7 +505,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             } else {
                 l.src(2, k)?
             };
-            let r = l.tern(TernOp::Fma, a, b, c);
+            let r = ffma(l, k, a, b, c);
             let r = l.fout(r, k)?;
             wr(l, r, k)
         }
@@ -228,10 +516,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let b = l.src(1, K::F32)?;
             let c = l.src(2, K::F32)?;
             let r = if base.starts_with("fma") {
-                l.tern(TernOp::Fma, a, b, c)
+                ffma(l, K::F32, a, b, c)
             } else {
-                let p = l.bin(FMul, a, b);
-                l.bin(FAdd, p, c)
+                let p = farith(l, FMul, K::F32, a, b);
+                farith(l, FAdd, K::F32, p, c)
             };
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
@@ -244,18 +532,19 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             } else {
                 l.src(2, K::F32)?
             };
-            let p = l.bin(FMul, a, b);
-            let r = l.bin(FAdd, p, c);
+            let p = farith(l, FMul, K::F32, a, b);
+            let r = farith(l, FAdd, K::F32, p, c);
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
         "min3_f32" | "max3_f32" => {
-            let op = if base == "min3_f32" { FMinNum } else { FMaxNum };
+            // V_MIN3_F32 = V_MIN_F32(V_MIN_F32(S0, S1), S2), likewise max3.
+            let max = base == "max3_f32";
             let a = l.src(0, K::F32)?;
             let b = l.src(1, K::F32)?;
             let c = l.src(2, K::F32)?;
-            let t = l.bin(op, a, b);
-            let r = l.bin(op, t, c);
+            let t = fminmax(l, max, K::F32, a, b);
+            let r = fminmax(l, max, K::F32, t, c);
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
@@ -263,12 +552,111 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let a = l.src(0, K::F32)?;
             let b = l.src(1, K::F32)?;
             let c = l.src(2, K::F32)?;
-            let r = med3(l, a, b, c, FMinNum, FMaxNum);
+            let r = fmed3(l, a, b, c);
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
 
         // ---- float unary ----
+        // ---- f16 unary, through f32 (exact there; one rounding to f16) ----
+        "ceil_f16" => fun16(l, inst, |l, x| l.un(UnOp::FCeil, x)),
+        "floor_f16" => fun16(l, inst, |l, x| l.un(UnOp::FFloor, x)),
+        "trunc_f16" => fun16(l, inst, |l, x| l.un(UnOp::FTrunc, x)),
+        "rndne_f16" => fun16(l, inst, |l, x| l.un(UnOp::FRoundEven, x)),
+        "sqrt_f16" => fun16(l, inst, |l, x| l.un(UnOp::FSqrt, x)),
+        "rcp_f16" => fun16(l, inst, |l, x| l.un(UnOp::FRcp, x)),
+        "rsq_f16" => fun16(l, inst, |l, x| l.un(UnOp::FRsq, x)),
+        "exp_f16" => fun16(l, inst, |l, x| l.lane_fn(LaneFn::Exp2F32, vec![x], Ty::V32)),
+        "log_f16" => fun16(l, inst, |l, x| l.lane_fn(LaneFn::Log2F32, vec![x], Ty::V32)),
+        "sin_f16" => fun16(l, inst, |l, x| l.lane_fn(LaneFn::SinF32, vec![x], Ty::V32)),
+        "cos_f16" => fun16(l, inst, |l, x| l.lane_fn(LaneFn::CosF32, vec![x], Ty::V32)),
+        "frexp_mant_f16" => fun16(l, inst, |l, x| {
+            l.lane_fn(LaneFn::FrexpMantF32, vec![x], Ty::V32)
+        }),
+        "fract_f16" => {
+            // x - floor(x) is exact in f32 and in f16 except for tiny negative x, where it
+            // rounds to 1.0: clamped to the largest f16 below 1 (0x3bff) like v_fract_f32.
+            if inst.mods.omod != 0 {
+                return Err("output modifiers on a 16-bit result".into());
+            }
+            let a = l.src(0, K::F16)?;
+            let x = l.conv(ConvOp::F16ToF32, a);
+            let f = l.un(UnOp::FFloor, x);
+            let d = l.bin(FSub, x, f);
+            let h = l.conv(ConvOp::F32ToF16, d);
+            let nan = nan_mask(l, h, K::F16);
+            let lim = l.cst(h, 0x3bff);
+            let c = l.bin(UMin, h, lim);
+            let r = l.select(nan, h, c);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "frexp_exp_i16_f16" => {
+            let a = l.src(0, K::F16)?;
+            let x = l.conv(ConvOp::F16ToF32, a);
+            let r = l.lane_fn(LaneFn::FrexpExpF32, vec![x], Ty::V32);
+            let r = l.and_imm(r, 0xffff);
+            wr16(l, inst, r)
+        }
+        "ldexp_f16" => {
+            // D = S0.f16 * 2^S1.i16.
+            if inst.mods.omod != 0 {
+                return Err("output modifiers on a 16-bit result".into());
+            }
+            let a = l.src(0, K::F16)?;
+            let e = l.src(1, K::B16)?;
+            let e = l.conv(ConvOp::SExt16, e);
+            let x = l.conv(ConvOp::F16ToF32, a);
+            // Exact in f32 wherever the f16 result is not 0 or Inf.
+            let y = l.bin(FLdexp, x, e);
+            let r = to_f16(l, y);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "max3_f16" | "min3_f16" => {
+            no_omod16(inst)?;
+            let max = base == "max3_f16";
+            let a = l.src(0, K::F16)?;
+            let b = l.src(1, K::F16)?;
+            let c = l.src(2, K::F16)?;
+            let t = fminmax(l, max, K::F16, a, b);
+            let r = fminmax(l, max, K::F16, t, c);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "med3_f16" => {
+            no_omod16(inst)?;
+            let a = l.src(0, K::F16)?;
+            let b = l.src(1, K::F16)?;
+            let c = l.src(2, K::F16)?;
+            let r = fmed3_16(l, a, b, c);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "maximum3_f32" | "minimum3_f32" => {
+            // gfx950: IEEE 754-2019 maximum/minimum of three (NaN propagates, −0 < +0).
+            let max = base == "maximum3_f32";
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let c = l.src(2, K::F32)?;
+            let t = fmaximum(l, max, K::F32, a, b);
+            let r = fmaximum(l, max, K::F32, t, c);
+            let r = l.fout(r, K::F32)?;
+            l.vdst32(r)
+        }
+        "mul_legacy_f32" => {
+            // DX9 rule: 0 * anything (Inf and NaN included) is +0.
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let p = farith(l, FMul, K::F32, a, b);
+            let z = l.cst(a, 0);
+            let az = l.cmp(CmpOp::FEq, a, z);
+            let bz = l.cmp(CmpOp::FEq, b, z);
+            let zero = l.or(az, bz);
+            let r = l.select(zero, z, p);
+            let r = l.fout(r, K::F32)?;
+            l.vdst32(r)
+        }
         "fract_f32" => fun(l, UnOp::FFract, K::F32),
         "fract_f64" => fun(l, UnOp::FFract, K::F64),
         "trunc_f32" => fun(l, UnOp::FTrunc, K::F32),
@@ -369,6 +757,20 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
 
         // ---- conversions ----
+        "cvt_f32_i32" | "cvt_f32_u32" | "cvt_f32_f64"
+            if round_of(l, K::F32) != Round::NearestEven =>
+        {
+            // Rounded in the f32 MODE direction (the destination's).
+            let (op, from) = match base {
+                "cvt_f32_i32" => (RoundedOp::I32ToF32, K::B32),
+                "cvt_f32_u32" => (RoundedOp::U32ToF32, K::B32),
+                _ => (RoundedOp::F64ToF32, K::F64),
+            };
+            let a = l.src(0, from)?;
+            let r = rounded(l, op, K::F32, vec![a]);
+            let r = l.fout(r, K::F32)?;
+            l.vdst32(r)
+        }
         "cvt_f32_i32" => conv(l, ConvOp::I32ToF32, K::B32, K::F32),
         "cvt_f32_u32" => conv(l, ConvOp::U32ToF32, K::B32, K::F32),
         "cvt_i32_f32" => conv(l, ConvOp::F32ToI32, K::F32, K::B32),
@@ -382,7 +784,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "cvt_f32_f16" => conv(l, ConvOp::F16ToF32, K::F16, K::F32),
         "cvt_f16_f32" => {
             let a = l.src(0, K::F32)?;
-            let r = l.conv(ConvOp::F32ToF16, a);
+            let r = to_f16(l, a);
             wr16(l, inst, r)
         }
         "cvt_flr_i32_f32" | "cvt_rpi_i32_f32" => {
@@ -786,20 +1188,15 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let (a, b) = if base == "subrev_f16" { (b, a) } else { (a, b) };
-            let a = l.conv(ConvOp::F16ToF32, a);
-            let b = l.conv(ConvOp::F16ToF32, b);
-            let op = match base {
-                "add_f16" => FAdd,
-                "sub_f16" | "subrev_f16" => FSub,
-                "mul_f16" => FMul,
-                "max_f16" => FMaxNum,
-                _ => FMinNum,
-            };
             if inst.mods.omod != 0 || inst.mods.clamp {
                 return Err("output modifiers on a 16-bit result".into());
             }
-            let r = l.bin(op, a, b);
-            let r = l.conv(ConvOp::F32ToF16, r);
+            let r = match base {
+                "add_f16" => f16_arith(l, RoundedOp::AddF16, vec![a, b]),
+                "sub_f16" | "subrev_f16" => f16_arith(l, RoundedOp::SubF16, vec![a, b]),
+                "mul_f16" => f16_arith(l, RoundedOp::MulF16, vec![a, b]),
+                _ => fminmax(l, base == "max_f16", K::F16, a, b),
+            };
             wr16(l, inst, r)
         }
         "mad_u16" | "mad_legacy_u16" | "mad_i16" | "mad_legacy_i16" => {
@@ -812,13 +1209,118 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             wr16(l, inst, r)
         }
         "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
+        "cvt_pk_fp8_f32" | "cvt_pk_bf8_f32" => {
+            // D.word[op_sel[3]] = {cvt(S1), cvt(S0)}, the other word kept; nearest even
+            // (CDNA4 ISA table 31); FP16_OVFL saturates (the encoding has no clamp bit).
+            let bf8 = base.contains("bf8");
+            let op = f8_op(l, bf8, false);
+            let sat = fp16_ovfl(l);
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let lo = l.lane_fn(
+                LaneFn::Rounded(op, Round::NearestEven, sat),
+                vec![a],
+                Ty::V32,
+            );
+            let hi = l.lane_fn(
+                LaneFn::Rounded(op, Round::NearestEven, sat),
+                vec![b],
+                Ty::V32,
+            );
+            let hi = l.shl_imm(hi, 8);
+            let w = l.or(lo, hi);
+            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+            let old = l.get_vreg(reg)?;
+            let r = if inst.mods.op_sel & 8 != 0 {
+                let keep = l.and_imm(old, 0xffff);
+                let w = l.shl_imm(w, 16);
+                l.or(keep, w)
+            } else {
+                let keep = l.and_imm(old, 0xffff_0000);
+                l.or(keep, w)
+            };
+            l.vdst32(r)
+        }
+        "cvt_pk_f16_f32" | "cvt_pk_bf16_f32" => {
+            // gfx950: D = {cvt(S1), cvt(S0)}; f16 in the f16 MODE direction with FP16_OVFL
+            // and output flushing, bf16 in the f32 direction.
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let (lo, hi) = if base == "cvt_pk_f16_f32" {
+                (to_f16(l, a), to_f16(l, b))
+            } else {
+                let rm = round_of(l, K::F32);
+                let f = LaneFn::Rounded(RoundedOp::F32ToBf16, rm, false);
+                (
+                    l.lane_fn(f, vec![a], Ty::V32),
+                    l.lane_fn(f, vec![b], Ty::V32),
+                )
+            };
+            let hi = l.shl_imm(hi, 16);
+            let r = l.or(lo, hi);
+            l.vdst32(r)
+        }
+        "cvt_f32_bf16" => {
+            // The bf16 in the low half (or the SDWA-selected word) is the top of an f32.
+            let a = l.src(0, K::B32)?;
+            let a = l.and_imm(a, 0xffff);
+            let r = l.shl_imm(a, 16);
+            l.vdst32(r)
+        }
+        "cvt_sr_f16_f32" | "cvt_sr_bf16_f32" => {
+            // Stochastic rounding with the random S1 into the half op_sel[3] of D, the other
+            // half kept (CDNA4 ISA 7.3).
+            let (op, k) = if base == "cvt_sr_f16_f32" {
+                (RoundedOp::SrF32ToF16, K::F16)
+            } else {
+                (RoundedOp::SrF32ToBf16, K::F32)
+            };
+            let a = l.src(0, K::F32)?;
+            let rng = l.src(1, K::B32)?;
+            let h = rounded(l, op, k, vec![a, rng]);
+            let h = if k == K::F16 { f16out(l, h) } else { h };
+            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+            let old = l.get_vreg(reg)?;
+            let r = if inst.mods.op_sel & 8 != 0 {
+                let keep = l.and_imm(old, 0xffff);
+                let h = l.shl_imm(h, 16);
+                l.or(keep, h)
+            } else {
+                let keep = l.and_imm(old, 0xffff_0000);
+                l.or(keep, h)
+            };
+            l.vdst32(r)
+        }
+        "cvt_sr_fp8_f32" | "cvt_sr_bf8_f32" => {
+            // Stochastic rounding with the random S1; the byte op_sel[3:2] of D is written,
+            // the others kept (CDNA4 ISA 7.3).
+            let bf8 = base.contains("bf8");
+            let op = f8_op(l, bf8, true);
+            let sat = fp16_ovfl(l);
+            let a = l.src(0, K::F32)?;
+            let rng = l.src(1, K::B32)?;
+            let byte = l.lane_fn(
+                LaneFn::Rounded(op, Round::NearestEven, sat),
+                vec![a, rng],
+                Ty::V32,
+            );
+            let sh = 8 * (inst.mods.op_sel as u64 >> 2 & 3);
+            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+            let old = l.get_vreg(reg)?;
+            let keep = l.and_imm(old, !(0xffu64 << sh) & 0xffff_ffff);
+            let byte = l.shl_imm(byte, sh);
+            let r = l.or(keep, byte);
+            l.vdst32(r)
+        }
         "cvt_f32_fp8" | "cvt_f32_bf8" => {
-            // gfx942 FNUZ formats; the byte comes from the SDWA select (byte 0 otherwise).
+            // FNUZ formats on gfx942, OCP on gfx950; the byte comes from the SDWA select (byte 0
+            // otherwise).
             if inst.mods.op_sel != 0 {
                 return Err("op_sel byte selection is not supported".into());
             }
             let a = l.src(0, K::B32)?;
-            let r = fnuz8_to_f32(l, a, base.ends_with("bf8"));
+            let ocp = is_ocp(l);
+            let r = f8_to_f32(l, a, base.ends_with("bf8"), ocp);
             l.vdst32(r)
         }
         "cvt_pk_f32_fp8" | "cvt_pk_f32_bf8" => {
@@ -828,9 +1330,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             }
             let a = l.src(0, K::B32)?;
             let bf8 = base.ends_with("bf8");
-            let lo = fnuz8_to_f32(l, a, bf8);
+            let ocp = is_ocp(l);
+            let lo = f8_to_f32(l, a, bf8, ocp);
             let b1 = l.lshr_imm(a, 8);
-            let hi = fnuz8_to_f32(l, b1, bf8);
+            let hi = f8_to_f32(l, b1, bf8, ocp);
             let v = l.pack(lo, hi);
             l.vdst64(v)
         }
@@ -843,8 +1346,17 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 (ConvOp::ZExt16, ConvOp::U32ToF32)
             };
             let a = l.conv(e, a);
-            let f = l.conv(c, a);
-            let r = l.conv(ConvOp::F32ToF16, f);
+            let r = if round_of(l, K::F16) == Round::NearestEven && !fp16_ovfl(l) {
+                let f = l.conv(c, a);
+                l.conv(ConvOp::F32ToF16, f)
+            } else {
+                let op = if base == "cvt_f16_i16" {
+                    RoundedOp::I32ToF16
+                } else {
+                    RoundedOp::U32ToF16
+                };
+                rounded(l, op, K::F16, vec![a])
+            };
             wr16(l, inst, r)
         }
         "cvt_u16_f16" | "cvt_i16_f16" => {
@@ -962,22 +1474,104 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "pk_add_f16" | "pk_mul_f16" | "pk_max_f16" | "pk_min_f16" | "pk_fma_f16" | "pk_add_u16"
         | "pk_add_i16" | "pk_sub_u16" | "pk_sub_i16" | "pk_mul_lo_u16" | "pk_max_u16"
         | "pk_max_i16" | "pk_min_u16" | "pk_min_i16" | "pk_lshlrev_b16" | "pk_lshrrev_b16"
-        | "pk_ashrrev_i16" | "pk_mad_u16" | "pk_mad_i16" => pk16(l, inst, base),
+        | "pk_ashrrev_i16" | "pk_mad_u16" | "pk_mad_i16" | "pk_maximum3_f16"
+        | "pk_minimum3_f16" => pk16(l, inst, base),
+        "pk_fmac_f16" => {
+            // D.h = fma(S0.h, S1.h, D.h) for both halves (no op_sel on this VOP2).
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let c = acc_src(l, inst, K::B32)?;
+            let mut halves = Vec::new();
+            for h in 0..2u64 {
+                let [x, y, z] = [a, b, c].map(|v| {
+                    let t = if h == 1 { l.lshr_imm(v, 16) } else { v };
+                    let t = l.and_imm(t, 0xffff);
+                    if l.denorm_allowed(K::F16, 1) {
+                        t
+                    } else {
+                        l.flush_denorm(t, K::F16)
+                    }
+                });
+                halves.push(f16_arith(l, RoundedOp::FmaF16, vec![x, y, z]));
+            }
+            let hi = l.shl_imm(halves[1], 16);
+            let r = l.or(halves[0], hi);
+            l.vdst32(r)
+        }
+        "mac_f16" | "madak_f16" | "madmk_f16" => {
+            // Unfused: the product rounded to f16, then the sum (as v_mad_f16); mac adds to
+            // the destination, madak/madmk take the literal K as an operand.
+            no_omod16(inst)?;
+            let a = l.src(0, K::F16)?;
+            let b = l.src(1, K::F16)?;
+            let c = if base == "mac_f16" {
+                acc_src(l, inst, K::F16)?
+            } else {
+                l.src(2, K::F16)?
+            };
+            let p = f16_arith(l, RoundedOp::MulF16, vec![a, b]);
+            let r = f16_arith(l, RoundedOp::AddF16, vec![p, c]);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
+        "div_fixup_f16" => {
+            // V_DIV_FIXUP_F16 pseudocode (quotient S0, denominator S1, numerator S2) on bits:
+            // NaNs (S2 first) quieted, 0/0 and inf/inf give 0xfe00, x/0 and inf/y ±Inf,
+            // x/inf and 0/y ±0, else S0 with the sign of S1 ^ S2.
+            no_omod16(inst)?;
+            let q = l.src(0, K::F16)?;
+            let d = l.src(1, K::F16)?;
+            let n = l.src(2, K::F16)?;
+            let x = l.xor(d, n);
+            let sign = l.and_imm(x, 0x8000);
+            let mag = |l: &mut Lifter, v: Val, c: u64| {
+                let m = l.and_imm(v, 0x7fff);
+                let k = l.cst(m, c);
+                l.cmp(CmpOp::Eq, m, k)
+            };
+            let (dz, nz) = (mag(l, d, 0), mag(l, n, 0));
+            let (di, ni) = (mag(l, d, 0x7c00), mag(l, n, 0x7c00));
+            let nd = nan_mask(l, d, K::F16);
+            let nn = nan_mask(l, n, K::F16);
+            let qm = l.and_imm(q, 0x7fff);
+            let r = l.or(sign, qm);
+            let to_zero = l.or(di, nz);
+            let r = l.select(to_zero, sign, r);
+            let to_inf = l.or(dz, ni);
+            let inf = l.cst(sign, 0x7c00);
+            let sinf = l.or(sign, inf);
+            let r = l.select(to_inf, sinf, r);
+            let zz = l.and(dz, nz);
+            let ii = l.and(di, ni);
+            let invalid = l.or(zz, ii);
+            let dnan = l.cst(r, 0xfe00);
+            let r = l.select(invalid, dnan, r);
+            let qc = l.cst(d, 0x200);
+            let qd = l.or(d, qc);
+            let qd = l.and_imm(qd, 0xffff);
+            let r = l.select(nd, qd, r);
+            let qn = l.or(n, qc);
+            let qn = l.and_imm(qn, 0xffff);
+            let r = l.select(nn, qn, r);
+            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            wr16(l, inst, r)
+        }
         "fma_f16" | "mad_f16" => {
-            // f16 values are exact in f32, so the f32 FMA differs from a single f16 rounding
-            // only through double rounding in rare ties (documented approximation).
+            // fma: one rounding of the exact a*b + c; mad (unfused): the product rounded to
+            // f16, then the sum.
+            if inst.mods.omod != 0 || inst.mods.clamp {
+                return Err("output modifiers on a 16-bit result".into());
+            }
             let mut v = Vec::new();
             for i in 0..3 {
-                let x = l.src(i, K::F16)?;
-                v.push(l.conv(ConvOp::F16ToF32, x));
+                v.push(l.src(i, K::F16)?);
             }
             let r = if base == "fma_f16" {
-                l.tern(TernOp::Fma, v[0], v[1], v[2])
+                f16_arith(l, RoundedOp::FmaF16, v)
             } else {
-                let p = l.bin(FMul, v[0], v[1]);
-                l.bin(FAdd, p, v[2])
+                let p = f16_arith(l, RoundedOp::MulF16, vec![v[0], v[1]]);
+                f16_arith(l, RoundedOp::AddF16, vec![p, v[2]])
             };
-            let r = l.conv(ConvOp::F32ToF16, r);
             wr16(l, inst, r)
         }
         "fma_mix_f32" | "fma_mixlo_f16" | "fma_mixhi_f16" | "mad_mix_f32" | "mad_mixlo_f16"
@@ -1112,9 +1706,9 @@ fn pk_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             ops.push(x);
         }
         let r = match base {
-            "pk_add_f32" => l.bin(FAdd, ops[0], ops[1]),
-            "pk_mul_f32" => l.bin(FMul, ops[0], ops[1]),
-            "pk_fma_f32" => l.tern(TernOp::Fma, ops[0], ops[1], ops[2]),
+            "pk_add_f32" => farith(l, FAdd, K::F32, ops[0], ops[1]),
+            "pk_mul_f32" => farith(l, FMul, K::F32, ops[0], ops[1]),
+            "pk_fma_f32" => ffma(l, K::F32, ops[0], ops[1], ops[2]),
             // v_pk_mov_b32: D.lo = src0[op_sel[0]], D.hi = src1[op_sel[1]].
             _ => srcs[half][(m.op_sel >> half & 1) as usize],
         };
@@ -1159,7 +1753,7 @@ fn half_src(l: &mut Lifter, inst: &Inst, i: usize, h: u8, k: K) -> R<Val> {
 fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let m = inst.mods;
     let float = base.ends_with("f16");
-    let n = if base.contains("fma") || base.contains("mad") {
+    let n = if base.contains("fma") || base.contains("mad") || base.contains("imum3") {
         3
     } else {
         2
@@ -1180,29 +1774,33 @@ fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                     let c = l.cst(x, 0x8000);
                     x = l.xor(x, c);
                 }
-                x = l.conv(ConvOp::F16ToF32, x);
+                // MODE.FP_DENORM input flushing (f64/f16 field).
+                if !l.denorm_allowed(K::F16, 1) {
+                    x = l.flush_denorm(x, K::F16);
+                }
             } else if signed {
                 x = l.conv(ConvOp::SExt16, x);
             }
             ops.push(x);
         }
         let r = if float {
+            // f16 bits in the low halves; min/max compare in f32 (exact).
             let r = match op {
-                "add" => l.bin(FAdd, ops[0], ops[1]),
-                "mul" => l.bin(FMul, ops[0], ops[1]),
-                "max" => l.bin(FMaxNum, ops[0], ops[1]),
-                "min" => l.bin(FMinNum, ops[0], ops[1]),
-                _ => l.tern(TernOp::Fma, ops[0], ops[1], ops[2]),
+                "add" => f16_arith(l, RoundedOp::AddF16, ops.clone()),
+                "mul" => f16_arith(l, RoundedOp::MulF16, ops.clone()),
+                "max" | "min" => fminmax(l, op == "max", K::F16, ops[0], ops[1]),
+                "maximum3" | "minimum3" => {
+                    let max = op == "maximum3";
+                    let t = fmaximum(l, max, K::F16, ops[0], ops[1]);
+                    fmaximum(l, max, K::F16, t, ops[2])
+                }
+                _ => f16_arith(l, RoundedOp::FmaF16, ops.clone()),
             };
-            let r = if m.clamp {
-                let z = l.cst(r, 0);
-                let o = l.cst(r, 0x3f80_0000);
-                let t = l.bin(FMaxNum, r, z);
-                l.bin(FMinNum, t, o)
+            if m.clamp {
+                clamp16(l, r)
             } else {
                 r
-            };
-            l.conv(ConvOp::F32ToF16, r)
+            }
         } else {
             if m.clamp {
                 return Err("clamp on packed integer ops is not supported".into());
@@ -1261,9 +1859,20 @@ fn fma_mix(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 l.v32(o, K::F16)?
             };
             let v = l.and_imm(v, 0xffff);
+            // MODE.FP_DENORM input flushing of f16 (f64/f16 field) and f32 sources.
+            let v = if l.denorm_allowed(K::F16, 1) {
+                v
+            } else {
+                l.flush_denorm(v, K::F16)
+            };
             l.conv(ConvOp::F16ToF32, v)
         } else {
-            l.v32(o, K::F32)?
+            let v = l.v32(o, K::F32)?;
+            if l.denorm_allowed(K::F32, 1) {
+                v
+            } else {
+                l.flush_denorm(v, K::F32)
+            }
         };
         if m.neg_hi >> i & 1 != 0 {
             x = l.un(UnOp::FAbs, x);
@@ -1273,24 +1882,43 @@ fn fma_mix(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
         ops.push(x);
     }
-    let r = if base.starts_with("fma") {
-        l.tern(TernOp::Fma, ops[0], ops[1], ops[2])
-    } else {
-        let p = l.bin(FMul, ops[0], ops[1]);
-        l.bin(FAdd, p, ops[2])
-    };
-    let r = if m.clamp {
+    let clamp = |l: &mut Lifter, r: Val| -> Val {
         let z = l.cst(r, 0);
         let o = l.cst(r, 0x3f80_0000);
         let t = l.bin(FMaxNum, r, z);
         l.bin(FMinNum, t, o)
-    } else {
-        r
     };
+    let fma = base.starts_with("fma");
     if base.ends_with("f32") {
+        // The f32 result rounds in the f32 MODE direction.
+        let r = if fma {
+            ffma(l, K::F32, ops[0], ops[1], ops[2])
+        } else {
+            let p = farith(l, FMul, K::F32, ops[0], ops[1]);
+            farith(l, FAdd, K::F32, p, ops[2])
+        };
+        let r = if m.clamp { clamp(l, r) } else { r };
+        let r = if l.denorm_allowed(K::F32, 2) {
+            r
+        } else {
+            l.flush_denorm(r, K::F32)
+        };
         return l.vdst32(r);
     }
-    let h = l.conv(ConvOp::F32ToF16, r);
+    // f16 result: the FMA rounds once to f16 (f16 MODE direction, FP16_OVFL); the unfused
+    // mad rounds the f32 product, then the sum to f16 (nearest even only).
+    let h = if fma {
+        let h = rounded(l, RoundedOp::FmaF32ToF16, K::F16, ops.clone());
+        f16out(l, h)
+    } else {
+        if round_of(l, K::F16) != Round::NearestEven || round_of(l, K::F32) != Round::NearestEven {
+            return Err("v_mad_mix with a directed MODE rounding is not supported".into());
+        }
+        let p = l.bin(FMul, ops[0], ops[1]);
+        let r = l.bin(FAdd, p, ops[2]);
+        to_f16(l, r)
+    };
+    let h = if m.clamp { clamp16(l, h) } else { h };
     let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
     let old = l.get_vreg(reg)?;
     let v = if base.contains("mixhi") {
@@ -1360,10 +1988,36 @@ fn frexp64(l: &mut Lifter, mant: bool) -> R<()> {
     }
 }
 
-/// The f32 value of the FNUZ 8-bit float in the low byte of `v` (gfx942): FP8 = E4M3 with
-/// bias 8, BF8 = E5M2 with bias 16; 0x80 is the only NaN, there is no −0 and no infinity.
-fn fnuz8_to_f32(l: &mut Lifter, v: Val, bf8: bool) -> Val {
-    let (mbits, bias) = if bf8 { (2u64, 16u64) } else { (3, 8) };
+/// True on gfx950, whose FP8/BF8 are the OCP formats (gfx942: FNUZ).
+fn is_ocp(l: &Lifter) -> bool {
+    l.gpu == crate::isa::Gpu::GFX950
+}
+
+/// The rounded op converting f32 to this target's FP8 or BF8 (`sr`: stochastic rounding).
+fn f8_op(l: &Lifter, bf8: bool, sr: bool) -> RoundedOp {
+    match (is_ocp(l), bf8, sr) {
+        (false, false, false) => RoundedOp::F32ToFp8Fnuz,
+        (false, true, false) => RoundedOp::F32ToBf8Fnuz,
+        (true, false, false) => RoundedOp::F32ToFp8Ocp,
+        (true, true, false) => RoundedOp::F32ToBf8Ocp,
+        (false, false, true) => RoundedOp::SrF32ToFp8Fnuz,
+        (false, true, true) => RoundedOp::SrF32ToBf8Fnuz,
+        (true, false, true) => RoundedOp::SrF32ToFp8Ocp,
+        (true, true, true) => RoundedOp::SrF32ToBf8Ocp,
+    }
+}
+
+/// The f32 value of the 8-bit float in the low byte of `v`. FNUZ (gfx942): FP8 = E4M3 with
+/// bias 8, BF8 = E5M2 with bias 16, 0x80 the only NaN, no −0 and no infinity. OCP (gfx950):
+/// FP8 = E4M3FN with bias 7 (NaN 0x7f/0xff, no infinity), BF8 = E5M2 with bias 15 (IEEE-like
+/// infinities and NaNs); both with −0.
+fn f8_to_f32(l: &mut Lifter, v: Val, bf8: bool, ocp: bool) -> Val {
+    let (mbits, bias) = match (bf8, ocp) {
+        (true, false) => (2u64, 16u64),
+        (false, false) => (3, 8),
+        (true, true) => (2, 15),
+        (false, true) => (3, 7),
+    };
     let b = l.and_imm(v, 0xff);
     let m = l.and_imm(b, (1 << mbits) - 1);
     let e = l.lshr_imm(b, mbits);
@@ -1383,8 +2037,28 @@ fn fnuz8_to_f32(l: &mut Lifter, v: Val, bf8: bool) -> Val {
     let sign = l.and_imm(b, 0x80);
     let sign = l.shl_imm(sign, 24);
     let r = l.or(mag, sign);
-    let nanb = l.cst(b, 0x80);
-    let is_nan = l.cmp(CmpOp::Eq, b, nanb);
-    let nan = l.cst(r, 0x7fc0_0000);
-    l.select(is_nan, nan, r)
+    if !ocp {
+        let nanb = l.cst(b, 0x80);
+        let is_nan = l.cmp(CmpOp::Eq, b, nanb);
+        let nan = l.cst(r, 0x7fc0_0000);
+        return l.select(is_nan, nan, r);
+    }
+    // OCP: FP8 S.1111.111 is NaN; BF8 exponent 31 is Inf (mantissa 0) or NaN.
+    let mag7 = l.and_imm(b, 0x7f);
+    let qnan = l.cst(sign, 0x7fc0_0000);
+    let qnan = l.or(qnan, sign);
+    if bf8 {
+        let emax = l.cst(e, 31);
+        let top = l.cmp(CmpOp::Eq, e, emax);
+        let z = l.cst(m, 0);
+        let m0 = l.cmp(CmpOp::Eq, m, z);
+        let inf = l.cst(r, 0x7f80_0000);
+        let inf = l.or(inf, sign);
+        let special = l.select(m0, inf, qnan);
+        l.select(top, special, r)
+    } else {
+        let all = l.cst(mag7, 0x7f);
+        let is_nan = l.cmp(CmpOp::Eq, mag7, all);
+        l.select(is_nan, qnan, r)
+    }
 }

@@ -1,4 +1,4 @@
-//! Vector memory: FLAT, GLOBAL, SCRATCH and MUBUF loads, stores and atomics.
+//! Vector memory: FLAT, GLOBAL, SCRATCH, MUBUF and MTBUF loads, stores and atomics.
 //!
 //! Addresses (GFX9):
 //! * FLAT: `vaddr` (64-bit) + offset, a generic address the runtime resolves by aperture;
@@ -6,25 +6,36 @@
 //!   zero-extended) + offset;
 //! * SCRATCH: `vaddr` (32-bit, optional) + `saddr` (32-bit SGPR, optional) + offset, a
 //!   per-lane offset into the private segment;
-//! * MUBUF: V# base + `soffset` + offset + (`offen`: `vaddr`) + (`idxen`: index × stride),
-//!   range-checked against `num_records` (bytes for stride 0, records otherwise); lanes out of
-//!   range load 0 and do not store.
+//! * MUBUF/MTBUF: V# base + `soffset` + buffer offset, where index = (`idxen`: `vindex`) +
+//!   (V# ADD_TID_ENABLE: lane id) and offset = inst offset + (`offen`: `voffset`); linear:
+//!   buffer offset = index × stride + offset; swizzled (V# SWIZZLE_EN, dword1[31]):
+//!   `(index / IS × stride + offset / ES × ES) × IS + (index % IS) × ES + offset % ES` with
+//!   element size ES = 2 << dword3[20:19] and index stride IS = 8 << dword3[22:21]. Range
+//!   check against `num_records`: stride 0 → `soffset + buffer offset + size <= num_records`
+//!   (checked per dword for multi-dword accesses), otherwise `index < num_records`;
+//!   out-of-range lanes load 0 and do not store.
 //!
-//! Loads of more than 8 bytes are split into dword accesses.
+//! Typed accesses (`buffer_*_format_*` with the V#'s DATA_FORMAT dword3[18:15] /
+//! NUM_FORMAT dword3[14:12] and DST_SEL_X..W dword3[11:0]; `tbuffer_*` with the
+//! instruction's DFMT/NFMT and identity selects) convert per component through
+//! [`crate::interp::sem::buf_fmt`]; the element is range-checked as a whole. Stores ignore
+//! DST_SEL and write every component of the element (components the instruction does not
+//! supply are written as 0). `d16` forms pack two 16-bit components per VGPR; an odd last
+//! component keeps the other half of its VGPR (`d16_hi_x`: the low half).
+//!
+//! LDS-direct loads (`*_load_lds_*`, MUBUF `lds`) write LDS instead of VGPRs (see
+//! `load_to_lds`). Loads of more than 8 bytes are split into dword accesses.
 
 use super::operand::{K, R};
 use super::smem::dwords;
 use super::{Flow, LiftResult, Lifter};
 use crate::env::{AtomicOp, Space};
-use crate::ir::{BinOp, CmpOp, ConvOp, Op, Ty, Val};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Op, Ty, Val};
 use crate::isa::{Format, Inst};
 use crate::wave::InstClass;
 
 /// Lifts a FLAT/GLOBAL/SCRATCH/MUBUF instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    if inst.mem.lds {
-        return Err("loads to LDS are not supported".into());
-    }
     l.count_vector();
     if matches!(
         name,
@@ -37,15 +48,36 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         Format::Flat => (Space::Flat, name.strip_prefix("flat_")),
         Format::Global => (Space::Global, name.strip_prefix("global_")),
         Format::Scratch => (Space::Scratch, name.strip_prefix("scratch_")),
+        Format::Mtbuf => (Space::Global, name.strip_prefix("tbuffer_")),
         _ => (Space::Global, name.strip_prefix("buffer_")),
     };
     let op = op.ok_or("not supported")?;
+    let gfx9 = l.gpu.family() == Some(crate::isa::Family::Gfx9);
+    let typed = op.starts_with("load_format_") || op.starts_with("store_format_");
+    if !gfx9 && (inst.mem.lds || typed || op.contains("_lds_") || inst.format == Format::Mtbuf) {
+        // RDNA's V# format fields and LDS-direct loads differ from GFX9's.
+        return Err("not supported on this target".into());
+    }
     let exec = l.exec();
-    let (addr, range) = if inst.format == Format::Mubuf {
-        let (addr, range) = buffer_addr(l, inst)?;
-        (addr, Some(range))
+    if inst.format == Format::Mubuf && !gfx9 {
+        // RDNA V# layout and out-of-range modes (`rdna_buffer`).
+        let b = super::rdna_buffer::access(l, inst)?;
+        let mask = l.and(exec, b.lanes_ok);
+        let a = Access {
+            space,
+            addr: b.addr,
+            mask,
+            exec,
+            range: Some(b.range),
+        };
+        return access_op(l, inst, &a, op, None);
+    }
+    let buffer = matches!(inst.format, Format::Mubuf | Format::Mtbuf);
+    let (addr, range, d3) = if buffer {
+        let (addr, range, d3) = buffer_addr(l, inst)?;
+        (addr, Some(range), Some(d3))
     } else {
-        (flat_addr(l, inst, space)?, None)
+        (flat_addr(l, inst, space)?, None, None)
     };
     let a = Access {
         space,
@@ -54,17 +86,40 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         exec,
         range,
     };
-    if let Some(ty) = op.strip_prefix("load_") {
-        load(l, inst, &a, ty)?;
+    access_op(l, inst, &a, op, d3)
+}
+
+/// The load, store or atomic `op` (the mnemonic without its segment prefix) at `a`; `d3` is
+/// the GFX9 buffer resource's dword 3 (typed access formats), `None` outside GFX9 MUBUF/MTBUF.
+fn access_op(l: &mut Lifter, inst: &Inst, a: &Access, op: &str, d3: Option<Val>) -> LiftResult {
+    let lds_ty = op.strip_prefix("load_lds_").or(if inst.mem.lds {
+        op.strip_prefix("load_")
+    } else {
+        None
+    });
+    if let Some(ty) = lds_ty {
+        load_to_lds(l, inst, a, ty)?;
+    } else if inst.mem.lds {
+        return Err("not supported with lds".into());
+    } else if let (Some(d3), Some(rest)) = (d3, op.strip_prefix("load_format_")) {
+        load_format(l, inst, a, rest, d3)?;
+    } else if let (Some(d3), Some(rest)) = (d3, op.strip_prefix("store_format_")) {
+        store_format(l, inst, a, rest, d3)?;
+    } else if let Some(ty) = op.strip_prefix("load_") {
+        load(l, inst, a, ty)?;
     } else if let Some(ty) = op.strip_prefix("store_") {
-        store(l, inst, &a, ty)?;
+        store(l, inst, a, ty)?;
     } else if let Some(rest) = op.strip_prefix("atomic_") {
-        atomic(l, inst, &a, rest)?;
+        atomic(l, inst, a, rest)?;
     } else {
         return Err("not supported".into());
     }
     Ok((InstClass::Vmem, Flow::Next))
 }
+
+/// MUBUF range-check inputs: `(offset V64, num_records V64, stride == 0 (S32),
+/// index-in-range mask S64)`.
+type Range = (Val, Val, Val, Val);
 
 /// A computed vector access.
 struct Access {
@@ -75,9 +130,8 @@ struct Access {
     mask: Val,
     /// Lanes whose destination registers are written.
     exec: Val,
-    /// MUBUF range check: `(offset V64, num_records V64, stride == 0 (S32), index-in-range
-    /// mask S64)`.
-    range: Option<(Val, Val, Val, Val)>,
+    /// MUBUF range check.
+    range: Option<Range>,
 }
 
 /// The lanes that access `size` bytes at `piece` bytes past the address: `mask`, narrowed
@@ -131,8 +185,8 @@ fn flat_addr(l: &mut Lifter, inst: &Inst, space: Space) -> R<Val> {
     Ok(if off != 0 { l.add_imm(a, off) } else { a })
 }
 
-/// MUBUF address and the range-check inputs (see [`piece_mask`]).
-fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, (Val, Val, Val, Val))> {
+/// MUBUF/MTBUF address, the range-check inputs (see [`piece_mask`]) and V# dword3.
+fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, Range, Val)> {
     let sb = inst.src[3]
         .sreg()
         .ok_or("buffer resource is not an SGPR quad")?;
@@ -140,10 +194,12 @@ fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, (Val, Val, Val, Val))> {
         return Err("V# range leaves the scalar registers".into());
     }
     // V#: dword0 = base[31:0], dword1[15:0] = base[47:32], dword1[29:16] = stride,
-    // dword2 = num_records.
+    // dword1[31] = SWIZZLE_EN, dword2 = num_records, dword3[20:19] = ELEMENT_SIZE,
+    // dword3[22:21] = INDEX_STRIDE, dword3[23] = ADD_TID_ENABLE.
     let d0 = l.get_sreg(sb);
     let d1 = l.get_sreg(sb + 1);
     let d2 = l.get_sreg(sb + 2);
+    let d3 = l.get_sreg(sb + 3);
     let bhi = l.and_imm(d1, 0xffff);
     let base = l.pack(d0, bhi);
     let stride = l.lshr_imm(d1, 16);
@@ -155,9 +211,7 @@ fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, (Val, Val, Val, Val))> {
         l.c32(0)
     };
     let so = l.conv(ConvOp::ZExt, so);
-    let so = l.add_imm(so, inst.mem.offset as u32 as u64);
-    let mut off = l.bcast(so);
-    let (vindex, voff) = match (inst.mem.idxen, inst.mem.offen) {
+    let (vindex, voff): (Option<Val>, Option<Val>) = match (inst.mem.idxen, inst.mem.offen) {
         (false, false) => (None, None),
         (true, false) => (Some(l.v32(inst.src[0], K::B32)?), None),
         (false, true) => (None, Some(l.v32(inst.src[0], K::B32)?)),
@@ -166,30 +220,316 @@ fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, (Val, Val, Val, Val))> {
             (Some(l.get_vreg(r)?), Some(l.get_vreg(r + 1)?))
         }
     };
-    if let Some(v) = voff {
-        let v = l.conv(ConvOp::ZExt, v);
-        off = l.add(off, v);
-    }
-    let idx_ok = match vindex {
-        Some(ix) => {
-            let sv = l.bcast(stride);
-            let scaled = l.bin(BinOp::Mul, ix, sv);
-            let scaled = l.conv(ConvOp::ZExt, scaled);
-            off = l.add(off, scaled);
-            l.cmp(CmpOp::ULt, ix, nrec)
+    // offset = inst offset + voffset; index = vindex + (ADD_TID_ENABLE ? lane : 0). The
+    // linear sum is formed in 64 bits (a voffset near 4 GiB is out of range, not wrapped).
+    let ioff = l.c32(inst.mem.offset as u32);
+    let ioff = l.bcast(ioff);
+    let gfx9 = l.gpu.family() == Some(crate::isa::Family::Gfx9);
+    let index = if gfx9 {
+        let tid_en = l.lshr_imm(d3, 23);
+        let tid_en = l.and_imm(tid_en, 1);
+        let tid_en = l.bcast(tid_en);
+        let lane = l.push_op(Op::LaneId, Ty::V32);
+        let tid = l.bin(BinOp::Mul, lane, tid_en);
+        match vindex {
+            Some(ix) => l.add(ix, tid),
+            None => tid,
         }
-        None => {
-            // Without an index, the index is 0.
-            let z = l.c32(0);
-            let zv = l.bcast(z);
-            l.cmp(CmpOp::ULt, zv, nrec)
+    } else {
+        // RDNA V#s place these fields differently; indexing there is vindex only.
+        match vindex {
+            Some(ix) => ix,
+            None => {
+                let z = l.c32(0);
+                l.bcast(z)
+            }
         }
     };
+    let sv = l.bcast(stride);
+    let scaled = l.bin(BinOp::Mul, index, sv);
+    let scaled = l.conv(ConvOp::ZExt, scaled);
+    let io64 = l.conv(ConvOp::ZExt, ioff);
+    let mut linear = l.add(scaled, io64);
+    if let Some(v) = voff {
+        let v = l.conv(ConvOp::ZExt, v);
+        linear = l.add(linear, v);
+    }
+    let buf_off = if gfx9 {
+        // Swizzled (dword1[31]): ES = 2 << dword3[20:19], IS = 8 << dword3[22:21], as shifts;
+        // 32-bit arithmetic.
+        let offset = match voff {
+            Some(v) => l.add(ioff, v),
+            None => ioff,
+        };
+        let es = l.lshr_imm(d3, 19);
+        let es = l.and_imm(es, 3);
+        let es = l.add_imm(es, 1);
+        let es = l.bcast(es);
+        let is = l.lshr_imm(d3, 21);
+        let is = l.and_imm(is, 3);
+        let is = l.add_imm(is, 3);
+        let is = l.bcast(is);
+        let i_msb = l.bin(BinOp::LShr, index, is);
+        let t = l.bin(BinOp::Shl, i_msb, is);
+        let i_lsb = l.bin(BinOp::Sub, index, t);
+        let o_msb = l.bin(BinOp::LShr, offset, es);
+        let o_msb = l.bin(BinOp::Shl, o_msb, es);
+        let o_lsb = l.bin(BinOp::Sub, offset, o_msb);
+        let hi = l.bin(BinOp::Mul, i_msb, sv);
+        let hi = l.add(hi, o_msb);
+        let hi = l.bin(BinOp::Shl, hi, is);
+        let lo = l.bin(BinOp::Shl, i_lsb, es);
+        let swz = l.add(hi, lo);
+        let swz = l.add(swz, o_lsb);
+        let swz = l.conv(ConvOp::ZExt, swz);
+        let swz_en = l.lshr_imm(d1, 31);
+        let all = l.c64(u64::MAX);
+        let none = l.c64(0);
+        let swz_en = l.select(swz_en, all, none);
+        l.select(swz_en, swz, linear)
+    } else {
+        linear
+    };
+    let sov = l.bcast(so);
+    let off = l.add(sov, buf_off);
+    let idx_ok = l.cmp(CmpOp::ULt, index, nrec);
     let stride0 = l.eq0(stride);
     let nrec64 = l.conv(ConvOp::ZExt, nrec);
     let bv = l.bcast(base);
     let addr = l.add(bv, off);
-    Ok((addr, (off, nrec64, stride0, idx_ok)))
+    Ok((addr, (off, nrec64, stride0, idx_ok), d3))
+}
+
+/// Bytes per element of each DFMT, indexed by DFMT (lanes 16.. unused).
+fn elem_bytes_table() -> [u32; 64] {
+    let mut t = [0u32; 64];
+    for (d, slot) in t.iter_mut().enumerate().take(16) {
+        *slot = crate::interp::sem::buf_fmt::elem_bytes(d as u32);
+    }
+    t
+}
+
+/// The typed-access format key (`DFMT | NFMT << 4`, `S32`): the instruction's for MTBUF,
+/// the V#'s (dword3 DATA_FORMAT/NUM_FORMAT) for MUBUF; and the element size in bytes (`S32`).
+fn format_key(l: &mut Lifter, inst: &Inst, d3: Val) -> (Val, Val) {
+    let key = if inst.format == Format::Mtbuf {
+        l.c32(inst.mem.format as u32 & 0x7f)
+    } else {
+        let df = l.lshr_imm(d3, 15);
+        let df = l.and_imm(df, 15);
+        let nf = l.lshr_imm(d3, 12);
+        let nf = l.and_imm(nf, 7);
+        let nf = l.shl_imm(nf, 4);
+        l.or(df, nf)
+    };
+    let df = l.and_imm(key, 15);
+    let table = l.lane_const(elem_bytes_table());
+    let dv = l.bcast(df);
+    let sz = l.gather(table, dv);
+    let zero = l.c32(0);
+    let size = l.read_lane(sz, zero);
+    (key, size)
+}
+
+/// `d16` and component count of a `*_format_` suffix (`x`, `d16_xy`, `d16_hi_x`, ...):
+/// `(components, d16, hi)`.
+fn format_shape(rest: &str) -> R<(usize, bool, bool)> {
+    let (d16, hi, comps) = if let Some(c) = rest.strip_prefix("d16_hi_") {
+        (true, true, c)
+    } else if let Some(c) = rest.strip_prefix("d16_") {
+        (true, false, c)
+    } else {
+        (false, false, rest)
+    };
+    let n = match comps {
+        "x" => 1,
+        "xy" => 2,
+        "xyz" => 3,
+        "xyzw" => 4,
+        _ => return Err("not supported".into()),
+    };
+    Ok((n, d16, hi))
+}
+
+/// Lanes of `a` that access the whole element of `size` bytes (`S32`, dynamic) and, when
+/// `cond` (`S32`) is false, none.
+fn elem_mask(l: &mut Lifter, a: &Access, size: Val, cond: Val) -> Val {
+    let m = match a.range {
+        None => a.mask,
+        Some((off, nrec, stride0, idx_ok)) => {
+            let s64 = l.conv(ConvOp::ZExt, size);
+            let sv = l.bcast(s64);
+            let end = l.add(off, sv);
+            let by_off = l.cmp(CmpOp::ULe, end, nrec);
+            let ok = l.select(stride0, by_off, idx_ok);
+            l.and(a.mask, ok)
+        }
+    };
+    let zero = l.c64(0);
+    l.select(cond, m, zero)
+}
+
+/// The element's bytes as two `V64` (bytes 0..8, 8..16): each possible access size is
+/// loaded under a mask that is empty unless the element has that size.
+fn load_element(l: &mut Lifter, a: &Access, size: Val) -> (Val, Val) {
+    let ld_if = |l: &mut Lifter, cond: Val, off: u64, sz: u8| -> Val {
+        let mask = elem_mask(l, a, size, cond);
+        let addr = if off != 0 {
+            l.add_imm(a.addr, off)
+        } else {
+            a.addr
+        };
+        l.push_op(
+            Op::Load {
+                pc: l.pc,
+                space: a.space,
+                addr,
+                size: sz,
+                signed: false,
+                mask,
+            },
+            Ty::V32,
+        )
+    };
+    let c1 = l.c32(1);
+    let c2 = l.c32(2);
+    let is1 = l.cmp(CmpOp::Eq, size, c1);
+    let is2 = l.cmp(CmpOp::Eq, size, c2);
+    let b1 = ld_if(l, is1, 0, 1);
+    let b2 = ld_if(l, is2, 0, 2);
+    let mut dw = Vec::with_capacity(4);
+    for k in 0..4u32 {
+        let lim = l.c32(4 * (k + 1));
+        let has = l.cmp(CmpOp::UGe, size, lim);
+        dw.push(ld_if(l, has, 4 * k as u64, 4));
+    }
+    let low = l.or(b1, b2);
+    let low = l.or(low, dw[0]);
+    (l.pack(low, dw[1]), l.pack(dw[2], dw[3]))
+}
+
+/// `a | imm` for an `S32`.
+fn or_imm(l: &mut Lifter, a: Val, imm: u32) -> Val {
+    let c = l.c32(imm);
+    l.or(a, c)
+}
+
+fn load_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) -> R<()> {
+    let (n, d16, hi) = format_shape(rest)?;
+    let (key, size) = format_key(l, inst, d3);
+    let (raw_lo, raw_hi) = load_element(l, a, size);
+    let mut comps = Vec::with_capacity(n);
+    for i in 0..n {
+        // DST_SEL_X..W (dword3[3i+2:3i]) for MUBUF; the identity (X..W = 4..7) for MTBUF.
+        let sel = if inst.format == Format::Mtbuf {
+            l.c32(4 + i as u32)
+        } else {
+            let s = l.lshr_imm(d3, 3 * i as u64);
+            l.and_imm(s, 7)
+        };
+        let sel = l.shl_imm(sel, 8);
+        let k = l.or(key, sel);
+        let k = if d16 {
+            or_imm(l, k, crate::interp::sem::buf_fmt::KEY_D16)
+        } else {
+            k
+        };
+        let kv = l.bcast(k);
+        comps.push(l.lane_fn(LaneFn::BufFmtLoad, vec![raw_lo, raw_hi, kv], Ty::V32));
+    }
+    if !d16 {
+        return l.set_vregs(inst.dst[0], &comps, a.exec);
+    }
+    let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+    if hi {
+        let old = l.get_vreg(reg)?;
+        let keep = l.and_imm(old, 0xffff);
+        let h = l.shl_imm(comps[0], 16);
+        let r = l.or(keep, h);
+        return l.set_vreg(reg, r, a.exec);
+    }
+    let mut vals = Vec::with_capacity(n.div_ceil(2));
+    for (j, pair) in comps.chunks(2).enumerate() {
+        let v = if let [x, y] = pair {
+            let y = l.shl_imm(*y, 16);
+            l.or(*x, y)
+        } else {
+            let old = l.get_vreg(reg + j as u16)?;
+            let keep = l.and_imm(old, 0xffff_0000);
+            l.or(keep, pair[0])
+        };
+        vals.push(v);
+    }
+    let dst = crate::isa::Opnd::vgpr(reg as u8, vals.len() as u8);
+    l.set_vregs(dst, &vals, a.exec)
+}
+
+fn store_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) -> R<()> {
+    let (n, d16, hi) = format_shape(rest)?;
+    let (key, size) = format_key(l, inst, d3);
+    let nregs = if d16 { n.div_ceil(2) } else { n };
+    let regs = l.get_vregs(inst.src[1], nregs as u16)?;
+    let z = l.c32(0);
+    let zero = l.bcast(z);
+    let mut c = [zero; 4];
+    if d16 {
+        for i in 0..n {
+            let r = regs[i / 2];
+            let h = if hi || i % 2 == 1 {
+                l.lshr_imm(r, 16)
+            } else {
+                r
+            };
+            c[i] = l.and_imm(h, 0xffff);
+        }
+    } else {
+        c[..n].copy_from_slice(&regs[..n]);
+    }
+    let xy = l.pack(c[0], c[1]);
+    let zw = l.pack(c[2], c[3]);
+    let mut parts = Vec::with_capacity(2);
+    for part in 0..2u64 {
+        let mut k = or_imm(l, key, (part as u32) << 12);
+        if d16 {
+            k = or_imm(l, k, crate::interp::sem::buf_fmt::KEY_D16);
+        }
+        let kv = l.bcast(k);
+        parts.push(l.lane_fn(LaneFn::BufFmtStore, vec![xy, zw, kv], Ty::V64));
+    }
+    let words = [
+        l.lo(parts[0]),
+        l.hi(parts[0]),
+        l.lo(parts[1]),
+        l.hi(parts[1]),
+    ];
+    let st_if = |l: &mut Lifter, cond: Val, off: u64, sz: u8, data: Val| {
+        let mask = elem_mask(l, a, size, cond);
+        let addr = if off != 0 {
+            l.add_imm(a.addr, off)
+        } else {
+            a.addr
+        };
+        l.effect(Op::Store {
+            pc: l.pc,
+            space: a.space,
+            addr,
+            size: sz,
+            data,
+            mask,
+        });
+    };
+    let c1 = l.c32(1);
+    let c2 = l.c32(2);
+    let is1 = l.cmp(CmpOp::Eq, size, c1);
+    let is2 = l.cmp(CmpOp::Eq, size, c2);
+    st_if(l, is1, 0, 1, words[0]);
+    st_if(l, is2, 0, 2, words[0]);
+    for (k, w) in words.into_iter().enumerate() {
+        let lim = l.c32(4 * (k as u32 + 1));
+        let has = l.cmp(CmpOp::UGe, size, lim);
+        st_if(l, has, 4 * k as u64, 4, w);
+    }
+    Ok(())
 }
 
 fn ld(l: &mut Lifter, a: &Access, off: u64, size: u8, signed: bool) -> Val {
@@ -228,6 +568,53 @@ fn st(l: &mut Lifter, a: &Access, off: u64, size: u8, data: Val) {
         data,
         mask,
     });
+}
+
+/// LDS-direct loads (`global_load_lds_*`, `scratch_load_lds_*`, MUBUF loads with `lds`):
+/// each active lane's data goes to LDS at `M0[17:0] + inst_offset + lane × size`, where size
+/// is 4 for dword and sub-dword types (bytes and shorts are zero/sign-extended to a dword)
+/// and 12/16 for `dwordx3`/`dwordx4`; no VGPR is written. M0 holds the LDS base (LLVM's
+/// `*.load.lds` intrinsics pass the LDS pointer there; the instruction offset applies to
+/// both addresses). Out-of-range buffer lanes write 0s.
+fn load_to_lds(l: &mut Lifter, inst: &Inst, a: &Access, ty: &str) -> R<()> {
+    let (n, sub): (u64, Option<(u8, bool)>) = match ty {
+        "ubyte" => (1, Some((1, false))),
+        "sbyte" => (1, Some((1, true))),
+        "ushort" => (1, Some((2, false))),
+        "sshort" => (1, Some((2, true))),
+        "dword" => (1, None),
+        "dwordx3" => (3, None),
+        "dwordx4" => (4, None),
+        _ => return Err("not supported".into()),
+    };
+    let vals: Vec<Val> = match sub {
+        Some((size, signed)) => vec![ld(l, a, 0, size, signed)],
+        None => (0..n).map(|i| ld(l, a, 4 * i, 4, false)).collect(),
+    };
+    let m0 = l.get_sreg(124);
+    let m0 = l.and_imm(m0, 0x3_ffff);
+    let off = l.c32(inst.mem.offset as u32);
+    let m0 = l.add(m0, off);
+    let m0 = l.conv(ConvOp::ZExt, m0);
+    let lane = l.push_op(Op::LaneId, Ty::V32);
+    let per = l.c32(4 * n as u32);
+    let per = l.bcast(per);
+    let lo = l.bin(BinOp::Mul, lane, per);
+    let lo = l.conv(ConvOp::ZExt, lo);
+    let b = l.bcast(m0);
+    let base = l.add(b, lo);
+    for (i, v) in vals.into_iter().enumerate() {
+        let addr = l.add_imm(base, 4 * i as u64);
+        l.effect(Op::Store {
+            pc: l.pc,
+            space: Space::Lds,
+            addr,
+            size: 4,
+            data: v,
+            mask: a.exec,
+        });
+    }
+    Ok(())
 }
 
 fn load(l: &mut Lifter, inst: &Inst, a: &Access, ty: &str) -> R<()> {
@@ -316,6 +703,8 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         "add_f64" => (AtomicOp::FAdd, 8),
         "min_f64" => (AtomicOp::FMin, 8),
         "max_f64" => (AtomicOp::FMax, 8),
+        "pk_add_f16" => (AtomicOp::PkAddF16, 4),
+        "pk_add_bf16" => (AtomicOp::PkAddBf16, 4),
         _ => return Err("not supported".into()),
     };
     let size: u8 = if wide { 8 } else { size };
@@ -352,7 +741,7 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
     // take it from the instruction word when the decoder leaves the destination out.
     let ret = if inst.dst[0].is_some() {
         Some(inst.dst[0])
-    } else if inst.mem.glc && inst.format != Format::Mubuf {
+    } else if inst.mem.glc && !matches!(inst.format, Format::Mubuf | Format::Mtbuf) {
         Some(crate::isa::Opnd::vgpr((inst.words[1] >> 24) as u8, 1))
     } else {
         None

@@ -39,6 +39,9 @@ fn half(
         "add_nc_u32" => "v_add_u32",
         "lshlrev_b32" => "v_lshlrev_b32",
         "and_b32" => "v_and_b32",
+        "mul_dx9_zero_f32" => "v_mul_dx9_zero_f32",
+        "dot2acc_f32_f16" => "v_dot2acc_f32_f16",
+        "dot2acc_f32_bf16" => "v_dot2acc_f32_bf16",
         other => return Err(format!("VOPD half v_dual_{other} is not lifted yet")),
     };
     let mut inst = *base;
@@ -70,7 +73,7 @@ fn half(
 /// VGPR slots a half reads (its accumulator included) and the slot it writes.
 fn reads_writes(inst: &Inst, name: &str) -> (Vec<u16>, Option<u16>) {
     let mut reads: Vec<u16> = inst.src.iter().filter_map(|o| o.vreg()).collect();
-    if name == "v_fmac_f32" {
+    if name == "v_fmac_f32" || name.starts_with("v_dot2acc") {
         reads.extend(inst.dst[0].vreg());
     }
     (reads, inst.dst[0].vreg())
@@ -78,6 +81,10 @@ fn reads_writes(inst: &Inst, name: &str) -> (Vec<u16>, Option<u16>) {
 
 /// Lifts one VOPD instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst) -> LiftResult {
+    if l.wave == 64 {
+        // RDNA ISA 2.1/7.8: every instruction exists in both wave sizes except VOPD.
+        return Err("VOPD is illegal in wave64".into());
+    }
     let target = Target {
         gpu: l.gpu,
         wave_size: l.wave,
@@ -103,7 +110,14 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst) -> LiftResult {
     let (pc, next) = (l.pc, l.next_pc);
     for (h, name) in order {
         l.begin(&h, pc, next);
-        super::valu::lift(l, &h, name)?;
+        match super::rdna_ops::lift(l, &h, name) {
+            Some(r) => {
+                r?;
+            }
+            None => {
+                super::valu::lift(l, &h, name)?;
+            }
+        }
     }
     Ok((InstClass::Valu, Flow::Next))
 }

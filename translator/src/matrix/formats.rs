@@ -38,6 +38,12 @@ pub enum Elem {
     Bf6,
     /// E2M1 (FP4), no Inf or NaN.
     Fp4,
+    /// Unsigned 8-bit integer (RDNA IU8 WMMA with its NEG bit clear).
+    U8,
+    /// Signed 4-bit integer (RDNA IU4 WMMA with its NEG bit set).
+    I4,
+    /// Unsigned 4-bit integer (RDNA IU4 WMMA with its NEG bit clear).
+    U4,
 }
 
 impl Elem {
@@ -47,9 +53,9 @@ impl Elem {
             Elem::F64 => 64,
             Elem::F32 | Elem::Xf32 => 32,
             Elem::F16 | Elem::Bf16 => 16,
-            Elem::I8 | Elem::Fp8Fnuz | Elem::Bf8Fnuz | Elem::Fp8 | Elem::Bf8 => 8,
+            Elem::I8 | Elem::U8 | Elem::Fp8Fnuz | Elem::Bf8Fnuz | Elem::Fp8 | Elem::Bf8 => 8,
             Elem::Fp6 | Elem::Bf6 => 6,
-            Elem::Fp4 => 4,
+            Elem::Fp4 | Elem::I4 | Elem::U4 => 4,
         }
     }
 
@@ -69,7 +75,23 @@ impl Elem {
     /// Whether the element is a float narrower than 32 bits (MODE denormal controls do not
     /// apply to these inputs, CDNA4 ISA 7.4).
     pub fn is_narrow_float(self) -> bool {
-        !matches!(self, Elem::F32 | Elem::Xf32 | Elem::F64 | Elem::I8)
+        !matches!(self, Elem::F32 | Elem::Xf32 | Elem::F64) && !self.is_int()
+    }
+
+    /// Whether the element is an integer.
+    pub fn is_int(self) -> bool {
+        matches!(self, Elem::I8 | Elem::U8 | Elem::I4 | Elem::U4)
+    }
+
+    /// The value of an integer element's raw bits (`bits()` low bits of `raw`); 0 for floats.
+    pub fn int_value(self, raw: u32) -> i64 {
+        match self {
+            Elem::I8 => raw as u8 as i8 as i64,
+            Elem::U8 => (raw & 0xFF) as i64,
+            Elem::I4 => ((raw << 28) as i32 >> 28) as i64,
+            Elem::U4 => (raw & 0xF) as i64,
+            _ => 0,
+        }
     }
 
     /// Decodes the raw bits of a float element (`bits()` low bits of `raw`) to f32,
@@ -105,7 +127,8 @@ impl Elem {
             Elem::Fp6 => minifloat(raw, 2, 3, 1),
             Elem::Bf6 => minifloat(raw, 3, 2, 3),
             Elem::Fp4 => minifloat(raw, 2, 1, 1),
-            Elem::F64 | Elem::I8 => f32::from_bits(raw),
+            Elem::F64 => f32::from_bits(raw),
+            Elem::I8 | Elem::U8 | Elem::I4 | Elem::U4 => self.int_value(raw) as f32,
         }
     }
 }
@@ -180,6 +203,17 @@ mod tests {
         assert_eq!(Elem::Bf8Fnuz.to_f32(0x40), 1.0);
         assert_eq!(Elem::Bf16.to_f32(0x3FC0), 1.5);
         assert_eq!(Elem::F16.to_f32(0x3C00), 1.0);
+    }
+
+    #[test]
+    fn integer_elements() {
+        assert_eq!(Elem::I8.int_value(0x80), -128);
+        assert_eq!(Elem::U8.int_value(0x80), 128);
+        assert_eq!(Elem::I4.int_value(0x8), -8);
+        assert_eq!(Elem::I4.int_value(0x7), 7);
+        assert_eq!(Elem::I4.int_value(0xF), -1);
+        assert_eq!(Elem::U4.int_value(0xF), 15);
+        assert_eq!(Elem::U4.int_value(0x1F), 15);
     }
 
     #[test]

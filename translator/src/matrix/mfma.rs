@@ -82,6 +82,23 @@ pub struct Scales {
     pub b: [u8; 64],
 }
 
+/// An operand of a [`Plan`], for [`Plan::slots`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Which {
+    /// Dense A.
+    A,
+    /// The stored elements of a sparse A.
+    SparseA,
+    /// The 2-bit index of each stored sparse A element.
+    SparseIndex,
+    /// B.
+    B,
+    /// C (empty for a constant C).
+    C,
+    /// D.
+    D,
+}
+
 /// Why a matrix instruction cannot execute.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum MatrixError {
@@ -128,19 +145,21 @@ pub fn execute_with(
 
 /// Where one element lives: register-file slot, lane, and bit offset in the register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slot {
-    reg: u16,
-    lane: u8,
-    shift: u8,
+pub(super) struct Slot {
+    pub(super) reg: u16,
+    pub(super) lane: u8,
+    pub(super) shift: u8,
 }
 
 /// A stored element of a sparse A: its slot, the slot of its 2-bit index, and the dense
-/// index of its group's first column (`i·K + 4q`).
+/// index of its group's first column (`i·K + 4q`), and the index value that drops it
+/// (RDNA: idx0 = 3 and idx1 = 0 place nothing, RDNA4 ISA 7.12.3; 4 = never).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct SparseSlot {
-    val: Slot,
-    idx: Slot,
-    base: u32,
+pub(super) struct SparseSlot {
+    pub(super) val: Slot,
+    pub(super) idx: Slot,
+    pub(super) base: u32,
+    pub(super) never: u8,
 }
 
 /// One matrix instruction with every element's register location precomputed (CDNA4 ISA
@@ -148,27 +167,37 @@ struct SparseSlot {
 /// the host GEMM and a scatter. Built once per instruction (the lifter keeps it in the IR).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
-    op: MatrixOp,
-    ea: Elem,
-    eb: Elem,
+    pub(super) op: MatrixOp,
+    pub(super) ea: Elem,
+    pub(super) eb: Elem,
     /// Dense A in `(b·M + i)·K + k` order, broadcast (CBSZ/ABID) applied.
-    a: Vec<Slot>,
-    /// Sparse A: the stored elements.
-    a_sparse: Vec<SparseSlot>,
+    pub(super) a: Vec<Slot>,
+    /// Sparse A: the stored elements (applied in order; a later one wins a collision).
+    pub(super) a_sparse: Vec<SparseSlot>,
     /// B in `(b·K + k)·N + j` order, BLGP applied.
-    b: Vec<Slot>,
-    /// C (empty for a constant C) and D in `(b·M + i)·N + j` order.
-    c: Vec<Slot>,
-    d: Vec<Slot>,
+    pub(super) b: Vec<Slot>,
+    /// C (empty for a constant C) and D in `(b·M + i)·N + j` order. 16-bit accumulators
+    /// (`MatrixOp::d16`) use the 16 bits at the slot's shift.
+    pub(super) c: Vec<Slot>,
+    pub(super) d: Vec<Slot>,
     /// A constant C.
-    c_imm: Option<u64>,
+    pub(super) c_imm: Option<u64>,
     /// f64: BLGP bits 0/1/2 negate A/B/C.
-    neg: u8,
+    pub(super) neg: u8,
     /// Block-scaled with ABID[0] = 1 (with ABID[0] = 0 the scales are 1.0, CDNA4 ISA
     /// L3114–3116).
-    scaled: bool,
+    pub(super) scaled: bool,
+    /// RDNA 16-bit inputs: per operand (A, B), bit 0 negates the elements in bits 15:0 of
+    /// their register (NEG), bit 1 those in bits 31:16 (NEG_HI) (RDNA4 ISA 7.12, L3224–3236).
+    pub(super) neg_ab: [u8; 2],
+    /// RDNA float C modifiers: bit 0 negate (NEG[2]), bit 1 absolute value first (NEG_HI[2]).
+    pub(super) c_mods: u8,
+    /// Integer saturation fixed by the instruction (RDNA CLAMP); `None`: MODE.FP16_OVFL.
+    pub(super) sat: Option<bool>,
+    /// Whether MODE.FP16_OVFL clamps f32 overflows (MFMA yes, WMMA no).
+    pub(super) ovfl_clamp: bool,
     /// The run-based fast path of f32-accumulating dense forms (`super::kernels`).
-    fast: Option<super::kernels::FastF32>,
+    pub(super) fast: Option<super::kernels::FastF32>,
 }
 
 impl Plan {
@@ -216,26 +245,6 @@ impl Plan {
         // pick an index set.
         let broadcast = op.kind == Kind::Dense && op.acc != Acc::F64;
         let blgp = if broadcast { ctl.blgp } else { 0 };
-        let slot = |base: u16, lane: usize, item: usize, bits: u32| -> Slot {
-            let (reg, shift) = match bits {
-                64 => (2 * item, 0),
-                32 => (item, 0),
-                6 => {
-                    // 32 items per 192-bit group of 6 registers, item n at bits [6n+5:6n].
-                    let bit = 6 * (item % 32);
-                    (6 * (item / 32) + bit / 32, bit % 32)
-                }
-                _ => {
-                    let per = 32 / bits as usize;
-                    (item / per, (item % per) * bits as usize)
-                }
-            };
-            Slot {
-                reg: base + reg as u16,
-                lane: lane as u8,
-                shift: shift as u8,
-            }
-        };
         let (m, n, k) = (op.m, op.n, op.k);
         let mut plan = Plan {
             op: *op,
@@ -249,8 +258,17 @@ impl Plan {
             c_imm: None,
             neg: if op.acc == Acc::F64 { ctl.blgp & 7 } else { 0 },
             scaled: op.kind == Kind::ScaledF8f6f4 && ctl.abid & 1 == 1,
+            neg_ab: [0; 2],
+            c_mods: 0,
+            sat: None,
+            ovfl_clamp: true,
             fast: None,
         };
+        if matches!(op.kind, Kind::Wmma | Kind::Swmmac) {
+            return Err(MatrixError::Unsupported(
+                "WMMA/SWMMAC plans are built by matrix::wmma",
+            ));
+        }
         if op.kind == Kind::Sparse {
             let set_bits = op.sparse_index_bits() as usize;
             let sets = (32 / set_bits).max(1);
@@ -271,6 +289,7 @@ impl Plan {
                         },
                         // Packed columns 2q and 2q+1 belong to the group of 4 columns q.
                         base: (i * k + 4 * (kp / 2)) as u32,
+                        never: 4,
                     });
                 }
             }
@@ -394,6 +413,28 @@ impl Plan {
         }
     }
 
+    /// The A/B element types after format selection (F8F6F4) or signedness (RDNA IU8/IU4).
+    pub fn elems(&self) -> (Elem, Elem) {
+        (self.ea, self.eb)
+    }
+
+    /// Where the plan reads or writes each element of `which`, as `(register, lane, bit
+    /// offset)`: dense A in `(b·M + i)·K + k` order, B in `(b·K + k)·N + j` order, C and D in
+    /// `(b·M + i)·N + j` order; sparse A lists its stored elements with the index bits'
+    /// location (`SparseA` gives the value slots, `SparseIndex` the index slots, in the same
+    /// order). For tests and tools: the layout as executed.
+    pub fn slots(&self, which: Which) -> Vec<(u16, u8, u8)> {
+        let t = |s: &Slot| (s.reg, s.lane, s.shift);
+        match which {
+            Which::A => self.a.iter().map(t).collect(),
+            Which::SparseA => self.a_sparse.iter().map(|e| t(&e.val)).collect(),
+            Which::SparseIndex => self.a_sparse.iter().map(|e| t(&e.idx)).collect(),
+            Which::B => self.b.iter().map(t).collect(),
+            Which::C => self.c.iter().map(t).collect(),
+            Which::D => self.d.iter().map(t).collect(),
+        }
+    }
+
     fn run_f32(
         &self,
         isa: Isa,
@@ -427,16 +468,21 @@ impl Plan {
             // MODE.FP_DENORM "allow input denormals" for f32 (CDNA4 ISA 7.4): only the
             // f32-input MFMAs honour it; narrower inputs and C/D never flush.
             let flush_in = op.a == Elem::F32 && mode & MODE_F32_DENORM_IN == 0;
-            if op.kind == Kind::Sparse {
+            if matches!(op.kind, Kind::Sparse | Kind::Swmmac) {
                 let t = decoder(self.ea);
                 for e in &self.a_sparse {
                     let pos = (regs[e.idx.reg as usize][e.idx.lane as usize] >> e.idx.shift) & 3;
-                    a[e.base as usize + pos as usize] = t.get(raw(regs, e.val, self.ea.bits()));
+                    if pos != e.never as u32 {
+                        let v = t.get(raw(regs, e.val, self.ea.bits()));
+                        a[e.base as usize + pos as usize] = negated(v, e.val, self.neg_ab[0]);
+                    }
                 }
             } else {
                 gather_f32(&self.a, regs, self.ea, a);
+                negate_halves(&self.a, a, self.neg_ab[0]);
             }
             gather_f32(&self.b, regs, self.eb, b);
+            negate_halves(&self.b, b, self.neg_ab[1]);
             if flush_in {
                 for v in a.iter_mut().chain(b.iter_mut()) {
                     if v.is_subnormal() {
@@ -445,15 +491,24 @@ impl Plan {
                 }
             }
             acc.clear();
-            match self.c_imm {
-                Some(v) => acc.resize(nb * m * n, f32::from_bits(v as u32)),
-                None => acc.extend(
+            let c16 = op.d16;
+            match (self.c_imm, c16) {
+                (Some(v), None) => acc.resize(nb * m * n, f32::from_bits(v as u32)),
+                (Some(v), Some(e)) => acc.resize(nb * m * n, e.to_f32(v as u32 & 0xFFFF)),
+                (None, None) => acc.extend(
                     self.c
                         .iter()
                         .map(|s| f32::from_bits(regs[s.reg as usize][s.lane as usize])),
                 ),
+                (None, Some(e)) => acc.extend(self.c.iter().map(|s| e.to_f32(raw(regs, *s, 16)))),
             }
-            let clamp = mode & MODE_FP16_OVFL != 0;
+            if self.c_mods & 2 != 0 {
+                acc.iter_mut().for_each(|v| *v = v.abs());
+            }
+            if self.c_mods & 1 != 0 {
+                acc.iter_mut().for_each(|v| *v = -*v);
+            }
+            let clamp = self.ovfl_clamp && mode & MODE_FP16_OVFL != 0;
             if clamp {
                 c_in.clear();
                 c_in.extend_from_slice(acc);
@@ -499,9 +554,27 @@ impl Plan {
                     }
                 }
             }
-            for (v, s) in acc.iter().zip(&self.d) {
-                regs[s.reg as usize][s.lane as usize] =
-                    if v.is_nan() { 0x7FC0_0000 } else { v.to_bits() };
+            match c16 {
+                None => {
+                    for (v, s) in acc.iter().zip(&self.d) {
+                        regs[s.reg as usize][s.lane as usize] =
+                            if v.is_nan() { 0x7FC0_0000 } else { v.to_bits() };
+                    }
+                }
+                Some(e) => {
+                    // One rounding (to nearest even) of the f32 result; the other half of
+                    // the register keeps its value.
+                    for (v, s) in acc.iter().zip(&self.d) {
+                        let h = match (e, v.is_nan()) {
+                            (Elem::F16, true) => 0x7E00,
+                            (Elem::F16, false) => half::f16::from_f32(*v).to_bits(),
+                            (_, true) => 0x7FC0,
+                            (_, false) => half::bf16::from_f32(*v).to_bits(),
+                        } as u32;
+                        let w = &mut regs[s.reg as usize][s.lane as usize];
+                        *w = (*w & !(0xFFFF << s.shift)) | h << s.shift;
+                    }
+                }
             }
             Ok(())
         })
@@ -510,19 +583,25 @@ impl Plan {
     fn run_i32(&self, regs: &mut [[u32; 64]], mode: u32) {
         let op = &self.op;
         let (m, n, k) = (op.m, op.n, op.k);
-        let sx = |w: u32| w as u8 as i8 as i64;
+        let (ea, eb) = (self.ea, self.eb);
         let mut a = vec![0i64; op.blocks * m * k];
-        if op.kind == Kind::Sparse {
+        if !self.a_sparse.is_empty() {
             for e in &self.a_sparse {
                 let pos = (regs[e.idx.reg as usize][e.idx.lane as usize] >> e.idx.shift) & 3;
-                a[e.base as usize + pos as usize] = sx(raw(regs, e.val, 8));
+                if pos != e.never as u32 {
+                    a[e.base as usize + pos as usize] = ea.int_value(raw(regs, e.val, ea.bits()));
+                }
             }
         } else {
             for (v, s) in a.iter_mut().zip(&self.a) {
-                *v = sx(raw(regs, *s, 8));
+                *v = ea.int_value(raw(regs, *s, ea.bits()));
             }
         }
-        let b: Vec<i64> = self.b.iter().map(|s| sx(raw(regs, *s, 8))).collect();
+        let b: Vec<i64> = self
+            .b
+            .iter()
+            .map(|s| eb.int_value(raw(regs, *s, eb.bits())))
+            .collect();
         let c: Vec<i64> = match self.c_imm {
             Some(v) => vec![v as u32 as i32 as i64; op.blocks * m * n],
             None => self
@@ -531,7 +610,7 @@ impl Plan {
                 .map(|s| regs[s.reg as usize][s.lane as usize] as i32 as i64)
                 .collect(),
         };
-        let saturate = mode & MODE_FP16_OVFL != 0;
+        let saturate = self.sat.unwrap_or(mode & MODE_FP16_OVFL != 0);
         // i-k-j order over contiguous rows (vectorises); exact in i64.
         let mut acc = c;
         for blk in 0..op.blocks {
@@ -598,6 +677,50 @@ impl Plan {
     }
 }
 
+/// The register slot of item `item` (`bits` wide) of an operand starting at `base` in
+/// `lane`: items are packed little-endian (64-bit items take a register pair, 6-bit items
+/// run densely across 192-bit groups of 6 registers, bits [6n+5:6n]).
+pub(super) fn slot(base: u16, lane: usize, item: usize, bits: u32) -> Slot {
+    let (reg, shift) = match bits {
+        64 => (2 * item, 0),
+        32 => (item, 0),
+        6 => {
+            let bit = 6 * (item % 32);
+            (6 * (item / 32) + bit / 32, bit % 32)
+        }
+        _ => {
+            let per = 32 / bits as usize;
+            (item / per, (item % per) * bits as usize)
+        }
+    };
+    Slot {
+        reg: base + reg as u16,
+        lane: lane as u8,
+        shift: shift as u8,
+    }
+}
+
+/// `v` negated when `neg` (bit 0: low half, bit 1: high half) selects the half of its
+/// register that `s` names.
+#[inline]
+fn negated(v: f32, s: Slot, neg: u8) -> f32 {
+    let bit = if s.shift >= 16 { 2 } else { 1 };
+    if neg & bit != 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// Applies RDNA's per-half NEG/NEG_HI input modifiers to gathered 16-bit elements.
+fn negate_halves(slots: &[Slot], vals: &mut [f32], neg: u8) {
+    if neg != 0 {
+        for (v, s) in vals.iter_mut().zip(slots) {
+            *v = negated(*v, *s, neg);
+        }
+    }
+}
+
 /// Per-thread buffers of the f32 path (no allocation per instruction).
 struct Scratch {
     a: Vec<f32>,
@@ -640,7 +763,7 @@ impl Decoder {
 
 /// The decoding table of `e` (up to 16 bits wide; f32 decodes without one).
 fn decoder(e: Elem) -> Decoder {
-    static TABLES: [OnceLock<Box<[f32]>>; 13] = [const { OnceLock::new() }; 13];
+    static TABLES: [OnceLock<Box<[f32]>>; 16] = [const { OnceLock::new() }; 16];
     let all = [
         Elem::F32,
         Elem::Xf32,
@@ -655,6 +778,9 @@ fn decoder(e: Elem) -> Decoder {
         Elem::Fp6,
         Elem::Bf6,
         Elem::Fp4,
+        Elem::U8,
+        Elem::I4,
+        Elem::U4,
     ];
     let i = all.iter().position(|&x| x == e).unwrap_or(0);
     let bits = e.bits().min(16);

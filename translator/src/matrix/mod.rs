@@ -1,4 +1,4 @@
-//! Matrix instructions as host GEMM: CDNA MFMA/SMFMAC (issue 5; RDNA WMMA/SWMMAC is issue 6).
+//! Matrix instructions as host GEMM: CDNA MFMA/SMFMAC (issue 5) and RDNA WMMA/SWMMAC (issue 6).
 //!
 //! * [`shape`]: what an opcode computes (M, N, K, blocks, element and accumulator types),
 //!   derived from its LLVM mnemonic.
@@ -7,6 +7,7 @@
 //! * [`gemm`]: the host microkernels (AVX-512F, AVX2+FMA, NEON, portable; bit-identical).
 //! * [`kernels`]: the fast path of f32-accumulating dense MFMAs (run-based gathers).
 //! * [`mfma`]: executes one instruction on a wave's register file; states the numerics.
+//! * [`wmma`]: RDNA WMMA/SWMMAC layouts and modifiers, as [`Plan`]s run by [`mfma`].
 
 pub mod formats;
 pub mod gemm;
@@ -14,7 +15,8 @@ pub mod kernels;
 pub mod layout;
 pub mod mfma;
 pub mod shape;
+pub mod wmma;
 
 pub use formats::Elem;
-pub use mfma::{execute, CSrc, Controls, MatrixError, Operands, Plan, Scales};
+pub use mfma::{execute, CSrc, Controls, MatrixError, Operands, Plan, Scales, Which};
 pub use shape::{Acc, Kind, MatrixOp};

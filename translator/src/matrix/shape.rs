@@ -32,6 +32,10 @@ pub enum Kind {
     ScaledF8f6f4,
     /// 2:4-sparse SMFMAC.
     Sparse,
+    /// RDNA dense WMMA (`crate::matrix::wmma`).
+    Wmma,
+    /// RDNA 2:4-sparse SWMMAC (`crate::matrix::wmma`).
+    Swmmac,
 }
 
 /// Shape and types of one MFMA/SMFMAC opcode.
@@ -53,12 +57,19 @@ pub struct MatrixOp {
     pub acc: Acc,
     /// Dense, F8F6F4, scaled or sparse.
     pub kind: Kind,
+    /// 16-bit C and D (RDNA `v_wmma_f16_*`/`_bf16_*`, `v_swmmac_f16_*`/`_bf16_*`): f32
+    /// accumulation (`acc` is [`Acc::F32`]) rounded once to this type. `None`: C and D hold
+    /// `acc`.
+    pub d16: Option<Elem>,
 }
 
 impl MatrixOp {
     /// Parses an MFMA/SMFMAC mnemonic (`v_mfma_f32_32x32x8_f16`, `v_smfmac_i32_16x16x64_i8`,
     /// `v_mfma_scale_f32_16x16x128_f8f6f4`) for `gpu`. `None` for other mnemonics.
     pub fn from_mnemonic(name: &str, gpu: Gpu) -> Option<MatrixOp> {
+        if matches!(gpu.family(), Some(Family::Gfx11 | Family::Gfx12)) {
+            return Self::from_rdna_mnemonic(name, gpu);
+        }
         let (kind, rest) = if let Some(r) = name.strip_prefix("v_mfma_scale_") {
             (Kind::ScaledF8f6f4, r)
         } else if let Some(r) = name.strip_prefix("v_mfma_") {
@@ -123,6 +134,7 @@ impl MatrixOp {
             b,
             acc,
             kind,
+            d16: None,
         };
         // Every lane group must hold whole rows: M·B and N·B divide 64 (ISA L3016).
         if m == 0 || n == 0 || k == 0 || 64 % (m * blocks) != 0 || 64 % (n * blocks) != 0 {
@@ -136,9 +148,69 @@ impl MatrixOp {
         Some(op)
     }
 
+    /// Parses an RDNA WMMA/SWMMAC mnemonic (`v_wmma_f32_16x16x16_f16`,
+    /// `v_wmma_i32_16x16x32_iu4`, `v_swmmac_f32_16x16x32_fp8_bf8`; RDNA4 ISA Table 41,
+    /// `notes/rdna.md` §5.1). IU8/IU4 operands parse as unsigned; the NEG bits make them signed.
+    /// RDNA3 (GFX11) has only the six dense 16x16x16 f16/bf16/iu8/iu4 forms.
+    fn from_rdna_mnemonic(name: &str, gpu: Gpu) -> Option<MatrixOp> {
+        let rdna4 = gpu.family() == Some(Family::Gfx12);
+        let (kind, rest) = if let Some(r) = name.strip_prefix("v_wmma_") {
+            (Kind::Wmma, r)
+        } else if let Some(r) = name.strip_prefix("v_swmmac_") {
+            (Kind::Swmmac, r)
+        } else {
+            return None;
+        };
+        let mut parts = rest.split('_');
+        let (acc, d16) = match parts.next()? {
+            "f32" => (Acc::F32, None),
+            "i32" => (Acc::I32, None),
+            "f16" => (Acc::F32, Some(Elem::F16)),
+            "bf16" => (Acc::F32, Some(Elem::Bf16)),
+            _ => return None,
+        };
+        let k = match (parts.next()?, kind) {
+            ("16x16x16", Kind::Wmma) => 16,
+            ("16x16x32", _) => 32,
+            ("16x16x64", Kind::Swmmac) => 64,
+            _ => return None,
+        };
+        let f8 = |t: &str| match t {
+            "fp8" => Some(Elem::Fp8),
+            "bf8" => Some(Elem::Bf8),
+            _ => None,
+        };
+        let ty: Vec<&str> = parts.collect();
+        let (a, b) = match ty.as_slice() {
+            ["f16"] if acc == Acc::F32 && d16 != Some(Elem::Bf16) => (Elem::F16, Elem::F16),
+            ["bf16"] if acc == Acc::F32 && d16 != Some(Elem::F16) => (Elem::Bf16, Elem::Bf16),
+            ["iu8"] if acc == Acc::I32 => (Elem::U8, Elem::U8),
+            ["iu4"] if acc == Acc::I32 => (Elem::U4, Elem::U4),
+            [x, y] if acc == Acc::F32 && d16.is_none() && rdna4 => (f8(x)?, f8(y)?),
+            _ => return None,
+        };
+        // K beyond 16 (dense) / 32 (sparse) exists for IU4 only; RDNA3 has no K = 32 and no
+        // sparse forms.
+        let k_base = if kind == Kind::Swmmac { 32 } else { 16 };
+        if (k != k_base && a != Elem::U4) || (!rdna4 && (k != 16 || kind != Kind::Wmma)) {
+            return None;
+        }
+        Some(MatrixOp {
+            m: 16,
+            n: 16,
+            k,
+            blocks: 1,
+            a,
+            b,
+            acc,
+            kind,
+            d16,
+        })
+    }
+
     /// K as stored in A's registers (K/2 for sparse A).
     pub fn k_a(&self) -> usize {
-        if self.kind == Kind::Sparse {
+        if matches!(self.kind, Kind::Sparse | Kind::Swmmac) {
             self.k / 2
         } else {
             self.k
@@ -165,7 +237,7 @@ impl MatrixOp {
         (self.n * self.k * self.blocks * b.bits() as usize).div_ceil(2048)
     }
 
-    /// Registers holding C and D.
+    /// Registers holding C and D (MFMA; WMMA/SWMMAC: `crate::matrix::wmma::operand_regs`).
     pub fn cd_regs(&self) -> usize {
         let bits = if self.acc == Acc::F64 { 64 } else { 32 };
         self.m * self.n * self.blocks * bits / 2048

@@ -252,6 +252,22 @@ impl WaveEnv for Mem {
                 AtomicOp::FAdd => fop(size, old, d, |a, b| a + b),
                 AtomicOp::FMin => fop(size, old, d, f64::min),
                 AtomicOp::FMax => fop(size, old, d, f64::max),
+                AtomicOp::RSub => d.wrapping_sub(old) & m,
+                AtomicOp::MskOr => (old & !d) | (cmp[l] & m),
+                AtomicOp::Wrap => {
+                    if old >= d {
+                        old - d
+                    } else {
+                        old.wrapping_add(cmp[l]) & m
+                    }
+                }
+                // Packed half adds: the translator's rounding (the tests check values).
+                AtomicOp::PkAddF16 => {
+                    wavejit_translator::interp::sem::pk_add_f16(old as u32, d as u32) as u64
+                }
+                AtomicOp::PkAddBf16 => {
+                    wavejit_translator::interp::sem::pk_add_bf16(old as u32, d as u32) as u64
+                }
             };
             put(s, new);
             out[l] = old;
@@ -335,10 +351,19 @@ pub fn random_state(seed: u64, exec: u64) -> Box<WaveState> {
 /// the JIT from the same starting state and memory: the two must agree exactly
 /// (registers, SCC, MODE, pc, counters, memory, exit).
 pub fn run(code: &Code, state: &mut WaveState, mem: &mut Mem) -> Result<ExitCode, ExecFault> {
-    let t = target();
+    run_on(&target(), code, state, mem)
+}
+
+/// [`run`] on another target.
+pub fn run_on(
+    t: &Target,
+    code: &Code,
+    state: &mut WaveState,
+    mem: &mut Mem,
+) -> Result<ExitCode, ExecFault> {
     let jit = Jit::new().expect("JIT for the host");
     for _ in 0..10_000 {
-        let block = lift_block(&t, code, state.pc, state.mode);
+        let block = lift_block(t, code, state.pc, state.mode);
         wavejit_translator::ir::verify(&block).expect("lifted block verifies");
         let mut js = clone_state(state);
         let mut jm = mem.clone();

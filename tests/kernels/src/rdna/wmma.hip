@@ -7,8 +7,8 @@
 // Register layouts, not checked on hardware:
 // - gfx11 (RDNA3, GPUOpen "WMMA on RDNA3" and ISA 7.9): A and B are replicated across each
 //   16-lane group: lane l holds row l % 16 of A (and column l % 16 of B) with all 16 k in
-//   order. D (32-bit): VGPR r of lane l holds row 2r + (l / 16) % 2 (+ 8 for lanes 32-63 in
-//   wave64, whose 4 VGPRs are the upper half of wave32's 8), column l % 16.
+//   order. D (32-bit): VGPR r of lane l holds row G*r + l / 16 with G = wave size / 16 (the
+//   Matrix Instruction Calculator's gfx11 rule), column l % 16.
 // - gfx12 (RDNA4, ISA 7.12.2, /work/shared/notes/rdna.md §5.3): 16-bit A wave32: lane
 //   {k[2], m[3:0]}, VGPR {k[3], k[1]}, half k[0]; wave64: lane {k[3:2], m}, VGPR k[1], half k[0].
 //   8-bit A wave32: lane {k[3], m}, byte k[2:0]; wave64: lane {k[2], k[3], m}, byte k[1:0].
@@ -41,7 +41,11 @@ typedef int8v acci;
 #if defined(__GFX11__)
 // Row of D held in VGPR r of lane l (RDNA3).
 static __device__ inline unsigned drow(unsigned l, unsigned r) {
-  return 2 * r + (l / 16) % 2 + 8 * (l / 32);
+#ifdef WAVE64
+  return 4 * r + l / 16;
+#else
+  return 2 * r + l / 16;
+#endif
 }
 // k of element e of lane l's A row / B column (RDNA3: all 16 in order).
 static __device__ inline unsigned k16(unsigned l, unsigned e) { return e; }
@@ -170,6 +174,133 @@ extern "C" __global__ void wmma_i32_iu8(const signed char *a, const unsigned cha
   int2v va = {(int)wa[0], (int)wa[1]};
   int2v vb = {(int)wb[0], (int)wb[1]};
   acc = __builtin_amdgcn_wmma_i32_16x16x16_iu8_w32_gfx12(true, va, false, vb, acc, false);
+#endif
+  STORE_D(d, acc);
+}
+
+// v_wmma_f16_16x16x16_f16 with 16-bit C and D (raw f16 patterns in memory). gfx11: one element
+// per VGPR, in the low halves (OPSEL[2] = 0: wmma_f16_f16) or the high halves (OPSEL[2] = 1:
+// wmma_f16_f16_hi); the unused half of C holds junk. gfx12: two rows per VGPR (element e of
+// lane l is row drow(l, e)), so only wmma_f16_f16. Operands are built and taken apart with
+// 32-bit integer operations (bit casts), so the kernels need no 16-bit register moves.
+#if defined(__GFX11__)
+typedef half16 f16in;
+#ifdef WAVE64
+typedef half8 f16acc;
+#else
+typedef half16 f16acc;
+#endif
+#define NW16 8
+#elif defined(WAVE64)
+typedef half4 f16in;
+typedef half4 f16acc;
+#define NW16 2
+#else
+typedef half8 f16in;
+typedef half8 f16acc;
+#define NW16 4
+#endif
+typedef int int16w __attribute__((ext_vector_type(NW16)));
+#if defined(__GFX11__)
+typedef acci f16accw;
+#define F16_PER_REG 1
+#else
+typedef int int16acc __attribute__((ext_vector_type(DREGS / 2)));
+typedef int16acc f16accw;
+#define F16_PER_REG 2
+#endif
+
+static __device__ inline void f16_tile(const unsigned short *a, const unsigned short *b,
+                                       const unsigned short *c, unsigned short *d, unsigned hi) {
+  unsigned l = tid_x();
+  int16w wa, wb;
+  for (unsigned w = 0; w < NW16; w++) {
+    unsigned x = 0, y = 0;
+    for (unsigned h = 0; h < 2; h++) {
+      unsigned k = k16(l, 2 * w + h);
+      x |= (unsigned)a[(l % 16) * 16 + k] << (16 * h);
+      y |= (unsigned)b[k * 16 + l % 16] << (16 * h);
+    }
+    wa[w] = (int)x;
+    wb[w] = (int)y;
+  }
+  f16accw wc;
+  for (unsigned r = 0; r < DREGS / F16_PER_REG; r++) {
+#if defined(__GFX11__)
+    unsigned v = c[drow(l, r) * 16 + l % 16];
+    wc[r] = (int)(hi ? (v << 16 | 0xDEADu) : (0xBEEFu << 16 | v));
+#else
+    wc[r] = (int)(c[drow(l, 2 * r) * 16 + l % 16] | (unsigned)c[drow(l, 2 * r + 1) * 16 + l % 16] << 16);
+#endif
+  }
+  f16in va = __builtin_bit_cast(f16in, wa), vb = __builtin_bit_cast(f16in, wb);
+  f16acc vc = __builtin_bit_cast(f16acc, wc);
+#if defined(__GFX11__) && defined(WAVE64)
+  vc = hi ? __builtin_amdgcn_wmma_f16_16x16x16_f16_w64(va, vb, vc, true)
+          : __builtin_amdgcn_wmma_f16_16x16x16_f16_w64(va, vb, vc, false);
+#elif defined(__GFX11__)
+  vc = hi ? __builtin_amdgcn_wmma_f16_16x16x16_f16_w32(va, vb, vc, true)
+          : __builtin_amdgcn_wmma_f16_16x16x16_f16_w32(va, vb, vc, false);
+#elif defined(WAVE64)
+  vc = __builtin_amdgcn_wmma_f16_16x16x16_f16_w64_gfx12(va, vb, vc);
+#else
+  vc = __builtin_amdgcn_wmma_f16_16x16x16_f16_w32_gfx12(va, vb, vc);
+#endif
+  f16accw wd = __builtin_bit_cast(f16accw, vc);
+  for (unsigned r = 0; r < DREGS / F16_PER_REG; r++) {
+    unsigned v = (unsigned)wd[r];
+#if defined(__GFX11__)
+    d[drow(l, r) * 16 + l % 16] = (unsigned short)(hi ? v >> 16 : v);
+#else
+    d[drow(l, 2 * r) * 16 + l % 16] = (unsigned short)v;
+    d[drow(l, 2 * r + 1) * 16 + l % 16] = (unsigned short)(v >> 16);
+#endif
+  }
+}
+
+extern "C" __global__ void wmma_f16_f16(const unsigned short *a, const unsigned short *b,
+                                        const unsigned short *c, unsigned short *d) {
+  f16_tile(a, b, c, d, 0);
+}
+
+#if defined(__GFX11__)
+extern "C" __global__ void wmma_f16_f16_hi(const unsigned short *a, const unsigned short *b,
+                                           const unsigned short *c, unsigned short *d) {
+  f16_tile(a, b, c, d, 1);
+}
+#endif
+
+// v_wmma_i32_16x16x16_iu4 with A signed and B unsigned (NEG = [1, 0]); one 4-bit element per
+// dword in memory (low nibble; dwords keep the packing in 32-bit operations). gfx11: lane l holds row/column l % 16, all 16 k in two dwords;
+// gfx12: lane {k[3], m} (lanes 0-31, also in wave64), nibble k[2:0] of one dword.
+extern "C" __global__ void wmma_i32_iu4(const unsigned *a, const unsigned *b, const int *c, int *d) {
+  unsigned l = tid_x();
+#if defined(__GFX11__)
+  unsigned wa[2] = {0, 0}, wb[2] = {0, 0};
+  for (unsigned k = 0; k < 16; k++) {
+    wa[k / 8] |= (a[(l % 16) * 16 + k] & 0xFu) << (4 * (k % 8));
+    wb[k / 8] |= (b[k * 16 + l % 16] & 0xFu) << (4 * (k % 8));
+  }
+  int2v va = {(int)wa[0], (int)wa[1]}, vb = {(int)wb[0], (int)wb[1]};
+#else
+  // Lanes 32-63 of a wave64 are not read; they load a copy of lanes 0-31 (no branch).
+  unsigned va = 0, vb = 0;
+  for (unsigned e = 0; e < 8; e++) {
+    unsigned k = ((l / 16) & 1) * 8 + e;
+    va |= (a[(l % 16) * 16 + k] & 0xFu) << (4 * e);
+    vb |= (b[k * 16 + l % 16] & 0xFu) << (4 * e);
+  }
+#endif
+  acci acc;
+  LOAD_C(acc, c);
+#if defined(__GFX11__) && defined(WAVE64)
+  acc = __builtin_amdgcn_wmma_i32_16x16x16_iu4_w64(true, va, false, vb, acc, false);
+#elif defined(__GFX11__)
+  acc = __builtin_amdgcn_wmma_i32_16x16x16_iu4_w32(true, va, false, vb, acc, false);
+#elif defined(WAVE64)
+  acc = __builtin_amdgcn_wmma_i32_16x16x16_iu4_w64_gfx12(true, (int)va, false, (int)vb, acc, false);
+#else
+  acc = __builtin_amdgcn_wmma_i32_16x16x16_iu4_w32_gfx12(true, (int)va, false, (int)vb, acc, false);
 #endif
   STORE_D(d, acc);
 }

@@ -29,7 +29,7 @@ use super::generated::{
     CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_OMOD,
     MOD_OPSEL,
 };
-use super::{Dpp, Format, Gpu, Inst, MaiFields, MemFields, Mods, Opnd, Sdwa, Target};
+use super::{Dpp, Format, Gpu, Inst, MaiFields, Opnd, Sdwa, Target};
 
 /// Scalar code of `vcc_lo` (the `vcc` pair starts here).
 pub const VCC: u16 = 106;
@@ -105,21 +105,25 @@ static GFX950: Tables = Tables {
 };
 
 /// The opcode table entry of `op` in `table`, or an error naming the encoding.
+#[inline(always)]
 fn lookup(
-    table: &[Option<OpInfo>],
+    table: &'static [Option<OpInfo>],
     op: u32,
     enc: &str,
     bytes: &[u8],
     pc: u64,
-) -> Result<OpInfo, DecodeError> {
+) -> Result<&'static OpInfo, DecodeError> {
     match table.get(op as usize) {
-        Some(Some(info)) => Ok(*info),
-        _ => Err(DecodeError::new(
-            bytes,
-            pc,
-            format!("invalid {enc} opcode {op:#x}"),
-        )),
+        Some(Some(info)) => Ok(info),
+        _ => Err(opcode_error(op, enc, bytes, pc)),
     }
+}
+
+/// The error of [`lookup`], kept out of line.
+#[cold]
+#[inline(never)]
+fn opcode_error(op: u32, enc: &str, bytes: &[u8], pc: u64) -> DecodeError {
+    DecodeError::new(bytes, pc, format!("invalid {enc} opcode {op:#x}"))
 }
 
 /// LLVM's encodings fix the fields of operands an opcode does not have (and of modifiers it
@@ -151,16 +155,39 @@ fn unused(width: u8, v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), D
     }
 }
 
+/// A decoding error with a fixed reason, kept out of line (decoding valid code never gets
+/// here, and the inlined error formatting would slow the decoder down).
+#[cold]
+#[inline(never)]
+fn fail(bytes: &[u8], pc: u64, reason: &'static str) -> DecodeError {
+    DecodeError::new(bytes, pc, reason)
+}
+
+/// [`fail`] with a value: "`what` 0x..".
+#[cold]
+#[inline(never)]
+fn fail_hex(bytes: &[u8], pc: u64, what: &'static str, v: u32) -> DecodeError {
+    DecodeError::new(bytes, pc, format!("{what} {v:#x}"))
+}
+
 /// Reads the little-endian dword `i` of `bytes`.
+#[inline(always)]
 fn word(bytes: &[u8], i: usize, pc: u64) -> Result<u32, DecodeError> {
     match bytes.get(i * 4..i * 4 + 4) {
         Some(b) => Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        None => Err(DecodeError::new(
-            bytes,
-            pc,
-            format!("truncated instruction: needs {} bytes", (i + 1) * 4),
-        )),
+        None => Err(truncated(bytes, pc, (i + 1) * 4)),
     }
+}
+
+/// The error for an instruction that needs `need` bytes, kept out of line.
+#[cold]
+#[inline(never)]
+fn truncated(bytes: &[u8], pc: u64, need: usize) -> DecodeError {
+    DecodeError::new(
+        bytes,
+        pc,
+        format!("truncated instruction: needs {need} bytes"),
+    )
 }
 
 /// An operand from a 9-bit VALU source field (or an 8-bit scalar field).
@@ -196,84 +223,77 @@ fn vreg(reg: u32, count: u8, acc: bool) -> Opnd {
     }
 }
 
-fn empty(op: Op, format: Format) -> Inst {
-    Inst {
-        op,
-        format,
-        size: 4,
-        words: [0; 4],
-        dst: [Opnd::NONE; 2],
-        src: [Opnd::NONE; 4],
-        literal: None,
-        imm: 0,
-        mods: Mods::default(),
-        dpp: None,
-        dpp8: None,
-        sdwa: None,
-        mem: MemFields::default(),
-        mai: MaiFields::default(),
-    }
-}
-
-/// Decodes one GFX9 instruction (see [`super::decode`]).
-pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+/// Decodes one GFX9 instruction into `inst` (see [`super::decode_into`]).
+pub fn decode_into(
+    target: &Target,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let tables = if target.gpu == Gpu::GFX950 {
         &GFX950
     } else {
         &GFX942
     };
     let w0 = word(bytes, 0, pc)?;
-    let mut inst = if w0 >> 31 == 0 {
+    *inst = Inst::new(Op::S_NOP, Format::Sopp);
+    if w0 >> 31 == 0 {
         match w0 >> 25 {
-            0x3F => decode_vop1(tables, w0, bytes, pc)?,
-            0x3E => decode_vopc(tables, w0, bytes, pc)?,
-            _ => decode_vop2(tables, w0, bytes, pc)?,
+            0x3F => decode_vop1(tables, w0, bytes, pc, inst)?,
+            0x3E => decode_vopc(tables, w0, bytes, pc, inst)?,
+            _ => decode_vop2(tables, w0, bytes, pc, inst)?,
         }
     } else if w0 >> 30 == 0b10 {
         match w0 >> 23 {
-            0x17D => decode_sop1(tables, w0, bytes, pc)?,
-            0x17E => decode_sopc(tables, w0, bytes, pc)?,
-            0x17F => decode_sopp(tables, w0, bytes, pc)?,
-            _ if w0 >> 28 == 0xB => decode_sopk(tables, w0, bytes, pc)?,
-            _ => decode_sop2(tables, w0, bytes, pc)?,
+            0x17D => decode_sop1(tables, w0, bytes, pc, inst)?,
+            0x17E => decode_sopc(tables, w0, bytes, pc, inst)?,
+            0x17F => decode_sopp(tables, w0, bytes, pc, inst)?,
+            _ if w0 >> 28 == 0xB => decode_sopk(tables, w0, bytes, pc, inst)?,
+            _ => decode_sop2(tables, w0, bytes, pc, inst)?,
         }
     } else {
         match w0 >> 26 {
-            0x30 => decode_smem(tables, w0, bytes, pc)?,
-            0x34 if (w0 >> 23) & 7 == 7 => decode_vop3p(tables, w0, bytes, pc)?,
-            0x34 => decode_vop3(tables, w0, bytes, pc)?,
-            0x36 => decode_ds(tables, w0, bytes, pc)?,
-            0x37 => decode_flat(tables, w0, bytes, pc)?,
-            0x38 => decode_mubuf(tables, w0, bytes, pc, false)?,
-            0x3A => decode_mubuf(tables, w0, bytes, pc, true)?,
-            e => {
-                return Err(DecodeError::new(
-                    bytes,
-                    pc,
-                    format!("unknown encoding {e:#x}"),
-                ))
-            }
+            0x30 => decode_smem(tables, w0, bytes, pc, inst)?,
+            0x34 if (w0 >> 23) & 7 == 7 => decode_vop3p(tables, w0, bytes, pc, inst)?,
+            0x34 => decode_vop3(tables, w0, bytes, pc, inst)?,
+            0x36 => decode_ds(tables, w0, bytes, pc, inst)?,
+            0x37 => decode_flat(tables, w0, bytes, pc, inst)?,
+            0x38 => decode_mubuf(tables, w0, bytes, pc, false, inst)?,
+            0x3A => decode_mubuf(tables, w0, bytes, pc, true, inst)?,
+            e => return Err(fail_hex(bytes, pc, "unknown encoding", e)),
         }
+    }
+    let n = inst.size as usize;
+    let Some(raw) = bytes.get(..n) else {
+        return Err(truncated(bytes, pc, n));
     };
-    let n = inst.size as usize / 4;
-    for i in 0..n {
-        inst.words[i] = word(bytes, i, pc)?;
+    // Word by word (a `memcpy` call costs more than the four loads).
+    for (i, w) in inst.words.iter_mut().enumerate() {
+        if let Some(b) = raw.get(i * 4..i * 4 + 4) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
     }
     // Most operands are single registers or constants: only tuples and the codes 209-254
-    // need `fix_operand` (checked first, this keeps decoding fast).
-    let needs_fix = |o: &Opnd| o.count >= 2 && o.code < 768 || (209..=254).contains(&o.code);
-    if inst.dst.iter().chain(inst.src.iter()).any(needs_fix) {
+    // need `fix_operand` (checked first, this keeps decoding fast). One operand at a time:
+    // a vector load across the just-written operand fields would stall on store forwarding.
+    let needs_fix = inst.dst.iter().chain(inst.src.iter()).any(|o| {
+        // Byte-wise: a wider load across `code` and `count` (each just written on its
+        // own) would stall on store forwarding.
+        let [lo, hi] = o.code.to_le_bytes();
+        (o.count >= 2) | (hi == 0) & (lo.wrapping_sub(209) < 46)
+    });
+    if needs_fix {
         let scalar_only = matches!(
             inst.format,
             Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Smem
         );
         for o in inst.dst.iter_mut().chain(inst.src.iter_mut()) {
             if let Err(why) = fix_operand(o, scalar_only) {
-                return Err(DecodeError::new(bytes, pc, why));
+                return Err(fail(bytes, pc, why));
             }
         }
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// Checks one operand against the register files and aligns scalar tuples the way the
@@ -335,20 +355,34 @@ fn take_literal(inst: &mut Inst, bytes: &[u8], pc: u64) -> Result<(), DecodeErro
     Ok(())
 }
 
-fn decode_sop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sop2(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sop2, (w0 >> 23) & 0x7F, "SOP2", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sop2);
+    inst.op = info.op;
+    inst.format = Format::Sop2;
     let w = info.widths;
     inst.dst[0] = slot((w0 >> 16) & 0x7F, w[0]);
     inst.src[0] = slot(w0 & 0xFF, w[1]);
     inst.src[1] = slot((w0 >> 8) & 0xFF, w[2]);
-    take_literal(&mut inst, bytes, pc)?;
-    Ok(inst)
+    take_literal(inst, bytes, pc)?;
+    Ok(())
 }
 
-fn decode_sopk(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sopk(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sopk, (w0 >> 23) & 0x1F, "SOPK", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sopk);
+    inst.op = info.op;
+    inst.format = Format::Sopk;
     let sdst = slot((w0 >> 16) & 0x7F, info.widths[0]);
     // s_cmpk_* and s_setreg_* read the SDST field; everything else writes it.
     if info.class & CLASS_SDST_READ != 0 {
@@ -361,21 +395,35 @@ fn decode_sopk(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         inst.literal = Some(word(bytes, 1, pc)?);
         inst.size = 8;
     }
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_sop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sop1(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sop1, (w0 >> 8) & 0xFF, "SOP1", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sop1);
+    inst.op = info.op;
+    inst.format = Format::Sop1;
     inst.dst[0] = slot((w0 >> 16) & 0x7F, info.widths[0]);
     inst.src[0] = slot(w0 & 0xFF, info.widths[1]);
-    take_literal(&mut inst, bytes, pc)?;
-    Ok(inst)
+    take_literal(inst, bytes, pc)?;
+    Ok(())
 }
 
-fn decode_sopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sopc(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sopc, (w0 >> 16) & 0x7F, "SOPC", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sopc);
+    inst.op = info.op;
+    inst.format = Format::Sopc;
     inst.src[0] = slot(w0 & 0xFF, info.widths[0]);
     if info.op == Op::S_SET_GPR_IDX_ON {
         // SSRC1 is the 4-bit gpr_idx mode mask, not an operand.
@@ -383,22 +431,36 @@ fn decode_sopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     } else {
         inst.src[1] = slot((w0 >> 8) & 0xFF, info.widths[1]);
     }
-    take_literal(&mut inst, bytes, pc)?;
-    Ok(inst)
+    take_literal(inst, bytes, pc)?;
+    Ok(())
 }
 
-fn decode_sopp(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_sopp(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.sopp, (w0 >> 16) & 0x7F, "SOPP", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Sopp);
+    inst.op = info.op;
+    inst.format = Format::Sopp;
     unused(info.widths[0], w0 & 0xFFFF, "SIMM16", bytes, pc)?;
     inst.imm = (w0 & 0xFFFF) as u16 as i16 as i32;
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_smem(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.smem, (w0 >> 18) & 0xFF, "SMEM", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
-    let mut inst = empty(info.op, Format::Smem);
+    inst.op = info.op;
+    inst.format = Format::Smem;
     inst.size = 8;
     let w = info.widths;
     let sdata = slot((w0 >> 6) & 0x7F, w[0]);
@@ -436,7 +498,7 @@ fn decode_smem(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     }
     inst.mem.glc = (w0 >> 16) & 1 == 1;
     inst.mem.cpol = ((w0 >> 15) & 1) as u8; // NV
-    Ok(inst)
+    Ok(())
 }
 
 /// Fills a 32-bit VOP instruction's SDWA or DPP extension word when SRC0 selects one, else
@@ -457,11 +519,7 @@ fn vop_ext(
         let wide = inst.src[0].count >= 2 || inst.dst[0].count >= 2;
         if !dpp_ctrl_valid(ctrl) || wide && !(0x150..=0x15F).contains(&ctrl) {
             // gfx90a+ 64-bit DPP (DP ALU) takes row_newbcast only.
-            return Err(DecodeError::new(
-                bytes,
-                pc,
-                format!("invalid DPP control {ctrl:#x}"),
-            ));
+            return Err(fail_hex(bytes, pc, "invalid DPP control", ctrl));
         }
         inst.src[0] = vgpr(e & 0xFF, inst.src[0].count);
         inst.dpp = Some(Dpp {
@@ -485,7 +543,7 @@ fn vop_ext(
             || inst.src[1].count >= 2
             || !vopc && !pk_f32 && inst.dst[0].count >= 2
         {
-            return Err(DecodeError::new(bytes, pc, "SDWA has no 64-bit operands"));
+            return Err(fail(bytes, pc, "SDWA has no 64-bit operands"));
         }
         let s0 = e & 0xFF;
         inst.src[0] = if (e >> 23) & 1 == 1 {
@@ -517,7 +575,7 @@ fn vop_ext(
         )?;
         let sels = [(e >> 8) & 7, (e >> 16) & 7, (e >> 24) & 7];
         if sels[1] == 7 || sels[2] == 7 || !vopc && sels[0] == 7 {
-            return Err(DecodeError::new(bytes, pc, "reserved SDWA select 7"));
+            return Err(fail(bytes, pc, "reserved SDWA select 7"));
         }
         if vopc {
             // SDWAB: SD selects an explicit SDST instead of VCC.
@@ -532,8 +590,8 @@ fn vop_ext(
         } else {
             inst.mods.clamp = (e >> 13) & 1 == 1;
             inst.mods.omod = ((e >> 14) & 3) as u8;
-            if mods & MOD_ANY_SRC_MODS == 0 {
-                // Integer opcodes have no output modifier.
+            if mods & MOD_ANY_SRC_MODS == 0 && !fp8_cvt(info.op) {
+                // Integer opcodes have no output modifier (the FP8/BF8 -> f32 converts do).
                 zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
             }
         }
@@ -542,6 +600,15 @@ fn vop_ext(
     }
     mask_src_mods(inst, mods);
     Ok(())
+}
+
+/// The FP8/BF8 -> f32 converts: in SDWA they take CLAMP and OMOD but no source modifiers,
+/// and LLVM gives them no DST_SEL/DST_UNUSED operands.
+pub(crate) fn fp8_cvt(op: Op) -> bool {
+    matches!(
+        op,
+        Op::V_CVT_F32_FP8 | Op::V_CVT_F32_BF8 | Op::V_CVT_PK_F32_FP8 | Op::V_CVT_PK_F32_BF8
+    )
 }
 
 /// The `MOD_ABS*`/`MOD_NEG*` flags: an opcode with none has no source-modifier fields.
@@ -592,9 +659,16 @@ fn dpp_ctrl_valid(c: u32) -> bool {
         | 0x130 | 0x134 | 0x138 | 0x13C | 0x140..=0x143 | 0x150..=0x15F)
 }
 
-fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop1(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Vop1);
+    inst.op = info.op;
+    inst.format = Format::Vop1;
     let w = info.widths;
     let d = (w0 >> 17) & 0xFF;
     unused(w[0], d, "VDST", bytes, pc)?;
@@ -611,8 +685,8 @@ fn decode_vop1(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
             inst.src[0].code += 256;
         }
     }
-    vop_ext(&mut inst, bytes, pc, false, &info)?;
-    Ok(inst)
+    vop_ext(inst, bytes, pc, false, info)?;
+    Ok(())
 }
 
 /// True for the VOP2/VOP3 carry forms that write a carry-out (VCC in VOP2).
@@ -636,9 +710,16 @@ fn vcc_in(op: Op) -> bool {
     )
 }
 
-fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop2(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.vop2, (w0 >> 25) & 0x3F, "VOP2", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Vop2);
+    inst.op = info.op;
+    inst.format = Format::Vop2;
     let w = info.widths;
     inst.dst[0] = vgpr((w0 >> 17) & 0xFF, w[0]);
     inst.src[0] = src9(w0 & 0x1FF, w[1]);
@@ -652,11 +733,7 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     if info.class & (CLASS_MADMK | CLASS_MADAK) != 0
         && matches!(inst.src[0].code, SRC_DPP | SRC_SDWA)
     {
-        return Err(DecodeError::new(
-            bytes,
-            pc,
-            "no DPP/SDWA form with a K constant",
-        ));
+        return Err(fail(bytes, pc, "no DPP/SDWA form with a K constant"));
     }
     if info.class & CLASS_MADMK != 0 {
         // D = S0 * K + S1: LLVM prints src0, K, vsrc1.
@@ -665,19 +742,26 @@ fn decode_vop2(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     } else if info.class & CLASS_MADAK != 0 {
         inst.src[2] = Opnd::scalar(Opnd::LITERAL as u8, 1);
     }
-    vop_ext(&mut inst, bytes, pc, false, &info)?;
-    Ok(inst)
+    vop_ext(inst, bytes, pc, false, info)?;
+    Ok(())
 }
 
-fn decode_vopc(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vopc(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.vopc, (w0 >> 17) & 0xFF, "VOPC", bytes, pc)?;
-    let mut inst = empty(info.op, Format::Vopc);
+    inst.op = info.op;
+    inst.format = Format::Vopc;
     let w = info.widths;
     inst.dst[0] = Opnd::scalar(VCC as u8, 2);
     inst.src[0] = src9(w0 & 0x1FF, w[0]);
     inst.src[1] = vgpr((w0 >> 9) & 0xFF, w[1]);
-    vop_ext(&mut inst, bytes, pc, true, &info)?;
-    Ok(inst)
+    vop_ext(inst, bytes, pc, true, info)?;
+    Ok(())
 }
 
 /// True for the VOP3B opcodes (scalar second destination in bits [14:8]).
@@ -700,12 +784,19 @@ fn vop3_src(code: u32, width: u8, kind: u8) -> Opnd {
     o
 }
 
-fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop3(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let opc = (w0 >> 16) & 0x3FF;
     let info = lookup(tb.vop3, opc, "VOP3", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
     let vop3b = is_vop3b(info.op);
-    let mut inst = empty(info.op, if vop3b { Format::Vop3b } else { Format::Vop3 });
+    inst.op = info.op;
+    inst.format = if vop3b { Format::Vop3b } else { Format::Vop3 };
     inst.size = 8;
     let w = info.widths;
     let k = info.kinds;
@@ -738,25 +829,21 @@ fn decode_vop3(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
         inst.mods.abs = 0;
         inst.mods.neg = 0;
     }
-    check_src_mods(&inst, &info, bytes, pc)?;
+    check_src_mods(inst, info, bytes, pc)?;
     if info.mods & MOD_CLAMP == 0 {
         zero_field(inst.mods.clamp as u32, "CLAMP", bytes, pc)?;
     }
     if info.mods & MOD_OMOD == 0 {
         zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
     }
-    mask_src_mods(&mut inst, info.mods);
+    mask_src_mods(inst, info.mods);
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
         if !tb.vop3_literal {
-            return Err(DecodeError::new(
-                bytes,
-                pc,
-                "VOP3 cannot take a literal on gfx942",
-            ));
+            return Err(fail(bytes, pc, "VOP3 cannot take a literal on gfx942"));
         }
-        take_literal(&mut inst, bytes, pc)?;
+        take_literal(inst, bytes, pc)?;
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// The gfx950 block-scaled MFMA: a `v_mfma_ld_scale_b32` whose next instruction is an F8F6F4
@@ -767,7 +854,8 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     if (w0 >> 16) & 0x7F != 0x2C || !tb.vop3_literal || bytes.len() < 16 {
         return None;
     }
-    let prefix = decode_vop3p_one(tb, w0, bytes, pc).ok()?;
+    let mut prefix = Inst::new(Op::S_NOP, Format::Sopp);
+    decode_vop3p_one(tb, w0, bytes, pc, &mut prefix).ok()?;
     if prefix.op != Op::V_MFMA_LD_SCALE_B32 {
         return None;
     }
@@ -778,8 +866,15 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     }
     let mut m = bytes[8..16].to_vec();
     m[1] &= !0x08; // decode the MFMA half with ABID = 0, then mark it scaled
-    let mut inst =
-        decode_vop3p_one(tb, u32::from_le_bytes([m[0], m[1], m[2], m[3]]), &m, pc).ok()?;
+    let mut inst = Inst::new(Op::S_NOP, Format::Sopp);
+    decode_vop3p_one(
+        tb,
+        u32::from_le_bytes([m[0], m[1], m[2], m[3]]),
+        &m,
+        pc,
+        &mut inst,
+    )
+    .ok()?;
     let p1 = word(bytes, 1, pc).ok()?;
     inst.mai.abid = 1;
     inst.mai.scale = Some([prefix.src[0], prefix.src[1]]);
@@ -798,31 +893,42 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
     Some(inst)
 }
 
-fn decode_vop3p(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop3p(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     if (w0 >> 16) & 0x7F == 0x2C {
-        if let Some(inst) = decode_scaled_mfma(tb, w0, bytes, pc) {
-            return Ok(inst);
+        if let Some(pair) = decode_scaled_mfma(tb, w0, bytes, pc) {
+            *inst = pair;
+            return Ok(());
         }
     }
-    decode_vop3p_one(tb, w0, bytes, pc)
+    decode_vop3p_one(tb, w0, bytes, pc, inst)
 }
 
 /// One VOP3P instruction (the scaled-MFMA pair is [`decode_scaled_mfma`]).
-fn decode_vop3p_one(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_vop3p_one(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
     let w = info.widths;
     let k = info.kinds;
     let mai = info.class & CLASS_MAI != 0;
     let acc_mov = info.class & CLASS_ACCMOV != 0;
-    let mut inst = empty(
-        info.op,
-        if mai || acc_mov {
-            Format::Mai
-        } else {
-            Format::Vop3p
-        },
-    );
+    inst.op = info.op;
+    inst.format = if mai || acc_mov {
+        Format::Mai
+    } else {
+        Format::Vop3p
+    };
     inst.size = 8;
     let d = w0 & 0xFF;
     if mai {
@@ -869,7 +975,7 @@ fn decode_vop3p_one(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst,
             inst.src[1].count = regs(inst.mai.blgp);
             if inst.mai.abid != 0 {
                 // ABID = 1 marks the second half of a scaled pair (see `decode_scaled_mfma`).
-                return Err(DecodeError::new(
+                return Err(fail(
                     bytes,
                     pc,
                     "F8F6F4 MFMA with ABID set needs a v_mfma_ld_scale_b32 prefix",
@@ -905,21 +1011,24 @@ fn decode_vop3p_one(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst,
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
         // gfx950 VOP3P takes a 32-bit literal; matrix opcodes never do.
         if !tb.vop3_literal || inst.format == Format::Mai || info.op == Op::V_MFMA_LD_SCALE_B32 {
-            return Err(DecodeError::new(
-                bytes,
-                pc,
-                "no literal operand for this VOP3P opcode",
-            ));
+            return Err(fail(bytes, pc, "no literal operand for this VOP3P opcode"));
         }
-        take_literal(&mut inst, bytes, pc)?;
+        take_literal(inst, bytes, pc)?;
     }
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_ds(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_ds(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = lookup(tb.ds, (w0 >> 17) & 0xFF, "DS", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
-    let mut inst = empty(info.op, Format::Ds);
+    inst.op = info.op;
+    inst.format = Format::Ds;
     inst.size = 8;
     let w = info.widths;
     unused(w[0], w1 >> 24, "VDST", bytes, pc)?;
@@ -946,10 +1055,16 @@ fn decode_ds(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Decode
         inst.mem.offset = (w0 & 0xFFFF) as i32;
     }
     inst.mem.gds = (w0 >> 16) & 1 == 1;
-    Ok(inst)
+    Ok(())
 }
 
-fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+fn decode_flat(
+    tb: &Tables,
+    w0: u32,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let seg = (w0 >> 14) & 3;
     let opc = (w0 >> 18) & 0x7F;
     let (info, format) = match seg {
@@ -959,10 +1074,11 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
             Format::Scratch,
         ),
         2 => (lookup(tb.global, opc, "GLOBAL", bytes, pc)?, Format::Global),
-        _ => return Err(DecodeError::new(bytes, pc, "FLAT segment 3 is reserved")),
+        _ => return Err(fail(bytes, pc, "FLAT segment 3 is reserved")),
     };
     let w1 = word(bytes, 1, pc)?;
-    let mut inst = empty(info.op, format);
+    inst.op = info.op;
+    inst.format = format;
     inst.size = 8;
     let w = info.widths;
     let acc = (w1 >> 23) & 1 == 1;
@@ -1025,7 +1141,7 @@ fn decode_flat(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Result<Inst, Deco
     if inst.mem.lds {
         zero_field(acc as u32, "ACC", bytes, pc)?;
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// The MUBUF loads that take the LDS bit (LLVM's `_LDS` forms; gfx950 adds x3/x4).
@@ -1048,14 +1164,16 @@ fn decode_mubuf(
     bytes: &[u8],
     pc: u64,
     mtbuf: bool,
-) -> Result<Inst, DecodeError> {
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let info = if mtbuf {
         lookup(tb.mtbuf, (w0 >> 15) & 0xF, "MTBUF", bytes, pc)?
     } else {
         lookup(tb.mubuf, (w0 >> 18) & 0x7F, "MUBUF", bytes, pc)?
     };
     let w1 = word(bytes, 1, pc)?;
-    let mut inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
+    inst.op = info.op;
+    inst.format = if mtbuf { Format::Mtbuf } else { Format::Mubuf };
     inst.size = 8;
     inst.mem.lds = !mtbuf && (w0 >> 16) & 1 == 1;
     let w = info.widths;
@@ -1065,11 +1183,7 @@ fn decode_mubuf(
         zero_field((w1 >> 23) & 1, "ACC", bytes, pc)?;
     }
     if inst.mem.lds && !mubuf_lds_ok(tb, info.op) {
-        return Err(DecodeError::new(
-            bytes,
-            pc,
-            "MUBUF opcode cannot load to LDS",
-        ));
+        return Err(fail(bytes, pc, "MUBUF opcode cannot load to LDS"));
     }
     if w == [0; 4] {
         zero_field((w0 >> 12) & 0x13, "OFFEN/IDXEN/LDS", bytes, pc)?;
@@ -1077,7 +1191,7 @@ fn decode_mubuf(
         inst.mem.glc = (w0 >> 14) & 1 == 1;
         inst.mem.sc1 = (w0 >> 15) & 1 == 1;
         inst.mem.lds = (w0 >> 16) & 1 == 1;
-        return Ok(inst);
+        return Ok(());
     }
     let acc = (w1 >> 23) & 1 == 1;
     let offen = (w0 >> 12) & 1 == 1;
@@ -1099,7 +1213,7 @@ fn decode_mubuf(
     }
     inst.src[2] = Opnd::scalar((w1 >> 24) as u8, 1);
     if tb.vop3_literal {
-        take_literal(&mut inst, bytes, pc)?;
+        take_literal(inst, bytes, pc)?;
     }
     inst.src[3] = Opnd::scalar((((w1 >> 16) & 0x1F) << 2) as u8, 4);
     inst.mem.offset = (w0 & 0xFFF) as i32;
@@ -1115,5 +1229,5 @@ fn decode_mubuf(
         inst.mem.lds = (w0 >> 16) & 1 == 1;
         inst.mem.slc = (w0 >> 17) & 1 == 1;
     }
-    Ok(inst)
+    Ok(())
 }

@@ -6,7 +6,7 @@ use crate::isa::generated::{
     MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
     MOD_OPSEL_HI_DEF1,
 };
-use crate::isa::{Format, Gpu, Inst, Opnd, Target};
+use crate::isa::{Format, Gpu, Inst, Op, Opnd, Target};
 use core::fmt::Write as _;
 
 /// The table entry an instruction was decoded from (looked up again from its first word).
@@ -35,6 +35,21 @@ fn info(tb: &Tables, inst: &Inst) -> Option<OpInfo> {
         _ => return None,
     };
     table.get(op as usize).copied().flatten()
+}
+
+/// The `MOD_LIT16`/`MOD_LITF16` flags of `inst`'s opcode: whether its sources are 16-bit
+/// and whether those are f16. The generator finds them by giving the opcode a literal, which
+/// gfx942's VOP3 encoding cannot take; there the same VOP3 opcode of gfx950 (same semantic
+/// opcode, same operand types) supplies them.
+fn lit16_flags(tb: &Tables, inst: &Inst, info: &OpInfo) -> u32 {
+    let flags = info.mods & (MOD_LIT16 | MOD_LITF16);
+    if flags != 0 || tb.vop3_literal || !matches!(inst.format, Format::Vop3 | Format::Vop3b) {
+        return flags;
+    }
+    match GFX950.vop3.get(((inst.words[0] >> 16) & 0x3FF) as usize) {
+        Some(Some(i)) if i.op == info.op => i.mods & (MOD_LIT16 | MOD_LITF16),
+        _ => 0,
+    }
 }
 
 /// Writes a scalar-space register name (`s4`, `s[4:5]`, `vcc`, `ttmp[0:1]`, `m0`, ...).
@@ -80,6 +95,10 @@ const LIT_MARKED: u16 = 0xFFFE;
 /// Printer-private operand codes: the float inline constants 240..=248 read by a 16-bit
 /// integer operand (printed as their f16 bit patterns).
 const INT16_FP0: u16 = 0xFF00;
+
+/// Printer-private operand code: the inline constant 1/(2*pi) (248) read by a 64-bit operand,
+/// which LLVM prints with the digits of the f64 value (integer operands too).
+const INV2PI_64: u16 = 0xFF10;
 
 /// The f16 bit patterns of the float inline constants 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0,
 /// -4.0, 1/(2*pi).
@@ -138,6 +157,7 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
         237 => out.push_str("src_private_base"),
         238 => out.push_str("src_private_limit"),
         239 => out.push_str("src_pops_exiting_wave_id"),
+        INV2PI_64 => out.push_str("0.15915494309189532"),
         240..=248 => out.push_str(
             [
                 "0.5",
@@ -182,10 +202,20 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
     }
 }
 
+/// True for operand codes LLVM's disassembler turns into immediates (inline constants and
+/// literals, including the printer-private forms), not registers.
+fn is_imm(code: u16) -> bool {
+    matches!(
+        code,
+        128..=208 | 240..=248 | 255 | INT16_FP0..=0xFF08 | INV2PI_64 | LIT_MARKED
+    )
+}
+
 /// Writes a source with its `neg`/`abs` modifiers.
 fn src_mod(out: &mut String, o: Opnd, lit: Option<u32>, neg: bool, abs: bool) {
-    if neg && !abs && matches!(o.code, 128..=208 | 240..=248) {
-        // `-5` would read as the inline constant -5: LLVM spells the modifier.
+    if neg && !abs && is_imm(o.code) {
+        // `-5` would read as the inline constant -5 (and `-0x1` as a literal): LLVM spells
+        // the modifier of any immediate operand.
         out.push_str("neg(");
         opnd(out, o, lit);
         out.push(')');
@@ -257,13 +287,27 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
             }
         }
     }
-    if info.mods & (MOD_LIT16 | MOD_LITF16) == MOD_LIT16 {
+    if lit16_flags(tb, &inst, &info) & (MOD_LIT16 | MOD_LITF16) == MOD_LIT16 {
         // A float inline constant given to a 16-bit integer operand is the f16 bit pattern
         // (ISA "inline constants": 16-bit operands take the f16 value); LLVM prints it in hex.
-        for s in inst.src.iter_mut() {
-            if (240..=248).contains(&s.code) {
+        // `v_mad_u32_u16`/`v_mad_i32_i16` add a 32-bit SRC2.
+        let wide_src2 = matches!(info.op, Op::V_MAD_U32_U16 | Op::V_MAD_I32_I16);
+        for (i, s) in inst.src.iter_mut().enumerate() {
+            if (240..=248).contains(&s.code) && !(wide_src2 && i == 2) {
                 s.code = INT16_FP0 + (s.code - 240);
             }
+        }
+    }
+    // 64-bit operands: two registers, except in packed-f32 VOP3P (two 32-bit lanes) and in
+    // MFMA (whose tuples hold 32-bit elements unless it is an f64 MFMA).
+    let elems64 = match inst.format {
+        Format::Vop3p => false,
+        Format::Mai => base.contains("_f64"),
+        _ => true,
+    };
+    for s in inst.src.iter_mut() {
+        if s.code == 248 && s.count >= 2 && elems64 {
+            s.code = INV2PI_64;
         }
     }
     // Source modifiers LLVM prints for this opcode (integer operands have none).
@@ -500,37 +544,52 @@ fn print_sopp(out: &mut String, inst: &Inst, info: OpInfo) {
     }
 }
 
+/// `s_sendmsg`/`s_sendmsghalt` operands as LLVM prints them (GFX9 message table): MSG_ID is
+/// bits 3:0, OP bits 6:4, STREAM bits 9:8; other bits are ignored for the symbolic form. A
+/// message LLVM cannot name, or an invalid op/stream, prints as `sendmsg(id, op, stream)` if
+/// those three fields are all the bits set, else as the plain number.
 fn sendmsg(out: &mut String, v: u32) {
     let id = v & 0xF;
     let op = (v >> 4) & 7;
     let stream = (v >> 8) & 3;
-    // GS messages ignore the bits outside their fields; the others need bits [9:4] clear.
-    let rest = 0;
     let gs_ops = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+    let sys_ops = [
+        "",
+        "SYSMSG_OP_ECC_ERR_INTERRUPT",
+        "SYSMSG_OP_REG_RD",
+        "",
+        "SYSMSG_OP_TTRACE_PC",
+    ];
+    let plain = match id {
+        1 => Some("MSG_INTERRUPT"),
+        4 => Some("MSG_SAVEWAVE"),
+        5 => Some("MSG_STALL_WAVE_GEN"),
+        6 => Some("MSG_HALT_WAVES"),
+        7 => Some("MSG_ORDERED_PS_DONE"),
+        8 => Some("MSG_EARLY_PRIM_DEALLOC"),
+        9 => Some("MSG_GS_ALLOC_REQ"),
+        10 => Some("MSG_GET_DOORBELL"),
+        _ => None,
+    };
     match id {
-        2 | 3 if rest == 0 && op < 4 && (op != 0 || id == 3) => {
+        // MSG_GS needs an op other than NOP; both take a stream with an op.
+        2 | 3 if op < 4 && (op != 0 || id == 3) && (op != 0 || stream == 0) => {
             let name = if id == 2 { "MSG_GS" } else { "MSG_GS_DONE" };
             if op == 0 {
-                if stream != 0 {
-                    let _ = write!(out, "{v}");
-                } else {
-                    let _ = write!(out, "sendmsg({name}, {})", gs_ops[0]);
-                }
+                let _ = write!(out, "sendmsg({name}, {})", gs_ops[0]);
             } else {
                 let _ = write!(out, "sendmsg({name}, {}, {stream})", gs_ops[op as usize]);
             }
         }
-        1 | 4 | 5 | 6 | 7 | 9 | 15 if v & 0x3F0 == 0 => {
-            let name = match id {
-                1 => "MSG_INTERRUPT",
-                4 => "MSG_SAVEWAVE",
-                5 => "MSG_STALL_WAVE_GEN",
-                6 => "MSG_HALT_WAVES",
-                7 => "MSG_ORDERED_PS_DONE",
-                9 => "MSG_GS_ALLOC_REQ",
-                _ => "MSG_SYSMSG",
-            };
-            let _ = write!(out, "sendmsg({name})");
+        // SYSMSG_OP_HOST_TRAP_ACK (3) has no name on GFX9.
+        15 if matches!(op, 1 | 2 | 4) && stream == 0 => {
+            let _ = write!(out, "sendmsg(MSG_SYSMSG, {})", sys_ops[op as usize]);
+        }
+        _ if plain.is_some() && op == 0 && stream == 0 => {
+            let _ = write!(out, "sendmsg({})", plain.unwrap_or_default());
+        }
+        _ if v & !0x37F == 0 => {
+            let _ = write!(out, "sendmsg({id}, {op}, {stream})");
         }
         _ => {
             let _ = write!(out, "{v}");
@@ -629,7 +688,9 @@ fn print_vop(out: &mut String, inst: &Inst, info: OpInfo, full_literal: Option<u
             out.push_str(" clamp");
         }
         omod(out, inst.mods.omod);
-        if inst.format != Format::Vopc {
+        // The FP8/BF8 -> f32 converts have no DST_SEL/DST_UNUSED operands in LLVM (their
+        // result is a whole f32 or f32 pair).
+        if inst.format != Format::Vopc && !super::fp8_cvt(info.op) {
             let _ = write!(
                 out,
                 " dst_sel:{} dst_unused:{}",

@@ -260,8 +260,13 @@ fn empty(op: Op, format: Format) -> Inst {
     }
 }
 
-/// Decodes one GFX11/GFX12 instruction (see [`super::decode`]).
-pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeError> {
+/// Decodes one GFX11/GFX12 instruction into `inst` (see [`super::decode_into`]).
+pub fn decode_into(
+    target: &Target,
+    bytes: &[u8],
+    pc: u64,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
     let tb = tables(target);
     let cx = Cx {
         bytes,
@@ -270,36 +275,36 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     };
     let w0 = cx.word(0)?;
     // Built in place: the per-encoding decoders fill `inst` (no large moves per layer).
-    let mut inst = empty(Op::S_NOP, Format::Sopp);
+    *inst = empty(Op::S_NOP, Format::Sopp);
     if w0 >> 31 == 0 {
         match w0 >> 25 {
-            0x3F => decode_vop1(tb, &cx, w0, &mut inst)?,
-            0x3E => decode_vopc(tb, &cx, w0, &mut inst)?,
-            _ => decode_vop2(tb, &cx, w0, &mut inst)?,
+            0x3F => decode_vop1(tb, &cx, w0, inst)?,
+            0x3E => decode_vopc(tb, &cx, w0, inst)?,
+            _ => decode_vop2(tb, &cx, w0, inst)?,
         }
     } else if w0 >> 30 == 0b10 {
         match w0 >> 23 {
-            0x17D => decode_sop12c(tb, &cx, w0, Format::Sop1, &mut inst)?,
-            0x17E => decode_sop12c(tb, &cx, w0, Format::Sopc, &mut inst)?,
-            0x17F => decode_sopp(tb, &cx, w0, &mut inst)?,
-            _ if w0 >> 28 == 0xB => decode_sopk(tb, &cx, w0, &mut inst)?,
-            _ => decode_sop12c(tb, &cx, w0, Format::Sop2, &mut inst)?,
+            0x17D => decode_sop12c(tb, &cx, w0, Format::Sop1, inst)?,
+            0x17E => decode_sop12c(tb, &cx, w0, Format::Sopc, inst)?,
+            0x17F => decode_sopp(tb, &cx, w0, inst)?,
+            _ if w0 >> 28 == 0xB => decode_sopk(tb, &cx, w0, inst)?,
+            _ => decode_sop12c(tb, &cx, w0, Format::Sop2, inst)?,
         }
     } else {
         match (w0 >> 24, tb.gfx12) {
-            (0xF4..=0xF7, _) => decode_smem(tb, &cx, w0, &mut inst)?,
-            (0xD4..=0xD7, _) => decode_vop3(tb, &cx, w0, &mut inst)?,
-            (0xCC, _) => decode_vop3p(tb, &cx, w0, &mut inst)?,
-            (0xC8..=0xCB, _) => decode_vopd(tb, &cx, w0, &mut inst)?,
-            (0xD8..=0xDB, _) => decode_ds(tb, &cx, w0, &mut inst)?,
-            (0xDC..=0xDF, false) => decode_flat11(tb, &cx, w0, &mut inst)?,
-            (0xEC..=0xEE, true) => decode_flat12(tb, &cx, w0, &mut inst)?,
-            (0xE0..=0xE3, false) => decode_mubuf11(tb, &cx, w0, false, &mut inst)?,
-            (0xE8..=0xEB, false) => decode_mubuf11(tb, &cx, w0, true, &mut inst)?,
-            (0xC4..=0xC7, true) => decode_vbuffer(tb, &cx, w0, &mut inst)?,
-            (0xCD, _) => decode_vinterp(tb, &cx, w0, &mut inst)?,
-            (0xCE, _) => decode_ldsdir(tb, &cx, w0, &mut inst)?,
-            (0xF8..=0xFB, _) => decode_exp(tb, &cx, w0, &mut inst)?,
+            (0xF4..=0xF7, _) => decode_smem(tb, &cx, w0, inst)?,
+            (0xD4..=0xD7, _) => decode_vop3(tb, &cx, w0, inst)?,
+            (0xCC, _) => decode_vop3p(tb, &cx, w0, inst)?,
+            (0xC8..=0xCB, _) => decode_vopd(tb, &cx, w0, inst)?,
+            (0xD8..=0xDB, _) => decode_ds(tb, &cx, w0, inst)?,
+            (0xDC..=0xDF, false) => decode_flat11(tb, &cx, w0, inst)?,
+            (0xEC..=0xEE, true) => decode_flat12(tb, &cx, w0, inst)?,
+            (0xE0..=0xE3, false) => decode_mubuf11(tb, &cx, w0, false, inst)?,
+            (0xE8..=0xEB, false) => decode_mubuf11(tb, &cx, w0, true, inst)?,
+            (0xC4..=0xC7, true) => decode_vbuffer(tb, &cx, w0, inst)?,
+            (0xCD, _) => decode_vinterp(tb, &cx, w0, inst)?,
+            (0xCE, _) => decode_ldsdir(tb, &cx, w0, inst)?,
+            (0xF8..=0xFB, _) => decode_exp(tb, &cx, w0, inst)?,
             (e, _) => {
                 let name = match e >> 2 {
                     0x3C if !tb.gfx12 => "MIMG",
@@ -314,7 +319,7 @@ pub fn decode(target: &Target, bytes: &[u8], pc: u64) -> Result<Inst, DecodeErro
     for (i, w) in inst.words.iter_mut().enumerate().take(n) {
         *w = cx.word(i)?;
     }
-    Ok(inst)
+    Ok(())
 }
 
 /// Reads the literal dword at `inst.size` if any source is the literal code.

@@ -1,0 +1,1410 @@
+//! RDNA (GFX11/GFX12) instructions without a GFX9 counterpart: true16 moves and bitwise ops
+//! on VGPR halves, the row permutes (`v_permlane16/x16/64` and the gfx12 `_var` forms), the
+//! RDNA4 IEEE-754-2019 `v_minimum/v_maximum` family and `v_min_num/v_max_num` of other
+//! widths, the scalar float ops (gfx1150/gfx12 SALU float, RDNA4 ISA 6.8), `s_sleep_var`
+//! and `s_alloc_vgpr`, and the 16-bit result write rule of RDNA.
+//!
+//! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
+//! returns `None` for what it does not handle.
+
+use super::operand::{K, R};
+use super::{Flow, LiftResult, Lifter};
+use crate::ir::{BinOp, CmpOp, ConvOp, Exit, LaneFn, TernOp, Ty, UnOp, Val};
+use crate::isa::{Format, Inst};
+use crate::wave::InstClass;
+
+/// Lifts an RDNA-only instruction (`name` is LLVM's base mnemonic), or `None` when the
+/// instruction is not one of them.
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
+    let scalar = matches!(
+        inst.format,
+        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc
+    );
+    if scalar {
+        return salu(l, inst, name);
+    }
+    if inst.format == Format::Sopp {
+        return sopp(l, inst, name);
+    }
+    if inst.format == Format::Ds {
+        if let Some(rest) = name.strip_prefix("ds_cmpstore_") {
+            // RDNA's DATA is the new value and DATA2 the compare value, the reverse of
+            // GFX9's ds_cmpst (RDNA4 ISA, DS_CMPSTORE_B32): swap them for the GFX9 lifting.
+            let gfx9 = match rest {
+                "b32" => "ds_cmpst_b32",
+                "b64" => "ds_cmpst_b64",
+                "rtn_b32" => "ds_cmpst_rtn_b32",
+                "rtn_b64" => "ds_cmpst_rtn_b64",
+                _ => return None,
+            };
+            let mut swapped = *inst;
+            swapped.src.swap(1, 2);
+            return Some(super::ds::lift(l, &swapped, gfx9));
+        }
+        return None;
+    }
+    if inst.format == Format::Smem && name.contains("prefetch") {
+        // gfx12 instruction/data prefetches: hints only.
+        return Some(Ok((InstClass::Smem, Flow::Next)));
+    }
+    if inst.format == Format::Smem && name.starts_with("s_load_") {
+        if let Some(kind) = ["u8", "i8", "u16", "i16"]
+            .into_iter()
+            .find(|k| name.strip_prefix("s_load_") == Some(*k))
+        {
+            return Some(sload_small(l, inst, kind).map(|()| (InstClass::Smem, Flow::Next)));
+        }
+    }
+    let vector = matches!(
+        inst.format,
+        Format::Vop1 | Format::Vop2 | Format::Vop3 | Format::Vop3b | Format::Vop3p
+    );
+    if !vector {
+        return None;
+    }
+    let base = name.strip_prefix("v_")?;
+    let r = match base {
+        "mov_b16" | "not_b16" | "and_b16" | "or_b16" | "xor_b16" => Some(bits16(l, inst, base)),
+        "permlane16_b32" | "permlanex16_b32" | "permlane16_var_b32" | "permlanex16_var_b32" => {
+            Some(permlane16(l, inst, base))
+        }
+        "permlane64_b32" => Some(permlane64(l, inst)),
+        "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
+        "dot4_i32_iu8" | "dot8_i32_iu4" => Some(dot_iu(l, inst, base)),
+        "dot2_f32_f16" | "dot2_f32_bf16" | "dot2acc_f32_f16" | "dot2acc_f32_bf16"
+        | "dot4_f32_fp8_fp8" | "dot4_f32_fp8_bf8" | "dot4_f32_bf8_fp8" | "dot4_f32_bf8_bf8" => {
+            Some(dot_float(l, inst, base))
+        }
+        "cvt_f32_fp8" | "cvt_f32_bf8" | "cvt_pk_f32_fp8" | "cvt_pk_f32_bf8" => {
+            Some(cvt_from_ocp8(l, inst, base))
+        }
+        "cvt_pk_fp8_f32" | "cvt_pk_bf8_f32" | "cvt_sr_fp8_f32" | "cvt_sr_bf8_f32" => {
+            Some(cvt_to_ocp8(l, inst, base))
+        }
+        "minmax_i32" | "minmax_u32" | "maxmin_i32" | "maxmin_u32" | "min3_i16" | "min3_u16"
+        | "max3_i16" | "max3_u16" | "med3_i16" | "med3_u16" => Some(int_minmax(l, inst, base)),
+        "cvt_i32_i16" | "cvt_u32_u16" => Some(ext16(l, inst, base)),
+        "cndmask_b16" => Some(cndmask16(l, inst)),
+        "swap_b16" => Some(swap16(l, inst)),
+        "mul_dx9_zero_f32" | "fma_dx9_zero_f32" | "fmac_dx9_zero_f32" => {
+            Some(dx9_zero(l, inst, base))
+        }
+        _ if base.starts_with("s_") => pseudo_scalar(l, inst, base),
+        _ => fminmax(l, inst, base),
+    }?;
+    Some(r.map(|()| (InstClass::Valu, Flow::Next)))
+}
+
+/// Writes the 16-bit result in the low bits of `v` to the half of the destination VGPR that
+/// the instruction names (`.h` = `op_sel[3]`), keeping the other half: GFX10+ 16-bit VALU
+/// ops do not zero the unused half (RDNA4 ISA 7.4: `v0.l` and `v0.h` are separate 16-bit
+/// registers).
+pub(super) fn write16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("16-bit destination is not a VGPR")?;
+    let old = l.get_vreg(reg)?;
+    let v = l.and_imm(v, 0xffff);
+    let r = if inst.mods.op_sel & 8 != 0 {
+        let keep = l.and_imm(old, 0xffff);
+        let hi = l.shl_imm(v, 16);
+        l.or(keep, hi)
+    } else {
+        let keep = l.and_imm(old, 0xffff_0000);
+        l.or(keep, v)
+    };
+    l.vdst32(r)
+}
+
+/// `v_mov_b16`, `v_not_b16`, `v_and_b16`, `v_or_b16`, `v_xor_b16` on 16-bit halves.
+fn bits16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on a 16-bit bitwise operation".into());
+    }
+    l.count_vector();
+    let a = l.src(0, K::B16)?;
+    let r = match base {
+        "mov_b16" => a,
+        "not_b16" => l.not(a),
+        _ => {
+            let b = l.src(1, K::B16)?;
+            let op = match base {
+                "and_b16" => BinOp::And,
+                "or_b16" => BinOp::Or,
+                _ => BinOp::Xor,
+            };
+            l.bin(op, a, b)
+        }
+    };
+    write16(l, inst, r)
+}
+
+/// Lane `l` of `[f(l); 64]` as a `V32` constant.
+fn lanes(l: &mut Lifter, f: impl Fn(u32) -> u32) -> Val {
+    let mut a = [0u32; 64];
+    for (i, x) in a.iter_mut().enumerate() {
+        *x = f(i as u32);
+    }
+    l.lane_const(a)
+}
+
+/// `v_permlane16_b32`, `v_permlanex16_b32` (lane selects from `{S2, S1}`, four bits per lane
+/// of a row) and the gfx12 `_var` forms (the select in bits [3:0] of a VGPR): lane
+/// `row * 16 + i` reads lane `sel(i)` of its own row (`x16`: of the other row of its pair).
+/// `op_sel[0]` is FI (read disabled lanes), `op_sel[1]` BOUND_CTRL (a disabled source lane
+/// writes 0 instead of nothing) (RDNA4 ISA, V_PERMLANE16_B32).
+fn permlane16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.abs != 0 || inst.mods.neg != 0 || inst.mods.omod != 0 || inst.mods.clamp {
+        return Err("source or output modifiers on a lane permute".into());
+    }
+    l.count_vector();
+    let v = l.src(0, K::B32)?;
+    let sel = if base.ends_with("_var_b32") {
+        let s = l.src(1, K::B32)?;
+        l.and_imm(s, 15)
+    } else {
+        let s1 = l.s32(inst.src[1], K::B32)?;
+        let s2 = l.s32(inst.src[2], K::B32)?;
+        let both = l.pack(s1, s2);
+        let both = l.bcast(both);
+        let shift = lanes(l, |i| 4 * (i % 16));
+        let shift = l.conv(ConvOp::ZExt, shift);
+        let s = l.bin(BinOp::LShr, both, shift);
+        let s = l.conv(ConvOp::Lo, s);
+        l.and_imm(s, 15)
+    };
+    let cross = base.starts_with("permlanex16");
+    // The first lane of the row read: its own row, or the other row of its pair.
+    let row = lanes(l, |i| if cross { (i & !15) ^ 16 } else { i & !15 });
+    let idx = l.add(row, sel);
+    let exec = l.exec();
+    let permuted = l.gather(v, idx);
+    let fi = inst.mods.op_sel & 1 != 0;
+    let bound_ctrl = inst.mods.op_sel & 2 != 0;
+    let ok = if fi {
+        l.c64(!0)
+    } else {
+        let on = l.mask_to_lanes(exec);
+        let src_on = l.gather(on, idx);
+        l.lanes_to_mask(src_on)
+    };
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("permute destination is not a VGPR")?;
+    if bound_ctrl {
+        let zero = l.cst(permuted, 0);
+        let r = l.select(ok, permuted, zero);
+        l.set_vreg(reg, r, exec)
+    } else {
+        let m = l.and(exec, ok);
+        l.set_vreg(reg, permuted, m)
+    }
+}
+
+/// `v_permlane64_b32`: wave64 lanes read the other half (`lane ^ 32`), disabled source lanes
+/// included; a no-op in wave32 (RDNA4 ISA, V_PERMLANE64_B32).
+fn permlane64(l: &mut Lifter, inst: &Inst) -> R<()> {
+    if l.wave == 32 {
+        return Ok(());
+    }
+    l.count_vector();
+    let v = l.src(0, K::B32)?;
+    let idx = lanes(l, |i| i ^ 32);
+    let r = l.gather(v, idx);
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("permute destination is not a VGPR")?;
+    let exec = l.exec();
+    l.set_vreg(reg, r, exec)
+}
+
+/// Which float min/max rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MinMax {
+    /// IEEE-754-2019 minimumNumber/maximumNumber (= 2008 minNum/maxNum with −0 < +0).
+    Num,
+    /// IEEE-754-2019 minimum/maximum: a NaN input gives a NaN (an sNaN first, quieted).
+    Ieee2019,
+}
+
+/// `min` (or `max`) of `a` and `b` under `rule`, for f32/f64 operands (RDNA4 ISA,
+/// V_MINIMUM_F32: sNaN S0, sNaN S1, qNaN S0, qNaN S1 in that priority, each quieted; else
+/// the smaller, −0 < +0).
+fn minmax(l: &mut Lifter, rule: MinMax, max: bool, a: Val, b: Val) -> Val {
+    let op = if max { BinOp::FMaxNum } else { BinOp::FMinNum };
+    let r = l.bin(op, a, b);
+    if rule == MinMax::Num {
+        return r;
+    }
+    let (qa, qb) = (l.un(UnOp::FQuiet, a), l.un(UnOp::FQuiet, b));
+    let (na, nb) = (l.cmp(CmpOp::FUno, a, a), l.cmp(CmpOp::FUno, b, b));
+    let snan = l.cst(a, 1);
+    let (sa, sb) = (l.cmp(CmpOp::FClass, a, snan), l.cmp(CmpOp::FClass, b, snan));
+    let t = l.select(nb, qb, r);
+    let t = l.select(na, qa, t);
+    let t = l.select(sb, qb, t);
+    l.select(sa, qa, t)
+}
+
+/// f16 `min`/`max` of the low 16 bits of `a` and `b`: the ordered result is computed on the
+/// exactly converted f32 values (both NaN: `a` quieted, payload kept); the IEEE-754-2019 NaN
+/// priority is decided on the f16 bits (the f16 → f32 conversion quiets NaNs).
+fn minmax16(l: &mut Lifter, rule: MinMax, max: bool, a: Val, b: Val) -> Val {
+    let (fa, fb) = (l.conv(ConvOp::F16ToF32, a), l.conv(ConvOp::F16ToF32, b));
+    let op = if max { BinOp::FMaxNum } else { BinOp::FMinNum };
+    let r = l.bin(op, fa, fb);
+    let r = l.conv(ConvOp::F32ToF16, r);
+    if rule == MinMax::Num {
+        return r;
+    }
+    let class = |l: &mut Lifter, x: Val| {
+        let mag = l.and_imm(x, 0x7fff);
+        let inf = l.cst(x, 0x7c00);
+        let nan = l.cmp(CmpOp::UGt, mag, inf);
+        let qbit = l.and_imm(x, 0x200);
+        let zero = l.cst(x, 0);
+        let signalling = l.cmp(CmpOp::Eq, qbit, zero);
+        let snan = l.and(nan, signalling);
+        let qb = l.cst(x, 0x200);
+        let q = l.or(x, qb);
+        let q = l.and_imm(q, 0xffff);
+        (nan, snan, q)
+    };
+    let (na, sa, qa) = class(l, a);
+    let (nb, sb, qb) = class(l, b);
+    let t = l.select(nb, qb, r);
+    let t = l.select(na, qa, t);
+    let t = l.select(sb, qb, t);
+    l.select(sa, qa, t)
+}
+
+/// The RDNA4 float min/max variants of the VALU: `v_minimum/v_maximum_{f32,f16,f64}`,
+/// `v_minimum3/v_maximum3_{f32,f16}`, `v_minimummaximum/v_maximumminimum_{f32,f16}`, and
+/// the `v_min_num/v_max_num` of f16 and f64 (f32 ones are GFX9's `v_min/max_f32`).
+fn fminmax(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
+    let (stem, ty) = base.rsplit_once('_')?;
+    let k = match ty {
+        "f32" => K::F32,
+        "f16" => K::F16,
+        "f64" => K::F64,
+        _ => return None,
+    };
+    use MinMax::*;
+    // (rule, sequence of max flags applied left to right over the sources)
+    let plan: (MinMax, &[bool]) = match stem {
+        "minimum" => (Ieee2019, &[false]),
+        "maximum" => (Ieee2019, &[true]),
+        "minimum3" => (Ieee2019, &[false, false]),
+        "maximum3" => (Ieee2019, &[true, true]),
+        "minimummaximum" => (Ieee2019, &[false, true]),
+        "maximumminimum" => (Ieee2019, &[true, false]),
+        // gfx11 `v_minmax/v_maxmin_f32/f16` (IEEE minNum/maxNum, like `v_min_f32`).
+        "minmax" => (Num, &[false, true]),
+        "maxmin" => (Num, &[true, false]),
+        "min_num" if k != K::F32 => (Num, &[false]),
+        "max_num" if k != K::F32 => (Num, &[true]),
+        "min3_num" => (Num, &[false, false]),
+        "max3_num" => (Num, &[true, true]),
+        "minmax_num" => (Num, &[false, true]),
+        "maxmin_num" => (Num, &[true, false]),
+        _ => return None,
+    };
+    Some(fminmax_apply(l, inst, k, plan.0, plan.1))
+}
+
+fn fminmax_apply(l: &mut Lifter, inst: &Inst, k: K, rule: MinMax, seq: &[bool]) -> R<()> {
+    l.count_vector();
+    let mut acc = l.src(0, k)?;
+    for (i, &max) in seq.iter().enumerate() {
+        let b = l.src(i + 1, k)?;
+        acc = if k == K::F16 {
+            minmax16(l, rule, max, acc, b)
+        } else {
+            minmax(l, rule, max, acc, b)
+        };
+    }
+    if k == K::F16 {
+        if inst.mods.clamp || inst.mods.omod != 0 {
+            return Err("output modifiers on a 16-bit result".into());
+        }
+        return write16(l, inst, acc);
+    }
+    let r = l.fout(acc, k)?;
+    if k == K::F64 {
+        l.vdst64(r)
+    } else {
+        l.vdst32(r)
+    }
+}
+
+// ---- scalar ALU ------------------------------------------------------------------------
+
+/// Scalar instructions of RDNA without a GFX9 counterpart, or `None`.
+fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
+    let flow = match name {
+        // Sleeps give other waves a turn, as `s_sleep` does.
+        "s_sleep_var" => Ok(Flow::End(Exit::Yield { next: l.next_pc })),
+        "s_alloc_vgpr" => alloc_vgpr(l, inst).map(|()| Flow::Next),
+        "s_and_not0_wrexec_b32"
+        | "s_and_not0_wrexec_b64"
+        | "s_and_not1_wrexec_b32"
+        | "s_and_not1_wrexec_b64" => wrexec(l, inst, name).map(|()| Flow::Next),
+        "s_pack_hl_b32_b16" => (|| {
+            // D = { S1[15:0], S0[31:16] } (RDNA4 ISA, S_PACK_HL_B32_B16).
+            let a = l.s32(inst.src[0], K::B32)?;
+            let b = l.s32(inst.src[1], K::B32)?;
+            let lo = l.lshr_imm(a, 16);
+            let hi = l.shl_imm(b, 16);
+            let r = l.or(hi, lo);
+            l.set_s32(inst.dst[0], r)
+        })()
+        .map(|()| Flow::Next),
+        _ => {
+            let stem = name.strip_prefix("s_")?;
+            let k = if stem.ends_with("_f32") || stem == "cvt_f32_i32" || stem == "cvt_f32_u32" {
+                K::F32
+            } else if stem.ends_with("_f16") {
+                K::F16
+            } else {
+                return None;
+            };
+            salu_float(l, inst, stem, k)?.map(|()| Flow::Next)
+        }
+    };
+    Some(flow.map(|f| (InstClass::Salu, f)))
+}
+
+/// `s_alloc_vgpr n` (RDNA4 ISA, S_ALLOC_VGPR): a wave here always owns the full register
+/// file, so a request for at most 256 VGPRs (`S0[8:0]`) succeeds (SCC = 1) and changes
+/// nothing; a larger one fails (SCC = 0).
+fn alloc_vgpr(l: &mut Lifter, inst: &Inst) -> R<()> {
+    let n = l.s32(inst.src[0], K::B32)?;
+    let n = l.and_imm(n, 0x1ff);
+    let max = l.c32(256);
+    let ok = l.cmp(CmpOp::ULe, n, max);
+    l.set_scc(ok);
+    Ok(())
+}
+
+/// A scalar float source: MODE input denormal flushing applies (RDNA4 ISA 6.8: "Rounding
+/// and denormal handling follow the MODE.round and MODE.denorm settings"); f16 sources are
+/// the low 16 bits.
+fn fsrc(l: &mut Lifter, inst: &Inst, i: usize, k: K) -> R<Val> {
+    let v = l.s32(inst.src[i], k)?;
+    let v = if k == K::F16 { l.and_imm(v, 0xffff) } else { v };
+    Ok(if l.denorm_allowed(k, 1) {
+        v
+    } else {
+        l.flush_denorm(v, k)
+    })
+}
+
+/// Rejects rounding modes other than nearest-even for kind `k` (MODE.FP_ROUND).
+fn rne_only(l: &Lifter, k: K) -> R<()> {
+    let round = if k == K::F32 {
+        l.mode & 3
+    } else {
+        l.mode >> 2 & 3
+    };
+    if round != 0 {
+        return Err(format!("MODE round mode {round} is not supported"));
+    }
+    Ok(())
+}
+
+/// Output denormal flushing of a scalar float result.
+fn fres(l: &mut Lifter, v: Val, k: K) -> Val {
+    if l.denorm_allowed(k, 2) {
+        v
+    } else {
+        l.flush_denorm(v, k)
+    }
+}
+
+/// The SALU float instructions (RDNA4 ISA 6.8 and 16.1/16.3/16.4). f16 arithmetic is done
+/// in f32 and rounded once (exact for add, sub, mul and min/max; `s_fmac_f16` may
+/// double-round in rare ties, as the VALU f16 FMAs); f16 results zero the high half.
+fn salu_float(l: &mut Lifter, inst: &Inst, stem: &str, k: K) -> Option<R<()>> {
+    let op = stem
+        .strip_suffix(if k == K::F32 { "_f32" } else { "_f16" })
+        .unwrap_or(stem);
+    if let Some(cmp) = op.strip_prefix("cmp_") {
+        let c = match cmp {
+            "lt" => CmpOp::FLt,
+            "eq" => CmpOp::FEq,
+            "le" => CmpOp::FLe,
+            "gt" => CmpOp::FGt,
+            "lg" => CmpOp::FLg,
+            "ge" => CmpOp::FGe,
+            "o" => CmpOp::FOrd,
+            "u" => CmpOp::FUno,
+            "nge" => CmpOp::FNge,
+            "nlg" => CmpOp::FNlg,
+            "ngt" => CmpOp::FNgt,
+            "nle" => CmpOp::FNle,
+            "neq" => CmpOp::FNeq,
+            "nlt" => CmpOp::FNlt,
+            _ => return None,
+        };
+        return Some((|| {
+            let a = fsrc(l, inst, 0, k)?;
+            let b = fsrc(l, inst, 1, k)?;
+            let (a, b) = if k == K::F16 {
+                (l.conv(ConvOp::F16ToF32, a), l.conv(ConvOp::F16ToF32, b))
+            } else {
+                (a, b)
+            };
+            let r = l.cmp(c, a, b);
+            l.set_scc(r);
+            Ok(())
+        })());
+    }
+    let known = matches!(
+        op,
+        "add"
+            | "sub"
+            | "mul"
+            | "min_num"
+            | "max_num"
+            | "minimum"
+            | "maximum"
+            | "fmac"
+            | "fmaak"
+            | "fmamk"
+            | "ceil"
+            | "floor"
+            | "trunc"
+            | "rndne"
+            | "cvt_f32"
+            | "cvt_hi_f32"
+            | "cvt_i32"
+            | "cvt_u32"
+            | "cvt_f16"
+            | "cvt_pk_rtz_f16"
+    ) || stem == "cvt_f32_i32"
+        || stem == "cvt_f32_u32";
+    if !known {
+        return None;
+    }
+    Some(salu_float_op(l, inst, stem, op, k))
+}
+
+fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<()> {
+    // Conversions, named `s_cvt_<to>_<from>`.
+    match stem {
+        "cvt_f32_i32" | "cvt_f32_u32" => {
+            rne_only(l, K::F32)?;
+            let a = l.s32(inst.src[0], K::B32)?;
+            let c = if stem == "cvt_f32_i32" {
+                ConvOp::I32ToF32
+            } else {
+                ConvOp::U32ToF32
+            };
+            let r = l.conv(c, a);
+            return l.set_s32(inst.dst[0], r);
+        }
+        "cvt_i32_f32" | "cvt_u32_f32" => {
+            // Toward zero, saturating, NaN → 0 (the IR's conversion rule).
+            let a = fsrc(l, inst, 0, K::F32)?;
+            let c = if stem == "cvt_i32_f32" {
+                ConvOp::F32ToI32
+            } else {
+                ConvOp::F32ToU32
+            };
+            let r = l.conv(c, a);
+            return l.set_s32(inst.dst[0], r);
+        }
+        "cvt_f32_f16" | "cvt_hi_f32_f16" => {
+            let a = l.s32(inst.src[0], K::F16)?;
+            let a = if stem == "cvt_hi_f32_f16" {
+                l.lshr_imm(a, 16)
+            } else {
+                a
+            };
+            let a = l.and_imm(a, 0xffff);
+            let a = if l.denorm_allowed(K::F16, 1) {
+                a
+            } else {
+                l.flush_denorm(a, K::F16)
+            };
+            let r = l.conv(ConvOp::F16ToF32, a);
+            let r = fres(l, r, K::F32);
+            return l.set_s32(inst.dst[0], r);
+        }
+        "cvt_f16_f32" => {
+            rne_only(l, K::F16)?;
+            let a = fsrc(l, inst, 0, K::F32)?;
+            let r = l.conv(ConvOp::F32ToF16, a);
+            let r = fres(l, r, K::F16);
+            let r = l.and_imm(r, 0xffff);
+            return l.set_s32(inst.dst[0], r);
+        }
+        "cvt_pk_rtz_f16_f32" => {
+            // Through the VALU's lane function on a broadcast (lane 0 read back).
+            let a = fsrc(l, inst, 0, K::F32)?;
+            let b = fsrc(l, inst, 1, K::F32)?;
+            let (va, vb) = (l.bcast(a), l.bcast(b));
+            let v = l.lane_fn(LaneFn::PkRtzF16F32, vec![va, vb], Ty::V32);
+            let zero = l.c32(0);
+            let r = l.read_lane(v, zero);
+            return l.set_s32(inst.dst[0], r);
+        }
+        _ => {}
+    }
+    rne_only(l, k)?;
+    let f16 = k == K::F16;
+    let widen = |l: &mut Lifter, v: Val| {
+        if f16 {
+            l.conv(ConvOp::F16ToF32, v)
+        } else {
+            v
+        }
+    };
+    let r = match op {
+        "add" | "sub" | "mul" | "min_num" | "max_num" | "minimum" | "maximum" => {
+            let a = fsrc(l, inst, 0, k)?;
+            let b = fsrc(l, inst, 1, k)?;
+            let (a, b) = (widen(l, a), widen(l, b));
+            match op {
+                "add" => l.bin(BinOp::FAdd, a, b),
+                "sub" => l.bin(BinOp::FSub, a, b),
+                "mul" => l.bin(BinOp::FMul, a, b),
+                "min_num" => minmax(l, MinMax::Num, false, a, b),
+                "max_num" => minmax(l, MinMax::Num, true, a, b),
+                "minimum" => minmax(l, MinMax::Ieee2019, false, a, b),
+                _ => minmax(l, MinMax::Ieee2019, true, a, b),
+            }
+        }
+        "fmac" | "fmaak" | "fmamk" => {
+            let a = fsrc(l, inst, 0, k)?;
+            let (b, c) = match op {
+                // D = S0 * S1 + D
+                "fmac" => {
+                    let b = fsrc(l, inst, 1, k)?;
+                    let d = l.s32(inst.dst[0], k)?;
+                    let d = if f16 { l.and_imm(d, 0xffff) } else { d };
+                    let d = if l.denorm_allowed(k, 1) {
+                        d
+                    } else {
+                        l.flush_denorm(d, k)
+                    };
+                    (b, d)
+                }
+                // D = S0 * S1 + K (LLVM's operand order: s0, s1, K)
+                "fmaak" => (fsrc(l, inst, 1, k)?, fsrc(l, inst, 2, k)?),
+                // D = S0 * K + S1 (LLVM's operand order: s0, K, s1)
+                _ => (fsrc(l, inst, 1, k)?, fsrc(l, inst, 2, k)?),
+            };
+            let (a, b, c) = (widen(l, a), widen(l, b), widen(l, c));
+            l.tern(TernOp::Fma, a, b, c)
+        }
+        "ceil" | "floor" | "trunc" | "rndne" => {
+            let a = fsrc(l, inst, 0, k)?;
+            let a = widen(l, a);
+            let u = match op {
+                "ceil" => UnOp::FCeil,
+                "floor" => UnOp::FFloor,
+                "trunc" => UnOp::FTrunc,
+                _ => UnOp::FRoundEven,
+            };
+            l.un(u, a)
+        }
+        _ => return Err(format!("scalar float op s_{stem} is not lifted")),
+    };
+    let r = if f16 {
+        let h = l.conv(ConvOp::F32ToF16, r);
+        let h = fres(l, h, K::F16);
+        l.and_imm(h, 0xffff)
+    } else {
+        fres(l, r, K::F32)
+    };
+    l.set_s32(inst.dst[0], r)
+}
+
+// ---- DPP ---------------------------------------------------------------------------------
+
+/// DPP16 lane mapping of an RDNA `DPP_CTRL` (RDNA4 ISA 7.9.1): for each lane the source
+/// lane, and the mask of lanes whose source is out of range (outside its row of 16).
+/// GFX9's wave shifts, rotates and row broadcasts do not exist; `row_share` and
+/// `row_xmask` are new. `None` for reserved controls.
+pub(super) fn dpp16_map(ctrl: u16) -> Option<([u32; 64], u64)> {
+    let mut idx = [0u32; 64];
+    let mut invalid = 0u64;
+    for (l, slot) in idx.iter_mut().enumerate() {
+        let row = l & !15;
+        let r = l & 15;
+        let n = (ctrl & 15) as usize;
+        let src: Option<usize> = match ctrl {
+            0x000..=0x0ff => Some((l & !3) + ((ctrl as usize >> (2 * (l & 3))) & 3)),
+            0x101..=0x10f => (r + n < 16).then_some(l + n),
+            0x111..=0x11f => (r >= n).then(|| l - n),
+            0x121..=0x12f => Some(row + ((r + 16 - n) & 15)),
+            0x140 => Some(row + 15 - r),
+            0x141 => Some((l & !7) + 7 - (l & 7)),
+            0x150..=0x15f => Some(row + n),
+            0x160..=0x16f => Some(row + (r ^ n)),
+            _ => return None,
+        };
+        match src {
+            Some(s) => *slot = s as u32,
+            None => {
+                *slot = l as u32;
+                invalid |= 1 << l;
+            }
+        }
+    }
+    Some((idx, invalid))
+}
+
+/// Applies an RDNA DPP16 control to `v` (src0) and records the write mask, following the
+/// BC/FI table (RDNA4 ISA 7.9.1, Table 39): with FI = 0 a disabled source lane is invalid
+/// like an out-of-range one; an invalid source disables the write (BC = 0) or reads 0
+/// (BC = 1); with FI = 1 an out-of-range source reads 0 (BC = 0) or its own lane (BC = 1).
+pub(super) fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
+    let (map, out_of_range) =
+        dpp16_map(d.ctrl).ok_or_else(|| format!("reserved DPP control {:#x}", d.ctrl))?;
+    let idx = l.lane_const(map);
+    let exec = l.exec();
+    let permuted = l.gather(v, idx);
+    let mut rowbank = 0u64;
+    for lane in 0..64u64 {
+        let row = lane / 16;
+        let bank = (lane % 16) / 4;
+        if d.row_mask >> row & 1 != 0 && d.bank_mask >> bank & 1 != 0 {
+            rowbank |= 1 << lane;
+        }
+    }
+    let rb = l.c64(rowbank);
+    let base = l.and(exec, rb);
+    let in_range = l.c64(!out_of_range);
+    let zero = l.cst(permuted, 0);
+    if d.fi {
+        if d.bound_ctrl {
+            l.dpp_wmask = Some(base);
+            return Ok(permuted);
+        }
+        l.dpp_wmask = Some(base);
+        return Ok(l.select(in_range, permuted, zero));
+    }
+    let on = l.mask_to_lanes(exec);
+    let src_on = l.gather(on, idx);
+    let src_on = l.lanes_to_mask(src_on);
+    let ok = l.and(src_on, in_range);
+    if d.bound_ctrl {
+        l.dpp_wmask = Some(base);
+        Ok(l.select(ok, permuted, zero))
+    } else {
+        let m = l.and(base, ok);
+        l.dpp_wmask = Some(m);
+        Ok(permuted)
+    }
+}
+
+/// Applies DPP8 lane selects to `v` (src0): lane `l` reads lane `(l & !7) + sel[l & 7]`;
+/// a disabled source lane reads 0 unless FI (DPP8FI, `mods.op_sel_hi` bit 7) (RDNA4 ISA
+/// 7.9.2). Writes follow EXEC.
+pub(super) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
+    let fi = l.inst()?.mods.op_sel_hi & 0x80 != 0;
+    let idx = lanes(l, |i| (i & !7) + (sel[(i & 7) as usize] & 7) as u32);
+    let permuted = l.gather(v, idx);
+    if fi {
+        return Ok(permuted);
+    }
+    let exec = l.exec();
+    let on = l.mask_to_lanes(exec);
+    let src_on = l.gather(on, idx);
+    let ok = l.lanes_to_mask(src_on);
+    let zero = l.cst(permuted, 0);
+    Ok(l.select(ok, permuted, zero))
+}
+
+// ---- more VALU ------------------------------------------------------------------------------
+
+/// `v_add_nc_i32`/`v_sub_nc_i32` without clamp: wrapping 32-bit add/sub.
+fn int32_nc(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let a = l.src(0, K::B32)?;
+    let b = l.src(1, K::B32)?;
+    let op = if base == "add_nc_i32" {
+        BinOp::Add
+    } else {
+        BinOp::Sub
+    };
+    let r = l.bin(op, a, b);
+    l.vdst32(r)
+}
+
+/// Three-source integer min/max: `v_minmax/v_maxmin_{i32,u32}` (`min(max(a, b), c)` and
+/// mirror) and the 16-bit `v_min3/v_max3/v_med3_{i16,u16}`.
+fn int_minmax(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let signed = base.contains("_i");
+    let b16 = base.ends_with("16");
+    let k = if b16 { K::B16 } else { K::B32 };
+    let mut v = [l.src(0, k)?, l.src(1, k)?, l.src(2, k)?];
+    if b16 {
+        let e = if signed {
+            ConvOp::SExt16
+        } else {
+            ConvOp::ZExt16
+        };
+        for x in v.iter_mut() {
+            *x = l.conv(e, *x);
+        }
+    }
+    let (min, max) = if signed {
+        (BinOp::SMin, BinOp::SMax)
+    } else {
+        (BinOp::UMin, BinOp::UMax)
+    };
+    let [a, b, c] = v;
+    let r = if base.starts_with("minmax") {
+        let t = l.bin(min, a, b);
+        l.bin(max, t, c)
+    } else if base.starts_with("maxmin") {
+        let t = l.bin(max, a, b);
+        l.bin(min, t, c)
+    } else if base.starts_with("min3") {
+        let t = l.bin(min, a, b);
+        l.bin(min, t, c)
+    } else if base.starts_with("max3") {
+        let t = l.bin(max, a, b);
+        l.bin(max, t, c)
+    } else {
+        // med3 = max(min(a, b), min(max(a, b), c))
+        let lo = l.bin(min, a, b);
+        let hi = l.bin(max, a, b);
+        let t = l.bin(min, hi, c);
+        l.bin(max, lo, t)
+    };
+    if b16 {
+        write16(l, inst, r)
+    } else {
+        l.vdst32(r)
+    }
+}
+
+/// `v_cvt_i32_i16` / `v_cvt_u32_u16`: a 16-bit half sign- or zero-extended to 32 bits.
+fn ext16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    l.count_vector();
+    let a = l.src(0, K::B16)?;
+    let e = if base == "cvt_i32_i16" {
+        ConvOp::SExt16
+    } else {
+        ConvOp::ZExt16
+    };
+    let r = l.conv(e, a);
+    let _ = inst;
+    l.vdst32(r)
+}
+
+/// `v_cndmask_b16`: `D.u16 = VCC[lane] ? S1.u16 : S0.u16` (the mask is `src[2]`); float
+/// modifiers apply as to f16 values.
+fn cndmask16(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    l.no_flush = true;
+    let a = l.src(0, K::F16)?;
+    let b = l.src(1, K::F16)?;
+    let m = l.mask_opnd(inst.src[2])?;
+    let r = l.select(m, b, a);
+    write16(l, inst, r)
+}
+
+/// `v_swap_b16`: exchanges the 16-bit halves named by the destination and `src0`.
+fn swap16(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    let d = inst.dst[0].vreg().ok_or("swap destination is not a VGPR")?;
+    let s = inst.src[0].vreg().ok_or("swap source is not a VGPR")?;
+    let (dhi, shi) = (inst.mods.op_sel & 8 != 0, inst.mods.op_sel & 1 != 0);
+    let dv = l.get_vreg(d)?;
+    let sv = l.get_vreg(s)?;
+    let half = |l: &mut Lifter, v: Val, hi: bool| {
+        if hi {
+            l.lshr_imm(v, 16)
+        } else {
+            l.and_imm(v, 0xffff)
+        }
+    };
+    let dval = half(l, dv, dhi);
+    let sval = half(l, sv, shi);
+    let put = |l: &mut Lifter, old: Val, x: Val, hi: bool| {
+        if hi {
+            let keep = l.and_imm(old, 0xffff);
+            let x = l.shl_imm(x, 16);
+            l.or(keep, x)
+        } else {
+            let keep = l.and_imm(old, 0xffff_0000);
+            l.or(keep, x)
+        }
+    };
+    let exec = l.exec();
+    if d == s {
+        // Both halves of one register (or a no-op when they are the same half).
+        let t = put(l, dv, sval, dhi);
+        let t = put(l, t, dval, shi);
+        return l.set_vreg(d, t, exec);
+    }
+    let nd = put(l, dv, sval, dhi);
+    let ns = put(l, sv, dval, shi);
+    l.set_vreg(d, nd, exec)?;
+    l.set_vreg(s, ns, exec)
+}
+
+/// `v_mul_dx9_zero_f32`, `v_fma_dx9_zero_f32`, `v_fmac_dx9_zero_f32`: as `v_mul`/`v_fma`,
+/// except that a zero factor gives a zero product even against infinity or NaN (`mul`:
+/// +0; `fma`: `S2`) (RDNA4 ISA, V_MUL_DX9_ZERO_F32, V_FMA_DX9_ZERO_F32).
+fn dx9_zero(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    l.count_vector();
+    let a = l.src(0, K::F32)?;
+    let b = l.src(1, K::F32)?;
+    let zero = l.cst(a, 0);
+    let za = l.cmp(CmpOp::FEq, a, zero);
+    let zb = l.cmp(CmpOp::FEq, b, zero);
+    let z = l.or(za, zb);
+    let r = if base == "mul_dx9_zero_f32" {
+        let p = l.bin(BinOp::FMul, a, b);
+        l.select(z, zero, p)
+    } else {
+        let c = if base == "fmac_dx9_zero_f32" {
+            let d = inst.dst[0].vreg().ok_or("fmac destination is not a VGPR")?;
+            l.get_vreg(d)?
+        } else {
+            l.src(2, K::F32)?
+        };
+        let f = l.tern(TernOp::Fma, a, b, c);
+        l.select(z, c, f)
+    };
+    let r = l.fout(r, K::F32)?;
+    l.vdst32(r)
+}
+
+/// The gfx12 pseudo-scalar transcendentals `v_s_{exp,log,rcp,rsq,sqrt}_{f32,f16}`: a VALU
+/// op on a uniform value writing an SGPR, EXEC ignored (RDNA4 ISA 7.10); f16 results zero
+/// the high half.
+fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
+    let (fun, ty) = base.strip_prefix("s_")?.rsplit_once('_')?;
+    if !matches!(fun, "exp" | "log" | "rcp" | "rsq" | "sqrt") || !matches!(ty, "f32" | "f16") {
+        return None;
+    }
+    Some((|| {
+        if inst.mods.omod != 0 || inst.mods.clamp {
+            return Err("output modifiers on a pseudo-scalar op are not supported".into());
+        }
+        let f16 = ty == "f16";
+        let k = if f16 { K::F16 } else { K::F32 };
+        let v = l.s32(inst.src[0], k)?;
+        let v = if f16 {
+            let v = l.and_imm(v, 0xffff);
+            l.conv(ConvOp::F16ToF32, v)
+        } else {
+            v
+        };
+        let mut v = v;
+        if inst.mods.abs & 1 != 0 {
+            v = l.un(UnOp::FAbs, v);
+        }
+        if inst.mods.neg & 1 != 0 {
+            v = l.un(UnOp::FNeg, v);
+        }
+        let r = match fun {
+            "rcp" => l.un(UnOp::FRcp, v),
+            "rsq" => l.un(UnOp::FRsq, v),
+            "sqrt" => l.un(UnOp::FSqrt, v),
+            _ => {
+                let f = if fun == "exp" {
+                    LaneFn::Exp2F32
+                } else {
+                    LaneFn::Log2F32
+                };
+                let vv = l.bcast(v);
+                let r = l.lane_fn(f, vec![vv], Ty::V32);
+                let zero = l.c32(0);
+                l.read_lane(r, zero)
+            }
+        };
+        let r = if f16 {
+            let h = l.conv(ConvOp::F32ToF16, r);
+            l.and_imm(h, 0xffff)
+        } else {
+            r
+        };
+        l.set_s32(inst.dst[0], r)
+    })())
+}
+
+// ---- more SALU -----------------------------------------------------------------------------
+
+/// `s_and_not0_wrexec` (EXEC = D = ~S0 & EXEC) and `s_and_not1_wrexec` (EXEC = D = S0 &
+/// ~EXEC), both widths; SCC = EXEC != 0.
+fn wrexec(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    let s0 = l.mask_opnd(inst.src[0])?;
+    let e = l.exec();
+    let new = if name.starts_with("s_and_not0") {
+        let n = l.not(s0);
+        l.and(n, e)
+    } else {
+        let n = l.not(e);
+        l.and(s0, n)
+    };
+    let new = if l.wave == 32 {
+        l.and_imm(new, 0xffff_ffff)
+    } else {
+        new
+    };
+    l.set_exec(new);
+    l.set_mask_opnd(inst.dst[0], new)?;
+    let scc = l.ne0(new);
+    l.set_scc(scc);
+    Ok(())
+}
+
+/// RDNA program-control instructions without a GFX9 counterpart.
+fn sopp(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
+    match name {
+        "s_round_mode" | "s_denorm_mode" => {
+            // MODE[3:0] (round) or MODE[7:4] (denorm) = SIMM16[3:0]; translation depends on
+            // MODE, so the block ends.
+            let (shift, mask) = if name == "s_round_mode" {
+                (0, 0xf)
+            } else {
+                (4, 0xf0)
+            };
+            let old = l.push_op(crate::ir::Op::GetMode, Ty::S32);
+            let kept = l.and_imm(old, !(mask as u32) as u64);
+            let v = l.c32(((inst.imm as u32) & 0xf) << shift);
+            let new = l.or(kept, v);
+            l.effect(crate::ir::Op::SetMode(new));
+            Some(Ok((InstClass::Control, Flow::End(Exit::Jump(l.next_pc)))))
+        }
+        // MSG_DEALLOC_VGPRS (message 3): the wave gives up its VGPRs before s_endpgm; no
+        // effect here.
+        "s_sendmsg" if inst.imm & 0xff == 3 => Some(Ok((InstClass::Control, Flow::Next))),
+        _ => None,
+    }
+}
+
+// ---- FP8 / BF8 (gfx12: OCP formats) ---------------------------------------------------------
+
+/// f32 bits of the OCP 8-bit float in the low byte of each lane of `b` (RDNA4 ISA 7.5):
+/// BF8 is E5M2 with bias 15, infinities and NaNs (the high byte of an f16); FP8 is E4M3
+/// with bias 7, no infinity, NaN = `S.1111.111`. Both convert exactly; a NaN gives the
+/// quiet NaN with the input's sign.
+fn ocp8_to_f32(l: &mut Lifter, b: Val, bf8: bool) -> Val {
+    let b = l.and_imm(b, 0xff);
+    if bf8 {
+        let h = l.shl_imm(b, 8);
+        return l.conv(ConvOp::F16ToF32, h);
+    }
+    let sign = l.and_imm(b, 0x80);
+    let sign = l.shl_imm(sign, 24);
+    let e = l.lshr_imm(b, 3);
+    let e = l.and_imm(e, 15);
+    let m = l.and_imm(b, 7);
+    // Normal: exponent e - 7 + 127, mantissa m << 20.
+    let ef = l.add_imm(e, 120);
+    let ef = l.shl_imm(ef, 23);
+    let mf = l.shl_imm(m, 20);
+    let normal = l.or(ef, mf);
+    // Denormal (e = 0): m * 2^-9, exact.
+    let mfl = l.conv(ConvOp::U32ToF32, m);
+    let scale = l.cst(mfl, 0x3b00_0000); // 2^-9
+    let den = l.bin(BinOp::FMul, mfl, scale);
+    let zero = l.cst(e, 0);
+    let is_den = l.cmp(CmpOp::Eq, e, zero);
+    let mag = l.select(is_den, den, normal);
+    let low7 = l.and_imm(b, 0x7f);
+    let nan_code = l.cst(b, 0x7f);
+    let is_nan = l.cmp(CmpOp::Eq, low7, nan_code);
+    let qnan = l.cst(b, 0x7fc0_0000);
+    let mag = l.select(is_nan, qnan, mag);
+    l.or(mag, sign)
+}
+
+/// `v_cvt_f32_fp8/bf8` (the byte chosen by OPSEL: `byte = op_sel[0] * 2 + op_sel[1]`, "byte
+/// select bits are reversed") and `v_cvt_pk_f32_fp8/bf8` (the 16-bit half chosen by
+/// `op_sel[0]`, two results in a register pair) (RDNA4 ISA 7.6.2, V_CVT_F32_FP8).
+fn cvt_from_ocp8(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on an FP8/BF8 conversion".into());
+    }
+    l.count_vector();
+    let bf8 = base.ends_with("bf8");
+    // The raw register: input modifiers are ignored, and OPSEL is a byte/half select here.
+    let mut plain = *inst;
+    plain.mods.op_sel = 0;
+    plain.mods.abs = 0;
+    plain.mods.neg = 0;
+    l.inst = Some(plain);
+    let v = l.src(0, K::B32)?;
+    l.inst = Some(*inst);
+    let sel = inst.mods.op_sel;
+    if base.starts_with("cvt_pk_") {
+        let w = if sel & 1 != 0 { l.lshr_imm(v, 16) } else { v };
+        let lo = ocp8_to_f32(l, w, bf8);
+        let b1 = l.lshr_imm(w, 8);
+        let hi = ocp8_to_f32(l, b1, bf8);
+        let p = l.pack(lo, hi);
+        return l.vdst64(p);
+    }
+    let byte = ((sel & 1) << 1 | (sel >> 1 & 1)) as u64;
+    let b = if byte != 0 {
+        l.lshr_imm(v, 8 * byte)
+    } else {
+        v
+    };
+    let r = ocp8_to_f32(l, b, bf8);
+    l.vdst32(r)
+}
+
+/// The OCP 8-bit code (low byte) of the f32 values `x` (RNE, or truncation toward zero for
+/// the stochastic forms whose random bits are already added) (RDNA4 ISA 7.5, 7.6.2).
+///
+/// The magnitude is scaled by `2^-k`, where `2^k` is the target's spacing at its binade
+/// (`k = max(exponent, emin) - mantissa bits`), rounded to an integer and scaled back, all
+/// exact f32 operations. Beyond the largest finite value: FP16_OVFL (MODE bit 23) saturates
+/// to ±max, otherwise FP8 gives NaN and BF8 ±infinity. A NaN input gives the quiet code
+/// `S.1111.111` (FP8) or `S.11111.10` (BF8) with the input's sign.
+fn f32_to_ocp8(l: &mut Lifter, x: Val, bf8: bool, truncate: bool) -> Val {
+    let (mbits, emin, bias, max_bits, max_code) = if bf8 {
+        (2u64, -14i32, 15u64, 0x4760_0000u64, 0x7bu64)
+    } else {
+        (3, -6, 7, 0x43e0_0000, 0x7e)
+    };
+    let ovfl_code = if l.mode >> 23 & 1 != 0 {
+        max_code
+    } else if bf8 {
+        0x7c
+    } else {
+        0x7f
+    };
+    let nan_code = if bf8 { 0x7e } else { 0x7f };
+    let sign = l.and_imm(x, 0x8000_0000);
+    let sign = l.lshr_imm(sign, 24);
+    let a = l.and_imm(x, 0x7fff_ffff);
+    // k = max(unbiased exponent, emin) - mbits, as a signed 32-bit value.
+    let e = l.lshr_imm(a, 23);
+    let e = l.add_imm(e, (-127i32) as u32 as u64);
+    let emin_v = l.cst(e, emin as u32 as u64);
+    let e = l.bin(BinOp::SMax, e, emin_v);
+    let k = l.add_imm(e, (-(mbits as i32)) as u32 as u64);
+    // 2^-k and 2^k as f32 (k is within [-16, 125), so both are normal).
+    let c127 = l.cst(k, 127);
+    let inv = l.bin(BinOp::Sub, c127, k);
+    let inv = l.shl_imm(inv, 23);
+    let scale = l.add_imm(k, 127);
+    let scale = l.shl_imm(scale, 23);
+    let q = l.bin(BinOp::FMul, a, inv);
+    let q = l.un(
+        if truncate {
+            UnOp::FTrunc
+        } else {
+            UnOp::FRoundEven
+        },
+        q,
+    );
+    let r = l.bin(BinOp::FMul, q, scale);
+    // Encode the exactly representable r: normal when its exponent >= emin.
+    let er = l.lshr_imm(r, 23);
+    let normal_exp = l.cst(er, (emin + 127) as u64);
+    let is_normal = l.cmp(CmpOp::UGe, er, normal_exp);
+    let ecode = l.add_imm(er, (bias as i64 - 127) as u64 & 0xffff_ffff);
+    let ecode = l.shl_imm(ecode, mbits);
+    let mcode = l.lshr_imm(r, 23 - mbits);
+    let mcode = l.and_imm(mcode, (1 << mbits) - 1);
+    let ncode = l.or(ecode, mcode);
+    // Denormal: r / 2^(emin - mbits), an integer below 2^mbits.
+    let dscale = l.cst(r, ((127 - (emin - mbits as i32)) as u64) << 23);
+    let d = l.bin(BinOp::FMul, r, dscale);
+    let dcode = l.conv(ConvOp::F32ToU32, d);
+    let code = l.select(is_normal, ncode, dcode);
+    let maxv = l.cst(r, max_bits);
+    let over = l.cmp(CmpOp::UGt, r, maxv);
+    let ovc = l.cst(r, ovfl_code);
+    let code = l.select(over, ovc, code);
+    let inf = l.cst(a, 0x7f80_0000);
+    let nan = l.cmp(CmpOp::UGt, a, inf);
+    let nc = l.cst(a, nan_code);
+    let code = l.select(nan, nc, code);
+    l.or(code, sign)
+}
+
+/// `v_cvt_pk_fp8/bf8_f32` (two RNE conversions into the 16-bit half `op_sel[3]` selects)
+/// and `v_cvt_sr_fp8/bf8_f32` (stochastic rounding: `S1[31:12]` (FP8) or `S1[31:11]` (BF8)
+/// added to the mantissa, wrapping within the 23 bits, then truncation; the byte `op_sel[3:2]`
+/// selects); the rest of the destination is kept (RDNA4 ISA, V_CVT_PK_FP8_F32,
+/// V_CVT_SR_FP8_F32).
+fn cvt_to_ocp8(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an FP8/BF8 conversion is not supported".into());
+    }
+    l.count_vector();
+    let bf8 = base.contains("bf8");
+    let a = l.src(0, K::F32)?;
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("conversion destination is not a VGPR")?;
+    let old = l.get_vreg(reg)?;
+    let sel = inst.mods.op_sel;
+    let r = if base.starts_with("cvt_pk_") {
+        let b = l.src(1, K::F32)?;
+        let c0 = f32_to_ocp8(l, a, bf8, false);
+        let c1 = f32_to_ocp8(l, b, bf8, false);
+        let c1 = l.shl_imm(c1, 8);
+        let w = l.or(c0, c1);
+        if sel & 8 != 0 {
+            let keep = l.and_imm(old, 0xffff);
+            let w = l.shl_imm(w, 16);
+            l.or(keep, w)
+        } else {
+            let keep = l.and_imm(old, 0xffff_0000);
+            l.or(keep, w)
+        }
+    } else {
+        let rnd = l.src(1, K::B32)?;
+        let shift = if bf8 { 11 } else { 12 };
+        let rnd = l.lshr_imm(rnd, shift);
+        let m = l.and_imm(a, 0x7f_ffff);
+        let m = l.add(m, rnd);
+        let m = l.and_imm(m, 0x7f_ffff);
+        let se = l.and_imm(a, 0xff80_0000);
+        let t = l.or(se, m);
+        let c = f32_to_ocp8(l, t, bf8, true);
+        let byte = (sel >> 2 & 3) as u64;
+        let keep = l.and_imm(old, !(0xffu64 << (8 * byte)) & 0xffff_ffff);
+        let c = l.shl_imm(c, 8 * byte);
+        l.or(keep, c)
+    };
+    l.vdst32(r)
+}
+
+// ---- dot products ------------------------------------------------------------------------------
+
+/// `v_dot4_i32_iu8` / `v_dot8_i32_iu4`: `D = S2 + sum A[i] * B[i]` (wrapping), the elements
+/// of A signed when `neg[0]`, of B when `neg[1]` (RDNA4 ISA, V_DOT4_I32_IU8).
+fn dot_iu(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp (saturation) on a dot product is not supported".into());
+    }
+    if inst.mods.op_sel & 7 != 0 || inst.mods.op_sel_hi & 7 != 7 || inst.mods.neg_hi != 0 {
+        return Err("op_sel or neg_hi on an integer dot product is not supported".into());
+    }
+    l.count_vector();
+    let (bits, n) = if base.starts_with("dot4") {
+        (8u64, 4u64)
+    } else {
+        (4, 8)
+    };
+    let a = l.src(0, K::B32)?;
+    let b = l.src(1, K::B32)?;
+    let mut acc = l.src(2, K::B32)?;
+    let (sa, sb) = (inst.mods.neg & 1 != 0, inst.mods.neg & 2 != 0);
+    let elem = |l: &mut Lifter, v: Val, i: u64, signed: bool| {
+        // Element i into the top bits, then shifted down (arithmetic when signed).
+        let t = l.shl_imm(v, 32 - bits * (i + 1));
+        if signed {
+            l.ashr_imm(t, 32 - bits)
+        } else {
+            l.lshr_imm(t, 32 - bits)
+        }
+    };
+    for i in 0..n {
+        let x = elem(l, a, i, sa);
+        let y = elem(l, b, i, sb);
+        let p = l.bin(BinOp::Mul, x, y);
+        acc = l.add(acc, p);
+    }
+    l.vdst32(acc)
+}
+
+/// A 16-bit half of VOP3P source `i` as f32 (`bf16`: the bits shifted up; else f16
+/// converted), with `neg` applied: the low element uses half `op_sel[i]` and `neg`, the
+/// high element `op_sel_hi[i]` and `neg_hi`. Inline constants and literals are replicated
+/// into both halves.
+fn dot_half(l: &mut Lifter, inst: &Inst, i: usize, hi_elem: bool, bf16: bool) -> R<Val> {
+    let m = inst.mods;
+    let o = inst.src[i];
+    let reg = o.vreg().is_some() || o.sreg().is_some();
+    let mut plain = *inst;
+    plain.mods.op_sel = 0;
+    plain.mods.neg = 0;
+    plain.mods.abs = 0;
+    let saved = l.inst;
+    l.inst = Some(plain);
+    let v = l.src(i, if reg { K::B32 } else { K::F16 });
+    l.inst = saved;
+    let v = v?;
+    let sel = if hi_elem { m.op_sel_hi } else { m.op_sel };
+    let v = if reg && sel >> i & 1 != 0 {
+        l.lshr_imm(v, 16)
+    } else {
+        v
+    };
+    let v = l.and_imm(v, 0xffff);
+    let neg = if hi_elem { m.neg_hi } else { m.neg };
+    let v = if neg >> i & 1 != 0 {
+        let c = l.cst(v, 0x8000);
+        l.xor(v, c)
+    } else {
+        v
+    };
+    Ok(if bf16 {
+        l.shl_imm(v, 16)
+    } else {
+        let v = if l.denorm_allowed(K::F16, 1) {
+            v
+        } else {
+            l.flush_denorm(v, K::F16)
+        };
+        l.conv(ConvOp::F16ToF32, v)
+    })
+}
+
+/// The float dot products into f32: `v_dot2_f32_f16/bf16`, `v_dot2acc_f32_f16/bf16` (the
+/// destination is the addend), gfx12 `v_dot4_f32_{fp8,bf8}_{fp8,bf8}`. Following the
+/// pseudocode, `tmp = S2; tmp += A[i] * B[i]` element by element: every product is exact in
+/// f32 (f16, bf16 and 8-bit significands), each addition rounds once.
+fn dot_float(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let m = inst.mods;
+    if m.omod != 0 {
+        return Err("output modifier on a dot product".into());
+    }
+    l.count_vector();
+    let acc_form = base.starts_with("dot2acc");
+    let fp8 = base.starts_with("dot4");
+    let (pa, pb): (Vec<Val>, Vec<Val>) = if fp8 {
+        if m.op_sel & 3 != 0 || m.neg & 3 != 0 || m.neg_hi & 3 != 0 {
+            return Err("op_sel or neg on an FP8 dot product is not supported".into());
+        }
+        let a = l.src(0, K::B32)?;
+        let b = l.src(1, K::B32)?;
+        let abf = base.contains("_bf8_") && base.starts_with("dot4_f32_bf8");
+        let bbf = base.ends_with("_bf8");
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for i in 0..4u64 {
+            let x = l.lshr_imm(a, 8 * i);
+            xs.push(ocp8_to_f32(l, x, abf));
+            let y = l.lshr_imm(b, 8 * i);
+            ys.push(ocp8_to_f32(l, y, bbf));
+        }
+        (xs, ys)
+    } else {
+        let bf16 = base.ends_with("bf16");
+        if acc_form {
+            // VOP2 (or VOPD): plain 32-bit sources, abs/neg per source as f16/bf16 pairs.
+            let mut out = (Vec::new(), Vec::new());
+            for (i, dst) in [(0usize, &mut out.0), (1, &mut out.1)] {
+                let mut plain = *inst;
+                plain.mods.abs = 0;
+                plain.mods.neg = 0;
+                let saved = l.inst;
+                l.inst = Some(plain);
+                let v = l.src(i, K::B32);
+                l.inst = saved;
+                let v = v?;
+                for h in 0..2u64 {
+                    let x = if h == 1 { l.lshr_imm(v, 16) } else { v };
+                    let mut x = l.and_imm(x, 0xffff);
+                    if m.abs >> i & 1 != 0 {
+                        x = l.and_imm(x, 0x7fff);
+                    }
+                    if m.neg >> i & 1 != 0 {
+                        let c = l.cst(x, 0x8000);
+                        x = l.xor(x, c);
+                    }
+                    dst.push(if bf16 {
+                        l.shl_imm(x, 16)
+                    } else {
+                        l.conv(ConvOp::F16ToF32, x)
+                    });
+                }
+            }
+            out
+        } else {
+            if m.op_sel & 4 != 0 || m.neg_hi & 4 != 0 {
+                return Err("op_sel or neg_hi on the f32 addend of a dot product".into());
+            }
+            let mut xs = Vec::new();
+            let mut ys = Vec::new();
+            for hi in [false, true] {
+                xs.push(dot_half(l, inst, 0, hi, bf16)?);
+                ys.push(dot_half(l, inst, 1, hi, bf16)?);
+            }
+            (xs, ys)
+        }
+    };
+    let mut acc = if acc_form {
+        let d = inst.dst[0]
+            .vreg()
+            .ok_or("dot2acc destination is not a VGPR")?;
+        l.get_vreg(d)?
+    } else {
+        let mut plain = *inst;
+        plain.mods.neg &= 4;
+        plain.mods.abs = 0;
+        let saved = l.inst;
+        l.inst = Some(plain);
+        let c = l.src(2, K::F32);
+        l.inst = saved;
+        c?
+    };
+    for (x, y) in pa.into_iter().zip(pb) {
+        let p = l.bin(BinOp::FMul, x, y);
+        acc = l.bin(BinOp::FAdd, acc, p);
+    }
+    let r = l.fout(acc, K::F32)?;
+    l.vdst32(r)
+}
+
+// ---- scalar memory ---------------------------------------------------------------------------
+
+/// gfx12 `s_load_u8/i8/u16/i16` (RDNA4 ISA 8.1.3): 8 or 16 bits (16-bit loads 2-byte
+/// aligned) at `sbase + offset (+ soffset)`, zero- or sign-extended into one SGPR. The
+/// containing dword is loaded and the field extracted.
+fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
+    let base = l.s64(inst.src[0], K::B64)?;
+    let imm = l.c64(inst.mem.offset as i64 as u64);
+    let off = if inst.src[2].is_some() {
+        let so = l.s32(inst.src[2], K::B32)?;
+        let so = l.conv(ConvOp::ZExt, so);
+        l.add(imm, so)
+    } else {
+        imm
+    };
+    let a = l.add(base, off);
+    let wide = kind.ends_with("16");
+    // A 16-bit load ignores address bit 0 (it must be aligned).
+    let a = if wide { l.and_imm(a, !1) } else { a };
+    let dword = l.and_imm(a, !3);
+    let w = l.push_op(
+        crate::ir::Op::SLoad {
+            pc: l.pc,
+            addr: dword,
+        },
+        Ty::S32,
+    );
+    let sh = l.and_imm(a, 3);
+    let sh = l.conv(ConvOp::Lo, sh);
+    let sh = l.shl_imm(sh, 3);
+    let v = l.bin(BinOp::LShr, w, sh);
+    let v = l.conv(
+        match kind {
+            "u8" => ConvOp::ZExt8,
+            "i8" => ConvOp::SExt8,
+            "u16" => ConvOp::ZExt16,
+            _ => ConvOp::SExt16,
+        },
+        v,
+    );
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    l.set_sreg(reg, v);
+    Ok(())
+}

@@ -1,0 +1,1420 @@
+//! RDNA execution, per instruction: true16 halves, row permutes, the scalar float ops, the
+//! RDNA4 float min/max variants, buffer V# addressing and its out-of-range modes, and the
+//! wave64 rules (both halves read the state from before the instruction; 64-bit masks).
+//!
+//! Instruction words come from `llvm-mc-22 -show-encoding` (the assembly is in the comment
+//! next to each word); expected values are host computations or the ISA pseudocode (RDNA4
+//! ISA, ch. 16) worked by hand. Every program runs in the interpreter and, block by block,
+//! in the JIT from the same state, which must agree exactly.
+
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+#![allow(clippy::too_many_arguments)] // the buffer reference takes every address input
+
+mod lift_support;
+use lift_support::{clone_state, Code, Mem, Rng, CODE_BASE};
+use wavejit_translator::env::ExitCode;
+use wavejit_translator::interp::run_block;
+use wavejit_translator::ir::Exit;
+use wavejit_translator::isa::{Gpu, Target};
+use wavejit_translator::jit::Jit;
+use wavejit_translator::lift::lift_block;
+use wavejit_translator::wave::WaveState;
+
+/// MODE of HIP kernels on RDNA: round to nearest even, f32 and f64/f16 denormals kept.
+const MODE: u32 = 0xf0;
+
+/// A state of `wave` lanes with every VGPR and SGPR random and non-zero, EXEC = `exec`.
+fn state(wave: u32, seed: u64, exec: u64) -> Box<WaveState> {
+    let mut s = WaveState::new_boxed(wave);
+    let mut r = Rng(seed | 1);
+    for reg in s.vgpr.iter_mut() {
+        for v in reg.iter_mut() {
+            *v = r.u32();
+        }
+    }
+    for v in s.sgpr.iter_mut() {
+        *v = r.u32();
+    }
+    s.set_exec(exec);
+    s.scc = 0;
+    s.mode = MODE;
+    s.pc = CODE_BASE;
+    s
+}
+
+/// Runs `words` on `target` until `s_endpgm`: each block in the interpreter and, when it
+/// compiles, in the JIT from the same state and memory (results must be identical).
+fn run(target: Target, words: &[u32], s: &mut WaveState, mem: &mut Mem) {
+    let code = Code::from_words(words);
+    let jit = Jit::new().expect("JIT for the host");
+    for _ in 0..1000 {
+        let block = lift_block(&target, &code, s.pc, s.mode);
+        if let Exit::Unsupported { reason, .. } = &block.exit {
+            panic!("{}: unsupported: {reason}", target.gpu);
+        }
+        wavejit_translator::ir::verify(&block).expect("lifted block verifies");
+        let mut js = clone_state(s);
+        let mut jm = mem.clone();
+        let r = run_block(&block, s, mem);
+        if let Ok(compiled) = jit.compile(&block) {
+            let jr = compiled.run(&mut js, &mut jm);
+            let same = jr == r
+                && js.vgpr == s.vgpr
+                && js.sgpr == s.sgpr
+                && js.scc == s.scc
+                && js.pc == s.pc
+                && js.counters == s.counters
+                && jm == *mem;
+            assert!(same, "JIT and interpreter differ on block:\n{block}");
+        }
+        match r.expect("block runs") {
+            ExitCode::EndPgm => return,
+            ExitCode::Continue | ExitCode::Barrier | ExitCode::Yield => {}
+            other => panic!("unexpected exit {other:?}"),
+        }
+    }
+    panic!("program did not end");
+}
+
+/// A target with an explicit wave size.
+fn tgt(gpu: Gpu, wave: u32) -> Target {
+    Target {
+        gpu,
+        wave_size: wave,
+    }
+}
+
+/// Lanes active in the tests' partial EXEC (wave32 keeps the low half).
+const EXEC: u64 = 0xF0F0_1234_FFFF_8001;
+
+/// `want(lane)` in the active lanes of VGPR `reg`, its old value elsewhere.
+fn check(before: &WaveState, after: &WaveState, reg: usize, want: impl Fn(usize) -> u32) {
+    let exec = before.exec();
+    for l in 0..64 {
+        let w = if exec >> l & 1 != 0 {
+            want(l)
+        } else {
+            before.vgpr[reg][l]
+        };
+        assert_eq!(
+            after.vgpr[reg][l], w,
+            "v{reg} lane {l}: got {:#x}, want {w:#x}",
+            after.vgpr[reg][l]
+        );
+    }
+}
+
+const S_ENDPGM: u32 = 0xbfb00000;
+
+/// f16 bits of `x` (exactly representable normal values only, as the tests use).
+fn h(x: f32) -> u32 {
+    let b = x.to_bits();
+    let e = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    assert!(
+        (1..31).contains(&e) && b & 0x1fff == 0,
+        "{x} is not an exact f16 normal"
+    );
+    (b >> 16) & 0x8000 | (e as u32) << 10 | (b >> 13) & 0x3ff
+}
+
+#[test]
+fn true16_halves_keep_the_other_half() {
+    #[rustfmt::skip]
+    let words = [
+        0x7f023902, // v_mov_b16_e32 v1.h, v2.l
+        0x7e023982, // v_mov_b16_e32 v1.l, v2.h  (v1 = {v2.l, v2.h}: halves swapped)
+        0xd7640803, 0x00020b04, // v_xor_b16 v3.l, v4.h, v5.l
+        0xd7644003, 0x0001ff04, 0x00001234, // v_xor_b16 v3.h, v4.l, 0x1234
+        0x7e0c1507, // v_cvt_f16_f32_e32 v6.l, v7
+        0xd7625809, 0x0002170a, // v_and_b16 v9.h, v10.h, v11.h
+        0x7e18d38d, // v_not_b16_e32 v12.l, v13.h
+        0x6b1d210f, // v_mul_f16_e32 v14.h, v15.l, v16.h
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 11, EXEC);
+        for l in 0..64 {
+            s.vgpr[7][l] = (1.5f32 + l as f32).to_bits();
+            s.vgpr[15][l] = h(0.75) | 0xdead_0000;
+            s.vgpr[16][l] = h(-2.0 - l as f32) << 16 | 0xbeef;
+        }
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        check(&b, &s, 1, |l| (v(2, l) & 0xffff) << 16 | v(2, l) >> 16);
+        check(&b, &s, 3, |l| {
+            let lo = (v(4, l) >> 16) ^ (v(5, l) & 0xffff);
+            let hi = (v(4, l) & 0xffff) ^ 0x1234;
+            hi << 16 | lo
+        });
+        check(&b, &s, 6, |l| v(6, l) & 0xffff_0000 | h(1.5 + l as f32));
+        check(&b, &s, 9, |l| {
+            (v(10, l) & v(11, l)) & 0xffff_0000 | v(9, l) & 0xffff
+        });
+        check(&b, &s, 12, |l| {
+            v(12, l) & 0xffff_0000 | !(v(13, l) >> 16) & 0xffff
+        });
+        check(&b, &s, 14, |l| {
+            h(0.75 * (-2.0 - l as f32)) << 16 | v(14, l) & 0xffff
+        });
+    }
+}
+
+/// The lane `permlane16` (`x`: `permlanex16`) reads for `lane` with selects `sel`.
+fn perm_src(lane: usize, sel: u64, x: bool) -> usize {
+    let row = lane & !15;
+    let row = if x { row ^ 16 } else { row };
+    row + (sel >> (4 * (lane % 16)) & 15) as usize
+}
+
+#[test]
+fn permlane16_and_x16_with_fi_and_bound_ctrl() {
+    #[rustfmt::skip]
+    let words = [
+        0xd65b0001, 0x00040102, // v_permlane16_b32 v1, v2, s0, s1
+        0xd65c0003, 0x00040102, // v_permlanex16_b32 v3, v2, s0, s1
+        0xd65b0804, 0x00040102, // v_permlane16_b32 v4, v2, s0, s1 op_sel:[1,0]
+        0xd65c1005, 0x00040102, // v_permlanex16_b32 v5, v2, s0, s1 op_sel:[0,1]
+        S_ENDPGM,
+    ];
+    for (gpu, wave) in [
+        (Gpu::GFX1100, 32),
+        (Gpu::GFX1100, 64),
+        (Gpu::GFX1200, 32),
+        (Gpu::GFX1201, 64),
+    ] {
+        let mut s = state(wave, 21, EXEC);
+        // Lane i of each row reads lane (15 - i) * 3 mod 16.
+        let sel: u64 = (0..16)
+            .map(|i| (((15 - i) * 3 % 16) as u64) << (4 * i))
+            .sum();
+        s.set_sgpr64(0, sel);
+        let b = clone_state(&s);
+        run(tgt(gpu, wave), &words, &mut s, &mut Mem::new(0));
+        let exec = b.exec();
+        let on = |l: usize| exec >> l & 1 != 0;
+        let src = |l: usize| b.vgpr[2][l];
+        // FI = 0, BOUND_CTRL = 0: a disabled source lane leaves the destination unchanged.
+        check(&b, &s, 1, |l| {
+            let j = perm_src(l, sel, false);
+            if on(j) {
+                src(j)
+            } else {
+                b.vgpr[1][l]
+            }
+        });
+        check(&b, &s, 3, |l| {
+            let j = perm_src(l, sel, true);
+            if on(j) {
+                src(j)
+            } else {
+                b.vgpr[3][l]
+            }
+        });
+        // FI = 1: disabled lanes are read.
+        check(&b, &s, 4, |l| src(perm_src(l, sel, false)));
+        // BOUND_CTRL = 1: a disabled source lane gives 0.
+        check(&b, &s, 5, |l| {
+            let j = perm_src(l, sel, true);
+            if on(j) {
+                src(j)
+            } else {
+                0
+            }
+        });
+    }
+}
+
+#[test]
+fn permlane_var_and_permlane64_gfx12() {
+    #[rustfmt::skip]
+    let words = [
+        0xd70f0006, 0x00020f02, // v_permlane16_var_b32 v6, v2, v7
+        0xd7100008, 0x00020f02, // v_permlanex16_var_b32 v8, v2, v7
+        0x7e12cf02, // v_permlane64_b32 v9, v2
+        S_ENDPGM,
+    ];
+    for wave in [32, 64] {
+        let mut s = state(wave, 31, EXEC);
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1200, wave), &words, &mut s, &mut Mem::new(0));
+        let exec = b.exec();
+        let on = |l: usize| exec >> l & 1 != 0;
+        let pick = |l: usize, x: bool, old: u32| {
+            let row = if x { (l & !15) ^ 16 } else { l & !15 };
+            let j = row + (b.vgpr[7][l] & 15) as usize;
+            if on(j) {
+                b.vgpr[2][j]
+            } else {
+                old
+            }
+        };
+        check(&b, &s, 6, |l| pick(l, false, b.vgpr[6][l]));
+        check(&b, &s, 8, |l| pick(l, true, b.vgpr[8][l]));
+        // wave64: lane l reads lane l ^ 32, disabled or not; wave32: no effect.
+        if wave == 64 {
+            check(&b, &s, 9, |l| b.vgpr[2][l ^ 32]);
+        } else {
+            assert_eq!(s.vgpr[9], b.vgpr[9]);
+        }
+    }
+}
+
+/// RDNA4 ISA V_MINIMUM_F32 / V_MAXIMUM_F32 pseudocode on f32 bits.
+fn minimum(a: u32, b: u32, max: bool) -> u32 {
+    let nan = |x: u32| x & 0x7fff_ffff > 0x7f80_0000;
+    let snan = |x: u32| nan(x) && x & 0x40_0000 == 0;
+    let q = |x: u32| x | 0x40_0000;
+    if snan(a) {
+        return q(a);
+    }
+    if snan(b) {
+        return q(b);
+    }
+    if nan(a) {
+        return a;
+    }
+    if nan(b) {
+        return b;
+    }
+    let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+    let a_first = if max {
+        fa > fb || (fa == 0.0 && fb == 0.0 && a >> 31 == 0 && b >> 31 == 1)
+    } else {
+        fa < fb || (fa == 0.0 && fb == 0.0 && a >> 31 == 1 && b >> 31 == 0)
+    };
+    if a_first {
+        a
+    } else {
+        b
+    }
+}
+
+/// RDNA4 ISA S_MIN_NUM_F32 / S_MAX_NUM_F32 pseudocode on f32 bits.
+fn min_num(a: u32, b: u32, max: bool) -> u32 {
+    let nan = |x: u32| x & 0x7fff_ffff > 0x7f80_0000;
+    match (nan(a), nan(b)) {
+        (true, true) => a | 0x40_0000,
+        (true, false) => b,
+        (false, true) => a,
+        _ => minimum(a, b, max),
+    }
+}
+
+/// Float bit patterns with the corner cases the min/max rules distinguish.
+const SPECIALS: [u32; 10] = [
+    0x7f80_0001, // sNaN
+    0xffc0_1234, // -qNaN with payload
+    0x8000_0000, // -0
+    0x0000_0000, // +0
+    0x3f80_0000, // 1
+    0xbf80_0000, // -1
+    0x7f80_0000, // +inf
+    0xff80_0000, // -inf
+    0x0000_0001, // smallest denormal
+    0x4049_0fdb, // pi
+];
+
+#[test]
+fn float_minimum_maximum_gfx12() {
+    #[rustfmt::skip]
+    let words = [
+        0xd7650003, 0x00020501, // v_minimum_f32 v3, v1, v2
+        0xd7660004, 0x00020501, // v_maximum_f32 v4, v1, v2
+        0xd62d0005, 0x04020501, // v_minimum3_f32 v5, v1, v2, v0
+        0xd66d0006, 0x04020501, // v_maximumminimum_f32 v6, v1, v2, v0
+        S_ENDPGM,
+    ];
+    for wave in [32, 64] {
+        let mut s = state(wave, 41, !0);
+        for l in 0..64 {
+            s.vgpr[1][l] = SPECIALS[l % 10];
+            s.vgpr[2][l] = SPECIALS[(l / 10 + l) % 10];
+            s.vgpr[0][l] = SPECIALS[(l * 7 + 3) % 10];
+        }
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1200, wave), &words, &mut s, &mut Mem::new(0));
+        let (a, c, d) = (|l| b.vgpr[1][l], |l| b.vgpr[2][l], |l| b.vgpr[0][l]);
+        check(&b, &s, 3, |l| minimum(a(l), c(l), false));
+        check(&b, &s, 4, |l| minimum(a(l), c(l), true));
+        check(&b, &s, 5, |l| {
+            minimum(minimum(a(l), c(l), false), d(l), false)
+        });
+        check(&b, &s, 6, |l| {
+            minimum(minimum(a(l), c(l), true), d(l), false)
+        });
+    }
+}
+
+#[test]
+fn scalar_float_ops_gfx12() {
+    #[rustfmt::skip]
+    let words = [
+        0xa00a0100, // s_add_f32 s10, s0, s1
+        0xa08b0100, // s_sub_f32 s11, s0, s1
+        0xa20c0100, // s_mul_f32 s12, s0, s1
+        0xa10d0100, // s_min_num_f32 s13, s0, s1
+        0xa18e0100, // s_max_num_f32 s14, s0, s1
+        0xa78f0100, // s_minimum_f32 s15, s0, s1
+        0xa8100100, // s_maximum_f32 s16, s0, s1
+        0xa3910100, // s_fmac_f32 s17, s0, s1
+        0xa2920100, 0x40400000, // s_fmaak_f32 s18, s0, s1, 0x40400000
+        0xa3130100, 0x40400000, // s_fmamk_f32 s19, s0, 0x40400000, s1
+        0xbe946402, // s_cvt_f32_i32 s20, s2
+        0xbe956502, // s_cvt_f32_u32 s21, s2
+        0xbe966600, // s_cvt_i32_f32 s22, s0
+        0xbe976700, // s_cvt_u32_f32 s23, s0
+        0xbe986800, // s_cvt_f16_f32 s24, s0
+        0xbe996903, // s_cvt_f32_f16 s25, s3
+        0xbe9a6a03, // s_cvt_hi_f32_f16 s26, s3
+        0xa49b0403, // s_add_f16 s27, s3, s4
+        0xa59c0403, // s_min_num_f16 s28, s3, s4
+        0xa89d0403, // s_minimum_f16 s29, s3, s4
+        0xbe9e6100, // s_floor_f32 s30, s0
+        0xbe9f6300, // s_rndne_f32 s31, s0
+        0xa4200100, // s_cvt_pk_rtz_f16_f32 s32, s0, s1
+        0xa7210403, // s_fmac_f16 s33, s3, s4
+        0xbf410100, // s_cmp_lt_f32 s0, s1
+        0x98228081, // s_cselect_b32 s34, 1, 0
+        0xbf580403, // s_cmp_u_f16 s3, s4
+        0x98238081, // s_cselect_b32 s35, 1, 0
+        0xbf490100, // s_cmp_nge_f32 s0, s1
+        0x98248081, // s_cselect_b32 s36, 1, 0
+        S_ENDPGM,
+    ];
+    // (s0, s1, s3, s4): ordinary values, then NaNs and signed zeros.
+    let cases: [(f32, f32, u32, u32); 4] = [
+        (2.5, -1.25, h(1.5) | h(-3.0) << 16, h(2.25) | 0xabcd_0000),
+        (-7.75, 3.0e-3, h(-0.5) | h(8.0) << 16, h(-0.5)),
+        (f32::from_bits(0x7f80_0001), 1.0, 0x7d00, h(2.0)),
+        (-0.0, 0.0, 0x8000, 0x0000),
+    ];
+    for gpu in [Gpu::GFX1200, Gpu::GFX1201] {
+        for (i, &(x, y, p, q)) in cases.iter().enumerate() {
+            let mut s = state(32, 50 + i as u64, !0);
+            s.sgpr[0] = x.to_bits();
+            s.sgpr[1] = y.to_bits();
+            s.sgpr[2] = (-123457i32) as u32;
+            s.sgpr[3] = p;
+            s.sgpr[4] = q;
+            s.sgpr[17] = 0.5f32.to_bits();
+            s.sgpr[33] = h(0.25) | 0x5555_0000;
+            let b = clone_state(&s);
+            run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+            let (a, c) = (x.to_bits(), y.to_bits());
+            let nan = |v: u32| v & 0x7fff_ffff > 0x7f80_0000;
+            let f = |v: f32| v.to_bits();
+            let r = |i: usize| s.sgpr[i];
+            if !nan(a) {
+                assert_eq!(r(10), f(x + y), "case {i}");
+                assert_eq!(r(11), f(x - y));
+                assert_eq!(r(12), f(x * y));
+                assert_eq!(r(17), f(x.mul_add(y, 0.5)));
+                assert_eq!(r(18), f(x.mul_add(y, 3.0)));
+                assert_eq!(r(19), f(x.mul_add(3.0, y)));
+                assert_eq!(r(22), x as i32 as u32);
+                assert_eq!(r(23), x as u32);
+                assert_eq!(r(30), f(x.floor()));
+                assert_eq!(r(31), f(x.round_ties_even()));
+                assert_eq!(r(34), (x < y) as u32);
+                // nge: not (x >= y), true when unordered.
+                assert_eq!(
+                    r(36),
+                    (x.partial_cmp(&y) == Some(std::cmp::Ordering::Less)) as u32
+                );
+            } else {
+                assert_eq!(r(34), 0);
+                assert_eq!(r(36), 1);
+                assert_eq!(r(22), 0);
+            }
+            assert_eq!(r(13), min_num(a, c, false), "case {i}");
+            assert_eq!(r(14), min_num(a, c, true));
+            assert_eq!(r(15), minimum(a, c, false));
+            assert_eq!(r(16), minimum(a, c, true));
+            assert_eq!(r(20), f(-123457.0));
+            assert_eq!(r(21), f(0xfffe_1dbf_u32 as f32));
+            match i {
+                0 => {
+                    assert_eq!(r(24), h(2.5));
+                    assert_eq!(r(25), f(1.5));
+                    assert_eq!(r(26), f(-3.0));
+                    assert_eq!(r(27), h(3.75));
+                    assert_eq!(r(28), h(1.5));
+                    assert_eq!(r(29), h(1.5));
+                    // 2.5 and -1.25 are exact in f16.
+                    assert_eq!(r(32), h(2.5) | h(-1.25) << 16);
+                    assert_eq!(r(33), h(1.5f32.mul_add(2.25, 0.25)));
+                    assert_eq!(r(35), 0);
+                }
+                2 => {
+                    // s3 = f16 sNaN 0x7d00: min_num returns the number, minimum the
+                    // quieted NaN; the compare is unordered.
+                    assert_eq!(r(28), h(2.0));
+                    assert_eq!(r(29), 0x7f00);
+                    assert_eq!(r(35), 1);
+                }
+                3 => {
+                    // -0 < +0 for both rules; f16 likewise.
+                    assert_eq!(r(13), 0x8000_0000);
+                    assert_eq!(r(14), 0);
+                    assert_eq!(r(28), 0x8000);
+                    assert_eq!(r(24), 0x8000);
+                }
+                _ => {}
+            }
+            // SCC and SGPRs the program does not write stay.
+            assert_eq!(s.sgpr[37..106], b.sgpr[37..106]);
+        }
+    }
+}
+
+#[test]
+fn wave64_halves_read_the_state_before_the_instruction() {
+    #[rustfmt::skip]
+    let words = [
+        0x40020702, // v_add_co_ci_u32_e32 v1, vcc, v2, v3, vcc
+        0x7c980b04, // v_cmp_gt_u32_e32 vcc, v4, v5
+        0x020c1107, // v_cndmask_b32_e32 v6, v7, v8, vcc
+        0xd441000a, 0x00020b04, // v_cmp_lt_i32_e64 s[10:11], v4, v5
+        0xd7000c09, 0x00020702, // v_add_co_u32 v9, s[12:13], v2, v3
+        0x7d9a0b04, // v_cmpx_ne_u32_e32 v4, v5
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(64, 61, EXEC);
+        for l in 0..64 {
+            // Large values so that about half the lanes carry; v4/v5 equal in some lanes.
+            s.vgpr[2][l] |= 0x8000_0000;
+            if l % 5 == 0 {
+                s.vgpr[5][l] = s.vgpr[4][l];
+            }
+        }
+        s.set_sgpr64(106, 0x5555_aaaa_0f0f_f0f0);
+        let b = clone_state(&s);
+        run(tgt(gpu, 64), &words, &mut s, &mut Mem::new(0));
+        let exec = b.exec();
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        let vcc0 = b.sgpr64(106);
+        // Carry-in from the old VCC in both halves, carry-out to VCC (then overwritten).
+        check(&b, &s, 1, |l| {
+            v(2, l)
+                .wrapping_add(v(3, l))
+                .wrapping_add((vcc0 >> l & 1) as u32)
+        });
+        let mask = |f: &dyn Fn(usize) -> bool| -> u64 {
+            (0..64)
+                .filter(|&l| exec >> l & 1 != 0 && f(l))
+                .map(|l| 1u64 << l)
+                .sum()
+        };
+        let gt = mask(&|l| v(4, l) > v(5, l));
+        assert_eq!(s.sgpr64(106), gt, "{}: VCC of v_cmp_gt", gpu);
+        check(
+            &b,
+            &s,
+            6,
+            |l| if gt >> l & 1 != 0 { v(8, l) } else { v(7, l) },
+        );
+        assert_eq!(s.sgpr64(10), mask(&|l| (v(4, l) as i32) < (v(5, l) as i32)));
+        check(&b, &s, 9, |l| v(2, l).wrapping_add(v(3, l)));
+        assert_eq!(
+            s.sgpr64(12),
+            mask(&|l| (v(2, l) as u64 + v(3, l) as u64) >> 32 != 0)
+        );
+        // RDNA v_cmpx writes EXEC only (64 bits).
+        assert_eq!(s.exec(), mask(&|l| v(4, l) != v(5, l)));
+        assert!(s.exec() >> 32 != 0 && s.exec() as u32 != 0);
+    }
+}
+
+#[test]
+fn vopd_is_wave32_only() {
+    // v_dual_mov_b32 v0, v2 :: v_dual_mov_b32 v1, v4
+    let words = [0xca100102, 0x00000104, S_ENDPGM];
+    let code = Code::from_words(&words);
+    let w64 = lift_block(&tgt(Gpu::GFX1100, 64), &code, CODE_BASE, MODE);
+    match &w64.exit {
+        Exit::Unsupported { reason, .. } => assert!(reason.contains("wave64"), "{reason}"),
+        other => panic!("VOPD lifted in wave64: {other:?}"),
+    }
+    let mut s = state(32, 71, EXEC);
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+    check(&b, &s, 0, |l| b.vgpr[2][l]);
+    check(&b, &s, 1, |l| b.vgpr[4][l]);
+}
+
+/// Base of the buffer memory in the buffer test.
+const BUF: u64 = 0x2000_0000;
+/// Its size in bytes.
+const BUF_LEN: usize = 32768;
+
+/// A V#: base, stride, swizzle enable, num_records, index stride code, add-tid, OOB_SELECT.
+#[derive(Clone, Copy, Debug)]
+struct Vsharp {
+    stride: u32,
+    swizzle: u32,
+    nrec: u32,
+    istride: u32,
+    add_tid: bool,
+    oob: u32,
+}
+
+impl Vsharp {
+    fn words(&self) -> [u32; 4] {
+        [
+            BUF as u32,
+            (BUF >> 32) as u32 | self.stride << 16 | self.swizzle << 30,
+            self.nrec,
+            self.istride << 21 | (self.add_tid as u32) << 23 | self.oob << 28,
+        ]
+    }
+
+    /// RDNA4 ISA 9.4: byte offset of the access and whether a piece of `size` bytes at
+    /// `piece` is in range, for lane `lane` with the given index, offsets.
+    fn locate(
+        &self,
+        lane: u32,
+        idx: u32,
+        voff: u32,
+        soff: u32,
+        ioff: u32,
+        piece: u32,
+        size: u32,
+    ) -> (u64, bool) {
+        let index = idx + if self.add_tid { lane } else { 0 };
+        let total = voff.wrapping_add(ioff).wrapping_add(soff);
+        let off = if self.swizzle != 0 {
+            let es: u64 = if self.swizzle == 1 { 4 } else { 16 };
+            let is = 8u64 << self.istride;
+            let (i, t) = (index as u64, total as u64);
+            ((i / is) * self.stride as u64 + (t / es) * es) * is + (i % is) * es + t % es
+        } else {
+            index as u64 * self.stride as u64 + total as u64
+        };
+        let end = total as u64 + (piece + size) as u64;
+        let structured_check = index < self.nrec && end <= self.stride as u64;
+        let ok = match self.oob {
+            0 => structured_check,
+            1 => index < self.nrec,
+            2 => self.nrec != 0,
+            _ if self.swizzle != 0 && self.stride != 0 => structured_check,
+            _ => end <= self.nrec as u64,
+        };
+        (off + piece as u64, ok)
+    }
+}
+
+#[test]
+fn buffer_vsharp_modes_and_swizzle() {
+    #[rustfmt::skip]
+    let gfx11 = [
+        0xe0500004, 0x08410100, // buffer_load_b32 v1, v0, s[4:7], s8 offen offset:4
+        0xe0500004, 0x08810203, // buffer_load_b32 v2, v3, s[4:7], s8 idxen offset:4
+        0xe0540000, 0x08c10406, // buffer_load_b64 v[4:5], v[6:7], s[4:7], s8 idxen offen
+        0xe0680008, 0x08410900, // buffer_store_b32 v9, v0, s[4:7], s8 offen offset:8
+        S_ENDPGM,
+    ];
+    #[rustfmt::skip]
+    let gfx12 = [
+        0xc4050008, 0x40800801, 0x00000400, // buffer_load_b32 v1, v0, s[4:7], s8 offen offset:4
+        0xc4050008, 0x80800802, 0x00000403, // buffer_load_b32 v2, v3, s[4:7], s8 idxen offset:4
+        0xc4054008, 0xc0800804, 0x00000006, // buffer_load_b64 v[4:5], v[6:7], s[4:7], s8 idxen offen
+        0xc4068008, 0x40800809, 0x00000800, // buffer_store_b32 v9, v0, s[4:7], s8 offen offset:8
+        S_ENDPGM,
+    ];
+    let mut n = 0;
+    for (gpu, words) in [(Gpu::GFX1100, &gfx11[..]), (Gpu::GFX1200, &gfx12[..])] {
+        for wave in [32, 64] {
+            for oob in 0..4 {
+                for (swizzle, add_tid) in [(0, false), (1, false), (3, true), (0, true)] {
+                    n += 1;
+                    let vs = Vsharp {
+                        stride: if oob == 1 && swizzle == 0 && !add_tid {
+                            0
+                        } else {
+                            48
+                        },
+                        swizzle,
+                        nrec: [150, 9, 0, 100][oob as usize] + n % 3,
+                        istride: n % 4,
+                        add_tid,
+                        oob,
+                    };
+                    run_buffer(gpu, wave, words, vs, n as u64);
+                }
+            }
+        }
+    }
+}
+
+fn run_buffer(gpu: Gpu, wave: u32, words: &[u32], vs: Vsharp, seed: u64) {
+    let mut mem = Mem::new(0);
+    let bytes: Vec<u8> = (0..BUF_LEN)
+        .map(|i| (i * 13 + 7) as u8 ^ (i >> 8) as u8)
+        .collect();
+    mem.add(BUF, bytes.clone());
+    let mut s = state(wave, seed, EXEC);
+    let soff = 4 * (seed as u32 % 3);
+    for l in 0..64 {
+        s.vgpr[0][l] = 4 * ((l as u32 * 7) % 40); // raw offsets 0..156
+        s.vgpr[3][l] = (l as u32 * 5) % 13; // indices 0..12
+        s.vgpr[6][l] = (l as u32 * 3) % 11;
+        s.vgpr[7][l] = 4 * (l as u32 % 11);
+    }
+    let d = vs.words();
+    s.sgpr[4..8].copy_from_slice(&d);
+    s.sgpr[8] = soff;
+    let b = clone_state(&s);
+    run(tgt(gpu, wave), words, &mut s, &mut mem);
+    let exec = b.exec();
+    let rd =
+        |off: u64| u32::from_le_bytes(bytes[off as usize..off as usize + 4].try_into().unwrap());
+    let what = format!("{gpu} wave{wave} {vs:?}");
+    for l in 0..64usize {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let lane = l as u32;
+        let load = |idx: u32, voff: u32, ioff: u32, piece: u32| {
+            let (o, ok) = vs.locate(lane, idx, voff, soff, ioff, piece, 4);
+            if ok {
+                rd(o)
+            } else {
+                0
+            }
+        };
+        let v = |r: usize| b.vgpr[r][l];
+        assert_eq!(s.vgpr[1][l], load(0, v(0), 4, 0), "{what} v1 lane {l}");
+        assert_eq!(s.vgpr[2][l], load(v(3), 0, 4, 0), "{what} v2 lane {l}");
+        assert_eq!(s.vgpr[4][l], load(v(6), v(7), 0, 0), "{what} v4 lane {l}");
+        assert_eq!(s.vgpr[5][l], load(v(6), v(7), 0, 4), "{what} v5 lane {l}");
+    }
+    // The store: every in-range active lane writes v9 at its offset (lanes in order, so the
+    // highest lane wins where offsets coincide).
+    let mut want = bytes.clone();
+    for l in 0..64usize {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let (o, ok) = vs.locate(l as u32, 0, b.vgpr[0][l], soff, 8, 0, 4);
+        if ok {
+            want[o as usize..o as usize + 4].copy_from_slice(&b.vgpr[9][l].to_le_bytes());
+        }
+    }
+    assert!(mem.region(BUF) == &want[..], "{what}: stored bytes differ");
+}
+
+/// `want` for VGPR `reg` in active lanes, NaN results compared as NaN.
+fn check_f(before: &WaveState, after: &WaveState, reg: usize, want: impl Fn(usize) -> u32) {
+    let exec = before.exec();
+    for l in 0..64 {
+        let got = after.vgpr[reg][l];
+        if exec >> l & 1 == 0 {
+            assert_eq!(got, before.vgpr[reg][l], "v{reg} lane {l} (inactive)");
+            continue;
+        }
+        let w = want(l);
+        let nan = |x: u32| f32::from_bits(x).is_nan();
+        assert!(
+            got == w || nan(got) && nan(w),
+            "v{reg} lane {l}: got {got:#x}, want {w:#x}"
+        );
+    }
+}
+
+#[test]
+fn rdna_valu_extras_and_dpp_gfx11_wave64() {
+    #[rustfmt::skip]
+    let words = [
+        0xd665000a, 0x040e0501, // v_minmax_i32 v10, v1, v2, v3
+        0xd662000b, 0x040e0501, // v_maxmin_u32 v11, v1, v2, v3
+        0xd650500c, 0x040e0501, // v_med3_i16 v12.h, v1.l, v2.h, v3.l
+        0xd64e280d, 0x040e0501, // v_max3_u16 v13.l, v1.h, v2.l, v3.h
+        0xd65d500e, 0x00520501, // v_cndmask_b16 v14.h, v1.l, v2.h, s[20:21]
+        0x7e1ecd90, // v_swap_b16 v15.l, v16.h
+        0x0e220b04, // v_mul_dx9_zero_f32_e32 v17, v4, v5
+        0xd6090012, 0x041a0b04, // v_fma_dx9_zero_f32 v18, v4, v5, v6
+        0x7e26d581, // v_cvt_i32_i16_e32 v19, v1.h
+        0xd7260014, 0x00020501, // v_add_nc_i32 v20, v1, v2
+        0x7e2a02fa, 0xff015501, // v_mov_b32_dpp v21, v1 row_share:5 row_mask:0xf bank_mask:0xf
+        0x7e2c02fa, 0xff056301, // v_mov_b32_dpp v22, v1 row_xmask:3 row_mask:0xf bank_mask:0xf fi:1
+        0x4a2e04fa, 0xff091301, // v_add_nc_u32_dpp v23, v1, v2 row_shr:3 row_mask:0xf bank_mask:0xf bound_ctrl:1
+        0x7e3002e9, 0x05397701, // v_mov_b32_dpp v24, v1 dpp8:[7,6,5,4,3,2,1,0]
+        0x7e3202ea, 0xdf868901, // v_mov_b32_dpp v25, v1 dpp8:[1,1,2,3,0,7,7,6] fi:1
+        0x9a9e0201, // s_pack_hl_b32_b16 s30, s1, s2
+        S_ENDPGM,
+    ];
+    let mut s = state(64, 81, EXEC);
+    let zs = [0.0f32, -0.0, 1.5, 2.0];
+    let ws = [f32::INFINITY, f32::NAN, 3.0, -0.0, 2.5];
+    for l in 0..64 {
+        s.vgpr[4][l] = zs[l % 4].to_bits();
+        s.vgpr[5][l] = ws[l % 5].to_bits();
+        s.vgpr[6][l] = (l as f32 - 20.25).to_bits();
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 64), &words, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    let lo = |x: u32| x & 0xffff;
+    let hi = |x: u32| x >> 16;
+    let exec = b.exec();
+    let on = |l: usize| exec >> l & 1 != 0;
+    check(&b, &s, 10, |l| {
+        (v(1, l) as i32).min(v(2, l) as i32).max(v(3, l) as i32) as u32
+    });
+    check(&b, &s, 11, |l| v(1, l).max(v(2, l)).min(v(3, l)));
+    check(&b, &s, 12, |l| {
+        let mut x = [lo(v(1, l)) as i16, hi(v(2, l)) as i16, lo(v(3, l)) as i16];
+        x.sort();
+        (x[1] as u16 as u32) << 16 | lo(v(12, l))
+    });
+    check(&b, &s, 13, |l| {
+        let m = hi(v(1, l)).max(lo(v(2, l))).max(hi(v(3, l)));
+        v(13, l) & 0xffff_0000 | m
+    });
+    let m20 = b.sgpr64(20);
+    check(&b, &s, 14, |l| {
+        let x = if m20 >> l & 1 != 0 {
+            hi(v(2, l))
+        } else {
+            lo(v(1, l))
+        };
+        x << 16 | lo(v(14, l))
+    });
+    check(&b, &s, 15, |l| v(15, l) & 0xffff_0000 | hi(v(16, l)));
+    check(&b, &s, 16, |l| lo(v(15, l)) << 16 | lo(v(16, l)));
+    let f = |r: usize, l: usize| f32::from_bits(v(r, l));
+    check_f(&b, &s, 17, |l| {
+        if f(4, l) == 0.0 || f(5, l) == 0.0 {
+            0
+        } else {
+            (f(4, l) * f(5, l)).to_bits()
+        }
+    });
+    check_f(&b, &s, 18, |l| {
+        if f(4, l) == 0.0 || f(5, l) == 0.0 {
+            v(6, l)
+        } else {
+            f(4, l).mul_add(f(5, l), f(6, l)).to_bits()
+        }
+    });
+    check(&b, &s, 19, |l| hi(v(1, l)) as u16 as i16 as i32 as u32);
+    check(&b, &s, 20, |l| v(1, l).wrapping_add(v(2, l)));
+    // row_share:5, FI = 0, BC = 0: lane 5 of the row, no write if it is disabled.
+    check(&b, &s, 21, |l| {
+        let j = (l & !15) + 5;
+        if on(j) {
+            v(1, j)
+        } else {
+            v(21, l)
+        }
+    });
+    // row_xmask:3 with FI: lane r ^ 3 of the row, disabled or not.
+    check(&b, &s, 22, |l| v(1, (l & !15) + ((l & 15) ^ 3)));
+    // row_shr:3 with BC: out of range or disabled sources read 0.
+    check(&b, &s, 23, |l| {
+        let src = if l & 15 >= 3 && on(l - 3) {
+            v(1, l - 3)
+        } else {
+            0
+        };
+        src.wrapping_add(v(2, l))
+    });
+    // DPP8: disabled sources read 0 unless FI.
+    check(&b, &s, 24, |l| {
+        let j = (l & !7) + 7 - (l & 7);
+        if on(j) {
+            v(1, j)
+        } else {
+            0
+        }
+    });
+    let sel = [1, 1, 2, 3, 0, 7, 7, 6];
+    check(&b, &s, 25, |l| v(1, (l & !7) + sel[l & 7]));
+    assert_eq!(s.sgpr[30], (b.sgpr[2] & 0xffff) << 16 | b.sgpr[1] >> 16);
+}
+
+#[test]
+fn gfx12_pseudo_scalar_and_wrexec() {
+    #[rustfmt::skip]
+    let words = [
+        0xd680000a, 0x00000001, // v_s_exp_f32 s10, s1
+        0xd688000b, 0x00000002, // v_s_sqrt_f32 s11, s2
+        0xd685000c, 0x00000003, // v_s_rcp_f16 s12, s3
+        0xbe8d3404, // s_and_not0_wrexec_b32 s13, s4
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 91, EXEC);
+    s.sgpr[1] = (-3.0f32).to_bits();
+    s.sgpr[2] = 6.25f32.to_bits();
+    s.sgpr[3] = 0xffff_0000 | h(0.5);
+    s.sgpr[4] = 0x0ff0_0f0f;
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+    // Exact cases: 2^-3, sqrt(6.25), 1/0.5 (f16 with the high half zeroed).
+    assert_eq!(s.sgpr[10], 0.125f32.to_bits());
+    assert_eq!(s.sgpr[11], 2.5f32.to_bits());
+    assert_eq!(s.sgpr[12], h(2.0));
+    let new = !0x0ff0_0f0fu32 & b.exec() as u32;
+    assert_eq!(s.sgpr[13], new);
+    assert_eq!(s.exec(), new as u64);
+    assert_eq!(s.scc, (new != 0) as u32);
+    // The VGPRs are untouched: the pseudo-scalar ops write SGPRs only.
+    assert!(s.vgpr == b.vgpr);
+}
+
+/// OCP FP8 (E4M3, bias 7, NaN = S.1111.111, no infinity) or BF8 (E5M2, bias 15, IEEE-like)
+/// byte → f32, from the format definitions (RDNA4 ISA 7.5).
+fn ocp8(b: u32, bf8: bool) -> f32 {
+    let s: f64 = if b & 0x80 != 0 { -1.0 } else { 1.0 };
+    let (eb, mb, bias) = if bf8 { (5, 2, 15) } else { (4, 3, 7) };
+    let e = (b >> mb) & ((1 << eb) - 1);
+    let m = b & ((1 << mb) - 1);
+    let emax = (1 << eb) - 1;
+    if bf8 && e == emax {
+        return if m == 0 {
+            (s * f64::INFINITY) as f32
+        } else {
+            f32::NAN
+        };
+    }
+    if !bf8 && e == emax && m == 7 {
+        return f32::NAN;
+    }
+    let frac = m as f64 / (1 << mb) as f64;
+    let v = if e == 0 {
+        frac * 2f64.powi(1 - bias)
+    } else {
+        (1.0 + frac) * 2f64.powi(e as i32 - bias)
+    };
+    (s * v) as f32
+}
+
+#[test]
+fn gfx12_fp8_bf8_to_f32_all_bytes() {
+    #[rustfmt::skip]
+    let words = [
+        0xd5ec000a, 0x00000102, // v_cvt_f32_fp8_e64 v10, v2
+        0xd5ec100b, 0x00000102, // v_cvt_f32_fp8_e64 v11, v2 byte_sel:1
+        0xd5ec080c, 0x00000102, // v_cvt_f32_fp8_e64 v12, v2 byte_sel:2
+        0xd5ec180d, 0x00000102, // v_cvt_f32_fp8_e64 v13, v2 byte_sel:3
+        0xd5ed000e, 0x00000102, // v_cvt_f32_bf8_e64 v14, v2
+        0xd5ed100f, 0x00000102, // v_cvt_f32_bf8_e64 v15, v2 byte_sel:1
+        0xd5ed0810, 0x00000102, // v_cvt_f32_bf8_e64 v16, v2 byte_sel:2
+        0xd5ed1811, 0x00000102, // v_cvt_f32_bf8_e64 v17, v2 byte_sel:3
+        0xd5ec0012, 0x00000103, // v_cvt_f32_fp8_e64 v18, v3
+        0xd5ec1013, 0x00000103, // v_cvt_f32_fp8_e64 v19, v3 byte_sel:1
+        0xd5ec0814, 0x00000103, // v_cvt_f32_fp8_e64 v20, v3 byte_sel:2
+        0xd5ec1815, 0x00000103, // v_cvt_f32_fp8_e64 v21, v3 byte_sel:3
+        0xd5ed0016, 0x00000103, // v_cvt_f32_bf8_e64 v22, v3
+        0xd5ed1017, 0x00000103, // v_cvt_f32_bf8_e64 v23, v3 byte_sel:1
+        0xd5ed0818, 0x00000103, // v_cvt_f32_bf8_e64 v24, v3 byte_sel:2
+        0xd5ed1819, 0x00000103, // v_cvt_f32_bf8_e64 v25, v3 byte_sel:3
+        0xd5ee081e, 0x00000102, // v_cvt_pk_f32_fp8_e64 v[30:31], v2 op_sel:[1,0]
+        0x7e40df03, // v_cvt_pk_f32_bf8_e32 v[32:33], v3.l
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 101, !0);
+    // Lane l of v2 holds bytes 4l..4l+3, of v3 bytes 128+4l..: every byte value once.
+    for l in 0..32u32 {
+        s.vgpr[2][l as usize] = u32::from_le_bytes([0, 1, 2, 3].map(|i| (4 * l + i) as u8));
+        s.vgpr[3][l as usize] = u32::from_le_bytes([0, 1, 2, 3].map(|i| (128 + 4 * l + i) as u8));
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+    let byte = |r: usize, l: usize, i: u32| b.vgpr[r][l] >> (8 * i) & 0xff;
+    for (k, (src, bf8, sel)) in [2usize, 3]
+        .iter()
+        .flat_map(|&r| [false, true].map(move |bf| (r, bf)))
+        .flat_map(|(r, bf)| (0..4u32).map(move |i| (r, bf, i)))
+        .enumerate()
+    {
+        check_f(&b, &s, 10 + k, |l| ocp8(byte(src, l, sel), bf8).to_bits());
+    }
+    // Packed: the high half of v2 (op_sel[0]), the low half of v3.
+    check_f(&b, &s, 30, |l| ocp8(byte(2, l, 2), false).to_bits());
+    check_f(&b, &s, 31, |l| ocp8(byte(2, l, 3), false).to_bits());
+    check_f(&b, &s, 32, |l| ocp8(byte(3, l, 0), true).to_bits());
+    check_f(&b, &s, 33, |l| ocp8(byte(3, l, 1), true).to_bits());
+    // Spot values from the format tables: FP8 0x7e = 448 (max), 0x08 = 2^-6 (min normal),
+    // 0x01 = 2^-9; BF8 0x7b = 57344, 0x7c = inf.
+    assert_eq!(ocp8(0x7e, false), 448.0);
+    assert_eq!(ocp8(0x08, false), 2f32.powi(-6));
+    assert_eq!(ocp8(0x01, false), 2f32.powi(-9));
+    assert_eq!(ocp8(0x7b, true), 57344.0);
+    assert_eq!(ocp8(0x7c, true), f32::INFINITY);
+    assert!(
+        f32::from_bits(s.vgpr[13][31]).is_nan(),
+        "FP8 byte 0x7f is a NaN"
+    );
+}
+
+/// Reference f32 → OCP 8-bit code by search over the codes: the nearest finite code, ties
+/// to the even code, or (`truncate`) the largest code not above `|x|`; a result past the
+/// largest finite value overflows to NaN (FP8) / infinity (BF8), or to ±max with
+/// `saturate` (MODE.FP16_OVFL).
+fn to_ocp8(x: f32, bf8: bool, saturate: bool, truncate: bool) -> u32 {
+    let (max_code, nan_code, inf_code) = if bf8 {
+        (0x7b, 0x7e, 0x7c)
+    } else {
+        (0x7e, 0x7f, 0x7f)
+    };
+    let sign = if x.is_sign_negative() { 0x80 } else { 0 };
+    if x.is_nan() {
+        return sign | nan_code;
+    }
+    let a = x.abs() as f64;
+    let val = |c: u32| ocp8(c, bf8) as f64;
+    // The codes 0..=max_code and one virtual code past the end (the next spacing).
+    let past = 2.0 * val(max_code) - val(max_code - 1);
+    if a >= past {
+        return sign | if saturate { max_code } else { inf_code };
+    }
+    let mut best = 0u32;
+    for c in 0..=max_code + 1 {
+        let v = if c > max_code { past } else { val(c) };
+        if truncate {
+            if v <= a {
+                best = c;
+            }
+        } else {
+            let (d, db) = ((v - a).abs(), (val(best) - a).abs());
+            let db = if best > max_code {
+                (past - a).abs()
+            } else {
+                db
+            };
+            if d < db || (d == db && c % 2 == 0) {
+                best = c;
+            }
+        }
+    }
+    if a.is_infinite() || best > max_code {
+        return sign | if saturate { max_code } else { inf_code };
+    }
+    sign | best
+}
+
+#[test]
+fn gfx12_f32_to_fp8_bf8_rne_and_stochastic() {
+    #[rustfmt::skip]
+    let words = [
+        0xd769000a, 0x00020501, // v_cvt_pk_fp8_f32 v10.l, v1, v2
+        0xd769400a, 0x00020903, // v_cvt_pk_fp8_f32 v10.h, v3, v4
+        0xd76a000b, 0x00020501, // v_cvt_pk_bf8_f32 v11.l, v1, v2
+        0xd76a400b, 0x00020903, // v_cvt_pk_bf8_f32 v11.h, v3, v4
+        0xd76b400c, 0x00020b01, // v_cvt_sr_fp8_f32 v12, v1, v5 byte_sel:2
+        0xd76c200d, 0x00020b03, // v_cvt_sr_bf8_f32 v13, v3, v5 byte_sel:1
+        S_ENDPGM,
+    ];
+    // Inputs: every FP8/BF8 value, the midpoints between neighbours (ties), values just
+    // around the midpoints, overflow and specials.
+    let mut inputs: Vec<f32> = Vec::new();
+    for bf8 in [false, true] {
+        let max_code = if bf8 { 0x7b } else { 0x7e };
+        for c in 0..max_code {
+            let (a, b) = (ocp8(c, bf8) as f64, ocp8(c + 1, bf8) as f64);
+            let mid = ((a + b) / 2.0) as f32;
+            inputs.extend([a as f32, mid, f32::from_bits(mid.to_bits() + 1), -mid]);
+            if mid.to_bits() > 0 {
+                inputs.push(f32::from_bits(mid.to_bits() - 1));
+            }
+        }
+    }
+    inputs.extend([
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -0.0,
+        1.0e6,
+        -470.0,
+        464.0,
+        465.0,
+        61440.0,
+        f32::from_bits(1),
+        f32::MAX,
+    ]);
+    for mode in [0xf0u32, 0xf0 | 1 << 23] {
+        let saturate = mode >> 23 & 1 != 0;
+        for chunk in inputs.chunks(128) {
+            let mut s = state(32, 111 + chunk.len() as u64, !0);
+            s.mode = mode;
+            let val = |i: usize| chunk[i % chunk.len()].to_bits();
+            for l in 0..32 {
+                for (r, off) in [(1, 0), (2, 32), (3, 64), (4, 96)] {
+                    s.vgpr[r][l] = val(l + off);
+                }
+            }
+            let b = clone_state(&s);
+            run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+            let f = |r: usize, l: usize| f32::from_bits(b.vgpr[r][l]);
+            let pk = |x: f32, y: f32, bf8: bool| {
+                to_ocp8(x, bf8, saturate, false) | to_ocp8(y, bf8, saturate, false) << 8
+            };
+            let sr = |x: u32, rnd: u32, bf8: bool| {
+                // The ISA's stochastic step: random bits added to the mantissa, wrapping.
+                let add = rnd >> if bf8 { 11 } else { 12 };
+                let m = ((x & 0x7f_ffff) + add) & 0x7f_ffff;
+                to_ocp8(f32::from_bits(x & 0xff80_0000 | m), bf8, saturate, true)
+            };
+            let what = format!("mode {mode:#x}");
+            for l in 0..32 {
+                let lo10 = pk(f(1, l), f(2, l), false);
+                let hi10 = pk(f(3, l), f(4, l), false);
+                assert_eq!(
+                    s.vgpr[10][l],
+                    hi10 << 16 | lo10,
+                    "{what} v10 lane {l}: {} {} {} {}",
+                    f(1, l),
+                    f(2, l),
+                    f(3, l),
+                    f(4, l)
+                );
+                let lo11 = pk(f(1, l), f(2, l), true);
+                let hi11 = pk(f(3, l), f(4, l), true);
+                assert_eq!(
+                    s.vgpr[11][l],
+                    hi11 << 16 | lo11,
+                    "{what} v11 lane {l}: {} {} {} {}",
+                    f(1, l),
+                    f(2, l),
+                    f(3, l),
+                    f(4, l)
+                );
+                let c12 = sr(b.vgpr[1][l], b.vgpr[5][l], false);
+                assert_eq!(
+                    s.vgpr[12][l],
+                    b.vgpr[12][l] & 0xff00_ffff | c12 << 16,
+                    "{what} v12 lane {l}"
+                );
+                let c13 = sr(b.vgpr[3][l], b.vgpr[5][l], true);
+                assert_eq!(
+                    s.vgpr[13][l],
+                    b.vgpr[13][l] & 0xffff_00ff | c13 << 8,
+                    "{what} v13 lane {l}"
+                );
+            }
+        }
+    }
+}
+
+/// f16 bits → f32 (finite values; a host reference independent of the lifter's).
+fn f16_val(b: u32) -> f32 {
+    let s = if b & 0x8000 != 0 { -1.0f64 } else { 1.0 };
+    let e = (b >> 10) & 31;
+    let m = (b & 0x3ff) as f64;
+    assert!(e < 31, "finite f16 only");
+    let v = if e == 0 {
+        m * 2f64.powi(-24)
+    } else {
+        (1.0 + m / 1024.0) * 2f64.powi(e as i32 - 15)
+    };
+    (s * v) as f32
+}
+
+#[test]
+fn dot_products_integer_and_float() {
+    #[rustfmt::skip]
+    let gfx11 = [
+        0xcc16400a, 0x1c0e0501, // v_dot4_i32_iu8 v10, v1, v2, v3
+        0xcc16400b, 0x3c0e0501, // v_dot4_i32_iu8 v11, v1, v2, v3 neg_lo:[1,0,0]
+        0xcc16400c, 0x7c0e0501, // v_dot4_i32_iu8 v12, v1, v2, v3 neg_lo:[1,1,0]
+        0xcc18400d, 0x5c0e0501, // v_dot8_i32_iu4 v13, v1, v2, v3 neg_lo:[0,1,0]
+        0xcc13400e, 0x1c1a0b04, // v_dot2_f32_f16 v14, v4, v5, v6
+        0xcc13490f, 0x541a0b04, // v_dot2_f32_f16 v15, v4, v5, v6 op_sel:[1,0,0] op_sel_hi:[0,1,1] neg_lo:[0,1,0] neg_hi:[1,0,0]
+        0xcc1a4010, 0x1c1a0b04, // v_dot2_f32_bf16 v16, v4, v5, v6
+        0x04220b04, // v_dot2acc_f32_f16 v17, v4, v5
+        S_ENDPGM,
+    ];
+    #[rustfmt::skip]
+    let gfx12 = [
+        0xcc244012, 0x1c1a0501, // v_dot4_f32_fp8_bf8 v18, v1, v2, v6
+        0xcc274013, 0x1c1a0501, // v_dot4_f32_bf8_bf8 v19, v1, v2, v6
+        S_ENDPGM,
+    ];
+    let halves = [
+        h(0.5),
+        h(-1.25),
+        h(3.0),
+        h(1024.0),
+        0x8000,
+        h(2f32.powi(-14)),
+        h(-7.5),
+        h(0.099975586),
+    ];
+    let mut s = state(32, 121, EXEC);
+    for l in 0..64 {
+        s.vgpr[4][l] = halves[l % 8] | halves[(l / 8 + 3) % 8] << 16;
+        s.vgpr[5][l] = halves[(l * 3) % 8] | halves[(l + 5) % 8] << 16;
+        s.vgpr[6][l] = (l as f32 * 0.3 - 4.0).to_bits();
+        s.vgpr[17][l] = (1.0f32 / (l as f32 + 1.0)).to_bits();
+        // v1, v2: 8-bit floats must avoid NaN codes for the f32 dot reference below.
+        s.vgpr[1][l] &= 0x7676_7676;
+        s.vgpr[2][l] &= 0x7676_7676;
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &gfx11, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    let dot_int = |l: usize, bits: u32, sa: bool, sb: bool| {
+        let n = 32 / bits;
+        let el = |x: u32, i: u32, signed: bool| {
+            let t = x << (32 - bits * (i + 1));
+            if signed {
+                (t as i32 >> (32 - bits)) as u32
+            } else {
+                t >> (32 - bits)
+            }
+        };
+        (0..n).fold(v(3, l), |acc, i| {
+            acc.wrapping_add(el(v(1, l), i, sa).wrapping_mul(el(v(2, l), i, sb)))
+        })
+    };
+    check(&b, &s, 10, |l| dot_int(l, 8, false, false));
+    check(&b, &s, 11, |l| dot_int(l, 8, true, false));
+    check(&b, &s, 12, |l| dot_int(l, 8, true, true));
+    check(&b, &s, 13, |l| dot_int(l, 4, false, true));
+    let hv = |x: u32, hi: bool| f16_val(if hi { x >> 16 } else { x & 0xffff });
+    let fl = |r: usize, l: usize| f32::from_bits(v(r, l));
+    check(&b, &s, 14, |l| {
+        let mut t = fl(6, l);
+        t += hv(v(4, l), false) * hv(v(5, l), false);
+        t += hv(v(4, l), true) * hv(v(5, l), true);
+        t.to_bits()
+    });
+    // Low element: src0 high half (op_sel[0]), src1 negated (neg_lo[1]); high element:
+    // src0 low half (op_sel_hi[0] = 0), negated (neg_hi[0]).
+    check(&b, &s, 15, |l| {
+        let mut t = fl(6, l);
+        t += hv(v(4, l), true) * -hv(v(5, l), false);
+        t += -hv(v(4, l), false) * hv(v(5, l), true);
+        t.to_bits()
+    });
+    let bf = |x: u32, hi: bool| f32::from_bits(if hi { x & 0xffff_0000 } else { x << 16 });
+    check(&b, &s, 16, |l| {
+        let mut t = fl(6, l);
+        t += bf(v(4, l), false) * bf(v(5, l), false);
+        t += bf(v(4, l), true) * bf(v(5, l), true);
+        t.to_bits()
+    });
+    check(&b, &s, 17, |l| {
+        let mut t = fl(17, l);
+        t += hv(v(4, l), false) * hv(v(5, l), false);
+        t += hv(v(4, l), true) * hv(v(5, l), true);
+        t.to_bits()
+    });
+    let mut s = clone_state(&b);
+    run(tgt(Gpu::GFX1200, 32), &gfx12, &mut s, &mut Mem::new(0));
+    for (reg, abf) in [(18, false), (19, true)] {
+        check(&b, &s, reg, |l| {
+            let mut t = fl(6, l);
+            for i in 0..4 {
+                let x = ocp8(v(1, l) >> (8 * i) & 0xff, abf);
+                let y = ocp8(v(2, l) >> (8 * i) & 0xff, true);
+                t += x * y;
+            }
+            t.to_bits()
+        });
+    }
+}
+
+#[test]
+fn wave64_in_place_cross_half_reads_use_old_values() {
+    #[rustfmt::skip]
+    let words = [
+        0x7e04cf02, // v_permlane64_b32 v2, v2
+        0xd65c0803, 0x00040103, // v_permlanex16_b32 v3, v3, s0, s1 op_sel:[1,0]
+        0xd5200a04, 0x002a0b04, // v_add_co_ci_u32_e64 v4, s[10:11], v4, v5, s[10:11]
+        S_ENDPGM,
+    ];
+    let mut s = state(64, 131, !0);
+    let sel: u64 = 0x0123_4567_89ab_cdef;
+    s.set_sgpr64(0, sel);
+    s.set_sgpr64(10, 0xdead_beef_1234_5678);
+    for l in 0..64 {
+        s.vgpr[4][l] |= 0xc000_0000; // carries in many lanes
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 64), &words, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    // Lanes 32..63 read the old low half and vice versa, not the values just written.
+    check(&b, &s, 2, |l| v(2, l ^ 32));
+    check(&b, &s, 3, |l| v(3, perm_src(l, sel, true)));
+    // Carry-in from the old s[10:11] in both halves; carry-out to s[10:11].
+    let c0 = b.sgpr64(10);
+    check(&b, &s, 4, |l| {
+        v(4, l)
+            .wrapping_add(v(5, l))
+            .wrapping_add((c0 >> l & 1) as u32)
+    });
+    let carry: u64 = (0..64)
+        .filter(|&l| v(4, l) as u64 + v(5, l) as u64 + (c0 >> l & 1) > u32::MAX as u64)
+        .map(|l| 1u64 << l)
+        .sum();
+    assert_eq!(s.sgpr64(10), carry);
+}
+
+#[test]
+fn gfx12_scalar_sub_dword_loads() {
+    #[rustfmt::skip]
+    let words = [
+        0xf4012282, 0xf8000011, // s_load_u8 s10, s[4:5], 0x11
+        0xf40102c2, 0xf8000013, // s_load_i8 s11, s[4:5], 0x13
+        0xf4016302, 0xf8000016, // s_load_u16 s12, s[4:5], 0x16
+        0xf4014342, 0x0c000002, // s_load_i16 s13, s[4:5], s6 offset:0x2
+        S_ENDPGM,
+    ];
+    let base = 0x3000_0000u64;
+    let mut bytes: Vec<u8> = (0..64u32).map(|i| (i * 37 + 0x85) as u8).collect();
+    bytes[0x13] = 0x9c;
+    bytes[0x23] = 0xf1;
+    let mut mem = Mem::new(0);
+    mem.add(base, bytes.clone());
+    let mut s = state(32, 141, EXEC);
+    s.set_sgpr64(4, base);
+    s.sgpr[6] = 0x20;
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut mem);
+    let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
+    assert_eq!(s.sgpr[10], bytes[0x11] as u32);
+    assert_eq!(s.sgpr[11], bytes[0x13] as i8 as i32 as u32);
+    assert_eq!(s.sgpr[12], u16_at(0x16) as u32);
+    assert_eq!(s.sgpr[13], u16_at(0x22) as i16 as i32 as u32);
+    // The chosen bytes have the sign bit set, so zero- and sign-extension differ.
+    assert!(bytes[0x13] & 0x80 != 0 && u16_at(0x22) & 0x8000 != 0);
+}
+
+#[test]
+fn ds_cmpstore_takes_the_new_value_first() {
+    #[rustfmt::skip]
+    let words = [
+        0xd8c00000, 0x08040201, // ds_cmpstore_rtn_b32 v8, v1, v2, v4
+        0xd8400004, 0x00040201, // ds_cmpstore_b32 v1, v2, v4 offset:4
+        S_ENDPGM,
+    ];
+    let mut mem = Mem::new(1024);
+    let lds0 = mem.lds.clone();
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    let mut s = state(32, 151, EXEC);
+    for l in 0..32 {
+        s.vgpr[1][l] = 8 * l as u32;
+        // Even lanes: the compare value (v4) matches the word at the first address.
+        if l % 2 == 0 {
+            s.vgpr[4][l] = dw(&lds0, 8 * l);
+        }
+        // Lanes divisible by 3: it matches the word at the second address.
+        if l % 3 == 0 {
+            s.vgpr[4][l] = dw(&lds0, 8 * l + 4);
+        }
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut mem);
+    let exec = b.exec();
+    check(&b, &s, 8, |l| dw(&lds0, 8 * l));
+    for l in 0..32 {
+        let (new, cmp) = (b.vgpr[2][l], b.vgpr[4][l]);
+        for off in [0, 4] {
+            let old = dw(&lds0, 8 * l + off);
+            let want = if exec >> l & 1 != 0 && old == cmp {
+                new
+            } else {
+                old
+            };
+            assert_eq!(dw(&mem.lds, 8 * l + off), want, "lane {l} offset {off}");
+        }
+    }
+}
+
+#[test]
+fn omod_rules_rdna3_and_rdna4() {
+    #[rustfmt::skip]
+    let words = [
+        0xd508000a, 0x08020501, // v_mul_f32_e64 v10, v1, v2 mul:2
+        0xd503000b, 0x18020501, // v_add_f32_e64 v11, v1, v2 div:2
+        S_ENDPGM,
+    ];
+    let min_normal = f32::from_bits(0x0080_0000);
+    let pairs = [
+        (1.5f32, 2.0f32),
+        (-0.0, 5.0),
+        (min_normal, 0.5),
+        (-3.0, 0.25),
+        (min_normal, -0.0),
+    ];
+    // (gpu, MODE, OMOD applies, output denormals flushed when it does)
+    for (gpu, mode, applies) in [
+        (Gpu::GFX1200, 0xf0, true),
+        (Gpu::GFX1200, 0x00, true),
+        (Gpu::GFX1100, 0xf0, false),
+        (Gpu::GFX1100, 0x00, true),
+    ] {
+        let mut s = state(32, 161, !0);
+        s.mode = mode;
+        for l in 0..64 {
+            let (a, b) = pairs[l % 5];
+            s.vgpr[1][l] = a.to_bits();
+            s.vgpr[2][l] = b.to_bits();
+        }
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let expect = |r: f32, scale: f32| {
+            let flush = |x: f32| {
+                if x.is_subnormal() {
+                    0.0f32.copysign(x)
+                } else {
+                    x
+                }
+            };
+            if !applies {
+                // Output denormals allowed (MODE 0xf0): kept.
+                return r.to_bits();
+            }
+            let x = flush(r * scale);
+            if x.to_bits() == 0x8000_0000 {
+                0
+            } else {
+                x.to_bits()
+            }
+        };
+        let what = format!("{gpu} mode {mode:#x}");
+        for l in 0..32 {
+            let (x, y) = pairs[l % 5];
+            assert_eq!(s.vgpr[10][l], expect(x * y, 2.0), "{what} mul lane {l}");
+            assert_eq!(s.vgpr[11][l], expect(x + y, 0.5), "{what} add lane {l}");
+        }
+    }
+}
+
+#[test]
+fn wave32_lds_permutes_wrap_at_32_lanes() {
+    #[rustfmt::skip]
+    let words = [
+        0xdacc0000, 0x03000201, // ds_bpermute_b32 v3, v1, v2
+        0xdac80008, 0x04000201, // ds_permute_b32 v4, v1, v2 offset:8
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 171, EXEC);
+    for l in 0..64 {
+        // Byte addresses up to 4 * 95: lane indices past 31 must wrap.
+        s.vgpr[1][l] = 4 * ((l as u32 * 13 + 7) % 96);
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(64));
+    let exec = b.exec();
+    let on = |l: usize| exec >> l & 1 != 0;
+    // bpermute: lane i reads lane (addr / 4) % 32, 0 from a disabled lane.
+    check(&b, &s, 3, |l| {
+        let j = (b.vgpr[1][l] / 4 % 32) as usize;
+        if on(j) {
+            b.vgpr[2][j]
+        } else {
+            0
+        }
+    });
+    // permute: active lane i sends to lane ((addr + 8) / 4) % 32, later lanes winning.
+    let mut want = [0u32; 32];
+    for i in 0..32 {
+        if on(i) {
+            want[((b.vgpr[1][i] + 8) / 4 % 32) as usize] = b.vgpr[2][i];
+        }
+    }
+    check(&b, &s, 4, |l| want[l]);
+}
