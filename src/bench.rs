@@ -135,6 +135,8 @@ pub struct Workload {
     pub lane_ops: f64,
     /// Bytes one launch moves to and from memory (0 for ALU-bound work).
     pub bytes: f64,
+    /// The buffer holding the result (when the workload checks one).
+    out: Option<crate::Buffer>,
 }
 
 impl Workload {
@@ -157,6 +159,7 @@ impl Workload {
             launch,
             lane_ops,
             bytes: 0.0,
+            out: Some(out),
         })
     }
 
@@ -184,12 +187,94 @@ impl Workload {
             launch,
             lane_ops: n as f64,
             bytes: n as f64 * 12.0,
+            out: Some(c),
+        })
+    }
+
+    /// The 1024³-style f16 MFMA GEMM (`gemm_f16` of the gfx942 `mfma_gemm` object) at
+    /// `cfg.gemm_size`, on [`gemm_inputs`]; `lane_ops` counts floating-point operations.
+    pub fn gemm_f16(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
+        let n = cfg.gemm_size;
+        let (a, b) = gemm_inputs(n);
+        let dev = Device::new();
+        let module = dev.load_module(MFMA_GEMM_GFX942)?;
+        let kernel = module.kernel("gemm_f16")?;
+        let f16_bytes = |v: &[f32]| {
+            v.iter()
+                .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+                .collect::<Vec<u8>>()
+        };
+        let ba = dev.alloc_from(&f16_bytes(&a));
+        let bb = dev.alloc_from(&f16_bytes(&b));
+        let bc = dev.alloc(n * n * 4);
+        let tiles = (n as u32).div_ceil(16);
+        let launch = Launch::new([tiles, tiles, 1], [64, 1, 1])
+            .arg(Arg::Buffer(ba))
+            .arg(Arg::Buffer(bb))
+            .arg(Arg::Buffer(bc))
+            .arg(Arg::I32(n as i32))
+            .arg(Arg::I32(n as i32))
+            .arg(Arg::I32(n as i32))
+            .engine(engine)
+            .threads(cfg.threads);
+        Ok(Workload {
+            dev,
+            kernel,
+            launch,
+            lane_ops: 2.0 * (n as f64).powi(3),
+            bytes: 0.0,
+            out: Some(bc),
         })
     }
 
     /// Launches the kernel once.
     pub fn run(&self) -> Result<crate::Report, Error> {
         self.dev.launch(&self.kernel, &self.launch)
+    }
+
+    /// The bytes of the result buffer (empty when the workload has none).
+    pub fn output(&self) -> Vec<u8> {
+        self.out.map(|b| self.dev.read(b)).unwrap_or_default()
+    }
+}
+
+/// The GEMM benchmark's n×n inputs A and B (row-major): small integers / 8, so every
+/// product and sum of the GEMM is exact in f32 and any summation order gives the same bits.
+pub fn gemm_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let val = |i: usize| ((i * 7 + 3) % 17) as f32 / 8.0 - 1.0;
+    let a = (0..n * n).map(val).collect();
+    let b = (0..n * n).map(|i| val(i * 13 + 5)).collect();
+    (a, b)
+}
+
+/// `c = a·b` for n×n row-major f32 matrices with the tuned host GEMM (matrixmultiply; its
+/// thread count comes from `MATMUL_NUM_THREADS`, default every physical core). Does nothing
+/// when a slice is shorter than n².
+pub fn sgemm_host(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    let nn = n * n;
+    if a.len() < nn || b.len() < nn || c.len() < nn {
+        return;
+    }
+    // SAFETY: a, b and c hold at least n×n f32 (checked above), read and written as
+    // row-major matrices with row stride n and column stride 1; c does not alias a or b
+    // (a `&mut` slice).
+    unsafe {
+        matrixmultiply::sgemm(
+            n,
+            n,
+            n,
+            1.0,
+            a.as_ptr(),
+            n as isize,
+            1,
+            b.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
     }
 }
 
@@ -528,64 +613,19 @@ const MFMA_GEMM_GFX942: &[u8] = include_bytes!("../tests/kernels/matrix/gfx942/m
 fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let n = cfg.gemm_size;
     let flops = 2.0 * (n as f64).powi(3);
-    // Small integers/8: every product and sum is exact in f32, so both results must agree
-    // bit for bit whatever the summation order.
-    let val = |i: usize| ((i * 7 + 3) % 17) as f32 / 8.0 - 1.0;
-    let a: Vec<f32> = (0..n * n).map(val).collect();
-    let b: Vec<f32> = (0..n * n).map(|i| val(i * 13 + 5)).collect();
-
+    let (a, b) = gemm_inputs(n);
     let mut c = vec![0f32; n * n];
     let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        // SAFETY: a, b and c are n×n row-major f32 matrices with row stride n and column
-        // stride 1, as the pointers and strides passed say; c does not alias a or b.
-        unsafe {
-            matrixmultiply::sgemm(
-                n,
-                n,
-                n,
-                1.0,
-                a.as_ptr(),
-                n as isize,
-                1,
-                b.as_ptr(),
-                n as isize,
-                1,
-                0.0,
-                c.as_mut_ptr(),
-                n as isize,
-                1,
-            );
-        }
+        sgemm_host(n, &a, &b, &mut c);
         Ok(())
     })?;
     let native_rate = flops / t_native.as_secs_f64();
 
-    let dev = Device::new();
-    let module = dev.load_module(MFMA_GEMM_GFX942)?;
-    let kernel = module.kernel("gemm_f16")?;
-    let f16_bytes = |v: &[f32]| {
-        v.iter()
-            .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
-            .collect::<Vec<u8>>()
-    };
-    let ba = dev.alloc_from(&f16_bytes(&a));
-    let bb = dev.alloc_from(&f16_bytes(&b));
-    let bc = dev.alloc(n * n * 4);
-    let tiles = (n as u32).div_ceil(16);
-    let launch = Launch::new([tiles, tiles, 1], [64, 1, 1])
-        .arg(Arg::Buffer(ba))
-        .arg(Arg::Buffer(bb))
-        .arg(Arg::Buffer(bc))
-        .arg(Arg::I32(n as i32))
-        .arg(Arg::I32(n as i32))
-        .arg(Arg::I32(n as i32))
-        .engine(Engine::Jit)
-        .threads(cfg.threads);
-    dev.launch(&kernel, &launch)?;
-    let (t, report, cpu) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
-    let got = dev.read(bc);
+    let w = Workload::gemm_f16(cfg, Engine::Jit)?;
+    w.run()?; // warm-up: translation happens here
+    let (t, report, cpu) = best_of(cfg.samples, || w.run())?;
     let want: Vec<u8> = c.iter().flat_map(|x| x.to_le_bytes()).collect();
-    if got != want {
+    if w.output() != want {
         return Err(Error::Fault(
             "mfma_gemm benchmark: wavejit result differs from the host GEMM".into(),
         ));
