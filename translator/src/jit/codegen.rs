@@ -725,6 +725,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if self.splat_src.get(d).copied().flatten().is_some() {
                     continue;
                 }
+                if let Some(slot) = self.escaped.get(&v.0).copied() {
+                    // Already in a lane-order buffer: the loop reads it there.
+                    self.outer.insert(v.0, slot);
+                    continue;
+                }
                 if let JV::V(chunks) = self.get(v)?.clone() {
                     let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                         StackSlotKind::ExplicitSlot,
@@ -1129,7 +1134,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 check_size(*size)?;
                 let m = self.s_as(*mask, types::I64)?;
                 let ap = self.read_buffer(*addr, 0)?;
-                let out = self.slot_addr(5);
+                // The result gets a buffer of its own, kept as the value's lane-order copy
+                // (later runs and helpers read it there instead of copying it again).
+                let res = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    t.bits() * 8,
+                    4,
+                ));
+                let out = self.b.ins().stack_addr(types::I64, res, 0);
                 let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
                 let sz = self.iconst(types::I32, *size as u64);
                 let sg = self.iconst(types::I32, *signed as u64);
@@ -1144,7 +1156,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, *pc);
-                JV::V(self.unspill(5, t.bits()))
+                self.escaped.insert(i as u32, res);
+                let bits = t.bits();
+                JV::V(
+                    (0..nchunks(bits))
+                        .map(|c| {
+                            self.b
+                                .ins()
+                                .stack_load(types::I64, vty(bits), res, (16 * c) as i32)
+                        })
+                        .collect(),
+                )
             }
             Op::Store {
                 pc,
