@@ -1324,8 +1324,15 @@ impl Gen<'_> {
         if ext < 40 {
             // SDWA: sources may be VGPRs or (S0/S1) scalar operands.
             let mut sel = || self.below(7);
-            let (dst_sel, src0_sel, src1_sel) = (sel(), sel(), sel());
+            let (mut dst_sel, src0_sel, src1_sel) = (sel(), sel(), sel());
             let dst_unused = self.below(3);
+            if info.mnemonic.starts_with("v_cvt_f32_fp8")
+                || info.mnemonic.starts_with("v_cvt_f32_bf8")
+            {
+                // These converts decode only with DST_SEL = DWORD (as LLVM: the decoder rejects
+                // other selects).
+                dst_sel = 6;
+            }
             let mods = self.below(16) & ((m >> 10) & 3 | ((m >> 13) & 3) << 2);
             let (abs0, abs1, neg0, neg1) = (mods & 1, mods >> 1 & 1, mods >> 2 & 1, mods >> 3 & 1);
             // SEXT applies to integer sources only (those without float modifiers); VOP1 has
