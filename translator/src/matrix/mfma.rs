@@ -360,7 +360,7 @@ impl Plan {
 
     /// The run-based executor of this (f32-accumulating, dense, unscaled) plan, if its
     /// element formats fit it.
-    fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
+    pub(super) fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
         use super::kernels::{Decode, FastF32, Slots};
         let dec = |e: Elem| Decode {
             bits: e.bits(),
