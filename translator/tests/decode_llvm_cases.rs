@@ -56,3 +56,257 @@ fn check(cases: &str, gpu: Gpu) {
         panic!("{n} of {total} cases differ from LLVM:\n{}", bad.join("\n"));
     }
 }
+
+/// Printer and validity cases found by differential fuzzing against llvm-mc-22 (random words
+/// and source-field mutations of the oracle cases): target, instruction words (exactly the
+/// instruction), and the text `llvm-mc-22 --disassemble` prints for them, or `<invalid>`
+/// where LLVM rejects the encoding. `llvm_agrees_with_printer_cases` re-derives every text
+/// with llvm-mc-22, so none of them is ours.
+const PRINTER_CASES: &[(&str, &str, &str)] = &[
+    // 1/(2*pi) on 64-bit operands (integer or float) has the f64 digits.
+    (
+        "gfx942",
+        "D2800000 000204F8",
+        "v_add_f64 v[0:1], 0.15915494309189532, v[2:3]",
+    ),
+    (
+        "gfx942",
+        "7DEA94F8",
+        "v_cmpx_ne_i64_e32 vcc, 0.15915494309189532, v[74:75]",
+    ),
+    (
+        "gfx942",
+        "BEA62DF8",
+        "s_movreld_b64 s[38:39], 0.15915494309189532",
+    ),
+    (
+        "gfx950",
+        "D28F0000 0001F101",
+        "v_lshlrev_b64 v[0:1], v1, 0.15915494309189532",
+    ),
+    (
+        "gfx950",
+        "D14F0000 000000F8",
+        "v_cvt_f32_f64_e64 v0, 0.15915494309189532",
+    ),
+    (
+        "gfx950",
+        "D3EE0000 03E20500",
+        "v_mfma_f64_16x16x4_f64 v[0:7], v[0:1], v[2:3], 0.15915494309189532",
+    ),
+    // ... but not on packed f32 or 32-bit MFMA accumulators.
+    (
+        "gfx942",
+        "D3B04000 1BE20500",
+        "v_pk_fma_f32 v[0:1], v[0:1], v[2:3], 0.15915494",
+    ),
+    // Float inline constants on 16-bit integer operands print as f16 bit patterns (VOP3 too).
+    (
+        "gfx942",
+        "D1260000 000202F0",
+        "v_add_u16_e64 v0, 0x3800, v1",
+    ),
+    (
+        "gfx942",
+        "D1F10000 040A02F0",
+        "v_mad_u32_u16 v0, 0x3800, v1, v2",
+    ),
+    (
+        "gfx942",
+        "D1F10000 03C20501",
+        "v_mad_u32_u16 v0, v1, v2, 0.5",
+    ),
+    (
+        "gfx950",
+        "D1790000 000000F0",
+        "v_cvt_f16_u16_e64 v0, 0x3800",
+    ),
+    // neg() on immediates, literals included.
+    (
+        "gfx950",
+        "D1C614A8 EAE42EFF 9199A128",
+        "v_cubetc_f32 v168, neg(0x9199a128), -s23, -|57| mul:2",
+    ),
+    (
+        "gfx942",
+        "D1C604A8 E2E42EF0",
+        "v_cubetc_f32 v168, neg(0.5), -s23, -|57|",
+    ),
+    // s_sendmsg: ignored bits, numeric and SYSMSG forms.
+    ("gfx942", "BF90B881", "s_sendmsg sendmsg(MSG_INTERRUPT)"),
+    ("gfx942", "BF90D086", "s_sendmsg sendmsg(MSG_HALT_WAVES)"),
+    (
+        "gfx942",
+        "BF91E81F",
+        "s_sendmsghalt sendmsg(MSG_SYSMSG, SYSMSG_OP_ECC_ERR_INTERRUPT)",
+    ),
+    ("gfx942", "BF91004E", "s_sendmsghalt sendmsg(14, 4, 0)"),
+    ("gfx942", "BF90003F", "s_sendmsg sendmsg(15, 3, 0)"),
+    ("gfx942", "BF9000BF", "s_sendmsg 191"),
+    (
+        "gfx950",
+        "BF912889",
+        "s_sendmsghalt sendmsg(MSG_GS_ALLOC_REQ)",
+    ),
+    ("gfx950", "BF910101", "s_sendmsghalt sendmsg(1, 0, 1)"),
+    (
+        "gfx942",
+        "BF900008",
+        "s_sendmsg sendmsg(MSG_EARLY_PRIM_DEALLOC)",
+    ),
+    // FP8/BF8 -> f32 SDWA: no dst_sel/dst_unused, OMOD allowed, DST_SEL must be DWORD.
+    (
+        "gfx942",
+        "7E00A8F9 00010601",
+        "v_cvt_f32_fp8_sdwa v0, v1 src0_sel:BYTE_1",
+    ),
+    (
+        "gfx942",
+        "7E00AAF9 00020601",
+        "v_cvt_f32_bf8_sdwa v0, v1 src0_sel:BYTE_2",
+    ),
+    (
+        "gfx942",
+        "7E00A8F9 00016E01",
+        "v_cvt_f32_fp8_sdwa v0, v1 clamp mul:2 src0_sel:BYTE_1",
+    ),
+    (
+        "gfx950",
+        "7E00AEF9 0005E601",
+        "v_cvt_pk_f32_bf8_sdwa v[0:1], v1 clamp div:2 src0_sel:WORD_1",
+    ),
+    ("gfx942", "7E00A8F9 00010001", "<invalid>"),
+    ("gfx942", "7E00A8F9 00010701", "<invalid>"),
+    // ds_condxchg32_rtn_b64 has one 16-bit offset.
+    (
+        "gfx950",
+        "D8FC9615 1000364F",
+        "ds_condxchg32_rtn_b64 v[16:17], v79, v[54:55] offset:38421",
+    ),
+    // gfx950 VOP3P literals: `lit()` and width by the operand type.
+    (
+        "gfx950",
+        "D3A00000 1C0A02FF 55B1B128",
+        "v_fma_mix_f32 v0, 0xb128, v1, v2 op_sel_hi:[1,1,0]",
+    ),
+    (
+        "gfx950",
+        "D3A00000 1C0A02FF 12340040",
+        "v_fma_mix_f32 v0, lit(0x12340040), v1, v2 op_sel_hi:[1,1,0]",
+    ),
+    (
+        "gfx950",
+        "D38F0000 044210FF 00003C00",
+        "v_pk_add_f16 v0, lit(0x3c00), v8 op_sel_hi:[0,0]",
+    ),
+    (
+        "gfx950",
+        "D38F0000 044210FF 3F800000",
+        "v_pk_add_f16 v0, 0x3f800000, v8 op_sel_hi:[0,0]",
+    ),
+    (
+        "gfx950",
+        "D38A0000 044210FF 3E22F983",
+        "v_pk_add_u16 v0, lit(0x3e22f983), v8 op_sel_hi:[0,0]",
+    ),
+    (
+        "gfx950",
+        "D3B00000 044210FF 3F800000",
+        "v_pk_fma_f32 v[0:1], lit(0x3f800000), v[8:9], v[16:17] op_sel_hi:[0,0,0]",
+    ),
+];
+
+/// Decodes `words` for `gpu` and prints it, or `<invalid>`; `None` if the size is wrong.
+fn ours(gpu: &str, words: &str) -> String {
+    let target = Target::new(Gpu::from_name(gpu).expect("gpu name"));
+    let mut bytes: Vec<u8> = words
+        .split_whitespace()
+        .flat_map(|w| u32::from_str_radix(w, 16).expect("hex").to_le_bytes())
+        .collect();
+    let n = bytes.len();
+    // s_nop padding: nothing past the instruction may be consumed.
+    bytes.extend_from_slice(&[0, 0, 0x80, 0xBF, 0, 0, 0x80, 0xBF, 0, 0, 0x80, 0xBF]);
+    match decode(&target, &bytes, 0) {
+        Ok(inst) if inst.size as usize == n => disassemble(&target, &inst, 0),
+        Ok(inst) => format!("<size {} instead of {n}>", inst.size),
+        Err(_) => "<invalid>".to_string(),
+    }
+}
+
+#[test]
+fn printer_cases_match_llvm() {
+    let bad: Vec<String> = PRINTER_CASES
+        .iter()
+        .filter_map(|&(gpu, words, want)| {
+            let got = ours(gpu, words);
+            (got != want).then(|| format!("{gpu} {words}\n  want: {want}\n  got:  {got}"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The texts of [`PRINTER_CASES`] are LLVM's: disassembles each case's words (followed by
+/// `s_nop`s) with llvm-mc-22. Skipped without llvm-mc-22, except in CI (CI=true), where it
+/// fails.
+#[test]
+fn llvm_agrees_with_printer_cases() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let probe = Command::new("llvm-mc-22").arg("--version").output();
+    if probe.is_err() {
+        assert!(
+            std::env::var("CI").ok().as_deref() != Some("true"),
+            "llvm-mc-22 not found (required in CI)"
+        );
+        eprintln!("llvm-mc-22 not found: skipping");
+        return;
+    }
+    for &(gpu, words, want) in PRINTER_CASES {
+        let mut bytes = String::new();
+        for w in words.split_whitespace().chain(["BF800000"]) {
+            let v = u32::from_str_radix(w, 16).expect("hex");
+            for b in v.to_le_bytes() {
+                bytes.push_str(&format!("0x{b:02x} "));
+            }
+        }
+        let mut child = Command::new("llvm-mc-22")
+            .args([
+                "-triple=amdgcn-amd-amdhsa",
+                &format!("-mcpu={gpu}"),
+                "--disassemble",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run llvm-mc-22");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(bytes.as_bytes())
+            .expect("write llvm-mc-22 input");
+        let out = child.wait_with_output().expect("llvm-mc-22 output");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stdout
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('.'))
+            .collect();
+        let got = if stderr.contains("invalid instruction encoding") {
+            "<invalid>"
+        } else {
+            lines.first().copied().unwrap_or("<nothing>")
+        };
+        assert_eq!(got, want, "{gpu} {words}: llvm-mc-22 prints {got:?}");
+        if want != "<invalid>" {
+            // The instruction is exactly `words`: the s_nop follows it.
+            assert_eq!(
+                lines.get(1).copied(),
+                Some("s_nop 0"),
+                "{gpu} {words}: size"
+            );
+        }
+    }
+}

@@ -574,7 +574,25 @@ fn vop_ext(
             pc,
         )?;
         let sels = [(e >> 8) & 7, (e >> 16) & 7, (e >> 24) & 7];
-        if sels[1] == 7 || sels[2] == 7 || !vopc && sels[0] == 7 {
+        if fp8_cvt(info.op) {
+            // No DST_SEL/DST_UNUSED operands: LLVM's encoding fixes DST_SEL to DWORD and
+            // ignores DST_UNUSED; the result is the whole dword (pair).
+            if sels[0] != 6 {
+                return Err(fail(
+                    bytes,
+                    pc,
+                    "DST_SEL of an FP8/BF8 convert is not DWORD",
+                ));
+            }
+            inst.sdwa = inst.sdwa.map(|s| Sdwa {
+                dst_sel: 6,
+                dst_unused: 0,
+                ..s
+            });
+        } else if !vopc && sels[0] == 7 {
+            return Err(fail(bytes, pc, "reserved SDWA select 7"));
+        }
+        if sels[1] == 7 || sels[2] == 7 {
             return Err(fail(bytes, pc, "reserved SDWA select 7"));
         }
         if vopc {
@@ -600,6 +618,13 @@ fn vop_ext(
     }
     mask_src_mods(inst, mods);
     Ok(())
+}
+
+/// DS opcodes with `offset0`/`offset1` (8 bits each) rather than one 16-bit offset. The
+/// generator's class takes `ds_condxchg32_rtn_b64` for one (the "2_" of "32_"); LLVM gives
+/// it a single offset.
+pub(crate) fn two_offsets(info: &OpInfo) -> bool {
+    info.class & CLASS_TWO_OFFSETS != 0 && info.op != Op::DS_CONDXCHG32_RTN_B64
 }
 
 /// The FP8/BF8 -> f32 converts: in SDWA they take CLAMP and OMOD but no source modifiers,
@@ -1048,7 +1073,7 @@ fn decode_ds(
     if w[3] != 0 {
         inst.src[2] = vreg((w1 >> 16) & 0xFF, w[3], acc);
     }
-    if info.class & CLASS_TWO_OFFSETS != 0 {
+    if two_offsets(info) {
         inst.mem.offset = (w0 & 0xFF) as i32;
         inst.mem.offset1 = ((w0 >> 8) & 0xFF) as u8;
     } else {

@@ -2,9 +2,8 @@
 
 use super::{Tables, GFX942, GFX950, SADDR_OFF};
 use crate::isa::generated::{
-    OpInfo, CLASS_MADAK, CLASS_MADMK, CLASS_MAI, CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_GDS, MOD_GLC,
-    MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
-    MOD_OPSEL_HI_DEF1,
+    OpInfo, CLASS_MADAK, CLASS_MADMK, CLASS_MAI, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_LIT16,
+    MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
 };
 use crate::isa::{Format, Gpu, Inst, Op, Opnd, Target};
 use core::fmt::Write as _;
@@ -137,6 +136,21 @@ fn literal_is_inlinable(v: u32, count: u8, bits16: bool, float16: bool) -> bool 
                     | 0x3E22_F983
             )
     }
+}
+
+/// [`literal_is_inlinable`] for a gfx950 VOP3P literal (`mnemonic`), as LLVM 22 decides it:
+/// `v_fma_mix*` by the low half as an f16 value, packed-f16 opcodes by the packed value
+/// (integer inline values, or an f16 inline value in the low half with a zero high half),
+/// everything else (packed integers, packed f32) by the 32-bit rules.
+fn vop3p_literal_is_inlinable(mnemonic: &str, v: u32) -> Option<bool> {
+    let f16 = |h: u32| F16_INLINE.contains(&(h as u16));
+    Some(if mnemonic.starts_with("v_fma_mix") {
+        (-16..=64).contains(&(v as u16 as i16)) || f16(v & 0xFFFF)
+    } else if mnemonic.contains("_f16") && !mnemonic.contains("bf16") {
+        (-16..=64).contains(&(v as i32)) || v >> 16 == 0 && f16(v)
+    } else {
+        literal_is_inlinable(v, 1, false, false)
+    })
 }
 
 /// Writes any operand. `lit` is the instruction's literal.
@@ -280,8 +294,20 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         if info.class & (CLASS_MADMK | CLASS_MADAK) == 0 {
             let bits16 = info.mods & MOD_LIT16 != 0;
             let f16 = info.mods & MOD_LITF16 != 0;
+            let marked = if inst.format == Format::Vop3p {
+                vop3p_literal_is_inlinable(base, v)
+            } else {
+                None
+            };
+            if base.starts_with("v_fma_mix") && marked == Some(false) {
+                // Mix sources are f16 or f32 by OP_SEL_HI; LLVM prints a literal that is no
+                // f16 inline value by its low half.
+                inst.literal = Some(v & 0xFFFF);
+            }
             for s in inst.src.iter_mut() {
-                if s.code == Opnd::LITERAL && literal_is_inlinable(v, s.count, bits16, f16) {
+                if s.code == Opnd::LITERAL
+                    && marked.unwrap_or_else(|| literal_is_inlinable(v, s.count, bits16, f16))
+                {
                     s.code = LIT_MARKED;
                 }
             }
@@ -903,7 +929,7 @@ fn print_ds(out: &mut String, inst: &Inst, info: OpInfo) {
     }
     if info.op == crate::isa::Op::DS_SWIZZLE_B32 {
         swizzle(out, inst.mem.offset as u32);
-    } else if info.class & CLASS_TWO_OFFSETS != 0 {
+    } else if super::two_offsets(&info) {
         if inst.mem.offset != 0 {
             let _ = write!(out, " offset0:{}", inst.mem.offset);
         }
