@@ -1,10 +1,13 @@
 //! Criterion benchmarks: corpus kernels through wavejit next to the same computation compiled
-//! natively for the host, in the same run (issue #2: ALU-bound FMA loop, vector add).
+//! natively for the host, in the same run (issue #2: ALU-bound FMA loop, vector add; issue
+//! #5: the f16 MFMA GEMM against a tuned host f32 GEMM).
 //! Sizes are the quick configuration so `cargo bench` stays short; `wavejit bench` runs the
 //! full 64 Mi-element vector add.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use wavejit::bench::{alu_fma_host, memcpy_host, vadd_host, BenchConfig, Workload};
+use wavejit::bench::{
+    alu_fma_host, gemm_inputs, memcpy_host, sgemm_host, vadd_host, BenchConfig, Workload,
+};
 use wavejit::Engine;
 
 fn alu(c: &mut Criterion) {
@@ -47,5 +50,28 @@ fn vadd(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, alu, vadd);
+fn gemm(c: &mut Criterion) {
+    let cfg = BenchConfig::quick();
+    let n = cfg.gemm_size;
+    let mut g = c.benchmark_group("gemm_f16");
+    g.sample_size(10);
+    // Elements = floating-point operations (2·n³).
+    g.throughput(Throughput::Elements(2 * (n as u64).pow(3)));
+    let w = Workload::gemm_f16(&cfg, Engine::Jit).expect("gemm_f16 workload");
+    w.run().expect("warm-up launch");
+    g.bench_function("wavejit_jit_mfma", |b| b.iter(|| w.run().expect("launch")));
+    let (a, bm) = gemm_inputs(n);
+    let mut out = vec![0f32; n * n];
+    g.bench_function("native_sgemm_f32", |b| {
+        b.iter(|| sgemm_host(n, &a, &bm, &mut out))
+    });
+    let want: Vec<u8> = out.iter().flat_map(|x| x.to_le_bytes()).collect();
+    assert!(
+        w.output() == want,
+        "wavejit GEMM differs from the host GEMM"
+    );
+    g.finish();
+}
+
+criterion_group!(benches, alu, vadd, gemm);
 criterion_main!(benches);

@@ -17,7 +17,10 @@ goes in chunks and a crashing chunk is bisected down to the word that crashes it
 skipped and counted.
 
 Usage: random_words.py --target gfx942 [--count N] [--seed S] [--show K] [--decoder PATH]
-Exit status 1 on any difference (or when llvm-mc-22 is missing), 0 otherwise.
+                       [--known FILE] [--allow N]
+Exit status 1 on any difference not listed in FILE (or when llvm-mc-22 is missing), 0
+otherwise; with --allow N, exactly N such differences are expected (a rule set still being
+completed: the differences are printed, and the count may only go down).
 """
 
 import argparse
@@ -96,6 +99,8 @@ TARGETS = {
     "gfx1100w64": ("gfx1100", ["-mattr=+wavefrontsize64"], ["gfx1100", "wave64"], GFX11_ENC),
     "gfx1200": ("gfx1200", ["-mattr=+real-true16"], ["gfx1200"], GFX12_ENC),
     "gfx1201": ("gfx1201", ["-mattr=+real-true16"], ["gfx1201"], GFX12_ENC),
+    "gfx1200w64": ("gfx1200", ["-mattr=+real-true16,+wavefrontsize64"], ["gfx1200", "wave64"], GFX12_ENC),
+    "gfx1150": ("gfx1150", [], ["gfx1150"], GFX11_ENC),
 }
 
 # Source-field values worth hitting more often than 1 in 512: literal, DPP, SDWA (GFX9) or
@@ -245,6 +250,13 @@ def main():
         help="file of known differences (`TARGET WORD WORD WORD WORD  # why`): those do not fail "
         "the run, but one that no longer differs does (so the list only shrinks)",
     )
+    ap.add_argument(
+        "--allow",
+        type=int,
+        default=0,
+        help="number of new differences tolerated (rules not modelled yet, listed in the output); "
+        "more fail the run, and fewer do too (so the allowance only shrinks)",
+    )
     a = ap.parse_args()
 
     if shutil.which("llvm-mc-22") is None:
@@ -314,7 +326,11 @@ def main():
     if a.dump:
         with open(a.dump, "w") as f:
             f.write("\n".join(diffs) + "\n")
-    return 1 if new or stale else 0
+    if len(new) != a.allow:
+        if a.allow:
+            print(f"  {len(new)} new differences, {a.allow} allowed (--allow): update the allowance")
+        return 1
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -25,6 +25,9 @@ pub struct BenchRow {
     pub bytes_per_s: Option<f64>,
     /// This row's throughput divided by the native row's.
     pub ratio_to_native: Option<f64>,
+    /// Mean process CPU time per run (all threads; on a shared machine, wall time includes
+    /// waiting for a core, CPU time does not).
+    pub cpu: Option<Duration>,
 }
 
 /// Benchmark sizes.
@@ -75,12 +78,16 @@ impl Default for BenchConfig {
     }
 }
 
+/// Runs `f` `samples` times: the best wall time, its result, and the mean process CPU time
+/// per sample (all threads; `None` where the platform does not report it).
 fn best_of<T>(
     samples: usize,
     mut f: impl FnMut() -> Result<T, Error>,
-) -> Result<(Duration, T), Error> {
+) -> Result<(Duration, T, Option<Duration>), Error> {
     let mut best: Option<(Duration, T)> = None;
-    for _ in 0..samples.max(1) {
+    let n = samples.max(1);
+    let cpu0 = process_cpu();
+    for _ in 0..n {
         let t0 = Instant::now();
         let r = f()?;
         let dt = t0.elapsed();
@@ -88,7 +95,24 @@ fn best_of<T>(
             best = Some((dt, r));
         }
     }
-    best.ok_or_else(|| Error::Usage("no samples".into()))
+    let cpu = match (cpu0, process_cpu()) {
+        (Some(a), Some(b)) => b.checked_sub(a).map(|d| d / n as u32),
+        _ => None,
+    };
+    let (t, r) = best.ok_or_else(|| Error::Usage("no samples".into()))?;
+    Ok((t, r, cpu))
+}
+
+/// CPU time (user + system) of this process so far: `/proc/self/stat` fields 14 and 15, in
+/// Linux's fixed 100 Hz `USER_HZ` ticks. `None` elsewhere or when unreadable.
+fn process_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) may contain spaces; fields after its ')' are plain.
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
 }
 
 fn host_threads(threads: usize) -> usize {
@@ -111,6 +135,8 @@ pub struct Workload {
     pub lane_ops: f64,
     /// Bytes one launch moves to and from memory (0 for ALU-bound work).
     pub bytes: f64,
+    /// The buffer holding the result (when the workload checks one).
+    out: Option<crate::Buffer>,
 }
 
 impl Workload {
@@ -133,6 +159,7 @@ impl Workload {
             launch,
             lane_ops,
             bytes: 0.0,
+            out: Some(out),
         })
     }
 
@@ -160,12 +187,94 @@ impl Workload {
             launch,
             lane_ops: n as f64,
             bytes: n as f64 * 12.0,
+            out: Some(c),
+        })
+    }
+
+    /// The 1024³-style f16 MFMA GEMM (`gemm_f16` of the gfx942 `mfma_gemm` object) at
+    /// `cfg.gemm_size`, on [`gemm_inputs`]; `lane_ops` counts floating-point operations.
+    pub fn gemm_f16(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
+        let n = cfg.gemm_size;
+        let (a, b) = gemm_inputs(n);
+        let dev = Device::new();
+        let module = dev.load_module(MFMA_GEMM_GFX942)?;
+        let kernel = module.kernel("gemm_f16")?;
+        let f16_bytes = |v: &[f32]| {
+            v.iter()
+                .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+                .collect::<Vec<u8>>()
+        };
+        let ba = dev.alloc_from(&f16_bytes(&a));
+        let bb = dev.alloc_from(&f16_bytes(&b));
+        let bc = dev.alloc(n * n * 4);
+        let tiles = (n as u32).div_ceil(16);
+        let launch = Launch::new([tiles, tiles, 1], [64, 1, 1])
+            .arg(Arg::Buffer(ba))
+            .arg(Arg::Buffer(bb))
+            .arg(Arg::Buffer(bc))
+            .arg(Arg::I32(n as i32))
+            .arg(Arg::I32(n as i32))
+            .arg(Arg::I32(n as i32))
+            .engine(engine)
+            .threads(cfg.threads);
+        Ok(Workload {
+            dev,
+            kernel,
+            launch,
+            lane_ops: 2.0 * (n as f64).powi(3),
+            bytes: 0.0,
+            out: Some(bc),
         })
     }
 
     /// Launches the kernel once.
     pub fn run(&self) -> Result<crate::Report, Error> {
         self.dev.launch(&self.kernel, &self.launch)
+    }
+
+    /// The bytes of the result buffer (empty when the workload has none).
+    pub fn output(&self) -> Vec<u8> {
+        self.out.map(|b| self.dev.read(b)).unwrap_or_default()
+    }
+}
+
+/// The GEMM benchmark's n×n inputs A and B (row-major): small integers / 8, so every
+/// product and sum of the GEMM is exact in f32 and any summation order gives the same bits.
+pub fn gemm_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let val = |i: usize| ((i * 7 + 3) % 17) as f32 / 8.0 - 1.0;
+    let a = (0..n * n).map(val).collect();
+    let b = (0..n * n).map(|i| val(i * 13 + 5)).collect();
+    (a, b)
+}
+
+/// `c = a·b` for n×n row-major f32 matrices with the tuned host GEMM (matrixmultiply; its
+/// thread count comes from `MATMUL_NUM_THREADS`, default every physical core). Does nothing
+/// when a slice is shorter than n².
+pub fn sgemm_host(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    let nn = n * n;
+    if a.len() < nn || b.len() < nn || c.len() < nn {
+        return;
+    }
+    // SAFETY: a, b and c hold at least n×n f32 (checked above), read and written as
+    // row-major matrices with row stride n and column stride 1; c does not alias a or b
+    // (a `&mut` slice).
+    unsafe {
+        matrixmultiply::sgemm(
+            n,
+            n,
+            n,
+            1.0,
+            a.as_ptr(),
+            n as isize,
+            1,
+            b.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
     }
 }
 
@@ -250,8 +359,8 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 /// Formats rows as a fixed-width table.
 pub fn format_table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<10} {:<24} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
-        "workload", "engine", "time ms", "wave-inst/s", "lane-ops/s", "GB/s", "vs native"
+        "{:<10} {:<24} {:>10} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
+        "workload", "engine", "time ms", "cpu ms", "wave-inst/s", "lane-ops/s", "GB/s", "vs native"
     );
     let g = |v: Option<f64>, scale: f64| {
         v.map(|x| format!("{:.3}", x / scale))
@@ -259,10 +368,13 @@ pub fn format_table(rows: &[BenchRow]) -> String {
     };
     for r in rows {
         s += &format!(
-            "{:<10} {:<24} {:>10.2} {:>13}M {:>13}G {:>10} {:>9}\n",
+            "{:<10} {:<24} {:>10.2} {:>10} {:>13}M {:>13}G {:>10} {:>9}\n",
             r.name,
             r.what,
             r.time.as_secs_f64() * 1e3,
+            r.cpu
+                .map(|c| format!("{:.0}", c.as_secs_f64() * 1e3))
+                .unwrap_or_else(|| "-".into()),
             g(r.wave_insts_per_s, 1e6),
             g(r.lane_ops_per_s, 1e9),
             g(r.bytes_per_s, 1e9),
@@ -333,7 +445,7 @@ fn bench_alu(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, E
     let threads = host_threads(cfg.threads);
 
     let mut native = vec![0f32; n];
-    let (t_native, ()) = best_of(cfg.samples, || {
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
         let per = n.div_ceil(threads);
         std::thread::scope(|s| {
             for (i, part) in native.chunks_mut(per).enumerate() {
@@ -354,7 +466,7 @@ fn bench_alu(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, E
         .engine(Engine::Jit)
         .threads(cfg.threads);
     dev.launch(&kernel, &launch)?; // warm-up: translation happens here
-    let (t, report) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
+    let (t, report, cpu) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
     let got = dev.read(out);
     let mismatch = got
         .chunks_exact(4)
@@ -376,6 +488,7 @@ fn bench_alu(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, E
             lane_ops_per_s: Some(native_rate),
             bytes_per_s: None,
             ratio_to_native: Some(1.0),
+            cpu: cpu_native,
         },
         BenchRow {
             name: "alu_fma".into(),
@@ -385,6 +498,7 @@ fn bench_alu(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, E
             lane_ops_per_s: Some(rate),
             bytes_per_s: None,
             ratio_to_native: Some(rate / native_rate),
+            cpu,
         },
     ])
 }
@@ -401,7 +515,7 @@ fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, 
 
     let mut c = vec![0f32; n];
     let per = n.div_ceil(threads);
-    let (t_native, ()) = best_of(cfg.samples, || {
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
         std::thread::scope(|s| {
             for ((cc, aa), bb) in c.chunks_mut(per).zip(a.chunks(per)).zip(b.chunks(per)) {
                 s.spawn(move || {
@@ -418,7 +532,7 @@ fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, 
     let src = vec![1u8; n * 6];
     let mut dst = vec![0u8; n * 6];
     let per_b = (n * 6).div_ceil(threads);
-    let (t_memcpy, ()) = best_of(cfg.samples, || {
+    let (t_memcpy, (), cpu_memcpy) = best_of(cfg.samples, || {
         std::thread::scope(|s| {
             for (d, sr) in dst.chunks_mut(per_b).zip(src.chunks(per_b)) {
                 s.spawn(move || d.copy_from_slice(sr));
@@ -444,7 +558,7 @@ fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, 
         .engine(Engine::Jit)
         .threads(cfg.threads);
     dev.launch(&kernel, &launch)?;
-    let (t, report) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
+    let (t, report, cpu) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
     let got = dev.read(bc);
     if got != as_bytes(&c) {
         return Err(Error::Fault(format!(
@@ -454,7 +568,7 @@ fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, 
     }
     let rate = bytes / t.as_secs_f64();
     let native_rate = bytes / t_native.as_secs_f64();
-    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64| BenchRow {
+    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64, cpu| BenchRow {
         name: "vadd".into(),
         what: what.into(),
         time,
@@ -462,20 +576,29 @@ fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, 
         lane_ops_per_s: Some(n as f64 / time.as_secs_f64()),
         bytes_per_s: Some(r),
         ratio_to_native: Some(r / native_rate),
+        cpu,
     };
     Ok(vec![
-        row("native host (Rust)", t_native, None, native_rate),
+        row(
+            "native host (Rust)",
+            t_native,
+            None,
+            native_rate,
+            cpu_native,
+        ),
         row(
             "host memcpy",
             t_memcpy,
             None,
             bytes / t_memcpy.as_secs_f64(),
+            cpu_memcpy,
         ),
         row(
             &format!("wavejit jit {}", target.label),
             t,
             Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
             rate,
+            cpu,
         ),
     ])
 }
@@ -490,70 +613,25 @@ const MFMA_GEMM_GFX942: &[u8] = include_bytes!("../tests/kernels/matrix/gfx942/m
 fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let n = cfg.gemm_size;
     let flops = 2.0 * (n as f64).powi(3);
-    // Small integers/8: every product and sum is exact in f32, so both results must agree
-    // bit for bit whatever the summation order.
-    let val = |i: usize| ((i * 7 + 3) % 17) as f32 / 8.0 - 1.0;
-    let a: Vec<f32> = (0..n * n).map(val).collect();
-    let b: Vec<f32> = (0..n * n).map(|i| val(i * 13 + 5)).collect();
-
+    let (a, b) = gemm_inputs(n);
     let mut c = vec![0f32; n * n];
-    let (t_native, ()) = best_of(cfg.samples, || {
-        // SAFETY: a, b and c are n×n row-major f32 matrices with row stride n and column
-        // stride 1, as the pointers and strides passed say; c does not alias a or b.
-        unsafe {
-            matrixmultiply::sgemm(
-                n,
-                n,
-                n,
-                1.0,
-                a.as_ptr(),
-                n as isize,
-                1,
-                b.as_ptr(),
-                n as isize,
-                1,
-                0.0,
-                c.as_mut_ptr(),
-                n as isize,
-                1,
-            );
-        }
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
+        sgemm_host(n, &a, &b, &mut c);
         Ok(())
     })?;
     let native_rate = flops / t_native.as_secs_f64();
 
-    let dev = Device::new();
-    let module = dev.load_module(MFMA_GEMM_GFX942)?;
-    let kernel = module.kernel("gemm_f16")?;
-    let f16_bytes = |v: &[f32]| {
-        v.iter()
-            .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
-            .collect::<Vec<u8>>()
-    };
-    let ba = dev.alloc_from(&f16_bytes(&a));
-    let bb = dev.alloc_from(&f16_bytes(&b));
-    let bc = dev.alloc(n * n * 4);
-    let tiles = (n as u32).div_ceil(16);
-    let launch = Launch::new([tiles, tiles, 1], [64, 1, 1])
-        .arg(Arg::Buffer(ba))
-        .arg(Arg::Buffer(bb))
-        .arg(Arg::Buffer(bc))
-        .arg(Arg::I32(n as i32))
-        .arg(Arg::I32(n as i32))
-        .arg(Arg::I32(n as i32))
-        .engine(Engine::Jit)
-        .threads(cfg.threads);
-    dev.launch(&kernel, &launch)?;
-    let (t, report) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
-    let got = dev.read(bc);
+    let w = Workload::gemm_f16(cfg, Engine::Jit)?;
+    w.run()?; // warm-up: translation happens here
+    let (t, report, cpu) = best_of(cfg.samples, || w.run())?;
     let want: Vec<u8> = c.iter().flat_map(|x| x.to_le_bytes()).collect();
-    if got != want {
+    if w.output() != want {
         return Err(Error::Fault(
             "mfma_gemm benchmark: wavejit result differs from the host GEMM".into(),
         ));
     }
     let rate = flops / t.as_secs_f64();
-    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64| BenchRow {
+    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64, cpu| BenchRow {
         name: "gemm_f16".into(),
         what: what.into(),
         time,
@@ -561,14 +639,16 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         lane_ops_per_s: Some(r),
         bytes_per_s: None,
         ratio_to_native: Some(r / native_rate),
+        cpu,
     };
     Ok(vec![
-        row("host sgemm (f32)", t_native, None, native_rate),
+        row("host sgemm (f32)", t_native, None, native_rate, cpu_native),
         row(
             "wavejit jit (MFMA)",
             t,
             Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
             rate,
+            cpu,
         ),
     ])
 }
@@ -613,6 +693,12 @@ pub fn main(args: &[String]) -> Result<String, Error> {
                 )))
             }
         }
+    }
+    if cfg.threads > 0 && std::env::var_os("MATMUL_NUM_THREADS").is_none() {
+        // matrixmultiply reads its thread count once, on first use, from this variable
+        // (default: every physical core): the native GEMM gets the same threads as wavejit.
+        // Set before any benchmark starts a thread.
+        std::env::set_var("MATMUL_NUM_THREADS", cfg.threads.to_string());
     }
     let rows = run_all(&cfg)?;
     Ok(format_table(&rows))

@@ -434,7 +434,6 @@ fn gemms_at_1024_cubed() {
     // combination; this keeps the step's time down), and the sparse GEMM on gfx1200.
     let runs = [
         ("gfx1100", Ty::F16),
-        ("gfx1100", Ty::I8),
         ("gfx1100w64", Ty::Bf16),
         ("gfx1200", Ty::Bf16),
         ("gfx1200", Ty::Fp8),

@@ -12,7 +12,16 @@ double, WMMA fragments halve).
 
 gfx12 is disassembled with `+real-true16` (LLVM 22 defaults gfx12 to fake16, which does not
 decode the `.h` VOP1 forms). gfx1201 is enumerated too and must give exactly gfx1200's
-listing (the generator fails otherwise), so gfx1201 uses the gfx1200 tables.
+listing (the generator fails otherwise), so gfx1201 uses the gfx1200 tables. gfx1150 is
+enumerated in full and gets its own tables for the encodings whose listing differs from
+gfx1100's (SOP1/SOP2/SOPC: the SALU float opcodes); gfx1101..3 and gfx1151..3 are checked
+against gfx1100/gfx1150 on canonical words.
+
+Validity: per opcode, the bits LLVM requires to hold one value (`fixed_bits`: single-bit
+flips of canonical words and accepted cases), the source codes it accepts (`src_codes`) and
+whether DPP forms exist (`probe_mods`). Image encodings (MIMG; VIMAGE, VSAMPLE) get operand
+grids: the data/address register counts LLVM prints for every DMASK/D16/TFE/A16/DIM (and
+NSA) combination (`enumerate_images`).
 """
 
 import os
@@ -27,6 +36,12 @@ FAMILIES = {
     "gfx1200": ("gfx1200", "+real-true16"),
 }
 CHECK_SAME = {"gfx1201": "gfx1200"}
+# Targets of a family whose LLVM decoding differs from it in some encodings (gfx1150 adds
+# the SALU float opcodes): they get their own tables for those encodings only.
+VARIANTS = {"gfx1150": "gfx1100"}
+# Targets checked to decode exactly like a family or variant (canonical words of every
+# opcode value, see `check_same_quick`).
+CHECK_QUICK = {"gfx1101": "gfx1100", "gfx1102": "gfx1100", "gfx1103": "gfx1100", "gfx1151": "gfx1150", "gfx1152": "gfx1150", "gfx1153": "gfx1150"}
 W64 = ",+wavefrontsize64"
 
 
@@ -363,6 +378,8 @@ M_VCCIN = 1 << 23  # VOP2 `_e32` reading VCC as a third source (`v_cndmask_b32`)
 M_CMPX = 1 << 24  # VOPC writing EXEC (`v_cmpx_*`)
 M_SENDMSG = 1 << 25  # SOP1 whose SSRC0 is a message id (`s_sendmsg_rtn_*`)
 M_IMM32 = 1 << 26  # SOPK followed by a 32-bit immediate (`s_setreg_imm32_b32`)
+M_NODPP16 = 1 << 27  # no DPP16 form (source code 0xFA is invalid)
+M_NODPP8 = 1 << 28  # no DPP8 form (source codes 0xE9/0xEA are invalid)
 
 
 def hint_flags(mnem):
@@ -467,6 +484,27 @@ def probe_mods(fam, found, decode):
         if key[0] == "vop3" and flags.get(key, 0) & M_SD:
             # ABS/OPSEL bits are the SDST field: the modifier probes above misread them.
             flags[key] &= ~(M_OPSEL | M_ABS0 * 7)
+    # DPP forms: the canonical word with DPP16 (quad_perm identity, all rows and banks) or
+    # DPP8 (identity) on source 0.
+    cands, keys = [], []
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] in ("vop1", "vop2", "vopc"):
+            w0, rest = (words[0] & ~0x1FF), []
+        elif key[0] in ("vop3", "vop3p"):
+            w0, rest = words[0], [words[1] & ~0x1FF]
+        else:
+            continue
+        for code, ext, flag in ((0xFA, 0xFF00E404, M_NODPP16), (0xE9, 0x00FAC688 << 8 | 4, M_NODPP8)):
+            ext &= 0xFFFFFFFF
+            if rest:
+                cands.append([w0, rest[0] | code, ext])
+            else:
+                cands.append([w0 | code, ext])
+            keys.append((key, flag))
+    res = decode(cpu + ":" + feats, cands)
+    for i, (key, flag) in enumerate(keys):
+        if i not in res or bad_text(res[i][1]):
+            flags[key] = flags.get(key, 0) | flag
     e64 = {}
     for key, (size, txt, vals, words) in found.items():
         if key[0] == "vop3":
@@ -533,6 +571,135 @@ def base_mnemonic(m):
 
 
 # ---------------------------------------------------------------------------------------
+# Fixed bits
+
+def fixed_bits(fam, found, decode, accepted=()):
+    """{key: [(mask, value) per word]}: the bits of an opcode's instruction words that LLVM
+    requires to have one value (unused operand fields that must be zero, reserved bits,
+    VGPR-only source fields whose bit 8 must be set, ...). Each bit of the canonical words is
+    flipped on its own, and each bit that LLVM then rejects (or flags an operand for) is
+    flipped again in up to four accepted oracle cases of the opcode (`accepted`: (key, words)
+    pairs); a bit is fixed when every such flip is rejected and every accepted case has the
+    canonical value there (`unfix`). Several base words keep a register field's bits free
+    where one value's neighbour is merely an invalid register (`null` SADDR flipped to `m0`)."""
+    cpu, feats = FAMILIES[fam]
+    tgt = cpu + ":" + feats
+    # Pass 1: every bit of the canonical words.
+    cands, keys = [], []
+    for key in sorted(found):
+        words = found[key][3]
+        for wi in range(len(words)):
+            for b in range(32):
+                w = list(words)
+                w[wi] ^= 1 << b
+                cands.append(w)
+                keys.append((key, wi, b))
+    res = decode(tgt, cands)
+    rej = {k: [0] * len(found[k][3]) for k in found}
+    for i, (key, wi, b) in enumerate(keys):
+        if i not in res or bad_text(res[i][1]):
+            rej[key][wi] |= 1 << b
+    # Pass 2: the bits still fixed, flipped in up to 4 accepted cases of the opcode.
+    bases = {}
+    # Sources as inline constants (`0`, `-1`): where an SGPR is invalid, a constant may not be.
+    alt, akeys = [], []
+    for key in sorted(found):
+        words = found[key][3]
+        if key[0] in ("vop1", "vop2", "vopc"):
+            alt += [[(words[0] & ~0x1FF) | c] + words[1:] for c in (0x80, 0xC1)]
+            akeys += [key, key]
+        elif key[0] in ("vop3", "vop3p"):
+            for sh in (0, 9, 18):
+                alt += [[words[0], (words[1] & ~(0x1FF << sh)) | (c << sh)] for c in (0x80, 0xC1)]
+                akeys += [key, key]
+        elif key[0] in ("sop1", "sop2", "sopc"):
+            for sh in (0, 8):
+                alt.append([(words[0] & ~(0xFF << sh)) | (0x81 << sh)])
+                akeys.append(key)
+    res = decode(tgt, alt)
+    for i, key in enumerate(akeys):
+        if i in res and not bad_text(res[i][1]):
+            bases.setdefault(key, []).append(alt[i])
+            accepted = list(accepted) + [(key, alt[i])]
+    for key, words in accepted:
+        if key in found and len(bases.setdefault(key, [])) < 8:
+            bases[key].append(words)
+    cands, keys = [], []
+    for key, bs in sorted(bases.items()):
+        for base in bs:
+            for wi in range(len(found[key][3])):
+                for b in range(32):
+                    if rej[key][wi] >> b & 1:
+                        w = list(base)
+                        w[wi] ^= 1 << b
+                        cands.append(w)
+                        keys.append((key, wi, b))
+    res = decode(tgt, cands)
+    for i, (key, wi, b) in enumerate(keys):
+        if i in res and not bad_text(res[i][1]):
+            rej[key][wi] &= ~(1 << b)
+    for k in found:
+        for wi, m in reg_fields(fam, k, found[k][2]):
+            if wi < len(rej[k]):
+                rej[k][wi] &= ~m
+    out = {k: [[rej[k][wi], found[k][3][wi] & rej[k][wi]] for wi in range(len(found[k][3]))] for k in found}
+    unfix(out, accepted)
+    return out
+
+
+# Register fields outside an encoding's operand `fields` (set in its base words): (word, mask).
+# (FLAT's SADDR is no operand: LLVM requires `off` there.)
+BASE_REGS11 = {
+    "global": [(1, 0x7F << 16)],
+    "scratch": [(1, 0x7F << 16)],
+    "mubuf": [(1, 0x1F << 16), (1, 0xFF << 24)],
+    "mtbuf": [(1, 0x1F << 16), (1, 0xFF << 24)],
+}
+BASE_REGS12 = {
+    "global": [(0, 0x7F)],
+    "scratch": [(0, 0x7F)],
+    "mubuf": [(0, 0x7F), (1, 0x1FF << 9)],
+}
+IMG_REGS = {
+    "mimg": [(1, 0xFF), (1, 0xFF << 8), (1, 0x1F << 16), (1, 0x1F << 26), (2, 0xFFFFFFFF)],
+    "vimage": [(1, 0xFF), (1, 0x1FF << 9), (1, 0xFF << 24), (2, 0xFFFFFFFF)],
+    "vsample": [(1, 0xFF), (1, 0x1FF << 9), (1, 0x1FF << 23), (2, 0xFFFFFFFF)],
+}
+
+
+def reg_fields(fam, key, vals):
+    """(word, mask) of the register fields the opcode uses: their value rules (alignment,
+    register file) depend on the value, so their bits are never fixed, except bit 8 of a
+    9-bit VALU source (VGPR only where LLVM says so)."""
+    name = key[0]
+    if name in IMG_REGS:
+        # The sampler field of an opcode without a sampler must be zero (LLVM rejects others).
+        return [r for r in IMG_REGS[name] if vals or r not in ((1, 0x1F << 26), (1, 0x1FF << 23))]
+    out = list((BASE_REGS11 if fam == "gfx1100" else BASE_REGS12).get(name, []))
+    if name == "vop3" and key[1] < 0x100 and vals is not None and vals[0] is None:
+        out.append((0, 0xFF))  # VOPC promoted to VOP3 without a VDST (`v_cmpx_*_e64`)
+    if vals is None or name not in encodings(fam):
+        return out
+    for f, v in zip(encodings(fam)[name][2], vals):
+        if f[4] in ("r", "p", "q") and v is not None:
+            out.append((f[0], 0xFF << f[1]))
+    return out
+
+
+def unfix(fixed, accepted):
+    """Clears from `fixed` the bits in which an accepted word of the same opcode differs."""
+    for key, words in accepted:
+        f = fixed.get(key)
+        if f is None:
+            continue
+        for wi, m in enumerate(f):
+            if wi < len(words):
+                diff = (words[wi] ^ m[1]) & m[0]
+                m[0] &= ~diff
+                m[1] &= m[0]
+
+
+# ---------------------------------------------------------------------------------------
 # Oracle cases
 
 CASES_PER_OP = 8
@@ -556,6 +723,7 @@ def write_cases(path, fam, target, found, decode, extra, wave64=False):
         feats += W64
     masks = mutable(fam)
     cands = list(extra)
+    ckeys = [None] * len(cands)
     valu = ("vop1", "vop2", "vopc", "vop3", "vop3p")
     for key in sorted(found, key=lambda k: (list(encodings(fam)).index(k[0]), k[1])):
         name, op = key
@@ -563,6 +731,7 @@ def write_cases(path, fam, target, found, decode, extra, wave64=False):
             continue
         words = found[key][3]
         cands.append(words)
+        ckeys.append(key)
         for _ in range(3 if wave64 else CASES_PER_OP):
             w = list(words)
             for i, m in enumerate(masks[name]):
@@ -597,14 +766,24 @@ def write_cases(path, fam, target, found, decode, extra, wave64=False):
             elif name.startswith("sop") and pick < 0.3:
                 w[0] = (w[0] & ~0xFF) | 0xFF
             cands.append(w + tail)
+            ckeys.append(key)
     # VOPD pairs with random operands (VOPD is wave32 only).
     for _ in range(0 if wave64 else 1200):
         x, y = rng.randrange(16), rng.randrange(32)
         vals = (rng.getrandbits(8), rng.choice([V(rng.getrandbits(8)), rng.getrandbits(8), 0xFF]), rng.getrandbits(8),
                 rng.choice([V(rng.getrandbits(8)), rng.getrandbits(8), 0xFF]), rng.getrandbits(8), rng.getrandbits(7))
         cands.append(vopd_words(x, y, vals) + [rng.getrandbits(32)])
+        ckeys.append(None)
     res = decode(cpu + ":" + feats, cands)
+    # The hand-picked words belong to the opcode LLVM names (first encoding with it).
+    by_mnem = {}
+    for key in sorted(found, key=lambda k: (list(encodings(fam)).index(k[0]), k[1])):
+        by_mnem.setdefault(split_text(found[key][1])[0], key)
+    for i in range(len(extra)):
+        if i in res:
+            ckeys[i] = by_mnem.get(split_text(res[i][1])[0])
     seen = set()
+    accepted = []
     lines = ["# %s decoder oracle: hex words (as many as LLVM used) | LLVM 22's text (%s). Generated." % (target, feats)]
     for i, c in enumerate(cands):
         if i not in res:
@@ -619,9 +798,11 @@ def write_cases(path, fam, target, found, decode, extra, wave64=False):
             continue
         seen.add(key)
         lines.append("%s | %s" % (" ".join("%08x" % w for w in key), txt))
+        if ckeys[i] is not None:
+            accepted.append((ckeys[i], c))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
-    return len(lines) - 1
+    return accepted
 
 
 # ---------------------------------------------------------------------------------------
@@ -642,17 +823,29 @@ def slot_names(fam, enc_name):
     return [f[3] for f in encodings(fam)[enc_name][2] if f[4] != "-"]
 
 
-def rust_tables(fam, found, vopd, mods, w64masks, op_class):
-    """Rust source of one family's tables (`RdnaInfo` per opcode, per encoding)."""
+def rust_tables(fam, found, vopd, mods, w64masks, op_class, fixed, variant=None, only=None):
+    """Rust source of one family's tables (`RdnaInfo` per opcode, per encoding). For a
+    `variant` target: its own tables for the encodings in `only`, every table also as a
+    slice `<VARIANT>_<ENC>` (the family's where the variant decodes alike)."""
     g = []
     encs = encodings(fam)
     up = fam.upper()
     w64, masks = w64masks
     for name, spec in list(encs.items()) + [("vopdx", (16, None, ())), ("vopdy", (32, None, ()))]:
         n = spec[0]
-        g.append("/// %s %s opcodes (`None` = not a valid opcode)." % (fam, name.upper()))
+        if variant is not None:
+            vu = variant.upper()
+            own = name in only
+            g.append("/// %s %s opcodes (%s)." % (variant, name.upper(), "its own table" if own else "as %s" % fam))
+            g.append("pub static %s_%s: &[Option<RdnaInfo>] = &%s_%s%s;" % (vu, name.upper(), vu if own else up, name.upper(), "_OWN" if own else ""))
+            if not own:
+                continue
+        g.append("/// %s %s opcodes (`None` = not a valid opcode)." % (variant or fam, name.upper()))
         g.append("/// Operand slots of `widths`: %s." % ", ".join("`%s`" % s for s in slot_names(fam, name)))
-        g.append("pub static %s_%s: [Option<RdnaInfo>; %d] = [" % (up, name.upper(), n))
+        if variant is not None:
+            g.append("pub static %s_%s_OWN: [Option<RdnaInfo>; %d] = [" % (variant.upper(), name.upper(), n))
+        else:
+            g.append("pub static %s_%s: [Option<RdnaInfo>; %d] = [" % (up, name.upper(), n))
         for op in range(n):
             key = (name, op)
             if name.startswith("vopd"):
@@ -670,6 +863,7 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class):
                 kinds += [0] * (4 - len(kinds))
                 w64s = widths
                 flags = 0
+                fx = [[0, 0]] * 3
             else:
                 e = found.get(key)
                 if e is None:
@@ -683,8 +877,9 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class):
                 kinds += [0] * (4 - len(kinds))
                 w64s = list(w64s) + [0] * (4 - len(w64s))
                 flags = mods.get(key, 0) | masks.get(key, 0) | hint_flags(mnem)
+                fx = (fixed[key] + [[0, 0]] * 3)[:3]
             g.append(
-                '    Some(RdnaInfo { op: Op::%s, mnemonic: "%s", widths: [%s], widths64: [%s], kinds: [%s], mods: %d, class: %d }), // 0x%03x %s'
+                '    Some(RdnaInfo { op: Op::%s, mnemonic: "%s", widths: [%s], widths64: [%s], kinds: [%s], mods: %d, class: %d, fixmask: [%s], fixval: [%s] }), // 0x%03x %s'
                 % (
                     base_mnemonic(mnem).upper(),
                     mnem,
@@ -693,6 +888,8 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class):
                     ", ".join(map(str, kinds[:4])),
                     flags,
                     rdna_class(op_class, mnem),
+                    ", ".join("0x%x" % m[0] for m in fx),
+                    ", ".join("0x%x" % m[1] for m in fx),
                     op,
                     txt,
                 )
@@ -762,3 +959,407 @@ def rust_symbols(fam, hw, msg, fmt, exp):
     g.append("/// %s export targets by TARGET value (\"\" = invalid)." % fam)
     g.append("pub static %s_EXPTGT: [&str; 64] = [%s];\n" % (up, ", ".join('"%s"' % n for n in exp)))
     return g
+
+
+# ---------------------------------------------------------------------------------------
+# Image encodings: MIMG (GFX11), VIMAGE and VSAMPLE (GFX12)
+#
+# LLVM's disassembler sizes an image instruction's data and address operands from DMASK,
+# D16, TFE, DIM and A16 (and keeps the first-decoded operand sizes when no variant of the
+# opcode has the computed ones), so every combination is decoded here and the printed
+# register counts are recorded per opcode in a grid (`IMG_*` below).
+
+IMG_ENCS = {"gfx1100": ["mimg"], "gfx1200": ["vimage", "vsample"]}
+# Image-modifier flags (`RdnaImage::mods`): which optional syntax LLVM prints for an opcode.
+IMG_MODS = ["DMASK", "DIM", "UNORM", "GLC", "SLC", "DLC", "R128", "A16", "TFE", "LWE", "D16", "CPOL"]
+IMG_M = {n: 1 << i for i, n in enumerate(IMG_MODS)}
+
+
+def img_words(enc, op, dim=1, dmask=1, a16=0, d16=0, tfe=0, nsa=0, zero=False, extra=0):
+    """Image words with vdata v0, vaddr v4 (NSA: v4, v5, v6, ...), resource s[8:15] and
+    sampler s[16:19] (`zero`: the sampler field / VADDR2..4 left zero); `extra` is OR-ed
+    into word 0."""
+    if enc == "mimg":
+        # NSA[0] DIM[4:2] UNORM[7] DMASK[11:8] DLC,GLC,SLC[14:12] R128[15] A16[16] D16[17]
+        # OP[25:18]; VADDR[39:32] VDATA[47:40] SRSRC[52:48] TFE[53] LWE[54] SSAMP[62:58];
+        # NSA: VADDR1..4 in the third dword.
+        w0 = 0xF0000000 | (op << 18) | nsa | (dim << 2) | (dmask << 8) | (a16 << 16) | (d16 << 17)
+        w1 = 4 | (2 << 16) | (tfe << 21) | ((0 if zero else 4) << 26)
+        return [w0 | extra, w1, 0x08070605] if nsa else [w0 | extra, w1]
+    if enc == "vimage":
+        # RDNA4 guide 15.13.1: DIM[2:0] R128[4] D16[5] A16[6] OP[21:14] DMASK[25:22];
+        # VDATA[39:32] RSRC[49:41] SCOPE[51:50] TH[54:52] TFE[55] VADDR4[63:56]; VADDR0..3.
+        w0 = 0xD0000000 | dim | (d16 << 5) | (a16 << 6) | (op << 14) | (dmask << 22)
+        w1 = (8 << 9) | (tfe << 23) | ((0 if zero else 8) << 24)
+        return [w0 | extra, w1, 0x504 if zero else 0x07060504]
+    # VSAMPLE (15.13.2): DIM[2:0] TFE[3] R128[4] D16[5] A16[6] UNRM[13] OP[21:14] DMASK[25:22];
+    # VDATA[39:32] LWE[40] RSRC[49:41] SCOPE[51:50] TH[54:52] SAMP[63:55]; VADDR0..3.
+    w0 = 0xE4000000 | dim | (tfe << 3) | (d16 << 5) | (a16 << 6) | (op << 14) | (dmask << 22)
+    w1 = (8 << 9) | (16 << 23)
+    return [w0 | extra, w1, 0x504 if zero else 0x07060504]
+
+
+# Modifier probes: (enc, word, bit, keyword, flag).
+IMG_PROBES = [
+    ("mimg", 0, 7, "unorm", "UNORM"),
+    ("mimg", 0, 12, "slc", "SLC"),
+    ("mimg", 0, 13, "dlc", "DLC"),
+    ("mimg", 0, 14, "glc", "GLC"),
+    ("mimg", 0, 15, "r128", "R128"),
+    ("mimg", 0, 16, "a16", "A16"),
+    ("mimg", 0, 17, "d16", "D16"),
+    ("mimg", 1, 21, "tfe", "TFE"),
+    ("mimg", 1, 22, "lwe", "LWE"),
+    ("vimage", 0, 4, "r128", "R128"),
+    ("vimage", 0, 6, "a16", "A16"),
+    ("vimage", 0, 5, "d16", "D16"),
+    ("vimage", 1, 23, "tfe", "TFE"),
+    ("vimage", 1, 19, "scope:", "CPOL"),
+    ("vsample", 0, 13, "unorm", "UNORM"),
+    ("vsample", 0, 4, "r128", "R128"),
+    ("vsample", 0, 6, "a16", "A16"),
+    ("vsample", 0, 5, "d16", "D16"),
+    ("vsample", 0, 3, "tfe", "TFE"),
+    ("vsample", 1, 8, "lwe", "LWE"),
+    ("vsample", 1, 19, "scope:", "CPOL"),
+]
+
+
+def split_img(txt):
+    """`image_x  v0, [v4, v5], s[8:15] dmask:0x1` -> (head with its spaces, [operands], [modifiers])."""
+    m = re.match(r"^(\S+\s+)(.*)$", txt)
+    if not m:
+        return txt, [], []
+    head, rest = m.group(1), m.group(2)
+    parts, depth, cur = [], 0, ""
+    for ch in rest:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    last = cur.strip().split()
+    parts.append(last[0] if last else "")
+    return head, parts, last[1:]
+
+
+COMMENT_RE = re.compile(r" ?/\*.*?\*/")
+
+
+def reg_count(o):
+    m = OPND_RE.match(o)
+    if not m:
+        return None
+    return (int(m.group(3)) - int(m.group(2)) + 1) if m.group(2) is not None else 1
+
+
+def img_groups(o):
+    """Register counts of a printed address operand: [n] for a tuple, one per NSA element."""
+    if o.startswith("["):
+        return [reg_count(x.strip()) for x in o[1:-1].split(",")]
+    return [reg_count(o)]
+
+
+def img_cells(gfx11):
+    """Grid cells (index, nsa, dmask, d16, tfe, a16, dim): index = ((((nsa * 4 + pc - 1) * 2 +
+    d16) * 2 + tfe) * 2 + a16) * 8 + dim, pc = popcount(DMASK) (0 counts as 1); GFX12 has no
+    NSA bit (always its NSA-style layout)."""
+    out = []
+    for nsa in (0, 1) if gfx11 else (0,):
+        for pc in range(1, 5):
+            for d16 in (0, 1):
+                for tfe in (0, 1):
+                    for a16 in (0, 1):
+                        for dim in range(8):
+                            i = ((((nsa * 4 + pc - 1) * 2 + d16) * 2 + tfe) * 2 + a16) * 8 + dim
+                            out.append((i, nsa, (1 << pc) - 1, d16, tfe, a16, dim))
+    return out
+
+
+def img_max_ops(enc, bvh):
+    return 5 if enc == "mimg" or bvh else 4
+
+
+def enumerate_images(fam, decode, op_class):
+    """{enc: {op: entry}} of every image opcode LLVM decodes on `fam`; entry = dict(mnem,
+    heads, rsrc, samp, mods, grid, groups, class, words, size)."""
+    cpu, feats = FAMILIES[fam]
+    tgt = cpu + ":" + feats
+    out = {}
+    for enc in IMG_ENCS[fam]:
+        # BVH opcodes need DMASK 0xf, R128 (and UNORM on GFX11) and no DIM.
+        bvh = (1 << 7) | (1 << 15) if enc == "mimg" else 1 << 4
+        vars_ = [(False, 0, 1, 1), (True, 0, 1, 1), (True, bvh, 0, 15)]
+        cands = [img_words(enc, op, dim, dm, zero=z, extra=x) for op in range(256) for z, x, dim, dm in vars_]
+        res = decode(tgt, cands)
+        ents = {}
+        for op in range(256):
+            for vi, (z, x, dim, dm) in enumerate(vars_):
+                r = res.get(len(vars_) * op + vi)
+                if r and not bad_text(r[1]):
+                    ents[op] = {"words": cands[len(vars_) * op + vi], "txt": r[1], "size": r[0], "zero": z, "extra": x}
+                    break
+        # Grid, modifiers.
+        cells = img_cells(enc == "mimg")
+        jobs, cands = [], []
+        for op, e in sorted(ents.items()):
+            for c in cells:
+                i, nsa, dmask, d16, tfe, a16, dim = c
+                cands.append(img_words(enc, op, dim, dmask, a16, d16, tfe, nsa, e["zero"] or enc != "mimg", e["extra"]))
+                jobs.append((op, "cell", c))
+            for pe, wi, bit, kw, flag in IMG_PROBES:
+                if pe == enc:
+                    w = list(e["words"])
+                    w[wi] |= 1 << bit
+                    cands.append(w)
+                    jobs.append((op, "mod", (kw, flag)))
+        # Defaults: the sizes LLVM keeps when the computed ones would run past v255 (data v255,
+        # DMASK 0xf), without and with NSA.
+        for op, e in sorted(ents.items()):
+            for nsa in (0, 1) if enc == "mimg" else (0,):
+                w = img_words(enc, op, 1 if not e["extra"] else 0, 15, 0, 0, 0, nsa, e["zero"], e["extra"])
+                w[1] |= 255 << 8 if enc == "mimg" else 255
+                cands.append(w)
+                jobs.append((op, "default", nsa))
+        res = decode(tgt, cands)
+        for op, e in ents.items():
+            e["default"] = [0, 0]
+            head, ops, mods = split_img(e["txt"])
+            e["mnem"] = head.strip()
+            e["samp"] = len(ops) > 3
+            e["rsrc"] = reg_count(ops[2])
+            m = 0
+            if any(x.startswith("dmask:") for x in mods):
+                m |= IMG_M["DMASK"]
+            if any(x.startswith("dim:") for x in mods):
+                m |= IMG_M["DIM"]
+            e["mods"] = m
+            e["grid"] = [0] * (512 if enc == "mimg" else 256)
+            e["heads"] = ["", ""]
+            e["groups"] = None
+            e["cls"] = op_class(e["mnem"])
+        for k, (op, kind, c) in enumerate(jobs):
+            e = ents[op]
+            r = res.get(k)
+            if kind == "mod":
+                if r and not bad_text(r[1]) and re.search(r"(^|\s)%s" % re.escape(c[0]), r[1]):
+                    e["mods"] |= IMG_M[c[1]]
+                continue
+            if kind == "default":
+                if r:
+                    _, ops, _ = split_img(COMMENT_RE.sub("", r[1]))
+                    e["default"][c] = reg_count(ops[0]) | (sum(img_groups(ops[1])) << 4)
+                continue
+            if not r or bad_text(r[1]):
+                continue
+            i, nsa, dmask, d16, tfe, a16, dim = c
+            head, ops, mods = split_img(r[1])
+            if head.strip() != e["mnem"]:
+                raise SystemExit("%s %s 0x%x: %r decodes as another opcode" % (fam, enc, op, r[1]))
+            want = (12 if nsa else 8) if enc == "mimg" else 12
+            if r[0] != want:
+                raise SystemExit("%s %s 0x%x: size %d, expected %d: %r" % (fam, enc, op, r[0], want, r[1]))
+            vd = reg_count(ops[0])
+            g = img_groups(ops[1])
+            va = sum(g)
+            if vd > 15 or va > 31:
+                raise SystemExit("%s %s 0x%x: operand sizes out of range: %r" % (fam, enc, op, r[1]))
+            e["grid"][i] = vd | (va << 4)
+            lst = ops[1].startswith("[")
+            if e["heads"][lst] not in ("", head):
+                raise SystemExit("%s %s 0x%x: mnemonic spacing varies: %r" % (fam, enc, op, r[1]))
+            e["heads"][lst] = head
+            if lst:
+                k_ = min(va, img_max_ops(enc, False))
+                rule = [1] * (k_ - 1) + [va - (k_ - 1)]
+                if g != rule:
+                    # BVH: fixed operand groups (ray origin, direction, ...), by A16.
+                    if e["groups"] is None:
+                        e["groups"] = [None, None]
+                    if e["groups"][a16] not in (None, g):
+                        raise SystemExit("%s %s 0x%x: NSA groups vary: %r" % (fam, enc, op, r[1]))
+                    e["groups"][a16] = g
+        out[enc] = ents
+    return out
+
+
+def image_found(imgs):
+    """The image opcodes as `found`-style entries for `fixed_bits` ({(enc, op): (.., words)})."""
+    return {(enc, op): (e["size"], e["txt"], e["samp"], e["words"]) for enc, ents in imgs.items() for op, e in ents.items()}
+
+
+def write_image_cases(fam, imgs, decode):
+    """Oracle cases of the image opcodes: canonical words with random DMASK, DIM, modifier
+    bits, registers and NSA addresses. Returns (lines, accepted (key, words))."""
+    import random
+
+    rng = random.Random(int(fam[3:]) + 7)
+    cpu, feats = FAMILIES[fam]
+    cands, keys = [], []
+    masks = {
+        "mimg": [0x0003FFFF, 0x7FFFFFFF, 0xFFFFFFFF],
+        "vimage": [0x03C0007F, 0xFFFFFFFF, 0xFFFFFFFF],
+        "vsample": [0x03C0207F, 0xFFFFFFFF, 0xFFFFFFFF],
+    }
+    for enc, ents in imgs.items():
+        for op, e in sorted(ents.items()):
+            cands.append(e["words"] + [0x0C0B0A09])
+            keys.append((enc, op))
+            for _ in range(12):
+                w = list(e["words"]) + [0x0C0B0A09]
+                for i, m in enumerate(masks[enc]):
+                    r = rng.getrandbits(32)
+                    if rng.random() < 0.7:
+                        r &= 0x7F3F3F3F  # mostly small register numbers
+                    w[i] = (w[i] & ~m) | (r & m)
+                if enc == "mimg" and rng.random() < 0.5:
+                    w[0] &= ~1  # non-NSA (8 bytes)
+                cands.append(w)
+                keys.append((enc, op))
+    res = decode(cpu + ":" + feats, cands)
+    lines, accepted, seen = [], [], set()
+    for i, c in enumerate(cands):
+        if i not in res:
+            continue
+        size, txt = res[i]
+        if bad_text(txt) or ";" in txt or size % 4:
+            continue
+        if txt.split()[0] != imgs[keys[i][0]][keys[i][1]]["mnem"]:
+            continue  # LLVM 22 decodes 0xd3a0xxxx as GFX9's `v_fma_mix_f32` on every target
+        key = tuple((c + [0xBF800000] * 3)[: size // 4])
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append("%s | %s" % (" ".join("%08x" % w for w in key), txt))
+        accepted.append((keys[i], c))
+    return lines, accepted
+
+
+def rust_images(fam, imgs, fixed):
+    """Rust source of one family's image tables (`RdnaImage` per opcode) and operand grids."""
+    up = fam.upper()
+    grids = []
+    g = []
+    for enc, ents in imgs.items():
+        g.append("/// %s %s opcodes (`None` = not a valid opcode)." % (fam, enc.upper()))
+        g.append("pub static %s_%s: [Option<RdnaImage>; 256] = [" % (up, enc.upper()))
+        for op in range(256):
+            e = ents.get(op)
+            if e is None:
+                g.append("    None,")
+                continue
+            if e["grid"] not in grids:
+                grids.append(e["grid"])
+            cells = len(e["grid"])
+            groups = e["groups"] or [None, None]
+            cells = len(e["grid"])
+            gs = ["[%s]" % ", ".join(map(str, ((x or []) + [0] * 5)[:5])) for x in groups]
+            fx = (fixed[(enc, op)] + [[0, 0]] * 3)[:3]
+            g.append(
+                '    Some(RdnaImage { op: Op::%s, heads: ["%s", "%s"], rsrc: %d, sampler: %s, mods: %d, class: %d, grid: %d, defaults: [%d, %d], groups: [%s], fixmask: [%s], fixval: [%s] }), // 0x%02x %s'
+                % (
+                    e["mnem"].upper(),
+                    e["heads"][0] or e["heads"][1],
+                    e["heads"][1] or e["heads"][0],
+                    e["rsrc"],
+                    "true" if e["samp"] else "false",
+                    e["mods"],
+                    e["cls"],
+                    grids.index(e["grid"]) * cells,
+                    e["default"][0],
+                    e["default"][1],
+                    ", ".join(gs),
+                    ", ".join("0x%x" % m[0] for m in fx),
+                    ", ".join("0x%x" % m[1] for m in fx),
+                    op,
+                    e["txt"],
+                )
+            )
+        g.append("];\n")
+    flat = [x for gr in grids for x in gr]
+    g.append("/// %s image operand grids, one after the other: data VGPRs | address VGPRs << 4 per" % fam)
+    g.append("/// (NSA, DMASK popcount, D16, TFE, A16, DIM) cell (0 = LLVM rejects the combination).")
+    g.append("pub static %s_IMG_GRIDS: [u16; %d] = [%s];\n" % (up, len(flat), ", ".join(map(str, flat))))
+    return g
+
+
+def image_listing(imgs):
+    return ["%s 0x%03x %d %s" % (enc, op, e["size"], e["txt"]) for enc, ents in imgs.items() for op, e in sorted(ents.items())]
+
+
+class as_cpu:
+    """Within `with as_cpu(fam, cpu)`, the functions above disassemble `fam`'s encodings as
+    LLVM CPU `cpu` (same features)."""
+
+    def __init__(self, fam, cpu):
+        self.fam, self.cpu = fam, cpu
+
+    def __enter__(self):
+        self.saved = FAMILIES[self.fam]
+        FAMILIES[self.fam] = (self.cpu, self.saved[1])
+
+    def __exit__(self, *a):
+        FAMILIES[self.fam] = self.saved
+
+
+def encodings_differing(a, b):
+    """Encodings (plus "vopdx"/"vopdy") whose opcode listing differs between two
+    `listing`-style line lists."""
+    ea = {}
+    for l in a:
+        ea.setdefault(l.split()[0], []).append(l)
+    eb = {}
+    for l in b:
+        eb.setdefault(l.split()[0], []).append(l)
+    return sorted(e for e in set(ea) | set(eb) if ea.get(e) != eb.get(e))
+
+
+def check_same_quick(fam, cpu, found, decode):
+    """The canonical words of every opcode `fam` decodes, and of every opcode value of every
+    encoding with its first operand variant, must disassemble identically as `cpu`."""
+    cands = [found[k][3] for k in sorted(found)]
+    for name, spec in encodings(fam).items():
+        for op in range(spec[0]):
+            if (name, op) not in found:
+                cands.append(variants(spec, op)[0][0])
+    feats = FAMILIES[fam][1]
+    a = decode(FAMILIES[fam][0] + ":" + feats, cands)
+    b = decode(cpu + ":" + feats, cands)
+    return a == b
+
+
+def src_codes(fam, found, decode):
+    """Bitmaps of the 8-bit source codes LLVM accepts (256 bits as 8 words) in a VALU 32-bit
+    encoding's SRC0 (`v_mov_b32_e32`), a VOP3 source (`v_add_f32_e64` SRC0) and a SALU source
+    (`s_mov_b32`): the reserved codes (0xF9 = GFX9's SDWA, ...) are invalid instructions."""
+    cpu, feats = FAMILIES[fam]
+    by = {split_text(v[1])[0]: (k, v[3]) for k, v in found.items()}
+    cands = []
+    _, w = by["v_mov_b32_e32"]
+    cands += [[(w[0] & ~0x1FF) | c] for c in range(256)]
+    _, w = by["v_add_f32_e64"]
+    cands += [[w[0], (w[1] & ~0x1FF) | c] for c in range(256)]
+    _, w = by["s_mov_b32"]
+    cands += [[(w[0] & ~0xFF) | c] for c in range(256)]
+    res = decode(cpu + ":" + feats, cands)
+    maps = []
+    for t in range(3):
+        m = [0] * 8
+        for c in range(256):
+            r = res.get(t * 256 + c)
+            if r and not bad_text(r[1]):
+                m[c >> 5] |= 1 << (c & 31)
+        maps.append(m)
+    return maps
+
+
+def rust_src_codes(fam, maps):
+    return [
+        "/// %s source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources," % fam,
+        "/// SALU sources.",
+        "pub static %s_SRC_OK: [[u32; 8]; 3] = [%s];\n" % (fam.upper(), ", ".join("[%s]" % ", ".join("0x%x" % x for x in m) for m in maps)),
+    ]

@@ -178,37 +178,45 @@ impl Translator {
         loop {
             let pc = state.pc;
             let key = (pc, state.mode, state.wave_size);
-            let owned = if local.as_ref().is_some_and(|m| m.contains_key(&key)) {
+            // One hash lookup per block on a hit in this thread's copy.
+            if let Some(e) = local.as_deref().and_then(|m| m.get(&key)) {
                 *hits += 1;
-                None
-            } else {
-                let e = self.lookup(code, pc, state.mode, state.wave_size)?;
-                if let Some(m) = local.as_mut() {
-                    m.insert(key, e.clone());
+                if let Some(exit) = self.step(e, state, env, budget, initial_budget)? {
+                    return Ok(exit);
                 }
-                Some(e)
-            };
-            let entry: &Entry = match owned.as_deref() {
-                Some(e) => e,
-                None => match local.as_ref().and_then(|m| m.get(&key)) {
-                    Some(e) => e,
-                    None => return Err(ExecFault::Unsupported("block cache entry lost".into())),
-                },
-            };
-            // Every block costs at least one, so even empty loops end.
-            let cost = u64::from(entry.block.inst_count).max(1);
-            if *budget < cost {
-                return Err(ExecFault::Runaway(initial_budget));
+                continue;
             }
-            *budget -= cost;
-            let exit = match self.compiled(entry) {
-                Some(cb) => cb.run(state, env)?,
-                None => interp::run_block(&entry.block, state, env)?,
-            };
-            if exit != ExitCode::Continue {
+            let e = self.lookup(code, pc, state.mode, state.wave_size)?;
+            if let Some(m) = local.as_deref_mut() {
+                m.insert(key, e.clone());
+            }
+            if let Some(exit) = self.step(&e, state, env, budget, initial_budget)? {
                 return Ok(exit);
             }
         }
+    }
+
+    /// Runs one block: charges its instructions to `budget` (`initial` is the run's budget,
+    /// for the runaway report), executes it, and returns the exit unless it is `Continue`.
+    fn step(
+        &self,
+        entry: &Entry,
+        state: &mut WaveState,
+        env: &mut dyn WaveEnv,
+        budget: &mut u64,
+        initial: u64,
+    ) -> Result<Option<ExitCode>, ExecFault> {
+        // Every block costs at least one, so even empty loops end.
+        let cost = u64::from(entry.block.inst_count).max(1);
+        if *budget < cost {
+            return Err(ExecFault::Runaway(initial));
+        }
+        *budget -= cost;
+        let exit = match self.compiled(entry) {
+            Some(cb) => cb.run(state, env)?,
+            None => interp::run_block(&entry.block, state, env)?,
+        };
+        Ok((exit != ExitCode::Continue).then_some(exit))
     }
 
     /// The compiled code of `entry`, compiling it if it just became hot.

@@ -3,7 +3,8 @@
 //! them, `+real-true16`, wave32; written by `gen/gen_tables.py`) and requires the same size
 //! and the same text; the `*_w64_cases.txt` files hold VALU cases disassembled with
 //! `+wavefrontsize64` (lane masks print as `vcc`, `s[0:1]`). gfx1201 is checked against the
-//! gfx1200 cases: the generator verifies that LLVM decodes both identically.
+//! gfx1200 cases: the generator verifies that LLVM decodes both identically. Image
+//! instructions (MIMG, VIMAGE, VSAMPLE) are at the end of the gfx1100/gfx1200 files.
 
 use wavejit_translator::isa::{decode, disassemble, Gpu, Target};
 
@@ -20,6 +21,38 @@ fn gfx1200_matches_llvm() {
 #[test]
 fn gfx1201_matches_llvm() {
     check(include_str!("../gen/gfx1200_cases.txt"), Gpu::GFX1201);
+}
+
+/// gfx1150 decodes SOP1/SOP2/SOPC with its own tables (the SALU float opcodes); its cases
+/// cover those encodings (and VOPD pairs), disassembled by LLVM as gfx1150.
+#[test]
+fn gfx1150_matches_llvm() {
+    check_wave(
+        include_str!("../gen/gfx1150_cases.txt"),
+        Gpu { id: 0x1150 },
+        32,
+    );
+}
+
+/// The SALU float opcodes exist on gfx1150..gfx1153 only: in gfx1100..gfx1103 code they are
+/// illegal instructions (LLVM 22 rejects the words there).
+#[test]
+fn salu_float_is_gfx1150_only() {
+    // `s_add_f32 s8, s2, s4` (SOP2 opcode 0x40) and `s_ceil_f32 s8, s4` (SOP1 0x60).
+    for w in [0xA008_0402u32, 0xBE88_6004] {
+        for id in [0x1100, 0x1101, 0x1102, 0x1103] {
+            assert!(decode(&Target::new(Gpu { id }), &w.to_le_bytes(), 0).is_err());
+        }
+        for id in [0x1150, 0x1151, 0x1152, 0x1153] {
+            let t = Target::new(Gpu { id });
+            let inst = decode(&t, &w.to_le_bytes(), 0).expect("decodes on gfx115x");
+            assert!(disassemble(&t, &inst, 0).starts_with(if w == 0xA008_0402 {
+                "s_add_f32 s8, s2, s4"
+            } else {
+                "s_ceil_f32 s8, s4"
+            }));
+        }
+    }
 }
 
 fn check(cases: &str, gpu: Gpu) {

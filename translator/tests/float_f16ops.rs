@@ -356,3 +356,90 @@ fn gfx950_maximum3_minimum3() {
         assert_eq!(s.vgpr[13][l], pk(false), "pk_minimum3 lane {l}");
     }
 }
+
+#[rustfmt::skip]
+const DOT2: [u32; 10] = [
+    0xd3a34000, 0x1c0e0501, // v_dot2_f32_f16 v0, v1, v2, v3
+    0x6e080501, // v_dot2c_f32_f16_e32 v4, v1, v2
+    0xd3a34205, 0x3c0e0501, // v_dot2_f32_f16 v5, v1, v2, v3 neg_lo:[1,0,0] neg_hi:[0,1,0]
+    0xd3a34006, 0x9c0e0501, // v_dot2_f32_f16 v6, v1, v2, v3 neg_lo:[0,0,1]
+    0xd3a3c007, 0x1c0e0501, // v_dot2_f32_f16 v7, v1, v2, v3 clamp
+    0xbf810000, // s_endpgm
+];
+
+/// `v_dot2_f32_f16` / `v_dot2c_f32_f16`: the exact `a0*b0 + a1*b1 + c` rounded once (host: the
+/// data keep it exact in f64, and `as f32` rounds once), f16 and f32 denormal inputs flushed
+/// whatever MODE says, neg_lo/neg_hi/clamp; worked by hand: 1*1 + 2^-12*2^-12 + 2^-40 =
+/// 1 + 2^-24 + 2^-40 is just above the tie, so 1 + 2^-23 (0x3f800001), where rounding the
+/// products' sum first would reach the tie and give 1.0.
+#[test]
+fn dot2_f32_f16_rounds_once() {
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let mut rng = Rng(2024);
+    let (b, a) = run_words(&DOT2, 62, exec, &mut mem, |s| {
+        s.mode = DEFAULT_MODE; // denormals allowed by MODE: v_dot2 flushes anyway
+        for l in 0..64 {
+            // f16 normals in [2^-6, 2^6), f32 in [2^-10, 2^10): the exact sum fits an f64.
+            let mut h = || (((rng.next() % 13) as u32 + 9) << 10) | (rng.next() as u32 & 0x83ff);
+            let (a0, a1, b0, b1) = (h(), h(), h(), h());
+            let ce = (rng.next() % 21) as u32 + 117;
+            let mut c = ce << 23 | (rng.next() as u32 & 0x807f_ffff);
+            let (mut x, mut y) = (a0 | a1 << 16, b0 | b1 << 16);
+            match l % 8 {
+                1 => {
+                    (x, y, c) = (0x0c00_3c00, 0x0c00_3c00, 0x2b80_0000); // the worked case
+                }
+                2 => {
+                    x = (x & 0xffff_0000) | 0x0200; // f16 denormal: flushed
+                    c = 0x0000_0100 | (c & 0x8000_0000); // f32 denormal: flushed
+                }
+                3 => c = 0x6780_0000,                // 2^80 dwarfs the products
+                4 => x = (x & 0xffff) | 0x7e00_0000, // NaN half
+                5 => x = (x & 0xffff) | 0x7c00_0000, // Inf * finite
+                6 => (x, y) = (0x7c00_3c00, 0x0000_3c00), // Inf * 0 → NaN
+                _ => {}
+            }
+            s.vgpr[1][l] = x;
+            s.vgpr[2][l] = y;
+            s.vgpr[3][l] = c;
+            s.vgpr[4][l] = c ^ 0x0040_0000; // v_dot2c's accumulator: moderate too
+        }
+    });
+    let flush16 = |h: u32| if h & 0x7c00 == 0 { h & 0x8000 } else { h };
+    let hv = |w: u32, i: u32| v(flush16(w >> (16 * i) & 0xffff) as u16);
+    let fl32 = |x: u32| {
+        if x & 0x7f80_0000 == 0 {
+            x & 0x8000_0000
+        } else {
+            x
+        }
+    };
+    let dot = |x: u32, y: u32, c: u32| -> f32 {
+        let cv = f64::from(f32::from_bits(fl32(c)));
+        let r = (hv(x, 0) * hv(y, 0) + hv(x, 1) * hv(y, 1) + cv) as f32;
+        f32::from_bits(fl32(r.to_bits()))
+    };
+    for l in 0..64 {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let (x, y, c) = (b.vgpr[1][l], b.vgpr[2][l], b.vgpr[3][l]);
+        let chk = |r: usize, want: f32| {
+            let got = f32::from_bits(a.vgpr[r][l]);
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "v{r} lane {l}: got {got:e} want {want:e} ({x:#x} {y:#x} {c:#x})"
+            );
+        };
+        chk(0, dot(x, y, c));
+        chk(4, dot(x, y, b.vgpr[4][l]));
+        chk(5, dot(x ^ 0x8000, y ^ 0x8000_0000, c));
+        chk(6, dot(x, y, c ^ 0x8000_0000));
+        let cl = dot(x, y, c);
+        chk(7, if cl.is_nan() { 0.0 } else { cl.clamp(0.0, 1.0) });
+        if l % 8 == 1 {
+            assert_eq!(a.vgpr[0][l], 0x3f80_0001, "worked case lane {l}");
+        }
+    }
+}

@@ -327,3 +327,56 @@ fn div_fmas_rounds_once() {
         assert_eq!(a.vgpr[5][l], neg, "f64 hi lane {l}");
     }
 }
+
+/// The first 288 fractional bits of 2/π (the well-known expansion, e.g. fdlibm's
+/// `__kernel_rem_pio2` table: 0.A2F9836E 4E441529 ...).
+const TWO_OVER_PI_HEX: &str =
+    "a2f9836e4e441529fc2757d1f534ddc0db6295993c439041fe5163abdebbc561b7246e3a";
+
+/// Fraction bit `i` of 2/π (0 = first after the point).
+fn two_over_pi_bit(i: u32) -> u64 {
+    let d = u64::from_str_radix(&TWO_OVER_PI_HEX[(i / 4) as usize..][..1], 16).unwrap();
+    d >> (3 - i % 4) & 1
+}
+
+/// `v_trig_preop_f64`: segments 0..4 of 2/π for ordinary inputs and shifted segments for
+/// inputs with exponents above 1077 (pseudocode: `shift = S1 * 53 + max(0, exp - 1077)`,
+/// result `W * 2^(-53 - shift)` with W the 53 bits after `shift`).
+#[test]
+fn trig_preop_segments_of_two_over_pi() {
+    #[rustfmt::skip]
+    let words = [
+        0xd2920000, 0x00020902, // v_trig_preop_f64 v[0:1], v[2:3], v4
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 8, exec, &mut mem, |s| {
+        for l in 0..64 {
+            // Biased exponents: 1.0, 2.0, 2^100, the 1077 threshold and above it.
+            let e = [1023u64, 1024, 1123, 1077, 1078, 1100, 1223, 1000][l % 8];
+            let x = e << 52 | (l as u64) << 20 | (l as u64 & 8) << 60;
+            s.vgpr[2][l] = x as u32;
+            s.vgpr[3][l] = (x >> 32) as u32;
+            // Segment index (bits above 4 ignored); keep every bit read within the 288 known.
+            let seg = (l / 8) as u32 % if e == 1223 { 2 } else { 4 };
+            s.vgpr[4][l] = seg | (0xffe0 * (l as u32 & 1));
+        }
+    });
+    for l in 0..64 {
+        if exec >> l & 1 == 0 {
+            continue;
+        }
+        let x = b.vgpr[2][l] as u64 | (b.vgpr[3][l] as u64) << 32;
+        let e = (x >> 52 & 0x7ff) as u32;
+        let shift = (b.vgpr[4][l] & 31) * 53 + e.saturating_sub(1077);
+        let w = (shift..shift + 53).fold(0u64, |w, i| w << 1 | two_over_pi_bit(i));
+        let want = w as f64 * 2f64.powi(-53 - shift as i32);
+        let got = a.vgpr[0][l] as u64 | (a.vgpr[1][l] as u64) << 32;
+        assert_eq!(got, want.to_bits(), "lane {l} shift {shift}");
+        if shift == 0 {
+            // Segment 0 is 2/π truncated to 53 bits: within one ulp of FRAC_2_PI.
+            assert!(got.abs_diff(std::f64::consts::FRAC_2_PI.to_bits()) <= 1);
+        }
+    }
+}

@@ -457,3 +457,172 @@ fn loads_into_lds() {
     assert!(st.vgpr == before.vgpr);
     assert!((0..64).any(|l| exec >> l & 1 != 0 && 3 * l >= 150));
 }
+
+/// Vector packed-half atomic adds, each half rounded once to nearest even (values worked by
+/// hand: ties to even, just above a tie, overflow to infinity, denormals, NaN operands).
+#[test]
+fn packed_half_atomic_adds() {
+    #[rustfmt::skip]
+    let words = [
+        0xdd398000, 0x017f0402, // global_atomic_pk_add_f16 v1, v[2:3], v4, off sc0
+        0xdd488000, 0x007f0806, // global_atomic_pk_add_bf16 v[6:7], v8, off
+        0xbf8c0f70, // s_waitcnt vmcnt(0)
+        0xbf810000, // s_endpgm
+    ];
+    // (memory, data, sum) per case.
+    let f16: [(u32, u32, u32); 8] = [
+        (0x3c00, 0x1000, 0x3c00), // 1 + 2^-11: tie -> 1
+        (0x3c00, 0x1600, 0x3c02), // 1 + 3*2^-11: tie -> even 1 + 2^-9
+        (0x3c00, 0x1002, 0x3c01), // 1 + 2^-11 + 2^-20: above the tie
+        (0x7bff, 0x4c00, 0x7c00), // 65504 + 16 = 65520: tie -> even = +inf
+        (0xc100, 0x3d00, 0xbd00), // -2.5 + 1.25 = -1.25
+        (0x7e01, 0x3c00, 0x7e01), // NaN + 1: the NaN
+        (0x0001, 0x0001, 0x0002), // denormals
+        (0x2e66, 0x3266, 0x34cc), // 0.0999755859375 + 0.199951171875: tie -> even
+    ];
+    let bf16: [(u32, u32, u32); 8] = [
+        (0x3f80, 0x3b80, 0x3f80), // 1 + 2^-8: tie -> 1
+        (0x3f81, 0x3b80, 0x3f82), // tie -> even
+        (0x3f80, 0x3b81, 0x3f81), // above the tie
+        (0x7f7f, 0x7f7f, 0x7f80), // overflow -> +inf
+        (0xbfc0, 0x3f00, 0xbf80), // -1.5 + 0.5
+        (0x7fc1, 0x3f80, 0x7fc1), // NaN + 1
+        (0x0001, 0x0001, 0x0002), // denormals
+        (0x4040, 0x3c00, 0x4040), // 3 + 2^-7: tie -> even 3
+    ];
+    const G: u64 = 0x80_0000;
+    let exec = EXEC_PARTIAL;
+    let mut g = vec![0u8; 512];
+    for l in 0..64 {
+        let (a, b, _) = f16[l % 8];
+        // High half: the operands swapped.
+        g[4 * l..4 * l + 4].copy_from_slice(&(a | b << 16).to_le_bytes());
+        let (a, b, _) = bf16[l % 8];
+        g[256 + 4 * l..256 + 4 * l + 4].copy_from_slice(&(a | b << 16).to_le_bytes());
+    }
+    let mut mem = Mem::new(64);
+    mem.add(G, g.clone());
+    let (b, a) = run_words(&words, 9, exec, &mut mem, |s| {
+        for l in 0..64 {
+            let p = G + 4 * l as u64;
+            s.vgpr[2][l] = p as u32;
+            s.vgpr[3][l] = (p >> 32) as u32;
+            s.vgpr[4][l] = f16[l % 8].1 | f16[l % 8].0 << 16;
+            let q = p + 256;
+            s.vgpr[6][l] = q as u32;
+            s.vgpr[7][l] = (q >> 32) as u32;
+            s.vgpr[8][l] = bf16[l % 8].1 | bf16[l % 8].0 << 16;
+        }
+    });
+    let m = mem.region(G);
+    for l in 0..64 {
+        let on = exec >> l & 1 != 0;
+        let want16 = if on {
+            f16[l % 8].2 | f16[l % 8].2 << 16
+        } else {
+            dw(&g, 4 * l)
+        };
+        let wantb = if on {
+            bf16[l % 8].2 | bf16[l % 8].2 << 16
+        } else {
+            dw(&g, 256 + 4 * l)
+        };
+        assert_eq!(dw(m, 4 * l), want16, "f16 lane {l}");
+        assert_eq!(dw(m, 256 + 4 * l), wantb, "bf16 lane {l}");
+    }
+    // sc0: the pre-op value returns to v1.
+    check_vgpr(&b, &a, 1, exec, |l| dw(&g, 4 * l));
+}
+
+/// Unsigned small float (5-bit exponent, bias 15, `m` mantissa bits) → f64.
+fn ufloat(v: u32, m: u32) -> f64 {
+    let (e, f) = (v >> m, v & ((1 << m) - 1));
+    match e {
+        0 => f as f64 * 2f64.powi(-14 - m as i32),
+        31 if f == 0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + f as f64 / (1u32 << m) as f64) * 2f64.powi(e as i32 - 15),
+    }
+}
+
+/// More typed loads: scaled, packed-float, 3-dword and d16 integer formats, and the defaults
+/// of components a format lacks (0 for Y/Z, one for W).
+#[test]
+fn typed_loads_scaled_packed_float_and_defaults() {
+    #[rustfmt::skip]
+    let words = [
+        0xe909a000, 0x80010008, // tbuffer_load_format_xyzw v[0:3], v8, s[4:7], 0 format:[BUF_NUM_FORMAT_USCALED] idxen
+        0xe9a9a000, 0x80010a08, // tbuffer_load_format_xyzw v[10:13], v8, s[4:7], 0 format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SSCALED] idxen
+        0xebb12000, 0x80010e08, // tbuffer_load_format_xyz v[14:16], v8, s[4:7], 0 format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_FLOAT] idxen
+        0xea69a000, 0x80011408, // tbuffer_load_format_xyzw v[20:23], v8, s[4:7], 0 format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_UINT] idxen
+        0xea9ca000, 0x80011808, // tbuffer_load_format_d16_xy v24, v8, s[4:7], 0 format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_SINT] idxen
+        0xbf8c0f70, // s_waitcnt vmcnt(0)
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut rng = Rng(77);
+    let src: Vec<u8> = (0..256).map(|_| rng.next() as u8).collect();
+    let mut mem = Mem::new(64);
+    mem.add(SRC, src.clone());
+    let (b, a) = run_words(&words, 19, exec, &mut mem, |s| {
+        s.sgpr[4] = SRC as u32;
+        s.sgpr[5] = d1(SRC, 16);
+        s.sgpr[6] = 12; // records 12.. are out of range
+        s.sgpr[7] = 0;
+        for l in 0..64 {
+            s.vgpr[8][l] = l as u32 % 14;
+        }
+    });
+    let one = 1.0f32.to_bits();
+    let dw = |o: usize| u32::from_le_bytes(src[o..o + 4].try_into().unwrap());
+    let h = |o: usize| u16::from_le_bytes([src[o], src[o + 1]]) as i16;
+    for l in 0..64 {
+        let i = l % 14;
+        let o = 16 * i;
+        let ok = i < 12;
+        let f = |x: f32| if ok { x.to_bits() } else { 0 };
+        // 8 USCALED: X only; Y, Z = 0.0, W = 1.0 (also when out of range).
+        let want = [f(src[o] as f32), 0, 0, one];
+        for c in 0..4 {
+            check_lane(&b, &a, c, l, exec, want[c]);
+        }
+        let want = [f(h(o) as f32), f(h(o + 2) as f32), 0, one];
+        for c in 0..4 {
+            check_lane(&b, &a, 10 + c, l, exec, want[c]);
+        }
+        // 10_11_11 FLOAT: X, Y 11-bit and Z 10-bit unsigned floats.
+        let d = if ok { dw(o) } else { 0 };
+        let comps = [
+            ufloat(d & 0x7ff, 6),
+            ufloat(d >> 11 & 0x7ff, 6),
+            ufloat(d >> 22, 5),
+        ];
+        for (c, v) in comps.iter().enumerate() {
+            let got = f32::from_bits(a.vgpr[14 + c][l]);
+            if exec >> l & 1 == 0 {
+                assert_eq!(a.vgpr[14 + c][l], b.vgpr[14 + c][l]);
+            } else if v.is_nan() {
+                assert!(got.is_nan(), "lane {l} comp {c}");
+            } else {
+                assert_eq!(got as f64, *v, "lane {l} comp {c}"); // exact in f32
+            }
+        }
+        // 32_32_32 UINT: three dwords, W = integer 1.
+        let want = if ok {
+            [dw(o), dw(o + 4), dw(o + 8), 1]
+        } else {
+            [0, 0, 0, 1]
+        };
+        for c in 0..4 {
+            check_lane(&b, &a, 20 + c, l, exec, want[c]);
+        }
+        // d16 8_8 SINT: sign-extended bytes, 16 bits each.
+        let s8 = |x: u8| x as i8 as i16 as u16 as u32;
+        let want = if ok {
+            s8(src[o]) | s8(src[o + 1]) << 16
+        } else {
+            0
+        };
+        check_lane(&b, &a, 24, l, exec, want);
+    }
+}

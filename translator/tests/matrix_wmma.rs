@@ -559,7 +559,8 @@ fn check(name: &str, op: &MatrixOp, w: &Wmma, seed: u64) {
             let exact_sum = (0..k).fold(c[i * 16 + j], |s, t| s + a[i * k + t] * b[t * 16 + j]);
             let code = if int {
                 let s = exact_sum as i64;
-                (if w.clamp {
+                // CLAMP saturates on RDNA3 only (RDNA4 ISA 7.2.3: ignored for WMMA).
+                (if w.clamp && !w.rdna4 {
                     s.clamp(i32::MIN as i64, i32::MAX as i64)
                 } else {
                     s

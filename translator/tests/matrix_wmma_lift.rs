@@ -178,3 +178,24 @@ fn rdna4_bf16_result_is_packed() {
     assert_eq!(s.vgpr[0], both(0x4110));
     assert_eq!(s.vgpr[1], both(0x4110));
 }
+
+#[test]
+fn rdna4_ignores_clamp_on_wmma() {
+    // v_wmma_i32_16x16x16_iu8 v[0:7], v[8:9], v[10:11], v[0:7] neg_lo:[1,1,0] clamp (wave32):
+    // RDNA4 ISA 7.2.3 lists WMMA among the ops whose clamp bit is ignored, so the sum wraps.
+    let bytes = [0x00, 0xc0, 0x44, 0xcc, 0x08, 0x15, 0x02, 0x7c];
+    let mut s = WaveState::new_boxed(32);
+    for r in 8..12 {
+        s.vgpr[r] = [0x8080_8080; 64]; // -128 as signed bytes
+    }
+    for r in 0..8 {
+        s.vgpr[r] = [(i32::MAX - 100_000) as u32; 64];
+    }
+    run(Gpu::GFX1200, 32, &bytes, &mut s);
+    let want = (i32::MAX - 100_000).wrapping_add(262_144);
+    for r in 0..8 {
+        for l in 0..32 {
+            assert_eq!(s.vgpr[r][l] as i32, want, "v{r} lane {l}");
+        }
+    }
+}

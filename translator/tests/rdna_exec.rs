@@ -1418,3 +1418,711 @@ fn wave32_lds_permutes_wrap_at_32_lanes() {
     }
     check(&b, &s, 4, |l| want[l]);
 }
+
+/// ISA 13.3 MINNUM/MAXNUM selection on f32 bits (memory atomics).
+fn atomic_minmax(a: u32, b: u32, max: bool) -> u32 {
+    min_num(a, b, max)
+}
+
+#[test]
+fn float_min_max_atomics() {
+    #[rustfmt::skip]
+    let gfx11 = [
+        0xdd464000, 0x017c0402, // global_atomic_min_f32 v1, v[2:3], v4, off glc
+        0xdd4a0004, 0x007c0502, // global_atomic_max_f32 v[2:3], v5, off offset:4
+        S_ENDPGM,
+    ];
+    #[rustfmt::skip]
+    let gfx12 = [
+        0xee14807c, 0x02100001, 0x00000002, // global_atomic_max_num_f32 v1, v[2:3], v4, off th:TH_ATOMIC_RETURN
+        0xee14407c, 0x02800000, 0x00000402, // global_atomic_min_num_f32 v[2:3], v5, off offset:4
+        S_ENDPGM,
+    ];
+    let base = 0x4000_0000u64;
+    for (gpu, words, first_max) in [
+        (Gpu::GFX1100, &gfx11[..], false),
+        (Gpu::GFX1200, &gfx12[..], true),
+    ] {
+        // Distinct non-zero numbers: NaN pairs and signed zeros are decided by the memory
+        // environment (the runtime follows ISA 13.3); the lifter chooses the operation.
+        let nums = [
+            1.0f32,
+            -1.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            3.25,
+            2.5,
+            -7.0,
+            1e-3,
+        ];
+        let mem0: Vec<u8> = (0..64usize)
+            .flat_map(|i| nums[(i * 3) % 8].to_bits().to_le_bytes())
+            .collect();
+        let mut mem = Mem::new(0);
+        mem.add(base, mem0.clone());
+        let mut s = state(32, 181, EXEC);
+        for l in 0..64 {
+            s.set_sgpr64(0, 0);
+            let a = base + 8 * (l as u64 % 32);
+            s.vgpr[2][l] = a as u32;
+            s.vgpr[3][l] = (a >> 32) as u32;
+            s.vgpr[4][l] = nums[(l + 1) % 8].to_bits();
+            s.vgpr[5][l] = nums[(l / 3 + 2) % 8].to_bits();
+        }
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), words, &mut s, &mut mem);
+        let exec = b.exec();
+        let dw = |m: &[u8], i: usize| u32::from_le_bytes(m[4 * i..4 * i + 4].try_into().unwrap());
+        // The returning atomic gives the old value.
+        check(&b, &s, 1, |l| dw(&mem0, 2 * l));
+        for l in 0..32 {
+            let on = exec >> l & 1 != 0;
+            let (o0, o1) = (dw(&mem0, 2 * l), dw(&mem0, 2 * l + 1));
+            let w0 = if on {
+                atomic_minmax(o0, b.vgpr[4][l], first_max)
+            } else {
+                o0
+            };
+            let w1 = if on {
+                atomic_minmax(o1, b.vgpr[5][l], !first_max)
+            } else {
+                o1
+            };
+            assert_eq!(dw(mem.region(base), 2 * l), w0, "{gpu} lane {l} word 0");
+            assert_eq!(dw(mem.region(base), 2 * l + 1), w1, "{gpu} lane {l} word 1");
+        }
+    }
+}
+
+#[test]
+fn gfx12_global_load_tr_into_the_wmma_a_layout() {
+    #[rustfmt::skip]
+    let w32 = [
+        0xee15c07c, 0x00000008, 0x00000002, // global_load_tr_b128 v[8:11], v[2:3], off
+        0xee16007c, 0x0000000c, 0x00000004, // global_load_tr_b64 v[12:13], v[4:5], off
+        S_ENDPGM,
+    ];
+    #[rustfmt::skip]
+    let w64 = [
+        0xee15c07c, 0x00000008, 0x00000002, // global_load_tr_b128 v[8:9], v[2:3], off
+        0xee16007c, 0x0000000c, 0x00000004, // global_load_tr_b64 v12, v[4:5], off
+        S_ENDPGM,
+    ];
+    // A 16x16 A-matrix (M x K) stored column-major: 16-bit at B16, 8-bit at B8.
+    const B16: u64 = 0x5000_0000;
+    const B8: u64 = 0x5000_1000;
+    let e16 = |m: u32, k: u32| 0x4000 + m * 16 + k * 0x100 + (m ^ k);
+    let e8 = |m: u32, k: u32| (m * 16 + k) ^ 0x5a;
+    let mut m16 = vec![0u8; 512];
+    let mut m8 = vec![0u8; 256];
+    for m in 0..16 {
+        for k in 0..16 {
+            let o = (k * 16 + m) as usize;
+            m16[2 * o..2 * o + 2].copy_from_slice(&(e16(m, k) as u16).to_le_bytes());
+            m8[o] = e8(m, k) as u8;
+        }
+    }
+    for (wave, words) in [(32u32, &w32[..]), (64, &w64[..])] {
+        let mut mem = Mem::new(0);
+        mem.add(B16, m16.clone());
+        mem.add(B8, m8.clone());
+        let mut s = state(wave, 191, !0);
+        // ISA 11.6.2 figure: lane L loads the 8 elements M0..M0+8 of column K.
+        for lane in 0..64u32 {
+            let (k, m0) = ((lane >> 3) * 4 + (lane & 3), 8 * (lane >> 2 & 1));
+            let (a16, a8) = if lane < 32 {
+                (B16 + 2 * (k * 16 + m0) as u64, B8 + (k * 16 + m0) as u64)
+            } else {
+                // Lanes 32..63 (wave64): not used; an address outside memory proves it.
+                (0xdead_0000, 0xdead_0000)
+            };
+            s.vgpr[2][lane as usize] = a16 as u32;
+            s.vgpr[3][lane as usize] = (a16 >> 32) as u32;
+            s.vgpr[4][lane as usize] = a8 as u32;
+            s.vgpr[5][lane as usize] = (a8 >> 32) as u32;
+        }
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1200, wave), words, &mut s, &mut mem);
+        // ISA 7.12.2 A-matrix layout, element (row M, col K) → (lane, vgpr, position).
+        let n16 = if wave == 32 { 4 } else { 2 };
+        for m in 0..16u32 {
+            for k in 0..16u32 {
+                let (lane, reg, pos) = if wave == 32 {
+                    ((k >> 2 & 1) << 4 | m, (k >> 3) << 1 | (k >> 1 & 1), k & 1)
+                } else {
+                    ((k >> 2) << 4 | m, k >> 1 & 1, k & 1)
+                };
+                assert!(reg < n16);
+                let got = s.vgpr[8 + reg as usize][lane as usize] >> (16 * pos) & 0xffff;
+                assert_eq!(got, e16(m, k), "wave{wave} b128 M={m} K={k}");
+                let (lane, reg, pos) = if wave == 32 {
+                    ((k >> 3) << 4 | m, k >> 2 & 1, k & 3)
+                } else {
+                    ((k >> 2 & 1) << 5 | (k >> 3) << 4 | m, 0, k & 3)
+                };
+                let got = s.vgpr[12 + reg as usize][lane as usize] >> (8 * pos) & 0xff;
+                assert_eq!(got, e8(m, k), "wave{wave} b64 M={m} K={k}");
+            }
+        }
+        // Nothing else written (wave64: 2 + 1 registers, wave32: 4 + 2).
+        let written: &[usize] = if wave == 32 {
+            &[8, 9, 10, 11, 12, 13]
+        } else {
+            &[8, 9, 12]
+        };
+        for r in (0..40).filter(|r| !written.contains(r)) {
+            assert_eq!(s.vgpr[r], b.vgpr[r], "v{r}");
+        }
+    }
+}
+
+/// f64 → f16 bits, round to nearest even (normal results only, as the tests produce).
+fn to_f16(x: f64) -> u32 {
+    let s = if x < 0.0 { 0x8000 } else { 0 };
+    let a = x.abs();
+    let e = a.log2().floor() as i32;
+    assert!((-14..16).contains(&e), "{x} is not in the f16 normal range");
+    let q = (a / 2f64.powi(e - 10)).round_ties_even(); // 11-bit significand
+    let (q, e) = if q >= 2048.0 {
+        (q / 2.0, e + 1)
+    } else {
+        (q, e)
+    };
+    s | ((e + 15) as u32) << 10 | (q as u32 - 1024)
+}
+
+#[test]
+fn f16_fmac_fmaak_fmamk_on_halves() {
+    #[rustfmt::skip]
+    let words = [
+        0x6d051104, // v_fmac_f16_e32 v2.h, v4.l, v8.h
+        0x70061104, 0x00003c00, // v_fmaak_f16 v3.l, v4.l, v8.l, 0x3c00
+        0x6f0a1184, 0x0000c100, // v_fmamk_f16 v5.h, v4.h, 0xc100, v8.l
+        S_ENDPGM,
+    ];
+    let vals = [
+        1.375f32, -2.625, 0.1875, 3.0, -0.71875, 5.5, 1.0009766, -9.25,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 201, EXEC);
+        for l in 0..64 {
+            s.vgpr[4][l] = h(vals[l % 8]) | h(vals[(l + 3) % 8]) << 16;
+            s.vgpr[8][l] = h(vals[(l / 2) % 8]) | h(vals[(l + 5) % 8]) << 16;
+            s.vgpr[2][l] = (s.vgpr[2][l] & 0xffff) | h(vals[(l + 1) % 8]) << 16;
+        }
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let hv = |x: u32, hi: bool| f16_val(if hi { x >> 16 } else { x & 0xffff }) as f64;
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        let fma = |a: f64, b: f64, c: f64| to_f16(a * b + c);
+        check(&b, &s, 2, |l| {
+            fma(hv(v(4, l), false), hv(v(8, l), true), hv(v(2, l), true)) << 16 | v(2, l) & 0xffff
+        });
+        check(&b, &s, 3, |l| {
+            v(3, l) & 0xffff_0000 | fma(hv(v(4, l), false), hv(v(8, l), false), 1.0)
+        });
+        check(&b, &s, 5, |l| {
+            fma(hv(v(4, l), true), -2.5, hv(v(8, l), false)) << 16 | v(5, l) & 0xffff
+        });
+    }
+}
+
+/// RDNA4 V_MINIMUM_F16 / V_MAXIMUM_F16 (and S_MIN_NUM_F16 with `num`) on f16 bits.
+fn minimum16(a: u32, b: u32, max: bool, num: bool) -> u32 {
+    let nan = |x: u32| x & 0x7fff > 0x7c00;
+    let snan = |x: u32| nan(x) && x & 0x200 == 0;
+    let q = |x: u32| x | 0x200;
+    let val = |x: u32| {
+        if x & 0x7fff == 0x7c00 {
+            if x & 0x8000 != 0 {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }
+        } else {
+            f16_val(x) as f64
+        }
+    };
+    if num {
+        match (nan(a), nan(b)) {
+            (true, true) => return q(a),
+            (true, false) => return b,
+            (false, true) => return a,
+            _ => {}
+        }
+    } else {
+        for (t, x) in [(snan(a), a), (snan(b), b), (nan(a), a), (nan(b), b)] {
+            if t {
+                return q(x);
+            }
+        }
+    }
+    let (fa, fb) = (val(a), val(b));
+    let zero_pair = fa == 0.0 && fb == 0.0;
+    let a_first = if max {
+        fa > fb || (zero_pair && a & 0x8000 == 0 && b & 0x8000 != 0)
+    } else {
+        fa < fb || (zero_pair && a & 0x8000 != 0 && b & 0x8000 == 0)
+    };
+    if a_first {
+        a
+    } else {
+        b
+    }
+}
+
+#[test]
+fn gfx12_mad_16_packed_minimum_and_bpermute_fi() {
+    #[rustfmt::skip]
+    let words = [
+        0xd659080a, 0x040e0501, // v_mad_u32_u16 v10, v1.h, v2.l, v3
+        0xd65a100b, 0x040e0501, // v_mad_i32_i16 v11, v1.l, v2.h, v3
+        0xcc1d400c, 0x18020b04, // v_pk_minimum_f16 v12, v4, v5
+        0xcc1e480d, 0x10020b04, // v_pk_maximum_f16 v13, v4, v5 op_sel:[1,0] op_sel_hi:[0,1]
+        0xcc1c400f, 0x18020b04, // v_pk_max_num_f16 v15, v4, v5
+        0xdb340004, 0x10000807, // ds_bpermute_fi_b32 v16, v7, v8 offset:4
+        0xd6310011, 0x045a2b14, // v_med3_num_f32 v17, v20, v21, v22
+        0xd632500e, 0x041a0b04, // v_med3_num_f16 v14.h, v4.l, v5.h, v6.l
+        S_ENDPGM,
+    ];
+    let sp16: [u32; 10] = [
+        0x7d00, 0xfe55, 0x8000, 0x0000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x0001, 0x4248,
+    ];
+    let mut s = state(32, 211, EXEC);
+    for l in 0..64 {
+        s.vgpr[4][l] = sp16[l % 10] | sp16[(l / 10 + 2) % 10] << 16;
+        s.vgpr[5][l] = sp16[(l * 3 + 1) % 10] | sp16[(l + 7) % 10] << 16;
+        s.vgpr[7][l] = 4 * ((l as u32 * 11 + 5) % 64);
+        s.vgpr[6][l] = sp16[(l * 7 + 2) % 10] | 0xabcd_0000;
+        s.vgpr[20][l] = SPECIALS[l % 10];
+        s.vgpr[21][l] = SPECIALS[(l / 3 + 4) % 10];
+        s.vgpr[22][l] = SPECIALS[(l * 7 + 1) % 10];
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+    // V_MED3_NUM pseudocode: min3_num with a NaN input, else the max_num of the two inputs
+    // other than the first one equal to the max3_num.
+    let med3 = |a: u32,
+                b: u32,
+                c: u32,
+                mm: &dyn Fn(u32, u32, bool) -> u32,
+                isnan: &dyn Fn(u32) -> bool,
+                eq: &dyn Fn(u32, u32) -> bool| {
+        if isnan(a) || isnan(b) || isnan(c) {
+            return mm(mm(a, b, false), c, false);
+        }
+        let m = mm(mm(a, b, true), c, true);
+        if eq(m, a) {
+            mm(b, c, true)
+        } else if eq(m, b) {
+            mm(a, c, true)
+        } else {
+            mm(a, b, true)
+        }
+    };
+    let nan32 = |x: u32| f32::from_bits(x).is_nan();
+    let eq32 = |x: u32, y: u32| f32::from_bits(x) == f32::from_bits(y);
+    check(&b, &s, 17, |l| {
+        let v = |r: usize| b.vgpr[r][l];
+        med3(v(20), v(21), v(22), &min_num, &nan32, &eq32)
+    });
+    let nan16 = |x: u32| x & 0x7fff > 0x7c00;
+    let eq16 = |x: u32, y: u32| x == y || (x | y) & 0x7fff == 0;
+    let mm16 = |x: u32, y: u32, max: bool| minimum16(x, y, max, true);
+    check(&b, &s, 14, |l| {
+        let v = |r: usize| b.vgpr[r][l];
+        let m = med3(
+            v(4) & 0xffff,
+            v(5) >> 16,
+            v(6) & 0xffff,
+            &mm16,
+            &nan16,
+            &eq16,
+        );
+        m << 16 | v(14) & 0xffff
+    });
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    let (lo, hi) = (|x: u32| x & 0xffff, |x: u32| x >> 16);
+    check(&b, &s, 10, |l| {
+        (hi(v(1, l)) * lo(v(2, l))).wrapping_add(v(3, l))
+    });
+    check(&b, &s, 11, |l| {
+        let p = (lo(v(1, l)) as u16 as i16 as i32) * (hi(v(2, l)) as u16 as i16 as i32);
+        (p as u32).wrapping_add(v(3, l))
+    });
+    check(&b, &s, 12, |l| {
+        minimum16(lo(v(4, l)), lo(v(5, l)), false, false)
+            | minimum16(hi(v(4, l)), hi(v(5, l)), false, false) << 16
+    });
+    check(&b, &s, 13, |l| {
+        minimum16(hi(v(4, l)), lo(v(5, l)), true, false)
+            | minimum16(lo(v(4, l)), hi(v(5, l)), true, false) << 16
+    });
+    check(&b, &s, 15, |l| {
+        minimum16(lo(v(4, l)), lo(v(5, l)), true, true)
+            | minimum16(hi(v(4, l)), hi(v(5, l)), true, true) << 16
+    });
+    // Fetch-inactive: disabled source lanes are read too; index modulo 32.
+    check(&b, &s, 16, |l| v(8, ((v(7, l) + 4) / 4 % 32) as usize));
+}
+
+#[test]
+fn sat_pk_u8_and_cvt_off_f32_i4() {
+    #[rustfmt::skip]
+    let words = [
+        0x7f04c504, // v_sat_pk_u8_i16_e32 v2.h, v4
+        0x7e061d05, // v_cvt_off_f32_i4_e32 v3, v5
+        S_ENDPGM,
+    ];
+    // The ISA's offset table for S0[3:0] = 0b0000..0b1111.
+    let table = [
+        0.0f32, 0.0625, 0.125, 0.1875, 0.25, 0.3125, 0.375, 0.4375, -0.5, -0.4375, -0.375, -0.3125,
+        -0.25, -0.1875, -0.125, -0.0625,
+    ];
+    let i16s = [-300i16, -1, 0, 1, 127, 128, 255, 256, 32767, -32768, 77];
+    let mut s = state(32, 221, EXEC);
+    for l in 0..64 {
+        s.vgpr[4][l] = (i16s[l % 11] as u16 as u32) | (i16s[(l + 4) % 11] as u16 as u32) << 16;
+        s.vgpr[5][l] = s.vgpr[5][l] & !0xf | (l as u32 % 16);
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+    let sat = |x: u32| (x as u16 as i16).clamp(0, 255) as u32;
+    check(&b, &s, 2, |l| {
+        let v = b.vgpr[4][l];
+        (sat(v & 0xffff) | sat(v >> 16) << 8) << 16 | b.vgpr[2][l] & 0xffff
+    });
+    check(&b, &s, 3, |l| table[(b.vgpr[5][l] & 15) as usize].to_bits());
+}
+
+#[test]
+fn gfx12_scalar_buffer_sub_dword_loads() {
+    #[rustfmt::skip]
+    let words = [
+        0xf4032282, 0xf8000011, // s_buffer_load_u8 s10, s[4:7], 0x11
+        0xf40342c2, 0x10000002, // s_buffer_load_i16 s11, s[4:7], s8 offset:0x2
+        0xf4030302, 0xf800003f, // s_buffer_load_i8 s12, s[4:7], 0x3f
+        0xf4036342, 0xf8000040, // s_buffer_load_u16 s13, s[4:7], 0x40
+        S_ENDPGM,
+    ];
+    let base = 0x3100_0000u64;
+    let mut bytes: Vec<u8> = (0..128u32).map(|i| (i * 29 + 0x11) as u8).collect();
+    bytes[0x3f] = 0xc3;
+    bytes[0x23] = 0x9d;
+    let mut mem = Mem::new(0);
+    mem.add(base, bytes.clone());
+    // V#: num_records = 64 bytes (stride 0): offset 0x40 is out of range and reads 0.
+    let mut s = state(32, 231, EXEC);
+    s.sgpr[4] = base as u32;
+    s.sgpr[5] = (base >> 32) as u32;
+    s.sgpr[6] = 64;
+    s.sgpr[7] = 0;
+    s.sgpr[8] = 0x20;
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut mem);
+    let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
+    assert_eq!(s.sgpr[10], bytes[0x11] as u32);
+    assert_eq!(s.sgpr[11], u16_at(0x22) as i16 as i32 as u32);
+    assert!(u16_at(0x22) & 0x8000 != 0, "sign-extension exercised");
+    assert_eq!(s.sgpr[12], 0xc3u8 as i8 as i32 as u32);
+    assert_eq!(s.sgpr[13], 0, "past num_records");
+}
+
+#[test]
+fn media_sad_and_lerp() {
+    #[rustfmt::skip]
+    let words = [
+        0xd622000a, 0x040e0501, // v_sad_u8 v10, v1, v2, v3
+        0xd623000b, 0x040e0501, // v_sad_hi_u8 v11, v1, v2, v3
+        0xd624000c, 0x040e0501, // v_sad_u16 v12, v1, v2, v3
+        0xd639000d, 0x040e0501, // v_msad_u8 v13, v1, v2, v3
+        0xd615000e, 0x040e0501, // v_lerp_u8 v14, v1, v2, v3
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 241, EXEC);
+        for l in 0..64 {
+            // Zero reference bytes in some lanes (msad skips them).
+            if l % 3 == 0 {
+                s.vgpr[2][l] &= 0xff00_ff00;
+            }
+        }
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        let by = |x: u32, i: u32| x >> (8 * i) & 0xff;
+        let sad8 = |l: usize, masked: bool| {
+            (0..4).fold(0u32, |acc, i| {
+                let (x, y) = (by(v(1, l), i), by(v(2, l), i));
+                if masked && y == 0 {
+                    acc
+                } else {
+                    acc + x.abs_diff(y)
+                }
+            })
+        };
+        check(&b, &s, 10, |l| sad8(l, false).wrapping_add(v(3, l)));
+        check(&b, &s, 11, |l| (sad8(l, false) << 16).wrapping_add(v(3, l)));
+        check(&b, &s, 12, |l| {
+            let (x, y) = (v(1, l), v(2, l));
+            ((x & 0xffff).abs_diff(y & 0xffff) + (x >> 16).abs_diff(y >> 16)).wrapping_add(v(3, l))
+        });
+        check(&b, &s, 13, |l| sad8(l, true).wrapping_add(v(3, l)));
+        check(&b, &s, 14, |l| {
+            (0..4).fold(0u32, |acc, i| {
+                let r = (by(v(1, l), i) + by(v(2, l), i) + (v(3, l) >> (8 * i) & 1)) >> 1;
+                acc | r << (8 * i)
+            })
+        });
+    }
+}
+
+#[test]
+fn addtid_global_and_lds() {
+    #[rustfmt::skip]
+    let words = [
+        0xdca20010, 0x08020000, // global_load_addtid_b32 v8, s[2:3] offset:16
+        0xdca60100, 0x00020900, // global_store_addtid_b32 v9, s[2:3] offset:256
+        0xdac40008, 0x0a000000, // ds_load_addtid_b32 v10 offset:8
+        0xdac00200, 0x00000b00, // ds_store_addtid_b32 v11 offset:512
+        S_ENDPGM,
+    ];
+    let base = 0x3200_0000u64;
+    let bytes: Vec<u8> = (0..512u32).map(|i| (i * 53 + 7) as u8).collect();
+    let mut mem = Mem::new(1024);
+    mem.add(base, bytes.clone());
+    let lds0 = mem.lds.clone();
+    let mut s = state(32, 251, EXEC);
+    s.set_sgpr64(2, base);
+    s.sgpr[wavejit_translator::wave::sreg::M0 as usize] = 0xffff_0040; // M0[15:0] = 0x40
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut mem);
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    check(&b, &s, 8, |l| dw(&bytes, 16 + 4 * l));
+    check(&b, &s, 10, |l| dw(&lds0, 0x40 + 8 + 4 * l));
+    let exec = b.exec();
+    for l in 0..32 {
+        let on = exec >> l & 1 != 0;
+        let g = dw(mem.region(base), 256 + 4 * l);
+        assert_eq!(
+            g,
+            if on {
+                b.vgpr[9][l]
+            } else {
+                dw(&bytes, 256 + 4 * l)
+            },
+            "global lane {l}"
+        );
+        let d = dw(&mem.lds, 0x40 + 512 + 4 * l);
+        assert_eq!(
+            d,
+            if on {
+                b.vgpr[11][l]
+            } else {
+                dw(&lds0, 0x40 + 512 + 4 * l)
+            },
+            "lds lane {l}"
+        );
+    }
+}
+
+#[test]
+fn relative_vgpr_moves_with_m0() {
+    #[rustfmt::skip]
+    let words = [
+        0xbefd008a, // s_mov_b32 m0, 10
+        0x7e0a8707, // v_movrels_b32_e32 v5, v7      (v5 = v17)
+        0x7e288507, // v_movreld_b32_e32 v20, v7     (v30 = v7)
+        0x7e3c8928, // v_movrelsd_b32_e32 v30, v40   (v40 = v50)
+        0xbefd00ff, 0x00050003, // s_mov_b32 m0, 0x50003
+        0x7e64913c, // v_movrelsd_2_b32_e32 v50, v60 (v55 = v63)
+        0xbefd00ff, 0x000000fa, // s_mov_b32 m0, 0xfa
+        0x7e0c8707, // v_movrels_b32_e32 v6, v7      (v257 is out of range: v6 = v0)
+        0x7e108509, // v_movreld_b32_e32 v8, v9      (v258 is out of range: no write)
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 261, EXEC);
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        check(&b, &s, 5, |l| v(17, l));
+        check(&b, &s, 30, |l| v(7, l));
+        // v40 = v50 (read before v50 is written below).
+        check(&b, &s, 40, |l| v(50, l));
+        check(&b, &s, 55, |l| v(63, l));
+        check(&b, &s, 6, |l| v(0, l));
+        for r in [8usize, 20, 50] {
+            assert_eq!(s.vgpr[r], b.vgpr[r], "{gpu} v{r} must not be written");
+        }
+    }
+}
+
+#[test]
+fn qsad_and_mqsad() {
+    #[rustfmt::skip]
+    let words = [
+        0xd63a000a, 0x041a0902, // v_qsad_pk_u16_u8 v[10:11], v[2:3], v4, v[6:7]
+        0xd63b000c, 0x041a0902, // v_mqsad_pk_u16_u8 v[12:13], v[2:3], v4, v[6:7]
+        0xd63d0014, 0x043a0902, // v_mqsad_u32_u8 v[20:23], v[2:3], v4, v[14:17]
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 271, EXEC);
+    for l in 0..64 {
+        if l % 2 == 0 {
+            s.vgpr[4][l] &= 0x00ff_ff00; // zero reference bytes (skipped by the masked forms)
+        }
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    let sad = |l: usize, i: u32, masked: bool| {
+        let a = (v(2, l) as u64 | (v(3, l) as u64) << 32) >> (8 * i);
+        (0..4).fold(0u32, |acc, j| {
+            let x = (a >> (8 * j)) as u32 & 0xff;
+            let y = v(4, l) >> (8 * j) & 0xff;
+            if masked && y == 0 {
+                acc
+            } else {
+                acc + x.abs_diff(y)
+            }
+        })
+    };
+    let pk = |l: usize, masked: bool, hi: bool| {
+        let c = v(6, l) as u64 | (v(7, l) as u64) << 32;
+        let f = |i: u32| (sad(l, i, masked) + ((c >> (16 * i)) as u32 & 0xffff)) & 0xffff;
+        let (i0, i1) = if hi { (2, 3) } else { (0, 1) };
+        f(i0) | f(i1) << 16
+    };
+    check(&b, &s, 10, |l| pk(l, false, false));
+    check(&b, &s, 11, |l| pk(l, false, true));
+    check(&b, &s, 12, |l| pk(l, true, false));
+    check(&b, &s, 13, |l| pk(l, true, true));
+    for i in 0..4 {
+        check(&b, &s, 20 + i, |l| {
+            sad(l, i as u32, true).wrapping_add(v(14 + i, l))
+        });
+    }
+}
+
+#[test]
+fn gfx12_block_load_store_with_m0_mask() {
+    #[rustfmt::skip]
+    let words = [
+        0xbefd00ff, 0x80000005, // s_mov_b32 m0, 0x80000005 (VGPRs 0, 2 and 31 of the block)
+        0xee14c07c, 0x00000008, 0x00000802, // global_load_block v[8:39], v[2:3], off offset:8
+        0xee15007c, 0x14000000, 0x00000404, // global_store_block v[4:5], v[40:71], off offset:4
+        S_ENDPGM,
+    ];
+    const LD: u64 = 0x6000_0000;
+    const ST: u64 = 0x6001_0000;
+    let bytes: Vec<u8> = (0..32 * 160u32)
+        .map(|i| (i * 31 + 3) as u8 ^ (i >> 7) as u8)
+        .collect();
+    let mut mem = Mem::new(0);
+    mem.add(LD, bytes.clone());
+    mem.add(ST, vec![0xee; 32 * 160]);
+    let mut s = state(32, 281, EXEC);
+    for l in 0..64 {
+        let (a, b) = (LD + 160 * (l as u64 % 32), ST + 160 * (l as u64 % 32));
+        s.vgpr[2][l] = a as u32;
+        s.vgpr[3][l] = (a >> 32) as u32;
+        s.vgpr[4][l] = b as u32;
+        s.vgpr[5][l] = (b >> 32) as u32;
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut mem);
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    let exec = b.exec();
+    for n in 0..32usize {
+        let on_bit = [0, 2, 31].contains(&n);
+        // Loads: VGPR 8 + n from 160 * lane + 8 + 4n when selected, else unchanged.
+        if on_bit {
+            check(&b, &s, 8 + n, |l| dw(&bytes, 160 * l + 8 + 4 * n));
+        } else {
+            assert_eq!(s.vgpr[8 + n], b.vgpr[8 + n], "v{} skipped", 8 + n);
+        }
+        // Stores: VGPR 40 + n to 160 * lane + 4 + 4n when selected (skipped slots untouched).
+        for l in 0..32usize {
+            let got = dw(mem.region(ST), 160 * l + 4 + 4 * n);
+            let want = if on_bit && exec >> l & 1 != 0 {
+                b.vgpr[40 + n][l]
+            } else {
+                0xeeee_eeee
+            };
+            assert_eq!(got, want, "store v{} lane {l}", 40 + n);
+        }
+    }
+}
+
+#[test]
+fn swaprel_and_vopd_dot2acc_bf16() {
+    #[rustfmt::skip]
+    let words = [
+        0xbefd00ff, 0x00020003, // s_mov_b32 m0, 0x20003
+        0x7e14d114, // v_swaprel_b32 v10, v20 (v12 <-> v23)
+        0xcb500702, 0x00000104, // v_dual_dot2acc_f32_bf16 v0, v2, v3 :: v_dual_mov_b32 v1, v4
+        S_ENDPGM,
+    ];
+    let mut s = state(32, 291, EXEC);
+    let halves = [0x3f80u32, 0xc000, 0x3e00, 0x4110, 0xbf40, 0x4280];
+    for l in 0..64 {
+        s.vgpr[2][l] = halves[l % 6] | halves[(l + 1) % 6] << 16;
+        s.vgpr[3][l] = halves[(l + 2) % 6] | halves[(l + 4) % 6] << 16;
+        s.vgpr[0][l] = (l as f32 * 0.75 - 3.0).to_bits();
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+    let v = |r: usize, l: usize| b.vgpr[r][l];
+    check(&b, &s, 12, |l| v(23, l));
+    check(&b, &s, 23, |l| v(12, l));
+    let bf = |x: u32| f32::from_bits(x << 16);
+    check(&b, &s, 0, |l| {
+        let mut t = f32::from_bits(v(0, l));
+        t += bf(v(2, l) & 0xffff) * bf(v(3, l) & 0xffff);
+        t += bf(v(2, l) >> 16) * bf(v(3, l) >> 16);
+        t.to_bits()
+    });
+    check(&b, &s, 1, |l| v(4, l));
+}
+
+#[test]
+fn ds_storexchg_2addr() {
+    #[rustfmt::skip]
+    let words = [
+        0xd8b80501, 0x08030201, // ds_storexchg_2addr_rtn_b32 v[8:9], v1, v2, v3 offset0:1 offset1:5
+        0xd9bc0100, 0x0a06040e, // ds_storexchg_2addr_stride64_rtn_b64 v[10:13], v14, v[4:5], v[6:7] offset1:1
+        S_ENDPGM,
+    ];
+    let mut mem = Mem::new(2048);
+    let lds0 = mem.lds.clone();
+    let mut s = state(32, 301, EXEC);
+    for l in 0..64 {
+        s.vgpr[1][l] = 1024 + 32 * (l as u32 % 32);
+        s.vgpr[14][l] = 8 * (l as u32 % 32);
+    }
+    let b = clone_state(&s);
+    run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut mem);
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    let exec = b.exec();
+    check(&b, &s, 8, |l| dw(&lds0, 1024 + 32 * l + 4));
+    check(&b, &s, 9, |l| dw(&lds0, 1024 + 32 * l + 20));
+    check(&b, &s, 10, |l| dw(&lds0, 8 * l));
+    check(&b, &s, 11, |l| dw(&lds0, 8 * l + 4));
+    check(&b, &s, 12, |l| dw(&lds0, 8 * l + 512));
+    check(&b, &s, 13, |l| dw(&lds0, 8 * l + 516));
+    for l in 0..32 {
+        let on = exec >> l & 1 != 0;
+        let want = |o: usize, new: u32| if on { new } else { dw(&lds0, o) };
+        let v = |r: usize| b.vgpr[r][l];
+        for (o, new) in [
+            (1024 + 32 * l + 4, v(2)),
+            (1024 + 32 * l + 20, v(3)),
+            (8 * l, v(4)),
+            (8 * l + 4, v(5)),
+            (8 * l + 512, v(6)),
+            (8 * l + 516, v(7)),
+        ] {
+            assert_eq!(dw(&mem.lds, o), want(o, new), "lane {l} offset {o}");
+        }
+    }
+}

@@ -18,7 +18,9 @@
 //! Signed zeros follow IEEE 754: an exact zero sum is +0 except toward −∞ (−0), and a sum of
 //! two zeros of the same sign keeps it.
 
-use super::sem::{f16_to_f32, f32_to_f16, is_nan32, is_nan64, nan_rule32, nan_rule64};
+use super::sem::{
+    f16_to_f32, f32_to_f16, is_nan32, is_nan64, nan_rule32, nan_rule64, F32_QUIET, F32_SIGN,
+};
 use crate::ir::{Round, RoundedOp};
 
 /// A binary interchange format: fraction bits and the normal exponent range.
@@ -714,5 +716,194 @@ pub fn eval(op: RoundedOp, rm: Round, ovfl: bool, args: [u64; 4]) -> u64 {
             };
             d2h(v, true, ovfl)
         }
+        RoundedOp::Dot2F32F16 => dot2_f16(a32, b32, c32) as u64,
     }
+}
+
+/// `v_dot2_f32_f16` (see [`RoundedOp::Dot2F32F16`]). The two f16 products are exact integers
+/// times 2^-48 below 2^81, so their sum is an exact `i128`; c joins it on a common grid (or,
+/// far below it, as a sticky bit that only breaks ties, or far above it, alone); the exact sum
+/// then rounds once through [`round_pair`].
+fn dot2_f16(a: u32, b: u32, c: u32) -> u32 {
+    let flush16 = |h: u32| if h & 0x7c00 == 0 { h & 0x8000 } else { h };
+    let halves = [a & 0xffff, b & 0xffff, a >> 16, b >> 16].map(flush16);
+    let c = if c & 0x7f80_0000 == 0 {
+        c & F32_SIGN
+    } else {
+        c
+    };
+    if let Some(&h) = halves.iter().find(|&&h| h & 0x7fff > 0x7c00) {
+        return f16_to_f32(h);
+    }
+    if is_nan32(c) {
+        return c | F32_QUIET;
+    }
+    let x = halves.map(|h| h2d(h as u64));
+    let cv = f64::from(f32::from_bits(c));
+    let (p1, p2) = (x[0] * x[1], x[2] * x[3]); // exact
+    let host = p1 + p2 + cv;
+    if x.iter().any(|v| v.is_infinite()) || cv.is_infinite() {
+        return nan_rule32(&[], host as f32);
+    }
+    let n = (p1 * pow2(48)) as i128 + (p2 * pow2(48)) as i128; // exact integers
+    let bits = |v: i128| 128 - v.unsigned_abs().leading_zeros() as i32;
+    let (x, g) = if cv == 0.0 {
+        (n, -48)
+    } else if cv.abs() >= pow2(70) {
+        // |p1 + p2| < 2^33 is below half an ulp of c.
+        return c;
+    } else {
+        let ec = exponent(cv) - 23;
+        let mc = (cv * pow2(-ec)) as i128; // the 24-bit significand, signed
+        if ec >= -48 {
+            (n + (mc << (ec + 48)), -48)
+        } else if bits(n) - 48 - ec <= 125 {
+            ((n << (-48 - ec)) + mc, ec)
+        } else {
+            // c is more than 2^54 times smaller than the products' sum: a sticky bit below.
+            let k = 125 - bits(n);
+            ((n << k) + mc.signum(), -48 - k)
+        }
+    };
+    if x == 0 {
+        return (host as f32).to_bits();
+    }
+    let s = x as f64;
+    let e = (x - s as i128).signum() as f64;
+    let r = (round_pair(s, e, g, F32, Round::NearestEven) as f32).to_bits();
+    if r & 0x7f80_0000 == 0 {
+        r & F32_SIGN // output denormals flushed
+    } else {
+        r
+    }
+}
+
+/// Fractional bits of the fixed-point numbers used to compute 2/π (more than the 1201 bits
+/// `v_trig_preop_f64` reads, so every one of those is exact).
+const PI_FRAC_LIMBS: usize = 22;
+
+/// A non-negative fixed-point number: little-endian 64-bit limbs, `PI_FRAC_LIMBS` of them
+/// fractional, one integer limb.
+type Fixed = [u64; PI_FRAC_LIMBS + 1];
+
+fn fixed_div_small(a: &Fixed, d: u64) -> Fixed {
+    let mut q = [0u64; PI_FRAC_LIMBS + 1];
+    let mut rem = 0u128;
+    for i in (0..a.len()).rev() {
+        let cur = rem << 64 | a[i] as u128;
+        q[i] = (cur / d as u128) as u64;
+        rem = cur % d as u128;
+    }
+    q
+}
+
+fn fixed_add(a: &mut Fixed, b: &Fixed) {
+    let mut carry = 0u128;
+    for i in 0..a.len() {
+        let s = a[i] as u128 + b[i] as u128 + carry;
+        a[i] = s as u64;
+        carry = s >> 64;
+    }
+}
+
+fn fixed_sub(a: &mut Fixed, b: &Fixed) {
+    let mut borrow = 0i128;
+    for i in 0..a.len() {
+        let s = a[i] as i128 - b[i] as i128 - borrow;
+        a[i] = s as u64;
+        borrow = (s < 0) as i128;
+    }
+}
+
+fn fixed_mul_small(a: &Fixed, m: u64) -> Fixed {
+    let mut r = [0u64; PI_FRAC_LIMBS + 1];
+    let mut carry = 0u128;
+    for i in 0..a.len() {
+        let p = a[i] as u128 * m as u128 + carry;
+        r[i] = p as u64;
+        carry = p >> 64;
+    }
+    r
+}
+
+/// `atan(1/x)` by its Taylor series, truncated at every step (error a few units of the last
+/// limb).
+fn fixed_atan_inv(x: u64) -> Fixed {
+    let mut one = [0u64; PI_FRAC_LIMBS + 1];
+    one[PI_FRAC_LIMBS] = 1;
+    let mut power = fixed_div_small(&one, x); // x^-(2k+1)
+    let mut sum = [0u64; PI_FRAC_LIMBS + 1];
+    let mut k = 0u64;
+    while power.iter().any(|&w| w != 0) {
+        let term = fixed_div_small(&power, 2 * k + 1);
+        if k % 2 == 0 {
+            fixed_add(&mut sum, &term);
+        } else {
+            fixed_sub(&mut sum, &term);
+        }
+        power = fixed_div_small(&fixed_div_small(&power, x), x);
+        k += 1;
+    }
+    sum
+}
+
+/// The first 1201 fractional bits of 2/π, most significant first (b_1200 .. b_0 of the
+/// `v_trig_preop_f64` pseudocode), packed into 64-bit words (bit 63 of word 0 = b_1200).
+/// Computed once: π by Machin's formula `16 atan(1/5) - 4 atan(1/239)` in fixed point, then
+/// 2/π by binary long division.
+fn two_over_pi() -> &'static [u64; 19] {
+    static BITS: std::sync::OnceLock<[u64; 19]> = std::sync::OnceLock::new();
+    BITS.get_or_init(|| {
+        let mut pi = fixed_mul_small(&fixed_atan_inv(5), 16);
+        fixed_sub(&mut pi, &fixed_mul_small(&fixed_atan_inv(239), 4));
+        // Remainder r starts at 2; each step doubles it and subtracts π when it can.
+        let mut r = [0u64; PI_FRAC_LIMBS + 1];
+        r[PI_FRAC_LIMBS] = 2;
+        let mut out = [0u64; 19];
+        for i in 0..1201 {
+            // r <<= 1 (r < π < 4, so the integer limb never overflows).
+            let mut carry = 0;
+            for w in r.iter_mut() {
+                let nc = *w >> 63;
+                *w = *w << 1 | carry;
+                carry = nc;
+            }
+            let ge = r.iter().rev().zip(pi.iter().rev()).find(|(a, b)| a != b);
+            if ge.is_none_or(|(a, b)| a > b) {
+                fixed_sub(&mut r, &pi);
+                out[i / 64] |= 1 << (63 - i % 64);
+            }
+        }
+        out
+    })
+}
+
+/// `v_trig_preop_f64` (RDNA4 ISA pseudocode, V_TRIG_PREOP_F64): the 53 bits of 2/π starting
+/// `shift = S1[4:0] * 53` (plus `exponent(S0) - 1077` for large S0) bits after the binary
+/// point, as an integer scaled by `2^(-53 - shift)` (`+ 128` when `exponent(S0) >= 1968`);
+/// bits past b_0 are zero.
+pub fn trig_preop(a: u64, b: u32) -> u64 {
+    let e = ((a >> 52) & 0x7ff) as i64;
+    let mut shift = (b & 31) as i64 * 53;
+    if e > 1077 {
+        shift += e - 1077;
+    }
+    let bits = two_over_pi();
+    let bit = |i: i64| -> u64 {
+        // Fraction bit i (0 = b_1200, the first after the point).
+        if !(0..1201).contains(&i) {
+            0
+        } else {
+            bits[(i / 64) as usize] >> (63 - i % 64) & 1
+        }
+    };
+    let mut w = 0u64;
+    for i in shift..shift + 53 {
+        w = w << 1 | bit(i);
+    }
+    let mut scale = -53 - shift;
+    if e >= 1968 {
+        scale += 128;
+    }
+    super::sem::ldexp64((w as f64).to_bits(), scale)
 }

@@ -817,6 +817,7 @@ pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
         LaneFn::BufFmtStore => buf_fmt::store(a, b, c32),
         LaneFn::PkRtzF16F32 => (f32_to_f16(a32, true) | f32_to_f16(b32, true) << 16) as u64,
         LaneFn::Rounded(op, rm, ovfl) => super::fround::eval(op, rm, ovfl, args),
+        LaneFn::TrigPreopF64 => super::fround::trig_preop(a, b32),
     }
 }
 

@@ -334,6 +334,9 @@ pub enum LaneFn {
     /// ±Inf (MODE.FP16_OVFL). Operands and result as documented on [`RoundedOp`]; NaN rule as
     /// for the other float ops (f16 NaNs: quiet bit `0x200`, default NaN `0x7E00`).
     Rounded(RoundedOp, Round, bool),
+    /// `v_trig_preop_f64(a, b)`: the 53-bit segment of 2/π selected by `b[4:0]` (and `a`'s
+    /// exponent), scaled (`a` f64, `b` 32-bit; result f64).
+    TrigPreopF64,
 }
 
 /// Rounding direction, numbered as the MODE.FP_ROUND fields (CDNA3/CDNA4 ISA 3.5: 0 nearest
@@ -432,11 +435,15 @@ pub enum RoundedOp {
     SrF32ToF16,
     /// Stochastic rounding of f32 `a` to bf16 with the random `b` (16 random bits).
     SrF32ToBf16,
+    /// `v_dot2_f32_f16`: `a.f16[0] * b.f16[0] + a.f16[1] * b.f16[1] + c.f32` rounded once to
+    /// nearest even, denormal inputs and output flushed whatever MODE says (CDNA ISA 6.4);
+    /// the direction and flag are ignored.
+    Dot2F32F16,
 }
 
 impl RoundedOp {
     /// Every rounded op (the JIT numbers lane functions from this list).
-    pub const ALL: [RoundedOp; 32] = [
+    pub const ALL: [RoundedOp; 33] = [
         RoundedOp::AddF32,
         RoundedOp::SubF32,
         RoundedOp::MulF32,
@@ -469,6 +476,7 @@ impl RoundedOp {
         RoundedOp::F32ToBf16,
         RoundedOp::SrF32ToF16,
         RoundedOp::SrF32ToBf16,
+        RoundedOp::Dot2F32F16,
     ];
 
     /// True when the result is 64 bits wide (f64 results); all others are 32-bit lanes.

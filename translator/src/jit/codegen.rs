@@ -122,6 +122,10 @@ pub struct Gen<'a, 'b> {
     group_masks: HashMap<u32, (Vec<Value>, u32)>,
     /// Masks of the compare just emitted in a lane group (picked up by `run`).
     cur_cmp_masks: Option<(Vec<Value>, u32)>,
+    /// Vector values that left a lane-group run: their 64-lane stack buffers (lane order,
+    /// the helpers' layout; written once, by that run), which helpers that only read a
+    /// value take directly instead of a fresh copy.
+    escaped: HashMap<u32, StackSlot>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -160,6 +164,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             dirty: Vec::new(),
             group_masks: HashMap::new(),
             cur_cmp_masks: None,
+            escaped: HashMap::new(),
         }
     }
 
@@ -301,6 +306,16 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.slot_addr(k)
     }
 
+    /// A 64-lane buffer holding vector `v` for a helper that only reads it: the buffer `v`
+    /// escaped a lane-group run in, else a copy in stack buffer `k`.
+    fn read_buffer(&mut self, v: Val, k: usize) -> GenResult<Value> {
+        if let Some(slot) = self.escaped.get(&v.0).copied() {
+            return Ok(self.b.ins().stack_addr(types::I64, slot, 0));
+        }
+        let chunks = self.v(v)?;
+        Ok(self.spill(k, &chunks))
+    }
+
     fn unspill(&mut self, k: usize, bits: u32) -> Vec<Value> {
         (0..nchunks(bits))
             .map(|i| {
@@ -430,11 +445,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         let mut ptrs = Vec::new();
         for (i, a) in args.iter().enumerate() {
             let t = self.ty(*a)?;
-            let chunks = self.v(*a)?;
             if t.bits() == 64 {
                 wmask |= 1 << i;
             }
-            ptrs.push(self.spill(i, &chunks));
+            ptrs.push(self.read_buffer(*a, i)?);
         }
         while ptrs.len() < 4 {
             ptrs.push(self.iconst(types::I64, 0));
@@ -711,6 +725,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if self.splat_src.get(d).copied().flatten().is_some() {
                     continue;
                 }
+                if let Some(slot) = self.escaped.get(&v.0).copied() {
+                    // Already in a lane-order buffer: the loop reads it there.
+                    self.outer.insert(v.0, slot);
+                    continue;
+                }
                 if let JV::V(chunks) = self.get(v)?.clone() {
                     let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                         StackSlotKind::ExplicitSlot,
@@ -838,6 +857,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
         }
         for (k, bits, slot) in escapes {
+            self.escaped.insert(k as u32, slot);
             let chunks = (0..nchunks(bits))
                 .map(|c| {
                     self.b
@@ -1113,9 +1133,15 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let t = Self::need(ty)?;
                 check_size(*size)?;
                 let m = self.s_as(*mask, types::I64)?;
-                let ac = self.v(*addr)?;
-                let ap = self.spill(0, &ac);
-                let out = self.slot_addr(5);
+                let ap = self.read_buffer(*addr, 0)?;
+                // The result gets a buffer of its own, kept as the value's lane-order copy
+                // (later runs and helpers read it there instead of copying it again).
+                let res = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    t.bits() * 8,
+                    4,
+                ));
+                let out = self.b.ins().stack_addr(types::I64, res, 0);
                 let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
                 let sz = self.iconst(types::I32, *size as u64);
                 let sg = self.iconst(types::I32, *signed as u64);
@@ -1130,7 +1156,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, *pc);
-                JV::V(self.unspill(5, t.bits()))
+                self.escaped.insert(i as u32, res);
+                let bits = t.bits();
+                JV::V(
+                    (0..nchunks(bits))
+                        .map(|c| {
+                            self.b
+                                .ins()
+                                .stack_load(types::I64, vty(bits), res, (16 * c) as i32)
+                        })
+                        .collect(),
+                )
             }
             Op::Store {
                 pc,
@@ -1143,11 +1179,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.whole_wave("memory")?;
                 check_size(*size)?;
                 let m = self.s_as(*mask, types::I64)?;
-                let ac = self.v(*addr)?;
-                let dc = self.v(*data)?;
                 let dw = self.ty(*data)?.bits() == 64;
-                let ap = self.spill(0, &ac);
-                let dp = self.spill(1, &dc);
+                let ap = self.read_buffer(*addr, 0)?;
+                let dp = self.read_buffer(*data, 1)?;
                 let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
                 let sz = self.iconst(types::I32, *size as u64);
                 let w = self.iconst(types::I32, dw as u64);
@@ -1180,17 +1214,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                     return Err("atomic data width differs from result".into());
                 }
                 let m = self.s_as(*mask, types::I64)?;
-                let ac = self.v(*addr)?;
-                let dc = self.v(*data)?;
-                let ap = self.spill(0, &ac);
-                let dp = self.spill(1, &dc);
+                let ap = self.read_buffer(*addr, 0)?;
+                let dp = self.read_buffer(*data, 1)?;
                 let cp = match cmp {
                     Some(c) => {
                         if self.ty(*c)?.bits() != t.bits() {
                             return Err("atomic cmp width differs from result".into());
                         }
-                        let cc = self.v(*c)?;
-                        self.spill(2, &cc)
+                        self.read_buffer(*c, 2)?
                     }
                     None => self.iconst(types::I64, 0),
                 };

@@ -110,7 +110,7 @@ pub const CONVOPS: [ConvOp; 20] = [
 ];
 
 /// All lane functions, indexed by code.
-pub const LANEFNS: [LaneFn; 18] = [
+pub const LANEFNS: [LaneFn; 19] = [
     LaneFn::Exp2F32,
     LaneFn::Log2F32,
     LaneFn::SinF32,
@@ -129,6 +129,7 @@ pub const LANEFNS: [LaneFn; 18] = [
     LaneFn::PkRtzF16F32,
     LaneFn::BufFmtLoad,
     LaneFn::BufFmtStore,
+    LaneFn::TrigPreopF64,
 ];
 
 /// Code of the first [`LaneFn::Rounded`]: `ROUNDED_BASE + (op * 4 + round) * 2 + ovfl`,

@@ -220,23 +220,18 @@ pub unsafe extern "C" fn h_load(
         return 1;
     }
     let sh = ext_shift(size);
-    let val = |l: usize| {
-        if mask >> l & 1 == 1 {
-            ext(res[l], sh, signed != 0)
-        } else {
-            0
-        }
-    };
+    let sg = signed != 0;
+    // Branch-free per lane (inactive lanes give 0), built in a local array so the loop
+    // vectorises, then copied out in one go.
+    let val = |l: usize| ext(res[l], sh, sg) & 0u64.wrapping_sub(mask >> l & 1);
     if rwide != 0 {
-        for l in 0..64 {
-            // SAFETY: `out` holds 64 lanes of 64 bits.
-            unsafe { (out as *mut u64).add(l).write_unaligned(val(l)) };
-        }
+        let o: [u64; 64] = std::array::from_fn(val);
+        // SAFETY: `out` holds 64 lanes of 64 bits (512 bytes); `o` is a distinct local.
+        unsafe { std::ptr::copy_nonoverlapping(o.as_ptr().cast::<u8>(), out, 512) };
     } else {
-        for l in 0..64 {
-            // SAFETY: `out` holds 64 lanes of 32 bits.
-            unsafe { (out as *mut u32).add(l).write_unaligned(val(l) as u32) };
-        }
+        let o: [u32; 64] = std::array::from_fn(|l| val(l) as u32);
+        // SAFETY: `out` holds 64 lanes of 32 bits (256 bytes); `o` is a distinct local.
+        unsafe { std::ptr::copy_nonoverlapping(o.as_ptr().cast::<u8>(), out, 256) };
     }
     0
 }

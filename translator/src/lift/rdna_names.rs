@@ -162,8 +162,6 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         "v_cvt_floor_i32_f32" => "v_cvt_flr_i32_f32",
         "v_cvt_nearest_i32_f32" => "v_cvt_rpi_i32_f32",
         "v_cls_i32" => "v_ffbh_i32",
-        // gfx12 renames of the IEEE-mode min/max family (same minNum/maxNum rule here).
-        "v_med3_num_f32" => "v_med3_f32",
         // Without clamp the signed and unsigned 16-bit wrapping add/sub are the same bits.
         "v_add_nc_u16" | "v_add_nc_i16" => "v_add_u16",
         "v_sub_nc_u16" | "v_sub_nc_i16" => "v_sub_u16",

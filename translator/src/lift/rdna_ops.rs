@@ -1,11 +1,23 @@
-//! RDNA (GFX11/GFX12) instructions without a GFX9 counterpart: true16 moves and bitwise ops
-//! on VGPR halves, the row permutes (`v_permlane16/x16/64` and the gfx12 `_var` forms), the
-//! RDNA4 IEEE-754-2019 `v_minimum/v_maximum` family and `v_min_num/v_max_num` of other
-//! widths, the scalar float ops (gfx1150/gfx12 SALU float, RDNA4 ISA 6.8), `s_sleep_var`
-//! and `s_alloc_vgpr`, and the 16-bit result write rule of RDNA.
+//! RDNA (GFX11/GFX12) instructions without a GFX9 lifting function of the same semantics:
+//!
+//! * true16: 16-bit results written to one half of the VGPR, the other half kept
+//!   ([`write16`], also used by the GFX9 16-bit functions on RDNA); `v_mov/not/and/or/
+//!   xor_b16`, `v_cndmask_b16`, `v_swap_b16`, `v_fmac/fmaak/fmamk_f16`, `v_mad_u32_u16`;
+//! * lane permutes: `v_permlane16/x16_b32` (FI, BOUND_CTRL), the gfx12 `_var` forms,
+//!   `v_permlane64_b32`; RDNA DPP16 (`row_share`, `row_xmask`, the BC/FI table) and DPP8;
+//! * float min/max: RDNA4 `v_minimum/maximum*` (IEEE-754-2019), `v_min/max_num` of f16/f64,
+//!   `v_minmax/maxmin`, `v_med3_num`, the packed f16 forms;
+//! * FP8/BF8 (gfx12, OCP): conversions both ways, stochastic rounding; dot products
+//!   (`v_dot4_i32_iu8`, `v_dot8_i32_iu4`, `v_dot2_f32_f16/bf16`, `v_dot2acc`, FP8 dots);
+//! * SALU float (gfx12), `s_*_wrexec`, `s_pack_hl`, `s_round_mode/s_denorm_mode`,
+//!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, gfx12 pseudo-scalar `v_s_*`;
+//! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, block loads/stores, gfx12 sub-dword scalar
+//!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`;
+//! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
+//!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`.
 //!
 //! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
-//! returns `None` for what it does not handle.
+//! returns `None` for what it does not handle. Buffer addressing is in `rdna_buffer`.
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
@@ -27,6 +39,15 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         return sopp(l, inst, name);
     }
     if inst.format == Format::Ds {
+        if name == "ds_load_addtid_b32" || name == "ds_store_addtid_b32" {
+            return Some(addtid(l, inst, name).map(|()| (InstClass::Lds, Flow::Next)));
+        }
+        if let Some(rest) = name.strip_prefix("ds_storexchg_2addr_") {
+            return Some(storexchg2(l, inst, rest).map(|()| (InstClass::Lds, Flow::Next)));
+        }
+        if name == "ds_bpermute_fi_b32" {
+            return Some(bpermute_fi(l, inst).map(|()| (InstClass::Lds, Flow::Next)));
+        }
         if let Some(rest) = name.strip_prefix("ds_cmpstore_") {
             // RDNA's DATA is the new value and DATA2 the compare value, the reverse of
             // GFX9's ds_cmpst (RDNA4 ISA, DS_CMPSTORE_B32): swap them for the GFX9 lifting.
@@ -43,9 +64,38 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         }
         return None;
     }
+    if matches!(inst.format, Format::Global | Format::Scratch)
+        && matches!(
+            name,
+            "global_load_block"
+                | "global_store_block"
+                | "scratch_load_block"
+                | "scratch_store_block"
+        )
+    {
+        return Some(block_mem(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
+    }
+    if inst.format == Format::Global
+        && matches!(name, "global_load_addtid_b32" | "global_store_addtid_b32")
+    {
+        return Some(addtid(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
+    }
+    if inst.format == Format::Global && matches!(name, "global_load_tr_b128" | "global_load_tr_b64")
+    {
+        return Some(load_tr(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
+    }
     if inst.format == Format::Smem && name.contains("prefetch") {
         // gfx12 instruction/data prefetches: hints only.
         return Some(Ok((InstClass::Smem, Flow::Next)));
+    }
+    if inst.format == Format::Smem {
+        if let Some(kind) = name.strip_prefix("s_buffer_load_") {
+            if matches!(kind, "u8" | "i8" | "u16" | "i16") {
+                return Some(
+                    sbuffer_load_small(l, inst, kind).map(|()| (InstClass::Smem, Flow::Next)),
+                );
+            }
+        }
     }
     if inst.format == Format::Smem && name.starts_with("s_load_") {
         if let Some(kind) = ["u8", "i8", "u16", "i16"]
@@ -70,6 +120,19 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         }
         "permlane64_b32" => Some(permlane64(l, inst)),
         "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
+        "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
+        "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, base)),
+        "sat_pk_u8_i16" => Some(sat_pk_u8(l, inst)),
+        "movrels_b32" | "movreld_b32" | "movrelsd_b32" | "movrelsd_2_b32" | "swaprel_b32" => {
+            Some(movrel(l, inst, base))
+        }
+        "sad_u8" | "sad_hi_u8" | "sad_u16" | "msad_u8" | "lerp_u8" => Some(sad(l, inst, base)),
+        "qsad_pk_u16_u8" | "mqsad_pk_u16_u8" | "mqsad_u32_u8" => Some(qsad(l, inst, base)),
+        "cvt_off_f32_i4" => Some(cvt_off_i4(l, inst)),
+        "pk_minimum_f16" | "pk_maximum_f16" | "pk_min_num_f16" | "pk_max_num_f16" => {
+            Some(pk_minimum16(l, inst, base))
+        }
+        "med3_num_f32" | "med3_num_f16" => Some(med3_num(l, inst, base)),
         "dot4_i32_iu8" | "dot8_i32_iu4" => Some(dot_iu(l, inst, base)),
         "dot2_f32_f16" | "dot2_f32_bf16" | "dot2acc_f32_f16" | "dot2acc_f32_bf16"
         | "dot4_f32_fp8_fp8" | "dot4_f32_fp8_bf8" | "dot4_f32_bf8_fp8" | "dot4_f32_bf8_bf8" => {
@@ -1369,6 +1432,47 @@ fn dot_float(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 /// containing dword is loaded and the field extracted.
 fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
     let base = l.s64(inst.src[0], K::B64)?;
+    let v = small_load_at(l, inst, kind, base, None)?;
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    l.set_sreg(reg, v);
+    Ok(())
+}
+
+/// gfx12 `s_buffer_load_u8/i8/u16/i16`: as `s_load_*` from the V# base; an offset at or
+/// past `num_records * max(stride, 1)` reads 0 (RDNA4 ISA 9.4.1.4; the access then uses
+/// offset 0, inside the buffer).
+fn sbuffer_load_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
+    let sb = inst.src[0]
+        .sreg()
+        .ok_or("s_buffer_load base is not an SGPR quad")?;
+    if sb as u16 + 4 > 106 {
+        return Err("V# range leaves the SGPRs".into());
+    }
+    let d0 = l.get_sreg(sb);
+    let d1 = l.get_sreg(sb + 1);
+    let d2 = l.get_sreg(sb + 2);
+    let hi = l.and_imm(d1, 0xffff);
+    let base = l.pack(d0, hi);
+    let stride = l.lshr_imm(d1, 16);
+    let stride = l.and_imm(stride, 0x3fff);
+    let one = l.c32(1);
+    let stride = l.bin(BinOp::UMax, stride, one);
+    let stride = l.conv(ConvOp::ZExt, stride);
+    let nrec = l.conv(ConvOp::ZExt, d2);
+    let limit = l.bin(BinOp::Mul, nrec, stride);
+    let v = small_load_at(l, inst, kind, base, Some(limit))?;
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    l.set_sreg(reg, v);
+    Ok(())
+}
+
+/// The 8/16-bit scalar load of `kind` at `base + offset (+ soffset)`, zero- or sign-extended;
+/// with `limit`, an offset at or past it reads 0.
+fn small_load_at(l: &mut Lifter, inst: &Inst, kind: &str, base: Val, limit: Option<Val>) -> R<Val> {
     let imm = l.c64(inst.mem.offset as i64 as u64);
     let off = if inst.src[2].is_some() {
         let so = l.s32(inst.src[2], K::B32)?;
@@ -1376,6 +1480,14 @@ fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
         l.add(imm, so)
     } else {
         imm
+    };
+    let (off, ok) = match limit {
+        Some(lim) => {
+            let ok = l.cmp(CmpOp::ULt, off, lim);
+            let z = l.c64(0);
+            (l.select(ok, off, z), Some(ok))
+        }
+        None => (off, None),
     };
     let a = l.add(base, off);
     let wide = kind.ends_with("16");
@@ -1402,9 +1514,742 @@ fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
         },
         v,
     );
-    let reg = inst.dst[0]
-        .sreg()
-        .ok_or("scalar load destination is not an SGPR")?;
-    l.set_sreg(reg, v);
+    Ok(match ok {
+        Some(ok) => {
+            let z = l.c32(0);
+            l.select(ok, v, z)
+        }
+        None => v,
+    })
+}
+
+// ---- WMMA load-transpose -------------------------------------------------------------------
+
+/// gfx12 `global_load_tr_b128` (16-bit elements) and `global_load_tr_b64` (8-bit) (RDNA4
+/// ISA 11.6): lanes 0..31 each load 16 (8) contiguous bytes, the column of 8 elements
+/// `A[M0..M0+8][K]` of a 16x16 A-matrix stored column-major, with `K = (lane >> 3) * 4 +
+/// (lane & 3)` and `M0 = 8 * ((lane >> 2) & 1)` (the lane figure of 11.6.2); the elements
+/// are then written in the WMMA A-matrix VGPR layout (ISA 7.12.2: 16-bit wave32: lane
+/// `{K[2], M}`, VGPR `{K[3], K[1]}`, half `K[0]`; wave64: lane `{K[3:2], M}`, VGPR `K[1]`;
+/// 8-bit wave32: lane `{K[3], M}`, VGPR `K[2]`, byte `K[1:0]`; wave64: lane `{K[2], K[3],
+/// M}`, byte `K[1:0]`). In wave64 the addresses of lanes 32..63 are not used. EXEC must be
+/// all ones (otherwise undefined); the loads and writes follow EXEC here.
+fn load_tr(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    l.count_vector();
+    let wide = name.ends_with("b128");
+    let esize: u32 = if wide { 16 } else { 8 };
+    let ndw: u16 = if wide { 4 } else { 2 };
+    let wave = l.wave;
+    // Address: SADDR + zero-extended VADDR, or a 64-bit VADDR; plus the offset.
+    let addr = if inst.src[2].is_some() {
+        let sb = l.s64(inst.src[2], K::B64)?;
+        let sb = l.bcast(sb);
+        let v = l.v32(inst.src[0], K::B32)?;
+        let v = l.conv(ConvOp::ZExt, v);
+        l.add(sb, v)
+    } else {
+        l.v64(inst.src[0], K::B64)?
+    };
+    let addr = l.add_imm(addr, inst.mem.offset as i64 as u64);
+    let exec = l.exec();
+    let lanes32 = l.c64(0xffff_ffff);
+    let lmask = l.and(exec, lanes32);
+    let mut loaded = Vec::new();
+    for i in 0..ndw as u64 {
+        let a = l.add_imm(addr, 4 * i);
+        loaded.push(l.push_op(
+            crate::ir::Op::Load {
+                pc: l.pc,
+                space: crate::env::Space::Global,
+                addr: a,
+                size: 4,
+                signed: false,
+                mask: lmask,
+            },
+            Ty::V32,
+        ));
+    }
+    // Destination (lane d, register j, part p) → (M, K).
+    let parts = 32 / esize;
+    let nregs: u32 = match (wide, wave) {
+        (true, 32) => 4,
+        (true, _) => 2,
+        (false, 32) => 2,
+        (false, _) => 1,
+    };
+    let mk = |d: u32, j: u32, p: u32| -> (u32, u32) {
+        let m = d & 15;
+        let k = match (wide, wave) {
+            (true, 32) => (d >> 4 & 1) << 2 | (j >> 1) << 3 | (j & 1) << 1 | p,
+            (true, _) => (d >> 4 & 3) << 2 | j << 1 | p,
+            (false, 32) => (d >> 4 & 1) << 3 | j << 2 | p,
+            (false, _) => (d >> 5 & 1) << 2 | (d >> 4 & 1) << 3 | p,
+        };
+        (m, k)
+    };
+    let dst = inst.dst[0].vreg().ok_or("load destination is not a VGPR")?;
+    for j in 0..nregs {
+        let mut acc: Option<Val> = None;
+        for p in 0..parts {
+            // Source lane and element of every destination lane.
+            let mut src = [0u32; 64];
+            let mut elem = [0u32; 64];
+            for d in 0..64u32 {
+                let (m, k) = mk(d, j, p);
+                src[d as usize] = (k >> 2) << 3 | (k & 3) | (m >> 3) << 2;
+                elem[d as usize] = m & 7;
+            }
+            let idx = l.lane_const(src);
+            let per_dword = 32 / esize;
+            let mut val: Option<Val> = None;
+            for (w, &dw) in loaded.iter().enumerate() {
+                let g = l.gather(dw, idx);
+                let mut m = 0u64;
+                for (d, &e) in elem.iter().enumerate() {
+                    if e / per_dword == w as u32 {
+                        m |= 1 << d;
+                    }
+                }
+                val = Some(match val {
+                    None => g,
+                    Some(v) => {
+                        let mv = l.c64(m);
+                        l.select(mv, g, v)
+                    }
+                });
+            }
+            let v = val.ok_or("no loaded data")?;
+            let shifts = lanes(l, |d| esize * (elem[d as usize] % per_dword));
+            let v = l.bin(BinOp::LShr, v, shifts);
+            let v = l.and_imm(v, (1u64 << esize) - 1);
+            let v = if p > 0 {
+                l.shl_imm(v, (esize * p) as u64)
+            } else {
+                v
+            };
+            acc = Some(match acc {
+                None => v,
+                Some(a) => l.or(a, v),
+            });
+        }
+        let r = acc.ok_or("no parts")?;
+        l.set_vreg(dst + j as u16, r, exec)?;
+    }
     Ok(())
+}
+
+/// `v_fmac_f16` (`D = fma(S0, S1, D)`), `v_fmaak_f16` (`fma(S0, S1, K)`) and `v_fmamk_f16`
+/// (`fma(S0, K, S1)`, LLVM's operand order `S0, K, S1`): lifted as `v_fma_f16` with the
+/// accumulator or the constant as the third (or second) source; the destination half of
+/// `fmac` is also its accumulator half.
+fn fma16_forms(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let mut f = *inst;
+    f.op = crate::isa::Op::from_name("v_fma_f16").ok_or("no v_fma_f16 opcode")?;
+    f.format = Format::Vop3;
+    if base == "fmac_f16" {
+        f.src[2] = inst.dst[0];
+        if inst.mods.op_sel & 8 != 0 {
+            f.mods.op_sel |= 4;
+        } else {
+            f.mods.op_sel &= !4;
+        }
+    }
+    let (pc, next) = (l.pc, l.next_pc);
+    l.begin(&f, pc, next);
+    let r = super::valu::lift(l, &f, "v_fma_f16").map(|_| ());
+    l.inst = Some(*inst);
+    r
+}
+
+/// `v_mad_u32_u16` / `v_mad_i32_i16`: `D = S0.16 * S1.16 + S2.32` with the 16-bit halves
+/// (true16 `.l`/`.h` via OPSEL) zero- or sign-extended; wrapping (no clamp).
+fn mad32_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let e = if base == "mad_i32_i16" {
+        ConvOp::SExt16
+    } else {
+        ConvOp::ZExt16
+    };
+    let a = l.src(0, K::B16)?;
+    let b = l.src(1, K::B16)?;
+    let (a, b) = (l.conv(e, a), l.conv(e, b));
+    let c = l.src(2, K::B32)?;
+    let p = l.bin(BinOp::Mul, a, b);
+    let r = l.add(p, c);
+    l.vdst32(r)
+}
+
+/// gfx12 `v_pk_minimum_f16` / `v_pk_maximum_f16` (the IEEE-754-2019 rule of
+/// `v_minimum_f16`) and `v_pk_min_num_f16` / `v_pk_max_num_f16` (minimumNumber) on each half (low: halves `op_sel[i]`, `neg`; high: `op_sel_hi[i]`,
+/// `neg_hi`).
+fn pk_minimum16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on a packed min/max is not supported".into());
+    }
+    l.count_vector();
+    let max = base.starts_with("pk_max");
+    let rule = if base.contains("_num_") {
+        MinMax::Num
+    } else {
+        MinMax::Ieee2019
+    };
+    let m = inst.mods;
+    let mut out = Vec::new();
+    for hi in [false, true] {
+        let mut v = Vec::new();
+        for i in 0..2 {
+            let o = inst.src[i];
+            let reg = o.vreg().is_some() || o.sreg().is_some();
+            let mut plain = *inst;
+            plain.mods.op_sel = 0;
+            plain.mods.neg = 0;
+            let saved = l.inst;
+            l.inst = Some(plain);
+            let x = l.src(i, if reg { K::B32 } else { K::F16 });
+            l.inst = saved;
+            let x = x?;
+            let sel = if hi { m.op_sel_hi } else { m.op_sel };
+            let x = if reg && sel >> i & 1 != 0 {
+                l.lshr_imm(x, 16)
+            } else {
+                x
+            };
+            let x = l.and_imm(x, 0xffff);
+            let neg = if hi { m.neg_hi } else { m.neg };
+            let x = if neg >> i & 1 != 0 {
+                let c = l.cst(x, 0x8000);
+                l.xor(x, c)
+            } else {
+                x
+            };
+            v.push(x);
+        }
+        out.push(minmax16(l, rule, max, v[0], v[1]));
+    }
+    let lo = l.and_imm(out[0], 0xffff);
+    let hi = l.shl_imm(out[1], 16);
+    let r = l.or(lo, hi);
+    l.vdst32(r)
+}
+
+/// gfx12 `ds_bpermute_fi_b32`: `ds_bpermute_b32` that also reads disabled source lanes
+/// ("fetch inactive"); the lane index is `(addr + offset) / 4` modulo the wave size.
+fn bpermute_fi(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    let exec = l.exec();
+    let v = l.v32(inst.src[1], K::B32)?;
+    let a = l.v32(inst.src[0], K::B32)?;
+    let off = (inst.mem.offset as u32 & 0xffff) as u64;
+    let a = if off != 0 { l.add_imm(a, off) } else { a };
+    let idx = l.lshr_imm(a, 2);
+    let idx = l.and_imm(idx, (l.wave - 1) as u64);
+    let r = l.gather(v, idx);
+    l.set_vregs(inst.dst[0], &[r], exec)
+}
+
+/// gfx12 `v_med3_num_f32/f16` (RDNA4 ISA, V_MED3_NUM_F32): with a NaN input, the
+/// `min3_num` of the three; otherwise the `max_num` of the two inputs other than the first
+/// one equal to their `max3_num`. f16 values are compared as exact f32 conversions.
+fn med3_num(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    l.count_vector();
+    let f16 = base.ends_with("f16");
+    let k = if f16 { K::F16 } else { K::F32 };
+    let mut v = Vec::new();
+    for i in 0..3 {
+        let x = l.src(i, k)?;
+        v.push(if f16 { l.conv(ConvOp::F16ToF32, x) } else { x });
+    }
+    let (a, b, c) = (v[0], v[1], v[2]);
+    let mn = |l: &mut Lifter, x: Val, y: Val| l.bin(BinOp::FMinNum, x, y);
+    let mx = |l: &mut Lifter, x: Val, y: Val| l.bin(BinOp::FMaxNum, x, y);
+    let t = mn(l, a, b);
+    let min3 = mn(l, t, c);
+    let t = mx(l, a, b);
+    let max3 = mx(l, t, c);
+    let any_nan = {
+        let na = l.cmp(CmpOp::FUno, a, a);
+        let nb = l.cmp(CmpOp::FUno, b, b);
+        let nc = l.cmp(CmpOp::FUno, c, c);
+        let t = l.or(na, nb);
+        l.or(t, nc)
+    };
+    let is_a = l.cmp(CmpOp::FEq, max3, a);
+    let is_b = l.cmp(CmpOp::FEq, max3, b);
+    let bc = mx(l, b, c);
+    let ac = mx(l, a, c);
+    let ab = mx(l, a, b);
+    let r = l.select(is_b, ac, ab);
+    let r = l.select(is_a, bc, r);
+    let r = l.select(any_nan, min3, r);
+    if f16 {
+        if inst.mods.clamp || inst.mods.omod != 0 {
+            return Err("output modifiers on a 16-bit result".into());
+        }
+        let h = l.conv(ConvOp::F32ToF16, r);
+        write16(l, inst, h)
+    } else {
+        let r = l.fout(r, K::F32)?;
+        l.vdst32(r)
+    }
+}
+
+/// `v_sat_pk_u8_i16`: both signed 16-bit halves of S0 saturated to 0..=255, packed into a
+/// 16-bit result (RDNA4 ISA, V_SAT_PK_U8_I16).
+fn sat_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    let v = l.src(0, K::B32)?;
+    let mut out = Vec::new();
+    for hi in [false, true] {
+        let x = if hi { l.lshr_imm(v, 16) } else { v };
+        let x = l.conv(ConvOp::SExt16, x);
+        let zero = l.cst(x, 0);
+        let top = l.cst(x, 255);
+        let x = l.bin(BinOp::SMax, x, zero);
+        out.push(l.bin(BinOp::SMin, x, top));
+    }
+    let h = l.shl_imm(out[1], 8);
+    let r = l.or(out[0], h);
+    write16(l, inst, r)
+}
+
+/// `v_cvt_off_f32_i4`: the signed 4-bit S0[3:0] divided by 16 (the ISA's offset table:
+/// 0b1000 → -0.5, 0b0111 → 0.4375), exact in f32.
+fn cvt_off_i4(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    let _ = inst;
+    let v = l.src(0, K::B32)?;
+    let t = l.shl_imm(v, 28);
+    let i = l.ashr_imm(t, 28);
+    let f = l.conv(ConvOp::I32ToF32, i);
+    let sixteenth = l.cst(f, 0x3d80_0000);
+    let r = l.bin(BinOp::FMul, f, sixteenth);
+    let r = l.fout(r, K::F32)?;
+    l.vdst32(r)
+}
+
+/// The media ops `v_sad_u8`, `v_sad_hi_u8` (the sum shifted left by 16), `v_sad_u16`,
+/// `v_msad_u8` (bytes whose reference S1 byte is 0 skipped), all `S2 + sum |S0.e - S1.e|`
+/// wrapping, and `v_lerp_u8` (per byte `(S0.b + S1.b + S2.b[0]) >> 1`) (RDNA4 ISA, V_SAD_U8).
+fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let a = l.src(0, K::B32)?;
+    let b = l.src(1, K::B32)?;
+    let c = l.src(2, K::B32)?;
+    let (bits, n) = if base == "sad_u16" {
+        (16u64, 2u64)
+    } else {
+        (8, 4)
+    };
+    let field = |l: &mut Lifter, v: Val, i: u64| {
+        let t = l.lshr_imm(v, bits * i);
+        l.and_imm(t, (1 << bits) - 1)
+    };
+    if base == "lerp_u8" {
+        let mut acc: Option<Val> = None;
+        for i in 0..4 {
+            let x = field(l, a, i);
+            let y = field(l, b, i);
+            let r = l.lshr_imm(c, 8 * i);
+            let r = l.and_imm(r, 1);
+            let s = l.add(x, y);
+            let s = l.add(s, r);
+            let s = l.lshr_imm(s, 1);
+            let s = l.shl_imm(s, 8 * i);
+            acc = Some(match acc {
+                None => s,
+                Some(p) => l.or(p, s),
+            });
+        }
+        let r = acc.ok_or("no bytes")?;
+        return l.vdst32(r);
+    }
+    let mut sum: Option<Val> = None;
+    for i in 0..n {
+        let x = field(l, a, i);
+        let y = field(l, b, i);
+        let hi = l.bin(BinOp::UMax, x, y);
+        let lo = l.bin(BinOp::UMin, x, y);
+        let mut d = l.bin(BinOp::Sub, hi, lo);
+        if base == "msad_u8" {
+            let zero = l.cst(y, 0);
+            let ref0 = l.cmp(CmpOp::Eq, y, zero);
+            d = l.select(ref0, zero, d);
+        }
+        sum = Some(match sum {
+            None => d,
+            Some(p) => l.add(p, d),
+        });
+    }
+    let sum = sum.ok_or("no elements")?;
+    let sum = if base == "sad_hi_u8" {
+        l.shl_imm(sum, 16)
+    } else {
+        sum
+    };
+    let r = l.add(sum, c);
+    l.vdst32(r)
+}
+
+/// The ADDTID forms (RDNA4 ISA 11.1.2, 12.5): no VGPR address; lane `i` accesses the dword
+/// at `base + offset + 4 * i`, where the base is the SGPR pair SADDR (0 for `off`) for
+/// `global_{load,store}_addtid_b32` and M0[15:0] (an LDS byte address) for
+/// `ds_{load,store}_addtid_b32`.
+fn addtid(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    l.count_vector();
+    let lds = name.starts_with("ds_");
+    let base = if lds {
+        let m0 = l.get_sreg(crate::wave::sreg::M0);
+        let m0 = l.and_imm(m0, 0xffff);
+        l.conv(ConvOp::ZExt, m0)
+    } else if inst.src[2].is_some() {
+        l.s64(inst.src[2], K::B64)?
+    } else {
+        l.c64(0)
+    };
+    let off = if lds {
+        (inst.mem.offset as u32 & 0xffff) as u64
+    } else {
+        inst.mem.offset as i64 as u64
+    };
+    let base = l.add_imm(base, off);
+    let base = l.bcast(base);
+    let tid = lanes(l, |i| 4 * i);
+    let tid = l.conv(ConvOp::ZExt, tid);
+    let addr = l.add(base, tid);
+    let space = if lds {
+        crate::env::Space::Lds
+    } else {
+        crate::env::Space::Global
+    };
+    let exec = l.exec();
+    if name.contains("_load_") {
+        let v = l.push_op(
+            crate::ir::Op::Load {
+                pc: l.pc,
+                space,
+                addr,
+                size: 4,
+                signed: false,
+                mask: exec,
+            },
+            Ty::V32,
+        );
+        l.set_vregs(inst.dst[0], &[v], exec)
+    } else {
+        let data = l.v32(inst.src[1], K::B32)?;
+        l.effect(crate::ir::Op::Store {
+            pc: l.pc,
+            space,
+            addr,
+            size: 4,
+            data,
+            mask: exec,
+        });
+        Ok(())
+    }
+}
+
+/// `v_movrels_b32` (`D = VGPR[src + M0]`), `v_movreld_b32` (`VGPR[dst + M0] = S0`),
+/// `v_movrelsd_b32` (both indexed by M0) and `v_movrelsd_2_b32` (source by M0[9:0],
+/// destination by M0[25:16]) (RDNA4 ISA, V_MOVRELS_B32). Out of range (index > 255 or
+/// register + index past v255, ISA 3.3.2.2): a source reads v0, a destination makes the
+/// instruction a no-op.
+fn movrel(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.abs != 0 || inst.mods.neg != 0 || inst.mods.omod != 0 || inst.mods.clamp {
+        return Err("modifiers on a relative move".into());
+    }
+    l.count_vector();
+    let m0 = l.get_sreg(crate::wave::sreg::M0);
+    let (sidx, didx) = if base == "movrelsd_2_b32" || base == "swaprel_b32" {
+        let s = l.and_imm(m0, 0x3ff);
+        let d = l.lshr_imm(m0, 16);
+        let d = l.and_imm(d, 0x3ff);
+        (s, d)
+    } else {
+        (m0, m0)
+    };
+    // Register + index, and whether it is in range (index <= 255, sum <= 255).
+    let rel = |l: &mut Lifter, reg: u16, idx: Val| {
+        let max_idx = l.c32(255);
+        let idx_ok = l.cmp(CmpOp::ULe, idx, max_idx);
+        let limit = l.c32(255 - reg as u32);
+        let sum_ok = l.cmp(CmpOp::ULe, idx, limit);
+        let ok = l.and(idx_ok, sum_ok);
+        let r = l.add_imm(idx, reg as u64);
+        let zero = l.c32(0);
+        (l.select(ok, r, zero), ok)
+    };
+    if base == "swaprel_b32" {
+        // VGPR[dst + M0[25:16]] <-> VGPR[src + M0[9:0]]; either out of range: no effect.
+        let d = inst.dst[0].vreg().filter(|&r| r < 256);
+        let s0 = inst.src[0].vreg().filter(|&r| r < 256);
+        let (Some(d), Some(s0)) = (d, s0) else {
+            return Err("relative swap operands are not VGPRs".into());
+        };
+        let (di, dok) = rel(l, d, didx);
+        let (si, sok) = rel(l, s0, sidx);
+        let ok = l.and(dok, sok);
+        let dv = l.push_op(crate::ir::Op::GetVgprDyn { base: 0, index: di }, Ty::V32);
+        let sv = l.push_op(crate::ir::Op::GetVgprDyn { base: 0, index: si }, Ty::V32);
+        let exec = l.exec();
+        let none = l.c64(0);
+        let mask = l.select(ok, exec, none);
+        l.effect(crate::ir::Op::SetVgprDyn {
+            base: 0,
+            index: di,
+            val: sv,
+            mask,
+        });
+        l.effect(crate::ir::Op::SetVgprDyn {
+            base: 0,
+            index: si,
+            val: dv,
+            mask,
+        });
+        return Ok(());
+    }
+    let src_rel = base != "movreld_b32";
+    let dst_rel = base != "movrels_b32";
+    let v = if src_rel {
+        let reg = inst.src[0]
+            .vreg()
+            .ok_or("relative move source is not a VGPR")?;
+        if reg >= 256 {
+            return Err("relative move source is not a VGPR".into());
+        }
+        let (index, _) = rel(l, reg, sidx);
+        l.push_op(crate::ir::Op::GetVgprDyn { base: 0, index }, Ty::V32)
+    } else {
+        l.src(0, K::B32)?
+    };
+    let exec = l.exec();
+    if dst_rel {
+        let reg = inst.dst[0]
+            .vreg()
+            .ok_or("relative move destination is not a VGPR")?;
+        if reg >= 256 {
+            return Err("relative move destination is not a VGPR".into());
+        }
+        let (index, ok) = rel(l, reg, didx);
+        let none = l.c64(0);
+        let mask = l.select(ok, exec, none);
+        l.effect(crate::ir::Op::SetVgprDyn {
+            base: 0,
+            index,
+            val: v,
+            mask,
+        });
+        Ok(())
+    } else {
+        l.vdst32(v)
+    }
+}
+
+/// `v_qsad_pk_u16_u8`, `v_mqsad_pk_u16_u8` and `v_mqsad_u32_u8`: four (masked) SADs of the
+/// 32-bit windows `S0[8i+31:8i]` (S0 is 64-bit) against S1, each added to field `i` of S2
+/// (16-bit fields of a 64-bit S2, truncated to 16 bits; or 32-bit fields of a 128-bit S2)
+/// (RDNA4 ISA, V_QSAD_PK_U16_U8).
+fn qsad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an integer operation is not supported".into());
+    }
+    l.count_vector();
+    let masked = base.starts_with("mqsad");
+    let wide = base == "mqsad_u32_u8";
+    let a = l.src(0, K::B64)?;
+    let b = l.src(1, K::B32)?;
+    let c: Vec<Val> = if wide {
+        l.get_vregs(inst.src[2], 4)?
+    } else {
+        let c = l.src(2, K::B64)?;
+        vec![l.lo(c), l.hi(c)]
+    };
+    let mut out = Vec::new();
+    for i in 0..4u64 {
+        let w = l.lshr_imm(a, 8 * i);
+        let w = l.conv(ConvOp::Lo, w);
+        let mut sum: Option<Val> = None;
+        for j in 0..4u64 {
+            let x = l.lshr_imm(w, 8 * j);
+            let x = l.and_imm(x, 0xff);
+            let y = l.lshr_imm(b, 8 * j);
+            let y = l.and_imm(y, 0xff);
+            let hi = l.bin(BinOp::UMax, x, y);
+            let lo = l.bin(BinOp::UMin, x, y);
+            let mut d = l.bin(BinOp::Sub, hi, lo);
+            if masked {
+                let zero = l.cst(y, 0);
+                let ref0 = l.cmp(CmpOp::Eq, y, zero);
+                d = l.select(ref0, zero, d);
+            }
+            sum = Some(match sum {
+                None => d,
+                Some(p) => l.add(p, d),
+            });
+        }
+        let sum = sum.ok_or("no bytes")?;
+        let acc = if wide {
+            c[i as usize]
+        } else {
+            let f = l.lshr_imm(c[(i / 2) as usize], 16 * (i % 2));
+            l.and_imm(f, 0xffff)
+        };
+        let r = l.add(sum, acc);
+        out.push(if wide { r } else { l.and_imm(r, 0xffff) });
+    }
+    let vals = if wide {
+        out
+    } else {
+        let h0 = l.shl_imm(out[1], 16);
+        let d0 = l.or(out[0], h0);
+        let h1 = l.shl_imm(out[3], 16);
+        let d1 = l.or(out[2], h1);
+        vec![d0, d1]
+    };
+    let exec = l.exec();
+    l.set_vregs(inst.dst[0], &vals, exec)
+}
+
+/// The per-lane address of a GLOBAL (`SADDR + zext(VADDR)` or the 64-bit VADDR) or SCRATCH
+/// (`VADDR + SADDR`, each optional: a per-lane offset in private memory) instruction, plus
+/// `extra` bytes.
+fn seg_addr(l: &mut Lifter, inst: &Inst, scratch: bool, extra: i64) -> R<Val> {
+    let a = if scratch {
+        let mut a = l.c64(0);
+        a = l.bcast(a);
+        if inst.src[0].is_some() {
+            let v = l.v32(inst.src[0], K::B32)?;
+            let v = l.conv(ConvOp::ZExt, v);
+            a = l.add(a, v);
+        }
+        if inst.src[2].is_some() {
+            let s = l.s32(inst.src[2], K::B32)?;
+            let s = l.conv(ConvOp::ZExt, s);
+            let s = l.bcast(s);
+            a = l.add(a, s);
+        }
+        a
+    } else if inst.src[2].is_some() {
+        let sb = l.s64(inst.src[2], K::B64)?;
+        let sb = l.bcast(sb);
+        let v = l.v32(inst.src[0], K::B32)?;
+        let v = l.conv(ConvOp::ZExt, v);
+        l.add(sb, v)
+    } else {
+        l.v64(inst.src[0], K::B64)?
+    };
+    Ok(l.add_imm(a, (inst.mem.offset as i64 + extra) as u64))
+}
+
+/// gfx12 `global/scratch_{load,store}_block` (RDNA4 ISA 11.5): up to 32 consecutive VGPRs
+/// to or from consecutive dwords per lane; bit `n` of M0 selects VGPR `n` (a skipped VGPR
+/// still advances the offset by 4). Destination VGPRs past v255 are ignored; sources past
+/// v255 read v0.
+fn block_mem(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    l.count_vector();
+    let scratch = name.starts_with("scratch_");
+    let load = name.contains("_load_");
+    let space = if scratch {
+        crate::env::Space::Scratch
+    } else {
+        crate::env::Space::Global
+    };
+    let data = if load { inst.dst[0] } else { inst.src[1] };
+    let reg = data.vreg().ok_or("block data is not a VGPR")?;
+    let addr = seg_addr(l, inst, scratch, 0)?;
+    let exec = l.exec();
+    let m0 = l.get_sreg(crate::wave::sreg::M0);
+    let all = l.c64(!0);
+    let none = l.c64(0);
+    for n in 0..32u16 {
+        let bit = l.lshr_imm(m0, n as u64);
+        let bit = l.and_imm(bit, 1);
+        let sel = l.select(bit, all, none);
+        let mask = l.and(exec, sel);
+        let a = l.add_imm(addr, 4 * n as u64);
+        let r = reg + n;
+        if load {
+            let v = l.push_op(
+                crate::ir::Op::Load {
+                    pc: l.pc,
+                    space,
+                    addr: a,
+                    size: 4,
+                    signed: false,
+                    mask,
+                },
+                Ty::V32,
+            );
+            if r < 256 {
+                l.set_vreg(r, v, mask)?;
+            }
+        } else {
+            let d = l.get_vreg(if r < 256 { r } else { 0 })?;
+            l.effect(crate::ir::Op::Store {
+                pc: l.pc,
+                space,
+                addr: a,
+                size: 4,
+                data: d,
+                mask,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `ds_storexchg_2addr[_stride64]_rtn_b32/b64`: two exchanges at `ADDR + OFFSET0 * size`
+/// and `ADDR + OFFSET1 * size` (×64 for the stride64 forms) with DATA0 and DATA1, the old
+/// values returned in consecutive destination registers (RDNA4 ISA, DS_STOREXCHG_2ADDR_RTN_B32).
+fn storexchg2(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
+    let (stride64, ty) = match rest {
+        "rtn_b32" => (false, 4u8),
+        "rtn_b64" => (false, 8),
+        "stride64_rtn_b32" => (true, 4),
+        "stride64_rtn_b64" => (true, 8),
+        _ => return Err("unknown 2-address exchange".into()),
+    };
+    l.count_vector();
+    let exec = l.exec();
+    let unit = ty as u64 * if stride64 { 64 } else { 1 };
+    let a = l.v32(inst.src[0], K::B32)?;
+    let a = l.conv(ConvOp::ZExt, a);
+    let mut old = Vec::new();
+    for (i, off) in [
+        (1usize, inst.mem.offset as u8 as u64),
+        (2, inst.mem.offset1 as u64),
+    ] {
+        let addr = l.add_imm(a, off * unit);
+        let data = if ty == 8 {
+            l.v64(inst.src[i], K::B64)?
+        } else {
+            l.v32(inst.src[i], K::B32)?
+        };
+        let r = l.push_op(
+            crate::ir::Op::Atomic {
+                pc: l.pc,
+                space: crate::env::Space::Lds,
+                op: crate::env::AtomicOp::Swap,
+                addr,
+                size: ty,
+                data,
+                cmp: None,
+                mask: exec,
+            },
+            if ty == 8 { Ty::V64 } else { Ty::V32 },
+        );
+        if ty == 8 {
+            old.push(l.lo(r));
+            old.push(l.hi(r));
+        } else {
+            old.push(r);
+        }
+    }
+    l.set_vregs(inst.dst[0], &old, exec)
 }

@@ -628,9 +628,15 @@ fn mask_of(k: K) -> u64 {
     }
 }
 
-/// SGPRs addressable by `s_movrels`/`s_movreld`: s0..s101 (an index past them reads 0 and
-/// writes nothing).
-const MOVREL_SGPRS: u8 = 102;
+/// SGPRs addressable by `s_movrels`/`s_movreld`: s0..s101 on GFX9, s0..s105 on RDNA (an
+/// index past them reads 0 and writes nothing).
+fn movrel_sgprs(l: &Lifter) -> u8 {
+    if l.gpu.family() == Some(crate::isa::Family::Gfx9) {
+        102
+    } else {
+        106
+    }
+}
 
 /// `s_movrels` (`D = SGPR[S0 + M0]`) and `s_movreld` (`SGPR[D + M0] = S0`), 32 or 64 bits
 /// (ISA: M0 is the unsigned dword index; 64-bit forms move the pair at that index). The
@@ -639,17 +645,18 @@ const MOVREL_SGPRS: u8 = 102;
 fn movrel(l: &mut Lifter, inst: &Inst, rels: bool, w64: bool) -> R<()> {
     let m0 = l.get_sreg(crate::wave::sreg::M0);
     let n = if w64 { 2 } else { 1 };
+    let limit = movrel_sgprs(l);
     if rels {
         let base = inst.src[0]
             .sreg()
-            .filter(|&r| r < MOVREL_SGPRS)
+            .filter(|&r| r < limit)
             .ok_or("s_movrels source is not an SGPR")?;
         let idx = l.add_imm(m0, base as u64);
         let mut out = Vec::with_capacity(n);
         for j in 0..n as u64 {
             let ij = l.add_imm(idx, j);
             let mut v = l.c32(0);
-            for r in 0..MOVREL_SGPRS {
+            for r in 0..limit {
                 let rc = l.c32(r as u32);
                 let hit = l.cmp(CmpOp::Eq, ij, rc);
                 let x = l.get_sreg(r);
@@ -676,10 +683,10 @@ fn movrel(l: &mut Lifter, inst: &Inst, rels: bool, w64: bool) -> R<()> {
     };
     let base = inst.dst[0]
         .sreg()
-        .filter(|&r| r < MOVREL_SGPRS)
+        .filter(|&r| r < limit)
         .ok_or("s_movreld destination is not an SGPR")?;
     let idx = l.add_imm(m0, base as u64);
-    for r in 0..MOVREL_SGPRS {
+    for r in 0..limit {
         let mut v = l.get_sreg(r);
         for (j, d) in data.iter().enumerate() {
             let ij = l.add_imm(idx, j as u64);

@@ -1406,6 +1406,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             l.add(d, c)
         }),
         "frexp_mant_f64" | "frexp_exp_i32_f64" => frexp64(l, base == "frexp_mant_f64"),
+        "trig_preop_f64" => {
+            let a = l.src(0, K::F64)?;
+            let b = l.src(1, K::B32)?;
+            let r = l.lane_fn(LaneFn::TrigPreopF64, vec![a, b], Ty::V64);
+            let r = l.fout(r, K::F64)?;
+            l.vdst64(r)
+        }
         "swap_b32" => {
             // Exchanges two VGPRs in the active lanes.
             let d = inst.dst[0]
@@ -1476,6 +1483,56 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         | "pk_max_i16" | "pk_min_u16" | "pk_min_i16" | "pk_lshlrev_b16" | "pk_lshrrev_b16"
         | "pk_ashrrev_i16" | "pk_mad_u16" | "pk_mad_i16" | "pk_maximum3_f16"
         | "pk_minimum3_f16" => pk16(l, inst, base),
+        "dot2_f32_f16" | "dot2c_f32_f16" => {
+            // D = S0.h[0] * S1.h[0] + S0.h[1] * S1.h[1] + S2 (dot2c: + D), one rounding to
+            // nearest even, denormals flushed (V_DOT2 ignores MODE: CDNA ISA 6.4).
+            let m = inst.mods;
+            let (a, b, c) = if base == "dot2c_f32_f16" {
+                let a = l.src(0, K::B32)?;
+                let b = l.src(1, K::B32)?;
+                let c = acc_src(l, inst, K::B32)?;
+                (a, b, c)
+            } else {
+                if m.neg_hi & 4 != 0 {
+                    return Err("neg_hi on the f32 source of v_dot2".into());
+                }
+                let mut ab = Vec::new();
+                for i in 0..2 {
+                    // The halves op_sel[i] and op_sel_hi[i] (an inline constant or literal is
+                    // used for both).
+                    let mut lo = half_src(l, inst, i, m.op_sel >> i & 1, K::F16)?;
+                    let mut hi = half_src(l, inst, i, m.op_sel_hi >> i & 1, K::F16)?;
+                    if m.neg >> i & 1 != 0 {
+                        let f = l.cst(lo, 0x8000);
+                        lo = l.xor(lo, f);
+                    }
+                    if m.neg_hi >> i & 1 != 0 {
+                        let f = l.cst(hi, 0x8000);
+                        hi = l.xor(hi, f);
+                    }
+                    let hi = l.shl_imm(hi, 16);
+                    ab.push(l.or(lo, hi));
+                }
+                let c = l.v32(inst.src[2], K::F32)?;
+                let c = if m.neg & 4 != 0 {
+                    l.un(UnOp::FNeg, c)
+                } else {
+                    c
+                };
+                (ab[0], ab[1], c)
+            };
+            let f = LaneFn::Rounded(RoundedOp::Dot2F32F16, Round::NearestEven, false);
+            let r = l.lane_fn(f, vec![a, b, c], Ty::V32);
+            let r = if m.clamp {
+                let z = l.cst(r, 0);
+                let o = l.cst(r, 0x3f80_0000);
+                let t = l.bin(FMaxNum, r, z);
+                l.bin(FMinNum, t, o)
+            } else {
+                r
+            };
+            l.vdst32(r)
+        }
         "pk_fmac_f16" => {
             // D.h = fma(S0.h, S1.h, D.h) for both halves (no op_sel on this VOP2).
             let a = l.src(0, K::B32)?;

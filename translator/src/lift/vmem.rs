@@ -702,6 +702,10 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         "add_f32" => (AtomicOp::FAdd, 4),
         "add_f64" => (AtomicOp::FAdd, 8),
         "min_f64" => (AtomicOp::FMin, 8),
+        // RDNA f32 min/max atomics (gfx11 `min_f32`, gfx12 `min_num_f32`): minNum/maxNum
+        // style, as every memory atomic (RDNA4 ISA 13.3).
+        "min_f32" | "min_num_f32" => (AtomicOp::FMin, 4),
+        "max_f32" | "max_num_f32" => (AtomicOp::FMax, 4),
         "max_f64" => (AtomicOp::FMax, 8),
         "pk_add_f16" => (AtomicOp::PkAddF16, 4),
         "pk_add_bf16" => (AtomicOp::PkAddBf16, 4),

@@ -45,7 +45,9 @@ fn half(
         other => return Err(format!("VOPD half v_dual_{other} is not lifted yet")),
     };
     let mut inst = *base;
-    inst.op = Op::from_name(name).ok_or("no GFX9 opcode for a VOPD half")?;
+    // A half with no VOP2 opcode of its own (gfx11 `v_dual_dot2acc_f32_bf16`) keeps the
+    // dual opcode; `rdna_ops` lifts it by name.
+    inst.op = Op::from_name(name).unwrap_or(op);
     inst.format = if name == "v_mov_b32" {
         Format::Vop1
     } else {

@@ -362,6 +362,10 @@ impl Plan {
     /// element formats fit it.
     fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
         use super::kernels::{Decode, FastF32, Slots};
+        // Plain f32 C/D and unmodified A/B only (the RDNA modifiers stay generic).
+        if self.op.d16.is_some() || self.neg_ab != [0; 2] || self.c_mods != 0 {
+            return None;
+        }
         let dec = |e: Elem| Decode {
             bits: e.bits(),
             table: if e.bits() < 32 { decoder(e).table } else { &[] },

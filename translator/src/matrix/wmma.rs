@@ -23,7 +23,8 @@
 //!
 //! Numerics: as MFMA's f32 path (one fused multiply-add per k in ascending order, f32, round
 //! to nearest even); 16-bit accumulators accumulate in f32 and round once to f16/bf16; integer
-//! forms are exact with wrapping i32 sums, saturating with CLAMP. Input denormals are kept
+//! forms are exact with wrapping i32 sums, saturating with CLAMP on RDNA3 (RDNA4 ignores
+//! CLAMP for WMMA). Input denormals are kept
 //! (the formats decode exactly), NaN results are the canonical quiet NaN of the D type,
 //! MODE.FP16_OVFL has no effect and EXEC is ignored. The ISA states none of this beyond
 //! "fused multiply add" and round-to-nearest-even (`notes/rdna.md` §5.5): unverified on
@@ -48,7 +49,7 @@ pub struct Wmma {
     pub neg_hi: u8,
     /// OPSEL: RDNA3 16-bit C/D half (bit 2); SWMMAC index set.
     pub opsel: u8,
-    /// CLAMP: saturate integer results.
+    /// CLAMP: saturate integer results (RDNA3; RDNA4 ignores it for WMMA).
     pub clamp: bool,
 }
 
@@ -278,7 +279,9 @@ pub fn plan(op: &MatrixOp, w: &Wmma, opnds: &Operands, nregs: usize) -> Result<P
         } else {
             (w.neg >> 2 & 1) | (w.neg_hi >> 2 & 1) << 1
         },
-        sat: Some(int && w.clamp),
+        // CLAMP saturates integer results on RDNA3 (Matrix Instruction Calculator, VOP3P
+        // fields); RDNA4 ignores it for WMMA (RDNA4 ISA 7.2.3, "Output Clamping").
+        sat: Some(int && w.clamp && !w.rdna4),
         ovfl_clamp: false,
         // The run-based fast path handles MFMA's register layouts only (for now).
         fast: None,

@@ -258,6 +258,82 @@ static __device__ inline void f16_tile(const unsigned short *a, const unsigned s
   }
 }
 
+// The same tile with bf16 A, B, C and D (v_wmma_bf16_16x16x16_bf16).
+#if defined(__GFX11__)
+typedef short16 bf16in;
+#ifdef WAVE64
+typedef short __attribute__((ext_vector_type(8))) bf16acc;
+#else
+typedef short16 bf16acc;
+#endif
+#elif defined(WAVE64)
+typedef bf16x4 bf16in;
+typedef bf16x4 bf16acc;
+#else
+typedef bf16x8 bf16in;
+typedef bf16x8 bf16acc;
+#endif
+
+static __device__ inline void bf16_tile(const unsigned short *a, const unsigned short *b,
+                                       const unsigned short *c, unsigned short *d, unsigned hi) {
+  unsigned l = tid_x();
+  int16w wa, wb;
+  for (unsigned w = 0; w < NW16; w++) {
+    unsigned x = 0, y = 0;
+    for (unsigned h = 0; h < 2; h++) {
+      unsigned k = k16(l, 2 * w + h);
+      x |= (unsigned)a[(l % 16) * 16 + k] << (16 * h);
+      y |= (unsigned)b[k * 16 + l % 16] << (16 * h);
+    }
+    wa[w] = (int)x;
+    wb[w] = (int)y;
+  }
+  f16accw wc;
+  for (unsigned r = 0; r < DREGS / F16_PER_REG; r++) {
+#if defined(__GFX11__)
+    unsigned v = c[drow(l, r) * 16 + l % 16];
+    wc[r] = (int)(hi ? (v << 16 | 0xDEADu) : (0xBEEFu << 16 | v));
+#else
+    wc[r] = (int)(c[drow(l, 2 * r) * 16 + l % 16] | (unsigned)c[drow(l, 2 * r + 1) * 16 + l % 16] << 16);
+#endif
+  }
+  bf16in va = __builtin_bit_cast(bf16in, wa), vb = __builtin_bit_cast(bf16in, wb);
+  bf16acc vc = __builtin_bit_cast(bf16acc, wc);
+#if defined(__GFX11__) && defined(WAVE64)
+  vc = hi ? __builtin_amdgcn_wmma_bf16_16x16x16_bf16_w64(va, vb, vc, true)
+          : __builtin_amdgcn_wmma_bf16_16x16x16_bf16_w64(va, vb, vc, false);
+#elif defined(__GFX11__)
+  vc = hi ? __builtin_amdgcn_wmma_bf16_16x16x16_bf16_w32(va, vb, vc, true)
+          : __builtin_amdgcn_wmma_bf16_16x16x16_bf16_w32(va, vb, vc, false);
+#elif defined(WAVE64)
+  vc = __builtin_amdgcn_wmma_bf16_16x16x16_bf16_w64_gfx12(va, vb, vc);
+#else
+  vc = __builtin_amdgcn_wmma_bf16_16x16x16_bf16_w32_gfx12(va, vb, vc);
+#endif
+  f16accw wd = __builtin_bit_cast(f16accw, vc);
+  for (unsigned r = 0; r < DREGS / F16_PER_REG; r++) {
+    unsigned v = (unsigned)wd[r];
+#if defined(__GFX11__)
+    d[drow(l, r) * 16 + l % 16] = (unsigned short)(hi ? v >> 16 : v);
+#else
+    d[drow(l, 2 * r) * 16 + l % 16] = (unsigned short)v;
+    d[drow(l, 2 * r + 1) * 16 + l % 16] = (unsigned short)(v >> 16);
+#endif
+  }
+}
+
+extern "C" __global__ void wmma_bf16_bf16(const unsigned short *a, const unsigned short *b,
+                                          const unsigned short *c, unsigned short *d) {
+  bf16_tile(a, b, c, d, 0);
+}
+
+#if defined(__GFX11__)
+extern "C" __global__ void wmma_bf16_bf16_hi(const unsigned short *a, const unsigned short *b,
+                                             const unsigned short *c, unsigned short *d) {
+  bf16_tile(a, b, c, d, 1);
+}
+#endif
+
 extern "C" __global__ void wmma_f16_f16(const unsigned short *a, const unsigned short *b,
                                         const unsigned short *c, unsigned short *d) {
   f16_tile(a, b, c, d, 0);
@@ -355,6 +431,60 @@ extern "C" __global__ void swmmac_f32_f16(const _Float16 *ap, const _Float16 *b,
   acc = __builtin_amdgcn_swmmac_f32_16x16x32_f16_w64(va, vb, acc, (int)idx[l]);
 #else
   acc = __builtin_amdgcn_swmmac_f32_16x16x32_f16_w32(va, vb, acc, (int)idx[l]);
+#endif
+  STORE_D(d, acc);
+}
+// gfx12 only: v_wmma_f32_16x16x16_fp8_bf8: A FP8 (E4M3), B BF8 (E5M2), OCP, packed as for iu8.
+extern "C" __global__ void wmma_f32_fp8_bf8(const unsigned char *a, const unsigned char *b,
+                                            const float *c, float *d) {
+  unsigned l = tid_x();
+  unsigned char ea[NE8], eb[NE8];
+  LOAD_AB(ea, eb, a, b, NE8, k8);
+  unsigned wa[NE8 / 4], wb[NE8 / 4];
+  for (unsigned w = 0; w < NE8 / 4; w++) {
+    wa[w] = ea[4 * w] | ea[4 * w + 1] << 8 | ea[4 * w + 2] << 16 | (unsigned)ea[4 * w + 3] << 24;
+    wb[w] = eb[4 * w] | eb[4 * w + 1] << 8 | eb[4 * w + 2] << 16 | (unsigned)eb[4 * w + 3] << 24;
+  }
+  accf acc;
+  LOAD_C(acc, c);
+#ifdef WAVE64
+  acc = __builtin_amdgcn_wmma_f32_16x16x16_fp8_bf8_w64_gfx12((int)wa[0], (int)wb[0], acc);
+#else
+  int2v va = {(int)wa[0], (int)wa[1]};
+  int2v vb = {(int)wb[0], (int)wb[1]};
+  acc = __builtin_amdgcn_wmma_f32_16x16x16_fp8_bf8_w32_gfx12(va, vb, acc);
+#endif
+  STORE_D(d, acc);
+}
+
+// gfx12 only: v_swmmac_i32_16x16x32_iu8, signed A (2:4 sparse, packed 16 x 16 bytes loaded
+// with A's 8-bit 16 x 16 layout: item e of lane l is packed column k8(l, e)), unsigned dense
+// 32 x 16 B (k < 16 in the first dwords, k >= 16 in the next, each with the 16 x 16 layout),
+// `idx` one raw index dword per lane (set 0; the index of item e at bits 2e).
+extern "C" __global__ void swmmac_i32_iu8(const unsigned *ap, const unsigned *b, const unsigned *idx,
+                                          const int *c, int *d) {
+  unsigned l = tid_x();
+  unsigned wa[NE8 / 4], wb[NE8 / 2];
+  for (unsigned w = 0; w < NE8 / 4; w++) {
+    wa[w] = 0;
+    wb[w] = 0;
+    wb[w + NE8 / 4] = 0;
+  }
+  for (unsigned e = 0; e < NE8; e++) {
+    unsigned k = k8(l, e);
+    wa[e / 4] |= (ap[(l % 16) * 16 + k] & 0xFFu) << (8 * (e % 4));
+    wb[e / 4] |= (b[k * 16 + l % 16] & 0xFFu) << (8 * (e % 4));
+    wb[e / 4 + NE8 / 4] |= (b[(16 + k) * 16 + l % 16] & 0xFFu) << (8 * (e % 4));
+  }
+  acci acc;
+  LOAD_C(acc, c);
+#ifdef WAVE64
+  int2v vb = {(int)wb[0], (int)wb[1]};
+  acc = __builtin_amdgcn_swmmac_i32_16x16x32_iu8_w64(true, (int)wa[0], false, vb, acc, (int)idx[l], false);
+#else
+  int2v va = {(int)wa[0], (int)wa[1]};
+  int4v vb = {(int)wb[0], (int)wb[1], (int)wb[2], (int)wb[3]};
+  acc = __builtin_amdgcn_swmmac_i32_16x16x32_iu8_w32(true, va, false, vb, acc, (int)idx[l], false);
 #endif
   STORE_D(d, acc);
 }

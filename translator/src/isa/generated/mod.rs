@@ -6,7 +6,10 @@ pub mod gfx9;
 mod op;
 pub mod rdna;
 
-pub use op::{Op, TARGET_GFX1100, TARGET_GFX1200, TARGET_GFX1201, TARGET_GFX942, TARGET_GFX950};
+pub use op::{
+    Op, TARGET_GFX1100, TARGET_GFX1150, TARGET_GFX1200, TARGET_GFX1201, TARGET_GFX942,
+    TARGET_GFX950,
+};
 
 /// Flag of [`OpInfo::mods`]: `op_sel` is printed (the opcode has the operand).
 pub const MOD_OPSEL: u32 = 1;
@@ -56,6 +59,10 @@ pub const MOD_CMPX: u32 = 16777216;
 pub const MOD_SENDMSG: u32 = 33554432;
 /// Flag of [`RdnaInfo::mods`]: SOPK followed by a 32-bit immediate (`s_setreg_imm32_b32`).
 pub const MOD_IMM32: u32 = 67108864;
+/// Flag of [`RdnaInfo::mods`]: no DPP16 form: source code 0xFA is invalid.
+pub const MOD_NODPP16: u32 = 134217728;
+/// Flag of [`RdnaInfo::mods`]: no DPP8 form: source codes 0xE9/0xEA are invalid.
+pub const MOD_NODPP8: u32 = 268435456;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 0 is a lane mask (one SGPR in wave32, a pair in wave64).
 pub const MOD_MASK0: u32 = 262144;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 1 is a lane mask (one SGPR in wave32, a pair in wave64).
@@ -121,4 +128,63 @@ pub struct RdnaInfo {
     pub mods: u32,
     /// What kind of opcode this is: the `CLASS_*` flags.
     pub class: u16,
+    /// Bits of instruction words 0..3 that must equal `fixval` (unused operand fields,
+    /// reserved bits): LLVM rejects the word otherwise. 0 for VOPD halves.
+    pub fixmask: [u32; 3],
+    /// The required values of the `fixmask` bits.
+    pub fixval: [u32; 3],
 }
+
+/// What an RDNA image opcode table (MIMG, VIMAGE, VSAMPLE) says about one opcode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RdnaImage {
+    /// The semantic opcode.
+    pub op: Op,
+    /// The mnemonic with the spaces LLVM prints after it: for an address register
+    /// tuple (0) and for an NSA address list `[v1, v2, ...]` (1).
+    pub heads: [&'static str; 2],
+    /// SGPRs of the resource descriptor operand (8, or 4 for BVH).
+    pub rsrc: u8,
+    /// The opcode has a sampler operand (`image_sample*`, `image_gather4*`).
+    pub sampler: bool,
+    /// Optional syntax LLVM prints for this opcode: the `IMG_*` flags.
+    pub mods: u16,
+    /// What kind of opcode this is: the `CLASS_*` flags.
+    pub class: u16,
+    /// Offset of this opcode's operand grid in the family's `*_IMG_GRIDS`: data VGPRs |
+    /// address VGPRs << 4 per operand cell (0 = invalid), see `isa::rdna`.
+    pub grid: u32,
+    /// The operand sizes (as in the grid) LLVM keeps when the computed ones would run past
+    /// v255: without NSA, with NSA (GFX11).
+    pub defaults: [u16; 2],
+    /// BVH opcodes: registers per NSA address operand without / with A16 (else zeros).
+    pub groups: [[u8; 5]; 2],
+    /// As [`RdnaInfo::fixmask`].
+    pub fixmask: [u32; 3],
+    /// As [`RdnaInfo::fixval`].
+    pub fixval: [u32; 3],
+}
+/// Flag of [`RdnaImage::mods`]: `dmask` is printed.
+pub const IMG_DMASK: u16 = 1;
+/// Flag of [`RdnaImage::mods`]: `dim` is printed.
+pub const IMG_DIM: u16 = 2;
+/// Flag of [`RdnaImage::mods`]: `unorm` is printed.
+pub const IMG_UNORM: u16 = 4;
+/// Flag of [`RdnaImage::mods`]: `glc` is printed.
+pub const IMG_GLC: u16 = 8;
+/// Flag of [`RdnaImage::mods`]: `slc` is printed.
+pub const IMG_SLC: u16 = 16;
+/// Flag of [`RdnaImage::mods`]: `dlc` is printed.
+pub const IMG_DLC: u16 = 32;
+/// Flag of [`RdnaImage::mods`]: `r128` is printed.
+pub const IMG_R128: u16 = 64;
+/// Flag of [`RdnaImage::mods`]: `a16` is printed.
+pub const IMG_A16: u16 = 128;
+/// Flag of [`RdnaImage::mods`]: `tfe` is printed.
+pub const IMG_TFE: u16 = 256;
+/// Flag of [`RdnaImage::mods`]: `lwe` is printed.
+pub const IMG_LWE: u16 = 512;
+/// Flag of [`RdnaImage::mods`]: `d16` is printed.
+pub const IMG_D16: u16 = 1024;
+/// Flag of [`RdnaImage::mods`]: `cpol` is printed.
+pub const IMG_CPOL: u16 = 2048;

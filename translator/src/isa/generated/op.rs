@@ -1149,6 +1149,204 @@ pub enum Op {
     GLOBAL_WB,
     /// `global_wbinv`
     GLOBAL_WBINV,
+    /// `image_atomic_add`
+    IMAGE_ATOMIC_ADD,
+    /// `image_atomic_add_flt`
+    IMAGE_ATOMIC_ADD_FLT,
+    /// `image_atomic_add_uint`
+    IMAGE_ATOMIC_ADD_UINT,
+    /// `image_atomic_and`
+    IMAGE_ATOMIC_AND,
+    /// `image_atomic_cmpswap`
+    IMAGE_ATOMIC_CMPSWAP,
+    /// `image_atomic_dec`
+    IMAGE_ATOMIC_DEC,
+    /// `image_atomic_dec_uint`
+    IMAGE_ATOMIC_DEC_UINT,
+    /// `image_atomic_inc`
+    IMAGE_ATOMIC_INC,
+    /// `image_atomic_inc_uint`
+    IMAGE_ATOMIC_INC_UINT,
+    /// `image_atomic_max_flt`
+    IMAGE_ATOMIC_MAX_FLT,
+    /// `image_atomic_max_int`
+    IMAGE_ATOMIC_MAX_INT,
+    /// `image_atomic_max_uint`
+    IMAGE_ATOMIC_MAX_UINT,
+    /// `image_atomic_min_flt`
+    IMAGE_ATOMIC_MIN_FLT,
+    /// `image_atomic_min_int`
+    IMAGE_ATOMIC_MIN_INT,
+    /// `image_atomic_min_uint`
+    IMAGE_ATOMIC_MIN_UINT,
+    /// `image_atomic_or`
+    IMAGE_ATOMIC_OR,
+    /// `image_atomic_pk_add_bf16`
+    IMAGE_ATOMIC_PK_ADD_BF16,
+    /// `image_atomic_pk_add_f16`
+    IMAGE_ATOMIC_PK_ADD_F16,
+    /// `image_atomic_smax`
+    IMAGE_ATOMIC_SMAX,
+    /// `image_atomic_smin`
+    IMAGE_ATOMIC_SMIN,
+    /// `image_atomic_sub`
+    IMAGE_ATOMIC_SUB,
+    /// `image_atomic_sub_uint`
+    IMAGE_ATOMIC_SUB_UINT,
+    /// `image_atomic_swap`
+    IMAGE_ATOMIC_SWAP,
+    /// `image_atomic_umax`
+    IMAGE_ATOMIC_UMAX,
+    /// `image_atomic_umin`
+    IMAGE_ATOMIC_UMIN,
+    /// `image_atomic_xor`
+    IMAGE_ATOMIC_XOR,
+    /// `image_bvh64_intersect_ray`
+    IMAGE_BVH64_INTERSECT_RAY,
+    /// `image_bvh8_intersect_ray`
+    IMAGE_BVH8_INTERSECT_RAY,
+    /// `image_bvh_dual_intersect_ray`
+    IMAGE_BVH_DUAL_INTERSECT_RAY,
+    /// `image_bvh_intersect_ray`
+    IMAGE_BVH_INTERSECT_RAY,
+    /// `image_gather4`
+    IMAGE_GATHER4,
+    /// `image_gather4_b`
+    IMAGE_GATHER4_B,
+    /// `image_gather4_b_cl`
+    IMAGE_GATHER4_B_CL,
+    /// `image_gather4_c`
+    IMAGE_GATHER4_C,
+    /// `image_gather4_c_b`
+    IMAGE_GATHER4_C_B,
+    /// `image_gather4_c_b_cl`
+    IMAGE_GATHER4_C_B_CL,
+    /// `image_gather4_c_cl`
+    IMAGE_GATHER4_C_CL,
+    /// `image_gather4_c_l`
+    IMAGE_GATHER4_C_L,
+    /// `image_gather4_c_lz`
+    IMAGE_GATHER4_C_LZ,
+    /// `image_gather4_c_lz_o`
+    IMAGE_GATHER4_C_LZ_O,
+    /// `image_gather4_cl`
+    IMAGE_GATHER4_CL,
+    /// `image_gather4_l`
+    IMAGE_GATHER4_L,
+    /// `image_gather4_lz`
+    IMAGE_GATHER4_LZ,
+    /// `image_gather4_lz_o`
+    IMAGE_GATHER4_LZ_O,
+    /// `image_gather4_o`
+    IMAGE_GATHER4_O,
+    /// `image_gather4h`
+    IMAGE_GATHER4H,
+    /// `image_get_lod`
+    IMAGE_GET_LOD,
+    /// `image_get_resinfo`
+    IMAGE_GET_RESINFO,
+    /// `image_load`
+    IMAGE_LOAD,
+    /// `image_load_mip`
+    IMAGE_LOAD_MIP,
+    /// `image_load_mip_pck`
+    IMAGE_LOAD_MIP_PCK,
+    /// `image_load_mip_pck_sgn`
+    IMAGE_LOAD_MIP_PCK_SGN,
+    /// `image_load_pck`
+    IMAGE_LOAD_PCK,
+    /// `image_load_pck_sgn`
+    IMAGE_LOAD_PCK_SGN,
+    /// `image_msaa_load`
+    IMAGE_MSAA_LOAD,
+    /// `image_sample`
+    IMAGE_SAMPLE,
+    /// `image_sample_b`
+    IMAGE_SAMPLE_B,
+    /// `image_sample_b_cl`
+    IMAGE_SAMPLE_B_CL,
+    /// `image_sample_b_cl_o`
+    IMAGE_SAMPLE_B_CL_O,
+    /// `image_sample_b_o`
+    IMAGE_SAMPLE_B_O,
+    /// `image_sample_c`
+    IMAGE_SAMPLE_C,
+    /// `image_sample_c_b`
+    IMAGE_SAMPLE_C_B,
+    /// `image_sample_c_b_cl`
+    IMAGE_SAMPLE_C_B_CL,
+    /// `image_sample_c_b_cl_o`
+    IMAGE_SAMPLE_C_B_CL_O,
+    /// `image_sample_c_b_o`
+    IMAGE_SAMPLE_C_B_O,
+    /// `image_sample_c_cl`
+    IMAGE_SAMPLE_C_CL,
+    /// `image_sample_c_cl_o`
+    IMAGE_SAMPLE_C_CL_O,
+    /// `image_sample_c_d`
+    IMAGE_SAMPLE_C_D,
+    /// `image_sample_c_d_cl`
+    IMAGE_SAMPLE_C_D_CL,
+    /// `image_sample_c_d_cl_g16`
+    IMAGE_SAMPLE_C_D_CL_G16,
+    /// `image_sample_c_d_cl_o`
+    IMAGE_SAMPLE_C_D_CL_O,
+    /// `image_sample_c_d_cl_o_g16`
+    IMAGE_SAMPLE_C_D_CL_O_G16,
+    /// `image_sample_c_d_g16`
+    IMAGE_SAMPLE_C_D_G16,
+    /// `image_sample_c_d_o`
+    IMAGE_SAMPLE_C_D_O,
+    /// `image_sample_c_d_o_g16`
+    IMAGE_SAMPLE_C_D_O_G16,
+    /// `image_sample_c_l`
+    IMAGE_SAMPLE_C_L,
+    /// `image_sample_c_l_o`
+    IMAGE_SAMPLE_C_L_O,
+    /// `image_sample_c_lz`
+    IMAGE_SAMPLE_C_LZ,
+    /// `image_sample_c_lz_o`
+    IMAGE_SAMPLE_C_LZ_O,
+    /// `image_sample_c_o`
+    IMAGE_SAMPLE_C_O,
+    /// `image_sample_cl`
+    IMAGE_SAMPLE_CL,
+    /// `image_sample_cl_o`
+    IMAGE_SAMPLE_CL_O,
+    /// `image_sample_d`
+    IMAGE_SAMPLE_D,
+    /// `image_sample_d_cl`
+    IMAGE_SAMPLE_D_CL,
+    /// `image_sample_d_cl_g16`
+    IMAGE_SAMPLE_D_CL_G16,
+    /// `image_sample_d_cl_o`
+    IMAGE_SAMPLE_D_CL_O,
+    /// `image_sample_d_cl_o_g16`
+    IMAGE_SAMPLE_D_CL_O_G16,
+    /// `image_sample_d_g16`
+    IMAGE_SAMPLE_D_G16,
+    /// `image_sample_d_o`
+    IMAGE_SAMPLE_D_O,
+    /// `image_sample_d_o_g16`
+    IMAGE_SAMPLE_D_O_G16,
+    /// `image_sample_l`
+    IMAGE_SAMPLE_L,
+    /// `image_sample_l_o`
+    IMAGE_SAMPLE_L_O,
+    /// `image_sample_lz`
+    IMAGE_SAMPLE_LZ,
+    /// `image_sample_lz_o`
+    IMAGE_SAMPLE_LZ_O,
+    /// `image_sample_o`
+    IMAGE_SAMPLE_O,
+    /// `image_store`
+    IMAGE_STORE,
+    /// `image_store_mip`
+    IMAGE_STORE_MIP,
+    /// `image_store_mip_pck`
+    IMAGE_STORE_MIP_PCK,
+    /// `image_store_pck`
+    IMAGE_STORE_PCK,
     /// `lds_direct_load`
     LDS_DIRECT_LOAD,
     /// `lds_param_load`
@@ -1721,6 +1919,10 @@ pub enum Op {
     S_LSHR_B32,
     /// `s_lshr_b64`
     S_LSHR_B64,
+    /// `s_max_f16`
+    S_MAX_F16,
+    /// `s_max_f32`
+    S_MAX_F32,
     /// `s_max_i32`
     S_MAX_I32,
     /// `s_max_num_f16`
@@ -1737,6 +1939,10 @@ pub enum Op {
     S_MEMREALTIME,
     /// `s_memtime`
     S_MEMTIME,
+    /// `s_min_f16`
+    S_MIN_F16,
+    /// `s_min_f32`
+    S_MIN_F32,
     /// `s_min_i32`
     S_MIN_I32,
     /// `s_min_num_f16`
@@ -3736,20 +3942,22 @@ pub enum Op {
 }
 
 /// Targets an opcode exists on: bit 0 = gfx942, bit 1 = gfx950, bit 2 = gfx1100,
-/// bit 3 = gfx1200, bit 4 = gfx1201.
+/// bit 3 = gfx1200, bit 4 = gfx1201, bit 5 = gfx1150.
 pub const TARGET_GFX942: u8 = 1;
 /// See [`TARGET_GFX942`].
 pub const TARGET_GFX950: u8 = 2;
-/// See [`TARGET_GFX942`] (GFX11: gfx1100 and the other gfx11 GPUs).
+/// See [`TARGET_GFX942`] (gfx1100..gfx1103).
 pub const TARGET_GFX1100: u8 = 4;
 /// See [`TARGET_GFX942`].
 pub const TARGET_GFX1200: u8 = 8;
 /// See [`TARGET_GFX942`].
 pub const TARGET_GFX1201: u8 = 16;
+/// See [`TARGET_GFX942`] (gfx1150..gfx1153).
+pub const TARGET_GFX1150: u8 = 32;
 
 impl Op {
     /// Every opcode, in declaration (alphabetical) order.
-    pub const ALL: [Op; 1863] = [
+    pub const ALL: [Op; 1966] = [
         Op::BUFFER_ATOMIC_ADD,
         Op::BUFFER_ATOMIC_ADD_F32,
         Op::BUFFER_ATOMIC_ADD_F64,
@@ -4321,6 +4529,105 @@ impl Op {
         Op::GLOBAL_STORE_SHORT_D16_HI,
         Op::GLOBAL_WB,
         Op::GLOBAL_WBINV,
+        Op::IMAGE_ATOMIC_ADD,
+        Op::IMAGE_ATOMIC_ADD_FLT,
+        Op::IMAGE_ATOMIC_ADD_UINT,
+        Op::IMAGE_ATOMIC_AND,
+        Op::IMAGE_ATOMIC_CMPSWAP,
+        Op::IMAGE_ATOMIC_DEC,
+        Op::IMAGE_ATOMIC_DEC_UINT,
+        Op::IMAGE_ATOMIC_INC,
+        Op::IMAGE_ATOMIC_INC_UINT,
+        Op::IMAGE_ATOMIC_MAX_FLT,
+        Op::IMAGE_ATOMIC_MAX_INT,
+        Op::IMAGE_ATOMIC_MAX_UINT,
+        Op::IMAGE_ATOMIC_MIN_FLT,
+        Op::IMAGE_ATOMIC_MIN_INT,
+        Op::IMAGE_ATOMIC_MIN_UINT,
+        Op::IMAGE_ATOMIC_OR,
+        Op::IMAGE_ATOMIC_PK_ADD_BF16,
+        Op::IMAGE_ATOMIC_PK_ADD_F16,
+        Op::IMAGE_ATOMIC_SMAX,
+        Op::IMAGE_ATOMIC_SMIN,
+        Op::IMAGE_ATOMIC_SUB,
+        Op::IMAGE_ATOMIC_SUB_UINT,
+        Op::IMAGE_ATOMIC_SWAP,
+        Op::IMAGE_ATOMIC_UMAX,
+        Op::IMAGE_ATOMIC_UMIN,
+        Op::IMAGE_ATOMIC_XOR,
+        Op::IMAGE_BVH64_INTERSECT_RAY,
+        Op::IMAGE_BVH8_INTERSECT_RAY,
+        Op::IMAGE_BVH_DUAL_INTERSECT_RAY,
+        Op::IMAGE_BVH_INTERSECT_RAY,
+        Op::IMAGE_GATHER4,
+        Op::IMAGE_GATHER4_B,
+        Op::IMAGE_GATHER4_B_CL,
+        Op::IMAGE_GATHER4_C,
+        Op::IMAGE_GATHER4_C_B,
+        Op::IMAGE_GATHER4_C_B_CL,
+        Op::IMAGE_GATHER4_C_CL,
+        Op::IMAGE_GATHER4_C_L,
+        Op::IMAGE_GATHER4_C_LZ,
+        Op::IMAGE_GATHER4_C_LZ_O,
+        Op::IMAGE_GATHER4_CL,
+        Op::IMAGE_GATHER4_L,
+        Op::IMAGE_GATHER4_LZ,
+        Op::IMAGE_GATHER4_LZ_O,
+        Op::IMAGE_GATHER4_O,
+        Op::IMAGE_GATHER4H,
+        Op::IMAGE_GET_LOD,
+        Op::IMAGE_GET_RESINFO,
+        Op::IMAGE_LOAD,
+        Op::IMAGE_LOAD_MIP,
+        Op::IMAGE_LOAD_MIP_PCK,
+        Op::IMAGE_LOAD_MIP_PCK_SGN,
+        Op::IMAGE_LOAD_PCK,
+        Op::IMAGE_LOAD_PCK_SGN,
+        Op::IMAGE_MSAA_LOAD,
+        Op::IMAGE_SAMPLE,
+        Op::IMAGE_SAMPLE_B,
+        Op::IMAGE_SAMPLE_B_CL,
+        Op::IMAGE_SAMPLE_B_CL_O,
+        Op::IMAGE_SAMPLE_B_O,
+        Op::IMAGE_SAMPLE_C,
+        Op::IMAGE_SAMPLE_C_B,
+        Op::IMAGE_SAMPLE_C_B_CL,
+        Op::IMAGE_SAMPLE_C_B_CL_O,
+        Op::IMAGE_SAMPLE_C_B_O,
+        Op::IMAGE_SAMPLE_C_CL,
+        Op::IMAGE_SAMPLE_C_CL_O,
+        Op::IMAGE_SAMPLE_C_D,
+        Op::IMAGE_SAMPLE_C_D_CL,
+        Op::IMAGE_SAMPLE_C_D_CL_G16,
+        Op::IMAGE_SAMPLE_C_D_CL_O,
+        Op::IMAGE_SAMPLE_C_D_CL_O_G16,
+        Op::IMAGE_SAMPLE_C_D_G16,
+        Op::IMAGE_SAMPLE_C_D_O,
+        Op::IMAGE_SAMPLE_C_D_O_G16,
+        Op::IMAGE_SAMPLE_C_L,
+        Op::IMAGE_SAMPLE_C_L_O,
+        Op::IMAGE_SAMPLE_C_LZ,
+        Op::IMAGE_SAMPLE_C_LZ_O,
+        Op::IMAGE_SAMPLE_C_O,
+        Op::IMAGE_SAMPLE_CL,
+        Op::IMAGE_SAMPLE_CL_O,
+        Op::IMAGE_SAMPLE_D,
+        Op::IMAGE_SAMPLE_D_CL,
+        Op::IMAGE_SAMPLE_D_CL_G16,
+        Op::IMAGE_SAMPLE_D_CL_O,
+        Op::IMAGE_SAMPLE_D_CL_O_G16,
+        Op::IMAGE_SAMPLE_D_G16,
+        Op::IMAGE_SAMPLE_D_O,
+        Op::IMAGE_SAMPLE_D_O_G16,
+        Op::IMAGE_SAMPLE_L,
+        Op::IMAGE_SAMPLE_L_O,
+        Op::IMAGE_SAMPLE_LZ,
+        Op::IMAGE_SAMPLE_LZ_O,
+        Op::IMAGE_SAMPLE_O,
+        Op::IMAGE_STORE,
+        Op::IMAGE_STORE_MIP,
+        Op::IMAGE_STORE_MIP_PCK,
+        Op::IMAGE_STORE_PCK,
         Op::LDS_DIRECT_LOAD,
         Op::LDS_PARAM_LOAD,
         Op::S_ABS_I32,
@@ -4607,6 +4914,8 @@ impl Op {
         Op::S_LSHL_B64,
         Op::S_LSHR_B32,
         Op::S_LSHR_B64,
+        Op::S_MAX_F16,
+        Op::S_MAX_F32,
         Op::S_MAX_I32,
         Op::S_MAX_NUM_F16,
         Op::S_MAX_NUM_F32,
@@ -4615,6 +4924,8 @@ impl Op {
         Op::S_MAXIMUM_F32,
         Op::S_MEMREALTIME,
         Op::S_MEMTIME,
+        Op::S_MIN_F16,
+        Op::S_MIN_F32,
         Op::S_MIN_I32,
         Op::S_MIN_NUM_F16,
         Op::S_MIN_NUM_F32,
@@ -5631,7 +5942,7 @@ impl Op {
     }
 }
 
-static NAMES: [&str; 1863] = [
+static NAMES: [&str; 1966] = [
     "buffer_atomic_add",
     "buffer_atomic_add_f32",
     "buffer_atomic_add_f64",
@@ -6203,6 +6514,105 @@ static NAMES: [&str; 1863] = [
     "global_store_short_d16_hi",
     "global_wb",
     "global_wbinv",
+    "image_atomic_add",
+    "image_atomic_add_flt",
+    "image_atomic_add_uint",
+    "image_atomic_and",
+    "image_atomic_cmpswap",
+    "image_atomic_dec",
+    "image_atomic_dec_uint",
+    "image_atomic_inc",
+    "image_atomic_inc_uint",
+    "image_atomic_max_flt",
+    "image_atomic_max_int",
+    "image_atomic_max_uint",
+    "image_atomic_min_flt",
+    "image_atomic_min_int",
+    "image_atomic_min_uint",
+    "image_atomic_or",
+    "image_atomic_pk_add_bf16",
+    "image_atomic_pk_add_f16",
+    "image_atomic_smax",
+    "image_atomic_smin",
+    "image_atomic_sub",
+    "image_atomic_sub_uint",
+    "image_atomic_swap",
+    "image_atomic_umax",
+    "image_atomic_umin",
+    "image_atomic_xor",
+    "image_bvh64_intersect_ray",
+    "image_bvh8_intersect_ray",
+    "image_bvh_dual_intersect_ray",
+    "image_bvh_intersect_ray",
+    "image_gather4",
+    "image_gather4_b",
+    "image_gather4_b_cl",
+    "image_gather4_c",
+    "image_gather4_c_b",
+    "image_gather4_c_b_cl",
+    "image_gather4_c_cl",
+    "image_gather4_c_l",
+    "image_gather4_c_lz",
+    "image_gather4_c_lz_o",
+    "image_gather4_cl",
+    "image_gather4_l",
+    "image_gather4_lz",
+    "image_gather4_lz_o",
+    "image_gather4_o",
+    "image_gather4h",
+    "image_get_lod",
+    "image_get_resinfo",
+    "image_load",
+    "image_load_mip",
+    "image_load_mip_pck",
+    "image_load_mip_pck_sgn",
+    "image_load_pck",
+    "image_load_pck_sgn",
+    "image_msaa_load",
+    "image_sample",
+    "image_sample_b",
+    "image_sample_b_cl",
+    "image_sample_b_cl_o",
+    "image_sample_b_o",
+    "image_sample_c",
+    "image_sample_c_b",
+    "image_sample_c_b_cl",
+    "image_sample_c_b_cl_o",
+    "image_sample_c_b_o",
+    "image_sample_c_cl",
+    "image_sample_c_cl_o",
+    "image_sample_c_d",
+    "image_sample_c_d_cl",
+    "image_sample_c_d_cl_g16",
+    "image_sample_c_d_cl_o",
+    "image_sample_c_d_cl_o_g16",
+    "image_sample_c_d_g16",
+    "image_sample_c_d_o",
+    "image_sample_c_d_o_g16",
+    "image_sample_c_l",
+    "image_sample_c_l_o",
+    "image_sample_c_lz",
+    "image_sample_c_lz_o",
+    "image_sample_c_o",
+    "image_sample_cl",
+    "image_sample_cl_o",
+    "image_sample_d",
+    "image_sample_d_cl",
+    "image_sample_d_cl_g16",
+    "image_sample_d_cl_o",
+    "image_sample_d_cl_o_g16",
+    "image_sample_d_g16",
+    "image_sample_d_o",
+    "image_sample_d_o_g16",
+    "image_sample_l",
+    "image_sample_l_o",
+    "image_sample_lz",
+    "image_sample_lz_o",
+    "image_sample_o",
+    "image_store",
+    "image_store_mip",
+    "image_store_mip_pck",
+    "image_store_pck",
     "lds_direct_load",
     "lds_param_load",
     "s_abs_i32",
@@ -6489,6 +6899,8 @@ static NAMES: [&str; 1863] = [
     "s_lshl_b64",
     "s_lshr_b32",
     "s_lshr_b64",
+    "s_max_f16",
+    "s_max_f32",
     "s_max_i32",
     "s_max_num_f16",
     "s_max_num_f32",
@@ -6497,6 +6909,8 @@ static NAMES: [&str; 1863] = [
     "s_maximum_f32",
     "s_memrealtime",
     "s_memtime",
+    "s_min_f16",
+    "s_min_f32",
     "s_min_i32",
     "s_min_num_f16",
     "s_min_num_f32",
@@ -7497,77 +7911,82 @@ static NAMES: [&str; 1863] = [
     "v_xor_b32",
 ];
 
-static TARGET_MASKS: [u8; 1863] = [
-    3, 31, 3, 28, 28, 3, 3, 28, 28, 3, 3, 28, 28, 4, 3, 24, 4, 3, 28, 28, 3, 3, 28, 28, 3, 4, 3,
-    28, 28, 24, 28, 28, 4, 3, 28, 28, 24, 28, 28, 3, 28, 28, 3, 26, 27, 3, 3, 3, 3, 3, 24, 28, 28,
-    3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 28, 28, 3, 4, 4, 3, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28,
-    28, 28, 28, 28, 3, 3, 3, 3, 3, 3, 3, 3, 3, 31, 31, 31, 31, 28, 28, 3, 3, 3, 3, 3, 3, 28, 28, 3,
-    3, 3, 3, 28, 28, 28, 28, 28, 28, 3, 3, 28, 28, 28, 28, 28, 28, 28, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    31, 31, 31, 31, 3, 3, 3, 31, 3, 31, 3, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 24, 24, 24, 24,
-    4, 3, 3, 3, 3, 3, 3, 3, 3, 28, 28, 4, 4, 28, 28, 4, 4, 24, 24, 31, 31, 31, 31, 31, 31, 24, 31,
-    31, 31, 31, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 7, 7,
-    31, 31, 24, 24, 24, 24, 7, 7, 31, 31, 31, 31, 31, 31, 7, 7, 31, 31, 24, 24, 24, 24, 7, 7, 31,
-    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 24, 31, 27, 27, 27, 27, 3, 3, 3, 3, 3,
-    3, 3, 3, 2, 2, 2, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 31, 31, 31, 31, 28, 28, 28, 28, 28, 28,
-    28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 24, 24, 31, 31, 31, 31, 31, 7, 3, 3, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 31, 31, 31, 31, 4, 24, 3, 31, 3, 28, 28, 3, 3, 28,
-    28, 3, 3, 28, 28, 4, 3, 24, 3, 28, 28, 3, 3, 28, 28, 3, 4, 3, 28, 28, 24, 28, 28, 4, 3, 28, 28,
-    24, 28, 28, 3, 28, 28, 3, 27, 27, 3, 3, 3, 3, 3, 24, 28, 28, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3,
-    28, 28, 3, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 3, 3, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 28,
-    28, 3, 3, 3, 3, 28, 28, 28, 28, 28, 28, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 3, 31, 3, 28, 28, 3, 3,
-    28, 28, 3, 3, 28, 28, 4, 3, 24, 4, 3, 28, 28, 3, 3, 28, 28, 3, 4, 3, 28, 28, 24, 28, 28, 4, 3,
-    28, 28, 24, 28, 28, 3, 28, 28, 3, 24, 27, 27, 3, 3, 3, 3, 3, 24, 28, 28, 3, 3, 28, 28, 3, 3, 3,
-    3, 3, 3, 28, 28, 3, 24, 28, 28, 28, 28, 28, 24, 28, 28, 28, 28, 28, 28, 3, 3, 3, 3, 28, 28, 3,
-    2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 24, 24, 28, 28, 3, 3, 3, 3, 28, 28, 28, 28, 28, 28, 28, 24,
-    3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 24, 24, 4, 4, 31, 31, 24, 24, 24, 24, 24, 7, 24, 7, 7, 24, 7,
-    24, 31, 31, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 31, 3, 3, 3, 3, 3, 3, 31, 31, 31, 31,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 7, 24, 24, 24,
-    24, 24, 24, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
-    31, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 28, 28, 28,
-    28, 28, 24, 3, 3, 3, 3, 3, 24, 24, 24, 24, 24, 3, 3, 3, 31, 7, 7, 7, 7, 31, 31, 3, 3, 3, 31,
-    31, 31, 31, 24, 24, 28, 28, 28, 28, 28, 31, 31, 31, 24, 24, 31, 31, 31, 24, 24, 31, 31, 24, 24,
-    31, 31, 24, 24, 31, 31, 24, 24, 31, 31, 31, 24, 24, 31, 31, 24, 24, 24, 24, 24, 24, 24, 24, 24,
-    24, 24, 24, 24, 24, 24, 24, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 28, 31, 31, 28, 28, 24, 24, 24,
-    24, 24, 24, 24, 24, 3, 3, 31, 3, 3, 3, 31, 28, 28, 31, 7, 31, 3, 3, 3, 3, 3, 3, 3, 3, 24, 24,
-    24, 24, 24, 24, 24, 31, 31, 4, 31, 31, 28, 28, 28, 28, 28, 24, 3, 3, 3, 3, 3, 24, 24, 24, 24,
-    31, 31, 31, 31, 31, 31, 31, 31, 31, 24, 24, 31, 24, 24, 3, 3, 31, 24, 24, 31, 24, 24, 31, 31,
-    31, 31, 31, 31, 31, 28, 24, 24, 31, 31, 31, 24, 31, 31, 31, 28, 31, 31, 31, 31, 28, 31, 31, 31,
-    31, 31, 28, 28, 28, 28, 28, 28, 28, 31, 3, 3, 3, 3, 31, 28, 31, 31, 24, 24, 24, 24, 31, 31, 31,
-    3, 24, 24, 28, 3, 3, 3, 3, 3, 3, 31, 28, 28, 31, 3, 3, 3, 3, 4, 31, 31, 31, 31, 31, 31, 3, 31,
-    31, 31, 24, 3, 3, 3, 24, 24, 24, 24, 24, 7, 24, 7, 7, 4, 4, 31, 31, 24, 24, 31, 28, 28, 24, 24,
-    24, 28, 24, 28, 24, 24, 24, 24, 24, 24, 31, 4, 4, 4, 4, 4, 31, 31, 31, 31, 31, 28, 31, 31, 31,
-    28, 31, 28, 28, 28, 28, 24, 28, 28, 28, 28, 28, 28, 3, 3, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 3, 3,
-    3, 3, 3, 28, 28, 3, 3, 3, 3, 28, 28, 28, 28, 28, 28, 24, 3, 3, 28, 28, 3, 3, 3, 3, 3, 3, 28,
-    28, 28, 28, 3, 3, 3, 3, 31, 31, 31, 31, 28, 28, 28, 28, 3, 3, 3, 3, 31, 31, 31, 31, 3, 3, 3,
-    31, 28, 31, 31, 31, 31, 3, 3, 31, 28, 28, 28, 28, 3, 3, 3, 31, 31, 28, 31, 31, 2, 2, 31, 31,
-    31, 31, 31, 31, 31, 31, 31, 2, 2, 31, 31, 31, 3, 28, 28, 31, 31, 31, 31, 31, 31, 31, 31, 31,
-    31, 31, 31, 7, 7, 7, 3, 7, 7, 3, 7, 7, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
-    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
-    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
-    31, 31, 31, 31, 4, 4, 4, 3, 7, 7, 3, 7, 7, 3, 3, 3, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
-    31, 31, 31, 31, 7, 7, 7, 3, 7, 7, 3, 7, 7, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
-    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
-    31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
-    31, 31, 31, 31, 31, 4, 4, 4, 3, 7, 7, 3, 7, 7, 3, 3, 3, 31, 31, 31, 28, 31, 31, 31, 28, 31, 31,
-    31, 31, 31, 31, 31, 2, 27, 31, 31, 27, 31, 31, 31, 31, 31, 31, 31, 31, 31, 28, 3, 31, 31, 31,
-    28, 28, 31, 31, 31, 2, 27, 2, 27, 27, 27, 28, 31, 28, 28, 28, 28, 28, 28, 31, 31, 3, 3, 3, 3,
-    3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 27, 2, 27, 31, 31, 31, 28, 31,
-    31, 31, 3, 31, 31, 31, 31, 28, 28, 30, 31, 3, 3, 4, 2, 3, 3, 24, 24, 24, 24, 3, 28, 31, 3, 3,
-    28, 31, 3, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 4, 24, 4, 24, 28, 28, 28, 28, 28, 31, 31, 3,
-    3, 3, 3, 31, 31, 31, 28, 31, 31, 31, 3, 31, 31, 31, 28, 31, 4, 28, 31, 3, 28, 31, 31, 31, 31,
-    31, 31, 31, 31, 31, 31, 28, 28, 28, 28, 28, 28, 31, 31, 31, 31, 31, 31, 3, 31, 3, 31, 31, 31,
-    31, 31, 31, 31, 3, 24, 24, 3, 31, 31, 31, 7, 3, 3, 3, 31, 31, 31, 7, 3, 3, 7, 7, 31, 31, 24,
-    24, 31, 31, 7, 7, 7, 31, 31, 24, 24, 24, 31, 31, 24, 26, 24, 24, 24, 24, 24, 4, 4, 28, 24, 24,
-    28, 31, 31, 7, 7, 31, 31, 24, 24, 31, 31, 2, 3, 3, 3, 2, 3, 3, 2, 3, 3, 3, 3, 3, 1, 2, 3, 3, 2,
-    3, 3, 3, 3, 3, 3, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 2, 3, 3, 2, 7, 7, 31, 31, 24, 24, 31,
-    31, 7, 7, 7, 31, 31, 24, 24, 24, 31, 31, 24, 26, 24, 24, 24, 24, 24, 4, 4, 28, 24, 24, 28, 28,
-    31, 3, 28, 28, 28, 28, 31, 31, 31, 28, 31, 31, 31, 31, 31, 31, 31, 31, 3, 31, 31, 31, 28, 3,
-    28, 31, 31, 28, 31, 31, 31, 28, 2, 24, 2, 28, 28, 24, 31, 3, 31, 31, 31, 31, 3, 31, 31, 31, 31,
-    31, 7, 31, 24, 31, 2, 24, 7, 31, 24, 31, 2, 24, 3, 31, 3, 31, 31, 31, 2, 31, 31, 31, 31, 31,
-    31, 31, 31, 31, 31, 31, 31, 31, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 31, 31, 31, 31, 31, 3,
-    31, 31, 2, 2, 2, 2, 3, 3, 2, 3, 3, 2, 3, 3, 3, 3, 2, 3, 3, 2, 3, 3, 2, 2, 2, 2, 2, 3, 3, 2, 31,
-    31, 31, 28, 31, 31, 31, 3, 3, 28, 28, 28, 28, 3, 3, 3, 3, 28, 31, 31, 31, 28, 3, 3, 28, 31, 28,
-    24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 31, 31, 31, 31, 28, 28, 28, 24, 24, 28, 24, 24, 28,
-    28, 24, 31, 31, 31, 28, 28, 31,
+static TARGET_MASKS: [u8; 1966] = [
+    3, 63, 3, 60, 60, 3, 3, 60, 60, 3, 3, 60, 60, 36, 3, 24, 36, 3, 60, 60, 3, 3, 60, 60, 3, 36, 3,
+    60, 60, 24, 60, 60, 36, 3, 60, 60, 24, 60, 60, 3, 60, 60, 3, 26, 27, 3, 3, 3, 3, 3, 24, 60, 60,
+    3, 3, 60, 60, 3, 3, 3, 3, 3, 3, 60, 60, 3, 36, 36, 3, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60,
+    60, 60, 60, 60, 60, 3, 3, 3, 3, 3, 3, 3, 3, 3, 63, 63, 63, 63, 60, 60, 3, 3, 3, 3, 3, 3, 60,
+    60, 3, 3, 3, 3, 60, 60, 60, 60, 60, 60, 3, 3, 60, 60, 60, 60, 60, 60, 60, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 63, 63, 63, 63, 3, 3, 3, 63, 3, 63, 3, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 24, 24,
+    24, 24, 36, 3, 3, 3, 3, 3, 3, 3, 3, 60, 60, 36, 36, 60, 60, 36, 36, 24, 24, 63, 63, 63, 63, 63,
+    63, 24, 63, 63, 63, 63, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60,
+    60, 39, 39, 63, 63, 24, 24, 24, 24, 39, 39, 63, 63, 63, 63, 63, 63, 39, 39, 63, 63, 24, 24, 24,
+    24, 39, 39, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 24, 63, 27, 27, 27, 27,
+    3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 63, 63, 63, 63, 60, 60,
+    60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 24, 24, 63, 63, 63, 63, 63,
+    39, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 63, 63, 63, 63, 36, 24, 3, 63, 3,
+    60, 60, 3, 3, 60, 60, 3, 3, 60, 60, 36, 3, 24, 3, 60, 60, 3, 3, 60, 60, 3, 36, 3, 60, 60, 24,
+    60, 60, 36, 3, 60, 60, 24, 60, 60, 3, 60, 60, 3, 27, 27, 3, 3, 3, 3, 3, 24, 60, 60, 3, 3, 60,
+    60, 3, 3, 3, 3, 3, 3, 60, 60, 3, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 3, 3, 3, 3, 60, 60, 3,
+    3, 3, 3, 3, 3, 60, 60, 3, 3, 3, 3, 60, 60, 60, 60, 60, 60, 3, 3, 60, 60, 3, 3, 3, 3, 3, 3, 3,
+    63, 3, 60, 60, 3, 3, 60, 60, 3, 3, 60, 60, 36, 3, 24, 36, 3, 60, 60, 3, 3, 60, 60, 3, 36, 3,
+    60, 60, 24, 60, 60, 36, 3, 60, 60, 24, 60, 60, 3, 60, 60, 3, 24, 27, 27, 3, 3, 3, 3, 3, 24, 60,
+    60, 3, 3, 60, 60, 3, 3, 3, 3, 3, 3, 60, 60, 3, 24, 60, 60, 60, 60, 60, 24, 60, 60, 60, 60, 60,
+    60, 3, 3, 3, 3, 60, 60, 3, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 24, 24, 60, 60, 3, 3, 3, 3, 60,
+    60, 60, 60, 60, 60, 60, 24, 3, 3, 60, 60, 3, 3, 3, 3, 3, 3, 24, 24, 36, 24, 24, 60, 60, 36, 24,
+    36, 24, 24, 24, 24, 24, 24, 24, 60, 24, 24, 36, 36, 36, 24, 60, 36, 36, 60, 60, 24, 24, 60, 60,
+    60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 36,
+    60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60,
+    60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 36, 36, 63, 63,
+    24, 24, 24, 56, 56, 39, 24, 39, 39, 24, 39, 24, 63, 63, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60,
+    60, 63, 3, 3, 3, 3, 3, 3, 63, 63, 63, 63, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 39, 24, 24, 24, 24, 24, 24, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 60, 60, 60, 60, 60, 24, 3, 3, 3, 3, 3, 24, 24, 24, 24, 24, 3, 3, 3,
+    63, 39, 39, 39, 39, 63, 63, 3, 3, 3, 63, 63, 63, 63, 56, 56, 60, 60, 60, 60, 60, 63, 63, 63,
+    56, 56, 63, 63, 63, 56, 56, 63, 63, 56, 56, 63, 63, 56, 56, 63, 63, 56, 56, 63, 63, 63, 56, 56,
+    63, 63, 56, 56, 56, 56, 56, 56, 56, 56, 56, 56, 56, 56, 56, 56, 56, 56, 39, 39, 39, 39, 39, 39,
+    39, 39, 39, 39, 39, 39, 60, 63, 63, 60, 60, 56, 56, 56, 56, 56, 56, 56, 56, 3, 3, 63, 3, 3, 3,
+    63, 60, 60, 63, 39, 63, 3, 3, 3, 3, 3, 3, 3, 3, 56, 56, 56, 56, 56, 56, 24, 63, 63, 36, 63, 63,
+    60, 60, 60, 60, 60, 24, 3, 3, 3, 3, 3, 24, 24, 24, 24, 63, 63, 63, 63, 63, 63, 63, 63, 32, 32,
+    63, 24, 24, 63, 24, 24, 3, 3, 32, 32, 63, 24, 24, 63, 24, 24, 63, 63, 63, 63, 63, 63, 63, 60,
+    56, 56, 63, 63, 63, 24, 63, 63, 63, 60, 63, 63, 63, 63, 60, 63, 63, 63, 63, 63, 60, 60, 60, 60,
+    60, 60, 60, 63, 3, 3, 3, 3, 63, 60, 63, 63, 24, 24, 24, 24, 63, 63, 63, 3, 56, 56, 60, 3, 3, 3,
+    3, 3, 3, 63, 60, 60, 63, 3, 3, 3, 3, 36, 63, 63, 63, 63, 63, 63, 3, 63, 63, 63, 24, 3, 3, 3,
+    24, 24, 24, 56, 56, 39, 24, 39, 39, 36, 36, 63, 63, 56, 56, 63, 60, 60, 24, 24, 24, 60, 24, 60,
+    24, 24, 24, 24, 24, 24, 63, 36, 36, 36, 36, 36, 63, 63, 63, 63, 63, 60, 63, 63, 63, 60, 63, 60,
+    60, 60, 60, 24, 60, 60, 60, 60, 60, 60, 3, 3, 3, 3, 60, 60, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    60, 60, 3, 3, 3, 3, 60, 60, 60, 60, 60, 60, 24, 3, 3, 60, 60, 3, 3, 3, 3, 3, 3, 60, 60, 60, 60,
+    3, 3, 3, 3, 63, 63, 63, 63, 60, 60, 60, 60, 3, 3, 3, 3, 63, 63, 63, 63, 3, 3, 3, 63, 60, 63,
+    63, 63, 63, 3, 3, 63, 60, 60, 60, 60, 3, 3, 3, 63, 63, 60, 63, 63, 2, 2, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 2, 2, 63, 63, 63, 3, 60, 60, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    39, 39, 39, 3, 39, 39, 3, 39, 39, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 36, 36, 36, 3, 39, 39, 3, 39, 39, 3, 3, 3, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 39, 39, 39, 3, 39, 39, 3, 39, 39, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 63, 63, 63, 36, 36, 36, 3, 39, 39, 3, 39, 39, 3, 3, 3, 63, 63, 63, 60, 63,
+    63, 63, 60, 63, 63, 63, 63, 63, 63, 63, 2, 27, 63, 63, 27, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    60, 3, 63, 63, 63, 60, 60, 63, 63, 63, 2, 27, 2, 27, 27, 27, 60, 63, 60, 60, 60, 60, 60, 60,
+    63, 63, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 27, 2, 27,
+    63, 63, 63, 60, 63, 63, 63, 3, 63, 63, 63, 63, 60, 60, 62, 63, 3, 3, 36, 2, 3, 3, 24, 24, 24,
+    24, 3, 60, 63, 3, 3, 60, 63, 3, 60, 60, 60, 60, 60, 60, 60, 60, 60, 60, 36, 24, 36, 24, 60, 60,
+    60, 60, 60, 63, 63, 3, 3, 3, 3, 63, 63, 63, 60, 63, 63, 63, 3, 63, 63, 63, 60, 63, 36, 60, 63,
+    3, 60, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 60, 60, 60, 60, 60, 60, 63, 63, 63, 63, 63, 63,
+    3, 63, 3, 63, 63, 63, 63, 63, 63, 63, 3, 24, 24, 3, 63, 63, 63, 39, 3, 3, 3, 63, 63, 63, 39, 3,
+    3, 39, 39, 63, 63, 24, 24, 63, 63, 39, 39, 39, 63, 63, 24, 24, 24, 63, 63, 24, 26, 24, 24, 24,
+    24, 24, 36, 36, 60, 24, 24, 60, 63, 63, 39, 39, 63, 63, 24, 24, 63, 63, 2, 3, 3, 3, 2, 3, 3, 2,
+    3, 3, 3, 3, 3, 1, 2, 3, 3, 2, 3, 3, 3, 3, 3, 3, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 2, 3, 3,
+    2, 39, 39, 63, 63, 24, 24, 63, 63, 39, 39, 39, 63, 63, 24, 24, 24, 63, 63, 24, 26, 24, 24, 24,
+    24, 24, 36, 36, 60, 24, 24, 60, 60, 63, 3, 60, 60, 60, 60, 63, 63, 63, 60, 63, 63, 63, 63, 63,
+    63, 63, 63, 3, 63, 63, 63, 60, 3, 60, 63, 63, 60, 63, 63, 63, 60, 2, 24, 2, 60, 60, 24, 63, 3,
+    63, 63, 63, 63, 3, 63, 63, 63, 63, 63, 39, 63, 24, 63, 2, 24, 39, 63, 24, 63, 2, 24, 3, 63, 3,
+    63, 63, 63, 2, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 24, 24, 24, 24, 24, 24, 24,
+    24, 24, 24, 63, 63, 63, 63, 63, 3, 63, 63, 2, 2, 2, 2, 3, 3, 2, 3, 3, 2, 3, 3, 3, 3, 2, 3, 3,
+    2, 3, 3, 2, 2, 2, 2, 2, 3, 3, 2, 63, 63, 63, 60, 63, 63, 63, 3, 3, 60, 60, 60, 60, 3, 3, 3, 3,
+    60, 63, 63, 63, 60, 3, 3, 60, 63, 60, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 63, 63, 63,
+    63, 60, 60, 60, 24, 24, 60, 24, 24, 60, 60, 24, 63, 63, 63, 60, 60, 63,
 ];

@@ -1,5 +1,6 @@
 //! RDNA decoder: GFX11 (gfx1100..gfx1103, gfx1150..gfx1153) and GFX12 (gfx1200, gfx1201)
-//! instruction words → [`Inst`].
+//! instruction words → [`Inst`]. gfx1150..gfx1153 have tables of their own for the encodings
+//! LLVM decodes differently there (the SALU float opcodes: illegal in gfx1100 code).
 //!
 //! Bit layouts: RDNA4 ISA guide ch. 15 (`shared/isa/003`), checked against llvm-mc-22's
 //! encodings; GFX11 differs in SMEM (opcode [25:18], GLC/DLC bits), FLAT (64-bit
@@ -26,7 +27,8 @@
 //!   `dst` = [VDSTX, VDSTY], `src` = [SRCX0, VSRCX1, SRCY0, VSRCY1]; the K of
 //!   `v_dual_fmamk/fmaak` is `literal`.
 //! * SMEM: `src[0]` = SBASE, `src[2]` = SOFFSET (absent when NULL), `mem.offset` the signed
-//!   immediate; GFX11 `mem.glc`/`mem.dlc`; GFX12 `mem.cpol` = TH | SCOPE << 3.
+//!   immediate; GFX11 `mem.glc`/`mem.dlc`; GFX12 `mem.cpol` = TH | SCOPE << 3 | NV << 5 |
+//!   SCALE_OFFSET << 6 (the same in VFLAT/VGLOBAL/VSCRATCH; NV only in VBUFFER and images).
 //! * DS: `src[0]` = ADDR, `src[1]` = DATA0, `src[2]` = DATA1; `mem.offset` = OFFSET0 (or the
 //!   16-bit offset), `mem.offset1` = OFFSET1.
 //! * FLAT/GLOBAL/SCRATCH: `src[0]` = VADDR (NONE for SCRATCH without SVE), `src[1]` = data,
@@ -38,16 +40,22 @@
 //!   `imm` = ATTR_CHAN | ATTR << 2 | WAIT_VDST (WAIT_VA) << 8 | WAIT_VMVSRC << 12.
 //! * EXP: `src[0..4]` = VSRC0..3 (NONE where EN clears it), `imm` = TARGET | EN << 8 |
 //!   DONE << 12 | ROW_EN << 13.
-//! * Image encodings (MIMG, VIMAGE, VSAMPLE) are not decoded yet: they are
-//!   [`DecodeError`]s naming the encoding.
+//! * Image encodings (MIMG on GFX11, VIMAGE and VSAMPLE on GFX12), format [`Format::Mimg`]:
+//!   `dst[0]` = VDATA of loads and returning atomics, `src[1]` = VDATA of stores and atomics,
+//!   `src[0]` = the first address operand (the whole tuple without NSA), `src[2]` = the
+//!   resource, `src[3]` = the sampler; the other NSA addresses stay in `words`. `imm` packs
+//!   DMASK | DIM << 4 | UNORM << 7 | R128 << 8 | A16 << 9 | D16 << 10 | LWE << 11 | NSA << 12
+//!   | (address VGPRs) << 16; `mem` has GLC/SLC/DLC (GFX11) or `cpol` (GFX12) and TFE.
+//!   Operand sizes follow LLVM's disassembler (generated grids, see `RdnaImage::grid`).
+//!   Graphics only: the lifter reports them Unsupported.
 
 pub mod print;
 
 use super::decode::DecodeError;
 use super::generated::{
-    rdna as t, Op, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK, CLASS_SBUFFER,
-    CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_CARRY, MOD_CMPX, MOD_IMM32, MOD_SD,
-    MOD_SENDMSG, MOD_VCCIN,
+    rdna as t, Op, RdnaImage, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
+    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_ABS0, MOD_CARRY, MOD_CMPX,
+    MOD_IMM32, MOD_NEG0, MOD_NODPP16, MOD_NODPP8, MOD_SD, MOD_SENDMSG, MOD_VCCIN,
 };
 use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
 
@@ -90,6 +98,14 @@ pub(crate) struct Tables {
     pub(crate) vinterp: &'static [Option<RdnaInfo>],
     pub(crate) ldsdir: &'static [Option<RdnaInfo>],
     pub(crate) exp: &'static [Option<RdnaInfo>],
+    /// MIMG (GFX11) or VIMAGE (GFX12) opcodes.
+    pub(crate) image: &'static [Option<RdnaImage>],
+    /// VSAMPLE opcodes (GFX12; empty on GFX11).
+    pub(crate) sample: &'static [Option<RdnaImage>],
+    /// The image operand grids (`RdnaImage::grid` indexes them).
+    pub(crate) img_grids: &'static [u16],
+    /// Source codes LLVM accepts: VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources.
+    pub(crate) src_ok: &'static [[u32; 8]; 3],
 }
 
 static GFX11: Tables = Tables {
@@ -116,6 +132,10 @@ static GFX11: Tables = Tables {
     vinterp: &t::GFX1100_VINTERP,
     ldsdir: &t::GFX1100_LDSDIR,
     exp: &t::GFX1100_EXP,
+    image: &t::GFX1100_MIMG,
+    sample: &[],
+    img_grids: &t::GFX1100_IMG_GRIDS,
+    src_ok: &t::GFX1100_SRC_OK,
 };
 
 static GFX12: Tables = Tables {
@@ -142,14 +162,50 @@ static GFX12: Tables = Tables {
     vinterp: &t::GFX1200_VINTERP,
     ldsdir: &t::GFX1200_LDSDIR,
     exp: &t::GFX1200_EXP,
+    image: &t::GFX1200_VIMAGE,
+    sample: &t::GFX1200_VSAMPLE,
+    img_grids: &t::GFX1200_IMG_GRIDS,
+    src_ok: &t::GFX1200_SRC_OK,
+};
+
+/// gfx1150..gfx1153: gfx1100's encodings, with LLVM's gfx1150 tables where they differ (the
+/// SALU float opcodes); the generator checks that the image encodings decode alike.
+static GFX1150: Tables = Tables {
+    gfx12: false,
+    sop2: t::GFX1150_SOP2,
+    sopk: t::GFX1150_SOPK,
+    sop1: t::GFX1150_SOP1,
+    sopc: t::GFX1150_SOPC,
+    sopp: t::GFX1150_SOPP,
+    smem: t::GFX1150_SMEM,
+    vop1: t::GFX1150_VOP1,
+    vop2: t::GFX1150_VOP2,
+    vopc: t::GFX1150_VOPC,
+    vop3: t::GFX1150_VOP3,
+    vop3p: t::GFX1150_VOP3P,
+    vopdx: t::GFX1150_VOPDX,
+    vopdy: t::GFX1150_VOPDY,
+    ds: t::GFX1150_DS,
+    flat: t::GFX1150_FLAT,
+    global: t::GFX1150_GLOBAL,
+    scratch: t::GFX1150_SCRATCH,
+    mubuf: t::GFX1150_MUBUF,
+    mtbuf: t::GFX1150_MTBUF,
+    vinterp: t::GFX1150_VINTERP,
+    ldsdir: t::GFX1150_LDSDIR,
+    exp: t::GFX1150_EXP,
+    image: &t::GFX1100_MIMG,
+    sample: &[],
+    img_grids: &t::GFX1100_IMG_GRIDS,
+    src_ok: &t::GFX1100_SRC_OK,
 };
 
 /// The tables of `target`'s family (GFX11 or GFX12).
 pub(crate) fn tables(target: &Target) -> &'static Tables {
-    if target.gpu.family() == Some(Family::Gfx12) {
-        &GFX12
-    } else {
-        &GFX11
+    match target.gpu.family() {
+        Some(Family::Gfx12) => &GFX12,
+        _ if (0x1150..=0x1153).contains(&target.gpu.id) => &GFX1150,
+        _ => &GFX11,
     }
 }
 
@@ -182,10 +238,49 @@ impl Cx<'_> {
         op: u32,
         enc: &str,
     ) -> Result<RdnaInfo, DecodeError> {
-        match table.get(op as usize) {
-            Some(Some(info)) => Ok(*info),
-            _ => Err(self.err(format!("invalid {enc} opcode {op:#x}"))),
+        let info = match table.get(op as usize) {
+            Some(Some(info)) => *info,
+            _ => return Err(self.err(format!("invalid {enc} opcode {op:#x}"))),
+        };
+        // Unused operand fields and reserved bits must hold the values LLVM requires
+        // (generated `fixmask`/`fixval`): three masked compares.
+        for i in 0..3 {
+            let m = info.fixmask[i];
+            if m != 0 {
+                let w = self.word(i)?;
+                if w & m != info.fixval[i] {
+                    return Err(self.err(format!(
+                        "invalid {enc} {}: word {i} bits {:#010x} must be {:#010x}",
+                        info.mnemonic, m, info.fixval[i]
+                    )));
+                }
+            }
         }
+        Ok(info)
+    }
+
+    /// An image opcode's table entry, with the same fixed-bit check as [`Cx::lookup`].
+    fn lookup_img(
+        &self,
+        table: &[Option<RdnaImage>],
+        op: u32,
+        enc: &str,
+    ) -> Result<RdnaImage, DecodeError> {
+        let info = match table.get(op as usize) {
+            Some(Some(info)) => *info,
+            _ => return Err(self.err(format!("invalid {enc} opcode {op:#x}"))),
+        };
+        for i in 0..3 {
+            let m = info.fixmask[i];
+            if m != 0 && self.word(i)? & m != info.fixval[i] {
+                return Err(self.err(format!(
+                    "invalid {enc} {}: word {i} bits {m:#010x} must be {:#010x}",
+                    info.heads[0].trim_end(),
+                    info.fixval[i]
+                )));
+            }
+        }
+        Ok(info)
     }
 
     /// Operand widths for this wave size.
@@ -221,6 +316,13 @@ fn src(code: u32, width: u8) -> Opnd {
     if width == 0 {
         Opnd::NONE
     } else {
+        // An SGPR/TTMP tuple starts at a multiple of 2 (pairs) or 4: LLVM drops the low
+        // bits of a misaligned field (its register classes are indexed by code >> shift).
+        let code = match width {
+            2 if code < 124 => code & !1,
+            3.. if code < 124 => code & !3,
+            _ => code,
+        };
         Opnd {
             code: map_src(code),
             count: width,
@@ -305,13 +407,11 @@ pub fn decode_into(
             (0xCD, _) => decode_vinterp(tb, &cx, w0, inst)?,
             (0xCE, _) => decode_ldsdir(tb, &cx, w0, inst)?,
             (0xF8..=0xFB, _) => decode_exp(tb, &cx, w0, inst)?,
+            (0xF0..=0xF3, false) => decode_mimg(tb, &cx, w0, inst)?,
+            (0xD0..=0xD3, true) => decode_vimage(tb, &cx, w0, false, inst)?,
+            (0xE4..=0xE7, true) => decode_vimage(tb, &cx, w0, true, inst)?,
             (e, _) => {
-                let name = match e >> 2 {
-                    0x3C if !tb.gfx12 => "MIMG",
-                    0x34 | 0x39 if tb.gfx12 => "VIMAGE/VSAMPLE",
-                    _ => "unknown",
-                };
-                return Err(cx.err(format!("{name} encoding ({:#x}) not supported", e >> 2)));
+                return Err(cx.err(format!("unknown encoding ({:#x})", e >> 2)));
             }
         }
     }
@@ -320,6 +420,78 @@ pub fn decode_into(
         *w = cx.word(i)?;
     }
     Ok(())
+}
+
+/// Source-code tables of [`Tables::src_ok`].
+const SRC_VOP: usize = 0;
+const SRC_VOP3: usize = 1;
+const SRC_SALU: usize = 2;
+
+/// Rejects a reserved source code (table `map`) and, for a source that may select a DPP
+/// extension (`dpp`), a DPP form the opcode does not have: LLVM rejects both words.
+fn check_src(
+    cx: &Cx,
+    tb: &Tables,
+    map: usize,
+    code: u32,
+    info: &RdnaInfo,
+    dpp: bool,
+) -> Result<(), DecodeError> {
+    // (The DPP codes are checked per opcode below; the tables probe them with a word that
+    // is no valid DPP control.)
+    let dpp_code = matches!(code, SRC_DPP16 | SRC_DPP8 | SRC_DPP8_FI);
+    if dpp_code && !dpp {
+        return Err(cx.err(format!("{}: DPP source code {code:#x} here", info.mnemonic)));
+    }
+    if code < 256 && !dpp_code && (tb.src_ok[map][(code >> 5) as usize] >> (code & 31)) & 1 == 0 {
+        return Err(cx.err(format!("{}: reserved source code {code:#x}", info.mnemonic)));
+    }
+    let no_dpp = match code {
+        SRC_DPP16 => info.mods & MOD_NODPP16,
+        SRC_DPP8 | SRC_DPP8_FI => info.mods & MOD_NODPP8,
+        _ => 0,
+    };
+    if dpp && no_dpp != 0 {
+        return Err(cx.err(format!("{} has no DPP form", info.mnemonic)));
+    }
+    Ok(())
+}
+
+/// Whether a DPP16 control is one LLVM decodes on GFX11/GFX12 (quad_perm, row_shl/shr/ror
+/// 1..15, row_mirror, row_half_mirror, row_share, row_xmask); others it flags as invalid.
+fn dpp_ctrl_valid(c: u16) -> bool {
+    matches!(c, 0..=0xFF | 0x101..=0x10F | 0x111..=0x11F | 0x121..=0x12F | 0x140 | 0x141 | 0x150..=0x16F)
+}
+
+/// DPP16 checks after the extension word was read: a valid control, and in a 32-bit
+/// encoding no source modifier bit (DPP word bits 20..23: neg/abs of src0, src1) the opcode
+/// lacks (`nsrc` sources).
+fn check_dpp(cx: &Cx, inst: &Inst, info: &RdnaInfo, nsrc: usize) -> Result<(), DecodeError> {
+    let Some(d) = inst.dpp else {
+        return Ok(());
+    };
+    if !dpp_ctrl_valid(d.ctrl) {
+        return Err(cx.err(format!("invalid DPP control {:#x}", d.ctrl)));
+    }
+    // (Observed from LLVM 22: VOPC and opcodes with 16-bit operands take any bits.)
+    let t16 = info.kinds.contains(&KIND_T16);
+    if matches!(inst.format, Format::Vop1 | Format::Vop2) && !t16 {
+        for i in 0..2 {
+            let neg_ok = i < nsrc && info.mods & (MOD_NEG0 << i) != 0;
+            let abs_ok = i < nsrc && info.mods & (MOD_ABS0 << i) != 0;
+            if (inst.mods.neg >> i) & 1 == 1 && !neg_ok || (inst.mods.abs >> i) & 1 == 1 && !abs_ok
+            {
+                return Err(cx.err(format!("{}: no source modifiers on src{i}", info.mnemonic)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `n` scalar registers from code `c` stay within the SGPRs (s0..s105) or within the
+/// TTMPs (ttmp0..ttmp15): LLVM rejects a resource tuple that runs past either.
+fn sgpr_tuple_ok(c: u32, n: u32) -> bool {
+    c + n <= 106 || (108..=123).contains(&c) && c + n <= 124 || c == RDNA_NULL
 }
 
 /// Reads the literal dword at `inst.size` if any source is the literal code.
@@ -345,6 +517,31 @@ fn decode_sop12c(
     };
     let info = cx.lookup(table, op, name)?;
     let w = info.widths;
+    // Source slots: SOP1 (SSRC0), SOPC (SSRC0, SSRC1), SOP2 (SSRC0, SSRC1).
+    let srcs = match format {
+        Format::Sop1 => [(w0 & 0xFF, w[1]), (0, 0)],
+        Format::Sopc => [(w0 & 0xFF, w[0]), ((w0 >> 8) & 0xFF, w[1])],
+        _ => [(w0 & 0xFF, w[1]), ((w0 >> 8) & 0xFF, w[2])],
+    };
+    for (code, width) in srcs {
+        if width != 0 && info.mods & MOD_SENDMSG == 0 {
+            check_src(cx, tb, SRC_SALU, code, &info, false)?;
+        }
+    }
+    // A 64-bit operand cannot start at the odd half of `vcc`/`exec` (`vcc_hi`, `exec_hi`).
+    let dst = if format == Format::Sopc {
+        (0, 0)
+    } else {
+        ((w0 >> 16) & 0x7F, w[0])
+    };
+    for (code, width) in srcs.into_iter().chain([dst]) {
+        if width == 2 && (code == 107 || code == 127) {
+            return Err(cx.err(format!(
+                "{}: 64-bit operand at odd code {code}",
+                info.mnemonic
+            )));
+        }
+    }
     *inst = empty(info.op, format);
     match format {
         Format::Sop1 => {
@@ -436,7 +633,11 @@ fn decode_smem(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     }
     inst.mem.offset = offset;
     if tb.gfx12 {
-        inst.mem.cpol = (((w0 >> 23) & 3) | (((w0 >> 21) & 3) << 3)) as u8;
+        // TH, SCOPE; NV (bit 20) and SCALE_OFFSET (bit 56), which LLVM 22 prints on gfx12.
+        inst.mem.cpol = (((w0 >> 23) & 3)
+            | (((w0 >> 21) & 3) << 3)
+            | (((w0 >> 20) & 1) << 5)
+            | (((w1 >> 24) & 1) << 6)) as u8;
     } else {
         inst.mem.glc = (w0 >> 14) & 1 == 1;
         inst.mem.dlc = (w0 >> 13) & 1 == 1;
@@ -521,12 +722,16 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         inst.mods.op_sel |= (hi as u8) << 3;
     }
     let code = w0 & 0x1FF;
+    if w[1] != 0 {
+        check_src(cx, tb, SRC_VOP, code, &info, true)?;
+    }
     let (s0, hi) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
         None => src9_16(code, w[1], k[1]),
     };
     inst.src[0] = s0;
     inst.mods.op_sel |= hi as u8;
+    check_dpp(cx, inst, &info, 1)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -539,6 +744,9 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     let (d, dhi) = vreg16((w0 >> 17) & 0xFF, w[0], k[0]);
     inst.dst[0] = d;
     let code = w0 & 0x1FF;
+    if w[1] != 0 {
+        check_src(cx, tb, SRC_VOP, code, &info, true)?;
+    }
     let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
         None => src9_16(code, w[1], k[1]),
@@ -569,6 +777,7 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         inst.literal = Some(kk);
         return Ok(());
     }
+    check_dpp(cx, inst, &info, 2)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -584,6 +793,9 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         Opnd::scalar(VCC as u8, cx.mask())
     };
     let code = w0 & 0x1FF;
+    if w[0] != 0 {
+        check_src(cx, tb, SRC_VOP, code, &info, true)?;
+    }
     let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[0], k[0])? {
         Some(r) => r,
         None => src9_16(code, w[0], k[0]),
@@ -592,6 +804,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     inst.src[0] = s0;
     inst.src[1] = s1;
     inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1;
+    check_dpp(cx, inst, &info, 2)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -621,11 +834,15 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     inst.mods.neg = ((w1 >> 29) & 7) as u8;
     let codes = [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF];
     for (i, &c) in codes.iter().enumerate() {
+        if w[i + 1] != 0 {
+            check_src(cx, tb, SRC_VOP3, c, &info, i == 0)?;
+        }
         inst.src[i] = src(c, w[i + 1]);
     }
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
+    check_dpp(cx, inst, &info, 3)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -644,11 +861,15 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), De
     inst.mods.neg = ((w1 >> 29) & 7) as u8;
     let codes = [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF];
     for (i, &c) in codes.iter().enumerate() {
+        if w[i + 1] != 0 {
+            check_src(cx, tb, SRC_VOP3, c, &info, i == 0)?;
+        }
         inst.src[i] = src(c, w[i + 1]);
     }
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
+    check_dpp(cx, inst, &info, 3)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -659,6 +880,16 @@ fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     let opy = (w0 >> 17) & 0x1F;
     let x = cx.lookup(tb.vopdx, opx, "VOPD X")?;
     let y = cx.lookup(tb.vopdy, opy, "VOPD Y")?;
+    if cx.wave64 {
+        // RDNA3/4 guides: VOPD (dual issue) exists in wave32 only.
+        return Err(cx.err("VOPD is not available in wave64 code"));
+    }
+    // A one-source half (`v_dual_mov_b32`) has VSRC1 = 0; sources use the VOP1 code table.
+    if x.widths[2] == 0 && (w0 >> 9) & 0xFF != 0 || y.widths[2] == 0 && (w1 >> 9) & 0xFF != 0 {
+        return Err(cx.err("VOPD: VSRC1 of a one-source opcode must be 0"));
+    }
+    check_src(cx, tb, SRC_VOP, w0 & 0x1FF, &x, false)?;
+    check_src(cx, tb, SRC_VOP, w1 & 0x1FF, &y, false)?;
     *inst = empty(x.op, Format::Vopd);
     inst.size = 8;
     inst.imm = opy as i32;
@@ -813,7 +1044,11 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), D
     );
     inst.size = 12;
     inst.mem.offset = w2 as i32 >> 8;
-    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
+    // TH, SCOPE, NV (bit 7), SCALE_OFFSET (bit 48).
+    inst.mem.cpol = (((w1 >> 20) & 7)
+        | (((w1 >> 18) & 3) << 3)
+        | (((w0 >> 7) & 1) << 5)
+        | (((w1 >> 16) & 1) << 6)) as u8;
     Ok(())
 }
 
@@ -856,6 +1091,10 @@ fn decode_mubuf11(
     } else {
         cx.lookup(tb.mubuf, (w0 >> 18) & 0xFF, "MUBUF")?
     };
+    check_src(cx, tb, SRC_SALU, w1 >> 24, &info, false)?;
+    if !sgpr_tuple_ok(((w1 >> 16) & 0x1F) << 2, 4) {
+        return Err(cx.err("buffer resource runs past the SGPRs"));
+    }
     *inst = empty(info.op, if mtbuf { Format::Mtbuf } else { Format::Mubuf });
     inst.size = 8;
     inst.mem.offset = (w0 & 0xFFF) as i32;
@@ -884,6 +1123,10 @@ fn decode_mubuf11(
 fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let w2 = cx.word(2)?;
+    let rsrc = (w1 >> 9) & 0x1FF;
+    if rsrc >= 128 || !sgpr_tuple_ok(rsrc, 4) {
+        return Err(cx.err("buffer resource runs past the SGPRs"));
+    }
     let op = (w0 >> 14) & 0xFF;
     let info = cx.lookup(tb.mubuf, op, "VBUFFER")?;
     *inst = empty(
@@ -897,7 +1140,7 @@ fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), 
     inst.size = 12;
     inst.mem.offset = w2 as i32 >> 8;
     inst.mem.tfe = (w0 >> 22) & 1 == 1;
-    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3)) as u8;
+    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3) | (((w0 >> 7) & 1) << 5)) as u8;
     inst.mem.format = ((w1 >> 23) & 0x7F) as u8;
     inst.mem.offen = (w1 >> 30) & 1 == 1;
     inst.mem.idxen = (w1 >> 31) & 1 == 1;
@@ -952,5 +1195,224 @@ fn decode_exp(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Deco
     inst.imm =
         (((w0 >> 4) & 0x3F) | (en << 8) | (((w0 >> 11) & 1) << 12) | (((w0 >> 13) & 1) << 13))
             as i32;
+    Ok(())
+}
+
+/// Image fields common to MIMG, VIMAGE and VSAMPLE.
+struct ImageFields {
+    dmask: u32,
+    dim: u32,
+    a16: u32,
+    d16: u32,
+    tfe: u32,
+    nsa: u32,
+    vdata: u32,
+    /// VADDR0..4 (NSA address registers; VADDR0 alone without NSA).
+    addrs: [u32; 5],
+    rsrc: u32,
+    samp: u32,
+}
+
+/// Address operands as LLVM prints them: registers per operand (zeros after the last).
+/// BVH opcodes have fixed groups; an NSA list has one register per operand except the last,
+/// which takes the rest ("partial NSA": GFX11 has 5 address fields, GFX12 VSAMPLE and
+/// non-BVH VIMAGE 4); without NSA one tuple.
+pub(crate) fn image_groups(
+    info: &RdnaImage,
+    gfx12: bool,
+    nsa: bool,
+    a16: bool,
+    va: u32,
+) -> [u32; 5] {
+    let mut g = [0u32; 5];
+    if !(gfx12 || nsa) {
+        g[0] = va;
+    } else if info.groups[0][0] != 0 {
+        for (x, &n) in g.iter_mut().zip(info.groups[a16 as usize].iter()) {
+            *x = n as u32;
+        }
+    } else {
+        let k = va.clamp(1, if gfx12 { 4 } else { 5 }) as usize;
+        g[..k].fill(1);
+        g[k - 1] = va + 1 - k as u32;
+    }
+    g
+}
+
+/// Looks the operand sizes up in the opcode's grid and fills `inst` (see the module doc);
+/// returns the number of address VGPRs. `ret`: an atomic that returns the pre-op value.
+fn image_common(
+    tb: &Tables,
+    cx: &Cx,
+    info: &RdnaImage,
+    f: &ImageFields,
+    ret: bool,
+    inst: &mut Inst,
+) -> Result<u32, DecodeError> {
+    let pc = f.dmask.count_ones().max(1);
+    let cell =
+        (((((f.nsa * 4 + pc - 1) * 2 + f.d16) * 2 + f.tfe) * 2 + f.a16) * 8 + f.dim) as usize;
+    let mut g = tb
+        .img_grids
+        .get(info.grid as usize + cell)
+        .copied()
+        .unwrap_or(0) as u32;
+    if g == 0 {
+        return Err(cx.err(format!(
+            "invalid {} operands (dmask {:#x}, dim {}, a16 {}, d16 {}, tfe {})",
+            info.heads[0].trim_end(),
+            f.dmask,
+            f.dim,
+            f.a16,
+            f.d16,
+            f.tfe
+        )));
+    }
+    // Where the data or an address tuple would run past v255, LLVM keeps the sizes of the
+    // opcode's first-decoded form (`defaults`).
+    let past = |g: u32| {
+        let groups = image_groups(info, tb.gfx12, f.nsa != 0, f.a16 != 0, g >> 4);
+        let last = groups.iter().rposition(|&n| n != 0).unwrap_or(0);
+        f.vdata + (g & 15) > 256 || (info.groups[0][0] == 0 && f.addrs[last] + groups[last] > 256)
+    };
+    if past(g) {
+        g = info.defaults[(f.nsa != 0) as usize] as u32;
+    }
+    let (vd, va) = ((g & 15) as u8, g >> 4);
+    if tb.gfx12 {
+        // The 9-bit resource and sampler fields take no reserved source codes.
+        for c in [f.rsrc, if info.sampler { f.samp } else { 0 }] {
+            if c < 256 && (tb.src_ok[SRC_SALU][(c >> 5) as usize] >> (c & 31)) & 1 == 0 {
+                return Err(cx.err(format!("image: reserved operand code {c:#x}")));
+            }
+        }
+    }
+    // The resource is an SGPR tuple (GFX12 VSAMPLE: LLVM also decodes other operands).
+    let rsrc_ok = if f.rsrc < 128 {
+        sgpr_tuple_ok(f.rsrc, info.rsrc as u32)
+    } else {
+        tb.gfx12 && info.sampler
+    };
+    if !rsrc_ok || info.sampler && f.samp < 128 && !sgpr_tuple_ok(f.samp, 4) {
+        return Err(cx.err("image resource or sampler runs past the SGPRs"));
+    }
+    *inst = empty(info.op, Format::Mimg);
+    let data = vgpr(f.vdata, vd);
+    if info.class & CLASS_ATOMIC != 0 {
+        inst.src[1] = data;
+        if ret {
+            inst.dst[0] = data;
+        }
+    } else if info.class & CLASS_STORE != 0 {
+        inst.src[1] = data;
+    } else {
+        inst.dst[0] = data;
+    }
+    let groups = image_groups(info, tb.gfx12, f.nsa != 0, f.a16 != 0, va);
+    inst.src[0] = vgpr(f.addrs[0], groups[0] as u8);
+    inst.src[2] = src(f.rsrc, info.rsrc);
+    if info.sampler {
+        inst.src[3] = src(f.samp, 4);
+    }
+    inst.mem.tfe = f.tfe != 0;
+    Ok(va)
+}
+
+fn decode_mimg(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
+    let info = cx.lookup_img(tb.image, (w0 >> 18) & 0xFF, "MIMG")?;
+    let w1 = cx.word(1)?;
+    // NSA: VADDR1..4 in a third dword.
+    let w2 = if w0 & 1 != 0 { cx.word(2)? } else { 0 };
+    // NSA[0] DIM[4:2] UNORM[7] DMASK[11:8] SLC[12] DLC[13] GLC[14] R128[15] A16[16] D16[17];
+    // VADDR[7:0] VDATA[15:8] SRSRC[20:16] TFE[21] LWE[22] SSAMP[30:26] (llvm-mc-22 encodings).
+    let f = ImageFields {
+        dmask: (w0 >> 8) & 0xF,
+        dim: (w0 >> 2) & 7,
+        a16: (w0 >> 16) & 1,
+        d16: (w0 >> 17) & 1,
+        tfe: (w1 >> 21) & 1,
+        nsa: w0 & 1,
+        vdata: (w1 >> 8) & 0xFF,
+        addrs: [
+            w1 & 0xFF,
+            w2 & 0xFF,
+            (w2 >> 8) & 0xFF,
+            (w2 >> 16) & 0xFF,
+            w2 >> 24,
+        ],
+        rsrc: ((w1 >> 16) & 0x1F) << 2,
+        samp: ((w1 >> 26) & 0x1F) << 2,
+    };
+    let glc = (w0 >> 14) & 1 == 1;
+    let va = image_common(tb, cx, &info, &f, glc, inst)?;
+    inst.size = if f.nsa != 0 { 12 } else { 8 };
+    inst.mem.slc = (w0 >> 12) & 1 == 1;
+    inst.mem.dlc = (w0 >> 13) & 1 == 1;
+    inst.mem.glc = glc;
+    let lwe = (w1 >> 22) & 1;
+    inst.imm = (f.dmask
+        | f.dim << 4
+        | ((w0 >> 7) & 1) << 7
+        | ((w0 >> 15) & 1) << 8
+        | f.a16 << 9
+        | f.d16 << 10
+        | lwe << 11
+        | f.nsa << 12
+        | va << 16) as i32;
+    Ok(())
+}
+
+fn decode_vimage(
+    tb: &Tables,
+    cx: &Cx,
+    w0: u32,
+    sample: bool,
+    inst: &mut Inst,
+) -> Result<(), DecodeError> {
+    let op = (w0 >> 14) & 0xFF;
+    let info = if sample {
+        cx.lookup_img(tb.sample, op, "VSAMPLE")?
+    } else {
+        cx.lookup_img(tb.image, op, "VIMAGE")?
+    };
+    let w1 = cx.word(1)?;
+    let w2 = cx.word(2)?;
+    // RDNA4 guide 15.13: DIM[2:0] (VSAMPLE TFE[3]) R128[4] D16[5] A16[6] (VSAMPLE UNRM[13])
+    // OP[21:14] DMASK[25:22]; VDATA[39:32] (VSAMPLE LWE[40]) RSRC[49:41] SCOPE[51:50]
+    // TH[54:52] (VIMAGE TFE[55], VADDR4[63:56]; VSAMPLE SAMP[63:55]); VADDR0..3[95:64].
+    let (tfe, unorm, lwe) = if sample {
+        ((w0 >> 3) & 1, (w0 >> 13) & 1, (w1 >> 8) & 1)
+    } else {
+        ((w1 >> 23) & 1, 0, 0)
+    };
+    let f = ImageFields {
+        dmask: (w0 >> 22) & 0xF,
+        dim: w0 & 7,
+        a16: (w0 >> 6) & 1,
+        d16: (w0 >> 5) & 1,
+        tfe,
+        nsa: 0,
+        vdata: w1 & 0xFF,
+        addrs: [
+            w2 & 0xFF,
+            (w2 >> 8) & 0xFF,
+            (w2 >> 16) & 0xFF,
+            w2 >> 24,
+            w1 >> 24,
+        ],
+        rsrc: (w1 >> 9) & 0x1FF,
+        samp: (w1 >> 23) & 0x1FF,
+    };
+    let va = image_common(tb, cx, &info, &f, (w1 >> 20) & 1 == 1, inst)?;
+    inst.size = 12;
+    inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3) | (((w0 >> 7) & 1) << 5)) as u8;
+    inst.imm = (f.dmask
+        | f.dim << 4
+        | unorm << 7
+        | ((w0 >> 4) & 1) << 8
+        | f.a16 << 9
+        | f.d16 << 10
+        | lwe << 11
+        | va << 16) as i32;
     Ok(())
 }

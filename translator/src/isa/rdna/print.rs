@@ -3,9 +3,10 @@
 
 use super::{tables, Tables, EXEC, VCC};
 use crate::isa::generated::{
-    rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_TWO_OFFSETS, MOD_CLAMP,
-    MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD,
-    MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+    rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_TWO_OFFSETS, IMG_A16,
+    IMG_D16, IMG_DIM, IMG_DLC, IMG_DMASK, IMG_GLC, IMG_LWE, IMG_R128, IMG_SLC, IMG_TFE, IMG_UNORM,
+    MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO,
+    MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
 };
 use crate::isa::{Format, Inst, Opnd, Target};
 use core::fmt::Write as _;
@@ -276,6 +277,10 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     let mut out = String::with_capacity(48);
     if inst.format == Format::Vopd {
         print_vopd(&mut out, tb, inst);
+        return out;
+    }
+    if inst.format == Format::Mimg {
+        print_image(&mut out, tb, inst);
         return out;
     }
     let Some(info) = info(tb, inst) else {
@@ -607,8 +612,11 @@ fn signed_hex(out: &mut String, v: i32) {
     }
 }
 
-/// GFX12 cache policy (`th:`/`scope:`) of a load, store or atomic.
+/// GFX12 cache policy (`scale_offset`, `th:`, `scope:`, `nv`) of a load, store or atomic.
 fn cpol12(out: &mut String, cpol: u8, store: bool, atomic: bool) {
+    if cpol & 0x40 != 0 {
+        out.push_str(" scale_offset");
+    }
     let th = cpol & 7;
     let scope = (cpol >> 3) & 3;
     let sys = scope == 3;
@@ -661,6 +669,9 @@ fn cpol12(out: &mut String, cpol: u8, store: bool, atomic: bool) {
             " scope:{}",
             ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"][scope as usize]
         );
+    }
+    if cpol & 0x20 != 0 {
+        out.push_str(" nv");
     }
 }
 
@@ -1371,4 +1382,115 @@ fn swizzle(out: &mut String, imm: u32) {
         return;
     }
     out.push(')');
+}
+
+/// `dim:` names by DIM value.
+const DIMS: [&str; 8] = [
+    "1D",
+    "2D",
+    "3D",
+    "CUBE",
+    "1D_ARRAY",
+    "2D_ARRAY",
+    "2D_MSAA",
+    "2D_MSAA_ARRAY",
+];
+
+/// Writes `v5` or `v[5:7]`.
+fn vregs(out: &mut String, r: u32, n: u32) {
+    if n <= 1 {
+        let _ = write!(out, "v{r}");
+    } else {
+        let _ = write!(out, "v[{r}:{}]", r + n - 1);
+    }
+}
+
+/// MIMG / VIMAGE / VSAMPLE (decoded fields: see `isa::rdna`).
+fn print_image(out: &mut String, tb: &Tables, inst: &Inst) {
+    let w = inst.words;
+    let (table, op) = if !tb.gfx12 {
+        (tb.image, (w[0] >> 18) & 0xFF)
+    } else if w[0] >> 26 == 0x39 {
+        (tb.sample, (w[0] >> 14) & 0xFF)
+    } else {
+        (tb.image, (w[0] >> 14) & 0xFF)
+    };
+    let Some(Some(info)) = table.get(op as usize).copied() else {
+        out.push_str(inst.op.name());
+        return;
+    };
+    let imm = inst.imm as u32;
+    let va = imm >> 16;
+    let a16 = (imm >> 9) & 1 == 1;
+    let groups = super::image_groups(&info, tb.gfx12, (imm >> 12) & 1 != 0, a16, va);
+    let n = groups.iter().filter(|&&g| g != 0).count();
+    let reg = |i: usize| -> u32 {
+        match (tb.gfx12, i) {
+            (false, 0) => w[1] & 0xFF,
+            (false, _) => (w[2] >> (8 * (i - 1))) & 0xFF,
+            (true, 4) => w[1] >> 24,
+            (true, _) => (w[2] >> (8 * i)) & 0xFF,
+        }
+    };
+    out.push_str(info.heads[(n > 1) as usize]);
+    let data = if inst.dst[0].is_some() {
+        inst.dst[0]
+    } else {
+        inst.src[1]
+    };
+    vregs(out, data.code as u32 - 256, data.count as u32);
+    out.push_str(", ");
+    if n > 1 {
+        out.push('[');
+        for (i, &g) in groups.iter().take(n).enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            vregs(out, reg(i), g);
+        }
+        out.push(']');
+    } else {
+        vregs(out, reg(0), groups[0]);
+    }
+    out.push_str(", ");
+    opnd(out, inst.src[2], None, Ty::B32);
+    if inst.src[3].is_some() {
+        out.push_str(", ");
+        opnd(out, inst.src[3], None, Ty::B32);
+    }
+    let m = info.mods;
+    let flag = |bit: u32| (imm >> bit) & 1 == 1;
+    let dmask = imm & 0xF;
+    if m & IMG_DMASK != 0 && dmask != 0 {
+        let _ = write!(out, " dmask:0x{dmask:x}");
+    }
+    if m & IMG_DIM != 0 {
+        let _ = write!(out, " dim:SQ_RSRC_IMG_{}", DIMS[((imm >> 4) & 7) as usize]);
+    }
+    let mut opt = |on: bool, name: &str| {
+        if on {
+            out.push(' ');
+            out.push_str(name);
+        }
+    };
+    opt(m & IMG_UNORM != 0 && flag(7), "unorm");
+    opt(m & IMG_GLC != 0 && inst.mem.glc, "glc");
+    opt(m & IMG_SLC != 0 && inst.mem.slc, "slc");
+    opt(m & IMG_DLC != 0 && inst.mem.dlc, "dlc");
+    if tb.gfx12 {
+        let atomic = info.class & CLASS_ATOMIC != 0;
+        let store = info.class & crate::isa::generated::CLASS_STORE != 0;
+        cpol12(out, inst.mem.cpol, store, atomic);
+    }
+    let mut opt = |on: bool, name: &str| {
+        if on {
+            out.push(' ');
+            out.push_str(name);
+        }
+    };
+    opt(m & IMG_R128 != 0 && flag(8), "r128");
+    opt(m & IMG_A16 != 0 && a16, "a16");
+    opt(m & IMG_TFE != 0 && inst.mem.tfe, "tfe");
+    opt(m & IMG_LWE != 0 && flag(11), "lwe");
+    opt(m & IMG_D16 != 0 && flag(10), "d16");
 }
