@@ -217,6 +217,8 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    #[cold]
+    #[inline(never)]
     fn err(&self, reason: impl Into<String>) -> DecodeError {
         DecodeError::new(self.bytes, self.pc, reason)
     }
@@ -395,8 +397,8 @@ pub fn decode_into(
         wave64: target.wave_size == 64,
     };
     let w0 = cx.word(0)?;
-    // Built in place: the per-encoding decoders fill `inst` (no large moves per layer).
-    *inst = empty(Op::S_NOP, Format::Sopp);
+    // Built in place: each per-encoding decoder resets `inst` with `empty` once its opcode
+    // is known and fills it (no large moves per layer; `inst` is unspecified on error).
     if w0 >> 31 == 0 {
         match w0 >> 25 {
             0x3F => decode_vop1(tb, &cx, w0, inst)?,
@@ -434,9 +436,17 @@ pub fn decode_into(
             }
         }
     }
-    let n = inst.size as usize / 4;
-    for (i, w) in inst.words.iter_mut().enumerate().take(n) {
-        *w = cx.word(i)?;
+    let n = inst.size as usize;
+    let Some(raw) = bytes.get(..n) else {
+        // The first missing word gives the same error as reading it.
+        let e = cx.word(bytes.len() / 4).err();
+        return Err(e.unwrap_or_else(|| cx.err("truncated instruction")));
+    };
+    // Word by word (a `memcpy` call costs more than the four loads).
+    for (i, w) in inst.words.iter_mut().enumerate() {
+        if let Some(b) = raw.get(i * 4..i * 4 + 4) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
     }
     Ok(())
 }
@@ -531,6 +541,15 @@ fn take_literal(cx: &Cx, inst: &mut Inst) -> Result<(), DecodeError> {
     Ok(())
 }
 
+#[cold]
+#[inline(never)]
+fn odd_pair_err(cx: &Cx, info: &RdnaInfo, code: u32) -> DecodeError {
+    cx.err(format!(
+        "{}: 64-bit operand at odd code {code}",
+        info.mnemonic
+    ))
+}
+
 fn decode_sop12c(
     tb: &Tables,
     cx: &Cx,
@@ -564,10 +583,7 @@ fn decode_sop12c(
     };
     for (code, width) in srcs.into_iter().chain([dst]) {
         if width == 2 && (code == 107 || code == 127) {
-            return Err(cx.err(format!(
-                "{}: 64-bit operand at odd code {code}",
-                info.mnemonic
-            )));
+            return Err(odd_pair_err(cx, info, code));
         }
     }
     *inst = empty(info.op, format);
