@@ -581,10 +581,12 @@ fn decode_sop12c(
     } else {
         ((w0 >> 16) & 0x7F, w[0])
     };
-    for (code, width) in srcs.into_iter().chain([dst]) {
-        if width == 2 && (code == 107 || code == 127) {
-            return Err(odd_pair_err(cx, info, code));
-        }
+    let odd = |(code, width): (u32, u8)| width == 2 && (code == 107 || code == 127);
+    // Branch-free test first; the error names the first such operand.
+    if odd(srcs[0]) | odd(srcs[1]) | odd(dst) {
+        let all = [srcs[0], srcs[1], dst];
+        let code = all.into_iter().find(|&f| odd(f)).map_or(0, |f| f.0);
+        return Err(odd_pair_err(cx, info, code));
     }
     *inst = empty(info.op, format);
     match format {
