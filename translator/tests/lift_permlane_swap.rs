@@ -80,6 +80,16 @@ fn swaps_rows_with_exec_fi_and_bound_ctrl() {
         0x7e16b50b, // v_permlane32_swap_b32_e32 v11, v11
         0xbf810000, // s_endpgm
     ];
+    // The JIT compiles the block (so the support runner compares it with the interpreter).
+    let code = Code::from_words(&words);
+    let s0 = random_state(1, u64::MAX);
+    let block = wavejit_translator::lift::lift_block(&gfx950(), &code, s0.pc, s0.mode);
+    assert!(!format!("{block}").contains("unsupported"), "{block}");
+    let jit = wavejit_translator::jit::Jit::new().expect("JIT for the host");
+    assert!(
+        jit.compile(&block).is_ok(),
+        "the JIT compiles the lane swaps"
+    );
     // A full EXEC and a partial one (inactive partners in both directions).
     for (seed, exec) in [
         (3u64, u64::MAX),
