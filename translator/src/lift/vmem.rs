@@ -709,6 +709,10 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         "max_f64" => (AtomicOp::FMax, 8),
         "pk_add_f16" => (AtomicOp::PkAddF16, 4),
         "pk_add_bf16" => (AtomicOp::PkAddBf16, 4),
+        // RDNA only (RDNA4 ISA Table 49; gfx11 `csub` is gfx12 `sub_clamp`).
+        "cond_sub_u32" => (AtomicOp::CondSub, 4),
+        "csub_u32" | "sub_clamp_u32" => (AtomicOp::SubClamp, 4),
+        "cmpswap_f32" => (AtomicOp::FCmpSwap, 4),
         _ => return Err("not supported".into()),
     };
     let size: u8 = if wide { 8 } else { size };
@@ -723,7 +727,8 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         };
         (v, c)
     } else {
-        let d = l.get_vregs(inst.src[1], if op == AtomicOp::CmpSwap { 2 } else { 1 })?;
+        let two = matches!(op, AtomicOp::CmpSwap | AtomicOp::FCmpSwap);
+        let d = l.get_vregs(inst.src[1], if two { 2 } else { 1 })?;
         (d[0], d.get(1).copied())
     };
     let ty = if size == 8 { Ty::V64 } else { Ty::V32 };

@@ -1,0 +1,216 @@
+//! RDNA memory atomics without a GFX9 counterpart: gfx11 `csub_u32` / gfx12 `sub_clamp_u32`,
+//! gfx12 `cond_sub_u32` and gfx11 `cmpswap_f32`, on GLOBAL, FLAT and MUBUF.
+//!
+//! Instruction words come from `llvm-mc-22 -show-encoding` (assembly next to each word);
+//! expected values are host computations of the RDNA4 ISA Table 49 rules
+//! (SUB_CLAMP: `src > dst ? 0 : dst - src`; COND_SUB: `src > dst ? dst : dst - src`;
+//! CMPSWAP_F32: IEEE `dst == cmp ? src : dst`). Every block also runs in the JIT, which must
+//! agree with the interpreter (`lift_support::run_on`).
+
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
+mod lift_support;
+use lift_support::{clone_state, run_on, Code, Mem, Rng};
+use wavejit_translator::env::ExitCode;
+use wavejit_translator::isa::{Gpu, Target};
+use wavejit_translator::wave::WaveState;
+
+const S_ENDPGM: u32 = 0xbfb00000;
+/// Partial EXEC (wave32: the low half).
+const EXEC: u64 = 0xF0F0_1234_FFFF_8A61;
+const BASE: u64 = 0x4000_0000;
+
+fn tgt(gpu: Gpu) -> Target {
+    Target { gpu, wave_size: 32 }
+}
+
+fn dw(m: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(m[4 * i..4 * i + 4].try_into().unwrap())
+}
+
+/// Random wave32 state whose lane `l` addresses `BASE + 8 * l` through v[2:3].
+fn state(seed: u64) -> Box<WaveState> {
+    let mut s = WaveState::new_boxed(32);
+    let mut r = Rng(seed | 1);
+    for reg in s.vgpr.iter_mut() {
+        for v in reg.iter_mut() {
+            *v = r.u32();
+        }
+    }
+    for v in s.sgpr.iter_mut() {
+        *v = r.u32();
+    }
+    s.set_exec(EXEC);
+    s.mode = 0xf0;
+    s.pc = lift_support::CODE_BASE;
+    for l in 0..64 {
+        let a = BASE + 8 * (l as u64 % 32);
+        s.vgpr[2][l] = a as u32;
+        s.vgpr[3][l] = (a >> 32) as u32;
+    }
+    s
+}
+
+/// Memory word `i`: small values so that the data is above, equal to and below it.
+fn mem0(seed: u64) -> Vec<u8> {
+    let mut r = Rng(seed);
+    (0..80)
+        .flat_map(|_| (r.u32() % 40 + 1).to_le_bytes())
+        .collect()
+}
+
+fn run(gpu: Gpu, words: &[u32], s: &mut WaveState, mem: &mut Mem) {
+    let r = run_on(&tgt(gpu), &Code::from_words(words), s, mem).expect("program runs");
+    assert_eq!(r, ExitCode::EndPgm);
+}
+
+fn sub_clamp(old: u32, d: u32) -> u32 {
+    if d > old {
+        0
+    } else {
+        old - d
+    }
+}
+
+fn cond_sub(old: u32, d: u32) -> u32 {
+    if d > old {
+        old
+    } else {
+        old - d
+    }
+}
+
+fn check_ret(b: &WaveState, s: &WaveState, reg: usize, want: impl Fn(usize) -> u32) {
+    for l in 0..32 {
+        let w = if EXEC >> l & 1 != 0 {
+            want(l)
+        } else {
+            b.vgpr[reg][l]
+        };
+        assert_eq!(s.vgpr[reg][l], w, "v{reg} lane {l}");
+    }
+}
+
+#[test]
+fn gfx11_csub_and_cmpswap_f32() {
+    #[rustfmt::skip]
+    let words = [
+        0xdcde4000, 0x017c0402, // global_atomic_csub_u32 v1, v[2:3], v4, off glc
+        0xdd424004, 0x067c0802, // global_atomic_cmpswap_f32 v6, v[2:3], v[8:9], off offset:4 glc
+        S_ENDPGM,
+    ];
+    let m0 = mem0(7);
+    let mut mem = Mem::new(0);
+    // Word 1 of each lane is an f32 for the compare-swap.
+    let floats = [
+        1.5f32,
+        0.0,
+        -0.0,
+        f32::NAN,
+        -3.0,
+        2.0e-39,
+        f32::INFINITY,
+        7.25,
+    ];
+    let mut init = m0.clone();
+    for l in 0..32 {
+        let f = floats[l % 8].to_bits();
+        init[8 * l + 4..8 * l + 8].copy_from_slice(&f.to_le_bytes());
+    }
+    mem.add(BASE, init.clone());
+    let mut s = state(11);
+    for l in 0..32 {
+        s.vgpr[4][l] = (l as u32 * 5) % 43; // above, equal to and below the memory word
+        s.vgpr[8][l] = 0x4000_0000 + l as u32; // new value
+                                               // cmp: equal bits, the other zero, NaN (same bits), or a different number.
+        let old = floats[l % 8];
+        s.vgpr[9][l] = match l / 8 {
+            0 => old.to_bits(),
+            1 => (-old).to_bits(),
+            2 => old.to_bits() ^ 1,
+            _ => old.to_bits(),
+        };
+    }
+    let b = clone_state(&s);
+    run(Gpu::GFX1100, &words, &mut s, &mut mem);
+    check_ret(&b, &s, 1, |l| dw(&init, 2 * l));
+    check_ret(&b, &s, 6, |l| dw(&init, 2 * l + 1));
+    let got = mem.region(BASE);
+    for l in 0..32 {
+        let on = EXEC >> l & 1 != 0;
+        let (o0, o1) = (dw(&init, 2 * l), dw(&init, 2 * l + 1));
+        let w0 = if on { sub_clamp(o0, b.vgpr[4][l]) } else { o0 };
+        let eq = f32::from_bits(o1) == f32::from_bits(b.vgpr[9][l]);
+        let w1 = if on && eq { b.vgpr[8][l] } else { o1 };
+        assert_eq!(dw(got, 2 * l), w0, "lane {l} csub");
+        assert_eq!(dw(got, 2 * l + 1), w1, "lane {l} cmpswap_f32");
+    }
+    // The cases the test means to cover all occur: swapped (+0/-0 too) and kept (NaN).
+    assert!((0..32).any(|l| EXEC >> l & 1 != 0 && dw(got, 2 * l + 1) == b.vgpr[8][l]));
+    assert!((0..32).any(|l| EXEC >> l & 1 != 0 && l % 8 == 3 && dw(got, 2 * l + 1) != b.vgpr[8][l]));
+}
+
+#[test]
+fn gfx12_sub_clamp_and_cond_sub() {
+    #[rustfmt::skip]
+    let words = [
+        0xee0dc07c, 0x02100001, 0x00000002, // global_atomic_sub_clamp_u32 v1, v[2:3], v4, off th:TH_ATOMIC_RETURN
+        0xee14007c, 0x02900006, 0x00000402, // global_atomic_cond_sub_u32 v6, v[2:3], v5, off offset:4 th:TH_ATOMIC_RETURN
+        0xec14007c, 0x02800000, 0x00000402, // flat_atomic_cond_sub_u32 v[2:3], v5 offset:4
+        S_ENDPGM,
+    ];
+    let init = mem0(9);
+    let mut mem = Mem::new(0);
+    mem.add(BASE, init.clone());
+    let mut s = state(13);
+    for l in 0..32 {
+        s.vgpr[4][l] = (l as u32 * 7) % 41;
+        s.vgpr[5][l] = (l as u32 * 3) % 23 + 1;
+    }
+    let b = clone_state(&s);
+    run(Gpu::GFX1200, &words, &mut s, &mut mem);
+    check_ret(&b, &s, 1, |l| dw(&init, 2 * l));
+    check_ret(&b, &s, 6, |l| dw(&init, 2 * l + 1));
+    let got = mem.region(BASE);
+    for l in 0..32 {
+        let on = EXEC >> l & 1 != 0;
+        let (o0, o1) = (dw(&init, 2 * l), dw(&init, 2 * l + 1));
+        let w0 = if on { sub_clamp(o0, b.vgpr[4][l]) } else { o0 };
+        let d = b.vgpr[5][l];
+        let w1 = if on { cond_sub(cond_sub(o1, d), d) } else { o1 };
+        assert_eq!(dw(got, 2 * l), w0, "lane {l} sub_clamp");
+        assert_eq!(dw(got, 2 * l + 1), w1, "lane {l} cond_sub twice");
+    }
+}
+
+#[test]
+fn gfx11_buffer_csub() {
+    // buffer_atomic_csub_u32 v10, off, s[4:7], 0 offset:8 glc: every lane hits BASE + 8, in
+    // lane order (the returned values chain).
+    let words = [0xe0dc4008, 0x80010a00, S_ENDPGM];
+    let init = mem0(5);
+    let mut mem = Mem::new(0);
+    mem.add(BASE, init.clone());
+    let mut s = state(17);
+    // Raw V#: base, stride 0, num_records 64, OOB_SELECT 1 (index check only).
+    s.sgpr[4] = BASE as u32;
+    s.sgpr[5] = (BASE >> 32) as u32;
+    s.sgpr[6] = 64;
+    s.sgpr[7] = 1 << 28;
+    for l in 0..32 {
+        s.vgpr[10][l] = l as u32 % 3 + 2;
+    }
+    let b = clone_state(&s);
+    run(Gpu::GFX1100, &words, &mut s, &mut mem);
+    let mut cur = dw(&init, 2);
+    for l in 0..32 {
+        if EXEC >> l & 1 != 0 {
+            assert_eq!(s.vgpr[10][l], cur, "lane {l} returned");
+            cur = sub_clamp(cur, b.vgpr[10][l]);
+        } else {
+            assert_eq!(s.vgpr[10][l], b.vgpr[10][l], "lane {l} kept");
+        }
+    }
+    assert_eq!(dw(mem.region(BASE), 2), cur);
+    assert_eq!(cur, 0, "the chain reaches the clamp");
+}
