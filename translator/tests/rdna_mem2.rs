@@ -64,12 +64,9 @@ fn run(gpu: Gpu, words: &[u32], s: &mut WaveState, mem: &mut Mem) {
     assert_eq!(r, ExitCode::EndPgm);
 }
 
+/// SUB_CLAMP: `src > dst ? 0 : dst - src`, i.e. the saturating difference.
 fn sub_clamp(old: u32, d: u32) -> u32 {
-    if d > old {
-        0
-    } else {
-        old - d
-    }
+    old.saturating_sub(d)
 }
 
 fn cond_sub(old: u32, d: u32) -> u32 {

@@ -270,7 +270,7 @@ impl WaveEnv for Mem {
                 }
                 // RDNA conditional/clamping subtracts and the f32 compare-swap (host compare).
                 AtomicOp::CondSub => old.checked_sub(d).unwrap_or(old),
-                AtomicOp::SubClamp => old.checked_sub(d).unwrap_or(0),
+                AtomicOp::SubClamp => old.saturating_sub(d),
                 AtomicOp::FCmpSwap => {
                     if f32::from_bits(old as u32) == f32::from_bits(cmp[l] as u32) {
                         d
