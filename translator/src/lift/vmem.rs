@@ -53,13 +53,13 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     };
     let op = op.ok_or("not supported")?;
     let gfx9 = l.gpu.family() == Some(crate::isa::Family::Gfx9);
-    let typed = op.starts_with("load_format_") || op.starts_with("store_format_");
-    if !gfx9 && (inst.mem.lds || typed || op.contains("_lds_") || inst.format == Format::Mtbuf) {
-        // RDNA's V# format fields and LDS-direct loads differ from GFX9's.
+    let typed = op.contains("format_");
+    if !gfx9 && (inst.mem.lds || op.contains("_lds_")) {
+        // RDNA's LDS-direct loads differ from GFX9's.
         return Err("not supported on this target".into());
     }
     let exec = l.exec();
-    if inst.format == Format::Mubuf && !gfx9 {
+    if matches!(inst.format, Format::Mubuf | Format::Mtbuf) && !gfx9 {
         // RDNA V# layout and out-of-range modes (`rdna_buffer`).
         let b = super::rdna_buffer::access(l, inst)?;
         let mask = l.and(exec, b.lanes_ok);
@@ -70,7 +70,23 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
             exec,
             range: Some(b.range),
         };
-        return access_op(l, inst, &a, op, None);
+        if !typed {
+            return access_op(l, inst, &a, op, None);
+        }
+        // Typed: the GFX9 path on a GFX9-style dword 3 carrying the unified format's
+        // DFMT/NFMT and the selects (MTBUF: the instruction's format, identity selects).
+        let d3 = super::rdna_buffer::typed_dword3(l, inst)?;
+        let mut mubuf = inst.clone();
+        mubuf.format = Format::Mubuf;
+        // RDNA spells the d16 forms `load_d16_format_x`, `store_d16_hi_format_x`, ...
+        let gop = match op.split_once("_d16_") {
+            Some((kind, rest)) => match rest.strip_prefix("hi_") {
+                Some(r) => format!("{kind}_format_d16_hi_{}", r.trim_start_matches("format_")),
+                None => format!("{kind}_format_d16_{}", rest.trim_start_matches("format_")),
+            },
+            None => op.to_string(),
+        };
+        return access_op(l, &mubuf, &a, &gop, Some(d3));
     }
     let buffer = matches!(inst.format, Format::Mubuf | Format::Mtbuf);
     let (addr, range, d3) = if buffer {
