@@ -211,3 +211,66 @@ fn gfx11_buffer_csub() {
     assert_eq!(dw(mem.region(BASE), 2), cur);
     assert_eq!(cur, 0, "the chain reaches the clamp");
 }
+
+/// Typed buffer loads and stores through a raw V# (stride 0, OOB_SELECT 3, 24 elements in
+/// range) with the unified format 46 = 8_8_8_8_UINT (RDNA4 ISA Table 62) and identity
+/// DST_SEL; the MTBUF load uses its own format 28 = 16_16_SINT. Lanes 24.. are out of range:
+/// loads give 0, stores are dropped.
+#[test]
+fn typed_buffer_access_gfx11_and_gfx12() {
+    #[rustfmt::skip]
+    let gfx11 = [
+        0xe00c0000, 0x80420401, // buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen
+        0xe8e08000, 0x80420a01, // tbuffer_load_format_xy v[10:11], v1, s[8:11], 0 format:[BUF_FMT_16_16_SINT] offen
+        0xe0280000, 0x80420e01, // buffer_load_d16_format_xyz v[14:15], v1, s[8:11], 0 offen
+        0xe0140000, 0x80420c02, // buffer_store_format_xy v[12:13], v2, s[8:11], 0 offen
+        S_ENDPGM,
+    ];
+    #[rustfmt::skip]
+    let gfx12 = [
+        0xc400c07c, 0x40801004, 0x00000001, // buffer_load_format_xyzw v[4:7], v1, s[8:11], null offen
+        0xc420407c, 0x4e00100a, 0x00000001, // tbuffer_load_format_xy v[10:11], v1, s[8:11], null format:[BUF_FMT_16_16_SINT] offen
+        0xc402807c, 0x4080100e, 0x00000001, // buffer_load_d16_format_xyz v[14:15], v1, s[8:11], null offen
+        0xc401407c, 0x4080100c, 0x00000002, // buffer_store_format_xy v[12:13], v2, s[8:11], null offen
+        S_ENDPGM,
+    ];
+    for (gpu, words) in [(Gpu::GFX1100, &gfx11[..]), (Gpu::GFX1200, &gfx12[..])] {
+        let mut r = Rng(0x5eed);
+        let init: Vec<u8> = (0..32)
+            .flat_map(|_| (r.u32() | 0x8080).to_le_bytes())
+            .collect();
+        let mut mem = Mem::new(0);
+        mem.add(BASE, init.clone());
+        let mut s = state(23);
+        s.sgpr[8] = BASE as u32;
+        s.sgpr[9] = (BASE >> 32) as u32; // stride 0, no swizzle
+        s.sgpr[10] = 4 * 24;
+        s.sgpr[11] = 0xfac | 46 << 12 | 3 << 28;
+        for l in 0..32 {
+            s.vgpr[1][l] = 4 * l as u32;
+            s.vgpr[2][l] = 4 * l as u32;
+            s.vgpr[12][l] = (l as u32 * 37 + 11) % 256;
+            s.vgpr[13][l] = (l as u32 * 91 + 200) % 256;
+        }
+        let b = clone_state(&s);
+        run(gpu, words, &mut s, &mut mem);
+        let byte = |l: usize, i: usize| if l < 24 { init[4 * l + i] as u32 } else { 0 };
+        let half = |l: usize, i: usize| (byte(l, 2 * i) | byte(l, 2 * i + 1) << 8) as u16;
+        for c in 0..4 {
+            check_ret(&b, &s, 4 + c, |l| byte(l, c));
+        }
+        check_ret(&b, &s, 10, |l| half(l, 0) as i16 as i32 as u32);
+        check_ret(&b, &s, 11, |l| half(l, 1) as i16 as i32 as u32);
+        check_ret(&b, &s, 14, |l| byte(l, 0) | byte(l, 1) << 16);
+        check_ret(&b, &s, 15, |l| b.vgpr[15][l] & 0xffff_0000 | byte(l, 2));
+        let got = mem.region(BASE);
+        for l in 0..32 {
+            let w = if EXEC >> l & 1 != 0 && l < 24 {
+                b.vgpr[12][l] | b.vgpr[13][l] << 8
+            } else {
+                dw(&init, l)
+            };
+            assert_eq!(dw(got, l), w, "{gpu} lane {l} stored element");
+        }
+    }
+}
