@@ -76,7 +76,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         // Typed: the GFX9 path on a GFX9-style dword 3 carrying the unified format's
         // DFMT/NFMT and the selects (MTBUF: the instruction's format, identity selects).
         let d3 = super::rdna_buffer::typed_dword3(l, inst)?;
-        let mut mubuf = inst.clone();
+        let mut mubuf = *inst;
         mubuf.format = Format::Mubuf;
         // RDNA spells the d16 forms `load_d16_format_x`, `store_d16_hi_format_x`, ...
         let gop = match op.split_once("_d16_") {
