@@ -215,7 +215,7 @@ fn gfx11_buffer_csub() {
 /// Typed buffer loads and stores through a raw V# (stride 0, OOB_SELECT 3, 24 elements in
 /// range) with the unified format 46 = 8_8_8_8_UINT (RDNA4 ISA Table 62) and identity
 /// DST_SEL; the MTBUF load uses its own format 28 = 16_16_SINT. Lanes 24.. are out of range:
-/// loads give 0, stores are dropped.
+/// loads give 0, stores are dropped. A store of fewer components repeats X (ISA 9.3).
 #[test]
 fn typed_buffer_access_gfx11_and_gfx12() {
     #[rustfmt::skip]
@@ -266,7 +266,9 @@ fn typed_buffer_access_gfx11_and_gfx12() {
         let got = mem.region(BASE);
         for l in 0..32 {
             let w = if EXEC >> l & 1 != 0 && l < 24 {
-                b.vgpr[12][l] | b.vgpr[13][l] << 8
+                // Missing Z and W repeat X (RDNA4 ISA 9.3).
+                let x = b.vgpr[12][l];
+                x | b.vgpr[13][l] << 8 | x << 16 | x << 24
             } else {
                 dw(&init, l)
             };

@@ -933,6 +933,9 @@ pub mod buf_fmt {
 
     /// Key bit: the VGPR side is 16 bits wide (`d16` forms).
     pub const KEY_D16: u32 = 1 << 16;
+    /// Key bit (loads, with [`KEY_D16`]): a 32-bit float component converts to f16 by
+    /// truncation (RDNA4 ISA 9.3.1), not round to nearest even.
+    pub const KEY_F32_RTZ: u32 = 1 << 17;
 
     /// The components of data format `dfmt`.
     pub fn layout(dfmt: u32) -> &'static [(u32, u32)] {
@@ -1068,7 +1071,9 @@ pub mod buf_fmt {
         if key & KEY_D16 == 0 {
             v
         } else if fl {
-            f32_to_f16(v, false)
+            // Only 32-bit floats lose bits here (16-bit ones returned above, 11/10-bit ones
+            // are exact in f16).
+            f32_to_f16(v, key & KEY_F32_RTZ != 0 && nfmt == FLOAT)
         } else {
             v & 0xFFFF
         }

@@ -20,8 +20,10 @@
 //! instruction's DFMT/NFMT and identity selects) convert per component through
 //! [`crate::interp::sem::buf_fmt`]; the element is range-checked as a whole. Stores ignore
 //! DST_SEL and write every component of the element (components the instruction does not
-//! supply are written as 0). `d16` forms pack two 16-bit components per VGPR; an odd last
+//! supply are written as 0; RDNA: they repeat X, ISA 9.3). `d16` forms pack two 16-bit components per VGPR; an odd last
 //! component keeps the other half of its VGPR (`d16_hi_x`: the low half).
+//! RDNA maps its unified FORMAT onto DFMT/NFMT (`rdna_buffer::typed_dword3`); its d16
+//! loads convert f32 to f16 by truncation (RDNA4 ISA 9.3.1).
 //!
 //! LDS-direct loads (`*_load_lds_*`, MUBUF `lds`) write LDS instead of VGPRs (see
 //! `load_to_lds`). Loads of more than 8 bytes are split into dword accesses.
@@ -450,6 +452,12 @@ fn load_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) -> 
         } else {
             k
         };
+        // RDNA: f32 → f16 by truncation (RDNA4 ISA 9.3.1).
+        let k = if d16 && l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+            or_imm(l, k, crate::interp::sem::buf_fmt::KEY_F32_RTZ)
+        } else {
+            k
+        };
         let kv = l.bcast(k);
         comps.push(l.lane_fn(LaneFn::BufFmtLoad, vec![raw_lo, raw_hi, kv], Ty::V32));
     }
@@ -500,6 +508,12 @@ fn store_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) ->
         }
     } else {
         c[..n].copy_from_slice(&regs[..n]);
+    }
+    if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+        // RDNA: components the shader does not supply repeat X (RDNA4 ISA 9.3: "XYXX").
+        for i in n..4 {
+            c[i] = c[0];
+        }
     }
     let xy = l.pack(c[0], c[1]);
     let zw = l.pack(c[2], c[3]);
