@@ -276,3 +276,51 @@ fn typed_buffer_access_gfx11_and_gfx12() {
         }
     }
 }
+
+/// d16 loads of 32-bit floats truncate to f16 (RDNA4 ISA 9.3.1): MTBUF with format 22 =
+/// 32_FLOAT into the low half, MUBUF with the V#'s format 22 into the high half.
+#[test]
+fn typed_d16_f32_truncates() {
+    #[rustfmt::skip]
+    let gfx11 = [
+        0xe8b40000, 0x80421001, // tbuffer_load_d16_format_x v16, v1, s[8:11], 0 format:[BUF_FMT_32_FLOAT] offen
+        0xe0980000, 0x80421101, // buffer_load_d16_hi_format_x v17, v1, s[8:11], 0 offen
+        S_ENDPGM,
+    ];
+    #[rustfmt::skip]
+    let gfx12 = [
+        0xc422007c, 0x4b001010, 0x00000001, // tbuffer_load_d16_format_x v16, v1, s[8:11], null format:[BUF_FMT_32_FLOAT] offen
+        0xc409807c, 0x40801011, 0x00000001, // buffer_load_d16_hi_format_x v17, v1, s[8:11], null offen
+        S_ENDPGM,
+    ];
+    // (f32, its f16 rounded toward zero), worked by hand: 1 + 3·2^-12 (RNE would give
+    // 0x3c01), its negation, 65520 (RNE: infinity), 0.75·2^-24 (RNE: 0x0001), 1.5 (exact).
+    let cases: [(f32, u32); 5] = [
+        (1.0 + 3.0 / 4096.0, 0x3c00),
+        (-(1.0 + 3.0 / 4096.0), 0xbc00),
+        (65520.0, 0x7bff),
+        (0.75 / 16_777_216.0, 0x0000),
+        (1.5, 0x3e00),
+    ];
+    for (gpu, words) in [(Gpu::GFX1100, &gfx11[..]), (Gpu::GFX1200, &gfx12[..])] {
+        let init: Vec<u8> = (0..32)
+            .flat_map(|l| cases[l % 5].0.to_bits().to_le_bytes())
+            .collect();
+        let mut mem = Mem::new(0);
+        mem.add(BASE, init);
+        let mut s = state(29);
+        s.sgpr[8] = BASE as u32;
+        s.sgpr[9] = (BASE >> 32) as u32;
+        s.sgpr[10] = 4 * 32;
+        s.sgpr[11] = 0xfac | 22 << 12 | 3 << 28;
+        for l in 0..32 {
+            s.vgpr[1][l] = 4 * l as u32;
+        }
+        let b = clone_state(&s);
+        run(gpu, words, &mut s, &mut mem);
+        check_ret(&b, &s, 16, |l| b.vgpr[16][l] & 0xffff_0000 | cases[l % 5].1);
+        check_ret(&b, &s, 17, |l| {
+            b.vgpr[17][l] & 0xffff | cases[l % 5].1 << 16
+        });
+    }
+}
