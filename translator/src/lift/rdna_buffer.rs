@@ -17,8 +17,11 @@
 //!   offset is VGPR offset + instruction offset (num_records "reduced by sgpr_offset": the
 //!   SGPR offset counts too).
 //!
+//! Typed accesses (`buffer_*_format_*`, `tbuffer_*`) take the unified FORMAT and DST_SEL
+//! through [`typed_dword3`] into `vmem`'s GFX9 typed path; the element is checked as a whole.
+//!
 //! Not modelled: the DWORD alignment of the address (SH_MEM_CONFIG alignment mode), DST_SEL
-//! (a `SEL_1` component does not load 1).
+//! of untyped loads (a `SEL_1` component does not load 1).
 
 use super::operand::{K, R};
 use super::Lifter;
