@@ -194,10 +194,19 @@ impl Workload {
     /// The 1024³-style f16 MFMA GEMM (`gemm_f16` of the gfx942 `mfma_gemm` object) at
     /// `cfg.gemm_size`, on [`gemm_inputs`]; `lane_ops` counts floating-point operations.
     pub fn gemm_f16(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
+        Self::gemm_f16_on(cfg, engine, &GEMM_BUILDS[0])
+    }
+
+    /// The 1024³-style f16 GEMM of one matrix build (`GEMM_BUILDS`), on `engine`.
+    fn gemm_f16_on(
+        cfg: &BenchConfig,
+        engine: Engine,
+        build: &GemmBuild,
+    ) -> Result<Workload, Error> {
         let n = cfg.gemm_size;
         let (a, b) = gemm_inputs(n);
         let dev = Device::new();
-        let module = dev.load_module(MFMA_GEMM_GFX942)?;
+        let module = dev.load_module(build.object)?;
         let kernel = module.kernel("gemm_f16")?;
         let f16_bytes = |v: &[f32]| {
             v.iter()
@@ -208,7 +217,7 @@ impl Workload {
         let bb = dev.alloc_from(&f16_bytes(&b));
         let bc = dev.alloc(n * n * 4);
         let tiles = (n as u32).div_ceil(16);
-        let launch = Launch::new([tiles, tiles, 1], [64, 1, 1])
+        let launch = Launch::new([tiles, tiles, 1], [build.wave, 1, 1])
             .arg(Arg::Buffer(ba))
             .arg(Arg::Buffer(bb))
             .arg(Arg::Buffer(bc))
@@ -610,6 +619,31 @@ fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, 
 /// The gfx942 build of the MFMA GEMM kernels.
 const MFMA_GEMM_GFX942: &[u8] = include_bytes!("../tests/kernels/matrix/gfx942/mfma_gemm.hsaco");
 
+/// A build of the one-wave-per-16×16-tile f16 GEMM kernel (`gemm_f16`, f32 accumulation).
+pub struct GemmBuild {
+    /// Row label.
+    label: &'static str,
+    /// The code object.
+    object: &'static [u8],
+    /// Work-items per workgroup (one wave).
+    wave: u32,
+}
+
+/// The GEMM builds `wavejit bench` measures: CDNA3 MFMA (`tests/kernels/src/gfx9/mfma_gemm.hip`)
+/// and RDNA3 wave32 WMMA (`tests/kernels/src/rdna/wmma_gemm.hip`).
+const GEMM_BUILDS: &[GemmBuild] = &[
+    GemmBuild {
+        label: "MFMA gfx942",
+        object: MFMA_GEMM_GFX942,
+        wave: 64,
+    },
+    GemmBuild {
+        label: "WMMA gfx1100 w32",
+        object: include_bytes!("../tests/kernels/matrix/gfx1100/wmma_gemm.hsaco"),
+        wave: 32,
+    },
+];
+
 fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let n = cfg.gemm_size;
     let flops = 2.0 * (n as f64).powi(3);
@@ -621,36 +655,40 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     })?;
     let native_rate = flops / t_native.as_secs_f64();
 
-    let w = Workload::gemm_f16(cfg, Engine::Jit)?;
-    w.run()?; // warm-up: translation happens here
-    let (t, report, cpu) = best_of(cfg.samples, || w.run())?;
-    let want: Vec<u8> = c.iter().flat_map(|x| x.to_le_bytes()).collect();
-    if w.output() != want {
-        return Err(Error::Fault(
-            "mfma_gemm benchmark: wavejit result differs from the host GEMM".into(),
-        ));
-    }
-    let rate = flops / t.as_secs_f64();
-    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64, cpu| BenchRow {
+    let mut rows = vec![BenchRow {
         name: "gemm_f16".into(),
-        what: what.into(),
-        time,
-        wave_insts_per_s: wi,
-        lane_ops_per_s: Some(r),
+        what: "host sgemm (f32)".into(),
+        time: t_native,
+        wave_insts_per_s: None,
+        lane_ops_per_s: Some(native_rate),
         bytes_per_s: None,
-        ratio_to_native: Some(r / native_rate),
-        cpu,
-    };
-    Ok(vec![
-        row("host sgemm (f32)", t_native, None, native_rate, cpu_native),
-        row(
-            "wavejit jit (MFMA)",
-            t,
-            Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
-            rate,
+        ratio_to_native: Some(1.0),
+        cpu: cpu_native,
+    }];
+    let want: Vec<u8> = c.iter().flat_map(|x| x.to_le_bytes()).collect();
+    for build in GEMM_BUILDS {
+        let w = Workload::gemm_f16_on(cfg, Engine::Jit, build)?;
+        w.run()?; // warm-up: translation happens here
+        let (t, report, cpu) = best_of(cfg.samples, || w.run())?;
+        if w.output() != want {
+            return Err(Error::Fault(format!(
+                "gemm_f16 benchmark ({}): wavejit result differs from the host GEMM",
+                build.label
+            )));
+        }
+        let rate = flops / t.as_secs_f64();
+        rows.push(BenchRow {
+            name: "gemm_f16".into(),
+            what: format!("wavejit jit {}", build.label),
+            time: t,
+            wave_insts_per_s: Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
+            lane_ops_per_s: Some(rate),
+            bytes_per_s: None,
+            ratio_to_native: Some(rate / native_rate),
             cpu,
-        ),
-    ])
+        });
+    }
+    Ok(rows)
 }
 
 /// `wavejit bench [--quick] [--threads N] [--samples N] [--gemm-size N] [--only NAME]`: runs

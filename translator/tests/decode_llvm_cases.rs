@@ -214,6 +214,19 @@ const PRINTER_CASES: &[(&str, &str, &str)] = &[
         "D3B00000 044210FF 3F800000",
         "v_pk_fma_f32 v[0:1], lit(0x3f800000), v[8:9], v[16:17] op_sel_hi:[0,0,0]",
     ),
+    // Special registers as matrix operands.
+    ("gfx942", "D3CD8000 03EE1514", "<invalid>"),
+    ("gfx942", "D3E20000 0429F704", "<invalid>"),
+    (
+        "gfx942",
+        "D3E20000 03AE0D04",
+        "v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[6:9], src_shared_base",
+    ),
+    (
+        "gfx950",
+        "D3C20000 040204FB",
+        "v_mfma_f32_4x4x1_16b_f32 v[0:3], src_vccz, v2, v[0:3]",
+    ),
 ];
 
 /// Decodes `words` for `gpu` and prints it, or `<invalid>`; `None` if the size is wrong.

@@ -720,3 +720,45 @@ fn bad_operands_are_errors() {
     assert!(plan(&fp8, &Wmma { neg: 1, ..w }, &ok, NREGS).is_err());
     assert!(plan(&op, &Wmma { wave: 16, ..w }, &ok, NREGS).is_err());
 }
+
+/// The MFMA run-based fast path, where it takes a WMMA plan (dense, f32 D, no modifiers),
+/// gives the generic executor's bits on random register contents (NaNs, infinities and
+/// denormals included).
+#[test]
+fn fast_path_matches_the_generic_executor() {
+    let opnds = Operands {
+        d: 8,
+        a: 40,
+        b: 60,
+        c: CSrc::Reg(80),
+        index: 0,
+    };
+    let mut fast = 0;
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        for (info, op) in wmma_ops(gpu) {
+            for wave in [32, 64] {
+                let p = plan(&op, &target(gpu, wave), &opnds, NREGS).unwrap();
+                if !p.has_fast_path() {
+                    continue;
+                }
+                fast += 1;
+                let mut rng = Rng(0xFA57 + fast);
+                let mut regs = vec![[0u32; 64]; NREGS];
+                for r in regs.iter_mut() {
+                    for v in r.iter_mut() {
+                        *v = rng.next() as u32;
+                    }
+                }
+                let mut slow = regs.clone();
+                p.run(best_isa(), &mut regs, 0, None).unwrap();
+                p.clone()
+                    .without_fast_path()
+                    .run(best_isa(), &mut slow, 0, None)
+                    .unwrap();
+                assert!(regs == slow, "{gpu} wave{wave} {}", info.mnemonic);
+            }
+        }
+    }
+    // The f32-accumulating dense f16/bf16 forms (and RDNA4's FP8/BF8) take the fast path.
+    assert!(fast >= 16, "only {fast} plans on the fast path");
+}

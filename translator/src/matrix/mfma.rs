@@ -360,7 +360,7 @@ impl Plan {
 
     /// The run-based executor of this (f32-accumulating, dense, unscaled) plan, if its
     /// element formats fit it.
-    fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
+    pub(super) fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
         use super::kernels::{Decode, FastF32, Slots};
         // Plain f32 C/D and unmodified A/B only (the RDNA modifiers stay generic).
         if self.op.d16.is_some() || self.neg_ab != [0; 2] || self.c_mods != 0 {

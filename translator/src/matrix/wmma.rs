@@ -251,7 +251,7 @@ pub fn plan(op: &MatrixOp, w: &Wmma, opnds: &Operands, nregs: usize) -> Result<P
         return Err(e);
     }
     let float16_in = matches!(ea, Elem::F16 | Elem::Bf16);
-    Ok(Plan {
+    let mut p = Plan {
         op: *op,
         ea,
         eb,
@@ -283,9 +283,14 @@ pub fn plan(op: &MatrixOp, w: &Wmma, opnds: &Operands, nregs: usize) -> Result<P
         // fields); RDNA4 ignores it for WMMA (RDNA4 ISA 7.2.3, "Output Clamping").
         sat: Some(int && w.clamp && !w.rdna4),
         ovfl_clamp: false,
-        // The run-based fast path handles MFMA's register layouts only (for now).
         fast: None,
-    })
+    };
+    // Plain f32-accumulating dense forms (no 16-bit D, no input or C modifiers) can use the
+    // MFMA run-based fast path; it accepts the slots only when they fit its run model.
+    if op.acc == Acc::F32 && !sixteen && !sparse && p.neg_ab == [0; 2] && p.c_mods == 0 {
+        p.fast = p.fast_path(nregs);
+    }
+    Ok(p)
 }
 
 /// Registers spanned by D, A, B and src2 (C, or SWMMAC's index VGPR) of `op` under `w`

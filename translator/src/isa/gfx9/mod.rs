@@ -979,6 +979,12 @@ fn decode_vop3p_one(
             }
             inst.src[i] = o;
         }
+        // LLVM rejects the `src_*` special registers as an MFMA's C and an SMFMAC's B (it
+        // takes them as A, and as the SMFMAC index).
+        let special = |o: &Opnd| matches!(o.code, 230..=239 | 251..=254);
+        if special(&inst.src[if smfmac { 1 } else { 2 }]) {
+            return Err(fail(bytes, pc, "special register as a matrix operand"));
+        }
         inst.mai = MaiFields {
             cbsz: ((w0 >> 8) & 7) as u8,
             abid: ((w0 >> 11) & 0xF) as u8,

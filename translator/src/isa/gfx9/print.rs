@@ -324,14 +324,15 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
             }
         }
     }
-    // 64-bit operands: two registers, except in packed-f32 VOP3P (two 32-bit lanes) and in
-    // MFMA (whose tuples hold 32-bit elements unless it is an f64 MFMA).
-    let elems64 = match inst.format {
-        Format::Vop3p => false,
-        Format::Mai => base.contains("_f64"),
-        _ => true,
-    };
-    for s in inst.src.iter_mut() {
+    // 64-bit operands: two registers, except in packed-f32 VOP3P (two 32-bit lanes), in
+    // MFMA (only the C matrix of an f64 MFMA counts) and in `s_movrels_b64` (whose source
+    // LLVM types as a register, printing constants with 32-bit digits).
+    for (i, s) in inst.src.iter_mut().enumerate() {
+        let elems64 = match inst.format {
+            Format::Vop3p => false,
+            Format::Mai => i == 2 && base.contains("_f64"),
+            _ => info.op != Op::S_MOVRELS_B64,
+        };
         if s.code == 248 && s.count >= 2 && elems64 {
             s.code = INV2PI_64;
         }

@@ -234,53 +234,72 @@ impl Cx<'_> {
 
     fn lookup(
         &self,
-        table: &[Option<RdnaInfo>],
+        table: &'static [Option<RdnaInfo>],
         op: u32,
         enc: &str,
-    ) -> Result<RdnaInfo, DecodeError> {
-        let info = match table.get(op as usize) {
-            Some(Some(info)) => *info,
-            _ => return Err(self.err(format!("invalid {enc} opcode {op:#x}"))),
-        };
-        // Unused operand fields and reserved bits must hold the values LLVM requires
-        // (generated `fixmask`/`fixval`): three masked compares.
+    ) -> Result<&'static RdnaInfo, DecodeError> {
+        match table.get(op as usize) {
+            // Unused operand fields and reserved bits must hold the values LLVM requires
+            // (generated `fixmask`/`fixval`): three masked compares.
+            Some(Some(info)) if self.fixed_ok(&info.fixmask, &info.fixval) => Ok(info),
+            Some(Some(info)) => {
+                Err(self.fixed_err(&info.fixmask, &info.fixval, enc, info.mnemonic))
+            }
+            _ => Err(self.bad_opcode(enc, op)),
+        }
+    }
+
+    /// Whether the instruction's words hold the required values in the `mask` bits (a word
+    /// past the end fails when it has such bits).
+    #[inline]
+    fn fixed_ok(&self, mask: &[u32; 3], val: &[u32; 3]) -> bool {
+        (0..3).all(|i| {
+            mask[i] == 0
+                || matches!(self.bytes.get(i * 4..i * 4 + 4), Some(b)
+                    if u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & mask[i] == val[i])
+        })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fixed_err(&self, mask: &[u32; 3], val: &[u32; 3], enc: &str, name: &str) -> DecodeError {
         for i in 0..3 {
-            let m = info.fixmask[i];
-            if m != 0 {
-                let w = self.word(i)?;
-                if w & m != info.fixval[i] {
-                    return Err(self.err(format!(
-                        "invalid {enc} {}: word {i} bits {:#010x} must be {:#010x}",
-                        info.mnemonic, m, info.fixval[i]
-                    )));
+            if mask[i] != 0 {
+                match self.word(i) {
+                    Err(e) => return e,
+                    Ok(w) if w & mask[i] != val[i] => {
+                        return self.err(format!(
+                            "invalid {enc} {name}: word {i} bits {:#010x} must be {:#010x}",
+                            mask[i], val[i]
+                        ))
+                    }
+                    Ok(_) => {}
                 }
             }
         }
-        Ok(info)
+        self.err(format!("invalid {enc} {name}"))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_opcode(&self, enc: &str, op: u32) -> DecodeError {
+        self.err(format!("invalid {enc} opcode {op:#x}"))
     }
 
     /// An image opcode's table entry, with the same fixed-bit check as [`Cx::lookup`].
     fn lookup_img(
         &self,
-        table: &[Option<RdnaImage>],
+        table: &'static [Option<RdnaImage>],
         op: u32,
         enc: &str,
-    ) -> Result<RdnaImage, DecodeError> {
-        let info = match table.get(op as usize) {
-            Some(Some(info)) => *info,
-            _ => return Err(self.err(format!("invalid {enc} opcode {op:#x}"))),
-        };
-        for i in 0..3 {
-            let m = info.fixmask[i];
-            if m != 0 && self.word(i)? & m != info.fixval[i] {
-                return Err(self.err(format!(
-                    "invalid {enc} {}: word {i} bits {m:#010x} must be {:#010x}",
-                    info.heads[0].trim_end(),
-                    info.fixval[i]
-                )));
+    ) -> Result<&'static RdnaImage, DecodeError> {
+        match table.get(op as usize) {
+            Some(Some(info)) if self.fixed_ok(&info.fixmask, &info.fixval) => Ok(info),
+            Some(Some(info)) => {
+                Err(self.fixed_err(&info.fixmask, &info.fixval, enc, info.heads[0].trim_end()))
             }
+            _ => Err(self.bad_opcode(enc, op)),
         }
-        Ok(info)
     }
 
     /// Operand widths for this wave size.
@@ -429,6 +448,7 @@ const SRC_SALU: usize = 2;
 
 /// Rejects a reserved source code (table `map`) and, for a source that may select a DPP
 /// extension (`dpp`), a DPP form the opcode does not have: LLVM rejects both words.
+#[inline]
 fn check_src(
     cx: &Cx,
     tb: &Tables,
@@ -437,24 +457,32 @@ fn check_src(
     info: &RdnaInfo,
     dpp: bool,
 ) -> Result<(), DecodeError> {
-    // (The DPP codes are checked per opcode below; the tables probe them with a word that
-    // is no valid DPP control.)
+    // Fast path: a VGPR, or a code the table accepts (the DPP codes are checked per opcode:
+    // the tables probe them with a word that is no valid DPP control).
     let dpp_code = matches!(code, SRC_DPP16 | SRC_DPP8 | SRC_DPP8_FI);
-    if dpp_code && !dpp {
-        return Err(cx.err(format!("{}: DPP source code {code:#x} here", info.mnemonic)));
-    }
-    if code < 256 && !dpp_code && (tb.src_ok[map][(code >> 5) as usize] >> (code & 31)) & 1 == 0 {
-        return Err(cx.err(format!("{}: reserved source code {code:#x}", info.mnemonic)));
+    if code >= 256 || !dpp_code && (tb.src_ok[map][(code >> 5) as usize] >> (code & 31)) & 1 == 1 {
+        return Ok(());
     }
     let no_dpp = match code {
         SRC_DPP16 => info.mods & MOD_NODPP16,
         SRC_DPP8 | SRC_DPP8_FI => info.mods & MOD_NODPP8,
         _ => 0,
     };
-    if dpp && no_dpp != 0 {
-        return Err(cx.err(format!("{} has no DPP form", info.mnemonic)));
+    if dpp_code && dpp && no_dpp == 0 {
+        return Ok(());
     }
-    Ok(())
+    Err(src_err(cx, code, info, dpp_code, dpp))
+}
+
+#[cold]
+#[inline(never)]
+fn src_err(cx: &Cx, code: u32, info: &RdnaInfo, dpp_code: bool, dpp: bool) -> DecodeError {
+    let m = info.mnemonic;
+    cx.err(match (dpp_code, dpp) {
+        (true, false) => format!("{m}: DPP source code {code:#x} here"),
+        (true, true) => format!("{m} has no DPP form"),
+        _ => format!("{m}: reserved source code {code:#x}"),
+    })
 }
 
 /// Whether a DPP16 control is one LLVM decodes on GFX11/GFX12 (quad_perm, row_shl/shr/ror
@@ -525,7 +553,7 @@ fn decode_sop12c(
     };
     for (code, width) in srcs {
         if width != 0 && info.mods & MOD_SENDMSG == 0 {
-            check_src(cx, tb, SRC_SALU, code, &info, false)?;
+            check_src(cx, tb, SRC_SALU, code, info, false)?;
         }
     }
     // A 64-bit operand cannot start at the odd half of `vcc`/`exec` (`vcc_hi`, `exec_hi`).
@@ -710,7 +738,7 @@ fn vop_ext(
 
 fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1")?;
-    let w = cx.widths(&info);
+    let w = cx.widths(info);
     let k = info.kinds;
     *inst = empty(info.op, Format::Vop1);
     let vd = (w0 >> 17) & 0xFF;
@@ -723,7 +751,7 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     }
     let code = w0 & 0x1FF;
     if w[1] != 0 {
-        check_src(cx, tb, SRC_VOP, code, &info, true)?;
+        check_src(cx, tb, SRC_VOP, code, info, true)?;
     }
     let (s0, hi) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
@@ -731,21 +759,21 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     };
     inst.src[0] = s0;
     inst.mods.op_sel |= hi as u8;
-    check_dpp(cx, inst, &info, 1)?;
+    check_dpp(cx, inst, info, 1)?;
     take_literal(cx, inst)?;
     Ok(())
 }
 
 fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop2, (w0 >> 25) & 0x3F, "VOP2")?;
-    let w = cx.widths(&info);
+    let w = cx.widths(info);
     let k = info.kinds;
     *inst = empty(info.op, Format::Vop2);
     let (d, dhi) = vreg16((w0 >> 17) & 0xFF, w[0], k[0]);
     inst.dst[0] = d;
     let code = w0 & 0x1FF;
     if w[1] != 0 {
-        check_src(cx, tb, SRC_VOP, code, &info, true)?;
+        check_src(cx, tb, SRC_VOP, code, info, true)?;
     }
     let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
@@ -777,14 +805,14 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         inst.literal = Some(kk);
         return Ok(());
     }
-    check_dpp(cx, inst, &info, 2)?;
+    check_dpp(cx, inst, info, 2)?;
     take_literal(cx, inst)?;
     Ok(())
 }
 
 fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vopc, (w0 >> 17) & 0xFF, "VOPC")?;
-    let w = cx.widths(&info);
+    let w = cx.widths(info);
     let k = info.kinds;
     *inst = empty(info.op, Format::Vopc);
     inst.dst[0] = if info.mods & MOD_CMPX != 0 {
@@ -794,7 +822,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     };
     let code = w0 & 0x1FF;
     if w[0] != 0 {
-        check_src(cx, tb, SRC_VOP, code, &info, true)?;
+        check_src(cx, tb, SRC_VOP, code, info, true)?;
     }
     let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[0], k[0])? {
         Some(r) => r,
@@ -804,7 +832,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     inst.src[0] = s0;
     inst.src[1] = s1;
     inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1;
-    check_dpp(cx, inst, &info, 2)?;
+    check_dpp(cx, inst, info, 2)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -812,7 +840,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
 fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop3, (w0 >> 16) & 0x3FF, "VOP3")?;
     let w1 = cx.word(1)?;
-    let w = cx.widths(&info);
+    let w = cx.widths(info);
     let k = info.kinds;
     let sd = info.mods & MOD_SD != 0;
     *inst = empty(info.op, if sd { Format::Vop3b } else { Format::Vop3 });
@@ -835,14 +863,14 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     let codes = [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF];
     for (i, &c) in codes.iter().enumerate() {
         if w[i + 1] != 0 {
-            check_src(cx, tb, SRC_VOP3, c, &info, i == 0)?;
+            check_src(cx, tb, SRC_VOP3, c, info, i == 0)?;
         }
         inst.src[i] = src(c, w[i + 1]);
     }
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
-    check_dpp(cx, inst, &info, 3)?;
+    check_dpp(cx, inst, info, 3)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -850,7 +878,7 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
 fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P")?;
     let w1 = cx.word(1)?;
-    let w = cx.widths(&info);
+    let w = cx.widths(info);
     *inst = empty(info.op, Format::Vop3p);
     inst.size = 8;
     inst.dst[0] = vgpr(w0 & 0xFF, w[0]);
@@ -862,14 +890,14 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), De
     let codes = [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF];
     for (i, &c) in codes.iter().enumerate() {
         if w[i + 1] != 0 {
-            check_src(cx, tb, SRC_VOP3, c, &info, i == 0)?;
+            check_src(cx, tb, SRC_VOP3, c, info, i == 0)?;
         }
         inst.src[i] = src(c, w[i + 1]);
     }
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
-    check_dpp(cx, inst, &info, 3)?;
+    check_dpp(cx, inst, info, 3)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -888,8 +916,8 @@ fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     if x.widths[2] == 0 && (w0 >> 9) & 0xFF != 0 || y.widths[2] == 0 && (w1 >> 9) & 0xFF != 0 {
         return Err(cx.err("VOPD: VSRC1 of a one-source opcode must be 0"));
     }
-    check_src(cx, tb, SRC_VOP, w0 & 0x1FF, &x, false)?;
-    check_src(cx, tb, SRC_VOP, w1 & 0x1FF, &y, false)?;
+    check_src(cx, tb, SRC_VOP, w0 & 0x1FF, x, false)?;
+    check_src(cx, tb, SRC_VOP, w1 & 0x1FF, y, false)?;
     *inst = empty(x.op, Format::Vopd);
     inst.size = 8;
     inst.imm = opy as i32;
@@ -956,7 +984,7 @@ fn atomic_ret_width(info: &RdnaInfo, data: u8) -> u8 {
 /// that returns the old value (GFX11 GLC, GFX12 TH bit 0).
 #[allow(clippy::too_many_arguments)]
 fn flat_common(
-    info: RdnaInfo,
+    info: &RdnaInfo,
     format: Format,
     vdst: u32,
     vaddr: u32,
@@ -971,7 +999,7 @@ fn flat_common(
     inst.dst[0] = vgpr(vdst, w[0]);
     inst.src[1] = vgpr(vdata, w[2]);
     if ret && info.class & CLASS_ATOMIC != 0 {
-        inst.dst[0] = vgpr(vdst, atomic_ret_width(&info, w[2]));
+        inst.dst[0] = vgpr(vdst, atomic_ret_width(info, w[2]));
     }
     let has_saddr = saddr != RDNA_NULL;
     match format {
@@ -1091,7 +1119,7 @@ fn decode_mubuf11(
     } else {
         cx.lookup(tb.mubuf, (w0 >> 18) & 0xFF, "MUBUF")?
     };
-    check_src(cx, tb, SRC_SALU, w1 >> 24, &info, false)?;
+    check_src(cx, tb, SRC_SALU, w1 >> 24, info, false)?;
     if !sgpr_tuple_ok(((w1 >> 16) & 0x1F) << 2, 4) {
         return Err(cx.err("buffer resource runs past the SGPRs"));
     }
@@ -1114,7 +1142,7 @@ fn decode_mubuf11(
         ((w1 >> 16) & 0x1F) << 2,
         w1 >> 24,
     );
-    buffer_common(inst, &info, regs, ret);
+    buffer_common(inst, info, regs, ret);
     // SOFFSET may be the literal constant.
     take_literal(cx, inst)?;
     Ok(())
@@ -1146,7 +1174,7 @@ fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), 
     inst.mem.idxen = (w1 >> 31) & 1 == 1;
     let ret = (w1 >> 20) & 1 == 1;
     let regs = (w1 & 0xFF, w2 & 0xFF, (w1 >> 9) & 0x1FF, w0 & 0x7F);
-    buffer_common(inst, &info, regs, ret);
+    buffer_common(inst, info, regs, ret);
     Ok(())
 }
 
@@ -1344,7 +1372,7 @@ fn decode_mimg(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         samp: ((w1 >> 26) & 0x1F) << 2,
     };
     let glc = (w0 >> 14) & 1 == 1;
-    let va = image_common(tb, cx, &info, &f, glc, inst)?;
+    let va = image_common(tb, cx, info, &f, glc, inst)?;
     inst.size = if f.nsa != 0 { 12 } else { 8 };
     inst.mem.slc = (w0 >> 12) & 1 == 1;
     inst.mem.dlc = (w0 >> 13) & 1 == 1;
@@ -1403,7 +1431,7 @@ fn decode_vimage(
         rsrc: (w1 >> 9) & 0x1FF,
         samp: (w1 >> 23) & 0x1FF,
     };
-    let va = image_common(tb, cx, &info, &f, (w1 >> 20) & 1 == 1, inst)?;
+    let va = image_common(tb, cx, info, &f, (w1 >> 20) & 1 == 1, inst)?;
     inst.size = 12;
     inst.mem.cpol = (((w1 >> 20) & 7) | (((w1 >> 18) & 3) << 3) | (((w0 >> 7) & 1) << 5)) as u8;
     inst.imm = (f.dmask
