@@ -104,11 +104,7 @@ corpus_cases!(
 /// Known gfx950 lifter gaps: (case, the instruction its gfx950 build stops at). Such a case must
 /// fault with exactly that unsupported instruction (so it is reported, not skipped); once the
 /// instruction lifts, its test fails until the entry is removed and the case runs normally.
-const GFX950_GAPS: &[(&str, &str)] = &[
-    // Triton's gfx950 matmul: its transposing LDS loads (ds_read_b64_tr_b16), MFMAs and
-    // v_cvt_pk_f16_f32 lift; the epilogue's v_permlane32_swap_b32 does not yet.
-    ("triton_matmul", "v_permlane32_swap_b32"),
-];
+const GFX950_GAPS: &[(&str, &str)] = &[];
 
 /// The text of a caught panic.
 fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {

@@ -546,11 +546,6 @@ const TRITON_MATMULS: &[(&str, &str, &[u8], &str)] = &[
     ),
 ];
 
-/// Targets whose Triton matmul builds may stop, cleanly, at an instruction that is not lifted
-/// yet (other helpers' work in progress: gfx950's lane swaps `v_permlane32_swap_b32`). A run
-/// that completes must be correct; every other target must complete.
-const TRITON_MATMUL_MAY_STOP: &[&str] = &["gfx950"];
-
 /// One Triton matmul: C = A @ B with A 80 x 48, B 48 x 72 (partial 64 x 64 tiles, the second
 /// BLOCK_K = 32 step masked), row strides 56, 80 and 88 elements. Inputs ±(1 + m/4)·2^e,
 /// e in -2..=2, are exact in bf16 and both FP8 E4M3 flavours and keep every f32 partial sum
@@ -639,24 +634,24 @@ fn triton_matmul_typed(ctx: &Ctx, obj: &[u8], json: &str, name: &str) -> Result<
     Ok(())
 }
 
-/// Every Triton bf16/FP8 matmul build under both engines: correct, or (listed gaps only) a
-/// clean fault naming the instruction not yet lifted.
+/// Every Triton bf16/FP8 matmul build (gfx950's epilogue uses `v_permlane32_swap_b32`) under
+/// both engines: correct.
 #[test]
 fn triton_bf16_and_fp8_matmuls() {
     let mut ran = 0;
     for &(target, name, obj, json) in TRITON_MATMULS {
         for engine in [wavejit::Engine::Interp, wavejit::Engine::Jit] {
             let ctx = Ctx::on(engine, target);
-            let may_stop = TRITON_MATMUL_MAY_STOP.contains(&target);
-            match (triton_matmul_typed(&ctx, obj, json, name), may_stop) {
-                (Ok(()), _) => ran += 1,
-                (Err(e), true) if e.contains("unsupported instruction") => {
-                    eprintln!("{target} {name} {engine:?}: stops at an unlifted instruction: {e}");
-                }
-                (Err(e), _) => panic!("{target} {name} {engine:?}: {e}"),
+            match triton_matmul_typed(&ctx, obj, json, name) {
+                Ok(()) => ran += 1,
+                Err(e) => panic!("{target} {name} {engine:?}: {e}"),
             }
         }
     }
-    // gfx942 (2 kernels), gfx1100 (1), gfx1200 and gfx1201 (2 each), both engines.
-    assert!(ran >= 14, "only {ran} Triton matmul runs completed");
+    // Every build (gfx950's included), both engines.
+    assert_eq!(
+        ran,
+        2 * TRITON_MATMULS.len(),
+        "Triton matmul runs completed"
+    );
 }

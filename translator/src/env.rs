@@ -76,6 +76,15 @@ pub enum AtomicOp {
     /// Two bf16 adds on the halves of a dword (size 4), each rounded to nearest even
     /// (`*_pk_add_bf16`; see [`crate::interp::sem::pk_add_bf16`]).
     PkAddBf16,
+    /// Conditional subtract: `new = (data > old) ? old : old - data` (unsigned; RDNA4
+    /// `*_atomic_cond_sub_u32`).
+    CondSub,
+    /// Clamping subtract: `new = (data > old) ? 0 : old - data` (unsigned; gfx11
+    /// `*_atomic_csub_u32`, gfx12 `*_atomic_sub_clamp_u32`).
+    SubClamp,
+    /// f32 compare-swap: `new = (old == cmp) ? data : old` with an IEEE compare (`+0 == -0`,
+    /// NaN equals nothing; gfx11 `*_atomic_cmpswap_f32`).
+    FCmpSwap,
 }
 
 /// Why a memory request failed. The runtime fills in which lane and address.

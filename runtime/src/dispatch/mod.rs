@@ -5,6 +5,7 @@
 //! the workgroup's LDS needs no locks. The first fault stops the launch: threads stop taking
 //! workgroups, and the fault of the lowest-numbered faulting workgroup is reported.
 
+pub mod float_env;
 pub mod kernarg;
 pub mod schedule;
 pub mod wave_init;
@@ -293,6 +294,8 @@ fn worker(
     stop: &AtomicBool,
     fault: &Mutex<Option<(u64, FaultReport)>>,
 ) -> (u64, u64, Counters) {
+    // Waves compute with the host FPU: run them under the default float state.
+    let _float_env = float_env::KernelFloatEnv::enter();
     let k = sh.p.kernel;
     let ws = sh.target.wave_size;
     let nw = sh.waves_per_group as usize;

@@ -875,8 +875,8 @@ pub fn pk_add_bf16(old: u32, data: u32) -> u32 {
 
 /// New memory value of the atomics that do not map onto host atomic instructions and are
 /// shared by every [`crate::env::WaveEnv`]: [`AtomicOp::RSub`], [`AtomicOp::MskOr`],
-/// [`AtomicOp::Wrap`], [`AtomicOp::PkAddF16`] and [`AtomicOp::PkAddBf16`] (`None` for the
-/// others). Values are `size` bytes (4 or 8); the result is truncated to `size`.
+/// [`AtomicOp::Wrap`], [`AtomicOp::PkAddF16`], [`AtomicOp::PkAddBf16`], [`AtomicOp::CondSub`],
+/// [`AtomicOp::SubClamp`] and [`AtomicOp::FCmpSwap`] (f32 only) (`None` for the others). Values are `size` bytes (4 or 8); the result is truncated to `size`.
 pub fn atomic_extra(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> Option<u64> {
     let bits = if size >= 8 { 64 } else { 32 };
     let t = |x: u64| trunc_to(bits, x);
@@ -893,6 +893,15 @@ pub fn atomic_extra(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> O
         }
         AtomicOp::PkAddF16 => pk_add_f16(old as u32, data as u32) as u64,
         AtomicOp::PkAddBf16 => pk_add_bf16(old as u32, data as u32) as u64,
+        AtomicOp::CondSub if data > old => old,
+        AtomicOp::CondSub => old - data,
+        AtomicOp::SubClamp => old.saturating_sub(data),
+        AtomicOp::FCmpSwap
+            if size == 4 && f32::from_bits(old as u32) == f32::from_bits(cmp as u32) =>
+        {
+            data
+        }
+        AtomicOp::FCmpSwap if size == 4 => old,
         _ => return None,
     }))
 }
@@ -924,6 +933,9 @@ pub mod buf_fmt {
 
     /// Key bit: the VGPR side is 16 bits wide (`d16` forms).
     pub const KEY_D16: u32 = 1 << 16;
+    /// Key bit (loads, with [`KEY_D16`]): a 32-bit float component converts to f16 by
+    /// truncation (RDNA4 ISA 9.3.1), not round to nearest even.
+    pub const KEY_F32_RTZ: u32 = 1 << 17;
 
     /// The components of data format `dfmt`.
     pub fn layout(dfmt: u32) -> &'static [(u32, u32)] {
@@ -1059,7 +1071,9 @@ pub mod buf_fmt {
         if key & KEY_D16 == 0 {
             v
         } else if fl {
-            f32_to_f16(v, false)
+            // Only 32-bit floats lose bits here (16-bit ones returned above, 11/10-bit ones
+            // are exact in f16).
+            f32_to_f16(v, key & KEY_F32_RTZ != 0 && nfmt == FLOAT)
         } else {
             v & 0xFFFF
         }

@@ -161,7 +161,7 @@ pub fn lanefn_of(code: u32) -> Option<LaneFn> {
 pub const SPACES: [Space; 4] = [Space::Global, Space::Flat, Space::Lds, Space::Scratch];
 
 /// Atomic ops, indexed by code.
-pub const ATOMICS: [AtomicOp; 21] = [
+pub const ATOMICS: [AtomicOp; 24] = [
     AtomicOp::Swap,
     AtomicOp::CmpSwap,
     AtomicOp::Add,
@@ -183,6 +183,9 @@ pub const ATOMICS: [AtomicOp; 21] = [
     AtomicOp::Wrap,
     AtomicOp::PkAddF16,
     AtomicOp::PkAddBf16,
+    AtomicOp::CondSub,
+    AtomicOp::SubClamp,
+    AtomicOp::FCmpSwap,
 ];
 
 /// The code of `x` in `table`, or `None` when the table lacks it (a new IR variant that the

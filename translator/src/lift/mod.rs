@@ -49,6 +49,7 @@ pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
+mod permlane_swap;
 mod rdna_buffer;
 mod rdna_names;
 mod rdna_ops;

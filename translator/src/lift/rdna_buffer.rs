@@ -17,13 +17,16 @@
 //!   offset is VGPR offset + instruction offset (num_records "reduced by sgpr_offset": the
 //!   SGPR offset counts too).
 //!
+//! Typed accesses (`buffer_*_format_*`, `tbuffer_*`) take the unified FORMAT and DST_SEL
+//! through [`typed_dword3`] into `vmem`'s GFX9 typed path; the element is checked as a whole.
+//!
 //! Not modelled: the DWORD alignment of the address (SH_MEM_CONFIG alignment mode), DST_SEL
-//! (a `SEL_1` component does not load 1).
+//! of untyped loads (a `SEL_1` component does not load 1).
 
 use super::operand::{K, R};
 use super::Lifter;
 use crate::ir::{BinOp, CmpOp, ConvOp, Val};
-use crate::isa::{Family, Inst};
+use crate::isa::{Family, Format, Inst};
 
 /// What the caller needs for one buffer access.
 pub(super) struct BufferAccess {
@@ -194,4 +197,77 @@ pub(super) fn access(l: &mut Lifter, inst: &Inst) -> R<BufferAccess> {
         lanes_ok,
         range: (total64, limit, sel, all),
     })
+}
+
+/// Unified buffer format (RDNA4 ISA Table 62; gfx11 numbers its buffer formats 0..63 the
+/// same way, checked against `llvm-mc-22`) → GFX9 `DFMT | NFMT << 4`, 0 when not a buffer
+/// format. GFX9 DFMT 1 = 8, 2 = 16, 3 = 8_8, 4 = 32, 5 = 16_16, 6 = 10_11_11, 7 = 11_11_10,
+/// 8 = 10_10_10_2, 9 = 2_10_10_10, 10 = 8_8_8_8, 11 = 32_32, 12 = 16_16_16_16, 13 = 32_32_32,
+/// 14 = 32_32_32_32; NFMT 0 UNORM, 1 SNORM, 2 USCALED, 3 SSCALED, 4 UINT, 5 SINT, 7 FLOAT.
+fn unified_format_table() -> [u32; 64] {
+    // (first unified code, DFMT, NFMTs of the consecutive codes).
+    const RUNS: [(usize, u32, &[u32]); 14] = [
+        (1, 1, &[0, 1, 2, 3, 4, 5]),
+        (7, 2, &[0, 1, 2, 3, 4, 5, 7]),
+        (14, 3, &[0, 1, 2, 3, 4, 5]),
+        (20, 4, &[4, 5, 7]),
+        (23, 5, &[0, 1, 2, 3, 4, 5, 7]),
+        (30, 6, &[7]),
+        (31, 7, &[7]),
+        (32, 8, &[0, 1, 4, 5]),
+        (36, 9, &[0, 1, 2, 3, 4, 5]),
+        (42, 10, &[0, 1, 2, 3, 4, 5]),
+        (48, 11, &[4, 5, 7]),
+        (51, 12, &[0, 1, 2, 3, 4, 5, 7]),
+        (58, 13, &[4, 5, 7]),
+        (61, 14, &[4, 5, 7]),
+    ];
+    let mut t = [0u32; 64];
+    for (first, dfmt, nfmts) in RUNS {
+        for (i, nf) in nfmts.iter().enumerate() {
+            t[first + i] = dfmt | nf << 4;
+        }
+    }
+    t
+}
+
+/// A GFX9-style V# dword 3 for the typed (`*_format_*`) path of `vmem`: DST_SEL_X..W in
+/// `[11:0]` (the V#'s, or the identity X, Y, Z, W for MTBUF), NUM_FORMAT in `[14:12]`,
+/// DATA_FORMAT in `[18:15]`, from the unified FORMAT (V# `[113:108]` on gfx12, `[114:108]`
+/// on gfx11; MTBUF: the instruction's FORMAT field).
+pub(super) fn typed_dword3(l: &mut Lifter, inst: &Inst) -> R<Val> {
+    let sb = inst.src[3]
+        .sreg()
+        .ok_or("buffer resource is not an SGPR quad")?;
+    if sb as u16 + 4 > 106 {
+        return Err("V# range leaves the SGPRs".into());
+    }
+    let d3 = l.get_sreg(sb + 3);
+    let (fmt, sel) = if inst.format == Format::Mtbuf {
+        // Identity selects: 4 | 5 << 3 | 6 << 6 | 7 << 9.
+        (l.c32(inst.mem.format as u32 & 0x7f), l.c32(0xfac))
+    } else {
+        let bits = if l.gpu.family() == Some(Family::Gfx12) {
+            0x3f
+        } else {
+            0x7f
+        };
+        let f = l.lshr_imm(d3, 12);
+        (l.and_imm(f, bits), l.and_imm(d3, 0xfff))
+    };
+    let table = l.lane_const(unified_format_table());
+    let low = l.and_imm(fmt, 63);
+    let lv = l.bcast(low);
+    let kv = l.gather(table, lv);
+    let zero = l.c32(0);
+    let key = l.read_lane(kv, zero);
+    let c64 = l.c32(64);
+    let in_table = l.cmp(CmpOp::ULt, fmt, c64);
+    let key = l.select(in_table, key, zero);
+    let df = l.and_imm(key, 15);
+    let df = l.shl_imm(df, 15);
+    let nf = l.lshr_imm(key, 4);
+    let nf = l.shl_imm(nf, 12);
+    let d = l.or(df, nf);
+    Ok(l.or(d, sel))
 }

@@ -1413,6 +1413,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.fout(r, K::F64)?;
             l.vdst64(r)
         }
+        "permlane16_swap_b32" | "permlane32_swap_b32" => super::permlane_swap::lift(l, inst, base),
         "swap_b32" => {
             // Exchanges two VGPRs in the active lanes.
             let d = inst.dst[0]

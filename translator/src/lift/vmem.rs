@@ -20,8 +20,10 @@
 //! instruction's DFMT/NFMT and identity selects) convert per component through
 //! [`crate::interp::sem::buf_fmt`]; the element is range-checked as a whole. Stores ignore
 //! DST_SEL and write every component of the element (components the instruction does not
-//! supply are written as 0). `d16` forms pack two 16-bit components per VGPR; an odd last
+//! supply are written as 0; RDNA: they repeat X, ISA 9.3). `d16` forms pack two 16-bit components per VGPR; an odd last
 //! component keeps the other half of its VGPR (`d16_hi_x`: the low half).
+//! RDNA maps its unified FORMAT onto DFMT/NFMT (`rdna_buffer::typed_dword3`); its d16
+//! loads convert f32 to f16 by truncation (RDNA4 ISA 9.3.1).
 //!
 //! LDS-direct loads (`*_load_lds_*`, MUBUF `lds`) write LDS instead of VGPRs (see
 //! `load_to_lds`). Loads of more than 8 bytes are split into dword accesses.
@@ -53,13 +55,13 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     };
     let op = op.ok_or("not supported")?;
     let gfx9 = l.gpu.family() == Some(crate::isa::Family::Gfx9);
-    let typed = op.starts_with("load_format_") || op.starts_with("store_format_");
-    if !gfx9 && (inst.mem.lds || typed || op.contains("_lds_") || inst.format == Format::Mtbuf) {
-        // RDNA's V# format fields and LDS-direct loads differ from GFX9's.
+    let typed = op.contains("format_");
+    if !gfx9 && (inst.mem.lds || op.contains("_lds_")) {
+        // RDNA's LDS-direct loads differ from GFX9's.
         return Err("not supported on this target".into());
     }
     let exec = l.exec();
-    if inst.format == Format::Mubuf && !gfx9 {
+    if matches!(inst.format, Format::Mubuf | Format::Mtbuf) && !gfx9 {
         // RDNA V# layout and out-of-range modes (`rdna_buffer`).
         let b = super::rdna_buffer::access(l, inst)?;
         let mask = l.and(exec, b.lanes_ok);
@@ -70,7 +72,23 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
             exec,
             range: Some(b.range),
         };
-        return access_op(l, inst, &a, op, None);
+        if !typed {
+            return access_op(l, inst, &a, op, None);
+        }
+        // Typed: the GFX9 path on a GFX9-style dword 3 carrying the unified format's
+        // DFMT/NFMT and the selects (MTBUF: the instruction's format, identity selects).
+        let d3 = super::rdna_buffer::typed_dword3(l, inst)?;
+        let mut mubuf = *inst;
+        mubuf.format = Format::Mubuf;
+        // RDNA spells the d16 forms `load_d16_format_x`, `store_d16_hi_format_x`, ...
+        let gop = match op.split_once("_d16_") {
+            Some((kind, rest)) => match rest.strip_prefix("hi_") {
+                Some(r) => format!("{kind}_format_d16_hi_{}", r.trim_start_matches("format_")),
+                None => format!("{kind}_format_d16_{}", rest.trim_start_matches("format_")),
+            },
+            None => op.to_string(),
+        };
+        return access_op(l, &mubuf, &a, &gop, Some(d3));
     }
     let buffer = matches!(inst.format, Format::Mubuf | Format::Mtbuf);
     let (addr, range, d3) = if buffer {
@@ -434,6 +452,12 @@ fn load_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) -> 
         } else {
             k
         };
+        // RDNA: f32 → f16 by truncation (RDNA4 ISA 9.3.1).
+        let k = if d16 && l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+            or_imm(l, k, crate::interp::sem::buf_fmt::KEY_F32_RTZ)
+        } else {
+            k
+        };
         let kv = l.bcast(k);
         comps.push(l.lane_fn(LaneFn::BufFmtLoad, vec![raw_lo, raw_hi, kv], Ty::V32));
     }
@@ -484,6 +508,12 @@ fn store_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) ->
         }
     } else {
         c[..n].copy_from_slice(&regs[..n]);
+    }
+    if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+        // RDNA: components the shader does not supply repeat X (RDNA4 ISA 9.3: "XYXX").
+        for i in n..4 {
+            c[i] = c[0];
+        }
     }
     let xy = l.pack(c[0], c[1]);
     let zw = l.pack(c[2], c[3]);
@@ -709,6 +739,10 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         "max_f64" => (AtomicOp::FMax, 8),
         "pk_add_f16" => (AtomicOp::PkAddF16, 4),
         "pk_add_bf16" => (AtomicOp::PkAddBf16, 4),
+        // RDNA only (RDNA4 ISA Table 49; gfx11 `csub` is gfx12 `sub_clamp`).
+        "cond_sub_u32" => (AtomicOp::CondSub, 4),
+        "csub_u32" | "sub_clamp_u32" => (AtomicOp::SubClamp, 4),
+        "cmpswap_f32" => (AtomicOp::FCmpSwap, 4),
         _ => return Err("not supported".into()),
     };
     let size: u8 = if wide { 8 } else { size };
@@ -723,7 +757,8 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         };
         (v, c)
     } else {
-        let d = l.get_vregs(inst.src[1], if op == AtomicOp::CmpSwap { 2 } else { 1 })?;
+        let two = matches!(op, AtomicOp::CmpSwap | AtomicOp::FCmpSwap);
+        let d = l.get_vregs(inst.src[1], if two { 2 } else { 1 })?;
         (d[0], d.get(1).copied())
     };
     let ty = if size == 8 { Ty::V64 } else { Ty::V32 };
