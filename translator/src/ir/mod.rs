@@ -596,8 +596,8 @@ pub enum Op {
     Clock,
     /// Adds `active` (`S64` lane mask popcount) and one instruction to the vector counters.
     CountVector { mask: Val },
-    /// One MFMA/SMFMAC on the register file: reads A, B and C, writes D, ignores EXEC
-    /// (CDNA ISA 7). Both engines run it through [`crate::matrix::execute`] with the wave's
+    /// One MFMA/SMFMAC (CDNA ISA 7) or WMMA/SWMMAC (RDNA) on the register file: reads A, B
+    /// and C, writes D, ignores EXEC. Both engines run it through [`crate::matrix::execute`] with the wave's
     /// MODE; the lifter gives it a block of its own.
     Matrix(Box<MatrixCall>),
 }
