@@ -704,9 +704,12 @@ pub fn main(args: &[String]) -> Result<String, Error> {
         };
         match a.as_str() {
             "--quick" => {
-                let t = cfg.threads;
-                cfg = BenchConfig::quick();
-                cfg.threads = t;
+                // The small sizes; --threads, --samples and --only keep their values.
+                let quick = BenchConfig::quick();
+                cfg.vadd_elems = quick.vadd_elems;
+                cfg.alu_items = quick.alu_items;
+                cfg.alu_iters = quick.alu_iters;
+                cfg.gemm_size = quick.gemm_size;
             }
             "--threads" => cfg.threads = num("--threads")?,
             "--samples" => cfg.samples = num("--samples")?,
