@@ -1229,17 +1229,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             );
             let hi = l.shl_imm(hi, 8);
             let w = l.or(lo, hi);
-            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
-            let old = l.get_vreg(reg)?;
-            let r = if inst.mods.op_sel & 8 != 0 {
-                let keep = l.and_imm(old, 0xffff);
-                let w = l.shl_imm(w, 16);
-                l.or(keep, w)
-            } else {
-                let keep = l.and_imm(old, 0xffff_0000);
-                l.or(keep, w)
-            };
-            l.vdst32(r)
+            // The word selected by op_sel[3], the other kept: the same write as true16's.
+            super::rdna_ops::write16(l, inst, w)
         }
         "cvt_pk_f16_f32" | "cvt_pk_bf16_f32" => {
             // gfx950: D = {cvt(S1), cvt(S0)}; f16 in the f16 MODE direction with FP16_OVFL
