@@ -83,6 +83,8 @@ fn engines_agree_on_random_programs() {
             "Global",
             "Scratch",
             "Mubuf",
+            "Mtbuf",
+            "Mai",
         ] {
             assert!(
                 t.forms.get(form).copied().unwrap_or(0) > 10,
@@ -90,6 +92,22 @@ fn engines_agree_on_random_programs() {
             );
         }
         assert!(t.opcodes.len() > 700, "only {} opcodes", t.opcodes.len());
+        let newbcast = t.forms.get("dpp row_newbcast").copied().unwrap_or(0);
+        assert!(newbcast > 3, "{newbcast} DPP row_newbcast instructions");
+        // Matrix instructions, typed buffers and calls are generated.
+        let count = |p: &str| t.opcodes.iter().filter(|o| o.name().starts_with(p)).count();
+        assert!(count("v_mfma_") > 20, "{} MFMA opcodes", count("v_mfma_"));
+        assert!(
+            count("v_smfmac_") > 5,
+            "{} SMFMAC opcodes",
+            count("v_smfmac_")
+        );
+        assert!(count("tbuffer_") > 8, "{} MTBUF opcodes", count("tbuffer_"));
+        assert!(count("buffer_load_format_") > 3);
+        assert!(count("s_call_b64") == 1 && count("s_swappc_b64") == 1);
+        if gpu == Gpu::GFX950 {
+            assert!(count("v_permlane16_swap") == 1 && count("v_permlane32_swap") == 1);
+        }
         // Layout sanity: every branch and computed jump lands on an instruction, loops end.
         for (k, n) in &t.fault_kinds {
             assert!(
@@ -154,6 +172,62 @@ fn differences_are_detected() {
     b.state.scc ^= 1;
     b.result = Err(wavejit_translator::env::ExecFault::Runaway(1));
     assert!(first_diff(&a, &b).expect("exit").starts_with("exit"));
+}
+
+/// gfx90a+ `row_newbcast:n` reads lane n of each row into the whole row (the control values
+/// of RDNA's `row_share`). `v_mov_b32_dpp v0, v1 row_newbcast:1 row_mask:0xf bank_mask:0xf`
+/// = fa02007e 015101ff (llvm-mc-22 -mcpu=gfx942); `v_add_f32_dpp v0, v1, v2 row_newbcast:15
+/// row_mask:0x5 bank_mask:0xf` = fa040002 015f015f. Both engines.
+#[test]
+fn dpp_row_newbcast() {
+    use wavejit_translator::difffuzz::gen::{Code, CODE_BASE};
+    use wavejit_translator::difffuzz::{first_diff, random_env, random_state, run_engine, Rng};
+    use wavejit_translator::exec::EngineKind;
+    use wavejit_translator::isa::Target;
+    let code = Code(
+        [
+            0x7E00_02FAu32,
+            0xFF01_5101,
+            0x0200_04FA,
+            0x5F01_5F01,
+            0xBF81_0000,
+        ]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect(),
+    );
+    for gpu in [Gpu::GFX942, Gpu::GFX950] {
+        let target = Target::new(gpu);
+        let mut rng = Rng(11);
+        let mut s0 = random_state(&mut rng, 0x3F0);
+        // Every lane active but lane 33: it keeps v0; it is row 2's lane 1, the v_mov's
+        // source there (an inactive source: row 2 keeps v0), but the v_add rewrites row 2.
+        s0.set_exec(!(1u64 << 33));
+        s0.pc = CODE_BASE;
+        for l in 0..64 {
+            s0.vgpr[1][l] = 0x3F80_0000 + 0x1000 * l as u32; // 1.0 + small steps
+            s0.vgpr[2][l] = 0x4000_0000; // 2.0
+            s0.vgpr[0][l] = 0xDEAD_0000 | l as u32;
+        }
+        let env = random_env(&mut rng);
+        let a = run_engine(&target, &code, &s0, &env, EngineKind::Interp, false);
+        let b = run_engine(&target, &code, &s0, &env, EngineKind::Jit, false);
+        assert!(a.result.is_ok(), "{:?}", a.result);
+        assert_eq!(first_diff(&a, &b), None);
+        for l in 0..64 {
+            let row = l & !15;
+            let want = if l == 33 {
+                0xDEAD_0000 | l as u32
+            } else if (row / 16) % 2 == 0 {
+                // row_mask 0x5: rows 0 and 2 get v1[row + 15] + 2.0.
+                (f32::from_bits(s0.vgpr[1][row + 15]) + 2.0).to_bits()
+            } else {
+                // Rows 1 and 3 keep the v_mov's v1[row + 1].
+                s0.vgpr[1][row + 1]
+            };
+            assert_eq!(a.state.vgpr[0][l], want, "{gpu} lane {l}");
+        }
+    }
 }
 
 /// The shrinker reduces a failing program to the instructions that matter: with a fake

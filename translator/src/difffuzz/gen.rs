@@ -39,6 +39,9 @@ const S_SAVE: [u32; 2] = [92, 88];
 /// VGPRs random instructions use (`v0..v31`); AGPRs `a0..a7`.
 const NVGPR: u32 = 32;
 const NAGPR: u32 = 8;
+/// VGPRs and AGPRs matrix instructions use (`v0..v63`, `a0..a31`).
+const MAI_NVGPR: u32 = 64;
+const MAI_NAGPR: u32 = 32;
 /// SGPRs random instructions write (`s0..s63` plus VCC, M0, rarely EXEC).
 const NSGPR: u32 = 64;
 
@@ -77,6 +80,8 @@ pub enum Enc {
     Scratch,
     /// MUBUF.
     Mubuf,
+    /// MTBUF (typed buffer accesses, the format in the instruction).
+    Mtbuf,
 }
 
 /// One opcode of one encoding the generator may pick.
@@ -130,6 +135,17 @@ pub enum Item {
         /// The indexed body.
         body: Vec<Item>,
     },
+    /// A subroutine call and return: `s_call_b64 s[84:85], sub` (or, with `swap`, the
+    /// target computed by `s_getpc_b64`/`s_add_u32`/`s_addc_u32` into `s[86:87]` and called
+    /// by `s_swappc_b64 s[84:85], s[86:87]`); `s_branch end; sub: body; s_setpc_b64
+    /// s[84:85]; end:`. The body contains no calls or `s_swappc` (they would overwrite the
+    /// return address).
+    Call {
+        /// Call through `s_swappc_b64` instead of `s_call_b64`.
+        swap: bool,
+        /// The subroutine body.
+        body: Vec<Item>,
+    },
     /// `cmp (into VCC); s_and_saveexec_b64 sS, vcc; s_cbranch_execz end; body; end:
     /// s_or_b64 exec, exec, sS`.
     If {
@@ -166,6 +182,8 @@ struct Fixed {
     s_set_gpr_idx_off: u32,
     s_setpc_b64: u32,
     s_swappc_b64: u32,
+    s_call_b64: u32,
+    s_branch: u32,
     s_add_u32: u32,
     s_addc_u32: u32,
     v_and_b32: u32,
@@ -191,9 +209,10 @@ pub struct Pool {
     pub nsgpr: u32,
 }
 
-/// Mnemonics never generated at random: control transfer (generated structurally instead)
-/// and program end. (Matrix ops are excluded by class; `s_barrier` and `s_sleep` are
-/// generated: the runner resumes a single wave after them.)
+/// Mnemonics never generated at random: control transfer (generated structurally instead),
+/// program end, and `v_mfma_ld_scale_b32` (only valid as the first half of a scaled MFMA
+/// pair). (`s_barrier` and `s_sleep` are generated: the runner resumes a single wave after
+/// them.)
 fn excluded(name: &str) -> bool {
     matches!(
         name,
@@ -209,8 +228,7 @@ fn excluded(name: &str) -> bool {
             | "s_endpgm_ordered_ps_done"
             | "s_branch"
     ) || name.starts_with("s_cbranch")
-        || name.starts_with("v_mfma")
-        || name.starts_with("v_smfmac")
+        || name == "v_mfma_ld_scale_b32"
 }
 
 /// Code made of instruction bytes at [`CODE_BASE`].
@@ -241,7 +259,7 @@ impl Pool {
                 a
             }
         };
-        let tables: [(Enc, &'static [Option<OpInfo>]); 16] = [
+        let tables: [(Enc, &'static [Option<OpInfo>]); 17] = [
             (Enc::Sop1, tb(&t::GFX942_SOP1, &t::GFX950_SOP1)),
             (Enc::Sop2, tb(&t::GFX942_SOP2, &t::GFX950_SOP2)),
             (Enc::Sopk, tb(&t::GFX942_SOPK, &t::GFX950_SOPK)),
@@ -258,6 +276,7 @@ impl Pool {
             (Enc::Global, tb(&t::GFX942_GLOBAL, &t::GFX950_GLOBAL)),
             (Enc::Scratch, tb(&t::GFX942_SCRATCH, &t::GFX950_SCRATCH)),
             (Enc::Mubuf, tb(&t::GFX942_MUBUF, &t::GFX950_MUBUF)),
+            (Enc::Mtbuf, tb(&t::GFX942_MTBUF, &t::GFX950_MTBUF)),
         ];
         let sop1 = tables[0].1;
         let sop2 = tables[1].1;
@@ -279,6 +298,8 @@ impl Pool {
             s_set_gpr_idx_off: opc_of(sopp, Op::S_SET_GPR_IDX_OFF),
             s_setpc_b64: opc_of(sop1, Op::S_SETPC_B64),
             s_swappc_b64: opc_of(sop1, Op::S_SWAPPC_B64),
+            s_call_b64: opc_of(tables[2].1, Op::S_CALL_B64),
+            s_branch: opc_of(sopp, Op::S_BRANCH),
             s_add_u32: opc_of(sop2, Op::S_ADD_U32),
             s_addc_u32: opc_of(sop2, Op::S_ADDC_U32),
             v_and_b32: opc_of(vop2, Op::V_AND_B32),
@@ -307,7 +328,7 @@ impl Pool {
             for (opc, e) in table.iter().enumerate() {
                 let Some(info) = *e else { continue };
                 let name = info.op.name();
-                if excluded(name) || info.class & CLASS_MAI != 0 {
+                if excluded(name) {
                     continue;
                 }
                 if enc == Enc::Sopp
@@ -434,7 +455,16 @@ impl Pool {
             if r < 2 {
                 v.push(Item::SetPc {
                     skip: rng.below(4) as usize,
+                    // Not inside a call's body (the return address is in s[84:85]).
+                    swap: depth < 2 && rng.below(2) == 0,
+                });
+            } else if (20..22).contains(&r) && depth < 2 {
+                // The body at depth 2: no loops, `if`s, calls or `s_swappc` inside.
+                let n = 1 + rng.below(5) as usize;
+                let body = self.items(rng, mode, n, 2);
+                v.push(Item::Call {
                     swap: rng.below(2) == 0,
+                    body,
                 });
             } else if r < 7 {
                 let opc = self.fixed.branches[rng.below(7) as usize];
@@ -487,6 +517,12 @@ impl Pool {
             Item::Inst(w) => w.len(),
             Item::Branch { .. } => 1,
             Item::SetPc { .. } => 5,
+            Item::Call { swap, body } => {
+                // (s_getpc, s_add + literal, s_addc, s_swappc | s_call), s_branch, body,
+                // s_setpc.
+                let call = if *swap { 5 } else { 1 };
+                call + 1 + body.iter().map(|i| self.size(i)).sum::<usize>() + 1
+            }
             Item::GprIdx { body, .. } => 2 + body.iter().map(|i| self.size(i)).sum::<usize>(),
             Item::Loop { body, .. } => {
                 // s_mov_b32 + literal, body, s_sub_u32, s_cmp_lg_u32, s_cbranch_scc1.
@@ -524,6 +560,27 @@ impl Pool {
                     } else {
                         0x17D << 23 | f.s_setpc_b64 << 8 | S_PC
                     });
+                }
+                Item::Call { swap, body } => {
+                    let ret = S_PC - 2;
+                    if *swap {
+                        // Bytes from the s_add (the address s_getpc returns) to the body:
+                        // s_add + literal, s_addc, s_swappc, s_branch.
+                        out.push(0x17D << 23 | S_PC << 16 | f.s_getpc_b64 << 8);
+                        out.push(2 << 30 | f.s_add_u32 << 23 | S_PC << 16 | 255 << 8 | S_PC);
+                        out.push(4 * 5);
+                        out.push(
+                            2 << 30 | f.s_addc_u32 << 23 | (S_PC + 1) << 16 | 128 << 8 | (S_PC + 1),
+                        );
+                        out.push(0x17D << 23 | ret << 16 | f.s_swappc_b64 << 8 | S_PC);
+                    } else {
+                        // s_call_b64 s[84:85], 1: over the s_branch (SOPK, PC + 4 + 4 * 1).
+                        out.push(0xB << 28 | f.s_call_b64 << 23 | ret << 16 | 1);
+                    }
+                    let d: usize = body.iter().map(|i| self.size(i)).sum();
+                    out.push(sopp(f.s_branch, d as u32 + 1));
+                    self.emit(body, out);
+                    out.push(0x17D << 23 | f.s_setpc_b64 << 8 | ret);
                 }
                 Item::GprIdx { idx, mode, body } => {
                     // s_set_gpr_idx_on idx, mode (SSRC1 holds the mode bits).
@@ -949,6 +1006,14 @@ impl Gen<'_> {
                         let present = (0..3).filter(|&i| w[i + 1] != 0).fold(8, |a, i| a | 1 << i);
                         hi |= (self.below(16) & present) << 11;
                     }
+                    if matches!(
+                        info.op,
+                        Op::V_PERMLANE16_SWAP_B32 | Op::V_PERMLANE32_SWAP_B32
+                    ) {
+                        // fi and bound_ctrl are OP_SEL bits 0 and 1 (llvm-mc-22:
+                        // `v_permlane16_swap_b32_e64 v0, v1 bound_ctrl:1 fi:1` = d1991800).
+                        hi |= self.below(4) << 11;
+                    }
                 }
                 let bitop3 = matches!(info.op, Op::V_BITOP3_B16 | Op::V_BITOP3_B32);
                 let clamp = u32::from(m & MOD_CLAMP != 0 && self.chance(20));
@@ -974,6 +1039,7 @@ impl Gen<'_> {
                 }
                 v
             }
+            Enc::Vop3p if info.class & CLASS_MAI != 0 => return self.mai(c),
             Enc::Vop3p => {
                 // gfx950 VOP3P takes a 32-bit literal (gfx942 none; v_accvgpr_* never).
                 bus.lit_ok = self.gfx950 && info.class & CLASS_ACCMOV == 0;
@@ -1091,7 +1157,12 @@ impl Gen<'_> {
                 }
                 let (seg, sve, addr, saddr, off) = match c.enc {
                     Enc::Flat => {
-                        let (a, p) = self.addr_pair(0x1FFC);
+                        let (a, p) = match self.below(8) {
+                            // LDS and scratch through the shared and private apertures.
+                            0 => self.aperture_pair(0x7FFC, 235),
+                            1 => self.aperture_pair(0x7C, 237),
+                            _ => self.addr_pair(0x1FFC),
+                        };
                         pre.extend(p);
                         // FLAT has no SADDR: the field is 0.
                         (0, 0, a, 0, self.below(64))
@@ -1148,7 +1219,7 @@ impl Gen<'_> {
                 let sc1 = u32::from(self.chance(30));
                 vec![0x38 << 26 | opc << 18 | sc1 << 15 | sc0 << 14, 0]
             }
-            Enc::Mubuf => {
+            Enc::Mubuf | Enc::Mtbuf => {
                 let acc = self.chance(12);
                 let offen = u32::from(self.chance(60));
                 let idxen = u32::from(self.chance(30));
@@ -1178,17 +1249,29 @@ impl Gen<'_> {
                     vaddr = a;
                 }
                 let glc = u32::from(self.chance(30));
+                let slc = u32::from(self.chance(10));
                 let soff = if self.chance(50) { 128 } else { S_SOFF };
-                vec![
-                    0x38 << 26
-                        | opc << 18
-                        | u32::from(self.chance(10)) << 17
-                        | glc << 14
-                        | idxen << 13
-                        | offen << 12
-                        | self.below(256),
-                    vaddr | data << 8 | (S_VSHARP / 4) << 16 | u32::from(acc) << 23 | soff << 24,
-                ]
+                let common = glc << 14 | idxen << 13 | offen << 12 | self.below(256);
+                let w1 = vaddr | data << 8 | (S_VSHARP / 4) << 16 | u32::from(acc) << 23;
+                if c.enc == Enc::Mtbuf {
+                    // MTBUF: OP[18:15], DFMT[22:19], NFMT[25:23]; SC1 and NT (SLC) in the
+                    // second word (llvm-mc-22: `tbuffer_store_format_xy a[4:5], v1, s[8:11],
+                    // 0 format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_FLOAT] idxen sc0 sc1 nt`
+                    // = ebaae000 80e20401). Mostly the formats the ISA defines, sometimes any.
+                    let dfmt = if self.chance(85) {
+                        1 + self.below(14)
+                    } else {
+                        self.below(16)
+                    };
+                    let nfmt = self.below(8);
+                    let sc1 = u32::from(self.chance(10));
+                    vec![
+                        0x3A << 26 | nfmt << 23 | dfmt << 19 | opc << 15 | common,
+                        w1 | sc1 << 21 | slc << 22 | soff << 24,
+                    ]
+                } else {
+                    vec![0x38 << 26 | opc << 18 | slc << 17 | common, w1 | soff << 24]
+                }
             }
         };
         if words.is_empty() {
@@ -1200,6 +1283,92 @@ impl Gen<'_> {
             }
         }
         Some((pre, words))
+    }
+
+    /// A VGPR pair holding a FLAT address in an aperture: the low half masked by `mask`, the
+    /// high half the aperture base's (`src` = 235 `src_shared_base`, 237
+    /// `src_private_base`).
+    fn aperture_pair(&mut self, mask: u32, src: u32) -> (u32, Vec<u32>) {
+        let a = self.reg(self.nv, 2);
+        let [and, lit] = self.v_and(a, mask, a);
+        // v_mov_b32_e32 vA+1, src
+        let mov = 0x3F << 25 | (a + 1) << 17 | self.fixed.v_mov_b32 << 9 | src;
+        (a, vec![and, lit, mov])
+    }
+
+    /// MFMA/SMFMAC (VOP3P-MAI, `notes/cdna.md` §3.2): D and C in VGPRs or AGPRs (ACC_CD),
+    /// A and B in VGPRs or AGPRs (ACC bits 59/60), C sometimes an inline constant or the same
+    /// tuple as D; CBSZ/ABID/BLGP random (mostly in range: the lifter rejects the rest).
+    /// Tuples span `v0..v63` and `a0..a31` (wider than the pools of other instructions: a
+    /// 32x32 MFMA's D alone is 16 or 32 registers). `llvm-mc-22`: `v_mfma_f32_4x4x1_16b_f32
+    /// a[0:3], v0, v1, a[0:3] cbsz:3 abid:2 blgp:5` = d3c29300 a4020300.
+    fn mai(mut self, c: &Cand) -> Option<(Vec<u32>, Vec<u32>)> {
+        let info = c.info;
+        let w = info.widths;
+        let smfmac = info.mnemonic.starts_with("v_smfmac");
+        let f8f6f4 = matches!(
+            info.op,
+            Op::V_MFMA_F32_16X16X128_F8F6F4 | Op::V_MFMA_F32_32X32X64_F8F6F4
+        );
+        let acc_cd = self.chance(50);
+        let file = |g: &mut Self, acc: bool, n: u8| {
+            if acc {
+                g.reg(MAI_NAGPR, n)
+            } else {
+                g.reg(MAI_NVGPR.max(g.nv), n)
+            }
+        };
+        let d = file(&mut self, acc_cd, w[0]);
+        let (cbsz, abid, blgp) = if f8f6f4 {
+            // CBSZ/BLGP = A/B element format (FP8, BF8, FP6, BF6, FP4); no ABID.
+            (self.below(5), 0, self.below(5))
+        } else {
+            let cbsz = if self.chance(60) { 0 } else { self.below(5) };
+            let abid = if cbsz == 0 && self.chance(80) {
+                0
+            } else {
+                self.below(16) & ((1 << cbsz.max(1)) - 1)
+            };
+            let blgp = if smfmac || self.chance(50) {
+                0
+            } else {
+                self.below(8)
+            };
+            (cbsz, abid, blgp)
+        };
+        // F8F6F4: FP6/BF6 operands take 6 registers, FP4 4, the others 8.
+        let width = |fmt: u32, full: u8| match fmt {
+            2 | 3 if f8f6f4 => 6,
+            4 if f8f6f4 => 4,
+            _ => full,
+        };
+        let acc_a = self.chance(30);
+        let acc_b = self.chance(30);
+        let a = 256 + file(&mut self, acc_a, width(cbsz, w[1]));
+        let b = 256 + file(&mut self, acc_b, width(blgp, w[2]));
+        let src2 = if smfmac {
+            // The sparsity index: one VGPR.
+            256 + self.reg(self.nv, 1)
+        } else if self.chance(10) {
+            // An inline constant C (0, 1..64, -1..-16, or a float constant).
+            if self.chance(50) {
+                128 + self.below(81)
+            } else {
+                240 + self.below(9)
+            }
+        } else if self.chance(60) {
+            256 + d
+        } else {
+            256 + file(&mut self, acc_cd, w[3])
+        };
+        let (acc_a, acc_b) = (u32::from(acc_a), u32::from(acc_b));
+        Some((
+            Vec::new(),
+            vec![
+                0x1A7 << 23 | c.opc << 16 | u32::from(acc_cd) << 15 | abid << 11 | cbsz << 8 | d,
+                a | b << 9 | src2 << 18 | acc_a << 27 | acc_b << 28 | blgp << 29,
+            ],
+        ))
     }
 
     /// `v_and_b32_e32 vD, lit, vS` with the literal `mask`.
@@ -1295,13 +1464,15 @@ impl Gen<'_> {
         if ext < 20 && c.enc != Enc::Vopc {
             // DPP (not for VOPC: LLVM has no GFX9 VOPC DPP encodings, compilers never emit
             // them).
-            let ctrl = match self.below(8) {
+            let ctrl = match self.below(9) {
                 0..=2 => self.below(256),
                 3 => 0x101 + self.below(15),
                 4 => 0x111 + self.below(15),
                 5 => 0x121 + self.below(15),
                 6 => [0x130, 0x134, 0x138, 0x13C][self.below(4) as usize],
-                _ => 0x140 + self.below(4),
+                7 => 0x140 + self.below(4),
+                // row_newbcast (gfx90a+; row_share is its GFX10+ spelling, not on GFX9).
+                _ => 0x150 + self.below(16),
             };
             let row = if self.chance(60) { 0xF } else { self.below(16) };
             let bank = if self.chance(60) { 0xF } else { self.below(16) };

@@ -1,7 +1,9 @@
 //! A small self-contained [`WaveEnv`] over byte arrays, for tests of both engines and of the
 //! lifter: one global window at a fixed base address, an LDS array and per-lane scratch.
+//! FLAT addresses in the shared and private apertures reach LDS and scratch, as in the
+//! runtime.
 
-use crate::env::{AtomicOp, MemError, Space, WaveEnv};
+use crate::env::{AtomicOp, MemError, Space, WaveEnv, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
 use crate::interp::sem;
 
 /// Memory for tests: `global` covers device addresses `base .. base + global.len()`.
@@ -43,6 +45,12 @@ impl FlatEnv {
         addr: u64,
         size: u32,
     ) -> Result<&mut [u8], MemError> {
+        const HI: u64 = 0xFFFF_FFFF_0000_0000;
+        let (space, addr) = match space {
+            Space::Flat if addr & HI == SHARED_APERTURE_BASE => (Space::Lds, addr & !HI),
+            Space::Flat if addr & HI == PRIVATE_APERTURE_BASE => (Space::Scratch, addr & !HI),
+            s => (s, addr),
+        };
         let oor = MemError::OutOfRange {
             space,
             addr,

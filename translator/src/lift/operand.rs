@@ -122,6 +122,9 @@ pub(crate) fn dpp_map(ctrl: u16) -> Option<([u32; 64], u64)> {
             0x142 => (row > 0).then(|| row - 1),
             // row_bcast:31: lane 31 to the upper half.
             0x143 => (l >= 32).then_some(31),
+            // gfx90a+ row_newbcast:n: lane n of each row to the whole row (LLVM
+            // AMDGPUModifierSyntax; the same field values and mapping as RDNA's row_share).
+            0x150..=0x15f => Some(row + (ctrl & 15) as usize),
             _ => return None,
         };
         match src {
