@@ -4,7 +4,7 @@
 //! fails with the seed, the program and the first differing register.
 
 use wavejit_translator::difffuzz::rdna::RdnaFuzzer;
-use wavejit_translator::isa::Gpu;
+use wavejit_translator::isa::{Gpu, Op};
 
 /// Programs per configuration (each compiles its blocks in the JIT: about 0.2 s per program
 /// on a loaded 2-core machine, so the four configurations take about 25 s). Longer runs:
@@ -58,6 +58,31 @@ fn engines_agree_on_random_rdna_programs() {
             programs < PER_CONFIG || f.opcodes.len() > 150,
             "only {} opcodes executed",
             f.opcodes.len()
+        );
+        // Memory and matrix instructions are in the pool and in the programs.
+        let n = |set: &mut dyn Iterator<Item = Op>, p: &str| {
+            set.filter(|o| o.name().starts_with(p)).count()
+        };
+        // (SWMMAC is RDNA4's.)
+        let swmmac = if gpu == Gpu::GFX1200 {
+            "v_swmmac"
+        } else {
+            "v_wmma"
+        };
+        for p in ["ds_", "global_", "flat_", "scratch_", "v_wmma", swmmac] {
+            let in_pool = n(&mut f.pool.iter().map(|i| i.op), p);
+            assert!(
+                in_pool > 0,
+                "{gpu} wave{wave}: no {p} instructions in the pool"
+            );
+        }
+        let mem = ["ds_", "global_", "flat_", "scratch_"]
+            .iter()
+            .map(|p| n(&mut f.opcodes.iter().copied(), p))
+            .sum::<usize>();
+        assert!(
+            programs < PER_CONFIG || mem > 20,
+            "{mem} memory opcodes executed"
         );
     }
     assert!(failures.is_empty(), "{} engine differences", failures.len());

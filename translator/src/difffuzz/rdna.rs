@@ -4,21 +4,27 @@
 //! The instruction pool is the decoder oracle (`gen/gfx1100_cases.txt`,
 //! `gen/gfx1200_cases.txt` and their `_w64` wave64 variants: LLVM-encoded instructions with
 //! LLVM's text), restricted to the ALU encodings (SOP1/SOP2/SOPK/SOPC, VOP1/VOP2/VOPC/VOP3/
-//! VOP3SD/VOP3P, VOPD; DPP16/DPP8 forms included) whose instructions lift. A program is a
-//! random sequence of pool instructions ending in `s_endpgm`; the oracle's fixed register
-//! choices (`v2`, `v4`, `v8`, `s[4:5]`, ...) make later instructions read what earlier ones
-//! wrote. Each program runs from a random wave state (float specials, NaN payloads,
-//! denormals, integer edges, random EXEC and VCC, RDNA MODE values) in the interpreter and in
-//! the JIT (every block compiled on first use; a quarter of the programs in the JIT's
+//! VOP3SD/VOP3P, VOPD; DPP16/DPP8 forms included; WMMA/SWMMAC) and the DS, FLAT, GLOBAL and
+//! SCRATCH memory instructions, whose instructions lift. A memory instruction comes with
+//! setup words that bring its address registers into the test buffers (the VGPR masked and
+//! based, the SADDR SGPRs set; instructions whose immediate offsets cannot fit are left
+//! out). A program is a random sequence of pool instructions, forward branches
+//! (`s_branch`, `s_cbranch_scc0/1`, `vccz/vccnz`, `execz/execnz`) and counted loops (counters
+//! in `s102`/`s103`, which no pool instruction writes), most often all inside one loop,
+//! ending in `s_endpgm`; the oracle's fixed register choices (`v2`, `v4`, `v8`, `s[4:5]`, ...)
+//! make later instructions read what earlier ones wrote. Each program runs from a random wave
+//! state (float specials, NaN payloads, denormals, integer edges, random EXEC and VCC, RDNA
+//! MODE values) in the interpreter and in the JIT (every block compiled on first use except
+//! matrix blocks, which the JIT declines; a quarter of the programs in the JIT's
 //! straight-line form), which must agree on the exit, every register and counter, and memory.
 //!
-//! Not generated: memory instructions (the oracle's addresses are arbitrary), branches and
-//! other program control, matrix instructions (interpreter only).
+//! Not generated: buffer (MUBUF/MTBUF) and SMEM accesses (their resource and base operands
+//! would need RDNA V# setup), image and export instructions, calls and computed jumps.
 
-use super::gen::Code;
-use super::{first_diff, random_env, random_state, run_engine, Rng};
+use super::gen::{Code, GLOBAL_BASE, LDS_SIZE};
+use super::{disassemble_words, first_diff, random_env, random_state, run_engine, Rng};
 use crate::exec::EngineKind;
-use crate::isa::{decode, Format, Gpu, Op, Target};
+use crate::isa::{decode, Format, Gpu, Inst, Op, Opnd, Target};
 use std::collections::HashSet;
 
 static GFX1100_CASES: &str = include_str!("../../gen/gfx1100_cases.txt");
@@ -29,9 +35,45 @@ static GFX1200_W64_CASES: &str = include_str!("../../gen/gfx1200_w64_cases.txt")
 /// `s_endpgm` (the same word on GFX11 and GFX12).
 const S_ENDPGM: u32 = 0xbfb0_0000;
 
+/// Loop counters (by nesting depth); no pool instruction writes them.
+const S_LOOP: [u32; 2] = [102, 103];
+
+/// SOPP opcodes (GFX11 = GFX12): `s_branch`, `s_cbranch_scc0`, `scc1`, `vccz`, `vccnz`,
+/// `execz`, `execnz` (llvm-mc-22: `s_branch 3` = bfa00003, ... `s_cbranch_execnz 3` =
+/// bfa60003).
+const BRANCHES: [u32; 7] = [0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26];
+
+/// A SOPP word.
+fn sopp(op: u32, simm16: u32) -> u32 {
+    0xBF80_0000 | op << 16 | (simm16 & 0xFFFF)
+}
+
+/// `v_and_b32_e32 vD, lit, vS` (VOP2 opcode 0x1b; llvm-mc-22: `v_and_b32 v5, 0x1ffc, v5` =
+/// 360a0aff 00001ffc).
+fn v_and(d: u32, lit: u32, s: u32) -> [u32; 2] {
+    [0x1B << 25 | d << 17 | s << 9 | 255, lit]
+}
+
+/// `v_or_b32_e32 vD, lit, vS` (VOP2 opcode 0x1c).
+fn v_or(d: u32, lit: u32, s: u32) -> [u32; 2] {
+    [0x1C << 25 | d << 17 | s << 9 | 255, lit]
+}
+
+/// `v_mov_b32_e32 vD, lit` (VOP1 opcode 1; `v_mov_b32 v6, s101` = 7e0c0265).
+fn v_mov(d: u32, lit: u32) -> [u32; 2] {
+    [0x3F << 25 | d << 17 | 1 << 9 | 255, lit]
+}
+
+/// `s_mov_b32 sD, lit` (SOP1 opcode 0; `s_mov_b32 s90, 0x1234` = beda00ff 00001234).
+fn s_mov(d: u32, lit: u32) -> [u32; 2] {
+    [0xBE80_0000 | d << 16 | 255, lit]
+}
+
 /// One pool instruction.
 #[derive(Clone, Debug)]
 pub struct PoolInst {
+    /// Setup words run before it (memory instructions: address registers into range).
+    pub prefix: Vec<u32>,
     /// Instruction bytes.
     pub bytes: Vec<u8>,
     /// LLVM's text.
@@ -56,8 +98,119 @@ pub struct RdnaFuzzer {
     pub opcodes: HashSet<Op>,
 }
 
-/// Whether an oracle instruction may go into a program: an ALU encoding, and not one that
-/// jumps, sleeps, traps or changes the program counter.
+/// A program element.
+#[derive(Clone, Debug)]
+pub enum RItem {
+    /// A pool instruction (index), with its setup words.
+    Inst(usize),
+    /// A SOPP branch (opcode `op`) over the next `skip` items of the same level.
+    Branch {
+        /// SOPP opcode.
+        op: u32,
+        /// Items skipped when taken.
+        skip: usize,
+    },
+    /// `s_mov_b32 sC, count; body; s_sub_u32 sC, sC, 1; s_cmp_lg_u32 sC, 0;
+    /// s_cbranch_scc1 body`.
+    Loop {
+        /// Nesting depth (selects the counter).
+        depth: usize,
+        /// Iterations.
+        count: u32,
+        /// The body.
+        body: Vec<RItem>,
+    },
+}
+
+/// Setup words that bring the addresses of memory instruction `inst` into the test
+/// buffers (`FlatEnv` of [`random_env`]): `Some(vec![])` for non-memory instructions,
+/// `None` when its immediate offsets or registers cannot be made to fit.
+fn address_setup(inst: &Inst) -> Option<Vec<u32>> {
+    let mut w = Vec::new();
+    let off = inst.mem.offset;
+    let v = inst.src[0].vreg().map(u32::from);
+    // A 64-bit base in SADDR, an SGPR pair below the loop counters.
+    let sbase = |w: &mut Vec<u32>, o: Opnd, lo: u32, hi: u32| -> Option<()> {
+        let s = u32::from(o.sreg()?);
+        if s + 1 >= S_LOOP[0] {
+            return None;
+        }
+        w.extend(s_mov(s, lo));
+        w.extend(s_mov(s + 1, hi));
+        Some(())
+    };
+    match inst.format {
+        Format::Ds => {
+            // Offsets are bytes; two-address forms count in elements (at most 8 bytes), or
+            // in 64 elements (`stride64`). (GFX9 names: `read2`, `write2st64`, ...)
+            let name = inst.op.name();
+            let two = name.contains("2addr") || name.contains("read2") || name.contains("write2");
+            let reach = if two {
+                let unit = if name.contains("st64") || name.contains("stride64") {
+                    64 * 8
+                } else {
+                    8
+                };
+                off.max(i32::from(inst.mem.offset1)) * unit
+            } else {
+                off
+            };
+            if reach + 0x2000 + 16 > LDS_SIZE as i32 {
+                return None;
+            }
+            if let Some(a) = v {
+                w.extend(v_and(a, 0x1FFC, a));
+            }
+        }
+        Format::Global | Format::Flat => {
+            // Base GLOBAL_BASE + 0x1000: offsets -4096..4080 stay in the 16 KiB buffer.
+            if !(-4096..=4080).contains(&off) {
+                return None;
+            }
+            let a = v?;
+            let base = GLOBAL_BASE + 0x1000;
+            if inst.src[2].is_some() && inst.src[2].code != Opnd::NULL {
+                sbase(&mut w, inst.src[2], base as u32, (base >> 32) as u32)?;
+                w.extend(v_and(a, 0xFFC, a));
+            } else {
+                w.extend(v_and(a, 0xFFC, a));
+                w.extend(v_or(a, base as u32, a));
+                w.extend(v_mov(a + 1, (base >> 32) as u32));
+            }
+        }
+        Format::Scratch => {
+            // 256 bytes of scratch per lane: VADDR < 0x80, SADDR 0x20, offset <= 64.
+            if !(0..=64).contains(&off) {
+                return None;
+            }
+            if let Some(a) = v {
+                w.extend(v_and(a, 0x7C, a));
+            }
+            let s = inst.src[2];
+            if s.is_some() && s.code != Opnd::NULL {
+                let r = u32::from(s.sreg()?);
+                if r >= S_LOOP[0] {
+                    return None;
+                }
+                w.extend(s_mov(r, 0x20));
+            }
+        }
+        _ => {}
+    }
+    Some(w)
+}
+
+/// True when `o` (a destination) covers a loop counter.
+fn writes_counter(o: Opnd) -> bool {
+    o.is_some()
+        && o.code < 128
+        && S_LOOP.iter().any(|&c| {
+            (u32::from(o.code)..u32::from(o.code) + u32::from(o.count.max(1))).contains(&c)
+        })
+}
+
+/// Whether an oracle instruction may go into a program: an ALU, matrix or DS/FLAT/GLOBAL/
+/// SCRATCH encoding, and not one that jumps, sleeps, traps or changes the program counter.
 fn eligible(format: Format, name: &str) -> bool {
     let alu = matches!(
         format,
@@ -72,12 +225,14 @@ fn eligible(format: Format, name: &str) -> bool {
             | Format::Vop3b
             | Format::Vop3p
             | Format::Vopd
+            | Format::Ds
+            | Format::Flat
+            | Format::Global
+            | Format::Scratch
     );
-    // Program control, and the matrix instructions (interpreter only: the JIT declines
-    // their blocks, and the comparison requires every block compiled).
+    // Program control; `s_movrel*` may write any SGPR (the loop counters).
     let control = [
-        "v_wmma",
-        "v_swmmac",
+        "s_movrel",
         "s_setpc",
         "s_swappc",
         "s_call",
@@ -89,9 +244,6 @@ fn eligible(format: Format, name: &str) -> bool {
         "s_endpgm",
         "s_barrier",
         "s_alloc_vgpr",
-        // Matrix instructions: interpreted only (the JIT declines their blocks).
-        "v_wmma",
-        "v_swmmac",
     ];
     alu && !control.iter().any(|c| name.starts_with(c))
 }
@@ -103,14 +255,26 @@ impl RdnaFuzzer {
             gpu,
             wave_size: wave,
         };
-        let cases = match (gpu.family(), wave) {
-            (Some(crate::isa::Family::Gfx11), 32) => GFX1100_CASES,
-            (Some(crate::isa::Family::Gfx11), _) => GFX1100_W64_CASES,
-            (_, 32) => GFX1200_CASES,
-            _ => GFX1200_W64_CASES,
+        let gfx11 = gpu.family() == Some(crate::isa::Family::Gfx11);
+        let (w32, w64) = if gfx11 {
+            (GFX1100_CASES, GFX1100_W64_CASES)
+        } else {
+            (GFX1200_CASES, GFX1200_W64_CASES)
         };
+        // The wave64 files hold the instructions whose operands differ in wave64; the memory
+        // instructions (the same in both) come from the wave32 file.
+        let lines = if wave == 32 {
+            w32.lines().chain("".lines())
+        } else {
+            w64.lines().chain(w32.lines())
+        };
+        let w64_len = w64.lines().count();
         let mut pool = Vec::new();
-        for line in cases.lines().filter(|l| !l.starts_with('#')) {
+        for (n, line) in lines.enumerate() {
+            if line.starts_with('#') {
+                continue;
+            }
+            let memory_only = wave == 64 && n >= w64_len;
             let Some((hex, text)) = line.split_once(" | ") else {
                 continue;
             };
@@ -128,10 +292,24 @@ impl RdnaFuzzer {
             if inst.size as usize != bytes.len() || !eligible(inst.format, inst.op.name()) {
                 continue;
             }
+            let memory = matches!(
+                inst.format,
+                Format::Ds | Format::Flat | Format::Global | Format::Scratch
+            );
+            if memory_only && !memory {
+                continue;
+            }
+            if inst.dst.iter().any(|&d| writes_counter(d)) {
+                continue;
+            }
+            let Some(prefix) = address_setup(&inst) else {
+                continue;
+            };
             if crate::lift::coverage::lift_one(&target, &bytes).is_err() {
                 continue;
             }
             pool.push(PoolInst {
+                prefix,
                 bytes,
                 text: text.trim(),
                 op: inst.op,
@@ -147,12 +325,105 @@ impl RdnaFuzzer {
         }
     }
 
-    /// The instructions of program `seed` (indices into the pool).
-    pub fn program(&self, rng: &mut Rng) -> Vec<usize> {
+    /// A random program: pool instructions, branches and loops, usually all in one loop.
+    pub fn program(&self, rng: &mut Rng) -> Vec<RItem> {
         let n = 16 + rng.below(48) as usize;
-        (0..n)
-            .map(|_| rng.below(self.pool.len() as u64) as usize)
-            .collect()
+        if rng.below(4) != 0 {
+            let body = self.items(rng, n, 1);
+            vec![RItem::Loop {
+                depth: 0,
+                count: 2 + rng.below(7) as u32,
+                body,
+            }]
+        } else {
+            self.items(rng, n, 0)
+        }
+    }
+
+    fn items(&self, rng: &mut Rng, n: usize, depth: usize) -> Vec<RItem> {
+        let mut v = Vec::with_capacity(n);
+        while v.len() < n {
+            let r = rng.below(100);
+            if r < 5 {
+                v.push(RItem::Branch {
+                    op: BRANCHES[rng.below(7) as usize],
+                    skip: 1 + rng.below(4) as usize,
+                });
+            } else if r < 9 && depth < 2 {
+                let n = 2 + rng.below(8) as usize;
+                let body = self.items(rng, n, depth + 1);
+                v.push(RItem::Loop {
+                    depth,
+                    count: 2 + rng.below(5) as u32,
+                    body,
+                });
+            } else {
+                v.push(RItem::Inst(rng.below(self.pool.len() as u64) as usize));
+            }
+        }
+        v
+    }
+
+    /// Size in dwords of an item.
+    fn size(&self, item: &RItem) -> usize {
+        match item {
+            RItem::Inst(i) => self.pool[*i].prefix.len() + self.pool[*i].bytes.len() / 4,
+            RItem::Branch { .. } => 1,
+            // s_mov_b32 + literal, body, s_sub_u32, s_cmp_lg_u32, s_cbranch_scc1.
+            RItem::Loop { body, .. } => 2 + body.iter().map(|i| self.size(i)).sum::<usize>() + 3,
+        }
+    }
+
+    /// `items` laid out as words, followed by `s_endpgm`.
+    pub fn layout(&self, items: &[RItem]) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.emit(items, &mut out);
+        out.push(S_ENDPGM);
+        out
+    }
+
+    fn emit(&self, items: &[RItem], out: &mut Vec<u32>) {
+        for (k, item) in items.iter().enumerate() {
+            match item {
+                RItem::Inst(i) => {
+                    let p = &self.pool[*i];
+                    out.extend_from_slice(&p.prefix);
+                    out.extend(
+                        p.bytes
+                            .chunks(4)
+                            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                    );
+                }
+                RItem::Branch { op, skip } => {
+                    let end = (k + 1 + skip).min(items.len());
+                    let d: usize = items[k + 1..end].iter().map(|i| self.size(i)).sum();
+                    out.push(sopp(*op, d as u32));
+                }
+                RItem::Loop { depth, count, body } => {
+                    let c = S_LOOP[*depth];
+                    out.extend(s_mov(c, *count));
+                    let start = out.len();
+                    self.emit(body, out);
+                    // s_sub_u32 sC, sC, 1 (SOP2 opcode 1: `s_sub_u32 s90, s90, 1` = 80da815a).
+                    out.push(0x8080_0000 | c << 16 | 0x81 << 8 | c);
+                    // s_cmp_lg_u32 sC, 0 (SOPC opcode 7: `s_cmp_lg_u32 s90, 0` = bf07805a).
+                    out.push(0xBF07_0000 | 0x80 << 8 | c);
+                    let d = start as i64 - (out.len() as i64 + 1);
+                    out.push(sopp(0x22, d as i32 as u32));
+                }
+            }
+        }
+    }
+
+    /// Pool instructions in `items`, nested ones included.
+    fn insts(items: &[RItem], out: &mut Vec<usize>) {
+        for i in items {
+            match i {
+                RItem::Inst(k) => out.push(*k),
+                RItem::Loop { body, .. } => Self::insts(body, out),
+                RItem::Branch { .. } => {}
+            }
+        }
     }
 
     /// Runs program `seed` in both engines; `Err` describes a difference (seed, program text,
@@ -162,13 +433,11 @@ impl RdnaFuzzer {
             return Err(format!("{}: empty instruction pool", self.target.gpu));
         }
         let mut rng = Rng(seed);
-        let prog = self.program(&mut rng);
-        let mut bytes: Vec<u8> = prog
-            .iter()
-            .flat_map(|&i| self.pool[i].bytes.iter().copied())
-            .collect();
-        bytes.extend_from_slice(&S_ENDPGM.to_le_bytes());
-        let code = Code(bytes);
+        let items = self.program(&mut rng);
+        let words = self.layout(&items);
+        let code = Code(super::gen::to_bytes(&words));
+        let mut prog = Vec::new();
+        Self::insts(&items, &mut prog);
         // RDNA MODE: round to nearest, denormal modes random (no IEEE/DX10 bits on RDNA4).
         let mode = match rng.below(4) {
             0 => (rng.below(16) as u32) << 4,
@@ -195,15 +464,12 @@ impl RdnaFuzzer {
         self.opcodes.extend(prog.iter().map(|&i| self.pool[i].op));
         match first_diff(&a, &b) {
             None => Ok(()),
-            Some(d) => {
-                let text: Vec<&str> = prog.iter().map(|&i| self.pool[i].text).collect();
-                Err(format!(
-                    "{} wave{} seed {seed:#x}: engines differ: {d}\nprogram:\n  {}",
-                    self.target.gpu,
-                    self.target.wave_size,
-                    text.join("\n  ")
-                ))
-            }
+            Some(d) => Err(format!(
+                "{} wave{} seed {seed:#x}: engines differ: {d}\nprogram:\n{}",
+                self.target.gpu,
+                self.target.wave_size,
+                disassemble_words(&self.target, &words)
+            )),
         }
     }
 }
