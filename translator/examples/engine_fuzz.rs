@@ -4,7 +4,11 @@
 //! ```sh
 //! cargo run -p wavejit-translator --release --example engine_fuzz -- --seconds 600 --seed 7
 //! cargo run -p wavejit-translator --release --example engine_fuzz -- --replay 0x94200012 --target gfx942
+//! cargo run -p wavejit-translator --release --example engine_fuzz -- --rdna --seconds 300 --seed 7
 //! ```
+//!
+//! `--rdna` runs the RDNA fuzzer (`difffuzz::rdna`) instead: gfx1100 and gfx1200, wave32 and
+//! wave64 in turn (`--replay` with `--rdna` replays a seed on all four).
 //!
 //! `--dump` prints the generated instructions of `--programs N` programs (default 200) as
 //! `bytes<TAB>our disassembly` lines: the first column feeds
@@ -28,7 +32,7 @@ fn parse_u64(s: &str) -> Option<u64> {
 fn usage() -> ! {
     eprintln!(
         "usage: engine_fuzz [--seconds N] [--seed S] [--programs N] [--target gfx942|gfx950|both] \
-         [--replay SEED] [--verbose] [--show-faults] [--mix] [--dump]"
+         [--replay SEED] [--verbose] [--show-faults] [--mix] [--dump] [--rdna]"
     );
     std::process::exit(2)
 }
@@ -43,6 +47,7 @@ fn main() {
     let mut show_faults = false;
     let mut mix = false;
     let mut dump = false;
+    let mut rdna = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -59,6 +64,11 @@ fn main() {
                     Some("both") => vec![Gpu::GFX942, Gpu::GFX950],
                     _ => usage(),
                 }
+            }
+            "--rdna" => {
+                rdna = true;
+                i += 1;
+                continue;
             }
             "--dump" => {
                 dump = true;
@@ -83,6 +93,9 @@ fn main() {
             _ => usage(),
         }
         i += 2;
+    }
+    if rdna {
+        run_rdna(seconds, seed, programs, replay);
     }
     let mut fuzzers: Vec<Fuzzer> = targets.iter().map(|g| Fuzzer::new(*g)).collect();
     for f in &mut fuzzers {
@@ -176,6 +189,67 @@ fn main() {
         start.elapsed().as_secs_f64()
     );
     std::process::exit(i32::from(found > 0));
+}
+
+/// The RDNA fuzzer on gfx1100/gfx1200 in wave32 and wave64, round robin until the deadline
+/// (or one `replay` seed on each); exits with status 1 when the engines differed.
+fn run_rdna(seconds: u64, seed: u64, programs: u64, replay: Option<u64>) -> ! {
+    use wavejit_translator::difffuzz::rdna::RdnaFuzzer;
+    let mut fuzzers: Vec<RdnaFuzzer> = [(Gpu::GFX1100, 32), (Gpu::GFX1100, 64)]
+        .into_iter()
+        .chain([(Gpu::GFX1200, 32), (Gpu::GFX1200, 64)])
+        .map(|(g, w)| RdnaFuzzer::new(g, w))
+        .collect();
+    let mut found = 0;
+    if let Some(s) = replay {
+        for f in &mut fuzzers {
+            match f.run_program(s) {
+                Ok(()) => eprintln!(
+                    "{} wave{}: seed {s:#x}: engines agree",
+                    f.target.gpu, f.target.wave_size
+                ),
+                Err(e) => {
+                    found += 1;
+                    eprintln!("{e}");
+                }
+            }
+        }
+        std::process::exit(i32::from(found > 0));
+    }
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs(seconds);
+    let mut n = 0u64;
+    while Instant::now() < deadline && n < programs {
+        for (k, f) in fuzzers.iter_mut().enumerate() {
+            let s = seed
+                .wrapping_mul(0x1_0000_0000)
+                .wrapping_add(n * 4 + k as u64);
+            if let Err(e) = f.run_program(s) {
+                found += 1;
+                eprintln!("{e}");
+            }
+        }
+        n += 1;
+    }
+    let mut insts = 0;
+    for f in &fuzzers {
+        insts += f.insts;
+        println!(
+            "{} wave{}: {} pool instructions, {} programs, {} instructions executed, {} distinct opcodes, {} ended in a fault",
+            f.target.gpu,
+            f.target.wave_size,
+            f.pool.len(),
+            f.programs,
+            f.insts,
+            f.opcodes.len(),
+            f.faults
+        );
+    }
+    println!(
+        "total: {insts} instructions in {:.0} s, {found} differences",
+        start.elapsed().as_secs_f64()
+    );
+    std::process::exit(i32::from(found > 0))
 }
 
 /// Prints the static instruction mix of `n` generated programs: counts by encoding form.
