@@ -45,9 +45,10 @@ fn engines_agree_on_random_programs() {
         );
         let t = &f.totals;
         eprintln!(
-            "{gpu}: {} opcodes, {} programs, {} instructions executed, {} blocks, {} ended in a fault",
+            "{gpu}: {} opcodes, {} programs ({} workgroups), {} instructions executed, {} blocks, {} ended in a fault",
             f.pool.cands.len(),
             t.programs,
+            t.workgroups,
             t.insts,
             t.blocks,
             t.faults
@@ -92,6 +93,7 @@ fn engines_agree_on_random_programs() {
             );
         }
         assert!(t.opcodes.len() > 700, "only {} opcodes", t.opcodes.len());
+        assert!(t.workgroups > 10, "{} multi-wave programs", t.workgroups);
         let newbcast = t.forms.get("dpp row_newbcast").copied().unwrap_or(0);
         assert!(newbcast > 3, "{newbcast} DPP row_newbcast instructions");
         // Matrix instructions, typed buffers and calls are generated.
@@ -226,6 +228,62 @@ fn dpp_row_newbcast() {
                 s0.vgpr[1][row + 1]
             };
             assert_eq!(a.state.vgpr[0][l], want, "{gpu} lane {l}");
+        }
+    }
+}
+
+/// A workgroup run meets at barriers: two waves each store their lanes' values to their own
+/// LDS region, pass `s_barrier`, and load the other wave's region, which they see written
+/// (the store of the wave that runs second happens after the first wave's store but before
+/// its load). Both engines. `ds_write_b32 v0, v1; s_barrier; ds_read_b32 v2, v3;
+/// s_waitcnt lgkmcnt(0); s_endpgm` = d81a0000 00000100 bf8a0000 d86c0000 02000003 bf8cc07f
+/// bf810000 (llvm-mc-22 -mcpu=gfx942).
+#[test]
+fn workgroup_waves_meet_at_barriers() {
+    use wavejit_translator::difffuzz::gen::{Code, CODE_BASE};
+    use wavejit_translator::difffuzz::{first_diff, random_env, random_state, run_waves, Rng};
+    use wavejit_translator::exec::EngineKind;
+    use wavejit_translator::isa::Target;
+    let words = [
+        0xD81A_0000u32,
+        0x0000_0100,
+        0xBF8A_0000,
+        0xD86C_0000,
+        0x0200_0003,
+        0xBF8C_C07F,
+        0xBF81_0000,
+    ];
+    let code = Code(words.iter().flat_map(|w| w.to_le_bytes()).collect());
+    let target = Target::new(Gpu::GFX942);
+    let mut rng = Rng(5);
+    let mut waves = Vec::new();
+    for w in 0..2u32 {
+        let mut s = random_state(&mut rng, 0x3F0);
+        s.set_exec(u64::MAX);
+        s.pc = CODE_BASE;
+        s.sgpr[124] = u32::MAX; // M0
+        for l in 0..64u32 {
+            s.vgpr[0][l as usize] = w * 256 + 4 * l; // own region
+            s.vgpr[1][l as usize] = 0x5A00_0000 | w << 16 | l;
+            s.vgpr[3][l as usize] = (1 - w) * 256 + 4 * l; // the other wave's
+        }
+        waves.push(s);
+    }
+    let env = random_env(&mut rng);
+    let refs: Vec<&_> = waves.iter().map(|s| &**s).collect();
+    let a = run_waves(&target, &code, &refs, &env, EngineKind::Interp, false);
+    let b = run_waves(&target, &code, &refs, &env, EngineKind::Jit, false);
+    assert_eq!(first_diff(&a, &b), None);
+    let states = std::iter::once((&a.result, &a.state)).chain(a.others.iter().map(|(r, s)| (r, s)));
+    for (w, (r, s)) in states.enumerate() {
+        assert!(r.is_ok(), "wave {w}: {r:?}");
+        for l in 0..64u32 {
+            let other = 1 - w as u32;
+            assert_eq!(
+                s.vgpr[2][l as usize],
+                0x5A00_0000 | other << 16 | l,
+                "wave {w} lane {l}"
+            );
         }
     }
 }

@@ -184,6 +184,7 @@ struct Fixed {
     s_swappc_b64: u32,
     s_call_b64: u32,
     s_branch: u32,
+    s_barrier: u32,
     s_add_u32: u32,
     s_addc_u32: u32,
     v_and_b32: u32,
@@ -300,6 +301,7 @@ impl Pool {
             s_swappc_b64: opc_of(sop1, Op::S_SWAPPC_B64),
             s_call_b64: opc_of(tables[2].1, Op::S_CALL_B64),
             s_branch: opc_of(sopp, Op::S_BRANCH),
+            s_barrier: opc_of(sopp, Op::S_BARRIER),
             s_add_u32: opc_of(sop2, Op::S_ADD_U32),
             s_addc_u32: opc_of(sop2, Op::S_ADDC_U32),
             v_and_b32: opc_of(vop2, Op::V_AND_B32),
@@ -501,6 +503,19 @@ impl Pool {
             }
         }
         v
+    }
+
+    /// Adds `n` `s_barrier`s at random places of `items`' top level (inside the loop when
+    /// the whole program is one).
+    pub fn add_barriers(&self, rng: &mut Rng, items: &mut Vec<Item>, n: usize) {
+        let list = match items.as_mut_slice() {
+            [Item::Loop { body, .. }] => body,
+            _ => items,
+        };
+        for _ in 0..n {
+            let at = rng.below(list.len() as u64 + 1) as usize;
+            list.insert(at, Item::Inst(vec![sopp(self.fixed.s_barrier, 0)]));
+        }
     }
 
     /// Lays `items` out at [`CODE_BASE`], followed by `s_endpgm`.

@@ -9,7 +9,9 @@
 //! forward branches on SCC/VCC/EXEC, computed `s_setpc`/`s_swappc` jumps, subroutine calls
 //! (`s_call_b64` or `s_swappc_b64`, returning by `s_setpc_b64`), bounded loops and
 //! EXEC-masked `if`s, ending in `s_endpgm`. Every generated word is decoded back and must give
-//! the encoded opcode.
+//! the encoded opcode. An eighth of the programs run as a workgroup of 2-4 waves with
+//! `s_barrier`s added ([`run_waves`]: shared LDS and memory, deterministic cooperative
+//! scheduling, every wave compared).
 //!
 //! [`Fuzzer::run_program`] runs one program from a random wave state (float specials, NaN
 //! payloads, denormals, integer edges; full, partial and zero EXEC; random MODE) through a
@@ -28,8 +30,7 @@
 //! scaled-MFMA pair (`v_mfma_ld_scale_b32` prefix), VOPC DPP (LLVM-22 has no GFX9 VOPC DPP
 //! encoding: "dpp variant of this instruction is not supported"), DPP `row_share` (GFX10+
 //! only; its GFX9 field values are `row_newbcast`), 64-bit DPP, unaligned VGPR tuples,
-//! swizzled or ADD_TID buffers, several waves (barriers are trivially passed by the single
-//! wave).
+//! swizzled or ADD_TID buffers.
 
 pub mod gen;
 pub mod rdna;
@@ -306,6 +307,8 @@ pub struct Outcome {
     /// Lifted blocks holding a matrix instruction (the JIT declines them: they run in the
     /// interpreter in both engines).
     pub matrix_blocks: u64,
+    /// The other waves of a workgroup run ([`run_waves`]): last exit and final state.
+    pub others: Vec<(Result<ExitCode, ExecFault>, Box<WaveState>)>,
 }
 
 thread_local! {
@@ -330,9 +333,16 @@ fn counting_lift(
 impl Outcome {
     /// Wave instructions executed (the per-class counters).
     pub fn insts(&self) -> u64 {
-        self.state.counters.by_class.iter().sum()
+        std::iter::once(&self.state)
+            .chain(self.others.iter().map(|(_, s)| s))
+            .map(|s| s.counters.by_class.iter().sum::<u64>())
+            .sum()
     }
 }
+
+/// Scheduling rounds of a run: each resumes every wave that is not done or waiting at a
+/// barrier (after `s_sleep` or a barrier).
+const MAX_ROUNDS: usize = 65;
 
 /// Runs `code` from `init`/`env` under `engine` (the JIT compiles every block on first use;
 /// with `straight_line`, never in the lane-group loop form), resuming after `s_sleep` and
@@ -345,66 +355,114 @@ pub fn run_engine(
     engine: EngineKind,
     straight_line: bool,
 ) -> Outcome {
-    let mut state = clone_state(init);
+    run_waves(target, code, &[init], env, engine, straight_line)
+}
+
+/// Runs the waves `inits` of one workgroup on `code` (one translator, shared LDS and
+/// memory), cooperatively and deterministically: in each round every wave runs in turn
+/// until it ends, faults, sleeps or reaches a barrier; a barrier opens once every wave still
+/// running waits at it. The outcome is wave 0's, the others in [`Outcome::others`].
+pub fn run_waves(
+    target: &Target,
+    code: &Code,
+    inits: &[&WaveState],
+    env: &FlatEnv,
+    engine: EngineKind,
+    straight_line: bool,
+) -> Outcome {
+    let mut states: Vec<Box<WaveState>> = inits.iter().map(|s| clone_state(s)).collect();
     let mut env = env.clone();
-    let result = match Translator::new(*target, engine) {
+    let n = states.len();
+    let mut results: Vec<Result<ExitCode, ExecFault>> =
+        (0..n).map(|_| Ok(ExitCode::Yield)).collect();
+    let (mut lifted, mut compiled) = (0, 0);
+    MATRIX_BLOCKS.with(|c| c.set(0));
+    match translator(target, engine, straight_line) {
         Ok(tr) => {
-            let mut tr = tr.with_hot_threshold(0);
-            if straight_line {
-                match crate::jit::Jit::new() {
-                    Ok(j) => tr = tr.with_jit(j.without_loop_form()),
-                    Err(e) => {
-                        return Outcome {
-                            result: Err(ExecFault::Unsupported(format!("no host JIT: {e}"))),
-                            state,
-                            env,
-                            lifted: 0,
-                            compiled: 0,
-                            matrix_blocks: 0,
-                        }
+            let mut done = vec![false; n];
+            let mut waiting = vec![false; n];
+            let mut budgets = vec![BUDGET; n];
+            for _ in 0..MAX_ROUNDS {
+                for w in 0..n {
+                    if done[w] || waiting[w] {
+                        continue;
                     }
+                    let r = tr.run(code, &mut states[w], &mut env, &mut budgets[w]);
+                    match r {
+                        Ok(ExitCode::Yield) => {}
+                        Ok(ExitCode::Barrier) => waiting[w] = true,
+                        _ => done[w] = true,
+                    }
+                    results[w] = r;
                 }
-            }
-            tr = tr.with_lifter(counting_lift);
-            MATRIX_BLOCKS.with(|c| c.set(0));
-            let mut budget = BUDGET;
-            let mut r;
-            let mut resumes = 0;
-            loop {
-                r = tr.run(code, &mut state, &mut env, &mut budget);
-                match r {
-                    Ok(ExitCode::Yield | ExitCode::Barrier) if resumes < 64 => resumes += 1,
-                    _ => break,
+                if done.iter().all(|&d| d) {
+                    break;
+                }
+                if (0..n).all(|w| done[w] || waiting[w]) {
+                    waiting.fill(false);
                 }
             }
             let st = tr.stats();
-            return Outcome {
-                result: r,
-                state,
-                env,
-                lifted: st.blocks_lifted,
-                compiled: st.blocks_compiled,
-                matrix_blocks: MATRIX_BLOCKS.with(|c| c.get()),
-            };
+            (lifted, compiled) = (st.blocks_lifted, st.blocks_compiled);
         }
-        Err(e) => Err(e),
-    };
+        Err(e) => results[0] = Err(e),
+    }
+    let mut waves = states.into_iter().zip(results);
+    let (state, result) = waves.next().expect("at least one wave");
     Outcome {
         result,
         state,
         env,
-        lifted: 0,
-        compiled: 0,
-        matrix_blocks: 0,
+        lifted,
+        compiled,
+        matrix_blocks: MATRIX_BLOCKS.with(|c| c.get()),
+        others: waves.map(|(s, r)| (r, s)).collect(),
     }
+}
+
+/// A translator compiling every block on first use (in the straight-line form only with
+/// `straight_line`), lifting through [`counting_lift`].
+fn translator(
+    target: &Target,
+    engine: EngineKind,
+    straight_line: bool,
+) -> Result<Translator, ExecFault> {
+    let mut tr = Translator::new(*target, engine)?
+        .with_hot_threshold(0)
+        .with_lifter(counting_lift);
+    if straight_line {
+        let j = crate::jit::Jit::new()
+            .map_err(|e| ExecFault::Unsupported(format!("no host JIT: {e}")))?;
+        tr = tr.with_jit(j.without_loop_form());
+    }
+    Ok(tr)
 }
 
 /// The first difference between two outcomes (interpreter `a`, JIT `b`), if any.
 pub fn first_diff(a: &Outcome, b: &Outcome) -> Option<String> {
-    if a.result != b.result {
-        return Some(format!("exit: interp {:?}, jit {:?}", a.result, b.result));
+    let wa = std::iter::once((&a.result, &a.state)).chain(a.others.iter().map(|(r, s)| (r, s)));
+    let wb = std::iter::once((&b.result, &b.state)).chain(b.others.iter().map(|(r, s)| (r, s)));
+    if a.others.len() != b.others.len() {
+        return Some("different numbers of waves".into());
     }
-    let (x, y) = (&a.state, &b.state);
+    for (w, ((ra, sa), (rb, sb))) in wa.zip(wb).enumerate() {
+        let wave = if a.others.is_empty() {
+            String::new()
+        } else {
+            format!("wave {w}: ")
+        };
+        if ra != rb {
+            return Some(format!("{wave}exit: interp {ra:?}, jit {rb:?}"));
+        }
+        if let Some(d) = state_diff(sa, sb) {
+            return Some(format!("{wave}{d}"));
+        }
+    }
+    memory_diff(a, b)
+}
+
+/// The first difference between two wave states.
+fn state_diff(x: &WaveState, y: &WaveState) -> Option<String> {
     for r in 0..NUM_VREGS {
         if x.vgpr[r] != y.vgpr[r] {
             let l = (0..64).find(|&l| x.vgpr[r][l] != y.vgpr[r][l]).unwrap_or(0);
@@ -445,6 +503,11 @@ pub fn first_diff(a: &Outcome, b: &Outcome) -> Option<String> {
             x.counters, y.counters
         ));
     }
+    None
+}
+
+/// The first difference in memory, clock or compiled blocks.
+fn memory_diff(a: &Outcome, b: &Outcome) -> Option<String> {
     let mems = [
         ("global", &a.env.global, &b.env.global),
         ("lds", &a.env.lds, &b.env.lds),
@@ -547,6 +610,8 @@ pub struct Totals {
     pub insts: u64,
     /// Programs that ended in a fault (memory, unsupported, runaway) in both engines.
     pub faults: u64,
+    /// Programs run as a workgroup of several waves.
+    pub workgroups: u64,
     /// Blocks compiled by the JIT.
     pub blocks: u64,
     /// Faults by kind (memory space, unsupported instruction, runaway, ...).
@@ -616,8 +681,10 @@ impl Fuzzer {
         }
     }
 
-    /// Generates program `seed` (its items, initial state and memory).
-    pub fn generate(&mut self, seed: u64) -> (Vec<Item>, Box<WaveState>, FlatEnv) {
+    /// Generates program `seed`: its items, the initial state of each wave (one, or for an
+    /// eighth of the seeds a workgroup of 2-4 waves with `s_barrier`s added to the program)
+    /// and memory.
+    pub fn generate(&mut self, seed: u64) -> (Vec<Item>, Vec<Box<WaveState>>, FlatEnv) {
         let mut rng = Rng(seed);
         let mode = random_mode(&mut rng);
         let state = random_state(&mut rng, mode);
@@ -626,16 +693,31 @@ impl Fuzzer {
         // Register pool sizes: small pools make dense chains of dependences.
         self.pool.nvgpr = [8, 16, 32, 32][rng.below(4) as usize];
         self.pool.nsgpr = [8, 16, 64, 64][rng.below(4) as usize];
-        let items = self.pool.program(&mut rng, mode, len);
-        (items, state, env)
+        let mut items = self.pool.program(&mut rng, mode, len);
+        let mut states = vec![state];
+        if rng.below(8) == 0 {
+            // A workgroup: the waves share LDS and memory and meet at barriers.
+            for _ in 0..1 + rng.below(3) {
+                states.push(random_state(&mut rng, mode));
+            }
+            let barriers = 1 + rng.below(3) as usize;
+            self.pool.add_barriers(&mut rng, &mut items, barriers);
+        }
+        (items, states, env)
     }
 
     /// Runs both engines on `items`; the difference, if any, and the interpreter's outcome.
-    fn check(&self, items: &[Item], state: &WaveState, env: &FlatEnv) -> (Option<String>, Outcome) {
+    fn check(
+        &self,
+        items: &[Item],
+        states: &[Box<WaveState>],
+        env: &FlatEnv,
+    ) -> (Option<String>, Outcome) {
         let code = Code(gen::to_bytes(&self.pool.layout(items)));
         let t = &self.pool.target;
-        let a = run_engine(t, &code, state, env, EngineKind::Interp, false);
-        let b = run_engine(t, &code, state, env, EngineKind::Jit, self.straight_line);
+        let waves: Vec<&WaveState> = states.iter().map(|s| &**s).collect();
+        let a = run_waves(t, &code, &waves, env, EngineKind::Interp, false);
+        let b = run_waves(t, &code, &waves, env, EngineKind::Jit, self.straight_line);
         if let Some(op) = self.inject {
             if contains_op(t, &code.0, op) {
                 return (Some(format!("injected difference at {}", op.name())), a);
@@ -649,6 +731,9 @@ impl Fuzzer {
         self.straight_line = straight_line_for(seed);
         let (items, state, env) = self.generate(seed);
         let (diff, out) = self.check(&items, &state, &env);
+        if state.len() > 1 {
+            self.totals.workgroups += 1;
+        }
         self.census(&items);
         self.totals.programs += 1;
         self.totals.insts += out.insts();
@@ -730,7 +815,7 @@ impl Fuzzer {
     }
 
     /// Drops items (and unwraps loops and `if`s) while the engines still differ.
-    fn shrink(&self, mut items: Vec<Item>, state: &WaveState, env: &FlatEnv) -> Vec<Item> {
+    fn shrink(&self, mut items: Vec<Item>, state: &[Box<WaveState>], env: &FlatEnv) -> Vec<Item> {
         let mut tries = 0;
         let mut i = 0;
         while i < count(&items) && tries < 400 {
