@@ -1444,7 +1444,24 @@ impl Gen<'_> {
             && k[0] != 1
             && s0k == 0
             && !madk;
-        let ext = if narrow { self.below(100) } else { 100 };
+        // gfx90a+ DPP on 64-bit operands (DP ALU), with row_newbcast only (llvm-mc-22:
+        // `v_rcp_f64_dpp v[0:1], v[2:3] row_newbcast:1` = 7e004afa ff015102); no SDWA.
+        let wide = !narrow
+            && info.op != Op::V_SWAP_B32
+            && !info.mnemonic.starts_with("v_dot")
+            && dw <= 2
+            && (1..=2).contains(&s0w)
+            && s1w <= 2
+            && (dw == 2 || s0w == 2 || s1w == 2)
+            && k[0] != 1
+            && s0k == 0
+            && !madk
+            && c.enc != Enc::Vopc;
+        let ext = match (narrow, wide) {
+            (true, _) => self.below(100),
+            (_, true) if self.chance(20) => 0,
+            _ => 100,
+        };
         let implicit_vcc = matches!(
             info.op,
             Op::V_ADDC_CO_U32 | Op::V_SUBB_CO_U32 | Op::V_SUBBREV_CO_U32 | Op::V_CNDMASK_B32
@@ -1479,7 +1496,7 @@ impl Gen<'_> {
         if ext < 20 && c.enc != Enc::Vopc {
             // DPP (not for VOPC: LLVM has no GFX9 VOPC DPP encodings, compilers never emit
             // them).
-            let ctrl = match self.below(9) {
+            let ctrl = match if wide { 8 } else { self.below(9) } {
                 0..=2 => self.below(256),
                 3 => 0x101 + self.below(15),
                 4 => 0x111 + self.below(15),
@@ -1495,7 +1512,7 @@ impl Gen<'_> {
             let mods = self.below(16) & ((m >> 10) & 3 | ((m >> 13) & 3) << 2);
             // mods bits: abs0, abs1, neg0, neg1 → DPP neg0[20] abs0[21] neg1[22] abs1[23].
             let (abs0, abs1, neg0, neg1) = (mods & 1, mods >> 1 & 1, mods >> 2 & 1, mods >> 3 & 1);
-            let src = self.reg(self.nv, 1);
+            let src = self.reg(self.nv, s0w);
             let e = src
                 | ctrl << 8
                 | bc << 19
