@@ -69,14 +69,16 @@ fn engines_agree_on_random_rdna_programs() {
         } else {
             "v_wmma"
         };
-        for p in ["ds_", "global_", "flat_", "scratch_", "v_wmma", swmmac] {
+        for p in [
+            "s_load_", "ds_", "global_", "flat_", "scratch_", "v_wmma", swmmac,
+        ] {
             let in_pool = n(&mut f.pool.iter().map(|i| i.op), p);
             assert!(
                 in_pool > 0,
                 "{gpu} wave{wave}: no {p} instructions in the pool"
             );
         }
-        let mem = ["ds_", "global_", "flat_", "scratch_"]
+        let mem = ["s_load_", "ds_", "global_", "flat_", "scratch_"]
             .iter()
             .map(|p| n(&mut f.opcodes.iter().copied(), p))
             .sum::<usize>();

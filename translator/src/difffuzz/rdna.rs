@@ -4,8 +4,8 @@
 //! The instruction pool is the decoder oracle (`gen/gfx1100_cases.txt`,
 //! `gen/gfx1200_cases.txt` and their `_w64` wave64 variants: LLVM-encoded instructions with
 //! LLVM's text), restricted to the ALU encodings (SOP1/SOP2/SOPK/SOPC, VOP1/VOP2/VOPC/VOP3/
-//! VOP3SD/VOP3P, VOPD; DPP16/DPP8 forms included; WMMA/SWMMAC) and the DS, FLAT, GLOBAL and
-//! SCRATCH memory instructions, whose instructions lift. A memory instruction comes with
+//! VOP3SD/VOP3P, VOPD; DPP16/DPP8 forms included; WMMA/SWMMAC) and the SMEM (not buffer),
+//! DS, FLAT, GLOBAL and SCRATCH memory instructions, whose instructions lift. A memory instruction comes with
 //! setup words that bring its address registers into the test buffers (the VGPR masked and
 //! based, the SADDR SGPRs set; instructions whose immediate offsets cannot fit are left
 //! out). A program is a random sequence of pool instructions, forward branches
@@ -18,8 +18,8 @@
 //! matrix blocks, which the JIT declines; a quarter of the programs in the JIT's
 //! straight-line form), which must agree on the exit, every register and counter, and memory.
 //!
-//! Not generated: buffer (MUBUF/MTBUF) and SMEM accesses (their resource and base operands
-//! would need RDNA V# setup), image and export instructions, calls and computed jumps.
+//! Not generated: buffer accesses (MUBUF/MTBUF, `s_buffer_load`: they would need an RDNA V#
+//! set up), image and export instructions, calls and computed jumps, several waves.
 
 use super::gen::{Code, GLOBAL_BASE, LDS_SIZE};
 use super::{disassemble_words, first_diff, random_env, random_state, run_engine, Rng};
@@ -178,6 +178,23 @@ fn address_setup(inst: &Inst) -> Option<Vec<u32>> {
                 w.extend(v_mov(a + 1, (base >> 32) as u32));
             }
         }
+        Format::Smem if inst.src[0].is_some() => {
+            // SBASE = GLOBAL_BASE + 0x1000, SOFFSET (an SGPR, if any) 0x100: offsets
+            // -4096..0x2000 stay in the buffer. Buffer loads (a V# base) are left out.
+            if inst.op.name().contains("buffer") || !(-4096..=0x2000).contains(&off) {
+                return None;
+            }
+            let base = GLOBAL_BASE + 0x1000;
+            sbase(&mut w, inst.src[0], base as u32, (base >> 32) as u32)?;
+            let so = inst.src[2];
+            if so.is_some() {
+                let r = u32::from(so.sreg()?);
+                if r >= S_LOOP[0] {
+                    return None;
+                }
+                w.extend(s_mov(r, 0x100));
+            }
+        }
         Format::Scratch => {
             // 256 bytes of scratch per lane: VADDR < 0x80, SADDR 0x20, offset <= 64.
             if !(0..=64).contains(&off) {
@@ -229,6 +246,7 @@ fn eligible(format: Format, name: &str) -> bool {
             | Format::Flat
             | Format::Global
             | Format::Scratch
+            | Format::Smem
     );
     // Program control; `s_movrel*` may write any SGPR (the loop counters).
     let control = [
@@ -294,7 +312,7 @@ impl RdnaFuzzer {
             }
             let memory = matches!(
                 inst.format,
-                Format::Ds | Format::Flat | Format::Global | Format::Scratch
+                Format::Ds | Format::Flat | Format::Global | Format::Scratch | Format::Smem
             );
             if memory_only && !memory {
                 continue;
