@@ -232,6 +232,66 @@ fn dpp_row_newbcast() {
     }
 }
 
+/// gfx90a+ DPP on 64-bit operands (row_newbcast only) moves whole 64-bit lane values:
+/// `v_mov_b64_dpp v[0:1], v[2:3] row_newbcast:4 row_mask:0xd bank_mask:0xf` = 7e0070fa
+/// df015402, `v_cvt_f32_f64_dpp v8, v[2:3] row_newbcast:7 row_mask:0xf bank_mask:0xf` =
+/// 7e101efa ff015702 (llvm-mc-22 -mcpu=gfx942). Lane 36 (row 2's lane 4) is inactive: the
+/// v_mov leaves row 2 alone (an inactive source lane, no bound_ctrl). Both engines.
+#[test]
+fn dpp_row_newbcast_64bit() {
+    use wavejit_translator::difffuzz::gen::{Code, CODE_BASE};
+    use wavejit_translator::difffuzz::{first_diff, random_env, random_state, run_engine, Rng};
+    use wavejit_translator::exec::EngineKind;
+    use wavejit_translator::isa::Target;
+    let code = Code(
+        [
+            0x7E00_70FAu32,
+            0xDF01_5402,
+            0x7E10_1EFA,
+            0xFF01_5702,
+            0xBF81_0000,
+        ]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect(),
+    );
+    let target = Target::new(Gpu::GFX942);
+    let mut rng = Rng(12);
+    let mut s0 = random_state(&mut rng, 0x3F0);
+    s0.set_exec(!(1u64 << 36));
+    s0.pc = CODE_BASE;
+    for l in 0..64 {
+        // Distinct per lane, exact in f32.
+        let d = (l as f64 * 1.5 - 20.25).to_bits();
+        s0.vgpr[2][l] = d as u32;
+        s0.vgpr[3][l] = (d >> 32) as u32;
+    }
+    let env = random_env(&mut rng);
+    let a = run_engine(&target, &code, &s0, &env, EngineKind::Interp, false);
+    let b = run_engine(&target, &code, &s0, &env, EngineKind::Jit, false);
+    assert!(a.result.is_ok(), "{:?}", a.result);
+    assert_eq!(first_diff(&a, &b), None);
+    let pair = |s: &wavejit_translator::wave::WaveState, r: usize, l: usize| {
+        u64::from(s.vgpr[r][l]) | u64::from(s.vgpr[r + 1][l]) << 32
+    };
+    for l in 0..64 {
+        let row = l & !15;
+        if l == 36 {
+            assert_eq!(pair(&a.state, 0, l), pair(&s0, 0, l));
+            assert_eq!(a.state.vgpr[8][l], s0.vgpr[8][l]);
+            continue;
+        }
+        let want = if row == 16 || row == 32 {
+            pair(&s0, 0, l)
+        } else {
+            pair(&s0, 2, row + 4)
+        };
+        assert_eq!(pair(&a.state, 0, l), want, "v[0:1] lane {l}");
+        let x = f64::from_bits(pair(&s0, 2, row + 7));
+        assert_eq!(a.state.vgpr[8][l], (x as f32).to_bits(), "v8 lane {l}");
+    }
+}
+
 /// A workgroup run meets at barriers: two waves each store their lanes' values to their own
 /// LDS region, pass `s_barrier`, and load the other wave's region, which they see written
 /// (the store of the wave that runs second happens after the first wave's store but before

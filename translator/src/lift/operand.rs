@@ -727,9 +727,17 @@ impl<'t> Lifter<'t> {
             }
             if let Some(d) = inst.dpp {
                 if k.is64() {
-                    return Err("DPP on a 64-bit operand".into());
+                    if self.gpu.family() != Some(crate::isa::Family::Gfx9) {
+                        return Err("DPP on a 64-bit operand".into());
+                    }
+                    // gfx90a+ DP ALU DPP (row_newbcast only, as the decoder checks): each lane
+                    // reads the source lane's whole 64-bit value.
+                    let (lo, hi) = (self.lo(v), self.hi(v));
+                    let (lo, hi) = (self.dpp(lo, d)?, self.dpp(hi, d)?);
+                    v = self.pack(lo, hi);
+                } else {
+                    v = self.dpp(v, d)?;
                 }
-                v = self.dpp(v, d)?;
             }
         }
         if let Some(s) = inst.sdwa {
