@@ -38,6 +38,21 @@ fn wr(l: &mut Lifter, v: Val, k: K) -> R<()> {
     }
 }
 
+/// Writes the result `r` and carry/borrow lanes `c` of a 32-bit add/sub with carry-out. With
+/// clamp the result saturates to `sat` (0xffffffff on carry, 0 on borrow) where `c` is set
+/// (CDNA ISA 6.5: integer clamp saturates); the carry-out is written either way.
+fn carry_result(l: &mut Lifter, inst: &Inst, r: Val, c: Val, sat: u32) -> R<()> {
+    let r = if inst.mods.clamp {
+        let m = l.lanes_to_mask(c);
+        let sv = l.cst(r, sat as u64);
+        l.select(m, sv, r)
+    } else {
+        r
+    };
+    l.vdst32(r)?;
+    write_carry(l, inst, c)
+}
+
 /// Rejects integer clamp (saturation), which is not lifted.
 fn no_clamp(inst: &Inst) -> R<()> {
     if inst.mods.clamp {
@@ -233,25 +248,38 @@ fn fmed3(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
     l.select(any, min3, r)
 }
 
-/// Rejects OMOD on a 16-bit float result (not lifted).
-fn no_omod16(inst: &Inst) -> R<()> {
-    if inst.mods.omod != 0 {
-        return Err("output modifiers on a 16-bit result".into());
+/// VOP3 OMOD and clamp on an f16 result (low 16 bits of `r`), in that order (CDNA ISA
+/// 6.2.2). OMOD applies under the MODE conditions of [`Lifter::omod_active`]: the result times
+/// 2, 4 or 0.5, computed exactly in f32 and rounded once to f16 in the MODE direction.
+fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
+    let mut r = r;
+    if l.omod_active(inst, K::F16) {
+        if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+            return Err("output modifiers on a 16-bit result".into());
+        }
+        let m = match inst.mods.omod {
+            1 => 0x4000_0000,
+            2 => 0x4080_0000,
+            _ => 0x3f00_0000,
+        };
+        let x = l.conv(ConvOp::F16ToF32, r);
+        let c = l.cst(x, m);
+        let y = l.bin(FMul, x, c);
+        r = to_f16(l, y);
     }
-    Ok(())
+    Ok(if inst.mods.clamp { clamp16(l, r) } else { r })
 }
 
 /// f16 unary op computed by `f` on the exact f32 value of the (flushed) source, rounded once
 /// to f16 (nearest even; these ops are exact or approximate in f32 already), with output
 /// flushing and clamp.
 fn fun16(l: &mut Lifter, inst: &Inst, f: impl Fn(&mut Lifter, Val) -> Val) -> R<()> {
-    no_omod16(inst)?;
     let a = l.src(0, K::F16)?;
     let x = l.conv(ConvOp::F16ToF32, a);
     let y = f(l, x);
     let r = l.conv(ConvOp::F32ToF16, y);
     let r = f16out(l, r);
-    let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+    let r = out16(l, inst, r)?;
     wr16(l, inst, r)
 }
 
@@ -576,9 +604,6 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "fract_f16" => {
             // x - floor(x) is exact in f32 and in f16 except for tiny negative x, where it
             // rounds to 1.0: clamped to the largest f16 below 1 (0x3bff) like v_fract_f32.
-            if inst.mods.omod != 0 {
-                return Err("output modifiers on a 16-bit result".into());
-            }
             let a = l.src(0, K::F16)?;
             let x = l.conv(ConvOp::F16ToF32, a);
             let f = l.un(UnOp::FFloor, x);
@@ -588,7 +613,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let lim = l.cst(h, 0x3bff);
             let c = l.bin(UMin, h, lim);
             let r = l.select(nan, h, c);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "frexp_exp_i16_f16" => {
@@ -600,9 +625,6 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
         "ldexp_f16" => {
             // D = S0.f16 * 2^S1.i16.
-            if inst.mods.omod != 0 {
-                return Err("output modifiers on a 16-bit result".into());
-            }
             let a = l.src(0, K::F16)?;
             let e = l.src(1, K::B16)?;
             let e = l.conv(ConvOp::SExt16, e);
@@ -610,27 +632,25 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             // Exact in f32 wherever the f16 result is not 0 or Inf.
             let y = l.bin(FLdexp, x, e);
             let r = to_f16(l, y);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "max3_f16" | "min3_f16" => {
-            no_omod16(inst)?;
             let max = base == "max3_f16";
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let c = l.src(2, K::F16)?;
             let t = fminmax(l, max, K::F16, a, b);
             let r = fminmax(l, max, K::F16, t, c);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "med3_f16" => {
-            no_omod16(inst)?;
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let c = l.src(2, K::F16)?;
             let r = fmed3_16(l, a, b, c);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "maximum3_f32" | "minimum3_f32" => {
@@ -817,16 +837,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 
         // ---- 32-bit integer ----
         "add_u32" | "add_co_u32" if inst.dst[1].is_some() => {
-            no_clamp(inst)?;
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let r = l.add(a, b);
             let c = l.bin(AddCarry, a, b);
-            l.vdst32(r)?;
-            write_carry(l, inst, c)
+            carry_result(l, inst, r, c, u32::MAX)
         }
         "sub_co_u32" | "subrev_co_u32" | "sub_u32" | "subrev_u32" if inst.dst[1].is_some() => {
-            no_clamp(inst)?;
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let (a, b) = if base.starts_with("subrev") {
@@ -836,11 +853,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             };
             let r = l.bin(Sub, a, b);
             let c = l.bin(SubBorrow, a, b);
-            l.vdst32(r)?;
-            write_carry(l, inst, c)
+            carry_result(l, inst, r, c, 0)
         }
         "addc_co_u32" | "addc_u32" => {
-            no_clamp(inst)?;
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let cin = l.mask_opnd(inst.src[2])?;
@@ -850,11 +865,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.add(t, cin);
             let c2 = l.bin(AddCarry, t, cin);
             let c = l.or(c1, c2);
-            l.vdst32(r)?;
-            write_carry(l, inst, c)
+            carry_result(l, inst, r, c, u32::MAX)
         }
         "subb_co_u32" | "subbrev_co_u32" | "subb_u32" | "subbrev_u32" => {
-            no_clamp(inst)?;
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let (a, b) = if base.starts_with("subbrev") {
@@ -869,8 +882,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.bin(Sub, t, bin_);
             let c2 = l.bin(SubBorrow, t, bin_);
             let c = l.or(c1, c2);
-            l.vdst32(r)?;
-            write_carry(l, inst, c)
+            carry_result(l, inst, r, c, 0)
         }
         "add_u32" | "sub_u32" | "subrev_u32" if inst.mods.clamp => {
             // Unsigned saturation: overflow gives 0xffffffff, borrow gives 0.
@@ -1188,15 +1200,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let (a, b) = if base == "subrev_f16" { (b, a) } else { (a, b) };
-            if inst.mods.omod != 0 || inst.mods.clamp {
-                return Err("output modifiers on a 16-bit result".into());
-            }
             let r = match base {
                 "add_f16" => f16_arith(l, RoundedOp::AddF16, vec![a, b]),
                 "sub_f16" | "subrev_f16" => f16_arith(l, RoundedOp::SubF16, vec![a, b]),
                 "mul_f16" => f16_arith(l, RoundedOp::MulF16, vec![a, b]),
                 _ => fminmax(l, base == "max_f16", K::F16, a, b),
             };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "mad_u16" | "mad_legacy_u16" | "mad_i16" | "mad_legacy_i16" => {
@@ -1550,7 +1560,6 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "mac_f16" | "madak_f16" | "madmk_f16" => {
             // Unfused: the product rounded to f16, then the sum (as v_mad_f16); mac adds to
             // the destination, madak/madmk take the literal K as an operand.
-            no_omod16(inst)?;
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let c = if base == "mac_f16" {
@@ -1560,14 +1569,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             };
             let p = f16_arith(l, RoundedOp::MulF16, vec![a, b]);
             let r = f16_arith(l, RoundedOp::AddF16, vec![p, c]);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "div_fixup_f16" => {
             // V_DIV_FIXUP_F16 pseudocode (quotient S0, denominator S1, numerator S2) on bits:
             // NaNs (S2 first) quieted, 0/0 and inf/inf give 0xfe00, x/0 and inf/y ±Inf,
             // x/inf and 0/y ±0, else S0 with the sign of S1 ^ S2.
-            no_omod16(inst)?;
             let q = l.src(0, K::F16)?;
             let d = l.src(1, K::F16)?;
             let n = l.src(2, K::F16)?;
@@ -1602,15 +1610,12 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let qn = l.or(n, qc);
             let qn = l.and_imm(qn, 0xffff);
             let r = l.select(nn, qn, r);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "fma_f16" | "mad_f16" => {
             // fma: one rounding of the exact a*b + c; mad (unfused): the product rounded to
             // f16, then the sum.
-            if inst.mods.omod != 0 || inst.mods.clamp {
-                return Err("output modifiers on a 16-bit result".into());
-            }
             let mut v = Vec::new();
             for i in 0..3 {
                 v.push(l.src(i, K::F16)?);
@@ -1621,6 +1626,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 let p = f16_arith(l, RoundedOp::MulF16, vec![v[0], v[1]]);
                 f16_arith(l, RoundedOp::AddF16, vec![p, v[2]])
             };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "fma_mix_f32" | "fma_mixlo_f16" | "fma_mixhi_f16" | "mad_mix_f32" | "mad_mixlo_f16"
@@ -1851,8 +1857,10 @@ fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 r
             }
         } else {
-            if m.clamp {
-                return Err("clamp on packed integer ops is not supported".into());
+            if m.clamp && matches!(op, "mul_lo" | "lshlrev" | "lshrrev" | "ashrrev") {
+                // The ISA's integer clamp (saturate to the representable range, CDNA ISA 6.5)
+                // does not say what range a low product or a shift saturates to.
+                return Err("clamp on a packed mul_lo or shift is not supported".into());
             }
             let r = match op {
                 "add" => l.add(ops[0], ops[1]),
@@ -1874,6 +1882,28 @@ fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 _ => {
                     let p = l.bin(Mul, ops[0], ops[1]);
                     l.add(p, ops[2])
+                }
+            };
+            // `r` is exact in 32 bits (i32 for signed ops); clamp saturates it to 16 bits
+            // (CDNA ISA 6.5); min/max results are always in range.
+            let r = match (m.clamp, signed, op) {
+                (false, ..) | (_, _, "max" | "min") => r,
+                (true, true, _) => {
+                    let lo = l.cst(r, 0xffff_8000);
+                    let hi = l.cst(r, 0x7fff);
+                    let t = l.bin(SMax, r, lo);
+                    l.bin(SMin, t, hi)
+                }
+                (true, false, _) => {
+                    // A difference below zero saturates to 0; sums and mads are not negative.
+                    let t = if op == "sub" {
+                        let z = l.cst(r, 0);
+                        l.bin(SMax, r, z)
+                    } else {
+                        r
+                    };
+                    let hi = l.cst(t, 0xffff);
+                    l.bin(UMin, t, hi)
                 }
             };
             l.and_imm(r, 0xffff)

@@ -1,0 +1,275 @@
+//! Output modifiers and integer clamp on gfx942 (CDNA3 ISA 6.2.2, 6.5): OMOD on f16 results
+//! (ignored under MODE.IEEE), integer clamp (saturation) on 32-bit adds/subs with carry-out
+//! and on packed 16-bit integer ops, and the typed buffer load into LDS. Expected values are
+//! computed on the host from the ISA's definitions (f64 arithmetic rounded with `half`).
+
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
+mod lift_support;
+use lift_support::*;
+
+/// MODE with IEEE clear (OMOD active), f16 output denormals flushed (input kept), f32
+/// denormals kept, DX10_CLAMP set, round to nearest even.
+const MODE_OMOD: u32 = 0x170;
+
+/// f16 bits with output flushing: a denormal becomes a zero of the same sign.
+fn flush16(bits: u32, flush: bool) -> u32 {
+    if flush && bits & 0x7c00 == 0 {
+        bits & 0x8000
+    } else {
+        bits
+    }
+}
+
+/// OMOD `m` and clamp applied to the f16 bits `r` as the ISA orders them: `r * m` rounded to
+/// f16 (flushed), then clamped to [0, 1] (a NaN becomes 0 under DX10_CLAMP).
+fn omod_clamp(r: u32, m: f64, clamp: bool, flush: bool) -> u32 {
+    let r = flush16(f16_bits(f16_half(r, false) * m), flush);
+    let x = f16_half(r, false);
+    if !clamp {
+        r
+    } else if x.is_nan() {
+        0
+    } else {
+        f16_bits(maxnum64(x, 0.0).min(1.0))
+    }
+}
+
+#[test]
+fn f16_omod_and_clamp() {
+    #[rustfmt::skip]
+    let words = [
+        0xd11f0000, 0x08020501, // v_add_f16_e64 v0, v1, v2 mul:2
+        0xd1228003, 0x18020501, // v_mul_f16_e64 v3, v1, v2 clamp div:2
+        0xd2060004, 0x14160501, // v_fma_f16 v4, v1, v2, v5 mul:4
+        0xd12d0006, 0x08020501, // v_max_f16_e64 v6, v1, v2 mul:2
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut r = Rng(31);
+    // Moderate magnitudes (2^-5..2^6, no denormal products), plus NaN, ±Inf, ±0, values that
+    // overflow when multiplied, and cancelling pairs whose sum is an f16 denormal.
+    let mut val = move |l: usize, reg: usize| -> u32 {
+        let noise = r.next() as u32;
+        match (l + reg) % 11 {
+            0 => 0x7e00,
+            1 => 0x8000,
+            2 => 0xfc00,
+            3 => 0x7000 | noise & 0x3ff, // 2^13 * (1 + f)
+            _ => (noise & 0x83ff) | ((noise >> 16) % 11 + 10) << 10,
+        }
+    };
+    let mut inputs = vec![[0u32; 3]; 64];
+    for (l, slot) in inputs.iter_mut().enumerate() {
+        *slot = [val(l, 1), val(l, 2), val(l, 5)];
+        if l % 13 == 5 {
+            // b = -(a - ulp): a + b = 2^-24 · k, a denormal.
+            slot[0] = 0x0401;
+            slot[1] = 0x8400;
+        }
+    }
+    for (mode, omod) in [(MODE_OMOD, true), (DEFAULT_MODE, false)] {
+        let mut mem = Mem::new(0);
+        let (b, a) = run_words(&words, 5, exec, &mut mem, |s| {
+            s.mode = mode;
+            for l in 0..64 {
+                // The high halves keep their random bits: f16 ops read the low half.
+                s.vgpr[1][l] = s.vgpr[1][l] & 0xffff_0000 | inputs[l][0];
+                s.vgpr[2][l] = s.vgpr[2][l] & 0xffff_0000 | inputs[l][1];
+                s.vgpr[5][l] = s.vgpr[5][l] & 0xffff_0000 | inputs[l][2];
+            }
+        });
+        let flush = omod;
+        let m = |x: f64| if omod { x } else { 1.0 };
+        for l in 0..64 {
+            let what = |reg: usize| format!("mode {mode:#x} v{reg} lane {l}");
+            if exec >> l & 1 == 0 {
+                for reg in [0, 3, 4, 6] {
+                    assert_eq!(a.vgpr[reg][l], b.vgpr[reg][l], "{}", what(reg));
+                }
+                continue;
+            }
+            let x = f16_half(inputs[l][0], false);
+            let y = f16_half(inputs[l][1], false);
+            let z = f16_half(inputs[l][2], false);
+            // GFX9 writes zeros above a 16-bit result.
+            let check = |reg: usize, want: u32| {
+                assert_eq!(a.vgpr[reg][l] >> 16, 0, "{}", what(reg));
+                same16(a.vgpr[reg][l], want, &what(reg));
+            };
+            let sum = flush16(f16_bits(x + y), flush);
+            check(0, omod_clamp(sum, m(2.0), false, flush));
+            let prod = flush16(f16_bits(x * y), flush);
+            check(3, omod_clamp(prod, m(0.5), true, flush));
+            // x * y is exact in f64, and so is the sum with z for these magnitudes.
+            let fma = flush16(f16_bits(x * y + z), flush);
+            check(4, omod_clamp(fma, m(4.0), false, flush));
+            check(
+                6,
+                omod_clamp(f16_bits(maxnum64(x, y)), m(2.0), false, flush),
+            );
+        }
+        // The data reach every case: a NaN clamped, an overflow, a flushed denormal sum.
+        assert!((0..64).any(|l| exec >> l & 1 != 0 && l % 13 == 5));
+    }
+}
+
+/// Saturates `v` to `[lo, hi]`.
+fn sat(v: i64, lo: i64, hi: i64) -> u32 {
+    v.clamp(lo, hi) as u32
+}
+
+#[test]
+fn integer_clamp_saturates() {
+    #[rustfmt::skip]
+    let words = [
+        0xd119940a, 0x00021308, // v_add_co_u32_e64 v10, s[20:21], v8, v9 clamp
+        0xd11a960b, 0x00021308, // v_sub_co_u32_e64 v11, s[22:23], v8, v9 clamp
+        0xd11c980c, 0x007a1308, // v_addc_co_u32_e64 v12, s[24:25], v8, v9, s[30:31] clamp
+        0xd11e9a0d, 0x007a1308, // v_subbrev_co_u32_e64 v13, s[26:27], v8, v9, s[30:31] clamp
+        0xd38ac00e, 0x18021308, // v_pk_add_u16 v14, v8, v9 clamp
+        0xd38bc00f, 0x18021308, // v_pk_sub_u16 v15, v8, v9 clamp
+        0xd382c010, 0x18021308, // v_pk_add_i16 v16, v8, v9 clamp
+        0xd383c811, 0x10021308, // v_pk_sub_i16 v17, v8, v9 op_sel:[1,0] op_sel_hi:[0,1] clamp
+        0xd389c012, 0x1c4e1308, // v_pk_mad_u16 v18, v8, v9, v19 clamp
+        0xd380c014, 0x1c4e1308, // v_pk_mad_i16 v20, v8, v9, v19 clamp
+        0xd387c015, 0x18021308, // v_pk_max_i16 v21, v8, v9 clamp
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let edges = [0u32, 1, 0x7fff, 0x8000, 0xffff, 0x8001, 0x00ff, 0x7ffe];
+    let mut r = Rng(77);
+    let mut half = move |l: usize| -> u32 {
+        let v = r.next() as u32;
+        if l % 3 == 0 {
+            edges[(v >> 8) as usize % 8]
+        } else {
+            v & 0xffff
+        }
+    };
+    let mut ins = vec![[0u32; 3]; 64];
+    for l in 0..64 {
+        for i in 0..3 {
+            ins[l][i] = half(l + i) | half(l * 7 + i) << 16;
+        }
+        if l % 5 == 0 {
+            // 32-bit edges: sums that carry, differences that borrow.
+            ins[l][0] = 0xffff_ffe0 + l as u32 % 32;
+            ins[l][1] = 0x20 + l as u32 % 7;
+        }
+    }
+    let carry_in = 0x9a3c_5e7f_0f1e_2d3cu64;
+    let (b, a) = run_words(&words, 21, exec, &mut mem, |s| {
+        s.sgpr[30] = carry_in as u32;
+        s.sgpr[31] = (carry_in >> 32) as u32;
+        for l in 0..64 {
+            s.vgpr[8][l] = ins[l][0];
+            s.vgpr[9][l] = ins[l][1];
+            s.vgpr[19][l] = ins[l][2];
+        }
+    });
+    let u = |x: u32, h: usize| i64::from(x >> (16 * h) & 0xffff);
+    let i = |x: u32, h: usize| i64::from((x >> (16 * h)) as u16 as i16);
+    let pk = |f: &dyn Fn(usize) -> u32| f(0) & 0xffff | (f(1) & 0xffff) << 16;
+    let mut masks = [0u64; 4];
+    let (umax, smin, smax) = (0xffff, -0x8000, 0x7fff);
+    for l in (0..64).filter(|l| exec >> l & 1 != 0) {
+        let [x, y, z] = ins[l];
+        let (x64, y64) = (i64::from(x), i64::from(y));
+        let cin = (carry_in >> l & 1) as i64;
+        let sums = [x64 + y64, x64 - y64, x64 + y64 + cin, y64 - x64 - cin];
+        for (k, s) in sums.into_iter().enumerate() {
+            let want = sat(s, 0, u32::MAX as i64);
+            check_lane(&b, &a, 10 + k, l, exec, want);
+            masks[k] |= u64::from(!(0..=u32::MAX as i64).contains(&s)) << l;
+        }
+        let want = [
+            (14, pk(&|h| sat(u(x, h) + u(y, h), 0, umax))),
+            (15, pk(&|h| sat(u(x, h) - u(y, h), 0, umax))),
+            (16, pk(&|h| sat(i(x, h) + i(y, h), smin, smax))),
+            (17, pk(&|h| sat(i(x, 1 - h) - i(y, h), smin, smax))),
+            (18, pk(&|h| sat(u(x, h) * u(y, h) + u(z, h), 0, umax))),
+            (20, pk(&|h| sat(i(x, h) * i(y, h) + i(z, h), smin, smax))),
+            (21, pk(&|h| i(x, h).max(i(y, h)) as u32)),
+        ];
+        for (reg, w) in want {
+            check_lane(&b, &a, reg, l, exec, w);
+        }
+    }
+    for (k, m) in masks.into_iter().enumerate() {
+        let got = u64::from(a.sgpr[20 + 2 * k]) | u64::from(a.sgpr[21 + 2 * k]) << 32;
+        assert_eq!(got, m, "carry-out of instruction {k}");
+        assert!(m != 0, "no lane saturates in instruction {k}");
+    }
+}
+
+/// Asserts VGPR `reg` of lane `l` (active in `exec`) is `want`.
+fn check_lane(
+    b: &wavejit_translator::wave::WaveState,
+    a: &wavejit_translator::wave::WaveState,
+    reg: usize,
+    l: usize,
+    exec: u64,
+    want: u32,
+) {
+    let want = if exec >> l & 1 != 0 {
+        want
+    } else {
+        b.vgpr[reg][l]
+    };
+    assert_eq!(
+        a.vgpr[reg][l], want,
+        "v{reg} lane {l}: got {:#x}, want {want:#x}",
+        a.vgpr[reg][l]
+    );
+}
+
+#[test]
+fn typed_buffer_load_into_lds() {
+    #[rustfmt::skip]
+    let words = [
+        0xbefc00ff, 0x00000100, // s_mov_b32 m0, 0x100
+        0xe0011008, 0x80020004, // buffer_load_format_x v4, s[8:11], 0 offen offset:8 lds
+        0xbf8c0f70, // s_waitcnt vmcnt(0)
+        0xbf810000, // s_endpgm
+    ];
+    const G: u64 = 0x40_0000;
+    let exec = EXEC_PARTIAL;
+    let mut rng = Rng(12);
+    let g: Vec<u8> = (0..512).map(|_| rng.next() as u8).collect();
+    let mut mem = Mem::new(0x400);
+    for b in mem.lds.iter_mut() {
+        *b = rng.next() as u8;
+    }
+    mem.add(G, g.clone());
+    let lds0 = mem.lds.clone();
+    let (b, a) = run_words(&words, 3, exec, &mut mem, |s| {
+        // V#: stride 0, 200 bytes, 8_8_8_8 UNORM, DST_SEL_X = R (4).
+        s.sgpr[8] = G as u32;
+        s.sgpr[9] = (G >> 32) as u32;
+        s.sgpr[10] = 200;
+        s.sgpr[11] = 4 | 10 << 15;
+        for l in 0..64 {
+            s.vgpr[4][l] = 4 * l as u32;
+        }
+    });
+    let dw = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+    let mut want = lds0.clone();
+    for l in (0..64).filter(|l| exec >> l & 1 != 0) {
+        // Element at 4l + 8 (the instruction offset applies to the LDS address too); in
+        // range when 4l + 8 + 4 <= 200, else it reads 0.
+        let o = 4 * l + 8;
+        let x = if o + 4 <= 200 {
+            (g[o] as f32 / 255.0).to_bits()
+        } else {
+            0
+        };
+        want[0x100 + 8 + 4 * l..][..4].copy_from_slice(&x.to_le_bytes());
+    }
+    for o in (0..want.len()).step_by(4) {
+        assert_eq!(dw(&mem.lds, o), dw(&want, o), "LDS dword at {o:#x}");
+    }
+    assert!(a.vgpr == b.vgpr, "no VGPR is written");
+    assert!((0..64).any(|l| exec >> l & 1 != 0 && 4 * l + 12 > 200));
+}
