@@ -72,7 +72,7 @@ fn round_of(l: &Lifter, k: K) -> Round {
 }
 
 /// MODE.FP16_OVFL (bit 23): an f16 result that overflows becomes ±MAX_F16, not ±Inf.
-fn fp16_ovfl(l: &Lifter) -> bool {
+pub(super) fn fp16_ovfl(l: &Lifter) -> bool {
     l.mode >> 23 & 1 != 0
 }
 
@@ -1631,6 +1631,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
         "fma_mix_f32" | "fma_mixlo_f16" | "fma_mixhi_f16" | "mad_mix_f32" | "mad_mixlo_f16"
         | "mad_mixhi_f16" => fma_mix(l, inst, base),
+        _ if base.starts_with("cvt_scalef32_") => {
+            super::scale_cvt::lift(l, inst, &base["cvt_scalef32_".len()..])
+        }
         _ => Err("not supported".into()),
     }
 }
@@ -2073,7 +2076,7 @@ fn is_ocp(l: &Lifter) -> bool {
 }
 
 /// The rounded op converting f32 to this target's FP8 or BF8 (`sr`: stochastic rounding).
-fn f8_op(l: &Lifter, bf8: bool, sr: bool) -> RoundedOp {
+pub(super) fn f8_op(l: &Lifter, bf8: bool, sr: bool) -> RoundedOp {
     match (is_ocp(l), bf8, sr) {
         (false, false, false) => RoundedOp::F32ToFp8Fnuz,
         (false, true, false) => RoundedOp::F32ToBf8Fnuz,
@@ -2090,7 +2093,7 @@ fn f8_op(l: &Lifter, bf8: bool, sr: bool) -> RoundedOp {
 /// bias 8, BF8 = E5M2 with bias 16, 0x80 the only NaN, no −0 and no infinity. OCP (gfx950):
 /// FP8 = E4M3FN with bias 7 (NaN 0x7f/0xff, no infinity), BF8 = E5M2 with bias 15 (IEEE-like
 /// infinities and NaNs); both with −0.
-fn f8_to_f32(l: &mut Lifter, v: Val, bf8: bool, ocp: bool) -> Val {
+pub(super) fn f8_to_f32(l: &mut Lifter, v: Val, bf8: bool, ocp: bool) -> Val {
     let (mbits, bias) = match (bf8, ocp) {
         (true, false) => (2u64, 16u64),
         (false, false) => (3, 8),

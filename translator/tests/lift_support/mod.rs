@@ -3,6 +3,8 @@
 //! program ends.
 #![allow(dead_code)]
 
+pub mod f8;
+
 use wavejit_translator::env::{
     AtomicOp, CodeSource, ExecFault, ExitCode, MemError, Space, WaveEnv, PRIVATE_APERTURE_BASE,
     SHARED_APERTURE_BASE,
