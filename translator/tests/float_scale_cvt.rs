@@ -235,3 +235,59 @@ fn scaled_conversions_by_hand() {
     assert_eq!(s.vgpr[10][0], 12.0f32.to_bits());
     assert_eq!(s.vgpr[22][0], 0xabcd_7f3c);
 }
+
+/// FP4 (E2M1, CDNA4 ISA table 30) by code: magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; bit 3 the
+/// sign.
+fn fp4(code: u32) -> f64 {
+    let mag = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0][(code & 7) as usize];
+    if code & 8 != 0 {
+        -mag
+    } else {
+        mag
+    }
+}
+
+#[test]
+fn scaled_fp4_up_conversions() {
+    #[rustfmt::skip]
+    let words = [
+        0xd23f180e, 0x00020501, // v_cvt_scalef32_pk_f32_fp4 v[14:15], v1, v2 op_sel:[1,1,0]
+        0xd2501012, 0x00020501, // v_cvt_scalef32_pk_f16_fp4 v18, v1, v2 op_sel:[0,1,0]
+        0xd2510814, 0x00020501, // v_cvt_scalef32_pk_bf16_fp4 v20, v1, v2 op_sel:[1,0,0]
+        0xd23f0010, 0x00020501, // v_cvt_scalef32_pk_f32_fp4 v[16:17], v1, v2
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut r = Rng(404);
+    let code = Code::from_words(&words);
+    let mut s = random_state(43, exec);
+    for l in 0..64 {
+        s.vgpr[1][l] = r.next() as u32;
+        s.vgpr[2][l] = (r.next() as u32 & 0x807f_ffff) | scale_exp(l, &mut r) << 23;
+    }
+    let b = clone_state(&s);
+    let mut mem = Mem::new(0);
+    let t = Target::new(Gpu::GFX950);
+    assert_eq!(run_on(&t, &code, &mut s, &mut mem), Ok(ExitCode::EndPgm));
+    for l in 0..64 {
+        let what = |reg: usize| format!("v{reg} lane {l}");
+        if exec >> l & 1 == 0 {
+            for reg in 14..=21 {
+                assert_eq!(s.vgpr[reg][l], b.vgpr[reg][l], "{}", what(reg));
+            }
+            continue;
+        }
+        let k = (b.vgpr[2][l] >> 23 & 0xff) as i32 - 127;
+        // Nibble `n` (0 = low) of byte `i`, scaled.
+        let x = |i: u32, n: u32| fp4(b.vgpr[1][l] >> (8 * i + 4 * n)) * 2f64.powi(k);
+        check32(s.vgpr[14][l], x(3, 0), &what(14));
+        check32(s.vgpr[15][l], x(3, 1), &what(15));
+        check32(s.vgpr[16][l], x(0, 0), &what(16));
+        check32(s.vgpr[17][l], x(0, 1), &what(17));
+        let h16 = |v: f64| f16::from_f64(v).to_bits() as u32;
+        same16(s.vgpr[18][l], h16(x(2, 0)), &what(18));
+        same16(s.vgpr[18][l] >> 16, h16(x(2, 1)), &what(18));
+        check_bf16(s.vgpr[20][l], x(1, 0), &what(20));
+        check_bf16(s.vgpr[20][l] >> 16, x(1, 1), &what(20));
+    }
+}

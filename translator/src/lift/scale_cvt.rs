@@ -1,5 +1,7 @@
 //! gfx950 conversions with a block scale between 8-bit floats (OCP FP8 E4M3FN, BF8 E5M2) and
-//! f32/f16/bf16 (`v_cvt_scalef32_*`, CDNA4 ISA 7.3 "Converts with Scale").
+//! f32/f16/bf16, and from FP4 (E2M1) to f32/f16/bf16 (`v_cvt_scalef32_*`, CDNA4 ISA 7.3
+//! "Converts with Scale"; conversions to FP4/FP6 are not lifted: the ISA saturates values out
+//! of range but does not say what a NaN becomes).
 //!
 //! The scale operand is read as an f32 of which only the exponent field is used: an E8M0
 //! exponent with bias 127, so the scale is `2^(scale[30:23] - 127)` (ISA 7.3; inline constants
@@ -14,8 +16,9 @@
 //! scales by 2^128 like any other.
 //!
 //! Operand selects, as LLVM encodes the builtins' selector arguments (clang-22 for gfx950):
-//! the source byte of `f32_fp8`/`f16_fp8` is `op_sel[1:0]`, the source word of the `pk_*`
-//! up-conversions `op_sel[0]`, the written half of `f16_fp8` and the written word of the
+//! the source byte of `f32_fp8`/`f16_fp8` and of the `pk_*_fp4` up-conversions is
+//! `op_sel[1:0]` (FP4 element 0 in the byte's low nibble, as in MFMA operands, ISA 7.1.5), the
+//! source word of the other `pk_*` up-conversions `op_sel[0]`, the written half of `f16_fp8` and the written word of the
 //! `pk_*` down-conversions `op_sel[3]` (the other kept), the written byte of `sr_*_f32`
 //! `op_sel[3:2]` (the others kept). The 8-bit and packed 16-bit sources take no input
 //! modifiers (ISA 7.3), f32 sources do; OMOD and clamp are not supported by converts.
@@ -55,18 +58,20 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let lo = up(l, word, bf8_src, k);
             let b1 = l.lshr_imm(word, 8);
             let hi = up(l, b1, bf8_src, k);
-            if rest.starts_with("pk_f32") {
-                let v = l.pack(lo, hi);
-                return l.vdst64(v);
-            }
-            let (lo, hi) = if rest.starts_with("pk_f16") {
-                (l.conv(ConvOp::F32ToF16, lo), l.conv(ConvOp::F32ToF16, hi))
-            } else {
-                (to_bf16(l, lo), to_bf16(l, hi))
-            };
-            let hi = l.shl_imm(hi, 16);
-            let r = l.or(lo, hi);
-            l.vdst32(r)
+            write_pair(l, rest, lo, hi)
+        }
+        "pk_f32_fp4" | "pk_f16_fp4" | "pk_bf16_fp4" => {
+            // Byte op_sel[1:0]: element 0 in its low nibble, element 1 in the high one.
+            no_mods(inst, 1)?;
+            let src = l.src(0, K::B32)?;
+            let k = scale_exp(l, 1)?;
+            let byte = l.lshr_imm(src, 8 * (m.op_sel as u64 & 3));
+            let lo = fp4_to_f32(l, byte);
+            let lo = l.bin(BinOp::FLdexp, lo, k);
+            let n1 = l.lshr_imm(byte, 4);
+            let hi = fp4_to_f32(l, n1);
+            let hi = l.bin(BinOp::FLdexp, hi, k);
+            write_pair(l, rest, lo, hi)
         }
         "pk_fp8_f32" | "pk_bf8_f32" => {
             let bf8 = rest.starts_with("pk_bf8");
@@ -110,6 +115,44 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
         }
         _ => Err("scaled conversion of this format pair is not supported".into()),
     }
+}
+
+/// Writes the two f32 results of a `pk_<dst>_*` up-conversion: an f32 register pair, or f16
+/// or bf16 halves (nearest even) of one register.
+fn write_pair(l: &mut Lifter, rest: &str, lo: Val, hi: Val) -> R<()> {
+    if rest.starts_with("pk_f32") {
+        let v = l.pack(lo, hi);
+        return l.vdst64(v);
+    }
+    let (lo, hi) = if rest.starts_with("pk_f16") {
+        (l.conv(ConvOp::F32ToF16, lo), l.conv(ConvOp::F32ToF16, hi))
+    } else {
+        (to_bf16(l, lo), to_bf16(l, hi))
+    };
+    let hi = l.shl_imm(hi, 16);
+    let r = l.or(lo, hi);
+    l.vdst32(r)
+}
+
+/// The f32 value of the FP4 (E2M1: bias 1, no Inf or NaN, CDNA4 ISA table 30) in the low
+/// nibble of `v`: exponent e > 0 gives `(1 + m/2) · 2^(e-1)`, e = 0 gives `m/2`.
+fn fp4_to_f32(l: &mut Lifter, v: Val) -> Val {
+    let e = l.lshr_imm(v, 1);
+    let e = l.and_imm(e, 3);
+    let m = l.and_imm(v, 1);
+    let ef = l.add_imm(e, 126);
+    let ef = l.shl_imm(ef, 23);
+    let mf = l.shl_imm(m, 22);
+    let normal = l.or(ef, mf);
+    // Denormal: 0.5 (0x3f000000) when m = 1, else 0.
+    let half = l.cst(m, 0x3f00_0000);
+    let denorm = l.bin(BinOp::Mul, m, half);
+    let z = l.cst(e, 0);
+    let e0 = l.cmp(crate::ir::CmpOp::Eq, e, z);
+    let mag = l.select(e0, denorm, normal);
+    let sign = l.and_imm(v, 8);
+    let sign = l.shl_imm(sign, 28);
+    l.or(mag, sign)
 }
 
 /// Rejects neg/abs on the sources before `first_scale` (8-bit or packed 16-bit data, which
