@@ -24,6 +24,23 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     if base == "nop" {
         return Ok((InstClass::Valu, Flow::Next));
     }
+    // Ops whose GFX9 definition is RDNA's (32-bit results from 8/16-bit fields; the CDNA and
+    // RDNA ISA pseudocode agree) have one implementation, in `rdna_ops`.
+    if matches!(
+        base,
+        "mad_u32_u16"
+            | "mad_i32_i16"
+            | "sad_u8"
+            | "sad_hi_u8"
+            | "sad_u16"
+            | "msad_u8"
+            | "lerp_u8"
+            | "cvt_off_f32_i4"
+    ) {
+        if let Some(r) = super::rdna_ops::lift(l, inst, name) {
+            return r;
+        }
+    }
     l.count_vector();
     lift_inner(l, inst, base)?;
     Ok((InstClass::Valu, Flow::Next))
