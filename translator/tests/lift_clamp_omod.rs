@@ -1,7 +1,8 @@
 //! Output modifiers and integer clamp on gfx942 (CDNA3 ISA 6.2.2, 6.5): OMOD on f16 results
 //! (ignored under MODE.IEEE), integer clamp (saturation) on 32-bit adds/subs with carry-out
-//! and on packed 16-bit integer ops, and the typed buffer load into LDS. Expected values are
-//! computed on the host from the ISA's definitions (f64 arithmetic rounded with `half`).
+//! and on packed 16-bit integer ops, signed 16/32-bit add/sub and 16-bit min3/max3/med3, and
+//! the typed buffer load into LDS. Expected values are computed on the host from the ISA's
+//! definitions (f64 arithmetic rounded with `half`).
 
 #![allow(clippy::needless_range_loop)] // lane loops index several arrays
 
@@ -272,4 +273,134 @@ fn typed_buffer_load_into_lds() {
     }
     assert!(a.vgpr == b.vgpr, "no VGPR is written");
     assert!((0..64).any(|l| exec >> l & 1 != 0 && 4 * l + 12 > 200));
+}
+
+/// The 16-bit half `h` of `x`, sign- (`s`) or zero-extended.
+fn half(x: u32, h: u32, s: bool) -> i64 {
+    let v = (x >> (16 * h)) as u16;
+    if s {
+        i64::from(v as i16)
+    } else {
+        i64::from(v)
+    }
+}
+
+/// The median of three: `max(min(a, b), min(max(a, b), c))`.
+fn med3(a: i64, b: i64, c: i64) -> i64 {
+    a.min(b).max(a.max(b).min(c))
+}
+
+#[test]
+fn signed_add_sub_and_16bit_min_max() {
+    #[rustfmt::skip]
+    let words = [
+        0xd29e000a, 0x00020501, // v_add_i16 v10, v1, v2
+        0xd29e800b, 0x00020501, // v_add_i16 v11, v1, v2 clamp
+        0xd29f880c, 0x00020501, // v_sub_i16 v12, v1, v2 op_sel:[1,0,0] clamp
+        0xd29f500d, 0x00020501, // v_sub_i16 v13, v1, v2 op_sel:[0,1,1]
+        0xd29c800e, 0x00020501, // v_add_i32 v14, v1, v2 clamp
+        0xd29d800f, 0x00020501, // v_sub_i32 v15, v1, v2 clamp
+        0xd29d0010, 0x00020501, // v_sub_i32 v16, v1, v2
+        0xd1f50011, 0x040e0501, // v_min3_i16 v17, v1, v2, v3
+        0xd1f91812, 0x040e0501, // v_max3_u16 v18, v1, v2, v3 op_sel:[1,1,0,0]
+        0xd1fb3013, 0x040e0501, // v_med3_i16 v19, v1, v2, v3 op_sel:[0,1,1,0]
+        0xd1fc0014, 0x040e0501, // v_med3_u16 v20, v1, v2, v3
+        0xd1f86815, 0x040e0501, // v_max3_i16 v21, v1, v2, v3 op_sel:[1,0,1,1]
+        0xd1f60016, 0x040e0501, // v_min3_u16 v22, v1, v2, v3
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let edges = [0u32, 1, 0x7fff, 0x8000, 0xffff, 0x8001, 0x7ffe, 0x4000];
+    let mut r = Rng(4242);
+    let mut ins = vec![[0u32; 3]; 64];
+    for l in 0..64 {
+        for i in 0..3 {
+            let v = r.next();
+            ins[l][i] = if l % 3 == 0 {
+                edges[v as usize % 8] | edges[(v >> 8) as usize % 8] << 16
+            } else {
+                v as u32
+            };
+        }
+        if l % 7 == 1 {
+            // i32 overflow both ways.
+            ins[l][0] = 0x7fff_fff0;
+            ins[l][1] = 0x8000_0100 + l as u32;
+        }
+    }
+    let (b, a) = run_words(&words, 13, exec, &mut mem, |s| {
+        for l in 0..64 {
+            for i in 0..3 {
+                s.vgpr[1 + i][l] = ins[l][i];
+            }
+        }
+    });
+    let (i16min, i16max) = (-0x8000i64, 0x7fffi64);
+    let (i32min, i32max) = (i64::from(i32::MIN), i64::from(i32::MAX));
+    for l in 0..64 {
+        let [x, y, z] = ins[l];
+        let lo = |v: i64| v as u32 & 0xffff;
+        let old = |reg: usize| b.vgpr[reg][l];
+        let hi_into = |reg: usize, v: i64| old(reg) & 0xffff | lo(v) << 16;
+        let want = [
+            (10, lo(half(x, 0, true) + half(y, 0, true))),
+            (
+                11,
+                lo((half(x, 0, true) + half(y, 0, true)).clamp(i16min, i16max)),
+            ),
+            (
+                12,
+                lo((half(x, 1, true) - half(y, 0, true)).clamp(i16min, i16max)),
+            ),
+            (13, hi_into(13, half(x, 0, true) - half(y, 1, true))),
+            (
+                14,
+                ((x as i32 as i64) + (y as i32 as i64)).clamp(i32min, i32max) as u32,
+            ),
+            (
+                15,
+                ((x as i32 as i64) - (y as i32 as i64)).clamp(i32min, i32max) as u32,
+            ),
+            (16, x.wrapping_sub(y)),
+            (
+                17,
+                lo(half(x, 0, true).min(half(y, 0, true)).min(half(z, 0, true))),
+            ),
+            (
+                18,
+                lo(half(x, 1, false)
+                    .max(half(y, 1, false))
+                    .max(half(z, 0, false))),
+            ),
+            (
+                19,
+                lo(med3(half(x, 0, true), half(y, 1, true), half(z, 1, true))),
+            ),
+            (
+                20,
+                lo(med3(
+                    half(x, 0, false),
+                    half(y, 0, false),
+                    half(z, 0, false),
+                )),
+            ),
+            (
+                21,
+                hi_into(
+                    21,
+                    half(x, 1, true).max(half(y, 0, true)).max(half(z, 1, true)),
+                ),
+            ),
+            (
+                22,
+                lo(half(x, 0, false)
+                    .min(half(y, 0, false))
+                    .min(half(z, 0, false))),
+            ),
+        ];
+        for (reg, w) in want {
+            check_lane(&b, &a, reg, l, exec, w);
+        }
+    }
 }

@@ -1005,6 +1005,76 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             };
             i3(l, inst, K::B32, |l, a, b, c| med3(l, a, b, c, mn, mx))
         }
+        "min3_i16" | "min3_u16" | "max3_i16" | "max3_u16" | "med3_i16" | "med3_u16" => {
+            // The 16-bit halves chosen by op_sel, compared extended to 32 bits.
+            no_clamp(inst)?;
+            let signed = base.ends_with("i16");
+            let ext = if signed {
+                ConvOp::SExt16
+            } else {
+                ConvOp::ZExt16
+            };
+            let mut v = Vec::with_capacity(3);
+            for i in 0..3 {
+                let x = l.src(i, K::B16)?;
+                v.push(l.conv(ext, x));
+            }
+            let (mn, mx) = if signed { (SMin, SMax) } else { (UMin, UMax) };
+            let r = match &base[..4] {
+                "min3" => {
+                    let t = l.bin(mn, v[0], v[1]);
+                    l.bin(mn, t, v[2])
+                }
+                "max3" => {
+                    let t = l.bin(mx, v[0], v[1]);
+                    l.bin(mx, t, v[2])
+                }
+                _ => med3(l, v[0], v[1], v[2], mn, mx),
+            };
+            wr16(l, inst, r)
+        }
+        "add_i16" | "sub_i16" => {
+            // D.i16 = S0.i16 ± S1.i16, exact in 32 bits; clamp saturates to the i16 range
+            // (CDNA ISA 6.5), else the low 16 bits.
+            let a = l.src(0, K::B16)?;
+            let b = l.src(1, K::B16)?;
+            let (a, b) = (l.conv(ConvOp::SExt16, a), l.conv(ConvOp::SExt16, b));
+            let r = if base == "add_i16" {
+                l.add(a, b)
+            } else {
+                l.bin(Sub, a, b)
+            };
+            let r = if inst.mods.clamp {
+                let lo = l.cst(r, 0xffff_8000);
+                let hi = l.cst(r, 0x7fff);
+                let t = l.bin(SMax, r, lo);
+                l.bin(SMin, t, hi)
+            } else {
+                r
+            };
+            wr16(l, inst, r)
+        }
+        "add_i32" | "sub_i32" => {
+            // D.i32 = S0.i32 ± S1.i32; clamp saturates to the i32 range (CDNA ISA 6.5).
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let (a, b) = (l.conv(ConvOp::SExt, a), l.conv(ConvOp::SExt, b));
+            let r = if base == "add_i32" {
+                l.add(a, b)
+            } else {
+                l.bin(Sub, a, b)
+            };
+            let r = if inst.mods.clamp {
+                let lo = l.cst(r, i32::MIN as i64 as u64);
+                let hi = l.cst(r, i32::MAX as u64);
+                let t = l.bin(SMax, r, lo);
+                l.bin(SMin, t, hi)
+            } else {
+                r
+            };
+            let r = l.conv(ConvOp::Lo, r);
+            l.vdst32(r)
+        }
         "and_b32" => ibin(l, inst, And, K::B32, false),
         "or_b32" => ibin(l, inst, Or, K::B32, false),
         "xor_b32" => ibin(l, inst, Xor, K::B32, false),
