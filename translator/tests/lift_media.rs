@@ -1,7 +1,7 @@
 //! gfx942 media ops and 16-bit-source multiply-adds (one implementation shared with RDNA):
 //! `v_mad_u32_u16`/`v_mad_i32_i16` (with op_sel half selects), `v_sad_u8`, `v_sad_hi_u8`,
-//! `v_sad_u16`, `v_msad_u8`, `v_lerp_u8`, `v_cvt_off_f32_i4`. Expected values from the ISA
-//! definitions computed on the host.
+//! `v_sad_u16`, `v_msad_u8`, `v_lerp_u8`, `v_cvt_off_f32_i4`; gfx950 `v_bitop3_b16` and
+//! `v_sat_pk_u8_i16`. Expected values from the ISA definitions computed on the host.
 
 #![allow(clippy::needless_range_loop)] // lane loops index several arrays
 
@@ -95,4 +95,70 @@ fn media_ops() {
         }
     }
     assert!((0..64).any(|l| exec >> l & 1 != 0 && ins[l][1] & 0xff == 0));
+}
+
+/// The 3-input truth table `table` applied bitwise: bit i is table bit
+/// `{a[i], b[i], c[i]}` (CDNA4 ISA, V_BITOP3).
+fn bitop3(table: u8, a: u32, b: u32, c: u32) -> u32 {
+    (0..32).fold(0, |acc, i| {
+        let idx = (a >> i & 1) << 2 | (b >> i & 1) << 1 | (c >> i & 1);
+        acc | u32::from(table >> idx & 1) << i
+    })
+}
+
+/// `v_sat_pk_u8_i16`: each signed half clamped to 0..=255, packed into 16 bits.
+fn sat_pk(x: u32) -> u32 {
+    let s = |h: u32| (h as u16 as i16).clamp(0, 255) as u32;
+    s(x & 0xffff) | s(x >> 16) << 8
+}
+
+#[test]
+fn bitop3_b16_and_sat_pk_u8() {
+    #[rustfmt::skip]
+    let words = [
+        0xd233020a, 0xd40e0501, // v_bitop3_b16 v10, v1, v2, v3 bitop3:0x96
+        0xd2336d0b, 0x1c0e0501, // v_bitop3_b16 v11, v1, v2, v3 bitop3:0xe8 op_sel:[1,0,1,1]
+        0xd233130c, 0x840e0501, // v_bitop3_b16 v12, v1, v2, v3 bitop3:0x1c op_sel:[0,1,0,0]
+        0x7e1a9f01, // v_sat_pk_u8_i16_e32 v13, v1
+        0xd18f000e, 0x00000102, // v_sat_pk_u8_i16_e64 v14, v2
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut r = Rng(99);
+    let code = Code::from_words(&words);
+    let mut s = random_state(5, exec);
+    let edges = [0u32, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x00fe, 0xff00];
+    for l in 0..64 {
+        for reg in 1..=3 {
+            let v = r.next();
+            s.vgpr[reg][l] = if l % 2 == 0 {
+                edges[v as usize % 8] | edges[(v >> 8) as usize % 8] << 16
+            } else {
+                v as u32
+            };
+        }
+    }
+    let b = clone_state(&s);
+    let mut mem = Mem::new(0);
+    let t = wavejit_translator::isa::Target::new(wavejit_translator::isa::Gpu::GFX950);
+    let exit = run_on(&t, &code, &mut s, &mut mem).expect("runs");
+    assert_eq!(exit, wavejit_translator::env::ExitCode::EndPgm);
+    for l in 0..64 {
+        let v = |reg: usize| b.vgpr[reg][l];
+        let (lo, hi) = (|x: u32| x & 0xffff, |x: u32| x >> 16);
+        let want = [
+            (10, lo(bitop3(0x96, v(1), v(2), v(3)))),
+            (
+                11,
+                v(11) & 0xffff | lo(bitop3(0xe8, hi(v(1)), lo(v(2)), hi(v(3)))) << 16,
+            ),
+            (12, lo(bitop3(0x1c, lo(v(1)), hi(v(2)), lo(v(3))))),
+            (13, sat_pk(v(1))),
+            (14, sat_pk(v(2))),
+        ];
+        for (reg, w) in want {
+            let w = if exec >> l & 1 != 0 { w } else { v(reg) };
+            assert_eq!(s.vgpr[reg][l], w, "v{reg} lane {l}");
+        }
+    }
 }

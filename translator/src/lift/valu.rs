@@ -1141,6 +1141,37 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let table = inst.imm as u8;
             i3(l, inst, K::B32, move |l, a, b, c| bitop3(l, table, a, b, c))
         }
+        "bitop3_b16" => {
+            // The truth table on the 16-bit halves chosen by op_sel[2:0]; the result into the
+            // half op_sel[3] (CDNA4 ISA, V_BITOP3_B16).
+            let table = inst.imm as u8;
+            let mut v = Vec::with_capacity(3);
+            for i in 0..3 {
+                v.push(l.src(i, K::B16)?);
+            }
+            let r = bitop3(l, table, v[0], v[1], v[2]);
+            let r = l.and_imm(r, 0xffff);
+            wr16(l, inst, r)
+        }
+        "sat_pk_u8_i16" => {
+            // D.b16 = {SAT8(S0[31:16].i16), SAT8(S0[15:0].i16)}, SAT8 clamping to 0..=255
+            // (RDNA4 ISA pseudocode, V_SAT_PK_U8_I16; the CDNA opcode is the same).
+            no_clamp(inst)?;
+            let a = l.src(0, K::B32)?;
+            let sat8 = |l: &mut Lifter, h: Val| {
+                let x = l.conv(ConvOp::SExt16, h);
+                let z = l.cst(x, 0);
+                let m = l.cst(x, 255);
+                let t = l.bin(SMax, x, z);
+                l.bin(SMin, t, m)
+            };
+            let lo = sat8(l, a);
+            let h = l.lshr_imm(a, 16);
+            let hi = sat8(l, h);
+            let hi = l.shl_imm(hi, 8);
+            let r = l.or(lo, hi);
+            wr16(l, inst, r)
+        }
         "xor3_b32" => i3(l, inst, K::B32, |l, a, b, c| {
             let t = l.xor(a, b);
             l.xor(t, c)
