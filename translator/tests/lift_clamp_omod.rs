@@ -404,3 +404,77 @@ fn signed_add_sub_and_16bit_min_max() {
         }
     }
 }
+
+#[test]
+fn integer_dot_products_saturate_with_clamp() {
+    #[rustfmt::skip]
+    let words = [
+        0xd3a7c00b, 0x1c0e0501, // v_dot2_u32_u16 v11, v1, v2, v3 clamp
+        0xd3a8c00c, 0x1c0e0501, // v_dot4_i32_i8 v12, v1, v2, v3 clamp
+        0xd3abc00d, 0x1c0e0501, // v_dot8_u32_u4 v13, v1, v2, v3 clamp
+        0xd138800e, 0x00020501, // v_dot2c_i32_i16_e64 v14, v1, v2 clamp
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let mut r = Rng(2024);
+    let mut ins = vec![[0u32; 4]; 64];
+    for l in 0..64 {
+        for i in 0..4 {
+            ins[l][i] = r.next() as u32;
+        }
+        match l % 4 {
+            // Accumulators at the edges of both ranges, large products of both signs.
+            0 => ins[l][2] = 0xffff_ff00 | l as u32,
+            1 => ins[l][3] = 0x7fff_ff00 | l as u32,
+            2 => ins[l][3] = 0x8000_0100 - l as u32,
+            _ => {
+                ins[l][0] = 0x7f7f_7f7f;
+                ins[l][1] = 0x7f7f_7f7f;
+                ins[l][2] = 0x7fff_ff00 | l as u32;
+            }
+        }
+    }
+    let (b, a) = run_words(&words, 31, exec, &mut mem, |s| {
+        for l in 0..64 {
+            for i in 0..3 {
+                s.vgpr[1 + i][l] = ins[l][i];
+            }
+            s.vgpr[14][l] = ins[l][3];
+        }
+    });
+    // Element `i` of `bits` bits of `x`, sign- or zero-extended.
+    let elem = |x: u32, bits: u32, i: u32, s: bool| -> i64 {
+        let v = x >> (bits * i) & ((1 << bits) - 1);
+        if s && v >> (bits - 1) != 0 {
+            i64::from(v) - (1i64 << bits)
+        } else {
+            i64::from(v)
+        }
+    };
+    let dot = |x: u32, y: u32, bits: u32, s: bool| -> i64 {
+        (0..32 / bits)
+            .map(|i| elem(x, bits, i, s) * elem(y, bits, i, s))
+            .sum()
+    };
+    let (smin, smax) = (i64::from(i32::MIN), i64::from(i32::MAX));
+    let umax = i64::from(u32::MAX);
+    let mut saturated = [false; 4];
+    for l in 0..64 {
+        let [x, y, z, d] = ins[l];
+        let sums = [
+            (i64::from(z) + dot(x, y, 16, false), 0, umax),
+            (i64::from(z as i32) + dot(x, y, 8, true), smin, smax),
+            (i64::from(z) + dot(x, y, 4, false), 0, umax),
+            (i64::from(d as i32) + dot(x, y, 16, true), smin, smax),
+        ];
+        for (k, (s, lo, hi)) in sums.into_iter().enumerate() {
+            check_lane(&b, &a, 11 + k, l, exec, sat(s, lo, hi));
+            saturated[k] |= exec >> l & 1 != 0 && !(lo..=hi).contains(&s);
+        }
+    }
+    assert_eq!(
+        saturated, [true; 4],
+        "every instruction saturates in some lane"
+    );
+}

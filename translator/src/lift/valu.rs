@@ -1559,8 +1559,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
         "dot2_i32_i16" | "dot2_u32_u16" | "dot4_i32_i8" | "dot4_u32_u8" | "dot8_i32_i4"
         | "dot8_u32_u4" | "dot2c_i32_i16" | "dot4c_i32_i8" | "dot8c_i32_i4" => {
-            // D = S2 + sum of the products of the packed elements (wrapping).
-            no_clamp(inst)?;
+            // D = S2 + sum of the products of the packed elements: wrapping, or with clamp
+            // the exact sum saturated to the i32/u32 range (CDNA ISA 6.5; LLVM's sdot/udot
+            // clamp operand). LLVM's assembler rejects op_sel on these (its meaning is
+            // undefined), so non-default selects are not lifted.
             if inst.mods.op_sel != 0
                 || (inst.format == crate::isa::Format::Vop3p && inst.mods.op_sel_hi & 3 != 3)
             {
@@ -1576,11 +1578,23 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let signed = base.contains("_i32_");
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
-            let mut acc = if base.contains("c_") {
+            let acc = if base.contains("c_") {
                 acc_src(l, inst, K::B32)?
             } else {
                 l.src(2, K::B32)?
             };
+            // With clamp the sum is formed in 64 bits (exact), else in 32 (wrapping).
+            let clamp = inst.mods.clamp;
+            let wide = |l: &mut Lifter, v: Val| {
+                if !clamp {
+                    v
+                } else if signed {
+                    l.conv(ConvOp::SExt, v)
+                } else {
+                    l.conv(ConvOp::ZExt, v)
+                }
+            };
+            let mut acc = wide(l, acc);
             for i in 0..n {
                 let ext = |l: &mut Lifter, v: Val| -> Val {
                     // Element i, sign- or zero-extended from `bits`.
@@ -1593,8 +1607,22 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 };
                 let x = ext(l, a);
                 let y = ext(l, b);
+                // The product is exact in 32 bits (as an i32 for signed, a u32 for unsigned).
                 let p = l.bin(Mul, x, y);
+                let p = wide(l, p);
                 acc = l.add(acc, p);
+            }
+            if clamp {
+                let (lo, hi) = if signed {
+                    (i32::MIN as i64 as u64, i32::MAX as u64)
+                } else {
+                    (0, u32::MAX as u64)
+                };
+                let lo = l.cst(acc, lo);
+                let hi = l.cst(acc, hi);
+                let t = l.bin(SMax, acc, lo);
+                let t = l.bin(SMin, t, hi);
+                acc = l.conv(ConvOp::Lo, t);
             }
             l.vdst32(acc)
         }
