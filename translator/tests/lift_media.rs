@@ -162,3 +162,19 @@ fn bitop3_b16_and_sat_pk_u8() {
         }
     }
 }
+
+/// `v_clrexcp` clears SIMD exception state, which wavejit does not record: registers, SCC
+/// and MODE are unchanged (the operand fields are ignored).
+#[test]
+fn clrexcp_changes_no_register() {
+    #[rustfmt::skip]
+    let words = [
+        0x7e006b04, // v_clrexcp (src0 field v4, ignored)
+        0xd1750000, 0x04421104, // v_clrexcp_e64 (source fields set, ignored)
+        0xbf810000, // s_endpgm
+    ];
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 9, EXEC_PARTIAL, &mut mem, |_| {});
+    assert!(a.vgpr == b.vgpr && a.sgpr == b.sgpr);
+    assert_eq!((a.scc, a.mode, a.trapsts), (b.scc, b.mode, b.trapsts));
+}

@@ -1141,6 +1141,11 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let table = inst.imm as u8;
             i3(l, inst, K::B32, move |l, a, b, c| bitop3(l, table, a, b, c))
         }
+        "clrexcp" => {
+            // Clears the SIMD's float exception state: wavejit records none (TRAPSTS.EXCP is
+            // never set), so nothing observable changes.
+            Ok(())
+        }
         "bitop3_b16" => {
             // The truth table on the 16-bit halves chosen by op_sel[2:0]; the result into the
             // half op_sel[3] (CDNA4 ISA, V_BITOP3_B16).
