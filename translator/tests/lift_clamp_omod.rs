@@ -478,3 +478,49 @@ fn integer_dot_products_saturate_with_clamp() {
         "every instruction saturates in some lane"
     );
 }
+
+/// The GFX8-encoded `_legacy` f16 ops compute as their GFX9 counterparts, ignore the op_sel
+/// bits (set here in the encodings; LLVM prints none) and write the low half with zeros above.
+#[test]
+fn legacy_f16_ops_ignore_op_sel() {
+    #[rustfmt::skip]
+    let words = [
+        0xd1ea780a, 0x040e0501, // v_mad_legacy_f16 v10, v1, v2, v3 (op_sel bits 14:11 set)
+        0xd1ee780b, 0x040e0501, // v_fma_legacy_f16 v11, v1, v2, v3 (op_sel bits set)
+        0xd1ef780c, 0x040e0501, // v_div_fixup_legacy_f16 v12, v1, v2, v3 (op_sel bits set)
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut mem = Mem::new(0);
+    let mut r = Rng(606);
+    // Finite, non-zero f16 values 2^-4..2^4 in both halves (the high halves must be ignored).
+    let mut val = move || -> u32 {
+        let v = r.next() as u32;
+        let h = |x: u32| (x & 0x83ff) | ((x >> 11) % 9 + 11) << 10;
+        h(v) | h(v >> 16) << 16
+    };
+    let mut ins = vec![[0u32; 3]; 64];
+    for slot in ins.iter_mut() {
+        *slot = [val(), val(), val()];
+    }
+    let (b, a) = run_words(&words, 8, exec, &mut mem, |s| {
+        for l in 0..64 {
+            for i in 0..3 {
+                s.vgpr[1 + i][l] = ins[l][i];
+            }
+        }
+    });
+    for l in 0..64 {
+        let [x, y, z] = ins[l];
+        let (p, q, c) = (f16_half(x, false), f16_half(y, false), f16_half(z, false));
+        // mad: the product rounded to f16, then the sum; fma: one rounding (x * y + z is exact
+        // in f64 for these magnitudes).
+        let mad = f16_bits(f16_half(f16_bits(p * q), false) + c);
+        let fma = f16_bits(p * q + c);
+        // div_fixup of finite non-zero operands: |S0| with the sign of S1 ^ S2.
+        let fix = (x & 0x7fff) | ((y ^ z) & 0x8000);
+        for (reg, w) in [(10, mad), (11, fma), (12, fix)] {
+            check_lane(&b, &a, reg, l, exec, w);
+        }
+    }
+}

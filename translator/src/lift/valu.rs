@@ -1141,6 +1141,18 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let table = inst.imm as u8;
             i3(l, inst, K::B32, move |l, a, b, c| bitop3(l, table, a, b, c))
         }
+        "mad_legacy_f16" | "fma_legacy_f16" | "div_fixup_legacy_f16" => {
+            // GFX8 encodings kept on GFX9: the operation without `_legacy`, minus op_sel (GFX8's
+            // VOP3 has no such field and LLVM accepts none here), so the result is written to
+            // the low half with zeros above.
+            let mut plain = *inst;
+            plain.mods.op_sel = 0;
+            let saved = l.inst;
+            l.inst = Some(plain);
+            let r = lift_inner(l, &plain, &base.replace("_legacy", ""));
+            l.inst = saved;
+            r
+        }
         "clrexcp" => {
             // Clears the SIMD's float exception state: wavejit records none (TRAPSTS.EXCP is
             // never set), so nothing observable changes.
