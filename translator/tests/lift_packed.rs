@@ -6,43 +6,7 @@
 #![allow(clippy::needless_range_loop)] // lane loops index several arrays
 
 mod lift_support;
-use half::f16;
 use lift_support::*;
-
-fn h(x: u32, hi: bool) -> f64 {
-    f16::from_bits(if hi { (x >> 16) as u16 } else { x as u16 }).to_f64()
-}
-
-fn hb(x: f64) -> u32 {
-    f16::from_f64(x).to_bits() as u32
-}
-
-fn maxnum(a: f64, b: f64) -> f64 {
-    if a.is_nan() {
-        b
-    } else if b.is_nan() {
-        a
-    } else if a == 0.0 && b == 0.0 {
-        if a.is_sign_positive() {
-            a
-        } else {
-            b
-        }
-    } else {
-        a.max(b)
-    }
-}
-
-/// Compares one 16-bit half, NaN-aware.
-fn same16(got: u32, want: u32, what: &str) {
-    let g = f16::from_bits(got as u16);
-    let w = f16::from_bits(want as u16);
-    if w.is_nan() {
-        assert!(g.is_nan(), "{what}: got {got:#06x}, want NaN");
-    } else {
-        assert_eq!(got & 0xffff, want & 0xffff, "{what}: got {g}, want {w}");
-    }
-}
 
 fn check_pk(
     a: &wavejit_translator::wave::WaveState,
@@ -56,8 +20,8 @@ fn check_pk(
         }
         let (lo, hi) = f(l);
         let got = a.vgpr[reg][l];
-        same16(got & 0xffff, hb(lo), &format!("v{reg} lane {l} lo"));
-        same16(got >> 16, hb(hi), &format!("v{reg} lane {l} hi"));
+        same16(got & 0xffff, f16_bits(lo), &format!("v{reg} lane {l} lo"));
+        same16(got >> 16, f16_bits(hi), &format!("v{reg} lane {l} hi"));
     }
 }
 
@@ -122,24 +86,24 @@ fn packed_and_mixed_precision() {
     let f = |r: usize, l: usize| f32::from_bits(b.vgpr[r][l]);
     check_pk(&a, 0, exec, |l| {
         (
-            h(v(1, l), false) + h(v(2, l), false),
-            h(v(1, l), true) + h(v(2, l), true),
+            f16_half(v(1, l), false) + f16_half(v(2, l), false),
+            f16_half(v(1, l), true) + f16_half(v(2, l), true),
         )
     });
     check_pk(&a, 3, exec, |l| {
         (
-            h(v(1, l), true) * h(v(2, l), false),
-            h(v(1, l), false) * h(v(2, l), true),
+            f16_half(v(1, l), true) * f16_half(v(2, l), false),
+            f16_half(v(1, l), false) * f16_half(v(2, l), true),
         )
     });
     check_pk(&a, 4, exec, |l| {
         (
-            maxnum(-h(v(1, l), false), h(v(2, l), false)),
-            maxnum(h(v(1, l), true), -h(v(2, l), true)),
+            maxnum64(-f16_half(v(1, l), false), f16_half(v(2, l), false)),
+            maxnum64(f16_half(v(1, l), true), -f16_half(v(2, l), true)),
         )
     });
     check_pk(&a, 5, exec, |l| {
-        let fma = |hi| h(v(1, l), hi).mul_add(h(v(2, l), hi), h(v(6, l), hi));
+        let fma = |hi| f16_half(v(1, l), hi).mul_add(f16_half(v(2, l), hi), f16_half(v(6, l), hi));
         (fma(false), fma(true))
     });
     let u16s = |x: u32| (x & 0xffff, x >> 16);
@@ -175,17 +139,19 @@ fn packed_and_mixed_precision() {
         }
     };
     same32(10, &|l| {
-        (h(v(1, l), false) as f32).mul_add(f(2, l), h(v(11, l), false) as f32)
+        (f16_half(v(1, l), false) as f32).mul_add(f(2, l), f16_half(v(11, l), false) as f32)
     });
     same32(12, &|l| {
-        (h(v(1, l), true) as f32).mul_add(h(v(2, l), false) as f32, f(11, l))
+        (f16_half(v(1, l), true) as f32).mul_add(f16_half(v(2, l), false) as f32, f(11, l))
     });
     for l in (0..64).filter(|&l| exec >> l & 1 != 0) {
-        let w =
-            (h(v(1, l), false) as f32).mul_add(h(v(2, l), false) as f32, h(v(11, l), false) as f32);
+        let w = (f16_half(v(1, l), false) as f32).mul_add(
+            f16_half(v(2, l), false) as f32,
+            f16_half(v(11, l), false) as f32,
+        );
         same16(
             a.vgpr[13][l] & 0xffff,
-            hb(w as f64),
+            f16_bits(w as f64),
             &format!("v13 lane {l}"),
         );
         assert_eq!(
@@ -193,8 +159,9 @@ fn packed_and_mixed_precision() {
             b.vgpr[13][l] >> 16,
             "v13 lane {l} high half kept"
         );
-        let w = h(v(1, l), false).mul_add(h(v(2, l), false), h(v(11, l), false));
-        same16(a.vgpr[24][l], hb(w), &format!("v24 lane {l}"));
+        let w =
+            f16_half(v(1, l), false).mul_add(f16_half(v(2, l), false), f16_half(v(11, l), false));
+        same16(a.vgpr[24][l], f16_bits(w), &format!("v24 lane {l}"));
         assert_eq!(
             a.vgpr[24][l] >> 16,
             0,
@@ -206,6 +173,9 @@ fn packed_and_mixed_precision() {
     same32(22, &|l| f(16, l) * f(18, l));
     same32(23, &|l| f(16, l) * f(19, l));
     check_pk(&a, 25, exec, |l| {
-        (h(v(1, l), false) + 1.0, h(v(1, l), true) + 1.0)
+        (
+            f16_half(v(1, l), false) + 1.0,
+            f16_half(v(1, l), true) + 1.0,
+        )
     });
 }

@@ -54,6 +54,7 @@ mod rdna_buffer;
 mod rdna_names;
 mod rdna_ops;
 mod salu;
+mod scale_cvt;
 mod smem;
 mod valu;
 mod vcmp;

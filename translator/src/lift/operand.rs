@@ -1026,6 +1026,14 @@ impl<'t> Lifter<'t> {
         })
     }
 
+    /// Whether `inst`'s OMOD scales a float result of kind `k` under the current MODE: it is
+    /// ignored when MODE.IEEE is set or output denormals of `k` are allowed (CDNA ISA 6.2.2;
+    /// RDNA3 the same); RDNA4 has no IEEE bit and always applies it (RDNA4 ISA 7.2.3).
+    pub fn omod_active(&self, inst: &Inst, k: K) -> bool {
+        let gfx12 = self.gpu.family() == Some(crate::isa::Family::Gfx12);
+        inst.mods.omod != 0 && (gfx12 || (!self.ieee() && !self.denorm_allowed(k, 2)))
+    }
+
     /// Applies the VOP3 output modifier and clamp to a float result of kind `k`.
     pub fn fout(&mut self, v: Val, k: K) -> R<Val> {
         let inst = self.inst()?;
@@ -1053,14 +1061,10 @@ impl<'t> Lifter<'t> {
                 return Ok(v);
             }
         };
-        // OMOD is ignored when MODE.IEEE is set or output denormals are allowed (ISA 6.2.2;
-        // RDNA3 the same). RDNA4 has no IEEE bit and applies OMOD under any denormal mode,
-        // flushing output denormals (RDNA4 ISA 7.2.3). RDNA: -0 * OMOD = +0.
+        // RDNA4 flushes output denormals after OMOD (RDNA4 ISA 7.2.3). RDNA: -0 * OMOD = +0.
         let family = self.gpu.family();
         let gfx12 = family == Some(crate::isa::Family::Gfx12);
-        let omod_on =
-            inst.mods.omod != 0 && (gfx12 || (!self.ieee() && !self.denorm_allowed(k, 2)));
-        if omod_on {
+        if self.omod_active(&inst, k) {
             let m = match inst.mods.omod {
                 1 => two,
                 2 => four,

@@ -24,6 +24,23 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     if base == "nop" {
         return Ok((InstClass::Valu, Flow::Next));
     }
+    // Ops whose GFX9 definition is RDNA's (32-bit results from 8/16-bit fields; the CDNA and
+    // RDNA ISA pseudocode agree) have one implementation, in `rdna_ops`.
+    if matches!(
+        base,
+        "mad_u32_u16"
+            | "mad_i32_i16"
+            | "sad_u8"
+            | "sad_hi_u8"
+            | "sad_u16"
+            | "msad_u8"
+            | "lerp_u8"
+            | "cvt_off_f32_i4"
+    ) {
+        if let Some(r) = super::rdna_ops::lift(l, inst, name) {
+            return r;
+        }
+    }
     l.count_vector();
     lift_inner(l, inst, base)?;
     Ok((InstClass::Valu, Flow::Next))
@@ -36,6 +53,21 @@ fn wr(l: &mut Lifter, v: Val, k: K) -> R<()> {
     } else {
         l.vdst32(v)
     }
+}
+
+/// Writes the result `r` and carry/borrow lanes `c` of a 32-bit add/sub with carry-out. With
+/// clamp the result saturates to `sat` (0xffffffff on carry, 0 on borrow) where `c` is set
+/// (CDNA ISA 6.5: integer clamp saturates); the carry-out is written either way.
+fn carry_result(l: &mut Lifter, inst: &Inst, r: Val, c: Val, sat: u32) -> R<()> {
+    let r = if inst.mods.clamp {
+        let m = l.lanes_to_mask(c);
+        let sv = l.cst(r, sat as u64);
+        l.select(m, sv, r)
+    } else {
+        r
+    };
+    l.vdst32(r)?;
+    write_carry(l, inst, c)
 }
 
 /// Rejects integer clamp (saturation), which is not lifted.
@@ -57,7 +89,7 @@ fn round_of(l: &Lifter, k: K) -> Round {
 }
 
 /// MODE.FP16_OVFL (bit 23): an f16 result that overflows becomes ±MAX_F16, not ±Inf.
-fn fp16_ovfl(l: &Lifter) -> bool {
+pub(super) fn fp16_ovfl(l: &Lifter) -> bool {
     l.mode >> 23 & 1 != 0
 }
 
@@ -233,25 +265,38 @@ fn fmed3(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
     l.select(any, min3, r)
 }
 
-/// Rejects OMOD on a 16-bit float result (not lifted).
-fn no_omod16(inst: &Inst) -> R<()> {
-    if inst.mods.omod != 0 {
-        return Err("output modifiers on a 16-bit result".into());
+/// VOP3 OMOD and clamp on an f16 result (low 16 bits of `r`), in that order (CDNA ISA
+/// 6.2.2). OMOD applies under the MODE conditions of [`Lifter::omod_active`]: the result times
+/// 2, 4 or 0.5, computed exactly in f32 and rounded once to f16 in the MODE direction.
+fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
+    let mut r = r;
+    if l.omod_active(inst, K::F16) {
+        if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+            return Err("output modifiers on a 16-bit result".into());
+        }
+        let m = match inst.mods.omod {
+            1 => 0x4000_0000,
+            2 => 0x4080_0000,
+            _ => 0x3f00_0000,
+        };
+        let x = l.conv(ConvOp::F16ToF32, r);
+        let c = l.cst(x, m);
+        let y = l.bin(FMul, x, c);
+        r = to_f16(l, y);
     }
-    Ok(())
+    Ok(if inst.mods.clamp { clamp16(l, r) } else { r })
 }
 
 /// f16 unary op computed by `f` on the exact f32 value of the (flushed) source, rounded once
 /// to f16 (nearest even; these ops are exact or approximate in f32 already), with output
 /// flushing and clamp.
 fn fun16(l: &mut Lifter, inst: &Inst, f: impl Fn(&mut Lifter, Val) -> Val) -> R<()> {
-    no_omod16(inst)?;
     let a = l.src(0, K::F16)?;
     let x = l.conv(ConvOp::F16ToF32, a);
     let y = f(l, x);
     let r = l.conv(ConvOp::F32ToF16, y);
     let r = f16out(l, r);
-    let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+    let r = out16(l, inst, r)?;
     wr16(l, inst, r)
 }
 
@@ -576,9 +621,6 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "fract_f16" => {
             // x - floor(x) is exact in f32 and in f16 except for tiny negative x, where it
             // rounds to 1.0: clamped to the largest f16 below 1 (0x3bff) like v_fract_f32.
-            if inst.mods.omod != 0 {
-                return Err("output modifiers on a 16-bit result".into());
-            }
             let a = l.src(0, K::F16)?;
             let x = l.conv(ConvOp::F16ToF32, a);
             let f = l.un(UnOp::FFloor, x);
@@ -588,7 +630,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let lim = l.cst(h, 0x3bff);
             let c = l.bin(UMin, h, lim);
             let r = l.select(nan, h, c);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "frexp_exp_i16_f16" => {
@@ -600,9 +642,6 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
         "ldexp_f16" => {
             // D = S0.f16 * 2^S1.i16.
-            if inst.mods.omod != 0 {
-                return Err("output modifiers on a 16-bit result".into());
-            }
             let a = l.src(0, K::F16)?;
             let e = l.src(1, K::B16)?;
             let e = l.conv(ConvOp::SExt16, e);
@@ -610,27 +649,25 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             // Exact in f32 wherever the f16 result is not 0 or Inf.
             let y = l.bin(FLdexp, x, e);
             let r = to_f16(l, y);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "max3_f16" | "min3_f16" => {
-            no_omod16(inst)?;
             let max = base == "max3_f16";
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let c = l.src(2, K::F16)?;
             let t = fminmax(l, max, K::F16, a, b);
             let r = fminmax(l, max, K::F16, t, c);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "med3_f16" => {
-            no_omod16(inst)?;
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let c = l.src(2, K::F16)?;
             let r = fmed3_16(l, a, b, c);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "maximum3_f32" | "minimum3_f32" => {
@@ -817,16 +854,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 
         // ---- 32-bit integer ----
         "add_u32" | "add_co_u32" if inst.dst[1].is_some() => {
-            no_clamp(inst)?;
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let r = l.add(a, b);
             let c = l.bin(AddCarry, a, b);
-            l.vdst32(r)?;
-            write_carry(l, inst, c)
+            carry_result(l, inst, r, c, u32::MAX)
         }
         "sub_co_u32" | "subrev_co_u32" | "sub_u32" | "subrev_u32" if inst.dst[1].is_some() => {
-            no_clamp(inst)?;
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let (a, b) = if base.starts_with("subrev") {
@@ -836,11 +870,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             };
             let r = l.bin(Sub, a, b);
             let c = l.bin(SubBorrow, a, b);
-            l.vdst32(r)?;
-            write_carry(l, inst, c)
+            carry_result(l, inst, r, c, 0)
         }
         "addc_co_u32" | "addc_u32" => {
-            no_clamp(inst)?;
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let cin = l.mask_opnd(inst.src[2])?;
@@ -850,11 +882,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.add(t, cin);
             let c2 = l.bin(AddCarry, t, cin);
             let c = l.or(c1, c2);
-            l.vdst32(r)?;
-            write_carry(l, inst, c)
+            carry_result(l, inst, r, c, u32::MAX)
         }
         "subb_co_u32" | "subbrev_co_u32" | "subb_u32" | "subbrev_u32" => {
-            no_clamp(inst)?;
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let (a, b) = if base.starts_with("subbrev") {
@@ -869,8 +899,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.bin(Sub, t, bin_);
             let c2 = l.bin(SubBorrow, t, bin_);
             let c = l.or(c1, c2);
-            l.vdst32(r)?;
-            write_carry(l, inst, c)
+            carry_result(l, inst, r, c, 0)
         }
         "add_u32" | "sub_u32" | "subrev_u32" if inst.mods.clamp => {
             // Unsigned saturation: overflow gives 0xffffffff, borrow gives 0.
@@ -976,6 +1005,76 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             };
             i3(l, inst, K::B32, |l, a, b, c| med3(l, a, b, c, mn, mx))
         }
+        "min3_i16" | "min3_u16" | "max3_i16" | "max3_u16" | "med3_i16" | "med3_u16" => {
+            // The 16-bit halves chosen by op_sel, compared extended to 32 bits.
+            no_clamp(inst)?;
+            let signed = base.ends_with("i16");
+            let ext = if signed {
+                ConvOp::SExt16
+            } else {
+                ConvOp::ZExt16
+            };
+            let mut v = Vec::with_capacity(3);
+            for i in 0..3 {
+                let x = l.src(i, K::B16)?;
+                v.push(l.conv(ext, x));
+            }
+            let (mn, mx) = if signed { (SMin, SMax) } else { (UMin, UMax) };
+            let r = match &base[..4] {
+                "min3" => {
+                    let t = l.bin(mn, v[0], v[1]);
+                    l.bin(mn, t, v[2])
+                }
+                "max3" => {
+                    let t = l.bin(mx, v[0], v[1]);
+                    l.bin(mx, t, v[2])
+                }
+                _ => med3(l, v[0], v[1], v[2], mn, mx),
+            };
+            wr16(l, inst, r)
+        }
+        "add_i16" | "sub_i16" => {
+            // D.i16 = S0.i16 ± S1.i16, exact in 32 bits; clamp saturates to the i16 range
+            // (CDNA ISA 6.5), else the low 16 bits.
+            let a = l.src(0, K::B16)?;
+            let b = l.src(1, K::B16)?;
+            let (a, b) = (l.conv(ConvOp::SExt16, a), l.conv(ConvOp::SExt16, b));
+            let r = if base == "add_i16" {
+                l.add(a, b)
+            } else {
+                l.bin(Sub, a, b)
+            };
+            let r = if inst.mods.clamp {
+                let lo = l.cst(r, 0xffff_8000);
+                let hi = l.cst(r, 0x7fff);
+                let t = l.bin(SMax, r, lo);
+                l.bin(SMin, t, hi)
+            } else {
+                r
+            };
+            wr16(l, inst, r)
+        }
+        "add_i32" | "sub_i32" => {
+            // D.i32 = S0.i32 ± S1.i32; clamp saturates to the i32 range (CDNA ISA 6.5).
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let (a, b) = (l.conv(ConvOp::SExt, a), l.conv(ConvOp::SExt, b));
+            let r = if base == "add_i32" {
+                l.add(a, b)
+            } else {
+                l.bin(Sub, a, b)
+            };
+            let r = if inst.mods.clamp {
+                let lo = l.cst(r, i32::MIN as i64 as u64);
+                let hi = l.cst(r, i32::MAX as u64);
+                let t = l.bin(SMax, r, lo);
+                l.bin(SMin, t, hi)
+            } else {
+                r
+            };
+            let r = l.conv(ConvOp::Lo, r);
+            l.vdst32(r)
+        }
         "and_b32" => ibin(l, inst, And, K::B32, false),
         "or_b32" => ibin(l, inst, Or, K::B32, false),
         "xor_b32" => ibin(l, inst, Xor, K::B32, false),
@@ -1041,6 +1140,54 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "bitop3_b32" => {
             let table = inst.imm as u8;
             i3(l, inst, K::B32, move |l, a, b, c| bitop3(l, table, a, b, c))
+        }
+        "mad_legacy_f16" | "fma_legacy_f16" | "div_fixup_legacy_f16" => {
+            // GFX8 encodings kept on GFX9: the operation without `_legacy`, minus op_sel (GFX8's
+            // VOP3 has no such field and LLVM accepts none here), so the result is written to
+            // the low half with zeros above.
+            let mut plain = *inst;
+            plain.mods.op_sel = 0;
+            let saved = l.inst;
+            l.inst = Some(plain);
+            let r = lift_inner(l, &plain, &base.replace("_legacy", ""));
+            l.inst = saved;
+            r
+        }
+        "clrexcp" => {
+            // Clears the SIMD's float exception state: wavejit records none (TRAPSTS.EXCP is
+            // never set), so nothing observable changes.
+            Ok(())
+        }
+        "bitop3_b16" => {
+            // The truth table on the 16-bit halves chosen by op_sel[2:0]; the result into the
+            // half op_sel[3] (CDNA4 ISA, V_BITOP3_B16).
+            let table = inst.imm as u8;
+            let mut v = Vec::with_capacity(3);
+            for i in 0..3 {
+                v.push(l.src(i, K::B16)?);
+            }
+            let r = bitop3(l, table, v[0], v[1], v[2]);
+            let r = l.and_imm(r, 0xffff);
+            wr16(l, inst, r)
+        }
+        "sat_pk_u8_i16" => {
+            // D.b16 = {SAT8(S0[31:16].i16), SAT8(S0[15:0].i16)}, SAT8 clamping to 0..=255
+            // (RDNA4 ISA pseudocode, V_SAT_PK_U8_I16; the CDNA opcode is the same).
+            no_clamp(inst)?;
+            let a = l.src(0, K::B32)?;
+            let sat8 = |l: &mut Lifter, h: Val| {
+                let x = l.conv(ConvOp::SExt16, h);
+                let z = l.cst(x, 0);
+                let m = l.cst(x, 255);
+                let t = l.bin(SMax, x, z);
+                l.bin(SMin, t, m)
+            };
+            let lo = sat8(l, a);
+            let h = l.lshr_imm(a, 16);
+            let hi = sat8(l, h);
+            let hi = l.shl_imm(hi, 8);
+            let r = l.or(lo, hi);
+            wr16(l, inst, r)
         }
         "xor3_b32" => i3(l, inst, K::B32, |l, a, b, c| {
             let t = l.xor(a, b);
@@ -1188,15 +1335,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let (a, b) = if base == "subrev_f16" { (b, a) } else { (a, b) };
-            if inst.mods.omod != 0 || inst.mods.clamp {
-                return Err("output modifiers on a 16-bit result".into());
-            }
             let r = match base {
                 "add_f16" => f16_arith(l, RoundedOp::AddF16, vec![a, b]),
                 "sub_f16" | "subrev_f16" => f16_arith(l, RoundedOp::SubF16, vec![a, b]),
                 "mul_f16" => f16_arith(l, RoundedOp::MulF16, vec![a, b]),
                 _ => fminmax(l, base == "max_f16", K::F16, a, b),
             };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "mad_u16" | "mad_legacy_u16" | "mad_i16" | "mad_legacy_i16" => {
@@ -1431,8 +1576,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         }
         "dot2_i32_i16" | "dot2_u32_u16" | "dot4_i32_i8" | "dot4_u32_u8" | "dot8_i32_i4"
         | "dot8_u32_u4" | "dot2c_i32_i16" | "dot4c_i32_i8" | "dot8c_i32_i4" => {
-            // D = S2 + sum of the products of the packed elements (wrapping).
-            no_clamp(inst)?;
+            // D = S2 + sum of the products of the packed elements: wrapping, or with clamp
+            // the exact sum saturated to the i32/u32 range (CDNA ISA 6.5; LLVM's sdot/udot
+            // clamp operand). LLVM's assembler rejects op_sel on these (its meaning is
+            // undefined), so non-default selects are not lifted.
             if inst.mods.op_sel != 0
                 || (inst.format == crate::isa::Format::Vop3p && inst.mods.op_sel_hi & 3 != 3)
             {
@@ -1448,11 +1595,23 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let signed = base.contains("_i32_");
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
-            let mut acc = if base.contains("c_") {
+            let acc = if base.contains("c_") {
                 acc_src(l, inst, K::B32)?
             } else {
                 l.src(2, K::B32)?
             };
+            // With clamp the sum is formed in 64 bits (exact), else in 32 (wrapping).
+            let clamp = inst.mods.clamp;
+            let wide = |l: &mut Lifter, v: Val| {
+                if !clamp {
+                    v
+                } else if signed {
+                    l.conv(ConvOp::SExt, v)
+                } else {
+                    l.conv(ConvOp::ZExt, v)
+                }
+            };
+            let mut acc = wide(l, acc);
             for i in 0..n {
                 let ext = |l: &mut Lifter, v: Val| -> Val {
                     // Element i, sign- or zero-extended from `bits`.
@@ -1465,8 +1624,22 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 };
                 let x = ext(l, a);
                 let y = ext(l, b);
+                // The product is exact in 32 bits (as an i32 for signed, a u32 for unsigned).
                 let p = l.bin(Mul, x, y);
+                let p = wide(l, p);
                 acc = l.add(acc, p);
+            }
+            if clamp {
+                let (lo, hi) = if signed {
+                    (i32::MIN as i64 as u64, i32::MAX as u64)
+                } else {
+                    (0, u32::MAX as u64)
+                };
+                let lo = l.cst(acc, lo);
+                let hi = l.cst(acc, hi);
+                let t = l.bin(SMax, acc, lo);
+                let t = l.bin(SMin, t, hi);
+                acc = l.conv(ConvOp::Lo, t);
             }
             l.vdst32(acc)
         }
@@ -1550,7 +1723,6 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "mac_f16" | "madak_f16" | "madmk_f16" => {
             // Unfused: the product rounded to f16, then the sum (as v_mad_f16); mac adds to
             // the destination, madak/madmk take the literal K as an operand.
-            no_omod16(inst)?;
             let a = l.src(0, K::F16)?;
             let b = l.src(1, K::F16)?;
             let c = if base == "mac_f16" {
@@ -1560,14 +1732,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             };
             let p = f16_arith(l, RoundedOp::MulF16, vec![a, b]);
             let r = f16_arith(l, RoundedOp::AddF16, vec![p, c]);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "div_fixup_f16" => {
             // V_DIV_FIXUP_F16 pseudocode (quotient S0, denominator S1, numerator S2) on bits:
             // NaNs (S2 first) quieted, 0/0 and inf/inf give 0xfe00, x/0 and inf/y ±Inf,
             // x/inf and 0/y ±0, else S0 with the sign of S1 ^ S2.
-            no_omod16(inst)?;
             let q = l.src(0, K::F16)?;
             let d = l.src(1, K::F16)?;
             let n = l.src(2, K::F16)?;
@@ -1602,15 +1773,12 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let qn = l.or(n, qc);
             let qn = l.and_imm(qn, 0xffff);
             let r = l.select(nn, qn, r);
-            let r = if inst.mods.clamp { clamp16(l, r) } else { r };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "fma_f16" | "mad_f16" => {
             // fma: one rounding of the exact a*b + c; mad (unfused): the product rounded to
             // f16, then the sum.
-            if inst.mods.omod != 0 || inst.mods.clamp {
-                return Err("output modifiers on a 16-bit result".into());
-            }
             let mut v = Vec::new();
             for i in 0..3 {
                 v.push(l.src(i, K::F16)?);
@@ -1621,10 +1789,14 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 let p = f16_arith(l, RoundedOp::MulF16, vec![v[0], v[1]]);
                 f16_arith(l, RoundedOp::AddF16, vec![p, v[2]])
             };
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "fma_mix_f32" | "fma_mixlo_f16" | "fma_mixhi_f16" | "mad_mix_f32" | "mad_mixlo_f16"
         | "mad_mixhi_f16" => fma_mix(l, inst, base),
+        _ if base.starts_with("cvt_scalef32_") => {
+            super::scale_cvt::lift(l, inst, &base["cvt_scalef32_".len()..])
+        }
         _ => Err("not supported".into()),
     }
 }
@@ -1851,8 +2023,10 @@ fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 r
             }
         } else {
-            if m.clamp {
-                return Err("clamp on packed integer ops is not supported".into());
+            if m.clamp && matches!(op, "mul_lo" | "lshlrev" | "lshrrev" | "ashrrev") {
+                // The ISA's integer clamp (saturate to the representable range, CDNA ISA 6.5)
+                // does not say what range a low product or a shift saturates to.
+                return Err("clamp on a packed mul_lo or shift is not supported".into());
             }
             let r = match op {
                 "add" => l.add(ops[0], ops[1]),
@@ -1874,6 +2048,28 @@ fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 _ => {
                     let p = l.bin(Mul, ops[0], ops[1]);
                     l.add(p, ops[2])
+                }
+            };
+            // `r` is exact in 32 bits (i32 for signed ops); clamp saturates it to 16 bits
+            // (CDNA ISA 6.5); min/max results are always in range.
+            let r = match (m.clamp, signed, op) {
+                (false, ..) | (_, _, "max" | "min") => r,
+                (true, true, _) => {
+                    let lo = l.cst(r, 0xffff_8000);
+                    let hi = l.cst(r, 0x7fff);
+                    let t = l.bin(SMax, r, lo);
+                    l.bin(SMin, t, hi)
+                }
+                (true, false, _) => {
+                    // A difference below zero saturates to 0; sums and mads are not negative.
+                    let t = if op == "sub" {
+                        let z = l.cst(r, 0);
+                        l.bin(SMax, r, z)
+                    } else {
+                        r
+                    };
+                    let hi = l.cst(t, 0xffff);
+                    l.bin(UMin, t, hi)
                 }
             };
             l.and_imm(r, 0xffff)
@@ -2043,7 +2239,7 @@ fn is_ocp(l: &Lifter) -> bool {
 }
 
 /// The rounded op converting f32 to this target's FP8 or BF8 (`sr`: stochastic rounding).
-fn f8_op(l: &Lifter, bf8: bool, sr: bool) -> RoundedOp {
+pub(super) fn f8_op(l: &Lifter, bf8: bool, sr: bool) -> RoundedOp {
     match (is_ocp(l), bf8, sr) {
         (false, false, false) => RoundedOp::F32ToFp8Fnuz,
         (false, true, false) => RoundedOp::F32ToBf8Fnuz,
@@ -2060,7 +2256,7 @@ fn f8_op(l: &Lifter, bf8: bool, sr: bool) -> RoundedOp {
 /// bias 8, BF8 = E5M2 with bias 16, 0x80 the only NaN, no −0 and no infinity. OCP (gfx950):
 /// FP8 = E4M3FN with bias 7 (NaN 0x7f/0xff, no infinity), BF8 = E5M2 with bias 15 (IEEE-like
 /// infinities and NaNs); both with −0.
-fn f8_to_f32(l: &mut Lifter, v: Val, bf8: bool, ocp: bool) -> Val {
+pub(super) fn f8_to_f32(l: &mut Lifter, v: Val, bf8: bool, ocp: bool) -> Val {
     let (mbits, bias) = match (bf8, ocp) {
         (true, false) => (2u64, 16u64),
         (false, false) => (3, 8),

@@ -115,7 +115,11 @@ fn access_op(l: &mut Lifter, inst: &Inst, a: &Access, op: &str, d3: Option<Val>)
     } else {
         None
     });
-    if let Some(ty) = lds_ty {
+    if let (true, Some(d3), "load_format_x") = (inst.mem.lds, d3, op) {
+        // The converted X component goes to LDS like a dword load's data.
+        let x = format_comps(l, inst, a, "x", d3)?;
+        lds_store_lanes(l, inst, a, x);
+    } else if let Some(ty) = lds_ty {
         load_to_lds(l, inst, a, ty)?;
     } else if inst.mem.lds {
         return Err("not supported with lds".into());
@@ -434,6 +438,38 @@ fn or_imm(l: &mut Lifter, a: Val, imm: u32) -> Val {
 
 fn load_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) -> R<()> {
     let (n, d16, hi) = format_shape(rest)?;
+    let comps = format_comps(l, inst, a, rest, d3)?;
+    if !d16 {
+        return l.set_vregs(inst.dst[0], &comps, a.exec);
+    }
+    let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+    if hi {
+        let old = l.get_vreg(reg)?;
+        let keep = l.and_imm(old, 0xffff);
+        let h = l.shl_imm(comps[0], 16);
+        let r = l.or(keep, h);
+        return l.set_vreg(reg, r, a.exec);
+    }
+    let mut vals = Vec::with_capacity(n.div_ceil(2));
+    for (j, pair) in comps.chunks(2).enumerate() {
+        let v = if let [x, y] = pair {
+            let y = l.shl_imm(*y, 16);
+            l.or(*x, y)
+        } else {
+            let old = l.get_vreg(reg + j as u16)?;
+            let keep = l.and_imm(old, 0xffff_0000);
+            l.or(keep, pair[0])
+        };
+        vals.push(v);
+    }
+    let dst = crate::isa::Opnd::vgpr(reg as u8, vals.len() as u8);
+    l.set_vregs(dst, &vals, a.exec)
+}
+
+/// The converted components of a typed load (`rest`: `x`, `xy`, ..., `d16_*`), one `V32` each
+/// (f16 bits in the low half for d16).
+fn format_comps(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) -> R<Vec<Val>> {
+    let (n, d16, _) = format_shape(rest)?;
     let (key, size) = format_key(l, inst, d3);
     let (raw_lo, raw_hi) = load_element(l, a, size);
     let mut comps = Vec::with_capacity(n);
@@ -461,31 +497,7 @@ fn load_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) -> 
         let kv = l.bcast(k);
         comps.push(l.lane_fn(LaneFn::BufFmtLoad, vec![raw_lo, raw_hi, kv], Ty::V32));
     }
-    if !d16 {
-        return l.set_vregs(inst.dst[0], &comps, a.exec);
-    }
-    let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
-    if hi {
-        let old = l.get_vreg(reg)?;
-        let keep = l.and_imm(old, 0xffff);
-        let h = l.shl_imm(comps[0], 16);
-        let r = l.or(keep, h);
-        return l.set_vreg(reg, r, a.exec);
-    }
-    let mut vals = Vec::with_capacity(n.div_ceil(2));
-    for (j, pair) in comps.chunks(2).enumerate() {
-        let v = if let [x, y] = pair {
-            let y = l.shl_imm(*y, 16);
-            l.or(*x, y)
-        } else {
-            let old = l.get_vreg(reg + j as u16)?;
-            let keep = l.and_imm(old, 0xffff_0000);
-            l.or(keep, pair[0])
-        };
-        vals.push(v);
-    }
-    let dst = crate::isa::Opnd::vgpr(reg as u8, vals.len() as u8);
-    l.set_vregs(dst, &vals, a.exec)
+    Ok(comps)
 }
 
 fn store_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) -> R<()> {
@@ -621,6 +633,14 @@ fn load_to_lds(l: &mut Lifter, inst: &Inst, a: &Access, ty: &str) -> R<()> {
         Some((size, signed)) => vec![ld(l, a, 0, size, signed)],
         None => (0..n).map(|i| ld(l, a, 4 * i, 4, false)).collect(),
     };
+    lds_store_lanes(l, inst, a, vals);
+    Ok(())
+}
+
+/// Stores each lane's dwords `vals` to LDS at `M0[17:0] + inst_offset + lane × 4 × vals.len()`
+/// (see [`load_to_lds`]).
+fn lds_store_lanes(l: &mut Lifter, inst: &Inst, a: &Access, vals: Vec<Val>) {
+    let n = vals.len() as u64;
     let m0 = l.get_sreg(124);
     let m0 = l.and_imm(m0, 0x3_ffff);
     let off = l.c32(inst.mem.offset as u32);
@@ -644,7 +664,6 @@ fn load_to_lds(l: &mut Lifter, inst: &Inst, a: &Access, ty: &str) -> R<()> {
             mask: a.exec,
         });
     }
-    Ok(())
 }
 
 fn load(l: &mut Lifter, inst: &Inst, a: &Access, ty: &str) -> R<()> {

@@ -3,6 +3,8 @@
 //! program ends.
 #![allow(dead_code)]
 
+pub mod f8;
+
 use wavejit_translator::env::{
     AtomicOp, CodeSource, ExecFault, ExitCode, MemError, Space, WaveEnv, PRIVATE_APERTURE_BASE,
     SHARED_APERTURE_BASE,
@@ -453,3 +455,41 @@ pub fn check_vgpr(
 
 /// Partial EXEC mask used by most tests (lanes on in every row, some rows sparse).
 pub const EXEC_PARTIAL: u64 = 0xF0F0_1234_FFFF_8001;
+
+/// The f16 in the low (or with `hi` the high) half of `x`, as f64.
+pub fn f16_half(x: u32, hi: bool) -> f64 {
+    half::f16::from_bits(if hi { (x >> 16) as u16 } else { x as u16 }).to_f64()
+}
+
+/// `x` rounded once to f16 (nearest even), as bits in the low half.
+pub fn f16_bits(x: f64) -> u32 {
+    half::f16::from_f64(x).to_bits() as u32
+}
+
+/// IEEE maxNum on f64: a NaN operand yields the other operand; +0 is above -0.
+pub fn maxnum64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else if a == 0.0 && b == 0.0 {
+        if a.is_sign_positive() {
+            a
+        } else {
+            b
+        }
+    } else {
+        a.max(b)
+    }
+}
+
+/// Compares the f16 bits in the low halves of `got` and `want`; any NaN matches a NaN.
+pub fn same16(got: u32, want: u32, what: &str) {
+    let g = half::f16::from_bits(got as u16);
+    let w = half::f16::from_bits(want as u16);
+    if w.is_nan() {
+        assert!(g.is_nan(), "{what}: got {got:#06x}, want NaN");
+    } else {
+        assert_eq!(got & 0xffff, want & 0xffff, "{what}: got {g}, want {w}");
+    }
+}

@@ -1,0 +1,212 @@
+//! gfx950 conversions with a block scale between 8-bit floats (OCP FP8 E4M3FN, BF8 E5M2) and
+//! f32/f16/bf16, and from FP4 (E2M1) to f32/f16/bf16 (`v_cvt_scalef32_*`, CDNA4 ISA 7.3
+//! "Converts with Scale"; conversions to FP4/FP6 are not lifted: the ISA saturates values out
+//! of range but does not say what a NaN becomes).
+//!
+//! The scale operand is read as an f32 of which only the exponent field is used: an E8M0
+//! exponent with bias 127, so the scale is `2^(scale[30:23] - 127)` (ISA 7.3; inline constants
+//! contribute their f32 exponent). Conversions *to* an 8-bit format divide by the scale,
+//! conversions *from* one multiply by it (LLVM's ROCDL op descriptions of
+//! `rocdl.cvt.scalef32.*`: "dividing by the exponent in `scale`" / "multiplying by the
+//! exponent of `scale`"). Scaling by a power of two is exact in f32 wherever the result is
+//! a normal f32, so each conversion rounds once: to an 8-bit format nearest even with
+//! FP16_OVFL saturation as `v_cvt_pk_fp8_f32` (an f32 result that the scaling made
+//! subnormal or infinite lies far outside the 8-bit range, where the rounding gives the same
+//! code); to f16/bf16 nearest even. The ISA gives no NaN encoding for the scale: exponent 255
+//! scales by 2^128 like any other.
+//!
+//! Operand selects, as LLVM encodes the builtins' selector arguments (clang-22 for gfx950):
+//! the source byte of `f32_fp8`/`f16_fp8` and of the `pk_*_fp4` up-conversions is
+//! `op_sel[1:0]` (FP4 element 0 in the byte's low nibble, as in MFMA operands, ISA 7.1.5), the
+//! source word of the other `pk_*` up-conversions `op_sel[0]`, the written half of `f16_fp8` and the written word of the
+//! `pk_*` down-conversions `op_sel[3]` (the other kept), the written byte of `sr_*_f32`
+//! `op_sel[3:2]` (the others kept). The 8-bit and packed 16-bit sources take no input
+//! modifiers (ISA 7.3), f32 sources do; OMOD and clamp are not supported by converts.
+
+use super::operand::{Lifter, K, R};
+use super::valu::{f8_op, f8_to_f32, fp16_ovfl};
+use crate::ir::{BinOp, ConvOp, LaneFn, Round, RoundedOp, Ty, Val};
+use crate::isa::Inst;
+
+/// Lifts `v_cvt_scalef32_<rest>`; `Err` for the forms not handled here.
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
+    if inst.mods.omod != 0 || inst.mods.clamp {
+        return Err("output modifiers on a scaled conversion".into());
+    }
+    let m = inst.mods;
+    let bf8_src = rest.ends_with("_bf8");
+    match rest {
+        "f32_fp8" | "f32_bf8" | "f16_fp8" | "f16_bf8" => {
+            no_mods(inst, 1)?;
+            let src = l.src(0, K::B32)?;
+            let k = scale_exp(l, 1)?;
+            let byte = l.lshr_imm(src, 8 * (m.op_sel as u64 & 3));
+            let x = up(l, byte, bf8_src, k);
+            if rest.starts_with("f32") {
+                l.vdst32(x)
+            } else {
+                let h = l.conv(ConvOp::F32ToF16, x);
+                super::rdna_ops::write16(l, inst, h)
+            }
+        }
+        "pk_f32_fp8" | "pk_f32_bf8" | "pk_f16_fp8" | "pk_f16_bf8" | "pk_bf16_fp8"
+        | "pk_bf16_bf8" => {
+            no_mods(inst, 1)?;
+            let src = l.src(0, K::B32)?;
+            let k = scale_exp(l, 1)?;
+            let word = l.lshr_imm(src, 16 * (m.op_sel as u64 & 1));
+            let lo = up(l, word, bf8_src, k);
+            let b1 = l.lshr_imm(word, 8);
+            let hi = up(l, b1, bf8_src, k);
+            write_pair(l, rest, lo, hi)
+        }
+        "pk_f32_fp4" | "pk_f16_fp4" | "pk_bf16_fp4" => {
+            // Byte op_sel[1:0]: element 0 in its low nibble, element 1 in the high one.
+            no_mods(inst, 1)?;
+            let src = l.src(0, K::B32)?;
+            let k = scale_exp(l, 1)?;
+            let byte = l.lshr_imm(src, 8 * (m.op_sel as u64 & 3));
+            let lo = fp4_to_f32(l, byte);
+            let lo = l.bin(BinOp::FLdexp, lo, k);
+            let n1 = l.lshr_imm(byte, 4);
+            let hi = fp4_to_f32(l, n1);
+            let hi = l.bin(BinOp::FLdexp, hi, k);
+            write_pair(l, rest, lo, hi)
+        }
+        "pk_fp8_f32" | "pk_bf8_f32" => {
+            let bf8 = rest.starts_with("pk_bf8");
+            let a = l.src(0, K::F32)?;
+            let b = l.src(1, K::F32)?;
+            let k = scale_exp(l, 2)?;
+            let lo = down(l, a, bf8, k, None);
+            let hi = down(l, b, bf8, k, None);
+            let hi = l.shl_imm(hi, 8);
+            let w = l.or(lo, hi);
+            super::rdna_ops::write16(l, inst, w)
+        }
+        "pk_fp8_f16" | "pk_bf8_f16" | "pk_fp8_bf16" | "pk_bf8_bf16" => {
+            no_mods(inst, 1)?;
+            let bf8 = rest.starts_with("pk_bf8");
+            let src = l.src(0, K::B32)?;
+            let k = scale_exp(l, 1)?;
+            let bf16 = rest.ends_with("bf16");
+            let lo = from16(l, src, bf16);
+            let h = l.lshr_imm(src, 16);
+            let hi = from16(l, h, bf16);
+            let lo = down(l, lo, bf8, k, None);
+            let hi = down(l, hi, bf8, k, None);
+            let hi = l.shl_imm(hi, 8);
+            let w = l.or(lo, hi);
+            super::rdna_ops::write16(l, inst, w)
+        }
+        "sr_fp8_f32" | "sr_bf8_f32" => {
+            let bf8 = rest.starts_with("sr_bf8");
+            let a = l.src(0, K::F32)?;
+            let rng = l.src(1, K::B32)?;
+            let k = scale_exp(l, 2)?;
+            let byte = down(l, a, bf8, k, Some(rng));
+            let sh = 8 * (m.op_sel as u64 >> 2 & 3);
+            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+            let old = l.get_vreg(reg)?;
+            let keep = l.and_imm(old, !(0xffu64 << sh) & 0xffff_ffff);
+            let byte = l.shl_imm(byte, sh);
+            let r = l.or(keep, byte);
+            l.vdst32(r)
+        }
+        _ => Err("scaled conversion of this format pair is not supported".into()),
+    }
+}
+
+/// Writes the two f32 results of a `pk_<dst>_*` up-conversion: an f32 register pair, or f16
+/// or bf16 halves (nearest even) of one register.
+fn write_pair(l: &mut Lifter, rest: &str, lo: Val, hi: Val) -> R<()> {
+    if rest.starts_with("pk_f32") {
+        let v = l.pack(lo, hi);
+        return l.vdst64(v);
+    }
+    let (lo, hi) = if rest.starts_with("pk_f16") {
+        (l.conv(ConvOp::F32ToF16, lo), l.conv(ConvOp::F32ToF16, hi))
+    } else {
+        (to_bf16(l, lo), to_bf16(l, hi))
+    };
+    let hi = l.shl_imm(hi, 16);
+    let r = l.or(lo, hi);
+    l.vdst32(r)
+}
+
+/// The f32 value of the FP4 (E2M1: bias 1, no Inf or NaN, CDNA4 ISA table 30) in the low
+/// nibble of `v`: exponent e > 0 gives `(1 + m/2) · 2^(e-1)`, e = 0 gives `m/2`.
+fn fp4_to_f32(l: &mut Lifter, v: Val) -> Val {
+    let e = l.lshr_imm(v, 1);
+    let e = l.and_imm(e, 3);
+    let m = l.and_imm(v, 1);
+    let ef = l.add_imm(e, 126);
+    let ef = l.shl_imm(ef, 23);
+    let mf = l.shl_imm(m, 22);
+    let normal = l.or(ef, mf);
+    // Denormal: 0.5 (0x3f000000) when m = 1, else 0.
+    let half = l.cst(m, 0x3f00_0000);
+    let denorm = l.bin(BinOp::Mul, m, half);
+    let z = l.cst(e, 0);
+    let e0 = l.cmp(crate::ir::CmpOp::Eq, e, z);
+    let mag = l.select(e0, denorm, normal);
+    let sign = l.and_imm(v, 8);
+    let sign = l.shl_imm(sign, 28);
+    l.or(mag, sign)
+}
+
+/// Rejects neg/abs on the sources before `first_scale` (8-bit or packed 16-bit data, which
+/// take no input modifiers); the scale's sign does not matter, so its modifiers are allowed.
+fn no_mods(inst: &Inst, first_scale: u8) -> R<()> {
+    let data = (1u8 << first_scale) - 1;
+    if (inst.mods.neg | inst.mods.abs) & data != 0 {
+        return Err("input modifiers on the data of a scaled conversion".into());
+    }
+    Ok(())
+}
+
+/// The scale exponent `scale[30:23] - 127` of source `i` (`V32`, a signed integer).
+fn scale_exp(l: &mut Lifter, i: usize) -> R<Val> {
+    let s = l.src(i, K::F32)?;
+    let e = l.lshr_imm(s, 23);
+    let e = l.and_imm(e, 0xff);
+    Ok(l.add_imm(e, (-127i32) as u32 as u64))
+}
+
+/// The f32 value of the 8-bit float in the low byte of `v`, times `2^k` (exact, or rounded
+/// nearest even to an infinity).
+fn up(l: &mut Lifter, v: Val, bf8: bool, k: Val) -> Val {
+    let x = f8_to_f32(l, v, bf8, true);
+    l.bin(BinOp::FLdexp, x, k)
+}
+
+/// The f32 `x` divided by `2^k`, rounded to FP8/BF8 (nearest even, or stochastically with the
+/// random `rng`), in the low byte.
+fn down(l: &mut Lifter, x: Val, bf8: bool, k: Val, rng: Option<Val>) -> Val {
+    let z = l.cst(k, 0);
+    let nk = l.bin(BinOp::Sub, z, k);
+    let y = l.bin(BinOp::FLdexp, x, nk);
+    let op = f8_op(l, bf8, rng.is_some());
+    let sat = fp16_ovfl(l);
+    let args = match rng {
+        Some(r) => vec![y, r],
+        None => vec![y],
+    };
+    l.lane_fn(LaneFn::Rounded(op, Round::NearestEven, sat), args, Ty::V32)
+}
+
+/// The f16 or bf16 in the low half of `v` as an f32 (exact).
+fn from16(l: &mut Lifter, v: Val, bf16: bool) -> Val {
+    let h = l.and_imm(v, 0xffff);
+    if bf16 {
+        l.shl_imm(h, 16)
+    } else {
+        l.conv(ConvOp::F16ToF32, h)
+    }
+}
+
+/// f32 → bf16 bits (low half), nearest even.
+fn to_bf16(l: &mut Lifter, x: Val) -> Val {
+    let f = LaneFn::Rounded(RoundedOp::F32ToBf16, Round::NearestEven, false);
+    l.lane_fn(f, vec![x], Ty::V32)
+}
