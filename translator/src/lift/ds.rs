@@ -390,6 +390,9 @@ fn atomic(l: &mut Lifter, inst: &Inst, base: &str, off: u64, exec: Val) -> R<()>
         "xor" => AtomicOp::Xor,
         "wrxchg" => AtomicOp::Swap,
         "cmpst" => AtomicOp::CmpSwap,
+        // RDNA4 (DS_COND_SUB_U32, DS_SUB_CLAMP_U32).
+        "cond_sub" => AtomicOp::CondSub,
+        "sub_clamp" => AtomicOp::SubClamp,
         _ => return Err("not supported".into()),
     };
     let k = if size == 8 { K::B64 } else { K::B32 };

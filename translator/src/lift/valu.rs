@@ -39,7 +39,7 @@ fn wr(l: &mut Lifter, v: Val, k: K) -> R<()> {
 }
 
 /// Rejects integer clamp (saturation), which is not lifted.
-fn no_clamp(inst: &Inst) -> R<()> {
+pub(super) fn no_clamp(inst: &Inst) -> R<()> {
     if inst.mods.clamp {
         return Err("clamp on an integer operation is not supported".into());
     }
