@@ -2431,3 +2431,79 @@ fn sendmsg_rtn_values_and_no_op_barriers() {
         assert!(matches!(block.exit, Exit::Unsupported { .. }), "{word:#x}");
     }
 }
+
+#[test]
+fn gfx11_ds_cmpstore_f32_f64_compare_as_floats() {
+    #[rustfmt::skip]
+    let words = [
+        0xd8c40004, 0x0a030201, // ds_cmpstore_rtn_f32 v10, v1, v2, v3 offset:4
+        0xd8440008, 0x00050401, // ds_cmpstore_f32 v1, v4, v5 offset:8
+        0xd9c40000, 0x0c100e06, // ds_cmpstore_rtn_f64 v[12:13], v6, v[14:15], v[16:17]
+        0xd9440008, 0x00141206, // ds_cmpstore_f64 v6, v[18:19], v[20:21] offset:8
+        S_ENDPGM,
+    ];
+    // (memory, compare) pairs: ±0 compare equal, NaN equals nothing (not even itself).
+    let cases: [(f64, f64); 5] = [
+        (0.0, -0.0),
+        (f64::NAN, f64::NAN),
+        (1.5, 1.5),
+        (2.0, 3.0),
+        (-0.0, 0.0),
+    ];
+    for wave in [32u32, 64] {
+        let mut s = state(wave, 41, EXEC);
+        let mut mem = Mem::new(2048);
+        for l in 0..64 {
+            let (m, c) = cases[l % 5];
+            let (m2, c2) = cases[(l + 2) % 5];
+            let o = 16 * l;
+            mem.lds[o + 4..o + 8].copy_from_slice(&(m as f32).to_bits().to_le_bytes());
+            mem.lds[o + 8..o + 12].copy_from_slice(&(m2 as f32).to_bits().to_le_bytes());
+            let o64 = 1024 + 16 * l;
+            mem.lds[o64..o64 + 8].copy_from_slice(&m.to_bits().to_le_bytes());
+            mem.lds[o64 + 8..o64 + 16].copy_from_slice(&m2.to_bits().to_le_bytes());
+            s.vgpr[1][l] = o as u32;
+            s.vgpr[6][l] = o64 as u32;
+            s.vgpr[3][l] = (c as f32).to_bits();
+            s.vgpr[5][l] = (c2 as f32).to_bits();
+            for (reg, v) in [(16, c), (20, c2)] {
+                s.vgpr[reg][l] = v.to_bits() as u32;
+                s.vgpr[reg + 1][l] = (v.to_bits() >> 32) as u32;
+            }
+        }
+        let lds0 = mem.lds.clone();
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1100, wave), &words, &mut s, &mut mem);
+        let w32 = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+        let w64 = |m: &[u8], o: usize| u64::from_le_bytes(m[o..o + 8].try_into().unwrap());
+        let exec = b.exec();
+        check(&b, &s, 10, |l| w32(&lds0, 16 * l + 4));
+        check(&b, &s, 12, |l| w32(&lds0, 1024 + 16 * l));
+        check(&b, &s, 13, |l| w32(&lds0, 1024 + 16 * l + 4));
+        for l in 0..64 {
+            let on = exec >> l & 1 != 0;
+            let f32s = [(4, 2, 3), (8, 4, 5)];
+            for (off, new, cmp) in f32s {
+                let old = w32(&lds0, 16 * l + off);
+                let hit = on && f32::from_bits(old) == f32::from_bits(b.vgpr[cmp][l]);
+                let want = if hit { b.vgpr[new][l] } else { old };
+                assert_eq!(
+                    w32(&mem.lds, 16 * l + off),
+                    want,
+                    "wave{wave} lane {l} f32 +{off}"
+                );
+            }
+            let pair = |r: usize| b.vgpr[r][l] as u64 | (b.vgpr[r + 1][l] as u64) << 32;
+            for (off, new, cmp) in [(0, 14, 16), (8, 18, 20)] {
+                let old = w64(&lds0, 1024 + 16 * l + off);
+                let hit = on && f64::from_bits(old) == f64::from_bits(pair(cmp));
+                let want = if hit { pair(new) } else { old };
+                assert_eq!(
+                    w64(&mem.lds, 1024 + 16 * l + off),
+                    want,
+                    "wave{wave} lane {l} f64 +{off}"
+                );
+            }
+        }
+    }
+}

@@ -389,6 +389,8 @@ fn atomic(l: &mut Lifter, inst: &Inst, base: &str, off: u64, exec: Val) -> R<()>
         "or" => AtomicOp::Or,
         "xor" => AtomicOp::Xor,
         "wrxchg" => AtomicOp::Swap,
+        // DS_CMPST_F32/F64 compare as floats (ISA: `tmp == cmp` on `.f32`/`.f64`).
+        "cmpst" if ty.starts_with('f') => AtomicOp::FCmpSwap,
         "cmpst" => AtomicOp::CmpSwap,
         // RDNA4 (DS_COND_SUB_U32, DS_SUB_CLAMP_U32).
         "cond_sub" => AtomicOp::CondSub,
@@ -407,7 +409,7 @@ fn atomic(l: &mut Lifter, inst: &Inst, base: &str, off: u64, exec: Val) -> R<()>
     // ds_cmpst: data0 is the compare value, data1 the new value. mskor/wrap: DATA2 (data1)
     // travels as the atomic's second operand.
     let (data, cmp) = match op {
-        AtomicOp::CmpSwap => (rd(l, 2)?, Some(rd(l, 1)?)),
+        AtomicOp::CmpSwap | AtomicOp::FCmpSwap => (rd(l, 2)?, Some(rd(l, 1)?)),
         AtomicOp::MskOr | AtomicOp::Wrap => (rd(l, 1)?, Some(rd(l, 2)?)),
         _ => (rd(l, 1)?, None),
     };

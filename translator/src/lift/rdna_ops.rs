@@ -62,6 +62,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
                 "b64" => "ds_cmpst_b64",
                 "rtn_b32" => "ds_cmpst_rtn_b32",
                 "rtn_b64" => "ds_cmpst_rtn_b64",
+                // gfx11: the same with a float compare.
+                "f32" => "ds_cmpst_f32",
+                "f64" => "ds_cmpst_f64",
+                "rtn_f32" => "ds_cmpst_rtn_f32",
+                "rtn_f64" => "ds_cmpst_rtn_f64",
                 _ => return None,
             };
             let mut swapped = *inst;
