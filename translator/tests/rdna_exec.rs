@@ -2507,3 +2507,38 @@ fn gfx11_ds_cmpstore_f32_f64_compare_as_floats() {
         }
     }
 }
+
+#[test]
+fn ds_append_consume_count_per_wave64_pass() {
+    #[rustfmt::skip]
+    let words = [
+        0xd8f80008, 0x05000000, // ds_append v5 offset:8
+        0xd8f40010, 0x06000000, // ds_consume v6 offset:16
+        S_ENDPGM,
+    ];
+    let configs = [
+        (Gpu::GFX1100, 32, EXEC),
+        (Gpu::GFX1200, 32, EXEC),
+        (Gpu::GFX1100, 64, EXEC),
+        (Gpu::GFX1200, 64, EXEC),
+        (Gpu::GFX1200, 64, 0x0f00_0000_0000_0000),
+    ];
+    for (gpu, wave, exec) in configs {
+        let mut s = state(wave, 9, exec);
+        s.sgpr[124] = 64; // M0: the counters' base
+        let mut mem = Mem::new(256);
+        mem.lds[72..76].copy_from_slice(&1000u32.to_le_bytes());
+        mem.lds[80..84].copy_from_slice(&500u32.to_le_bytes());
+        let b = clone_state(&s);
+        run(tgt(gpu, wave), &words, &mut s, &mut mem);
+        let active = b.exec();
+        let lo = (active & 0xffff_ffff).count_ones();
+        let all = active.count_ones();
+        let before_pass = |l: usize| if l < 32 { 0 } else { lo };
+        check(&b, &s, 5, |l| 1000 + before_pass(l));
+        check(&b, &s, 6, |l| 500 - before_pass(l));
+        let word = |o: usize| u32::from_le_bytes(mem.lds[o..o + 4].try_into().unwrap());
+        assert_eq!(word(72), 1000 + all, "{gpu} wave{wave} append counter");
+        assert_eq!(word(80), 500 - all, "{gpu} wave{wave} consume counter");
+    }
+}

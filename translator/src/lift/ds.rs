@@ -457,7 +457,7 @@ fn lds_atomic(
 /// `ds_append` (`add`) / `ds_consume`: the counter at LDS byte address `M0 + offset` changes
 /// by `popcount(EXEC)` in one atomic of the first active lane; every active lane receives
 /// the pre-op value. With EXEC = 0 nothing happens.
-fn append(l: &mut Lifter, inst: &Inst, add: bool, off: u64, exec: Val) -> R<()> {
+pub(super) fn append(l: &mut Lifter, inst: &Inst, add: bool, off: u64, exec: Val) -> R<()> {
     let m0 = l.get_sreg(124);
     let a = l.conv(ConvOp::ZExt, m0);
     let a = l.add_imm(a, off);

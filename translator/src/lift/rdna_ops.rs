@@ -17,7 +17,8 @@
 //!   gets off-GPU), `s_barrier_signal_isfirst` of the no-op barriers, gfx12 pseudo-scalar
 //!   `v_s_*`;
 //! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, block loads/stores, gfx12 sub-dword scalar
-//!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`;
+//!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order; gfx11 float forms),
+//!   `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`, `ds_append/consume` (per wave64 pass);
 //! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`.
 //!
@@ -50,6 +51,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         }
         if let Some(rest) = name.strip_prefix("ds_storexchg_2addr_") {
             return Some(storexchg2(l, inst, rest).map(|()| (InstClass::Lds, Flow::Next)));
+        }
+        if name == "ds_append" || name == "ds_consume" {
+            return Some(
+                append(l, inst, name == "ds_append").map(|()| (InstClass::Lds, Flow::Next)),
+            );
         }
         if name == "ds_bpermute_fi_b32" {
             return Some(bpermute_fi(l, inst).map(|()| (InstClass::Lds, Flow::Next)));
@@ -872,6 +878,31 @@ pub(super) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
 }
 
 // ---- more VALU ------------------------------------------------------------------------------
+
+/// `ds_append` / `ds_consume` on RDNA: GFX9's rule (the counter at LDS `M0 + offset` changes
+/// by the number of active lanes, which all receive the pre-op value; LLVM sets M0 to the
+/// base on every target, `AMDGPUISelDAGToDAG::SelectDSAppendConsume`) once per pass: a wave64
+/// LDS instruction executes as two passes, lanes 0-31 then 32-63 (RDNA4 ISA 2.1), so the
+/// upper half counts on from the lower half's result.
+fn append(l: &mut Lifter, inst: &Inst, add: bool) -> R<()> {
+    if inst.mem.gds {
+        return Err("GDS (global data share) is not available off-GPU".into());
+    }
+    l.count_vector();
+    let off = inst.mem.offset as u16 as u64;
+    let exec = l.exec();
+    let halves: &[u64] = if l.wave == 32 {
+        &[!0]
+    } else {
+        &[0xffff_ffff, 0xffff_ffff_0000_0000]
+    };
+    for &half in halves {
+        let h = l.c64(half);
+        let m = l.and(exec, h);
+        super::ds::append(l, inst, add, off, m)?;
+    }
+    Ok(())
+}
 
 /// `v_add_nc_i32`/`v_sub_nc_i32` without clamp: wrapping 32-bit add/sub.
 fn int32_nc(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
