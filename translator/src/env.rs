@@ -82,8 +82,9 @@ pub enum AtomicOp {
     /// Clamping subtract: `new = (data > old) ? 0 : old - data` (unsigned; gfx11
     /// `*_atomic_csub_u32`, gfx12 `*_atomic_sub_clamp_u32`).
     SubClamp,
-    /// f32 compare-swap: `new = (old == cmp) ? data : old` with an IEEE compare (`+0 == -0`,
-    /// NaN equals nothing; gfx11 `*_atomic_cmpswap_f32`).
+    /// Float compare-swap (f32, or f64 for 8-byte accesses): `new = (old == cmp) ? data : old`
+    /// with an IEEE compare (`+0 == -0`, NaN equals nothing; gfx11 `*_atomic_cmpswap_f32`,
+    /// `ds_cmpstore_f32/f64`, GFX9 `ds_cmpst_f32/f64`).
     FCmpSwap,
 }
 

@@ -2126,3 +2126,419 @@ fn ds_storexchg_2addr() {
         }
     }
 }
+
+/// f16 bits → f32, infinities and NaN included (host reference).
+fn half(b: u32) -> f32 {
+    match (b >> 10 & 31, b & 0x3ff) {
+        (31, 0) if b & 0x8000 != 0 => f32::NEG_INFINITY,
+        (31, 0) => f32::INFINITY,
+        (31, _) => f32::NAN,
+        _ => f16_val(b),
+    }
+}
+
+/// SNORM (`signed`) or UNORM 16-bit code of `x`: clamped to [-1, 1] ([0, 1]), scaled by
+/// 32767 (65535) in f64, rounded half to even; NaN gives 0.
+fn norm_ref(x: f32, signed: bool) -> u32 {
+    if x.is_nan() {
+        return 0;
+    }
+    let (lo, scale) = if signed {
+        (-1.0, 32767.0)
+    } else {
+        (0.0, 65535.0)
+    };
+    let v = (x as f64).max(lo).min(1.0) * scale;
+    (v.round_ties_even() as i64 as u32) & 0xffff
+}
+
+/// `v_cvt_i16_f32`/`v_cvt_u16_f32` of the ISA: toward zero, saturated, NaN → 0.
+fn cvt16_ref(x: f32, signed: bool) -> u32 {
+    if x.is_nan() {
+        return 0;
+    }
+    let (lo, hi) = if signed {
+        (-32768.0, 32767.0)
+    } else {
+        (0.0, 65535.0)
+    };
+    ((x as f64).trunc().max(lo).min(hi) as i64 as u32) & 0xffff
+}
+
+#[test]
+fn norm_and_16_bit_pack_conversions() {
+    #[rustfmt::skip]
+    let words = [
+        0xd721000a, 0x00020501, // v_cvt_pk_norm_i16_f32 v10, v1, v2
+        0xd722000b, 0x00020501, // v_cvt_pk_norm_u16_f32 v11, v1, v2
+        0xd706000c, 0x00020501, // v_cvt_pk_i16_f32 v12, v1, v2
+        0xd707000d, 0x00020501, // v_cvt_pk_u16_f32 v13, v1, v2
+        0xd626000e, 0x04120701, // v_cvt_pk_u8_f32 v14, v1, v3, v4
+        0xd712100f, 0x00020b05, // v_cvt_pk_norm_i16_f16 v15, v5.l, v5.h op_sel:[0,1,0]
+        0xd7130810, 0x00020d05, // v_cvt_pk_norm_u16_f16 v16, v5.h, v6.l op_sel:[1,0,0]
+        0x7f22c705, // v_cvt_norm_i16_f16_e32 v17.h, v5.l
+        0x7e22c985, // v_cvt_norm_u16_f16_e32 v17.l, v5.h
+        S_ENDPGM,
+    ];
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -3.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1e-40,
+        -1e-40,
+        0.999_99,
+        -0.999_99,
+        40000.0,
+        -40000.0,
+        65535.9,
+        70000.0,
+        -1.5,
+        255.9,
+        256.0,
+        300.0,
+        0.7,
+        12.5,
+        -7.25,
+    ];
+    let h_specials = [
+        0x0000u32, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x7c00, 0xfc00, 0x7e00, 0x0001, 0x83ff, 0x3bff,
+        0xbbff, 0x4000, 0x7bff,
+    ];
+    for (gpu, wave) in [(Gpu::GFX1100, 32), (Gpu::GFX1200, 32), (Gpu::GFX1200, 64)] {
+        let mut s = state(wave, 91, EXEC);
+        let mut r = Rng(5);
+        let f = |r: &mut Rng, l: usize, k: usize| {
+            if (l + k) % 3 == 0 {
+                specials[(l * 7 + k) % specials.len()]
+            } else {
+                ((r.u32() as f64 / 4294967296.0) * 3.0 - 1.5) as f32
+            }
+        };
+        for l in 0..64 {
+            s.vgpr[1][l] = f(&mut r, l, 0).to_bits();
+            s.vgpr[2][l] = f(&mut r, l, 1).to_bits();
+            s.vgpr[3][l] = r.u32() & !3 | (l as u32 % 4);
+            let hv = |r: &mut Rng, k: usize| {
+                if (l + k) % 2 == 0 {
+                    h_specials[(l * 5 + k) % h_specials.len()]
+                } else {
+                    // A random finite f16 with magnitude below 4.
+                    r.u32() & 0x83ff | (r.u32() % 17) << 10
+                }
+            };
+            s.vgpr[5][l] = hv(&mut r, 0) | hv(&mut r, 1) << 16;
+            s.vgpr[6][l] = hv(&mut r, 2) | 0xdead_0000;
+        }
+        let b = clone_state(&s);
+        let mut mem = Mem::new(0);
+        run(tgt(gpu, wave), &words, &mut s, &mut mem);
+        let (x, y) = (
+            |l: usize| f32::from_bits(b.vgpr[1][l]),
+            |l: usize| f32::from_bits(b.vgpr[2][l]),
+        );
+        let pk = |a: u32, c: u32| a | c << 16;
+        check(&b, &s, 10, |l| {
+            pk(norm_ref(x(l), true), norm_ref(y(l), true))
+        });
+        check(&b, &s, 11, |l| {
+            pk(norm_ref(x(l), false), norm_ref(y(l), false))
+        });
+        check(&b, &s, 12, |l| {
+            pk(cvt16_ref(x(l), true), cvt16_ref(y(l), true))
+        });
+        check(&b, &s, 13, |l| {
+            pk(cvt16_ref(x(l), false), cvt16_ref(y(l), false))
+        });
+        check(&b, &s, 14, |l| {
+            let v = x(l);
+            let u = if v.is_nan() {
+                0
+            } else {
+                (v as f64).trunc().clamp(0.0, 255.0) as u32
+            };
+            let sh = 8 * (b.vgpr[3][l] & 3);
+            b.vgpr[4][l] & !(0xff << sh) | u << sh
+        });
+        let lo5 = |l: usize| half(b.vgpr[5][l] & 0xffff);
+        let hi5 = |l: usize| half(b.vgpr[5][l] >> 16);
+        let lo6 = |l: usize| half(b.vgpr[6][l] & 0xffff);
+        check(&b, &s, 15, |l| {
+            pk(norm_ref(lo5(l), true), norm_ref(hi5(l), true))
+        });
+        check(&b, &s, 16, |l| {
+            pk(norm_ref(hi5(l), false), norm_ref(lo6(l), false))
+        });
+        check(&b, &s, 17, |l| {
+            norm_ref(lo5(l), true) << 16 | norm_ref(hi5(l), false)
+        });
+    }
+}
+
+/// f64 → bf16 bits, round to nearest even (normal results, or zero, as the tests produce).
+fn to_bf16(x: f64) -> u32 {
+    if x == 0.0 {
+        return 0;
+    }
+    let s = if x < 0.0 { 0x8000 } else { 0 };
+    let a = x.abs();
+    let e = a.log2().floor() as i32;
+    let q = (a / 2f64.powi(e - 7)).round_ties_even(); // 8-bit significand
+    let (q, e) = if q >= 256.0 { (q / 2.0, e + 1) } else { (q, e) };
+    s | ((e + 127) as u32) << 7 | (q as u32 - 128)
+}
+
+#[test]
+fn dot2_f16_f16_and_bf16_bf16_round_each_step_once() {
+    #[rustfmt::skip]
+    let words = [
+        0xd6660014, 0x04261107, // v_dot2_f16_f16 v20, v7, v8, v9
+        0xd6666015, 0x04261107, // v_dot2_f16_f16 v21.h, v7, v8, v9.h op_sel:[0,0,1,1]
+        0xd6670016, 0x0432170a, // v_dot2_bf16_bf16 v22, v10, v11, v12
+        0xd6676017, 0x0432170a, // v_dot2_bf16_bf16 v23.h, v10, v11, v12.h op_sel:[0,0,1,1]
+        S_ENDPGM,
+    ];
+    let bf = |b: u32| f32::from_bits(b << 16) as f64;
+    let hf = |b: u32| f16_val(b) as f64;
+    for (gpu, wave) in [(Gpu::GFX1100, 32), (Gpu::GFX1200, 32), (Gpu::GFX1200, 64)] {
+        let mut s = state(wave, 33, EXEC);
+        let mut r = Rng(77);
+        // Moderate exponents: every product and sum is exact in f64, so the host rounds once.
+        let h16 = |r: &mut Rng| r.u32() & 0x83ff | (12 + r.u32() % 7) << 10;
+        let b16 = |r: &mut Rng| r.u32() & 0x807f | (124 + r.u32() % 7) << 7;
+        for l in 0..64 {
+            for reg in [7, 8, 9] {
+                s.vgpr[reg][l] = h16(&mut r) | h16(&mut r) << 16;
+            }
+            for reg in [10, 11, 12] {
+                s.vgpr[reg][l] = b16(&mut r) | b16(&mut r) << 16;
+            }
+        }
+        // Lane 0: a product exactly halfway between two f16 (bf16) values plus a tiny
+        // addend, which a sum rounded to f32 first would put onto the tie.
+        // f16: (1 + 2^-5)(1 + 2^-6) = 1 + 2^-5 + 2^-6 + 2^-11, addend 2^-24 (a denormal).
+        s.vgpr[7][0] = 0x3c20;
+        s.vgpr[8][0] = 0x3c10;
+        s.vgpr[9][0] = 0x0001 | 0x0001 << 16;
+        // bf16: 1.0625^2 = 1 + 2^-3 + 2^-8, addend 2^-30.
+        s.vgpr[10][0] = 0x3f88;
+        s.vgpr[11][0] = 0x3f88;
+        s.vgpr[12][0] = 0x3080 | 0x3080 << 16;
+        let b = clone_state(&s);
+        let mut mem = Mem::new(0);
+        run(tgt(gpu, wave), &words, &mut s, &mut mem);
+        let lo = |v: u32| v & 0xffff;
+        let hi = |v: u32| v >> 16;
+        let f16dot = |l: usize, c: u32| {
+            let (a, bb) = (b.vgpr[7][l], b.vgpr[8][l]);
+            let t = to_f16_or_zero(hf(c) + hf(lo(a)) * hf(lo(bb)));
+            to_f16_or_zero(hf(t) + hf(hi(a)) * hf(hi(bb)))
+        };
+        check(&b, &s, 20, |l| {
+            b.vgpr[20][l] & 0xffff_0000 | f16dot(l, lo(b.vgpr[9][l]))
+        });
+        check(&b, &s, 21, |l| {
+            b.vgpr[21][l] & 0xffff | f16dot(l, hi(b.vgpr[9][l])) << 16
+        });
+        assert_eq!(s.vgpr[20][0] & 0xffff, 0x3c31, "f16 tie case rounds up");
+        let bfdot = |l: usize, c: u32| {
+            let (a, bb) = (b.vgpr[10][l], b.vgpr[11][l]);
+            let t = to_bf16(bf(c) + bf(lo(a)) * bf(lo(bb)));
+            to_bf16(bf(t) + bf(hi(a)) * bf(hi(bb)))
+        };
+        check(&b, &s, 22, |l| {
+            b.vgpr[22][l] & 0xffff_0000 | bfdot(l, lo(b.vgpr[12][l]))
+        });
+        check(&b, &s, 23, |l| {
+            b.vgpr[23][l] & 0xffff | bfdot(l, hi(b.vgpr[12][l])) << 16
+        });
+        assert_eq!(s.vgpr[22][0] & 0xffff, 0x3f91, "bf16 tie case rounds up");
+    }
+}
+
+/// [`to_f16`], with an exact zero giving +0.
+fn to_f16_or_zero(x: f64) -> u32 {
+    if x == 0.0 {
+        0
+    } else {
+        to_f16(x)
+    }
+}
+
+#[test]
+fn sendmsg_rtn_values_and_no_op_barriers() {
+    #[rustfmt::skip]
+    let msgs = [
+        0xbe8a4c83, // s_sendmsg_rtn_b32 s10, sendmsg(MSG_RTN_GET_REALTIME)
+        0xbe8c4d83, // s_sendmsg_rtn_b64 s[12:13], sendmsg(MSG_RTN_GET_REALTIME)
+        0xbe8e4c80, // s_sendmsg_rtn_b32 s14, sendmsg(MSG_RTN_GET_DOORBELL)
+        0xbe904d85, // s_sendmsg_rtn_b64 s[16:17], sendmsg(MSG_RTN_GET_TBA)
+        0xbe924d82, // s_sendmsg_rtn_b64 s[18:19], sendmsg(MSG_RTN_GET_TMA)
+        0xbe944c81, // s_sendmsg_rtn_b32 s20, sendmsg(MSG_RTN_GET_DDID)
+    ];
+    #[rustfmt::skip]
+    let barriers = [
+        0xbe804ec2, // s_barrier_signal -2 (trap barrier: a no-op for user waves)
+        0xbe804e80, // s_barrier_signal 0 (a no-op)
+        0xbe804fc2, // s_barrier_signal_isfirst -2 (SCC = 0)
+    ];
+    for (gpu, wave) in [(Gpu::GFX1100, 32), (Gpu::GFX1200, 32), (Gpu::GFX1200, 64)] {
+        let mut words = msgs.to_vec();
+        if gpu == Gpu::GFX1200 {
+            words.extend(barriers);
+        }
+        words.push(S_ENDPGM);
+        let mut s = state(wave, 3, EXEC);
+        s.scc = 1;
+        let mut mem = Mem::new(0);
+        let clock = mem.clock;
+        let code = Code::from_words(&words);
+        let block = lift_block(&tgt(gpu, wave), &code, CODE_BASE, MODE);
+        assert!(
+            matches!(block.exit, Exit::EndPgm),
+            "one block to s_endpgm: {block}"
+        );
+        run(tgt(gpu, wave), &words, &mut s, &mut mem);
+        assert_eq!(
+            s.sgpr[10], clock as u32,
+            "REALTIME b32: the clock's low half"
+        );
+        assert_eq!(
+            (s.sgpr[12], s.sgpr[13]),
+            (clock as u32, (clock >> 32) as u32)
+        );
+        for reg in [14, 16, 17, 18, 19, 20] {
+            assert_eq!(
+                s.sgpr[reg], 0,
+                "s{reg}: no doorbell, trap handler or dispatch id"
+            );
+        }
+        if gpu == Gpu::GFX1200 {
+            assert_eq!(s.scc, 0, "isfirst of barrier -2");
+        }
+    }
+    // SAVE_WAVE is for trap handlers only; reserved ids do not lift either.
+    for word in [0xbe944c84u32, 0xbe944c86] {
+        let code = Code::from_words(&[word, S_ENDPGM]);
+        let block = lift_block(&tgt(Gpu::GFX1200, 32), &code, CODE_BASE, MODE);
+        assert!(matches!(block.exit, Exit::Unsupported { .. }), "{word:#x}");
+    }
+}
+
+#[test]
+fn gfx11_ds_cmpstore_f32_f64_compare_as_floats() {
+    #[rustfmt::skip]
+    let words = [
+        0xd8c40004, 0x0a030201, // ds_cmpstore_rtn_f32 v10, v1, v2, v3 offset:4
+        0xd8440008, 0x00050401, // ds_cmpstore_f32 v1, v4, v5 offset:8
+        0xd9c40000, 0x0c100e06, // ds_cmpstore_rtn_f64 v[12:13], v6, v[14:15], v[16:17]
+        0xd9440008, 0x00141206, // ds_cmpstore_f64 v6, v[18:19], v[20:21] offset:8
+        S_ENDPGM,
+    ];
+    // (memory, compare) pairs: ±0 compare equal, NaN equals nothing (not even itself).
+    let cases: [(f64, f64); 5] = [
+        (0.0, -0.0),
+        (f64::NAN, f64::NAN),
+        (1.5, 1.5),
+        (2.0, 3.0),
+        (-0.0, 0.0),
+    ];
+    for wave in [32u32, 64] {
+        let mut s = state(wave, 41, EXEC);
+        let mut mem = Mem::new(2048);
+        for l in 0..64 {
+            let (m, c) = cases[l % 5];
+            let (m2, c2) = cases[(l + 2) % 5];
+            let o = 16 * l;
+            mem.lds[o + 4..o + 8].copy_from_slice(&(m as f32).to_bits().to_le_bytes());
+            mem.lds[o + 8..o + 12].copy_from_slice(&(m2 as f32).to_bits().to_le_bytes());
+            let o64 = 1024 + 16 * l;
+            mem.lds[o64..o64 + 8].copy_from_slice(&m.to_bits().to_le_bytes());
+            mem.lds[o64 + 8..o64 + 16].copy_from_slice(&m2.to_bits().to_le_bytes());
+            s.vgpr[1][l] = o as u32;
+            s.vgpr[6][l] = o64 as u32;
+            s.vgpr[3][l] = (c as f32).to_bits();
+            s.vgpr[5][l] = (c2 as f32).to_bits();
+            for (reg, v) in [(16, c), (20, c2)] {
+                s.vgpr[reg][l] = v.to_bits() as u32;
+                s.vgpr[reg + 1][l] = (v.to_bits() >> 32) as u32;
+            }
+        }
+        let lds0 = mem.lds.clone();
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1100, wave), &words, &mut s, &mut mem);
+        let w32 = |m: &[u8], o: usize| u32::from_le_bytes(m[o..o + 4].try_into().unwrap());
+        let w64 = |m: &[u8], o: usize| u64::from_le_bytes(m[o..o + 8].try_into().unwrap());
+        let exec = b.exec();
+        check(&b, &s, 10, |l| w32(&lds0, 16 * l + 4));
+        check(&b, &s, 12, |l| w32(&lds0, 1024 + 16 * l));
+        check(&b, &s, 13, |l| w32(&lds0, 1024 + 16 * l + 4));
+        for l in 0..64 {
+            let on = exec >> l & 1 != 0;
+            let f32s = [(4, 2, 3), (8, 4, 5)];
+            for (off, new, cmp) in f32s {
+                let old = w32(&lds0, 16 * l + off);
+                let hit = on && f32::from_bits(old) == f32::from_bits(b.vgpr[cmp][l]);
+                let want = if hit { b.vgpr[new][l] } else { old };
+                assert_eq!(
+                    w32(&mem.lds, 16 * l + off),
+                    want,
+                    "wave{wave} lane {l} f32 +{off}"
+                );
+            }
+            let pair = |r: usize| b.vgpr[r][l] as u64 | (b.vgpr[r + 1][l] as u64) << 32;
+            for (off, new, cmp) in [(0, 14, 16), (8, 18, 20)] {
+                let old = w64(&lds0, 1024 + 16 * l + off);
+                let hit = on && f64::from_bits(old) == f64::from_bits(pair(cmp));
+                let want = if hit { pair(new) } else { old };
+                assert_eq!(
+                    w64(&mem.lds, 1024 + 16 * l + off),
+                    want,
+                    "wave{wave} lane {l} f64 +{off}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn ds_append_consume_count_per_wave64_pass() {
+    #[rustfmt::skip]
+    let words = [
+        0xd8f80008, 0x05000000, // ds_append v5 offset:8
+        0xd8f40010, 0x06000000, // ds_consume v6 offset:16
+        S_ENDPGM,
+    ];
+    let configs = [
+        (Gpu::GFX1100, 32, EXEC),
+        (Gpu::GFX1200, 32, EXEC),
+        (Gpu::GFX1100, 64, EXEC),
+        (Gpu::GFX1200, 64, EXEC),
+        (Gpu::GFX1200, 64, 0x0f00_0000_0000_0000),
+    ];
+    for (gpu, wave, exec) in configs {
+        let mut s = state(wave, 9, exec);
+        s.sgpr[124] = 64; // M0: the counters' base
+        let mut mem = Mem::new(256);
+        mem.lds[72..76].copy_from_slice(&1000u32.to_le_bytes());
+        mem.lds[80..84].copy_from_slice(&500u32.to_le_bytes());
+        let b = clone_state(&s);
+        run(tgt(gpu, wave), &words, &mut s, &mut mem);
+        let active = b.exec();
+        let lo = (active & 0xffff_ffff).count_ones();
+        let all = active.count_ones();
+        let before_pass = |l: usize| if l < 32 { 0 } else { lo };
+        check(&b, &s, 5, |l| 1000 + before_pass(l));
+        check(&b, &s, 6, |l| 500 - before_pass(l));
+        let word = |o: usize| u32::from_le_bytes(mem.lds[o..o + 4].try_into().unwrap());
+        assert_eq!(word(72), 1000 + all, "{gpu} wave{wave} append counter");
+        assert_eq!(word(80), 500 - all, "{gpu} wave{wave} consume counter");
+    }
+}

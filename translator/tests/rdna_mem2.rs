@@ -1,5 +1,5 @@
 //! RDNA memory atomics without a GFX9 counterpart: gfx11 `csub_u32` / gfx12 `sub_clamp_u32`,
-//! gfx12 `cond_sub_u32` and gfx11 `cmpswap_f32`, on GLOBAL, FLAT and MUBUF.
+//! gfx12 `cond_sub_u32` and gfx11 `cmpswap_f32`, on GLOBAL, FLAT, MUBUF and LDS.
 //!
 //! Instruction words come from `llvm-mc-22 -show-encoding` (assembly next to each word);
 //! expected values are host computations of the RDNA4 ISA Table 49 rules
@@ -30,7 +30,12 @@ fn dw(m: &[u8], i: usize) -> u32 {
 
 /// Random wave32 state whose lane `l` addresses `BASE + 8 * l` through v[2:3].
 fn state(seed: u64) -> Box<WaveState> {
-    let mut s = WaveState::new_boxed(32);
+    state_of(32, seed)
+}
+
+/// [`state`] for a wave of `wave` lanes.
+fn state_of(wave: u32, seed: u64) -> Box<WaveState> {
+    let mut s = WaveState::new_boxed(wave);
     let mut r = Rng(seed | 1);
     for reg in s.vgpr.iter_mut() {
         for v in reg.iter_mut() {
@@ -322,5 +327,68 @@ fn typed_d16_f32_truncates() {
         check_ret(&b, &s, 17, |l| {
             b.vgpr[17][l] & 0xffff | cases[l % 5].1 << 16
         });
+    }
+}
+
+#[test]
+fn gfx12_lds_cond_sub_and_sub_clamp_wave32_and_wave64() {
+    #[rustfmt::skip]
+    let words = [
+        0xdaa00004, 0x05000201, // ds_cond_sub_rtn_u32 v5, v1, v2 offset:4
+        0xdaa40000, 0x06000301, // ds_sub_clamp_rtn_u32 v6, v1, v3
+        0xda600008, 0x00000401, // ds_cond_sub_u32 v1, v4 offset:8
+        0xda64000c, 0x00000401, // ds_sub_clamp_u32 v1, v4 offset:12
+        S_ENDPGM,
+    ];
+    for wave in [32u32, 64] {
+        let lanes = wave as usize;
+        let mut s = state_of(wave, 17);
+        let mut r = Rng(21);
+        for l in 0..64 {
+            // Lane l owns LDS words 4l .. 4l + 3.
+            s.vgpr[1][l] = 16 * l as u32;
+            for reg in [2, 3, 4] {
+                s.vgpr[reg][l] = r.u32() % 41 + 1;
+            }
+        }
+        let mut mem = Mem::new(0);
+        mem.lds = (0..4 * 64)
+            .flat_map(|_| (r.u32() % 40 + 1).to_le_bytes())
+            .collect();
+        let init = mem.lds.clone();
+        let b = clone_state(&s);
+        let t = Target {
+            gpu: Gpu::GFX1200,
+            wave_size: wave,
+        };
+        let rc = run_on(&t, &Code::from_words(&words), &mut s, &mut mem).expect("program runs");
+        assert_eq!(rc, ExitCode::EndPgm);
+        for l in 0..64 {
+            let on = l < lanes && EXEC >> l & 1 != 0;
+            let old = |k: usize| dw(&init, 4 * l + k);
+            let (d2, d3, d4) = (b.vgpr[2][l], b.vgpr[3][l], b.vgpr[4][l]);
+            let want = if on {
+                [
+                    sub_clamp(old(0), d3),
+                    cond_sub(old(1), d2),
+                    cond_sub(old(2), d4),
+                    sub_clamp(old(3), d4),
+                ]
+            } else {
+                [old(0), old(1), old(2), old(3)]
+            };
+            for (k, w) in want.into_iter().enumerate() {
+                assert_eq!(dw(&mem.lds, 4 * l + k), w, "wave{wave} lane {l} word {k}");
+            }
+            if l < lanes {
+                let (r5, r6) = if on {
+                    (old(1), old(0))
+                } else {
+                    (b.vgpr[5][l], b.vgpr[6][l])
+                };
+                assert_eq!(s.vgpr[5][l], r5, "wave{wave} lane {l} cond_sub return");
+                assert_eq!(s.vgpr[6][l], r6, "wave{wave} lane {l} sub_clamp return");
+            }
+        }
     }
 }

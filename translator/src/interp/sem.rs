@@ -876,7 +876,7 @@ pub fn pk_add_bf16(old: u32, data: u32) -> u32 {
 /// New memory value of the atomics that do not map onto host atomic instructions and are
 /// shared by every [`crate::env::WaveEnv`]: [`AtomicOp::RSub`], [`AtomicOp::MskOr`],
 /// [`AtomicOp::Wrap`], [`AtomicOp::PkAddF16`], [`AtomicOp::PkAddBf16`], [`AtomicOp::CondSub`],
-/// [`AtomicOp::SubClamp`] and [`AtomicOp::FCmpSwap`] (f32 only) (`None` for the others). Values are `size` bytes (4 or 8); the result is truncated to `size`.
+/// [`AtomicOp::SubClamp`] and [`AtomicOp::FCmpSwap`] (an IEEE compare: -0 equals +0, NaN equals nothing) (`None` for the others). Values are `size` bytes (4 or 8); the result is truncated to `size`.
 pub fn atomic_extra(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> Option<u64> {
     let bits = if size >= 8 { 64 } else { 32 };
     let t = |x: u64| trunc_to(bits, x);
@@ -902,6 +902,8 @@ pub fn atomic_extra(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> O
             data
         }
         AtomicOp::FCmpSwap if size == 4 => old,
+        AtomicOp::FCmpSwap if f64::from_bits(old) == f64::from_bits(cmp) => data,
+        AtomicOp::FCmpSwap => old,
         _ => return None,
     }))
 }

@@ -389,7 +389,12 @@ fn atomic(l: &mut Lifter, inst: &Inst, base: &str, off: u64, exec: Val) -> R<()>
         "or" => AtomicOp::Or,
         "xor" => AtomicOp::Xor,
         "wrxchg" => AtomicOp::Swap,
+        // DS_CMPST_F32/F64 compare as floats (ISA: `tmp == cmp` on `.f32`/`.f64`).
+        "cmpst" if ty.starts_with('f') => AtomicOp::FCmpSwap,
         "cmpst" => AtomicOp::CmpSwap,
+        // RDNA4 (DS_COND_SUB_U32, DS_SUB_CLAMP_U32).
+        "cond_sub" => AtomicOp::CondSub,
+        "sub_clamp" => AtomicOp::SubClamp,
         _ => return Err("not supported".into()),
     };
     let k = if size == 8 { K::B64 } else { K::B32 };
@@ -404,7 +409,7 @@ fn atomic(l: &mut Lifter, inst: &Inst, base: &str, off: u64, exec: Val) -> R<()>
     // ds_cmpst: data0 is the compare value, data1 the new value. mskor/wrap: DATA2 (data1)
     // travels as the atomic's second operand.
     let (data, cmp) = match op {
-        AtomicOp::CmpSwap => (rd(l, 2)?, Some(rd(l, 1)?)),
+        AtomicOp::CmpSwap | AtomicOp::FCmpSwap => (rd(l, 2)?, Some(rd(l, 1)?)),
         AtomicOp::MskOr | AtomicOp::Wrap => (rd(l, 1)?, Some(rd(l, 2)?)),
         _ => (rd(l, 1)?, None),
     };
@@ -452,7 +457,7 @@ fn lds_atomic(
 /// `ds_append` (`add`) / `ds_consume`: the counter at LDS byte address `M0 + offset` changes
 /// by `popcount(EXEC)` in one atomic of the first active lane; every active lane receives
 /// the pre-op value. With EXEC = 0 nothing happens.
-fn append(l: &mut Lifter, inst: &Inst, add: bool, off: u64, exec: Val) -> R<()> {
+pub(super) fn append(l: &mut Lifter, inst: &Inst, add: bool, off: u64, exec: Val) -> R<()> {
     let m0 = l.get_sreg(124);
     let a = l.conv(ConvOp::ZExt, m0);
     let a = l.add_imm(a, off);

@@ -202,12 +202,14 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         match name {
             // Whatever the encoding (SOPP, SOPK, MUBUF), these have no effect here.
             "s_nop" => return Ok((InstClass::Control, Flow::Next)),
-            // gfx12 `s_barrier_signal -1` (SOP1): the workgroup barrier (see `rdna_names`).
+            // gfx12 `s_barrier_signal -1` (SOP1): the workgroup barrier (see `rdna_names`);
+            // -2 (the trap barrier: waves here are never privileged) and 0 are no-ops (RDNA4
+            // ISA, S_BARRIER_SIGNAL). M0 and other ids name barriers RDNA4 does not have.
             "s_barrier_signal" => {
-                return if inst.src[0].code == 193 {
-                    control::lift(l, inst, "s_barrier")
-                } else {
-                    Err("named barriers are not supported".into())
+                return match inst.src[0].code {
+                    193 => control::lift(l, inst, "s_barrier"),
+                    128 | 194 => Ok((InstClass::Control, Flow::Next)),
+                    _ => Err("named barriers are not in the RDNA4 ISA".into()),
                 };
             }
             _ => {}

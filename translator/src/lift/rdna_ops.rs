@@ -8,11 +8,17 @@
 //! * float min/max: RDNA4 `v_minimum/maximum*` (IEEE-754-2019), `v_min/max_num` of f16/f64,
 //!   `v_minmax/maxmin`, `v_med3_num`, the packed f16 forms;
 //! * FP8/BF8 (gfx12, OCP): conversions both ways, stochastic rounding; dot products
-//!   (`v_dot4_i32_iu8`, `v_dot8_i32_iu4`, `v_dot2_f32_f16/bf16`, `v_dot2acc`, FP8 dots);
+//!   (`v_dot4_i32_iu8`, `v_dot8_i32_iu4`, `v_dot2_f32_f16/bf16`, `v_dot2acc`, FP8 dots,
+//!   `v_dot2_f16_f16`/`v_dot2_bf16_bf16` rounded once per step);
+//! * conversions to 16/8-bit integers: SNORM/UNORM (`v_cvt_norm_*`, `v_cvt_pk_norm_*`),
+//!   `v_cvt_pk_{i16,u16}_f32`, `v_cvt_pk_u8_f32`;
 //! * SALU float (gfx12), `s_*_wrexec`, `s_pack_hl`, `s_round_mode/s_denorm_mode`,
-//!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, gfx12 pseudo-scalar `v_s_*`;
+//!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, `s_sendmsg_rtn` (the values a wave
+//!   gets off-GPU), `s_barrier_signal_isfirst` of the no-op barriers, gfx12 pseudo-scalar
+//!   `v_s_*`;
 //! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, block loads/stores, gfx12 sub-dword scalar
-//!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order), `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`;
+//!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order; gfx11 float forms),
+//!   `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`, `ds_append/consume` (per wave64 pass);
 //! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`.
 //!
@@ -20,9 +26,10 @@
 //! returns `None` for what it does not handle. Buffer addressing is in `rdna_buffer`.
 
 use super::operand::{K, R};
+use super::valu::no_clamp;
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::{BinOp, CmpOp, ConvOp, Exit, LaneFn, TernOp, Ty, UnOp, Val};
-use crate::isa::{Format, Inst};
+use crate::ir::{BinOp, CmpOp, ConvOp, Exit, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
+use crate::isa::{Format, Inst, Mods};
 use crate::wave::InstClass;
 
 /// Lifts an RDNA-only instruction (`name` is LLVM's base mnemonic), or `None` when the
@@ -45,6 +52,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         if let Some(rest) = name.strip_prefix("ds_storexchg_2addr_") {
             return Some(storexchg2(l, inst, rest).map(|()| (InstClass::Lds, Flow::Next)));
         }
+        if name == "ds_append" || name == "ds_consume" {
+            return Some(
+                append(l, inst, name == "ds_append").map(|()| (InstClass::Lds, Flow::Next)),
+            );
+        }
         if name == "ds_bpermute_fi_b32" {
             return Some(bpermute_fi(l, inst).map(|()| (InstClass::Lds, Flow::Next)));
         }
@@ -56,6 +68,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
                 "b64" => "ds_cmpst_b64",
                 "rtn_b32" => "ds_cmpst_rtn_b32",
                 "rtn_b64" => "ds_cmpst_rtn_b64",
+                // gfx11: the same with a float compare.
+                "f32" => "ds_cmpst_f32",
+                "f64" => "ds_cmpst_f64",
+                "rtn_f32" => "ds_cmpst_rtn_f32",
+                "rtn_f64" => "ds_cmpst_rtn_f64",
                 _ => return None,
             };
             let mut swapped = *inst;
@@ -147,6 +164,15 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         "minmax_i32" | "minmax_u32" | "maxmin_i32" | "maxmin_u32" | "min3_i16" | "min3_u16"
         | "max3_i16" | "max3_u16" | "med3_i16" | "med3_u16" => Some(int_minmax(l, inst, base)),
         "cvt_i32_i16" | "cvt_u32_u16" => Some(ext16(l, inst, base)),
+        "dot2_f16_f16" | "dot2_bf16_bf16" => Some(dot2_16(l, inst, base)),
+        "cvt_norm_i16_f16"
+        | "cvt_norm_u16_f16"
+        | "cvt_pk_norm_i16_f16"
+        | "cvt_pk_norm_u16_f16"
+        | "cvt_pk_norm_i16_f32"
+        | "cvt_pk_norm_u16_f32" => Some(cvt_norm(l, inst, base)),
+        "cvt_pk_i16_f32" | "cvt_pk_u16_f32" => Some(cvt_pk16_f32(l, inst, base)),
+        "cvt_pk_u8_f32" => Some(cvt_pk_u8(l, inst)),
         "cndmask_b16" => Some(cndmask16(l, inst)),
         "swap_b16" => Some(swap16(l, inst)),
         "mul_dx9_zero_f32" | "fma_dx9_zero_f32" | "fmac_dx9_zero_f32" => {
@@ -168,15 +194,65 @@ pub(super) fn write16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
         .ok_or("16-bit destination is not a VGPR")?;
     let old = l.get_vreg(reg)?;
     let v = l.and_imm(v, 0xffff);
-    let r = if inst.mods.op_sel & 8 != 0 {
+    let r = insert16(l, old, v, inst.mods.op_sel & 8 != 0);
+    l.vdst32(r)
+}
+
+/// `old` with its high (`hi`) or low 16 bits replaced by `v` (a 16-bit value).
+fn insert16(l: &mut Lifter, old: Val, v: Val, hi: bool) -> Val {
+    if hi {
         let keep = l.and_imm(old, 0xffff);
-        let hi = l.shl_imm(v, 16);
-        l.or(keep, hi)
+        let v = l.shl_imm(v, 16);
+        l.or(keep, v)
     } else {
         let keep = l.and_imm(old, 0xffff_0000);
         l.or(keep, v)
+    }
+}
+
+/// Reads source `i` as [`Lifter::src`] does, with the instruction's modifiers first changed
+/// by `edit`: for operands whose OPSEL, ABS or NEG bits mean something else here (byte and
+/// half selects, packed negation), which the caller then applies itself.
+fn src_with_mods(l: &mut Lifter, i: usize, k: K, edit: impl FnOnce(&mut Mods)) -> R<Val> {
+    let mut plain = l.inst()?;
+    edit(&mut plain.mods);
+    let saved = l.inst.replace(plain);
+    let v = l.src(i, k);
+    l.inst = saved;
+    v
+}
+
+/// Source `i` without OPSEL, ABS and NEG (see [`src_with_mods`]).
+fn src_raw(l: &mut Lifter, i: usize, k: K) -> R<Val> {
+    src_with_mods(l, i, k, |m| {
+        m.op_sel = 0;
+        m.abs = 0;
+        m.neg = 0;
+    })
+}
+
+/// The 16-bit element of VOP3P source `i` (low 16 bits of the result): the low element
+/// uses half `op_sel[i]` and `neg[i]`, the high element `op_sel_hi[i]` and `neg_hi[i]`.
+/// Inline constants and literals are the same in both elements.
+fn packed_elem(l: &mut Lifter, inst: &Inst, i: usize, hi_elem: bool) -> R<Val> {
+    let m = inst.mods;
+    let o = inst.src[i];
+    let reg = o.vreg().is_some() || o.sreg().is_some();
+    let v = src_raw(l, i, if reg { K::B32 } else { K::F16 })?;
+    let sel = if hi_elem { m.op_sel_hi } else { m.op_sel };
+    let v = if reg && sel >> i & 1 != 0 {
+        l.lshr_imm(v, 16)
+    } else {
+        v
     };
-    l.vdst32(r)
+    let v = l.and_imm(v, 0xffff);
+    let neg = if hi_elem { m.neg_hi } else { m.neg };
+    Ok(if neg >> i & 1 != 0 {
+        let c = l.cst(v, 0x8000);
+        l.xor(v, c)
+    } else {
+        v
+    })
 }
 
 /// `v_mov_b16`, `v_not_b16`, `v_and_b16`, `v_or_b16`, `v_xor_b16` on 16-bit halves.
@@ -408,6 +484,17 @@ fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
         // Sleeps give other waves a turn, as `s_sleep` does.
         "s_sleep_var" => Ok(Flow::End(Exit::Yield { next: l.next_pc })),
         "s_alloc_vgpr" => alloc_vgpr(l, inst).map(|()| Flow::Next),
+        "s_sendmsg_rtn_b32" | "s_sendmsg_rtn_b64" => {
+            sendmsg_rtn(l, inst, name).map(|()| Flow::Next)
+        }
+        // Barrier -2 (the trap barrier; waves here are never privileged) and 0 do nothing
+        // and return SCC = 0 (RDNA4 ISA, S_BARRIER_SIGNAL_ISFIRST). The work-group barrier
+        // (-1) needs the work-group's signal count, which a wave does not see.
+        "s_barrier_signal_isfirst" if matches!(inst.src[0].code, 128 | 194) => {
+            let zero = l.c32(0);
+            l.set_scc(zero);
+            Ok(Flow::Next)
+        }
         "s_and_not0_wrexec_b32"
         | "s_and_not0_wrexec_b64"
         | "s_and_not1_wrexec_b32"
@@ -435,6 +522,31 @@ fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
         }
     };
     Some(flow.map(|f| (InstClass::Salu, f)))
+}
+
+/// `s_sendmsg_rtn_b32/b64` (RDNA4 ISA 5.4, Table 22; the message id is SSRC0's field):
+/// what a wave can get off-GPU. GET_REALTIME reads the environment clock (as
+/// `s_memrealtime`: deterministic, see `smem`); there is no doorbell, dispatch id, trap
+/// handler or shader-engine layout, so GET_DOORBELL, GET_DDID, GET_TMA, GET_TBA (bit 63
+/// clear: no trap handler present) and GET_SE_HW_ID return 0. SAVE_WAVE (trap handler only),
+/// ILLEGAL and reserved ids are unsupported. The b32 form writes the low 32 bits.
+fn sendmsg_rtn(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    let msg = inst.imm as u32 & 0xff;
+    let v = match msg {
+        0x83 => l.push_op(crate::ir::Op::Clock, Ty::S64),
+        0x80 | 0x81 | 0x82 | 0x85 | 0x87 => l.c64(0),
+        _ => {
+            return Err(format!(
+                "s_sendmsg_rtn message {msg:#x} is not available off-GPU"
+            ))
+        }
+    };
+    if name.ends_with("_b64") {
+        l.set_s64(inst.dst[0], v)
+    } else {
+        let lo = l.conv(ConvOp::Lo, v);
+        l.set_s32(inst.dst[0], lo)
+    }
 }
 
 /// `s_alloc_vgpr n` (RDNA4 ISA, S_ALLOC_VGPR): a wave here always owns the full register
@@ -492,23 +604,7 @@ fn salu_float(l: &mut Lifter, inst: &Inst, stem: &str, k: K) -> Option<R<()>> {
         .strip_suffix(if k == K::F32 { "_f32" } else { "_f16" })
         .unwrap_or(stem);
     if let Some(cmp) = op.strip_prefix("cmp_") {
-        let c = match cmp {
-            "lt" => CmpOp::FLt,
-            "eq" => CmpOp::FEq,
-            "le" => CmpOp::FLe,
-            "gt" => CmpOp::FGt,
-            "lg" => CmpOp::FLg,
-            "ge" => CmpOp::FGe,
-            "o" => CmpOp::FOrd,
-            "u" => CmpOp::FUno,
-            "nge" => CmpOp::FNge,
-            "nlg" => CmpOp::FNlg,
-            "ngt" => CmpOp::FNgt,
-            "nle" => CmpOp::FNle,
-            "neq" => CmpOp::FNeq,
-            "nlt" => CmpOp::FNlt,
-            _ => return None,
-        };
+        let c = super::vcmp::float_cmp(cmp)?;
         return Some((|| {
             let a = fsrc(l, inst, 0, k)?;
             let b = fsrc(l, inst, 1, k)?;
@@ -783,11 +879,34 @@ pub(super) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
 
 // ---- more VALU ------------------------------------------------------------------------------
 
+/// `ds_append` / `ds_consume` on RDNA: GFX9's rule (the counter at LDS `M0 + offset` changes
+/// by the number of active lanes, which all receive the pre-op value; LLVM sets M0 to the
+/// base on every target, `AMDGPUISelDAGToDAG::SelectDSAppendConsume`) once per pass: a wave64
+/// LDS instruction executes as two passes, lanes 0-31 then 32-63 (RDNA4 ISA 2.1), so the
+/// upper half counts on from the lower half's result.
+fn append(l: &mut Lifter, inst: &Inst, add: bool) -> R<()> {
+    if inst.mem.gds {
+        return Err("GDS (global data share) is not available off-GPU".into());
+    }
+    l.count_vector();
+    let off = inst.mem.offset as u16 as u64;
+    let exec = l.exec();
+    let halves: &[u64] = if l.wave == 32 {
+        &[!0]
+    } else {
+        &[0xffff_ffff, 0xffff_ffff_0000_0000]
+    };
+    for &half in halves {
+        let h = l.c64(half);
+        let m = l.and(exec, h);
+        super::ds::append(l, inst, add, off, m)?;
+    }
+    Ok(())
+}
+
 /// `v_add_nc_i32`/`v_sub_nc_i32` without clamp: wrapping 32-bit add/sub.
 fn int32_nc(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    if inst.mods.clamp {
-        return Err("clamp on an integer operation is not supported".into());
-    }
+    no_clamp(inst)?;
     l.count_vector();
     let a = l.src(0, K::B32)?;
     let b = l.src(1, K::B32)?;
@@ -803,9 +922,7 @@ fn int32_nc(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 /// Three-source integer min/max: `v_minmax/v_maxmin_{i32,u32}` (`min(max(a, b), c)` and
 /// mirror) and the 16-bit `v_min3/v_max3/v_med3_{i16,u16}`.
 fn int_minmax(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    if inst.mods.clamp {
-        return Err("clamp on an integer operation is not supported".into());
-    }
+    no_clamp(inst)?;
     l.count_vector();
     let signed = base.contains("_i");
     let b16 = base.ends_with("16");
@@ -896,16 +1013,7 @@ fn swap16(l: &mut Lifter, inst: &Inst) -> R<()> {
     };
     let dval = half(l, dv, dhi);
     let sval = half(l, sv, shi);
-    let put = |l: &mut Lifter, old: Val, x: Val, hi: bool| {
-        if hi {
-            let keep = l.and_imm(old, 0xffff);
-            let x = l.shl_imm(x, 16);
-            l.or(keep, x)
-        } else {
-            let keep = l.and_imm(old, 0xffff_0000);
-            l.or(keep, x)
-        }
-    };
+    let put = insert16;
     let exec = l.exec();
     if d == s {
         // Both halves of one register (or a no-op when they are the same half).
@@ -1099,13 +1207,7 @@ fn cvt_from_ocp8(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     l.count_vector();
     let bf8 = base.ends_with("bf8");
     // The raw register: input modifiers are ignored, and OPSEL is a byte/half select here.
-    let mut plain = *inst;
-    plain.mods.op_sel = 0;
-    plain.mods.abs = 0;
-    plain.mods.neg = 0;
-    l.inst = Some(plain);
-    let v = l.src(0, K::B32)?;
-    l.inst = Some(*inst);
+    let v = src_raw(l, 0, K::B32)?;
     let sel = inst.mods.op_sel;
     if base.starts_with("cvt_pk_") {
         let w = if sel & 1 != 0 { l.lshr_imm(v, 16) } else { v };
@@ -1220,14 +1322,7 @@ fn cvt_to_ocp8(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         let c1 = f32_to_ocp8(l, b, bf8, false);
         let c1 = l.shl_imm(c1, 8);
         let w = l.or(c0, c1);
-        if sel & 8 != 0 {
-            let keep = l.and_imm(old, 0xffff);
-            let w = l.shl_imm(w, 16);
-            l.or(keep, w)
-        } else {
-            let keep = l.and_imm(old, 0xffff_0000);
-            l.or(keep, w)
-        }
+        insert16(l, old, w, sel & 8 != 0)
     } else {
         let rnd = l.src(1, K::B32)?;
         let shift = if bf8 { 11 } else { 12 };
@@ -1285,47 +1380,25 @@ fn dot_iu(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     l.vdst32(acc)
 }
 
-/// A 16-bit half of VOP3P source `i` as f32 (`bf16`: the bits shifted up; else f16
-/// converted), with `neg` applied: the low element uses half `op_sel[i]` and `neg`, the
-/// high element `op_sel_hi[i]` and `neg_hi`. Inline constants and literals are replicated
-/// into both halves.
+/// A 16-bit element of VOP3P source `i` ([`packed_elem`]) as f32 (`bf16`: the bits shifted
+/// up; else the f16 converted, MODE input denormals flushed).
 fn dot_half(l: &mut Lifter, inst: &Inst, i: usize, hi_elem: bool, bf16: bool) -> R<Val> {
-    let m = inst.mods;
-    let o = inst.src[i];
-    let reg = o.vreg().is_some() || o.sreg().is_some();
-    let mut plain = *inst;
-    plain.mods.op_sel = 0;
-    plain.mods.neg = 0;
-    plain.mods.abs = 0;
-    let saved = l.inst;
-    l.inst = Some(plain);
-    let v = l.src(i, if reg { K::B32 } else { K::F16 });
-    l.inst = saved;
-    let v = v?;
-    let sel = if hi_elem { m.op_sel_hi } else { m.op_sel };
-    let v = if reg && sel >> i & 1 != 0 {
-        l.lshr_imm(v, 16)
-    } else {
+    let v = packed_elem(l, inst, i, hi_elem)?;
+    Ok(half_to_f32(l, v, bf16))
+}
+
+/// The f32 value of the 16-bit float in the low bits of `v`: bf16 shifted up, or f16 with
+/// MODE input denormals flushed, converted exactly.
+fn half_to_f32(l: &mut Lifter, v: Val, bf16: bool) -> Val {
+    if bf16 {
+        return l.shl_imm(v, 16);
+    }
+    let v = if l.denorm_allowed(K::F16, 1) {
         v
-    };
-    let v = l.and_imm(v, 0xffff);
-    let neg = if hi_elem { m.neg_hi } else { m.neg };
-    let v = if neg >> i & 1 != 0 {
-        let c = l.cst(v, 0x8000);
-        l.xor(v, c)
     } else {
-        v
+        l.flush_denorm(v, K::F16)
     };
-    Ok(if bf16 {
-        l.shl_imm(v, 16)
-    } else {
-        let v = if l.denorm_allowed(K::F16, 1) {
-            v
-        } else {
-            l.flush_denorm(v, K::F16)
-        };
-        l.conv(ConvOp::F16ToF32, v)
-    })
+    l.conv(ConvOp::F16ToF32, v)
 }
 
 /// The float dot products into f32: `v_dot2_f32_f16/bf16`, `v_dot2acc_f32_f16/bf16` (the
@@ -1363,14 +1436,7 @@ fn dot_float(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             // VOP2 (or VOPD): plain 32-bit sources, abs/neg per source as f16/bf16 pairs.
             let mut out = (Vec::new(), Vec::new());
             for (i, dst) in [(0usize, &mut out.0), (1, &mut out.1)] {
-                let mut plain = *inst;
-                plain.mods.abs = 0;
-                plain.mods.neg = 0;
-                let saved = l.inst;
-                l.inst = Some(plain);
-                let v = l.src(i, K::B32);
-                l.inst = saved;
-                let v = v?;
+                let v = src_raw(l, i, K::B32)?;
                 for h in 0..2u64 {
                     let x = if h == 1 { l.lshr_imm(v, 16) } else { v };
                     let mut x = l.and_imm(x, 0xffff);
@@ -1408,20 +1474,232 @@ fn dot_float(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             .ok_or("dot2acc destination is not a VGPR")?;
         l.get_vreg(d)?
     } else {
-        let mut plain = *inst;
-        plain.mods.neg &= 4;
-        plain.mods.abs = 0;
-        let saved = l.inst;
-        l.inst = Some(plain);
-        let c = l.src(2, K::F32);
-        l.inst = saved;
-        c?
+        src_with_mods(l, 2, K::F32, |m| {
+            m.neg &= 4;
+            m.abs = 0;
+        })?
     };
     for (x, y) in pa.into_iter().zip(pb) {
         let p = l.bin(BinOp::FMul, x, y);
         acc = l.bin(BinOp::FAdd, acc, p);
     }
     let r = l.fout(acc, K::F32)?;
+    l.vdst32(r)
+}
+
+/// The two 16-bit elements of a 32-bit VOP3 source (low, high), as f32: a register or literal
+/// holds both; an inline constant is replicated into both halves (RDNA4 ISA 7.2.2, "Inline
+/// constants with V_DOT2_..."). f16 elements are MODE-flushed and converted exactly; bf16
+/// elements are the high 16 bits of an f32.
+fn vop3_pair(l: &mut Lifter, inst: &Inst, i: usize, bf16: bool) -> R<[Val; 2]> {
+    let o = inst.src[i];
+    let whole = o.vreg().is_some() || o.sreg().is_some() || o.code == crate::isa::Opnd::LITERAL;
+    let (lo, hi) = if whole {
+        let v = src_raw(l, i, K::B32)?;
+        (l.and_imm(v, 0xffff), l.lshr_imm(v, 16))
+    } else {
+        if bf16 && (240..=248).contains(&o.code) {
+            return Err("inline float constant on a bf16 operand".into());
+        }
+        let v = src_raw(l, i, K::F16)?;
+        let v = l.and_imm(v, 0xffff);
+        (v, v)
+    };
+    Ok([half_to_f32(l, lo, bf16), half_to_f32(l, hi, bf16)])
+}
+
+/// `v_dot2_f16_f16` and `v_dot2_bf16_bf16` (RDNA4 ISA): `tmp = S2; tmp += S0[15:0] *
+/// S1[15:0]; tmp += S0[31:16] * S1[31:16]; D = tmp` with `tmp` of the result type, so each
+/// step is a fused multiply-add rounded once to f16 (bf16). OPSEL[2] selects the half of S2,
+/// OPSEL[3] the half of D written, OPSEL[1:0] are ignored. bf16 steps round to odd in f32
+/// (the exact FMA truncated, its last bit set when inexact) and then to nearest-even bf16,
+/// which is the exact sum rounded once.
+fn dot2_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let m = inst.mods;
+    if m.clamp || m.omod != 0 {
+        return Err("output modifiers on a 16-bit dot product".into());
+    }
+    if (m.abs | m.neg) & 3 != 0 {
+        return Err("abs/neg on the packed sources of a 16-bit dot product".into());
+    }
+    let bf16 = base == "dot2_bf16_bf16";
+    let f16_round = Round::from_field(l.mode >> 2);
+    if bf16 && (f16_round != Round::NearestEven || l.mode & 3 != 0) {
+        return Err("bf16 dot product under a directed MODE round mode".into());
+    }
+    l.count_vector();
+    let a = vop3_pair(l, inst, 0, bf16)?;
+    let b = vop3_pair(l, inst, 1, bf16)?;
+    let mut t = if bf16 {
+        // The raw half (OPSEL[2]); ABS/NEG act on its sign bit.
+        let c = l.src(2, K::B16)?;
+        let c = if m.abs & 4 != 0 {
+            l.and_imm(c, 0x7fff)
+        } else {
+            c
+        };
+        let c = if m.neg & 4 != 0 {
+            let s = l.cst(c, 0x8000);
+            l.xor(c, s)
+        } else {
+            c
+        };
+        l.and_imm(c, 0xffff)
+    } else {
+        l.src(2, K::F16)?
+    };
+    let ovfl = l.mode >> 23 & 1 != 0;
+    for (x, y) in a.into_iter().zip(b) {
+        t = if bf16 {
+            let acc = l.shl_imm(t, 16);
+            let step = |l: &mut Lifter, r: Round| {
+                l.lane_fn(
+                    LaneFn::Rounded(RoundedOp::FmaF32, r, false),
+                    vec![x, y, acc],
+                    Ty::V32,
+                )
+            };
+            let (rz, ru, rd) = (
+                step(l, Round::Zero),
+                step(l, Round::Up),
+                step(l, Round::Down),
+            );
+            let inexact = l.cmp(CmpOp::Ne, ru, rd);
+            let one = l.cst(rz, 1);
+            let odd = l.or(rz, one);
+            let r = l.select(inexact, odd, rz);
+            let f = LaneFn::Rounded(RoundedOp::F32ToBf16, Round::NearestEven, false);
+            l.lane_fn(f, vec![r], Ty::V32)
+        } else {
+            let acc = l.conv(ConvOp::F16ToF32, t);
+            let f = LaneFn::Rounded(RoundedOp::FmaF32ToF16, f16_round, ovfl);
+            l.lane_fn(f, vec![x, y, acc], Ty::V32)
+        };
+    }
+    let t = if !bf16 && !l.denorm_allowed(K::F16, 2) {
+        l.flush_denorm(t, K::F16)
+    } else {
+        t
+    };
+    write16(l, inst, t)
+}
+
+// ---- conversions to 16- and 8-bit integers -------------------------------------------------
+
+/// The normalizing conversions `v_cvt_norm_{i16,u16}_f16`, `v_cvt_pk_norm_{i16,u16}_{f16,f32}`
+/// (RDNA4 ISA: `f16_to_snorm`, `f32_to_unorm`, ...; the packed forms put S0's result in
+/// bits [15:0] and S1's in [31:16]). The ISA does not define the helpers; its notes say
+/// "0.5ULP accuracy, supports rounding ... and saturation": here SNORM is `x` clamped to
+/// [-1, 1] times 32767 and UNORM `x` clamped to [0, 1] times 65535 (the D3D/Vulkan
+/// conversion rules), the product (exact in f64) rounded to an integer once in the source
+/// type's MODE.FP_ROUND direction; NaN gives 0.
+fn cvt_norm(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on a normalizing conversion".into());
+    }
+    l.count_vector();
+    let signed = base.contains("_i16_");
+    let f16 = base.ends_with("_f16");
+    let k = if f16 { K::F16 } else { K::F32 };
+    let round = Round::from_field(if f16 { l.mode >> 2 } else { l.mode });
+    let mut out = Vec::new();
+    let n = if base.starts_with("cvt_pk_") { 2 } else { 1 };
+    for i in 0..n {
+        let x = l.src(i, k)?;
+        let x = if f16 { l.conv(ConvOp::F16ToF32, x) } else { x };
+        out.push(norm16(l, x, signed, round));
+    }
+    if n == 1 {
+        return write16(l, inst, out[0]);
+    }
+    let hi = l.shl_imm(out[1], 16);
+    let r = l.or(out[0], hi);
+    l.vdst32(r)
+}
+
+/// SNORM (`signed`) or UNORM 16-bit code of the f32 lanes `x` (see [`cvt_norm`]).
+fn norm16(l: &mut Lifter, x: Val, signed: bool, round: Round) -> Val {
+    let (low, scale) = if signed {
+        ((-1.0f32).to_bits(), 32767.0f64)
+    } else {
+        (0, 65535.0)
+    };
+    let nan = l.cmp(CmpOp::FUno, x, x);
+    let lo = l.cst(x, low as u64);
+    let one = l.cst(x, 1.0f32.to_bits() as u64);
+    let c = l.bin(BinOp::FMaxNum, x, lo);
+    let c = l.bin(BinOp::FMinNum, c, one);
+    let d = l.conv(ConvOp::F32ToF64, c);
+    let s = l.cst(d, scale.to_bits());
+    let p = l.bin(BinOp::FMul, d, s);
+    let r = l.un(
+        match round {
+            Round::NearestEven => UnOp::FRoundEven,
+            Round::Up => UnOp::FCeil,
+            Round::Down => UnOp::FFloor,
+            Round::Zero => UnOp::FTrunc,
+        },
+        p,
+    );
+    let i = l.conv(ConvOp::F64ToI32, r);
+    let zero = l.cst(i, 0);
+    let i = l.select(nan, zero, i);
+    l.and_imm(i, 0xffff)
+}
+
+/// `v_cvt_pk_i16_f32` / `v_cvt_pk_u16_f32` (RDNA4 ISA): `{cvt16(S1), cvt16(S0)}` where
+/// `v_cvt_i16_f32`/`v_cvt_u16_f32` convert toward zero and saturate to the 16-bit range,
+/// NaN giving 0 (the rule of `v_cvt_i32_f32` at 16 bits).
+fn cvt_pk16_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on an integer conversion".into());
+    }
+    l.count_vector();
+    let signed = base == "cvt_pk_i16_f32";
+    let mut out = Vec::new();
+    for i in 0..2 {
+        let x = l.src(i, K::F32)?;
+        let v = if signed {
+            let v = l.conv(ConvOp::F32ToI32, x);
+            let lo = l.cst(v, (-32768i32) as u32 as u64);
+            let hi = l.cst(v, 32767);
+            let v = l.bin(BinOp::SMax, v, lo);
+            let v = l.bin(BinOp::SMin, v, hi);
+            l.and_imm(v, 0xffff)
+        } else {
+            let v = l.conv(ConvOp::F32ToU32, x);
+            let hi = l.cst(v, 0xffff);
+            l.bin(BinOp::UMin, v, hi)
+        };
+        out.push(v);
+    }
+    let hi = l.shl_imm(out[1], 16);
+    let r = l.or(out[0], hi);
+    l.vdst32(r)
+}
+
+/// `v_cvt_pk_u8_f32` (RDNA4 ISA): `f32_to_u8(S0)` into byte `S1[1:0]` of S2, the other bytes
+/// of S2 kept. `f32_to_u8` is taken as the 8-bit form of `f32_to_u32` (`v_cvt_u32_f32`):
+/// toward zero, saturating to [0, 255], NaN giving 0; the ISA does not define it.
+fn cvt_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on an integer conversion".into());
+    }
+    l.count_vector();
+    let x = l.src(0, K::F32)?;
+    let sel = l.src(1, K::B32)?;
+    let c = l.src(2, K::B32)?;
+    let u = l.conv(ConvOp::F32ToU32, x);
+    let max = l.cst(u, 255);
+    let u = l.bin(BinOp::UMin, u, max);
+    let sel = l.and_imm(sel, 3);
+    let shift = l.shl_imm(sel, 3);
+    let ff = l.cst(u, 0xff);
+    let field = l.bin(BinOp::Shl, ff, shift);
+    let keep = l.not(field);
+    let c = l.and(c, keep);
+    let u = l.bin(BinOp::Shl, u, shift);
+    let r = l.or(c, u);
     l.vdst32(r)
 }
 
@@ -1444,24 +1722,7 @@ fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
 /// past `num_records * max(stride, 1)` reads 0 (RDNA4 ISA 9.4.1.4; the access then uses
 /// offset 0, inside the buffer).
 fn sbuffer_load_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
-    let sb = inst.src[0]
-        .sreg()
-        .ok_or("s_buffer_load base is not an SGPR quad")?;
-    if sb as u16 + 4 > 106 {
-        return Err("V# range leaves the SGPRs".into());
-    }
-    let d0 = l.get_sreg(sb);
-    let d1 = l.get_sreg(sb + 1);
-    let d2 = l.get_sreg(sb + 2);
-    let hi = l.and_imm(d1, 0xffff);
-    let base = l.pack(d0, hi);
-    let stride = l.lshr_imm(d1, 16);
-    let stride = l.and_imm(stride, 0x3fff);
-    let one = l.c32(1);
-    let stride = l.bin(BinOp::UMax, stride, one);
-    let stride = l.conv(ConvOp::ZExt, stride);
-    let nrec = l.conv(ConvOp::ZExt, d2);
-    let limit = l.bin(BinOp::Mul, nrec, stride);
+    let (base, limit) = super::smem::vsharp(l, inst)?;
     let v = small_load_at(l, inst, kind, base, Some(limit))?;
     let reg = inst.dst[0]
         .sreg()
@@ -1473,14 +1734,7 @@ fn sbuffer_load_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
 /// The 8/16-bit scalar load of `kind` at `base + offset (+ soffset)`, zero- or sign-extended;
 /// with `limit`, an offset at or past it reads 0.
 fn small_load_at(l: &mut Lifter, inst: &Inst, kind: &str, base: Val, limit: Option<Val>) -> R<Val> {
-    let imm = l.c64(inst.mem.offset as i64 as u64);
-    let off = if inst.src[2].is_some() {
-        let so = l.s32(inst.src[2], K::B32)?;
-        let so = l.conv(ConvOp::ZExt, so);
-        l.add(imm, so)
-    } else {
-        imm
-    };
+    let off = super::smem::offset(l, inst)?;
     let (off, ok) = match limit {
         Some(lim) => {
             let ok = l.cmp(CmpOp::ULt, off, lim);
@@ -1540,17 +1794,7 @@ fn load_tr(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
     let esize: u32 = if wide { 16 } else { 8 };
     let ndw: u16 = if wide { 4 } else { 2 };
     let wave = l.wave;
-    // Address: SADDR + zero-extended VADDR, or a 64-bit VADDR; plus the offset.
-    let addr = if inst.src[2].is_some() {
-        let sb = l.s64(inst.src[2], K::B64)?;
-        let sb = l.bcast(sb);
-        let v = l.v32(inst.src[0], K::B32)?;
-        let v = l.conv(ConvOp::ZExt, v);
-        l.add(sb, v)
-    } else {
-        l.v64(inst.src[0], K::B64)?
-    };
-    let addr = l.add_imm(addr, inst.mem.offset as i64 as u64);
+    let addr = seg_addr(l, inst, false, 0)?;
     let exec = l.exec();
     let lanes32 = l.c64(0xffff_ffff);
     let lmask = l.and(exec, lanes32);
@@ -1664,9 +1908,7 @@ fn fma16_forms(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 /// `v_mad_u32_u16` / `v_mad_i32_i16`: `D = S0.16 * S1.16 + S2.32` with the 16-bit halves
 /// (true16 `.l`/`.h` via OPSEL) zero- or sign-extended; wrapping (no clamp).
 fn mad32_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    if inst.mods.clamp {
-        return Err("clamp on an integer operation is not supported".into());
-    }
+    no_clamp(inst)?;
     l.count_vector();
     let e = if base == "mad_i32_i16" {
         ConvOp::SExt16
@@ -1696,37 +1938,9 @@ fn pk_minimum16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     } else {
         MinMax::Ieee2019
     };
-    let m = inst.mods;
     let mut out = Vec::new();
     for hi in [false, true] {
-        let mut v = Vec::new();
-        for i in 0..2 {
-            let o = inst.src[i];
-            let reg = o.vreg().is_some() || o.sreg().is_some();
-            let mut plain = *inst;
-            plain.mods.op_sel = 0;
-            plain.mods.neg = 0;
-            let saved = l.inst;
-            l.inst = Some(plain);
-            let x = l.src(i, if reg { K::B32 } else { K::F16 });
-            l.inst = saved;
-            let x = x?;
-            let sel = if hi { m.op_sel_hi } else { m.op_sel };
-            let x = if reg && sel >> i & 1 != 0 {
-                l.lshr_imm(x, 16)
-            } else {
-                x
-            };
-            let x = l.and_imm(x, 0xffff);
-            let neg = if hi { m.neg_hi } else { m.neg };
-            let x = if neg >> i & 1 != 0 {
-                let c = l.cst(x, 0x8000);
-                l.xor(x, c)
-            } else {
-                x
-            };
-            v.push(x);
-        }
+        let v = [packed_elem(l, inst, 0, hi)?, packed_elem(l, inst, 1, hi)?];
         out.push(minmax16(l, rule, max, v[0], v[1]));
     }
     let lo = l.and_imm(out[0], 0xffff);
@@ -1834,9 +2048,7 @@ fn cvt_off_i4(l: &mut Lifter, inst: &Inst) -> R<()> {
 /// `v_msad_u8` (bytes whose reference S1 byte is 0 skipped), all `S2 + sum |S0.e - S1.e|`
 /// wrapping, and `v_lerp_u8` (per byte `(S0.b + S1.b + S2.b[0]) >> 1`) (RDNA4 ISA, V_SAD_U8).
 fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    if inst.mods.clamp {
-        return Err("clamp on an integer operation is not supported".into());
-    }
+    no_clamp(inst)?;
     l.count_vector();
     let a = l.src(0, K::B32)?;
     let b = l.src(1, K::B32)?;
@@ -1873,18 +2085,8 @@ fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     for i in 0..n {
         let x = field(l, a, i);
         let y = field(l, b, i);
-        let hi = l.bin(BinOp::UMax, x, y);
-        let lo = l.bin(BinOp::UMin, x, y);
-        let mut d = l.bin(BinOp::Sub, hi, lo);
-        if base == "msad_u8" {
-            let zero = l.cst(y, 0);
-            let ref0 = l.cmp(CmpOp::Eq, y, zero);
-            d = l.select(ref0, zero, d);
-        }
-        sum = Some(match sum {
-            None => d,
-            Some(p) => l.add(p, d),
-        });
+        let d = absdiff(l, x, y, base == "msad_u8");
+        sum = Some(add_to(l, sum, d));
     }
     let sum = sum.ok_or("no elements")?;
     let sum = if base == "sad_hi_u8" {
@@ -1894,6 +2096,28 @@ fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     };
     let r = l.add(sum, c);
     l.vdst32(r)
+}
+
+/// `|x - y|` of unsigned fields; with `masked` (the MSAD/MQSAD rule) 0 where the reference
+/// `y` is 0.
+fn absdiff(l: &mut Lifter, x: Val, y: Val, masked: bool) -> Val {
+    let hi = l.bin(BinOp::UMax, x, y);
+    let lo = l.bin(BinOp::UMin, x, y);
+    let d = l.bin(BinOp::Sub, hi, lo);
+    if !masked {
+        return d;
+    }
+    let zero = l.cst(y, 0);
+    let ref0 = l.cmp(CmpOp::Eq, y, zero);
+    l.select(ref0, zero, d)
+}
+
+/// `acc + v`, or `v` when there is no sum yet.
+fn add_to(l: &mut Lifter, acc: Option<Val>, v: Val) -> Val {
+    match acc {
+        None => v,
+        Some(a) => l.add(a, v),
+    }
 }
 
 /// The ADDTID forms (RDNA4 ISA 11.1.2, 12.5): no VGPR address; lane `i` accesses the dword
@@ -2056,9 +2280,7 @@ fn movrel(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 /// (16-bit fields of a 64-bit S2, truncated to 16 bits; or 32-bit fields of a 128-bit S2)
 /// (RDNA4 ISA, V_QSAD_PK_U16_U8).
 fn qsad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    if inst.mods.clamp {
-        return Err("clamp on an integer operation is not supported".into());
-    }
+    no_clamp(inst)?;
     l.count_vector();
     let masked = base.starts_with("mqsad");
     let wide = base == "mqsad_u32_u8";
@@ -2080,18 +2302,8 @@ fn qsad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let x = l.and_imm(x, 0xff);
             let y = l.lshr_imm(b, 8 * j);
             let y = l.and_imm(y, 0xff);
-            let hi = l.bin(BinOp::UMax, x, y);
-            let lo = l.bin(BinOp::UMin, x, y);
-            let mut d = l.bin(BinOp::Sub, hi, lo);
-            if masked {
-                let zero = l.cst(y, 0);
-                let ref0 = l.cmp(CmpOp::Eq, y, zero);
-                d = l.select(ref0, zero, d);
-            }
-            sum = Some(match sum {
-                None => d,
-                Some(p) => l.add(p, d),
-            });
+            let d = absdiff(l, x, y, masked);
+            sum = Some(add_to(l, sum, d));
         }
         let sum = sum.ok_or("no bytes")?;
         let acc = if wide {

@@ -38,7 +38,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
 }
 
 /// The offset part of the address: the immediate plus the `soffset` SGPR when present.
-fn offset(l: &mut Lifter, inst: &Inst) -> R<Val> {
+pub(super) fn offset(l: &mut Lifter, inst: &Inst) -> R<Val> {
     let imm = l.c64(inst.mem.offset as i64 as u64);
     if inst.src[2].is_some() {
         let so = l.s32(inst.src[2], K::B32)?;
@@ -52,7 +52,7 @@ fn offset(l: &mut Lifter, inst: &Inst) -> R<Val> {
 /// A V# in SGPRs: `(base S64, limit S64)`. V#: base = {dword1[15:0], dword0}, stride =
 /// dword1[29:16], num_records = dword2. A dword at byte offset `o` is out of range when
 /// `o >= (stride == 0 ? 1 : stride) * num_records` (ISA "Address and GPR Range Checking").
-fn vsharp(l: &mut Lifter, inst: &Inst) -> R<(Val, Val)> {
+pub(super) fn vsharp(l: &mut Lifter, inst: &Inst) -> R<(Val, Val)> {
     let sb = inst.src[0]
         .sreg()
         .ok_or("buffer resource is not an SGPR quad")?;

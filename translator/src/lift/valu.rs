@@ -71,7 +71,7 @@ fn carry_result(l: &mut Lifter, inst: &Inst, r: Val, c: Val, sat: u32) -> R<()> 
 }
 
 /// Rejects integer clamp (saturation), which is not lifted.
-fn no_clamp(inst: &Inst) -> R<()> {
+pub(super) fn no_clamp(inst: &Inst) -> R<()> {
     if inst.mods.clamp {
         return Err("clamp on an integer operation is not supported".into());
     }

@@ -49,23 +49,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         l.c64(v)
     } else {
         let op = if float {
-            match cond {
-                "lt" => CmpOp::FLt,
-                "eq" => CmpOp::FEq,
-                "le" => CmpOp::FLe,
-                "gt" => CmpOp::FGt,
-                "lg" => CmpOp::FLg,
-                "ge" => CmpOp::FGe,
-                "o" => CmpOp::FOrd,
-                "u" => CmpOp::FUno,
-                "nge" => CmpOp::FNge,
-                "nlg" => CmpOp::FNlg,
-                "ngt" => CmpOp::FNgt,
-                "nle" => CmpOp::FNle,
-                "neq" => CmpOp::FNeq,
-                "nlt" => CmpOp::FNlt,
-                _ => return Err("not supported".into()),
-            }
+            float_cmp(cond).ok_or("not supported")?
         } else {
             match (cond, signed) {
                 ("eq", _) => CmpOp::Eq,
@@ -98,6 +82,28 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         l.set_exec(m);
     }
     Ok((InstClass::Valu, Flow::Next))
+}
+
+/// The float comparison named by a compare mnemonic's condition (`lt`, `nge`, `o`, ...), as
+/// in `v_cmp_<cond>_f32` and the gfx12 `s_cmp_<cond>_f32`.
+pub(super) fn float_cmp(cond: &str) -> Option<CmpOp> {
+    Some(match cond {
+        "lt" => CmpOp::FLt,
+        "eq" => CmpOp::FEq,
+        "le" => CmpOp::FLe,
+        "gt" => CmpOp::FGt,
+        "lg" => CmpOp::FLg,
+        "ge" => CmpOp::FGe,
+        "o" => CmpOp::FOrd,
+        "u" => CmpOp::FUno,
+        "nge" => CmpOp::FNge,
+        "nlg" => CmpOp::FNlg,
+        "ngt" => CmpOp::FNgt,
+        "nle" => CmpOp::FNle,
+        "neq" => CmpOp::FNeq,
+        "nlt" => CmpOp::FNlt,
+        _ => return None,
+    })
 }
 
 /// 16-bit operands compared as 32-bit values (f16 → f32 is exact).

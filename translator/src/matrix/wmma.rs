@@ -20,6 +20,11 @@
 //!   (idx0 and idx1); an idx0 of 3 or an idx1 of 0 places nothing and idx0 wins a collision
 //!   (the expansion pseudocode, L3826–3840). The ISA's `idxFirstBit` formula does not fit its
 //!   own packed layout (`notes/rdna.md` §5.4); this rule follows the per-lane counts instead.
+//! * Disputed: a public report of one-hot probes on gfx1201 (The-Monk/llama.cpp,
+//!   `ggml-cuda/swmmac24.cuh`) gives SWMMAC 8/16-bit B with K = 32 as lane half `K[4]`, VGPR
+//!   `K[3:2]` (8-bit) or `K[3:1]` (16-bit), and packed 16-bit A as lane half `col[3]`, VGPR
+//!   `col[2:1]` (under which the ISA's `idxFirstBit` fits). The rules here follow the ISA
+//!   text until hardware settles it (ARCHITECTURE.md, `src/matrix/`).
 //!
 //! Numerics: as MFMA's f32 path (one fused multiply-add per k in ascending order, f32, round
 //! to nearest even); 16-bit accumulators accumulate in f32 and round once to f16/bf16; integer

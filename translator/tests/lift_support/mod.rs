@@ -270,11 +270,16 @@ impl WaveEnv for Mem {
                 AtomicOp::PkAddBf16 => {
                     wavejit_translator::interp::sem::pk_add_bf16(old as u32, d as u32) as u64
                 }
-                // RDNA conditional/clamping subtracts and the f32 compare-swap (host compare).
+                // RDNA conditional/clamping subtracts and the float compare-swap (host compare).
                 AtomicOp::CondSub => old.checked_sub(d).unwrap_or(old),
                 AtomicOp::SubClamp => old.saturating_sub(d),
                 AtomicOp::FCmpSwap => {
-                    if f32::from_bits(old as u32) == f32::from_bits(cmp[l] as u32) {
+                    let equal = if size == 8 {
+                        f64::from_bits(old) == f64::from_bits(cmp[l])
+                    } else {
+                        f32::from_bits(old as u32) == f32::from_bits(cmp[l] as u32)
+                    };
+                    if equal {
                         d
                     } else {
                         old
