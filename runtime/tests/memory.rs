@@ -629,17 +629,17 @@ fn jit_direct_memory_path_follows_the_runtime_rules() {
                 s.vgpr[0][l] = 0xDEAD_BEEF;
                 s.vgpr[2][l] = 0x1234_5678u32.rotate_left(l as u32);
             }
-            let g = m.begin_launch();
-            let mut env = WaveMemEnv::new(&m, &mut lds, &mut scratch, ScratchLayout::default());
-            // Twice: the second run finds the allocations cached, so the JIT can go direct.
-            let r: Vec<_> = (0..2)
-                .map(|_| match engine {
-                    0 => run_block(&block, &mut s, &mut env),
-                    _ => cb.run(&mut s, &mut env),
-                })
-                .collect();
-            drop(env);
-            drop(g);
+            let r: Vec<_> = {
+                let _g = m.begin_launch();
+                let mut env = WaveMemEnv::new(&m, &mut lds, &mut scratch, ScratchLayout::default());
+                // Twice: the second run finds the allocations cached, so the JIT can go direct.
+                (0..2)
+                    .map(|_| match engine {
+                        0 => run_block(&block, &mut s, &mut env),
+                        _ => cb.run(&mut s, &mut env),
+                    })
+                    .collect()
+            };
             let mem = (m.read(a, 512).unwrap(), m.read(b, 512).unwrap());
             results.push((r, s.vgpr[0], mem, lds));
         }
