@@ -61,6 +61,7 @@ impl WaveEnv for Counting {
             .atomic(space, op, addrs, mask, size, data, cmp, out)
     }
     fn scalar_load(&mut self, addr: u64, out: &mut [u32]) -> Result<(), MemError> {
+        self.slow += 1;
         self.inner.scalar_load(addr, out)
     }
     fn scalar_store(&mut self, addr: u64, data: &[u32]) -> Result<(), MemError> {
@@ -234,6 +235,21 @@ fn store_block(a: &Access) -> Block {
     b.finish(Exit::Jump(0x200))
 }
 
+/// A scalar dword load at `BASE + off` into s7.
+fn sload_block(off: u64) -> Block {
+    let mut b = Builder::new(0x100, 64);
+    let addr = b.push(
+        Op::Const {
+            ty: Ty::S64,
+            bits: BASE.wrapping_add(off),
+        },
+        Some(Ty::S64),
+    );
+    let v = b.push(Op::SLoad { pc: 0x100, addr }, Some(Ty::S32));
+    b.push(Op::SetSgpr(7, v), None);
+    b.finish(Exit::Jump(0x200))
+}
+
 /// Runs `block` in both engines and requires identical exits, registers and memory;
 /// returns how many requests the JIT sent to the environment.
 fn both(block: &Block) -> u32 {
@@ -258,6 +274,7 @@ fn both(block: &Block) -> u32 {
     for r in 0..4 {
         assert_eq!(si.vgpr[r], sj.vgpr[r], "v{r}\n{block}");
     }
+    assert_eq!(si.sgpr, sj.sgpr, "sgprs\n{block}");
     assert!(ei == ej.inner, "memory differs\n{block}");
     ej.slow
 }
@@ -359,4 +376,17 @@ fn scratch_stays_on_the_checked_path() {
         assert_eq!(both(&store_block(&a)), u32::from(mask != 0));
         assert_eq!(both(&load_block(&a, false)), u32::from(mask != 0));
     }
+}
+
+#[test]
+fn scalar_loads_go_direct_when_aligned_and_inside() {
+    let len = GLOBAL_LEN as u64;
+    assert_eq!(both(&sload_block(0)), 0);
+    assert_eq!(both(&sload_block(len - 4)), 0);
+    // Past the end or below the base: the checked path faults.
+    assert_eq!(both(&sload_block(len - 2)), 1);
+    assert_eq!(both(&sload_block(len)), 1);
+    assert_eq!(both(&sload_block(u64::MAX - 3)), 1);
+    // Unaligned: the environment decides (FlatEnv reads the unaligned bytes).
+    assert_eq!(both(&sload_block(6)), 1);
 }

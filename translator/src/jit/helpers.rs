@@ -328,6 +328,13 @@ pub unsafe extern "C" fn h_atomic(
 pub unsafe extern "C" fn h_sload(ctx: *mut JitCtx<'_>, addr: u64, out: *mut u32) -> u32 {
     // SAFETY: see the function contract.
     let cx = unsafe { ctx_mut(ctx) };
+    let fm = cx.env.fast_memory();
+    // SAFETY: `fm` is fresh from the context's environment.
+    if let Some(v) = unsafe { memory::try_scalar_load(&fm, addr) } {
+        // SAFETY: `out` is writable.
+        unsafe { out.write_unaligned(v) };
+        return 0;
+    }
     let mut v = [0u32; 1];
     if let Err(e) = cx.env.scalar_load(addr, &mut v) {
         cx.fault = Some(e.into());

@@ -331,3 +331,18 @@ pub unsafe fn try_store(
         }
     }
 }
+
+/// A scalar (SMEM) dword load at a dword-aligned `addr` through `fm`'s global windows;
+/// `None` (the caller takes the [`crate::env::WaveEnv::scalar_load`] path) for anything else.
+///
+/// # Safety
+/// `fm` came from the live [`crate::env::WaveEnv`] with no call of it since.
+pub unsafe fn try_scalar_load(fm: &FastMemory, addr: u64) -> Option<u32> {
+    if addr % 4 != 0 {
+        return None;
+    }
+    let p = Win::find(fm, Space::Global, addr, 4)?.host(addr)?;
+    // SAFETY: the dword lies inside the window (`find`), readable by relaxed atomics
+    // (`MemWindow::new`'s contract, `fm` fresh: caller).
+    Some(unsafe { load_elem(p, 4) } as u32)
+}
