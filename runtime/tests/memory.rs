@@ -4,6 +4,10 @@ use wavejit_runtime::memory::{DeviceMemory, ScratchLayout, WaveMemEnv};
 use wavejit_translator::env::{
     AtomicOp, MemError, Space, WaveEnv, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE,
 };
+use wavejit_translator::interp::run_block;
+use wavejit_translator::ir::{Block, Builder, Exit, Op, Ty};
+use wavejit_translator::jit::Jit;
+use wavejit_translator::wave::WaveState;
 
 fn addrs(f: impl Fn(usize) -> u64) -> [u64; 64] {
     std::array::from_fn(f)
@@ -501,5 +505,144 @@ fn global_requests_rotating_over_many_buffers() {
     drop(g);
     for (b, &base) in bufs.iter().enumerate() {
         assert_eq!(m.read(base, 512).unwrap(), model[b], "buf {b}");
+    }
+}
+
+/// One block: a load of `size` bytes at `addrs` into v0 (all lanes written), then a store of
+/// v2 there, both over `mask`.
+fn jit_block(space: Space, addrs: &[u64; 64], mask: u64, size: u8) -> Block {
+    let mut b = Builder::new(0x100, 64);
+    let lo: [u32; 64] = std::array::from_fn(|l| addrs[l] as u32);
+    let hi: [u32; 64] = std::array::from_fn(|l| (addrs[l] >> 32) as u32);
+    let lo = b.push(Op::LaneConst(Box::new(lo)), Some(Ty::V32));
+    let hi = b.push(Op::LaneConst(Box::new(hi)), Some(Ty::V32));
+    let addr = b.push(Op::Pack { lo, hi }, Some(Ty::V64));
+    let k = |b: &mut Builder, bits| b.push(Op::Const { ty: Ty::S64, bits }, Some(Ty::S64));
+    let (mask, all) = (k(&mut b, mask), k(&mut b, u64::MAX));
+    let (pc, signed) = (0x100, true);
+    let v = b.push(
+        Op::Load {
+            pc,
+            space,
+            addr,
+            size,
+            signed,
+            mask,
+        },
+        Some(Ty::V32),
+    );
+    b.push(
+        Op::SetVgpr {
+            reg: 0,
+            val: v,
+            mask: all,
+        },
+        None,
+    );
+    let data = b.push(Op::GetVgpr(2), Some(Ty::V32));
+    b.push(
+        Op::Store {
+            pc,
+            space,
+            addr,
+            size,
+            data,
+            mask,
+        },
+        None,
+    );
+    b.finish(Exit::Jump(0x200))
+}
+
+/// The JIT, whose loads and stores go direct when the environment's windows (cached
+/// allocations, the LDS) hold every active lane, against the interpreter under this
+/// runtime's rules: LDS lanes out of range read 0 and drop writes, a request spread over two
+/// allocations, FLAT lanes in the LDS aperture, a lane past the end of an allocation.
+#[test]
+fn jit_direct_memory_path_follows_the_runtime_rules() {
+    let m = DeviceMemory::new();
+    let (a, b) = (m.alloc(512).unwrap(), m.alloc(512).unwrap());
+    let init = |m: &DeviceMemory| {
+        for (base, salt) in [(a, 0x3Du8), (b, 0x71)] {
+            let bytes: Vec<u8> = (0..512u32)
+                .map(|i| (i as u8).wrapping_mul(salt) ^ 0x80)
+                .collect();
+            m.write(base, &bytes).unwrap();
+        }
+    };
+    let lds0: Vec<u8> = (0..256u32)
+        .map(|i| (i as u8).wrapping_mul(29) | 1)
+        .collect();
+    let cases: Vec<(Space, [u64; 64], u64, u8)> = vec![
+        (Space::Global, addrs(|l| a + 3 + 7 * l as u64), u64::MAX, 4),
+        (
+            Space::Global,
+            addrs(|l| a + 2 * l as u64),
+            0xF0F0_0F0F_FFFF_0001,
+            2,
+        ),
+        (
+            Space::Global,
+            addrs(|l| {
+                if l < 32 {
+                    a + 4 * l as u64
+                } else {
+                    b + 4 * l as u64
+                }
+            }),
+            u64::MAX,
+            4,
+        ),
+        (Space::Global, addrs(|l| a + 480 + l as u64), 0xFFFF_FFFF, 2),
+        (
+            Space::Flat,
+            addrs(|l| {
+                if l % 2 == 0 {
+                    b + l as u64
+                } else {
+                    SHARED_APERTURE_BASE + l as u64
+                }
+            }),
+            u64::MAX,
+            1,
+        ),
+        (Space::Lds, addrs(|l| 4 * l as u64), u64::MAX, 4),
+        (
+            Space::Lds,
+            addrs(|l| 1 + 5 * l as u64),
+            0x00FF_FF00_0000_FFFF,
+            2,
+        ),
+        (Space::Lds, addrs(|l| 200 + l as u64), u64::MAX, 1),
+    ];
+    let jit = Jit::new().unwrap();
+    for (space, ad, mask, size) in cases {
+        let block = jit_block(space, &ad, mask, size);
+        let cb = jit.compile(&block).unwrap();
+        let mut results = vec![];
+        for engine in 0..2 {
+            init(&m);
+            let mut lds = lds0.clone();
+            let mut scratch = vec![];
+            let mut s = WaveState::new_boxed(64);
+            for l in 0..64 {
+                s.vgpr[0][l] = 0xDEAD_BEEF;
+                s.vgpr[2][l] = 0x1234_5678u32.rotate_left(l as u32);
+            }
+            let r: Vec<_> = {
+                let _g = m.begin_launch();
+                let mut env = WaveMemEnv::new(&m, &mut lds, &mut scratch, ScratchLayout::default());
+                // Twice: the second run finds the allocations cached, so the JIT can go direct.
+                (0..2)
+                    .map(|_| match engine {
+                        0 => run_block(&block, &mut s, &mut env),
+                        _ => cb.run(&mut s, &mut env),
+                    })
+                    .collect()
+            };
+            let mem = (m.read(a, 512).unwrap(), m.read(b, 512).unwrap());
+            results.push((r, s.vgpr[0], mem, lds));
+        }
+        assert!(results[0] == results[1], "{space:?} {mask:#x} size {size}");
     }
 }

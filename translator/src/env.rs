@@ -117,6 +117,65 @@ pub enum MemError {
     },
 }
 
+/// A byte range of device (or LDS) addresses `start .. start + len` that is host memory at
+/// `host`: generated code's fast path (`jit::memory`) accesses it directly, without a call
+/// into the [`WaveEnv`]. Only [`MemWindow::new`] (unsafe: the caller vouches for the memory)
+/// makes a non-empty window.
+#[derive(Clone, Copy, Debug)]
+pub struct MemWindow {
+    start: u64,
+    len: u64,
+    host: *mut u8,
+}
+
+impl MemWindow {
+    /// The empty window: contains no address.
+    pub const EMPTY: MemWindow = MemWindow {
+        start: 0,
+        len: 0,
+        host: std::ptr::null_mut(),
+    };
+
+    /// A window mapping addresses `start .. start + len` to host bytes `host .. host + len`.
+    ///
+    /// # Safety
+    /// Until the next call of any method of the [`WaveEnv`] that returned it, the host bytes
+    /// must be valid for reads and writes of any size at any alignment, and every concurrent
+    /// access by other threads must be atomic (generated code accesses them with relaxed
+    /// host atomics, as the runtime does for global memory).
+    #[inline(always)]
+    pub unsafe fn new(start: u64, len: u64, host: *mut u8) -> MemWindow {
+        // A window never wraps around the address space (accesses there take the checked
+        // path).
+        let len = len.min(u64::MAX - start);
+        MemWindow { start, len, host }
+    }
+
+    /// `(start, len, host)`.
+    #[inline(always)]
+    pub fn parts(&self) -> (u64, u64, *mut u8) {
+        (self.start, self.len, self.host)
+    }
+}
+
+/// The memory a [`WaveEnv`] lets generated code access directly (see [`WaveEnv::fast_memory`]).
+#[derive(Clone, Copy, Debug)]
+pub struct FastMemory {
+    /// Global (and FLAT) windows by device address; a request uses one that holds all its
+    /// active lanes' bytes.
+    pub global: [MemWindow; 4],
+    /// The LDS by byte offset (start 0).
+    pub lds: MemWindow,
+}
+
+impl FastMemory {
+    /// No direct access: every request goes through the [`WaveEnv`].
+    pub const NONE: FastMemory = FastMemory {
+        global: [MemWindow::EMPTY; 4],
+        lds: MemWindow::EMPTY,
+    };
+}
+
 /// Memory and environment services for one executing wave.
 ///
 /// `addrs`, `data`, `cmp` and `out` have one entry per lane (64); only lanes whose bit is set
@@ -164,6 +223,15 @@ pub trait WaveEnv {
 
     /// Scalar (SMEM) store of `data` starting at `addr`.
     fn scalar_store(&mut self, addr: u64, data: &[u32]) -> Result<(), MemError>;
+
+    /// Windows of memory generated code may access directly for loads and stores whose
+    /// active lanes all fall inside one window (anything else calls [`WaveEnv::load`] /
+    /// [`WaveEnv::store`]). A window must give exactly the results the methods would: only
+    /// memory where every in-range access succeeds, with no side effects beyond the bytes
+    /// (FLAT windows must not overlap the LDS/scratch apertures). The default offers none.
+    fn fast_memory(&mut self) -> FastMemory {
+        FastMemory::NONE
+    }
 
     /// A 64-bit clock for `s_memtime`/`s_memrealtime`. Deterministic runs return a counter
     /// derived from executed instructions, not wall time.

@@ -7,58 +7,32 @@
 //! accesses of *different* sizes to the same bytes are relaxed atomics of mixed size, which the
 //! hardware handles like a GPU does (each access is single-copy atomic at its own size).
 
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use wavejit_translator::jit::memory::{load_elem, store_elem};
 
 use wavejit_translator::env::AtomicOp;
 
-/// Loads `size` (1, 2, 4 or 8) bytes, zero-extended, from global address `addr`.
+/// Loads `size` (1, 2, 4 or 8) bytes, zero-extended, from global address `addr` (a relaxed
+/// host atomic, [`load_elem`]).
 ///
 /// # Safety
 /// `[addr, addr + size)` must lie inside a live device allocation that stays live for the
 /// call, and the memory must only be accessed through this module's atomics meanwhile.
 #[inline(always)]
 pub unsafe fn global_load(addr: u64, size: u32) -> u64 {
-    let p = addr as *mut u8;
-    // SAFETY (all arms): the caller guarantees the bytes are valid and only accessed
-    // atomically; the aligned arms check natural alignment first, as `from_ptr` requires.
-    unsafe {
-        match size {
-            1 => AtomicU8::from_ptr(p).load(Relaxed) as u64,
-            2 if addr % 2 == 0 => AtomicU16::from_ptr(p.cast()).load(Relaxed) as u64,
-            4 if addr % 4 == 0 => AtomicU32::from_ptr(p.cast()).load(Relaxed) as u64,
-            8 if addr % 8 == 0 => AtomicU64::from_ptr(p.cast()).load(Relaxed),
-            _ => {
-                let mut v = 0u64;
-                for i in 0..size.min(8) as usize {
-                    v |= (AtomicU8::from_ptr(p.add(i)).load(Relaxed) as u64) << (8 * i);
-                }
-                v
-            }
-        }
-    }
+    // SAFETY: the caller's contract is `load_elem`'s for these bytes.
+    unsafe { load_elem(addr as *mut u8, size) }
 }
 
-/// Stores the low `size` bytes of `val` at global address `addr`.
+/// Stores the low `size` bytes of `val` at global address `addr` ([`store_elem`]).
 ///
 /// # Safety
 /// As [`global_load`].
 #[inline(always)]
 pub unsafe fn global_store(addr: u64, size: u32, val: u64) {
-    let p = addr as *mut u8;
-    // SAFETY: as in `global_load`.
-    unsafe {
-        match size {
-            1 => AtomicU8::from_ptr(p).store(val as u8, Relaxed),
-            2 if addr % 2 == 0 => AtomicU16::from_ptr(p.cast()).store(val as u16, Relaxed),
-            4 if addr % 4 == 0 => AtomicU32::from_ptr(p.cast()).store(val as u32, Relaxed),
-            8 if addr % 8 == 0 => AtomicU64::from_ptr(p.cast()).store(val, Relaxed),
-            _ => {
-                for i in 0..size.min(8) as usize {
-                    AtomicU8::from_ptr(p.add(i)).store((val >> (8 * i)) as u8, Relaxed);
-                }
-            }
-        }
-    }
+    // SAFETY: the caller's contract is `store_elem`'s for these bytes.
+    unsafe { store_elem(addr as *mut u8, size, val) }
 }
 
 /// Calls `f(lane)` for every set bit of `mask`, lowest first; a full mask runs a plain

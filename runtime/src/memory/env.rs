@@ -16,7 +16,8 @@
 //!   [`MemError::OutOfRange`] (a stack overflow or wild pointer in the kernel).
 
 use wavejit_translator::env::{
-    AtomicOp, MemError, Space, WaveEnv, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE,
+    AtomicOp, FastMemory, MemError, MemWindow, Space, WaveEnv, PRIVATE_APERTURE_BASE,
+    SHARED_APERTURE_BASE,
 };
 
 use super::access::{
@@ -472,6 +473,26 @@ impl WaveEnv for WaveMemEnv<'_> {
             unsafe { global_store(addr + 4 * i as u64, 4, d as u64) };
         }
         Ok(())
+    }
+
+    /// The cached allocations and the LDS. Out-of-range LDS lanes and every scratch or
+    /// aperture access stay on the checked path (no window covers them).
+    fn fast_memory(&mut self) -> FastMemory {
+        let mut fm = FastMemory::NONE;
+        for (w, &(start, len)) in fm.global.iter_mut().zip(&self.cache) {
+            // SAFETY: a cached region is a live allocation of this launch (the launch gate
+            // keeps it alive while this environment exists), whose host address is its
+            // device address; other threads access global memory only through relaxed
+            // atomics (`access`), host copies wait for the gate. Allocations are host
+            // user-space addresses, below the FLAT apertures, so a window never covers an
+            // aperture address. Empty slots (`len` 0) are empty windows.
+            *w = unsafe { MemWindow::new(start, len, start as *mut u8) };
+        }
+        // SAFETY: the workgroup's LDS is borrowed exclusively by this environment (its waves
+        // run one at a time on this thread); the pointer is derived afresh for each request
+        // and the bytes are valid for `len`.
+        fm.lds = unsafe { MemWindow::new(0, self.lds.len() as u64, self.lds.as_mut_ptr()) };
+        fm
     }
 
     /// A per-wave counter advancing by 64 per call: deterministic, monotonic, independent

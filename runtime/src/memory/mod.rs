@@ -5,7 +5,10 @@
 //! moves), so a global access is a host access once it has been checked against the
 //! registry. Nothing executing kernel code can touch host memory outside an allocation: every
 //! request is validated (fast path: min/max of the active lanes against one allocation; slow
-//! path: per lane, reporting the first faulting lane).
+//! path: per lane, reporting the first faulting lane). Generated code checks its loads and
+//! stores itself against the allocations a wave's environment has cached and its LDS
+//! ([`WaveMemEnv`]'s `fast_memory`, translator `jit::memory`), and calls the environment for
+//! anything outside them.
 //!
 //! Concurrency: workgroups of one launch run on several host threads and may touch the same
 //! global memory. All kernel-side global accesses go through host atomics ([`access`]), so

@@ -3,7 +3,10 @@
 //! FLAT addresses in the shared and private apertures reach LDS and scratch, as in the
 //! runtime.
 
-use crate::env::{AtomicOp, MemError, Space, WaveEnv, PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
+use crate::env::{
+    AtomicOp, FastMemory, MemError, MemWindow, Space, WaveEnv, PRIVATE_APERTURE_BASE,
+    SHARED_APERTURE_BASE,
+};
 use crate::interp::sem;
 
 /// Memory for tests: `global` covers device addresses `base .. base + global.len()`.
@@ -168,6 +171,24 @@ pub fn atomic_update(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> 
 }
 
 impl WaveEnv for FlatEnv {
+    /// The global window and the LDS, so the JIT's direct path runs against the
+    /// interpreter's checked one in differential tests.
+    fn fast_memory(&mut self) -> FastMemory {
+        let mut fm = FastMemory::NONE;
+        // SAFETY: `global` and `lds` are owned by this environment and borrowed exclusively
+        // through `&mut self`; the pointers are derived afresh for each request, valid for
+        // their lengths, and no other thread can reach the vectors.
+        unsafe {
+            fm.global[0] = MemWindow::new(
+                self.base,
+                self.global.len() as u64,
+                self.global.as_mut_ptr(),
+            );
+            fm.lds = MemWindow::new(0, self.lds.len() as u64, self.lds.as_mut_ptr());
+        }
+        fm
+    }
+
     fn load(
         &mut self,
         space: Space,

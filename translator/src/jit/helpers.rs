@@ -1,11 +1,13 @@
 //! `extern "C"` helpers that generated code calls for the ops it does not inline: element
 //! semantics (through [`crate::interp::sem`], so both engines share them), memory through the
-//! [`WaveEnv`] in the [`JitCtx`], and error reporting.
+//! [`WaveEnv`] in the [`JitCtx`] (loads and stores first try the direct path of
+//! [`super::memory`]), and error reporting.
 //!
 //! Buffers passed by generated code hold 64 lanes in the value's own width: `[u32; 64]` for
 //! 32-bit lanes, `[u64; 64]` for 64-bit lanes (512 bytes, 16-byte aligned stack slots).
 
 use super::codes::*;
+use super::memory;
 use crate::env::{ExecFault, WaveEnv};
 use crate::interp::{extend, sem};
 
@@ -204,6 +206,11 @@ pub unsafe extern "C" fn h_load(
     // SAFETY: see the function contract.
     let cx = unsafe { ctx_mut(ctx) };
     let sp = SPACES[space as usize & 3];
+    let fm = cx.env.fast_memory();
+    // SAFETY: `fm` is fresh from the context's environment; buffers as in the contract.
+    if unsafe { memory::try_load(&fm, sp, addrs, mask, size, signed != 0, rwide != 0, out) } {
+        return 0;
+    }
     let mut res = [0u64; 64];
     let r = if addrs.align_offset(std::mem::align_of::<[u64; 64]>()) == 0 {
         // SAFETY: `addrs` holds 64 `u64`s (contract) and is aligned for them (checked):
@@ -250,8 +257,15 @@ pub unsafe extern "C" fn h_store(
     dwide: u32,
 ) -> u32 {
     // SAFETY: see the function contract.
-    let (cx, addrs, data) = unsafe { (ctx_mut(ctx), lanes(addrs, true), lanes(data, dwide != 0)) };
+    let cx = unsafe { ctx_mut(ctx) };
     let sp = SPACES[space as usize & 3];
+    let fm = cx.env.fast_memory();
+    // SAFETY: `fm` is fresh from the context's environment; buffers as in the contract.
+    if unsafe { memory::try_store(&fm, sp, addrs, mask, size, data, dwide != 0) } {
+        return 0;
+    }
+    // SAFETY: see the function contract.
+    let (addrs, data) = unsafe { (lanes(addrs, true), lanes(data, dwide != 0)) };
     if let Err(e) = cx.env.store(sp, &addrs, mask, size, &data) {
         cx.fault = Some(e.into());
         return 1;
@@ -314,6 +328,13 @@ pub unsafe extern "C" fn h_atomic(
 pub unsafe extern "C" fn h_sload(ctx: *mut JitCtx<'_>, addr: u64, out: *mut u32) -> u32 {
     // SAFETY: see the function contract.
     let cx = unsafe { ctx_mut(ctx) };
+    let fm = cx.env.fast_memory();
+    // SAFETY: `fm` is fresh from the context's environment.
+    if let Some(v) = unsafe { memory::try_scalar_load(&fm, addr) } {
+        // SAFETY: `out` is writable.
+        unsafe { out.write_unaligned(v) };
+        return 0;
+    }
     let mut v = [0u32; 1];
     if let Err(e) = cx.env.scalar_load(addr, &mut v) {
         cx.fault = Some(e.into());

@@ -10,6 +10,7 @@
 mod codegen;
 pub mod codes;
 pub mod helpers;
+pub mod memory;
 mod typecheck;
 mod uniform;
 

@@ -1,0 +1,392 @@
+//! The JIT's direct memory path (`jit::memory`) at its edges, against the interpreter (which
+//! always goes through `WaveEnv::load`/`store`): windows hit exactly to their last byte,
+//! one byte beyond, exec holes with inactive lanes far out of range, unaligned and
+//! overlapping lanes, every size and extension, LDS and global. Each case also checks which
+//! path the JIT took, by counting the requests that reached the environment.
+
+use wavejit_translator::env::{AtomicOp, FastMemory, MemError, Space, WaveEnv};
+use wavejit_translator::interp::{run_block, test_env::FlatEnv};
+use wavejit_translator::ir::*;
+use wavejit_translator::jit::Jit;
+use wavejit_translator::wave::WaveState;
+
+const BASE: u64 = 0x5000_0000;
+const GLOBAL_LEN: usize = 1024;
+const LDS_LEN: usize = 512;
+
+/// [`FlatEnv`] counting the loads and stores that reach it (the checked path).
+struct Counting {
+    inner: FlatEnv,
+    slow: u32,
+}
+
+impl WaveEnv for Counting {
+    fn fast_memory(&mut self) -> FastMemory {
+        self.inner.fast_memory()
+    }
+    fn load(
+        &mut self,
+        space: Space,
+        addrs: &[u64; 64],
+        mask: u64,
+        size: u32,
+        out: &mut [u64; 64],
+    ) -> Result<(), MemError> {
+        self.slow += 1;
+        self.inner.load(space, addrs, mask, size, out)
+    }
+    fn store(
+        &mut self,
+        space: Space,
+        addrs: &[u64; 64],
+        mask: u64,
+        size: u32,
+        data: &[u64; 64],
+    ) -> Result<(), MemError> {
+        self.slow += 1;
+        self.inner.store(space, addrs, mask, size, data)
+    }
+    fn atomic(
+        &mut self,
+        space: Space,
+        op: AtomicOp,
+        addrs: &[u64; 64],
+        mask: u64,
+        size: u32,
+        data: &[u64; 64],
+        cmp: &[u64; 64],
+        out: &mut [u64; 64],
+    ) -> Result<(), MemError> {
+        self.inner
+            .atomic(space, op, addrs, mask, size, data, cmp, out)
+    }
+    fn scalar_load(&mut self, addr: u64, out: &mut [u32]) -> Result<(), MemError> {
+        self.slow += 1;
+        self.inner.scalar_load(addr, out)
+    }
+    fn scalar_store(&mut self, addr: u64, data: &[u32]) -> Result<(), MemError> {
+        self.inner.scalar_store(addr, data)
+    }
+    fn clock(&mut self) -> u64 {
+        self.inner.clock()
+    }
+}
+
+/// Memory filled with a byte pattern (no zeros, so reading nothing is visible).
+fn env() -> FlatEnv {
+    let mut e = FlatEnv::new(BASE, GLOBAL_LEN, LDS_LEN, 16);
+    for (i, b) in e.global.iter_mut().enumerate() {
+        *b = (i as u8).wrapping_mul(37).wrapping_add(0x81);
+    }
+    for (i, b) in e.lds.iter_mut().enumerate() {
+        *b = (i as u8).wrapping_mul(53).wrapping_add(0x13);
+    }
+    e
+}
+
+/// Registers poisoned with a pattern the loads overwrite.
+fn state() -> Box<WaveState> {
+    let mut s = WaveState::new_boxed(64);
+    for r in 0..8 {
+        for l in 0..64 {
+            s.vgpr[r][l] = 0xDEAD_0000 | (r as u32) << 8 | l as u32;
+        }
+    }
+    s
+}
+
+/// One access: per-lane addresses `base + offs[l]` in `space`, lanes in `mask`.
+#[derive(Clone, Copy)]
+struct Access {
+    space: Space,
+    offs: [u64; 64],
+    mask: u64,
+    size: u8,
+}
+
+impl Access {
+    fn new(space: Space, mask: u64, size: u8, off: impl Fn(usize) -> u64) -> Access {
+        Access {
+            space,
+            offs: std::array::from_fn(off),
+            mask,
+            size,
+        }
+    }
+
+    /// The `V64` address vector (offsets as two 32-bit halves, plus the space's base).
+    fn addr(&self, b: &mut Builder) -> Val {
+        let lo: [u32; 64] = std::array::from_fn(|l| self.offs[l] as u32);
+        let hi: [u32; 64] = std::array::from_fn(|l| (self.offs[l] >> 32) as u32);
+        let lo = b.push(Op::LaneConst(Box::new(lo)), Some(Ty::V32));
+        let hi = b.push(Op::LaneConst(Box::new(hi)), Some(Ty::V32));
+        let off = b.push(Op::Pack { lo, hi }, Some(Ty::V64));
+        let base = if self.space == Space::Lds { 0 } else { BASE };
+        let base = b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: base,
+            },
+            Some(Ty::S64),
+        );
+        let base = b.push(Op::Broadcast(base), Some(Ty::V64));
+        b.push(Op::Bin(BinOp::Add, base, off), Some(Ty::V64))
+    }
+
+    fn mask(&self, b: &mut Builder) -> Val {
+        b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: self.mask,
+            },
+            Some(Ty::S64),
+        )
+    }
+}
+
+fn all_lanes(b: &mut Builder) -> Val {
+    b.push(
+        Op::Const {
+            ty: Ty::S64,
+            bits: u64::MAX,
+        },
+        Some(Ty::S64),
+    )
+}
+
+/// Writes `v` (`V32` or `V64`) to v0 (and v1 for the high halves) in every lane.
+fn set_all(b: &mut Builder, v: Val, wide: bool) {
+    let all = all_lanes(b);
+    if wide {
+        let lo = b.push(Op::Conv(ConvOp::Lo, v), Some(Ty::V32));
+        let hi = b.push(Op::Conv(ConvOp::Hi, v), Some(Ty::V32));
+        b.push(
+            Op::SetVgpr {
+                reg: 0,
+                val: lo,
+                mask: all,
+            },
+            None,
+        );
+        b.push(
+            Op::SetVgpr {
+                reg: 1,
+                val: hi,
+                mask: all,
+            },
+            None,
+        );
+    } else {
+        b.push(
+            Op::SetVgpr {
+                reg: 0,
+                val: v,
+                mask: all,
+            },
+            None,
+        );
+    }
+}
+
+fn load_block(a: &Access, signed: bool) -> Block {
+    let mut b = Builder::new(0x100, 64);
+    let addr = a.addr(&mut b);
+    let mask = a.mask(&mut b);
+    let wide = a.size == 8;
+    let ty = if wide { Ty::V64 } else { Ty::V32 };
+    let v = b.push(
+        Op::Load {
+            pc: 0x100,
+            space: a.space,
+            addr,
+            size: a.size,
+            signed,
+            mask,
+        },
+        Some(ty),
+    );
+    set_all(&mut b, v, wide);
+    b.finish(Exit::Jump(0x200))
+}
+
+/// Stores lane data (v2, or v2:v3 for 8 bytes) built from the lane numbers.
+fn store_block(a: &Access) -> Block {
+    let mut b = Builder::new(0x100, 64);
+    let addr = a.addr(&mut b);
+    let mask = a.mask(&mut b);
+    let lo = b.push(Op::GetVgpr(2), Some(Ty::V32));
+    let data = if a.size == 8 {
+        let hi = b.push(Op::GetVgpr(3), Some(Ty::V32));
+        b.push(Op::Pack { lo, hi }, Some(Ty::V64))
+    } else {
+        lo
+    };
+    b.push(
+        Op::Store {
+            pc: 0x100,
+            space: a.space,
+            addr,
+            size: a.size,
+            data,
+            mask,
+        },
+        None,
+    );
+    b.finish(Exit::Jump(0x200))
+}
+
+/// A scalar dword load at `BASE + off` into s7.
+fn sload_block(off: u64) -> Block {
+    let mut b = Builder::new(0x100, 64);
+    let addr = b.push(
+        Op::Const {
+            ty: Ty::S64,
+            bits: BASE.wrapping_add(off),
+        },
+        Some(Ty::S64),
+    );
+    let v = b.push(Op::SLoad { pc: 0x100, addr }, Some(Ty::S32));
+    b.push(Op::SetSgpr(7, v), None);
+    b.finish(Exit::Jump(0x200))
+}
+
+/// Runs `block` in both engines and requires identical exits, registers and memory;
+/// returns how many requests the JIT sent to the environment.
+fn both(block: &Block) -> u32 {
+    let jit = Jit::new().expect("host JIT");
+    let mut s0 = state();
+    for l in 0..64 {
+        s0.vgpr[2][l] = 0xA1B2_C3D4 ^ (l as u32).wrapping_mul(0x0101_0101);
+        s0.vgpr[3][l] = 0x1F2E_3D4C ^ (l as u32) << 20;
+    }
+    let (mut si, mut ei) = (state(), env());
+    si.vgpr = s0.vgpr;
+    let ri = run_block(block, &mut si, &mut ei);
+    let cb = jit.compile(block).expect("compiles");
+    let mut sj = state();
+    sj.vgpr = s0.vgpr;
+    let mut ej = Counting {
+        inner: env(),
+        slow: 0,
+    };
+    let rj = cb.run(&mut sj, &mut ej);
+    assert_eq!(ri, rj, "exit\n{block}");
+    for r in 0..4 {
+        assert_eq!(si.vgpr[r], sj.vgpr[r], "v{r}\n{block}");
+    }
+    assert_eq!(si.sgpr, sj.sgpr, "sgprs\n{block}");
+    assert!(ei == ej.inner, "memory differs\n{block}");
+    ej.slow
+}
+
+const MASKS: [u64; 6] = [
+    u64::MAX,
+    0xFFFF_FFFF,
+    0x5555_5555_5555_5555,
+    0x8000_0000_0000_0001,
+    1 << 63,
+    0,
+];
+
+#[test]
+fn in_window_loads_take_the_direct_path_and_match() {
+    for space in [Space::Global, Space::Flat, Space::Lds] {
+        for size in [1u8, 2, 4, 8] {
+            for signed in [false, true] {
+                for mask in MASKS {
+                    for (start, stride) in [(0u64, size as u64), (3, 5), (1, 0), (7, 2)] {
+                        let a = Access::new(space, mask, size, |l| start + stride * l as u64);
+                        assert_eq!(both(&load_block(&a, signed)), 0, "direct path expected");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn window_edges_and_exec_holes() {
+    for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
+        let len = len as u64;
+        for size in [1u8, 2, 4, 8] {
+            let sz = size as u64;
+            // The highest lane ends exactly at the window's end: direct.
+            let a = Access::new(space, u64::MAX, size, |l| len - sz - (63 - l as u64) * sz);
+            assert_eq!(both(&load_block(&a, false)), 0);
+            assert_eq!(both(&store_block(&a)), 0);
+            // One byte further: lane 63 is out of range, the checked path decides.
+            let a = Access::new(space, u64::MAX, size, |l| {
+                len - sz + 1 - (63 - l as u64) * sz
+            });
+            assert_eq!(both(&load_block(&a, true)), 1);
+            assert_eq!(both(&store_block(&a)), 1);
+            // ... unless lane 63 is inactive.
+            let a = Access {
+                mask: u64::MAX >> 1,
+                ..a
+            };
+            assert_eq!(both(&load_block(&a, true)), 0);
+            assert_eq!(both(&store_block(&a)), 0);
+            // Inactive lanes far outside any window never matter.
+            let a = Access::new(space, 0x00FF_00F0_0F00_F00F, size, |l| {
+                if 0x00FF_00F0_0F00_F00Fu64 >> l & 1 == 1 {
+                    (l as u64 * 13) % (len - 8)
+                } else {
+                    u64::MAX - l as u64
+                }
+            });
+            assert_eq!(both(&load_block(&a, false)), 0);
+            assert_eq!(both(&store_block(&a)), 0);
+            // A lane below the window (address wraps below the base): checked path.
+            let a = Access::new(
+                space,
+                u64::MAX,
+                size,
+                |l| if l == 5 { u64::MAX - 2 } else { 8 },
+            );
+            assert_eq!(both(&load_block(&a, false)), 1);
+            assert_eq!(both(&store_block(&a)), 1);
+            // The active span ending past 2^64: checked path.
+            let a = Access::new(space, 1 << 40, size, |_| u64::MAX - BASE);
+            assert_eq!(both(&load_block(&a, false)), 1);
+        }
+    }
+}
+
+#[test]
+fn overlapping_unaligned_stores_keep_lane_order() {
+    for space in [Space::Global, Space::Lds] {
+        for size in [1u8, 2, 4, 8] {
+            for mask in MASKS {
+                // Every lane writes the same bytes: the highest active lane wins.
+                let a = Access::new(space, mask, size, |_| 13);
+                both(&store_block(&a));
+                // Lanes overlap their neighbours by all but one byte, unaligned.
+                let a = Access::new(space, mask, size, |l| 101 + l as u64);
+                assert_eq!(both(&store_block(&a)), 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn scratch_stays_on_the_checked_path() {
+    for mask in MASKS {
+        let a = Access::new(Space::Scratch, mask, 4, |l| 4 * (l as u64 % 4));
+        assert_eq!(both(&store_block(&a)), u32::from(mask != 0));
+        assert_eq!(both(&load_block(&a, false)), u32::from(mask != 0));
+    }
+}
+
+#[test]
+fn scalar_loads_go_direct_when_aligned_and_inside() {
+    let len = GLOBAL_LEN as u64;
+    assert_eq!(both(&sload_block(0)), 0);
+    assert_eq!(both(&sload_block(len - 4)), 0);
+    // Past the end or below the base: the checked path faults.
+    assert_eq!(both(&sload_block(len - 2)), 1);
+    assert_eq!(both(&sload_block(len)), 1);
+    assert_eq!(both(&sload_block(u64::MAX - 3)), 1);
+    // Unaligned: the environment decides (FlatEnv reads the unaligned bytes).
+    assert_eq!(both(&sload_block(6)), 1);
+}
