@@ -6,7 +6,9 @@
 //! Blocks are cached by `(pc, MODE, wave size)` in a `hashbrown` map behind an `RwLock`. A
 //! block is interpreted until it has run [`Translator::DEFAULT_HOT_THRESHOLD`] times; then
 //! (with [`EngineKind::Jit`]) it is compiled once, under a mutex, and runs as host code. A
-//! block the JIT rejects stays interpreted.
+//! block the JIT rejects stays interpreted. A compiled block that exits to its own start (a
+//! one-block loop) repeats inside the JIT as long as the instruction budget allows
+//! ([`WaveState::self_loops`]), without a round trip through this loop per iteration.
 
 use crate::env::{CodeSource, ExecFault, ExitCode, WaveEnv};
 use crate::interp;
@@ -213,7 +215,17 @@ impl Translator {
         }
         *budget -= cost;
         let exit = match self.compiled(entry) {
-            Some(cb) => cb.run(state, env)?,
+            Some(cb) => {
+                // A block that exits to its own start may repeat in the JIT while the
+                // budget lasts; charge the repetitions afterwards.
+                let again = (*budget / cost).min(u64::from(u32::MAX)) as u32;
+                state.self_loops = again;
+                let r = cb.run(state, env);
+                let ran = again.saturating_sub(state.self_loops);
+                state.self_loops = 0;
+                *budget -= u64::from(ran) * cost;
+                r?
+            }
             None => interp::run_block(&entry.block, state, env)?,
         };
         Ok((exit != ExitCode::Continue).then_some(exit))

@@ -121,8 +121,11 @@ pub struct WaveState {
     pub pc: u64,
     /// 32 or 64.
     pub wave_size: u32,
-    /// Reserved; keeps `counters` 8-byte aligned.
-    pub reserved: u32,
+    /// How many more times a compiled block that exits to its own start may run again before
+    /// returning to the run loop (set by [`crate::exec::Translator`] from the instruction
+    /// budget, counted down by generated code; 0: every block returns after one run, as the
+    /// interpreter does). Also keeps `counters` 8-byte aligned.
+    pub self_loops: u32,
     /// Counters updated by generated code.
     pub counters: WaveCounters,
 }
@@ -157,6 +160,8 @@ impl WaveState {
     pub const MODE_OFFSET: usize = offset_of!(WaveState, mode);
     /// Byte offset of `pc`.
     pub const PC_OFFSET: usize = offset_of!(WaveState, pc);
+    /// Byte offset of `self_loops`.
+    pub const SELF_LOOPS_OFFSET: usize = offset_of!(WaveState, self_loops);
     /// Byte offset of `counters.active_lanes`.
     pub const ACTIVE_LANES_OFFSET: usize =
         offset_of!(WaveState, counters) + offset_of!(WaveCounters, active_lanes);

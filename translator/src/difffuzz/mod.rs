@@ -287,7 +287,7 @@ fn clone_state(s: &WaveState) -> Box<WaveState> {
     n.status = s.status;
     n.trapsts = s.trapsts;
     n.pc = s.pc;
-    n.reserved = s.reserved;
+    n.self_loops = s.self_loops;
     n.counters = s.counters;
     n
 }

@@ -6,7 +6,7 @@
 //!
 //! Counters: the block's per-class instruction counts are added to `state.counters.by_class`
 //! when the block starts executing (also when it later faults); `Op::CountVector` adds to the
-//! vector counters where it stands.
+//! vector counters where it stands, `Op::CountRegion` adds an if-converted region's counts.
 
 pub mod fround;
 pub mod sem;
@@ -479,6 +479,18 @@ fn exec_op(
             let m = cx.scalar(i, *mask)?;
             state.counters.active_lanes += m.count_ones() as u64;
             state.counters.vector_insts += 1;
+            Value::None
+        }
+        Op::CountRegion { exec, counts } => {
+            let m = cx.scalar(i, *exec)?;
+            if m != 0 {
+                let c = &mut state.counters;
+                for (total, n) in c.by_class.iter_mut().zip(counts.classes) {
+                    *total += u64::from(n);
+                }
+                c.vector_insts += u64::from(counts.vector);
+                c.active_lanes += u64::from(counts.vector) * u64::from(m.count_ones());
+            }
             Value::None
         }
         Op::Matrix(call) => {

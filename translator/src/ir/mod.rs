@@ -596,10 +596,28 @@ pub enum Op {
     Clock,
     /// Adds `active` (`S64` lane mask popcount) and one instruction to the vector counters.
     CountVector { mask: Val },
+    /// Counts an if-converted region (instructions an `s_cbranch_execz` would skip, run
+    /// under EXEC instead, see `lift`): when the `S64` `exec` is non-zero, adds
+    /// `counts.classes` to the per-class instruction counters, `counts.vector` to the vector
+    /// instructions and `counts.vector * popcount(exec)` to the active lanes; when it is zero
+    /// (the branch would have skipped the region), nothing.
+    CountRegion {
+        exec: Val,
+        counts: Box<RegionCounts>,
+    },
     /// One MFMA/SMFMAC (CDNA ISA 7) or WMMA/SWMMAC (RDNA) on the register file: reads A, B
     /// and C, writes D, ignores EXEC. Both engines run it through [`crate::matrix::execute`] with the wave's
     /// MODE; the lifter gives it a block of its own.
     Matrix(Box<MatrixCall>),
+}
+
+/// The instructions of an if-converted region, for [`Op::CountRegion`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegionCounts {
+    /// Wave instructions by [`crate::wave::InstClass`] (index = class as usize).
+    pub classes: [u32; crate::wave::InstClass::COUNT],
+    /// Vector instructions (each counts the region's EXEC as its active lanes).
+    pub vector: u32,
 }
 
 /// The operands of an [`Op::Matrix`].
@@ -644,6 +662,7 @@ impl Op {
                 | Op::Store { .. }
                 | Op::SStore { .. }
                 | Op::CountVector { .. }
+                | Op::CountRegion { .. }
                 | Op::Matrix(_)
         )
     }
@@ -681,9 +700,11 @@ pub struct Block {
     pub start_pc: u64,
     /// Address just past the last instruction.
     pub end_pc: u64,
-    /// Number of wave instructions translated into this block.
+    /// Number of wave instructions translated into this block (what the run loop charges to
+    /// the instruction budget, including if-converted regions whether they run or not).
     pub inst_count: u32,
-    /// The same instructions by [`crate::wave::InstClass`] (index = class as usize).
+    /// The same instructions by [`crate::wave::InstClass`] (index = class as usize), except
+    /// those of if-converted regions, which [`Op::CountRegion`] counts.
     pub class_counts: [u32; crate::wave::InstClass::COUNT],
     /// Wave size the block was translated for (32 or 64).
     pub wave_size: u32,
@@ -749,6 +770,18 @@ impl Builder {
         self.block.inst_count += 1;
         self.block.class_counts[class as usize] += 1;
         self.block.end_pc = end_pc;
+    }
+
+    /// Records a wave instruction ending at `end_pc` whose class is counted by an
+    /// [`Op::CountRegion`] instead of [`Block::class_counts`] (the budget still charges it).
+    pub fn count_region_inst(&mut self, end_pc: u64) {
+        self.block.inst_count += 1;
+        self.block.end_pc = end_pc;
+    }
+
+    /// The ops added so far.
+    pub fn ops(&self) -> &[Op] {
+        &self.block.ops
     }
 
     /// Finishes the block with `exit`.

@@ -121,6 +121,7 @@ pub(crate) fn for_each_operand(op: &Op, mut f: impl FnMut(Val)) {
             f(*data)
         }
         Op::CountVector { mask } => f(*mask),
+        Op::CountRegion { exec, .. } => f(*exec),
         Op::Matrix(_) => {}
     }
 }

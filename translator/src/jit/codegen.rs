@@ -534,6 +534,26 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().return_(&[c]);
     }
 
+    /// When `to_self` (an `I8` boolean: the block continues at its own start) and
+    /// [`WaveState::self_loops`] is non-zero, decrements it and runs the block again from
+    /// `head`; otherwise continues in a new block (where the caller emits the exit).
+    fn self_loop(&mut self, head: cranelift_codegen::ir::Block, to_self: Value) {
+        let off = WaveState::SELF_LOOPS_OFFSET as i32;
+        let credit = self.b.ins().load(types::I32, trusted(), self.state, off);
+        let has = self.b.ins().icmp_imm_u(IntCC::NotEqual, credit, 0);
+        let go = self.b.ins().band(to_self, has);
+        let again = self.b.create_block();
+        let out = self.b.create_block();
+        self.b.ins().brif(go, again, &[], out, &[]);
+        self.b.switch_to_block(again);
+        self.b.seal_block(again);
+        let left = self.b.ins().iadd_imm_s(credit, -1);
+        self.b.ins().store(trusted(), left, self.state, off);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(out);
+        self.b.seal_block(out);
+    }
+
     fn add_counter(&mut self, off: usize, x: Value) {
         let a = self.state_addr(off);
         let old = self.b.ins().load(types::I64, trusted(), a, 0);
@@ -544,6 +564,11 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Emits the whole block.
     pub fn emit(mut self) -> GenResult<()> {
         let blk = self.block;
+        // The block body starts here, so that an exit to the block's own start can loop back
+        // (`self_loop`); sealed with all blocks at the end.
+        let head = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
         let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
         for (i, n) in blk.class_counts.iter().enumerate() {
             if *n > 0 {
@@ -561,13 +586,28 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
         }
         match &blk.exit {
-            Exit::Jump(t) => self.ret_with_pc(*t, 0),
+            Exit::Jump(t) => {
+                if *t == blk.start_pc {
+                    let yes = self.iconst(types::I8, 1);
+                    self.self_loop(head, yes);
+                }
+                self.ret_with_pc(*t, 0)
+            }
             Exit::Branch {
                 cond,
                 taken,
                 not_taken,
             } => {
                 let c = self.s_as(*cond, types::I32)?;
+                let start = blk.start_pc;
+                if *taken == start || *not_taken == start {
+                    let to_self = match (*taken == start, *not_taken == start) {
+                        (true, true) => self.iconst(types::I8, 1),
+                        (true, false) => self.b.ins().icmp_imm_u(IntCC::NotEqual, c, 0),
+                        _ => self.b.ins().icmp_imm_u(IntCC::Equal, c, 0),
+                    };
+                    self.self_loop(head, to_self);
+                }
                 let t = self.iconst(types::I64, *taken);
                 let n = self.iconst(types::I64, *not_taken);
                 let pc = self.b.ins().select(c, t, n);
@@ -1298,6 +1338,27 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.add_counter(WaveState::ACTIVE_LANES_OFFSET, n);
                 let one = self.iconst(types::I64, 1);
                 self.add_counter(WaveState::VECTOR_INSTS_OFFSET, one);
+                JV::None
+            }
+            Op::CountRegion { exec, counts } => {
+                // Every count times 1 when EXEC is non-zero, else times 0.
+                let m = self.s_as(*exec, types::I64)?;
+                let nz = self.b.ins().icmp_imm_u(IntCC::NotEqual, m, 0);
+                let ran = self.b.ins().uextend(types::I64, nz);
+                let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
+                for (c, n) in counts.classes.iter().enumerate() {
+                    if *n > 0 {
+                        let x = self.b.ins().imul_imm_u(ran, i64::from(*n));
+                        self.add_counter(cls + 8 * c, x);
+                    }
+                }
+                if counts.vector > 0 {
+                    let x = self.b.ins().imul_imm_u(ran, i64::from(counts.vector));
+                    self.add_counter(WaveState::VECTOR_INSTS_OFFSET, x);
+                    let n = self.b.ins().popcnt(m);
+                    let x = self.b.ins().imul_imm_u(n, i64::from(counts.vector));
+                    self.add_counter(WaveState::ACTIVE_LANES_OFFSET, x);
+                }
                 JV::None
             }
             // Rejected by the type check: matrix blocks run in the interpreter.
@@ -2181,6 +2242,7 @@ fn operands(op: &Op) -> Vec<Val> {
         Op::SLoad { addr, .. } => vec![*addr],
         Op::SStore { addr, data, .. } => vec![*addr, *data],
         Op::CountVector { mask } => vec![*mask],
+        Op::CountRegion { exec, .. } => vec![*exec],
         Op::Matrix(_) => vec![],
     }
 }

@@ -250,7 +250,9 @@ impl CompiledBlock {
         self.grouped
     }
 
-    /// Runs the block on `state`, with [`crate::interp::run_block`]'s contract.
+    /// Runs the block on `state`, with [`crate::interp::run_block`]'s contract, except that a
+    /// block exiting to its own start runs again up to [`WaveState::self_loops`] times
+    /// (counted down; 0, the default, gives exactly one run).
     pub fn run(&self, state: &mut WaveState, env: &mut dyn WaveEnv) -> Result<ExitCode, ExecFault> {
         let mut ctx = JitCtx { env, fault: None };
         // SAFETY: `func` was compiled for exactly this ABI; `state` is a valid exclusive

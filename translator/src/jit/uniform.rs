@@ -115,6 +115,7 @@ fn map_operands(op: &Op, f: impl Fn(Val) -> Val) -> Op {
             *data = f(*data);
         }
         Op::CountVector { mask } => *mask = f(*mask),
+        Op::CountRegion { exec, .. } => *exec = f(*exec),
     }
     o
 }

@@ -13,7 +13,8 @@
 //! naming contract of [`crate::isa::Op`]), so the `_e32`/`_e64`/`_dpp`/`_sdwa` encodings of one
 //! instruction share one lifting function.
 //!
-//! A block ends at branches, `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
+//! A block ends at branches (except an `s_cbranch_execz` whose region can run under EXEC,
+//! see `region`), `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
 //! `s_sleep`, matrix instructions (which also start a block: each runs alone, see `mai`),
 //! writes of MODE (`s_setreg` of MODE, `s_set_gpr_idx_on/off`), after
 //! [`MAX_BLOCK_INSTS`] instructions, or before an instruction that cannot be decoded or
@@ -53,6 +54,7 @@ mod permlane_swap;
 mod rdna_buffer;
 mod rdna_names;
 mod rdna_ops;
+mod region;
 mod salu;
 mod scale_cvt;
 mod smem;
@@ -65,7 +67,7 @@ mod vopd;
 mod tests;
 
 use crate::env::CodeSource;
-use crate::ir::{Block, Builder, Exit};
+use crate::ir::{Block, Builder, Exit, Op};
 use crate::isa::{Format, Inst, Target};
 use crate::wave::InstClass;
 
@@ -156,7 +158,13 @@ fn lift_from(
     let mut l = Lifter::new(target, start, mode);
     let mut pc = start;
     let mut index = 0u32;
+    // End of the if-converted region being lifted (see `region`).
+    let mut region_end = None;
     loop {
+        if region_end == Some(pc) {
+            region_end = None;
+            l.in_region = false;
+        }
         if index == limit {
             return Pass::Done(l.finish(Exit::Jump(pc)));
         }
@@ -172,10 +180,32 @@ fn lift_from(
         l.begin(&inst, pc, next_pc);
         match lift_inst(&mut l, &inst) {
             Ok((class, flow)) => {
-                l.b.count_inst(class, next_pc);
+                if l.in_region {
+                    l.b.count_region_inst(next_pc);
+                } else {
+                    l.b.count_inst(class, next_pc);
+                }
                 index += 1;
-                if let Flow::End(exit) = flow {
-                    return Pass::Done(l.finish(exit));
+                match flow {
+                    Flow::Next => {}
+                    // A guarded region that can run under EXEC continues the block.
+                    Flow::End(exit @ Exit::Branch { taken, .. })
+                        if l.name == "s_cbranch_execz" && !l.in_region =>
+                    {
+                        match region::scan(target, mode, next_pc, taken, limit - index, next) {
+                            Some(r) => {
+                                let exec = l.exec();
+                                l.effect(Op::CountRegion {
+                                    exec,
+                                    counts: Box::new(r),
+                                });
+                                l.in_region = true;
+                                region_end = Some(taken);
+                            }
+                            None => return Pass::Done(l.finish(exit)),
+                        }
+                    }
+                    Flow::End(exit) => return Pass::Done(l.finish(exit)),
                 }
             }
             Err(why) => {

@@ -170,6 +170,9 @@ pub(crate) struct Lifter<'t> {
     pub(super) dpp_wmask: Option<Val>,
     /// Deduplicated uniform constants.
     consts: HashMap<(bool, u64), Val>,
+    /// True inside an if-converted region, whose [`Op::CountRegion`] counts its vector
+    /// instructions (see `lift::region`).
+    pub(super) in_region: bool,
 }
 
 impl<'t> Lifter<'t> {
@@ -191,6 +194,7 @@ impl<'t> Lifter<'t> {
             exec: None,
             dpp_wmask: None,
             consts: HashMap::new(),
+            in_region: false,
         }
     }
 
@@ -510,8 +514,12 @@ impl<'t> Lifter<'t> {
         }
         self.set_s64(o, m)
     }
-    /// Counts the current vector instruction (`CountVector` with the current EXEC).
+    /// Counts the current vector instruction (`CountVector` with the current EXEC; nothing
+    /// inside an if-converted region, which is counted as a whole).
     pub fn count_vector(&mut self) {
+        if self.in_region {
+            return;
+        }
         let e = self.exec();
         self.effect(Op::CountVector { mask: e });
     }
