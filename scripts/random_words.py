@@ -133,7 +133,10 @@ def llvm_line(words):
 
 WARN = re.compile(r"^<stdin>:(\d+):(\d+): warning: (.*)$")
 COMMENT = re.compile(r" ?/\*.*?\*/")
-INVALID_NOTE = re.compile(r"/\*\s*Invalid")
+# LLVM's notes on operands it decodes but considers wrong for the target: an invalid
+# register/immediate/dpp_ctrl, a DPP control of a later generation (`row_xmask` on GFX9), a
+# 64-bit DPP (DP ALU) control other than row_newbcast.
+INVALID_NOTE = re.compile(r"/\*\s*(Invalid|row_\w+ is not supported|DP ALU dpp only supports)")
 BIG_VREG = re.compile(r"\b[va]\[\d+:(\d+)\]")
 
 
@@ -203,7 +206,8 @@ def llvm_all(mcpu, extra, cands, chunk):
 def flagged(text):
     """LLVM decoded the word but marked an operand as wrong (`/*Invalid register...*/`,
     `/*Invalid immediate*/`, `/* Invalid dpp_ctrl value */`: a misaligned VGPR tuple on gfx90a+, an SGPR or constant where
-    the operand class has none) or printed a register past v255/a255. Such words are
+    the operand class has none; `/* row_xmask is not supported ... */`: a DPP control the
+    target does not have) or printed a register past v255/a255. Such words are
     don't-care: wavejit may reject them, or must print LLVM's text without the comment."""
     return INVALID_NOTE.search(text) is not None or any(int(m.group(1)) > 255 for m in BIG_VREG.finditer(text))
 

@@ -106,16 +106,13 @@ const F16_INLINE: [u16; 9] = [
 ];
 
 /// True if LLVM would print the literal `v` of an operand of `count` dwords as `lit(...)`.
-/// `bits16`: the operand is 16 bits wide (`float16`: an f16 operand).
+/// `bits16`: the operand is 16 bits wide (`float16`: an f16 operand, judged by the low half
+/// of the literal dword; a 16-bit integer operand by the whole dword).
 fn literal_is_inlinable(v: u32, count: u8, bits16: bool, float16: bool) -> bool {
     let int = |x: i64| (-16..=64).contains(&x);
     if bits16 {
         if float16 {
-            int(v as u16 as i16 as i64)
-                || matches!(
-                    v,
-                    0x3800 | 0xB800 | 0x3C00 | 0xBC00 | 0x4000 | 0xC000 | 0x4400 | 0xC400 | 0x3118
-                )
+            int(v as u16 as i16 as i64) || F16_INLINE.contains(&(v as u16))
         } else {
             v <= 64
         }
@@ -287,12 +284,12 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     let base = info.mnemonic;
     let full_literal = inst.literal;
     let mut inst = *inst;
-    if info.mods & MOD_LIT16 != 0 {
+    let bits16 = info.mods & MOD_LIT16 != 0;
+    if bits16 {
         inst.literal = inst.literal.map(|l| l & 0xFFFF);
     }
-    if let Some(v) = inst.literal {
+    if let Some(v) = full_literal {
         if info.class & (CLASS_MADMK | CLASS_MADAK) == 0 {
-            let bits16 = info.mods & MOD_LIT16 != 0;
             let f16 = info.mods & MOD_LITF16 != 0;
             let marked = if inst.format == Format::Vop3p {
                 vop3p_literal_is_inlinable(base, v)
@@ -309,6 +306,8 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
                     && marked.unwrap_or_else(|| literal_is_inlinable(v, s.count, bits16, f16))
                 {
                     s.code = LIT_MARKED;
+                    // A marked 16-bit literal is printed whole (`lit(0x12343c00)`).
+                    inst.literal = full_literal;
                 }
             }
         }
@@ -325,13 +324,14 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         }
     }
     // 64-bit operands: two registers, except in packed-f32 VOP3P (two 32-bit lanes), in
-    // MFMA (only the C matrix of an f64 MFMA counts) and in `s_movrels_b64` (whose source
-    // LLVM types as a register, printing constants with 32-bit digits).
+    // MFMA (only the C matrix of an f64 MFMA counts) and in `s_movrels_b64`, `s_setpc_b64`
+    // and `s_rfe_b64` (whose source LLVM types as a register, printing constants with 32-bit
+    // digits and an "Invalid immediate" note).
     for (i, s) in inst.src.iter_mut().enumerate() {
         let elems64 = match inst.format {
             Format::Vop3p => false,
             Format::Mai => i == 2 && base.contains("_f64"),
-            _ => info.op != Op::S_MOVRELS_B64,
+            _ => !matches!(info.op, Op::S_MOVRELS_B64 | Op::S_SETPC_B64 | Op::S_RFE_B64),
         };
         if s.code == 248 && s.count >= 2 && elems64 {
             s.code = INV2PI_64;
