@@ -1,9 +1,9 @@
 //! Matrix instructions (MFMA/SMFMAC, VOP3P-MAI): one [`Op::Matrix`] per instruction.
 //!
 //! The op reads and writes whole register ranges directly, outside the IR's value flow, so
-//! each matrix instruction forms a block of its own: nothing before it in the block can
-//! hold a register value in flight, and the JIT leaves these blocks to the interpreter,
-//! whose per-block cost is small next to the host GEMM (`crate::matrix`).
+//! a matrix instruction ends its block: both engines have stored every earlier register
+//! write when it runs (the JIT calls the host GEMM, `crate::matrix`, from the block's code),
+//! and nothing after it in the block could read a stale register value.
 //!
 //! Operands (CDNA4 ISA 7.1, `notes/cdna.md` §5.1): `vdst` = D, `src0` = A, `src1` = B, both
 //! VGPRs or AGPRs; `src2` = C (registers or an inline constant), or for SMFMAC the index
