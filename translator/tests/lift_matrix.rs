@@ -1,5 +1,5 @@
 //! Matrix instructions through the lifter and the interpreter: the gfx950 block-scaled MFMA
-//! decoded from LLVM's own encoding, and matrix instructions ending their block (both engines).
+//! decoded from LLVM's own encoding, and matrix instructions inside a block (both engines).
 //!
 //! Expected values are worked on the host from the ISA's definitions (CDNA4 ISA 7.1.4 output
 //! layout: D[i][j] of a 16x16 MFMA is register i%4 of lane j + 16·(i/4); 7.2 block scales:
@@ -94,16 +94,16 @@ fn block_scaled_mfma_applies_each_scale_to_its_k_block() {
 }
 
 #[test]
-fn a_matrix_instruction_ends_its_block_after_earlier_writes() {
-    // v_mov_b32 v4, v31 (A's first register); <scaled mfma>; s_endpgm
+fn a_matrix_instruction_sees_earlier_writes_and_later_reads_see_it() {
+    // v_mov_b32 v4, v31 (A's first register); <scaled mfma>; v_mov_b32 v30, v0; s_endpgm
     let mut bytes = vec![0x1F, 0x03, 0x08, 0x7E];
     bytes.extend(SCALED);
-    bytes.extend([0x00, 0x00, 0x81, 0xBF]);
+    bytes.extend([0x00, 0x03, 0x3C, 0x7E, 0x00, 0x00, 0x81, 0xBF]);
     let target = Target::new(Gpu::GFX950);
     let code = Code(bytes);
     let block = lift_block(&target, &code, BASE, 0);
-    assert_eq!(block.exit, Exit::Jump(BASE + 20), "{block}");
-    assert_eq!(block.inst_count, 2);
+    assert_eq!(block.exit, Exit::EndPgm, "{block}");
+    assert_eq!(block.inst_count, 4);
     let jit = Jit::new().expect("host JIT");
     let compiled = jit.compile(&block).expect("matrix blocks compile");
     for compiled in [None, Some(&compiled)] {
@@ -117,9 +117,9 @@ fn a_matrix_instruction_ends_its_block_after_earlier_writes() {
             None => run_block(&block, &mut s, &mut env),
             Some(c) => c.run(&mut s, &mut env),
         };
-        assert_eq!(exit, Ok(ExitCode::Continue));
-        assert_eq!(s.pc, BASE + 20);
+        assert_eq!(exit, Ok(ExitCode::EndPgm));
         assert_eq!(s.vgpr[4], [0x3838_3838; 64]);
         check_scaled(&s);
+        assert_eq!(s.vgpr[30], s.vgpr[0], "v30 = D's first register");
     }
 }

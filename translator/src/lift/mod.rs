@@ -15,7 +15,7 @@
 //!
 //! A block ends at branches (except an `s_cbranch_execz` whose region can run under EXEC,
 //! see `region`), `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
-//! `s_sleep`, matrix instructions (the last op of their block, see `mai`),
+//! `s_sleep`,
 //! writes of MODE (`s_setreg` of MODE, `s_set_gpr_idx_on/off`), after
 //! [`MAX_BLOCK_INSTS`] instructions, or before an instruction that cannot be decoded or
 //! lifted. Such an instruction starts the next block, whose exit is [`Exit::Unsupported`]
