@@ -607,7 +607,7 @@ pub enum Op {
     },
     /// One MFMA/SMFMAC (CDNA ISA 7) or WMMA/SWMMAC (RDNA) on the register file: reads A, B
     /// and C, writes D, ignores EXEC. Both engines run it through [`crate::matrix::execute`] with the wave's
-    /// MODE; the lifter gives it a block of its own.
+    /// MODE, after every earlier register write of the block.
     Matrix(Box<MatrixCall>),
 }
 

@@ -108,6 +108,8 @@ pub struct Gen<'a, 'b> {
     /// Current contents of vector registers, as chunks (stores are still emitted at once,
     /// so memory is always up to date; this only saves reloads).
     vreg_cache: HashMap<u16, Vec<Value>>,
+    /// Matrix instructions whose address the code holds (kept alive with the code).
+    keep: Vec<std::sync::Arc<crate::ir::MatrixCall>>,
     /// Lane-group mode: the loop index `g` (`I64`, 0..16; lanes `4g..4g+4`) and
     /// `state + 16 * g`. Vector values are then one group: 1 `i32x4` or 2 `i64x2` chunks.
     group: Option<(Value, Value)>,
@@ -158,6 +160,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             slots,
             mask_cache: HashMap::new(),
             vreg_cache: HashMap::new(),
+            keep: Vec::new(),
             group: None,
             try_loop: false,
             outer: HashMap::new(),
@@ -562,7 +565,9 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Emits the whole block.
-    pub fn emit(mut self) -> GenResult<()> {
+    /// Emits the whole block; returns the matrix instructions the code points to, which must
+    /// live as long as it.
+    pub fn emit(mut self) -> GenResult<Vec<std::sync::Arc<crate::ir::MatrixCall>>> {
         let blk = self.block;
         // The block body starts here, so that an exit to the block's own start can loop back
         // (`self_loop`); sealed with all blocks at the end.
@@ -633,7 +638,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         self.b.seal_all_blocks();
         self.b.finalize(self.frontend);
-        Ok(())
+        Ok(self.keep)
     }
 
     fn record(&mut self, op: &Op, v: JV) {
@@ -1361,8 +1366,26 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 JV::None
             }
-            // Rejected by the type check: matrix blocks run in the interpreter.
-            Op::Matrix(_) => return Err("matrix ops are not compiled".into()),
+            Op::Matrix(call) => {
+                // Runs between lane-group runs, after every earlier register write has been
+                // stored; the registers it writes are read again from the state afterwards.
+                self.whole_wave("matrix")?;
+                let keep = std::sync::Arc::new((**call).clone());
+                let ptr = self.iconst(types::I64, std::sync::Arc::as_ptr(&keep) as u64);
+                self.keep.push(keep);
+                let p = types::I64;
+                let rc = self
+                    .call(
+                        helpers::h_matrix as *const () as usize,
+                        &[p, p, p],
+                        Some(types::I32),
+                        &[self.ctx, self.state, ptr],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, call.pc);
+                self.vreg_cache.clear();
+                JV::None
+            }
         })
     }
 
@@ -2190,6 +2213,7 @@ fn classify(blk: &Block, i: usize) -> OpClass {
             | Op::Atomic { .. }
             | Op::SetVgprDyn { .. }
             | Op::SetVgpr { .. }
+            | Op::Matrix(_)
     );
     if reads_vector || can_fault {
         OpClass::Other

@@ -368,6 +368,29 @@ pub unsafe extern "C" fn h_clock(ctx: *mut JitCtx<'_>) -> u64 {
     unsafe { ctx_mut(ctx) }.env.clock()
 }
 
+/// Runs a matrix instruction on the register file ([`crate::interp::run_matrix`]); 1 (the
+/// fault recorded) when it fails.
+///
+/// # Safety
+/// `ctx` is the live context, `state` the block's exclusive wave state, `call` a live
+/// `MatrixCall` (the compiled block keeps its copy alive).
+pub unsafe extern "C" fn h_matrix(
+    ctx: *mut JitCtx<'_>,
+    state: *mut crate::wave::WaveState,
+    call: *const crate::ir::MatrixCall,
+) -> u32 {
+    // SAFETY: see the function contract; generated code holds no reference into `state`
+    // across the call (every register write is stored before it).
+    let (cx, st, call) = unsafe { (ctx_mut(ctx), &mut *state, &*call) };
+    match crate::interp::run_matrix(call, st) {
+        Ok(()) => 0,
+        Err(e) => {
+            cx.fault = Some(e);
+            1
+        }
+    }
+}
+
 /// Records a dynamically indexed vector register out of range (a lifter bug).
 ///
 /// # Safety

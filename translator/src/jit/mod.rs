@@ -80,6 +80,8 @@ pub struct CompiledBlock {
     unsupported: Option<String>,
     /// Compiled in the lane-group loop form.
     grouped: bool,
+    /// Matrix instructions the code points to.
+    _matrix: Vec<Arc<crate::ir::MatrixCall>>,
     _holder: Arc<Holder>,
 }
 
@@ -150,6 +152,7 @@ impl Jit {
         let mut last_err = String::new();
         let mut id = None;
         let mut grouped = false;
+        let mut matrix = Vec::new();
         let mut code_size = 0u32;
         let forms = folded
             .iter()
@@ -171,10 +174,11 @@ impl Jit {
                 g.try_loop = try_loop;
                 g.emit()
             };
-            let r = built.and_then(|()| {
+            let r = built.and_then(|keep| {
                 module
                     .define_function(fid, &mut ctx)
                     .map_err(|e| format!("{e:?}"))
+                    .map(|_| keep)
             });
             if r.is_ok() {
                 code_size = ctx
@@ -184,7 +188,8 @@ impl Jit {
             }
             module.clear_context(&mut ctx);
             match r {
-                Ok(()) => {
+                Ok(keep) => {
+                    matrix = keep;
                     id = Some(fid);
                     grouped = try_loop;
                     break;
@@ -209,6 +214,7 @@ impl Jit {
             func,
             unsupported,
             grouped,
+            _matrix: matrix,
             _holder: self.holder.clone(),
         })
     }

@@ -1,9 +1,10 @@
 //! Matrix instructions (MFMA/SMFMAC, VOP3P-MAI): one [`Op::Matrix`] per instruction.
 //!
-//! The op reads and writes whole register ranges directly, outside the IR's value flow, so
-//! each matrix instruction forms a block of its own: nothing before it in the block can
-//! hold a register value in flight, and the JIT leaves these blocks to the interpreter,
-//! whose per-block cost is small next to the host GEMM (`crate::matrix`).
+//! The op reads and writes whole register ranges directly, outside the IR's value flow: both
+//! engines have stored every earlier register write when it runs (the JIT calls the host
+//! GEMM, `crate::matrix`, from the block's code, and drops its cached register values
+//! after it), and the lifter never forwards a VGPR value past it (every read is a
+//! `GetVgpr`), so matrix instructions sit anywhere in a block.
 //!
 //! Operands (CDNA4 ISA 7.1, `notes/cdna.md` §5.1): `vdst` = D, `src0` = A, `src1` = B, both
 //! VGPRs or AGPRs; `src2` = C (registers or an inline constant), or for SMFMAC the index
@@ -128,8 +129,5 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     });
     l.effect(Op::CountVector { mask: all });
     l.effect(Op::Matrix(Box::new(call)));
-    Ok((
-        InstClass::Matrix,
-        Flow::End(crate::ir::Exit::Jump(l.next_pc)),
-    ))
+    Ok((InstClass::Matrix, Flow::Next))
 }

@@ -15,7 +15,7 @@
 //!
 //! A block ends at branches (except an `s_cbranch_execz` whose region can run under EXEC,
 //! see `region`), `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
-//! `s_sleep`, matrix instructions (which also start a block: each runs alone, see `mai`),
+//! `s_sleep`,
 //! writes of MODE (`s_setreg` of MODE, `s_set_gpr_idx_on/off`), after
 //! [`MAX_BLOCK_INSTS`] instructions, or before an instruction that cannot be decoded or
 //! lifted. Such an instruction starts the next block, whose exit is [`Exit::Unsupported`]
@@ -173,10 +173,6 @@ fn lift_from(
             Err(reason) => return Pass::Failed { index, pc, reason },
         };
         let next_pc = pc.wrapping_add(inst.size.max(4) as u64);
-        if index > 0 && mai::is_matrix(&inst) {
-            // A matrix instruction gets a block of its own (see `mai`).
-            return Pass::Done(l.finish(Exit::Jump(pc)));
-        }
         l.begin(&inst, pc, next_pc);
         match lift_inst(&mut l, &inst) {
             Ok((class, flow)) => {

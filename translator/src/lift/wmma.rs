@@ -80,8 +80,5 @@ pub(in crate::lift) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResu
     });
     l.effect(Op::CountVector { mask: all });
     l.effect(Op::Matrix(Box::new(call)));
-    Ok((
-        InstClass::Matrix,
-        Flow::End(crate::ir::Exit::Jump(l.next_pc)),
-    ))
+    Ok((InstClass::Matrix, Flow::Next))
 }
