@@ -86,6 +86,26 @@ fn engines_agree_on_random_rdna_programs() {
             programs < PER_CONFIG || mem > 20,
             "{mem} memory opcodes executed"
         );
+        // Branches, loops and calls are laid out right: no bad jumps or runaway loops.
+        assert_eq!(
+            f.layout_faults, 0,
+            "{gpu} wave{wave}: bad jumps or runaways"
+        );
+        for op in [
+            Op::S_CALL_B64,
+            Op::S_SWAPPC_B64,
+            Op::S_SETPC_B64,
+            Op::S_GETPC_B64,
+            Op::S_BRANCH,
+            Op::S_CBRANCH_SCC1,
+            Op::S_CBRANCH_EXECZ,
+        ] {
+            assert!(
+                programs < PER_CONFIG || f.opcodes.contains(&op),
+                "no {}",
+                op.name()
+            );
+        }
     }
     assert!(failures.is_empty(), "{} engine differences", failures.len());
     eprintln!("done in {:.1} s", t0.elapsed().as_secs_f64());
