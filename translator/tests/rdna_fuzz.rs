@@ -15,6 +15,7 @@ const PER_CONFIG: u64 = 30;
 fn engines_agree_on_random_rdna_programs() {
     let t0 = std::time::Instant::now();
     let mut failures = Vec::new();
+    let mut workgroups = 0;
     for (gpu, wave, base) in [
         (Gpu::GFX1100, 32, 0x1100_3200_0000u64),
         (Gpu::GFX1100, 64, 0x1100_6400_0000),
@@ -40,13 +41,15 @@ fn engines_agree_on_random_rdna_programs() {
             seed += 1;
         }
         eprintln!(
-            "{gpu} wave{wave}: {} pool instructions, {} programs, {} instructions, {} distinct opcodes, {} faulted",
+            "{gpu} wave{wave}: {} pool instructions, {} programs ({} workgroups), {} instructions, {} distinct opcodes, {} faulted",
             f.pool.len(),
             f.programs,
+            f.workgroups,
             f.insts,
             f.opcodes.len(),
             f.faults
         );
+        workgroups += f.workgroups;
         // Most programs run to the end (a fault would hide the rest of the program).
         assert!(
             f.faults * 10 <= f.programs,
@@ -108,5 +111,7 @@ fn engines_agree_on_random_rdna_programs() {
         }
     }
     assert!(failures.is_empty(), "{} engine differences", failures.len());
+    // Some programs ran as multi-wave workgroups (an eighth of them).
+    assert!(workgroups >= 4, "{workgroups} workgroup programs");
     eprintln!("done in {:.1} s", t0.elapsed().as_secs_f64());
 }

@@ -12,7 +12,8 @@
 //! instructions, forward branches (`s_branch`, `s_cbranch_scc0/1`, `vccz/vccnz`,
 //! `execz/execnz`), subroutine calls (`s_call_b64`, or `s_getpc_b64`-computed
 //! `s_swappc_b64`, returning by `s_setpc_b64`) and counted loops, most often all inside one
-//! loop, ending in `s_endpgm`; no pool instruction writes the loop counters (`s102`,
+//! loop, ending in `s_endpgm` (an eighth of them run as a workgroup of 2-4 waves with
+//! barriers added, [`super::run_waves`]); no pool instruction writes the loop counters (`s102`,
 //! `s103`) or the call registers (`s[84:87]`). The oracle's fixed register choices (`v2`,
 //! `v4`, `v8`, `s[4:5]`, ...) make later instructions read what earlier ones wrote. Each
 //! program runs from a random wave state (float specials, NaN payloads, denormals, integer
@@ -22,13 +23,14 @@
 //! and counter, and memory.
 //!
 //! Not generated: buffer accesses (MUBUF/MTBUF, `s_buffer_load`: they would need an RDNA V#
-//! set up), image and export instructions, several waves.
+//! set up), image and export instructions.
 
 use super::gen::{Code, CODE_BASE, GLOBAL_BASE, LDS_SIZE};
-use super::{disassemble_words, first_diff, random_env, random_state, run_engine, Rng};
+use super::{disassemble_words, first_diff, random_env, random_state, run_waves, Rng};
 use crate::env::ExecFault;
 use crate::exec::EngineKind;
 use crate::isa::{decode, Format, Gpu, Inst, Op, Opnd, Target};
+use crate::wave::WaveState;
 use std::collections::HashSet;
 
 static GFX1100_CASES: &str = include_str!("../../gen/gfx1100_cases.txt");
@@ -110,6 +112,8 @@ pub struct RdnaFuzzer {
     pub opcodes: HashSet<Op>,
     /// Programs that ended in a bad jump or ran away (a layout error of the generator).
     pub layout_faults: u64,
+    /// Programs run as a workgroup of several waves.
+    pub workgroups: u64,
 }
 
 /// A program element.
@@ -134,6 +138,9 @@ pub enum RItem {
         /// The subroutine body.
         body: Vec<RItem>,
     },
+    /// The workgroup barrier: `s_barrier` (GFX11), `s_barrier_signal -1; s_barrier_wait -1`
+    /// (GFX12).
+    Barrier,
     /// `s_mov_b32 sC, count; body; s_sub_u32 sC, sC, 1; s_cmp_lg_u32 sC, 0;
     /// s_cbranch_scc1 body`.
     Loop {
@@ -363,6 +370,7 @@ impl RdnaFuzzer {
             faults: 0,
             opcodes: HashSet::new(),
             layout_faults: 0,
+            workgroups: 0,
         }
     }
 
@@ -412,11 +420,22 @@ impl RdnaFuzzer {
         v
     }
 
+    fn gfx12(&self) -> bool {
+        self.target.gpu.family() == Some(crate::isa::Family::Gfx12)
+    }
+
     /// Size in dwords of an item.
     fn size(&self, item: &RItem) -> usize {
         match item {
             RItem::Inst(i) => self.pool[*i].prefix.len() + self.pool[*i].bytes.len() / 4,
             RItem::Branch { .. } => 1,
+            RItem::Barrier => {
+                if self.gfx12() {
+                    2
+                } else {
+                    1
+                }
+            }
             // (s_getpc, s_add + literal, s_addc, s_swappc | s_call), s_branch, body, s_setpc.
             RItem::Call { swap, body } => {
                 (if *swap { 5 } else { 1 })
@@ -453,6 +472,16 @@ impl RdnaFuzzer {
                     let end = (k + 1 + skip).min(items.len());
                     let d: usize = items[k + 1..end].iter().map(|i| self.size(i)).sum();
                     out.push(sopp(*op, d as u32));
+                }
+                RItem::Barrier => {
+                    if self.gfx12() {
+                        // llvm-mc-22: `s_barrier_signal -1` = be804ec1, `s_barrier_wait -1`
+                        // = bf94ffff.
+                        out.extend([0xBE80_4EC1, 0xBF94_FFFF]);
+                    } else {
+                        // `s_barrier` = bfbd0000.
+                        out.push(0xBFBD_0000);
+                    }
                 }
                 RItem::Call { swap, body } => {
                     if *swap {
@@ -496,7 +525,7 @@ impl RdnaFuzzer {
             match i {
                 RItem::Inst(k) => out.push(*k),
                 RItem::Loop { body, .. } | RItem::Call { body, .. } => Self::insts(body, out),
-                RItem::Branch { .. } => {}
+                RItem::Branch { .. } | RItem::Barrier => {}
             }
         }
     }
@@ -508,7 +537,24 @@ impl RdnaFuzzer {
             return Err(format!("{}: empty instruction pool", self.target.gpu));
         }
         let mut rng = Rng(seed);
-        let items = self.program(&mut rng);
+        let mut items = self.program(&mut rng);
+        // An eighth of the programs run as a workgroup of 2-4 waves meeting at barriers.
+        let waves = if rng.below(8) == 0 {
+            2 + rng.below(3) as usize
+        } else {
+            1
+        };
+        if waves > 1 {
+            let list = match items.as_mut_slice() {
+                [RItem::Loop { body, .. }] => body,
+                _ => &mut items,
+            };
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(list.len() as u64 + 1) as usize;
+                list.insert(at, RItem::Barrier);
+            }
+            self.workgroups += 1;
+        }
         let words = self.layout(&items);
         let code = Code(super::gen::to_bytes(&words));
         let mut prog = Vec::new();
@@ -521,16 +567,17 @@ impl RdnaFuzzer {
         let mut state = random_state(&mut rng, mode);
         state.wave_size = self.target.wave_size;
         let env = random_env(&mut rng);
+        let mut states = vec![state];
+        for _ in 1..waves {
+            let mut s = random_state(&mut rng, mode);
+            s.wave_size = self.target.wave_size;
+            states.push(s);
+        }
+        let refs: Vec<&WaveState> = states.iter().map(|s| &**s).collect();
         let straight = seed % 4 == 0;
-        let a = run_engine(
-            &self.target,
-            &code,
-            &state,
-            &env,
-            EngineKind::Interp,
-            straight,
-        );
-        let b = run_engine(&self.target, &code, &state, &env, EngineKind::Jit, straight);
+        let t = &self.target;
+        let a = run_waves(t, &code, &refs, &env, EngineKind::Interp, false);
+        let b = run_waves(t, &code, &refs, &env, EngineKind::Jit, straight);
         self.programs += 1;
         self.insts += a.insts();
         if let Err(e) = &a.result {
