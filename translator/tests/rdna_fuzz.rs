@@ -15,6 +15,7 @@ const PER_CONFIG: u64 = 30;
 fn engines_agree_on_random_rdna_programs() {
     let t0 = std::time::Instant::now();
     let mut failures = Vec::new();
+    let mut workgroups = 0;
     for (gpu, wave, base) in [
         (Gpu::GFX1100, 32, 0x1100_3200_0000u64),
         (Gpu::GFX1100, 64, 0x1100_6400_0000),
@@ -40,13 +41,15 @@ fn engines_agree_on_random_rdna_programs() {
             seed += 1;
         }
         eprintln!(
-            "{gpu} wave{wave}: {} pool instructions, {} programs, {} instructions, {} distinct opcodes, {} faulted",
+            "{gpu} wave{wave}: {} pool instructions, {} programs ({} workgroups), {} instructions, {} distinct opcodes, {} faulted",
             f.pool.len(),
             f.programs,
+            f.workgroups,
             f.insts,
             f.opcodes.len(),
             f.faults
         );
+        workgroups += f.workgroups;
         // Most programs run to the end (a fault would hide the rest of the program).
         assert!(
             f.faults * 10 <= f.programs,
@@ -86,7 +89,29 @@ fn engines_agree_on_random_rdna_programs() {
             programs < PER_CONFIG || mem > 20,
             "{mem} memory opcodes executed"
         );
+        // Branches, loops and calls are laid out right: no bad jumps or runaway loops.
+        assert_eq!(
+            f.layout_faults, 0,
+            "{gpu} wave{wave}: bad jumps or runaways"
+        );
+        for op in [
+            Op::S_CALL_B64,
+            Op::S_SWAPPC_B64,
+            Op::S_SETPC_B64,
+            Op::S_GETPC_B64,
+            Op::S_BRANCH,
+            Op::S_CBRANCH_SCC1,
+            Op::S_CBRANCH_EXECZ,
+        ] {
+            assert!(
+                programs < PER_CONFIG || f.opcodes.contains(&op),
+                "no {}",
+                op.name()
+            );
+        }
     }
     assert!(failures.is_empty(), "{} engine differences", failures.len());
+    // Some programs ran as multi-wave workgroups (an eighth of them).
+    assert!(workgroups >= 4, "{workgroups} workgroup programs");
     eprintln!("done in {:.1} s", t0.elapsed().as_secs_f64());
 }

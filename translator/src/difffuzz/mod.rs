@@ -2,35 +2,35 @@
 //!
 //! [`gen`] builds random gfx942/gfx950 programs from the generated opcode tables: straight-line
 //! runs of random instructions with random legal operands (SGPRs, VGPRs, AGPRs, inline
-//! constants, literals, VOP3/VOP3P modifiers, DPP (with `row_newbcast`) and SDWA forms),
-//! MFMA/SMFMAC with CBSZ/ABID/BLGP and VGPR or AGPR operands, memory instructions against
-//! small checked buffers (addresses masked into range most of the time; FLAT also into LDS
-//! and scratch through the apertures; MUBUF typed accesses under random V# formats, MTBUF),
-//! forward branches on SCC/VCC/EXEC, computed `s_setpc`/`s_swappc` jumps, subroutine calls
-//! (`s_call_b64` or `s_swappc_b64`, returning by `s_setpc_b64`), bounded loops and
-//! EXEC-masked `if`s, ending in `s_endpgm`. Every generated word is decoded back and must give
-//! the encoded opcode. An eighth of the programs run as a workgroup of 2-4 waves with
-//! `s_barrier`s added ([`run_waves`]: shared LDS and memory, deterministic cooperative
-//! scheduling, every wave compared).
+//! constants, literals, VOP3/VOP3P modifiers, DPP (with `row_newbcast`, the only control of
+//! 64-bit DPP) and SDWA forms), MFMA/SMFMAC with CBSZ/ABID/BLGP and VGPR or AGPR operands,
+//! memory instructions against small checked buffers (addresses masked into range most of the
+//! time; FLAT also into LDS and scratch through the apertures; MUBUF typed accesses under
+//! random V# formats, MTBUF), forward branches on SCC/VCC/EXEC, computed `s_setpc`/`s_swappc`
+//! jumps, subroutine calls (`s_call_b64` or `s_swappc_b64`, returning by `s_setpc_b64`),
+//! bounded loops and EXEC-masked `if`s, ending in `s_endpgm`. Every generated word is decoded
+//! back and must give the encoded opcode. An eighth of the programs run as a workgroup of 2-4
+//! waves with `s_barrier`s added ([`run_waves`]: shared LDS and memory, deterministic
+//! cooperative scheduling, every wave compared).
 //!
 //! [`Fuzzer::run_program`] runs one program from a random wave state (float specials, NaN
 //! payloads, denormals, integer edges; full, partial and zero EXEC; random MODE) through a
 //! [`Translator`] with [`EngineKind::Interp`] and one with [`EngineKind::Jit`] compiling every
 //! block on first use, and requires the same exit or fault, the same final wave state (all
 //! registers, counters) and the same memory; every block is compiled except those holding a
-//! matrix instruction, which the JIT declines (they run interpreted in both engines, so the
-//! matrix semantics themselves are checked against host GEMMs elsewhere, `tests/
-//! matrix_kernels.rs`; here the blocks around them and the values they feed are). A difference is shrunk (dropping items while the
-//! engines still disagree) and reported with the seed, the disassembled program and the first
-//! differing register, lane or byte. A quarter of the programs
-//! ([`straight_line_for`]) compile every block in the JIT's straight-line form, the others in
-//! the lane-group loop form where a block qualifies.
+//! matrix instruction, which the JIT declines (they run interpreted in both engines: the
+//! matrix semantics themselves are checked against host GEMMs in `tests/matrix_kernels.rs`;
+//! here the blocks around them and the values they feed are). A difference is shrunk
+//! (dropping items while the engines still disagree) and reported with the seed, the
+//! disassembled program and the first differing register, lane or byte. A quarter of the
+//! programs ([`straight_line_for`]) compile every block in the JIT's straight-line form, the
+//! others in the lane-group loop form where a block qualifies.
 //!
 //! Not generated: `s_cbranch_*fork`/`join`, `s_rfe`, `s_endpgm_*` variants, the gfx950
 //! scaled-MFMA pair (`v_mfma_ld_scale_b32` prefix), VOPC DPP (LLVM-22 has no GFX9 VOPC DPP
 //! encoding: "dpp variant of this instruction is not supported"), DPP `row_share` (GFX10+
-//! only; its GFX9 field values are `row_newbcast`), 64-bit DPP, unaligned VGPR tuples,
-//! swizzled or ADD_TID buffers.
+//! only; its GFX9 field values are `row_newbcast`), unaligned VGPR tuples, swizzled or
+//! ADD_TID buffers.
 
 pub mod gen;
 pub mod rdna;

@@ -5,26 +5,32 @@
 //! `gen/gfx1200_cases.txt` and their `_w64` wave64 variants: LLVM-encoded instructions with
 //! LLVM's text), restricted to the ALU encodings (SOP1/SOP2/SOPK/SOPC, VOP1/VOP2/VOPC/VOP3/
 //! VOP3SD/VOP3P, VOPD; DPP16/DPP8 forms included; WMMA/SWMMAC) and the SMEM (not buffer),
-//! DS, FLAT, GLOBAL and SCRATCH memory instructions, whose instructions lift. A memory instruction comes with
-//! setup words that bring its address registers into the test buffers (the VGPR masked and
-//! based, the SADDR SGPRs set; instructions whose immediate offsets cannot fit are left
-//! out). A program is a random sequence of pool instructions, forward branches
-//! (`s_branch`, `s_cbranch_scc0/1`, `vccz/vccnz`, `execz/execnz`) and counted loops (counters
-//! in `s102`/`s103`, which no pool instruction writes), most often all inside one loop,
-//! ending in `s_endpgm`; the oracle's fixed register choices (`v2`, `v4`, `v8`, `s[4:5]`, ...)
-//! make later instructions read what earlier ones wrote. Each program runs from a random wave
-//! state (float specials, NaN payloads, denormals, integer edges, random EXEC and VCC, RDNA
-//! MODE values) in the interpreter and in the JIT (every block compiled on first use except
-//! matrix blocks, which the JIT declines; a quarter of the programs in the JIT's
-//! straight-line form), which must agree on the exit, every register and counter, and memory.
+//! DS, FLAT, GLOBAL and SCRATCH memory instructions, whose instructions lift. A memory
+//! instruction comes with setup words that bring its address registers into the test buffers
+//! (the VGPR masked and based, the SADDR/SBASE/SOFFSET SGPRs set; instructions whose
+//! immediate offsets cannot fit are left out). A program is a random sequence of pool
+//! instructions, forward branches (`s_branch`, `s_cbranch_scc0/1`, `vccz/vccnz`,
+//! `execz/execnz`), subroutine calls (`s_call_b64`, or `s_getpc_b64`-computed
+//! `s_swappc_b64`, returning by `s_setpc_b64`) and counted loops, most often all inside one
+//! loop, ending in `s_endpgm` (an eighth of them run as a workgroup of 2-4 waves with
+//! barriers added, [`super::run_waves`]); no pool instruction writes the loop counters (`s102`,
+//! `s103`) or the call registers (`s[84:87]`). The oracle's fixed register choices (`v2`,
+//! `v4`, `v8`, `s[4:5]`, ...) make later instructions read what earlier ones wrote. Each
+//! program runs from a random wave state (float specials, NaN payloads, denormals, integer
+//! edges, random EXEC and VCC, RDNA MODE values) in the interpreter and in the JIT (every
+//! block compiled on first use except matrix blocks, which the JIT declines; a quarter of the
+//! programs in the JIT's straight-line form), which must agree on the exit, every register
+//! and counter, and memory.
 //!
 //! Not generated: buffer accesses (MUBUF/MTBUF, `s_buffer_load`: they would need an RDNA V#
-//! set up), image and export instructions, calls and computed jumps, several waves.
+//! set up), image and export instructions.
 
-use super::gen::{Code, GLOBAL_BASE, LDS_SIZE};
-use super::{disassemble_words, first_diff, random_env, random_state, run_engine, Rng};
+use super::gen::{Code, CODE_BASE, GLOBAL_BASE, LDS_SIZE};
+use super::{disassemble_words, first_diff, random_env, random_state, run_waves, Rng};
+use crate::env::ExecFault;
 use crate::exec::EngineKind;
 use crate::isa::{decode, Format, Gpu, Inst, Op, Opnd, Target};
+use crate::wave::WaveState;
 use std::collections::HashSet;
 
 static GFX1100_CASES: &str = include_str!("../../gen/gfx1100_cases.txt");
@@ -37,6 +43,14 @@ const S_ENDPGM: u32 = 0xbfb0_0000;
 
 /// Loop counters (by nesting depth); no pool instruction writes them.
 const S_LOOP: [u32; 2] = [102, 103];
+/// Return address (`s[84:85]`) and computed target (`s[86:87]`) of calls.
+const S_RET: u32 = 84;
+const S_PC: u32 = 86;
+
+/// True for the SGPRs no pool instruction or setup word may write.
+fn reserved(r: u32) -> bool {
+    S_LOOP.contains(&r) || (S_RET..S_PC + 2).contains(&r)
+}
 
 /// SOPP opcodes (GFX11 = GFX12): `s_branch`, `s_cbranch_scc0`, `scc1`, `vccz`, `vccnz`,
 /// `execz`, `execnz` (llvm-mc-22: `s_branch 3` = bfa00003, ... `s_cbranch_execnz 3` =
@@ -94,8 +108,12 @@ pub struct RdnaFuzzer {
     pub insts: u64,
     /// Programs that ended in a fault (the same one in both engines).
     pub faults: u64,
-    /// Distinct opcodes executed.
+    /// Distinct opcodes in the programs run (pool instructions and scaffolding).
     pub opcodes: HashSet<Op>,
+    /// Programs that ended in a bad jump or ran away (a layout error of the generator).
+    pub layout_faults: u64,
+    /// Programs run as a workgroup of several waves.
+    pub workgroups: u64,
 }
 
 /// A program element.
@@ -110,6 +128,19 @@ pub enum RItem {
         /// Items skipped when taken.
         skip: usize,
     },
+    /// A subroutine call and return: `s_call_b64 s[84:85], sub` (or, with `swap`, the
+    /// target computed by `s_getpc_b64`/`s_add_u32`/`s_addc_u32` into `s[86:87]` and called
+    /// by `s_swappc_b64 s[84:85], s[86:87]`); `s_branch end; sub: body; s_setpc_b64
+    /// s[84:85]; end:`. The body holds no calls.
+    Call {
+        /// Call through `s_swappc_b64`.
+        swap: bool,
+        /// The subroutine body.
+        body: Vec<RItem>,
+    },
+    /// The workgroup barrier: `s_barrier` (GFX11), `s_barrier_signal -1; s_barrier_wait -1`
+    /// (GFX12).
+    Barrier,
     /// `s_mov_b32 sC, count; body; s_sub_u32 sC, sC, 1; s_cmp_lg_u32 sC, 0;
     /// s_cbranch_scc1 body`.
     Loop {
@@ -132,7 +163,7 @@ fn address_setup(inst: &Inst) -> Option<Vec<u32>> {
     // A 64-bit base in SADDR, an SGPR pair below the loop counters.
     let sbase = |w: &mut Vec<u32>, o: Opnd, lo: u32, hi: u32| -> Option<()> {
         let s = u32::from(o.sreg()?);
-        if s + 1 >= S_LOOP[0] {
+        if s + 1 >= 106 || reserved(s) || reserved(s + 1) {
             return None;
         }
         w.extend(s_mov(s, lo));
@@ -189,7 +220,7 @@ fn address_setup(inst: &Inst) -> Option<Vec<u32>> {
             let so = inst.src[2];
             if so.is_some() {
                 let r = u32::from(so.sreg()?);
-                if r >= S_LOOP[0] {
+                if r >= 106 || reserved(r) {
                     return None;
                 }
                 w.extend(s_mov(r, 0x100));
@@ -206,7 +237,7 @@ fn address_setup(inst: &Inst) -> Option<Vec<u32>> {
             let s = inst.src[2];
             if s.is_some() && s.code != Opnd::NULL {
                 let r = u32::from(s.sreg()?);
-                if r >= S_LOOP[0] {
+                if r >= 106 || reserved(r) {
                     return None;
                 }
                 w.extend(s_mov(r, 0x20));
@@ -217,13 +248,11 @@ fn address_setup(inst: &Inst) -> Option<Vec<u32>> {
     Some(w)
 }
 
-/// True when `o` (a destination) covers a loop counter.
-fn writes_counter(o: Opnd) -> bool {
+/// True when `o` (a destination) covers a [`reserved`] SGPR.
+fn writes_reserved(o: Opnd) -> bool {
     o.is_some()
         && o.code < 128
-        && S_LOOP.iter().any(|&c| {
-            (u32::from(o.code)..u32::from(o.code) + u32::from(o.count.max(1))).contains(&c)
-        })
+        && (u32::from(o.code)..u32::from(o.code) + u32::from(o.count.max(1))).any(reserved)
 }
 
 /// Whether an oracle instruction may go into a program: an ALU, matrix or DS/FLAT/GLOBAL/
@@ -317,7 +346,7 @@ impl RdnaFuzzer {
             if memory_only && !memory {
                 continue;
             }
-            if inst.dst.iter().any(|&d| writes_counter(d)) {
+            if inst.dst.iter().any(|&d| writes_reserved(d)) {
                 continue;
             }
             let Some(prefix) = address_setup(&inst) else {
@@ -340,6 +369,8 @@ impl RdnaFuzzer {
             insts: 0,
             faults: 0,
             opcodes: HashSet::new(),
+            layout_faults: 0,
+            workgroups: 0,
         }
     }
 
@@ -367,7 +398,14 @@ impl RdnaFuzzer {
                     op: BRANCHES[rng.below(7) as usize],
                     skip: 1 + rng.below(4) as usize,
                 });
-            } else if r < 9 && depth < 2 {
+            } else if r < 7 && depth < 2 {
+                let n = 1 + rng.below(5) as usize;
+                let body = self.items(rng, n, 2);
+                v.push(RItem::Call {
+                    swap: rng.below(2) == 0,
+                    body,
+                });
+            } else if r < 11 && depth < 2 {
                 let n = 2 + rng.below(8) as usize;
                 let body = self.items(rng, n, depth + 1);
                 v.push(RItem::Loop {
@@ -382,11 +420,29 @@ impl RdnaFuzzer {
         v
     }
 
+    fn gfx12(&self) -> bool {
+        self.target.gpu.family() == Some(crate::isa::Family::Gfx12)
+    }
+
     /// Size in dwords of an item.
     fn size(&self, item: &RItem) -> usize {
         match item {
             RItem::Inst(i) => self.pool[*i].prefix.len() + self.pool[*i].bytes.len() / 4,
             RItem::Branch { .. } => 1,
+            RItem::Barrier => {
+                if self.gfx12() {
+                    2
+                } else {
+                    1
+                }
+            }
+            // (s_getpc, s_add + literal, s_addc, s_swappc | s_call), s_branch, body, s_setpc.
+            RItem::Call { swap, body } => {
+                (if *swap { 5 } else { 1 })
+                    + 1
+                    + body.iter().map(|i| self.size(i)).sum::<usize>()
+                    + 1
+            }
             // s_mov_b32 + literal, body, s_sub_u32, s_cmp_lg_u32, s_cbranch_scc1.
             RItem::Loop { body, .. } => 2 + body.iter().map(|i| self.size(i)).sum::<usize>() + 3,
         }
@@ -417,6 +473,36 @@ impl RdnaFuzzer {
                     let d: usize = items[k + 1..end].iter().map(|i| self.size(i)).sum();
                     out.push(sopp(*op, d as u32));
                 }
+                RItem::Barrier => {
+                    if self.gfx12() {
+                        // llvm-mc-22: `s_barrier_signal -1` = be804ec1, `s_barrier_wait -1`
+                        // = bf94ffff.
+                        out.extend([0xBE80_4EC1, 0xBF94_FFFF]);
+                    } else {
+                        // `s_barrier` = bfbd0000.
+                        out.push(0xBFBD_0000);
+                    }
+                }
+                RItem::Call { swap, body } => {
+                    if *swap {
+                        // llvm-mc-22 (gfx1100 = gfx1200): `s_getpc_b64 s[86:87]` = bed64700,
+                        // `s_add_u32 s86, s86, lit` = 8056ff56, `s_addc_u32 s87, s87, 0` =
+                        // 82578057, `s_swappc_b64 s[84:85], s[86:87]` = bed44956. The target
+                        // is 5 dwords past the s_add (the address s_getpc returns).
+                        out.push(0xBE80_4700 | S_PC << 16);
+                        out.extend([0x8000_FF00 | S_PC << 16 | S_PC, 4 * 5]);
+                        out.push(0x8280_8000 | (S_PC + 1) << 16 | (S_PC + 1));
+                        out.push(0xBE80_4900 | S_RET << 16 | S_PC);
+                    } else {
+                        // `s_call_b64 s[84:85], 1` = ba540001: over the s_branch.
+                        out.push(0xBA00_0001 | S_RET << 16);
+                    }
+                    let d: usize = body.iter().map(|i| self.size(i)).sum();
+                    out.push(sopp(0x20, d as u32 + 1));
+                    self.emit(body, out);
+                    // `s_setpc_b64 s[84:85]` = be804854.
+                    out.push(0xBE80_4800 | S_RET);
+                }
                 RItem::Loop { depth, count, body } => {
                     let c = S_LOOP[*depth];
                     out.extend(s_mov(c, *count));
@@ -438,8 +524,8 @@ impl RdnaFuzzer {
         for i in items {
             match i {
                 RItem::Inst(k) => out.push(*k),
-                RItem::Loop { body, .. } => Self::insts(body, out),
-                RItem::Branch { .. } => {}
+                RItem::Loop { body, .. } | RItem::Call { body, .. } => Self::insts(body, out),
+                RItem::Branch { .. } | RItem::Barrier => {}
             }
         }
     }
@@ -451,7 +537,24 @@ impl RdnaFuzzer {
             return Err(format!("{}: empty instruction pool", self.target.gpu));
         }
         let mut rng = Rng(seed);
-        let items = self.program(&mut rng);
+        let mut items = self.program(&mut rng);
+        // An eighth of the programs run as a workgroup of 2-4 waves meeting at barriers.
+        let waves = if rng.below(8) == 0 {
+            2 + rng.below(3) as usize
+        } else {
+            1
+        };
+        if waves > 1 {
+            let list = match items.as_mut_slice() {
+                [RItem::Loop { body, .. }] => body,
+                _ => &mut items,
+            };
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(list.len() as u64 + 1) as usize;
+                list.insert(at, RItem::Barrier);
+            }
+            self.workgroups += 1;
+        }
         let words = self.layout(&items);
         let code = Code(super::gen::to_bytes(&words));
         let mut prog = Vec::new();
@@ -464,22 +567,35 @@ impl RdnaFuzzer {
         let mut state = random_state(&mut rng, mode);
         state.wave_size = self.target.wave_size;
         let env = random_env(&mut rng);
+        let mut states = vec![state];
+        for _ in 1..waves {
+            let mut s = random_state(&mut rng, mode);
+            s.wave_size = self.target.wave_size;
+            states.push(s);
+        }
+        let refs: Vec<&WaveState> = states.iter().map(|s| &**s).collect();
         let straight = seed % 4 == 0;
-        let a = run_engine(
-            &self.target,
-            &code,
-            &state,
-            &env,
-            EngineKind::Interp,
-            straight,
-        );
-        let b = run_engine(&self.target, &code, &state, &env, EngineKind::Jit, straight);
+        let t = &self.target;
+        let a = run_waves(t, &code, &refs, &env, EngineKind::Interp, false);
+        let b = run_waves(t, &code, &refs, &env, EngineKind::Jit, straight);
         self.programs += 1;
         self.insts += a.insts();
-        if a.result.is_err() {
+        if let Err(e) = &a.result {
             self.faults += 1;
+            if matches!(e, ExecFault::BadJump(_) | ExecFault::Runaway(_)) {
+                self.layout_faults += 1;
+            }
         }
         self.opcodes.extend(prog.iter().map(|&i| self.pool[i].op));
+        // The scaffolding too (branches, loops, calls).
+        let mut off = 0;
+        while off < code.0.len() {
+            let Ok(i) = decode(&self.target, &code.0[off..], CODE_BASE + off as u64) else {
+                break;
+            };
+            self.opcodes.insert(i.op);
+            off += (i.size as usize).max(4);
+        }
         match first_diff(&a, &b) {
             None => Ok(()),
             Some(d) => Err(format!(
