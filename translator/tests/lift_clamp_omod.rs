@@ -413,6 +413,7 @@ fn integer_dot_products_saturate_with_clamp() {
         0xd3a8c00c, 0x1c0e0501, // v_dot4_i32_i8 v12, v1, v2, v3 clamp
         0xd3abc00d, 0x1c0e0501, // v_dot8_u32_u4 v13, v1, v2, v3 clamp
         0xd138800e, 0x00020501, // v_dot2c_i32_i16_e64 v14, v1, v2 clamp
+        0xd138f80f, 0x00020501, // v_dot2c_i32_i16_e64 v15, v1, v2 clamp (op_sel bits set, ignored)
         0xbf810000, // s_endpgm
     ];
     let exec = EXEC_PARTIAL;
@@ -441,6 +442,7 @@ fn integer_dot_products_saturate_with_clamp() {
                 s.vgpr[1 + i][l] = ins[l][i];
             }
             s.vgpr[14][l] = ins[l][3];
+            s.vgpr[15][l] = ins[l][3];
         }
     });
     // Element `i` of `bits` bits of `x`, sign- or zero-extended.
@@ -472,6 +474,7 @@ fn integer_dot_products_saturate_with_clamp() {
             check_lane(&b, &a, 11 + k, l, exec, sat(s, lo, hi));
             saturated[k] |= exec >> l & 1 != 0 && !(lo..=hi).contains(&s);
         }
+        check_lane(&b, &a, 15, l, exec, sat(sums[3].0, smin, smax));
     }
     assert_eq!(
         saturated, [true; 4],

@@ -198,12 +198,17 @@ fn dpp_row_shr_with_row_mask() {
 
 #[test]
 fn unsupported_instruction_splits_the_block() {
-    // An instruction the lifter rejects (graphics-only v_cubeid_f32) after one supported
+    // An instruction the lifter rejects (v_cubeid_f32, graphics-only) after one supported
     // instruction: the first pass fails at index 1, and lift_block's re-lift would end the
     // block before it.
     let insts = [
         inst(Op::V_ADD_U32, Format::Vop2, [v(0), N], [v(1), v(2), N, N]),
-        inst(Op::V_CUBEID_F32, Format::Vop3, [v(0), N], [v(1), v(2), v(3), N]),
+        inst(
+            Op::V_CUBEID_F32,
+            Format::Vop3,
+            [v(0), N],
+            [v(1), v(2), v(3), N],
+        ),
     ];
     let t = Target::new(Gpu::GFX942);
     let mut next = |pc: u64| -> Result<Inst, String> {

@@ -1578,10 +1578,12 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         | "dot8_u32_u4" | "dot2c_i32_i16" | "dot4c_i32_i8" | "dot8c_i32_i4" => {
             // D = S2 + sum of the products of the packed elements: wrapping, or with clamp
             // the exact sum saturated to the i32/u32 range (CDNA ISA 6.5; LLVM's sdot/udot
-            // clamp operand). LLVM's assembler rejects op_sel on these (its meaning is
-            // undefined), so non-default selects are not lifted.
-            if inst.mods.op_sel != 0
-                || (inst.format == crate::isa::Format::Vop3p && inst.mods.op_sel_hi & 3 != 3)
+            // clamp operand). LLVM's assembler rejects op_sel on the VOP3P forms (its meaning
+            // is undefined), so non-default selects are not lifted there; in the VOP3 form of
+            // `dot*c` the field selects 16-bit halves only, and these operands are 32-bit
+            // (CDNA ISA 6.2.1; LLVM has no op_sel operand for it), so it is ignored.
+            if inst.format == crate::isa::Format::Vop3p
+                && (inst.mods.op_sel != 0 || inst.mods.op_sel_hi & 3 != 3)
             {
                 return Err("op_sel on an integer dot product is not supported".into());
             }
