@@ -1488,16 +1488,19 @@ def check_same_quick(fam, cpu, found, decode):
 
 
 # Source-code maps of `src_codes`, in `<FAM>_SRC_OK` order: (role, opcode probed, word,
-# mask of its source field at bit 0). The 64-bit maps say which codes LLVM accepts as a 64-bit
+# mask of its field at bit 0, the field's shift). The 64-bit maps say which codes LLVM accepts as a 64-bit
 # operand (not `vcc_hi`/`exec_hi`, ...); VINTERP's is for its 32-bit sources below v0.
 SRC_MAPS = [
-    ("VOP1/VOP2/VOPC SRC0", "v_mov_b32_e32", 0, 0x1FF),
-    ("VOP3 sources", "v_add_f32_e64", 1, 0x1FF),
-    ("SALU sources", "s_mov_b32", 0, 0xFF),
-    ("VOP1/VOP2/VOPC 64-bit SRC0", "v_cvt_f32_f64_e32", 0, 0x1FF),
-    ("VOP3 64-bit sources", "v_cvt_f32_f64_e64", 1, 0x1FF),
-    ("SALU 64-bit sources", "s_mov_b64", 0, 0xFF),
-    ("VINTERP 32-bit sources", "v_interp_p10_f32", 1, 0x1FF),
+    ("VOP1/VOP2/VOPC SRC0", "v_mov_b32_e32", 0, 0x1FF, 0),
+    ("VOP3 sources", "v_add_f32_e64", 1, 0x1FF, 0),
+    ("SALU sources", "s_mov_b32", 0, 0xFF, 0),
+    ("VOP1/VOP2/VOPC 64-bit SRC0", "v_cvt_f32_f64_e32", 0, 0x1FF, 0),
+    ("VOP3 64-bit sources", "v_cvt_f32_f64_e64", 1, 0x1FF, 0),
+    ("SALU 64-bit sources", "s_mov_b64", 0, 0xFF, 0),
+    ("VINTERP 32-bit sources", "v_interp_p10_f32", 1, 0x1FF, 0),
+    ("VGPR-only SRC0 of VOP1/VOP2/VOPC", "v_swap_b32", 0, 0x1FF, 0),
+    ("SALU 64-bit SDST", "s_mov_b64", 0, 0x7F, 16),
+    ("VOP1 SGPR VDST (`v_readfirstlane_b32`)", "v_readfirstlane_b32", 0, 0xFF, 17),
 ]
 
 
@@ -1508,11 +1511,11 @@ def src_codes(fam, found, decode):
     cpu, feats = FAMILIES[fam]
     by = {split_text(v[1])[0]: (k, v[3]) for k, v in found.items()}
     cands = []
-    for _, mnem, wi, mask in SRC_MAPS:
+    for _, mnem, wi, mask, sh in SRC_MAPS:
         w = by[mnem][1]
         for c in range(256):
             x = list(w)
-            x[wi] = (x[wi] & ~mask) | c
+            x[wi] = (x[wi] & ~(mask << sh)) | ((c & mask) << sh)
             cands.append(x)
     res = decode(cpu + ":" + feats, cands)
     maps = []
@@ -1521,7 +1524,7 @@ def src_codes(fam, found, decode):
         for c in range(256):
             r = res.get(t * 256 + c)
             # A misaligned 64-bit SGPR source is accepted (LLVM aligns it, with a warning).
-            if r and "/*" not in r[1]:
+            if r and "/*" not in r[1] and c <= SRC_MAPS[t][3]:
                 m[c >> 5] |= 1 << (c & 31)
         maps.append(m)
     return maps

@@ -18056,8 +18056,8 @@ pub static GFX1100_EXPTGT: [&str; 64] = [
     "invalid_target_63",
 ];
 
-/// gfx1100 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources.
-pub static GFX1100_SRC_OK: [[u32; 8]; 7] = [
+/// gfx1100 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`).
+pub static GFX1100_SRC_OK: [[u32; 8]; 10] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xf9fffec0,
     ],
@@ -18077,6 +18077,13 @@ pub static GFX1100_SRC_OK: [[u32; 8]; 7] = [
         0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff840,
     ],
     [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x0,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0xdfffffff, 0x0, 0x0, 0x0, 0x3800f8c0,
+    ],
 ];
 
 /// gfx1100 scalar register codes LLVM accepts as the first register of a tuple (bit c of
@@ -39367,8 +39374,8 @@ pub static GFX1200_EXPTGT: [&str; 64] = [
     "invalid_target_63",
 ];
 
-/// gfx1200 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources.
-pub static GFX1200_SRC_OK: [[u32; 8]; 7] = [
+/// gfx1200 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`).
+pub static GFX1200_SRC_OK: [[u32; 8]; 10] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xf9fffec0,
     ],
@@ -39388,6 +39395,13 @@ pub static GFX1200_SRC_OK: [[u32; 8]; 7] = [
         0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff840,
     ],
     [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x0,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0xdfffffff, 0x0, 0x0, 0x0, 0x3800f8c0,
+    ],
 ];
 
 /// gfx1200 scalar register codes LLVM accepts as the first register of a tuple (bit c of

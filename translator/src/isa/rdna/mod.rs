@@ -106,8 +106,9 @@ pub(crate) struct Tables {
     /// The image operand grids (`RdnaImage::grid` indexes them).
     pub(crate) img_grids: &'static [u16],
     /// Source codes LLVM accepts (`SRC_*` roles): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU
-    /// sources, the same three as 64-bit operands, VINTERP's 32-bit sources.
-    pub(crate) src_ok: &'static [[u32; 8]; 7],
+    /// sources, the same three as 64-bit operands, VINTERP's 32-bit sources, a VGPR-only
+    /// SRC0's special registers, 64-bit SALU SDST, VOP1 SGPR VDST.
+    pub(crate) src_ok: &'static [[u32; 8]; 10],
     /// Scalar register codes LLVM accepts as the first register of a tuple (`SREG_*` roles).
     pub(crate) sreg_ok: &'static [[u32; 4]; 13],
 }
@@ -256,6 +257,32 @@ impl Cx<'_> {
             }
             _ => Err(self.bad_opcode(enc, op)),
         }
+    }
+
+    /// [`Cx::lookup`] for VOP1/VOP2/VOPC: a VGPR-only SRC0 (bit 8 a fixed one) also takes
+    /// LLVM's special registers (`src_shared_base`, `null`, ...) and the DPP codes.
+    fn lookup_vop(
+        &self,
+        tb: &Tables,
+        table: &'static [Option<RdnaInfo>],
+        op: u32,
+        enc: &str,
+    ) -> Result<&'static RdnaInfo, DecodeError> {
+        let w0 = self.word(0)?;
+        if let Some(Some(info)) = table.get(op as usize) {
+            let code = w0 & 0x1FF;
+            let vgpr_only = info.fixmask[0] & info.fixval[0] & 0x100 != 0;
+            let special = matches!(code, SRC_DPP16 | SRC_DPP8 | SRC_DPP8_FI)
+                || in_map(&tb.src_ok[SRC_VGPR_ONLY], code);
+            if vgpr_only && code < 0x100 && special {
+                let mut val = info.fixval;
+                val[0] &= !0x100;
+                if self.fixed_ok(&info.fixmask, &val) {
+                    return Ok(info);
+                }
+            }
+        }
+        self.lookup(table, op, enc)
     }
 
     /// Whether the instruction's words hold the required values in the `mask` bits (a word
@@ -465,6 +492,9 @@ const SRC_VOP3: usize = 1;
 const SRC_SALU: usize = 2;
 const SRC_WIDE: usize = 3;
 const SRC_VINTERP: usize = 6;
+const SRC_VGPR_ONLY: usize = 7;
+const SRC_SDST64: usize = 8;
+const SRC_VOP1_SDST: usize = 9;
 
 /// Roles of [`Tables::sreg_ok`] (generated in this order, `rdna.py` `SREG_MAPS`): SMEM
 /// SDATA by register count ([`sdata_role`]), SMEM SBASE pair/quad, GFX12 VBUFFER, BVH and
@@ -580,13 +610,21 @@ fn take_literal(cx: &Cx, inst: &mut Inst) -> Result<(), DecodeError> {
     Ok(())
 }
 
-#[cold]
-#[inline(never)]
-fn odd_pair_err(cx: &Cx, info: &RdnaInfo, code: u32) -> DecodeError {
-    cx.err(format!(
-        "{}: 64-bit operand at odd code {code}",
-        info.mnemonic
-    ))
+/// Rejects a 64-bit SDST LLVM does not accept (`vcc_hi`, `m0`, `exec_hi`: generated map).
+fn check_sdst(
+    cx: &Cx,
+    tb: &Tables,
+    info: &RdnaInfo,
+    code: u32,
+    width: u8,
+) -> Result<(), DecodeError> {
+    if width == 2 && !in_map(&tb.src_ok[SRC_SDST64], code) {
+        return Err(cx.err(format!(
+            "{}: invalid 64-bit SDST code {code}",
+            info.mnemonic
+        )));
+    }
+    Ok(())
 }
 
 fn decode_sop12c(
@@ -614,18 +652,8 @@ fn decode_sop12c(
             check_src(cx, tb, SRC_SALU, width, code, info, false)?;
         }
     }
-    // A 64-bit operand cannot start at the odd half of `vcc`/`exec` (`vcc_hi`, `exec_hi`).
-    let dst = if format == Format::Sopc {
-        (0, 0)
-    } else {
-        ((w0 >> 16) & 0x7F, w[0])
-    };
-    let odd = |(code, width): (u32, u8)| width == 2 && (code == 107 || code == 127);
-    // Branch-free test first; the error names the first such operand.
-    if odd(srcs[0]) | odd(srcs[1]) | odd(dst) {
-        let all = [srcs[0], srcs[1], dst];
-        let code = all.into_iter().find(|&f| odd(f)).map_or(0, |f| f.0);
-        return Err(odd_pair_err(cx, info, code));
+    if format != Format::Sopc {
+        check_sdst(cx, tb, info, (w0 >> 16) & 0x7F, w[0])?;
     }
     *inst = empty(info.op, format);
     match format {
@@ -664,6 +692,7 @@ fn decode_sop12c(
 
 fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.sopk, (w0 >> 23) & 0x1F, "SOPK")?;
+    check_sdst(cx, tb, info, (w0 >> 16) & 0x7F, info.widths[0])?;
     *inst = empty(info.op, Format::Sopk);
     let reg = src((w0 >> 16) & 0x7F, info.widths[0]);
     if info.class & CLASS_SDST_READ != 0 {
@@ -810,12 +839,15 @@ fn vop_ext(
 }
 
 fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
-    let info = cx.lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1")?;
+    let info = cx.lookup_vop(tb, tb.vop1, (w0 >> 9) & 0xFF, "VOP1")?;
     let w = cx.widths(info);
     let k = info.kinds;
     *inst = empty(info.op, Format::Vop1);
     let vd = (w0 >> 17) & 0xFF;
     if k[0] == KIND_SGPR {
+        if !in_map(&tb.src_ok[SRC_VOP1_SDST], vd) {
+            return Err(cx.err(format!("{}: invalid SGPR VDST code {vd}", info.mnemonic)));
+        }
         inst.dst[0] = src(vd, w[0]);
     } else {
         let (d, hi) = vreg16(vd, w[0], k[0]);
@@ -838,7 +870,7 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
 }
 
 fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
-    let info = cx.lookup(tb.vop2, (w0 >> 25) & 0x3F, "VOP2")?;
+    let info = cx.lookup_vop(tb, tb.vop2, (w0 >> 25) & 0x3F, "VOP2")?;
     let w = cx.widths(info);
     let k = info.kinds;
     *inst = empty(info.op, Format::Vop2);
@@ -884,7 +916,7 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
 }
 
 fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
-    let info = cx.lookup(tb.vopc, (w0 >> 17) & 0xFF, "VOPC")?;
+    let info = cx.lookup_vop(tb, tb.vopc, (w0 >> 17) & 0xFF, "VOPC")?;
     let w = cx.widths(info);
     let k = info.kinds;
     *inst = empty(info.op, Format::Vopc);
