@@ -607,7 +607,7 @@ def generate(outdir):
             None,  # fixed bits: from the canonical words and the oracle cases, below
         )
         syms[fam] = rdna.symbol_tables(fam, found, decode_all)
-        syms[fam] = syms[fam] + (rdna.src_codes(fam, found, decode_all),)
+        syms[fam] = syms[fam] + (rdna.src_codes(fam, found, decode_all), rdna.sreg_maps(fam, found, imgs[fam][0], decode_all))
     for other, fam in rdna.CHECK_SAME.items():
         saved = rdna.FAMILIES[fam]
         rdna.FAMILIES[fam] = (other, saved[1])
@@ -796,6 +796,7 @@ def generate(outdir):
         g += rdna.rust_tables(fam, found, vopd, mods_, w64, op_class, fixed)
         g += rdna.rust_symbols(fam, *syms[fam][:4])
         g += rdna.rust_src_codes(fam, syms[fam][4])
+        g += rdna.rust_sreg_maps(fam, syms[fam][5])
         g += rdna.rust_images(fam, *imgs[fam])
     for vt, (fam, vfound, vvopd, vmods, vw64, vfixed, diff) in var.items():
         g += rdna.rust_tables(fam, vfound, vvopd, vmods, vw64, op_class, vfixed, variant=vt, only=diff)
@@ -844,6 +845,9 @@ def generate(outdir):
         ("IMM32", "SOPK followed by a 32-bit immediate (`s_setreg_imm32_b32`)"),
         ("NODPP16", "no DPP16 form: source code 0xFA is invalid"),
         ("NODPP8", "no DPP8 form: source codes 0xE9/0xEA are invalid"),
+        ("DPPMOD0", "VOP1/VOP2/VOPC DPP16: the DPP word's src0 neg/abs bits are valid"),
+        ("DPPMOD1", "VOP1/VOP2/VOPC DPP16: the DPP word's src1 neg/abs bits are valid"),
+        ("FAKE16_NOMODS", "VOP3 true16: in the fake16 form (OP_SEL of a missing operand) neg/abs bits of a source without modifiers are invalid"),
     ]:
         m.append("/// Flag of [`RdnaInfo::mods`]: %s." % doc)
         m.append("pub const MOD_%s: u32 = %d;" % (n, getattr(rdna, "M_" + n)))

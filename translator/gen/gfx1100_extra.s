@@ -41,3 +41,12 @@ v_fma_f64 v[0:1], 0x40490000, v[2:3], 1.0
 exp mrt0 v1, off, v3, off done
 v_interp_p10_f32 v1, -v2, v3, v4 clamp wait_exp:2
 lds_param_load v1, attr3.z wait_vdst:2
+// s_version: named codes and nested flag ORs; s_delay_alu: field values without a name.
+s_version 0xa04d
+s_version 0xe000
+s_version 0x4006
+s_version 0x2009
+s_version 77
+s_delay_alu 0x33e3
+s_delay_alu 0x78c
+s_delay_alu 0x8061

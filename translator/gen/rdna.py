@@ -18,8 +18,9 @@ gfx1100's (SOP1/SOP2/SOPC: the SALU float opcodes); gfx1101..3 and gfx1151..3 ar
 against gfx1100/gfx1150 on canonical words.
 
 Validity: per opcode, the bits LLVM requires to hold one value (`fixed_bits`: single-bit
-flips of canonical words and accepted cases), the source codes it accepts (`src_codes`) and
-whether DPP forms exist (`probe_mods`). Image encodings (MIMG; VIMAGE, VSAMPLE) get operand
+flips of canonical words and accepted cases), the source codes it accepts per role and
+operand width (`src_codes`), the scalar register tuples it accepts per role (`sreg_maps`),
+whether DPP forms exist and which DPP16 source-modifier bits are valid (`probe_mods`). Image encodings (MIMG; VIMAGE, VSAMPLE) get operand
 grids: the data/address register counts LLVM prints for every DMASK/D16/TFE/A16/DIM (and
 NSA) combination (`enumerate_images`).
 """
@@ -380,6 +381,9 @@ M_SENDMSG = 1 << 25  # SOP1 whose SSRC0 is a message id (`s_sendmsg_rtn_*`)
 M_IMM32 = 1 << 26  # SOPK followed by a 32-bit immediate (`s_setreg_imm32_b32`)
 M_NODPP16 = 1 << 27  # no DPP16 form (source code 0xFA is invalid)
 M_NODPP8 = 1 << 28  # no DPP8 form (source codes 0xE9/0xEA are invalid)
+M_DPPMOD0 = 1 << 29  # VOP1/VOP2/VOPC DPP16: the DPP word's src0 neg/abs bits [21:20] are valid
+M_DPPMOD1 = 1 << 30  # VOP1/VOP2/VOPC DPP16: the DPP word's src1 neg/abs bits [23:22] are valid
+M_FAKE16_NOMODS = 1 << 31  # VOP3 true16: in the fake16 form, neg/abs of a source without them is invalid
 
 
 def hint_flags(mnem):
@@ -501,10 +505,57 @@ def probe_mods(fam, found, decode):
             else:
                 cands.append([w0 | code, ext])
             keys.append((key, flag))
+    # DPP16 source modifier bits of the 32-bit encodings (DPP word bits 20..23: neg/abs of
+    # src0, src1), one at a time: LLVM rejects the word where the opcode lacks them.
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] in ("vop1", "vop2", "vopc"):
+            for b in range(20, 24):
+                cands.append([(words[0] & ~0x1FF) | 0xFA, 0xFF00E404 | (1 << b)])
+                keys.append((key, b))
     res = decode(cpu + ":" + feats, cands)
+    dppmod = {}
     for i, (key, flag) in enumerate(keys):
-        if i not in res or bad_text(res[i][1]):
+        ok = i in res and not bad_text(res[i][1])
+        if flag in range(20, 24):
+            dppmod.setdefault(key, []).append(ok)
+        elif not ok:
             flags[key] = flags.get(key, 0) | flag
+    for key, (neg0, abs0, neg1, abs1) in dppmod.items():
+        if neg0 != abs0 or neg1 != abs1:
+            raise SystemExit("%s %r: DPP16 neg and abs bits of a source differ in validity" % (fam, key))
+        flags[key] = flags.get(key, 0) | (M_DPPMOD0 if neg0 else 0) | (M_DPPMOD1 if neg1 else 0)
+    # true16 VOP3 opcodes with an OP_SEL bit of a missing source set: LLVM falls back to the
+    # fake16 form, where neg/abs bits of a source without modifiers may be invalid.
+    cands, keys = [], []
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        nsrc = len(split_text(txt)[1]) - 1
+        if key[0] != "vop3" or flags.get(key, 0) & M_SD or not re.search(r"\.[lh]\b", txt) or nsrc >= 3:
+            continue
+        base = [words[0] | (0x800 << nsrc), words[1]]
+        cands.append(base)
+        keys.append((key, 0))
+        for i in range(nsrc):
+            for wi, bit, flag in ((0, 8 + i, M_ABS0 << i), (1, 29 + i, M_NEG0 << i)):
+                w = list(base)
+                w[wi] |= 1 << bit
+                cands.append(w)
+                keys.append((key, flag))
+    res = decode(cpu + ":" + feats, cands)
+    rejected, base_ok = {}, set()
+    for i, (key, flag) in enumerate(keys):
+        ok = i in res and not bad_text(res[i][1])
+        if flag == 0 and ok:
+            base_ok.add(key)
+        elif not ok:
+            rejected[key] = rejected.get(key, 0) | flag
+    for key, r in rejected.items():
+        if key not in base_ok:
+            continue  # no fake16 form: the OP_SEL bit is a fixed bit
+        nsrc = len(split_text(found[key][1])[1]) - 1
+        mine = sum((M_ABS0 | M_NEG0) << i for i in range(nsrc))
+        if r != mine & ~flags.get(key, 0):
+            raise SystemExit("%s %r: fake16 rejects neg/abs bits %#x, not those of its sources without modifiers" % (fam, key, r))
+        flags[key] = flags.get(key, 0) | M_FAKE16_NOMODS
     e64 = {}
     for key, (size, txt, vals, words) in found.items():
         if key[0] == "vop3":
@@ -639,7 +690,7 @@ def fixed_bits(fam, found, decode, accepted=()):
         if i in res and not bad_text(res[i][1]):
             rej[key][wi] &= ~(1 << b)
     for k in found:
-        for wi, m in reg_fields(fam, k, found[k][2]):
+        for wi, m in reg_fields(fam, k, found[k][2], found[k][1]):
             if wi < len(rej[k]):
                 rej[k][wi] &= ~m
     out = {k: [[rej[k][wi], found[k][3][wi] & rej[k][wi]] for wi in range(len(found[k][3]))] for k in found}
@@ -660,29 +711,55 @@ BASE_REGS12 = {
     "scratch": [(0, 0x7F)],
     "mubuf": [(0, 0x7F), (1, 0x1FF << 9)],
 }
+# Image register fields: VDATA, RSRC, sampler (listed second-to-last where the encoding has
+# one: zero for opcodes without a sampler), then the address fields VADDR0.. in order.
+# GFX12 address fields past the opcode's most address operands must be zero (LLVM
+# decodes each opcode with that many VADDR operands); GFX11's NSA dword stays free (an
+# 8-byte MIMG word has none).
 IMG_REGS = {
-    "mimg": [(1, 0xFF), (1, 0xFF << 8), (1, 0x1F << 16), (1, 0x1F << 26), (2, 0xFFFFFFFF)],
-    "vimage": [(1, 0xFF), (1, 0x1FF << 9), (1, 0xFF << 24), (2, 0xFFFFFFFF)],
-    "vsample": [(1, 0xFF), (1, 0x1FF << 9), (1, 0x1FF << 23), (2, 0xFFFFFFFF)],
+    "mimg": [(1, 0xFF << 8), (1, 0x1F << 16), (1, 0x1F << 26), (1, 0xFF), (2, 0xFFFFFFFF)],
+    "vimage": [(1, 0xFF), (1, 0x1FF << 9), (2, 0xFF), (2, 0xFF << 8), (2, 0xFF << 16), (2, 0xFF << 24), (1, 0xFF << 24)],
+    "vsample": [(1, 0xFF), (1, 0x1FF << 9), (1, 0x1FF << 23), (2, 0xFF), (2, 0xFF << 8), (2, 0xFF << 16), (2, 0xFF << 24)],
 }
 
 
-def reg_fields(fam, key, vals):
-    """(word, mask) of the register fields the opcode uses: their value rules (alignment,
-    register file) depend on the value, so their bits are never fixed, except bit 8 of a
-    9-bit VALU source (VGPR only where LLVM says so)."""
+# Register fields narrower than 8 bits (by slot name; the bits above belong to other fields).
+FIELD_MASKS = {"sdst": 0x7F, "sdata": 0x7F, "soffset": 0x7F, "sbase": 0x3F}
+
+
+def reg_fields(fam, key, vals, txt=None):
+    """(word, mask) of the register fields the opcode uses (printed as registers in `txt`,
+    its canonical text): their value rules (alignment, register file) depend on the value,
+    so their bits are never fixed, except bit 8 of a 9-bit VALU source (VGPR only where LLVM
+    says so; VINTERP's special sources are checked by value). A field LLVM prints as a
+    number (`s_prefetch_data`'s SDATA) keeps its fixed bits."""
     name = key[0]
     if name in IMG_REGS:
-        # The sampler field of an opcode without a sampler must be zero (LLVM rejects others).
-        return [r for r in IMG_REGS[name] if vals or r not in ((1, 0x1F << 26), (1, 0x1FF << 23))]
-    out = list((BASE_REGS11 if fam == "gfx1100" else BASE_REGS12).get(name, []))
+        # `vals` = (has a sampler, most address operands).
+        samp, nops = vals
+        regs = IMG_REGS[name]
+        fixed = 3 if name != "vimage" else 2  # VDATA, RSRC (, sampler)
+        out = [r for r in regs[:fixed] if samp or r not in ((1, 0x1F << 26), (1, 0x1FF << 23))]
+        return out + (regs[fixed:] if name == "mimg" else regs[fixed : fixed + nops])
+    ops = split_text(txt)[1] if txt is not None else None
+    # Base-word register fields (SADDR, SOFFSET, ...) of an opcode without operands
+    # (`global_wb`) must keep their base values.
+    out = list((BASE_REGS11 if fam == "gfx1100" else BASE_REGS12).get(name, [])) if ops != [] else []
     if name == "vop3" and key[1] < 0x100 and vals is not None and vals[0] is None:
         out.append((0, 0xFF))  # VOPC promoted to VOP3 without a VDST (`v_cmpx_*_e64`)
     if vals is None or name not in encodings(fam):
         return out
-    for f, v in zip(encodings(fam)[name][2], vals):
-        if f[4] in ("r", "p", "q") and v is not None:
-            out.append((f[0], 0xFF << f[1]))
+    fields = encodings(fam)[name][2]
+    widths = slot_widths(fields, vals, ops)[0] if ops is not None else None
+    slot = 0
+    for f, v in zip(fields, vals):
+        if f[4] == "-":
+            continue
+        printed = widths is None or widths[slot] > 0
+        slot += 1
+        if f[4] in ("r", "p", "q") and v is not None and printed:
+            mask = 0x1FF if name == "vinterp" else FIELD_MASKS.get(f[3], 0xFF)
+            out.append((f[0], mask << f[1]))
     return out
 
 
@@ -1187,9 +1264,81 @@ def enumerate_images(fam, decode, op_class):
     return out
 
 
+def img_nops(enc, e):
+    """The most address operands an image opcode's valid cells have."""
+    if e["groups"]:
+        return max(len([n for n in g if n]) for g in e["groups"] if g)
+    va = max(g >> 4 for g in e["grid"])
+    return min(va, img_max_ops(enc, False))
+
+
 def image_found(imgs):
-    """The image opcodes as `found`-style entries for `fixed_bits` ({(enc, op): (.., words)})."""
-    return {(enc, op): (e["size"], e["txt"], e["samp"], e["words"]) for enc, ents in imgs.items() for op, e in ents.items()}
+    """The image opcodes as `found`-style entries for `fixed_bits` ({(enc, op): (.., (has a
+    sampler, most address operands), words)})."""
+    return {(enc, op): (e["size"], e["txt"], (e["samp"], img_nops(enc, e)), e["words"]) for enc, ents in imgs.items() for op, e in ents.items()}
+
+
+GRID_CASES = 12  # valid-by-construction variants per image opcode (`img_variant`)
+
+
+def img_variant(rng, enc, op, e):
+    """Image words LLVM should accept: a random grid cell it accepted (DMASK of that popcount,
+    D16, TFE, A16, DIM, GFX11 NSA), registers that fit below v256 and in the SGPRs/TTMPs,
+    and random modifier and cache-policy bits among those the opcode prints (BVH opcodes
+    keep their required bits)."""
+    gfx11 = enc == "mimg"
+    cells = [c for c in img_cells(gfx11) if e["grid"][c[0]]]
+    i, nsa, dmask, d16, tfe, a16, dim = rng.choice(cells)
+    pc = bin(dmask).count("1")
+    dmask = sum(1 << b for b in rng.sample(range(4), pc))
+    if e["extra"]:
+        dmask = 15  # BVH: DMASK 0xf
+    w = img_words(enc, op, dim, dmask, a16, d16, tfe, nsa, True, e["extra"])
+    if len(w) < 3:
+        w.append(0)
+    vd, va = e["grid"][i] & 15, e["grid"][i] >> 4
+    groups = None
+    if not gfx11 or nsa:
+        if e["groups"]:
+            groups = [n for n in e["groups"][a16] if n]
+        else:
+            k = min(va, img_max_ops(enc, False))
+            groups = [1] * (k - 1) + [va - (k - 1)]
+    reg = lambda n: rng.randrange(0, 257 - n) if rng.random() < 0.5 else rng.randrange(0, 64)
+    sh = 8 if gfx11 else 0
+    w[1] = (w[1] & ~(0xFF << sh)) | (reg(vd) << sh)
+    if groups is None:
+        w[1] = (w[1] & ~0xFF) | reg(va)
+    elif gfx11:
+        # VADDR0 in word 1, VADDR1..4 in word 2.
+        w[1] = (w[1] & ~0xFF) | reg(groups[0])
+        w[2] = sum(reg(n) << (8 * j) for j, n in enumerate(groups[1:]))
+    else:
+        # VADDR0..3 in word 2, VADDR4 (VIMAGE only) in word 1 [31:24].
+        w[2] = sum(reg(n) << (8 * j) for j, n in enumerate(groups[:4]))
+        if len(groups) > 4:
+            w[1] = (w[1] & ~(0xFF << 24)) | (reg(groups[4]) << 24)
+    n = e["rsrc"]
+    rsrc = rng.choice([4 * rng.randrange(0, (106 - n) // 4 + 1), 108 + 4 * rng.randrange(0, (16 - n) // 4 + 1)])
+    samp = rng.choice([4 * rng.randrange(0, 26), 108 + 4 * rng.randrange(0, 4)])
+    m = e["mods"]
+    bits = lambda name, p=0.3: 1 if m & IMG_M[name] and not e["extra"] and rng.random() < p else 0
+    if gfx11:
+        w[1] = (w[1] & ~(0x1F << 16)) | ((rsrc >> 2) << 16)
+        if e["samp"]:
+            w[1] = (w[1] & ~(0x1F << 26)) | ((samp >> 2) << 26)
+        w[0] |= bits("UNORM") << 7 | bits("SLC") << 12 | bits("DLC") << 13 | bits("GLC") << 14 | bits("R128") << 15
+        w[1] |= bits("LWE") << 22
+    else:
+        w[1] = (w[1] & ~(0x1FF << 9)) | (rsrc << 9)
+        if enc == "vsample":
+            w[1] = (w[1] & ~(0x1FF << 23)) | (samp << 23)
+            w[0] |= bits("UNORM") << 13
+            w[1] |= bits("LWE") << 8
+        w[0] |= bits("R128") << 4 | bits("CPOL", 0.2) << 7
+        if m & IMG_M["CPOL"]:
+            w[1] |= rng.getrandbits(5) << 18  # SCOPE, TH
+    return w
 
 
 def write_image_cases(fam, imgs, decode):
@@ -1219,6 +1368,12 @@ def write_image_cases(fam, imgs, decode):
                 if enc == "mimg" and rng.random() < 0.5:
                     w[0] &= ~1  # non-NSA (8 bytes)
                 cands.append(w)
+                keys.append((enc, op))
+    grng = random.Random(int(fam[3:]) + 11)
+    for enc, ents in imgs.items():
+        for op, e in sorted(ents.items()):
+            for _ in range(GRID_CASES):
+                cands.append(img_variant(grng, enc, op, e))
                 keys.append((enc, op))
     res = decode(cpu + ":" + feats, cands)
     lines, accepted, seen = [], [], set()
@@ -1332,34 +1487,129 @@ def check_same_quick(fam, cpu, found, decode):
     return a == b
 
 
+# Source-code maps of `src_codes`, in `<FAM>_SRC_OK` order: (role, opcode probed, word,
+# mask of its field at bit 0, the field's shift). The 64-bit maps say which codes LLVM accepts as a 64-bit
+# operand (not `vcc_hi`/`exec_hi`, ...); VINTERP's is for its 32-bit sources below v0.
+SRC_MAPS = [
+    ("VOP1/VOP2/VOPC SRC0", "v_mov_b32_e32", 0, 0x1FF, 0),
+    ("VOP3 sources", "v_add_f32_e64", 1, 0x1FF, 0),
+    ("SALU sources", "s_mov_b32", 0, 0xFF, 0),
+    ("VOP1/VOP2/VOPC 64-bit SRC0", "v_cvt_f32_f64_e32", 0, 0x1FF, 0),
+    ("VOP3 64-bit sources", "v_cvt_f32_f64_e64", 1, 0x1FF, 0),
+    ("SALU 64-bit sources", "s_mov_b64", 0, 0xFF, 0),
+    ("VINTERP 32-bit sources", "v_interp_p10_f32", 1, 0x1FF, 0),
+    ("VGPR-only SRC0 of VOP1/VOP2/VOPC", "v_swap_b32", 0, 0x1FF, 0),
+    ("SALU 64-bit SDST", "s_mov_b64", 0, 0x7F, 16),
+    ("VOP1 SGPR VDST (`v_readfirstlane_b32`)", "v_readfirstlane_b32", 0, 0xFF, 17),
+]
+
+
 def src_codes(fam, found, decode):
-    """Bitmaps of the 8-bit source codes LLVM accepts (256 bits as 8 words) in a VALU 32-bit
-    encoding's SRC0 (`v_mov_b32_e32`), a VOP3 source (`v_add_f32_e64` SRC0) and a SALU source
-    (`s_mov_b32`): the reserved codes (0xF9 = GFX9's SDWA, ...) are invalid instructions."""
+    """Bitmaps of the 8-bit source codes LLVM accepts (256 bits as 8 words) in each role of
+    `SRC_MAPS`: the reserved codes (0xF9 = GFX9's SDWA, ...) are invalid instructions. (A
+    9-bit field's codes 256.. are VGPRs, VINTERP's only ones LLVM does not flag.)"""
     cpu, feats = FAMILIES[fam]
     by = {split_text(v[1])[0]: (k, v[3]) for k, v in found.items()}
     cands = []
-    _, w = by["v_mov_b32_e32"]
-    cands += [[(w[0] & ~0x1FF) | c] for c in range(256)]
-    _, w = by["v_add_f32_e64"]
-    cands += [[w[0], (w[1] & ~0x1FF) | c] for c in range(256)]
-    _, w = by["s_mov_b32"]
-    cands += [[(w[0] & ~0xFF) | c] for c in range(256)]
+    for _, mnem, wi, mask, sh in SRC_MAPS:
+        w = by[mnem][1]
+        for c in range(256):
+            x = list(w)
+            x[wi] = (x[wi] & ~(mask << sh)) | ((c & mask) << sh)
+            cands.append(x)
     res = decode(cpu + ":" + feats, cands)
     maps = []
-    for t in range(3):
+    for t in range(len(SRC_MAPS)):
         m = [0] * 8
         for c in range(256):
             r = res.get(t * 256 + c)
-            if r and not bad_text(r[1]):
+            # A misaligned 64-bit SGPR source is accepted (LLVM aligns it, with a warning).
+            if r and "/*" not in r[1] and c <= SRC_MAPS[t][3]:
                 m[c >> 5] |= 1 << (c & 31)
         maps.append(m)
     return maps
 
 
+# Scalar-register maps of `sreg_maps`, in `<FAM>_SREG_OK` order: which 7-bit codes LLVM
+# accepts (unflagged) as the first register of a tuple in that role. A misaligned tuple is
+# accepted (LLVM aligns it down, with a warning); one that runs past s105 or the TTMPs, or
+# starts at a register its class excludes (`exec` as SDATA, `vcc` as a buffer resource) is not.
+SREG_MAPS = [
+    "SMEM SDATA of 1 SGPR", "SMEM SDATA of 2", "SMEM SDATA of 3", "SMEM SDATA of 4",
+    "SMEM SDATA of 8", "SMEM SDATA of 16", "SMEM SBASE pair (code = field << 1)",
+    "SMEM SBASE quad (buffer opcodes)", "GFX12 VBUFFER resource", "GFX12 BVH resource (4 SGPRs)",
+    "GFX12 VIMAGE/VSAMPLE resource (8 SGPRs)", "GFX12 VSAMPLE sampler", "GLOBAL SADDR pair",
+]
+SDATA_MAP = {1: 0, 2: 1, 3: 2, 4: 3, 8: 4, 16: 5}
+
+
+def sreg_maps(fam, found, imgs, decode):
+    """The `SREG_MAPS` bitmaps (128 bits as 4 words each), probed field value by field value
+    on canonical words; every SMEM opcode of a width must agree (the generator fails
+    otherwise), and GFX12 image/buffer register fields must reject codes 128.. (VGPRs,
+    constants)."""
+    cpu, feats = FAMILIES[fam]
+    # jobs: (map index or None for a must-reject check, opcode key, code)
+    jobs, cands = [], []
+
+    def probe(idx, key, words, wi, sh, mask, codes, scale=1):
+        for c in codes:
+            w = list(words)
+            w[wi] = (w[wi] & ~(mask << sh)) | (c << sh)
+            cands.append(w)
+            jobs.append((idx, key, c * scale))
+
+    fields = encodings(fam)["smem"][2]
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] != "smem":
+            continue
+        widths, kinds = slot_widths(fields, vals, split_text(txt)[1])
+        if widths[0] and kinds[0] == 1:
+            probe(SDATA_MAP[widths[0]], key, words, 0, 6, 0x7F, range(128))
+        if widths[1] in (2, 4):
+            probe(6 if widths[1] == 2 else 7, key, words, 0, 0, 0x3F, range(64), 2)
+    glob = next(k for k in sorted(found) if k[0] == "global" and split_text(found[k][1])[1][-1:] == ["off"])
+    if fam == "gfx1100":
+        probe(12, glob, found[glob][3], 1, 16, 0x7F, range(128))
+    else:
+        probe(12, glob, found[glob][3], 0, 0, 0x7F, range(128))
+        mub = next(k for k in sorted(found) if k[0] == "mubuf")
+        probe(8, mub, found[mub][3], 1, 9, 0x1FF, range(512))
+        ents = imgs["vimage"]
+        bvh = next(op for op, e in sorted(ents.items()) if e["rsrc"] == 4)
+        img = next(op for op, e in sorted(ents.items()) if e["rsrc"] == 8)
+        smp = min(imgs["vsample"])
+        probe(9, ("vimage", bvh), ents[bvh]["words"], 1, 9, 0x1FF, range(512))
+        probe(10, ("vimage", img), ents[img]["words"], 1, 9, 0x1FF, range(512))
+        probe(10, ("vsample", smp), imgs["vsample"][smp]["words"], 1, 9, 0x1FF, range(512))
+        probe(11, ("vsample", smp), imgs["vsample"][smp]["words"], 1, 23, 0x1FF, range(512))
+    res = decode(cpu + ":" + feats, cands)
+    per = {}
+    for i, (idx, key, c) in enumerate(jobs):
+        r = res.get(i)
+        ok = r is not None and "/*" not in r[1]  # a `; Warning` (misaligned) is accepted
+        m = per.setdefault((idx, key), [0] * 4)
+        if ok and c >= 128:
+            raise SystemExit("%s %r: LLVM accepts code %d in a scalar register field" % (fam, key, c))
+        if ok:
+            m[c >> 5] |= 1 << (c & 31)
+    maps = [None] * len(SREG_MAPS)
+    for (idx, key), m in sorted(per.items()):
+        if maps[idx] not in (None, m):
+            raise SystemExit("%s %r: its %s codes differ from other opcodes'" % (fam, key, SREG_MAPS[idx]))
+        maps[idx] = m
+    return [m or [0] * 4 for m in maps]
+
+
+def rust_sreg_maps(fam, maps):
+    g = ["/// %s scalar register codes LLVM accepts as the first register of a tuple (bit c of" % fam]
+    g.append("/// word c / 32), per role: %s." % "; ".join("%d: %s" % (i, n) for i, n in enumerate(SREG_MAPS)))
+    g.append("pub static %s_SREG_OK: [[u32; 4]; %d] = [%s];\n" % (fam.upper(), len(maps), ", ".join("[%s]" % ", ".join("0x%x" % x for x in m) for m in maps)))
+    return g
+
+
 def rust_src_codes(fam, maps):
     return [
-        "/// %s source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources," % fam,
-        "/// SALU sources.",
-        "pub static %s_SRC_OK: [[u32; 8]; 3] = [%s];\n" % (fam.upper(), ", ".join("[%s]" % ", ".join("0x%x" % x for x in m) for m in maps)),
+        "/// %s source codes LLVM accepts (bit c of word c / 32): %s." % (fam, ", ".join(m[0] for m in SRC_MAPS)),
+        "pub static %s_SRC_OK: [[u32; 8]; %d] = [%s];\n" % (fam.upper(), len(maps), ", ".join("[%s]" % ", ".join("0x%x" % x for x in m) for m in maps)),
     ]

@@ -63,6 +63,12 @@ pub const MOD_IMM32: u32 = 67108864;
 pub const MOD_NODPP16: u32 = 134217728;
 /// Flag of [`RdnaInfo::mods`]: no DPP8 form: source codes 0xE9/0xEA are invalid.
 pub const MOD_NODPP8: u32 = 268435456;
+/// Flag of [`RdnaInfo::mods`]: VOP1/VOP2/VOPC DPP16: the DPP word's src0 neg/abs bits are valid.
+pub const MOD_DPPMOD0: u32 = 536870912;
+/// Flag of [`RdnaInfo::mods`]: VOP1/VOP2/VOPC DPP16: the DPP word's src1 neg/abs bits are valid.
+pub const MOD_DPPMOD1: u32 = 1073741824;
+/// Flag of [`RdnaInfo::mods`]: VOP3 true16: in the fake16 form (OP_SEL of a missing operand) neg/abs bits of a source without modifiers are invalid.
+pub const MOD_FAKE16_NOMODS: u32 = 2147483648;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 0 is a lane mask (one SGPR in wave32, a pair in wave64).
 pub const MOD_MASK0: u32 = 262144;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 1 is a lane mask (one SGPR in wave32, a pair in wave64).

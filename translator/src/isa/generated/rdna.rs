@@ -82,7 +82,7 @@ pub static GFX1100_SOP2: [Option<RdnaInfo>; 96] = [
         kinds: [1, 1, 1, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x60000000, 0x0, 0x0],
+        fixmask: [0x60800000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
     }), // 0x006 s_absdiff_i32 s8, s2, s4
     None,
@@ -512,7 +512,7 @@ pub static GFX1100_SOP2: [Option<RdnaInfo>; 96] = [
         kinds: [1, 1, 1, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x48000000, 0x0, 0x0],
+        fixmask: [0x48800000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
     }), // 0x02e s_mul_hi_i32 s8, s2, s4
     None,
@@ -857,7 +857,7 @@ pub static GFX1100_SOPK: [Option<RdnaInfo>; 29] = [
         kinds: [1, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x14000000, 0x0, 0x0],
+        fixmask: [0x14800000, 0x0, 0x0],
         fixval: [0x10000000, 0x0, 0x0],
     }), // 0x014 s_call_b64 s[8:9], 4660
     None,
@@ -941,8 +941,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x000 s_mov_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_MOV_B64,
@@ -952,8 +952,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x001 s_mov_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_CMOV_B32,
@@ -963,8 +963,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008400, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808400, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x002 s_cmov_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CMOV_B64,
@@ -974,8 +974,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008400, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808400, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x003 s_cmov_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_BREV_B32,
@@ -985,8 +985,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008200, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808200, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x004 s_brev_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BREV_B64,
@@ -996,8 +996,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c200, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c200, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x005 s_brev_b64 s[8:9], s[4:5]
     None,
     None,
@@ -1009,8 +1009,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x008 s_ctz_i32_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CTZ_I32_B64,
@@ -1020,8 +1020,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x009 s_ctz_i32_b64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_CLZ_I32_U32,
@@ -1031,8 +1031,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x00a s_clz_i32_u32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CLZ_I32_U64,
@@ -1042,8 +1042,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x00b s_clz_i32_u64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_CLS_I32,
@@ -1053,8 +1053,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x00c s_cls_i32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CLS_I32_I64,
@@ -1064,8 +1064,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x00d s_cls_i32_i64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_SEXT_I32_I8,
@@ -1075,8 +1075,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000800, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800800, 0x0, 0x0],
     }), // 0x00e s_sext_i32_i8 s8, s4
     Some(RdnaInfo {
         op: Op::S_SEXT_I32_I16,
@@ -1086,8 +1086,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000800, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800800, 0x0, 0x0],
     }), // 0x00f s_sext_i32_i16 s8, s4
     Some(RdnaInfo {
         op: Op::S_BITSET0_B32,
@@ -1097,8 +1097,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x010 s_bitset0_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BITSET0_B64,
@@ -1108,8 +1108,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x011 s_bitset0_b64 s[8:9], s4
     Some(RdnaInfo {
         op: Op::S_BITSET1_B32,
@@ -1119,8 +1119,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x012 s_bitset1_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BITSET1_B64,
@@ -1130,8 +1130,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x013 s_bitset1_b64 s[8:9], s4
     Some(RdnaInfo {
         op: Op::S_BITREPLICATE_B64_B32,
@@ -1141,8 +1141,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x014 s_bitreplicate_b64_b32 s[8:9], s4
     Some(RdnaInfo {
         op: Op::S_ABS_I32,
@@ -1152,8 +1152,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x015 s_abs_i32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BCNT0_I32_B32,
@@ -1163,8 +1163,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4001000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4801000, 0x0, 0x0],
     }), // 0x016 s_bcnt0_i32_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BCNT0_I32_B64,
@@ -1174,8 +1174,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4001000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4801000, 0x0, 0x0],
     }), // 0x017 s_bcnt0_i32_b64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_BCNT1_I32_B32,
@@ -1185,8 +1185,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x018 s_bcnt1_i32_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BCNT1_I32_B64,
@@ -1196,8 +1196,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x019 s_bcnt1_i32_b64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_QUADMASK_B32,
@@ -1207,8 +1207,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01a s_quadmask_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_QUADMASK_B64,
@@ -1218,8 +1218,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01b s_quadmask_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_WQM_B32,
@@ -1229,8 +1229,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01c s_wqm_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_WQM_B64,
@@ -1240,8 +1240,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01d s_wqm_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_NOT_B32,
@@ -1251,8 +1251,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01e s_not_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_NOT_B64,
@@ -1262,8 +1262,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01f s_not_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_SAVEEXEC_B32,
@@ -1273,8 +1273,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x020 s_and_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_SAVEEXEC_B64,
@@ -1284,8 +1284,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x021 s_and_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_OR_SAVEEXEC_B32,
@@ -1295,8 +1295,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x022 s_or_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_OR_SAVEEXEC_B64,
@@ -1306,8 +1306,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x023 s_or_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_XOR_SAVEEXEC_B32,
@@ -1317,8 +1317,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x024 s_xor_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_XOR_SAVEEXEC_B64,
@@ -1328,8 +1328,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x025 s_xor_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_NAND_SAVEEXEC_B32,
@@ -1339,8 +1339,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4002000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4802000, 0x0, 0x0],
     }), // 0x026 s_nand_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_NAND_SAVEEXEC_B64,
@@ -1350,8 +1350,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4002000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4802000, 0x0, 0x0],
     }), // 0x027 s_nand_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_NOR_SAVEEXEC_B32,
@@ -1361,8 +1361,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x028 s_nor_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_NOR_SAVEEXEC_B64,
@@ -1372,8 +1372,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x029 s_nor_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_XNOR_SAVEEXEC_B32,
@@ -1383,8 +1383,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02a s_xnor_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_XNOR_SAVEEXEC_B64,
@@ -1394,8 +1394,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02b s_xnor_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_SAVEEXEC_B32,
@@ -1405,8 +1405,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02c s_and_not0_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_SAVEEXEC_B64,
@@ -1416,8 +1416,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02d s_and_not0_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_OR_NOT0_SAVEEXEC_B32,
@@ -1427,8 +1427,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02e s_or_not0_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_OR_NOT0_SAVEEXEC_B64,
@@ -1438,8 +1438,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02f s_or_not0_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_SAVEEXEC_B32,
@@ -1449,8 +1449,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x030 s_and_not1_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_SAVEEXEC_B64,
@@ -1460,8 +1460,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x031 s_and_not1_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_OR_NOT1_SAVEEXEC_B32,
@@ -1471,8 +1471,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x032 s_or_not1_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_OR_NOT1_SAVEEXEC_B64,
@@ -1482,8 +1482,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x033 s_or_not1_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_WREXEC_B32,
@@ -1493,8 +1493,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x034 s_and_not0_wrexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_WREXEC_B64,
@@ -1504,8 +1504,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x035 s_and_not0_wrexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_WREXEC_B32,
@@ -1515,8 +1515,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x036 s_and_not1_wrexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_WREXEC_B64,
@@ -1526,8 +1526,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x037 s_and_not1_wrexec_b64 s[8:9], s[4:5]
     None,
     None,
@@ -1545,8 +1545,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480b000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x040 s_movrels_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_MOVRELS_B64,
@@ -1556,8 +1556,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b400, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480b400, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x041 s_movrels_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_MOVRELD_B32,
@@ -1567,8 +1567,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b400, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480b400, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x042 s_movreld_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_MOVRELD_B64,
@@ -1578,8 +1578,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480b800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x043 s_movreld_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_MOVRELSD_2_B32,
@@ -1589,8 +1589,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b300, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480b300, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x044 s_movrelsd_2_b32 s8, s4
     None,
     None,
@@ -1602,8 +1602,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400fb00, 0x0, 0x0],
-        fixval: [0xb4004300, 0x0, 0x0],
+        fixmask: [0xf480fb00, 0x0, 0x0],
+        fixval: [0xb4804300, 0x0, 0x0],
     }), // 0x047 s_getpc_b64 s[8:9]
     Some(RdnaInfo {
         op: Op::S_SETPC_B64,
@@ -1613,8 +1613,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480b000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x048 s_setpc_b64 s[4:5]
     Some(RdnaInfo {
         op: Op::S_SWAPPC_B64,
@@ -1624,8 +1624,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b200, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480b200, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x049 s_swappc_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_RFE_B64,
@@ -1635,8 +1635,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b500, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480b500, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x04a s_rfe_b64 s[4:5]
     None,
     Some(RdnaInfo {
@@ -1647,8 +1647,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 0, 0, 0],
         mods: 33554432,
         class: 0,
-        fixmask: [0xf400b200, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480b200, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x04c s_sendmsg_rtn_b32 s8, sendmsg(4, 0, 0)
     Some(RdnaInfo {
         op: Op::S_SENDMSG_RTN_B64,
@@ -1658,8 +1658,8 @@ pub static GFX1100_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 0, 0, 0],
         mods: 33554432,
         class: 0,
-        fixmask: [0xf400ba00, 0x0, 0x0],
-        fixval: [0xb4000800, 0x0, 0x0],
+        fixmask: [0xf480ba00, 0x0, 0x0],
+        fixval: [0xb4800800, 0x0, 0x0],
     }), // 0x04d s_sendmsg_rtn_b64 s[8:9], sendmsg(4, 0, 0)
     None,
     None,
@@ -2820,7 +2820,7 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x3b704000, 0x0, 0x0],
+        fixmask: [0x3b706000, 0x0, 0x0],
         fixval: [0x30000000, 0x0, 0x0],
     }), // 0x020 s_gl1_inv
     Some(RdnaInfo {
@@ -2831,7 +2831,7 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x3b704000, 0x0, 0x0],
+        fixmask: [0x3b706000, 0x0, 0x0],
         fixval: [0x30000000, 0x0, 0x0],
     }), // 0x021 s_dcache_inv
     Some(RdnaInfo {
@@ -2842,7 +2842,7 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 0,
-        fixmask: [0x3b704000, 0x0, 0x0],
+        fixmask: [0x3b706000, 0x0, 0x0],
         fixval: [0x30000000, 0x0, 0x0],
     }), // 0x022 s_atc_probe 8, s[4:5], s9 offset:0x10
     Some(RdnaInfo {
@@ -2853,7 +2853,7 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 256,
-        fixmask: [0x3b704000, 0x0, 0x0],
+        fixmask: [0x3b706000, 0x0, 0x0],
         fixval: [0x30000000, 0x0, 0x0],
     }), // 0x023 s_atc_probe_buffer 8, s[4:7], s9 offset:0x10
     None,
@@ -3154,7 +3154,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4018000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3165,7 +3165,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4015200, 0x0, 0x0],
         fixval: [0x44001000, 0x0, 0x0],
@@ -3177,7 +3177,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4018000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3188,7 +3188,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4018400, 0x0, 0x0],
         fixval: [0x44000400, 0x0, 0x0],
@@ -3199,7 +3199,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc401c000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3210,7 +3210,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc401e800, 0x0, 0x0],
         fixval: [0x44000800, 0x0, 0x0],
@@ -3365,7 +3365,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0xc4010600, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3379,7 +3379,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4013000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3390,7 +3390,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4011000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3401,7 +3401,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4012800, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3412,7 +3412,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4010000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3423,7 +3423,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4011400, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3434,7 +3434,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4011000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3446,7 +3446,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4010200, 0x0, 0x0],
         fixval: [0x44000200, 0x0, 0x0],
@@ -3459,7 +3459,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4010400, 0x0, 0x0],
         fixval: [0x44000400, 0x0, 0x0],
@@ -3470,7 +3470,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4010400, 0x0, 0x0],
         fixval: [0x44000400, 0x0, 0x0],
@@ -3483,7 +3483,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4019400, 0x0, 0x0],
         fixval: [0x44001400, 0x0, 0x0],
@@ -3518,7 +3518,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4018200, 0x0, 0x0],
         fixval: [0x44000200, 0x0, 0x0],
@@ -3540,7 +3540,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4018000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3551,7 +3551,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc401a800, 0x0, 0x0],
         fixval: [0x44002800, 0x0, 0x0],
@@ -3650,7 +3650,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc401c000, 0x0, 0x0],
         fixval: [0x44004000, 0x0, 0x0],
@@ -3661,7 +3661,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xc4018200, 0x0, 0x0],
         fixval: [0x44008000, 0x0, 0x0],
@@ -3727,7 +3727,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0xc4014000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3738,7 +3738,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0xc4016000, 0x0, 0x0],
         fixval: [0x44002000, 0x0, 0x0],
@@ -3749,7 +3749,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4014000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3760,7 +3760,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4014000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3771,7 +3771,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4014000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3782,7 +3782,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4016000, 0x0, 0x0],
         fixval: [0x44002000, 0x0, 0x0],
@@ -3793,7 +3793,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4016000, 0x0, 0x0],
         fixval: [0x44002000, 0x0, 0x0],
@@ -3804,7 +3804,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4016000, 0x0, 0x0],
         fixval: [0x44002000, 0x0, 0x0],
@@ -3815,7 +3815,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4014000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3826,7 +3826,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4016000, 0x0, 0x0],
         fixval: [0x44002000, 0x0, 0x0],
@@ -3837,7 +3837,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4016000, 0x0, 0x0],
         fixval: [0x44002000, 0x0, 0x0],
@@ -3848,7 +3848,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc401e000, 0x0, 0x0],
         fixval: [0x4400a000, 0x0, 0x0],
@@ -3859,7 +3859,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4016000, 0x0, 0x0],
         fixval: [0x44002000, 0x0, 0x0],
@@ -3870,7 +3870,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc401e000, 0x0, 0x0],
         fixval: [0x4400a000, 0x0, 0x0],
@@ -3881,7 +3881,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc401e000, 0x0, 0x0],
         fixval: [0x4400a000, 0x0, 0x0],
@@ -3892,7 +3892,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc401e000, 0x0, 0x0],
         fixval: [0x4400a000, 0x0, 0x0],
@@ -3903,7 +3903,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4012000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3914,7 +3914,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4016000, 0x0, 0x0],
         fixval: [0x44004000, 0x0, 0x0],
@@ -3925,7 +3925,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 0, 0, 0],
-        mods: 0,
+        mods: 536870912,
         class: 0,
         fixmask: [0xc4012000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3936,7 +3936,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4012000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -3947,7 +3947,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0xc4013000, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
@@ -4002,7 +4002,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0xc401e800, 0x0, 0x0],
         fixval: [0x4400c000, 0x0, 0x0],
@@ -4013,7 +4013,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0xc4016800, 0x0, 0x0],
         fixval: [0x44004000, 0x0, 0x0],
@@ -4024,7 +4024,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0xc4016800, 0x0, 0x0],
         fixval: [0x44004000, 0x0, 0x0],
@@ -4189,7 +4189,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 8416256,
+        mods: 1619028992,
         class: 0,
         fixmask: [0x2000000, 0x0, 0x0],
         fixval: [0x2000000, 0x0, 0x0],
@@ -4200,7 +4200,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 130048,
+        mods: 1610742784,
         class: 0,
         fixmask: [0x4000000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -4211,7 +4211,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x40000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -4222,7 +4222,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x48000000, 0x0, 0x0],
         fixval: [0x8000000, 0x0, 0x0],
@@ -4233,7 +4233,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x30000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -4255,7 +4255,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x20000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -4266,7 +4266,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x50000000, 0x0, 0x0],
         fixval: [0x10000000, 0x0, 0x0],
@@ -4323,7 +4323,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa6000000, 0x0, 0x0],
         fixval: [0x6000000, 0x0, 0x0],
@@ -4334,7 +4334,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xe0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4541,7 +4541,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x96000000, 0x0, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -4575,7 +4575,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x82000000, 0x0, 0x0],
         fixval: [0x2000000, 0x0, 0x0],
@@ -4588,7 +4588,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0x84000000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -4599,7 +4599,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa4000000, 0x0, 0x0],
         fixval: [0x24000000, 0x0, 0x0],
@@ -4610,7 +4610,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0x28000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -4621,7 +4621,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0x58000000, 0x0, 0x0],
         fixval: [0x48000000, 0x0, 0x0],
@@ -4632,7 +4632,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xc0000000, 0x0, 0x0],
         fixval: [0x40000000, 0x0, 0x0],
@@ -4665,7 +4665,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xb8000000, 0x0, 0x0],
         fixval: [0x30000000, 0x0, 0x0],
@@ -4676,7 +4676,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0x20000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4687,7 +4687,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 75008,
+        mods: 1610687744,
         class: 0,
         fixmask: [0x80000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -4715,7 +4715,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4726,7 +4726,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4737,7 +4737,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4748,7 +4748,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4759,7 +4759,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4770,7 +4770,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4781,7 +4781,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4792,7 +4792,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4803,7 +4803,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4814,7 +4814,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4825,7 +4825,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4836,7 +4836,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4847,7 +4847,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4858,7 +4858,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4869,7 +4869,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4880,7 +4880,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4891,7 +4891,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0400000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4902,7 +4902,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4913,7 +4913,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4924,7 +4924,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4935,7 +4935,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4946,7 +4946,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4957,7 +4957,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4968,7 +4968,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0400000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4979,7 +4979,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0400000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -4990,7 +4990,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5001,7 +5001,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5012,7 +5012,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5023,7 +5023,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5034,7 +5034,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5045,7 +5045,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5056,7 +5056,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa0400000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5244,7 +5244,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0820000, 0x0, 0x0],
         fixval: [0x20020000, 0x0, 0x0],
@@ -5255,7 +5255,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0840000, 0x0, 0x0],
         fixval: [0x20040000, 0x0, 0x0],
@@ -5266,7 +5266,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0880000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5277,7 +5277,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0880000, 0x0, 0x0],
         fixval: [0x20080000, 0x0, 0x0],
@@ -5288,7 +5288,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0840000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5299,7 +5299,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0820000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5312,7 +5312,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0820000, 0x0, 0x0],
         fixval: [0x20020000, 0x0, 0x0],
@@ -5323,7 +5323,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0840000, 0x0, 0x0],
         fixval: [0x20040000, 0x0, 0x0],
@@ -5334,7 +5334,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0880000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5345,7 +5345,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0880000, 0x0, 0x0],
         fixval: [0x20080000, 0x0, 0x0],
@@ -5356,7 +5356,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0040000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5367,7 +5367,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa0020000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5760,7 +5760,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa03a0000, 0x0, 0x0],
         fixval: [0x203a0000, 0x0, 0x0],
@@ -5771,7 +5771,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xa03c0000, 0x0, 0x0],
         fixval: [0x203c0000, 0x0, 0x0],
@@ -5793,7 +5793,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5804,7 +5804,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5815,7 +5815,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5826,7 +5826,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5837,7 +5837,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5848,7 +5848,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5859,7 +5859,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5870,7 +5870,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5881,7 +5881,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5892,7 +5892,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5903,7 +5903,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5914,7 +5914,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5925,7 +5925,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5936,7 +5936,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5947,7 +5947,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5958,7 +5958,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5969,7 +5969,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0400000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5980,7 +5980,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -5991,7 +5991,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6002,7 +6002,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6013,7 +6013,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6024,7 +6024,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6035,7 +6035,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6046,7 +6046,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0400000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6057,7 +6057,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0400000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6068,7 +6068,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6079,7 +6079,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6090,7 +6090,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6101,7 +6101,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6112,7 +6112,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6123,7 +6123,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6134,7 +6134,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa0400000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6322,7 +6322,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0820000, 0x0, 0x0],
         fixval: [0x20020000, 0x0, 0x0],
@@ -6333,7 +6333,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0840000, 0x0, 0x0],
         fixval: [0x20040000, 0x0, 0x0],
@@ -6344,7 +6344,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0880000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6355,7 +6355,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0880000, 0x0, 0x0],
         fixval: [0x20080000, 0x0, 0x0],
@@ -6366,7 +6366,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0840000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6377,7 +6377,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0820000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6390,7 +6390,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0820000, 0x0, 0x0],
         fixval: [0x20020000, 0x0, 0x0],
@@ -6401,7 +6401,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0840000, 0x0, 0x0],
         fixval: [0x20040000, 0x0, 0x0],
@@ -6412,7 +6412,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0880000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6423,7 +6423,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0880000, 0x0, 0x0],
         fixval: [0x20080000, 0x0, 0x0],
@@ -6434,7 +6434,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0040000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6445,7 +6445,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa0020000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -6838,7 +6838,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa03a0000, 0x0, 0x0],
         fixval: [0x203a0000, 0x0, 0x0],
@@ -6849,7 +6849,7 @@ pub static GFX1100_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16786432,
+        mods: 1627399168,
         class: 0,
         fixmask: [0xa03c0000, 0x0, 0x0],
         fixval: [0x203c0000, 0x0, 0x0],
@@ -7405,7 +7405,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xdfc18400, 0x98000000, 0x0],
         fixval: [0xd4010000, 0x0, 0x0],
@@ -7416,7 +7416,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x9ec28400, 0x98000000, 0x0],
         fixval: [0x94020000, 0x0, 0x0],
@@ -7427,7 +7427,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xdec48400, 0x98000000, 0x0],
         fixval: [0xd4000000, 0x0, 0x0],
@@ -7438,7 +7438,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbec48400, 0x98000000, 0x0],
         fixval: [0x94040000, 0x0, 0x0],
@@ -7449,7 +7449,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xfec28400, 0x98000000, 0x0],
         fixval: [0xd4000000, 0x0, 0x0],
@@ -7460,7 +7460,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbec18400, 0x98000000, 0x0],
         fixval: [0x94000000, 0x0, 0x0],
@@ -7473,7 +7473,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xfcc18400, 0x98000000, 0x0],
         fixval: [0xd4010000, 0x0, 0x0],
@@ -7484,7 +7484,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbcc28400, 0x98000000, 0x0],
         fixval: [0x94020000, 0x0, 0x0],
@@ -7495,7 +7495,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xfcc48400, 0x98000000, 0x0],
         fixval: [0xd4000000, 0x0, 0x0],
@@ -7506,7 +7506,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbfc48400, 0x98000000, 0x0],
         fixval: [0x94040000, 0x0, 0x0],
@@ -7517,7 +7517,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xfd828400, 0x98000000, 0x0],
         fixval: [0xd4000000, 0x0, 0x0],
@@ -7528,7 +7528,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbf818400, 0x98000000, 0x0],
         fixval: [0x94000000, 0x0, 0x0],
@@ -10190,7 +10190,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097415,
+        mods: 2149581063,
         class: 0,
         fixmask: [0xbfa00600, 0xc0000000, 0x0],
         fixval: [0x95800000, 0x0, 0x0],
@@ -10201,7 +10201,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097415,
+        mods: 2149581063,
         class: 0,
         fixmask: [0xffb00600, 0xc0000000, 0x0],
         fixval: [0xd5900000, 0x0, 0x0],
@@ -10388,7 +10388,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 0, 0, 0],
-        mods: 1,
+        mods: 2147483649,
         class: 0,
         fixmask: [0xbf948600, 0xd8000000, 0x0],
         fixval: [0x95800000, 0x0, 0x0],
@@ -10425,7 +10425,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xfff58600, 0xd8000000, 0x0],
         fixval: [0xd5e10000, 0x0, 0x0],
@@ -10436,7 +10436,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbfb68600, 0xd8000000, 0x0],
         fixval: [0x95a20000, 0x0, 0x0],
@@ -10447,7 +10447,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xffb48600, 0xd8000000, 0x0],
         fixval: [0xd5a00000, 0x0, 0x0],
@@ -11579,7 +11579,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3dd08400, 0x98000000, 0x0],
         fixval: [0x15000000, 0x0, 0x0],
@@ -11613,7 +11613,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3cd18400, 0x98000000, 0x0],
         fixval: [0x14010000, 0x0, 0x0],
@@ -11624,7 +11624,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x34d28400, 0x98000000, 0x0],
         fixval: [0x14020000, 0x0, 0x0],
@@ -11635,7 +11635,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3cd48400, 0x98000000, 0x0],
         fixval: [0x14000000, 0x0, 0x0],
@@ -11646,7 +11646,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3cc48400, 0x98000000, 0x0],
         fixval: [0x14040000, 0x0, 0x0],
@@ -11950,7 +11950,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3ee88400, 0x98000000, 0x0],
         fixval: [0x16280000, 0x0, 0x0],
@@ -11961,7 +11961,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3cea8400, 0x98000000, 0x0],
         fixval: [0x14280000, 0x0, 0x0],
@@ -11972,7 +11972,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3ce98400, 0x98000000, 0x0],
         fixval: [0x14280000, 0x0, 0x0],
@@ -12072,7 +12072,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3ebc8400, 0x98000000, 0x0],
         fixval: [0x16200000, 0x0, 0x0],
@@ -12083,7 +12083,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3ebe8400, 0x98000000, 0x0],
         fixval: [0x16220000, 0x0, 0x0],
@@ -12094,7 +12094,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3ebb8400, 0x98000000, 0x0],
         fixval: [0x16200000, 0x0, 0x0],
@@ -17032,8 +17032,8 @@ pub static GFX1100_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [0, 0, 0, 0],
         mods: 57346,
         class: 0,
-        fixmask: [0x3a780000, 0x20100, 0x0],
-        fixval: [0x8000000, 0x20100, 0x0],
+        fixmask: [0x3a780000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x000 v_interp_p10_f32 v2, v4, v8, v16 wait_exp:0
     Some(RdnaInfo {
         op: Op::V_INTERP_P2_F32,
@@ -17043,8 +17043,8 @@ pub static GFX1100_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [0, 0, 0, 0],
         mods: 57346,
         class: 0,
-        fixmask: [0x3a780000, 0x4020100, 0x0],
-        fixval: [0x8000000, 0x4020100, 0x0],
+        fixmask: [0x3a780000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x001 v_interp_p2_f32 v2, v4, v8, v16 wait_exp:0
     Some(RdnaInfo {
         op: Op::V_INTERP_P10_F16_F32,
@@ -17054,8 +17054,8 @@ pub static GFX1100_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [0, 3, 0, 3],
         mods: 57347,
         class: 0,
-        fixmask: [0x2a7c0000, 0x20000, 0x0],
-        fixval: [0x8000000, 0x20000, 0x0],
+        fixmask: [0x2a7c0000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x002 v_interp_p10_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
     Some(RdnaInfo {
         op: Op::V_INTERP_P2_F16_F32,
@@ -17065,8 +17065,8 @@ pub static GFX1100_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [3, 3, 0, 0],
         mods: 57347,
         class: 0,
-        fixmask: [0x3a7c0000, 0x20000, 0x0],
-        fixval: [0x8000000, 0x20000, 0x0],
+        fixmask: [0x3a7c0000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x003 v_interp_p2_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
     Some(RdnaInfo {
         op: Op::V_INTERP_P10_RTZ_F16_F32,
@@ -17087,8 +17087,8 @@ pub static GFX1100_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [3, 3, 0, 0],
         mods: 57347,
         class: 0,
-        fixmask: [0x3a7a0000, 0x4020000, 0x0],
-        fixval: [0x8000000, 0x4020000, 0x0],
+        fixmask: [0x3a7a0000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x005 v_interp_p2_rtz_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
     None,
     None,
@@ -18056,9 +18056,8 @@ pub static GFX1100_EXPTGT: [&str; 64] = [
     "invalid_target_63",
 ];
 
-/// gfx1100 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources,
-/// SALU sources.
-pub static GFX1100_SRC_OK: [[u32; 8]; 3] = [
+/// gfx1100 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`).
+pub static GFX1100_SRC_OK: [[u32; 8]; 10] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xf9fffec0,
     ],
@@ -18068,6 +18067,41 @@ pub static GFX1100_SRC_OK: [[u32; 8]; 3] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff8c0,
     ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff840,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff840,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff840,
+    ],
+    [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x0,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0xdfffffff, 0x0, 0x0, 0x0, 0x3800f8c0,
+    ],
+];
+
+/// gfx1100 scalar register codes LLVM accepts as the first register of a tuple (bit c of
+/// word c / 32), per role: 0: SMEM SDATA of 1 SGPR; 1: SMEM SDATA of 2; 2: SMEM SDATA of 3; 3: SMEM SDATA of 4; 4: SMEM SDATA of 8; 5: SMEM SDATA of 16; 6: SMEM SBASE pair (code = field << 1); 7: SMEM SBASE quad (buffer opcodes); 8: GFX12 VBUFFER resource; 9: GFX12 BVH resource (4 SGPRs); 10: GFX12 VIMAGE/VSAMPLE resource (8 SGPRs); 11: GFX12 VSAMPLE sampler; 12: GLOBAL SADDR pair.
+pub static GFX1100_SREG_OK: [[u32; 4]; 13] = [
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1fffffff],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff7ff],
+    [0x0, 0x0, 0x0, 0x0],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff0ff],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x10fff00f],
+    [0xffffffff, 0xffffffff, 0xfffffff, 0x1000f000],
+    [0x55555555, 0x55555555, 0x55555555, 0x55555555],
+    [0x55555555, 0x55555555, 0x55555555, 0x15555055],
+    [0x0, 0x0, 0x0, 0x0],
+    [0x0, 0x0, 0x0, 0x0],
+    [0x0, 0x0, 0x0, 0x0],
+    [0x0, 0x0, 0x0, 0x0],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff7ff],
 ];
 
 /// gfx1100 MIMG opcodes (`None` = not a valid opcode).
@@ -20205,7 +20239,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         kinds: [1, 1, 1, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x40000000, 0x0, 0x0],
+        fixmask: [0x40800000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
     }), // 0x006 s_absdiff_i32 s8, s2, s4
     None,
@@ -20635,7 +20669,7 @@ pub static GFX1200_SOP2: [Option<RdnaInfo>; 96] = [
         kinds: [1, 1, 1, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x68000000, 0x0, 0x0],
+        fixmask: [0x68800000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
     }), // 0x02e s_mul_hi_i32 s8, s2, s4
     None,
@@ -21002,7 +21036,7 @@ pub static GFX1200_SOPK: [Option<RdnaInfo>; 29] = [
         kinds: [1, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x46000000, 0x0, 0x0],
+        fixmask: [0x46800000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
     }), // 0x002 s_cmovk_i32 s8, 0x1234
     None,
@@ -21025,8 +21059,8 @@ pub static GFX1200_SOPK: [Option<RdnaInfo>; 29] = [
         kinds: [1, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x27000000, 0x0, 0x0],
-        fixval: [0x27000000, 0x0, 0x0],
+        fixmask: [0x27800000, 0x0, 0x0],
+        fixval: [0x27800000, 0x0, 0x0],
     }), // 0x00f s_addk_co_i32 s8, 0x1234
     Some(RdnaInfo {
         op: Op::S_MULK_I32,
@@ -21080,7 +21114,7 @@ pub static GFX1200_SOPK: [Option<RdnaInfo>; 29] = [
         kinds: [1, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xd000000, 0x0, 0x0],
+        fixmask: [0xd800000, 0x0, 0x0],
         fixval: [0x8000000, 0x0, 0x0],
     }), // 0x014 s_call_b64 s[8:9], 4660
     None,
@@ -21104,8 +21138,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x000 s_mov_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_MOV_B64,
@@ -21115,8 +21149,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x001 s_mov_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_CMOV_B32,
@@ -21126,8 +21160,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008400, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808400, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x002 s_cmov_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CMOV_B64,
@@ -21137,8 +21171,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008400, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808400, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x003 s_cmov_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_BREV_B32,
@@ -21148,8 +21182,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008200, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808200, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x004 s_brev_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BREV_B64,
@@ -21159,8 +21193,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c200, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c200, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x005 s_brev_b64 s[8:9], s[4:5]
     None,
     None,
@@ -21172,8 +21206,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x008 s_ctz_i32_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CTZ_I32_B64,
@@ -21183,8 +21217,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x009 s_ctz_i32_b64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_CLZ_I32_U32,
@@ -21194,8 +21228,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x00a s_clz_i32_u32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CLZ_I32_U64,
@@ -21205,8 +21239,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x00b s_clz_i32_u64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_CLS_I32,
@@ -21216,8 +21250,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x00c s_cls_i32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CLS_I32_I64,
@@ -21227,8 +21261,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x00d s_cls_i32_i64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_SEXT_I32_I8,
@@ -21238,8 +21272,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008800, 0x0, 0x0],
-        fixval: [0x3e000800, 0x0, 0x0],
+        fixmask: [0x7e808800, 0x0, 0x0],
+        fixval: [0x3e800800, 0x0, 0x0],
     }), // 0x00e s_sext_i32_i8 s8, s4
     Some(RdnaInfo {
         op: Op::S_SEXT_I32_I16,
@@ -21249,8 +21283,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008800, 0x0, 0x0],
-        fixval: [0x3e000800, 0x0, 0x0],
+        fixmask: [0x7e808800, 0x0, 0x0],
+        fixval: [0x3e800800, 0x0, 0x0],
     }), // 0x00f s_sext_i32_i16 s8, s4
     Some(RdnaInfo {
         op: Op::S_BITSET0_B32,
@@ -21260,8 +21294,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x010 s_bitset0_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BITSET0_B64,
@@ -21271,8 +21305,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x011 s_bitset0_b64 s[8:9], s4
     Some(RdnaInfo {
         op: Op::S_BITSET1_B32,
@@ -21282,8 +21316,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x012 s_bitset1_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BITSET1_B64,
@@ -21293,8 +21327,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x013 s_bitset1_b64 s[8:9], s4
     Some(RdnaInfo {
         op: Op::S_BITREPLICATE_B64_B32,
@@ -21304,8 +21338,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x014 s_bitreplicate_b64_b32 s[8:9], s4
     Some(RdnaInfo {
         op: Op::S_ABS_I32,
@@ -21315,8 +21349,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x015 s_abs_i32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BCNT0_I32_B32,
@@ -21326,8 +21360,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00d000, 0x0, 0x0],
-        fixval: [0x3e001000, 0x0, 0x0],
+        fixmask: [0x7e80d000, 0x0, 0x0],
+        fixval: [0x3e801000, 0x0, 0x0],
     }), // 0x016 s_bcnt0_i32_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BCNT0_I32_B64,
@@ -21337,8 +21371,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00d000, 0x0, 0x0],
-        fixval: [0x3e001000, 0x0, 0x0],
+        fixmask: [0x7e80d000, 0x0, 0x0],
+        fixval: [0x3e801000, 0x0, 0x0],
     }), // 0x017 s_bcnt0_i32_b64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_BCNT1_I32_B32,
@@ -21348,8 +21382,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00a000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80a000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x018 s_bcnt1_i32_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BCNT1_I32_B64,
@@ -21359,8 +21393,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00e000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80e000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x019 s_bcnt1_i32_b64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_QUADMASK_B32,
@@ -21370,8 +21404,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00e000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80e000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x01a s_quadmask_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_QUADMASK_B64,
@@ -21381,8 +21415,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00e000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80e000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x01b s_quadmask_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_WQM_B32,
@@ -21392,8 +21426,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00e000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80e000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x01c s_wqm_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_WQM_B64,
@@ -21403,8 +21437,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00e000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80e000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x01d s_wqm_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_NOT_B32,
@@ -21414,8 +21448,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00e000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80e000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x01e s_not_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_NOT_B64,
@@ -21425,8 +21459,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00e000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80e000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x01f s_not_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_SAVEEXEC_B32,
@@ -21436,8 +21470,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x020 s_and_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_SAVEEXEC_B64,
@@ -21447,8 +21481,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x021 s_and_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_OR_SAVEEXEC_B32,
@@ -21458,8 +21492,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x022 s_or_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_OR_SAVEEXEC_B64,
@@ -21469,8 +21503,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x023 s_or_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_XOR_SAVEEXEC_B32,
@@ -21480,8 +21514,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x024 s_xor_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_XOR_SAVEEXEC_B64,
@@ -21491,8 +21525,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x025 s_xor_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_NAND_SAVEEXEC_B32,
@@ -21502,8 +21536,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00a000, 0x0, 0x0],
-        fixval: [0x3e002000, 0x0, 0x0],
+        fixmask: [0x7e80a000, 0x0, 0x0],
+        fixval: [0x3e802000, 0x0, 0x0],
     }), // 0x026 s_nand_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_NAND_SAVEEXEC_B64,
@@ -21513,8 +21547,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00a000, 0x0, 0x0],
-        fixval: [0x3e002000, 0x0, 0x0],
+        fixmask: [0x7e80a000, 0x0, 0x0],
+        fixval: [0x3e802000, 0x0, 0x0],
     }), // 0x027 s_nand_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_NOR_SAVEEXEC_B32,
@@ -21524,8 +21558,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x028 s_nor_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_NOR_SAVEEXEC_B64,
@@ -21535,8 +21569,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x029 s_nor_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_XNOR_SAVEEXEC_B32,
@@ -21546,8 +21580,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x02a s_xnor_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_XNOR_SAVEEXEC_B64,
@@ -21557,8 +21591,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x02b s_xnor_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_SAVEEXEC_B32,
@@ -21568,8 +21602,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x02c s_and_not0_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_SAVEEXEC_B64,
@@ -21579,8 +21613,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x02d s_and_not0_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_OR_NOT0_SAVEEXEC_B32,
@@ -21590,8 +21624,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x02e s_or_not0_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_OR_NOT0_SAVEEXEC_B64,
@@ -21601,8 +21635,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00d000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80d000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x02f s_or_not0_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_SAVEEXEC_B32,
@@ -21612,8 +21646,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x030 s_and_not1_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_SAVEEXEC_B64,
@@ -21623,8 +21657,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x031 s_and_not1_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_OR_NOT1_SAVEEXEC_B32,
@@ -21634,8 +21668,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x032 s_or_not1_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_OR_NOT1_SAVEEXEC_B64,
@@ -21645,8 +21679,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x033 s_or_not1_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_WREXEC_B32,
@@ -21656,8 +21690,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x034 s_and_not0_wrexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_WREXEC_B64,
@@ -21667,8 +21701,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x035 s_and_not0_wrexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_WREXEC_B32,
@@ -21678,8 +21712,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x036 s_and_not1_wrexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_WREXEC_B64,
@@ -21689,8 +21723,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00c800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80c800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x037 s_and_not1_wrexec_b64 s[8:9], s[4:5]
     None,
     None,
@@ -21708,8 +21742,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x040 s_movrels_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_MOVRELS_B64,
@@ -21719,8 +21753,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008400, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808400, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x041 s_movrels_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_MOVRELD_B32,
@@ -21730,8 +21764,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008400, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808400, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x042 s_movreld_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_MOVRELD_B64,
@@ -21741,8 +21775,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x043 s_movreld_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_MOVRELSD_2_B32,
@@ -21752,8 +21786,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009300, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809300, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x044 s_movrelsd_2_b32 s8, s4
     None,
     None,
@@ -21765,8 +21799,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00d300, 0x0, 0x0],
-        fixval: [0x3e004300, 0x0, 0x0],
+        fixmask: [0x7e80d300, 0x0, 0x0],
+        fixval: [0x3e804300, 0x0, 0x0],
     }), // 0x047 s_getpc_b64 s[8:9]
     Some(RdnaInfo {
         op: Op::S_SETPC_B64,
@@ -21776,8 +21810,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e008000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e808000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x048 s_setpc_b64 s[4:5]
     Some(RdnaInfo {
         op: Op::S_SWAPPC_B64,
@@ -21787,8 +21821,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009200, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809200, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x049 s_swappc_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_RFE_B64,
@@ -21798,8 +21832,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009100, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809100, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x04a s_rfe_b64 s[4:5]
     None,
     Some(RdnaInfo {
@@ -21810,8 +21844,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 0, 0, 0],
         mods: 33554432,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x04c s_sendmsg_rtn_b32 s8, sendmsg(4, 0, 0)
     Some(RdnaInfo {
         op: Op::S_SENDMSG_RTN_B64,
@@ -21821,8 +21855,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 0, 0, 0],
         mods: 33554432,
         class: 0,
-        fixmask: [0x7e009800, 0x0, 0x0],
-        fixval: [0x3e000800, 0x0, 0x0],
+        fixmask: [0x7e809800, 0x0, 0x0],
+        fixval: [0x3e800800, 0x0, 0x0],
     }), // 0x04d s_sendmsg_rtn_b64 s[8:9], sendmsg(4, 0, 0)
     Some(RdnaInfo {
         op: Op::S_BARRIER_SIGNAL,
@@ -21832,8 +21866,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009800, 0x0, 0x0],
-        fixval: [0x3e000800, 0x0, 0x0],
+        fixmask: [0x7e809800, 0x0, 0x0],
+        fixval: [0x3e800800, 0x0, 0x0],
     }), // 0x04e s_barrier_signal s4
     Some(RdnaInfo {
         op: Op::S_BARRIER_SIGNAL_ISFIRST,
@@ -21843,8 +21877,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00b400, 0x0, 0x0],
-        fixval: [0x3e000400, 0x0, 0x0],
+        fixmask: [0x7e80b400, 0x0, 0x0],
+        fixval: [0x3e800400, 0x0, 0x0],
     }), // 0x04f s_barrier_signal_isfirst s4
     Some(RdnaInfo {
         op: Op::S_GET_BARRIER_STATE,
@@ -21854,8 +21888,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00a400, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80a400, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x050 s_get_barrier_state s8, s4
     Some(RdnaInfo {
         op: Op::S_BARRIER_INIT,
@@ -21865,8 +21899,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00ac00, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80ac00, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x051 s_barrier_init s4
     Some(RdnaInfo {
         op: Op::S_BARRIER_JOIN,
@@ -21876,8 +21910,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00ac00, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80ac00, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x052 s_barrier_join s4
     Some(RdnaInfo {
         op: Op::S_ALLOC_VGPR,
@@ -21887,8 +21921,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00ac00, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80ac00, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x053 s_alloc_vgpr s4
     None,
     None,
@@ -21902,8 +21936,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00a700, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e80a700, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x058 s_sleep_var s4
     None,
     None,
@@ -21920,8 +21954,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x060 s_ceil_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_FLOOR_F32,
@@ -21931,8 +21965,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x061 s_floor_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_TRUNC_F32,
@@ -21942,8 +21976,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x062 s_trunc_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_RNDNE_F32,
@@ -21953,8 +21987,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x063 s_rndne_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_F32_I32,
@@ -21964,8 +21998,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x064 s_cvt_f32_i32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_F32_U32,
@@ -21975,8 +22009,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00b000, 0x0, 0x0],
-        fixval: [0x3e002000, 0x0, 0x0],
+        fixmask: [0x7e80b000, 0x0, 0x0],
+        fixval: [0x3e802000, 0x0, 0x0],
     }), // 0x065 s_cvt_f32_u32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_I32_F32,
@@ -21986,8 +22020,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00b000, 0x0, 0x0],
-        fixval: [0x3e002000, 0x0, 0x0],
+        fixmask: [0x7e80b000, 0x0, 0x0],
+        fixval: [0x3e802000, 0x0, 0x0],
     }), // 0x066 s_cvt_i32_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_U32_F32,
@@ -21997,8 +22031,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009800, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809800, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x067 s_cvt_u32_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_F16_F32,
@@ -22008,8 +22042,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x068 s_cvt_f16_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_F32_F16,
@@ -22019,8 +22053,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x069 s_cvt_f32_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_HI_F32_F16,
@@ -22030,8 +22064,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x06a s_cvt_hi_f32_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_CEIL_F16,
@@ -22041,8 +22075,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e00b400, 0x0, 0x0],
-        fixval: [0x3e002000, 0x0, 0x0],
+        fixmask: [0x7e80b400, 0x0, 0x0],
+        fixval: [0x3e802000, 0x0, 0x0],
     }), // 0x06b s_ceil_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_FLOOR_F16,
@@ -22052,8 +22086,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009000, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809000, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x06c s_floor_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_TRUNC_F16,
@@ -22063,8 +22097,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009200, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809200, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x06d s_trunc_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_RNDNE_F16,
@@ -22074,8 +22108,8 @@ pub static GFX1200_SOP1: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x7e009100, 0x0, 0x0],
-        fixval: [0x3e000000, 0x0, 0x0],
+        fixmask: [0x7e809100, 0x0, 0x0],
+        fixval: [0x3e800000, 0x0, 0x0],
     }), // 0x06e s_rndne_f16 s8, s4
     None,
     None,
@@ -23624,8 +23658,8 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xdc030000, 0x0, 0x0],
-        fixval: [0xd4000000, 0x0, 0x0],
+        fixmask: [0xdc032000, 0x0, 0x0],
+        fixval: [0xd4002000, 0x0, 0x0],
     }), // 0x021 s_dcache_inv
     Some(RdnaInfo {
         op: Op::S_ATC_PROBE,
@@ -23635,7 +23669,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 0,
-        fixmask: [0xfc034000, 0x0, 0x0],
+        fixmask: [0xfc035800, 0x0, 0x0],
         fixval: [0xf4004000, 0x0, 0x0],
     }), // 0x022 s_atc_probe 8, s[4:5], s9 offset:0x10
     Some(RdnaInfo {
@@ -23646,7 +23680,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 256,
-        fixmask: [0xfc030000, 0x800000, 0x0],
+        fixmask: [0xfc031800, 0x800000, 0x0],
         fixval: [0xf4000000, 0x0, 0x0],
     }), // 0x023 s_atc_probe_buffer 8, s[4:7], s9 offset:0x10
     Some(RdnaInfo {
@@ -23657,7 +23691,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 0,
-        fixmask: [0xdc038000, 0x0, 0x0],
+        fixmask: [0xdc039800, 0x0, 0x0],
         fixval: [0xd4008000, 0x0, 0x0],
     }), // 0x024 s_prefetch_inst s[4:5], 0x10, s9, 8
     Some(RdnaInfo {
@@ -23668,7 +23702,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 0, 0, 1],
         mods: 0,
         class: 0,
-        fixmask: [0xfc030000, 0x0, 0x0],
+        fixmask: [0xfc031800, 0x0, 0x0],
         fixval: [0xf4000000, 0x0, 0x0],
     }), // 0x025 s_prefetch_inst_pc_rel 0x10, s9, 8
     Some(RdnaInfo {
@@ -23679,7 +23713,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 0,
-        fixmask: [0xfc070000, 0x0, 0x0],
+        fixmask: [0xfc071800, 0x0, 0x0],
         fixval: [0xf4040000, 0x0, 0x0],
     }), // 0x026 s_prefetch_data s[4:5], 0x10, s9, 8
     Some(RdnaInfo {
@@ -23690,7 +23724,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 1, 0, 1],
         mods: 0,
         class: 256,
-        fixmask: [0xfc070000, 0x800000, 0x0],
+        fixmask: [0xfc071800, 0x800000, 0x0],
         fixval: [0xf4040000, 0x0, 0x0],
     }), // 0x027 s_buffer_prefetch_data s[4:7], 0x10, s9, 8
     Some(RdnaInfo {
@@ -23701,7 +23735,7 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
         kinds: [0, 0, 0, 1],
         mods: 0,
         class: 0,
-        fixmask: [0xdc03c000, 0x0, 0x0],
+        fixmask: [0xdc03f800, 0x0, 0x0],
         fixval: [0xd4010000, 0x0, 0x0],
     }), // 0x028 s_prefetch_data_pc_rel 0x10, s9, 8
     None,
@@ -23805,7 +23839,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84018000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -23816,7 +23850,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84014200, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -23828,7 +23862,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84018000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -23839,7 +23873,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84018400, 0x0, 0x0],
         fixval: [0x4000400, 0x0, 0x0],
@@ -23850,7 +23884,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x8401c000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -23861,7 +23895,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x8401e800, 0x0, 0x0],
         fixval: [0x4000800, 0x0, 0x0],
@@ -24016,7 +24050,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0x84010600, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24030,7 +24064,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84017000, 0x0, 0x0],
         fixval: [0x4004000, 0x0, 0x0],
@@ -24041,7 +24075,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84011000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24052,7 +24086,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84012800, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24063,7 +24097,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84010000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24074,7 +24108,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84011400, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24085,7 +24119,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84011000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24097,7 +24131,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84010200, 0x0, 0x0],
         fixval: [0x4000200, 0x0, 0x0],
@@ -24110,7 +24144,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84010400, 0x0, 0x0],
         fixval: [0x4000400, 0x0, 0x0],
@@ -24121,7 +24155,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84010400, 0x0, 0x0],
         fixval: [0x4000400, 0x0, 0x0],
@@ -24134,7 +24168,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84011400, 0x0, 0x0],
         fixval: [0x4001400, 0x0, 0x0],
@@ -24169,7 +24203,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84018200, 0x0, 0x0],
         fixval: [0x4000200, 0x0, 0x0],
@@ -24191,7 +24225,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84018000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24202,7 +24236,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x8401a800, 0x0, 0x0],
         fixval: [0x4002800, 0x0, 0x0],
@@ -24301,7 +24335,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x8401c000, 0x0, 0x0],
         fixval: [0x4004000, 0x0, 0x0],
@@ -24312,7 +24346,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0x84018200, 0x0, 0x0],
         fixval: [0x4008000, 0x0, 0x0],
@@ -24378,7 +24412,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0x84014000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24389,7 +24423,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4002000, 0x0, 0x0],
@@ -24400,7 +24434,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84014000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24411,7 +24445,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84014000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24422,7 +24456,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84014000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24433,7 +24467,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4002000, 0x0, 0x0],
@@ -24444,7 +24478,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4002000, 0x0, 0x0],
@@ -24455,7 +24489,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4002000, 0x0, 0x0],
@@ -24466,7 +24500,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84014000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24477,7 +24511,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4002000, 0x0, 0x0],
@@ -24488,7 +24522,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4002000, 0x0, 0x0],
@@ -24499,7 +24533,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x8401e000, 0x0, 0x0],
         fixval: [0x400a000, 0x0, 0x0],
@@ -24510,7 +24544,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4002000, 0x0, 0x0],
@@ -24521,7 +24555,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x8401e000, 0x0, 0x0],
         fixval: [0x400a000, 0x0, 0x0],
@@ -24532,7 +24566,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x8401e000, 0x0, 0x0],
         fixval: [0x400a000, 0x0, 0x0],
@@ -24543,7 +24577,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x8401e000, 0x0, 0x0],
         fixval: [0x400a000, 0x0, 0x0],
@@ -24554,7 +24588,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84012000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24565,7 +24599,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4004000, 0x0, 0x0],
@@ -24576,7 +24610,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 0, 0, 0],
-        mods: 0,
+        mods: 536870912,
         class: 0,
         fixmask: [0x84012000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24587,7 +24621,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84012000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24598,7 +24632,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 75008,
+        mods: 536945920,
         class: 0,
         fixmask: [0x84012000, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
@@ -24653,7 +24687,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0x8401e000, 0x0, 0x0],
         fixval: [0x400c000, 0x0, 0x0],
@@ -24664,7 +24698,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4004000, 0x0, 0x0],
@@ -24675,7 +24709,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 2097408,
+        mods: 538968320,
         class: 0,
         fixmask: [0x84016000, 0x0, 0x0],
         fixval: [0x4004000, 0x0, 0x0],
@@ -24880,7 +24914,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 8416256,
+        mods: 1619028992,
         class: 0,
         fixmask: [0x2000000, 0x0, 0x0],
         fixval: [0x2000000, 0x0, 0x0],
@@ -24902,7 +24936,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x40000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -24913,7 +24947,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x48000000, 0x0, 0x0],
         fixval: [0x8000000, 0x0, 0x0],
@@ -24924,7 +24958,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x0, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -24946,7 +24980,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x30000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -24957,7 +24991,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x50000000, 0x0, 0x0],
         fixval: [0x10000000, 0x0, 0x0],
@@ -25080,7 +25114,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x4000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -25091,7 +25125,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x82000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -25262,7 +25296,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0x16000000, 0x0, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -25296,7 +25330,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xc2000000, 0x0, 0x0],
         fixval: [0x42000000, 0x0, 0x0],
@@ -25307,7 +25341,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xc0000000, 0x0, 0x0],
         fixval: [0x40000000, 0x0, 0x0],
@@ -25318,7 +25352,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0x90000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -25329,7 +25363,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0x90000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -25340,7 +25374,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -25351,7 +25385,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa0000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
@@ -25362,7 +25396,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0x90000000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -25373,7 +25407,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0x0, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
@@ -25408,7 +25442,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 75008,
+        mods: 1610687744,
         class: 0,
         fixmask: [0x86000000, 0x0, 0x0],
         fixval: [0x6000000, 0x0, 0x0],
@@ -25437,7 +25471,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28020000, 0x0, 0x0],
@@ -25448,7 +25482,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28040000, 0x0, 0x0],
@@ -25459,7 +25493,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25470,7 +25504,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8080000, 0x0, 0x0],
         fixval: [0x28080000, 0x0, 0x0],
@@ -25481,7 +25515,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25492,7 +25526,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25503,7 +25537,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8900000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25514,7 +25548,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8900000, 0x0, 0x0],
         fixval: [0x28100000, 0x0, 0x0],
@@ -25525,7 +25559,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25536,7 +25570,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25547,7 +25581,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8080000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25558,7 +25592,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25569,7 +25603,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25580,7 +25614,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25593,7 +25627,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28020000, 0x0, 0x0],
@@ -25604,7 +25638,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28040000, 0x0, 0x0],
@@ -25615,7 +25649,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25626,7 +25660,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8080000, 0x0, 0x0],
         fixval: [0x28080000, 0x0, 0x0],
@@ -25637,7 +25671,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25648,7 +25682,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25659,7 +25693,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8d00000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25670,7 +25704,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8d00000, 0x0, 0x0],
         fixval: [0x28100000, 0x0, 0x0],
@@ -25681,7 +25715,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25692,7 +25726,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25703,7 +25737,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8080000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25714,7 +25748,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25725,7 +25759,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25736,7 +25770,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 27648,
+        mods: 1610640384,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25905,7 +25939,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8820000, 0x0, 0x0],
         fixval: [0x28020000, 0x0, 0x0],
@@ -25916,7 +25950,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8840000, 0x0, 0x0],
         fixval: [0x28040000, 0x0, 0x0],
@@ -25927,7 +25961,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8880000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25938,7 +25972,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8880000, 0x0, 0x0],
         fixval: [0x28080000, 0x0, 0x0],
@@ -25949,7 +25983,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8840000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25960,7 +25994,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8820000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -25973,7 +26007,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8820000, 0x0, 0x0],
         fixval: [0x28020000, 0x0, 0x0],
@@ -25984,7 +26018,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8840000, 0x0, 0x0],
         fixval: [0x28040000, 0x0, 0x0],
@@ -25995,7 +26029,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8880000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26006,7 +26040,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8880000, 0x0, 0x0],
         fixval: [0x28080000, 0x0, 0x0],
@@ -26017,7 +26051,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26028,7 +26062,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097408,
+        mods: 1612710144,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26341,7 +26375,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 93440,
+        mods: 1610706176,
         class: 0,
         fixmask: [0xa83a0000, 0x0, 0x0],
         fixval: [0x283a0000, 0x0, 0x0],
@@ -26352,7 +26386,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 9216,
+        mods: 536880128,
         class: 0,
         fixmask: [0xa83c0000, 0x0, 0x0],
         fixval: [0x283c0000, 0x0, 0x0],
@@ -26375,7 +26409,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28020000, 0x0, 0x0],
@@ -26386,7 +26420,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28040000, 0x0, 0x0],
@@ -26397,7 +26431,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26408,7 +26442,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8080000, 0x0, 0x0],
         fixval: [0x28080000, 0x0, 0x0],
@@ -26419,7 +26453,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26430,7 +26464,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26441,7 +26475,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8900000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26452,7 +26486,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8900000, 0x0, 0x0],
         fixval: [0x28100000, 0x0, 0x0],
@@ -26463,7 +26497,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26474,7 +26508,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26485,7 +26519,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8080000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26496,7 +26530,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26507,7 +26541,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26518,7 +26552,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26531,7 +26565,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28020000, 0x0, 0x0],
@@ -26542,7 +26576,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28040000, 0x0, 0x0],
@@ -26553,7 +26587,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26564,7 +26598,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8080000, 0x0, 0x0],
         fixval: [0x28080000, 0x0, 0x0],
@@ -26575,7 +26609,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26586,7 +26620,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26597,7 +26631,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8d00000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26608,7 +26642,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8d00000, 0x0, 0x0],
         fixval: [0x28100000, 0x0, 0x0],
@@ -26619,7 +26653,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26630,7 +26664,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26641,7 +26675,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8080000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26652,7 +26686,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8000000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26663,7 +26697,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26674,7 +26708,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16804864,
+        mods: 1627417600,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26843,7 +26877,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8820000, 0x0, 0x0],
         fixval: [0x28020000, 0x0, 0x0],
@@ -26854,7 +26888,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8840000, 0x0, 0x0],
         fixval: [0x28040000, 0x0, 0x0],
@@ -26865,7 +26899,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8880000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26876,7 +26910,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8880000, 0x0, 0x0],
         fixval: [0x28080000, 0x0, 0x0],
@@ -26887,7 +26921,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8840000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26898,7 +26932,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8820000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26911,7 +26945,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8820000, 0x0, 0x0],
         fixval: [0x28020000, 0x0, 0x0],
@@ -26922,7 +26956,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8840000, 0x0, 0x0],
         fixval: [0x28040000, 0x0, 0x0],
@@ -26933,7 +26967,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8880000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26944,7 +26978,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8880000, 0x0, 0x0],
         fixval: [0x28080000, 0x0, 0x0],
@@ -26955,7 +26989,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8040000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -26966,7 +27000,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 18874624,
+        mods: 1629487360,
         class: 0,
         fixmask: [0xa8020000, 0x0, 0x0],
         fixval: [0x28000000, 0x0, 0x0],
@@ -27279,7 +27313,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 16870656,
+        mods: 1627483392,
         class: 0,
         fixmask: [0xa83a0000, 0x0, 0x0],
         fixval: [0x283a0000, 0x0, 0x0],
@@ -27290,7 +27324,7 @@ pub static GFX1200_VOPC: [Option<RdnaInfo>; 256] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
-        mods: 16786432,
+        mods: 1627399168,
         class: 0,
         fixmask: [0xa83c0000, 0x0, 0x0],
         fixval: [0x283c0000, 0x0, 0x0],
@@ -27786,7 +27820,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xdcc18400, 0x98000000, 0x0],
         fixval: [0xd4010000, 0x0, 0x0],
@@ -27797,7 +27831,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x9cc28400, 0x98000000, 0x0],
         fixval: [0x94020000, 0x0, 0x0],
@@ -27808,7 +27842,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xdec48400, 0x98000000, 0x0],
         fixval: [0xd4000000, 0x0, 0x0],
@@ -27819,7 +27853,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbec48400, 0x98000000, 0x0],
         fixval: [0x94040000, 0x0, 0x0],
@@ -27830,7 +27864,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xdec28400, 0x98000000, 0x0],
         fixval: [0xd4000000, 0x0, 0x0],
@@ -27841,7 +27875,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbec18400, 0x98000000, 0x0],
         fixval: [0x94000000, 0x0, 0x0],
@@ -27854,7 +27888,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xddc18400, 0x98000000, 0x0],
         fixval: [0xd4010000, 0x0, 0x0],
@@ -27865,7 +27899,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x9dc28400, 0x98000000, 0x0],
         fixval: [0x94020000, 0x0, 0x0],
@@ -27876,7 +27910,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xdcc48400, 0x98000000, 0x0],
         fixval: [0xd4000000, 0x0, 0x0],
@@ -27887,7 +27921,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbfc48400, 0x98000000, 0x0],
         fixval: [0x94040000, 0x0, 0x0],
@@ -27898,7 +27932,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xdd828400, 0x98000000, 0x0],
         fixval: [0xd4000000, 0x0, 0x0],
@@ -27909,7 +27943,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [2, 1, 1, 0],
         kinds: [1, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xbf818400, 0x98000000, 0x0],
         fixval: [0x94000000, 0x0, 0x0],
@@ -30391,7 +30425,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097415,
+        mods: 2149581063,
         class: 0,
         fixmask: [0x9fa00600, 0xc0000000, 0x0],
         fixval: [0x95800000, 0x0, 0x0],
@@ -30402,7 +30436,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097415,
+        mods: 2149581063,
         class: 0,
         fixmask: [0xdfb00600, 0xc0000000, 0x0],
         fixval: [0xd5900000, 0x0, 0x0],
@@ -30589,7 +30623,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 0, 0, 0],
-        mods: 1,
+        mods: 2147483649,
         class: 0,
         fixmask: [0x9f948600, 0xd8000000, 0x0],
         fixval: [0x95800000, 0x0, 0x0],
@@ -30626,7 +30660,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [3, 3, 0, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xdff18600, 0xd8000000, 0x0],
         fixval: [0xd5e10000, 0x0, 0x0],
@@ -30637,7 +30671,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x9fb28600, 0xd8000000, 0x0],
         fixval: [0x95a20000, 0x0, 0x0],
@@ -30648,7 +30682,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 0, 0],
         widths64: [1, 1, 0, 0],
         kinds: [0, 3, 0, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0xdfb08600, 0xd8000000, 0x0],
         fixval: [0xd5a00000, 0x0, 0x0],
@@ -32000,7 +32034,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x1dd08400, 0x98000000, 0x0],
         fixval: [0x15000000, 0x0, 0x0],
@@ -32034,7 +32068,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x1cf18400, 0x98000000, 0x0],
         fixval: [0x14010000, 0x0, 0x0],
@@ -32045,7 +32079,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x1cf28400, 0x98000000, 0x0],
         fixval: [0x14020000, 0x0, 0x0],
@@ -32056,7 +32090,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x1cd08400, 0x98000000, 0x0],
         fixval: [0x14000000, 0x0, 0x0],
@@ -32067,7 +32101,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3cc48400, 0x98000000, 0x0],
         fixval: [0x14040000, 0x0, 0x0],
@@ -32351,7 +32385,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x1efc8400, 0x98000000, 0x0],
         fixval: [0x16380000, 0x0, 0x0],
@@ -32362,7 +32396,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x1efa8400, 0x98000000, 0x0],
         fixval: [0x16380000, 0x0, 0x0],
@@ -32373,7 +32407,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x1ef98400, 0x98000000, 0x0],
         fixval: [0x16380000, 0x0, 0x0],
@@ -32483,7 +32517,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x1e908400, 0x98000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -32494,7 +32528,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x1eb28400, 0x98000000, 0x0],
         fixval: [0x16220000, 0x0, 0x0],
@@ -32505,7 +32539,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths: [1, 1, 1, 0],
         widths64: [1, 1, 1, 0],
         kinds: [3, 3, 3, 0],
-        mods: 2097409,
+        mods: 2149581057,
         class: 0,
         fixmask: [0x3eb08400, 0x98000000, 0x0],
         fixval: [0x16200000, 0x0, 0x0],
@@ -36036,8 +36070,8 @@ pub static GFX1200_GLOBAL: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x57394000, 0x20000, 0x0],
-        fixval: [0x46084000, 0x0, 0x0],
+        fixmask: [0x5739407f, 0x20000, 0x0],
+        fixval: [0x4608407c, 0x0, 0x0],
     }), // 0x02b global_inv
     Some(RdnaInfo {
         op: Op::GLOBAL_WB,
@@ -36047,8 +36081,8 @@ pub static GFX1200_GLOBAL: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5738c000, 0x20000, 0x0],
-        fixval: [0x46080000, 0x0, 0x0],
+        fixmask: [0x5738c07f, 0x20000, 0x0],
+        fixval: [0x4608007c, 0x0, 0x0],
     }), // 0x02c global_wb
     None,
     None,
@@ -36362,8 +36396,8 @@ pub static GFX1200_GLOBAL: [Option<RdnaInfo>; 256] = [
         kinds: [0, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x5f3c4000, 0x20000, 0x0],
-        fixval: [0x4e104000, 0x0, 0x0],
+        fixmask: [0x5f3c407f, 0x20000, 0x0],
+        fixval: [0x4e10407c, 0x0, 0x0],
     }), // 0x04f global_wbinv
     Some(RdnaInfo {
         op: Op::GLOBAL_ATOMIC_COND_SUB_U32,
@@ -38316,8 +38350,8 @@ pub static GFX1200_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [0, 0, 0, 0],
         mods: 57346,
         class: 0,
-        fixmask: [0x3a180000, 0x4020100, 0x0],
-        fixval: [0x8000000, 0x4020100, 0x0],
+        fixmask: [0x3a180000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x000 v_interp_p10_f32 v2, v4, v8, v16 wait_exp:0
     Some(RdnaInfo {
         op: Op::V_INTERP_P2_F32,
@@ -38327,8 +38361,8 @@ pub static GFX1200_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [0, 0, 0, 0],
         mods: 57346,
         class: 0,
-        fixmask: [0x3a180000, 0x4020100, 0x0],
-        fixval: [0x8000000, 0x4020100, 0x0],
+        fixmask: [0x3a180000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x001 v_interp_p2_f32 v2, v4, v8, v16 wait_exp:0
     Some(RdnaInfo {
         op: Op::V_INTERP_P10_F16_F32,
@@ -38338,8 +38372,8 @@ pub static GFX1200_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [0, 3, 0, 3],
         mods: 57347,
         class: 0,
-        fixmask: [0x3a1c0000, 0x20000, 0x0],
-        fixval: [0x8000000, 0x20000, 0x0],
+        fixmask: [0x3a1c0000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x002 v_interp_p10_f16_f32 v2, v4.l, v8, v16.l wait_exp:0
     Some(RdnaInfo {
         op: Op::V_INTERP_P2_F16_F32,
@@ -38349,8 +38383,8 @@ pub static GFX1200_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [3, 3, 0, 0],
         mods: 57347,
         class: 0,
-        fixmask: [0x3a1c0000, 0x4020000, 0x0],
-        fixval: [0x8000000, 0x4020000, 0x0],
+        fixmask: [0x3a1c0000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x003 v_interp_p2_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
     Some(RdnaInfo {
         op: Op::V_INTERP_P10_RTZ_F16_F32,
@@ -38371,8 +38405,8 @@ pub static GFX1200_VINTERP: [Option<RdnaInfo>; 32] = [
         kinds: [3, 3, 0, 0],
         mods: 57347,
         class: 0,
-        fixmask: [0x1a1a0000, 0x4020000, 0x0],
-        fixval: [0x8000000, 0x4020000, 0x0],
+        fixmask: [0x1a1a0000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x005 v_interp_p2_rtz_f16_f32 v2.l, v4.l, v8, v16 wait_exp:0
     None,
     None,
@@ -39340,9 +39374,8 @@ pub static GFX1200_EXPTGT: [&str; 64] = [
     "invalid_target_63",
 ];
 
-/// gfx1200 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources,
-/// SALU sources.
-pub static GFX1200_SRC_OK: [[u32; 8]; 3] = [
+/// gfx1200 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`).
+pub static GFX1200_SRC_OK: [[u32; 8]; 10] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xf9fffec0,
     ],
@@ -39352,6 +39385,41 @@ pub static GFX1200_SRC_OK: [[u32; 8]; 3] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff8c0,
     ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff840,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff840,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0xffffffff, 0xffffffff, 0x1ffff, 0xb9fff840,
+    ],
+    [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x0,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0xdfffffff, 0x0, 0x0, 0x0, 0x3800f8c0,
+    ],
+];
+
+/// gfx1200 scalar register codes LLVM accepts as the first register of a tuple (bit c of
+/// word c / 32), per role: 0: SMEM SDATA of 1 SGPR; 1: SMEM SDATA of 2; 2: SMEM SDATA of 3; 3: SMEM SDATA of 4; 4: SMEM SDATA of 8; 5: SMEM SDATA of 16; 6: SMEM SBASE pair (code = field << 1); 7: SMEM SBASE quad (buffer opcodes); 8: GFX12 VBUFFER resource; 9: GFX12 BVH resource (4 SGPRs); 10: GFX12 VIMAGE/VSAMPLE resource (8 SGPRs); 11: GFX12 VSAMPLE sampler; 12: GLOBAL SADDR pair.
+pub static GFX1200_SREG_OK: [[u32; 4]; 13] = [
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1fffffff],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff7ff],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x100000ff],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff0ff],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x10fff00f],
+    [0xffffffff, 0xffffffff, 0xfffffff, 0x1000f000],
+    [0x55555555, 0x55555555, 0x55555555, 0x55555555],
+    [0x55555555, 0x55555555, 0x55555555, 0x15555055],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff0ff],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff0ff],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x10fff00f],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff0ff],
+    [0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff7ff],
 ];
 
 /// gfx1200 VIMAGE opcodes (`None` = not a valid opcode).
@@ -39366,7 +39434,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 0,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb4380000, 0x0, 0x0],
+        fixmask: [0xb0180000, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x00 image_load v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39379,7 +39447,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 256,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb4380000, 0x0, 0x0],
+        fixmask: [0xb0380000, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x01 image_load_mip v0, [v4, v5, v0], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39392,7 +39460,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 512,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb4380020, 0x0, 0x0],
+        fixmask: [0xb4180020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x02 image_load_pck v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39405,7 +39473,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 512,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb4180020, 0x0, 0x0],
+        fixmask: [0xb0180020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x03 image_load_pck_sgn v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39418,7 +39486,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 768,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb0180020, 0x0, 0x0],
+        fixmask: [0xb0180020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x04 image_load_mip_pck v0, [v4, v5, v0], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39431,7 +39499,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 768,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb0180020, 0x0, 0x0],
+        fixmask: [0xb0180020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x05 image_load_mip_pck_sgn v0, [v4, v5, v0], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39444,7 +39512,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 0,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb4180000, 0x0, 0x0],
+        fixmask: [0xb0180000, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x06 image_store v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39457,7 +39525,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 256,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb4180000, 0x0, 0x0],
+        fixmask: [0xb4180000, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x07 image_store_mip v0, [v4, v5, v0], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39470,7 +39538,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 512,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb83c0020, 0x0, 0x0],
+        fixmask: [0xb83c0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x08 image_store_pck v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39483,7 +39551,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 768,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb83c0020, 0x0, 0x0],
+        fixmask: [0xb83c0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x09 image_store_mip_pck v0, [v4, v5, v0], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39496,7 +39564,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc3c0020, 0x0, 0x0],
+        fixmask: [0xb83c0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x0a image_atomic_swap v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39509,7 +39577,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1280,
         defaults: [66, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc3c0020, 0x0, 0x0],
+        fixmask: [0xb81c0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x0b image_atomic_cmpswap v[0:1], [v4, v5, v0, v0], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39522,7 +39590,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb83c0020, 0x0, 0x0],
+        fixmask: [0xb83c0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x0c image_atomic_add_uint v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39535,7 +39603,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb83c0020, 0x0, 0x0],
+        fixmask: [0xb83c0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x0d image_atomic_sub_uint v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39548,7 +39616,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc3c0020, 0x0, 0x0],
+        fixmask: [0xbc3c0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x0e image_atomic_min_int v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39561,7 +39629,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc3c0020, 0x0, 0x0],
+        fixmask: [0xbc3c0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x0f image_atomic_min_uint v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39574,7 +39642,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb83a0020, 0x0, 0x0],
+        fixmask: [0xb83a0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x10 image_atomic_max_int v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39587,7 +39655,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb83a0020, 0x0, 0x0],
+        fixmask: [0xb03a0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x11 image_atomic_max_uint v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39600,7 +39668,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc3a0020, 0x0, 0x0],
+        fixmask: [0xb43a0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x12 image_atomic_and v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39613,7 +39681,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc3a0020, 0x0, 0x0],
+        fixmask: [0xb43a0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x13 image_atomic_or v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39626,7 +39694,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb83a0020, 0x0, 0x0],
+        fixmask: [0xb03a0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x14 image_atomic_xor v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39639,7 +39707,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xb83a0020, 0x0, 0x0],
+        fixmask: [0xb03a0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x15 image_atomic_inc_uint v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39652,7 +39720,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc3a0020, 0x0, 0x0],
+        fixmask: [0xbc3a0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x16 image_atomic_dec_uint v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39665,7 +39733,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1536,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc3a0020, 0x0, 0x0],
+        fixmask: [0xb03a0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x17 image_get_resinfo v0, v4, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     None,
@@ -39836,7 +39904,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc1ec020, 0x0, 0x0],
+        fixmask: [0xb81ec020, 0xff000000, 0x0],
         fixval: [0x9000c000, 0x0, 0x0],
     }), // 0x83 image_atomic_add_flt v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39849,7 +39917,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc1f0020, 0x0, 0x0],
+        fixmask: [0xb81f0020, 0xff000000, 0x0],
         fixval: [0x90010000, 0x0, 0x0],
     }), // 0x84 image_atomic_min_flt v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39862,7 +39930,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc1f0020, 0x0, 0x0],
+        fixmask: [0xb81f0020, 0xff000000, 0x0],
         fixval: [0x90010000, 0x0, 0x0],
     }), // 0x85 image_atomic_max_flt v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39875,7 +39943,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc1f0020, 0x0, 0x0],
+        fixmask: [0xbc1f0020, 0xff000000, 0x0],
         fixval: [0x90010000, 0x0, 0x0],
     }), // 0x86 image_atomic_pk_add_f16 v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -39888,7 +39956,7 @@ pub static GFX1200_VIMAGE: [Option<RdnaImage>; 256] = [
         grid: 1024,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xbc1e0020, 0x0, 0x0],
+        fixmask: [0xb81e0020, 0xff000000, 0x0],
         fixval: [0x90000000, 0x0, 0x0],
     }), // 0x87 image_atomic_pk_add_bf16 v0, [v4, v5], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D
     None,
@@ -40052,7 +40120,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 2816,
         defaults: [49, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x1c36c000, 0x0, 0x0],
+        fixmask: [0x1436c000, 0x0, 0xff000000],
         fixval: [0x406c000, 0x0, 0x0],
     }), // 0x1b image_sample v0, [v4, v5], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40065,7 +40133,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3072,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x1c370000, 0x0, 0x0],
+        fixmask: [0x14370000, 0x0, 0x0],
         fixval: [0x4070000, 0x0, 0x0],
     }), // 0x1c image_sample_d v0, [v4, v5, v6, v[7:9]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40078,7 +40146,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 256,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x1c3f8000, 0x0, 0x0],
+        fixmask: [0x143f0000, 0x0, 0x0],
         fixval: [0x4070000, 0x0, 0x0],
     }), // 0x1d image_sample_l v0, [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40091,7 +40159,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3328,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x1c3f4000, 0x0, 0x0],
+        fixmask: [0x143f0000, 0x0, 0x0],
         fixval: [0x4070000, 0x0, 0x0],
     }), // 0x1e image_sample_b v0, [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40104,7 +40172,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 2816,
         defaults: [49, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x1c2e0000, 0x0, 0x0],
+        fixmask: [0x142e0000, 0x0, 0xff000000],
         fixval: [0x4060000, 0x0, 0x0],
     }), // 0x1f image_sample_lz v0, [v4, v5], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40117,7 +40185,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3328,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xc280000, 0x0, 0x0],
+        fixmask: [0x4280000, 0x0, 0x0],
         fixval: [0x4080000, 0x0, 0x0],
     }), // 0x20 image_sample_c v0, [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40130,7 +40198,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3584,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xc280000, 0x0, 0x0],
+        fixmask: [0x4280000, 0x0, 0x0],
         fixval: [0x4080000, 0x0, 0x0],
     }), // 0x21 image_sample_c_d v0, [v4, v5, v6, v[7:10]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40143,7 +40211,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3840,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xc2c0000, 0x0, 0x0],
+        fixmask: [0x4280000, 0x0, 0x0],
         fixval: [0x4080000, 0x0, 0x0],
     }), // 0x22 image_sample_c_l v0, [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40182,7 +40250,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3328,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0xc280000, 0x0, 0x0],
+        fixmask: [0x4280000, 0x0, 0x0],
         fixval: [0x4080000, 0x0, 0x0],
     }), // 0x25 image_sample_o v0, [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40208,7 +40276,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3840,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x1c3a0000, 0x0, 0x0],
+        fixmask: [0x1c380000, 0x0, 0x0],
         fixval: [0x4080000, 0x0, 0x0],
     }), // 0x27 image_sample_l_o v0, [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40221,7 +40289,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 4096,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3c0000, 0x0, 0x0],
+        fixmask: [0x243c0000, 0x0, 0x0],
         fixval: [0x24080000, 0x0, 0x0],
     }), // 0x28 image_sample_b_o v0, [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40234,7 +40302,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3328,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c380000, 0x0, 0x0],
+        fixmask: [0x24380000, 0x0, 0x0],
         fixval: [0x24080000, 0x0, 0x0],
     }), // 0x29 image_sample_lz_o v0, [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40247,7 +40315,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 4096,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c380000, 0x0, 0x0],
+        fixmask: [0x2c380000, 0x0, 0x0],
         fixval: [0x24080000, 0x0, 0x0],
     }), // 0x2a image_sample_c_o v0, [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40273,7 +40341,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 4608,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c380000, 0x0, 0x0],
+        fixmask: [0x24380000, 0x0, 0x0],
         fixval: [0x24080000, 0x0, 0x0],
     }), // 0x2c image_sample_c_l_o v0, [v4, v5, v6, v[7:8]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40286,7 +40354,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 4864,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3c8000, 0x0, 0x0],
+        fixmask: [0x2c3c8000, 0x0, 0x0],
         fixval: [0x24080000, 0x0, 0x0],
     }), // 0x2d image_sample_c_b_o v0, [v4, v5, v6, v[7:8]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40299,7 +40367,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 4096,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3c4000, 0x0, 0x0],
+        fixmask: [0x3c3c0000, 0x0, 0x0],
         fixval: [0x24080000, 0x0, 0x0],
     }), // 0x2e image_sample_c_lz_o v0, [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40312,7 +40380,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 5120,
         defaults: [50, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3c0000, 0x0, 0x0],
+        fixmask: [0x3c3c0000, 0x0, 0xff000000],
         fixval: [0x24080000, 0x0, 0x0],
     }), // 0x2f image_gather4 v[0:3], [v4, v5], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40325,7 +40393,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 5376,
         defaults: [66, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3a8000, 0x0, 0x0],
+        fixmask: [0x2c380000, 0x0, 0x0],
         fixval: [0x24080000, 0x0, 0x0],
     }), // 0x30 image_gather4_l v[0:3], [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40351,7 +40419,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 5120,
         defaults: [50, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x2c380000, 0x0, 0x0],
+        fixmask: [0x2c380000, 0x0, 0xff000000],
         fixval: [0x24080000, 0x0, 0x0],
     }), // 0x32 image_gather4_lz v[0:3], [v4, v5], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40364,8 +40432,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 5632,
         defaults: [66, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x2c384000, 0x0, 0x0],
-        fixval: [0x24084000, 0x0, 0x0],
+        fixmask: [0x2c380000, 0x0, 0x0],
+        fixval: [0x24080000, 0x0, 0x0],
     }), // 0x33 image_gather4_c v[0:3], [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_GATHER4_C_LZ,
@@ -40377,8 +40445,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 5632,
         defaults: [66, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x2c380000, 0x0, 0x0],
-        fixval: [0x24080000, 0x0, 0x0],
+        fixmask: [0x4380000, 0x0, 0x0],
+        fixval: [0x4080000, 0x0, 0x0],
     }), // 0x34 image_gather4_c_lz v[0:3], [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_GATHER4_O,
@@ -40390,8 +40458,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 5632,
         defaults: [66, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3a0000, 0x0, 0x0],
-        fixval: [0x24080000, 0x0, 0x0],
+        fixmask: [0x143a0000, 0x0, 0x0],
+        fixval: [0x4080000, 0x0, 0x0],
     }), // 0x35 image_gather4_o v[0:3], [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_GATHER4_LZ_O,
@@ -40403,8 +40471,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 5632,
         defaults: [66, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3b0000, 0x0, 0x0],
-        fixval: [0x24090000, 0x0, 0x0],
+        fixmask: [0x143a0000, 0x0, 0x0],
+        fixval: [0x4080000, 0x0, 0x0],
     }), // 0x36 image_gather4_lz_o v[0:3], [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_GATHER4_C_LZ_O,
@@ -40416,8 +40484,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 5888,
         defaults: [66, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3a0000, 0x0, 0x0],
-        fixval: [0x24080000, 0x0, 0x0],
+        fixmask: [0x143a0000, 0x0, 0x0],
+        fixval: [0x4080000, 0x0, 0x0],
     }), // 0x37 image_gather4_c_lz_o v[0:3], [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_GET_LOD,
@@ -40429,8 +40497,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 6144,
         defaults: [49, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c380020, 0x0, 0x0],
-        fixval: [0x24080000, 0x0, 0x0],
+        fixmask: [0x14380020, 0x0, 0xff000000],
+        fixval: [0x4080000, 0x0, 0x0],
     }), // 0x38 image_get_lod v0, [v4, v5], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_D_G16,
@@ -40442,8 +40510,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 6400,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c394000, 0x0, 0x0],
-        fixval: [0x24084000, 0x0, 0x0],
+        fixmask: [0x14390000, 0x0, 0x0],
+        fixval: [0x4080000, 0x0, 0x0],
     }), // 0x39 image_sample_d_g16 v0, [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_C_D_G16,
@@ -40455,8 +40523,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 6656,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3b8000, 0x0, 0x0],
-        fixval: [0x240a8000, 0x0, 0x0],
+        fixmask: [0x143b8000, 0x0, 0x0],
+        fixval: [0x40a8000, 0x0, 0x0],
     }), // 0x3a image_sample_c_d_g16 v0, [v4, v5, v6, v[7:8]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_D_O_G16,
@@ -40468,8 +40536,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 6656,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c390000, 0x0, 0x0],
-        fixval: [0x24080000, 0x0, 0x0],
+        fixmask: [0x1c390000, 0x0, 0x0],
+        fixval: [0x4080000, 0x0, 0x0],
     }), // 0x3b image_sample_d_o_g16 v0, [v4, v5, v6, v[7:8]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_C_D_O_G16,
@@ -40481,8 +40549,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 6912,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c31c000, 0x0, 0x0],
-        fixval: [0x24010000, 0x0, 0x0],
+        fixmask: [0x1c31c000, 0x0, 0x0],
+        fixval: [0x4010000, 0x0, 0x0],
     }), // 0x3c image_sample_c_d_o_g16 v0, [v4, v5, v6, v[7:9]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     None,
     None,
@@ -40497,8 +40565,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 256,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x2c340000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0xc340000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x40 image_sample_cl v0, [v4, v5, v6], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_D_CL,
@@ -40510,8 +40578,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 7168,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x2c340000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0xc340000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x41 image_sample_d_cl v0, [v4, v5, v6, v[7:10]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_B_CL,
@@ -40523,8 +40591,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3840,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x2c340000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0xc340000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x42 image_sample_b_cl v0, [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_C_CL,
@@ -40536,8 +40604,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3840,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c340000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0x1c340000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x43 image_sample_c_cl v0, [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_C_D_CL,
@@ -40549,8 +40617,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 7424,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x2c320000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0x4320000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x44 image_sample_c_d_cl v0, [v4, v5, v6, v[7:11]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_C_B_CL,
@@ -40562,8 +40630,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 4608,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x2c320000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0xc320000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x45 image_sample_c_b_cl v0, [v4, v5, v6, v[7:8]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_CL_O,
@@ -40575,8 +40643,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 3840,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3a0000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0x1c3a0000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x46 image_sample_cl_o v0, [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_D_CL_O,
@@ -40588,7 +40656,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 7424,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x1c3e0000, 0x0, 0x0],
+        fixmask: [0x143e0000, 0x0, 0x0],
         fixval: [0x4100000, 0x0, 0x0],
     }), // 0x47 image_sample_d_cl_o v0, [v4, v5, v6, v[7:11]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40601,8 +40669,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 4608,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3d0000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0x43d0000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x48 image_sample_b_cl_o v0, [v4, v5, v6, v[7:8]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_C_CL_O,
@@ -40614,8 +40682,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 4608,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3d0000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0x43d0000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x49 image_sample_c_cl_o v0, [v4, v5, v6, v[7:8]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_C_D_CL_O,
@@ -40627,8 +40695,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 7680,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3d0000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0x43d0000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x4a image_sample_c_d_cl_o v0, [v4, v5, v6, v[7:12]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
         op: Op::IMAGE_SAMPLE_C_B_CL_O,
@@ -40640,8 +40708,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 7936,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3d0000, 0x0, 0x0],
-        fixval: [0x24100000, 0x0, 0x0],
+        fixmask: [0x1c3d0000, 0x0, 0x0],
+        fixval: [0x4100000, 0x0, 0x0],
     }), // 0x4b image_sample_c_b_cl_o v0, [v4, v5, v6, v[7:9]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     None,
     None,
@@ -40661,7 +40729,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 8192,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x2c3b0000, 0x0, 0x0],
+        fixmask: [0x243b0000, 0x0, 0x0],
         fixval: [0x24110000, 0x0, 0x0],
     }), // 0x54 image_sample_c_d_cl_g16 v0, [v4, v5, v6, v[7:9]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     Some(RdnaImage {
@@ -40687,8 +40755,8 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 8448,
         defaults: [65, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3b4000, 0x0, 0x0],
-        fixval: [0x24110000, 0x0, 0x0],
+        fixmask: [0x143b4000, 0x0, 0x0],
+        fixval: [0x4110000, 0x0, 0x0],
     }), // 0x56 image_sample_c_d_cl_o_g16 v0, [v4, v5, v6, v[7:10]], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     None,
     None,
@@ -40841,7 +40909,7 @@ pub static GFX1200_VSAMPLE: [Option<RdnaImage>; 256] = [
         grid: 5120,
         defaults: [50, 0],
         groups: [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
-        fixmask: [0x3c3fc000, 0x0, 0x0],
+        fixmask: [0x2c3fc000, 0x0, 0xff000000],
         fixval: [0x24240000, 0x0, 0x0],
     }), // 0x90 image_gather4h v[0:3], [v4, v5], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
     None,
@@ -41439,7 +41507,7 @@ pub static GFX1150_SOP2_OWN: [Option<RdnaInfo>; 96] = [
         kinds: [1, 1, 1, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x40000000, 0x0, 0x0],
+        fixmask: [0x40800000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
     }), // 0x006 s_absdiff_i32 s8, s2, s4
     None,
@@ -41869,7 +41937,7 @@ pub static GFX1150_SOP2_OWN: [Option<RdnaInfo>; 96] = [
         kinds: [1, 1, 1, 0],
         mods: 0,
         class: 0,
-        fixmask: [0x48000000, 0x0, 0x0],
+        fixmask: [0x48800000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
     }), // 0x02e s_mul_hi_i32 s8, s2, s4
     None,
@@ -42111,7 +42179,7 @@ pub static GFX1150_SOP2_OWN: [Option<RdnaInfo>; 96] = [
         kinds: [1, 1, 1, 0],
         mods: 65792,
         class: 0,
-        fixmask: [0x48000000, 0x0, 0x0],
+        fixmask: [0x48800000, 0x0, 0x0],
         fixval: [0x0, 0x0, 0x0],
     }), // 0x04e s_fmac_f16 s8, s2, s4
     None,
@@ -42148,8 +42216,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x000 s_mov_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_MOV_B64,
@@ -42159,8 +42227,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x001 s_mov_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_CMOV_B32,
@@ -42170,8 +42238,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008400, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808400, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x002 s_cmov_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CMOV_B64,
@@ -42181,8 +42249,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008400, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808400, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x003 s_cmov_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_BREV_B32,
@@ -42192,8 +42260,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008200, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808200, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x004 s_brev_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BREV_B64,
@@ -42203,8 +42271,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c200, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c200, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x005 s_brev_b64 s[8:9], s[4:5]
     None,
     None,
@@ -42216,8 +42284,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x008 s_ctz_i32_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CTZ_I32_B64,
@@ -42227,8 +42295,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x009 s_ctz_i32_b64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_CLZ_I32_U32,
@@ -42238,8 +42306,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x00a s_clz_i32_u32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CLZ_I32_U64,
@@ -42249,8 +42317,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x00b s_clz_i32_u64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_CLS_I32,
@@ -42260,8 +42328,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x00c s_cls_i32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CLS_I32_I64,
@@ -42271,8 +42339,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x00d s_cls_i32_i64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_SEXT_I32_I8,
@@ -42282,8 +42350,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000800, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800800, 0x0, 0x0],
     }), // 0x00e s_sext_i32_i8 s8, s4
     Some(RdnaInfo {
         op: Op::S_SEXT_I32_I16,
@@ -42293,8 +42361,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000800, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800800, 0x0, 0x0],
     }), // 0x00f s_sext_i32_i16 s8, s4
     Some(RdnaInfo {
         op: Op::S_BITSET0_B32,
@@ -42304,8 +42372,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x010 s_bitset0_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BITSET0_B64,
@@ -42315,8 +42383,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x011 s_bitset0_b64 s[8:9], s4
     Some(RdnaInfo {
         op: Op::S_BITSET1_B32,
@@ -42326,8 +42394,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x012 s_bitset1_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BITSET1_B64,
@@ -42337,8 +42405,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x013 s_bitset1_b64 s[8:9], s4
     Some(RdnaInfo {
         op: Op::S_BITREPLICATE_B64_B32,
@@ -42348,8 +42416,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x014 s_bitreplicate_b64_b32 s[8:9], s4
     Some(RdnaInfo {
         op: Op::S_ABS_I32,
@@ -42359,8 +42427,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x015 s_abs_i32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BCNT0_I32_B32,
@@ -42370,8 +42438,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4001000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4801000, 0x0, 0x0],
     }), // 0x016 s_bcnt0_i32_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BCNT0_I32_B64,
@@ -42381,8 +42449,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4001000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4801000, 0x0, 0x0],
     }), // 0x017 s_bcnt0_i32_b64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_BCNT1_I32_B32,
@@ -42392,8 +42460,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x018 s_bcnt1_i32_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_BCNT1_I32_B64,
@@ -42403,8 +42471,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x019 s_bcnt1_i32_b64 s8, s[4:5]
     Some(RdnaInfo {
         op: Op::S_QUADMASK_B32,
@@ -42414,8 +42482,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01a s_quadmask_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_QUADMASK_B64,
@@ -42425,8 +42493,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01b s_quadmask_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_WQM_B32,
@@ -42436,8 +42504,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01c s_wqm_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_WQM_B64,
@@ -42447,8 +42515,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01d s_wqm_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_NOT_B32,
@@ -42458,8 +42526,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01e s_not_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_NOT_B64,
@@ -42469,8 +42537,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400e000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480e000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x01f s_not_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_SAVEEXEC_B32,
@@ -42480,8 +42548,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x020 s_and_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_SAVEEXEC_B64,
@@ -42491,8 +42559,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x021 s_and_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_OR_SAVEEXEC_B32,
@@ -42502,8 +42570,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x022 s_or_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_OR_SAVEEXEC_B64,
@@ -42513,8 +42581,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x023 s_or_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_XOR_SAVEEXEC_B32,
@@ -42524,8 +42592,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x024 s_xor_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_XOR_SAVEEXEC_B64,
@@ -42535,8 +42603,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4008000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4808000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x025 s_xor_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_NAND_SAVEEXEC_B32,
@@ -42546,8 +42614,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400a000, 0x0, 0x0],
-        fixval: [0xb4002000, 0x0, 0x0],
+        fixmask: [0xf480a000, 0x0, 0x0],
+        fixval: [0xb4802000, 0x0, 0x0],
     }), // 0x026 s_nand_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_NAND_SAVEEXEC_B64,
@@ -42557,8 +42625,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400a000, 0x0, 0x0],
-        fixval: [0xb4002000, 0x0, 0x0],
+        fixmask: [0xf480a000, 0x0, 0x0],
+        fixval: [0xb4802000, 0x0, 0x0],
     }), // 0x027 s_nand_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_NOR_SAVEEXEC_B32,
@@ -42568,8 +42636,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x028 s_nor_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_NOR_SAVEEXEC_B64,
@@ -42579,8 +42647,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x029 s_nor_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_XNOR_SAVEEXEC_B32,
@@ -42590,8 +42658,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02a s_xnor_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_XNOR_SAVEEXEC_B64,
@@ -42601,8 +42669,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02b s_xnor_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_SAVEEXEC_B32,
@@ -42612,8 +42680,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02c s_and_not0_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_SAVEEXEC_B64,
@@ -42623,8 +42691,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02d s_and_not0_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_OR_NOT0_SAVEEXEC_B32,
@@ -42634,8 +42702,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02e s_or_not0_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_OR_NOT0_SAVEEXEC_B64,
@@ -42645,8 +42713,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400d000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480d000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x02f s_or_not0_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_SAVEEXEC_B32,
@@ -42656,8 +42724,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x030 s_and_not1_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_SAVEEXEC_B64,
@@ -42667,8 +42735,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x031 s_and_not1_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_OR_NOT1_SAVEEXEC_B32,
@@ -42678,8 +42746,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x032 s_or_not1_saveexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_OR_NOT1_SAVEEXEC_B64,
@@ -42689,8 +42757,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x033 s_or_not1_saveexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_WREXEC_B32,
@@ -42700,8 +42768,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x034 s_and_not0_wrexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT0_WREXEC_B64,
@@ -42711,8 +42779,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x035 s_and_not0_wrexec_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_WREXEC_B32,
@@ -42722,8 +42790,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x036 s_and_not1_wrexec_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_AND_NOT1_WREXEC_B64,
@@ -42733,8 +42801,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400c800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf480c800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x037 s_and_not1_wrexec_b64 s[8:9], s[4:5]
     None,
     None,
@@ -42752,8 +42820,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x040 s_movrels_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_MOVRELS_B64,
@@ -42763,8 +42831,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009400, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809400, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x041 s_movrels_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_MOVRELD_B32,
@@ -42774,8 +42842,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009400, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809400, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x042 s_movreld_b32 s8, s4
     Some(RdnaInfo {
         op: Op::S_MOVRELD_B64,
@@ -42785,8 +42853,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x043 s_movreld_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_MOVRELSD_2_B32,
@@ -42796,8 +42864,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009300, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809300, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x044 s_movrelsd_2_b32 s8, s4
     None,
     None,
@@ -42809,8 +42877,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 0, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400db00, 0x0, 0x0],
-        fixval: [0xb4004300, 0x0, 0x0],
+        fixmask: [0xf480db00, 0x0, 0x0],
+        fixval: [0xb4804300, 0x0, 0x0],
     }), // 0x047 s_getpc_b64 s[8:9]
     Some(RdnaInfo {
         op: Op::S_SETPC_B64,
@@ -42820,8 +42888,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x048 s_setpc_b64 s[4:5]
     Some(RdnaInfo {
         op: Op::S_SWAPPC_B64,
@@ -42831,8 +42899,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009200, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809200, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x049 s_swappc_b64 s[8:9], s[4:5]
     Some(RdnaInfo {
         op: Op::S_RFE_B64,
@@ -42842,8 +42910,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [0, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009500, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809500, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x04a s_rfe_b64 s[4:5]
     None,
     Some(RdnaInfo {
@@ -42854,8 +42922,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 0, 0, 0],
         mods: 33554432,
         class: 0,
-        fixmask: [0xf4009200, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809200, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x04c s_sendmsg_rtn_b32 s8, sendmsg(4, 0, 0)
     Some(RdnaInfo {
         op: Op::S_SENDMSG_RTN_B64,
@@ -42865,8 +42933,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 0, 0, 0],
         mods: 33554432,
         class: 0,
-        fixmask: [0xf4009a00, 0x0, 0x0],
-        fixval: [0xb4000800, 0x0, 0x0],
+        fixmask: [0xf4809a00, 0x0, 0x0],
+        fixval: [0xb4800800, 0x0, 0x0],
     }), // 0x04d s_sendmsg_rtn_b64 s[8:9], sendmsg(4, 0, 0)
     None,
     None,
@@ -42894,8 +42962,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x060 s_ceil_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_FLOOR_F32,
@@ -42905,8 +42973,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x061 s_floor_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_TRUNC_F32,
@@ -42916,8 +42984,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x062 s_trunc_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_RNDNE_F32,
@@ -42927,8 +42995,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x063 s_rndne_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_F32_I32,
@@ -42938,8 +43006,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x064 s_cvt_f32_i32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_F32_U32,
@@ -42949,8 +43017,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b000, 0x0, 0x0],
-        fixval: [0xb4002000, 0x0, 0x0],
+        fixmask: [0xf480b000, 0x0, 0x0],
+        fixval: [0xb4802000, 0x0, 0x0],
     }), // 0x065 s_cvt_f32_u32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_I32_F32,
@@ -42960,8 +43028,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b000, 0x0, 0x0],
-        fixval: [0xb4002000, 0x0, 0x0],
+        fixmask: [0xf480b000, 0x0, 0x0],
+        fixval: [0xb4802000, 0x0, 0x0],
     }), // 0x066 s_cvt_i32_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_U32_F32,
@@ -42971,8 +43039,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009800, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809800, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x067 s_cvt_u32_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_F16_F32,
@@ -42982,8 +43050,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x068 s_cvt_f16_f32 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_F32_F16,
@@ -42993,8 +43061,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x069 s_cvt_f32_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_CVT_HI_F32_F16,
@@ -43004,8 +43072,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x06a s_cvt_hi_f32_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_CEIL_F16,
@@ -43015,8 +43083,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b400, 0x0, 0x0],
-        fixval: [0xb4002000, 0x0, 0x0],
+        fixmask: [0xf480b400, 0x0, 0x0],
+        fixval: [0xb4802000, 0x0, 0x0],
     }), // 0x06b s_ceil_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_FLOOR_F16,
@@ -43026,8 +43094,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009000, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809000, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x06c s_floor_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_TRUNC_F16,
@@ -43037,8 +43105,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf4009200, 0x0, 0x0],
-        fixval: [0xb4000000, 0x0, 0x0],
+        fixmask: [0xf4809200, 0x0, 0x0],
+        fixval: [0xb4800000, 0x0, 0x0],
     }), // 0x06d s_trunc_f16 s8, s4
     Some(RdnaInfo {
         op: Op::S_RNDNE_F16,
@@ -43048,8 +43116,8 @@ pub static GFX1150_SOP1_OWN: [Option<RdnaInfo>; 256] = [
         kinds: [1, 1, 0, 0],
         mods: 0,
         class: 0,
-        fixmask: [0xf400b100, 0x0, 0x0],
-        fixval: [0xb4002000, 0x0, 0x0],
+        fixmask: [0xf480b100, 0x0, 0x0],
+        fixval: [0xb4802000, 0x0, 0x0],
     }), // 0x06e s_rndne_f16 s8, s4
     None,
     None,

@@ -55,7 +55,8 @@ use super::decode::DecodeError;
 use super::generated::{
     rdna as t, Op, RdnaImage, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
     CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_ABS0, MOD_CARRY, MOD_CMPX,
-    MOD_IMM32, MOD_NEG0, MOD_NODPP16, MOD_NODPP8, MOD_SD, MOD_SENDMSG, MOD_VCCIN,
+    MOD_DPPMOD0, MOD_DPPMOD1, MOD_FAKE16_NOMODS, MOD_IMM32, MOD_NEG0, MOD_NODPP16, MOD_NODPP8,
+    MOD_SD, MOD_SENDMSG, MOD_VCCIN,
 };
 use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
 
@@ -104,8 +105,12 @@ pub(crate) struct Tables {
     pub(crate) sample: &'static [Option<RdnaImage>],
     /// The image operand grids (`RdnaImage::grid` indexes them).
     pub(crate) img_grids: &'static [u16],
-    /// Source codes LLVM accepts: VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources.
-    pub(crate) src_ok: &'static [[u32; 8]; 3],
+    /// Source codes LLVM accepts (`SRC_*` roles): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU
+    /// sources, the same three as 64-bit operands, VINTERP's 32-bit sources, a VGPR-only
+    /// SRC0's special registers, 64-bit SALU SDST, VOP1 SGPR VDST.
+    pub(crate) src_ok: &'static [[u32; 8]; 10],
+    /// Scalar register codes LLVM accepts as the first register of a tuple (`SREG_*` roles).
+    pub(crate) sreg_ok: &'static [[u32; 4]; 13],
 }
 
 static GFX11: Tables = Tables {
@@ -136,6 +141,7 @@ static GFX11: Tables = Tables {
     sample: &[],
     img_grids: &t::GFX1100_IMG_GRIDS,
     src_ok: &t::GFX1100_SRC_OK,
+    sreg_ok: &t::GFX1100_SREG_OK,
 };
 
 static GFX12: Tables = Tables {
@@ -166,6 +172,7 @@ static GFX12: Tables = Tables {
     sample: &t::GFX1200_VSAMPLE,
     img_grids: &t::GFX1200_IMG_GRIDS,
     src_ok: &t::GFX1200_SRC_OK,
+    sreg_ok: &t::GFX1200_SREG_OK,
 };
 
 /// gfx1150..gfx1153: gfx1100's encodings, with LLVM's gfx1150 tables where they differ (the
@@ -198,6 +205,7 @@ static GFX1150: Tables = Tables {
     sample: &[],
     img_grids: &t::GFX1100_IMG_GRIDS,
     src_ok: &t::GFX1100_SRC_OK,
+    sreg_ok: &t::GFX1100_SREG_OK,
 };
 
 /// The tables of `target`'s family (GFX11 or GFX12).
@@ -249,6 +257,32 @@ impl Cx<'_> {
             }
             _ => Err(self.bad_opcode(enc, op)),
         }
+    }
+
+    /// [`Cx::lookup`] for VOP1/VOP2/VOPC: a VGPR-only SRC0 (bit 8 a fixed one) also takes
+    /// LLVM's special registers (`src_shared_base`, `null`, ...) and the DPP codes.
+    fn lookup_vop(
+        &self,
+        tb: &Tables,
+        table: &'static [Option<RdnaInfo>],
+        op: u32,
+        enc: &str,
+    ) -> Result<&'static RdnaInfo, DecodeError> {
+        let w0 = self.word(0)?;
+        if let Some(Some(info)) = table.get(op as usize) {
+            let code = w0 & 0x1FF;
+            let vgpr_only = info.fixmask[0] & info.fixval[0] & 0x100 != 0;
+            let special = matches!(code, SRC_DPP16 | SRC_DPP8 | SRC_DPP8_FI)
+                || in_map(&tb.src_ok[SRC_VGPR_ONLY], code);
+            if vgpr_only && code < 0x100 && special {
+                let mut val = info.fixval;
+                val[0] &= !0x100;
+                if self.fixed_ok(&info.fixmask, &val) {
+                    return Ok(info);
+                }
+            }
+        }
+        self.lookup(table, op, enc)
     }
 
     /// Whether the instruction's words hold the required values in the `mask` bits (a word
@@ -451,18 +485,57 @@ pub fn decode_into(
     Ok(())
 }
 
-/// Source-code tables of [`Tables::src_ok`].
+/// Source-code tables of [`Tables::src_ok`]; a 64-bit operand uses the role's table
+/// `SRC_WIDE` places further (LLVM rejects `vcc_hi`, `exec_hi`, ... there).
 const SRC_VOP: usize = 0;
 const SRC_VOP3: usize = 1;
 const SRC_SALU: usize = 2;
+const SRC_WIDE: usize = 3;
+const SRC_VINTERP: usize = 6;
+const SRC_VGPR_ONLY: usize = 7;
+const SRC_SDST64: usize = 8;
+const SRC_VOP1_SDST: usize = 9;
 
-/// Rejects a reserved source code (table `map`) and, for a source that may select a DPP
-/// extension (`dpp`), a DPP form the opcode does not have: LLVM rejects both words.
+/// Roles of [`Tables::sreg_ok`] (generated in this order, `rdna.py` `SREG_MAPS`): SMEM
+/// SDATA by register count ([`sdata_role`]), SMEM SBASE pair/quad, GFX12 VBUFFER, BVH and
+/// image resources, VSAMPLE sampler, GLOBAL SADDR.
+const SREG_SBASE: usize = 6;
+const SREG_SBASE_QUAD: usize = 7;
+const SREG_VBUFFER: usize = 8;
+const SREG_RSRC4: usize = 9;
+const SREG_RSRC8: usize = 10;
+const SREG_SAMP: usize = 11;
+const SREG_SADDR: usize = 12;
+
+/// The [`Tables::sreg_ok`] role of an SMEM SDATA tuple of `n` SGPRs.
+fn sdata_role(n: u8) -> Option<usize> {
+    match n {
+        1 => Some(0),
+        2 => Some(1),
+        3 => Some(2),
+        4 => Some(3),
+        8 => Some(4),
+        16 => Some(5),
+        _ => None,
+    }
+}
+
+/// Whether a code bitmap (bit c of word c / 32) has bit `code`.
+#[inline]
+fn in_map<const N: usize>(map: &[u32; N], code: u32) -> bool {
+    map.get((code >> 5) as usize)
+        .is_some_and(|w| (w >> (code & 31)) & 1 == 1)
+}
+
+/// Rejects a reserved source code (table `map`, its 64-bit twin for a `width` 2 operand)
+/// and, for a source that may select a DPP extension (`dpp`), a DPP form the opcode does not
+/// have: LLVM rejects both words.
 #[inline]
 fn check_src(
     cx: &Cx,
     tb: &Tables,
     map: usize,
+    width: u8,
     code: u32,
     info: &RdnaInfo,
     dpp: bool,
@@ -470,7 +543,8 @@ fn check_src(
     // Fast path: a VGPR, or a code the table accepts (the DPP codes are checked per opcode:
     // the tables probe them with a word that is no valid DPP control).
     let dpp_code = matches!(code, SRC_DPP16 | SRC_DPP8 | SRC_DPP8_FI);
-    if code >= 256 || !dpp_code && (tb.src_ok[map][(code >> 5) as usize] >> (code & 31)) & 1 == 1 {
+    let map = if width == 2 { map + SRC_WIDE } else { map };
+    if code >= 256 || !dpp_code && in_map(&tb.src_ok[map], code) {
         return Ok(());
     }
     let no_dpp = match code {
@@ -502,23 +576,18 @@ fn dpp_ctrl_valid(c: u16) -> bool {
 }
 
 /// DPP16 checks after the extension word was read: a valid control, and in a 32-bit
-/// encoding no source modifier bit (DPP word bits 20..23: neg/abs of src0, src1) the opcode
-/// lacks (`nsrc` sources).
-fn check_dpp(cx: &Cx, inst: &Inst, info: &RdnaInfo, nsrc: usize) -> Result<(), DecodeError> {
+/// encoding no source modifier bit (DPP word bits 20..23: neg/abs of src0, src1) LLVM
+/// rejects for the opcode (generated `MOD_DPPMOD0`/`MOD_DPPMOD1`).
+fn check_dpp(cx: &Cx, inst: &Inst, info: &RdnaInfo) -> Result<(), DecodeError> {
     let Some(d) = inst.dpp else {
         return Ok(());
     };
     if !dpp_ctrl_valid(d.ctrl) {
         return Err(cx.err(format!("invalid DPP control {:#x}", d.ctrl)));
     }
-    // (Observed from LLVM 22: VOPC and opcodes with 16-bit operands take any bits.)
-    let t16 = info.kinds.contains(&KIND_T16);
-    if matches!(inst.format, Format::Vop1 | Format::Vop2) && !t16 {
-        for i in 0..2 {
-            let neg_ok = i < nsrc && info.mods & (MOD_NEG0 << i) != 0;
-            let abs_ok = i < nsrc && info.mods & (MOD_ABS0 << i) != 0;
-            if (inst.mods.neg >> i) & 1 == 1 && !neg_ok || (inst.mods.abs >> i) & 1 == 1 && !abs_ok
-            {
+    if matches!(inst.format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
+        for (i, ok) in [MOD_DPPMOD0, MOD_DPPMOD1].into_iter().enumerate() {
+            if (inst.mods.neg | inst.mods.abs) >> i & 1 == 1 && info.mods & ok == 0 {
                 return Err(cx.err(format!("{}: no source modifiers on src{i}", info.mnemonic)));
             }
         }
@@ -541,13 +610,21 @@ fn take_literal(cx: &Cx, inst: &mut Inst) -> Result<(), DecodeError> {
     Ok(())
 }
 
-#[cold]
-#[inline(never)]
-fn odd_pair_err(cx: &Cx, info: &RdnaInfo, code: u32) -> DecodeError {
-    cx.err(format!(
-        "{}: 64-bit operand at odd code {code}",
-        info.mnemonic
-    ))
+/// Rejects a 64-bit SDST LLVM does not accept (`vcc_hi`, `m0`, `exec_hi`: generated map).
+fn check_sdst(
+    cx: &Cx,
+    tb: &Tables,
+    info: &RdnaInfo,
+    code: u32,
+    width: u8,
+) -> Result<(), DecodeError> {
+    if width == 2 && !in_map(&tb.src_ok[SRC_SDST64], code) {
+        return Err(cx.err(format!(
+            "{}: invalid 64-bit SDST code {code}",
+            info.mnemonic
+        )));
+    }
+    Ok(())
 }
 
 fn decode_sop12c(
@@ -572,21 +649,11 @@ fn decode_sop12c(
     };
     for (code, width) in srcs {
         if width != 0 && info.mods & MOD_SENDMSG == 0 {
-            check_src(cx, tb, SRC_SALU, code, info, false)?;
+            check_src(cx, tb, SRC_SALU, width, code, info, false)?;
         }
     }
-    // A 64-bit operand cannot start at the odd half of `vcc`/`exec` (`vcc_hi`, `exec_hi`).
-    let dst = if format == Format::Sopc {
-        (0, 0)
-    } else {
-        ((w0 >> 16) & 0x7F, w[0])
-    };
-    let odd = |(code, width): (u32, u8)| width == 2 && (code == 107 || code == 127);
-    // Branch-free test first; the error names the first such operand.
-    if odd(srcs[0]) | odd(srcs[1]) | odd(dst) {
-        let all = [srcs[0], srcs[1], dst];
-        let code = all.into_iter().find(|&f| odd(f)).map_or(0, |f| f.0);
-        return Err(odd_pair_err(cx, info, code));
+    if format != Format::Sopc {
+        check_sdst(cx, tb, info, (w0 >> 16) & 0x7F, w[0])?;
     }
     *inst = empty(info.op, format);
     match format {
@@ -625,6 +692,7 @@ fn decode_sop12c(
 
 fn decode_sopk(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let info = cx.lookup(tb.sopk, (w0 >> 23) & 0x1F, "SOPK")?;
+    check_sdst(cx, tb, info, (w0 >> 16) & 0x7F, info.widths[0])?;
     *inst = empty(info.op, Format::Sopk);
     let reg = src((w0 >> 16) & 0x7F, info.widths[0]);
     if info.class & CLASS_SDST_READ != 0 {
@@ -656,6 +724,22 @@ fn decode_smem(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     };
     let info = cx.lookup(tb.smem, op, "SMEM")?;
     let w = info.widths;
+    // SDATA and SBASE tuples LLVM accepts (past s105 or the TTMPs, `exec` as data, ... not).
+    let sdata_ok = match sdata_role(w[0]) {
+        Some(role) if info.kinds[0] == KIND_SGPR => in_map(&tb.sreg_ok[role], (w0 >> 6) & 0x7F),
+        _ => true,
+    };
+    let sbase_role = if info.class & CLASS_SBUFFER != 0 {
+        SREG_SBASE_QUAD
+    } else {
+        SREG_SBASE
+    };
+    if !sdata_ok || w[1] != 0 && !in_map(&tb.sreg_ok[sbase_role], (w0 & 0x3F) << 1) {
+        return Err(cx.err(format!(
+            "{}: invalid SDATA or SBASE register",
+            info.mnemonic
+        )));
+    }
     *inst = empty(info.op, Format::Smem);
     inst.size = 8;
     let sdata = src((w0 >> 6) & 0x7F, w[0]);
@@ -755,12 +839,15 @@ fn vop_ext(
 }
 
 fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
-    let info = cx.lookup(tb.vop1, (w0 >> 9) & 0xFF, "VOP1")?;
+    let info = cx.lookup_vop(tb, tb.vop1, (w0 >> 9) & 0xFF, "VOP1")?;
     let w = cx.widths(info);
     let k = info.kinds;
     *inst = empty(info.op, Format::Vop1);
     let vd = (w0 >> 17) & 0xFF;
     if k[0] == KIND_SGPR {
+        if !in_map(&tb.src_ok[SRC_VOP1_SDST], vd) {
+            return Err(cx.err(format!("{}: invalid SGPR VDST code {vd}", info.mnemonic)));
+        }
         inst.dst[0] = src(vd, w[0]);
     } else {
         let (d, hi) = vreg16(vd, w[0], k[0]);
@@ -769,7 +856,7 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     }
     let code = w0 & 0x1FF;
     if w[1] != 0 {
-        check_src(cx, tb, SRC_VOP, code, info, true)?;
+        check_src(cx, tb, SRC_VOP, w[1], code, info, true)?;
     }
     let (s0, hi) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
@@ -777,13 +864,13 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     };
     inst.src[0] = s0;
     inst.mods.op_sel |= hi as u8;
-    check_dpp(cx, inst, info, 1)?;
+    check_dpp(cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
 }
 
 fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
-    let info = cx.lookup(tb.vop2, (w0 >> 25) & 0x3F, "VOP2")?;
+    let info = cx.lookup_vop(tb, tb.vop2, (w0 >> 25) & 0x3F, "VOP2")?;
     let w = cx.widths(info);
     let k = info.kinds;
     *inst = empty(info.op, Format::Vop2);
@@ -791,7 +878,7 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     inst.dst[0] = d;
     let code = w0 & 0x1FF;
     if w[1] != 0 {
-        check_src(cx, tb, SRC_VOP, code, info, true)?;
+        check_src(cx, tb, SRC_VOP, w[1], code, info, true)?;
     }
     let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[1], k[1])? {
         Some(r) => r,
@@ -823,13 +910,13 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         inst.literal = Some(kk);
         return Ok(());
     }
-    check_dpp(cx, inst, info, 2)?;
+    check_dpp(cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
 }
 
 fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
-    let info = cx.lookup(tb.vopc, (w0 >> 17) & 0xFF, "VOPC")?;
+    let info = cx.lookup_vop(tb, tb.vopc, (w0 >> 17) & 0xFF, "VOPC")?;
     let w = cx.widths(info);
     let k = info.kinds;
     *inst = empty(info.op, Format::Vopc);
@@ -840,7 +927,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     };
     let code = w0 & 0x1FF;
     if w[0] != 0 {
-        check_src(cx, tb, SRC_VOP, code, info, true)?;
+        check_src(cx, tb, SRC_VOP, w[0], code, info, true)?;
     }
     let (s0, hi0) = match vop_ext(cx, inst, code, 1, w[0], k[0])? {
         Some(r) => r,
@@ -850,7 +937,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     inst.src[0] = s0;
     inst.src[1] = s1;
     inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1;
-    check_dpp(cx, inst, info, 2)?;
+    check_dpp(cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -881,16 +968,50 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     let codes = [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF];
     for (i, &c) in codes.iter().enumerate() {
         if w[i + 1] != 0 {
-            check_src(cx, tb, SRC_VOP3, c, info, i == 0)?;
+            check_src(cx, tb, SRC_VOP3, w[i + 1], c, info, i == 0)?;
         }
         inst.src[i] = src(c, w[i + 1]);
     }
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
-    check_dpp(cx, inst, info, 3)?;
+    if info.mods & MOD_FAKE16_NOMODS != 0 && vop3_fake16(inst, info) {
+        for i in 0..3 {
+            let m = inst.mods.abs >> i & 1 == 1 && info.mods & (MOD_ABS0 << i) == 0
+                || inst.mods.neg >> i & 1 == 1 && info.mods & (MOD_NEG0 << i) == 0;
+            if m && inst.src[i].is_some() {
+                return Err(cx.err(format!(
+                    "{}: fake16 form without modifiers on src{i}",
+                    info.mnemonic
+                )));
+            }
+        }
+    }
+    check_dpp(cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
+}
+
+/// The number of sources of a VOP3 opcode (`v_fmac_*`'s accumulator is a tied third source
+/// with its own op_sel bit).
+pub(crate) fn vop3_nsrc(info: &RdnaInfo) -> usize {
+    if info.mnemonic.starts_with("v_fmac") {
+        3
+    } else {
+        (0..3).filter(|&i| info.widths[i + 1] != 0).count()
+    }
+}
+
+/// Whether LLVM 22 decodes this VOP3 true16 instruction in its fake16 form: its real-true16
+/// tables reject OP_SEL bits of operands the opcode does not have, and it then falls back to
+/// the fake16 form (printed without `.l`/`.h` and `op_sel`; neg/abs bits of a source without
+/// modifiers become invalid there).
+pub(crate) fn vop3_fake16(inst: &Inst, info: &RdnaInfo) -> bool {
+    let vdst = info.widths[0] != 0 && info.kinds[0] != KIND_SGPR;
+    let existing = ((1u8 << vop3_nsrc(info)) - 1) | ((vdst as u8) << 3);
+    info.kinds.contains(&KIND_T16)
+        && inst.format != Format::Vop3b
+        && inst.mods.op_sel & !existing != 0
 }
 
 fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
@@ -908,14 +1029,14 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), De
     let codes = [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF];
     for (i, &c) in codes.iter().enumerate() {
         if w[i + 1] != 0 {
-            check_src(cx, tb, SRC_VOP3, c, info, i == 0)?;
+            check_src(cx, tb, SRC_VOP3, w[i + 1], c, info, i == 0)?;
         }
         inst.src[i] = src(c, w[i + 1]);
     }
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
-    check_dpp(cx, inst, info, 3)?;
+    check_dpp(cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -934,8 +1055,8 @@ fn decode_vopd(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     if x.widths[2] == 0 && (w0 >> 9) & 0xFF != 0 || y.widths[2] == 0 && (w1 >> 9) & 0xFF != 0 {
         return Err(cx.err("VOPD: VSRC1 of a one-source opcode must be 0"));
     }
-    check_src(cx, tb, SRC_VOP, w0 & 0x1FF, x, false)?;
-    check_src(cx, tb, SRC_VOP, w1 & 0x1FF, y, false)?;
+    check_src(cx, tb, SRC_VOP, 1, w0 & 0x1FF, x, false)?;
+    check_src(cx, tb, SRC_VOP, 1, w1 & 0x1FF, y, false)?;
     *inst = empty(x.op, Format::Vopd);
     inst.size = 8;
     inst.imm = opy as i32;
@@ -1002,6 +1123,8 @@ fn atomic_ret_width(info: &RdnaInfo, data: u8) -> u8 {
 /// that returns the old value (GFX11 GLC, GFX12 TH bit 0).
 #[allow(clippy::too_many_arguments)]
 fn flat_common(
+    tb: &Tables,
+    cx: &Cx,
     info: &RdnaInfo,
     format: Format,
     vdst: u32,
@@ -1011,7 +1134,7 @@ fn flat_common(
     sve: bool,
     ret: bool,
     inst: &mut Inst,
-) {
+) -> Result<(), DecodeError> {
     let w = info.widths;
     *inst = empty(info.op, format);
     inst.dst[0] = vgpr(vdst, w[0]);
@@ -1020,6 +1143,9 @@ fn flat_common(
         inst.dst[0] = vgpr(vdst, atomic_ret_width(info, w[2]));
     }
     let has_saddr = saddr != RDNA_NULL;
+    if format == Format::Global && has_saddr && !in_map(&tb.sreg_ok[SREG_SADDR], saddr) {
+        return Err(cx.err(format!("{}: invalid SADDR register", info.mnemonic)));
+    }
     match format {
         Format::Scratch => {
             if sve {
@@ -1036,6 +1162,7 @@ fn flat_common(
         _ if w[1] != 0 => inst.src[0] = vgpr(vaddr, w[1].max(2)),
         _ => {}
     }
+    Ok(())
 }
 
 fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
@@ -1049,6 +1176,8 @@ fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), D
     };
     let info = cx.lookup(table, op, name)?;
     flat_common(
+        tb,
+        cx,
         info,
         format,
         w1 >> 24,
@@ -1058,7 +1187,7 @@ fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), D
         (w1 >> 23) & 1 == 1,
         (w0 >> 14) & 1 == 1,
         inst,
-    );
+    )?;
     inst.size = 8;
     inst.mem.offset = ((w0 & 0x1FFF) << 19) as i32 >> 19;
     inst.mem.dlc = (w0 >> 13) & 1 == 1;
@@ -1078,6 +1207,8 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), D
     };
     let info = cx.lookup(table, op, name)?;
     flat_common(
+        tb,
+        cx,
         info,
         format,
         w1 & 0xFF,
@@ -1087,7 +1218,7 @@ fn decode_flat12(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), D
         (w1 >> 17) & 1 == 1,
         (w1 >> 20) & 1 == 1,
         inst,
-    );
+    )?;
     inst.size = 12;
     inst.mem.offset = w2 as i32 >> 8;
     // TH, SCOPE, NV (bit 7), SCALE_OFFSET (bit 48).
@@ -1137,7 +1268,7 @@ fn decode_mubuf11(
     } else {
         cx.lookup(tb.mubuf, (w0 >> 18) & 0xFF, "MUBUF")?
     };
-    check_src(cx, tb, SRC_SALU, w1 >> 24, info, false)?;
+    check_src(cx, tb, SRC_SALU, 1, w1 >> 24, info, false)?;
     if !sgpr_tuple_ok(((w1 >> 16) & 0x1F) << 2, 4) {
         return Err(cx.err("buffer resource runs past the SGPRs"));
     }
@@ -1169,9 +1300,8 @@ fn decode_mubuf11(
 fn decode_vbuffer(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
     let w1 = cx.word(1)?;
     let w2 = cx.word(2)?;
-    let rsrc = (w1 >> 9) & 0x1FF;
-    if rsrc >= 128 || !sgpr_tuple_ok(rsrc, 4) {
-        return Err(cx.err("buffer resource runs past the SGPRs"));
+    if !in_map(&tb.sreg_ok[SREG_VBUFFER], (w1 >> 9) & 0x1FF) {
+        return Err(cx.err("invalid buffer resource register"));
     }
     let op = (w0 >> 14) & 0xFF;
     let info = cx.lookup(tb.mubuf, op, "VBUFFER")?;
@@ -1209,9 +1339,13 @@ fn decode_vinterp(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), 
     inst.mods.neg = ((w1 >> 29) & 7) as u8;
     for i in 0..3 {
         let code = (w1 >> (9 * i)) & 0x1FF;
-        // LLVM reads the 16-bit sources of the f16 forms as VGPRs whatever bit 8 says.
+        // LLVM reads the 16-bit sources of the f16 forms as VGPRs whatever bit 8 says; a
+        // 32-bit source below v0 is one of the special registers it accepts (`null`,
+        // `src_shared_base`, `src_vccz`, ...; it flags the rest).
         inst.src[i] = if info.kinds[i + 1] == KIND_T16 {
             vgpr(code & 0xFF, w[i + 1])
+        } else if code < 256 && w[i + 1] != 0 && !in_map(&tb.src_ok[SRC_VINTERP], code) {
+            return Err(cx.err(format!("{}: source code {code:#x} here", info.mnemonic)));
         } else {
             src(code, w[i + 1])
         };
@@ -1325,22 +1459,21 @@ fn image_common(
         g = info.defaults[(f.nsa != 0) as usize] as u32;
     }
     let (vd, va) = ((g & 15) as u8, g >> 4);
-    if tb.gfx12 {
-        // The 9-bit resource and sampler fields take no reserved source codes.
-        for c in [f.rsrc, if info.sampler { f.samp } else { 0 }] {
-            if c < 256 && (tb.src_ok[SRC_SALU][(c >> 5) as usize] >> (c & 31)) & 1 == 0 {
-                return Err(cx.err(format!("image: reserved operand code {c:#x}")));
-            }
-        }
-    }
-    // The resource is an SGPR tuple (GFX12 VSAMPLE: LLVM also decodes other operands).
-    let rsrc_ok = if f.rsrc < 128 {
-        sgpr_tuple_ok(f.rsrc, info.rsrc as u32)
+    // The resource and sampler are SGPR tuples LLVM accepts (GFX12: generated maps of its
+    // 9-bit fields; GFX11: 5-bit quad indices).
+    let regs_ok = if tb.gfx12 {
+        let role = if info.rsrc == 4 {
+            SREG_RSRC4
+        } else {
+            SREG_RSRC8
+        };
+        in_map(&tb.sreg_ok[role], f.rsrc)
+            && (!info.sampler || in_map(&tb.sreg_ok[SREG_SAMP], f.samp))
     } else {
-        tb.gfx12 && info.sampler
+        sgpr_tuple_ok(f.rsrc, info.rsrc as u32) && (!info.sampler || sgpr_tuple_ok(f.samp, 4))
     };
-    if !rsrc_ok || info.sampler && f.samp < 128 && !sgpr_tuple_ok(f.samp, 4) {
-        return Err(cx.err("image resource or sampler runs past the SGPRs"));
+    if !regs_ok {
+        return Err(cx.err("invalid image resource or sampler register"));
     }
     *inst = empty(info.op, Format::Mimg);
     let data = vgpr(f.vdata, vd);

@@ -424,6 +424,40 @@ fn sendmsg(out: &mut String, tb: &Tables, v: u32, rtn: bool) {
     }
 }
 
+/// `s_version`'s operand as LLVM 22 prints it: with any of bits [12:8] set the plain
+/// number, else the version code (named where LLVM knows it) OR-ed with the W64, W32 and MDP
+/// flag names in that order, each OR nested in parentheses (`(77|UC_VERSION_W64_BIT)|...`).
+fn version(out: &mut String, v: u32) {
+    if v & 0x1F00 != 0 {
+        let _ = write!(out, "0x{v:x}");
+        return;
+    }
+    let mut expr = match v & 0xFF {
+        0 => "UC_VERSION_GFX7".to_string(),
+        4 => "UC_VERSION_GFX10".to_string(),
+        6 => "UC_VERSION_GFX11".to_string(),
+        9 => "UC_VERSION_GFX12".to_string(),
+        code => code.to_string(),
+    };
+    let flags = [
+        (13, "UC_VERSION_W64_BIT"),
+        (14, "UC_VERSION_W32_BIT"),
+        (15, "UC_VERSION_MDP_BIT"),
+    ];
+    let mut nested = false;
+    for (bit, name) in flags {
+        if v >> bit & 1 == 1 {
+            if nested {
+                expr = format!("({expr})");
+            }
+            expr.push('|');
+            expr.push_str(name);
+            nested = true;
+        }
+    }
+    out.push_str(&expr);
+}
+
 fn print_sopk(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     let simm = (inst.imm as u32) & 0xFFFF;
     let m = info.mnemonic;
@@ -443,6 +477,9 @@ fn print_sopk(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
         hwreg(out, tb, simm);
         out.push_str(", ");
         opnd(out, reg, None, Ty::B32);
+    } else if m == "s_version" {
+        out.push(' ');
+        version(out, simm);
     } else if m.starts_with("s_getreg") {
         out.push(' ');
         opnd(out, reg, None, Ty::B32);
@@ -477,14 +514,14 @@ const INSTID: [&str; 12] = [
 ];
 const INSTSKIP: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
 
+/// `s_delay_alu`'s fields as LLVM 22 prints them: bits [15:11] are ignored, and a field
+/// value without a name prints as `/* invalid ... value */` inside its parentheses.
 fn delay_alu(out: &mut String, v: u32) {
     let id0 = v & 0xF;
     let skip = (v >> 4) & 7;
     let id1 = (v >> 7) & 0xF;
-    if id0 as usize >= INSTID.len() || id1 as usize >= INSTID.len() || skip > 5 {
-        let _ = write!(out, "0x{v:x}");
-        return;
-    }
+    const BAD_ID: &str = "/* invalid instid value */";
+    let id = |i: u32| INSTID.get(i as usize).copied().unwrap_or(BAD_ID);
     let mut parts = 0;
     let mut part = |out: &mut String, s: &str, val: &str| {
         if parts > 0 {
@@ -494,13 +531,18 @@ fn delay_alu(out: &mut String, v: u32) {
         parts += 1;
     };
     if id0 != 0 {
-        part(out, "instid0", INSTID[id0 as usize]);
+        part(out, "instid0", id(id0));
     }
     if skip != 0 {
-        part(out, "instskip", INSTSKIP[skip as usize]);
+        let name = INSTSKIP.get(skip as usize).copied();
+        part(
+            out,
+            "instskip",
+            name.unwrap_or("/* invalid instskip value */"),
+        );
     }
     if id1 != 0 {
-        part(out, "instid1", INSTID[id1 as usize]);
+        part(out, "instid1", id(id1));
     }
     if parts == 0 {
         out.push('0');
@@ -942,19 +984,9 @@ fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
             "_e64_dpp"
         });
     }
-    let mut nsrc = (0..3).filter(|&i| info.widths[i + 1] != 0).count();
-    if base.starts_with("v_fmac") {
-        // The accumulator is a tied third source with its own op_sel bit.
-        nsrc = 3;
-    }
+    let nsrc = super::vop3_nsrc(info);
     let sgpr_dst = info.kinds[0] == 1;
-    let vdst = info.widths[0] != 0 && !sgpr_dst;
-    // true16 opcodes: LLVM 22 decodes with its real-true16 tables, which reject OP_SEL bits
-    // of operands the opcode does not have; it then falls back to the fake16 form (no
-    // `.l`/`.h`, no `op_sel`).
-    let t16 = info.kinds.contains(&3);
-    let existing = ((1u8 << nsrc) - 1) | ((vdst as u8) << 3);
-    let fake16 = t16 && inst.format != Format::Vop3b && inst.mods.op_sel & !existing != 0;
+    let fake16 = super::vop3_fake16(inst, info);
     {
         let mut l = List { out, first: true };
         if inst.dst[0].is_some() {
