@@ -15,6 +15,7 @@
 //! The caller uses this path only where that executor adds nothing more (no FP16_OVFL clamp,
 //! no f32 input flushing, no block scales, no sparse A).
 
+use super::formats::xf32_from_bits;
 use super::gemm::{gemm_f32_kmajor, Isa};
 use std::cell::RefCell;
 
@@ -44,6 +45,9 @@ pub struct Decode {
     /// converter (F16C `vcvtph2ps`, exact; it quiets signalling NaNs, which cannot change a
     /// result since every NaN result is canonical).
     pub f16: bool,
+    /// The 32-bit element is xf32: its mantissa is truncated on the way in
+    /// (`formats::xf32_from_bits`).
+    pub xf32: bool,
 }
 
 impl Decode {
@@ -223,6 +227,7 @@ impl FastF32 {
                         bits: 32,
                         table: &[],
                         f16: false,
+                        xf32: false,
                     },
                     acc,
                 ),
@@ -266,6 +271,11 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
     } else {
         (1u32 << t.bits) - 1
     };
+    let dec32 = if t.xf32 {
+        xf32_from_bits
+    } else {
+        f32::from_bits
+    };
     for r in runs {
         let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
         let o0 = r.out0 as usize;
@@ -277,7 +287,7 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
             }
             if t.bits == 32 {
                 for (o, &w) in dst.iter_mut().zip(lanes) {
-                    *o = f32::from_bits(w);
+                    *o = dec32(w);
                 }
             } else {
                 for (o, &w) in dst.iter_mut().zip(lanes) {
@@ -288,7 +298,7 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
             let st = r.stride as usize;
             for (x, &w) in lanes.iter().enumerate() {
                 out[o0 + x * st] = if t.bits == 32 {
-                    f32::from_bits(w)
+                    dec32(w)
                 } else {
                     t.table[((w >> sh) & mask) as usize]
                 };
