@@ -10,8 +10,13 @@ fn main() {
         "v_mfma_f32_16x16x16_f16",
         "v_mfma_f32_32x32x8_f16",
         "v_mfma_f32_16x16x32_fp8_fp8",
+        "v_mfma_f32_16x16x8_xf32",
+        "v_mfma_f32_32x32x4_xf32",
+        "v_smfmac_f32_16x16x32_f16",
+        "v_smfmac_f32_32x32x16_bf16",
         "v_mfma_i32_16x16x32_i8",
         "v_mfma_f64_16x16x4_f64",
+        "v_smfmac_i32_16x16x64_i8",
     ] {
         let Some(op) = MatrixOp::from_mnemonic(name, Gpu::GFX942) else {
             continue;
