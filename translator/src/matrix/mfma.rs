@@ -337,6 +337,9 @@ impl Plan {
         if op.acc == Acc::F32 && op.kind != Kind::Sparse && !plan.scaled {
             plan.fast = plan.fast_path(nregs);
         }
+        if op.acc == Acc::I32 && op.kind == Kind::Dense {
+            plan.fast = plan.fast_path(nregs).and_then(|f| f.with_i32_acc());
+        }
         Ok(plan)
     }
 
@@ -353,8 +356,8 @@ impl Plan {
         self.fast.is_some()
     }
 
-    /// The run-based executor of this (f32-accumulating, dense, unscaled) plan, if its
-    /// element formats fit it.
+    /// The run-based executor of this (dense, unscaled, f32-accumulating; the caller turns
+    /// it to i32 accumulation for i8) plan, if its element formats fit it.
     pub(super) fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
         use super::kernels::{Decode, FastF32, Slots};
         // Plain f32 C/D and unmodified A/B only (the RDNA modifiers stay generic).
@@ -403,7 +406,7 @@ impl Plan {
         match self.op.acc {
             Acc::F32 => self.run_f32(isa, regs, mode, scales),
             Acc::I32 => {
-                self.run_i32(regs, mode);
+                self.run_i32(isa, regs, mode);
                 Ok(())
             }
             Acc::F64 => {
@@ -581,8 +584,16 @@ impl Plan {
         })
     }
 
-    fn run_i32(&self, regs: &mut [[u32; 64]], mode: u32) {
+    fn run_i32(&self, isa: Isa, regs: &mut [[u32; 64]], mode: u32) {
         let op = &self.op;
+        let saturate = self.sat.unwrap_or(mode & MODE_FP16_OVFL != 0);
+        if self
+            .fast
+            .as_ref()
+            .is_some_and(|f| f.run_i32(isa, regs, saturate))
+        {
+            return;
+        }
         let (m, n, k) = (op.m, op.n, op.k);
         let (ea, eb) = (self.ea, self.eb);
         let mut a = vec![0i64; op.blocks * m * k];
@@ -611,7 +622,6 @@ impl Plan {
                 .map(|s| regs[s.reg as usize][s.lane as usize] as i32 as i64)
                 .collect(),
         };
-        let saturate = self.sat.unwrap_or(mode & MODE_FP16_OVFL != 0);
         // i-k-j order over contiguous rows (vectorises); exact in i64.
         let mut acc = c;
         for blk in 0..op.blocks {
