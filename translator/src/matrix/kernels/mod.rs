@@ -350,11 +350,6 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
     } else {
         (1u32 << t.bits) - 1
     };
-    let dec32 = if t.xf32 {
-        xf32_from_bits
-    } else {
-        f32::from_bits
-    };
     for r in runs {
         let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
         let o0 = r.out0 as usize;
@@ -364,9 +359,13 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
             if t.f16 && f16_run(isa, lanes, sh, dst) {
                 continue;
             }
-            if t.bits == 32 {
+            if t.bits == 32 && t.xf32 {
                 for (o, &w) in dst.iter_mut().zip(lanes) {
-                    *o = dec32(w);
+                    *o = xf32_from_bits(w);
+                }
+            } else if t.bits == 32 {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = f32::from_bits(w);
                 }
             } else {
                 for (o, &w) in dst.iter_mut().zip(lanes) {
@@ -376,8 +375,10 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
         } else {
             let st = r.stride as usize;
             for (x, &w) in lanes.iter().enumerate() {
-                out[o0 + x * st] = if t.bits == 32 {
-                    dec32(w)
+                out[o0 + x * st] = if t.bits == 32 && t.xf32 {
+                    xf32_from_bits(w)
+                } else if t.bits == 32 {
+                    f32::from_bits(w)
                 } else {
                     t.table[((w >> sh) & mask) as usize]
                 };
