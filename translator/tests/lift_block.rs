@@ -19,7 +19,7 @@ const PROGRAM: [u32; 11] = [
     0xbf880002, // 0x0c s_cbranch_execz 2
     0xbf920002, // 0x10 s_trap 2
     0xbf810000, // 0x14 s_endpgm
-    0xd3be8000, 0x04020500, // 0x18 v_mfma_f32_16x16x8_xf32 a[0:3], v[0:1], v[2:3], a[0:3] (unsupported)
+    0xd1770000, 0x00000101, // 0x18 v_screen_partition_4se_b32_e64 v0, v1 (unsupported)
     0xbf8e0001, // 0x20 s_sleep 1
     0xbe801d04, // 0x24 s_setpc_b64 s[4:5]
     0xbf810000, // 0x28 s_endpgm
@@ -71,7 +71,7 @@ fn exits_of_control_instructions() {
     match &b.exit {
         Exit::Unsupported { pc, reason } => {
             assert_eq!(*pc, CODE_BASE + 0x18);
-            assert!(reason.contains("v_mfma_f32_16x16x8_xf32"), "{reason}");
+            assert!(reason.contains("v_screen_partition_4se_b32"), "{reason}");
         }
         e => panic!("expected Unsupported, got {e:?}"),
     }
@@ -91,7 +91,7 @@ fn unsupported_and_truncated_instructions_split_blocks() {
     let code = Code::from_words(&[
         0x68000501, // v_add_u32_e32 v0, v1, v2
         0x68000500, // v_add_u32_e32 v0, v0, v2
-        0xd3be8000, 0x04020500, // v_mfma_f32_16x16x8_xf32 a[0:3], v[0:1], v[2:3], a[0:3] (unsupported)
+        0xd1770000, 0x00000101, // v_screen_partition_4se_b32_e64 v0, v1 (unsupported)
         0x68000500, // v_add_u32_e32 v0, v0, v2
         0xd3cd8000, // first word of a 64-bit instruction at the end of the code
     ]);

@@ -1,5 +1,6 @@
 //! Matrix instructions through the lifter and the interpreter: the gfx950 block-scaled MFMA
-//! decoded from LLVM's own encoding, and matrix instructions inside a block (both engines).
+//! decoded from LLVM's own encoding, the gfx942 xf32 MFMA's input truncation, and matrix
+//! instructions inside a block (both engines).
 //!
 //! Expected values are worked on the host from the ISA's definitions (CDNA4 ISA 7.1.4 output
 //! layout: D[i][j] of a 16x16 MFMA is register i%4 of lane j + 16·(i/4); 7.2 block scales:
@@ -121,5 +122,49 @@ fn a_matrix_instruction_sees_earlier_writes_and_later_reads_see_it() {
         assert_eq!(s.vgpr[4], [0x3838_3838; 64]);
         check_scaled(&s);
         assert_eq!(s.vgpr[30], s.vgpr[0], "v30 = D's first register");
+    }
+}
+
+/// `v_mfma_f32_16x16x8_xf32 v[0:3], v[4:5], v[6:7], v[8:11]` (gfx942), as llvm-mc-22
+/// encodes it, decoded, lifted and interpreted: A = 1 + 2^-11 + 2^-23 and B = 1.5 + 2^-12
+/// enter the product truncated to tf32 (1 and 1.5; ROCm/rocm-libraries PR 9176 reports the
+/// hardware truncates), so D = C + 8·1.5 exactly. Rounding to nearest would give A = 1 + 2^-10.
+#[test]
+fn xf32_mfma_truncates_its_inputs_end_to_end() {
+    let target = Target::new(Gpu::GFX942);
+    let code = Code(vec![0x00, 0x00, 0xBE, 0xD3, 0x04, 0x0D, 0x22, 0x04]);
+    let block = lift_block(&target, &code, BASE, 0);
+    assert!(
+        block.ops.iter().any(|op| matches!(op, Op::Matrix(_))),
+        "no matrix op in {block}"
+    );
+    let mut s = WaveState::new_boxed(64);
+    let a = 1.0 + 2f64.powi(-11) + 2f64.powi(-23);
+    let b = 1.5 + 2f64.powi(-12);
+    for r in 4..6 {
+        s.vgpr[r] = [(a as f32).to_bits(); 64];
+    }
+    for r in 6..8 {
+        s.vgpr[r] = [(b as f32).to_bits(); 64];
+    }
+    for r in 8..12 {
+        for l in 0..64 {
+            s.vgpr[r][l] = (l as f32 / 4.0 - r as f32).to_bits();
+        }
+    }
+    for r in 0..4 {
+        s.vgpr[r] = [0xDEAD_BEEF; 64];
+    }
+    let exit = run_block(&block, &mut s, &mut FlatEnv::new(0x7000_0000, 64, 64, 16)).expect("runs");
+    assert_eq!(exit, ExitCode::Continue);
+    for r in 0..4 {
+        for l in 0..64 {
+            let c = l as f64 / 4.0 - (r + 8) as f64;
+            assert_eq!(
+                f32::from_bits(s.vgpr[r][l]) as f64,
+                c + 12.0,
+                "v{r} lane {l}"
+            );
+        }
     }
 }

@@ -269,7 +269,9 @@ fn broadcast_controls() {
 fn exact_codes(e: Elem) -> Vec<u64> {
     let bits = e.bits();
     let all: Box<dyn Iterator<Item = u64>> = match e {
-        Elem::F32 => Box::new((-32i32..=32).map(|q| (q as f32 / 4.0).to_bits() as u64)),
+        Elem::F32 | Elem::Xf32 => {
+            Box::new((-32i32..=32).map(|q| (q as f32 / 4.0).to_bits() as u64))
+        }
         Elem::F64 => Box::new((-32i32..=32).map(|q| (q as f64 / 4.0).to_bits())),
         Elem::I8 => Box::new(0..256),
         _ => Box::new(0..(1u64 << bits)),
@@ -543,9 +545,6 @@ fn every_matrix_op_computes_exactly_on_exact_inputs() {
     let mut n = 0;
     for gpu in [Gpu::GFX942, Gpu::GFX950] {
         for (_, o) in matrix_ops(gpu) {
-            if o.a == Elem::Xf32 {
-                continue; // not executed; see the unsupported test below
-            }
             let ctls: Vec<Controls> = match o.kind {
                 Kind::F8f6f4 => (0..5)
                     .flat_map(|a| {
@@ -598,19 +597,109 @@ fn every_matrix_op_computes_exactly_on_exact_inputs() {
     assert!(n > 90);
 }
 
+/// `v` truncated toward zero to 11 significant bits (tf32: 10 stored mantissa bits), by
+/// arithmetic on its binade; for normal finite `v`.
+fn tf32_toward_zero(v: f32) -> f64 {
+    let x = v as f64;
+    let mut e = x.abs().log2().floor() as i32;
+    while 2f64.powi(e) > x.abs() {
+        e -= 1;
+    }
+    while 2f64.powi(e + 1) <= x.abs() {
+        e += 1;
+    }
+    let ulp = 2f64.powi(e - 10);
+    (x / ulp).trunc() * ulp
+}
+
+/// The two gfx942 xf32 MFMAs against the Matrix Instruction Calculator's layouts (written
+/// out here: A[i][k] in register k%2 of lane i + M·(k/2), B[k][j] likewise by column, D as
+/// the f32 MFMAs of the same M×N) and a host computation: the inputs truncated toward zero
+/// to tf32 (ROCm/rocm-libraries PR 9176: gfx942 hardware truncates). One operand holds
+/// distinct full-mantissa values in every register lane, the other powers of two, so every
+/// sum is exact in f32 whatever the order; then the roles swap.
 #[test]
-fn xf32_is_a_clear_error() {
-    let o = MatrixOp::from_mnemonic("v_mfma_f32_16x16x8_xf32", Gpu::GFX942).unwrap();
-    let mut regs = vec![[0u32; 64]; NREGS];
-    let ops = Operands {
-        d: 0,
-        a: 8,
-        b: 16,
-        c: CSrc::Imm(0),
-        index: 0,
-    };
-    let e = execute(&o, &ops, &Controls::default(), None, &mut regs).unwrap_err();
-    assert!(matches!(e, MatrixError::Unsupported(_)));
+fn xf32_truncates_inputs_with_the_calculator_layout() {
+    type DLoc = fn(usize, usize) -> (usize, usize);
+    let cases: [(&str, usize, DLoc); 2] = [
+        ("v_mfma_f32_16x16x8_xf32", 16, |i, j| {
+            (i % 4, j + 16 * (i / 4))
+        }),
+        ("v_mfma_f32_32x32x4_xf32", 32, |i, j| {
+            (4 * (i / 8) + i % 4, j + 32 * ((i / 4) % 2))
+        }),
+    ];
+    let mut rng = Rng(0xF32);
+    for (name, mn, d_loc) in cases {
+        let o = MatrixOp::from_mnemonic(name, Gpu::GFX942).unwrap();
+        let k_len = 128 / mn;
+        assert_eq!((o.m, o.n, o.k, o.a_regs(Elem::Xf32)), (mn, mn, k_len, 2));
+        for full_a in [true, false] {
+            let mut regs = vec![[0u32; 64]; NREGS];
+            // Full-mantissa values in [1/8, 8), all distinct, low 13 bits never all zero.
+            let mut full = std::collections::HashSet::new();
+            let mut draw_full = |rng: &mut Rng| loop {
+                let e = 124 + rng.below(6) as u32;
+                let bits =
+                    (rng.next() as u32 >> 31) << 31 | e << 23 | rng.next() as u32 & 0x7F_FFFF;
+                if bits & 0x1FFF != 0 && full.insert(bits) {
+                    break bits;
+                }
+            };
+            let pow2 = [0.5f32, 1.0, 2.0, 4.0, -0.5, -1.0, -2.0, -4.0];
+            for r in 0..2 {
+                for lane in 0..64 {
+                    let (fa, fb) = (draw_full(&mut rng), draw_full(&mut rng));
+                    let (pa, pb) = (pow2[rng.below(8)].to_bits(), pow2[rng.below(8)].to_bits());
+                    regs[8 + r][lane] = if full_a { fa } else { pa };
+                    regs[16 + r][lane] = if full_a { pb } else { fb };
+                }
+            }
+            for r in 0..16 {
+                for lane in 0..64 {
+                    regs[32 + r][lane] = ((rng.below(8192) as f32 - 4096.0) / 1024.0).to_bits();
+                    regs[64 + r][lane] = 0xDEAD_BEEF;
+                }
+            }
+            let ops = Operands {
+                d: 64,
+                a: 8,
+                b: 16,
+                c: CSrc::Reg(32),
+                index: 0,
+            };
+            let before = regs.clone();
+            execute_with(
+                Isa::Portable,
+                &o,
+                &ops,
+                &Controls::default(),
+                None,
+                &mut regs,
+            )
+            .unwrap();
+            let rd = |reg: usize, lane: usize| f32::from_bits(before[reg][lane]);
+            for i in 0..mn {
+                for j in 0..mn {
+                    let (dr, dl) = d_loc(i, j);
+                    let mut want = rd(32 + dr, dl) as f64;
+                    for k in 0..k_len {
+                        let a = rd(8 + k % 2, i + mn * (k / 2));
+                        let b = rd(16 + k % 2, j + mn * (k / 2));
+                        want += tf32_toward_zero(a) * tf32_toward_zero(b);
+                    }
+                    assert_eq!(
+                        f32::from_bits(regs[64 + dr][dl]) as f64,
+                        want,
+                        "{name} full_a={full_a} D[{i}][{j}]"
+                    );
+                }
+            }
+        }
+    }
+    // NaN stays NaN even when its payload lies only in the truncated bits.
+    assert!(Elem::Xf32.to_f32(0x7F80_0001).is_nan());
+    assert_eq!(Elem::Xf32.to_f32(0x7F80_0000), f32::INFINITY);
 }
 
 #[test]

@@ -43,9 +43,6 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     }
     let mut op = MatrixOp::from_mnemonic(name, l.gpu)
         .ok_or_else(|| format!("no matrix semantics for {name} on {}", l.gpu))?;
-    if op.a == crate::matrix::Elem::Xf32 {
-        return Err("xf32 MFMA: the ISA documents no exact rounding of xf32 inputs".into());
-    }
     // The gfx950 block-scaled form decodes as its F8F6F4 MFMA with the scale sources of the
     // `v_mfma_ld_scale_b32` prefix (`isa::MaiFields::scale`).
     let scale = match inst.mai.scale {

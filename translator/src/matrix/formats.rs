@@ -9,12 +9,31 @@
 //! (gfx950) and RDNA4 the OCP ones (E4M3FN: bias 7, NaN at S.1111.111, no infinity;
 //! E5M2: bias 15, IEEE-like infinities and NaNs).
 
+/// The value a gfx942 xf32 MFMA (`v_mfma_f32_*_xf32`) multiplies for the f32 register bits
+/// `raw`: the mantissa truncated to its top 10 bits (round toward zero, the low 13 bits
+/// dropped), NaN kept as NaN.
+///
+/// No AMD ISA text gives the conversion (the CDNA3 guide only names the type). Source:
+/// ROCm/rocm-libraries PR 9176 (hipBLASLt, ROCM-3139) reports that gfx942's native xf32
+/// MFMA truncates f32 to tf32 in hardware, biasing results toward zero, and works around it
+/// by pre-rounding the operands in the kernel. NaN inputs keeping NaN (rather than a NaN
+/// whose payload sits only in the dropped bits becoming infinity) is our assumption.
+pub fn xf32_from_bits(raw: u32) -> f32 {
+    let v = f32::from_bits(raw);
+    if v.is_nan() {
+        v
+    } else {
+        f32::from_bits(raw & !0x1FFF)
+    }
+}
+
 /// The element type of one matrix operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Elem {
     /// IEEE binary32.
     F32,
-    /// CDNA3 "xf32" (f32 inputs with a reduced mantissa; not executed, see `shape`).
+    /// CDNA3 "xf32": f32 registers read with their mantissa truncated to 10 bits
+    /// ([`xf32_from_bits`]).
     Xf32,
     /// IEEE binary16.
     F16,
@@ -78,6 +97,11 @@ impl Elem {
         !matches!(self, Elem::F32 | Elem::Xf32 | Elem::F64) && !self.is_int()
     }
 
+    /// Whether MODE's f32 input-denormal control applies to these inputs (f32 and xf32).
+    pub fn honours_f32_denorm_mode(self) -> bool {
+        matches!(self, Elem::F32 | Elem::Xf32)
+    }
+
     /// Whether the element is an integer.
     pub fn is_int(self) -> bool {
         matches!(self, Elem::I8 | Elem::U8 | Elem::I4 | Elem::U4)
@@ -98,7 +122,8 @@ impl Elem {
     /// exactly. Not for [`Elem::F64`] or [`Elem::I8`].
     pub fn to_f32(self, raw: u32) -> f32 {
         match self {
-            Elem::F32 | Elem::Xf32 => f32::from_bits(raw),
+            Elem::F32 => f32::from_bits(raw),
+            Elem::Xf32 => xf32_from_bits(raw),
             Elem::F16 => half::f16::from_bits(raw as u16).to_f32(),
             Elem::Bf16 => f32::from_bits((raw & 0xFFFF) << 16),
             Elem::Fp8 => {

@@ -221,11 +221,6 @@ impl Plan {
             ),
             _ => (op.a, op.b),
         };
-        if ea == Elem::Xf32 {
-            return Err(MatrixError::Unsupported(
-                "xf32 MFMA: the ISA documents no exact rounding of xf32 inputs",
-            ));
-        }
         let fits = |base: u16, n: usize| base as usize + n <= nregs;
         let c_ok = match opnds.c {
             CSrc::Reg(r) => fits(r, op.cd_regs()),
@@ -342,6 +337,9 @@ impl Plan {
         if op.acc == Acc::F32 && op.kind != Kind::Sparse && !plan.scaled {
             plan.fast = plan.fast_path(nregs);
         }
+        if op.acc == Acc::I32 && op.kind == Kind::Dense {
+            plan.fast = plan.fast_path(nregs).and_then(|f| f.with_i32_acc());
+        }
         Ok(plan)
     }
 
@@ -358,8 +356,8 @@ impl Plan {
         self.fast.is_some()
     }
 
-    /// The run-based executor of this (f32-accumulating, dense, unscaled) plan, if its
-    /// element formats fit it.
+    /// The run-based executor of this (dense, unscaled, f32-accumulating; the caller turns
+    /// it to i32 accumulation for i8) plan, if its element formats fit it.
     pub(super) fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
         use super::kernels::{Decode, FastF32, Slots};
         // Plain f32 C/D and unmodified A/B only (the RDNA modifiers stay generic).
@@ -370,6 +368,7 @@ impl Plan {
             bits: e.bits(),
             table: if e.bits() < 32 { decoder(e).table } else { &[] },
             f16: e == Elem::F16,
+            xf32: e == Elem::Xf32,
         };
         let refs = |v: &[Slot]| {
             v.iter()
@@ -407,7 +406,7 @@ impl Plan {
         match self.op.acc {
             Acc::F32 => self.run_f32(isa, regs, mode, scales),
             Acc::I32 => {
-                self.run_i32(regs, mode);
+                self.run_i32(isa, regs, mode);
                 Ok(())
             }
             Acc::F64 => {
@@ -457,7 +456,7 @@ impl Plan {
         if let Some(f) = &self.fast {
             // The fast path computes exactly what follows minus the input flush and the
             // overflow clamp, so it runs only when neither applies.
-            let flush_in = op.a == Elem::F32 && mode & MODE_F32_DENORM_IN == 0;
+            let flush_in = op.a.honours_f32_denorm_mode() && mode & MODE_F32_DENORM_IN == 0;
             if !flush_in && mode & MODE_FP16_OVFL == 0 && f.run(isa, regs) {
                 return Ok(());
             }
@@ -470,8 +469,9 @@ impl Plan {
             b.clear();
             b.resize(nb * k * n, 0.0);
             // MODE.FP_DENORM "allow input denormals" for f32 (CDNA4 ISA 7.4): only the
-            // f32-input MFMAs honour it; narrower inputs and C/D never flush.
-            let flush_in = op.a == Elem::F32 && mode & MODE_F32_DENORM_IN == 0;
+            // f32-input MFMAs (xf32 included: its inputs are f32 registers; an assumption,
+            // no text covers it) honour it; narrower inputs and C/D never flush.
+            let flush_in = op.a.honours_f32_denorm_mode() && mode & MODE_F32_DENORM_IN == 0;
             if matches!(op.kind, Kind::Sparse | Kind::Swmmac) {
                 let t = decoder(self.ea);
                 for e in &self.a_sparse {
@@ -584,8 +584,16 @@ impl Plan {
         })
     }
 
-    fn run_i32(&self, regs: &mut [[u32; 64]], mode: u32) {
+    fn run_i32(&self, isa: Isa, regs: &mut [[u32; 64]], mode: u32) {
         let op = &self.op;
+        let saturate = self.sat.unwrap_or(mode & MODE_FP16_OVFL != 0);
+        if self
+            .fast
+            .as_ref()
+            .is_some_and(|f| f.run_i32(isa, regs, saturate))
+        {
+            return;
+        }
         let (m, n, k) = (op.m, op.n, op.k);
         let (ea, eb) = (self.ea, self.eb);
         let mut a = vec![0i64; op.blocks * m * k];
@@ -614,7 +622,6 @@ impl Plan {
                 .map(|s| regs[s.reg as usize][s.lane as usize] as i32 as i64)
                 .collect(),
         };
-        let saturate = self.sat.unwrap_or(mode & MODE_FP16_OVFL != 0);
         // i-k-j order over contiguous rows (vectorises); exact in i64.
         let mut acc = c;
         for blk in 0..op.blocks {
@@ -796,8 +803,13 @@ fn decoder(e: Elem) -> Decoder {
 fn gather_f32(slots: &[Slot], regs: &[[u32; 64]], e: Elem, out: &mut [f32]) {
     match e.bits() {
         32 => {
+            let dec = if e == Elem::Xf32 {
+                super::formats::xf32_from_bits
+            } else {
+                f32::from_bits
+            };
             for (o, s) in out.iter_mut().zip(slots) {
-                *o = f32::from_bits(regs[s.reg as usize][s.lane as usize]);
+                *o = dec(regs[s.reg as usize][s.lane as usize]);
             }
         }
         bits => {

@@ -14,7 +14,12 @@
 //! decoding, the same FMA chain per output (C, then ascending k), the same canonical NaN.
 //! The caller uses this path only where that executor adds nothing more (no FP16_OVFL clamp,
 //! no f32 input flushing, no block scales, no sparse A).
+//!
+//! Dense i8 MFMAs run here too ([`FastF32::with_i32_acc`]): their products and sums are
+//! integers below 2^24 in magnitude, which the f32 GEMM computes exactly; C is added and D
+//! wrapped or saturated in i64, as the generic executor does.
 
+use super::formats::xf32_from_bits;
 use super::gemm::{gemm_f32_kmajor, Isa};
 use std::cell::RefCell;
 
@@ -44,6 +49,9 @@ pub struct Decode {
     /// converter (F16C `vcvtph2ps`, exact; it quiets signalling NaNs, which cannot change a
     /// result since every NaN result is canonical).
     pub f16: bool,
+    /// The 32-bit element is xf32: its mantissa is truncated on the way in
+    /// (`formats::xf32_from_bits`).
+    pub xf32: bool,
 }
 
 impl Decode {
@@ -124,6 +132,8 @@ pub struct FastF32 {
     c_imm: u32,
     /// D from the same positions.
     d: Vec<Run>,
+    /// Integer accumulation ([`FastF32::with_i32_acc`]): C, D and `c_imm` are i32.
+    int_acc: bool,
 }
 
 /// The slot lists of one instruction in the generic plan's logical orders.
@@ -196,24 +206,33 @@ impl FastF32 {
             c,
             c_imm,
             d,
+            int_acc: false,
         })
     }
 
+    /// This plan with i32 accumulation, for integer A/B decoded by their tables to exact
+    /// values: `D = C + A·B` with the product in the f32 GEMM (exact while K·max|A|·max|B| <
+    /// 2^24) and the sum with C in i64. `None` when the bound does not hold.
+    pub fn with_i32_acc(mut self) -> Option<FastF32> {
+        let max = |t: &Decode| t.table.iter().fold(0f64, |m, v| m.max(v.abs() as f64));
+        let exact = self.ta.bits < 32
+            && self.tb.bits < 32
+            && self.k as f64 * max(&self.ta) * max(&self.tb) < (1u32 << 24) as f64;
+        self.int_acc = true;
+        exact.then_some(self)
+    }
+
     /// Executes the instruction on `regs` with GEMM variant `isa`. Returns `false`, having
-    /// changed nothing, when `regs` is smaller than the register file the plan was made for.
+    /// changed nothing, when `regs` is smaller than the register file the plan was made for
+    /// or the plan accumulates in i32 ([`FastF32::run_i32`]).
     pub fn run(&self, isa: Isa, regs: &mut [[u32; 64]]) -> bool {
-        if regs.len() < self.nregs {
+        if regs.len() < self.nregs || self.int_acc {
             return false;
         }
-        let (m, n, k) = (self.m, self.n, self.k);
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
-            let Scratch { a, b, acc } = &mut *s;
-            a.resize(self.blocks * m * k, 0.0);
-            b.resize(self.blocks * k * n, 0.0);
-            acc.resize(self.blocks * m * n, 0.0);
-            gather(isa, &self.a, regs, self.ta, a);
-            gather(isa, &self.b, regs, self.tb, b);
+            let Scratch { a, b, acc, .. } = &mut *s;
+            acc.resize(self.blocks * self.m * self.n, 0.0);
             match &self.c {
                 Some(c) => gather(
                     isa,
@@ -223,26 +242,90 @@ impl FastF32 {
                         bits: 32,
                         table: &[],
                         f16: false,
+                        xf32: false,
                     },
                     acc,
                 ),
                 None => acc.fill(f32::from_bits(self.c_imm)),
             }
-            for blk in 0..self.blocks {
-                let done = gemm_f32_kmajor(
-                    isa,
-                    m,
-                    n,
-                    k,
-                    &a[blk * m * k..],
-                    &b[blk * k * n..],
-                    &mut acc[blk * m * n..(blk + 1) * m * n],
-                );
-                debug_assert!(done, "scratch sized from the shape");
-            }
+            self.multiply(isa, regs, a, b, acc);
             scatter(&self.d, acc, regs);
         });
         true
+    }
+
+    /// Executes an i32-accumulating plan ([`FastF32::with_i32_acc`]) on `regs`: D wraps, or
+    /// saturates when `saturate` (MODE.FP16_OVFL). Returns `false`, having changed nothing,
+    /// when `regs` is smaller than the plan's register file or the plan accumulates in f32.
+    pub fn run_i32(&self, isa: Isa, regs: &mut [[u32; 64]], saturate: bool) -> bool {
+        if regs.len() < self.nregs || !self.int_acc {
+            return false;
+        }
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let Scratch { a, b, acc, c_raw } = &mut *s;
+            let size = self.blocks * self.m * self.n;
+            c_raw.resize(size, 0);
+            match &self.c {
+                Some(c) => gather_raw(c, regs, c_raw),
+                None => c_raw.fill(self.c_imm),
+            }
+            acc.resize(size, 0.0);
+            acc.fill(0.0);
+            self.multiply(isa, regs, a, b, acc);
+            for r in &self.d {
+                let lanes =
+                    &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
+                for (x, w) in lanes.iter_mut().enumerate() {
+                    let p = r.out0 as usize + x * r.stride as usize;
+                    let v = i64::from(c_raw[p] as i32) + acc[p] as i64;
+                    *w = if saturate {
+                        v.clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32
+                    } else {
+                        v as u32
+                    };
+                }
+            }
+        });
+        true
+    }
+
+    /// Gathers A and B into `a` and `b` and adds every block's A·B to `acc` (sized).
+    fn multiply(
+        &self,
+        isa: Isa,
+        regs: &[[u32; 64]],
+        a: &mut Vec<f32>,
+        b: &mut Vec<f32>,
+        acc: &mut [f32],
+    ) {
+        let (m, n, k) = (self.m, self.n, self.k);
+        a.resize(self.blocks * m * k, 0.0);
+        b.resize(self.blocks * k * n, 0.0);
+        gather(isa, &self.a, regs, self.ta, a);
+        gather(isa, &self.b, regs, self.tb, b);
+        for blk in 0..self.blocks {
+            let done = gemm_f32_kmajor(
+                isa,
+                m,
+                n,
+                k,
+                &a[blk * m * k..],
+                &b[blk * k * n..],
+                &mut acc[blk * m * n..(blk + 1) * m * n],
+            );
+            debug_assert!(done, "scratch sized from the shape");
+        }
+    }
+}
+
+/// Copies the raw 32-bit elements of `runs` into `out`.
+fn gather_raw(runs: &[Run], regs: &[[u32; 64]], out: &mut [u32]) {
+    for r in runs {
+        let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
+        for (x, &w) in lanes.iter().enumerate() {
+            out[r.out0 as usize + x * r.stride as usize] = w;
+        }
     }
 }
 
@@ -251,11 +334,12 @@ struct Scratch {
     a: Vec<f32>,
     b: Vec<f32>,
     acc: Vec<f32>,
+    c_raw: Vec<u32>,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = const {
-        RefCell::new(Scratch { a: Vec::new(), b: Vec::new(), acc: Vec::new() })
+        RefCell::new(Scratch { a: Vec::new(), b: Vec::new(), acc: Vec::new(), c_raw: Vec::new() })
     };
 }
 
@@ -275,7 +359,11 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
             if t.f16 && f16_run(isa, lanes, sh, dst) {
                 continue;
             }
-            if t.bits == 32 {
+            if t.bits == 32 && t.xf32 {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = xf32_from_bits(w);
+                }
+            } else if t.bits == 32 {
                 for (o, &w) in dst.iter_mut().zip(lanes) {
                     *o = f32::from_bits(w);
                 }
@@ -287,7 +375,9 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
         } else {
             let st = r.stride as usize;
             for (x, &w) in lanes.iter().enumerate() {
-                out[o0 + x * st] = if t.bits == 32 {
+                out[o0 + x * st] = if t.bits == 32 && t.xf32 {
+                    xf32_from_bits(w)
+                } else if t.bits == 32 {
                     f32::from_bits(w)
                 } else {
                     t.table[((w >> sh) & mask) as usize]
@@ -393,7 +483,7 @@ mod tests {
         assert_eq!(runs.len(), 4, "{runs:?}");
     }
 
-    /// Every f32-accumulating dense MFMA of gfx942 and gfx950, with broadcast controls,
+    /// Every f32-accumulating dense MFMA and every i8 MFMA of gfx942 and gfx950, with broadcast controls,
     /// F8F6F4 formats, register, overlapping and constant C, under MODE values with and
     /// without the fast path: the fast executor leaves the register file bit-identical to
     /// the generic one on random registers (NaN, infinity and denormal patterns included).
@@ -417,7 +507,8 @@ mod tests {
                 let Some(op) = MatrixOp::from_mnemonic(o.name(), gpu) else {
                     continue;
                 };
-                if op.acc != Acc::F32 || op.kind == Kind::Sparse {
+                let int_dense = op.acc == Acc::I32 && op.kind == Kind::Dense;
+                if !(op.acc == Acc::F32 && op.kind != Kind::Sparse || int_dense) {
                     continue;
                 }
                 let f8 = matches!(op.kind, Kind::F8f6f4 | Kind::ScaledF8f6f4);
@@ -472,6 +563,9 @@ mod tests {
                                         1 => 0xFF80_0000,
                                         2 => 0x0000_7C01,
                                         3 => 0x8000_0001,
+                                        // i32 C near the limits: i8 MFMAs saturate or wrap.
+                                        4 => 0x7FFF_FF00,
+                                        5 => 0x8000_00FF,
                                         // Moderate magnitudes in every 16-bit half.
                                         _ => (x >> 8) as u32 & 0x3DFF_3DFF,
                                     };
