@@ -527,9 +527,15 @@ def probe_mods(fam, found, decode):
     # true16 VOP3 opcodes with an OP_SEL bit of a missing source set: LLVM falls back to the
     # fake16 form, where neg/abs bits of a source without modifiers may be invalid.
     cands, keys = [], []
+    def nsrc_of(key):
+        # Printed operands minus the destination (`v_cmpx_*_e64` has none).
+        return len(split_text(found[key][1])[1]) - (found[key][2][0] is not None)
+
     for key, (size, txt, vals, words) in sorted(found.items()):
-        nsrc = len(split_text(txt)[1]) - 1
-        if key[0] != "vop3" or flags.get(key, 0) & M_SD or not re.search(r"\.[lh]\b", txt) or nsrc >= 3:
+        if key[0] != "vop3":
+            continue
+        nsrc = nsrc_of(key)
+        if flags.get(key, 0) & M_SD or not re.search(r"\.[lh]\b", txt) or nsrc >= 3:
             continue
         base = [words[0] | (0x800 << nsrc), words[1]]
         cands.append(base)
@@ -551,7 +557,7 @@ def probe_mods(fam, found, decode):
     for key, r in rejected.items():
         if key not in base_ok:
             continue  # no fake16 form: the OP_SEL bit is a fixed bit
-        nsrc = len(split_text(found[key][1])[1]) - 1
+        nsrc = nsrc_of(key)
         mine = sum((M_ABS0 | M_NEG0) << i for i in range(nsrc))
         if r != mine & ~flags.get(key, 0):
             raise SystemExit("%s %r: fake16 rejects neg/abs bits %#x, not those of its sources without modifiers" % (fam, key, r))

@@ -121,6 +121,24 @@ const REJECTED: &[(u32, u32, &str, &str)] = &[
     (0x1200, 32, "BA6B94FF", "s_call_b64 with vcc_hi as SDST"),
     (0x1100, 32, "BEFD2136", "s_and_saveexec_b64 with m0 as SDST"),
     (0x1100, 32, "947D5E4B", "s_bfe_u64 with m0 as SDST"),
+    (
+        0x1100,
+        64,
+        "D4064AE3 63C4AA01",
+        "v_cmp_ge_f16_e64 with SDST code 227",
+    ),
+    (
+        0x1200,
+        64,
+        "D6FDFFFD 59EC3893",
+        "v_div_scale_f64 with exec_hi as a wave64 SDST",
+    ),
+    (
+        0x1100,
+        64,
+        "D4B538BA 2028474E",
+        "fake16 v_cmpx_ne_i16_e64 with neg",
+    ),
 ];
 
 #[test]
@@ -155,6 +173,12 @@ const ACCEPTED: &[(u32, &str, &str)] = &[
     (0x1200, "7F72CAE7", "v_swap_b32 v185, src_flat_scratch_base_hi"),
     (0x1100, "7F74CEFC", "v_permlane64_b32 v186, src_execz"),
     (0x1100, "7EDE88E9 D408EDDF", "v_movrelsd_b32_dpp v111, v223 dpp8:[5,5,3,4,0,0,5,6]"),
+    // `v_fmac_*_e64_dpp`'s constant src1 prints as its raw field, inside its modifiers.
+    (
+        0x1201,
+        "D5368206 23212EEA 5C73C7D4",
+        "v_fmac_f16_e64_dpp v6.l, -v212.l, |0x97| clamp dpp8:[7,0,7,1,7,0,7,2] fi:1",
+    ),
 ];
 
 #[test]

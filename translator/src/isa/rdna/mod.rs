@@ -951,6 +951,16 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     *inst = empty(info.op, if sd { Format::Vop3b } else { Format::Vop3 });
     inst.size = 8;
     let vd = w0 & 0xFF;
+    // SGPR destinations (VOPC's lane mask, `v_readlane_b32`; VOP3SD's SDST) LLVM accepts:
+    // codes 128.. only where `v_readfirstlane_b32` takes them (it flags `m0`, VOPC not).
+    let sdst_bad = |code: u32, width: u8| match width {
+        1 => code >= 128 && !in_map(&tb.src_ok[SRC_VOP1_SDST], code),
+        2 => !in_map(&tb.src_ok[SRC_SDST64], code),
+        _ => false,
+    };
+    if k[0] == KIND_SGPR && sdst_bad(vd, w[0]) || sd && sdst_bad((w0 >> 8) & 0x7F, cx.mask()) {
+        return Err(cx.err(format!("{}: invalid SGPR destination", info.mnemonic)));
+    }
     inst.dst[0] = if k[0] == KIND_SGPR {
         src(vd, w[0])
     } else {

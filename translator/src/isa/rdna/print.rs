@@ -1022,8 +1022,13 @@ fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
                 src.t16 = false;
             }
             if dpp && i == 1 && base.starts_with("v_fmac") && matches!(src.o.code, 128..=254) {
-                // LLVM 22 shows a constant src1 of `v_fmac_*_e64_dpp` as its raw field.
-                let _ = write!(s, "0x{:x}", src.o.code);
+                // LLVM 22 shows a constant src1 of `v_fmac_*_e64_dpp` as its raw field (inside
+                // its modifiers).
+                let (neg, bar) = (
+                    if src.neg { "-" } else { "" },
+                    if src.abs { "|" } else { "" },
+                );
+                let _ = write!(s, "{neg}{bar}0x{:x}{bar}", src.o.code);
                 continue;
             }
             let lit = inst.literal.map(|v| match src.ty {
@@ -1041,7 +1046,7 @@ fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
     {
         // op_sel lists the sources, then the destination (not for the SGPR destination of
         // a VOPC DPP form).
-        let mut n = nsrc + !(dpp && sgpr_dst) as usize;
+        let mut n = nsrc + (inst.dst[0].is_some() && !(dpp && sgpr_dst)) as usize;
         if base.starts_with("v_permlane") {
             // `v_permlane16_b32`/`v_permlanex16_b32`: op_sel is [FI, BOUND_CTRL].
             n = 2;
