@@ -227,6 +227,68 @@ const PRINTER_CASES: &[(&str, &str, &str)] = &[
         "D3C20000 040204FB",
         "v_mfma_f32_4x4x1_16b_f32 v[0:3], src_vccz, v2, v[0:3]",
     ),
+    // ... allowed up to two registers (an f64 4x4 MFMA's C), rejected as wider A/B.
+    (
+        "gfx942",
+        "D3EF0000 03AE1104",
+        "v_mfma_f64_4x4x4_4b_f64 v[0:1], v[4:5], v[8:9], src_shared_base",
+    ),
+    ("gfx950", "D3B50000 048220EB", "<invalid>"),
+    // gfx950 MFMA C takes a literal (f64 MFMAs: the high dword of the f64).
+    (
+        "gfx950",
+        "D3B50000 03FE2104 3F800000",
+        "v_mfma_f32_16x16x32_bf16 v[0:3], v[4:7], v[16:19], lit(0x3f800000)",
+    ),
+    (
+        "gfx950",
+        "D3EE0000 03FE0D04 3FF00000",
+        "v_mfma_f64_16x16x4_f64 v[0:7], v[4:5], v[6:7], 1.0",
+    ),
+    // f64 literals print as the f64 value when it is an inline constant, else as the dword.
+    ("gfx942", "7E004AFF 3FF00000", "v_rcp_f64_e32 v[0:1], 1.0"),
+    ("gfx942", "7E004AFF 00000040", "v_rcp_f64_e32 v[0:1], 0x40"),
+    (
+        "gfx950",
+        "D2800000 000204FF BFF00000",
+        "v_add_f64 v[0:1], -1.0, v[2:3]",
+    ),
+    // 16-bit literals: an f16 one whose low half is inlinable prints whole in `lit()`; an
+    // integer one is marked only if the whole dword is inlinable.
+    (
+        "gfx942",
+        "7F967CFF C2A9FFFC",
+        "v_sqrt_f16_e32 v203, lit(0xc2a9fffc)",
+    ),
+    ("gfx942", "4C0002FF 12340010", "v_add_u16_e32 v0, 0x10, v1"),
+    // Modifiers LLVM accepts: neg/abs of v_cndmask_b32's sources, op_sel of a destination.
+    (
+        "gfx950",
+        "D10001A2 20D838F0",
+        "v_cndmask_b32_e64 v162, -|0.5|, s28, s[54:55]",
+    ),
+    (
+        "gfx950",
+        "D2484000 00021104",
+        "v_cvt_scalef32_pk_f16_fp8 v0, v4, v8 op_sel:[0,0,1]",
+    ),
+    // VOP1 SDWA: the src1 fields must be 0; VOPC has no DPP form.
+    ("gfx942", "7FFE98F9 42665C91", "<invalid>"),
+    ("gfx942", "7C8010FA FF015104", "<invalid>"),
+    // v_pk_fmac_f16 SDWA: NEG/ABS accepted, not printed.
+    (
+        "gfx942",
+        "78000AF9 06360604",
+        "v_pk_fmac_f16_sdwa v0, v4, v5 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
+    ),
+    // AGPR returning atomics LLVM lacks: global_atomic_add_f32 (any), f64 ones with SC1.
+    ("gfx942", "DD358000 08FF0402", "<invalid>"),
+    (
+        "gfx942",
+        "DD3D8000 08FF0402",
+        "global_atomic_add_f64 a[8:9], v[2:3], a[4:5], off sc0",
+    ),
+    ("gfx950", "DF3D8000 08FF0402", "<invalid>"),
 ];
 
 /// Decodes `words` for `gpu` and prints it, or `<invalid>`; `None` if the size is wrong.

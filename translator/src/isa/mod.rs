@@ -16,5 +16,6 @@ pub mod decode;
 pub mod generated;
 pub mod gfx9;
 pub mod rdna;
+mod syntax;
 
 pub use decode::{decode, decode_into, disassemble, DecodeError};

@@ -513,6 +513,10 @@ fn vop_ext(
     let mods = info.mods;
     let code = inst.src[0].code;
     if code == SRC_DPP {
+        if vopc {
+            // LLVM 22 has no VOPC DPP form on GFX9 (it rejects every such word).
+            return Err(fail(bytes, pc, "no DPP form of VOPC"));
+        }
         let e = word(bytes, 1, pc)?;
         inst.size = 8;
         let ctrl = (e >> 8) & 0x1FF;
@@ -562,9 +566,18 @@ fn vop_ext(
             src1_sel: ((e >> 24) & 7) as u8,
             sext: (((e >> 19) & 1) | ((e >> 26) & 2)) as u8,
         });
-        inst.mods.neg = (((e >> 20) & 1) | ((e >> 27) & 2)) as u8;
-        inst.mods.abs = (((e >> 21) & 1) | ((e >> 28) & 2)) as u8;
+        if info.op != Op::V_PK_FMAC_F16 {
+            // LLVM accepts but ignores (and does not print) the NEG/ABS bits of the packed
+            // v_pk_fmac_f16 in SDWA (it prints them in DPP).
+            inst.mods.neg = (((e >> 20) & 1) | ((e >> 27) & 2)) as u8;
+            inst.mods.abs = (((e >> 21) & 1) | ((e >> 28) & 2)) as u8;
+        }
         check_src_mods(inst, info, bytes, pc)?;
+        if !inst.src[1].is_some() {
+            // VOP1: LLVM's encoding fixes SRC1_SEL, SRC1_SEXT and S1 to 0 (and the src1
+            // NEG/ABS bits, checked above).
+            zero_field(e & 0x8F00_0000, "SDWA src1 fields", bytes, pc)?;
+        }
         // SEXT applies to integer sources only (those without float modifiers).
         let sext = (((e >> 19) & 1) | ((e >> 26) & 2)) as u8;
         zero_field(
@@ -979,10 +992,10 @@ fn decode_vop3p_one(
             }
             inst.src[i] = o;
         }
-        // LLVM rejects the `src_*` special registers as an MFMA's C and an SMFMAC's B (it
-        // takes them as A, and as the SMFMAC index).
-        let special = |o: &Opnd| matches!(o.code, 230..=239 | 251..=254);
-        if special(&inst.src[if smfmac { 1 } else { 2 }]) {
+        // LLVM rejects the `src_*` special registers as a matrix operand of more than two
+        // registers (it takes them as 32- and 64-bit A/B/C and as the SMFMAC index).
+        let special = |o: &Opnd| o.count > 2 && matches!(o.code, 230..=239 | 251..=254);
+        if inst.src.iter().any(special) {
             return Err(fail(bytes, pc, "special register as a matrix operand"));
         }
         inst.mai = MaiFields {
@@ -1040,8 +1053,14 @@ fn decode_vop3p_one(
         }
     }
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
-        // gfx950 VOP3P takes a 32-bit literal; matrix opcodes never do.
-        if !tb.vop3_literal || inst.format == Format::Mai || info.op == Op::V_MFMA_LD_SCALE_B32 {
+        // gfx950 VOP3P takes a 32-bit literal; of the matrix opcodes only an MFMA's C does
+        // (LLVM flags one as A/B or an SMFMAC operand).
+        let mfma_c = mai
+            && !info.mnemonic.starts_with("v_smfmac")
+            && inst.src[0].code != Opnd::LITERAL
+            && inst.src[1].code != Opnd::LITERAL;
+        let matrix = inst.format == Format::Mai || info.op == Op::V_MFMA_LD_SCALE_B32;
+        if !tb.vop3_literal || matrix && !mfma_c {
             return Err(fail(bytes, pc, "no literal operand for this VOP3P opcode"));
         }
         take_literal(inst, bytes, pc)?;
@@ -1146,6 +1165,9 @@ fn decode_flat(
         }
         _ => inst.src[0] = vgpr(w1 & 0xFF, 2),
     }
+    if acc && (w0 >> 16) & 1 == 1 && no_agpr_return(info.op, format, (w0 >> 25) & 1 == 1) {
+        return Err(fail(bytes, pc, "no AGPR returning form of this atomic"));
+    }
     if w[2] != 0 {
         inst.src[1] = vreg((w1 >> 8) & 0xFF, w[2], acc);
         if w[0] == 0 && (w0 >> 16) & 1 == 1 && info.class & CLASS_ATOMIC != 0 {
@@ -1173,6 +1195,22 @@ fn decode_flat(
         zero_field(acc as u32, "ACC", bytes, pc)?;
     }
     Ok(())
+}
+
+/// The atomics LLVM 22 has no AGPR returning form of (ACC with SC0; `sc1`: SC1 set too),
+/// on gfx942 and gfx950 alike: the GLOBAL f32/packed-f16 adds, and the FLAT/GLOBAL f64
+/// add/min/max with SC1.
+fn no_agpr_return(op: Op, format: Format, sc1: bool) -> bool {
+    match op {
+        Op::GLOBAL_ATOMIC_ADD_F32 | Op::GLOBAL_ATOMIC_PK_ADD_F16 => format == Format::Global,
+        Op::FLAT_ATOMIC_ADD_F64
+        | Op::FLAT_ATOMIC_MIN_F64
+        | Op::FLAT_ATOMIC_MAX_F64
+        | Op::GLOBAL_ATOMIC_ADD_F64
+        | Op::GLOBAL_ATOMIC_MIN_F64
+        | Op::GLOBAL_ATOMIC_MAX_F64 => sc1,
+        _ => false,
+    }
 }
 
 /// The MUBUF loads that take the LDS bit (LLVM's `_LDS` forms; gfx950 adds x3/x4).

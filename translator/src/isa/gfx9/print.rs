@@ -2,8 +2,13 @@
 
 use super::{Tables, GFX942, GFX950, SADDR_OFF};
 use crate::isa::generated::{
-    OpInfo, CLASS_MADAK, CLASS_MADMK, CLASS_MAI, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_LIT16,
-    MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+    OpInfo, CLASS_MADAK, CLASS_MADMK, CLASS_MAI, MOD_ABS0, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_LIT16,
+    MOD_LITF16, MOD_NEG0, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
+    MOD_OPSEL_HI_DEF1,
+};
+use crate::isa::syntax::{
+    self, bits, constant, dpp_ctrl_common, imm32_code, omod, range, signed_hex, sreg, u16_imm,
+    with_mods, List, Ty, F16_INLINE, LIT_MARKED,
 };
 use crate::isa::{Format, Gpu, Inst, Op, Opnd, Target};
 use core::fmt::Write as _;
@@ -51,45 +56,10 @@ fn lit16_flags(tb: &Tables, inst: &Inst, info: &OpInfo) -> u32 {
     }
 }
 
-/// Writes a scalar-space register name (`s4`, `s[4:5]`, `vcc`, `ttmp[0:1]`, `m0`, ...).
-fn sreg(out: &mut String, code: u16, count: u8) {
-    let c = code as u32;
-    let n = count as u32;
-    let range = |out: &mut String, p: &str, lo: u32| {
-        if n <= 1 {
-            let _ = write!(out, "{p}{lo}");
-        } else {
-            let _ = write!(out, "{p}[{lo}:{}]", lo + n - 1);
-        }
-    };
-    match c {
-        0..=101 => range(out, "s", c),
-        102 | 104 | 106 | 126 if n == 2 => out.push_str(match c {
-            102 => "flat_scratch",
-            104 => "xnack_mask",
-            106 => "vcc",
-            _ => "exec",
-        }),
-        102 => out.push_str("flat_scratch_lo"),
-        103 => out.push_str("flat_scratch_hi"),
-        104 => out.push_str("xnack_mask_lo"),
-        105 => out.push_str("xnack_mask_hi"),
-        106 => out.push_str("vcc_lo"),
-        107 => out.push_str("vcc_hi"),
-        108..=123 => range(out, "ttmp", c - 108),
-        124 => out.push_str("m0"),
-        125 => out.push_str("null"),
-        126 => out.push_str("exec_lo"),
-        127 => out.push_str("exec_hi"),
-        _ => {
-            let _ = write!(out, "<reg{c}>");
-        }
-    }
-}
-
-/// Printer-private operand code: a literal whose value an inline constant could encode,
-/// which LLVM prints as `lit(0x...)`.
-const LIT_MARKED: u16 = 0xFFFE;
+/// Printer-private operand code: a literal read by an f64 operand, whose value is the literal
+/// dword in the high half (CDNA ISA 6.2.1, `notes/cdna.md` §3.1); LLVM prints the f64 value
+/// when it is an inline constant, else the dword in hex (never `lit()`).
+const LIT_F64: u16 = 0xFFFD;
 
 /// Printer-private operand codes: the float inline constants 240..=248 read by a 16-bit
 /// integer operand (printed as their f16 bit patterns).
@@ -99,40 +69,16 @@ const INT16_FP0: u16 = 0xFF00;
 /// which LLVM prints with the digits of the f64 value (integer operands too).
 const INV2PI_64: u16 = 0xFF10;
 
-/// The f16 bit patterns of the float inline constants 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0,
-/// -4.0, 1/(2*pi).
-const F16_INLINE: [u16; 9] = [
-    0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118,
-];
-
 /// True if LLVM would print the literal `v` of an operand of `count` dwords as `lit(...)`.
-/// `bits16`: the operand is 16 bits wide (`float16`: an f16 operand, judged by the low half
-/// of the literal dword; a 16-bit integer operand by the whole dword).
+/// `bits16`: the operand is 16 bits wide (`float16`: an f16 operand).
 fn literal_is_inlinable(v: u32, count: u8, bits16: bool, float16: bool) -> bool {
-    let int = |x: i64| (-16..=64).contains(&x);
-    if bits16 {
-        if float16 {
-            int(v as u16 as i16 as i64) || F16_INLINE.contains(&(v as u16))
-        } else {
-            v <= 64
-        }
-    } else if count >= 2 {
-        int(v as i32 as i64)
-    } else {
-        int(v as i32 as i64)
-            || matches!(
-                v,
-                0x3F00_0000
-                    | 0xBF00_0000
-                    | 0x3F80_0000
-                    | 0xBF80_0000
-                    | 0x4000_0000
-                    | 0xC000_0000
-                    | 0x4080_0000
-                    | 0xC080_0000
-                    | 0x3E22_F983
-            )
-    }
+    let ty = match (bits16, float16) {
+        (true, true) => Ty::F16,
+        (true, false) => Ty::I16,
+        _ if count >= 2 => Ty::B64,
+        _ => Ty::B32,
+    };
+    syntax::literal_is_inlinable(v, ty)
 }
 
 /// [`literal_is_inlinable`] for a gfx950 VOP3P literal (`mnemonic`), as LLVM 22 decides it:
@@ -146,7 +92,7 @@ fn vop3p_literal_is_inlinable(mnemonic: &str, v: u32) -> Option<bool> {
     } else if mnemonic.contains("_f16") && !mnemonic.contains("bf16") {
         (-16..=64).contains(&(v as i32)) || v >> 16 == 0 && f16(v)
     } else {
-        literal_is_inlinable(v, 1, false, false)
+        syntax::literal_is_inlinable(v, Ty::B32)
     })
 }
 
@@ -154,59 +100,38 @@ fn vop3p_literal_is_inlinable(mnemonic: &str, v: u32) -> Option<bool> {
 fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
     let c = o.code;
     match c {
-        0..=127 => sreg(out, c, o.count),
-        128..=192 => {
-            let _ = write!(out, "{}", c - 128);
-        }
-        193..=208 => {
-            let _ = write!(out, "-{}", c - 192);
-        }
-        230 => out.push_str("src_flat_scratch_base_lo"),
-        231 => out.push_str("src_flat_scratch_base_hi"),
-        235 => out.push_str("src_shared_base"),
-        236 => out.push_str("src_shared_limit"),
-        237 => out.push_str("src_private_base"),
-        238 => out.push_str("src_private_limit"),
-        239 => out.push_str("src_pops_exiting_wave_id"),
-        INV2PI_64 => out.push_str("0.15915494309189532"),
-        240..=248 => out.push_str(
-            [
-                "0.5",
-                "-0.5",
-                "1.0",
-                "-1.0",
-                "2.0",
-                "-2.0",
-                "4.0",
-                "-4.0",
-                "0.15915494",
-            ][(c - 240) as usize],
-        ),
-        251 => out.push_str("src_vccz"),
-        252 => out.push_str("src_execz"),
-        253 => out.push_str("src_scc"),
-        254 => out.push_str("src_lds_direct"),
+        0..=127 => sreg(out, c, o.count, true),
         255 => {
             let _ = write!(out, "0x{:x}", lit.unwrap_or(0));
         }
+        256..=767 => {
+            let p = if c >= 512 { "a" } else { "v" };
+            range(out, p, ((c - 256) % 256) as u32, o.count as u32);
+        }
+        INV2PI_64 => {
+            constant(out, 248, Ty::B64);
+        }
         INT16_FP0..=0xFF08 => {
-            let _ = write!(out, "0x{:x}", F16_INLINE[(c - INT16_FP0) as usize]);
+            constant(out, 240 + (c - INT16_FP0), Ty::I16);
         }
         LIT_MARKED => {
             let _ = write!(out, "lit(0x{:x})", lit.unwrap_or(0));
         }
-        256..=767 => {
-            let (p, r) = if c >= 512 {
-                ("a", c - 512)
-            } else {
-                ("v", c - 256)
-            };
-            if o.count <= 1 {
-                let _ = write!(out, "{p}{r}");
-            } else {
-                let _ = write!(out, "{p}[{r}:{}]", r + o.count as u16 - 1);
+        LIT_F64 => match lit.unwrap_or(0) {
+            0 => out.push('0'),
+            0x3FE0_0000 => out.push_str("0.5"),
+            0xBFE0_0000 => out.push_str("-0.5"),
+            0x3FF0_0000 => out.push_str("1.0"),
+            0xBFF0_0000 => out.push_str("-1.0"),
+            0x4000_0000 => out.push_str("2.0"),
+            0xC000_0000 => out.push_str("-2.0"),
+            0x4010_0000 => out.push_str("4.0"),
+            0xC010_0000 => out.push_str("-4.0"),
+            v => {
+                let _ = write!(out, "0x{v:x}");
             }
-        }
+        },
+        _ if constant(out, c, Ty::B32) => {}
         _ => {
             let _ = write!(out, "<opnd{c}>");
         }
@@ -218,48 +143,22 @@ fn opnd(out: &mut String, o: Opnd, lit: Option<u32>) {
 fn is_imm(code: u16) -> bool {
     matches!(
         code,
-        128..=208 | 240..=248 | 255 | INT16_FP0..=0xFF08 | INV2PI_64 | LIT_MARKED
+        128..=208 | 240..=248 | 255 | INT16_FP0..=0xFF08 | INV2PI_64 | LIT_MARKED | LIT_F64
     )
 }
 
 /// Writes a source with its `neg`/`abs` modifiers.
 fn src_mod(out: &mut String, o: Opnd, lit: Option<u32>, neg: bool, abs: bool) {
-    if neg && !abs && is_imm(o.code) {
-        // `-5` would read as the inline constant -5 (and `-0x1` as a literal): LLVM spells
-        // the modifier of any immediate operand.
-        out.push_str("neg(");
-        opnd(out, o, lit);
-        out.push(')');
-        return;
-    }
-    if neg {
-        out.push('-');
-    }
-    if abs {
-        out.push('|');
-    }
-    opnd(out, o, lit);
-    if abs {
-        out.push('|');
-    }
+    with_mods(out, neg, abs, is_imm(o.code), |out| opnd(out, o, lit));
 }
 
-/// Appends `, ` between operands.
-struct List<'a> {
-    out: &'a mut String,
-    first: bool,
+/// [`List`] of GFX9 operands.
+trait Operands {
+    /// Writes `o` (if present) as the next operand; `lit` is the instruction's literal.
+    fn op(&mut self, o: Opnd, lit: Option<u32>);
 }
 
-impl List<'_> {
-    fn sep(&mut self) -> &mut String {
-        if self.first {
-            self.out.push(' ');
-            self.first = false;
-        } else {
-            self.out.push_str(", ");
-        }
-        self.out
-    }
+impl Operands for List<'_> {
     fn op(&mut self, o: Opnd, lit: Option<u32>) {
         if o.is_some() {
             let s = self.sep();
@@ -301,10 +200,26 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
                 // f16 inline value by its low half.
                 inst.literal = Some(v & 0xFFFF);
             }
-            for s in inst.src.iter_mut() {
-                if s.code == Opnd::LITERAL
-                    && marked.unwrap_or_else(|| literal_is_inlinable(v, s.count, bits16, f16))
-                {
+            let mai = inst.format == Format::Mai;
+            for (i, s) in inst.src.iter_mut().enumerate() {
+                if s.code != Opnd::LITERAL {
+                    continue;
+                }
+                // f64 operands: an f64 MFMA's C, sources with float modifiers.
+                let f64_src = s.count >= 2
+                    && if mai {
+                        base.contains("_f64")
+                    } else {
+                        inst.format != Format::Vop3p
+                            && info.mods & ((MOD_ABS0 | MOD_NEG0) << i) != 0
+                    };
+                if f64_src {
+                    s.code = LIT_F64;
+                    continue;
+                }
+                // MFMA C: 32-bit elements.
+                let count = if mai { 1 } else { s.count };
+                if marked.unwrap_or_else(|| literal_is_inlinable(v, count, bits16, f16)) {
                     s.code = LIT_MARKED;
                     // A marked 16-bit literal is printed whole (`lit(0x12343c00)`).
                     inst.literal = full_literal;
@@ -359,19 +274,13 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     }
     match inst.format {
         Format::Sop1 | Format::Sop2 => {
-            let mut l = List {
-                out: &mut out,
-                first: true,
-            };
+            let mut l = List::new(&mut out);
             l.op(inst.dst[0], inst.literal);
             l.op(inst.src[0], inst.literal);
             l.op(inst.src[1], inst.literal);
         }
         Format::Sopc => {
-            let mut l = List {
-                out: &mut out,
-                first: true,
-            };
+            let mut l = List::new(&mut out);
             l.op(inst.src[0], inst.literal);
             l.op(inst.src[1], inst.literal);
             if info.op == crate::isa::Op::S_SET_GPR_IDX_ON {
@@ -400,32 +309,14 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
 
 /// A 32-bit immediate as LLVM prints it: inline-constant values by their value, else hex.
 fn imm32(out: &mut String, v: u32) {
-    let code = match v as i32 {
-        0..=64 => 128 + v as u16,
-        -16..=-1 => (192 - v as i32) as u16,
-        _ => match v {
-            0x3F00_0000 => 240,
-            0xBF00_0000 => 241,
-            0x3F80_0000 => 242,
-            0xBF80_0000 => 243,
-            0x4000_0000 => 244,
-            0xC000_0000 => 245,
-            0x4080_0000 => 246,
-            0xC080_0000 => 247,
-            0x3E22_F983 => 248,
-            _ => Opnd::LITERAL,
+    opnd(
+        out,
+        Opnd {
+            code: imm32_code(v),
+            count: 1,
         },
-    };
-    opnd(out, Opnd { code, count: 1 }, Some(v));
-}
-
-/// LLVM's 16-bit immediates: decimal up to 64 (the inline-constant range), else hex.
-fn u16_imm(out: &mut String, v: u32) {
-    if v <= 64 {
-        let _ = write!(out, "{v}");
-    } else {
-        let _ = write!(out, "0x{v:x}");
-    }
+        Some(v),
+    );
 }
 
 fn gpr_idx(out: &mut String, mode: u32) {
@@ -504,7 +395,7 @@ fn print_sopk(out: &mut String, inst: &Inst, info: OpInfo) {
         out.push_str(", ");
         hwreg(out, simm);
     } else {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         l.op(reg, None);
         let s = l.sep();
         if m.starts_with("s_call") || m.starts_with("s_cbranch") {
@@ -624,15 +515,6 @@ fn sendmsg(out: &mut String, v: u32) {
     }
 }
 
-/// Writes a signed hex offset the way LLVM prints SMEM offsets (`0x10`, `-0x10`).
-fn signed_hex(out: &mut String, v: i32) {
-    if v < 0 {
-        let _ = write!(out, "-0x{:x}", -(v as i64));
-    } else {
-        let _ = write!(out, "0x{v:x}");
-    }
-}
-
 fn print_smem(out: &mut String, inst: &Inst, info: OpInfo) {
     let imm = (inst.words[0] >> 17) & 1 == 1;
     let soe = (inst.words[0] >> 14) & 1 == 1;
@@ -641,7 +523,7 @@ fn print_smem(out: &mut String, inst: &Inst, info: OpInfo) {
     } else {
         inst.src[1]
     };
-    let mut l = List { out, first: true };
+    let mut l = List::new(out);
     if info.mnemonic == "s_atc_probe" || info.mnemonic == "s_atc_probe_buffer" {
         // The SDATA field holds the probe mode, printed as an immediate.
         u16_imm(l.sep(), (inst.words[0] >> 6) & 0x7F);
@@ -683,7 +565,7 @@ fn print_vop(out: &mut String, inst: &Inst, info: OpInfo, full_literal: Option<u
     let abs = inst.mods.abs;
     let sext = inst.sdwa.map_or(0, |s| s.sext);
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         // Destinations: VOPC's VCC/SDST, VOP1/2's VDST, VOP2 carry-out.
         if inst.format == Format::Vopc || info.widths[0] != 0 {
             l.op(inst.dst[0], None);
@@ -746,32 +628,14 @@ fn print_vop(out: &mut String, inst: &Inst, info: OpInfo, full_literal: Option<u
 
 fn dpp_ctrl(out: &mut String, c: u16) {
     let c = c as u32;
+    if dpp_ctrl_common(out, c) {
+        return;
+    }
     match c {
-        0x000..=0x0FF => {
-            let _ = write!(
-                out,
-                " quad_perm:[{},{},{},{}]",
-                c & 3,
-                (c >> 2) & 3,
-                (c >> 4) & 3,
-                (c >> 6) & 3
-            );
-        }
-        0x101..=0x10F => {
-            let _ = write!(out, " row_shl:{}", c & 0xF);
-        }
-        0x111..=0x11F => {
-            let _ = write!(out, " row_shr:{}", c & 0xF);
-        }
-        0x121..=0x12F => {
-            let _ = write!(out, " row_ror:{}", c & 0xF);
-        }
         0x130 => out.push_str(" wave_shl:1"),
         0x134 => out.push_str(" wave_rol:1"),
         0x138 => out.push_str(" wave_shr:1"),
         0x13C => out.push_str(" wave_ror:1"),
-        0x140 => out.push_str(" row_mirror"),
-        0x141 => out.push_str(" row_half_mirror"),
         0x142 => out.push_str(" row_bcast:15"),
         0x143 => out.push_str(" row_bcast:31"),
         0x150..=0x15F => {
@@ -781,30 +645,10 @@ fn dpp_ctrl(out: &mut String, c: u16) {
     }
 }
 
-fn omod(out: &mut String, o: u8) {
-    match o {
-        1 => out.push_str(" mul:2"),
-        2 => out.push_str(" mul:4"),
-        3 => out.push_str(" div:2"),
-        _ => {}
-    }
-}
-
-fn bits(out: &mut String, name: &str, v: u8, n: usize) {
-    let _ = write!(out, " {name}:[");
-    for i in 0..n {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push(if v >> i & 1 == 1 { '1' } else { '0' });
-    }
-    out.push(']');
-}
-
 fn print_vop3(out: &mut String, inst: &Inst, info: OpInfo) {
     let nsrc = inst.src.iter().take(3).filter(|s| s.is_some()).count();
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         l.op(inst.dst[0], None);
         l.op(inst.dst[1], None);
         for i in 0..3 {
@@ -852,7 +696,7 @@ fn print_vop3(out: &mut String, inst: &Inst, info: OpInfo) {
 fn print_vop3p(out: &mut String, inst: &Inst, info: OpInfo) {
     let nsrc = inst.src.iter().take(3).filter(|s| s.is_some()).count();
     let mix = info.mnemonic.starts_with("v_fma_mix") || info.mnemonic.starts_with("v_mad_mix");
-    let mut l = List { out, first: true };
+    let mut l = List::new(out);
     l.op(inst.dst[0], None);
     for i in 0..3 {
         let o = inst.src[i];
@@ -922,7 +766,7 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: OpInfo) {
 
 fn print_ds(out: &mut String, inst: &Inst, info: OpInfo) {
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         l.op(inst.dst[0], None);
         l.op(inst.src[0], None);
         l.op(inst.src[1], None);
@@ -1007,7 +851,7 @@ fn cpol(out: &mut String, inst: &Inst) {
 fn print_flat(out: &mut String, inst: &Inst) {
     let saddr = (inst.words[1] >> 16) & 0x7F;
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         l.op(inst.dst[0], None);
         match inst.format {
             Format::Scratch if !inst.src[0].is_some() => l.sep().push_str("off"),
@@ -1040,7 +884,7 @@ fn print_mubuf(out: &mut String, inst: &Inst, info: OpInfo) {
         return;
     }
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         let data = if inst.dst[0].is_some() {
             inst.dst[0]
         } else {

@@ -8,6 +8,10 @@ use crate::isa::generated::{
     MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO,
     MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
 };
+use crate::isa::syntax::{
+    self, bits, constant, dpp_ctrl_common, imm32_code, omod, range, signed_hex, sreg, u16_imm,
+    with_mods, List, Ty, LIT_MARKED,
+};
 use crate::isa::{Format, Inst, Opnd, Target};
 use core::fmt::Write as _;
 
@@ -51,138 +55,30 @@ fn info(tb: &Tables, inst: &Inst) -> Option<RdnaInfo> {
     table.get(op as usize).copied().flatten()
 }
 
-/// Writes a scalar-space register name (`s4`, `s[4:5]`, `vcc`, `ttmp[0:1]`, `m0`, `null`).
-fn sreg(out: &mut String, code: u16, count: u8) {
-    let c = code as u32;
-    let n = count.max(1) as u32;
-    let range = |out: &mut String, p: &str, lo: u32| {
-        if n <= 1 {
-            let _ = write!(out, "{p}{lo}");
-        } else {
-            let _ = write!(out, "{p}[{lo}:{}]", lo + n - 1);
-        }
-    };
-    match c {
-        0..=105 => range(out, "s", c),
-        106 if n == 2 => out.push_str("vcc"),
-        126 if n == 2 => out.push_str("exec"),
-        106 => out.push_str("vcc_lo"),
-        107 => out.push_str("vcc_hi"),
-        108..=123 => range(out, "ttmp", c - 108),
-        124 => out.push_str("m0"),
-        125 => out.push_str("null"),
-        126 => out.push_str("exec_lo"),
-        127 => out.push_str("exec_hi"),
-        _ => {
-            let _ = write!(out, "<reg{c}>");
-        }
-    }
-}
-
-/// Printer-private operand code: a literal whose value an inline constant could encode,
-/// which LLVM prints as `lit(0x...)`.
-const LIT_MARKED: u16 = 0xFFFE;
-
-/// How a literal or float inline constant of an operand is shown.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Ty {
-    /// 32-bit (or integer) operand.
-    B32,
-    /// 64-bit operand: inline floats print in double precision.
-    B64,
-    /// 16-bit integer operand: float inline constants print as f16 bit patterns.
-    I16,
-    /// 16-bit float operand.
-    F16,
-}
-
 /// True if LLVM would print the literal `v` of an operand of type `ty` as `lit(...)`
 /// (`f16`: a 16-bit operand whose literal follows the f16 inline-constant rule).
 fn literal_is_inlinable(v: u32, ty: Ty, f16: bool) -> bool {
-    let int = |x: i64| (-16..=64).contains(&x);
     let ty = match ty {
         Ty::I16 | Ty::F16 if f16 => Ty::F16,
         Ty::I16 | Ty::F16 => Ty::I16,
         t => t,
     };
-    match ty {
-        Ty::F16 => {
-            int(v as u16 as i16 as i64)
-                || matches!(
-                    v,
-                    0x3800 | 0xB800 | 0x3C00 | 0xBC00 | 0x4000 | 0xC000 | 0x4400 | 0xC400 | 0x3118
-                )
-        }
-        Ty::I16 => v <= 64,
-        Ty::B64 => int(v as i32 as i64),
-        Ty::B32 => {
-            int(v as i32 as i64)
-                || matches!(
-                    v,
-                    0x3F00_0000
-                        | 0xBF00_0000
-                        | 0x3F80_0000
-                        | 0xBF80_0000
-                        | 0x4000_0000
-                        | 0xC000_0000
-                        | 0x4080_0000
-                        | 0xC080_0000
-                        | 0x3E22_F983
-                )
-        }
-    }
+    syntax::literal_is_inlinable(v, ty)
 }
 
 /// Writes any operand; `lit` is the instruction's literal, `ty` the operand's type.
 fn opnd(out: &mut String, o: Opnd, lit: Option<u32>, ty: Ty) {
     let c = o.code;
     match c {
-        0..=127 => sreg(out, c, o.count),
-        128..=192 => {
-            let _ = write!(out, "{}", c - 128);
-        }
-        193..=208 => {
-            let _ = write!(out, "-{}", c - 192);
-        }
-        230 => out.push_str("src_flat_scratch_base_lo"),
-        231 => out.push_str("src_flat_scratch_base_hi"),
-        235 => out.push_str("src_shared_base"),
-        236 => out.push_str("src_shared_limit"),
-        237 => out.push_str("src_private_base"),
-        238 => out.push_str("src_private_limit"),
-        239 => out.push_str("src_pops_exiting_wave_id"),
-        240..=248 if ty == Ty::I16 => {
-            let h = [
-                0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118,
-            ][(c - 240) as usize];
-            let _ = write!(out, "0x{h:x}");
-        }
-        240..=247 => out.push_str(
-            ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0"][(c - 240) as usize],
-        ),
-        248 => out.push_str(if ty == Ty::B64 {
-            "0.15915494309189532"
-        } else {
-            "0.15915494"
-        }),
-        251 => out.push_str("src_vccz"),
-        252 => out.push_str("src_execz"),
-        253 => out.push_str("src_scc"),
-        254 => out.push_str("src_lds_direct"),
+        0..=127 => sreg(out, c, o.count, false),
         255 => {
             let _ = write!(out, "0x{:x}", lit.unwrap_or(0));
         }
         LIT_MARKED => {
             let _ = write!(out, "lit(0x{:x})", lit.unwrap_or(0));
         }
-        256..=511 => {
-            let r = c - 256;
-            if o.count <= 1 {
-                let _ = write!(out, "v{r}");
-            } else {
-                let _ = write!(out, "v[{r}:{}]", r + o.count as u16 - 1);
-            }
-        }
+        256..=511 => range(out, "v", (c - 256) as u32, o.count as u32),
+        _ if constant(out, c, ty) => {}
         _ => {
             let _ = write!(out, "<opnd{c}>");
         }
@@ -210,41 +106,19 @@ struct Src {
 
 /// Writes a source with its `neg`/`abs` modifiers.
 fn src_mod(out: &mut String, s: Src, lit: Option<u32>) {
-    if s.neg && !s.abs && matches!(s.o.code, 128..=208 | 240..=248 | 255 | LIT_MARKED) {
-        // `-5` would read as the inline constant -5: LLVM spells the modifier.
-        out.push_str("neg(");
-        opnd16(out, s.o, lit, s.ty, s.t16, s.hi);
-        out.push(')');
-        return;
-    }
-    if s.neg {
-        out.push('-');
-    }
-    if s.abs {
-        out.push('|');
-    }
-    opnd16(out, s.o, lit, s.ty, s.t16, s.hi);
-    if s.abs {
-        out.push('|');
-    }
+    let imm = matches!(s.o.code, 128..=208 | 240..=248 | 255 | LIT_MARKED);
+    with_mods(out, s.neg, s.abs, imm, |out| {
+        opnd16(out, s.o, lit, s.ty, s.t16, s.hi)
+    });
 }
 
-/// Appends `, ` between operands.
-struct List<'a> {
-    out: &'a mut String,
-    first: bool,
+/// [`List`] of RDNA operands.
+trait Operands {
+    /// Writes `o` (if present) as the next operand, a register or inline constant.
+    fn op(&mut self, o: Opnd);
 }
 
-impl List<'_> {
-    fn sep(&mut self) -> &mut String {
-        if self.first {
-            self.out.push(' ');
-            self.first = false;
-        } else {
-            self.out.push_str(", ");
-        }
-        self.out
-    }
+impl Operands for List<'_> {
     fn op(&mut self, o: Opnd) {
         if o.is_some() {
             let s = self.sep();
@@ -327,7 +201,7 @@ fn mark(o: Opnd, lit: Option<u32>, ty: Ty, mods: u32) -> Opnd {
 
 fn print_salu(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     let lit = inst.literal;
-    let mut l = List { out, first: true };
+    let mut l = List::new(out);
     l.op(inst.dst[0]);
     for &o in inst.src.iter().take(3) {
         if !o.is_some() {
@@ -354,32 +228,15 @@ fn print_salu(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
 
 /// A 32-bit immediate as LLVM prints it: inline-constant values by their value, else hex.
 fn imm32(out: &mut String, v: u32) {
-    let code = match v as i32 {
-        0..=64 => 128 + v as u16,
-        -16..=-1 => (192 - v as i32) as u16,
-        _ => match v {
-            0x3F00_0000 => 240,
-            0xBF00_0000 => 241,
-            0x3F80_0000 => 242,
-            0xBF80_0000 => 243,
-            0x4000_0000 => 244,
-            0xC000_0000 => 245,
-            0x4080_0000 => 246,
-            0xC080_0000 => 247,
-            0x3E22_F983 => 248,
-            _ => Opnd::LITERAL,
+    opnd(
+        out,
+        Opnd {
+            code: imm32_code(v),
+            count: 1,
         },
-    };
-    opnd(out, Opnd { code, count: 1 }, Some(v), Ty::B32);
-}
-
-/// LLVM's 16-bit immediates: decimal in the inline-constant range, else hex.
-fn u16_imm(out: &mut String, v: u32) {
-    if v <= 64 {
-        let _ = write!(out, "{v}");
-    } else {
-        let _ = write!(out, "0x{v:x}");
-    }
+        Some(v),
+        Ty::B32,
+    );
 }
 
 fn hwreg(out: &mut String, tb: &Tables, v: u32) {
@@ -486,7 +343,7 @@ fn print_sopk(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
         out.push_str(", ");
         hwreg(out, tb, simm);
     } else {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         l.op(reg);
         let s = l.sep();
         if m.starts_with("s_call") || m.starts_with("s_subvector") {
@@ -645,15 +502,6 @@ fn print_sopp(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     }
 }
 
-/// Writes a signed hex offset the way LLVM prints SMEM offsets (`0x10`, `-0x10`).
-fn signed_hex(out: &mut String, v: i32) {
-    if v < 0 {
-        let _ = write!(out, "-0x{:x}", -(v as i64));
-    } else {
-        let _ = write!(out, "0x{v:x}");
-    }
-}
-
 /// GFX12 cache policy (`scale_offset`, `th:`, `scope:`, `nv`) of a load, store or atomic.
 fn cpol12(out: &mut String, cpol: u8, store: bool, atomic: bool) {
     if cpol & 0x40 != 0 {
@@ -725,7 +573,7 @@ fn print_smem(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     } else {
         inst.src[1]
     };
-    let mut l = List { out, first: true };
+    let mut l = List::new(out);
     if m == "s_atc_probe" || m == "s_atc_probe_buffer" {
         u16_imm(l.sep(), (inst.words[0] >> 6) & 0x7F);
     } else if !m.starts_with("s_prefetch") && !m.starts_with("s_buffer_prefetch") {
@@ -778,28 +626,10 @@ fn print_smem(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
 
 fn dpp_ctrl(out: &mut String, c: u16) {
     let c = c as u32;
+    if dpp_ctrl_common(out, c) {
+        return;
+    }
     match c {
-        0x000..=0x0FF => {
-            let _ = write!(
-                out,
-                " quad_perm:[{},{},{},{}]",
-                c & 3,
-                (c >> 2) & 3,
-                (c >> 4) & 3,
-                (c >> 6) & 3
-            );
-        }
-        0x101..=0x10F => {
-            let _ = write!(out, " row_shl:{}", c & 0xF);
-        }
-        0x111..=0x11F => {
-            let _ = write!(out, " row_shr:{}", c & 0xF);
-        }
-        0x121..=0x12F => {
-            let _ = write!(out, " row_ror:{}", c & 0xF);
-        }
-        0x140 => out.push_str(" row_mirror"),
-        0x141 => out.push_str(" row_half_mirror"),
         0x150..=0x15F => {
             let _ = write!(out, " row_share:{}", c & 0xF);
         }
@@ -838,26 +668,6 @@ fn print_dpp(out: &mut String, inst: &Inst) {
             out.push_str(" fi:1");
         }
     }
-}
-
-fn omod(out: &mut String, o: u8) {
-    match o {
-        1 => out.push_str(" mul:2"),
-        2 => out.push_str(" mul:4"),
-        3 => out.push_str(" div:2"),
-        _ => {}
-    }
-}
-
-fn bits(out: &mut String, name: &str, v: u8, n: usize) {
-    let _ = write!(out, " {name}:[");
-    for i in 0..n {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push(if v >> i & 1 == 1 { '1' } else { '0' });
-    }
-    out.push(']');
 }
 
 /// Source `i` of a VALU instruction with the table's slot `slot`.
@@ -906,7 +716,7 @@ fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool, gfx12
         && k != 2
         && inst.mods.abs & 3 == 2
         && m & 2 != 0;
-    let mut l = List { out, first: true };
+    let mut l = List::new(out);
     let s0slot = if inst.format == Format::Vopc { 0 } else { 1 };
     if inst.format == Format::Vopc {
         if !base.starts_with("v_cmpx") {
@@ -988,7 +798,7 @@ fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
     let sgpr_dst = info.kinds[0] == 1;
     let fake16 = super::vop3_fake16(inst, info);
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         if inst.dst[0].is_some() {
             let s = l.sep();
             let t = info.kinds[0] == 3 && !fake16;
@@ -1071,7 +881,7 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: &RdnaInfo) {
         out.push_str("_e64_dpp");
     }
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         l.op(inst.dst[0]);
         for i in 0..3 {
             if !inst.src[i].is_some() {
@@ -1124,7 +934,7 @@ fn print_vopd(out: &mut String, tb: &Tables, inst: &Inst) {
     };
     let half = |out: &mut String, info: &RdnaInfo, d: Opnd, s0: Opnd, s1: Opnd| {
         out.push_str(info.mnemonic);
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         l.op(d);
         let s = l.sep();
         opnd(
@@ -1152,7 +962,7 @@ fn print_vopd(out: &mut String, tb: &Tables, inst: &Inst) {
 fn print_ds(out: &mut String, inst: &Inst, info: &RdnaInfo) {
     out.push_str(info.mnemonic);
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         l.op(inst.dst[0]);
         l.op(inst.src[0]);
         l.op(inst.src[1]);
@@ -1189,7 +999,7 @@ fn print_flat(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     let atomic = info.class & CLASS_ATOMIC != 0;
     let store = info.class & crate::isa::generated::CLASS_STORE != 0;
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         // Loads' and returning atomics' destination.
         l.op(inst.dst[0]);
         if inst.src[0].is_some() {
@@ -1233,7 +1043,7 @@ fn print_buffer(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     let atomic = info.class & CLASS_ATOMIC != 0;
     let store = info.class & crate::isa::generated::CLASS_STORE != 0;
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         // The data registers (a returning atomic's result overlaps them).
         let data = if atomic || store {
             inst.src[1]
@@ -1298,7 +1108,7 @@ fn print_vinterp(out: &mut String, inst: &Inst, info: &RdnaInfo) {
     let v = inst.imm as u32;
     if inst.words[0] >> 24 == 0xCE {
         // LDSDIR / VDSDIR.
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         l.op(inst.dst[0]);
         if info.mnemonic.ends_with("param_load") {
             let chan = ["x", "y", "z", "w"][(v & 3) as usize];
@@ -1313,7 +1123,7 @@ fn print_vinterp(out: &mut String, inst: &Inst, info: &RdnaInfo) {
         return;
     }
     {
-        let mut l = List { out, first: true };
+        let mut l = List::new(out);
         let t16 = info.kinds[0] == 3;
         opnd16(
             l.sep(),
@@ -1433,15 +1243,6 @@ const DIMS: [&str; 8] = [
     "2D_MSAA_ARRAY",
 ];
 
-/// Writes `v5` or `v[5:7]`.
-fn vregs(out: &mut String, r: u32, n: u32) {
-    if n <= 1 {
-        let _ = write!(out, "v{r}");
-    } else {
-        let _ = write!(out, "v[{r}:{}]", r + n - 1);
-    }
-}
-
 /// MIMG / VIMAGE / VSAMPLE (decoded fields: see `isa::rdna`).
 fn print_image(out: &mut String, tb: &Tables, inst: &Inst) {
     let w = inst.words;
@@ -1475,7 +1276,7 @@ fn print_image(out: &mut String, tb: &Tables, inst: &Inst) {
     } else {
         inst.src[1]
     };
-    vregs(out, data.code as u32 - 256, data.count as u32);
+    range(out, "v", data.code as u32 - 256, data.count as u32);
     out.push_str(", ");
     if n > 1 {
         out.push('[');
@@ -1483,11 +1284,11 @@ fn print_image(out: &mut String, tb: &Tables, inst: &Inst) {
             if i > 0 {
                 out.push_str(", ");
             }
-            vregs(out, reg(i), g);
+            range(out, "v", reg(i), g);
         }
         out.push(']');
     } else {
-        vregs(out, reg(0), groups[0]);
+        range(out, "v", reg(0), groups[0]);
     }
     out.push_str(", ");
     opnd(out, inst.src[2], None, Ty::B32);
