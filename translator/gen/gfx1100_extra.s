@@ -41,3 +41,6 @@ v_fma_f64 v[0:1], 0x40490000, v[2:3], 1.0
 exp mrt0 v1, off, v3, off done
 v_interp_p10_f32 v1, -v2, v3, v4 clamp wait_exp:2
 lds_param_load v1, attr3.z wait_vdst:2
+s_sendmsg_rtn_b32 s2, sendmsg(MSG_RTN_GET_REALTIME)
+s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_REALTIME)
+s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s2

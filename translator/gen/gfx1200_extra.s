@@ -41,3 +41,7 @@ v_fma_f64 v[0:1], 0x40490000, v[2:3], 1.0
 export mrt0 v1, off, v3, off done
 v_interp_p10_f32 v1, -v2, v3, v4 clamp wait_exp:2
 ds_param_load v1, attr3.z wait_va_vdst:2 wait_vm_vsrc:1
+s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_REALTIME)
+s_barrier_signal -1
+s_barrier_signal_isfirst -2
+s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s2
