@@ -50,3 +50,6 @@ s_version 77
 s_delay_alu 0x33e3
 s_delay_alu 0x78c
 s_delay_alu 0x8061
+s_sendmsg_rtn_b32 s2, sendmsg(MSG_RTN_GET_REALTIME)
+s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_REALTIME)
+s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s2
