@@ -272,9 +272,12 @@ const PRINTER_CASES: &[(&str, &str, &str)] = &[
         "D2484000 00021104",
         "v_cvt_scalef32_pk_f16_fp8 v0, v4, v8 op_sel:[0,0,1]",
     ),
-    // VOP1 SDWA: the src1 fields must be 0; VOPC has no DPP form.
+    // VOP1 SDWA: the src1 fields must be 0; VOPC has no DPP form, v_fmac_f32 no SDWA form,
+    // v_readfirstlane_b32 no DPP form.
     ("gfx942", "7FFE98F9 42665C91", "<invalid>"),
     ("gfx942", "7C8010FA FF015104", "<invalid>"),
+    ("gfx942", "77E2DEF9 E6124825", "<invalid>"),
+    ("gfx942", "7E9C04FA E12A4C1D", "<invalid>"),
     // v_pk_fmac_f16 SDWA: NEG/ABS accepted, not printed.
     (
         "gfx942",

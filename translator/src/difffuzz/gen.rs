@@ -1157,9 +1157,18 @@ impl Gen<'_> {
                     }
                 };
                 let atomic = info.class & CLASS_ATOMIC != 0;
-                let glc = u32::from(self.chance(if atomic { 50 } else { 20 }));
+                let mut glc = u32::from(self.chance(if atomic { 50 } else { 20 }));
                 let slc = u32::from(self.chance(10));
                 let sc1 = u32::from(self.chance(10));
+                let format = match c.enc {
+                    Enc::Flat => crate::isa::Format::Flat,
+                    Enc::Global => crate::isa::Format::Global,
+                    _ => crate::isa::Format::Scratch,
+                };
+                if acc && crate::isa::gfx9::no_agpr_return(info.op, format, sc1 == 1) {
+                    // LLVM (and so the decoder) has no AGPR returning form of these.
+                    glc = 0;
+                }
                 let data = if w[2] != 0 { vr(&mut self, w[2]) } else { 0 };
                 let mut dst = if w[0] != 0 { vr(&mut self, w[0]) } else { 0 };
                 if w[0] == 0 && atomic && glc == 1 {
@@ -1457,11 +1466,15 @@ impl Gen<'_> {
             && s0k == 0
             && !madk
             && c.enc != Enc::Vopc;
-        let ext = match (narrow, wide) {
+        let mut ext = match (narrow, wide) {
             (true, _) => self.below(100),
             (_, true) if self.chance(20) => 0,
             _ => 100,
         };
+        // LLVM (and so the decoder) has no SDWA form of the accumulating opcodes.
+        if ext < 40 && crate::isa::gfx9::no_ext_form(info.op, ext >= 20) {
+            ext = 100;
+        }
         let implicit_vcc = matches!(
             info.op,
             Op::V_ADDC_CO_U32 | Op::V_SUBB_CO_U32 | Op::V_SUBBREV_CO_U32 | Op::V_CNDMASK_B32

@@ -512,6 +512,9 @@ fn vop_ext(
 ) -> Result<(), DecodeError> {
     let mods = info.mods;
     let code = inst.src[0].code;
+    if matches!(code, SRC_DPP | SRC_SDWA) && no_ext_form(info.op, code == SRC_SDWA) {
+        return Err(fail(bytes, pc, "no DPP/SDWA form of this opcode"));
+    }
     if code == SRC_DPP {
         if vopc {
             // LLVM 22 has no VOPC DPP form on GFX9 (it rejects every such word).
@@ -631,6 +634,24 @@ fn vop_ext(
     }
     mask_src_mods(inst, mods);
     Ok(())
+}
+
+/// VOP1/VOP2 opcodes LLVM 22 has no SDWA (`sdwa`) or DPP form of on GFX9: the SDWA forms of
+/// the opcodes that accumulate into their destination (v_mac/v_fmac/v_dot*c; "V_MAC cannot
+/// be used with SDWA" in LLVM's VOP SDWA encoding notes) and the lane and register moves
+/// v_readfirstlane_b32, v_swap_b32 and v_accvgpr_mov_b32 (which have neither form).
+pub(crate) fn no_ext_form(op: Op, sdwa: bool) -> bool {
+    match op {
+        Op::V_MAC_F16
+        | Op::V_FMAC_F32
+        | Op::V_FMAC_F64
+        | Op::V_DOT2C_F32_F16
+        | Op::V_DOT2C_I32_I16
+        | Op::V_DOT4C_I32_I8
+        | Op::V_DOT8C_I32_I4 => sdwa,
+        Op::V_READFIRSTLANE_B32 | Op::V_SWAP_B32 | Op::V_ACCVGPR_MOV_B32 => true,
+        _ => false,
+    }
 }
 
 /// DS opcodes with `offset0`/`offset1` (8 bits each) rather than one 16-bit offset. The
@@ -1200,7 +1221,7 @@ fn decode_flat(
 /// The atomics LLVM 22 has no AGPR returning form of (ACC with SC0; `sc1`: SC1 set too),
 /// on gfx942 and gfx950 alike: the GLOBAL f32/packed-f16 adds, and the FLAT/GLOBAL f64
 /// add/min/max with SC1.
-fn no_agpr_return(op: Op, format: Format, sc1: bool) -> bool {
+pub(crate) fn no_agpr_return(op: Op, format: Format, sc1: bool) -> bool {
     match op {
         Op::GLOBAL_ATOMIC_ADD_F32 | Op::GLOBAL_ATOMIC_PK_ADD_F16 => format == Format::Global,
         Op::FLAT_ATOMIC_ADD_F64
