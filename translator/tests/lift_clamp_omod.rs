@@ -205,27 +205,6 @@ fn integer_clamp_saturates() {
     }
 }
 
-/// Asserts VGPR `reg` of lane `l` (active in `exec`) is `want`.
-fn check_lane(
-    b: &wavejit_translator::wave::WaveState,
-    a: &wavejit_translator::wave::WaveState,
-    reg: usize,
-    l: usize,
-    exec: u64,
-    want: u32,
-) {
-    let want = if exec >> l & 1 != 0 {
-        want
-    } else {
-        b.vgpr[reg][l]
-    };
-    assert_eq!(
-        a.vgpr[reg][l], want,
-        "v{reg} lane {l}: got {:#x}, want {want:#x}",
-        a.vgpr[reg][l]
-    );
-}
-
 #[test]
 fn typed_buffer_load_into_lds() {
     #[rustfmt::skip]

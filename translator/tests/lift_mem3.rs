@@ -358,27 +358,6 @@ fn typed_buffer_formats_swizzle_and_add_tid() {
     assert!(act.iter().any(|&l| v(4, l) >= 16) && act.iter().any(|&l| l % 7 == 0));
 }
 
-/// Asserts VGPR `r` of lane `l` is `want` when active, unchanged otherwise.
-fn check_lane(
-    b: &wavejit_translator::wave::WaveState,
-    a: &wavejit_translator::wave::WaveState,
-    r: usize,
-    l: usize,
-    exec: u64,
-    want: u32,
-) {
-    let want = if exec >> l & 1 != 0 {
-        want
-    } else {
-        b.vgpr[r][l]
-    };
-    assert_eq!(
-        a.vgpr[r][l], want,
-        "v{r} lane {l}: got {:#x}, want {want:#x}",
-        a.vgpr[r][l]
-    );
-}
-
 #[test]
 fn loads_into_lds() {
     #[rustfmt::skip]

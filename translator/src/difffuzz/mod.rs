@@ -362,6 +362,9 @@ pub fn run_engine(
 /// memory), cooperatively and deterministically: in each round every wave runs in turn
 /// until it ends, faults, sleeps or reaches a barrier; a barrier opens once every wave still
 /// running waits at it. The outcome is wave 0's, the others in [`Outcome::others`].
+///
+/// # Panics
+/// If `inits` is empty (the fuzzer always passes at least one wave).
 pub fn run_waves(
     target: &Target,
     code: &Code,

@@ -498,3 +498,18 @@ pub fn same16(got: u32, want: u32, what: &str) {
         assert_eq!(got & 0xffff, want & 0xffff, "{what}: got {g}, want {w}");
     }
 }
+
+/// Asserts VGPR `r` of lane `l` is `want` after the run (`a`) when the lane is active in `exec`,
+/// and unchanged from before the run (`b`) otherwise.
+pub fn check_lane(b: &WaveState, a: &WaveState, r: usize, l: usize, exec: u64, want: u32) {
+    let want = if exec >> l & 1 != 0 {
+        want
+    } else {
+        b.vgpr[r][l]
+    };
+    assert_eq!(
+        a.vgpr[r][l], want,
+        "v{r} lane {l}: got {:#x}, want {want:#x}",
+        a.vgpr[r][l]
+    );
+}
