@@ -2542,3 +2542,148 @@ fn ds_append_consume_count_per_wave64_pass() {
         assert_eq!(word(80), 500 - all, "{gpu} wave{wave} consume counter");
     }
 }
+
+/// Lane-local, cross-lane, helper and memory work for [`lane_counts`] (gfx1100; wave32 and
+/// wave64 encode alike, `vcc_lo`/`s40` standing for `vcc`/`s[40:41]` in wave64).
+#[rustfmt::skip]
+const LANE_WORK: [u32; 27] = [
+    0x4a140501,             // v_add_nc_u32_e32 v10, v1, v2
+    0xd613000b, 0x04160903, // v_fma_f32 v11, v3, v4, v5
+    0x7c980501,             // v_cmp_gt_u32_e32 vcc_lo, v1, v2
+    0x02180f06,             // v_cndmask_b32_e32 v12, v6, v7, vcc_lo
+    0xd73c000e, 0x00021083, // v_lshlrev_b64 v[14:15], 3, v[8:9]
+    0xd7600014, 0x00014b01, // v_readlane_b32 s20, v1, 37
+    0xd7610010, 0x00014e15, // v_writelane_b32 v16, s21, 39
+    0xdacc0000, 0x11000112, // ds_bpermute_b32 v17, v18, v1
+    0x7e264b03,             // v_exp_f32_e32 v19, v3
+    0x7e282103,             // v_cvt_f64_f32_e32 v[20:21], v3
+    0x7e2c02fa, 0xff011101, // v_mov_b32_dpp v22, v1 row_shr:1 row_mask:0xf bank_mask:0xf
+    0xd44c0028, 0x00000401, // v_cmp_gt_u32_e64 s40, s1, s2
+    0xd5010019, 0x00a20f06, // v_cndmask_b32_e64 v25, v6, v7, s40
+    0xdc520000, 0x171e0018, // global_load_b32 v23, v24, s[30:31]
+    0xdc6a0100, 0x001e0a18, // global_store_b32 v24, v10, s[30:31] offset:256
+    0xbf8903f7,             // s_waitcnt vmcnt(0)
+    S_ENDPGM,
+];
+
+/// Runs `words` to `s_endpgm` in one engine: the interpreter (`jit` None) or the JIT with
+/// every block compiled (an error if one does not). Returns whether some block ran in the
+/// lane-group loop form.
+fn run_engine(
+    target: Target,
+    words: &[u32],
+    s: &mut WaveState,
+    mem: &mut Mem,
+    jit: Option<&Jit>,
+) -> bool {
+    let code = Code::from_words(words);
+    let mut grouped = false;
+    for _ in 0..100 {
+        let block = lift_block(&target, &code, s.pc, s.mode);
+        let r = match jit {
+            None => run_block(&block, s, mem),
+            Some(j) => {
+                let c = j.compile(&block).expect("every block compiles");
+                grouped |= c.is_grouped();
+                c.run(s, mem)
+            }
+        };
+        if r.expect("block runs") == ExitCode::EndPgm {
+            return grouped;
+        }
+    }
+    panic!("program did not end");
+}
+
+/// A wave32 block computes lanes 0..31 only and leaves lanes 32..63 of every VGPR as they
+/// were (poisoned with random values here), in the interpreter and in both JIT forms; a
+/// wave64 block computes both halves. Expected values are host computations.
+#[test]
+fn lane_counts_wave32_keeps_high_lanes_wave64_runs_both_halves() {
+    const GBASE: u64 = 0x40_0000;
+    for wave in [32u32, 64] {
+        for exec in [u64::MAX, EXEC] {
+            let mut b = state(wave, 0x3264 + wave as u64, exec);
+            for l in 0..64 {
+                b.vgpr[18][l] = 4 * ((l as u32 * 13 + 7) % 96);
+                b.vgpr[24][l] = 4 * l as u32;
+            }
+            b.set_sgpr64(30, GBASE);
+            let mut m0 = Mem::new(64);
+            m0.add(GBASE, (0..512u32).map(|i| (i * 37 + 11) as u8).collect());
+            let n = wave as usize;
+            let jits = [
+                None,
+                Some(Jit::new().expect("JIT")),
+                Some(Jit::new().expect("JIT").without_loop_form()),
+            ];
+            let mut first: Option<(Box<WaveState>, Mem)> = None;
+            for (e, jit) in jits.iter().enumerate() {
+                let mut s = clone_state(&b);
+                let mut m = m0.clone();
+                let grouped = run_engine(
+                    tgt(Gpu::GFX1100, wave),
+                    &LANE_WORK,
+                    &mut s,
+                    &mut m,
+                    jit.as_ref(),
+                );
+                let what = format!("wave{wave} exec {exec:#x} engine {e}");
+                if e == 1 {
+                    assert!(grouped, "{what}: no block in the lane-group form");
+                }
+                // Lanes past the wave: untouched in every register.
+                for r in 0..s.vgpr.len() {
+                    for l in n..64 {
+                        assert_eq!(s.vgpr[r][l], b.vgpr[r][l], "{what}: v{r} lane {l} changed");
+                    }
+                }
+                let ex = b.exec();
+                let on = |l: usize| ex >> l & 1 != 0;
+                check(&b, &s, 10, |l| b.vgpr[1][l].wrapping_add(b.vgpr[2][l]));
+                check(&b, &s, 12, |l| {
+                    b.vgpr[if b.vgpr[1][l] > b.vgpr[2][l] { 7 } else { 6 }][l]
+                });
+                let sh = |l: usize| (b.vgpr[8][l] as u64 | (b.vgpr[9][l] as u64) << 32) << 3;
+                check(&b, &s, 14, |l| sh(l) as u32);
+                check(&b, &s, 15, |l| (sh(l) >> 32) as u32);
+                // Lane selects ignore the bits past the wave size (RDNA4 ISA 7.6).
+                assert_eq!(s.sgpr[20], b.vgpr[1][37 % n], "{what}: readlane");
+                for l in 0..64 {
+                    let want = if l == 39 % n {
+                        b.sgpr[21]
+                    } else {
+                        b.vgpr[16][l]
+                    };
+                    assert_eq!(s.vgpr[16][l], want, "{what}: writelane lane {l}");
+                }
+                check(&b, &s, 17, |l| {
+                    let j = (b.vgpr[18][l] / 4) as usize % n;
+                    if on(j) {
+                        b.vgpr[1][j]
+                    } else {
+                        0
+                    }
+                });
+                let c = if b.sgpr[1] > b.sgpr[2] { 7 } else { 6 };
+                check(&b, &s, 25, |l| b.vgpr[c][l]);
+                check(&b, &s, 23, |l| m0.dword(GBASE, l));
+                for l in 0..64 {
+                    let want = if on(l) {
+                        b.vgpr[1][l].wrapping_add(b.vgpr[2][l])
+                    } else {
+                        m0.dword(GBASE, 64 + l)
+                    };
+                    assert_eq!(m.dword(GBASE, 64 + l), want, "{what}: stored lane {l}");
+                }
+                // The rest (f32 FMA, exp, f64 conversion, DPP) as the interpreter gives.
+                match &first {
+                    None => first = Some((s, m)),
+                    Some((s0, m0)) => {
+                        assert!(s.vgpr == s0.vgpr && s.sgpr == s0.sgpr && m == *m0, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}

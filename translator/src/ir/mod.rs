@@ -5,8 +5,17 @@
 //! index in [`Block::ops`]; operands always refer to earlier ops.
 //!
 //! Values have one of four types ([`Ty`]): uniform scalars (`S32`, `S64`, one value for the
-//! wave) and lane vectors (`V32`, `V64`, one value per lane, 64 lanes; wave32 code simply never
-//! enables lanes 32..64). Lane masks are `S64` values with bit *l* for lane *l*.
+//! wave) and lane vectors (`V32`, `V64`, one value per lane). Lane masks are `S64` values with
+//! bit *l* for lane *l*.
+//!
+//! Lanes: a block has [`Block::lanes`] lanes, its wave size (64, or 32 for a wave32 block).
+//! In a wave32 block only lanes 0..31 exist: lanes 32..63 of a vector value are unspecified
+//! (each engine may compute them or not) and no op observes them. Vector compares give 0 in
+//! mask bits 32..63; `ReadLane`, `WriteLane` and `Gather` take lane numbers modulo 32;
+//! `SetVgpr`, `SetVgprDyn`, `Load`, `Store` and `Atomic` ignore mask bits 32..63, so lanes
+//! 32..63 of the registers are never written and keep what they held (the zeroes of a fresh
+//! [`crate::wave::WaveState`], or whatever a caller put there). Uniform ops on masks
+//! (`CountVector` included) see the mask as it is.
 //!
 //! Floating-point ops treat 32-bit values as IEEE binary32 bits and 64-bit values as binary64
 //! bits. Unless an op says otherwise, float results are the IEEE-754 round-to-nearest-even
@@ -184,7 +193,8 @@ pub enum TernOp {
 }
 
 /// Comparisons. Scalar operands give an `S32` 0/1; vector operands give an `S64` lane mask
-/// with the result for every lane (the lifter masks it with EXEC).
+/// with the result for every lane of the block (the lifter masks it with EXEC; bits 32..63
+/// are 0 in a wave32 block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
     /// Integer equal.
@@ -544,11 +554,12 @@ pub enum Op {
     Conv(ConvOp, Val),
     /// `lo | hi << 32` (`S32,S32→S64`, `V32,V32→V64`).
     Pack { lo: Val, hi: Val },
-    /// Lane `lane & 63` of a `V32` (`S32`).
+    /// Lane `lane & 63` (wave32: `lane & 31`) of a `V32` (`S32`).
     ReadLane { v: Val, lane: Val },
-    /// `v` (`V32`) with lane `lane & 63` replaced by the `S32` `x`.
+    /// `v` (`V32`) with lane `lane & 63` (wave32: `lane & 31`) replaced by the `S32` `x`.
     WriteLane { v: Val, lane: Val, x: Val },
-    /// Cross-lane gather: lane *l* of the result is lane `idx[l] & 63` of `v` (`V32`).
+    /// Cross-lane gather: lane *l* of the result is lane `idx[l] & 63` (wave32: `& 31`) of
+    /// `v` (`V32`).
     Gather { v: Val, idx: Val },
     /// Lane *l* of the result is 1 if bit *l* of the `S64` mask is set, else 0 (`V32`).
     MaskToLanes(Val),
@@ -714,6 +725,26 @@ pub struct Block {
     pub types: Vec<Option<Ty>>,
     /// The terminator.
     pub exit: Exit,
+}
+
+impl Block {
+    /// The lanes the block computes: 32 for a wave32 block, else 64 (see the module doc).
+    pub fn lanes(&self) -> usize {
+        if self.wave_size == 32 {
+            32
+        } else {
+            64
+        }
+    }
+
+    /// The mask of the lanes that exist: `0xFFFF_FFFF` for wave32, else all ones.
+    pub fn lane_mask(&self) -> u64 {
+        if self.wave_size == 32 {
+            0xFFFF_FFFF
+        } else {
+            u64::MAX
+        }
+    }
 }
 
 /// Builds a [`Block`], assigning value numbers and checking operand types as ops are added.

@@ -5,21 +5,24 @@
 //!
 //! * **Lane-group form** (`Gen::emit_grouped`): the block is cut into runs of lane-local
 //!   vector ops (and uniform ops that cannot fault); each run becomes its uniform prologue and
-//!   one loop over the 16 groups of 4 lanes that executes every vector op of the run for that
-//!   group, so a group's values stay in registers across the whole run and VGPRs are stored
+//!   one loop over the groups of 4 lanes (16 for wave64, 8 for wave32) that executes every
+//!   vector op of the run for that group, so a group's values stay in registers across the whole run and VGPRs are stored
 //!   once per group. Vector compares accumulate their mask bits in loop-carried values;
 //!   uniform ops that need them run after the loop. Other ops (memory, cross-lane, helper
 //!   calls) are emitted between runs in the straight-line form.
-//! * **Straight-line form**: every op once over all 64 lanes.
+//! * **Straight-line form**: every op once over all the block's lanes.
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
-//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes), in SSA; in a lane group it is 1 or 2
-//! chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
+//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes) for wave64, half as many for wave32, in
+//! SSA; in a lane group it is 1 or 2 chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
 //! value); the constant all-ones mask stores directly. Float results get the IR NaN rule
 //! through a cheap any-NaN test with the exact fix-up on a rarely taken path. Ops that
 //! Cranelift cannot do exactly or well call the helpers in [`super::helpers`] with the
-//! operands spilled to 512-byte stack buffers. All 64 lanes are always computed, as in the
-//! interpreter, so wave32 needs nothing special.
+//! operands spilled to 512-byte stack buffers (64-lane layout; a wave32 block fills lanes
+//! 0..31). A wave32 block computes only lanes 0..31 ([`Block::lanes`]; the IR leaves lanes
+//! 32..63 of values unspecified): it never loads, computes or stores lanes 32..63 of a
+//! register, so they keep what they held; masks passed to memory helpers are cut to 32 bits
+//! and helpers evaluate 32 lanes.
 
 use super::codes::*;
 use super::helpers::{self, kind};
@@ -73,11 +76,12 @@ fn sty(bits: u32) -> Type {
     }
 }
 
-fn nchunks(bits: u32) -> usize {
+/// Chunks of a whole-wave vector of `bits`-bit lanes for `lanes` lanes (4 or 2 per chunk).
+fn nchunks(lanes: usize, bits: u32) -> usize {
     if bits == 32 {
-        16
+        lanes / 4
     } else {
-        32
+        lanes / 2
     }
 }
 
@@ -110,7 +114,10 @@ pub struct Gen<'a, 'b> {
     vreg_cache: HashMap<u16, Vec<Value>>,
     /// Matrix instructions whose address the code holds (kept alive with the code).
     keep: Vec<std::sync::Arc<crate::ir::MatrixCall>>,
-    /// Lane-group mode: the loop index `g` (`I64`, 0..16; lanes `4g..4g+4`) and
+    /// The block's lanes (64, or 32 for wave32): whole-wave values have `lanes / 4` `i32x4`
+    /// or `lanes / 2` `i64x2` chunks; the lane-group loop runs `lanes / 4` groups.
+    lanes: usize,
+    /// Lane-group mode: the loop index `g` (`I64`, 0..lanes/4; lanes `4g..4g+4`) and
     /// `state + 16 * g`. Vector values are then one group: 1 `i32x4` or 2 `i64x2` chunks.
     group: Option<(Value, Value)>,
     /// Whether to try the lane-group loop form.
@@ -161,6 +168,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             mask_cache: HashMap::new(),
             vreg_cache: HashMap::new(),
             keep: Vec::new(),
+            lanes: block.lanes(),
             group: None,
             try_loop: false,
             outer: HashMap::new(),
@@ -176,8 +184,18 @@ impl<'a, 'b> Gen<'a, 'b> {
         match (self.group.is_some(), bits) {
             (true, 32) => 1,
             (true, _) => 2,
-            (false, b) => nchunks(b),
+            (false, b) => nchunks(self.lanes, b),
         }
+    }
+
+    /// The `S64` lane mask `m` cut to the block's lanes (wave32: bits 32..63 cleared).
+    fn lane_bits(&mut self, m: Val) -> GenResult<Value> {
+        let x = self.s_as(m, types::I64)?;
+        Ok(if self.lanes == 32 {
+            self.b.ins().band_imm_u(x, 0xFFFF_FFFF)
+        } else {
+            x
+        })
     }
 
     /// Base address for VGPR rows: `state`, or `state + 16 * g` in a lane group.
@@ -320,7 +338,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     fn unspill(&mut self, k: usize, bits: u32) -> Vec<Value> {
-        (0..nchunks(bits))
+        (0..nchunks(self.lanes, bits))
             .map(|i| {
                 self.b
                     .ins()
@@ -445,6 +463,9 @@ impl<'a, 'b> Gen<'a, 'b> {
     ) -> GenResult<JV> {
         self.whole_wave("a helper-evaluated vector op")?;
         let mut wmask = if rbits == 64 { 16 } else { 0 };
+        if self.lanes == 32 {
+            wmask |= u64::from(helpers::WAVE32);
+        }
         let mut ptrs = Vec::new();
         for (i, a) in args.iter().enumerate() {
             let t = self.ty(*a)?;
@@ -655,7 +676,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// vector ops ([`OpClass::Lane`]) or uniform ops that read no vector value and cannot
     /// fault ([`OpClass::Uniform`]); other ops are emitted in the straight-line form between
     /// runs. A run emits its uniform ops first (they touch no VGPRs, so this reordering is
-    /// invisible), then one loop over the 16 groups of 4 lanes executing all its vector ops
+    /// invisible), then one loop over the groups of 4 lanes (`lanes / 4`) executing all its vector ops
     /// for that group. Vector values used after the run are stored per group into stack
     /// buffers and reloaded after the loop.
     fn emit_grouped(&mut self) -> GenResult<()> {
@@ -863,7 +884,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
         }
         let next = self.b.ins().iadd_imm_s(g, 1);
-        let more = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, next, 16);
+        let groups = (self.lanes / 4) as i64;
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, next, groups);
         let after = self.b.create_block();
         for _ in &cmps {
             self.b.append_block_param(after, types::I64);
@@ -903,7 +928,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         for (k, bits, slot) in escapes {
             self.escaped.insert(k as u32, slot);
-            let chunks = (0..nchunks(bits))
+            let chunks = (0..nchunks(self.lanes, bits))
                 .map(|c| {
                     self.b
                         .ins()
@@ -934,7 +959,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Op::LaneConst(c) => {
                 self.whole_wave("this op")?;
                 let mut chunks = Vec::new();
-                for k in 0..16 {
+                for k in 0..self.lanes / 4 {
                     let mut b = [0u8; 16];
                     for j in 0..4 {
                         b[4 * j..4 * j + 4].copy_from_slice(&c[4 * k + j].to_le_bytes());
@@ -957,7 +982,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             Op::LaneId => {
                 let mut chunks = Vec::new();
-                for k in 0..16u32 {
+                for k in 0..(self.lanes / 4) as u32 {
                     let mut b = [0u8; 16];
                     for j in 0..4u32 {
                         b[4 * j as usize..4 * j as usize + 4]
@@ -1030,7 +1055,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.whole_wave("this op")?;
                 let a = self.dyn_vreg(i, *base, *index)?;
                 JV::V(
-                    (0..16)
+                    (0..(self.lanes / 4) as i32)
                         .map(|k| self.b.ins().load(I32X4, trusted(), a, 16 * k))
                         .collect(),
                 )
@@ -1129,7 +1154,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let chunks = self.v(*v)?;
                 let idx = self.s_as(*lane, types::I64)?;
                 let base = self.spill(0, &chunks);
-                let idx = self.b.ins().band_imm_u(idx, 63);
+                let idx = self.b.ins().band_imm_u(idx, self.lanes as i64 - 1);
                 let off = self.b.ins().ishl_imm_u(idx, 2);
                 let a = self.b.ins().iadd(base, off);
                 JV::S(self.b.ins().load(types::I32, MemFlagsData::new(), a, 0))
@@ -1140,7 +1165,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let idx = self.s_as(*lane, types::I64)?;
                 let xv = self.s_as(*x, types::I32)?;
                 let base = self.spill(0, &chunks);
-                let idx = self.b.ins().band_imm_u(idx, 63);
+                let idx = self.b.ins().band_imm_u(idx, self.lanes as i64 - 1);
                 let off = self.b.ins().ishl_imm_u(idx, 2);
                 let a = self.b.ins().iadd(base, off);
                 self.b.ins().store(MemFlagsData::new(), xv, a, 0);
@@ -1177,7 +1202,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.whole_wave("memory")?;
                 let t = Self::need(ty)?;
                 check_size(*size)?;
-                let m = self.s_as(*mask, types::I64)?;
+                let m = self.lane_bits(*mask)?;
                 let ap = self.read_buffer(*addr, 0)?;
                 // The result gets a buffer of its own, kept as the value's lane-order copy
                 // (later runs and helpers read it there instead of copying it again).
@@ -1204,7 +1229,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.escaped.insert(i as u32, res);
                 let bits = t.bits();
                 JV::V(
-                    (0..nchunks(bits))
+                    (0..nchunks(self.lanes, bits))
                         .map(|c| {
                             self.b
                                 .ins()
@@ -1223,7 +1248,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             } => {
                 self.whole_wave("memory")?;
                 check_size(*size)?;
-                let m = self.s_as(*mask, types::I64)?;
+                let m = self.lane_bits(*mask)?;
                 let dw = self.ty(*data)?.bits() == 64;
                 let ap = self.read_buffer(*addr, 0)?;
                 let dp = self.read_buffer(*data, 1)?;
@@ -1258,7 +1283,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if self.ty(*data)?.bits() != t.bits() {
                     return Err("atomic data width differs from result".into());
                 }
-                let m = self.s_as(*mask, types::I64)?;
+                let m = self.lane_bits(*mask)?;
                 let ap = self.read_buffer(*addr, 0)?;
                 let dp = self.read_buffer(*data, 1)?;
                 let cp = match cmp {
