@@ -2687,3 +2687,146 @@ fn lane_counts_wave32_keeps_high_lanes_wave64_runs_both_halves() {
         }
     }
 }
+
+/// Wave32 IR by hand: compare masks have bits 32..63 clear (per-lane, helper-evaluated and
+/// uniform-folded compares), lane numbers are taken modulo 32 and all-ones register masks
+/// write lanes 0..31 only, in the interpreter and both JIT forms (IR module doc).
+#[test]
+fn lane_counts_wave32_ir_masks_and_lane_numbers() {
+    use wavejit_translator::ir::{BinOp, Block, Builder, CmpOp, ConvOp, Op, Ty};
+    let mut b = Builder::new(CODE_BASE, 32);
+    let cst = |b: &mut Builder, ty: Ty, bits: u64| b.push(Op::Const { ty, bits }, Some(ty));
+    let (x, y) = (
+        b.push(Op::GetSgpr(1), Some(Ty::S32)),
+        b.push(Op::GetSgpr(2), Some(Ty::S32)),
+    );
+    let (vx, vy) = (
+        b.push(Op::Broadcast(x), Some(Ty::V32)),
+        b.push(Op::Broadcast(y), Some(Ty::V32)),
+    );
+    let (v1, v2) = (
+        b.push(Op::GetVgpr(1), Some(Ty::V32)),
+        b.push(Op::GetVgpr(2), Some(Ty::V32)),
+    );
+    let masks = [
+        b.push(Op::Cmp(CmpOp::UGt, vx, vy), Some(Ty::S64)),
+        b.push(Op::Cmp(CmpOp::UGt, v1, v2), Some(Ty::S64)),
+        b.push(Op::Cmp(CmpOp::FClass, v1, v2), Some(Ty::S64)),
+    ];
+    for (k, m) in masks.into_iter().enumerate() {
+        let lo = b.push(Op::Conv(ConvOp::Lo, m), Some(Ty::S32));
+        let hi = b.push(Op::Conv(ConvOp::Hi, m), Some(Ty::S32));
+        b.push(Op::SetSgpr(10 + 2 * k as u8, lo), None);
+        b.push(Op::SetSgpr(11 + 2 * k as u8, hi), None);
+    }
+    let l37 = cst(&mut b, Ty::S32, 37);
+    let r = b.push(Op::ReadLane { v: v1, lane: l37 }, Some(Ty::S32));
+    b.push(Op::SetSgpr(16, r), None);
+    let l40 = cst(&mut b, Ty::S32, 40);
+    let i40 = b.push(Op::Broadcast(l40), Some(Ty::V32));
+    let g = b.push(Op::Gather { v: v1, idx: i40 }, Some(Ty::V32));
+    let all = cst(&mut b, Ty::S64, u64::MAX);
+    b.push(
+        Op::SetVgpr {
+            reg: 3,
+            val: g,
+            mask: all,
+        },
+        None,
+    );
+    let sum = b.push(Op::Bin(BinOp::Add, v1, v2), Some(Ty::V32));
+    b.push(
+        Op::SetVgpr {
+            reg: 4,
+            val: sum,
+            mask: all,
+        },
+        None,
+    );
+    let block: Block = b.finish(Exit::EndPgm);
+    let mut before = state(32, 0x3232, u64::MAX);
+    // s1 > s2: the uniform compare is all ones, whose high half must still be 0.
+    before.sgpr[1] |= 0x8000_0000;
+    before.sgpr[2] &= 0x7fff_ffff;
+    let class = |v: u32, c: u32| {
+        let f = f32::from_bits(v);
+        let bit = match f.classify() {
+            std::num::FpCategory::Nan if v & 0x40_0000 == 0 => 0,
+            std::num::FpCategory::Nan => 1,
+            std::num::FpCategory::Infinite => {
+                if f < 0.0 {
+                    2
+                } else {
+                    9
+                }
+            }
+            std::num::FpCategory::Normal => {
+                if f < 0.0 {
+                    3
+                } else {
+                    8
+                }
+            }
+            std::num::FpCategory::Subnormal => {
+                if f < 0.0 {
+                    4
+                } else {
+                    7
+                }
+            }
+            std::num::FpCategory::Zero => {
+                if v >> 31 != 0 {
+                    5
+                } else {
+                    6
+                }
+            }
+        };
+        c >> bit & 1 != 0
+    };
+    let lanes = |f: &dyn Fn(usize) -> bool| (0..32).fold(0u32, |m, l| m | (f(l) as u32) << l);
+    let (s, v) = (&before.sgpr, &before.vgpr);
+    let want_s = [
+        (10, if s[1] > s[2] { u32::MAX } else { 0 }),
+        (12, lanes(&|l| v[1][l] > v[2][l])),
+        (14, lanes(&|l| class(v[1][l], v[2][l]))),
+        (16, v[1][5]),
+    ];
+    let jits = [
+        Jit::new().expect("JIT"),
+        Jit::new().expect("JIT").without_loop_form(),
+    ];
+    for e in 0..3 {
+        let mut st = clone_state(&before);
+        let mut mem = Mem::new(0);
+        let r = match e {
+            0 => run_block(&block, &mut st, &mut mem),
+            _ => jits[e - 1]
+                .compile(&block)
+                .expect("compiles")
+                .run(&mut st, &mut mem),
+        };
+        assert_eq!(r.expect("runs"), ExitCode::EndPgm);
+        for (reg, want) in want_s {
+            assert_eq!(st.sgpr[reg], want, "engine {e}: s{reg}");
+            assert_eq!(
+                st.sgpr[reg + 1],
+                if reg == 16 { s[17] } else { 0 },
+                "engine {e}: s{}",
+                reg + 1
+            );
+        }
+        for l in 0..64 {
+            let (w3, w4) = if l < 32 {
+                (v[1][8], v[1][l].wrapping_add(v[2][l]))
+            } else {
+                (v[3][l], v[4][l])
+            };
+            assert_eq!(
+                (st.vgpr[3][l], st.vgpr[4][l]),
+                (w3, w4),
+                "engine {e}: lane {l}"
+            );
+        }
+    }
+}
