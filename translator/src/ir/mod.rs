@@ -190,6 +190,11 @@ pub enum TernOp {
     SBfe,
     /// Bitfield insert `(a & b) | (!a & c)`.
     Bfi,
+    /// Byte permute (`v_perm_b32`, `BYTE_PERMUTE` in the RDNA4 ISA's V_PERM_B32 pseudocode) on the low 32 bits of
+    /// each operand: byte `i` of the result is chosen by byte `i` of `c` from the 8 bytes
+    /// `{a, b}` (`b` = bytes 0..3): 0..=7 that byte; 8..=11 the sign bit of byte 1/3/5/7
+    /// replicated; 12 zero; 13..=255 0xff. 64-bit results are zero-extended.
+    Perm,
 }
 
 /// Comparisons. Scalar operands give an `S32` 0/1; vector operands give an `S64` lane mask

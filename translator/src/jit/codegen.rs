@@ -1887,6 +1887,14 @@ impl<'a, 'b> Gen<'a, 'b> {
             return self.scalar_helper(kind::TERN, code, bits, &[a, b, c], bits);
         }
         match o {
+            TernOp::Perm if bits == 32 => {
+                let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
+                let mut out = Vec::new();
+                for k in 0..self.nch(bits) {
+                    out.push(self.perm_chunk(x[k], y[k], z[k]));
+                }
+                Ok(JV::V(out))
+            }
             TernOp::Fma | TernOp::Bfi => {
                 let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
                 let mut out = Vec::new();
@@ -1910,6 +1918,54 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             _ => self.vec_helper(kind::TERN, code, bits, &[a, b, c], bits, false),
         }
+    }
+
+    /// [`TernOp::Perm`] on one `i32x4` chunk as byte shuffles (`sem::perm32` per lane).
+    /// With selector byte `s` of lane `j`: source byte `q` of the lane's 8 bytes `{hi, lo}`
+    /// is `s` for `s < 8` and `2(s & 3) + 1` for the sign cases; it is fetched from byte
+    /// `4j + (q & 3)` of `lo` or `hi` (`q & 4`) by `swizzle`; then the sign cases replicate
+    /// its top bit, 12 gives 0 and 13..=255 give 0xff.
+    fn perm_chunk(&mut self, hi: Value, lo: Value, sel: Value) -> Value {
+        let b16 = types::I8X16;
+        let bc = |g: &mut Self, v: Value| g.b.ins().bitcast(b16, le(), v);
+        let (hi, lo, s) = (bc(self, hi), bc(self, lo), bc(self, sel));
+        let splat = |g: &mut Self, x: u8| g.vconst_bytes(b16, [x; 16]);
+        let (c3, c7, c1, c8, c12, c13) = (
+            splat(self, 3),
+            splat(self, 7),
+            splat(self, 1),
+            splat(self, 8),
+            splat(self, 12),
+            splat(self, 13),
+        );
+        let lt8 = self.b.ins().icmp(IntCC::UnsignedLessThan, s, c8);
+        let s3 = self.b.ins().band(s, c3);
+        let sign_q = self.b.ins().iadd(s3, s3);
+        let sign_q = self.b.ins().bor(sign_q, c1);
+        let s7 = self.b.ins().band(s, c7);
+        let q = self.b.ins().bitselect(lt8, s7, sign_q);
+        let mut base = [0u8; 16];
+        for (i, b) in base.iter_mut().enumerate() {
+            *b = (i & !3) as u8;
+        }
+        let base = self.vconst_bytes(b16, base);
+        let q3 = self.b.ins().band(q, c3);
+        let idx = self.b.ins().iadd(q3, base);
+        let from_lo = self.b.ins().swizzle(lo, idx);
+        let from_hi = self.b.ins().swizzle(hi, idx);
+        let c4 = self.b.ins().bxor(c3, c7);
+        let q4 = self.b.ins().band(q, c4);
+        let use_hi = self.b.ins().icmp(IntCC::Equal, q4, c4);
+        let byte = self.b.ins().bitselect(use_hi, from_hi, from_lo);
+        let zero = splat(self, 0);
+        let sign = self.b.ins().icmp(IntCC::SignedLessThan, byte, zero);
+        let lt12 = self.b.ins().icmp(IntCC::UnsignedLessThan, s, c12);
+        let lt13 = self.b.ins().icmp(IntCC::UnsignedLessThan, s, c13);
+        // s == 12 → 0, s ≥ 13 → 0xff: exactly the bytes of "not below 13".
+        let high = self.b.ins().bnot(lt13);
+        let r = self.b.ins().bitselect(lt12, sign, high);
+        let r = self.b.ins().bitselect(lt8, byte, r);
+        self.b.ins().bitcast(I32X4, le(), r)
     }
 
     fn cmp(&mut self, c: CmpOp, a: Val, b: Val) -> GenResult<JV> {
@@ -2198,7 +2254,10 @@ fn classify(blk: &Block, i: usize) -> OpClass {
                     o => scalar_bin_inline(*o),
                 }
         }
-        Op::Tern(o, ..) => vector_result && matches!(o, TernOp::Fma | TernOp::Bfi),
+        Op::Tern(o, ..) => {
+            vector_result
+                && (matches!(o, TernOp::Fma | TernOp::Bfi) || *o == TernOp::Perm && bits == 32)
+        }
         Op::Conv(c, _) => {
             vector_result
                 && matches!(

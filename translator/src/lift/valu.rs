@@ -1839,45 +1839,7 @@ fn perm(l: &mut Lifter, _inst: &Inst) -> R<()> {
     let a = l.src(0, K::B32)?;
     let b = l.src(1, K::B32)?;
     let sel = l.src(2, K::B32)?;
-    let v = l.pack(b, a);
-    let mut acc: Option<Val> = None;
-    for i in 0..4u64 {
-        let s = l.lshr_imm(sel, 8 * i);
-        let s = l.and_imm(s, 0xff);
-        // s < 8: byte s.
-        let sh = l.and_imm(s, 7);
-        let sh = l.shl_imm(sh, 3);
-        let sh = l.conv(ConvOp::ZExt, sh);
-        let t = l.bin(LShr, v, sh);
-        let t = l.lo(t);
-        let byte = l.and_imm(t, 0xff);
-        // 8 <= s < 12: bit 16 * (s - 8) + 15 replicated.
-        let sb = l.and_imm(s, 3);
-        let sb = l.shl_imm(sb, 4);
-        let sb = l.add_imm(sb, 15);
-        let sb = l.conv(ConvOp::ZExt, sb);
-        let t = l.bin(LShr, v, sb);
-        let t = l.lo(t);
-        let t = l.and_imm(t, 1);
-        let z = l.cst(t, 0);
-        let t = l.bin(Sub, z, t);
-        let sign = l.and_imm(t, 0xff);
-        let c8 = l.cst(s, 8);
-        let c12 = l.cst(s, 12);
-        let lt8 = l.cmp(CmpOp::ULt, s, c8);
-        let lt12 = l.cmp(CmpOp::ULt, s, c12);
-        let eq12 = l.cmp(CmpOp::Eq, s, c12);
-        let ff = l.cst(s, 0xff);
-        let r = l.select(eq12, z, ff);
-        let r = l.select(lt12, sign, r);
-        let r = l.select(lt8, byte, r);
-        let placed = if i > 0 { l.shl_imm(r, 8 * i) } else { r };
-        acc = Some(match acc {
-            Some(x) => l.or(x, placed),
-            None => placed,
-        });
-    }
-    let r = acc.ok_or("empty permutation")?;
+    let r = l.tern(TernOp::Perm, a, b, sel);
     l.vdst32(r)
 }
 
