@@ -454,11 +454,20 @@ pub enum RoundedOp {
     /// nearest even, denormal inputs and output flushed whatever MODE says (CDNA ISA 6.4);
     /// the direction and flag are ignored.
     Dot2F32F16,
+    /// f32 → OCP FP4 E2M1 (gfx950 `v_cvt_scalef32_*fp4*`) in the low 4 bits, nearest even;
+    /// overflow and ±Inf saturate to ±6 (CDNA4 ISA 7.3), and a NaN gives ±6 with its sign
+    /// (these formats have no NaN; the rule of AMD's HIP host emulation of the gfx950
+    /// conversions, `amd_hip_ocp_host.hpp`, whose "NaN" code of E2M1/E2M3/E3M2 is ±max).
+    F32ToFp4,
+    /// f32 → OCP FP6 E2M3 in the low 6 bits, as [`RoundedOp::F32ToFp4`] (±7.5).
+    F32ToFp6,
+    /// f32 → OCP BF6 E3M2 in the low 6 bits, as [`RoundedOp::F32ToFp4`] (±28).
+    F32ToBf6,
 }
 
 impl RoundedOp {
     /// Every rounded op (the JIT numbers lane functions from this list).
-    pub const ALL: [RoundedOp; 33] = [
+    pub const ALL: [RoundedOp; 36] = [
         RoundedOp::AddF32,
         RoundedOp::SubF32,
         RoundedOp::MulF32,
@@ -492,6 +501,9 @@ impl RoundedOp {
         RoundedOp::SrF32ToF16,
         RoundedOp::SrF32ToBf16,
         RoundedOp::Dot2F32F16,
+        RoundedOp::F32ToFp4,
+        RoundedOp::F32ToFp6,
+        RoundedOp::F32ToBf6,
     ];
 
     /// True when the result is 64 bits wide (f64 results); all others are 32-bit lanes.

@@ -45,6 +45,7 @@
 //! (CDNA4 ISA 7.3's rule made precise, not checked on hardware), and OCP NaN results are
 //! `sign | 0x7f`; min/max follow the GFX9 pseudocode (IEEE mode from MODE.IEEE).
 
+mod cdna_ops;
 mod control;
 pub mod coverage;
 mod ds;

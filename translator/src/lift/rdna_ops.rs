@@ -170,7 +170,12 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         | "cvt_pk_norm_i16_f16"
         | "cvt_pk_norm_u16_f16"
         | "cvt_pk_norm_i16_f32"
-        | "cvt_pk_norm_u16_f32" => Some(cvt_norm(l, inst, base)),
+        | "cvt_pk_norm_u16_f32"
+        // GFX9 spellings of the same operations.
+        | "cvt_pknorm_i16_f16"
+        | "cvt_pknorm_u16_f16"
+        | "cvt_pknorm_i16_f32"
+        | "cvt_pknorm_u16_f32" => Some(cvt_norm(l, inst, base)),
         "cvt_pk_i16_f32" | "cvt_pk_u16_f32" => Some(cvt_pk16_f32(l, inst, base)),
         "cvt_pk_u8_f32" => Some(cvt_pk_u8(l, inst)),
         "cndmask_b16" => Some(cndmask16(l, inst)),
@@ -223,7 +228,7 @@ fn src_with_mods(l: &mut Lifter, i: usize, k: K, edit: impl FnOnce(&mut Mods)) -
 }
 
 /// Source `i` without OPSEL, ABS and NEG (see [`src_with_mods`]).
-fn src_raw(l: &mut Lifter, i: usize, k: K) -> R<Val> {
+pub(super) fn src_raw(l: &mut Lifter, i: usize, k: K) -> R<Val> {
     src_with_mods(l, i, k, |m| {
         m.op_sel = 0;
         m.abs = 0;
@@ -1587,6 +1592,7 @@ fn dot2_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 // ---- conversions to 16- and 8-bit integers -------------------------------------------------
 
 /// The normalizing conversions `v_cvt_norm_{i16,u16}_f16`, `v_cvt_pk_norm_{i16,u16}_{f16,f32}`
+/// (GFX9: `v_cvt_pknorm_*`, CDNA4 ISA 12.11, the same `f16_to_snorm`/`f32_to_unorm` pseudocode)
 /// (RDNA4 ISA: `f16_to_snorm`, `f32_to_unorm`, ...; the packed forms put S0's result in
 /// bits [15:0] and S1's in [31:16]). The ISA does not define the helpers; its notes say
 /// "0.5ULP accuracy, supports rounding ... and saturation": here SNORM is `x` clamped to
@@ -1603,14 +1609,15 @@ fn cvt_norm(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let k = if f16 { K::F16 } else { K::F32 };
     let round = Round::from_field(if f16 { l.mode >> 2 } else { l.mode });
     let mut out = Vec::new();
-    let n = if base.starts_with("cvt_pk_") { 2 } else { 1 };
+    let n = if base.starts_with("cvt_pk") { 2 } else { 1 };
     for i in 0..n {
         let x = l.src(i, k)?;
         let x = if f16 { l.conv(ConvOp::F16ToF32, x) } else { x };
         out.push(norm16(l, x, signed, round));
     }
     if n == 1 {
-        return write16(l, inst, out[0]);
+        // GFX9 zeroes the high half (or writes it with op_sel[3]); RDNA keeps the other half.
+        return super::valu::wr16(l, inst, out[0]);
     }
     let hi = l.shl_imm(out[1], 16);
     let r = l.or(out[0], hi);
@@ -1681,7 +1688,7 @@ fn cvt_pk16_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 /// `v_cvt_pk_u8_f32` (RDNA4 ISA): `f32_to_u8(S0)` into byte `S1[1:0]` of S2, the other bytes
 /// of S2 kept. `f32_to_u8` is taken as the 8-bit form of `f32_to_u32` (`v_cvt_u32_f32`):
 /// toward zero, saturating to [0, 255], NaN giving 0; the ISA does not define it.
-fn cvt_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
+pub(super) fn cvt_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
     if inst.mods.clamp || inst.mods.omod != 0 {
         return Err("output modifiers on an integer conversion".into());
     }

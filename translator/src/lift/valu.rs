@@ -36,10 +36,24 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
             | "msad_u8"
             | "lerp_u8"
             | "cvt_off_f32_i4"
+            | "qsad_pk_u16_u8"
+            | "mqsad_pk_u16_u8"
+            | "mqsad_u32_u8"
+            | "cvt_pk_u8_f32"
+            | "cvt_norm_i16_f16"
+            | "cvt_norm_u16_f16"
+            | "cvt_pknorm_i16_f16"
+            | "cvt_pknorm_u16_f16"
+            | "cvt_pknorm_i16_f32"
+            | "cvt_pknorm_u16_f32"
     ) {
         if let Some(r) = super::rdna_ops::lift(l, inst, name) {
             return r;
         }
+    }
+    if let Some(r) = super::cdna_ops::lift(l, inst, base) {
+        r?;
+        return Ok((InstClass::Valu, Flow::Next));
     }
     l.count_vector();
     lift_inner(l, inst, base)?;
@@ -385,7 +399,7 @@ fn ibin(l: &mut Lifter, inst: &Inst, op: BinOp, k: K, rev: bool) -> R<()> {
 
 /// A 16-bit result (in the low bits of `v`): GFX9 writes zeros above it, or with VOP3
 /// `op_sel[3]` writes the high half and keeps the low half.
-fn wr16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
+pub(super) fn wr16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
     if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
         // RDNA keeps the other half (see `rdna_ops::write16`).
         return super::rdna_ops::write16(l, inst, v);
