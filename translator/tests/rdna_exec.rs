@@ -1384,6 +1384,64 @@ fn omod_rules_rdna3_and_rdna4() {
 }
 
 #[test]
+fn f16_omod_flushes_and_drops_the_negative_zero() {
+    // RDNA4 ISA 7.2.3: OMOD applies to half results too, "flushes output denorms when
+    // OMOD!=0", and -0 * OMOD = +0; RDNA3 applies it only when f16 denormals are flushed
+    // (as for f32, `omod_rules_rdna3_and_rdna4`). Values worked by hand.
+    #[rustfmt::skip]
+    let words = [
+        0xd535000a, 0x08020501, // v_mul_f16_e64 v10.l, v1.l, v2.l mul:2
+        0xd532000b, 0x18020501, // v_add_f16_e64 v11.l, v1.l, v2.l div:2
+        S_ENDPGM,
+    ];
+    // (a, b, a*b*2 with MODE 0xf0, with MODE 0, a*b unscaled; (a+b)/2, (a+b) unscaled)
+    #[rustfmt::skip]
+    let cases: [(u32, u32, u32, u32, u32, u32, u32); 6] = [
+        (0x3e00, 0x4000, 0x4600, 0x4600, 0x4200, 0x3f00, 0x4300), // 1.5, 2: 6; 1.75
+        (0x8000, 0x4500, 0x0000, 0x0000, 0x8000, 0x4100, 0x4500), // -0, 5: +0; 2.5
+        (0x0400, 0x3800, 0x0400, 0x0000, 0x0200, 0x3400, 0x3800), // 2^-14, 0.5: 2^-15 * 2
+        (0xc200, 0x3400, 0xbe00, 0xbe00, 0xba00, 0xbd80, 0xc180), // -3, 0.25: -1.5; -1.375
+        (0x0400, 0x8000, 0x0000, 0x0000, 0x8000, 0x0000, 0x0400), // 2^-15 flushed to +0
+        (0x7800, 0x3c00, 0x7c00, 0x7c00, 0x7800, 0x7400, 0x7800), // 32768 * 2 = +inf
+    ];
+    for (gpu, mode, applies) in [
+        (Gpu::GFX1200, 0xf0, true),
+        (Gpu::GFX1200, 0x00, true),
+        (Gpu::GFX1100, 0xf0, false),
+        (Gpu::GFX1100, 0x00, true),
+    ] {
+        let mut s = state(32, 171, !0);
+        s.mode = mode;
+        for l in 0..64 {
+            let c = cases[l % 6];
+            s.vgpr[1][l] = s.vgpr[1][l] & 0xffff_0000 | c.0;
+            s.vgpr[2][l] = s.vgpr[2][l] & 0xffff_0000 | c.1;
+        }
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        for l in 0..32 {
+            let c = cases[l % 6];
+            let (mul, add) = match (applies, mode) {
+                (true, 0xf0) => (c.2, c.5),
+                (true, _) => (c.3, c.5),
+                _ => (c.4, c.6),
+            };
+            let what = format!("{gpu} mode {mode:#x} lane {l}");
+            assert_eq!(
+                s.vgpr[10][l],
+                b.vgpr[10][l] & 0xffff_0000 | mul,
+                "{what} mul"
+            );
+            assert_eq!(
+                s.vgpr[11][l],
+                b.vgpr[11][l] & 0xffff_0000 | add,
+                "{what} add"
+            );
+        }
+    }
+}
+
+#[test]
 fn wave32_lds_permutes_wrap_at_32_lanes() {
     #[rustfmt::skip]
     let words = [

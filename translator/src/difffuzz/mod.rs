@@ -400,6 +400,11 @@ pub fn run_waves(
                     if done[w] || waiting[w] {
                         continue;
                     }
+                    env.barrier = crate::env::workgroup_barrier_state(
+                        n,
+                        done.iter().filter(|&&d| !d).count(),
+                        waiting.iter().filter(|&&x| x).count(),
+                    );
                     let r = tr.run(code, &mut states[w], &mut env, &mut budgets[w]);
                     match r {
                         Ok(ExitCode::Yield) => {}
@@ -648,6 +653,7 @@ fn fault_kind(f: &ExecFault) -> String {
             let s = s.split(':').next().unwrap_or("");
             format!("unsupported {}", s.split_whitespace().next().unwrap_or(""))
         }
+        ExecFault::Illegal(_) => "illegal instruction".into(),
         ExecFault::Undecodable(_) => "undecodable".into(),
         ExecFault::BadJump(_) => "bad jump".into(),
         ExecFault::Runaway(_) => "runaway".into(),

@@ -199,6 +199,10 @@ pub fn run_block(
             state.pc = *pc;
             Err(ExecFault::Unsupported(reason.clone()))
         }
+        Exit::Illegal { pc, reason } => {
+            state.pc = *pc;
+            Err(ExecFault::Illegal(reason.clone()))
+        }
     }
 }
 
@@ -495,6 +499,7 @@ fn exec_op(
             Value::None
         }
         Op::Clock => Value::S(env.clock()),
+        Op::BarrierState => Value::S(env.barrier_state() as u64),
         Op::CountVector { mask } => {
             let m = cx.scalar(i, *mask)?;
             state.counters.active_lanes += m.count_ones() as u64;

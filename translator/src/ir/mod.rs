@@ -622,6 +622,8 @@ pub enum Op {
     SStore { pc: u64, addr: Val, data: Val },
     /// The environment clock (`S64`).
     Clock,
+    /// The work-group barrier's state word (`S32`, [`crate::env::WaveEnv::barrier_state`]).
+    BarrierState,
     /// Adds `active` (`S64` lane mask popcount) and one instruction to the vector counters.
     CountVector { mask: Val },
     /// Counts an if-converted region (instructions an `s_cbranch_execz` would skip, run
@@ -719,6 +721,9 @@ pub enum Exit {
     Yield { next: u64 },
     /// The instruction at `pc` cannot be executed; `reason` names it and why.
     Unsupported { pc: u64, reason: String },
+    /// The instruction at `pc` is an illegal instruction on the hardware (an exception that
+    /// halts the wave when there is no trap handler, as here); `reason` names it.
+    Illegal { pc: u64, reason: String },
 }
 
 /// One translated basic block.

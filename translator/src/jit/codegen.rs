@@ -41,6 +41,8 @@ use std::collections::HashMap;
 
 /// Internal exit code: the block ended in [`Exit::Unsupported`].
 pub const EXIT_UNSUPPORTED: u32 = 6;
+/// Internal exit code: the block ended in [`Exit::Illegal`].
+pub const EXIT_ILLEGAL: u32 = 7;
 
 #[derive(Clone)]
 enum JV {
@@ -656,6 +658,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Exit::Trap { pc, .. } => self.ret_with_pc(*pc, 3),
             Exit::Yield { next } => self.ret_with_pc(*next, 5),
             Exit::Unsupported { pc, .. } => self.ret_with_pc(*pc, EXIT_UNSUPPORTED),
+            Exit::Illegal { pc, .. } => self.ret_with_pc(*pc, EXIT_ILLEGAL),
         }
         self.b.seal_all_blocks();
         self.b.finalize(self.frontend);
@@ -1357,6 +1360,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                         helpers::h_clock as *const () as usize,
                         &[p],
                         Some(p),
+                        &[self.ctx],
+                    )
+                    .ok_or("helper result")?;
+                JV::S(r)
+            }
+            Op::BarrierState => {
+                self.whole_wave("this op")?;
+                let r = self
+                    .call(
+                        helpers::h_barrier_state as *const () as usize,
+                        &[types::I64],
+                        Some(types::I32),
                         &[self.ctx],
                     )
                     .ok_or("helper result")?;
@@ -2292,6 +2307,7 @@ fn classify(blk: &Block, i: usize) -> OpClass {
         Op::SLoad { .. }
             | Op::SStore { .. }
             | Op::Clock
+            | Op::BarrierState
             | Op::Load { .. }
             | Op::Store { .. }
             | Op::Atomic { .. }
@@ -2316,7 +2332,8 @@ fn operands(op: &Op) -> Vec<Val> {
         | Op::GetVgpr(_)
         | Op::GetScc
         | Op::GetMode
-        | Op::Clock => vec![],
+        | Op::Clock
+        | Op::BarrierState => vec![],
         Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => vec![*v],
         Op::SetVgpr { val, mask, .. } => vec![*val, *mask],
         Op::GetVgprDyn { index, .. } => vec![*index],

@@ -375,6 +375,15 @@ pub unsafe extern "C" fn h_clock(ctx: *mut JitCtx<'_>) -> u64 {
     unsafe { ctx_mut(ctx) }.env.clock()
 }
 
+/// The work-group barrier's state word ([`crate::env::WaveEnv::barrier_state`]).
+///
+/// # Safety
+/// `ctx` is the live context.
+pub unsafe extern "C" fn h_barrier_state(ctx: *mut JitCtx<'_>) -> u32 {
+    // SAFETY: see the function contract.
+    unsafe { ctx_mut(ctx) }.env.barrier_state()
+}
+
 /// Runs a matrix instruction on the register file ([`crate::interp::run_matrix`]); 1 (the
 /// fault recorded) when it fails.
 ///

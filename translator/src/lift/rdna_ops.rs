@@ -483,6 +483,27 @@ fn fminmax_apply(l: &mut Lifter, inst: &Inst, k: K, rule: MinMax, seq: &[bool]) 
 
 // ---- scalar ALU ------------------------------------------------------------------------
 
+/// `s_get_barrier_state`: `D = BARRIER_STATE[id & 63]` with `id = IsM0(S0) ? M0[4:0] : S0.i32`
+/// (RDNA4 ISA 16.3, S_GET_BARRIER_STATE). Entry 63 (id -1) is the work-group barrier, whose
+/// state the environment gives; RDNA4 has no other barrier a wave here can signal (the trap
+/// barrier -2 is never used off-GPU, named barriers do not exist), so every other entry
+/// reads as 0 (not valid).
+fn get_barrier_state(l: &mut Lifter, inst: &Inst) -> R<()> {
+    let id = if inst.src[0].code == crate::wave::sreg::M0 as u16 {
+        let m0 = l.get_sreg(crate::wave::sreg::M0);
+        l.and_imm(m0, 0x1f)
+    } else {
+        l.s32(inst.src[0], K::B32)?
+    };
+    let idx = l.and_imm(id, 63);
+    let wg = l.c32(63);
+    let is_wg = l.cmp(CmpOp::Eq, idx, wg);
+    let st = l.push_op(crate::ir::Op::BarrierState, Ty::S32);
+    let zero = l.c32(0);
+    let r = l.select(is_wg, st, zero);
+    l.set_s32(inst.dst[0], r)
+}
+
 /// Scalar instructions of RDNA without a GFX9 counterpart, or `None`.
 fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
     let flow = match name {
@@ -500,6 +521,7 @@ fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
             l.set_scc(zero);
             Ok(Flow::Next)
         }
+        "s_get_barrier_state" => get_barrier_state(l, inst).map(|()| Flow::Next),
         "s_and_not0_wrexec_b32"
         | "s_and_not0_wrexec_b64"
         | "s_and_not1_wrexec_b32"

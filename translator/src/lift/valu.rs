@@ -281,13 +281,13 @@ fn fmed3(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
 
 /// VOP3 OMOD and clamp on an f16 result (low 16 bits of `r`), in that order (CDNA ISA
 /// 6.2.2). OMOD applies under the MODE conditions of [`Lifter::omod_active`]: the result times
-/// 2, 4 or 0.5, computed exactly in f32 and rounded once to f16 in the MODE direction.
+/// 2, 4 or 0.5, computed exactly in f32 and rounded once to f16 in the MODE direction. RDNA,
+/// as for f32 results ([`Lifter::fout`]): then output denormals are flushed (RDNA4 ISA 7.2.3:
+/// "flushes output denorms when OMOD!=0"; RDNA3 applies OMOD only when f16 denormals are
+/// flushed anyway) and -0 * OMOD = +0.
 fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
     let mut r = r;
     if l.omod_active(inst, K::F16) {
-        if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
-            return Err("output modifiers on a 16-bit result".into());
-        }
         let m = match inst.mods.omod {
             1 => 0x4000_0000,
             2 => 0x4080_0000,
@@ -297,6 +297,14 @@ fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
         let c = l.cst(x, m);
         let y = l.bin(FMul, x, c);
         r = to_f16(l, y);
+        if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+            r = l.flush_denorm(r, K::F16);
+            let h = l.and_imm(r, 0xffff);
+            let nz = l.cst(h, 0x8000);
+            let is_nz = l.cmp(CmpOp::Eq, h, nz);
+            let z = l.cst(r, 0);
+            r = l.select(is_nz, z, r);
+        }
     }
     Ok(if inst.mods.clamp { clamp16(l, r) } else { r })
 }
