@@ -704,6 +704,7 @@ def generate(outdir):
         )
         syms[fam] = rdna.symbol_tables(fam, found, decode_all)
         syms[fam] = syms[fam] + (rdna.src_codes(fam, found, decode_all), rdna.sreg_maps(fam, found, imgs[fam][0], decode_all))
+        syms[fam] = syms[fam] + (rdna.dpp_ctrls(fam, found, decode_all),)
     for other, fam in rdna.CHECK_SAME.items():
         saved = rdna.FAMILIES[fam]
         rdna.FAMILIES[fam] = (other, saved[1])
@@ -893,6 +894,7 @@ def generate(outdir):
         g += rdna.rust_symbols(fam, *syms[fam][:4])
         g += rdna.rust_src_codes(fam, syms[fam][4])
         g += rdna.rust_sreg_maps(fam, syms[fam][5])
+        g += rdna.rust_dpp_ctrls(fam, syms[fam][6])
         g += rdna.rust_images(fam, *imgs[fam])
     for vt, (fam, vfound, vvopd, vmods, vw64, vfixed, diff) in var.items():
         g += rdna.rust_tables(fam, vfound, vvopd, vmods, vw64, op_class, vfixed, variant=vt, only=diff)
@@ -950,6 +952,12 @@ def generate(outdir):
     for i in range(3):
         m.append("/// Flag of [`RdnaInfo::mods`]: VOP3 source %d is a lane mask (one SGPR in wave32, a pair in wave64)." % i)
         m.append("pub const MOD_MASK%d: u32 = %d;" % (i, rdna.M_MASK0 << i))
+    m.append("/// Mask of [`RdnaInfo::extra`]: VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form.")
+    m.append("pub const EXTRA_FAKE16_OPSEL: u8 = %d;" % rdna.X_FAKE16)
+    m.append("/// Flag of [`RdnaInfo::extra`]: SALU: the source also takes `src_lds_direct` (code 0xFE).")
+    m.append("pub const EXTRA_LDS_DIRECT: u8 = %d;" % rdna.X_LDS_DIRECT)
+    m.append("/// Flag of [`RdnaInfo::extra`]: SOP1: the source takes no constant (the SALU register-only source maps).")
+    m.append("pub const EXTRA_SREG_ONLY: u8 = %d;" % rdna.X_SREG_ONLY)
     for i, (n, doc, _) in enumerate(CLASSES):
         m.append("/// Flag of [`OpInfo::class`]: %s." % doc)
         m.append("pub const CLASS_%s: u16 = %d;" % (n, 1 << i))
@@ -990,6 +998,8 @@ def generate(outdir):
     m.append("    pub kinds: [u8; 4],")
     m.append("    /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.")
     m.append("    pub mods: u32,")
+    m.append("    /// Further decoding rules: the `EXTRA_*` flags.")
+    m.append("    pub extra: u8,")
     m.append("    /// What kind of opcode this is: the `CLASS_*` flags.")
     m.append("    pub class: u16,")
     m.append("    /// Bits of instruction words 0..3 that must equal `fixval` (unused operand fields,")
