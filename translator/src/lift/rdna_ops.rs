@@ -847,8 +847,18 @@ pub(super) fn dpp16_map(ctrl: u16) -> Option<([u32; 64], u64)> {
 /// like an out-of-range one; an invalid source disables the write (BC = 0) or reads 0
 /// (BC = 1); with FI = 1 an out-of-range source reads 0 (BC = 0) or its own lane (BC = 1).
 pub(super) fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
-    let (map, out_of_range) =
-        dpp16_map(d.ctrl).ok_or_else(|| format!("reserved DPP control {:#x}", d.ctrl))?;
+    let (map, out_of_range) = dpp16_map(d.ctrl).ok_or_else(|| {
+        let target = crate::isa::Target {
+            gpu: l.gpu,
+            wave_size: l.wave,
+        };
+        // The GFX9 controls the decoder accepts as LLVM does (generated notes, e.g.
+        // `wave_shl is not supported starting from GFX10`) have no RDNA meaning.
+        match crate::isa::rdna::dpp_note(crate::isa::rdna::tables(&target), d.ctrl) {
+            Some(note) => format!("DPP control {:#x} is not an RDNA control ({note})", d.ctrl),
+            None => format!("reserved DPP control {:#x}", d.ctrl),
+        }
+    })?;
     let idx = l.lane_const(map);
     let exec = l.exec();
     let permuted = l.gather(v, idx);
