@@ -2069,14 +2069,20 @@ impl<'a, 'b> Gen<'a, 'b> {
                 w
             };
         }
-        // A uniform shift amount (a broadcast) shifts every lane by the same scalar.
-        let uniform_amt = self.splat_src.get(b.0 as usize).copied().flatten();
+        // A uniform shift amount (a broadcast, or a broadcast widened or narrowed: the low
+        // bits that count are the scalar's) shifts every lane by the same scalar.
+        let src = match self.block.ops.get(b.0 as usize) {
+            Some(Op::Conv(ConvOp::ZExt | ConvOp::SExt | ConvOp::Lo, s)) => *s,
+            _ => b,
+        };
+        let uniform_amt = self.splat_src.get(src.0 as usize).copied().flatten();
         let inline = match o {
             BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor => true,
             BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FCopySign => true,
             BinOp::FMinNum | BinOp::FMaxNum => true,
             BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => bits == 32,
             BinOp::Shl | BinOp::LShr | BinOp::AShr => uniform_amt.is_some(),
+            BinOp::AddCarry | BinOp::SubBorrow => bits == 32,
             _ => false,
         };
         if !inline {
@@ -2118,6 +2124,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                 BinOp::UMax => self.b.ins().umax(c, d),
                 BinOp::SMin => self.b.ins().smin(c, d),
                 BinOp::SMax => self.b.ins().smax(c, d),
+                // Carry/borrow as an all-ones/zero lane compare, then 1/0.
+                BinOp::AddCarry | BinOp::SubBorrow => {
+                    let m = if o == BinOp::AddCarry {
+                        let sum = self.b.ins().iadd(c, d);
+                        self.b.ins().icmp(IntCC::UnsignedLessThan, sum, c)
+                    } else {
+                        self.b.ins().icmp(IntCC::UnsignedLessThan, c, d)
+                    };
+                    let one = self.splat_const(32, 1);
+                    self.b.ins().band(m, one)
+                }
                 BinOp::Shl => self.b.ins().ishl(c, amt.ok_or("shift")?),
                 BinOp::LShr => self.b.ins().ushr(c, amt.ok_or("shift")?),
                 BinOp::AShr => self.b.ins().sshr(c, amt.ok_or("shift")?),
