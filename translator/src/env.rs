@@ -120,8 +120,10 @@ pub enum MemError {
 /// A byte range of device (or LDS) addresses `start .. start + len` that is host memory at
 /// `host`: generated code's fast path (`jit::memory`) accesses it directly, without a call
 /// into the [`WaveEnv`]. Only [`MemWindow::new`] (unsafe: the caller vouches for the memory)
-/// makes a non-empty window.
+/// makes a non-empty window. `repr(C)`: generated code reads the fields at
+/// [`MemWindow::FIELD_OFFSETS`].
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct MemWindow {
     start: u64,
     len: u64,
@@ -129,6 +131,14 @@ pub struct MemWindow {
 }
 
 impl MemWindow {
+    /// Byte offsets of the `start` (`u64`), `len` (`u64`) and `host` (pointer) fields, for
+    /// generated code that checks addresses against a window inline.
+    pub const FIELD_OFFSETS: [usize; 3] = [
+        std::mem::offset_of!(MemWindow, start),
+        std::mem::offset_of!(MemWindow, len),
+        std::mem::offset_of!(MemWindow, host),
+    ];
+
     /// The empty window: contains no address.
     pub const EMPTY: MemWindow = MemWindow {
         start: 0,
@@ -160,6 +170,7 @@ impl MemWindow {
 
 /// The memory a [`WaveEnv`] lets generated code access directly (see [`WaveEnv::fast_memory`]).
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct FastMemory {
     /// Global (and FLAT) windows by device address; a request uses one that holds all its
     /// active lanes' bytes.

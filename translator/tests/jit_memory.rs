@@ -253,6 +253,12 @@ fn sload_block(off: u64) -> Block {
 /// Runs `block` in both engines and requires identical exits, registers and memory;
 /// returns how many requests the JIT sent to the environment.
 fn both(block: &Block) -> u32 {
+    run_both(block).0
+}
+
+/// [`both`], also returning how many accesses called a memory helper (0: every access of
+/// the block took the inline path of the generated code).
+fn run_both(block: &Block) -> (u32, u32) {
     let jit = Jit::new().expect("host JIT");
     let mut s0 = state();
     for l in 0..64 {
@@ -269,14 +275,15 @@ fn both(block: &Block) -> u32 {
         inner: env(),
         slow: 0,
     };
-    let rj = cb.run(&mut sj, &mut ej);
+    let (rj, helpers) = cb.run_counting(&mut sj, &mut ej);
     assert_eq!(ri, rj, "exit\n{block}");
+    assert_eq!(si.pc, sj.pc, "pc\n{block}");
     for r in 0..4 {
         assert_eq!(si.vgpr[r], sj.vgpr[r], "v{r}\n{block}");
     }
     assert_eq!(si.sgpr, sj.sgpr, "sgprs\n{block}");
     assert!(ei == ej.inner, "memory differs\n{block}");
-    ej.slow
+    (ej.slow, helpers)
 }
 
 const MASKS: [u64; 6] = [
@@ -389,4 +396,222 @@ fn scalar_loads_go_direct_when_aligned_and_inside() {
     assert_eq!(both(&sload_block(u64::MAX - 3)), 1);
     // Unaligned: the environment decides (FlatEnv reads the unaligned bytes).
     assert_eq!(both(&sload_block(6)), 1);
+}
+
+/// `n` dword loads at `addr + 4k` from one instruction (pc 0x100), as the lifter splits
+/// `global_load_dwordx<n>`: the pieces' lanes are `4n` bytes apart. Results in v0..v<n>.
+fn multi_load_block(a: &Access, n: u32) -> Block {
+    let mut b = Builder::new(0x100, 64);
+    let addr = a.addr(&mut b);
+    let mask = a.mask(&mut b);
+    let all = all_lanes(&mut b);
+    for k in 0..n {
+        let off = b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: 4 * k as u64,
+            },
+            Some(Ty::S64),
+        );
+        let off = b.push(Op::Broadcast(off), Some(Ty::V64));
+        let ak = b.push(Op::Bin(BinOp::Add, addr, off), Some(Ty::V64));
+        let v = b.push(
+            Op::Load {
+                pc: 0x100,
+                space: a.space,
+                addr: ak,
+                size: 4,
+                signed: false,
+                mask,
+            },
+            Some(Ty::V32),
+        );
+        b.push(
+            Op::SetVgpr {
+                reg: k as u16,
+                val: v,
+                mask: all,
+            },
+            None,
+        );
+    }
+    b.finish(Exit::Jump(0x200))
+}
+
+/// `n` dword stores of v2, v3, v2, ... at `addr + 4k` from one instruction (pc 0x100).
+fn multi_store_block(a: &Access, n: u32) -> Block {
+    let mut b = Builder::new(0x100, 64);
+    let addr = a.addr(&mut b);
+    let mask = a.mask(&mut b);
+    for k in 0..n {
+        let off = b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: 4 * k as u64,
+            },
+            Some(Ty::S64),
+        );
+        let off = b.push(Op::Broadcast(off), Some(Ty::V64));
+        let ak = b.push(Op::Bin(BinOp::Add, addr, off), Some(Ty::V64));
+        let data = b.push(Op::GetVgpr(2 + (k % 2) as u16), Some(Ty::V32));
+        b.push(
+            Op::Store {
+                pc: 0x100,
+                space: a.space,
+                addr: ak,
+                size: 4,
+                data,
+                mask,
+            },
+            None,
+        );
+    }
+    b.finish(Exit::Jump(0x200))
+}
+
+/// Whole dwords and qwords at consecutive lane addresses run inline (no helper call) in
+/// every space with a window, aligned or not, for a full wave64, a full wave32, and, for
+/// loads, any non-empty exec mask (exec holes, one lane, the top lane only).
+#[test]
+fn consecutive_dwords_and_qwords_run_inline() {
+    for (space, len) in [
+        (Space::Global, GLOBAL_LEN),
+        (Space::Flat, GLOBAL_LEN),
+        (Space::Lds, LDS_LEN),
+    ] {
+        for size in [4u8, 8] {
+            let fits = |start: &u64| start + 64 * size as u64 <= len as u64;
+            for start in [0u64, 3, 64].into_iter().filter(fits) {
+                for mask in MASKS {
+                    let a = Access::new(space, mask, size, |l| start + size as u64 * l as u64);
+                    let (slow, helpers) = run_both(&load_block(&a, false));
+                    assert_eq!(slow, 0);
+                    // An empty mask goes to the helper (which reads nothing).
+                    assert_eq!(
+                        helpers,
+                        u32::from(mask == 0),
+                        "load {space:?} {size} {mask:#x}"
+                    );
+                    let (slow, helpers) = run_both(&store_block(&a));
+                    assert_eq!(slow, 0);
+                    // Stores run inline only with every lane of the wave64/wave32 active.
+                    let full = mask == u64::MAX || mask == 0xFFFF_FFFF;
+                    assert_eq!(
+                        helpers,
+                        u32::from(!full),
+                        "store {space:?} {size} {mask:#x}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The pieces of `global_load_dwordx2/x3/x4` (lanes 8, 12, 16 bytes apart) run inline,
+/// loads and stores; LDS pieces are expected at the element stride and take the helper.
+#[test]
+fn multi_dword_pieces_run_inline() {
+    for n in 2..=4u32 {
+        for mask in [u64::MAX, 0xFFFF_FFFF, 0x0F0F_0000_0000_F0F1] {
+            // The last piece of lane 63 ends at the window's end.
+            let start = (GLOBAL_LEN - 4 * n as usize * 64) as u64;
+            let a = Access::new(Space::Global, mask, 4, |l| start + 4 * n as u64 * l as u64);
+            let (slow, helpers) = run_both(&multi_load_block(&a, n));
+            assert_eq!((slow, helpers), (0, 0), "x{n} load {mask:#x}");
+            let full = mask == u64::MAX || mask == 0xFFFF_FFFF;
+            let (slow, helpers) = run_both(&multi_store_block(&a, n));
+            assert_eq!(slow, 0);
+            assert_eq!(helpers, if full { 0 } else { n }, "x{n} store {mask:#x}");
+        }
+        if 4 * n as usize * 64 <= LDS_LEN {
+            let a = Access::new(Space::Lds, u64::MAX, 4, |l| 4 * n as u64 * l as u64);
+            assert_eq!(run_both(&multi_load_block(&a, n)), (0, n));
+        }
+    }
+}
+
+/// Edges of the inline path: the access ends exactly at the window's end (inline), one
+/// byte beyond (helper; the checked path faults, reported with lane and pc), a wave32
+/// access whose lanes 32..63 would lie outside (inline), inactive lanes outside (loads:
+/// the helper's direct path), addresses wrapping around 2^64 (helper, fault).
+#[test]
+fn inline_window_edges_wrap_and_faults() {
+    for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
+        let len = len as u64;
+        for size in [4u8, 8] {
+            let sz = size as u64;
+            let at_end = |l: usize| len - sz * (64 - l as u64);
+            let a = Access::new(space, u64::MAX, size, at_end);
+            assert_eq!(run_both(&load_block(&a, false)), (0, 0));
+            assert_eq!(run_both(&store_block(&a)), (0, 0));
+            // One byte further: lane 63 faults on the checked path.
+            let a = Access::new(space, u64::MAX, size, |l| at_end(l) + 1);
+            assert_eq!(run_both(&load_block(&a, false)), (1, 1));
+            assert_eq!(run_both(&store_block(&a)), (1, 1));
+            let mut s = state();
+            let mut e = env();
+            let r = run_block(&load_block(&a, false), &mut s, &mut e);
+            match r {
+                Err(wavejit_translator::env::ExecFault::Memory(m)) => {
+                    let t = m.to_string();
+                    assert!(t.contains("lane 63"), "{t}");
+                }
+                other => panic!("expected a memory fault, got {other:?}"),
+            }
+            assert_eq!(s.pc, 0x100);
+            // Wave32: lanes 32..63 inactive and beyond the end; the low half fits.
+            let a = Access::new(space, 0xFFFF_FFFF, size, |l| {
+                (len - 32 * sz).wrapping_add(sz * l as u64)
+            });
+            assert_eq!(run_both(&load_block(&a, false)), (0, 0));
+            assert_eq!(run_both(&store_block(&a)), (0, 0));
+            // Wave64 with lane 63 inactive and beyond: the span does not fit, the helper's
+            // direct path loads (stores with a hole always take the helper).
+            let a = Access::new(space, u64::MAX >> 1, size, |l| at_end(l) + sz);
+            assert_eq!(run_both(&load_block(&a, false)), (0, 1));
+            assert_eq!(run_both(&store_block(&a)), (0, 1));
+            // Consecutive lane addresses wrapping around 2^64: not inline; faults.
+            let base = if space == Space::Lds { 0 } else { BASE };
+            let a = Access::new(space, u64::MAX, size, |l| {
+                (sz * l as u64).wrapping_sub(sz * 8).wrapping_sub(base)
+            });
+            assert_eq!(run_both(&load_block(&a, false)), (1, 1));
+            assert_eq!(run_both(&store_block(&a)), (1, 1));
+            // Below the window by one element: helper, fault.
+            let a = Access::new(space, u64::MAX, size, |l| (sz * l as u64).wrapping_sub(sz));
+            assert_eq!(run_both(&load_block(&a, false)), (1, 1));
+        }
+    }
+}
+
+/// Lanes that are not consecutive (same address, overlapping, reversed) take the helper,
+/// which keeps lane order on overlap; scratch never runs inline.
+#[test]
+fn irregular_lanes_take_the_helper() {
+    for space in [Space::Global, Space::Lds] {
+        for size in [4u8, 8] {
+            let sz = size as u64;
+            // One address for all lanes, neighbours overlapping (1 byte apart), reversed.
+            let offs: [&dyn Fn(usize) -> u64; 3] =
+                [&|_| 40, &|l| 40 + l as u64, &|l| sz * (63 - l as u64)];
+            for off in offs {
+                let a = Access::new(space, u64::MAX, size, off);
+                assert_eq!(run_both(&store_block(&a)), (0, 1));
+                assert_eq!(run_both(&load_block(&a, false)), (0, 1));
+            }
+        }
+    }
+    let a = Access::new(Space::Scratch, u64::MAX, 4, |l| 4 * l as u64);
+    assert_eq!(run_both(&load_block(&a, false)), (1, 1));
+}
+
+/// Scalar dword loads run inline when aligned and inside a window, else call the helper.
+#[test]
+fn scalar_loads_run_inline_when_aligned_and_inside() {
+    let len = GLOBAL_LEN as u64;
+    assert_eq!(run_both(&sload_block(0)), (0, 0));
+    assert_eq!(run_both(&sload_block(len - 4)), (0, 0));
+    assert_eq!(run_both(&sload_block(len)), (1, 1));
+    assert_eq!(run_both(&sload_block(u64::MAX - 3)), (1, 1));
+    assert_eq!(run_both(&sload_block(6)), (1, 1));
 }

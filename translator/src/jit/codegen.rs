@@ -1205,6 +1205,35 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.whole_wave("memory")?;
                 let t = Self::need(ty)?;
                 check_size(*size)?;
+                let bits = t.bits();
+                // Whole dwords into V32, whole qwords into V64: the inline path first.
+                let plan = if inline_size(*space, *size, bits) {
+                    Some(self.mem_plan(*pc, *space, *addr, *size, *mask, false)?)
+                } else {
+                    None
+                };
+                let join = match &plan {
+                    Some(p) => {
+                        let fast = self.b.create_block();
+                        let slow = self.b.create_block();
+                        let join = self.b.create_block();
+                        for _ in 0..nchunks(self.lanes, bits) {
+                            self.b.append_block_param(join, vty(bits));
+                        }
+                        // Expanded before the branch: cached values must dominate later uses.
+                        let masks = self.lane_masks(*mask, bits)?;
+                        self.b.ins().brif(p.go, fast, &[], slow, &[]);
+                        self.b.switch_to_block(fast);
+                        self.b.seal_block(fast);
+                        let chunks = self.inline_load(p, &masks, *size, bits)?;
+                        let args: Vec<BlockArg> = chunks.into_iter().map(BlockArg::Value).collect();
+                        self.b.ins().jump(join, &args);
+                        self.b.switch_to_block(slow);
+                        self.b.seal_block(slow);
+                        Some(join)
+                    }
+                    None => None,
+                };
                 let m = self.lane_bits(*mask)?;
                 let ap = self.read_buffer(*addr, 0)?;
                 // The result gets a buffer of its own, kept as the value's lane-order copy
@@ -1229,17 +1258,28 @@ impl<'a, 'b> Gen<'a, 'b> {
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, *pc);
-                self.escaped.insert(i as u32, res);
-                let bits = t.bits();
-                JV::V(
-                    (0..nchunks(self.lanes, bits))
-                        .map(|c| {
-                            self.b
-                                .ins()
-                                .stack_load(types::I64, vty(bits), res, (16 * c) as i32)
-                        })
-                        .collect(),
-                )
+                let chunks: Vec<Value> = (0..nchunks(self.lanes, bits))
+                    .map(|c| {
+                        self.b
+                            .ins()
+                            .stack_load(types::I64, vty(bits), res, (16 * c) as i32)
+                    })
+                    .collect();
+                match join {
+                    Some(join) => {
+                        // `res` is written on the helper path only: the value's chunks come
+                        // from whichever path ran.
+                        let args: Vec<BlockArg> = chunks.into_iter().map(BlockArg::Value).collect();
+                        self.b.ins().jump(join, &args);
+                        self.b.switch_to_block(join);
+                        self.b.seal_block(join);
+                        JV::V(self.b.block_params(join).to_vec())
+                    }
+                    None => {
+                        self.escaped.insert(i as u32, res);
+                        JV::V(chunks)
+                    }
+                }
             }
             Op::Store {
                 pc,
@@ -1251,8 +1291,24 @@ impl<'a, 'b> Gen<'a, 'b> {
             } => {
                 self.whole_wave("memory")?;
                 check_size(*size)?;
+                let dbits = self.ty(*data)?.bits();
+                let join = if inline_size(*space, *size, dbits) {
+                    let p = self.mem_plan(*pc, *space, *addr, *size, *mask, true)?;
+                    let fast = self.b.create_block();
+                    let slow = self.b.create_block();
+                    let join = self.b.create_block();
+                    self.b.ins().brif(p.go, fast, &[], slow, &[]);
+                    self.b.switch_to_block(fast);
+                    self.b.seal_block(fast);
+                    self.inline_store(&p, *data, *size, dbits, join)?;
+                    self.b.switch_to_block(slow);
+                    self.b.seal_block(slow);
+                    Some(join)
+                } else {
+                    None
+                };
                 let m = self.lane_bits(*mask)?;
-                let dw = self.ty(*data)?.bits() == 64;
+                let dw = dbits == 64;
                 let ap = self.read_buffer(*addr, 0)?;
                 let dp = self.read_buffer(*data, 1)?;
                 let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
@@ -1268,6 +1324,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, *pc);
+                if let Some(join) = join {
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    self.b.seal_block(join);
+                }
                 JV::None
             }
             Op::Atomic {
@@ -1319,6 +1380,24 @@ impl<'a, 'b> Gen<'a, 'b> {
             Op::SLoad { pc, addr } => {
                 self.whole_wave("this op")?;
                 let a = self.s_as(*addr, types::I64)?;
+                // Inline: a dword-aligned address inside a global window (as
+                // `memory::try_scalar_load`), else the helper.
+                let four = self.iconst(types::I64, 4);
+                let (hit, ptr) = self.window(crate::env::Space::Global, a, four)?;
+                let low = self.b.ins().band_imm_u(a, 3);
+                let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+                let go = self.b.ins().band(hit, aligned);
+                let fast = self.b.create_block();
+                let slow = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.append_block_param(join, types::I32);
+                self.b.ins().brif(go, fast, &[], slow, &[]);
+                self.b.switch_to_block(fast);
+                self.b.seal_block(fast);
+                let x = self.b.ins().load(types::I32, le(), ptr, 0);
+                self.b.ins().jump(join, &[BlockArg::Value(x)]);
+                self.b.switch_to_block(slow);
+                self.b.seal_block(slow);
                 let out = self.slot_addr(5);
                 let (p, i32t) = (types::I64, types::I32);
                 let rc = self
@@ -1330,11 +1409,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, *pc);
-                JV::S(
-                    self.b
-                        .ins()
-                        .stack_load(types::I64, types::I32, self.slots[5], 0),
-                )
+                let x = self
+                    .b
+                    .ins()
+                    .stack_load(types::I64, types::I32, self.slots[5], 0);
+                self.b.ins().jump(join, &[BlockArg::Value(x)]);
+                self.b.switch_to_block(join);
+                self.b.seal_block(join);
+                JV::S(self.b.block_params(join)[0])
             }
             Op::SStore { pc, addr, data } => {
                 self.whole_wave("this op")?;
@@ -1430,6 +1512,253 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Address of vector slot `base + index` after a range check (fault when out of range).
+    /// `(hit, ptr)` for an access of `span` bytes at `a` (both `I64`): `hit` (an `I8`
+    /// boolean) when they lie in one of `space`'s windows in the context's `FastMemory`,
+    /// `ptr` the host address of `a` then. The windows are read from the context at each
+    /// access (helpers refresh them after calling the environment).
+    fn window(
+        &mut self,
+        space: crate::env::Space,
+        a: Value,
+        span: Value,
+    ) -> GenResult<(Value, Value)> {
+        use crate::env::{FastMemory, MemWindow, Space};
+        let fm = offset_of!(helpers::JitCtx<'static>, fm);
+        let wsize = std::mem::size_of::<MemWindow>();
+        let wins: Vec<usize> = match space {
+            Space::Global | Space::Flat => (0..4)
+                .map(|w| fm + offset_of!(FastMemory, global) + w * wsize)
+                .collect(),
+            Space::Lds => vec![fm + offset_of!(FastMemory, lds)],
+            Space::Scratch => return Err("no scratch window".into()),
+        };
+        let [fs, fl, fh] = MemWindow::FIELD_OFFSETS;
+        let mut hit = self.iconst(types::I8, 0);
+        let mut ptr = self.iconst(types::I64, 0);
+        for w in wins {
+            // Not `trusted()`-readonly: helpers rewrite the windows between accesses.
+            let start = self
+                .b
+                .ins()
+                .load(types::I64, le(), self.ctx, (w + fs) as i32);
+            let len = self
+                .b
+                .ins()
+                .load(types::I64, le(), self.ctx, (w + fl) as i32);
+            let host = self
+                .b
+                .ins()
+                .load(types::I64, le(), self.ctx, (w + fh) as i32);
+            // Inside when `span <= len` and `a - start <= len - span` (an address below
+            // `start` wraps above; windows never wrap around 2^64, `MemWindow::new`).
+            let off = self.b.ins().isub(a, start);
+            let fits = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, len, span);
+            let lim = self.b.ins().isub(len, span);
+            let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, lim);
+            let ok = self.b.ins().band(fits, inside);
+            let p = self.b.ins().iadd(host, off);
+            ptr = self.b.ins().select(ok, p, ptr);
+            hit = self.b.ins().bor(hit, ok);
+        }
+        Ok((hit, ptr))
+    }
+
+    /// The lane stride the inline path expects of the memory op at `pc`: its size times
+    /// the number of pieces the lifter made of that instruction (`global_load_dwordx4` is
+    /// four dword loads at `+0, +4, +8, +12`, so each piece has a 16-byte lane stride). LDS
+    /// ops (`ds_read2*` pieces are not adjacent) expect `size`. Only a guess: the run-time
+    /// check decides, a wrong guess takes the helper.
+    fn stride_guess(&self, pc: u64, space: crate::env::Space, size: u8) -> u64 {
+        if space == crate::env::Space::Lds {
+            return size as u64;
+        }
+        let n = self
+            .block
+            .ops
+            .iter()
+            .filter(|op| match op {
+                Op::Load { pc: p, size: s, .. } | Op::Store { pc: p, size: s, .. } => {
+                    *p == pc && *s == size
+                }
+                _ => false,
+            })
+            .count()
+            .clamp(1, 16);
+        size as u64 * n as u64
+    }
+
+    /// The run-time test of the inline path for a load (`store` false) or store of `size`
+    /// bytes per lane: the active lanes' addresses are `a0 + stride * lane` (`a0` lane 0's
+    /// address, `stride` from [`Gen::stride_guess`]), the `n` lanes (64 when a lane above
+    /// 31 is active, else 32) span one window, the mask is not empty, and for a store every
+    /// one of those `n` lanes is active (a store never touches an inactive lane's bytes).
+    /// The lane masks are expanded here, before the paths branch, so both may use them.
+    fn mem_plan(
+        &mut self,
+        pc: u64,
+        space: crate::env::Space,
+        addr: Val,
+        size: u8,
+        mask: Val,
+        store: bool,
+    ) -> GenResult<MemPlan> {
+        let stride = self.stride_guess(pc, space, size);
+        let achunks = self.v(addr)?;
+        if achunks.len() != nchunks(self.lanes, 64) {
+            return Err("address vector".into());
+        }
+        let m64 = self.lane_masks(mask, 64)?;
+        // Cut to the block's lanes: in a wave32 block `n64` is then always false.
+        let m = self.lane_bits(mask)?;
+        let a0 = self.b.ins().extractlane(achunks[0], 0u8);
+        let a0v = self.b.ins().splat(I64X2, a0);
+        let mut acc: Option<Value> = None;
+        for (k, (&ch, &mk)) in achunks.iter().zip(&m64).enumerate() {
+            let mut bytes = [0u8; 16];
+            bytes[..8].copy_from_slice(&(stride * 2 * k as u64).to_le_bytes());
+            bytes[8..].copy_from_slice(&(stride * (2 * k as u64 + 1)).to_le_bytes());
+            let offs = self.vconst_bytes(I64X2, bytes);
+            let want = self.b.ins().iadd(a0v, offs);
+            let ne = self.b.ins().icmp(IntCC::NotEqual, ch, want);
+            let x = self.b.ins().band(ne, mk);
+            acc = Some(match acc {
+                Some(a) => self.b.ins().bor(a, x),
+                None => x,
+            });
+        }
+        let acc = acc.ok_or("address vector")?;
+        let bad = self.b.ins().vany_true(acc);
+        let upper = self.b.ins().ushr_imm_u(m, 32);
+        let n64 = self.b.ins().icmp_imm_u(IntCC::NotEqual, upper, 0);
+        // Bytes from lane 0's address to the end of lane n-1's access.
+        let s64 = self.iconst(types::I64, stride * 63 + size as u64);
+        let s32 = self.iconst(types::I64, stride * 31 + size as u64);
+        let span = self.b.ins().select(n64, s64, s32);
+        let (hit, ptr) = self.window(space, a0, span)?;
+        let good = self.b.ins().icmp_imm_u(IntCC::Equal, bad, 0);
+        let mut go = self.b.ins().band(hit, good);
+        let active = if store {
+            // Exactly lanes 0..n: the whole wave64 or the low 32 lanes.
+            let all = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
+            let low = self.b.ins().icmp_imm_u(IntCC::Equal, m, 0xFFFF_FFFF);
+            self.b.ins().bor(all, low)
+        } else {
+            self.b.ins().icmp_imm_u(IntCC::NotEqual, m, 0)
+        };
+        go = self.b.ins().band(go, active);
+        Ok(MemPlan {
+            go,
+            ptr,
+            n64,
+            stride,
+        })
+    }
+
+    /// The host addresses of lanes 0..32 and 32..64 of an inline access: `ptr`, and
+    /// `ptr + 32 * stride` when the access has 64 lanes, else `ptr` again (lanes 32..63
+    /// are then inactive: a load reads lanes 0..31 a second time, inside the window, and
+    /// the lane mask zeroes the result; a store skips them).
+    fn halves(&mut self, p: &MemPlan) -> (Value, Value) {
+        let hi = self.b.ins().iadd_imm_s(p.ptr, (32 * p.stride) as i64);
+        let hi = self.b.ins().select(p.n64, hi, p.ptr);
+        (p.ptr, hi)
+    }
+
+    /// The inline load (branch taken when `p.go`; `masks` the lane masks of the access's
+    /// mask in `bits`-bit lanes): contiguous vector loads when the stride
+    /// is the size, else one scalar load per lane at a constant displacement; inactive
+    /// lanes 0, as the helper path gives. Plain host loads: on x86-64 and aarch64 each
+    /// naturally aligned element is read single-copy atomically, as the helper's relaxed
+    /// atomics do (a misaligned element is read as bytes there; the values agree).
+    fn inline_load(
+        &mut self,
+        p: &MemPlan,
+        masks: &[Value],
+        size: u8,
+        bits: u32,
+    ) -> GenResult<Vec<Value>> {
+        let (lo, hi) = self.halves(p);
+        let n = nchunks(self.lanes, bits);
+        let per = if bits == 32 { 4 } else { 2 };
+        let mut out = Vec::with_capacity(n);
+        for (c, &mk) in masks.iter().enumerate().take(n) {
+            // A wave32 block's 32 lanes all lie from `lo`.
+            let (base, first) = if self.lanes == 32 || c < n / 2 {
+                (lo, c * per)
+            } else {
+                (hi, c * per - 32)
+            };
+            let v = if p.stride == size as u64 {
+                self.b
+                    .ins()
+                    .load(vty(bits), le(), base, (first as u64 * p.stride) as i32)
+            } else {
+                let mut v = None;
+                for j in 0..per {
+                    let off = ((first + j) as u64 * p.stride) as i32;
+                    let x = self.b.ins().load(sty(bits), le(), base, off);
+                    v = Some(match v {
+                        None => self.b.ins().scalar_to_vector(vty(bits), x),
+                        Some(v) => self.b.ins().insertlane(v, x, j as u8),
+                    });
+                }
+                v.ok_or("empty chunk")?
+            };
+            out.push(self.b.ins().band(v, mk));
+        }
+        Ok(out)
+    }
+
+    /// The inline store (branch taken when `p.go`: every lane of the access active), then a
+    /// jump to `join`: lanes 0..31, and lanes 32..63 when the access has 64 lanes. Vector
+    /// stores when the stride is the size, else one scalar store per lane.
+    fn inline_store(
+        &mut self,
+        p: &MemPlan,
+        data: Val,
+        size: u8,
+        bits: u32,
+        join: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let chunks = self.v(data)?;
+        let n = nchunks(self.lanes, bits);
+        if chunks.len() != n {
+            return Err("store data vector".into());
+        }
+        let per = if bits == 32 { 4 } else { 2 };
+        let (lo, hi) = self.halves(p);
+        // A wave32 block stores its 32 lanes from `lo` in one part.
+        let parts = if self.lanes == 32 { 1 } else { 2 };
+        for half in 0..parts {
+            let base = if half == 0 { lo } else { hi };
+            let part = &chunks[half * n / parts..(half + 1) * n / parts];
+            for (k, &ch) in part.iter().enumerate() {
+                let first = k * per;
+                if p.stride == size as u64 {
+                    let off = (first as u64 * p.stride) as i32;
+                    self.b.ins().store(le(), ch, base, off);
+                } else {
+                    for j in 0..per {
+                        let off = ((first + j) as u64 * p.stride) as i32;
+                        let x = self.b.ins().extractlane(ch, j as u8);
+                        self.b.ins().store(le(), x, base, off);
+                    }
+                }
+            }
+            if half == 0 && parts == 2 {
+                let upper = self.b.create_block();
+                self.b.ins().brif(p.n64, upper, &[], join, &[]);
+                self.b.switch_to_block(upper);
+                self.b.seal_block(upper);
+            }
+        }
+        self.b.ins().jump(join, &[]);
+        Ok(())
+    }
+
     fn dyn_vreg(&mut self, i: usize, base: u16, index: Val) -> GenResult<Value> {
         let idx = self.s_as(index, types::I32)?;
         let idx = self.b.ins().uextend(types::I64, idx);
@@ -1784,14 +2113,20 @@ impl<'a, 'b> Gen<'a, 'b> {
                 w
             };
         }
-        // A uniform shift amount (a broadcast) shifts every lane by the same scalar.
-        let uniform_amt = self.splat_src.get(b.0 as usize).copied().flatten();
+        // A uniform shift amount (a broadcast, or a broadcast widened or narrowed: the low
+        // bits that count are the scalar's) shifts every lane by the same scalar.
+        let src = match self.block.ops.get(b.0 as usize) {
+            Some(Op::Conv(ConvOp::ZExt | ConvOp::SExt | ConvOp::Lo, s)) => *s,
+            _ => b,
+        };
+        let uniform_amt = self.splat_src.get(src.0 as usize).copied().flatten();
         let inline = match o {
             BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor => true,
             BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FCopySign => true,
             BinOp::FMinNum | BinOp::FMaxNum => true,
             BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => bits == 32,
             BinOp::Shl | BinOp::LShr | BinOp::AShr => uniform_amt.is_some(),
+            BinOp::AddCarry | BinOp::SubBorrow => bits == 32,
             _ => false,
         };
         if !inline {
@@ -1833,6 +2168,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                 BinOp::UMax => self.b.ins().umax(c, d),
                 BinOp::SMin => self.b.ins().smin(c, d),
                 BinOp::SMax => self.b.ins().smax(c, d),
+                // Carry/borrow as an all-ones/zero lane compare, then 1/0.
+                BinOp::AddCarry | BinOp::SubBorrow => {
+                    let m = if o == BinOp::AddCarry {
+                        let sum = self.b.ins().iadd(c, d);
+                        self.b.ins().icmp(IntCC::UnsignedLessThan, sum, c)
+                    } else {
+                        self.b.ins().icmp(IntCC::UnsignedLessThan, c, d)
+                    };
+                    let one = self.splat_const(32, 1);
+                    self.b.ins().band(m, one)
+                }
                 BinOp::Shl => self.b.ins().ishl(c, amt.ok_or("shift")?),
                 BinOp::LShr => self.b.ins().ushr(c, amt.ok_or("shift")?),
                 BinOp::AShr => self.b.ins().sshr(c, amt.ok_or("shift")?),
@@ -2194,6 +2540,24 @@ fn sign(bits: u32) -> u64 {
     } else {
         sem::F64_SIGN
     }
+}
+
+/// The run-time facts of an inline memory access ([`Gen::mem_plan`]).
+struct MemPlan {
+    /// `I8`: take the inline path.
+    go: Value,
+    /// Host address of lane 0's access.
+    ptr: Value,
+    /// `I8`: the access has 64 lanes (a lane above 31 is active), else 32.
+    n64: Value,
+    /// Bytes between consecutive lanes' addresses.
+    stride: u64,
+}
+
+/// Whether a vector access of `size` bytes with `bits`-bit lane values has an inline path:
+/// whole dwords in 32-bit lanes and whole qwords in 64-bit lanes, global/FLAT or LDS.
+fn inline_size(space: crate::env::Space, size: u8, bits: u32) -> bool {
+    space != crate::env::Space::Scratch && matches!((size, bits), (4, 32) | (8, 64))
 }
 
 fn check_size(size: u8) -> GenResult<()> {

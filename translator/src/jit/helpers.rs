@@ -10,7 +10,7 @@
 
 use super::codes::*;
 use super::memory;
-use crate::env::{ExecFault, WaveEnv};
+use crate::env::{ExecFault, FastMemory, WaveEnv};
 use crate::interp::{extend, sem};
 
 /// Execution context that generated code passes to helpers.
@@ -19,6 +19,32 @@ pub struct JitCtx<'a> {
     pub env: &'a mut dyn WaveEnv,
     /// The fault a helper reported (the block then returns `ExitCode::Fault`).
     pub fault: Option<ExecFault>,
+    /// The environment's direct-access windows, always fresh in the sense of
+    /// [`crate::env::MemWindow::new`]: taken when the block starts and again after every
+    /// helper's call of the environment. Generated code reads them here (inline memory path).
+    pub fm: FastMemory,
+    /// Calls of the memory helpers (`h_load`, `h_store`, `h_sload`): tests check with it
+    /// which path an access took.
+    pub mem_helper_calls: u32,
+}
+
+impl<'a> JitCtx<'a> {
+    /// The context of one block run on `env`.
+    pub fn new(env: &'a mut dyn WaveEnv) -> JitCtx<'a> {
+        let fm = env.fast_memory();
+        JitCtx {
+            env,
+            fault: None,
+            fm,
+            mem_helper_calls: 0,
+        }
+    }
+
+    /// Takes the windows again: every helper calls this after calling the environment
+    /// (whose methods end the validity of the windows it gave before).
+    fn refresh(&mut self) {
+        self.fm = self.env.fast_memory();
+    }
 }
 
 /// Helper kinds for [`h_scalar`] and [`h_vector`].
@@ -212,9 +238,11 @@ pub unsafe extern "C" fn h_load(
 ) -> u32 {
     // SAFETY: see the function contract.
     let cx = unsafe { ctx_mut(ctx) };
+    cx.mem_helper_calls += 1;
     let sp = SPACES[space as usize & 3];
-    let fm = cx.env.fast_memory();
-    // SAFETY: `fm` is fresh from the context's environment; buffers as in the contract.
+    let fm = cx.fm;
+    // SAFETY: `cx.fm` is fresh (`JitCtx::refresh` after every environment call); buffers as
+    // in the contract.
     if unsafe { memory::try_load(&fm, sp, addrs, mask, size, signed != 0, rwide != 0, out) } {
         return 0;
     }
@@ -229,6 +257,7 @@ pub unsafe extern "C" fn h_load(
         let a = unsafe { lanes(addrs, true) };
         cx.env.load(sp, &a, mask, size, &mut res)
     };
+    cx.refresh();
     if let Err(e) = r {
         cx.fault = Some(e.into());
         return 1;
@@ -265,15 +294,18 @@ pub unsafe extern "C" fn h_store(
 ) -> u32 {
     // SAFETY: see the function contract.
     let cx = unsafe { ctx_mut(ctx) };
+    cx.mem_helper_calls += 1;
     let sp = SPACES[space as usize & 3];
-    let fm = cx.env.fast_memory();
-    // SAFETY: `fm` is fresh from the context's environment; buffers as in the contract.
+    let fm = cx.fm;
+    // SAFETY: `cx.fm` is fresh (`JitCtx::refresh`); buffers as in the contract.
     if unsafe { memory::try_store(&fm, sp, addrs, mask, size, data, dwide != 0) } {
         return 0;
     }
     // SAFETY: see the function contract.
     let (addrs, data) = unsafe { (lanes(addrs, true), lanes(data, dwide != 0)) };
-    if let Err(e) = cx.env.store(sp, &addrs, mask, size, &data) {
+    let r = cx.env.store(sp, &addrs, mask, size, &data);
+    cx.refresh();
+    if let Err(e) = r {
         cx.fault = Some(e.into());
         return 1;
     }
@@ -309,10 +341,11 @@ pub unsafe extern "C" fn h_atomic(
     let sp = SPACES[space as usize & 3];
     let op = ATOMICS[aop as usize % ATOMICS.len()];
     let mut res = [0u64; 64];
-    if let Err(e) = cx
+    let r = cx
         .env
-        .atomic(sp, op, &addrs, mask, size, &data, &cmpv, &mut res)
-    {
+        .atomic(sp, op, &addrs, mask, size, &data, &cmpv, &mut res);
+    cx.refresh();
+    if let Err(e) = r {
         cx.fault = Some(e.into());
         return 1;
     }
@@ -335,15 +368,18 @@ pub unsafe extern "C" fn h_atomic(
 pub unsafe extern "C" fn h_sload(ctx: *mut JitCtx<'_>, addr: u64, out: *mut u32) -> u32 {
     // SAFETY: see the function contract.
     let cx = unsafe { ctx_mut(ctx) };
-    let fm = cx.env.fast_memory();
-    // SAFETY: `fm` is fresh from the context's environment.
+    cx.mem_helper_calls += 1;
+    let fm = cx.fm;
+    // SAFETY: `cx.fm` is fresh (`JitCtx::refresh`).
     if let Some(v) = unsafe { memory::try_scalar_load(&fm, addr) } {
         // SAFETY: `out` is writable.
         unsafe { out.write_unaligned(v) };
         return 0;
     }
     let mut v = [0u32; 1];
-    if let Err(e) = cx.env.scalar_load(addr, &mut v) {
+    let r = cx.env.scalar_load(addr, &mut v);
+    cx.refresh();
+    if let Err(e) = r {
         cx.fault = Some(e.into());
         return 1;
     }
@@ -359,7 +395,9 @@ pub unsafe extern "C" fn h_sload(ctx: *mut JitCtx<'_>, addr: u64, out: *mut u32)
 pub unsafe extern "C" fn h_sstore(ctx: *mut JitCtx<'_>, addr: u64, data: u32) -> u32 {
     // SAFETY: see the function contract.
     let cx = unsafe { ctx_mut(ctx) };
-    if let Err(e) = cx.env.scalar_store(addr, &[data]) {
+    let r = cx.env.scalar_store(addr, &[data]);
+    cx.refresh();
+    if let Err(e) = r {
         cx.fault = Some(e.into());
         return 1;
     }
@@ -372,7 +410,10 @@ pub unsafe extern "C" fn h_sstore(ctx: *mut JitCtx<'_>, addr: u64, data: u32) ->
 /// `ctx` is the live context.
 pub unsafe extern "C" fn h_clock(ctx: *mut JitCtx<'_>) -> u64 {
     // SAFETY: see the function contract.
-    unsafe { ctx_mut(ctx) }.env.clock()
+    let cx = unsafe { ctx_mut(ctx) };
+    let t = cx.env.clock();
+    cx.refresh();
+    t
 }
 
 /// The work-group barrier's state word ([`crate::env::WaveEnv::barrier_state`]).

@@ -260,12 +260,27 @@ impl CompiledBlock {
     /// block exiting to its own start runs again up to [`WaveState::self_loops`] times
     /// (counted down; 0, the default, gives exactly one run).
     pub fn run(&self, state: &mut WaveState, env: &mut dyn WaveEnv) -> Result<ExitCode, ExecFault> {
-        let mut ctx = JitCtx { env, fault: None };
+        self.run_counting(state, env).0
+    }
+
+    /// [`CompiledBlock::run`], also returning how many times the code called a memory
+    /// helper (a vector load or store, or a scalar load, that did not take the inline path).
+    pub fn run_counting(
+        &self,
+        state: &mut WaveState,
+        env: &mut dyn WaveEnv,
+    ) -> (Result<ExitCode, ExecFault>, u32) {
+        let mut ctx = JitCtx::new(env);
+        let r = self.call(state, &mut ctx);
+        (r, ctx.mem_helper_calls)
+    }
+
+    fn call(&self, state: &mut WaveState, ctx: &mut JitCtx<'_>) -> Result<ExitCode, ExecFault> {
         // SAFETY: `func` was compiled for exactly this ABI; `state` is a valid exclusive
         // WaveState (the generated code only touches offsets inside it, checked at compile
         // time or, for dynamic VGPR indices, at run time), `ctx` lives across the call, and
         // the code memory is kept alive by `_holder`.
-        let code = unsafe { (self.func)(state as *mut WaveState, &mut ctx as *mut JitCtx<'_>) };
+        let code = unsafe { (self.func)(state as *mut WaveState, ctx as *mut JitCtx<'_>) };
         if code == codegen::EXIT_UNSUPPORTED {
             return Err(ExecFault::Unsupported(
                 self.unsupported.clone().unwrap_or_default(),
