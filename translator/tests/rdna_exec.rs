@@ -347,6 +347,40 @@ fn float_minimum_maximum_gfx12() {
 }
 
 #[test]
+fn exact_scalar_float_ops_in_every_rounding_mode() {
+    // Min/max and ceil/floor/trunc/rndne are exact, so MODE's rounding direction (f32 in
+    // bits [1:0], f16 in [3:2]) does not change them (RDNA4 ISA 6.8, 16.3).
+    #[rustfmt::skip]
+    let words = [
+        0xbe886004, // s_ceil_f32 s8, s4
+        0xbe896104, // s_floor_f32 s9, s4
+        0xa88a0502, // s_minimum_f16 s10, s2, s5
+        0xa18b0604, // s_max_num_f32 s11, s4, s6
+        0xbe8c6e05, // s_rndne_f16 s12, s5
+        0xbe8d6204, // s_trunc_f32 s13, s4
+        S_ENDPGM,
+    ];
+    for rm in 0..4 {
+        let mut s = state(32, 181, EXEC);
+        s.mode = MODE | rm | rm << 2;
+        s.sgpr[4] = (-2.5f32).to_bits();
+        s.sgpr[6] = 1.25f32.to_bits();
+        s.sgpr[2] = 0x1234_3c00; // f16 1.0 (high half ignored)
+        s.sgpr[5] = 0x5678_c100; // f16 -2.5
+        run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+        let want = [
+            (-2.0f32).to_bits(),
+            (-3.0f32).to_bits(),
+            0xc100, // -2.5; f16 results zero the high half
+            1.25f32.to_bits(),
+            0xc000, // -2.0 (ties to even)
+            (-2.0f32).to_bits(),
+        ];
+        assert_eq!(s.sgpr[8..14], want, "round mode {rm}");
+    }
+}
+
+#[test]
 fn scalar_float_ops_gfx12() {
     #[rustfmt::skip]
     let words = [

@@ -732,7 +732,15 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
         }
         _ => {}
     }
-    rne_only(l, k)?;
+    // Min/max and the integral roundings are exact (in f16 through f32 too): no MODE
+    // rounding direction applies to them.
+    let exact = matches!(
+        op,
+        "min_num" | "max_num" | "minimum" | "maximum" | "ceil" | "floor" | "trunc" | "rndne"
+    );
+    if !exact {
+        rne_only(l, k)?;
+    }
     let f16 = k == K::F16;
     let widen = |l: &mut Lifter, v: Val| {
         if f16 {
