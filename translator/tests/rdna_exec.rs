@@ -346,6 +346,99 @@ fn float_minimum_maximum_gfx12() {
     }
 }
 
+/// The neighbouring f32 of finite `n` towards +inf (`up`) or -inf.
+fn f32_step(n: f32, up: bool) -> f32 {
+    if n == 0.0 {
+        return f32::from_bits(if up { 1 } else { 0x8000_0001 });
+    }
+    let b = n.to_bits();
+    f32::from_bits(if (n > 0.0) == up { b + 1 } else { b - 1 })
+}
+
+/// `x` rounded to f32 in MODE direction `rm` (0 nearest even, 1 up, 2 down, 3 toward 0).
+fn round_f32(x: f64, rm: u32) -> u32 {
+    let n = x as f32; // nearest even
+    let r = match rm {
+        1 if (n as f64) < x => f32_step(n, true),
+        2 if (n as f64) > x => f32_step(n, false),
+        3 if (n as f64).abs() > x.abs() => f32_step(n, x < 0.0),
+        _ => n,
+    };
+    r.to_bits()
+}
+
+#[test]
+fn scalar_float_arithmetic_in_directed_rounding_modes() {
+    // RDNA4 ISA 6.8: SALU float rounding follows MODE.round; each result is rounded once.
+    #[rustfmt::skip]
+    let words = [
+        0xa0080504, // s_add_f32 s8, s4, s5
+        0xa2090706, // s_mul_f32 s9, s6, s7
+        0xa38a0504, // s_fmac_f32 s10, s4, s5
+        0xa48b0302, // s_add_f16 s11, s2, s3
+        S_ENDPGM,
+    ];
+    let (a, b) = (1.0f32, -(2f32.powi(-30)));
+    let (c, d) = (f32::from_bits(0x3eaa_aaab), 3.0f32); // 1/3 rounded up, times 3
+    let acc = 2.0f32;
+    for rm in 0..4 {
+        let mut s = state(32, 191, EXEC);
+        s.mode = MODE | rm | rm << 2;
+        s.sgpr[4] = a.to_bits();
+        s.sgpr[5] = b.to_bits();
+        s.sgpr[6] = c.to_bits();
+        s.sgpr[7] = d.to_bits();
+        s.sgpr[10] = acc.to_bits();
+        s.sgpr[2] = 0x3c00; // f16 1.0
+        s.sgpr[3] = 0x8400; // f16 -2^-14
+        run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+        let exact_fma = a as f64 * b as f64 + acc as f64;
+        // 1 - 2^-14 lies between f16 0x3bff (1 - 2^-11) and 0x3c00: nearest and up give 1.
+        let f16 = if rm == 2 || rm == 3 { 0x3bff } else { 0x3c00 };
+        let want = [
+            round_f32(a as f64 + b as f64, rm),
+            round_f32(c as f64 * d as f64, rm),
+            round_f32(exact_fma, rm),
+            f16,
+        ];
+        assert_eq!(s.sgpr[8..12], want, "round mode {rm}");
+    }
+}
+
+#[test]
+fn exact_scalar_float_ops_in_every_rounding_mode() {
+    // Min/max and ceil/floor/trunc/rndne are exact, so MODE's rounding direction (f32 in
+    // bits [1:0], f16 in [3:2]) does not change them (RDNA4 ISA 6.8, 16.3).
+    #[rustfmt::skip]
+    let words = [
+        0xbe886004, // s_ceil_f32 s8, s4
+        0xbe896104, // s_floor_f32 s9, s4
+        0xa88a0502, // s_minimum_f16 s10, s2, s5
+        0xa18b0604, // s_max_num_f32 s11, s4, s6
+        0xbe8c6e05, // s_rndne_f16 s12, s5
+        0xbe8d6204, // s_trunc_f32 s13, s4
+        S_ENDPGM,
+    ];
+    for rm in 0..4 {
+        let mut s = state(32, 181, EXEC);
+        s.mode = MODE | rm | rm << 2;
+        s.sgpr[4] = (-2.5f32).to_bits();
+        s.sgpr[6] = 1.25f32.to_bits();
+        s.sgpr[2] = 0x1234_3c00; // f16 1.0 (high half ignored)
+        s.sgpr[5] = 0x5678_c100; // f16 -2.5
+        run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+        let want = [
+            (-2.0f32).to_bits(),
+            (-3.0f32).to_bits(),
+            0xc100, // -2.5; f16 results zero the high half
+            1.25f32.to_bits(),
+            0xc000, // -2.0 (ties to even)
+            (-2.0f32).to_bits(),
+        ];
+        assert_eq!(s.sgpr[8..14], want, "round mode {rm}");
+    }
+}
+
 #[test]
 fn scalar_float_ops_gfx12() {
     #[rustfmt::skip]

@@ -625,7 +625,9 @@ fn fres(l: &mut Lifter, v: Val, k: K) -> Val {
 
 /// The SALU float instructions (RDNA4 ISA 6.8 and 16.1/16.3/16.4). f16 arithmetic is done
 /// in f32 and rounded once (exact for add, sub, mul and min/max; `s_fmac_f16` may
-/// double-round in rare ties, as the VALU f16 FMAs); f16 results zero the high half.
+/// double-round in rare ties, as the VALU f16 FMAs); f16 results zero the high half. Under a
+/// directed MODE rounding, arithmetic goes through `salu_float_directed`; conversions other
+/// than the exact ones stay round-to-nearest-even only.
 fn salu_float(l: &mut Lifter, inst: &Inst, stem: &str, k: K) -> Option<R<()>> {
     let op = stem
         .strip_suffix(if k == K::F32 { "_f32" } else { "_f16" })
@@ -737,7 +739,17 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
         }
         _ => {}
     }
-    rne_only(l, k)?;
+    // Min/max and the integral roundings are exact (in f16 through f32 too): no MODE
+    // rounding direction applies to them. Add, sub, mul and the FMAs round once in a
+    // directed MODE direction through the VALU's rounded lane function (on a broadcast,
+    // lane 0 read back), in f16 directly.
+    let exact = matches!(
+        op,
+        "min_num" | "max_num" | "minimum" | "maximum" | "ceil" | "floor" | "trunc" | "rndne"
+    );
+    if !exact && super::valu::round_of(l, k) != Round::NearestEven {
+        return salu_float_directed(l, inst, op, k);
+    }
     let f16 = k == K::F16;
     let widen = |l: &mut Lifter, v: Val| {
         if f16 {
@@ -804,6 +816,53 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
     } else {
         fres(l, r, K::F32)
     };
+    l.set_s32(inst.dst[0], r)
+}
+
+/// `s_add/sub/mul/fmac/fmaak/fmamk_f32/f16` under a directed MODE rounding direction: one
+/// rounding of the exact result (RDNA4 ISA 6.8: SALU float rounding follows MODE.round).
+fn salu_float_directed(l: &mut Lifter, inst: &Inst, op: &str, k: K) -> R<()> {
+    use RoundedOp::*;
+    let f16 = k == K::F16;
+    let (rop, args) = match op {
+        "add" | "sub" | "mul" => {
+            let rop = match (op, f16) {
+                ("add", false) => AddF32,
+                ("sub", false) => SubF32,
+                ("mul", false) => MulF32,
+                ("add", true) => AddF16,
+                ("sub", true) => SubF16,
+                _ => MulF16,
+            };
+            (rop, vec![fsrc(l, inst, 0, k)?, fsrc(l, inst, 1, k)?])
+        }
+        "fmac" | "fmaak" | "fmamk" => {
+            let a = fsrc(l, inst, 0, k)?;
+            let b = fsrc(l, inst, 1, k)?;
+            let c = if op == "fmac" {
+                let d = l.s32(inst.dst[0], k)?;
+                let d = if f16 { l.and_imm(d, 0xffff) } else { d };
+                if l.denorm_allowed(k, 1) {
+                    d
+                } else {
+                    l.flush_denorm(d, k)
+                }
+            } else {
+                fsrc(l, inst, 2, k)?
+            };
+            (if f16 { FmaF16 } else { FmaF32 }, vec![a, b, c])
+        }
+        _ => {
+            rne_only(l, k)?;
+            return Err(format!("scalar float op {op} under a directed rounding"));
+        }
+    };
+    let lanes: Vec<Val> = args.into_iter().map(|a| l.bcast(a)).collect();
+    let v = super::valu::rounded(l, rop, k, lanes);
+    let zero = l.c32(0);
+    let r = l.read_lane(v, zero);
+    let r = fres(l, r, k);
+    let r = if f16 { l.and_imm(r, 0xffff) } else { r };
     l.set_s32(inst.dst[0], r)
 }
 

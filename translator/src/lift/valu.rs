@@ -94,7 +94,7 @@ pub(super) fn no_clamp(inst: &Inst) -> R<()> {
 
 /// MODE.FP_ROUND for results of kind `k`: bits [1:0] for f32, [3:2] for f64 and f16
 /// (CDNA3/CDNA4 ISA 3.5, MODE register).
-fn round_of(l: &Lifter, k: K) -> Round {
+pub(super) fn round_of(l: &Lifter, k: K) -> Round {
     if k == K::F32 {
         Round::from_field(l.mode)
     } else {
@@ -108,7 +108,7 @@ pub(super) fn fp16_ovfl(l: &Lifter) -> bool {
 }
 
 /// `op` rounded once in the MODE direction for results of kind `k` (a lane function).
-fn rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Val {
+pub(super) fn rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Val {
     let rm = round_of(l, k);
     let ovfl = k == K::F16 && fp16_ovfl(l);
     let ty = if op.wide_result() { Ty::V64 } else { Ty::V32 };
