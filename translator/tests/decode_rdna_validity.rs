@@ -234,6 +234,19 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
     ),
     // The `s_barrier_*` source class takes `src_lds_direct` (the SALU map does not).
     (0x1200, 32, "BEF551FE", "s_barrier_init src_lds_direct"),
+    // A 16-bit literal operand: a VALU shows a marked inline low half with the whole
+    // dword; SALU shows the low half, marked only when the high half is zero.
+    (0x1100, 32, "64040AFF 12343C00", "v_add_f16_e32 v2.l, lit(0x12343c00), v5.l"),
+    (0x1200, 32, "64040AFF 12341234", "v_add_f16_e32 v2.l, 0x1234, v5.l"),
+    (0x1200, 32, "D5320002 0001FE02 00010000", "v_add_f16_e64 v2.l, s2, lit(0x10000)"),
+    (
+        0x1200,
+        32,
+        "CC204002 180208FF 12343C00",
+        "v_fma_mix_f32 v2, lit(0x12343c00), v4, s0 op_sel_hi:[1,1,1]",
+    ),
+    (0x1200, 32, "BF51B1FF 800A0000", "s_cmp_lt_f16 0x0, 49"),
+    (0x1200, 32, "BF51B1FF 00000040", "s_cmp_lt_f16 lit(0x40), 49"),
 ];
 
 #[test]
