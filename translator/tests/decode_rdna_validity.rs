@@ -246,6 +246,19 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "v_fma_mix_f32 v2, lit(0x12343c00), v4, s0 op_sel_hi:[1,1,1]",
     ),
     (0x1200, 32, "BF51B1FF 800A0000", "s_cmp_lt_f16 0x0, 49"),
+    // gfx12 `v_cndmask_b32_dpp` with abs on both sources: the bars close after VCC.
+    (
+        0x1200,
+        64,
+        "034390FA 65A83363",
+        "v_cndmask_b32_dpp v161, |v99|, |v200, vcc| quad_perm:[3,0,3,0] row_mask:0x6 bank_mask:0x5 bound_ctrl:1",
+    ),
+    (
+        0x1100,
+        32,
+        "034390FA 65A83363",
+        "v_cndmask_b32_dpp v161, |v99|, |v200|, vcc_lo quad_perm:[3,0,3,0] row_mask:0x6 bank_mask:0x5 bound_ctrl:1",
+    ),
     (0x1200, 32, "BF51B1FF 00000040", "s_cmp_lt_f16 lit(0x40), 49"),
 ];
 

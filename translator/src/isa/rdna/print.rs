@@ -733,14 +733,14 @@ fn print_vop(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64
         9
     };
     let vcc = Opnd::scalar(VCC as u8, if wave64 { 2 } else { 1 });
-    // gfx12 `v_cndmask_b32_dpp` with `abs` on src1 only: LLVM 22 closes the bars after the
-    // implicit VCC (`|v1, vcc_lo|`).
+    // gfx12 `v_cndmask_b32_dpp` with `abs` on src1 (src0 may have it too): LLVM 22 closes
+    // the bars after the implicit VCC (`|v1, vcc_lo|`).
     let m = info.mods >> 10;
     let quirk = gfx12
         && inst.dpp.is_some()
         && matches!(inst.src[2].code, VCC | EXEC)
         && k != 2
-        && inst.mods.abs & 3 == 2
+        && inst.mods.abs & 2 != 0
         && m & 2 != 0;
     let mut l = List::new(out);
     let s0slot = if inst.format == Format::Vopc { 0 } else { 1 };
