@@ -246,6 +246,10 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "v_fma_mix_f32 v2, lit(0x12343c00), v4, s0 op_sel_hi:[1,1,1]",
     ),
     (0x1200, 32, "BF51B1FF 800A0000", "s_cmp_lt_f16 0x0, 49"),
+    // A buffer opcode without operands: SOFFSET and SRSRC are not checked (nor a literal).
+    (0x1100, 64, "E0B386EF DF06339F", "buffer_gl1_inv"),
+    (0x1100, 32, "E0B00000 001A0000", "buffer_gl1_inv"),
+    (0x1100, 32, "E0B00000 FF000000", "buffer_gl1_inv"),
     // gfx12 `v_cndmask_b32_dpp` with abs on both sources: the bars close after VCC.
     (
         0x1200,
