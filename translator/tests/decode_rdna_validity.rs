@@ -246,6 +246,11 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "v_fma_mix_f32 v2, lit(0x12343c00), v4, s0 op_sel_hi:[1,1,1]",
     ),
     (0x1200, 32, "BF51B1FF 800A0000", "s_cmp_lt_f16 0x0, 49"),
+    // Packed f16: a literal with an inline f16 low half and a zero high half is marked.
+    (0x1200, 32, "CC0F4002 180208FF 00003C00", "v_pk_add_f16 v2, lit(0x3c00), v4"),
+    (0x1100, 32, "CC0F4002 180208FF 00003800", "v_pk_add_f16 v2, lit(0x3800), v4"),
+    (0x1200, 32, "CC0A4002 180208FF 00003C00", "v_pk_add_u16 v2, 0x3c00, v4"),
+    (0x1200, 32, "CC0F4002 180208FF 3C003C00", "v_pk_add_f16 v2, 0x3c003c00, v4"),
     // A buffer opcode without operands: SOFFSET and SRSRC are not checked (nor a literal).
     (0x1100, 64, "E0B386EF DF06339F", "buffer_gl1_inv"),
     (0x1100, 32, "E0B00000 001A0000", "buffer_gl1_inv"),

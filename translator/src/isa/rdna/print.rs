@@ -909,7 +909,15 @@ fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
             }
             let s = l.sep();
             let ty = lit_ty(info, inst.src[i].count);
-            let (o, lit) = valu_lit(inst.src[i], inst.literal, ty, info.mods);
+            let (mut o, lit) = valu_lit(inst.src[i], inst.literal, ty, info.mods);
+            // A packed-f16 literal (generated MOD_LITF16) with a zero high half and an
+            // inline f16 low half is marked too (`v_pk_add_f16 v2, lit(0x3c00), v4`).
+            if o.code == Opnd::LITERAL
+                && info.mods & (MOD_LITF16 | MOD_LIT16) == MOD_LITF16
+                && lit.is_some_and(|v| v >> 16 == 0 && literal_is_inlinable(v, Ty::F16, true))
+            {
+                o.code = LIT_MARKED;
+            }
             let src = Src {
                 o,
                 neg: mix && inst.mods.neg >> i & 1 == 1,
