@@ -234,6 +234,41 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
     ),
     // The `s_barrier_*` source class takes `src_lds_direct` (the SALU map does not).
     (0x1200, 32, "BEF551FE", "s_barrier_init src_lds_direct"),
+    // A 16-bit literal operand: a VALU shows a marked inline low half with the whole
+    // dword; SALU shows the low half, marked only when the high half is zero.
+    (0x1100, 32, "64040AFF 12343C00", "v_add_f16_e32 v2.l, lit(0x12343c00), v5.l"),
+    (0x1200, 32, "64040AFF 12341234", "v_add_f16_e32 v2.l, 0x1234, v5.l"),
+    (0x1200, 32, "D5320002 0001FE02 00010000", "v_add_f16_e64 v2.l, s2, lit(0x10000)"),
+    (
+        0x1200,
+        32,
+        "CC204002 180208FF 12343C00",
+        "v_fma_mix_f32 v2, lit(0x12343c00), v4, s0 op_sel_hi:[1,1,1]",
+    ),
+    (0x1200, 32, "BF51B1FF 800A0000", "s_cmp_lt_f16 0x0, 49"),
+    // Packed f16: a literal with an inline f16 low half and a zero high half is marked.
+    (0x1200, 32, "CC0F4002 180208FF 00003C00", "v_pk_add_f16 v2, lit(0x3c00), v4"),
+    (0x1100, 32, "CC0F4002 180208FF 00003800", "v_pk_add_f16 v2, lit(0x3800), v4"),
+    (0x1200, 32, "CC0A4002 180208FF 00003C00", "v_pk_add_u16 v2, 0x3c00, v4"),
+    (0x1200, 32, "CC0F4002 180208FF 3C003C00", "v_pk_add_f16 v2, 0x3c003c00, v4"),
+    // A buffer opcode without operands: SOFFSET and SRSRC are not checked (nor a literal).
+    (0x1100, 64, "E0B386EF DF06339F", "buffer_gl1_inv"),
+    (0x1100, 32, "E0B00000 001A0000", "buffer_gl1_inv"),
+    (0x1100, 32, "E0B00000 FF000000", "buffer_gl1_inv"),
+    // gfx12 `v_cndmask_b32_dpp` with abs on both sources: the bars close after VCC.
+    (
+        0x1200,
+        64,
+        "034390FA 65A83363",
+        "v_cndmask_b32_dpp v161, |v99|, |v200, vcc| quad_perm:[3,0,3,0] row_mask:0x6 bank_mask:0x5 bound_ctrl:1",
+    ),
+    (
+        0x1100,
+        32,
+        "034390FA 65A83363",
+        "v_cndmask_b32_dpp v161, |v99|, |v200|, vcc_lo quad_perm:[3,0,3,0] row_mask:0x6 bank_mask:0x5 bound_ctrl:1",
+    ),
+    (0x1200, 32, "BF51B1FF 00000040", "s_cmp_lt_f16 lit(0x40), 49"),
 ];
 
 #[test]

@@ -1311,6 +1311,13 @@ fn decode_mubuf11(
     } else {
         cx.lookup(tb.mubuf, (w0 >> 18) & 0xFF, "MUBUF")?
     };
+    if info.widths == [0; 4] {
+        // No operands (`buffer_gl0_inv`, `buffer_gl1_inv`): LLVM ignores the SOFFSET and
+        // SRSRC fields (a literal SOFFSET code takes no literal).
+        *inst = empty(info.op, Format::Mubuf);
+        inst.size = 8;
+        return Ok(());
+    }
     check_src(cx, tb, SRC_SALU, 1, w1 >> 24, info, false)?;
     if !sgpr_tuple_ok(((w1 >> 16) & 0x1F) << 2, 4) {
         return Err(cx.err("buffer resource runs past the SGPRs"));

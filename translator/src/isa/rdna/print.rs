@@ -181,6 +181,25 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     out
 }
 
+/// A VALU source's literal as LLVM 22 prints it, and the operand code (`lit(...)` marked or
+/// not): a 16-bit operand uses the literal's low half, but a low half that is an inline
+/// value is marked and printed with the whole dword (`lit(0x12343c00)` for `v_add_f16` with
+/// literal 0x12343C00; llvm-mc-22, gfx1100 and gfx1200).
+fn valu_lit(o: Opnd, lit: Option<u32>, ty: Ty, mods: u32) -> (Opnd, Option<u32>) {
+    match ty {
+        Ty::F16 | Ty::I16 => {
+            let o = mark(o, lit.map(|v| v & 0xFFFF), ty, mods);
+            let shown = if o.code == LIT_MARKED {
+                lit
+            } else {
+                lit.map(|v| v & 0xFFFF)
+            };
+            (o, shown)
+        }
+        _ => (mark(o, lit, ty, mods), lit),
+    }
+}
+
 /// The literal operand code LLVM shows for `o` of an opcode with table flags `mods`
 /// (marks inlinable literals `lit(...)`).
 fn mark(o: Opnd, lit: Option<u32>, ty: Ty, mods: u32) -> Opnd {
@@ -212,12 +231,15 @@ fn print_salu(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
             continue;
         }
         let ty = lit_ty(info, o.count);
-        let lit = if matches!(ty, Ty::I16 | Ty::F16) {
-            lit.map(|v| v & 0xFFFF)
+        // A 16-bit operand shows the literal's low half; LLVM 22 marks it `lit(...)` only
+        // when the high half is zero (`s_cmp_lt_f16 0x40, 49` for literal 0x12340040).
+        let (lit, high) = if matches!(ty, Ty::I16 | Ty::F16) {
+            (lit.map(|v| v & 0xFFFF), lit.is_some_and(|v| v >> 16 != 0))
         } else {
-            lit
+            (lit, false)
         };
-        opnd(s, mark(o, lit, ty, info.mods), lit, ty);
+        let o = if high { o } else { mark(o, lit, ty, info.mods) };
+        opnd(s, o, lit, ty);
     }
     if info.mnemonic.starts_with("s_sendmsg_rtn") {
         sendmsg(l.sep(), tb, inst.imm as u32 & 0xFF, true);
@@ -711,14 +733,14 @@ fn print_vop(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64
         9
     };
     let vcc = Opnd::scalar(VCC as u8, if wave64 { 2 } else { 1 });
-    // gfx12 `v_cndmask_b32_dpp` with `abs` on src1 only: LLVM 22 closes the bars after the
-    // implicit VCC (`|v1, vcc_lo|`).
+    // gfx12 `v_cndmask_b32_dpp` with `abs` on src1 (src0 may have it too): LLVM 22 closes
+    // the bars after the implicit VCC (`|v1, vcc_lo|`).
     let m = info.mods >> 10;
     let quirk = gfx12
         && inst.dpp.is_some()
         && matches!(inst.src[2].code, VCC | EXEC)
         && k != 2
-        && inst.mods.abs & 3 == 2
+        && inst.mods.abs & 2 != 0
         && m & 2 != 0;
     let mut l = List::new(out);
     let s0slot = if inst.format == Format::Vopc { 0 } else { 1 };
@@ -768,11 +790,8 @@ fn print_vop(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64
             src.t16 = k == 1 && info.kinds[2] == 3;
             src.hi = k == 1 && inst.mods.op_sel & 2 != 0;
         }
-        let lit = inst.literal.map(|v| match src.ty {
-            Ty::F16 | Ty::I16 => v & 0xFFFF,
-            _ => v,
-        });
-        src.o = mark(src.o, lit, src.ty, info.mods);
+        let (o, lit) = valu_lit(src.o, inst.literal, src.ty, info.mods);
+        src.o = o;
         if vcc_in && src.abs {
             // `|v1, vcc_lo|`: the closing bar comes after the implicit VCC.
             if src.neg {
@@ -845,11 +864,8 @@ fn print_vop3(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave6
                 let _ = write!(s, "{neg}{bar}0x{:x}{bar}", src.o.code);
                 continue;
             }
-            let lit = inst.literal.map(|v| match src.ty {
-                Ty::F16 | Ty::I16 => v & 0xFFFF,
-                _ => v,
-            });
-            src.o = mark(src.o, lit, src.ty, info.mods);
+            let (o, lit) = valu_lit(src.o, inst.literal, src.ty, info.mods);
+            src.o = o;
             src_mod(s, src, lit);
         }
     }
@@ -893,12 +909,17 @@ fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
             }
             let s = l.sep();
             let ty = lit_ty(info, inst.src[i].count);
-            let lit = inst.literal.map(|v| match ty {
-                Ty::F16 | Ty::I16 => v & 0xFFFF,
-                _ => v,
-            });
+            let (mut o, lit) = valu_lit(inst.src[i], inst.literal, ty, info.mods);
+            // A packed-f16 literal (generated MOD_LITF16) with a zero high half and an
+            // inline f16 low half is marked too (`v_pk_add_f16 v2, lit(0x3c00), v4`).
+            if o.code == Opnd::LITERAL
+                && info.mods & (MOD_LITF16 | MOD_LIT16) == MOD_LITF16
+                && lit.is_some_and(|v| v >> 16 == 0 && literal_is_inlinable(v, Ty::F16, true))
+            {
+                o.code = LIT_MARKED;
+            }
             let src = Src {
-                o: mark(inst.src[i], lit, ty, info.mods),
+                o,
                 neg: mix && inst.mods.neg >> i & 1 == 1,
                 abs: mix && inst.mods.neg_hi >> i & 1 == 1,
                 t16: false,
