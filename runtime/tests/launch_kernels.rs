@@ -248,6 +248,54 @@ fn vadd_from_code_object_v4_v5_v6_and_a_bundle() {
 }
 
 #[test]
+fn gfx12_barrier_state_and_isfirst_across_the_waves_of_a_workgroup() {
+    // barrier_state.hip: each wave stores the work-group barrier's state word before its
+    // `s_barrier_signal_isfirst -1`, the SCC it got, and the state after the barrier. The
+    // word is `{ signalCnt[22:16], memberCnt[10:4], valid[0] }` (RDNA4 ISA 5.6.2); waves run
+    // in index order until they end or wait, so before the signal wave w sees w waves
+    // waiting and wave 0 is first; after the release wave 0 runs to its end before wave 1
+    // resumes, so the member count drops as the waves end. Both engines, 1 and 2 threads.
+    let l = load(include_bytes!("fixtures/barrier_state_gfx1200.hsaco"));
+    let state = |signaled: u32, members: u32| signaled << 16 | members << 4 | 1;
+    let want = [
+        [state(0, 3), 1, state(0, 3)],
+        [state(1, 3), 0, state(0, 2)],
+        [state(2, 3), 0, state(0, 1)],
+    ]
+    .concat();
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        for threads in [1, 2] {
+            let out = upload(&l.mem, &[0xA5A5_A5A5; 9]);
+            let r = run(
+                &l,
+                "barrier_state",
+                engine,
+                1,
+                96,
+                &[ArgValue::Buffer(out)],
+                threads,
+            )
+            .unwrap();
+            assert_eq!(r.waves, 3);
+            assert_eq!(words(&l.mem, out, 9), want, "{engine:?} {threads} threads");
+        }
+    }
+    // A work-group of one wave is not in a work-group for the barrier: state 0, SCC 0.
+    let out = upload(&l.mem, &[0xA5A5_A5A5; 3]);
+    run(
+        &l,
+        "barrier_state",
+        EngineKind::Interp,
+        1,
+        32,
+        &[ArgValue::Buffer(out)],
+        1,
+    )
+    .unwrap();
+    assert_eq!(words(&l.mem, out, 3), vec![0, 0, 0]);
+}
+
+#[test]
 fn rdna_wave32_kernels_run_or_fault_cleanly() {
     // gfx1100 (workgroup id in s15 after USER_SGPR_COUNT padding) and gfx1200 (id in
     // ttmp9). Until the RDNA decoders exist the launch must end in a clean fault report at

@@ -244,6 +244,9 @@ fn run_rdna(seconds: u64, seed: u64, programs: u64, replay: Option<u64>) -> ! {
             f.opcodes.len(),
             f.faults
         );
+        if !f.fault_kinds.is_empty() {
+            println!("  faults: {:?}", f.fault_kinds);
+        }
     }
     println!(
         "total: {insts} instructions in {:.0} s, {found} differences",

@@ -5,8 +5,9 @@ Source of truth: LLVM 22's AMDGPU disassembler (libLLVM-22 through its C API, th
 decoder and printer as `llvm-mc-22 --disassemble` and `llvm-objdump-22`) for gfx942 and
 gfx950. For every encoding the decoder supports, every opcode value is assembled into an
 instruction word with fixed, simple operands (operand variants per encoding, first valid
-one wins) and disassembled in a child process (LLVM can crash on invalid words; crashed
-chunks are bisected and the crashing word skipped). The printed mnemonic gives the opcode's name; its encoding suffix (`_e32`, `_e64`,
+one wins) and disassembled in persistent child processes, one per target and thread (LLVM
+can crash on invalid words: a worker answers every word, so the crashing word is known,
+skipped, and a new worker goes on after it). The printed mnemonic gives the opcode's name; its encoding suffix (`_e32`, `_e64`,
 `_dpp`, `_sdwa`) is stripped to get the semantic opcode `Op` (naming contract in
 `translator/src/isa/inst.rs`). The printed operands give each operand's register count.
 
@@ -23,6 +24,7 @@ Usage:
 Without LLVM: fails when CI=true, otherwise prints a skip notice and exits 0.
 """
 
+import atexit
 import concurrent.futures
 import os
 import re
@@ -30,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rdna  # noqa: E402
@@ -263,10 +266,13 @@ def find_libllvm():
 
 
 def worker(target):
-    """Child process: disassembles one candidate per stdin line with LLVM's C API.
+    """Child process: disassembles candidates with LLVM's C API, one stdin line each, until
+    stdin closes; prints one line per candidate: `size text`, or `0` where LLVM rejects it,
+    and answers a line `.` (end of a batch) with `.`.
 
-    Runs in its own process because LLVM 22 can crash on some invalid GFX9 words; the
-    parent bisects a crashed chunk. Prints `index size text` per decodable candidate.
+    One such process per target and thread serves every batch (`Worker`), in its own
+    process because LLVM 22 can crash on some invalid words: the parent then knows from the
+    answered lines which word crashed it, skips that word and goes on in a new process.
     """
     import ctypes
 
@@ -286,42 +292,132 @@ def worker(target):
         raise SystemExit("cannot create an LLVM disassembler for " + target)
     buf = ctypes.create_string_buffer(512)
     out = sys.stdout
-    for i, line in enumerate(sys.stdin):
+    for line in sys.stdin:
+        if line == ".\n":
+            out.write(".\n")
+            out.flush()
+            continue
         words = [int(x, 16) for x in line.split()] + [SNOP] * PAD
         data = bytes(words_to_bytes(words))
         cbuf = ctypes.create_string_buffer(data, len(data))
         n = lib.LLVMDisasmInstruction(dc, cbuf, len(data), 0, buf, 512)
         if n:
-            out.write("%d %d %s\n" % (i, n, buf.value.decode().strip().replace("\t", " ")))
-            out.flush()
+            out.write("%d %s\n" % (n, buf.value.decode().strip().replace("\t", " ")))
+        else:
+            out.write("0\n")
+        out.flush()  # everything answered before a crash reaches the parent
+
+
+class Crashed(Exception):
+    """The worker died after answering `answered` candidates (results in `partial`)."""
+
+    def __init__(self, answered, partial):
+        super().__init__(answered)
+        self.answered, self.partial = answered, partial
+
+
+class Worker:
+    """A persistent `--worker` child process for one target."""
+
+    def __init__(self, target):
+        self.target = target
+        self.p = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--worker", target],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def decode(self, cands):
+        """{index: (size, text)} for the candidates LLVM decodes; raises Crashed."""
+        text = "".join(" ".join("%08x" % w for w in c) + "\n" for c in cands) + ".\n"
+        # A writer thread, so a full stdout pipe never blocks the batch's input.
+        writer = threading.Thread(target=self._write, args=(text,))
+        writer.start()
+        res, k = {}, 0
+        for line in self.p.stdout:
+            if line == ".\n":
+                break
+            n, _, txt = line.rstrip("\n").partition(" ")
+            if n != "0":
+                res[k] = (int(n), txt)
+            k += 1
+        else:
+            writer.join()
+            self.close()
+            raise Crashed(k, res)
+        writer.join()
+        return res
+
+    def _write(self, text):
+        try:
+            self.p.stdin.write(text)
+            self.p.stdin.flush()
+        except OSError:
+            pass  # the child died: `decode` sees its stdout end
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+        self.p.wait()
+
+
+# Idle workers, most recently used last; at most MAX_IDLE are kept.
+_IDLE = []
+_IDLE_LOCK = threading.Lock()
+MAX_IDLE = 2 * (os.cpu_count() or 1)
+
+
+def take_worker(target):
+    with _IDLE_LOCK:
+        for i in range(len(_IDLE) - 1, -1, -1):
+            if _IDLE[i].target == target:
+                return _IDLE.pop(i)
+    return Worker(target)
+
+
+def give_back(w):
+    with _IDLE_LOCK:
+        _IDLE.append(w)
+        old = _IDLE[:-MAX_IDLE] if len(_IDLE) > MAX_IDLE else []
+        del _IDLE[: len(old)]
+    for o in old:
+        o.close()
+
+
+@atexit.register
+def close_workers():
+    with _IDLE_LOCK:
+        ws = list(_IDLE)
+        _IDLE.clear()
+    for w in ws:
+        w.close()
 
 
 def decode_chunk(target, cands):
-    """cands: list of word lists. Returns {index: (size, text)} for the candidates LLVM decodes."""
-    text = "".join(" ".join("%08x" % w for w in c) + "\n" for c in cands)
-    p = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), "--worker", target],
-        input=text,
-        capture_output=True,
-        text=True,
-    )
-    if p.returncode != 0:
-        if len(cands) == 1:
-            return {}  # LLVM crashed on this word: treat it as undecodable
-        h = len(cands) // 2
-        a = decode_chunk(target, cands[:h])
-        b = decode_chunk(target, cands[h:])
-        return {**a, **{k + h: v for k, v in b.items()}}
-    res = {}
-    for line in p.stdout.splitlines():
-        i, n, txt = line.split(" ", 2)
-        res[int(i)] = (int(n), txt)
+    """cands: list of word lists. Returns {index: (size, text)} for the candidates LLVM
+    decodes; a candidate that crashes LLVM counts as undecodable."""
+    res, start = {}, 0
+    while start < len(cands):
+        w = take_worker(target)
+        try:
+            r = w.decode(cands[start:])
+        except Crashed as c:
+            res.update({k + start: v for k, v in c.partial.items()})
+            start += c.answered + 1  # skip the word that crashed LLVM
+            continue
+        give_back(w)
+        res.update({k + start: v for k, v in r.items()})
+        break
     return res
 
 
 def chunked(target, cands):
-    """decode_chunk over CHUNK-sized slices of `cands`, in parallel (one child process per
-    slice, as many at a time as the machine has CPUs); results in slice order."""
+    """decode_chunk over CHUNK-sized slices of `cands`, in parallel (as many worker
+    processes at a time as the machine has CPUs); results in slice order."""
     starts = list(range(0, len(cands), CHUNK))
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         parts = list(pool.map(lambda i: decode_chunk(target, cands[i : i + CHUNK]), starts))
@@ -608,6 +704,7 @@ def generate(outdir):
         )
         syms[fam] = rdna.symbol_tables(fam, found, decode_all)
         syms[fam] = syms[fam] + (rdna.src_codes(fam, found, decode_all), rdna.sreg_maps(fam, found, imgs[fam][0], decode_all))
+        syms[fam] = syms[fam] + (rdna.dpp_ctrls(fam, found, decode_all),)
     for other, fam in rdna.CHECK_SAME.items():
         saved = rdna.FAMILIES[fam]
         rdna.FAMILIES[fam] = (other, saved[1])
@@ -797,6 +894,7 @@ def generate(outdir):
         g += rdna.rust_symbols(fam, *syms[fam][:4])
         g += rdna.rust_src_codes(fam, syms[fam][4])
         g += rdna.rust_sreg_maps(fam, syms[fam][5])
+        g += rdna.rust_dpp_ctrls(fam, syms[fam][6])
         g += rdna.rust_images(fam, *imgs[fam])
     for vt, (fam, vfound, vvopd, vmods, vw64, vfixed, diff) in var.items():
         g += rdna.rust_tables(fam, vfound, vvopd, vmods, vw64, op_class, vfixed, variant=vt, only=diff)
@@ -854,6 +952,12 @@ def generate(outdir):
     for i in range(3):
         m.append("/// Flag of [`RdnaInfo::mods`]: VOP3 source %d is a lane mask (one SGPR in wave32, a pair in wave64)." % i)
         m.append("pub const MOD_MASK%d: u32 = %d;" % (i, rdna.M_MASK0 << i))
+    m.append("/// Mask of [`RdnaInfo::extra`]: VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form.")
+    m.append("pub const EXTRA_FAKE16_OPSEL: u8 = %d;" % rdna.X_FAKE16)
+    m.append("/// Flag of [`RdnaInfo::extra`]: SALU: the source also takes `src_lds_direct` (code 0xFE).")
+    m.append("pub const EXTRA_LDS_DIRECT: u8 = %d;" % rdna.X_LDS_DIRECT)
+    m.append("/// Flag of [`RdnaInfo::extra`]: SOP1: the source takes no constant (the SALU register-only source maps).")
+    m.append("pub const EXTRA_SREG_ONLY: u8 = %d;" % rdna.X_SREG_ONLY)
     for i, (n, doc, _) in enumerate(CLASSES):
         m.append("/// Flag of [`OpInfo::class`]: %s." % doc)
         m.append("pub const CLASS_%s: u16 = %d;" % (n, 1 << i))
@@ -894,6 +998,8 @@ def generate(outdir):
     m.append("    pub kinds: [u8; 4],")
     m.append("    /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.")
     m.append("    pub mods: u32,")
+    m.append("    /// Further decoding rules: the `EXTRA_*` flags.")
+    m.append("    pub extra: u8,")
     m.append("    /// What kind of opcode this is: the `CLASS_*` flags.")
     m.append("    pub class: u16,")
     m.append("    /// Bits of instruction words 0..3 that must equal `fixval` (unused operand fields,")

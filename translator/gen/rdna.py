@@ -384,6 +384,11 @@ M_NODPP8 = 1 << 28  # no DPP8 form (source codes 0xE9/0xEA are invalid)
 M_DPPMOD0 = 1 << 29  # VOP1/VOP2/VOPC DPP16: the DPP word's src0 neg/abs bits [21:20] are valid
 M_DPPMOD1 = 1 << 30  # VOP1/VOP2/VOPC DPP16: the DPP word's src1 neg/abs bits [23:22] are valid
 M_FAKE16_NOMODS = 1 << 31  # VOP3 true16: in the fake16 form, neg/abs of a source without them is invalid
+# `RdnaInfo::extra` flags, kept above bit 32 of the `probe_mods` flags (shifted down on output).
+X_SHIFT = 32
+X_FAKE16 = 0xF  # VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form
+X_LDS_DIRECT = 0x10  # SALU: the source takes `src_lds_direct` (code 0xFE; `s_barrier_*`)
+X_SREG_ONLY = 0x20  # SOP1: the source takes no constant (`s_movrels_b32/b64`, `s_setpc_b64`): SRC_MAPS' register-only maps
 
 
 def hint_flags(mnem):
@@ -562,6 +567,32 @@ def probe_mods(fam, found, decode):
         if r != mine & ~flags.get(key, 0):
             raise SystemExit("%s %r: fake16 rejects neg/abs bits %#x, not those of its sources without modifiers" % (fam, key, r))
         flags[key] = flags.get(key, 0) | M_FAKE16_NOMODS
+    # true16 VOP3: each OP_SEL bit on its own; where LLVM then prints the operands without
+    # `.l`/`.h` it has fallen back to the fake16 form (OP_SEL of an operand the true16 form
+    # lacks: a missing source or destination, `v_fmac_f16`'s tied accumulator, the lane mask
+    # of `v_cndmask_b16`). SALU: the source field set to 0xFE (`src_lds_direct`), which the
+    # SALU source map rejects but the `s_barrier_*` operand class accepts.
+    cands, keys = [], []
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] == "vop3" and not flags.get(key, 0) & M_SD and re.search(r"\.[lh]\b", txt):
+            for b in range(4):
+                cands.append([words[0] | (0x800 << b), words[1]])
+                keys.append((key, 1 << b))
+        if key[0] == "sop1" and vals[1] is not None and not hint_flags(split_text(txt)[0]) & M_SENDMSG:
+            cands.append([(words[0] & ~0xFF) | 0xFE])
+            keys.append((key, X_LDS_DIRECT))
+            cands.append([(words[0] & ~0xFF) | 0x80])
+            keys.append((key, X_SREG_ONLY))
+    res = decode(cpu + ":" + feats, cands)
+    for i, (key, x) in enumerate(keys):
+        if x == X_SREG_ONLY:
+            if i in res and "Invalid immediate" in res[i][1]:
+                flags[key] = flags.get(key, 0) | x << X_SHIFT
+            continue
+        if i not in res or bad_text(res[i][1]):
+            continue
+        if x == X_LDS_DIRECT and "src_lds_direct" in res[i][1] or x != X_LDS_DIRECT and not re.search(r"\.[lh]\b", res[i][1]):
+            flags[key] = flags.get(key, 0) | x << X_SHIFT
     e64 = {}
     for key, (size, txt, vals, words) in found.items():
         if key[0] == "vop3":
@@ -578,11 +609,12 @@ M_MASK0 = 1 << 18  # + source index: a VOP3 source that is a lane mask (wave-siz
 
 
 def wave64_widths(fam, found, decode):
-    """({key: widths} of the VALU opcodes under +wavefrontsize64 (canonical words),
+    """({key: widths} of the VALU and FLAT opcodes under +wavefrontsize64 (canonical words),
     {key: M_MASK flags}): VOP3 sources that, given SGPRs, span one SGPR in wave32 and two
     in wave64 are lane masks (`v_cndmask_b32_e64`, carry-in)."""
     cpu, feats = FAMILIES[fam]
-    keys = [k for k in sorted(found) if k[0] in ("vop1", "vop2", "vopc", "vop3", "vop3p")]
+    # FLAT too: wave64 `global_load_tr_b64`/`b128` return half the VGPRs.
+    keys = [k for k in sorted(found) if k[0] in ("vop1", "vop2", "vopc", "vop3", "vop3p", "flat", "global", "scratch")]
     res = decode(cpu + ":" + feats + W64, [found[k][3] for k in keys])
     out = {}
     for i, k in enumerate(keys):
@@ -686,6 +718,11 @@ def fixed_bits(fam, found, decode, accepted=()):
         for base in bs:
             for wi in range(len(found[key][3])):
                 for b in range(32):
+                    # Bit 8 of a VOP1/VOP2/VOPC SRC0 selects VGPRs: flipped from a VGPR it
+                    # only tells something as an SGPR s0..s105 (a VGPR-only SRC0 also takes
+                    # LLVM's special registers, which the decoder allows by value).
+                    if key[0] in ("vop1", "vop2", "vopc") and (wi, b) == (0, 8) and (base[0] ^ 0x100) & 0x1FF >= 106:
+                        continue
                     if rej[key][wi] >> b & 1:
                         w = list(base)
                         w[wi] ^= 1 << b
@@ -945,7 +982,7 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class, fixed, variant=None,
                 widths += [0] * (4 - len(widths))
                 kinds += [0] * (4 - len(kinds))
                 w64s = widths
-                flags = 0
+                flags = extra = 0
                 fx = [[0, 0]] * 3
             else:
                 e = found.get(key)
@@ -960,9 +997,11 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class, fixed, variant=None,
                 kinds += [0] * (4 - len(kinds))
                 w64s = list(w64s) + [0] * (4 - len(w64s))
                 flags = mods.get(key, 0) | masks.get(key, 0) | hint_flags(mnem)
+                extra = flags >> X_SHIFT
+                flags &= (1 << X_SHIFT) - 1
                 fx = (fixed[key] + [[0, 0]] * 3)[:3]
             g.append(
-                '    Some(RdnaInfo { op: Op::%s, mnemonic: "%s", widths: [%s], widths64: [%s], kinds: [%s], mods: %d, class: %d, fixmask: [%s], fixval: [%s] }), // 0x%03x %s'
+                '    Some(RdnaInfo { op: Op::%s, mnemonic: "%s", widths: [%s], widths64: [%s], kinds: [%s], mods: %d, extra: %d, class: %d, fixmask: [%s], fixval: [%s] }), // 0x%03x %s'
                 % (
                     base_mnemonic(mnem).upper(),
                     mnem,
@@ -970,6 +1009,7 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class, fixed, variant=None,
                     ", ".join(map(str, w64s[:4])),
                     ", ".join(map(str, kinds[:4])),
                     flags,
+                    extra,
                     rdna_class(op_class, mnem),
                     ", ".join("0x%x" % m[0] for m in fx),
                     ", ".join("0x%x" % m[1] for m in fx),
@@ -1507,6 +1547,8 @@ SRC_MAPS = [
     ("VGPR-only SRC0 of VOP1/VOP2/VOPC", "v_swap_b32", 0, 0x1FF, 0),
     ("SALU 64-bit SDST", "s_mov_b64", 0, 0x7F, 16),
     ("VOP1 SGPR VDST (`v_readfirstlane_b32`)", "v_readfirstlane_b32", 0, 0xFF, 17),
+    ("SALU register-only sources", "s_movrels_b32", 0, 0xFF, 0),
+    ("SALU 64-bit register-only sources", "s_movrels_b64", 0, 0xFF, 0),
 ]
 
 
@@ -1618,4 +1660,44 @@ def rust_src_codes(fam, maps):
     return [
         "/// %s source codes LLVM accepts (bit c of word c / 32): %s." % (fam, ", ".join(m[0] for m in SRC_MAPS)),
         "pub static %s_SRC_OK: [[u32; 8]; %d] = [%s];\n" % (fam.upper(), len(maps), ", ".join("[%s]" % ", ".join("0x%x" % x for x in m) for m in maps)),
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# DPP16 controls
+
+DPP_NOTE_RE = re.compile(r"/\*\s*(.*?)\s*\*/")
+
+
+def dpp_ctrls(fam, found, decode):
+    """(bitmap of the 512 DPP16 controls LLVM prints as a control (16 words), [(control,
+    comment)] of those it prints only as a comment, `/* wave_shl is not supported starting
+    from GFX10 */`: the GFX9 wave shifts/rotates and row broadcasts). Probed on
+    `v_mov_b32_dpp`; other controls are `/* Invalid dpp_ctrl value */` (rejected)."""
+    cpu, feats = FAMILIES[fam]
+    w = [k for k, v in found.items() if split_text(v[1])[0] == "v_mov_b32_e32"][0]
+    w0 = (found[w][3][0] & ~0x1FF) | 0xFA
+    res = decode(cpu + ":" + feats, [[w0, 0xFF000004 | c << 8] for c in range(512)])
+    ok, notes = [0] * 16, []
+    for c in range(512):
+        txt = res[c][1] if c in res else None
+        if txt is None:
+            raise SystemExit("%s: DPP16 control %#x is not decoded at all" % (fam, c))
+        m = DPP_NOTE_RE.search(txt)
+        if m is None:
+            ok[c >> 5] |= 1 << (c & 31)
+        elif "Invalid" not in m.group(1):
+            notes.append((c, m.group(1)))
+    return ok, notes
+
+
+def rust_dpp_ctrls(fam, ctrls):
+    ok, notes = ctrls
+    up = fam.upper()
+    return [
+        "/// %s DPP16 controls LLVM prints as a control (bit c of word c / 32)." % fam,
+        "pub static %s_DPP_OK: [u32; 16] = [%s];" % (up, ", ".join("0x%x" % x for x in ok)),
+        "/// %s DPP16 controls LLVM prints only as a comment (the text inside `/* */`): GFX9" % fam,
+        "/// controls the target does not have.",
+        "pub static %s_DPP_NOTES: [(u16, &str); %d] = [%s];\n" % (up, len(notes), ", ".join('(0x%x, "%s")' % n for n in notes)),
     ]

@@ -247,6 +247,27 @@ pub trait WaveEnv {
     /// A 64-bit clock for `s_memtime`/`s_memrealtime`. Deterministic runs return a counter
     /// derived from executed instructions, not wall time.
     fn clock(&mut self) -> u64;
+
+    /// The state of the work-group barrier (-1) as the running wave sees it, in the layout
+    /// of RDNA4's `S_GET_BARRIER_STATE` (see [`workgroup_barrier_state`]). Only the
+    /// scheduler of a work-group's waves knows it; the default is a wave that is not in a
+    /// multi-wave work-group (0: not valid).
+    fn barrier_state(&mut self) -> u32 {
+        0
+    }
+}
+
+/// The `S_GET_BARRIER_STATE` word of the work-group barrier (RDNA4 ISA 5.6.2 and 16.3:
+/// `{ 9'0, signalCnt[6:0], 5'0, memberCnt[6:0], 3'0, valid }`) for a work-group launched
+/// with `waves` waves of which `live` have not ended and `signaled` have signalled the
+/// barrier in the current phase. A work-group of one wave is "not in a work-group" for the
+/// barrier instructions (ISA 5.6.2: such waves treat a signal as S_NOP): 0. A wave that ends
+/// leaves the barrier's members, as the runtime's scheduler releases barriers without it.
+pub fn workgroup_barrier_state(waves: usize, live: usize, signaled: usize) -> u32 {
+    if waves <= 1 {
+        return 0;
+    }
+    ((signaled as u32 & 0x7f) << 16) | ((live as u32 & 0x7f) << 4) | 1
 }
 
 /// How a block (or an interpreted run) ended. Generated code returns it as a `u32` code.
@@ -291,6 +312,9 @@ pub enum ExecFault {
     /// The block reached an instruction that the translator does not support.
     #[error("unsupported instruction: {0}")]
     Unsupported(String),
+    /// The wave executed an instruction the hardware treats as illegal (e.g. `s_code_end`).
+    #[error("illegal instruction: {0}")]
+    Illegal(String),
     /// The instruction word could not be decoded.
     #[error("undecodable instruction: {0}")]
     Undecodable(String),

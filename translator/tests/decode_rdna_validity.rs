@@ -4,6 +4,7 @@
 //! rejected, and words it accepts only for some field values must print LLVM's text.
 
 use wavejit_translator::isa::{decode, disassemble, Gpu, Target};
+use wavejit_translator::lift::coverage::lift_one;
 
 fn target(gpu: u32, wave_size: u32) -> Target {
     Target {
@@ -181,6 +182,126 @@ const ACCEPTED: &[(u32, &str, &str)] = &[
     ),
 ];
 
+/// (gpu, wave size, words, LLVM's text) from `random_words.py --count 20000 --seed 7`,
+/// checked with `llvm-mc-22 -arch=amdgcn -mcpu=CPU -mattr=+real-true16[,+wavefrontsize64]
+/// --disassemble` (gfx1100 without `-mattr`).
+const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
+    // OP_SEL of the tied accumulator (bit 2): LLVM 22 falls back to the fake16 form.
+    (
+        0x1100,
+        32,
+        "D5367918 18FD449C",
+        "v_fmac_f16_e64 v24, |28|, 34 div:2",
+    ),
+    // OP_SEL of `v_cndmask_b16`'s lane mask (an SGPR source): the fake16 form too.
+    (
+        0x1200,
+        32,
+        "D65D2200 41036733",
+        "v_cndmask_b16 v0, v51, -|v179|, s64",
+    ),
+    // A GFX9 DPP control (wave_ror): decoded, printed as LLVM's comment only.
+    (
+        0x1200,
+        64,
+        "7D148EFA 32FF3C8C",
+        "v_cmpx_nlg_f16 -|v12.h|, -|v71.l| /* wave_ror is not supported starting from GFX10 */ row_mask:0x3 bank_mask:0x2 bound_ctrl:1 fi:1",
+    ),
+    // Wave64 `global_load_tr_*` returns half the VGPRs of wave32.
+    (
+        0x1200,
+        64,
+        "EED60450 DFBCB09D C5F290FB",
+        "global_load_tr_b64 v157, v251, s[80:81] offset:-3804528 th:TH_LOAD_BYPASS scope:SCOPE_SYS",
+    ),
+    (
+        0x1200,
+        32,
+        "EED60450 DFBCB09D C5F290FB",
+        "global_load_tr_b64 v[157:158], v251, s[80:81] offset:-3804528 th:TH_LOAD_BYPASS scope:SCOPE_SYS",
+    ),
+    (
+        0x1200,
+        64,
+        "EE15E740 23FDE5E4 416BC320",
+        "global_load_tr_b128 v[228:229], v32, s[64:65] offset:4287427 scale_offset th:0x7 scope:SCOPE_SYS",
+    ),
+    (
+        0x1200,
+        32,
+        "EE15E740 23FDE5E4 416BC320",
+        "global_load_tr_b128 v[228:231], v32, s[64:65] offset:4287427 scale_offset th:0x7 scope:SCOPE_SYS",
+    ),
+    // The `s_barrier_*` source class takes `src_lds_direct` (the SALU map does not).
+    (0x1200, 32, "BEF551FE", "s_barrier_init src_lds_direct"),
+];
+
+#[test]
+fn operand_rules_print_as_llvm() {
+    let mut bad = Vec::new();
+    for &(gpu, wave, words, want) in ACCEPTED_RULES {
+        let t = target(gpu, wave);
+        match decode(&t, &bytes(words), 0) {
+            Ok(inst) => {
+                let text = disassemble(&t, &inst, 0);
+                let size = words.split_whitespace().count() * 4;
+                if text != want || inst.size as usize != size {
+                    bad.push(format!(
+                        "gfx{gpu:x} w{wave} {words}: {text} (size {}), LLVM: {want} (size {size})",
+                        inst.size
+                    ));
+                }
+            }
+            Err(e) => bad.push(format!("gfx{gpu:x} w{wave} {words}: {e}")),
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// (gpu, words, LLVM's text): LLVM decodes these but flags the operand (`/*Invalid
+/// immediate*/`: a register-only operand class) or prints a register past v255; the decoder
+/// rejects them.
+const FLAGGED: &[(u32, &str, &str)] = &[
+    (
+        0x1150,
+        "F186DF6C 3E1CFF00",
+        "image_gather4_b_cl v[255:256], v[0:4], ttmp[4:11], s[60:63] dmask:0xf dim:SQ_RSRC_IMG_CUBE glc slc r128 d16",
+    ),
+    (
+        0x1100,
+        "BE8841F8",
+        "s_movrels_b64 s[8:9], 0.15915494/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        "BEA441FF 3E22F983",
+        "s_movrels_b64 s[36:37], 0.15915494/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        "7F9ACCF2",
+        "v_swap_b16 v77.h, 1.0/*Invalid immediate*/",
+    ),
+];
+
+#[test]
+fn llvm_flagged_constants_are_rejected() {
+    for &(gpu, words, llvm) in FLAGGED {
+        let t = target(gpu, 32);
+        if let Ok(inst) = decode(&t, &bytes(words), 0) {
+            panic!(
+                "gfx{gpu:x} {words} (LLVM: {llvm}): decoded as {}",
+                disassemble(&t, &inst, 0)
+            );
+        }
+    }
+    // The register forms of the same opcodes stay valid (`s_movrels_b64 s[8:9], s[4:5]`,
+    // `v_swap_b16 v2.l, null`).
+    for (gpu, w) in [(0x1100, 0xBE88_4104u32), (0x1200, 0x7E04_CC7C)] {
+        assert!(decode(&target(gpu, 32), &bytes(&format!("{w:08X}")), 0).is_ok());
+    }
+}
+
 #[test]
 fn special_sources_print_as_llvm() {
     for &(gpu, words, want) in ACCEPTED {
@@ -192,4 +313,35 @@ fn special_sources_print_as_llvm() {
     // `s5` as a 32-bit VINTERP source: LLVM flags it as an invalid register; rejected.
     let s5 = format!("CD000002 {:08X}", 5 | (264 << 9) | (272 << 18));
     assert!(decode(&target(0x1100, 32), &bytes(&s5), 0).is_err());
+}
+
+/// The GFX9 DPP16 controls RDNA does not have (wave shifts/rotates, row broadcasts): LLVM
+/// decodes `v_mov_b32_dpp` with them and prints only a comment (`llvm-mc-22 -mcpu=gfx1100`
+/// and `gfx1200 -mattr=+real-true16` print the same); the decoder does the same and the
+/// lifter reports the instruction as unsupported instead of executing it.
+#[test]
+fn gfx9_dpp_controls_decode_but_do_not_lift() {
+    let notes = [
+        (0x130, "wave_shl"),
+        (0x134, "wave_rol"),
+        (0x138, "wave_shr"),
+        (0x13C, "wave_ror"),
+        (0x142, "row_bcast"),
+        (0x143, "row_bcast"),
+    ];
+    for gpu in [0x1100, 0x1200] {
+        let t = target(gpu, 32);
+        for (ctrl, name) in notes {
+            let words = format!("7E0402FA {:08X}", 0xFF00_0004u32 | ctrl << 8);
+            let inst = decode(&t, &bytes(&words), 0).expect("LLVM decodes it");
+            assert_eq!(
+                disassemble(&t, &inst, 0),
+                format!("v_mov_b32_dpp v2, v4 /* {name} is not supported starting from GFX10 */ row_mask:0xf bank_mask:0xf")
+            );
+            let err = lift_one(&t, &bytes(&words)).expect_err("not an RDNA control");
+            assert!(err.contains("not an RDNA control"), "{err}");
+        }
+        // quad_perm:[0,1,2,3] lifts.
+        assert_eq!(lift_one(&t, &bytes("7E0402FA FF00E404")), Ok(()));
+    }
 }

@@ -223,6 +223,7 @@ impl Gen {
                     TernOp::Bfe,
                     TernOp::SBfe,
                     TernOp::Bfi,
+                    TernOp::Perm,
                 ]);
                 let (a, b, c) = (self.any(t), self.any(t), self.any(t));
                 self.push(Op::Tern(o, a, b, c), t);
@@ -590,7 +591,9 @@ impl Gen {
             }
             4 => {
                 let t = self.vec_ty();
-                let o = self.r.pick(&[TernOp::Fma, TernOp::Fma, TernOp::Bfi]);
+                let o = self
+                    .r
+                    .pick(&[TernOp::Fma, TernOp::Fma, TernOp::Bfi, TernOp::Perm]);
                 let (a, b, c) = (self.any(t), self.any(t), self.any(t));
                 self.push(Op::Tern(o, a, b, c), t);
             }

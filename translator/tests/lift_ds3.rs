@@ -287,3 +287,146 @@ fn transposing_reads_gfx950() {
         (0..4).fold(0, |v, k| v | e8(l / 16, l % 16, 4 + k) << (8 * k))
     });
 }
+
+/// Element `i` of `bits` bits of a little-endian packed byte array (nibbles low first; 6-bit
+/// values densely, as rocRoller's `packFP4x8`/`packF6x16`).
+fn packed_elem(bytes: &[u8], bits: usize, i: usize) -> u32 {
+    let bit = bits * i;
+    let w = bytes[bit / 8] as u32 | (*bytes.get(bit / 8 + 1).unwrap_or(&0) as u32) << 8;
+    w >> (bit % 8) & ((1 << bits) - 1)
+}
+
+/// gfx950 `ds_read_b64_tr_b4`, `ds_read_b96_tr_b6` (and `_b8` again) checked by replaying
+/// AMD's rocRoller hardware test `TransposeLoadsTest`: a 16 × 128 (b8: 16 × 64) row-major
+/// matrix of random elements packed into LDS (b6: each 12-byte chunk in a 16-byte slot), lane
+/// `16x + y` addressing unit `32x + y` (units of 8 bytes, b6 16 bytes) and unit `32x + y + 16`
+/// (second load, through the offset); the registers stored as rocRoller does (load t,
+/// register r of lane L at dword `(2t + r)·64 + L`; b6: 12-byte chunk `64t + L`) must satisfy
+/// rocRoller's index identities. Inactive lanes keep their registers.
+#[test]
+fn transposing_sub_byte_reads_match_rocroller_gfx950() {
+    #[rustfmt::skip]
+    let words = [
+        0xd9c00000, 0x02000000, // ds_read_b64_tr_b4 v[2:3], v0
+        0xd9c00080, 0x04000000, // ds_read_b64_tr_b4 v[4:5], v0 offset:128
+        0xd9c20000, 0x06000001, // ds_read_b96_tr_b6 v[6:8], v1
+        0xd9c20100, 0x09000001, // ds_read_b96_tr_b6 v[9:11], v1 offset:256
+        0xd9c40000, 0x0c000014, // ds_read_b64_tr_b8 v[12:13], v20
+        0xd9c40080, 0x0e000014, // ds_read_b64_tr_b8 v[14:15], v20 offset:128
+        0xbf8cc07f, // s_waitcnt lgkmcnt(0)
+        0xbf810000, // s_endpgm
+    ];
+    let (b4_base, b6_base, b8_base) = (0usize, 0x400usize, 0xc00usize);
+    let mut rng = Rng(6464);
+    let mut mem = Mem::new(0x1000);
+    // b4: 16 x 128 nibbles = 1024 bytes; b6: 16 x 128 6-bit values = 128 chunks of 12 bytes,
+    // chunk c at b6_base + 16c; b8: 16 x 64 bytes.
+    let b4: Vec<u8> = (0..1024).map(|_| rng.next() as u8).collect();
+    let b6: Vec<u8> = (0..1536).map(|_| rng.next() as u8).collect();
+    let b8: Vec<u8> = (0..1024).map(|_| rng.next() as u8).collect();
+    mem.lds[b4_base..b4_base + 1024].copy_from_slice(&b4);
+    for c in 0..128 {
+        let at = b6_base + 16 * c;
+        mem.lds[at..at + 12].copy_from_slice(&b6[12 * c..12 * c + 12]);
+    }
+    mem.lds[b8_base..b8_base + 1024].copy_from_slice(&b8);
+    let exec = EXEC_PARTIAL;
+    let code = Code::from_words(&words);
+    let mut st = random_state(12, exec);
+    for l in 0..64 {
+        let idx = 32 * (l / 16) + l % 16;
+        st.vgpr[0][l] = (b4_base + 8 * idx) as u32;
+        st.vgpr[1][l] = (b6_base + 16 * idx) as u32;
+        st.vgpr[20][l] = (b8_base + 8 * idx) as u32;
+    }
+    let before = clone_state(&st);
+    let t = wavejit_translator::isa::Target::new(wavejit_translator::isa::Gpu::GFX950);
+    let r = run_on(&t, &code, &mut st, &mut mem).expect("runs");
+    assert_eq!(r, wavejit_translator::env::ExitCode::EndPgm);
+    let active = |l: usize| exec >> l & 1 != 0;
+    for l in (0..64).filter(|&l| !active(l)) {
+        for reg in 2..16 {
+            assert_eq!(
+                st.vgpr[reg][l], before.vgpr[reg][l],
+                "v{reg} lane {l} inactive"
+            );
+        }
+    }
+    // rocRoller's result buffer: dword (2t + r)·64 + L holds register r of load t of lane L.
+    let result_bytes = |regs: [usize; 2], per: usize| -> Vec<Option<u8>> {
+        let mut out = vec![None; 2 * per * 64 * 4];
+        for (t, &first) in regs.iter().enumerate() {
+            for r in 0..per {
+                for l in (0..64).filter(|&l| active(l)) {
+                    let d = st.vgpr[first + r][l].to_le_bytes();
+                    let at = ((per * t + r) * 64 + l) * 4;
+                    for (k, b) in d.iter().enumerate() {
+                        out[at + k] = Some(*b);
+                    }
+                }
+            }
+        }
+        out
+    };
+    // b4 and b8: data[(w·NZ + z)·NX·NY + x·NY + y] == result[(z·NW + w)·NX·NY + y·NX + x].
+    for (bits, regs, data) in [(4usize, [2, 4], &b4), (8, [12, 14], &b8)] {
+        let res = result_bytes(regs, 2);
+        let (nw, nz, nx) = (4, 4, 32 / bits);
+        let ny = (if bits == 4 { 128 } else { 64 }) / nx;
+        let mut checked = 0;
+        for z in 0..nz {
+            for w in 0..nw {
+                for x in 0..nx {
+                    for y in 0..ny {
+                        let ri = (z * nw + w) * nx * ny + y * nx + x;
+                        let byte = bits * ri / 8;
+                        let Some(b) = res[byte] else { continue };
+                        let got = if bits == 8 {
+                            b as u32
+                        } else {
+                            (b as u32) >> (4 * (ri % 2)) & 0xf
+                        };
+                        let di = (w * nz + z) * nx * ny + x * ny + y;
+                        assert_eq!(got, packed_elem(data, bits, di), "b{bits} result {ri}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 400, "b{bits}: only {checked} elements checked");
+    }
+    // b6: 12-byte chunk 64t + L; data[(4t + 2z + w)·256 + 16x + y] == result[(4w + 2t + z)·256
+    // + 16y + x] (t, z, w < 2; x, y < 16).
+    let mut res6 = vec![None; 2 * 64 * 12];
+    for (t, first) in [6usize, 9].into_iter().enumerate() {
+        for l in (0..64).filter(|&l| active(l)) {
+            for r in 0..3 {
+                for (k, b) in st.vgpr[first + r][l].to_le_bytes().iter().enumerate() {
+                    res6[(64 * t + l) * 12 + 4 * r + k] = Some(*b);
+                }
+            }
+        }
+    }
+    let mut checked = 0;
+    for t in 0..2 {
+        for w in 0..2 {
+            for z in 0..2 {
+                for x in 0..16 {
+                    for y in 0..16 {
+                        let ri = (4 * w + 2 * t + z) * 256 + 16 * y + x;
+                        let (lo, hi) = (6 * ri / 8, 6 * ri / 8 + 1);
+                        let (Some(b0), b1) = (res6[lo], res6.get(hi).copied().flatten()) else {
+                            continue;
+                        };
+                        let got =
+                            (b0 as u32 | (b1.unwrap_or(0) as u32) << 8) >> (6 * ri % 8) & 0x3f;
+                        let di = (4 * t + 2 * z + w) * 256 + 16 * x + y;
+                        assert_eq!(got, packed_elem(&b6, 6, di), "b6 result {ri}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 400, "b6: only {checked} elements checked");
+}

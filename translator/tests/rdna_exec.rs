@@ -1384,6 +1384,64 @@ fn omod_rules_rdna3_and_rdna4() {
 }
 
 #[test]
+fn f16_omod_flushes_and_drops_the_negative_zero() {
+    // RDNA4 ISA 7.2.3: OMOD applies to half results too, "flushes output denorms when
+    // OMOD!=0", and -0 * OMOD = +0; RDNA3 applies it only when f16 denormals are flushed
+    // (as for f32, `omod_rules_rdna3_and_rdna4`). Values worked by hand.
+    #[rustfmt::skip]
+    let words = [
+        0xd535000a, 0x08020501, // v_mul_f16_e64 v10.l, v1.l, v2.l mul:2
+        0xd532000b, 0x18020501, // v_add_f16_e64 v11.l, v1.l, v2.l div:2
+        S_ENDPGM,
+    ];
+    // (a, b, a*b*2 with MODE 0xf0, with MODE 0, a*b unscaled; (a+b)/2, (a+b) unscaled)
+    #[rustfmt::skip]
+    let cases: [(u32, u32, u32, u32, u32, u32, u32); 6] = [
+        (0x3e00, 0x4000, 0x4600, 0x4600, 0x4200, 0x3f00, 0x4300), // 1.5, 2: 6; 1.75
+        (0x8000, 0x4500, 0x0000, 0x0000, 0x8000, 0x4100, 0x4500), // -0, 5: +0; 2.5
+        (0x0400, 0x3800, 0x0400, 0x0000, 0x0200, 0x3400, 0x3800), // 2^-14, 0.5: 2^-15 * 2
+        (0xc200, 0x3400, 0xbe00, 0xbe00, 0xba00, 0xbd80, 0xc180), // -3, 0.25: -1.5; -1.375
+        (0x0400, 0x8000, 0x0000, 0x0000, 0x8000, 0x0000, 0x0400), // 2^-15 flushed to +0
+        (0x7800, 0x3c00, 0x7c00, 0x7c00, 0x7800, 0x7400, 0x7800), // 32768 * 2 = +inf
+    ];
+    for (gpu, mode, applies) in [
+        (Gpu::GFX1200, 0xf0, true),
+        (Gpu::GFX1200, 0x00, true),
+        (Gpu::GFX1100, 0xf0, false),
+        (Gpu::GFX1100, 0x00, true),
+    ] {
+        let mut s = state(32, 171, !0);
+        s.mode = mode;
+        for l in 0..64 {
+            let c = cases[l % 6];
+            s.vgpr[1][l] = s.vgpr[1][l] & 0xffff_0000 | c.0;
+            s.vgpr[2][l] = s.vgpr[2][l] & 0xffff_0000 | c.1;
+        }
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        for l in 0..32 {
+            let c = cases[l % 6];
+            let (mul, add) = match (applies, mode) {
+                (true, 0xf0) => (c.2, c.5),
+                (true, _) => (c.3, c.5),
+                _ => (c.4, c.6),
+            };
+            let what = format!("{gpu} mode {mode:#x} lane {l}");
+            assert_eq!(
+                s.vgpr[10][l],
+                b.vgpr[10][l] & 0xffff_0000 | mul,
+                "{what} mul"
+            );
+            assert_eq!(
+                s.vgpr[11][l],
+                b.vgpr[11][l] & 0xffff_0000 | add,
+                "{what} add"
+            );
+        }
+    }
+}
+
+#[test]
 fn wave32_lds_permutes_wrap_at_32_lanes() {
     #[rustfmt::skip]
     let words = [
@@ -2540,5 +2598,293 @@ fn ds_append_consume_count_per_wave64_pass() {
         let word = |o: usize| u32::from_le_bytes(mem.lds[o..o + 4].try_into().unwrap());
         assert_eq!(word(72), 1000 + all, "{gpu} wave{wave} append counter");
         assert_eq!(word(80), 500 - all, "{gpu} wave{wave} consume counter");
+    }
+}
+
+/// Lane-local, cross-lane, helper and memory work for [`lane_counts`] (gfx1100; wave32 and
+/// wave64 encode alike, `vcc_lo`/`s40` standing for `vcc`/`s[40:41]` in wave64).
+#[rustfmt::skip]
+const LANE_WORK: [u32; 27] = [
+    0x4a140501,             // v_add_nc_u32_e32 v10, v1, v2
+    0xd613000b, 0x04160903, // v_fma_f32 v11, v3, v4, v5
+    0x7c980501,             // v_cmp_gt_u32_e32 vcc_lo, v1, v2
+    0x02180f06,             // v_cndmask_b32_e32 v12, v6, v7, vcc_lo
+    0xd73c000e, 0x00021083, // v_lshlrev_b64 v[14:15], 3, v[8:9]
+    0xd7600014, 0x00014b01, // v_readlane_b32 s20, v1, 37
+    0xd7610010, 0x00014e15, // v_writelane_b32 v16, s21, 39
+    0xdacc0000, 0x11000112, // ds_bpermute_b32 v17, v18, v1
+    0x7e264b03,             // v_exp_f32_e32 v19, v3
+    0x7e282103,             // v_cvt_f64_f32_e32 v[20:21], v3
+    0x7e2c02fa, 0xff011101, // v_mov_b32_dpp v22, v1 row_shr:1 row_mask:0xf bank_mask:0xf
+    0xd44c0028, 0x00000401, // v_cmp_gt_u32_e64 s40, s1, s2
+    0xd5010019, 0x00a20f06, // v_cndmask_b32_e64 v25, v6, v7, s40
+    0xdc520000, 0x171e0018, // global_load_b32 v23, v24, s[30:31]
+    0xdc6a0100, 0x001e0a18, // global_store_b32 v24, v10, s[30:31] offset:256
+    0xbf8903f7,             // s_waitcnt vmcnt(0)
+    S_ENDPGM,
+];
+
+/// Runs `words` to `s_endpgm` in one engine: the interpreter (`jit` None) or the JIT with
+/// every block compiled (an error if one does not). Returns whether some block ran in the
+/// lane-group loop form.
+fn run_engine(
+    target: Target,
+    words: &[u32],
+    s: &mut WaveState,
+    mem: &mut Mem,
+    jit: Option<&Jit>,
+) -> bool {
+    let code = Code::from_words(words);
+    let mut grouped = false;
+    for _ in 0..100 {
+        let block = lift_block(&target, &code, s.pc, s.mode);
+        let r = match jit {
+            None => run_block(&block, s, mem),
+            Some(j) => {
+                let c = j.compile(&block).expect("every block compiles");
+                grouped |= c.is_grouped();
+                c.run(s, mem)
+            }
+        };
+        if r.expect("block runs") == ExitCode::EndPgm {
+            return grouped;
+        }
+    }
+    panic!("program did not end");
+}
+
+/// A wave32 block computes lanes 0..31 only and leaves lanes 32..63 of every VGPR as they
+/// were (poisoned with random values here), in the interpreter and in both JIT forms; a
+/// wave64 block computes both halves. Expected values are host computations.
+#[test]
+fn lane_counts_wave32_keeps_high_lanes_wave64_runs_both_halves() {
+    const GBASE: u64 = 0x40_0000;
+    for wave in [32u32, 64] {
+        for exec in [u64::MAX, EXEC] {
+            let mut b = state(wave, 0x3264 + wave as u64, exec);
+            for l in 0..64 {
+                b.vgpr[18][l] = 4 * ((l as u32 * 13 + 7) % 96);
+                b.vgpr[24][l] = 4 * l as u32;
+            }
+            b.set_sgpr64(30, GBASE);
+            let mut m0 = Mem::new(64);
+            m0.add(GBASE, (0..512u32).map(|i| (i * 37 + 11) as u8).collect());
+            let n = wave as usize;
+            let jits = [
+                None,
+                Some(Jit::new().expect("JIT")),
+                Some(Jit::new().expect("JIT").without_loop_form()),
+            ];
+            let mut first: Option<(Box<WaveState>, Mem)> = None;
+            for (e, jit) in jits.iter().enumerate() {
+                let mut s = clone_state(&b);
+                let mut m = m0.clone();
+                let grouped = run_engine(
+                    tgt(Gpu::GFX1100, wave),
+                    &LANE_WORK,
+                    &mut s,
+                    &mut m,
+                    jit.as_ref(),
+                );
+                let what = format!("wave{wave} exec {exec:#x} engine {e}");
+                if e == 1 {
+                    assert!(grouped, "{what}: no block in the lane-group form");
+                }
+                // Lanes past the wave: untouched in every register.
+                for r in 0..s.vgpr.len() {
+                    for l in n..64 {
+                        assert_eq!(s.vgpr[r][l], b.vgpr[r][l], "{what}: v{r} lane {l} changed");
+                    }
+                }
+                let ex = b.exec();
+                let on = |l: usize| ex >> l & 1 != 0;
+                check(&b, &s, 10, |l| b.vgpr[1][l].wrapping_add(b.vgpr[2][l]));
+                check(&b, &s, 12, |l| {
+                    b.vgpr[if b.vgpr[1][l] > b.vgpr[2][l] { 7 } else { 6 }][l]
+                });
+                let sh = |l: usize| (b.vgpr[8][l] as u64 | (b.vgpr[9][l] as u64) << 32) << 3;
+                check(&b, &s, 14, |l| sh(l) as u32);
+                check(&b, &s, 15, |l| (sh(l) >> 32) as u32);
+                // Lane selects ignore the bits past the wave size (RDNA4 ISA 7.6).
+                assert_eq!(s.sgpr[20], b.vgpr[1][37 % n], "{what}: readlane");
+                for l in 0..64 {
+                    let want = if l == 39 % n {
+                        b.sgpr[21]
+                    } else {
+                        b.vgpr[16][l]
+                    };
+                    assert_eq!(s.vgpr[16][l], want, "{what}: writelane lane {l}");
+                }
+                check(&b, &s, 17, |l| {
+                    let j = (b.vgpr[18][l] / 4) as usize % n;
+                    if on(j) {
+                        b.vgpr[1][j]
+                    } else {
+                        0
+                    }
+                });
+                let c = if b.sgpr[1] > b.sgpr[2] { 7 } else { 6 };
+                check(&b, &s, 25, |l| b.vgpr[c][l]);
+                check(&b, &s, 23, |l| m0.dword(GBASE, l));
+                for l in 0..64 {
+                    let want = if on(l) {
+                        b.vgpr[1][l].wrapping_add(b.vgpr[2][l])
+                    } else {
+                        m0.dword(GBASE, 64 + l)
+                    };
+                    assert_eq!(m.dword(GBASE, 64 + l), want, "{what}: stored lane {l}");
+                }
+                // The rest (f32 FMA, exp, f64 conversion, DPP) as the interpreter gives.
+                match &first {
+                    None => first = Some((s, m)),
+                    Some((s0, m0)) => {
+                        assert!(s.vgpr == s0.vgpr && s.sgpr == s0.sgpr && m == *m0, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Wave32 IR by hand: compare masks have bits 32..63 clear (per-lane, helper-evaluated and
+/// uniform-folded compares), lane numbers are taken modulo 32 and all-ones register masks
+/// write lanes 0..31 only, in the interpreter and both JIT forms (IR module doc).
+#[test]
+fn lane_counts_wave32_ir_masks_and_lane_numbers() {
+    use wavejit_translator::ir::{BinOp, Block, Builder, CmpOp, ConvOp, Op, Ty};
+    let mut b = Builder::new(CODE_BASE, 32);
+    let cst = |b: &mut Builder, ty: Ty, bits: u64| b.push(Op::Const { ty, bits }, Some(ty));
+    let (x, y) = (
+        b.push(Op::GetSgpr(1), Some(Ty::S32)),
+        b.push(Op::GetSgpr(2), Some(Ty::S32)),
+    );
+    let (vx, vy) = (
+        b.push(Op::Broadcast(x), Some(Ty::V32)),
+        b.push(Op::Broadcast(y), Some(Ty::V32)),
+    );
+    let (v1, v2) = (
+        b.push(Op::GetVgpr(1), Some(Ty::V32)),
+        b.push(Op::GetVgpr(2), Some(Ty::V32)),
+    );
+    let masks = [
+        b.push(Op::Cmp(CmpOp::UGt, vx, vy), Some(Ty::S64)),
+        b.push(Op::Cmp(CmpOp::UGt, v1, v2), Some(Ty::S64)),
+        b.push(Op::Cmp(CmpOp::FClass, v1, v2), Some(Ty::S64)),
+    ];
+    for (k, m) in masks.into_iter().enumerate() {
+        let lo = b.push(Op::Conv(ConvOp::Lo, m), Some(Ty::S32));
+        let hi = b.push(Op::Conv(ConvOp::Hi, m), Some(Ty::S32));
+        b.push(Op::SetSgpr(10 + 2 * k as u8, lo), None);
+        b.push(Op::SetSgpr(11 + 2 * k as u8, hi), None);
+    }
+    let l37 = cst(&mut b, Ty::S32, 37);
+    let r = b.push(Op::ReadLane { v: v1, lane: l37 }, Some(Ty::S32));
+    b.push(Op::SetSgpr(16, r), None);
+    let l40 = cst(&mut b, Ty::S32, 40);
+    let i40 = b.push(Op::Broadcast(l40), Some(Ty::V32));
+    let g = b.push(Op::Gather { v: v1, idx: i40 }, Some(Ty::V32));
+    let all = cst(&mut b, Ty::S64, u64::MAX);
+    b.push(
+        Op::SetVgpr {
+            reg: 3,
+            val: g,
+            mask: all,
+        },
+        None,
+    );
+    let sum = b.push(Op::Bin(BinOp::Add, v1, v2), Some(Ty::V32));
+    b.push(
+        Op::SetVgpr {
+            reg: 4,
+            val: sum,
+            mask: all,
+        },
+        None,
+    );
+    let block: Block = b.finish(Exit::EndPgm);
+    let mut before = state(32, 0x3232, u64::MAX);
+    // s1 > s2: the uniform compare is all ones, whose high half must still be 0.
+    before.sgpr[1] |= 0x8000_0000;
+    before.sgpr[2] &= 0x7fff_ffff;
+    let class = |v: u32, c: u32| {
+        let f = f32::from_bits(v);
+        let bit = match f.classify() {
+            std::num::FpCategory::Nan if v & 0x40_0000 == 0 => 0,
+            std::num::FpCategory::Nan => 1,
+            std::num::FpCategory::Infinite => {
+                if f < 0.0 {
+                    2
+                } else {
+                    9
+                }
+            }
+            std::num::FpCategory::Normal => {
+                if f < 0.0 {
+                    3
+                } else {
+                    8
+                }
+            }
+            std::num::FpCategory::Subnormal => {
+                if f < 0.0 {
+                    4
+                } else {
+                    7
+                }
+            }
+            std::num::FpCategory::Zero => {
+                if v >> 31 != 0 {
+                    5
+                } else {
+                    6
+                }
+            }
+        };
+        c >> bit & 1 != 0
+    };
+    let lanes = |f: &dyn Fn(usize) -> bool| (0..32).fold(0u32, |m, l| m | (f(l) as u32) << l);
+    let (s, v) = (&before.sgpr, &before.vgpr);
+    let want_s = [
+        (10, if s[1] > s[2] { u32::MAX } else { 0 }),
+        (12, lanes(&|l| v[1][l] > v[2][l])),
+        (14, lanes(&|l| class(v[1][l], v[2][l]))),
+        (16, v[1][5]),
+    ];
+    let jits = [
+        Jit::new().expect("JIT"),
+        Jit::new().expect("JIT").without_loop_form(),
+    ];
+    for e in 0..3 {
+        let mut st = clone_state(&before);
+        let mut mem = Mem::new(0);
+        let r = match e {
+            0 => run_block(&block, &mut st, &mut mem),
+            _ => jits[e - 1]
+                .compile(&block)
+                .expect("compiles")
+                .run(&mut st, &mut mem),
+        };
+        assert_eq!(r.expect("runs"), ExitCode::EndPgm);
+        for (reg, want) in want_s {
+            assert_eq!(st.sgpr[reg], want, "engine {e}: s{reg}");
+            assert_eq!(
+                st.sgpr[reg + 1],
+                if reg == 16 { s[17] } else { 0 },
+                "engine {e}: s{}",
+                reg + 1
+            );
+        }
+        for l in 0..64 {
+            let (w3, w4) = if l < 32 {
+                (v[1][8], v[1][l].wrapping_add(v[2][l]))
+            } else {
+                (v[3][l], v[4][l])
+            };
+            assert_eq!(
+                (st.vgpr[3][l], st.vgpr[4][l]),
+                (w3, w4),
+                "engine {e}: lane {l}"
+            );
+        }
     }
 }

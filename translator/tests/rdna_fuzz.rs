@@ -72,8 +72,28 @@ fn engines_agree_on_random_rdna_programs() {
         } else {
             "v_wmma"
         };
+        // Buffer accesses (each with V#s in all four out-of-range modes), ADDTID and (RDNA4)
+        // transposing loads.
+        let tr = if gpu == Gpu::GFX1200 {
+            "global_load_tr"
+        } else {
+            "global_load_addtid"
+        };
         for p in [
-            "s_load_", "ds_", "global_", "flat_", "scratch_", "v_wmma", swmmac,
+            "s_load_",
+            "ds_",
+            "global_",
+            "flat_",
+            "scratch_",
+            "v_wmma",
+            swmmac,
+            "buffer_load",
+            "buffer_store",
+            "buffer_atomic",
+            "tbuffer_",
+            "global_load_addtid",
+            "global_store_addtid",
+            tr,
         ] {
             let in_pool = n(&mut f.pool.iter().map(|i| i.op), p);
             assert!(
@@ -81,7 +101,7 @@ fn engines_agree_on_random_rdna_programs() {
                 "{gpu} wave{wave}: no {p} instructions in the pool"
             );
         }
-        let mem = ["s_load_", "ds_", "global_", "flat_", "scratch_"]
+        let mem = ["s_load_", "ds_", "global_", "flat_", "scratch_", "buffer_"]
             .iter()
             .map(|p| n(&mut f.opcodes.iter().copied(), p))
             .sum::<usize>();

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use thiserror::Error;
-use wavejit_translator::env::{CodeSource, ExecFault, ExitCode};
+use wavejit_translator::env::{workgroup_barrier_state, CodeSource, ExecFault, ExitCode};
 use wavejit_translator::exec::Translator;
 use wavejit_translator::isa::{Gpu, Target};
 use wavejit_translator::wave::WaveState;
@@ -353,7 +353,7 @@ fn worker(
                     rest = tail;
                     chunks.push((w, mine));
                 }
-                run_workgroup(&mut chunks, |i, (w, scr)| {
+                run_workgroup(&mut chunks, |i, (w, scr), bar| {
                     let (st, budget) = &mut **w;
                     let mut env = WaveMemEnv::new(
                         sh.mem,
@@ -364,6 +364,11 @@ fn worker(
                         },
                     );
                     env.set_region_hint(hint);
+                    env.set_barrier_state(workgroup_barrier_state(
+                        bar.waves,
+                        bar.live,
+                        bar.signaled,
+                    ));
                     // The wave runs in slices of at most BUDGET_SLICE instructions so that a
                     // fault elsewhere stops long-running workgroups soon. The translator
                     // checks the budget before a block, so a wave stopped by its slice

@@ -23,18 +23,36 @@ enum Status {
     Done,
 }
 
-/// Runs `waves` to completion with `run(index, wave)`; the first error stops the workgroup.
-/// Returns the number of barrier releases.
+/// The work-group barrier as a wave about to run sees it: how many waves the work-group was
+/// launched with, how many have not ended, and how many wait at the barrier (have signalled
+/// it in this phase; a wave stops at its signal, so the running wave is not among them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarrierView {
+    /// Waves of the work-group.
+    pub waves: usize,
+    /// Waves that have not ended.
+    pub live: usize,
+    /// Waves waiting at the barrier.
+    pub signaled: usize,
+}
+
+/// Runs `waves` to completion with `run(index, wave, barrier)`; the first error stops the
+/// workgroup. Returns the number of barrier releases.
 pub fn run_workgroup<T, E>(
     waves: &mut [T],
-    mut run: impl FnMut(usize, &mut T) -> Result<WaveStop, E>,
+    mut run: impl FnMut(usize, &mut T, BarrierView) -> Result<WaveStop, E>,
 ) -> Result<u64, E> {
     let mut status = vec![Status::Ready; waves.len()];
     let mut releases = 0;
     loop {
         for (i, w) in waves.iter_mut().enumerate() {
             if status[i] == Status::Ready {
-                status[i] = match run(i, w)? {
+                let view = BarrierView {
+                    waves: status.len(),
+                    live: status.iter().filter(|&&s| s != Status::Done).count(),
+                    signaled: status.iter().filter(|&&s| s == Status::Waiting).count(),
+                };
+                status[i] = match run(i, w, view)? {
                     WaveStop::Ended => Status::Done,
                     WaveStop::Barrier => Status::Waiting,
                     WaveStop::Yield => Status::Ready,
@@ -69,7 +87,7 @@ mod tests {
             .map(|script| Fake { script, at: 0 })
             .collect();
         let mut log = vec![];
-        let n = run_workgroup(&mut waves, |i, w| -> Result<WaveStop, ()> {
+        let n = run_workgroup(&mut waves, |i, w, _| -> Result<WaveStop, ()> {
             log.push((i, w.at));
             let s = w.script[w.at];
             w.at += 1;
@@ -104,9 +122,40 @@ mod tests {
     }
 
     #[test]
+    fn barrier_view_counts_live_and_waiting_waves() {
+        // Three waves: 0 and 1 wait at the barrier, then 2 arrives; after the release wave 0
+        // ends, then 1 and 2 meet at a second barrier.
+        let mut waves = vec![
+            vec![Barrier, Ended],
+            vec![Barrier, Barrier, Ended],
+            vec![Barrier, Barrier, Ended],
+        ];
+        let mut at = [0usize; 3];
+        let mut seen = vec![];
+        run_workgroup(&mut waves, |i, w, v| -> Result<WaveStop, ()> {
+            seen.push((i, v.waves, v.live, v.signaled));
+            let s = w[at[i]];
+            at[i] += 1;
+            Ok(s)
+        })
+        .unwrap();
+        let want = vec![
+            (0, 3, 3, 0),
+            (1, 3, 3, 1),
+            (2, 3, 3, 2),
+            (0, 3, 3, 0),
+            (1, 3, 2, 0),
+            (2, 3, 2, 1),
+            (1, 3, 2, 0),
+            (2, 3, 1, 0),
+        ];
+        assert_eq!(seen, want);
+    }
+
+    #[test]
     fn errors_stop_the_workgroup() {
         let mut waves = vec![0u32, 0];
-        let r = run_workgroup(&mut waves, |i, w| {
+        let r = run_workgroup(&mut waves, |i, w, _| {
             *w += 1;
             if i == 1 {
                 Err("boom")

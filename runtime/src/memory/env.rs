@@ -44,6 +44,7 @@ pub struct WaveMemEnv<'a> {
     /// cached region stays valid.
     cache: RegionCache,
     clock: u64,
+    barrier: u32,
 }
 
 /// Recently used allocations `(start, len)` of one launch, newest first; `len` 0 = empty.
@@ -94,6 +95,7 @@ impl<'a> WaveMemEnv<'a> {
             layout,
             cache: [(0, 0); 4],
             clock: 0,
+            barrier: 0,
         }
     }
 
@@ -107,6 +109,13 @@ impl<'a> WaveMemEnv<'a> {
     /// of an environment of the *same launch*: allocations cannot be freed while a launch
     /// runs (the launch gate), so the region is still live. Crate-private because a hint
     /// from another launch could name freed memory.
+    /// Sets the work-group barrier state the wave sees while it runs
+    /// ([`WaveEnv::barrier_state`]; the scheduler's counts, see
+    /// [`wavejit_translator::env::workgroup_barrier_state`]).
+    pub(crate) fn set_barrier_state(&mut self, state: u32) {
+        self.barrier = state;
+    }
+
     pub(crate) fn set_region_hint(&mut self, hint: RegionCache) {
         if self.cache.iter().all(|&(_, l)| l == 0) {
             self.cache = hint;
@@ -500,5 +509,9 @@ impl WaveEnv for WaveMemEnv<'_> {
     fn clock(&mut self) -> u64 {
         self.clock += 64;
         self.clock
+    }
+
+    fn barrier_state(&mut self) -> u32 {
+        self.barrier
     }
 }

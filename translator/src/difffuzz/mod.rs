@@ -29,8 +29,8 @@
 //! Not generated: `s_cbranch_*fork`/`join`, `s_rfe`, `s_endpgm_*` variants, the gfx950
 //! scaled-MFMA pair (`v_mfma_ld_scale_b32` prefix), VOPC DPP (LLVM-22 has no GFX9 VOPC DPP
 //! encoding: "dpp variant of this instruction is not supported"), DPP `row_share` (GFX10+
-//! only; its GFX9 field values are `row_newbcast`), unaligned VGPR tuples, swizzled or
-//! ADD_TID buffers.
+//! only; its GFX9 field values are `row_newbcast`), unaligned VGPR tuples. (V#s are swizzled
+//! or ADD_TID in a quarter of the programs each.)
 
 pub mod gen;
 pub mod rdna;
@@ -240,6 +240,16 @@ pub fn random_state(rng: &mut Rng, mode: u32) -> Box<WaveState> {
         let sels = sel(rng) | sel(rng) << 3 | sel(rng) << 6 | sel(rng) << 9;
         sels | (rng.below(8) as u32) << 12 | (rng.below(16) as u32) << 15
     };
+    // A quarter of the V#s are swizzled (dword1[31] SWIZZLE_EN) and a quarter add the lane id
+    // to the index (dword3[23] ADD_TID_ENABLE); ELEMENT_SIZE dword3[20:19] and INDEX_STRIDE
+    // dword3[22:21] are random (they matter only when swizzled).
+    if rng.below(4) == 0 {
+        s.sgpr[v + 1] |= 1 << 31;
+    }
+    s.sgpr[v + 3] |= (rng.below(4) as u32) << 19 | (rng.below(4) as u32) << 21;
+    if rng.below(4) == 0 {
+        s.sgpr[v + 3] |= 1 << 23;
+    }
     s.sgpr[gen::S_SOFF as usize] = rng.below(16) as u32 * 4;
     s.sgpr[104] = 0;
     s.sgpr[105] = 0;
@@ -390,6 +400,11 @@ pub fn run_waves(
                     if done[w] || waiting[w] {
                         continue;
                     }
+                    env.barrier = crate::env::workgroup_barrier_state(
+                        n,
+                        done.iter().filter(|&&d| !d).count(),
+                        waiting.iter().filter(|&&x| x).count(),
+                    );
                     let r = tr.run(code, &mut states[w], &mut env, &mut budgets[w]);
                     match r {
                         Ok(ExitCode::Yield) => {}
@@ -638,6 +653,7 @@ fn fault_kind(f: &ExecFault) -> String {
             let s = s.split(':').next().unwrap_or("");
             format!("unsupported {}", s.split_whitespace().next().unwrap_or(""))
         }
+        ExecFault::Illegal(_) => "illegal instruction".into(),
         ExecFault::Undecodable(_) => "undecodable".into(),
         ExecFault::BadJump(_) => "bad jump".into(),
         ExecFault::Runaway(_) => "runaway".into(),

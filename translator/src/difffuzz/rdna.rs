@@ -5,10 +5,14 @@
 //! `gen/gfx1200_cases.txt` and their `_w64` wave64 variants: LLVM-encoded instructions with
 //! LLVM's text), restricted to the ALU encodings (SOP1/SOP2/SOPK/SOPC, VOP1/VOP2/VOPC/VOP3/
 //! VOP3SD/VOP3P, VOPD; DPP16/DPP8 forms included; WMMA/SWMMAC) and the SMEM (not buffer),
-//! DS, FLAT, GLOBAL and SCRATCH memory instructions, whose instructions lift. A memory
+//! DS, FLAT, GLOBAL (ADDTID and gfx12 transposing loads included), SCRATCH and buffer
+//! (MUBUF/MTBUF, VBUFFER) memory instructions, whose instructions lift. A memory
 //! instruction comes with setup words that bring its address registers into the test buffers
-//! (the VGPR masked and based, the SADDR/SBASE/SOFFSET SGPRs set; instructions whose
-//! immediate offsets cannot fit are left out). A program is a random sequence of pool
+//! (the VGPR masked and based, the SADDR/SBASE/SOFFSET SGPRs set, a SADDR absorbing the
+//! immediate offset; instructions whose offsets cannot fit are left out). A buffer
+//! instruction gets a random V# (`buffer_setups`: stride and gfx12 stride scale, swizzle,
+//! index stride, ADD_TID, typed format bits, num_records small enough to put lanes out of
+//! range) in each of the four out-of-range modes on gfx12, in one random mode on gfx11. A program is a random sequence of pool
 //! instructions, forward branches (`s_branch`, `s_cbranch_scc0/1`, `vccz/vccnz`,
 //! `execz/execnz`), subroutine calls (`s_call_b64`, or `s_getpc_b64`-computed
 //! `s_swappc_b64`, returning by `s_setpc_b64`) and counted loops, most often all inside one
@@ -22,10 +26,9 @@
 //! programs in the JIT's straight-line form), which must agree on the exit, every register
 //! and counter, and memory.
 //!
-//! Not generated: buffer accesses (MUBUF/MTBUF, `s_buffer_load`: they would need an RDNA V#
-//! set up), image and export instructions.
+//! Not generated: `s_buffer_load`, buffer loads into LDS, image and export instructions.
 
-use super::gen::{Code, CODE_BASE, GLOBAL_BASE, LDS_SIZE};
+use super::gen::{Code, CODE_BASE, GLOBAL_BASE, GLOBAL_SIZE, LDS_SIZE};
 use super::{disassemble_words, first_diff, random_env, random_state, run_waves, Rng};
 use crate::env::ExecFault;
 use crate::exec::EngineKind;
@@ -114,6 +117,8 @@ pub struct RdnaFuzzer {
     pub layout_faults: u64,
     /// Programs run as a workgroup of several waves.
     pub workgroups: u64,
+    /// Faults by kind (memory space, unsupported instruction, ...).
+    pub fault_kinds: std::collections::BTreeMap<String, u64>,
 }
 
 /// A program element.
@@ -194,16 +199,22 @@ fn address_setup(inst: &Inst) -> Option<Vec<u32>> {
             }
         }
         Format::Global | Format::Flat => {
-            // Base GLOBAL_BASE + 0x1000: offsets -4096..4080 stay in the 16 KiB buffer.
-            if !(-4096..=4080).contains(&off) {
-                return None;
-            }
-            let a = v?;
+            // Base GLOBAL_BASE + 0x1000 (the 16 KiB buffer's second KiB). With SADDR, the
+            // SGPR base absorbs any immediate offset; the VGPR offset (absent in the ADDTID
+            // forms, whose lane id × 4 is at most 252) stays below 4 KiB.
             let base = GLOBAL_BASE + 0x1000;
             if inst.src[2].is_some() && inst.src[2].code != Opnd::NULL {
-                sbase(&mut w, inst.src[2], base as u32, (base >> 32) as u32)?;
-                w.extend(v_and(a, 0xFFC, a));
+                let b = base.wrapping_sub(off as i64 as u64);
+                sbase(&mut w, inst.src[2], b as u32, (b >> 32) as u32)?;
+                if let Some(a) = v {
+                    w.extend(v_and(a, 0xFFC, a));
+                }
             } else {
+                // Without SADDR: offsets -4096..4080 stay in the buffer.
+                if !(-4096..=4080).contains(&off) {
+                    return None;
+                }
+                let a = v?;
                 w.extend(v_and(a, 0xFFC, a));
                 w.extend(v_or(a, base as u32, a));
                 w.extend(v_mov(a + 1, (base >> 32) as u32));
@@ -248,6 +259,180 @@ fn address_setup(inst: &Inst) -> Option<Vec<u32>> {
     Some(w)
 }
 
+/// Base of the buffer a V# describes: `GLOBAL_BASE + 0x1000` (the test buffer is
+/// `GLOBAL_SIZE` = 16 KiB).
+const VSHARP_BASE: u64 = GLOBAL_BASE + 0x1000;
+
+/// One buffer-resource configuration (RDNA4 ISA 9.4 V# fields, the same bits on GFX11
+/// except the stride scale).
+#[derive(Clone, Copy, Debug)]
+struct Vsharp {
+    stride: u32,
+    /// gfx12 `[115:114]`: stride × 1, 4, 8, 32.
+    stride_scale: u32,
+    /// 0 off, 1 (4-byte elements), 3 (16-byte elements).
+    swizzle: u32,
+    /// `[118:117]`: 8 << n.
+    index_stride: u32,
+    add_tid: bool,
+    num_records: u32,
+    oob: u32,
+    /// Typed format and DST_SEL bits (`[82:64]` of dword 3's low bits).
+    format_bits: u32,
+    soffset: u32,
+}
+
+impl Vsharp {
+    fn stride_bytes(&self) -> u64 {
+        u64::from(self.stride) << [0, 2, 3, 5][self.stride_scale as usize]
+    }
+    /// The V# dwords for `base`.
+    fn words(&self, base: u64) -> [u32; 4] {
+        [
+            base as u32,
+            (base >> 32) as u32 & 0xffff | self.stride << 16 | self.swizzle << 30,
+            self.num_records,
+            self.format_bits
+                | self.stride_scale << 18
+                | self.index_stride << 21
+                | u32::from(self.add_tid) << 23
+                | self.oob << 28,
+        ]
+    }
+    /// The largest byte offset from the V# base of any access: indices `0..=idx_max`,
+    /// offsets `0..=vmax` (multiples of 4) plus `ioff` and SOFFSET, by the linear or the
+    /// swizzled formula (`lift/rdna_buffer.rs`), plus a 16-byte payload.
+    fn reach(&self, idx_max: u64, vmax: u64, ioff: u64) -> u64 {
+        let stride = self.stride_bytes();
+        let soff = u64::from(self.soffset);
+        let mut most = 0;
+        if self.swizzle == 0 {
+            most = idx_max * stride + vmax + ioff + soff;
+        } else {
+            let es = if self.swizzle == 1 { 2 } else { 4 };
+            let is = u64::from(self.index_stride) + 3;
+            for index in 0..=idx_max {
+                for v in (0..=vmax).step_by(4) {
+                    let t = v + ioff + soff;
+                    let a = (((index >> is) * stride + (t >> es << es)) << is)
+                        + ((index & ((1 << is) - 1)) << es)
+                        + (t & ((1 << es) - 1));
+                    most = most.max(a);
+                }
+            }
+        }
+        most + 16
+    }
+}
+
+/// Setup words for MUBUF/MTBUF (gfx11) and VBUFFER (gfx12) instruction `inst`: on gfx12
+/// (few buffer instructions in the oracle) one per out-of-range mode (0-3), on gfx11 (about
+/// 600) one with a random mode; each with a random V# (stride, gfx12 stride scale, swizzle, index
+/// stride, ADD_TID, num_records small enough that some lanes fall out of range, typed
+/// format bits) written to its SGPR quad, SOFFSET set and the VGPR index/offset masked, all
+/// such that every access stays in the test buffer whatever the lane's values (the V# base
+/// absorbs a large instruction offset where the formula is linear); empty when the
+/// registers cannot be set up.
+fn buffer_setups(inst: &Inst, gfx12: bool, seed: u64) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let Some(sb) = inst.src[3].sreg().map(u32::from) else {
+        return out;
+    };
+    if sb + 4 > 106 || (sb..sb + 4).any(reserved) || inst.mem.lds {
+        return out;
+    }
+    // SOFFSET: an SGPR below VCC, M0 (encoded as 125 on RDNA), null, or a non-negative
+    // inline constant (a negative one would wrap the offset).
+    let so = inst.src[2];
+    let (so_reg, so_const) = match so.code {
+        _ if !so.is_some() || so.code == Opnd::NULL => (None, 0),
+        124 => (Some(125), 0),
+        r @ 0..=105 if !reserved(u32::from(r)) => (Some(u32::from(r)), 0),
+        c @ 128..=192 => (None, u32::from(c) - 128),
+        _ => return out,
+    };
+    // An SOFFSET inside the V# quad would overwrite the resource.
+    if so_reg.is_some_and(|r| (sb..sb + 4).contains(&r)) {
+        return out;
+    }
+    let ioff = inst.mem.offset as u32 as u64 & 0xff_ffff;
+    let mut rng = Rng(seed);
+    let modes = if gfx12 {
+        vec![0, 1, 2, 3]
+    } else {
+        vec![rng.below(4) as u32]
+    };
+    for oob in modes {
+        for _attempt in 0..8 {
+            let swizzle = [0, 0, 1, 3][rng.below(4) as usize];
+            let mut vs = Vsharp {
+                stride: [0, 4, 8, 12, 16, 20, 32, 48][rng.below(8) as usize],
+                stride_scale: if gfx12 && rng.below(4) == 0 {
+                    1 + rng.below(3) as u32
+                } else {
+                    0
+                },
+                swizzle,
+                index_stride: rng.below(4) as u32,
+                add_tid: rng.below(4) == 0,
+                num_records: 0,
+                oob,
+                format_bits: (rng.next_u64() as u32) & if gfx12 { 0x3_ffff } else { 0x7_ffff },
+                soffset: [0, 4, 0x40][rng.below(3) as usize],
+            };
+            if so_reg.is_none() {
+                vs.soffset = so_const;
+            }
+            // Records: structured modes count indices, raw modes bytes.
+            vs.num_records = match rng.below(4) {
+                0 => 0,
+                1 => 1 + rng.below(40) as u32,
+                2 => 4 * rng.below(0x200) as u32,
+                _ => u32::MAX,
+            };
+            let idx_max = if inst.mem.idxen { 31 } else { 0 } + if vs.add_tid { 63 } else { 0 };
+            let vmax = if !inst.mem.offen {
+                0
+            } else if swizzle != 0 {
+                0x3c
+            } else {
+                0x3fc
+            };
+            // Linear: the base absorbs the instruction offset; swizzled: it must be small.
+            let (base, ioff_left) = if swizzle == 0 {
+                (VSHARP_BASE - ioff, 0)
+            } else {
+                (VSHARP_BASE, ioff)
+            };
+            if vs.reach(idx_max, vmax, ioff_left) + (VSHARP_BASE - GLOBAL_BASE) > GLOBAL_SIZE as u64
+            {
+                continue;
+            }
+            let mut w = Vec::new();
+            for (k, d) in vs.words(base).into_iter().enumerate() {
+                w.extend(s_mov(sb + k as u32, d));
+            }
+            if let Some(r) = so_reg {
+                w.extend(s_mov(r, vs.soffset));
+            }
+            if let Some(a) = inst.src[0].vreg().map(u32::from) {
+                match (inst.mem.idxen, inst.mem.offen) {
+                    (true, true) => {
+                        w.extend(v_and(a, 0x1f, a));
+                        w.extend(v_and(a + 1, vmax as u32, a + 1));
+                    }
+                    (true, false) => w.extend(v_and(a, 0x1f, a)),
+                    (false, true) => w.extend(v_and(a, vmax as u32, a)),
+                    (false, false) => {}
+                }
+            }
+            out.push(w);
+            break;
+        }
+    }
+    out
+}
+
 /// True when `o` (a destination) covers a [`reserved`] SGPR.
 fn writes_reserved(o: Opnd) -> bool {
     o.is_some()
@@ -276,6 +461,8 @@ fn eligible(format: Format, name: &str) -> bool {
             | Format::Global
             | Format::Scratch
             | Format::Smem
+            | Format::Mubuf
+            | Format::Mtbuf
     );
     // Program control; `s_movrel*` may write any SGPR (the loop counters).
     let control = [
@@ -341,7 +528,13 @@ impl RdnaFuzzer {
             }
             let memory = matches!(
                 inst.format,
-                Format::Ds | Format::Flat | Format::Global | Format::Scratch | Format::Smem
+                Format::Ds
+                    | Format::Flat
+                    | Format::Global
+                    | Format::Scratch
+                    | Format::Smem
+                    | Format::Mubuf
+                    | Format::Mtbuf
             );
             if memory_only && !memory {
                 continue;
@@ -349,18 +542,22 @@ impl RdnaFuzzer {
             if inst.dst.iter().any(|&d| writes_reserved(d)) {
                 continue;
             }
-            let Some(prefix) = address_setup(&inst) else {
-                continue;
-            };
             if crate::lift::coverage::lift_one(&target, &bytes).is_err() {
                 continue;
             }
-            pool.push(PoolInst {
-                prefix,
-                bytes,
-                text: text.trim(),
-                op: inst.op,
-            });
+            let prefixes = if matches!(inst.format, Format::Mubuf | Format::Mtbuf) {
+                buffer_setups(&inst, !gfx11, n as u64 ^ 0xb0ff)
+            } else {
+                address_setup(&inst).into_iter().collect()
+            };
+            for prefix in prefixes {
+                pool.push(PoolInst {
+                    prefix,
+                    bytes: bytes.clone(),
+                    text: text.trim(),
+                    op: inst.op,
+                });
+            }
         }
         RdnaFuzzer {
             target,
@@ -371,6 +568,7 @@ impl RdnaFuzzer {
             opcodes: HashSet::new(),
             layout_faults: 0,
             workgroups: 0,
+            fault_kinds: Default::default(),
         }
     }
 
@@ -582,6 +780,7 @@ impl RdnaFuzzer {
         self.insts += a.insts();
         if let Err(e) = &a.result {
             self.faults += 1;
+            *self.fault_kinds.entry(super::fault_kind(e)).or_default() += 1;
             if matches!(e, ExecFault::BadJump(_) | ExecFault::Runaway(_)) {
                 self.layout_faults += 1;
             }
@@ -596,7 +795,13 @@ impl RdnaFuzzer {
             self.opcodes.insert(i.op);
             off += (i.size as usize).max(4);
         }
-        match first_diff(&a, &b) {
+        let high = if self.target.wave_size == 32 {
+            high_lanes_changed(&states, &a, "interp")
+                .or_else(|| high_lanes_changed(&states, &b, "jit"))
+        } else {
+            None
+        };
+        match high.or_else(|| first_diff(&a, &b)) {
             None => Ok(()),
             Some(d) => Err(format!(
                 "{} wave{} seed {seed:#x}: engines differ: {d}\nprogram:\n{}",
@@ -606,4 +811,21 @@ impl RdnaFuzzer {
             )),
         }
     }
+}
+
+/// The first VGPR lane 32..63 that a wave32 run changed (the IR never writes them; the
+/// fuzzer's initial states hold random values there), naming the engine.
+fn high_lanes_changed(init: &[Box<WaveState>], o: &super::Outcome, engine: &str) -> Option<String> {
+    let finals = std::iter::once(&o.state).chain(o.others.iter().map(|(_, s)| s));
+    for (w, (s0, s1)) in init.iter().zip(finals).enumerate() {
+        for r in 0..s0.vgpr.len() {
+            if let Some(l) = (32..64).find(|&l| s0.vgpr[r][l] != s1.vgpr[r][l]) {
+                return Some(format!(
+                    "wave {w}: {engine} changed v{r} lane {l} of a wave32 wave: {:#010x} -> {:#010x}",
+                    s0.vgpr[r][l], s1.vgpr[r][l]
+                ));
+            }
+        }
+    }
+    None
 }

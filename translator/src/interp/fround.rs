@@ -440,6 +440,8 @@ fn f64_op(op: Arith, ops: &[u64], rm: Round) -> u64 {
 /// FNUZ variants: bias one higher, a single NaN 0x80, no −0 and no Inf).
 #[derive(Clone, Copy)]
 struct F8 {
+    /// Position of the sign bit (7 for the 8-bit formats, 5 for FP6/BF6, 3 for FP4).
+    sign: u32,
     mbits: i32,
     bias: i32,
     max: f64,
@@ -448,6 +450,7 @@ struct F8 {
 }
 
 const FP8_FNUZ: F8 = F8 {
+    sign: 7,
     mbits: 3,
     bias: 8,
     max: 240.0,
@@ -455,6 +458,7 @@ const FP8_FNUZ: F8 = F8 {
     has_inf: false,
 };
 const BF8_FNUZ: F8 = F8 {
+    sign: 7,
     mbits: 2,
     bias: 16,
     max: 57344.0,
@@ -462,6 +466,7 @@ const BF8_FNUZ: F8 = F8 {
     has_inf: false,
 };
 const FP8_OCP: F8 = F8 {
+    sign: 7,
     mbits: 3,
     bias: 7,
     max: 448.0,
@@ -469,11 +474,39 @@ const FP8_OCP: F8 = F8 {
     has_inf: false,
 };
 const BF8_OCP: F8 = F8 {
+    sign: 7,
     mbits: 2,
     bias: 15,
     max: 57344.0,
     fnuz: false,
     has_inf: true,
+};
+
+/// OCP FP4 E2M1 (bias 1, max 6), FP6 E2M3 (bias 1, max 7.5) and BF6 E3M2 (bias 3, max 28):
+/// no Inf or NaN (CDNA4 ISA 7.3, table of formats).
+const FP4: F8 = F8 {
+    sign: 3,
+    mbits: 1,
+    bias: 1,
+    max: 6.0,
+    fnuz: false,
+    has_inf: false,
+};
+const FP6: F8 = F8 {
+    sign: 5,
+    mbits: 3,
+    bias: 1,
+    max: 7.5,
+    fnuz: false,
+    has_inf: false,
+};
+const BF6: F8 = F8 {
+    sign: 5,
+    mbits: 2,
+    bias: 3,
+    max: 28.0,
+    fnuz: false,
+    has_inf: false,
 };
 
 impl F8 {
@@ -482,7 +515,7 @@ impl F8 {
         if self.fnuz {
             0x80
         } else {
-            (neg as u64) << 7 | 0x7f
+            (neg as u64) << self.sign | 0x7f
         }
     }
     /// The code of finite `v` on this format's grid with `|v| <= max`.
@@ -492,7 +525,7 @@ impl F8 {
         let sign = if self.fnuz && a == 0.0 {
             0 // FNUZ has no −0 (0x80 is the NaN)
         } else {
-            (neg as u64) << 7
+            (neg as u64) << self.sign
         };
         if a == 0.0 {
             return sign;
@@ -511,7 +544,7 @@ impl F8 {
         if sat {
             self.encode(if neg { -self.max } else { self.max })
         } else if self.has_inf {
-            (neg as u64) << 7 | 0x7c
+            (neg as u64) << self.sign | 0x7c
         } else {
             self.nan(neg)
         }
@@ -571,6 +604,15 @@ fn to_f8(f: F8, x: u32, rng: Option<u32>, sat: bool) -> u64 {
         return f.overflow(neg, sat);
     }
     f.encode(r)
+}
+
+/// f32 bits → FP4/FP6/BF6 (`f`), nearest even, saturating; a NaN gives ±max with its sign
+/// (see [`RoundedOp::F32ToFp4`]).
+fn to_mx(f: F8, x: u32) -> u64 {
+    if is_nan32(x) {
+        return f.overflow(x >> 31 != 0, true);
+    }
+    to_f8(f, x, None, true)
 }
 
 /// Evaluates `op` in direction `rm` on one lane's arguments (see [`RoundedOp`]); `ovfl` is
@@ -717,6 +759,9 @@ pub fn eval(op: RoundedOp, rm: Round, ovfl: bool, args: [u64; 4]) -> u64 {
             d2h(v, true, ovfl)
         }
         RoundedOp::Dot2F32F16 => dot2_f16(a32, b32, c32) as u64,
+        RoundedOp::F32ToFp4 => to_mx(FP4, a32),
+        RoundedOp::F32ToFp6 => to_mx(FP6, a32),
+        RoundedOp::F32ToBf6 => to_mx(BF6, a32),
     }
 }
 

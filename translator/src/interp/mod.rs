@@ -1,7 +1,8 @@
 //! IR interpreter: the slow path and the reference meaning of every IR op.
 //!
-//! [`run_block`] evaluates a [`Block`] op by op. Vector values always have all 64 lanes
-//! computed; writes to registers honour their masks. Element semantics live in [`sem`], which
+//! [`run_block`] evaluates a [`Block`] op by op. Vector values have the block's lanes
+//! computed ([`Block::lanes`]: 64, or 32 for wave32, whose lanes 32..63 stay 0 here and are
+//! never observed); writes to registers honour their masks. Element semantics live in [`sem`], which
 //! the JIT reuses for the ops it calls out to.
 //!
 //! Counters: the block's per-class instruction counts are added to `state.counters.by_class`
@@ -47,6 +48,10 @@ fn malformed(i: usize, msg: &str) -> ExecFault {
 struct Ctx<'a> {
     block: &'a Block,
     vals: Vec<Value>,
+    /// The block's lane count (32 or 64).
+    lanes: usize,
+    /// Its lanes as a mask ([`Block::lane_mask`]).
+    lane_mask: u64,
 }
 
 impl Ctx<'_> {
@@ -75,15 +80,28 @@ impl Ctx<'_> {
     fn scalar(&self, i: usize, v: Val) -> Result<u64, ExecFault> {
         Ok(self.get(i, v)?.lane(0))
     }
+
+    /// The lane mask `v` limited to the block's lanes.
+    fn mask(&self, i: usize, v: Val) -> Result<u64, ExecFault> {
+        Ok(self.scalar(i, v)? & self.lane_mask)
+    }
+
+    /// A value of type `ty` whose element `l` is `f(l)` for the block's lanes (lanes past
+    /// them 0; one element for uniform types).
+    #[inline]
+    fn build(&self, ty: Ty, f: impl FnMut(usize) -> u64) -> Value {
+        build(ty, self.lanes, f)
+    }
 }
 
-/// Builds a value of type `ty` whose element `l` is `f(l)` (one element for uniform types).
+/// Builds a value of type `ty` whose element `l` is `f(l)` for lanes `0..lanes` (the others
+/// 0; one element for uniform types).
 #[inline]
-fn build(ty: Ty, mut f: impl FnMut(usize) -> u64) -> Value {
+fn build(ty: Ty, lanes: usize, mut f: impl FnMut(usize) -> u64) -> Value {
     let bits = ty.bits();
     if ty.is_vector() {
         let mut v = Box::new([0u64; MAX_LANES]);
-        for (l, x) in v.iter_mut().enumerate() {
+        for (l, x) in v.iter_mut().take(lanes).enumerate() {
             *x = sem::trunc_to(bits, f(l));
         }
         Value::V(v)
@@ -134,6 +152,8 @@ pub fn run_block(
     let mut cx = Ctx {
         block,
         vals: Vec::with_capacity(block.ops.len()),
+        lanes: block.lanes(),
+        lane_mask: block.lane_mask(),
     };
     for (i, op) in block.ops.iter().enumerate() {
         let ty = block.types[i];
@@ -179,6 +199,10 @@ pub fn run_block(
             state.pc = *pc;
             Err(ExecFault::Unsupported(reason.clone()))
         }
+        Exit::Illegal { pc, reason } => {
+            state.pc = *pc;
+            Err(ExecFault::Illegal(reason.clone()))
+        }
     }
 }
 
@@ -197,10 +221,10 @@ fn exec_op(
     Ok(match op {
         Op::Const { bits, .. } => {
             let t = need_ty(i, ty)?;
-            build(t, |_| *bits)
+            cx.build(t, |_| *bits)
         }
-        Op::LaneConst(c) => build(need_ty(i, ty)?, |l| c[l] as u64),
-        Op::LaneId => build(need_ty(i, ty)?, |l| l as u64),
+        Op::LaneConst(c) => cx.build(need_ty(i, ty)?, |l| c[l] as u64),
+        Op::LaneId => cx.build(need_ty(i, ty)?, |l| l as u64),
         Op::GetSgpr(code) => {
             let c = *code as usize;
             if c >= NUM_SREGS {
@@ -227,14 +251,14 @@ fn exec_op(
         Op::GetVgpr(reg) => {
             let r = vreg_index(i, *reg as usize)?;
             let row = &state.vgpr[r];
-            build(Ty::V32, |l| row[l] as u64)
+            cx.build(Ty::V32, |l| row[l] as u64)
         }
         Op::SetVgpr { reg, val, mask } => {
             let r = vreg_index(i, *reg as usize)?;
-            let m = cx.scalar(i, *mask)?;
+            let m = cx.mask(i, *mask)?;
             let v = cx.get(i, *val)?;
             let row = &mut state.vgpr[r];
-            for (l, x) in row.iter_mut().enumerate() {
+            for (l, x) in row.iter_mut().enumerate().take(cx.lanes) {
                 if m >> l & 1 == 1 {
                     *x = v.lane(l) as u32;
                 }
@@ -245,7 +269,7 @@ fn exec_op(
             let idx = cx.scalar(i, *index)? as u32 as usize;
             let r = vreg_index(i, *base as usize + idx)?;
             let row = &state.vgpr[r];
-            build(Ty::V32, |l| row[l] as u64)
+            cx.build(Ty::V32, |l| row[l] as u64)
         }
         Op::SetVgprDyn {
             base,
@@ -255,10 +279,10 @@ fn exec_op(
         } => {
             let idx = cx.scalar(i, *index)? as u32 as usize;
             let r = vreg_index(i, *base as usize + idx)?;
-            let m = cx.scalar(i, *mask)?;
+            let m = cx.mask(i, *mask)?;
             let v = cx.get(i, *val)?;
             let row = &mut state.vgpr[r];
-            for (l, x) in row.iter_mut().enumerate() {
+            for (l, x) in row.iter_mut().enumerate().take(cx.lanes) {
                 if m >> l & 1 == 1 {
                     *x = v.lane(l) as u32;
                 }
@@ -278,17 +302,17 @@ fn exec_op(
         Op::Un(u, a) => {
             let t = need_ty(i, ty)?;
             let a = cx.get(i, *a)?;
-            build(t, |l| sem::un(*u, t.bits(), a.lane(l)))
+            cx.build(t, |l| sem::un(*u, t.bits(), a.lane(l)))
         }
         Op::Bin(b, x, y) => {
             let t = need_ty(i, ty)?;
             let (x, y) = (cx.get(i, *x)?, cx.get(i, *y)?);
-            build(t, |l| sem::bin(*b, t.bits(), x.lane(l), y.lane(l)))
+            cx.build(t, |l| sem::bin(*b, t.bits(), x.lane(l), y.lane(l)))
         }
         Op::Tern(o, x, y, z) => {
             let t = need_ty(i, ty)?;
             let (x, y, z) = (cx.get(i, *x)?, cx.get(i, *y)?, cx.get(i, *z)?);
-            build(t, |l| {
+            cx.build(t, |l| {
                 sem::tern(*o, t.bits(), x.lane(l), y.lane(l), z.lane(l))
             })
         }
@@ -301,7 +325,7 @@ fn exec_op(
             let (x, y) = (cx.get(i, *x)?, cx.get(i, *y)?);
             if vector {
                 let mut m = 0u64;
-                for l in 0..MAX_LANES {
+                for l in 0..cx.lanes {
                     if sem::cmp(*c, bits, x.lane(l), y.lane(l)) {
                         m |= 1 << l;
                     }
@@ -316,7 +340,7 @@ fn exec_op(
             let c = cx.scalar(i, *cond)?;
             let (a, b) = (cx.get(i, *a)?, cx.get(i, *b)?);
             if t.is_vector() {
-                build(t, |l| {
+                cx.build(t, |l| {
                     if c >> l & 1 == 1 {
                         a.lane(l)
                     } else {
@@ -324,44 +348,44 @@ fn exec_op(
                     }
                 })
             } else {
-                build(t, |_| if c as u32 != 0 { a.lane(0) } else { b.lane(0) })
+                cx.build(t, |_| if c as u32 != 0 { a.lane(0) } else { b.lane(0) })
             }
         }
         Op::Broadcast(a) => {
             let t = need_ty(i, ty)?;
             let x = cx.scalar(i, *a)?;
-            build(t, |_| x)
+            cx.build(t, |_| x)
         }
         Op::Conv(c, a) => {
             let t = need_ty(i, ty)?;
             let a = cx.get(i, *a)?;
-            build(t, |l| sem::conv(*c, a.lane(l)))
+            cx.build(t, |l| sem::conv(*c, a.lane(l)))
         }
         Op::Pack { lo, hi } => {
             let t = need_ty(i, ty)?;
             let (lo, hi) = (cx.get(i, *lo)?, cx.get(i, *hi)?);
-            build(t, |l| (lo.lane(l) & 0xFFFF_FFFF) | hi.lane(l) << 32)
+            cx.build(t, |l| (lo.lane(l) & 0xFFFF_FFFF) | hi.lane(l) << 32)
         }
         Op::ReadLane { v, lane } => {
-            let n = cx.scalar(i, *lane)? as usize & 63;
+            let n = cx.scalar(i, *lane)? as usize & (cx.lanes - 1);
             Value::S(cx.get(i, *v)?.lane(n) & 0xFFFF_FFFF)
         }
         Op::WriteLane { v, lane, x } => {
             let t = need_ty(i, ty)?;
-            let n = cx.scalar(i, *lane)? as usize & 63;
+            let n = cx.scalar(i, *lane)? as usize & (cx.lanes - 1);
             let x = cx.scalar(i, *x)?;
             let v = cx.get(i, *v)?;
-            build(t, |l| if l == n { x } else { v.lane(l) })
+            cx.build(t, |l| if l == n { x } else { v.lane(l) })
         }
         Op::Gather { v, idx } => {
             let t = need_ty(i, ty)?;
             let (v, idx) = (cx.get(i, *v)?, cx.get(i, *idx)?);
-            build(t, |l| v.lane(idx.lane(l) as usize & 63))
+            cx.build(t, |l| v.lane(idx.lane(l) as usize & (cx.lanes - 1)))
         }
         Op::MaskToLanes(m) => {
             let t = need_ty(i, ty)?;
             let m = cx.scalar(i, *m)?;
-            build(t, |l| m >> l & 1)
+            cx.build(t, |l| m >> l & 1)
         }
         Op::Lane { f, args } => {
             let t = need_ty(i, ty)?;
@@ -372,7 +396,7 @@ fn exec_op(
             for (k, a) in args.iter().enumerate() {
                 vs[k] = Some(cx.get(i, *a)?);
             }
-            build(t, |l| {
+            cx.build(t, |l| {
                 let mut xs = [0u64; 4];
                 for (x, v) in xs.iter_mut().zip(vs.iter()) {
                     *x = v.map_or(0, |v| v.lane(l));
@@ -390,14 +414,14 @@ fn exec_op(
         } => {
             let t = need_ty(i, ty)?;
             check_size(i, *size)?;
-            let m = cx.scalar(i, *mask)?;
+            let m = cx.mask(i, *mask)?;
             let addrs = lanes_of(cx.get(i, *addr)?);
             let mut out = [0u64; MAX_LANES];
             if let Err(e) = env.load(*space, &addrs, m, *size as u32, &mut out) {
                 state.pc = *pc;
                 return Err(e.into());
             }
-            build(t, |l| {
+            cx.build(t, |l| {
                 if m >> l & 1 == 1 {
                     extend(out[l], *size, *signed)
                 } else {
@@ -414,7 +438,7 @@ fn exec_op(
             mask,
         } => {
             check_size(i, *size)?;
-            let m = cx.scalar(i, *mask)?;
+            let m = cx.mask(i, *mask)?;
             let addrs = lanes_of(cx.get(i, *addr)?);
             let data = lanes_of(cx.get(i, *data)?);
             if let Err(e) = env.store(*space, &addrs, m, *size as u32, &data) {
@@ -435,7 +459,7 @@ fn exec_op(
         } => {
             let t = need_ty(i, ty)?;
             check_size(i, *size)?;
-            let m = cx.scalar(i, *mask)?;
+            let m = cx.mask(i, *mask)?;
             let addrs = lanes_of(cx.get(i, *addr)?);
             let data = lanes_of(cx.get(i, *data)?);
             let cmp = match cmp {
@@ -448,7 +472,7 @@ fn exec_op(
                 state.pc = *pc;
                 return Err(e.into());
             }
-            build(t, |l| {
+            cx.build(t, |l| {
                 if m >> l & 1 == 1 {
                     extend(out[l], *size, false)
                 } else {
@@ -475,6 +499,7 @@ fn exec_op(
             Value::None
         }
         Op::Clock => Value::S(env.clock()),
+        Op::BarrierState => Value::S(env.barrier_state() as u64),
         Op::CountVector { mask } => {
             let m = cx.scalar(i, *mask)?;
             state.counters.active_lanes += m.count_ones() as u64;

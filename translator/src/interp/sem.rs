@@ -389,7 +389,32 @@ pub fn tern(op: TernOp, bits: u32, a: u64, b: u64, c: u64) -> u64 {
             }
         }
         TernOp::Bfi => trunc_to(bits, (a & b) | (!a & c)),
+        TernOp::Perm => u64::from(perm32(a as u32, b as u32, c as u32)),
     }
+}
+
+/// [`TernOp::Perm`]: byte `i` of the result is `BYTE_PERMUTE({hi, lo}, sel[8i+7:8i])`
+/// (the RDNA4 ISA's `V_PERM_B32` pseudocode).
+pub fn perm32(hi: u32, lo: u32, sel: u32) -> u32 {
+    let data = (u64::from(hi) << 32) | u64::from(lo);
+    let mut r = 0u32;
+    for i in 0..4 {
+        let s = (sel >> (8 * i)) & 0xff;
+        let byte = match s {
+            0..=7 => (data >> (8 * s)) as u32 & 0xff,
+            8..=11 => {
+                if (data >> (16 * (s - 8) + 15)) & 1 != 0 {
+                    0xff
+                } else {
+                    0
+                }
+            }
+            12 => 0,
+            _ => 0xff,
+        };
+        r |= byte << (8 * i);
+    }
+    r
 }
 
 /// Float class bits of [`CmpOp::FClass`] for f32/f64 bits.

@@ -24,6 +24,9 @@ pub struct FlatEnv {
     pub scratch: Vec<u8>,
     /// Value the next [`WaveEnv::clock`] call returns (then incremented).
     pub clock: u64,
+    /// What [`WaveEnv::barrier_state`] returns (a multi-wave runner sets it before each
+    /// wave runs, see [`crate::env::workgroup_barrier_state`]).
+    pub barrier: u32,
 }
 
 impl FlatEnv {
@@ -37,6 +40,7 @@ impl FlatEnv {
             scratch_per_lane,
             scratch: vec![0; scratch_per_lane * 64],
             clock: 1000,
+            barrier: 0,
         }
     }
 
@@ -270,5 +274,9 @@ impl WaveEnv for FlatEnv {
         let c = self.clock;
         self.clock = self.clock.wrapping_add(1);
         c
+    }
+
+    fn barrier_state(&mut self) -> u32 {
+        self.barrier
     }
 }

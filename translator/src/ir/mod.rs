@@ -5,8 +5,17 @@
 //! index in [`Block::ops`]; operands always refer to earlier ops.
 //!
 //! Values have one of four types ([`Ty`]): uniform scalars (`S32`, `S64`, one value for the
-//! wave) and lane vectors (`V32`, `V64`, one value per lane, 64 lanes; wave32 code simply never
-//! enables lanes 32..64). Lane masks are `S64` values with bit *l* for lane *l*.
+//! wave) and lane vectors (`V32`, `V64`, one value per lane). Lane masks are `S64` values with
+//! bit *l* for lane *l*.
+//!
+//! Lanes: a block has [`Block::lanes`] lanes, its wave size (64, or 32 for a wave32 block).
+//! In a wave32 block only lanes 0..31 exist: lanes 32..63 of a vector value are unspecified
+//! (each engine may compute them or not) and no op observes them. Vector compares give 0 in
+//! mask bits 32..63; `ReadLane`, `WriteLane` and `Gather` take lane numbers modulo 32;
+//! `SetVgpr`, `SetVgprDyn`, `Load`, `Store` and `Atomic` ignore mask bits 32..63, so lanes
+//! 32..63 of the registers are never written and keep what they held (the zeroes of a fresh
+//! [`crate::wave::WaveState`], or whatever a caller put there). Uniform ops on masks
+//! (`CountVector` included) see the mask as it is.
 //!
 //! Floating-point ops treat 32-bit values as IEEE binary32 bits and 64-bit values as binary64
 //! bits. Unless an op says otherwise, float results are the IEEE-754 round-to-nearest-even
@@ -181,10 +190,16 @@ pub enum TernOp {
     SBfe,
     /// Bitfield insert `(a & b) | (!a & c)`.
     Bfi,
+    /// Byte permute (`v_perm_b32`, `BYTE_PERMUTE` in the RDNA4 ISA's V_PERM_B32 pseudocode) on the low 32 bits of
+    /// each operand: byte `i` of the result is chosen by byte `i` of `c` from the 8 bytes
+    /// `{a, b}` (`b` = bytes 0..3): 0..=7 that byte; 8..=11 the sign bit of byte 1/3/5/7
+    /// replicated; 12 zero; 13..=255 0xff. 64-bit results are zero-extended.
+    Perm,
 }
 
 /// Comparisons. Scalar operands give an `S32` 0/1; vector operands give an `S64` lane mask
-/// with the result for every lane (the lifter masks it with EXEC).
+/// with the result for every lane of the block (the lifter masks it with EXEC; bits 32..63
+/// are 0 in a wave32 block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
     /// Integer equal.
@@ -439,11 +454,20 @@ pub enum RoundedOp {
     /// nearest even, denormal inputs and output flushed whatever MODE says (CDNA ISA 6.4);
     /// the direction and flag are ignored.
     Dot2F32F16,
+    /// f32 → OCP FP4 E2M1 (gfx950 `v_cvt_scalef32_*fp4*`) in the low 4 bits, nearest even;
+    /// overflow and ±Inf saturate to ±6 (CDNA4 ISA 7.3), and a NaN gives ±6 with its sign
+    /// (these formats have no NaN; the rule of AMD's HIP host emulation of the gfx950
+    /// conversions, `amd_hip_ocp_host.hpp`, whose "NaN" code of E2M1/E2M3/E3M2 is ±max).
+    F32ToFp4,
+    /// f32 → OCP FP6 E2M3 in the low 6 bits, as [`RoundedOp::F32ToFp4`] (±7.5).
+    F32ToFp6,
+    /// f32 → OCP BF6 E3M2 in the low 6 bits, as [`RoundedOp::F32ToFp4`] (±28).
+    F32ToBf6,
 }
 
 impl RoundedOp {
     /// Every rounded op (the JIT numbers lane functions from this list).
-    pub const ALL: [RoundedOp; 33] = [
+    pub const ALL: [RoundedOp; 36] = [
         RoundedOp::AddF32,
         RoundedOp::SubF32,
         RoundedOp::MulF32,
@@ -477,6 +501,9 @@ impl RoundedOp {
         RoundedOp::SrF32ToF16,
         RoundedOp::SrF32ToBf16,
         RoundedOp::Dot2F32F16,
+        RoundedOp::F32ToFp4,
+        RoundedOp::F32ToFp6,
+        RoundedOp::F32ToBf6,
     ];
 
     /// True when the result is 64 bits wide (f64 results); all others are 32-bit lanes.
@@ -544,11 +571,12 @@ pub enum Op {
     Conv(ConvOp, Val),
     /// `lo | hi << 32` (`S32,S32→S64`, `V32,V32→V64`).
     Pack { lo: Val, hi: Val },
-    /// Lane `lane & 63` of a `V32` (`S32`).
+    /// Lane `lane & 63` (wave32: `lane & 31`) of a `V32` (`S32`).
     ReadLane { v: Val, lane: Val },
-    /// `v` (`V32`) with lane `lane & 63` replaced by the `S32` `x`.
+    /// `v` (`V32`) with lane `lane & 63` (wave32: `lane & 31`) replaced by the `S32` `x`.
     WriteLane { v: Val, lane: Val, x: Val },
-    /// Cross-lane gather: lane *l* of the result is lane `idx[l] & 63` of `v` (`V32`).
+    /// Cross-lane gather: lane *l* of the result is lane `idx[l] & 63` (wave32: `& 31`) of
+    /// `v` (`V32`).
     Gather { v: Val, idx: Val },
     /// Lane *l* of the result is 1 if bit *l* of the `S64` mask is set, else 0 (`V32`).
     MaskToLanes(Val),
@@ -594,6 +622,8 @@ pub enum Op {
     SStore { pc: u64, addr: Val, data: Val },
     /// The environment clock (`S64`).
     Clock,
+    /// The work-group barrier's state word (`S32`, [`crate::env::WaveEnv::barrier_state`]).
+    BarrierState,
     /// Adds `active` (`S64` lane mask popcount) and one instruction to the vector counters.
     CountVector { mask: Val },
     /// Counts an if-converted region (instructions an `s_cbranch_execz` would skip, run
@@ -691,6 +721,9 @@ pub enum Exit {
     Yield { next: u64 },
     /// The instruction at `pc` cannot be executed; `reason` names it and why.
     Unsupported { pc: u64, reason: String },
+    /// The instruction at `pc` is an illegal instruction on the hardware (an exception that
+    /// halts the wave when there is no trap handler, as here); `reason` names it.
+    Illegal { pc: u64, reason: String },
 }
 
 /// One translated basic block.
@@ -714,6 +747,26 @@ pub struct Block {
     pub types: Vec<Option<Ty>>,
     /// The terminator.
     pub exit: Exit,
+}
+
+impl Block {
+    /// The lanes the block computes: 32 for a wave32 block, else 64 (see the module doc).
+    pub fn lanes(&self) -> usize {
+        if self.wave_size == 32 {
+            32
+        } else {
+            64
+        }
+    }
+
+    /// The mask of the lanes that exist: `0xFFFF_FFFF` for wave32, else all ones.
+    pub fn lane_mask(&self) -> u64 {
+        if self.wave_size == 32 {
+            0xFFFF_FFFF
+        } else {
+            u64::MAX
+        }
+    }
 }
 
 /// Builds a [`Block`], assigning value numbers and checking operand types as ops are added.

@@ -5,21 +5,24 @@
 //!
 //! * **Lane-group form** (`Gen::emit_grouped`): the block is cut into runs of lane-local
 //!   vector ops (and uniform ops that cannot fault); each run becomes its uniform prologue and
-//!   one loop over the 16 groups of 4 lanes that executes every vector op of the run for that
-//!   group, so a group's values stay in registers across the whole run and VGPRs are stored
+//!   one loop over the groups of 4 lanes (16 for wave64, 8 for wave32) that executes every
+//!   vector op of the run for that group, so a group's values stay in registers across the whole run and VGPRs are stored
 //!   once per group. Vector compares accumulate their mask bits in loop-carried values;
 //!   uniform ops that need them run after the loop. Other ops (memory, cross-lane, helper
 //!   calls) are emitted between runs in the straight-line form.
-//! * **Straight-line form**: every op once over all 64 lanes.
+//! * **Straight-line form**: every op once over all the block's lanes.
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
-//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes), in SSA; in a lane group it is 1 or 2
-//! chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
+//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes) for wave64, half as many for wave32, in
+//! SSA; in a lane group it is 1 or 2 chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
 //! value); the constant all-ones mask stores directly. Float results get the IR NaN rule
 //! through a cheap any-NaN test with the exact fix-up on a rarely taken path. Ops that
 //! Cranelift cannot do exactly or well call the helpers in [`super::helpers`] with the
-//! operands spilled to 512-byte stack buffers. All 64 lanes are always computed, as in the
-//! interpreter, so wave32 needs nothing special.
+//! operands spilled to 512-byte stack buffers (64-lane layout; a wave32 block fills lanes
+//! 0..31). A wave32 block computes only lanes 0..31 ([`Block::lanes`]; the IR leaves lanes
+//! 32..63 of values unspecified): it never loads, computes or stores lanes 32..63 of a
+//! register, so they keep what they held; masks passed to memory helpers are cut to 32 bits
+//! and helpers evaluate 32 lanes.
 
 use super::codes::*;
 use super::helpers::{self, kind};
@@ -38,6 +41,8 @@ use std::collections::HashMap;
 
 /// Internal exit code: the block ended in [`Exit::Unsupported`].
 pub const EXIT_UNSUPPORTED: u32 = 6;
+/// Internal exit code: the block ended in [`Exit::Illegal`].
+pub const EXIT_ILLEGAL: u32 = 7;
 
 #[derive(Clone)]
 enum JV {
@@ -73,11 +78,12 @@ fn sty(bits: u32) -> Type {
     }
 }
 
-fn nchunks(bits: u32) -> usize {
+/// Chunks of a whole-wave vector of `bits`-bit lanes for `lanes` lanes (4 or 2 per chunk).
+fn nchunks(lanes: usize, bits: u32) -> usize {
     if bits == 32 {
-        16
+        lanes / 4
     } else {
-        32
+        lanes / 2
     }
 }
 
@@ -110,7 +116,10 @@ pub struct Gen<'a, 'b> {
     vreg_cache: HashMap<u16, Vec<Value>>,
     /// Matrix instructions whose address the code holds (kept alive with the code).
     keep: Vec<std::sync::Arc<crate::ir::MatrixCall>>,
-    /// Lane-group mode: the loop index `g` (`I64`, 0..16; lanes `4g..4g+4`) and
+    /// The block's lanes (64, or 32 for wave32): whole-wave values have `lanes / 4` `i32x4`
+    /// or `lanes / 2` `i64x2` chunks; the lane-group loop runs `lanes / 4` groups.
+    lanes: usize,
+    /// Lane-group mode: the loop index `g` (`I64`, 0..lanes/4; lanes `4g..4g+4`) and
     /// `state + 16 * g`. Vector values are then one group: 1 `i32x4` or 2 `i64x2` chunks.
     group: Option<(Value, Value)>,
     /// Whether to try the lane-group loop form.
@@ -161,6 +170,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             mask_cache: HashMap::new(),
             vreg_cache: HashMap::new(),
             keep: Vec::new(),
+            lanes: block.lanes(),
             group: None,
             try_loop: false,
             outer: HashMap::new(),
@@ -176,8 +186,18 @@ impl<'a, 'b> Gen<'a, 'b> {
         match (self.group.is_some(), bits) {
             (true, 32) => 1,
             (true, _) => 2,
-            (false, b) => nchunks(b),
+            (false, b) => nchunks(self.lanes, b),
         }
+    }
+
+    /// The `S64` lane mask `m` cut to the block's lanes (wave32: bits 32..63 cleared).
+    fn lane_bits(&mut self, m: Val) -> GenResult<Value> {
+        let x = self.s_as(m, types::I64)?;
+        Ok(if self.lanes == 32 {
+            self.b.ins().band_imm_u(x, 0xFFFF_FFFF)
+        } else {
+            x
+        })
     }
 
     /// Base address for VGPR rows: `state`, or `state + 16 * g` in a lane group.
@@ -320,7 +340,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     fn unspill(&mut self, k: usize, bits: u32) -> Vec<Value> {
-        (0..nchunks(bits))
+        (0..nchunks(self.lanes, bits))
             .map(|i| {
                 self.b
                     .ins()
@@ -445,6 +465,9 @@ impl<'a, 'b> Gen<'a, 'b> {
     ) -> GenResult<JV> {
         self.whole_wave("a helper-evaluated vector op")?;
         let mut wmask = if rbits == 64 { 16 } else { 0 };
+        if self.lanes == 32 {
+            wmask |= u64::from(helpers::WAVE32);
+        }
         let mut ptrs = Vec::new();
         for (i, a) in args.iter().enumerate() {
             let t = self.ty(*a)?;
@@ -635,6 +658,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Exit::Trap { pc, .. } => self.ret_with_pc(*pc, 3),
             Exit::Yield { next } => self.ret_with_pc(*next, 5),
             Exit::Unsupported { pc, .. } => self.ret_with_pc(*pc, EXIT_UNSUPPORTED),
+            Exit::Illegal { pc, .. } => self.ret_with_pc(*pc, EXIT_ILLEGAL),
         }
         self.b.seal_all_blocks();
         self.b.finalize(self.frontend);
@@ -655,7 +679,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// vector ops ([`OpClass::Lane`]) or uniform ops that read no vector value and cannot
     /// fault ([`OpClass::Uniform`]); other ops are emitted in the straight-line form between
     /// runs. A run emits its uniform ops first (they touch no VGPRs, so this reordering is
-    /// invisible), then one loop over the 16 groups of 4 lanes executing all its vector ops
+    /// invisible), then one loop over the groups of 4 lanes (`lanes / 4`) executing all its vector ops
     /// for that group. Vector values used after the run are stored per group into stack
     /// buffers and reloaded after the loop.
     fn emit_grouped(&mut self) -> GenResult<()> {
@@ -863,7 +887,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
         }
         let next = self.b.ins().iadd_imm_s(g, 1);
-        let more = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, next, 16);
+        let groups = (self.lanes / 4) as i64;
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, next, groups);
         let after = self.b.create_block();
         for _ in &cmps {
             self.b.append_block_param(after, types::I64);
@@ -903,7 +931,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         for (k, bits, slot) in escapes {
             self.escaped.insert(k as u32, slot);
-            let chunks = (0..nchunks(bits))
+            let chunks = (0..nchunks(self.lanes, bits))
                 .map(|c| {
                     self.b
                         .ins()
@@ -934,7 +962,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Op::LaneConst(c) => {
                 self.whole_wave("this op")?;
                 let mut chunks = Vec::new();
-                for k in 0..16 {
+                for k in 0..self.lanes / 4 {
                     let mut b = [0u8; 16];
                     for j in 0..4 {
                         b[4 * j..4 * j + 4].copy_from_slice(&c[4 * k + j].to_le_bytes());
@@ -957,7 +985,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             Op::LaneId => {
                 let mut chunks = Vec::new();
-                for k in 0..16u32 {
+                for k in 0..(self.lanes / 4) as u32 {
                     let mut b = [0u8; 16];
                     for j in 0..4u32 {
                         b[4 * j as usize..4 * j as usize + 4]
@@ -1030,7 +1058,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.whole_wave("this op")?;
                 let a = self.dyn_vreg(i, *base, *index)?;
                 JV::V(
-                    (0..16)
+                    (0..(self.lanes / 4) as i32)
                         .map(|k| self.b.ins().load(I32X4, trusted(), a, 16 * k))
                         .collect(),
                 )
@@ -1129,7 +1157,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let chunks = self.v(*v)?;
                 let idx = self.s_as(*lane, types::I64)?;
                 let base = self.spill(0, &chunks);
-                let idx = self.b.ins().band_imm_u(idx, 63);
+                let idx = self.b.ins().band_imm_u(idx, self.lanes as i64 - 1);
                 let off = self.b.ins().ishl_imm_u(idx, 2);
                 let a = self.b.ins().iadd(base, off);
                 JV::S(self.b.ins().load(types::I32, MemFlagsData::new(), a, 0))
@@ -1140,7 +1168,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let idx = self.s_as(*lane, types::I64)?;
                 let xv = self.s_as(*x, types::I32)?;
                 let base = self.spill(0, &chunks);
-                let idx = self.b.ins().band_imm_u(idx, 63);
+                let idx = self.b.ins().band_imm_u(idx, self.lanes as i64 - 1);
                 let off = self.b.ins().ishl_imm_u(idx, 2);
                 let a = self.b.ins().iadd(base, off);
                 self.b.ins().store(MemFlagsData::new(), xv, a, 0);
@@ -1189,7 +1217,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                         let fast = self.b.create_block();
                         let slow = self.b.create_block();
                         let join = self.b.create_block();
-                        for _ in 0..nchunks(bits) {
+                        for _ in 0..nchunks(self.lanes, bits) {
                             self.b.append_block_param(join, vty(bits));
                         }
                         self.b.ins().brif(p.go, fast, &[], slow, &[]);
@@ -1202,7 +1230,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                     None => None,
                 };
-                let m = self.s_as(*mask, types::I64)?;
+                let m = self.lane_bits(*mask)?;
                 let ap = self.read_buffer(*addr, 0)?;
                 // The result gets a buffer of its own, kept as the value's lane-order copy
                 // (later runs and helpers read it there instead of copying it again).
@@ -1226,7 +1254,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, *pc);
-                let chunks: Vec<Value> = (0..nchunks(bits))
+                let chunks: Vec<Value> = (0..nchunks(self.lanes, bits))
                     .map(|c| {
                         self.b
                             .ins()
@@ -1275,7 +1303,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 } else {
                     None
                 };
-                let m = self.s_as(*mask, types::I64)?;
+                let m = self.lane_bits(*mask)?;
                 let dw = dbits == 64;
                 let ap = self.read_buffer(*addr, 0)?;
                 let dp = self.read_buffer(*data, 1)?;
@@ -1315,7 +1343,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if self.ty(*data)?.bits() != t.bits() {
                     return Err("atomic data width differs from result".into());
                 }
-                let m = self.s_as(*mask, types::I64)?;
+                let m = self.lane_bits(*mask)?;
                 let ap = self.read_buffer(*addr, 0)?;
                 let dp = self.read_buffer(*data, 1)?;
                 let cp = match cmp {
@@ -1410,6 +1438,18 @@ impl<'a, 'b> Gen<'a, 'b> {
                         helpers::h_clock as *const () as usize,
                         &[p],
                         Some(p),
+                        &[self.ctx],
+                    )
+                    .ok_or("helper result")?;
+                JV::S(r)
+            }
+            Op::BarrierState => {
+                self.whole_wave("this op")?;
+                let r = self
+                    .call(
+                        helpers::h_barrier_state as *const () as usize,
+                        &[types::I64],
+                        Some(types::I32),
                         &[self.ctx],
                     )
                     .ok_or("helper result")?;
@@ -1562,10 +1602,11 @@ impl<'a, 'b> Gen<'a, 'b> {
     ) -> GenResult<MemPlan> {
         let stride = self.stride_guess(pc, space, size);
         let achunks = self.v(addr)?;
-        if achunks.len() != 32 {
+        if achunks.len() != nchunks(self.lanes, 64) {
             return Err("address vector".into());
         }
-        let m = self.s_as(mask, types::I64)?;
+        // Cut to the block's lanes: in a wave32 block `n64` is then always false.
+        let m = self.lane_bits(mask)?;
         let a0 = self.b.ins().extractlane(achunks[0], 0u8);
         let a0v = self.b.ins().splat(I64X2, a0);
         // Lanes whose address differs from the pattern, as a scalar lane mask (two sign
@@ -1631,7 +1672,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// The inline load (branch taken when `p.go`), ending in a jump to `join` with the
     /// result chunks: contiguous vector loads when the stride is the size, else one scalar
     /// load per lane at a constant displacement; inactive lanes 0, as the helper path gives
-    /// (no masking when all 64 lanes are active). Plain host loads: on x86-64 and aarch64
+    /// (no masking when all the block's lanes are active). Plain host loads: on x86-64 and aarch64
     /// each naturally aligned element is read single-copy atomically, as the helper's relaxed
     /// atomics do (a misaligned element is read as bytes there; the values agree).
     fn inline_load(
@@ -1641,7 +1682,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         bits: u32,
         join: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
-        let full = self.b.ins().icmp_imm_s(IntCC::Equal, p.mask, -1);
+        // Every lane of the block (its mask is cut to its lanes, `mem_plan`).
+        let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, p.mask, all_lanes);
         let all = self.b.create_block();
         let part = self.b.create_block();
         self.b.ins().brif(full, all, &[], part, &[]);
@@ -1665,11 +1708,12 @@ impl<'a, 'b> Gen<'a, 'b> {
         masked: bool,
     ) -> GenResult<Vec<Value>> {
         let (lo, hi) = self.halves(p);
-        let n = nchunks(bits);
+        let n = nchunks(self.lanes, bits);
         let per = if bits == 32 { 4 } else { 2 };
         let mut out = Vec::with_capacity(n);
         for c in 0..n {
-            let (base, first) = if c < n / 2 {
+            // A wave32 block's 32 lanes all lie from `lo`.
+            let (base, first) = if self.lanes == 32 || c < n / 2 {
                 (lo, c * per)
             } else {
                 (hi, c * per - 32)
@@ -1713,16 +1757,17 @@ impl<'a, 'b> Gen<'a, 'b> {
         join: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
         let chunks = self.v(data)?;
-        let n = nchunks(bits);
+        let n = nchunks(self.lanes, bits);
         if chunks.len() != n {
             return Err("store data vector".into());
         }
         let per = if bits == 32 { 4 } else { 2 };
         let (lo, hi) = self.halves(p);
-        let upper = self.b.create_block();
-        for half in 0..2 {
+        // A wave32 block stores its 32 lanes from `lo` in one part.
+        let parts = if self.lanes == 32 { 1 } else { 2 };
+        for half in 0..parts {
             let base = if half == 0 { lo } else { hi };
-            let part = &chunks[half * n / 2..(half + 1) * n / 2];
+            let part = &chunks[half * n / parts..(half + 1) * n / parts];
             for (k, &ch) in part.iter().enumerate() {
                 let first = k * per;
                 if p.stride == size as u64 {
@@ -1736,7 +1781,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                     }
                 }
             }
-            if half == 0 {
+            if half == 0 && parts == 2 {
+                let upper = self.b.create_block();
                 self.b.ins().brif(p.n64, upper, &[], join, &[]);
                 self.b.switch_to_block(upper);
                 self.b.seal_block(upper);
@@ -2235,6 +2281,14 @@ impl<'a, 'b> Gen<'a, 'b> {
             return self.scalar_helper(kind::TERN, code, bits, &[a, b, c], bits);
         }
         match o {
+            TernOp::Perm if bits == 32 => {
+                let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
+                let mut out = Vec::new();
+                for k in 0..self.nch(bits) {
+                    out.push(self.perm_chunk(x[k], y[k], z[k]));
+                }
+                Ok(JV::V(out))
+            }
             TernOp::Fma | TernOp::Bfi => {
                 let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
                 let mut out = Vec::new();
@@ -2258,6 +2312,54 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             _ => self.vec_helper(kind::TERN, code, bits, &[a, b, c], bits, false),
         }
+    }
+
+    /// [`TernOp::Perm`] on one `i32x4` chunk as byte shuffles (`sem::perm32` per lane).
+    /// With selector byte `s` of lane `j`: source byte `q` of the lane's 8 bytes `{hi, lo}`
+    /// is `s` for `s < 8` and `2(s & 3) + 1` for the sign cases; it is fetched from byte
+    /// `4j + (q & 3)` of `lo` or `hi` (`q & 4`) by `swizzle`; then the sign cases replicate
+    /// its top bit, 12 gives 0 and 13..=255 give 0xff.
+    fn perm_chunk(&mut self, hi: Value, lo: Value, sel: Value) -> Value {
+        let b16 = types::I8X16;
+        let bc = |g: &mut Self, v: Value| g.b.ins().bitcast(b16, le(), v);
+        let (hi, lo, s) = (bc(self, hi), bc(self, lo), bc(self, sel));
+        let splat = |g: &mut Self, x: u8| g.vconst_bytes(b16, [x; 16]);
+        let (c3, c7, c1, c8, c12, c13) = (
+            splat(self, 3),
+            splat(self, 7),
+            splat(self, 1),
+            splat(self, 8),
+            splat(self, 12),
+            splat(self, 13),
+        );
+        let lt8 = self.b.ins().icmp(IntCC::UnsignedLessThan, s, c8);
+        let s3 = self.b.ins().band(s, c3);
+        let sign_q = self.b.ins().iadd(s3, s3);
+        let sign_q = self.b.ins().bor(sign_q, c1);
+        let s7 = self.b.ins().band(s, c7);
+        let q = self.b.ins().bitselect(lt8, s7, sign_q);
+        let mut base = [0u8; 16];
+        for (i, b) in base.iter_mut().enumerate() {
+            *b = (i & !3) as u8;
+        }
+        let base = self.vconst_bytes(b16, base);
+        let q3 = self.b.ins().band(q, c3);
+        let idx = self.b.ins().iadd(q3, base);
+        let from_lo = self.b.ins().swizzle(lo, idx);
+        let from_hi = self.b.ins().swizzle(hi, idx);
+        let c4 = self.b.ins().bxor(c3, c7);
+        let q4 = self.b.ins().band(q, c4);
+        let use_hi = self.b.ins().icmp(IntCC::Equal, q4, c4);
+        let byte = self.b.ins().bitselect(use_hi, from_hi, from_lo);
+        let zero = splat(self, 0);
+        let sign = self.b.ins().icmp(IntCC::SignedLessThan, byte, zero);
+        let lt12 = self.b.ins().icmp(IntCC::UnsignedLessThan, s, c12);
+        let lt13 = self.b.ins().icmp(IntCC::UnsignedLessThan, s, c13);
+        // s == 12 → 0, s ≥ 13 → 0xff: exactly the bytes of "not below 13".
+        let high = self.b.ins().bnot(lt13);
+        let r = self.b.ins().bitselect(lt12, sign, high);
+        let r = self.b.ins().bitselect(lt8, byte, r);
+        self.b.ins().bitcast(I32X4, le(), r)
     }
 
     fn cmp(&mut self, c: CmpOp, a: Val, b: Val) -> GenResult<JV> {
@@ -2566,7 +2668,10 @@ fn classify(blk: &Block, i: usize) -> OpClass {
                     o => scalar_bin_inline(*o),
                 }
         }
-        Op::Tern(o, ..) => vector_result && matches!(o, TernOp::Fma | TernOp::Bfi),
+        Op::Tern(o, ..) => {
+            vector_result
+                && (matches!(o, TernOp::Fma | TernOp::Bfi) || *o == TernOp::Perm && bits == 32)
+        }
         Op::Conv(c, _) => {
             vector_result
                 && matches!(
@@ -2601,6 +2706,7 @@ fn classify(blk: &Block, i: usize) -> OpClass {
         Op::SLoad { .. }
             | Op::SStore { .. }
             | Op::Clock
+            | Op::BarrierState
             | Op::Load { .. }
             | Op::Store { .. }
             | Op::Atomic { .. }
@@ -2625,7 +2731,8 @@ fn operands(op: &Op) -> Vec<Val> {
         | Op::GetVgpr(_)
         | Op::GetScc
         | Op::GetMode
-        | Op::Clock => vec![],
+        | Op::Clock
+        | Op::BarrierState => vec![],
         Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => vec![*v],
         Op::SetVgpr { val, mask, .. } => vec![*val, *mask],
         Op::GetVgprDyn { index, .. } => vec![*index],

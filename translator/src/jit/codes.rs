@@ -54,7 +54,13 @@ pub const BINOPS: [BinOp; 25] = [
 ];
 
 /// All ternary ops, indexed by code.
-pub const TERNOPS: [TernOp; 4] = [TernOp::Fma, TernOp::Bfe, TernOp::SBfe, TernOp::Bfi];
+pub const TERNOPS: [TernOp; 5] = [
+    TernOp::Fma,
+    TernOp::Bfe,
+    TernOp::SBfe,
+    TernOp::Bfi,
+    TernOp::Perm,
+];
 
 /// All comparisons, indexed by code.
 pub const CMPOPS: [CmpOp; 25] = [

@@ -4,7 +4,9 @@
 //! [`super::memory`]), and error reporting.
 //!
 //! Buffers passed by generated code hold 64 lanes in the value's own width: `[u32; 64]` for
-//! 32-bit lanes, `[u64; 64]` for 64-bit lanes (512 bytes, 16-byte aligned stack slots).
+//! 32-bit lanes, `[u64; 64]` for 64-bit lanes (512 bytes, 16-byte aligned stack slots). In a
+//! wave32 block only lanes 0..31 are written: [`h_vector`] then reads and writes 32 lanes,
+//! and the memory helpers get masks without bits 32..63.
 
 use super::codes::*;
 use super::memory;
@@ -119,9 +121,13 @@ unsafe fn wr(p: *mut u8, wide: bool, l: usize, x: u64) {
     }
 }
 
-/// Vector element op over 64 lanes. `wmask` bit `k` (0..4) = argument `k` has 64-bit lanes,
-/// bit 4 = the result has 64-bit lanes; `bits` = operand element width. For `CMP` the
-/// result is one `u64` lane mask at `out`.
+/// The [`h_vector`] `wmask` bit of a wave32 block (32 lanes).
+pub const WAVE32: u32 = 1 << 5;
+
+/// Vector element op over 64 lanes, or 32 in a wave32 block. `wmask` bit `k` (0..4) =
+/// argument `k` has 64-bit lanes, bit 4 = the result has 64-bit lanes, [`WAVE32`] = 32 lanes
+/// (gather indices modulo 32, lanes 32..63 of `out` left alone); `bits` = operand element
+/// width. For `CMP` the result is one `u64` lane mask at `out` (bits past the lanes 0).
 ///
 /// # Safety
 /// Generated code passes buffers of 64 lanes for every argument the op uses and for `out`.
@@ -141,18 +147,19 @@ pub unsafe extern "C" fn h_vector(
     let wide = |i: usize| wmask >> i & 1 == 1;
     let rwide = wmask >> 4 & 1 == 1;
     let rbits = if rwide { 64 } else { 32 };
+    let lanes = if wmask & WAVE32 != 0 { 32 } else { 64 };
     if k == kind::GATHER {
-        for l in 0..64 {
+        for l in 0..lanes {
             // SAFETY: `a` (values) and `b` (indices) are 64-lane buffers, `out` likewise.
             unsafe {
-                let idx = rd(b, wide(1), l) as usize & 63;
+                let idx = rd(b, wide(1), l) as usize & (lanes - 1);
                 wr(out, rwide, l, rd(a, wide(0), idx));
             }
         }
         return;
     }
     let mut mask = 0u64;
-    for l in 0..64 {
+    for l in 0..lanes {
         let mut args = [0u64; 4];
         for (i, x) in args.iter_mut().enumerate() {
             if !ptrs[i].is_null() {
@@ -407,6 +414,15 @@ pub unsafe extern "C" fn h_clock(ctx: *mut JitCtx<'_>) -> u64 {
     let t = cx.env.clock();
     cx.refresh();
     t
+}
+
+/// The work-group barrier's state word ([`crate::env::WaveEnv::barrier_state`]).
+///
+/// # Safety
+/// `ctx` is the live context.
+pub unsafe extern "C" fn h_barrier_state(ctx: *mut JitCtx<'_>) -> u32 {
+    // SAFETY: see the function contract.
+    unsafe { ctx_mut(ctx) }.env.barrier_state()
 }
 
 /// Runs a matrix instruction on the register file ([`crate::interp::run_matrix`]); 1 (the

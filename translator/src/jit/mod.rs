@@ -207,7 +207,7 @@ impl Jit {
         // the signature of `BlockFn` (two pointers in, u32 out, default call convention).
         let func: BlockFn = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
         let unsupported = match &block.exit {
-            Exit::Unsupported { reason, .. } => Some(reason.clone()),
+            Exit::Unsupported { reason, .. } | Exit::Illegal { reason, .. } => Some(reason.clone()),
             _ => None,
         };
         Ok(CompiledBlock {
@@ -283,6 +283,11 @@ impl CompiledBlock {
         let code = unsafe { (self.func)(state as *mut WaveState, ctx as *mut JitCtx<'_>) };
         if code == codegen::EXIT_UNSUPPORTED {
             return Err(ExecFault::Unsupported(
+                self.unsupported.clone().unwrap_or_default(),
+            ));
+        }
+        if code == codegen::EXIT_ILLEGAL {
+            return Err(ExecFault::Illegal(
                 self.unsupported.clone().unwrap_or_default(),
             ));
         }

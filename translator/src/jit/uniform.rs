@@ -11,8 +11,9 @@
 //!   on the scalar sources, then `Broadcast`. Both engines evaluate an op lane by lane with
 //!   the same per-element rule whatever its width (`interp::sem`), so the scalar op yields
 //!   the lane value exactly.
-//! * `Cmp` of uniform vectors: the vector form sets all 64 mask bits or none, so it becomes
-//!   the scalar compare (0/1) turned into `0 − zext(c)` (0 or all ones).
+//! * `Cmp` of uniform vectors: the vector form sets all the block's mask bits or none, so it
+//!   becomes the scalar compare (0/1) turned into `0 − zext(c)` (0 or all ones), for wave32
+//!   `zext(0 − c)` (0 or the low 32 bits).
 //! * `Select` on such a mask between uniform vectors: the scalar select on the 0/1 compare;
 //!   between per-lane vectors: a bitwise blend with the broadcast all-ones-or-zero mask.
 //!
@@ -33,6 +34,7 @@ fn map_operands(op: &Op, f: impl Fn(Val) -> Val) -> Op {
         | Op::GetScc
         | Op::GetMode
         | Op::Clock
+        | Op::BarrierState
         | Op::Matrix(_) => {}
         Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => *v = f(*v),
         Op::SetVgpr { val, mask, .. } => {
@@ -204,6 +206,22 @@ pub(super) fn fold(block: &Block) -> Option<Block> {
                 .flatten()
                 .is_some_and(|t| t.is_vector());
             match all_uni(&[*a, *b]) {
+                Some(s) if vector_cmp && block.lanes() == 32 => {
+                    use crate::ir::{BinOp, ConvOp};
+                    let c01 = push(&mut ops, Op::Cmp(*c, s[0], s[1]), Some(Ty::S32));
+                    let zero = push(
+                        &mut ops,
+                        Op::Const {
+                            ty: Ty::S32,
+                            bits: 0,
+                        },
+                        Some(Ty::S32),
+                    );
+                    let m32 = push(&mut ops, Op::Bin(BinOp::Sub, zero, c01), Some(Ty::S32));
+                    let m = push(&mut ops, Op::Conv(ConvOp::ZExt, m32), Some(Ty::S64));
+                    folded += 1;
+                    (m, None, Some(c01))
+                }
                 Some(s) if vector_cmp => {
                     let c01 = push(&mut ops, Op::Cmp(*c, s[0], s[1]), Some(Ty::S32));
                     let wide = push(

@@ -2,7 +2,8 @@
 //! `d16` forms, b64/b96/b128, `addtid`), atomics (incl. `rsub`, `mskor`, `wrap`, packed
 //! f16/bf16 adds, `wrxchg2`, `condxchg32`), `ds_append`/`ds_consume`, and the cross-lane
 //! `ds_swizzle_b32`/`ds_permute_b32`/`ds_bpermute_b32`, and gfx950's transposing
-//! `ds_read_b64_tr_b16`/`_b8` (see `read_transposed`).
+//! `ds_read_b64_tr_b16`/`_b8`/`_b4` and `ds_read_b96_tr_b6` (see `read_transposed`,
+//! `read_transposed_sub_byte`).
 //!
 //! Addresses are `vaddr + offset` computed in 64 bits (so a sum past 4 GiB is an out-of-range
 //! access rather than a wrapped one). GFX9 does not clamp LDS addresses with M0.
@@ -177,6 +178,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     }
     if base == "read_b64_tr_b16" || base == "read_b64_tr_b8" {
         return read_transposed(l, inst, base.ends_with("b16"), off, exec);
+    }
+    if base == "read_b64_tr_b4" || base == "read_b96_tr_b6" {
+        return read_transposed_sub_byte(l, inst, base.ends_with("b6"), off, exec);
     }
     if let Some(ty) = base.strip_prefix("read_") {
         let a = addr(l, inst, off)?;
@@ -518,4 +522,74 @@ fn read_transposed(l: &mut Lifter, inst: &Inst, b16: bool, off: u64, exec: Val) 
         dws.push(v);
     }
     l.set_vregs(inst.dst[0], &dws, exec)
+}
+
+/// gfx950 `ds_read_b64_tr_b4` / `ds_read_b96_tr_b6`: within each group of 16 lanes, every
+/// lane addresses 64 (96) bits (`vaddr + offset`) holding 16 4-bit (6-bit) elements, element
+/// e in bits `e·w + w-1 : e·w` (nibbles low first; 6-bit values densely, as the FP4/FP6 MFMA
+/// operands), and receives the transposed 16 × 16 tile: with `i` the lane's index in its
+/// group, element `k` of the result (same packing across the 2 or 3 destination VGPRs) is
+/// element `i` of the bits addressed by group lane `k` — the `read_transposed` rule with 16
+/// elements per lane. Source: AMD's rocRoller hardware test of these instructions
+/// (`TransposeLoadsTest`, gfx950: `data[(4t+2z+w)·256 + 16x + y] == result[(4w+2t+z)·256 +
+/// 16y + x]` for b6, the b4/b8/b16 check likewise; it also gives b8 the `read_transposed`
+/// mapping). The ISA text (CDNA4 12.x) only says "transpose". rocRoller pads b6 rows to
+/// 128-bit aligned addresses ("DS_READ_B96_TR_B6 requires 128b-aligned addresses"); the 12
+/// bytes at any address are read here.
+fn read_transposed_sub_byte(l: &mut Lifter, inst: &Inst, b6: bool, off: u64, exec: Val) -> R<()> {
+    let (bits, dwords) = if b6 { (6u32, 3usize) } else { (4, 2) };
+    let va = l.v32(inst.src[0], K::B32)?;
+    let va = if off != 0 { l.add_imm(va, off) } else { va };
+    // Per lane (index i in its group): the first dword of the 64 bits holding element i, and
+    // the element's shift within them (b6: dword 1 from element 6 on, so the 64 bits read
+    // stay inside the 96).
+    let mut first = [0u32; 64];
+    let mut shift = [0u32; 64];
+    for (lane, (f, s)) in first.iter_mut().zip(shift.iter_mut()).enumerate() {
+        let bit = bits * (lane as u32 % 16);
+        *f = if bit >= 32 && b6 { 4 } else { 0 };
+        *s = bit - 8 * *f;
+    }
+    let first = l.lane_const(first);
+    let shift = l.lane_const(shift);
+    let shift = l.conv(ConvOp::ZExt, shift);
+    let mut elems = Vec::with_capacity(16);
+    for k in 0..16u32 {
+        let mut src = [0u32; 64];
+        for (i, s) in src.iter_mut().enumerate() {
+            *s = (i as u32 & !15) + k;
+        }
+        let idx = l.lane_const(src);
+        let a = l.gather(va, idx);
+        let a = l.add(a, first);
+        let a = l.conv(ConvOp::ZExt, a);
+        let lo = load(l, a, 4, false);
+        let a4 = l.add_imm(a, 4);
+        let hi = load(l, a4, 4, false);
+        let v = l.pack(lo, hi);
+        let v = l.bin(BinOp::LShr, v, shift);
+        let v = l.conv(ConvOp::Lo, v);
+        elems.push(l.and_imm(v, (1 << bits) - 1));
+    }
+    // Element k at bits k·w of the 64/96-bit result.
+    let mut out: Vec<Option<Val>> = vec![None; dwords];
+    for (k, &e) in elems.iter().enumerate() {
+        let bit = bits as usize * k;
+        let (w, s) = (bit / 32, (bit % 32) as u64);
+        let mut parts = vec![(w, l.shl_imm(e, s))];
+        if s + bits as u64 > 32 {
+            parts.push((w + 1, l.lshr_imm(e, 32 - s)));
+        }
+        for (w, p) in parts {
+            out[w] = Some(match out[w] {
+                Some(acc) => l.or(acc, p),
+                None => p,
+            });
+        }
+    }
+    let vals: Vec<Val> = out
+        .into_iter()
+        .map(|v| v.unwrap_or_else(|| l.cst(elems[0], 0)))
+        .collect();
+    l.set_vregs(inst.dst[0], &vals, exec)
 }

@@ -45,6 +45,7 @@
 //! (CDNA4 ISA 7.3's rule made precise, not checked on hardware), and OCP NaN results are
 //! `sign | 0x7f`; min/max follow the GFX9 pseudocode (IEEE mode from MODE.IEEE).
 
+mod cdna_ops;
 mod control;
 pub mod coverage;
 mod ds;
@@ -237,6 +238,30 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
                     128 | 194 => Ok((InstClass::Control, Flow::Next)),
                     _ => Err("named barriers are not in the RDNA4 ISA".into()),
                 };
+            }
+            // `s_barrier_signal_isfirst -1`: SCC = 1 for the first wave to signal the
+            // work-group barrier in this phase (signalCnt == 0 before its signal), 0 when the
+            // wave is not in a multi-wave work-group (RDNA4 ISA 16.3, S_BARRIER_SIGNAL_ISFIRST);
+            // then the wave waits at the barrier as for `s_barrier_signal -1`. The other ids
+            // are in `rdna_ops`.
+            "s_barrier_signal_isfirst" if inst.src[0].code == 193 => {
+                let st = l.push_op(crate::ir::Op::BarrierState, crate::ir::Ty::S32);
+                let t = l.and_imm(st, 0x7f_0001);
+                let one = l.c32(1);
+                let first = l.cmp(crate::ir::CmpOp::Eq, t, one);
+                l.set_scc(first);
+                return control::lift(l, inst, "s_barrier");
+            }
+            // An illegal instruction (RDNA4 ISA 16.5, S_CODE_END: "Generate an illegal
+            // instruction interrupt"; it pads code objects after the last `s_endpgm`).
+            "s_code_end" => {
+                let reason = "s_code_end (end-of-code padding; the hardware raises an \
+                              illegal-instruction exception)"
+                    .to_string();
+                return Ok((
+                    InstClass::Control,
+                    Flow::End(Exit::Illegal { pc: l.pc, reason }),
+                ));
             }
             _ => {}
         }

@@ -255,12 +255,20 @@ pub(super) fn typed_dword3(l: &mut Lifter, inst: &Inst) -> R<Val> {
         let f = l.lshr_imm(d3, 12);
         (l.and_imm(f, bits), l.and_imm(d3, 0xfff))
     };
-    let table = l.lane_const(unified_format_table());
-    let low = l.and_imm(fmt, 63);
+    // The table lookup as two 32-lane gathers (a wave32 block has 32 lanes: IR module doc),
+    // codes 0..31 and 32..63, the half chosen by bit 5.
+    let table = unified_format_table();
+    let half = |h: usize| -> [u32; 64] { core::array::from_fn(|i| table[32 * h + i % 32]) };
+    let (t_lo, t_hi) = (l.lane_const(half(0)), l.lane_const(half(1)));
+    let low = l.and_imm(fmt, 31);
     let lv = l.bcast(low);
-    let kv = l.gather(table, lv);
     let zero = l.c32(0);
-    let key = l.read_lane(kv, zero);
+    let k_lo = l.gather(t_lo, lv);
+    let k_lo = l.read_lane(k_lo, zero);
+    let k_hi = l.gather(t_hi, lv);
+    let k_hi = l.read_lane(k_hi, zero);
+    let upper = l.and_imm(fmt, 32);
+    let key = l.select(upper, k_hi, k_lo);
     let c64 = l.c32(64);
     let in_table = l.cmp(CmpOp::ULt, fmt, c64);
     let key = l.select(in_table, key, zero);

@@ -170,7 +170,12 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         | "cvt_pk_norm_i16_f16"
         | "cvt_pk_norm_u16_f16"
         | "cvt_pk_norm_i16_f32"
-        | "cvt_pk_norm_u16_f32" => Some(cvt_norm(l, inst, base)),
+        | "cvt_pk_norm_u16_f32"
+        // GFX9 spellings of the same operations.
+        | "cvt_pknorm_i16_f16"
+        | "cvt_pknorm_u16_f16"
+        | "cvt_pknorm_i16_f32"
+        | "cvt_pknorm_u16_f32" => Some(cvt_norm(l, inst, base)),
         "cvt_pk_i16_f32" | "cvt_pk_u16_f32" => Some(cvt_pk16_f32(l, inst, base)),
         "cvt_pk_u8_f32" => Some(cvt_pk_u8(l, inst)),
         "cndmask_b16" => Some(cndmask16(l, inst)),
@@ -223,7 +228,7 @@ fn src_with_mods(l: &mut Lifter, i: usize, k: K, edit: impl FnOnce(&mut Mods)) -
 }
 
 /// Source `i` without OPSEL, ABS and NEG (see [`src_with_mods`]).
-fn src_raw(l: &mut Lifter, i: usize, k: K) -> R<Val> {
+pub(super) fn src_raw(l: &mut Lifter, i: usize, k: K) -> R<Val> {
     src_with_mods(l, i, k, |m| {
         m.op_sel = 0;
         m.abs = 0;
@@ -478,6 +483,27 @@ fn fminmax_apply(l: &mut Lifter, inst: &Inst, k: K, rule: MinMax, seq: &[bool]) 
 
 // ---- scalar ALU ------------------------------------------------------------------------
 
+/// `s_get_barrier_state`: `D = BARRIER_STATE[id & 63]` with `id = IsM0(S0) ? M0[4:0] : S0.i32`
+/// (RDNA4 ISA 16.3, S_GET_BARRIER_STATE). Entry 63 (id -1) is the work-group barrier, whose
+/// state the environment gives; RDNA4 has no other barrier a wave here can signal (the trap
+/// barrier -2 is never used off-GPU, named barriers do not exist), so every other entry
+/// reads as 0 (not valid).
+fn get_barrier_state(l: &mut Lifter, inst: &Inst) -> R<()> {
+    let id = if inst.src[0].code == crate::wave::sreg::M0 as u16 {
+        let m0 = l.get_sreg(crate::wave::sreg::M0);
+        l.and_imm(m0, 0x1f)
+    } else {
+        l.s32(inst.src[0], K::B32)?
+    };
+    let idx = l.and_imm(id, 63);
+    let wg = l.c32(63);
+    let is_wg = l.cmp(CmpOp::Eq, idx, wg);
+    let st = l.push_op(crate::ir::Op::BarrierState, Ty::S32);
+    let zero = l.c32(0);
+    let r = l.select(is_wg, st, zero);
+    l.set_s32(inst.dst[0], r)
+}
+
 /// Scalar instructions of RDNA without a GFX9 counterpart, or `None`.
 fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
     let flow = match name {
@@ -495,6 +521,7 @@ fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
             l.set_scc(zero);
             Ok(Flow::Next)
         }
+        "s_get_barrier_state" => get_barrier_state(l, inst).map(|()| Flow::Next),
         "s_and_not0_wrexec_b32"
         | "s_and_not0_wrexec_b64"
         | "s_and_not1_wrexec_b32"
@@ -820,8 +847,18 @@ pub(super) fn dpp16_map(ctrl: u16) -> Option<([u32; 64], u64)> {
 /// like an out-of-range one; an invalid source disables the write (BC = 0) or reads 0
 /// (BC = 1); with FI = 1 an out-of-range source reads 0 (BC = 0) or its own lane (BC = 1).
 pub(super) fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
-    let (map, out_of_range) =
-        dpp16_map(d.ctrl).ok_or_else(|| format!("reserved DPP control {:#x}", d.ctrl))?;
+    let (map, out_of_range) = dpp16_map(d.ctrl).ok_or_else(|| {
+        let target = crate::isa::Target {
+            gpu: l.gpu,
+            wave_size: l.wave,
+        };
+        // The GFX9 controls the decoder accepts as LLVM does (generated notes, e.g.
+        // `wave_shl is not supported starting from GFX10`) have no RDNA meaning.
+        match crate::isa::rdna::dpp_note(crate::isa::rdna::tables(&target), d.ctrl) {
+            Some(note) => format!("DPP control {:#x} is not an RDNA control ({note})", d.ctrl),
+            None => format!("reserved DPP control {:#x}", d.ctrl),
+        }
+    })?;
     let idx = l.lane_const(map);
     let exec = l.exec();
     let permuted = l.gather(v, idx);
@@ -1587,6 +1624,7 @@ fn dot2_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 // ---- conversions to 16- and 8-bit integers -------------------------------------------------
 
 /// The normalizing conversions `v_cvt_norm_{i16,u16}_f16`, `v_cvt_pk_norm_{i16,u16}_{f16,f32}`
+/// (GFX9: `v_cvt_pknorm_*`, CDNA4 ISA 12.11, the same `f16_to_snorm`/`f32_to_unorm` pseudocode)
 /// (RDNA4 ISA: `f16_to_snorm`, `f32_to_unorm`, ...; the packed forms put S0's result in
 /// bits [15:0] and S1's in [31:16]). The ISA does not define the helpers; its notes say
 /// "0.5ULP accuracy, supports rounding ... and saturation": here SNORM is `x` clamped to
@@ -1603,14 +1641,15 @@ fn cvt_norm(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let k = if f16 { K::F16 } else { K::F32 };
     let round = Round::from_field(if f16 { l.mode >> 2 } else { l.mode });
     let mut out = Vec::new();
-    let n = if base.starts_with("cvt_pk_") { 2 } else { 1 };
+    let n = if base.starts_with("cvt_pk") { 2 } else { 1 };
     for i in 0..n {
         let x = l.src(i, k)?;
         let x = if f16 { l.conv(ConvOp::F16ToF32, x) } else { x };
         out.push(norm16(l, x, signed, round));
     }
     if n == 1 {
-        return write16(l, inst, out[0]);
+        // GFX9 zeroes the high half (or writes it with op_sel[3]); RDNA keeps the other half.
+        return super::valu::wr16(l, inst, out[0]);
     }
     let hi = l.shl_imm(out[1], 16);
     let r = l.or(out[0], hi);
@@ -1681,7 +1720,7 @@ fn cvt_pk16_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 /// `v_cvt_pk_u8_f32` (RDNA4 ISA): `f32_to_u8(S0)` into byte `S1[1:0]` of S2, the other bytes
 /// of S2 kept. `f32_to_u8` is taken as the 8-bit form of `f32_to_u32` (`v_cvt_u32_f32`):
 /// toward zero, saturating to [0, 255], NaN giving 0; the ISA does not define it.
-fn cvt_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
+pub(super) fn cvt_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
     if inst.mods.clamp || inst.mods.omod != 0 {
         return Err("output modifiers on an integer conversion".into());
     }

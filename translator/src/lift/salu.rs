@@ -586,8 +586,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let r = l.or(x, t);
             l.set_s64(inst.dst[0], r)?;
         }
-        "movrels_b32" | "movrels_b64" | "movreld_b32" | "movreld_b64" => {
-            movrel(l, inst, base.starts_with("movrels"), k.is64())?;
+        "movrels_b32" | "movrels_b64" | "movreld_b32" | "movreld_b64" | "movrelsd_2_b32" => {
+            movrel(l, inst, base, k.is64())?;
         }
         "getpc_b64" => {
             // The address of the next instruction.
@@ -638,54 +638,69 @@ fn movrel_sgprs(l: &Lifter) -> u8 {
     }
 }
 
-/// `s_movrels` (`D = SGPR[S0 + M0]`) and `s_movreld` (`SGPR[D + M0] = S0`), 32 or 64 bits
-/// (ISA: M0 is the unsigned dword index; 64-bit forms move the pair at that index). The
-/// index is dynamic, so reads select among every SGPR and writes update every SGPR whose
-/// number matches.
-fn movrel(l: &mut Lifter, inst: &Inst, rels: bool, w64: bool) -> R<()> {
+/// `s_movrels` (`D = SGPR[S0 + M0]`), `s_movreld` (`SGPR[D + M0] = S0`), 32 or 64 bits, and
+/// RDNA's `s_movrelsd_2_b32` (`SGPR[D + M0[25:16]] = SGPR[S0 + M0[9:0]]`, RDNA4 ISA 16.3
+/// S_MOVRELSD_2_B32). ISA: M0 is the unsigned dword index; 64-bit forms move the pair at that
+/// index. The index is dynamic, so reads select among every SGPR and writes update every SGPR
+/// whose number matches.
+fn movrel(l: &mut Lifter, inst: &Inst, base: &str, w64: bool) -> R<()> {
     let m0 = l.get_sreg(crate::wave::sreg::M0);
+    let (sidx, didx) = match base {
+        "movrelsd_2_b32" => {
+            let s = l.and_imm(m0, 0x3ff);
+            let d = l.lshr_imm(m0, 16);
+            let d = l.and_imm(d, 0x3ff);
+            (Some(s), Some(d))
+        }
+        _ if base.starts_with("movrels") => (Some(m0), None),
+        _ => (None, Some(m0)),
+    };
     let n = if w64 { 2 } else { 1 };
     let limit = movrel_sgprs(l);
-    if rels {
-        let base = inst.src[0]
-            .sreg()
-            .filter(|&r| r < limit)
-            .ok_or("s_movrels source is not an SGPR")?;
-        let idx = l.add_imm(m0, base as u64);
-        let mut out = Vec::with_capacity(n);
-        for j in 0..n as u64 {
-            let ij = l.add_imm(idx, j);
-            let mut v = l.c32(0);
-            for r in 0..limit {
-                let rc = l.c32(r as u32);
-                let hit = l.cmp(CmpOp::Eq, ij, rc);
-                let x = l.get_sreg(r);
-                v = l.select(hit, x, v);
+    let data = match sidx {
+        Some(sidx) => {
+            let sbase = inst.src[0]
+                .sreg()
+                .filter(|&r| r < limit)
+                .ok_or("s_movrel source is not an SGPR")?;
+            let idx = l.add_imm(sidx, sbase as u64);
+            let mut out = Vec::with_capacity(n);
+            for j in 0..n as u64 {
+                let ij = l.add_imm(idx, j);
+                let mut v = l.c32(0);
+                for r in 0..limit {
+                    let rc = l.c32(r as u32);
+                    let hit = l.cmp(CmpOp::Eq, ij, rc);
+                    let x = l.get_sreg(r);
+                    v = l.select(hit, x, v);
+                }
+                out.push(v);
             }
-            out.push(v);
+            out
         }
+        None if w64 => {
+            let v = l.s64(inst.src[0], K::B64)?;
+            vec![l.lo(v), l.hi(v)]
+        }
+        None => vec![l.s32(inst.src[0], K::B32)?],
+    };
+    let Some(didx) = didx else {
         let d = inst.dst[0]
             .sreg()
             .ok_or("s_movrels destination is not an SGPR")?;
         if d as u16 + n as u16 > 128 {
             return Err("destination range leaves the scalar registers".into());
         }
-        for (j, v) in out.into_iter().enumerate() {
+        for (j, v) in data.into_iter().enumerate() {
             l.set_sreg(d + j as u8, v);
         }
         return Ok(());
-    }
-    let data = if w64 {
-        let v = l.s64(inst.src[0], K::B64)?;
-        vec![l.lo(v), l.hi(v)]
-    } else {
-        vec![l.s32(inst.src[0], K::B32)?]
     };
-    let base = inst.dst[0]
+    let dbase = inst.dst[0]
         .sreg()
         .filter(|&r| r < limit)
-        .ok_or("s_movreld destination is not an SGPR")?;
-    let idx = l.add_imm(m0, base as u64);
+        .ok_or("s_movrel destination is not an SGPR")?;
+    let idx = l.add_imm(didx, dbase as u64);
     for r in 0..limit {
         let mut v = l.get_sreg(r);
         for (j, d) in data.iter().enumerate() {

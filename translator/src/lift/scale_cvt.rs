@@ -1,7 +1,11 @@
 //! gfx950 conversions with a block scale between 8-bit floats (OCP FP8 E4M3FN, BF8 E5M2) and
-//! f32/f16/bf16, and from FP4 (E2M1) to f32/f16/bf16 (`v_cvt_scalef32_*`, CDNA4 ISA 7.3
-//! "Converts with Scale"; conversions to FP4/FP6 are not lifted: the ISA saturates values out
-//! of range but does not say what a NaN becomes).
+//! f32/f16/bf16, and between FP4 (E2M1)/FP6 (E2M3)/BF6 (E3M2) and f32/f16/bf16
+//! (`v_cvt_scalef32_*`, CDNA4 ISA 7.3 "Converts with Scale", chapter-12 pseudocode). To
+//! FP4/FP6/BF6: nearest even, out-of-range values and ±Inf saturate to ±max (ISA 7.3), a NaN
+//! becomes ±max with its sign (the ISA is silent; AMD's HIP host emulation of these builtins,
+//! `amd_hip_ocp_host.hpp`, does this). The stochastic-rounding forms to FP4/FP6 are not
+//! lifted (see `tests/coverage_unsupported.txt`). 32 packed 6-bit values lie densely in six
+//! VGPRs, element i in bits 6i+5:6i of the 192-bit value whose bits 31:0 are the first VGPR.
 //!
 //! The scale operand is read as an f32 of which only the exponent field is used: an E8M0
 //! exponent with bias 127, so the scale is `2^(scale[30:23] - 127)` (ISA 7.3; inline constants
@@ -13,7 +17,8 @@
 //! FP16_OVFL saturation as `v_cvt_pk_fp8_f32` (an f32 result that the scaling made
 //! subnormal or infinite lies far outside the 8-bit range, where the rounding gives the same
 //! code); to f16/bf16 nearest even. The ISA gives no NaN encoding for the scale: exponent 255
-//! scales by 2^128 like any other.
+//! scales by 2^128 like any other (AMD's host emulation instead treats it as a NaN scale for
+//! the FP4/FP6 formats: unresolved without hardware).
 //!
 //! Operand selects, as LLVM encodes the builtins' selector arguments (clang-22 for gfx950):
 //! the source byte of `f32_fp8`/`f16_fp8` and of the `pk_*_fp4` up-conversions is
@@ -113,8 +118,232 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let r = l.or(keep, byte);
             l.vdst32(r)
         }
+        "pk_fp4_f32" | "pk_fp4_f16" | "pk_fp4_bf16" => {
+            // Two FP4 codes into byte op_sel[3:2] of D (element 0 in the low nibble), the
+            // other bytes kept (CDNA4 ISA 12.11, V_CVT_SCALEF32_PK_FP4_F32).
+            let (lo, hi) = if rest == "pk_fp4_f32" {
+                let a = l.src(0, K::F32)?;
+                let b = l.src(1, K::F32)?;
+                let k = scale_exp(l, 2)?;
+                (mx_down(l, a, Mx::Fp4, k), mx_down(l, b, Mx::Fp4, k))
+            } else {
+                no_mods(inst, 1)?;
+                let bf16 = rest.ends_with("bf16");
+                let src = l.src(0, K::B32)?;
+                let k = scale_exp(l, 1)?;
+                let a = from16(l, src, bf16);
+                let h = l.lshr_imm(src, 16);
+                let b = from16(l, h, bf16);
+                (mx_down(l, a, Mx::Fp4, k), mx_down(l, b, Mx::Fp4, k))
+            };
+            let hi = l.shl_imm(hi, 4);
+            let byte = l.or(lo, hi);
+            let sh = 8 * (m.op_sel as u64 >> 2 & 3);
+            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+            let old = l.get_vreg(reg)?;
+            let keep = l.and_imm(old, !(0xffu64 << sh) & 0xffff_ffff);
+            let byte = l.shl_imm(byte, sh);
+            let r = l.or(keep, byte);
+            l.vdst32(r)
+        }
+        "2xpk16_fp6_f32" | "2xpk16_bf6_f32" => {
+            // Element 2p is S0[p], element 2p+1 is S1[p] ("S0 and S1 inputs are interleaved
+            // in the packed result", V_CVT_SCALEF32_2XPK16_FP6_F32).
+            no_mods(inst, 2)?;
+            let fmt = if rest.contains("bf6") {
+                Mx::Bf6
+            } else {
+                Mx::Fp6
+            };
+            let a = f32_regs(l, inst, 0, 16)?;
+            let b = f32_regs(l, inst, 1, 16)?;
+            let k = scale_exp(l, 2)?;
+            let mut codes = Vec::new();
+            for (x, y) in a.into_iter().zip(b) {
+                codes.push(mx_down(l, x, fmt, k));
+                codes.push(mx_down(l, y, fmt, k));
+            }
+            let out = pack6(l, &codes);
+            let exec = l.exec();
+            l.set_vregs(inst.dst[0], &out, exec)
+        }
+        "pk32_fp6_f16" | "pk32_fp6_bf16" | "pk32_bf6_f16" | "pk32_bf6_bf16" => {
+            no_mods(inst, 1)?;
+            let fmt = if rest.starts_with("pk32_bf6") {
+                Mx::Bf6
+            } else {
+                Mx::Fp6
+            };
+            let bf16 = rest.ends_with("bf16");
+            let src = l.get_vregs(inst.src[0], 16)?;
+            let k = scale_exp(l, 1)?;
+            let mut codes = Vec::new();
+            for w in src {
+                let h = l.lshr_imm(w, 16);
+                for half in [w, h] {
+                    let x = from16(l, half, bf16);
+                    codes.push(mx_down(l, x, fmt, k));
+                }
+            }
+            let out = pack6(l, &codes);
+            let exec = l.exec();
+            l.set_vregs(inst.dst[0], &out, exec)
+        }
+        "pk32_f32_fp6" | "pk32_f32_bf6" | "pk32_f16_fp6" | "pk32_bf16_fp6" | "pk32_f16_bf6"
+        | "pk32_bf16_bf6" => {
+            no_mods(inst, 1)?;
+            let fmt = if rest.ends_with("bf6") {
+                Mx::Bf6
+            } else {
+                Mx::Fp6
+            };
+            let src = l.get_vregs(inst.src[0], 6)?;
+            let k = scale_exp(l, 1)?;
+            let mut vals = Vec::new();
+            for i in 0..32 {
+                let c = unpack6(l, &src, i);
+                let x = mx_to_f32(l, c, fmt);
+                vals.push(l.bin(BinOp::FLdexp, x, k));
+            }
+            let out = if rest.starts_with("pk32_f32") {
+                vals
+            } else {
+                let f16 = rest.starts_with("pk32_f16");
+                let mut out = Vec::new();
+                for pair in vals.chunks(2) {
+                    let (lo, hi) = if f16 {
+                        (
+                            l.conv(ConvOp::F32ToF16, pair[0]),
+                            l.conv(ConvOp::F32ToF16, pair[1]),
+                        )
+                    } else {
+                        (to_bf16(l, pair[0]), to_bf16(l, pair[1]))
+                    };
+                    let hi = l.shl_imm(hi, 16);
+                    out.push(l.or(lo, hi));
+                }
+                out
+            };
+            let exec = l.exec();
+            l.set_vregs(inst.dst[0], &out, exec)
+        }
         _ => Err("scaled conversion of this format pair is not supported".into()),
     }
+}
+
+/// The OCP formats without Inf or NaN (CDNA4 ISA 7.3).
+#[derive(Clone, Copy)]
+enum Mx {
+    /// E2M1, bias 1.
+    Fp4,
+    /// E2M3, bias 1.
+    Fp6,
+    /// E3M2, bias 3.
+    Bf6,
+}
+
+impl Mx {
+    /// (exponent bits, mantissa bits, bias).
+    fn shape(self) -> (u64, u64, i32) {
+        match self {
+            Mx::Fp4 => (2, 1, 1),
+            Mx::Fp6 => (2, 3, 1),
+            Mx::Bf6 => (3, 2, 3),
+        }
+    }
+}
+
+/// The f32 `x` divided by `2^k`, rounded nearest even to `fmt`, saturating; NaN gives ±max
+/// (see [`RoundedOp::F32ToFp4`]). The code is in the low bits.
+fn mx_down(l: &mut Lifter, x: Val, fmt: Mx, k: Val) -> Val {
+    let z = l.cst(k, 0);
+    let nk = l.bin(BinOp::Sub, z, k);
+    let y = l.bin(BinOp::FLdexp, x, nk);
+    let op = match fmt {
+        Mx::Fp4 => RoundedOp::F32ToFp4,
+        Mx::Fp6 => RoundedOp::F32ToFp6,
+        Mx::Bf6 => RoundedOp::F32ToBf6,
+    };
+    l.lane_fn(
+        LaneFn::Rounded(op, Round::NearestEven, false),
+        vec![y],
+        Ty::V32,
+    )
+}
+
+/// The f32 value (exact) of the `fmt` code in the low bits of `v`: exponent field e > 0 gives
+/// `(1 + m/2^mbits) · 2^(e - bias)`, e = 0 gives `m · 2^(1 - bias - mbits)`.
+fn mx_to_f32(l: &mut Lifter, v: Val, fmt: Mx) -> Val {
+    let (eb, mb, bias) = fmt.shape();
+    let e = l.lshr_imm(v, mb);
+    let e = l.and_imm(e, (1 << eb) - 1);
+    let m = l.and_imm(v, (1 << mb) - 1);
+    let ef = l.add_imm(e, (127 - bias) as u64);
+    let ef = l.shl_imm(ef, 23);
+    let mf = l.shl_imm(m, 23 - mb);
+    let normal = l.or(ef, mf);
+    let mi = l.conv(ConvOp::U32ToF32, m);
+    let unit = l.cst(mi, (((127 + 1 - bias) as u32 - mb as u32) << 23) as u64);
+    let denorm = l.bin(BinOp::FMul, mi, unit);
+    let zero = l.cst(e, 0);
+    let e0 = l.cmp(crate::ir::CmpOp::Eq, e, zero);
+    let mag = l.select(e0, denorm, normal);
+    let sign = l.lshr_imm(v, eb + mb);
+    let sign = l.and_imm(sign, 1);
+    let sign = l.shl_imm(sign, 31);
+    l.or(mag, sign)
+}
+
+/// `n` f32 registers of source `i` (a VGPR range), with MODE's f32 input denormal flushing
+/// ("conversion from F32 supports MODE-based denormal control", ISA 7.3).
+fn f32_regs(l: &mut Lifter, inst: &Inst, i: usize, n: u16) -> R<Vec<Val>> {
+    let regs = l.get_vregs(inst.src[i], n)?;
+    if l.denorm_allowed(K::F32, 1) {
+        return Ok(regs);
+    }
+    Ok(regs
+        .into_iter()
+        .map(|v| l.flush_denorm(v, K::F32))
+        .collect())
+}
+
+/// The 6-bit element `i` of the 192-bit value in `regs` (six dwords, `regs[0]` holding bits
+/// 31:0): bits `6i+5:6i`, which may straddle two registers (CDNA4 ISA 12.11,
+/// `S0[sOffset + 5 : sOffset]` with `sOffset = pass * 6`; the packing of AMD's HIP host
+/// emulation, `fp6x32_packed`, and of the MFMA FP6 operands in `matrix`).
+fn unpack6(l: &mut Lifter, regs: &[Val], i: usize) -> Val {
+    let bit = 6 * i;
+    let (w, s) = (bit / 32, (bit % 32) as u64);
+    let mut v = l.lshr_imm(regs[w], s);
+    if s > 26 {
+        let next = l.shl_imm(regs[w + 1], 32 - s);
+        v = l.or(v, next);
+    }
+    l.and_imm(v, 0x3f)
+}
+
+/// The six dwords holding the 6-bit `codes` (element i in bits `6i+5:6i`, see [`unpack6`]).
+fn pack6(l: &mut Lifter, codes: &[Val]) -> Vec<Val> {
+    let mut out: Vec<Option<Val>> = vec![None; 6];
+    let mut put = |l: &mut Lifter, w: usize, v: Val| {
+        out[w] = Some(match out[w] {
+            Some(p) => l.or(p, v),
+            None => v,
+        });
+    };
+    for (i, &c) in codes.iter().enumerate() {
+        let bit = 6 * i;
+        let (w, s) = (bit / 32, (bit % 32) as u64);
+        let lo = l.shl_imm(c, s);
+        put(l, w, lo);
+        if s > 26 {
+            let hi = l.lshr_imm(c, 32 - s);
+            put(l, w + 1, hi);
+        }
+    }
+    out.into_iter()
+        .map(|v| v.unwrap_or_else(|| l.cst(codes[0], 0)))
+        .collect()
 }
 
 /// Writes the two f32 results of a `pk_<dst>_*` up-conversion: an f32 register pair, or f16

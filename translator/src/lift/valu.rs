@@ -36,10 +36,24 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
             | "msad_u8"
             | "lerp_u8"
             | "cvt_off_f32_i4"
+            | "qsad_pk_u16_u8"
+            | "mqsad_pk_u16_u8"
+            | "mqsad_u32_u8"
+            | "cvt_pk_u8_f32"
+            | "cvt_norm_i16_f16"
+            | "cvt_norm_u16_f16"
+            | "cvt_pknorm_i16_f16"
+            | "cvt_pknorm_u16_f16"
+            | "cvt_pknorm_i16_f32"
+            | "cvt_pknorm_u16_f32"
     ) {
         if let Some(r) = super::rdna_ops::lift(l, inst, name) {
             return r;
         }
+    }
+    if let Some(r) = super::cdna_ops::lift(l, inst, base) {
+        r?;
+        return Ok((InstClass::Valu, Flow::Next));
     }
     l.count_vector();
     lift_inner(l, inst, base)?;
@@ -267,13 +281,13 @@ fn fmed3(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
 
 /// VOP3 OMOD and clamp on an f16 result (low 16 bits of `r`), in that order (CDNA ISA
 /// 6.2.2). OMOD applies under the MODE conditions of [`Lifter::omod_active`]: the result times
-/// 2, 4 or 0.5, computed exactly in f32 and rounded once to f16 in the MODE direction.
+/// 2, 4 or 0.5, computed exactly in f32 and rounded once to f16 in the MODE direction. RDNA,
+/// as for f32 results ([`Lifter::fout`]): then output denormals are flushed (RDNA4 ISA 7.2.3:
+/// "flushes output denorms when OMOD!=0"; RDNA3 applies OMOD only when f16 denormals are
+/// flushed anyway) and -0 * OMOD = +0.
 fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
     let mut r = r;
     if l.omod_active(inst, K::F16) {
-        if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
-            return Err("output modifiers on a 16-bit result".into());
-        }
         let m = match inst.mods.omod {
             1 => 0x4000_0000,
             2 => 0x4080_0000,
@@ -283,6 +297,14 @@ fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
         let c = l.cst(x, m);
         let y = l.bin(FMul, x, c);
         r = to_f16(l, y);
+        if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+            r = l.flush_denorm(r, K::F16);
+            let h = l.and_imm(r, 0xffff);
+            let nz = l.cst(h, 0x8000);
+            let is_nz = l.cmp(CmpOp::Eq, h, nz);
+            let z = l.cst(r, 0);
+            r = l.select(is_nz, z, r);
+        }
     }
     Ok(if inst.mods.clamp { clamp16(l, r) } else { r })
 }
@@ -385,7 +407,7 @@ fn ibin(l: &mut Lifter, inst: &Inst, op: BinOp, k: K, rev: bool) -> R<()> {
 
 /// A 16-bit result (in the low bits of `v`): GFX9 writes zeros above it, or with VOP3
 /// `op_sel[3]` writes the high half and keeps the low half.
-fn wr16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
+pub(super) fn wr16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
     if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
         // RDNA keeps the other half (see `rdna_ops::write16`).
         return super::rdna_ops::write16(l, inst, v);
@@ -1839,45 +1861,7 @@ fn perm(l: &mut Lifter, _inst: &Inst) -> R<()> {
     let a = l.src(0, K::B32)?;
     let b = l.src(1, K::B32)?;
     let sel = l.src(2, K::B32)?;
-    let v = l.pack(b, a);
-    let mut acc: Option<Val> = None;
-    for i in 0..4u64 {
-        let s = l.lshr_imm(sel, 8 * i);
-        let s = l.and_imm(s, 0xff);
-        // s < 8: byte s.
-        let sh = l.and_imm(s, 7);
-        let sh = l.shl_imm(sh, 3);
-        let sh = l.conv(ConvOp::ZExt, sh);
-        let t = l.bin(LShr, v, sh);
-        let t = l.lo(t);
-        let byte = l.and_imm(t, 0xff);
-        // 8 <= s < 12: bit 16 * (s - 8) + 15 replicated.
-        let sb = l.and_imm(s, 3);
-        let sb = l.shl_imm(sb, 4);
-        let sb = l.add_imm(sb, 15);
-        let sb = l.conv(ConvOp::ZExt, sb);
-        let t = l.bin(LShr, v, sb);
-        let t = l.lo(t);
-        let t = l.and_imm(t, 1);
-        let z = l.cst(t, 0);
-        let t = l.bin(Sub, z, t);
-        let sign = l.and_imm(t, 0xff);
-        let c8 = l.cst(s, 8);
-        let c12 = l.cst(s, 12);
-        let lt8 = l.cmp(CmpOp::ULt, s, c8);
-        let lt12 = l.cmp(CmpOp::ULt, s, c12);
-        let eq12 = l.cmp(CmpOp::Eq, s, c12);
-        let ff = l.cst(s, 0xff);
-        let r = l.select(eq12, z, ff);
-        let r = l.select(lt12, sign, r);
-        let r = l.select(lt8, byte, r);
-        let placed = if i > 0 { l.shl_imm(r, 8 * i) } else { r };
-        acc = Some(match acc {
-            Some(x) => l.or(x, placed),
-            None => placed,
-        });
-    }
-    let r = acc.ok_or("empty permutation")?;
+    let r = l.tern(TernOp::Perm, a, b, sel);
     l.vdst32(r)
 }
 

@@ -54,9 +54,10 @@ pub mod print;
 use super::decode::DecodeError;
 use super::generated::{
     rdna as t, Op, RdnaImage, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
-    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_ABS0, MOD_CARRY, MOD_CMPX,
-    MOD_DPPMOD0, MOD_DPPMOD1, MOD_FAKE16_NOMODS, MOD_IMM32, MOD_NEG0, MOD_NODPP16, MOD_NODPP8,
-    MOD_SD, MOD_SENDMSG, MOD_VCCIN,
+    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, EXTRA_FAKE16_OPSEL,
+    EXTRA_LDS_DIRECT, EXTRA_SREG_ONLY, MOD_ABS0, MOD_CARRY, MOD_CMPX, MOD_DPPMOD0, MOD_DPPMOD1,
+    MOD_FAKE16_NOMODS, MOD_IMM32, MOD_NEG0, MOD_NODPP16, MOD_NODPP8, MOD_SD, MOD_SENDMSG,
+    MOD_VCCIN,
 };
 use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
 
@@ -73,6 +74,8 @@ const SRC_DPP16: u32 = 0xFA;
 /// Source codes that select the DPP8 extension word (without / with FI).
 const SRC_DPP8: u32 = 0xE9;
 const SRC_DPP8_FI: u32 = 0xEA;
+/// Source code of `src_lds_direct`.
+const SRC_LDS_DIRECT: u32 = 0xFE;
 
 /// One family's opcode tables.
 pub(crate) struct Tables {
@@ -107,10 +110,16 @@ pub(crate) struct Tables {
     pub(crate) img_grids: &'static [u16],
     /// Source codes LLVM accepts (`SRC_*` roles): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU
     /// sources, the same three as 64-bit operands, VINTERP's 32-bit sources, a VGPR-only
-    /// SRC0's special registers, 64-bit SALU SDST, VOP1 SGPR VDST.
-    pub(crate) src_ok: &'static [[u32; 8]; 10],
+    /// SRC0's special registers, 64-bit SALU SDST, VOP1 SGPR VDST, SALU register-only
+    /// sources (32-bit, 64-bit).
+    pub(crate) src_ok: &'static [[u32; 8]; 12],
     /// Scalar register codes LLVM accepts as the first register of a tuple (`SREG_*` roles).
     pub(crate) sreg_ok: &'static [[u32; 4]; 13],
+    /// DPP16 controls LLVM decodes as a control (bit c of word c / 32).
+    pub(crate) dpp_ok: &'static [u32; 16],
+    /// DPP16 controls LLVM decodes but prints only as a comment (GFX9 controls RDNA does not
+    /// have, `wave_shl is not supported starting from GFX10`): the comment's text.
+    pub(crate) dpp_notes: &'static [(u16, &'static str)],
 }
 
 static GFX11: Tables = Tables {
@@ -142,6 +151,8 @@ static GFX11: Tables = Tables {
     img_grids: &t::GFX1100_IMG_GRIDS,
     src_ok: &t::GFX1100_SRC_OK,
     sreg_ok: &t::GFX1100_SREG_OK,
+    dpp_ok: &t::GFX1100_DPP_OK,
+    dpp_notes: &t::GFX1100_DPP_NOTES,
 };
 
 static GFX12: Tables = Tables {
@@ -173,6 +184,8 @@ static GFX12: Tables = Tables {
     img_grids: &t::GFX1200_IMG_GRIDS,
     src_ok: &t::GFX1200_SRC_OK,
     sreg_ok: &t::GFX1200_SREG_OK,
+    dpp_ok: &t::GFX1200_DPP_OK,
+    dpp_notes: &t::GFX1200_DPP_NOTES,
 };
 
 /// gfx1150..gfx1153: gfx1100's encodings, with LLVM's gfx1150 tables where they differ (the
@@ -206,6 +219,8 @@ static GFX1150: Tables = Tables {
     img_grids: &t::GFX1100_IMG_GRIDS,
     src_ok: &t::GFX1100_SRC_OK,
     sreg_ok: &t::GFX1100_SREG_OK,
+    dpp_ok: &t::GFX1100_DPP_OK,
+    dpp_notes: &t::GFX1100_DPP_NOTES,
 };
 
 /// The tables of `target`'s family (GFX11 or GFX12).
@@ -495,6 +510,8 @@ const SRC_VINTERP: usize = 6;
 const SRC_VGPR_ONLY: usize = 7;
 const SRC_SDST64: usize = 8;
 const SRC_VOP1_SDST: usize = 9;
+const SRC_SALU_SREG: usize = 10;
+const SRC_SALU_SREG64: usize = 11;
 
 /// Roles of [`Tables::sreg_ok`] (generated in this order, `rdna.py` `SREG_MAPS`): SMEM
 /// SDATA by register count ([`sdata_role`]), SMEM SBASE pair/quad, GFX12 VBUFFER, BVH and
@@ -569,20 +586,27 @@ fn src_err(cx: &Cx, code: u32, info: &RdnaInfo, dpp_code: bool, dpp: bool) -> De
     })
 }
 
-/// Whether a DPP16 control is one LLVM decodes on GFX11/GFX12 (quad_perm, row_shl/shr/ror
-/// 1..15, row_mirror, row_half_mirror, row_share, row_xmask); others it flags as invalid.
-fn dpp_ctrl_valid(c: u16) -> bool {
-    matches!(c, 0..=0xFF | 0x101..=0x10F | 0x111..=0x11F | 0x121..=0x12F | 0x140 | 0x141 | 0x150..=0x16F)
+/// Whether LLVM decodes DPP16 control `c` (generated: quad_perm, row_shl/shr/ror 1..15,
+/// row_mirror, row_half_mirror, row_share, row_xmask, and the GFX9 controls it prints as a
+/// "not supported" comment); others it flags as invalid.
+fn dpp_ctrl_valid(tb: &Tables, c: u16) -> bool {
+    in_map(tb.dpp_ok, c as u32) || dpp_note(tb, c).is_some()
+}
+
+/// The comment LLVM prints in place of DPP16 control `c` when it is a GFX9 control the
+/// target does not have (`wave_shl is not supported starting from GFX10`).
+pub(crate) fn dpp_note(tb: &Tables, c: u16) -> Option<&'static str> {
+    tb.dpp_notes.iter().find(|n| n.0 == c).map(|n| n.1)
 }
 
 /// DPP16 checks after the extension word was read: a valid control, and in a 32-bit
 /// encoding no source modifier bit (DPP word bits 20..23: neg/abs of src0, src1) LLVM
 /// rejects for the opcode (generated `MOD_DPPMOD0`/`MOD_DPPMOD1`).
-fn check_dpp(cx: &Cx, inst: &Inst, info: &RdnaInfo) -> Result<(), DecodeError> {
+fn check_dpp(tb: &Tables, cx: &Cx, inst: &Inst, info: &RdnaInfo) -> Result<(), DecodeError> {
     let Some(d) = inst.dpp else {
         return Ok(());
     };
-    if !dpp_ctrl_valid(d.ctrl) {
+    if !dpp_ctrl_valid(tb, d.ctrl) {
         return Err(cx.err(format!("invalid DPP control {:#x}", d.ctrl)));
     }
     if matches!(inst.format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
@@ -648,7 +672,18 @@ fn decode_sop12c(
         _ => [(w0 & 0xFF, w[1]), ((w0 >> 8) & 0xFF, w[2])],
     };
     for (code, width) in srcs {
-        if width != 0 && info.mods & MOD_SENDMSG == 0 {
+        if width == 0 || info.mods & MOD_SENDMSG != 0 {
+            continue;
+        }
+        if info.extra & EXTRA_SREG_ONLY != 0 {
+            // A register-only source class (no constants): its own generated maps.
+            let map = if width == 2 {
+                SRC_SALU_SREG64
+            } else {
+                SRC_SALU_SREG
+            };
+            check_src(cx, tb, map, 1, code, info, false)?;
+        } else if !(code == SRC_LDS_DIRECT && info.extra & EXTRA_LDS_DIRECT != 0) {
             check_src(cx, tb, SRC_SALU, width, code, info, false)?;
         }
     }
@@ -864,7 +899,7 @@ fn decode_vop1(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     };
     inst.src[0] = s0;
     inst.mods.op_sel |= hi as u8;
-    check_dpp(cx, inst, info)?;
+    check_dpp(tb, cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -910,7 +945,7 @@ fn decode_vop2(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         inst.literal = Some(kk);
         return Ok(());
     }
-    check_dpp(cx, inst, info)?;
+    check_dpp(tb, cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -937,7 +972,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     inst.src[0] = s0;
     inst.src[1] = s1;
     inst.mods.op_sel |= (hi0 as u8) | (hi1 as u8) << 1;
-    check_dpp(cx, inst, info)?;
+    check_dpp(tb, cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -997,7 +1032,7 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
             }
         }
     }
-    check_dpp(cx, inst, info)?;
+    check_dpp(tb, cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -1013,15 +1048,12 @@ pub(crate) fn vop3_nsrc(info: &RdnaInfo) -> usize {
 }
 
 /// Whether LLVM 22 decodes this VOP3 true16 instruction in its fake16 form: its real-true16
-/// tables reject OP_SEL bits of operands the opcode does not have, and it then falls back to
-/// the fake16 form (printed without `.l`/`.h` and `op_sel`; neg/abs bits of a source without
-/// modifiers become invalid there).
+/// tables reject OP_SEL bits of operands the true16 form does not have (a missing source or
+/// destination, `v_fmac_f16`'s tied accumulator, `v_cndmask_b16`'s lane mask: generated
+/// `EXTRA_FAKE16_OPSEL`), and it then falls back to the fake16 form (printed without
+/// `.l`/`.h` and `op_sel`; neg/abs bits of a source without modifiers become invalid there).
 pub(crate) fn vop3_fake16(inst: &Inst, info: &RdnaInfo) -> bool {
-    let vdst = info.widths[0] != 0 && info.kinds[0] != KIND_SGPR;
-    let existing = ((1u8 << vop3_nsrc(info)) - 1) | ((vdst as u8) << 3);
-    info.kinds.contains(&KIND_T16)
-        && inst.format != Format::Vop3b
-        && inst.mods.op_sel & !existing != 0
+    inst.format == Format::Vop3 && inst.mods.op_sel & info.extra & EXTRA_FAKE16_OPSEL != 0
 }
 
 fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
@@ -1046,7 +1078,7 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), De
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
-    check_dpp(cx, inst, info)?;
+    check_dpp(tb, cx, inst, info)?;
     take_literal(cx, inst)?;
     Ok(())
 }
@@ -1145,7 +1177,8 @@ fn flat_common(
     ret: bool,
     inst: &mut Inst,
 ) -> Result<(), DecodeError> {
-    let w = info.widths;
+    // Wave64 `global_load_tr_b64`/`b128` return half the VGPRs of wave32 (generated).
+    let w = cx.widths(info);
     *inst = empty(info.op, format);
     inst.dst[0] = vgpr(vdst, w[0]);
     inst.src[1] = vgpr(vdata, w[2]);
@@ -1467,6 +1500,14 @@ fn image_common(
     };
     if past(g) {
         g = info.defaults[(f.nsa != 0) as usize] as u32;
+        if f.vdata + (g & 15) > 256 {
+            // Data past v255 even so: LLVM's address size then is not the default one
+            // either; it prints (and flags) a data tuple past v255. Rejected here.
+            return Err(cx.err(format!(
+                "{}: data registers run past v255",
+                info.heads[0].trim_end()
+            )));
+        }
     }
     let (vd, va) = ((g & 15) as u8, g >> 4);
     // The resource and sampler are SGPR tuples LLVM accepts (GFX12: generated maps of its

@@ -168,11 +168,9 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         Format::Sopk => print_sopk(&mut out, tb, inst, &info),
         Format::Sopp => print_sopp(&mut out, tb, inst, &info),
         Format::Smem => print_smem(&mut out, tb, inst, &info),
-        Format::Vop1 | Format::Vop2 | Format::Vopc => {
-            print_vop(&mut out, inst, &info, wave64, tb.gfx12)
-        }
-        Format::Vop3 | Format::Vop3b => print_vop3(&mut out, inst, &info, wave64),
-        Format::Vop3p => print_vop3p(&mut out, inst, &info),
+        Format::Vop1 | Format::Vop2 | Format::Vopc => print_vop(&mut out, tb, inst, &info, wave64),
+        Format::Vop3 | Format::Vop3b => print_vop3(&mut out, tb, inst, &info, wave64),
+        Format::Vop3p => print_vop3p(&mut out, tb, inst, &info),
         Format::Ds => print_ds(&mut out, inst, &info),
         Format::Flat | Format::Global | Format::Scratch => print_flat(&mut out, tb, inst, &info),
         Format::Mubuf | Format::Mtbuf => print_buffer(&mut out, tb, inst, &info),
@@ -624,7 +622,12 @@ fn print_smem(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     }
 }
 
-fn dpp_ctrl(out: &mut String, c: u16) {
+fn dpp_ctrl(out: &mut String, tb: &Tables, c: u16) {
+    if let Some(note) = super::dpp_note(tb, c) {
+        // A GFX9 control (`wave_shl`, `row_bcast`): LLVM prints only why it is not one.
+        let _ = write!(out, " /* {note} */");
+        return;
+    }
     let c = c as u32;
     if dpp_ctrl_common(out, c) {
         return;
@@ -641,9 +644,9 @@ fn dpp_ctrl(out: &mut String, c: u16) {
 }
 
 /// DPP16/DPP8 controls after the operands.
-fn print_dpp(out: &mut String, inst: &Inst) {
+fn print_dpp(out: &mut String, tb: &Tables, inst: &Inst) {
     if let Some(d) = inst.dpp {
-        dpp_ctrl(out, d.ctrl);
+        dpp_ctrl(out, tb, d.ctrl);
         let _ = write!(
             out,
             " row_mask:0x{:x} bank_mask:0x{:x}",
@@ -688,7 +691,8 @@ fn vsrc(inst: &Inst, info: &RdnaInfo, i: usize, slot: usize) -> Src {
     }
 }
 
-fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool, gfx12: bool) {
+fn print_vop(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64: bool) {
+    let gfx12 = tb.gfx12;
     let base = info.mnemonic;
     let stem = base.strip_suffix("_e32").unwrap_or(base);
     if inst.format == Format::Vopc && (inst.dpp.is_some() || inst.dpp8.is_some()) {
@@ -780,10 +784,10 @@ fn print_vop(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool, gfx12
         }
         src_mod(s, src, lit);
     }
-    print_dpp(out, inst);
+    print_dpp(out, tb, inst);
 }
 
-fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
+fn print_vop3(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64: bool) {
     let base = info.mnemonic;
     let dpp = inst.dpp.is_some() || inst.dpp8.is_some();
     out.push_str(base);
@@ -870,10 +874,10 @@ fn print_vop3(out: &mut String, inst: &Inst, info: &RdnaInfo, wave64: bool) {
     if info.mods & MOD_OMOD != 0 {
         omod(out, inst.mods.omod);
     }
-    print_dpp(out, inst);
+    print_dpp(out, tb, inst);
 }
 
-fn print_vop3p(out: &mut String, inst: &Inst, info: &RdnaInfo) {
+fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     let nsrc = (0..3).filter(|&i| info.widths[i + 1] != 0).count();
     let mix = info.mnemonic.starts_with("v_fma_mix");
     out.push_str(info.mnemonic);
@@ -922,7 +926,7 @@ fn print_vop3p(out: &mut String, inst: &Inst, info: &RdnaInfo) {
     if inst.mods.clamp && f & MOD_CLAMP != 0 {
         out.push_str(" clamp");
     }
-    print_dpp(out, inst);
+    print_dpp(out, tb, inst);
 }
 
 fn print_vopd(out: &mut String, tb: &Tables, inst: &Inst) {

@@ -232,10 +232,11 @@ impl FastF32 {
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
             let Scratch { a, b, acc, .. } = &mut *s;
+            let simd = simd_moves(isa);
             acc.resize(self.blocks * self.m * self.n, 0.0);
             match &self.c {
                 Some(c) => gather(
-                    isa,
+                    simd,
                     c,
                     regs,
                     Decode {
@@ -248,8 +249,8 @@ impl FastF32 {
                 ),
                 None => acc.fill(f32::from_bits(self.c_imm)),
             }
-            self.multiply(isa, regs, a, b, acc);
-            scatter(&self.d, acc, regs);
+            self.multiply(isa, simd, regs, a, b, acc);
+            scatter(simd, &self.d, acc, regs);
         });
         true
     }
@@ -272,7 +273,7 @@ impl FastF32 {
             }
             acc.resize(size, 0.0);
             acc.fill(0.0);
-            self.multiply(isa, regs, a, b, acc);
+            self.multiply(isa, simd_moves(isa), regs, a, b, acc);
             for r in &self.d {
                 let lanes =
                     &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
@@ -290,10 +291,12 @@ impl FastF32 {
         true
     }
 
-    /// Gathers A and B into `a` and `b` and adds every block's A·B to `acc` (sized).
+    /// Gathers A and B into `a` and `b` (with the SIMD moves when `simd`, see
+    /// [`simd_moves`]) and adds every block's A·B to `acc` (sized).
     fn multiply(
         &self,
         isa: Isa,
+        simd: bool,
         regs: &[[u32; 64]],
         a: &mut Vec<f32>,
         b: &mut Vec<f32>,
@@ -302,8 +305,8 @@ impl FastF32 {
         let (m, n, k) = (self.m, self.n, self.k);
         a.resize(self.blocks * m * k, 0.0);
         b.resize(self.blocks * k * n, 0.0);
-        gather(isa, &self.a, regs, self.ta, a);
-        gather(isa, &self.b, regs, self.tb, b);
+        gather(simd, &self.a, regs, self.ta, a);
+        gather(simd, &self.b, regs, self.tb, b);
         for blk in 0..self.blocks {
             let done = gemm_f32_kmajor(
                 isa,
@@ -343,8 +346,62 @@ thread_local! {
     };
 }
 
-/// Decodes the elements of `runs` into `out` (ranges checked when the runs were built).
-fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]) {
+/// Whether the AVX2 + F16C variants of the operand moves ([`gather`], [`scatter`]) run for
+/// GEMM variant `isa`: an x86 vector variant on a host with AVX2 and F16C. Decided once per
+/// instruction, so the moves compile as one target-feature function each, with the F16C
+/// conversion inlined into the run loop.
+fn simd_moves(isa: Isa) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        matches!(isa, Isa::Avx512 | Isa::Avx2)
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("f16c")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = isa;
+        false
+    }
+}
+
+/// Decodes the elements of `runs` into `out` (ranges checked when the runs were built);
+/// `simd` from [`simd_moves`].
+fn gather(simd: bool, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
+        unsafe { gather_avx2(runs, regs, t, out) };
+        return;
+    }
+    let _ = simd;
+    // SAFETY: without F16C the body uses no target-specific instruction.
+    unsafe { gather_body::<false>(runs, regs, t, out) }
+}
+
+/// [`gather`] compiled for AVX2 + F16C.
+///
+/// # Safety
+/// The CPU supports AVX2 and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn gather_avx2(runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]) {
+    // SAFETY: this function's features are the body's requirement for `F16C`.
+    unsafe { gather_body::<true>(runs, regs, t, out) }
+}
+
+/// The body of [`gather`]; with `F16C`, binary16 runs of a multiple of 8 lanes convert
+/// with [`f16_run_f16c`] (exact; it quiets signalling NaNs, which cannot change a result
+/// since every NaN result is canonical).
+///
+/// # Safety
+/// With `F16C`, the CPU supports AVX2 and F16C.
+#[inline(always)]
+unsafe fn gather_body<const F16C: bool>(
+    runs: &[Run],
+    regs: &[[u32; 64]],
+    t: Decode,
+    out: &mut [f32],
+) {
     let mask = if t.bits == 32 {
         u32::MAX
     } else {
@@ -356,7 +413,11 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
         let sh = u32::from(r.shift);
         if r.stride == 1 {
             let dst = &mut out[o0..o0 + lanes.len()];
-            if t.f16 && f16_run(isa, lanes, sh, dst) {
+            #[cfg(target_arch = "x86_64")]
+            if F16C && t.f16 && lanes.len() % 8 == 0 {
+                // SAFETY: the caller guarantees AVX2 and F16C; `lanes` and `dst` have equal
+                // lengths, a multiple of 8.
+                unsafe { f16_run_f16c(lanes, sh, dst) };
                 continue;
             }
             if t.bits == 32 && t.xf32 {
@@ -387,29 +448,8 @@ fn gather(isa: Isa, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]
     }
 }
 
-/// Decodes the binary16 values at bits `[sh+15:sh]` of `lanes` into `out` with the host's
-/// converter (F16C `vcvtph2ps`), 8 lanes at a time; `false` (nothing done) when `isa` is a
-/// portable one, the host lacks F16C or the run is not a multiple of 8 lanes.
-fn f16_run(isa: Isa, lanes: &[u32], sh: u32, out: &mut [f32]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if matches!(isa, Isa::Avx512 | Isa::Avx2)
-            && lanes.len() % 8 == 0
-            && out.len() == lanes.len()
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("f16c")
-        {
-            // SAFETY: AVX2 and F16C are present (checked just above); the slices have equal
-            // lengths, a multiple of 8, as the function requires.
-            unsafe { f16_run_f16c(lanes, sh, out) };
-            return true;
-        }
-    }
-    let _ = (isa, lanes, sh, out);
-    false
-}
-
-/// [`f16_run`] with AVX2 + F16C: shift, mask to 16 bits, pack to halves, convert.
+/// Decodes the binary16 values at bits `[sh+15:sh]` of `lanes` into `out`, 8 lanes at a
+/// time: shift, mask to 16 bits, pack to halves, convert (`vcvtph2ps`).
 ///
 /// # Safety
 /// The CPU supports AVX2 and F16C; `lanes.len() == out.len()`, a multiple of 8.
@@ -433,8 +473,29 @@ unsafe fn f16_run_f16c(lanes: &[u32], sh: u32, out: &mut [f32]) {
     }
 }
 
-/// Writes `acc` to the registers of `runs`, NaN as the canonical 0x7FC00000.
-fn scatter(runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
+/// Writes `acc` to the registers of `runs`, NaN as the canonical 0x7FC00000; `simd` from
+/// [`simd_moves`].
+fn scatter(simd: bool, runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
+    #[cfg(target_arch = "x86_64")]
+    if simd {
+        // SAFETY: `simd_moves` found AVX2 on this CPU, the only requirement.
+        unsafe { scatter_avx2(runs, acc, regs) };
+        return;
+    }
+    let _ = simd;
+    scatter_body(runs, acc, regs)
+}
+
+/// [`scatter`] compiled for AVX2 (the NaN canonicalisation vectorises).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn scatter_avx2(runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
+    scatter_body(runs, acc, regs)
+}
+
+/// The body of [`scatter`].
+#[inline(always)]
+fn scatter_body(runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
     let bits = |v: f32| if v.is_nan() { 0x7FC0_0000 } else { v.to_bits() };
     for r in runs {
         let lanes = &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];

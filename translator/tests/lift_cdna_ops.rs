@@ -1,0 +1,414 @@
+//! gfx942/gfx950 VALU ops lifted by the functions shared with RDNA or in `lift::cdna_ops`:
+//! `v_cvt_pk_u8_f32`, `v_cvt_pkaccum_u8_f32`, `v_cvt_norm_{i16,u16}_f16`,
+//! `v_cvt_pknorm_{i16,u16}_{f16,f32}`, `v_qsad_pk_u16_u8`, `v_mqsad_pk_u16_u8`,
+//! `v_mqsad_u32_u8` (gfx942) and `v_prng_b32`, `v_ashr_pk_{i8,u8}_i32`, `v_dot2_f32_bf16`,
+//! `v_dot2c_f32_bf16` (gfx950). Expected values: the CDNA4 ISA pseudocode (chapter 12)
+//! computed on the host; instruction words from llvm-mc-22 (the `v_dot2_f32_bf16` op_sel form,
+//! which LLVM's assembler rejects, is set bit by bit and checked with llvm-mc-22's disassembler).
+
+#![allow(clippy::needless_range_loop)] // lane loops index several arrays
+
+mod lift_support;
+use lift_support::*;
+use wavejit_translator::isa::{Gpu, Target};
+
+/// `f32_to_u8`: toward zero, saturated to [0, 255], NaN giving 0 (the 8-bit form of
+/// `v_cvt_u32_f32`, as the lifter defines it).
+fn f32_to_u8(x: f32) -> u32 {
+    if x.is_nan() {
+        0
+    } else {
+        x.clamp(0.0, 255.0) as u32
+    }
+}
+
+/// `v_cvt_pk_u8_f32`: `f32_to_u8(x)` into byte `sel[1:0]` of `old`.
+fn pk_u8(x: f32, sel: u32, old: u32) -> u32 {
+    let sh = 8 * (sel & 3);
+    old & !(0xff << sh) | f32_to_u8(x) << sh
+}
+
+/// SNORM (`signed`) or UNORM 16-bit code: clamp to [-1, 1] or [0, 1], scale by 32767 or
+/// 65535, round to nearest even; NaN gives 0.
+fn norm16(x: f64, signed: bool) -> u32 {
+    if x.is_nan() {
+        return 0;
+    }
+    let (lo, s) = if signed {
+        (-1.0, 32767.0)
+    } else {
+        (0.0, 65535.0)
+    };
+    let v = x.clamp(lo, 1.0) * s;
+    // Round half to even.
+    let r = v.round();
+    let r = if (v - v.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
+        r - v.signum()
+    } else {
+        r
+    };
+    (r as i32 as u32) & 0xffff
+}
+
+/// `Σ |a.b - b.b|` over the bytes, skipping bytes where `b.b == 0` with `masked`.
+fn sad8(a: u32, b: u32, masked: bool) -> u32 {
+    (0..4)
+        .map(|i| (a >> (8 * i) & 0xff, b >> (8 * i) & 0xff))
+        .filter(|&(_, y)| !masked || y != 0)
+        .map(|(x, y)| x.abs_diff(y))
+        .sum()
+}
+
+/// f32 values with the corner cases of the integer conversions.
+const F32_EDGES: [f32; 16] = [
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    -0.0,
+    -0.75,
+    0.3,
+    0.5,
+    1.0,
+    1.5,
+    254.9,
+    255.0,
+    255.5,
+    300.0,
+    -3.0,
+    1.0e-40,
+    0.999_99,
+];
+
+/// f16 bit patterns with the corner cases of the normalizing conversions.
+const F16_EDGES: [u16; 12] = [
+    0x7e00, // NaN
+    0x7c00, // +inf
+    0xfc00, // -inf
+    0x8000, // -0
+    0x3c00, // 1.0
+    0xbc00, // -1.0
+    0x3800, // 0.5
+    0xb555, // about -0.333
+    0x0001, // smallest denormal
+    0x4200, // 3.0
+    0x3bff, // just below 1
+    0x1400, // 2^-10: 32767 * x = 31.999 (rounds), 65535 * x = 63.999
+];
+
+#[test]
+fn conversions_and_qsad_gfx942() {
+    #[rustfmt::skip]
+    let words = [
+        0xd1dd000a, 0x040e0501, // v_cvt_pk_u8_f32 v10, v1, v2, v3
+        0xd1f0000b, 0x00020501, // v_cvt_pkaccum_u8_f32 v11, v1, v2
+        0x7e189b04, // v_cvt_norm_i16_f16_e32 v12, v4
+        0x7e1a9d04, // v_cvt_norm_u16_f16_e32 v13, v4
+        // v_cvt_norm_i16_f16_sdwa v14, v4 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE
+        // src0_sel:WORD_1
+        0x7e1c9af9, 0x00051504,
+        0xd299080f, 0x00020b04, // v_cvt_pknorm_i16_f16 v15, v4, v5 op_sel:[1,0,0]
+        0xd29a0010, 0x00020b04, // v_cvt_pknorm_u16_f16 v16, v4, v5
+        0xd2940011, 0x00020d01, // v_cvt_pknorm_i16_f32 v17, v1, v6
+        0xd2950012, 0x00020d01, // v_cvt_pknorm_u16_f32 v18, v1, v6
+        0xd1e50014, 0x04220f02, // v_qsad_pk_u16_u8 v[20:21], v[2:3], v7, v[8:9]
+        0xd1e60016, 0x04220f02, // v_mqsad_pk_u16_u8 v[22:23], v[2:3], v7, v[8:9]
+        0xd1e70018, 0x04720f02, // v_mqsad_u32_u8 v[24:27], v[2:3], v7, v[28:31]
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut r = Rng(4242);
+    let mut mem = Mem::new(0);
+    let (b, a) = run_words(&words, 31, exec, &mut mem, |s| {
+        for l in 0..64 {
+            let v = r.next();
+            s.vgpr[1][l] = F32_EDGES[v as usize % 16].to_bits();
+            s.vgpr[6][l] = F32_EDGES[(v >> 8) as usize % 16].to_bits();
+            let h = |k: u64| F16_EDGES[(v >> k) as usize % 12] as u32;
+            s.vgpr[4][l] = h(16) | h(24) << 16;
+            s.vgpr[5][l] = h(32) | h(40) << 16;
+            // Byte data with zeros (masked SADs skip them) and 0xff.
+            for reg in [2, 3, 7] {
+                let w = r.next() as u32;
+                s.vgpr[reg][l] = if l % 3 == 0 { w & 0xff00_ff00 } else { w };
+            }
+            if l % 5 == 0 {
+                // Accumulators near the top: the 16-bit fields wrap.
+                s.vgpr[8][l] = 0xfff0_fffe;
+                s.vgpr[9][l] = 0xffff_0000;
+            }
+        }
+    });
+    let f16 = |x: u32, hi: bool| f16_half(x, hi);
+    for l in 0..64 {
+        let v = |reg: usize| b.vgpr[reg][l];
+        let x = f32::from_bits(v(1));
+        let y = f32::from_bits(v(6));
+        check_lane(&b, &a, 10, l, exec, pk_u8(x, v(2), v(3)));
+        check_lane(&b, &a, 11, l, exec, pk_u8(x, v(2), v(11)));
+        check_lane(&b, &a, 12, l, exec, norm16(f16(v(4), false), true));
+        check_lane(&b, &a, 13, l, exec, norm16(f16(v(4), false), false));
+        let sdwa = norm16(f16(v(4), true), true) << 16 | v(14) & 0xffff;
+        check_lane(&b, &a, 14, l, exec, sdwa);
+        let pk = |lo: u32, hi: u32| lo | hi << 16;
+        check_lane(
+            &b,
+            &a,
+            15,
+            l,
+            exec,
+            pk(
+                norm16(f16(v(4), true), true),
+                norm16(f16(v(5), false), true),
+            ),
+        );
+        check_lane(
+            &b,
+            &a,
+            16,
+            l,
+            exec,
+            pk(
+                norm16(f16(v(4), false), false),
+                norm16(f16(v(5), false), false),
+            ),
+        );
+        check_lane(
+            &b,
+            &a,
+            17,
+            l,
+            exec,
+            pk(norm16(x.into(), true), norm16(y.into(), true)),
+        );
+        check_lane(
+            &b,
+            &a,
+            18,
+            l,
+            exec,
+            pk(norm16(x.into(), false), norm16(y.into(), false)),
+        );
+        // QSAD: the window S0[8i+31:8i] of the 64-bit v[2:3] against v7, plus field i of S2.
+        let s0 = u64::from(v(2)) | u64::from(v(3)) << 32;
+        let win = |i: u32| (s0 >> (8 * i)) as u32;
+        let s2 = u64::from(v(8)) | u64::from(v(9)) << 32;
+        let field16 = |i: u32| (s2 >> (16 * i)) as u32 & 0xffff;
+        for (dst, masked) in [(20usize, false), (22, true)] {
+            let f = |i: u32| (sad8(win(i), v(7), masked) + field16(i)) & 0xffff;
+            check_lane(&b, &a, dst, l, exec, f(0) | f(1) << 16);
+            check_lane(&b, &a, dst + 1, l, exec, f(2) | f(3) << 16);
+        }
+        for i in 0..4u32 {
+            let want = sad8(win(i), v(7), true).wrapping_add(v(28 + i as usize));
+            check_lane(&b, &a, 24 + i as usize, l, exec, want);
+        }
+    }
+    // The inputs reach the interesting cases in active lanes.
+    let active = |l: usize| exec >> l & 1 != 0;
+    assert!((0..64).any(|l| active(l) && f32::from_bits(b.vgpr[1][l]).is_nan()));
+    assert!((0..64).any(|l| active(l) && a.vgpr[10][l] != b.vgpr[3][l]));
+    assert!((0..64).any(|l| active(l) && b.vgpr[8][l] == 0xfff0_fffe));
+}
+
+/// `v_prng_b32`: `(x << 1) ^ (x[31] ? 197 : 0)` (CDNA4 ISA, V_PRNG_B32).
+fn prng(x: u32) -> u32 {
+    (x << 1) ^ if x >> 31 != 0 { 197 } else { 0 }
+}
+
+/// `v_ashr_pk_*`: the two arithmetic shifts saturated to 8 bits, packed into D[15:0], D[31:16]
+/// kept.
+fn ashr_pk(x: u32, y: u32, s: u32, signed: bool, old: u32) -> u32 {
+    let (lo, hi) = if signed { (-128, 127) } else { (0, 255) };
+    let sat = |v: u32| ((v as i32 >> (s & 31)).clamp(lo, hi) as u32) & 0xff;
+    old & 0xffff_0000 | sat(x) | sat(y) << 8
+}
+
+/// A bf16 (the 16 bits `h`) as f32, negated with `neg`, denormals flushed to signed zero.
+fn bf16(h: u32, neg: bool) -> f32 {
+    let f = f32::from_bits((h & 0xffff) << 16);
+    let f = if neg { -f } else { f };
+    flush(f)
+}
+
+/// Denormal f32 to zero of the same sign.
+fn flush(f: f32) -> f32 {
+    if f.is_subnormal() {
+        f32::from_bits(f.to_bits() & 0x8000_0000)
+    } else {
+        f
+    }
+}
+
+/// Compares f32 results: NaN matches any NaN, otherwise the bits must be equal.
+fn same32(got: u32, want: f32, what: &str) {
+    if want.is_nan() {
+        assert!(
+            f32::from_bits(got).is_nan(),
+            "{what}: got {got:#x}, want NaN"
+        );
+    } else {
+        assert_eq!(
+            got,
+            want.to_bits(),
+            "{what}: got {}, want {want}",
+            f32::from_bits(got)
+        );
+    }
+}
+
+/// bf16 halves: ordinary values, products that round in f32, denormals, infinities, NaN.
+const BF16_EDGES: [u16; 14] = [
+    0x3f80, // 1.0
+    0xbfc0, // -1.5
+    0x4049, // 3.140625
+    0x3f81, // 1.0078125
+    0x3f7f, // 0.99609375
+    0xc2f7, // -123.5
+    0x0040, // a bf16 denormal
+    0x0080, // smallest normal 2^-126
+    0x7f80, // +inf
+    0x7fc0, // NaN
+    0x8000, // -0
+    0x4b80, // 2^24
+    0x3380, // 2^-24
+    0x1f80, // 2^-64
+];
+
+#[test]
+fn prng_ashr_pk_and_bf16_dots_gfx950() {
+    #[rustfmt::skip]
+    let words = [
+        0x7e14b101, // v_prng_b32_e32 v10, v1
+        0xd198000b, 0x00000004, // v_prng_b32_e64 v11, s4
+        0xd265000c, 0x040e0501, // v_ashr_pk_i8_i32 v12, v1, v2, v3
+        0xd266000d, 0x040e0501, // v_ashr_pk_u8_i32 v13, v1, v2, v3
+        0xd39a400e, 0x1c1e0d05, // v_dot2_f32_bf16 v14, v5, v6, v7
+        // v_dot2_f32_bf16 v15, v5, v6, v7 op_sel:[1,0,0] op_sel_hi:[0,1,0] neg_lo:[1,0,0]
+        // neg_hi:[0,1,0] clamp
+        0xd39a8a0f, 0x341e0d05,
+        0x2c200d05, // v_dot2c_f32_bf16_e32 v16, v5, v6
+        0xd1160111, 0x00020d05, // v_dot2c_f32_bf16_e64 v17, |v5|, v6
+        0xd39a4012, 0x1c1e0cf2, // v_dot2_f32_bf16 v18, 1.0, v6, v7
+        0xbf810000, // s_endpgm
+    ];
+    let exec = EXEC_PARTIAL;
+    let mut r = Rng(777);
+    let mut mem = Mem::new(0);
+    let code = Code::from_words(&words);
+    let mut s = random_state(19, exec);
+    s.sgpr[4] = 0x8000_0001;
+    for l in 0..64 {
+        let v = r.next();
+        s.vgpr[1][l] = if l % 4 == 0 { 0x8000_0000 } else { v as u32 };
+        s.vgpr[2][l] = if l % 4 == 1 {
+            0x7fff_ffff
+        } else {
+            (v >> 32) as u32
+        };
+        s.vgpr[3][l] = r.next() as u32;
+        let h = |k: u64| BF16_EDGES[(v >> k) as usize % 14] as u32;
+        // Mostly ordinary values; every other lane random bf16 pairs.
+        let pair = |lo: u32, hi: u32| lo | hi << 16;
+        s.vgpr[5][l] = if l % 2 == 0 {
+            pair(h(0), h(8))
+        } else {
+            r.next() as u32 & 0x7fff_3fff
+        };
+        s.vgpr[6][l] = if l % 2 == 0 {
+            pair(h(16), h(24))
+        } else {
+            r.next() as u32 & 0x3fff_bfff
+        };
+        s.vgpr[7][l] = if l % 8 == 3 {
+            0x0000_0001
+        } else {
+            (r.next() as u32 & 0x3fff_ffff) | 0x0080_0000
+        };
+        s.vgpr[16][l] = (0.25f32 * l as f32 - 3.0).to_bits();
+    }
+    let before = clone_state(&s);
+    let t = Target::new(Gpu::GFX950);
+    let res = run_on(&t, &code, &mut s, &mut mem).expect("program runs");
+    assert_eq!(res, wavejit_translator::env::ExitCode::EndPgm);
+    let (b, a) = (&before, &s);
+    for l in 0..64 {
+        let v = |reg: usize| b.vgpr[reg][l];
+        check_lane(b, a, 10, l, exec, prng(v(1)));
+        check_lane(b, a, 11, l, exec, prng(0x8000_0001));
+        check_lane(b, a, 12, l, exec, ashr_pk(v(1), v(2), v(3), true, v(12)));
+        check_lane(b, a, 13, l, exec, ashr_pk(v(1), v(2), v(3), false, v(13)));
+        if exec >> l & 1 == 0 {
+            for reg in 14..=18 {
+                assert_eq!(a.vgpr[reg][l], b.vgpr[reg][l], "v{reg} lane {l} inactive");
+            }
+            continue;
+        }
+        let (x, y) = (v(5), v(6));
+        let c = flush(f32::from_bits(v(7)));
+        // tmp = a0*b0; tmp += a1*b1; tmp += c (f32, nearest even), result flushed.
+        let dot = |a0: f32, b0: f32, a1: f32, b1: f32, acc: Option<f32>| {
+            let t = match acc {
+                Some(d) => d + a0 * b0,
+                None => a0 * b0,
+            };
+            t + a1 * b1
+        };
+        let d14 = flush(
+            dot(
+                bf16(x, false),
+                bf16(y, false),
+                bf16(x >> 16, false),
+                bf16(y >> 16, false),
+                None,
+            ) + c,
+        );
+        same32(a.vgpr[14][l], d14, &format!("v14 lane {l}"));
+        // op_sel:[1,0,0] op_sel_hi:[0,1,0]: the low element takes S0.hi and S1.lo, the high
+        // element S0.lo and S1.hi; neg_lo[0] negates S0's low element, neg_hi[1] S1's high one.
+        let d15 = flush(
+            dot(
+                bf16(x >> 16, true),
+                bf16(y, false),
+                bf16(x, false),
+                bf16(y >> 16, true),
+                None,
+            ) + c,
+        );
+        same32(
+            a.vgpr[15][l],
+            // Clamp is max(min) by maxNum/minNum: NaN becomes 0.
+            if d15.is_nan() {
+                0.0
+            } else {
+                d15.clamp(0.0, 1.0)
+            },
+            &format!("v15 lane {l}"),
+        );
+        let d = flush(f32::from_bits(v(16)));
+        let d16 = flush(dot(
+            bf16(x, false),
+            bf16(y, false),
+            bf16(x >> 16, false),
+            bf16(y >> 16, false),
+            Some(d),
+        ));
+        same32(a.vgpr[16][l], d16, &format!("v16 lane {l}"));
+        // e64: ABS[0] is NEG_HI[0]: S0's high element negated (not made positive).
+        let d = flush(f32::from_bits(v(17)));
+        let d17 = flush(dot(
+            bf16(x, false),
+            bf16(y, false),
+            bf16(x >> 16, true),
+            bf16(y >> 16, false),
+            Some(d),
+        ));
+        same32(a.vgpr[17][l], d17, &format!("v17 lane {l}"));
+        // The inline constant 1.0 is bf16 0x3f80 in both elements.
+        let d18 = flush(dot(1.0, bf16(y, false), 1.0, bf16(y >> 16, false), None) + c);
+        same32(a.vgpr[18][l], d18, &format!("v18 lane {l}"));
+    }
+    let active = |l: usize| exec >> l & 1 != 0;
+    assert!((0..64).any(|l| active(l) && b.vgpr[1][l] >> 31 != 0));
+    assert!((0..64).any(|l| active(l) && f32::from_bits(a.vgpr[14][l]).is_nan()));
+    assert!((0..64).any(|l| active(l) && a.vgpr[15][l] != 0 && a.vgpr[15][l] != 0x3f80_0000));
+}
