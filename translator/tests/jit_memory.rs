@@ -615,3 +615,32 @@ fn scalar_loads_run_inline_when_aligned_and_inside() {
     assert_eq!(run_both(&sload_block(u64::MAX - 3)), (1, 1));
     assert_eq!(run_both(&sload_block(6)), (1, 1));
 }
+
+/// One active lane off the consecutive pattern (inside the window) sends the access to the
+/// helper, wherever the lane is and whatever the other lanes' activity.
+#[test]
+fn one_lane_off_the_pattern_takes_the_helper() {
+    for space in [Space::Global, Space::Lds] {
+        for size in [4u8, 8] {
+            let sz = size as u64;
+            for bad in 0..64usize {
+                let hole = (bad * 7 + 3) % 64;
+                for mask in [u64::MAX, !(1 << hole)] {
+                    if hole == bad && mask != u64::MAX {
+                        continue;
+                    }
+                    // The bad lane reads/writes another lane's element.
+                    let a = Access::new(space, mask, size, |l| {
+                        sz * if l == bad {
+                            (l as u64 + 5) % 64
+                        } else {
+                            l as u64
+                        }
+                    });
+                    assert_eq!(run_both(&load_block(&a, false)).1, 1, "lane {bad}");
+                    assert_eq!(run_both(&store_block(&a)).1, 1, "lane {bad}");
+                }
+            }
+        }
+    }
+}

@@ -1220,14 +1220,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                         for _ in 0..nchunks(self.lanes, bits) {
                             self.b.append_block_param(join, vty(bits));
                         }
-                        // Expanded before the branch: cached values must dominate later uses.
-                        let masks = self.lane_masks(*mask, bits)?;
                         self.b.ins().brif(p.go, fast, &[], slow, &[]);
                         self.b.switch_to_block(fast);
                         self.b.seal_block(fast);
-                        let chunks = self.inline_load(p, &masks, *size, bits)?;
-                        let args: Vec<BlockArg> = chunks.into_iter().map(BlockArg::Value).collect();
-                        self.b.ins().jump(join, &args);
+                        self.inline_load(p, *size, bits, join)?;
                         self.b.switch_to_block(slow);
                         self.b.seal_block(slow);
                         Some(join)
@@ -1595,7 +1591,6 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// address, `stride` from [`Gen::stride_guess`]), the `n` lanes (64 when a lane above
     /// 31 is active, else 32) span one window, the mask is not empty, and for a store every
     /// one of those `n` lanes is active (a store never touches an inactive lane's bytes).
-    /// The lane masks are expanded here, before the paths branch, so both may use them.
     fn mem_plan(
         &mut self,
         pc: u64,
@@ -1610,27 +1605,33 @@ impl<'a, 'b> Gen<'a, 'b> {
         if achunks.len() != nchunks(self.lanes, 64) {
             return Err("address vector".into());
         }
-        let m64 = self.lane_masks(mask, 64)?;
         // Cut to the block's lanes: in a wave32 block `n64` is then always false.
         let m = self.lane_bits(mask)?;
         let a0 = self.b.ins().extractlane(achunks[0], 0u8);
         let a0v = self.b.ins().splat(I64X2, a0);
-        let mut acc: Option<Value> = None;
-        for (k, (&ch, &mk)) in achunks.iter().zip(&m64).enumerate() {
+        // Lanes whose address differs from the pattern, as a scalar lane mask (two sign
+        // bits per chunk), then restricted to the active lanes.
+        let mut diff: Option<Value> = None;
+        for (k, &ch) in achunks.iter().enumerate() {
             let mut bytes = [0u8; 16];
             bytes[..8].copy_from_slice(&(stride * 2 * k as u64).to_le_bytes());
             bytes[8..].copy_from_slice(&(stride * (2 * k as u64 + 1)).to_le_bytes());
             let offs = self.vconst_bytes(I64X2, bytes);
             let want = self.b.ins().iadd(a0v, offs);
             let ne = self.b.ins().icmp(IntCC::NotEqual, ch, want);
-            let x = self.b.ins().band(ne, mk);
-            acc = Some(match acc {
-                Some(a) => self.b.ins().bor(a, x),
+            let hb = self.b.ins().vhigh_bits(types::I64, ne);
+            let x = if k == 0 {
+                hb
+            } else {
+                self.b.ins().ishl_imm_u(hb, 2 * k as i64)
+            };
+            diff = Some(match diff {
+                Some(d) => self.b.ins().bor(d, x),
                 None => x,
             });
         }
-        let acc = acc.ok_or("address vector")?;
-        let bad = self.b.ins().vany_true(acc);
+        let diff = diff.ok_or("address vector")?;
+        let bad = self.b.ins().band(diff, m);
         let upper = self.b.ins().ushr_imm_u(m, 32);
         let n64 = self.b.ins().icmp_imm_u(IntCC::NotEqual, upper, 0);
         // Bytes from lane 0's address to the end of lane n-1's access.
@@ -1654,6 +1655,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             ptr,
             n64,
             stride,
+            mask: m,
         })
     }
 
@@ -1667,24 +1669,49 @@ impl<'a, 'b> Gen<'a, 'b> {
         (p.ptr, hi)
     }
 
-    /// The inline load (branch taken when `p.go`; `masks` the lane masks of the access's
-    /// mask in `bits`-bit lanes): contiguous vector loads when the stride
-    /// is the size, else one scalar load per lane at a constant displacement; inactive
-    /// lanes 0, as the helper path gives. Plain host loads: on x86-64 and aarch64 each
-    /// naturally aligned element is read single-copy atomically, as the helper's relaxed
+    /// The inline load (branch taken when `p.go`), ending in a jump to `join` with the
+    /// result chunks: contiguous vector loads when the stride is the size, else one scalar
+    /// load per lane at a constant displacement; inactive lanes 0, as the helper path gives
+    /// (no masking when all the block's lanes are active). Plain host loads: on x86-64 and aarch64
+    /// each naturally aligned element is read single-copy atomically, as the helper's relaxed
     /// atomics do (a misaligned element is read as bytes there; the values agree).
     fn inline_load(
         &mut self,
         p: &MemPlan,
-        masks: &[Value],
         size: u8,
         bits: u32,
+        join: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        // Every lane of the block (its mask is cut to its lanes, `mem_plan`).
+        let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, p.mask, all_lanes);
+        let all = self.b.create_block();
+        let part = self.b.create_block();
+        self.b.ins().brif(full, all, &[], part, &[]);
+        for (blk, masked) in [(all, false), (part, true)] {
+            self.b.switch_to_block(blk);
+            self.b.seal_block(blk);
+            let chunks = self.load_chunks(p, size, bits, masked)?;
+            let args: Vec<BlockArg> = chunks.into_iter().map(BlockArg::Value).collect();
+            self.b.ins().jump(join, &args);
+        }
+        Ok(())
+    }
+
+    /// The chunks of an inline load ([`Gen::inline_load`]), ANDed with the lane mask when
+    /// `masked`.
+    fn load_chunks(
+        &mut self,
+        p: &MemPlan,
+        size: u8,
+        bits: u32,
+        masked: bool,
     ) -> GenResult<Vec<Value>> {
         let (lo, hi) = self.halves(p);
         let n = nchunks(self.lanes, bits);
         let per = if bits == 32 { 4 } else { 2 };
         let mut out = Vec::with_capacity(n);
-        for (c, &mk) in masks.iter().enumerate().take(n) {
+        for c in 0..n {
             // A wave32 block's 32 lanes all lie from `lo`.
             let (base, first) = if self.lanes == 32 || c < n / 2 {
                 (lo, c * per)
@@ -1707,7 +1734,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
                 v.ok_or("empty chunk")?
             };
-            out.push(self.b.ins().band(v, mk));
+            out.push(if masked {
+                // Not the cached `lane_masks`: values made here do not dominate later code.
+                let mk = self.lane_mask(p.mask, c, bits);
+                self.b.ins().band(v, mk)
+            } else {
+                v
+            });
         }
         Ok(out)
     }
@@ -2552,6 +2585,8 @@ struct MemPlan {
     n64: Value,
     /// Bytes between consecutive lanes' addresses.
     stride: u64,
+    /// The access's lane mask (`I64`).
+    mask: Value,
 }
 
 /// Whether a vector access of `size` bytes with `bits`-bit lane values has an inline path:
