@@ -373,10 +373,12 @@ M_OPSEL, M_CLAMP, M_OMOD, M_OPSEL_HI, M_NEG_LO, M_NEG_HI, M_GLC, M_GDS, M_LIT16,
 M_ABS0, M_NEG0 = 1 << 10, 1 << 13  # + source index: VOP3 abs/neg printed for that source
 M_LITF16 = 1 << 16  # a 16-bit literal source is floating point (f16 inline values)
 M_NOSDWA, M_NODPP = 1 << 17, 1 << 18  # VOP1/VOP2/VOPC without SDWA / DPP form (gfx9_fix.py)
+M_OPSEL4 = 1 << 19  # VOP3 op_sel is printed with four entries whatever the source count
 M_SRCMODS = 0x3F << 10
 PROBES = {
     # encoding: [(word, bits, keyword, flag)]
     "vop3": [(0, 0x0800, "op_sel:", M_OPSEL), (0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)]
+    + [(0, 0x0800, "op_sel:[_,_,_,_]", M_OPSEL4)]
     + [(0, 0x100 << i, "|", M_ABS0 << i) for i in range(3)]
     + [(1, 1 << (29 + i), "-", M_NEG0 << i) for i in range(3)],
     "vop3p": [
@@ -428,6 +430,9 @@ def probe_mods(target, canon, per):
                     f |= flag
             elif flag == M_LIT16:
                 if re.search(r"\b%s\b" % kw, txt):
+                    f |= flag
+            elif flag == M_OPSEL4:
+                if re.search(r"op_sel:\[\d,\d,\d,\d\]", txt):
                     f |= flag
             elif kw in txt:
                 f |= flag
@@ -846,7 +851,7 @@ def generate(outdir):
     m.append("mod op;")
     m.append("pub mod rdna;\n")
     m.append("pub use op::{Op, TARGET_GFX1100, TARGET_GFX1150, TARGET_GFX1200, TARGET_GFX1201, TARGET_GFX942, TARGET_GFX950};\n")
-    for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1", "ABS0", "ABS1", "ABS2", "NEG0", "NEG1", "NEG2", "LITF16", "NOSDWA", "NODPP"]):
+    for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1", "ABS0", "ABS1", "ABS2", "NEG0", "NEG1", "NEG2", "LITF16", "NOSDWA", "NODPP", "OPSEL4"]):
         doc = {
             "OPSEL": "`op_sel` is printed (the opcode has the operand).",
             "CLAMP": "`clamp` is printed.",
@@ -867,6 +872,7 @@ def generate(outdir):
             "LITF16": "a 16-bit literal source is f16 (f16 inline values are marked `lit()`).",
             "NOSDWA": "VOP1/VOP2/VOPC: LLVM has no SDWA form (source code 0xF9 is invalid).",
             "NODPP": "VOP1/VOP2/VOPC: LLVM has no DPP form (source code 0xFA is invalid).",
+            "OPSEL4": "VOP3 `op_sel` is printed with four entries (sources and byte selects), else with one per source and the destination's.",
         }[n]
         m.append("/// Flag of [`OpInfo::mods`]: %s" % doc)
         m.append("pub const MOD_%s: u32 = %d;" % (n, 1 << i))

@@ -123,10 +123,16 @@ def fixed_mods(target, per, canon, accepted, decode, split_text, slot_widths):
             cands.append(b)
             keys.append((fk, bi))
     res = decode(target, cands)
-    good = {}
+    good, size = {}, {}
     for i, (fk, bi) in enumerate(keys):
-        if i in res and not bad_text(res[i][1]):
+        # (An SDWA/DPP form takes the extension word: v_clrexcp with SRC0 = DPP decodes as
+        # the 4-byte v_clrexcp, which has no DPP form.)
+        if i in res and not bad_text(res[i][1]) and (fk[1] in ("vop3", "vop3p") or res[i][0] == 8):
             good.setdefault(fk, []).append(fs[fk][1][bi])
+            size.setdefault(fk, res[i][0])
+    # A flipped word is accepted if LLVM decodes it cleanly in the same form (same size: a
+    # DPP v_nop whose DPP word LLVM rejects decodes as the 4-byte v_nop).
+    same = lambda i, fk: i in res and not bad_text(res[i][1]) and res[i][0] == size[fk]
     # Pass 2: every probed bit of the first accepted base, flipped on its own.
     cands, keys = [], []
     for fk, bases in sorted(good.items()):
@@ -141,7 +147,7 @@ def fixed_mods(target, per, canon, accepted, decode, split_text, slot_widths):
     res = decode(target, cands)
     rej, ok = {}, {}
     for i, (fk, wi, b) in enumerate(keys):
-        if i in res and not bad_text(res[i][1]):
+        if same(i, fk):
             ok.setdefault(fk, []).append((wi, b))
         else:
             rej.setdefault(fk, []).append((wi, b))
@@ -166,7 +172,7 @@ def fixed_mods(target, per, canon, accepted, decode, split_text, slot_widths):
     res = decode(target, cands)
     free = set()
     for i, (fk, wi, b) in enumerate(keys):
-        if i in res and not bad_text(res[i][1]):
+        if same(i, fk):
             free.add((fk, wi, b))
     out = {}
     for fk, bits in rej.items():

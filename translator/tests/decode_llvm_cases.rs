@@ -307,6 +307,46 @@ const PRINTER_CASES: &[(&str, &str, &str)] = &[
     ("gfx950", "7C20FEF9 FEF0F5F7", "<invalid>"),
     // v_cmpx SDWA with an explicit SDST: gfx950 rejects it.
     ("gfx950", "7C2B5EF9 1B329755", "<invalid>"),
+    // Printer: op_sel of the 16-bit stochastic-rounding converts has one entry per source
+    // and the destination's (generated MOD_OPSEL4 only for the byte-select converts).
+    (
+        "gfx950",
+        "D2A71A11 67961E92",
+        "v_cvt_sr_bf16_f32 v17, neg(18), v15 op_sel:[1,1,0]",
+    ),
+    // bitop3 in decimal up to 10, hex above.
+    (
+        "gfx950",
+        "D2340100 44421104",
+        "v_bitop3_b32 v0, v4, v8, v16 bitop3:10",
+    ),
+    (
+        "gfx950",
+        "D2340100 64421104",
+        "v_bitop3_b32 v0, v4, v8, v16 bitop3:0xb",
+    ),
+    // The lane swaps' VOP3 OP_SEL[1:0] are bound_ctrl and fi.
+    (
+        "gfx950",
+        "D1991800 04421104",
+        "v_permlane16_swap_b32_e64 v0, v4 bound_ctrl:1 fi:1",
+    ),
+    (
+        "gfx950",
+        "D19A1000 04421104",
+        "v_permlane32_swap_b32_e64 v0, v4 bound_ctrl:1",
+    ),
+    // v_nop with SRC0 = DPP/SDWA: the extension form if the word is valid, else plain v_nop
+    // (here the word is the s_nop padding); v_clrexcp has no DPP form.
+    (
+        "gfx950",
+        "7E0000FA FF0AE404",
+        "v_nop quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf bound_ctrl:1",
+    ),
+    ("gfx950", "7E0000F9 00000004", "v_nop"),
+    ("gfx942", "7E0000FA", "v_nop"),
+    ("gfx942", "7E0000F9", "v_nop"),
+    ("gfx950", "7E006AFA", "v_clrexcp"),
     // ... but in the scaled MFMA pair LLVM ignores the prefix's modifier bits.
     (
         "gfx950",

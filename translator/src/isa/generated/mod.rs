@@ -49,6 +49,8 @@ pub const MOD_LITF16: u32 = 65536;
 pub const MOD_NOSDWA: u32 = 131072;
 /// Flag of [`OpInfo::mods`]: VOP1/VOP2/VOPC: LLVM has no DPP form (source code 0xFA is invalid).
 pub const MOD_NODPP: u32 = 262144;
+/// Flag of [`OpInfo::mods`]: VOP3 `op_sel` is printed with four entries (sources and byte selects), else with one per source and the destination's.
+pub const MOD_OPSEL4: u32 = 524288;
 /// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits [14:8] are SDST, not ABS/OPSEL).
 pub const MOD_SD: u32 = 131072;
 /// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.

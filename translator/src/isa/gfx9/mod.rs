@@ -705,6 +705,34 @@ fn decode_vop1(
             inst.src[0].code += 256;
         }
     }
+    // v_nop and v_clrexcp have no SRC0 operand, but LLVM still decodes SRC0 = DPP/SDWA with
+    // an extension word valid for the opcode as an 8-byte DPP/SDWA form (printed `v_nop
+    // quad_perm:...`, and a bare `v_nop` for SDWA; the word's SRC0 and selects ignored),
+    // and anything else as the 4-byte plain form (it tries the extension forms first).
+    let code = (w0 & 0x1FF) as u16;
+    if w[1] == 0 && matches!(code, SRC_DPP | SRC_SDWA) && bytes.len() >= 8 {
+        let e = word(bytes, 1, pc)?;
+        let ctrl = (e >> 8) & 0x1FF;
+        let sdwa = code == SRC_SDWA;
+        let ok = if sdwa {
+            e & info.sdwa_fix[0] == info.sdwa_fix[1]
+        } else {
+            e & info.dpp_fix[0] == info.dpp_fix[1] && dpp_ctrl_valid(ctrl)
+        };
+        if ok && !no_ext_form(info, sdwa) {
+            inst.size = 8;
+            if !sdwa {
+                inst.dpp = Some(Dpp {
+                    ctrl: ctrl as u16,
+                    row_mask: (e >> 28) as u8,
+                    bank_mask: ((e >> 24) & 0xF) as u8,
+                    bound_ctrl: (e >> 19) & 1 == 1,
+                    fi: false,
+                });
+            }
+            return Ok(());
+        }
+    }
     vop_ext(inst, bytes, pc, false, info)?;
     Ok(())
 }
@@ -1000,6 +1028,11 @@ fn decode_vop3p_one(
             };
             inst.src[0].count = regs(inst.mai.cbsz);
             inst.src[1].count = regs(inst.mai.blgp);
+            // LLVM flags a constant as A or B (`/*Invalid immediate*/`) and, for FP6/FP4,
+            // prints another value than the operand code's (or crashes).
+            if (128..256).contains(&inst.src[0].code) || (128..256).contains(&inst.src[1].code) {
+                return Err(fail(bytes, pc, "constant A/B operand of an F8F6F4 MFMA"));
+            }
             // ABID = 1 marks the second half of a scaled pair (see `decode_scaled_mfma`): a
             // generated fixed bit of the MFMA on its own.
         }
