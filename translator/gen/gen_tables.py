@@ -35,6 +35,7 @@ import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gfx9_fix  # noqa: E402
 import rdna  # noqa: E402
 
 RUSTFMT = os.environ.get("RUSTFMT", "rustfmt")
@@ -459,10 +460,13 @@ M_OPSEL, M_CLAMP, M_OMOD, M_OPSEL_HI, M_NEG_LO, M_NEG_HI, M_GLC, M_GDS, M_LIT16,
 )
 M_ABS0, M_NEG0 = 1 << 10, 1 << 13  # + source index: VOP3 abs/neg printed for that source
 M_LITF16 = 1 << 16  # a 16-bit literal source is floating point (f16 inline values)
+M_NOSDWA, M_NODPP = 1 << 17, 1 << 18  # VOP1/VOP2/VOPC without SDWA / DPP form (gfx9_fix.py)
+M_OPSEL4 = 1 << 19  # VOP3 op_sel is printed with four entries whatever the source count
 M_SRCMODS = 0x3F << 10
 PROBES = {
     # encoding: [(word, bits, keyword, flag)]
     "vop3": [(0, 0x0800, "op_sel:", M_OPSEL), (0, 0x8000, " clamp", M_CLAMP), (1, 1 << 27, " mul:2", M_OMOD)]
+    + [(0, 0x0800, "op_sel:[_,_,_,_]", M_OPSEL4)]
     + [(0, 0x100 << i, "|", M_ABS0 << i) for i in range(3)]
     + [(1, 1 << (29 + i), "-", M_NEG0 << i) for i in range(3)],
     "vop3p": [
@@ -514,6 +518,9 @@ def probe_mods(target, canon, per):
                     f |= flag
             elif flag == M_LIT16:
                 if re.search(r"\b%s\b" % kw, txt):
+                    f |= flag
+            elif flag == M_OPSEL4:
+                if re.search(r"op_sel:\[\d,\d,\d,\d\]", txt):
                     f |= flag
             elif kw in txt:
                 f |= flag
@@ -620,17 +627,20 @@ def assemble_extra(path, target, mattr=""):
 
 def write_cases(path, target, canon):
     """Oracle cases: canonical and randomised operand variants of every opcode, plus
-    literal, DPP and SDWA forms, each with LLVM's text. Deterministic (fixed seed)."""
+    literal, DPP and SDWA forms, each with LLVM's text. Deterministic (fixed seed).
+    Returns the generated cases LLVM accepts without complaint: [(encoding, opcode, words)]."""
     import random
 
     rng = random.Random(942)
     cands = assemble_extra(os.path.join(HERE, "%s_extra.s" % target), target)
+    ckeys = [None] * len(cands)
     for name in ENC_ORDER:
         for op in range(ENC_SIZE[name]):
             words = canon.get((name, op))
             if words is None:
                 continue
             cands.append(words)
+            ckeys.append((name, op))
             masks = MUTABLE[name]
             for _ in range(CASES_PER_OP):
                 w = list(words)
@@ -651,8 +661,10 @@ def write_cases(path, target, canon):
                 elif name.startswith("sop") and rng.random() < 0.3:
                     w[0] = (w[0] & ~0xFF) | 0xFF
                 cands.append(w + [rng.getrandbits(32)])
+                ckeys.append((name, op))
     res = decode_all(target, cands)
     seen = set()
+    acc = []
     lines = ["# %s decoder oracle: hex words (as many as LLVM used) | LLVM 22's text. Generated." % target]
     for i, c in enumerate(cands):
         if i not in res:
@@ -663,12 +675,15 @@ def write_cases(path, target, canon):
         if "/*" in txt or ";" in txt:
             continue  # LLVM flags the operands as invalid (misaligned tuple, wrong class)
         key = tuple((c + [SNOP] * PAD)[: size // 4])
+        if ckeys[i] is not None:
+            acc.append(ckeys[i] + (list(key),))
         if key in seen:
             continue
         seen.add(key)
         lines.append("%s | %s" % (" ".join("%08x" % w for w in key), txt))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
+    return acc
 
 
 def generate(outdir):
@@ -679,8 +694,12 @@ def generate(outdir):
     for t in TARGETS:
         per_target[t], canon[t] = enumerate_target(t)
         mods[t] = probe_mods(t, canon[t], per_target[t])
+    fixes = {}
     for t in TARGETS:
-        write_cases(os.path.join(outdir, "gen", "%s_cases.txt" % t), t, canon[t])
+        acc = write_cases(os.path.join(outdir, "gen", "%s_cases.txt" % t), t, canon[t])
+        fixes[t], missing = gfx9_fix.fixed_mods(t, per_target[t], canon[t], acc, decode_all, split_text, slot_widths)
+        for name, op, form in missing:
+            mods[t][(name, op)] = mods[t].get((name, op), 0) | (M_NOSDWA if form == "sdwa" else M_NODPP)
     ops = {}  # base -> target mask
     for ti, t in enumerate(TARGETS):
         for (_, op), (size, txt, _) in per_target[t].items():
@@ -866,8 +885,13 @@ def generate(outdir):
                 widths, kinds = slot_widths(enc, vals, txt)
                 widths += [0] * (4 - len(widths))
                 kinds += [0] * (4 - len(kinds))
+                fx = fixes[t].get((enc, op), {})
+                own = fx.get(enc, [[0, 0], [0, 0]])
+                sdwa = fx.get("sdwa", [[0, 0], [0, 0]])[1]
+                dpp = fx.get("dpp", [[0, 0], [0, 0]])[1]
                 g.append(
-                    '    Some(OpInfo { op: Op::%s, mnemonic: "%s", widths: [%s], kinds: [%s], mods: %d, class: %d }), // 0x%03x %s'
+                    '    Some(OpInfo { op: Op::%s, mnemonic: "%s", widths: [%s], kinds: [%s], mods: %d, class: %d, '
+                    "fixmask: [%#x, %#x], fixval: [%#x, %#x], sdwa_fix: [%#x, %#x], dpp_fix: [%#x, %#x] }), // 0x%03x %s"
                     % (
                         base_mnemonic(mnem).upper(),
                         mnem,
@@ -875,6 +899,14 @@ def generate(outdir):
                         ", ".join(map(str, kinds)),
                         mods[t].get((enc, op), 0),
                         op_class(mnem),
+                        own[0][0],
+                        own[1][0],
+                        own[0][1],
+                        own[1][1],
+                        sdwa[0],
+                        sdwa[1],
+                        dpp[0],
+                        dpp[1],
                         op,
                         txt,
                     )
@@ -909,7 +941,7 @@ def generate(outdir):
     m.append("mod op;")
     m.append("pub mod rdna;\n")
     m.append("pub use op::{Op, TARGET_GFX1100, TARGET_GFX1150, TARGET_GFX1200, TARGET_GFX1201, TARGET_GFX942, TARGET_GFX950};\n")
-    for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1", "ABS0", "ABS1", "ABS2", "NEG0", "NEG1", "NEG2", "LITF16"]):
+    for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1", "ABS0", "ABS1", "ABS2", "NEG0", "NEG1", "NEG2", "LITF16", "NOSDWA", "NODPP", "OPSEL4"]):
         doc = {
             "OPSEL": "`op_sel` is printed (the opcode has the operand).",
             "CLAMP": "`clamp` is printed.",
@@ -928,6 +960,9 @@ def generate(outdir):
             "NEG1": "source 1 takes `neg`.",
             "NEG2": "source 2 takes `neg`.",
             "LITF16": "a 16-bit literal source is f16 (f16 inline values are marked `lit()`).",
+            "NOSDWA": "VOP1/VOP2/VOPC: LLVM has no SDWA form (source code 0xF9 is invalid).",
+            "NODPP": "VOP1/VOP2/VOPC: LLVM has no DPP form (source code 0xFA is invalid).",
+            "OPSEL4": "VOP3 `op_sel` is printed with four entries (sources and byte selects), else with one per source and the destination's.",
         }[n]
         m.append("/// Flag of [`OpInfo::mods`]: %s" % doc)
         m.append("pub const MOD_%s: u32 = %d;" % (n, 1 << i))
@@ -979,6 +1014,16 @@ def generate(outdir):
     m.append("    pub mods: u32,")
     m.append("    /// What kind of opcode this is: the `CLASS_*` flags.")
     m.append("    pub class: u16,")
+    m.append("    /// VOP3/VOP3P: modifier bits of instruction words 0 and 1 that must equal `fixval`")
+    m.append("    /// (`op_sel`/`abs`/`neg` of absent or integer sources, `clamp`/`omod` the opcode does")
+    m.append("    /// not take, ...): LLVM rejects the word otherwise (`translator/gen/gfx9_fix.py`).")
+    m.append("    pub fixmask: [u32; 2],")
+    m.append("    /// The required values of the `fixmask` bits.")
+    m.append("    pub fixval: [u32; 2],")
+    m.append("    /// VOP1/VOP2/VOPC: (mask, value) of the SDWA extension word's fixed bits.")
+    m.append("    pub sdwa_fix: [u32; 2],")
+    m.append("    /// VOP1/VOP2/VOPC: (mask, value) of the DPP extension word's fixed bits.")
+    m.append("    pub dpp_fix: [u32; 2],")
     m.append("}")
     m.append("")
     m.append("/// What an RDNA opcode table says about one opcode of one encoding.")

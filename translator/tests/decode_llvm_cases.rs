@@ -292,6 +292,72 @@ const PRINTER_CASES: &[(&str, &str, &str)] = &[
         "global_atomic_add_f64 a[8:9], v[2:3], a[4:5], off sc0",
     ),
     ("gfx950", "DF3D8000 08FF0402", "<invalid>"),
+    // Modifier bits LLVM fixes per opcode (the generated `OpInfo::fixmask`/`sdwa_fix`,
+    // `translator/gen/gfx9_fix.py`), from random words (seeds 7 and 8, 50k): `abs` of
+    // v_cndmask's mask source, `op_sel` of an absent source, a lone v_mfma_ld_scale_b32's
+    // NEG_HI, v_accvgpr_read's modifier fields, SDWA reserved bits.
+    ("gfx950", "D10065A2 80D838F0", "<invalid>"),
+    ("gfx950", "D249144B 22A53080", "<invalid>"),
+    ("gfx950", "D245788C A3680344", "<invalid>"),
+    ("gfx950", "D23A6881 A1E72778", "<invalid>"),
+    ("gfx950", "D24B5E8C A00A593C", "<invalid>"),
+    ("gfx950", "D2696AA2 C7668E00", "<invalid>"),
+    ("gfx950", "D3AC4204 2B030982", "<invalid>"),
+    ("gfx950", "D3D8C158 3A75036E", "<invalid>"),
+    ("gfx950", "7C20FEF9 FEF0F5F7", "<invalid>"),
+    // v_cmpx SDWA with an explicit SDST: gfx950 rejects it.
+    ("gfx950", "7C2B5EF9 1B329755", "<invalid>"),
+    // Printer: op_sel of the 16-bit stochastic-rounding converts has one entry per source
+    // and the destination's (generated MOD_OPSEL4 only for the byte-select converts).
+    (
+        "gfx950",
+        "D2A71A11 67961E92",
+        "v_cvt_sr_bf16_f32 v17, neg(18), v15 op_sel:[1,1,0]",
+    ),
+    // bitop3 in decimal up to 10, hex above.
+    (
+        "gfx950",
+        "D2340100 44421104",
+        "v_bitop3_b32 v0, v4, v8, v16 bitop3:10",
+    ),
+    (
+        "gfx950",
+        "D2340100 64421104",
+        "v_bitop3_b32 v0, v4, v8, v16 bitop3:0xb",
+    ),
+    // The lane swaps' VOP3 OP_SEL[1:0] are bound_ctrl and fi.
+    (
+        "gfx950",
+        "D1991800 04421104",
+        "v_permlane16_swap_b32_e64 v0, v4 bound_ctrl:1 fi:1",
+    ),
+    (
+        "gfx950",
+        "D19A1000 04421104",
+        "v_permlane32_swap_b32_e64 v0, v4 bound_ctrl:1",
+    ),
+    // v_nop with SRC0 = DPP/SDWA: the extension form if the word is valid, else plain v_nop
+    // (here the word is the s_nop padding); v_clrexcp has no DPP form.
+    (
+        "gfx950",
+        "7E0000FA FF0AE404",
+        "v_nop quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf bound_ctrl:1",
+    ),
+    ("gfx950", "7E0000F9 00000004", "v_nop"),
+    ("gfx942", "7E0000FA", "v_nop"),
+    ("gfx942", "7E0000F9", "v_nop"),
+    ("gfx950", "7E006AFA", "v_clrexcp"),
+    // ... but in the scaled MFMA pair LLVM ignores the prefix's modifier bits.
+    (
+        "gfx950",
+        "D3AC2400 00021104 D3AD0800 04421100",
+        "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[0:7], v[8:15], v[16:19], v4, v8 op_sel_hi:[0,0,0]",
+    ),
+    (
+        "gfx950",
+        "D3AC0000 80021104 D3AD0800 04421100",
+        "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[0:7], v[8:15], v[16:19], v4, v8 op_sel_hi:[0,0,0]",
+    ),
 ];
 
 /// Decodes `words` for `gpu` and prints it, or `<invalid>`; `None` if the size is wrong.

@@ -1471,8 +1471,9 @@ impl Gen<'_> {
             (_, true) if self.chance(20) => 0,
             _ => 100,
         };
-        // LLVM (and so the decoder) has no SDWA form of the accumulating opcodes.
-        if ext < 40 && crate::isa::gfx9::no_ext_form(info.op, ext >= 20) {
+        // LLVM (and so the decoder) has no SDWA form of the accumulating opcodes, no DPP or
+        // SDWA form of some others.
+        if ext < 40 && crate::isa::gfx9::no_ext_form(&info, ext >= 20) {
             ext = 100;
         }
         let implicit_vcc = matches!(

@@ -45,6 +45,12 @@ pub const MOD_NEG1: u32 = 16384;
 pub const MOD_NEG2: u32 = 32768;
 /// Flag of [`OpInfo::mods`]: a 16-bit literal source is f16 (f16 inline values are marked `lit()`).
 pub const MOD_LITF16: u32 = 65536;
+/// Flag of [`OpInfo::mods`]: VOP1/VOP2/VOPC: LLVM has no SDWA form (source code 0xF9 is invalid).
+pub const MOD_NOSDWA: u32 = 131072;
+/// Flag of [`OpInfo::mods`]: VOP1/VOP2/VOPC: LLVM has no DPP form (source code 0xFA is invalid).
+pub const MOD_NODPP: u32 = 262144;
+/// Flag of [`OpInfo::mods`]: VOP3 `op_sel` is printed with four entries (sources and byte selects), else with one per source and the destination's.
+pub const MOD_OPSEL4: u32 = 524288;
 /// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits [14:8] are SDST, not ABS/OPSEL).
 pub const MOD_SD: u32 = 131072;
 /// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.
@@ -119,6 +125,16 @@ pub struct OpInfo {
     pub mods: u32,
     /// What kind of opcode this is: the `CLASS_*` flags.
     pub class: u16,
+    /// VOP3/VOP3P: modifier bits of instruction words 0 and 1 that must equal `fixval`
+    /// (`op_sel`/`abs`/`neg` of absent or integer sources, `clamp`/`omod` the opcode does
+    /// not take, ...): LLVM rejects the word otherwise (`translator/gen/gfx9_fix.py`).
+    pub fixmask: [u32; 2],
+    /// The required values of the `fixmask` bits.
+    pub fixval: [u32; 2],
+    /// VOP1/VOP2/VOPC: (mask, value) of the SDWA extension word's fixed bits.
+    pub sdwa_fix: [u32; 2],
+    /// VOP1/VOP2/VOPC: (mask, value) of the DPP extension word's fixed bits.
+    pub dpp_fix: [u32; 2],
 }
 
 /// What an RDNA opcode table says about one opcode of one encoding.

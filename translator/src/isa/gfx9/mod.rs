@@ -26,8 +26,8 @@ pub mod print;
 use super::decode::DecodeError;
 use super::generated::{
     gfx9 as t, Op, OpInfo, CLASS_ACCMOV, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
-    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_CLAMP, MOD_OMOD,
-    MOD_OPSEL,
+    CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_NODPP,
+    MOD_NOSDWA,
 };
 use super::{Dpp, Format, Gpu, Inst, MaiFields, Opnd, Sdwa, Target};
 
@@ -143,6 +143,35 @@ fn zero_field(v: u32, field: &str, bytes: &[u8], pc: u64) -> Result<(), DecodeEr
 #[inline(never)]
 fn field_error(v: u32, field: &str, bytes: &[u8], pc: u64) -> DecodeError {
     DecodeError::new(bytes, pc, format!("unused {field} field is {v:#x}, not 0"))
+}
+
+/// Checks the generated fixed modifier bits of one instruction word (`OpInfo::fixmask`,
+/// `sdwa_fix`, `dpp_fix`): `w & mask` must equal `val`, else LLVM rejects the word.
+#[inline(always)]
+fn fixed_bits(
+    w: u32,
+    mask: u32,
+    val: u32,
+    what: &'static str,
+    bytes: &[u8],
+    pc: u64,
+) -> Result<(), DecodeError> {
+    if w & mask == val {
+        Ok(())
+    } else {
+        Err(fixed_error((w & mask) ^ val, what, bytes, pc))
+    }
+}
+
+/// The error of [`fixed_bits`], kept out of line.
+#[cold]
+#[inline(never)]
+fn fixed_error(bits: u32, what: &'static str, bytes: &[u8], pc: u64) -> DecodeError {
+    DecodeError::new(
+        bytes,
+        pc,
+        format!("{what} bits {bits:#x} must not differ for this opcode"),
+    )
 }
 
 /// [`zero_field`] for a slot of width `width` (0 = absent).
@@ -512,7 +541,7 @@ fn vop_ext(
 ) -> Result<(), DecodeError> {
     let mods = info.mods;
     let code = inst.src[0].code;
-    if matches!(code, SRC_DPP | SRC_SDWA) && no_ext_form(info.op, code == SRC_SDWA) {
+    if matches!(code, SRC_DPP | SRC_SDWA) && no_ext_form(info, code == SRC_SDWA) {
         return Err(fail(bytes, pc, "no DPP/SDWA form of this opcode"));
     }
     if code == SRC_DPP {
@@ -521,6 +550,7 @@ fn vop_ext(
             return Err(fail(bytes, pc, "no DPP form of VOPC"));
         }
         let e = word(bytes, 1, pc)?;
+        fixed_bits(e, info.dpp_fix[0], info.dpp_fix[1], "DPP", bytes, pc)?;
         inst.size = 8;
         let ctrl = (e >> 8) & 0x1FF;
         let wide = inst.src[0].count >= 2 || inst.dst[0].count >= 2;
@@ -538,10 +568,9 @@ fn vop_ext(
         });
         inst.mods.neg = (((e >> 20) & 1) | ((e >> 21) & 2)) as u8;
         inst.mods.abs = (((e >> 21) & 1) | ((e >> 22) & 2)) as u8;
-        // LLVM ignores the modifier bits of the v_dot*c opcodes, rejects them elsewhere.
-        check_src_mods(inst, info, bytes, pc)?;
     } else if code == SRC_SDWA {
         let e = word(bytes, 1, pc)?;
+        fixed_bits(e, info.sdwa_fix[0], info.sdwa_fix[1], "SDWA", bytes, pc)?;
         inst.size = 8;
         // ... except the packed FP8/BF8 → f32 converts, whose 64-bit destination LLVM
         // accepts in SDWA (the byte pair is chosen by SRC0_SEL, CDNA3 ISA Table 31).
@@ -575,31 +604,10 @@ fn vop_ext(
             inst.mods.neg = (((e >> 20) & 1) | ((e >> 27) & 2)) as u8;
             inst.mods.abs = (((e >> 21) & 1) | ((e >> 28) & 2)) as u8;
         }
-        check_src_mods(inst, info, bytes, pc)?;
-        if !inst.src[1].is_some() {
-            // VOP1: LLVM's encoding fixes SRC1_SEL, SRC1_SEXT and S1 to 0 (and the src1
-            // NEG/ABS bits, checked above).
-            zero_field(e & 0x8F00_0000, "SDWA src1 fields", bytes, pc)?;
-        }
-        // SEXT applies to integer sources only (those without float modifiers).
-        let sext = (((e >> 19) & 1) | ((e >> 26) & 2)) as u8;
-        zero_field(
-            (sext & (mods >> 13 & 3) as u8) as u32,
-            "SDWA SEXT",
-            bytes,
-            pc,
-        )?;
         let sels = [(e >> 8) & 7, (e >> 16) & 7, (e >> 24) & 7];
         if fp8_cvt(info.op) {
-            // No DST_SEL/DST_UNUSED operands: LLVM's encoding fixes DST_SEL to DWORD and
-            // ignores DST_UNUSED; the result is the whole dword (pair).
-            if sels[0] != 6 {
-                return Err(fail(
-                    bytes,
-                    pc,
-                    "DST_SEL of an FP8/BF8 convert is not DWORD",
-                ));
-            }
+            // No DST_SEL/DST_UNUSED operands: LLVM's encoding fixes DST_SEL to DWORD (a
+            // generated fixed field) and ignores DST_UNUSED; the result is the whole dword.
             inst.sdwa = inst.sdwa.map(|s| Sdwa {
                 dst_sel: 6,
                 dst_unused: 0,
@@ -624,10 +632,6 @@ fn vop_ext(
         } else {
             inst.mods.clamp = (e >> 13) & 1 == 1;
             inst.mods.omod = ((e >> 14) & 3) as u8;
-            if mods & MOD_ANY_SRC_MODS == 0 && !fp8_cvt(info.op) {
-                // Integer opcodes have no output modifier (the FP8/BF8 -> f32 converts do).
-                zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
-            }
         }
     } else {
         take_literal(inst, bytes, pc)?;
@@ -636,22 +640,12 @@ fn vop_ext(
     Ok(())
 }
 
-/// VOP1/VOP2 opcodes LLVM 22 has no SDWA (`sdwa`) or DPP form of on GFX9: the SDWA forms of
-/// the opcodes that accumulate into their destination (v_mac/v_fmac/v_dot*c; "V_MAC cannot
-/// be used with SDWA" in LLVM's VOP SDWA encoding notes) and the lane and register moves
-/// v_readfirstlane_b32, v_swap_b32 and v_accvgpr_mov_b32 (which have neither form).
-pub(crate) fn no_ext_form(op: Op, sdwa: bool) -> bool {
-    match op {
-        Op::V_MAC_F16
-        | Op::V_FMAC_F32
-        | Op::V_FMAC_F64
-        | Op::V_DOT2C_F32_F16
-        | Op::V_DOT2C_I32_I16
-        | Op::V_DOT4C_I32_I8
-        | Op::V_DOT8C_I32_I4 => sdwa,
-        Op::V_READFIRSTLANE_B32 | Op::V_SWAP_B32 | Op::V_ACCVGPR_MOV_B32 => true,
-        _ => false,
-    }
+/// VOP1/VOP2/VOPC opcodes LLVM 22 has no SDWA (`sdwa`) or DPP form of on this target (the
+/// generated `MOD_NOSDWA`/`MOD_NODPP`: e.g. the SDWA forms of v_mac/v_fmac/v_dot*c, which
+/// accumulate into their destination, VOPC DPP, 64-bit operands in SDWA, and the lane and
+/// register moves v_readfirstlane_b32, v_swap_b32, v_accvgpr_mov_b32, v_permlane*_swap).
+pub(crate) fn no_ext_form(info: &OpInfo, sdwa: bool) -> bool {
+    info.mods & if sdwa { MOD_NOSDWA } else { MOD_NODPP } != 0
 }
 
 /// DS opcodes with `offset0`/`offset1` (8 bits each) rather than one 16-bit offset. The
@@ -668,39 +662,6 @@ pub(crate) fn fp8_cvt(op: Op) -> bool {
         op,
         Op::V_CVT_F32_FP8 | Op::V_CVT_F32_BF8 | Op::V_CVT_PK_F32_FP8 | Op::V_CVT_PK_F32_BF8
     )
-}
-
-/// The `MOD_ABS*`/`MOD_NEG*` flags: an opcode with none has no source-modifier fields.
-const MOD_ANY_SRC_MODS: u32 = 0x3F << 10;
-
-/// Rejects `abs`/`neg` bits LLVM's VOP3/DPP/SDWA encodings fix to zero: those of absent
-/// sources, and all of them in an opcode without source modifiers (integer opcodes).
-/// Opcodes with modifiers on some sources accept (and ignore) the bits of their other
-/// sources; LLVM also accepts them for the `v_dot*c` and gfx950 `v_ashr_pk_*` opcodes.
-fn check_src_mods(inst: &Inst, info: &OpInfo, bytes: &[u8], pc: u64) -> Result<(), DecodeError> {
-    let bits = inst.mods.abs | inst.mods.neg;
-    if bits == 0 {
-        return Ok(());
-    }
-    let mut absent = (0..3).fold(0u8, |m, i| m | (!inst.src[i].is_some() as u8) << i);
-    let m = info.mnemonic;
-    if m.starts_with("v_cvt_sr_") || m.starts_with("v_cvt_scalef32_") {
-        // The byte-select conversions read their destination as a hidden third source.
-        absent &= 3;
-    }
-    zero_field(
-        (bits & absent) as u32,
-        "ABS/NEG of an absent source",
-        bytes,
-        pc,
-    )?;
-    if info.mods & MOD_ANY_SRC_MODS != 0
-        || info.mnemonic.starts_with("v_dot")
-        || info.mnemonic.starts_with("v_ashr_pk")
-    {
-        return Ok(());
-    }
-    zero_field(bits as u32, "ABS/NEG", bytes, pc)
 }
 
 /// Clears `abs`/`neg` bits of sources that take no modifiers (integer operands): the ISA
@@ -742,6 +703,34 @@ fn decode_vop1(
         inst.src[0] = src9(w0 & 0x1FF, w[1]);
         if info.kinds[1] == 2 && inst.src[0].code >= 256 {
             inst.src[0].code += 256;
+        }
+    }
+    // v_nop and v_clrexcp have no SRC0 operand, but LLVM still decodes SRC0 = DPP/SDWA with
+    // an extension word valid for the opcode as an 8-byte DPP/SDWA form (printed `v_nop
+    // quad_perm:...`, and a bare `v_nop` for SDWA; the word's SRC0 and selects ignored),
+    // and anything else as the 4-byte plain form (it tries the extension forms first).
+    let code = (w0 & 0x1FF) as u16;
+    if w[1] == 0 && matches!(code, SRC_DPP | SRC_SDWA) && bytes.len() >= 8 {
+        let e = word(bytes, 1, pc)?;
+        let ctrl = (e >> 8) & 0x1FF;
+        let sdwa = code == SRC_SDWA;
+        let ok = if sdwa {
+            e & info.sdwa_fix[0] == info.sdwa_fix[1]
+        } else {
+            e & info.dpp_fix[0] == info.dpp_fix[1] && dpp_ctrl_valid(ctrl)
+        };
+        if ok && !no_ext_form(info, sdwa) {
+            inst.size = 8;
+            if !sdwa {
+                inst.dpp = Some(Dpp {
+                    ctrl: ctrl as u16,
+                    row_mask: (e >> 28) as u8,
+                    bank_mask: ((e >> 24) & 0xF) as u8,
+                    bound_ctrl: (e >> 19) & 1 == 1,
+                    fi: false,
+                });
+            }
+            return Ok(());
         }
     }
     vop_ext(inst, bytes, pc, false, info)?;
@@ -853,6 +842,8 @@ fn decode_vop3(
     let opc = (w0 >> 16) & 0x3FF;
     let info = lookup(tb.vop3, opc, "VOP3", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
+    fixed_bits(w0, info.fixmask[0], info.fixval[0], "VOP3", bytes, pc)?;
+    fixed_bits(w1, info.fixmask[1], info.fixval[1], "VOP3", bytes, pc)?;
     let vop3b = is_vop3b(info.op);
     inst.op = info.op;
     inst.format = if vop3b { Format::Vop3b } else { Format::Vop3 };
@@ -888,13 +879,6 @@ fn decode_vop3(
         inst.mods.abs = 0;
         inst.mods.neg = 0;
     }
-    check_src_mods(inst, info, bytes, pc)?;
-    if info.mods & MOD_CLAMP == 0 {
-        zero_field(inst.mods.clamp as u32, "CLAMP", bytes, pc)?;
-    }
-    if info.mods & MOD_OMOD == 0 {
-        zero_field(inst.mods.omod as u32, "OMOD", bytes, pc)?;
-    }
     mask_src_mods(inst, info.mods);
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
         if !tb.vop3_literal {
@@ -914,7 +898,9 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
         return None;
     }
     let mut prefix = Inst::new(Op::S_NOP, Format::Sopp);
-    decode_vop3p_one(tb, w0, bytes, pc, &mut prefix).ok()?;
+    // LLVM ignores the prefix's modifier bits in the pair (it rejects some of them in a
+    // lone v_mfma_ld_scale_b32), so its fixed bits are not checked.
+    decode_vop3p_one(tb, w0, bytes, pc, &mut prefix, false).ok()?;
     if prefix.op != Op::V_MFMA_LD_SCALE_B32 {
         return None;
     }
@@ -932,6 +918,7 @@ fn decode_scaled_mfma(tb: &Tables, w0: u32, bytes: &[u8], pc: u64) -> Option<Ins
         &m,
         pc,
         &mut inst,
+        true,
     )
     .ok()?;
     let p1 = word(bytes, 1, pc).ok()?;
@@ -965,19 +952,25 @@ fn decode_vop3p(
             return Ok(());
         }
     }
-    decode_vop3p_one(tb, w0, bytes, pc, inst)
+    decode_vop3p_one(tb, w0, bytes, pc, inst, true)
 }
 
-/// One VOP3P instruction (the scaled-MFMA pair is [`decode_scaled_mfma`]).
+/// One VOP3P instruction (the scaled-MFMA pair is [`decode_scaled_mfma`]); `check_fixed`:
+/// reject words whose generated fixed modifier bits differ.
 fn decode_vop3p_one(
     tb: &Tables,
     w0: u32,
     bytes: &[u8],
     pc: u64,
     inst: &mut Inst,
+    check_fixed: bool,
 ) -> Result<(), DecodeError> {
     let info = lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", bytes, pc)?;
     let w1 = word(bytes, 1, pc)?;
+    if check_fixed {
+        fixed_bits(w0, info.fixmask[0], info.fixval[0], "VOP3P", bytes, pc)?;
+        fixed_bits(w1, info.fixmask[1], info.fixval[1], "VOP3P", bytes, pc)?;
+    }
     let w = info.widths;
     let k = info.kinds;
     let mai = info.class & CLASS_MAI != 0;
@@ -998,9 +991,6 @@ fn decode_vop3p_one(
         let acc = (w1 >> 27) & 3;
         // SMFMAC: SRC2 is the sparsity index, always a VGPR; there is no BLGP.
         let smfmac = info.mnemonic.starts_with("v_smfmac");
-        if smfmac {
-            zero_field(w1 >> 29, "SMFMAC BLGP", bytes, pc)?;
-        }
         for i in 0..3 {
             let a = if i == 2 {
                 acc_cd && !smfmac
@@ -1038,14 +1028,13 @@ fn decode_vop3p_one(
             };
             inst.src[0].count = regs(inst.mai.cbsz);
             inst.src[1].count = regs(inst.mai.blgp);
-            if inst.mai.abid != 0 {
-                // ABID = 1 marks the second half of a scaled pair (see `decode_scaled_mfma`).
-                return Err(fail(
-                    bytes,
-                    pc,
-                    "F8F6F4 MFMA with ABID set needs a v_mfma_ld_scale_b32 prefix",
-                ));
+            // LLVM flags a constant as A or B (`/*Invalid immediate*/`) and, for FP6/FP4,
+            // prints another value than the operand code's (or crashes).
+            if (128..256).contains(&inst.src[0].code) || (128..256).contains(&inst.src[1].code) {
+                return Err(fail(bytes, pc, "constant A/B operand of an F8F6F4 MFMA"));
             }
+            // ABID = 1 marks the second half of a scaled pair (see `decode_scaled_mfma`): a
+            // generated fixed bit of the MFMA on its own.
         }
     } else {
         if w[0] != 0 {
@@ -1059,19 +1048,6 @@ fn decode_vop3p_one(
         inst.mods.op_sel_hi = (((w1 >> 27) & 3) | ((w0 >> 12) & 4)) as u8;
         inst.mods.clamp = (w0 >> 15) & 1 == 1;
         inst.mods.neg = (w1 >> 29) as u8;
-        // NEG_HI/OP_SEL/NEG of an absent source, and OP_SEL of an opcode without it, are
-        // fixed to 0 in LLVM's encodings.
-        let absent = (0..3).fold(0u8, |m, i| m | ((w[i + 1] == 0) as u8) << i);
-        let m = &inst.mods;
-        zero_field(
-            ((m.neg_hi | m.neg | m.op_sel) & absent) as u32,
-            "VOP3P modifier",
-            bytes,
-            pc,
-        )?;
-        if info.mods & MOD_OPSEL == 0 {
-            zero_field(m.op_sel as u32, "OP_SEL", bytes, pc)?;
-        }
     }
     if inst.src.iter().any(|s| s.code == Opnd::LITERAL) {
         // gfx950 VOP3P takes a 32-bit literal; of the matrix opcodes only an MFMA's C does

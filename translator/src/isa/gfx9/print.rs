@@ -3,7 +3,7 @@
 use super::{Tables, GFX942, GFX950, SADDR_OFF};
 use crate::isa::generated::{
     OpInfo, CLASS_MADAK, CLASS_MADMK, CLASS_MAI, MOD_ABS0, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_LIT16,
-    MOD_LITF16, MOD_NEG0, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
+    MOD_LITF16, MOD_NEG0, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL4, MOD_OPSEL_HI,
     MOD_OPSEL_HI_DEF1,
 };
 use crate::isa::syntax::{
@@ -265,7 +265,8 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
     let stem = base.strip_suffix("_e32").unwrap_or(base);
     if let (Some(rest), Some(_)) = (base.strip_prefix("v_mfma_"), inst.mai.scale) {
         let _ = write!(out, "v_mfma_scale_{rest}");
-    } else if inst.dpp.is_some() {
+    } else if inst.dpp.is_some() && info.op != Op::V_NOP {
+        // (LLVM prints a DPP v_nop without the suffix.)
         let _ = write!(out, "{stem}_dpp");
     } else if inst.sdwa.is_some() {
         let _ = write!(out, "{stem}_sdwa");
@@ -670,15 +671,31 @@ fn print_vop3(out: &mut String, inst: &Inst, info: OpInfo) {
         crate::isa::Op::V_BITOP3_B16 | crate::isa::Op::V_BITOP3_B32
     );
     if bitop3 && inst.imm != 0 {
-        let _ = write!(out, " bitop3:0x{:x}", inst.imm);
+        // LLVM prints the truth table in decimal up to 10, in hex above (`bitop3:10`,
+        // `bitop3:0xb`).
+        if inst.imm <= 10 {
+            let _ = write!(out, " bitop3:{}", inst.imm);
+        } else {
+            let _ = write!(out, " bitop3:0x{:x}", inst.imm);
+        }
+    }
+    if matches!(
+        info.op,
+        Op::V_PERMLANE16_SWAP_B32 | Op::V_PERMLANE32_SWAP_B32
+    ) {
+        // VOP3 OP_SEL[1:0] of the lane swaps are LLVM's `bound_ctrl` and `fi`.
+        if inst.mods.op_sel & 2 != 0 {
+            out.push_str(" bound_ctrl:1");
+        }
+        if inst.mods.op_sel & 1 != 0 {
+            out.push_str(" fi:1");
+        }
     }
     if inst.mods.op_sel != 0 && info.mods & MOD_OPSEL != 0 {
         // op_sel lists the sources, then the destination.
-        if info.mnemonic.starts_with("v_cvt_sr_")
-            || info.mnemonic.starts_with("v_cvt_scalef32_pk_fp4")
-            || info.mnemonic.starts_with("v_cvt_scalef32_sr_")
-        {
-            // The stochastic-rounding FP8 conversions print all four bits (byte select).
+        if info.mods & MOD_OPSEL4 != 0 {
+            // The byte-select conversions (stochastic-rounding FP8, FP4) print all four
+            // bits (generated flag).
             bits(out, "op_sel", inst.mods.op_sel, 4);
         } else {
             let v = (inst.mods.op_sel & ((1 << nsrc) - 1)) | ((inst.mods.op_sel >> 3 & 1) << nsrc);
