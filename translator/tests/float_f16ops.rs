@@ -273,7 +273,16 @@ fn f16_ops_against_host_values() {
             "{}: {got:e} want {want:e}",
             ctx(26)
         );
-        chk(27, div_fixup(x, y, z));
+        // v_div_fixup_f16 (GFX9 opcode 0x207, which has OPSEL) keeps D[31:16] when
+        // OPSEL[3] = 0 (CDNA4 ISA ch. 12; LLVM's zeroesHigh16BitsOfDest lists only the GFX8
+        // encoding v_div_fixup_legacy_f16 as zeroing): the low half checked, the high kept.
+        let (got27, old27) = (a.vgpr[27][l], b.vgpr[27][l]);
+        assert_eq!(got27 >> 16, old27 >> 16, "{}: high half kept", ctx(27));
+        assert!(
+            same(got27 & 0xffff, div_fixup(x, y, z)),
+            "{}: got {got27:#x}",
+            ctx(27)
+        );
     }
 }
 

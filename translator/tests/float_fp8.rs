@@ -7,8 +7,8 @@
 //! Expected values come from this file's own codec: all 256 codes of a format decoded from
 //! the format table (CDNA4 ISA table 30; FNUZ: bias one higher, 0x80 the only NaN, no −0 or
 //! Inf), nearest-even chosen by exact comparison with the midpoints of neighbouring codes,
-//! stochastic rounding by the ISA's rule (the random value's low `23 - mantissa bits` bits
-//! are added to the truncated-away part of the significand; a carry rounds up).
+//! stochastic rounding by the CDNA4 ISA ch. 12 rule (V_CVT_SR_FP8_F32: `S1[31:12]`, for BF8
+//! `S1[31:11]`, added to the f32 mantissa, wrapping around within it, then truncation).
 
 #![allow(clippy::needless_range_loop)] // lane loops index several arrays
 
@@ -203,11 +203,26 @@ fn codec_cases_worked_by_hand() {
     assert_eq!(FP8_FNUZ.convert(-1.0e6, None, false), 0x80);
     assert_eq!(FP8_FNUZ.convert(-0.0, None, false), 0x00);
     assert_eq!(FP8_OCP.convert(-0.0, None, false), 0x80);
-    // Stochastic: 1 + 2^-4 is half a step above 1 (FP8 step 2^-3): the 20 random bits carry
-    // into the kept bits exactly when they are >= 2^19.
-    assert_eq!(FP8_OCP.convert(1.0625, Some(0x7_ffff), false), 0x38);
-    assert_eq!(FP8_OCP.convert(1.0625, Some(0x8_0000), false), 0x39);
-    assert_eq!(FP8_OCP.convert(1.0625, Some(0xfff0_0000), false), 0x38);
+    // Stochastic (CDNA4 ISA ch. 12, V_CVT_SR_FP8_F32: S1[31:12] added to the mantissa,
+    // wrapping, then truncation): 1 + 2^-4 has mantissa 0x08_0000, half an FP8 step (bit 20);
+    // S1[31:12] = 0x8_0000 (S1 = 0x8000_0000) carries into bit 20 → 1.125 (0x39); S1 =
+    // 0x7fff_ffff adds 0x7_ffff → 1.0 (0x38); the low bits S1[11:0] are not used.
+    assert_eq!(FP8_OCP.convert(1.0625, Some(0x7fff_ffff), false), 0x38);
+    assert_eq!(FP8_OCP.convert(1.0625, Some(0x8000_0000), false), 0x39);
+    assert_eq!(FP8_OCP.convert(1.0625, Some(0x0000_0fff), false), 0x38);
+    // BF8: S1[31:11]; 1 + 2^-3 (mantissa 0x10_0000) is half a BF8 step (bit 21).
+    assert_eq!(BF8_OCP.convert(1.125, Some(0x7fff_ffff), false), 0x3c);
+    assert_eq!(BF8_OCP.convert(1.125, Some(0x8000_0000), false), 0x3d);
+    // "Wraps around on overflow": 2 - 2^-23 (mantissa 0x7f_ffff) plus S1[31:12] = 0xf_ffff
+    // gives mantissa 0x0f_fffe with the exponent unchanged: 1.12..., truncated to 1.0 (0x38),
+    // not 2.0 (0x40) as a carry into the exponent would give.
+    assert_eq!(
+        FP8_OCP.convert(f32::from_bits(0x3fff_ffff), Some(u32::MAX), false),
+        0x38
+    );
+    // FNUZ (gfx942) uses the same bits: 1.0 is 0x40 there (bias 8).
+    assert_eq!(FP8_FNUZ.convert(1.0625, Some(0x8000_0000), false), 0x41);
+    assert_eq!(FP8_FNUZ.convert(-1.0625, Some(0x7fff_ffff), false), 0xc0);
 }
 
 /// A 16-bit float format (f16 or bf16) for the stochastic-rounding oracle.

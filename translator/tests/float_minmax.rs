@@ -312,7 +312,7 @@ fn nan_propagation_and_fp16_overflow_clamp() {
         let exec = EXEC_PARTIAL;
         let mut mem = Mem::new(0);
         let ovfl = mode >> 23 & 1 != 0;
-        let (_b, a) = run_words(&NAN_AND_OVFL, 9, exec, &mut mem, |s| {
+        let (b, a) = run_words(&NAN_AND_OVFL, 9, exec, &mut mem, |s| {
             s.mode = mode;
             for l in 0..64 {
                 let (x, y) = match l % 6 {
@@ -370,6 +370,8 @@ fn nan_propagation_and_fp16_overflow_clamp() {
             };
             assert_eq!(a.vgpr[27][l], w_add16, "v_add_f16 {ctx}");
             assert_eq!(a.vgpr[30][l], w_mul16, "v_mul_f16 {ctx}");
+            // v_fma_f16 (GFX9 opcode 0x206, with OPSEL) keeps D[31:16] (CDNA4 ISA ch. 12).
+            let w_fma16 = b.vgpr[31][l] & 0xffff_0000 | w_fma16;
             assert_eq!(a.vgpr[31][l], w_fma16, "v_fma_f16 {ctx}");
             assert_eq!(a.vgpr[34][l], w_add16 | w_add16 << 16, "v_pk_add_f16 {ctx}");
             // 65535 and 65520 (the tie above MAX, even side Inf) overflow f16.

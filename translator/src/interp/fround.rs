@@ -555,6 +555,8 @@ impl F8 {
 /// and exponent bias `bias` (no upper limit: the caller checks overflow): the low
 /// `23 - mbits` bits of `rng` are added to x's significand, which is first shifted right
 /// (truncating) when the result is subnormal, and the sum is truncated to the format.
+/// Used for `v_cvt_sr_f16_f32` / `v_cvt_sr_bf16_f32` only: which random bits those add is an
+/// open question (ARCHITECTURE.md, "Open ISA questions"); FP8/BF8 follow the ch. 12 text.
 fn stochastic(x: u32, mbits: i32, bias: i32, rng: u32) -> f64 {
     let keep = 23 - mbits; // f32 fraction bits below the format's normal fraction
     let den_exp = 1 - bias; // exponent of the subnormal range
@@ -598,7 +600,28 @@ fn to_f8(f: F8, x: u32, rng: Option<u32>, sat: bool) -> u64 {
             };
             round_pair(v, 0.0, 0, fmt, Round::NearestEven)
         }
-        Some(rng) => stochastic(x, f.mbits, f.bias, rng),
+        Some(rng) => {
+            // V_CVT_SR_FP8_F32 / V_CVT_SR_BF8_F32 pseudocode (CDNA4 ISA ch. 12, same text in
+            // the RDNA4 ISA): S1[31:12] (FP8) or S1[31:11] (BF8), i.e. the top `23 - mbits`
+            // bits of the random value, are added to the f32 mantissa, wrapping around within
+            // its 23 bits (no carry into the exponent), and the sum is truncated to the format.
+            let m = ((x & 0x7f_ffff) + (rng >> (9 + f.mbits))) & 0x7f_ffff;
+            let t = f64::from(f32::from_bits(x & 0xff80_0000 | m));
+            let fmt = Fmt {
+                mbits: f.mbits,
+                emin: 1 - f.bias,
+                emax: 64,
+            };
+            let r = if t == 0.0 {
+                t
+            } else {
+                round_pair(t, 0.0, 0, fmt, Round::Zero)
+            };
+            if r == 0.0 {
+                return f.encode(if neg { -0.0 } else { 0.0 });
+            }
+            r
+        }
     };
     if r.abs() > f.max {
         return f.overflow(neg, sat);

@@ -40,9 +40,11 @@
 //! `v_mac_f32` keep denormals; `v_mad_mix*` (gfx9 only) under a directed FP_ROUND is
 //! Unsupported; f64 `v_fma_f64` under a directed FP_ROUND is exact except when `|a*b|` is
 //! above 2^1000 with a non-zero `c` below 2^-900, where `c` only breaks ties;
-//! FP8/BF8 conversions use FNUZ on gfx942 and OCP on gfx950; stochastic rounding (`v_cvt_sr_*`) adds
-//! the random operand's low `23 - mantissa bits` bits after truncating for subnormal results
-//! (CDNA4 ISA 7.3's rule made precise, not checked on hardware), and OCP NaN results are
+//! FP8/BF8 conversions use FNUZ on gfx942 and OCP on gfx950; stochastic rounding to FP8/BF8
+//! (`v_cvt_sr_{fp8,bf8}_f32`, `v_cvt_scalef32_sr_*`) adds `S1[31:12]` (BF8 `S1[31:11]`) to the
+//! f32 mantissa, wrapping within it, then truncates (CDNA4 ISA ch. 12 pseudocode); the f16/bf16
+//! forms add the random operand's low `23 - mantissa bits` bits (an open question, see
+//! ARCHITECTURE.md), and OCP NaN results are
 //! `sign | 0x7f`; min/max follow the GFX9 pseudocode (IEEE mode from MODE.IEEE).
 
 mod cdna_ops;

@@ -16,9 +16,11 @@
 //! a normal f32, so each conversion rounds once: to an 8-bit format nearest even with
 //! FP16_OVFL saturation as `v_cvt_pk_fp8_f32` (an f32 result that the scaling made
 //! subnormal or infinite lies far outside the 8-bit range, where the rounding gives the same
-//! code); to f16/bf16 nearest even. The ISA gives no NaN encoding for the scale: exponent 255
-//! scales by 2^128 like any other (AMD's host emulation instead treats it as a NaN scale for
-//! the FP4/FP6 formats: unresolved without hardware).
+//! code); to f16/bf16 nearest even. Scale exponent 255 scales by 2^128 like any other. The
+//! CDNA4 ISA defines E8M0 0xFF as NaN for MFMA block scales (7.2: "valid values in: -127, 127
+//! (0xFF is NaN)") and AMD's host emulation treats it as a NaN scale, but 7.3 (converts) says
+//! only "an E8M0 exponent with a bias of 127" and no source gives the result bits of a NaN
+//! scale per destination format (FP4/FP6 have no NaN): open question, ARCHITECTURE.md.
 //!
 //! Operand selects, as LLVM encodes the builtins' selector arguments (clang-22 for gfx950):
 //! the source byte of `f32_fp8`/`f16_fp8` and of the `pk_*_fp4` up-conversions is

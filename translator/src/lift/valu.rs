@@ -430,6 +430,20 @@ pub(super) fn wr16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
     l.vdst32(r)
 }
 
+/// The 16-bit result of GFX9's VOP3 ops that have OPSEL (`v_mad_u16`, `v_mad_i16`,
+/// `v_mad_f16`, `v_fma_f16`, `v_div_fixup_f16`): the half `op_sel[3]` selects is written and
+/// the other half kept. Sources: CDNA4 ISA ch. 12 (these opcodes keep D[31:16] when
+/// OPSEL[3] = 0); LLVM `GCNSubtarget::zeroesHigh16BitsOfDest` lists only their GFX8
+/// encodings (`V_MAD_U16_e64` … = `v_mad_legacy_u16` … on GFX9, `legacy`) as zeroing on GFX9,
+/// not the `_gfx9` ones. On RDNA (no `legacy` forms) this is [`wr16`].
+fn wr16_gfx9_opsel(l: &mut Lifter, inst: &Inst, v: Val, legacy: bool) -> R<()> {
+    if legacy || inst.sdwa.is_some() {
+        wr16(l, inst, v)
+    } else {
+        super::rdna_ops::write16(l, inst, v)
+    }
+}
+
 /// Carry/borrow mask from per-lane 0/1 values, restricted to the written lanes, to `dst[1]`.
 fn write_carry(l: &mut Lifter, inst: &Inst, c: Val) -> R<()> {
     let m = l.lanes_to_mask(c);
@@ -1171,7 +1185,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             plain.mods.op_sel = 0;
             let saved = l.inst;
             l.inst = Some(plain);
-            let r = lift_inner(l, &plain, &base.replace("_legacy", ""));
+            let r = f16_three(l, &plain, base);
             l.inst = saved;
             r
         }
@@ -1373,7 +1387,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let c = l.src(2, K::B16)?;
             let p = l.bin(Mul, a, b);
             let r = l.add(p, c);
-            wr16(l, inst, r)
+            wr16_gfx9_opsel(l, inst, r, base.contains("legacy"))
         }
         "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
         "cvt_pk_fp8_f32" | "cvt_pk_bf8_f32" => {
@@ -1759,69 +1773,75 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
-        "div_fixup_f16" => {
-            // V_DIV_FIXUP_F16 pseudocode (quotient S0, denominator S1, numerator S2) on bits:
-            // NaNs (S2 first) quieted, 0/0 and inf/inf give 0xfe00, x/0 and inf/y ±Inf,
-            // x/inf and 0/y ±0, else S0 with the sign of S1 ^ S2.
-            let q = l.src(0, K::F16)?;
-            let d = l.src(1, K::F16)?;
-            let n = l.src(2, K::F16)?;
-            let x = l.xor(d, n);
-            let sign = l.and_imm(x, 0x8000);
-            let mag = |l: &mut Lifter, v: Val, c: u64| {
-                let m = l.and_imm(v, 0x7fff);
-                let k = l.cst(m, c);
-                l.cmp(CmpOp::Eq, m, k)
-            };
-            let (dz, nz) = (mag(l, d, 0), mag(l, n, 0));
-            let (di, ni) = (mag(l, d, 0x7c00), mag(l, n, 0x7c00));
-            let nd = nan_mask(l, d, K::F16);
-            let nn = nan_mask(l, n, K::F16);
-            let qm = l.and_imm(q, 0x7fff);
-            let r = l.or(sign, qm);
-            let to_zero = l.or(di, nz);
-            let r = l.select(to_zero, sign, r);
-            let to_inf = l.or(dz, ni);
-            let inf = l.cst(sign, 0x7c00);
-            let sinf = l.or(sign, inf);
-            let r = l.select(to_inf, sinf, r);
-            let zz = l.and(dz, nz);
-            let ii = l.and(di, ni);
-            let invalid = l.or(zz, ii);
-            let dnan = l.cst(r, 0xfe00);
-            let r = l.select(invalid, dnan, r);
-            let qc = l.cst(d, 0x200);
-            let qd = l.or(d, qc);
-            let qd = l.and_imm(qd, 0xffff);
-            let r = l.select(nd, qd, r);
-            let qn = l.or(n, qc);
-            let qn = l.and_imm(qn, 0xffff);
-            let r = l.select(nn, qn, r);
-            let r = out16(l, inst, r)?;
-            wr16(l, inst, r)
-        }
-        "fma_f16" | "mad_f16" => {
-            // fma: one rounding of the exact a*b + c; mad (unfused): the product rounded to
-            // f16, then the sum.
-            let mut v = Vec::new();
-            for i in 0..3 {
-                v.push(l.src(i, K::F16)?);
-            }
-            let r = if base == "fma_f16" {
-                f16_arith(l, RoundedOp::FmaF16, v)
-            } else {
-                let p = f16_arith(l, RoundedOp::MulF16, vec![v[0], v[1]]);
-                f16_arith(l, RoundedOp::AddF16, vec![p, v[2]])
-            };
-            let r = out16(l, inst, r)?;
-            wr16(l, inst, r)
-        }
+        "div_fixup_f16" | "fma_f16" | "mad_f16" => f16_three(l, inst, base),
         "fma_mix_f32" | "fma_mixlo_f16" | "fma_mixhi_f16" | "mad_mix_f32" | "mad_mixlo_f16"
         | "mad_mixhi_f16" => fma_mix(l, inst, base),
         _ if base.starts_with("cvt_scalef32_") => {
             super::scale_cvt::lift(l, inst, &base["cvt_scalef32_".len()..])
         }
         _ => Err("not supported".into()),
+    }
+}
+
+/// `v_div_fixup_f16`, `v_fma_f16`, `v_mad_f16` and their GFX8 encodings `*_legacy_f16`
+/// (`base` names which).
+fn f16_three(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+    let legacy = base.contains("legacy");
+    if base.starts_with("div_fixup") {
+        // V_DIV_FIXUP_F16 pseudocode (quotient S0, denominator S1, numerator S2) on bits:
+        // NaNs (S2 first) quieted, 0/0 and inf/inf give 0xfe00, x/0 and inf/y ±Inf,
+        // x/inf and 0/y ±0, else S0 with the sign of S1 ^ S2.
+        let q = l.src(0, K::F16)?;
+        let d = l.src(1, K::F16)?;
+        let n = l.src(2, K::F16)?;
+        let x = l.xor(d, n);
+        let sign = l.and_imm(x, 0x8000);
+        let mag = |l: &mut Lifter, v: Val, c: u64| {
+            let m = l.and_imm(v, 0x7fff);
+            let k = l.cst(m, c);
+            l.cmp(CmpOp::Eq, m, k)
+        };
+        let (dz, nz) = (mag(l, d, 0), mag(l, n, 0));
+        let (di, ni) = (mag(l, d, 0x7c00), mag(l, n, 0x7c00));
+        let nd = nan_mask(l, d, K::F16);
+        let nn = nan_mask(l, n, K::F16);
+        let qm = l.and_imm(q, 0x7fff);
+        let r = l.or(sign, qm);
+        let to_zero = l.or(di, nz);
+        let r = l.select(to_zero, sign, r);
+        let to_inf = l.or(dz, ni);
+        let inf = l.cst(sign, 0x7c00);
+        let sinf = l.or(sign, inf);
+        let r = l.select(to_inf, sinf, r);
+        let zz = l.and(dz, nz);
+        let ii = l.and(di, ni);
+        let invalid = l.or(zz, ii);
+        let dnan = l.cst(r, 0xfe00);
+        let r = l.select(invalid, dnan, r);
+        let qc = l.cst(d, 0x200);
+        let qd = l.or(d, qc);
+        let qd = l.and_imm(qd, 0xffff);
+        let r = l.select(nd, qd, r);
+        let qn = l.or(n, qc);
+        let qn = l.and_imm(qn, 0xffff);
+        let r = l.select(nn, qn, r);
+        let r = out16(l, inst, r)?;
+        wr16_gfx9_opsel(l, inst, r, legacy)
+    } else {
+        // fma: one rounding of the exact a*b + c; mad (unfused): the product rounded to
+        // f16, then the sum.
+        let mut v = Vec::new();
+        for i in 0..3 {
+            v.push(l.src(i, K::F16)?);
+        }
+        let r = if base.starts_with("fma") {
+            f16_arith(l, RoundedOp::FmaF16, v)
+        } else {
+            let p = f16_arith(l, RoundedOp::MulF16, vec![v[0], v[1]]);
+            f16_arith(l, RoundedOp::AddF16, vec![p, v[2]])
+        };
+        let r = out16(l, inst, r)?;
+        wr16_gfx9_opsel(l, inst, r, legacy)
     }
 }
 

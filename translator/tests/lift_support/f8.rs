@@ -116,8 +116,33 @@ impl F8 {
             (neg as u8) << 7 | code
         }
     }
-    /// An f32 (or any f64) value → code, nearest even (`rng` None) or stochastic (the
-    /// random value's low `23 - mbits` bits, as for an f32 input).
+    /// Stochastic rounding of the finite f32 `x` by the V_CVT_SR_FP8_F32 pseudocode (CDNA4
+    /// ISA ch. 12): `S1[31:12]` (FP8) / `S1[31:11]` (BF8) added to the 23-bit mantissa,
+    /// wrapping around on overflow, then truncation (the largest code not above the sum).
+    fn convert_sr(self, x: f32, r: u32, sat: bool) -> u8 {
+        if x.is_infinite() {
+            // An f64 beyond the f32 range (a scaled conversion's quotient): ±Inf in f32.
+            return self.overflow(x < 0.0, sat);
+        }
+        let b = x.to_bits();
+        let m = ((b & 0x7f_ffff) + (r >> (32 - (23 - self.mbits)))) & 0x7f_ffff;
+        let t = f64::from(f32::from_bits(b & 0xff80_0000 | m));
+        let neg = b >> 31 != 0;
+        let a = t.abs();
+        let pos = self.positive();
+        let (_, maxv) = self.max();
+        let step_top = maxv - pos[pos.len() - 2].1;
+        if a >= maxv + step_top {
+            return self.overflow(neg, sat);
+        }
+        match pos.iter().rev().find(|&&(_, v)| v <= a) {
+            Some(&(c, _)) => self.signed(neg, c),
+            None => unreachable!("0 <= a"),
+        }
+    }
+
+    /// An f32 (or any f64) value → code, nearest even (`rng` None) or stochastic
+    /// ([`F8::convert_sr`], `x` then taken as an f32).
     pub fn convert(self, x: impl Into<f64>, rng: Option<u32>, sat: bool) -> u8 {
         let x: f64 = x.into();
         let neg = x.is_sign_negative();
@@ -126,6 +151,9 @@ impl F8 {
         }
         if x.is_infinite() {
             return self.overflow(neg, sat);
+        }
+        if let Some(r) = rng {
+            return self.convert_sr(x as f32, r, sat);
         }
         let a = x.abs();
         let pos = self.positive();
@@ -145,19 +173,9 @@ impl F8 {
         if a > beyond {
             return self.overflow(neg, sat);
         }
-        let up = match rng {
-            None => {
-                let mid = (lo + hi) / 2.0; // exact
-                a > mid || (a == mid && lo_c & 1 == 1)
-            }
-            Some(r) => {
-                let keep = 23 - self.mbits;
-                let rem = a - lo; // exact
-                let dropped = (rem / (hi - lo) * 2f64.powi(keep as i32)).floor() as u64;
-                dropped + (r as u64 & ((1 << keep) - 1)) >= 1 << keep
-            }
-        };
-        if a == lo && rng.is_none() {
+        let mid = (lo + hi) / 2.0; // exact
+        let up = a > mid || (a == mid && lo_c & 1 == 1);
+        if a == lo {
             return self.signed(neg, lo_c);
         }
         match (up, hi_c) {
