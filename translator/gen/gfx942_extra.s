@@ -163,6 +163,10 @@ v_pk_mul_f32 v[0:1], v[2:3], v[4:5] neg_lo:[1,0] neg_hi:[1,0]
 v_pk_mov_b32 v[0:1], v[2:3], v[4:5] op_sel:[0,1]
 v_fma_mix_f32 v0, v1, v2, v3 op_sel_hi:[1,1,0]
 v_dot2_f32_f16 v0, v1, v2, v3
+// VOP3P dot products in their only defined form (LLVM rejects op_sel/op_sel_hi on them)
+v_dot2_i32_i16 v0, v1, v2, v3
+v_dot2_u32_u16 v4, v5, s6, v7 clamp
+v_dot4_u32_u8 v0, v1, v2, v3
 v_perm_b32 v0, v1, v2, s3
 v_bfe_u32 v0, v1, 8, 8
 v_bfi_b32 v0, v1, v2, v3

@@ -3,14 +3,15 @@
 //! `v_cvt_pknorm_{i16,u16}_{f16,f32}`, `v_qsad_pk_u16_u8`, `v_mqsad_pk_u16_u8`,
 //! `v_mqsad_u32_u8` (gfx942) and `v_prng_b32`, `v_ashr_pk_{i8,u8}_i32`, `v_dot2_f32_bf16`,
 //! `v_dot2c_f32_bf16` (gfx950). Expected values: the CDNA4 ISA pseudocode (chapter 12)
-//! computed on the host; instruction words from llvm-mc-22 (the `v_dot2_f32_bf16` op_sel form,
-//! which LLVM's assembler rejects, is set bit by bit and checked with llvm-mc-22's disassembler).
+//! computed on the host; instruction words from llvm-mc-22. `op_sel` on the VOP3P dots, which
+//! the ISA forbids and llvm-mc-22 rejects, must not lift.
 
 #![allow(clippy::needless_range_loop)] // lane loops index several arrays
 
 mod lift_support;
 use lift_support::*;
 use wavejit_translator::isa::{Gpu, Target};
+use wavejit_translator::lift::coverage::lift_one;
 
 /// `f32_to_u8`: toward zero, saturated to [0, 255], NaN giving 0 (the 8-bit form of
 /// `v_cvt_u32_f32`, as the lifter defines it).
@@ -283,9 +284,8 @@ fn prng_ashr_pk_and_bf16_dots_gfx950() {
         0xd265000c, 0x040e0501, // v_ashr_pk_i8_i32 v12, v1, v2, v3
         0xd266000d, 0x040e0501, // v_ashr_pk_u8_i32 v13, v1, v2, v3
         0xd39a400e, 0x1c1e0d05, // v_dot2_f32_bf16 v14, v5, v6, v7
-        // v_dot2_f32_bf16 v15, v5, v6, v7 op_sel:[1,0,0] op_sel_hi:[0,1,0] neg_lo:[1,0,0]
-        // neg_hi:[0,1,0] clamp
-        0xd39a8a0f, 0x341e0d05,
+        // v_dot2_f32_bf16 v15, v5, v6, v7 neg_lo:[1,0,0] neg_hi:[0,1,0] clamp
+        0xd39ac20f, 0x3c1e0d05,
         0x2c200d05, // v_dot2c_f32_bf16_e32 v16, v5, v6
         0xd1160111, 0x00020d05, // v_dot2c_f32_bf16_e64 v17, |v5|, v6
         0xd39a4012, 0x1c1e0cf2, // v_dot2_f32_bf16 v18, 1.0, v6, v7
@@ -363,13 +363,12 @@ fn prng_ashr_pk_and_bf16_dots_gfx950() {
             ) + c,
         );
         same32(a.vgpr[14][l], d14, &format!("v14 lane {l}"));
-        // op_sel:[1,0,0] op_sel_hi:[0,1,0]: the low element takes S0.hi and S1.lo, the high
-        // element S0.lo and S1.hi; neg_lo[0] negates S0's low element, neg_hi[1] S1's high one.
+        // neg_lo[0] negates S0's low element, neg_hi[1] S1's high one.
         let d15 = flush(
             dot(
-                bf16(x >> 16, true),
+                bf16(x, true),
                 bf16(y, false),
-                bf16(x, false),
+                bf16(x >> 16, false),
                 bf16(y >> 16, true),
                 None,
             ) + c,
@@ -411,4 +410,40 @@ fn prng_ashr_pk_and_bf16_dots_gfx950() {
     assert!((0..64).any(|l| active(l) && b.vgpr[1][l] >> 31 != 0));
     assert!((0..64).any(|l| active(l) && f32::from_bits(a.vgpr[14][l]).is_nan()));
     assert!((0..64).any(|l| active(l) && a.vgpr[15][l] != 0 && a.vgpr[15][l] != 0x3f80_0000));
+}
+
+/// "DOT instructions must not use SDWA or OPSEL" (CDNA3 ISA, L1714 of the digest's source) and
+/// llvm-mc-22 rejects `op_sel`/`op_sel_hi` on the VOP3P dots: such words (set bit by bit from
+/// the default forms llvm-mc-22 assembles) are not executed; the default forms are.
+#[test]
+fn dot_op_sel_is_not_lifted() {
+    let le = |w: [u32; 2]| -> Vec<u8> { w.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    for gpu in [Gpu::GFX942, Gpu::GFX950] {
+        let t = Target::new(gpu);
+        // Default forms (llvm-mc-22 -mcpu=gfx942/gfx950): v_dot2_f32_f16, v_dot2_i32_i16,
+        // v_dot4_u32_u8, v_dot8_u32_u4 v0, v1, v2, v3.
+        for op in [0xa3u32, 0xa6, 0xa9, 0xab] {
+            let w = [0xd3804000 | op << 16, 0x1c0e0501];
+            assert_eq!(
+                lift_one(&t, &le(w)),
+                Ok(()),
+                "{gpu:?} op {op:#x} default form"
+            );
+            // op_sel[0] (word 0 bit 11), op_sel_hi[0] cleared (word 1 bit 59).
+            for bad in [[w[0] | 1 << 11, w[1]], [w[0], w[1] & !(1 << 27)]] {
+                // Rejected by the lifter, or already by the decoder where LLVM's generated
+                // fixed-bit masks forbid the bit for this opcode.
+                let e = lift_one(&t, &le(bad)).expect_err("op_sel on a dot product");
+                assert!(
+                    e.contains("OPSEL") || e.contains("must not differ"),
+                    "{gpu:?} op {op:#x}: {e}"
+                );
+            }
+        }
+    }
+    let t = Target::new(Gpu::GFX950);
+    // v_dot2_f32_bf16 v0, v1, v2, v3 (llvm-mc-22 -mcpu=gfx950) and with op_sel[1] set.
+    assert_eq!(lift_one(&t, &le([0xd39a4000, 0x1c0e0501])), Ok(()));
+    let e = lift_one(&t, &le([0xd39a5000, 0x1c0e0501])).expect_err("op_sel on v_dot2_f32_bf16");
+    assert!(e.contains("OPSEL"), "{e}");
 }

@@ -175,6 +175,7 @@ fn dot2_sum(l: &mut Lifter, acc: Option<Val>, a: [Val; 2], b: [Val; 2]) -> Val {
 /// affect S2", and `op_sel` does not select within the f32 S2. Denormal inputs (S2 too) and
 /// the result are flushed; intermediate sums are not (the ISA does not say).
 fn dot2_bf16(l: &mut Lifter, inst: &Inst) -> R<()> {
+    super::valu::dot_default_sel(inst)?;
     l.count_vector();
     let m = inst.mods;
     let mut a = Vec::new();

@@ -1618,10 +1618,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             // is undefined), so non-default selects are not lifted there; in the VOP3 form of
             // `dot*c` the field selects 16-bit halves only, and these operands are 32-bit
             // (CDNA ISA 6.2.1; LLVM has no op_sel operand for it), so it is ignored.
-            if inst.format == crate::isa::Format::Vop3p
-                && (inst.mods.op_sel != 0 || inst.mods.op_sel_hi & 3 != 3)
-            {
-                return Err("op_sel on an integer dot product is not supported".into());
+            if inst.format == crate::isa::Format::Vop3p {
+                dot_default_sel(inst)?;
             }
             let (bits, n) = if base.starts_with("dot2") {
                 (16u64, 2u64)
@@ -1699,12 +1697,12 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 if m.neg_hi & 4 != 0 {
                     return Err("neg_hi on the f32 source of v_dot2".into());
                 }
+                dot_default_sel(inst)?;
                 let mut ab = Vec::new();
                 for i in 0..2 {
-                    // The halves op_sel[i] and op_sel_hi[i] (an inline constant or literal is
-                    // used for both).
-                    let mut lo = half_src(l, inst, i, m.op_sel >> i & 1, K::F16)?;
-                    let mut hi = half_src(l, inst, i, m.op_sel_hi >> i & 1, K::F16)?;
+                    // The low and high halves (an inline constant or literal is used for both).
+                    let mut lo = half_src(l, inst, i, 0, K::F16)?;
+                    let mut hi = half_src(l, inst, i, 1, K::F16)?;
                     if m.neg >> i & 1 != 0 {
                         let f = l.cst(lo, 0x8000);
                         lo = l.xor(lo, f);
@@ -2312,4 +2310,17 @@ pub(super) fn f8_to_f32(l: &mut Lifter, v: Val, bf8: bool, ocp: bool) -> Val {
         let is_nan = l.cmp(CmpOp::Eq, mag7, all);
         l.select(is_nan, qnan, r)
     }
+}
+
+/// VOP3P dot products take their elements in order: "DOT instructions must not use SDWA or
+/// OPSEL" (CDNA3 ISA 7.2 / `shared/notes/cdna.md` §4.10), and llvm-mc-22 rejects `op_sel` and
+/// a non-default `op_sel_hi` on them, so such a word has no defined meaning and is not lifted.
+pub(super) fn dot_default_sel(inst: &Inst) -> R<()> {
+    if inst.mods.op_sel != 0 || inst.mods.op_sel_hi & 3 != 3 {
+        return Err(format!(
+            "op_sel/op_sel_hi on {} (a dot product must not use OPSEL)",
+            inst.op.name()
+        ));
+    }
+    Ok(())
 }
