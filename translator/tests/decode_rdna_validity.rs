@@ -186,6 +186,20 @@ const ACCEPTED: &[(u32, &str, &str)] = &[
 /// checked with `llvm-mc-22 -arch=amdgcn -mcpu=CPU -mattr=+real-true16[,+wavefrontsize64]
 /// --disassemble` (gfx1100 without `-mattr`).
 const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
+    // GFX11 FLAT-segment offsets are unsigned (bit 12 set: 5666, not -2526); the same bits in
+    // GLOBAL are signed.
+    (
+        0x1100,
+        32,
+        "DC501622 017C0002",
+        "flat_load_b32 v1, v[2:3] offset:5666",
+    ),
+    (
+        0x1100,
+        32,
+        "DC521622 017C0002",
+        "global_load_b32 v1, v[2:3], off offset:-2526",
+    ),
     // OP_SEL of the tied accumulator (bit 2): LLVM 22 falls back to the fake16 form.
     (
         0x1100,

@@ -1232,7 +1232,13 @@ fn decode_flat11(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), D
         inst,
     )?;
     inst.size = 8;
-    inst.mem.offset = ((w0 & 0x1FFF) << 19) as i32 >> 19;
+    // The FLAT segment's offset is unsigned before GFX12 (llvm-mc-22 assembles 0..4095 and
+    // prints the 13-bit field unsigned), as on GFX9; GLOBAL/SCRATCH offsets are signed.
+    inst.mem.offset = if format == Format::Flat {
+        (w0 & 0x1FFF) as i32
+    } else {
+        ((w0 & 0x1FFF) << 19) as i32 >> 19
+    };
     inst.mem.dlc = (w0 >> 13) & 1 == 1;
     inst.mem.glc = (w0 >> 14) & 1 == 1;
     inst.mem.slc = (w0 >> 15) & 1 == 1;
