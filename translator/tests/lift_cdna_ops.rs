@@ -240,23 +240,6 @@ fn flush(f: f32) -> f32 {
     }
 }
 
-/// Compares f32 results: NaN matches any NaN, otherwise the bits must be equal.
-fn same32(got: u32, want: f32, what: &str) {
-    if want.is_nan() {
-        assert!(
-            f32::from_bits(got).is_nan(),
-            "{what}: got {got:#x}, want NaN"
-        );
-    } else {
-        assert_eq!(
-            got,
-            want.to_bits(),
-            "{what}: got {}, want {want}",
-            f32::from_bits(got)
-        );
-    }
-}
-
 /// bf16 halves: ordinary values, products that round in f32, denormals, infinities, NaN.
 const BF16_EDGES: [u16; 14] = [
     0x3f80, // 1.0

@@ -542,22 +542,6 @@ fn f32_inputs(seed: u64) -> Vec<f32> {
         .collect()
 }
 
-fn same_f32(got: u32, want: f32, what: &str) {
-    if want.is_nan() {
-        assert!(
-            f32::from_bits(got).is_nan(),
-            "{what}: got {got:#x}, want NaN"
-        );
-    } else {
-        assert_eq!(
-            got,
-            want.to_bits(),
-            "{what}: got {}, want {want}",
-            f32::from_bits(got)
-        );
-    }
-}
-
 fn same_f64(got: u64, want: f64, what: &str) {
     if want.is_nan() {
         assert!(f64::from_bits(got).is_nan(), "{what}: want NaN");
@@ -580,12 +564,12 @@ fn f32_division_and_sqrt() {
     let c = launch(DIVF, bytes(&a), bytes(&b), 4 * 128);
     let word = |i: usize| u32::from_le_bytes(c[4 * i..4 * i + 4].try_into().unwrap());
     for l in 0..64 {
-        same_f32(
+        same32(
             word(l),
             a[l] / b[l],
             &format!("lane {l}: {} / {}", a[l], b[l]),
         );
-        same_f32(
+        same32(
             word(64 + l),
             a[l].sqrt(),
             &format!("lane {l}: sqrt {}", a[l]),

@@ -112,13 +112,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let rng = l.src(1, K::B32)?;
             let k = scale_exp(l, 2)?;
             let byte = down(l, a, bf8, k, Some(rng));
-            let sh = 8 * (m.op_sel as u64 >> 2 & 3);
-            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
-            let old = l.get_vreg(reg)?;
-            let keep = l.and_imm(old, !(0xffu64 << sh) & 0xffff_ffff);
-            let byte = l.shl_imm(byte, sh);
-            let r = l.or(keep, byte);
-            l.vdst32(r)
+            super::valu::write_dst_byte(l, inst, byte)
         }
         "pk_fp4_f32" | "pk_fp4_f16" | "pk_fp4_bf16" => {
             // Two FP4 codes into byte op_sel[3:2] of D (element 0 in the low nibble), the
@@ -140,13 +134,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             };
             let hi = l.shl_imm(hi, 4);
             let byte = l.or(lo, hi);
-            let sh = 8 * (m.op_sel as u64 >> 2 & 3);
-            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
-            let old = l.get_vreg(reg)?;
-            let keep = l.and_imm(old, !(0xffu64 << sh) & 0xffff_ffff);
-            let byte = l.shl_imm(byte, sh);
-            let r = l.or(keep, byte);
-            l.vdst32(r)
+            super::valu::write_dst_byte(l, inst, byte)
         }
         "2xpk16_fp6_f32" | "2xpk16_bf6_f32" => {
             // Element 2p is S0[p], element 2p+1 is S1[p] ("S0 and S1 inputs are interleaved

@@ -1476,13 +1476,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 vec![a, rng],
                 Ty::V32,
             );
-            let sh = 8 * (inst.mods.op_sel as u64 >> 2 & 3);
-            let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
-            let old = l.get_vreg(reg)?;
-            let keep = l.and_imm(old, !(0xffu64 << sh) & 0xffff_ffff);
-            let byte = l.shl_imm(byte, sh);
-            let r = l.or(keep, byte);
-            l.vdst32(r)
+            write_dst_byte(l, inst, byte)
         }
         "cvt_f32_fp8" | "cvt_f32_bf8" => {
             // FNUZ formats on gfx942, OCP on gfx950; the byte comes from the SDWA select (byte 0
@@ -2323,4 +2317,16 @@ pub(super) fn dot_default_sel(inst: &Inst) -> R<()> {
         ));
     }
     Ok(())
+}
+
+/// Writes the 8-bit `byte` into byte `op_sel[3:2]` of the VGPR destination, keeping its other
+/// bytes (the FP8/BF8/FP4 stochastic and packed conversions, CDNA3/CDNA4 ISA).
+pub(super) fn write_dst_byte(l: &mut Lifter, inst: &Inst, byte: Val) -> R<()> {
+    let sh = 8 * (inst.mods.op_sel as u64 >> 2 & 3);
+    let reg = inst.dst[0].vreg().ok_or("destination is not a VGPR")?;
+    let old = l.get_vreg(reg)?;
+    let keep = l.and_imm(old, !(0xffu64 << sh) & 0xffff_ffff);
+    let byte = l.shl_imm(byte, sh);
+    let r = l.or(keep, byte);
+    l.vdst32(r)
 }

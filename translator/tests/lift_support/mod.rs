@@ -513,3 +513,20 @@ pub fn check_lane(b: &WaveState, a: &WaveState, r: usize, l: usize, exec: u64, w
         a.vgpr[r][l]
     );
 }
+
+/// Compares f32 results: NaN matches any NaN, otherwise the bits must be equal.
+pub fn same32(got: u32, want: f32, what: &str) {
+    if want.is_nan() {
+        assert!(
+            f32::from_bits(got).is_nan(),
+            "{what}: got {got:#x}, want NaN"
+        );
+    } else {
+        assert_eq!(
+            got,
+            want.to_bits(),
+            "{what}: got {}, want {want}",
+            f32::from_bits(got)
+        );
+    }
+}
