@@ -1507,7 +1507,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         })
     }
 
-    /// Address of vector slot `base + index` after a range check (fault when out of range).
     /// `(hit, ptr)` for an access of `span` bytes at `a` (both `I64`): `hit` (an `I8`
     /// boolean) when they lie in one of `space`'s windows in the context's `FastMemory`,
     /// `ptr` the host address of `a` then. The windows are read from the context at each
@@ -1792,6 +1791,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
+    /// Address of vector slot `base + index` after a range check (fault when out of range).
     fn dyn_vreg(&mut self, i: usize, base: u16, index: Val) -> GenResult<Value> {
         let idx = self.s_as(index, types::I32)?;
         let idx = self.b.ins().uextend(types::I64, idx);

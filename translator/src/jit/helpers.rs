@@ -422,7 +422,11 @@ pub unsafe extern "C" fn h_clock(ctx: *mut JitCtx<'_>) -> u64 {
 /// `ctx` is the live context.
 pub unsafe extern "C" fn h_barrier_state(ctx: *mut JitCtx<'_>) -> u32 {
     // SAFETY: see the function contract.
-    unsafe { ctx_mut(ctx) }.env.barrier_state()
+    let cx = unsafe { ctx_mut(ctx) };
+    let state = cx.env.barrier_state();
+    // Like every environment call, this ends the validity of the windows taken before.
+    cx.refresh();
+    state
 }
 
 /// Runs a matrix instruction on the register file ([`crate::interp::run_matrix`]); 1 (the

@@ -170,9 +170,9 @@ fn dot2_sum(l: &mut Lifter, acc: Option<Val>, a: [Val; 2], b: [Val; 2]) -> Val {
 
 /// gfx950 `v_dot2_f32_bf16` (VOP3P; CDNA4 ISA, V_DOT2_F32_BF16):
 /// `tmp = S0.bf16[0] * S1.bf16[0]; tmp += S0.bf16[1] * S1.bf16[1]; tmp += S2.f32`, each step an
-/// f32 operation rounded to nearest even (V_DOT2 ignores MODE). The elements are chosen by
-/// `op_sel`/`op_sel_hi` and negated by `neg_lo`/`neg_hi`; "NEG and ABS input modifiers do not
-/// affect S2", and `op_sel` does not select within the f32 S2. Denormal inputs (S2 too) and
+/// f32 operation rounded to nearest even (V_DOT2 ignores MODE). The elements are taken in
+/// order (a non-default `op_sel`/`op_sel_hi` is not lifted: [`super::valu::dot_default_sel`])
+/// and negated by `neg_lo`/`neg_hi`; "NEG and ABS input modifiers do not affect S2". Denormal inputs (S2 too) and
 /// the result are flushed; intermediate sums are not (the ISA does not say).
 fn dot2_bf16(l: &mut Lifter, inst: &Inst) -> R<()> {
     super::valu::dot_default_sel(inst)?;

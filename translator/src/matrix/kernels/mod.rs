@@ -486,10 +486,14 @@ fn scatter(simd: bool, runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
     scatter_body(runs, acc, regs)
 }
 
-/// [`scatter`] compiled for AVX2 (the NaN canonicalisation vectorises).
+/// [`scatter`] compiled for AVX2 (the NaN canonicalisation vectorises). An `unsafe fn`, as
+/// Rust 1.85 (the MSRV) requires of `#[target_feature]` functions.
+///
+/// # Safety
+/// The CPU supports AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn scatter_avx2(runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
+unsafe fn scatter_avx2(runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
     scatter_body(runs, acc, regs)
 }
 
