@@ -58,8 +58,13 @@ fn gemm(c: &mut Criterion) {
     // Elements = floating-point operations (2·n³).
     g.throughput(Throughput::Elements(2 * (n as u64).pow(3)));
     let w = Workload::gemm_f16(&cfg, Engine::Jit).expect("gemm_f16 workload");
-    w.run().expect("warm-up launch");
+    w.warm_up().expect("warm-up launch");
     g.bench_function("wavejit_jit_mfma", |b| b.iter(|| w.run().expect("launch")));
+    let tiled = Workload::gemm_f16_tiled(&cfg, Engine::Jit).expect("gemm_f16_tiled workload");
+    tiled.warm_up().expect("warm-up launch");
+    g.bench_function("wavejit_jit_mfma_tiled", |b| {
+        b.iter(|| tiled.run().expect("launch"))
+    });
     let (a, bm) = gemm_inputs(n);
     let mut out = vec![0f32; n * n];
     g.bench_function("native_sgemm_f32", |b| {
@@ -69,6 +74,10 @@ fn gemm(c: &mut Criterion) {
     assert!(
         w.output() == want,
         "wavejit GEMM differs from the host GEMM"
+    );
+    assert!(
+        tiled.output() == want,
+        "wavejit tiled GEMM differs from the host GEMM"
     );
     g.finish();
 }

@@ -1,14 +1,17 @@
-//! Runs the `wavejit bench` f16 MFMA GEMM (gfx942 `gemm_f16`) alone, for profiling:
-//! `cargo run --release --example gemm_profile -- [SIZE] [RUNS] [THREADS]`
-//! (defaults 1024, 3, 1). Prints per-run wall and process CPU time, GFLOP/s and the
+//! Runs a `wavejit bench` f16 MFMA GEMM alone, for profiling:
+//! `cargo run --release --example gemm_profile -- [SIZE] [RUNS] [THREADS] [tiled]`
+//! (defaults 1024, 3, 1; gfx942 `gemm_f16`, one wave per 16x16 tile, or with `tiled`
+//! `gemm_f16_tiled`, 64x64 tiles through LDS). Prints per-run wall and process CPU time, GFLOP/s and the
 //! translation statistics (blocks lifted vs compiled: the difference stays interpreted).
 use std::time::Instant;
 use wavejit::bench::{BenchConfig, Workload};
 use wavejit::Engine;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let tiled = std::env::args().any(|a| a == "tiled");
     let args: Vec<usize> = std::env::args()
         .skip(1)
+        .filter(|a| a != "tiled")
         .map(|a| a.parse())
         .collect::<Result<_, _>>()?;
     let arg = |i: usize, d: usize| args.get(i).copied().unwrap_or(d);
@@ -18,9 +21,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..BenchConfig::default()
     };
     let n = cfg.gemm_size as f64;
-    let w = Workload::gemm_f16(&cfg, Engine::Jit)?;
-    let warm = w.run()?;
-    println!("warm-up: {:?}", warm.translation);
+    let w = if tiled {
+        Workload::gemm_f16_tiled(&cfg, Engine::Jit)?
+    } else {
+        Workload::gemm_f16(&cfg, Engine::Jit)?
+    };
+    w.warm_up()?;
     for _ in 0..arg(1, 3) {
         let (t0, c0) = (Instant::now(), cpu_s());
         let r = w.run()?;

@@ -43,7 +43,7 @@ pub struct BenchConfig {
     pub samples: usize,
     /// Host threads (0 = all).
     pub threads: usize,
-    /// M = N = K of the MFMA GEMM benchmark (a multiple of 16).
+    /// M = N = K of the GEMM benchmarks (a multiple of 64, the tiled GEMMs' tile).
     pub gemm_size: usize,
     /// Run only the workloads whose name contains this text (all when empty).
     pub only: String,
@@ -197,7 +197,14 @@ impl Workload {
         Self::gemm_f16_on(cfg, engine, &GEMM_BUILDS[0])
     }
 
-    /// The 1024³-style f16 GEMM of one matrix build (`GEMM_BUILDS`), on `engine`.
+    /// The tiled f16 MFMA GEMM (`gemm_f16_tiled` of the gfx942 `gemm_tiled` object: 64×64
+    /// tiles of 256 work-items through LDS) at `cfg.gemm_size` (a multiple of 64), on
+    /// [`gemm_inputs`]; `lane_ops` counts floating-point operations.
+    pub fn gemm_f16_tiled(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
+        Self::gemm_f16_on(cfg, engine, &GEMM_BUILDS[2])
+    }
+
+    /// The 1024³-style f16 GEMM of one build (`GEMM_BUILDS`), on `engine`.
     fn gemm_f16_on(
         cfg: &BenchConfig,
         engine: Engine,
@@ -207,7 +214,6 @@ impl Workload {
         let (a, b) = gemm_inputs(n);
         let dev = Device::new();
         let module = dev.load_module(build.object)?;
-        let kernel = module.kernel("gemm_f16")?;
         let f16_bytes = |v: &[f32]| {
             v.iter()
                 .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
@@ -215,17 +221,51 @@ impl Workload {
         };
         let ba = dev.alloc_from(&f16_bytes(&a));
         let bb = dev.alloc_from(&f16_bytes(&b));
-        let bc = dev.alloc(n * n * 4);
-        let tiles = (n as u32).div_ceil(16);
-        let launch = Launch::new([tiles, tiles, 1], [build.wave, 1, 1])
-            .arg(Arg::Buffer(ba))
-            .arg(Arg::Buffer(bb))
-            .arg(Arg::Buffer(bc))
-            .arg(Arg::I32(n as i32))
-            .arg(Arg::I32(n as i32))
-            .arg(Arg::I32(n as i32))
-            .engine(engine)
-            .threads(cfg.threads);
+        let (kernel, launch, bc) = match build.kind {
+            GemmKind::OneWave { wave } => {
+                let bc = dev.alloc(n * n * 4);
+                let tiles = (n as u32).div_ceil(16);
+                let launch = Launch::new([tiles, tiles, 1], [wave, 1, 1])
+                    .arg(Arg::Buffer(ba))
+                    .arg(Arg::Buffer(bb))
+                    .arg(Arg::Buffer(bc))
+                    .arg(Arg::I32(n as i32))
+                    .arg(Arg::I32(n as i32))
+                    .arg(Arg::I32(n as i32));
+                (module.kernel("gemm_f16")?, launch, bc)
+            }
+            GemmKind::Tiled => {
+                let bc = dev.alloc(n * n * 4);
+                let launch = tiled_gemm_launch(n, n, n, ba, bb, bc)?;
+                (module.kernel(TILED_GEMM_KERNEL)?, launch, bc)
+            }
+            GemmKind::Triton { json } => {
+                let t = TritonMatmul::parse(json)?;
+                let bc = dev.alloc(n * n * 2);
+                let mut launch = Launch::new(
+                    [
+                        (n as u32).div_ceil(t.block_m),
+                        (n as u32).div_ceil(t.block_n),
+                        1,
+                    ],
+                    [t.block, 1, 1],
+                )
+                .dynamic_lds(t.shared);
+                for arg in [ba, bb, bc] {
+                    launch = launch.arg(Arg::Buffer(arg));
+                }
+                // M, N, K, then the row strides of A, B and C (all n), then Triton's scratch
+                // pointers (unused by this kernel).
+                for _ in 0..6 {
+                    launch = launch.arg(Arg::I32(n as i32));
+                }
+                for _ in 0..t.trailing {
+                    launch = launch.arg(Arg::Buffer(dev.alloc(256)));
+                }
+                (module.kernel(&t.kernel)?, launch, bc)
+            }
+        };
+        let launch = launch.engine(engine).threads(cfg.threads);
         Ok(Workload {
             dev,
             kernel,
@@ -234,6 +274,19 @@ impl Workload {
             bytes: 0.0,
             out: Some(bc),
         })
+    }
+
+    /// Launches the kernel until a launch translates nothing (at most 4 times), so timed
+    /// launches run compiled code: a block is compiled after 64 runs, which a small grid
+    /// may not reach in one launch.
+    pub fn warm_up(&self) -> Result<(), Error> {
+        for _ in 0..4 {
+            let t = self.run()?.translation;
+            if t.blocks_lifted == 0 && t.blocks_compiled == 0 {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Launches the kernel once.
@@ -368,7 +421,7 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 /// Formats rows as a fixed-width table.
 pub fn format_table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<10} {:<24} {:>10} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
+        "{:<10} {:<34} {:>10} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
         "workload", "engine", "time ms", "cpu ms", "wave-inst/s", "lane-ops/s", "GB/s", "vs native"
     );
     let g = |v: Option<f64>, scale: f64| {
@@ -377,7 +430,7 @@ pub fn format_table(rows: &[BenchRow]) -> String {
     };
     for r in rows {
         s += &format!(
-            "{:<10} {:<24} {:>10.2} {:>10} {:>13}M {:>13}G {:>10} {:>9}\n",
+            "{:<10} {:<34} {:>10.2} {:>10} {:>13}M {:>13}G {:>10} {:>9}\n",
             r.name,
             r.what,
             r.time.as_secs_f64() * 1e3,
@@ -613,34 +666,152 @@ fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, 
 }
 
 // ---------------------------------------------------------------------------------------
-// Matrix cores: tests/kernels/matrix/mfma_gemm.hip, `gemm_f16` for gfx942
-// (v_mfma_f32_16x16x16_f16), against a tuned host f32 GEMM (matrixmultiply, all threads).
+// Matrix cores: f16 GEMMs (f32 accumulation) against a tuned host f32 GEMM (matrixmultiply,
+// all threads): the one-wave-per-16×16-tile kernels (tests/kernels/src/gfx9/mfma_gemm.hip,
+// src/rdna/wmma_gemm.hip), the tiled ones written like a real GEMM (src/gfx9/gemm_tiled.hip,
+// src/rdna/gemm_tiled.hip) and Triton's matmul_f16 (triton/kernels.py).
 
 /// The gfx942 build of the MFMA GEMM kernels.
 const MFMA_GEMM_GFX942: &[u8] = include_bytes!("../tests/kernels/matrix/gfx942/mfma_gemm.hsaco");
 
-/// A build of the one-wave-per-16×16-tile f16 GEMM kernel (`gemm_f16`, f32 accumulation).
+/// The tiled GEMM kernel's name in the `gemm_tiled` objects.
+pub const TILED_GEMM_KERNEL: &str = "gemm_f16_tiled";
+
+/// The C tile (rows, columns) one workgroup of the tiled GEMM computes and its K step: M and N
+/// must be multiples of the tile, K of the step (`tests/kernels/src/*/gemm_tiled.hip`).
+pub const TILED_GEMM_TILE: [usize; 3] = [64, 64, 32];
+
+/// Work-items per workgroup of the tiled GEMM.
+pub const TILED_GEMM_BLOCK: u32 = 256;
+
+/// The launch of the tiled f16 GEMM `gemm_f16_tiled(A, B, C, M, N, K)` (row-major A[M][K] and
+/// B[K][N] in f16, C[M][N] in f32): grid (N/64, M/64) of 256 work-items. The kernel has no
+/// edge handling, so this rejects M or N not a multiple of 64, K not a multiple of 32, zero
+/// or over-`i32` sizes and buffers too small for the matrices.
+pub fn tiled_gemm_launch(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: crate::Buffer,
+    b: crate::Buffer,
+    c: crate::Buffer,
+) -> Result<Launch, Error> {
+    let [tm, tn, tk] = TILED_GEMM_TILE;
+    let fits = |x: usize| x > 0 && i32::try_from(x).is_ok();
+    if !(fits(m) && fits(n) && fits(k)) || m % tm != 0 || n % tn != 0 || k % tk != 0 {
+        return Err(Error::Usage(format!(
+            "tiled GEMM {m}x{n}x{k}: M and N must be positive multiples of {tm}, K of {tk} \
+             (the kernel has no edge handling)"
+        )));
+    }
+    let need =
+        |what: &str, buf: crate::Buffer, elems: usize, size: usize| match elems.checked_mul(size) {
+            Some(bytes) if buf.len >= bytes => Ok(()),
+            _ => Err(Error::Usage(format!(
+                "tiled GEMM {m}x{n}x{k}: buffer {what} has {} bytes, needs {elems} elements of \
+                 {size} bytes",
+                buf.len
+            ))),
+        };
+    need("A", a, m * k, 2)?;
+    need("B", b, k * n, 2)?;
+    need("C", c, m * n, 4)?;
+    let grid = |x: usize, t: usize| u32::try_from(x / t).unwrap_or(u32::MAX);
+    Ok(
+        Launch::new([grid(n, tn), grid(m, tm), 1], [TILED_GEMM_BLOCK, 1, 1])
+            .arg(Arg::Buffer(a))
+            .arg(Arg::Buffer(b))
+            .arg(Arg::Buffer(c))
+            .arg(Arg::I32(m as i32))
+            .arg(Arg::I32(n as i32))
+            .arg(Arg::I32(k as i32)),
+    )
+}
+
+/// What a Triton `matmul_f16` launch file says (`tests/kernels/triton/<target>/*.json`).
+struct TritonMatmul {
+    kernel: String,
+    block: u32,
+    shared: u32,
+    trailing: u64,
+    block_m: u32,
+    block_n: u32,
+}
+
+impl TritonMatmul {
+    fn parse(json: &str) -> Result<TritonMatmul, Error> {
+        let bad = |what: &str| Error::Load(format!("Triton matmul_f16 launch file: no {what}"));
+        let v: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| Error::Load(format!("{e}")))?;
+        let num = |x: &serde_json::Value, what: &str| {
+            x.as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| bad(what))
+        };
+        Ok(TritonMatmul {
+            kernel: v["kernel"].as_str().ok_or_else(|| bad("kernel"))?.into(),
+            block: num(&v["block"][0], "block")?,
+            shared: num(&v["shared"], "shared")?,
+            trailing: v["trailing_pointer_args"]
+                .as_u64()
+                .ok_or_else(|| bad("trailing_pointer_args"))?,
+            block_m: num(&v["constexprs"]["BLOCK_M"], "BLOCK_M")?,
+            block_n: num(&v["constexprs"]["BLOCK_N"], "BLOCK_N")?,
+        })
+    }
+}
+
+/// Which f16 GEMM kernel a build holds, and how it is launched.
+#[derive(Clone, Copy)]
+enum GemmKind {
+    /// `gemm_f16`: one wave of `wave` work-items per 16×16 tile of C, any size.
+    OneWave { wave: u32 },
+    /// `gemm_f16_tiled`: 64×64 tiles of 256 work-items ([`tiled_gemm_launch`]).
+    Tiled,
+    /// Triton `matmul_f16` (f16 C) with its launch file.
+    Triton { json: &'static str },
+}
+
+/// A build of an f16 GEMM kernel (f32 accumulation) that `wavejit bench` measures.
 pub struct GemmBuild {
     /// Row label.
     label: &'static str,
     /// The code object.
     object: &'static [u8],
-    /// Work-items per workgroup (one wave).
-    wave: u32,
+    /// The kernel and its launch.
+    kind: GemmKind,
 }
 
-/// The GEMM builds `wavejit bench` measures: CDNA3 MFMA (`tests/kernels/src/gfx9/mfma_gemm.hip`)
-/// and RDNA3 wave32 WMMA (`tests/kernels/src/rdna/wmma_gemm.hip`).
+/// The GEMM builds `wavejit bench` measures: CDNA3 MFMA and RDNA3 wave32 WMMA, one wave per
+/// 16×16 tile and tiled through LDS, and Triton's 64×64×32-block matmul on CDNA3. The first
+/// and third are [`Workload::gemm_f16`] and [`Workload::gemm_f16_tiled`].
 const GEMM_BUILDS: &[GemmBuild] = &[
     GemmBuild {
         label: "MFMA gfx942",
         object: MFMA_GEMM_GFX942,
-        wave: 64,
+        kind: GemmKind::OneWave { wave: 64 },
     },
     GemmBuild {
         label: "WMMA gfx1100 w32",
         object: include_bytes!("../tests/kernels/matrix/gfx1100/wmma_gemm.hsaco"),
-        wave: 32,
+        kind: GemmKind::OneWave { wave: 32 },
+    },
+    GemmBuild {
+        label: "tiled MFMA gfx942",
+        object: include_bytes!("../tests/kernels/matrix/gfx942/gemm_tiled.hsaco"),
+        kind: GemmKind::Tiled,
+    },
+    GemmBuild {
+        label: "tiled WMMA gfx1100 w32",
+        object: include_bytes!("../tests/kernels/matrix/gfx1100/gemm_tiled.hsaco"),
+        kind: GemmKind::Tiled,
+    },
+    GemmBuild {
+        label: "Triton gfx942",
+        object: include_bytes!("../tests/kernels/triton/gfx942/matmul_f16.hsaco"),
+        kind: GemmKind::Triton {
+            json: include_str!("../tests/kernels/triton/gfx942/matmul_f16.json"),
+        },
     },
 ];
 
@@ -665,12 +836,22 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         ratio_to_native: Some(1.0),
         cpu: cpu_native,
     }];
+    // The inputs make every sum exact in f32, so C must equal the host's bit for bit (f16 C:
+    // the host's f32 result rounded to nearest even, as Triton's `acc.to(float16)` rounds).
     let want: Vec<u8> = c.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let want_f16: Vec<u8> = c
+        .iter()
+        .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+        .collect();
     for build in GEMM_BUILDS {
         let w = Workload::gemm_f16_on(cfg, Engine::Jit, build)?;
-        w.run()?; // warm-up: translation happens here
+        w.warm_up()?;
         let (t, report, cpu) = best_of(cfg.samples, || w.run())?;
-        if w.output() != want {
+        let expected = match build.kind {
+            GemmKind::Triton { .. } => &want_f16,
+            _ => &want,
+        };
+        if w.output() != *expected {
             return Err(Error::Fault(format!(
                 "gemm_f16 benchmark ({}): wavejit result differs from the host GEMM",
                 build.label
@@ -715,9 +896,10 @@ pub fn main(args: &[String]) -> Result<String, Error> {
             "--samples" => cfg.samples = num("--samples")?,
             "--gemm-size" => {
                 let n = num("--gemm-size")?;
-                if n == 0 || n % 16 != 0 {
+                // 64: the tiled GEMMs' tile (`TILED_GEMM_TILE`).
+                if n == 0 || n % 64 != 0 {
                     return Err(Error::Usage(
-                        "`wavejit bench --gemm-size` needs a positive multiple of 16".into(),
+                        "`wavejit bench --gemm-size` needs a positive multiple of 64".into(),
                     ));
                 }
                 cfg.gemm_size = n;

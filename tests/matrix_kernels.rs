@@ -452,3 +452,161 @@ fn gemms_at_1024_cubed() {
         t.elapsed().as_secs_f64()
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// The tiled f16 GEMMs (`tests/kernels/src/gfx9/gemm_tiled.hip`, `src/rdna/gemm_tiled.hip`):
+// 64x64 C tiles per 256-work-item workgroup, A and B staged through LDS, several MFMAs or
+// WMMAs per wave and K step. Launched through `wavejit::bench::tiled_gemm_launch`, the
+// host-side size check.
+
+/// Every build of the tiled GEMM.
+const TILED: [&str; 7] = [
+    "gfx942",
+    "gfx950",
+    "gfx1100",
+    "gfx1100w64",
+    "gfx1200",
+    "gfx1200w64",
+    "gfx1201",
+];
+
+fn tiled_object(target: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/tests/kernels/matrix/{target}/gemm_tiled.hsaco",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Random f16 A (m×k) and B (k×n), multiples of 1/8 in [-4, 4], as values and bytes.
+fn tiled_inputs(m: usize, n: usize, k: usize, seed: u64) -> [(Vec<f64>, Vec<u8>); 2] {
+    let mut rng = Rng(seed);
+    let mut make = |len: usize| {
+        let mut v = Vec::with_capacity(len);
+        let mut bytes = Vec::with_capacity(2 * len);
+        for _ in 0..len {
+            let (x, b) = element(&mut rng, Ty::F16, false);
+            v.push(x);
+            bytes.extend(b);
+        }
+        (v, bytes)
+    };
+    [make(m * k), make(k * n)]
+}
+
+/// Runs the tiled GEMM of `target` on poisoned C and returns C's bytes.
+fn tiled_run(
+    target: &str,
+    ab: &[u8],
+    bb: &[u8],
+    m: usize,
+    n: usize,
+    k: usize,
+    engine: Engine,
+) -> Vec<u8> {
+    let dev = Device::new();
+    let module = dev.load_module(&tiled_object(target)).unwrap();
+    let kern = module.kernel(wavejit::bench::TILED_GEMM_KERNEL).unwrap();
+    let bc = dev.alloc_from(&vec![POISON; m * n * 4]);
+    let launch =
+        wavejit::bench::tiled_gemm_launch(m, n, k, dev.alloc_from(ab), dev.alloc_from(bb), bc)
+            .unwrap()
+            .engine(engine);
+    dev.launch(&kern, &launch)
+        .unwrap_or_else(|e| panic!("{target} tiled {m}x{n}x{k} {engine:?}: {e}"));
+    dev.read(bc)
+}
+
+/// Compares C (f32) with the exact host product.
+fn tiled_check(what: &str, out: &[u8], want: &[f64], n: usize) {
+    for (x, (got, want)) in out.chunks_exact(4).zip(want).enumerate() {
+        let got = f32::from_le_bytes(got.try_into().unwrap()) as f64;
+        assert_eq!(got, *want, "{what}: C[{}][{}]", x / n, x % n);
+    }
+}
+
+#[test]
+fn tiled_gemms_at_256_cubed_both_engines() {
+    let (m, n, k) = (256, 256, 256);
+    let [(a, ab), (b, bb)] = tiled_inputs(m, n, k, 41);
+    let want = host_gemm(&a, &b, m, n, k);
+    for target in TILED {
+        let jit = tiled_run(target, &ab, &bb, m, n, k, Engine::Jit);
+        tiled_check(&format!("{target} jit"), &jit, &want, n);
+        let interp = tiled_run(target, &ab, &bb, m, n, k, Engine::Interp);
+        assert_eq!(jit, interp, "{target}: engines differ");
+    }
+}
+
+/// Non-square: M, N and K differ, so a swapped index or stride cannot pass.
+#[test]
+fn tiled_gemms_non_square() {
+    let (m, n, k) = (128, 192, 96);
+    let [(a, ab), (b, bb)] = tiled_inputs(m, n, k, 43);
+    let want = host_gemm(&a, &b, m, n, k);
+    for target in TILED {
+        let out = tiled_run(target, &ab, &bb, m, n, k, Engine::Jit);
+        tiled_check(&format!("{target} {m}x{n}x{k}"), &out, &want, n);
+    }
+}
+
+/// The host-side check rejects sizes that are not multiples of the tile, and buffers too
+/// small; the kernel itself writes nothing for such sizes.
+#[test]
+fn tiled_gemm_rejects_sizes_off_the_tile() {
+    let dev = Device::new();
+    let buf = dev.alloc(1 << 20);
+    for (m, n, k) in [
+        (96, 64, 64),
+        (64, 100, 64),
+        (64, 64, 48),
+        (0, 64, 32),
+        (64, 64, 0),
+    ] {
+        let err = wavejit::bench::tiled_gemm_launch(m, n, k, buf, buf, buf)
+            .expect_err("size off the tile accepted");
+        assert!(err.to_string().contains("multiples of 64"), "{err}");
+    }
+    let small = dev.alloc(64 * 64 * 2 - 1);
+    let err = wavejit::bench::tiled_gemm_launch(64, 64, 64, small, buf, buf)
+        .expect_err("small buffer accepted");
+    assert!(err.to_string().contains("buffer A"), "{err}");
+    // Launched directly with M = 96, the kernel returns before touching memory.
+    for target in TILED {
+        let module = dev.load_module(&tiled_object(target)).unwrap();
+        let kern = module.kernel(wavejit::bench::TILED_GEMM_KERNEL).unwrap();
+        let bc = dev.alloc_from(&vec![POISON; 128 * 64 * 4]);
+        let ab = dev.alloc_from(&vec![0x3C; 128 * 64 * 2]);
+        let launch = Launch::new([1, 2, 1], [256, 1, 1])
+            .arg(Arg::Buffer(ab))
+            .arg(Arg::Buffer(ab))
+            .arg(Arg::Buffer(bc))
+            .arg(Arg::I32(96))
+            .arg(Arg::I32(64))
+            .arg(Arg::I32(64));
+        dev.launch(&kern, &launch).unwrap();
+        assert!(
+            dev.read(bc).iter().all(|&x| x == POISON),
+            "{target}: C written"
+        );
+    }
+}
+
+/// Every tiled build at 1024×1024×1024 (release; `.ci/run` runs the ignored tests of this
+/// file).
+#[test]
+#[ignore = "release-only: .ci/run runs it with --release -- --ignored"]
+fn tiled_gemms_at_1024_cubed() {
+    let (m, n, k) = (1024, 1024, 1024);
+    let [(a, ab), (b, bb)] = tiled_inputs(m, n, k, 47);
+    let want = host_gemm(&a, &b, m, n, k);
+    for target in TILED {
+        let t = std::time::Instant::now();
+        let out = tiled_run(target, &ab, &bb, m, n, k, Engine::Jit);
+        eprintln!(
+            "{target} tiled f16 1024^3: {:.2} s",
+            t.elapsed().as_secs_f64()
+        );
+        tiled_check(&format!("{target} 1024^3"), &out, &want, n);
+    }
+}
