@@ -1,17 +1,20 @@
 //! Runs a `wavejit bench` f16 MFMA GEMM alone, for profiling:
-//! `cargo run --release --example gemm_profile -- [SIZE] [RUNS] [THREADS] [tiled]`
-//! (defaults 1024, 3, 1; gfx942 `gemm_f16`, one wave per 16x16 tile, or with `tiled`
-//! `gemm_f16_tiled`, 64x64 tiles through LDS). Prints per-run wall and process CPU time, GFLOP/s and the
+//! `cargo run --release --example gemm_profile -- [SIZE] [RUNS] [THREADS] [tiled|tiled128]`
+//! (defaults 1024, 3, 1; gfx942 `gemm_f16`, one wave per 16x16 tile, or `gemm_f16_tiled`
+//! with 64x64 / `gemm_f16_tiled128` with 128x128 tiles through LDS). Prints per-run wall and process CPU time, GFLOP/s and the
 //! translation statistics (blocks lifted vs compiled: the difference stays interpreted).
 use std::time::Instant;
 use wavejit::bench::{BenchConfig, Workload};
 use wavejit::Engine;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let tiled = std::env::args().any(|a| a == "tiled");
+    let kernel = std::env::args()
+        .skip(1)
+        .find(|a| a.starts_with("tiled"))
+        .unwrap_or_default();
     let args: Vec<usize> = std::env::args()
         .skip(1)
-        .filter(|a| a != "tiled")
+        .filter(|a| !a.starts_with("tiled"))
         .map(|a| a.parse())
         .collect::<Result<_, _>>()?;
     let arg = |i: usize, d: usize| args.get(i).copied().unwrap_or(d);
@@ -21,10 +24,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..BenchConfig::default()
     };
     let n = cfg.gemm_size as f64;
-    let w = if tiled {
-        Workload::gemm_f16_tiled(&cfg, Engine::Jit)?
-    } else {
-        Workload::gemm_f16(&cfg, Engine::Jit)?
+    let w = match kernel.as_str() {
+        "tiled" => Workload::gemm_f16_tiled(&cfg, Engine::Jit)?,
+        "tiled128" => Workload::gemm_f16_tiled128(&cfg, Engine::Jit)?,
+        "" => Workload::gemm_f16(&cfg, Engine::Jit)?,
+        other => return Err(format!("unknown kernel {other} (tiled, tiled128)").into()),
     };
     w.warm_up()?;
     for _ in 0..arg(1, 3) {

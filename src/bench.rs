@@ -43,7 +43,7 @@ pub struct BenchConfig {
     pub samples: usize,
     /// Host threads (0 = all).
     pub threads: usize,
-    /// M = N = K of the GEMM benchmarks (a multiple of 64, the tiled GEMMs' tile).
+    /// M = N = K of the GEMM benchmarks (a multiple of 128, the largest tiled GEMM's tile).
     pub gemm_size: usize,
     /// Run only the workloads whose name contains this text (all when empty).
     pub only: String,
@@ -197,11 +197,16 @@ impl Workload {
         Self::gemm_f16_on(cfg, engine, &GEMM_BUILDS[0])
     }
 
-    /// The tiled f16 MFMA GEMM (`gemm_f16_tiled` of the gfx942 `gemm_tiled` object: 64×64
+    /// The tiled f16 MFMA GEMM ([`TILED_GEMM_64`] of the gfx942 `gemm_tiled` object: 64×64
     /// tiles of 256 work-items through LDS) at `cfg.gemm_size` (a multiple of 64), on
     /// [`gemm_inputs`]; `lane_ops` counts floating-point operations.
     pub fn gemm_f16_tiled(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
         Self::gemm_f16_on(cfg, engine, &GEMM_BUILDS[2])
+    }
+
+    /// The same with [`TILED_GEMM_128`] (128×128 tiles; `cfg.gemm_size` a multiple of 128).
+    pub fn gemm_f16_tiled128(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
+        Self::gemm_f16_on(cfg, engine, &GEMM_BUILDS[3])
     }
 
     /// The 1024³-style f16 GEMM of one build (`GEMM_BUILDS`), on `engine`.
@@ -234,10 +239,10 @@ impl Workload {
                     .arg(Arg::I32(n as i32));
                 (module.kernel("gemm_f16")?, launch, bc)
             }
-            GemmKind::Tiled => {
+            GemmKind::Tiled(t) => {
                 let bc = dev.alloc(n * n * 4);
-                let launch = tiled_gemm_launch(n, n, n, ba, bb, bc)?;
-                (module.kernel(TILED_GEMM_KERNEL)?, launch, bc)
+                let launch = t.launch(n, n, n, ba, bb, bc)?;
+                (module.kernel(t.kernel)?, launch, bc)
             }
             GemmKind::Triton { json } => {
                 let t = TritonMatmul::parse(json)?;
@@ -421,7 +426,7 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 /// Formats rows as a fixed-width table.
 pub fn format_table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<10} {:<34} {:>10} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
+        "{:<10} {:<38} {:>10} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
         "workload", "engine", "time ms", "cpu ms", "wave-inst/s", "lane-ops/s", "GB/s", "vs native"
     );
     let g = |v: Option<f64>, scale: f64| {
@@ -430,7 +435,7 @@ pub fn format_table(rows: &[BenchRow]) -> String {
     };
     for r in rows {
         s += &format!(
-            "{:<10} {:<34} {:>10.2} {:>10} {:>13}M {:>13}G {:>10} {:>9}\n",
+            "{:<10} {:<38} {:>10.2} {:>10} {:>13}M {:>13}G {:>10} {:>9}\n",
             r.name,
             r.what,
             r.time.as_secs_f64() * 1e3,
@@ -674,58 +679,82 @@ fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, 
 /// The gfx942 build of the MFMA GEMM kernels.
 const MFMA_GEMM_GFX942: &[u8] = include_bytes!("../tests/kernels/matrix/gfx942/mfma_gemm.hsaco");
 
-/// The tiled GEMM kernel's name in the `gemm_tiled` objects.
-pub const TILED_GEMM_KERNEL: &str = "gemm_f16_tiled";
+/// The gfx942 build of the tiled GEMM kernels.
+const TILED_GEMM_GFX942: &[u8] = include_bytes!("../tests/kernels/matrix/gfx942/gemm_tiled.hsaco");
 
-/// The C tile (rows, columns) one workgroup of the tiled GEMM computes and its K step: M and N
-/// must be multiples of the tile, K of the step (`tests/kernels/src/*/gemm_tiled.hip`).
-pub const TILED_GEMM_TILE: [usize; 3] = [64, 64, 32];
+/// A tiled f16 GEMM kernel of the `gemm_tiled` objects (`tests/kernels/src/*/gemm_tiled.hip`):
+/// `kernel(A, B, C, M, N, K)` with row-major A[M][K] and B[K][N] in f16, C[M][N] in f32, one
+/// workgroup of [`TiledGemm::BLOCK`] work-items per tile of C, A and B staged through LDS.
+#[derive(Clone, Copy, Debug)]
+pub struct TiledGemm {
+    /// The kernel's name.
+    pub kernel: &'static str,
+    /// Rows and columns of the C tile one workgroup computes, and the K step: M, N and K
+    /// must be multiples of them (the kernel has no edge handling).
+    pub tile: [usize; 3],
+}
 
-/// Work-items per workgroup of the tiled GEMM.
-pub const TILED_GEMM_BLOCK: u32 = 256;
+/// 64×64 tiles, K step 32: every build (gfx942, gfx950, the RDNA builds).
+pub const TILED_GEMM_64: TiledGemm = TiledGemm {
+    kernel: "gemm_f16_tiled",
+    tile: [64, 64, 32],
+};
 
-/// The launch of the tiled f16 GEMM `gemm_f16_tiled(A, B, C, M, N, K)` (row-major A[M][K] and
-/// B[K][N] in f16, C[M][N] in f32): grid (N/64, M/64) of 256 work-items. The kernel has no
-/// edge handling, so this rejects M or N not a multiple of 64, K not a multiple of 32, zero
-/// or over-`i32` sizes and buffers too small for the matrices.
-pub fn tiled_gemm_launch(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: crate::Buffer,
-    b: crate::Buffer,
-    c: crate::Buffer,
-) -> Result<Launch, Error> {
-    let [tm, tn, tk] = TILED_GEMM_TILE;
-    let fits = |x: usize| x > 0 && i32::try_from(x).is_ok();
-    if !(fits(m) && fits(n) && fits(k)) || m % tm != 0 || n % tn != 0 || k % tk != 0 {
-        return Err(Error::Usage(format!(
-            "tiled GEMM {m}x{n}x{k}: M and N must be positive multiples of {tm}, K of {tk} \
-             (the kernel has no edge handling)"
-        )));
-    }
-    let need =
-        |what: &str, buf: crate::Buffer, elems: usize, size: usize| match elems.checked_mul(size) {
+/// 128×128 tiles, K step 32: the CDNA builds (gfx942, gfx950) only.
+pub const TILED_GEMM_128: TiledGemm = TiledGemm {
+    kernel: "gemm_f16_tiled128",
+    tile: [128, 128, 32],
+};
+
+impl TiledGemm {
+    /// Work-items per workgroup.
+    pub const BLOCK: u32 = 256;
+
+    /// The launch for M×N×K on buffers `a`, `b`, `c`: grid (N / tile columns, M / tile rows).
+    /// Rejects M, N or K off the tile, zero or over-`i32` sizes, and buffers too small for
+    /// the matrices.
+    pub fn launch(
+        &self,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: crate::Buffer,
+        b: crate::Buffer,
+        c: crate::Buffer,
+    ) -> Result<Launch, Error> {
+        let [tm, tn, tk] = self.tile;
+        let fits = |x: usize| x > 0 && i32::try_from(x).is_ok();
+        if !(fits(m) && fits(n) && fits(k)) || m % tm != 0 || n % tn != 0 || k % tk != 0 {
+            return Err(Error::Usage(format!(
+                "{} {m}x{n}x{k}: M must be a positive multiple of {tm}, N of {tn}, K of {tk} \
+                 (the kernel has no edge handling)",
+                self.kernel
+            )));
+        }
+        let need = |what: &str, buf: crate::Buffer, elems: usize, size: usize| match elems
+            .checked_mul(size)
+        {
             Some(bytes) if buf.len >= bytes => Ok(()),
             _ => Err(Error::Usage(format!(
-                "tiled GEMM {m}x{n}x{k}: buffer {what} has {} bytes, needs {elems} elements of \
-                 {size} bytes",
-                buf.len
+                "{} {m}x{n}x{k}: buffer {what} has {} bytes, needs {elems} elements of \
+                     {size} bytes",
+                self.kernel, buf.len
             ))),
         };
-    need("A", a, m * k, 2)?;
-    need("B", b, k * n, 2)?;
-    need("C", c, m * n, 4)?;
-    let grid = |x: usize, t: usize| u32::try_from(x / t).unwrap_or(u32::MAX);
-    Ok(
-        Launch::new([grid(n, tn), grid(m, tm), 1], [TILED_GEMM_BLOCK, 1, 1])
-            .arg(Arg::Buffer(a))
-            .arg(Arg::Buffer(b))
-            .arg(Arg::Buffer(c))
-            .arg(Arg::I32(m as i32))
-            .arg(Arg::I32(n as i32))
-            .arg(Arg::I32(k as i32)),
-    )
+        need("A", a, m * k, 2)?;
+        need("B", b, k * n, 2)?;
+        need("C", c, m * n, 4)?;
+        let grid = |x: usize, t: usize| u32::try_from(x / t).unwrap_or(u32::MAX);
+        Ok(
+            Launch::new([grid(n, tn), grid(m, tm), 1], [Self::BLOCK, 1, 1])
+                .arg(Arg::Buffer(a))
+                .arg(Arg::Buffer(b))
+                .arg(Arg::Buffer(c))
+                .arg(Arg::I32(m as i32))
+                .arg(Arg::I32(n as i32))
+                .arg(Arg::I32(k as i32)),
+        )
+    }
 }
 
 /// What a Triton `matmul_f16` launch file says (`tests/kernels/triton/<target>/*.json`).
@@ -766,8 +795,8 @@ impl TritonMatmul {
 enum GemmKind {
     /// `gemm_f16`: one wave of `wave` work-items per 16×16 tile of C, any size.
     OneWave { wave: u32 },
-    /// `gemm_f16_tiled`: 64×64 tiles of 256 work-items ([`tiled_gemm_launch`]).
-    Tiled,
+    /// A tiled kernel ([`TiledGemm`]).
+    Tiled(TiledGemm),
     /// Triton `matmul_f16` (f16 C) with its launch file.
     Triton { json: &'static str },
 }
@@ -783,8 +812,9 @@ pub struct GemmBuild {
 }
 
 /// The GEMM builds `wavejit bench` measures: CDNA3 MFMA and RDNA3 wave32 WMMA, one wave per
-/// 16×16 tile and tiled through LDS, and Triton's 64×64×32-block matmul on CDNA3. The first
-/// and third are [`Workload::gemm_f16`] and [`Workload::gemm_f16_tiled`].
+/// 16×16 tile and tiled through LDS (64×64 and, CDNA3, 128×128 tiles), and Triton's
+/// 64×64×32-block matmul on CDNA3. Indices 0, 2 and 3 are [`Workload::gemm_f16`],
+/// [`Workload::gemm_f16_tiled`] and [`Workload::gemm_f16_tiled128`].
 const GEMM_BUILDS: &[GemmBuild] = &[
     GemmBuild {
         label: "MFMA gfx942",
@@ -797,14 +827,19 @@ const GEMM_BUILDS: &[GemmBuild] = &[
         kind: GemmKind::OneWave { wave: 32 },
     },
     GemmBuild {
-        label: "tiled MFMA gfx942",
-        object: include_bytes!("../tests/kernels/matrix/gfx942/gemm_tiled.hsaco"),
-        kind: GemmKind::Tiled,
+        label: "tiled 64 MFMA gfx942",
+        object: TILED_GEMM_GFX942,
+        kind: GemmKind::Tiled(TILED_GEMM_64),
     },
     GemmBuild {
-        label: "tiled WMMA gfx1100 w32",
+        label: "tiled 128 MFMA gfx942",
+        object: TILED_GEMM_GFX942,
+        kind: GemmKind::Tiled(TILED_GEMM_128),
+    },
+    GemmBuild {
+        label: "tiled 64 WMMA gfx1100 w32",
         object: include_bytes!("../tests/kernels/matrix/gfx1100/gemm_tiled.hsaco"),
-        kind: GemmKind::Tiled,
+        kind: GemmKind::Tiled(TILED_GEMM_64),
     },
     GemmBuild {
         label: "Triton gfx942",
@@ -896,10 +931,10 @@ pub fn main(args: &[String]) -> Result<String, Error> {
             "--samples" => cfg.samples = num("--samples")?,
             "--gemm-size" => {
                 let n = num("--gemm-size")?;
-                // 64: the tiled GEMMs' tile (`TILED_GEMM_TILE`).
-                if n == 0 || n % 64 != 0 {
+                // 128: the largest tiled GEMM's tile (`TILED_GEMM_128`).
+                if n == 0 || n % 128 != 0 {
                     return Err(Error::Usage(
-                        "`wavejit bench --gemm-size` needs a positive multiple of 64".into(),
+                        "`wavejit bench --gemm-size` needs a positive multiple of 128".into(),
                     ));
                 }
                 cfg.gemm_size = n;

@@ -455,19 +455,21 @@ fn gemms_at_1024_cubed() {
 
 // ---------------------------------------------------------------------------------------
 // The tiled f16 GEMMs (`tests/kernels/src/gfx9/gemm_tiled.hip`, `src/rdna/gemm_tiled.hip`):
-// 64x64 C tiles per 256-work-item workgroup, A and B staged through LDS, several MFMAs or
-// WMMAs per wave and K step. Launched through `wavejit::bench::tiled_gemm_launch`, the
+// 64x64 (and on CDNA 128x128) C tiles per 256-work-item workgroup, A and B staged through
+// LDS, several MFMAs or WMMAs per wave and K step. Launched through `TiledGemm::launch`, the
 // host-side size check.
 
-/// Every build of the tiled GEMM.
-const TILED: [&str; 7] = [
-    "gfx942",
-    "gfx950",
-    "gfx1100",
-    "gfx1100w64",
-    "gfx1200",
-    "gfx1200w64",
-    "gfx1201",
+use wavejit::bench::{TiledGemm, TILED_GEMM_128, TILED_GEMM_64};
+
+/// Every build of the tiled GEMM with the kernels it has.
+const TILED: [(&str, &[TiledGemm]); 7] = [
+    ("gfx942", &[TILED_GEMM_64, TILED_GEMM_128]),
+    ("gfx950", &[TILED_GEMM_64, TILED_GEMM_128]),
+    ("gfx1100", &[TILED_GEMM_64]),
+    ("gfx1100w64", &[TILED_GEMM_64]),
+    ("gfx1200", &[TILED_GEMM_64]),
+    ("gfx1200w64", &[TILED_GEMM_64]),
+    ("gfx1201", &[TILED_GEMM_64]),
 ];
 
 fn tiled_object(target: &str) -> Vec<u8> {
@@ -494,26 +496,26 @@ fn tiled_inputs(m: usize, n: usize, k: usize, seed: u64) -> [(Vec<f64>, Vec<u8>)
     [make(m * k), make(k * n)]
 }
 
-/// Runs the tiled GEMM of `target` on poisoned C and returns C's bytes.
+/// Runs tiled GEMM `g` of `target` for m×n×k on poisoned C and returns C's bytes.
 fn tiled_run(
     target: &str,
+    g: &TiledGemm,
     ab: &[u8],
     bb: &[u8],
-    m: usize,
-    n: usize,
-    k: usize,
+    mnk: [usize; 3],
     engine: Engine,
 ) -> Vec<u8> {
+    let [m, n, k] = mnk;
     let dev = Device::new();
     let module = dev.load_module(&tiled_object(target)).unwrap();
-    let kern = module.kernel(wavejit::bench::TILED_GEMM_KERNEL).unwrap();
+    let kern = module.kernel(g.kernel).unwrap();
     let bc = dev.alloc_from(&vec![POISON; m * n * 4]);
-    let launch =
-        wavejit::bench::tiled_gemm_launch(m, n, k, dev.alloc_from(ab), dev.alloc_from(bb), bc)
-            .unwrap()
-            .engine(engine);
+    let launch = g
+        .launch(m, n, k, dev.alloc_from(ab), dev.alloc_from(bb), bc)
+        .unwrap()
+        .engine(engine);
     dev.launch(&kern, &launch)
-        .unwrap_or_else(|e| panic!("{target} tiled {m}x{n}x{k} {engine:?}: {e}"));
+        .unwrap_or_else(|e| panic!("{target} {} {m}x{n}x{k} {engine:?}: {e}", g.kernel));
     dev.read(bc)
 }
 
@@ -527,26 +529,36 @@ fn tiled_check(what: &str, out: &[u8], want: &[f64], n: usize) {
 
 #[test]
 fn tiled_gemms_at_256_cubed_both_engines() {
-    let (m, n, k) = (256, 256, 256);
-    let [(a, ab), (b, bb)] = tiled_inputs(m, n, k, 41);
-    let want = host_gemm(&a, &b, m, n, k);
-    for target in TILED {
-        let jit = tiled_run(target, &ab, &bb, m, n, k, Engine::Jit);
-        tiled_check(&format!("{target} jit"), &jit, &want, n);
-        let interp = tiled_run(target, &ab, &bb, m, n, k, Engine::Interp);
-        assert_eq!(jit, interp, "{target}: engines differ");
+    let mnk = [256, 256, 256];
+    let [(a, ab), (b, bb)] = tiled_inputs(256, 256, 256, 41);
+    let want = host_gemm(&a, &b, 256, 256, 256);
+    for (target, kernels) in TILED {
+        for g in kernels {
+            let what = format!("{target} {}", g.kernel);
+            let jit = tiled_run(target, g, &ab, &bb, mnk, Engine::Jit);
+            tiled_check(&format!("{what} jit"), &jit, &want, 256);
+            let interp = tiled_run(target, g, &ab, &bb, mnk, Engine::Interp);
+            assert_eq!(jit, interp, "{what}: engines differ");
+        }
     }
 }
 
 /// Non-square: M, N and K differ, so a swapped index or stride cannot pass.
 #[test]
 fn tiled_gemms_non_square() {
-    let (m, n, k) = (128, 192, 96);
+    let (m, n, k) = (128, 384, 96);
     let [(a, ab), (b, bb)] = tiled_inputs(m, n, k, 43);
     let want = host_gemm(&a, &b, m, n, k);
-    for target in TILED {
-        let out = tiled_run(target, &ab, &bb, m, n, k, Engine::Jit);
-        tiled_check(&format!("{target} {m}x{n}x{k}"), &out, &want, n);
+    for (target, kernels) in TILED {
+        for g in kernels {
+            let out = tiled_run(target, g, &ab, &bb, [m, n, k], Engine::Jit);
+            tiled_check(
+                &format!("{target} {} {m}x{n}x{k}", g.kernel),
+                &out,
+                &want,
+                n,
+            );
+        }
     }
 }
 
@@ -556,39 +568,50 @@ fn tiled_gemms_non_square() {
 fn tiled_gemm_rejects_sizes_off_the_tile() {
     let dev = Device::new();
     let buf = dev.alloc(1 << 20);
-    for (m, n, k) in [
-        (96, 64, 64),
-        (64, 100, 64),
-        (64, 64, 48),
-        (0, 64, 32),
-        (64, 64, 0),
-    ] {
-        let err = wavejit::bench::tiled_gemm_launch(m, n, k, buf, buf, buf)
-            .expect_err("size off the tile accepted");
-        assert!(err.to_string().contains("multiples of 64"), "{err}");
+    for g in [TILED_GEMM_64, TILED_GEMM_128] {
+        let [tm, tn, tk] = g.tile;
+        for (m, n, k) in [
+            (tm + 32, tn, tk),
+            (tm, tn + 32, tk),
+            (tm, tn, tk + 16),
+            (0, tn, tk),
+            (tm, tn, 0),
+        ] {
+            let err = g
+                .launch(m, n, k, buf, buf, buf)
+                .expect_err("size off the tile accepted");
+            assert!(err.to_string().contains("positive multiple"), "{err}");
+        }
+        let small = dev.alloc(tm * tk * 2 - 1);
+        let err = g
+            .launch(tm, tn, tk, small, buf, buf)
+            .expect_err("small buffer accepted");
+        assert!(err.to_string().contains("buffer A"), "{err}");
     }
-    let small = dev.alloc(64 * 64 * 2 - 1);
-    let err = wavejit::bench::tiled_gemm_launch(64, 64, 64, small, buf, buf)
-        .expect_err("small buffer accepted");
-    assert!(err.to_string().contains("buffer A"), "{err}");
-    // Launched directly with M = 96, the kernel returns before touching memory.
-    for target in TILED {
+    // Launched directly with M = 96 or 160 (off both tiles), a kernel returns before
+    // touching memory.
+    for (target, kernels) in TILED {
         let module = dev.load_module(&tiled_object(target)).unwrap();
-        let kern = module.kernel(wavejit::bench::TILED_GEMM_KERNEL).unwrap();
-        let bc = dev.alloc_from(&vec![POISON; 128 * 64 * 4]);
-        let ab = dev.alloc_from(&vec![0x3C; 128 * 64 * 2]);
-        let launch = Launch::new([1, 2, 1], [256, 1, 1])
-            .arg(Arg::Buffer(ab))
-            .arg(Arg::Buffer(ab))
-            .arg(Arg::Buffer(bc))
-            .arg(Arg::I32(96))
-            .arg(Arg::I32(64))
-            .arg(Arg::I32(64));
-        dev.launch(&kern, &launch).unwrap();
-        assert!(
-            dev.read(bc).iter().all(|&x| x == POISON),
-            "{target}: C written"
-        );
+        for g in kernels {
+            let kern = module.kernel(g.kernel).unwrap();
+            let [tm, tn, tk] = g.tile;
+            let m = tm + 32;
+            let bc = dev.alloc_from(&vec![POISON; 2 * tm * tn * 4]);
+            let ab = dev.alloc_from(&vec![0x3C; 2 * tm * tn.max(tk) * 2]);
+            let launch = Launch::new([1, 2, 1], [TiledGemm::BLOCK, 1, 1])
+                .arg(Arg::Buffer(ab))
+                .arg(Arg::Buffer(ab))
+                .arg(Arg::Buffer(bc))
+                .arg(Arg::I32(m as i32))
+                .arg(Arg::I32(tn as i32))
+                .arg(Arg::I32(tk as i32));
+            dev.launch(&kern, &launch).unwrap();
+            assert!(
+                dev.read(bc).iter().all(|&x| x == POISON),
+                "{target} {}: C written",
+                g.kernel
+            );
+        }
     }
 }
 
@@ -597,16 +620,19 @@ fn tiled_gemm_rejects_sizes_off_the_tile() {
 #[test]
 #[ignore = "release-only: .ci/run runs it with --release -- --ignored"]
 fn tiled_gemms_at_1024_cubed() {
-    let (m, n, k) = (1024, 1024, 1024);
-    let [(a, ab), (b, bb)] = tiled_inputs(m, n, k, 47);
-    let want = host_gemm(&a, &b, m, n, k);
-    for target in TILED {
-        let t = std::time::Instant::now();
-        let out = tiled_run(target, &ab, &bb, m, n, k, Engine::Jit);
-        eprintln!(
-            "{target} tiled f16 1024^3: {:.2} s",
-            t.elapsed().as_secs_f64()
-        );
-        tiled_check(&format!("{target} 1024^3"), &out, &want, n);
+    let mnk = [1024, 1024, 1024];
+    let [(a, ab), (b, bb)] = tiled_inputs(1024, 1024, 1024, 47);
+    let want = host_gemm(&a, &b, 1024, 1024, 1024);
+    for (target, kernels) in TILED {
+        for g in kernels {
+            let t = std::time::Instant::now();
+            let out = tiled_run(target, g, &ab, &bb, mnk, Engine::Jit);
+            eprintln!(
+                "{target} {} 1024^3: {:.2} s",
+                g.kernel,
+                t.elapsed().as_secs_f64()
+            );
+            tiled_check(&format!("{target} {} 1024^3", g.kernel), &out, &want, 1024);
+        }
     }
 }

@@ -75,3 +75,74 @@ gemm_f16_tiled(const _Float16 *A, const _Float16 *B, float *C, int M, int N, int
   for (int j = 0; j < 16; j++)
     cp[(long)(8 * (j / 4) + j % 4) * N] = acc[j];
 }
+
+// The same GEMM with 128x128 C tiles (M % 128 == 0, N % 128 == 0, K % 32 == 0; grid =
+// (N/128, M/128), 256 work-items): twice the matrix work per byte staged. Per K step each
+// work-item loads 32 bytes of A (two global_load_dwordx4 of one row) and two 16-byte runs of B
+// from rows 2p and 2p+1, which it stores transposed as packed pairs (Bt[n][2p..2p+1], one
+// ds_write_b32 per column). Wave w owns the 64x64 sub-tile at rows 64*(w/2), columns
+// 64*(w%2): 2x2 accumulators of 32x32 (64 registers), 8 ds_read_b128 and 16
+// v_mfma_f32_32x32x8_f16 per K step.
+typedef _Float16 half2 __attribute__((ext_vector_type(2)));
+
+#define TM2 128
+#define TN2 128
+
+extern "C" __global__ void __attribute__((amdgpu_flat_work_group_size(256, 256)))
+gemm_f16_tiled128(const _Float16 *A, const _Float16 *B, float *C, int M, int N, int K) {
+  __shared__ _Float16 As[TM2 * LDS_STRIDE];
+  __shared__ _Float16 Bs[TN2 * LDS_STRIDE];
+  if (M % TM2 != 0 || N % TN2 != 0 || K % TK != 0)
+    return;
+  const int tid = (int)tid_x();
+  const int lane = tid % 64, wave = tid / 64;
+  const int row0 = (int)bid_y() * TM2, col0 = (int)bid_x() * TN2;
+
+  // Global -> LDS: A[row0 + tid/2][k0 + 16*(tid%2) .. +15]; B rows k0 + 2p and k0 + 2p + 1
+  // (p = tid/16), columns col0 + 8*(tid%16) .. +7.
+  const int ar = tid / 2, ac = 16 * (tid % 2);
+  const int bp2 = 2 * (tid / 16), bc = 8 * (tid % 16);
+  const half8 *ag = (const half8 *)(A + (long)(row0 + ar) * K + ac);
+  const half8 *bg = (const half8 *)(B + (long)bp2 * N + col0 + bc);
+  const long brow = N / 8;             // one row of B, in half8 units
+  const long bstep = (long)TK * N / 8; // one K step of B
+
+  const int wm = 64 * (wave / 2), wn = 64 * (wave % 2);
+  const int kofs = 16 * (lane / 32);
+  const _Float16 *ap = As + (wm + lane % 32) * LDS_STRIDE + kofs;
+  const _Float16 *bp = Bs + (wn + lane % 32) * LDS_STRIDE + kofs;
+
+  float16v acc[2][2] = {};
+  for (int k0 = 0; k0 < K; k0 += TK) {
+    half8 a0 = ag[0], a1 = ag[1], b0 = bg[0], b1 = bg[brow];
+    ag += TK / 8;
+    bg += bstep;
+    __syncthreads(); // the previous step's reads are done
+    *(half8 *)(As + ar * LDS_STRIDE + ac) = a0;
+    *(half8 *)(As + ar * LDS_STRIDE + ac + 8) = a1;
+    for (int t = 0; t < 8; t++) {
+      half2 pair = {b0[t], b1[t]};
+      *(half2 *)(Bs + (bc + t) * LDS_STRIDE + bp2) = pair;
+    }
+    __syncthreads();
+    half8 av[2][2], bv[2][2];
+    for (int i = 0; i < 2; i++)
+      for (int h = 0; h < 2; h++) {
+        av[i][h] = *(const half8 *)(ap + 32 * i * LDS_STRIDE + 8 * h);
+        bv[i][h] = *(const half8 *)(bp + 32 * i * LDS_STRIDE + 8 * h);
+      }
+    for (int h = 0; h < 2; h++)
+      for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+          acc[i][j] = __builtin_amdgcn_mfma_f32_32x32x8f16(av[i][h].lo, bv[j][h].lo, acc[i][j], 0, 0, 0);
+          acc[i][j] = __builtin_amdgcn_mfma_f32_32x32x8f16(av[i][h].hi, bv[j][h].hi, acc[i][j], 0, 0, 0);
+        }
+  }
+
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++) {
+      float *cp = C + (long)(row0 + wm + 32 * i + 4 * (lane / 32)) * N + col0 + wn + 32 * j + lane % 32;
+      for (int r = 0; r < 16; r++)
+        cp[(long)(8 * (r / 4) + r % 4) * N] = acc[i][j][r];
+    }
+}
