@@ -1,22 +1,21 @@
-//! Runs a `wavejit bench` f16 MFMA GEMM alone, for profiling:
-//! `cargo run --release --example gemm_profile -- [SIZE] [RUNS] [THREADS] [tiled|tiled128]`
-//! (defaults 1024, 3, 1; gfx942 `gemm_f16`, one wave per 16x16 tile, or `gemm_f16_tiled`
-//! with 64x64 / `gemm_f16_tiled128` with 128x128 tiles through LDS). Prints per-run wall and process CPU time, GFLOP/s and the
-//! translation statistics (blocks lifted vs compiled: the difference stays interpreted).
+//! Runs one `wavejit bench` f16 GEMM alone, for profiling:
+//! `cargo run --release --example gemm_profile -- [SIZE] [RUNS] [THREADS] [BUILD]`
+//! (defaults 1024, 3, 1, "MFMA gfx942": `gemm_f16`, one wave per 16x16 tile; BUILD is the
+//! label of any `wavejit bench` GEMM row, e.g. "tiled 128 MFMA gfx942"). Prints per-run wall
+//! and process CPU time, GFLOP/s and the translation statistics (blocks lifted vs compiled:
+//! the difference stays interpreted).
 use std::time::Instant;
 use wavejit::bench::{BenchConfig, Workload};
 use wavejit::Engine;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let kernel = std::env::args()
-        .skip(1)
-        .find(|a| a.starts_with("tiled"))
-        .unwrap_or_default();
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("tiled"))
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<usize> = all
+        .iter()
+        .take(3)
         .map(|a| a.parse())
         .collect::<Result<_, _>>()?;
+    let build = all.get(3).map_or("MFMA gfx942", |s| s.as_str());
     let arg = |i: usize, d: usize| args.get(i).copied().unwrap_or(d);
     let cfg = BenchConfig {
         gemm_size: arg(0, 1024),
@@ -24,12 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..BenchConfig::default()
     };
     let n = cfg.gemm_size as f64;
-    let w = match kernel.as_str() {
-        "tiled" => Workload::gemm_f16_tiled(&cfg, Engine::Jit)?,
-        "tiled128" => Workload::gemm_f16_tiled128(&cfg, Engine::Jit)?,
-        "" => Workload::gemm_f16(&cfg, Engine::Jit)?,
-        other => return Err(format!("unknown kernel {other} (tiled, tiled128)").into()),
-    };
+    let w = Workload::gemm_f16_build(&cfg, Engine::Jit, build)?;
     w.warm_up()?;
     for _ in 0..arg(1, 3) {
         let (t0, c0) = (Instant::now(), cpu_s());

@@ -209,6 +209,25 @@ impl Workload {
         Self::gemm_f16_on(cfg, engine, &GEMM_BUILDS[3])
     }
 
+    /// The f16 GEMM row of `wavejit bench` whose label is `label` (see [`gemm_labels`]), at
+    /// `cfg.gemm_size`, on `engine`.
+    pub fn gemm_f16_build(
+        cfg: &BenchConfig,
+        engine: Engine,
+        label: &str,
+    ) -> Result<Workload, Error> {
+        let build = GEMM_BUILDS
+            .iter()
+            .find(|b| b.label == label)
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "no GEMM benchmark `{label}` (one of: {})",
+                    gemm_labels().join(", ")
+                ))
+            })?;
+        Self::gemm_f16_on(cfg, engine, build)
+    }
+
     /// The 1024³-style f16 GEMM of one build (`GEMM_BUILDS`), on `engine`.
     fn gemm_f16_on(
         cfg: &BenchConfig,
@@ -849,6 +868,11 @@ const GEMM_BUILDS: &[GemmBuild] = &[
         },
     },
 ];
+
+/// The labels of the f16 GEMM builds `wavejit bench` measures (its `gemm_f16` rows).
+pub fn gemm_labels() -> Vec<&'static str> {
+    GEMM_BUILDS.iter().map(|b| b.label).collect()
+}
 
 fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let n = cfg.gemm_size;
