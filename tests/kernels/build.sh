@@ -71,8 +71,8 @@ if [ $hip = 1 ]; then
     mkdir -p "$out/$t" "$out/matrix/$t"
     for src in src/*.hip; do echo "hip $t $src $t" >>"$jobs"; done
     # Matrix sources, by family: src/gfx9/ (MFMA) for CDNA, src/rdna/ (WMMA/SWMMAC) for RDNA,
-    # into matrix/<target>/ (kept apart: the translator's tests take <target>/ as the corpus
-    # that lifts, and matrix instructions do not lift yet).
+    # into matrix/<target>/ (kept apart: the translator's lift tests take <target>/ as their
+    # corpus; the matrix kernels have their own tests).
     case "$t" in gfx9*) fam=gfx9 ;; *) fam=rdna ;; esac
     for src in src/$fam/*.hip; do echo "hip $t $src matrix/$t" >>"$jobs"; done
   done
