@@ -107,3 +107,19 @@ fn scalar_scratch_beyond_the_private_segment_faults() {
         other => panic!("expected a scratch range fault, got {other:?}"),
     }
 }
+
+#[test]
+fn scalar_scratch_blocks_compile() {
+    // `run` compares the JIT with the interpreter on every block the JIT compiles; the
+    // scalar scratch block must be one of them.
+    use wavejit_translator::jit::Jit;
+    use wavejit_translator::lift::lift_block;
+    let code = Code::from_words(&WORDS);
+    let block = lift_block(&target(), &code, CODE_BASE, DEFAULT_MODE);
+    assert!(
+        block.inst_count >= 7,
+        "the scalar scratch instructions lift"
+    );
+    let jit = Jit::new().expect("JIT for the host");
+    assert!(jit.compile(&block).is_ok());
+}
