@@ -236,6 +236,24 @@ fn nested_forks_from_csp_2_use_entries_2_and_3() {
 }
 
 #[test]
+fn csp_wraps_in_its_three_bits() {
+    // Malformed depth (wavejit's reading of the 3-bit CSP, see `lift/control.rs`): from
+    // CSP = 7 the outer fork (8 pass of 64: pass first) pushes entry 7 (s[28:31]) = {!0xff,
+    // OFAIL} and CSP wraps to 0. The inner fork (all pass) and join (CSP 0 == s51 0) pass
+    // through; the outer join finds CSP 0 != 7: CSP = 7 again, pop entry 7, run the fail
+    // side; its second arrival continues with CSP 7.
+    let (b, a) = nested(u64::MAX, 0xff, u64::MAX, 7);
+    assert_eq!(a.sgpr[66], 0x241);
+    assert_eq!(
+        (a.sgpr[50], a.sgpr[51], a.sgpr[52], a.sgpr[70]),
+        (7, 0, 0, 7)
+    );
+    check_entry(&a, 7, !0xffu64, OFAIL);
+    check_untouched(&b, &a, 0, 28);
+    assert_eq!(a.exec(), !0xffu64);
+}
+
+#[test]
 fn i_fork_with_exec_zero_takes_the_target() {
     // EXEC = 0: mask_pass = 0 = EXEC, tested first: PC = target, nothing pushed. No lane runs
     // the vector instructions; the scalar ones run on both pass paths.
