@@ -322,9 +322,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
     Err("not supported".into())
 }
 
-/// Dwords of one lane's private data per "row" of the wave's swizzled scratch: the private
-/// segment interleaves the lanes' dwords, so wave byte address `w` holds byte `w % 4` of
-/// lane `(w / 4) % 64`'s dword at private offset `(w / 256) * 4`.
+/// Lanes whose dwords the wave's swizzled scratch interleaves: wave byte address `w` holds
+/// byte `w % 4` of lane `(w / 4) % 64`'s dword at private offset `(w / 256) * 4`.
 const SCRATCH_LANES: u64 = 64;
 
 /// `s_scratch_load_dword*` / `s_scratch_store_dword*` (GFX9 SMEM): `n` dwords at the wave
@@ -337,8 +336,8 @@ const SCRATCH_LANES: u64 = 64;
 /// and `scratch_*` use, as gem5 found against MI300 hardware: "each dword is interleaved 64
 /// lanes * 4 bytes away"). That is why the register offset, a per-lane byte offset, is
 /// multiplied by 64. wavejit stores the private segment per lane and gives every wave a
-/// scratch base of 0 (the private segment buffer V# and FLAT_SCRATCH hold base 0, see
-/// `runtime::dispatch::wave_init`), so `ADDR` is an offset in the wave's scratch: dword `i`
+/// scratch base of 0 (the private segment buffer V# and the flat-scratch init SGPRs hold
+/// base 0, see `runtime::dispatch::wave_init`), so `ADDR` is an offset in the wave's scratch: dword `i`
 /// at `a = ADDR + 4i` is lane `(a >> 2) % 64`'s dword at private offset `(a >> 8) * 4`. Each
 /// dword is a one-lane scratch access (EXEC does not apply: a scalar access), range-checked
 /// and faulting as a vector scratch access of that lane (`MemError::OutOfRange` beyond the
