@@ -5,6 +5,10 @@
 //!   byte/word selects, sext and the three UNUSED modes; `s_getpc`/`s_setpc`/`s_swappc` with
 //!   computed targets), for gfx942 and gfx950 under both engines. The reference below is
 //!   written from the ISA's DPP/SDWA definitions, lane by lane;
+//! * the hand-written assembly kernel `tests/kernels/src/asm/fork_join.s` (GCN fork/join:
+//!   `s_cbranch_i_fork`, `s_cbranch_g_fork` with a computed target, nested joins), for gfx942
+//!   and gfx950 under both engines, against a reference written from the CDNA4 ISA 4.6
+//!   pseudocode;
 //! * the Triton kernels of `tests/kernels/triton/` (vector add, softmax, layer norm, a
 //!   looped row reduction, 2-D masked tiles) for gfx942 and gfx950, launched as their JSON
 //!   launch files say (`tests/corpus.rs` runs them through the API; this goes through the CLI).
@@ -316,6 +320,113 @@ fn asm_dpp_sdwa_pc_through_the_cli() {
                 }
                 assert!(got[20 * n..].iter().all(|&v| v == POISON));
             }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+// ---------------------------------------------------------------- fork/join kernel
+
+/// The order in which a wave with EXEC `exec` runs the two sides of a fork on `cond`, as
+/// path digits (`fail` = the next instruction, `pass` = the target), written from the CDNA4
+/// ISA 4.6 pseudocode: all pass → target only; all fail → next only; else the side with fewer
+/// lanes first (a tie runs the pass side first), then the other after the join pops it.
+/// `pass_path` is the digits the pass side adds (it may contain a nested fork).
+fn fork_order(exec: u64, cond: u64, fail_digit: &[u32], pass_path: &[u32]) -> Vec<u32> {
+    let pass = cond & exec;
+    let fail = !cond & exec;
+    if pass == exec {
+        pass_path.to_vec()
+    } else if fail == exec {
+        fail_digit.to_vec()
+    } else if fail.count_ones() < pass.count_ones() {
+        [fail_digit, pass_path].concat()
+    } else {
+        [pass_path, fail_digit].concat()
+    }
+}
+
+/// The 3 output dwords of every lane of one wave with input `x` (see `src/asm/fork_join.s`).
+fn fork_join_reference(x: &[u32; 64]) -> Vec<[u32; 3]> {
+    let mask = |f: &dyn Fn(u32) -> bool| (0..64).fold(0u64, |m, l| m | (f(x[l]) as u64) << l);
+    let odd = mask(&|v| v & 1 == 1);
+    let bit1 = mask(&|v| v & 2 == 2);
+    // The inner fork runs with EXEC = the odd lanes: 3 = bit 1 clear (next), 4 = set (target).
+    let inner = fork_order(odd, bit1, &[3], &[4]);
+    let outer = fork_order(u64::MAX, odd, &[1], &[[2].as_slice(), &inner].concat());
+    // Digits in order, then 0 for CSP back at 0.
+    let order = outer.iter().chain(&[0]).fold(0u32, |r, d| r << 4 | d);
+    x.iter()
+        .map(|&v| {
+            let (paths, val) = match (v & 1, v & 2) {
+                (0, _) => (0x1, v >> 1),
+                (_, 0) => (0x23, (v & 0xff_ffff).wrapping_mul(3).wrapping_add(1)),
+                _ => (0x24, !v),
+            };
+            [paths, val, order]
+        })
+        .collect()
+}
+
+#[test]
+fn asm_fork_join_through_the_cli() {
+    let d = scratch("forkjoin");
+    // Workgroups chosen so the forks take every branch of the pseudocode.
+    let mut x: Vec<u32> = Vec::new();
+    for w in 0..8u32 {
+        for l in 0..64u32 {
+            let r = (64 * w + l).wrapping_mul(0x9E37_79B1).rotate_left(w + 3) ^ 0x5A5A_0F0F;
+            // w 0: random; 1: 5 odd lanes (fewer pass); 2: all even; 3: all odd with bit 1
+            // (all pass twice); 4: all odd without bit 1 (inner all fail); 5: 16 odd lanes,
+            // all with bit 1; 6: 40 odd lanes, 20 with bit 1 (inner tie); 7: at least 56 odd
+            // lanes (fewer fail).
+            x.push(match w {
+                0 => r,
+                1 => (r & !1) | (l < 5) as u32,
+                2 => r & !1,
+                3 => r | 3,
+                4 => (r | 1) & !2,
+                5 => (r & !3) | ((l % 4 == 0) as u32 * 3),
+                6 => (r & !3) | ([1, 3][l as usize % 2] * (l < 40) as u32),
+                _ => r | (l >= 8) as u32,
+            });
+        }
+    }
+    let groups = 8usize;
+    let n = 64 * groups;
+    let input = d.join("in.bin");
+    write_u32s(&input, &x);
+    for target in TARGETS {
+        let obj = kernels_dir().join(format!("asm/{target}/fork_join.hsaco"));
+        for engine in ["interp", "jit"] {
+            let out = d.join(format!("out_{target}_{engine}.bin"));
+            // One extra lane's worth of output stays poisoned.
+            let bytes = (n + 1) * 12;
+            run(&[
+                obj.display().to_string(),
+                "--grid".into(),
+                groups.to_string(),
+                "--block".into(),
+                "64".into(),
+                "--engine".into(),
+                engine.into(),
+                format!("out={}:{bytes}", out.display()),
+                format!("in={}", input.display()),
+            ]);
+            let got = read_u32s(&out);
+            for w in 0..groups {
+                let xs: [u32; 64] = x[64 * w..64 * (w + 1)].try_into().unwrap();
+                for (l, want) in fork_join_reference(&xs).iter().enumerate() {
+                    let i = 64 * w + l;
+                    assert_eq!(
+                        &got[3 * i..3 * i + 3],
+                        want,
+                        "{target} {engine}: workgroup {w} lane {l} (x = {:#x})",
+                        xs[l]
+                    );
+                }
+            }
+            assert!(got[3 * n..].iter().all(|&v| v == POISON));
         }
     }
     let _ = std::fs::remove_dir_all(&d);

@@ -107,6 +107,8 @@ fn engines_agree_on_random_programs() {
         assert!(count("tbuffer_") > 8, "{} MTBUF opcodes", count("tbuffer_"));
         assert!(count("buffer_load_format_") > 3);
         assert!(count("s_call_b64") == 1 && count("s_swappc_b64") == 1);
+        assert!(count("s_cbranch_i_fork") == 1 && count("s_cbranch_g_fork") == 1);
+        assert!(count("s_cbranch_join") == 1 && count("s_scratch_") == 6);
         if gpu == Gpu::GFX950 {
             assert!(count("v_permlane16_swap") == 1 && count("v_permlane32_swap") == 1);
         }

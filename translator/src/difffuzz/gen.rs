@@ -24,8 +24,10 @@ pub const SCRATCH_PER_LANE: usize = 256;
 pub const CODE_BASE: u64 = 0x1_0000;
 
 /// Reserved SGPRs (never written by random instructions; `s84..s101`): `s[100:101]` = global base,
-/// `s[96:99]` = buffer resource (V#), `s94` = scratch/buffer offset, `s90`/`s91` loop counters,
-/// `s[92:93]`/`s[88:89]` saved EXEC of structured `if`s.
+/// `s[96:99]` = buffer resource (V#), `s94` = scratch/buffer offset (`s95` = 0: `s[94:95]` is
+/// the base of scalar scratch accesses), `s90`/`s91` loop counters, `s[92:93]`/`s[88:89]`
+/// saved EXEC of structured `if`s. Fork/join scaffolding uses `s64..s74` (random
+/// instructions use at most `s0..s63`).
 pub const S_GLOBAL: u32 = 100;
 /// First SGPR of the V#.
 pub const S_VSHARP: u32 = 96;
@@ -35,6 +37,14 @@ const S_LOOP: [u32; 2] = [90, 91];
 /// Pair holding computed jump targets (`s[86:87]`); `s[84:85]` gets `s_swappc`'s return address.
 const S_PC: u32 = 86;
 const S_SAVE: [u32; 2] = [92, 88];
+/// Fork/join: `s[64:67]` keeps stack entry 0 (`s[0:3]`) and `s75` the CSP while a path
+/// runs, `s[72:73]` the EXEC before the fork, `s74` the CSP at the fork (0).
+const S_FORK_ENTRY: u32 = 64;
+const S_FORK_EXEC: u32 = 72;
+const S_FORK_CSP: u32 = 74;
+const S_PATH_CSP: u32 = 75;
+/// `hwreg(HW_REG_MODE, 29, 3)`: the fork/join stack pointer CSP.
+const HWREG_CSP: u32 = 1 | 29 << 6 | 2 << 11;
 
 /// VGPRs random instructions use (`v0..v31`); AGPRs `a0..a7`.
 const NVGPR: u32 = 32;
@@ -146,6 +156,25 @@ pub enum Item {
         /// The subroutine body.
         body: Vec<Item>,
     },
+    /// A GCN fork/join on the lanes of a compare (CDNA4 ISA 4.6): `cmp (into VCC);
+    /// s_setreg_imm32_b32 hwreg(HW_REG_MODE, 29, 3), 0` (CSP = 0); `s_mov_b32 s74, 0;
+    /// s_mov_b64 s[72:73], exec; s_cbranch_i_fork vcc, pass` (or, with `g`, the target
+    /// computed into `s[86:87]` and `s_cbranch_g_fork vcc, s[86:87]`); `fail: save; body;
+    /// restore; s_branch join; pass: save; body; restore; join: s_cbranch_join s74;
+    /// s_mov_b64 exec, s[72:73]`. Save/restore keep what random instructions of a path may
+    /// change and the join needs: stack entry 0 (`s[0:3]`, in `s[64:67]`) and CSP (random
+    /// `s_setreg`s of MODE; in `s75`). Bodies are generated at depth 2 (no nested forks,
+    /// loops, `if`s or calls).
+    Fork {
+        /// `s_cbranch_g_fork` with an SGPR-pair target instead of `s_cbranch_i_fork`.
+        g: bool,
+        /// The compare's words.
+        cmp: Vec<u32>,
+        /// The path at the next instruction (lanes whose VCC bit is clear).
+        fail: Vec<Item>,
+        /// The path at the target (lanes whose VCC bit is set).
+        pass: Vec<Item>,
+    },
     /// `cmp (into VCC); s_and_saveexec_b64 sS, vcc; s_cbranch_execz end; body; end:
     /// s_or_b64 exec, exec, sS`.
     If {
@@ -170,6 +199,13 @@ fn opc_of(table: &[Option<OpInfo>], op: Op) -> u32 {
 #[derive(Clone, Copy, Debug)]
 struct Fixed {
     s_mov_b32: u32,
+    s_mov_b64: u32,
+    s_setreg_imm32_b32: u32,
+    s_getreg_b32: u32,
+    s_setreg_b32: u32,
+    s_cbranch_i_fork: u32,
+    s_cbranch_g_fork: u32,
+    s_cbranch_join: u32,
     s_sub_u32: u32,
     s_cmp_lg_u32: u32,
     s_and_saveexec_b64: u32,
@@ -287,6 +323,13 @@ impl Pool {
         let vop1 = tables[6].1;
         let fixed = Fixed {
             s_mov_b32: opc_of(sop1, Op::S_MOV_B32),
+            s_mov_b64: opc_of(sop1, Op::S_MOV_B64),
+            s_setreg_imm32_b32: opc_of(tables[2].1, Op::S_SETREG_IMM32_B32),
+            s_getreg_b32: opc_of(tables[2].1, Op::S_GETREG_B32),
+            s_setreg_b32: opc_of(tables[2].1, Op::S_SETREG_B32),
+            s_cbranch_i_fork: opc_of(tables[2].1, Op::S_CBRANCH_I_FORK),
+            s_cbranch_g_fork: opc_of(sop2, Op::S_CBRANCH_G_FORK),
+            s_cbranch_join: opc_of(sop1, Op::S_CBRANCH_JOIN),
             s_sub_u32: opc_of(sop2, Op::S_SUB_U32),
             s_cmp_lg_u32: opc_of(sopc, Op::S_CMP_LG_U32),
             s_and_saveexec_b64: opc_of(sop1, Op::S_AND_SAVEEXEC_B64),
@@ -496,6 +539,19 @@ impl Pool {
                     continue;
                 };
                 let n = 1 + rng.below(6) as usize;
+                if rng.below(4) == 0 {
+                    // A fork/join on the same kind of compare; its paths at depth 2.
+                    let fail = self.items(rng, mode, n, 2);
+                    let n2 = 1 + rng.below(6) as usize;
+                    let pass = self.items(rng, mode, n2, 2);
+                    v.push(Item::Fork {
+                        g: rng.below(2) == 0,
+                        cmp,
+                        fail,
+                        pass,
+                    });
+                    continue;
+                }
                 let body = self.items(rng, mode, n, depth + 1);
                 v.push(Item::If { depth, cmp, body });
             } else {
@@ -546,6 +602,45 @@ impl Pool {
             Item::If { cmp, body, .. } => {
                 cmp.len() + 1 + 1 + body.iter().map(|i| self.size(i)).sum::<usize>() + 1
             }
+            Item::Fork { g, cmp, fail, pass } => {
+                cmp.len() + self.fork_head(*g) + self.fork_path(fail) + 1 + self.fork_path(pass) + 2
+            }
+        }
+    }
+
+    /// Dwords from the `s_setreg` to the fork instruction, inclusive.
+    fn fork_head(&self, g: bool) -> usize {
+        // s_setreg_imm32 (2), s_mov_b32, s_mov_b64, [s_getpc, s_add + literal, s_addc], fork.
+        if g {
+            9
+        } else {
+            5
+        }
+    }
+
+    /// Dwords of a fork path: save (3), body, restore (3).
+    fn fork_path(&self, body: &[Item]) -> usize {
+        6 + body.iter().map(|i| self.size(i)).sum::<usize>()
+    }
+
+    /// Saves or restores what a fork path's random instructions may change: `s_getreg_b32
+    /// s75, CSP` or `s_setreg_b32 CSP, s75`, and `s_mov_b64` twice (stack entry 0 to or from
+    /// `s[64:67]`).
+    fn fork_copy(&self, to_save: bool, out: &mut Vec<u32>) {
+        let f = self.fixed;
+        let reg = if to_save {
+            f.s_getreg_b32
+        } else {
+            f.s_setreg_b32
+        };
+        out.push(0xB << 28 | reg << 23 | S_PATH_CSP << 16 | HWREG_CSP);
+        for j in [0, 2] {
+            let (d, s) = if to_save {
+                (S_FORK_ENTRY + j, j)
+            } else {
+                (j, S_FORK_ENTRY + j)
+            };
+            out.push(0x17D << 23 | d << 16 | f.s_mov_b64 << 8 | s);
         }
     }
 
@@ -616,6 +711,43 @@ impl Pool {
                     out.push(0x17E << 23 | f.s_cmp_lg_u32 << 16 | 128 << 8 | c);
                     let d = start as i64 - (out.len() as i64 + 1);
                     out.push(sopp(f.s_cbranch_scc1, d as i32 as u32));
+                }
+                Item::Fork { g, cmp, fail, pass } => {
+                    out.extend_from_slice(cmp);
+                    // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 29, 3), 0: CSP = 0.
+                    out.push(0xB << 28 | f.s_setreg_imm32_b32 << 23 | HWREG_CSP);
+                    out.push(0);
+                    out.push(0x17D << 23 | S_FORK_CSP << 16 | f.s_mov_b32 << 8 | 128);
+                    out.push(0x17D << 23 | S_FORK_EXEC << 16 | f.s_mov_b64 << 8 | 126);
+                    let fail_len = self.fork_path(fail) + 1;
+                    if *g {
+                        // s[86:87] = address of the s_add + bytes to `pass`: s_add + literal,
+                        // s_addc, the fork, then the fail path.
+                        let off = 4 * (4 + fail_len as u32);
+                        out.push(0x17D << 23 | S_PC << 16 | f.s_getpc_b64 << 8);
+                        out.push(2 << 30 | f.s_add_u32 << 23 | S_PC << 16 | 255 << 8 | S_PC);
+                        out.push(off);
+                        out.push(
+                            2 << 30 | f.s_addc_u32 << 23 | (S_PC + 1) << 16 | 128 << 8 | (S_PC + 1),
+                        );
+                        // s_cbranch_g_fork vcc, s[86:87]
+                        out.push(2 << 30 | f.s_cbranch_g_fork << 23 | S_PC << 8 | 106);
+                    } else {
+                        // s_cbranch_i_fork vcc, pass
+                        out.push(
+                            0xB << 28 | f.s_cbranch_i_fork << 23 | 106 << 16 | fail_len as u32,
+                        );
+                    }
+                    self.fork_copy(true, out);
+                    self.emit(fail, out);
+                    self.fork_copy(false, out);
+                    out.push(sopp(f.s_branch, self.fork_path(pass) as u32));
+                    self.fork_copy(true, out);
+                    self.emit(pass, out);
+                    self.fork_copy(false, out);
+                    // s_cbranch_join s74; s_mov_b64 exec, s[72:73]
+                    out.push(0x17D << 23 | f.s_cbranch_join << 8 | S_FORK_CSP);
+                    out.push(0x17D << 23 | 126 << 16 | f.s_mov_b64 << 8 | S_FORK_EXEC);
                 }
                 Item::If { depth, cmp, body } => {
                     let s = S_SAVE[*depth];
@@ -919,7 +1051,14 @@ impl Gen<'_> {
                     vec![0x30 << 26 | opc << 18 | d << 6, 0]
                 } else {
                     let quad = info.class & CLASS_SBUFFER != 0;
-                    let base = if quad { S_VSHARP } else { S_GLOBAL };
+                    let scratch = info.op.name().starts_with("s_scratch_");
+                    let base = if quad {
+                        S_VSHARP
+                    } else if scratch {
+                        S_SOFF
+                    } else {
+                        S_GLOBAL
+                    };
                     let store = info.class & (CLASS_STORE | CLASS_ATOMIC) != 0;
                     let sd = if store {
                         if w[0] <= 1 {
@@ -935,8 +1074,14 @@ impl Gen<'_> {
                         self.sdst(w[0])
                     };
                     let glc = u32::from(self.chance(20));
+                    // Scalar scratch addresses the wave's swizzled scratch: 64 lanes' bytes.
+                    let range = if scratch {
+                        (SCRATCH_PER_LANE * 64) as u64 - 16
+                    } else {
+                        GLOBAL_SIZE as u64 / 8
+                    };
                     let off = if self.chance(98) {
-                        self.below(GLOBAL_SIZE as u64 / 8) & !3
+                        self.below(range) & !3
                     } else {
                         self.rng.next_u64() as u32 & 0x1F_FFFF
                     };

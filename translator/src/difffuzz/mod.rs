@@ -8,7 +8,8 @@
 //! time; FLAT also into LDS and scratch through the apertures; MUBUF typed accesses under
 //! random V# formats, MTBUF), forward branches on SCC/VCC/EXEC, computed `s_setpc`/`s_swappc`
 //! jumps, subroutine calls (`s_call_b64` or `s_swappc_b64`, returning by `s_setpc_b64`),
-//! bounded loops and EXEC-masked `if`s, ending in `s_endpgm`. Every generated word is decoded
+//! bounded loops, EXEC-masked `if`s and fork/join (`s_cbranch_i_fork`/`g_fork` on a compare,
+//! `s_cbranch_join`), ending in `s_endpgm`. Every generated word is decoded
 //! back and must give the encoded opcode. An eighth of the programs run as a workgroup of 2-4
 //! waves with `s_barrier`s added ([`run_waves`]: shared LDS and memory, deterministic
 //! cooperative scheduling, every wave compared).
@@ -26,7 +27,8 @@
 //! programs ([`straight_line_for`]) compile every block in the JIT's straight-line form, the
 //! others in the lane-group loop form where a block qualifies.
 //!
-//! Not generated: `s_cbranch_*fork`/`join`, `s_rfe`, `s_endpgm_*` variants, the gfx950
+//! Not generated: nested fork/join (the hand-written tests in `tests/lift_forkjoin.rs` nest),
+//! `s_rfe`, `s_endpgm_*` variants, the gfx950
 //! scaled-MFMA pair (`v_mfma_ld_scale_b32` prefix), VOPC DPP (LLVM-22 has no GFX9 VOPC DPP
 //! encoding: "dpp variant of this instruction is not supported"), DPP `row_share` (GFX10+
 //! only; its GFX9 field values are `row_newbcast`), unaligned VGPR tuples. (V#s are swizzled
@@ -251,6 +253,7 @@ pub fn random_state(rng: &mut Rng, mode: u32) -> Box<WaveState> {
         s.sgpr[v + 3] |= 1 << 23;
     }
     s.sgpr[gen::S_SOFF as usize] = rng.below(16) as u32 * 4;
+    s.sgpr[gen::S_SOFF as usize + 1] = 0;
     s.sgpr[104] = 0;
     s.sgpr[105] = 0;
     s.sgpr[crate::wave::sreg::M0 as usize] = match rng.below(4) {
@@ -882,13 +885,14 @@ fn count(items: &[Item]) -> usize {
             | Item::If { body, .. }
             | Item::GprIdx { body, .. }
             | Item::Call { body, .. } => 1 + count(body),
+            Item::Fork { fail, pass, .. } => 1 + count(fail) + count(pass),
             _ => 1,
         })
         .sum()
 }
 
-/// Removes (or, with `unwrap`, replaces a loop or `if` by its body) the item at preorder
-/// index `*k`. False when there is nothing to do at that index.
+/// Removes (or, with `unwrap`, replaces a loop or `if` by its body, a fork by its two paths)
+/// the item at preorder index `*k`. False when there is nothing to do at that index.
 fn edit(items: &mut Vec<Item>, k: &mut usize, unwrap: bool) -> bool {
     let mut j = 0;
     while j < items.len() {
@@ -899,6 +903,7 @@ fn edit(items: &mut Vec<Item>, k: &mut usize, unwrap: bool) -> bool {
                     | Item::If { body, .. }
                     | Item::GprIdx { body, .. }
                     | Item::Call { body, .. } => body.clone(),
+                    Item::Fork { fail, pass, .. } => [&fail[..], &pass[..]].concat(),
                     _ => return false,
                 };
                 items.splice(j..=j, body);
@@ -918,6 +923,14 @@ fn edit(items: &mut Vec<Item>, k: &mut usize, unwrap: bool) -> bool {
                 return edit(body, k, unwrap);
             }
             *k -= n;
+        } else if let Item::Fork { fail, pass, .. } = &mut items[j] {
+            for path in [fail, pass] {
+                let n = count(path);
+                if *k < n {
+                    return edit(path, k, unwrap);
+                }
+                *k -= n;
+            }
         }
         j += 1;
     }

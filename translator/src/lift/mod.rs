@@ -5,7 +5,7 @@
 //!
 //! * `operand`: the lifting context, operand reads (registers, inline constants, literals,
 //!   VOP3 modifiers, DPP, SDWA, VGPR indexing) and EXEC-masked writes, shared by every family;
-//! * `salu` (SOP1/SOP2/SOPK/SOPC), `control` (SOPP: branches, barriers, waits),
+//! * `salu` (SOP1/SOP2/SOPK/SOPC), `control` (SOPP: branches, barriers, waits; fork/join),
 //!   `smem` (scalar memory), `valu` (VOP1/VOP2/VOP3/VOP3P), `vcmp` (VOPC and VOP3 compares),
 //!   `ds` (LDS and cross-lane DS), `vmem` (FLAT/GLOBAL/SCRATCH/MUBUF).
 //!

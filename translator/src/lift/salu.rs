@@ -12,6 +12,12 @@ const HWREG_MODE: u32 = 1;
 
 /// Lifts a SALU instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
+    // The fork/join branches (SOP2, SOPK, SOP1 encodings) are program control.
+    match name {
+        "s_cbranch_g_fork" | "s_cbranch_i_fork" => return super::control::fork(l, inst, name),
+        "s_cbranch_join" => return super::control::join(l, inst),
+        _ => {}
+    }
     let flow = lift_inner(l, inst, name)?;
     Ok((InstClass::Salu, flow))
 }

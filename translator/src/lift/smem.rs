@@ -14,6 +14,8 @@
 //!
 //! Scalar atomics are performed as a one-lane vector atomic (lane 0) on global memory, so
 //! they share the runtime's host atomics and checks; `glc` returns the pre-op value.
+//!
+//! Scalar scratch (`s_scratch_load_dword*`, `s_scratch_store_dword*`, GFX9): see [`scratch`].
 
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
@@ -197,6 +199,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
         return atomic(l, inst, rest, false);
     }
     let n = dwords(name).ok_or("not supported")?;
+    if name.starts_with("s_scratch_") {
+        return scratch(l, inst, name.starts_with("s_scratch_store_"), n);
+    }
     if let Some(kind) = name.strip_prefix("s_load_") {
         let _ = kind;
         let base = l.s64(inst.src[0], K::B64)?;
@@ -315,4 +320,88 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
         return Ok(());
     }
     Err("not supported".into())
+}
+
+/// Lanes whose dwords the wave's swizzled scratch interleaves: wave byte address `w` holds
+/// byte `w % 4` of lane `(w / 4) % 64`'s dword at private offset `(w / 256) * 4`.
+const SCRATCH_LANES: u64 = 64;
+
+/// `s_scratch_load_dword*` / `s_scratch_store_dword*` (GFX9 SMEM): `n` dwords at the wave
+/// scratch address `ADDR = SGPR[base] + inst_offset + {M0 | SGPR[soffset] | 0} * 64`, the two
+/// low bits ignored (CDNA4 ISA 8.2.1.1 "Scalar Memory Addressing").
+///
+/// `ADDR` addresses the wave's scratch as the hardware lays it out: swizzled with 4-byte
+/// elements and an index stride of 64 lanes (each lane's consecutive dwords are 256 bytes
+/// apart; CDNA3 ISA 9.1.5.2 "Swizzled Buffer Addressing", the layout the private segment
+/// and `scratch_*` use, as gem5 found against MI300 hardware: "each dword is interleaved 64
+/// lanes * 4 bytes away"). That is why the register offset, a per-lane byte offset, is
+/// multiplied by 64. wavejit stores the private segment per lane and gives every wave a
+/// scratch base of 0 (the private segment buffer V# and the flat-scratch init SGPRs hold
+/// base 0, see `runtime::dispatch::wave_init`), so `ADDR` is an offset in the wave's scratch: dword `i`
+/// at `a = ADDR + 4i` is lane `(a >> 2) % 64`'s dword at private offset `(a >> 8) * 4`. Each
+/// dword is a one-lane scratch access (EXEC does not apply: a scalar access), range-checked
+/// and faulting as a vector scratch access of that lane (`MemError::OutOfRange` beyond the
+/// lane's private size; an `ADDR` that wraps below 0 is far out of range).
+fn scratch(l: &mut Lifter, inst: &Inst, store: bool, n: u16) -> R<()> {
+    let base = l.s64(inst.src[0], K::B64)?;
+    let mut a = l.add_imm(base, inst.mem.offset as i64 as u64);
+    if inst.src[2].is_some() {
+        let so = l.s32(inst.src[2], K::B32)?;
+        let so = l.conv(ConvOp::ZExt, so);
+        let k = l.c64(SCRATCH_LANES);
+        let so = l.bin(BinOp::Mul, so, k);
+        a = l.add(a, so);
+    }
+    let a = l.and_imm(a, !3);
+    let (reg, what) = if store {
+        (inst.src[1], "scalar scratch store data")
+    } else {
+        (inst.dst[0], "scalar scratch load destination")
+    };
+    let reg = reg.sreg().ok_or(format!("{what} is not an SGPR"))?;
+    if reg as u16 + n > 128 {
+        return Err(format!("{what} range leaves the scalar registers"));
+    }
+    let one = l.c64(1);
+    let mut vals = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let ai = l.add_imm(a, 4 * i as u64);
+        let lane = l.lshr_imm(ai, 2);
+        let lane = l.and_imm(lane, SCRATCH_LANES - 1);
+        let row = l.lshr_imm(ai, 8);
+        let off = l.shl_imm(row, 2);
+        let addr = l.bcast(off);
+        let mask = l.bin(BinOp::Shl, one, lane);
+        let lane32 = l.lo(lane);
+        if store {
+            let d = l.get_sreg(reg + i as u8);
+            let data = l.bcast(d);
+            l.effect(Op::Store {
+                pc: l.pc,
+                space: Space::Scratch,
+                addr,
+                size: 4,
+                data,
+                mask,
+            });
+        } else {
+            let v = l.push_op(
+                Op::Load {
+                    pc: l.pc,
+                    space: Space::Scratch,
+                    addr,
+                    size: 4,
+                    signed: false,
+                    mask,
+                },
+                Ty::V32,
+            );
+            vals.push(l.read_lane(v, lane32));
+        }
+    }
+    // Load every dword before writing any, so a destination overlapping the base is safe.
+    for (i, v) in vals.into_iter().enumerate() {
+        l.set_sreg(reg + i as u8, v);
+    }
+    Ok(())
 }
