@@ -406,6 +406,62 @@ fn scalar_float_arithmetic_in_directed_rounding_modes() {
 }
 
 #[test]
+fn scalar_float_conversions_in_every_rounding_mode() {
+    // RDNA4 ISA 6.8 (SALU float rounding follows MODE.round; results identical to the VALU
+    // counterparts) and 16.3 (S_CVT_F32_I32/U32: i32/u32_to_f32; S_CVT_F16_F32: f32_to_f16,
+    // V_CVT_F16_F32 rounds in the f64/f16 direction, MODE[3:2]); FP16_OVFL (MODE[23])
+    // clamps an overflowing f16 result to ±65504 but keeps a true infinity (ISA 3.4 MODE).
+    #[rustfmt::skip]
+    let words = [
+        0xbe886402, // s_cvt_f32_i32 s8, s2
+        0xbe896403, // s_cvt_f32_i32 s9, s3
+        0xbe8a6504, // s_cvt_f32_u32 s10, s4
+        0xbe8b6805, // s_cvt_f16_f32 s11, s5
+        0xbe8c6806, // s_cvt_f16_f32 s12, s6
+        0xbe8d6807, // s_cvt_f16_f32 s13, s7
+        0xa48e0f0f, // s_add_f16 s14, s15, s15
+        0xbe906811, // s_cvt_f16_f32 s16, s17
+        S_ENDPGM,
+    ];
+    // f16 results by hand, per MODE direction (nearest even, +inf, -inf, toward 0):
+    // 1 + 2^-12 is a quarter ulp above f16 1.0 (0x3c00); -(1 + 3 * 2^-11) is the tie between
+    // -(1 + 2^-10) (0xbc01) and the even -(1 + 2^-9) (0xbc02); 70000 and 65504 + 65504 lie
+    // above the f16 maximum 65504 (0x7bff) and beyond the nearest-even overflow bound 65520.
+    let cvt_small = [0x3c00, 0x3c01, 0x3c00, 0x3c00];
+    let cvt_tie = [0xbc02, 0xbc01, 0xbc02, 0xbc01];
+    let overflow = [0x7c00, 0x7c00, 0x7bff, 0x7bff];
+    for ovfl in [false, true] {
+        for rm in 0..4u32 {
+            let mut s = state(32, 211, EXEC);
+            s.mode = MODE | rm | rm << 2 | (ovfl as u32) << 23;
+            s.sgpr[2] = 0x0100_0003; // 2^24 + 3: between 2^24 + 2 and 2^24 + 4, a tie
+            s.sgpr[3] = (-16_777_217i32) as u32; // -(2^24 + 1), a tie
+            s.sgpr[4] = u32::MAX;
+            s.sgpr[5] = 0x3f80_0800; // 1 + 2^-12
+            s.sgpr[6] = 0xbf80_3000; // -(1 + 3 * 2^-11)
+            s.sgpr[7] = 70000.0f32.to_bits();
+            s.sgpr[15] = 0xabcd_7bff; // f16 65504 (high half ignored)
+            s.sgpr[17] = f32::INFINITY.to_bits();
+            run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+            let i = rm as usize;
+            let big = if ovfl { 0x7bff } else { overflow[i] };
+            let want = [
+                round_f32(16_777_219.0, rm),
+                round_f32(-16_777_217.0, rm),
+                round_f32(u32::MAX as f64, rm),
+                cvt_small[i],
+                cvt_tie[i],
+                big,
+                big,
+            ];
+            assert_eq!(s.sgpr[8..15], want, "round mode {rm}, FP16_OVFL {ovfl}");
+            // A true infinity stays one under FP16_OVFL.
+            assert_eq!(s.sgpr[16], 0x7c00, "round mode {rm}, FP16_OVFL {ovfl}");
+        }
+    }
+}
+
+#[test]
 fn exact_scalar_float_ops_in_every_rounding_mode() {
     // Min/max and ceil/floor/trunc/rndne are exact, so MODE's rounding direction (f32 in
     // bits [1:0], f16 in [3:2]) does not change them (RDNA4 ISA 6.8, 16.3).
@@ -1530,6 +1586,99 @@ fn f16_omod_flushes_and_drops_the_negative_zero() {
                 b.vgpr[11][l] & 0xffff_0000 | add,
                 "{what} add"
             );
+        }
+    }
+}
+
+#[test]
+fn f16_min_max_variants_take_omod_and_clamp() {
+    // The RDNA f16 min/max variants take OMOD and clamp like every f16 VOP3 result (RDNA4
+    // ISA 7.2.3: OMOD then clamp to [0, 1], any NaN clamps to 0; RDNA3 applies OMOD only
+    // with f16 output denormals flushed and IEEE clear). Results worked by hand from the
+    // ISA's minNum/maxNum (a NaN loses to a number) and IEEE maximum (a NaN wins).
+    const NAN: u32 = 0x7e00;
+    // (a, b, c): 1.5, 3, 2 | -0.25, 0.5, NaN | 0.0625, 0.75, 0.125 | NaN, NaN, NaN
+    let inputs: [(u32, u32, u32); 4] = [
+        (0x3e00, 0x4200, 0x4000),
+        (0xb400, 0x3800, NAN),
+        (0x2c00, 0x3a00, 0x3000),
+        (NAN, NAN, NAN),
+    ];
+    let load = |s: &mut WaveState| {
+        for l in 0..64 {
+            let (a, b, c) = inputs[l % 4];
+            s.vgpr[1][l] = s.vgpr[1][l] & 0xffff_0000 | a;
+            s.vgpr[2][l] = s.vgpr[2][l] & 0xffff_0000 | b;
+            s.vgpr[3][l] = s.vgpr[3][l] & 0xffff_0000 | c;
+        }
+    };
+    let half = |s: &WaveState, b: &WaveState, reg: usize, l: usize, hi: bool, v: u32| {
+        let keep = if hi { 0xffff } else { 0xffff_0000 };
+        let want = b.vgpr[reg][l] & keep | if hi { v << 16 } else { v };
+        assert_eq!(s.vgpr[reg][l], want, "v{reg} lane {l}");
+    };
+
+    // gfx12
+    #[rustfmt::skip]
+    let words = [
+        0xd62b000a, 0x0c0e0501, // v_min3_num_f16 v10.l, v1.l, v2.l, v3.l mul:2
+        0xd62bc00a, 0x040e0501, // v_min3_num_f16 v10.h, v1.l, v2.l, v3.l op_sel:[0,0,0,1] clamp
+        0xd768000b, 0x18020501, // v_maximum_f16 v11.l, v1.l, v2.l div:2
+        0xd632800c, 0x140e0501, // v_med3_num_f16 v12.l, v1.l, v2.l, v3.l clamp mul:4
+        0xd66a800d, 0x040e0501, // v_minmax_num_f16 v13.l, v1.l, v2.l, v3.l clamp
+        S_ENDPGM,
+    ];
+    // Per input row: min3_num * 2, clamp(min3_num), maximum / 2, clamp(med3_num * 4),
+    // clamp(max_num(min_num(a, b), c)).
+    let want12: [[u32; 5]; 4] = [
+        [0x4200, 0x3c00, 0x3e00, 0x3c00, 0x3c00], // 3, 1, 1.5, clamp(8), clamp(2)
+        [0xb800, 0x0000, 0x3400, 0x0000, 0x0000], // -0.5, 0, 0.25, clamp(-1), clamp(-0.25)
+        [0x3000, 0x2c00, 0x3600, 0x3800, 0x3000], // 0.125, 0.0625, 0.375, 0.5, 0.125
+        [NAN, 0x0000, NAN, 0x0000, 0x0000],       // NaN passes OMOD; clamp makes it 0
+    ];
+    for mode in [0xf0, 0x00] {
+        let mut s = state(32, 221, !0);
+        s.mode = mode;
+        load(&mut s);
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+        for l in 0..32 {
+            let w = want12[l % 4];
+            half(&s, &b, 11, l, false, w[2]);
+            half(&s, &b, 12, l, false, w[3]);
+            half(&s, &b, 13, l, false, w[4]);
+            // v10.h: the low half holds the first result.
+            assert_eq!(s.vgpr[10][l], w[1] << 16 | w[0], "v10 lane {l}");
+        }
+    }
+
+    // gfx11: OMOD only with MODE 0 (f16 denormals flushed); clamp always.
+    #[rustfmt::skip]
+    let words = [
+        0xd661000a, 0x0c0e0501, // v_minmax_f16 v10.l, v1.l, v2.l, v3.l mul:2
+        0xd660800b, 0x040e0501, // v_maxmin_f16 v11.l, v1.l, v2.l, v3.l clamp
+        0xd661800c, 0x1c0e0501, // v_minmax_f16 v12.l, v1.l, v2.l, v3.l clamp div:2
+        S_ENDPGM,
+    ];
+    // Per input row: minmax = max(min(a, b), c) and maxmin = min(max(a, b), c) (minNum and
+    // maxNum); (minmax * 2, minmax, clamp(maxmin), clamp(minmax / 2), clamp(minmax)).
+    let want11: [[u32; 5]; 4] = [
+        [0x4400, 0x4000, 0x3c00, 0x3c00, 0x3c00], // 4, 2, clamp(2), 1, clamp(2)
+        [0xb800, 0xb400, 0x3800, 0x0000, 0x0000], // -0.5, -0.25, 0.5, clamp(-0.125), 0
+        [0x3400, 0x3000, 0x3000, 0x2c00, 0x3000], // 0.25, 0.125, 0.125, 0.0625, 0.125
+        [NAN, NAN, 0x0000, 0x0000, 0x0000],
+    ];
+    for (mode, omod) in [(0xf0, false), (0x00, true)] {
+        let mut s = state(32, 223, !0);
+        s.mode = mode;
+        load(&mut s);
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+        for l in 0..32 {
+            let w = want11[l % 4];
+            half(&s, &b, 10, l, false, if omod { w[0] } else { w[1] });
+            half(&s, &b, 11, l, false, w[2]);
+            half(&s, &b, 12, l, false, if omod { w[3] } else { w[4] });
         }
     }
 }

@@ -468,10 +468,9 @@ fn fminmax_apply(l: &mut Lifter, inst: &Inst, k: K, rule: MinMax, seq: &[bool]) 
         };
     }
     if k == K::F16 {
-        if inst.mods.clamp || inst.mods.omod != 0 {
-            return Err("output modifiers on a 16-bit result".into());
-        }
-        return write16(l, inst, acc);
+        // OMOD and clamp apply to f16 results as to f32 ones (RDNA4 ISA 7.2.3).
+        let r = super::valu::out16(l, inst, acc)?;
+        return write16(l, inst, r);
     }
     let r = l.fout(acc, k)?;
     if k == K::F64 {
@@ -601,17 +600,22 @@ fn fsrc(l: &mut Lifter, inst: &Inst, i: usize, k: K) -> R<Val> {
     })
 }
 
-/// Rejects rounding modes other than nearest-even for kind `k` (MODE.FP_ROUND).
-fn rne_only(l: &Lifter, k: K) -> R<()> {
-    let round = if k == K::F32 {
-        l.mode & 3
-    } else {
-        l.mode >> 2 & 3
-    };
-    if round != 0 {
-        return Err(format!("MODE round mode {round} is not supported"));
-    }
-    Ok(())
+/// `op` on scalar operands rounded once in the MODE direction for results of kind `k`, with
+/// FP16_OVFL for f16 results: the VALU's rounded lane function on a broadcast, lane 0 read
+/// back (RDNA4 ISA 6.8: the scalar float instructions "produce identical results with their
+/// VALU counterparts"; rounding follows MODE.round).
+fn scalar_rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Val {
+    let lanes: Vec<Val> = args.into_iter().map(|a| l.bcast(a)).collect();
+    let v = super::valu::rounded(l, op, k, lanes);
+    let zero = l.c32(0);
+    l.read_lane(v, zero)
+}
+
+/// Whether a result of kind `k` needs [`scalar_rounded`]: a directed MODE rounding, or
+/// FP16_OVFL for an f16 result (the IR's conversions round to nearest even and overflow to
+/// infinity).
+fn needs_rounded(l: &Lifter, k: K) -> bool {
+    super::valu::round_of(l, k) != Round::NearestEven || (k == K::F16 && super::valu::fp16_ovfl(l))
 }
 
 /// Output denormal flushing of a scalar float result.
@@ -626,8 +630,8 @@ fn fres(l: &mut Lifter, v: Val, k: K) -> Val {
 /// The SALU float instructions (RDNA4 ISA 6.8 and 16.1/16.3/16.4). f16 arithmetic is done
 /// in f32 and rounded once (exact for add, sub, mul and min/max; `s_fmac_f16` may
 /// double-round in rare ties, as the VALU f16 FMAs); f16 results zero the high half. Under a
-/// directed MODE rounding, arithmetic goes through `salu_float_directed`; conversions other
-/// than the exact ones stay round-to-nearest-even only.
+/// directed MODE rounding (or FP16_OVFL for f16 results), arithmetic goes through
+/// `salu_float_directed` and the rounding conversions through `scalar_rounded`.
 fn salu_float(l: &mut Lifter, inst: &Inst, stem: &str, k: K) -> Option<R<()>> {
     let op = stem
         .strip_suffix(if k == K::F32 { "_f32" } else { "_f16" })
@@ -681,14 +685,22 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
     // Conversions, named `s_cvt_<to>_<from>`.
     match stem {
         "cvt_f32_i32" | "cvt_f32_u32" => {
-            rne_only(l, K::F32)?;
+            // Rounded in the f32 MODE direction (RDNA4 ISA 16.3 S_CVT_F32_I32/U32: `D0.f32 =
+            // i32_to_f32(S0.i32)`, as V_CVT_F32_I32).
             let a = l.s32(inst.src[0], K::B32)?;
-            let c = if stem == "cvt_f32_i32" {
-                ConvOp::I32ToF32
+            let signed = stem == "cvt_f32_i32";
+            let r = if needs_rounded(l, K::F32) {
+                let op = if signed {
+                    RoundedOp::I32ToF32
+                } else {
+                    RoundedOp::U32ToF32
+                };
+                scalar_rounded(l, op, K::F32, vec![a])
+            } else if signed {
+                l.conv(ConvOp::I32ToF32, a)
             } else {
-                ConvOp::U32ToF32
+                l.conv(ConvOp::U32ToF32, a)
             };
-            let r = l.conv(c, a);
             return l.set_s32(inst.dst[0], r);
         }
         "cvt_i32_f32" | "cvt_u32_f32" => {
@@ -720,9 +732,14 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
             return l.set_s32(inst.dst[0], r);
         }
         "cvt_f16_f32" => {
-            rne_only(l, K::F16)?;
+            // Rounded in the f16 (f64/f16) MODE direction with FP16_OVFL, as V_CVT_F16_F32
+            // ("Output rounding based on DP rounding mode", RDNA4 ISA 16.7).
             let a = fsrc(l, inst, 0, K::F32)?;
-            let r = l.conv(ConvOp::F32ToF16, a);
+            let r = if needs_rounded(l, K::F16) {
+                scalar_rounded(l, RoundedOp::F32ToF16, K::F16, vec![a])
+            } else {
+                l.conv(ConvOp::F32ToF16, a)
+            };
             let r = fres(l, r, K::F16);
             let r = l.and_imm(r, 0xffff);
             return l.set_s32(inst.dst[0], r);
@@ -740,14 +757,14 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
         _ => {}
     }
     // Min/max and the integral roundings are exact (in f16 through f32 too): no MODE
-    // rounding direction applies to them. Add, sub, mul and the FMAs round once in a
-    // directed MODE direction through the VALU's rounded lane function (on a broadcast,
-    // lane 0 read back), in f16 directly.
+    // rounding direction or overflow applies to them. Add, sub, mul and the FMAs round once
+    // in a directed MODE direction, or with FP16_OVFL, through `scalar_rounded`, in f16
+    // directly.
     let exact = matches!(
         op,
         "min_num" | "max_num" | "minimum" | "maximum" | "ceil" | "floor" | "trunc" | "rndne"
     );
-    if !exact && super::valu::round_of(l, k) != Round::NearestEven {
+    if !exact && needs_rounded(l, k) {
         return salu_float_directed(l, inst, op, k);
     }
     let f16 = k == K::F16;
@@ -819,8 +836,9 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
     l.set_s32(inst.dst[0], r)
 }
 
-/// `s_add/sub/mul/fmac/fmaak/fmamk_f32/f16` under a directed MODE rounding direction: one
-/// rounding of the exact result (RDNA4 ISA 6.8: SALU float rounding follows MODE.round).
+/// `s_add/sub/mul/fmac/fmaak/fmamk_f32/f16` under a directed MODE rounding direction (or an
+/// f16 one with FP16_OVFL): one rounding of the exact result (RDNA4 ISA 6.8: SALU float
+/// rounding follows MODE.round).
 fn salu_float_directed(l: &mut Lifter, inst: &Inst, op: &str, k: K) -> R<()> {
     use RoundedOp::*;
     let f16 = k == K::F16;
@@ -852,15 +870,9 @@ fn salu_float_directed(l: &mut Lifter, inst: &Inst, op: &str, k: K) -> R<()> {
             };
             (if f16 { FmaF16 } else { FmaF32 }, vec![a, b, c])
         }
-        _ => {
-            rne_only(l, k)?;
-            return Err(format!("scalar float op {op} under a directed rounding"));
-        }
+        _ => return Err(format!("scalar float op {op} under a directed rounding")),
     };
-    let lanes: Vec<Val> = args.into_iter().map(|a| l.bcast(a)).collect();
-    let v = super::valu::rounded(l, rop, k, lanes);
-    let zero = l.c32(0);
-    let r = l.read_lane(v, zero);
+    let r = scalar_rounded(l, rop, k, args);
     let r = fres(l, r, k);
     let r = if f16 { l.and_imm(r, 0xffff) } else { r };
     l.set_s32(inst.dst[0], r)
@@ -2097,10 +2109,8 @@ fn med3_num(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let r = l.select(is_a, bc, r);
     let r = l.select(any_nan, min3, r);
     if f16 {
-        if inst.mods.clamp || inst.mods.omod != 0 {
-            return Err("output modifiers on a 16-bit result".into());
-        }
         let h = l.conv(ConvOp::F32ToF16, r);
+        let h = super::valu::out16(l, inst, h)?;
         write16(l, inst, h)
     } else {
         let r = l.fout(r, K::F32)?;

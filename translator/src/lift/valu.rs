@@ -285,7 +285,7 @@ fn fmed3(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
 /// as for f32 results ([`Lifter::fout`]): then output denormals are flushed (RDNA4 ISA 7.2.3:
 /// "flushes output denorms when OMOD!=0"; RDNA3 applies OMOD only when f16 denormals are
 /// flushed anyway) and -0 * OMOD = +0.
-fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
+pub(super) fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
     let mut r = r;
     if l.omod_active(inst, K::F16) {
         let m = match inst.mods.omod {
