@@ -410,7 +410,7 @@ fn scalar_float_conversions_in_every_rounding_mode() {
     // RDNA4 ISA 6.8 (SALU float rounding follows MODE.round; results identical to the VALU
     // counterparts) and 16.3 (S_CVT_F32_I32/U32: i32/u32_to_f32; S_CVT_F16_F32: f32_to_f16,
     // V_CVT_F16_F32 rounds in the f64/f16 direction, MODE[3:2]); FP16_OVFL (MODE[23])
-    // clamps an overflowing f16 result to ±65504 but keeps a true infinity (ISA 3.4 MODE).
+    // clamps an overflowing f16 result to ±65504 but keeps a true infinity (ISA 3.4.3 MODE).
     #[rustfmt::skip]
     let words = [
         0xbe886402, // s_cvt_f32_i32 s8, s2
@@ -1679,6 +1679,53 @@ fn f16_min_max_variants_take_omod_and_clamp() {
             half(&s, &b, 10, l, false, if omod { w[0] } else { w[1] });
             half(&s, &b, 11, l, false, w[2]);
             half(&s, &b, 12, l, false, if omod { w[3] } else { w[4] });
+        }
+    }
+}
+
+#[test]
+fn cube_map_ops_and_their_denormal_flush() {
+    // RDNA4 ISA 16.12 V_CUBEID/CUBESC/CUBETC/CUBEMA_F32 worked by hand: the major axis is z
+    // when |z| >= |x| and |z| >= |y|, else y when |y| >= |x|, else x; 7.2.4: these ops flush
+    // input and output denormals in every MODE. The same on RDNA3 (LLVM encodes them alike).
+    #[rustfmt::skip]
+    let words = [
+        0xd60c000a, 0x040e0501, // v_cubeid_f32 v10, v1, v2, v3
+        0xd60d000b, 0x040e0501, // v_cubesc_f32 v11, v1, v2, v3
+        0xd60e000c, 0x040e0501, // v_cubetc_f32 v12, v1, v2, v3
+        0xd60f000d, 0x040e0501, // v_cubema_f32 v13, v1, v2, v3
+        0xd60d040e, 0x240e0501, // v_cubesc_f32 v14, -v1, v2, |v3|
+        S_ENDPGM,
+    ];
+    let den = f32::from_bits(1);
+    // (x, y, z) -> (id, sc, tc, ma, sc of (-x, y, |z|))
+    #[rustfmt::skip]
+    let rows: [([f32; 3], [f32; 5]); 9] = [
+        ([1.0, 2.0, 3.0], [4.0, 1.0, -2.0, 6.0, -1.0]),     // z major, z > 0: sc = x, tc = -y
+        ([1.0, 2.0, -3.0], [5.0, -1.0, -2.0, -6.0, -1.0]),  // z < 0: sc = -x; |z| = 3 > 0
+        ([1.0, -3.0, 2.0], [3.0, 1.0, -2.0, -6.0, -1.0]),   // y major, y < 0: tc = -z
+        ([-4.0, 3.0, 2.0], [1.0, 2.0, -3.0, -8.0, -2.0]),   // x major, x < 0: sc = z; -x > 0: -z
+        ([4.0, 3.0, 2.0], [0.0, -2.0, -3.0, 8.0, 2.0]),     // x major, x > 0: sc = -z
+        ([2.0, 2.0, 2.0], [4.0, 2.0, -2.0, 4.0, -2.0]),     // ties go to z
+        ([2.0, -2.0, 1.0], [3.0, 2.0, -1.0, -4.0, -2.0]),   // |y| = |x|: y major
+        ([den, 0.0, -0.0], [4.0, 0.0, -0.0, -0.0, -0.0]),   // x flushed to +0: z major, -0 >= 0
+        ([3.0, den, 4.0e-39], [0.0, -0.0, -0.0, 6.0, 0.0]), // y, z flushed: x major, sc = -(+0); v14: -3 < 0, sc = +0
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        for mode in [0xf0, 0x00] {
+            let mut s = state(32, 227, EXEC);
+            s.mode = mode;
+            for l in 0..64 {
+                let (x, _) = rows[l % 9];
+                for k in 0..3 {
+                    s.vgpr[1 + k][l] = x[k].to_bits();
+                }
+            }
+            let b = clone_state(&s);
+            run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+            for k in 0..5 {
+                check(&b, &s, 10 + k, |l| rows[l % 9].1[k].to_bits());
+            }
         }
     }
 }

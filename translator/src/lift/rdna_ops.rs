@@ -20,7 +20,8 @@
 //!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order; gfx11 float forms),
 //!   `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`, `ds_append/consume` (per wave64 pass);
 //! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
-//!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`.
+//!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`,
+//!   the cube-map ops `v_cube{id,sc,tc,ma}_f32` (GFX9 has them too; not lifted there).
 //!
 //! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
 //! returns `None` for what it does not handle. Buffer addressing is in `rdna_buffer`.
@@ -150,6 +151,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
             Some(pk_minimum16(l, inst, base))
         }
         "med3_num_f32" | "med3_num_f16" => Some(med3_num(l, inst, base)),
+        "cubeid_f32" | "cubesc_f32" | "cubetc_f32" | "cubema_f32" => Some(cube(l, base)),
         "dot4_i32_iu8" | "dot8_i32_iu4" => Some(dot_iu(l, inst, base)),
         "dot2_f32_f16" | "dot2_f32_bf16" | "dot2acc_f32_f16" | "dot2acc_f32_bf16"
         | "dot4_f32_fp8_fp8" | "dot4_f32_fp8_bf8" | "dot4_f32_bf8_fp8" | "dot4_f32_bf8_bf8" => {
@@ -733,7 +735,7 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
         }
         "cvt_f16_f32" => {
             // Rounded in the f16 (f64/f16) MODE direction with FP16_OVFL, as V_CVT_F16_F32
-            // ("Output rounding based on DP rounding mode", RDNA4 ISA 16.7).
+            // ("Output rounding based on DP rounding mode", RDNA4 ISA 16.8).
             let a = fsrc(l, inst, 0, K::F32)?;
             let r = if needs_rounded(l, K::F16) {
                 scalar_rounded(l, RoundedOp::F32ToF16, K::F16, vec![a])
@@ -2116,6 +2118,81 @@ fn med3_num(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         let r = l.fout(r, K::F32)?;
         l.vdst32(r)
     }
+}
+
+/// `v_cubeid/cubesc/cubetc/cubema_f32` of the coordinate (x, y, z) = (S0, S1, S2) (RDNA4 ISA
+/// 16.12, V_CUBEID_F32 ... V_CUBEMA_F32): the major axis is z when |z| >= |x| and |z| >= |y|,
+/// else y when |y| >= |x|, else x (a NaN compares false); the face id (0-5), the S and T
+/// coordinates on that face (source values, sign-flipped by the pseudocode's rules) and twice
+/// the major-axis value. These ops always flush input and output denormals whatever MODE
+/// says (RDNA4 ISA 7.2.4: "These opcodes flush input and output denorms: ..., CUBExx_F32").
+fn cube(l: &mut Lifter, base: &str) -> R<()> {
+    l.count_vector();
+    let mut v = Vec::with_capacity(3);
+    for i in 0..3 {
+        let x = l.src(i, K::F32)?;
+        v.push(l.flush_denorm(x, K::F32));
+    }
+    let (x, y, z) = (v[0], v[1], v[2]);
+    let (ax, ay, az) = (
+        l.and_imm(x, 0x7fff_ffff),
+        l.and_imm(y, 0x7fff_ffff),
+        l.and_imm(z, 0x7fff_ffff),
+    );
+    let zx = l.cmp(CmpOp::FGe, az, ax);
+    let zy = l.cmp(CmpOp::FGe, az, ay);
+    let zmaj = l.and(zx, zy);
+    let ymaj = l.cmp(CmpOp::FGe, ay, ax);
+    let zero = l.cst(x, 0);
+    let neg = |l: &mut Lifter, a: Val| {
+        let m = l.cst(a, 0x8000_0000);
+        l.xor(a, m)
+    };
+    let lt0 = |l: &mut Lifter, a: Val| l.cmp(CmpOp::FLt, a, zero);
+    // The value on each branch: (z major, y major, x major).
+    let (on_z, on_y, on_x) = match base {
+        "cubeid_f32" => {
+            let face = |l: &mut Lifter, a: Val, pos: f32| {
+                let (p, n) = (
+                    l.cst(a, pos.to_bits().into()),
+                    l.cst(a, (pos + 1.0).to_bits().into()),
+                );
+                let is_neg = lt0(l, a);
+                l.select(is_neg, n, p)
+            };
+            (face(l, z, 4.0), face(l, y, 2.0), face(l, x, 0.0))
+        }
+        "cubesc_f32" => {
+            let nx = neg(l, x);
+            let zn = lt0(l, z);
+            let on_z = l.select(zn, nx, x);
+            let nz = neg(l, z);
+            let xn = lt0(l, x);
+            let on_x = l.select(xn, z, nz);
+            (on_z, x, on_x)
+        }
+        "cubetc_f32" => {
+            let ny = neg(l, y);
+            let nz = neg(l, z);
+            let yn = lt0(l, y);
+            let on_y = l.select(yn, nz, z);
+            (ny, on_y, ny)
+        }
+        _ => {
+            let two = l.cst(x, 2.0f32.to_bits().into());
+            let (mz, my, mx) = (
+                l.bin(BinOp::FMul, z, two),
+                l.bin(BinOp::FMul, y, two),
+                l.bin(BinOp::FMul, x, two),
+            );
+            (mz, my, mx)
+        }
+    };
+    let r = l.select(ymaj, on_y, on_x);
+    let r = l.select(zmaj, on_z, r);
+    let r = l.fout(r, K::F32)?;
+    let r = l.flush_denorm(r, K::F32);
+    l.vdst32(r)
 }
 
 /// `v_sat_pk_u8_i16`: both signed 16-bit halves of S0 saturated to 0..=255, packed into a
