@@ -1731,6 +1731,70 @@ fn cube_map_ops_and_their_denormal_flush() {
 }
 
 #[test]
+fn integer_add_sub_clamp_saturates() {
+    // RDNA4 ISA 7.2.3.1: with clamp an integer result saturates to the type's range (signed
+    // [INT_MIN, INT_MAX], unsigned [0, UINT_MAX]); LLVM 22 lowers llvm.sadd.sat/ssub.sat to
+    // these forms on gfx1100 and gfx1200. Expected values from the host's saturating ops;
+    // the rows are chosen to overflow each way.
+    #[rustfmt::skip]
+    let words = [
+        0xd726800a, 0x00020501, // v_add_nc_i32 v10, v1, v2 clamp
+        0xd725800b, 0x00020501, // v_sub_nc_i32 v11, v1, v2 clamp
+        0xd726000c, 0x00020501, // v_add_nc_i32 v12, v1, v2
+        0xd70d800d, 0x00020501, // v_add_nc_i16 v13.l, v1.l, v2.l clamp
+        0xd70ec00d, 0x00020501, // v_sub_nc_i16 v13.h, v1.l, v2.l op_sel:[0,0,1] clamp
+        0xd703800e, 0x00020501, // v_add_nc_u16 v14.l, v1.l, v2.l clamp
+        0xd704c00e, 0x00020501, // v_sub_nc_u16 v14.h, v1.l, v2.l op_sel:[0,0,1] clamp
+        0xd525800f, 0x00020501, // v_add_nc_u32_e64 v15, v1, v2 clamp
+        S_ENDPGM,
+    ];
+    let rows: [(u32, u32); 5] = [
+        (0x7fff_fff0, 0x0000_0020),
+        (0x8000_0005, 0x0000_0010),
+        (0x0000_7ff0, 0xffff_0020),
+        (0xffff_8000, 0x0000_0001),
+        (0x1234_5678, 0x0fed_cba9),
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 229, EXEC);
+        for l in 0..64 {
+            let (a, b) = rows[l % 5];
+            s.vgpr[1][l] = a;
+            s.vgpr[2][l] = b;
+        }
+        let bs = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let ab = |l: usize| rows[l % 5];
+        check(&bs, &s, 10, |l| {
+            let (a, b) = ab(l);
+            (a as i32).saturating_add(b as i32) as u32
+        });
+        check(&bs, &s, 11, |l| {
+            let (a, b) = ab(l);
+            (a as i32).saturating_sub(b as i32) as u32
+        });
+        check(&bs, &s, 12, |l| {
+            let (a, b) = ab(l);
+            a.wrapping_add(b)
+        });
+        check(&bs, &s, 13, |l| {
+            let (a, b) = ab(l);
+            let (x, y) = (a as u16 as i16, b as u16 as i16);
+            (x.saturating_sub(y) as u16 as u32) << 16 | x.saturating_add(y) as u16 as u32
+        });
+        check(&bs, &s, 14, |l| {
+            let (a, b) = ab(l);
+            let (x, y) = (a as u16, b as u16);
+            (x.saturating_sub(y) as u32) << 16 | x.saturating_add(y) as u32
+        });
+        check(&bs, &s, 15, |l| {
+            let (a, b) = ab(l);
+            a.saturating_add(b)
+        });
+    }
+}
+
+#[test]
 fn wave32_lds_permutes_wrap_at_32_lanes() {
     #[rustfmt::skip]
     let words = [

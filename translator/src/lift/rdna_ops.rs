@@ -19,7 +19,7 @@
 //! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, block loads/stores, gfx12 sub-dword scalar
 //!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order; gfx11 float forms),
 //!   `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`, `ds_append/consume` (per wave64 pass);
-//! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
+//! * misc VALU: integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`,
 //!   the cube-map ops `v_cube{id,sc,tc,ma}_f32` (GFX9 has them too; not lifted there).
 //!
@@ -137,7 +137,6 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
             Some(permlane16(l, inst, base))
         }
         "permlane64_b32" => Some(permlane64(l, inst)),
-        "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
         "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
         "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, base)),
         "sat_pk_u8_i16" => Some(sat_pk_u8(l, inst)),
@@ -1012,21 +1011,6 @@ fn append(l: &mut Lifter, inst: &Inst, add: bool) -> R<()> {
         super::ds::append(l, inst, add, off, m)?;
     }
     Ok(())
-}
-
-/// `v_add_nc_i32`/`v_sub_nc_i32` without clamp: wrapping 32-bit add/sub.
-fn int32_nc(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    no_clamp(inst)?;
-    l.count_vector();
-    let a = l.src(0, K::B32)?;
-    let b = l.src(1, K::B32)?;
-    let op = if base == "add_nc_i32" {
-        BinOp::Add
-    } else {
-        BinOp::Sub
-    };
-    let r = l.bin(op, a, b);
-    l.vdst32(r)
 }
 
 /// Three-source integer min/max: `v_minmax/v_maxmin_{i32,u32}` (`min(max(a, b), c)` and

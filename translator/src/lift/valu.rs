@@ -1333,7 +1333,12 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         // ---- 16-bit integer and float (low halves; result zero-extended on GFX9) ----
         "add_u16" | "sub_u16" | "subrev_u16" | "mul_lo_u16" | "lshlrev_b16" | "lshrrev_b16"
         | "ashrrev_i16" | "max_u16" | "max_i16" | "min_u16" | "min_i16" => {
-            no_clamp(inst)?;
+            // Clamp saturates the unsigned add/sub to 0..=0xffff (CDNA ISA 6.5, RDNA4 ISA
+            // 7.2.3.1: "Unsigned int [0, UINT_MAX]"); not lifted for the others.
+            let sat = matches!(base, "add_u16" | "sub_u16" | "subrev_u16");
+            if !sat {
+                no_clamp(inst)?;
+            }
             let a = l.src(0, K::B16)?;
             let b = l.src(1, K::B16)?;
             let (a, b) = if base.contains("rev") { (b, a) } else { (a, b) };
@@ -1361,6 +1366,15 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 "max_i16" => l.bin(SMax, a, b),
                 "min_u16" => l.bin(UMin, a, b),
                 _ => l.bin(SMin, a, b),
+            };
+            // `r` is exact in 32 bits (a borrow makes it negative).
+            let r = if sat && inst.mods.clamp {
+                let zero = l.cst(r, 0);
+                let max = l.cst(r, 0xffff);
+                let t = l.bin(SMax, r, zero);
+                l.bin(SMin, t, max)
+            } else {
+                r
             };
             wr16(l, inst, r)
         }
