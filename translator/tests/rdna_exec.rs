@@ -1795,6 +1795,42 @@ fn integer_add_sub_clamp_saturates() {
 }
 
 #[test]
+fn clamp_without_effect_on_min_max_and_align() {
+    // Integer clamp saturates to the representable range (RDNA4 ISA 7.2.3.1), which a
+    // min/max/median already is in; V_ALIGN* ignore clamp (the same section's list). So
+    // these give the plain results, computed on the host.
+    #[rustfmt::skip]
+    let words = [
+        0xd64a800a, 0x040e0501, // v_min3_i16 v10.l, v1.l, v2.l, v3.l clamp
+        0xd64ec00a, 0x040e0501, // v_max3_u16 v10.h, v1.l, v2.l, v3.l op_sel:[0,0,0,1] clamp
+        0xd650800b, 0x040e0501, // v_med3_i16 v11.l, v1.l, v2.l, v3.l clamp
+        0xd616800e, 0x040e0501, // v_alignbit_b32 v14, v1, v2, v3 clamp
+        0xd617800f, 0x040e0501, // v_alignbyte_b32 v15, v1, v2, v3 clamp
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 233, EXEC);
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let h = |r: usize, l: usize| b.vgpr[r][l] as u16;
+        check(&b, &s, 10, |l| {
+            let (x, y, z) = (h(1, l) as i16, h(2, l) as i16, h(3, l) as i16);
+            let lo = x.min(y).min(z) as u16 as u32;
+            let hi = h(1, l).max(h(2, l)).max(h(3, l)) as u32;
+            hi << 16 | lo
+        });
+        check(&b, &s, 11, |l| {
+            let mut v = [h(1, l) as i16, h(2, l) as i16, h(3, l) as i16];
+            v.sort();
+            b.vgpr[11][l] & 0xffff_0000 | v[1] as u16 as u32
+        });
+        let cat = |l: usize| (b.vgpr[1][l] as u64) << 32 | b.vgpr[2][l] as u64;
+        check(&b, &s, 14, |l| (cat(l) >> (b.vgpr[3][l] & 31)) as u32);
+        check(&b, &s, 15, |l| (cat(l) >> (8 * (b.vgpr[3][l] & 3))) as u32);
+    }
+}
+
+#[test]
 fn wave32_lds_permutes_wrap_at_32_lanes() {
     #[rustfmt::skip]
     let words = [

@@ -1016,7 +1016,8 @@ fn append(l: &mut Lifter, inst: &Inst, add: bool) -> R<()> {
 /// Three-source integer min/max: `v_minmax/v_maxmin_{i32,u32}` (`min(max(a, b), c)` and
 /// mirror) and the 16-bit `v_min3/v_max3/v_med3_{i16,u16}`.
 fn int_minmax(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    no_clamp(inst)?;
+    // Clamp has no effect: the result is one of the sources, already in the representable
+    // range integer clamp saturates to (RDNA4 ISA 7.2.3.1).
     l.count_vector();
     let signed = base.contains("_i");
     let b16 = base.ends_with("16");

@@ -477,6 +477,13 @@ fn bitop3(l: &mut Lifter, table: u8, a: Val, b: Val, c: Val) -> Val {
 
 fn i3(l: &mut Lifter, inst: &Inst, k: K, f: impl Fn(&mut Lifter, Val, Val, Val) -> Val) -> R<()> {
     no_clamp(inst)?;
+    i3_clamp_free(l, k, f)
+}
+
+/// [`i3`] for an op on which clamp has no effect: a min/max/median, whose result is one of
+/// its sources and so already in the representable range that integer clamp saturates to
+/// (CDNA ISA 6.5, RDNA4 ISA 7.2.3.1), or one that ignores clamp (RDNA4 ISA 7.2.3.1's list).
+fn i3_clamp_free(l: &mut Lifter, k: K, f: impl Fn(&mut Lifter, Val, Val, Val) -> Val) -> R<()> {
     let a = l.src(0, k)?;
     let b = l.src(1, k)?;
     let c = l.src(2, k)?;
@@ -1028,7 +1035,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 "max3_i32" => SMax,
                 _ => UMax,
             };
-            i3(l, inst, K::B32, |l, a, b, c| {
+            i3_clamp_free(l, K::B32, |l, a, b, c| {
                 let t = l.bin(op, a, b);
                 l.bin(op, t, c)
             })
@@ -1039,11 +1046,11 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             } else {
                 (UMin, UMax)
             };
-            i3(l, inst, K::B32, |l, a, b, c| med3(l, a, b, c, mn, mx))
+            i3_clamp_free(l, K::B32, |l, a, b, c| med3(l, a, b, c, mn, mx))
         }
         "min3_i16" | "min3_u16" | "max3_i16" | "max3_u16" | "med3_i16" | "med3_u16" => {
-            // The 16-bit halves chosen by op_sel, compared extended to 32 bits.
-            no_clamp(inst)?;
+            // The 16-bit halves chosen by op_sel, compared extended to 32 bits; clamp has no
+            // effect (the result is one of the sources, see `i3_clamp_free`).
             let signed = base.ends_with("i16");
             let ext = if signed {
                 ConvOp::SExt16
@@ -1250,7 +1257,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.bin(Shl, m, b);
             l.vdst32(r)
         }
-        "alignbit_b32" | "alignbyte_b32" => i3(l, inst, K::B32, |l, a, b, c| {
+        // RDNA ignores clamp on V_ALIGN* (RDNA4 ISA 7.2.3.1); GFX9 keeps rejecting it.
+        "alignbit_b32" | "alignbyte_b32"
+            if inst.mods.clamp && l.gpu.family() == Some(crate::isa::Family::Gfx9) =>
+        {
+            no_clamp(inst)
+        }
+        "alignbit_b32" | "alignbyte_b32" => i3_clamp_free(l, K::B32, |l, a, b, c| {
             // ({S0, S1} >> shift)[31:0]; shift = S2[4:0] bits or S2[1:0] bytes.
             let v = l.pack(b, a);
             let s = if base == "alignbit_b32" {
