@@ -1831,6 +1831,73 @@ fn clamp_without_effect_on_min_max_and_align() {
 }
 
 #[test]
+fn transcendentals_flush_denormals_in_every_mode() {
+    // RDNA4 ISA 16.8 notes of V_SQRT/RCP/RSQ/LOG/EXP_F32: "denormals are flushed" (input and
+    // output, 7.2.4, which also lists RCP_IFLAG and FMA_DX9_ZERO), whatever MODE allows; the
+    // gfx12 pseudo-scalar forms likewise. Values worked by hand with MODE allowing f32
+    // denormals: the denormal 2^-141 reads as +0, -2^-141 as -0; exp2(-130) = 2^-130 is a
+    // denormal result and becomes +0.
+    #[rustfmt::skip]
+    let words = [
+        0x7e145501, // v_rcp_f32 v10, v1
+        0x7e166701, // v_sqrt_f32 v11, v1
+        0x7e186706, // v_sqrt_f32 v12, v6
+        0x7e1a4f01, // v_log_f32 v13, v1
+        0x7e1c5d01, // v_rsq_f32 v14, v1
+        0x7e205701, // v_rcp_iflag_f32 v16, v1
+        0x7e244b04, // v_exp_f32 v18, v4
+        0x7e264b05, // v_exp_f32 v19, v5
+        0xd6090011, 0x040e0501, // v_fma_dx9_zero_f32 v17, v1, v2, v3
+        S_ENDPGM,
+    ];
+    let pseudo = [
+        0xd6880014, 0x00000006, // v_s_sqrt_f32 s20, s6
+        0xd6800015, 0x00000004, // v_s_exp_f32 s21, s4
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut w = Vec::new();
+        if gpu == Gpu::GFX1200 {
+            w.extend(pseudo);
+        }
+        w.extend(words);
+        let mut s = state(32, 239, EXEC);
+        s.mode = 0xf0;
+        for l in 0..64 {
+            s.vgpr[1][l] = 0x0000_0100; // 2^-141
+            s.vgpr[2][l] = 2.0f32.to_bits();
+            s.vgpr[3][l] = 0x0000_0001; // 2^-149
+            s.vgpr[4][l] = (-130.0f32).to_bits();
+            s.vgpr[5][l] = 4.0f32.to_bits();
+            s.vgpr[6][l] = 0x8000_0100; // -2^-141
+        }
+        s.sgpr[6] = 0x8000_0100;
+        s.sgpr[4] = (-130.0f32).to_bits();
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &w, &mut s, &mut Mem::new(0));
+        let inf = 0x7f80_0000;
+        for (reg, want) in [
+            (10, inf),
+            (11, 0),
+            (12, 0x8000_0000),
+            (13, 0xff80_0000), // log2(+0) = -inf
+            (14, inf),
+            (16, inf),
+            (18, 0),
+            (19, 16.0f32.to_bits()),
+        ] {
+            check(&b, &s, reg, |_| want);
+        }
+        // gfx12: S0 flushed to 0, so D = S2, flushed; gfx11 follows MODE: the FMA
+        // 2^-141 * 2 + 2^-149 = 2^-140 + 2^-149 is exact.
+        let dx9 = if gpu == Gpu::GFX1200 { 0 } else { 0x0000_0201 };
+        check(&b, &s, 17, |_| dx9);
+        if gpu == Gpu::GFX1200 {
+            assert_eq!(s.sgpr[20..22], [0x8000_0000, 0]);
+        }
+    }
+}
+
+#[test]
 fn wave32_lds_permutes_wrap_at_32_lanes() {
     #[rustfmt::skip]
     let words = [

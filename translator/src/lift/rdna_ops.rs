@@ -1125,10 +1125,23 @@ fn swap16(l: &mut Lifter, inst: &Inst) -> R<()> {
 /// `v_mul_dx9_zero_f32`, `v_fma_dx9_zero_f32`, `v_fmac_dx9_zero_f32`: as `v_mul`/`v_fma`,
 /// except that a zero factor gives a zero product even against infinity or NaN (`mul`:
 /// +0; `fma`: `S2`) (RDNA4 ISA, V_MUL_DX9_ZERO_F32, V_FMA_DX9_ZERO_F32).
+/// On gfx12 the FMA forms flush input and output denormals whatever MODE says (RDNA4 ISA
+/// 7.2.4: "These opcodes flush input and output denorms: FMA_DX9_ZERO_F32, ..."; the RDNA3
+/// list is an image in our copy, so gfx11 follows MODE).
 fn dx9_zero(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     l.count_vector();
+    let flush = base != "mul_dx9_zero_f32" && l.gpu.family() == Some(crate::isa::Family::Gfx12);
+    let fl = |l: &mut Lifter, v: Val| {
+        if flush {
+            l.flush_denorm(v, K::F32)
+        } else {
+            v
+        }
+    };
     let a = l.src(0, K::F32)?;
+    let a = fl(l, a);
     let b = l.src(1, K::F32)?;
+    let b = fl(l, b);
     let zero = l.cst(a, 0);
     let za = l.cmp(CmpOp::FEq, a, zero);
     let zb = l.cmp(CmpOp::FEq, b, zero);
@@ -1143,10 +1156,12 @@ fn dx9_zero(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         } else {
             l.src(2, K::F32)?
         };
+        let c = fl(l, c);
         let f = l.tern(TernOp::Fma, a, b, c);
         l.select(z, c, f)
     };
     let r = l.fout(r, K::F32)?;
+    let r = fl(l, r);
     l.vdst32(r)
 }
 
@@ -1178,6 +1193,11 @@ fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
         if inst.mods.neg & 1 != 0 {
             v = l.un(UnOp::FNeg, v);
         }
+        // The f32 forms flush input and output denormals as their VALU counterparts
+        // (RDNA4 ISA 16.8 notes: "denormals are flushed").
+        if !f16 {
+            v = l.flush_denorm(v, K::F32);
+        }
         let r = match fun {
             "rcp" => l.un(UnOp::FRcp, v),
             "rsq" => l.un(UnOp::FRsq, v),
@@ -1198,7 +1218,7 @@ fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
             let h = l.conv(ConvOp::F32ToF16, r);
             l.and_imm(h, 0xffff)
         } else {
-            r
+            l.flush_denorm(r, K::F32)
         };
         l.set_s32(inst.dst[0], r)
     })())

@@ -395,6 +395,31 @@ fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
     wr(l, r, k)
 }
 
+/// Whether the f32 transcendental `base` flushes input and output denormals whatever MODE
+/// says: on RDNA, `v_sqrt/rcp/rsq/exp/log_f32` ("1ULP accuracy, denormals are flushed", RDNA4
+/// ISA 16.8 notes) and `v_rcp_iflag_f32` (7.2.4's list). The RDNA3 guide's list is an image
+/// in our copy; LLVM's f32 sqrt/rcp/log/exp lowerings scale denormal inputs on every AMDGPU
+/// target, which assumes the same. Not applied to GFX9 (no CDNA text at hand) nor to
+/// `v_sin/cos_f32`, whose RDNA4 notes say "Denormals are supported" although 7.2.4 lists COS.
+fn flushes_denormals(l: &Lifter, base: &str) -> bool {
+    l.gpu.family() != Some(crate::isa::Family::Gfx9)
+        && matches!(
+            base,
+            "sqrt_f32" | "rcp_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
+        )
+}
+
+/// An f32 transcendental that flushes input and output denormals ([`flushes_denormals`]):
+/// `f` on the flushed source, OMOD/clamp, the result flushed.
+fn fun_flushed(l: &mut Lifter, f: impl FnOnce(&mut Lifter, Val) -> Val) -> R<()> {
+    let a = l.src(0, K::F32)?;
+    let a = l.flush_denorm(a, K::F32);
+    let r = f(l, a);
+    let r = l.fout(r, K::F32)?;
+    let r = l.flush_denorm(r, K::F32);
+    l.vdst32(r)
+}
+
 /// Integer binary op on sources 0 and 1 (`rev` swaps them).
 fn ibin(l: &mut Lifter, inst: &Inst, op: BinOp, k: K, rev: bool) -> R<()> {
     no_clamp(inst)?;
@@ -747,6 +772,18 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "floor_f64" => fun(l, UnOp::FFloor, K::F64),
         "rndne_f32" => fun(l, UnOp::FRoundEven, K::F32),
         "rndne_f64" => fun(l, UnOp::FRoundEven, K::F64),
+        "sqrt_f32" | "rcp_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
+            if flushes_denormals(l, base) =>
+        {
+            fun_flushed(l, |l, a| match base {
+                "sqrt_f32" => l.un(UnOp::FSqrt, a),
+                "rcp_f32" => l.un(UnOp::FRcp, a),
+                "rsq_f32" => l.un(UnOp::FRsq, a),
+                "exp_f32" => l.lane_fn(LaneFn::Exp2F32, vec![a], Ty::V32),
+                "log_f32" => l.lane_fn(LaneFn::Log2F32, vec![a], Ty::V32),
+                _ => l.lane_fn(LaneFn::RcpIflagF32, vec![a], Ty::V32),
+            })
+        }
         "sqrt_f32" => fun(l, UnOp::FSqrt, K::F32),
         "sqrt_f64" => fun(l, UnOp::FSqrt, K::F64),
         "rcp_f32" => fun(l, UnOp::FRcp, K::F32),
