@@ -1832,14 +1832,15 @@ fn clamp_without_effect_on_min_max_and_align() {
 
 #[test]
 fn transcendentals_flush_denormals_in_every_mode() {
-    // RDNA4 ISA 16.8 notes of V_SQRT/RCP/RSQ/LOG/EXP_F32: "denormals are flushed" (input and
+    // RDNA4 ISA 16.8 notes of V_SQRT/RSQ/LOG/EXP_F32: "denormals are flushed" (input and
     // output, 7.2.4, which also lists RCP_IFLAG and FMA_DX9_ZERO), whatever MODE allows; the
     // gfx12 pseudo-scalar forms likewise. Values worked by hand with MODE allowing f32
     // denormals: the denormal 2^-141 reads as +0, -2^-141 as -0; exp2(-130) = 2^-130 is a
-    // denormal result and becomes +0.
+    // denormal result and becomes +0. V_RCP_F32 keeps following MODE (see
+    // `valu::flushes_denormals`): 1 / FLT_MAX stays the denormal 2^-128.
     #[rustfmt::skip]
     let words = [
-        0x7e145501, // v_rcp_f32 v10, v1
+        0x7e145507, // v_rcp_f32 v10, v7
         0x7e166701, // v_sqrt_f32 v11, v1
         0x7e186706, // v_sqrt_f32 v12, v6
         0x7e1a4f01, // v_log_f32 v13, v1
@@ -1869,6 +1870,7 @@ fn transcendentals_flush_denormals_in_every_mode() {
             s.vgpr[4][l] = (-130.0f32).to_bits();
             s.vgpr[5][l] = 4.0f32.to_bits();
             s.vgpr[6][l] = 0x8000_0100; // -2^-141
+            s.vgpr[7][l] = f32::MAX.to_bits();
         }
         s.sgpr[6] = 0x8000_0100;
         s.sgpr[4] = (-130.0f32).to_bits();
@@ -1876,7 +1878,7 @@ fn transcendentals_flush_denormals_in_every_mode() {
         run(tgt(gpu, 32), &w, &mut s, &mut Mem::new(0));
         let inf = 0x7f80_0000;
         for (reg, want) in [
-            (10, inf),
+            (10, 0x0020_0000), // 1 / (2^128 (1 - 2^-24)) rounds to 2^-128
             (11, 0),
             (12, 0x8000_0000),
             (13, 0xff80_0000), // log2(+0) = -inf

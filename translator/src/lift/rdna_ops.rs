@@ -1194,8 +1194,10 @@ fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
             v = l.un(UnOp::FNeg, v);
         }
         // The f32 forms flush input and output denormals as their VALU counterparts
-        // (RDNA4 ISA 16.8 notes: "denormals are flushed").
-        if !f16 {
+        // (RDNA4 ISA 16.8 notes: "denormals are flushed"); `v_s_rcp_f32` follows MODE as
+        // `v_rcp_f32` does (`valu::flushes_denormals`).
+        let flush = !f16 && fun != "rcp";
+        if flush {
             v = l.flush_denorm(v, K::F32);
         }
         let r = match fun {
@@ -1217,8 +1219,10 @@ fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
         let r = if f16 {
             let h = l.conv(ConvOp::F32ToF16, r);
             l.and_imm(h, 0xffff)
-        } else {
+        } else if flush {
             l.flush_denorm(r, K::F32)
+        } else {
+            r
         };
         l.set_s32(inst.dst[0], r)
     })())

@@ -396,16 +396,20 @@ fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
 }
 
 /// Whether the f32 transcendental `base` flushes input and output denormals whatever MODE
-/// says: on RDNA, `v_sqrt/rcp/rsq/exp/log_f32` ("1ULP accuracy, denormals are flushed", RDNA4
+/// says: on RDNA, `v_sqrt/rsq/exp/log_f32` ("1ULP accuracy, denormals are flushed", RDNA4
 /// ISA 16.8 notes) and `v_rcp_iflag_f32` (7.2.4's list). The RDNA3 guide's list is an image
-/// in our copy; LLVM's f32 sqrt/rcp/log/exp lowerings scale denormal inputs on every AMDGPU
-/// target, which assumes the same. Not applied to GFX9 (no CDNA text at hand) nor to
-/// `v_sin/cos_f32`, whose RDNA4 notes say "Denormals are supported" although 7.2.4 lists COS.
+/// in our copy; LLVM's f32 sqrt/log/exp lowerings scale denormal inputs on every AMDGPU
+/// target, which assumes the same. Not applied to GFX9 (no CDNA text at hand), nor to
+/// `v_sin/cos_f32`, whose RDNA4 notes say "Denormals are supported" although 7.2.4 lists COS,
+/// nor to `v_rcp_f32` although its notes say "Denormals are flushed": compiled f32 division
+/// takes `v_rcp_f32` of `v_div_scale_f32`'s denominator, and with that pseudocode read
+/// literally (`interp/sem.rs`, `div_scale32`) FLT_MAX / FLT_MAX would become 0 (the corpus
+/// `float_specials` case); which reading the hardware follows is open.
 fn flushes_denormals(l: &Lifter, base: &str) -> bool {
     l.gpu.family() != Some(crate::isa::Family::Gfx9)
         && matches!(
             base,
-            "sqrt_f32" | "rcp_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
+            "sqrt_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
         )
 }
 
@@ -772,12 +776,11 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "floor_f64" => fun(l, UnOp::FFloor, K::F64),
         "rndne_f32" => fun(l, UnOp::FRoundEven, K::F32),
         "rndne_f64" => fun(l, UnOp::FRoundEven, K::F64),
-        "sqrt_f32" | "rcp_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
+        "sqrt_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
             if flushes_denormals(l, base) =>
         {
             fun_flushed(l, |l, a| match base {
                 "sqrt_f32" => l.un(UnOp::FSqrt, a),
-                "rcp_f32" => l.un(UnOp::FRcp, a),
                 "rsq_f32" => l.un(UnOp::FRsq, a),
                 "exp_f32" => l.lane_fn(LaneFn::Exp2F32, vec![a], Ty::V32),
                 "log_f32" => l.lane_fn(LaneFn::Log2F32, vec![a], Ty::V32),
