@@ -1900,6 +1900,22 @@ fn transcendentals_flush_denormals_in_every_mode() {
 }
 
 #[test]
+fn endpgm_saved_ends_the_wave() {
+    // RDNA4 ISA 16.5 S_ENDPGM_SAVED: "... terminate wavefront"; what follows never runs.
+    let words = [
+        0xbe8a0087, // s_mov_b32 s10, 7
+        0xbfb10000, // s_endpgm_saved
+        0xbe8a0089, // s_mov_b32 s10, 9
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 241, EXEC);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        assert_eq!(s.sgpr[10], 7, "{gpu}");
+    }
+}
+
+#[test]
 fn wave32_lds_permutes_wrap_at_32_lanes() {
     #[rustfmt::skip]
     let words = [

@@ -157,6 +157,10 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         "s_cls_i32_i64" => "s_flbit_i32_i64",
         "s_clz_i32_u64" => "s_flbit_i32_b64",
         "s_gl1_inv" | "s_version" | "s_ttracedata_imm" => "s_nop",
+        // "End of program; signal that a wave has been saved by the context-switch trap
+        // handler and terminate wavefront" (RDNA4 ISA 16.5): no context switch happens off-GPU,
+        // the wave ends as at s_endpgm.
+        "s_endpgm_saved" => "s_endpgm",
         // More renamed VALU ops.
         "v_cvt_pk_rtz_f16_f32" => "v_cvt_pkrtz_f16_f32",
         "v_cvt_floor_i32_f32" => "v_cvt_flr_i32_f32",
