@@ -1916,6 +1916,50 @@ fn endpgm_saved_ends_the_wave() {
 }
 
 #[test]
+fn conversions_to_float_take_omod_and_clamp() {
+    // Float results of conversions take OMOD and clamp like other float results (RDNA4 ISA
+    // 7.2.3.1); values worked by hand. MODE 0 on gfx1100 (OMOD applies only with denormals
+    // flushed), MODE 0xf0 on gfx1200 (OMOD always applies).
+    #[rustfmt::skip]
+    let words = [
+        0xd58a800a, 0x00000101, // v_cvt_f16_f32_e64 v10.l, v1 clamp
+        0xd58a400a, 0x08000101, // v_cvt_f16_f32_e64 v10.h, v1 op_sel:[0,1] mul:2
+        0xd592800b, 0x00000102, // v_cvt_f32_ubyte1_e64 v11, v2 clamp
+        0xd591000c, 0x18000102, // v_cvt_f32_ubyte0_e64 v12, v2 div:2
+        0xd5d1800d, 0x00000103, // v_cvt_f16_i16_e64 v13.l, v3.l clamp
+        0xd5d0400d, 0x10000103, // v_cvt_f16_u16_e64 v13.h, v3.l op_sel:[0,1] mul:4
+        S_ENDPGM,
+    ];
+    // (v1 f32, v2, v3 low half) -> (v10, v11, v12, v13)
+    #[rustfmt::skip]
+    let rows: [(u32, u32, u32, [u32; 4]); 4] = [
+        // clamp(3) = 1, 3 * 2 = 6; byte1 1 -> 1, byte0 0 / 2; clamp(5) = 1, 5 * 4 = 20
+        (3.0f32.to_bits(), 0x0000_0100, 5, [0x4600_3c00, 0x3f80_0000, 0, 0x4d00_3c00]),
+        // clamp(-0.25) = +0, -0.5; byte1 50 -> 1, 7 / 2; clamp(-1) = +0, 65535 -> inf
+        ((-0.25f32).to_bits(), 0x0000_3207, 0xffff, [0xb800_0000, 0x3f80_0000, 3.5f32.to_bits(), 0x7c00_0000]),
+        // 0.375 kept, 0.75; byte1 0, 1 / 2; 0 and 0
+        (0.375f32.to_bits(), 0x0000_0001, 0, [0x3a00_3600, 0, 0.5f32.to_bits(), 0]),
+        // NaN clamps to 0 and stays NaN times 2; byte1 0, 255 / 2; clamp(2) = 1, 2 * 4 = 8
+        (0x7fc0_0000, 0x0000_00ff, 2, [0x7e00_0000, 0, 127.5f32.to_bits(), 0x4800_3c00]),
+    ];
+    for (gpu, mode) in [(Gpu::GFX1100, 0x00), (Gpu::GFX1200, 0xf0)] {
+        let mut s = state(32, 251, EXEC);
+        s.mode = mode;
+        for l in 0..64 {
+            let (a, b, c, _) = rows[l % 4];
+            s.vgpr[1][l] = a;
+            s.vgpr[2][l] = b;
+            s.vgpr[3][l] = s.vgpr[3][l] & 0xffff_0000 | c;
+        }
+        let bs = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        for k in 0..4 {
+            check(&bs, &s, 10 + k, |l| rows[l % 4].3[k]);
+        }
+    }
+}
+
+#[test]
 fn wave32_lds_permutes_wrap_at_32_lanes() {
     #[rustfmt::skip]
     let words = [

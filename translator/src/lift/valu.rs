@@ -903,8 +903,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "cvt_f32_f64" => conv(l, ConvOp::F64ToF32, K::F64, K::F32),
         "cvt_f32_f16" => conv(l, ConvOp::F16ToF32, K::F16, K::F32),
         "cvt_f16_f32" => {
+            // OMOD and clamp apply to the f16 result (`out16`).
             let a = l.src(0, K::F32)?;
             let r = to_f16(l, a);
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "cvt_flr_i32_f32" | "cvt_rpi_i32_f32" => {
@@ -926,6 +928,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let s = l.lshr_imm(a, 8 * n as u64);
             let b = l.and_imm(s, 0xff);
             let r = l.conv(ConvOp::U32ToF32, b);
+            // A float result: OMOD and clamp apply.
+            let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
         "cvt_pkrtz_f16_f32" => {
@@ -1590,6 +1594,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 };
                 rounded(l, op, K::F16, vec![a])
             };
+            // A float result: OMOD and clamp apply.
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "cvt_u16_f16" | "cvt_i16_f16" => {
