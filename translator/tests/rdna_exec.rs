@@ -854,6 +854,49 @@ fn run_buffer(gpu: Gpu, wave: u32, words: &[u32], vs: Vsharp, seed: u64) {
     assert!(mem.region(BUF) == &want[..], "{what}: stored bytes differ");
 }
 
+#[test]
+fn buffer_resources_in_ttmps_and_null() {
+    // A V# may sit in trap temporaries (gfx1100: `ttmp[8:11]` assembles), and `null` reads as
+    // four zero dwords (RDNA4 ISA 3.3, operand 124: "Reads return zero"): num_records 0 puts
+    // every access out of range, so loads return 0 and stores are dropped (ISA 9.4).
+    // `buffer_load_b32 v11, v0, null, ...` comes from llvm-mc-22 --disassemble (the assembler
+    // rejects a null resource).
+    #[rustfmt::skip]
+    let words = [
+        0xe0500000, 0x805d0a00, // buffer_load_b32 v10, v0, ttmp[8:11], 0 offen
+        0xe0500000, 0x805f0b00, // buffer_load_b32 v11, v0, null, 0 offen
+        0xe0680004, 0x805f0900, // buffer_store_b32 v9, v0, null, 0 offen offset:4
+        S_ENDPGM,
+    ];
+    let vs = Vsharp {
+        stride: 0,
+        swizzle: 0,
+        nrec: BUF_LEN as u32,
+        istride: 0,
+        add_tid: false,
+        oob: 3,
+    };
+    for wave in [32, 64] {
+        let mut mem = Mem::new(0);
+        let bytes: Vec<u8> = (0..BUF_LEN).map(|i| (i * 29 + 3) as u8).collect();
+        mem.add(BUF, bytes.clone());
+        let mut s = state(wave, 257, EXEC);
+        for l in 0..64 {
+            s.vgpr[0][l] = 4 * ((l as u32 * 11) % 97);
+        }
+        s.sgpr[116..120].copy_from_slice(&vs.words()); // ttmp8..ttmp11
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1100, wave), &words, &mut s, &mut mem);
+        let rd = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        check(&b, &s, 10, |l| rd(b.vgpr[0][l] as usize));
+        check(&b, &s, 11, |_| 0);
+        assert!(
+            mem.region(BUF) == &bytes[..],
+            "wave{wave}: a store through null wrote"
+        );
+    }
+}
+
 /// `want` for VGPR `reg` in active lanes, NaN results compared as NaN.
 fn check_f(before: &WaveState, after: &WaveState, reg: usize, want: impl Fn(usize) -> u32) {
     let exec = before.exec();
