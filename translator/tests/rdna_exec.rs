@@ -2003,6 +2003,50 @@ fn conversions_to_float_take_omod_and_clamp() {
 }
 
 #[test]
+fn mad_32_16_clamp_saturates_the_exact_sum() {
+    // D = S0.16 * S1.16 + S2.32; with clamp the exact result saturates to the u32 / i32
+    // range (RDNA4 ISA 7.2.3.1). Expected values from the host in 64 bits; the rows overflow
+    // each way, the random lanes mostly do not.
+    #[rustfmt::skip]
+    let words = [
+        0xd659800a, 0x040e0501, // v_mad_u32_u16 v10, v1.l, v2.l, v3 clamp
+        0xd65a800b, 0x040e0501, // v_mad_i32_i16 v11, v1.l, v2.l, v3 clamp
+        0xd659000c, 0x040e0501, // v_mad_u32_u16 v12, v1.l, v2.l, v3
+        S_ENDPGM,
+    ];
+    let rows: [(u32, u32, u32); 4] = [
+        (0xffff, 0xffff, 0x0002_0000), // u: 0xfffe0001 + 0x20000 > u32::MAX
+        (0x8000, 0x7fff, 0x8000_0000), // i: -2^30 + 2^15 ... + INT_MIN < INT_MIN
+        (0x7fff, 0x7fff, 0x7fff_0000), // i: 0x3fff0001 + 0x7fff0000 > INT_MAX
+        (0x0003, 0x0005, 0x0000_0007), // 22 either way
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 263, EXEC);
+        for l in 0..8 {
+            let (a, b, c) = rows[l % 4];
+            s.vgpr[1][l] = s.vgpr[1][l] & 0xffff_0000 | a;
+            s.vgpr[2][l] = s.vgpr[2][l] & 0xffff_0000 | b;
+            s.vgpr[3][l] = c;
+        }
+        let bs = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let lo = |r: usize, l: usize| bs.vgpr[r][l] & 0xffff;
+        check(&bs, &s, 10, |l| {
+            let r = lo(1, l) as u64 * lo(2, l) as u64 + bs.vgpr[3][l] as u64;
+            r.min(u32::MAX as u64) as u32
+        });
+        check(&bs, &s, 11, |l| {
+            let p = (lo(1, l) as u16 as i16 as i64) * (lo(2, l) as u16 as i16 as i64);
+            let r = p + bs.vgpr[3][l] as i32 as i64;
+            r.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32
+        });
+        check(&bs, &s, 12, |l| {
+            (lo(1, l) * lo(2, l)).wrapping_add(bs.vgpr[3][l])
+        });
+    }
+}
+
+#[test]
 fn wave32_lds_permutes_wrap_at_32_lanes() {
     #[rustfmt::skip]
     let words = [

@@ -2027,11 +2027,13 @@ fn fma16_forms(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 }
 
 /// `v_mad_u32_u16` / `v_mad_i32_i16`: `D = S0.16 * S1.16 + S2.32` with the 16-bit halves
-/// (true16 `.l`/`.h` via OPSEL) zero- or sign-extended; wrapping (no clamp).
+/// (true16 `.l`/`.h` via OPSEL) zero- or sign-extended; wrapping, or with clamp the exact
+/// sum (formed in 64 bits) saturated to the u32 / i32 range (RDNA4 ISA 7.2.3.1: "For integer
+/// operations, it clamps the result to the largest and smallest representable value").
 fn mad32_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    no_clamp(inst)?;
     l.count_vector();
-    let e = if base == "mad_i32_i16" {
+    let signed = base == "mad_i32_i16";
+    let e = if signed {
         ConvOp::SExt16
     } else {
         ConvOp::ZExt16
@@ -2041,7 +2043,24 @@ fn mad32_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let (a, b) = (l.conv(e, a), l.conv(e, b));
     let c = l.src(2, K::B32)?;
     let p = l.bin(BinOp::Mul, a, b);
+    if !inst.mods.clamp {
+        let r = l.add(p, c);
+        return l.vdst32(r);
+    }
+    // |S0 * S1| < 2^32 and |S2| < 2^32: exact in 64 bits.
+    let w = if signed { ConvOp::SExt } else { ConvOp::ZExt };
+    let (p, c) = (l.conv(w, p), l.conv(w, c));
     let r = l.add(p, c);
+    let r = if signed {
+        let lo = l.cst(r, i32::MIN as i64 as u64);
+        let hi = l.cst(r, i32::MAX as u64);
+        let t = l.bin(BinOp::SMax, r, lo);
+        l.bin(BinOp::SMin, t, hi)
+    } else {
+        let hi = l.cst(r, u32::MAX as u64);
+        l.bin(BinOp::UMin, r, hi)
+    };
+    let r = l.conv(ConvOp::Lo, r);
     l.vdst32(r)
 }
 
