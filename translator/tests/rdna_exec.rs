@@ -2047,6 +2047,58 @@ fn mad_32_16_clamp_saturates_the_exact_sum() {
 }
 
 #[test]
+fn mul_mad_24_and_16_clamp_saturates_the_exact_result() {
+    // With clamp the exact result saturates to the destination type's range (RDNA4 ISA
+    // 7.2.3.1): the 48-bit products of the 24-bit multiplies (plus S2), the 16-bit mads.
+    // Expected values from the host in 64 bits on random register values (most products
+    // overflow 32 bits).
+    #[rustfmt::skip]
+    let words = [
+        0xd50b800a, 0x00020501, // v_mul_u32_u24_e64 v10, v1, v2 clamp
+        0xd509800b, 0x00020501, // v_mul_i32_i24_e64 v11, v1, v2 clamp
+        0xd60b800c, 0x040e0501, // v_mad_u32_u24 v12, v1, v2, v3 clamp
+        0xd60a800d, 0x040e0501, // v_mad_i32_i24 v13, v1, v2, v3 clamp
+        0xd641800e, 0x040e0501, // v_mad_u16 v14.l, v1.l, v2.l, v3.l clamp
+        0xd653c00e, 0x040e0501, // v_mad_i16 v14.h, v1.l, v2.l, v3.l op_sel:[0,0,0,1] clamp
+        S_ENDPGM,
+    ];
+    let u24 = |x: u32| (x & 0xff_ffff) as i64;
+    let i24 = |x: u32| ((x << 8) as i32 >> 8) as i64;
+    let sat = |r: i64, lo: i64, hi: i64| r.clamp(lo, hi) as u32;
+    let (imin, imax, umax) = (i32::MIN as i64, i32::MAX as i64, u32::MAX as i64);
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 269, EXEC);
+        // Lane 0: small values, no saturation.
+        s.vgpr[1][0] = 3;
+        s.vgpr[2][0] = 5;
+        s.vgpr[3][0] = 7;
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        check(&b, &s, 10, |l| sat(u24(v(1, l)) * u24(v(2, l)), 0, umax));
+        check(&b, &s, 11, |l| sat(i24(v(1, l)) * i24(v(2, l)), imin, imax));
+        check(&b, &s, 12, |l| {
+            sat(u24(v(1, l)) * u24(v(2, l)) + v(3, l) as i64, 0, umax)
+        });
+        check(&b, &s, 13, |l| {
+            sat(
+                i24(v(1, l)) * i24(v(2, l)) + v(3, l) as i32 as i64,
+                imin,
+                imax,
+            )
+        });
+        check(&b, &s, 14, |l| {
+            let (x, y, z) = (v(1, l) & 0xffff, v(2, l) & 0xffff, v(3, l) & 0xffff);
+            let u = sat(x as i64 * y as i64 + z as i64, 0, 0xffff);
+            let sx = |w: u32| w as u16 as i16 as i64;
+            let i = sat(sx(x) * sx(y) + sx(z), -32768, 32767) & 0xffff;
+            i << 16 | u
+        });
+        assert_eq!(s.vgpr[12][0], 22, "{gpu}");
+    }
+}
+
+#[test]
 fn wave32_lds_permutes_wrap_at_32_lanes() {
     #[rustfmt::skip]
     let words = [

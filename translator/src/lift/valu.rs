@@ -84,6 +84,20 @@ fn carry_result(l: &mut Lifter, inst: &Inst, r: Val, c: Val, sat: u32) -> R<()> 
     write_carry(l, inst, c)
 }
 
+/// `r` (an exact integer result, signed or unsigned as `signed` says) saturated to the range
+/// of a `bits`-bit integer of that signedness, in `r`'s width (integer clamp).
+fn saturate(l: &mut Lifter, r: Val, signed: bool, bits: u32) -> Val {
+    if signed {
+        let lo = l.cst(r, (-1i64 << (bits - 1)) as u64);
+        let hi = l.cst(r, (1u64 << (bits - 1)) - 1);
+        let t = l.bin(SMax, r, lo);
+        l.bin(SMin, t, hi)
+    } else {
+        let hi = l.cst(r, (1u64 << bits) - 1);
+        l.bin(UMin, r, hi)
+    }
+}
+
 /// Rejects integer clamp (saturation), which is not lifted.
 pub(super) fn no_clamp(inst: &Inst) -> R<()> {
     if inst.mods.clamp {
@@ -1009,8 +1023,34 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "mul_lo_u32" | "mul_lo_i32" => ibin(l, inst, Mul, K::B32, false),
         "mul_hi_u32" => ibin(l, inst, MulHiU, K::B32, false),
         "mul_hi_i32" => ibin(l, inst, MulHiS, K::B32, false),
+        "mul_u32_u24" | "mul_i32_i24" | "mad_u32_u24" | "mad_i32_i24" if inst.mods.clamp => {
+            // Clamp saturates the exact result (a 48-bit product, plus S2) to the u32 / i32
+            // range (CDNA ISA 6.5, RDNA4 ISA 7.2.3.1), formed in 64 bits.
+            let signed = base.contains("i24");
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let (a, b) = if signed {
+                (i24(l, a), i24(l, b))
+            } else {
+                (u24(l, a), u24(l, b))
+            };
+            let w = if signed { ConvOp::SExt } else { ConvOp::ZExt };
+            let (a, b) = (l.conv(w, a), l.conv(w, b));
+            let mut r = l.bin(Mul, a, b);
+            if base.starts_with("mad") {
+                let c = l.src(2, K::B32)?;
+                let c = l.conv(w, c);
+                r = l.add(r, c);
+            }
+            let r = saturate(l, r, signed, 32);
+            let r = l.conv(ConvOp::Lo, r);
+            l.vdst32(r)
+        }
         "mul_u32_u24" | "mul_hi_u32_u24" | "mul_i32_i24" | "mul_hi_i32_i24" => {
-            no_clamp(inst)?;
+            // The high half of a 48-bit product is always in range: clamp has no effect.
+            if !base.starts_with("mul_hi") {
+                no_clamp(inst)?;
+            }
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let signed = base.contains("i24");
@@ -1450,6 +1490,25 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             };
             let r = out16(l, inst, r)?;
             wr16(l, inst, r)
+        }
+        "mad_u16" | "mad_i16" if inst.mods.clamp => {
+            // Clamp saturates the exact S0 * S1 + S2 (|S0 * S1| <= 2^30, exact in 32 bits)
+            // to the 16-bit range (CDNA ISA 6.5, RDNA4 ISA 7.2.3.1).
+            let signed = base == "mad_i16";
+            let e = if signed {
+                ConvOp::SExt16
+            } else {
+                ConvOp::ZExt16
+            };
+            let mut v = Vec::with_capacity(3);
+            for i in 0..3 {
+                let x = l.src(i, K::B16)?;
+                v.push(l.conv(e, x));
+            }
+            let p = l.bin(Mul, v[0], v[1]);
+            let r = l.add(p, v[2]);
+            let r = saturate(l, r, signed, 16);
+            wr16_gfx9_opsel(l, inst, r, false)
         }
         "mad_u16" | "mad_legacy_u16" | "mad_i16" | "mad_legacy_i16" => {
             no_clamp(inst)?;
