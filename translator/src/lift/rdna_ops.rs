@@ -2051,15 +2051,7 @@ fn mad32_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let w = if signed { ConvOp::SExt } else { ConvOp::ZExt };
     let (p, c) = (l.conv(w, p), l.conv(w, c));
     let r = l.add(p, c);
-    let r = if signed {
-        let lo = l.cst(r, i32::MIN as i64 as u64);
-        let hi = l.cst(r, i32::MAX as u64);
-        let t = l.bin(BinOp::SMax, r, lo);
-        l.bin(BinOp::SMin, t, hi)
-    } else {
-        let hi = l.cst(r, u32::MAX as u64);
-        l.bin(BinOp::UMin, r, hi)
-    };
+    let r = super::valu::saturate(l, r, signed, 32);
     let r = l.conv(ConvOp::Lo, r);
     l.vdst32(r)
 }

@@ -84,9 +84,10 @@ fn carry_result(l: &mut Lifter, inst: &Inst, r: Val, c: Val, sat: u32) -> R<()> 
     write_carry(l, inst, c)
 }
 
-/// `r` (an exact integer result, signed or unsigned as `signed` says) saturated to the range
-/// of a `bits`-bit integer of that signedness, in `r`'s width (integer clamp).
-fn saturate(l: &mut Lifter, r: Val, signed: bool, bits: u32) -> Val {
+/// `r` (an exact integer result, signed or unsigned as `signed` says; unsigned ones must be
+/// non-negative) saturated to the range of a `bits`-bit integer of that signedness, in `r`'s
+/// width (integer clamp).
+pub(super) fn saturate(l: &mut Lifter, r: Val, signed: bool, bits: u32) -> Val {
     if signed {
         let lo = l.cst(r, (-1i64 << (bits - 1)) as u64);
         let hi = l.cst(r, (1u64 << (bits - 1)) - 1);
@@ -1172,10 +1173,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 l.bin(Sub, a, b)
             };
             let r = if inst.mods.clamp {
-                let lo = l.cst(r, 0xffff_8000);
-                let hi = l.cst(r, 0x7fff);
-                let t = l.bin(SMax, r, lo);
-                l.bin(SMin, t, hi)
+                saturate(l, r, true, 16)
             } else {
                 r
             };
@@ -1192,10 +1190,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 l.bin(Sub, a, b)
             };
             let r = if inst.mods.clamp {
-                let lo = l.cst(r, i32::MIN as i64 as u64);
-                let hi = l.cst(r, i32::MAX as u64);
-                let t = l.bin(SMax, r, lo);
-                l.bin(SMin, t, hi)
+                saturate(l, r, true, 32)
             } else {
                 r
             };
