@@ -406,6 +406,62 @@ fn scalar_float_arithmetic_in_directed_rounding_modes() {
 }
 
 #[test]
+fn scalar_float_conversions_in_every_rounding_mode() {
+    // RDNA4 ISA 6.8 (SALU float rounding follows MODE.round; results identical to the VALU
+    // counterparts) and 16.3 (S_CVT_F32_I32/U32: i32/u32_to_f32; S_CVT_F16_F32: f32_to_f16,
+    // V_CVT_F16_F32 rounds in the f64/f16 direction, MODE[3:2]); FP16_OVFL (MODE[23])
+    // clamps an overflowing f16 result to ±65504 but keeps a true infinity (ISA 3.4.3 MODE).
+    #[rustfmt::skip]
+    let words = [
+        0xbe886402, // s_cvt_f32_i32 s8, s2
+        0xbe896403, // s_cvt_f32_i32 s9, s3
+        0xbe8a6504, // s_cvt_f32_u32 s10, s4
+        0xbe8b6805, // s_cvt_f16_f32 s11, s5
+        0xbe8c6806, // s_cvt_f16_f32 s12, s6
+        0xbe8d6807, // s_cvt_f16_f32 s13, s7
+        0xa48e0f0f, // s_add_f16 s14, s15, s15
+        0xbe906811, // s_cvt_f16_f32 s16, s17
+        S_ENDPGM,
+    ];
+    // f16 results by hand, per MODE direction (nearest even, +inf, -inf, toward 0):
+    // 1 + 2^-12 is a quarter ulp above f16 1.0 (0x3c00); -(1 + 3 * 2^-11) is the tie between
+    // -(1 + 2^-10) (0xbc01) and the even -(1 + 2^-9) (0xbc02); 70000 and 65504 + 65504 lie
+    // above the f16 maximum 65504 (0x7bff) and beyond the nearest-even overflow bound 65520.
+    let cvt_small = [0x3c00, 0x3c01, 0x3c00, 0x3c00];
+    let cvt_tie = [0xbc02, 0xbc01, 0xbc02, 0xbc01];
+    let overflow = [0x7c00, 0x7c00, 0x7bff, 0x7bff];
+    for ovfl in [false, true] {
+        for rm in 0..4u32 {
+            let mut s = state(32, 211, EXEC);
+            s.mode = MODE | rm | rm << 2 | (ovfl as u32) << 23;
+            s.sgpr[2] = 0x0100_0003; // 2^24 + 3: between 2^24 + 2 and 2^24 + 4, a tie
+            s.sgpr[3] = (-16_777_217i32) as u32; // -(2^24 + 1), a tie
+            s.sgpr[4] = u32::MAX;
+            s.sgpr[5] = 0x3f80_0800; // 1 + 2^-12
+            s.sgpr[6] = 0xbf80_3000; // -(1 + 3 * 2^-11)
+            s.sgpr[7] = 70000.0f32.to_bits();
+            s.sgpr[15] = 0xabcd_7bff; // f16 65504 (high half ignored)
+            s.sgpr[17] = f32::INFINITY.to_bits();
+            run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+            let i = rm as usize;
+            let big = if ovfl { 0x7bff } else { overflow[i] };
+            let want = [
+                round_f32(16_777_219.0, rm),
+                round_f32(-16_777_217.0, rm),
+                round_f32(u32::MAX as f64, rm),
+                cvt_small[i],
+                cvt_tie[i],
+                big,
+                big,
+            ];
+            assert_eq!(s.sgpr[8..15], want, "round mode {rm}, FP16_OVFL {ovfl}");
+            // A true infinity stays one under FP16_OVFL.
+            assert_eq!(s.sgpr[16], 0x7c00, "round mode {rm}, FP16_OVFL {ovfl}");
+        }
+    }
+}
+
+#[test]
 fn exact_scalar_float_ops_in_every_rounding_mode() {
     // Min/max and ceil/floor/trunc/rndne are exact, so MODE's rounding direction (f32 in
     // bits [1:0], f16 in [3:2]) does not change them (RDNA4 ISA 6.8, 16.3).
@@ -796,6 +852,49 @@ fn run_buffer(gpu: Gpu, wave: u32, words: &[u32], vs: Vsharp, seed: u64) {
         }
     }
     assert!(mem.region(BUF) == &want[..], "{what}: stored bytes differ");
+}
+
+#[test]
+fn buffer_resources_in_ttmps_and_null() {
+    // A V# may sit in trap temporaries (gfx1100: `ttmp[8:11]` assembles), and `null` reads as
+    // four zero dwords (RDNA4 ISA 3.3, operand 124: "Reads return zero"): num_records 0 puts
+    // every access out of range, so loads return 0 and stores are dropped (ISA 9.4).
+    // `buffer_load_b32 v11, v0, null, ...` comes from llvm-mc-22 --disassemble (the assembler
+    // rejects a null resource).
+    #[rustfmt::skip]
+    let words = [
+        0xe0500000, 0x805d0a00, // buffer_load_b32 v10, v0, ttmp[8:11], 0 offen
+        0xe0500000, 0x805f0b00, // buffer_load_b32 v11, v0, null, 0 offen
+        0xe0680004, 0x805f0900, // buffer_store_b32 v9, v0, null, 0 offen offset:4
+        S_ENDPGM,
+    ];
+    let vs = Vsharp {
+        stride: 0,
+        swizzle: 0,
+        nrec: BUF_LEN as u32,
+        istride: 0,
+        add_tid: false,
+        oob: 3,
+    };
+    for wave in [32, 64] {
+        let mut mem = Mem::new(0);
+        let bytes: Vec<u8> = (0..BUF_LEN).map(|i| (i * 29 + 3) as u8).collect();
+        mem.add(BUF, bytes.clone());
+        let mut s = state(wave, 257, EXEC);
+        for l in 0..64 {
+            s.vgpr[0][l] = 4 * ((l as u32 * 11) % 97);
+        }
+        s.sgpr[116..120].copy_from_slice(&vs.words()); // ttmp8..ttmp11
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1100, wave), &words, &mut s, &mut mem);
+        let rd = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        check(&b, &s, 10, |l| rd(b.vgpr[0][l] as usize));
+        check(&b, &s, 11, |_| 0);
+        assert!(
+            mem.region(BUF) == &bytes[..],
+            "wave{wave}: a store through null wrote"
+        );
+    }
 }
 
 /// `want` for VGPR `reg` in active lanes, NaN results compared as NaN.
@@ -1531,6 +1630,471 @@ fn f16_omod_flushes_and_drops_the_negative_zero() {
                 "{what} add"
             );
         }
+    }
+}
+
+#[test]
+fn f16_min_max_variants_take_omod_and_clamp() {
+    // The RDNA f16 min/max variants take OMOD and clamp like every f16 VOP3 result (RDNA4
+    // ISA 7.2.3: OMOD then clamp to [0, 1], any NaN clamps to 0; RDNA3 applies OMOD only
+    // with f16 output denormals flushed and IEEE clear). Results worked by hand from the
+    // ISA's minNum/maxNum (a NaN loses to a number) and IEEE maximum (a NaN wins).
+    const NAN: u32 = 0x7e00;
+    // (a, b, c): 1.5, 3, 2 | -0.25, 0.5, NaN | 0.0625, 0.75, 0.125 | NaN, NaN, NaN
+    let inputs: [(u32, u32, u32); 4] = [
+        (0x3e00, 0x4200, 0x4000),
+        (0xb400, 0x3800, NAN),
+        (0x2c00, 0x3a00, 0x3000),
+        (NAN, NAN, NAN),
+    ];
+    let load = |s: &mut WaveState| {
+        for l in 0..64 {
+            let (a, b, c) = inputs[l % 4];
+            s.vgpr[1][l] = s.vgpr[1][l] & 0xffff_0000 | a;
+            s.vgpr[2][l] = s.vgpr[2][l] & 0xffff_0000 | b;
+            s.vgpr[3][l] = s.vgpr[3][l] & 0xffff_0000 | c;
+        }
+    };
+    let half = |s: &WaveState, b: &WaveState, reg: usize, l: usize, hi: bool, v: u32| {
+        let keep = if hi { 0xffff } else { 0xffff_0000 };
+        let want = b.vgpr[reg][l] & keep | if hi { v << 16 } else { v };
+        assert_eq!(s.vgpr[reg][l], want, "v{reg} lane {l}");
+    };
+
+    // gfx12
+    #[rustfmt::skip]
+    let words = [
+        0xd62b000a, 0x0c0e0501, // v_min3_num_f16 v10.l, v1.l, v2.l, v3.l mul:2
+        0xd62bc00a, 0x040e0501, // v_min3_num_f16 v10.h, v1.l, v2.l, v3.l op_sel:[0,0,0,1] clamp
+        0xd768000b, 0x18020501, // v_maximum_f16 v11.l, v1.l, v2.l div:2
+        0xd632800c, 0x140e0501, // v_med3_num_f16 v12.l, v1.l, v2.l, v3.l clamp mul:4
+        0xd66a800d, 0x040e0501, // v_minmax_num_f16 v13.l, v1.l, v2.l, v3.l clamp
+        S_ENDPGM,
+    ];
+    // Per input row: min3_num * 2, clamp(min3_num), maximum / 2, clamp(med3_num * 4),
+    // clamp(max_num(min_num(a, b), c)).
+    let want12: [[u32; 5]; 4] = [
+        [0x4200, 0x3c00, 0x3e00, 0x3c00, 0x3c00], // 3, 1, 1.5, clamp(8), clamp(2)
+        [0xb800, 0x0000, 0x3400, 0x0000, 0x0000], // -0.5, 0, 0.25, clamp(-1), clamp(-0.25)
+        [0x3000, 0x2c00, 0x3600, 0x3800, 0x3000], // 0.125, 0.0625, 0.375, 0.5, 0.125
+        [NAN, 0x0000, NAN, 0x0000, 0x0000],       // NaN passes OMOD; clamp makes it 0
+    ];
+    for mode in [0xf0, 0x00] {
+        let mut s = state(32, 221, !0);
+        s.mode = mode;
+        load(&mut s);
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1200, 32), &words, &mut s, &mut Mem::new(0));
+        for l in 0..32 {
+            let w = want12[l % 4];
+            half(&s, &b, 11, l, false, w[2]);
+            half(&s, &b, 12, l, false, w[3]);
+            half(&s, &b, 13, l, false, w[4]);
+            // v10.h: the low half holds the first result.
+            assert_eq!(s.vgpr[10][l], w[1] << 16 | w[0], "v10 lane {l}");
+        }
+    }
+
+    // gfx11: OMOD only with MODE 0 (f16 denormals flushed); clamp always.
+    #[rustfmt::skip]
+    let words = [
+        0xd661000a, 0x0c0e0501, // v_minmax_f16 v10.l, v1.l, v2.l, v3.l mul:2
+        0xd660800b, 0x040e0501, // v_maxmin_f16 v11.l, v1.l, v2.l, v3.l clamp
+        0xd661800c, 0x1c0e0501, // v_minmax_f16 v12.l, v1.l, v2.l, v3.l clamp div:2
+        S_ENDPGM,
+    ];
+    // Per input row: minmax = max(min(a, b), c) and maxmin = min(max(a, b), c) (minNum and
+    // maxNum); (minmax * 2, minmax, clamp(maxmin), clamp(minmax / 2), clamp(minmax)).
+    let want11: [[u32; 5]; 4] = [
+        [0x4400, 0x4000, 0x3c00, 0x3c00, 0x3c00], // 4, 2, clamp(2), 1, clamp(2)
+        [0xb800, 0xb400, 0x3800, 0x0000, 0x0000], // -0.5, -0.25, 0.5, clamp(-0.125), 0
+        [0x3400, 0x3000, 0x3000, 0x2c00, 0x3000], // 0.25, 0.125, 0.125, 0.0625, 0.125
+        [NAN, NAN, 0x0000, 0x0000, 0x0000],
+    ];
+    for (mode, omod) in [(0xf0, false), (0x00, true)] {
+        let mut s = state(32, 223, !0);
+        s.mode = mode;
+        load(&mut s);
+        let b = clone_state(&s);
+        run(tgt(Gpu::GFX1100, 32), &words, &mut s, &mut Mem::new(0));
+        for l in 0..32 {
+            let w = want11[l % 4];
+            half(&s, &b, 10, l, false, if omod { w[0] } else { w[1] });
+            half(&s, &b, 11, l, false, w[2]);
+            half(&s, &b, 12, l, false, if omod { w[3] } else { w[4] });
+        }
+    }
+}
+
+#[test]
+fn cube_map_ops_and_their_denormal_flush() {
+    // RDNA4 ISA 16.12 V_CUBEID/CUBESC/CUBETC/CUBEMA_F32 worked by hand: the major axis is z
+    // when |z| >= |x| and |z| >= |y|, else y when |y| >= |x|, else x; 7.2.4: these ops flush
+    // input and output denormals in every MODE. The same on RDNA3 (LLVM encodes them alike).
+    #[rustfmt::skip]
+    let words = [
+        0xd60c000a, 0x040e0501, // v_cubeid_f32 v10, v1, v2, v3
+        0xd60d000b, 0x040e0501, // v_cubesc_f32 v11, v1, v2, v3
+        0xd60e000c, 0x040e0501, // v_cubetc_f32 v12, v1, v2, v3
+        0xd60f000d, 0x040e0501, // v_cubema_f32 v13, v1, v2, v3
+        0xd60d040e, 0x240e0501, // v_cubesc_f32 v14, -v1, v2, |v3|
+        S_ENDPGM,
+    ];
+    let den = f32::from_bits(1);
+    // (x, y, z) -> (id, sc, tc, ma, sc of (-x, y, |z|))
+    #[rustfmt::skip]
+    let rows: [([f32; 3], [f32; 5]); 9] = [
+        ([1.0, 2.0, 3.0], [4.0, 1.0, -2.0, 6.0, -1.0]),     // z major, z > 0: sc = x, tc = -y
+        ([1.0, 2.0, -3.0], [5.0, -1.0, -2.0, -6.0, -1.0]),  // z < 0: sc = -x; |z| = 3 > 0
+        ([1.0, -3.0, 2.0], [3.0, 1.0, -2.0, -6.0, -1.0]),   // y major, y < 0: tc = -z
+        ([-4.0, 3.0, 2.0], [1.0, 2.0, -3.0, -8.0, -2.0]),   // x major, x < 0: sc = z; -x > 0: -z
+        ([4.0, 3.0, 2.0], [0.0, -2.0, -3.0, 8.0, 2.0]),     // x major, x > 0: sc = -z
+        ([2.0, 2.0, 2.0], [4.0, 2.0, -2.0, 4.0, -2.0]),     // ties go to z
+        ([2.0, -2.0, 1.0], [3.0, 2.0, -1.0, -4.0, -2.0]),   // |y| = |x|: y major
+        ([den, 0.0, -0.0], [4.0, 0.0, -0.0, -0.0, -0.0]),   // x flushed to +0: z major, -0 >= 0
+        ([3.0, den, 4.0e-39], [0.0, -0.0, -0.0, 6.0, 0.0]), // y, z flushed: x major, sc = -(+0); v14: -3 < 0, sc = +0
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        for mode in [0xf0, 0x00] {
+            let mut s = state(32, 227, EXEC);
+            s.mode = mode;
+            for l in 0..64 {
+                let (x, _) = rows[l % 9];
+                for k in 0..3 {
+                    s.vgpr[1 + k][l] = x[k].to_bits();
+                }
+            }
+            let b = clone_state(&s);
+            run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+            for k in 0..5 {
+                check(&b, &s, 10 + k, |l| rows[l % 9].1[k].to_bits());
+            }
+        }
+    }
+}
+
+#[test]
+fn integer_add_sub_clamp_saturates() {
+    // RDNA4 ISA 7.2.3.1: with clamp an integer result saturates to the type's range (signed
+    // [INT_MIN, INT_MAX], unsigned [0, UINT_MAX]); LLVM 22 lowers llvm.sadd.sat/ssub.sat to
+    // these forms on gfx1100 and gfx1200. Expected values from the host's saturating ops;
+    // the rows are chosen to overflow each way.
+    #[rustfmt::skip]
+    let words = [
+        0xd726800a, 0x00020501, // v_add_nc_i32 v10, v1, v2 clamp
+        0xd725800b, 0x00020501, // v_sub_nc_i32 v11, v1, v2 clamp
+        0xd726000c, 0x00020501, // v_add_nc_i32 v12, v1, v2
+        0xd70d800d, 0x00020501, // v_add_nc_i16 v13.l, v1.l, v2.l clamp
+        0xd70ec00d, 0x00020501, // v_sub_nc_i16 v13.h, v1.l, v2.l op_sel:[0,0,1] clamp
+        0xd703800e, 0x00020501, // v_add_nc_u16 v14.l, v1.l, v2.l clamp
+        0xd704c00e, 0x00020501, // v_sub_nc_u16 v14.h, v1.l, v2.l op_sel:[0,0,1] clamp
+        0xd525800f, 0x00020501, // v_add_nc_u32_e64 v15, v1, v2 clamp
+        S_ENDPGM,
+    ];
+    let rows: [(u32, u32); 5] = [
+        (0x7fff_fff0, 0x0000_0020),
+        (0x8000_0005, 0x0000_0010),
+        (0x0000_7ff0, 0xffff_0020),
+        (0xffff_8000, 0x0000_0001),
+        (0x1234_5678, 0x0fed_cba9),
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 229, EXEC);
+        for l in 0..64 {
+            let (a, b) = rows[l % 5];
+            s.vgpr[1][l] = a;
+            s.vgpr[2][l] = b;
+        }
+        let bs = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let ab = |l: usize| rows[l % 5];
+        check(&bs, &s, 10, |l| {
+            let (a, b) = ab(l);
+            (a as i32).saturating_add(b as i32) as u32
+        });
+        check(&bs, &s, 11, |l| {
+            let (a, b) = ab(l);
+            (a as i32).saturating_sub(b as i32) as u32
+        });
+        check(&bs, &s, 12, |l| {
+            let (a, b) = ab(l);
+            a.wrapping_add(b)
+        });
+        check(&bs, &s, 13, |l| {
+            let (a, b) = ab(l);
+            let (x, y) = (a as u16 as i16, b as u16 as i16);
+            (x.saturating_sub(y) as u16 as u32) << 16 | x.saturating_add(y) as u16 as u32
+        });
+        check(&bs, &s, 14, |l| {
+            let (a, b) = ab(l);
+            let (x, y) = (a as u16, b as u16);
+            (x.saturating_sub(y) as u32) << 16 | x.saturating_add(y) as u32
+        });
+        check(&bs, &s, 15, |l| {
+            let (a, b) = ab(l);
+            a.saturating_add(b)
+        });
+    }
+}
+
+#[test]
+fn clamp_without_effect_on_min_max_and_align() {
+    // Integer clamp saturates to the representable range (RDNA4 ISA 7.2.3.1), which a
+    // min/max/median already is in; V_ALIGN* ignore clamp (the same section's list). So
+    // these give the plain results, computed on the host.
+    #[rustfmt::skip]
+    let words = [
+        0xd64a800a, 0x040e0501, // v_min3_i16 v10.l, v1.l, v2.l, v3.l clamp
+        0xd64ec00a, 0x040e0501, // v_max3_u16 v10.h, v1.l, v2.l, v3.l op_sel:[0,0,0,1] clamp
+        0xd650800b, 0x040e0501, // v_med3_i16 v11.l, v1.l, v2.l, v3.l clamp
+        0xd616800e, 0x040e0501, // v_alignbit_b32 v14, v1, v2, v3 clamp
+        0xd617800f, 0x040e0501, // v_alignbyte_b32 v15, v1, v2, v3 clamp
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 233, EXEC);
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let h = |r: usize, l: usize| b.vgpr[r][l] as u16;
+        check(&b, &s, 10, |l| {
+            let (x, y, z) = (h(1, l) as i16, h(2, l) as i16, h(3, l) as i16);
+            let lo = x.min(y).min(z) as u16 as u32;
+            let hi = h(1, l).max(h(2, l)).max(h(3, l)) as u32;
+            hi << 16 | lo
+        });
+        check(&b, &s, 11, |l| {
+            let mut v = [h(1, l) as i16, h(2, l) as i16, h(3, l) as i16];
+            v.sort();
+            b.vgpr[11][l] & 0xffff_0000 | v[1] as u16 as u32
+        });
+        let cat = |l: usize| (b.vgpr[1][l] as u64) << 32 | b.vgpr[2][l] as u64;
+        check(&b, &s, 14, |l| (cat(l) >> (b.vgpr[3][l] & 31)) as u32);
+        check(&b, &s, 15, |l| (cat(l) >> (8 * (b.vgpr[3][l] & 3))) as u32);
+    }
+}
+
+#[test]
+fn transcendentals_flush_denormals_in_every_mode() {
+    // RDNA4 ISA 16.8 notes of V_SQRT/RSQ/LOG/EXP_F32: "denormals are flushed" (input and
+    // output, 7.2.4, which also lists RCP_IFLAG and FMA_DX9_ZERO), whatever MODE allows; the
+    // gfx12 pseudo-scalar forms likewise. Values worked by hand with MODE allowing f32
+    // denormals: the denormal 2^-141 reads as +0, -2^-141 as -0; exp2(-130) = 2^-130 is a
+    // denormal result and becomes +0. V_RCP_F32 keeps following MODE (see
+    // `valu::flushes_denormals`): 1 / FLT_MAX stays the denormal 2^-128.
+    #[rustfmt::skip]
+    let words = [
+        0x7e145507, // v_rcp_f32 v10, v7
+        0x7e166701, // v_sqrt_f32 v11, v1
+        0x7e186706, // v_sqrt_f32 v12, v6
+        0x7e1a4f01, // v_log_f32 v13, v1
+        0x7e1c5d01, // v_rsq_f32 v14, v1
+        0x7e205701, // v_rcp_iflag_f32 v16, v1
+        0x7e244b04, // v_exp_f32 v18, v4
+        0x7e264b05, // v_exp_f32 v19, v5
+        0xd6090011, 0x040e0501, // v_fma_dx9_zero_f32 v17, v1, v2, v3
+        S_ENDPGM,
+    ];
+    let pseudo = [
+        0xd6880014, 0x00000006, // v_s_sqrt_f32 s20, s6
+        0xd6800015, 0x00000004, // v_s_exp_f32 s21, s4
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut w = Vec::new();
+        if gpu == Gpu::GFX1200 {
+            w.extend(pseudo);
+        }
+        w.extend(words);
+        let mut s = state(32, 239, EXEC);
+        s.mode = 0xf0;
+        for l in 0..64 {
+            s.vgpr[1][l] = 0x0000_0100; // 2^-141
+            s.vgpr[2][l] = 2.0f32.to_bits();
+            s.vgpr[3][l] = 0x0000_0001; // 2^-149
+            s.vgpr[4][l] = (-130.0f32).to_bits();
+            s.vgpr[5][l] = 4.0f32.to_bits();
+            s.vgpr[6][l] = 0x8000_0100; // -2^-141
+            s.vgpr[7][l] = f32::MAX.to_bits();
+        }
+        s.sgpr[6] = 0x8000_0100;
+        s.sgpr[4] = (-130.0f32).to_bits();
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &w, &mut s, &mut Mem::new(0));
+        let inf = 0x7f80_0000;
+        for (reg, want) in [
+            (10, 0x0020_0000), // 1 / (2^128 (1 - 2^-24)) rounds to 2^-128
+            (11, 0),
+            (12, 0x8000_0000),
+            (13, 0xff80_0000), // log2(+0) = -inf
+            (14, inf),
+            (16, inf),
+            (18, 0),
+            (19, 16.0f32.to_bits()),
+        ] {
+            check(&b, &s, reg, |_| want);
+        }
+        // gfx12: S0 flushed to 0, so D = S2, flushed; gfx11 follows MODE: the FMA
+        // 2^-141 * 2 + 2^-149 = 2^-140 + 2^-149 is exact.
+        let dx9 = if gpu == Gpu::GFX1200 { 0 } else { 0x0000_0201 };
+        check(&b, &s, 17, |_| dx9);
+        if gpu == Gpu::GFX1200 {
+            assert_eq!(s.sgpr[20..22], [0x8000_0000, 0]);
+        }
+    }
+}
+
+#[test]
+fn endpgm_saved_ends_the_wave() {
+    // RDNA4 ISA 16.5 S_ENDPGM_SAVED: "... terminate wavefront"; what follows never runs.
+    let words = [
+        0xbe8a0087, // s_mov_b32 s10, 7
+        0xbfb10000, // s_endpgm_saved
+        0xbe8a0089, // s_mov_b32 s10, 9
+        S_ENDPGM,
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 241, EXEC);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        assert_eq!(s.sgpr[10], 7, "{gpu}");
+    }
+}
+
+#[test]
+fn conversions_to_float_take_omod_and_clamp() {
+    // Float results of conversions take OMOD and clamp like other float results (RDNA4 ISA
+    // 7.2.3.1); values worked by hand. MODE 0 on gfx1100 (OMOD applies only with denormals
+    // flushed), MODE 0xf0 on gfx1200 (OMOD always applies).
+    #[rustfmt::skip]
+    let words = [
+        0xd58a800a, 0x00000101, // v_cvt_f16_f32_e64 v10.l, v1 clamp
+        0xd58a400a, 0x08000101, // v_cvt_f16_f32_e64 v10.h, v1 op_sel:[0,1] mul:2
+        0xd592800b, 0x00000102, // v_cvt_f32_ubyte1_e64 v11, v2 clamp
+        0xd591000c, 0x18000102, // v_cvt_f32_ubyte0_e64 v12, v2 div:2
+        0xd5d1800d, 0x00000103, // v_cvt_f16_i16_e64 v13.l, v3.l clamp
+        0xd5d0400d, 0x10000103, // v_cvt_f16_u16_e64 v13.h, v3.l op_sel:[0,1] mul:4
+        S_ENDPGM,
+    ];
+    // (v1 f32, v2, v3 low half) -> (v10, v11, v12, v13)
+    #[rustfmt::skip]
+    let rows: [(u32, u32, u32, [u32; 4]); 4] = [
+        // clamp(3) = 1, 3 * 2 = 6; byte1 1 -> 1, byte0 0 / 2; clamp(5) = 1, 5 * 4 = 20
+        (3.0f32.to_bits(), 0x0000_0100, 5, [0x4600_3c00, 0x3f80_0000, 0, 0x4d00_3c00]),
+        // clamp(-0.25) = +0, -0.5; byte1 50 -> 1, 7 / 2; clamp(-1) = +0, 65535 -> inf
+        ((-0.25f32).to_bits(), 0x0000_3207, 0xffff, [0xb800_0000, 0x3f80_0000, 3.5f32.to_bits(), 0x7c00_0000]),
+        // 0.375 kept, 0.75; byte1 0, 1 / 2; 0 and 0
+        (0.375f32.to_bits(), 0x0000_0001, 0, [0x3a00_3600, 0, 0.5f32.to_bits(), 0]),
+        // NaN clamps to 0 and stays NaN times 2; byte1 0, 255 / 2; clamp(2) = 1, 2 * 4 = 8
+        (0x7fc0_0000, 0x0000_00ff, 2, [0x7e00_0000, 0, 127.5f32.to_bits(), 0x4800_3c00]),
+    ];
+    for (gpu, mode) in [(Gpu::GFX1100, 0x00), (Gpu::GFX1200, 0xf0)] {
+        let mut s = state(32, 251, EXEC);
+        s.mode = mode;
+        for l in 0..64 {
+            let (a, b, c, _) = rows[l % 4];
+            s.vgpr[1][l] = a;
+            s.vgpr[2][l] = b;
+            s.vgpr[3][l] = s.vgpr[3][l] & 0xffff_0000 | c;
+        }
+        let bs = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        for k in 0..4 {
+            check(&bs, &s, 10 + k, |l| rows[l % 4].3[k]);
+        }
+    }
+}
+
+#[test]
+fn mad_32_16_clamp_saturates_the_exact_sum() {
+    // D = S0.16 * S1.16 + S2.32; with clamp the exact result saturates to the u32 / i32
+    // range (RDNA4 ISA 7.2.3.1). Expected values from the host in 64 bits; the rows overflow
+    // each way, the random lanes mostly do not.
+    #[rustfmt::skip]
+    let words = [
+        0xd659800a, 0x040e0501, // v_mad_u32_u16 v10, v1.l, v2.l, v3 clamp
+        0xd65a800b, 0x040e0501, // v_mad_i32_i16 v11, v1.l, v2.l, v3 clamp
+        0xd659000c, 0x040e0501, // v_mad_u32_u16 v12, v1.l, v2.l, v3
+        S_ENDPGM,
+    ];
+    let rows: [(u32, u32, u32); 4] = [
+        (0xffff, 0xffff, 0x0002_0000), // u: 0xfffe0001 + 0x20000 > u32::MAX
+        (0x8000, 0x7fff, 0x8000_0000), // i: -2^30 + 2^15 ... + INT_MIN < INT_MIN
+        (0x7fff, 0x7fff, 0x7fff_0000), // i: 0x3fff0001 + 0x7fff0000 > INT_MAX
+        (0x0003, 0x0005, 0x0000_0007), // 22 either way
+    ];
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 263, EXEC);
+        for l in 0..8 {
+            let (a, b, c) = rows[l % 4];
+            s.vgpr[1][l] = s.vgpr[1][l] & 0xffff_0000 | a;
+            s.vgpr[2][l] = s.vgpr[2][l] & 0xffff_0000 | b;
+            s.vgpr[3][l] = c;
+        }
+        let bs = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let lo = |r: usize, l: usize| bs.vgpr[r][l] & 0xffff;
+        check(&bs, &s, 10, |l| {
+            let r = lo(1, l) as u64 * lo(2, l) as u64 + bs.vgpr[3][l] as u64;
+            r.min(u32::MAX as u64) as u32
+        });
+        check(&bs, &s, 11, |l| {
+            let p = (lo(1, l) as u16 as i16 as i64) * (lo(2, l) as u16 as i16 as i64);
+            let r = p + bs.vgpr[3][l] as i32 as i64;
+            r.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32
+        });
+        check(&bs, &s, 12, |l| {
+            (lo(1, l) * lo(2, l)).wrapping_add(bs.vgpr[3][l])
+        });
+    }
+}
+
+#[test]
+fn mul_mad_24_and_16_clamp_saturates_the_exact_result() {
+    // With clamp the exact result saturates to the destination type's range (RDNA4 ISA
+    // 7.2.3.1): the 48-bit products of the 24-bit multiplies (plus S2), the 16-bit mads.
+    // Expected values from the host in 64 bits on random register values (most products
+    // overflow 32 bits).
+    #[rustfmt::skip]
+    let words = [
+        0xd50b800a, 0x00020501, // v_mul_u32_u24_e64 v10, v1, v2 clamp
+        0xd509800b, 0x00020501, // v_mul_i32_i24_e64 v11, v1, v2 clamp
+        0xd60b800c, 0x040e0501, // v_mad_u32_u24 v12, v1, v2, v3 clamp
+        0xd60a800d, 0x040e0501, // v_mad_i32_i24 v13, v1, v2, v3 clamp
+        0xd641800e, 0x040e0501, // v_mad_u16 v14.l, v1.l, v2.l, v3.l clamp
+        0xd653c00e, 0x040e0501, // v_mad_i16 v14.h, v1.l, v2.l, v3.l op_sel:[0,0,0,1] clamp
+        S_ENDPGM,
+    ];
+    let u24 = |x: u32| (x & 0xff_ffff) as i64;
+    let i24 = |x: u32| ((x << 8) as i32 >> 8) as i64;
+    let sat = |r: i64, lo: i64, hi: i64| r.clamp(lo, hi) as u32;
+    let (imin, imax, umax) = (i32::MIN as i64, i32::MAX as i64, u32::MAX as i64);
+    for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
+        let mut s = state(32, 269, EXEC);
+        // Lane 0: small values, no saturation.
+        s.vgpr[1][0] = 3;
+        s.vgpr[2][0] = 5;
+        s.vgpr[3][0] = 7;
+        let b = clone_state(&s);
+        run(tgt(gpu, 32), &words, &mut s, &mut Mem::new(0));
+        let v = |r: usize, l: usize| b.vgpr[r][l];
+        check(&b, &s, 10, |l| sat(u24(v(1, l)) * u24(v(2, l)), 0, umax));
+        check(&b, &s, 11, |l| sat(i24(v(1, l)) * i24(v(2, l)), imin, imax));
+        check(&b, &s, 12, |l| {
+            sat(u24(v(1, l)) * u24(v(2, l)) + v(3, l) as i64, 0, umax)
+        });
+        check(&b, &s, 13, |l| {
+            sat(
+                i24(v(1, l)) * i24(v(2, l)) + v(3, l) as i32 as i64,
+                imin,
+                imax,
+            )
+        });
+        check(&b, &s, 14, |l| {
+            let (x, y, z) = (v(1, l) & 0xffff, v(2, l) & 0xffff, v(3, l) & 0xffff);
+            let u = sat(x as i64 * y as i64 + z as i64, 0, 0xffff);
+            let sx = |w: u32| w as u16 as i16 as i64;
+            let i = sat(sx(x) * sx(y) + sx(z), -32768, 32767) & 0xffff;
+            i << 16 | u
+        });
+        assert_eq!(s.vgpr[12][0], 22, "{gpu}");
     }
 }
 

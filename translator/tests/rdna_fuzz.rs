@@ -72,8 +72,8 @@ fn engines_agree_on_random_rdna_programs() {
         } else {
             "v_wmma"
         };
-        // Buffer accesses (each with V#s in all four out-of-range modes), ADDTID and (RDNA4)
-        // transposing loads.
+        // Buffer accesses (each with V#s in all four out-of-range modes), scalar buffer loads
+        // (V#s with all, some or no dwords in range), ADDTID and (RDNA4) transposing loads.
         let tr = if gpu == Gpu::GFX1200 {
             "global_load_tr"
         } else {
@@ -81,6 +81,7 @@ fn engines_agree_on_random_rdna_programs() {
         };
         for p in [
             "s_load_",
+            "s_buffer_load_",
             "ds_",
             "global_",
             "flat_",

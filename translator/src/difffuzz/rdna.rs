@@ -4,7 +4,7 @@
 //! The instruction pool is the decoder oracle (`gen/gfx1100_cases.txt`,
 //! `gen/gfx1200_cases.txt` and their `_w64` wave64 variants: LLVM-encoded instructions with
 //! LLVM's text), restricted to the ALU encodings (SOP1/SOP2/SOPK/SOPC, VOP1/VOP2/VOPC/VOP3/
-//! VOP3SD/VOP3P, VOPD; DPP16/DPP8 forms included; WMMA/SWMMAC) and the SMEM (not buffer),
+//! VOP3SD/VOP3P, VOPD; DPP16/DPP8 forms included; WMMA/SWMMAC) and the SMEM (scalar buffer loads included),
 //! DS, FLAT, GLOBAL (ADDTID and gfx12 transposing loads included), SCRATCH and buffer
 //! (MUBUF/MTBUF, VBUFFER) memory instructions, whose instructions lift. A memory
 //! instruction comes with setup words that bring its address registers into the test buffers
@@ -26,7 +26,10 @@
 //! programs in the JIT's straight-line form), which must agree on the exit, every register
 //! and counter, and memory.
 //!
-//! Not generated: `s_buffer_load`, buffer loads into LDS, image and export instructions.
+//! `s_buffer_load*` get V#s whose `num_records` puts all, some or none of their dwords in
+//! range (`sbuffer_setups`). Not generated: image and export instructions. (Buffer loads
+//! into LDS do not exist on GFX11/GFX12: llvm-mc-22 rejects `lds` on MUBUF/VBUFFER and
+//! `buffer_load_lds_*`/`global_load_lds_*` for gfx1100 and gfx1200.)
 
 use super::gen::{Code, CODE_BASE, GLOBAL_BASE, GLOBAL_SIZE, LDS_SIZE};
 use super::{disassemble_words, first_diff, random_env, random_state, run_waves, Rng};
@@ -222,7 +225,7 @@ fn address_setup(inst: &Inst) -> Option<Vec<u32>> {
         }
         Format::Smem if inst.src[0].is_some() => {
             // SBASE = GLOBAL_BASE + 0x1000, SOFFSET (an SGPR, if any) 0x100: offsets
-            // -4096..0x2000 stay in the buffer. Buffer loads (a V# base) are left out.
+            // -4096..0x2000 stay in the buffer. Buffer loads (a V# base) have `sbuffer_setups`.
             if inst.op.name().contains("buffer") || !(-4096..=0x2000).contains(&off) {
                 return None;
             }
@@ -341,20 +344,9 @@ fn buffer_setups(inst: &Inst, gfx12: bool, seed: u64) -> Vec<Vec<u32>> {
     if sb + 4 > 106 || (sb..sb + 4).any(reserved) || inst.mem.lds {
         return out;
     }
-    // SOFFSET: an SGPR below VCC, M0 (encoded as 125 on RDNA), null, or a non-negative
-    // inline constant (a negative one would wrap the offset).
-    let so = inst.src[2];
-    let (so_reg, so_const) = match so.code {
-        _ if !so.is_some() || so.code == Opnd::NULL => (None, 0),
-        124 => (Some(125), 0),
-        r @ 0..=105 if !reserved(u32::from(r)) => (Some(u32::from(r)), 0),
-        c @ 128..=192 => (None, u32::from(c) - 128),
-        _ => return out,
-    };
-    // An SOFFSET inside the V# quad would overwrite the resource.
-    if so_reg.is_some_and(|r| (sb..sb + 4).contains(&r)) {
+    let Some((so_reg, so_const)) = soffset_setup(inst.src[2], sb) else {
         return out;
-    }
+    };
     let ioff = inst.mem.offset as u32 as u64 & 0xff_ffff;
     let mut rng = Rng(seed);
     let modes = if gfx12 {
@@ -429,6 +421,99 @@ fn buffer_setups(inst: &Inst, gfx12: bool, seed: u64) -> Vec<Vec<u32>> {
             out.push(w);
             break;
         }
+    }
+    out
+}
+
+/// How the fuzzer sets SOFFSET operand `so` of an instruction whose resource is the SGPR
+/// quad at `sb`: `(Some(sgpr to write), 0)` for an SGPR below VCC or M0 (encoded as 125 on
+/// RDNA), `(None, value)` for null (0) or a non-negative inline constant (a negative one
+/// would wrap the offset); `None` for anything else, or an SGPR inside the quad (writing it
+/// would overwrite the resource).
+fn soffset_setup(so: Opnd, sb: u32) -> Option<(Option<u32>, u32)> {
+    let r = match so.code {
+        _ if !so.is_some() || so.code == Opnd::NULL => (None, 0),
+        124 => (Some(125), 0),
+        r @ 0..=105 if !reserved(u32::from(r)) => (Some(u32::from(r)), 0),
+        c @ 128..=192 => (None, u32::from(c) - 128),
+        _ => return None,
+    };
+    match r.0 {
+        Some(reg) if (sb..sb + 4).contains(&reg) => None,
+        _ => Some(r),
+    }
+}
+
+/// Setup words for scalar buffer load `inst` (`s_buffer_load_*`, gfx12's sub-dword forms
+/// and `s_buffer_prefetch_data`): three V#s written to its SBASE quad, SOFFSET set (0, 4 or
+/// 0x40 when an SGPR). The V# base absorbs the offset, so every access that is in range
+/// reads the test buffer's second KiB, and `num_records` (with stride 0, or 4 or 16 bytes,
+/// `lift/smem.rs`: the limit is `max(stride, 1) * num_records` bytes) puts all, some or none
+/// of the dwords in range. The dword forms mask the 32-bit offset sum to a dword
+/// (`lift/smem.rs`); the sub-dword forms use the 64-bit sum and read at the V# base when out
+/// of range, so their base must itself lie in the buffer: they need offsets in
+/// -0x1000..=0x2000. Empty when the registers cannot be set up.
+fn sbuffer_setups(inst: &Inst, seed: u64) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    let Some(sb) = inst.src[0].sreg().map(u32::from) else {
+        return out;
+    };
+    if sb + 4 > 106 || (sb..sb + 4).any(reserved) {
+        return out;
+    }
+    let Some((so_reg, so_const)) = soffset_setup(inst.src[2], sb) else {
+        return out;
+    };
+    let name = inst.op.name();
+    let sub_dword = ["_u8", "_i8", "_u16", "_i16"]
+        .iter()
+        .any(|s| name.ends_with(s));
+    // Bytes loaded: `_b32` ... `_b512` (a sub-dword load reads within one dword).
+    let bytes = name
+        .rsplit_once("_b")
+        .and_then(|(_, n)| n.parse::<u64>().ok())
+        .map_or(4, |bits| (bits / 8).max(4));
+    let mut rng = Rng(seed);
+    for case in 0..3 {
+        let soffset = if so_reg.is_some() {
+            [0, 4, 0x40][rng.below(3) as usize]
+        } else {
+            so_const
+        };
+        // The offset the lifter computes from the immediate and SOFFSET.
+        let sum = (inst.mem.offset as i64 as u64).wrapping_add(u64::from(soffset));
+        let t = if sub_dword {
+            if !(-0x1000..=0x2000).contains(&(sum as i64)) {
+                return out;
+            }
+            sum
+        } else {
+            sum & 0xffff_fffc
+        };
+        let base = VSHARP_BASE.wrapping_sub(t);
+        let stride = [0u32, 0, 4, 16][rng.below(4) as usize];
+        let unit = u64::from(stride.max(1));
+        // All dwords in range, a random prefix of them, none.
+        let limit = match case {
+            0 => u64::MAX,
+            1 => t + 4 * rng.below(bytes / 4 + 1),
+            _ => t.saturating_sub(rng.below(8)),
+        };
+        let num_records = (limit / unit).min(u64::from(u32::MAX)) as u32;
+        let words = [
+            base as u32,
+            (base >> 32) as u32 & 0xffff | stride << 16,
+            num_records,
+            rng.next_u64() as u32,
+        ];
+        let mut w = Vec::new();
+        for (k, d) in words.into_iter().enumerate() {
+            w.extend(s_mov(sb + k as u32, d));
+        }
+        if let Some(r) = so_reg {
+            w.extend(s_mov(r, soffset));
+        }
+        out.push(w);
     }
     out
 }
@@ -547,6 +632,8 @@ impl RdnaFuzzer {
             }
             let prefixes = if matches!(inst.format, Format::Mubuf | Format::Mtbuf) {
                 buffer_setups(&inst, !gfx11, n as u64 ^ 0xb0ff)
+            } else if inst.format == Format::Smem && inst.op.name().starts_with("s_buffer_") {
+                sbuffer_setups(&inst, n as u64 ^ 0x5b0f)
             } else {
                 address_setup(&inst).into_iter().collect()
             };

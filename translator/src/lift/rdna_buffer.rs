@@ -41,18 +41,29 @@ pub(super) struct BufferAccess {
 }
 
 /// Computes the address and range checks of an RDNA MUBUF/VBUFFER instruction.
-pub(super) fn access(l: &mut Lifter, inst: &Inst) -> R<BufferAccess> {
+/// The four V# dwords of buffer instruction `inst`: an SGPR quad (within s0..s105), a TTMP
+/// quad (ttmp0..ttmp15, which user code may read: gfx12 kernels read their workgroup ids
+/// from ttmp7/ttmp9), or `null`, four zero dwords (RDNA4 ISA 3.3 operand 124: "Reads return
+/// zero"), which puts every access out of range.
+fn vsharp_dwords(l: &mut Lifter, inst: &Inst) -> R<[Val; 4]> {
     let sb = inst.src[3]
         .sreg()
         .ok_or("buffer resource is not an SGPR quad")?;
-    if sb as u16 + 4 > 106 {
+    if sb == crate::wave::sreg::NULL {
+        let z = l.c32(0);
+        return Ok([z; 4]);
+    }
+    let sgprs = sb as u16 + 4 <= 106;
+    let ttmps = sb >= crate::wave::sreg::TTMP0 && sb as u16 + 4 <= 124;
+    if !sgprs && !ttmps {
         return Err("V# range leaves the SGPRs".into());
     }
+    Ok([0, 1, 2, 3].map(|k| l.get_sreg(sb + k)))
+}
+
+pub(super) fn access(l: &mut Lifter, inst: &Inst) -> R<BufferAccess> {
     let gfx12 = l.gpu.family() == Some(Family::Gfx12);
-    let d0 = l.get_sreg(sb);
-    let d1 = l.get_sreg(sb + 1);
-    let d2 = l.get_sreg(sb + 2);
-    let d3 = l.get_sreg(sb + 3);
+    let [d0, d1, d2, d3] = vsharp_dwords(l, inst)?;
     let bhi = l.and_imm(d1, 0xffff);
     let base = l.pack(d0, bhi);
     let stride = l.lshr_imm(d1, 16);
@@ -236,13 +247,7 @@ fn unified_format_table() -> [u32; 64] {
 /// DATA_FORMAT in `[18:15]`, from the unified FORMAT (V# `[113:108]` on gfx12, `[114:108]`
 /// on gfx11; MTBUF: the instruction's FORMAT field).
 pub(super) fn typed_dword3(l: &mut Lifter, inst: &Inst) -> R<Val> {
-    let sb = inst.src[3]
-        .sreg()
-        .ok_or("buffer resource is not an SGPR quad")?;
-    if sb as u16 + 4 > 106 {
-        return Err("V# range leaves the SGPRs".into());
-    }
-    let d3 = l.get_sreg(sb + 3);
+    let d3 = vsharp_dwords(l, inst)?[3];
     let (fmt, sel) = if inst.format == Format::Mtbuf {
         // Identity selects: 4 | 5 << 3 | 6 << 6 | 7 << 9.
         (l.c32(inst.mem.format as u32 & 0x7f), l.c32(0xfac))

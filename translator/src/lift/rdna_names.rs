@@ -157,14 +157,25 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         "s_cls_i32_i64" => "s_flbit_i32_i64",
         "s_clz_i32_u64" => "s_flbit_i32_b64",
         "s_gl1_inv" | "s_version" | "s_ttracedata_imm" => "s_nop",
+        // "End of program; signal that a wave has been saved by the context-switch trap
+        // handler and terminate wavefront" (RDNA4 ISA 16.5): no context switch happens off-GPU,
+        // the wave ends as at s_endpgm.
+        "s_endpgm_saved" => "s_endpgm",
         // More renamed VALU ops.
         "v_cvt_pk_rtz_f16_f32" => "v_cvt_pkrtz_f16_f32",
         "v_cvt_floor_i32_f32" => "v_cvt_flr_i32_f32",
         "v_cvt_nearest_i32_f32" => "v_cvt_rpi_i32_f32",
         "v_cls_i32" => "v_ffbh_i32",
-        // Without clamp the signed and unsigned 16-bit wrapping add/sub are the same bits.
-        "v_add_nc_u16" | "v_add_nc_i16" => "v_add_u16",
-        "v_sub_nc_u16" | "v_sub_nc_i16" => "v_sub_u16",
+        // 16/32-bit add/sub without carry: GFX9's, whose clamp saturates to the result
+        // type's range, signed or unsigned (RDNA4 ISA 7.2.3.1: "Signed Int [INT_MIN,
+        // INT_MAX], Unsigned int [0, UINT_MAX]"; LLVM 22 lowers llvm.sadd.sat/ssub.sat to
+        // `v_add_nc_i32`/`v_sub_nc_i32`/`v_add_nc_i16`/`v_sub_nc_i16 ... clamp` on gfx11/gfx12).
+        "v_add_nc_u16" => "v_add_u16",
+        "v_sub_nc_u16" => "v_sub_u16",
+        "v_add_nc_i16" => "v_add_i16",
+        "v_sub_nc_i16" => "v_sub_i16",
+        "v_add_nc_i32" => "v_add_i32",
+        "v_sub_nc_i32" => "v_sub_i32",
         // VALU renames (same operation, LLVM's RDNA spelling).
         "v_add_nc_u32" => "v_add_u32",
         "v_sub_nc_u32" => "v_sub_u32",

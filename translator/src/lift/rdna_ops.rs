@@ -19,8 +19,9 @@
 //! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, block loads/stores, gfx12 sub-dword scalar
 //!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order; gfx11 float forms),
 //!   `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`, `ds_append/consume` (per wave64 pass);
-//! * misc VALU: `v_add/sub_nc_i32`, integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
-//!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`.
+//! * misc VALU: integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
+//!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`,
+//!   the cube-map ops `v_cube{id,sc,tc,ma}_f32` (GFX9 has them too; not lifted there).
 //!
 //! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
 //! returns `None` for what it does not handle. Buffer addressing is in `rdna_buffer`.
@@ -136,7 +137,6 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
             Some(permlane16(l, inst, base))
         }
         "permlane64_b32" => Some(permlane64(l, inst)),
-        "add_nc_i32" | "sub_nc_i32" => Some(int32_nc(l, inst, base)),
         "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
         "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, base)),
         "sat_pk_u8_i16" => Some(sat_pk_u8(l, inst)),
@@ -150,6 +150,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
             Some(pk_minimum16(l, inst, base))
         }
         "med3_num_f32" | "med3_num_f16" => Some(med3_num(l, inst, base)),
+        "cubeid_f32" | "cubesc_f32" | "cubetc_f32" | "cubema_f32" => Some(cube(l, base)),
         "dot4_i32_iu8" | "dot8_i32_iu4" => Some(dot_iu(l, inst, base)),
         "dot2_f32_f16" | "dot2_f32_bf16" | "dot2acc_f32_f16" | "dot2acc_f32_bf16"
         | "dot4_f32_fp8_fp8" | "dot4_f32_fp8_bf8" | "dot4_f32_bf8_fp8" | "dot4_f32_bf8_bf8" => {
@@ -468,10 +469,9 @@ fn fminmax_apply(l: &mut Lifter, inst: &Inst, k: K, rule: MinMax, seq: &[bool]) 
         };
     }
     if k == K::F16 {
-        if inst.mods.clamp || inst.mods.omod != 0 {
-            return Err("output modifiers on a 16-bit result".into());
-        }
-        return write16(l, inst, acc);
+        // OMOD and clamp apply to f16 results as to f32 ones (RDNA4 ISA 7.2.3).
+        let r = super::valu::out16(l, inst, acc)?;
+        return write16(l, inst, r);
     }
     let r = l.fout(acc, k)?;
     if k == K::F64 {
@@ -601,17 +601,22 @@ fn fsrc(l: &mut Lifter, inst: &Inst, i: usize, k: K) -> R<Val> {
     })
 }
 
-/// Rejects rounding modes other than nearest-even for kind `k` (MODE.FP_ROUND).
-fn rne_only(l: &Lifter, k: K) -> R<()> {
-    let round = if k == K::F32 {
-        l.mode & 3
-    } else {
-        l.mode >> 2 & 3
-    };
-    if round != 0 {
-        return Err(format!("MODE round mode {round} is not supported"));
-    }
-    Ok(())
+/// `op` on scalar operands rounded once in the MODE direction for results of kind `k`, with
+/// FP16_OVFL for f16 results: the VALU's rounded lane function on a broadcast, lane 0 read
+/// back (RDNA4 ISA 6.8: the scalar float instructions "produce identical results with their
+/// VALU counterparts"; rounding follows MODE.round).
+fn scalar_rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Val {
+    let lanes: Vec<Val> = args.into_iter().map(|a| l.bcast(a)).collect();
+    let v = super::valu::rounded(l, op, k, lanes);
+    let zero = l.c32(0);
+    l.read_lane(v, zero)
+}
+
+/// Whether a result of kind `k` needs [`scalar_rounded`]: a directed MODE rounding, or
+/// FP16_OVFL for an f16 result (the IR's conversions round to nearest even and overflow to
+/// infinity).
+fn needs_rounded(l: &Lifter, k: K) -> bool {
+    super::valu::round_of(l, k) != Round::NearestEven || (k == K::F16 && super::valu::fp16_ovfl(l))
 }
 
 /// Output denormal flushing of a scalar float result.
@@ -626,8 +631,8 @@ fn fres(l: &mut Lifter, v: Val, k: K) -> Val {
 /// The SALU float instructions (RDNA4 ISA 6.8 and 16.1/16.3/16.4). f16 arithmetic is done
 /// in f32 and rounded once (exact for add, sub, mul and min/max; `s_fmac_f16` may
 /// double-round in rare ties, as the VALU f16 FMAs); f16 results zero the high half. Under a
-/// directed MODE rounding, arithmetic goes through `salu_float_directed`; conversions other
-/// than the exact ones stay round-to-nearest-even only.
+/// directed MODE rounding (or FP16_OVFL for f16 results), arithmetic goes through
+/// `salu_float_directed` and the rounding conversions through `scalar_rounded`.
 fn salu_float(l: &mut Lifter, inst: &Inst, stem: &str, k: K) -> Option<R<()>> {
     let op = stem
         .strip_suffix(if k == K::F32 { "_f32" } else { "_f16" })
@@ -681,14 +686,22 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
     // Conversions, named `s_cvt_<to>_<from>`.
     match stem {
         "cvt_f32_i32" | "cvt_f32_u32" => {
-            rne_only(l, K::F32)?;
+            // Rounded in the f32 MODE direction (RDNA4 ISA 16.3 S_CVT_F32_I32/U32: `D0.f32 =
+            // i32_to_f32(S0.i32)`, as V_CVT_F32_I32).
             let a = l.s32(inst.src[0], K::B32)?;
-            let c = if stem == "cvt_f32_i32" {
-                ConvOp::I32ToF32
+            let signed = stem == "cvt_f32_i32";
+            let r = if needs_rounded(l, K::F32) {
+                let op = if signed {
+                    RoundedOp::I32ToF32
+                } else {
+                    RoundedOp::U32ToF32
+                };
+                scalar_rounded(l, op, K::F32, vec![a])
+            } else if signed {
+                l.conv(ConvOp::I32ToF32, a)
             } else {
-                ConvOp::U32ToF32
+                l.conv(ConvOp::U32ToF32, a)
             };
-            let r = l.conv(c, a);
             return l.set_s32(inst.dst[0], r);
         }
         "cvt_i32_f32" | "cvt_u32_f32" => {
@@ -720,9 +733,14 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
             return l.set_s32(inst.dst[0], r);
         }
         "cvt_f16_f32" => {
-            rne_only(l, K::F16)?;
+            // Rounded in the f16 (f64/f16) MODE direction with FP16_OVFL, as V_CVT_F16_F32
+            // ("Output rounding based on DP rounding mode", RDNA4 ISA 16.8).
             let a = fsrc(l, inst, 0, K::F32)?;
-            let r = l.conv(ConvOp::F32ToF16, a);
+            let r = if needs_rounded(l, K::F16) {
+                scalar_rounded(l, RoundedOp::F32ToF16, K::F16, vec![a])
+            } else {
+                l.conv(ConvOp::F32ToF16, a)
+            };
             let r = fres(l, r, K::F16);
             let r = l.and_imm(r, 0xffff);
             return l.set_s32(inst.dst[0], r);
@@ -740,14 +758,14 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
         _ => {}
     }
     // Min/max and the integral roundings are exact (in f16 through f32 too): no MODE
-    // rounding direction applies to them. Add, sub, mul and the FMAs round once in a
-    // directed MODE direction through the VALU's rounded lane function (on a broadcast,
-    // lane 0 read back), in f16 directly.
+    // rounding direction or overflow applies to them. Add, sub, mul and the FMAs round once
+    // in a directed MODE direction, or with FP16_OVFL, through `scalar_rounded`, in f16
+    // directly.
     let exact = matches!(
         op,
         "min_num" | "max_num" | "minimum" | "maximum" | "ceil" | "floor" | "trunc" | "rndne"
     );
-    if !exact && super::valu::round_of(l, k) != Round::NearestEven {
+    if !exact && needs_rounded(l, k) {
         return salu_float_directed(l, inst, op, k);
     }
     let f16 = k == K::F16;
@@ -819,8 +837,9 @@ fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<(
     l.set_s32(inst.dst[0], r)
 }
 
-/// `s_add/sub/mul/fmac/fmaak/fmamk_f32/f16` under a directed MODE rounding direction: one
-/// rounding of the exact result (RDNA4 ISA 6.8: SALU float rounding follows MODE.round).
+/// `s_add/sub/mul/fmac/fmaak/fmamk_f32/f16` under a directed MODE rounding direction (or an
+/// f16 one with FP16_OVFL): one rounding of the exact result (RDNA4 ISA 6.8: SALU float
+/// rounding follows MODE.round).
 fn salu_float_directed(l: &mut Lifter, inst: &Inst, op: &str, k: K) -> R<()> {
     use RoundedOp::*;
     let f16 = k == K::F16;
@@ -852,15 +871,9 @@ fn salu_float_directed(l: &mut Lifter, inst: &Inst, op: &str, k: K) -> R<()> {
             };
             (if f16 { FmaF16 } else { FmaF32 }, vec![a, b, c])
         }
-        _ => {
-            rne_only(l, k)?;
-            return Err(format!("scalar float op {op} under a directed rounding"));
-        }
+        _ => return Err(format!("scalar float op {op} under a directed rounding")),
     };
-    let lanes: Vec<Val> = args.into_iter().map(|a| l.bcast(a)).collect();
-    let v = super::valu::rounded(l, rop, k, lanes);
-    let zero = l.c32(0);
-    let r = l.read_lane(v, zero);
+    let r = scalar_rounded(l, rop, k, args);
     let r = fres(l, r, k);
     let r = if f16 { l.and_imm(r, 0xffff) } else { r };
     l.set_s32(inst.dst[0], r)
@@ -1000,25 +1013,11 @@ fn append(l: &mut Lifter, inst: &Inst, add: bool) -> R<()> {
     Ok(())
 }
 
-/// `v_add_nc_i32`/`v_sub_nc_i32` without clamp: wrapping 32-bit add/sub.
-fn int32_nc(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    no_clamp(inst)?;
-    l.count_vector();
-    let a = l.src(0, K::B32)?;
-    let b = l.src(1, K::B32)?;
-    let op = if base == "add_nc_i32" {
-        BinOp::Add
-    } else {
-        BinOp::Sub
-    };
-    let r = l.bin(op, a, b);
-    l.vdst32(r)
-}
-
 /// Three-source integer min/max: `v_minmax/v_maxmin_{i32,u32}` (`min(max(a, b), c)` and
 /// mirror) and the 16-bit `v_min3/v_max3/v_med3_{i16,u16}`.
 fn int_minmax(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    no_clamp(inst)?;
+    // Clamp has no effect: the result is one of the sources, already in the representable
+    // range integer clamp saturates to (RDNA4 ISA 7.2.3.1).
     l.count_vector();
     let signed = base.contains("_i");
     let b16 = base.ends_with("16");
@@ -1126,10 +1125,23 @@ fn swap16(l: &mut Lifter, inst: &Inst) -> R<()> {
 /// `v_mul_dx9_zero_f32`, `v_fma_dx9_zero_f32`, `v_fmac_dx9_zero_f32`: as `v_mul`/`v_fma`,
 /// except that a zero factor gives a zero product even against infinity or NaN (`mul`:
 /// +0; `fma`: `S2`) (RDNA4 ISA, V_MUL_DX9_ZERO_F32, V_FMA_DX9_ZERO_F32).
+/// On gfx12 the FMA forms flush input and output denormals whatever MODE says (RDNA4 ISA
+/// 7.2.4: "These opcodes flush input and output denorms: FMA_DX9_ZERO_F32, ..."; the RDNA3
+/// list is an image in our copy, so gfx11 follows MODE).
 fn dx9_zero(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     l.count_vector();
+    let flush = base != "mul_dx9_zero_f32" && l.gpu.family() == Some(crate::isa::Family::Gfx12);
+    let fl = |l: &mut Lifter, v: Val| {
+        if flush {
+            l.flush_denorm(v, K::F32)
+        } else {
+            v
+        }
+    };
     let a = l.src(0, K::F32)?;
+    let a = fl(l, a);
     let b = l.src(1, K::F32)?;
+    let b = fl(l, b);
     let zero = l.cst(a, 0);
     let za = l.cmp(CmpOp::FEq, a, zero);
     let zb = l.cmp(CmpOp::FEq, b, zero);
@@ -1144,10 +1156,12 @@ fn dx9_zero(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         } else {
             l.src(2, K::F32)?
         };
+        let c = fl(l, c);
         let f = l.tern(TernOp::Fma, a, b, c);
         l.select(z, c, f)
     };
     let r = l.fout(r, K::F32)?;
+    let r = fl(l, r);
     l.vdst32(r)
 }
 
@@ -1179,6 +1193,13 @@ fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
         if inst.mods.neg & 1 != 0 {
             v = l.un(UnOp::FNeg, v);
         }
+        // The f32 forms flush input and output denormals as their VALU counterparts
+        // (RDNA4 ISA 16.8 notes: "denormals are flushed"); `v_s_rcp_f32` follows MODE as
+        // `v_rcp_f32` does (`valu::flushes_denormals`).
+        let flush = !f16 && fun != "rcp";
+        if flush {
+            v = l.flush_denorm(v, K::F32);
+        }
         let r = match fun {
             "rcp" => l.un(UnOp::FRcp, v),
             "rsq" => l.un(UnOp::FRsq, v),
@@ -1198,6 +1219,8 @@ fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
         let r = if f16 {
             let h = l.conv(ConvOp::F32ToF16, r);
             l.and_imm(h, 0xffff)
+        } else if flush {
+            l.flush_denorm(r, K::F32)
         } else {
             r
         };
@@ -2004,11 +2027,13 @@ fn fma16_forms(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 }
 
 /// `v_mad_u32_u16` / `v_mad_i32_i16`: `D = S0.16 * S1.16 + S2.32` with the 16-bit halves
-/// (true16 `.l`/`.h` via OPSEL) zero- or sign-extended; wrapping (no clamp).
+/// (true16 `.l`/`.h` via OPSEL) zero- or sign-extended; wrapping, or with clamp the exact
+/// sum (formed in 64 bits) saturated to the u32 / i32 range (RDNA4 ISA 7.2.3.1: "For integer
+/// operations, it clamps the result to the largest and smallest representable value").
 fn mad32_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    no_clamp(inst)?;
     l.count_vector();
-    let e = if base == "mad_i32_i16" {
+    let signed = base == "mad_i32_i16";
+    let e = if signed {
         ConvOp::SExt16
     } else {
         ConvOp::ZExt16
@@ -2018,7 +2043,16 @@ fn mad32_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let (a, b) = (l.conv(e, a), l.conv(e, b));
     let c = l.src(2, K::B32)?;
     let p = l.bin(BinOp::Mul, a, b);
+    if !inst.mods.clamp {
+        let r = l.add(p, c);
+        return l.vdst32(r);
+    }
+    // |S0 * S1| < 2^32 and |S2| < 2^32: exact in 64 bits.
+    let w = if signed { ConvOp::SExt } else { ConvOp::ZExt };
+    let (p, c) = (l.conv(w, p), l.conv(w, c));
     let r = l.add(p, c);
+    let r = super::valu::saturate(l, r, signed, 32);
+    let r = l.conv(ConvOp::Lo, r);
     l.vdst32(r)
 }
 
@@ -2097,15 +2131,88 @@ fn med3_num(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let r = l.select(is_a, bc, r);
     let r = l.select(any_nan, min3, r);
     if f16 {
-        if inst.mods.clamp || inst.mods.omod != 0 {
-            return Err("output modifiers on a 16-bit result".into());
-        }
         let h = l.conv(ConvOp::F32ToF16, r);
+        let h = super::valu::out16(l, inst, h)?;
         write16(l, inst, h)
     } else {
         let r = l.fout(r, K::F32)?;
         l.vdst32(r)
     }
+}
+
+/// `v_cubeid/cubesc/cubetc/cubema_f32` of the coordinate (x, y, z) = (S0, S1, S2) (RDNA4 ISA
+/// 16.12, V_CUBEID_F32 ... V_CUBEMA_F32): the major axis is z when |z| >= |x| and |z| >= |y|,
+/// else y when |y| >= |x|, else x (a NaN compares false); the face id (0-5), the S and T
+/// coordinates on that face (source values, sign-flipped by the pseudocode's rules) and twice
+/// the major-axis value. These ops always flush input and output denormals whatever MODE
+/// says (RDNA4 ISA 7.2.4: "These opcodes flush input and output denorms: ..., CUBExx_F32").
+fn cube(l: &mut Lifter, base: &str) -> R<()> {
+    l.count_vector();
+    let mut v = Vec::with_capacity(3);
+    for i in 0..3 {
+        let x = l.src(i, K::F32)?;
+        v.push(l.flush_denorm(x, K::F32));
+    }
+    let (x, y, z) = (v[0], v[1], v[2]);
+    let (ax, ay, az) = (
+        l.and_imm(x, 0x7fff_ffff),
+        l.and_imm(y, 0x7fff_ffff),
+        l.and_imm(z, 0x7fff_ffff),
+    );
+    let zx = l.cmp(CmpOp::FGe, az, ax);
+    let zy = l.cmp(CmpOp::FGe, az, ay);
+    let zmaj = l.and(zx, zy);
+    let ymaj = l.cmp(CmpOp::FGe, ay, ax);
+    let zero = l.cst(x, 0);
+    let neg = |l: &mut Lifter, a: Val| {
+        let m = l.cst(a, 0x8000_0000);
+        l.xor(a, m)
+    };
+    let lt0 = |l: &mut Lifter, a: Val| l.cmp(CmpOp::FLt, a, zero);
+    // The value on each branch: (z major, y major, x major).
+    let (on_z, on_y, on_x) = match base {
+        "cubeid_f32" => {
+            let face = |l: &mut Lifter, a: Val, pos: f32| {
+                let (p, n) = (
+                    l.cst(a, pos.to_bits().into()),
+                    l.cst(a, (pos + 1.0).to_bits().into()),
+                );
+                let is_neg = lt0(l, a);
+                l.select(is_neg, n, p)
+            };
+            (face(l, z, 4.0), face(l, y, 2.0), face(l, x, 0.0))
+        }
+        "cubesc_f32" => {
+            let nx = neg(l, x);
+            let zn = lt0(l, z);
+            let on_z = l.select(zn, nx, x);
+            let nz = neg(l, z);
+            let xn = lt0(l, x);
+            let on_x = l.select(xn, z, nz);
+            (on_z, x, on_x)
+        }
+        "cubetc_f32" => {
+            let ny = neg(l, y);
+            let nz = neg(l, z);
+            let yn = lt0(l, y);
+            let on_y = l.select(yn, nz, z);
+            (ny, on_y, ny)
+        }
+        _ => {
+            let two = l.cst(x, 2.0f32.to_bits().into());
+            let (mz, my, mx) = (
+                l.bin(BinOp::FMul, z, two),
+                l.bin(BinOp::FMul, y, two),
+                l.bin(BinOp::FMul, x, two),
+            );
+            (mz, my, mx)
+        }
+    };
+    let r = l.select(ymaj, on_y, on_x);
+    let r = l.select(zmaj, on_z, r);
+    let r = l.fout(r, K::F32)?;
+    let r = l.flush_denorm(r, K::F32);
+    l.vdst32(r)
 }
 
 /// `v_sat_pk_u8_i16`: both signed 16-bit halves of S0 saturated to 0..=255, packed into a

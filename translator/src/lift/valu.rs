@@ -84,6 +84,21 @@ fn carry_result(l: &mut Lifter, inst: &Inst, r: Val, c: Val, sat: u32) -> R<()> 
     write_carry(l, inst, c)
 }
 
+/// `r` (an exact integer result, signed or unsigned as `signed` says; unsigned ones must be
+/// non-negative) saturated to the range of a `bits`-bit integer of that signedness, in `r`'s
+/// width (integer clamp).
+pub(super) fn saturate(l: &mut Lifter, r: Val, signed: bool, bits: u32) -> Val {
+    if signed {
+        let lo = l.cst(r, (-1i64 << (bits - 1)) as u64);
+        let hi = l.cst(r, (1u64 << (bits - 1)) - 1);
+        let t = l.bin(SMax, r, lo);
+        l.bin(SMin, t, hi)
+    } else {
+        let hi = l.cst(r, (1u64 << bits) - 1);
+        l.bin(UMin, r, hi)
+    }
+}
+
 /// Rejects integer clamp (saturation), which is not lifted.
 pub(super) fn no_clamp(inst: &Inst) -> R<()> {
     if inst.mods.clamp {
@@ -285,7 +300,7 @@ fn fmed3(l: &mut Lifter, a: Val, b: Val, c: Val) -> Val {
 /// as for f32 results ([`Lifter::fout`]): then output denormals are flushed (RDNA4 ISA 7.2.3:
 /// "flushes output denorms when OMOD!=0"; RDNA3 applies OMOD only when f16 denormals are
 /// flushed anyway) and -0 * OMOD = +0.
-fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
+pub(super) fn out16(l: &mut Lifter, inst: &Inst, r: Val) -> R<Val> {
     let mut r = r;
     if l.omod_active(inst, K::F16) {
         let m = match inst.mods.omod {
@@ -395,6 +410,35 @@ fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
     wr(l, r, k)
 }
 
+/// Whether the f32 transcendental `base` flushes input and output denormals whatever MODE
+/// says: on RDNA, `v_sqrt/rsq/exp/log_f32` ("1ULP accuracy, denormals are flushed", RDNA4
+/// ISA 16.8 notes) and `v_rcp_iflag_f32` (7.2.4's list). The RDNA3 guide's list is an image
+/// in our copy; LLVM's f32 sqrt/log/exp lowerings scale denormal inputs on every AMDGPU
+/// target, which assumes the same. Not applied to GFX9 (no CDNA text at hand), nor to
+/// `v_sin/cos_f32`, whose RDNA4 notes say "Denormals are supported" although 7.2.4 lists COS,
+/// nor to `v_rcp_f32` although its notes say "Denormals are flushed": compiled f32 division
+/// takes `v_rcp_f32` of `v_div_scale_f32`'s denominator, and with that pseudocode read
+/// literally (`interp/sem.rs`, `div_scale32`) FLT_MAX / FLT_MAX would become 0 (the corpus
+/// `float_specials` case); which reading the hardware follows is open.
+fn flushes_denormals(l: &Lifter, base: &str) -> bool {
+    l.gpu.family() != Some(crate::isa::Family::Gfx9)
+        && matches!(
+            base,
+            "sqrt_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
+        )
+}
+
+/// An f32 transcendental that flushes input and output denormals ([`flushes_denormals`]):
+/// `f` on the flushed source, OMOD/clamp, the result flushed.
+fn fun_flushed(l: &mut Lifter, f: impl FnOnce(&mut Lifter, Val) -> Val) -> R<()> {
+    let a = l.src(0, K::F32)?;
+    let a = l.flush_denorm(a, K::F32);
+    let r = f(l, a);
+    let r = l.fout(r, K::F32)?;
+    let r = l.flush_denorm(r, K::F32);
+    l.vdst32(r)
+}
+
 /// Integer binary op on sources 0 and 1 (`rev` swaps them).
 fn ibin(l: &mut Lifter, inst: &Inst, op: BinOp, k: K, rev: bool) -> R<()> {
     no_clamp(inst)?;
@@ -477,6 +521,13 @@ fn bitop3(l: &mut Lifter, table: u8, a: Val, b: Val, c: Val) -> Val {
 
 fn i3(l: &mut Lifter, inst: &Inst, k: K, f: impl Fn(&mut Lifter, Val, Val, Val) -> Val) -> R<()> {
     no_clamp(inst)?;
+    i3_clamp_free(l, k, f)
+}
+
+/// [`i3`] for an op on which clamp has no effect: a min/max/median, whose result is one of
+/// its sources and so already in the representable range that integer clamp saturates to
+/// (CDNA ISA 6.5, RDNA4 ISA 7.2.3.1), or one that ignores clamp (RDNA4 ISA 7.2.3.1's list).
+fn i3_clamp_free(l: &mut Lifter, k: K, f: impl Fn(&mut Lifter, Val, Val, Val) -> Val) -> R<()> {
     let a = l.src(0, k)?;
     let b = l.src(1, k)?;
     let c = l.src(2, k)?;
@@ -740,6 +791,17 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "floor_f64" => fun(l, UnOp::FFloor, K::F64),
         "rndne_f32" => fun(l, UnOp::FRoundEven, K::F32),
         "rndne_f64" => fun(l, UnOp::FRoundEven, K::F64),
+        "sqrt_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
+            if flushes_denormals(l, base) =>
+        {
+            fun_flushed(l, |l, a| match base {
+                "sqrt_f32" => l.un(UnOp::FSqrt, a),
+                "rsq_f32" => l.un(UnOp::FRsq, a),
+                "exp_f32" => l.lane_fn(LaneFn::Exp2F32, vec![a], Ty::V32),
+                "log_f32" => l.lane_fn(LaneFn::Log2F32, vec![a], Ty::V32),
+                _ => l.lane_fn(LaneFn::RcpIflagF32, vec![a], Ty::V32),
+            })
+        }
         "sqrt_f32" => fun(l, UnOp::FSqrt, K::F32),
         "sqrt_f64" => fun(l, UnOp::FSqrt, K::F64),
         "rcp_f32" => fun(l, UnOp::FRcp, K::F32),
@@ -856,8 +918,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "cvt_f32_f64" => conv(l, ConvOp::F64ToF32, K::F64, K::F32),
         "cvt_f32_f16" => conv(l, ConvOp::F16ToF32, K::F16, K::F32),
         "cvt_f16_f32" => {
+            // OMOD and clamp apply to the f16 result (`out16`).
             let a = l.src(0, K::F32)?;
             let r = to_f16(l, a);
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "cvt_flr_i32_f32" | "cvt_rpi_i32_f32" => {
@@ -879,6 +943,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let s = l.lshr_imm(a, 8 * n as u64);
             let b = l.and_imm(s, 0xff);
             let r = l.conv(ConvOp::U32ToF32, b);
+            // A float result: OMOD and clamp apply.
+            let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
         "cvt_pkrtz_f16_f32" => {
@@ -958,8 +1024,34 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "mul_lo_u32" | "mul_lo_i32" => ibin(l, inst, Mul, K::B32, false),
         "mul_hi_u32" => ibin(l, inst, MulHiU, K::B32, false),
         "mul_hi_i32" => ibin(l, inst, MulHiS, K::B32, false),
+        "mul_u32_u24" | "mul_i32_i24" | "mad_u32_u24" | "mad_i32_i24" if inst.mods.clamp => {
+            // Clamp saturates the exact result (a 48-bit product, plus S2) to the u32 / i32
+            // range (CDNA ISA 6.5, RDNA4 ISA 7.2.3.1), formed in 64 bits.
+            let signed = base.contains("i24");
+            let a = l.src(0, K::B32)?;
+            let b = l.src(1, K::B32)?;
+            let (a, b) = if signed {
+                (i24(l, a), i24(l, b))
+            } else {
+                (u24(l, a), u24(l, b))
+            };
+            let w = if signed { ConvOp::SExt } else { ConvOp::ZExt };
+            let (a, b) = (l.conv(w, a), l.conv(w, b));
+            let mut r = l.bin(Mul, a, b);
+            if base.starts_with("mad") {
+                let c = l.src(2, K::B32)?;
+                let c = l.conv(w, c);
+                r = l.add(r, c);
+            }
+            let r = saturate(l, r, signed, 32);
+            let r = l.conv(ConvOp::Lo, r);
+            l.vdst32(r)
+        }
         "mul_u32_u24" | "mul_hi_u32_u24" | "mul_i32_i24" | "mul_hi_i32_i24" => {
-            no_clamp(inst)?;
+            // The high half of a 48-bit product is always in range: clamp has no effect.
+            if !base.starts_with("mul_hi") {
+                no_clamp(inst)?;
+            }
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let signed = base.contains("i24");
@@ -1028,7 +1120,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 "max3_i32" => SMax,
                 _ => UMax,
             };
-            i3(l, inst, K::B32, |l, a, b, c| {
+            i3_clamp_free(l, K::B32, |l, a, b, c| {
                 let t = l.bin(op, a, b);
                 l.bin(op, t, c)
             })
@@ -1039,11 +1131,11 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             } else {
                 (UMin, UMax)
             };
-            i3(l, inst, K::B32, |l, a, b, c| med3(l, a, b, c, mn, mx))
+            i3_clamp_free(l, K::B32, |l, a, b, c| med3(l, a, b, c, mn, mx))
         }
         "min3_i16" | "min3_u16" | "max3_i16" | "max3_u16" | "med3_i16" | "med3_u16" => {
-            // The 16-bit halves chosen by op_sel, compared extended to 32 bits.
-            no_clamp(inst)?;
+            // The 16-bit halves chosen by op_sel, compared extended to 32 bits; clamp has no
+            // effect (the result is one of the sources, see `i3_clamp_free`).
             let signed = base.ends_with("i16");
             let ext = if signed {
                 ConvOp::SExt16
@@ -1081,10 +1173,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 l.bin(Sub, a, b)
             };
             let r = if inst.mods.clamp {
-                let lo = l.cst(r, 0xffff_8000);
-                let hi = l.cst(r, 0x7fff);
-                let t = l.bin(SMax, r, lo);
-                l.bin(SMin, t, hi)
+                saturate(l, r, true, 16)
             } else {
                 r
             };
@@ -1101,10 +1190,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 l.bin(Sub, a, b)
             };
             let r = if inst.mods.clamp {
-                let lo = l.cst(r, i32::MIN as i64 as u64);
-                let hi = l.cst(r, i32::MAX as u64);
-                let t = l.bin(SMax, r, lo);
-                l.bin(SMin, t, hi)
+                saturate(l, r, true, 32)
             } else {
                 r
             };
@@ -1250,7 +1336,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             let r = l.bin(Shl, m, b);
             l.vdst32(r)
         }
-        "alignbit_b32" | "alignbyte_b32" => i3(l, inst, K::B32, |l, a, b, c| {
+        // RDNA ignores clamp on V_ALIGN* (RDNA4 ISA 7.2.3.1); GFX9 keeps rejecting it.
+        "alignbit_b32" | "alignbyte_b32"
+            if inst.mods.clamp && l.gpu.family() == Some(crate::isa::Family::Gfx9) =>
+        {
+            no_clamp(inst)
+        }
+        "alignbit_b32" | "alignbyte_b32" => i3_clamp_free(l, K::B32, |l, a, b, c| {
             // ({S0, S1} >> shift)[31:0]; shift = S2[4:0] bits or S2[1:0] bytes.
             let v = l.pack(b, a);
             let s = if base == "alignbit_b32" {
@@ -1333,7 +1425,12 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         // ---- 16-bit integer and float (low halves; result zero-extended on GFX9) ----
         "add_u16" | "sub_u16" | "subrev_u16" | "mul_lo_u16" | "lshlrev_b16" | "lshrrev_b16"
         | "ashrrev_i16" | "max_u16" | "max_i16" | "min_u16" | "min_i16" => {
-            no_clamp(inst)?;
+            // Clamp saturates the unsigned add/sub to 0..=0xffff (CDNA ISA 6.5, RDNA4 ISA
+            // 7.2.3.1: "Unsigned int [0, UINT_MAX]"); not lifted for the others.
+            let sat = matches!(base, "add_u16" | "sub_u16" | "subrev_u16");
+            if !sat {
+                no_clamp(inst)?;
+            }
             let a = l.src(0, K::B16)?;
             let b = l.src(1, K::B16)?;
             let (a, b) = if base.contains("rev") { (b, a) } else { (a, b) };
@@ -1362,6 +1459,15 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 "min_u16" => l.bin(UMin, a, b),
                 _ => l.bin(SMin, a, b),
             };
+            // `r` is exact in 32 bits (a borrow makes it negative).
+            let r = if sat && inst.mods.clamp {
+                let zero = l.cst(r, 0);
+                let max = l.cst(r, 0xffff);
+                let t = l.bin(SMax, r, zero);
+                l.bin(SMin, t, max)
+            } else {
+                r
+            };
             wr16(l, inst, r)
         }
         "add_f16" | "sub_f16" | "subrev_f16" | "mul_f16" | "max_f16" | "min_f16" => {
@@ -1379,6 +1485,25 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             };
             let r = out16(l, inst, r)?;
             wr16(l, inst, r)
+        }
+        "mad_u16" | "mad_i16" if inst.mods.clamp => {
+            // Clamp saturates the exact S0 * S1 + S2 (|S0 * S1| <= 2^30, exact in 32 bits)
+            // to the 16-bit range (CDNA ISA 6.5, RDNA4 ISA 7.2.3.1).
+            let signed = base == "mad_i16";
+            let e = if signed {
+                ConvOp::SExt16
+            } else {
+                ConvOp::ZExt16
+            };
+            let mut v = Vec::with_capacity(3);
+            for i in 0..3 {
+                let x = l.src(i, K::B16)?;
+                v.push(l.conv(e, x));
+            }
+            let p = l.bin(Mul, v[0], v[1]);
+            let r = l.add(p, v[2]);
+            let r = saturate(l, r, signed, 16);
+            wr16_gfx9_opsel(l, inst, r, false)
         }
         "mad_u16" | "mad_legacy_u16" | "mad_i16" | "mad_legacy_i16" => {
             no_clamp(inst)?;
@@ -1523,6 +1648,8 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 };
                 rounded(l, op, K::F16, vec![a])
             };
+            // A float result: OMOD and clamp apply.
+            let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
         "cvt_u16_f16" | "cvt_i16_f16" => {
