@@ -369,6 +369,7 @@ impl Plan {
             table: if e.bits() < 32 { decoder(e).table } else { &[] },
             f16: e == Elem::F16,
             xf32: e == Elem::Xf32,
+            bf16: e == Elem::Bf16,
         };
         let refs = |v: &[Slot]| {
             v.iter()

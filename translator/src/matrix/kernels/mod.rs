@@ -20,7 +20,7 @@
 //! wrapped or saturated in i64, as the generic executor does.
 
 use super::formats::xf32_from_bits;
-use super::gemm::{gemm_f32_kmajor, Isa};
+use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSrc};
 use std::cell::RefCell;
 
 /// Lanes per register.
@@ -52,6 +52,8 @@ pub struct Decode {
     /// The 32-bit element is xf32: its mantissa is truncated on the way in
     /// (`formats::xf32_from_bits`).
     pub xf32: bool,
+    /// The 16-bit element is bfloat16 (decoded by a shift, no table).
+    pub bf16: bool,
 }
 
 impl Decode {
@@ -134,6 +136,64 @@ pub struct FastF32 {
     d: Vec<Run>,
     /// Integer accumulation ([`FastF32::with_i32_acc`]): C, D and `c_imm` are i32.
     int_acc: bool,
+    /// C and D as whole rows in the register file, when the layout allows it.
+    rows: Option<Rows>,
+}
+
+/// C and D rows `blk·M + i` as offsets into the flattened register file (`reg·64 + lane`):
+/// every row of N elements lies on N consecutive lanes of one register (CDNA4 ISA 7.1.4
+/// for N = 16, 32), so the GEMM reads and writes the accumulator in place
+/// ([`gemm_f32_rows`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Rows {
+    /// C's rows (`None`: constant C); equal to `d` or in registers `d` does not touch.
+    c: Option<Vec<u32>>,
+    d: Vec<u32>,
+}
+
+/// The offset of each row when every `n` consecutive slots are one register's consecutive
+/// lanes (whole 32-bit elements), else `None`.
+fn row_offsets(slots: &[SlotRef], n: usize) -> Option<Vec<u32>> {
+    if n == 0 || slots.len() % n != 0 {
+        return None;
+    }
+    slots
+        .chunks_exact(n)
+        .map(|row| {
+            let (reg, lane0, _) = row[0];
+            let whole = row
+                .iter()
+                .enumerate()
+                .all(|(j, &s)| s == (reg, (usize::from(lane0) + j) as u8, 0));
+            (whole && usize::from(lane0) + n <= LANES)
+                .then_some(u32::from(reg) * LANES as u32 + u32::from(lane0))
+        })
+        .collect()
+}
+
+impl Rows {
+    /// The row form of C/D for width `n`, if the layout and the operands allow it.
+    fn new(slots: &Slots, n: usize) -> Option<Rows> {
+        if !matches!(n, 16 | 32) {
+            return None;
+        }
+        let d = row_offsets(slots.d, n)?;
+        let c = match slots.c {
+            None => None,
+            Some(c) => {
+                let c = row_offsets(c, n)?;
+                // Rows are read and written a group at a time: C must be D itself or lie
+                // in registers D does not write.
+                let d_regs: std::collections::HashSet<u32> =
+                    d.iter().map(|o| o / LANES as u32).collect();
+                if c != d && c.iter().any(|o| d_regs.contains(&(o / LANES as u32))) {
+                    return None;
+                }
+                Some(c)
+            }
+        };
+        Some(Rows { c, d })
+    }
 }
 
 /// The slot lists of one instruction in the generic plan's logical orders.
@@ -193,6 +253,10 @@ impl FastF32 {
             && in_range(&b, nregs, sb)
             && c.as_ref().is_none_or(|c| in_range(c, nregs, sc))
             && in_range(&d, nregs, sc);
+        let rows = Rows::new(slots, n).filter(|r| {
+            let fits = |v: &[u32]| v.iter().all(|&o| o as usize + n <= nregs * LANES);
+            fits(&r.d) && r.c.as_deref().is_none_or(fits)
+        });
         ok.then_some(FastF32 {
             m,
             n,
@@ -207,6 +271,7 @@ impl FastF32 {
             c_imm,
             d,
             int_acc: false,
+            rows,
         })
     }
 
@@ -219,6 +284,7 @@ impl FastF32 {
             && self.tb.bits < 32
             && self.k as f64 * max(&self.ta) * max(&self.tb) < (1u32 << 24) as f64;
         self.int_acc = true;
+        self.rows = None;
         exact.then_some(self)
     }
 
@@ -228,6 +294,9 @@ impl FastF32 {
     pub fn run(&self, isa: Isa, regs: &mut [[u32; 64]]) -> bool {
         if regs.len() < self.nregs || self.int_acc {
             return false;
+        }
+        if let Some(rows) = &self.rows {
+            return self.run_rows(isa, rows, regs);
         }
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
@@ -244,6 +313,7 @@ impl FastF32 {
                         table: &[],
                         f16: false,
                         xf32: false,
+                        bf16: false,
                     },
                     acc,
                 ),
@@ -253,6 +323,45 @@ impl FastF32 {
             scatter(simd, &self.d, acc, regs);
         });
         true
+    }
+
+    /// [`FastF32::run`] with the accumulator read and written in place ([`Rows`]).
+    fn run_rows(&self, isa: Isa, rows: &Rows, regs: &mut [[u32; 64]]) -> bool {
+        let (m, n, k) = (self.m, self.n, self.k);
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let Scratch { a, b, .. } = &mut *s;
+            self.gather_ab(simd_moves(isa), regs, a, b);
+            let flat = regs.as_flattened_mut();
+            let mut done = true;
+            for blk in 0..self.blocks {
+                let c = match &rows.c {
+                    Some(c) => RowSrc::Rows(&c[blk * m..]),
+                    None => RowSrc::Imm(f32::from_bits(self.c_imm)),
+                };
+                done &= gemm_f32_rows(
+                    isa,
+                    m,
+                    n,
+                    k,
+                    &a[blk * m * k..],
+                    &b[blk * k * n..],
+                    c,
+                    &rows.d[blk * m..],
+                    flat,
+                );
+            }
+            debug_assert!(done, "rows and scratch checked against the shape");
+            done
+        })
+    }
+
+    /// Gathers A and B into `a` and `b` (sized here; with the SIMD moves when `simd`).
+    fn gather_ab(&self, simd: bool, regs: &[[u32; 64]], a: &mut Vec<f32>, b: &mut Vec<f32>) {
+        a.resize(self.blocks * self.m * self.k, 0.0);
+        b.resize(self.blocks * self.k * self.n, 0.0);
+        gather(simd, &self.a, regs, self.ta, a);
+        gather(simd, &self.b, regs, self.tb, b);
     }
 
     /// Executes an i32-accumulating plan ([`FastF32::with_i32_acc`]) on `regs`: D wraps, or
@@ -303,10 +412,7 @@ impl FastF32 {
         acc: &mut [f32],
     ) {
         let (m, n, k) = (self.m, self.n, self.k);
-        a.resize(self.blocks * m * k, 0.0);
-        b.resize(self.blocks * k * n, 0.0);
-        gather(simd, &self.a, regs, self.ta, a);
-        gather(simd, &self.b, regs, self.tb, b);
+        self.gather_ab(simd, regs, a, b);
         for blk in 0..self.blocks {
             let done = gemm_f32_kmajor(
                 isa,
@@ -389,6 +495,80 @@ unsafe fn gather_avx2(runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f3
     unsafe { gather_body::<true>(runs, regs, t, out) }
 }
 
+/// How [`gather_body`] turns one raw element into f32 (chosen once per operand).
+#[derive(Clone, Copy)]
+enum Conv<'a> {
+    /// f32 bits.
+    F32,
+    /// xf32 bits (mantissa truncated).
+    Xf32,
+    /// bfloat16: the upper half of the f32 bits (exact, `formats::Elem::Bf16`).
+    Bf16,
+    /// An 8-bit format through its full table (no bounds check per element).
+    Table8(&'a [f32; 256]),
+    /// Any other width through its table, masked.
+    Table(&'a [f32], u32),
+}
+
+impl Conv<'_> {
+    fn of(t: &Decode) -> Conv<'_> {
+        match t.bits {
+            32 if t.xf32 => Conv::Xf32,
+            32 => Conv::F32,
+            16 if t.bf16 => Conv::Bf16,
+            8 => match t.table.first_chunk::<256>() {
+                Some(tab) => Conv::Table8(tab),
+                None => Conv::Table(t.table, 0xFF),
+            },
+            b => Conv::Table(t.table, (1u32 << b) - 1),
+        }
+    }
+
+    /// The element at bits `[sh+w-1:sh]` of `w`.
+    #[inline(always)]
+    fn one(self, w: u32, sh: u32) -> f32 {
+        match self {
+            Conv::F32 => f32::from_bits(w),
+            Conv::Xf32 => xf32_from_bits(w),
+            Conv::Bf16 => f32::from_bits((w >> sh) << 16),
+            Conv::Table8(t) => t[usize::from((w >> sh) as u8)],
+            Conv::Table(t, mask) => t[((w >> sh) & mask) as usize],
+        }
+    }
+
+    /// Decodes `lanes` into `dst` (equal lengths), one loop per format so each vectorises.
+    #[inline(always)]
+    fn run(self, lanes: &[u32], sh: u32, dst: &mut [f32]) {
+        match self {
+            Conv::F32 => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = f32::from_bits(w);
+                }
+            }
+            Conv::Xf32 => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = xf32_from_bits(w);
+                }
+            }
+            Conv::Bf16 => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = f32::from_bits((w >> sh) << 16);
+                }
+            }
+            Conv::Table8(t) => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = t[usize::from((w >> sh) as u8)];
+                }
+            }
+            Conv::Table(t, mask) => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = t[((w >> sh) & mask) as usize];
+                }
+            }
+        }
+    }
+}
+
 /// The body of [`gather`]; with `F16C`, binary16 runs of a multiple of 8 lanes convert
 /// with [`f16_run_f16c`] (exact; it quiets signalling NaNs, which cannot change a result
 /// since every NaN result is canonical).
@@ -402,11 +582,7 @@ unsafe fn gather_body<const F16C: bool>(
     t: Decode,
     out: &mut [f32],
 ) {
-    let mask = if t.bits == 32 {
-        u32::MAX
-    } else {
-        (1u32 << t.bits) - 1
-    };
+    let conv = Conv::of(&t);
     for r in runs {
         let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
         let o0 = r.out0 as usize;
@@ -420,29 +596,11 @@ unsafe fn gather_body<const F16C: bool>(
                 unsafe { f16_run_f16c(lanes, sh, dst) };
                 continue;
             }
-            if t.bits == 32 && t.xf32 {
-                for (o, &w) in dst.iter_mut().zip(lanes) {
-                    *o = xf32_from_bits(w);
-                }
-            } else if t.bits == 32 {
-                for (o, &w) in dst.iter_mut().zip(lanes) {
-                    *o = f32::from_bits(w);
-                }
-            } else {
-                for (o, &w) in dst.iter_mut().zip(lanes) {
-                    *o = t.table[((w >> sh) & mask) as usize];
-                }
-            }
+            conv.run(lanes, sh, dst);
         } else {
             let st = r.stride as usize;
             for (x, &w) in lanes.iter().enumerate() {
-                out[o0 + x * st] = if t.bits == 32 && t.xf32 {
-                    xf32_from_bits(w)
-                } else if t.bits == 32 {
-                    f32::from_bits(w)
-                } else {
-                    t.table[((w >> sh) & mask) as usize]
-                };
+                out[o0 + x * st] = conv.one(w, sh);
             }
         }
     }
@@ -582,8 +740,14 @@ mod tests {
                 } else {
                     vec![(0, 0, 0), (0, 0, 3), (1, 1, 0), (2, 3, 5)]
                 };
-                for (ci, &(cbsz, abid, blgp)) in ctls.iter().enumerate() {
-                    let opnds = match ci % 3 {
+                // Operand sets 0-2 in turn, and set 3 (C overlapping D) with plain controls.
+                let cases = ctls
+                    .iter()
+                    .enumerate()
+                    .map(|(ci, &c)| (ci % 3, c))
+                    .chain([(3, ctls[0])]);
+                for (set, (cbsz, abid, blgp)) in cases {
+                    let opnds = match set {
                         0 => Operands {
                             d: 300,
                             a: 0,
@@ -598,11 +762,19 @@ mod tests {
                             c: CSrc::Reg(100),
                             index: 0,
                         },
-                        _ => Operands {
+                        2 => Operands {
                             d: 200,
                             a: 8,
                             b: 40,
                             c: CSrc::Imm(0x3FC0_0000),
+                            index: 0,
+                        },
+                        // C overlaps D one register off: D must not clobber C early.
+                        _ => Operands {
+                            d: 301,
+                            a: 8,
+                            b: 40,
+                            c: CSrc::Reg(300),
                             index: 0,
                         },
                     };
