@@ -226,15 +226,16 @@ pub fn gemm_f32_rows(
             // SAFETY: the CPU supports NEON (checked just above).
             unsafe { rows_neon(m, n, k, at, b, c, d, regs) }
         }
-        _ => rows::<4, 2>(m, n, k, at, b, c, d, regs),
+        _ => rows::<false, 2>(m, n, k, at, b, c, d, regs),
     }
     true
 }
 
-/// Width dispatch of [`gemm_f32_rows`] (checked); `R16`/`R32` rows per group at width 16/32.
+/// Width dispatch of [`gemm_f32_rows`] (checked): width 16 in groups of 4 rows (two groups
+/// side by side with `PAIR16`), width 32 in groups of `R32` rows.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn rows<const R16: usize, const R32: usize>(
+fn rows<const PAIR16: bool, const R32: usize>(
     m: usize,
     n: usize,
     k: usize,
@@ -245,8 +246,8 @@ fn rows<const R16: usize, const R32: usize>(
     regs: &mut [u32],
 ) {
     match n {
-        16 => rows_n::<16, R16>(m, k, at, b, c, d, regs),
-        _ => rows_n::<32, R32>(m, k, at, b, c, d, regs),
+        16 => rows_n::<16, 4, PAIR16>(m, k, at, b, c, d, regs),
+        _ => rows_n::<32, R32, false>(m, k, at, b, c, d, regs),
     }
 }
 
@@ -254,7 +255,7 @@ fn rows<const R16: usize, const R32: usize>(
 /// (`R` independent FMA chains per column, enough to cover the FMA latency), then a
 /// single row at a time for the rest.
 #[inline(always)]
-fn rows_n<const N: usize, const R: usize>(
+fn rows_n<const N: usize, const R: usize, const PAIR: bool>(
     m: usize,
     k: usize,
     at: &[f32],
@@ -284,6 +285,42 @@ fn rows_n<const N: usize, const R: usize>(
         }
     }
     let mut i = 0;
+    // Two groups of R rows side by side (2R chains), as separate arrays so the compiler
+    // keeps each row in vector registers.
+    while PAIR && i + 2 * R <= m {
+        let mut acc0 = [[0f32; N]; R];
+        let mut acc1 = [[0f32; N]; R];
+        for r in 0..R {
+            acc0[r] = load::<N>(c, i + r, regs);
+            acc1[r] = load::<N>(c, i + R + r, regs);
+        }
+        for kk in 0..k {
+            let Some(brow) = b[kk * N..].first_chunk::<N>() else {
+                return;
+            };
+            let Some(av0) = at[kk * m + i..].first_chunk::<R>() else {
+                return;
+            };
+            let Some(av1) = at[kk * m + i + R..].first_chunk::<R>() else {
+                return;
+            };
+            for (row, &a) in acc0.iter_mut().zip(av0) {
+                for (x, &bj) in row.iter_mut().zip(brow) {
+                    *x = a.mul_add(bj, *x);
+                }
+            }
+            for (row, &a) in acc1.iter_mut().zip(av1) {
+                for (x, &bj) in row.iter_mut().zip(brow) {
+                    *x = a.mul_add(bj, *x);
+                }
+            }
+        }
+        for r in 0..R {
+            store::<N>(&acc0[r], d[i + r] as usize, regs);
+            store::<N>(&acc1[r], d[i + R + r] as usize, regs);
+        }
+        i += 2 * R;
+    }
     while i + R <= m {
         let mut acc = [[0f32; N]; R];
         for (r, row) in acc.iter_mut().enumerate() {
@@ -336,9 +373,9 @@ unsafe fn rows_avx512(
     d: &[u32],
     regs: &mut [u32],
 ) {
-    // 16 columns are one 512-bit vector: 8 rows give 8 independent chains; 32 columns
-    // are two, so 4 rows give 8.
-    rows::<4, 4>(m, n, k, at, b, c, d, regs)
+    // 16 columns are one 512-bit vector: two groups of 4 rows give 8 independent chains
+    // (one group of 8 rows compiles to gathers); 32 columns are two, so 4 rows give 8.
+    rows::<true, 4>(m, n, k, at, b, c, d, regs)
 }
 
 /// [`rows`] compiled for AVX2 and FMA.
@@ -359,7 +396,7 @@ unsafe fn rows_avx2(
     regs: &mut [u32],
 ) {
     // 8 accumulators of 256 bits either way (16 registers in all).
-    rows::<4, 2>(m, n, k, at, b, c, d, regs)
+    rows::<false, 2>(m, n, k, at, b, c, d, regs)
 }
 
 /// [`rows`] compiled for NEON.
@@ -379,7 +416,7 @@ unsafe fn rows_neon(
     d: &[u32],
     regs: &mut [u32],
 ) {
-    rows::<4, 2>(m, n, k, at, b, c, d, regs)
+    rows::<false, 2>(m, n, k, at, b, c, d, regs)
 }
 
 /// Width dispatch of [`gemm_f32_kmajor`] (slice lengths already checked); `R16`/`R32` rows

@@ -127,8 +127,12 @@ pub struct FastF32 {
     tb: Decode,
     /// A into k-major blocks: position `(blk·K + k)·M + i`.
     a: Vec<Run>,
+    /// A's 16-bit runs paired by halves (`None` unless A is f16 or bf16).
+    a_halves: Option<Halves>,
     /// B into `(blk·K + k)·N + j`.
     b: Vec<Run>,
+    /// B's binary16 runs paired by halves.
+    b_halves: Option<Halves>,
     /// C from registers into `(blk·M + i)·N + j`; `None`: every element is `c_imm`.
     c: Option<Vec<Run>>,
     c_imm: u32,
@@ -138,6 +142,65 @@ pub struct FastF32 {
     int_acc: bool,
     /// C and D as whole rows in the register file, when the layout allows it.
     rows: Option<Rows>,
+}
+
+/// A 16-bit float operand's runs for the paired moves: `pairs` are two stride-1 runs on the same
+/// lanes of one register, bits 15:0 and 31:16 (one load and one shuffle convert both);
+/// `rest` are the runs left over.
+#[derive(Clone, Debug, PartialEq)]
+struct Halves {
+    pairs: Vec<HalfPair>,
+    rest: Vec<Run>,
+}
+
+/// Lanes `lane0..lane0+len` (`len` a multiple of 8) of register `reg`: bits 15:0 go to
+/// positions `lo..lo+len`, bits 31:16 to `hi..hi+len`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HalfPair {
+    reg: u16,
+    lane0: u8,
+    len: u8,
+    lo: u32,
+    hi: u32,
+}
+
+impl Halves {
+    /// Pairs the runs of a 16-bit operand (every run lands in `pairs` or `rest`).
+    fn new(runs: &[Run]) -> Halves {
+        let mut used = vec![false; runs.len()];
+        let mut pairs = Vec::new();
+        for (x, r) in runs.iter().enumerate() {
+            if r.shift != 0 || r.stride != 1 || r.len % 8 != 0 {
+                continue;
+            }
+            let partner = runs.iter().enumerate().position(|(y, h)| {
+                !used[y]
+                    && h.reg == r.reg
+                    && h.shift == 16
+                    && h.lane0 == r.lane0
+                    && h.len == r.len
+                    && h.stride == 1
+            });
+            if let Some(y) = partner {
+                used[x] = true;
+                used[y] = true;
+                pairs.push(HalfPair {
+                    reg: r.reg,
+                    lane0: r.lane0,
+                    len: r.len,
+                    lo: r.out0,
+                    hi: runs[y].out0,
+                });
+            }
+        }
+        let rest = runs
+            .iter()
+            .zip(&used)
+            .filter(|(_, &u)| !u)
+            .map(|(r, _)| *r)
+            .collect();
+        Halves { pairs, rest }
+    }
 }
 
 /// C and D rows `blk·M + i` as offsets into the flattened register file (`reg·64 + lane`):
@@ -257,6 +320,7 @@ impl FastF32 {
             let fits = |v: &[u32]| v.iter().all(|&o| o as usize + n <= nregs * LANES);
             fits(&r.d) && r.c.as_deref().is_none_or(fits)
         });
+        let halves = |t: &Decode, runs: &[Run]| (t.f16 || t.bf16).then(|| Halves::new(runs));
         ok.then_some(FastF32 {
             m,
             n,
@@ -265,6 +329,8 @@ impl FastF32 {
             nregs,
             ta,
             tb,
+            a_halves: halves(&ta, &a),
+            b_halves: halves(&tb, &b),
             a,
             b,
             c,
@@ -307,6 +373,7 @@ impl FastF32 {
                 Some(c) => gather(
                     simd,
                     c,
+                    None,
                     regs,
                     Decode {
                         bits: 32,
@@ -360,8 +427,8 @@ impl FastF32 {
     fn gather_ab(&self, simd: bool, regs: &[[u32; 64]], a: &mut Vec<f32>, b: &mut Vec<f32>) {
         a.resize(self.blocks * self.m * self.k, 0.0);
         b.resize(self.blocks * self.k * self.n, 0.0);
-        gather(simd, &self.a, regs, self.ta, a);
-        gather(simd, &self.b, regs, self.tb, b);
+        gather(simd, &self.a, self.a_halves.as_ref(), regs, self.ta, a);
+        gather(simd, &self.b, self.b_halves.as_ref(), regs, self.tb, b);
     }
 
     /// Executes an i32-accumulating plan ([`FastF32::with_i32_acc`]) on `regs`: D wraps, or
@@ -472,7 +539,28 @@ fn simd_moves(isa: Isa) -> bool {
 
 /// Decodes the elements of `runs` into `out` (ranges checked when the runs were built);
 /// `simd` from [`simd_moves`].
-fn gather(simd: bool, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]) {
+fn gather(
+    simd: bool,
+    runs: &[Run],
+    halves: Option<&Halves>,
+    regs: &[[u32; 64]],
+    t: Decode,
+    out: &mut [f32],
+) {
+    // Paired halves: bf16 everywhere, f16 with the F16C moves.
+    let runs = match halves {
+        Some(h) if t.bf16 => {
+            bf16_pairs(&h.pairs, regs, out);
+            &h.rest[..]
+        }
+        #[cfg(target_arch = "x86_64")]
+        Some(h) if simd && t.f16 => {
+            // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
+            unsafe { f16_pairs_f16c(&h.pairs, regs, out) };
+            &h.rest[..]
+        }
+        _ => runs,
+    };
     #[cfg(target_arch = "x86_64")]
     if simd {
         // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
@@ -602,6 +690,59 @@ unsafe fn gather_body<const F16C: bool>(
             for (x, &w) in lanes.iter().enumerate() {
                 out[o0 + x * st] = conv.one(w, sh);
             }
+        }
+    }
+}
+
+/// Decodes the bfloat16 halves of each pair into `out` (exact: the upper half of the f32
+/// bits; positions checked when the runs were built).
+fn bf16_pairs(pairs: &[HalfPair], regs: &[[u32; 64]], out: &mut [f32]) {
+    for p in pairs {
+        let len = usize::from(p.len);
+        let lanes = &regs[usize::from(p.reg)][usize::from(p.lane0)..][..len];
+        let (lo, hi) = (p.lo as usize, p.hi as usize);
+        for (o, &w) in out[lo..lo + len].iter_mut().zip(lanes) {
+            *o = f32::from_bits(w << 16);
+        }
+        for (o, &w) in out[hi..hi + len].iter_mut().zip(lanes) {
+            *o = f32::from_bits(w & 0xFFFF_0000);
+        }
+    }
+}
+
+/// Decodes the binary16 halves of each pair into `out` (positions checked when the runs
+/// were built), 8 lanes at a time: one load, a byte shuffle that gathers the low and the
+/// high halves, and two conversions (`vcvtph2ps`; exact, see [`gather_body`]).
+///
+/// # Safety
+/// The CPU supports AVX2 and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn f16_pairs_f16c(pairs: &[HalfPair], regs: &[[u32; 64]], out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    // Per 128-bit lane: bytes of the four low halves, then of the four high halves.
+    let split = _mm256_setr_epi8(
+        0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7,
+        10, 11, 14, 15,
+    );
+    for p in pairs {
+        let len = usize::from(p.len);
+        let lanes = &regs[usize::from(p.reg)][usize::from(p.lane0)..][..len];
+        let (lo, hi) = (p.lo as usize, p.hi as usize);
+        for (x, src) in lanes.chunks_exact(8).enumerate() {
+            // SAFETY: `src` is 8 elements (32 bytes); unaligned loads are allowed.
+            let w = unsafe { _mm256_loadu_si256(src.as_ptr().cast()) };
+            // [lo0..3 hi0..3 | lo4..7 hi4..7] → qwords 0,2,1,3: [lo0..7 | hi0..7].
+            let s = _mm256_shuffle_epi8(w, split);
+            let q = _mm256_permute4x64_epi64(s, 0b11_01_10_00);
+            let l = _mm256_cvtph_ps(_mm256_castsi256_si128(q));
+            let h = _mm256_cvtph_ps(_mm256_extracti128_si256(q, 1));
+            let dst = &mut out[lo + 8 * x..lo + 8 * x + 8];
+            // SAFETY: `dst` is 8 elements (32 bytes); unaligned stores are allowed.
+            unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), l) };
+            let dst = &mut out[hi + 8 * x..hi + 8 * x + 8];
+            // SAFETY: as above.
+            unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), h) };
         }
     }
 }
