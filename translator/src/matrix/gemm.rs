@@ -513,6 +513,92 @@ fn kmajor_neon(m: usize, n: usize, k: usize, at: &[f32], b: &[f32], c: &mut [f32
     kmajor::<4, 2>(m, n, k, at, b, c)
 }
 
+/// Row-major f64 GEMM for the f64 MFMAs: `acc[i][j] = fma(a[i][k], b[k][j], acc[i][j])` for
+/// k = 0, 1, …, k−1 in that order (`a` is m×k, `b` k×n, `acc` m×n). Each fused multiply-add
+/// is exact-then-rounded whichever variant runs, so all variants give the same bits; the
+/// vector variants use the host's FMA instructions instead of the library call that
+/// `f64::mul_add` becomes without them. Returns `false` (doing nothing) when a slice is
+/// shorter than the shape needs.
+pub fn gemm_f64(
+    isa: Isa,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    b: &[f64],
+    acc: &mut [f64],
+) -> bool {
+    if a.len() < m * k || b.len() < k * n || acc.len() < m * n {
+        return false;
+    }
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512f") => {
+            // SAFETY: the CPU supports AVX-512F (checked just above).
+            unsafe { f64_avx512(m, n, k, a, b, acc) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma") =>
+        {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            unsafe { f64_avx2(m, n, k, a, b, acc) }
+        }
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon if std::arch::is_aarch64_feature_detected!("neon") => {
+            // SAFETY: the CPU supports NEON (checked just above).
+            unsafe { f64_neon(m, n, k, a, b, acc) }
+        }
+        _ => f64_body(m, n, k, a, b, acc),
+    }
+    true
+}
+
+/// The body of [`gemm_f64`] (lengths checked): i-k-j over contiguous rows.
+#[inline(always)]
+fn f64_body(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], acc: &mut [f64]) {
+    for i in 0..m {
+        let row = &mut acc[i * n..(i + 1) * n];
+        for kk in 0..k {
+            let x = a[i * k + kk];
+            for (r, &y) in row.iter_mut().zip(&b[kk * n..(kk + 1) * n]) {
+                *r = x.mul_add(y, *r);
+            }
+        }
+    }
+}
+
+/// [`f64_body`] for AVX-512F.
+///
+/// # Safety
+/// The CPU supports AVX-512F and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn f64_avx512(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], acc: &mut [f64]) {
+    f64_body(m, n, k, a, b, acc)
+}
+
+/// [`f64_body`] for AVX2 and FMA.
+///
+/// # Safety
+/// The CPU supports AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn f64_avx2(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], acc: &mut [f64]) {
+    f64_body(m, n, k, a, b, acc)
+}
+
+/// [`f64_body`] for NEON.
+///
+/// # Safety
+/// The CPU supports NEON.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+unsafe fn f64_neon(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], acc: &mut [f64]) {
+    f64_body(m, n, k, a, b, acc)
+}
+
 /// A host FMA throughput probe for benchmarks: `iters` rounds of independent fused
 /// multiply-add chains (12 vectors of 16 lanes with AVX-512F, 10 of 8 with AVX2+FMA, 8 of 4
 /// otherwise, so the chains cover the FMA latency). Returns the floating-point operations

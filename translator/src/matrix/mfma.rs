@@ -24,7 +24,7 @@
 //!   result does not depend on which host kernel ran.
 
 use super::formats::Elem;
-use super::gemm::{best_isa, gemm_f32, GemmF32, Isa};
+use super::gemm::{best_isa, gemm_f32, gemm_f64, GemmF32, Isa};
 use super::layout::{a_loc, a_source_block, b_loc, blgp_lane, cd_loc};
 use super::shape::{Acc, Kind, MatrixOp};
 use std::cell::RefCell;
@@ -370,6 +370,7 @@ impl Plan {
             f16: e == Elem::F16,
             xf32: e == Elem::Xf32,
             bf16: e == Elem::Bf16,
+            i8: e == Elem::I8,
         };
         let refs = |v: &[Slot]| {
             v.iter()
@@ -411,7 +412,7 @@ impl Plan {
                 Ok(())
             }
             Acc::F64 => {
-                self.run_f64(regs);
+                self.run_f64(isa, regs);
                 Ok(())
             }
         }
@@ -647,7 +648,7 @@ impl Plan {
         }
     }
 
-    fn run_f64(&self, regs: &mut [[u32; 64]]) {
+    fn run_f64(&self, isa: Isa, regs: &mut [[u32; 64]]) {
         let op = &self.op;
         let (m, n, k) = (op.m, op.n, op.k);
         let sign = |bit: u8| if self.neg & bit != 0 { -1.0 } else { 1.0 };
@@ -657,36 +658,49 @@ impl Plan {
                     | (regs[s.reg as usize + 1][s.lane as usize] as u64) << 32,
             )
         };
-        let a: Vec<f64> = self.a.iter().map(|s| sign(1) * get(regs, s)).collect();
-        let b: Vec<f64> = self.b.iter().map(|s| sign(2) * get(regs, s)).collect();
-        let c: Vec<f64> = match self.c_imm {
-            Some(v) => vec![f64::from_bits(v); op.blocks * m * n],
-            None => self.c.iter().map(|s| get(regs, s)).collect(),
-        };
-        // Per output: fused multiply-adds in ascending k, run as i-k-j over contiguous rows.
-        let mut acc: Vec<f64> = c.iter().map(|v| sign(4) * v).collect();
-        for blk in 0..op.blocks {
-            for i in 0..m {
-                let row = &mut acc[(blk * m + i) * n..(blk * m + i + 1) * n];
-                for kk in 0..k {
-                    let x = a[(blk * m + i) * k + kk];
-                    let brow = &b[(blk * k + kk) * n..(blk * k + kk + 1) * n];
-                    for (r, &y) in row.iter_mut().zip(brow) {
-                        *r = x.mul_add(y, *r);
-                    }
-                }
+        SCRATCH_F64.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let (a, b, acc) = &mut *s;
+            let (sa, sb, sc) = (sign(1), sign(2), sign(4));
+            a.clear();
+            a.extend(self.a.iter().map(|s| sa * get(regs, s)));
+            b.clear();
+            b.extend(self.b.iter().map(|s| sb * get(regs, s)));
+            acc.clear();
+            match self.c_imm {
+                Some(v) => acc.resize(op.blocks * m * n, sc * f64::from_bits(v)),
+                None => acc.extend(self.c.iter().map(|s| sc * get(regs, s))),
             }
-        }
-        for (v, s) in acc.iter().zip(&self.d) {
-            let bits = if v.is_nan() {
-                0x7FF8_0000_0000_0000
-            } else {
-                v.to_bits()
-            };
-            regs[s.reg as usize][s.lane as usize] = bits as u32;
-            regs[s.reg as usize + 1][s.lane as usize] = (bits >> 32) as u32;
-        }
+            // Per output: fused multiply-adds in ascending k.
+            for blk in 0..op.blocks {
+                let done = gemm_f64(
+                    isa,
+                    m,
+                    n,
+                    k,
+                    &a[blk * m * k..],
+                    &b[blk * k * n..],
+                    &mut acc[blk * m * n..(blk + 1) * m * n],
+                );
+                debug_assert!(done, "buffers sized from the shape");
+            }
+            for (v, s) in acc.iter().zip(&self.d) {
+                let bits = if v.is_nan() {
+                    0x7FF8_0000_0000_0000
+                } else {
+                    v.to_bits()
+                };
+                regs[s.reg as usize][s.lane as usize] = bits as u32;
+                regs[s.reg as usize + 1][s.lane as usize] = (bits >> 32) as u32;
+            }
+        })
     }
+}
+
+thread_local! {
+    /// A, B and the accumulator of the f64 path (no allocation per instruction).
+    static SCRATCH_F64: RefCell<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+        const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
 /// The register slot of item `item` (`bits` wide) of an operand starting at `base` in

@@ -54,6 +54,8 @@ pub struct Decode {
     pub xf32: bool,
     /// The 16-bit element is bfloat16 (decoded by a shift, no table).
     pub bf16: bool,
+    /// The 8-bit element is a signed integer (decoded by sign extension, no table).
+    pub i8: bool,
 }
 
 impl Decode {
@@ -381,6 +383,7 @@ impl FastF32 {
                         f16: false,
                         xf32: false,
                         bf16: false,
+                        i8: false,
                     },
                     acc,
                 ),
@@ -594,6 +597,8 @@ enum Conv<'a> {
     Bf16,
     /// An 8-bit format through its full table (no bounds check per element).
     Table8(&'a [f32; 256]),
+    /// Signed 8-bit integers (exact in f32).
+    I8,
     /// Any other width through its table, masked.
     Table(&'a [f32], u32),
 }
@@ -604,6 +609,7 @@ impl Conv<'_> {
             32 if t.xf32 => Conv::Xf32,
             32 => Conv::F32,
             16 if t.bf16 => Conv::Bf16,
+            8 if t.i8 => Conv::I8,
             8 => match t.table.first_chunk::<256>() {
                 Some(tab) => Conv::Table8(tab),
                 None => Conv::Table(t.table, 0xFF),
@@ -620,6 +626,7 @@ impl Conv<'_> {
             Conv::Xf32 => xf32_from_bits(w),
             Conv::Bf16 => f32::from_bits((w >> sh) << 16),
             Conv::Table8(t) => t[usize::from((w >> sh) as u8)],
+            Conv::I8 => f32::from((w >> sh) as u8 as i8),
             Conv::Table(t, mask) => t[((w >> sh) & mask) as usize],
         }
     }
@@ -646,6 +653,11 @@ impl Conv<'_> {
             Conv::Table8(t) => {
                 for (o, &w) in dst.iter_mut().zip(lanes) {
                     *o = t[usize::from((w >> sh) as u8)];
+                }
+            }
+            Conv::I8 => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = f32::from((w >> sh) as u8 as i8);
                 }
             }
             Conv::Table(t, mask) => {
