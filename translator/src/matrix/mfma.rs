@@ -334,10 +334,10 @@ impl Plan {
         if let CSrc::Imm(v) = c_src {
             plan.c_imm = Some(v);
         }
-        if op.acc == Acc::F32 && op.kind != Kind::Sparse && !plan.scaled {
+        if op.acc == Acc::F32 && !plan.scaled {
             plan.fast = plan.fast_path(nregs);
         }
-        if op.acc == Acc::I32 && op.kind == Kind::Dense {
+        if op.acc == Acc::I32 && matches!(op.kind, Kind::Dense | Kind::Sparse) {
             plan.fast = plan.fast_path(nregs).and_then(|f| f.with_i32_acc());
         }
         Ok(plan)
@@ -359,7 +359,7 @@ impl Plan {
     /// The run-based executor of this (dense, unscaled, f32-accumulating; the caller turns
     /// it to i32 accumulation for i8) plan, if its element formats fit it.
     pub(super) fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
-        use super::kernels::{Decode, FastF32, Slots};
+        use super::kernels::{Decode, FastF32, Slots, SparseRef};
         // Plain f32 C/D and unmodified A/B only (the RDNA modifiers stay generic).
         if self.op.d16.is_some() || self.neg_ab != [0; 2] || self.c_mods != 0 {
             return None;
@@ -379,11 +379,25 @@ impl Plan {
         };
         let (a, b, c, d) = (refs(&self.a), refs(&self.b), refs(&self.c), refs(&self.d));
         let op = &self.op;
+        let t = |s: Slot| (s.reg, s.lane, s.shift);
+        let k = op.k as u32;
+        let sparse: Vec<SparseRef> = self
+            .a_sparse
+            .iter()
+            .map(|e| SparseRef {
+                val: t(e.val),
+                idx: t(e.idx),
+                i: e.base / k,
+                k0: e.base % k,
+                never: e.never,
+            })
+            .collect();
         let slots = Slots {
             a: &a,
             b: &b,
             c: self.c_imm.is_none().then_some(&c[..]),
             d: &d,
+            sparse_a: (op.kind == Kind::Sparse).then_some(&sparse[..]),
         };
         let c_imm = self.c_imm.unwrap_or(0) as u32;
         FastF32::new(

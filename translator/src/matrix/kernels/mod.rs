@@ -144,6 +144,8 @@ pub struct FastF32 {
     int_acc: bool,
     /// C and D as whole rows in the register file, when the layout allows it.
     rows: Option<Rows>,
+    /// A sparse A (`a` is then empty).
+    sparse: Option<Vec<SparseK>>,
 }
 
 /// A 16-bit float operand's runs for the paired moves: `pairs` are two stride-1 runs on the same
@@ -271,6 +273,35 @@ pub struct Slots<'a> {
     pub c: Option<&'a [SlotRef]>,
     /// D in the same order as C.
     pub d: &'a [SlotRef],
+    /// A sparse A (SMFMAC, one block) instead of `a` (then empty): the stored elements in
+    /// the order they apply (a later one wins a collision).
+    pub sparse_a: Option<&'a [SparseRef]>,
+}
+
+/// A stored element of a sparse A: its slot, the slot of its 2-bit index, its row `i`, the
+/// first column `k0` of its group of four, and the index value that places nothing (4 =
+/// none). The element lands in column `k0 + index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SparseRef {
+    /// The element's register slot.
+    pub val: SlotRef,
+    /// The register slot of its 2-bit index.
+    pub idx: SlotRef,
+    /// Row of A.
+    pub i: u32,
+    /// First column of its group.
+    pub k0: u32,
+    /// The index value that drops the element.
+    pub never: u8,
+}
+
+/// A sparse A element checked against the shape: k-major position `k0·M + i` of index 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SparseK {
+    val: SlotRef,
+    idx: SlotRef,
+    at: u32,
+    never: u8,
 }
 
 impl FastF32 {
@@ -290,7 +321,40 @@ impl FastF32 {
         if m == 0 || n == 0 || k == 0 || blocks == 0 || !ta.valid() || !tb.valid() {
             return None;
         }
-        if slots.a.len() != sa
+        let sparse = match slots.sparse_a {
+            None => None,
+            Some(sp) => {
+                // One block, 8- or 16-bit elements (whole items in a register), every
+                // element inside the register file and the matrix.
+                let ok = blocks == 1
+                    && slots.a.is_empty()
+                    && matches!(ta.bits, 8 | 16)
+                    && sp.iter().all(|e| {
+                        usize::from(e.val.0) < nregs
+                            && usize::from(e.idx.0) < nregs
+                            && usize::from(e.val.1) < LANES
+                            && usize::from(e.idx.1) < LANES
+                            && u32::from(e.val.2) + ta.bits <= 32
+                            && e.idx.2 <= 30
+                            && (e.i as usize) < m
+                            && e.k0 as usize + 3 < k
+                    });
+                if !ok {
+                    return None;
+                }
+                Some(
+                    sp.iter()
+                        .map(|e| SparseK {
+                            val: e.val,
+                            idx: e.idx,
+                            at: e.k0 * m as u32 + e.i,
+                            never: e.never,
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            }
+        };
+        if (sparse.is_none() && slots.a.len() != sa)
             || slots.b.len() != sb
             || slots.d.len() != sc
             || slots.c.is_some_and(|c| c.len() != sc)
@@ -340,6 +404,7 @@ impl FastF32 {
             d,
             int_acc: false,
             rows,
+            sparse,
         })
     }
 
@@ -430,6 +495,19 @@ impl FastF32 {
     fn gather_ab(&self, simd: bool, regs: &[[u32; 64]], a: &mut Vec<f32>, b: &mut Vec<f32>) {
         a.resize(self.blocks * self.m * self.k, 0.0);
         b.resize(self.blocks * self.k * self.n, 0.0);
+        if let Some(sp) = &self.sparse {
+            // Unplaced elements are zero; each stored element goes to column k0 + index.
+            a.fill(0.0);
+            let conv = Conv::of(&self.ta);
+            let m = self.m;
+            for e in sp {
+                let pos = (regs[usize::from(e.idx.0)][usize::from(e.idx.1)] >> e.idx.2) & 3;
+                if pos != u32::from(e.never) {
+                    let w = regs[usize::from(e.val.0)][usize::from(e.val.1)];
+                    a[e.at as usize + pos as usize * m] = conv.one(w, u32::from(e.val.2));
+                }
+            }
+        }
         gather(simd, &self.a, self.a_halves.as_ref(), regs, self.ta, a);
         gather(simd, &self.b, self.b_halves.as_ref(), regs, self.tb, b);
     }
@@ -859,7 +937,8 @@ mod tests {
         assert_eq!(runs.len(), 4, "{runs:?}");
     }
 
-    /// Every f32-accumulating dense MFMA and every i8 MFMA of gfx942 and gfx950, with broadcast controls,
+    /// Every f32-accumulating MFMA/SMFMAC and every i8 MFMA/SMFMAC of gfx942 and gfx950 (random
+    /// sparse indices included), with broadcast controls,
     /// F8F6F4 formats, register, overlapping and constant C, under MODE values with and
     /// without the fast path: the fast executor leaves the register file bit-identical to
     /// the generic one on random registers (NaN, infinity and denormal patterns included).
@@ -883,8 +962,8 @@ mod tests {
                 let Some(op) = MatrixOp::from_mnemonic(o.name(), gpu) else {
                     continue;
                 };
-                let int_dense = op.acc == Acc::I32 && op.kind == Kind::Dense;
-                if !(op.acc == Acc::F32 && op.kind != Kind::Sparse || int_dense) {
+                let int = op.acc == Acc::I32 && matches!(op.kind, Kind::Dense | Kind::Sparse);
+                if !(op.acc == Acc::F32 || int) {
                     continue;
                 }
                 let f8 = matches!(op.kind, Kind::F8f6f4 | Kind::ScaledF8f6f4);
