@@ -334,8 +334,11 @@ impl Plan {
         if let CSrc::Imm(v) = c_src {
             plan.c_imm = Some(v);
         }
-        if op.acc == Acc::F32 && !plan.scaled {
+        if op.acc == Acc::F32 {
             plan.fast = plan.fast_path(nregs);
+            if plan.scaled {
+                plan.fast = plan.fast.and_then(|f| f.with_scales());
+            }
         }
         if op.acc == Acc::I32 && matches!(op.kind, Kind::Dense | Kind::Sparse) {
             plan.fast = plan.fast_path(nregs).and_then(|f| f.with_i32_acc());
@@ -473,8 +476,14 @@ impl Plan {
             // The fast path computes exactly what follows minus the input flush and the
             // overflow clamp, so it runs only when neither applies.
             let flush_in = op.a.honours_f32_denorm_mode() && mode & MODE_F32_DENORM_IN == 0;
-            if !flush_in && mode & MODE_FP16_OVFL == 0 && f.run(isa, regs) {
-                return Ok(());
+            if !flush_in && mode & MODE_FP16_OVFL == 0 {
+                let done = match scales {
+                    Some(s) if scaled => f.run_scaled(isa, regs, &s.a, &s.b),
+                    _ => f.run(isa, regs),
+                };
+                if done {
+                    return Ok(());
+                }
             }
         }
         SCRATCH.with(|cell| {
@@ -878,7 +887,8 @@ fn scaled_gemm(isa: Isa, op: &MatrixOp, a: &[f32], b: &[f32], acc: &mut [f32], s
                 acc[x] = if sa == 0xFF || sb == 0xFF {
                     f32::NAN
                 } else {
-                    let scale = 2f64.powi(sa as i32 + sb as i32 - 254);
+                    // 2^(sa+sb-254), exact: the exponent lies in -254..=254, normal in f64.
+                    let scale = f64::from_bits(((sa as u64 + sb as u64 + 1023) - 254) << 52);
                     (acc[x] as f64 + part[x] as f64 * scale) as f32
                 };
             }

@@ -59,6 +59,16 @@ pub struct Decode {
 }
 
 impl Decode {
+    /// Raw f32 bits (C of the f32-accumulating forms).
+    const F32_BITS: Decode = Decode {
+        bits: 32,
+        table: &[],
+        f16: false,
+        xf32: false,
+        bf16: false,
+        i8: false,
+    };
+
     /// Whether the element width has whole elements per register and the table covers it.
     fn valid(&self) -> bool {
         match self.bits {
@@ -146,6 +156,8 @@ pub struct FastF32 {
     rows: Option<Rows>,
     /// A sparse A (`a` is then empty).
     sparse: Option<Vec<SparseK>>,
+    /// Block-scaled ([`FastF32::with_scales`]): runs only through [`FastF32::run_scaled`].
+    scaled: bool,
 }
 
 /// A 16-bit float operand's runs for the paired moves: `pairs` are two stride-1 runs on the same
@@ -405,6 +417,7 @@ impl FastF32 {
             int_acc: false,
             rows,
             sparse,
+            scaled: false,
         })
     }
 
@@ -425,7 +438,7 @@ impl FastF32 {
     /// changed nothing, when `regs` is smaller than the register file the plan was made for
     /// or the plan accumulates in i32 ([`FastF32::run_i32`]).
     pub fn run(&self, isa: Isa, regs: &mut [[u32; 64]]) -> bool {
-        if regs.len() < self.nregs || self.int_acc {
+        if regs.len() < self.nregs || self.int_acc || self.scaled {
             return false;
         }
         if let Some(rows) = &self.rows {
@@ -458,6 +471,71 @@ impl FastF32 {
             scatter(simd, &self.d, acc, regs);
         });
         true
+    }
+
+    /// This plan as a block-scaled MFMA (one block, K a multiple of 32): run it with
+    /// [`FastF32::run_scaled`]. `None` for other shapes.
+    pub fn with_scales(mut self) -> Option<FastF32> {
+        self.scaled = true;
+        (self.blocks == 1 && self.k % 32 == 0 && !self.int_acc && self.sparse.is_none())
+            .then_some(self)
+    }
+
+    /// Executes a block-scaled plan ([`FastF32::with_scales`]) with the E8M0 scale bytes
+    /// `sa` (lane `i + M·kb` scales row i of K block kb) and `sb` (lane `j + N·kb`, column
+    /// j): per 32-wide K block the partial product is computed from 0 in the k-major GEMM
+    /// (the FMA chain of the generic executor), then `acc = round_f32(acc +
+    /// partial·2^(sa−127)·2^(sb−127))` in f64, NaN for a scale byte 0xFF (CDNA4 ISA 7.2; the
+    /// generic executor's `scaled_gemm`). Returns `false`, having changed nothing, when the
+    /// plan is not block-scaled or `regs` is smaller than its register file.
+    pub fn run_scaled(
+        &self,
+        isa: Isa,
+        regs: &mut [[u32; 64]],
+        sa: &[u8; 64],
+        sb: &[u8; 64],
+    ) -> bool {
+        if regs.len() < self.nregs || !self.scaled {
+            return false;
+        }
+        let (m, n, k) = (self.m, self.n, self.k);
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let Scratch {
+                a, b, acc, part, ..
+            } = &mut *s;
+            let simd = simd_moves(isa);
+            acc.resize(m * n, 0.0);
+            match &self.c {
+                Some(c) => gather(simd, c, None, regs, Decode::F32_BITS, acc),
+                None => acc.fill(f32::from_bits(self.c_imm)),
+            }
+            self.gather_ab(simd, regs, a, b);
+            part.resize(m * n, 0.0);
+            let mut done = true;
+            for kb in 0..k / 32 {
+                part.fill(0.0);
+                done &= gemm_f32_kmajor(isa, m, n, 32, &a[kb * 32 * m..], &b[kb * 32 * n..], part);
+                for i in 0..m {
+                    let xa = sa[(i + m * kb) % LANES];
+                    for j in 0..n {
+                        let xb = sb[(j + n * kb) % LANES];
+                        let x = i * n + j;
+                        acc[x] = if xa == 0xFF || xb == 0xFF {
+                            f32::NAN
+                        } else {
+                            // 2^(xa+xb-254), exact (exponent in -254..=254, normal in f64).
+                            let scale =
+                                f64::from_bits((u64::from(xa) + u64::from(xb) + 1023 - 254) << 52);
+                            (f64::from(acc[x]) + f64::from(part[x]) * scale) as f32
+                        };
+                    }
+                }
+            }
+            debug_assert!(done, "scratch sized from the shape");
+            scatter(simd, &self.d, acc, regs);
+            true
+        })
     }
 
     /// [`FastF32::run`] with the accumulator read and written in place ([`Rows`]).
@@ -521,7 +599,9 @@ impl FastF32 {
         }
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
-            let Scratch { a, b, acc, c_raw } = &mut *s;
+            let Scratch {
+                a, b, acc, c_raw, ..
+            } = &mut *s;
             let size = self.blocks * self.m * self.n;
             c_raw.resize(size, 0);
             match &self.c {
@@ -592,11 +672,19 @@ struct Scratch {
     b: Vec<f32>,
     acc: Vec<f32>,
     c_raw: Vec<u32>,
+    /// Block-scaled partial sums.
+    part: Vec<f32>,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = const {
-        RefCell::new(Scratch { a: Vec::new(), b: Vec::new(), acc: Vec::new(), c_raw: Vec::new() })
+        RefCell::new(Scratch {
+            a: Vec::new(),
+            b: Vec::new(),
+            acc: Vec::new(),
+            c_raw: Vec::new(),
+            part: Vec::new(),
+        })
     };
 }
 
@@ -947,7 +1035,7 @@ mod tests {
         use crate::isa::{Gpu, Op};
         use crate::matrix::gemm::best_isa;
         use crate::matrix::mfma::{MODE_F32_DENORM_IN, MODE_FP16_OVFL};
-        use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan};
+        use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan, Scales};
         const NREGS: usize = 512;
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
@@ -956,7 +1044,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let mut covered = 0;
+        let (mut covered, mut scaled_covered) = (0, 0);
         for gpu in [Gpu::GFX942, Gpu::GFX950] {
             for o in Op::ALL {
                 let Some(op) = MatrixOp::from_mnemonic(o.name(), gpu) else {
@@ -967,99 +1055,123 @@ mod tests {
                     continue;
                 }
                 let f8 = matches!(op.kind, Kind::F8f6f4 | Kind::ScaledF8f6f4);
-                let ctls: Vec<(u8, u8, u8)> = if f8 {
-                    vec![(0, 0, 0), (1, 0, 4), (4, 0, 1), (0, 0, 2)]
-                } else {
-                    vec![(0, 0, 0), (0, 0, 3), (1, 1, 0), (2, 3, 5)]
+                // F8F6F4 also as the block-scaled MFMA (ABID[0] = 1 turns the scales on).
+                let scaled_op = MatrixOp {
+                    kind: Kind::ScaledF8f6f4,
+                    ..op
                 };
-                // Operand sets 0-2 in turn, and set 3 (C overlapping D) with plain controls.
-                let cases = ctls
-                    .iter()
-                    .enumerate()
-                    .map(|(ci, &c)| (ci % 3, c))
-                    .chain([(3, ctls[0])]);
-                for (set, (cbsz, abid, blgp)) in cases {
-                    let opnds = match set {
-                        0 => Operands {
-                            d: 300,
-                            a: 0,
-                            b: 40,
-                            c: CSrc::Reg(300),
-                            index: 0,
-                        },
-                        1 => Operands {
-                            d: 0,
-                            a: 0,
-                            b: 40,
-                            c: CSrc::Reg(100),
-                            index: 0,
-                        },
-                        2 => Operands {
-                            d: 200,
-                            a: 8,
-                            b: 40,
-                            c: CSrc::Imm(0x3FC0_0000),
-                            index: 0,
-                        },
-                        // C overlaps D one register off: D must not clobber C early.
-                        _ => Operands {
-                            d: 301,
-                            a: 8,
-                            b: 40,
-                            c: CSrc::Reg(300),
-                            index: 0,
-                        },
+                let variants = if f8 { vec![op, scaled_op] } else { vec![op] };
+                for op in variants {
+                    let scaled = op.kind == Kind::ScaledF8f6f4;
+                    let ctls: Vec<(u8, u8, u8)> = if f8 {
+                        vec![(0, 0, 0), (1, 0, 4), (4, 0, 1), (0, 0, 2)]
+                    } else {
+                        vec![(0, 0, 0), (0, 0, 3), (1, 1, 0), (2, 3, 5)]
                     };
-                    let ctl = Controls {
-                        cbsz,
-                        abid,
-                        blgp,
-                        mode: 0,
-                    };
-                    let Ok(plan) = Plan::new(&op, &opnds, &ctl, NREGS) else {
-                        continue;
-                    };
-                    let fast = plan.has_fast_path();
-                    let generic = plan.clone().without_fast_path();
-                    for mode in [MODE_F32_DENORM_IN, 0, MODE_FP16_OVFL | MODE_F32_DENORM_IN] {
-                        let regs: Vec<[u32; 64]> = (0..NREGS)
-                            .map(|_| {
-                                let mut r = [0u32; 64];
-                                for w in r.iter_mut() {
-                                    let x = next();
-                                    *w = match x % 29 {
-                                        0 => 0x7FC0_1234,
-                                        1 => 0xFF80_0000,
-                                        2 => 0x0000_7C01,
-                                        3 => 0x8000_0001,
-                                        // i32 C near the limits: i8 MFMAs saturate or wrap.
-                                        4 => 0x7FFF_FF00,
-                                        5 => 0x8000_00FF,
-                                        // Moderate magnitudes in every 16-bit half.
-                                        _ => (x >> 8) as u32 & 0x3DFF_3DFF,
-                                    };
-                                }
-                                r
-                            })
-                            .collect();
-                        for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
-                            let mut want = regs.clone();
-                            generic
-                                .run(isa, &mut want, mode, None)
-                                .expect("generic runs");
-                            let mut got = regs.clone();
-                            plan.run(isa, &mut got, mode, None).expect("fast runs");
-                            assert!(
-                                want == got,
-                                "{} on {gpu:?} ctl {ctl:?} mode {mode:#x} {isa:?}",
-                                o.name()
-                            );
+                    // Operand sets 0-2 in turn, and set 3 (C overlapping D) with plain controls.
+                    let cases = ctls
+                        .iter()
+                        .enumerate()
+                        .map(|(ci, &c)| (ci % 3, c))
+                        .chain([(3, ctls[0])]);
+                    for (set, (cbsz, abid, blgp)) in cases {
+                        let opnds = match set {
+                            0 => Operands {
+                                d: 300,
+                                a: 0,
+                                b: 40,
+                                c: CSrc::Reg(300),
+                                index: 0,
+                            },
+                            1 => Operands {
+                                d: 0,
+                                a: 0,
+                                b: 40,
+                                c: CSrc::Reg(100),
+                                index: 0,
+                            },
+                            2 => Operands {
+                                d: 200,
+                                a: 8,
+                                b: 40,
+                                c: CSrc::Imm(0x3FC0_0000),
+                                index: 0,
+                            },
+                            // C overlaps D one register off: D must not clobber C early.
+                            _ => Operands {
+                                d: 301,
+                                a: 8,
+                                b: 40,
+                                c: CSrc::Reg(300),
+                                index: 0,
+                            },
+                        };
+                        let ctl = Controls {
+                            cbsz,
+                            abid: if scaled { 1 } else { abid },
+                            blgp,
+                            mode: 0,
+                        };
+                        let Ok(plan) = Plan::new(&op, &opnds, &ctl, NREGS) else {
+                            continue;
+                        };
+                        let fast = plan.has_fast_path();
+                        let generic = plan.clone().without_fast_path();
+                        for mode in [MODE_F32_DENORM_IN, 0, MODE_FP16_OVFL | MODE_F32_DENORM_IN] {
+                            let regs: Vec<[u32; 64]> = (0..NREGS)
+                                .map(|_| {
+                                    let mut r = [0u32; 64];
+                                    for w in r.iter_mut() {
+                                        let x = next();
+                                        *w = match x % 29 {
+                                            0 => 0x7FC0_1234,
+                                            1 => 0xFF80_0000,
+                                            2 => 0x0000_7C01,
+                                            3 => 0x8000_0001,
+                                            // i32 C near the limits: i8 MFMAs saturate or wrap.
+                                            4 => 0x7FFF_FF00,
+                                            5 => 0x8000_00FF,
+                                            // Moderate magnitudes in every 16-bit half.
+                                            _ => (x >> 8) as u32 & 0x3DFF_3DFF,
+                                        };
+                                    }
+                                    r
+                                })
+                                .collect();
+                            // E8M0 scales: 2^-8..2^7, with 0, 254 and NaN (0xFF) among them.
+                            let mut byte = || match next() % 23 {
+                                0 => 0xFF,
+                                1 => 0,
+                                2 => 254,
+                                x => 119 + (x % 16) as u8,
+                            };
+                            let sc = Scales {
+                                a: core::array::from_fn(|_| byte()),
+                                b: core::array::from_fn(|_| byte()),
+                            };
+                            let sc = scaled.then_some(&sc);
+                            for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
+                                let mut want = regs.clone();
+                                generic.run(isa, &mut want, mode, sc).expect("generic runs");
+                                let mut got = regs.clone();
+                                plan.run(isa, &mut got, mode, sc).expect("fast runs");
+                                assert!(
+                                    want == got,
+                                    "{} on {gpu:?} ctl {ctl:?} mode {mode:#x} {isa:?}",
+                                    o.name()
+                                );
+                            }
                         }
+                        covered += usize::from(fast);
+                        scaled_covered += usize::from(fast && scaled);
                     }
-                    covered += usize::from(fast);
                 }
             }
         }
+        assert!(
+            scaled_covered > 4,
+            "only {scaled_covered} block-scaled cases"
+        );
         assert!(covered > 40, "only {covered} fast-path cases");
     }
 }
