@@ -196,7 +196,7 @@ pub struct Plan {
     pub(super) sat: Option<bool>,
     /// Whether MODE.FP16_OVFL clamps f32 overflows (MFMA yes, WMMA no).
     pub(super) ovfl_clamp: bool,
-    /// The run-based fast path of f32-accumulating dense forms (`super::kernels`).
+    /// The run-based fast path (`super::kernels`): f32-accumulating forms and i8 ones.
     pub(super) fast: Option<super::kernels::FastF32>,
 }
 
@@ -359,8 +359,8 @@ impl Plan {
         self.fast.is_some()
     }
 
-    /// The run-based executor of this (dense, unscaled, f32-accumulating; the caller turns
-    /// it to i32 accumulation for i8) plan, if its element formats fit it.
+    /// The run-based executor of this f32-accumulating plan (the caller turns it to i32
+    /// accumulation for i8, or to block scaling), if its element formats fit it.
     pub(super) fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
         use super::kernels::{Decode, FastF32, Slots, SparseRef};
         // Plain f32 C/D and unmodified A/B only (the RDNA modifiers stay generic).

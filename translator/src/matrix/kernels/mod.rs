@@ -1,23 +1,25 @@
-//! The fast path of f32-accumulating dense MFMAs: whole-run register gathers and scatters
-//! around the k-major GEMM microkernel ([`super::gemm::gemm_f32_kmajor`]).
+//! The fast path of f32-accumulating MFMAs and SMFMACs: whole-run register gathers and
+//! scatters around the k-major GEMM microkernels ([`super::gemm::gemm_f32_kmajor`],
+//! [`super::gemm::gemm_f32_rows`]).
 //!
 //! A [`super::Plan`] lists every element's register slot. MFMA layouts put consecutive lanes
 //! of one register field on consecutive rows of A (k-major), rows of B and rows of C/D
 //! (CDNA4 ISA 7.1.4), so the slot lists compress into a few [`Run`]s of up to 64 lanes each:
 //! "lanes `l0..l0+len` of register `r`, bits `[shift+w-1:shift]`, go to logical positions
-//! `o0, o0+stride, …`". Gathering and scattering then move whole runs (16 or 32 lanes for
-//! the common shapes) instead of one table lookup per element, and the accumulator moves
-//! between the register file and row-major f32 as a handful of contiguous copies, so
-//! consecutive MFMAs on the same accumulator pay little for its reshuffling.
+//! `o0, o0+stride, …`". Gathering moves whole runs (16 or 32 lanes for the common shapes)
+//! instead of one table lookup per element; the two 16-bit halves of a register decode
+//! from one load ([`Halves`]). Where every C/D row is one register's consecutive lanes
+//! ([`Rows`]), the GEMM loads C and stores D in place: consecutive MFMAs on the same
+//! accumulator pay no reshuffling of it. Otherwise C and D move as contiguous runs.
 //!
 //! Results are bit-identical to the generic executor in `mfma.rs`: the same exact element
-//! decoding, the same FMA chain per output (C, then ascending k), the same canonical NaN.
-//! The caller uses this path only where that executor adds nothing more (no FP16_OVFL clamp,
-//! no f32 input flushing, no block scales, no sparse A).
+//! decoding, the same FMA chain per output (C, then ascending k), the same canonical NaN,
+//! the same sparse expansion and block-scale arithmetic. The caller uses this path only
+//! where that executor adds nothing more (no FP16_OVFL clamp, no f32 input flushing).
 //!
-//! Dense i8 MFMAs run here too ([`FastF32::with_i32_acc`]): their products and sums are
-//! integers below 2^24 in magnitude, which the f32 GEMM computes exactly; C is added and D
-//! wrapped or saturated in i64, as the generic executor does.
+//! i8 MFMAs and SMFMACs run here too ([`FastF32::with_i32_acc`]): their products and sums
+//! are integers below 2^24 in magnitude, which the f32 GEMM computes exactly; C is added
+//! and D wrapped or saturated in i64, as the generic executor does.
 
 use super::formats::xf32_from_bits;
 use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSrc};
