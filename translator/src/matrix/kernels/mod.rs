@@ -8,8 +8,8 @@
 //! "lanes `l0..l0+len` of register `r`, bits `[shift+w-1:shift]`, go to logical positions
 //! `o0, o0+stride, …`". Gathering moves whole runs (16 or 32 lanes for the common shapes)
 //! instead of one table lookup per element; the two 16-bit halves of a register decode
-//! from one load ([`Halves`]). Where every C/D row is one register's consecutive lanes
-//! ([`Rows`]), the GEMM loads C and stores D in place: consecutive MFMAs on the same
+//! from one load (`Halves`). Where every C/D row is one register's consecutive lanes
+//! (`Rows`), the GEMM loads C and stores D in place: consecutive MFMAs on the same
 //! accumulator pay no reshuffling of it. Otherwise C and D move as contiguous runs.
 //!
 //! Results are bit-identical to the generic executor in `mfma.rs`: the same exact element
