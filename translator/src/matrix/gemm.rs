@@ -160,18 +160,280 @@ pub fn gemm_f32_kmajor(
             // SAFETY: the CPU supports NEON (checked just above).
             unsafe { kmajor_neon(m, n, k, at, b, c) }
         }
-        _ => kmajor(m, n, k, at, b, c),
+        _ => kmajor::<4, 2>(m, n, k, at, b, c),
     }
     true
 }
 
-/// Width dispatch of [`gemm_f32_kmajor`] (slice lengths already checked).
+/// Where [`gemm_f32_rows`] takes C from.
+#[derive(Clone, Copy, Debug)]
+pub enum RowSrc<'a> {
+    /// Every element of C is this value.
+    Imm(f32),
+    /// Row i of C is the `n` f32 bit patterns at `regs[rows[i]..]`.
+    Rows(&'a [u32]),
+}
+
+/// [`gemm_f32_kmajor`] with C read from and D written to the register file directly: row i
+/// of C is `n` consecutive words of `regs` (the flattened `[register][lane]` file) at
+/// `c`'s offset, row i of D likewise at `d[i]`, written as f32 bits with every NaN as the
+/// canonical 0x7FC00000. MFMA layouts put a C/D row on consecutive lanes of one register
+/// (CDNA4 ISA 7.1.4), so the accumulator needs no reshuffling: it is loaded into host
+/// vector registers, takes the whole k loop there and is stored back once. Same FMA chain
+/// per output as [`gemm_f32`], so bit-identical to it.
+///
+/// C and D rows may coincide (C is D) but must not otherwise overlap each other (the caller
+/// checks). Only widths 16 and 32 are served; returns `false` (doing nothing) for other
+/// widths or when a slice or an offset does not fit.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_f32_rows(
+    isa: Isa,
+    m: usize,
+    n: usize,
+    k: usize,
+    at: &[f32],
+    b: &[f32],
+    c: RowSrc,
+    d: &[u32],
+    regs: &mut [u32],
+) -> bool {
+    let row_ok =
+        |rows: &[u32]| rows.len() >= m && rows[..m].iter().all(|&o| o as usize + n <= regs.len());
+    if !matches!(n, 16 | 32)
+        || at.len() < m * k
+        || b.len() < k * n
+        || !row_ok(d)
+        || matches!(c, RowSrc::Rows(r) if !row_ok(r))
+    {
+        return false;
+    }
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512f") => {
+            // SAFETY: the CPU supports AVX-512F (checked just above).
+            unsafe { rows_avx512(m, n, k, at, b, c, d, regs) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma") =>
+        {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            unsafe { rows_avx2(m, n, k, at, b, c, d, regs) }
+        }
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon if std::arch::is_aarch64_feature_detected!("neon") => {
+            // SAFETY: the CPU supports NEON (checked just above).
+            unsafe { rows_neon(m, n, k, at, b, c, d, regs) }
+        }
+        _ => rows::<false, 2>(m, n, k, at, b, c, d, regs),
+    }
+    true
+}
+
+/// Width dispatch of [`gemm_f32_rows`] (checked): width 16 in groups of 4 rows (two groups
+/// side by side with `PAIR16`), width 32 in groups of `R32` rows.
 #[inline(always)]
-fn kmajor(m: usize, n: usize, k: usize, at: &[f32], b: &[f32], c: &mut [f32]) {
+#[allow(clippy::too_many_arguments)]
+fn rows<const PAIR16: bool, const R32: usize>(
+    m: usize,
+    n: usize,
+    k: usize,
+    at: &[f32],
+    b: &[f32],
+    c: RowSrc,
+    d: &[u32],
+    regs: &mut [u32],
+) {
     match n {
-        4 => kmajor_n::<4>(m, k, at, b, c),
-        16 => kmajor_n::<16>(m, k, at, b, c),
-        32 => kmajor_n::<32>(m, k, at, b, c),
+        16 => rows_n::<16, 4, PAIR16>(m, k, at, b, c, d, regs),
+        _ => rows_n::<32, R32, false>(m, k, at, b, c, d, regs),
+    }
+}
+
+/// [`rows`] for width `N`: `R` rows of C per group held in registers for the whole k loop
+/// (`R` independent FMA chains per column, enough to cover the FMA latency), then a
+/// single row at a time for the rest.
+#[inline(always)]
+fn rows_n<const N: usize, const R: usize, const PAIR: bool>(
+    m: usize,
+    k: usize,
+    at: &[f32],
+    b: &[f32],
+    c: RowSrc,
+    d: &[u32],
+    regs: &mut [u32],
+) {
+    #[inline(always)]
+    fn load<const N: usize>(c: RowSrc, i: usize, regs: &[u32]) -> [f32; N] {
+        match c {
+            RowSrc::Imm(v) => [v; N],
+            RowSrc::Rows(rows) => {
+                let o = rows[i] as usize;
+                let mut row = [0f32; N];
+                for (x, &w) in row.iter_mut().zip(&regs[o..o + N]) {
+                    *x = f32::from_bits(w);
+                }
+                row
+            }
+        }
+    }
+    #[inline(always)]
+    fn store<const N: usize>(row: &[f32; N], o: usize, regs: &mut [u32]) {
+        for (w, &v) in regs[o..o + N].iter_mut().zip(row) {
+            *w = if v.is_nan() { 0x7FC0_0000 } else { v.to_bits() };
+        }
+    }
+    let mut i = 0;
+    // Two groups of R rows side by side (2R chains), as separate arrays so the compiler
+    // keeps each row in vector registers.
+    while PAIR && i + 2 * R <= m {
+        let mut acc0 = [[0f32; N]; R];
+        let mut acc1 = [[0f32; N]; R];
+        for r in 0..R {
+            acc0[r] = load::<N>(c, i + r, regs);
+            acc1[r] = load::<N>(c, i + R + r, regs);
+        }
+        for kk in 0..k {
+            let Some(brow) = b[kk * N..].first_chunk::<N>() else {
+                return;
+            };
+            let Some(av0) = at[kk * m + i..].first_chunk::<R>() else {
+                return;
+            };
+            let Some(av1) = at[kk * m + i + R..].first_chunk::<R>() else {
+                return;
+            };
+            for (row, &a) in acc0.iter_mut().zip(av0) {
+                for (x, &bj) in row.iter_mut().zip(brow) {
+                    *x = a.mul_add(bj, *x);
+                }
+            }
+            for (row, &a) in acc1.iter_mut().zip(av1) {
+                for (x, &bj) in row.iter_mut().zip(brow) {
+                    *x = a.mul_add(bj, *x);
+                }
+            }
+        }
+        for r in 0..R {
+            store::<N>(&acc0[r], d[i + r] as usize, regs);
+            store::<N>(&acc1[r], d[i + R + r] as usize, regs);
+        }
+        i += 2 * R;
+    }
+    while i + R <= m {
+        let mut acc = [[0f32; N]; R];
+        for (r, row) in acc.iter_mut().enumerate() {
+            *row = load::<N>(c, i + r, regs);
+        }
+        for kk in 0..k {
+            let Some(brow) = b[kk * N..].first_chunk::<N>() else {
+                return;
+            };
+            let Some(av) = at[kk * m + i..].first_chunk::<R>() else {
+                return;
+            };
+            for (row, &a) in acc.iter_mut().zip(av) {
+                for (x, &bj) in row.iter_mut().zip(brow) {
+                    *x = a.mul_add(bj, *x);
+                }
+            }
+        }
+        for (r, row) in acc.iter().enumerate() {
+            store::<N>(row, d[i + r] as usize, regs);
+        }
+        i += R;
+    }
+    for i in i..m {
+        let mut row = load::<N>(c, i, regs);
+        for kk in 0..k {
+            let av = at[kk * m + i];
+            for j in 0..N {
+                row[j] = av.mul_add(b[kk * N + j], row[j]);
+            }
+        }
+        store::<N>(&row, d[i] as usize, regs);
+    }
+}
+
+/// [`rows`] compiled for AVX-512F and FMA.
+///
+/// # Safety
+/// The CPU supports AVX-512F and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn rows_avx512(
+    m: usize,
+    n: usize,
+    k: usize,
+    at: &[f32],
+    b: &[f32],
+    c: RowSrc,
+    d: &[u32],
+    regs: &mut [u32],
+) {
+    // 16 columns are one 512-bit vector: two groups of 4 rows give 8 independent chains
+    // (one group of 8 rows compiles to gathers); 32 columns are two, so 4 rows give 8.
+    rows::<true, 4>(m, n, k, at, b, c, d, regs)
+}
+
+/// [`rows`] compiled for AVX2 and FMA.
+///
+/// # Safety
+/// The CPU supports AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn rows_avx2(
+    m: usize,
+    n: usize,
+    k: usize,
+    at: &[f32],
+    b: &[f32],
+    c: RowSrc,
+    d: &[u32],
+    regs: &mut [u32],
+) {
+    // 8 accumulators of 256 bits either way (16 registers in all).
+    rows::<false, 2>(m, n, k, at, b, c, d, regs)
+}
+
+/// [`rows`] compiled for NEON.
+///
+/// # Safety
+/// The CPU supports NEON.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn rows_neon(
+    m: usize,
+    n: usize,
+    k: usize,
+    at: &[f32],
+    b: &[f32],
+    c: RowSrc,
+    d: &[u32],
+    regs: &mut [u32],
+) {
+    rows::<false, 2>(m, n, k, at, b, c, d, regs)
+}
+
+/// Width dispatch of [`gemm_f32_kmajor`] (slice lengths already checked); `R16`/`R32` rows
+/// per group at width 16/32.
+#[inline(always)]
+fn kmajor<const R16: usize, const R32: usize>(
+    m: usize,
+    n: usize,
+    k: usize,
+    at: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+) {
+    match n {
+        4 => kmajor_n::<4, 4>(m, k, at, b, c),
+        16 => kmajor_n::<16, R16>(m, k, at, b, c),
+        32 => kmajor_n::<32, R32>(m, k, at, b, c),
         _ => {
             for i in 0..m {
                 let crow = &mut c[i * n..(i + 1) * n];
@@ -186,11 +448,16 @@ fn kmajor(m: usize, n: usize, k: usize, at: &[f32], b: &[f32], c: &mut [f32]) {
     }
 }
 
-/// [`kmajor`] for width `N`: rows of C in groups of four (four independent FMA chains per
+/// [`kmajor`] for width `N`: rows of C in groups of `R` (`R` independent FMA chains per
 /// column), each row held in registers for the whole k loop.
 #[inline(always)]
-fn kmajor_n<const N: usize>(m: usize, k: usize, at: &[f32], b: &[f32], c: &mut [f32]) {
-    const R: usize = 4;
+fn kmajor_n<const N: usize, const R: usize>(
+    m: usize,
+    k: usize,
+    at: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+) {
     let mut i = 0;
     while i + R <= m {
         let mut acc = [[0f32; N]; R];
@@ -204,9 +471,9 @@ fn kmajor_n<const N: usize>(m: usize, k: usize, at: &[f32], b: &[f32], c: &mut [
             let Some(av) = at[kk * m + i..].first_chunk::<R>() else {
                 return;
             };
-            for r in 0..R {
-                for j in 0..N {
-                    acc[r][j] = av[r].mul_add(brow[j], acc[r][j]);
+            for (row, &a) in acc.iter_mut().zip(av) {
+                for (x, &bj) in row.iter_mut().zip(brow) {
+                    *x = a.mul_add(bj, *x);
                 }
             }
         }
@@ -231,19 +498,177 @@ fn kmajor_n<const N: usize>(m: usize, k: usize, at: &[f32], b: &[f32], c: &mut [
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,fma")]
 fn kmajor_avx512(m: usize, n: usize, k: usize, at: &[f32], b: &[f32], c: &mut [f32]) {
-    kmajor(m, n, k, at, b, c)
+    kmajor::<4, 4>(m, n, k, at, b, c)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn kmajor_avx2(m: usize, n: usize, k: usize, at: &[f32], b: &[f32], c: &mut [f32]) {
-    kmajor(m, n, k, at, b, c)
+    kmajor::<4, 2>(m, n, k, at, b, c)
 }
 
 #[cfg(target_arch = "aarch64")]
 #[target_feature(enable = "neon")]
 fn kmajor_neon(m: usize, n: usize, k: usize, at: &[f32], b: &[f32], c: &mut [f32]) {
-    kmajor(m, n, k, at, b, c)
+    kmajor::<4, 2>(m, n, k, at, b, c)
+}
+
+/// Row-major f64 GEMM for the f64 MFMAs: `acc[i][j] = fma(a[i][k], b[k][j], acc[i][j])` for
+/// k = 0, 1, …, k−1 in that order (`a` is m×k, `b` k×n, `acc` m×n). Each fused multiply-add
+/// is exact-then-rounded whichever variant runs, so all variants give the same bits; the
+/// vector variants use the host's FMA instructions instead of the library call that
+/// `f64::mul_add` becomes without them. Returns `false` (doing nothing) when a slice is
+/// shorter than the shape needs.
+pub fn gemm_f64(
+    isa: Isa,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    b: &[f64],
+    acc: &mut [f64],
+) -> bool {
+    if a.len() < m * k || b.len() < k * n || acc.len() < m * n {
+        return false;
+    }
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512f") => {
+            // SAFETY: the CPU supports AVX-512F (checked just above).
+            unsafe { f64_avx512(m, n, k, a, b, acc) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma") =>
+        {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            unsafe { f64_avx2(m, n, k, a, b, acc) }
+        }
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon if std::arch::is_aarch64_feature_detected!("neon") => {
+            // SAFETY: the CPU supports NEON (checked just above).
+            unsafe { f64_neon(m, n, k, a, b, acc) }
+        }
+        _ => f64_body(m, n, k, a, b, acc),
+    }
+    true
+}
+
+/// The body of [`gemm_f64`] (lengths checked): i-k-j over contiguous rows.
+#[inline(always)]
+fn f64_body(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], acc: &mut [f64]) {
+    for i in 0..m {
+        let row = &mut acc[i * n..(i + 1) * n];
+        for kk in 0..k {
+            let x = a[i * k + kk];
+            for (r, &y) in row.iter_mut().zip(&b[kk * n..(kk + 1) * n]) {
+                *r = x.mul_add(y, *r);
+            }
+        }
+    }
+}
+
+/// [`f64_body`] for AVX-512F.
+///
+/// # Safety
+/// The CPU supports AVX-512F and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn f64_avx512(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], acc: &mut [f64]) {
+    f64_body(m, n, k, a, b, acc)
+}
+
+/// [`f64_body`] for AVX2 and FMA.
+///
+/// # Safety
+/// The CPU supports AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn f64_avx2(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], acc: &mut [f64]) {
+    f64_body(m, n, k, a, b, acc)
+}
+
+/// [`f64_body`] for NEON.
+///
+/// # Safety
+/// The CPU supports NEON.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+unsafe fn f64_neon(m: usize, n: usize, k: usize, a: &[f64], b: &[f64], acc: &mut [f64]) {
+    f64_body(m, n, k, a, b, acc)
+}
+
+/// A host FMA throughput probe for benchmarks: `iters` rounds of independent fused
+/// multiply-add chains (12 vectors of 16 lanes with AVX-512F, 10 of 8 with AVX2+FMA, 8 of 4
+/// otherwise, so the chains cover the FMA latency). Returns the floating-point operations
+/// done (2 per FMA) and a checksum that keeps the work observable. Time it to get the
+/// host's f32 FMA peak per core, the yardstick of the matrix microbenchmark.
+pub fn fma_peak(isa: Isa, iters: usize) -> (f64, f32) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512f") => {
+            // SAFETY: the CPU supports AVX-512F (checked just above).
+            (flops::<12, 16>(iters), unsafe { peak_avx512(iters) })
+        }
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma") =>
+        {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            (flops::<10, 8>(iters), unsafe { peak_avx2(iters) })
+        }
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon if std::arch::is_aarch64_feature_detected!("neon") => {
+            // SAFETY: the CPU supports NEON (checked just above).
+            (flops::<8, 4>(iters), unsafe { peak_neon(iters) })
+        }
+        _ => (flops::<8, 4>(iters), peak_body::<8, 4>(iters)),
+    }
+}
+
+/// Operations of [`peak_body`]`::<R, W>`.
+fn flops<const R: usize, const W: usize>(iters: usize) -> f64 {
+    2.0 * (R * W) as f64 * iters as f64
+}
+
+/// `R` independent chains of `W`-lane FMAs, `acc = x·acc + y` (converges, no overflow).
+#[inline(always)]
+fn peak_body<const R: usize, const W: usize>(iters: usize) -> f32 {
+    let x = std::hint::black_box(0.999_9f32);
+    let y = std::hint::black_box(0.5f32);
+    let mut acc = [[0f32; W]; R];
+    for _ in 0..iters {
+        for row in acc.iter_mut() {
+            *row = row.map(|v| x.mul_add(v, y));
+        }
+    }
+    acc.iter().flatten().sum()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+/// # Safety
+/// The CPU supports the enabled features.
+unsafe fn peak_avx512(iters: usize) -> f32 {
+    peak_body::<12, 16>(iters)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+/// # Safety
+/// The CPU supports the enabled features.
+unsafe fn peak_avx2(iters: usize) -> f32 {
+    peak_body::<10, 8>(iters)
+}
+
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+/// # Safety
+/// The CPU supports the enabled features.
+unsafe fn peak_neon(iters: usize) -> f32 {
+    peak_body::<8, 4>(iters)
 }
 
 #[cfg(test)]
@@ -333,6 +758,8 @@ mod tests {
             (4, 4, 4),
             (16, 16, 128),
             (5, 7, 9),
+            (32, 16, 4),
+            (7, 32, 3),
         ] {
             let mut rand = || -> f32 {
                 let r = next();
@@ -374,6 +801,54 @@ mod tests {
                     .zip(&want)
                     .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
                 assert!(same, "{isa:?} {m}x{n}x{k} differs");
+            }
+            if matches!(n, 16 | 32) {
+                // Rows in the register file: row i at lane offset (m-1-i)·64 + 7 (C is D),
+                // and with C in separate rows and a constant C.
+                let canon = |v: f32| if v.is_nan() { 0x7FC0_0000 } else { v.to_bits() };
+                let rows: Vec<u32> = (0..m).map(|i| ((m - 1 - i) * 64 + 7) as u32).collect();
+                let other: Vec<u32> = rows.iter().map(|o| o + (m * 64) as u32).collect();
+                let mut want_imm = vec![0.75f32; m * n];
+                gemm_f32(Isa::Portable, &g, &mut want_imm, n);
+                for isa in [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Neon] {
+                    for (c_rows, imm) in [(&rows, false), (&other, false), (&rows, true)] {
+                        let mut regs = vec![0xDEAD_BEEFu32; 2 * m * 64];
+                        for i in 0..m {
+                            for j in 0..n {
+                                regs[c_rows[i] as usize + j] = c0[i * n + j].to_bits();
+                            }
+                        }
+                        let src = if imm {
+                            RowSrc::Imm(0.75)
+                        } else {
+                            RowSrc::Rows(c_rows)
+                        };
+                        assert!(gemm_f32_rows(isa, m, n, k, &at, &b, src, &rows, &mut regs));
+                        let exp = if imm { &want_imm } else { &want };
+                        for i in 0..m {
+                            for j in 0..n {
+                                assert_eq!(
+                                    regs[rows[i] as usize + j],
+                                    canon(exp[i * n + j]),
+                                    "{isa:?} {m}x{n}x{k} rows, imm {imm}"
+                                );
+                            }
+                        }
+                    }
+                }
+                let mut regs = vec![0u32; m * 64];
+                assert!(!gemm_f32_rows(
+                    Isa::Portable,
+                    m,
+                    n,
+                    k,
+                    &at,
+                    &b,
+                    RowSrc::Imm(0.0),
+                    &other,
+                    &mut regs
+                ));
+                assert!(regs.iter().all(|&w| w == 0));
             }
             let mut short = c0.clone();
             assert!(!gemm_f32_kmajor(

@@ -24,7 +24,7 @@
 //!   result does not depend on which host kernel ran.
 
 use super::formats::Elem;
-use super::gemm::{best_isa, gemm_f32, GemmF32, Isa};
+use super::gemm::{best_isa, gemm_f32, gemm_f64, GemmF32, Isa};
 use super::layout::{a_loc, a_source_block, b_loc, blgp_lane, cd_loc};
 use super::shape::{Acc, Kind, MatrixOp};
 use std::cell::RefCell;
@@ -196,7 +196,7 @@ pub struct Plan {
     pub(super) sat: Option<bool>,
     /// Whether MODE.FP16_OVFL clamps f32 overflows (MFMA yes, WMMA no).
     pub(super) ovfl_clamp: bool,
-    /// The run-based fast path of f32-accumulating dense forms (`super::kernels`).
+    /// The run-based fast path (`super::kernels`): f32-accumulating forms and i8 ones.
     pub(super) fast: Option<super::kernels::FastF32>,
 }
 
@@ -334,10 +334,13 @@ impl Plan {
         if let CSrc::Imm(v) = c_src {
             plan.c_imm = Some(v);
         }
-        if op.acc == Acc::F32 && op.kind != Kind::Sparse && !plan.scaled {
+        if op.acc == Acc::F32 {
             plan.fast = plan.fast_path(nregs);
+            if plan.scaled {
+                plan.fast = plan.fast.and_then(|f| f.with_scales());
+            }
         }
-        if op.acc == Acc::I32 && op.kind == Kind::Dense {
+        if op.acc == Acc::I32 && matches!(op.kind, Kind::Dense | Kind::Sparse) {
             plan.fast = plan.fast_path(nregs).and_then(|f| f.with_i32_acc());
         }
         Ok(plan)
@@ -356,10 +359,10 @@ impl Plan {
         self.fast.is_some()
     }
 
-    /// The run-based executor of this (dense, unscaled, f32-accumulating; the caller turns
-    /// it to i32 accumulation for i8) plan, if its element formats fit it.
+    /// The run-based executor of this f32-accumulating plan (the caller turns it to i32
+    /// accumulation for i8, or to block scaling), if its element formats fit it.
     pub(super) fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {
-        use super::kernels::{Decode, FastF32, Slots};
+        use super::kernels::{Decode, FastF32, Slots, SparseRef};
         // Plain f32 C/D and unmodified A/B only (the RDNA modifiers stay generic).
         if self.op.d16.is_some() || self.neg_ab != [0; 2] || self.c_mods != 0 {
             return None;
@@ -369,6 +372,8 @@ impl Plan {
             table: if e.bits() < 32 { decoder(e).table } else { &[] },
             f16: e == Elem::F16,
             xf32: e == Elem::Xf32,
+            bf16: e == Elem::Bf16,
+            i8: e == Elem::I8,
         };
         let refs = |v: &[Slot]| {
             v.iter()
@@ -377,11 +382,25 @@ impl Plan {
         };
         let (a, b, c, d) = (refs(&self.a), refs(&self.b), refs(&self.c), refs(&self.d));
         let op = &self.op;
+        let t = |s: Slot| (s.reg, s.lane, s.shift);
+        let k = op.k as u32;
+        let sparse: Vec<SparseRef> = self
+            .a_sparse
+            .iter()
+            .map(|e| SparseRef {
+                val: t(e.val),
+                idx: t(e.idx),
+                i: e.base / k,
+                k0: e.base % k,
+                never: e.never,
+            })
+            .collect();
         let slots = Slots {
             a: &a,
             b: &b,
             c: self.c_imm.is_none().then_some(&c[..]),
             d: &d,
+            sparse_a: (op.kind == Kind::Sparse).then_some(&sparse[..]),
         };
         let c_imm = self.c_imm.unwrap_or(0) as u32;
         FastF32::new(
@@ -410,7 +429,7 @@ impl Plan {
                 Ok(())
             }
             Acc::F64 => {
-                self.run_f64(regs);
+                self.run_f64(isa, regs);
                 Ok(())
             }
         }
@@ -457,8 +476,14 @@ impl Plan {
             // The fast path computes exactly what follows minus the input flush and the
             // overflow clamp, so it runs only when neither applies.
             let flush_in = op.a.honours_f32_denorm_mode() && mode & MODE_F32_DENORM_IN == 0;
-            if !flush_in && mode & MODE_FP16_OVFL == 0 && f.run(isa, regs) {
-                return Ok(());
+            if !flush_in && mode & MODE_FP16_OVFL == 0 {
+                let done = match scales {
+                    Some(s) if scaled => f.run_scaled(isa, regs, &s.a, &s.b),
+                    _ => f.run(isa, regs),
+                };
+                if done {
+                    return Ok(());
+                }
             }
         }
         SCRATCH.with(|cell| {
@@ -646,7 +671,7 @@ impl Plan {
         }
     }
 
-    fn run_f64(&self, regs: &mut [[u32; 64]]) {
+    fn run_f64(&self, isa: Isa, regs: &mut [[u32; 64]]) {
         let op = &self.op;
         let (m, n, k) = (op.m, op.n, op.k);
         let sign = |bit: u8| if self.neg & bit != 0 { -1.0 } else { 1.0 };
@@ -656,36 +681,49 @@ impl Plan {
                     | (regs[s.reg as usize + 1][s.lane as usize] as u64) << 32,
             )
         };
-        let a: Vec<f64> = self.a.iter().map(|s| sign(1) * get(regs, s)).collect();
-        let b: Vec<f64> = self.b.iter().map(|s| sign(2) * get(regs, s)).collect();
-        let c: Vec<f64> = match self.c_imm {
-            Some(v) => vec![f64::from_bits(v); op.blocks * m * n],
-            None => self.c.iter().map(|s| get(regs, s)).collect(),
-        };
-        // Per output: fused multiply-adds in ascending k, run as i-k-j over contiguous rows.
-        let mut acc: Vec<f64> = c.iter().map(|v| sign(4) * v).collect();
-        for blk in 0..op.blocks {
-            for i in 0..m {
-                let row = &mut acc[(blk * m + i) * n..(blk * m + i + 1) * n];
-                for kk in 0..k {
-                    let x = a[(blk * m + i) * k + kk];
-                    let brow = &b[(blk * k + kk) * n..(blk * k + kk + 1) * n];
-                    for (r, &y) in row.iter_mut().zip(brow) {
-                        *r = x.mul_add(y, *r);
-                    }
-                }
+        SCRATCH_F64.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let (a, b, acc) = &mut *s;
+            let (sa, sb, sc) = (sign(1), sign(2), sign(4));
+            a.clear();
+            a.extend(self.a.iter().map(|s| sa * get(regs, s)));
+            b.clear();
+            b.extend(self.b.iter().map(|s| sb * get(regs, s)));
+            acc.clear();
+            match self.c_imm {
+                Some(v) => acc.resize(op.blocks * m * n, sc * f64::from_bits(v)),
+                None => acc.extend(self.c.iter().map(|s| sc * get(regs, s))),
             }
-        }
-        for (v, s) in acc.iter().zip(&self.d) {
-            let bits = if v.is_nan() {
-                0x7FF8_0000_0000_0000
-            } else {
-                v.to_bits()
-            };
-            regs[s.reg as usize][s.lane as usize] = bits as u32;
-            regs[s.reg as usize + 1][s.lane as usize] = (bits >> 32) as u32;
-        }
+            // Per output: fused multiply-adds in ascending k.
+            for blk in 0..op.blocks {
+                let done = gemm_f64(
+                    isa,
+                    m,
+                    n,
+                    k,
+                    &a[blk * m * k..],
+                    &b[blk * k * n..],
+                    &mut acc[blk * m * n..(blk + 1) * m * n],
+                );
+                debug_assert!(done, "buffers sized from the shape");
+            }
+            for (v, s) in acc.iter().zip(&self.d) {
+                let bits = if v.is_nan() {
+                    0x7FF8_0000_0000_0000
+                } else {
+                    v.to_bits()
+                };
+                regs[s.reg as usize][s.lane as usize] = bits as u32;
+                regs[s.reg as usize + 1][s.lane as usize] = (bits >> 32) as u32;
+            }
+        })
     }
+}
+
+thread_local! {
+    /// A, B and the accumulator of the f64 path (no allocation per instruction).
+    static SCRATCH_F64: RefCell<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+        const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
 /// The register slot of item `item` (`bits` wide) of an operand starting at `base` in
@@ -849,7 +887,8 @@ fn scaled_gemm(isa: Isa, op: &MatrixOp, a: &[f32], b: &[f32], acc: &mut [f32], s
                 acc[x] = if sa == 0xFF || sb == 0xFF {
                     f32::NAN
                 } else {
-                    let scale = 2f64.powi(sa as i32 + sb as i32 - 254);
+                    // 2^(sa+sb-254), exact: the exponent lies in -254..=254, normal in f64.
+                    let scale = f64::from_bits(((sa as u64 + sb as u64 + 1023) - 254) << 52);
                     (acc[x] as f64 + part[x] as f64 * scale) as f32
                 };
             }

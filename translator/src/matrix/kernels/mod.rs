@@ -1,26 +1,28 @@
-//! The fast path of f32-accumulating dense MFMAs: whole-run register gathers and scatters
-//! around the k-major GEMM microkernel ([`super::gemm::gemm_f32_kmajor`]).
+//! The fast path of f32-accumulating MFMAs and SMFMACs: whole-run register gathers and
+//! scatters around the k-major GEMM microkernels ([`super::gemm::gemm_f32_kmajor`],
+//! [`super::gemm::gemm_f32_rows`]).
 //!
 //! A [`super::Plan`] lists every element's register slot. MFMA layouts put consecutive lanes
 //! of one register field on consecutive rows of A (k-major), rows of B and rows of C/D
 //! (CDNA4 ISA 7.1.4), so the slot lists compress into a few [`Run`]s of up to 64 lanes each:
 //! "lanes `l0..l0+len` of register `r`, bits `[shift+w-1:shift]`, go to logical positions
-//! `o0, o0+stride, …`". Gathering and scattering then move whole runs (16 or 32 lanes for
-//! the common shapes) instead of one table lookup per element, and the accumulator moves
-//! between the register file and row-major f32 as a handful of contiguous copies, so
-//! consecutive MFMAs on the same accumulator pay little for its reshuffling.
+//! `o0, o0+stride, …`". Gathering moves whole runs (16 or 32 lanes for the common shapes)
+//! instead of one table lookup per element; the two 16-bit halves of a register decode
+//! from one load (`Halves`). Where every C/D row is one register's consecutive lanes
+//! (`Rows`), the GEMM loads C and stores D in place: consecutive MFMAs on the same
+//! accumulator pay no reshuffling of it. Otherwise C and D move as contiguous runs.
 //!
 //! Results are bit-identical to the generic executor in `mfma.rs`: the same exact element
-//! decoding, the same FMA chain per output (C, then ascending k), the same canonical NaN.
-//! The caller uses this path only where that executor adds nothing more (no FP16_OVFL clamp,
-//! no f32 input flushing, no block scales, no sparse A).
+//! decoding, the same FMA chain per output (C, then ascending k), the same canonical NaN,
+//! the same sparse expansion and block-scale arithmetic. The caller uses this path only
+//! where that executor adds nothing more (no FP16_OVFL clamp, no f32 input flushing).
 //!
-//! Dense i8 MFMAs run here too ([`FastF32::with_i32_acc`]): their products and sums are
-//! integers below 2^24 in magnitude, which the f32 GEMM computes exactly; C is added and D
-//! wrapped or saturated in i64, as the generic executor does.
+//! i8 MFMAs and SMFMACs run here too ([`FastF32::with_i32_acc`]): their products and sums
+//! are integers below 2^24 in magnitude, which the f32 GEMM computes exactly; C is added
+//! and D wrapped or saturated in i64, as the generic executor does.
 
 use super::formats::xf32_from_bits;
-use super::gemm::{gemm_f32_kmajor, Isa};
+use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSrc};
 use std::cell::RefCell;
 
 /// Lanes per register.
@@ -52,9 +54,23 @@ pub struct Decode {
     /// The 32-bit element is xf32: its mantissa is truncated on the way in
     /// (`formats::xf32_from_bits`).
     pub xf32: bool,
+    /// The 16-bit element is bfloat16 (decoded by a shift, no table).
+    pub bf16: bool,
+    /// The 8-bit element is a signed integer (decoded by sign extension, no table).
+    pub i8: bool,
 }
 
 impl Decode {
+    /// Raw f32 bits (C of the f32-accumulating forms).
+    const F32_BITS: Decode = Decode {
+        bits: 32,
+        table: &[],
+        f16: false,
+        xf32: false,
+        bf16: false,
+        i8: false,
+    };
+
     /// Whether the element width has whole elements per register and the table covers it.
     fn valid(&self) -> bool {
         match self.bits {
@@ -125,8 +141,12 @@ pub struct FastF32 {
     tb: Decode,
     /// A into k-major blocks: position `(blk·K + k)·M + i`.
     a: Vec<Run>,
+    /// A's 16-bit runs paired by halves (`None` unless A is f16 or bf16).
+    a_halves: Option<Halves>,
     /// B into `(blk·K + k)·N + j`.
     b: Vec<Run>,
+    /// B's binary16 runs paired by halves.
+    b_halves: Option<Halves>,
     /// C from registers into `(blk·M + i)·N + j`; `None`: every element is `c_imm`.
     c: Option<Vec<Run>>,
     c_imm: u32,
@@ -134,6 +154,127 @@ pub struct FastF32 {
     d: Vec<Run>,
     /// Integer accumulation ([`FastF32::with_i32_acc`]): C, D and `c_imm` are i32.
     int_acc: bool,
+    /// C and D as whole rows in the register file, when the layout allows it.
+    rows: Option<Rows>,
+    /// A sparse A (`a` is then empty).
+    sparse: Option<Vec<SparseK>>,
+    /// Block-scaled ([`FastF32::with_scales`]): runs only through [`FastF32::run_scaled`].
+    scaled: bool,
+}
+
+/// A 16-bit float operand's runs for the paired moves: `pairs` are two stride-1 runs on the same
+/// lanes of one register, bits 15:0 and 31:16 (one load and one shuffle convert both);
+/// `rest` are the runs left over.
+#[derive(Clone, Debug, PartialEq)]
+struct Halves {
+    pairs: Vec<HalfPair>,
+    rest: Vec<Run>,
+}
+
+/// Lanes `lane0..lane0+len` (`len` a multiple of 8) of register `reg`: bits 15:0 go to
+/// positions `lo..lo+len`, bits 31:16 to `hi..hi+len`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HalfPair {
+    reg: u16,
+    lane0: u8,
+    len: u8,
+    lo: u32,
+    hi: u32,
+}
+
+impl Halves {
+    /// Pairs the runs of a 16-bit operand (every run lands in `pairs` or `rest`).
+    fn new(runs: &[Run]) -> Halves {
+        let mut used = vec![false; runs.len()];
+        let mut pairs = Vec::new();
+        for (x, r) in runs.iter().enumerate() {
+            if r.shift != 0 || r.stride != 1 || r.len % 8 != 0 {
+                continue;
+            }
+            let partner = runs.iter().enumerate().position(|(y, h)| {
+                !used[y]
+                    && h.reg == r.reg
+                    && h.shift == 16
+                    && h.lane0 == r.lane0
+                    && h.len == r.len
+                    && h.stride == 1
+            });
+            if let Some(y) = partner {
+                used[x] = true;
+                used[y] = true;
+                pairs.push(HalfPair {
+                    reg: r.reg,
+                    lane0: r.lane0,
+                    len: r.len,
+                    lo: r.out0,
+                    hi: runs[y].out0,
+                });
+            }
+        }
+        let rest = runs
+            .iter()
+            .zip(&used)
+            .filter(|(_, &u)| !u)
+            .map(|(r, _)| *r)
+            .collect();
+        Halves { pairs, rest }
+    }
+}
+
+/// C and D rows `blk·M + i` as offsets into the flattened register file (`reg·64 + lane`):
+/// every row of N elements lies on N consecutive lanes of one register (CDNA4 ISA 7.1.4
+/// for N = 16, 32), so the GEMM reads and writes the accumulator in place
+/// ([`gemm_f32_rows`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Rows {
+    /// C's rows (`None`: constant C); equal to `d` or in registers `d` does not touch.
+    c: Option<Vec<u32>>,
+    d: Vec<u32>,
+}
+
+/// The offset of each row when every `n` consecutive slots are one register's consecutive
+/// lanes (whole 32-bit elements), else `None`.
+fn row_offsets(slots: &[SlotRef], n: usize) -> Option<Vec<u32>> {
+    if n == 0 || slots.len() % n != 0 {
+        return None;
+    }
+    slots
+        .chunks_exact(n)
+        .map(|row| {
+            let (reg, lane0, _) = row[0];
+            let whole = row
+                .iter()
+                .enumerate()
+                .all(|(j, &s)| s == (reg, (usize::from(lane0) + j) as u8, 0));
+            (whole && usize::from(lane0) + n <= LANES)
+                .then_some(u32::from(reg) * LANES as u32 + u32::from(lane0))
+        })
+        .collect()
+}
+
+impl Rows {
+    /// The row form of C/D for width `n`, if the layout and the operands allow it.
+    fn new(slots: &Slots, n: usize) -> Option<Rows> {
+        if !matches!(n, 16 | 32) {
+            return None;
+        }
+        let d = row_offsets(slots.d, n)?;
+        let c = match slots.c {
+            None => None,
+            Some(c) => {
+                let c = row_offsets(c, n)?;
+                // Rows are read and written a group at a time: C must be D itself or lie
+                // in registers D does not write.
+                let d_regs: std::collections::HashSet<u32> =
+                    d.iter().map(|o| o / LANES as u32).collect();
+                if c != d && c.iter().any(|o| d_regs.contains(&(o / LANES as u32))) {
+                    return None;
+                }
+                Some(c)
+            }
+        };
+        Some(Rows { c, d })
+    }
 }
 
 /// The slot lists of one instruction in the generic plan's logical orders.
@@ -146,6 +287,35 @@ pub struct Slots<'a> {
     pub c: Option<&'a [SlotRef]>,
     /// D in the same order as C.
     pub d: &'a [SlotRef],
+    /// A sparse A (SMFMAC, one block) instead of `a` (then empty): the stored elements in
+    /// the order they apply (a later one wins a collision).
+    pub sparse_a: Option<&'a [SparseRef]>,
+}
+
+/// A stored element of a sparse A: its slot, the slot of its 2-bit index, its row `i`, the
+/// first column `k0` of its group of four, and the index value that places nothing (4 =
+/// none). The element lands in column `k0 + index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SparseRef {
+    /// The element's register slot.
+    pub val: SlotRef,
+    /// The register slot of its 2-bit index.
+    pub idx: SlotRef,
+    /// Row of A.
+    pub i: u32,
+    /// First column of its group.
+    pub k0: u32,
+    /// The index value that drops the element.
+    pub never: u8,
+}
+
+/// A sparse A element checked against the shape: k-major position `k0·M + i` of index 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SparseK {
+    val: SlotRef,
+    idx: SlotRef,
+    at: u32,
+    never: u8,
 }
 
 impl FastF32 {
@@ -165,7 +335,40 @@ impl FastF32 {
         if m == 0 || n == 0 || k == 0 || blocks == 0 || !ta.valid() || !tb.valid() {
             return None;
         }
-        if slots.a.len() != sa
+        let sparse = match slots.sparse_a {
+            None => None,
+            Some(sp) => {
+                // One block, 8- or 16-bit elements (whole items in a register), every
+                // element inside the register file and the matrix.
+                let ok = blocks == 1
+                    && slots.a.is_empty()
+                    && matches!(ta.bits, 8 | 16)
+                    && sp.iter().all(|e| {
+                        usize::from(e.val.0) < nregs
+                            && usize::from(e.idx.0) < nregs
+                            && usize::from(e.val.1) < LANES
+                            && usize::from(e.idx.1) < LANES
+                            && u32::from(e.val.2) + ta.bits <= 32
+                            && e.idx.2 <= 30
+                            && (e.i as usize) < m
+                            && e.k0 as usize + 3 < k
+                    });
+                if !ok {
+                    return None;
+                }
+                Some(
+                    sp.iter()
+                        .map(|e| SparseK {
+                            val: e.val,
+                            idx: e.idx,
+                            at: e.k0 * m as u32 + e.i,
+                            never: e.never,
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            }
+        };
+        if (sparse.is_none() && slots.a.len() != sa)
             || slots.b.len() != sb
             || slots.d.len() != sc
             || slots.c.is_some_and(|c| c.len() != sc)
@@ -193,6 +396,11 @@ impl FastF32 {
             && in_range(&b, nregs, sb)
             && c.as_ref().is_none_or(|c| in_range(c, nregs, sc))
             && in_range(&d, nregs, sc);
+        let rows = Rows::new(slots, n).filter(|r| {
+            let fits = |v: &[u32]| v.iter().all(|&o| o as usize + n <= nregs * LANES);
+            fits(&r.d) && r.c.as_deref().is_none_or(fits)
+        });
+        let halves = |t: &Decode, runs: &[Run]| (t.f16 || t.bf16).then(|| Halves::new(runs));
         ok.then_some(FastF32 {
             m,
             n,
@@ -201,12 +409,17 @@ impl FastF32 {
             nregs,
             ta,
             tb,
+            a_halves: halves(&ta, &a),
+            b_halves: halves(&tb, &b),
             a,
             b,
             c,
             c_imm,
             d,
             int_acc: false,
+            rows,
+            sparse,
+            scaled: false,
         })
     }
 
@@ -219,6 +432,7 @@ impl FastF32 {
             && self.tb.bits < 32
             && self.k as f64 * max(&self.ta) * max(&self.tb) < (1u32 << 24) as f64;
         self.int_acc = true;
+        self.rows = None;
         exact.then_some(self)
     }
 
@@ -226,8 +440,11 @@ impl FastF32 {
     /// changed nothing, when `regs` is smaller than the register file the plan was made for
     /// or the plan accumulates in i32 ([`FastF32::run_i32`]).
     pub fn run(&self, isa: Isa, regs: &mut [[u32; 64]]) -> bool {
-        if regs.len() < self.nregs || self.int_acc {
+        if regs.len() < self.nregs || self.int_acc || self.scaled {
             return false;
+        }
+        if let Some(rows) = &self.rows {
+            return self.run_rows(isa, rows, regs);
         }
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
@@ -238,12 +455,15 @@ impl FastF32 {
                 Some(c) => gather(
                     simd,
                     c,
+                    None,
                     regs,
                     Decode {
                         bits: 32,
                         table: &[],
                         f16: false,
                         xf32: false,
+                        bf16: false,
+                        i8: false,
                     },
                     acc,
                 ),
@@ -255,6 +475,123 @@ impl FastF32 {
         true
     }
 
+    /// This plan as a block-scaled MFMA (one block, K a multiple of 32): run it with
+    /// [`FastF32::run_scaled`]. `None` for other shapes.
+    pub fn with_scales(mut self) -> Option<FastF32> {
+        self.scaled = true;
+        (self.blocks == 1 && self.k % 32 == 0 && !self.int_acc && self.sparse.is_none())
+            .then_some(self)
+    }
+
+    /// Executes a block-scaled plan ([`FastF32::with_scales`]) with the E8M0 scale bytes
+    /// `sa` (lane `i + M·kb` scales row i of K block kb) and `sb` (lane `j + N·kb`, column
+    /// j): per 32-wide K block the partial product is computed from 0 in the k-major GEMM
+    /// (the FMA chain of the generic executor), then `acc = round_f32(acc +
+    /// partial·2^(sa−127)·2^(sb−127))` in f64, NaN for a scale byte 0xFF (CDNA4 ISA 7.2; the
+    /// generic executor's `scaled_gemm`). Returns `false`, having changed nothing, when the
+    /// plan is not block-scaled or `regs` is smaller than its register file.
+    pub fn run_scaled(
+        &self,
+        isa: Isa,
+        regs: &mut [[u32; 64]],
+        sa: &[u8; 64],
+        sb: &[u8; 64],
+    ) -> bool {
+        if regs.len() < self.nregs || !self.scaled {
+            return false;
+        }
+        let (m, n, k) = (self.m, self.n, self.k);
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let Scratch {
+                a, b, acc, part, ..
+            } = &mut *s;
+            let simd = simd_moves(isa);
+            acc.resize(m * n, 0.0);
+            match &self.c {
+                Some(c) => gather(simd, c, None, regs, Decode::F32_BITS, acc),
+                None => acc.fill(f32::from_bits(self.c_imm)),
+            }
+            self.gather_ab(simd, regs, a, b);
+            part.resize(m * n, 0.0);
+            let mut done = true;
+            for kb in 0..k / 32 {
+                part.fill(0.0);
+                done &= gemm_f32_kmajor(isa, m, n, 32, &a[kb * 32 * m..], &b[kb * 32 * n..], part);
+                for i in 0..m {
+                    let xa = sa[(i + m * kb) % LANES];
+                    for j in 0..n {
+                        let xb = sb[(j + n * kb) % LANES];
+                        let x = i * n + j;
+                        acc[x] = if xa == 0xFF || xb == 0xFF {
+                            f32::NAN
+                        } else {
+                            // 2^(xa+xb-254), exact (exponent in -254..=254, normal in f64).
+                            let scale =
+                                f64::from_bits((u64::from(xa) + u64::from(xb) + 1023 - 254) << 52);
+                            (f64::from(acc[x]) + f64::from(part[x]) * scale) as f32
+                        };
+                    }
+                }
+            }
+            debug_assert!(done, "scratch sized from the shape");
+            scatter(simd, &self.d, acc, regs);
+            true
+        })
+    }
+
+    /// [`FastF32::run`] with the accumulator read and written in place ([`Rows`]).
+    fn run_rows(&self, isa: Isa, rows: &Rows, regs: &mut [[u32; 64]]) -> bool {
+        let (m, n, k) = (self.m, self.n, self.k);
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            let Scratch { a, b, .. } = &mut *s;
+            self.gather_ab(simd_moves(isa), regs, a, b);
+            let flat = regs.as_flattened_mut();
+            let mut done = true;
+            for blk in 0..self.blocks {
+                let c = match &rows.c {
+                    Some(c) => RowSrc::Rows(&c[blk * m..]),
+                    None => RowSrc::Imm(f32::from_bits(self.c_imm)),
+                };
+                done &= gemm_f32_rows(
+                    isa,
+                    m,
+                    n,
+                    k,
+                    &a[blk * m * k..],
+                    &b[blk * k * n..],
+                    c,
+                    &rows.d[blk * m..],
+                    flat,
+                );
+            }
+            debug_assert!(done, "rows and scratch checked against the shape");
+            done
+        })
+    }
+
+    /// Gathers A and B into `a` and `b` (sized here; with the SIMD moves when `simd`).
+    fn gather_ab(&self, simd: bool, regs: &[[u32; 64]], a: &mut Vec<f32>, b: &mut Vec<f32>) {
+        a.resize(self.blocks * self.m * self.k, 0.0);
+        b.resize(self.blocks * self.k * self.n, 0.0);
+        if let Some(sp) = &self.sparse {
+            // Unplaced elements are zero; each stored element goes to column k0 + index.
+            a.fill(0.0);
+            let conv = Conv::of(&self.ta);
+            let m = self.m;
+            for e in sp {
+                let pos = (regs[usize::from(e.idx.0)][usize::from(e.idx.1)] >> e.idx.2) & 3;
+                if pos != u32::from(e.never) {
+                    let w = regs[usize::from(e.val.0)][usize::from(e.val.1)];
+                    a[e.at as usize + pos as usize * m] = conv.one(w, u32::from(e.val.2));
+                }
+            }
+        }
+        gather(simd, &self.a, self.a_halves.as_ref(), regs, self.ta, a);
+        gather(simd, &self.b, self.b_halves.as_ref(), regs, self.tb, b);
+    }
+
     /// Executes an i32-accumulating plan ([`FastF32::with_i32_acc`]) on `regs`: D wraps, or
     /// saturates when `saturate` (MODE.FP16_OVFL). Returns `false`, having changed nothing,
     /// when `regs` is smaller than the plan's register file or the plan accumulates in f32.
@@ -264,7 +601,9 @@ impl FastF32 {
         }
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
-            let Scratch { a, b, acc, c_raw } = &mut *s;
+            let Scratch {
+                a, b, acc, c_raw, ..
+            } = &mut *s;
             let size = self.blocks * self.m * self.n;
             c_raw.resize(size, 0);
             match &self.c {
@@ -303,10 +642,7 @@ impl FastF32 {
         acc: &mut [f32],
     ) {
         let (m, n, k) = (self.m, self.n, self.k);
-        a.resize(self.blocks * m * k, 0.0);
-        b.resize(self.blocks * k * n, 0.0);
-        gather(simd, &self.a, regs, self.ta, a);
-        gather(simd, &self.b, regs, self.tb, b);
+        self.gather_ab(simd, regs, a, b);
         for blk in 0..self.blocks {
             let done = gemm_f32_kmajor(
                 isa,
@@ -338,11 +674,19 @@ struct Scratch {
     b: Vec<f32>,
     acc: Vec<f32>,
     c_raw: Vec<u32>,
+    /// Block-scaled partial sums.
+    part: Vec<f32>,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = const {
-        RefCell::new(Scratch { a: Vec::new(), b: Vec::new(), acc: Vec::new(), c_raw: Vec::new() })
+        RefCell::new(Scratch {
+            a: Vec::new(),
+            b: Vec::new(),
+            acc: Vec::new(),
+            c_raw: Vec::new(),
+            part: Vec::new(),
+        })
     };
 }
 
@@ -366,7 +710,28 @@ fn simd_moves(isa: Isa) -> bool {
 
 /// Decodes the elements of `runs` into `out` (ranges checked when the runs were built);
 /// `simd` from [`simd_moves`].
-fn gather(simd: bool, runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f32]) {
+fn gather(
+    simd: bool,
+    runs: &[Run],
+    halves: Option<&Halves>,
+    regs: &[[u32; 64]],
+    t: Decode,
+    out: &mut [f32],
+) {
+    // Paired halves: bf16 everywhere, f16 with the F16C moves.
+    let runs = match halves {
+        Some(h) if t.bf16 => {
+            bf16_pairs(&h.pairs, regs, out);
+            &h.rest[..]
+        }
+        #[cfg(target_arch = "x86_64")]
+        Some(h) if simd && t.f16 => {
+            // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
+            unsafe { f16_pairs_f16c(&h.pairs, regs, out) };
+            &h.rest[..]
+        }
+        _ => runs,
+    };
     #[cfg(target_arch = "x86_64")]
     if simd {
         // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
@@ -389,6 +754,89 @@ unsafe fn gather_avx2(runs: &[Run], regs: &[[u32; 64]], t: Decode, out: &mut [f3
     unsafe { gather_body::<true>(runs, regs, t, out) }
 }
 
+/// How [`gather_body`] turns one raw element into f32 (chosen once per operand).
+#[derive(Clone, Copy)]
+enum Conv<'a> {
+    /// f32 bits.
+    F32,
+    /// xf32 bits (mantissa truncated).
+    Xf32,
+    /// bfloat16: the upper half of the f32 bits (exact, `formats::Elem::Bf16`).
+    Bf16,
+    /// An 8-bit format through its full table (no bounds check per element).
+    Table8(&'a [f32; 256]),
+    /// Signed 8-bit integers (exact in f32).
+    I8,
+    /// Any other width through its table, masked.
+    Table(&'a [f32], u32),
+}
+
+impl Conv<'_> {
+    fn of(t: &Decode) -> Conv<'_> {
+        match t.bits {
+            32 if t.xf32 => Conv::Xf32,
+            32 => Conv::F32,
+            16 if t.bf16 => Conv::Bf16,
+            8 if t.i8 => Conv::I8,
+            8 => match t.table.first_chunk::<256>() {
+                Some(tab) => Conv::Table8(tab),
+                None => Conv::Table(t.table, 0xFF),
+            },
+            b => Conv::Table(t.table, (1u32 << b) - 1),
+        }
+    }
+
+    /// The element at bits `[sh+w-1:sh]` of `w`.
+    #[inline(always)]
+    fn one(self, w: u32, sh: u32) -> f32 {
+        match self {
+            Conv::F32 => f32::from_bits(w),
+            Conv::Xf32 => xf32_from_bits(w),
+            Conv::Bf16 => f32::from_bits((w >> sh) << 16),
+            Conv::Table8(t) => t[usize::from((w >> sh) as u8)],
+            Conv::I8 => f32::from((w >> sh) as u8 as i8),
+            Conv::Table(t, mask) => t[((w >> sh) & mask) as usize],
+        }
+    }
+
+    /// Decodes `lanes` into `dst` (equal lengths), one loop per format so each vectorises.
+    #[inline(always)]
+    fn run(self, lanes: &[u32], sh: u32, dst: &mut [f32]) {
+        match self {
+            Conv::F32 => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = f32::from_bits(w);
+                }
+            }
+            Conv::Xf32 => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = xf32_from_bits(w);
+                }
+            }
+            Conv::Bf16 => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = f32::from_bits((w >> sh) << 16);
+                }
+            }
+            Conv::Table8(t) => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = t[usize::from((w >> sh) as u8)];
+                }
+            }
+            Conv::I8 => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = f32::from((w >> sh) as u8 as i8);
+                }
+            }
+            Conv::Table(t, mask) => {
+                for (o, &w) in dst.iter_mut().zip(lanes) {
+                    *o = t[((w >> sh) & mask) as usize];
+                }
+            }
+        }
+    }
+}
+
 /// The body of [`gather`]; with `F16C`, binary16 runs of a multiple of 8 lanes convert
 /// with [`f16_run_f16c`] (exact; it quiets signalling NaNs, which cannot change a result
 /// since every NaN result is canonical).
@@ -402,11 +850,7 @@ unsafe fn gather_body<const F16C: bool>(
     t: Decode,
     out: &mut [f32],
 ) {
-    let mask = if t.bits == 32 {
-        u32::MAX
-    } else {
-        (1u32 << t.bits) - 1
-    };
+    let conv = Conv::of(&t);
     for r in runs {
         let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
         let o0 = r.out0 as usize;
@@ -420,30 +864,65 @@ unsafe fn gather_body<const F16C: bool>(
                 unsafe { f16_run_f16c(lanes, sh, dst) };
                 continue;
             }
-            if t.bits == 32 && t.xf32 {
-                for (o, &w) in dst.iter_mut().zip(lanes) {
-                    *o = xf32_from_bits(w);
-                }
-            } else if t.bits == 32 {
-                for (o, &w) in dst.iter_mut().zip(lanes) {
-                    *o = f32::from_bits(w);
-                }
-            } else {
-                for (o, &w) in dst.iter_mut().zip(lanes) {
-                    *o = t.table[((w >> sh) & mask) as usize];
-                }
-            }
+            conv.run(lanes, sh, dst);
         } else {
             let st = r.stride as usize;
             for (x, &w) in lanes.iter().enumerate() {
-                out[o0 + x * st] = if t.bits == 32 && t.xf32 {
-                    xf32_from_bits(w)
-                } else if t.bits == 32 {
-                    f32::from_bits(w)
-                } else {
-                    t.table[((w >> sh) & mask) as usize]
-                };
+                out[o0 + x * st] = conv.one(w, sh);
             }
+        }
+    }
+}
+
+/// Decodes the bfloat16 halves of each pair into `out` (exact: the upper half of the f32
+/// bits; positions checked when the runs were built).
+fn bf16_pairs(pairs: &[HalfPair], regs: &[[u32; 64]], out: &mut [f32]) {
+    for p in pairs {
+        let len = usize::from(p.len);
+        let lanes = &regs[usize::from(p.reg)][usize::from(p.lane0)..][..len];
+        let (lo, hi) = (p.lo as usize, p.hi as usize);
+        for (o, &w) in out[lo..lo + len].iter_mut().zip(lanes) {
+            *o = f32::from_bits(w << 16);
+        }
+        for (o, &w) in out[hi..hi + len].iter_mut().zip(lanes) {
+            *o = f32::from_bits(w & 0xFFFF_0000);
+        }
+    }
+}
+
+/// Decodes the binary16 halves of each pair into `out` (positions checked when the runs
+/// were built), 8 lanes at a time: one load, a byte shuffle that gathers the low and the
+/// high halves, and two conversions (`vcvtph2ps`; exact, see [`gather_body`]).
+///
+/// # Safety
+/// The CPU supports AVX2 and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn f16_pairs_f16c(pairs: &[HalfPair], regs: &[[u32; 64]], out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    // Per 128-bit lane: bytes of the four low halves, then of the four high halves.
+    let split = _mm256_setr_epi8(
+        0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7,
+        10, 11, 14, 15,
+    );
+    for p in pairs {
+        let len = usize::from(p.len);
+        let lanes = &regs[usize::from(p.reg)][usize::from(p.lane0)..][..len];
+        let (lo, hi) = (p.lo as usize, p.hi as usize);
+        for (x, src) in lanes.chunks_exact(8).enumerate() {
+            // SAFETY: `src` is 8 elements (32 bytes); unaligned loads are allowed.
+            let w = unsafe { _mm256_loadu_si256(src.as_ptr().cast()) };
+            // [lo0..3 hi0..3 | lo4..7 hi4..7] → qwords 0,2,1,3: [lo0..7 | hi0..7].
+            let s = _mm256_shuffle_epi8(w, split);
+            let q = _mm256_permute4x64_epi64(s, 0b11_01_10_00);
+            let l = _mm256_cvtph_ps(_mm256_castsi256_si128(q));
+            let h = _mm256_cvtph_ps(_mm256_extracti128_si256(q, 1));
+            let dst = &mut out[lo + 8 * x..lo + 8 * x + 8];
+            // SAFETY: `dst` is 8 elements (32 bytes); unaligned stores are allowed.
+            unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), l) };
+            let dst = &mut out[hi + 8 * x..hi + 8 * x + 8];
+            // SAFETY: as above.
+            unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), h) };
         }
     }
 }
@@ -548,7 +1027,8 @@ mod tests {
         assert_eq!(runs.len(), 4, "{runs:?}");
     }
 
-    /// Every f32-accumulating dense MFMA and every i8 MFMA of gfx942 and gfx950, with broadcast controls,
+    /// Every f32-accumulating MFMA/SMFMAC and every i8 MFMA/SMFMAC of gfx942 and gfx950 (random
+    /// sparse indices included), with broadcast controls,
     /// F8F6F4 formats, register, overlapping and constant C, under MODE values with and
     /// without the fast path: the fast executor leaves the register file bit-identical to
     /// the generic one on random registers (NaN, infinity and denormal patterns included).
@@ -557,7 +1037,7 @@ mod tests {
         use crate::isa::{Gpu, Op};
         use crate::matrix::gemm::best_isa;
         use crate::matrix::mfma::{MODE_F32_DENORM_IN, MODE_FP16_OVFL};
-        use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan};
+        use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan, Scales};
         const NREGS: usize = 512;
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
@@ -566,96 +1046,134 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let mut covered = 0;
+        let (mut covered, mut scaled_covered) = (0, 0);
         for gpu in [Gpu::GFX942, Gpu::GFX950] {
             for o in Op::ALL {
                 let Some(op) = MatrixOp::from_mnemonic(o.name(), gpu) else {
                     continue;
                 };
-                let int_dense = op.acc == Acc::I32 && op.kind == Kind::Dense;
-                if !(op.acc == Acc::F32 && op.kind != Kind::Sparse || int_dense) {
+                let int = op.acc == Acc::I32 && matches!(op.kind, Kind::Dense | Kind::Sparse);
+                if !(op.acc == Acc::F32 || int) {
                     continue;
                 }
                 let f8 = matches!(op.kind, Kind::F8f6f4 | Kind::ScaledF8f6f4);
-                let ctls: Vec<(u8, u8, u8)> = if f8 {
-                    vec![(0, 0, 0), (1, 0, 4), (4, 0, 1), (0, 0, 2)]
-                } else {
-                    vec![(0, 0, 0), (0, 0, 3), (1, 1, 0), (2, 3, 5)]
+                // F8F6F4 also as the block-scaled MFMA (ABID[0] = 1 turns the scales on).
+                let scaled_op = MatrixOp {
+                    kind: Kind::ScaledF8f6f4,
+                    ..op
                 };
-                for (ci, &(cbsz, abid, blgp)) in ctls.iter().enumerate() {
-                    let opnds = match ci % 3 {
-                        0 => Operands {
-                            d: 300,
-                            a: 0,
-                            b: 40,
-                            c: CSrc::Reg(300),
-                            index: 0,
-                        },
-                        1 => Operands {
-                            d: 0,
-                            a: 0,
-                            b: 40,
-                            c: CSrc::Reg(100),
-                            index: 0,
-                        },
-                        _ => Operands {
-                            d: 200,
-                            a: 8,
-                            b: 40,
-                            c: CSrc::Imm(0x3FC0_0000),
-                            index: 0,
-                        },
+                let variants = if f8 { vec![op, scaled_op] } else { vec![op] };
+                for op in variants {
+                    let scaled = op.kind == Kind::ScaledF8f6f4;
+                    let ctls: Vec<(u8, u8, u8)> = if f8 {
+                        vec![(0, 0, 0), (1, 0, 4), (4, 0, 1), (0, 0, 2)]
+                    } else {
+                        vec![(0, 0, 0), (0, 0, 3), (1, 1, 0), (2, 3, 5)]
                     };
-                    let ctl = Controls {
-                        cbsz,
-                        abid,
-                        blgp,
-                        mode: 0,
-                    };
-                    let Ok(plan) = Plan::new(&op, &opnds, &ctl, NREGS) else {
-                        continue;
-                    };
-                    let fast = plan.has_fast_path();
-                    let generic = plan.clone().without_fast_path();
-                    for mode in [MODE_F32_DENORM_IN, 0, MODE_FP16_OVFL | MODE_F32_DENORM_IN] {
-                        let regs: Vec<[u32; 64]> = (0..NREGS)
-                            .map(|_| {
-                                let mut r = [0u32; 64];
-                                for w in r.iter_mut() {
-                                    let x = next();
-                                    *w = match x % 29 {
-                                        0 => 0x7FC0_1234,
-                                        1 => 0xFF80_0000,
-                                        2 => 0x0000_7C01,
-                                        3 => 0x8000_0001,
-                                        // i32 C near the limits: i8 MFMAs saturate or wrap.
-                                        4 => 0x7FFF_FF00,
-                                        5 => 0x8000_00FF,
-                                        // Moderate magnitudes in every 16-bit half.
-                                        _ => (x >> 8) as u32 & 0x3DFF_3DFF,
-                                    };
-                                }
-                                r
-                            })
-                            .collect();
-                        for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
-                            let mut want = regs.clone();
-                            generic
-                                .run(isa, &mut want, mode, None)
-                                .expect("generic runs");
-                            let mut got = regs.clone();
-                            plan.run(isa, &mut got, mode, None).expect("fast runs");
-                            assert!(
-                                want == got,
-                                "{} on {gpu:?} ctl {ctl:?} mode {mode:#x} {isa:?}",
-                                o.name()
-                            );
+                    // Operand sets 0-2 in turn, and set 3 (C overlapping D) with plain controls.
+                    let cases = ctls
+                        .iter()
+                        .enumerate()
+                        .map(|(ci, &c)| (ci % 3, c))
+                        .chain([(3, ctls[0])]);
+                    for (set, (cbsz, abid, blgp)) in cases {
+                        let opnds = match set {
+                            0 => Operands {
+                                d: 300,
+                                a: 0,
+                                b: 40,
+                                c: CSrc::Reg(300),
+                                index: 0,
+                            },
+                            1 => Operands {
+                                d: 0,
+                                a: 0,
+                                b: 40,
+                                c: CSrc::Reg(100),
+                                index: 0,
+                            },
+                            2 => Operands {
+                                d: 200,
+                                a: 8,
+                                b: 40,
+                                c: CSrc::Imm(0x3FC0_0000),
+                                index: 0,
+                            },
+                            // C overlaps D one register off: D must not clobber C early.
+                            _ => Operands {
+                                d: 301,
+                                a: 8,
+                                b: 40,
+                                c: CSrc::Reg(300),
+                                index: 0,
+                            },
+                        };
+                        let ctl = Controls {
+                            cbsz,
+                            abid: if scaled { 1 } else { abid },
+                            blgp,
+                            mode: 0,
+                        };
+                        let Ok(plan) = Plan::new(&op, &opnds, &ctl, NREGS) else {
+                            continue;
+                        };
+                        let fast = plan.has_fast_path();
+                        let generic = plan.clone().without_fast_path();
+                        for mode in [MODE_F32_DENORM_IN, 0, MODE_FP16_OVFL | MODE_F32_DENORM_IN] {
+                            let regs: Vec<[u32; 64]> = (0..NREGS)
+                                .map(|_| {
+                                    let mut r = [0u32; 64];
+                                    for w in r.iter_mut() {
+                                        let x = next();
+                                        *w = match x % 29 {
+                                            0 => 0x7FC0_1234,
+                                            1 => 0xFF80_0000,
+                                            2 => 0x0000_7C01,
+                                            3 => 0x8000_0001,
+                                            // i32 C near the limits: i8 MFMAs saturate or wrap.
+                                            4 => 0x7FFF_FF00,
+                                            5 => 0x8000_00FF,
+                                            // Moderate magnitudes in every 16-bit half.
+                                            _ => (x >> 8) as u32 & 0x3DFF_3DFF,
+                                        };
+                                    }
+                                    r
+                                })
+                                .collect();
+                            // E8M0 scales: 2^-8..2^7, with 0, 254 and NaN (0xFF) among them.
+                            let mut byte = || match next() % 23 {
+                                0 => 0xFF,
+                                1 => 0,
+                                2 => 254,
+                                x => 119 + (x % 16) as u8,
+                            };
+                            let sc = Scales {
+                                a: core::array::from_fn(|_| byte()),
+                                b: core::array::from_fn(|_| byte()),
+                            };
+                            let sc = scaled.then_some(&sc);
+                            for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
+                                let mut want = regs.clone();
+                                generic.run(isa, &mut want, mode, sc).expect("generic runs");
+                                let mut got = regs.clone();
+                                plan.run(isa, &mut got, mode, sc).expect("fast runs");
+                                assert!(
+                                    want == got,
+                                    "{} on {gpu:?} ctl {ctl:?} mode {mode:#x} {isa:?}",
+                                    o.name()
+                                );
+                            }
                         }
+                        covered += usize::from(fast);
+                        scaled_covered += usize::from(fast && scaled);
                     }
-                    covered += usize::from(fast);
                 }
             }
         }
+        assert!(
+            scaled_covered > 4,
+            "only {scaled_covered} block-scaled cases"
+        );
         assert!(covered > 40, "only {covered} fast-path cases");
     }
 }
