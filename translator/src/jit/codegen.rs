@@ -1223,7 +1223,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                         self.b.ins().brif(p.go, fast, &[], slow, &[]);
                         self.b.switch_to_block(fast);
                         self.b.seal_block(fast);
-                        self.inline_load(p, *size, bits, join)?;
+                        self.inline_load(p, *size, *signed, bits, join)?;
                         self.b.switch_to_block(slow);
                         self.b.seal_block(slow);
                         Some(join)
@@ -1678,6 +1678,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         &mut self,
         p: &MemPlan,
         size: u8,
+        signed: bool,
         bits: u32,
         join: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
@@ -1690,7 +1691,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         for (blk, masked) in [(all, false), (part, true)] {
             self.b.switch_to_block(blk);
             self.b.seal_block(blk);
-            let chunks = self.load_chunks(p, size, bits, masked)?;
+            let chunks = self.load_chunks(p, size, signed, bits, masked)?;
             let args: Vec<BlockArg> = chunks.into_iter().map(BlockArg::Value).collect();
             self.b.ins().jump(join, &args);
         }
@@ -1698,11 +1699,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// The chunks of an inline load ([`Gen::inline_load`]), ANDed with the lane mask when
-    /// `masked`.
+    /// `masked`. Bytes and shorts (into 32-bit lanes) are zero- or (`signed`) sign-extended.
     fn load_chunks(
         &mut self,
         p: &MemPlan,
         size: u8,
+        signed: bool,
         bits: u32,
         masked: bool,
     ) -> GenResult<Vec<Value>> {
@@ -1718,14 +1720,37 @@ impl<'a, 'b> Gen<'a, 'b> {
                 (hi, c * per - 32)
             };
             let v = if p.stride == size as u64 {
-                self.b
-                    .ins()
-                    .load(vty(bits), le(), base, (first as u64 * p.stride) as i32)
+                let off = (first as u64 * p.stride) as i32;
+                match (size, signed) {
+                    // 4 shorts widened (`pmovzxwd`/`pmovsxwd`).
+                    (2, false) => self.b.ins().uload16x4(le(), base, off),
+                    (2, true) => self.b.ins().sload16x4(le(), base, off),
+                    // 4 bytes as one dword, widened twice.
+                    (1, _) => {
+                        let x = self.b.ins().load(types::I32, le(), base, off);
+                        let v = self.b.ins().scalar_to_vector(I32X4, x);
+                        let v = self.b.ins().bitcast(types::I8X16, le(), v);
+                        if signed {
+                            let h = self.b.ins().swiden_low(v);
+                            self.b.ins().swiden_low(h)
+                        } else {
+                            let h = self.b.ins().uwiden_low(v);
+                            self.b.ins().uwiden_low(h)
+                        }
+                    }
+                    _ => self.b.ins().load(vty(bits), le(), base, off),
+                }
             } else {
                 let mut v = None;
                 for j in 0..per {
                     let off = ((first + j) as u64 * p.stride) as i32;
-                    let x = self.b.ins().load(sty(bits), le(), base, off);
+                    let x = match (size, signed) {
+                        (1, false) => self.b.ins().uload8(types::I32, le(), base, off),
+                        (1, true) => self.b.ins().sload8(types::I32, le(), base, off),
+                        (2, false) => self.b.ins().uload16(types::I32, le(), base, off),
+                        (2, true) => self.b.ins().sload16(types::I32, le(), base, off),
+                        _ => self.b.ins().load(sty(bits), le(), base, off),
+                    };
                     v = Some(match v {
                         None => self.b.ins().scalar_to_vector(vty(bits), x),
                         Some(v) => self.b.ins().insertlane(v, x, j as u8),
@@ -1771,12 +1796,43 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let first = k * per;
                 if p.stride == size as u64 {
                     let off = (first as u64 * p.stride) as i32;
-                    self.b.ins().store(le(), ch, base, off);
+                    match size {
+                        // The low bytes/shorts of the 4 lanes packed (`pshufb`), stored as
+                        // one dword/qword.
+                        1 | 2 => {
+                            let v8 = self.b.ins().bitcast(types::I8X16, le(), ch);
+                            let mut m = [0u8; 16];
+                            for (i, b) in m.iter_mut().enumerate() {
+                                // Byte i of the packed result: byte i % size of lane i / size
+                                // (lanes beyond 4 repeat; only the low 4 * size bytes count).
+                                let (lane, byte) = (i / size as usize % 4, i % size as usize);
+                                *b = (4 * lane + byte) as u8;
+                            }
+                            let imm = self
+                                .b
+                                .func
+                                .dfg
+                                .immediates
+                                .push(ConstantData::from(m.to_vec()));
+                            let packed = self.b.ins().shuffle(v8, v8, imm);
+                            let t = if size == 1 { I32X4 } else { I64X2 };
+                            let w = self.b.ins().bitcast(t, le(), packed);
+                            let x = self.b.ins().extractlane(w, 0u8);
+                            self.b.ins().store(le(), x, base, off);
+                        }
+                        _ => {
+                            self.b.ins().store(le(), ch, base, off);
+                        }
+                    }
                 } else {
                     for j in 0..per {
                         let off = ((first + j) as u64 * p.stride) as i32;
                         let x = self.b.ins().extractlane(ch, j as u8);
-                        self.b.ins().store(le(), x, base, off);
+                        match size {
+                            1 => self.b.ins().istore8(le(), x, base, off),
+                            2 => self.b.ins().istore16(le(), x, base, off),
+                            _ => self.b.ins().store(le(), x, base, off),
+                        };
                     }
                 }
             }
@@ -2590,9 +2646,10 @@ struct MemPlan {
 }
 
 /// Whether a vector access of `size` bytes with `bits`-bit lane values has an inline path:
-/// whole dwords in 32-bit lanes and whole qwords in 64-bit lanes, global/FLAT or LDS.
+/// bytes, shorts and whole dwords in 32-bit lanes (sub-dword loads zero- or sign-extended,
+/// stores of the low bytes), whole qwords in 64-bit lanes; global/FLAT or LDS.
 fn inline_size(space: crate::env::Space, size: u8, bits: u32) -> bool {
-    space != crate::env::Space::Scratch && matches!((size, bits), (4, 32) | (8, 64))
+    space != crate::env::Space::Scratch && matches!((size, bits), (1 | 2 | 4, 32) | (8, 64))
 }
 
 fn check_size(size: u8) -> GenResult<()> {
