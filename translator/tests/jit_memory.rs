@@ -828,3 +828,32 @@ fn lifted_d16_and_byte_instructions_run_inline() {
         assert_eq!(run_both_with(&block, setup), (0, stores), "{exec:#x}");
     }
 }
+
+/// Lane 1 and the last lane are tested first (a quick rejection before the whole-wave
+/// test): off the pattern and active they send the access to the helper, off the pattern
+/// and inactive they do not matter; both wave sizes.
+#[test]
+fn quick_rejection_lanes_count_only_when_active() {
+    for wave in [64u32, 32] {
+        let last = wave as usize - 1;
+        for size in [1u8, 2, 4, 8] {
+            let sz = size as u64;
+            for odd in [1, last] {
+                let a = |mask: u64| {
+                    Access::new(Space::Global, mask, size, |l| {
+                        if l == odd {
+                            900 - 2 * sz
+                        } else {
+                            sz * l as u64
+                        }
+                    })
+                };
+                let all = u64::MAX >> (64 - wave);
+                let r = run_both(&load_block_w(&a(all), true, wave));
+                assert_eq!(r, (0, 1), "wave{wave} size {size} lane {odd} active");
+                let r = run_both(&load_block_w(&a(all & !(1 << odd)), true, wave));
+                assert_eq!(r, (0, 0), "wave{wave} size {size} lane {odd} inactive");
+            }
+        }
+    }
+}

@@ -1214,8 +1214,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let join = match &plan {
                     Some(p) => {
-                        let fast = self.b.create_block();
-                        let slow = self.b.create_block();
+                        let fast = self.cold_block();
+                        let slow = p.slow;
                         let join = self.b.create_block();
                         for _ in 0..nchunks(self.lanes, bits) {
                             self.b.append_block_param(join, vty(bits));
@@ -1290,8 +1290,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let dbits = self.ty(*data)?.bits();
                 let join = if inline_size(*space, *size, dbits) {
                     let p = self.mem_plan(*pc, *space, *addr, *size, *mask, true)?;
-                    let fast = self.b.create_block();
-                    let slow = self.b.create_block();
+                    let fast = self.cold_block();
+                    let slow = p.slow;
                     let join = self.b.create_block();
                     self.b.ins().brif(p.go, fast, &[], slow, &[]);
                     self.b.switch_to_block(fast);
@@ -1607,6 +1607,30 @@ impl<'a, 'b> Gen<'a, 'b> {
         // Cut to the block's lanes: in a wave32 block `n64` is then always false.
         let m = self.lane_bits(mask)?;
         let a0 = self.b.ins().extractlane(achunks[0], 0u8);
+        // Quick rejection first: lane 1 and the last lane, when active, must follow the
+        // pattern (most accesses that do not, e.g. a GEMM's rows or columns spread over
+        // lane groups, fail here and go to the helper without the whole-wave test).
+        let last = self.lanes - 1;
+        let a1 = self.b.ins().extractlane(achunks[0], 1u8);
+        let al = self.b.ins().extractlane(achunks[last / 2], 1u8);
+        let mut off_pattern = None;
+        for (a, l) in [(a1, 1usize), (al, last)] {
+            let want = self.b.ins().iadd_imm_s(a0, (stride * l as u64) as i64);
+            let ne = self.b.ins().icmp(IntCC::NotEqual, a, want);
+            let bit = self.b.ins().band_imm_u(m, (1u64 << l) as i64);
+            let act = self.b.ins().icmp_imm_u(IntCC::NotEqual, bit, 0);
+            let bad = self.b.ins().band(ne, act);
+            off_pattern = Some(match off_pattern {
+                Some(o) => self.b.ins().bor(o, bad),
+                None => bad,
+            });
+        }
+        let off_pattern = off_pattern.ok_or("address vector")?;
+        let check = self.cold_block();
+        let slow = self.b.create_block();
+        self.b.ins().brif(off_pattern, slow, &[], check, &[]);
+        self.b.switch_to_block(check);
+        self.b.seal_block(check);
         let a0v = self.b.ins().splat(I64X2, a0);
         // Lanes whose address differs from the pattern, as a scalar lane mask (two sign
         // bits per chunk), then restricted to the active lanes.
@@ -1651,11 +1675,21 @@ impl<'a, 'b> Gen<'a, 'b> {
         go = self.b.ins().band(go, active);
         Ok(MemPlan {
             go,
+            slow,
             ptr,
             n64,
             stride,
             mask: m,
         })
+    }
+
+    /// A new block of an inline memory path, laid out after the function's other code:
+    /// the helper path stays in line, so blocks whose accesses never fit the inline pattern
+    /// (a GEMM's loads) keep their hot code compact.
+    fn cold_block(&mut self) -> cranelift_codegen::ir::Block {
+        let b = self.b.create_block();
+        self.b.set_cold_block(b);
+        b
     }
 
     /// The host addresses of lanes 0..32 and 32..64 of an inline access: `ptr`, and
@@ -1685,8 +1719,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         // Every lane of the block (its mask is cut to its lanes, `mem_plan`).
         let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
         let full = self.b.ins().icmp_imm_s(IntCC::Equal, p.mask, all_lanes);
-        let all = self.b.create_block();
-        let part = self.b.create_block();
+        let all = self.cold_block();
+        let part = self.cold_block();
         self.b.ins().brif(full, all, &[], part, &[]);
         for (blk, masked) in [(all, false), (part, true)] {
             self.b.switch_to_block(blk);
@@ -1837,7 +1871,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
             }
             if half == 0 && parts == 2 {
-                let upper = self.b.create_block();
+                let upper = self.cold_block();
                 self.b.ins().brif(p.n64, upper, &[], join, &[]);
                 self.b.switch_to_block(upper);
                 self.b.seal_block(upper);
@@ -2635,6 +2669,9 @@ fn sign(bits: u32) -> u64 {
 struct MemPlan {
     /// `I8`: take the inline path.
     go: Value,
+    /// The helper path's block (also entered from the plan's quick rejection; sealed by the
+    /// caller after branching to it on `go`).
+    slow: cranelift_codegen::ir::Block,
     /// Host address of lane 0's access.
     ptr: Value,
     /// `I8`: the access has 64 lanes (a lane above 31 is active), else 32.
