@@ -49,6 +49,11 @@ enum JV {
     None,
     S(Value),
     V(Vec<Value>),
+    /// A whole-wave vector held only in its 64-lane stack buffer (also in `escaped`), its
+    /// chunks loaded where used: a value that leaves a lane-group run or a memory load is
+    /// mostly consumed from the buffer (by later runs and helpers), so eager reloads of all
+    /// its chunks would be dead code.
+    Buf(StackSlot),
 }
 
 const I32X4: Type = types::I32X4;
@@ -251,24 +256,33 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn v(&mut self, v: Val) -> GenResult<Vec<Value>> {
         let x = match self.get(v)? {
             JV::V(x) => x.clone(),
+            JV::Buf(slot) => {
+                let slot = *slot;
+                if self.group.is_none() {
+                    let bits = self.ty(v)?.bits();
+                    return Ok((0..nchunks(self.lanes, bits))
+                        .map(|c| {
+                            self.b
+                                .ins()
+                                .stack_load(types::I64, vty(bits), slot, (16 * c) as i32)
+                        })
+                        .collect());
+                }
+                // In a lane group: read from the buffer like any value from before the run.
+                Vec::new()
+            }
             _ => return Err(format!("operand {v:?} is not a vector")),
         };
         let Some((g, _)) = self.group else {
             return Ok(x);
         };
         let bits = self.ty(v)?.bits();
-        if x.len() == self.nch(bits) {
+        if !x.is_empty() && x.len() == self.nch(bits) {
             return Ok(x); // defined in this lane group
         }
         // A whole-wave value from before the loop: its group `g` part.
-        if self
-            .splat_src
-            .get(v.0 as usize)
-            .copied()
-            .flatten()
-            .is_some()
-        {
-            return Ok(vec![x[0]; self.nch(bits)]);
+        if let (Some(&x0), Some(Some(_))) = (x.first(), self.splat_src.get(v.0 as usize)) {
+            return Ok(vec![x0; self.nch(bits)]);
         }
         let slot = *self
             .outer
@@ -931,16 +945,19 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         for (k, bits, slot) in escapes {
             self.escaped.insert(k as u32, slot);
-            let chunks = (0..nchunks(self.lanes, bits))
-                .map(|c| {
-                    self.b
-                        .ins()
-                        .stack_load(types::I64, vty(bits), slot, (16 * c) as i32)
-                })
-                .collect();
-            self.vals[k] = JV::V(chunks);
             if let Op::Broadcast(a) = &blk.ops[k] {
+                // Splats stay chunks (lane groups read their uniform source).
+                let chunks = (0..nchunks(self.lanes, bits))
+                    .map(|c| {
+                        self.b
+                            .ins()
+                            .stack_load(types::I64, vty(bits), slot, (16 * c) as i32)
+                    })
+                    .collect();
+                self.vals[k] = JV::V(chunks);
                 self.splat_src[k] = self.s(*a).ok();
+            } else {
+                self.vals[k] = JV::Buf(slot);
             }
         }
         Ok(())
@@ -1212,18 +1229,22 @@ impl<'a, 'b> Gen<'a, 'b> {
                 } else {
                     None
                 };
+                // The result gets a buffer of its own, written by whichever path runs and
+                // kept as the value's lane-order copy (later runs and helpers read it there).
+                let res = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    t.bits() * 8,
+                    4,
+                ));
                 let join = match &plan {
                     Some(p) => {
                         let fast = self.cold_block();
                         let slow = p.slow;
                         let join = self.b.create_block();
-                        for _ in 0..nchunks(self.lanes, bits) {
-                            self.b.append_block_param(join, vty(bits));
-                        }
                         self.b.ins().brif(p.go, fast, &[], slow, &[]);
                         self.b.switch_to_block(fast);
                         self.b.seal_block(fast);
-                        self.inline_load(p, *size, *signed, bits, join)?;
+                        self.inline_load(p, *size, *signed, bits, join, res)?;
                         self.b.switch_to_block(slow);
                         self.b.seal_block(slow);
                         Some(join)
@@ -1232,13 +1253,6 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let m = self.lane_bits(*mask)?;
                 let ap = self.read_buffer(*addr, 0)?;
-                // The result gets a buffer of its own, kept as the value's lane-order copy
-                // (later runs and helpers read it there instead of copying it again).
-                let res = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    t.bits() * 8,
-                    4,
-                ));
                 let out = self.b.ins().stack_addr(types::I64, res, 0);
                 let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
                 let sz = self.iconst(types::I32, *size as u64);
@@ -1254,28 +1268,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, *pc);
-                let chunks: Vec<Value> = (0..nchunks(self.lanes, bits))
-                    .map(|c| {
-                        self.b
-                            .ins()
-                            .stack_load(types::I64, vty(bits), res, (16 * c) as i32)
-                    })
-                    .collect();
-                match join {
-                    Some(join) => {
-                        // `res` is written on the helper path only: the value's chunks come
-                        // from whichever path ran.
-                        let args: Vec<BlockArg> = chunks.into_iter().map(BlockArg::Value).collect();
-                        self.b.ins().jump(join, &args);
-                        self.b.switch_to_block(join);
-                        self.b.seal_block(join);
-                        JV::V(self.b.block_params(join).to_vec())
-                    }
-                    None => {
-                        self.escaped.insert(i as u32, res);
-                        JV::V(chunks)
-                    }
+                if let Some(join) = join {
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    self.b.seal_block(join);
                 }
+                self.escaped.insert(i as u32, res);
+                JV::Buf(res)
             }
             Op::Store {
                 pc,
@@ -1702,8 +1701,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         (p.ptr, hi)
     }
 
-    /// The inline load (branch taken when `p.go`), ending in a jump to `join` with the
-    /// result chunks: contiguous vector loads when the stride is the size, else one scalar
+    /// The inline load (branch taken when `p.go`), storing the result chunks into the
+    /// 64-lane buffer `res` (as the helper path does) and jumping to `join`: contiguous vector loads when the stride is the size, else one scalar
     /// load per lane at a constant displacement; inactive lanes 0, as the helper path gives
     /// (no masking when all the block's lanes are active). Plain host loads: on x86-64 and aarch64
     /// each naturally aligned element is read single-copy atomically, as the helper's relaxed
@@ -1715,6 +1714,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         signed: bool,
         bits: u32,
         join: cranelift_codegen::ir::Block,
+        res: StackSlot,
     ) -> GenResult<()> {
         // Every lane of the block (its mask is cut to its lanes, `mem_plan`).
         let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
@@ -1726,8 +1726,12 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.b.switch_to_block(blk);
             self.b.seal_block(blk);
             let chunks = self.load_chunks(p, size, signed, bits, masked)?;
-            let args: Vec<BlockArg> = chunks.into_iter().map(BlockArg::Value).collect();
-            self.b.ins().jump(join, &args);
+            for (c, ch) in chunks.into_iter().enumerate() {
+                self.b
+                    .ins()
+                    .stack_store(types::I64, ch, res, (16 * c) as i32);
+            }
+            self.b.ins().jump(join, &[]);
         }
         Ok(())
     }
