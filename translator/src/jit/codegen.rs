@@ -387,7 +387,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.inst_results(inst).first().copied()
     }
 
-    /// 4 or 2 lanes of the `mask` bits for chunk `k` as an all-ones/zero lane vector.
+    /// 4 or 2 lanes of the `mask` bits for chunk `k` as an all-ones/zero lane vector: the
+    /// chunk's 4 (2) mask bits index [`LANE_MASKS`] (a shift, an AND and one load per chunk,
+    /// in lane groups too).
     fn lane_mask(&mut self, mask: Value, k: usize, bits: u32) -> Value {
         let per = if bits == 32 { 4 } else { 2 };
         let sh = match self.group {
@@ -399,29 +401,19 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             None => self.b.ins().ushr_imm_u(mask, (k * per) as i64),
         };
-        let t = vty(bits);
-        let x = if bits == 32 {
-            let r = self.b.ins().ireduce(types::I32, sh);
-            self.b.ins().splat(t, r)
+        let idx = self.b.ins().band_imm_u(sh, (1i64 << per) - 1);
+        let off = self.b.ins().ishl_imm_u(idx, 4);
+        let table = if bits == 32 {
+            LANE_MASKS.m32.as_ptr() as u64
         } else {
-            self.b.ins().splat(t, sh)
+            LANE_MASKS.m64.as_ptr() as u64
         };
-        let sel = if bits == 32 {
-            let mut b = [0u8; 16];
-            for (i, v) in [1u32, 2, 4, 8].iter().enumerate() {
-                b[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
-            }
-            b
-        } else {
-            let mut b = [0u8; 16];
-            b[..8].copy_from_slice(&1u64.to_le_bytes());
-            b[8..].copy_from_slice(&2u64.to_le_bytes());
-            b
-        };
-        let selv = self.vconst_bytes(t, sel);
-        let y = self.b.ins().band(x, selv);
-        let z = self.splat_const(bits, 0);
-        self.b.ins().icmp(IntCC::NotEqual, y, z)
+        let base = self.iconst(types::I64, table);
+        let at = self.b.ins().iadd(base, off);
+        // A static table: never written, always mapped.
+        self.b
+            .ins()
+            .load(vty(bits), trusted().with_readonly().with_can_move(), at, 0)
     }
 
     /// The lane bits of an all-ones/zero lane vector chunk `k`, placed in an `i64` mask.
@@ -2700,6 +2692,33 @@ fn check_size(size: u8) -> GenResult<()> {
         Err(format!("memory access size {size}"))
     }
 }
+
+/// All-ones/zero lane vectors by mask bits: `m32[i]` has 32-bit lane `j` set when bit `j`
+/// of `i` is, `m64[i]` the same for 64-bit lanes ([`Gen::lane_mask`]).
+#[repr(C, align(16))]
+struct LaneMaskTable {
+    m32: [[u32; 4]; 16],
+    m64: [[u64; 2]; 4],
+}
+
+static LANE_MASKS: LaneMaskTable = LaneMaskTable {
+    m32: {
+        let mut t = [[0u32; 4]; 16];
+        let mut i = 0;
+        while i < 16 {
+            let mut j = 0;
+            while j < 4 {
+                if i >> j & 1 == 1 {
+                    t[i][j] = u32::MAX;
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        t
+    },
+    m64: [[0, 0], [u64::MAX, 0], [0, u64::MAX], [u64::MAX, u64::MAX]],
+};
 
 /// How an op takes part in the lane-group form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
