@@ -1591,19 +1591,19 @@ impl<'a, 'b> Gen<'a, 'b> {
         store: bool,
     ) -> GenResult<MemPlan> {
         let stride = self.stride_guess(pc, space, size);
-        let achunks = self.v(addr)?;
-        if achunks.len() != nchunks(self.lanes, 64) {
+        if self.ty(addr)? != Ty::V64 {
             return Err("address vector".into());
         }
         // Cut to the block's lanes: in a wave32 block `n64` is then always false.
         let m = self.lane_bits(mask)?;
-        let a0 = self.b.ins().extractlane(achunks[0], 0u8);
+        let a0 = self.addr_lane(addr, 0)?;
         // Quick rejection first: lane 1 and the last lane, when active, must follow the
         // pattern (most accesses that do not, e.g. a GEMM's rows or columns spread over
-        // lane groups, fail here and go to the helper without the whole-wave test).
+        // lane groups, fail here and go to the helper without the whole-wave test or
+        // loading the whole address vector).
         let last = self.lanes - 1;
-        let a1 = self.b.ins().extractlane(achunks[0], 1u8);
-        let al = self.b.ins().extractlane(achunks[last / 2], 1u8);
+        let a1 = self.addr_lane(addr, 1)?;
+        let al = self.addr_lane(addr, last)?;
         let mut off_pattern = None;
         for (a, l) in [(a1, 1usize), (al, last)] {
             let want = self.b.ins().iadd_imm_s(a0, (stride * l as u64) as i64);
@@ -1622,6 +1622,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().brif(off_pattern, slow, &[], check, &[]);
         self.b.switch_to_block(check);
         self.b.seal_block(check);
+        let achunks = self.v(addr)?;
+        if achunks.len() != nchunks(self.lanes, 64) {
+            return Err("address vector".into());
+        }
         let a0v = self.b.ins().splat(I64X2, a0);
         // Lanes whose address differs from the pattern, as a scalar lane mask (two sign
         // bits per chunk), then restricted to the active lanes.
@@ -1681,6 +1685,25 @@ impl<'a, 'b> Gen<'a, 'b> {
         let b = self.b.create_block();
         self.b.set_cold_block(b);
         b
+    }
+
+    /// Lane `l` of the `V64` value `v` (straight-line form): one load from its buffer when
+    /// it has one, else a lane of its chunk.
+    fn addr_lane(&mut self, v: Val, l: usize) -> GenResult<Value> {
+        match self.get(v)? {
+            JV::Buf(slot) => {
+                let slot = *slot;
+                Ok(self
+                    .b
+                    .ins()
+                    .stack_load(types::I64, types::I64, slot, (8 * l) as i32))
+            }
+            JV::V(chunks) => {
+                let ch = *chunks.get(l / 2).ok_or("address vector")?;
+                Ok(self.b.ins().extractlane(ch, (l % 2) as u8))
+            }
+            _ => Err(format!("operand {v:?} is not a vector")),
+        }
     }
 
     /// The host addresses of lanes 0..32 and 32..64 of an inline access: `ptr`, and
