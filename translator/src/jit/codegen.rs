@@ -14,8 +14,9 @@
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
 //! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes) for wave64, half as many for wave32, in
-//! SSA; in a lane group it is 1 or 2 chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
-//! value); the constant all-ones mask stores directly. Float results get the IR NaN rule
+//! SSA, or (values leaving a lane-group run, load results) a 64-lane stack buffer whose
+//! chunks are loaded where used; in a lane group it is 1 or 2 chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
+//! value, from a table indexed by each chunk's mask bits); the constant all-ones mask stores directly. Float results get the IR NaN rule
 //! through a cheap any-NaN test with the exact fix-up on a rarely taken path. Ops that
 //! Cranelift cannot do exactly or well call the helpers in [`super::helpers`] with the
 //! operands spilled to 512-byte stack buffers (64-lane layout; a wave32 block fills lanes
