@@ -189,7 +189,12 @@ fn set_all(b: &mut Builder, v: Val, wide: bool) {
 }
 
 fn load_block(a: &Access, signed: bool) -> Block {
-    let mut b = Builder::new(0x100, 64);
+    load_block_w(a, signed, 64)
+}
+
+/// [`load_block`] for a wave of `wave` lanes.
+fn load_block_w(a: &Access, signed: bool, wave: u32) -> Block {
+    let mut b = Builder::new(0x100, wave);
     let addr = a.addr(&mut b);
     let mask = a.mask(&mut b);
     let wide = a.size == 8;
@@ -211,7 +216,12 @@ fn load_block(a: &Access, signed: bool) -> Block {
 
 /// Stores lane data (v2, or v2:v3 for 8 bytes) built from the lane numbers.
 fn store_block(a: &Access) -> Block {
-    let mut b = Builder::new(0x100, 64);
+    store_block_w(a, 64)
+}
+
+/// [`store_block`] for a wave of `wave` lanes.
+fn store_block_w(a: &Access, wave: u32) -> Block {
+    let mut b = Builder::new(0x100, wave);
     let addr = a.addr(&mut b);
     let mask = a.mask(&mut b);
     let lo = b.push(Op::GetVgpr(2), Some(Ty::V32));
@@ -259,18 +269,30 @@ fn both(block: &Block) -> u32 {
 /// [`both`], also returning how many accesses called a memory helper (0: every access of
 /// the block took the inline path of the generated code).
 fn run_both(block: &Block) -> (u32, u32) {
+    run_both_with(block, |_| {})
+}
+
+/// [`run_both`] from the usual state changed by `setup` (and of the block's wave size).
+fn run_both_with(block: &Block, setup: impl Fn(&mut WaveState)) -> (u32, u32) {
     let jit = Jit::new().expect("host JIT");
     let mut s0 = state();
     for l in 0..64 {
         s0.vgpr[2][l] = 0xA1B2_C3D4 ^ (l as u32).wrapping_mul(0x0101_0101);
         s0.vgpr[3][l] = 0x1F2E_3D4C ^ (l as u32) << 20;
     }
-    let (mut si, mut ei) = (state(), env());
-    si.vgpr = s0.vgpr;
+    s0.wave_size = block.wave_size;
+    setup(&mut s0);
+    let fresh = || {
+        let mut s = state();
+        s.wave_size = s0.wave_size;
+        s.vgpr = s0.vgpr;
+        s.sgpr = s0.sgpr;
+        s
+    };
+    let (mut si, mut ei) = (fresh(), env());
     let ri = run_block(block, &mut si, &mut ei);
     let cb = jit.compile(block).expect("compiles");
-    let mut sj = state();
-    sj.vgpr = s0.vgpr;
+    let mut sj = fresh();
     let mut ej = Counting {
         inner: env(),
         slow: 0,
@@ -278,7 +300,7 @@ fn run_both(block: &Block) -> (u32, u32) {
     let (rj, helpers) = cb.run_counting(&mut sj, &mut ej);
     assert_eq!(ri, rj, "exit\n{block}");
     assert_eq!(si.pc, sj.pc, "pc\n{block}");
-    for r in 0..4 {
+    for r in 0..8 {
         assert_eq!(si.vgpr[r], sj.vgpr[r], "v{r}\n{block}");
     }
     assert_eq!(si.sgpr, sj.sgpr, "sgprs\n{block}");
@@ -401,6 +423,11 @@ fn scalar_loads_go_direct_when_aligned_and_inside() {
 /// `n` dword loads at `addr + 4k` from one instruction (pc 0x100), as the lifter splits
 /// `global_load_dwordx<n>`: the pieces' lanes are `4n` bytes apart. Results in v0..v<n>.
 fn multi_load_block(a: &Access, n: u32) -> Block {
+    multi_load_block_s(a, n, 4, false)
+}
+
+/// [`multi_load_block`] with pieces of `size` bytes (`signed`: sign-extended).
+fn multi_load_block_s(a: &Access, n: u32, size: u8, signed: bool) -> Block {
     let mut b = Builder::new(0x100, 64);
     let addr = a.addr(&mut b);
     let mask = a.mask(&mut b);
@@ -409,7 +436,7 @@ fn multi_load_block(a: &Access, n: u32) -> Block {
         let off = b.push(
             Op::Const {
                 ty: Ty::S64,
-                bits: 4 * k as u64,
+                bits: size as u64 * k as u64,
             },
             Some(Ty::S64),
         );
@@ -420,8 +447,8 @@ fn multi_load_block(a: &Access, n: u32) -> Block {
                 pc: 0x100,
                 space: a.space,
                 addr: ak,
-                size: 4,
-                signed: false,
+                size,
+                signed,
                 mask,
             },
             Some(Ty::V32),
@@ -440,6 +467,11 @@ fn multi_load_block(a: &Access, n: u32) -> Block {
 
 /// `n` dword stores of v2, v3, v2, ... at `addr + 4k` from one instruction (pc 0x100).
 fn multi_store_block(a: &Access, n: u32) -> Block {
+    multi_store_block_s(a, n, 4)
+}
+
+/// [`multi_store_block`] with pieces of `size` bytes (the low bytes of the registers).
+fn multi_store_block_s(a: &Access, n: u32, size: u8) -> Block {
     let mut b = Builder::new(0x100, 64);
     let addr = a.addr(&mut b);
     let mask = a.mask(&mut b);
@@ -447,7 +479,7 @@ fn multi_store_block(a: &Access, n: u32) -> Block {
         let off = b.push(
             Op::Const {
                 ty: Ty::S64,
-                bits: 4 * k as u64,
+                bits: size as u64 * k as u64,
             },
             Some(Ty::S64),
         );
@@ -459,7 +491,7 @@ fn multi_store_block(a: &Access, n: u32) -> Block {
                 pc: 0x100,
                 space: a.space,
                 addr: ak,
-                size: 4,
+                size,
                 data,
                 mask,
             },
@@ -538,7 +570,7 @@ fn multi_dword_pieces_run_inline() {
 fn inline_window_edges_wrap_and_faults() {
     for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
         let len = len as u64;
-        for size in [4u8, 8] {
+        for size in [1u8, 2, 4, 8] {
             let sz = size as u64;
             let at_end = |l: usize| len - sz * (64 - l as u64);
             let a = Access::new(space, u64::MAX, size, at_end);
@@ -589,11 +621,14 @@ fn inline_window_edges_wrap_and_faults() {
 #[test]
 fn irregular_lanes_take_the_helper() {
     for space in [Space::Global, Space::Lds] {
-        for size in [4u8, 8] {
+        for size in [1u8, 2, 4, 8] {
             let sz = size as u64;
-            // One address for all lanes, neighbours overlapping (1 byte apart), reversed.
-            let offs: [&dyn Fn(usize) -> u64; 3] =
-                [&|_| 40, &|l| 40 + l as u64, &|l| sz * (63 - l as u64)];
+            // One address for all lanes, neighbours overlapping (1 byte apart; bytes: 2
+            // bytes apart), reversed.
+            let step = if size == 1 { 2 } else { 1 };
+            let offs: [&dyn Fn(usize) -> u64; 3] = [&|_| 40, &|l| 40 + step * l as u64, &|l| {
+                sz * (63 - l as u64)
+            }];
             for off in offs {
                 let a = Access::new(space, u64::MAX, size, off);
                 assert_eq!(run_both(&store_block(&a)), (0, 1));
@@ -621,7 +656,7 @@ fn scalar_loads_run_inline_when_aligned_and_inside() {
 #[test]
 fn one_lane_off_the_pattern_takes_the_helper() {
     for space in [Space::Global, Space::Lds] {
-        for size in [4u8, 8] {
+        for size in [1u8, 2, 4, 8] {
             let sz = size as u64;
             for bad in 0..64usize {
                 let hole = (bad * 7 + 3) % 64;
@@ -640,6 +675,184 @@ fn one_lane_off_the_pattern_takes_the_helper() {
                     assert_eq!(run_both(&load_block(&a, false)).1, 1, "lane {bad}");
                     assert_eq!(run_both(&store_block(&a)).1, 1, "lane {bad}");
                 }
+            }
+        }
+    }
+}
+
+/// Bytes and shorts at consecutive lane addresses run inline like dwords, zero- or
+/// sign-extended (the pattern has bytes with the top bit set and clear), aligned or not,
+/// for any non-empty exec mask (loads) or a whole wave (stores), in every windowed space.
+#[test]
+fn consecutive_bytes_and_shorts_run_inline() {
+    for (space, len) in [
+        (Space::Global, GLOBAL_LEN),
+        (Space::Flat, GLOBAL_LEN),
+        (Space::Lds, LDS_LEN),
+    ] {
+        for size in [1u8, 2] {
+            for start in [0u64, 1, 3, 130, len as u64 - 64 * size as u64] {
+                for mask in MASKS {
+                    let a = Access::new(space, mask, size, |l| start + size as u64 * l as u64);
+                    for signed in [false, true] {
+                        let (slow, helpers) = run_both(&load_block(&a, signed));
+                        assert_eq!(slow, 0);
+                        assert_eq!(
+                            helpers,
+                            u32::from(mask == 0),
+                            "load {space:?} {size} {signed} {start} {mask:#x}"
+                        );
+                    }
+                    let (slow, helpers) = run_both(&store_block(&a));
+                    assert_eq!(slow, 0);
+                    let full = mask == u64::MAX || mask == 0xFFFF_FFFF;
+                    assert_eq!(
+                        helpers,
+                        u32::from(!full),
+                        "store {space:?} {size} {start} {mask:#x}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Bytes and shorts whose lanes are further apart than their size (pieces of one
+/// instruction, as the lifter makes of multi-element accesses): per-lane inline accesses.
+#[test]
+fn strided_bytes_and_shorts_run_inline() {
+    for size in [1u8, 2] {
+        for n in 2..=4u32 {
+            let stride = size as u64 * n as u64;
+            for mask in [u64::MAX, 0xFFFF_FFFF, 0x0F0F_0000_0000_F0F1] {
+                // The last piece of lane 63 ends at the window's end.
+                let start = GLOBAL_LEN as u64 - stride * 64;
+                let a = Access::new(Space::Global, mask, size, |l| start + stride * l as u64);
+                for signed in [false, true] {
+                    let r = run_both(&multi_load_block_s(&a, n, size, signed));
+                    assert_eq!(r, (0, 0), "{size}x{n} load {mask:#x}");
+                }
+                let full = mask == u64::MAX || mask == 0xFFFF_FFFF;
+                let (slow, helpers) = run_both(&multi_store_block_s(&a, n, size));
+                assert_eq!(slow, 0);
+                assert_eq!(
+                    helpers,
+                    if full { 0 } else { n },
+                    "{size}x{n} store {mask:#x}"
+                );
+                // One byte further: the last piece of lane 63 leaves the window (that piece
+                // takes the helper; the checked path faults).
+                let a = Access::new(Space::Global, u64::MAX, size, |l| {
+                    start + 1 + stride * l as u64
+                });
+                assert_eq!(run_both(&multi_load_block_s(&a, n, size, false)), (1, 1));
+            }
+        }
+    }
+}
+
+/// A wave32 block: its 32 lanes from lane 0's address (mask bits 32..63 ignored), lanes
+/// 32..63 of the registers untouched, for every size; exec holes (loads inline, stores
+/// through the helper); the lanes that would follow lane 31 lie outside the window.
+#[test]
+fn wave32_accesses_run_inline() {
+    for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
+        let len = len as u64;
+        for size in [1u8, 2, 4, 8] {
+            let sz = size as u64;
+            for start in [0u64, 5, len - 32 * sz] {
+                for mask in [u64::MAX, 0xFFFF_FFFF, 0xFFFF_FFFF_0000_0000, 0x8000_0001] {
+                    let lanes = mask & 0xFFFF_FFFF;
+                    let a = Access::new(space, mask, size, |l| start + sz * l as u64);
+                    for signed in [false, true] {
+                        let r = run_both(&load_block_w(&a, signed, 32));
+                        assert_eq!(r, (0, u32::from(lanes == 0)), "{space:?} {size} {mask:#x}");
+                    }
+                    let full = lanes == 0xFFFF_FFFF;
+                    let r = run_both(&store_block_w(&a, 32));
+                    assert_eq!(r, (0, u32::from(!full)), "{space:?} {size} {mask:#x}");
+                }
+            }
+            // Lane 31's access one byte past the end: the checked path faults.
+            let a = Access::new(space, u64::MAX, size, |l| len - 32 * sz + 1 + sz * l as u64);
+            assert_eq!(run_both(&load_block_w(&a, false, 32)), (1, 1));
+            assert_eq!(run_both(&store_block_w(&a, 32)), (1, 1));
+        }
+    }
+}
+
+/// Real GFX9 sub-dword instructions (encodings from `llvm-mc-22 -mcpu=gfx942
+/// -show-encoding`), lifted and run in both engines: the d16 loads keep the other half of
+/// their VGPR, `_hi` forms write the high half, byte/short stores of the low or (`_d16_hi`)
+/// high half. Shorts at `v[4:5] = BASE + 2 * lane`, bytes at `v[6:7] = BASE + lane`; all
+/// accesses inline for a full EXEC, stores through the helper for a partial one.
+#[test]
+fn lifted_d16_and_byte_instructions_run_inline() {
+    use wavejit_translator::env::CodeSource;
+    use wavejit_translator::isa::{Gpu, Target};
+    struct Code(Vec<u8>);
+    impl CodeSource for Code {
+        fn bytes_at(&self, pc: u64) -> Option<&[u8]> {
+            self.0.get(usize::try_from(pc.checked_sub(0x100)?).ok()?..)
+        }
+    }
+    #[rustfmt::skip]
+    let words: [u32; 22] = [
+        0xdc908000, 0x017f0004, // global_load_short_d16 v1, v[4:5], off
+        0xdc948002, 0x017f0004, // global_load_short_d16_hi v1, v[4:5], off offset:2
+        0xdc808005, 0x027f0006, // global_load_ubyte_d16 v2, v[6:7], off offset:5
+        0xdc8c8007, 0x027f0006, // global_load_sbyte_d16_hi v2, v[6:7], off offset:7
+        0xdc848000, 0x037f0006, // global_load_ubyte_d16_hi v3, v[6:7], off
+        0xdc888001, 0x037f0006, // global_load_sbyte_d16 v3, v[6:7], off offset:1
+        0xdc4c8003, 0x007f0004, // global_load_sshort v0, v[4:5], off offset:3
+        0xdc6c8100, 0x007f0104, // global_store_short_d16_hi v[4:5], v1, off offset:256
+        0xdc648180, 0x007f0206, // global_store_byte_d16_hi v[6:7], v2, off offset:384
+        0xdc6081c0, 0x007f0306, // global_store_byte v[6:7], v3, off offset:448
+        0xbf810000, 0xbf810000, // s_endpgm (twice: the block ends at the first)
+    ];
+    let code = Code(words.iter().flat_map(|w| w.to_le_bytes()).collect());
+    let block = wavejit_translator::lift::lift_block(&Target::new(Gpu::GFX942), &code, 0x100, 0);
+    assert!(matches!(block.exit, Exit::EndPgm), "{block}");
+    for exec in [u64::MAX, 0xF0F0_0000_FFFF_0001] {
+        let setup = |s: &mut WaveState| {
+            for l in 0..64 {
+                let (short, byte) = (BASE + 2 * l as u64, BASE + l as u64);
+                s.vgpr[4][l] = short as u32;
+                s.vgpr[5][l] = (short >> 32) as u32;
+                s.vgpr[6][l] = byte as u32;
+                s.vgpr[7][l] = (byte >> 32) as u32;
+            }
+            s.set_exec(exec);
+        };
+        let stores = if exec == u64::MAX { 0 } else { 3 };
+        assert_eq!(run_both_with(&block, setup), (0, stores), "{exec:#x}");
+    }
+}
+
+/// Lane 1 and the last lane are tested first (a quick rejection before the whole-wave
+/// test): off the pattern and active they send the access to the helper, off the pattern
+/// and inactive they do not matter; both wave sizes.
+#[test]
+fn quick_rejection_lanes_count_only_when_active() {
+    for wave in [64u32, 32] {
+        let last = wave as usize - 1;
+        for size in [1u8, 2, 4, 8] {
+            let sz = size as u64;
+            for odd in [1, last] {
+                let a = |mask: u64| {
+                    Access::new(Space::Global, mask, size, |l| {
+                        if l == odd {
+                            900 - 2 * sz
+                        } else {
+                            sz * l as u64
+                        }
+                    })
+                };
+                let all = u64::MAX >> (64 - wave);
+                let r = run_both(&load_block_w(&a(all), true, wave));
+                assert_eq!(r, (0, 1), "wave{wave} size {size} lane {odd} active");
+                let r = run_both(&load_block_w(&a(all & !(1 << odd)), true, wave));
+                assert_eq!(r, (0, 0), "wave{wave} size {size} lane {odd} inactive");
             }
         }
     }

@@ -14,8 +14,9 @@
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
 //! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes) for wave64, half as many for wave32, in
-//! SSA; in a lane group it is 1 or 2 chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
-//! value); the constant all-ones mask stores directly. Float results get the IR NaN rule
+//! SSA, or (values leaving a lane-group run, load results) a 64-lane stack buffer whose
+//! chunks are loaded where used; in a lane group it is 1 or 2 chunks. Masked VGPR writes blend with the old value (lane masks expanded once per mask
+//! value, from a table indexed by each chunk's mask bits); the constant all-ones mask stores directly. Float results get the IR NaN rule
 //! through a cheap any-NaN test with the exact fix-up on a rarely taken path. Ops that
 //! Cranelift cannot do exactly or well call the helpers in [`super::helpers`] with the
 //! operands spilled to 512-byte stack buffers (64-lane layout; a wave32 block fills lanes
@@ -49,6 +50,11 @@ enum JV {
     None,
     S(Value),
     V(Vec<Value>),
+    /// A whole-wave vector held only in its 64-lane stack buffer (also in `escaped`), its
+    /// chunks loaded where used: a value that leaves a lane-group run or a memory load is
+    /// mostly consumed from the buffer (by later runs and helpers), so eager reloads of all
+    /// its chunks would be dead code.
+    Buf(StackSlot),
 }
 
 const I32X4: Type = types::I32X4;
@@ -251,24 +257,33 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn v(&mut self, v: Val) -> GenResult<Vec<Value>> {
         let x = match self.get(v)? {
             JV::V(x) => x.clone(),
+            JV::Buf(slot) => {
+                let slot = *slot;
+                if self.group.is_none() {
+                    let bits = self.ty(v)?.bits();
+                    return Ok((0..nchunks(self.lanes, bits))
+                        .map(|c| {
+                            self.b
+                                .ins()
+                                .stack_load(types::I64, vty(bits), slot, (16 * c) as i32)
+                        })
+                        .collect());
+                }
+                // In a lane group: read from the buffer like any value from before the run.
+                Vec::new()
+            }
             _ => return Err(format!("operand {v:?} is not a vector")),
         };
         let Some((g, _)) = self.group else {
             return Ok(x);
         };
         let bits = self.ty(v)?.bits();
-        if x.len() == self.nch(bits) {
+        if !x.is_empty() && x.len() == self.nch(bits) {
             return Ok(x); // defined in this lane group
         }
         // A whole-wave value from before the loop: its group `g` part.
-        if self
-            .splat_src
-            .get(v.0 as usize)
-            .copied()
-            .flatten()
-            .is_some()
-        {
-            return Ok(vec![x[0]; self.nch(bits)]);
+        if let (Some(&x0), Some(Some(_))) = (x.first(), self.splat_src.get(v.0 as usize)) {
+            return Ok(vec![x0; self.nch(bits)]);
         }
         let slot = *self
             .outer
@@ -373,7 +388,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.inst_results(inst).first().copied()
     }
 
-    /// 4 or 2 lanes of the `mask` bits for chunk `k` as an all-ones/zero lane vector.
+    /// 4 or 2 lanes of the `mask` bits for chunk `k` as an all-ones/zero lane vector: the
+    /// chunk's 4 (2) mask bits index [`LANE_MASKS`] (a shift, an AND and one load per chunk,
+    /// in lane groups too).
     fn lane_mask(&mut self, mask: Value, k: usize, bits: u32) -> Value {
         let per = if bits == 32 { 4 } else { 2 };
         let sh = match self.group {
@@ -385,29 +402,19 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             None => self.b.ins().ushr_imm_u(mask, (k * per) as i64),
         };
-        let t = vty(bits);
-        let x = if bits == 32 {
-            let r = self.b.ins().ireduce(types::I32, sh);
-            self.b.ins().splat(t, r)
+        let idx = self.b.ins().band_imm_u(sh, (1i64 << per) - 1);
+        let off = self.b.ins().ishl_imm_u(idx, 4);
+        let table = if bits == 32 {
+            LANE_MASKS.m32.as_ptr() as u64
         } else {
-            self.b.ins().splat(t, sh)
+            LANE_MASKS.m64.as_ptr() as u64
         };
-        let sel = if bits == 32 {
-            let mut b = [0u8; 16];
-            for (i, v) in [1u32, 2, 4, 8].iter().enumerate() {
-                b[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
-            }
-            b
-        } else {
-            let mut b = [0u8; 16];
-            b[..8].copy_from_slice(&1u64.to_le_bytes());
-            b[8..].copy_from_slice(&2u64.to_le_bytes());
-            b
-        };
-        let selv = self.vconst_bytes(t, sel);
-        let y = self.b.ins().band(x, selv);
-        let z = self.splat_const(bits, 0);
-        self.b.ins().icmp(IntCC::NotEqual, y, z)
+        let base = self.iconst(types::I64, table);
+        let at = self.b.ins().iadd(base, off);
+        // A static table: never written, always mapped.
+        self.b
+            .ins()
+            .load(vty(bits), trusted().with_readonly().with_can_move(), at, 0)
     }
 
     /// The lane bits of an all-ones/zero lane vector chunk `k`, placed in an `i64` mask.
@@ -931,16 +938,19 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         for (k, bits, slot) in escapes {
             self.escaped.insert(k as u32, slot);
-            let chunks = (0..nchunks(self.lanes, bits))
-                .map(|c| {
-                    self.b
-                        .ins()
-                        .stack_load(types::I64, vty(bits), slot, (16 * c) as i32)
-                })
-                .collect();
-            self.vals[k] = JV::V(chunks);
             if let Op::Broadcast(a) = &blk.ops[k] {
+                // Splats stay chunks (lane groups read their uniform source).
+                let chunks = (0..nchunks(self.lanes, bits))
+                    .map(|c| {
+                        self.b
+                            .ins()
+                            .stack_load(types::I64, vty(bits), slot, (16 * c) as i32)
+                    })
+                    .collect();
+                self.vals[k] = JV::V(chunks);
                 self.splat_src[k] = self.s(*a).ok();
+            } else {
+                self.vals[k] = JV::Buf(slot);
             }
         }
         Ok(())
@@ -1212,18 +1222,22 @@ impl<'a, 'b> Gen<'a, 'b> {
                 } else {
                     None
                 };
+                // The result gets a buffer of its own, written by whichever path runs and
+                // kept as the value's lane-order copy (later runs and helpers read it there).
+                let res = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    t.bits() * 8,
+                    4,
+                ));
                 let join = match &plan {
                     Some(p) => {
-                        let fast = self.b.create_block();
-                        let slow = self.b.create_block();
+                        let fast = self.cold_block();
+                        let slow = p.slow;
                         let join = self.b.create_block();
-                        for _ in 0..nchunks(self.lanes, bits) {
-                            self.b.append_block_param(join, vty(bits));
-                        }
                         self.b.ins().brif(p.go, fast, &[], slow, &[]);
                         self.b.switch_to_block(fast);
                         self.b.seal_block(fast);
-                        self.inline_load(p, *size, bits, join)?;
+                        self.inline_load(p, *size, *signed, bits, join, res)?;
                         self.b.switch_to_block(slow);
                         self.b.seal_block(slow);
                         Some(join)
@@ -1232,13 +1246,6 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let m = self.lane_bits(*mask)?;
                 let ap = self.read_buffer(*addr, 0)?;
-                // The result gets a buffer of its own, kept as the value's lane-order copy
-                // (later runs and helpers read it there instead of copying it again).
-                let res = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    t.bits() * 8,
-                    4,
-                ));
                 let out = self.b.ins().stack_addr(types::I64, res, 0);
                 let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
                 let sz = self.iconst(types::I32, *size as u64);
@@ -1254,28 +1261,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, *pc);
-                let chunks: Vec<Value> = (0..nchunks(self.lanes, bits))
-                    .map(|c| {
-                        self.b
-                            .ins()
-                            .stack_load(types::I64, vty(bits), res, (16 * c) as i32)
-                    })
-                    .collect();
-                match join {
-                    Some(join) => {
-                        // `res` is written on the helper path only: the value's chunks come
-                        // from whichever path ran.
-                        let args: Vec<BlockArg> = chunks.into_iter().map(BlockArg::Value).collect();
-                        self.b.ins().jump(join, &args);
-                        self.b.switch_to_block(join);
-                        self.b.seal_block(join);
-                        JV::V(self.b.block_params(join).to_vec())
-                    }
-                    None => {
-                        self.escaped.insert(i as u32, res);
-                        JV::V(chunks)
-                    }
+                if let Some(join) = join {
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    self.b.seal_block(join);
                 }
+                self.escaped.insert(i as u32, res);
+                JV::Buf(res)
             }
             Op::Store {
                 pc,
@@ -1290,8 +1282,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let dbits = self.ty(*data)?.bits();
                 let join = if inline_size(*space, *size, dbits) {
                     let p = self.mem_plan(*pc, *space, *addr, *size, *mask, true)?;
-                    let fast = self.b.create_block();
-                    let slow = self.b.create_block();
+                    let fast = self.cold_block();
+                    let slow = p.slow;
                     let join = self.b.create_block();
                     self.b.ins().brif(p.go, fast, &[], slow, &[]);
                     self.b.switch_to_block(fast);
@@ -1600,13 +1592,41 @@ impl<'a, 'b> Gen<'a, 'b> {
         store: bool,
     ) -> GenResult<MemPlan> {
         let stride = self.stride_guess(pc, space, size);
-        let achunks = self.v(addr)?;
-        if achunks.len() != nchunks(self.lanes, 64) {
+        if self.ty(addr)? != Ty::V64 {
             return Err("address vector".into());
         }
         // Cut to the block's lanes: in a wave32 block `n64` is then always false.
         let m = self.lane_bits(mask)?;
-        let a0 = self.b.ins().extractlane(achunks[0], 0u8);
+        let a0 = self.addr_lane(addr, 0)?;
+        // Quick rejection first: lane 1 and the last lane, when active, must follow the
+        // pattern (most accesses that do not, e.g. a GEMM's rows or columns spread over
+        // lane groups, fail here and go to the helper without the whole-wave test or
+        // loading the whole address vector).
+        let last = self.lanes - 1;
+        let a1 = self.addr_lane(addr, 1)?;
+        let al = self.addr_lane(addr, last)?;
+        let mut off_pattern = None;
+        for (a, l) in [(a1, 1usize), (al, last)] {
+            let want = self.b.ins().iadd_imm_s(a0, (stride * l as u64) as i64);
+            let ne = self.b.ins().icmp(IntCC::NotEqual, a, want);
+            let bit = self.b.ins().band_imm_u(m, (1u64 << l) as i64);
+            let act = self.b.ins().icmp_imm_u(IntCC::NotEqual, bit, 0);
+            let bad = self.b.ins().band(ne, act);
+            off_pattern = Some(match off_pattern {
+                Some(o) => self.b.ins().bor(o, bad),
+                None => bad,
+            });
+        }
+        let off_pattern = off_pattern.ok_or("address vector")?;
+        let check = self.cold_block();
+        let slow = self.b.create_block();
+        self.b.ins().brif(off_pattern, slow, &[], check, &[]);
+        self.b.switch_to_block(check);
+        self.b.seal_block(check);
+        let achunks = self.v(addr)?;
+        if achunks.len() != nchunks(self.lanes, 64) {
+            return Err("address vector".into());
+        }
         let a0v = self.b.ins().splat(I64X2, a0);
         // Lanes whose address differs from the pattern, as a scalar lane mask (two sign
         // bits per chunk), then restricted to the active lanes.
@@ -1651,11 +1671,40 @@ impl<'a, 'b> Gen<'a, 'b> {
         go = self.b.ins().band(go, active);
         Ok(MemPlan {
             go,
+            slow,
             ptr,
             n64,
             stride,
             mask: m,
         })
+    }
+
+    /// A new block of an inline memory path, laid out after the function's other code:
+    /// the helper path stays in line, so blocks whose accesses never fit the inline pattern
+    /// (a GEMM's loads) keep their hot code compact.
+    fn cold_block(&mut self) -> cranelift_codegen::ir::Block {
+        let b = self.b.create_block();
+        self.b.set_cold_block(b);
+        b
+    }
+
+    /// Lane `l` of the `V64` value `v` (straight-line form): one load from its buffer when
+    /// it has one, else a lane of its chunk.
+    fn addr_lane(&mut self, v: Val, l: usize) -> GenResult<Value> {
+        match self.get(v)? {
+            JV::Buf(slot) => {
+                let slot = *slot;
+                Ok(self
+                    .b
+                    .ins()
+                    .stack_load(types::I64, types::I64, slot, (8 * l) as i32))
+            }
+            JV::V(chunks) => {
+                let ch = *chunks.get(l / 2).ok_or("address vector")?;
+                Ok(self.b.ins().extractlane(ch, (l % 2) as u8))
+            }
+            _ => Err(format!("operand {v:?} is not a vector")),
+        }
     }
 
     /// The host addresses of lanes 0..32 and 32..64 of an inline access: `ptr`, and
@@ -1668,8 +1717,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         (p.ptr, hi)
     }
 
-    /// The inline load (branch taken when `p.go`), ending in a jump to `join` with the
-    /// result chunks: contiguous vector loads when the stride is the size, else one scalar
+    /// The inline load (branch taken when `p.go`), storing the result chunks into the
+    /// 64-lane buffer `res` (as the helper path does) and jumping to `join`: contiguous vector loads when the stride is the size, else one scalar
     /// load per lane at a constant displacement; inactive lanes 0, as the helper path gives
     /// (no masking when all the block's lanes are active). Plain host loads: on x86-64 and aarch64
     /// each naturally aligned element is read single-copy atomically, as the helper's relaxed
@@ -1678,31 +1727,38 @@ impl<'a, 'b> Gen<'a, 'b> {
         &mut self,
         p: &MemPlan,
         size: u8,
+        signed: bool,
         bits: u32,
         join: cranelift_codegen::ir::Block,
+        res: StackSlot,
     ) -> GenResult<()> {
         // Every lane of the block (its mask is cut to its lanes, `mem_plan`).
         let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
         let full = self.b.ins().icmp_imm_s(IntCC::Equal, p.mask, all_lanes);
-        let all = self.b.create_block();
-        let part = self.b.create_block();
+        let all = self.cold_block();
+        let part = self.cold_block();
         self.b.ins().brif(full, all, &[], part, &[]);
         for (blk, masked) in [(all, false), (part, true)] {
             self.b.switch_to_block(blk);
             self.b.seal_block(blk);
-            let chunks = self.load_chunks(p, size, bits, masked)?;
-            let args: Vec<BlockArg> = chunks.into_iter().map(BlockArg::Value).collect();
-            self.b.ins().jump(join, &args);
+            let chunks = self.load_chunks(p, size, signed, bits, masked)?;
+            for (c, ch) in chunks.into_iter().enumerate() {
+                self.b
+                    .ins()
+                    .stack_store(types::I64, ch, res, (16 * c) as i32);
+            }
+            self.b.ins().jump(join, &[]);
         }
         Ok(())
     }
 
     /// The chunks of an inline load ([`Gen::inline_load`]), ANDed with the lane mask when
-    /// `masked`.
+    /// `masked`. Bytes and shorts (into 32-bit lanes) are zero- or (`signed`) sign-extended.
     fn load_chunks(
         &mut self,
         p: &MemPlan,
         size: u8,
+        signed: bool,
         bits: u32,
         masked: bool,
     ) -> GenResult<Vec<Value>> {
@@ -1718,14 +1774,37 @@ impl<'a, 'b> Gen<'a, 'b> {
                 (hi, c * per - 32)
             };
             let v = if p.stride == size as u64 {
-                self.b
-                    .ins()
-                    .load(vty(bits), le(), base, (first as u64 * p.stride) as i32)
+                let off = (first as u64 * p.stride) as i32;
+                match (size, signed) {
+                    // 4 shorts widened (`pmovzxwd`/`pmovsxwd`).
+                    (2, false) => self.b.ins().uload16x4(le(), base, off),
+                    (2, true) => self.b.ins().sload16x4(le(), base, off),
+                    // 4 bytes as one dword, widened twice.
+                    (1, _) => {
+                        let x = self.b.ins().load(types::I32, le(), base, off);
+                        let v = self.b.ins().scalar_to_vector(I32X4, x);
+                        let v = self.b.ins().bitcast(types::I8X16, le(), v);
+                        if signed {
+                            let h = self.b.ins().swiden_low(v);
+                            self.b.ins().swiden_low(h)
+                        } else {
+                            let h = self.b.ins().uwiden_low(v);
+                            self.b.ins().uwiden_low(h)
+                        }
+                    }
+                    _ => self.b.ins().load(vty(bits), le(), base, off),
+                }
             } else {
                 let mut v = None;
                 for j in 0..per {
                     let off = ((first + j) as u64 * p.stride) as i32;
-                    let x = self.b.ins().load(sty(bits), le(), base, off);
+                    let x = match (size, signed) {
+                        (1, false) => self.b.ins().uload8(types::I32, le(), base, off),
+                        (1, true) => self.b.ins().sload8(types::I32, le(), base, off),
+                        (2, false) => self.b.ins().uload16(types::I32, le(), base, off),
+                        (2, true) => self.b.ins().sload16(types::I32, le(), base, off),
+                        _ => self.b.ins().load(sty(bits), le(), base, off),
+                    };
                     v = Some(match v {
                         None => self.b.ins().scalar_to_vector(vty(bits), x),
                         Some(v) => self.b.ins().insertlane(v, x, j as u8),
@@ -1771,17 +1850,48 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let first = k * per;
                 if p.stride == size as u64 {
                     let off = (first as u64 * p.stride) as i32;
-                    self.b.ins().store(le(), ch, base, off);
+                    match size {
+                        // The low bytes/shorts of the 4 lanes packed (`pshufb`), stored as
+                        // one dword/qword.
+                        1 | 2 => {
+                            let v8 = self.b.ins().bitcast(types::I8X16, le(), ch);
+                            let mut m = [0u8; 16];
+                            for (i, b) in m.iter_mut().enumerate() {
+                                // Byte i of the packed result: byte i % size of lane i / size
+                                // (lanes beyond 4 repeat; only the low 4 * size bytes count).
+                                let (lane, byte) = (i / size as usize % 4, i % size as usize);
+                                *b = (4 * lane + byte) as u8;
+                            }
+                            let imm = self
+                                .b
+                                .func
+                                .dfg
+                                .immediates
+                                .push(ConstantData::from(m.to_vec()));
+                            let packed = self.b.ins().shuffle(v8, v8, imm);
+                            let t = if size == 1 { I32X4 } else { I64X2 };
+                            let w = self.b.ins().bitcast(t, le(), packed);
+                            let x = self.b.ins().extractlane(w, 0u8);
+                            self.b.ins().store(le(), x, base, off);
+                        }
+                        _ => {
+                            self.b.ins().store(le(), ch, base, off);
+                        }
+                    }
                 } else {
                     for j in 0..per {
                         let off = ((first + j) as u64 * p.stride) as i32;
                         let x = self.b.ins().extractlane(ch, j as u8);
-                        self.b.ins().store(le(), x, base, off);
+                        match size {
+                            1 => self.b.ins().istore8(le(), x, base, off),
+                            2 => self.b.ins().istore16(le(), x, base, off),
+                            _ => self.b.ins().store(le(), x, base, off),
+                        };
                     }
                 }
             }
             if half == 0 && parts == 2 {
-                let upper = self.b.create_block();
+                let upper = self.cold_block();
                 self.b.ins().brif(p.n64, upper, &[], join, &[]);
                 self.b.switch_to_block(upper);
                 self.b.seal_block(upper);
@@ -2579,6 +2689,9 @@ fn sign(bits: u32) -> u64 {
 struct MemPlan {
     /// `I8`: take the inline path.
     go: Value,
+    /// The helper path's block (also entered from the plan's quick rejection; sealed by the
+    /// caller after branching to it on `go`).
+    slow: cranelift_codegen::ir::Block,
     /// Host address of lane 0's access.
     ptr: Value,
     /// `I8`: the access has 64 lanes (a lane above 31 is active), else 32.
@@ -2590,9 +2703,10 @@ struct MemPlan {
 }
 
 /// Whether a vector access of `size` bytes with `bits`-bit lane values has an inline path:
-/// whole dwords in 32-bit lanes and whole qwords in 64-bit lanes, global/FLAT or LDS.
+/// bytes, shorts and whole dwords in 32-bit lanes (sub-dword loads zero- or sign-extended,
+/// stores of the low bytes), whole qwords in 64-bit lanes; global/FLAT or LDS.
 fn inline_size(space: crate::env::Space, size: u8, bits: u32) -> bool {
-    space != crate::env::Space::Scratch && matches!((size, bits), (4, 32) | (8, 64))
+    space != crate::env::Space::Scratch && matches!((size, bits), (1 | 2 | 4, 32) | (8, 64))
 }
 
 fn check_size(size: u8) -> GenResult<()> {
@@ -2602,6 +2716,33 @@ fn check_size(size: u8) -> GenResult<()> {
         Err(format!("memory access size {size}"))
     }
 }
+
+/// All-ones/zero lane vectors by mask bits: `m32[i]` has 32-bit lane `j` set when bit `j`
+/// of `i` is, `m64[i]` the same for 64-bit lanes ([`Gen::lane_mask`]).
+#[repr(C, align(16))]
+struct LaneMaskTable {
+    m32: [[u32; 4]; 16],
+    m64: [[u64; 2]; 4],
+}
+
+static LANE_MASKS: LaneMaskTable = LaneMaskTable {
+    m32: {
+        let mut t = [[0u32; 4]; 16];
+        let mut i = 0;
+        while i < 16 {
+            let mut j = 0;
+            while j < 4 {
+                if i >> j & 1 == 1 {
+                    t[i][j] = u32::MAX;
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        t
+    },
+    m64: [[0, 0], [u64::MAX, 0], [0, u64::MAX], [u64::MAX, u64::MAX]],
+};
 
 /// How an op takes part in the lane-group form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
