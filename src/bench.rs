@@ -743,7 +743,8 @@ impl TiledGemm {
     ) -> Result<Launch, Error> {
         let [tm, tn, tk] = self.tile;
         let fits = |x: usize| x > 0 && i32::try_from(x).is_ok();
-        if !(fits(m) && fits(n) && fits(k)) || m % tm != 0 || n % tn != 0 || k % tk != 0 {
+        let on_tile = m.is_multiple_of(tm) && n.is_multiple_of(tn) && k.is_multiple_of(tk);
+        if !(fits(m) && fits(n) && fits(k) && on_tile) {
             return Err(Error::Usage(format!(
                 "{} {m}x{n}x{k}: M must be a positive multiple of {tm}, N of {tn}, K of {tk} \
                  (the kernel has no edge handling)",

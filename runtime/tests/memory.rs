@@ -448,7 +448,7 @@ fn global_requests_rotating_over_many_buffers() {
     for round in 0..3u64 {
         for (b, &base) in bufs.iter().enumerate() {
             for size in [1u32, 2, 4, 8] {
-                let mask = if (round + b as u64) % 2 == 0 {
+                let mask = if (round + b as u64).is_multiple_of(2) {
                     u64::MAX
                 } else {
                     partial

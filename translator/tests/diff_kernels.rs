@@ -76,7 +76,7 @@ fn state(seed: u64, pc: u64) -> Box<WaveState> {
     for reg in 0..256 {
         for l in 0..64 {
             let x = r.next();
-            s.vgpr[reg][l] = if x % 4 == 0 {
+            s.vgpr[reg][l] = if x.is_multiple_of(4) {
                 x as u32
             } else {
                 (x % 64) as u32

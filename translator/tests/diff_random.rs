@@ -763,7 +763,7 @@ fn gen_block(seed: u64) -> Block {
 
 /// A quarter of the cases are wave32 blocks on wave32 state.
 fn wave_size(seed: u64) -> u32 {
-    if seed % 4 == 0 {
+    if seed.is_multiple_of(4) {
         32
     } else {
         64

@@ -112,7 +112,7 @@ fn check(ovfl: bool) {
         let mut bytes = 0u32;
         for i in 0..4 {
             let v = r.next();
-            let b = if v % 3 == 0 {
+            let b = if v.is_multiple_of(3) {
                 CODES[(v >> 8) as usize % CODES.len()]
             } else {
                 (v >> 16) as u8

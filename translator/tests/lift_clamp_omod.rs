@@ -145,7 +145,7 @@ fn integer_clamp_saturates() {
     let mut r = Rng(77);
     let mut half = move |l: usize| -> u32 {
         let v = r.next() as u32;
-        if l % 3 == 0 {
+        if l.is_multiple_of(3) {
             edges[(v >> 8) as usize % 8]
         } else {
             v & 0xffff

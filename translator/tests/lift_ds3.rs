@@ -109,8 +109,10 @@ fn ds_exchange_mask_wrap_packed_append_addtid() {
             s.vgpr[37][l] = 0x3b80 | 0x3f80 << 16; // {2^-8, 1.0}
             s.vgpr[42][l] = 0x1c00 + 8 * (l as u32 % 8);
             // condxchg: bit 31 of the low dword set in even lanes, of the high one when l % 3 == 0.
-            s.vgpr[22][l] = (s.vgpr[22][l] & 0x7fff_ffff) | ((l as u32 % 2 == 0) as u32) << 31;
-            s.vgpr[23][l] = (s.vgpr[23][l] & 0x7fff_ffff) | ((l as u32 % 3 == 0) as u32) << 31;
+            s.vgpr[22][l] =
+                (s.vgpr[22][l] & 0x7fff_ffff) | ((l as u32).is_multiple_of(2) as u32) << 31;
+            s.vgpr[23][l] =
+                (s.vgpr[23][l] & 0x7fff_ffff) | ((l as u32).is_multiple_of(3) as u32) << 31;
             // wrap: make both branches occur.
             if l % 2 == 0 {
                 s.vgpr[29][l] = 0;

@@ -2931,7 +2931,7 @@ fn norm_and_16_bit_pack_conversions() {
         let mut s = state(wave, 91, EXEC);
         let mut r = Rng(5);
         let f = |r: &mut Rng, l: usize, k: usize| {
-            if (l + k) % 3 == 0 {
+            if (l + k).is_multiple_of(3) {
                 specials[(l * 7 + k) % specials.len()]
             } else {
                 ((r.u32() as f64 / 4294967296.0) * 3.0 - 1.5) as f32
@@ -2942,7 +2942,7 @@ fn norm_and_16_bit_pack_conversions() {
             s.vgpr[2][l] = f(&mut r, l, 1).to_bits();
             s.vgpr[3][l] = r.u32() & !3 | (l as u32 % 4);
             let hv = |r: &mut Rng, k: usize| {
-                if (l + k) % 2 == 0 {
+                if (l + k).is_multiple_of(2) {
                     h_specials[(l * 5 + k) % h_specials.len()]
                 } else {
                     // A random finite f16 with magnitude below 4.

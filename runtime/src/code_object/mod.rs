@@ -337,7 +337,7 @@ fn check_kernel(k: &KernelInfo, gpu: Gpu, co_exec: &[Range<u64>]) -> Result<(), 
             k.entry
         ));
     }
-    if k.entry % 4 != 0 {
+    if !k.entry.is_multiple_of(4) {
         return fail(format!("entry point {:#x} is not 4-byte aligned", k.entry));
     }
     if kd.user_sgpr_count() < kd.enabled_user_sgprs() {

@@ -155,7 +155,7 @@ impl<'a> WaveMemEnv<'a> {
             return Ok(());
         }
         if atomic {
-            if let Some(lane) = lanes(mask).find(|&l| addrs[l] % size as u64 != 0) {
+            if let Some(lane) = lanes(mask).find(|&l| !addrs[l].is_multiple_of(size as u64)) {
                 return Err(MemError::Misaligned {
                     space,
                     addr: addrs[lane],
@@ -352,7 +352,7 @@ impl<'a> WaveMemEnv<'a> {
                 }
             }
             Space::Lds => {
-                if let Some(l) = lanes(mask).find(|&l| addrs[l] % size as u64 != 0) {
+                if let Some(l) = lanes(mask).find(|&l| !addrs[l].is_multiple_of(size as u64)) {
                     return Err(misaligned(l, addrs[l]));
                 }
                 for l in lanes(mask) {
@@ -368,7 +368,7 @@ impl<'a> WaveMemEnv<'a> {
             }
             Space::Scratch => {
                 for l in lanes(mask) {
-                    if addrs[l] % size as u64 != 0 {
+                    if !addrs[l].is_multiple_of(size as u64) {
                         return Err(misaligned(l, addrs[l]));
                     }
                     self.scratch_off(l, addrs[l], size)?;

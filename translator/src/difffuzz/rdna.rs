@@ -859,7 +859,7 @@ impl RdnaFuzzer {
             states.push(s);
         }
         let refs: Vec<&WaveState> = states.iter().map(|s| &**s).collect();
-        let straight = seed % 4 == 0;
+        let straight = seed.is_multiple_of(4);
         let t = &self.target;
         let a = run_waves(t, &code, &refs, &env, EngineKind::Interp, false);
         let b = run_waves(t, &code, &refs, &env, EngineKind::Jit, straight);

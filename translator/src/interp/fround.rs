@@ -904,7 +904,7 @@ fn fixed_atan_inv(x: u64) -> Fixed {
     let mut k = 0u64;
     while power.iter().any(|&w| w != 0) {
         let term = fixed_div_small(&power, 2 * k + 1);
-        if k % 2 == 0 {
+        if k.is_multiple_of(2) {
             fixed_add(&mut sum, &term);
         } else {
             fixed_sub(&mut sum, &term);

@@ -26,9 +26,9 @@ pub unsafe fn load_elem(p: *mut u8, size: u32) -> u64 {
     unsafe {
         match size {
             1 => AtomicU8::from_ptr(p).load(Relaxed) as u64,
-            2 if a % 2 == 0 => AtomicU16::from_ptr(p.cast()).load(Relaxed) as u64,
-            4 if a % 4 == 0 => AtomicU32::from_ptr(p.cast()).load(Relaxed) as u64,
-            8 if a % 8 == 0 => AtomicU64::from_ptr(p.cast()).load(Relaxed),
+            2 if a.is_multiple_of(2) => AtomicU16::from_ptr(p.cast()).load(Relaxed) as u64,
+            4 if a.is_multiple_of(4) => AtomicU32::from_ptr(p.cast()).load(Relaxed) as u64,
+            8 if a.is_multiple_of(8) => AtomicU64::from_ptr(p.cast()).load(Relaxed),
             _ => {
                 let mut v = 0u64;
                 for i in 0..size.min(8) as usize {
@@ -51,9 +51,9 @@ pub unsafe fn store_elem(p: *mut u8, size: u32, val: u64) {
     unsafe {
         match size {
             1 => AtomicU8::from_ptr(p).store(val as u8, Relaxed),
-            2 if a % 2 == 0 => AtomicU16::from_ptr(p.cast()).store(val as u16, Relaxed),
-            4 if a % 4 == 0 => AtomicU32::from_ptr(p.cast()).store(val as u32, Relaxed),
-            8 if a % 8 == 0 => AtomicU64::from_ptr(p.cast()).store(val, Relaxed),
+            2 if a.is_multiple_of(2) => AtomicU16::from_ptr(p.cast()).store(val as u16, Relaxed),
+            4 if a.is_multiple_of(4) => AtomicU32::from_ptr(p.cast()).store(val as u32, Relaxed),
+            8 if a.is_multiple_of(8) => AtomicU64::from_ptr(p.cast()).store(val, Relaxed),
             _ => {
                 for i in 0..size.min(8) as usize {
                     AtomicU8::from_ptr(p.add(i)).store((val >> (8 * i)) as u8, Relaxed);
@@ -338,7 +338,7 @@ pub unsafe fn try_store(
 /// # Safety
 /// `fm` came from the live [`crate::env::WaveEnv`] with no call of it since.
 pub unsafe fn try_scalar_load(fm: &FastMemory, addr: u64) -> Option<u32> {
-    if addr % 4 != 0 {
+    if !addr.is_multiple_of(4) {
         return None;
     }
     let p = Win::find(fm, Space::Global, addr, 4)?.host(addr)?;

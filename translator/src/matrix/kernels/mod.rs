@@ -235,7 +235,7 @@ struct Rows {
 /// The offset of each row when every `n` consecutive slots are one register's consecutive
 /// lanes (whole 32-bit elements), else `None`.
 fn row_offsets(slots: &[SlotRef], n: usize) -> Option<Vec<u32>> {
-    if n == 0 || slots.len() % n != 0 {
+    if n == 0 || !slots.len().is_multiple_of(n) {
         return None;
     }
     slots
@@ -479,7 +479,7 @@ impl FastF32 {
     /// [`FastF32::run_scaled`]. `None` for other shapes.
     pub fn with_scales(mut self) -> Option<FastF32> {
         self.scaled = true;
-        (self.blocks == 1 && self.k % 32 == 0 && !self.int_acc && self.sparse.is_none())
+        (self.blocks == 1 && self.k.is_multiple_of(32) && !self.int_acc && self.sparse.is_none())
             .then_some(self)
     }
 
@@ -858,7 +858,7 @@ unsafe fn gather_body<const F16C: bool>(
         if r.stride == 1 {
             let dst = &mut out[o0..o0 + lanes.len()];
             #[cfg(target_arch = "x86_64")]
-            if F16C && t.f16 && lanes.len() % 8 == 0 {
+            if F16C && t.f16 && lanes.len().is_multiple_of(8) {
                 // SAFETY: the caller guarantees AVX2 and F16C; `lanes` and `dst` have equal
                 // lengths, a multiple of 8.
                 unsafe { f16_run_f16c(lanes, sh, dst) };
@@ -965,8 +965,7 @@ fn scatter(simd: bool, runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
     scatter_body(runs, acc, regs)
 }
 
-/// [`scatter`] compiled for AVX2 (the NaN canonicalisation vectorises). An `unsafe fn`, as
-/// Rust 1.85 (the MSRV) requires of `#[target_feature]` functions.
+/// [`scatter`] compiled for AVX2 (the NaN canonicalisation vectorises).
 ///
 /// # Safety
 /// The CPU supports AVX2.
