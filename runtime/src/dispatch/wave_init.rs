@@ -206,11 +206,12 @@ pub fn reset_wave(st: &mut WaveState, wave_size: u32, vgprs: u32, agprs: u32) {
             (agprs as usize).min(NUM_VREGS - AGPR_BASE),
         )
     };
-    for r in st.vgpr[..nv].iter_mut() {
-        r.fill(0);
-    }
-    for r in st.vgpr[AGPR_BASE..AGPR_BASE + na].iter_mut() {
-        r.fill(0);
+    // One contiguous fill each (this runs for every wave).
+    st.vgpr[..nv].as_flattened_mut().fill(0);
+    if na > 0 {
+        st.vgpr[AGPR_BASE..AGPR_BASE + na]
+            .as_flattened_mut()
+            .fill(0);
     }
     st.sgpr.fill(0);
     st.scc = 0;
