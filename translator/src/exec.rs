@@ -6,15 +6,21 @@
 //! Blocks are cached by `(pc, MODE, wave size)` in a `hashbrown` map behind an `RwLock`. A
 //! block is interpreted until it has run [`Translator::DEFAULT_HOT_THRESHOLD`] times; then
 //! (with [`EngineKind::Jit`]) it is compiled once, under a mutex, and runs as host code. A
-//! block the JIT rejects stays interpreted. A compiled block that exits to its own start (a
-//! one-block loop) repeats inside the JIT as long as the instruction budget allows
-//! ([`WaveState::self_loops`]), without a round trip through this loop per iteration.
+//! block the JIT rejects stays interpreted.
+//!
+//! Compiled code charges its instructions itself, against [`WaveState::credit`] (the budget
+//! while it runs), so a compiled block that exits to its own start repeats inside the JIT,
+//! and one that continues in another compiled block it has been linked to (block chaining,
+//! [`CompiledBlock::link_slot`]) tail-calls that block's code, both without a round trip
+//! through this loop, as long as the budget lasts. This loop links a compiled block to the
+//! compiled block it next runs when the block continued there (`Continue` at one of its
+//! static targets).
 
 use crate::env::{CodeSource, ExecFault, ExitCode, WaveEnv};
 use crate::interp;
 use crate::ir::Block;
 use crate::isa::Target;
-use crate::jit::{CompiledBlock, Jit};
+use crate::jit::{CompiledBlock, Jit, Links};
 use crate::wave::WaveState;
 use hashbrown::HashMap;
 use std::cell::RefCell;
@@ -177,13 +183,15 @@ impl Translator {
         hits: &mut u64,
     ) -> Result<ExitCode, ExecFault> {
         let initial_budget = *budget;
+        // A compiled block that just continued here and may be linked to this block.
+        let mut link: Option<(Arc<Links>, usize)> = None;
         loop {
             let pc = state.pc;
             let key = (pc, state.mode, state.wave_size);
             // One hash lookup per block on a hit in this thread's copy.
             if let Some(e) = local.as_deref().and_then(|m| m.get(&key)) {
                 *hits += 1;
-                if let Some(exit) = self.step(e, state, env, budget, initial_budget)? {
+                if let Some(exit) = self.step(e, state, env, budget, initial_budget, &mut link)? {
                     return Ok(exit);
                 }
                 continue;
@@ -192,14 +200,18 @@ impl Translator {
             if let Some(m) = local.as_deref_mut() {
                 m.insert(key, e.clone());
             }
-            if let Some(exit) = self.step(&e, state, env, budget, initial_budget)? {
+            if let Some(exit) = self.step(&e, state, env, budget, initial_budget, &mut link)? {
                 return Ok(exit);
             }
         }
     }
 
-    /// Runs one block: charges its instructions to `budget` (`initial` is the run's budget,
-    /// for the runaway report), executes it, and returns the exit unless it is `Continue`.
+    /// Runs one block (compiled: and whatever it loops to or continues in while the budget
+    /// lasts, see [`CompiledBlock::run_chained`]): charges the instructions to `budget`
+    /// (`initial` is the run's budget, for the runaway report), and returns the exit unless
+    /// it is `Continue`. `link`: the link slot of the compiled block that continued here
+    /// (taken; linked to this block when it is compiled and may be chained to); set when
+    /// this block's compiled code continues in a block it may be linked to.
     fn step(
         &self,
         entry: &Entry,
@@ -207,26 +219,38 @@ impl Translator {
         env: &mut dyn WaveEnv,
         budget: &mut u64,
         initial: u64,
+        link: &mut Option<(Arc<Links>, usize)>,
     ) -> Result<Option<ExitCode>, ExecFault> {
         // Every block costs at least one, so even empty loops end.
         let cost = u64::from(entry.block.inst_count).max(1);
         if *budget < cost {
             return Err(ExecFault::Runaway(initial));
         }
-        *budget -= cost;
+        let from = link.take();
         let exit = match self.compiled(entry) {
             Some(cb) => {
-                // A block that exits to its own start may repeat in the JIT while the
-                // budget lasts; charge the repetitions afterwards.
-                let again = (*budget / cost).min(u64::from(u32::MAX)) as u32;
-                state.self_loops = again;
-                let r = cb.run(state, env);
-                let ran = again.saturating_sub(state.self_loops);
-                state.self_loops = 0;
-                *budget -= u64::from(ran) * cost;
-                r?
+                // The predecessor ran under the same MODE and wave size (blocks that write
+                // MODE have no links), so this code is the one it may continue in.
+                if let Some((links, slot)) = from {
+                    if cb.is_chain_target() {
+                        links.link(slot, cb);
+                    }
+                }
+                // The compiled code charges itself (and any blocks it continues in).
+                state.credit = *budget;
+                let r = cb.run_chained(state, env);
+                *budget = state.credit;
+                state.credit = 0;
+                let exit = r?;
+                if exit == ExitCode::Continue {
+                    *link = cb.link_slot(state.pc);
+                }
+                exit
             }
-            None => interp::run_block(&entry.block, state, env)?,
+            None => {
+                *budget -= cost;
+                interp::run_block(&entry.block, state, env)?
+            }
         };
         Ok((exit != ExitCode::Continue).then_some(exit))
     }
