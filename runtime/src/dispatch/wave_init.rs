@@ -19,7 +19,7 @@
 //! FLOAT_MODE, DX10_CLAMP (bit 8) and IEEE (bit 9) from rsrc1 on GFX9/GFX11.
 
 use wavejit_translator::isa::{Family, Gpu};
-use wavejit_translator::wave::{sreg, WaveState};
+use wavejit_translator::wave::{sreg, WaveState, NUM_SREGS};
 
 use crate::code_object::KernelDescriptor;
 
@@ -57,8 +57,11 @@ pub fn init_wave(
     wave: u32,
     pc: u64,
 ) -> Result<(), String> {
-    let mut s: Vec<u32> = Vec::with_capacity(32);
-    let pair = |s: &mut Vec<u32>, v: u64| {
+    let mut s = SgprList {
+        v: [0; NUM_SREGS],
+        n: 0,
+    };
+    let pair = |s: &mut SgprList, v: u64| {
         s.push(v as u32);
         s.push((v >> 32) as u32);
     };
@@ -102,7 +105,7 @@ pub fn init_wave(
             s.len()
         ));
     }
-    s.resize(user, 0);
+    s.pad_to(user);
     let gfx12 = gpu.family() == Some(Family::Gfx12);
     if !gfx12 {
         for (d, &id) in wg.iter().enumerate() {
@@ -126,7 +129,7 @@ pub fn init_wave(
     if s.len() > sreg::FLAT_SCRATCH_LO as usize {
         return Err(format!("{} initial SGPRs exceed the SGPR file", s.len()));
     }
-    st.sgpr[..s.len()].copy_from_slice(&s);
+    st.sgpr[..s.len()].copy_from_slice(s.as_slice());
 
     // Work-item ids and EXEC.
     let ws = st.wave_size as usize;
@@ -190,6 +193,44 @@ pub fn init_wave(
     st.mode = mode;
     st.pc = pc;
     Ok(())
+}
+
+/// The initial SGPRs of a wave as [`init_wave`] lays them out, kept on the stack (this runs
+/// for every wave). Pushes past the SGPR file are counted but dropped; `init_wave` rejects
+/// such a layout.
+struct SgprList {
+    v: [u32; NUM_SREGS],
+    n: usize,
+}
+
+impl SgprList {
+    fn push(&mut self, x: u32) {
+        if let Some(d) = self.v.get_mut(self.n) {
+            *d = x;
+        }
+        self.n += 1;
+    }
+
+    fn extend_from_slice(&mut self, xs: &[u32]) {
+        for &x in xs {
+            self.push(x);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Pads with zeros up to `n` entries.
+    fn pad_to(&mut self, n: usize) {
+        while self.n < n {
+            self.push(0);
+        }
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        &self.v[..self.n.min(NUM_SREGS)]
+    }
 }
 
 /// Clears a wave state for reuse (registers, counters, flags) and sets its wave size.
