@@ -24,7 +24,7 @@ use crate::jit::{CompiledBlock, Jit, Links};
 use crate::wave::WaveState;
 use hashbrown::HashMap;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Instant;
 
@@ -73,6 +73,23 @@ thread_local! {
     static LOCAL: RefCell<(u64, HashMap<Key, Arc<Entry>>)> = RefCell::new((0, HashMap::new()));
 }
 
+/// Stripes of [`Translator`]'s hit counter.
+const STRIPES: usize = 8;
+
+/// One counter on its own cache line(s).
+#[derive(Default)]
+#[repr(align(128))]
+struct Stripe(AtomicU64);
+
+/// This thread's stripe of the hit counter.
+fn hit_stripe() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static STRIPE: usize = NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES;
+    }
+    STRIPE.try_with(|s| *s).unwrap_or(0)
+}
+
 /// A function producing the IR block at `pc` (signature of [`crate::lift::lift_block`]).
 pub type LiftFn = fn(&Target, &dyn CodeSource, u64, u32) -> Block;
 
@@ -91,7 +108,9 @@ pub struct Translator {
     compile_lock: Mutex<()>,
     blocks_lifted: AtomicU64,
     blocks_compiled: AtomicU64,
-    cache_hits: AtomicU64,
+    /// Striped by thread ([`hit_stripe`]): every wave run adds its hits, and one shared
+    /// counter would bounce between the cores running waves.
+    cache_hits: [Stripe; STRIPES],
     translate_ns: AtomicU64,
 }
 
@@ -112,7 +131,7 @@ impl Translator {
             compile_lock: Mutex::new(()),
             blocks_lifted: AtomicU64::new(0),
             blocks_compiled: AtomicU64::new(0),
-            cache_hits: AtomicU64::new(0),
+            cache_hits: Default::default(),
             translate_ns: AtomicU64::new(0),
         })
     }
@@ -166,7 +185,9 @@ impl Translator {
             // Thread-local storage already destroyed (thread exit).
             .unwrap_or_else(|_| self.run_loop(code, state, env, budget, None, &mut hits));
         if hits != 0 {
-            self.cache_hits.fetch_add(hits, Ordering::Relaxed);
+            self.cache_hits[hit_stripe()]
+                .0
+                .fetch_add(hits, Ordering::Relaxed);
         }
         r
     }
@@ -299,7 +320,9 @@ impl Translator {
         let key = (pc, mode, wave_size);
         if let Ok(map) = self.cache.read() {
             if let Some(e) = map.get(&key) {
-                self.cache_hits.fetch_add(1, Ordering::Relaxed);
+                self.cache_hits[hit_stripe()]
+                    .0
+                    .fetch_add(1, Ordering::Relaxed);
                 return Ok(e.clone());
             }
         }
@@ -333,7 +356,11 @@ impl Translator {
         TranslatorStats {
             blocks_lifted: self.blocks_lifted.load(Ordering::Relaxed),
             blocks_compiled: self.blocks_compiled.load(Ordering::Relaxed),
-            cache_hits: self.cache_hits.load(Ordering::Relaxed),
+            cache_hits: self
+                .cache_hits
+                .iter()
+                .map(|c| c.0.load(Ordering::Relaxed))
+                .sum(),
             translate_ns: self.translate_ns.load(Ordering::Relaxed),
         }
     }
