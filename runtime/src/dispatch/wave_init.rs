@@ -19,7 +19,7 @@
 //! FLOAT_MODE, DX10_CLAMP (bit 8) and IEEE (bit 9) from rsrc1 on GFX9/GFX11.
 
 use wavejit_translator::isa::{Family, Gpu};
-use wavejit_translator::wave::{sreg, WaveState, NUM_SREGS};
+use wavejit_translator::wave::{sreg, WaveState};
 
 use crate::code_object::KernelDescriptor;
 
@@ -58,7 +58,7 @@ pub fn init_wave(
     pc: u64,
 ) -> Result<(), String> {
     let mut s = SgprList {
-        v: [0; NUM_SREGS],
+        v: [0; SGPR_LIST],
         n: 0,
     };
     let pair = |s: &mut SgprList, v: u64| {
@@ -126,7 +126,7 @@ pub fn init_wave(
         // compilers read instead of deriving it from the work-item ids (Triton does).
         st.sgpr[sreg::TTMP0 as usize + 8] = (wave & 0x1f) << 25;
     }
-    if s.len() > sreg::FLAT_SCRATCH_LO as usize {
+    if s.len() > sreg::FLAT_SCRATCH_LO as usize || s.len() > SGPR_LIST {
         return Err(format!("{} initial SGPRs exceed the SGPR file", s.len()));
     }
     st.sgpr[..s.len()].copy_from_slice(s.as_slice());
@@ -195,11 +195,15 @@ pub fn init_wave(
     Ok(())
 }
 
+/// Room for the initial SGPRs: at most 31 user SGPRs (USER_SGPR_COUNT is a 5-bit field of
+/// rsrc2), three workgroup ids and the workgroup info.
+const SGPR_LIST: usize = 40;
+
 /// The initial SGPRs of a wave as [`init_wave`] lays them out, kept on the stack (this runs
 /// for every wave). Pushes past the SGPR file are counted but dropped; `init_wave` rejects
 /// such a layout.
 struct SgprList {
-    v: [u32; NUM_SREGS],
+    v: [u32; SGPR_LIST],
     n: usize,
 }
 
@@ -229,7 +233,7 @@ impl SgprList {
     }
 
     fn as_slice(&self) -> &[u32] {
-        &self.v[..self.n.min(NUM_SREGS)]
+        &self.v[..self.n.min(SGPR_LIST)]
     }
 }
 
