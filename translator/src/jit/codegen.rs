@@ -694,8 +694,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b
                     .ins()
                     .store(trusted(), pc, self.state, WaveState::PC_OFFSET as i32);
+                let same = *taken == *not_taken;
                 let link = self.links.map(|a| {
                     let lt = self.iconst(types::I64, a as u64);
+                    if same {
+                        // One link for both ways (`jit::Jit::compile`).
+                        return lt;
+                    }
                     let ln = self.iconst(types::I64, a as u64 + 8);
                     self.b.ins().select(c, lt, ln)
                 });

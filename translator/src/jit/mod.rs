@@ -259,6 +259,10 @@ impl Jit {
         let targets = match block.exit {
             _ if writes_mode => [None, None],
             Exit::Jump(t) => [Some(t), None],
+            // Both ways to one target: one link (`codegen` uses the first cell for both).
+            Exit::Branch {
+                taken, not_taken, ..
+            } if taken == not_taken => [Some(taken), None],
             Exit::Branch {
                 taken, not_taken, ..
             } => [Some(taken), Some(not_taken)],
