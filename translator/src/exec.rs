@@ -6,19 +6,25 @@
 //! Blocks are cached by `(pc, MODE, wave size)` in a `hashbrown` map behind an `RwLock`. A
 //! block is interpreted until it has run [`Translator::DEFAULT_HOT_THRESHOLD`] times; then
 //! (with [`EngineKind::Jit`]) it is compiled once, under a mutex, and runs as host code. A
-//! block the JIT rejects stays interpreted. A compiled block that exits to its own start (a
-//! one-block loop) repeats inside the JIT as long as the instruction budget allows
-//! ([`WaveState::self_loops`]), without a round trip through this loop per iteration.
+//! block the JIT rejects stays interpreted.
+//!
+//! Compiled code charges its instructions itself, against [`WaveState::credit`] (the budget
+//! while it runs), so a compiled block that exits to its own start repeats inside the JIT,
+//! and one that continues in another compiled block it has been linked to (block chaining,
+//! [`CompiledBlock::link_slot`]) tail-calls that block's code, both without a round trip
+//! through this loop, as long as the budget lasts. This loop links a compiled block to the
+//! compiled block it next runs when the block continued there (`Continue` at one of its
+//! static targets).
 
 use crate::env::{CodeSource, ExecFault, ExitCode, WaveEnv};
 use crate::interp;
 use crate::ir::Block;
 use crate::isa::Target;
-use crate::jit::{CompiledBlock, Jit};
+use crate::jit::{CompiledBlock, Jit, Links};
 use crate::wave::WaveState;
 use hashbrown::HashMap;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Instant;
 
@@ -67,6 +73,23 @@ thread_local! {
     static LOCAL: RefCell<(u64, HashMap<Key, Arc<Entry>>)> = RefCell::new((0, HashMap::new()));
 }
 
+/// Stripes of [`Translator`]'s hit counter.
+const STRIPES: usize = 8;
+
+/// One counter on its own cache line(s).
+#[derive(Default)]
+#[repr(align(128))]
+struct Stripe(AtomicU64);
+
+/// This thread's stripe of the hit counter.
+fn hit_stripe() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static STRIPE: usize = NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES;
+    }
+    STRIPE.try_with(|s| *s).unwrap_or(0)
+}
+
 /// A function producing the IR block at `pc` (signature of [`crate::lift::lift_block`]).
 pub type LiftFn = fn(&Target, &dyn CodeSource, u64, u32) -> Block;
 
@@ -85,7 +108,9 @@ pub struct Translator {
     compile_lock: Mutex<()>,
     blocks_lifted: AtomicU64,
     blocks_compiled: AtomicU64,
-    cache_hits: AtomicU64,
+    /// Striped by thread ([`hit_stripe`]): every wave run adds its hits, and one shared
+    /// counter would bounce between the cores running waves.
+    cache_hits: [Stripe; STRIPES],
     translate_ns: AtomicU64,
 }
 
@@ -106,7 +131,7 @@ impl Translator {
             compile_lock: Mutex::new(()),
             blocks_lifted: AtomicU64::new(0),
             blocks_compiled: AtomicU64::new(0),
-            cache_hits: AtomicU64::new(0),
+            cache_hits: Default::default(),
             translate_ns: AtomicU64::new(0),
         })
     }
@@ -160,7 +185,9 @@ impl Translator {
             // Thread-local storage already destroyed (thread exit).
             .unwrap_or_else(|_| self.run_loop(code, state, env, budget, None, &mut hits));
         if hits != 0 {
-            self.cache_hits.fetch_add(hits, Ordering::Relaxed);
+            self.cache_hits[hit_stripe()]
+                .0
+                .fetch_add(hits, Ordering::Relaxed);
         }
         r
     }
@@ -177,13 +204,15 @@ impl Translator {
         hits: &mut u64,
     ) -> Result<ExitCode, ExecFault> {
         let initial_budget = *budget;
+        // A compiled block that just continued here and may be linked to this block.
+        let mut link: Option<(Arc<Links>, usize)> = None;
         loop {
             let pc = state.pc;
             let key = (pc, state.mode, state.wave_size);
             // One hash lookup per block on a hit in this thread's copy.
             if let Some(e) = local.as_deref().and_then(|m| m.get(&key)) {
                 *hits += 1;
-                if let Some(exit) = self.step(e, state, env, budget, initial_budget)? {
+                if let Some(exit) = self.step(e, state, env, budget, initial_budget, &mut link)? {
                     return Ok(exit);
                 }
                 continue;
@@ -192,14 +221,18 @@ impl Translator {
             if let Some(m) = local.as_deref_mut() {
                 m.insert(key, e.clone());
             }
-            if let Some(exit) = self.step(&e, state, env, budget, initial_budget)? {
+            if let Some(exit) = self.step(&e, state, env, budget, initial_budget, &mut link)? {
                 return Ok(exit);
             }
         }
     }
 
-    /// Runs one block: charges its instructions to `budget` (`initial` is the run's budget,
-    /// for the runaway report), executes it, and returns the exit unless it is `Continue`.
+    /// Runs one block (compiled: and whatever it loops to or continues in while the budget
+    /// lasts, see [`CompiledBlock::run_chained`]): charges the instructions to `budget`
+    /// (`initial` is the run's budget, for the runaway report), and returns the exit unless
+    /// it is `Continue`. `link`: the link slot of the compiled block that continued here
+    /// (taken; linked to this block when it is compiled and may be chained to); set when
+    /// this block's compiled code continues in a block it may be linked to.
     fn step(
         &self,
         entry: &Entry,
@@ -207,26 +240,38 @@ impl Translator {
         env: &mut dyn WaveEnv,
         budget: &mut u64,
         initial: u64,
+        link: &mut Option<(Arc<Links>, usize)>,
     ) -> Result<Option<ExitCode>, ExecFault> {
         // Every block costs at least one, so even empty loops end.
         let cost = u64::from(entry.block.inst_count).max(1);
         if *budget < cost {
             return Err(ExecFault::Runaway(initial));
         }
-        *budget -= cost;
+        let from = link.take();
         let exit = match self.compiled(entry) {
             Some(cb) => {
-                // A block that exits to its own start may repeat in the JIT while the
-                // budget lasts; charge the repetitions afterwards.
-                let again = (*budget / cost).min(u64::from(u32::MAX)) as u32;
-                state.self_loops = again;
-                let r = cb.run(state, env);
-                let ran = again.saturating_sub(state.self_loops);
-                state.self_loops = 0;
-                *budget -= u64::from(ran) * cost;
-                r?
+                // The predecessor ran under the same MODE and wave size (blocks that write
+                // MODE have no links), so this code is the one it may continue in.
+                if let Some((links, slot)) = from {
+                    if cb.is_chain_target() {
+                        links.link(slot, cb);
+                    }
+                }
+                // The compiled code charges itself (and any blocks it continues in).
+                state.credit = *budget;
+                let r = cb.run_chained(state, env);
+                *budget = state.credit;
+                state.credit = 0;
+                let exit = r?;
+                if exit == ExitCode::Continue {
+                    *link = cb.link_slot(state.pc);
+                }
+                exit
             }
-            None => interp::run_block(&entry.block, state, env)?,
+            None => {
+                *budget -= cost;
+                interp::run_block(&entry.block, state, env)?
+            }
         };
         Ok((exit != ExitCode::Continue).then_some(exit))
     }
@@ -275,7 +320,9 @@ impl Translator {
         let key = (pc, mode, wave_size);
         if let Ok(map) = self.cache.read() {
             if let Some(e) = map.get(&key) {
-                self.cache_hits.fetch_add(1, Ordering::Relaxed);
+                self.cache_hits[hit_stripe()]
+                    .0
+                    .fetch_add(1, Ordering::Relaxed);
                 return Ok(e.clone());
             }
         }
@@ -309,7 +356,11 @@ impl Translator {
         TranslatorStats {
             blocks_lifted: self.blocks_lifted.load(Ordering::Relaxed),
             blocks_compiled: self.blocks_compiled.load(Ordering::Relaxed),
-            cache_hits: self.cache_hits.load(Ordering::Relaxed),
+            cache_hits: self
+                .cache_hits
+                .iter()
+                .map(|c| c.0.load(Ordering::Relaxed))
+                .sum(),
             translate_ns: self.translate_ns.load(Ordering::Relaxed),
         }
     }

@@ -121,11 +121,15 @@ pub struct WaveState {
     pub pc: u64,
     /// 32 or 64.
     pub wave_size: u32,
-    /// How many more times a compiled block that exits to its own start may run again before
-    /// returning to the run loop (set by [`crate::exec::Translator`] from the instruction
-    /// budget, counted down by generated code; 0: every block returns after one run, as the
-    /// interpreter does). Also keeps `counters` 8-byte aligned.
-    pub self_loops: u32,
+    /// Keeps `credit` and `counters` 8-byte aligned.
+    pub _pad: u32,
+    /// Instruction credit of compiled code: every compiled block subtracts its instruction
+    /// count from it when it starts, or, when the credit is short, returns to the run loop
+    /// at its own start without executing anything. Set by [`crate::exec::Translator`] from
+    /// the instruction budget, so compiled blocks can loop to themselves and continue in
+    /// their linked successors (block chaining) without returning to the run loop; the
+    /// run loop takes the rest back into the budget afterwards.
+    pub credit: u64,
     /// Counters updated by generated code.
     pub counters: WaveCounters,
 }
@@ -160,8 +164,8 @@ impl WaveState {
     pub const MODE_OFFSET: usize = offset_of!(WaveState, mode);
     /// Byte offset of `pc`.
     pub const PC_OFFSET: usize = offset_of!(WaveState, pc);
-    /// Byte offset of `self_loops`.
-    pub const SELF_LOOPS_OFFSET: usize = offset_of!(WaveState, self_loops);
+    /// Byte offset of `credit`.
+    pub const CREDIT_OFFSET: usize = offset_of!(WaveState, credit);
     /// Byte offset of `counters.active_lanes`.
     pub const ACTIVE_LANES_OFFSET: usize =
         offset_of!(WaveState, counters) + offset_of!(WaveCounters, active_lanes);

@@ -363,3 +363,147 @@ fn loop_throughput() {
         );
     }
 }
+
+/// A loop of two blocks that compiled code chains (`loop` jumps to `mid`, `mid` branches
+/// back), with a global load in the second one. `llvm-mc-22 -triple=amdgcn-amd-amdhsa
+/// -mcpu=gfx942 -filetype=obj` + `llvm-objdump-22 -d`:
+/// ```text
+///        s_mov_b32 s0, 0x64                   ; ff 00 80 be 64 00 00 00
+/// 0x08 loop:
+///        v_add_u32_e32 v3, 1, v3              ; 68060681
+///        s_branch mid                         ; bf820000
+/// 0x10 mid:
+///        global_load_dword v5, v[6:7], off    ; dc508000 057f0006
+///        v_add_u32_e32 v6, 4, v6              ; 680c0c84
+///        v_add_u32_e32 v4, v5, v4             ; 68080905
+///        s_sub_u32 s0, s0, 1                  ; 80808100
+///        s_cmp_lg_u32 s0, 0                   ; bf078000
+///        s_cbranch_scc1 loop                  ; bf85fff7
+///        s_endpgm                             ; bf810000
+/// ```
+fn chain_loop() -> Code {
+    let words: [u32; 12] = [
+        0xbe8000ff, 0x00000064, 0x68060681, 0xbf820000, 0xdc508000, 0x057f0006, 0x680c0c84,
+        0x68080905, 0x80808100, 0xbf078000, 0xbf85fff7, 0xbf810000,
+    ];
+    Code {
+        base: BASE,
+        bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+    }
+}
+
+/// Device address of the chain loop's global memory.
+const GLOBAL: u64 = 0x2000_0000;
+
+/// The chain loop's global memory: `dwords` words, word `k` = `3k + 1`.
+fn chain_env(dwords: usize) -> FlatEnv {
+    let mut env = FlatEnv::new(GLOBAL, dwords * 4, 0, 0);
+    for k in 0..dwords {
+        env.global[4 * k..4 * k + 4].copy_from_slice(&(3 * k as u32 + 1).to_le_bytes());
+    }
+    env
+}
+
+/// Lane `l` reads word `l + i` in iteration `i`.
+fn chain_state() -> Box<WaveState> {
+    let mut s = WaveState::new_boxed(64);
+    for l in 0..64 {
+        s.vgpr[3][l] = 1000 + l as u32;
+        s.vgpr[4][l] = 7 * l as u32;
+        s.vgpr[5][l] = 0xDEAD_BEEF;
+        s.vgpr[6][l] = GLOBAL as u32 + 4 * l as u32;
+        s.vgpr[7][l] = 0;
+    }
+    s.set_exec(u64::MAX);
+    s.pc = BASE;
+    s
+}
+
+/// Runs the chain loop with `budget` on `engine` (every block compiled at its first run
+/// under the JIT): the result, the final state, the budget left and the translator stats.
+fn run_chain(
+    engine: EngineKind,
+    dwords: usize,
+    budget: u64,
+) -> (
+    Result<ExitCode, ExecFault>,
+    Box<WaveState>,
+    u64,
+    wavejit_translator::exec::TranslatorStats,
+) {
+    let t = Translator::new(Target::new(Gpu::GFX942), engine)
+        .expect("translator")
+        .with_hot_threshold(0);
+    let mut s = chain_state();
+    let mut env = chain_env(dwords);
+    let mut left = budget;
+    let r = t.run(&chain_loop(), &mut s, &mut env, &mut left);
+    (r, s, left, t.stats())
+}
+
+/// The two engines ended in the same state.
+fn same_state(a: &WaveState, b: &WaveState) {
+    assert_eq!(a.pc, b.pc);
+    assert_eq!(a.sgpr, b.sgpr);
+    assert_eq!(a.scc, b.scc);
+    for r in 3..8 {
+        assert_eq!(a.vgpr[r], b.vgpr[r], "v{r}");
+    }
+    assert_eq!(a.counters, b.counters);
+}
+
+#[test]
+fn chained_blocks_match_the_host_and_skip_the_run_loop() {
+    let (rj, sj, bj, stats) = run_chain(EngineKind::Jit, 64 + 100, 10_000);
+    let (ri, si, bi, _) = run_chain(EngineKind::Interp, 64 + 100, 10_000);
+    assert_eq!(rj, Ok(ExitCode::EndPgm));
+    assert_eq!(ri, rj);
+    // s_mov, 100 × (2 + 6), s_endpgm.
+    assert_eq!(bj, 10_000 - (1 + 100 * 8 + 1));
+    assert_eq!(bi, bj);
+    same_state(&sj, &si);
+    for l in 0..64u32 {
+        let want: u32 = (0..100u32).map(|i| 3 * (l + i) + 1).sum::<u32>() + 7 * l;
+        assert_eq!(sj.vgpr[4][l as usize], want, "v4 lane {l}");
+        assert_eq!(sj.vgpr[3][l as usize], 1100 + l, "v3 lane {l}");
+    }
+    // Without chaining, each of the 201 blocks run after the first would be looked up; the
+    // run loop sees `loop` twice and `mid` twice before both are linked, and the end.
+    assert!(stats.cache_hits < 10, "{stats:?}");
+}
+
+#[test]
+fn chained_loop_stops_where_the_budget_does() {
+    // s_mov and 30 iterations fit, then `loop` (2) but not `mid` (6): the run stops at
+    // `mid` with 3 left, inside the chain.
+    let budget = 1 + 30 * 8 + 2 + 3;
+    let (rj, sj, bj, _) = run_chain(EngineKind::Jit, 64 + 100, budget);
+    let (ri, si, bi, _) = run_chain(EngineKind::Interp, 64 + 100, budget);
+    assert_eq!(rj, Err(ExecFault::Runaway(budget)));
+    assert_eq!(ri, rj);
+    assert_eq!(sj.pc, BASE + 0x10);
+    assert_eq!(bj, 3);
+    assert_eq!(bi, bj);
+    same_state(&sj, &si);
+    assert_eq!(sj.sgpr[0], 100 - 30);
+    assert_eq!(sj.vgpr[3][0], 1000 + 31);
+}
+
+#[test]
+fn fault_in_a_chained_block_reports_its_pc() {
+    // 64 + 40 words: iteration 41 (0-based) reads past the end in lane 63.
+    let (rj, sj, bj, stats) = run_chain(EngineKind::Jit, 64 + 40, 10_000);
+    let (ri, si, bi, _) = run_chain(EngineKind::Interp, 64 + 40, 10_000);
+    assert!(matches!(rj, Err(ExecFault::Memory(_))), "{rj:?}");
+    assert_eq!(ri, rj);
+    // The global load's pc, with everything before it in that iteration done.
+    assert_eq!(sj.pc, BASE + 0x10);
+    assert_eq!(sj.sgpr[0], 100 - 41);
+    assert_eq!(sj.vgpr[3][0], 1000 + 42);
+    assert_eq!(bi, bj);
+    same_state(&sj, &si);
+    assert!(
+        stats.cache_hits < 10,
+        "the fault happened in chained code: {stats:?}"
+    );
+}

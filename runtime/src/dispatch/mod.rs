@@ -322,8 +322,13 @@ fn worker(
             ((g / gx as u64) % gy as u64) as u32,
             (g / (gx as u64 * gy as u64)) as u32,
         ];
-        lds.fill(0);
-        scratch.fill(0);
+        // (Skipped when empty: most kernels use neither, and this runs per work-group.)
+        if !lds.is_empty() {
+            lds.fill(0);
+        }
+        if !scratch.is_empty() {
+            scratch.fill(0);
+        }
         let mut init_err = None;
         for (i, (st, budget)) in waves.iter_mut().enumerate() {
             reset_wave(st, ws, k.vgpr_count, k.agpr_count);
@@ -344,17 +349,13 @@ fn worker(
         let res = match init_err {
             Some(e) => Err(Some((0usize, None, e, entry))),
             None => {
-                // One scratch slice per wave (empty when the kernel uses no scratch).
-                let mut rest: &mut [u8] = &mut scratch;
-                let mut chunks: Vec<(&mut WaveSlot, &mut [u8])> = Vec::with_capacity(nw);
-                for w in waves.iter_mut() {
-                    let (mine, tail) =
-                        std::mem::take(&mut rest).split_at_mut(ws as usize * lane_bytes);
-                    rest = tail;
-                    chunks.push((w, mine));
-                }
-                run_workgroup(&mut chunks, |i, (w, scr), bar| {
-                    let (st, budget) = &mut **w;
+                let wave_scratch = ws as usize * lane_bytes;
+                run_workgroup(&mut waves, |i, w, bar| {
+                    let (st, budget) = w;
+                    // This wave's scratch slice (empty when the kernel uses no scratch).
+                    let scr = scratch
+                        .get_mut(i * wave_scratch..(i + 1) * wave_scratch)
+                        .unwrap_or_default();
                     let mut env = WaveMemEnv::new(
                         sh.mem,
                         &mut lds,

@@ -16,6 +16,9 @@ pub enum WaveStop {
     Yield,
 }
 
+/// Waves whose status [`run_workgroup`] keeps on the stack.
+const INLINE_WAVES: usize = 32;
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Status {
     Ready,
@@ -42,7 +45,16 @@ pub fn run_workgroup<T, E>(
     waves: &mut [T],
     mut run: impl FnMut(usize, &mut T, BarrierView) -> Result<WaveStop, E>,
 ) -> Result<u64, E> {
-    let mut status = vec![Status::Ready; waves.len()];
+    // A work-group has at most 1024 / 32 waves: keep their status on the stack (no
+    // allocation per work-group), falling back to the heap for larger callers.
+    let mut inline = [Status::Ready; INLINE_WAVES];
+    let mut heap = Vec::new();
+    let status: &mut [Status] = if waves.len() <= INLINE_WAVES {
+        &mut inline[..waves.len()]
+    } else {
+        heap.resize(waves.len(), Status::Ready);
+        &mut heap
+    };
     let mut releases = 0;
     loop {
         for (i, w) in waves.iter_mut().enumerate() {

@@ -57,8 +57,11 @@ pub fn init_wave(
     wave: u32,
     pc: u64,
 ) -> Result<(), String> {
-    let mut s: Vec<u32> = Vec::with_capacity(32);
-    let pair = |s: &mut Vec<u32>, v: u64| {
+    let mut s = SgprList {
+        v: [0; SGPR_LIST],
+        n: 0,
+    };
+    let pair = |s: &mut SgprList, v: u64| {
         s.push(v as u32);
         s.push((v >> 32) as u32);
     };
@@ -102,7 +105,7 @@ pub fn init_wave(
             s.len()
         ));
     }
-    s.resize(user, 0);
+    s.pad_to(user);
     let gfx12 = gpu.family() == Some(Family::Gfx12);
     if !gfx12 {
         for (d, &id) in wg.iter().enumerate() {
@@ -123,10 +126,10 @@ pub fn init_wave(
         // compilers read instead of deriving it from the work-item ids (Triton does).
         st.sgpr[sreg::TTMP0 as usize + 8] = (wave & 0x1f) << 25;
     }
-    if s.len() > sreg::FLAT_SCRATCH_LO as usize {
+    if s.len() > sreg::FLAT_SCRATCH_LO as usize || s.len() > SGPR_LIST {
         return Err(format!("{} initial SGPRs exceed the SGPR file", s.len()));
     }
-    st.sgpr[..s.len()].copy_from_slice(&s);
+    st.sgpr[..s.len()].copy_from_slice(s.as_slice());
 
     // Work-item ids and EXEC.
     let ws = st.wave_size as usize;
@@ -192,6 +195,48 @@ pub fn init_wave(
     Ok(())
 }
 
+/// Room for the initial SGPRs: at most 31 user SGPRs (USER_SGPR_COUNT is a 5-bit field of
+/// rsrc2), three workgroup ids and the workgroup info.
+const SGPR_LIST: usize = 40;
+
+/// The initial SGPRs of a wave as [`init_wave`] lays them out, kept on the stack (this runs
+/// for every wave). Pushes past the SGPR file are counted but dropped; `init_wave` rejects
+/// such a layout.
+struct SgprList {
+    v: [u32; SGPR_LIST],
+    n: usize,
+}
+
+impl SgprList {
+    fn push(&mut self, x: u32) {
+        if let Some(d) = self.v.get_mut(self.n) {
+            *d = x;
+        }
+        self.n += 1;
+    }
+
+    fn extend_from_slice(&mut self, xs: &[u32]) {
+        for &x in xs {
+            self.push(x);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Pads with zeros up to `n` entries.
+    fn pad_to(&mut self, n: usize) {
+        while self.n < n {
+            self.push(0);
+        }
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        &self.v[..self.n.min(SGPR_LIST)]
+    }
+}
+
 /// Clears a wave state for reuse (registers, counters, flags) and sets its wave size.
 /// Only the first `vgprs` VGPRs and `agprs` AGPRs are cleared (the ones the kernel's
 /// metadata says it uses; clearing all 512 registers of every wave would dominate small
@@ -206,11 +251,12 @@ pub fn reset_wave(st: &mut WaveState, wave_size: u32, vgprs: u32, agprs: u32) {
             (agprs as usize).min(NUM_VREGS - AGPR_BASE),
         )
     };
-    for r in st.vgpr[..nv].iter_mut() {
-        r.fill(0);
-    }
-    for r in st.vgpr[AGPR_BASE..AGPR_BASE + na].iter_mut() {
-        r.fill(0);
+    // One contiguous fill each (this runs for every wave).
+    st.vgpr[..nv].as_flattened_mut().fill(0);
+    if na > 0 {
+        st.vgpr[AGPR_BASE..AGPR_BASE + na]
+            .as_flattened_mut()
+            .fill(0);
     }
     st.sgpr.fill(0);
     st.scc = 0;

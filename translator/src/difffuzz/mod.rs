@@ -300,7 +300,7 @@ fn clone_state(s: &WaveState) -> Box<WaveState> {
     n.status = s.status;
     n.trapsts = s.trapsts;
     n.pc = s.pc;
-    n.self_loops = s.self_loops;
+    n.credit = s.credit;
     n.counters = s.counters;
     n
 }

@@ -1,5 +1,7 @@
 //! Translation of one IR [`Block`] into a Cranelift function
-//! `extern "C" fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32`.
+//! `fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32` (`tail` convention): it charges
+//! [`WaveState::credit`] at its start, and at a static exit tail-calls the linked successor
+//! (`jit::Links`) when there is one.
 //!
 //! Two forms, tried in this order:
 //!
@@ -130,6 +132,10 @@ pub struct Gen<'a, 'b> {
     group: Option<(Value, Value)>,
     /// Whether to try the lane-group loop form.
     pub try_loop: bool,
+    /// Address of the block's two successor links (`jit::Links`: code of the compiled
+    /// block at the jump / taken target, then at the not-taken target; 0 = not linked),
+    /// when the block may continue in its successor by a tail call (block chaining).
+    pub links: Option<usize>,
     /// Whole-wave vector values spilled before a lane-group loop that reads them.
     outer: HashMap<u32, StackSlot>,
     /// Registers written in the current lane group and not stored yet (stored once at the
@@ -179,6 +185,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             lanes: block.lanes(),
             group: None,
             try_loop: false,
+            links: None,
             outer: HashMap::new(),
             dirty: Vec::new(),
             group_masks: HashMap::new(),
@@ -567,24 +574,58 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().return_(&[c]);
     }
 
-    /// When `to_self` (an `I8` boolean: the block continues at its own start) and
-    /// [`WaveState::self_loops`] is non-zero, decrements it and runs the block again from
-    /// `head`; otherwise continues in a new block (where the caller emits the exit).
-    fn self_loop(&mut self, head: cranelift_codegen::ir::Block, to_self: Value) {
-        let off = WaveState::SELF_LOOPS_OFFSET as i32;
-        let credit = self.b.ins().load(types::I32, trusted(), self.state, off);
-        let has = self.b.ins().icmp_imm_u(IntCC::NotEqual, credit, 0);
-        let go = self.b.ins().band(to_self, has);
-        let again = self.b.create_block();
-        let out = self.b.create_block();
-        self.b.ins().brif(go, again, &[], out, &[]);
-        self.b.switch_to_block(again);
-        self.b.seal_block(again);
-        let left = self.b.ins().iadd_imm_s(credit, -1);
+    /// Charges the block's instruction count to [`WaveState::credit`] at the block's start
+    /// (`head`, also where an exit to the block's own start loops back to); when the credit
+    /// is short, returns `Continue` at the block's start with nothing executed, so the run
+    /// loop sees the budget run out exactly where the interpreter would.
+    fn charge_credit(&mut self) {
+        let blk = self.block;
+        let cost = u64::from(blk.inst_count).max(1);
+        let off = WaveState::CREDIT_OFFSET as i32;
+        let credit = self.b.ins().load(types::I64, trusted(), self.state, off);
+        let short = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, credit, cost as i64);
+        let stop = self.b.create_block();
+        let go = self.b.create_block();
+        self.b.ins().brif(short, stop, &[], go, &[]);
+        self.b.set_cold_block(stop);
+        self.b.switch_to_block(stop);
+        self.b.seal_block(stop);
+        self.ret_with_pc(blk.start_pc, crate::env::ExitCode::Continue as u32);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        let left = self.b.ins().iadd_imm_s(credit, -(cost as i64));
         self.b.ins().store(trusted(), left, self.state, off);
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(out);
-        self.b.seal_block(out);
+    }
+
+    /// Ends the block continuing at `pc` (already stored in the state): with `link` (the
+    /// address of the successor's link cell), a tail call of the linked successor's code
+    /// when the link is set, else `Continue` to the run loop.
+    fn exit_continue(&mut self, link: Option<Value>) {
+        let z = self.iconst(types::I32, 0);
+        let Some(link) = link else {
+            self.b.ins().return_(&[z]);
+            return;
+        };
+        // Acquire: the code was finalized before another thread published its address.
+        let f = self
+            .b
+            .ins()
+            .atomic_load(types::I64, MemFlagsData::trusted(), link);
+        let chain = self.b.create_block();
+        let back = self.b.create_block();
+        self.b.ins().brif(f, chain, &[], back, &[]);
+        self.b.switch_to_block(chain);
+        self.b.seal_block(chain);
+        let sig = self.b.func.signature.clone();
+        let sigref = self.b.import_signature(sig);
+        let (state, ctx) = (self.state, self.ctx);
+        self.b.ins().return_call_indirect(sigref, f, &[state, ctx]);
+        self.b.switch_to_block(back);
+        self.b.seal_block(back);
+        self.b.ins().return_(&[z]);
     }
 
     fn add_counter(&mut self, off: usize, x: Value) {
@@ -604,6 +645,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let head = self.b.create_block();
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
+        self.charge_credit();
         let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
         for (i, n) in blk.class_counts.iter().enumerate() {
             if *n > 0 {
@@ -623,10 +665,16 @@ impl<'a, 'b> Gen<'a, 'b> {
         match &blk.exit {
             Exit::Jump(t) => {
                 if *t == blk.start_pc {
-                    let yes = self.iconst(types::I8, 1);
-                    self.self_loop(head, yes);
+                    // Loop: the credit check at `head` ends it.
+                    self.b.ins().jump(head, &[]);
+                } else {
+                    let pcv = self.iconst(types::I64, *t);
+                    self.b
+                        .ins()
+                        .store(trusted(), pcv, self.state, WaveState::PC_OFFSET as i32);
+                    let link = self.links.map(|a| self.iconst(types::I64, a as u64));
+                    self.exit_continue(link);
                 }
-                self.ret_with_pc(*t, 0)
             }
             Exit::Branch {
                 cond,
@@ -641,7 +689,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                         (true, false) => self.b.ins().icmp_imm_u(IntCC::NotEqual, c, 0),
                         _ => self.b.ins().icmp_imm_u(IntCC::Equal, c, 0),
                     };
-                    self.self_loop(head, to_self);
+                    // Loop back: the credit check at `head` ends it.
+                    let out = self.b.create_block();
+                    self.b.ins().brif(to_self, head, &[], out, &[]);
+                    self.b.switch_to_block(out);
+                    self.b.seal_block(out);
                 }
                 let t = self.iconst(types::I64, *taken);
                 let n = self.iconst(types::I64, *not_taken);
@@ -649,8 +701,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b
                     .ins()
                     .store(trusted(), pc, self.state, WaveState::PC_OFFSET as i32);
-                let z = self.iconst(types::I32, 0);
-                self.b.ins().return_(&[z]);
+                let same = *taken == *not_taken;
+                let link = self.links.map(|a| {
+                    let lt = self.iconst(types::I64, a as u64);
+                    if same {
+                        // One link for both ways (`jit::Jit::compile`).
+                        return lt;
+                    }
+                    let ln = self.iconst(types::I64, a as u64 + 8);
+                    self.b.ins().select(c, lt, ln)
+                });
+                self.exit_continue(link);
             }
             Exit::JumpIndirect(t) => {
                 let pc = self.s_as(*t, types::I64)?;

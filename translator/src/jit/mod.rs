@@ -1,9 +1,11 @@
 //! IR → Cranelift → host code.
 //!
 //! [`Jit::compile`] turns one IR [`Block`] into a host function
-//! `extern "C" fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32` (an [`ExitCode`]), and
-//! [`CompiledBlock::run`] calls it with the same contract as [`crate::interp::run_block`]: the
-//! results are bit-identical to the interpreter's (checked by the differential tests).
+//! `fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32` (an [`ExitCode`]) in Cranelift's
+//! `tail` calling convention, called through a System V entry trampoline, so that a block
+//! can continue in a linked successor by a tail call ([`Links`]). [`CompiledBlock::run`]
+//! calls it with the same contract as [`crate::interp::run_block`]: the results are
+//! bit-identical to the interpreter's (checked by the differential tests).
 //! Code generation (lane-group loop form and straight-line form) is in `codegen.rs`; the
 //! helper-call ABI in [`helpers`].
 
@@ -17,16 +19,34 @@ mod uniform;
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::{Block, Exit};
 use crate::wave::WaveState;
-use cranelift_codegen::ir::{types, AbiParam};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
+use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 use helpers::JitCtx;
 use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-type BlockFn = unsafe extern "C" fn(*mut WaveState, *mut JitCtx<'_>) -> u32;
+/// The entry trampoline: a System V function calling the block code (third argument, in
+/// Cranelift's `tail` convention, so blocks can tail-call their successors) with the state
+/// and context.
+type EntryFn = unsafe extern "C" fn(*mut WaveState, *mut JitCtx<'_>, *const u8) -> u32;
+
+/// Attempts to link a successor slot before giving up on it (a successor that never
+/// compiles, or is never eligible, stops costing the run loop anything after this).
+const LINK_TRIES: u32 = 1024;
+
+/// The successor links of one compiled block: for its jump (or taken-branch) target and
+/// its not-taken target, the code address of the compiled block there (0: not linked;
+/// generated code reads it atomically and tail-calls the code when set), and how many times
+/// the run loop tried to link it.
+pub struct Links {
+    code: [AtomicU64; 2],
+    tries: [AtomicU32; 2],
+}
 
 struct Inner {
     /// Taken (and its code memory freed) only when the [`Holder`] drops.
@@ -37,6 +57,8 @@ struct Inner {
 /// Owner of the generated code. Compiled blocks keep it alive, so their code stays mapped.
 struct Holder {
     inner: Mutex<Inner>,
+    /// The entry trampoline (compiled into the module when it is created).
+    entry: EntryFn,
 }
 
 impl Drop for Holder {
@@ -73,9 +95,32 @@ pub struct Jit {
     loop_form: bool,
 }
 
+impl Links {
+    /// Links `slot` to `next`'s code (tail-called by the block's exit from now on).
+    /// `next` must have been compiled by the same [`Jit`] as the block owning these links,
+    /// for the MODE and wave size that block runs with, and be a chain target
+    /// ([`CompiledBlock::is_chain_target`]).
+    pub fn link(&self, slot: usize, next: &CompiledBlock) {
+        if let Some(c) = self.code.get(slot) {
+            c.store(next.code as u64, Ordering::Release);
+        }
+    }
+}
+
 /// A compiled block: host code plus what is needed to report its exit.
 pub struct CompiledBlock {
-    func: BlockFn,
+    /// The block's code (`tail` calling convention; called through the holder's entry).
+    code: usize,
+    entry: EntryFn,
+    /// Instructions the block charges to [`WaveState::credit`].
+    cost: u64,
+    /// The static successors (jump or taken target, not-taken target) the block may be
+    /// linked to; `None` where it never chains (its own start, indirect jumps, program
+    /// ends, blocks that write MODE).
+    targets: [Option<u64>; 2],
+    links: Arc<Links>,
+    /// The block writes MODE (so it is never chained to, nor from).
+    writes_mode: bool,
     /// Reason text when the block ends in [`Exit::Unsupported`].
     unsupported: Option<String>,
     /// Compiled in the lane-group loop form.
@@ -100,21 +145,78 @@ impl Jit {
             .set("use_colocated_libcalls", "false")
             .map_err(|e| e.to_string())?;
         flags.set("is_pic", "false").map_err(|e| e.to_string())?;
+        // Cranelift's tail calls (block chaining) need frame pointers.
+        flags
+            .set("preserve_frame_pointers", "true")
+            .map_err(|e| e.to_string())?;
         let isa_builder = cranelift_native::builder().map_err(|e| e.to_string())?;
         let isa = isa_builder
             .finish(settings::Flags::new(flags))
             .map_err(|e| e.to_string())?;
         let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-        let module = JITModule::new(builder);
+        let mut module = JITModule::new(builder);
+        let mut fctx = FunctionBuilderContext::new();
+        let entry = Self::entry_trampoline(&mut module, &mut fctx)?;
         Ok(Jit {
             holder: Arc::new(Holder {
                 inner: Mutex::new(Inner {
                     module: ManuallyDrop::new(module),
-                    fctx: FunctionBuilderContext::new(),
+                    fctx,
                 }),
+                entry,
             }),
             loop_form: true,
         })
+    }
+
+    /// The signature of block code: `(state, ctx) -> exit code` in the `tail` convention.
+    fn block_sig(module: &JITModule) -> cranelift_codegen::ir::Signature {
+        let mut sig = cranelift_codegen::ir::Signature::new(CallConv::Tail);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I32));
+        debug_assert_eq!(module.isa().pointer_type(), types::I64);
+        sig
+    }
+
+    /// Compiles [`EntryFn`]: `(state, ctx, code) -> code(state, ctx)`, from the host's C
+    /// convention into the blocks' `tail` convention.
+    fn entry_trampoline(
+        module: &mut JITModule,
+        fctx: &mut FunctionBuilderContext,
+    ) -> Result<EntryFn, String> {
+        let ptr = types::I64;
+        let mut sig = module.make_signature();
+        sig.params
+            .extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr)]);
+        sig.returns.push(AbiParam::new(types::I32));
+        let fid = module
+            .declare_anonymous_function(&sig)
+            .map_err(|e| e.to_string())?;
+        let mut ctx = module.make_context();
+        ctx.func.signature = sig;
+        {
+            let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+            let blk = b.create_block();
+            b.append_block_params_for_function_params(blk);
+            b.switch_to_block(blk);
+            b.seal_block(blk);
+            let p = b.block_params(blk).to_vec();
+            let sigref = b.import_signature(Self::block_sig(module));
+            let call = b.ins().call_indirect(sigref, p[2], &[p[0], p[1]]);
+            let r = b.inst_results(call)[0];
+            b.ins().return_(&[r]);
+            b.finalize(module.isa().frontend_config());
+        }
+        module
+            .define_function(fid, &mut ctx)
+            .map_err(|e| format!("{e:?}"))?;
+        module.clear_context(&mut ctx);
+        module.finalize_definitions().map_err(|e| e.to_string())?;
+        let code = module.get_finalized_function(fid);
+        // SAFETY: `code` is the finalized entry of the function just defined with exactly
+        // the signature of `EntryFn` (three pointers in, u32 out, the host C convention).
+        Ok(unsafe { std::mem::transmute::<*const u8, EntryFn>(code) })
     }
 
     /// This JIT compiling every block in the straight-line form, never the lane-group loop
@@ -140,12 +242,34 @@ impl Jit {
             .map_err(|_| "JIT lock poisoned".to_string())?;
         let inner = &mut *guard;
         let module: &mut JITModule = &mut inner.module;
-        let ptr = types::I64;
-        let mut sig = module.make_signature();
-        sig.params.push(AbiParam::new(ptr));
-        sig.params.push(AbiParam::new(ptr));
-        sig.returns.push(AbiParam::new(types::I32));
-        let call_conv = sig.call_conv;
+        let sig = Self::block_sig(module);
+        // Helpers are called in the host's C convention.
+        let call_conv = module.make_signature().call_conv;
+        // Chaining: blocks ending in a static jump or branch, unless they write MODE (the
+        // successor's code is the one compiled for the MODE the block started with).
+        let links = Arc::new(Links {
+            code: [AtomicU64::new(0), AtomicU64::new(0)],
+            tries: [AtomicU32::new(0), AtomicU32::new(0)],
+        });
+        let writes_mode = block
+            .ops
+            .iter()
+            .any(|o| matches!(o, crate::ir::Op::SetMode(_)));
+        let start = block.start_pc;
+        let targets = match block.exit {
+            _ if writes_mode => [None, None],
+            Exit::Jump(t) => [Some(t), None],
+            // Both ways to one target: one link (`codegen` uses the first cell for both).
+            Exit::Branch {
+                taken, not_taken, ..
+            } if taken == not_taken => [Some(taken), None],
+            Exit::Branch {
+                taken, not_taken, ..
+            } => [Some(taken), Some(not_taken)],
+            _ => [None, None],
+        }
+        .map(|t| t.filter(|&t| t != start));
+        let links_addr = (targets != [None, None]).then(|| links.code.as_ptr() as usize);
         let frontend = module.isa().frontend_config();
         // The lane-group loop form first; the straight-line form when the block does not
         // qualify (or, defensively, when Cranelift rejects the loop form).
@@ -172,6 +296,7 @@ impl Jit {
                 let fb = FunctionBuilder::new(&mut ctx.func, &mut inner.fctx);
                 let mut g = codegen::Gen::new(fb, blk, call_conv, frontend);
                 g.try_loop = try_loop;
+                g.links = links_addr;
                 g.emit()
             };
             let r = built.and_then(|keep| {
@@ -203,15 +328,17 @@ impl Jit {
         if let Some(map) = perf_map() {
             map.record(code as usize, code_size, block.start_pc, block.end_pc);
         }
-        // SAFETY: `code` is the finalized entry of a function we just defined with exactly
-        // the signature of `BlockFn` (two pointers in, u32 out, default call convention).
-        let func: BlockFn = unsafe { std::mem::transmute::<*const u8, BlockFn>(code) };
         let unsupported = match &block.exit {
             Exit::Unsupported { reason, .. } | Exit::Illegal { reason, .. } => Some(reason.clone()),
             _ => None,
         };
         Ok(CompiledBlock {
-            func,
+            code: code as usize,
+            entry: self.holder.entry,
+            cost: u64::from(block.inst_count).max(1),
+            targets,
+            links,
+            writes_mode,
             unsupported,
             grouped,
             _matrix: matrix,
@@ -256,9 +383,8 @@ impl CompiledBlock {
         self.grouped
     }
 
-    /// Runs the block on `state`, with [`crate::interp::run_block`]'s contract, except that a
-    /// block exiting to its own start runs again up to [`WaveState::self_loops`] times
-    /// (counted down; 0, the default, gives exactly one run).
+    /// Runs the block once on `state`, with [`crate::interp::run_block`]'s contract (an
+    /// exit to its own start returns `Continue`, and it never continues in a successor).
     pub fn run(&self, state: &mut WaveState, env: &mut dyn WaveEnv) -> Result<ExitCode, ExecFault> {
         self.run_counting(state, env).0
     }
@@ -270,17 +396,71 @@ impl CompiledBlock {
         state: &mut WaveState,
         env: &mut dyn WaveEnv,
     ) -> (Result<ExitCode, ExecFault>, u32) {
+        // Exactly this block's credit: a loop back or a linked successor finds none and
+        // returns `Continue` at its start.
+        let saved = std::mem::replace(&mut state.credit, self.cost);
         let mut ctx = JitCtx::new(env);
         let r = self.call(state, &mut ctx);
+        state.credit = saved;
         (r, ctx.mem_helper_calls)
     }
 
+    /// Runs the block with the instruction credit in [`WaveState::credit`]: it loops to its
+    /// own start and continues in linked successors ([`CompiledBlock::link_slot`]) while the
+    /// credit lasts, each block charging its instructions; returns when a block exits
+    /// otherwise, the credit is short at a block's start (`Continue` at that start), or the
+    /// next block is not linked (`Continue` there).
+    pub fn run_chained(
+        &self,
+        state: &mut WaveState,
+        env: &mut dyn WaveEnv,
+    ) -> Result<ExitCode, ExecFault> {
+        let mut ctx = JitCtx::new(env);
+        self.call(state, &mut ctx)
+    }
+
+    /// Instructions the block charges (its instruction count, at least 1).
+    pub fn cost(&self) -> u64 {
+        self.cost
+    }
+
+    /// When the block just exited to `pc` and may be linked to the block there but is not
+    /// yet: the slot to link (with [`Links::link`]) once the successor's code is known.
+    /// `None` when there is nothing to link, or after [`LINK_TRIES`] attempts.
+    pub fn link_slot(&self, pc: u64) -> Option<(Arc<Links>, usize)> {
+        let slot = self.targets.iter().position(|&t| t == Some(pc))?;
+        if self.links.code[slot].load(Ordering::Relaxed) != 0 {
+            return None;
+        }
+        let tries = self.links.tries[slot].fetch_add(1, Ordering::Relaxed);
+        (tries < LINK_TRIES).then(|| (self.links.clone(), slot))
+    }
+
+    /// Whether other blocks may continue in this one by a tail call: every exit of it is
+    /// reported by its exit code alone (not `Unsupported`/`Illegal`, whose reason text
+    /// belongs to the block the run loop called), and it does not write MODE. So the
+    /// blocks of a chain all run under the MODE of its first block, and a block continuing
+    /// at one of its targets always continues in the block cached for that MODE.
+    pub fn is_chain_target(&self) -> bool {
+        self.unsupported.is_none() && !self.writes_mode
+    }
+
     fn call(&self, state: &mut WaveState, ctx: &mut JitCtx<'_>) -> Result<ExitCode, ExecFault> {
-        // SAFETY: `func` was compiled for exactly this ABI; `state` is a valid exclusive
+        // SAFETY: `entry` calls `code`, which was compiled for exactly the block ABI, and
+        // both live in the module kept alive by `_holder`; `state` is a valid exclusive
         // WaveState (the generated code only touches offsets inside it, checked at compile
-        // time or, for dynamic VGPR indices, at run time), `ctx` lives across the call, and
-        // the code memory is kept alive by `_holder`.
-        let code = unsafe { (self.func)(state as *mut WaveState, ctx as *mut JitCtx<'_>) };
+        // time or, for dynamic VGPR indices, at run time), `ctx` lives across the call. A
+        // linked successor's code lies in the same module (links are only made between
+        // blocks of one translator, whose `Jit` compiled them all) and its `CompiledBlock`
+        // (which keeps its matrix instructions alive) lives in the translator's block
+        // cache as long as the translator, which runs this call.
+        let code = unsafe {
+            (self.entry)(
+                state as *mut WaveState,
+                ctx as *mut JitCtx<'_>,
+                self.code as *const u8,
+            )
+        };
         if code == codegen::EXIT_UNSUPPORTED {
             return Err(ExecFault::Unsupported(
                 self.unsupported.clone().unwrap_or_default(),
