@@ -99,6 +99,21 @@ pub(super) fn saturate(l: &mut Lifter, r: Val, signed: bool, bits: u32) -> Val {
     }
 }
 
+/// The three 16-bit sources (halves chosen by op_sel), sign- or zero-extended to 32 bits.
+fn srcs16_extended(l: &mut Lifter, signed: bool) -> R<Vec<Val>> {
+    let ext = if signed {
+        ConvOp::SExt16
+    } else {
+        ConvOp::ZExt16
+    };
+    (0..3)
+        .map(|i| {
+            let x = l.src(i, K::B16)?;
+            Ok(l.conv(ext, x))
+        })
+        .collect()
+}
+
 /// Rejects integer clamp (saturation), which is not lifted.
 pub(super) fn no_clamp(inst: &Inst) -> R<()> {
     if inst.mods.clamp {
@@ -1137,16 +1152,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             // The 16-bit halves chosen by op_sel, compared extended to 32 bits; clamp has no
             // effect (the result is one of the sources, see `i3_clamp_free`).
             let signed = base.ends_with("i16");
-            let ext = if signed {
-                ConvOp::SExt16
-            } else {
-                ConvOp::ZExt16
-            };
-            let mut v = Vec::with_capacity(3);
-            for i in 0..3 {
-                let x = l.src(i, K::B16)?;
-                v.push(l.conv(ext, x));
-            }
+            let v = srcs16_extended(l, signed)?;
             let (mn, mx) = if signed { (SMin, SMax) } else { (UMin, UMax) };
             let r = match &base[..4] {
                 "min3" => {
@@ -1490,16 +1496,7 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             // Clamp saturates the exact S0 * S1 + S2 (|S0 * S1| <= 2^30, exact in 32 bits)
             // to the 16-bit range (CDNA ISA 6.5, RDNA4 ISA 7.2.3.1).
             let signed = base == "mad_i16";
-            let e = if signed {
-                ConvOp::SExt16
-            } else {
-                ConvOp::ZExt16
-            };
-            let mut v = Vec::with_capacity(3);
-            for i in 0..3 {
-                let x = l.src(i, K::B16)?;
-                v.push(l.conv(e, x));
-            }
+            let v = srcs16_extended(l, signed)?;
             let p = l.bin(Mul, v[0], v[1]);
             let r = l.add(p, v[2]);
             let r = saturate(l, r, signed, 16);
