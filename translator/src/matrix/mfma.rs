@@ -359,6 +359,12 @@ impl Plan {
         self.fast.is_some()
     }
 
+    /// Whether the fast path moves A and B as dword quads for the VNNI kernel (i8).
+    #[doc(hidden)]
+    pub fn has_int8_quads(&self) -> bool {
+        self.fast.as_ref().is_some_and(|f| f.has_int8_quads())
+    }
+
     /// The run-based executor of this f32-accumulating plan (the caller turns it to i32
     /// accumulation for i8, or to block scaling), if its element formats fit it.
     pub(super) fn fast_path(&self, nregs: usize) -> Option<super::kernels::FastF32> {

@@ -19,11 +19,14 @@
 //!
 //! i8 MFMAs and SMFMACs run here too ([`FastF32::with_i32_acc`]): their products and sums
 //! are integers below 2^24 in magnitude, which the f32 GEMM computes exactly; C is added
-//! and D wrapped or saturated in i64, as the generic executor does.
+//! and D wrapped or saturated in i64, as the generic executor does. Dense i8 MFMAs on a host
+//! with AVX-512 VNNI use [`int8`] instead: whole register dwords in, exact i32 sums.
 
 use super::formats::xf32_from_bits;
 use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSrc};
 use std::cell::RefCell;
+
+mod int8;
 
 /// Lanes per register.
 const LANES: usize = 64;
@@ -160,6 +163,9 @@ pub struct FastF32 {
     sparse: Option<Vec<SparseK>>,
     /// Block-scaled ([`FastF32::with_scales`]): runs only through [`FastF32::run_scaled`].
     scaled: bool,
+    /// i8 A and B as whole dword quads, for the VNNI kernel (set by
+    /// [`FastF32::with_i32_acc`]).
+    quads: Option<Box<int8::Quads>>,
 }
 
 /// A 16-bit float operand's runs for the paired moves: `pairs` are two stride-1 runs on the same
@@ -417,6 +423,7 @@ impl FastF32 {
             c_imm,
             d,
             int_acc: false,
+            quads: None,
             rows,
             sparse,
             scaled: false,
@@ -433,7 +440,16 @@ impl FastF32 {
             && self.k as f64 * max(&self.ta) * max(&self.tb) < (1u32 << 24) as f64;
         self.int_acc = true;
         self.rows = None;
+        if self.ta.i8 && self.tb.i8 && self.sparse.is_none() {
+            let shape = [self.m, self.n, self.k, self.blocks];
+            self.quads = int8::Quads::new(shape, &self.a, &self.b).map(Box::new);
+        }
         exact.then_some(self)
+    }
+
+    /// Whether A and B move as dword quads for the VNNI kernel ([`int8::Quads`]).
+    pub fn has_int8_quads(&self) -> bool {
+        self.quads.is_some()
     }
 
     /// Executes the instruction on `regs` with GEMM variant `isa`. Returns `false`, having
@@ -602,7 +618,14 @@ impl FastF32 {
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
             let Scratch {
-                a, b, acc, c_raw, ..
+                a,
+                b,
+                acc,
+                c_raw,
+                aq,
+                bq,
+                acc_i,
+                ..
             } = &mut *s;
             let size = self.blocks * self.m * self.n;
             c_raw.resize(size, 0);
@@ -610,20 +633,42 @@ impl FastF32 {
                 Some(c) => gather_raw(c, regs, c_raw),
                 None => c_raw.fill(self.c_imm),
             }
-            acc.resize(size, 0.0);
-            acc.fill(0.0);
-            self.multiply(isa, simd_moves(isa), regs, a, b, acc);
+            acc_i.resize(size, 0);
+            let done = self
+                .quads
+                .as_ref()
+                .is_some_and(|q| int8::gemm_quads(isa, q, regs, aq, bq, acc_i));
+            if !done {
+                acc.resize(size, 0.0);
+                acc.fill(0.0);
+                self.multiply(isa, simd_moves(isa), regs, a, b, acc);
+                // Exact: `with_i32_acc` bounds every sum below 2^24.
+                for (o, &v) in acc_i.iter_mut().zip(acc.iter()) {
+                    *o = v as i32;
+                }
+            }
+            // D = C + A·B in i32, wrapping or saturating (the i64 sum clamped).
+            let add = |c: u32, p: i32| {
+                if saturate {
+                    (c as i32).saturating_add(p) as u32
+                } else {
+                    (c as i32).wrapping_add(p) as u32
+                }
+            };
             for r in &self.d {
                 let lanes =
                     &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
-                for (x, w) in lanes.iter_mut().enumerate() {
-                    let p = r.out0 as usize + x * r.stride as usize;
-                    let v = i64::from(c_raw[p] as i32) + acc[p] as i64;
-                    *w = if saturate {
-                        v.clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32
-                    } else {
-                        v as u32
-                    };
+                let p0 = r.out0 as usize;
+                if r.stride == 1 {
+                    let (c, p) = (&c_raw[p0..][..lanes.len()], &acc_i[p0..][..lanes.len()]);
+                    for ((w, &c), &p) in lanes.iter_mut().zip(c).zip(p) {
+                        *w = add(c, p);
+                    }
+                } else {
+                    for (x, w) in lanes.iter_mut().enumerate() {
+                        let p = p0 + x * r.stride as usize;
+                        *w = add(c_raw[p], acc_i[p]);
+                    }
                 }
             }
         });
@@ -662,6 +707,10 @@ impl FastF32 {
 fn gather_raw(runs: &[Run], regs: &[[u32; 64]], out: &mut [u32]) {
     for r in runs {
         let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
+        if r.stride == 1 {
+            out[r.out0 as usize..][..lanes.len()].copy_from_slice(lanes);
+            continue;
+        }
         for (x, &w) in lanes.iter().enumerate() {
             out[r.out0 as usize + x * r.stride as usize] = w;
         }
@@ -676,6 +725,11 @@ struct Scratch {
     c_raw: Vec<u32>,
     /// Block-scaled partial sums.
     part: Vec<f32>,
+    /// i8 A and B as dword quads for the VNNI kernel ([`int8::Quads`]).
+    aq: Vec<u32>,
+    bq: Vec<u32>,
+    /// Integer sums A·B.
+    acc_i: Vec<i32>,
 }
 
 thread_local! {
@@ -686,6 +740,9 @@ thread_local! {
             acc: Vec::new(),
             c_raw: Vec::new(),
             part: Vec::new(),
+            aq: Vec::new(),
+            bq: Vec::new(),
+            acc_i: Vec::new(),
         })
     };
 }
@@ -1045,7 +1102,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let (mut covered, mut scaled_covered) = (0, 0);
+        let (mut covered, mut scaled_covered, mut quads_covered) = (0, 0, 0);
         for gpu in [Gpu::GFX942, Gpu::GFX950] {
             for o in Op::ALL {
                 let Some(op) = MatrixOp::from_mnemonic(o.name(), gpu) else {
@@ -1117,6 +1174,11 @@ mod tests {
                             continue;
                         };
                         let fast = plan.has_fast_path();
+                        // Every dense i8 MFMA's A and B are whole dword quads (ISA 7.1.4).
+                        if op.kind == Kind::Dense && op.acc == Acc::I32 && fast {
+                            assert!(plan.has_int8_quads(), "{} without quads", o.name());
+                            quads_covered += 1;
+                        }
                         let generic = plan.clone().without_fast_path();
                         for mode in [MODE_F32_DENORM_IN, 0, MODE_FP16_OVFL | MODE_F32_DENORM_IN] {
                             let regs: Vec<[u32; 64]> = (0..NREGS)
@@ -1174,5 +1236,8 @@ mod tests {
             "only {scaled_covered} block-scaled cases"
         );
         assert!(covered > 40, "only {covered} fast-path cases");
+        // gfx942: 4x4x4, 16x16x16 (4 blocks), 32x32x8 (2), 16x16x32, 32x32x16; gfx950 adds
+        // 16x16x64 and 32x32x32; several operand sets each.
+        assert!(quads_covered >= 20, "only {quads_covered} i8 quad cases");
     }
 }
