@@ -43,7 +43,7 @@ pub struct BenchConfig {
     pub samples: usize,
     /// Host threads (0 = all).
     pub threads: usize,
-    /// M = N = K of the GEMM benchmarks (a multiple of 128, the largest tiled GEMM's tile).
+    /// M = N = K of the GEMM benchmarks (a multiple of 256, the largest tiled GEMM's tile).
     pub gemm_size: usize,
     /// Run only the workloads whose name contains this text (all when empty).
     pub only: String,
@@ -725,6 +725,12 @@ pub const TILED_GEMM_128: TiledGemm = TiledGemm {
     tile: [128, 128, 32],
 };
 
+/// 256×128 tiles (each wave 128×64 in 4×2 accumulators), K step 32: the CDNA builds only.
+pub const TILED_GEMM_256: TiledGemm = TiledGemm {
+    kernel: "gemm_f16_tiled256",
+    tile: [256, 128, 32],
+};
+
 impl TiledGemm {
     /// Work-items per workgroup.
     pub const BLOCK: u32 = 256;
@@ -832,7 +838,7 @@ pub struct GemmBuild {
 }
 
 /// The GEMM builds `wavejit bench` measures: CDNA3 MFMA and RDNA3 wave32 WMMA, one wave per
-/// 16×16 tile and tiled through LDS (64×64 and, CDNA3, 128×128 tiles), and Triton's
+/// 16×16 tile and tiled through LDS (64×64 and, CDNA3, 128×128 and 256×128 tiles), and Triton's
 /// 64×64×32-block matmul on CDNA3. Indices 0, 2 and 3 are [`Workload::gemm_f16`],
 /// [`Workload::gemm_f16_tiled`] and [`Workload::gemm_f16_tiled128`].
 const GEMM_BUILDS: &[GemmBuild] = &[
@@ -855,6 +861,11 @@ const GEMM_BUILDS: &[GemmBuild] = &[
         label: "tiled 128 MFMA gfx942",
         object: TILED_GEMM_GFX942,
         kind: GemmKind::Tiled(TILED_GEMM_128),
+    },
+    GemmBuild {
+        label: "tiled 256x128 MFMA gfx942",
+        object: TILED_GEMM_GFX942,
+        kind: GemmKind::Tiled(TILED_GEMM_256),
     },
     GemmBuild {
         label: "tiled 64 WMMA gfx1100 w32",
@@ -956,10 +967,10 @@ pub fn main(args: &[String]) -> Result<String, Error> {
             "--samples" => cfg.samples = num("--samples")?,
             "--gemm-size" => {
                 let n = num("--gemm-size")?;
-                // 128: the largest tiled GEMM's tile (`TILED_GEMM_128`).
-                if n == 0 || n % 128 != 0 {
+                // 256: the largest tiled GEMM's tile (`TILED_GEMM_256`).
+                if n == 0 || n % 256 != 0 {
                     return Err(Error::Usage(
-                        "`wavejit bench --gemm-size` needs a positive multiple of 128".into(),
+                        "`wavejit bench --gemm-size` needs a positive multiple of 256".into(),
                     ));
                 }
                 cfg.gemm_size = n;

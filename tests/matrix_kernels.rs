@@ -459,12 +459,12 @@ fn gemms_at_1024_cubed() {
 // LDS, several MFMAs or WMMAs per wave and K step. Launched through `TiledGemm::launch`, the
 // host-side size check.
 
-use wavejit::bench::{TiledGemm, TILED_GEMM_128, TILED_GEMM_64};
+use wavejit::bench::{TiledGemm, TILED_GEMM_128, TILED_GEMM_256, TILED_GEMM_64};
 
 /// Every build of the tiled GEMM with the kernels it has.
 const TILED: [(&str, &[TiledGemm]); 7] = [
-    ("gfx942", &[TILED_GEMM_64, TILED_GEMM_128]),
-    ("gfx950", &[TILED_GEMM_64, TILED_GEMM_128]),
+    ("gfx942", &[TILED_GEMM_64, TILED_GEMM_128, TILED_GEMM_256]),
+    ("gfx950", &[TILED_GEMM_64, TILED_GEMM_128, TILED_GEMM_256]),
     ("gfx1100", &[TILED_GEMM_64]),
     ("gfx1100w64", &[TILED_GEMM_64]),
     ("gfx1200", &[TILED_GEMM_64]),
@@ -546,7 +546,7 @@ fn tiled_gemms_at_256_cubed_both_engines() {
 /// Non-square: M, N and K differ, so a swapped index or stride cannot pass.
 #[test]
 fn tiled_gemms_non_square() {
-    let (m, n, k) = (128, 384, 96);
+    let (m, n, k) = (256, 384, 96);
     let [(a, ab), (b, bb)] = tiled_inputs(m, n, k, 43);
     let want = host_gemm(&a, &b, m, n, k);
     for (target, kernels) in TILED {
@@ -568,7 +568,7 @@ fn tiled_gemms_non_square() {
 fn tiled_gemm_rejects_sizes_off_the_tile() {
     let dev = Device::new();
     let buf = dev.alloc(1 << 20);
-    for g in [TILED_GEMM_64, TILED_GEMM_128] {
+    for g in [TILED_GEMM_64, TILED_GEMM_128, TILED_GEMM_256] {
         let [tm, tn, tk] = g.tile;
         for (m, n, k) in [
             (tm + 32, tn, tk),

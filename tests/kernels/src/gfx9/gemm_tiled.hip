@@ -146,3 +146,84 @@ gemm_f16_tiled128(const _Float16 *A, const _Float16 *B, float *C, int M, int N, 
         cp[(long)(8 * (r / 4) + r % 4) * N] = acc[i][j][r];
     }
 }
+
+// The same GEMM with 256x128 C tiles, a macro-tile shape of the kind tuned CDNA3 GEMM libraries
+// pick for large f16 problems (M % 256 == 0, N % 128 == 0, K % 32 == 0; grid = (N/128,
+// M/256), 256 work-items). Wave w owns the 128x64 sub-tile at rows 128*(w/2), columns
+// 64*(w%2): 4x2 accumulators of 32x32 (128 registers), 12 ds_read_b128 and 32
+// v_mfma_f32_32x32x8_f16 per K step. Per K step each work-item loads 64 bytes of A (one row,
+// four global_load_dwordx4) and B as in gemm_f16_tiled128.
+#define TM4 256
+#define TN4 128
+
+extern "C" __global__ void __attribute__((amdgpu_flat_work_group_size(256, 256)))
+gemm_f16_tiled256(const _Float16 *A, const _Float16 *B, float *C, int M, int N, int K) {
+  __shared__ _Float16 As[TM4 * LDS_STRIDE];
+  __shared__ _Float16 Bs[TN4 * LDS_STRIDE];
+  if (M % TM4 != 0 || N % TN4 != 0 || K % TK != 0)
+    return;
+  const int tid = (int)tid_x();
+  const int lane = tid % 64, wave = tid / 64;
+  const int row0 = (int)bid_y() * TM4, col0 = (int)bid_x() * TN4;
+
+  // Global -> LDS: A[row0 + tid][k0 .. k0+31]; B rows k0 + 2p and k0 + 2p + 1 (p = tid/16),
+  // columns col0 + 8*(tid%16) .. +7.
+  const int bp2 = 2 * (tid / 16), bc = 8 * (tid % 16);
+  const half8 *ag = (const half8 *)(A + (long)(row0 + tid) * K);
+  const half8 *bg = (const half8 *)(B + (long)bp2 * N + col0 + bc);
+  const long brow = N / 8;             // one row of B, in half8 units
+  const long bstep = (long)TK * N / 8; // one K step of B
+
+  const int wm = 128 * (wave / 2), wn = 64 * (wave % 2);
+  const int kofs = 16 * (lane / 32);
+  const _Float16 *ap = As + (wm + lane % 32) * LDS_STRIDE + kofs;
+  const _Float16 *bp = Bs + (wn + lane % 32) * LDS_STRIDE + kofs;
+
+  float16v acc[4][2] = {};
+  for (int k0 = 0; k0 < K; k0 += TK) {
+    half8 a[4];
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+      a[q] = ag[q];
+    half8 b0 = bg[0], b1 = bg[brow];
+    ag += TK / 8;
+    bg += bstep;
+    __syncthreads(); // the previous step's reads are done
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+      *(half8 *)(As + tid * LDS_STRIDE + 8 * q) = a[q];
+#pragma unroll
+    for (int t = 0; t < 8; t++) {
+      half2 pair = {b0[t], b1[t]};
+      *(half2 *)(Bs + (bc + t) * LDS_STRIDE + bp2) = pair;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      half8 av[4], bv[2];
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        av[i] = *(const half8 *)(ap + 32 * i * LDS_STRIDE + 8 * h);
+#pragma unroll
+      for (int j = 0; j < 2; j++)
+        bv[j] = *(const half8 *)(bp + 32 * j * LDS_STRIDE + 8 * h);
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+          acc[i][j] = __builtin_amdgcn_mfma_f32_32x32x8f16(av[i].lo, bv[j].lo, acc[i][j], 0, 0, 0);
+          acc[i][j] = __builtin_amdgcn_mfma_f32_32x32x8f16(av[i].hi, bv[j].hi, acc[i][j], 0, 0, 0);
+        }
+    }
+  }
+
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int j = 0; j < 2; j++) {
+      float *cp = C + (long)(row0 + wm + 32 * i + 4 * (lane / 32)) * N + col0 + wn + 32 * j + lane % 32;
+#pragma unroll
+      for (int r = 0; r < 16; r++)
+        cp[(long)(8 * (r / 4) + r % 4) * N] = acc[i][j][r];
+    }
+}
