@@ -433,9 +433,9 @@ pub enum RoundedOp {
     F32ToFp8Ocp,
     /// f32 → OCP BF8 E5M2 (gfx950), nearest even; overflow gives ±Inf, or ±57344 with the flag.
     F32ToBf8Ocp,
-    /// Stochastic rounding of f32 `a` to FNUZ FP8 with the random `u32` `b` (`v_cvt_sr_fp8_f32`):
-    /// `b`'s low `23 - mantissa bits` bits are added to the f32 significand (shifted right
-    /// first, truncating, when the result is subnormal) and the sum truncated.
+    /// Stochastic rounding of f32 `a` to FNUZ FP8 with the random `u32` `b` (`v_cvt_sr_fp8_f32`,
+    /// ISA pseudocode): `b`'s top `23 - mantissa bits` bits (`b[31:12]`) are added to the f32
+    /// mantissa field, wrapping within its 23 bits, and the sum is truncated to the format.
     SrF32ToFp8Fnuz,
     /// Stochastic rounding to FNUZ BF8.
     SrF32ToBf8Fnuz,
@@ -463,11 +463,21 @@ pub enum RoundedOp {
     F32ToFp6,
     /// f32 → OCP BF6 E3M2 in the low 6 bits, as [`RoundedOp::F32ToFp4`] (±28).
     F32ToBf6,
+    /// Stochastic rounding of f32 `a` to FP4 E2M1 with the random `u32` `b` (gfx950
+    /// `v_cvt_scalef32_sr_*fp4*`): the significand, shifted right (truncating) when the result
+    /// is subnormal, gets `b`'s top `23 - 1` bits added below the format's last place, with
+    /// the carry rounding up into the exponent, and is truncated; overflow, ±Inf and NaN
+    /// saturate to ±max as in [`RoundedOp::F32ToFp4`]. The direction and flag are ignored.
+    SrF32ToFp4,
+    /// Stochastic rounding to FP6 E2M3 (`b`'s top 20 bits), as [`RoundedOp::SrF32ToFp4`].
+    SrF32ToFp6,
+    /// Stochastic rounding to BF6 E3M2 (`b`'s top 21 bits), as [`RoundedOp::SrF32ToFp4`].
+    SrF32ToBf6,
 }
 
 impl RoundedOp {
     /// Every rounded op (the JIT numbers lane functions from this list).
-    pub const ALL: [RoundedOp; 36] = [
+    pub const ALL: [RoundedOp; 39] = [
         RoundedOp::AddF32,
         RoundedOp::SubF32,
         RoundedOp::MulF32,
@@ -504,6 +514,9 @@ impl RoundedOp {
         RoundedOp::F32ToFp4,
         RoundedOp::F32ToFp6,
         RoundedOp::F32ToBf6,
+        RoundedOp::SrF32ToFp4,
+        RoundedOp::SrF32ToFp6,
+        RoundedOp::SrF32ToBf6,
     ];
 
     /// True when the result is 64 bits wide (f64 results); all others are 32-bit lanes.
