@@ -445,10 +445,12 @@ pub enum RoundedOp {
     SrF32ToBf8Ocp,
     /// f32 → bf16 (the high 16 bits of an f32) in the low 16 bits; NaNs quieted.
     F32ToBf16,
-    /// Stochastic rounding of f32 `a` to f16 with the random `b` (`v_cvt_sr_f16_f32`, the rule
-    /// of [`RoundedOp::SrF32ToFp8Fnuz`] with 13 random bits); the flag is FP16_OVFL.
+    /// Stochastic rounding of f32 `a` to f16 with the random `b` (`v_cvt_sr_f16_f32`): `b`'s
+    /// low 13 bits are added to the significand (shifted right, truncating, when the result is
+    /// subnormal), a carry rounding up, and the sum truncated; the flag is FP16_OVFL.
     SrF32ToF16,
-    /// Stochastic rounding of f32 `a` to bf16 with the random `b` (16 random bits).
+    /// Stochastic rounding of f32 `a` to bf16 with the random `b`, as
+    /// [`RoundedOp::SrF32ToF16`] with `b`'s low 16 bits.
     SrF32ToBf16,
     /// `v_dot2_f32_f16`: `a.f16[0] * b.f16[0] + a.f16[1] * b.f16[1] + c.f32` rounded once to
     /// nearest even, denormal inputs and output flushed whatever MODE says (CDNA ISA 6.4);
