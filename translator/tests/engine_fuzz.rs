@@ -108,9 +108,19 @@ fn engines_agree_on_random_programs() {
         assert!(count("buffer_load_format_") > 3);
         assert!(count("s_call_b64") == 1 && count("s_swappc_b64") == 1);
         assert!(count("s_cbranch_i_fork") == 1 && count("s_cbranch_g_fork") == 1);
-        assert!(count("s_cbranch_join") == 1 && count("s_scratch_") == 6);
+        // The six s_scratch_* opcodes are ordinary random SMEM picks (~4 each per run), so
+        // one may be missing whenever the pool, and with it the random stream, changes.
+        let (join, sscratch) = (count("s_cbranch_join"), count("s_scratch_"));
+        assert!(
+            join == 1 && sscratch >= 5,
+            "{join} s_cbranch_join, {sscratch} s_scratch_* opcodes"
+        );
         if gpu == Gpu::GFX950 {
             assert!(count("v_permlane16_swap") == 1 && count("v_permlane32_swap") == 1);
+            // The stochastic-rounding scaled conversions: to FP8/BF8 from f32/f16/bf16 (6),
+            // to FP4 (3) and FP6/BF6 (6).
+            let sr = count("v_cvt_scalef32_sr_");
+            assert!(sr == 15, "{sr} v_cvt_scalef32_sr_* opcodes");
         }
         // Layout sanity: every branch and computed jump lands on an instruction, loops end.
         for (k, n) in &t.fault_kinds {

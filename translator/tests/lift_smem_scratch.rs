@@ -123,3 +123,32 @@ fn scalar_scratch_blocks_compile() {
     let jit = Jit::new().expect("JIT for the host");
     assert!(jit.compile(&block).is_ok());
 }
+
+/// Operand codes 230/231, which LLVM's gfx950 disassembler prints as
+/// `src_flat_scratch_base_lo/hi` (and its gfx950 assembler rejects: "register not available
+/// on this GPU"), are reserved in the CDNA4 ISA: the instruction ends the block as
+/// unsupported, with the reason, while the same instruction reading `src_private_base` lifts.
+#[test]
+fn flat_scratch_base_operands_do_not_lift() {
+    use wavejit_translator::ir::Exit;
+    use wavejit_translator::isa::{Gpu, Target};
+    use wavejit_translator::lift::lift_block;
+    let t = Target::new(Gpu::GFX950);
+    for word in [
+        0x7e02_02e6u32, // v_mov_b32_e32 v1, src_flat_scratch_base_lo
+        0x8000_81e7,    // s_add_u32 s0, src_flat_scratch_base_hi, 1
+    ] {
+        let code = Code::from_words(&[word, 0xbf81_0000]);
+        match lift_block(&t, &code, CODE_BASE, DEFAULT_MODE).exit {
+            Exit::Unsupported { pc, reason } => {
+                assert_eq!(pc, CODE_BASE);
+                assert!(reason.contains("reserved"), "{word:#x}: {reason}");
+            }
+            other => panic!("{word:#x} lifted: {other:?}"),
+        }
+    }
+    // v_mov_b32_e32 v1, src_private_base
+    let code = Code::from_words(&[0x7e02_02ed, 0xbf81_0000]);
+    let exit = lift_block(&t, &code, CODE_BASE, DEFAULT_MODE).exit;
+    assert!(!matches!(exit, Exit::Unsupported { .. }), "{exit:?}");
+}

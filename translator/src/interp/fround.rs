@@ -555,8 +555,9 @@ impl F8 {
 /// and exponent bias `bias` (no upper limit: the caller checks overflow): the low
 /// `23 - mbits` bits of `rng` are added to x's significand, which is first shifted right
 /// (truncating) when the result is subnormal, and the sum is truncated to the format.
-/// Used for `v_cvt_sr_f16_f32` / `v_cvt_sr_bf16_f32` only: which random bits those add is an
-/// open question (ARCHITECTURE.md, "Open ISA questions"); FP8/BF8 follow the ch. 12 text.
+/// `v_cvt_sr_f16_f32` / `v_cvt_sr_bf16_f32` pass `rng` itself (its low bits: which random
+/// bits those add is an open question, ARCHITECTURE.md, "Open ISA questions"), the FP4/FP6
+/// conversions its top bits ([`sr_mx`]); FP8/BF8 follow the ch. 12 text ([`to_f8`]).
 fn stochastic(x: u32, mbits: i32, bias: i32, rng: u32) -> f64 {
     let keep = 23 - mbits; // f32 fraction bits below the format's normal fraction
     let den_exp = 1 - bias; // exponent of the subnormal range
@@ -636,6 +637,39 @@ fn to_mx(f: F8, x: u32) -> u64 {
         return f.overflow(x >> 31 != 0, true);
     }
     to_f8(f, x, None, true)
+}
+
+/// f32 bits → FP4/FP6/BF6 (`f`) stochastically rounded with the random `rng` (see
+/// [`RoundedOp::SrF32ToFp4`]): NaN and ±Inf give ±max, zeros keep their sign.
+///
+/// Which random bits are added is not defined by the CDNA4 ISA for these formats (its
+/// chapter-12 helpers are undefined); wavejit adds the top `23 - mbits` bits of `rng` below
+/// the format's last place, as the FP8/BF8 pseudocode does (`S1[31:12]`, `S1[31:11]`), so
+/// the result does not depend on the source's precision (an f16/bf16 source converted to f32
+/// has zero low bits, and adding the top bits of `rng` to them carries exactly when adding
+/// fewer top bits to the 16-bit fraction would). Unlike the FP8 pseudocode's "wrap around",
+/// the carry rounds up into the exponent: AMD's host emulation of these conversions
+/// (Composable Kernel `convert_to_type_sr`, `mant += seed >> sr_shift` with `sr_shift` 10
+/// for FP4, then "increment exponent when mantissa overflows") does so, and a public MXFP4
+/// training kernel that uses `v_cvt_scalef32_sr_pk_fp4_f32` notes "ASM SR is unbiased" (a
+/// wrap would round 1.75 to FP4 1.0 half the time). Open question, ARCHITECTURE.md.
+fn sr_mx(f: F8, x: u32, rng: u32) -> u64 {
+    let neg = x >> 31 != 0;
+    let v = f64::from(f32::from_bits(x));
+    if is_nan32(x) || v.is_infinite() {
+        return f.overflow(neg, true);
+    }
+    if v == 0.0 {
+        return f.encode(v);
+    }
+    let r = stochastic(x, f.mbits, f.bias, rng >> (9 + f.mbits));
+    if r == 0.0 {
+        return f.encode(if neg { -0.0 } else { 0.0 });
+    }
+    if r.abs() > f.max {
+        return f.overflow(neg, true);
+    }
+    f.encode(r)
 }
 
 /// Evaluates `op` in direction `rm` on one lane's arguments (see [`RoundedOp`]); `ovfl` is
@@ -785,6 +819,9 @@ pub fn eval(op: RoundedOp, rm: Round, ovfl: bool, args: [u64; 4]) -> u64 {
         RoundedOp::F32ToFp4 => to_mx(FP4, a32),
         RoundedOp::F32ToFp6 => to_mx(FP6, a32),
         RoundedOp::F32ToBf6 => to_mx(BF6, a32),
+        RoundedOp::SrF32ToFp4 => sr_mx(FP4, a32, b32),
+        RoundedOp::SrF32ToFp6 => sr_mx(FP6, a32, b32),
+        RoundedOp::SrF32ToBf6 => sr_mx(BF6, a32, b32),
     }
 }
 

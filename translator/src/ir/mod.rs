@@ -433,9 +433,9 @@ pub enum RoundedOp {
     F32ToFp8Ocp,
     /// f32 → OCP BF8 E5M2 (gfx950), nearest even; overflow gives ±Inf, or ±57344 with the flag.
     F32ToBf8Ocp,
-    /// Stochastic rounding of f32 `a` to FNUZ FP8 with the random `u32` `b` (`v_cvt_sr_fp8_f32`):
-    /// `b`'s low `23 - mantissa bits` bits are added to the f32 significand (shifted right
-    /// first, truncating, when the result is subnormal) and the sum truncated.
+    /// Stochastic rounding of f32 `a` to FNUZ FP8 with the random `u32` `b` (`v_cvt_sr_fp8_f32`,
+    /// ISA pseudocode): `b`'s top `23 - mantissa bits` bits (`b[31:12]`) are added to the f32
+    /// mantissa field, wrapping within its 23 bits, and the sum is truncated to the format.
     SrF32ToFp8Fnuz,
     /// Stochastic rounding to FNUZ BF8.
     SrF32ToBf8Fnuz,
@@ -445,10 +445,12 @@ pub enum RoundedOp {
     SrF32ToBf8Ocp,
     /// f32 → bf16 (the high 16 bits of an f32) in the low 16 bits; NaNs quieted.
     F32ToBf16,
-    /// Stochastic rounding of f32 `a` to f16 with the random `b` (`v_cvt_sr_f16_f32`, the rule
-    /// of [`RoundedOp::SrF32ToFp8Fnuz`] with 13 random bits); the flag is FP16_OVFL.
+    /// Stochastic rounding of f32 `a` to f16 with the random `b` (`v_cvt_sr_f16_f32`): `b`'s
+    /// low 13 bits are added to the significand (shifted right, truncating, when the result is
+    /// subnormal), a carry rounding up, and the sum truncated; the flag is FP16_OVFL.
     SrF32ToF16,
-    /// Stochastic rounding of f32 `a` to bf16 with the random `b` (16 random bits).
+    /// Stochastic rounding of f32 `a` to bf16 with the random `b`, as
+    /// [`RoundedOp::SrF32ToF16`] with `b`'s low 16 bits.
     SrF32ToBf16,
     /// `v_dot2_f32_f16`: `a.f16[0] * b.f16[0] + a.f16[1] * b.f16[1] + c.f32` rounded once to
     /// nearest even, denormal inputs and output flushed whatever MODE says (CDNA ISA 6.4);
@@ -463,11 +465,21 @@ pub enum RoundedOp {
     F32ToFp6,
     /// f32 → OCP BF6 E3M2 in the low 6 bits, as [`RoundedOp::F32ToFp4`] (±28).
     F32ToBf6,
+    /// Stochastic rounding of f32 `a` to FP4 E2M1 with the random `u32` `b` (gfx950
+    /// `v_cvt_scalef32_sr_*fp4*`): the significand, shifted right (truncating) when the result
+    /// is subnormal, gets `b`'s top `23 - 1` bits added below the format's last place, with
+    /// the carry rounding up into the exponent, and is truncated; overflow, ±Inf and NaN
+    /// saturate to ±max as in [`RoundedOp::F32ToFp4`]. The direction and flag are ignored.
+    SrF32ToFp4,
+    /// Stochastic rounding to FP6 E2M3 (`b`'s top 20 bits), as [`RoundedOp::SrF32ToFp4`].
+    SrF32ToFp6,
+    /// Stochastic rounding to BF6 E3M2 (`b`'s top 21 bits), as [`RoundedOp::SrF32ToFp4`].
+    SrF32ToBf6,
 }
 
 impl RoundedOp {
     /// Every rounded op (the JIT numbers lane functions from this list).
-    pub const ALL: [RoundedOp; 36] = [
+    pub const ALL: [RoundedOp; 39] = [
         RoundedOp::AddF32,
         RoundedOp::SubF32,
         RoundedOp::MulF32,
@@ -504,6 +516,9 @@ impl RoundedOp {
         RoundedOp::F32ToFp4,
         RoundedOp::F32ToFp6,
         RoundedOp::F32ToBf6,
+        RoundedOp::SrF32ToFp4,
+        RoundedOp::SrF32ToFp6,
+        RoundedOp::SrF32ToBf6,
     ];
 
     /// True when the result is 64 bits wide (f64 results); all others are 32-bit lanes.

@@ -37,12 +37,18 @@ fn prng(l: &mut Lifter, inst: &Inst) -> R<()> {
     no_out_mods(inst, "v_prng_b32")?;
     l.count_vector();
     let x = l.src(0, K::B32)?;
+    let r = prng_step(l, x);
+    l.vdst32(r)
+}
+
+/// One `v_prng_b32` step of the `V32` value `x` (see [`prng`]); also the per-element seed
+/// update of the multi-pass stochastic-rounding conversions (`lift/scale_cvt.rs`).
+pub(super) fn prng_step(l: &mut Lifter, x: Val) -> Val {
     let shifted = l.shl_imm(x, 1);
     // S0[31] as 0 or 197: the arithmetic shift gives 0 or all ones.
     let sign = l.ashr_imm(x, 31);
     let tap = l.and_imm(sign, 197);
-    let r = l.xor(shifted, tap);
-    l.vdst32(r)
+    l.xor(shifted, tap)
 }
 
 /// `v_ashr_pk_i8_i32` / `v_ashr_pk_u8_i32` (CDNA4 ISA, V_ASHR_PK_I8_I32): `S0.i32 >> S2[4:0]`

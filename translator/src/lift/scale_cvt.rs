@@ -3,9 +3,23 @@
 //! (`v_cvt_scalef32_*`, CDNA4 ISA 7.3 "Converts with Scale", chapter-12 pseudocode). To
 //! FP4/FP6/BF6: nearest even, out-of-range values and ±Inf saturate to ±max (ISA 7.3), a NaN
 //! becomes ±max with its sign (the ISA is silent; AMD's HIP host emulation of these builtins,
-//! `amd_hip_ocp_host.hpp`, does this). The stochastic-rounding forms to FP4/FP6 are not
-//! lifted (see `tests/coverage_unsupported.txt`). 32 packed 6-bit values lie densely in six
+//! `amd_hip_ocp_host.hpp`, does this). 32 packed 6-bit values lie densely in six
 //! VGPRs, element i in bits 6i+5:6i of the 192-bit value whose bits 31:0 are the first VGPR.
+//!
+//! Stochastic rounding (`sr_*`, the random value in src1, the scale in src2): the value divided
+//! by the scale gets random bits added below the destination's last place and is truncated.
+//! To FP8/BF8 (from f32, and from f16/bf16 converted exactly to f32) by the `V_CVT_SR_FP8_F32`
+//! pseudocode's rule (`S1[31:12]`/`S1[31:11]` added to the f32 mantissa, which wraps); to
+//! FP4/FP6/BF6 the top bits of the random value likewise, the carry rounding up (the rule and
+//! its sources: [`RoundedOp::SrF32ToFp4`], `interp/fround.rs::sr_mx`). Element i of a
+//! multi-element conversion to FP4/FP6/BF6 uses the random value advanced i times by
+//! `v_prng_b32`: "for convert ops requiring a Stochastic Rounding Value over multiple passes,
+//! an updated random number is generated every pass [...] created internally via V_PRNG_B32
+//! but not written" (CDNA4 ISA 7.3), one pass per element as in the chapter-12 pseudocode's
+//! loops; that the first element takes the operand unchanged is an assumption (ISA 7.3:
+//! "updated" every pass; AMD's host emulation reuses one value for all elements). The
+//! single f16/bf16 source of `sr_{fp8,bf8}_{f16,bf16}` is the half `op_sel[0]` selects, with
+//! neg/abs on its sign bit.
 //!
 //! The scale operand is read as an f32 of which only the exponent field is used: an E8M0
 //! exponent with bias 127, so the scale is `2^(scale[30:23] - 127)` (ISA 7.3; inline constants
@@ -113,6 +127,71 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let k = scale_exp(l, 2)?;
             let byte = down(l, a, bf8, k, Some(rng));
             super::valu::write_dst_byte(l, inst, byte)
+        }
+        "sr_fp8_f16" | "sr_bf8_f16" | "sr_fp8_bf16" | "sr_bf8_bf16" => {
+            let bf8 = rest.starts_with("sr_bf8");
+            let h = src16_mods(l, inst)?;
+            let x = from16(l, h, rest.ends_with("bf16"));
+            let rng = l.src(1, K::B32)?;
+            let k = scale_exp(l, 2)?;
+            let byte = down(l, x, bf8, k, Some(rng));
+            super::valu::write_dst_byte(l, inst, byte)
+        }
+        "sr_pk_fp4_f32" | "sr_pk_fp4_f16" | "sr_pk_fp4_bf16" => {
+            // The pair (a VGPR pair of f32, or a packed f16/bf16 register; no input modifiers
+            // on either) into byte op_sel[3:2] of D, element 0 in the low nibble.
+            no_mods(inst, 1)?;
+            let (a, b) = if rest == "sr_pk_fp4_f32" {
+                let v = f32_regs(l, inst, 0, 2)?;
+                (v[0], v[1])
+            } else {
+                let bf16 = rest.ends_with("bf16");
+                let src = l.src(0, K::B32)?;
+                let h = l.lshr_imm(src, 16);
+                (from16(l, src, bf16), from16(l, h, bf16))
+            };
+            let rng = l.src(1, K::B32)?;
+            let k = scale_exp(l, 2)?;
+            let seeds = pass_seeds(l, rng, 2);
+            let lo = mx_down_sr(l, a, Mx::Fp4, k, seeds[0]);
+            let hi = mx_down_sr(l, b, Mx::Fp4, k, seeds[1]);
+            let hi = l.shl_imm(hi, 4);
+            let byte = l.or(lo, hi);
+            super::valu::write_dst_byte(l, inst, byte)
+        }
+        "sr_pk32_fp6_f32" | "sr_pk32_bf6_f32" | "sr_pk32_fp6_f16" | "sr_pk32_bf6_f16"
+        | "sr_pk32_fp6_bf16" | "sr_pk32_bf6_bf16" => {
+            // 32 f32 registers, or 16 registers of packed f16/bf16 (element 2p in the low
+            // half of register p), into six VGPRs.
+            no_mods(inst, 1)?;
+            let fmt = if rest.starts_with("sr_pk32_bf6") {
+                Mx::Bf6
+            } else {
+                Mx::Fp6
+            };
+            let vals = if rest.ends_with("_f32") {
+                f32_regs(l, inst, 0, 32)?
+            } else {
+                let bf16 = rest.ends_with("bf16");
+                let mut vals = Vec::new();
+                for w in l.get_vregs(inst.src[0], 16)? {
+                    let h = l.lshr_imm(w, 16);
+                    vals.push(from16(l, w, bf16));
+                    vals.push(from16(l, h, bf16));
+                }
+                vals
+            };
+            let rng = l.src(1, K::B32)?;
+            let k = scale_exp(l, 2)?;
+            let seeds = pass_seeds(l, rng, 32);
+            let codes: Vec<Val> = vals
+                .into_iter()
+                .zip(seeds)
+                .map(|(x, s)| mx_down_sr(l, x, fmt, k, s))
+                .collect();
+            let out = pack6(l, &codes);
+            let exec = l.exec();
+            l.set_vregs(inst.dst[0], &out, exec)
         }
         "pk_fp4_f32" | "pk_fp4_f16" | "pk_fp4_bf16" => {
             // Two FP4 codes into byte op_sel[3:2] of D (element 0 in the low nibble), the
@@ -259,6 +338,49 @@ fn mx_down(l: &mut Lifter, x: Val, fmt: Mx, k: Val) -> Val {
         vec![y],
         Ty::V32,
     )
+}
+
+/// The f32 `x` divided by `2^k`, stochastically rounded to `fmt` with the random `seed`
+/// (see [`RoundedOp::SrF32ToFp4`]), saturating; the code is in the low bits.
+fn mx_down_sr(l: &mut Lifter, x: Val, fmt: Mx, k: Val, seed: Val) -> Val {
+    let z = l.cst(k, 0);
+    let nk = l.bin(BinOp::Sub, z, k);
+    let y = l.bin(BinOp::FLdexp, x, nk);
+    let op = match fmt {
+        Mx::Fp4 => RoundedOp::SrF32ToFp4,
+        Mx::Fp6 => RoundedOp::SrF32ToFp6,
+        Mx::Bf6 => RoundedOp::SrF32ToBf6,
+    };
+    l.lane_fn(
+        LaneFn::Rounded(op, Round::NearestEven, false),
+        vec![y, seed],
+        Ty::V32,
+    )
+}
+
+/// The random values of the `n` passes of a multi-pass stochastic conversion: `rng`, then
+/// each the `v_prng_b32` step of the one before (CDNA4 ISA 7.3, see the module doc).
+fn pass_seeds(l: &mut Lifter, rng: Val, n: usize) -> Vec<Val> {
+    let mut seeds = vec![rng];
+    for _ in 1..n {
+        let prev = seeds[seeds.len() - 1];
+        seeds.push(super::cdna_ops::prng_step(l, prev));
+    }
+    seeds
+}
+
+/// The single 16-bit source 0 (the half `op_sel[0]` selects) in the low bits, with its
+/// neg/abs modifiers applied to the sign bit (bit 15; f16 and bf16 alike).
+fn src16_mods(l: &mut Lifter, inst: &Inst) -> R<Val> {
+    let mut v = l.src(0, K::B16)?;
+    if inst.mods.abs & 1 != 0 {
+        v = l.and_imm(v, 0x7fff);
+    }
+    if inst.mods.neg & 1 != 0 {
+        let c = l.cst(v, 0x8000);
+        v = l.xor(v, c);
+    }
+    Ok(v)
 }
 
 /// The f32 value (exact) of the `fmt` code in the low bits of `v`: exponent field e > 0 gives
