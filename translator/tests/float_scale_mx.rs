@@ -9,6 +9,7 @@
 
 mod lift_support;
 use half::{bf16, f16};
+use lift_support::mx::*;
 use lift_support::*;
 use wavejit_translator::env::ExitCode;
 use wavejit_translator::isa::{Gpu, Target};
@@ -28,86 +29,9 @@ const PROGRAM: [u32; 21] = [
     0xbf810000, // s_endpgm
 ];
 
-/// A small OCP float format: exponent bits, mantissa bits, bias.
-#[derive(Clone, Copy)]
-struct Mx {
-    eb: u32,
-    mb: u32,
-    bias: i32,
-}
-
-const FP4: Mx = Mx {
-    eb: 2,
-    mb: 1,
-    bias: 1,
-};
-const FP6: Mx = Mx {
-    eb: 2,
-    mb: 3,
-    bias: 1,
-};
-const BF6: Mx = Mx {
-    eb: 3,
-    mb: 2,
-    bias: 3,
-};
-
-impl Mx {
-    /// The value of `code` (OCP MX: subnormals at exponent field 0, no Inf or NaN).
-    fn decode(self, code: u32) -> f64 {
-        let m = code & ((1 << self.mb) - 1);
-        let e = code >> self.mb & ((1 << self.eb) - 1);
-        let mag = if e == 0 {
-            f64::from(m) * 2f64.powi(1 - self.bias - self.mb as i32)
-        } else {
-            (1.0 + f64::from(m) / f64::from(1u32 << self.mb)) * 2f64.powi(e as i32 - self.bias)
-        };
-        if code >> (self.eb + self.mb) & 1 != 0 {
-            -mag
-        } else {
-            mag
-        }
-    }
-
-    /// The code nearest to `x` by search over all positive codes (ties to the even code),
-    /// saturating; NaN gives the largest code with its sign.
-    fn encode(self, x: f64) -> u32 {
-        let sign = u32::from(x.is_sign_negative()) << (self.eb + self.mb);
-        let n = 1u32 << (self.eb + self.mb);
-        let max = n - 1;
-        let a = x.abs();
-        if x.is_nan() || a >= self.decode(max) {
-            return sign | max;
-        }
-        let mut best = 0;
-        for c in 1..n {
-            let (db, dc) = ((self.decode(best) - a).abs(), (self.decode(c) - a).abs());
-            if dc < db || (dc == db && c % 2 == 0 && best % 2 != 0) {
-                best = c;
-            }
-        }
-        sign | best
-    }
-}
-
 /// f32 → bf16 bits, nearest even.
 fn bf16_bits(x: f32) -> u32 {
     u32::from(bf16::from_f32(x).to_bits())
-}
-
-/// Field i of 6 bits of the 192-bit value in `regs` (regs[0] = bits 31:0).
-fn field6(regs: &[u32], i: usize) -> u32 {
-    // The 192-bit value as three u64 words.
-    let words: Vec<u64> = (0..3)
-        .map(|k| u64::from(regs[2 * k]) | u64::from(regs[2 * k + 1]) << 32)
-        .collect();
-    let bit = 6 * i;
-    let (w, s) = (bit / 64, bit % 64);
-    let mut f = words[w] >> s;
-    if s > 58 {
-        f |= words[w + 1] << (64 - s);
-    }
-    (f & 0x3f) as u32
 }
 
 /// Values that land on the formats' grids, their midpoints (ties), beyond max, NaN, ±Inf,
@@ -123,7 +47,7 @@ fn data(r: &mut Rng) -> f64 {
         4..=7 => {
             // A midpoint of the FP6 or FP4 grid.
             let fmt = if v & 32 != 0 { FP6 } else { FP4 };
-            let c = (v >> 8) as u32 % ((1 << (fmt.eb + fmt.mb)) / 2 - 1);
+            let c = (v >> 8) as u32 % ((1 << (fmt.ebits + fmt.mbits)) / 2 - 1);
             (fmt.decode(c) + fmt.decode(c + 1)) / 2.0
         }
         8..=9 => {

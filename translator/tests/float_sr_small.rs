@@ -16,53 +16,17 @@
 mod lift_support;
 use half::{bf16, f16};
 use lift_support::f8::*;
+use lift_support::mx::*;
 use lift_support::*;
 use wavejit_translator::env::ExitCode;
 use wavejit_translator::isa::{Gpu, Target};
 
-/// An OCP format without Inf or NaN: E2M1, E2M3, E3M2.
-#[derive(Clone, Copy, Debug)]
-struct Mx {
-    ebits: u32,
-    mbits: u32,
-    bias: i32,
+/// Stochastic rounding to a small format, worked on the host.
+trait Sr {
+    fn sr(self, x: f64, rng: u32) -> u32;
 }
 
-const FP4: Mx = Mx {
-    ebits: 2,
-    mbits: 1,
-    bias: 1,
-};
-const FP6: Mx = Mx {
-    ebits: 2,
-    mbits: 3,
-    bias: 1,
-};
-const BF6: Mx = Mx {
-    ebits: 3,
-    mbits: 2,
-    bias: 3,
-};
-
-impl Mx {
-    /// The sign bit (also the number of non-negative codes).
-    fn sign(self) -> u32 {
-        1 << (self.ebits + self.mbits)
-    }
-
-    /// The value of the non-negative code `c`: exponent field 0 is subnormal,
-    /// `m · 2^(1 - bias - mbits)`, else `(1 + m / 2^mbits) · 2^(e - bias)`.
-    fn value(self, c: u32) -> f64 {
-        let e = c >> self.mbits;
-        let m = f64::from(c & ((1 << self.mbits) - 1));
-        let frac = m / f64::from(1u32 << self.mbits);
-        if e == 0 {
-            frac * 2f64.powi(1 - self.bias)
-        } else {
-            (1.0 + frac) * 2f64.powi(e as i32 - self.bias)
-        }
-    }
-
+impl Sr for Mx {
     /// `x` (an f64 holding an f32 value, or ±Inf/NaN) rounded stochastically with `rng`:
     /// between the neighbouring codes lo ≤ |x| < lo + ulp the fraction `(|x| - lo) / ulp`,
     /// truncated to `23 - mbits` bits, plus `rng`'s top `23 - mbits` bits reaching 1 rounds up.
@@ -111,15 +75,6 @@ fn half16(h: u32, bf: bool) -> f64 {
 /// The quotient of `x` by `2^k` as the f32 the hardware forms (±Inf beyond f32's range).
 fn quot(x: f64, k: i32) -> f64 {
     f64::from((x * 2f64.powi(-k)) as f32)
-}
-
-/// Element `i` (6 bits) of the 192-bit value in `regs` (bits 31:0 in `regs[0]`): bits
-/// `6i+5:6i`, possibly straddling two registers.
-fn elem6(regs: &[u32], i: usize) -> u32 {
-    let bit = 6 * i;
-    let (w, s) = (bit / 32, bit % 32);
-    let pair = regs[w] as u64 | (regs.get(w + 1).copied().unwrap_or(0) as u64) << 32;
-    (pair >> s) as u32 & 0x3f
 }
 
 #[rustfmt::skip]
@@ -254,7 +209,7 @@ fn scaled_sr_random() {
             let regs: Vec<u32> = (dst..dst + 6).map(got).collect();
             for (i, &x) in xs.iter().enumerate() {
                 let want = fmt.sr(quot(x, k), seed(rng, i));
-                let g = elem6(&regs, i);
+                let g = field6(&regs, i);
                 assert_eq!(g, want, "v[{dst}:{}] lane {l} element {i} ({x})", dst + 5);
             }
         };

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod f8;
+pub mod mx;
 
 use wavejit_translator::env::{
     AtomicOp, CodeSource, ExecFault, ExitCode, MemError, Space, WaveEnv, PRIVATE_APERTURE_BASE,
