@@ -147,7 +147,7 @@ pub(super) fn rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Va
 
 /// Float add/sub/mul of kind `k` (f32 or f64): the IR op under round-to-nearest-even, the
 /// rounded lane function under a directed MODE.FP_ROUND.
-fn farith(l: &mut Lifter, op: BinOp, k: K, a: Val, b: Val) -> Val {
+pub(super) fn farith(l: &mut Lifter, op: BinOp, k: K, a: Val, b: Val) -> Val {
     if round_of(l, k) == Round::NearestEven || !matches!(op, FAdd | FSub | FMul) {
         return l.bin(op, a, b);
     }
