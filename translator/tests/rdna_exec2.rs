@@ -593,13 +593,6 @@ fn fdiv_sequence_is_correctly_rounded() {
                 for l in 0..wave as usize {
                     let a = f32::from_bits(before.vgpr[2][l]);
                     let b = f32::from_bits(before.vgpr[3][l]);
-                    // DAZ: the reciprocal of a denominator above 2^126 is a denormal, which
-                    // v_rcp_f32 under MODE flushes (the expansion turns denormals on only
-                    // after it) and v_div_scale_f32 read literally does not scale away: an
-                    // open ISA question (ARCHITECTURE "Open ISA questions (RDNA)"), skipped.
-                    if daz && flush(b).abs() > f32::from_bits(0x7e80_0000) {
-                        continue;
-                    }
                     let want = if daz {
                         flush(flush(a) / flush(b))
                     } else {
@@ -621,6 +614,119 @@ fn fdiv_sequence_is_correctly_rounded() {
                             want.to_bits()
                         ));
                     }
+                }
+            }
+        }
+    }
+    for b in bad.iter().take(40) {
+        eprintln!("{b}");
+    }
+    assert!(
+        bad.is_empty(),
+        "{} lanes differ from host division",
+        bad.len()
+    );
+}
+
+/// LLVM 22's f64 division `v[14:15] = v[2:3] / v[4:5]` (clang-22, OpenCL, gfx1100/gfx1200;
+/// `v_mul_f64` is VOP3 on gfx11 and VOP2 on gfx12).
+fn fdiv64_words(gpu: Gpu) -> Vec<u32> {
+    let mul: &[u32] = if gpu == Gpu::GFX1200 {
+        &[0x0c18110a] // v_mul_f64_e32 v[12:13], v[10:11], v[8:9]
+    } else {
+        &[0xd728000c, 0x0002110a] // v_mul_f64 v[12:13], v[10:11], v[8:9]
+    };
+    let mut w = vec![
+        0xd6fd7c06, 0x040a0904, // v_div_scale_f64 v[6:7], null, v[4:5], v[4:5], v[2:3]
+        0x7e105f06, // v_rcp_f64_e32 v[8:9], v[6:7]
+        0xd614000a, 0x23ca1106, // v_fma_f64 v[10:11], -v[6:7], v[8:9], 1.0
+        0xd6140008, 0x04221508, // v_fma_f64 v[8:9], v[8:9], v[10:11], v[8:9]
+        0xd614000a, 0x23ca1106, // v_fma_f64 v[10:11], -v[6:7], v[8:9], 1.0
+        0xd6140008, 0x04221508, // v_fma_f64 v[8:9], v[8:9], v[10:11], v[8:9]
+        0xd6fd6a0a, 0x040a0902, // v_div_scale_f64 v[10:11], vcc, v[2:3], v[4:5], v[2:3]
+    ];
+    w.extend_from_slice(mul);
+    w.extend([
+        0xd6140006, 0x242a1906, // v_fma_f64 v[6:7], -v[6:7], v[12:13], v[10:11]
+        0xd6380006, 0x04321106, // v_div_fmas_f64 v[6:7], v[6:7], v[8:9], v[12:13]
+        0xd628000e, 0x040a0906, // v_div_fixup_f64 v[14:15], v[6:7], v[4:5], v[2:3]
+        S_ENDPGM,
+    ]);
+    w
+}
+
+/// f64 division corner cases: denormal operands and results, the extremes, specials.
+const FDIV64_CASES: [(u64, u64); 16] = [
+    (0x7fef_ffff_ffff_ffff, 0x7fef_ffff_ffff_ffff), // MAX / MAX
+    (0x3ff0_0000_0000_0000, 0x7fef_ffff_ffff_ffff), // 1 / MAX: a denormal
+    (0x0000_0000_0000_0001, 0x7fef_ffff_ffff_ffff), // min denormal / MAX: 0
+    (0x0000_0000_0000_0001, 0x0000_0000_0000_0001), // 1
+    (0x0000_0000_0000_0003, 0x4000_0000_0000_0000), // ties to even
+    (0x7fef_ffff_ffff_ffff, 0x0000_0000_0000_0001), // INF
+    (0x3ff0_0000_0000_0000, 0x0008_0000_0000_0000), // 1 / 2^-1023 = 2^1023
+    (0x0010_0000_0000_0000, 0x4008_0000_0000_0000), // MIN_POSITIVE / 3
+    (0x3ff0_0000_0000_0000, 0x4008_0000_0000_0000), // 1 / 3
+    (0x000f_ffff_ffff_ffff, 0x3fe0_0000_0000_0000), // largest denormal / 0.5
+    (0x8000_0000_0000_0000, 0x3ff0_0000_0000_0000), // -0 / 1
+    (0x0000_0000_0000_0000, 0x0000_0000_0000_0000), // NaN
+    (0x7ff0_0000_0000_0000, 0x4000_0000_0000_0000), // INF / 2
+    (0x3ff0_0000_0000_0000, 0x8000_0000_0000_0000), // -INF
+    (0x0001_2345_6789_abcd, 0x0006_5432_1fed_cba9), // denormal / denormal
+    (0x7fef_ffff_ffff_fffe, 0x3fef_ffff_ffff_ffff), // just below MAX / just below 1
+];
+
+fn fdiv64_operand(r: &mut Rng) -> u64 {
+    let x = r.u32();
+    let e = match x % 4 {
+        0 => 0,
+        1 => (x >> 2) as u64 % 2048,
+        2 => 1 + (x >> 2) as u64 % 53,
+        _ => 1900 + (x >> 2) as u64 % 147,
+    };
+    let m = ((r.u32() as u64) << 32 | r.u32() as u64) & 0xf_ffff_ffff_ffff;
+    (x as u64 & 1) << 63 | e << 52 | m
+}
+
+#[test]
+fn fdiv64_sequence_is_correctly_rounded() {
+    let mut bad = Vec::new();
+    for (gpu, wave) in TARGETS {
+        let words = fdiv64_words(gpu);
+        let mut r = Rng(0xd64 + wave as u64);
+        for round in 0..8 {
+            let mut s = state(wave, 0x5eed_0006 + round, u64::MAX);
+            for l in 0..64 {
+                let (a, b) = match FDIV64_CASES.get(l + 64 * round as usize) {
+                    Some(&c) => c,
+                    None => (fdiv64_operand(&mut r), fdiv64_operand(&mut r)),
+                };
+                s.vgpr[2][l] = a as u32;
+                s.vgpr[3][l] = (a >> 32) as u32;
+                s.vgpr[4][l] = b as u32;
+                s.vgpr[5][l] = (b >> 32) as u32;
+            }
+            let before = clone_state(&s);
+            run(gpu, wave, &words, &mut s, 0);
+            let f = |st: &WaveState, reg: usize, l: usize| {
+                f64::from_bits(st.vgpr[reg][l] as u64 | (st.vgpr[reg + 1][l] as u64) << 32)
+            };
+            for l in 0..wave as usize {
+                let (a, b) = (f(&before, 2, l), f(&before, 4, l));
+                let (got, want) = (f(&s, 14, l), a / b);
+                let ok = if want.is_nan() {
+                    got.is_nan()
+                } else {
+                    got.to_bits() == want.to_bits()
+                };
+                if !ok {
+                    bad.push(format!(
+                        "{gpu} w{wave} lane {l}: {a:e} ({:#x}) / {b:e} ({:#x}) = {got:e} ({:#x}), \
+                         host {want:e} ({:#x})",
+                        a.to_bits(),
+                        b.to_bits(),
+                        got.to_bits(),
+                        want.to_bits()
+                    ));
                 }
             }
         }

@@ -330,6 +330,10 @@ pub enum LaneFn {
     DivScaleF32,
     /// The VCC output of `v_div_scale_f32` (0/1).
     DivScaleF32Flag,
+    /// `v_div_scale_f32(a, b, c)` on RDNA ([`crate::interp::sem::div_scale32_rdna`]).
+    DivScaleF32Rdna,
+    /// The VCC output of the RDNA `v_div_scale_f32` (0/1).
+    DivScaleF32RdnaFlag,
     /// `v_div_scale_f64` result value.
     DivScaleF64,
     /// The VCC output of `v_div_scale_f64` (0/1).
