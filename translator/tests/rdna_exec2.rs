@@ -262,24 +262,32 @@ fn getreg_status_reflects_scc_execz_vccz_and_the_work_group() {
 }
 
 #[test]
-fn getreg_scratch_base_and_state_priv() {
+fn getreg_scratch_base_state_priv_hw_id_trap_ctrl() {
     for (gpu, wave) in TARGETS {
         let mut words = vec![
             0xb88cf814, // s_getreg_b32 s12, hwreg(HW_REG_FLAT_SCR_LO | SCRATCH_BASE_LO)
             0xb88df815, // s_getreg_b32 s13, hwreg(HW_REG_FLAT_SCR_HI | SCRATCH_BASE_HI)
             0xbf068080, // s_cmp_eq_u32 0, 0
         ];
+        words.extend([
+            0xb88ef817, // s_getreg_b32 s14, hwreg(HW_REG_HW_ID1)
+            0xb88ff818, // s_getreg_b32 s15, hwreg(HW_REG_HW_ID2)
+        ]);
         if gpu == Gpu::GFX1200 {
             words.push(0xb891f804); // s_getreg_b32 s17, hwreg(HW_REG_WAVE_STATE_PRIV)
+            words.push(0xb890f813); // s_getreg_b32 s16, hwreg(HW_REG_TRAP_CTRL)
         }
         words.push(S_ENDPGM);
         let s = getreg_run(gpu, wave, &words, EXEC, 0);
         // The poisoned registers were odd (non-zero) before.
         assert_eq!(s.sgpr[12], 0, "{gpu} scratch base lo");
         assert_eq!(s.sgpr[13], 0, "{gpu} scratch base hi");
+        assert_eq!(s.sgpr[14], 0, "{gpu} HW_ID1");
+        assert_eq!(s.sgpr[15], 0, "{gpu} HW_ID2");
         if gpu == Gpu::GFX1200 {
             // RDNA4 Table 6: STATE_PRIV.SCC is bit 9.
             assert_eq!(s.sgpr[17], 1 << 9, "{gpu} STATE_PRIV");
+            assert_eq!(s.sgpr[16], 0, "{gpu} TRAP_CTRL");
         }
     }
 }
@@ -334,8 +342,8 @@ fn getreg_shader_cycles_counts_executed_instructions() {
 #[test]
 fn getreg_of_other_registers_is_unsupported() {
     let cases: [(Gpu, u32); 4] = [
-        (Gpu::GFX1100, 0xb892f817), // s_getreg_b32 s18, hwreg(HW_REG_HW_ID1)
-        (Gpu::GFX1200, 0xb892f817), // s_getreg_b32 s18, hwreg(HW_REG_WAVE_HW_ID1)
+        (Gpu::GFX1100, 0xb892f803), // s_getreg_b32 s18, hwreg(HW_REG_TRAPSTS)
+        (Gpu::GFX1200, 0xb892f812), // s_getreg_b32 s18, hwreg(HW_REG_EXCP_FLAG_USER)
         (Gpu::GFX1100, 0xb890f81e), // s_getreg_b32 s16, hwreg(30): no SHADER_CYCLES_HI on gfx11
         (Gpu::GFX1100, 0xb891f804), // s_getreg_b32 s17, hwreg(4): no STATE_PRIV on gfx11
     ];

@@ -524,9 +524,11 @@ fn get_barrier_state(l: &mut Lifter, inst: &Inst) -> R<()> {
 ///   ends after it so that the count is exact), deterministic in both engines and across
 ///   runs. gfx11 keeps its low 20 bits: LLVM 22 reads the gfx11 counter as
 ///   `hwreg(HW_REG_SHADER_CYCLES, 0, 20)` and gfx12's as HI, LO, HI.
+/// - HW_ID1/HW_ID2 (23/24): 0 ("debug only - not predictable values", RDNA4 3.4).
+/// - TRAP_CTRL (19, gfx12): 0, no exception traps enabled (wavejit takes none).
 ///
-/// Other registers (trap status and exception flags, HW_ID*, allocation, performance
-/// snapshots) are not supported.
+/// Other registers (trap status and exception flags, allocation, performance snapshots) are
+/// not supported.
 fn getreg(l: &mut Lifter, inst: &Inst) -> R<Flow> {
     use crate::wave::sreg;
     let imm = inst.imm as u32;
@@ -560,7 +562,7 @@ fn getreg(l: &mut Lifter, inst: &Inst) -> R<Flow> {
             let scc = l.get_scc();
             l.shl_imm(scc, 9)
         }
-        (20 | 21, _) => l.c32(0),
+        (20 | 21 | 23 | 24, _) | (19, true) => l.c32(0),
         (29, false) | (29 | 30, true) => {
             end = true;
             let n = l.push_op(crate::ir::Op::InstCount, Ty::S64);
