@@ -28,6 +28,21 @@ fn engines_agree_on_random_rdna_programs() {
             "{gpu} wave{wave}: only {} pool instructions",
             f.pool.len()
         );
+        // The hardware-register reads added to the oracle's instructions lift and are in the
+        // pool: STATUS and the cycle counter (its low half on gfx12).
+        for word in [
+            0xb88af802u32,
+            if gpu == Gpu::GFX1200 {
+                0xb88ff81d
+            } else {
+                0xb88e981d
+            },
+        ] {
+            assert!(
+                f.pool.iter().any(|p| p.bytes == word.to_le_bytes()),
+                "{gpu} wave{wave}: s_getreg_b32 {word:#x} not in the pool"
+            );
+        }
         let mut seed = base;
         let programs = std::env::var("WAVEJIT_RDNA_FUZZ_PROGRAMS")
             .ok()

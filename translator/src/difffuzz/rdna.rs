@@ -44,6 +44,26 @@ static GFX1100_W64_CASES: &str = include_str!("../../gen/gfx1100_w64_cases.txt")
 static GFX1200_CASES: &str = include_str!("../../gen/gfx1200_cases.txt");
 static GFX1200_W64_CASES: &str = include_str!("../../gen/gfx1200_w64_cases.txt");
 
+/// Hardware-register reads the oracle lacks (its `s_getreg_b32` cases pick random ids): STATUS,
+/// the scratch base and the cycle counter (`lift::rdna_ops::getreg`), encoded by llvm-mc-22.
+static GFX11_EXTRA: &str = "\
+b88af802 | s_getreg_b32 s10, hwreg(HW_REG_STATUS)
+b88b0a42 | s_getreg_b32 s11, hwreg(HW_REG_STATUS, 9, 2)
+b88cf814 | s_getreg_b32 s12, hwreg(HW_REG_FLAT_SCR_LO)
+b88df815 | s_getreg_b32 s13, hwreg(HW_REG_FLAT_SCR_HI)
+b88e981d | s_getreg_b32 s14, hwreg(HW_REG_SHADER_CYCLES, 0, 20)
+";
+/// The gfx12 counterpart of [`GFX11_EXTRA`].
+static GFX12_EXTRA: &str = "\
+b88af802 | s_getreg_b32 s10, hwreg(HW_REG_WAVE_STATUS)
+b88b0a42 | s_getreg_b32 s11, hwreg(HW_REG_WAVE_STATUS, 9, 2)
+b88cf814 | s_getreg_b32 s12, hwreg(HW_REG_WAVE_SCRATCH_BASE_LO)
+b88df815 | s_getreg_b32 s13, hwreg(HW_REG_WAVE_SCRATCH_BASE_HI)
+b88ff81d | s_getreg_b32 s15, hwreg(HW_REG_SHADER_CYCLES_LO)
+b890f81e | s_getreg_b32 s16, hwreg(HW_REG_SHADER_CYCLES_HI)
+b891f804 | s_getreg_b32 s17, hwreg(HW_REG_WAVE_STATE_PRIV)
+";
+
 /// `s_endpgm` (the same word on GFX11 and GFX12).
 const S_ENDPGM: u32 = 0xbfb0_0000;
 
@@ -575,19 +595,19 @@ impl RdnaFuzzer {
             wave_size: wave,
         };
         let gfx11 = gpu.family() == Some(crate::isa::Family::Gfx11);
-        let (w32, w64) = if gfx11 {
-            (GFX1100_CASES, GFX1100_W64_CASES)
+        let (w32, w64, extra) = if gfx11 {
+            (GFX1100_CASES, GFX1100_W64_CASES, GFX11_EXTRA)
         } else {
-            (GFX1200_CASES, GFX1200_W64_CASES)
+            (GFX1200_CASES, GFX1200_W64_CASES, GFX12_EXTRA)
         };
         // The wave64 files hold the instructions whose operands differ in wave64; the memory
         // instructions (the same in both) come from the wave32 file.
         let lines = if wave == 32 {
-            w32.lines().chain("".lines())
+            extra.lines().chain(w32.lines()).chain("".lines())
         } else {
-            w64.lines().chain(w32.lines())
+            extra.lines().chain(w64.lines()).chain(w32.lines())
         };
-        let w64_len = w64.lines().count();
+        let w64_len = extra.lines().count() + w64.lines().count();
         let mut pool = Vec::new();
         for (n, line) in lines.enumerate() {
             if line.starts_with('#') {

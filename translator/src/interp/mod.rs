@@ -499,6 +499,7 @@ fn exec_op(
             Value::None
         }
         Op::Clock => Value::S(env.clock()),
+        Op::InstCount => Value::S(state.counters.by_class.iter().sum()),
         Op::BarrierState => Value::S(env.barrier_state() as u64),
         Op::CountVector { mask } => {
             let m = cx.scalar(i, *mask)?;

@@ -695,6 +695,49 @@ pub fn div_scale32(s0: u32, s1: u32, s2: u32) -> (u32, bool) {
     (d, vcc)
 }
 
+/// `v_div_scale_f32` value and VCC flag on RDNA (gfx11, gfx12). The public pseudocode's
+/// `1.0 / 64'F(S1)` denormal test is never true (`div_scale32`), so a denominator at or above
+/// 2^126 is not scaled and `v_rcp_f32` of it is a denormal, which compiled division with f32
+/// denormals off (LLVM turns them on only after the `v_rcp_f32`) flushes to 0; an f32-range
+/// test instead scales 1 / FLT_MAX's denominator into INF. These are the rules AMD's rocjitsu
+/// reports checked on gfx1100 and gfx1201 hardware (ROCm/rocm-systems PR 11613,
+/// `shared/division.h`: "The public pseudocode's DENORM predicates and fixed FMAS factors do
+/// not reproduce these instructions or LLVM division macros"), on the exponent fields `de`
+/// of the denominator S1 and `ne` of the numerator S2 (0 for denormals):
+/// - `ne - de >= 96`: VCC = 1, the denominator scaled by 2^64 (as the pseudocode);
+/// - else `de == 0`: scaled by 2^64 (as the pseudocode);
+/// - else `de >= 253` (|S1| >= 2^126): scaled by 2^-64, except that when `ne - de <= -96`
+///   VCC = 1 and the numerator stays;
+/// - else `ne - de <= -96`: VCC = 1, the numerator scaled by 2^64;
+/// - else `ne <= 24`: scaled by 2^64.
+///
+/// A zero S1 or S2 gives NaN (VCC as above); `v_div_fmas_f32` undoes VCC's scale by the
+/// exponent of its S2 (`lanefn`), as rocjitsu's does.
+pub fn div_scale32_rdna(s0: u32, s1: u32, s2: u32) -> (u32, bool) {
+    let (d, n) = (s1 & 0x7FFF_FFFF, s2 & 0x7FFF_FFFF);
+    let (de, ne) = (exp32(d), exp32(n));
+    let delta = ne - de;
+    let is_den = s0 == s1;
+    let (adj, vcc) = if delta >= 96 {
+        (if is_den { 64 } else { 0 }, true)
+    } else if de == 0 {
+        (64, false)
+    } else if de >= 253 {
+        let vcc = delta <= -96;
+        (if vcc && !is_den { 0 } else { -64 }, vcc)
+    } else if delta <= -96 {
+        (if is_den { 0 } else { 64 }, true)
+    } else if ne <= 24 {
+        (64, false)
+    } else {
+        (0, false)
+    };
+    if d == 0 || n == 0 {
+        return (F32_DEFAULT_NAN, vcc);
+    }
+    (ldexp32(s0, adj), vcc)
+}
+
 /// `v_div_scale_f64` value and VCC flag (RDNA4 ISA pseudocode, V_DIV_SCALE_F64).
 pub fn div_scale64(s0: u64, s1: u64, s2: u64) -> (u64, bool) {
     let (f1, f2) = (f64::from_bits(s1), f64::from_bits(s2));
@@ -835,6 +878,8 @@ pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
         }
         LaneFn::DivScaleF32 => div_scale32(a32, b32, c32).0 as u64,
         LaneFn::DivScaleF32Flag => div_scale32(a32, b32, c32).1 as u64,
+        LaneFn::DivScaleF32Rdna => div_scale32_rdna(a32, b32, c32).0 as u64,
+        LaneFn::DivScaleF32RdnaFlag => div_scale32_rdna(a32, b32, c32).1 as u64,
         LaneFn::DivScaleF64 => div_scale64(a, b, c).0,
         LaneFn::DivScaleF64Flag => div_scale64(a, b, c).1 as u64,
         LaneFn::RcpIflagF32 => un32(UnOp::FRcp, a32) as u64,

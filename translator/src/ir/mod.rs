@@ -330,6 +330,10 @@ pub enum LaneFn {
     DivScaleF32,
     /// The VCC output of `v_div_scale_f32` (0/1).
     DivScaleF32Flag,
+    /// `v_div_scale_f32(a, b, c)` on RDNA ([`crate::interp::sem::div_scale32_rdna`]).
+    DivScaleF32Rdna,
+    /// The VCC output of the RDNA `v_div_scale_f32` (0/1).
+    DivScaleF32RdnaFlag,
     /// `v_div_scale_f64` result value.
     DivScaleF64,
     /// The VCC output of `v_div_scale_f64` (0/1).
@@ -637,6 +641,11 @@ pub enum Op {
     SStore { pc: u64, addr: Val, data: Val },
     /// The environment clock (`S64`).
     Clock,
+    /// The wave's executed instructions so far (`S64`): the sum of
+    /// [`crate::wave::WaveCounters::by_class`]. A block adds its own instructions when it
+    /// starts and a region's [`Op::CountRegion`] when it runs, so a block that ends right
+    /// after this op (the lifter ends it) reads every instruction up to and including its own.
+    InstCount,
     /// The work-group barrier's state word (`S32`, [`crate::env::WaveEnv::barrier_state`]).
     BarrierState,
     /// Adds `active` (`S64` lane mask popcount) and one instruction to the vector counters.

@@ -43,7 +43,7 @@ pub fn verify(block: &Block) -> Result<(), VerifyError> {
 pub(crate) fn for_each_operand(op: &Op, mut f: impl FnMut(Val)) {
     match op {
         Op::Const { .. } | Op::LaneConst(_) | Op::LaneId | Op::GetSgpr(_) | Op::GetVgpr(_) => {}
-        Op::GetScc | Op::GetMode | Op::Clock | Op::BarrierState => {}
+        Op::GetScc | Op::GetMode | Op::Clock | Op::InstCount | Op::BarrierState => {}
         Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => f(*v),
         Op::SetVgpr { val, mask, .. } => {
             f(*val);

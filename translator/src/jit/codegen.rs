@@ -1496,6 +1496,17 @@ impl<'a, 'b> Gen<'a, 'b> {
                     .ok_or("helper result")?;
                 JV::S(r)
             }
+            Op::InstCount => {
+                self.whole_wave("this op")?;
+                let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
+                let mut sum = self.iconst(types::I64, 0);
+                for c in 0..crate::wave::InstClass::COUNT {
+                    let a = self.state_addr(cls + 8 * c);
+                    let n = self.b.ins().load(types::I64, trusted(), a, 0);
+                    sum = self.b.ins().iadd(sum, n);
+                }
+                JV::S(sum)
+            }
             Op::BarrierState => {
                 self.whole_wave("this op")?;
                 let r = self
@@ -2908,6 +2919,7 @@ fn classify(blk: &Block, i: usize) -> OpClass {
         Op::SLoad { .. }
             | Op::SStore { .. }
             | Op::Clock
+            | Op::InstCount
             | Op::BarrierState
             | Op::Load { .. }
             | Op::Store { .. }
@@ -2934,6 +2946,7 @@ fn operands(op: &Op) -> Vec<Val> {
         | Op::GetScc
         | Op::GetMode
         | Op::Clock
+        | Op::InstCount
         | Op::BarrierState => vec![],
         Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => vec![*v],
         Op::SetVgpr { val, mask, .. } => vec![*val, *mask],

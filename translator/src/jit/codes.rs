@@ -116,7 +116,7 @@ pub const CONVOPS: [ConvOp; 20] = [
 ];
 
 /// All lane functions, indexed by code.
-pub const LANEFNS: [LaneFn; 19] = [
+pub const LANEFNS: [LaneFn; 21] = [
     LaneFn::Exp2F32,
     LaneFn::Log2F32,
     LaneFn::SinF32,
@@ -136,6 +136,8 @@ pub const LANEFNS: [LaneFn; 19] = [
     LaneFn::BufFmtLoad,
     LaneFn::BufFmtStore,
     LaneFn::TrigPreopF64,
+    LaneFn::DivScaleF32Rdna,
+    LaneFn::DivScaleF32RdnaFlag,
 ];
 
 /// Code of the first [`LaneFn::Rounded`]: `ROUNDED_BASE + (op * 4 + round) * 2 + ovfl`,

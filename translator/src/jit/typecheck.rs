@@ -151,6 +151,7 @@ pub fn typecheck(block: &Block) -> Result<(), String> {
                 "scalar store types",
             )?,
             Op::Clock => want(res(Ty::S64), "clock type")?,
+            Op::InstCount => want(res(Ty::S64), "instruction count type")?,
             Op::BarrierState => want(res(Ty::S32), "barrier state type")?,
             Op::CountVector { mask } => want(ty(i, *mask)? == Ty::S64, "count mask type")?,
             Op::CountRegion { exec, .. } => want(ty(i, *exec)? == Ty::S64, "region mask type")?,

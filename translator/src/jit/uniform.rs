@@ -34,6 +34,7 @@ fn map_operands(op: &Op, f: impl Fn(Val) -> Val) -> Op {
         | Op::GetScc
         | Op::GetMode
         | Op::Clock
+        | Op::InstCount
         | Op::BarrierState
         | Op::Matrix(_) => {}
         Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => *v = f(*v),

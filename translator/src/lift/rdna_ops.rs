@@ -184,6 +184,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         "mul_dx9_zero_f32" | "fma_dx9_zero_f32" | "fmac_dx9_zero_f32" => {
             Some(dx9_zero(l, inst, base))
         }
+        "mullit_f32" => Some(mullit(l)),
         _ if base.starts_with("s_") => pseudo_scalar(l, inst, base),
         _ => fminmax(l, inst, base),
     }?;
@@ -504,6 +505,97 @@ fn get_barrier_state(l: &mut Lifter, inst: &Inst) -> R<()> {
     l.set_s32(inst.dst[0], r)
 }
 
+/// `s_getreg_b32` of an RDNA hardware register other than MODE (RDNA4 ISA 3.4; SIMM16 =
+/// `{size-1[15:11], offset[10:6], id[5:0]}`, 16.2 S_GETREG_B32), built from the state wavejit
+/// models; fields it does not model read 0:
+/// - STATUS (2). gfx12 (RDNA4 Table 5): EXECZ 9, VCCZ 10 (wave32: the low 32 bits of
+///   EXEC/VCC, 3.4.7), IN_WG 11 (a work-group of more than one wave: the barrier state's
+///   valid bit, [`crate::env::workgroup_barrier_state`]), VALID 16 = 1, WAVE64 29. gfx11: the
+///   GCN layout (the RDNA3 guide is not at hand; CDNA4 ISA 3.4 and ROCdbgapi's gfx9–gfx11
+///   masks agree on SCC 0, EXECZ 9, VCCZ 10, and CDNA4 has IN_TG 11 and VALID 16): SCC 0,
+///   EXECZ 9, VCCZ 10, IN_TG 11, VALID 16. PRIV and TRAP_EN are 0: no trap handler runs
+///   off-GPU (as `s_sendmsg_rtn` GET_TBA says), and no priority, halt, debug or export state.
+/// - STATE_PRIV (4, gfx12): SCC 9 (RDNA4 Table 6); the rest 0 (SCRATCH_EN included).
+/// - FLAT_SCR_LO/HI (20/21, gfx11) and SCRATCH_BASE_LO/HI (20/21, gfx12): 0, the private
+///   segment base as the runtime models it (each lane's scratch is its own segment at
+///   offset 0; the wave's initial SGPRs say the same, `runtime::dispatch::wave_init`).
+/// - SHADER_CYCLES (29, gfx11) and SHADER_CYCLES_LO/HI (29/30, gfx12): not a clock but the
+///   wave's executed instructions up to and including this one (`Op::InstCount`; the block
+///   ends after it so that the count is exact), deterministic in both engines and across
+///   runs. gfx11 keeps its low 20 bits: LLVM 22 reads the gfx11 counter as
+///   `hwreg(HW_REG_SHADER_CYCLES, 0, 20)` and gfx12's as HI, LO, HI.
+/// - HW_ID1/HW_ID2 (23/24): 0 ("debug only - not predictable values", RDNA4 3.4).
+/// - TRAP_CTRL (19, gfx12): 0, no exception traps enabled (wavejit takes none).
+///
+/// Other registers (trap status and exception flags, allocation, performance snapshots) are
+/// not supported.
+fn getreg(l: &mut Lifter, inst: &Inst) -> R<Flow> {
+    use crate::wave::sreg;
+    let imm = inst.imm as u32;
+    let (id, off, size) = (imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1);
+    let gfx12 = l.gpu.family() == Some(crate::isa::Family::Gfx12);
+    let mut end = false;
+    let v = match (id, gfx12) {
+        (2, _) => {
+            let e = l.exec();
+            let execz = l.eq0(e);
+            let vcc = l.mask_opnd(crate::isa::Opnd::scalar(sreg::VCC_LO, 2))?;
+            let vccz = l.eq0(vcc);
+            let bs = l.push_op(crate::ir::Op::BarrierState, Ty::S32);
+            let in_wg = l.and_imm(bs, 1);
+            let mut fixed = 1 << 16;
+            if gfx12 && l.wave == 64 {
+                fixed |= 1 << 29;
+            }
+            let mut r = l.c32(fixed);
+            for (bit, x) in [(9, execz), (10, vccz), (11, in_wg)] {
+                let t = l.shl_imm(x, bit);
+                r = l.or(r, t);
+            }
+            if !gfx12 {
+                let scc = l.get_scc();
+                r = l.or(r, scc);
+            }
+            r
+        }
+        (4, true) => {
+            let scc = l.get_scc();
+            l.shl_imm(scc, 9)
+        }
+        (20 | 21 | 23 | 24, _) | (19, true) => l.c32(0),
+        (29, false) | (29 | 30, true) => {
+            end = true;
+            let n = l.push_op(crate::ir::Op::InstCount, Ty::S64);
+            if id == 30 {
+                l.hi(n)
+            } else if gfx12 {
+                l.lo(n)
+            } else {
+                let lo = l.lo(n);
+                l.and_imm(lo, 0xf_ffff)
+            }
+        }
+        _ => return Err(format!("hardware register {id} is not supported")),
+    };
+    let r = l.lshr_imm(v, off as u64);
+    let r = if size >= 32 {
+        r
+    } else {
+        l.and_imm(r, (1u64 << size) - 1)
+    };
+    let d = if inst.dst[0].is_some() {
+        inst.dst[0]
+    } else {
+        inst.src[0]
+    };
+    l.set_s32(d, r)?;
+    Ok(if end {
+        Flow::End(Exit::Jump(l.next_pc))
+    } else {
+        Flow::Next
+    })
+}
+
 /// Scalar instructions of RDNA without a GFX9 counterpart, or `None`.
 fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
     let flow = match name {
@@ -522,6 +614,8 @@ fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
             Ok(Flow::Next)
         }
         "s_get_barrier_state" => get_barrier_state(l, inst).map(|()| Flow::Next),
+        // MODE (id 1) is GFX9's `s_getreg_b32` (`salu`).
+        "s_getreg_b32" if inst.imm as u32 & 0x3f != 1 => getreg(l, inst),
         "s_and_not0_wrexec_b32"
         | "s_and_not0_wrexec_b64"
         | "s_and_not1_wrexec_b32"
@@ -1165,6 +1259,28 @@ fn dx9_zero(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     l.vdst32(r)
 }
 
+/// `v_mullit_f32` (RDNA4 ISA 16.12 V_MULLIT_F32), the pseudocode read literally:
+/// `D = -MAX_FLOAT` when S1 is -MAX_FLOAT, -INF or NaN, or S2 <= 0 or NaN; else `S0 * S1`
+/// (an ordinary multiply: MODE rounding and denormals, so 0 times +INF is NaN). The prose's
+/// "0.0 * x = 0.0 and alternate INF, NAN, overflow rules" is not in the pseudocode and not
+/// applied (ARCHITECTURE "Open ISA questions (RDNA)"). `S1 > -MAX && S2 > 0`, both ordered,
+/// is the negation of the pseudocode's condition.
+fn mullit(l: &mut Lifter) -> R<()> {
+    l.count_vector();
+    let a = l.src(0, K::F32)?;
+    let b = l.src(1, K::F32)?;
+    let c = l.src(2, K::F32)?;
+    let p = super::valu::farith(l, BinOp::FMul, K::F32, a, b);
+    let neg_max = l.cst(a, 0xff7f_ffff);
+    let zero = l.cst(a, 0);
+    let b_ok = l.cmp(CmpOp::FGt, b, neg_max);
+    let c_ok = l.cmp(CmpOp::FGt, c, zero);
+    let ok = l.and(b_ok, c_ok);
+    let r = l.select(ok, p, neg_max);
+    let r = l.fout(r, K::F32)?;
+    l.vdst32(r)
+}
+
 /// The gfx12 pseudo-scalar transcendentals `v_s_{exp,log,rcp,rsq,sqrt}_{f32,f16}`: a VALU
 /// op on a uniform value writing an SGPR, EXEC ignored (RDNA4 ISA 7.10); f16 results zero
 /// the high half.
@@ -1462,12 +1578,17 @@ fn cvt_to_ocp8(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 
 // ---- dot products ------------------------------------------------------------------------------
 
-/// `v_dot4_i32_iu8` / `v_dot8_i32_iu4`: `D = S2 + sum A[i] * B[i]` (wrapping), the elements
-/// of A signed when `neg[0]`, of B when `neg[1]` (RDNA4 ISA, V_DOT4_I32_IU8).
+/// `v_dot4_i32_iu8`/`v_dot8_i32_iu4` (RDNA4 ISA 16.10): NEG[0]/NEG[1] make the elements
+/// of S0/S1 signed, D = S2 + sum of the products. With clamp the exact sum is saturated to
+/// the i32 range, although RDNA4 7.2.3.1 lists V_DOT4_I32_IU8 (and V_DOT4_U32_U8) among the
+/// instructions that ignore clamp: the toolchains rely on saturation on GFX11/GFX12. LLVM 22
+/// lowers `llvm.amdgcn.sdot4/sdot8(..., clamp=true)` to the clamped instruction, and LLVM
+/// PR 187945 selects it for `saddsat(dot, c)`; Mesa (RADV and radeonsi) declares
+/// `has_sdot_4x8_sat` on every GPU with dot instructions and ACO emits `v_dot4_i32_iu8 ...
+/// clamp` for SPIR-V's saturating `OpSDotAccSat`/`OpSUDotAccSat` on GFX11+ (else NIR would
+/// lower them to `iadd_sat(dot(a, b, 0), c)`, the exact sum saturated once, as here).
+/// (ARCHITECTURE "Open ISA questions (RDNA)".)
 fn dot_iu(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    if inst.mods.clamp {
-        return Err("clamp (saturation) on a dot product is not supported".into());
-    }
     if inst.mods.op_sel & 7 != 0 || inst.mods.op_sel_hi & 7 != 7 || inst.mods.neg_hi != 0 {
         return Err("op_sel or neg_hi on an integer dot product is not supported".into());
     }
@@ -1477,9 +1598,19 @@ fn dot_iu(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     } else {
         (4, 8)
     };
+    let clamp = inst.mods.clamp;
     let a = l.src(0, K::B32)?;
     let b = l.src(1, K::B32)?;
-    let mut acc = l.src(2, K::B32)?;
+    let c = l.src(2, K::B32)?;
+    // With clamp the sum is formed in 64 bits (exact), else in 32 (wrapping).
+    let wide = |l: &mut Lifter, v: Val| {
+        if clamp {
+            l.conv(ConvOp::SExt, v)
+        } else {
+            v
+        }
+    };
+    let mut acc = wide(l, c);
     let (sa, sb) = (inst.mods.neg & 1 != 0, inst.mods.neg & 2 != 0);
     let elem = |l: &mut Lifter, v: Val, i: u64, signed: bool| {
         // Element i into the top bits, then shifted down (arithmetic when signed).
@@ -1493,8 +1624,17 @@ fn dot_iu(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     for i in 0..n {
         let x = elem(l, a, i, sa);
         let y = elem(l, b, i, sb);
+        // |x * y| <= 255 * 255: exact as an i32.
         let p = l.bin(BinOp::Mul, x, y);
+        let p = wide(l, p);
         acc = l.add(acc, p);
+    }
+    if clamp {
+        let lo = l.cst(acc, i32::MIN as i64 as u64);
+        let hi = l.cst(acc, i32::MAX as u64);
+        let t = l.bin(BinOp::SMax, acc, lo);
+        let t = l.bin(BinOp::SMin, t, hi);
+        acc = l.conv(ConvOp::Lo, t);
     }
     l.vdst32(acc)
 }

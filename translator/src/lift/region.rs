@@ -104,6 +104,7 @@ fn masked_effect(ops: &[Op], op: &Op, exec: Val) -> Option<bool> {
         | Op::SLoad { .. }
         | Op::SStore { .. }
         | Op::Clock
+        | Op::InstCount
         | Op::BarrierState
         | Op::CountRegion { .. }
         | Op::Matrix(_) => None,

@@ -147,7 +147,7 @@ pub(super) fn rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Va
 
 /// Float add/sub/mul of kind `k` (f32 or f64): the IR op under round-to-nearest-even, the
 /// rounded lane function under a directed MODE.FP_ROUND.
-fn farith(l: &mut Lifter, op: BinOp, k: K, a: Val, b: Val) -> Val {
+pub(super) fn farith(l: &mut Lifter, op: BinOp, k: K, a: Val, b: Val) -> Val {
     if round_of(l, k) == Round::NearestEven || !matches!(op, FAdd | FSub | FMul) {
         return l.bin(op, a, b);
     }
@@ -431,10 +431,12 @@ fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
 /// in our copy; LLVM's f32 sqrt/log/exp lowerings scale denormal inputs on every AMDGPU
 /// target, which assumes the same. Not applied to GFX9 (no CDNA text at hand), nor to
 /// `v_sin/cos_f32`, whose RDNA4 notes say "Denormals are supported" although 7.2.4 lists COS,
-/// nor to `v_rcp_f32` although its notes say "Denormals are flushed": compiled f32 division
-/// takes `v_rcp_f32` of `v_div_scale_f32`'s denominator, and with that pseudocode read
-/// literally (`interp/sem.rs`, `div_scale32`) FLT_MAX / FLT_MAX would become 0 (the corpus
-/// `float_specials` case); which reading the hardware follows is open.
+/// nor to `v_rcp_f32` although its notes say "Denormals are flushed" (LLVM PR 203566 says it
+/// flushes per the denormal mode): on GFX9, compiled f32 division takes `v_rcp_f32` of
+/// `v_div_scale_f32`'s denominator, and with that pseudocode read literally (`interp/sem.rs`,
+/// `div_scale32`) FLT_MAX / FLT_MAX would become 0 (the corpus `float_specials` case). RDNA's
+/// `div_scale32_rdna` keeps such reciprocals normal; which reading the hardware follows for
+/// `v_rcp_f32` itself is open.
 fn flushes_denormals(l: &Lifter, base: &str) -> bool {
     l.gpu.family() != Some(crate::isa::Family::Gfx9)
         && matches!(
@@ -851,7 +853,10 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             } else {
                 K::F64
             };
-            let (fv, ff) = if k == K::F32 {
+            let rdna = l.gpu.family() != Some(crate::isa::Family::Gfx9);
+            let (fv, ff) = if k == K::F32 && rdna {
+                (LaneFn::DivScaleF32Rdna, LaneFn::DivScaleF32RdnaFlag)
+            } else if k == K::F32 {
                 (LaneFn::DivScaleF32, LaneFn::DivScaleF32Flag)
             } else {
                 (LaneFn::DivScaleF64, LaneFn::DivScaleF64Flag)
