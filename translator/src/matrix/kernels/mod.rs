@@ -22,7 +22,7 @@
 //! and D wrapped or saturated in i64, as the generic executor does.
 
 use super::formats::xf32_from_bits;
-use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSrc};
+use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSet, RowSrc};
 use std::cell::RefCell;
 
 /// Lanes per register.
@@ -228,8 +228,8 @@ impl Halves {
 #[derive(Clone, Debug, PartialEq)]
 struct Rows {
     /// C's rows (`None`: constant C); equal to `d` or in registers `d` does not touch.
-    c: Option<Vec<u32>>,
-    d: Vec<u32>,
+    c: Option<RowSet>,
+    d: RowSet,
 }
 
 /// The offset of each row when every `n` consecutive slots are one register's consecutive
@@ -270,10 +270,13 @@ impl Rows {
                 if c != d && c.iter().any(|o| d_regs.contains(&(o / LANES as u32))) {
                     return None;
                 }
-                Some(c)
+                Some(RowSet::new(c))
             }
         };
-        Some(Rows { c, d })
+        Some(Rows {
+            c,
+            d: RowSet::new(d),
+        })
     }
 }
 
@@ -397,8 +400,8 @@ impl FastF32 {
             && c.as_ref().is_none_or(|c| in_range(c, nregs, sc))
             && in_range(&d, nregs, sc);
         let rows = Rows::new(slots, n).filter(|r| {
-            let fits = |v: &[u32]| v.iter().all(|&o| o as usize + n <= nregs * LANES);
-            fits(&r.d) && r.c.as_deref().is_none_or(fits)
+            let fits = |v: &RowSet| v.offsets().iter().all(|&o| o as usize + n <= nregs * LANES);
+            fits(&r.d) && r.c.as_ref().is_none_or(fits)
         });
         let halves = |t: &Decode, runs: &[Run]| (t.f16 || t.bf16).then(|| Halves::new(runs));
         ok.then_some(FastF32 {
@@ -551,7 +554,7 @@ impl FastF32 {
             let mut done = true;
             for blk in 0..self.blocks {
                 let c = match &rows.c {
-                    Some(c) => RowSrc::Rows(&c[blk * m..]),
+                    Some(c) => RowSrc::Rows(c.from(blk * m)),
                     None => RowSrc::Imm(f32::from_bits(self.c_imm)),
                 };
                 done &= gemm_f32_rows(
@@ -562,7 +565,7 @@ impl FastF32 {
                     &a[blk * m * k..],
                     &b[blk * k * n..],
                     c,
-                    &rows.d[blk * m..],
+                    rows.d.from(blk * m),
                     flat,
                 );
             }
@@ -571,8 +574,8 @@ impl FastF32 {
         })
     }
 
-    /// Gathers A and B into `a` and `b` (sized here; with the SIMD moves when `simd`).
-    fn gather_ab(&self, simd: bool, regs: &[[u32; 64]], a: &mut Vec<f32>, b: &mut Vec<f32>) {
+    /// Gathers A and B into `a` and `b` (sized here; with the moves `mv`).
+    fn gather_ab(&self, mv: Moves, regs: &[[u32; 64]], a: &mut Vec<f32>, b: &mut Vec<f32>) {
         a.resize(self.blocks * self.m * self.k, 0.0);
         b.resize(self.blocks * self.k * self.n, 0.0);
         if let Some(sp) = &self.sparse {
@@ -588,8 +591,8 @@ impl FastF32 {
                 }
             }
         }
-        gather(simd, &self.a, self.a_halves.as_ref(), regs, self.ta, a);
-        gather(simd, &self.b, self.b_halves.as_ref(), regs, self.tb, b);
+        gather(mv, &self.a, self.a_halves.as_ref(), regs, self.ta, a);
+        gather(mv, &self.b, self.b_halves.as_ref(), regs, self.tb, b);
     }
 
     /// Executes an i32-accumulating plan ([`FastF32::with_i32_acc`]) on `regs`: D wraps, or
@@ -630,19 +633,18 @@ impl FastF32 {
         true
     }
 
-    /// Gathers A and B into `a` and `b` (with the SIMD moves when `simd`, see
-    /// [`simd_moves`]) and adds every block's A·B to `acc` (sized).
+    /// Gathers A and B into `a` and `b` (with the moves `mv`, see [`simd_moves`]) and adds every block's A·B to `acc` (sized).
     fn multiply(
         &self,
         isa: Isa,
-        simd: bool,
+        mv: Moves,
         regs: &[[u32; 64]],
         a: &mut Vec<f32>,
         b: &mut Vec<f32>,
         acc: &mut [f32],
     ) {
         let (m, n, k) = (self.m, self.n, self.k);
-        self.gather_ab(simd, regs, a, b);
+        self.gather_ab(mv, regs, a, b);
         for blk in 0..self.blocks {
             let done = gemm_f32_kmajor(
                 isa,
@@ -690,57 +692,144 @@ thread_local! {
     };
 }
 
-/// Whether the AVX2 + F16C variants of the operand moves ([`gather`], [`scatter`]) run for
-/// GEMM variant `isa`: an x86 vector variant on a host with AVX2 and F16C. Decided once per
-/// instruction, so the moves compile as one target-feature function each, with the F16C
-/// conversion inlined into the run loop.
-fn simd_moves(isa: Isa) -> bool {
+/// Which variant of the operand moves ([`gather`], [`scatter`]) runs, decided once per
+/// instruction so the moves compile as one target-feature function each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moves {
+    /// Plain Rust.
+    Scalar,
+    /// AVX2 + F16C: the F16C conversion inlined into the run loops.
+    Avx2,
+    /// [`Moves::Avx2`], and the paired 16-bit halves 16 lanes at a time with AVX-512F.
+    Avx512,
+}
+
+impl Moves {
+    /// Whether the AVX2 + F16C moves run (an x86 vector variant on a host with both).
+    fn simd(self) -> bool {
+        self != Moves::Scalar
+    }
+}
+
+/// The moves for GEMM variant `isa`: [`Moves::Avx2`] for an x86 vector variant on a host
+/// with AVX2 and F16C, [`Moves::Avx512`] when the variant is AVX-512 and the host has
+/// AVX-512F too.
+fn simd_moves(isa: Isa) -> Moves {
     #[cfg(target_arch = "x86_64")]
     {
-        matches!(isa, Isa::Avx512 | Isa::Avx2)
+        let simd = matches!(isa, Isa::Avx512 | Isa::Avx2)
             && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("f16c")
+            && std::arch::is_x86_feature_detected!("f16c");
+        if simd && isa == Isa::Avx512 && std::arch::is_x86_feature_detected!("avx512f") {
+            Moves::Avx512
+        } else if simd {
+            Moves::Avx2
+        } else {
+            Moves::Scalar
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = isa;
-        false
+        Moves::Scalar
     }
 }
 
 /// Decodes the elements of `runs` into `out` (ranges checked when the runs were built);
-/// `simd` from [`simd_moves`].
+/// `mv` from [`simd_moves`].
 fn gather(
-    simd: bool,
+    mv: Moves,
     runs: &[Run],
     halves: Option<&Halves>,
     regs: &[[u32; 64]],
     t: Decode,
     out: &mut [f32],
 ) {
-    // Paired halves: bf16 everywhere, f16 with the F16C moves.
+    // Paired halves: bf16 everywhere, f16 with the F16C moves; 16 lanes at a time with
+    // AVX-512F.
     let runs = match halves {
+        #[cfg(target_arch = "x86_64")]
+        Some(h) if mv == Moves::Avx512 && (t.f16 || t.bf16) => {
+            // SAFETY: `simd_moves` found AVX-512F and F16C on this CPU, the only
+            // requirements.
+            unsafe {
+                if t.f16 {
+                    half_pairs_avx512::<false>(&h.pairs, regs, out)
+                } else {
+                    half_pairs_avx512::<true>(&h.pairs, regs, out)
+                }
+            };
+            &h.rest[..]
+        }
         Some(h) if t.bf16 => {
             bf16_pairs(&h.pairs, regs, out);
             &h.rest[..]
         }
         #[cfg(target_arch = "x86_64")]
-        Some(h) if simd && t.f16 => {
+        Some(h) if mv.simd() && t.f16 => {
             // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
             unsafe { f16_pairs_f16c(&h.pairs, regs, out) };
             &h.rest[..]
         }
         _ => runs,
     };
+    if runs.is_empty() {
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
-    if simd {
+    if mv.simd() {
         // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
         unsafe { gather_avx2(runs, regs, t, out) };
         return;
     }
-    let _ = simd;
     // SAFETY: without F16C the body uses no target-specific instruction.
     unsafe { gather_body::<false>(runs, regs, t, out) }
+}
+
+/// Decodes the 16-bit halves of each pair into `out` (positions checked when the runs were
+/// built), up to 16 lanes at a time: one load, then for binary16 a truncating pack of each
+/// half to 16 bits (`vpmovdw`) and a conversion (`vcvtph2ps`; exact, see [`gather_body`]),
+/// for bfloat16 a shift or a mask (exact: the upper half of the f32 bits).
+///
+/// # Safety
+/// The CPU supports AVX-512F and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,f16c")]
+unsafe fn half_pairs_avx512<const BF16: bool>(
+    pairs: &[HalfPair],
+    regs: &[[u32; 64]],
+    out: &mut [f32],
+) {
+    use std::arch::x86_64::*;
+    let high = _mm512_set1_epi32(0xFFFF_0000u32 as i32);
+    for p in pairs {
+        let len = usize::from(p.len);
+        let lanes = &regs[usize::from(p.reg)][usize::from(p.lane0)..][..len];
+        let (lo, hi) = (p.lo as usize, p.hi as usize);
+        for (x, src) in lanes.chunks(16).enumerate() {
+            // The lanes of this chunk (8 or 16: pairs are multiples of 8 lanes).
+            let mask: __mmask16 = if src.len() == 16 { 0xFFFF } else { 0xFF };
+            // SAFETY: `mask` selects `src.len()` elements, all inside `src`.
+            let w = unsafe { _mm512_maskz_loadu_epi32(mask, src.as_ptr().cast()) };
+            let (l, h) = if BF16 {
+                (
+                    _mm512_castsi512_ps(_mm512_slli_epi32::<16>(w)),
+                    _mm512_castsi512_ps(_mm512_and_si512(w, high)),
+                )
+            } else {
+                (
+                    _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w)),
+                    _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(w))),
+                )
+            };
+            let dst = &mut out[lo + 16 * x..lo + 16 * x + src.len()];
+            // SAFETY: `mask` selects `src.len()` elements, all inside `dst`.
+            unsafe { _mm512_mask_storeu_ps(dst.as_mut_ptr(), mask, l) };
+            let dst = &mut out[hi + 16 * x..hi + 16 * x + src.len()];
+            // SAFETY: as above.
+            unsafe { _mm512_mask_storeu_ps(dst.as_mut_ptr(), mask, h) };
+        }
+    }
 }
 
 /// [`gather`] compiled for AVX2 + F16C.
@@ -952,16 +1041,16 @@ unsafe fn f16_run_f16c(lanes: &[u32], sh: u32, out: &mut [f32]) {
     }
 }
 
-/// Writes `acc` to the registers of `runs`, NaN as the canonical 0x7FC00000; `simd` from
+/// Writes `acc` to the registers of `runs`, NaN as the canonical 0x7FC00000; `mv` from
 /// [`simd_moves`].
-fn scatter(simd: bool, runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
+fn scatter(mv: Moves, runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
     #[cfg(target_arch = "x86_64")]
-    if simd {
+    if mv.simd() {
         // SAFETY: `simd_moves` found AVX2 on this CPU, the only requirement.
         unsafe { scatter_avx2(runs, acc, regs) };
         return;
     }
-    let _ = simd;
+    let _ = mv;
     scatter_body(runs, acc, regs)
 }
 
