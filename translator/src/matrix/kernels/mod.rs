@@ -807,10 +807,20 @@ unsafe fn half_pairs_avx512<const BF16: bool>(
         let lanes = &regs[usize::from(p.reg)][usize::from(p.lane0)..][..len];
         let (lo, hi) = (p.lo as usize, p.hi as usize);
         for (x, src) in lanes.chunks(16).enumerate() {
-            // The lanes of this chunk (8 or 16: pairs are multiples of 8 lanes).
-            let mask: __mmask16 = if src.len() == 16 { 0xFFFF } else { 0xFF };
-            // SAFETY: `mask` selects `src.len()` elements, all inside `src`.
-            let w = unsafe { _mm512_maskz_loadu_epi32(mask, src.as_ptr().cast()) };
+            // 16 lanes, or the last 8 (pairs are multiples of 8 lanes). Whole chunks use
+            // plain loads and stores: a masked load cannot take its data from the store
+            // buffer, and the registers were usually just written.
+            let full = src.len() == 16;
+            let mask: __mmask16 = if full { 0xFFFF } else { 0xFF };
+            // SAFETY: the load reads `src.len()` elements (16, or 8 under `mask`), all inside
+            // `src`.
+            let w = unsafe {
+                if full {
+                    _mm512_loadu_si512(src.as_ptr().cast())
+                } else {
+                    _mm512_maskz_loadu_epi32(mask, src.as_ptr().cast())
+                }
+            };
             let (l, h) = if BF16 {
                 (
                     _mm512_castsi512_ps(_mm512_slli_epi32::<16>(w)),
@@ -822,12 +832,18 @@ unsafe fn half_pairs_avx512<const BF16: bool>(
                     _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(w))),
                 )
             };
-            let dst = &mut out[lo + 16 * x..lo + 16 * x + src.len()];
-            // SAFETY: `mask` selects `src.len()` elements, all inside `dst`.
-            unsafe { _mm512_mask_storeu_ps(dst.as_mut_ptr(), mask, l) };
-            let dst = &mut out[hi + 16 * x..hi + 16 * x + src.len()];
-            // SAFETY: as above.
-            unsafe { _mm512_mask_storeu_ps(dst.as_mut_ptr(), mask, h) };
+            for (at, v) in [(lo, l), (hi, h)] {
+                let dst = &mut out[at + 16 * x..at + 16 * x + src.len()];
+                // SAFETY: the store writes `src.len()` elements (16, or 8 under `mask`), all
+                // inside `dst`.
+                unsafe {
+                    if full {
+                        _mm512_storeu_ps(dst.as_mut_ptr(), v)
+                    } else {
+                        _mm512_mask_storeu_ps(dst.as_mut_ptr(), mask, v)
+                    }
+                }
+            }
         }
     }
 }
@@ -1087,6 +1103,7 @@ fn scatter_body(runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matrix::gemm::best_isa;
 
     /// Runs cover every pair exactly once and follow the lanes and strides they claim.
     #[test]
@@ -1115,6 +1132,119 @@ mod tests {
         assert_eq!(runs.len(), 4, "{runs:?}");
     }
 
+    /// The paired 16-bit moves of every variant the host has (AVX-512F 16-lane chunks
+    /// and 8-lane tails, AVX2+F16C, plain) decode both halves of each lane to the exact
+    /// values of `Elem::to_f32` (a NaN as some NaN: the converters quiet signalling NaNs),
+    /// and leave every other position alone; lengths 8 to 64 lanes.
+    #[test]
+    fn paired_halves_decode_exactly() {
+        use crate::matrix::formats::Elem;
+        let mut seed = 0x5DEE_CE66_D1CE_4E5Bu64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // Halves with every exponent, signalling and quiet NaNs, infinities, denormals.
+        let specials = [
+            0x7C01u32, 0xFE00, 0x7C00, 0x8001, 0x03FF, 0x8000, 0x7F81, 0xFF80,
+        ];
+        let regs: Vec<[u32; 64]> = (0..4)
+            .map(|_| {
+                core::array::from_fn(|_| {
+                    let x = next();
+                    let half = |y: u64| match y % 11 {
+                        0 => specials[(y / 11 % 8) as usize],
+                        _ => (y >> 8) as u32 & 0xFFFF,
+                    };
+                    half(x) | half(x >> 24) << 16
+                })
+            })
+            .collect();
+        let pairs = [
+            HalfPair {
+                reg: 0,
+                lane0: 0,
+                len: 8,
+                lo: 0,
+                hi: 8,
+            },
+            HalfPair {
+                reg: 1,
+                lane0: 8,
+                len: 24,
+                lo: 16,
+                hi: 100,
+            },
+            HalfPair {
+                reg: 2,
+                lane0: 0,
+                len: 64,
+                lo: 130,
+                hi: 200,
+            },
+            HalfPair {
+                reg: 3,
+                lane0: 40,
+                len: 16,
+                lo: 264,
+                hi: 280,
+            },
+        ];
+        let poison = f32::from_bits(0x7F80_DEAD);
+        for (elem, t) in [
+            (
+                Elem::F16,
+                Decode {
+                    bits: 16,
+                    table: &[],
+                    f16: true,
+                    xf32: false,
+                    bf16: false,
+                    i8: false,
+                },
+            ),
+            (
+                Elem::Bf16,
+                Decode {
+                    bits: 16,
+                    table: &[],
+                    f16: false,
+                    xf32: false,
+                    bf16: true,
+                    i8: false,
+                },
+            ),
+        ] {
+            let mut want = vec![poison; 300];
+            for p in &pairs {
+                for x in 0..usize::from(p.len) {
+                    let w = regs[usize::from(p.reg)][usize::from(p.lane0) + x];
+                    want[p.lo as usize + x] = elem.to_f32(w & 0xFFFF);
+                    want[p.hi as usize + x] = elem.to_f32(w >> 16);
+                }
+            }
+            let h = Halves {
+                pairs: pairs.to_vec(),
+                rest: Vec::new(),
+            };
+            for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
+                let mv = simd_moves(isa);
+                if elem == Elem::F16 && mv == Moves::Scalar {
+                    continue; // Unpaired f16 runs take the table path instead.
+                }
+                let mut got = vec![poison; 300];
+                gather(mv, &[], Some(&h), &regs, t, &mut got);
+                for (x, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let same = g.to_bits() == w.to_bits()
+                        || (g.is_nan() && w.is_nan() && w.to_bits() != poison.to_bits());
+                    assert!(same, "{elem:?} {mv:?} position {x}: {g:?} vs {w:?}");
+                }
+            }
+        }
+    }
+
     /// Every f32-accumulating MFMA/SMFMAC and every i8 MFMA/SMFMAC of gfx942 and gfx950 (random
     /// sparse indices included), with broadcast controls,
     /// F8F6F4 formats, register, overlapping and constant C, under MODE values with and
@@ -1123,7 +1253,6 @@ mod tests {
     #[test]
     fn fast_path_matches_generic_executor() {
         use crate::isa::{Gpu, Op};
-        use crate::matrix::gemm::best_isa;
         use crate::matrix::mfma::{MODE_F32_DENORM_IN, MODE_FP16_OVFL};
         use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan, Scales};
         const NREGS: usize = 512;
