@@ -267,7 +267,7 @@ pub fn gemm_f32_rows(
             unsafe {
                 match (n, k) {
                     // The shapes of the f16/bf16 (32x32x8, 16x16x16) and f32 (32x32x2,
-                    // 16x16x4) MFMAs: B fits in 16 or fewer vector registers.
+                    // 16x16x4) MFMAs: B is at most 16 vector registers.
                     (32, 8) => rows_b_in_regs_avx512::<2, 8, 4>(m, at, b, c, d, regs),
                     (16, 16) => rows_b_in_regs_avx512::<1, 16, 8>(m, at, b, c, d, regs),
                     (32, 2) => rows_b_in_regs_avx512::<2, 2, 4>(m, at, b, c, d, regs),
@@ -294,8 +294,8 @@ pub fn gemm_f32_rows(
     true
 }
 
-/// [`gemm_f32_rows`] for width `16·V` and depth `K` on AVX-512F: B's `K·V` vectors are
-/// loaded into registers once, then `R` rows of C at a time (`R·V` independent FMA chains,
+/// [`gemm_f32_rows`] for width `16·V` and depth `K` on AVX-512F, fully unrolled over k (B's
+/// `K·V` vectors stay in registers where they fit): `R` rows of C at a time (`R·V` independent FMA chains,
 /// 8 covering the FMA latency) take the whole k loop with A broadcast from `at`; rows left
 /// over go one at a time. Same FMA chain per output (C, then ascending k) as [`gemm_f32`].
 ///
@@ -314,13 +314,12 @@ unsafe fn rows_b_in_regs_avx512<const V: usize, const K: usize, const R: usize>(
 ) {
     use std::arch::x86_64::*;
     let n = 16 * V;
-    let mut bv = [[_mm512_setzero_ps(); V]; K];
-    for (kk, row) in bv.iter_mut().enumerate() {
-        for (v, x) in row.iter_mut().enumerate() {
-            // SAFETY: `kk·n + 16v + 16 <= K·n <= b.len()` (contract).
-            *x = unsafe { _mm512_loadu_ps(b.as_ptr().add(kk * n + 16 * v)) };
-        }
-    }
+    // Row kk of B, read where it is used: the compiler keeps B in registers where they
+    // suffice (a local copy of B became a memcpy per call).
+    let brow = |kk: usize| -> [__m512; V] {
+        // SAFETY: `kk·n + 16v + 16 <= K·n <= b.len()` for kk < K, v < V (contract).
+        core::array::from_fn(|v| unsafe { _mm512_loadu_ps(b.as_ptr().add(kk * n + 16 * v)) })
+    };
     let canon = _mm512_set1_epi32(0x7FC0_0000);
     let base = regs.as_mut_ptr();
     let load = |i: usize| -> [__m512; V] {
@@ -350,11 +349,12 @@ unsafe fn rows_b_in_regs_avx512<const V: usize, const K: usize, const R: usize>(
     let mut i = 0;
     while i + R <= m {
         let mut acc: [[__m512; V]; R] = core::array::from_fn(|r| load(i + r));
-        for (kk, brow) in bv.iter().enumerate() {
+        for kk in 0..K {
+            let bk = brow(kk);
             for (r, row) in acc.iter_mut().enumerate() {
                 // SAFETY: `kk·m + i + r < K·m <= at.len()` (contract).
                 let a = _mm512_set1_ps(unsafe { *at.get_unchecked(kk * m + i + r) });
-                for (x, &bj) in row.iter_mut().zip(brow) {
+                for (x, &bj) in row.iter_mut().zip(&bk) {
                     *x = _mm512_fmadd_ps(a, bj, *x);
                 }
             }
@@ -366,10 +366,10 @@ unsafe fn rows_b_in_regs_avx512<const V: usize, const K: usize, const R: usize>(
     }
     for i in i..m {
         let mut row = load(i);
-        for (kk, brow) in bv.iter().enumerate() {
+        for kk in 0..K {
             // SAFETY: as above.
             let a = _mm512_set1_ps(unsafe { *at.get_unchecked(kk * m + i) });
-            for (x, &bj) in row.iter_mut().zip(brow) {
+            for (x, &bj) in row.iter_mut().zip(&brow(kk)) {
                 *x = _mm512_fmadd_ps(a, bj, *x);
             }
         }
