@@ -294,8 +294,8 @@ pub fn gemm_f32_rows(
     true
 }
 
-/// [`gemm_f32_rows`] for width `16·V` and depth `K` on AVX-512F, fully unrolled over k (B's
-/// `K·V` vectors stay in registers where they fit): `R` rows of C at a time (`R·V` independent FMA chains,
+/// [`gemm_f32_rows`] for width `16·V` and a constant depth `K` on AVX-512F (B's `K·V`
+/// vectors stay in registers where the compiler unrolls k): `R` rows of C at a time (`R·V` independent FMA chains,
 /// 8 covering the FMA latency) take the whole k loop with A broadcast from `at`; rows left
 /// over go one at a time. Same FMA chain per output (C, then ascending k) as [`gemm_f32`].
 ///

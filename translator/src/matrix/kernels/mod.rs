@@ -169,6 +169,53 @@ pub struct FastF32 {
 struct Halves {
     pairs: Vec<HalfPair>,
     rest: Vec<Run>,
+    /// `pairs` cut into 16-lane chunks, when every pair is a multiple of 16 lanes.
+    chunks: Option<Chunks>,
+}
+
+/// 16 lanes at word `src` of the flattened register file (`reg·64 + lane`): bits 15:0 go
+/// to positions `lo..lo+16`, bits 31:16 to `hi..hi+16`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HalfChunk {
+    src: u32,
+    lo: u32,
+    hi: u32,
+}
+
+/// The chunks of a [`Halves`] with the bounds they need, so a run checks them once:
+/// `words` register-file words and `len` output positions (an invariant: built only by
+/// [`Chunks::new`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Chunks {
+    list: Vec<HalfChunk>,
+    words: usize,
+    len: usize,
+}
+
+impl Chunks {
+    /// The chunks of `pairs`, or `None` when a pair is not a multiple of 16 lanes.
+    fn new(pairs: &[HalfPair]) -> Option<Chunks> {
+        let mut list = Vec::new();
+        for p in pairs {
+            if p.len % 16 != 0 {
+                return None;
+            }
+            for x in 0..u32::from(p.len) / 16 {
+                list.push(HalfChunk {
+                    src: u32::from(p.reg) * LANES as u32 + u32::from(p.lane0) + 16 * x,
+                    lo: p.lo + 16 * x,
+                    hi: p.hi + 16 * x,
+                });
+            }
+        }
+        let words = list.iter().map(|c| c.src as usize + 16).max().unwrap_or(0);
+        let len = list
+            .iter()
+            .map(|c| c.lo.max(c.hi) as usize + 16)
+            .max()
+            .unwrap_or(0);
+        Some(Chunks { list, words, len })
+    }
 }
 
 /// Lanes `lane0..lane0+len` (`len` a multiple of 8) of register `reg`: bits 15:0 go to
@@ -217,7 +264,12 @@ impl Halves {
             .filter(|(_, &u)| !u)
             .map(|(r, _)| *r)
             .collect();
-        Halves { pairs, rest }
+        let chunks = Chunks::new(&pairs);
+        Halves {
+            pairs,
+            rest,
+            chunks,
+        }
     }
 }
 
@@ -750,15 +802,28 @@ fn gather(
     let runs = match halves {
         #[cfg(target_arch = "x86_64")]
         Some(h) if mv == Moves::Avx512 && (t.f16 || t.bf16) => {
-            // SAFETY: `simd_moves` found AVX-512F and F16C on this CPU, the only
-            // requirements.
-            unsafe {
-                if t.f16 {
-                    half_pairs_avx512::<false>(&h.pairs, regs, out)
-                } else {
-                    half_pairs_avx512::<true>(&h.pairs, regs, out)
+            match &h.chunks {
+                Some(c) if c.words <= regs.len() * LANES && c.len <= out.len() => {
+                    // SAFETY: `simd_moves` found AVX-512F and F16C on this CPU; the chunks
+                    // lie inside `regs` and `out` (checked just above).
+                    unsafe {
+                        if t.f16 {
+                            half_chunks_avx512::<false>(c, regs, out)
+                        } else {
+                            half_chunks_avx512::<true>(c, regs, out)
+                        }
+                    }
                 }
-            };
+                // SAFETY: `simd_moves` found AVX-512F and F16C on this CPU, the only
+                // requirements.
+                _ => unsafe {
+                    if t.f16 {
+                        half_pairs_avx512::<false>(&h.pairs, regs, out)
+                    } else {
+                        half_pairs_avx512::<true>(&h.pairs, regs, out)
+                    }
+                },
+            }
             &h.rest[..]
         }
         Some(h) if t.bf16 => {
@@ -784,6 +849,41 @@ fn gather(
     }
     // SAFETY: without F16C the body uses no target-specific instruction.
     unsafe { gather_body::<false>(runs, regs, t, out) }
+}
+
+/// [`half_pairs_avx512`] over precomputed 16-lane chunks, without a bounds check per
+/// chunk (the bounds were checked once by the caller).
+///
+/// # Safety
+/// The CPU supports AVX-512F and F16C; `c.words <= 64·regs.len()` and `c.len <= out.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,f16c")]
+unsafe fn half_chunks_avx512<const BF16: bool>(c: &Chunks, regs: &[[u32; 64]], out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let high = _mm512_set1_epi32(0xFFFF_0000u32 as i32);
+    let src = regs.as_ptr().cast::<u32>();
+    let dst = out.as_mut_ptr();
+    for ch in &c.list {
+        // SAFETY: `src + 16 <= c.words <= 64·regs.len()` words of the contiguous register
+        // file, `lo + 16` and `hi + 16 <= c.len <= out.len()` (`Chunks` invariant and the
+        // contract); `regs` and `out` do not overlap (a shared and an exclusive borrow).
+        unsafe {
+            let w = _mm512_loadu_si512(src.add(ch.src as usize).cast());
+            let (l, h) = if BF16 {
+                (
+                    _mm512_castsi512_ps(_mm512_slli_epi32::<16>(w)),
+                    _mm512_castsi512_ps(_mm512_and_si512(w, high)),
+                )
+            } else {
+                (
+                    _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w)),
+                    _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(w))),
+                )
+            };
+            _mm512_storeu_ps(dst.add(ch.lo as usize), l);
+            _mm512_storeu_ps(dst.add(ch.hi as usize), h);
+        }
+    }
 }
 
 /// Decodes the 16-bit halves of each pair into `out` (positions checked when the runs were
@@ -1217,29 +1317,36 @@ mod tests {
                 },
             ),
         ] {
-            let mut want = vec![poison; 300];
-            for p in &pairs {
-                for x in 0..usize::from(p.len) {
-                    let w = regs[usize::from(p.reg)][usize::from(p.lane0) + x];
-                    want[p.lo as usize + x] = elem.to_f32(w & 0xFFFF);
-                    want[p.hi as usize + x] = elem.to_f32(w >> 16);
+            // All pairs (the pair loop), and those of whole 16-lane chunks (the chunk list).
+            let whole: Vec<HalfPair> = pairs.iter().filter(|p| p.len % 16 == 0).copied().collect();
+            assert_eq!(whole.len(), 2);
+            for set in [&pairs[..], &whole[..]] {
+                let mut want = vec![poison; 300];
+                for p in set {
+                    for x in 0..usize::from(p.len) {
+                        let w = regs[usize::from(p.reg)][usize::from(p.lane0) + x];
+                        want[p.lo as usize + x] = elem.to_f32(w & 0xFFFF);
+                        want[p.hi as usize + x] = elem.to_f32(w >> 16);
+                    }
                 }
-            }
-            let h = Halves {
-                pairs: pairs.to_vec(),
-                rest: Vec::new(),
-            };
-            for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
-                let mv = simd_moves(isa);
-                if elem == Elem::F16 && mv == Moves::Scalar {
-                    continue; // Unpaired f16 runs take the table path instead.
-                }
-                let mut got = vec![poison; 300];
-                gather(mv, &[], Some(&h), &regs, t, &mut got);
-                for (x, (g, w)) in got.iter().zip(&want).enumerate() {
-                    let same = g.to_bits() == w.to_bits()
-                        || (g.is_nan() && w.is_nan() && w.to_bits() != poison.to_bits());
-                    assert!(same, "{elem:?} {mv:?} position {x}: {g:?} vs {w:?}");
+                let h = Halves {
+                    pairs: set.to_vec(),
+                    rest: Vec::new(),
+                    chunks: Chunks::new(set),
+                };
+                assert_eq!(h.chunks.is_some(), set.len() == 2);
+                for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
+                    let mv = simd_moves(isa);
+                    if elem == Elem::F16 && mv == Moves::Scalar {
+                        continue; // Unpaired f16 runs take the table path instead.
+                    }
+                    let mut got = vec![poison; 300];
+                    gather(mv, &[], Some(&h), &regs, t, &mut got);
+                    for (x, (g, w)) in got.iter().zip(&want).enumerate() {
+                        let same = g.to_bits() == w.to_bits()
+                            || (g.is_nan() && w.is_nan() && w.to_bits() != poison.to_bits());
+                        assert!(same, "{elem:?} {mv:?} position {x}: {g:?} vs {w:?}");
+                    }
                 }
             }
         }
