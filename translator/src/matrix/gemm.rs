@@ -268,10 +268,14 @@ pub fn gemm_f32_rows(
                 match (n, k) {
                     // The shapes of the f16/bf16 (32x32x8, 16x16x16) and f32 (32x32x2,
                     // 16x16x4) MFMAs: B is at most 16 vector registers.
-                    (32, 8) => rows_b_in_regs_avx512::<2, 8, 4>(m, at, b, c, d, regs),
-                    (16, 16) => rows_b_in_regs_avx512::<1, 16, 8>(m, at, b, c, d, regs),
-                    (32, 2) => rows_b_in_regs_avx512::<2, 2, 4>(m, at, b, c, d, regs),
-                    (16, 4) => rows_b_in_regs_avx512::<1, 4, 8>(m, at, b, c, d, regs),
+                    (32, 8) => rows_const_k_avx512::<2, 8, 4>(m, at, b, c, d, regs),
+                    (16, 16) => rows_const_k_avx512::<1, 16, 8>(m, at, b, c, d, regs),
+                    (32, 2) => rows_const_k_avx512::<2, 2, 4>(m, at, b, c, d, regs),
+                    (16, 4) => rows_const_k_avx512::<1, 4, 8>(m, at, b, c, d, regs),
+                    // gfx950's f16/bf16 (16x16x32, 32x32x16) and the FP8 (16x16x32,
+                    // 32x32x16) MFMAs: B is read from memory per k.
+                    (16, 32) => rows_const_k_avx512::<1, 32, 8>(m, at, b, c, d, regs),
+                    (32, 16) => rows_const_k_avx512::<2, 16, 4>(m, at, b, c, d, regs),
                     _ => rows_avx512(m, n, k, at, b, c, d.offs, regs),
                 }
             }
@@ -304,7 +308,7 @@ pub fn gemm_f32_rows(
 /// rows (if any) have `m` entries and rows of `16·V` words at their maximum fit in `regs`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,fma")]
-unsafe fn rows_b_in_regs_avx512<const V: usize, const K: usize, const R: usize>(
+unsafe fn rows_const_k_avx512<const V: usize, const K: usize, const R: usize>(
     m: usize,
     at: &[f32],
     b: &[f32],
@@ -949,6 +953,10 @@ mod tests {
             (64, 32, 8),
             (11, 32, 2),
             (9, 16, 4),
+            (16, 16, 32),
+            (32, 32, 16),
+            (21, 16, 32),
+            (6, 32, 16),
         ] {
             let mut rand = || -> f32 {
                 let r = next();
