@@ -842,6 +842,15 @@ fn gather(
         return;
     }
     #[cfg(target_arch = "x86_64")]
+    if mv == Moves::Avx512 && t.bits == 8 && !t.i8 {
+        if let Some(tab) = t.table.first_chunk::<256>() {
+            // SAFETY: `simd_moves` found AVX-512F, AVX2 and F16C on this CPU, the only
+            // requirements.
+            unsafe { table8_avx512(runs, regs, tab, t, out) };
+            return;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
     if mv.simd() {
         // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
         unsafe { gather_avx2(runs, regs, t, out) };
@@ -943,6 +952,67 @@ unsafe fn half_pairs_avx512<const BF16: bool>(
                         _mm512_mask_storeu_ps(dst.as_mut_ptr(), mask, v)
                     }
                 }
+            }
+        }
+    }
+}
+
+/// [`gather`] for an 8-bit format decoded by its 256-entry table, 16 lanes at a time where
+/// a run allows it (stride 1, a multiple of 16 lanes): the table sits in 16 vector
+/// registers and each element's entry is picked by two-table permutes (`vpermt2ps`, index
+/// bits 4:0) and blends on index bits 5, 6 and 7, so the values are the table's own. Other
+/// runs take [`gather_body`].
+///
+/// # Safety
+/// The CPU supports AVX-512F, AVX2 and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,f16c")]
+unsafe fn table8_avx512(
+    runs: &[Run],
+    regs: &[[u32; 64]],
+    tab: &[f32; 256],
+    t: Decode,
+    out: &mut [f32],
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: each load reads 16 of the table's 256 entries.
+    let tv: [__m512; 16] =
+        core::array::from_fn(|x| unsafe { _mm512_loadu_ps(tab.as_ptr().add(16 * x)) });
+    let byte = _mm512_set1_epi32(0xFF);
+    let (b5, b6, b7) = (
+        _mm512_set1_epi32(1 << 5),
+        _mm512_set1_epi32(1 << 6),
+        _mm512_set1_epi32(1 << 7),
+    );
+    for r in runs {
+        let len = usize::from(r.len);
+        if r.stride != 1 || len % 16 != 0 {
+            // SAFETY: this function's features are the body's requirement for `F16C`.
+            unsafe { gather_body::<true>(std::slice::from_ref(r), regs, t, out) };
+            continue;
+        }
+        let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..len];
+        let o0 = r.out0 as usize;
+        let cnt = _mm_cvtsi32_si128(i32::from(r.shift));
+        for (src, dst) in lanes
+            .chunks_exact(16)
+            .zip(out[o0..o0 + len].chunks_exact_mut(16))
+        {
+            // SAFETY: `src` and `dst` are 16 elements (64 bytes) each; unaligned loads and
+            // stores are allowed.
+            unsafe {
+                let w = _mm512_loadu_si512(src.as_ptr().cast());
+                let idx = _mm512_and_si512(_mm512_srl_epi32(w, cnt), byte);
+                let q: [__m512; 8] =
+                    core::array::from_fn(|x| _mm512_permutex2var_ps(tv[2 * x], idx, tv[2 * x + 1]));
+                let m5 = _mm512_test_epi32_mask(idx, b5);
+                let h: [__m512; 4] =
+                    core::array::from_fn(|x| _mm512_mask_mov_ps(q[2 * x], m5, q[2 * x + 1]));
+                let m6 = _mm512_test_epi32_mask(idx, b6);
+                let lo = _mm512_mask_mov_ps(h[0], m6, h[1]);
+                let hi = _mm512_mask_mov_ps(h[2], m6, h[3]);
+                let m7 = _mm512_test_epi32_mask(idx, b7);
+                _mm512_storeu_ps(dst.as_mut_ptr(), _mm512_mask_mov_ps(lo, m7, hi));
             }
         }
     }
@@ -1347,6 +1417,82 @@ mod tests {
                             || (g.is_nan() && w.is_nan() && w.to_bits() != poison.to_bits());
                         assert!(same, "{elem:?} {mv:?} position {x}: {g:?} vs {w:?}");
                     }
+                }
+            }
+        }
+    }
+
+    /// The 8-bit table moves of every variant the host has decode every code at every byte
+    /// position to `Elem::to_f32`'s bits: 16-lane runs (the AVX-512F permutes), an 8-lane
+    /// run and a strided run (the per-element path), and leave other positions alone.
+    #[test]
+    fn table8_moves_decode_every_code() {
+        use crate::matrix::formats::Elem;
+        for elem in [Elem::Fp8Fnuz, Elem::Bf8, Elem::Fp8] {
+            let table: &'static [f32] = Box::leak((0..256).map(|c| elem.to_f32(c)).collect());
+            let t = Decode {
+                bits: 8,
+                table,
+                f16: false,
+                xf32: false,
+                bf16: false,
+                i8: false,
+            };
+            // Register r, lane l holds four different codes; 4 registers cover all 256 codes
+            // at every byte position.
+            let regs: Vec<[u32; 64]> = (0..4u32)
+                .map(|r| {
+                    core::array::from_fn(|l| {
+                        let c = |b: u32| (l as u32 + 64 * ((r + b) % 4)) & 0xFF;
+                        c(0) | c(1) << 8 | c(2) << 16 | c(3) << 24
+                    })
+                })
+                .collect();
+            let mut runs = Vec::new();
+            for reg in 0..4u16 {
+                for shift in [0u8, 8, 16, 24] {
+                    let out0 = u32::from(reg) * 256 + u32::from(shift) * 8;
+                    runs.push(Run {
+                        reg,
+                        shift,
+                        lane0: 0,
+                        len: 64,
+                        out0,
+                        stride: 1,
+                    });
+                }
+            }
+            runs.push(Run {
+                reg: 1,
+                shift: 8,
+                lane0: 3,
+                len: 8,
+                out0: 1024,
+                stride: 1,
+            });
+            runs.push(Run {
+                reg: 2,
+                shift: 24,
+                lane0: 16,
+                len: 16,
+                out0: 1032,
+                stride: 3,
+            });
+            let poison = f32::from_bits(0x7F80_DEAD);
+            let mut want = vec![poison; 1100];
+            for r in &runs {
+                for x in 0..usize::from(r.len) {
+                    let w = regs[usize::from(r.reg)][usize::from(r.lane0) + x];
+                    let code = (w >> r.shift) & 0xFF;
+                    want[r.out0 as usize + x * r.stride as usize] = elem.to_f32(code);
+                }
+            }
+            for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
+                let mv = simd_moves(isa);
+                let mut got = vec![poison; 1100];
+                gather(mv, &runs, None, &regs, t, &mut got);
+                for (x, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(g.to_bits(), w.to_bits(), "{elem:?} {mv:?} position {x}");
                 }
             }
         }
