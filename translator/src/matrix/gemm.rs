@@ -165,13 +165,66 @@ pub fn gemm_f32_kmajor(
     true
 }
 
+/// Row offsets into a flattened register file (`reg·64 + lane`) with their maximum,
+/// computed once so [`gemm_f32_rows`] checks a whole set of rows in constant time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowSet {
+    offs: Vec<u32>,
+    max: u32,
+}
+
+impl RowSet {
+    /// The set of `offs` (row x starts at word `offs[x]`).
+    pub fn new(offs: Vec<u32>) -> RowSet {
+        let max = offs.iter().copied().max().unwrap_or(0);
+        RowSet { offs, max }
+    }
+
+    /// The offsets.
+    pub fn offsets(&self) -> &[u32] {
+        &self.offs
+    }
+
+    /// The rows from `start` on (none when `start` is past the end); their bound is the
+    /// whole set's maximum.
+    pub fn from(&self, start: usize) -> RowsRef<'_> {
+        RowsRef {
+            offs: self.offs.get(start..).unwrap_or(&[]),
+            max: self.max,
+        }
+    }
+}
+
+/// Borrowed row offsets with an upper bound of every offset (an invariant of the type:
+/// built only by [`RowsRef::new`] and [`RowSet::from`]).
+#[derive(Clone, Copy, Debug)]
+pub struct RowsRef<'a> {
+    offs: &'a [u32],
+    max: u32,
+}
+
+impl<'a> RowsRef<'a> {
+    /// The rows `offs` (their maximum is computed here).
+    pub fn new(offs: &'a [u32]) -> RowsRef<'a> {
+        RowsRef {
+            offs,
+            max: offs.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// Whether the first `m` rows exist and rows of `n` words fit in `len` words.
+    fn fit(&self, m: usize, n: usize, len: usize) -> bool {
+        self.offs.len() >= m && self.max as usize + n <= len
+    }
+}
+
 /// Where [`gemm_f32_rows`] takes C from.
 #[derive(Clone, Copy, Debug)]
 pub enum RowSrc<'a> {
     /// Every element of C is this value.
     Imm(f32),
     /// Row i of C is the `n` f32 bit patterns at `regs[rows[i]..]`.
-    Rows(&'a [u32]),
+    Rows(RowsRef<'a>),
 }
 
 /// [`gemm_f32_kmajor`] with C read from and D written to the register file directly: row i
@@ -184,7 +237,8 @@ pub enum RowSrc<'a> {
 ///
 /// C and D rows may coincide (C is D) but must not otherwise overlap each other (the caller
 /// checks). Only widths 16 and 32 are served; returns `false` (doing nothing) for other
-/// widths or when a slice or an offset does not fit.
+/// widths or when a slice or an offset does not fit (checked in constant time: the row
+/// sets carry their maximum).
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_f32_rows(
     isa: Isa,
@@ -194,24 +248,37 @@ pub fn gemm_f32_rows(
     at: &[f32],
     b: &[f32],
     c: RowSrc,
-    d: &[u32],
+    d: RowsRef,
     regs: &mut [u32],
 ) -> bool {
-    let row_ok =
-        |rows: &[u32]| rows.len() >= m && rows[..m].iter().all(|&o| o as usize + n <= regs.len());
     if !matches!(n, 16 | 32)
         || at.len() < m * k
         || b.len() < k * n
-        || !row_ok(d)
-        || matches!(c, RowSrc::Rows(r) if !row_ok(r))
+        || !d.fit(m, n, regs.len())
+        || matches!(c, RowSrc::Rows(r) if !r.fit(m, n, regs.len()))
     {
         return false;
     }
     match isa {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512f") => {
-            // SAFETY: the CPU supports AVX-512F (checked just above).
-            unsafe { rows_avx512(m, n, k, at, b, c, d, regs) }
+            // SAFETY: the CPU supports AVX-512F (checked just above); the slices and rows
+            // were checked against the shape just above.
+            unsafe {
+                match (n, k) {
+                    // The shapes of the f16/bf16 (32x32x8, 16x16x16) and f32 (32x32x2,
+                    // 16x16x4) MFMAs: B is at most 16 vector registers.
+                    (32, 8) => rows_const_k_avx512::<2, 8, 4>(m, at, b, c, d, regs),
+                    (16, 16) => rows_const_k_avx512::<1, 16, 8>(m, at, b, c, d, regs),
+                    (32, 2) => rows_const_k_avx512::<2, 2, 4>(m, at, b, c, d, regs),
+                    (16, 4) => rows_const_k_avx512::<1, 4, 8>(m, at, b, c, d, regs),
+                    // gfx950's f16/bf16 (16x16x32, 32x32x16) and the FP8 (16x16x32,
+                    // 32x32x16) MFMAs: B is read from memory per k.
+                    (16, 32) => rows_const_k_avx512::<1, 32, 8>(m, at, b, c, d, regs),
+                    (32, 16) => rows_const_k_avx512::<2, 16, 4>(m, at, b, c, d, regs),
+                    _ => rows_avx512(m, n, k, at, b, c, d.offs, regs),
+                }
+            }
         }
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2
@@ -219,16 +286,99 @@ pub fn gemm_f32_rows(
                 && std::arch::is_x86_feature_detected!("fma") =>
         {
             // SAFETY: the CPU supports AVX2 and FMA (checked just above).
-            unsafe { rows_avx2(m, n, k, at, b, c, d, regs) }
+            unsafe { rows_avx2(m, n, k, at, b, c, d.offs, regs) }
         }
         #[cfg(target_arch = "aarch64")]
         Isa::Neon if std::arch::is_aarch64_feature_detected!("neon") => {
             // SAFETY: the CPU supports NEON (checked just above).
-            unsafe { rows_neon(m, n, k, at, b, c, d, regs) }
+            unsafe { rows_neon(m, n, k, at, b, c, d.offs, regs) }
         }
-        _ => rows::<false, 2>(m, n, k, at, b, c, d, regs),
+        _ => rows::<false, 2>(m, n, k, at, b, c, d.offs, regs),
     }
     true
+}
+
+/// [`gemm_f32_rows`] for width `16·V` and a constant depth `K` on AVX-512F (B's `K·V`
+/// vectors stay in registers where the compiler unrolls k): `R` rows of C at a time (`R·V` independent FMA chains,
+/// 8 covering the FMA latency) take the whole k loop with A broadcast from `at`; rows left
+/// over go one at a time. Same FMA chain per output (C, then ascending k) as [`gemm_f32`].
+///
+/// # Safety
+/// The CPU supports AVX-512F and FMA; `at` holds `m·K` elements, `b` `K·16·V`; `d` and C's
+/// rows (if any) have `m` entries and rows of `16·V` words at their maximum fit in `regs`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn rows_const_k_avx512<const V: usize, const K: usize, const R: usize>(
+    m: usize,
+    at: &[f32],
+    b: &[f32],
+    c: RowSrc,
+    d: RowsRef,
+    regs: &mut [u32],
+) {
+    use std::arch::x86_64::*;
+    let n = 16 * V;
+    // Row kk of B, read where it is used: the compiler keeps B in registers where they
+    // suffice (a local copy of B became a memcpy per call).
+    let brow = |kk: usize| -> [__m512; V] {
+        // SAFETY: `kk·n + 16v + 16 <= K·n <= b.len()` for kk < K, v < V (contract).
+        core::array::from_fn(|v| unsafe { _mm512_loadu_ps(b.as_ptr().add(kk * n + 16 * v)) })
+    };
+    let canon = _mm512_set1_epi32(0x7FC0_0000);
+    let base = regs.as_mut_ptr();
+    let load = |i: usize| -> [__m512; V] {
+        core::array::from_fn(|v| match c {
+            RowSrc::Imm(x) => _mm512_set1_ps(x),
+            // SAFETY: row i < m of C starts at most at the set's maximum, and a row of n
+            // words there fits in `regs` (contract).
+            RowSrc::Rows(r) => unsafe {
+                _mm512_loadu_ps(base.add(*r.offs.get_unchecked(i) as usize + 16 * v).cast())
+            },
+        })
+    };
+    let store = |i: usize, row: &[__m512; V]| {
+        for (v, &x) in row.iter().enumerate() {
+            let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+            let bits = _mm512_mask_mov_epi32(_mm512_castps_si512(x), nan, canon);
+            // SAFETY: as for C's rows, with `d` (contract); no reference into `regs` is
+            // alive (C's rows were read through the same raw pointer).
+            unsafe {
+                _mm512_storeu_si512(
+                    base.add(*d.offs.get_unchecked(i) as usize + 16 * v).cast(),
+                    bits,
+                )
+            };
+        }
+    };
+    let mut i = 0;
+    while i + R <= m {
+        let mut acc: [[__m512; V]; R] = core::array::from_fn(|r| load(i + r));
+        for kk in 0..K {
+            let bk = brow(kk);
+            for (r, row) in acc.iter_mut().enumerate() {
+                // SAFETY: `kk·m + i + r < K·m <= at.len()` (contract).
+                let a = _mm512_set1_ps(unsafe { *at.get_unchecked(kk * m + i + r) });
+                for (x, &bj) in row.iter_mut().zip(&bk) {
+                    *x = _mm512_fmadd_ps(a, bj, *x);
+                }
+            }
+        }
+        for (r, row) in acc.iter().enumerate() {
+            store(i + r, row);
+        }
+        i += R;
+    }
+    for i in i..m {
+        let mut row = load(i);
+        for kk in 0..K {
+            // SAFETY: as above.
+            let a = _mm512_set1_ps(unsafe { *at.get_unchecked(kk * m + i) });
+            for (x, &bj) in row.iter_mut().zip(&brow(kk)) {
+                *x = _mm512_fmadd_ps(a, bj, *x);
+            }
+        }
+        store(i, &row);
+    }
 }
 
 /// Width dispatch of [`gemm_f32_rows`] (checked): width 16 in groups of 4 rows (two groups
@@ -269,7 +419,7 @@ fn rows_n<const N: usize, const R: usize, const PAIR: bool>(
         match c {
             RowSrc::Imm(v) => [v; N],
             RowSrc::Rows(rows) => {
-                let o = rows[i] as usize;
+                let o = rows.offs[i] as usize;
                 let mut row = [0f32; N];
                 for (x, &w) in row.iter_mut().zip(&regs[o..o + N]) {
                     *x = f32::from_bits(w);
@@ -641,26 +791,61 @@ fn peak_body<const R: usize, const W: usize>(iters: usize) -> f32 {
     let mut acc = [[0f32; W]; R];
     for _ in 0..iters {
         for row in acc.iter_mut() {
-            *row = row.map(|v| x.mul_add(v, y));
+            for v in row.iter_mut() {
+                *v = x.mul_add(*v, y);
+            }
         }
     }
     acc.iter().flatten().sum()
 }
 
+// The x86 probes use the FMA intrinsics on named vectors: [`peak_body`] compiled for
+// AVX-512F/AVX2 (rustc 1.95) became gathers and scatters through the stack per FMA and
+// measured about a tenth of the real peak.
+
+/// 12 chains of 16-lane FMAs in zmm registers.
+///
+/// # Safety
+/// The CPU supports the enabled features.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,fma")]
-/// # Safety
-/// The CPU supports the enabled features.
 unsafe fn peak_avx512(iters: usize) -> f32 {
-    peak_body::<12, 16>(iters)
+    use std::arch::x86_64::*;
+    let x = _mm512_set1_ps(std::hint::black_box(0.999_9f32));
+    let y = _mm512_set1_ps(std::hint::black_box(0.5f32));
+    let mut acc = [_mm512_setzero_ps(); 12];
+    for _ in 0..iters {
+        for a in acc.iter_mut() {
+            *a = _mm512_fmadd_ps(x, *a, y);
+        }
+    }
+    acc.iter().map(|&a| _mm512_reduce_add_ps(a)).sum()
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+/// 10 chains of 8-lane FMAs in ymm registers.
+///
 /// # Safety
 /// The CPU supports the enabled features.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
 unsafe fn peak_avx2(iters: usize) -> f32 {
-    peak_body::<10, 8>(iters)
+    use std::arch::x86_64::*;
+    let x = _mm256_set1_ps(std::hint::black_box(0.999_9f32));
+    let y = _mm256_set1_ps(std::hint::black_box(0.5f32));
+    let mut acc = [_mm256_setzero_ps(); 10];
+    for _ in 0..iters {
+        for a in acc.iter_mut() {
+            *a = _mm256_fmadd_ps(x, *a, y);
+        }
+    }
+    let mut sum = 0.0;
+    for a in acc {
+        let mut lanes = [0f32; 8];
+        // SAFETY: `lanes` is 8 f32 (32 bytes); unaligned stores are allowed.
+        unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), a) };
+        sum += lanes.iter().sum::<f32>();
+    }
+    sum
 }
 
 #[cfg(target_arch = "aarch64")]
@@ -760,6 +945,18 @@ mod tests {
             (5, 7, 9),
             (32, 16, 4),
             (7, 32, 3),
+            // The fixed shapes of the AVX-512 row kernel, with rows left over (m % R).
+            (32, 32, 2),
+            (16, 16, 4),
+            (7, 32, 8),
+            (13, 16, 16),
+            (64, 32, 8),
+            (11, 32, 2),
+            (9, 16, 4),
+            (16, 16, 32),
+            (32, 32, 16),
+            (21, 16, 32),
+            (6, 32, 16),
         ] {
             let mut rand = || -> f32 {
                 let r = next();
@@ -821,9 +1018,10 @@ mod tests {
                         let src = if imm {
                             RowSrc::Imm(0.75)
                         } else {
-                            RowSrc::Rows(c_rows)
+                            RowSrc::Rows(RowsRef::new(c_rows))
                         };
-                        assert!(gemm_f32_rows(isa, m, n, k, &at, &b, src, &rows, &mut regs));
+                        let d = RowsRef::new(&rows);
+                        assert!(gemm_f32_rows(isa, m, n, k, &at, &b, src, d, &mut regs));
                         let exp = if imm { &want_imm } else { &want };
                         for i in 0..m {
                             for j in 0..n {
@@ -836,19 +1034,17 @@ mod tests {
                         }
                     }
                 }
-                let mut regs = vec![0u32; m * 64];
-                assert!(!gemm_f32_rows(
-                    Isa::Portable,
-                    m,
-                    n,
-                    k,
-                    &at,
-                    &b,
-                    RowSrc::Imm(0.0),
-                    &other,
-                    &mut regs
-                ));
-                assert!(regs.iter().all(|&w| w == 0));
+                // Rows past the register file, or too few rows: refused, nothing written.
+                for isa in [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Neon] {
+                    let mut regs = vec![0u32; m * 64];
+                    let imm = RowSrc::Imm(0.0);
+                    let (past, few) = (RowsRef::new(&other), RowsRef::new(&rows[1..]));
+                    assert!(!gemm_f32_rows(isa, m, n, k, &at, &b, imm, past, &mut regs));
+                    let src = RowSrc::Rows(few);
+                    let d = RowsRef::new(&rows);
+                    assert!(!gemm_f32_rows(isa, m, n, k, &at, &b, src, d, &mut regs));
+                    assert!(regs.iter().all(|&w| w == 0));
+                }
             }
             let mut short = c0.clone();
             assert!(!gemm_f32_kmajor(

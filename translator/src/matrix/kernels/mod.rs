@@ -23,7 +23,7 @@
 //! with AVX-512 VNNI use [`int8`] instead: whole register dwords in, exact i32 sums.
 
 use super::formats::xf32_from_bits;
-use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSrc};
+use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSet, RowSrc};
 use std::cell::RefCell;
 
 mod int8;
@@ -175,6 +175,53 @@ pub struct FastF32 {
 struct Halves {
     pairs: Vec<HalfPair>,
     rest: Vec<Run>,
+    /// `pairs` cut into 16-lane chunks, when every pair is a multiple of 16 lanes.
+    chunks: Option<Chunks>,
+}
+
+/// 16 lanes at word `src` of the flattened register file (`reg·64 + lane`): bits 15:0 go
+/// to positions `lo..lo+16`, bits 31:16 to `hi..hi+16`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HalfChunk {
+    src: u32,
+    lo: u32,
+    hi: u32,
+}
+
+/// The chunks of a [`Halves`] with the bounds they need, so a run checks them once:
+/// `words` register-file words and `len` output positions (an invariant: built only by
+/// [`Chunks::new`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Chunks {
+    list: Vec<HalfChunk>,
+    words: usize,
+    len: usize,
+}
+
+impl Chunks {
+    /// The chunks of `pairs`, or `None` when a pair is not a multiple of 16 lanes.
+    fn new(pairs: &[HalfPair]) -> Option<Chunks> {
+        let mut list = Vec::new();
+        for p in pairs {
+            if p.len % 16 != 0 {
+                return None;
+            }
+            for x in 0..u32::from(p.len) / 16 {
+                list.push(HalfChunk {
+                    src: u32::from(p.reg) * LANES as u32 + u32::from(p.lane0) + 16 * x,
+                    lo: p.lo + 16 * x,
+                    hi: p.hi + 16 * x,
+                });
+            }
+        }
+        let words = list.iter().map(|c| c.src as usize + 16).max().unwrap_or(0);
+        let len = list
+            .iter()
+            .map(|c| c.lo.max(c.hi) as usize + 16)
+            .max()
+            .unwrap_or(0);
+        Some(Chunks { list, words, len })
+    }
 }
 
 /// Lanes `lane0..lane0+len` (`len` a multiple of 8) of register `reg`: bits 15:0 go to
@@ -223,7 +270,12 @@ impl Halves {
             .filter(|(_, &u)| !u)
             .map(|(r, _)| *r)
             .collect();
-        Halves { pairs, rest }
+        let chunks = Chunks::new(&pairs);
+        Halves {
+            pairs,
+            rest,
+            chunks,
+        }
     }
 }
 
@@ -234,8 +286,8 @@ impl Halves {
 #[derive(Clone, Debug, PartialEq)]
 struct Rows {
     /// C's rows (`None`: constant C); equal to `d` or in registers `d` does not touch.
-    c: Option<Vec<u32>>,
-    d: Vec<u32>,
+    c: Option<RowSet>,
+    d: RowSet,
 }
 
 /// The offset of each row when every `n` consecutive slots are one register's consecutive
@@ -276,10 +328,13 @@ impl Rows {
                 if c != d && c.iter().any(|o| d_regs.contains(&(o / LANES as u32))) {
                     return None;
                 }
-                Some(c)
+                Some(RowSet::new(c))
             }
         };
-        Some(Rows { c, d })
+        Some(Rows {
+            c,
+            d: RowSet::new(d),
+        })
     }
 }
 
@@ -403,8 +458,8 @@ impl FastF32 {
             && c.as_ref().is_none_or(|c| in_range(c, nregs, sc))
             && in_range(&d, nregs, sc);
         let rows = Rows::new(slots, n).filter(|r| {
-            let fits = |v: &[u32]| v.iter().all(|&o| o as usize + n <= nregs * LANES);
-            fits(&r.d) && r.c.as_deref().is_none_or(fits)
+            let fits = |v: &RowSet| v.offsets().iter().all(|&o| o as usize + n <= nregs * LANES);
+            fits(&r.d) && r.c.as_ref().is_none_or(fits)
         });
         let halves = |t: &Decode, runs: &[Run]| (t.f16 || t.bf16).then(|| Halves::new(runs));
         ok.then_some(FastF32 {
@@ -567,7 +622,7 @@ impl FastF32 {
             let mut done = true;
             for blk in 0..self.blocks {
                 let c = match &rows.c {
-                    Some(c) => RowSrc::Rows(&c[blk * m..]),
+                    Some(c) => RowSrc::Rows(c.from(blk * m)),
                     None => RowSrc::Imm(f32::from_bits(self.c_imm)),
                 };
                 done &= gemm_f32_rows(
@@ -578,7 +633,7 @@ impl FastF32 {
                     &a[blk * m * k..],
                     &b[blk * k * n..],
                     c,
-                    &rows.d[blk * m..],
+                    rows.d.from(blk * m),
                     flat,
                 );
             }
@@ -587,8 +642,8 @@ impl FastF32 {
         })
     }
 
-    /// Gathers A and B into `a` and `b` (sized here; with the SIMD moves when `simd`).
-    fn gather_ab(&self, simd: bool, regs: &[[u32; 64]], a: &mut Vec<f32>, b: &mut Vec<f32>) {
+    /// Gathers A and B into `a` and `b` (sized here; with the moves `mv`).
+    fn gather_ab(&self, mv: Moves, regs: &[[u32; 64]], a: &mut Vec<f32>, b: &mut Vec<f32>) {
         a.resize(self.blocks * self.m * self.k, 0.0);
         b.resize(self.blocks * self.k * self.n, 0.0);
         if let Some(sp) = &self.sparse {
@@ -604,8 +659,8 @@ impl FastF32 {
                 }
             }
         }
-        gather(simd, &self.a, self.a_halves.as_ref(), regs, self.ta, a);
-        gather(simd, &self.b, self.b_halves.as_ref(), regs, self.tb, b);
+        gather(mv, &self.a, self.a_halves.as_ref(), regs, self.ta, a);
+        gather(mv, &self.b, self.b_halves.as_ref(), regs, self.tb, b);
     }
 
     /// Executes an i32-accumulating plan ([`FastF32::with_i32_acc`]) on `regs`: D wraps, or
@@ -675,19 +730,18 @@ impl FastF32 {
         true
     }
 
-    /// Gathers A and B into `a` and `b` (with the SIMD moves when `simd`, see
-    /// [`simd_moves`]) and adds every block's A·B to `acc` (sized).
+    /// Gathers A and B into `a` and `b` (with the moves `mv`, see [`simd_moves`]) and adds every block's A·B to `acc` (sized).
     fn multiply(
         &self,
         isa: Isa,
-        simd: bool,
+        mv: Moves,
         regs: &[[u32; 64]],
         a: &mut Vec<f32>,
         b: &mut Vec<f32>,
         acc: &mut [f32],
     ) {
         let (m, n, k) = (self.m, self.n, self.k);
-        self.gather_ab(simd, regs, a, b);
+        self.gather_ab(mv, regs, a, b);
         for blk in 0..self.blocks {
             let done = gemm_f32_kmajor(
                 isa,
@@ -747,57 +801,278 @@ thread_local! {
     };
 }
 
-/// Whether the AVX2 + F16C variants of the operand moves ([`gather`], [`scatter`]) run for
-/// GEMM variant `isa`: an x86 vector variant on a host with AVX2 and F16C. Decided once per
-/// instruction, so the moves compile as one target-feature function each, with the F16C
-/// conversion inlined into the run loop.
-fn simd_moves(isa: Isa) -> bool {
+/// Which variant of the operand moves ([`gather`], [`scatter`]) runs, decided once per
+/// instruction so the moves compile as one target-feature function each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moves {
+    /// Plain Rust.
+    Scalar,
+    /// AVX2 + F16C: the F16C conversion inlined into the run loops.
+    Avx2,
+    /// [`Moves::Avx2`], and the paired 16-bit halves 16 lanes at a time with AVX-512F.
+    Avx512,
+}
+
+impl Moves {
+    /// Whether the AVX2 + F16C moves run (an x86 vector variant on a host with both).
+    fn simd(self) -> bool {
+        self != Moves::Scalar
+    }
+}
+
+/// The moves for GEMM variant `isa`: [`Moves::Avx2`] for an x86 vector variant on a host
+/// with AVX2 and F16C, [`Moves::Avx512`] when the variant is AVX-512 and the host has
+/// AVX-512F too.
+fn simd_moves(isa: Isa) -> Moves {
     #[cfg(target_arch = "x86_64")]
     {
-        matches!(isa, Isa::Avx512 | Isa::Avx2)
+        let simd = matches!(isa, Isa::Avx512 | Isa::Avx2)
             && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("f16c")
+            && std::arch::is_x86_feature_detected!("f16c");
+        if simd && isa == Isa::Avx512 && std::arch::is_x86_feature_detected!("avx512f") {
+            Moves::Avx512
+        } else if simd {
+            Moves::Avx2
+        } else {
+            Moves::Scalar
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = isa;
-        false
+        Moves::Scalar
     }
 }
 
 /// Decodes the elements of `runs` into `out` (ranges checked when the runs were built);
-/// `simd` from [`simd_moves`].
+/// `mv` from [`simd_moves`].
 fn gather(
-    simd: bool,
+    mv: Moves,
     runs: &[Run],
     halves: Option<&Halves>,
     regs: &[[u32; 64]],
     t: Decode,
     out: &mut [f32],
 ) {
-    // Paired halves: bf16 everywhere, f16 with the F16C moves.
+    // Paired halves: bf16 everywhere, f16 with the F16C moves; 16 lanes at a time with
+    // AVX-512F.
     let runs = match halves {
+        #[cfg(target_arch = "x86_64")]
+        Some(h) if mv == Moves::Avx512 && (t.f16 || t.bf16) => {
+            match &h.chunks {
+                Some(c) if c.words <= regs.len() * LANES && c.len <= out.len() => {
+                    // SAFETY: `simd_moves` found AVX-512F and F16C on this CPU; the chunks
+                    // lie inside `regs` and `out` (checked just above).
+                    unsafe {
+                        if t.f16 {
+                            half_chunks_avx512::<false>(c, regs, out)
+                        } else {
+                            half_chunks_avx512::<true>(c, regs, out)
+                        }
+                    }
+                }
+                // SAFETY: `simd_moves` found AVX-512F and F16C on this CPU, the only
+                // requirements.
+                _ => unsafe {
+                    if t.f16 {
+                        half_pairs_avx512::<false>(&h.pairs, regs, out)
+                    } else {
+                        half_pairs_avx512::<true>(&h.pairs, regs, out)
+                    }
+                },
+            }
+            &h.rest[..]
+        }
         Some(h) if t.bf16 => {
             bf16_pairs(&h.pairs, regs, out);
             &h.rest[..]
         }
         #[cfg(target_arch = "x86_64")]
-        Some(h) if simd && t.f16 => {
+        Some(h) if mv.simd() && t.f16 => {
             // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
             unsafe { f16_pairs_f16c(&h.pairs, regs, out) };
             &h.rest[..]
         }
         _ => runs,
     };
+    if runs.is_empty() {
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
-    if simd {
+    if mv == Moves::Avx512 && t.bits == 8 && !t.i8 {
+        if let Some(tab) = t.table.first_chunk::<256>() {
+            // SAFETY: `simd_moves` found AVX-512F, AVX2 and F16C on this CPU, the only
+            // requirements.
+            unsafe { table8_avx512(runs, regs, tab, t, out) };
+            return;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if mv.simd() {
         // SAFETY: `simd_moves` found AVX2 and F16C on this CPU, the only requirement.
         unsafe { gather_avx2(runs, regs, t, out) };
         return;
     }
-    let _ = simd;
     // SAFETY: without F16C the body uses no target-specific instruction.
     unsafe { gather_body::<false>(runs, regs, t, out) }
+}
+
+/// [`half_pairs_avx512`] over precomputed 16-lane chunks, without a bounds check per
+/// chunk (the bounds were checked once by the caller).
+///
+/// # Safety
+/// The CPU supports AVX-512F and F16C; `c.words <= 64·regs.len()` and `c.len <= out.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,f16c")]
+unsafe fn half_chunks_avx512<const BF16: bool>(c: &Chunks, regs: &[[u32; 64]], out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let high = _mm512_set1_epi32(0xFFFF_0000u32 as i32);
+    let src = regs.as_ptr().cast::<u32>();
+    let dst = out.as_mut_ptr();
+    for ch in &c.list {
+        // SAFETY: `src + 16 <= c.words <= 64·regs.len()` words of the contiguous register
+        // file, `lo + 16` and `hi + 16 <= c.len <= out.len()` (`Chunks` invariant and the
+        // contract); `regs` and `out` do not overlap (a shared and an exclusive borrow).
+        unsafe {
+            let w = _mm512_loadu_si512(src.add(ch.src as usize).cast());
+            let (l, h) = if BF16 {
+                (
+                    _mm512_castsi512_ps(_mm512_slli_epi32::<16>(w)),
+                    _mm512_castsi512_ps(_mm512_and_si512(w, high)),
+                )
+            } else {
+                (
+                    _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w)),
+                    _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(w))),
+                )
+            };
+            _mm512_storeu_ps(dst.add(ch.lo as usize), l);
+            _mm512_storeu_ps(dst.add(ch.hi as usize), h);
+        }
+    }
+}
+
+/// Decodes the 16-bit halves of each pair into `out` (positions checked when the runs were
+/// built), up to 16 lanes at a time: one load, then for binary16 a truncating pack of each
+/// half to 16 bits (`vpmovdw`) and a conversion (`vcvtph2ps`; exact, see [`gather_body`]),
+/// for bfloat16 a shift or a mask (exact: the upper half of the f32 bits).
+///
+/// # Safety
+/// The CPU supports AVX-512F and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,f16c")]
+unsafe fn half_pairs_avx512<const BF16: bool>(
+    pairs: &[HalfPair],
+    regs: &[[u32; 64]],
+    out: &mut [f32],
+) {
+    use std::arch::x86_64::*;
+    let high = _mm512_set1_epi32(0xFFFF_0000u32 as i32);
+    for p in pairs {
+        let len = usize::from(p.len);
+        let lanes = &regs[usize::from(p.reg)][usize::from(p.lane0)..][..len];
+        let (lo, hi) = (p.lo as usize, p.hi as usize);
+        for (x, src) in lanes.chunks(16).enumerate() {
+            // 16 lanes, or the last 8 (pairs are multiples of 8 lanes). Whole chunks use
+            // plain loads and stores: a masked load cannot take its data from the store
+            // buffer, and the registers were usually just written.
+            let full = src.len() == 16;
+            let mask: __mmask16 = if full { 0xFFFF } else { 0xFF };
+            // SAFETY: the load reads `src.len()` elements (16, or 8 under `mask`), all inside
+            // `src`.
+            let w = unsafe {
+                if full {
+                    _mm512_loadu_si512(src.as_ptr().cast())
+                } else {
+                    _mm512_maskz_loadu_epi32(mask, src.as_ptr().cast())
+                }
+            };
+            let (l, h) = if BF16 {
+                (
+                    _mm512_castsi512_ps(_mm512_slli_epi32::<16>(w)),
+                    _mm512_castsi512_ps(_mm512_and_si512(w, high)),
+                )
+            } else {
+                (
+                    _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w)),
+                    _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(w))),
+                )
+            };
+            for (at, v) in [(lo, l), (hi, h)] {
+                let dst = &mut out[at + 16 * x..at + 16 * x + src.len()];
+                // SAFETY: the store writes `src.len()` elements (16, or 8 under `mask`), all
+                // inside `dst`.
+                unsafe {
+                    if full {
+                        _mm512_storeu_ps(dst.as_mut_ptr(), v)
+                    } else {
+                        _mm512_mask_storeu_ps(dst.as_mut_ptr(), mask, v)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`gather`] for an 8-bit format decoded by its 256-entry table, 16 lanes at a time where
+/// a run allows it (stride 1, a multiple of 16 lanes): the table sits in 16 vector
+/// registers and each element's entry is picked by two-table permutes (`vpermt2ps`, index
+/// bits 4:0) and blends on index bits 5, 6 and 7, so the values are the table's own. Other
+/// runs take [`gather_body`].
+///
+/// # Safety
+/// The CPU supports AVX-512F, AVX2 and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,f16c")]
+unsafe fn table8_avx512(
+    runs: &[Run],
+    regs: &[[u32; 64]],
+    tab: &[f32; 256],
+    t: Decode,
+    out: &mut [f32],
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: each load reads 16 of the table's 256 entries.
+    let tv: [__m512; 16] =
+        core::array::from_fn(|x| unsafe { _mm512_loadu_ps(tab.as_ptr().add(16 * x)) });
+    let byte = _mm512_set1_epi32(0xFF);
+    let (b5, b6, b7) = (
+        _mm512_set1_epi32(1 << 5),
+        _mm512_set1_epi32(1 << 6),
+        _mm512_set1_epi32(1 << 7),
+    );
+    for r in runs {
+        let len = usize::from(r.len);
+        if r.stride != 1 || len % 16 != 0 {
+            // SAFETY: this function's features are the body's requirement for `F16C`.
+            unsafe { gather_body::<true>(std::slice::from_ref(r), regs, t, out) };
+            continue;
+        }
+        let lanes = &regs[usize::from(r.reg)][usize::from(r.lane0)..][..len];
+        let o0 = r.out0 as usize;
+        let cnt = _mm_cvtsi32_si128(i32::from(r.shift));
+        for (src, dst) in lanes
+            .chunks_exact(16)
+            .zip(out[o0..o0 + len].chunks_exact_mut(16))
+        {
+            // SAFETY: `src` and `dst` are 16 elements (64 bytes) each; unaligned loads and
+            // stores are allowed.
+            unsafe {
+                let w = _mm512_loadu_si512(src.as_ptr().cast());
+                let idx = _mm512_and_si512(_mm512_srl_epi32(w, cnt), byte);
+                let q: [__m512; 8] =
+                    core::array::from_fn(|x| _mm512_permutex2var_ps(tv[2 * x], idx, tv[2 * x + 1]));
+                let m5 = _mm512_test_epi32_mask(idx, b5);
+                let h: [__m512; 4] =
+                    core::array::from_fn(|x| _mm512_mask_mov_ps(q[2 * x], m5, q[2 * x + 1]));
+                let m6 = _mm512_test_epi32_mask(idx, b6);
+                let lo = _mm512_mask_mov_ps(h[0], m6, h[1]);
+                let hi = _mm512_mask_mov_ps(h[2], m6, h[3]);
+                let m7 = _mm512_test_epi32_mask(idx, b7);
+                _mm512_storeu_ps(dst.as_mut_ptr(), _mm512_mask_mov_ps(lo, m7, hi));
+            }
+        }
+    }
 }
 
 /// [`gather`] compiled for AVX2 + F16C.
@@ -1009,16 +1284,16 @@ unsafe fn f16_run_f16c(lanes: &[u32], sh: u32, out: &mut [f32]) {
     }
 }
 
-/// Writes `acc` to the registers of `runs`, NaN as the canonical 0x7FC00000; `simd` from
+/// Writes `acc` to the registers of `runs`, NaN as the canonical 0x7FC00000; `mv` from
 /// [`simd_moves`].
-fn scatter(simd: bool, runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
+fn scatter(mv: Moves, runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
     #[cfg(target_arch = "x86_64")]
-    if simd {
+    if mv.simd() {
         // SAFETY: `simd_moves` found AVX2 on this CPU, the only requirement.
         unsafe { scatter_avx2(runs, acc, regs) };
         return;
     }
-    let _ = simd;
+    let _ = mv;
     scatter_body(runs, acc, regs)
 }
 
@@ -1055,6 +1330,7 @@ fn scatter_body(runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matrix::gemm::best_isa;
 
     /// Runs cover every pair exactly once and follow the lanes and strides they claim.
     #[test]
@@ -1083,6 +1359,202 @@ mod tests {
         assert_eq!(runs.len(), 4, "{runs:?}");
     }
 
+    /// The paired 16-bit moves of every variant the host has (AVX-512F 16-lane chunks
+    /// and 8-lane tails, AVX2+F16C, plain) decode both halves of each lane to the exact
+    /// values of `Elem::to_f32` (a NaN as some NaN: the converters quiet signalling NaNs),
+    /// and leave every other position alone; lengths 8 to 64 lanes.
+    #[test]
+    fn paired_halves_decode_exactly() {
+        use crate::matrix::formats::Elem;
+        let mut seed = 0x5DEE_CE66_D1CE_4E5Bu64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // Halves with every exponent, signalling and quiet NaNs, infinities, denormals.
+        let specials = [
+            0x7C01u32, 0xFE00, 0x7C00, 0x8001, 0x03FF, 0x8000, 0x7F81, 0xFF80,
+        ];
+        let regs: Vec<[u32; 64]> = (0..4)
+            .map(|_| {
+                core::array::from_fn(|_| {
+                    let x = next();
+                    let half = |y: u64| match y % 11 {
+                        0 => specials[(y / 11 % 8) as usize],
+                        _ => (y >> 8) as u32 & 0xFFFF,
+                    };
+                    half(x) | half(x >> 24) << 16
+                })
+            })
+            .collect();
+        let pairs = [
+            HalfPair {
+                reg: 0,
+                lane0: 0,
+                len: 8,
+                lo: 0,
+                hi: 8,
+            },
+            HalfPair {
+                reg: 1,
+                lane0: 8,
+                len: 24,
+                lo: 16,
+                hi: 100,
+            },
+            HalfPair {
+                reg: 2,
+                lane0: 0,
+                len: 64,
+                lo: 130,
+                hi: 200,
+            },
+            HalfPair {
+                reg: 3,
+                lane0: 40,
+                len: 16,
+                lo: 264,
+                hi: 280,
+            },
+        ];
+        let poison = f32::from_bits(0x7F80_DEAD);
+        for (elem, t) in [
+            (
+                Elem::F16,
+                Decode {
+                    bits: 16,
+                    table: &[],
+                    f16: true,
+                    xf32: false,
+                    bf16: false,
+                    i8: false,
+                },
+            ),
+            (
+                Elem::Bf16,
+                Decode {
+                    bits: 16,
+                    table: &[],
+                    f16: false,
+                    xf32: false,
+                    bf16: true,
+                    i8: false,
+                },
+            ),
+        ] {
+            // All pairs (the pair loop), and those of whole 16-lane chunks (the chunk list).
+            let whole: Vec<HalfPair> = pairs.iter().filter(|p| p.len % 16 == 0).copied().collect();
+            assert_eq!(whole.len(), 2);
+            for set in [&pairs[..], &whole[..]] {
+                let mut want = vec![poison; 300];
+                for p in set {
+                    for x in 0..usize::from(p.len) {
+                        let w = regs[usize::from(p.reg)][usize::from(p.lane0) + x];
+                        want[p.lo as usize + x] = elem.to_f32(w & 0xFFFF);
+                        want[p.hi as usize + x] = elem.to_f32(w >> 16);
+                    }
+                }
+                let h = Halves {
+                    pairs: set.to_vec(),
+                    rest: Vec::new(),
+                    chunks: Chunks::new(set),
+                };
+                assert_eq!(h.chunks.is_some(), set.len() == 2);
+                for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
+                    let mv = simd_moves(isa);
+                    if elem == Elem::F16 && mv == Moves::Scalar {
+                        continue; // Unpaired f16 runs take the table path instead.
+                    }
+                    let mut got = vec![poison; 300];
+                    gather(mv, &[], Some(&h), &regs, t, &mut got);
+                    for (x, (g, w)) in got.iter().zip(&want).enumerate() {
+                        let same = g.to_bits() == w.to_bits()
+                            || (g.is_nan() && w.is_nan() && w.to_bits() != poison.to_bits());
+                        assert!(same, "{elem:?} {mv:?} position {x}: {g:?} vs {w:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The 8-bit table moves of every variant the host has decode every code at every byte
+    /// position to `Elem::to_f32`'s bits: 16-lane runs (the AVX-512F permutes), an 8-lane
+    /// run and a strided run (the per-element path), and leave other positions alone.
+    #[test]
+    fn table8_moves_decode_every_code() {
+        use crate::matrix::formats::Elem;
+        for elem in [Elem::Fp8Fnuz, Elem::Bf8, Elem::Fp8] {
+            let table: &'static [f32] = Box::leak((0..256).map(|c| elem.to_f32(c)).collect());
+            let t = Decode {
+                bits: 8,
+                table,
+                f16: false,
+                xf32: false,
+                bf16: false,
+                i8: false,
+            };
+            // Register r, lane l holds four different codes; 4 registers cover all 256 codes
+            // at every byte position.
+            let regs: Vec<[u32; 64]> = (0..4u32)
+                .map(|r| {
+                    core::array::from_fn(|l| {
+                        let c = |b: u32| (l as u32 + 64 * ((r + b) % 4)) & 0xFF;
+                        c(0) | c(1) << 8 | c(2) << 16 | c(3) << 24
+                    })
+                })
+                .collect();
+            let mut runs = Vec::new();
+            for reg in 0..4u16 {
+                for shift in [0u8, 8, 16, 24] {
+                    let out0 = u32::from(reg) * 256 + u32::from(shift) * 8;
+                    runs.push(Run {
+                        reg,
+                        shift,
+                        lane0: 0,
+                        len: 64,
+                        out0,
+                        stride: 1,
+                    });
+                }
+            }
+            runs.push(Run {
+                reg: 1,
+                shift: 8,
+                lane0: 3,
+                len: 8,
+                out0: 1024,
+                stride: 1,
+            });
+            runs.push(Run {
+                reg: 2,
+                shift: 24,
+                lane0: 16,
+                len: 16,
+                out0: 1032,
+                stride: 3,
+            });
+            let poison = f32::from_bits(0x7F80_DEAD);
+            let mut want = vec![poison; 1100];
+            for r in &runs {
+                for x in 0..usize::from(r.len) {
+                    let w = regs[usize::from(r.reg)][usize::from(r.lane0) + x];
+                    let code = (w >> r.shift) & 0xFF;
+                    want[r.out0 as usize + x * r.stride as usize] = elem.to_f32(code);
+                }
+            }
+            for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
+                let mv = simd_moves(isa);
+                let mut got = vec![poison; 1100];
+                gather(mv, &runs, None, &regs, t, &mut got);
+                for (x, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(g.to_bits(), w.to_bits(), "{elem:?} {mv:?} position {x}");
+                }
+            }
+        }
+    }
+
     /// Every f32-accumulating MFMA/SMFMAC and every i8 MFMA/SMFMAC of gfx942 and gfx950 (random
     /// sparse indices included), with broadcast controls,
     /// F8F6F4 formats, register, overlapping and constant C, under MODE values with and
@@ -1091,7 +1563,6 @@ mod tests {
     #[test]
     fn fast_path_matches_generic_executor() {
         use crate::isa::{Gpu, Op};
-        use crate::matrix::gemm::best_isa;
         use crate::matrix::mfma::{MODE_F32_DENORM_IN, MODE_FP16_OVFL};
         use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan, Scales};
         const NREGS: usize = 512;
