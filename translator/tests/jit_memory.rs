@@ -971,3 +971,41 @@ fn colliding_lanes_store_in_lane_order_inline() {
         }
     }
 }
+
+/// The dword pieces of one multi-dword load (`global_load_dwordx2..x4`, `ds_read_b64..b128`:
+/// loads of one pc at `+4k`) at lanes of the tiled GEMMs' patterns, loaded together when
+/// every active lane's `4n` bytes lie in one window; when the last piece of one lane
+/// crosses the window's end, the pieces before it still run inline and that piece takes
+/// the helper (whose checked path decides: a fault for global, zeros for LDS), as when
+/// each piece runs alone.
+#[test]
+fn multi_dword_pieces_at_any_lanes() {
+    type Pattern = (&'static str, fn(usize) -> u64);
+    let patterns: [Pattern; 4] = [
+        ("halves", |l| 80 * (l % 32) as u64 + 32 * (l / 32) as u64),
+        ("pairs", |l| 48 * (l / 2) as u64 + 16 * (l % 2) as u64),
+        ("replicated 16", |l| 80 * (l % 16) as u64),
+        ("reversed", |l| 16 * (63 - l) as u64),
+    ];
+    for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
+        for n in 2..=4u32 {
+            for (name, f) in patterns {
+                let hi = (0..64).map(f).max().unwrap_or(0);
+                if hi + 4 * n as u64 > len as u64 {
+                    continue;
+                }
+                // The last piece of the highest lane ends at the window's end.
+                let start = len as u64 - 4 * n as u64 - hi;
+                for mask in [u64::MAX, 0xFFFF_FFFF, 0x0F0F_0000_0000_F0F1, 1 << 63] {
+                    let a = Access::new(space, mask, 4, |l| start + f(l));
+                    let r = run_both(&multi_load_block(&a, n));
+                    assert_eq!(r, (0, 0), "{space:?} x{n} {name} {mask:#x}");
+                }
+                // One byte further: the last piece of the highest lane crosses the end.
+                let a = Access::new(space, u64::MAX, 4, |l| start + 1 + f(l));
+                let r = run_both(&multi_load_block(&a, n));
+                assert_eq!(r, (1, 1), "{space:?} x{n} {name} crossing");
+            }
+        }
+    }
+}

@@ -149,6 +149,10 @@ pub struct Gen<'a, 'b> {
     /// the helpers' layout; written once, by that run), which helpers that only read a
     /// value take directly instead of a fresh copy.
     escaped: HashMap<u32, StackSlot>,
+    /// Later dword pieces of a multi-dword load whose first piece tried them all at once
+    /// ([`Gen::fused_load`]): op index → (its result buffer, the flag slot, non-zero when
+    /// the fused path loaded it).
+    fused: HashMap<usize, (StackSlot, StackSlot)>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -191,6 +195,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             group_masks: HashMap::new(),
             cur_cmp_masks: None,
             escaped: HashMap::new(),
+            fused: HashMap::new(),
         }
     }
 
@@ -1277,6 +1282,20 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let t = Self::need(ty)?;
                 check_size(*size)?;
                 let bits = t.bits();
+                // A later piece of a fused multi-dword load: done when the flag says so.
+                let pre = self.fused.remove(&i);
+                let done = match pre {
+                    Some((res, flag)) => {
+                        let f = self.b.ins().stack_load(types::I64, types::I8, flag, 0);
+                        let next = self.b.create_block();
+                        let done = self.b.create_block();
+                        self.b.ins().brif(f, done, &[], next, &[]);
+                        self.b.switch_to_block(next);
+                        self.b.seal_block(next);
+                        Some((res, done))
+                    }
+                    None => self.fused_load(i, *pc, *space, *addr, *size, *signed, *mask, bits)?,
+                };
                 // Bytes, shorts and dwords into V32, qwords into V64: the inline paths first
                 // (fixed stride, then any lanes inside one window), else the helper.
                 let plan = if inline_size(*space, *size, bits) {
@@ -1286,11 +1305,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 // The result gets a buffer of its own, written by whichever path runs and
                 // kept as the value's lane-order copy (later runs and helpers read it there).
-                let res = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    t.bits() * 8,
-                    4,
-                ));
+                let res = match done {
+                    Some((res, _)) => res,
+                    None => self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        t.bits() * 8,
+                        4,
+                    )),
+                };
                 let join = match &plan {
                     Some(p) => {
                         let fast = self.cold_block();
@@ -1333,6 +1355,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                     self.b.ins().jump(join, &[]);
                     self.b.switch_to_block(join);
                     self.b.seal_block(join);
+                }
+                if let Some((_, done)) = done {
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                    self.b.seal_block(done);
                 }
                 self.escaped.insert(i as u32, res);
                 JV::Buf(res)
@@ -1999,6 +2026,167 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         self.b.ins().jump(join, &[]);
         Ok(())
+    }
+
+    /// `v` as `(root, c)` with `v = root + c` through the block's `V64` adds of broadcast
+    /// constants (wrapping, as the adds are), `root` a value index.
+    fn affine(&self, v: Val) -> (u32, u64) {
+        let ops = &self.block.ops;
+        let bconst = |x: &Val| match ops.get(x.0 as usize) {
+            Some(Op::Broadcast(s)) => match ops.get(s.0 as usize) {
+                Some(Op::Const { bits, .. }) => Some(*bits),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (mut v, mut c) = (v, 0u64);
+        for _ in 0..8 {
+            let is64 = self.block.types.get(v.0 as usize) == Some(&Some(Ty::V64));
+            match ops.get(v.0 as usize) {
+                Some(Op::Bin(BinOp::Add, x, y)) if is64 => {
+                    if let Some(k) = bconst(y) {
+                        (v, c) = (*x, c.wrapping_add(k));
+                    } else if let Some(k) = bconst(x) {
+                        (v, c) = (*y, c.wrapping_add(k));
+                    } else {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        (v.0, c)
+    }
+
+    /// The first dword piece (op `i`) of a multi-dword load (`global_load_dwordx4`,
+    /// `ds_read_b128`, ...: the later pieces are loads of the same instruction, exec mask
+    /// and space at `+4, +8, ..` with no store in between): tries all pieces at once, every
+    /// active lane's bytes inside the window of the lowest active lane, one window test per
+    /// lane instead of one per piece. On success the pieces' buffers are written and
+    /// `Some((op i's buffer, block to continue at))` is returned, the current block being
+    /// the per-piece path (taken when the fused one does not apply); a flag slot tells the
+    /// later pieces ([`Gen::fused`]) which ran. `None` (nothing emitted) when op `i` is no
+    /// such first piece.
+    #[allow(clippy::too_many_arguments)]
+    fn fused_load(
+        &mut self,
+        i: usize,
+        pc: u64,
+        space: crate::env::Space,
+        addr: Val,
+        size: u8,
+        signed: bool,
+        mask: Val,
+        bits: u32,
+    ) -> GenResult<Option<(StackSlot, cranelift_codegen::ir::Block)>> {
+        if size != 4 || signed || bits != 32 || space == crate::env::Space::Scratch {
+            return Ok(None);
+        }
+        let (root, c0) = self.affine(addr);
+        let mut pieces = vec![i];
+        for (k, op) in self.block.ops.iter().enumerate().skip(i + 1).take(64) {
+            match op {
+                Op::Store { .. } | Op::Atomic { .. } | Op::SStore { .. } | Op::Matrix(_) => break,
+                Op::Load {
+                    pc: p,
+                    space: sp,
+                    addr: a,
+                    size: 4,
+                    signed: false,
+                    mask: m,
+                } if *p == pc && *sp == space && *m == mask => {
+                    let want = c0.wrapping_add(4 * pieces.len() as u64);
+                    if self.affine(*a) != (root, want) || pieces.len() == 4 {
+                        break;
+                    }
+                    pieces.push(k);
+                }
+                _ => {}
+            }
+        }
+        let n = pieces.len();
+        if n < 2 {
+            return Ok(None);
+        }
+        let slot = |g: &mut Self, size: u32, align: u8| {
+            g.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                size,
+                align,
+            ))
+        };
+        let res: Vec<StackSlot> = (0..n).map(|_| slot(self, 256, 4)).collect();
+        let flag = slot(self, 1, 0);
+        let m = self.lane_bits(mask)?;
+        let abuf = self.read_buffer(addr, 0)?;
+        let fail = self.b.create_block();
+        let ok = self.cold_block();
+        // The window of the lowest active lane's `4n` bytes; each lane tested against it.
+        let anchor = self.cold_block();
+        self.b.ins().brif(m, anchor, &[], fail, &[]);
+        self.b.switch_to_block(anchor);
+        self.b.seal_block(anchor);
+        let f = self.b.ins().ctz(m);
+        let fo = self.b.ins().ishl_imm_u(f, 3);
+        let fa = self.b.ins().iadd(abuf, fo);
+        let a = self.b.ins().load(types::I64, trusted(), fa, 0);
+        let span = self.iconst(types::I64, 4 * n as u64);
+        let w = self.window_of(space, a, span)?;
+        let go = self.cold_block();
+        self.b.ins().brif(w.hit, go, &[], fail, &[]);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
+        let (fb, pb) = (self.cold_block(), self.cold_block());
+        self.b.ins().brif(full, fb, &[], pb, &[]);
+        for (blk, masked) in [(fb, false), (pb, true)] {
+            self.b.switch_to_block(blk);
+            self.b.seal_block(blk);
+            let (hdr, li) = self.quad_loop_begin();
+            let ao = self.b.ins().ishl_imm_u(li, 3);
+            let ab = self.b.ins().iadd(abuf, ao);
+            let ms = if masked { self.b.ins().ushr(m, li) } else { m };
+            let ro = self.b.ins().ishl_imm_u(li, 2);
+            let rps: Vec<Value> = res
+                .iter()
+                .map(|&r| {
+                    let base = self.b.ins().stack_addr(types::I64, r, 0);
+                    self.b.ins().iadd(base, ro)
+                })
+                .collect();
+            for j in 0..4usize {
+                let (off, act) = self.gather_offset(&w, ab, ms, j, masked, fail);
+                let p = self.b.ins().iadd(w.host, off);
+                for (k, &rp) in rps.iter().enumerate() {
+                    let x = self.b.ins().load(types::I32, le(), p, (4 * k) as i32);
+                    let x = match act {
+                        Some(act) => {
+                            let zero = self.iconst(types::I32, 0);
+                            self.b.ins().select(act, x, zero)
+                        }
+                        None => x,
+                    };
+                    self.b.ins().store(trusted(), x, rp, (4 * j) as i32);
+                }
+            }
+            self.quad_loop_end(hdr, li, ok);
+        }
+        // Joined by op i's code after its per-piece path.
+        let done = self.b.create_block();
+        self.b.switch_to_block(ok);
+        self.b.seal_block(ok);
+        let one = self.iconst(types::I8, 1);
+        self.b.ins().stack_store(types::I64, one, flag, 0);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(fail);
+        self.b.seal_block(fail);
+        let zero = self.iconst(types::I8, 0);
+        self.b.ins().stack_store(types::I64, zero, flag, 0);
+        for (k, &op) in pieces.iter().enumerate().skip(1) {
+            self.fused.insert(op, (res[k], flag));
+        }
+        Ok(Some((res[0], done)))
     }
 
     /// Tier 1 for lanes at any addresses (after [`Gen::mem_plan`]'s fixed-stride test
