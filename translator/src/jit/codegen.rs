@@ -1297,8 +1297,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                     None => self.fused_load(i, *pc, *space, *addr, *size, *signed, *mask, bits)?,
                 };
                 // Bytes, shorts and dwords into V32, qwords into V64: the inline paths first
-                // (fixed stride, then any lanes inside one window), else the helper.
-                let plan = if inline_size(*space, *size, bits) {
+                // (fixed stride, then any lanes inside one window), else the helper. The
+                // pieces of a fused load that did not fit take the helper at once (less
+                // code to compile; its direct path still serves lanes inside a window).
+                let plan = if inline_size(*space, *size, bits) && done.is_none() {
                     Some(self.mem_plan(*pc, *space, *addr, *size, *mask, false)?)
                 } else {
                     None
@@ -2062,11 +2064,11 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// `ds_read_b128`, ...: the later pieces are loads of the same instruction, exec mask
     /// and space at `+4, +8, ..` with no store in between): tries all pieces at once, every
     /// active lane's bytes inside the window of the lowest active lane, one window test per
-    /// lane instead of one per piece. On success the pieces' buffers are written and
-    /// `Some((op i's buffer, block to continue at))` is returned, the current block being
-    /// the per-piece path (taken when the fused one does not apply); a flag slot tells the
-    /// later pieces ([`Gen::fused`]) which ran. `None` (nothing emitted) when op `i` is no
-    /// such first piece.
+    /// lane instead of one per piece. Returns `Some((op i's buffer, block to continue at))`,
+    /// the current block being the helper path of each piece (taken when the fused one does
+    /// not apply: a lane outside the window, several windows, an empty mask); a flag slot
+    /// tells the later pieces ([`Gen::fused`]) which ran. `None` (nothing emitted) when op
+    /// `i` is no such first piece.
     #[allow(clippy::too_many_arguments)]
     fn fused_load(
         &mut self,
