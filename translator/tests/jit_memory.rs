@@ -2,7 +2,9 @@
 //! always goes through `WaveEnv::load`/`store`): windows hit exactly to their last byte,
 //! one byte beyond, exec holes with inactive lanes far out of range, unaligned and
 //! overlapping lanes, every size and extension, LDS and global. Each case also checks which
-//! path the JIT took, by counting the requests that reached the environment.
+//! path the JIT took, by counting the requests that reached the environment and the calls
+//! of the memory helpers (tier 1 is the generated code: lanes at a fixed stride, or any
+//! lanes inside one window, `jit::codegen` `mem_plan`/`gather_load`/`gather_store`).
 
 use wavejit_translator::env::{AtomicOp, FastMemory, MemError, Space, WaveEnv};
 use wavejit_translator::interp::{run_block, test_env::FlatEnv};
@@ -526,11 +528,10 @@ fn consecutive_dwords_and_qwords_run_inline() {
                     );
                     let (slow, helpers) = run_both(&store_block(&a));
                     assert_eq!(slow, 0);
-                    // Stores run inline only with every lane of the wave64/wave32 active.
-                    let full = mask == u64::MAX || mask == 0xFFFF_FFFF;
+                    // Stores with exec holes run inline too (the per-lane form).
                     assert_eq!(
                         helpers,
-                        u32::from(!full),
+                        u32::from(mask == 0),
                         "store {space:?} {size} {mask:#x}"
                     );
                 }
@@ -540,7 +541,8 @@ fn consecutive_dwords_and_qwords_run_inline() {
 }
 
 /// The pieces of `global_load_dwordx2/x3/x4` (lanes 8, 12, 16 bytes apart) run inline,
-/// loads and stores; LDS pieces are expected at the element stride and take the helper.
+/// loads and stores, with any non-empty exec mask; LDS pieces too (the per-lane form: LDS
+/// lanes are expected at the element stride).
 #[test]
 fn multi_dword_pieces_run_inline() {
     for n in 2..=4u32 {
@@ -550,22 +552,21 @@ fn multi_dword_pieces_run_inline() {
             let a = Access::new(Space::Global, mask, 4, |l| start + 4 * n as u64 * l as u64);
             let (slow, helpers) = run_both(&multi_load_block(&a, n));
             assert_eq!((slow, helpers), (0, 0), "x{n} load {mask:#x}");
-            let full = mask == u64::MAX || mask == 0xFFFF_FFFF;
-            let (slow, helpers) = run_both(&multi_store_block(&a, n));
-            assert_eq!(slow, 0);
-            assert_eq!(helpers, if full { 0 } else { n }, "x{n} store {mask:#x}");
+            let r = run_both(&multi_store_block(&a, n));
+            assert_eq!(r, (0, 0), "x{n} store {mask:#x}");
         }
         if 4 * n as usize * 64 <= LDS_LEN {
             let a = Access::new(Space::Lds, u64::MAX, 4, |l| 4 * n as u64 * l as u64);
-            assert_eq!(run_both(&multi_load_block(&a, n)), (0, n));
+            assert_eq!(run_both(&multi_load_block(&a, n)), (0, 0));
+            assert_eq!(run_both(&multi_store_block(&a, n)), (0, 0));
         }
     }
 }
 
 /// Edges of the inline path: the access ends exactly at the window's end (inline), one
 /// byte beyond (helper; the checked path faults, reported with lane and pc), a wave32
-/// access whose lanes 32..63 would lie outside (inline), inactive lanes outside (loads:
-/// the helper's direct path), addresses wrapping around 2^64 (helper, fault).
+/// access whose lanes 32..63 would lie outside (inline), inactive lanes outside (inline, the
+/// per-lane form), addresses wrapping around 2^64 (helper, fault).
 #[test]
 fn inline_window_edges_wrap_and_faults() {
     for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
@@ -597,11 +598,11 @@ fn inline_window_edges_wrap_and_faults() {
             });
             assert_eq!(run_both(&load_block(&a, false)), (0, 0));
             assert_eq!(run_both(&store_block(&a)), (0, 0));
-            // Wave64 with lane 63 inactive and beyond: the span does not fit, the helper's
-            // direct path loads (stores with a hole always take the helper).
+            // Wave64 with lane 63 inactive and beyond: the span does not fit, the per-lane
+            // form skips the inactive lane.
             let a = Access::new(space, u64::MAX >> 1, size, |l| at_end(l) + sz);
-            assert_eq!(run_both(&load_block(&a, false)), (0, 1));
-            assert_eq!(run_both(&store_block(&a)), (0, 1));
+            assert_eq!(run_both(&load_block(&a, false)), (0, 0));
+            assert_eq!(run_both(&store_block(&a)), (0, 0));
             // Consecutive lane addresses wrapping around 2^64: not inline; faults.
             let base = if space == Space::Lds { 0 } else { BASE };
             let a = Access::new(space, u64::MAX, size, |l| {
@@ -616,10 +617,10 @@ fn inline_window_edges_wrap_and_faults() {
     }
 }
 
-/// Lanes that are not consecutive (same address, overlapping, reversed) take the helper,
-/// which keeps lane order on overlap; scratch never runs inline.
+/// Lanes that are not consecutive (same address, overlapping, reversed) run inline in the
+/// per-lane form, which keeps lane order on overlap; scratch never runs inline.
 #[test]
-fn irregular_lanes_take_the_helper() {
+fn irregular_lanes_run_inline_in_lane_order() {
     for space in [Space::Global, Space::Lds] {
         for size in [1u8, 2, 4, 8] {
             let sz = size as u64;
@@ -631,8 +632,8 @@ fn irregular_lanes_take_the_helper() {
             }];
             for off in offs {
                 let a = Access::new(space, u64::MAX, size, off);
-                assert_eq!(run_both(&store_block(&a)), (0, 1));
-                assert_eq!(run_both(&load_block(&a, false)), (0, 1));
+                assert_eq!(run_both(&store_block(&a)), (0, 0));
+                assert_eq!(run_both(&load_block(&a, false)), (0, 0));
             }
         }
     }
@@ -651,19 +652,20 @@ fn scalar_loads_run_inline_when_aligned_and_inside() {
     assert_eq!(run_both(&sload_block(6)), (1, 1));
 }
 
-/// One active lane off the consecutive pattern (inside the window) sends the access to the
-/// helper, wherever the lane is and whatever the other lanes' activity.
+/// One active lane off the consecutive pattern: inside the window it runs inline (the
+/// per-lane form); outside the window (past its end, or below its start) it sends the
+/// whole access to the helper and the checked path (which faults at that lane, stores
+/// nothing), wherever the lane is (every position of the four-lane loop) and whatever the
+/// other lanes' activity; inactive, it does not matter.
 #[test]
-fn one_lane_off_the_pattern_takes_the_helper() {
-    for space in [Space::Global, Space::Lds] {
+fn one_lane_off_the_pattern() {
+    for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
         for size in [1u8, 2, 4, 8] {
             let sz = size as u64;
-            for bad in 0..64usize {
+            // Every position in the loop's four lanes, both halves of the wave.
+            for bad in [0usize, 1, 2, 3, 6, 29, 33, 63] {
                 let hole = (bad * 7 + 3) % 64;
                 for mask in [u64::MAX, !(1 << hole)] {
-                    if hole == bad && mask != u64::MAX {
-                        continue;
-                    }
                     // The bad lane reads/writes another lane's element.
                     let a = Access::new(space, mask, size, |l| {
                         sz * if l == bad {
@@ -672,8 +674,31 @@ fn one_lane_off_the_pattern_takes_the_helper() {
                             l as u64
                         }
                     });
-                    assert_eq!(run_both(&load_block(&a, false)).1, 1, "lane {bad}");
-                    assert_eq!(run_both(&store_block(&a)).1, 1, "lane {bad}");
+                    assert_eq!(run_both(&load_block(&a, false)), (0, 0), "lane {bad}");
+                    assert_eq!(run_both(&store_block(&a)), (0, 0), "lane {bad}");
+                    // The bad lane's last byte one past the window's end, or one element
+                    // below its start (LDS: out-of-range reads give 0, writes are dropped;
+                    // global: a fault).
+                    for out in [len as u64 - sz + 1, 0u64.wrapping_sub(sz)] {
+                        let a = Access::new(space, mask, size, |l| {
+                            if l == bad {
+                                out
+                            } else {
+                                sz * l as u64
+                            }
+                        });
+                        let r = run_both(&load_block(&a, true));
+                        assert_eq!(r, (1, 1), "load lane {bad} {out:#x} {mask:#x}");
+                        let r = run_both(&store_block(&a));
+                        assert_eq!(r, (1, 1), "store lane {bad} {out:#x} {mask:#x}");
+                        // Inactive, it does not matter.
+                        let a = Access {
+                            mask: mask & !(1 << bad),
+                            ..a
+                        };
+                        assert_eq!(run_both(&load_block(&a, true)), (0, 0), "lane {bad}");
+                        assert_eq!(run_both(&store_block(&a)), (0, 0), "lane {bad}");
+                    }
                 }
             }
         }
@@ -682,7 +707,7 @@ fn one_lane_off_the_pattern_takes_the_helper() {
 
 /// Bytes and shorts at consecutive lane addresses run inline like dwords, zero- or
 /// sign-extended (the pattern has bytes with the top bit set and clear), aligned or not,
-/// for any non-empty exec mask (loads) or a whole wave (stores), in every windowed space.
+/// for any non-empty exec mask, in every windowed space.
 #[test]
 fn consecutive_bytes_and_shorts_run_inline() {
     for (space, len) in [
@@ -705,10 +730,9 @@ fn consecutive_bytes_and_shorts_run_inline() {
                     }
                     let (slow, helpers) = run_both(&store_block(&a));
                     assert_eq!(slow, 0);
-                    let full = mask == u64::MAX || mask == 0xFFFF_FFFF;
                     assert_eq!(
                         helpers,
-                        u32::from(!full),
+                        u32::from(mask == 0),
                         "store {space:?} {size} {start} {mask:#x}"
                     );
                 }
@@ -732,14 +756,8 @@ fn strided_bytes_and_shorts_run_inline() {
                     let r = run_both(&multi_load_block_s(&a, n, size, signed));
                     assert_eq!(r, (0, 0), "{size}x{n} load {mask:#x}");
                 }
-                let full = mask == u64::MAX || mask == 0xFFFF_FFFF;
-                let (slow, helpers) = run_both(&multi_store_block_s(&a, n, size));
-                assert_eq!(slow, 0);
-                assert_eq!(
-                    helpers,
-                    if full { 0 } else { n },
-                    "{size}x{n} store {mask:#x}"
-                );
+                let r = run_both(&multi_store_block_s(&a, n, size));
+                assert_eq!(r, (0, 0), "{size}x{n} store {mask:#x}");
                 // One byte further: the last piece of lane 63 leaves the window (that piece
                 // takes the helper; the checked path faults).
                 let a = Access::new(Space::Global, u64::MAX, size, |l| {
@@ -752,8 +770,8 @@ fn strided_bytes_and_shorts_run_inline() {
 }
 
 /// A wave32 block: its 32 lanes from lane 0's address (mask bits 32..63 ignored), lanes
-/// 32..63 of the registers untouched, for every size; exec holes (loads inline, stores
-/// through the helper); the lanes that would follow lane 31 lie outside the window.
+/// 32..63 of the registers untouched, for every size; exec holes (loads and stores
+/// inline too); the lanes that would follow lane 31 lie outside the window.
 #[test]
 fn wave32_accesses_run_inline() {
     for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
@@ -768,9 +786,8 @@ fn wave32_accesses_run_inline() {
                         let r = run_both(&load_block_w(&a, signed, 32));
                         assert_eq!(r, (0, u32::from(lanes == 0)), "{space:?} {size} {mask:#x}");
                     }
-                    let full = lanes == 0xFFFF_FFFF;
                     let r = run_both(&store_block_w(&a, 32));
-                    assert_eq!(r, (0, u32::from(!full)), "{space:?} {size} {mask:#x}");
+                    assert_eq!(r, (0, u32::from(lanes == 0)), "{space:?} {size} {mask:#x}");
                 }
             }
             // Lane 31's access one byte past the end: the checked path faults.
@@ -785,7 +802,7 @@ fn wave32_accesses_run_inline() {
 /// -show-encoding`), lifted and run in both engines: the d16 loads keep the other half of
 /// their VGPR, `_hi` forms write the high half, byte/short stores of the low or (`_d16_hi`)
 /// high half. Shorts at `v[4:5] = BASE + 2 * lane`, bytes at `v[6:7] = BASE + lane`; all
-/// accesses inline for a full EXEC, stores through the helper for a partial one.
+/// accesses inline, for a full EXEC and a partial one.
 #[test]
 fn lifted_d16_and_byte_instructions_run_inline() {
     use wavejit_translator::env::CodeSource;
@@ -824,14 +841,13 @@ fn lifted_d16_and_byte_instructions_run_inline() {
             }
             s.set_exec(exec);
         };
-        let stores = if exec == u64::MAX { 0 } else { 3 };
-        assert_eq!(run_both_with(&block, setup), (0, stores), "{exec:#x}");
+        assert_eq!(run_both_with(&block, setup), (0, 0), "{exec:#x}");
     }
 }
 
 /// Lane 1 and the last lane are tested first (a quick rejection before the whole-wave
-/// test): off the pattern and active they send the access to the helper, off the pattern
-/// and inactive they do not matter; both wave sizes.
+/// fixed-stride test): off the pattern and active they send the access to the per-lane
+/// form (inline too), off the pattern and inactive they do not matter; both wave sizes.
 #[test]
 fn quick_rejection_lanes_count_only_when_active() {
     for wave in [64u32, 32] {
@@ -850,9 +866,144 @@ fn quick_rejection_lanes_count_only_when_active() {
                 };
                 let all = u64::MAX >> (64 - wave);
                 let r = run_both(&load_block_w(&a(all), true, wave));
-                assert_eq!(r, (0, 1), "wave{wave} size {size} lane {odd} active");
+                assert_eq!(r, (0, 0), "wave{wave} size {size} lane {odd} active");
+                let r = run_both(&store_block_w(&a(all), wave));
+                assert_eq!(r, (0, 0), "wave{wave} size {size} lane {odd} active");
                 let r = run_both(&load_block_w(&a(all & !(1 << odd)), true, wave));
                 assert_eq!(r, (0, 0), "wave{wave} size {size} lane {odd} inactive");
+            }
+        }
+    }
+}
+
+/// Lanes at any fixed stride (positive, negative, zero, unaligned, wider than a window's
+/// share) and the patterns of the tiled GEMMs (two half-waves at one stride, pairs, runs of
+/// 16 lanes, replicated half-waves), every size and extension, exec masks with holes, wave64
+/// and wave32, global, FLAT and LDS: inline (no helper, no environment call) whenever every
+/// active lane's bytes lie in the window, identical to the interpreter.
+#[test]
+fn any_stride_and_tiled_patterns_run_inline() {
+    type Pattern = (&'static str, fn(u64, usize) -> i64);
+    // Offsets from the first lane, in units of the element size `s` where a pattern is
+    // a stride (the start is chosen so that every lane lies inside).
+    let patterns: [Pattern; 9] = [
+        ("stride 80", |_, l| 80 * l as i64),
+        ("stride -80", |_, l| -80 * l as i64),
+        ("stride -s", |s, l| -(s as i64) * l as i64),
+        ("stride 0", |_, _| 0),
+        ("stride 3", |_, l| 3 * l as i64),
+        ("halves +32", |_, l| {
+            80 * (l % 32) as i64 + 32 * (l / 32) as i64
+        }),
+        ("pairs", |_, l| 80 * (l / 2) as i64 + 32 * (l % 2) as i64),
+        ("runs of 16", |s, l| {
+            40 * (l / 16) as i64 + s as i64 * (l % 16) as i64
+        }),
+        ("replicated 16", |_, l| 80 * (l % 16) as i64),
+    ];
+    for (space, len) in [
+        (Space::Global, GLOBAL_LEN),
+        (Space::Flat, GLOBAL_LEN),
+        (Space::Lds, LDS_LEN),
+    ] {
+        let len = len as i64;
+        for size in [1u8, 2, 4, 8] {
+            for (name, f) in patterns {
+                let offs: Vec<i64> = (0..64).map(|l| f(size as u64, l)).collect();
+                let (lo, hi) = (*offs.iter().min().unwrap(), *offs.iter().max().unwrap());
+                if hi - lo + size as i64 > len {
+                    // Wider than the window (stride 80 over 64 lanes in the LDS).
+                    continue;
+                }
+                // Flush with the window's end: the highest lane's last byte is the window's.
+                let start = len - size as i64 - hi;
+                for wave in [64u32, 32] {
+                    for mask in MASKS {
+                        let a = Access::new(space, mask, size, |l| (start + offs[l]) as u64);
+                        let lanes = mask & (u64::MAX >> (64 - wave));
+                        let want = (0, u32::from(lanes == 0));
+                        for signed in [false, true] {
+                            let r = run_both(&load_block_w(&a, signed, wave));
+                            assert_eq!(r, want, "load {space:?} {size} {name} {mask:#x} w{wave}");
+                        }
+                        let r = run_both(&store_block_w(&a, wave));
+                        assert_eq!(r, want, "store {space:?} {size} {name} {mask:#x} w{wave}");
+                    }
+                }
+                // One byte further: the highest lane's access crosses the window's end (the
+                // checked path decides; nothing is stored inline first).
+                let a = Access::new(space, u64::MAX, size, |l| (start + 1 + offs[l]) as u64);
+                let top = (0..64).max_by_key(|&l| (offs[l], l)).unwrap_or(0);
+                assert_eq!(run_both(&load_block(&a, false)), (1, 1), "{name}");
+                assert_eq!(run_both(&store_block(&a)), (1, 1), "{name}");
+                // ... unless every lane that crosses it is inactive.
+                let crossing: u64 = (0..64)
+                    .filter(|&l| offs[l] == offs[top])
+                    .fold(0, |m, l| m | 1 << l);
+                let a = Access {
+                    mask: !crossing,
+                    ..a
+                };
+                if a.mask != 0 {
+                    assert_eq!(run_both(&load_block(&a, true)), (0, 0), "{name}");
+                    assert_eq!(run_both(&store_block(&a)), (0, 0), "{name}");
+                }
+            }
+        }
+    }
+}
+
+/// Two lanes writing the same bytes: the higher active lane's value remains, inline as on
+/// the checked path, for every pair position of the four-lane loop and exec holes.
+#[test]
+fn colliding_lanes_store_in_lane_order_inline() {
+    for space in [Space::Global, Space::Lds] {
+        for size in [1u8, 2, 4, 8] {
+            let sz = size as u64;
+            for (x, y) in [(0usize, 1usize), (1, 2), (2, 3), (3, 4), (5, 62), (62, 63)] {
+                for mask in [u64::MAX, !(1u64 << y), !(1u64 << x), 0x5555_5555_5555_5555] {
+                    let a = Access::new(space, mask, size, |l| {
+                        sz * if l == y { x as u64 } else { l as u64 }
+                    });
+                    assert_eq!(run_both(&store_block(&a)), (0, 0), "{x} {y} {mask:#x}");
+                }
+            }
+        }
+    }
+}
+
+/// The dword pieces of one multi-dword load (`global_load_dwordx2..x4`, `ds_read_b64..b128`:
+/// loads of one pc at `+4k`) at lanes of the tiled GEMMs' patterns, loaded together when
+/// every active lane's `4n` bytes lie in one window; when the last piece of one lane
+/// crosses the window's end, every piece takes the helper (the pieces before it its direct
+/// path, that piece the checked path, which decides: a fault for global, zeros for LDS).
+#[test]
+fn multi_dword_pieces_at_any_lanes() {
+    type Pattern = (&'static str, fn(usize) -> u64);
+    let patterns: [Pattern; 4] = [
+        ("halves", |l| 80 * (l % 32) as u64 + 32 * (l / 32) as u64),
+        ("pairs", |l| 48 * (l / 2) as u64 + 16 * (l % 2) as u64),
+        ("replicated 16", |l| 80 * (l % 16) as u64),
+        ("reversed", |l| 16 * (63 - l) as u64),
+    ];
+    for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
+        for n in 2..=4u32 {
+            for (name, f) in patterns {
+                let hi = (0..64).map(f).max().unwrap_or(0);
+                if hi + 4 * n as u64 > len as u64 {
+                    continue;
+                }
+                // The last piece of the highest lane ends at the window's end.
+                let start = len as u64 - 4 * n as u64 - hi;
+                for mask in [u64::MAX, 0xFFFF_FFFF, 0x0F0F_0000_0000_F0F1, 1 << 63] {
+                    let a = Access::new(space, mask, 4, |l| start + f(l));
+                    let r = run_both(&multi_load_block(&a, n));
+                    assert_eq!(r, (0, 0), "{space:?} x{n} {name} {mask:#x}");
+                }
+                // One byte further: the last piece of the highest lane crosses the end.
+                let a = Access::new(space, u64::MAX, 4, |l| start + 1 + f(l));
+                let r = run_both(&multi_load_block(&a, n));
+                assert_eq!(r, (1, n), "{space:?} x{n} {name} crossing");
             }
         }
     }

@@ -149,6 +149,10 @@ pub struct Gen<'a, 'b> {
     /// the helpers' layout; written once, by that run), which helpers that only read a
     /// value take directly instead of a fresh copy.
     escaped: HashMap<u32, StackSlot>,
+    /// Later dword pieces of a multi-dword load whose first piece tried them all at once
+    /// ([`Gen::fused_load`]): op index → (its result buffer, the flag slot, non-zero when
+    /// the fused path loaded it).
+    fused: HashMap<usize, (StackSlot, StackSlot)>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -191,6 +195,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             group_masks: HashMap::new(),
             cur_cmp_masks: None,
             escaped: HashMap::new(),
+            fused: HashMap::new(),
         }
     }
 
@@ -1277,19 +1282,39 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let t = Self::need(ty)?;
                 check_size(*size)?;
                 let bits = t.bits();
-                // Whole dwords into V32, whole qwords into V64: the inline path first.
-                let plan = if inline_size(*space, *size, bits) {
+                // A later piece of a fused multi-dword load: done when the flag says so.
+                let pre = self.fused.remove(&i);
+                let done = match pre {
+                    Some((res, flag)) => {
+                        let f = self.b.ins().stack_load(types::I64, types::I8, flag, 0);
+                        let next = self.b.create_block();
+                        let done = self.b.create_block();
+                        self.b.ins().brif(f, done, &[], next, &[]);
+                        self.b.switch_to_block(next);
+                        self.b.seal_block(next);
+                        Some((res, done))
+                    }
+                    None => self.fused_load(i, *pc, *space, *addr, *size, *signed, *mask, bits)?,
+                };
+                // Bytes, shorts and dwords into V32, qwords into V64: the inline paths first
+                // (fixed stride, then any lanes inside one window), else the helper. The
+                // pieces of a fused load that did not fit take the helper at once (less
+                // code to compile; its direct path still serves lanes inside a window).
+                let plan = if inline_size(*space, *size, bits) && done.is_none() {
                     Some(self.mem_plan(*pc, *space, *addr, *size, *mask, false)?)
                 } else {
                     None
                 };
                 // The result gets a buffer of its own, written by whichever path runs and
                 // kept as the value's lane-order copy (later runs and helpers read it there).
-                let res = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    t.bits() * 8,
-                    4,
-                ));
+                let res = match done {
+                    Some((res, _)) => res,
+                    None => self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        t.bits() * 8,
+                        4,
+                    )),
+                };
                 let join = match &plan {
                     Some(p) => {
                         let fast = self.cold_block();
@@ -1307,6 +1332,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 let m = self.lane_bits(*mask)?;
                 let ap = self.read_buffer(*addr, 0)?;
+                if let Some(join) = join {
+                    let helper = self.b.create_block();
+                    self.gather_load(*space, ap, m, *size, *signed, bits, res, join, helper)?;
+                    self.b.switch_to_block(helper);
+                    self.b.seal_block(helper);
+                }
                 let out = self.b.ins().stack_addr(types::I64, res, 0);
                 let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
                 let sz = self.iconst(types::I32, *size as u64);
@@ -1326,6 +1357,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                     self.b.ins().jump(join, &[]);
                     self.b.switch_to_block(join);
                     self.b.seal_block(join);
+                }
+                if let Some((_, done)) = done {
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                    self.b.seal_block(done);
                 }
                 self.escaped.insert(i as u32, res);
                 JV::Buf(res)
@@ -1360,6 +1396,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let dw = dbits == 64;
                 let ap = self.read_buffer(*addr, 0)?;
                 let dp = self.read_buffer(*data, 1)?;
+                if let Some(join) = join {
+                    let helper = self.b.create_block();
+                    self.gather_store(*space, ap, m, *size, dp, dbits, join, helper)?;
+                    self.b.switch_to_block(helper);
+                    self.b.seal_block(helper);
+                }
                 let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
                 let sz = self.iconst(types::I32, *size as u64);
                 let w = self.iconst(types::I32, dw as u64);
@@ -1581,6 +1623,22 @@ impl<'a, 'b> Gen<'a, 'b> {
         a: Value,
         span: Value,
     ) -> GenResult<(Value, Value)> {
+        let w = self.window_of(space, a, span)?;
+        let off = self.b.ins().isub(a, w.start);
+        let ptr = self.b.ins().iadd(w.host, off);
+        Ok((w.hit, ptr))
+    }
+
+    /// The window of `space` in the context's `FastMemory` that holds the `span` bytes at
+    /// `a` (both `I64`): `hit` (an `I8` boolean) when there is one, and then its start, the
+    /// last offset at which `span` bytes fit (`lim`) and its host address (values unspecified
+    /// without a hit).
+    fn window_of(
+        &mut self,
+        space: crate::env::Space,
+        a: Value,
+        span: Value,
+    ) -> GenResult<WinParts> {
         use crate::env::{FastMemory, MemWindow, Space};
         let fm = offset_of!(helpers::JitCtx<'static>, fm);
         let wsize = std::mem::size_of::<MemWindow>();
@@ -1592,8 +1650,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Space::Scratch => return Err("no scratch window".into()),
         };
         let [fs, fl, fh] = MemWindow::FIELD_OFFSETS;
-        let mut hit = self.iconst(types::I8, 0);
-        let mut ptr = self.iconst(types::I64, 0);
+        let mut sel: Option<WinParts> = None;
         for w in wins {
             // Not `trusted()`-readonly: helpers rewrite the windows between accesses.
             let start = self
@@ -1618,11 +1675,22 @@ impl<'a, 'b> Gen<'a, 'b> {
             let lim = self.b.ins().isub(len, span);
             let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, lim);
             let ok = self.b.ins().band(fits, inside);
-            let p = self.b.ins().iadd(host, off);
-            ptr = self.b.ins().select(ok, p, ptr);
-            hit = self.b.ins().bor(hit, ok);
+            sel = Some(match sel {
+                None => WinParts {
+                    hit: ok,
+                    start,
+                    lim,
+                    host,
+                },
+                Some(s) => WinParts {
+                    hit: self.b.ins().bor(s.hit, ok),
+                    start: self.b.ins().select(ok, start, s.start),
+                    lim: self.b.ins().select(ok, lim, s.lim),
+                    host: self.b.ins().select(ok, host, s.host),
+                },
+            });
         }
-        Ok((hit, ptr))
+        sel.ok_or_else(|| "no window".into())
     }
 
     /// The lane stride the inline path expects of the memory op at `pc`: its size times
@@ -1970,6 +2038,393 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
         }
         self.b.ins().jump(join, &[]);
+        Ok(())
+    }
+
+    /// `v` as `(root, c)` with `v = root + c` through the block's `V64` adds of broadcast
+    /// constants (wrapping, as the adds are), `root` a value index.
+    fn affine(&self, v: Val) -> (u32, u64) {
+        let ops = &self.block.ops;
+        let bconst = |x: &Val| match ops.get(x.0 as usize) {
+            Some(Op::Broadcast(s)) => match ops.get(s.0 as usize) {
+                Some(Op::Const { bits, .. }) => Some(*bits),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (mut v, mut c) = (v, 0u64);
+        for _ in 0..8 {
+            let is64 = self.block.types.get(v.0 as usize) == Some(&Some(Ty::V64));
+            match ops.get(v.0 as usize) {
+                Some(Op::Bin(BinOp::Add, x, y)) if is64 => {
+                    if let Some(k) = bconst(y) {
+                        (v, c) = (*x, c.wrapping_add(k));
+                    } else if let Some(k) = bconst(x) {
+                        (v, c) = (*y, c.wrapping_add(k));
+                    } else {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        (v.0, c)
+    }
+
+    /// The first dword piece (op `i`) of a multi-dword load (`global_load_dwordx4`,
+    /// `ds_read_b128`, ...: the later pieces are loads of the same instruction, exec mask
+    /// and space at `+4, +8, ..` with no store in between): tries all pieces at once, every
+    /// active lane's bytes inside the window of the lowest active lane, one window test per
+    /// lane instead of one per piece. Returns `Some((op i's buffer, block to continue at))`,
+    /// the current block being the helper path of each piece (taken when the fused one does
+    /// not apply: a lane outside the window, several windows, an empty mask); a flag slot
+    /// tells the later pieces ([`Gen::fused`]) which ran. `None` (nothing emitted) when op
+    /// `i` is no such first piece.
+    #[allow(clippy::too_many_arguments)]
+    fn fused_load(
+        &mut self,
+        i: usize,
+        pc: u64,
+        space: crate::env::Space,
+        addr: Val,
+        size: u8,
+        signed: bool,
+        mask: Val,
+        bits: u32,
+    ) -> GenResult<Option<(StackSlot, cranelift_codegen::ir::Block)>> {
+        if size != 4 || signed || bits != 32 || space == crate::env::Space::Scratch {
+            return Ok(None);
+        }
+        let (root, c0) = self.affine(addr);
+        let mut pieces = vec![i];
+        for (k, op) in self.block.ops.iter().enumerate().skip(i + 1).take(64) {
+            match op {
+                Op::Store { .. } | Op::Atomic { .. } | Op::SStore { .. } | Op::Matrix(_) => break,
+                Op::Load {
+                    pc: p,
+                    space: sp,
+                    addr: a,
+                    size: 4,
+                    signed: false,
+                    mask: m,
+                } if *p == pc && *sp == space && *m == mask => {
+                    let want = c0.wrapping_add(4 * pieces.len() as u64);
+                    if self.affine(*a) != (root, want) || pieces.len() == 4 {
+                        break;
+                    }
+                    pieces.push(k);
+                }
+                _ => {}
+            }
+        }
+        let n = pieces.len();
+        if n < 2 {
+            return Ok(None);
+        }
+        let slot = |g: &mut Self, size: u32, align: u8| {
+            g.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                size,
+                align,
+            ))
+        };
+        let res: Vec<StackSlot> = (0..n).map(|_| slot(self, 256, 4)).collect();
+        let flag = slot(self, 1, 0);
+        let m = self.lane_bits(mask)?;
+        let abuf = self.read_buffer(addr, 0)?;
+        let fail = self.b.create_block();
+        let ok = self.cold_block();
+        // The window of the lowest active lane's `4n` bytes; each lane tested against it.
+        let anchor = self.cold_block();
+        self.b.ins().brif(m, anchor, &[], fail, &[]);
+        self.b.switch_to_block(anchor);
+        self.b.seal_block(anchor);
+        let f = self.b.ins().ctz(m);
+        let fo = self.b.ins().ishl_imm_u(f, 3);
+        let fa = self.b.ins().iadd(abuf, fo);
+        let a = self.b.ins().load(types::I64, trusted(), fa, 0);
+        let span = self.iconst(types::I64, 4 * n as u64);
+        let w = self.window_of(space, a, span)?;
+        let go = self.cold_block();
+        self.b.ins().brif(w.hit, go, &[], fail, &[]);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
+        let (fb, pb) = (self.cold_block(), self.cold_block());
+        self.b.ins().brif(full, fb, &[], pb, &[]);
+        for (blk, masked) in [(fb, false), (pb, true)] {
+            self.b.switch_to_block(blk);
+            self.b.seal_block(blk);
+            let (hdr, li) = self.quad_loop_begin();
+            let ao = self.b.ins().ishl_imm_u(li, 3);
+            let ab = self.b.ins().iadd(abuf, ao);
+            let ms = if masked { self.b.ins().ushr(m, li) } else { m };
+            let ro = self.b.ins().ishl_imm_u(li, 2);
+            let rps: Vec<Value> = res
+                .iter()
+                .map(|&r| {
+                    let base = self.b.ins().stack_addr(types::I64, r, 0);
+                    self.b.ins().iadd(base, ro)
+                })
+                .collect();
+            for j in 0..4usize {
+                let (off, act) = self.gather_offset(&w, ab, ms, j, masked, fail);
+                let p = self.b.ins().iadd(w.host, off);
+                for (k, &rp) in rps.iter().enumerate() {
+                    let x = self.b.ins().load(types::I32, le(), p, (4 * k) as i32);
+                    let x = match act {
+                        Some(act) => {
+                            let zero = self.iconst(types::I32, 0);
+                            self.b.ins().select(act, x, zero)
+                        }
+                        None => x,
+                    };
+                    self.b.ins().store(trusted(), x, rp, (4 * j) as i32);
+                }
+            }
+            self.quad_loop_end(hdr, li, ok);
+        }
+        // Joined by op i's code after its per-piece path.
+        let done = self.b.create_block();
+        self.b.switch_to_block(ok);
+        self.b.seal_block(ok);
+        let one = self.iconst(types::I8, 1);
+        self.b.ins().stack_store(types::I64, one, flag, 0);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(fail);
+        self.b.seal_block(fail);
+        let zero = self.iconst(types::I8, 0);
+        self.b.ins().stack_store(types::I64, zero, flag, 0);
+        for (k, &op) in pieces.iter().enumerate().skip(1) {
+            self.fused.insert(op, (res[k], flag));
+        }
+        Ok(Some((res[0], done)))
+    }
+
+    /// Tier 1 for lanes at any addresses (after [`Gen::mem_plan`]'s fixed-stride test
+    /// failed): the window holding the lowest active lane's access, found in the current
+    /// block. Branches to `helper` when the mask `m` is empty or no window holds that access;
+    /// continues (in a new block) with the window. Every other active lane is tested against
+    /// this window as it is accessed ([`Gen::gather_load`], [`Gen::gather_store`]).
+    fn gather_window(
+        &mut self,
+        space: crate::env::Space,
+        abuf: Value,
+        m: Value,
+        size: u8,
+        helper: cranelift_codegen::ir::Block,
+    ) -> GenResult<WinParts> {
+        let anchor = self.cold_block();
+        self.b.ins().brif(m, anchor, &[], helper, &[]);
+        self.b.switch_to_block(anchor);
+        self.b.seal_block(anchor);
+        // The lowest active lane (m != 0, so < 64).
+        let f = self.b.ins().ctz(m);
+        let fo = self.b.ins().ishl_imm_u(f, 3);
+        let fa = self.b.ins().iadd(abuf, fo);
+        let a = self.b.ins().load(types::I64, trusted(), fa, 0);
+        let sz = self.iconst(types::I64, size as u64);
+        let w = self.window_of(space, a, sz)?;
+        let go = self.cold_block();
+        self.b.ins().brif(w.hit, go, &[], helper, &[]);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        Ok(w)
+    }
+
+    /// Opens a loop over the block's lanes four at a time (cold): returns its header and the
+    /// first lane of the current four (`I64`); the body follows in the current block and
+    /// [`Gen::quad_loop_end`] closes it.
+    fn quad_loop_begin(&mut self) -> (cranelift_codegen::ir::Block, Value) {
+        let hdr = self.cold_block();
+        let i = self.b.append_block_param(hdr, types::I64);
+        let zero = self.iconst(types::I64, 0);
+        self.b.ins().jump(hdr, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(hdr);
+        (hdr, i)
+    }
+
+    /// Closes [`Gen::quad_loop_begin`]'s loop, continuing at `exit`.
+    fn quad_loop_end(
+        &mut self,
+        hdr: cranelift_codegen::ir::Block,
+        i: Value,
+        exit: cranelift_codegen::ir::Block,
+    ) {
+        let next = self.b.ins().iadd_imm_s(i, 4);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, next, self.lanes as i64);
+        self.b
+            .ins()
+            .brif(more, hdr, &[BlockArg::Value(next)], exit, &[]);
+        self.b.seal_block(hdr);
+    }
+
+    /// The window offset of lane `i + j`'s access (addresses at `abuf`), 0 (inside: the
+    /// anchor fits) for an inactive lane when `masked`; branches to `out` when it lies
+    /// outside `w`. Returns `(offset, active)` (`active` only when `masked`).
+    #[allow(clippy::too_many_arguments)]
+    fn gather_offset(
+        &mut self,
+        w: &WinParts,
+        ab: Value,
+        ms: Value,
+        j: usize,
+        masked: bool,
+        out: cranelift_codegen::ir::Block,
+    ) -> (Value, Option<Value>) {
+        let a = self.b.ins().load(types::I64, trusted(), ab, (8 * j) as i32);
+        let off = self.b.ins().isub(a, w.start);
+        let (off, act) = if masked {
+            let bit = self.b.ins().band_imm_u(ms, 1i64 << j);
+            let zero = self.iconst(types::I64, 0);
+            (self.b.ins().select(bit, off, zero), Some(bit))
+        } else {
+            (off, None)
+        };
+        let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThan, off, w.lim);
+        let next = self.cold_block();
+        self.b.ins().brif(bad, out, &[], next, &[]);
+        self.b.switch_to_block(next);
+        self.b.seal_block(next);
+        (off, act)
+    }
+
+    /// Tier 1 for a load whose lanes are not at a fixed stride (emitted where
+    /// [`Gen::mem_plan`]'s test failed): every active lane's element from the window of the
+    /// lowest active lane ([`Gen::gather_window`]), one host load per lane in ascending lane
+    /// order into `res` (inactive lanes 0), then a jump to `join`. A lane outside the window
+    /// (or an empty mask, or no window) sends the whole access to `helper` (loads have no
+    /// side effects, so the partial result is simply overwritten there).
+    #[allow(clippy::too_many_arguments)]
+    fn gather_load(
+        &mut self,
+        space: crate::env::Space,
+        abuf: Value,
+        m: Value,
+        size: u8,
+        signed: bool,
+        bits: u32,
+        res: StackSlot,
+        join: cranelift_codegen::ir::Block,
+        helper: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let w = self.gather_window(space, abuf, m, size, helper)?;
+        let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
+        let (fb, pb) = (self.cold_block(), self.cold_block());
+        self.b.ins().brif(full, fb, &[], pb, &[]);
+        let rb = bits as i64 / 8;
+        for (blk, masked) in [(fb, false), (pb, true)] {
+            self.b.switch_to_block(blk);
+            self.b.seal_block(blk);
+            let (hdr, i) = self.quad_loop_begin();
+            let ao = self.b.ins().ishl_imm_u(i, 3);
+            let ab = self.b.ins().iadd(abuf, ao);
+            let ms = if masked { self.b.ins().ushr(m, i) } else { m };
+            let ro = self.b.ins().imul_imm_s(i, rb);
+            let rbase = self.b.ins().stack_addr(types::I64, res, 0);
+            let rp = self.b.ins().iadd(rbase, ro);
+            for j in 0..4usize {
+                let (off, act) = self.gather_offset(&w, ab, ms, j, masked, helper);
+                let p = self.b.ins().iadd(w.host, off);
+                let x = match (size, signed) {
+                    (1, false) => self.b.ins().uload8(types::I32, le(), p, 0),
+                    (1, true) => self.b.ins().sload8(types::I32, le(), p, 0),
+                    (2, false) => self.b.ins().uload16(types::I32, le(), p, 0),
+                    (2, true) => self.b.ins().sload16(types::I32, le(), p, 0),
+                    _ => self.b.ins().load(sty(bits), le(), p, 0),
+                };
+                let x = match act {
+                    Some(act) => {
+                        let zero = self.iconst(sty(bits), 0);
+                        self.b.ins().select(act, x, zero)
+                    }
+                    None => x,
+                };
+                self.b.ins().store(trusted(), x, rp, (rb * j as i64) as i32);
+            }
+            self.quad_loop_end(hdr, i, join);
+        }
+        Ok(())
+    }
+
+    /// Tier 1 for a store whose lanes are not at a fixed stride, or with a partial mask
+    /// (emitted where [`Gen::mem_plan`]'s test failed): first every active lane is tested
+    /// against the window of the lowest active lane (any lane outside, an empty mask or no
+    /// window: `helper`, nothing stored), then the low `size` bytes of each active lane of
+    /// the data buffer `dbuf` (lanes of `dbits`) are stored in ascending lane order (a later
+    /// lane wins on overlap, as the checked path); an inactive lane's store goes to a stack
+    /// slot instead (its bytes are never touched). Then a jump to `join`.
+    #[allow(clippy::too_many_arguments)]
+    fn gather_store(
+        &mut self,
+        space: crate::env::Space,
+        abuf: Value,
+        m: Value,
+        size: u8,
+        dbuf: Value,
+        dbits: u32,
+        join: cranelift_codegen::ir::Block,
+        helper: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let w = self.gather_window(space, abuf, m, size, helper)?;
+        let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
+        let (fb, pb) = (self.cold_block(), self.cold_block());
+        self.b.ins().brif(full, fb, &[], pb, &[]);
+        let db = dbits as i64 / 8;
+        let sink =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        for (blk, masked) in [(fb, false), (pb, true)] {
+            self.b.switch_to_block(blk);
+            self.b.seal_block(blk);
+            // Pass 1: every active lane inside (a fault must leave memory untouched).
+            let stores = self.cold_block();
+            let (hdr, i) = self.quad_loop_begin();
+            let ao = self.b.ins().ishl_imm_u(i, 3);
+            let ab = self.b.ins().iadd(abuf, ao);
+            let ms = if masked { self.b.ins().ushr(m, i) } else { m };
+            for j in 0..4usize {
+                self.gather_offset(&w, ab, ms, j, masked, helper);
+            }
+            self.quad_loop_end(hdr, i, stores);
+            // Pass 2: the stores, lowest lane first.
+            self.b.switch_to_block(stores);
+            self.b.seal_block(stores);
+            let (hdr, i) = self.quad_loop_begin();
+            let ao = self.b.ins().ishl_imm_u(i, 3);
+            let ab = self.b.ins().iadd(abuf, ao);
+            let doff = self.b.ins().imul_imm_s(i, db);
+            let dp = self.b.ins().iadd(dbuf, doff);
+            let ms = if masked { self.b.ins().ushr(m, i) } else { m };
+            for j in 0..4usize {
+                let a = self.b.ins().load(types::I64, trusted(), ab, (8 * j) as i32);
+                let off = self.b.ins().isub(a, w.start);
+                let p = self.b.ins().iadd(w.host, off);
+                let p = if masked {
+                    let bit = self.b.ins().band_imm_u(ms, 1i64 << j);
+                    let s = self.b.ins().stack_addr(types::I64, sink, 0);
+                    self.b.ins().select(bit, p, s)
+                } else {
+                    p
+                };
+                let x = self
+                    .b
+                    .ins()
+                    .load(sty(dbits), trusted(), dp, (db * j as i64) as i32);
+                match size {
+                    1 => self.b.ins().istore8(le(), x, p, 0),
+                    2 => self.b.ins().istore16(le(), x, p, 0),
+                    _ => self.b.ins().store(le(), x, p, 0),
+                };
+            }
+            self.quad_loop_end(hdr, i, join);
+        }
         Ok(())
     }
 
@@ -2755,6 +3210,20 @@ fn sign(bits: u32) -> u64 {
     } else {
         sem::F64_SIGN
     }
+}
+
+/// One window of the context's `FastMemory` as generated code selected it
+/// ([`Gen::window_of`]).
+#[derive(Clone, Copy)]
+struct WinParts {
+    /// `I8`: the access lies in this window.
+    hit: Value,
+    /// Device address of the window's first byte.
+    start: Value,
+    /// The last offset from `start` at which the access fits.
+    lim: Value,
+    /// Host address of `start`.
+    host: Value,
 }
 
 /// The run-time facts of an inline memory access ([`Gen::mem_plan`]).
