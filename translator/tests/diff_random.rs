@@ -830,8 +830,17 @@ fn check(jit: &Jit, seed: u64) -> Result<(), String> {
 
 /// Runs `block` in both engines; returns whether the JIT used the lane-group form.
 fn check_block(jit: &Jit, seed: u64, block: Block) -> Result<bool, String> {
-    let s0 = gen_state(seed);
-    let e0 = gen_env(seed);
+    check_block_on(jit, seed, block, gen_state(seed), gen_env(seed))
+}
+
+/// [`check_block`] from the given state and memory.
+fn check_block_on(
+    jit: &Jit,
+    seed: u64,
+    block: Block,
+    s0: Box<WaveState>,
+    e0: FlatEnv,
+) -> Result<bool, String> {
     let (mut si, mut ei) = (clone_state(&s0), e0.clone());
     let ri = run_block(&block, &mut si, &mut ei);
     let cb = jit
@@ -965,4 +974,78 @@ fn mixed_blocks_mostly_use_lane_group_runs() {
         grouped * 2 > total,
         "only {grouped} of {total} used the lane-group form"
     );
+}
+
+/// The lane-group loop leaves its fast form for the slow one at the first group with a NaN
+/// float result and redoes that group there (codegen `Gen::run`): one signalling NaN in a
+/// chosen lane (first, last, or a middle group) of a register the block rewrites from
+/// itself, two float ops, a compare accumulated over the groups (used as a select mask and
+/// by a uniform op after the loop) and a partial mask. The interpreter is the oracle.
+#[test]
+fn lane_group_nan_exit_matches_interpreter() {
+    let jit = JIT.with(|j| j.clone());
+    for (wave, nan_lane) in [(64u32, 37usize), (64, 0), (64, 63), (32, 21), (32, 31)] {
+        let mut b = Builder::new(0x1000, wave);
+        let m = b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: 0xF0F0_FFFF_7FFF_FFFE,
+            },
+            Some(Ty::S64),
+        );
+        let s = b.push(Op::GetSgpr(3), Some(Ty::S32));
+        let vs = b.push(Op::Broadcast(s), Some(Ty::V32));
+        let one = b.push(
+            Op::Const {
+                ty: Ty::S32,
+                bits: 1f32.to_bits() as u64,
+            },
+            Some(Ty::S32),
+        );
+        let v1c = b.push(Op::Broadcast(one), Some(Ty::V32));
+        let v0 = b.push(Op::GetVgpr(0), Some(Ty::V32));
+        let v1 = b.push(Op::GetVgpr(1), Some(Ty::V32));
+        let f = b.push(Op::Tern(TernOp::Fma, v0, vs, v1c), Some(Ty::V32));
+        b.push(
+            Op::SetVgpr {
+                reg: 0,
+                val: f,
+                mask: m,
+            },
+            None,
+        );
+        let g = b.push(Op::Bin(BinOp::FAdd, f, v1), Some(Ty::V32));
+        let c = b.push(Op::Cmp(CmpOp::FLt, g, v1c), Some(Ty::S64));
+        let sel = b.push(
+            Op::Select {
+                cond: c,
+                a: g,
+                b: v1,
+            },
+            Some(Ty::V32),
+        );
+        b.push(
+            Op::SetVgpr {
+                reg: 1,
+                val: sel,
+                mask: m,
+            },
+            None,
+        );
+        let lo = b.push(Op::Conv(ConvOp::Lo, c), Some(Ty::S32));
+        b.push(Op::SetSgpr(10, lo), None);
+        let block = b.finish(Exit::EndPgm);
+        let seed = 7 + nan_lane as u64;
+        let mut s0 = gen_state(if wave == 32 { 4 } else { 5 });
+        for l in 0..64 {
+            s0.vgpr[0][l] = (l as f32 * 0.75 - 20.0).to_bits();
+            s0.vgpr[1][l] = (l as f32 * -0.5 + 3.0).to_bits();
+        }
+        // A signalling NaN: the JIT's results must quiet it as the interpreter does.
+        s0.vgpr[0][nan_lane] = 0x7F80_0001;
+        s0.sgpr[3] = 2f32.to_bits();
+        let grouped = check_block_on(&jit, seed, block, s0, gen_env(seed))
+            .unwrap_or_else(|e| panic!("wave{wave} NaN in lane {nan_lane}: {e}"));
+        assert!(grouped, "not compiled in the lane-group form");
+    }
 }

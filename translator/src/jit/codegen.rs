@@ -11,7 +11,10 @@
 //!   vector op of the run for that group, so a group's values stay in registers across the whole run and VGPRs are stored
 //!   once per group. Vector compares accumulate their mask bits in loop-carried values;
 //!   uniform ops that need them run after the loop. Other ops (memory, cross-lane, helper
-//!   calls) are emitted between runs in the straight-line form.
+//!   calls) are emitted between runs in the straight-line form. The loop is emitted twice:
+//!   a fast copy that leaves at the first group with a NaN float result (before that group
+//!   stores anything) and a cold copy that redoes that group and the rest with the NaN rule
+//!   in line.
 //! * **Straight-line form**: every op once over all the block's lanes.
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
@@ -149,6 +152,19 @@ pub struct Gen<'a, 'b> {
     /// the helpers' layout; written once, by that run), which helpers that only read a
     /// value take directly instead of a fresh copy.
     escaped: HashMap<u32, StackSlot>,
+    /// While the fast lane-group loop is emitted: where a group with a NaN float result
+    /// leaves it for the slow loop (`Gen::run`).
+    bail: Option<Bail>,
+    /// Blocks made now are cold (the slow lane-group loop).
+    cold: bool,
+}
+
+/// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
+/// group and its compare accumulators, passed on so the slow loop redoes the group) and the
+/// block taking them, made at the first float op that needs it.
+struct Bail {
+    args: Vec<Value>,
+    block: Option<cranelift_codegen::ir::Block>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -191,6 +207,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             group_masks: HashMap::new(),
             cur_cmp_masks: None,
             escaped: HashMap::new(),
+            bail: None,
+            cold: false,
         }
     }
 
@@ -290,6 +308,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         // A whole-wave value from before the loop: its group `g` part.
         if let (Some(&x0), Some(Some(_))) = (x.first(), self.splat_src.get(v.0 as usize)) {
+            let x0 = self.slow_copy(x0);
             return Ok(vec![x0; self.nch(bits)]);
         }
         let slot = *self
@@ -303,6 +322,25 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok((0..self.nch(bits))
             .map(|c| self.b.ins().load(vty(bits), trusted(), a, (16 * c) as i32))
             .collect())
+    }
+
+    /// In the slow lane-group loop, a copy of the vector `x` that Cranelift cannot prove
+    /// equal to it (ORed with zeros loaded from [`LANE_MASKS`]), else `x`: the slow loop's
+    /// splats are then values of their own, hoisted to its entry, so the fast loop keeps
+    /// its splats in registers (with shared values the register allocator tends to spill
+    /// them for both loops, reloading them in the fast loop every group).
+    fn slow_copy(&mut self, x: Value) -> Value {
+        if !self.cold || self.group.is_none() {
+            return x;
+        }
+        let t = self.b.func.dfg.value_type(x);
+        let zeros = self.iconst(types::I64, LANE_MASKS.m32.as_ptr() as u64);
+        // A static table: never written, always mapped; entry 0 is all zeros.
+        let z = self
+            .b
+            .ins()
+            .load(t, trusted().with_readonly().with_can_move(), zeros, 0);
+        self.b.ins().bor(x, z)
     }
 
     fn iconst(&mut self, t: Type, x: u64) -> Value {
@@ -891,84 +929,54 @@ impl<'a, 'b> Gen<'a, 'b> {
         for _ in &cmps {
             self.b.append_block_param(header, types::I64);
         }
-        let zero = self.iconst(types::I64, 0);
-        let init: Vec<BlockArg> = (0..=cmps.len()).map(|_| BlockArg::Value(zero)).collect();
-        self.b.ins().jump(header, &init);
-        self.b.switch_to_block(header);
-        self.mask_cache.clear();
-        self.vreg_cache.clear();
-        self.group_masks.clear();
-        let params = self.b.block_params(header).to_vec();
-        let g = params[0];
-        let mut accs: Vec<Value> = params[1..].to_vec();
-        let off = self.b.ins().ishl_imm_u(g, 4);
-        let p = self.b.ins().iadd(self.state, off);
-        self.group = Some((g, p));
-        for k in i..j {
-            if classes[k] != OpClass::Lane {
-                continue;
-            }
-            let op = &blk.ops[k];
-            self.cur_cmp_masks = None;
-            let v = self
-                .op(k, op, blk.types[k])
-                .map_err(|e| format!("op {k}: {e}"))?;
-            if let Some(ci) = cmps.iter().position(|&c| c == k) {
-                let (masks, bits) = self
-                    .cur_cmp_masks
-                    .take()
-                    .ok_or("compare without lane masks")?;
-                let JV::S(group_bits) = v else {
-                    return Err("compare result".into());
-                };
-                accs[ci] = self.b.ins().bor(accs[ci], group_bits);
-                self.group_masks.insert(k as u32, (masks, bits));
-                // The whole mask exists only after the loop.
-                self.vals[k] = JV::None;
-                continue;
-            }
-            self.splat_src[k] = match (op, &v) {
-                (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
-                _ => None,
-            };
-            self.vals[k] = v;
-        }
-        let vb = self.vbase();
-        for reg in std::mem::take(&mut self.dirty) {
-            let chunks = self.vreg_cache.get(&reg).cloned().ok_or("dirty register")?;
-            let off = WaveState::vgpr_offset(reg as usize, 0);
-            for (c, ch) in chunks.iter().enumerate() {
-                self.b
-                    .ins()
-                    .store(trusted(), *ch, vb, (off + 16 * c) as i32);
-            }
-        }
-        for (k, bits, slot) in &escapes {
-            let chunks = self.v(Val(*k as u32))?;
-            let base = self.b.ins().stack_addr(types::I64, *slot, 0);
-            // Group g of a V32 value is bytes 16g..16g+16; of a V64 value 32g..32g+32.
-            let sh = if *bits == 32 { 4 } else { 5 };
-            let go = self.b.ins().ishl_imm_u(g, sh);
-            let a = self.b.ins().iadd(base, go);
-            for (c, ch) in chunks.iter().enumerate() {
-                self.b.ins().store(trusted(), *ch, a, (16 * c) as i32);
-            }
-        }
-        let next = self.b.ins().iadd_imm_s(g, 1);
-        let groups = (self.lanes / 4) as i64;
-        let more = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, next, groups);
         let after = self.b.create_block();
         for _ in &cmps {
             self.b.append_block_param(after, types::I64);
         }
-        let mut back = vec![BlockArg::Value(next)];
-        back.extend(accs.iter().map(|a| BlockArg::Value(*a)));
-        let out: Vec<BlockArg> = accs.iter().map(|a| BlockArg::Value(*a)).collect();
-        self.b.ins().brif(more, header, &back, after, &out);
-        self.b.seal_block(header);
+        let zero = self.iconst(types::I64, 0);
+        let init: Vec<BlockArg> = (0..=cmps.len()).map(|_| BlockArg::Value(zero)).collect();
+        self.b.ins().jump(header, &init);
+        // The fast loop: a float result with a NaN lane leaves it (before the group stores
+        // anything) for the slow loop, which redoes that group and the rest with the NaN
+        // rule applied in line. So the NaN rule's operand tests and constants (loop
+        // invariants for uniform operands, which Cranelift hoists) stay out of the hot
+        // loop and do not take its registers.
+        self.bail = Some(Bail {
+            args: Vec::new(),
+            block: None,
+        });
+        let fast = self.group_loop(i, j, classes, &cmps, &escapes, header, after);
+        let bail = self.bail.take();
+        fast?;
+        if let Some(Bail {
+            block: Some(bail), ..
+        }) = bail
+        {
+            self.b.switch_to_block(bail);
+            self.b.seal_block(bail);
+            let args: Vec<BlockArg> = self
+                .b
+                .block_params(bail)
+                .iter()
+                .map(|v| BlockArg::Value(*v))
+                .collect();
+            let slow = self.b.create_block();
+            self.b.set_cold_block(slow);
+            for _ in 0..args.len() {
+                self.b.append_block_param(slow, types::I64);
+            }
+            self.b.ins().jump(slow, &args);
+            for k in i..j {
+                if classes[k] == OpClass::Lane {
+                    self.vals[k] = JV::None;
+                    self.splat_src[k] = None;
+                }
+            }
+            self.cold = true;
+            let r = self.group_loop(i, j, classes, &cmps, &escapes, slow, after);
+            self.cold = false;
+            r?;
+        }
         self.b.switch_to_block(after);
         self.b.seal_block(after);
         let finals = self.b.block_params(after).to_vec();
@@ -1014,6 +1022,100 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.vals[k] = JV::Buf(slot);
             }
         }
+        Ok(())
+    }
+
+    /// One lane-group loop of the run `i..j` from `header` (parameters: the group index
+    /// and the compares' mask accumulators) to `after` (the accumulators): every lane op of
+    /// the run for group `g`, then the group's register and escape stores.
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    fn group_loop(
+        &mut self,
+        i: usize,
+        j: usize,
+        classes: &[OpClass],
+        cmps: &[usize],
+        escapes: &[(usize, u32, StackSlot)],
+        header: cranelift_codegen::ir::Block,
+        after: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let blk = self.block;
+        self.b.switch_to_block(header);
+        self.mask_cache.clear();
+        self.vreg_cache.clear();
+        self.group_masks.clear();
+        self.dirty.clear();
+        let params = self.b.block_params(header).to_vec();
+        if let Some(b) = self.bail.as_mut() {
+            b.args = params.clone();
+        }
+        let g = params[0];
+        let mut accs: Vec<Value> = params[1..].to_vec();
+        let off = self.b.ins().ishl_imm_u(g, 4);
+        let p = self.b.ins().iadd(self.state, off);
+        self.group = Some((g, p));
+        for k in i..j {
+            if classes[k] != OpClass::Lane {
+                continue;
+            }
+            let op = &blk.ops[k];
+            self.cur_cmp_masks = None;
+            let v = self
+                .op(k, op, blk.types[k])
+                .map_err(|e| format!("op {k}: {e}"))?;
+            if let Some(ci) = cmps.iter().position(|&c| c == k) {
+                let (masks, bits) = self
+                    .cur_cmp_masks
+                    .take()
+                    .ok_or("compare without lane masks")?;
+                let JV::S(group_bits) = v else {
+                    return Err("compare result".into());
+                };
+                accs[ci] = self.b.ins().bor(accs[ci], group_bits);
+                self.group_masks.insert(k as u32, (masks, bits));
+                // The whole mask exists only after the loop.
+                self.vals[k] = JV::None;
+                continue;
+            }
+            self.splat_src[k] = match (op, &v) {
+                (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+                _ => None,
+            };
+            self.vals[k] = v;
+        }
+        let vb = self.vbase();
+        for reg in std::mem::take(&mut self.dirty) {
+            let chunks = self.vreg_cache.get(&reg).cloned().ok_or("dirty register")?;
+            let off = WaveState::vgpr_offset(reg as usize, 0);
+            for (c, ch) in chunks.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(trusted(), *ch, vb, (off + 16 * c) as i32);
+            }
+        }
+        for (k, bits, slot) in escapes {
+            let chunks = self.v(Val(*k as u32))?;
+            let base = self.b.ins().stack_addr(types::I64, *slot, 0);
+            // Group g of a V32 value is bytes 16g..16g+16; of a V64 value 32g..32g+32.
+            let sh = if *bits == 32 { 4 } else { 5 };
+            let go = self.b.ins().ishl_imm_u(g, sh);
+            let a = self.b.ins().iadd(base, go);
+            for (c, ch) in chunks.iter().enumerate() {
+                self.b.ins().store(trusted(), *ch, a, (16 * c) as i32);
+            }
+        }
+        let next = self.b.ins().iadd_imm_s(g, 1);
+        let groups = (self.lanes / 4) as i64;
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, next, groups);
+        let mut back = vec![BlockArg::Value(next)];
+        back.extend(accs.iter().map(|a| BlockArg::Value(*a)));
+        let out: Vec<BlockArg> = accs.iter().map(|a| BlockArg::Value(*a)).collect();
+        self.b.ins().brif(more, header, &back, after, &out);
+        self.b.seal_block(header);
+        self.group = None;
         Ok(())
     }
 
@@ -1201,6 +1303,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let t = Self::need(ty)?;
                 let x = self.s_as(*a, sty(t.bits()))?;
                 let s = self.b.ins().splat(vty(t.bits()), x);
+                let s = self.slow_copy(s);
                 JV::V(vec![s; self.nch(t.bits())])
             }
             Op::Conv(c, a) => self.conv(*c, *a, Self::need(ty)?)?,
@@ -2082,8 +2185,33 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         let Some(acc) = acc else { return r };
         let any = self.b.ins().vany_true(acc);
+        if let Some(bail) = self.bail.as_mut() {
+            // The fast lane-group loop: leave it for the slow one (`Gen::run`).
+            let blk = match bail.block {
+                Some(b) => b,
+                None => {
+                    let b = self.b.create_block();
+                    self.b.set_cold_block(b);
+                    for _ in 0..bail.args.len() {
+                        self.b.append_block_param(b, types::I64);
+                    }
+                    bail.block = Some(b);
+                    b
+                }
+            };
+            let args: Vec<BlockArg> = bail.args.iter().map(|v| BlockArg::Value(*v)).collect();
+            let cont = self.b.create_block();
+            self.b.ins().brif(any, blk, &args, cont, &[]);
+            self.b.switch_to_block(cont);
+            self.b.seal_block(cont);
+            return r;
+        }
         let fix = self.b.create_block();
         let join = self.b.create_block();
+        if self.cold {
+            self.b.set_cold_block(fix);
+            self.b.set_cold_block(join);
+        }
         for _ in 0..r.len() {
             self.b.append_block_param(join, vty(bits));
         }
