@@ -157,6 +157,9 @@ pub struct Gen<'a, 'b> {
     bail: Option<Bail>,
     /// Blocks made now are cold (the slow lane-group loop).
     cold: bool,
+    /// [`Op::CountVector`] counts not yet added to the counters: active lanes (`I64`) and
+    /// vector instructions.
+    pending_counts: Option<(Value, u64)>,
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -209,6 +212,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             escaped: HashMap::new(),
             bail: None,
             cold: false,
+            pending_counts: None,
         }
     }
 
@@ -666,6 +670,17 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().return_(&[z]);
     }
 
+    /// Adds the [`Op::CountVector`] counts summed since the last flush to the counters:
+    /// before an op that can leave the block early (a fault) and at the block's exit, so
+    /// every exit sees the counts of exactly the ops before it, as in the interpreter.
+    fn flush_counts(&mut self) {
+        if let Some((lanes, insts)) = self.pending_counts.take() {
+            self.add_counter(WaveState::ACTIVE_LANES_OFFSET, lanes);
+            let n = self.iconst(types::I64, insts);
+            self.add_counter(WaveState::VECTOR_INSTS_OFFSET, n);
+        }
+    }
+
     fn add_counter(&mut self, off: usize, x: Value) {
         let a = self.state_addr(off);
         let old = self.b.ins().load(types::I64, trusted(), a, 0);
@@ -700,6 +715,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.record(op, v);
             }
         }
+        self.flush_counts();
         match &blk.exit {
             Exit::Jump(t) => {
                 if *t == blk.start_pc {
@@ -1124,6 +1140,9 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     fn op(&mut self, i: usize, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+        if may_leave(op) {
+            self.flush_counts();
+        }
         Ok(match op {
             Op::Const { bits, .. } => {
                 let t = Self::need(ty)?;
@@ -1612,11 +1631,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 JV::S(r)
             }
             Op::CountVector { mask } => {
+                // Summed in registers; added to the counters before the next op that can
+                // leave the block and at its exit (`flush_counts`).
                 let m = self.s_as(*mask, types::I64)?;
                 let n = self.b.ins().popcnt(m);
-                self.add_counter(WaveState::ACTIVE_LANES_OFFSET, n);
-                let one = self.iconst(types::I64, 1);
-                self.add_counter(WaveState::VECTOR_INSTS_OFFSET, one);
+                self.pending_counts = Some(match self.pending_counts {
+                    Some((lanes, insts)) => (self.b.ins().iadd(lanes, n), insts + 1),
+                    None => (n, 1),
+                });
                 JV::None
             }
             Op::CountRegion { exec, counts } => {
@@ -3049,6 +3071,24 @@ fn classify(blk: &Block, i: usize) -> OpClass {
     } else {
         OpClass::Uniform
     }
+}
+
+/// Whether emitting `op` can leave the block function before its exit (a fault return, or
+/// a helper that reaches the environment): pending counts are added before it.
+fn may_leave(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Load { .. }
+            | Op::Store { .. }
+            | Op::Atomic { .. }
+            | Op::SLoad { .. }
+            | Op::SStore { .. }
+            | Op::Clock
+            | Op::BarrierState
+            | Op::GetVgprDyn { .. }
+            | Op::SetVgprDyn { .. }
+            | Op::Matrix(_)
+    )
 }
 
 /// The value operands of `op`.
