@@ -160,6 +160,8 @@ pub struct Gen<'a, 'b> {
     /// [`Op::CountVector`] counts not yet added to the counters: active lanes (`I64`) and
     /// vector instructions.
     pending_counts: Option<(Value, u64)>,
+    /// The current run's post ops whose lane masks a lane group computes ([`run_extent`]).
+    group_derived: Vec<u32>,
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -213,6 +215,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             bail: None,
             cold: false,
             pending_counts: None,
+            group_derived: Vec::new(),
         }
     }
 
@@ -830,9 +833,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 i += 1;
                 continue;
             }
-            let (j, post) = run_extent(blk, i, &classes);
+            let (j, post, derived) = run_extent(blk, i, &classes);
             if (i..j).any(|k| classes[k] == OpClass::Lane) {
+                self.group_derived = derived;
                 self.run(i, j, &classes, &post, &last_use)?;
+                self.group_derived.clear();
                 any_run = true;
             } else {
                 for k in i..j {
@@ -2185,11 +2190,59 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.mask_cache.insert((m.0, bits), v.clone());
             return Ok(v);
         }
-        let mv = self.s_as(m, types::I64)?;
-        let v: Vec<Value> = (0..self.nch(bits))
-            .map(|k| self.lane_mask(mv, k, bits))
-            .collect();
+        let v = if self.group.is_some() && self.group_derived.contains(&m.0) {
+            self.derived_masks(m, bits)?
+        } else {
+            let mv = self.s_as(m, types::I64)?;
+            (0..self.nch(bits))
+                .map(|k| self.lane_mask(mv, k, bits))
+                .collect()
+        };
         self.mask_cache.insert((m.0, bits), v.clone());
+        Ok(v)
+    }
+
+    /// In a lane group, the lane masks of a uniform op on the run's compare masks whose value
+    /// exists only after the loop ([`group_mask_op`]), from its operands' lane masks.
+    fn derived_masks(&mut self, m: Val, bits: u32) -> GenResult<Vec<Value>> {
+        let op = self
+            .block
+            .ops
+            .get(m.0 as usize)
+            .ok_or("mask operand")?
+            .clone();
+        let mut v: Vec<Value> = match op {
+            Op::Bin(o, a, b) => {
+                let (x, y) = (self.lane_masks(a, bits)?, self.lane_masks(b, bits)?);
+                x.iter()
+                    .zip(&y)
+                    .map(|(&x, &y)| match o {
+                        BinOp::And => self.b.ins().band(x, y),
+                        BinOp::Or => self.b.ins().bor(x, y),
+                        _ => self.b.ins().bxor(x, y),
+                    })
+                    .collect()
+            }
+            Op::Un(_, a) => {
+                let x = self.lane_masks(a, bits)?;
+                x.iter().map(|&x| self.b.ins().bnot(x)).collect()
+            }
+            // The zero extension of a 32-lane mask and the low 32 lanes of a mask: the same
+            // lanes (lanes 32..63 of a 32-bit result cleared below).
+            Op::Conv(_, a) => self.lane_masks(a, bits)?,
+            _ => return Err("mask operand not lane-wise".into()),
+        };
+        // A 32-bit mask has no lanes 32..63 (a mask operand is zero-extended, `lane_masks`):
+        // in wave64 groups 8..15 its lanes are cleared.
+        if self.lanes == 64 && self.ty(m)? == Ty::S32 {
+            let low = self.iconst(types::I64, 0xFFFF_FFFF);
+            v = (0..v.len())
+                .map(|k| {
+                    let lm = self.lane_mask(low, k, bits);
+                    self.b.ins().band(v[k], lm)
+                })
+                .collect();
+        }
         Ok(v)
     }
 
@@ -3165,15 +3218,20 @@ fn scalar_bin_inline(o: BinOp) -> bool {
 
 /// The end of the run starting at `i` and, per op of the run, whether a uniform op goes after
 /// the loop: it depends on a compare of the run, or follows such an op (uniform ops keep
-/// their relative order). A vector op that needs such a value other than as a lane mask
-/// ends the run.
-fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> (usize, Vec<bool>) {
+/// their relative order; pure ops on values available before the loop do not need to). A
+/// vector op that needs such a value ends the run, unless it takes it as a lane mask and
+/// the value is lane-wise computable per group ([`group_mask_op`]: the compares, and bitwise
+/// and width ops on them, e.g. RDNA's carry `exec & cmp` through VCC into
+/// `v_add_co_ci_u32`); those are returned too (their group masks are made in the loop,
+/// their values after it as usual).
+fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> (usize, Vec<bool>, Vec<u32>) {
     let n = blk.ops.len();
     let mut post = Vec::new();
     let mut post_started = false;
     // Values only complete after the loop: the run's compares and post ops.
     let mut late: Vec<u32> = Vec::new();
-    let mut cmps: Vec<u32> = Vec::new();
+    // Late values whose lane masks a group can compute.
+    let mut derivable: Vec<u32> = Vec::new();
     let mut j = i;
     while j < n && classes[j] != OpClass::Other {
         let op = &blk.ops[j];
@@ -3181,10 +3239,18 @@ fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> (usize, Vec<bool>) 
         match classes[j] {
             OpClass::Uniform => {
                 let dep = ops.iter().any(|v| late.contains(&v.0));
-                let p = post_started || dep;
+                let p = dep || post_started && !pure_uniform(op);
                 if p {
                     post_started = true;
                     late.push(j as u32);
+                    if dep
+                        && group_mask_op(blk, op)
+                        && ops
+                            .iter()
+                            .all(|v| !late.contains(&v.0) || derivable.contains(&v.0))
+                    {
+                        derivable.push(j as u32);
+                    }
                 }
                 post.push(p);
             }
@@ -3195,20 +3261,51 @@ fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> (usize, Vec<bool>) 
                     Op::MaskToLanes(m) => vec![*m],
                     _ => vec![],
                 };
-                let blocked = ops
-                    .iter()
-                    .any(|v| late.contains(&v.0) && !(cmps.contains(&v.0) && mask_ops.contains(v)));
+                let blocked = ops.iter().any(|v| {
+                    late.contains(&v.0) && !(derivable.contains(&v.0) && mask_ops.contains(v))
+                });
                 if blocked {
                     break;
                 }
                 if matches!(op, Op::Cmp(..)) {
                     late.push(j as u32);
-                    cmps.push(j as u32);
+                    derivable.push(j as u32);
                 }
                 post.push(false);
             }
         }
         j += 1;
     }
-    (j, post)
+    derivable.retain(|&d| !matches!(blk.ops[d as usize], Op::Cmp(..)));
+    (j, post, derivable)
+}
+
+/// A uniform op without effects or state reads (so it may move before the run's post ops
+/// when its operands are available).
+fn pure_uniform(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Const { .. }
+            | Op::Un(..)
+            | Op::Bin(..)
+            | Op::Tern(..)
+            | Op::Cmp(..)
+            | Op::Select { .. }
+            | Op::Conv(..)
+            | Op::Pack { .. }
+    )
+}
+
+/// A uniform op whose lane bits are a lane-wise function of its operands' lane bits: AND,
+/// OR, XOR, NOT of masks, and the 32-bit cut (`Lo`) and zero extension of a mask.
+fn group_mask_op(blk: &Block, op: &Op) -> bool {
+    let ty = |v: &Val| blk.types.get(v.0 as usize).copied().flatten();
+    let scalar = |v: &Val| matches!(ty(v), Some(Ty::S32 | Ty::S64));
+    match op {
+        Op::Bin(BinOp::And | BinOp::Or | BinOp::Xor, a, b) => scalar(a) && ty(a) == ty(b),
+        Op::Un(UnOp::Not, a) => scalar(a),
+        Op::Conv(ConvOp::Lo, a) => ty(a) == Some(Ty::S64),
+        Op::Conv(ConvOp::ZExt, a) => ty(a) == Some(Ty::S32),
+        _ => false,
+    }
 }
