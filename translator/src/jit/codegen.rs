@@ -2533,7 +2533,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             BinOp::FMinNum | BinOp::FMaxNum => true,
             BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => bits == 32,
             BinOp::Shl | BinOp::LShr | BinOp::AShr => uniform_amt.is_some(),
-            BinOp::AddCarry | BinOp::SubBorrow => bits == 32,
+            BinOp::AddCarry | BinOp::SubBorrow => true,
             _ => false,
         };
         if !inline {
@@ -2583,7 +2583,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     } else {
                         self.b.ins().icmp(IntCC::UnsignedLessThan, c, d)
                     };
-                    let one = self.splat_const(32, 1);
+                    let one = self.splat_const(bits, 1);
                     self.b.ins().band(m, one)
                 }
                 BinOp::Shl => self.b.ins().ishl(c, amt.ok_or("shift")?),
