@@ -830,8 +830,17 @@ fn check(jit: &Jit, seed: u64) -> Result<(), String> {
 
 /// Runs `block` in both engines; returns whether the JIT used the lane-group form.
 fn check_block(jit: &Jit, seed: u64, block: Block) -> Result<bool, String> {
-    let s0 = gen_state(seed);
-    let e0 = gen_env(seed);
+    check_block_on(jit, seed, block, gen_state(seed), gen_env(seed))
+}
+
+/// [`check_block`] from the given state and memory.
+fn check_block_on(
+    jit: &Jit,
+    seed: u64,
+    block: Block,
+    s0: Box<WaveState>,
+    e0: FlatEnv,
+) -> Result<bool, String> {
     let (mut si, mut ei) = (clone_state(&s0), e0.clone());
     let ri = run_block(&block, &mut si, &mut ei);
     let cb = jit
@@ -965,4 +974,187 @@ fn mixed_blocks_mostly_use_lane_group_runs() {
         grouped * 2 > total,
         "only {grouped} of {total} used the lane-group form"
     );
+}
+
+/// The lane-group loop leaves its fast form for the slow one at the first group with a NaN
+/// float result and redoes that group there (codegen `Gen::run`): one signalling NaN in a
+/// chosen lane (first, last, or a middle group) of a register the block rewrites from
+/// itself, two float ops, a compare accumulated over the groups (used as a select mask and
+/// by a uniform op after the loop) and a partial mask. The interpreter is the oracle.
+#[test]
+fn lane_group_nan_exit_matches_interpreter() {
+    let jit = JIT.with(|j| j.clone());
+    for (wave, nan_lane) in [(64u32, 37usize), (64, 0), (64, 63), (32, 21), (32, 31)] {
+        let mut b = Builder::new(0x1000, wave);
+        let m = b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: 0xF0F0_FFFF_7FFF_FFFE,
+            },
+            Some(Ty::S64),
+        );
+        let s = b.push(Op::GetSgpr(3), Some(Ty::S32));
+        let vs = b.push(Op::Broadcast(s), Some(Ty::V32));
+        let one = b.push(
+            Op::Const {
+                ty: Ty::S32,
+                bits: 1f32.to_bits() as u64,
+            },
+            Some(Ty::S32),
+        );
+        let v1c = b.push(Op::Broadcast(one), Some(Ty::V32));
+        let v0 = b.push(Op::GetVgpr(0), Some(Ty::V32));
+        let v1 = b.push(Op::GetVgpr(1), Some(Ty::V32));
+        let f = b.push(Op::Tern(TernOp::Fma, v0, vs, v1c), Some(Ty::V32));
+        b.push(
+            Op::SetVgpr {
+                reg: 0,
+                val: f,
+                mask: m,
+            },
+            None,
+        );
+        let g = b.push(Op::Bin(BinOp::FAdd, f, v1), Some(Ty::V32));
+        let c = b.push(Op::Cmp(CmpOp::FLt, g, v1c), Some(Ty::S64));
+        let sel = b.push(
+            Op::Select {
+                cond: c,
+                a: g,
+                b: v1,
+            },
+            Some(Ty::V32),
+        );
+        b.push(
+            Op::SetVgpr {
+                reg: 1,
+                val: sel,
+                mask: m,
+            },
+            None,
+        );
+        let lo = b.push(Op::Conv(ConvOp::Lo, c), Some(Ty::S32));
+        b.push(Op::SetSgpr(10, lo), None);
+        let block = b.finish(Exit::EndPgm);
+        let seed = 7 + nan_lane as u64;
+        let mut s0 = gen_state(if wave == 32 { 4 } else { 5 });
+        for l in 0..64 {
+            s0.vgpr[0][l] = (l as f32 * 0.75 - 20.0).to_bits();
+            s0.vgpr[1][l] = (l as f32 * -0.5 + 3.0).to_bits();
+        }
+        // A signalling NaN: the JIT's results must quiet it as the interpreter does.
+        s0.vgpr[0][nan_lane] = 0x7F80_0001;
+        s0.sgpr[3] = 2f32.to_bits();
+        let grouped = check_block_on(&jit, seed, block, s0, gen_env(seed))
+            .unwrap_or_else(|e| panic!("wave{wave} NaN in lane {nan_lane}: {e}"));
+        assert!(grouped, "not compiled in the lane-group form");
+    }
+}
+
+/// Masks made from a lane-group run's compares by bitwise and width ops (RDNA's carry:
+/// `exec & (carry != 0)` cut to 32 bits, written to VCC and read back zero-extended by
+/// `v_add_co_ci_u32` as `MaskToLanes`) stay in the run: each group makes their lane masks
+/// from its compare's (codegen `run_extent`, `derived_masks`). AND/OR/XOR/NOT, `Lo` and
+/// `ZExt`, a 32-bit NOT in wave64 (no lanes 32..63), as select conditions, register write
+/// masks and `MaskToLanes`, against the interpreter.
+#[test]
+fn lane_group_derived_masks_match_interpreter() {
+    let jit = JIT.with(|j| j.clone());
+    for wave in [32u32, 64] {
+        let mut b = Builder::new(0x1000, wave);
+        let k = |b: &mut Builder, ty: Ty, bits: u64| b.push(Op::Const { ty, bits }, Some(ty));
+        let m = k(&mut b, Ty::S64, 0xF0F0_FFFF_7FFF_FFFE);
+        let a = b.push(Op::GetVgpr(0), Some(Ty::V32));
+        let v1 = b.push(Op::GetVgpr(1), Some(Ty::V32));
+        let s = b.push(Op::GetSgpr(3), Some(Ty::S32));
+        let vs = b.push(Op::Broadcast(s), Some(Ty::V32));
+        let sum = b.push(Op::Bin(BinOp::Add, a, vs), Some(Ty::V32));
+        let carry = b.push(Op::Bin(BinOp::AddCarry, a, vs), Some(Ty::V32));
+        let zero = k(&mut b, Ty::S32, 0);
+        let vz = b.push(Op::Broadcast(zero), Some(Ty::V32));
+        let c = b.push(Op::Cmp(CmpOp::Ne, carry, vz), Some(Ty::S64));
+        let ce = b.push(Op::Bin(BinOp::And, c, m), Some(Ty::S64));
+        let lo = b.push(Op::Conv(ConvOp::Lo, ce), Some(Ty::S32));
+        b.push(Op::SetSgpr(106, lo), None);
+        let z = b.push(Op::Conv(ConvOp::ZExt, lo), Some(Ty::S64));
+        let ml = b.push(Op::MaskToLanes(z), Some(Ty::V32));
+        let hi = b.push(Op::Bin(BinOp::Add, v1, ml), Some(Ty::V32));
+        b.push(
+            Op::SetVgpr {
+                reg: 2,
+                val: sum,
+                mask: m,
+            },
+            None,
+        );
+        b.push(
+            Op::SetVgpr {
+                reg: 3,
+                val: hi,
+                mask: z,
+            },
+            None,
+        );
+        let nc = b.push(Op::Un(UnOp::Not, ce), Some(Ty::S64));
+        let x = b.push(Op::Bin(BinOp::Xor, nc, c), Some(Ty::S64));
+        let sel = b.push(
+            Op::Select {
+                cond: x,
+                a: sum,
+                b: v1,
+            },
+            Some(Ty::V32),
+        );
+        b.push(
+            Op::SetVgpr {
+                reg: 4,
+                val: sel,
+                mask: m,
+            },
+            None,
+        );
+        let nlo = b.push(Op::Un(UnOp::Not, lo), Some(Ty::S32));
+        let zn = b.push(Op::Conv(ConvOp::ZExt, nlo), Some(Ty::S64));
+        let sel2 = b.push(
+            Op::Select {
+                cond: zn,
+                a: hi,
+                b: sum,
+            },
+            Some(Ty::V32),
+        );
+        b.push(
+            Op::SetVgpr {
+                reg: 5,
+                val: sel2,
+                mask: m,
+            },
+            None,
+        );
+        let early = k(&mut b, Ty::S64, 0x00FF_0F0F_0000_00F0);
+        let o = b.push(Op::Bin(BinOp::Or, c, early), Some(Ty::S64));
+        let mo = b.push(Op::MaskToLanes(o), Some(Ty::V32));
+        b.push(
+            Op::SetVgpr {
+                reg: 6,
+                val: mo,
+                mask: m,
+            },
+            None,
+        );
+        let block = b.finish(Exit::EndPgm);
+        let seed = 11 + wave as u64;
+        let mut s0 = gen_state(if wave == 32 { 4 } else { 5 });
+        for l in 0..64 {
+            // Carries out of lanes 0, 3, 6, ... (and none elsewhere).
+            s0.vgpr[0][l] = if l % 3 == 0 {
+                0xFFFF_FFC0u32.wrapping_add(l as u32)
+            } else {
+                1000 * l as u32
+            };
+        }
+        s0.sgpr[3] = 0x40;
+        let grouped = check_block_on(&jit, seed, block, s0, gen_env(seed))
+            .unwrap_or_else(|e| panic!("wave{wave}: {e}"));
+        assert!(grouped, "not compiled in the lane-group form");
+    }
 }

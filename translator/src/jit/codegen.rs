@@ -11,7 +11,10 @@
 //!   vector op of the run for that group, so a group's values stay in registers across the whole run and VGPRs are stored
 //!   once per group. Vector compares accumulate their mask bits in loop-carried values;
 //!   uniform ops that need them run after the loop. Other ops (memory, cross-lane, helper
-//!   calls) are emitted between runs in the straight-line form.
+//!   calls) are emitted between runs in the straight-line form. The loop is emitted twice:
+//!   a fast copy that leaves at the first group with a NaN float result (before that group
+//!   stores anything) and a cold copy that redoes that group and the rest with the NaN rule
+//!   in line.
 //! * **Straight-line form**: every op once over all the block's lanes.
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
@@ -153,6 +156,24 @@ pub struct Gen<'a, 'b> {
     /// ([`Gen::fused_load`]): op index → (its result buffer, the flag slot, non-zero when
     /// the fused path loaded it).
     fused: HashMap<usize, (StackSlot, StackSlot)>,
+    /// While the fast lane-group loop is emitted: where a group with a NaN float result
+    /// leaves it for the slow loop (`Gen::run`).
+    bail: Option<Bail>,
+    /// Blocks made now are cold (the slow lane-group loop).
+    cold: bool,
+    /// [`Op::CountVector`] counts not yet added to the counters: active lanes (`I64`) and
+    /// vector instructions.
+    pending_counts: Option<(Value, u64)>,
+    /// The current run's post ops whose lane masks a lane group computes ([`run_extent`]).
+    group_derived: Vec<u32>,
+}
+
+/// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
+/// group and its compare accumulators, passed on so the slow loop redoes the group) and the
+/// block taking them, made at the first float op that needs it.
+struct Bail {
+    args: Vec<Value>,
+    block: Option<cranelift_codegen::ir::Block>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -196,6 +217,10 @@ impl<'a, 'b> Gen<'a, 'b> {
             cur_cmp_masks: None,
             escaped: HashMap::new(),
             fused: HashMap::new(),
+            bail: None,
+            cold: false,
+            pending_counts: None,
+            group_derived: Vec::new(),
         }
     }
 
@@ -295,6 +320,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         // A whole-wave value from before the loop: its group `g` part.
         if let (Some(&x0), Some(Some(_))) = (x.first(), self.splat_src.get(v.0 as usize)) {
+            let x0 = self.slow_copy(x0);
             return Ok(vec![x0; self.nch(bits)]);
         }
         let slot = *self
@@ -308,6 +334,25 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok((0..self.nch(bits))
             .map(|c| self.b.ins().load(vty(bits), trusted(), a, (16 * c) as i32))
             .collect())
+    }
+
+    /// In the slow lane-group loop, a copy of the vector `x` that Cranelift cannot prove
+    /// equal to it (ORed with zeros loaded from [`LANE_MASKS`]), else `x`: the slow loop's
+    /// splats are then values of their own, hoisted to its entry, so the fast loop keeps
+    /// its splats in registers (with shared values the register allocator tends to spill
+    /// them for both loops, reloading them in the fast loop every group).
+    fn slow_copy(&mut self, x: Value) -> Value {
+        if !self.cold || self.group.is_none() {
+            return x;
+        }
+        let t = self.b.func.dfg.value_type(x);
+        let zeros = self.iconst(types::I64, LANE_MASKS.m32.as_ptr() as u64);
+        // A static table: never written, always mapped; entry 0 is all zeros.
+        let z = self
+            .b
+            .ins()
+            .load(t, trusted().with_readonly().with_can_move(), zeros, 0);
+        self.b.ins().bor(x, z)
     }
 
     fn iconst(&mut self, t: Type, x: u64) -> Value {
@@ -633,6 +678,17 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().return_(&[z]);
     }
 
+    /// Adds the [`Op::CountVector`] counts summed since the last flush to the counters:
+    /// before an op that can leave the block early (a fault) and at the block's exit, so
+    /// every exit sees the counts of exactly the ops before it, as in the interpreter.
+    fn flush_counts(&mut self) {
+        if let Some((lanes, insts)) = self.pending_counts.take() {
+            self.add_counter(WaveState::ACTIVE_LANES_OFFSET, lanes);
+            let n = self.iconst(types::I64, insts);
+            self.add_counter(WaveState::VECTOR_INSTS_OFFSET, n);
+        }
+    }
+
     fn add_counter(&mut self, off: usize, x: Value) {
         let a = self.state_addr(off);
         let old = self.b.ins().load(types::I64, trusted(), a, 0);
@@ -667,6 +723,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.record(op, v);
             }
         }
+        self.flush_counts();
         match &blk.exit {
             Exit::Jump(t) => {
                 if *t == blk.start_pc {
@@ -781,9 +838,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 i += 1;
                 continue;
             }
-            let (j, post) = run_extent(blk, i, &classes);
+            let (j, post, derived) = run_extent(blk, i, &classes);
             if (i..j).any(|k| classes[k] == OpClass::Lane) {
+                self.group_derived = derived;
                 self.run(i, j, &classes, &post, &last_use)?;
+                self.group_derived.clear();
                 any_run = true;
             } else {
                 for k in i..j {
@@ -896,84 +955,54 @@ impl<'a, 'b> Gen<'a, 'b> {
         for _ in &cmps {
             self.b.append_block_param(header, types::I64);
         }
-        let zero = self.iconst(types::I64, 0);
-        let init: Vec<BlockArg> = (0..=cmps.len()).map(|_| BlockArg::Value(zero)).collect();
-        self.b.ins().jump(header, &init);
-        self.b.switch_to_block(header);
-        self.mask_cache.clear();
-        self.vreg_cache.clear();
-        self.group_masks.clear();
-        let params = self.b.block_params(header).to_vec();
-        let g = params[0];
-        let mut accs: Vec<Value> = params[1..].to_vec();
-        let off = self.b.ins().ishl_imm_u(g, 4);
-        let p = self.b.ins().iadd(self.state, off);
-        self.group = Some((g, p));
-        for k in i..j {
-            if classes[k] != OpClass::Lane {
-                continue;
-            }
-            let op = &blk.ops[k];
-            self.cur_cmp_masks = None;
-            let v = self
-                .op(k, op, blk.types[k])
-                .map_err(|e| format!("op {k}: {e}"))?;
-            if let Some(ci) = cmps.iter().position(|&c| c == k) {
-                let (masks, bits) = self
-                    .cur_cmp_masks
-                    .take()
-                    .ok_or("compare without lane masks")?;
-                let JV::S(group_bits) = v else {
-                    return Err("compare result".into());
-                };
-                accs[ci] = self.b.ins().bor(accs[ci], group_bits);
-                self.group_masks.insert(k as u32, (masks, bits));
-                // The whole mask exists only after the loop.
-                self.vals[k] = JV::None;
-                continue;
-            }
-            self.splat_src[k] = match (op, &v) {
-                (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
-                _ => None,
-            };
-            self.vals[k] = v;
-        }
-        let vb = self.vbase();
-        for reg in std::mem::take(&mut self.dirty) {
-            let chunks = self.vreg_cache.get(&reg).cloned().ok_or("dirty register")?;
-            let off = WaveState::vgpr_offset(reg as usize, 0);
-            for (c, ch) in chunks.iter().enumerate() {
-                self.b
-                    .ins()
-                    .store(trusted(), *ch, vb, (off + 16 * c) as i32);
-            }
-        }
-        for (k, bits, slot) in &escapes {
-            let chunks = self.v(Val(*k as u32))?;
-            let base = self.b.ins().stack_addr(types::I64, *slot, 0);
-            // Group g of a V32 value is bytes 16g..16g+16; of a V64 value 32g..32g+32.
-            let sh = if *bits == 32 { 4 } else { 5 };
-            let go = self.b.ins().ishl_imm_u(g, sh);
-            let a = self.b.ins().iadd(base, go);
-            for (c, ch) in chunks.iter().enumerate() {
-                self.b.ins().store(trusted(), *ch, a, (16 * c) as i32);
-            }
-        }
-        let next = self.b.ins().iadd_imm_s(g, 1);
-        let groups = (self.lanes / 4) as i64;
-        let more = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, next, groups);
         let after = self.b.create_block();
         for _ in &cmps {
             self.b.append_block_param(after, types::I64);
         }
-        let mut back = vec![BlockArg::Value(next)];
-        back.extend(accs.iter().map(|a| BlockArg::Value(*a)));
-        let out: Vec<BlockArg> = accs.iter().map(|a| BlockArg::Value(*a)).collect();
-        self.b.ins().brif(more, header, &back, after, &out);
-        self.b.seal_block(header);
+        let zero = self.iconst(types::I64, 0);
+        let init: Vec<BlockArg> = (0..=cmps.len()).map(|_| BlockArg::Value(zero)).collect();
+        self.b.ins().jump(header, &init);
+        // The fast loop: a float result with a NaN lane leaves it (before the group stores
+        // anything) for the slow loop, which redoes that group and the rest with the NaN
+        // rule applied in line. So the NaN rule's operand tests and constants (loop
+        // invariants for uniform operands, which Cranelift hoists) stay out of the hot
+        // loop and do not take its registers.
+        self.bail = Some(Bail {
+            args: Vec::new(),
+            block: None,
+        });
+        let fast = self.group_loop(i, j, classes, &cmps, &escapes, header, after);
+        let bail = self.bail.take();
+        fast?;
+        if let Some(Bail {
+            block: Some(bail), ..
+        }) = bail
+        {
+            self.b.switch_to_block(bail);
+            self.b.seal_block(bail);
+            let args: Vec<BlockArg> = self
+                .b
+                .block_params(bail)
+                .iter()
+                .map(|v| BlockArg::Value(*v))
+                .collect();
+            let slow = self.b.create_block();
+            self.b.set_cold_block(slow);
+            for _ in 0..args.len() {
+                self.b.append_block_param(slow, types::I64);
+            }
+            self.b.ins().jump(slow, &args);
+            for k in i..j {
+                if classes[k] == OpClass::Lane {
+                    self.vals[k] = JV::None;
+                    self.splat_src[k] = None;
+                }
+            }
+            self.cold = true;
+            let r = self.group_loop(i, j, classes, &cmps, &escapes, slow, after);
+            self.cold = false;
+            r?;
+        }
         self.b.switch_to_block(after);
         self.b.seal_block(after);
         let finals = self.b.block_params(after).to_vec();
@@ -1022,11 +1051,108 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(())
     }
 
+    /// One lane-group loop of the run `i..j` from `header` (parameters: the group index
+    /// and the compares' mask accumulators) to `after` (the accumulators): every lane op of
+    /// the run for group `g`, then the group's register and escape stores.
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    fn group_loop(
+        &mut self,
+        i: usize,
+        j: usize,
+        classes: &[OpClass],
+        cmps: &[usize],
+        escapes: &[(usize, u32, StackSlot)],
+        header: cranelift_codegen::ir::Block,
+        after: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let blk = self.block;
+        self.b.switch_to_block(header);
+        self.mask_cache.clear();
+        self.vreg_cache.clear();
+        self.group_masks.clear();
+        self.dirty.clear();
+        let params = self.b.block_params(header).to_vec();
+        if let Some(b) = self.bail.as_mut() {
+            b.args = params.clone();
+        }
+        let g = params[0];
+        let mut accs: Vec<Value> = params[1..].to_vec();
+        let off = self.b.ins().ishl_imm_u(g, 4);
+        let p = self.b.ins().iadd(self.state, off);
+        self.group = Some((g, p));
+        for k in i..j {
+            if classes[k] != OpClass::Lane {
+                continue;
+            }
+            let op = &blk.ops[k];
+            self.cur_cmp_masks = None;
+            let v = self
+                .op(k, op, blk.types[k])
+                .map_err(|e| format!("op {k}: {e}"))?;
+            if let Some(ci) = cmps.iter().position(|&c| c == k) {
+                let (masks, bits) = self
+                    .cur_cmp_masks
+                    .take()
+                    .ok_or("compare without lane masks")?;
+                let JV::S(group_bits) = v else {
+                    return Err("compare result".into());
+                };
+                accs[ci] = self.b.ins().bor(accs[ci], group_bits);
+                self.group_masks.insert(k as u32, (masks, bits));
+                // The whole mask exists only after the loop.
+                self.vals[k] = JV::None;
+                continue;
+            }
+            self.splat_src[k] = match (op, &v) {
+                (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+                _ => None,
+            };
+            self.vals[k] = v;
+        }
+        let vb = self.vbase();
+        for reg in std::mem::take(&mut self.dirty) {
+            let chunks = self.vreg_cache.get(&reg).cloned().ok_or("dirty register")?;
+            let off = WaveState::vgpr_offset(reg as usize, 0);
+            for (c, ch) in chunks.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(trusted(), *ch, vb, (off + 16 * c) as i32);
+            }
+        }
+        for (k, bits, slot) in escapes {
+            let chunks = self.v(Val(*k as u32))?;
+            let base = self.b.ins().stack_addr(types::I64, *slot, 0);
+            // Group g of a V32 value is bytes 16g..16g+16; of a V64 value 32g..32g+32.
+            let sh = if *bits == 32 { 4 } else { 5 };
+            let go = self.b.ins().ishl_imm_u(g, sh);
+            let a = self.b.ins().iadd(base, go);
+            for (c, ch) in chunks.iter().enumerate() {
+                self.b.ins().store(trusted(), *ch, a, (16 * c) as i32);
+            }
+        }
+        let next = self.b.ins().iadd_imm_s(g, 1);
+        let groups = (self.lanes / 4) as i64;
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, next, groups);
+        let mut back = vec![BlockArg::Value(next)];
+        back.extend(accs.iter().map(|a| BlockArg::Value(*a)));
+        let out: Vec<BlockArg> = accs.iter().map(|a| BlockArg::Value(*a)).collect();
+        self.b.ins().brif(more, header, &back, after, &out);
+        self.b.seal_block(header);
+        self.group = None;
+        Ok(())
+    }
+
     fn need(ty: Option<Ty>) -> GenResult<Ty> {
         ty.ok_or_else(|| "op has a result but no type".to_string())
     }
 
     fn op(&mut self, i: usize, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+        if may_leave(op) {
+            self.flush_counts();
+        }
         Ok(match op {
             Op::Const { bits, .. } => {
                 let t = Self::need(ty)?;
@@ -1206,6 +1332,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let t = Self::need(ty)?;
                 let x = self.s_as(*a, sty(t.bits()))?;
                 let s = self.b.ins().splat(vty(t.bits()), x);
+                let s = self.slow_copy(s);
                 JV::V(vec![s; self.nch(t.bits())])
             }
             Op::Conv(c, a) => self.conv(*c, *a, Self::need(ty)?)?,
@@ -1562,11 +1689,14 @@ impl<'a, 'b> Gen<'a, 'b> {
                 JV::S(r)
             }
             Op::CountVector { mask } => {
+                // Summed in registers; added to the counters before the next op that can
+                // leave the block and at its exit (`flush_counts`).
                 let m = self.s_as(*mask, types::I64)?;
                 let n = self.b.ins().popcnt(m);
-                self.add_counter(WaveState::ACTIVE_LANES_OFFSET, n);
-                let one = self.iconst(types::I64, 1);
-                self.add_counter(WaveState::VECTOR_INSTS_OFFSET, one);
+                self.pending_counts = Some(match self.pending_counts {
+                    Some((lanes, insts)) => (self.b.ins().iadd(lanes, n), insts + 1),
+                    None => (n, 1),
+                });
                 JV::None
             }
             Op::CountRegion { exec, counts } => {
@@ -2526,11 +2656,59 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.mask_cache.insert((m.0, bits), v.clone());
             return Ok(v);
         }
-        let mv = self.s_as(m, types::I64)?;
-        let v: Vec<Value> = (0..self.nch(bits))
-            .map(|k| self.lane_mask(mv, k, bits))
-            .collect();
+        let v = if self.group.is_some() && self.group_derived.contains(&m.0) {
+            self.derived_masks(m, bits)?
+        } else {
+            let mv = self.s_as(m, types::I64)?;
+            (0..self.nch(bits))
+                .map(|k| self.lane_mask(mv, k, bits))
+                .collect()
+        };
         self.mask_cache.insert((m.0, bits), v.clone());
+        Ok(v)
+    }
+
+    /// In a lane group, the lane masks of a uniform op on the run's compare masks whose value
+    /// exists only after the loop ([`group_mask_op`]), from its operands' lane masks.
+    fn derived_masks(&mut self, m: Val, bits: u32) -> GenResult<Vec<Value>> {
+        let op = self
+            .block
+            .ops
+            .get(m.0 as usize)
+            .ok_or("mask operand")?
+            .clone();
+        let mut v: Vec<Value> = match op {
+            Op::Bin(o, a, b) => {
+                let (x, y) = (self.lane_masks(a, bits)?, self.lane_masks(b, bits)?);
+                x.iter()
+                    .zip(&y)
+                    .map(|(&x, &y)| match o {
+                        BinOp::And => self.b.ins().band(x, y),
+                        BinOp::Or => self.b.ins().bor(x, y),
+                        _ => self.b.ins().bxor(x, y),
+                    })
+                    .collect()
+            }
+            Op::Un(_, a) => {
+                let x = self.lane_masks(a, bits)?;
+                x.iter().map(|&x| self.b.ins().bnot(x)).collect()
+            }
+            // The zero extension of a 32-lane mask and the low 32 lanes of a mask: the same
+            // lanes (lanes 32..63 of a 32-bit result cleared below).
+            Op::Conv(_, a) => self.lane_masks(a, bits)?,
+            _ => return Err("mask operand not lane-wise".into()),
+        };
+        // A 32-bit mask has no lanes 32..63 (a mask operand is zero-extended, `lane_masks`):
+        // in wave64 groups 8..15 its lanes are cleared.
+        if self.lanes == 64 && self.ty(m)? == Ty::S32 {
+            let low = self.iconst(types::I64, 0xFFFF_FFFF);
+            v = (0..v.len())
+                .map(|k| {
+                    let lm = self.lane_mask(low, k, bits);
+                    self.b.ins().band(v[k], lm)
+                })
+                .collect();
+        }
         Ok(v)
     }
 
@@ -2548,8 +2726,33 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         let Some(acc) = acc else { return r };
         let any = self.b.ins().vany_true(acc);
+        if let Some(bail) = self.bail.as_mut() {
+            // The fast lane-group loop: leave it for the slow one (`Gen::run`).
+            let blk = match bail.block {
+                Some(b) => b,
+                None => {
+                    let b = self.b.create_block();
+                    self.b.set_cold_block(b);
+                    for _ in 0..bail.args.len() {
+                        self.b.append_block_param(b, types::I64);
+                    }
+                    bail.block = Some(b);
+                    b
+                }
+            };
+            let args: Vec<BlockArg> = bail.args.iter().map(|v| BlockArg::Value(*v)).collect();
+            let cont = self.b.create_block();
+            self.b.ins().brif(any, blk, &args, cont, &[]);
+            self.b.switch_to_block(cont);
+            self.b.seal_block(cont);
+            return r;
+        }
         let fix = self.b.create_block();
         let join = self.b.create_block();
+        if self.cold {
+            self.b.set_cold_block(fix);
+            self.b.set_cold_block(join);
+        }
         for _ in 0..r.len() {
             self.b.append_block_param(join, vty(bits));
         }
@@ -2796,7 +2999,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             BinOp::FMinNum | BinOp::FMaxNum => true,
             BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => bits == 32,
             BinOp::Shl | BinOp::LShr | BinOp::AShr => uniform_amt.is_some(),
-            BinOp::AddCarry | BinOp::SubBorrow => bits == 32,
+            BinOp::AddCarry | BinOp::SubBorrow => true,
             _ => false,
         };
         if !inline {
@@ -2846,7 +3049,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     } else {
                         self.b.ins().icmp(IntCC::UnsignedLessThan, c, d)
                     };
-                    let one = self.splat_const(32, 1);
+                    let one = self.splat_const(bits, 1);
                     self.b.ins().band(m, one)
                 }
                 BinOp::Shl => self.b.ins().ishl(c, amt.ok_or("shift")?),
@@ -3404,6 +3607,24 @@ fn classify(blk: &Block, i: usize) -> OpClass {
     }
 }
 
+/// Whether emitting `op` can leave the block function before its exit (a fault return, or
+/// a helper that reaches the environment): pending counts are added before it.
+fn may_leave(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Load { .. }
+            | Op::Store { .. }
+            | Op::Atomic { .. }
+            | Op::SLoad { .. }
+            | Op::SStore { .. }
+            | Op::Clock
+            | Op::BarrierState
+            | Op::GetVgprDyn { .. }
+            | Op::SetVgprDyn { .. }
+            | Op::Matrix(_)
+    )
+}
+
 /// The value operands of `op`.
 fn operands(op: &Op) -> Vec<Val> {
     match op {
@@ -3479,15 +3700,20 @@ fn scalar_bin_inline(o: BinOp) -> bool {
 
 /// The end of the run starting at `i` and, per op of the run, whether a uniform op goes after
 /// the loop: it depends on a compare of the run, or follows such an op (uniform ops keep
-/// their relative order). A vector op that needs such a value other than as a lane mask
-/// ends the run.
-fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> (usize, Vec<bool>) {
+/// their relative order; pure ops on values available before the loop do not need to). A
+/// vector op that needs such a value ends the run, unless it takes it as a lane mask and
+/// the value is lane-wise computable per group ([`group_mask_op`]: the compares, and bitwise
+/// and width ops on them, e.g. RDNA's carry `exec & cmp` through VCC into
+/// `v_add_co_ci_u32`); those are returned too (their group masks are made in the loop,
+/// their values after it as usual).
+fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> (usize, Vec<bool>, Vec<u32>) {
     let n = blk.ops.len();
     let mut post = Vec::new();
     let mut post_started = false;
     // Values only complete after the loop: the run's compares and post ops.
     let mut late: Vec<u32> = Vec::new();
-    let mut cmps: Vec<u32> = Vec::new();
+    // Late values whose lane masks a group can compute.
+    let mut derivable: Vec<u32> = Vec::new();
     let mut j = i;
     while j < n && classes[j] != OpClass::Other {
         let op = &blk.ops[j];
@@ -3495,10 +3721,18 @@ fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> (usize, Vec<bool>) 
         match classes[j] {
             OpClass::Uniform => {
                 let dep = ops.iter().any(|v| late.contains(&v.0));
-                let p = post_started || dep;
+                let p = dep || post_started && !pure_uniform(op);
                 if p {
                     post_started = true;
                     late.push(j as u32);
+                    if dep
+                        && group_mask_op(blk, op)
+                        && ops
+                            .iter()
+                            .all(|v| !late.contains(&v.0) || derivable.contains(&v.0))
+                    {
+                        derivable.push(j as u32);
+                    }
                 }
                 post.push(p);
             }
@@ -3509,20 +3743,51 @@ fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> (usize, Vec<bool>) 
                     Op::MaskToLanes(m) => vec![*m],
                     _ => vec![],
                 };
-                let blocked = ops
-                    .iter()
-                    .any(|v| late.contains(&v.0) && !(cmps.contains(&v.0) && mask_ops.contains(v)));
+                let blocked = ops.iter().any(|v| {
+                    late.contains(&v.0) && !(derivable.contains(&v.0) && mask_ops.contains(v))
+                });
                 if blocked {
                     break;
                 }
                 if matches!(op, Op::Cmp(..)) {
                     late.push(j as u32);
-                    cmps.push(j as u32);
+                    derivable.push(j as u32);
                 }
                 post.push(false);
             }
         }
         j += 1;
     }
-    (j, post)
+    derivable.retain(|&d| !matches!(blk.ops[d as usize], Op::Cmp(..)));
+    (j, post, derivable)
+}
+
+/// A uniform op without effects or state reads (so it may move before the run's post ops
+/// when its operands are available).
+fn pure_uniform(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Const { .. }
+            | Op::Un(..)
+            | Op::Bin(..)
+            | Op::Tern(..)
+            | Op::Cmp(..)
+            | Op::Select { .. }
+            | Op::Conv(..)
+            | Op::Pack { .. }
+    )
+}
+
+/// A uniform op whose lane bits are a lane-wise function of its operands' lane bits: AND,
+/// OR, XOR, NOT of masks, and the 32-bit cut (`Lo`) and zero extension of a mask.
+fn group_mask_op(blk: &Block, op: &Op) -> bool {
+    let ty = |v: &Val| blk.types.get(v.0 as usize).copied().flatten();
+    let scalar = |v: &Val| matches!(ty(v), Some(Ty::S32 | Ty::S64));
+    match op {
+        Op::Bin(BinOp::And | BinOp::Or | BinOp::Xor, a, b) => scalar(a) && ty(a) == ty(b),
+        Op::Un(UnOp::Not, a) => scalar(a),
+        Op::Conv(ConvOp::Lo, a) => ty(a) == Some(Ty::S64),
+        Op::Conv(ConvOp::ZExt, a) => ty(a) == Some(Ty::S32),
+        _ => false,
+    }
 }

@@ -278,6 +278,7 @@ impl Jit {
         let mut grouped = false;
         let mut matrix = Vec::new();
         let mut code_size = 0u32;
+        let mut dump_text = None;
         let forms = folded
             .iter()
             .chain(std::iter::once(block))
@@ -299,6 +300,10 @@ impl Jit {
                 g.links = links_addr;
                 g.emit()
             };
+            let dump = jit_dump();
+            if dump.is_some() {
+                ctx.set_disasm(true);
+            }
             let r = built.and_then(|keep| {
                 module
                     .define_function(fid, &mut ctx)
@@ -310,6 +315,16 @@ impl Jit {
                     .compiled_code()
                     .map(|c| c.code_info().total_size)
                     .unwrap_or(0);
+                if dump.is_some() {
+                    let vcode = ctx.compiled_code().and_then(|c| c.vcode.clone());
+                    let bytes = ctx.compiled_code().map(|c| c.code_buffer().to_vec());
+                    dump_text = Some((
+                        format!("{blk}\n---- clif\n{}", ctx.func.display()),
+                        try_loop,
+                        vcode.unwrap_or_default(),
+                        bytes.unwrap_or_default(),
+                    ));
+                }
             }
             module.clear_context(&mut ctx);
             match r {
@@ -327,6 +342,9 @@ impl Jit {
         let code = module.get_finalized_function(id);
         if let Some(map) = perf_map() {
             map.record(code as usize, code_size, block.start_pc, block.end_pc);
+        }
+        if let (Some(d), Some(t)) = (jit_dump(), dump_text) {
+            d.record(code as usize, block, t);
         }
         let unsupported = match &block.exit {
             Exit::Unsupported { reason, .. } | Exit::Illegal { reason, .. } => Some(reason.clone()),
@@ -363,12 +381,62 @@ impl PerfMap {
     }
 }
 
+/// The code-generation dump written when the environment variable `WAVEJIT_JIT_DUMP`
+/// names a file: per compiled block its IR, its optimised Cranelift IR, and the host code
+/// as Cranelift's register-allocated listing (a debugging aid for the code generator).
+struct JitDump {
+    path: std::ffi::OsString,
+    file: Mutex<std::fs::File>,
+}
+
+impl JitDump {
+    /// Writes one block: its IR and Cranelift IR, the listing, and its code bytes to
+    /// `<dump>.<address>.bin` (for `objdump -D -b binary -mi386:x86-64`, and to place
+    /// `perf script` addresses).
+    fn record(&self, addr: usize, blk: &Block, (text, grouped, vcode, bytes): DumpText) {
+        use std::io::Write;
+        let mut bin = self.path.clone();
+        bin.push(format!(".{addr:x}.bin"));
+        // Best effort, like the perf map.
+        let _ = std::fs::write(bin, bytes);
+        if let Ok(mut f) = self.file.lock() {
+            let form = if grouped {
+                "lane-group"
+            } else {
+                "straight-line"
+            };
+            let _ = writeln!(
+                f,
+                "==== block {:#x}..{:#x} at {addr:#x} ({form} form)\n{text}\n---- code\n{vcode}",
+                blk.start_pc, blk.end_pc,
+            );
+        }
+    }
+}
+
+/// What [`JitDump::record`] writes: IR and Cranelift IR text, the form, the listing, the
+/// code bytes.
+type DumpText = (String, bool, String, Vec<u8>);
+
+fn jit_dump() -> Option<&'static JitDump> {
+    static DUMP: std::sync::OnceLock<Option<JitDump>> = std::sync::OnceLock::new();
+    DUMP.get_or_init(|| {
+        let path = std::env::var_os("WAVEJIT_JIT_DUMP")?;
+        let file = std::fs::File::create(&path).ok()?;
+        Some(JitDump {
+            path,
+            file: Mutex::new(file),
+        })
+    })
+    .as_ref()
+}
+
 fn perf_map() -> Option<&'static PerfMap> {
     static MAP: std::sync::OnceLock<Option<PerfMap>> = std::sync::OnceLock::new();
     MAP.get_or_init(|| {
         std::env::var_os("WAVEJIT_PERF_MAP")?;
         let path = format!("/tmp/perf-{}.map", std::process::id());
-        let file = std::fs::File::create(path).ok()?;
+        let file = std::fs::File::create(&path).ok()?;
         Some(PerfMap {
             file: Mutex::new(file),
         })
