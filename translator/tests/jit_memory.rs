@@ -13,8 +13,8 @@ use wavejit_translator::jit::Jit;
 use wavejit_translator::wave::WaveState;
 
 const BASE: u64 = 0x5000_0000;
-const GLOBAL_LEN: usize = 1024;
-const LDS_LEN: usize = 512;
+const GLOBAL_LEN: usize = 8192;
+const LDS_LEN: usize = 8192;
 
 /// [`FlatEnv`] counting the loads and stores that reach it (the checked path).
 struct Counting {
@@ -911,24 +911,28 @@ fn any_stride_and_tiled_patterns_run_inline() {
             for (name, f) in patterns {
                 let offs: Vec<i64> = (0..64).map(|l| f(size as u64, l)).collect();
                 let (lo, hi) = (*offs.iter().min().unwrap(), *offs.iter().max().unwrap());
-                if hi - lo + size as i64 > len {
-                    // Wider than the window (stride 80 over 64 lanes in the LDS).
-                    continue;
-                }
+                assert!(hi - lo + size as i64 <= len, "{name} fits");
                 // Flush with the window's end: the highest lane's last byte is the window's.
                 let start = len - size as i64 - hi;
-                for wave in [64u32, 32] {
-                    for mask in MASKS {
-                        let a = Access::new(space, mask, size, |l| (start + offs[l]) as u64);
-                        let lanes = mask & (u64::MAX >> (64 - wave));
-                        let want = (0, u32::from(lanes == 0));
-                        for signed in [false, true] {
-                            let r = run_both(&load_block_w(&a, signed, wave));
-                            assert_eq!(r, want, "load {space:?} {size} {name} {mask:#x} w{wave}");
-                        }
-                        let r = run_both(&store_block_w(&a, wave));
-                        assert_eq!(r, want, "store {space:?} {size} {name} {mask:#x} w{wave}");
+                let cases = [
+                    (64u32, u64::MAX),
+                    (64, 0x5555_5555_5555_5555),
+                    (64, 0x8000_0000_0000_0001),
+                    (64, 0),
+                    (32, u64::MAX),
+                    (32, 0xFFFF_0000_0000_8001),
+                ];
+                for (wave, mask) in cases {
+                    let a = Access::new(space, mask, size, |l| (start + offs[l]) as u64);
+                    let lanes = mask & (u64::MAX >> (64 - wave));
+                    let want = (0, u32::from(lanes == 0));
+                    // Extension only matters below a dword.
+                    for signed in [false, true].into_iter().take(if size < 4 { 2 } else { 1 }) {
+                        let r = run_both(&load_block_w(&a, signed, wave));
+                        assert_eq!(r, want, "load {space:?} {size} {name} {mask:#x} w{wave}");
                     }
+                    let r = run_both(&store_block_w(&a, wave));
+                    assert_eq!(r, want, "store {space:?} {size} {name} {mask:#x} w{wave}");
                 }
                 // One byte further: the highest lane's access crosses the window's end (the
                 // checked path decides; nothing is stored inline first).
@@ -990,9 +994,7 @@ fn multi_dword_pieces_at_any_lanes() {
         for n in 2..=4u32 {
             for (name, f) in patterns {
                 let hi = (0..64).map(f).max().unwrap_or(0);
-                if hi + 4 * n as u64 > len as u64 {
-                    continue;
-                }
+                assert!(hi + 4 * n as u64 <= len as u64, "{name} fits");
                 // The last piece of the highest lane ends at the window's end.
                 let start = len as u64 - 4 * n as u64 - hi;
                 for mask in [u64::MAX, 0xFFFF_FFFF, 0x0F0F_0000_0000_F0F1, 1 << 63] {
