@@ -2,7 +2,7 @@
 //! `v_cvt_pk_u8_f32`, `v_cvt_pkaccum_u8_f32`, `v_cvt_norm_{i16,u16}_f16`,
 //! `v_cvt_pknorm_{i16,u16}_{f16,f32}`, `v_qsad_pk_u16_u8`, `v_mqsad_pk_u16_u8`,
 //! `v_mqsad_u32_u8` (gfx942) and `v_prng_b32`, `v_ashr_pk_{i8,u8}_i32`, `v_dot2_f32_bf16`,
-//! `v_dot2c_f32_bf16` (gfx950). Expected values: the CDNA4 ISA pseudocode (chapter 12)
+//! `v_dot2c_f32_bf16` (gfx950), `v_exp/log_legacy_f32` (both). Expected values: the CDNA4 ISA pseudocode (chapter 12)
 //! computed on the host; instruction words from llvm-mc-22. `op_sel` on the VOP3P dots, which
 //! the ISA forbids and llvm-mc-22 rejects, must not lift.
 
@@ -10,6 +10,7 @@
 
 mod lift_support;
 use lift_support::*;
+use wavejit_translator::env::ExitCode;
 use wavejit_translator::isa::{Gpu, Target};
 use wavejit_translator::lift::coverage::lift_one;
 
@@ -429,4 +430,69 @@ fn dot_op_sel_is_not_lifted() {
     assert_eq!(lift_one(&t, &le([0xd39a4000, 0x1c0e0501])), Ok(()));
     let e = lift_one(&t, &le([0xd39a5000, 0x1c0e0501])).expect_err("op_sel on v_dot2_f32_bf16");
     assert!(e.contains("OPSEL"), "{e}");
+}
+
+/// `v_exp_legacy_f32` / `v_log_legacy_f32` (gfx942, gfx950): `D.f = pow(2.0, S0.f)` and
+/// `D.f = log2(S0.f)` (the Sea Islands definition, the only one there is), worked on the host
+/// in f64 and rounded to f32, plus exact cases by hand; VOP3 with neg and clamp.
+#[test]
+fn legacy_exp_log() {
+    #[rustfmt::skip]
+    let words = [
+        0x7e149701, // v_exp_legacy_f32_e32 v10, v1
+        0x7e169902, // v_log_legacy_f32_e32 v11, v2
+        0xd18b800c, 0x20000101, // v_exp_legacy_f32_e64 v12, -v1 clamp
+        0xbf810000, // s_endpgm
+    ];
+    // (x, 2^x) and (y, log2 y) worked by hand, then values for the host formula.
+    let exact_exp = [
+        (3.0f32, 8.0f32),
+        (-1.0, 0.5),
+        (0.0, 1.0),
+        (f32::NEG_INFINITY, 0.0),
+    ];
+    let exact_log = [
+        (8.0f32, 3.0f32),
+        (0.25, -2.0),
+        (1.0, 0.0),
+        (0.0, f32::NEG_INFINITY),
+    ];
+    for gpu in [Gpu::GFX942, Gpu::GFX950] {
+        let exec = EXEC_PARTIAL;
+        let mut r = Rng(77);
+        let mut s = random_state(5, exec);
+        s.mode = 0xf0; // round to nearest, denormals kept
+        for l in 0..64 {
+            let v = r.next();
+            let (x, y) = match l % 8 {
+                0..=3 => (exact_exp[l % 4].0, exact_log[l % 4].0),
+                _ => (
+                    (v % 20_000) as f32 / 100.0 - 100.0,
+                    ((v >> 20) % 1_000_000 + 1) as f32 / 997.0,
+                ),
+            };
+            s.vgpr[1][l] = x.to_bits();
+            s.vgpr[2][l] = y.to_bits();
+        }
+        let b = clone_state(&s);
+        let code = Code::from_words(&words);
+        let t = Target::new(gpu);
+        assert_eq!(
+            run_on(&t, &code, &mut s, &mut Mem::new(0)),
+            Ok(ExitCode::EndPgm)
+        );
+        let a = s;
+        for l in 0..64 {
+            let (x, y) = (f32::from_bits(b.vgpr[1][l]), f32::from_bits(b.vgpr[2][l]));
+            let (e, g) = if l % 8 < 4 {
+                (exact_exp[l % 4].1, exact_log[l % 4].1)
+            } else {
+                (f64::from(x).exp2() as f32, f64::from(y).log2() as f32)
+            };
+            check_lane(&b, &a, 10, l, exec, e.to_bits());
+            check_lane(&b, &a, 11, l, exec, g.to_bits());
+            let c = (f64::from(-x).exp2() as f32).clamp(0.0, 1.0);
+            check_lane(&b, &a, 12, l, exec, c.to_bits());
+        }
+    }
 }

@@ -825,11 +825,14 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         "rcp_f64" => fun(l, UnOp::FRcp, K::F64),
         "rsq_f32" => fun(l, UnOp::FRsq, K::F32),
         "rsq_f64" => fun(l, UnOp::FRsq, K::F64),
-        "exp_f32" | "log_f32" | "sin_f32" | "cos_f32" | "rcp_iflag_f32" | "frexp_mant_f32"
-        | "frexp_exp_i32_f32" => {
+        // The GCN "legacy" forms (gfx942/gfx950): the only definition, the Sea Islands guide's
+        // "D.f = pow(2.0, S0.f)" / "D.f = log2(S0.f)", is v_exp_f32/v_log_f32's; what they keep
+        // from Southern Islands is documented nowhere (ARCHITECTURE "Open ISA questions").
+        "exp_f32" | "log_f32" | "exp_legacy_f32" | "log_legacy_f32" | "sin_f32" | "cos_f32"
+        | "rcp_iflag_f32" | "frexp_mant_f32" | "frexp_exp_i32_f32" => {
             let f = match base {
-                "exp_f32" => LaneFn::Exp2F32,
-                "log_f32" => LaneFn::Log2F32,
+                "exp_f32" | "exp_legacy_f32" => LaneFn::Exp2F32,
+                "log_f32" | "log_legacy_f32" => LaneFn::Log2F32,
                 "sin_f32" => LaneFn::SinF32,
                 "cos_f32" => LaneFn::CosF32,
                 "rcp_iflag_f32" => LaneFn::RcpIflagF32,
