@@ -842,11 +842,32 @@ fn gather(
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if mv == Moves::Avx512 && t.bits == 8 && !t.i8 {
-        if let Some(tab) = t.table.first_chunk::<256>() {
+    if mv == Moves::Avx512 {
+        // The table of the format in 256 entries (4-bit: the first 16; i8: none).
+        let mut t16 = [0f32; 256];
+        let narrow = match (t.bits, t.i8) {
+            (8, true) => Some(NARROW_I8),
+            (8, false) => t.table.first_chunk::<256>().map(|_| NARROW_TABLE8),
+            (4, _) => t.table.first_chunk::<16>().map(|tab| {
+                t16[..16].copy_from_slice(tab);
+                NARROW_TABLE4
+            }),
+            _ => None,
+        };
+        if let Some(kind) = narrow {
+            let tab = match t.table.first_chunk::<256>() {
+                Some(tab) if kind == NARROW_TABLE8 => tab,
+                _ => &t16,
+            };
             // SAFETY: `simd_moves` found AVX-512F, AVX2 and F16C on this CPU, the only
             // requirements.
-            unsafe { table8_avx512(runs, regs, tab, t, out) };
+            unsafe {
+                match kind {
+                    NARROW_I8 => narrow_avx512::<NARROW_I8>(runs, regs, tab, t, out),
+                    NARROW_TABLE4 => narrow_avx512::<NARROW_TABLE4>(runs, regs, tab, t, out),
+                    _ => narrow_avx512::<NARROW_TABLE8>(runs, regs, tab, t, out),
+                }
+            }
             return;
         }
     }
@@ -957,17 +978,24 @@ unsafe fn half_pairs_avx512<const BF16: bool>(
     }
 }
 
-/// [`gather`] for an 8-bit format decoded by its 256-entry table, 16 lanes at a time where
-/// a run allows it (stride 1, a multiple of 16 lanes): the table sits in 16 vector
-/// registers and each element's entry is picked by two-table permutes (`vpermt2ps`, index
-/// bits 4:0) and blends on index bits 5, 6 and 7, so the values are the table's own. Other
-/// runs take [`gather_body`].
+/// [`narrow_avx512`] kinds: an 8-bit table, signed 8-bit integers, a 4-bit table.
+const NARROW_TABLE8: u8 = 0;
+const NARROW_I8: u8 = 1;
+const NARROW_TABLE4: u8 = 2;
+
+/// [`gather`] for 8- and 4-bit elements, 16 lanes at a time where a run allows it (stride
+/// 1, a multiple of 16 lanes); other runs take [`gather_body`]. An 8-bit table
+/// (`NARROW_TABLE8`) sits in 16 vector registers and each element's entry is picked by
+/// two-table permutes (`vpermt2ps`, index bits 4:0) and blends on index bits 5, 6 and 7; a
+/// 4-bit table (`NARROW_TABLE4`, the first 16 entries of `tab`) by one permute; so the
+/// values are the table's own. Signed 8-bit integers (`NARROW_I8`) sign-extend by shifts
+/// and convert exactly.
 ///
 /// # Safety
 /// The CPU supports AVX-512F, AVX2 and F16C.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,f16c")]
-unsafe fn table8_avx512(
+unsafe fn narrow_avx512<const KIND: u8>(
     runs: &[Run],
     regs: &[[u32; 64]],
     tab: &[f32; 256],
@@ -978,7 +1006,7 @@ unsafe fn table8_avx512(
     // SAFETY: each load reads 16 of the table's 256 entries.
     let tv: [__m512; 16] =
         core::array::from_fn(|x| unsafe { _mm512_loadu_ps(tab.as_ptr().add(16 * x)) });
-    let byte = _mm512_set1_epi32(0xFF);
+    let mask = _mm512_set1_epi32(if KIND == NARROW_TABLE4 { 0xF } else { 0xFF });
     let (b5, b6, b7) = (
         _mm512_set1_epi32(1 << 5),
         _mm512_set1_epi32(1 << 6),
@@ -1002,17 +1030,28 @@ unsafe fn table8_avx512(
             // stores are allowed.
             unsafe {
                 let w = _mm512_loadu_si512(src.as_ptr().cast());
-                let idx = _mm512_and_si512(_mm512_srl_epi32(w, cnt), byte);
-                let q: [__m512; 8] =
-                    core::array::from_fn(|x| _mm512_permutex2var_ps(tv[2 * x], idx, tv[2 * x + 1]));
-                let m5 = _mm512_test_epi32_mask(idx, b5);
-                let h: [__m512; 4] =
-                    core::array::from_fn(|x| _mm512_mask_mov_ps(q[2 * x], m5, q[2 * x + 1]));
-                let m6 = _mm512_test_epi32_mask(idx, b6);
-                let lo = _mm512_mask_mov_ps(h[0], m6, h[1]);
-                let hi = _mm512_mask_mov_ps(h[2], m6, h[3]);
-                let m7 = _mm512_test_epi32_mask(idx, b7);
-                _mm512_storeu_ps(dst.as_mut_ptr(), _mm512_mask_mov_ps(lo, m7, hi));
+                let idx = _mm512_and_si512(_mm512_srl_epi32(w, cnt), mask);
+                let v = match KIND {
+                    NARROW_I8 => {
+                        _mm512_cvtepi32_ps(_mm512_srai_epi32::<24>(_mm512_slli_epi32::<24>(idx)))
+                    }
+                    NARROW_TABLE4 => _mm512_permutexvar_ps(idx, tv[0]),
+                    _ => {
+                        let q: [__m512; 8] = core::array::from_fn(|x| {
+                            _mm512_permutex2var_ps(tv[2 * x], idx, tv[2 * x + 1])
+                        });
+                        let m5 = _mm512_test_epi32_mask(idx, b5);
+                        let h: [__m512; 4] = core::array::from_fn(|x| {
+                            _mm512_mask_mov_ps(q[2 * x], m5, q[2 * x + 1])
+                        });
+                        let m6 = _mm512_test_epi32_mask(idx, b6);
+                        let lo = _mm512_mask_mov_ps(h[0], m6, h[1]);
+                        let hi = _mm512_mask_mov_ps(h[2], m6, h[3]);
+                        let m7 = _mm512_test_epi32_mask(idx, b7);
+                        _mm512_mask_mov_ps(lo, m7, hi)
+                    }
+                };
+                _mm512_storeu_ps(dst.as_mut_ptr(), v);
             }
         }
     }
@@ -1422,21 +1461,30 @@ mod tests {
         }
     }
 
-    /// The 8-bit table moves of every variant the host has decode every code at every byte
-    /// position to `Elem::to_f32`'s bits: 16-lane runs (the AVX-512F permutes), an 8-lane
-    /// run and a strided run (the per-element path), and leave other positions alone.
+    /// The 8- and 4-bit moves of every variant the host has decode every code at every
+    /// field position to `Elem::to_f32`'s bits (i8: the integer): 16-lane runs (the AVX-512F
+    /// permutes), an 8-lane run and a strided run (the per-element path), and leave other
+    /// positions alone.
     #[test]
-    fn table8_moves_decode_every_code() {
+    fn narrow_moves_decode_every_code() {
         use crate::matrix::formats::Elem;
-        for elem in [Elem::Fp8Fnuz, Elem::Bf8, Elem::Fp8] {
-            let table: &'static [f32] = Box::leak((0..256).map(|c| elem.to_f32(c)).collect());
+        for elem in [Elem::Fp8Fnuz, Elem::Bf8, Elem::Fp8, Elem::I8, Elem::Fp4] {
+            let bits = elem.bits();
+            let value = |c: u32| {
+                if elem == Elem::I8 {
+                    f32::from(c as u8 as i8)
+                } else {
+                    elem.to_f32(c)
+                }
+            };
+            let table: &'static [f32] = Box::leak((0..1u32 << bits).map(value).collect());
             let t = Decode {
-                bits: 8,
+                bits,
                 table,
                 f16: false,
                 xf32: false,
                 bf16: false,
-                i8: false,
+                i8: elem == Elem::I8,
             };
             // Register r, lane l holds four different codes; 4 registers cover all 256 codes
             // at every byte position.
@@ -1448,10 +1496,11 @@ mod tests {
                     })
                 })
                 .collect();
+            // (4-bit fields: the low and the high nibbles of the bytes take all 16 values.)
             let mut runs = Vec::new();
             for reg in 0..4u16 {
-                for shift in [0u8, 8, 16, 24] {
-                    let out0 = u32::from(reg) * 256 + u32::from(shift) * 8;
+                for shift in (0..32u8).step_by(bits as usize) {
+                    let out0 = u32::from(reg) * 512 + u32::from(shift) * 16;
                     runs.push(Run {
                         reg,
                         shift,
@@ -1467,7 +1516,7 @@ mod tests {
                 shift: 8,
                 lane0: 3,
                 len: 8,
-                out0: 1024,
+                out0: 2048,
                 stride: 1,
             });
             runs.push(Run {
@@ -1475,21 +1524,21 @@ mod tests {
                 shift: 24,
                 lane0: 16,
                 len: 16,
-                out0: 1032,
+                out0: 2056,
                 stride: 3,
             });
             let poison = f32::from_bits(0x7F80_DEAD);
-            let mut want = vec![poison; 1100];
+            let mut want = vec![poison; 2200];
             for r in &runs {
                 for x in 0..usize::from(r.len) {
                     let w = regs[usize::from(r.reg)][usize::from(r.lane0) + x];
-                    let code = (w >> r.shift) & 0xFF;
-                    want[r.out0 as usize + x * r.stride as usize] = elem.to_f32(code);
+                    let code = (w >> r.shift) & ((1 << bits) - 1);
+                    want[r.out0 as usize + x * r.stride as usize] = value(code);
                 }
             }
             for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
                 let mv = simd_moves(isa);
-                let mut got = vec![poison; 1100];
+                let mut got = vec![poison; 2200];
                 gather(mv, &runs, None, &regs, t, &mut got);
                 for (x, (g, w)) in got.iter().zip(&want).enumerate() {
                     assert_eq!(g.to_bits(), w.to_bits(), "{elem:?} {mv:?} position {x}");
