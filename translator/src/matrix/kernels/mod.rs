@@ -166,6 +166,7 @@ pub struct FastF32 {
 /// lanes of one register, bits 15:0 and 31:16 (one load and one shuffle convert both);
 /// `rest` are the runs left over.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Halves {
     pairs: Vec<HalfPair>,
     rest: Vec<Run>,
@@ -176,6 +177,7 @@ struct Halves {
 /// 16 lanes at word `src` of the flattened register file (`reg·64 + lane`): bits 15:0 go
 /// to positions `lo..lo+16`, bits 31:16 to `hi..hi+16`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct HalfChunk {
     src: u32,
     lo: u32,
@@ -186,6 +188,7 @@ struct HalfChunk {
 /// `words` register-file words and `len` output positions (an invariant: built only by
 /// [`Chunks::new`]).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Chunks {
     list: Vec<HalfChunk>,
     words: usize,
@@ -747,6 +750,7 @@ thread_local! {
 /// Which variant of the operand moves ([`gather`], [`scatter`]) runs, decided once per
 /// instruction so the moves compile as one target-feature function each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 enum Moves {
     /// Plain Rust.
     Scalar,
@@ -877,6 +881,7 @@ fn gather(
         unsafe { gather_avx2(runs, regs, t, out) };
         return;
     }
+    let _ = mv;
     // SAFETY: without F16C the body uses no target-specific instruction.
     unsafe { gather_body::<false>(runs, regs, t, out) }
 }
@@ -979,8 +984,11 @@ unsafe fn half_pairs_avx512<const BF16: bool>(
 }
 
 /// [`narrow_avx512`] kinds: an 8-bit table, signed 8-bit integers, a 4-bit table.
+#[cfg(target_arch = "x86_64")]
 const NARROW_TABLE8: u8 = 0;
+#[cfg(target_arch = "x86_64")]
 const NARROW_I8: u8 = 1;
+#[cfg(target_arch = "x86_64")]
 const NARROW_TABLE4: u8 = 2;
 
 /// [`gather`] for 8- and 4-bit elements, 16 lanes at a time where a run allows it (stride
