@@ -670,20 +670,15 @@ impl FastF32 {
             }
             acc.resize(size, 0.0);
             acc.fill(0.0);
-            self.multiply(isa, simd_moves(isa), regs, a, b, acc);
-            for r in &self.d {
-                let lanes =
-                    &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
-                for (x, w) in lanes.iter_mut().enumerate() {
-                    let p = r.out0 as usize + x * r.stride as usize;
-                    let v = i64::from(c_raw[p] as i32) + acc[p] as i64;
-                    *w = if saturate {
-                        v.clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32
-                    } else {
-                        v as u32
-                    };
-                }
+            let mv = simd_moves(isa);
+            self.multiply(isa, mv, regs, a, b, acc);
+            #[cfg(target_arch = "x86_64")]
+            if mv == Moves::Avx512 {
+                // SAFETY: `simd_moves` found AVX-512F on this CPU, the only requirement.
+                unsafe { i32_out_avx512(saturate, &self.d, c_raw, acc, regs) };
+                return;
             }
+            i32_out_body(saturate, &self.d, c_raw, acc, regs);
         });
         true
     }
@@ -711,6 +706,88 @@ impl FastF32 {
                 &mut acc[blk * m * n..(blk + 1) * m * n],
             );
             debug_assert!(done, "scratch sized from the shape");
+        }
+    }
+}
+
+/// Writes `D = C + A·B` of an i32-accumulating plan to the registers of `runs`: C's raw
+/// i32 in `c_raw`, A·B in `acc`, wrapped or saturated (`saturate`). `acc` holds exact
+/// integers below 2^24 in magnitude ([`FastF32::with_i32_acc`]), so `as i32` is exact and
+/// the i32 wrapping/saturating sum equals the i64 sum wrapped or clamped.
+#[inline(always)]
+fn i32_out_body(saturate: bool, runs: &[Run], c_raw: &[u32], acc: &[f32], regs: &mut [[u32; 64]]) {
+    let add = |c: u32, a: f32| -> u32 {
+        if saturate {
+            (c as i32).saturating_add(a as i32) as u32
+        } else {
+            (c as i32).wrapping_add(a as i32) as u32
+        }
+    };
+    for r in runs {
+        let len = usize::from(r.len);
+        let lanes = &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..len];
+        let o0 = r.out0 as usize;
+        if r.stride == 1 {
+            let (c, a) = (&c_raw[o0..o0 + len], &acc[o0..o0 + len]);
+            for ((w, &c), &a) in lanes.iter_mut().zip(c).zip(a) {
+                *w = add(c, a);
+            }
+        } else {
+            for (x, w) in lanes.iter_mut().enumerate() {
+                let p = o0 + x * r.stride as usize;
+                *w = add(c_raw[p], acc[p]);
+            }
+        }
+    }
+}
+
+/// [`i32_out_body`] with AVX-512F, 16 lanes at a time where a run allows it (stride 1, a
+/// multiple of 16 lanes): `vcvttps2dq` (exact on these integers), an i32 add, and for
+/// saturation the overflow test `((c ^ s) & (a ^ s)) < 0` replacing an overflowed sum by
+/// `i32::MAX` or `i32::MIN` after C's sign (an overflow needs C and A·B of one sign).
+///
+/// # Safety
+/// The CPU supports AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn i32_out_avx512(
+    saturate: bool,
+    runs: &[Run],
+    c_raw: &[u32],
+    acc: &[f32],
+    regs: &mut [[u32; 64]],
+) {
+    use std::arch::x86_64::*;
+    let max = _mm512_set1_epi32(i32::MAX);
+    let zero = _mm512_setzero_si512();
+    for r in runs {
+        let len = usize::from(r.len);
+        if r.stride != 1 || len % 16 != 0 {
+            i32_out_body(saturate, std::slice::from_ref(r), c_raw, acc, regs);
+            continue;
+        }
+        let lanes = &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..len];
+        let o0 = r.out0 as usize;
+        let (c, a) = (&c_raw[o0..o0 + len], &acc[o0..o0 + len]);
+        for ((w, c), a) in lanes
+            .chunks_exact_mut(16)
+            .zip(c.chunks_exact(16))
+            .zip(a.chunks_exact(16))
+        {
+            // SAFETY: `w`, `c` and `a` are 16 elements (64 bytes) each; unaligned loads
+            // and stores are allowed.
+            unsafe {
+                let av = _mm512_cvttps_epi32(_mm512_loadu_ps(a.as_ptr()));
+                let cv = _mm512_loadu_si512(c.as_ptr().cast());
+                let mut sum = _mm512_add_epi32(cv, av);
+                if saturate {
+                    let ov = _mm512_and_si512(_mm512_xor_si512(cv, sum), _mm512_xor_si512(av, sum));
+                    let over = _mm512_cmplt_epi32_mask(ov, zero);
+                    let limit = _mm512_xor_si512(_mm512_srai_epi32::<31>(cv), max);
+                    sum = _mm512_mask_mov_epi32(sum, over, limit);
+                }
+                _mm512_storeu_si512(w.as_mut_ptr().cast(), sum);
+            }
         }
     }
 }
