@@ -172,6 +172,7 @@ pub struct FastF32 {
 /// lanes of one register, bits 15:0 and 31:16 (one load and one shuffle convert both);
 /// `rest` are the runs left over.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Halves {
     pairs: Vec<HalfPair>,
     rest: Vec<Run>,
@@ -182,6 +183,7 @@ struct Halves {
 /// 16 lanes at word `src` of the flattened register file (`reg·64 + lane`): bits 15:0 go
 /// to positions `lo..lo+16`, bits 31:16 to `hi..hi+16`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct HalfChunk {
     src: u32,
     lo: u32,
@@ -192,6 +194,7 @@ struct HalfChunk {
 /// `words` register-file words and `len` output positions (an invariant: built only by
 /// [`Chunks::new`]).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Chunks {
     list: Vec<HalfChunk>,
     words: usize,
@@ -693,39 +696,23 @@ impl FastF32 {
                 .quads
                 .as_ref()
                 .is_some_and(|q| int8::gemm_quads(isa, q, regs, aq, bq, acc_i));
+            let mv = simd_moves(isa);
             if !done {
                 acc.resize(size, 0.0);
                 acc.fill(0.0);
-                self.multiply(isa, simd_moves(isa), regs, a, b, acc);
+                self.multiply(isa, mv, regs, a, b, acc);
                 // Exact: `with_i32_acc` bounds every sum below 2^24.
                 for (o, &v) in acc_i.iter_mut().zip(acc.iter()) {
                     *o = v as i32;
                 }
             }
-            // D = C + A·B in i32, wrapping or saturating (the i64 sum clamped).
-            let add = |c: u32, p: i32| {
-                if saturate {
-                    (c as i32).saturating_add(p) as u32
-                } else {
-                    (c as i32).wrapping_add(p) as u32
-                }
-            };
-            for r in &self.d {
-                let lanes =
-                    &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..usize::from(r.len)];
-                let p0 = r.out0 as usize;
-                if r.stride == 1 {
-                    let (c, p) = (&c_raw[p0..][..lanes.len()], &acc_i[p0..][..lanes.len()]);
-                    for ((w, &c), &p) in lanes.iter_mut().zip(c).zip(p) {
-                        *w = add(c, p);
-                    }
-                } else {
-                    for (x, w) in lanes.iter_mut().enumerate() {
-                        let p = p0 + x * r.stride as usize;
-                        *w = add(c_raw[p], acc_i[p]);
-                    }
-                }
+            #[cfg(target_arch = "x86_64")]
+            if mv == Moves::Avx512 {
+                // SAFETY: `simd_moves` found AVX-512F on this CPU, the only requirement.
+                unsafe { i32_out_avx512(saturate, &self.d, c_raw, acc_i, regs) };
+                return;
             }
+            i32_out_body(saturate, &self.d, c_raw, acc_i, regs);
         });
         true
     }
@@ -753,6 +740,87 @@ impl FastF32 {
                 &mut acc[blk * m * n..(blk + 1) * m * n],
             );
             debug_assert!(done, "scratch sized from the shape");
+        }
+    }
+}
+
+/// Writes `D = C + A·B` of an i32-accumulating plan to the registers of `runs`: C's raw
+/// i32 in `c_raw`, the exact integer A·B in `acc`, wrapped or saturated (`saturate`): the
+/// i32 wrapping/saturating sum equals the i64 sum wrapped or clamped.
+#[inline(always)]
+fn i32_out_body(saturate: bool, runs: &[Run], c_raw: &[u32], acc: &[i32], regs: &mut [[u32; 64]]) {
+    let add = |c: u32, a: i32| -> u32 {
+        if saturate {
+            (c as i32).saturating_add(a) as u32
+        } else {
+            (c as i32).wrapping_add(a) as u32
+        }
+    };
+    for r in runs {
+        let len = usize::from(r.len);
+        let lanes = &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..len];
+        let o0 = r.out0 as usize;
+        if r.stride == 1 {
+            let (c, a) = (&c_raw[o0..o0 + len], &acc[o0..o0 + len]);
+            for ((w, &c), &a) in lanes.iter_mut().zip(c).zip(a) {
+                *w = add(c, a);
+            }
+        } else {
+            for (x, w) in lanes.iter_mut().enumerate() {
+                let p = o0 + x * r.stride as usize;
+                *w = add(c_raw[p], acc[p]);
+            }
+        }
+    }
+}
+
+/// [`i32_out_body`] with AVX-512F, 16 lanes at a time where a run allows it (stride 1, a
+/// multiple of 16 lanes): an i32 add, and for
+/// saturation the overflow test `((c ^ s) & (a ^ s)) < 0` replacing an overflowed sum by
+/// `i32::MAX` or `i32::MIN` after C's sign (an overflow needs C and A·B of one sign).
+///
+/// # Safety
+/// The CPU supports AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn i32_out_avx512(
+    saturate: bool,
+    runs: &[Run],
+    c_raw: &[u32],
+    acc: &[i32],
+    regs: &mut [[u32; 64]],
+) {
+    use std::arch::x86_64::*;
+    let max = _mm512_set1_epi32(i32::MAX);
+    let zero = _mm512_setzero_si512();
+    for r in runs {
+        let len = usize::from(r.len);
+        if r.stride != 1 || len % 16 != 0 {
+            i32_out_body(saturate, std::slice::from_ref(r), c_raw, acc, regs);
+            continue;
+        }
+        let lanes = &mut regs[usize::from(r.reg)][usize::from(r.lane0)..][..len];
+        let o0 = r.out0 as usize;
+        let (c, a) = (&c_raw[o0..o0 + len], &acc[o0..o0 + len]);
+        for ((w, c), a) in lanes
+            .chunks_exact_mut(16)
+            .zip(c.chunks_exact(16))
+            .zip(a.chunks_exact(16))
+        {
+            // SAFETY: `w`, `c` and `a` are 16 elements (64 bytes) each; unaligned loads
+            // and stores are allowed.
+            unsafe {
+                let av = _mm512_loadu_si512(a.as_ptr().cast());
+                let cv = _mm512_loadu_si512(c.as_ptr().cast());
+                let mut sum = _mm512_add_epi32(cv, av);
+                if saturate {
+                    let ov = _mm512_and_si512(_mm512_xor_si512(cv, sum), _mm512_xor_si512(av, sum));
+                    let over = _mm512_cmplt_epi32_mask(ov, zero);
+                    let limit = _mm512_xor_si512(_mm512_srai_epi32::<31>(cv), max);
+                    sum = _mm512_mask_mov_epi32(sum, over, limit);
+                }
+                _mm512_storeu_si512(w.as_mut_ptr().cast(), sum);
+            }
         }
     }
 }
@@ -804,6 +872,7 @@ thread_local! {
 /// Which variant of the operand moves ([`gather`], [`scatter`]) runs, decided once per
 /// instruction so the moves compile as one target-feature function each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 enum Moves {
     /// Plain Rust.
     Scalar,
@@ -899,11 +968,32 @@ fn gather(
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if mv == Moves::Avx512 && t.bits == 8 && !t.i8 {
-        if let Some(tab) = t.table.first_chunk::<256>() {
+    if mv == Moves::Avx512 {
+        // The table of the format in 256 entries (4-bit: the first 16; i8: none).
+        let mut t16 = [0f32; 256];
+        let narrow = match (t.bits, t.i8) {
+            (8, true) => Some(NARROW_I8),
+            (8, false) => t.table.first_chunk::<256>().map(|_| NARROW_TABLE8),
+            (4, _) => t.table.first_chunk::<16>().map(|tab| {
+                t16[..16].copy_from_slice(tab);
+                NARROW_TABLE4
+            }),
+            _ => None,
+        };
+        if let Some(kind) = narrow {
+            let tab = match t.table.first_chunk::<256>() {
+                Some(tab) if kind == NARROW_TABLE8 => tab,
+                _ => &t16,
+            };
             // SAFETY: `simd_moves` found AVX-512F, AVX2 and F16C on this CPU, the only
             // requirements.
-            unsafe { table8_avx512(runs, regs, tab, t, out) };
+            unsafe {
+                match kind {
+                    NARROW_I8 => narrow_avx512::<NARROW_I8>(runs, regs, tab, t, out),
+                    NARROW_TABLE4 => narrow_avx512::<NARROW_TABLE4>(runs, regs, tab, t, out),
+                    _ => narrow_avx512::<NARROW_TABLE8>(runs, regs, tab, t, out),
+                }
+            }
             return;
         }
     }
@@ -913,6 +1003,7 @@ fn gather(
         unsafe { gather_avx2(runs, regs, t, out) };
         return;
     }
+    let _ = mv;
     // SAFETY: without F16C the body uses no target-specific instruction.
     unsafe { gather_body::<false>(runs, regs, t, out) }
 }
@@ -1014,17 +1105,27 @@ unsafe fn half_pairs_avx512<const BF16: bool>(
     }
 }
 
-/// [`gather`] for an 8-bit format decoded by its 256-entry table, 16 lanes at a time where
-/// a run allows it (stride 1, a multiple of 16 lanes): the table sits in 16 vector
-/// registers and each element's entry is picked by two-table permutes (`vpermt2ps`, index
-/// bits 4:0) and blends on index bits 5, 6 and 7, so the values are the table's own. Other
-/// runs take [`gather_body`].
+/// [`narrow_avx512`] kinds: an 8-bit table, signed 8-bit integers, a 4-bit table.
+#[cfg(target_arch = "x86_64")]
+const NARROW_TABLE8: u8 = 0;
+#[cfg(target_arch = "x86_64")]
+const NARROW_I8: u8 = 1;
+#[cfg(target_arch = "x86_64")]
+const NARROW_TABLE4: u8 = 2;
+
+/// [`gather`] for 8- and 4-bit elements, 16 lanes at a time where a run allows it (stride
+/// 1, a multiple of 16 lanes); other runs take [`gather_body`]. An 8-bit table
+/// (`NARROW_TABLE8`) sits in 16 vector registers and each element's entry is picked by
+/// two-table permutes (`vpermt2ps`, index bits 4:0) and blends on index bits 5, 6 and 7; a
+/// 4-bit table (`NARROW_TABLE4`, the first 16 entries of `tab`) by one permute; so the
+/// values are the table's own. Signed 8-bit integers (`NARROW_I8`) sign-extend by shifts
+/// and convert exactly.
 ///
 /// # Safety
 /// The CPU supports AVX-512F, AVX2 and F16C.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,f16c")]
-unsafe fn table8_avx512(
+unsafe fn narrow_avx512<const KIND: u8>(
     runs: &[Run],
     regs: &[[u32; 64]],
     tab: &[f32; 256],
@@ -1035,7 +1136,7 @@ unsafe fn table8_avx512(
     // SAFETY: each load reads 16 of the table's 256 entries.
     let tv: [__m512; 16] =
         core::array::from_fn(|x| unsafe { _mm512_loadu_ps(tab.as_ptr().add(16 * x)) });
-    let byte = _mm512_set1_epi32(0xFF);
+    let mask = _mm512_set1_epi32(if KIND == NARROW_TABLE4 { 0xF } else { 0xFF });
     let (b5, b6, b7) = (
         _mm512_set1_epi32(1 << 5),
         _mm512_set1_epi32(1 << 6),
@@ -1059,17 +1160,28 @@ unsafe fn table8_avx512(
             // stores are allowed.
             unsafe {
                 let w = _mm512_loadu_si512(src.as_ptr().cast());
-                let idx = _mm512_and_si512(_mm512_srl_epi32(w, cnt), byte);
-                let q: [__m512; 8] =
-                    core::array::from_fn(|x| _mm512_permutex2var_ps(tv[2 * x], idx, tv[2 * x + 1]));
-                let m5 = _mm512_test_epi32_mask(idx, b5);
-                let h: [__m512; 4] =
-                    core::array::from_fn(|x| _mm512_mask_mov_ps(q[2 * x], m5, q[2 * x + 1]));
-                let m6 = _mm512_test_epi32_mask(idx, b6);
-                let lo = _mm512_mask_mov_ps(h[0], m6, h[1]);
-                let hi = _mm512_mask_mov_ps(h[2], m6, h[3]);
-                let m7 = _mm512_test_epi32_mask(idx, b7);
-                _mm512_storeu_ps(dst.as_mut_ptr(), _mm512_mask_mov_ps(lo, m7, hi));
+                let idx = _mm512_and_si512(_mm512_srl_epi32(w, cnt), mask);
+                let v = match KIND {
+                    NARROW_I8 => {
+                        _mm512_cvtepi32_ps(_mm512_srai_epi32::<24>(_mm512_slli_epi32::<24>(idx)))
+                    }
+                    NARROW_TABLE4 => _mm512_permutexvar_ps(idx, tv[0]),
+                    _ => {
+                        let q: [__m512; 8] = core::array::from_fn(|x| {
+                            _mm512_permutex2var_ps(tv[2 * x], idx, tv[2 * x + 1])
+                        });
+                        let m5 = _mm512_test_epi32_mask(idx, b5);
+                        let h: [__m512; 4] = core::array::from_fn(|x| {
+                            _mm512_mask_mov_ps(q[2 * x], m5, q[2 * x + 1])
+                        });
+                        let m6 = _mm512_test_epi32_mask(idx, b6);
+                        let lo = _mm512_mask_mov_ps(h[0], m6, h[1]);
+                        let hi = _mm512_mask_mov_ps(h[2], m6, h[3]);
+                        let m7 = _mm512_test_epi32_mask(idx, b7);
+                        _mm512_mask_mov_ps(lo, m7, hi)
+                    }
+                };
+                _mm512_storeu_ps(dst.as_mut_ptr(), v);
             }
         }
     }
@@ -1479,21 +1591,30 @@ mod tests {
         }
     }
 
-    /// The 8-bit table moves of every variant the host has decode every code at every byte
-    /// position to `Elem::to_f32`'s bits: 16-lane runs (the AVX-512F permutes), an 8-lane
-    /// run and a strided run (the per-element path), and leave other positions alone.
+    /// The 8- and 4-bit moves of every variant the host has decode every code at every
+    /// field position to `Elem::to_f32`'s bits (i8: the integer): 16-lane runs (the AVX-512F
+    /// permutes), an 8-lane run and a strided run (the per-element path), and leave other
+    /// positions alone.
     #[test]
-    fn table8_moves_decode_every_code() {
+    fn narrow_moves_decode_every_code() {
         use crate::matrix::formats::Elem;
-        for elem in [Elem::Fp8Fnuz, Elem::Bf8, Elem::Fp8] {
-            let table: &'static [f32] = Box::leak((0..256).map(|c| elem.to_f32(c)).collect());
+        for elem in [Elem::Fp8Fnuz, Elem::Bf8, Elem::Fp8, Elem::I8, Elem::Fp4] {
+            let bits = elem.bits();
+            let value = |c: u32| {
+                if elem == Elem::I8 {
+                    f32::from(c as u8 as i8)
+                } else {
+                    elem.to_f32(c)
+                }
+            };
+            let table: &'static [f32] = Box::leak((0..1u32 << bits).map(value).collect());
             let t = Decode {
-                bits: 8,
+                bits,
                 table,
                 f16: false,
                 xf32: false,
                 bf16: false,
-                i8: false,
+                i8: elem == Elem::I8,
             };
             // Register r, lane l holds four different codes; 4 registers cover all 256 codes
             // at every byte position.
@@ -1505,10 +1626,11 @@ mod tests {
                     })
                 })
                 .collect();
+            // (4-bit fields: the low and the high nibbles of the bytes take all 16 values.)
             let mut runs = Vec::new();
             for reg in 0..4u16 {
-                for shift in [0u8, 8, 16, 24] {
-                    let out0 = u32::from(reg) * 256 + u32::from(shift) * 8;
+                for shift in (0..32u8).step_by(bits as usize) {
+                    let out0 = u32::from(reg) * 512 + u32::from(shift) * 16;
                     runs.push(Run {
                         reg,
                         shift,
@@ -1524,7 +1646,7 @@ mod tests {
                 shift: 8,
                 lane0: 3,
                 len: 8,
-                out0: 1024,
+                out0: 2048,
                 stride: 1,
             });
             runs.push(Run {
@@ -1532,21 +1654,21 @@ mod tests {
                 shift: 24,
                 lane0: 16,
                 len: 16,
-                out0: 1032,
+                out0: 2056,
                 stride: 3,
             });
             let poison = f32::from_bits(0x7F80_DEAD);
-            let mut want = vec![poison; 1100];
+            let mut want = vec![poison; 2200];
             for r in &runs {
                 for x in 0..usize::from(r.len) {
                     let w = regs[usize::from(r.reg)][usize::from(r.lane0) + x];
-                    let code = (w >> r.shift) & 0xFF;
-                    want[r.out0 as usize + x * r.stride as usize] = elem.to_f32(code);
+                    let code = (w >> r.shift) & ((1 << bits) - 1);
+                    want[r.out0 as usize + x * r.stride as usize] = value(code);
                 }
             }
             for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
                 let mv = simd_moves(isa);
-                let mut got = vec![poison; 1100];
+                let mut got = vec![poison; 2200];
                 gather(mv, &runs, None, &regs, t, &mut got);
                 for (x, (g, w)) in got.iter().zip(&want).enumerate() {
                     assert_eq!(g.to_bits(), w.to_bits(), "{elem:?} {mv:?} position {x}");
