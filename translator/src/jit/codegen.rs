@@ -14,7 +14,9 @@
 //!   calls) are emitted between runs in the straight-line form. The loop is emitted twice:
 //!   a fast copy that leaves at the first group with a NaN float result (before that group
 //!   stores anything) and a cold copy that redoes that group and the rest with the NaN rule
-//!   in line.
+//!   in line. The fast copy runs only when the masks of the run's register writes that
+//!   exist before the loop (EXEC) have all the block's lanes set, and writes registers
+//!   without blending; otherwise the cold copy runs from group 0.
 //! * **Straight-line form**: every op once over all the block's lanes.
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
@@ -162,6 +164,9 @@ pub struct Gen<'a, 'b> {
     pending_counts: Option<(Value, u64)>,
     /// The current run's post ops whose lane masks a lane group computes ([`run_extent`]).
     group_derived: Vec<u32>,
+    /// While the fast lane-group loop is emitted: the register-write masks it runs only
+    /// with every lane set (checked before the loop).
+    full_masks: Vec<u32>,
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -216,6 +221,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             cold: false,
             pending_counts: None,
             group_derived: Vec::new(),
+            full_masks: Vec::new(),
         }
     }
 
@@ -956,17 +962,58 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         let zero = self.iconst(types::I64, 0);
         let init: Vec<BlockArg> = (0..=cmps.len()).map(|_| BlockArg::Value(zero)).collect();
-        self.b.ins().jump(header, &init);
         // The fast loop: a float result with a NaN lane leaves it (before the group stores
         // anything) for the slow loop, which redoes that group and the rest with the NaN
         // rule applied in line. So the NaN rule's operand tests and constants (loop
         // invariants for uniform operands, which Cranelift hoists) stay out of the hot
-        // loop and do not take its registers.
+        // loop and do not take its registers. And the fast loop runs only when the masks of
+        // the run's register writes that exist before it (EXEC) have every lane of the
+        // block set, so it writes registers without blending (else the slow loop runs).
+        let mut full: Vec<u32> = Vec::new();
+        for k in i..j {
+            if let (OpClass::Lane, Op::SetVgpr { mask, .. }) = (classes[k], &blk.ops[k]) {
+                let early = (mask.0 as usize) < i
+                    || classes.get(mask.0 as usize) == Some(&OpClass::Uniform)
+                        && !post[mask.0 as usize - i];
+                let constant = matches!(
+                    blk.ops.get(mask.0 as usize),
+                    Some(Op::Const { bits: u64::MAX, .. })
+                );
+                if early && !constant && !full.contains(&mask.0) {
+                    full.push(mask.0);
+                }
+            }
+        }
+        let mut entry_bail = None;
+        if full.is_empty() {
+            self.b.ins().jump(header, &init);
+        } else {
+            let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+            let mut ok: Option<Value> = None;
+            for m in &full {
+                let x = self.lane_bits(Val(*m))?;
+                let f = self.b.ins().icmp_imm_s(IntCC::Equal, x, all_lanes);
+                ok = Some(match ok {
+                    Some(o) => self.b.ins().band(o, f),
+                    None => f,
+                });
+            }
+            let ok = ok.ok_or("masks")?;
+            let bail = self.b.create_block();
+            self.b.set_cold_block(bail);
+            for _ in 0..=cmps.len() {
+                self.b.append_block_param(bail, types::I64);
+            }
+            self.b.ins().brif(ok, header, &init, bail, &init);
+            entry_bail = Some(bail);
+        }
         self.bail = Some(Bail {
             args: Vec::new(),
-            block: None,
+            block: entry_bail,
         });
+        self.full_masks = full;
         let fast = self.group_loop(i, j, classes, &cmps, &escapes, header, after);
+        self.full_masks.clear();
         let bail = self.bail.take();
         fast?;
         if let Some(Bail {
@@ -2145,7 +2192,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.block.ops.get(mask.0 as usize),
             Some(Op::Const { bits: u64::MAX, .. })
         );
-        if all_ones {
+        // In the fast lane-group loop, a mask checked to be full before it (`Gen::run`).
+        let full = self.bail.is_some() && self.full_masks.contains(&mask.0);
+        if all_ones || full {
             if store {
                 for (k, c) in chunks.iter().enumerate() {
                     self.b.ins().store(trusted(), *c, a, (16 * k) as i32);
