@@ -977,9 +977,9 @@ fn mixed_blocks_mostly_use_lane_group_runs() {
 }
 
 /// The lane-group loop leaves its fast form for the slow one at the first group with a NaN
-/// float result and redoes that group there (codegen `Gen::run`): one signalling NaN in a
-/// chosen lane (first, last, or a middle group) of a register the block rewrites from
-/// itself, two float ops, a compare accumulated over the groups (used as a select mask and
+/// float result and redoes that group there (codegen `Gen::run`): a NaN made from infinities
+/// in a chosen lane (first, last, or a middle group) and a signalling NaN in another, in a
+/// register the block rewrites from itself, two float ops, a compare accumulated over the groups (used as a select mask and
 /// by a uniform op after the loop) and a partial mask. The interpreter is the oracle.
 #[test]
 fn lane_group_nan_exit_matches_interpreter() {
@@ -1017,6 +1017,14 @@ fn lane_group_nan_exit_matches_interpreter() {
             None,
         );
         let g = b.push(Op::Bin(BinOp::FAdd, f, v1), Some(Ty::V32));
+        b.push(
+            Op::SetVgpr {
+                reg: 2,
+                val: g,
+                mask: m,
+            },
+            None,
+        );
         let c = b.push(Op::Cmp(CmpOp::FLt, g, v1c), Some(Ty::S64));
         let sel = b.push(
             Op::Select {
@@ -1043,8 +1051,11 @@ fn lane_group_nan_exit_matches_interpreter() {
             s0.vgpr[0][l] = (l as f32 * 0.75 - 20.0).to_bits();
             s0.vgpr[1][l] = (l as f32 * -0.5 + 3.0).to_bits();
         }
-        // A signalling NaN: the JIT's results must quiet it as the interpreter does.
-        s0.vgpr[0][nan_lane] = 0x7F80_0001;
+        // inf + -inf in the second op: the IR's default NaN (the host's differs in sign);
+        // and a signalling NaN in another group, which must come out quieted.
+        s0.vgpr[0][nan_lane] = f32::INFINITY.to_bits();
+        s0.vgpr[1][nan_lane] = f32::NEG_INFINITY.to_bits();
+        s0.vgpr[0][(nan_lane + 9) % wave as usize] = 0x7F80_0001;
         s0.sgpr[3] = 2f32.to_bits();
         s0.sgpr[126] = exec as u32;
         s0.sgpr[127] = (exec >> 32) as u32;

@@ -12,8 +12,8 @@
 //!   once per group. Vector compares accumulate their mask bits in loop-carried values;
 //!   uniform ops that need them run after the loop. Other ops (memory, cross-lane, helper
 //!   calls) are emitted between runs in the straight-line form. The loop is emitted twice:
-//!   a fast copy that leaves at the first group with a NaN float result (before that group
-//!   stores anything) and a cold copy that redoes that group and the rest with the NaN rule
+//!   a fast copy that leaves at the first group with a NaN float result (one test of the
+//!   group's float results, before that group stores anything) and a cold copy that redoes that group and the rest with the NaN rule
 //!   in line. The fast copy runs only when the masks of the run's register writes that
 //!   exist before the loop (EXEC) have all the block's lanes set, and writes registers
 //!   without blending; otherwise the cold copy runs from group 0.
@@ -167,6 +167,8 @@ pub struct Gen<'a, 'b> {
     /// While the fast lane-group loop is emitted: the register-write masks it runs only
     /// with every lane set (checked before the loop).
     full_masks: Vec<u32>,
+    /// In the fast lane-group loop: the NaN lanes of the group's float results so far.
+    group_nan: Option<Value>,
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -222,6 +224,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             pending_counts: None,
             group_derived: Vec::new(),
             full_masks: Vec::new(),
+            group_nan: None,
         }
     }
 
@@ -1113,6 +1116,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.vreg_cache.clear();
         self.group_masks.clear();
         self.dirty.clear();
+        self.group_nan = None;
         let params = self.b.block_params(header).to_vec();
         if let Some(b) = self.bail.as_mut() {
             b.args = params.clone();
@@ -1151,6 +1155,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             };
             self.vals[k] = v;
         }
+        self.bail_on_nan();
         let vb = self.vbase();
         for reg in std::mem::take(&mut self.dirty) {
             let chunks = self.vreg_cache.get(&reg).cloned().ok_or("dirty register")?;
@@ -2295,6 +2300,32 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(v)
     }
 
+    /// In the fast lane-group loop, before the group's stores: leaves for the slow loop
+    /// when a float result of the group had a NaN lane.
+    fn bail_on_nan(&mut self) {
+        let (Some(acc), Some(bail)) = (self.group_nan.take(), self.bail.as_mut()) else {
+            return;
+        };
+        let blk = match bail.block {
+            Some(b) => b,
+            None => {
+                let b = self.b.create_block();
+                self.b.set_cold_block(b);
+                for _ in 0..bail.args.len() {
+                    self.b.append_block_param(b, types::I64);
+                }
+                bail.block = Some(b);
+                b
+            }
+        };
+        let args: Vec<BlockArg> = bail.args.iter().map(|v| BlockArg::Value(*v)).collect();
+        let any = self.b.ins().vany_true(acc);
+        let cont = self.b.create_block();
+        self.b.ins().brif(any, blk, &args, cont, &[]);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
     /// Float op results `r` with the NaN rule applied: a cheap any-NaN test over all chunks,
     /// and the full per-lane fix-up only on a rarely taken path.
     fn nan_fix_all(&mut self, bits: u32, ops: &[Vec<Value>], r: Vec<Value>) -> Vec<Value> {
@@ -2308,28 +2339,23 @@ impl<'a, 'b> Gen<'a, 'b> {
             });
         }
         let Some(acc) = acc else { return r };
-        let any = self.b.ins().vany_true(acc);
-        if let Some(bail) = self.bail.as_mut() {
-            // The fast lane-group loop: leave it for the slow one (`Gen::run`).
-            let blk = match bail.block {
-                Some(b) => b,
-                None => {
-                    let b = self.b.create_block();
-                    self.b.set_cold_block(b);
-                    for _ in 0..bail.args.len() {
-                        self.b.append_block_param(b, types::I64);
-                    }
-                    bail.block = Some(b);
-                    b
-                }
+        if self.bail.is_some() {
+            // The fast lane-group loop: NaN lanes are collected and tested once, at the end
+            // of the group before its stores (`bail_on_nan`); lane ops have no effects and
+            // never trap (conversions saturate), so the rest of the group may compute
+            // with the unfixed values, which the slow loop recomputes.
+            let acc = if self.b.func.dfg.value_type(acc) == I32X4 {
+                acc
+            } else {
+                self.b.ins().bitcast(I32X4, le(), acc)
             };
-            let args: Vec<BlockArg> = bail.args.iter().map(|v| BlockArg::Value(*v)).collect();
-            let cont = self.b.create_block();
-            self.b.ins().brif(any, blk, &args, cont, &[]);
-            self.b.switch_to_block(cont);
-            self.b.seal_block(cont);
+            self.group_nan = Some(match self.group_nan {
+                Some(n) => self.b.ins().bor(n, acc),
+                None => acc,
+            });
             return r;
         }
+        let any = self.b.ins().vany_true(acc);
         let fix = self.b.create_block();
         let join = self.b.create_block();
         if self.cold {
