@@ -977,22 +977,24 @@ fn mixed_blocks_mostly_use_lane_group_runs() {
 }
 
 /// The lane-group loop leaves its fast form for the slow one at the first group with a NaN
-/// float result and redoes that group there (codegen `Gen::run`): one signalling NaN in a
-/// chosen lane (first, last, or a middle group) of a register the block rewrites from
-/// itself, two float ops, a compare accumulated over the groups (used as a select mask and
+/// float result and redoes that group there (codegen `Gen::run`): a NaN made from infinities
+/// in a chosen lane (first, last, or a middle group) and a signalling NaN in another, in a
+/// register the block rewrites from itself, two float ops, a compare accumulated over the groups (used as a select mask and
 /// by a uniform op after the loop) and a partial mask. The interpreter is the oracle.
 #[test]
 fn lane_group_nan_exit_matches_interpreter() {
     let jit = JIT.with(|j| j.clone());
-    for (wave, nan_lane) in [(64u32, 37usize), (64, 0), (64, 63), (32, 21), (32, 31)] {
+    let cases = [(64u32, 37usize), (64, 0), (64, 63), (32, 21), (32, 31)];
+    // EXEC with every lane set (the fast loop runs and leaves at the NaN) and partial (the
+    // slow loop runs from the start).
+    for (exec, (wave, nan_lane)) in [u64::MAX, 0xF0F0_FFFF_7FFF_FFFE]
+        .into_iter()
+        .flat_map(|e| cases.map(|c| (e, c)))
+    {
         let mut b = Builder::new(0x1000, wave);
-        let m = b.push(
-            Op::Const {
-                ty: Ty::S64,
-                bits: 0xF0F0_FFFF_7FFF_FFFE,
-            },
-            Some(Ty::S64),
-        );
+        let lo = b.push(Op::GetSgpr(126), Some(Ty::S32));
+        let hi = b.push(Op::GetSgpr(127), Some(Ty::S32));
+        let m = b.push(Op::Pack { lo, hi }, Some(Ty::S64));
         let s = b.push(Op::GetSgpr(3), Some(Ty::S32));
         let vs = b.push(Op::Broadcast(s), Some(Ty::V32));
         let one = b.push(
@@ -1015,6 +1017,14 @@ fn lane_group_nan_exit_matches_interpreter() {
             None,
         );
         let g = b.push(Op::Bin(BinOp::FAdd, f, v1), Some(Ty::V32));
+        b.push(
+            Op::SetVgpr {
+                reg: 2,
+                val: g,
+                mask: m,
+            },
+            None,
+        );
         let c = b.push(Op::Cmp(CmpOp::FLt, g, v1c), Some(Ty::S64));
         let sel = b.push(
             Op::Select {
@@ -1041,11 +1051,16 @@ fn lane_group_nan_exit_matches_interpreter() {
             s0.vgpr[0][l] = (l as f32 * 0.75 - 20.0).to_bits();
             s0.vgpr[1][l] = (l as f32 * -0.5 + 3.0).to_bits();
         }
-        // A signalling NaN: the JIT's results must quiet it as the interpreter does.
-        s0.vgpr[0][nan_lane] = 0x7F80_0001;
+        // inf + -inf in the second op: the IR's default NaN (the host's differs in sign);
+        // and a signalling NaN in another group, which must come out quieted.
+        s0.vgpr[0][nan_lane] = f32::INFINITY.to_bits();
+        s0.vgpr[1][nan_lane] = f32::NEG_INFINITY.to_bits();
+        s0.vgpr[0][(nan_lane + 9) % wave as usize] = 0x7F80_0001;
         s0.sgpr[3] = 2f32.to_bits();
+        s0.sgpr[126] = exec as u32;
+        s0.sgpr[127] = (exec >> 32) as u32;
         let grouped = check_block_on(&jit, seed, block, s0, gen_env(seed))
-            .unwrap_or_else(|e| panic!("wave{wave} NaN in lane {nan_lane}: {e}"));
+            .unwrap_or_else(|e| panic!("wave{wave} exec {exec:#x} NaN in lane {nan_lane}: {e}"));
         assert!(grouped, "not compiled in the lane-group form");
     }
 }
@@ -1059,10 +1074,16 @@ fn lane_group_nan_exit_matches_interpreter() {
 #[test]
 fn lane_group_derived_masks_match_interpreter() {
     let jit = JIT.with(|j| j.clone());
-    for wave in [32u32, 64] {
+    for (wave, exec) in [32u32, 64].into_iter().flat_map(|w| {
+        [u64::MAX, 0xF0F0_FFFF_7FFF_FFFE]
+            .into_iter()
+            .map(move |e| (w, e))
+    }) {
         let mut b = Builder::new(0x1000, wave);
         let k = |b: &mut Builder, ty: Ty, bits: u64| b.push(Op::Const { ty, bits }, Some(ty));
-        let m = k(&mut b, Ty::S64, 0xF0F0_FFFF_7FFF_FFFE);
+        let lo = b.push(Op::GetSgpr(126), Some(Ty::S32));
+        let hi = b.push(Op::GetSgpr(127), Some(Ty::S32));
+        let m = b.push(Op::Pack { lo, hi }, Some(Ty::S64));
         let a = b.push(Op::GetVgpr(0), Some(Ty::V32));
         let v1 = b.push(Op::GetVgpr(1), Some(Ty::V32));
         let s = b.push(Op::GetSgpr(3), Some(Ty::S32));
@@ -1153,8 +1174,10 @@ fn lane_group_derived_masks_match_interpreter() {
             };
         }
         s0.sgpr[3] = 0x40;
+        s0.sgpr[126] = exec as u32;
+        s0.sgpr[127] = (exec >> 32) as u32;
         let grouped = check_block_on(&jit, seed, block, s0, gen_env(seed))
-            .unwrap_or_else(|e| panic!("wave{wave}: {e}"));
+            .unwrap_or_else(|e| panic!("wave{wave} exec {exec:#x}: {e}"));
         assert!(grouped, "not compiled in the lane-group form");
     }
 }

@@ -12,9 +12,11 @@
 //!   once per group. Vector compares accumulate their mask bits in loop-carried values;
 //!   uniform ops that need them run after the loop. Other ops (memory, cross-lane, helper
 //!   calls) are emitted between runs in the straight-line form. The loop is emitted twice:
-//!   a fast copy that leaves at the first group with a NaN float result (before that group
-//!   stores anything) and a cold copy that redoes that group and the rest with the NaN rule
-//!   in line.
+//!   a fast copy that leaves at the first group with a NaN float result (one test of the
+//!   group's float results, before that group stores anything) and a cold copy that redoes that group and the rest with the NaN rule
+//!   in line. The fast copy runs only when the masks of the run's register writes that
+//!   exist before the loop (EXEC) have all the block's lanes set, and writes registers
+//!   without blending; otherwise the cold copy runs from group 0.
 //! * **Straight-line form**: every op once over all the block's lanes.
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
@@ -166,6 +168,11 @@ pub struct Gen<'a, 'b> {
     pending_counts: Option<(Value, u64)>,
     /// The current run's post ops whose lane masks a lane group computes ([`run_extent`]).
     group_derived: Vec<u32>,
+    /// While the fast lane-group loop is emitted: the register-write masks it runs only
+    /// with every lane set (checked before the loop).
+    full_masks: Vec<u32>,
+    /// In the fast lane-group loop: the NaN lanes of the group's float results so far.
+    group_nan: Option<Value>,
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -221,6 +228,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             cold: false,
             pending_counts: None,
             group_derived: Vec::new(),
+            full_masks: Vec::new(),
+            group_nan: None,
         }
     }
 
@@ -961,17 +970,58 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         let zero = self.iconst(types::I64, 0);
         let init: Vec<BlockArg> = (0..=cmps.len()).map(|_| BlockArg::Value(zero)).collect();
-        self.b.ins().jump(header, &init);
         // The fast loop: a float result with a NaN lane leaves it (before the group stores
         // anything) for the slow loop, which redoes that group and the rest with the NaN
         // rule applied in line. So the NaN rule's operand tests and constants (loop
         // invariants for uniform operands, which Cranelift hoists) stay out of the hot
-        // loop and do not take its registers.
+        // loop and do not take its registers. And the fast loop runs only when the masks of
+        // the run's register writes that exist before it (EXEC) have every lane of the
+        // block set, so it writes registers without blending (else the slow loop runs).
+        let mut full: Vec<u32> = Vec::new();
+        for k in i..j {
+            if let (OpClass::Lane, Op::SetVgpr { mask, .. }) = (classes[k], &blk.ops[k]) {
+                let early = (mask.0 as usize) < i
+                    || classes.get(mask.0 as usize) == Some(&OpClass::Uniform)
+                        && !post[mask.0 as usize - i];
+                let constant = matches!(
+                    blk.ops.get(mask.0 as usize),
+                    Some(Op::Const { bits: u64::MAX, .. })
+                );
+                if early && !constant && !full.contains(&mask.0) {
+                    full.push(mask.0);
+                }
+            }
+        }
+        let mut entry_bail = None;
+        if full.is_empty() {
+            self.b.ins().jump(header, &init);
+        } else {
+            let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+            let mut ok: Option<Value> = None;
+            for m in &full {
+                let x = self.lane_bits(Val(*m))?;
+                let f = self.b.ins().icmp_imm_s(IntCC::Equal, x, all_lanes);
+                ok = Some(match ok {
+                    Some(o) => self.b.ins().band(o, f),
+                    None => f,
+                });
+            }
+            let ok = ok.ok_or("masks")?;
+            let bail = self.b.create_block();
+            self.b.set_cold_block(bail);
+            for _ in 0..=cmps.len() {
+                self.b.append_block_param(bail, types::I64);
+            }
+            self.b.ins().brif(ok, header, &init, bail, &init);
+            entry_bail = Some(bail);
+        }
         self.bail = Some(Bail {
             args: Vec::new(),
-            block: None,
+            block: entry_bail,
         });
+        self.full_masks = full;
         let fast = self.group_loop(i, j, classes, &cmps, &escapes, header, after);
+        self.full_masks.clear();
         let bail = self.bail.take();
         fast?;
         if let Some(Bail {
@@ -1071,6 +1121,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.vreg_cache.clear();
         self.group_masks.clear();
         self.dirty.clear();
+        self.group_nan = None;
         let params = self.b.block_params(header).to_vec();
         if let Some(b) = self.bail.as_mut() {
             b.args = params.clone();
@@ -1109,6 +1160,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             };
             self.vals[k] = v;
         }
+        self.bail_on_nan();
         let vb = self.vbase();
         for reg in std::mem::take(&mut self.dirty) {
             let chunks = self.vreg_cache.get(&reg).cloned().ok_or("dirty register")?;
@@ -2611,7 +2663,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.block.ops.get(mask.0 as usize),
             Some(Op::Const { bits: u64::MAX, .. })
         );
-        if all_ones {
+        // In the fast lane-group loop, a mask checked to be full before it (`Gen::run`).
+        let full = self.bail.is_some() && self.full_masks.contains(&mask.0);
+        if all_ones || full {
             if store {
                 for (k, c) in chunks.iter().enumerate() {
                     self.b.ins().store(trusted(), *c, a, (16 * k) as i32);
@@ -2712,6 +2766,32 @@ impl<'a, 'b> Gen<'a, 'b> {
         Ok(v)
     }
 
+    /// In the fast lane-group loop, before the group's stores: leaves for the slow loop
+    /// when a float result of the group had a NaN lane.
+    fn bail_on_nan(&mut self) {
+        let (Some(acc), Some(bail)) = (self.group_nan.take(), self.bail.as_mut()) else {
+            return;
+        };
+        let blk = match bail.block {
+            Some(b) => b,
+            None => {
+                let b = self.b.create_block();
+                self.b.set_cold_block(b);
+                for _ in 0..bail.args.len() {
+                    self.b.append_block_param(b, types::I64);
+                }
+                bail.block = Some(b);
+                b
+            }
+        };
+        let args: Vec<BlockArg> = bail.args.iter().map(|v| BlockArg::Value(*v)).collect();
+        let any = self.b.ins().vany_true(acc);
+        let cont = self.b.create_block();
+        self.b.ins().brif(any, blk, &args, cont, &[]);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
     /// Float op results `r` with the NaN rule applied: a cheap any-NaN test over all chunks,
     /// and the full per-lane fix-up only on a rarely taken path.
     fn nan_fix_all(&mut self, bits: u32, ops: &[Vec<Value>], r: Vec<Value>) -> Vec<Value> {
@@ -2725,28 +2805,23 @@ impl<'a, 'b> Gen<'a, 'b> {
             });
         }
         let Some(acc) = acc else { return r };
-        let any = self.b.ins().vany_true(acc);
-        if let Some(bail) = self.bail.as_mut() {
-            // The fast lane-group loop: leave it for the slow one (`Gen::run`).
-            let blk = match bail.block {
-                Some(b) => b,
-                None => {
-                    let b = self.b.create_block();
-                    self.b.set_cold_block(b);
-                    for _ in 0..bail.args.len() {
-                        self.b.append_block_param(b, types::I64);
-                    }
-                    bail.block = Some(b);
-                    b
-                }
+        if self.bail.is_some() {
+            // The fast lane-group loop: NaN lanes are collected and tested once, at the end
+            // of the group before its stores (`bail_on_nan`); lane ops have no effects and
+            // never trap (conversions saturate), so the rest of the group may compute
+            // with the unfixed values, which the slow loop recomputes.
+            let acc = if self.b.func.dfg.value_type(acc) == I32X4 {
+                acc
+            } else {
+                self.b.ins().bitcast(I32X4, le(), acc)
             };
-            let args: Vec<BlockArg> = bail.args.iter().map(|v| BlockArg::Value(*v)).collect();
-            let cont = self.b.create_block();
-            self.b.ins().brif(any, blk, &args, cont, &[]);
-            self.b.switch_to_block(cont);
-            self.b.seal_block(cont);
+            self.group_nan = Some(match self.group_nan {
+                Some(n) => self.b.ins().bor(n, acc),
+                None => acc,
+            });
             return r;
         }
+        let any = self.b.ins().vany_true(acc);
         let fix = self.b.create_block();
         let join = self.b.create_block();
         if self.cold {
