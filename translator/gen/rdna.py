@@ -389,6 +389,8 @@ X_SHIFT = 32
 X_FAKE16 = 0xF  # VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form
 X_LDS_DIRECT = 0x10  # SALU: the source takes `src_lds_direct` (code 0xFE; `s_barrier_*`)
 X_SREG_ONLY = 0x20  # SOP1: the source takes no constant (`s_movrels_b32/b64`, `s_setpc_b64`): SRC_MAPS' register-only maps
+X_OPSEL_IGN_SHIFT = 6
+X_OPSEL_IGN = 0xF << X_OPSEL_IGN_SHIFT  # VOP3: the OP_SEL bits LLVM decodes and ignores (the packed sources of `v_dot2_f16_f16`)
 
 
 def hint_flags(mnem):
@@ -470,8 +472,16 @@ def probe_mods(fam, found, decode):
             add(key, [words[0], (words[1] & ~0x1FF) | 0xF2], "0x3c00", M_HEX16)
     res = decode(cpu + ":" + feats, cands)
     flags = {}
+    opsel_bit = {}
     for i, (key, kw, flag) in enumerate(keys):
         f = flags.get(key, 0)
+        if key[0] == "vop3" and flag == M_OPSEL:
+            # Which OP_SEL bit this probe sets (the four probes of an opcode in order).
+            b = opsel_bit[key] = opsel_bit.get(key, -1) + 1
+            # A bit LLVM accepts without any change to the text is ignored (not printed,
+            # no `.h`): the decoder clears it.
+            if i in res and not bad_text(res[i][1]) and res[i][1] == found[key][1]:
+                f |= (1 << b) << (X_OPSEL_IGN_SHIFT + X_SHIFT)
         if i in res and not bad_text(res[i][1]):
             txt = res[i][1]
             ops = split_text(txt)[1]
@@ -492,7 +502,10 @@ def probe_mods(fam, found, decode):
             flags[key] = flags.get(key, 0) | M_OPSEL_HI  # printed although all ones: default 0
         if key[0] == "vop3" and flags.get(key, 0) & M_SD:
             # ABS/OPSEL bits are the SDST field: the modifier probes above misread them.
-            flags[key] &= ~(M_OPSEL | M_ABS0 * 7)
+            flags[key] &= ~(M_OPSEL | M_ABS0 * 7 | X_OPSEL_IGN << X_SHIFT)
+        if key[0] == "vop3" and not flags.get(key, 0) & M_OPSEL:
+            # Without any OP_SEL syntax the decoder ignores OP_SEL anyway.
+            flags[key] = flags.get(key, 0) & ~(X_OPSEL_IGN << X_SHIFT)
     # DPP forms: the canonical word with DPP16 (quad_perm identity, all rows and banks) or
     # DPP8 (identity) on source 0.
     cands, keys = [], []
@@ -1534,21 +1547,25 @@ def check_same_quick(fam, cpu, found, decode):
 
 
 # Source-code maps of `src_codes`, in `<FAM>_SRC_OK` order: (role, opcode probed, word,
-# mask of its field at bit 0, the field's shift). The 64-bit maps say which codes LLVM accepts as a 64-bit
+# mask of its field at bit 0, the field's shift, features added). The 64-bit maps say which codes LLVM accepts as a 64-bit
 # operand (not `vcc_hi`/`exec_hi`, ...); VINTERP's is for its 32-bit sources below v0.
 SRC_MAPS = [
-    ("VOP1/VOP2/VOPC SRC0", "v_mov_b32_e32", 0, 0x1FF, 0),
-    ("VOP3 sources", "v_add_f32_e64", 1, 0x1FF, 0),
-    ("SALU sources", "s_mov_b32", 0, 0xFF, 0),
-    ("VOP1/VOP2/VOPC 64-bit SRC0", "v_cvt_f32_f64_e32", 0, 0x1FF, 0),
-    ("VOP3 64-bit sources", "v_cvt_f32_f64_e64", 1, 0x1FF, 0),
-    ("SALU 64-bit sources", "s_mov_b64", 0, 0xFF, 0),
-    ("VINTERP 32-bit sources", "v_interp_p10_f32", 1, 0x1FF, 0),
-    ("VGPR-only SRC0 of VOP1/VOP2/VOPC", "v_swap_b32", 0, 0x1FF, 0),
-    ("SALU 64-bit SDST", "s_mov_b64", 0, 0x7F, 16),
-    ("VOP1 SGPR VDST (`v_readfirstlane_b32`)", "v_readfirstlane_b32", 0, 0xFF, 17),
-    ("SALU register-only sources", "s_movrels_b32", 0, 0xFF, 0),
-    ("SALU 64-bit register-only sources", "s_movrels_b64", 0, 0xFF, 0),
+    ("VOP1/VOP2/VOPC SRC0", "v_mov_b32_e32", 0, 0x1FF, 0, ""),
+    ("VOP3 sources", "v_add_f32_e64", 1, 0x1FF, 0, ""),
+    ("SALU sources", "s_mov_b32", 0, 0xFF, 0, ""),
+    ("VOP1/VOP2/VOPC 64-bit SRC0", "v_cvt_f32_f64_e32", 0, 0x1FF, 0, ""),
+    ("VOP3 64-bit sources", "v_cvt_f32_f64_e64", 1, 0x1FF, 0, ""),
+    ("SALU 64-bit sources", "s_mov_b64", 0, 0xFF, 0, ""),
+    ("VINTERP 32-bit sources", "v_interp_p10_f32", 1, 0x1FF, 0, ""),
+    ("VGPR-only SRC0 of VOP1/VOP2/VOPC", "v_swap_b32", 0, 0x1FF, 0, ""),
+    ("SALU 64-bit SDST", "s_mov_b64", 0, 0x7F, 16, ""),
+    ("VOP1 SGPR VDST (`v_readfirstlane_b32`)", "v_readfirstlane_b32", 0, 0xFF, 17, ""),
+    ("SALU register-only sources", "s_movrels_b32", 0, 0xFF, 0, ""),
+    ("SALU 64-bit register-only sources", "s_movrels_b64", 0, 0xFF, 0, ""),
+    # The lane mask a VOP3-encoded compare writes (VDST, 8 bits): one SGPR in wave32, a
+    # pair in wave64 (LLVM takes `src_lds_direct` in wave32, the `src_*` apertures in wave64).
+    ("VOPC VOP3 SDST in wave32", "v_cmp_eq_i32_e64", 0, 0xFF, 0, ""),
+    ("VOPC VOP3 SDST in wave64", "v_cmp_eq_i32_e64", 0, 0xFF, 0, W64),
 ]
 
 
@@ -1558,14 +1575,20 @@ def src_codes(fam, found, decode):
     9-bit field's codes 256.. are VGPRs, VINTERP's only ones LLVM does not flag.)"""
     cpu, feats = FAMILIES[fam]
     by = {split_text(v[1])[0]: (k, v[3]) for k, v in found.items()}
-    cands = []
-    for _, mnem, wi, mask, sh in SRC_MAPS:
-        w = by[mnem][1]
-        for c in range(256):
-            x = list(w)
-            x[wi] = (x[wi] & ~(mask << sh)) | ((c & mask) << sh)
-            cands.append(x)
-    res = decode(cpu + ":" + feats, cands)
+    res = {}
+    for extra in sorted({m[5] for m in SRC_MAPS}):
+        cands, idx = [], []
+        for t, (_, mnem, wi, mask, sh, x_feats) in enumerate(SRC_MAPS):
+            if x_feats != extra:
+                continue
+            w = by[mnem][1]
+            for c in range(256):
+                x = list(w)
+                x[wi] = (x[wi] & ~(mask << sh)) | ((c & mask) << sh)
+                cands.append(x)
+                idx.append(t * 256 + c)
+        for i, r in decode(cpu + ":" + feats + extra, cands).items():
+            res[idx[i]] = r
     maps = []
     for t in range(len(SRC_MAPS)):
         m = [0] * 8

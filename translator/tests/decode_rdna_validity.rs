@@ -283,6 +283,47 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "v_cndmask_b32_dpp v161, |v99|, |v200|, vcc_lo quad_perm:[3,0,3,0] row_mask:0x6 bank_mask:0x5 bound_ctrl:1",
     ),
     (0x1200, 32, "BF51B1FF 00000040", "s_cmp_lt_f16 lit(0x40), 49"),
+    // A VOP3-encoded compare's lane mask (random_words.py --count 20000 --seed 21/22): the
+    // `src_*` apertures in wave64, `src_lds_direct` in wave32.
+    (
+        0x1100,
+        64,
+        "D42892ED 26586132",
+        "v_cmp_u_f64_e64 src_private_base, -v[50:51], |s[48:49]| clamp",
+    ),
+    (
+        0x1200,
+        64,
+        "D407F0EC 42A42DA6",
+        "v_cmp_o_f16_e64 src_shared_limit, v166, -s22 clamp",
+    ),
+    (
+        0x1201,
+        32,
+        "D41DF1FE 220E4A4F",
+        "v_cmp_neq_f32_e64 src_lds_direct, -|s79|, v37 clamp",
+    ),
+    (0x1100, 64, "D44200E6 00020501", "v_cmp_eq_i32_e64 src_flat_scratch_base_lo, v1, v2"),
+    (0x1200, 32, "D44200FE 00020501", "v_cmp_eq_i32_e64 src_lds_direct, v1, v2"),
+    // The OP_SEL bits of `v_dot2_{f16,bf16}_*`'s packed sources: accepted, ignored.
+    (
+        0x1100,
+        32,
+        "D6671BC5 A687ECE9 897B04DA",
+        "v_dot2_bf16_bf16_e64_dpp v197.l, -|v218|, |v246|, -v161.l dpp8:[4,0,4,5,7,2,2,4]",
+    ),
+    (
+        0x1200,
+        32,
+        "D66752E6 C75F97A4",
+        "v_dot2_bf16_bf16 v230.h, v164, -|v203|, -v215.l op_sel:[0,0,0,1]",
+    ),
+    (
+        0x1201,
+        32,
+        "D6660E70 25EA0A72",
+        "v_dot2_f16_f16 v112.l, -ttmp6, |v5|, |v122.l|",
+    ),
 ];
 
 #[test]
@@ -294,6 +335,8 @@ fn operand_rules_print_as_llvm() {
             Ok(inst) => {
                 let text = disassemble(&t, &inst, 0);
                 let size = words.split_whitespace().count() * 4;
+                // Lifting an accepted word must not panic (it may be unsupported).
+                let _ = lift_one(&t, &bytes(words));
                 if text != want || inst.size as usize != size {
                     bad.push(format!(
                         "gfx{gpu:x} w{wave} {words}: {text} (size {}), LLVM: {want} (size {size})",

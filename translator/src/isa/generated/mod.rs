@@ -82,11 +82,16 @@ pub const MOD_MASK1: u32 = 524288;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 2 is a lane mask (one SGPR in wave32, a pair in wave64).
 pub const MOD_MASK2: u32 = 1048576;
 /// Mask of [`RdnaInfo::extra`]: VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form.
-pub const EXTRA_FAKE16_OPSEL: u8 = 15;
+pub const EXTRA_FAKE16_OPSEL: u16 = 15;
 /// Flag of [`RdnaInfo::extra`]: SALU: the source also takes `src_lds_direct` (code 0xFE).
-pub const EXTRA_LDS_DIRECT: u8 = 16;
+pub const EXTRA_LDS_DIRECT: u16 = 16;
 /// Flag of [`RdnaInfo::extra`]: SOP1: the source takes no constant (the SALU register-only source maps).
-pub const EXTRA_SREG_ONLY: u8 = 32;
+pub const EXTRA_SREG_ONLY: u16 = 32;
+/// Mask of [`RdnaInfo::extra`]: VOP3: the OP_SEL bits LLVM accepts and ignores (a packed
+/// source of a true16 opcode, `v_dot2_f16_f16`), shifted left by [`EXTRA_OPSEL_IGN_SHIFT`].
+pub const EXTRA_OPSEL_IGN: u16 = 960;
+/// Position of [`EXTRA_OPSEL_IGN`] in [`RdnaInfo::extra`].
+pub const EXTRA_OPSEL_IGN_SHIFT: u32 = 6;
 /// Flag of [`OpInfo::class`]: writes memory from its data operand (`store` mnemonics).
 pub const CLASS_STORE: u16 = 1;
 /// Flag of [`OpInfo::class`]: an atomic (data operand read, old value returned with GLC/SC0).
@@ -155,7 +160,7 @@ pub struct RdnaInfo {
     /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.
     pub mods: u32,
     /// Further decoding rules: the `EXTRA_*` flags.
-    pub extra: u8,
+    pub extra: u16,
     /// What kind of opcode this is: the `CLASS_*` flags.
     pub class: u16,
     /// Bits of instruction words 0..3 that must equal `fixval` (unused operand fields,

@@ -12096,7 +12096,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 1, 1],
         mods: 402653185,
-        extra: 0,
+        extra: 768,
         class: 0,
         fixmask: [0x3da08700, 0xfc020100, 0x0],
         fixval: [0x14000000, 0x100, 0x0],
@@ -12108,7 +12108,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 1, 1],
         mods: 402653185,
-        extra: 0,
+        extra: 768,
         class: 0,
         fixmask: [0x3da08700, 0xfc020100, 0x0],
         fixval: [0x14000000, 0x100, 0x0],
@@ -12228,7 +12228,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 130049,
-        extra: 0,
+        extra: 192,
         class: 0,
         fixmask: [0x37988000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -12240,7 +12240,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 64513,
-        extra: 0,
+        extra: 192,
         class: 0,
         fixmask: [0x3f988000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -19436,8 +19436,8 @@ pub static GFX1100_EXPTGT: [&str; 64] = [
     "invalid_target_63",
 ];
 
-/// gfx1100 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`), SALU register-only sources, SALU 64-bit register-only sources.
-pub static GFX1100_SRC_OK: [[u32; 8]; 12] = [
+/// gfx1100 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`), SALU register-only sources, SALU 64-bit register-only sources, VOPC VOP3 SDST in wave32, VOPC VOP3 SDST in wave64.
+pub static GFX1100_SRC_OK: [[u32; 8]; 14] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xf9fffec0,
     ],
@@ -19466,6 +19466,12 @@ pub static GFX1100_SRC_OK: [[u32; 8]; 12] = [
     ],
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x3800f8c0,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x3800f840,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
     ],
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x3800f840,
@@ -33848,7 +33854,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 1, 1],
         mods: 402653185,
-        extra: 0,
+        extra: 768,
         class: 0,
         fixmask: [0x1da48700, 0xfc020100, 0x0],
         fixval: [0x14000000, 0x100, 0x0],
@@ -33860,7 +33866,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 1, 1],
         mods: 402653185,
-        extra: 0,
+        extra: 768,
         class: 0,
         fixmask: [0x3df28700, 0xfc020100, 0x0],
         fixval: [0x14500000, 0x100, 0x0],
@@ -33936,7 +33942,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 130049,
-        extra: 0,
+        extra: 192,
         class: 0,
         fixmask: [0x3e908000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -33948,7 +33954,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 64513,
-        extra: 0,
+        extra: 192,
         class: 0,
         fixmask: [0x3e908000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -34523,7 +34529,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 402653185,
-        extra: 0,
+        extra: 512,
         class: 0,
         fixmask: [0x3ec0a700, 0xf8020100, 0x0],
         fixval: [0x16000000, 0x20100, 0x0],
@@ -34535,7 +34541,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 402653185,
-        extra: 0,
+        extra: 512,
         class: 0,
         fixmask: [0x1eeca700, 0xf8020100, 0x0],
         fixval: [0x16000000, 0x20100, 0x0],
@@ -42255,8 +42261,8 @@ pub static GFX1200_EXPTGT: [&str; 64] = [
     "invalid_target_63",
 ];
 
-/// gfx1200 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`), SALU register-only sources, SALU 64-bit register-only sources.
-pub static GFX1200_SRC_OK: [[u32; 8]; 12] = [
+/// gfx1200 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`), SALU register-only sources, SALU 64-bit register-only sources, VOPC VOP3 SDST in wave32, VOPC VOP3 SDST in wave64.
+pub static GFX1200_SRC_OK: [[u32; 8]; 14] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xf9fffec0,
     ],
@@ -42285,6 +42291,12 @@ pub static GFX1200_SRC_OK: [[u32; 8]; 12] = [
     ],
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x3800f8c0,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x3800f840,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
     ],
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x3800f840,
