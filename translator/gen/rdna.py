@@ -445,10 +445,15 @@ def probe_mods(fam, found, decode):
                 w[wi] |= bits
                 add(key, w, kw, flag)
         if name == "vop3p":
+            # NEG_LO/NEG_HI of each source: the FP8/BF8 WMMAs take them on C only.
             for wi, bits, kw, flag in [
                 (0, 0x0800, "op_sel:", M_OPSEL),
                 (1, 1 << 29, "neg_lo:", M_NEG_LO),
+                (1, 1 << 30, "neg_lo:", M_NEG_LO),
+                (1, 1 << 31, "neg_lo:", M_NEG_LO),
                 (0, 0x100, "neg_hi:", M_NEG_HI),
+                (0, 0x200, "neg_hi:", M_NEG_HI),
+                (0, 0x400, "neg_hi:", M_NEG_HI),
                 (0, 0x8000, " clamp", M_CLAMP),
             ]:
                 w = list(words)

@@ -429,6 +429,20 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "CC21D33A EEE2CAFA 2922BB65",
         "v_fma_mixlo_f16_e64_dpp v58, -|v101|, -|v101|, -v184 op_sel:[0,1,0] op_sel_hi:[1,0,1] clamp quad_perm:[3,2,3,0] row_mask:0x2 bank_mask:0x9",
     ),
+    // The FP8/BF8 WMMAs take NEG_LO/NEG_HI on C only (random_words.py --count 100000
+    // --seed 31, gfx1201): generated from each source's bit.
+    (
+        0x1201,
+        32,
+        "CC4644FC 1A0E4916",
+        "v_wmma_f32_16x16x16_fp8_fp8 v[252:259], v[22:23], v[36:37], 3 neg_hi:[0,0,1]",
+    ),
+    (
+        0x1200,
+        32,
+        "CC464000 9C0E4916",
+        "v_wmma_f32_16x16x16_fp8_fp8 v[0:7], v[22:23], v[36:37], v[3:10] neg_lo:[0,0,1]",
+    ),
     // The 32-bit third source of `v_mad_u32_u16` (true16) shows f32 constants.
     (
         0x1100,
