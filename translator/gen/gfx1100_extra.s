@@ -53,3 +53,6 @@ s_delay_alu 0x8061
 s_sendmsg_rtn_b32 s2, sendmsg(MSG_RTN_GET_REALTIME)
 s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_REALTIME)
 s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s2
+// ADD_TID global accesses with SADDR (the RDNA fuzzer's pool needs one).
+global_load_addtid_b32 v11, s[90:91] offset:2048
+global_store_addtid_b32 v2, s[4:5] offset:-64

@@ -54,3 +54,6 @@ s_sendmsg_rtn_b64 s[2:3], sendmsg(MSG_RTN_GET_REALTIME)
 s_barrier_signal -1
 s_barrier_signal_isfirst -2
 s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s2
+// ADD_TID global accesses with SADDR (the RDNA fuzzer's pool needs one).
+global_load_addtid_b32 v11, s[90:91] offset:4096
+global_store_addtid_b32 v2, s[4:5] offset:-64

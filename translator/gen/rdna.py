@@ -71,14 +71,16 @@ def gfx11_encodings():
             (1, 0, [0x10, 0], "offset", "i"),
             (1, 25, [9, NULL], "soffset", "r"),
         ),
-        "vop1": enc(0x100, lambda op: [0x7E000000 | (op << 9)], (0, 17, [2], "vdst", "r"), (0, 0, [V(4), 4, 0], "src0", "r")),
+        # VDST 0 (absent): `v_pipeflush` decodes only with VDST = 0.
+        "vop1": enc(0x100, lambda op: [0x7E000000 | (op << 9)], (0, 17, [2, 0], "vdst", "r"), (0, 0, [V(4), 4, 0], "src0", "r")),
         "vop2": enc(0x3E, lambda op: [op << 25], (0, 17, [2], "vdst", "r"), (0, 0, [V(4), 4, 0], "src0", "r"), (0, 9, [8, 0], "vsrc1", "r")),
         "vopc": enc(0x100, lambda op: [0x7C000000 | (op << 17)], (0, 0, [V(4), 4], "src0", "r"), (0, 9, [8], "vsrc1", "r")),
         "vop3": enc(
             0x400,
             lambda op: [0xD4000000 | (op << 16), 0],
-            # `v_cmpx_*_e64` needs VDST = exec_lo (LLVM's C API rejects other values).
-            (0, 0, [2, 0x7E], "vdst", "r"),
+            # `v_cmpx_*_e64` needs VDST = exec_lo (LLVM's C API rejects other values);
+            # `v_pipeflush_e64` VDST = 0.
+            (0, 0, [2, 0, 0x7E], "vdst", "r"),
             (1, 0, [V(4), 4, 0], "src0", "r"),
             (1, 9, [V(8), 6, 0], "src1", "r"),
             (1, 18, [V(16), 12, 0], "src2", "r"),
@@ -389,6 +391,19 @@ X_SHIFT = 32
 X_FAKE16 = 0xF  # VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form
 X_LDS_DIRECT = 0x10  # SALU: the source takes `src_lds_direct` (code 0xFE; `s_barrier_*`)
 X_SREG_ONLY = 0x20  # SOP1: the source takes no constant (`s_movrels_b32/b64`, `s_setpc_b64`): SRC_MAPS' register-only maps
+X_OPSEL_IGN_SHIFT = 6
+X_OPSEL_IGN = 0xF << X_OPSEL_IGN_SHIFT  # VOP3: the OP_SEL bits LLVM decodes and ignores (the packed sources of `v_dot2_f16_f16`)
+# VOP3P: how LLVM shows a constant or literal in a source of several VGPRs (WMMA's C), in
+# wave32 (bits 10..12) and wave64 (bits 13..15): one of the `WIDE_*` kinds (0: not probed).
+X_WIDE_SHIFT = 10
+X_WIDE64_SHIFT = 13
+WIDE_B32, WIDE_F16, WIDE_BF16, WIDE_F64 = 1, 2, 3, 4
+# VOP3 `byte_sel:N` (gfx12 FP8 converts): the OP_SEL bits that add 1 to N (bits 18..21) and
+# those that add 2 (bits 22..25), probed one bit at a time.
+X_BYTE_SEL1_SHIFT, X_BYTE_SEL2_SHIFT = 18, 22
+# VOP3P DPP16: LLVM decodes DPP_CTRL[7:0] like a source code (the tied-destination
+# `v_fma_mixlo/mixhi_f16`): 128..192 show as the integer, the other constants are invalid.
+X_DPP_CTRL_SRC = 1 << 17
 
 
 def hint_flags(mnem):
@@ -430,10 +445,15 @@ def probe_mods(fam, found, decode):
                 w[wi] |= bits
                 add(key, w, kw, flag)
         if name == "vop3p":
+            # NEG_LO/NEG_HI of each source: the FP8/BF8 WMMAs take them on C only.
             for wi, bits, kw, flag in [
                 (0, 0x0800, "op_sel:", M_OPSEL),
                 (1, 1 << 29, "neg_lo:", M_NEG_LO),
+                (1, 1 << 30, "neg_lo:", M_NEG_LO),
+                (1, 1 << 31, "neg_lo:", M_NEG_LO),
                 (0, 0x100, "neg_hi:", M_NEG_HI),
+                (0, 0x200, "neg_hi:", M_NEG_HI),
+                (0, 0x400, "neg_hi:", M_NEG_HI),
                 (0, 0x8000, " clamp", M_CLAMP),
             ]:
                 w = list(words)
@@ -470,8 +490,19 @@ def probe_mods(fam, found, decode):
             add(key, [words[0], (words[1] & ~0x1FF) | 0xF2], "0x3c00", M_HEX16)
     res = decode(cpu + ":" + feats, cands)
     flags = {}
+    opsel_bit = {}
     for i, (key, kw, flag) in enumerate(keys):
         f = flags.get(key, 0)
+        if key[0] == "vop3" and flag == M_OPSEL:
+            # Which OP_SEL bit this probe sets (the four probes of an opcode in order).
+            b = opsel_bit[key] = opsel_bit.get(key, -1) + 1
+            # A bit LLVM accepts without any change to the text is ignored (not printed,
+            # no `.h`): the decoder clears it.
+            if i in res and not bad_text(res[i][1]) and res[i][1] == found[key][1]:
+                f |= (1 << b) << (X_OPSEL_IGN_SHIFT + X_SHIFT)
+            m = i in res and not bad_text(res[i][1]) and re.search(r" byte_sel:([12])\b", res[i][1])
+            if m:
+                f |= (1 << b) << ((X_BYTE_SEL1_SHIFT if m.group(1) == "1" else X_BYTE_SEL2_SHIFT) + X_SHIFT)
         if i in res and not bad_text(res[i][1]):
             txt = res[i][1]
             ops = split_text(txt)[1]
@@ -492,7 +523,10 @@ def probe_mods(fam, found, decode):
             flags[key] = flags.get(key, 0) | M_OPSEL_HI  # printed although all ones: default 0
         if key[0] == "vop3" and flags.get(key, 0) & M_SD:
             # ABS/OPSEL bits are the SDST field: the modifier probes above misread them.
-            flags[key] &= ~(M_OPSEL | M_ABS0 * 7)
+            flags[key] &= ~(M_OPSEL | M_ABS0 * 7 | X_OPSEL_IGN << X_SHIFT)
+        if key[0] == "vop3" and not flags.get(key, 0) & M_OPSEL:
+            # Without any OP_SEL syntax the decoder ignores OP_SEL anyway.
+            flags[key] = flags.get(key, 0) & ~(X_OPSEL_IGN << X_SHIFT)
     # DPP forms: the canonical word with DPP16 (quad_perm identity, all rows and banks) or
     # DPP8 (identity) on source 0.
     cands, keys = [], []
@@ -593,6 +627,19 @@ def probe_mods(fam, found, decode):
             continue
         if x == X_LDS_DIRECT and "src_lds_direct" in res[i][1] or x != X_LDS_DIRECT and not re.search(r"\.[lh]\b", res[i][1]):
             flags[key] = flags.get(key, 0) | x << X_SHIFT
+    # VOP3P DPP16 with quad_perm:[1,1,0,2] (control 0x85): shown as [1,1,0,0] where LLVM
+    # reads the control as a source code (0x85 = the integer 5).
+    cands, keys = [], []
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] == "vop3p" and not flags.get(key, 0) & M_NODPP16:
+            cands.append([words[0], (words[1] & ~0x1FF) | 0xFA, 0xFF008500 | 4])
+            keys.append(key)
+    res = decode(cpu + ":" + feats, cands)
+    for i, key in enumerate(keys):
+        if i in res and "quad_perm:[1,1,0,0]" in res[i][1]:
+            flags[key] = flags.get(key, 0) | X_DPP_CTRL_SRC << X_SHIFT
+    for key, kinds in wide_src_kinds(fam, found, decode).items():
+        flags[key] = flags.get(key, 0) | (kinds[0] << X_WIDE_SHIFT | kinds[1] << X_WIDE64_SHIFT) << X_SHIFT
     e64 = {}
     for key, (size, txt, vals, words) in found.items():
         if key[0] == "vop3":
@@ -603,6 +650,64 @@ def probe_mods(fam, found, decode):
             # Opcodes without a VOP3 form (`v_dot2acc_f32_f16`) take every DPP modifier.
             flags[key] = flags.get(key, 0) | e64.get(b, M_SRCMODS)
     return flags
+
+
+# Literals probed in a multi-VGPR VOP3P source, and the inline constants of each kind of
+# `wide_src_kinds` (f32 bit patterns; bf16 and f16 ones in the low half; f64 high dwords).
+WIDE_LITERALS = [0x3FF00000, 0x00000000, 0x3FC45F30, 0x12343C00, 0x12343F80, 0x3E22F983, 0xFFFF0000, 0x00000001, 0x00003118]
+F32_INLINE = [0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000, 0xC0000000, 0x40800000, 0xC0800000, 0x3E22F983]
+F16_INLINE = [0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118]
+BF16_INLINE = [0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22]
+F64_HI_INLINE = {0x3FE00000: "0.5", 0xBFE00000: "-0.5", 0x3FF00000: "1.0", 0xBFF00000: "-1.0", 0x40000000: "2.0", 0xC0000000: "-2.0", 0x40100000: "4.0", 0xC0100000: "-4.0", 0: "0"}
+
+
+def wide_text(kind, v):
+    """How a decoder of `kind` would show literal `v` (the rules the printer implements)."""
+    sint = lambda x, bits: x - (1 << bits) if x >> (bits - 1) else x
+    lo = v & 0xFFFF
+    if kind == WIDE_B32:
+        return "lit(0x%x)" % v if -16 <= sint(v, 32) <= 64 or v in F32_INLINE else "0x%x" % v
+    if kind == WIDE_F16:
+        return "lit(0x%x)" % v if -16 <= sint(lo, 16) <= 64 or lo in F16_INLINE else "0x%x" % lo
+    if kind == WIDE_BF16:
+        return "lit(0x%x)" % v if -16 <= sint(lo, 16) <= 64 or lo in BF16_INLINE else "0x%x" % v
+    # The literal is the high dword of an f64: shown as the inline constant it then equals.
+    return F64_HI_INLINE.get(v, "0x%x" % v)
+
+
+def wide_src_kinds(fam, found, decode):
+    """{VOP3P key: (wave32 kind, wave64 kind)} for the opcodes whose SRC2 spans several VGPRs
+    (WMMA's C): the `WIDE_*` rule under which LLVM shows 1/(2*pi) (code 0xF8) and the
+    `WIDE_LITERALS` there, probed in each wave size; the generator fails if no rule fits."""
+    cpu, feats = FAMILIES[fam]
+    keys = [k for k, v in sorted(found.items()) if k[0] == "vop3p" and len(split_text(v[1])[1]) > 3 and re.match(r"v\[\d+:\d+\]$", split_text(v[1])[1][3])]
+    out = {}
+    for wi, extra in enumerate(("", W64)):
+        cands = []
+        for k in keys:
+            w0, w1 = found[k][3][:2]
+            w1 &= ~(0x1FF << 18)
+            cands.append([w0, w1 | 0xF8 << 18])
+            cands += [[w0, w1 | 0xFF << 18, v] for v in WIDE_LITERALS]
+        res = decode(cpu + ":" + feats + extra, cands)
+        n = 1 + len(WIDE_LITERALS)
+        for i, k in enumerate(keys):
+            got = []
+            for j in range(n):
+                r = res.get(i * n + j)
+                got.append(None if r is None or bad_text(r[1]) else split_text(r[1])[1][3])
+            if None in got:
+                continue  # constants are not valid there: nothing to show
+            kinds = [
+                kind
+                for kind in (WIDE_B32, WIDE_F16, WIDE_BF16, WIDE_F64)
+                if got[0] == ("0.15915494309189532" if kind == WIDE_F64 else "0.15915494")
+                and got[1:] == [wide_text(kind, v) for v in WIDE_LITERALS]
+            ]
+            if len(kinds) != 1:
+                raise SystemExit("%s %r: LLVM shows wide-source literals %r, which fit %d rules" % (fam, k, got, len(kinds)))
+            out.setdefault(k, [0, 0])[wi] = kinds[0]
+    return out
 
 
 M_MASK0 = 1 << 18  # + source index: a VOP3 source that is a lane mask (wave-size SGPRs)
@@ -815,6 +920,10 @@ def unfix(fixed, accepted):
         for wi, m in enumerate(f):
             if wi < len(words):
                 diff = (words[wi] ^ m[1]) & m[0]
+                if key[0] in ("vop1", "vop2", "vopc") and wi == 0 and 106 <= words[0] & 0x1FF < 0x100:
+                    # A VGPR-only SRC0 also takes LLVM's special registers (`null`,
+                    # `src_*`), which the decoder allows by value: bit 8 stays fixed.
+                    diff &= ~0x100
                 m[0] &= ~diff
                 m[1] &= m[0]
 
@@ -1534,21 +1643,29 @@ def check_same_quick(fam, cpu, found, decode):
 
 
 # Source-code maps of `src_codes`, in `<FAM>_SRC_OK` order: (role, opcode probed, word,
-# mask of its field at bit 0, the field's shift). The 64-bit maps say which codes LLVM accepts as a 64-bit
+# mask of its field at bit 0, the field's shift, features added). The 64-bit maps say which codes LLVM accepts as a 64-bit
 # operand (not `vcc_hi`/`exec_hi`, ...); VINTERP's is for its 32-bit sources below v0.
 SRC_MAPS = [
-    ("VOP1/VOP2/VOPC SRC0", "v_mov_b32_e32", 0, 0x1FF, 0),
-    ("VOP3 sources", "v_add_f32_e64", 1, 0x1FF, 0),
-    ("SALU sources", "s_mov_b32", 0, 0xFF, 0),
-    ("VOP1/VOP2/VOPC 64-bit SRC0", "v_cvt_f32_f64_e32", 0, 0x1FF, 0),
-    ("VOP3 64-bit sources", "v_cvt_f32_f64_e64", 1, 0x1FF, 0),
-    ("SALU 64-bit sources", "s_mov_b64", 0, 0xFF, 0),
-    ("VINTERP 32-bit sources", "v_interp_p10_f32", 1, 0x1FF, 0),
-    ("VGPR-only SRC0 of VOP1/VOP2/VOPC", "v_swap_b32", 0, 0x1FF, 0),
-    ("SALU 64-bit SDST", "s_mov_b64", 0, 0x7F, 16),
-    ("VOP1 SGPR VDST (`v_readfirstlane_b32`)", "v_readfirstlane_b32", 0, 0xFF, 17),
-    ("SALU register-only sources", "s_movrels_b32", 0, 0xFF, 0),
-    ("SALU 64-bit register-only sources", "s_movrels_b64", 0, 0xFF, 0),
+    ("VOP1/VOP2/VOPC SRC0", "v_mov_b32_e32", 0, 0x1FF, 0, ""),
+    ("VOP3 sources", "v_add_f32_e64", 1, 0x1FF, 0, ""),
+    ("SALU sources", "s_mov_b32", 0, 0xFF, 0, ""),
+    ("VOP1/VOP2/VOPC 64-bit SRC0", "v_cvt_f32_f64_e32", 0, 0x1FF, 0, ""),
+    ("VOP3 64-bit sources", "v_cvt_f32_f64_e64", 1, 0x1FF, 0, ""),
+    ("SALU 64-bit sources", "s_mov_b64", 0, 0xFF, 0, ""),
+    ("VINTERP 32-bit sources", "v_interp_p10_f32", 1, 0x1FF, 0, ""),
+    ("VGPR-only SRC0 of VOP1/VOP2/VOPC", "v_swap_b32", 0, 0x1FF, 0, ""),
+    ("SALU 64-bit SDST", "s_mov_b64", 0, 0x7F, 16, ""),
+    ("VOP1 SGPR VDST (`v_readfirstlane_b32`)", "v_readfirstlane_b32", 0, 0xFF, 17, ""),
+    ("SALU register-only sources", "s_movrels_b32", 0, 0xFF, 0, ""),
+    ("SALU 64-bit register-only sources", "s_movrels_b64", 0, 0xFF, 0, ""),
+    # The lane mask a VOP3-encoded compare writes (VDST, 8 bits): one SGPR in wave32, a
+    # pair in wave64 (LLVM takes `src_lds_direct` in wave32, the `src_*` apertures in wave64).
+    ("VOPC VOP3 SDST in wave32", "v_cmp_eq_i32_e64", 0, 0xFF, 0, ""),
+    ("VOPC VOP3 SDST in wave64", "v_cmp_eq_i32_e64", 0, 0xFF, 0, W64),
+    # A VOP3P source of 8 (4) VGPRs: WMMA's C in wave32 (wave64); LLVM rejects SGPR tuples
+    # past s105 and the special registers there.
+    ("VOP3P 8-VGPR sources", "v_wmma_f32_16x16x16_f16", 1, 0x1FF, 18, ""),
+    ("VOP3P 4-VGPR sources", "v_wmma_f32_16x16x16_f16", 1, 0x1FF, 18, W64),
 ]
 
 
@@ -1558,14 +1675,20 @@ def src_codes(fam, found, decode):
     9-bit field's codes 256.. are VGPRs, VINTERP's only ones LLVM does not flag.)"""
     cpu, feats = FAMILIES[fam]
     by = {split_text(v[1])[0]: (k, v[3]) for k, v in found.items()}
-    cands = []
-    for _, mnem, wi, mask, sh in SRC_MAPS:
-        w = by[mnem][1]
-        for c in range(256):
-            x = list(w)
-            x[wi] = (x[wi] & ~(mask << sh)) | ((c & mask) << sh)
-            cands.append(x)
-    res = decode(cpu + ":" + feats, cands)
+    res = {}
+    for extra in sorted({m[5] for m in SRC_MAPS}):
+        cands, idx = [], []
+        for t, (_, mnem, wi, mask, sh, x_feats) in enumerate(SRC_MAPS):
+            if x_feats != extra:
+                continue
+            w = by[mnem][1]
+            for c in range(256):
+                x = list(w)
+                x[wi] = (x[wi] & ~(mask << sh)) | ((c & mask) << sh)
+                cands.append(x)
+                idx.append(t * 256 + c)
+        for i, r in decode(cpu + ":" + feats + extra, cands).items():
+            res[idx[i]] = r
     maps = []
     for t in range(len(SRC_MAPS)):
         m = [0] * 8

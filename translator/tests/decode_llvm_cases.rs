@@ -358,6 +358,11 @@ const PRINTER_CASES: &[(&str, &str, &str)] = &[
         "D3AC0000 80021104 D3AD0800 04421100",
         "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[0:7], v[8:15], v[16:19], v4, v8 op_sel_hi:[0,0,0]",
     ),
+    // An SDWA scalar source cannot be the literal code 255 (S0 or S1 set; random_words.py
+    // --count 100000 --seed 41).
+    ("gfx942", "7C669CF9 64F4BCFF", "<invalid>"),
+    ("gfx950", "0205FEF9 86060604", "<invalid>"),
+    ("gfx942", "7C89FEF9 8606BC04", "<invalid>"),
 ];
 
 /// Decodes `words` for `gpu` and prints it, or `<invalid>`; `None` if the size is wrong.

@@ -140,6 +140,27 @@ const REJECTED: &[(u32, u32, &str, &str)] = &[
         "D4B538BA 2028474E",
         "fake16 v_cmpx_ne_i16_e64 with neg",
     ),
+    // WMMA's C (8 VGPRs in wave32, 4 in wave64): no SGPR tuple past s105, no special
+    // register (random_words.py --count 100000 --seed 31; generated VOP3P X8/X4 maps).
+    (
+        0x1100,
+        32,
+        "CC430EB9 21ABB545",
+        "v_wmma_bf16_16x16x16_bf16 with C at vcc_lo (s[106:113])",
+    ),
+    (
+        0x1100,
+        32,
+        "CC434000 03FBB545",
+        "v_wmma_bf16_16x16x16_bf16 with C = src_lds_direct",
+    ),
+    (
+        0x1100,
+        64,
+        "CC434000 01FBB545",
+        "v_wmma_bf16_16x16x16_bf16 with C at exec_lo",
+    ),
+    (0x1200, 32, "7E023600", "v_pipeflush with VDST 1"),
 ];
 
 #[test]
@@ -283,6 +304,160 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "v_cndmask_b32_dpp v161, |v99|, |v200|, vcc_lo quad_perm:[3,0,3,0] row_mask:0x6 bank_mask:0x5 bound_ctrl:1",
     ),
     (0x1200, 32, "BF51B1FF 00000040", "s_cmp_lt_f16 lit(0x40), 49"),
+    // A VOP3-encoded compare's lane mask (random_words.py --count 20000 --seed 21/22): the
+    // `src_*` apertures in wave64, `src_lds_direct` in wave32.
+    (
+        0x1100,
+        64,
+        "D42892ED 26586132",
+        "v_cmp_u_f64_e64 src_private_base, -v[50:51], |s[48:49]| clamp",
+    ),
+    (
+        0x1200,
+        64,
+        "D407F0EC 42A42DA6",
+        "v_cmp_o_f16_e64 src_shared_limit, v166, -s22 clamp",
+    ),
+    (
+        0x1201,
+        32,
+        "D41DF1FE 220E4A4F",
+        "v_cmp_neq_f32_e64 src_lds_direct, -|s79|, v37 clamp",
+    ),
+    (0x1100, 64, "D44200E6 00020501", "v_cmp_eq_i32_e64 src_flat_scratch_base_lo, v1, v2"),
+    (0x1200, 32, "D44200FE 00020501", "v_cmp_eq_i32_e64 src_lds_direct, v1, v2"),
+    // The OP_SEL bits of `v_dot2_{f16,bf16}_*`'s packed sources: accepted, ignored.
+    (
+        0x1100,
+        32,
+        "D6671BC5 A687ECE9 897B04DA",
+        "v_dot2_bf16_bf16_e64_dpp v197.l, -|v218|, |v246|, -v161.l dpp8:[4,0,4,5,7,2,2,4]",
+    ),
+    (
+        0x1200,
+        32,
+        "D66752E6 C75F97A4",
+        "v_dot2_bf16_bf16 v230.h, v164, -|v203|, -v215.l op_sel:[0,0,0,1]",
+    ),
+    (
+        0x1201,
+        32,
+        "D6660E70 25EA0A72",
+        "v_dot2_f16_f16 v112.l, -ttmp6, |v5|, |v122.l|",
+    ),
+    // A constant or literal in WMMA's C, shown per opcode and wave size as LLVM does
+    // (generated `WIDE_*` kinds): gfx11 wave32 as an f64 high dword, else as the C type.
+    (
+        0x1100,
+        32,
+        "CC434002 1BFE5118 3FF00000",
+        "v_wmma_bf16_16x16x16_bf16 v[2:9], v[24:31], v[40:47], 1.0",
+    ),
+    (
+        0x1100,
+        32,
+        "CC434000 03FFB545 00000001",
+        "v_wmma_bf16_16x16x16_bf16 v[0:7], v[69:76], v[218:225], 0x1 op_sel_hi:[0,0,1]",
+    ),
+    (
+        0x1100,
+        64,
+        "CC434000 03E3B545",
+        "v_wmma_bf16_16x16x16_bf16 v[0:3], v[69:76], v[218:225], 0.15915494 op_sel_hi:[0,0,1]",
+    ),
+    (
+        0x1100,
+        64,
+        "CC434000 03FFB545 3F800000",
+        "v_wmma_bf16_16x16x16_bf16 v[0:3], v[69:76], v[218:225], lit(0x3f800000) op_sel_hi:[0,0,1]",
+    ),
+    (
+        0x1200,
+        32,
+        "CC424002 1BFE5118 3FC45F30",
+        "v_wmma_f16_16x16x16_f16 v[2:5], v[24:27], v[40:43], 0x5f30",
+    ),
+    (
+        0x1200,
+        32,
+        "CC404000 1BE21908",
+        "v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], 0.15915494",
+    ),
+    (
+        0x1200,
+        32,
+        "CC434002 1BFE5118 3E22F983",
+        "v_wmma_bf16_16x16x16_bf16 v[2:5], v[24:27], v[40:43], 0x3e22f983",
+    ),
+    (
+        0x1200,
+        64,
+        "CC434002 1BFE5118 12343F80",
+        "v_wmma_bf16_16x16x16_bf16 v[2:3], v[24:25], v[40:41], lit(0x12343f80)",
+    ),
+    // VOP1 `v_nop` and `v_pipeflush` decode with VDST = 0 only (SRC0 is ignored); the
+    // generator's VOP1/VOP3 variants now include VDST = 0.
+    (0x1100, 32, "7E000000", "v_nop"),
+    (0x1200, 64, "7E003765", "v_pipeflush"),
+    (0x1100, 32, "D59B0000 00000000", "v_pipeflush"),
+    // gfx12 FP8 converts: `byte_sel:N` from the generated OP_SEL bits of each opcode.
+    (
+        0x1200,
+        32,
+        "D76B2017 27B602EA E55D7427",
+        "v_cvt_sr_fp8_f32_e64_dpp v23, -v39, v1 byte_sel:1 dpp8:[4,6,5,6,5,2,1,7] fi:1",
+    ),
+    (
+        0x1201,
+        32,
+        "D76B61B1 64E67CE9 8C595844",
+        "v_cvt_sr_fp8_f32_e64_dpp v177, -|v68|, v62 byte_sel:3 dpp8:[0,3,5,4,5,0,3,4]",
+    ),
+    (0x1200, 32, "D5EC0802 04421104", "v_cvt_f32_fp8_e64 v2, v4 byte_sel:2"),
+    (0x1200, 64, "D5ED1002 04421104", "v_cvt_f32_bf8_e64 v2, v4 byte_sel:1"),
+    // `v_fma_mixlo/mixhi_f16` DPP16: LLVM 22 reads the control as a source code, so
+    // 0x80..=0xC0 show as the integer 0..64 (quad_perm:[1,1,0,2] as [1,1,0,0]).
+    (
+        0x1200,
+        32,
+        "CC210005 0C0E04FA FF008537",
+        "v_fma_mixlo_f16_e64_dpp v5, v55, v2, v3 op_sel_hi:[1,0,0] quad_perm:[1,1,0,0] row_mask:0xf bank_mask:0xf",
+    ),
+    (
+        0x1100,
+        64,
+        "CC21D33A EEE2CAFA 2922BB65",
+        "v_fma_mixlo_f16_e64_dpp v58, -|v101|, -|v101|, -v184 op_sel:[0,1,0] op_sel_hi:[1,0,1] clamp quad_perm:[3,2,3,0] row_mask:0x2 bank_mask:0x9",
+    ),
+    // The FP8/BF8 WMMAs take NEG_LO/NEG_HI on C only (random_words.py --count 100000
+    // --seed 31, gfx1201): generated from each source's bit.
+    (
+        0x1201,
+        32,
+        "CC4644FC 1A0E4916",
+        "v_wmma_f32_16x16x16_fp8_fp8 v[252:259], v[22:23], v[36:37], 3 neg_hi:[0,0,1]",
+    ),
+    (
+        0x1200,
+        32,
+        "CC464000 9C0E4916",
+        "v_wmma_f32_16x16x16_fp8_fp8 v[0:7], v[22:23], v[36:37], v[3:10] neg_lo:[0,0,1]",
+    ),
+    // The 32-bit third source of `v_mad_u32_u16` (true16) shows f32 constants.
+    (
+        0x1100,
+        64,
+        "D6595DB3 C3E16370",
+        "v_mad_u32_u16 v179, v112.h, 49, 0.15915494 op_sel:[1,1,0,1]",
+    ),
+    (0x1200, 32, "D6590000 03C20501", "v_mad_u32_u16 v0, v1.l, v2.l, 0.5"),
+    (0x1200, 32, "D65A0000 03E20501", "v_mad_i32_i16 v0, v1.l, v2.l, 0.15915494"),
+    (
+        0x1200,
+        32,
+        "D6590000 03FE0501 3F800000",
+        "v_mad_u32_u16 v0, v1.l, v2.l, lit(0x3f800000)",
+    ),
 ];
 
 #[test]
@@ -294,6 +469,8 @@ fn operand_rules_print_as_llvm() {
             Ok(inst) => {
                 let text = disassemble(&t, &inst, 0);
                 let size = words.split_whitespace().count() * 4;
+                // Lifting an accepted word must not panic (it may be unsupported).
+                let _ = lift_one(&t, &bytes(words));
                 if text != want || inst.size as usize != size {
                     bad.push(format!(
                         "gfx{gpu:x} w{wave} {words}: {text} (size {}), LLVM: {want} (size {size})",
@@ -311,6 +488,12 @@ fn operand_rules_print_as_llvm() {
 /// immediate*/`: a register-only operand class) or prints a register past v255; the decoder
 /// rejects them.
 const FLAGGED: &[(u32, &str, &str)] = &[
+    // A `v_fma_mixlo_f16` DPP16 control LLVM reads as the constant -1.
+    (
+        0x1200,
+        "CC210005 0C0E04FA FF00C137",
+        "v_fma_mixlo_f16_e64_dpp v5, v55, v2, v3 op_sel_hi:[1,0,0] /* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf",
+    ),
     (
         0x1150,
         "F186DF6C 3E1CFF00",

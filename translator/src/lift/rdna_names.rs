@@ -19,6 +19,9 @@ pub(super) fn gfx9_equivalent(name: &'static str) -> &'static str {
         // gfx12 split barrier: the workgroup barrier happens at the signal (a valid schedule:
         // every wave signals before it waits), so the wait has nothing left to do.
         | "s_barrier_wait" => "s_nop",
+        // "Flush the vector ALU pipeline through the destination cache" (RDNA4 ISA 16.8,
+        // VOP1 27): no effect on registers or memory.
+        "v_pipeflush" => "v_nop",
 
         // Renamed scalar ops.
         "s_and_not1_saveexec_b32" => "s_andn2_saveexec_b32",

@@ -82,11 +82,36 @@ pub const MOD_MASK1: u32 = 524288;
 /// Flag of [`RdnaInfo::mods`]: VOP3 source 2 is a lane mask (one SGPR in wave32, a pair in wave64).
 pub const MOD_MASK2: u32 = 1048576;
 /// Mask of [`RdnaInfo::extra`]: VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form.
-pub const EXTRA_FAKE16_OPSEL: u8 = 15;
+pub const EXTRA_FAKE16_OPSEL: u32 = 15;
 /// Flag of [`RdnaInfo::extra`]: SALU: the source also takes `src_lds_direct` (code 0xFE).
-pub const EXTRA_LDS_DIRECT: u8 = 16;
+pub const EXTRA_LDS_DIRECT: u32 = 16;
 /// Flag of [`RdnaInfo::extra`]: SOP1: the source takes no constant (the SALU register-only source maps).
-pub const EXTRA_SREG_ONLY: u8 = 32;
+pub const EXTRA_SREG_ONLY: u32 = 32;
+/// Mask of [`RdnaInfo::extra`]: VOP3: the OP_SEL bits LLVM accepts and ignores (a packed
+/// source of a true16 opcode, `v_dot2_f16_f16`), shifted left by [`EXTRA_OPSEL_IGN_SHIFT`].
+pub const EXTRA_OPSEL_IGN: u32 = 960;
+/// Position of [`EXTRA_OPSEL_IGN`] in [`RdnaInfo::extra`].
+pub const EXTRA_OPSEL_IGN_SHIFT: u32 = 6;
+/// Position in [`RdnaInfo::extra`] of the `WIDE_*` kind (3 bits) of a VOP3P source of
+/// several VGPRs (WMMA's C) in wave32: how LLVM shows a constant or literal there.
+pub const EXTRA_WIDE_SHIFT: u32 = 10;
+/// The same in wave64.
+pub const EXTRA_WIDE64_SHIFT: u32 = 13;
+/// `EXTRA_WIDE*` kind: LLVM shows constants and literals as for a 32-bit operand.
+pub const WIDE_B32: u32 = 1;
+/// `EXTRA_WIDE*` kind: LLVM shows constants and literals as for an f16 operand (the low half decides the marking and is shown).
+pub const WIDE_F16: u32 = 2;
+/// `EXTRA_WIDE*` kind: LLVM shows constants and literals as for a bf16 operand (the low half decides the marking, the dword is shown).
+pub const WIDE_BF16: u32 = 3;
+/// `EXTRA_WIDE*` kind: LLVM shows constants and literals as for the high dword of an f64, shown as the inline constant it equals, never marked.
+pub const WIDE_F64: u32 = 4;
+/// Position in [`RdnaInfo::extra`] of the OP_SEL bits (4) that add 1 to a VOP3 `byte_sel:N`.
+pub const EXTRA_BYTE_SEL1_SHIFT: u32 = 18;
+/// Position in [`RdnaInfo::extra`] of the OP_SEL bits (4) that add 2 to a VOP3 `byte_sel:N`.
+pub const EXTRA_BYTE_SEL2_SHIFT: u32 = 22;
+/// Flag of [`RdnaInfo::extra`]: VOP3P DPP16: LLVM reads DPP_CTRL[7:0] as a source code (codes
+/// 128..=192 show as the control `code - 128`, the other constants are invalid).
+pub const EXTRA_DPP_CTRL_SRC: u32 = 131072;
 /// Flag of [`OpInfo::class`]: writes memory from its data operand (`store` mnemonics).
 pub const CLASS_STORE: u16 = 1;
 /// Flag of [`OpInfo::class`]: an atomic (data operand read, old value returned with GLC/SC0).
@@ -155,7 +180,7 @@ pub struct RdnaInfo {
     /// Optional syntax LLVM prints for this opcode: the `MOD_*` flags.
     pub mods: u32,
     /// Further decoding rules: the `EXTRA_*` flags.
-    pub extra: u8,
+    pub extra: u32,
     /// What kind of opcode this is: the `CLASS_*` flags.
     pub class: u16,
     /// Bits of instruction words 0..3 that must equal `fixval` (unused operand fields,

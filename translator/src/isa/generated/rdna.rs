@@ -3296,7 +3296,18 @@ pub static GFX1100_SMEM: [Option<RdnaInfo>; 256] = [
 /// gfx1100 VOP1 opcodes (`None` = not a valid opcode).
 /// Operand slots of `widths`: `vdst`, `src0`.
 pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
-    None,
+    Some(RdnaInfo {
+        op: Op::V_NOP,
+        mnemonic: "v_nop",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 1610612736,
+        extra: 0,
+        class: 0,
+        fixmask: [0xc5ff0000, 0x0, 0x0],
+        fixval: [0x44000000, 0x0, 0x0],
+    }), // 0x000 v_nop
     Some(RdnaInfo {
         op: Op::V_MOV_B32,
         mnemonic: "v_mov_b32_e32",
@@ -3342,8 +3353,8 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 402653184,
         extra: 0,
         class: 0,
-        fixmask: [0xc4010000, 0x0, 0x0],
-        fixval: [0x44000000, 0x0, 0x0],
+        fixmask: [0xc4010800, 0x0, 0x0],
+        fixval: [0x44000800, 0x0, 0x0],
     }), // 0x004 v_cvt_f64_i32_e32 v[2:3], v4
     Some(RdnaInfo {
         op: Op::V_CVT_F32_I32,
@@ -3415,7 +3426,7 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 536945920,
         extra: 0,
         class: 0,
-        fixmask: [0xc4018400, 0x0, 0x0],
+        fixmask: [0xc401a400, 0x0, 0x0],
         fixval: [0x44000400, 0x0, 0x0],
     }), // 0x00b v_cvt_f32_f16_e32 v2, v4.l
     Some(RdnaInfo {
@@ -3598,7 +3609,18 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         fixmask: [0xc4010a00, 0x0, 0x0],
         fixval: [0x44000000, 0x0, 0x0],
     }), // 0x01a v_floor_f64_e32 v[2:3], v[4:5]
-    None,
+    Some(RdnaInfo {
+        op: Op::V_PIPEFLUSH,
+        mnemonic: "v_pipeflush",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 1610612736,
+        extra: 0,
+        class: 0,
+        fixmask: [0xc5ff0800, 0x0, 0x0],
+        fixval: [0x44000000, 0x0, 0x0],
+    }), // 0x01b v_pipeflush
     Some(RdnaInfo {
         op: Op::V_MOV_B16,
         mnemonic: "v_mov_b16_e32",
@@ -3623,8 +3645,8 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 536880128,
         extra: 0,
         class: 0,
-        fixmask: [0xc4013000, 0x0, 0x0],
-        fixval: [0x44000000, 0x0, 0x0],
+        fixmask: [0xc4017000, 0x0, 0x0],
+        fixval: [0x44004000, 0x0, 0x0],
     }), // 0x020 v_fract_f32_e32 v2, v4
     Some(RdnaInfo {
         op: Op::V_TRUNC_F32,
@@ -3930,8 +3952,8 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 536880128,
         extra: 0,
         class: 0,
-        fixmask: [0xc4018200, 0x0, 0x0],
-        fixval: [0x44008000, 0x0, 0x0],
+        fixmask: [0xc4010200, 0x0, 0x0],
+        fixval: [0x44000000, 0x0, 0x0],
     }), // 0x040 v_frexp_mant_f32_e32 v2, v4
     None,
     Some(RdnaInfo {
@@ -3955,8 +3977,8 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xc4011c00, 0x0, 0x0],
-        fixval: [0x44000400, 0x0, 0x0],
+        fixmask: [0xc4011d00, 0x0, 0x0],
+        fixval: [0x44000500, 0x0, 0x0],
     }), // 0x043 v_movrels_b32_e32 v2, v4
     Some(RdnaInfo {
         op: Op::V_MOVRELSD_B32,
@@ -3982,8 +4004,8 @@ pub static GFX1100_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xc4010e00, 0x0, 0x0],
-        fixval: [0x44000000, 0x0, 0x0],
+        fixmask: [0xc4010f00, 0x0, 0x0],
+        fixval: [0x44000100, 0x0, 0x0],
     }), // 0x048 v_movrelsd_2_b32_e32 v2, v4
     None,
     None,
@@ -4835,7 +4857,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x82000000, 0x0, 0x0],
+        fixmask: [0x2000000, 0x0, 0x0],
         fixval: [0x2000000, 0x0, 0x0],
     }), // 0x025 v_add_nc_u32_e32 v2, v4, v8
     Some(RdnaInfo {
@@ -4911,7 +4933,7 @@ pub static GFX1100_VOP2: [Option<RdnaInfo>; 62] = [
         mods: 1610640384,
         extra: 0,
         class: 0,
-        fixmask: [0x82000000, 0x0, 0x0],
+        fixmask: [0x2000000, 0x0, 0x0],
         fixval: [0x2000000, 0x0, 0x0],
     }), // 0x02f v_cvt_pk_rtz_f16_f32_e32 v2, v4, v8
     None,
@@ -10319,7 +10341,18 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
     None,
     None,
     None,
-    None,
+    Some(RdnaInfo {
+        op: Op::V_NOP,
+        mnemonic: "v_nop",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        extra: 0,
+        class: 0,
+        fixmask: [0xbf8287ff, 0xf8000000, 0x0],
+        fixval: [0x95800000, 0x0, 0x0],
+    }), // 0x180 v_nop
     Some(RdnaInfo {
         op: Op::V_MOV_B32,
         mnemonic: "v_mov_b32_e64",
@@ -10610,7 +10643,18 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         fixmask: [0xbf050600, 0xc0000000, 0x0],
         fixval: [0x95000000, 0x0, 0x0],
     }), // 0x19a v_floor_f64_e64 v[2:3], v[4:5]
-    None,
+    Some(RdnaInfo {
+        op: Op::V_PIPEFLUSH,
+        mnemonic: "v_pipeflush",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        extra: 0,
+        class: 0,
+        fixmask: [0xff0487ff, 0xf8000000, 0x0],
+        fixval: [0xd5000000, 0x0, 0x0],
+    }), // 0x19b v_pipeflush
     Some(RdnaInfo {
         op: Op::V_MOV_B16,
         mnemonic: "v_mov_b16_e64",
@@ -10967,8 +11011,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xff8e8700, 0xf8000000, 0x0],
-        fixval: [0xd5820000, 0x0, 0x0],
+        fixmask: [0xff8e8700, 0xf8000100, 0x0],
+        fixval: [0xd5820000, 0x100, 0x0],
     }), // 0x1c3 v_movrels_b32_e64 v2, v4
     Some(RdnaInfo {
         op: Op::V_MOVRELSD_B32,
@@ -10979,8 +11023,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xbf8b8700, 0xf8000100, 0x0],
-        fixval: [0x95800000, 0x100, 0x0],
+        fixmask: [0xbf8b8700, 0xf8000000, 0x0],
+        fixval: [0x95800000, 0x0, 0x0],
     }), // 0x1c4 v_movrelsd_b32_e64 v2, v4
     None,
     None,
@@ -10994,8 +11038,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xbfa78700, 0xf8000000, 0x0],
-        fixval: [0x95800000, 0x0, 0x0],
+        fixmask: [0xbfa78700, 0xf8000100, 0x0],
+        fixval: [0x95800000, 0x100, 0x0],
     }), // 0x1c8 v_movrelsd_2_b32_e64 v2, v4
     None,
     None,
@@ -12086,7 +12130,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 2097411,
         extra: 0,
         class: 0,
-        fixmask: [0x35a90000, 0x18000000, 0x0],
+        fixmask: [0x35a80000, 0x18000000, 0x0],
         fixval: [0x14080000, 0x0, 0x0],
     }), // 0x25a v_mad_i32_i16 v2, v4.l, v8.l, v16
     Some(RdnaInfo {
@@ -12096,7 +12140,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 1, 1],
         mods: 402653185,
-        extra: 0,
+        extra: 768,
         class: 0,
         fixmask: [0x3da08700, 0xfc020100, 0x0],
         fixval: [0x14000000, 0x100, 0x0],
@@ -12108,7 +12152,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 1, 1],
         mods: 402653185,
-        extra: 0,
+        extra: 768,
         class: 0,
         fixmask: [0x3da08700, 0xfc020100, 0x0],
         fixval: [0x14000000, 0x100, 0x0],
@@ -12146,8 +12190,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 64518,
         extra: 0,
         class: 0,
-        fixmask: [0x3da00000, 0x0, 0x0],
-        fixval: [0x14000000, 0x0, 0x0],
+        fixmask: [0x3da40000, 0x0, 0x0],
+        fixval: [0x14040000, 0x0, 0x0],
     }), // 0x25f v_minmax_f32 v2, v4, v8, v16
     Some(RdnaInfo {
         op: Op::V_MAXMIN_F16,
@@ -12228,7 +12272,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 130049,
-        extra: 0,
+        extra: 192,
         class: 0,
         fixmask: [0x37988000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -12240,7 +12284,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 64513,
-        extra: 0,
+        extra: 192,
         class: 0,
         fixmask: [0x3f988000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -13443,8 +13487,8 @@ pub static GFX1100_VOP3P: [Option<RdnaInfo>; 128] = [
         mods: 402719291,
         extra: 0,
         class: 0,
-        fixmask: [0x39e42400, 0x80000000, 0x0],
-        fixval: [0x8000000, 0x0, 0x0],
+        fixmask: [0x3de42400, 0x80000000, 0x0],
+        fixval: [0xc000000, 0x0, 0x0],
     }), // 0x011 v_pk_min_f16 v2, v24, v40
     Some(RdnaInfo {
         op: Op::V_PK_MAX_F16,
@@ -13556,7 +13600,7 @@ pub static GFX1100_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 65803,
-        extra: 0,
+        extra: 131072,
         class: 0,
         fixmask: [0x3bde0000, 0x0, 0x0],
         fixval: [0x8000000, 0x0, 0x0],
@@ -13568,7 +13612,7 @@ pub static GFX1100_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 65803,
-        extra: 0,
+        extra: 131072,
         class: 0,
         fixmask: [0x3bdd0000, 0x0, 0x0],
         fixval: [0x8000000, 0x0, 0x0],
@@ -13609,7 +13653,7 @@ pub static GFX1100_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 8, 8, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653232,
-        extra: 0,
+        extra: 12288,
         class: 0,
         fixmask: [0x3bb8b800, 0x20100, 0x0],
         fixval: [0x8000000, 0x20100, 0x0],
@@ -13621,7 +13665,7 @@ pub static GFX1100_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 8, 8, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653232,
-        extra: 0,
+        extra: 12288,
         class: 0,
         fixmask: [0x2bb8b800, 0x20100, 0x0],
         fixval: [0x8000000, 0x20100, 0x0],
@@ -13633,7 +13677,7 @@ pub static GFX1100_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 8, 8, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653753,
-        extra: 0,
+        extra: 12288,
         class: 0,
         fixmask: [0x2bbc8000, 0x20100, 0x0],
         fixval: [0x8000000, 0x20100, 0x0],
@@ -13645,7 +13689,7 @@ pub static GFX1100_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 8, 8, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653753,
-        extra: 0,
+        extra: 12288,
         class: 0,
         fixmask: [0x3bbc8000, 0x20100, 0x0],
         fixval: [0x8000000, 0x20100, 0x0],
@@ -13657,7 +13701,7 @@ pub static GFX1100_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 4, 4, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653234,
-        extra: 0,
+        extra: 12288,
         class: 0,
         fixmask: [0x3bba3800, 0x20100, 0x0],
         fixval: [0x8000000, 0x20100, 0x0],
@@ -13669,7 +13713,7 @@ pub static GFX1100_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653234,
-        extra: 0,
+        extra: 12288,
         class: 0,
         fixmask: [0x2bba3800, 0x20100, 0x0],
         fixval: [0x8000000, 0x20100, 0x0],
@@ -14054,7 +14098,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 0,
-        fixmask: [0xe800000, 0xff0000, 0x0],
+        fixmask: [0xa800000, 0xff0000, 0x0],
         fixval: [0x8800000, 0x0, 0x0],
     }), // 0x021 ds_sub_rtn_u32 v8, v1, v2
     Some(RdnaInfo {
@@ -14090,8 +14134,8 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 0,
-        fixmask: [0x1e800000, 0xff0000, 0x0],
-        fixval: [0x18800000, 0x0, 0x0],
+        fixmask: [0xc800000, 0xff0000, 0x0],
+        fixval: [0x8800000, 0x0, 0x0],
     }), // 0x024 ds_dec_rtn_u32 v8, v1, v2
     Some(RdnaInfo {
         op: Op::DS_MIN_RTN_I32,
@@ -14102,7 +14146,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 0,
-        fixmask: [0x8800000, 0xff0000, 0x0],
+        fixmask: [0xec00000, 0xff0000, 0x0],
         fixval: [0x8800000, 0x0, 0x0],
     }), // 0x025 ds_min_rtn_i32 v8, v1, v2
     Some(RdnaInfo {
@@ -14138,7 +14182,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 0,
-        fixmask: [0xe800000, 0xff0000, 0x0],
+        fixmask: [0xec00000, 0xff0000, 0x0],
         fixval: [0x8800000, 0x0, 0x0],
     }), // 0x028 ds_max_rtn_u32 v8, v1, v2
     Some(RdnaInfo {
@@ -14150,7 +14194,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 0,
-        fixmask: [0xac00000, 0xff0000, 0x0],
+        fixmask: [0xec00000, 0xff0000, 0x0],
         fixval: [0x8800000, 0x0, 0x0],
     }), // 0x029 ds_and_rtn_b32 v8, v1, v2
     Some(RdnaInfo {
@@ -14210,8 +14254,8 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 5,
-        fixmask: [0x1e700000, 0x0, 0x0],
-        fixval: [0x18300000, 0x0, 0x0],
+        fixmask: [0x1ef00000, 0x0, 0x0],
+        fixval: [0x18b00000, 0x0, 0x0],
     }), // 0x02e ds_storexchg_2addr_rtn_b32 v[8:9], v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B32,
@@ -14270,7 +14314,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 0,
-        fixmask: [0xcb00000, 0xff0000, 0x0],
+        fixmask: [0x8b00000, 0xff0000, 0x0],
         fixval: [0x8800000, 0x0, 0x0],
     }), // 0x033 ds_max_rtn_f32 v8, v1, v2
     Some(RdnaInfo {
@@ -14282,7 +14326,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 0,
-        fixmask: [0xbec0000, 0x0, 0x0],
+        fixmask: [0xfec0000, 0x0, 0x0],
         fixval: [0x8c00000, 0x0, 0x0],
     }), // 0x034 ds_wrap_rtn_b32 v8, v1, v2, v4
     Some(RdnaInfo {
@@ -14811,8 +14855,8 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 0,
-        fixmask: [0x1ec00000, 0x0, 0x0],
-        fixval: [0x18800000, 0x0, 0x0],
+        fixmask: [0x1ef40000, 0x0, 0x0],
+        fixval: [0x18b00000, 0x0, 0x0],
     }), // 0x06c ds_mskor_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_STOREXCHG_RTN_B64,
@@ -14847,8 +14891,8 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 5,
-        fixmask: [0x1ec00000, 0x0, 0x0],
-        fixval: [0x18800000, 0x0, 0x0],
+        fixmask: [0x1ef80000, 0x0, 0x0],
+        fixval: [0x18b80000, 0x0, 0x0],
     }), // 0x06f ds_storexchg_2addr_stride64_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_RTN_B64,
@@ -14859,8 +14903,8 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 1,
-        fixmask: [0xe780000, 0x0, 0x0],
-        fixval: [0x8400000, 0x0, 0x0],
+        fixmask: [0xef80000, 0x0, 0x0],
+        fixval: [0x8c00000, 0x0, 0x0],
     }), // 0x070 ds_cmpstore_rtn_b64 v[8:9], v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_CMPSTORE_RTN_F64,
@@ -14883,7 +14927,7 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 128,
         extra: 0,
         class: 0,
-        fixmask: [0xea00000, 0xff0000, 0x0],
+        fixmask: [0xeb00000, 0xff0000, 0x0],
         fixval: [0x8800000, 0x0, 0x0],
     }), // 0x072 ds_min_rtn_f64 v[8:9], v1, v[2:3]
     Some(RdnaInfo {
@@ -15157,8 +15201,8 @@ pub static GFX1100_DS: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xdfa0000, 0xff0000, 0x0],
-        fixval: [0x8c80000, 0x0, 0x0],
+        fixmask: [0xdba0000, 0xff0000, 0x0],
+        fixval: [0x8880000, 0x0, 0x0],
     }), // 0x0b3 ds_bpermute_b32 v8, v1, v2
     None,
     None,
@@ -16015,8 +16059,8 @@ pub static GFX1100_GLOBAL: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xecc10000, 0x800000, 0x0],
-        fixval: [0xcc400000, 0x0, 0x0],
+        fixmask: [0xfcc10000, 0x800000, 0x0],
+        fixval: [0xdc400000, 0x0, 0x0],
     }), // 0x010 global_load_u8 v8, v[2:3], off
     Some(RdnaInfo {
         op: Op::GLOBAL_LOAD_I8,
@@ -16207,8 +16251,8 @@ pub static GFX1100_GLOBAL: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xfdc10000, 0x800000, 0x0],
-        fixval: [0xdc800000, 0x0, 0x0],
+        fixmask: [0xf9c10000, 0x800000, 0x0],
+        fixval: [0xd8800000, 0x0, 0x0],
     }), // 0x020 global_load_d16_b16 v8, v[2:3], off
     Some(RdnaInfo {
         op: Op::GLOBAL_LOAD_D16_HI_U8,
@@ -16255,8 +16299,8 @@ pub static GFX1100_GLOBAL: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 1,
-        fixmask: [0xf9a90000, 0x800000, 0x0],
-        fixval: [0xd8800000, 0x0, 0x0],
+        fixmask: [0xfda90000, 0x800000, 0x0],
+        fixval: [0xdc800000, 0x0, 0x0],
     }), // 0x024 global_store_d16_hi_b8 v[2:3], v4, off
     Some(RdnaInfo {
         op: Op::GLOBAL_STORE_D16_HI_B16,
@@ -16281,8 +16325,8 @@ pub static GFX1100_GLOBAL: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xfd9b0000, 0x800000, 0x0],
-        fixval: [0xdc820000, 0x0, 0x0],
+        fixmask: [0xf99b0000, 0x800000, 0x0],
+        fixval: [0xd8820000, 0x0, 0x0],
     }), // 0x028 global_load_addtid_b32 v8, off
     Some(RdnaInfo {
         op: Op::GLOBAL_STORE_ADDTID_B32,
@@ -16314,8 +16358,8 @@ pub static GFX1100_GLOBAL: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 2,
-        fixmask: [0xf90d0000, 0x800000, 0x0],
-        fixval: [0xd80c0000, 0x0, 0x0],
+        fixmask: [0xfd0d0000, 0x800000, 0x0],
+        fixval: [0xdc0c0000, 0x0, 0x0],
     }), // 0x033 global_atomic_swap_b32 v[2:3], v4, off
     Some(RdnaInfo {
         op: Op::GLOBAL_ATOMIC_CMPSWAP_B32,
@@ -16470,8 +16514,8 @@ pub static GFX1100_GLOBAL: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 2,
-        fixmask: [0xed810000, 0x800000, 0x0],
-        fixval: [0xcd000000, 0x0, 0x0],
+        fixmask: [0xfd810000, 0x800000, 0x0],
+        fixval: [0xdd000000, 0x0, 0x0],
     }), // 0x040 global_atomic_dec_u32 v[2:3], v4, off
     Some(RdnaInfo {
         op: Op::GLOBAL_ATOMIC_SWAP_B64,
@@ -16614,8 +16658,8 @@ pub static GFX1100_GLOBAL: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 2,
-        fixmask: [0xf5c90000, 0x800000, 0x0],
-        fixval: [0xd5000000, 0x0, 0x0],
+        fixmask: [0xf1c90000, 0x800000, 0x0],
+        fixval: [0xd1000000, 0x0, 0x0],
     }), // 0x04c global_atomic_inc_u64 v[2:3], v[4:5], off
     Some(RdnaInfo {
         op: Op::GLOBAL_ATOMIC_DEC_U64,
@@ -16753,8 +16797,8 @@ pub static GFX1100_SCRATCH: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xedc30000, 0x0, 0x0],
-        fixval: [0xcc410000, 0x0, 0x0],
+        fixmask: [0xfdc30000, 0x0, 0x0],
+        fixval: [0xdc410000, 0x0, 0x0],
     }), // 0x010 scratch_load_u8 v8, v2, off
     Some(RdnaInfo {
         op: Op::SCRATCH_LOAD_I8,
@@ -16957,8 +17001,8 @@ pub static GFX1100_SCRATCH: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xfde30000, 0x0, 0x0],
-        fixval: [0xdc810000, 0x0, 0x0],
+        fixmask: [0xf9e30000, 0x0, 0x0],
+        fixval: [0xd8810000, 0x0, 0x0],
     }), // 0x021 scratch_load_d16_hi_u8 v8, v2, off
     Some(RdnaInfo {
         op: Op::SCRATCH_LOAD_D16_HI_I8,
@@ -17005,8 +17049,8 @@ pub static GFX1100_SCRATCH: [Option<RdnaInfo>; 128] = [
         mods: 0,
         extra: 0,
         class: 1,
-        fixmask: [0xf9eb0000, 0x0, 0x0],
-        fixval: [0xd8810000, 0x0, 0x0],
+        fixmask: [0xfdeb0000, 0x0, 0x0],
+        fixval: [0xdc810000, 0x0, 0x0],
     }), // 0x025 scratch_store_d16_hi_b16 v2, v4, off
     None,
     None,
@@ -17721,8 +17765,8 @@ pub static GFX1100_MUBUF: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 2,
-        fixmask: [0xe7000000, 0x200000, 0x0],
-        fixval: [0xe0000000, 0x0, 0x0],
+        fixmask: [0xe7400000, 0x200000, 0x0],
+        fixval: [0xe0400000, 0x0, 0x0],
     }), // 0x03b buffer_atomic_max_u32 v4, v1, s[4:7], 0 offen
     Some(RdnaInfo {
         op: Op::BUFFER_ATOMIC_AND_B32,
@@ -18488,8 +18532,8 @@ pub static GFX1100_LDSDIR: [Option<RdnaInfo>; 4] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x3be00000, 0x0, 0x0],
-        fixval: [0xa000000, 0x0, 0x0],
+        fixmask: [0x39e00000, 0x0, 0x0],
+        fixval: [0x8000000, 0x0, 0x0],
     }), // 0x001 lds_direct_load v2 wait_vdst:0
     None,
     None,
@@ -19436,8 +19480,8 @@ pub static GFX1100_EXPTGT: [&str; 64] = [
     "invalid_target_63",
 ];
 
-/// gfx1100 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`), SALU register-only sources, SALU 64-bit register-only sources.
-pub static GFX1100_SRC_OK: [[u32; 8]; 12] = [
+/// gfx1100 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`), SALU register-only sources, SALU 64-bit register-only sources, VOPC VOP3 SDST in wave32, VOPC VOP3 SDST in wave64, VOP3P 8-VGPR sources, VOP3P 4-VGPR sources.
+pub static GFX1100_SRC_OK: [[u32; 8]; 16] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xf9fffec0,
     ],
@@ -19469,6 +19513,18 @@ pub static GFX1100_SRC_OK: [[u32; 8]; 12] = [
     ],
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x3800f840,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x3800f840,
+    ],
+    [
+        0x0, 0x0, 0x0, 0x10000000, 0xffffffff, 0xffffffff, 0x1ffff, 0x81ff0000,
+    ],
+    [
+        0x0, 0x0, 0x0, 0x10000000, 0xffffffff, 0xffffffff, 0x1ffff, 0x81ff0000,
     ],
 ];
 
@@ -25455,7 +25511,18 @@ pub static GFX1200_SMEM: [Option<RdnaInfo>; 64] = [
 /// gfx1200 VOP1 opcodes (`None` = not a valid opcode).
 /// Operand slots of `widths`: `vdst`, `src0`.
 pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
-    None,
+    Some(RdnaInfo {
+        op: Op::V_NOP,
+        mnemonic: "v_nop",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 1610612736,
+        extra: 0,
+        class: 0,
+        fixmask: [0x87ff0000, 0x0, 0x0],
+        fixval: [0x6000000, 0x0, 0x0],
+    }), // 0x000 v_nop
     Some(RdnaInfo {
         op: Op::V_MOV_B32,
         mnemonic: "v_mov_b32_e32",
@@ -25549,8 +25616,8 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 536880128,
         extra: 0,
         class: 0,
-        fixmask: [0x84014200, 0x0, 0x0],
-        fixval: [0x4000000, 0x0, 0x0],
+        fixmask: [0x84015200, 0x0, 0x0],
+        fixval: [0x4001000, 0x0, 0x0],
     }), // 0x008 v_cvt_i32_f32_e32 v2, v4
     None,
     Some(RdnaInfo {
@@ -25574,7 +25641,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 536945920,
         extra: 0,
         class: 0,
-        fixmask: [0x84018400, 0x0, 0x0],
+        fixmask: [0x8401a400, 0x0, 0x0],
         fixval: [0x4000400, 0x0, 0x0],
     }), // 0x00b v_cvt_f32_f16_e32 v2, v4.l
     Some(RdnaInfo {
@@ -25742,7 +25809,7 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 402662400,
         extra: 0,
         class: 0,
-        fixmask: [0x84012c00, 0x0, 0x0],
+        fixmask: [0x84012800, 0x0, 0x0],
         fixval: [0x4002000, 0x0, 0x0],
     }), // 0x019 v_rndne_f64_e32 v[2:3], v[4:5]
     Some(RdnaInfo {
@@ -25754,10 +25821,21 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 402662400,
         extra: 0,
         class: 0,
-        fixmask: [0x84010800, 0x0, 0x0],
+        fixmask: [0x84010a00, 0x0, 0x0],
         fixval: [0x4000000, 0x0, 0x0],
     }), // 0x01a v_floor_f64_e32 v[2:3], v[4:5]
-    None,
+    Some(RdnaInfo {
+        op: Op::V_PIPEFLUSH,
+        mnemonic: "v_pipeflush",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 1610612736,
+        extra: 0,
+        class: 0,
+        fixmask: [0x87ff0800, 0x0, 0x0],
+        fixval: [0x6000000, 0x0, 0x0],
+    }), // 0x01b v_pipeflush
     Some(RdnaInfo {
         op: Op::V_MOV_B16,
         mnemonic: "v_mov_b16_e32",
@@ -26114,8 +26192,8 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x84011c00, 0x0, 0x0],
-        fixval: [0x4000400, 0x0, 0x0],
+        fixmask: [0x84011d00, 0x0, 0x0],
+        fixval: [0x4000500, 0x0, 0x0],
     }), // 0x043 v_movrels_b32_e32 v2, v4
     Some(RdnaInfo {
         op: Op::V_MOVRELSD_B32,
@@ -26126,8 +26204,8 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x84011600, 0x0, 0x0],
-        fixval: [0x4000000, 0x0, 0x0],
+        fixmask: [0x84011700, 0x0, 0x0],
+        fixval: [0x4000100, 0x0, 0x0],
     }), // 0x044 v_movrelsd_b32_e32 v2, v4
     None,
     None,
@@ -26141,8 +26219,8 @@ pub static GFX1200_VOP1: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x84010e00, 0x0, 0x0],
-        fixval: [0x4000000, 0x0, 0x0],
+        fixmask: [0x84010f00, 0x0, 0x0],
+        fixval: [0x4000100, 0x0, 0x0],
     }), // 0x048 v_movrelsd_2_b32_e32 v2, v4
     None,
     None,
@@ -27021,7 +27099,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         mods: 402653184,
         extra: 0,
         class: 0,
-        fixmask: [0x30000000, 0x0, 0x0],
+        fixmask: [0xb0000000, 0x0, 0x0],
         fixval: [0x30000000, 0x0, 0x0],
     }), // 0x01f v_lshlrev_b64_e32 v[2:3], v4, v[8:9]
     Some(RdnaInfo {
@@ -27110,7 +27188,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         mods: 1610640384,
         extra: 0,
         class: 0,
-        fixmask: [0x16000000, 0x0, 0x0],
+        fixmask: [0x96000000, 0x0, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
     }), // 0x02b v_fmac_f32_e32 v2, v4, v8
     Some(RdnaInfo {
@@ -27122,7 +27200,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         mods: 402717696,
         extra: 0,
         class: 32,
-        fixmask: [0x9c000000, 0x0, 0x0],
+        fixmask: [0x1c000000, 0x0, 0x0],
         fixval: [0x18000000, 0x0, 0x0],
     }), // 0x02c v_fmamk_f32 v2, v4, 0xbf800000, v8
     Some(RdnaInfo {
@@ -27195,7 +27273,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         mods: 1610706176,
         extra: 0,
         class: 0,
-        fixmask: [0xa0000000, 0x0, 0x0],
+        fixmask: [0x20000000, 0x0, 0x0],
         fixval: [0x20000000, 0x0, 0x0],
     }), // 0x033 v_sub_f16_e32 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -27269,7 +27347,7 @@ pub static GFX1200_VOP2: [Option<RdnaInfo>; 62] = [
         mods: 1610687744,
         extra: 0,
         class: 0,
-        fixmask: [0x86000000, 0x0, 0x0],
+        fixmask: [0x6000000, 0x0, 0x0],
         fixval: [0x6000000, 0x0, 0x0],
     }), // 0x03b v_ldexp_f16_e32 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -29379,7 +29457,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 93443,
         extra: 12,
         class: 0,
-        fixmask: [0x9e840400, 0x98000000, 0x0],
+        fixmask: [0xbe840400, 0x98000000, 0x0],
         fixval: [0x94040000, 0x0, 0x0],
     }), // 0x004 v_cmp_gt_f16_e64 s2, v4.l, v8.l
     Some(RdnaInfo {
@@ -29719,7 +29797,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 402680834,
         extra: 0,
         class: 0,
-        fixmask: [0x9dc40400, 0x98000000, 0x0],
+        fixmask: [0xbdc40400, 0x98000000, 0x0],
         fixval: [0x94040000, 0x0, 0x0],
     }), // 0x024 v_cmp_gt_f64_e64 s2, v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -31872,7 +31950,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 93447,
         extra: 4,
         class: 0,
-        fixmask: [0xbe580400, 0x80000000, 0x0],
+        fixmask: [0x9e580400, 0x80000000, 0x0],
         fixval: [0x94100000, 0x0, 0x0],
     }), // 0x134 v_subrev_f16_e64 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -31983,7 +32061,18 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
     None,
     None,
     None,
-    None,
+    Some(RdnaInfo {
+        op: Op::V_NOP,
+        mnemonic: "v_nop",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        extra: 0,
+        class: 0,
+        fixmask: [0x9f8287ff, 0xf8000000, 0x0],
+        fixval: [0x95800000, 0x0, 0x0],
+    }), // 0x180 v_nop
     Some(RdnaInfo {
         op: Op::V_MOV_B32,
         mnemonic: "v_mov_b32_e64",
@@ -32103,7 +32192,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 9218,
         extra: 0,
         class: 0,
-        fixmask: [0x9f600600, 0xd8000000, 0x0],
+        fixmask: [0xbf600600, 0xd8000000, 0x0],
         fixval: [0x95000000, 0x0, 0x0],
     }), // 0x18c v_cvt_nearest_i32_f32_e64 v2, v4
     Some(RdnaInfo {
@@ -32187,7 +32276,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 6,
         extra: 0,
         class: 0,
-        fixmask: [0xdf080700, 0xe0000000, 0x0],
+        fixmask: [0xdf000700, 0xe0000000, 0x0],
         fixval: [0xd5000000, 0x0, 0x0],
     }), // 0x193 v_cvt_f32_ubyte2_e64 v2, v4
     Some(RdnaInfo {
@@ -32199,7 +32288,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 6,
         extra: 0,
         class: 0,
-        fixmask: [0x9f000700, 0xe0000000, 0x0],
+        fixmask: [0xbf000700, 0xe0000000, 0x0],
         fixval: [0x95000000, 0x0, 0x0],
     }), // 0x194 v_cvt_f32_ubyte3_e64 v2, v4
     Some(RdnaInfo {
@@ -32274,7 +32363,18 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         fixmask: [0x9f050600, 0xc0000000, 0x0],
         fixval: [0x95000000, 0x0, 0x0],
     }), // 0x19a v_floor_f64_e64 v[2:3], v[4:5]
-    None,
+    Some(RdnaInfo {
+        op: Op::V_PIPEFLUSH,
+        mnemonic: "v_pipeflush",
+        widths: [0, 0, 0, 0],
+        widths64: [0, 0, 0, 0],
+        kinds: [0, 0, 0, 0],
+        mods: 0,
+        extra: 0,
+        class: 0,
+        fixmask: [0xdf0487ff, 0xf8000000, 0x0],
+        fixval: [0xd5000000, 0x0, 0x0],
+    }), // 0x19b v_pipeflush
     Some(RdnaInfo {
         op: Op::V_MOV_B16,
         mnemonic: "v_mov_b16_e64",
@@ -32347,7 +32447,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 9222,
         extra: 0,
         class: 0,
-        fixmask: [0xbf8a0600, 0xc0000000, 0x0],
+        fixmask: [0x9f8a0600, 0xc0000000, 0x0],
         fixval: [0x95800000, 0x0, 0x0],
     }), // 0x1a4 v_floor_f32_e64 v2, v4
     Some(RdnaInfo {
@@ -32462,7 +32562,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 402662406,
         extra: 0,
         class: 0,
-        fixmask: [0x9f440600, 0xc0000000, 0x0],
+        fixmask: [0xbf440600, 0xc0000000, 0x0],
         fixval: [0x95040000, 0x0, 0x0],
     }), // 0x1b4 v_sqrt_f64_e64 v[2:3], v[4:5]
     Some(RdnaInfo {
@@ -32631,8 +32731,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xdf8e8700, 0xf8000100, 0x0],
-        fixval: [0xd5820000, 0x100, 0x0],
+        fixmask: [0xdf8e8700, 0xf8000000, 0x0],
+        fixval: [0xd5820000, 0x0, 0x0],
     }), // 0x1c3 v_movrels_b32_e64 v2, v4
     Some(RdnaInfo {
         op: Op::V_MOVRELSD_B32,
@@ -32967,7 +33067,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        extra: 0,
+        extra: 4718592,
         class: 0,
         fixmask: [0xbff4e700, 0xf8000000, 0x0],
         fixval: [0x95e40000, 0x0, 0x0],
@@ -32979,7 +33079,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 0, 0],
         kinds: [0, 0, 0, 0],
         mods: 0,
-        extra: 0,
+        extra: 4718592,
         class: 0,
         fixmask: [0xdff8e700, 0xf8000000, 0x0],
         fixval: [0xd5e80000, 0x0, 0x0],
@@ -33848,7 +33948,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 1, 1],
         mods: 402653185,
-        extra: 0,
+        extra: 768,
         class: 0,
         fixmask: [0x1da48700, 0xfc020100, 0x0],
         fixval: [0x14000000, 0x100, 0x0],
@@ -33860,7 +33960,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 1, 1],
         mods: 402653185,
-        extra: 0,
+        extra: 768,
         class: 0,
         fixmask: [0x3df28700, 0xfc020100, 0x0],
         fixval: [0x14500000, 0x100, 0x0],
@@ -33936,7 +34036,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 130049,
-        extra: 0,
+        extra: 192,
         class: 0,
         fixmask: [0x3e908000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -33948,7 +34048,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 64513,
-        extra: 0,
+        extra: 192,
         class: 0,
         fixmask: [0x3e908000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -34404,7 +34504,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 2097411,
         extra: 0,
         class: 0,
-        fixmask: [0x3dd02400, 0x98000000, 0x0],
+        fixmask: [0x1dd02400, 0x98000000, 0x0],
         fixval: [0x15000000, 0x0, 0x0],
     }), // 0x304 v_sub_nc_u16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
@@ -34523,7 +34623,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 402653185,
-        extra: 0,
+        extra: 512,
         class: 0,
         fixmask: [0x3ec0a700, 0xf8020100, 0x0],
         fixval: [0x16000000, 0x20100, 0x0],
@@ -34535,7 +34635,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 402653185,
-        extra: 0,
+        extra: 512,
         class: 0,
         fixmask: [0x1eeca700, 0xf8020100, 0x0],
         fixval: [0x16000000, 0x20100, 0x0],
@@ -34593,7 +34693,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 9222,
         extra: 0,
         class: 0,
-        fixmask: [0x3dec0400, 0x80000000, 0x0],
+        fixmask: [0x1dec0400, 0x80000000, 0x0],
         fixval: [0x150c0000, 0x0, 0x0],
     }), // 0x31c v_ldexp_f32 v2, v4, v8
     Some(RdnaInfo {
@@ -34861,7 +34961,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 402680838,
         extra: 0,
         class: 0,
-        fixmask: [0x1ebf0400, 0x80000000, 0x0],
+        fixmask: [0x1e9f0400, 0x80000000, 0x0],
         fixval: [0x16010000, 0x0, 0x0],
     }), // 0x341 v_minimum_f64 v[2:3], v[4:5], v[8:9]
     Some(RdnaInfo {
@@ -34950,8 +35050,8 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 2149581057,
         extra: 4,
         class: 0,
-        fixmask: [0x1eb28400, 0x98000000, 0x0],
-        fixval: [0x16220000, 0x0, 0x0],
+        fixmask: [0x1eb08400, 0x98000000, 0x0],
+        fixval: [0x16200000, 0x0, 0x0],
     }), // 0x363 v_or_b16 v2.l, v4.l, v8.l
     Some(RdnaInfo {
         op: Op::V_XOR_B16,
@@ -35044,7 +35144,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
-        extra: 0,
+        extra: 34603008,
         class: 0,
         fixmask: [0x1eb49c00, 0x98000000, 0x0],
         fixval: [0x16200000, 0x0, 0x0],
@@ -35056,7 +35156,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 0],
         kinds: [0, 0, 0, 0],
         mods: 9216,
-        extra: 0,
+        extra: 34603008,
         class: 0,
         fixmask: [0x3eb39c00, 0x98000000, 0x0],
         fixval: [0x16200000, 0x0, 0x0],
@@ -35561,7 +35661,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 65803,
-        extra: 0,
+        extra: 131072,
         class: 0,
         fixmask: [0x3ada0000, 0x0, 0x0],
         fixval: [0x8000000, 0x0, 0x0],
@@ -35573,7 +35673,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
         mods: 65803,
-        extra: 0,
+        extra: 131072,
         class: 0,
         fixmask: [0x3ad90000, 0x0, 0x0],
         fixval: [0x8000000, 0x0, 0x0],
@@ -35585,7 +35685,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 48,
         extra: 0,
         class: 0,
         fixmask: [0x3ad8fb00, 0x78000000, 0x0],
@@ -35597,7 +35697,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 48,
         extra: 0,
         class: 0,
         fixmask: [0x3ad8fb00, 0x78000000, 0x0],
@@ -35609,7 +35709,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 48,
         extra: 0,
         class: 0,
         fixmask: [0x3fd8fb00, 0x78000000, 0x0],
@@ -35621,7 +35721,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths: [1, 1, 1, 1],
         widths64: [1, 1, 1, 1],
         kinds: [0, 0, 0, 0],
-        mods: 0,
+        mods: 48,
         extra: 0,
         class: 0,
         fixmask: [0x3fdcfb00, 0x78000000, 0x0],
@@ -35658,7 +35758,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653232,
-        extra: 0,
+        extra: 9216,
         class: 0,
         fixmask: [0x3aa0f800, 0x18020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35670,7 +35770,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 2, 2, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653232,
-        extra: 0,
+        extra: 9216,
         class: 0,
         fixmask: [0x3aa0f800, 0x18020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35682,7 +35782,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 402653232,
-        extra: 0,
+        extra: 18432,
         class: 0,
         fixmask: [0x3aa0f800, 0x18020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35694,7 +35794,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [2, 2, 2, 2],
         kinds: [0, 0, 0, 0],
         mods: 402653232,
-        extra: 0,
+        extra: 27648,
         class: 0,
         fixmask: [0x3aa8f800, 0x18020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35706,7 +35806,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653202,
-        extra: 0,
+        extra: 9216,
         class: 0,
         fixmask: [0x3aa87f00, 0x98020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35718,7 +35818,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653202,
-        extra: 0,
+        extra: 9216,
         class: 0,
         fixmask: [0x3aa87f00, 0x98020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35729,8 +35829,8 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths: [8, 2, 2, 8],
         widths64: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
-        mods: 402653184,
-        extra: 0,
+        mods: 402653232,
+        extra: 9216,
         class: 0,
         fixmask: [0x3ba8fb00, 0x78020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35741,8 +35841,8 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths: [8, 2, 2, 8],
         widths64: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
-        mods: 402653184,
-        extra: 0,
+        mods: 402653232,
+        extra: 9216,
         class: 0,
         fixmask: [0x3ba8fb00, 0x78020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35753,8 +35853,8 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths: [8, 2, 2, 8],
         widths64: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
-        mods: 402653184,
-        extra: 0,
+        mods: 402653232,
+        extra: 9216,
         class: 0,
         fixmask: [0x3ba4fb00, 0x78020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35765,8 +35865,8 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths: [8, 2, 2, 8],
         widths64: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
-        mods: 402653184,
-        extra: 0,
+        mods: 402653232,
+        extra: 9216,
         class: 0,
         fixmask: [0x3ba6fb00, 0x78020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -35778,7 +35878,7 @@ pub static GFX1200_VOP3P: [Option<RdnaInfo>; 128] = [
         widths64: [4, 1, 1, 4],
         kinds: [0, 0, 0, 0],
         mods: 402653202,
-        extra: 0,
+        extra: 9216,
         class: 0,
         fixmask: [0x3ba57f00, 0x98020100, 0x0],
         fixval: [0x8004000, 0x18020100, 0x0],
@@ -36400,8 +36500,8 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x1ef60000, 0x0, 0x0],
-        fixval: [0x18b00000, 0x0, 0x0],
+        fixmask: [0x1e420000, 0x0, 0x0],
+        fixval: [0x18000000, 0x0, 0x0],
     }), // 0x02c ds_mskor_rtn_b32 v8, v1, v2, v4
     Some(RdnaInfo {
         op: Op::DS_STOREXCHG_RTN_B32,
@@ -36448,8 +36548,8 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 1,
-        fixmask: [0x6360000, 0x0, 0x0],
-        fixval: [0x0, 0x0, 0x0],
+        fixmask: [0xefe0000, 0x0, 0x0],
+        fixval: [0x8c00000, 0x0, 0x0],
     }), // 0x030 ds_cmpstore_rtn_b32 v8, v1, v2, v4
     None,
     Some(RdnaInfo {
@@ -37016,8 +37116,8 @@ pub static GFX1200_DS: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 5,
-        fixmask: [0x1ef20000, 0x0, 0x0],
-        fixval: [0x18b00000, 0x0, 0x0],
+        fixmask: [0x1e820000, 0x0, 0x0],
+        fixval: [0x18800000, 0x0, 0x0],
     }), // 0x06e ds_storexchg_2addr_rtn_b64 v[8:11], v1, v[2:3], v[4:5]
     Some(RdnaInfo {
         op: Op::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B64,
@@ -39515,8 +39615,8 @@ pub static GFX1200_SCRATCH: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x7f3c0000, 0x0, 0x0],
-        fixval: [0x6d040000, 0x0, 0x0],
+        fixmask: [0x5f3c0000, 0x0, 0x0],
+        fixval: [0x4d040000, 0x0, 0x0],
     }), // 0x016 scratch_load_b96 v[8:10], v2, off
     Some(RdnaInfo {
         op: Op::SCRATCH_LOAD_B128,
@@ -39635,8 +39735,8 @@ pub static GFX1200_SCRATCH: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x7f3e0000, 0x0, 0x0],
-        fixval: [0x6d080000, 0x0, 0x0],
+        fixmask: [0x773e0000, 0x0, 0x0],
+        fixval: [0x65080000, 0x0, 0x0],
     }), // 0x020 scratch_load_d16_b16 v8, v2, off
     Some(RdnaInfo {
         op: Op::SCRATCH_LOAD_D16_HI_U8,
@@ -39647,8 +39747,8 @@ pub static GFX1200_SCRATCH: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x773e0000, 0x0, 0x0],
-        fixval: [0x65080000, 0x0, 0x0],
+        fixmask: [0x7f3e0000, 0x0, 0x0],
+        fixval: [0x6d080000, 0x0, 0x0],
     }), // 0x021 scratch_load_d16_hi_u8 v8, v2, off
     Some(RdnaInfo {
         op: Op::SCRATCH_LOAD_D16_HI_I8,
@@ -39659,8 +39759,8 @@ pub static GFX1200_SCRATCH: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x7f3f0000, 0x0, 0x0],
-        fixval: [0x6d080000, 0x0, 0x0],
+        fixmask: [0x773f0000, 0x0, 0x0],
+        fixval: [0x65080000, 0x0, 0x0],
     }), // 0x022 scratch_load_d16_hi_i8 v8, v2, off
     Some(RdnaInfo {
         op: Op::SCRATCH_LOAD_D16_HI_B16,
@@ -39695,8 +39795,8 @@ pub static GFX1200_SCRATCH: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 1,
-        fixmask: [0x773e8000, 0x0, 0x0],
-        fixval: [0x65080000, 0x0, 0x0],
+        fixmask: [0x7f3e8000, 0x0, 0x0],
+        fixval: [0x6d080000, 0x0, 0x0],
     }), // 0x025 scratch_store_d16_hi_b16 v2, v4, off
     None,
     None,
@@ -40455,7 +40555,7 @@ pub static GFX1200_MUBUF: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 130,
-        fixmask: [0x24710000, 0x0, 0x80000000],
+        fixmask: [0x4710000, 0x0, 0x80000000],
         fixval: [0x4010000, 0x0, 0x0],
     }), // 0x034 buffer_atomic_cmpswap_b32 v[4:5], v1, s[4:7], null offen
     Some(RdnaInfo {
@@ -40491,7 +40591,7 @@ pub static GFX1200_MUBUF: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 2,
-        fixmask: [0x4700000, 0x0, 0x80000000],
+        fixmask: [0x24700000, 0x0, 0x80000000],
         fixval: [0x4000000, 0x0, 0x0],
     }), // 0x037 buffer_atomic_sub_clamp_u32 v4, v1, s[4:7], null offen
     Some(RdnaInfo {
@@ -40599,7 +40699,7 @@ pub static GFX1200_MUBUF: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 2,
-        fixmask: [0x34680000, 0x0, 0x80000000],
+        fixmask: [0x14680000, 0x0, 0x80000000],
         fixval: [0x4000000, 0x0, 0x0],
     }), // 0x040 buffer_atomic_dec_u32 v4, v1, s[4:7], null offen
     Some(RdnaInfo {
@@ -40635,7 +40735,7 @@ pub static GFX1200_MUBUF: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 2,
-        fixmask: [0x146c0000, 0x0, 0x80000000],
+        fixmask: [0x346c0000, 0x0, 0x80000000],
         fixval: [0x4000000, 0x0, 0x0],
     }), // 0x043 buffer_atomic_add_u64 v[4:5], v1, s[4:7], null offen
     Some(RdnaInfo {
@@ -40659,7 +40759,7 @@ pub static GFX1200_MUBUF: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 2,
-        fixmask: [0x2c6c0000, 0x0, 0x80000000],
+        fixmask: [0xc6c0000, 0x0, 0x80000000],
         fixval: [0x4000000, 0x0, 0x0],
     }), // 0x045 buffer_atomic_min_i64 v[4:5], v1, s[4:7], null offen
     Some(RdnaInfo {
@@ -40695,7 +40795,7 @@ pub static GFX1200_MUBUF: [Option<RdnaInfo>; 256] = [
         mods: 0,
         extra: 0,
         class: 2,
-        fixmask: [0xc6c0000, 0x0, 0x80000000],
+        fixmask: [0x2c6c0000, 0x0, 0x80000000],
         fixval: [0x4000000, 0x0, 0x0],
     }), // 0x048 buffer_atomic_max_u64 v[4:5], v1, s[4:7], null offen
     Some(RdnaInfo {
@@ -41295,7 +41395,7 @@ pub static GFX1200_LDSDIR: [Option<RdnaInfo>; 4] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0x39600000, 0x0, 0x0],
+        fixmask: [0x19600000, 0x0, 0x0],
         fixval: [0x8000000, 0x0, 0x0],
     }), // 0x000 ds_param_load v2, attr0.x wait_va_vdst:0 wait_vm_vsrc:0
     Some(RdnaInfo {
@@ -42255,8 +42355,8 @@ pub static GFX1200_EXPTGT: [&str; 64] = [
     "invalid_target_63",
 ];
 
-/// gfx1200 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`), SALU register-only sources, SALU 64-bit register-only sources.
-pub static GFX1200_SRC_OK: [[u32; 8]; 12] = [
+/// gfx1200 source codes LLVM accepts (bit c of word c / 32): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU sources, VOP1/VOP2/VOPC 64-bit SRC0, VOP3 64-bit sources, SALU 64-bit sources, VINTERP 32-bit sources, VGPR-only SRC0 of VOP1/VOP2/VOPC, SALU 64-bit SDST, VOP1 SGPR VDST (`v_readfirstlane_b32`), SALU register-only sources, SALU 64-bit register-only sources, VOPC VOP3 SDST in wave32, VOPC VOP3 SDST in wave64, VOP3P 8-VGPR sources, VOP3P 4-VGPR sources.
+pub static GFX1200_SRC_OK: [[u32; 8]; 16] = [
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x1ffff, 0xf9fffec0,
     ],
@@ -42288,6 +42388,18 @@ pub static GFX1200_SRC_OK: [[u32; 8]; 12] = [
     ],
     [
         0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x3800f840,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+    ],
+    [
+        0xffffffff, 0xffffffff, 0xffffffff, 0x5ffff7ff, 0x0, 0x0, 0x0, 0x3800f840,
+    ],
+    [
+        0x0, 0x0, 0x0, 0x10000000, 0xffffffff, 0xffffffff, 0x1ffff, 0x81ff0000,
+    ],
+    [
+        0x0, 0x0, 0x0, 0x10000000, 0xffffffff, 0xffffffff, 0x1ffff, 0x81ff0000,
     ],
 ];
 

@@ -591,6 +591,11 @@ fn vop_ext(
             // S1: src1 is a scalar operand (its 8-bit code is in the VSRC1 field).
             inst.src[1].code -= Opnd::VGPR0;
         }
+        // An SDWA instruction has no literal dword: LLVM 22 rejects code 255 as a scalar
+        // SRC0 (S0) or SRC1 (S1).
+        if inst.src[0].code == Opnd::LITERAL || inst.src[1].code == Opnd::LITERAL {
+            return Err(fail(bytes, pc, "SDWA source cannot be a literal"));
+        }
         inst.sdwa = Some(Sdwa {
             dst_sel: ((e >> 8) & 7) as u8,
             dst_unused: ((e >> 11) & 3) as u8,

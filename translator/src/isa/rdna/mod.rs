@@ -54,10 +54,10 @@ pub mod print;
 use super::decode::DecodeError;
 use super::generated::{
     rdna as t, Op, RdnaImage, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
-    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, EXTRA_FAKE16_OPSEL,
-    EXTRA_LDS_DIRECT, EXTRA_SREG_ONLY, MOD_ABS0, MOD_CARRY, MOD_CMPX, MOD_DPPMOD0, MOD_DPPMOD1,
-    MOD_FAKE16_NOMODS, MOD_IMM32, MOD_NEG0, MOD_NODPP16, MOD_NODPP8, MOD_SD, MOD_SENDMSG,
-    MOD_VCCIN,
+    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, EXTRA_DPP_CTRL_SRC,
+    EXTRA_FAKE16_OPSEL, EXTRA_LDS_DIRECT, EXTRA_OPSEL_IGN, EXTRA_OPSEL_IGN_SHIFT, EXTRA_SREG_ONLY,
+    MOD_ABS0, MOD_CARRY, MOD_CMPX, MOD_DPPMOD0, MOD_DPPMOD1, MOD_FAKE16_NOMODS, MOD_IMM32,
+    MOD_NEG0, MOD_NODPP16, MOD_NODPP8, MOD_SD, MOD_SENDMSG, MOD_VCCIN,
 };
 use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
 
@@ -111,8 +111,9 @@ pub(crate) struct Tables {
     /// Source codes LLVM accepts (`SRC_*` roles): VOP1/VOP2/VOPC SRC0, VOP3 sources, SALU
     /// sources, the same three as 64-bit operands, VINTERP's 32-bit sources, a VGPR-only
     /// SRC0's special registers, 64-bit SALU SDST, VOP1 SGPR VDST, SALU register-only
-    /// sources (32-bit, 64-bit).
-    pub(crate) src_ok: &'static [[u32; 8]; 12],
+    /// sources (32-bit, 64-bit), the SGPR destination of a VOP3-encoded compare (wave32,
+    /// wave64), VOP3P sources of 8 and 4 VGPRs.
+    pub(crate) src_ok: &'static [[u32; 8]; 16],
     /// Scalar register codes LLVM accepts as the first register of a tuple (`SREG_*` roles).
     pub(crate) sreg_ok: &'static [[u32; 4]; 13],
     /// DPP16 controls LLVM decodes as a control (bit c of word c / 32).
@@ -512,6 +513,12 @@ const SRC_SDST64: usize = 8;
 const SRC_VOP1_SDST: usize = 9;
 const SRC_SALU_SREG: usize = 10;
 const SRC_SALU_SREG64: usize = 11;
+/// The lane mask a VOP3-encoded compare writes: wave32 (one SGPR), wave64 (a pair).
+const SRC_VOPC_SDST32: usize = 12;
+const SRC_VOPC_SDST64: usize = 13;
+/// VOP3P sources of 8 and of 4 VGPRs (WMMA's C in wave32, wave64).
+const SRC_VOP3P_X8: usize = 14;
+const SRC_VOP3P_X4: usize = 15;
 
 /// Roles of [`Tables::sreg_ok`] (generated in this order, `rdna.py` `SREG_MAPS`): SMEM
 /// SDATA by register count ([`sdata_role`]), SMEM SBASE pair/quad, GFX12 VBUFFER, BVH and
@@ -988,8 +995,13 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     let vd = w0 & 0xFF;
     // SGPR destinations (VOPC's lane mask, `v_readlane_b32`; VOP3SD's SDST) LLVM accepts:
     // codes 128.. only where `v_readfirstlane_b32` takes them (it flags `m0`, VOPC not).
+    // A compare (VOP3 opcodes 0..255 are the VOPC ones, RDNA4 ISA 16.9.1) has its own
+    // generated maps: `src_lds_direct` in wave32, the `src_*` apertures in wave64.
+    let vopc = (w0 >> 16) & 0x3FF < 0x100;
     let sdst_bad = |code: u32, width: u8| match width {
+        1 if vopc => !in_map(&tb.src_ok[SRC_VOPC_SDST32], code),
         1 => code >= 128 && !in_map(&tb.src_ok[SRC_VOP1_SDST], code),
+        2 if vopc => !in_map(&tb.src_ok[SRC_VOPC_SDST64], code),
         2 => !in_map(&tb.src_ok[SRC_SDST64], code),
         _ => false,
     };
@@ -1005,7 +1017,9 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         inst.dst[1] = src((w0 >> 8) & 0x7F, cx.mask());
     } else {
         inst.mods.abs = ((w0 >> 8) & 7) as u8;
-        inst.mods.op_sel = ((w0 >> 11) & 0xF) as u8;
+        // OP_SEL bits LLVM decodes but ignores (generated) are dropped.
+        let ign = (info.extra & EXTRA_OPSEL_IGN) >> EXTRA_OPSEL_IGN_SHIFT;
+        inst.mods.op_sel = ((w0 >> 11) & 0xF & !ign) as u8;
     }
     inst.mods.clamp = (w0 >> 15) & 1 == 1;
     inst.mods.omod = ((w1 >> 27) & 3) as u8;
@@ -1053,7 +1067,8 @@ pub(crate) fn vop3_nsrc(info: &RdnaInfo) -> usize {
 /// `EXTRA_FAKE16_OPSEL`), and it then falls back to the fake16 form (printed without
 /// `.l`/`.h` and `op_sel`; neg/abs bits of a source without modifiers become invalid there).
 pub(crate) fn vop3_fake16(inst: &Inst, info: &RdnaInfo) -> bool {
-    inst.format == Format::Vop3 && inst.mods.op_sel & info.extra & EXTRA_FAKE16_OPSEL != 0
+    inst.format == Format::Vop3
+        && u32::from(inst.mods.op_sel) & info.extra & EXTRA_FAKE16_OPSEL != 0
 }
 
 fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
@@ -1070,8 +1085,13 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), De
     inst.mods.neg = ((w1 >> 29) & 7) as u8;
     let codes = [w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF];
     for (i, &c) in codes.iter().enumerate() {
+        let map = match w[i + 1] {
+            8 => SRC_VOP3P_X8,
+            4 => SRC_VOP3P_X4,
+            _ => SRC_VOP3,
+        };
         if w[i + 1] != 0 {
-            check_src(cx, tb, SRC_VOP3, w[i + 1], c, info, i == 0)?;
+            check_src(cx, tb, map, w[i + 1], c, info, i == 0)?;
         }
         inst.src[i] = src(c, w[i + 1]);
     }
@@ -1079,6 +1099,18 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), De
         inst.src[0] = s0;
     }
     check_dpp(tb, cx, inst, info)?;
+    if let Some(d) = inst.dpp {
+        // LLVM 22 reads this opcode's DPP16 control as a source code (generated): the
+        // constants other than 0..64 make it an invalid control.
+        if info.extra & EXTRA_DPP_CTRL_SRC != 0
+            && matches!(d.ctrl, 0xC1..=0xD0 | 0xF0..=0xF8 | 0xFF)
+        {
+            return Err(cx.err(format!(
+                "{}: DPP control {:#x} read as a constant",
+                info.mnemonic, d.ctrl
+            )));
+        }
+    }
     take_literal(cx, inst)?;
     Ok(())
 }

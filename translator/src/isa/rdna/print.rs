@@ -3,10 +3,12 @@
 
 use super::{tables, Tables, EXEC, VCC};
 use crate::isa::generated::{
-    rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_TWO_OFFSETS, IMG_A16,
-    IMG_D16, IMG_DIM, IMG_DLC, IMG_DMASK, IMG_GLC, IMG_LWE, IMG_R128, IMG_SLC, IMG_TFE, IMG_UNORM,
-    MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO,
-    MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1,
+    rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_TWO_OFFSETS,
+    EXTRA_BYTE_SEL1_SHIFT, EXTRA_BYTE_SEL2_SHIFT, EXTRA_DPP_CTRL_SRC, EXTRA_WIDE64_SHIFT,
+    EXTRA_WIDE_SHIFT, IMG_A16, IMG_D16, IMG_DIM, IMG_DLC, IMG_DMASK, IMG_GLC, IMG_LWE, IMG_R128,
+    IMG_SLC, IMG_TFE, IMG_UNORM, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16,
+    MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1, WIDE_B32,
+    WIDE_BF16, WIDE_F16, WIDE_F64,
 };
 use crate::isa::syntax::{
     self, bits, constant, dpp_ctrl_common, imm32_code, omod, range, signed_hex, sreg, u16_imm,
@@ -170,7 +172,7 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
         Format::Smem => print_smem(&mut out, tb, inst, &info),
         Format::Vop1 | Format::Vop2 | Format::Vopc => print_vop(&mut out, tb, inst, &info, wave64),
         Format::Vop3 | Format::Vop3b => print_vop3(&mut out, tb, inst, &info, wave64),
-        Format::Vop3p => print_vop3p(&mut out, tb, inst, &info),
+        Format::Vop3p => print_vop3p(&mut out, tb, inst, &info, wave64),
         Format::Ds => print_ds(&mut out, inst, &info),
         Format::Flat | Format::Global | Format::Scratch => print_flat(&mut out, tb, inst, &info),
         Format::Mubuf | Format::Mtbuf => print_buffer(&mut out, tb, inst, &info),
@@ -198,6 +200,51 @@ fn valu_lit(o: Opnd, lit: Option<u32>, ty: Ty, mods: u32) -> (Opnd, Option<u32>)
         }
         _ => (mark(o, lit, ty, mods), lit),
     }
+}
+
+/// bf16 bit patterns of the float inline constants (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0,
+/// -4.0, 1/(2*pi)): LLVM marks a bf16 literal whose low half is one of them.
+const BF16_INLINE: [u16; 9] = [
+    0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22,
+];
+
+/// The high dwords of the f64 float inline constants and their text (a 64-bit literal is the
+/// high dword of its value).
+const F64_HI_INLINE: [(u32, &str); 9] = [
+    (0, "0"),
+    (0x3FE0_0000, "0.5"),
+    (0xBFE0_0000, "-0.5"),
+    (0x3FF0_0000, "1.0"),
+    (0xBFF0_0000, "-1.0"),
+    (0x4000_0000, "2.0"),
+    (0xC000_0000, "-2.0"),
+    (0x4010_0000, "4.0"),
+    (0xC010_0000, "-4.0"),
+];
+
+/// A constant or literal in a VOP3P source of several VGPRs (WMMA's C), shown as LLVM does
+/// for the generated `WIDE_*` kind of the opcode and wave size.
+fn wide_constant(out: &mut String, o: Opnd, lit: Option<u32>, kind: u32) {
+    let v = lit.unwrap_or(0);
+    let lo = v as u16;
+    let int16 = (-16..=64).contains(&(lo as i16));
+    let text = match kind {
+        _ if o.code != Opnd::LITERAL => {
+            let ty = if kind == WIDE_F64 { Ty::B64 } else { Ty::B32 };
+            opnd(out, o, lit, ty);
+            return;
+        }
+        WIDE_F16 if int16 || syntax::F16_INLINE.contains(&lo) => format!("lit(0x{v:x})"),
+        WIDE_F16 => format!("0x{lo:x}"),
+        WIDE_BF16 if int16 || BF16_INLINE.contains(&lo) => format!("lit(0x{v:x})"),
+        WIDE_F64 => match F64_HI_INLINE.iter().find(|e| e.0 == v) {
+            Some(e) => e.1.to_string(),
+            None => format!("0x{v:x}"),
+        },
+        WIDE_B32 if literal_is_inlinable(v, Ty::B32, false) => format!("lit(0x{v:x})"),
+        _ => format!("0x{v:x}"),
+    };
+    out.push_str(&text);
 }
 
 /// The literal operand code LLVM shows for `o` of an opcode with table flags `mods`
@@ -667,8 +714,18 @@ fn dpp_ctrl(out: &mut String, tb: &Tables, c: u16) {
 
 /// DPP16/DPP8 controls after the operands.
 fn print_dpp(out: &mut String, tb: &Tables, inst: &Inst) {
+    print_dpp_as(out, tb, inst, false);
+}
+
+/// [`print_dpp`]; `ctrl_src`: the opcode's DPP16 control is shown as LLVM 22 reads it for
+/// the generated `EXTRA_DPP_CTRL_SRC` opcodes, as a source code (128..=192: the integer).
+fn print_dpp_as(out: &mut String, tb: &Tables, inst: &Inst, ctrl_src: bool) {
     if let Some(d) = inst.dpp {
-        dpp_ctrl(out, tb, d.ctrl);
+        let ctrl = match d.ctrl {
+            0x80..=0xC0 if ctrl_src => d.ctrl - 0x80,
+            c => c,
+        };
+        dpp_ctrl(out, tb, ctrl);
         let _ = write!(
             out,
             " row_mask:0x{:x} bank_mask:0x{:x}",
@@ -707,6 +764,13 @@ fn vsrc(inst: &Inst, info: &RdnaInfo, i: usize, slot: usize) -> Src {
         // A 16-bit source of an opcode with 32-bit sources (`v_alignbyte_b32`'s third).
         ty: if info.kinds[slot] == 3 && info.mods & MOD_LIT16 == 0 {
             Ty::I16
+        } else if info.kinds[slot] == 0
+            && inst.src[i].count == 1
+            && info.mods & MOD_LIT16 != 0
+            && info.kinds[1..].contains(&3)
+        {
+            // A 32-bit source of a true16 opcode with 16-bit ones (`v_mad_u32_u16`'s third).
+            Ty::B32
         } else {
             lit_ty(info, inst.src[i].count)
         },
@@ -890,11 +954,25 @@ fn print_vop3(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave6
     if info.mods & MOD_OMOD != 0 {
         omod(out, inst.mods.omod);
     }
+    // `byte_sel:N` (gfx12 FP8 converts): the generated OP_SEL bits that make up N.
+    let opsel = u32::from(inst.mods.op_sel);
+    let byte_sel = u32::from(opsel & (info.extra >> EXTRA_BYTE_SEL1_SHIFT) & 0xF != 0)
+        | u32::from(opsel & (info.extra >> EXTRA_BYTE_SEL2_SHIFT) & 0xF != 0) << 1;
+    if byte_sel != 0 {
+        let _ = write!(out, " byte_sel:{byte_sel}");
+    }
     print_dpp(out, tb, inst);
 }
 
-fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
+fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64: bool) {
     let nsrc = (0..3).filter(|&i| info.widths[i + 1] != 0).count();
+    let wide = (info.extra
+        >> if wave64 {
+            EXTRA_WIDE64_SHIFT
+        } else {
+            EXTRA_WIDE_SHIFT
+        })
+        & 7;
     let mix = info.mnemonic.starts_with("v_fma_mix");
     out.push_str(info.mnemonic);
     if inst.dpp.is_some() || inst.dpp8.is_some() {
@@ -908,6 +986,10 @@ fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
                 continue;
             }
             let s = l.sep();
+            if wide != 0 && inst.src[i].count >= 2 && inst.src[i].vreg().is_none() {
+                wide_constant(s, inst.src[i], inst.literal, wide);
+                continue;
+            }
             let ty = lit_ty(info, inst.src[i].count);
             let (mut o, lit) = valu_lit(inst.src[i], inst.literal, ty, info.mods);
             // A packed-f16 literal (generated MOD_LITF16) with a zero high half and an
@@ -947,7 +1029,7 @@ fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo) {
     if inst.mods.clamp && f & MOD_CLAMP != 0 {
         out.push_str(" clamp");
     }
-    print_dpp(out, tb, inst);
+    print_dpp_as(out, tb, inst, info.extra & EXTRA_DPP_CTRL_SRC != 0);
 }
 
 fn print_vopd(out: &mut String, tb: &Tables, inst: &Inst) {
