@@ -2,9 +2,10 @@
 //! `v_cvt_pk_u8_f32`, `v_cvt_pkaccum_u8_f32`, `v_cvt_norm_{i16,u16}_f16`,
 //! `v_cvt_pknorm_{i16,u16}_{f16,f32}`, `v_qsad_pk_u16_u8`, `v_mqsad_pk_u16_u8`,
 //! `v_mqsad_u32_u8` (gfx942) and `v_prng_b32`, `v_ashr_pk_{i8,u8}_i32`, `v_dot2_f32_bf16`,
-//! `v_dot2c_f32_bf16` (gfx950), `v_exp/log_legacy_f32` (both). Expected values: the CDNA4 ISA pseudocode (chapter 12)
-//! computed on the host; instruction words from llvm-mc-22. `op_sel` on the VOP3P dots, which
-//! the ISA forbids and llvm-mc-22 rejects, must not lift.
+//! `v_dot2c_f32_bf16` (gfx950), `v_exp/log_legacy_f32` and `v_cube{id,sc,tc,ma}_f32`
+//! (both). Expected values: the CDNA4 ISA pseudocode (chapter 12) computed on the host;
+//! instruction words from llvm-mc-22. `op_sel` on the VOP3P dots, which the ISA forbids and
+//! llvm-mc-22 rejects, must not lift.
 
 #![allow(clippy::needless_range_loop)] // lane loops index several arrays
 
@@ -493,6 +494,83 @@ fn legacy_exp_log() {
             check_lane(&b, &a, 11, l, exec, g.to_bits());
             let c = (f64::from(-x).exp2() as f32).clamp(0.0, 1.0);
             check_lane(&b, &a, 12, l, exec, c.to_bits());
+        }
+    }
+}
+
+/// `v_cubeid/cubesc/cubetc/cubema_f32` on gfx942/gfx950, worked by hand from the RDNA4 ISA
+/// 16.12 pseudocode (the CDNA4 chapters name these ops only in an opcode table): the major
+/// axis is z when |z| >= |x| and |z| >= |y|, else y when |y| >= |x|, else x. GFX9 follows
+/// MODE.FP_DENORM (wavejit's stated assumption, `rdna_ops::cube`): with denormals flushed the
+/// results are RDNA's; with denormals kept a denormal coordinate takes part as itself.
+/// Words from llvm-mc-22 (`-mcpu=gfx942` and `gfx950` encode them alike).
+#[test]
+fn cube_map_ops_follow_mode_denormals() {
+    #[rustfmt::skip]
+    let words = [
+        0xd1c4000a, 0x040e0501, // v_cubeid_f32 v10, v1, v2, v3
+        0xd1c5000b, 0x040e0501, // v_cubesc_f32 v11, v1, v2, v3
+        0xd1c6000c, 0x040e0501, // v_cubetc_f32 v12, v1, v2, v3
+        0xd1c7000d, 0x040e0501, // v_cubema_f32 v13, v1, v2, v3
+        0xd1c5040e, 0x240e0501, // v_cubesc_f32 v14, -v1, v2, |v3|
+        0xd1c7800f, 0x040e0501, // v_cubema_f32 v15, v1, v2, v3 clamp
+        0xbf810000, // s_endpgm
+    ];
+    let den = f32::from_bits(1);
+    // (x, y, z) -> (id, sc, tc, ma, sc of (-x, y, |z|)) with denormals flushed.
+    #[rustfmt::skip]
+    let flushed: [([f32; 3], [f32; 5]); 9] = [
+        ([1.0, 2.0, 3.0], [4.0, 1.0, -2.0, 6.0, -1.0]),     // z major, z > 0: sc = x, tc = -y
+        ([1.0, 2.0, -3.0], [5.0, -1.0, -2.0, -6.0, -1.0]),  // z < 0: sc = -x; |z| = 3 > 0
+        ([1.0, -3.0, 2.0], [3.0, 1.0, -2.0, -6.0, -1.0]),   // y major, y < 0: tc = -z
+        ([-4.0, 3.0, 2.0], [1.0, 2.0, -3.0, -8.0, -2.0]),   // x major, x < 0: sc = z; -x > 0: -z
+        ([4.0, 3.0, 2.0], [0.0, -2.0, -3.0, 8.0, 2.0]),     // x major, x > 0: sc = -z
+        ([2.0, 2.0, 2.0], [4.0, 2.0, -2.0, 4.0, -2.0]),     // ties go to z
+        ([2.0, -2.0, 1.0], [3.0, 2.0, -1.0, -4.0, -2.0]),   // |y| = |x|: y major
+        ([den, 0.0, -0.0], [4.0, 0.0, -0.0, -0.0, -0.0]),   // x flushed to +0: z major, -0 >= 0
+        ([3.0, den, 4.0e-39], [0.0, -0.0, -0.0, 6.0, 0.0]), // y, z flushed: x major, sc = -(+0)
+    ];
+    // The two denormal rows with denormals kept: |den| > |±0| makes x major in row 7
+    // (x > 0: sc = -z = +0, tc = -y = -0, ma = 2 den; v14: -x < 0, sc = |z| = +0); row 8
+    // keeps y and z as they are (sc = -z, tc = -y; v14: -3 < 0, sc = |z|).
+    #[rustfmt::skip]
+    let kept: [[f32; 5]; 2] = [
+        [0.0, 0.0, -0.0, f32::from_bits(2), 0.0],
+        [0.0, -4.0e-39, -den, 6.0, 4.0e-39],
+    ];
+    for gpu in [Gpu::GFX942, Gpu::GFX950] {
+        for mode in [0xf0u32, 0x00] {
+            let exec = EXEC_PARTIAL;
+            let mut s = random_state(41, exec);
+            s.mode = mode;
+            for l in 0..64 {
+                for k in 0..3 {
+                    s.vgpr[1 + k][l] = flushed[l % 9].0[k].to_bits();
+                }
+            }
+            let b = clone_state(&s);
+            let code = Code::from_words(&words);
+            let t = Target::new(gpu);
+            assert_eq!(
+                run_on(&t, &code, &mut s, &mut Mem::new(0)),
+                Ok(ExitCode::EndPgm)
+            );
+            for l in 0..64 {
+                let row = l % 9;
+                let want = if mode == 0xf0 && row >= 7 {
+                    kept[row - 7]
+                } else {
+                    flushed[row].1
+                };
+                for k in 0..5 {
+                    check_lane(&b, &s, 10 + k, l, exec, want[k].to_bits());
+                }
+                // Clamp to [0, 1] (the zero results' sign is left out of this check).
+                if want[3] != 0.0 {
+                    let c = want[3].clamp(0.0, 1.0);
+                    check_lane(&b, &s, 15, l, exec, c.to_bits());
+                }
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! GFX9 (CDNA3/CDNA4) VALU instructions without an RDNA lifting function of the same
 //! semantics: `v_prng_b32`, `v_ashr_pk_{i8,u8}_i32`, `v_cvt_pkaccum_u8_f32` and the bf16 dot
-//! products `v_dot2_f32_bf16`/`v_dot2c_f32_bf16` (gfx950).
+//! products `v_dot2_f32_bf16`/`v_dot2c_f32_bf16` (gfx950); the cube-map ops
+//! `v_cube{id,sc,tc,ma}_f32` are RDNA's (`rdna_ops::cube`) with GFX9's denormal rule.
 //!
 //! The definitions are the pseudocode of AMD's CDNA4 ISA guide, chapter 12 (VOP1 `V_PRNG_B32`,
 //! VOP2 `V_DOT2C_F32_BF16`, VOP3 `V_ASHR_PK_*`/`V_CVT_PKACCUM_U8_F32`, VOP3P
@@ -19,6 +20,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
         "cvt_pkaccum_u8_f32" => pkaccum(l, inst),
         "dot2_f32_bf16" => dot2_bf16(l, inst),
         "dot2c_f32_bf16" => dot2c_bf16(l, inst),
+        // Cube-map math, defined once with RDNA's (RDNA4 ISA 16.12) pseudocode; GFX9 follows
+        // MODE for denormals (see `rdna_ops::cube`).
+        "cubeid_f32" | "cubesc_f32" | "cubetc_f32" | "cubema_f32" => {
+            super::rdna_ops::cube(l, base, false)
+        }
         _ => return None,
     })
 }

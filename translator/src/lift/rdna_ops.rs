@@ -21,7 +21,7 @@
 //!   `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`, `ds_append/consume` (per wave64 pass);
 //! * misc VALU: integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`,
-//!   the cube-map ops `v_cube{id,sc,tc,ma}_f32` (GFX9 has them too; not lifted there).
+//!   the cube-map ops `v_cube{id,sc,tc,ma}_f32` (also lifted on GFX9, through [`cube`]).
 //!
 //! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
 //! returns `None` for what it does not handle. Buffer addressing is in `rdna_buffer`.
@@ -150,7 +150,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
             Some(pk_minimum16(l, inst, base))
         }
         "med3_num_f32" | "med3_num_f16" => Some(med3_num(l, inst, base)),
-        "cubeid_f32" | "cubesc_f32" | "cubetc_f32" | "cubema_f32" => Some(cube(l, base)),
+        "cubeid_f32" | "cubesc_f32" | "cubetc_f32" | "cubema_f32" => Some(cube(l, base, true)),
         "dot4_i32_iu8" | "dot8_i32_iu4" => Some(dot_iu(l, inst, base)),
         "dot2_f32_f16" | "dot2_f32_bf16" | "dot2acc_f32_f16" | "dot2acc_f32_bf16"
         | "dot4_f32_fp8_fp8" | "dot4_f32_fp8_bf8" | "dot4_f32_bf8_fp8" | "dot4_f32_bf8_bf8" => {
@@ -2284,14 +2284,22 @@ fn med3_num(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 /// 16.12, V_CUBEID_F32 ... V_CUBEMA_F32): the major axis is z when |z| >= |x| and |z| >= |y|,
 /// else y when |y| >= |x|, else x (a NaN compares false); the face id (0-5), the S and T
 /// coordinates on that face (source values, sign-flipped by the pseudocode's rules) and twice
-/// the major-axis value. These ops always flush input and output denormals whatever MODE
-/// says (RDNA4 ISA 7.2.4: "These opcodes flush input and output denorms: ..., CUBExx_F32").
-fn cube(l: &mut Lifter, base: &str) -> R<()> {
+/// the major-axis value. With `always_flush` (RDNA) these ops flush input and output
+/// denormals whatever MODE says (RDNA4 ISA 7.2.4: "These opcodes flush input and output
+/// denorms: ..., CUBExx_F32"); without it (GFX9) MODE.FP_DENORM decides, as for every other
+/// f32 op. The CDNA4 chapters at hand name these ops only in an opcode table (CDNA4 ISA 6.3)
+/// and do not repeat RDNA's list, so GFX9 keeps the general rule; wavejit treats GFX9's
+/// f32 transcendentals the same way (`valu::flushes_denormals`).
+pub(super) fn cube(l: &mut Lifter, base: &str, always_flush: bool) -> R<()> {
     l.count_vector();
     let mut v = Vec::with_capacity(3);
     for i in 0..3 {
         let x = l.src(i, K::F32)?;
-        v.push(l.flush_denorm(x, K::F32));
+        v.push(if always_flush {
+            l.flush_denorm(x, K::F32)
+        } else {
+            x
+        });
     }
     let (x, y, z) = (v[0], v[1], v[2]);
     let (ax, ay, az) = (
@@ -2351,7 +2359,11 @@ fn cube(l: &mut Lifter, base: &str) -> R<()> {
     let r = l.select(ymaj, on_y, on_x);
     let r = l.select(zmaj, on_z, r);
     let r = l.fout(r, K::F32)?;
-    let r = l.flush_denorm(r, K::F32);
+    let r = if always_flush {
+        l.flush_denorm(r, K::F32)
+    } else {
+        r
+    };
     l.vdst32(r)
 }
 

@@ -198,17 +198,20 @@ fn dpp_row_shr_with_row_mask() {
 
 #[test]
 fn unsupported_instruction_splits_the_block() {
-    // An instruction the lifter rejects (v_cubeid_f32, graphics-only) after one supported
-    // instruction: the first pass fails at index 1, and lift_block's re-lift would end the
-    // block before it.
+    // An instruction the lifter rejects (v_screen_partition_4se_b32, graphics-only) after
+    // one supported instruction: the first pass fails at index 1, and lift_block's re-lift
+    // would end the block before it. The error names the instruction from its word
+    // (llvm-mc-22: `v_screen_partition_4se_b32_e32 v0, v1` is 0x7e006f01).
+    let mut rejected = inst(
+        Op::V_SCREEN_PARTITION_4SE_B32,
+        Format::Vop1,
+        [v(0), N],
+        [v(1), N, N, N],
+    );
+    rejected.words[0] = 0x7e00_6f01;
     let insts = [
         inst(Op::V_ADD_U32, Format::Vop2, [v(0), N], [v(1), v(2), N, N]),
-        inst(
-            Op::V_CUBEID_F32,
-            Format::Vop3,
-            [v(0), N],
-            [v(1), v(2), v(3), N],
-        ),
+        rejected,
     ];
     let t = Target::new(Gpu::GFX942);
     let mut next = |pc: u64| -> Result<Inst, String> {
@@ -220,9 +223,9 @@ fn unsupported_instruction_splits_the_block() {
     match lift_from(&t, 0x100, DEFAULT_MODE, MAX_BLOCK_INSTS, &mut next) {
         Pass::Failed { index, pc, reason } => {
             assert_eq!((index, pc), (1, 0x104));
-            assert!(reason.contains("v_cubeid_f32"), "{reason}");
+            assert!(reason.contains("v_screen_partition_4se_b32"), "{reason}");
         }
-        Pass::Done(_) => panic!("v_cubeid_f32 was lifted"),
+        Pass::Done(_) => panic!("v_screen_partition_4se_b32 was lifted"),
     }
     match lift_from(&t, 0x100, DEFAULT_MODE, 1, &mut next) {
         Pass::Done(b) => {
