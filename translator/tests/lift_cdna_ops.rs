@@ -574,3 +574,54 @@ fn cube_map_ops_follow_mode_denormals() {
         }
     }
 }
+
+/// MODE.VSKIP (GFX9 MODE bit 28, CDNA4 ISA 3.4: "1 = skip (do not execute) any vector
+/// instructions: valu, vmem, lds"), set by `s_setvskip` (`VSKIP = S0[S1[4:0]]`) or by
+/// `s_setreg` of MODE: the skipped VALU, LDS and global instructions leave registers and
+/// memory alone (their LDS and global addresses are random, so executing them would fault),
+/// scalar instructions still run, and `s_getreg` of MODE reads VSKIP. Words from llvm-mc-22.
+#[test]
+fn vskip_skips_vector_instructions() {
+    #[rustfmt::skip]
+    let words = [
+        0xbf100100, // s_setvskip s0, s1            (s0 = 0b100, s1 = 34: bit 2 = 1)
+        0x7e020287, // v_mov_b32_e32 v1, 7           skipped
+        0x02060301, // v_add_f32_e32 v3, v1, v1      skipped
+        0xd81a0000, 0x00000504, // ds_write_b32 v4, v5             skipped
+        0xdc708000, 0x007f0506, // global_store_dword v[6:7], v5, off skipped
+        0xbe850089, // s_mov_b32 s5, 9               runs
+        0xb886f801, // s_getreg_b32 s6, hwreg(HW_REG_MODE)
+        0xbf100200, // s_setvskip s0, s2            (s2 = 0: bit 0 = 0)
+        0x7e040285, // v_mov_b32_e32 v2, 5           runs
+        0xba000701, 0x00000001, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 28, 1), 1
+        0x7e100286, // v_mov_b32_e32 v8, 6           skipped
+        0xb887f801, // s_getreg_b32 s7, hwreg(HW_REG_MODE)
+        0xba000701, 0x00000000, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 28, 1), 0
+        0x7e120284, // v_mov_b32_e32 v9, 4           runs
+        0xbf810000, // s_endpgm
+    ];
+    for gpu in [Gpu::GFX942, Gpu::GFX950] {
+        let exec = EXEC_PARTIAL;
+        let mut s = random_state(29, exec);
+        s.mode = 0xf0;
+        s.sgpr[0] = 0b100;
+        s.sgpr[1] = 34; // S1[4:0] = 2
+        s.sgpr[2] = 0;
+        let b = clone_state(&s);
+        let code = Code::from_words(&words);
+        let t = Target::new(gpu);
+        let mut mem = Mem::new(0);
+        assert_eq!(run_on(&t, &code, &mut s, &mut mem), Ok(ExitCode::EndPgm));
+        for l in 0..64 {
+            for r in [1, 3, 8] {
+                check_lane(&b, &s, r, l, 0, 0); // unchanged in every lane
+            }
+            check_lane(&b, &s, 2, l, exec, 5);
+            check_lane(&b, &s, 9, l, exec, 4);
+        }
+        assert_eq!(s.sgpr[5], 9);
+        assert_eq!(s.sgpr[6], 0xf0 | 1 << 28, "MODE with VSKIP set");
+        assert_eq!(s.sgpr[7], 0xf0 | 1 << 28, "MODE with VSKIP set by s_setreg");
+        assert_eq!(s.mode, 0xf0, "VSKIP cleared at the end");
+    }
+}

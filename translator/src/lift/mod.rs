@@ -16,7 +16,7 @@
 //! A block ends at branches (except an `s_cbranch_execz` whose region can run under EXEC,
 //! see `region`), `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
 //! `s_sleep`,
-//! writes of MODE (`s_setreg` of MODE, `s_set_gpr_idx_on/off`), after
+//! writes of MODE (`s_setreg` of MODE, `s_set_gpr_idx_on/off`, `s_setvskip`), after
 //! [`MAX_BLOCK_INSTS`] instructions, or before an instruction that cannot be decoded or
 //! lifted. Such an instruction starts the next block, whose exit is [`Exit::Unsupported`]
 //! naming it, so everything before it still executes.
@@ -27,8 +27,8 @@
 //! and the conversions to f32 and f16 round once in that direction through
 //! [`LaneFn::Rounded`](crate::ir::LaneFn::Rounded)), whether OMOD applies (not under IEEE or
 //! with output denormals), NaN through clamp (DX10_CLAMP), sNaN handling of `v_min*`/`v_max*`/
-//! `v_med3` (IEEE), ±MAX instead of ±Inf for overflowing f16 results (FP16_OVFL), and VGPR
-//! indexing (GPR_IDX_EN).
+//! `v_med3` (IEEE), ±MAX instead of ±Inf for overflowing f16 results (FP16_OVFL), VGPR
+//! indexing (GPR_IDX_EN) and, on GFX9, whether vector instructions are skipped (VSKIP).
 //!
 //! Documented approximations: `v_rcp_f32`/`v_rsq_f32`/`v_sqrt_f32` (and f64) are computed in
 //! round-to-nearest whatever FP_ROUND says (the ISA bounds them to 1 ULP; sqrt and rcp are
@@ -220,9 +220,37 @@ fn lift_from(
     }
 }
 
+/// Whether instructions of `format` are vector instructions (VALU, matrix, vector memory,
+/// LDS), the ones MODE.VSKIP skips.
+fn is_vector(format: Format) -> bool {
+    matches!(
+        format,
+        Format::Vop1
+            | Format::Vop2
+            | Format::Vop3
+            | Format::Vop3b
+            | Format::Vop3p
+            | Format::Vopc
+            | Format::Mai
+            | Format::Ds
+            | Format::Flat
+            | Format::Global
+            | Format::Scratch
+            | Format::Mubuf
+            | Format::Mtbuf
+    )
+}
+
 /// Lifts one instruction by family.
 fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
-    let name = if l.gpu.family() == Some(crate::isa::Family::Gfx9) {
+    let gfx9 = l.gpu.family() == Some(crate::isa::Family::Gfx9);
+    // MODE.VSKIP (GFX9 MODE bit 28, CDNA4 ISA 3.4): "1 = skip (do not execute) any vector
+    // instructions: valu, vmem, lds". A skipped instruction only moves the PC; it is counted
+    // as program control, not as the work it names.
+    if gfx9 && l.mode >> 28 & 1 != 0 && is_vector(inst.format) {
+        return Ok((InstClass::Control, Flow::Next));
+    }
+    let name = if gfx9 {
         l.name
     } else {
         rdna_names::gfx9_equivalent(l.name)

@@ -178,6 +178,22 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             l.effect(Op::SetMode(nm));
             return Ok(Flow::End(Exit::Jump(l.next_pc)));
         }
+        // VSKIP = S0[S1[4:0]] (GCN3/Vega ISA S_SETVSKIP; CDNA4 ISA 4.1: "Set a bit that
+        // causes all vector instructions to be ignored"). VSKIP is MODE bit 28 (CDNA4 ISA
+        // 3.4; 4.5: "SET_VSKIP ... Reads VSKIP from MODE"), so the block ends here.
+        "s_setvskip" => {
+            let s0 = l.s32(inst.src[0], K::B32)?;
+            let s1 = l.s32(inst.src[1], K::B32)?;
+            let sh = l.and_imm(s1, 31);
+            let bit = l.bin(BinOp::LShr, s0, sh);
+            let bit = l.and_imm(bit, 1);
+            let bit = l.shl_imm(bit, 28);
+            let mode = l.push_op(Op::GetMode, Ty::S32);
+            let kept = l.and_imm(mode, !(1u64 << 28) & 0xffff_ffff);
+            let nm = l.or(kept, bit);
+            l.effect(Op::SetMode(nm));
+            return Ok(Flow::End(Exit::Jump(l.next_pc)));
+        }
         "s_set_gpr_idx_idx" => {
             let s0 = l.s32(inst.src[0], K::B32)?;
             let m0 = l.get_sreg(crate::wave::sreg::M0);
