@@ -625,3 +625,21 @@ fn vskip_skips_vector_instructions() {
         assert_eq!(s.mode, 0xf0, "VSKIP cleared at the end");
     }
 }
+
+/// `s_sethalt 1` and `s_sendmsghalt` halt the wave until the host or a debugger resumes it
+/// (CDNA4 ISA 3.4, STATUS.HALT); wavejit has neither, so they are refused with that reason
+/// and the instruction's text, while `s_sethalt 0` (resume a running wave) has no effect.
+#[test]
+fn halting_is_refused_with_its_reason() {
+    for gpu in [Gpu::GFX942, Gpu::GFX950] {
+        let t = Target::new(gpu);
+        for (w, text) in [
+            (0xbf8d0001u32, "s_sethalt 1"),
+            (0xbf910001, "s_sendmsghalt sendmsg(MSG_INTERRUPT)"),
+        ] {
+            let e = lift_one(&t, &w.to_le_bytes()).expect_err("a halt must not lift");
+            assert!(e.contains(text) && e.contains("halts the wave"), "{e}");
+        }
+        assert_eq!(lift_one(&t, &0xbf8d0000u32.to_le_bytes()), Ok(()));
+    }
+}

@@ -41,6 +41,15 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         // SIMM16[0] = 0 resumes a halted wave (a running wave is not halted): no effect.
         // Halting needs a debugger to resume the wave and stays unsupported.
         "s_sethalt" if inst.imm & 1 == 0 => Flow::Next,
+        // Halting stops the wave until the host or a debugger resumes it (CDNA4 ISA 3.4
+        // STATUS.HALT); wavejit has neither, so the wave would never finish: a clear error.
+        "s_sethalt" | "s_sendmsghalt" => {
+            return Err(
+                "halts the wave; only a host or debugger command resumes a halted \
+                        wave, and wavejit has none"
+                    .into(),
+            )
+        }
         "s_set_gpr_idx_off" => {
             // Clears MODE.GPR_IDX_EN; MODE changed, so the block ends.
             let mode = l.push_op(Op::GetMode, Ty::S32);
