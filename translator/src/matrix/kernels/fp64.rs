@@ -12,7 +12,7 @@
 //! negations flip the sign bit, which equals the generic executor's multiplication by −1
 //! on every value but a NaN, whose result is the canonical NaN either way.
 
-use super::{compress, in_range, Run, SlotRef};
+use super::{compress, in_range, Run, SlotRef, LANES};
 use crate::matrix::gemm::Isa;
 use std::cell::RefCell;
 
@@ -38,12 +38,12 @@ pub struct FastF64 {
     blocks: usize,
     nregs: usize,
     /// A into row-major blocks `(blk·M + i)·K + k` (as the generic executor's).
-    a: Vec<Run>,
-    b: Vec<Run>,
+    a: Moves64,
+    b: Moves64,
     /// C (`None`: every element is `c_imm`).
-    c: Option<Vec<Run>>,
+    c: Option<Moves64>,
     c_imm: u64,
-    d: Vec<Run>,
+    d: Moves64,
     /// Sign masks XORed into A, B and C (BLGP negation).
     sign: [u64; 3],
 }
@@ -70,20 +70,32 @@ impl FastF64 {
         {
             return None;
         }
-        let runs = |v: &[SlotRef]| {
+        // Whole 64-bit elements: shift 0 and the high register inside the file too.
+        let moves = |v: &[SlotRef]| -> Option<Moves64> {
             let mut p: Vec<(SlotRef, u32)> =
                 v.iter().enumerate().map(|(x, &s)| (s, x as u32)).collect();
-            compress(&mut p)
+            let runs = compress(&mut p);
+            if !(runs.iter().all(|x| x.shift == 0) && in_range(&runs, nregs - 1, v.len())) {
+                return None;
+            }
+            // Runs shorter than 8 lanes on average: per-element indices are cheaper.
+            Some(if runs.len() * 8 > v.len() {
+                Moves64::Index(
+                    v.iter()
+                        .map(|&(reg, lane, _)| u32::from(reg) * LANES as u32 + u32::from(lane))
+                        .collect(),
+                )
+            } else {
+                Moves64::Runs(runs)
+            })
         };
-        let (a, b, d) = (runs(slots.a), runs(slots.b), runs(slots.d));
-        let c = slots.c.map(runs);
-        // Whole 64-bit elements: shift 0 and the high register inside the file too.
-        let fits =
-            |r: &[Run], size: usize| r.iter().all(|x| x.shift == 0) && in_range(r, nregs - 1, size);
-        let ok =
-            fits(&a, sa) && fits(&b, sb) && fits(&d, sc) && c.as_ref().is_none_or(|c| fits(c, sc));
+        let (a, b, d) = (moves(slots.a)?, moves(slots.b)?, moves(slots.d)?);
+        let c = match slots.c {
+            Some(c) => Some(moves(c)?),
+            None => None,
+        };
         let bit = |b: u8| if neg & b != 0 { 1u64 << 63 } else { 0 };
-        ok.then_some(FastF64 {
+        Some(FastF64 {
             m,
             n,
             k,
@@ -130,6 +142,15 @@ impl FastF64 {
             true
         })
     }
+}
+
+/// How one operand moves: as runs of lanes, or (when its runs are short, as in
+/// `v_mfma_f64_4x4x4_4b_f64`, whose runs are 4 lanes) one flattened register-file index
+/// (`reg·64 + lane`, the low word) per logical position.
+#[derive(Clone, Debug, PartialEq)]
+enum Moves64 {
+    Runs(Vec<Run>),
+    Index(Vec<u32>),
 }
 
 thread_local! {
@@ -226,10 +247,22 @@ fn rows_any(n: usize, k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
     }
 }
 
-/// Reads the f64 elements of `runs` (low word in the run's register, high word in the
+/// Reads the f64 elements of `mv` (low word in the run's register, high word in the
 /// next) into `out`, their sign bits XORed with `sign`.
 #[inline(always)]
-fn gather64(runs: &[Run], regs: &[[u32; 64]], sign: u64, out: &mut [f64]) {
+fn gather64(mv: &Moves64, regs: &[[u32; 64]], sign: u64, out: &mut [f64]) {
+    let runs = match mv {
+        Moves64::Runs(r) => r,
+        Moves64::Index(idx) => {
+            let flat = regs.as_flattened();
+            for (o, &ix) in out.iter_mut().zip(idx) {
+                let ix = ix as usize;
+                let w = u64::from(flat[ix + LANES]) << 32 | u64::from(flat[ix]);
+                *o = f64::from_bits(w ^ sign);
+            }
+            return;
+        }
+    };
     for r in runs {
         let l = usize::from(r.lane0)..usize::from(r.lane0) + usize::from(r.len);
         let lo = &regs[usize::from(r.reg)][l.clone()];
@@ -250,14 +283,26 @@ fn gather64(runs: &[Run], regs: &[[u32; 64]], sign: u64, out: &mut [f64]) {
     }
 }
 
-/// Writes `acc` to the register pairs of `runs`, NaN as the canonical 0x7FF8000000000000.
+/// Writes `acc` to the register pairs of `mv`, NaN as the canonical 0x7FF8000000000000.
 #[inline(always)]
-fn scatter64(runs: &[Run], acc: &[f64], regs: &mut [[u32; 64]]) {
+fn scatter64(mv: &Moves64, acc: &[f64], regs: &mut [[u32; 64]]) {
     let bits = |v: f64| {
         if v.is_nan() {
             0x7FF8_0000_0000_0000
         } else {
             v.to_bits()
+        }
+    };
+    let runs = match mv {
+        Moves64::Runs(r) => r,
+        Moves64::Index(idx) => {
+            let flat = regs.as_flattened_mut();
+            for (&v, &ix) in acc.iter().zip(idx) {
+                let (ix, b) = (ix as usize, bits(v));
+                flat[ix] = b as u32;
+                flat[ix + LANES] = (b >> 32) as u32;
+            }
+            return;
         }
     };
     for r in runs {
