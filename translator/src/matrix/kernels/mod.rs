@@ -525,6 +525,9 @@ impl FastF32 {
         if self.ta.i8 && self.tb.i8 && self.sparse.is_none() {
             let shape = [self.m, self.n, self.k, self.blocks];
             self.quads = int8::Quads::new(shape, &self.a, &self.b).map(Box::new);
+        } else if self.ta.i8 && self.tb.i8 && self.pairs.is_some() && self.blocks == 1 {
+            let shape = [self.m, self.n, self.k];
+            self.quads = int8::Quads::with_sparse_a(shape, &self.b).map(Box::new);
         }
         exact.then_some(self)
     }
@@ -726,10 +729,13 @@ impl FastF32 {
                 None => c_raw.fill(self.c_imm),
             }
             acc_i.resize(size, 0);
-            let done = self
-                .quads
-                .as_ref()
-                .is_some_and(|q| int8::gemm_quads(isa, q, regs, aq, bq, acc_i));
+            let done = self.quads.as_ref().is_some_and(|q| {
+                int8::gemm_quads(isa, q, regs, aq, bq, acc_i)
+                    || self
+                        .pairs
+                        .as_ref()
+                        .is_some_and(|p| int8::gemm_quads_sparse(isa, q, p, regs, aq, bq, acc_i))
+            });
             let mv = simd_moves(isa);
             if !done {
                 acc.resize(size, 0.0);
@@ -1803,7 +1809,8 @@ mod tests {
                         };
                         let fast = plan.has_fast_path();
                         // Every dense i8 MFMA's A and B are whole dword quads (ISA 7.1.4).
-                        if op.kind == Kind::Dense && op.acc == Acc::I32 && fast {
+                        // So are an i8 SMFMAC's B and its A's 4:2 groups (K ≤ 128).
+                        if op.acc == Acc::I32 && fast && (op.kind == Kind::Dense || op.k <= 128) {
                             assert!(plan.has_int8_quads(), "{} without quads", o.name());
                             quads_covered += 1;
                         }

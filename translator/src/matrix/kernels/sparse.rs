@@ -197,6 +197,72 @@ impl SparsePairs {
     }
 }
 
+impl SparsePairs {
+    /// Writes the dense A as i8 quads for the VNNI kernel (`aq[i·K4 + q]`, `k4` = K/4, sized
+    /// `M·K4`, bytes flipped to `a + 128` as [`super::int8`] wants): each 4:2 group is one
+    /// quad, byte `p` the second element's if its index is `p`, else the first's if its index
+    /// is `p`, else 0 (the generic executor's ordered placement). Returns `false`, having
+    /// changed nothing, unless every value is a whole byte of its register and `aq` fits.
+    pub(super) fn quads(&self, regs: &[[u32; 64]], aq: &mut [u32], k4: usize) -> bool {
+        if self.vals.iter().any(|v| v.shift % 8 != 0) || aq.len() < self.m * k4 {
+            return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F (checked just above), the only requirement;
+            // the body is safe Rust.
+            unsafe { quads_avx512(self, regs, aq, k4) };
+            return true;
+        }
+        quads_body(self, regs, aq, k4);
+        true
+    }
+}
+
+/// The body of [`SparsePairs::quads`] (checks done): per run, the quads of its lanes
+/// computed branch-free into a contiguous buffer (vectorises), then stored K4 apart.
+#[inline(always)]
+fn quads_body(sp: &SparsePairs, regs: &[[u32; 64]], aq: &mut [u32], k4: usize) {
+    let never = u32::from(sp.never);
+    let mut tmp = [0u32; LANES];
+    for (r, f) in sp.runs.iter().zip(sp.vals.chunks_exact(2)) {
+        let lanes = usize::from(r.lane0)..usize::from(r.lane0) + usize::from(r.len);
+        let (i0, q) = (r.at0 as usize % sp.m, r.at0 as usize / sp.m / 4);
+        let w0 = &regs[usize::from(f[0].reg)][lanes.clone()];
+        let w1 = &regs[usize::from(f[1].reg)][lanes.clone()];
+        let x0 = &regs[usize::from(r.idx0.0)][lanes.clone()];
+        let x1 = &regs[usize::from(r.idx1.0)][lanes];
+        let (s0, s1) = (u32::from(f[0].shift), u32::from(f[1].shift));
+        let (t0, t1) = (u32::from(r.idx0.1), u32::from(r.idx1.1));
+        let out = &mut tmp[..w0.len()];
+        for ((((o, &w0), &w1), &x0), &x1) in out.iter_mut().zip(w0).zip(w1).zip(x0).zip(x1) {
+            let (p0, p1) = ((x0 >> t0) & 3, (x1 >> t1) & 3);
+            // All ones when the element is placed.
+            let (k0, k1) = (
+                u32::from(p0 != never).wrapping_neg(),
+                u32::from(p1 != never).wrapping_neg(),
+            );
+            let first = (((w0 >> s0) & 0xFF) << (8 * p0)) & k0;
+            let keep = !((0xFF << (8 * p1)) & k1);
+            let second = (((w1 >> s1) & 0xFF) << (8 * p1)) & k1;
+            *o = ((first & keep) | second) ^ 0x8080_8080;
+        }
+        for (x, &v) in out.iter().enumerate() {
+            aq[(i0 + x) * k4 + q] = v;
+        }
+    }
+}
+
+/// [`quads_body`] compiled for AVX-512F.
+///
+/// # Safety
+/// The CPU supports AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn quads_avx512(sp: &SparsePairs, regs: &[[u32; 64]], aq: &mut [u32], k4: usize) {
+    quads_body(sp, regs, aq, k4)
+}
+
 thread_local! {
     /// The decoded values of the stored elements (no allocation per instruction).
     static VALS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
