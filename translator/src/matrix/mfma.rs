@@ -403,6 +403,12 @@ impl Plan {
         self.fast.as_ref().is_some_and(|f| f.has_lane_blocks())
     }
 
+    /// Whether the f64 fast path has the `v_mfma_f64_4x4x4_4b_f64` lane kernel.
+    #[doc(hidden)]
+    pub fn has_f64_lanes4(&self) -> bool {
+        self.fast64.as_ref().is_some_and(|f| f.has_lanes4())
+    }
+
     /// Whether the fast path moves A and B as dword quads for the VNNI kernel (i8).
     #[doc(hidden)]
     pub fn has_int8_quads(&self) -> bool {

@@ -46,6 +46,52 @@ pub struct FastF64 {
     d: Moves64,
     /// Sign masks XORed into A, B and C (BLGP negation).
     sign: [u64; 3],
+    /// `v_mfma_f64_4x4x4_4b_f64`'s lane layout ([`Lanes4`]), when the slots follow it.
+    lanes4: Option<Lanes4>,
+}
+
+/// The first register pairs of A, B, C (`None`: constant) and D of a
+/// `v_mfma_f64_4x4x4_4b_f64` whose every element sits where its layout puts it: A[b][i][k]
+/// on lane `i + 4b + 16k`, B[b][k][j] on lane `j + 4b + 16k` (ISA 7.1.4, one pair each),
+/// C/D[b][i][j] on lane `j + 4b + 16i` (the Matrix Instruction Calculator's layout,
+/// `layout::cd_loc`). Output lane `L = 16i + 4b + j` then needs, per k, B's lane
+/// `16k + (L mod 16)` (B's 16-lane group k as it lies) and A's lane `16k + 4b + i` (group k
+/// with each 4-lane block's element i broadcast: `vpermpd` within 256 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Lanes4 {
+    a: u16,
+    b: u16,
+    c: Option<u16>,
+    d: u16,
+}
+
+impl Lanes4 {
+    /// The layout check over every slot (shape 4×4×4, 4 blocks).
+    fn new(shape: [usize; 4], slots: &Slots64, nregs: usize) -> Option<Lanes4> {
+        if shape != [4, 4, 4, 4] {
+            return None;
+        }
+        // `at(x)`: the lane of logical position x; every slot on the operand's first pair.
+        let check = |v: &[SlotRef], at: &dyn Fn(usize) -> usize| -> Option<u16> {
+            let reg = v.first()?.0;
+            let ok = v.len() == 64
+                && usize::from(reg) + 1 < nregs
+                && v.iter()
+                    .enumerate()
+                    .all(|(x, &s)| s == (reg, at(x) as u8, 0));
+            ok.then_some(reg)
+        };
+        // A: x = (b·4 + i)·4 + k; B: x = (b·4 + k)·4 + j; C/D: x = (b·4 + i)·4 + j.
+        let a = check(slots.a, &|x| (x >> 2 & 3) + 4 * (x >> 4) + 16 * (x & 3))?;
+        let b = check(slots.b, &|x| (x & 3) + 4 * (x >> 4) + 16 * (x >> 2 & 3))?;
+        let cd = |x: usize| (x & 3) + 4 * (x >> 4) + 16 * (x >> 2 & 3);
+        let c = match slots.c {
+            Some(c) => Some(check(c, &cd)?),
+            None => None,
+        };
+        let d = check(slots.d, &cd)?;
+        Some(Lanes4 { a, b, c, d })
+    }
 }
 
 impl FastF64 {
@@ -95,6 +141,7 @@ impl FastF64 {
             None => None,
         };
         let bit = |b: u8| if neg & b != 0 { 1u64 << 63 } else { 0 };
+        let lanes4 = Lanes4::new([m, n, k, blocks], slots, nregs);
         Some(FastF64 {
             m,
             n,
@@ -107,7 +154,13 @@ impl FastF64 {
             c_imm,
             d,
             sign: [bit(1), bit(2), bit(4)],
+            lanes4,
         })
+    }
+
+    /// Whether the `v_mfma_f64_4x4x4_4b_f64` lane kernel runs (with AVX-512F).
+    pub fn has_lanes4(&self) -> bool {
+        self.lanes4.is_some()
     }
 
     /// Executes the instruction on `regs` with GEMM variant `isa`. Returns `false`, having
@@ -115,6 +168,15 @@ impl FastF64 {
     pub fn run(&self, isa: Isa, regs: &mut [[u32; 64]]) -> bool {
         if regs.len() < self.nregs {
             return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(l4) = &self.lanes4 {
+            if isa == Isa::Avx512 && std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU supports AVX-512F (checked just above); `Lanes4::new`
+                // checked the register pairs against `nregs <= regs.len()`.
+                unsafe { lanes4_avx512(l4, self.sign, self.c_imm, regs) };
+                return true;
+            }
         }
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
@@ -216,6 +278,79 @@ unsafe fn run_avx2(
     acc: &mut [f64],
 ) {
     run_body(f, regs, a, b, acc)
+}
+
+/// `v_mfma_f64_4x4x4_4b_f64` with AVX-512F ([`Lanes4`]): the 64 lanes of A, B and C as
+/// eight vectors of 8 f64 each, then per output vector (rows i, half h) the chain
+/// `acc = C; acc = fma(A_k broadcast, B_k, acc)` for k = 0..3 in order (the generic
+/// executor's chain), NaN written as 0x7FF8000000000000.
+///
+/// # Safety
+/// The CPU supports AVX-512F; the pairs `l.a`, `l.b`, `l.c`, `l.d` (and the next register
+/// of each) exist in `regs`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lanes4_avx512(l: &Lanes4, sign: [u64; 3], c_imm: u64, regs: &mut [[u32; 64]]) {
+    use std::arch::x86_64::*;
+    // Lanes 8x..8x+8 of the pair at `r` as f64, sign bits XORed with `s`.
+    let load = |regs: &[[u32; 64]], r: u16, x: usize, s: u64| -> __m512d {
+        let (lo, hi) = (
+            &regs[usize::from(r)][8 * x..][..8],
+            &regs[usize::from(r) + 1][8 * x..][..8],
+        );
+        // SAFETY: `lo` and `hi` are 8 words (32 bytes) each.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(lo.as_ptr().cast()),
+                _mm256_loadu_si256(hi.as_ptr().cast()),
+            )
+        };
+        let w = _mm512_or_si512(
+            _mm512_cvtepu32_epi64(lo),
+            _mm512_slli_epi64::<32>(_mm512_cvtepu32_epi64(hi)),
+        );
+        _mm512_castsi512_pd(_mm512_xor_si512(w, _mm512_set1_epi64(s as i64)))
+    };
+    let [sa, sb, sc] = sign;
+    let a: [__m512d; 8] = core::array::from_fn(|x| load(regs, l.a, x, sa));
+    let b: [__m512d; 8] = core::array::from_fn(|x| load(regs, l.b, x, sb));
+    let c: [__m512d; 8] = match l.c {
+        Some(r) => core::array::from_fn(|x| load(regs, r, x, sc)),
+        None => [_mm512_castsi512_pd(_mm512_set1_epi64((c_imm ^ sc) as i64)); 8],
+    };
+    // Output vector 2i + h holds lanes 16i + 8h..: blocks 2h, 2h+1, row i. A's vector
+    // 2k + h holds blocks 2h, 2h+1 of group k; element i of each 4-lane block is row i.
+    let mut d = [_mm512_setzero_pd(); 8];
+    for (x, dx) in d.iter_mut().enumerate() {
+        let (i, h) = (x / 2, x % 2);
+        let mut acc = c[x];
+        for kk in 0..4 {
+            let av = a[2 * kk + h];
+            let ab = match i {
+                0 => _mm512_permutex_pd::<0x00>(av),
+                1 => _mm512_permutex_pd::<0x55>(av),
+                2 => _mm512_permutex_pd::<0xAA>(av),
+                _ => _mm512_permutex_pd::<0xFF>(av),
+            };
+            acc = _mm512_fmadd_pd(ab, b[2 * kk + h], acc);
+        }
+        *dx = acc;
+    }
+    let canon = _mm512_set1_epi64(0x7FF8_0000_0000_0000);
+    let r = usize::from(l.d);
+    for (x, &v) in d.iter().enumerate() {
+        let nan = _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(v, v);
+        let w = _mm512_mask_mov_epi64(_mm512_castpd_si512(v), nan, canon);
+        let (lo, hi) = (
+            _mm512_cvtepi64_epi32(w),
+            _mm512_cvtepi64_epi32(_mm512_srli_epi64::<32>(w)),
+        );
+        // SAFETY: 8 words (32 bytes) at lane 8x of each register of the pair.
+        unsafe {
+            _mm256_storeu_si256(regs[r][8 * x..][..8].as_mut_ptr().cast(), lo);
+            _mm256_storeu_si256(regs[r + 1][8 * x..][..8].as_mut_ptr().cast(), hi);
+        }
+    }
 }
 
 /// One block, width `N`, row-major A (`m×k`), B (`k×N`) and C (`m×N`): each row of C is

@@ -1964,6 +1964,8 @@ mod tests {
                         };
                         let plan = Plan::new(&op, &opnds, &ctl, NREGS).expect("f64 plan");
                         assert!(plan.has_fast_path(), "{} without the fast path", o.name());
+                        // The 4x4x4 4-block form has its lane kernel (AVX-512F hosts).
+                        assert_eq!(plan.has_f64_lanes4(), op.m == 4, "{}", o.name());
                         let generic = plan.clone().without_fast_path();
                         // Registers in pairs: f64 specials, small integers (exact sums and
                         // cancellations to ±0) and moderate random values.
