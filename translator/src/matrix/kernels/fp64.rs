@@ -240,8 +240,8 @@ fn run_body(f: &FastF64, regs: &mut [[u32; 64]], a: &mut [f64], b: &mut [f64], a
         );
         let cb = &mut acc[blk * m * n..(blk + 1) * m * n];
         match n {
-            16 => rows::<16>(k, ab, bb, cb),
-            4 => rows::<4>(k, ab, bb, cb),
+            16 if m % 4 == 0 => rows::<16>(k, ab, bb, cb),
+            4 if m % 4 == 0 => rows::<4>(k, ab, bb, cb),
             _ => rows_any(n, k, ab, bb, cb),
         }
     }
@@ -353,20 +353,28 @@ unsafe fn lanes4_avx512(l: &Lanes4, sign: [u64; 3], c_imm: u64, regs: &mut [[u32
     }
 }
 
-/// One block, width `N`, row-major A (`m×k`), B (`k×N`) and C (`m×N`): each row of C is
-/// held in a local array across the k loop, one fused multiply-add per k in ascending
-/// order (the chain of `gemm::gemm_f64`).
+/// One block, width `N`, row-major A (`m×k`), B (`k×N`) and C (`m×N`): rows of C are held
+/// in local arrays across the k loop, four rows at a time so that eight or more independent
+/// FMA chains are in flight, each output taking one fused multiply-add per k in ascending
+/// order (the chain of `gemm::gemm_f64`). M must be a multiple of 4.
 #[inline(always)]
 fn rows<const N: usize>(k: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
-    for (row, arow) in c.chunks_exact_mut(N).zip(a.chunks_exact(k)) {
-        let mut r = [0f64; N];
-        r.copy_from_slice(row);
-        for (&x, brow) in arow.iter().zip(b.chunks_exact(N)) {
-            for (rj, &y) in r.iter_mut().zip(brow) {
-                *rj = x.mul_add(y, *rj);
+    for (rows4, arows) in c.chunks_exact_mut(4 * N).zip(a.chunks_exact(4 * k)) {
+        let mut r = [[0f64; N]; 4];
+        for (ri, row) in r.iter_mut().zip(rows4.chunks_exact(N)) {
+            ri.copy_from_slice(row);
+        }
+        for (kk, brow) in b.chunks_exact(N).take(k).enumerate() {
+            for (ri, arow) in r.iter_mut().zip(arows.chunks_exact(k)) {
+                let x = arow[kk];
+                for (rj, &y) in ri.iter_mut().zip(brow) {
+                    *rj = x.mul_add(y, *rj);
+                }
             }
         }
-        row.copy_from_slice(&r);
+        for (ri, row) in r.iter().zip(rows4.chunks_exact_mut(N)) {
+            row.copy_from_slice(ri);
+        }
     }
 }
 
