@@ -924,6 +924,7 @@ enum Moves {
 
 impl Moves {
     /// Whether the AVX2 + F16C moves run (an x86 vector variant on a host with both).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn simd(self) -> bool {
         self != Moves::Scalar
     }
