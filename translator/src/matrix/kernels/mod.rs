@@ -1758,15 +1758,19 @@ mod tests {
                     let scaled = op.kind == Kind::ScaledF8f6f4;
                     let ctls: Vec<(u8, u8, u8)> = if f8 {
                         vec![(0, 0, 0), (1, 0, 4), (4, 0, 1), (0, 0, 2)]
+                    } else if op.kind == Kind::Sparse {
+                        // CBSZ = 0: ABID picks the index set.
+                        vec![(0, 0, 0), (0, 1, 0), (0, 3, 0), (1, 1, 0)]
                     } else {
                         vec![(0, 0, 0), (0, 0, 3), (1, 1, 0), (2, 3, 5)]
                     };
-                    // Operand sets 0-2 in turn, and set 3 (C overlapping D) with plain controls.
+                    // Operand sets 0-2 in turn, and sets 3 (C overlapping D) and 2 (constant C)
+                    // with plain controls.
                     let cases = ctls
                         .iter()
                         .enumerate()
                         .map(|(ci, &c)| (ci % 3, c))
-                        .chain([(3, ctls[0])]);
+                        .chain([(3, ctls[0]), (2, ctls[0])]);
                     for (set, (cbsz, abid, blgp)) in cases {
                         let opnds = match set {
                             0 => Operands {
@@ -1893,9 +1897,9 @@ mod tests {
             pairs_covered >= 100,
             "only {pairs_covered} sparse pair cases"
         );
-        // 4x4x1 f32, 4x4x4 f16 and bf16 on both targets, operand sets 0 and 3.
+        // 4x4x1 f32, 4x4x4 f16 and bf16 on both targets, operand sets 0, 2 and 3.
         assert!(
-            blocks_covered >= 12,
+            blocks_covered >= 18,
             "only {blocks_covered} lane-block cases"
         );
     }
