@@ -21,6 +21,11 @@
 //! are integers below 2^24 in magnitude, which the f32 GEMM computes exactly; C is added
 //! and D wrapped or saturated in i64, as the generic executor does. Dense i8 MFMAs on a host
 //! with AVX-512 VNNI use [`int8`] instead: whole register dwords in, exact i32 sums.
+//!
+//! Submodules for the kinds the run model alone left slow: [`sparse`] (SMFMAC: the 4:2 A
+//! expanded in one pass, or straight into i8 quads), [`small_blocks`] (16 blocks of 4×4 as
+//! lane-wise FMA chains), [`scaled`] (the block-scale step, vectorised) and [`fp64`] (the f64
+//! MFMAs). Each is bit-identical to the generic executor (tests below).
 
 use super::formats::xf32_from_bits;
 use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSet, RowSrc};
