@@ -22,9 +22,9 @@
 //! and D wrapped or saturated in i64, as the generic executor does. Dense i8 MFMAs on a host
 //! with AVX-512 VNNI use [`int8`] instead: whole register dwords in, exact i32 sums.
 //!
-//! Submodules for the kinds the run model alone left slow: [`sparse`] (SMFMAC: the 4:2 A
-//! expanded in one pass, or straight into i8 quads), [`small_blocks`] (16 blocks of 4×4 as
-//! lane-wise FMA chains), [`scaled`] (the block-scale step, vectorised) and [`fp64`] (the f64
+//! Submodules for the kinds the run model alone left slow: `sparse` (SMFMAC: the 4:2 A
+//! expanded in one pass, or straight into i8 quads), `small_blocks` (16 blocks of 4×4 as
+//! lane-wise FMA chains), `scaled` (the block-scale step, vectorised) and `fp64` (the f64
 //! MFMAs). Each is bit-identical to the generic executor (tests below).
 
 use super::formats::xf32_from_bits;
@@ -537,12 +537,12 @@ impl FastF32 {
         exact.then_some(self)
     }
 
-    /// Whether a sparse A expands in one pass ([`sparse::SparsePairs`]).
+    /// Whether a sparse A expands in one pass (`sparse::SparsePairs`).
     pub fn has_sparse_pairs(&self) -> bool {
         self.pairs.is_some()
     }
 
-    /// Whether the 16-block 4×4 kernel runs ([`small_blocks::LaneBlocks`]).
+    /// Whether the 16-block 4×4 kernel runs (`small_blocks::LaneBlocks`).
     pub fn has_lane_blocks(&self) -> bool {
         self.lane_blocks.is_some() && !self.int_acc && !self.scaled
     }
