@@ -198,6 +198,8 @@ pub struct Plan {
     pub(super) ovfl_clamp: bool,
     /// The run-based fast path (`super::kernels`): f32-accumulating forms and i8 ones.
     pub(super) fast: Option<super::kernels::FastF32>,
+    /// The run-based fast path of the f64 forms (`super::kernels::FastF64`).
+    pub(super) fast64: Option<super::kernels::FastF64>,
 }
 
 impl Plan {
@@ -258,6 +260,7 @@ impl Plan {
             sat: None,
             ovfl_clamp: true,
             fast: None,
+            fast64: None,
         };
         if matches!(op.kind, Kind::Wmma | Kind::Swmmac) {
             return Err(MatrixError::Unsupported(
@@ -343,6 +346,9 @@ impl Plan {
         if op.acc == Acc::I32 && matches!(op.kind, Kind::Dense | Kind::Sparse) {
             plan.fast = plan.fast_path(nregs).and_then(|f| f.with_i32_acc());
         }
+        if op.acc == Acc::F64 && op.kind == Kind::Dense {
+            plan.fast64 = plan.fast_path64(nregs);
+        }
         Ok(plan)
     }
 
@@ -350,13 +356,57 @@ impl Plan {
     #[doc(hidden)]
     pub fn without_fast_path(mut self) -> Plan {
         self.fast = None;
+        self.fast64 = None;
         self
     }
 
     /// Whether the run-based fast path executes this plan (when MODE allows it).
     #[doc(hidden)]
     pub fn has_fast_path(&self) -> bool {
-        self.fast.is_some()
+        self.fast.is_some() || self.fast64.is_some()
+    }
+
+    /// The run-based executor of this f64 plan (`super::kernels::FastF64`).
+    fn fast_path64(&self, nregs: usize) -> Option<super::kernels::FastF64> {
+        use super::kernels::{FastF64, Slots64};
+        let refs = |v: &[Slot]| {
+            v.iter()
+                .map(|s| (s.reg, s.lane, s.shift))
+                .collect::<Vec<_>>()
+        };
+        let (a, b, c, d) = (refs(&self.a), refs(&self.b), refs(&self.c), refs(&self.d));
+        let op = &self.op;
+        let slots = Slots64 {
+            a: &a,
+            b: &b,
+            c: self.c_imm.is_none().then_some(&c[..]),
+            d: &d,
+        };
+        FastF64::new(
+            [op.m, op.n, op.k, op.blocks],
+            &slots,
+            self.c_imm.unwrap_or(0),
+            self.neg,
+            nregs,
+        )
+    }
+
+    /// Whether the fast path expands a sparse A in one pass (`kernels::sparse`).
+    #[doc(hidden)]
+    pub fn has_sparse_pairs(&self) -> bool {
+        self.fast.as_ref().is_some_and(|f| f.has_sparse_pairs())
+    }
+
+    /// Whether the fast path runs the 16-block 4×4 lane-wise kernel (`kernels::small_blocks`).
+    #[doc(hidden)]
+    pub fn has_lane_blocks(&self) -> bool {
+        self.fast.as_ref().is_some_and(|f| f.has_lane_blocks())
+    }
+
+    /// Whether the f64 fast path has the `v_mfma_f64_4x4x4_4b_f64` lane kernel.
+    #[doc(hidden)]
+    pub fn has_f64_lanes4(&self) -> bool {
+        self.fast64.as_ref().is_some_and(|f| f.has_lanes4())
     }
 
     /// Whether the fast path moves A and B as dword quads for the VNNI kernel (i8).
@@ -678,6 +728,9 @@ impl Plan {
     }
 
     fn run_f64(&self, isa: Isa, regs: &mut [[u32; 64]]) {
+        if self.fast64.as_ref().is_some_and(|f| f.run(isa, regs)) {
+            return;
+        }
         let op = &self.op;
         let (m, n, k) = (op.m, op.n, op.k);
         let sign = |bit: u8| if self.neg & bit != 0 { -1.0 } else { 1.0 };

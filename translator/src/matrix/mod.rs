@@ -5,7 +5,8 @@
 //! * [`formats`]: exact decoding of f16/bf16/FP8/BF8 (FNUZ and OCP)/FP6/BF6/FP4.
 //! * [`layout`]: where each A/B/C/D element lives (lane, item), broadcast controls.
 //! * [`gemm`]: the host microkernels (AVX-512F, AVX2+FMA, NEON, portable; bit-identical).
-//! * [`kernels`]: the fast path of f32-accumulating dense MFMAs (run-based gathers).
+//! * [`kernels`]: the fast paths (run-based gathers): f32- and i32-accumulating MFMAs and
+//!   SMFMACs, the 16-block 4×4 forms, block-scaled and f64 MFMAs.
 //! * [`mfma`]: executes one instruction on a wave's register file; states the numerics.
 //! * [`wmma`]: RDNA WMMA/SWMMAC layouts and modifiers, as [`Plan`]s run by [`mfma`].
 

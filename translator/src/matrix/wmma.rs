@@ -289,6 +289,7 @@ pub fn plan(op: &MatrixOp, w: &Wmma, opnds: &Operands, nregs: usize) -> Result<P
         sat: Some(int && w.clamp && !w.rdna4),
         ovfl_clamp: false,
         fast: None,
+        fast64: None,
     };
     // Plain f32-accumulating dense forms (no 16-bit D, no input or C modifiers) can use the
     // MFMA run-based fast path; it accepts the slots only when they fit its run model.

@@ -13,6 +13,9 @@
 //! `vpdpbusd` of the bytes `0x80` with B. With |A|, |B| ≤ 128 and K ≤ 64 every partial sum
 //! stays below 2^22 in magnitude: no i32 lane can wrap.
 //!
+//! i8 SMFMACs use the same kernel ([`Quads::with_sparse_a`]): a 4:2 group of the sparse A
+//! covers four consecutive k of one row, so it expands straight into one A quad.
+//!
 //! Without VNNI, or for a layout without whole quads, the caller keeps the f32 GEMM, which
 //! is exact for these operands too.
 
@@ -54,6 +57,9 @@ pub struct Quads {
     blocks: usize,
     a: Vec<Move>,
     b: Vec<Move>,
+    /// A is a sparse A, its quads built by [`super::sparse::SparsePairs::quads`] (`a` is
+    /// then empty).
+    sparse_a: bool,
 }
 
 impl Quads {
@@ -83,6 +89,31 @@ impl Quads {
             blocks,
             a: moves(a, qa, blocks * m * k4)?,
             b: moves(b, qb, blocks * k4 * n)?,
+            sparse_a: false,
+        })
+    }
+
+    /// The B quads of a one-block `m×n×k` SMFMAC whose dense A the caller expands into quads
+    /// itself (each 4:2 group of A is one quad: [`super::sparse::SparsePairs::quads`]).
+    /// `None` as for [`Quads::new`], with K up to 128: `|Σ (a+128)·b| ≤ 255·128·128 < 2^22`,
+    /// so no i32 lane can wrap.
+    pub(super) fn with_sparse_a([m, n, k]: [usize; 3], b: &[Run]) -> Option<Quads> {
+        if k == 0 || !k.is_multiple_of(4) || k > 128 || m == 0 || n == 0 {
+            return None;
+        }
+        let k4 = k / 4;
+        let qb = |p: usize| {
+            let (kk, j) = (p / n, p % n);
+            (kk % 4, (kk / 4) * n + j)
+        };
+        Some(Quads {
+            m,
+            n,
+            k,
+            blocks: 1,
+            a: Vec::new(),
+            b: moves(b, qb, k4 * n)?,
+            sparse_a: true,
         })
     }
 
@@ -179,10 +210,55 @@ pub fn gemm_quads(
     out: &mut [i32],
 ) -> bool {
     let max_reg = q.a.iter().chain(&q.b).map(|mv| usize::from(mv.reg)).max();
-    if !vnni(isa) || max_reg.is_some_and(|r| r >= regs.len()) || out.len() < q.blocks * q.m * q.n {
+    if q.sparse_a
+        || !vnni(isa)
+        || max_reg.is_some_and(|r| r >= regs.len())
+        || out.len() < q.blocks * q.m * q.n
+    {
         return false;
     }
     q.gather(regs, aq, bq);
+    multiply(isa, q, aq, bq, out);
+    true
+}
+
+/// [`gemm_quads`] for a sparse A ([`Quads::with_sparse_a`]): its quads come from `pairs`.
+/// Returns `false`, doing nothing, without VNNI, for another kind of plan, or when `regs`
+/// or `out` is too small for it.
+pub(super) fn gemm_quads_sparse(
+    isa: Isa,
+    q: &Quads,
+    pairs: &super::sparse::SparsePairs,
+    regs: &[[u32; 64]],
+    aq: &mut Vec<u32>,
+    bq: &mut Vec<u32>,
+    out: &mut [i32],
+) -> bool {
+    let max_reg = q.b.iter().map(|mv| usize::from(mv.reg)).max();
+    if !q.sparse_a
+        || !vnni(isa)
+        || max_reg.is_some_and(|r| r >= regs.len())
+        || out.len() < q.m * q.n
+    {
+        return false;
+    }
+    let k4 = q.k / 4;
+    aq.resize(q.m * k4, 0);
+    bq.resize(k4 * q.n, 0);
+    if !pairs.quads(regs, aq, k4) {
+        return false;
+    }
+    copy(&q.b, regs, bq, 0);
+    multiply(isa, q, aq, bq, out);
+    true
+}
+
+/// The VNNI kernel over every block of `q` (quads in `aq`/`bq`, sized; A's bytes flipped);
+/// nothing without VNNI (the callers have checked it).
+fn multiply(isa: Isa, q: &Quads, aq: &[u32], bq: &[u32], out: &mut [i32]) {
+    if !vnni(isa) {
+        return;
+    }
     let k4 = q.k / 4;
     for blk in 0..q.blocks {
         let a = &aq[blk * q.m * k4..][..q.m * k4];
@@ -197,7 +273,6 @@ pub fn gemm_quads(
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (a, b, o);
     }
-    true
 }
 
 /// The `vpdpbusd` loop over one block: per 16 columns the correction `128·Σk B`, then per

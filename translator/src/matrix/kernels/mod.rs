@@ -21,12 +21,23 @@
 //! are integers below 2^24 in magnitude, which the f32 GEMM computes exactly; C is added
 //! and D wrapped or saturated in i64, as the generic executor does. Dense i8 MFMAs on a host
 //! with AVX-512 VNNI use [`int8`] instead: whole register dwords in, exact i32 sums.
+//!
+//! Submodules for the kinds the run model alone left slow: `sparse` (SMFMAC: the 4:2 A
+//! expanded in one pass, or straight into i8 quads), `small_blocks` (16 blocks of 4×4 as
+//! lane-wise FMA chains), `scaled` (the block-scale step, vectorised) and `fp64` (the f64
+//! MFMAs). Each is bit-identical to the generic executor (tests below).
 
 use super::formats::xf32_from_bits;
 use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSet, RowSrc};
 use std::cell::RefCell;
 
+mod fp64;
 mod int8;
+mod scaled;
+mod small_blocks;
+mod sparse;
+
+pub use fp64::{FastF64, Slots64};
 
 /// Lanes per register.
 const LANES: usize = 64;
@@ -161,6 +172,11 @@ pub struct FastF32 {
     rows: Option<Rows>,
     /// A sparse A (`a` is then empty).
     sparse: Option<Vec<SparseK>>,
+    /// The sparse A as pairs for the one-pass expansion ([`sparse::SparsePairs`]), when
+    /// its layout allows it.
+    pairs: Option<sparse::SparsePairs>,
+    /// The 16-block 4×4 form ([`small_blocks::LaneBlocks`]), when the layout allows it.
+    lane_blocks: Option<Box<small_blocks::LaneBlocks>>,
     /// Block-scaled ([`FastF32::with_scales`]): runs only through [`FastF32::run_scaled`].
     scaled: bool,
     /// i8 A and B as whole dword quads, for the VNNI kernel (set by
@@ -465,6 +481,17 @@ impl FastF32 {
             fits(&r.d) && r.c.as_ref().is_none_or(fits)
         });
         let halves = |t: &Decode, runs: &[Run]| (t.f16 || t.bf16).then(|| Halves::new(runs));
+        let pairs = sparse
+            .as_ref()
+            .and_then(|sp| sparse::SparsePairs::new(sp, m, k, nregs, ta.f16 || ta.bf16));
+        let lane_blocks = small_blocks::LaneBlocks::new(
+            [m, n, k, blocks],
+            slots,
+            nregs,
+            ta.f16 || ta.bf16,
+            tb.f16 || tb.bf16,
+        )
+        .map(Box::new);
         ok.then_some(FastF32 {
             m,
             n,
@@ -484,6 +511,8 @@ impl FastF32 {
             quads: None,
             rows,
             sparse,
+            pairs,
+            lane_blocks,
             scaled: false,
         })
     }
@@ -501,8 +530,21 @@ impl FastF32 {
         if self.ta.i8 && self.tb.i8 && self.sparse.is_none() {
             let shape = [self.m, self.n, self.k, self.blocks];
             self.quads = int8::Quads::new(shape, &self.a, &self.b).map(Box::new);
+        } else if self.ta.i8 && self.tb.i8 && self.pairs.is_some() && self.blocks == 1 {
+            let shape = [self.m, self.n, self.k];
+            self.quads = int8::Quads::with_sparse_a(shape, &self.b).map(Box::new);
         }
         exact.then_some(self)
+    }
+
+    /// Whether a sparse A expands in one pass (`sparse::SparsePairs`).
+    pub fn has_sparse_pairs(&self) -> bool {
+        self.pairs.is_some()
+    }
+
+    /// Whether the 16-block 4×4 kernel runs (`small_blocks::LaneBlocks`).
+    pub fn has_lane_blocks(&self) -> bool {
+        self.lane_blocks.is_some() && !self.int_acc && !self.scaled
     }
 
     /// Whether A and B move as dword quads for the VNNI kernel ([`int8::Quads`]).
@@ -519,6 +561,10 @@ impl FastF32 {
         }
         if let Some(rows) = &self.rows {
             return self.run_rows(isa, rows, regs);
+        }
+        if let Some(lb) = &self.lane_blocks {
+            lb.run(isa, simd_moves(isa), regs, (self.ta, self.tb), self.c_imm);
+            return true;
         }
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
@@ -586,27 +632,13 @@ impl FastF32 {
                 Some(c) => gather(simd, c, None, regs, Decode::F32_BITS, acc),
                 None => acc.fill(f32::from_bits(self.c_imm)),
             }
-            self.gather_ab(simd, regs, a, b);
+            self.gather_ab(isa, simd, regs, a, b);
             part.resize(m * n, 0.0);
             let mut done = true;
             for kb in 0..k / 32 {
                 part.fill(0.0);
                 done &= gemm_f32_kmajor(isa, m, n, 32, &a[kb * 32 * m..], &b[kb * 32 * n..], part);
-                for i in 0..m {
-                    let xa = sa[(i + m * kb) % LANES];
-                    for j in 0..n {
-                        let xb = sb[(j + n * kb) % LANES];
-                        let x = i * n + j;
-                        acc[x] = if xa == 0xFF || xb == 0xFF {
-                            f32::NAN
-                        } else {
-                            // 2^(xa+xb-254), exact (exponent in -254..=254, normal in f64).
-                            let scale =
-                                f64::from_bits((u64::from(xa) + u64::from(xb) + 1023 - 254) << 52);
-                            (f64::from(acc[x]) + f64::from(part[x]) * scale) as f32
-                        };
-                    }
-                }
+                scaled::apply(isa, m, n, kb, sa, sb, part, acc);
             }
             debug_assert!(done, "scratch sized from the shape");
             scatter(simd, &self.d, acc, regs);
@@ -620,7 +652,7 @@ impl FastF32 {
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
             let Scratch { a, b, .. } = &mut *s;
-            self.gather_ab(simd_moves(isa), regs, a, b);
+            self.gather_ab(isa, simd_moves(isa), regs, a, b);
             let flat = regs.as_flattened_mut();
             let mut done = true;
             for blk in 0..self.blocks {
@@ -645,11 +677,21 @@ impl FastF32 {
         })
     }
 
-    /// Gathers A and B into `a` and `b` (sized here; with the moves `mv`).
-    fn gather_ab(&self, mv: Moves, regs: &[[u32; 64]], a: &mut Vec<f32>, b: &mut Vec<f32>) {
+    /// Gathers A and B into `a` and `b` (sized here; with the moves `mv` of GEMM variant
+    /// `isa`).
+    fn gather_ab(
+        &self,
+        isa: Isa,
+        mv: Moves,
+        regs: &[[u32; 64]],
+        a: &mut Vec<f32>,
+        b: &mut Vec<f32>,
+    ) {
         a.resize(self.blocks * self.m * self.k, 0.0);
         b.resize(self.blocks * self.k * self.n, 0.0);
-        if let Some(sp) = &self.sparse {
+        if let Some(p) = &self.pairs {
+            p.expand(isa, mv, regs, self.ta, a);
+        } else if let Some(sp) = &self.sparse {
             // Unplaced elements are zero; each stored element goes to column k0 + index.
             a.fill(0.0);
             let conv = Conv::of(&self.ta);
@@ -692,10 +734,13 @@ impl FastF32 {
                 None => c_raw.fill(self.c_imm),
             }
             acc_i.resize(size, 0);
-            let done = self
-                .quads
-                .as_ref()
-                .is_some_and(|q| int8::gemm_quads(isa, q, regs, aq, bq, acc_i));
+            let done = self.quads.as_ref().is_some_and(|q| {
+                int8::gemm_quads(isa, q, regs, aq, bq, acc_i)
+                    || self
+                        .pairs
+                        .as_ref()
+                        .is_some_and(|p| int8::gemm_quads_sparse(isa, q, p, regs, aq, bq, acc_i))
+            });
             let mv = simd_moves(isa);
             if !done {
                 acc.resize(size, 0.0);
@@ -728,7 +773,7 @@ impl FastF32 {
         acc: &mut [f32],
     ) {
         let (m, n, k) = (self.m, self.n, self.k);
-        self.gather_ab(mv, regs, a, b);
+        self.gather_ab(isa, mv, regs, a, b);
         for blk in 0..self.blocks {
             let done = gemm_f32_kmajor(
                 isa,
@@ -1697,6 +1742,7 @@ mod tests {
             seed
         };
         let (mut covered, mut scaled_covered, mut quads_covered) = (0, 0, 0);
+        let (mut pairs_covered, mut blocks_covered) = (0, 0);
         for gpu in [Gpu::GFX942, Gpu::GFX950] {
             for o in Op::ALL {
                 let Some(op) = MatrixOp::from_mnemonic(o.name(), gpu) else {
@@ -1717,15 +1763,19 @@ mod tests {
                     let scaled = op.kind == Kind::ScaledF8f6f4;
                     let ctls: Vec<(u8, u8, u8)> = if f8 {
                         vec![(0, 0, 0), (1, 0, 4), (4, 0, 1), (0, 0, 2)]
+                    } else if op.kind == Kind::Sparse {
+                        // CBSZ = 0: ABID picks the index set.
+                        vec![(0, 0, 0), (0, 1, 0), (0, 3, 0), (1, 1, 0)]
                     } else {
                         vec![(0, 0, 0), (0, 0, 3), (1, 1, 0), (2, 3, 5)]
                     };
-                    // Operand sets 0-2 in turn, and set 3 (C overlapping D) with plain controls.
+                    // Operand sets 0-2 in turn, and sets 3 (C overlapping D) and 2 (constant C)
+                    // with plain controls.
                     let cases = ctls
                         .iter()
                         .enumerate()
                         .map(|(ci, &c)| (ci % 3, c))
-                        .chain([(3, ctls[0])]);
+                        .chain([(3, ctls[0]), (2, ctls[0])]);
                     for (set, (cbsz, abid, blgp)) in cases {
                         let opnds = match set {
                             0 => Operands {
@@ -1769,9 +1819,20 @@ mod tests {
                         };
                         let fast = plan.has_fast_path();
                         // Every dense i8 MFMA's A and B are whole dword quads (ISA 7.1.4).
-                        if op.kind == Kind::Dense && op.acc == Acc::I32 && fast {
+                        // So are an i8 SMFMAC's B and its A's 4:2 groups (K ≤ 128).
+                        if op.acc == Acc::I32 && fast && (op.kind == Kind::Dense || op.k <= 128) {
                             assert!(plan.has_int8_quads(), "{} without quads", o.name());
                             quads_covered += 1;
+                        }
+                        // Every SMFMAC expands its sparse A in one pass; every 16-block 4×4
+                        // f32 MFMA without broadcast controls runs lane-wise.
+                        if op.kind == Kind::Sparse {
+                            assert!(fast && plan.has_sparse_pairs(), "{} pairs", o.name());
+                            pairs_covered += 1;
+                        }
+                        if op.m == 4 && op.blocks == 16 && op.acc == Acc::F32 && cbsz + blgp == 0 {
+                            assert!(fast && plan.has_lane_blocks(), "{} lane blocks", o.name());
+                            blocks_covered += 1;
                         }
                         let generic = plan.clone().without_fast_path();
                         for mode in [MODE_F32_DENORM_IN, 0, MODE_FP16_OVFL | MODE_F32_DENORM_IN] {
@@ -1780,7 +1841,10 @@ mod tests {
                                     let mut r = [0u32; 64];
                                     for w in r.iter_mut() {
                                         let x = next();
-                                        *w = match x % 29 {
+                                        *w = match x % 31 {
+                                            // -0 as f32, and in both 16-bit halves.
+                                            29 => 0x8000_0000,
+                                            30 => 0x8000_8000,
                                             0 => 0x7FC0_1234,
                                             1 => 0xFF80_0000,
                                             2 => 0x0000_7C01,
@@ -1833,5 +1897,130 @@ mod tests {
         // gfx942: 4x4x4, 16x16x16 (4 blocks), 32x32x8 (2), 16x16x32, 32x32x16; gfx950 adds
         // 16x16x64 and 32x32x32; several operand sets each.
         assert!(quads_covered >= 20, "only {quads_covered} i8 quad cases");
+        // Every SMFMAC of both targets, several operand sets and index sets each.
+        assert!(
+            pairs_covered >= 100,
+            "only {pairs_covered} sparse pair cases"
+        );
+        // 4x4x1 f32, 4x4x4 f16 and bf16 on both targets, operand sets 0, 2 and 3.
+        assert!(
+            blocks_covered >= 18,
+            "only {blocks_covered} lane-block cases"
+        );
+    }
+
+    /// Every f64 MFMA of gfx942 and gfx950 takes the f64 fast path and leaves the register
+    /// file bit-identical to the generic executor: random registers with f64 specials (NaN,
+    /// ±infinity, denormals, ±0), every BLGP negation, register, overlapping and constant C,
+    /// every GEMM variant.
+    #[test]
+    fn f64_fast_path_matches_generic_executor() {
+        use crate::isa::{Gpu, Op};
+        use crate::matrix::{Acc, CSrc, Controls, MatrixOp, Operands, Plan};
+        const NREGS: usize = 512;
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut covered = 0;
+        for gpu in [Gpu::GFX942, Gpu::GFX950] {
+            for o in Op::ALL {
+                let Some(op) = MatrixOp::from_mnemonic(o.name(), gpu) else {
+                    continue;
+                };
+                if op.acc != Acc::F64 {
+                    continue;
+                }
+                for set in 0..4 {
+                    let opnds = match set {
+                        0 => Operands {
+                            d: 300,
+                            a: 0,
+                            b: 40,
+                            c: CSrc::Reg(300),
+                            index: 0,
+                        },
+                        1 => Operands {
+                            d: 0,
+                            a: 0,
+                            b: 40,
+                            c: CSrc::Reg(100),
+                            index: 0,
+                        },
+                        // -1.5
+                        2 => Operands {
+                            d: 200,
+                            a: 8,
+                            b: 40,
+                            c: CSrc::Imm(0xBFF8_0000_0000_0000),
+                            index: 0,
+                        },
+                        // C overlaps D one register off (half of one pair, half of the next).
+                        _ => Operands {
+                            d: 301,
+                            a: 8,
+                            b: 40,
+                            c: CSrc::Reg(300),
+                            index: 0,
+                        },
+                    };
+                    for blgp in 0..8 {
+                        let ctl = Controls {
+                            blgp,
+                            ..Controls::default()
+                        };
+                        let plan = Plan::new(&op, &opnds, &ctl, NREGS).expect("f64 plan");
+                        assert!(plan.has_fast_path(), "{} without the fast path", o.name());
+                        // The 4x4x4 4-block form has its lane kernel (AVX-512F hosts).
+                        assert_eq!(plan.has_f64_lanes4(), op.m == 4, "{}", o.name());
+                        let generic = plan.clone().without_fast_path();
+                        // Registers in pairs: f64 specials, small integers (exact sums and
+                        // cancellations to ±0) and moderate random values.
+                        let mut regs = vec![[0u32; 64]; NREGS];
+                        for pair in regs.chunks_exact_mut(2) {
+                            let (lo, hi) = pair.split_at_mut(1);
+                            for (wl, wh) in lo[0].iter_mut().zip(hi[0].iter_mut()) {
+                                let x = next();
+                                let v: u64 = match x % 19 {
+                                    0 => 0x7FF8_0000_0000_1234,
+                                    1 => 0xFFF0_0000_0000_0000,
+                                    2 => 0x7FF0_0000_0000_0000,
+                                    3 => 0x000F_FFFF_FFFF_FFFF,
+                                    4 => 0x8000_0000_0000_0001,
+                                    5 => 0x8000_0000_0000_0000,
+                                    6 => 0,
+                                    7 => 0x7FEF_FFFF_FFFF_FFFF,
+                                    8..=11 => (((x >> 8) % 7) as f64 - 3.0).to_bits(),
+                                    // Magnitudes 2^-63..2^64, either sign.
+                                    _ => {
+                                        x & 0x800F_FFFF_FFFF_FFFF | (0x3C0 + (x >> 20) % 128) << 52
+                                    }
+                                };
+                                *wl = v as u32;
+                                *wh = (v >> 32) as u32;
+                            }
+                        }
+                        for isa in [Isa::Portable, Isa::Avx2, best_isa()] {
+                            let mut want = regs.clone();
+                            generic.run(isa, &mut want, 0, None).expect("generic runs");
+                            let mut got = regs.clone();
+                            plan.run(isa, &mut got, 0, None).expect("fast runs");
+                            assert!(
+                                want == got,
+                                "{} on {gpu:?} blgp {blgp} set {set} {isa:?}",
+                                o.name()
+                            );
+                            assert!(want != regs, "{}: D unchanged", o.name());
+                        }
+                        covered += 1;
+                    }
+                }
+            }
+        }
+        // v_mfma_f64_16x16x4_f64 and v_mfma_f64_4x4x4_4b_f64 on both targets.
+        assert!(covered >= 4 * 4 * 8, "only {covered} f64 cases");
     }
 }
