@@ -1778,8 +1778,41 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.whole_wave("matrix")?;
                 let keep = std::sync::Arc::new((**call).clone());
                 let ptr = self.iconst(types::I64, std::sync::Arc::as_ptr(&keep) as u64);
-                self.keep.push(keep);
                 let p = types::I64;
+                // A pre-resolved kernel (`matrix::kernels::Fused`, checked against the
+                // register file when the plan was built) is called directly when MODE
+                // allows it; otherwise, and for every other instruction, the helper runs
+                // the plan.
+                let fused = keep
+                    .plan
+                    .fused()
+                    .filter(|(f, ..)| f.nregs() <= NUM_VREGS)
+                    .map(|(f, mask, want)| (f.entry(), f as *const _ as u64, mask, want));
+                let join = self.b.create_block();
+                if let Some((entry, fptr, mask, want)) = fused {
+                    let mode = self.b.ins().load(
+                        types::I32,
+                        trusted(),
+                        self.state,
+                        WaveState::MODE_OFFSET as i32,
+                    );
+                    let sel = self.b.ins().band_imm_u(mode, i64::from(mask));
+                    let ok = self.b.ins().icmp_imm_u(IntCC::Equal, sel, i64::from(want));
+                    let fast = self.b.create_block();
+                    let slow = self.b.create_block();
+                    self.b.ins().brif(ok, fast, &[], slow, &[]);
+                    self.b.switch_to_block(fast);
+                    self.b.seal_block(fast);
+                    let fv = self.iconst(p, fptr);
+                    let regs = self
+                        .b
+                        .ins()
+                        .iadd_imm_u(self.state, WaveState::vgpr_offset(0, 0) as i64);
+                    self.call(entry as usize, &[p, p], None, &[fv, regs]);
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(slow);
+                    self.b.seal_block(slow);
+                }
                 let rc = self
                     .call(
                         helpers::h_matrix as *const () as usize,
@@ -1788,7 +1821,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                         &[self.ctx, self.state, ptr],
                     )
                     .ok_or("helper result")?;
+                self.keep.push(keep);
                 self.fault_check(rc, call.pc);
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                self.b.seal_block(join);
                 self.vreg_cache.clear();
                 JV::None
             }

@@ -26,7 +26,10 @@ use super::formats::xf32_from_bits;
 use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSet, RowSrc};
 use std::cell::RefCell;
 
+mod fused;
 mod int8;
+
+pub use fused::{Entry, Fused};
 
 /// Lanes per register.
 const LANES: usize = 64;
@@ -166,6 +169,8 @@ pub struct FastF32 {
     /// i8 A and B as whole dword quads, for the VNNI kernel (set by
     /// [`FastF32::with_i32_acc`]).
     quads: Option<Box<int8::Quads>>,
+    /// The pre-resolved kernel of this shape and format (AVX-512), if there is one.
+    fused: Option<Box<Fused>>,
 }
 
 /// A 16-bit float operand's runs for the paired moves: `pairs` are two stride-1 runs on the same
@@ -465,7 +470,7 @@ impl FastF32 {
             fits(&r.d) && r.c.as_ref().is_none_or(fits)
         });
         let halves = |t: &Decode, runs: &[Run]| (t.f16 || t.bf16).then(|| Halves::new(runs));
-        ok.then_some(FastF32 {
+        let mut fast = ok.then_some(FastF32 {
             m,
             n,
             k,
@@ -485,7 +490,15 @@ impl FastF32 {
             rows,
             sparse,
             scaled: false,
-        })
+            fused: None,
+        })?;
+        fast.fused = Fused::new(&fast).map(Box::new);
+        Some(fast)
+    }
+
+    /// The pre-resolved kernel of this plan ([`Fused`]), if there is one.
+    pub fn fused(&self) -> Option<&Fused> {
+        self.fused.as_deref()
     }
 
     /// This plan with i32 accumulation, for integer A/B decoded by their tables to exact
@@ -498,6 +511,7 @@ impl FastF32 {
             && self.k as f64 * max(&self.ta) * max(&self.tb) < (1u32 << 24) as f64;
         self.int_acc = true;
         self.rows = None;
+        self.fused = None;
         if self.ta.i8 && self.tb.i8 && self.sparse.is_none() {
             let shape = [self.m, self.n, self.k, self.blocks];
             self.quads = int8::Quads::new(shape, &self.a, &self.b).map(Box::new);
@@ -516,6 +530,9 @@ impl FastF32 {
     pub fn run(&self, isa: Isa, regs: &mut [[u32; 64]]) -> bool {
         if regs.len() < self.nregs || self.int_acc || self.scaled {
             return false;
+        }
+        if let Some(f) = self.fused.as_deref().filter(|_| isa == Isa::Avx512) {
+            return f.run(regs);
         }
         if let Some(rows) = &self.rows {
             return self.run_rows(isa, rows, regs);
@@ -553,6 +570,7 @@ impl FastF32 {
     /// [`FastF32::run_scaled`]. `None` for other shapes.
     pub fn with_scales(mut self) -> Option<FastF32> {
         self.scaled = true;
+        self.fused = None;
         (self.blocks == 1 && self.k.is_multiple_of(32) && !self.int_acc && self.sparse.is_none())
             .then_some(self)
     }

@@ -1,0 +1,475 @@
+//! Pre-resolved kernels of the common dense f32-accumulating MFMAs: one `extern "C"`
+//! function per shape and element format, chosen when the plan is built, that the JIT calls
+//! directly (the function's address is baked into the call, `jit::codegen`): no per-call
+//! dispatch, no feature detection, no thread-local scratch, no bounds checks beyond the
+//! register-file size (everything else was checked once, in [`Fused::new`]).
+//!
+//! Served: one block, M = N = 16·V (C/D rows on consecutive lanes, [`super::Rows`]), the
+//! shapes 32×32×8, 16×16×16, 16×16×32 and 32×32×16 with f16, bf16 or 8-bit float
+//! (FP8/BF8, FNUZ or OCP) A and B. A and B are decoded 16 lanes of a register at a time
+//! into stack buffers (A k-major, B row-major), then the k loop runs with R rows of C in
+//! host vector registers, as [`super::super::gemm::gemm_f32_rows`] does: each output is C
+//! followed by one FMA per k in ascending order, so results are bit-identical to the
+//! generic executor (`mfma.rs`). NaN results become 0x7FC00000: an ordered-compare chain
+//! over the stored accumulators (one compare per two vectors) tells whether any NaN was
+//! written, and only then are the D rows rewritten.
+//!
+//! Decoding: f16 by one word permute (low halves to the low 256 bits, high halves to the
+//! high) and two `vcvtph2ps` (exact); bf16 by a shift and a mask; 8-bit floats by byte
+//! tables: every FP8/BF8 value is a bfloat16 (at most 3 mantissa bits, exponents inside
+//! bf16's range), so the f32 bits are `hi·2^24 | lo·2^16`, `hi` and `lo` looked up per byte
+//! with `vpermi2b` (128-entry halves, picked by the byte's top bit) and spread to dwords by
+//! one more byte permute per 16 elements. The tables are the format's own decoding table
+//! (`Decode::table`), used only when every entry's low 16 bits are zero.
+
+use super::{Decode, FastF32, Run, LANES};
+
+/// Element formats of a fused kernel (A and B alike).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const F16: u8 = 0;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const BF16: u8 = 1;
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const B8: u8 = 2;
+
+/// Largest A or B of a served shape, in elements (32×16, 16×32).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const BUF: usize = 512;
+
+/// 16 lanes at word `src` of the flattened register file (`reg·64 + lane`): element field
+/// `p` (bits `[w·p + w − 1 : w·p]`, `w` = 16 or 8) goes to positions `out[p]..out[p] + 16`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Chunk {
+    src: u32,
+    out: [u32; 4],
+}
+
+/// The entry the JIT calls: `(fused, register file)`; the register file holds at least
+/// [`Fused::nregs`] registers.
+pub type Entry = unsafe extern "C" fn(*const Fused, *mut [u32; 64]);
+
+/// A pre-resolved MFMA (see the module documentation). Built only by [`Fused::new`], which
+/// checks every chunk and row against the register file size `nregs` and the buffers, and
+/// the CPU features of the entry.
+#[derive(Clone)]
+pub struct Fused {
+    entry: Entry,
+    /// Format, N and K: what `entry` was chosen from.
+    key: (u8, usize, usize),
+    m: usize,
+    nregs: usize,
+    a: Vec<Chunk>,
+    b: Vec<Chunk>,
+    /// C's row offsets (`None`: every element is `c_imm`), D's.
+    c_rows: Option<Vec<u32>>,
+    c_imm: f32,
+    d_rows: Vec<u32>,
+    /// 8-bit formats: the low and high bytes of the upper 16 f32 bits of A's and of B's
+    /// decoding tables: `[a_lo, a_hi, b_lo, b_hi]`.
+    tables: Box<[[u8; 256]; 4]>,
+}
+
+impl PartialEq for Fused {
+    fn eq(&self, o: &Fused) -> bool {
+        // `entry` is a function of `key` (and the host).
+        self.key == o.key
+            && self.m == o.m
+            && self.nregs == o.nregs
+            && self.a == o.a
+            && self.b == o.b
+            && self.c_rows == o.c_rows
+            && self.c_imm.to_bits() == o.c_imm.to_bits()
+            && self.d_rows == o.d_rows
+            && self.tables == o.tables
+    }
+}
+
+impl std::fmt::Debug for Fused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fused")
+            .field("key", &self.key)
+            .field("m", &self.m)
+            .field("nregs", &self.nregs)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The chunks of `runs` (a `bits`-wide operand) when every run is whole 16-lane pieces of
+/// a register field and the pieces of each 16 lanes hold all `32 / bits` fields; their
+/// outputs must cover `0..size` exactly once and their sources lie in `nregs` registers.
+fn chunks_of(runs: &[Run], bits: u32, size: usize, nregs: usize) -> Option<Vec<Chunk>> {
+    let per = (32 / bits) as usize;
+    let mut map: std::collections::BTreeMap<(u16, u8), [Option<u32>; 4]> = Default::default();
+    for r in runs {
+        if r.stride != 1 || r.len % 16 != 0 || u32::from(r.shift) % bits != 0 {
+            return None;
+        }
+        let p = (u32::from(r.shift) / bits) as usize;
+        for x in 0..r.len / 16 {
+            let lane = r.lane0.checked_add(16 * x)?;
+            let slot = map.entry((r.reg, lane)).or_default();
+            if slot[p].is_some() {
+                return None;
+            }
+            slot[p] = Some(r.out0 + 16 * u32::from(x));
+        }
+    }
+    let mut seen = vec![false; size];
+    let mut list = Vec::with_capacity(map.len());
+    for ((reg, lane), outs) in map {
+        if usize::from(reg) >= nregs || usize::from(lane) + 16 > LANES {
+            return None;
+        }
+        let mut out = [0u32; 4];
+        for p in 0..per {
+            let o = outs[p]? as usize;
+            let dst = seen.get_mut(o..o + 16)?;
+            if dst.iter().any(|&s| s) {
+                return None;
+            }
+            dst.fill(true);
+            out[p] = o as u32;
+        }
+        list.push(Chunk {
+            src: u32::from(reg) * LANES as u32 + u32::from(lane),
+            out,
+        });
+    }
+    seen.iter().all(|&s| s).then_some(list)
+}
+
+/// The byte tables of an 8-bit float format: low and high byte of each entry's upper 16
+/// f32 bits, when every entry's low 16 bits are zero.
+fn byte_tables(t: &Decode) -> Option<[[u8; 256]; 2]> {
+    let tab = t.table.first_chunk::<256>()?;
+    let mut lo = [0u8; 256];
+    let mut hi = [0u8; 256];
+    for (x, v) in tab.iter().enumerate() {
+        let bits = v.to_bits();
+        if bits & 0xFFFF != 0 {
+            return None;
+        }
+        lo[x] = (bits >> 16) as u8;
+        hi[x] = (bits >> 24) as u8;
+    }
+    Some([lo, hi])
+}
+
+/// Whether the CPU has what every fused kernel uses.
+#[cfg(target_arch = "x86_64")]
+fn host_ok() -> bool {
+    use std::arch::is_x86_feature_detected as has;
+    has!("avx512f") && has!("avx512bw") && has!("avx512vbmi") && has!("f16c") && has!("fma")
+}
+
+impl Fused {
+    /// The fused kernel of the fast-path plan `f`, if its shape and formats are served and
+    /// the host has AVX-512F/BW/VBMI, F16C and FMA.
+    pub(super) fn new(f: &FastF32) -> Option<Fused> {
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (f, chunks_of, byte_tables);
+            None
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            let rows = f.rows.as_ref()?;
+            if f.blocks != 1
+                || f.m != f.n
+                || f.int_acc
+                || f.scaled
+                || f.sparse.is_some()
+                || f.quads.is_some()
+                || !host_ok()
+            {
+                return None;
+            }
+            let (ta, tb) = (&f.ta, &f.tb);
+            let (fmt, bits) = if ta.f16 && tb.f16 {
+                (F16, 16)
+            } else if ta.bf16 && tb.bf16 {
+                (BF16, 16)
+            } else if ta.bits == 8 && tb.bits == 8 && !ta.i8 && !tb.i8 {
+                (B8, 8)
+            } else {
+                return None;
+            };
+            let tables = if fmt == B8 {
+                let [a_lo, a_hi] = byte_tables(ta)?;
+                let [b_lo, b_hi] = byte_tables(tb)?;
+                Box::new([a_lo, a_hi, b_lo, b_hi])
+            } else {
+                Box::new([[0u8; 256]; 4])
+            };
+            let (m, n, k) = (f.m, f.n, f.k);
+            let entry = entry_for(fmt, n, k)?;
+            if m * k > BUF || k * n > BUF {
+                return None;
+            }
+            let a = chunks_of(&f.a, bits, m * k, f.nregs)?;
+            let b = chunks_of(&f.b, bits, k * n, f.nregs)?;
+            let fits = |offs: &[u32]| {
+                offs.len() == m && offs.iter().all(|&o| o as usize + n <= f.nregs * LANES)
+            };
+            let d_rows = rows.d.offsets().to_vec();
+            let c_rows = rows.c.as_ref().map(|c| c.offsets().to_vec());
+            if !fits(&d_rows) || c_rows.as_deref().is_some_and(|c| !fits(c)) {
+                return None;
+            }
+            Some(Fused {
+                entry,
+                key: (fmt, n, k),
+                m,
+                nregs: f.nregs,
+                a,
+                b,
+                c_rows,
+                c_imm: f32::from_bits(f.c_imm),
+                d_rows,
+                tables,
+            })
+        }
+    }
+
+    /// The function the JIT calls with this `Fused` and the register file.
+    pub fn entry(&self) -> Entry {
+        self.entry
+    }
+
+    /// The register-file size the entry needs.
+    pub fn nregs(&self) -> usize {
+        self.nregs
+    }
+
+    /// Runs the kernel on `regs`; `false` (nothing changed) when `regs` is smaller than the
+    /// register file the plan was made for.
+    pub fn run(&self, regs: &mut [[u32; 64]]) -> bool {
+        if regs.len() < self.nregs {
+            return false;
+        }
+        // SAFETY: `Fused::new` chose `entry` only on a CPU with its features and checked
+        // every chunk and row against `nregs` registers, which `regs` holds (just checked).
+        unsafe { (self.entry)(self, regs.as_mut_ptr()) };
+        true
+    }
+}
+
+/// Byte permutes of the 8-bit decode: for field p, bytes 2 and 3 of output dword x take
+/// byte 4x + p of the low-byte and of the high-byte lookups (the second source: index
+/// bit 6); bytes 0 and 1 are zeroed by the mask.
+#[cfg(target_arch = "x86_64")]
+static SPREAD: [[u8; 64]; 4] = {
+    let mut t = [[0u8; 64]; 4];
+    let mut p = 0;
+    while p < 4 {
+        let mut x = 0;
+        while x < 16 {
+            t[p][4 * x + 2] = (4 * x + p) as u8;
+            t[p][4 * x + 3] = (64 + 4 * x + p) as u8;
+            x += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// The entry of format `fmt` for width `n` (= M) and depth `k`, with `R` rows of C at a
+/// time (16 or 32 columns: 8 independent FMA chains either way).
+#[cfg(target_arch = "x86_64")]
+fn entry_for(fmt: u8, n: usize, k: usize) -> Option<Entry> {
+    Some(match (fmt, n, k) {
+        (F16, 32, 8) => entry::<F16, 2, 8, 4>,
+        (F16, 16, 16) => entry::<F16, 1, 16, 8>,
+        (F16, 16, 32) => entry::<F16, 1, 32, 8>,
+        (F16, 32, 16) => entry::<F16, 2, 16, 4>,
+        (BF16, 32, 8) => entry::<BF16, 2, 8, 4>,
+        (BF16, 16, 16) => entry::<BF16, 1, 16, 8>,
+        (BF16, 16, 32) => entry::<BF16, 1, 32, 8>,
+        (BF16, 32, 16) => entry::<BF16, 2, 16, 4>,
+        (B8, 16, 32) => entry::<B8, 1, 32, 8>,
+        (B8, 32, 16) => entry::<B8, 2, 16, 4>,
+        _ => return None,
+    })
+}
+
+/// The kernel: decode A and B, then the rows GEMM (see the module documentation).
+///
+/// # Safety
+/// `f` was built by [`Fused::new`] (so the CPU has the features enabled here, and the
+/// chunks, rows and shape match `<FMT, V, K, R>`); `regs` points to at least `f.nregs`
+/// registers, not otherwise borrowed during the call.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
+unsafe extern "C" fn entry<const FMT: u8, const V: usize, const K: usize, const R: usize>(
+    f: *const Fused,
+    regs: *mut [u32; 64],
+) {
+    use std::arch::x86_64::*;
+    use std::mem::MaybeUninit;
+    // SAFETY: see the function contract.
+    let f = unsafe { &*f };
+    let src = regs.cast::<u32>();
+    let mut at = [MaybeUninit::<f32>::uninit(); BUF];
+    let mut bt = [MaybeUninit::<f32>::uninit(); BUF];
+    let (ap, bp) = (at.as_mut_ptr().cast::<f32>(), bt.as_mut_ptr().cast::<f32>());
+    // SAFETY: chunk sources lie in `nregs` registers, their outputs cover the first M·K
+    // (A) and K·N (B) elements of the buffers exactly once (`Fused::new`), so every element
+    // the GEMM reads below is written first.
+    unsafe {
+        decode::<FMT>(&f.a, &f.tables[0], &f.tables[1], src, ap);
+        decode::<FMT>(&f.b, &f.tables[2], &f.tables[3], src, bp);
+    }
+    let m = f.m;
+    let n = 16 * V;
+    let canon = _mm512_set1_epi32(0x7FC0_0000);
+    // Row kk of B, read where it is used (the compiler keeps it in registers where they
+    // suffice).
+    let brow = |kk: usize| -> [__m512; V] {
+        // SAFETY: `kk·n + 16v + 16 <= K·n`, written above.
+        core::array::from_fn(|v| unsafe { _mm512_loadu_ps(bp.add(kk * n + 16 * v)) })
+    };
+    let load = |i: usize| -> [__m512; V] {
+        core::array::from_fn(|v| match &f.c_rows {
+            None => _mm512_set1_ps(f.c_imm),
+            // SAFETY: row i < m starts at an offset with `o + n <= 64·nregs` (`Fused::new`).
+            Some(c) => unsafe {
+                _mm512_loadu_ps(src.add(*c.get_unchecked(i) as usize + 16 * v).cast())
+            },
+        })
+    };
+    // All-ones while every pair of stored accumulators is ordered (no NaN).
+    let mut ordered: __mmask16 = 0xFFFF;
+    let mut i = 0;
+    while i + R <= m {
+        let mut acc: [[__m512; V]; R] = core::array::from_fn(|r| load(i + r));
+        for kk in 0..K {
+            let bk = brow(kk);
+            for (r, row) in acc.iter_mut().enumerate() {
+                // SAFETY: `kk·m + i + r < K·m`, written above.
+                let a = _mm512_set1_ps(unsafe { *ap.add(kk * m + i + r) });
+                for (x, &bj) in row.iter_mut().zip(&bk) {
+                    *x = _mm512_fmadd_ps(a, bj, *x);
+                }
+            }
+        }
+        for (r, row) in acc.iter().enumerate() {
+            // SAFETY: as for C's rows, with D's (`Fused::new`); C is D or lies in other
+            // registers, so later groups still read their C.
+            let o = unsafe { *f.d_rows.get_unchecked(i + r) } as usize;
+            for (v, &x) in row.iter().enumerate() {
+                // SAFETY: see above.
+                unsafe { _mm512_storeu_ps(src.add(o + 16 * v).cast(), x) };
+            }
+        }
+        let flat = acc.as_flattened();
+        for p in flat.chunks_exact(2) {
+            ordered = _mm512_mask_cmp_ps_mask::<_CMP_ORD_Q>(ordered, p[0], p[1]);
+        }
+        if flat.len() % 2 == 1 {
+            let x = flat[flat.len() - 1];
+            ordered = _mm512_mask_cmp_ps_mask::<_CMP_ORD_Q>(ordered, x, x);
+        }
+        i += R;
+    }
+    if ordered != 0xFFFF {
+        // Some stored result is NaN: make every NaN of D canonical.
+        for &o in &f.d_rows {
+            for v in 0..V {
+                // SAFETY: D's rows, as above.
+                unsafe {
+                    let p = src.add(o as usize + 16 * v);
+                    let x = _mm512_loadu_ps(p.cast());
+                    let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+                    let bits = _mm512_mask_mov_epi32(_mm512_castps_si512(x), nan, canon);
+                    _mm512_storeu_si512(p.cast(), bits);
+                }
+            }
+        }
+    }
+}
+
+/// Decodes `chunks` of the register file at `src` into `dst` (`lo`/`hi`: byte tables of an
+/// 8-bit format).
+///
+/// # Safety
+/// The CPU has the features enabled here; every chunk's 16 source words lie at `src`, its
+/// outputs (`32 / w` fields of 16 elements) inside `dst`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
+#[inline]
+unsafe fn decode<const FMT: u8>(
+    chunks: &[Chunk],
+    lo: &[u8; 256],
+    hi: &[u8; 256],
+    src: *const u32,
+    dst: *mut f32,
+) {
+    use std::arch::x86_64::*;
+    match FMT {
+        F16 => {
+            // Words 0, 2, …, 30 (the low halves) then 1, 3, …, 31.
+            let split = _mm512_set_epi16(
+                31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1, 30, 28, 26, 24, 22, 20,
+                18, 16, 14, 12, 10, 8, 6, 4, 2, 0,
+            );
+            for c in chunks {
+                // SAFETY: see the function contract.
+                unsafe {
+                    let w = _mm512_loadu_si512(src.add(c.src as usize).cast());
+                    let s = _mm512_permutexvar_epi16(split, w);
+                    let l = _mm512_cvtph_ps(_mm512_castsi512_si256(s));
+                    let h = _mm512_cvtph_ps(_mm512_extracti64x4_epi64::<1>(s));
+                    _mm512_storeu_ps(dst.add(c.out[0] as usize), l);
+                    _mm512_storeu_ps(dst.add(c.out[1] as usize), h);
+                }
+            }
+        }
+        BF16 => {
+            let high = _mm512_set1_epi32(0xFFFF_0000u32 as i32);
+            for c in chunks {
+                // SAFETY: see the function contract.
+                unsafe {
+                    let w = _mm512_loadu_si512(src.add(c.src as usize).cast());
+                    let l = _mm512_castsi512_ps(_mm512_slli_epi32::<16>(w));
+                    let h = _mm512_castsi512_ps(_mm512_and_si512(w, high));
+                    _mm512_storeu_ps(dst.add(c.out[0] as usize), l);
+                    _mm512_storeu_ps(dst.add(c.out[1] as usize), h);
+                }
+            }
+        }
+        _ => {
+            // SAFETY: each load reads 64 of the 256 bytes.
+            let t = |tab: &[u8; 256], q: usize| unsafe {
+                _mm512_loadu_si512(tab.as_ptr().add(64 * q).cast())
+            };
+            let (l0, l1, l2, l3) = (t(lo, 0), t(lo, 1), t(lo, 2), t(lo, 3));
+            let (h0, h1, h2, h3) = (t(hi, 0), t(hi, 1), t(hi, 2), t(hi, 3));
+            // SAFETY: each load reads the 64 bytes of one index vector.
+            let spread: [__m512i; 4] =
+                core::array::from_fn(|p| unsafe { _mm512_loadu_si512(SPREAD[p].as_ptr().cast()) });
+            let upper: __mmask64 = 0xCCCC_CCCC_CCCC_CCCC;
+            for c in chunks {
+                // SAFETY: see the function contract.
+                unsafe {
+                    let w = _mm512_loadu_si512(src.add(c.src as usize).cast());
+                    // Entries 0..127 from tables 0/1, 128..255 from 2/3, by the top bit.
+                    let top = _mm512_movepi8_mask(w);
+                    let l = _mm512_mask_blend_epi8(
+                        top,
+                        _mm512_permutex2var_epi8(l0, w, l1),
+                        _mm512_permutex2var_epi8(l2, w, l3),
+                    );
+                    let h = _mm512_mask_blend_epi8(
+                        top,
+                        _mm512_permutex2var_epi8(h0, w, h1),
+                        _mm512_permutex2var_epi8(h2, w, h3),
+                    );
+                    for (p, s) in spread.iter().enumerate() {
+                        let v = _mm512_maskz_permutex2var_epi8(upper, l, *s, h);
+                        _mm512_storeu_si512(dst.add(c.out[p] as usize).cast(), v);
+                    }
+                }
+            }
+        }
+    }
+}

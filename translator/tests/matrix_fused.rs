@@ -1,0 +1,221 @@
+//! The pre-resolved MFMA kernels (`matrix::kernels::Fused`) through the JIT: the compiled
+//! block calls the kernel directly when MODE allows it (FP16_OVFL clear) and the helper
+//! otherwise; either way the register file must be bit-identical to the generic executor
+//! (`Plan::without_fast_path`, itself checked against exact host GEMMs in `matrix_mfma.rs`).
+//!
+//! The instruction words are llvm-mc-22's encodings (`llvm-mc-22 -triple=amdgcn
+//! -mcpu=gfx942|gfx950 -show-encoding`); the test checks that our disassembler prints them
+//! back as the same text.
+
+use wavejit_translator::env::{CodeSource, ExitCode};
+use wavejit_translator::interp::test_env::FlatEnv;
+use wavejit_translator::ir::Op;
+use wavejit_translator::isa::{decode, disassemble, Gpu, Target};
+use wavejit_translator::jit::Jit;
+use wavejit_translator::lift::lift_block;
+use wavejit_translator::matrix::gemm::Isa;
+use wavejit_translator::wave::WaveState;
+
+const BASE: u64 = 0x1000;
+/// MODE of HIP kernels (round to nearest, denormals kept, DX10_CLAMP, IEEE).
+const HIP_MODE: u32 = 0x3F0;
+/// MODE.FP16_OVFL (the fused kernel does not apply: the helper runs).
+const FP16_OVFL: u32 = 1 << 23;
+
+struct Code(Vec<u8>);
+impl CodeSource for Code {
+    fn bytes_at(&self, pc: u64) -> Option<&[u8]> {
+        let off = pc.checked_sub(BASE)? as usize;
+        self.0.get(off..).filter(|b| !b.is_empty())
+    }
+}
+
+/// `(target, llvm-mc-22 text, encoding)`.
+const CASES: &[(Gpu, &str, [u8; 8])] = &[
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_32x32x8_f16 v[0:15], v[32:33], v[48:49], v[0:15]",
+        [0x00, 0x00, 0xcc, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_32x32x8_f16 a[0:15], v[32:33], v[48:49], a[0:15]",
+        [0x00, 0x80, 0xcc, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_16x16x16_f16 v[0:3], v[32:33], v[48:49], v[8:11]",
+        [0x00, 0x00, 0xcd, 0xd3, 0x20, 0x61, 0x22, 0x04],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_32x32x8_bf16 v[0:15], v[32:33], v[48:49], 0",
+        [0x00, 0x00, 0xe0, 0xd3, 0x20, 0x61, 0x02, 0x02],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_16x16x16_bf16 v[0:3], v[32:33], v[48:49], 1.0",
+        [0x00, 0x00, 0xe1, 0xd3, 0x20, 0x61, 0xca, 0x03],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_16x16x32_fp8_fp8 v[0:3], v[32:33], v[48:49], v[0:3]",
+        [0x00, 0x00, 0xf3, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_16x16x32_bf8_fp8 v[4:7], v[32:33], v[48:49], v[4:7]",
+        [0x04, 0x00, 0xf1, 0xd3, 0x20, 0x61, 0x12, 0x04],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_16x16x32_fp8_bf8 v[0:3], v[34:35], v[50:51], v[12:15]",
+        [0x00, 0x00, 0xf2, 0xd3, 0x22, 0x65, 0x32, 0x04],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_16x16x32_bf8_bf8 v[0:3], v[32:33], v[48:49], v[0:3]",
+        [0x00, 0x00, 0xf0, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_32x32x16_fp8_fp8 v[0:15], v[32:33], v[48:49], v[0:15]",
+        [0x00, 0x00, 0xf7, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_32x32x16_bf8_bf8 v[16:31], v[32:33], v[48:49], v[16:31]",
+        [0x10, 0x00, 0xf4, 0xd3, 0x20, 0x61, 0x42, 0x04],
+    ),
+    (
+        Gpu::GFX942,
+        "v_mfma_f32_32x32x8_f16 v[0:15], v[32:33], v[48:49], v[0:15] blgp:3",
+        [0x00, 0x00, 0xcc, 0xd3, 0x20, 0x61, 0x02, 0x64],
+    ),
+    (
+        Gpu::GFX950,
+        "v_mfma_f32_16x16x32_f16 v[0:3], v[32:35], v[48:51], v[0:3]",
+        [0x00, 0x00, 0xd4, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX950,
+        "v_mfma_f32_32x32x16_f16 v[0:15], v[32:35], v[48:51], v[0:15]",
+        [0x00, 0x00, 0xd5, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX950,
+        "v_mfma_f32_16x16x32_bf16 v[0:3], v[32:35], v[48:51], v[8:11]",
+        [0x00, 0x00, 0xb5, 0xd3, 0x20, 0x61, 0x22, 0x04],
+    ),
+    (
+        Gpu::GFX950,
+        "v_mfma_f32_32x32x16_bf16 a[0:15], v[32:35], v[48:51], a[0:15]",
+        [0x00, 0x80, 0xb7, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX950,
+        "v_mfma_f32_16x16x32_fp8_fp8 v[0:3], v[32:33], v[48:49], v[0:3]",
+        [0x00, 0x00, 0xf3, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX950,
+        "v_mfma_f32_32x32x16_bf8_fp8 v[0:15], v[32:33], v[48:49], v[0:15]",
+        [0x00, 0x00, 0xf5, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+];
+
+/// Whether this host has what the fused kernels need (AVX-512F/BW/VBMI, F16C, FMA).
+fn host_has_fused() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        has!("avx512f") && has!("avx512bw") && has!("avx512vbmi") && has!("f16c") && has!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// A wave with random registers: moderate values in every 16-bit half and byte, and with
+/// `specials` some f32/f16/bf16/FP8 NaNs (with payloads), infinities and denormals.
+fn state(seed: u64, specials: bool, mode: u32) -> Box<WaveState> {
+    let mut x = seed;
+    let mut s = WaveState::new_boxed(64);
+    for reg in s.vgpr.iter_mut() {
+        for w in reg.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let moderate = (x >> 8) as u32 & 0x3DFF_3DFF;
+            *w = match (specials, x % 41) {
+                (true, 0) => 0x7FC0_1234, // f32 NaN with payload; bf16 NaN high half
+                (true, 1) => 0xFF80_0000, // f32 -inf
+                (true, 2) => 0x7C00_0001, // f16 +inf high, denormal low
+                (true, 3) => 0x8000_7E01, // f16 NaN low; FP8 FNUZ NaN byte 3
+                (true, 4) => 0x7F7C_FF01, // OCP FP8 NaN / BF8 inf bytes
+                (true, 5) => 0x0000_0001, // f32 denormal
+                _ => moderate,
+            };
+        }
+    }
+    s.set_exec(u64::MAX);
+    s.mode = mode;
+    s
+}
+
+/// Every case, alone and as a chain of three (the second and third accumulate the first's
+/// D when C is D), compiled, against the generic executor, in a MODE where the fused kernel
+/// runs and in one where the helper runs.
+#[test]
+fn fused_kernels_match_the_generic_executor_through_the_jit() {
+    let jit = Jit::new().expect("host JIT");
+    let mut fused = 0;
+    for (n, &(gpu, text, word)) in CASES.iter().enumerate() {
+        let target = Target::new(gpu);
+        let inst = decode(&target, &word, BASE).expect("decodes");
+        assert_eq!(disassemble(&target, &inst, BASE), text);
+        for count in [1usize, 3] {
+            let mut bytes: Vec<u8> = word.iter().copied().cycle().take(8 * count).collect();
+            bytes.extend([0x00, 0x00, 0x81, 0xBF]); // s_endpgm
+            let code = Code(bytes);
+            for mode in [HIP_MODE, HIP_MODE | FP16_OVFL] {
+                let block = lift_block(&target, &code, BASE, mode);
+                let calls: Vec<_> = block
+                    .ops
+                    .iter()
+                    .filter_map(|o| match o {
+                        Op::Matrix(c) => Some(c),
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(calls.len(), count, "{text}: {block}");
+                let has = calls[0].plan.fused().is_some();
+                assert_eq!(has, host_has_fused(), "{text}: fused kernel present");
+                fused += usize::from(has && mode == HIP_MODE);
+                let compiled = jit.compile(&block).expect("compiles");
+                for specials in [false, true] {
+                    let seed = 0x9E37_79B9_7F4A_7C15 ^ (n as u64) << 8 ^ count as u64;
+                    let mut got = state(seed, specials, mode);
+                    let mut env = FlatEnv::new(0x7000_0000, 64, 64, 16);
+                    assert_eq!(compiled.run(&mut got, &mut env), Ok(ExitCode::EndPgm));
+                    let mut want = state(seed, specials, mode);
+                    for c in &calls {
+                        let generic = (*c.plan).clone().without_fast_path();
+                        generic
+                            .run(Isa::Portable, &mut want.vgpr, mode, None)
+                            .expect("generic runs");
+                    }
+                    for (r, (g, w)) in got.vgpr.iter().zip(want.vgpr.iter()).enumerate() {
+                        assert!(
+                            g == w,
+                            "{text} x{count} mode {mode:#x} specials {specials}: register {r} \
+                             differs\n got {g:08x?}\nwant {w:08x?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if host_has_fused() {
+        assert_eq!(fused, 2 * CASES.len(), "every case ran its fused kernel");
+    }
+}
