@@ -173,7 +173,7 @@ fn fused_kernels_match_the_generic_executor_through_the_jit() {
         let target = Target::new(gpu);
         let inst = decode(&target, &word, BASE).expect("decodes");
         assert_eq!(disassemble(&target, &inst, BASE), text);
-        for count in [1usize, 3] {
+        for count in [1usize, 2, 3] {
             let mut bytes: Vec<u8> = word.iter().copied().cycle().take(8 * count).collect();
             bytes.extend([0x00, 0x00, 0x81, 0xBF]); // s_endpgm
             let code = Code(bytes);
@@ -216,6 +216,159 @@ fn fused_kernels_match_the_generic_executor_through_the_jit() {
         }
     }
     if host_has_fused() {
-        assert_eq!(fused, 2 * CASES.len(), "every case ran its fused kernel");
+        assert_eq!(fused, 3 * CASES.len(), "every case ran its fused kernel");
+    }
+}
+
+/// gfx942 instructions for [`chains_of_matrix_instructions_pair_exactly`] (llvm-mc-22).
+const CHAIN942: &[(&str, [u8; 8])] = &[
+    (
+        "v_mfma_f32_32x32x8_f16 v[0:15], v[32:33], v[48:49], v[0:15]",
+        [0x00, 0x00, 0xcc, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[0:15], v[34:35], v[50:51], v[0:15]",
+        [0x00, 0x00, 0xcc, 0xd3, 0x22, 0x65, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[0:15], v[36:37], v[52:53], v[0:15]",
+        [0x00, 0x00, 0xcc, 0xd3, 0x24, 0x69, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 a[0:15], v[32:33], v[48:49], a[0:15]",
+        [0x00, 0x80, 0xcc, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 a[0:15], v[34:35], v[50:51], a[0:15]",
+        [0x00, 0x80, 0xcc, 0xd3, 0x22, 0x65, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 a[16:31], v[32:33], v[52:53], a[16:31]",
+        [0x10, 0x80, 0xcc, 0xd3, 0x20, 0x69, 0x42, 0x04],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 a[16:31], v[34:35], v[54:55], a[16:31]",
+        [0x10, 0x80, 0xcc, 0xd3, 0x22, 0x6d, 0x42, 0x04],
+    ),
+    (
+        "v_mfma_f32_16x16x16_f16 v[0:3], v[32:33], v[48:49], v[0:3]",
+        [0x00, 0x00, 0xcd, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_16x16x16_f16 v[0:3], v[0:1], v[50:51], v[0:3]",
+        [0x00, 0x00, 0xcd, 0xd3, 0x00, 0x65, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_32x32x8_bf16 v[0:15], v[32:33], v[48:49], 0",
+        [0x00, 0x00, 0xe0, 0xd3, 0x20, 0x61, 0x02, 0x02],
+    ),
+    (
+        "v_mfma_f32_32x32x8_bf16 v[0:15], v[34:35], v[50:51], v[0:15]",
+        [0x00, 0x00, 0xe0, 0xd3, 0x22, 0x65, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_16x16x32_fp8_fp8 v[0:3], v[32:33], v[48:49], v[0:3]",
+        [0x00, 0x00, 0xf3, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_16x16x32_bf8_bf8 v[0:3], v[34:35], v[50:51], v[0:3]",
+        [0x00, 0x00, 0xf0, 0xd3, 0x22, 0x65, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_16x16x16_f16 v[4:7], v[34:35], v[50:51], v[0:3]",
+        [0x04, 0x00, 0xcd, 0xd3, 0x22, 0x65, 0x02, 0x04],
+    ),
+];
+
+/// gfx950 instructions for [`chains_of_matrix_instructions_pair_exactly`] (llvm-mc-22).
+const CHAIN950: &[(&str, [u8; 8])] = &[
+    (
+        "v_mfma_f32_32x32x16_f16 v[0:15], v[32:35], v[48:51], v[0:15]",
+        [0x00, 0x00, 0xd5, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        "v_mfma_f32_32x32x16_f16 v[0:15], v[36:39], v[52:55], v[0:15]",
+        [0x00, 0x00, 0xd5, 0xd3, 0x24, 0x69, 0x02, 0x04],
+    ),
+];
+
+/// Blocks of consecutive matrix instructions, some of which the JIT runs as one pair kernel
+/// (`Fused::pair`: the second accumulates onto the first's D and reads none of its
+/// registers): whether each neighbour pairs follows that rule, and the compiled block
+/// leaves the registers bit-identical to the generic executor run instruction by
+/// instruction, with and without FP16_OVFL (which turns the fused kernels off).
+#[test]
+fn chains_of_matrix_instructions_pair_exactly() {
+    // (target, instruction indices, whether each neighbour pairs).
+    let chains: &[(Gpu, &[usize], &[bool])] = &[
+        (Gpu::GFX942, &[0, 1, 2], &[true, true]),
+        (Gpu::GFX942, &[3, 4, 5, 6], &[true, false, true]),
+        // The second reads the first's D as A.
+        (Gpu::GFX942, &[7, 8], &[false]),
+        // A constant C, then accumulation.
+        (Gpu::GFX942, &[9, 10], &[true]),
+        // Different 8-bit formats (each decodes with its own tables).
+        (Gpu::GFX942, &[11, 12], &[true]),
+        // The second writes another D.
+        (Gpu::GFX942, &[7, 13], &[false]),
+        (Gpu::GFX950, &[0, 1], &[true]),
+    ];
+    let jit = Jit::new().expect("host JIT");
+    for (n, &(gpu, idx, pairs)) in chains.iter().enumerate() {
+        let table = if gpu == Gpu::GFX942 {
+            CHAIN942
+        } else {
+            CHAIN950
+        };
+        let target = Target::new(gpu);
+        let mut bytes = Vec::new();
+        for &x in idx {
+            let (text, word) = table[x];
+            let inst = decode(&target, &word, BASE).expect("decodes");
+            assert_eq!(disassemble(&target, &inst, BASE), text);
+            bytes.extend(word);
+        }
+        bytes.extend([0x00, 0x00, 0x81, 0xBF]); // s_endpgm
+        let code = Code(bytes);
+        for mode in [HIP_MODE, HIP_MODE | FP16_OVFL] {
+            let block = lift_block(&target, &code, BASE, mode);
+            let calls: Vec<_> = block
+                .ops
+                .iter()
+                .filter_map(|o| match o {
+                    Op::Matrix(c) => Some(c),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(calls.len(), idx.len(), "{block}");
+            if host_has_fused() {
+                for (w, &want) in calls.windows(2).zip(pairs) {
+                    let f = w[0].plan.fused().expect("fused").0;
+                    let g = w[1].plan.fused().expect("fused").0;
+                    assert_eq!(f.pair(g).is_some(), want, "chain {n}: {idx:?}");
+                }
+            }
+            let compiled = jit.compile(&block).expect("compiles");
+            for specials in [false, true] {
+                let seed = 0x2545_F491_4F6C_DD1D ^ (n as u64) << 4;
+                let mut got = state(seed, specials, mode);
+                let mut env = FlatEnv::new(0x7000_0000, 64, 64, 16);
+                assert_eq!(compiled.run(&mut got, &mut env), Ok(ExitCode::EndPgm));
+                let mut want = state(seed, specials, mode);
+                for c in &calls {
+                    let generic = (*c.plan).clone().without_fast_path();
+                    generic
+                        .run(Isa::Portable, &mut want.vgpr, mode, None)
+                        .expect("generic runs");
+                }
+                for (r, (g, w)) in got.vgpr.iter().zip(want.vgpr.iter()).enumerate() {
+                    assert!(
+                        g == w,
+                        "chain {n} {idx:?} mode {mode:#x} specials {specials}: register {r} \
+                         differs\n got {g:08x?}\nwant {w:08x?}"
+                    );
+                }
+            }
+        }
     }
 }

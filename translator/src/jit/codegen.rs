@@ -1783,13 +1783,30 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // register file when the plan was built) is called directly when MODE
                 // allows it; otherwise, and for every other instruction, the helper runs
                 // the plan.
-                let fused = keep
-                    .plan
-                    .fused()
-                    .filter(|(f, ..)| f.nregs() <= NUM_VREGS)
-                    .map(|(f, mask, want)| (f.entry(), f as *const _ as u64, mask, want));
+                let fused = keep.plan.fused().filter(|(f, ..)| f.nregs() <= NUM_VREGS);
+                // Two matrix instructions in a row (only constants and counts between) whose
+                // fused kernels pair (`Fused::pair`: the second accumulates onto the first's
+                // D) run as one call at the first; the second then does nothing when MODE
+                // allowed the pair. Pairs are taken from the start of such a chain.
+                let mut role = (false, None);
+                let mut cur = i;
+                let mut first = true;
+                while let Some(prev) = self.matrix_neighbour(cur, false) {
+                    if self.matrix_pair(prev, cur).is_none() {
+                        break;
+                    }
+                    first = !first;
+                    cur = prev;
+                }
+                if !first {
+                    role.0 = true;
+                } else if let Some(next) = self.matrix_neighbour(i, true) {
+                    role.1 = self
+                        .matrix_pair(i, next)
+                        .map(|(entry, f, g)| (entry as usize, f, g));
+                }
                 let join = self.b.create_block();
-                if let Some((entry, fptr, mask, want)) = fused {
+                if let Some((f, mask, want)) = fused {
                     let mode = self.b.ins().load(
                         types::I32,
                         trusted(),
@@ -1803,12 +1820,23 @@ impl<'a, 'b> Gen<'a, 'b> {
                     self.b.ins().brif(ok, fast, &[], slow, &[]);
                     self.b.switch_to_block(fast);
                     self.b.seal_block(fast);
-                    let fv = self.iconst(p, fptr);
                     let regs = self
                         .b
                         .ins()
                         .iadd_imm_u(self.state, WaveState::vgpr_offset(0, 0) as i64);
-                    self.call(entry as usize, &[p, p], None, &[fv, regs]);
+                    match role {
+                        // The pair ran at the first instruction.
+                        (true, _) => {}
+                        (false, Some((entry, fp, gp))) => {
+                            let fv = self.iconst(p, fp);
+                            let gv = self.iconst(p, gp);
+                            self.call(entry, &[p, p, p], None, &[fv, gv, regs]);
+                        }
+                        (false, None) => {
+                            let fv = self.iconst(p, f as *const _ as u64);
+                            self.call(f.entry() as usize, &[p, p], None, &[fv, regs]);
+                        }
+                    }
                     self.b.ins().jump(join, &[]);
                     self.b.switch_to_block(slow);
                     self.b.seal_block(slow);
@@ -1830,6 +1858,41 @@ impl<'a, 'b> Gen<'a, 'b> {
                 JV::None
             }
         })
+    }
+
+    /// The nearest matrix op after (`forward`) or before op `i` with only constants and
+    /// counts between.
+    fn matrix_neighbour(&self, i: usize, forward: bool) -> Option<usize> {
+        let ops = &self.block.ops;
+        let mut j = i;
+        loop {
+            j = if forward { j + 1 } else { j.checked_sub(1)? };
+            match ops.get(j)? {
+                Op::Matrix(_) => return Some(j),
+                Op::Const { .. } | Op::CountVector { .. } => {}
+                _ => return None,
+            }
+        }
+    }
+
+    /// The pair kernel of matrix ops `i` and `j` (`matrix::kernels::Fused::pair`) with the
+    /// addresses of their fused kernels, when both have one under the same MODE condition.
+    fn matrix_pair(
+        &self,
+        i: usize,
+        j: usize,
+    ) -> Option<(crate::matrix::kernels::PairEntry, u64, u64)> {
+        let fused = |k: usize| match self.block.ops.get(k) {
+            Some(Op::Matrix(c)) => c.plan.fused().filter(|(f, ..)| f.nregs() <= NUM_VREGS),
+            _ => None,
+        };
+        let (f, fm, fw) = fused(i)?;
+        let (g, gm, gw) = fused(j)?;
+        if (fm, fw) != (gm, gw) {
+            return None;
+        }
+        let entry = f.pair(g)?;
+        Some((entry, f as *const _ as u64, g as *const _ as u64))
     }
 
     /// `(hit, ptr)` for an access of `span` bytes at `a` (both `I64`): `hit` (an `I8`

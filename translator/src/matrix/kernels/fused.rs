@@ -32,9 +32,9 @@ const BF16: u8 = 1;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const B8: u8 = 2;
 
-/// Largest A or B of a served shape, in elements (32×16, 16×32).
+/// Largest A or B of a served shape or pair of instructions, in elements (32×32, 16×64).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-const BUF: usize = 512;
+const BUF: usize = 1024;
 
 /// 16 lanes at word `src` of the flattened register file (`reg·64 + lane`): element field
 /// `p` (bits `[w·p + w − 1 : w·p]`, `w` = 16 or 8) goes to positions `out[p]..out[p] + 16`.
@@ -47,6 +47,9 @@ struct Chunk {
 /// The entry the JIT calls: `(fused, register file)`; the register file holds at least
 /// [`Fused::nregs`] registers.
 pub type Entry = unsafe extern "C" fn(*const Fused, *mut [u32; 64]);
+
+/// The entry of a pair ([`Fused::pair`]): `(first, second, register file)`.
+pub type PairEntry = unsafe extern "C" fn(*const Fused, *const Fused, *mut [u32; 64]);
 
 /// A pre-resolved MFMA (see the module documentation). Built only by [`Fused::new`], which
 /// checks every chunk and row against the register file size `nregs` and the buffers, and
@@ -203,7 +206,7 @@ impl Fused {
             };
             let (m, n, k) = (f.m, f.n, f.k);
             let entry = entry_for(fmt, n, k)?;
-            if m * k > BUF || k * n > BUF {
+            if 2 * m * k > BUF || 2 * k * n > BUF {
                 return None;
             }
             let a = chunks_of(&f.a, bits, m * k, f.nregs)?;
@@ -239,6 +242,50 @@ impl Fused {
     /// The register-file size the entry needs.
     pub fn nregs(&self) -> usize {
         self.nregs
+    }
+
+    /// The kernel that runs `self` and then `next` as one GEMM of twice the depth, when
+    /// `next` accumulates onto `self`'s result (same shape and formats, C and D both
+    /// `self`'s D) and reads no register `self` writes. Bit-identical to running the two:
+    /// each output is one FMA chain from C over the first instruction's k and then the
+    /// second's, and the first's result is not stored in between, which differs only where
+    /// it is NaN (stored canonical), and there the second's result is NaN as well.
+    pub fn pair(&self, next: &Fused) -> Option<PairEntry> {
+        let d_regs: std::collections::BTreeSet<u32> =
+            self.d_rows.iter().map(|o| o / LANES as u32).collect();
+        let reads_d = next
+            .a
+            .iter()
+            .chain(&next.b)
+            .any(|c| d_regs.contains(&(c.src / LANES as u32)));
+        let ok = self.key == next.key
+            && self.nregs == next.nregs
+            && next.c_rows.as_ref() == Some(&self.d_rows)
+            && next.d_rows == self.d_rows
+            && !reads_d;
+        if !ok {
+            return None;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            pair_for(self.key.0, self.key.1, self.key.2)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+
+    /// Runs `self` and then `next` on `regs` by the [`Fused::pair`] kernel; `false` (nothing
+    /// changed) when they do not pair or `regs` is smaller than their register file.
+    pub fn run_pair(&self, next: &Fused, regs: &mut [[u32; 64]]) -> bool {
+        let Some(entry) = self.pair(next) else {
+            return false;
+        };
+        if regs.len() < self.nregs {
+            return false;
+        }
+        // SAFETY: as in `run`; `pair` accepted the two (same register file size).
+        unsafe { entry(self, next, regs.as_mut_ptr()) };
+        true
     }
 
     /// Runs the kernel on `regs`; `false` (nothing changed) when `regs` is smaller than the
@@ -292,45 +339,104 @@ fn entry_for(fmt: u8, n: usize, k: usize) -> Option<Entry> {
     })
 }
 
-/// The kernel: decode A and B, then the rows GEMM (see the module documentation).
+/// [`entry_for`] for a pair of instructions.
+#[cfg(target_arch = "x86_64")]
+fn pair_for(fmt: u8, n: usize, k: usize) -> Option<PairEntry> {
+    Some(match (fmt, n, k) {
+        (F16, 32, 8) => pair::<F16, 2, 8, 4>,
+        (F16, 16, 16) => pair::<F16, 1, 16, 8>,
+        (F16, 16, 32) => pair::<F16, 1, 32, 8>,
+        (F16, 32, 16) => pair::<F16, 2, 16, 4>,
+        (BF16, 32, 8) => pair::<BF16, 2, 8, 4>,
+        (BF16, 16, 16) => pair::<BF16, 1, 16, 8>,
+        (BF16, 16, 32) => pair::<BF16, 1, 32, 8>,
+        (BF16, 32, 16) => pair::<BF16, 2, 16, 4>,
+        (B8, 16, 32) => pair::<B8, 1, 32, 8>,
+        (B8, 32, 16) => pair::<B8, 2, 16, 4>,
+        _ => return None,
+    })
+}
+
+/// One instruction.
 ///
 /// # Safety
-/// `f` was built by [`Fused::new`] (so the CPU has the features enabled here, and the
-/// chunks, rows and shape match `<FMT, V, K, R>`); `regs` points to at least `f.nregs`
-/// registers, not otherwise borrowed during the call.
+/// As [`body`] with `f` for both.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
 unsafe extern "C" fn entry<const FMT: u8, const V: usize, const K: usize, const R: usize>(
     f: *const Fused,
     regs: *mut [u32; 64],
 ) {
+    // SAFETY: see the function contract.
+    unsafe {
+        let f = &*f;
+        body::<FMT, V, K, R, 1>(f, f, regs)
+    }
+}
+
+/// Two instructions ([`Fused::pair`]).
+///
+/// # Safety
+/// As [`body`]; `Fused::pair` accepted `(f, g)`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
+unsafe extern "C" fn pair<const FMT: u8, const V: usize, const K: usize, const R: usize>(
+    f: *const Fused,
+    g: *const Fused,
+    regs: *mut [u32; 64],
+) {
+    // SAFETY: see the function contract.
+    unsafe { body::<FMT, V, K, R, 2>(&*f, &*g, regs) }
+}
+
+/// The kernel: decode A and B, then the rows GEMM (see the module documentation). With
+/// `P = 2` it runs `f` and then `g` ([`Fused::pair`]): `g`'s A and B follow `f`'s along k.
+///
+/// # Safety
+/// `f` and `g` were built by [`Fused::new`] (so the CPU has the features enabled here, and
+/// the chunks, rows and shape match `<FMT, V, K, R>`); `regs` points to at least `f.nregs`
+/// registers, not otherwise borrowed during the call.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
+#[inline]
+unsafe fn body<const FMT: u8, const V: usize, const K: usize, const R: usize, const P: usize>(
+    f: &Fused,
+    g: &Fused,
+    regs: *mut [u32; 64],
+) {
     use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
-    // SAFETY: see the function contract.
-    let f = unsafe { &*f };
     let src = regs.cast::<u32>();
     let mut at = [MaybeUninit::<f32>::uninit(); BUF];
     let mut bt = [MaybeUninit::<f32>::uninit(); BUF];
     let (ap, bp) = (at.as_mut_ptr().cast::<f32>(), bt.as_mut_ptr().cast::<f32>());
     // SAFETY: chunk sources lie in `nregs` registers, their outputs cover the first M·K
-    // (A) and K·N (B) elements of the buffers exactly once (`Fused::new`), so every element
-    // the GEMM reads below is written first.
+    // (A) and K·N (B) elements of the buffers exactly once (`Fused::new`; `g`'s the next
+    // M·K and K·N, inside the buffers: `Fused::new` checked 2·M·K and 2·K·N against them),
+    // so every element the GEMM reads below is written first.
     unsafe {
         decode::<FMT>(&f.a, &f.tables[0], &f.tables[1], src, ap);
         decode::<FMT>(&f.b, &f.tables[2], &f.tables[3], src, bp);
+        if P == 2 {
+            decode::<FMT>(&g.a, &g.tables[0], &g.tables[1], src, ap.add(K * f.m));
+            decode::<FMT>(&g.b, &g.tables[2], &g.tables[3], src, bp.add(K * 16 * V));
+        }
     }
     let m = f.m;
     let n = 16 * V;
+    // Hoisted: stores into the register file could alias them as far as the compiler knows.
+    let (c_rows, c_imm) = (f.c_rows.as_deref(), f.c_imm);
+    let d_rows = &f.d_rows[..];
     let canon = _mm512_set1_epi32(0x7FC0_0000);
     // Row kk of B, read where it is used (the compiler keeps it in registers where they
     // suffice).
     let brow = |kk: usize| -> [__m512; V] {
-        // SAFETY: `kk·n + 16v + 16 <= K·n`, written above.
+        // SAFETY: `kk·n + 16v + 16 <= P·K·n`, written above.
         core::array::from_fn(|v| unsafe { _mm512_loadu_ps(bp.add(kk * n + 16 * v)) })
     };
     let load = |i: usize| -> [__m512; V] {
-        core::array::from_fn(|v| match &f.c_rows {
-            None => _mm512_set1_ps(f.c_imm),
+        core::array::from_fn(|v| match c_rows {
+            None => _mm512_set1_ps(c_imm),
             // SAFETY: row i < m starts at an offset with `o + n <= 64·nregs` (`Fused::new`).
             Some(c) => unsafe {
                 _mm512_loadu_ps(src.add(*c.get_unchecked(i) as usize + 16 * v).cast())
@@ -342,10 +448,10 @@ unsafe extern "C" fn entry<const FMT: u8, const V: usize, const K: usize, const 
     let mut i = 0;
     while i + R <= m {
         let mut acc: [[__m512; V]; R] = core::array::from_fn(|r| load(i + r));
-        for kk in 0..K {
+        for kk in 0..P * K {
             let bk = brow(kk);
             for (r, row) in acc.iter_mut().enumerate() {
-                // SAFETY: `kk·m + i + r < K·m`, written above.
+                // SAFETY: `kk·m + i + r < P·K·m`, written above.
                 let a = _mm512_set1_ps(unsafe { *ap.add(kk * m + i + r) });
                 for (x, &bj) in row.iter_mut().zip(&bk) {
                     *x = _mm512_fmadd_ps(a, bj, *x);
@@ -355,7 +461,7 @@ unsafe extern "C" fn entry<const FMT: u8, const V: usize, const K: usize, const 
         for (r, row) in acc.iter().enumerate() {
             // SAFETY: as for C's rows, with D's (`Fused::new`); C is D or lies in other
             // registers, so later groups still read their C.
-            let o = unsafe { *f.d_rows.get_unchecked(i + r) } as usize;
+            let o = unsafe { *d_rows.get_unchecked(i + r) } as usize;
             for (v, &x) in row.iter().enumerate() {
                 // SAFETY: see above.
                 unsafe { _mm512_storeu_ps(src.add(o + 16 * v).cast(), x) };
@@ -373,7 +479,7 @@ unsafe extern "C" fn entry<const FMT: u8, const V: usize, const K: usize, const 
     }
     if ordered != 0xFFFF {
         // Some stored result is NaN: make every NaN of D canonical.
-        for &o in &f.d_rows {
+        for &o in d_rows {
             for v in 0..V {
                 // SAFETY: D's rows, as above.
                 unsafe {

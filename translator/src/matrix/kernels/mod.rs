@@ -29,7 +29,7 @@ use std::cell::RefCell;
 mod fused;
 mod int8;
 
-pub use fused::{Entry, Fused};
+pub use fused::{Entry, Fused, PairEntry};
 
 /// Lanes per register.
 const LANES: usize = 64;
