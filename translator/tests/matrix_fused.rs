@@ -372,3 +372,170 @@ fn chains_of_matrix_instructions_pair_exactly() {
         }
     }
 }
+
+/// The 16 MFMAs of one K step of `gemm_f16_tiled256` (gfx942), as llvm-objdump-22 shows
+/// them in `tests/kernels/matrix/gfx942/gemm_tiled.hsaco` (dwords, low first): 8
+/// accumulators, each A register pair used by two neighbours, each B pair by every other.
+const TILED: &[(&str, [u32; 2])] = &[
+    (
+        "v_mfma_f32_32x32x8_f16 v[114:129], v[138:139], v[142:143], v[114:129]",
+        [0xD3CC0072, 0x05CB1D8A],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[98:113], v[138:139], v[154:155], v[98:113]",
+        [0xD3CC0062, 0x058B358A],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[82:97], v[162:163], v[142:143], v[82:97]",
+        [0xD3CC0052, 0x054B1DA2],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[66:81], v[162:163], v[154:155], v[66:81]",
+        [0xD3CC0042, 0x050B35A2],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[50:65], v[170:171], v[142:143], v[50:65]",
+        [0xD3CC0032, 0x04CB1DAA],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[34:49], v[170:171], v[154:155], v[34:49]",
+        [0xD3CC0022, 0x048B35AA],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[18:33], v[178:179], v[142:143], v[18:33]",
+        [0xD3CC0012, 0x044B1DB2],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[2:17], v[178:179], v[154:155], v[2:17]",
+        [0xD3CC0002, 0x040B35B2],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[114:129], v[140:141], v[144:145], v[114:129]",
+        [0xD3CC0072, 0x05CB218C],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[98:113], v[140:141], v[156:157], v[98:113]",
+        [0xD3CC0062, 0x058B398C],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[82:97], v[164:165], v[144:145], v[82:97]",
+        [0xD3CC0052, 0x054B21A4],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[66:81], v[164:165], v[156:157], v[66:81]",
+        [0xD3CC0042, 0x050B39A4],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[50:65], v[172:173], v[144:145], v[50:65]",
+        [0xD3CC0032, 0x04CB21AC],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[34:49], v[172:173], v[156:157], v[34:49]",
+        [0xD3CC0022, 0x048B39AC],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[18:33], v[180:181], v[144:145], v[18:33]",
+        [0xD3CC0012, 0x044B21B4],
+    ),
+    (
+        "v_mfma_f32_32x32x8_f16 v[2:17], v[180:181], v[156:157], v[2:17]",
+        [0xD3CC0002, 0x040B39B4],
+    ),
+];
+
+/// The tiled GEMM's K step runs as two groups of 8 (`Fused::group`): each group decodes
+/// its 4 A and 2 B register pairs once (the reuse worked out from the operands above),
+/// and the compiled block matches the generic executor instruction by instruction. A
+/// third case puts an MFMA that reads the first one's D as its A after two of them: the
+/// group must stop before it.
+#[test]
+fn tiled_gemm_step_runs_as_groups_that_share_operands() {
+    use wavejit_translator::matrix::kernels::Fused;
+    let target = Target::new(Gpu::GFX942);
+    let word = |x: usize| -> Vec<u8> {
+        let (text, [lo, hi]) = TILED[x];
+        let mut w = lo.to_le_bytes().to_vec();
+        w.extend(hi.to_le_bytes());
+        let inst = decode(&target, &w, BASE).expect("decodes");
+        assert_eq!(disassemble(&target, &inst, BASE), text);
+        w
+    };
+    // v_mfma_f32_32x32x8_f16 v[98:113], v[114:115], v[154:155], v[98:113] (llvm-mc-22).
+    let reads_d = vec![0x62, 0x00, 0xcc, 0xd3, 0x72, 0x35, 0x8b, 0x05];
+    let inst = decode(&target, &reads_d, BASE).expect("decodes");
+    assert_eq!(
+        disassemble(&target, &inst, BASE),
+        "v_mfma_f32_32x32x8_f16 v[98:113], v[114:115], v[154:155], v[98:113]"
+    );
+    let step: Vec<u8> = (0..16).flat_map(word).collect();
+    let hazard: Vec<u8> = word(0).into_iter().chain(word(2)).chain(reads_d).collect();
+    let jit = Jit::new().expect("host JIT");
+    for (case, mut bytes) in [step, hazard].into_iter().enumerate() {
+        bytes.extend([0x00, 0x00, 0x81, 0xBF]); // s_endpgm
+        let code = Code(bytes);
+        for mode in [HIP_MODE, HIP_MODE | FP16_OVFL] {
+            let block = lift_block(&target, &code, BASE, mode);
+            let calls: Vec<_> = block
+                .ops
+                .iter()
+                .filter_map(|o| match o {
+                    Op::Matrix(c) => Some(c),
+                    _ => None,
+                })
+                .collect();
+            if host_has_fused() {
+                let fused: Vec<&Fused> = calls
+                    .iter()
+                    .map(|c| c.plan.fused().expect("fused").0)
+                    .collect();
+                if case == 0 {
+                    let (_, desc) = Fused::group(&fused[..8]).expect("a group of 8");
+                    let from: Vec<(u64, u64)> = desc
+                        .iter()
+                        .map(|d| (d[1] & 0xFFFF_FFFF, d[1] >> 32))
+                        .collect();
+                    let want = [
+                        (0, 0),
+                        (0, 1),
+                        (2, 0),
+                        (2, 1),
+                        (4, 0),
+                        (4, 1),
+                        (6, 0),
+                        (6, 1),
+                    ];
+                    assert_eq!(from, want);
+                    assert!(Fused::group(&fused[..9]).is_none(), "at most 8");
+                    assert!(Fused::group(&fused[8..]).is_some());
+                } else {
+                    assert!(Fused::group(&fused[..2]).is_some());
+                    assert!(
+                        Fused::group(&fused).is_none(),
+                        "the third reads the first's D"
+                    );
+                }
+            }
+            let compiled = jit.compile(&block).expect("compiles");
+            for specials in [false, true] {
+                let seed = 0x5851_F42D_4C95_7F2D ^ case as u64;
+                let mut got = state(seed, specials, mode);
+                let mut env = FlatEnv::new(0x7000_0000, 64, 64, 16);
+                assert_eq!(compiled.run(&mut got, &mut env), Ok(ExitCode::EndPgm));
+                let mut want = state(seed, specials, mode);
+                for c in &calls {
+                    let generic = (*c.plan).clone().without_fast_path();
+                    generic
+                        .run(Isa::Portable, &mut want.vgpr, mode, None)
+                        .expect("generic runs");
+                }
+                for (r, (g, w)) in got.vgpr.iter().zip(want.vgpr.iter()).enumerate() {
+                    assert!(
+                        g == w,
+                        "case {case} mode {mode:#x} specials {specials}: register {r} \
+                         differs\n got {g:08x?}\nwant {w:08x?}"
+                    );
+                }
+            }
+        }
+    }
+}

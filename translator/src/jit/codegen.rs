@@ -175,6 +175,18 @@ pub struct Gen<'a, 'b> {
     group_nan: Option<Value>,
 }
 
+/// How a matrix op runs when MODE allows its fused kernel ([`Gen::matrix_unit`]).
+enum MatUnit {
+    /// Alone, by its own kernel.
+    Single,
+    /// Run by the unit call at an earlier op.
+    Member,
+    /// With the next matrix op: the pair kernel and the two `Fused` addresses.
+    Pair(crate::matrix::kernels::PairEntry, u64, u64),
+    /// With the next ones: the group kernel and its descriptors (`Fused::group`).
+    Group(crate::matrix::kernels::GroupEntry, Vec<[u64; 2]>),
+}
+
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
 /// group and its compare accumulators, passed on so the slow loop redoes the group) and the
 /// block taking them, made at the first float op that needs it.
@@ -1784,27 +1796,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // allows it; otherwise, and for every other instruction, the helper runs
                 // the plan.
                 let fused = keep.plan.fused().filter(|(f, ..)| f.nregs() <= NUM_VREGS);
-                // Two matrix instructions in a row (only constants and counts between) whose
-                // fused kernels pair (`Fused::pair`: the second accumulates onto the first's
-                // D) run as one call at the first; the second then does nothing when MODE
-                // allowed the pair. Pairs are taken from the start of such a chain.
-                let mut role = (false, None);
-                let mut cur = i;
-                let mut first = true;
-                while let Some(prev) = self.matrix_neighbour(cur, false) {
-                    if self.matrix_pair(prev, cur).is_none() {
-                        break;
-                    }
-                    first = !first;
-                    cur = prev;
-                }
-                if !first {
-                    role.0 = true;
-                } else if let Some(next) = self.matrix_neighbour(i, true) {
-                    role.1 = self
-                        .matrix_pair(i, next)
-                        .map(|(entry, f, g)| (entry as usize, f, g));
-                }
+                // Matrix instructions in a row (only constants and counts between) run as
+                // one call at the first of a unit when MODE allows their fused kernels
+                // (`matrix_unit`); the others then do nothing on that path.
+                let unit = self.matrix_unit(i);
                 let join = self.b.create_block();
                 if let Some((f, mask, want)) = fused {
                     let mode = self.b.ins().load(
@@ -1824,15 +1819,31 @@ impl<'a, 'b> Gen<'a, 'b> {
                         .b
                         .ins()
                         .iadd_imm_u(self.state, WaveState::vgpr_offset(0, 0) as i64);
-                    match role {
-                        // The pair ran at the first instruction.
-                        (true, _) => {}
-                        (false, Some((entry, fp, gp))) => {
+                    match unit {
+                        // The unit's call at its first instruction ran this one.
+                        MatUnit::Member => {}
+                        MatUnit::Pair(entry, fp, gp) => {
                             let fv = self.iconst(p, fp);
                             let gv = self.iconst(p, gp);
-                            self.call(entry, &[p, p, p], None, &[fv, gv, regs]);
+                            self.call(entry as usize, &[p, p, p], None, &[fv, gv, regs]);
                         }
-                        (false, None) => {
+                        MatUnit::Group(entry, desc) => {
+                            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                                StackSlotKind::ExplicitSlot,
+                                16 * desc.len() as u32,
+                                3,
+                            ));
+                            for (x, [fp, from]) in desc.iter().enumerate() {
+                                let v = self.iconst(p, *fp);
+                                self.b.ins().stack_store(p, v, slot, 16 * x as i32);
+                                let v = self.iconst(p, *from);
+                                self.b.ins().stack_store(p, v, slot, 16 * x as i32 + 8);
+                            }
+                            let dv = self.b.ins().stack_addr(p, slot, 0);
+                            let nv = self.iconst(p, desc.len() as u64);
+                            self.call(entry as usize, &[p, p, p], None, &[dv, nv, regs]);
+                        }
+                        MatUnit::Single => {
                             let fv = self.iconst(p, f as *const _ as u64);
                             self.call(f.entry() as usize, &[p, p], None, &[fv, regs]);
                         }
@@ -1875,24 +1886,63 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    /// The pair kernel of matrix ops `i` and `j` (`matrix::kernels::Fused::pair`) with the
-    /// addresses of their fused kernels, when both have one under the same MODE condition.
-    fn matrix_pair(
-        &self,
-        i: usize,
-        j: usize,
-    ) -> Option<(crate::matrix::kernels::PairEntry, u64, u64)> {
-        let fused = |k: usize| match self.block.ops.get(k) {
+    /// The fused kernel of matrix op `k` and its MODE condition.
+    fn matrix_fused(&self, k: usize) -> Option<(&crate::matrix::kernels::Fused, u32, u32)> {
+        match self.block.ops.get(k) {
             Some(Op::Matrix(c)) => c.plan.fused().filter(|(f, ..)| f.nregs() <= NUM_VREGS),
             _ => None,
-        };
-        let (f, fm, fw) = fused(i)?;
-        let (g, gm, gw) = fused(j)?;
-        if (fm, fw) != (gm, gw) {
-            return None;
         }
-        let entry = f.pair(g)?;
-        Some((entry, f as *const _ as u64, g as *const _ as u64))
+    }
+
+    /// How matrix op `i` runs when MODE allows its fused kernel. Its chain (matrix ops in a
+    /// row, [`Self::matrix_neighbour`]) is cut from its start into units: two ops that
+    /// pair (`Fused::pair`: the second accumulates onto the first's D), else the longest
+    /// group (`Fused::group`: shared operands decoded once) of at least two, else one op.
+    fn matrix_unit(&self, i: usize) -> MatUnit {
+        use crate::matrix::kernels::{Fused, MAX_GROUP};
+        let mut s = i;
+        while let Some(p) = self.matrix_neighbour(s, false) {
+            s = p;
+        }
+        loop {
+            let mut ops = vec![s];
+            let mut unit = MatUnit::Single;
+            if let Some((f, fm, fw)) = self.matrix_fused(s) {
+                let mut list = vec![f];
+                let mut next = self.matrix_neighbour(s, true);
+                while let Some(q) = next.filter(|_| list.len() < MAX_GROUP) {
+                    let Some((g, gm, gw)) = self.matrix_fused(q) else {
+                        break;
+                    };
+                    if (gm, gw) != (fm, fw) {
+                        break;
+                    }
+                    if list.len() == 1 {
+                        if let Some(entry) = f.pair(g) {
+                            ops.push(q);
+                            unit = MatUnit::Pair(entry, f as *const _ as u64, g as *const _ as u64);
+                            break;
+                        }
+                    }
+                    list.push(g);
+                    match Fused::group(&list) {
+                        Some((entry, desc)) => {
+                            ops.push(q);
+                            unit = MatUnit::Group(entry, desc);
+                        }
+                        None => break,
+                    }
+                    next = self.matrix_neighbour(q, true);
+                }
+            }
+            if ops.contains(&i) {
+                return if ops[0] == i { unit } else { MatUnit::Member };
+            }
+            match ops.last().and_then(|&l| self.matrix_neighbour(l, true)) {
+                Some(n) => s = n,
+                None => return MatUnit::Single,
+            }
+        }
     }
 
     /// `(hit, ptr)` for an access of `span` bytes at `a` (both `I64`): `hit` (an `I8`

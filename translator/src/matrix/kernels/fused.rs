@@ -48,6 +48,12 @@ struct Chunk {
 /// [`Fused::nregs`] registers.
 pub type Entry = unsafe extern "C" fn(*const Fused, *mut [u32; 64]);
 
+/// The entry of a group ([`Fused::group`]): `(descriptors, count, register file)`.
+pub type GroupEntry = unsafe extern "C" fn(*const [u64; 2], usize, *mut [u32; 64]);
+
+/// The most instructions one group call runs.
+pub const MAX_GROUP: usize = 8;
+
 /// The entry of a pair ([`Fused::pair`]): `(first, second, register file)`.
 pub type PairEntry = unsafe extern "C" fn(*const Fused, *const Fused, *mut [u32; 64]);
 
@@ -274,6 +280,66 @@ impl Fused {
         None
     }
 
+    /// The kernel that runs consecutive instructions `list` (2..=[`MAX_GROUP`], one shape and
+    /// format) as one call, and for each its descriptor `[address, a | b << 32]`: `a` (`b`)
+    /// is the first instruction of the list with the same A (B) registers and decoding, whose
+    /// decoded operand it reuses (decided here, once, so a run pays no reuse check). `None`
+    /// unless no instruction reads A or B from a register an earlier one in the list writes
+    /// (operands are decoded before the first GEMM; C is read in order).
+    pub fn group(list: &[&Fused]) -> Option<(GroupEntry, Vec<[u64; 2]>)> {
+        let f = list.first()?;
+        if !(2..=MAX_GROUP).contains(&list.len())
+            || list.iter().any(|g| g.key != f.key || g.nregs != f.nregs)
+        {
+            return None;
+        }
+        let mut written = std::collections::BTreeSet::new();
+        let mut desc = Vec::with_capacity(list.len());
+        for (x, g) in list.iter().enumerate() {
+            if g.a
+                .iter()
+                .chain(&g.b)
+                .any(|c| written.contains(&(c.src / LANES as u32)))
+            {
+                return None;
+            }
+            written.extend(g.d_rows.iter().map(|o| o / LANES as u32));
+            let a = list[..x]
+                .iter()
+                .position(|h| h.a == g.a && h.tables[..2] == g.tables[..2])
+                .unwrap_or(x);
+            let b = list[..x]
+                .iter()
+                .position(|h| h.b == g.b && h.tables[2..] == g.tables[2..])
+                .unwrap_or(x);
+            desc.push([*g as *const Fused as u64, a as u64 | (b as u64) << 32]);
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            Some((group_for(f.key.0, f.key.1, f.key.2)?, desc))
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = desc;
+            None
+        }
+    }
+
+    /// Runs `list` on `regs` by the [`Fused::group`] kernel; `false` (nothing changed) when
+    /// they do not form a group or `regs` is smaller than their register file.
+    pub fn run_group(list: &[&Fused], regs: &mut [[u32; 64]]) -> bool {
+        let Some((entry, desc)) = Fused::group(list) else {
+            return false;
+        };
+        if regs.len() < list[0].nregs {
+            return false;
+        }
+        // SAFETY: as in `run`; `group` produced `desc` for these live `Fused`s (one register
+        // file size).
+        unsafe { entry(desc.as_ptr(), desc.len(), regs.as_mut_ptr()) };
+        true
+    }
+
     /// Runs `self` and then `next` on `regs` by the [`Fused::pair`] kernel; `false` (nothing
     /// changed) when they do not pair or `regs` is smaller than their register file.
     pub fn run_pair(&self, next: &Fused, regs: &mut [[u32; 64]]) -> bool {
@@ -357,6 +423,24 @@ fn pair_for(fmt: u8, n: usize, k: usize) -> Option<PairEntry> {
     })
 }
 
+/// [`entry_for`] for a group of instructions.
+#[cfg(target_arch = "x86_64")]
+fn group_for(fmt: u8, n: usize, k: usize) -> Option<GroupEntry> {
+    Some(match (fmt, n, k) {
+        (F16, 32, 8) => group::<F16, 2, 8, 4>,
+        (F16, 16, 16) => group::<F16, 1, 16, 8>,
+        (F16, 16, 32) => group::<F16, 1, 32, 8>,
+        (F16, 32, 16) => group::<F16, 2, 16, 4>,
+        (BF16, 32, 8) => group::<BF16, 2, 8, 4>,
+        (BF16, 16, 16) => group::<BF16, 1, 16, 8>,
+        (BF16, 16, 32) => group::<BF16, 1, 32, 8>,
+        (BF16, 32, 16) => group::<BF16, 2, 16, 4>,
+        (B8, 16, 32) => group::<B8, 1, 32, 8>,
+        (B8, 32, 16) => group::<B8, 2, 16, 4>,
+        _ => return None,
+    })
+}
+
 /// One instruction.
 ///
 /// # Safety
@@ -404,7 +488,6 @@ unsafe fn body<const FMT: u8, const V: usize, const K: usize, const R: usize, co
     g: &Fused,
     regs: *mut [u32; 64],
 ) {
-    use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
     let src = regs.cast::<u32>();
     let mut at = [MaybeUninit::<f32>::uninit(); BUF];
@@ -413,7 +496,7 @@ unsafe fn body<const FMT: u8, const V: usize, const K: usize, const R: usize, co
     // SAFETY: chunk sources lie in `nregs` registers, their outputs cover the first M·K
     // (A) and K·N (B) elements of the buffers exactly once (`Fused::new`; `g`'s the next
     // M·K and K·N, inside the buffers: `Fused::new` checked 2·M·K and 2·K·N against them),
-    // so every element the GEMM reads below is written first.
+    // so every element the GEMM reads is written first; rows as `gemm_rows` needs.
     unsafe {
         decode::<FMT>(&f.a, &f.tables[0], &f.tables[1], src, ap);
         decode::<FMT>(&f.b, &f.tables[2], &f.tables[3], src, bp);
@@ -421,17 +504,101 @@ unsafe fn body<const FMT: u8, const V: usize, const K: usize, const R: usize, co
             decode::<FMT>(&g.a, &g.tables[0], &g.tables[1], src, ap.add(K * f.m));
             decode::<FMT>(&g.b, &g.tables[2], &g.tables[3], src, bp.add(K * 16 * V));
         }
+        if gemm_rows::<V, K, R, P>(f, ap, bp, src) != 0xFFFF {
+            canonical_nans::<V>(&f.d_rows, src);
+        }
     }
+}
+
+/// A group of instructions ([`Fused::group`]): `desc[x]` is instruction x's `Fused` address
+/// and `a | b << 32`, the instructions whose decoded A and B it uses (itself or an earlier
+/// one with the same operand). Every distinct operand is decoded once, then the GEMMs run
+/// in order.
+///
+/// # Safety
+/// `desc` holds `n <= MAX_GROUP` entries that `Fused::group` produced for live `Fused`s of
+/// format and shape `<FMT, V, K, R>`; `regs` as in [`body`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
+unsafe extern "C" fn group<const FMT: u8, const V: usize, const K: usize, const R: usize>(
+    desc: *const [u64; 2],
+    n: usize,
+    regs: *mut [u32; 64],
+) {
+    use std::mem::MaybeUninit;
+    const SLOT: usize = BUF / 2;
+    let src = regs.cast::<u32>();
+    let mut abuf = [MaybeUninit::<f32>::uninit(); MAX_GROUP * SLOT];
+    let mut bbuf = [MaybeUninit::<f32>::uninit(); MAX_GROUP * SLOT];
+    let (ap, bp) = (
+        abuf.as_mut_ptr().cast::<f32>(),
+        bbuf.as_mut_ptr().cast::<f32>(),
+    );
+    let n = n.min(MAX_GROUP);
+    // SAFETY: see the function contract: the addresses are live `Fused`s.
+    let item = |x: usize| unsafe {
+        let [fp, from] = *desc.add(x);
+        (
+            &*(fp as *const Fused),
+            (from as u32) as usize,
+            (from >> 32) as usize,
+        )
+    };
+    let mut ordered = 0xFFFF;
+    // SAFETY: as in `body`, each instruction's operands in its own slot of `SLOT >= M·K,
+    // K·N` elements (`Fused::new` checked 2·M·K and 2·K·N against `BUF`); an instruction
+    // using another's slot (a, b < n) has the same operand registers and decoding, and no
+    // instruction in between writes them (`Fused::group`), so the slot holds its values.
+    unsafe {
+        for x in 0..n {
+            let (f, a, b) = item(x);
+            if a == x {
+                decode::<FMT>(&f.a, &f.tables[0], &f.tables[1], src, ap.add(x * SLOT));
+            }
+            if b == x {
+                decode::<FMT>(&f.b, &f.tables[2], &f.tables[3], src, bp.add(x * SLOT));
+            }
+        }
+        for x in 0..n {
+            let (f, a, b) = item(x);
+            ordered &= gemm_rows::<V, K, R, 1>(f, ap.add(a * SLOT), bp.add(b * SLOT), src);
+        }
+        if ordered != 0xFFFF {
+            // Canonical NaNs in every D (a later D over an earlier one is already written,
+            // and canonicalising twice changes nothing).
+            for x in 0..n {
+                canonical_nans::<V>(&item(x).0.d_rows, src);
+            }
+        }
+    }
+}
+
+/// The rows GEMM of `f` over `P·K` steps of the decoded A (`ap`, k-major) and B (`bp`,
+/// row-major), C and D in the register file at `src`; D is stored as computed. Returns a
+/// mask that is all-ones unless a stored value is NaN.
+///
+/// # Safety
+/// `ap` and `bp` hold `P·K·M` and `P·K·N` written elements; `f` was built by
+/// [`Fused::new`] for `<V, K, R>` and `src` holds its `nregs` registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
+#[inline]
+unsafe fn gemm_rows<const V: usize, const K: usize, const R: usize, const P: usize>(
+    f: &Fused,
+    ap: *const f32,
+    bp: *const f32,
+    src: *mut u32,
+) -> u16 {
+    use std::arch::x86_64::*;
     let m = f.m;
     let n = 16 * V;
     // Hoisted: stores into the register file could alias them as far as the compiler knows.
     let (c_rows, c_imm) = (f.c_rows.as_deref(), f.c_imm);
     let d_rows = &f.d_rows[..];
-    let canon = _mm512_set1_epi32(0x7FC0_0000);
     // Row kk of B, read where it is used (the compiler keeps it in registers where they
     // suffice).
     let brow = |kk: usize| -> [__m512; V] {
-        // SAFETY: `kk·n + 16v + 16 <= P·K·n`, written above.
+        // SAFETY: `kk·n + 16v + 16 <= P·K·n` (contract).
         core::array::from_fn(|v| unsafe { _mm512_loadu_ps(bp.add(kk * n + 16 * v)) })
     };
     let load = |i: usize| -> [__m512; V] {
@@ -451,7 +618,7 @@ unsafe fn body<const FMT: u8, const V: usize, const K: usize, const R: usize, co
         for kk in 0..P * K {
             let bk = brow(kk);
             for (r, row) in acc.iter_mut().enumerate() {
-                // SAFETY: `kk·m + i + r < P·K·m`, written above.
+                // SAFETY: `kk·m + i + r < P·K·m` (contract).
                 let a = _mm512_set1_ps(unsafe { *ap.add(kk * m + i + r) });
                 for (x, &bj) in row.iter_mut().zip(&bk) {
                     *x = _mm512_fmadd_ps(a, bj, *x);
@@ -477,18 +644,28 @@ unsafe fn body<const FMT: u8, const V: usize, const K: usize, const R: usize, co
         }
         i += R;
     }
-    if ordered != 0xFFFF {
-        // Some stored result is NaN: make every NaN of D canonical.
-        for &o in d_rows {
-            for v in 0..V {
-                // SAFETY: D's rows, as above.
-                unsafe {
-                    let p = src.add(o as usize + 16 * v);
-                    let x = _mm512_loadu_ps(p.cast());
-                    let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
-                    let bits = _mm512_mask_mov_epi32(_mm512_castps_si512(x), nan, canon);
-                    _mm512_storeu_si512(p.cast(), bits);
-                }
+    ordered
+}
+
+/// Rewrites every NaN in the rows `d_rows` (16·V words each) of `src` as 0x7FC00000.
+///
+/// # Safety
+/// The rows lie in the register file at `src` (checked by [`Fused::new`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
+#[inline]
+unsafe fn canonical_nans<const V: usize>(d_rows: &[u32], src: *mut u32) {
+    use std::arch::x86_64::*;
+    let canon = _mm512_set1_epi32(0x7FC0_0000);
+    for &o in d_rows {
+        for v in 0..V {
+            // SAFETY: see the function contract.
+            unsafe {
+                let p = src.add(o as usize + 16 * v);
+                let x = _mm512_loadu_ps(p.cast());
+                let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+                let bits = _mm512_mask_mov_epi32(_mm512_castps_si512(x), nan, canon);
+                _mm512_storeu_si512(p.cast(), bits);
             }
         }
     }

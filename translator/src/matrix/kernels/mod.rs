@@ -29,7 +29,7 @@ use std::cell::RefCell;
 mod fused;
 mod int8;
 
-pub use fused::{Entry, Fused, PairEntry};
+pub use fused::{Entry, Fused, GroupEntry, PairEntry, MAX_GROUP};
 
 /// Lanes per register.
 const LANES: usize = 64;
