@@ -122,6 +122,22 @@ const CASES: &[(Gpu, &str, [u8; 8])] = &[
         "v_mfma_f32_32x32x16_bf8_fp8 v[0:15], v[32:33], v[48:49], v[0:15]",
         [0x00, 0x00, 0xf5, 0xd3, 0x20, 0x61, 0x02, 0x04],
     ),
+    // F8F6F4 with FP8 (cbsz/blgp 0) and BF8 (1) A and B.
+    (
+        Gpu::GFX950,
+        "v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[32:39], v[48:55], v[0:3]",
+        [0x00, 0x00, 0xad, 0xd3, 0x20, 0x61, 0x02, 0x04],
+    ),
+    (
+        Gpu::GFX950,
+        "v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[32:39], v[48:55], v[8:11] cbsz:1 blgp:1",
+        [0x00, 0x01, 0xad, 0xd3, 0x20, 0x61, 0x22, 0x24],
+    ),
+    (
+        Gpu::GFX950,
+        "v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[32:39], v[48:55], v[0:15] blgp:1",
+        [0x00, 0x00, 0xae, 0xd3, 0x20, 0x61, 0x02, 0x24],
+    ),
 ];
 
 /// Whether this host has what the fused kernels need (AVX-512F/BW/VBMI, F16C, FMA).

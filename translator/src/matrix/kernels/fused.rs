@@ -6,7 +6,8 @@
 //!
 //! Served: one block, M = N = 16·V (C/D rows on consecutive lanes, [`super::Rows`]), the
 //! shapes 32×32×8, 16×16×16, 16×16×32 and 32×32×16 with f16, bf16 or 8-bit float
-//! (FP8/BF8, FNUZ or OCP) A and B. A and B are decoded 16 lanes of a register at a time
+//! (FP8/BF8, FNUZ or OCP) A and B, and 16×16×128 and 32×32×64 (gfx950 F8F6F4) with
+//! FP8/BF8 A and B (single instructions only: no pairs or groups, their buffers are big). A and B are decoded 16 lanes of a register at a time
 //! into stack buffers (A k-major, B row-major), then the k loop runs with R rows of C in
 //! host vector registers, as [`super::super::gemm::gemm_f32_rows`] does: each output is C
 //! followed by one FMA per k in ascending order, so results are bit-identical to the
@@ -32,9 +33,14 @@ const BF16: u8 = 1;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const B8: u8 = 2;
 
-/// Largest A or B of a served shape or pair of instructions, in elements (32×32, 16×64).
+/// Largest A or B of a pair of instructions, in elements (32×32, 16×64); a single
+/// instruction of those shapes needs half.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const BUF: usize = 1024;
+
+/// A or B of the largest single instructions (F8F6F4: 16×128, 64×32).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const BIG: usize = 2048;
 
 /// 16 lanes at word `src` of the flattened register file (`reg·64 + lane`): element field
 /// `p` (bits `[w·p + w − 1 : w·p]`, `w` = 16 or 8) goes to positions `out[p]..out[p] + 16`.
@@ -212,7 +218,8 @@ impl Fused {
             };
             let (m, n, k) = (f.m, f.n, f.k);
             let entry = entry_for(fmt, n, k)?;
-            if 2 * m * k > BUF || 2 * k * n > BUF {
+            let cap = if k >= 64 { BIG } else { BUF / 2 };
+            if m * k > cap || k * n > cap {
                 return None;
             }
             let a = chunks_of(&f.a, bits, m * k, f.nregs)?;
@@ -265,6 +272,8 @@ impl Fused {
             .chain(&next.b)
             .any(|c| d_regs.contains(&(c.src / LANES as u32)));
         let ok = self.key == next.key
+            && 2 * self.m * self.key.2 <= BUF
+            && 2 * self.key.2 * self.key.1 <= BUF
             && self.nregs == next.nregs
             && next.c_rows.as_ref() == Some(&self.d_rows)
             && next.d_rows == self.d_rows
@@ -289,6 +298,8 @@ impl Fused {
     pub fn group(list: &[&Fused]) -> Option<(GroupEntry, Vec<[u64; 2]>)> {
         let f = list.first()?;
         if !(2..=MAX_GROUP).contains(&list.len())
+            || f.m * f.key.2 > BUF / 2
+            || f.key.2 * f.key.1 > BUF / 2
             || list.iter().any(|g| g.key != f.key || g.nregs != f.nregs)
         {
             return None;
@@ -391,16 +402,19 @@ static SPREAD: [[u8; 64]; 4] = {
 #[cfg(target_arch = "x86_64")]
 fn entry_for(fmt: u8, n: usize, k: usize) -> Option<Entry> {
     Some(match (fmt, n, k) {
-        (F16, 32, 8) => entry::<F16, 2, 8, 4>,
-        (F16, 16, 16) => entry::<F16, 1, 16, 8>,
-        (F16, 16, 32) => entry::<F16, 1, 32, 8>,
-        (F16, 32, 16) => entry::<F16, 2, 16, 4>,
-        (BF16, 32, 8) => entry::<BF16, 2, 8, 4>,
-        (BF16, 16, 16) => entry::<BF16, 1, 16, 8>,
-        (BF16, 16, 32) => entry::<BF16, 1, 32, 8>,
-        (BF16, 32, 16) => entry::<BF16, 2, 16, 4>,
-        (B8, 16, 32) => entry::<B8, 1, 32, 8>,
-        (B8, 32, 16) => entry::<B8, 2, 16, 4>,
+        (F16, 32, 8) => entry::<F16, 2, 8, 4, 512>,
+        (F16, 16, 16) => entry::<F16, 1, 16, 8, 512>,
+        (F16, 16, 32) => entry::<F16, 1, 32, 8, 512>,
+        (F16, 32, 16) => entry::<F16, 2, 16, 4, 512>,
+        (BF16, 32, 8) => entry::<BF16, 2, 8, 4, 512>,
+        (BF16, 16, 16) => entry::<BF16, 1, 16, 8, 512>,
+        (BF16, 16, 32) => entry::<BF16, 1, 32, 8, 512>,
+        (BF16, 32, 16) => entry::<BF16, 2, 16, 4, 512>,
+        (B8, 16, 32) => entry::<B8, 1, 32, 8, 512>,
+        (B8, 32, 16) => entry::<B8, 2, 16, 4, 512>,
+        // gfx950's F8F6F4 with FP8/BF8 A and B (16×16×128, 32×32×64): singles only.
+        (B8, 16, 128) => entry::<B8, 1, 128, 8, BIG>,
+        (B8, 32, 64) => entry::<B8, 2, 64, 4, BIG>,
         _ => return None,
     })
 }
@@ -447,14 +461,20 @@ fn group_for(fmt: u8, n: usize, k: usize) -> Option<GroupEntry> {
 /// As [`body`] with `f` for both.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
-unsafe extern "C" fn entry<const FMT: u8, const V: usize, const K: usize, const R: usize>(
+unsafe extern "C" fn entry<
+    const FMT: u8,
+    const V: usize,
+    const K: usize,
+    const R: usize,
+    const BS: usize,
+>(
     f: *const Fused,
     regs: *mut [u32; 64],
 ) {
     // SAFETY: see the function contract.
     unsafe {
         let f = &*f;
-        body::<FMT, V, K, R, 1>(f, f, regs)
+        body::<FMT, V, K, R, 1, BS>(f, f, regs)
     }
 }
 
@@ -470,7 +490,7 @@ unsafe extern "C" fn pair<const FMT: u8, const V: usize, const K: usize, const R
     regs: *mut [u32; 64],
 ) {
     // SAFETY: see the function contract.
-    unsafe { body::<FMT, V, K, R, 2>(&*f, &*g, regs) }
+    unsafe { body::<FMT, V, K, R, 2, BUF>(&*f, &*g, regs) }
 }
 
 /// The kernel: decode A and B, then the rows GEMM (see the module documentation). With
@@ -483,19 +503,26 @@ unsafe extern "C" fn pair<const FMT: u8, const V: usize, const K: usize, const R
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,f16c,fma")]
 #[inline]
-unsafe fn body<const FMT: u8, const V: usize, const K: usize, const R: usize, const P: usize>(
+unsafe fn body<
+    const FMT: u8,
+    const V: usize,
+    const K: usize,
+    const R: usize,
+    const P: usize,
+    const BS: usize,
+>(
     f: &Fused,
     g: &Fused,
     regs: *mut [u32; 64],
 ) {
     use std::mem::MaybeUninit;
     let src = regs.cast::<u32>();
-    let mut at = [MaybeUninit::<f32>::uninit(); BUF];
-    let mut bt = [MaybeUninit::<f32>::uninit(); BUF];
+    let mut at = [MaybeUninit::<f32>::uninit(); BS];
+    let mut bt = [MaybeUninit::<f32>::uninit(); BS];
     let (ap, bp) = (at.as_mut_ptr().cast::<f32>(), bt.as_mut_ptr().cast::<f32>());
     // SAFETY: chunk sources lie in `nregs` registers, their outputs cover the first M·K
-    // (A) and K·N (B) elements of the buffers exactly once (`Fused::new`; `g`'s the next
-    // M·K and K·N, inside the buffers: `Fused::new` checked 2·M·K and 2·K·N against them),
+    // (A) and K·N (B) elements of the buffers exactly once (`Fused::new` checked them
+    // against `BS`; `g`'s the next M·K and K·N: `Fused::pair` checked 2·M·K and 2·K·N),
     // so every element the GEMM reads is written first; rows as `gemm_rows` needs.
     unsafe {
         decode::<FMT>(&f.a, &f.tables[0], &f.tables[1], src, ap);
