@@ -1,6 +1,7 @@
 //! Matrix-path microbenchmark: blocks of `N` back-to-back MFMA/SMFMAC instructions on one
-//! accumulator, lifted from their machine words and run through the JIT (the helper call,
-//! `interp::run_matrix`, the plan and the host GEMM), one thread:
+//! accumulator, lifted from their machine words and run through the JIT (the fused kernel
+//! where the instruction has one, two at a time as a pair on the one accumulator, else the
+//! helper call, `interp::run_matrix`, the plan and the host GEMM), one thread:
 //! `cargo run --release -p wavejit-translator --example mfma_speed -- [FILTER] [N]`
 //! (`FILTER` picks the rows whose "target mnemonic" contains it; `N` defaults to 16).
 //!

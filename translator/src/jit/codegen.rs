@@ -175,6 +175,18 @@ pub struct Gen<'a, 'b> {
     group_nan: Option<Value>,
 }
 
+/// How a matrix op runs when MODE allows its fused kernel ([`Gen::matrix_unit`]).
+enum MatUnit {
+    /// Alone, by its own kernel.
+    Single,
+    /// Run by the unit call at an earlier op.
+    Member,
+    /// With the next matrix op: the pair kernel and the two `Fused` addresses.
+    Pair(crate::matrix::kernels::PairEntry, u64, u64),
+    /// With the next ones: the group kernel and its descriptors (`Fused::group`).
+    Group(crate::matrix::kernels::GroupEntry, Vec<[u64; 2]>),
+}
+
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
 /// group and its compare accumulators, passed on so the slow loop redoes the group) and the
 /// block taking them, made at the first float op that needs it.
@@ -1778,8 +1790,68 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.whole_wave("matrix")?;
                 let keep = std::sync::Arc::new((**call).clone());
                 let ptr = self.iconst(types::I64, std::sync::Arc::as_ptr(&keep) as u64);
-                self.keep.push(keep);
                 let p = types::I64;
+                // A pre-resolved kernel (`matrix::kernels::Fused`, checked against the
+                // register file when the plan was built) is called directly when MODE
+                // allows it; otherwise, and for every other instruction, the helper runs
+                // the plan.
+                let fused = keep.plan.fused().filter(|(f, ..)| f.nregs() <= NUM_VREGS);
+                // Matrix instructions in a row (only constants and counts between) run as
+                // one call at the first of a unit when MODE allows their fused kernels
+                // (`matrix_unit`); the others then do nothing on that path.
+                let unit = self.matrix_unit(i);
+                let join = self.b.create_block();
+                if let Some((f, mask, want)) = fused {
+                    let mode = self.b.ins().load(
+                        types::I32,
+                        trusted(),
+                        self.state,
+                        WaveState::MODE_OFFSET as i32,
+                    );
+                    let sel = self.b.ins().band_imm_u(mode, i64::from(mask));
+                    let ok = self.b.ins().icmp_imm_u(IntCC::Equal, sel, i64::from(want));
+                    let fast = self.b.create_block();
+                    let slow = self.b.create_block();
+                    self.b.ins().brif(ok, fast, &[], slow, &[]);
+                    self.b.switch_to_block(fast);
+                    self.b.seal_block(fast);
+                    let regs = self
+                        .b
+                        .ins()
+                        .iadd_imm_u(self.state, WaveState::vgpr_offset(0, 0) as i64);
+                    match unit {
+                        // The unit's call at its first instruction ran this one.
+                        MatUnit::Member => {}
+                        MatUnit::Pair(entry, fp, gp) => {
+                            let fv = self.iconst(p, fp);
+                            let gv = self.iconst(p, gp);
+                            self.call(entry as usize, &[p, p, p], None, &[fv, gv, regs]);
+                        }
+                        MatUnit::Group(entry, desc) => {
+                            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                                StackSlotKind::ExplicitSlot,
+                                16 * desc.len() as u32,
+                                3,
+                            ));
+                            for (x, [fp, from]) in desc.iter().enumerate() {
+                                let v = self.iconst(p, *fp);
+                                self.b.ins().stack_store(p, v, slot, 16 * x as i32);
+                                let v = self.iconst(p, *from);
+                                self.b.ins().stack_store(p, v, slot, 16 * x as i32 + 8);
+                            }
+                            let dv = self.b.ins().stack_addr(p, slot, 0);
+                            let nv = self.iconst(p, desc.len() as u64);
+                            self.call(entry as usize, &[p, p, p], None, &[dv, nv, regs]);
+                        }
+                        MatUnit::Single => {
+                            let fv = self.iconst(p, f as *const _ as u64);
+                            self.call(f.entry() as usize, &[p, p], None, &[fv, regs]);
+                        }
+                    }
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(slow);
+                    self.b.seal_block(slow);
+                }
                 let rc = self
                     .call(
                         helpers::h_matrix as *const () as usize,
@@ -1788,11 +1860,89 @@ impl<'a, 'b> Gen<'a, 'b> {
                         &[self.ctx, self.state, ptr],
                     )
                     .ok_or("helper result")?;
+                self.keep.push(keep);
                 self.fault_check(rc, call.pc);
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                self.b.seal_block(join);
                 self.vreg_cache.clear();
                 JV::None
             }
         })
+    }
+
+    /// The nearest matrix op after (`forward`) or before op `i` with only constants and
+    /// counts between.
+    fn matrix_neighbour(&self, i: usize, forward: bool) -> Option<usize> {
+        let ops = &self.block.ops;
+        let mut j = i;
+        loop {
+            j = if forward { j + 1 } else { j.checked_sub(1)? };
+            match ops.get(j)? {
+                Op::Matrix(_) => return Some(j),
+                Op::Const { .. } | Op::CountVector { .. } => {}
+                _ => return None,
+            }
+        }
+    }
+
+    /// The fused kernel of matrix op `k` and its MODE condition.
+    fn matrix_fused(&self, k: usize) -> Option<(&crate::matrix::kernels::Fused, u32, u32)> {
+        match self.block.ops.get(k) {
+            Some(Op::Matrix(c)) => c.plan.fused().filter(|(f, ..)| f.nregs() <= NUM_VREGS),
+            _ => None,
+        }
+    }
+
+    /// How matrix op `i` runs when MODE allows its fused kernel. Its chain (matrix ops in a
+    /// row, [`Self::matrix_neighbour`]) is cut from its start into units: two ops that
+    /// pair (`Fused::pair`: the second accumulates onto the first's D), else the longest
+    /// group (`Fused::group`: shared operands decoded once) of at least two, else one op.
+    fn matrix_unit(&self, i: usize) -> MatUnit {
+        use crate::matrix::kernels::{Fused, MAX_GROUP};
+        let mut s = i;
+        while let Some(p) = self.matrix_neighbour(s, false) {
+            s = p;
+        }
+        loop {
+            let mut ops = vec![s];
+            let mut unit = MatUnit::Single;
+            if let Some((f, fm, fw)) = self.matrix_fused(s) {
+                let mut list = vec![f];
+                let mut next = self.matrix_neighbour(s, true);
+                while let Some(q) = next.filter(|_| list.len() < MAX_GROUP) {
+                    let Some((g, gm, gw)) = self.matrix_fused(q) else {
+                        break;
+                    };
+                    if (gm, gw) != (fm, fw) {
+                        break;
+                    }
+                    if list.len() == 1 {
+                        if let Some(entry) = f.pair(g) {
+                            ops.push(q);
+                            unit = MatUnit::Pair(entry, f as *const _ as u64, g as *const _ as u64);
+                            break;
+                        }
+                    }
+                    list.push(g);
+                    match Fused::group(&list) {
+                        Some((entry, desc)) => {
+                            ops.push(q);
+                            unit = MatUnit::Group(entry, desc);
+                        }
+                        None => break,
+                    }
+                    next = self.matrix_neighbour(q, true);
+                }
+            }
+            if ops.contains(&i) {
+                return if ops[0] == i { unit } else { MatUnit::Member };
+            }
+            match ops.last().and_then(|&l| self.matrix_neighbour(l, true)) {
+                Some(n) => s = n,
+                None => return MatUnit::Single,
+            }
+        }
     }
 
     /// `(hit, ptr)` for an access of `span` bytes at `a` (both `I64`): `hit` (an `I8`

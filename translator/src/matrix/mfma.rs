@@ -409,6 +409,22 @@ impl Plan {
         self.fast64.as_ref().is_some_and(|f| f.has_lanes4())
     }
 
+    /// The pre-resolved kernel of this instruction ([`super::kernels::Fused`]) with the MODE
+    /// condition under which it computes exactly what [`Plan::run`] does: `mode & mask ==
+    /// want` (FP16_OVFL clear, and for f32-input forms the f32 input denormals allowed).
+    pub fn fused(&self) -> Option<(&super::kernels::Fused, u32, u32)> {
+        if self.op.acc != Acc::F32 || self.scaled {
+            return None;
+        }
+        let f = self.fast.as_ref()?.fused()?;
+        let din = if self.op.a.honours_f32_denorm_mode() {
+            MODE_F32_DENORM_IN
+        } else {
+            0
+        };
+        Some((f, MODE_FP16_OVFL | din, din))
+    }
+
     /// Whether the fast path moves A and B as dword quads for the VNNI kernel (i8).
     #[doc(hidden)]
     pub fn has_int8_quads(&self) -> bool {

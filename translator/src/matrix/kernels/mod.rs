@@ -32,12 +32,15 @@ use super::gemm::{gemm_f32_kmajor, gemm_f32_rows, Isa, RowSet, RowSrc};
 use std::cell::RefCell;
 
 mod fp64;
+mod fused;
 mod int8;
 mod scaled;
 mod small_blocks;
 mod sparse;
 
 pub use fp64::{FastF64, Slots64};
+
+pub use fused::{Entry, Fused, GroupEntry, PairEntry, MAX_GROUP};
 
 /// Lanes per register.
 const LANES: usize = 64;
@@ -182,6 +185,8 @@ pub struct FastF32 {
     /// i8 A and B as whole dword quads, for the VNNI kernel (set by
     /// [`FastF32::with_i32_acc`]).
     quads: Option<Box<int8::Quads>>,
+    /// The pre-resolved kernel of this shape and format (AVX-512), if there is one.
+    fused: Option<Box<Fused>>,
 }
 
 /// A 16-bit float operand's runs for the paired moves: `pairs` are two stride-1 runs on the same
@@ -492,7 +497,7 @@ impl FastF32 {
             tb.f16 || tb.bf16,
         )
         .map(Box::new);
-        ok.then_some(FastF32 {
+        let mut fast = ok.then_some(FastF32 {
             m,
             n,
             k,
@@ -514,7 +519,15 @@ impl FastF32 {
             pairs,
             lane_blocks,
             scaled: false,
-        })
+            fused: None,
+        })?;
+        fast.fused = Fused::new(&fast).map(Box::new);
+        Some(fast)
+    }
+
+    /// The pre-resolved kernel of this plan ([`Fused`]), if there is one.
+    pub fn fused(&self) -> Option<&Fused> {
+        self.fused.as_deref()
     }
 
     /// This plan with i32 accumulation, for integer A/B decoded by their tables to exact
@@ -527,6 +540,7 @@ impl FastF32 {
             && self.k as f64 * max(&self.ta) * max(&self.tb) < (1u32 << 24) as f64;
         self.int_acc = true;
         self.rows = None;
+        self.fused = None;
         if self.ta.i8 && self.tb.i8 && self.sparse.is_none() {
             let shape = [self.m, self.n, self.k, self.blocks];
             self.quads = int8::Quads::new(shape, &self.a, &self.b).map(Box::new);
@@ -558,6 +572,9 @@ impl FastF32 {
     pub fn run(&self, isa: Isa, regs: &mut [[u32; 64]]) -> bool {
         if regs.len() < self.nregs || self.int_acc || self.scaled {
             return false;
+        }
+        if let Some(f) = self.fused.as_deref().filter(|_| isa == Isa::Avx512) {
+            return f.run(regs);
         }
         if let Some(rows) = &self.rows {
             return self.run_rows(isa, rows, regs);
@@ -599,6 +616,7 @@ impl FastF32 {
     /// [`FastF32::run_scaled`]. `None` for other shapes.
     pub fn with_scales(mut self) -> Option<FastF32> {
         self.scaled = true;
+        self.fused = None;
         (self.blocks == 1 && self.k.is_multiple_of(32) && !self.int_acc && self.sparse.is_none())
             .then_some(self)
     }
