@@ -161,6 +161,14 @@ const REJECTED: &[(u32, u32, &str, &str)] = &[
         "v_wmma_bf16_16x16x16_bf16 with C at exec_lo",
     ),
     (0x1200, 32, "7E023600", "v_pipeflush with VDST 1"),
+    // OP_SEL[1] of `v_cvt_sr_fp8_f32`: LLVM 22 ignores it in the DPP forms (cases below) but
+    // rejects the VOP3 word.
+    (
+        0x1200,
+        32,
+        "D76B3017 27B60327",
+        "v_cvt_sr_fp8_f32 VOP3 with OP_SEL[1]",
+    ),
 ];
 
 #[test]
@@ -458,6 +466,48 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "D6590000 03FE0501 3F800000",
         "v_mad_u32_u16 v0, v1.l, v2.l, lit(0x3f800000)",
     ),
+    // VOP3 DPP forms have fixed bits of their own (generated `*_DPP_FIX`): OP_SEL[1] of
+    // `v_cvt_sr_fp8_f32` is ignored there (random_words.py, gfx1200, seed 21), and SRC0 of
+    // `v_movrels_b32` (VGPR-only, bit 8 set in VOP3) holds the DPP code.
+    (
+        0x1200,
+        32,
+        "D76B3017 27B602EA E55D7427",
+        "v_cvt_sr_fp8_f32_e64_dpp v23, -v39, v1 byte_sel:1 dpp8:[4,6,5,6,5,2,1,7] fi:1",
+    ),
+    (
+        0x1200,
+        32,
+        "D76B1017 27B602EA E55D7427",
+        "v_cvt_sr_fp8_f32_e64_dpp v23, -v39, v1 dpp8:[4,6,5,6,5,2,1,7] fi:1",
+    ),
+    (
+        0x1200,
+        32,
+        "D76B3017 27B602FA FF00E427",
+        "v_cvt_sr_fp8_f32_e64_dpp v23, -v39, v1 byte_sel:1 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+    ),
+    (
+        0x1100,
+        32,
+        "D5C30002 000000FA FF04E404",
+        "v_movrels_b32_e64_dpp v2, v4 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf fi:1",
+    ),
+    (
+        0x1100,
+        64,
+        "D5C30002 000000E9 FAC68804",
+        "v_movrels_b32_e64_dpp v2, v4 dpp8:[0,1,2,3,4,5,6,7]",
+    ),
+    // LLVM reads the DPP16 control of a tied-destination VOP3 opcode as a source code, as
+    // for `v_fma_mixlo_f16` (generated `EXTRA_DPP_CTRL_SRC`): quad_perm:[1,1,0,2] (0x85) shows
+    // as the integer 5.
+    (
+        0x1200,
+        32,
+        "D7690002 043210FA FF008504",
+        "v_cvt_pk_fp8_f32_e64_dpp v2.l, v4, v8 quad_perm:[1,1,0,0] row_mask:0xf bank_mask:0xf",
+    ),
 ];
 
 #[test]
@@ -514,6 +564,30 @@ const FLAGGED: &[(u32, &str, &str)] = &[
         "7F9ACCF2",
         "v_swap_b16 v77.h, 1.0/*Invalid immediate*/",
     ),
+    // A constant where a VOP3/VOP3P DPP form takes only registers (generated `*_DPP_SRC`):
+    // `v_fma_mix*` SRC1, the lane mask of `v_cndmask_b32_e64_dpp`. Accepted, the second
+    // comment (the GFX9 control's) was printed without the first (random_words.py,
+    // gfx1100w64, --count 100000 --seed 41).
+    (
+        0x1100,
+        "CC22AC10 545146FA 1A953866",
+        "v_fma_mixhi_f16_e64_dpp v16, v102, neg(35/*Invalid immediate*/), |v20| op_sel:[1,0,1] op_sel_hi:[0,1,0] clamp /* wave_shr is not supported starting from GFX10 */ row_mask:0x1 bank_mask:0xa fi:1",
+    ),
+    (
+        0x1100,
+        "CC22AC10 545146E9 1A953866",
+        "v_fma_mixhi_f16_e64_dpp v16, v102, neg(35/*Invalid immediate*/), |v20| op_sel:[1,0,1] op_sel_hi:[0,1,0] clamp dpp8:[0,7,4,2,1,5,6,0]",
+    ),
+    (
+        0x1200,
+        "CC22AC10 545146FA 1A953866",
+        "v_fma_mixhi_f16_e64_dpp v16, v102, neg(35/*Invalid immediate*/), |v20| op_sel:[1,0,1] op_sel_hi:[0,1,0] clamp /* wave_shr is not supported starting from GFX10 */ row_mask:0x1 bank_mask:0xa fi:1",
+    ),
+    (
+        0x1200,
+        "D5010002 020210FA FF013804",
+        "v_cndmask_b32_e64_dpp v2, v4, v8, 0/*Invalid immediate*/ /* wave_shr is not supported starting from GFX10 */ row_mask:0xf bank_mask:0xf",
+    ),
 ];
 
 #[test]
@@ -531,6 +605,13 @@ fn llvm_flagged_constants_are_rejected() {
     // `v_swap_b16 v2.l, null`).
     for (gpu, w) in [(0x1100, 0xBE88_4104u32), (0x1200, 0x7E04_CC7C)] {
         assert!(decode(&target(gpu, 32), &bytes(&format!("{w:08X}")), 0).is_ok());
+    }
+    // ... and the VGPR/SGPR ones of the DPP forms (`..., v163, ...`, `..., v4, v8, s0 ...`).
+    for (gpu, w) in [
+        (0x1100, "CC22AC10 545346FA 1A953866"),
+        (0x1200, "D5010002 000210FA FF013804"),
+    ] {
+        assert!(decode(&target(gpu, 32), &bytes(w), 0).is_ok(), "{w}");
     }
 }
 

@@ -109,7 +109,7 @@ pub const WIDE_F64: u32 = 4;
 pub const EXTRA_BYTE_SEL1_SHIFT: u32 = 18;
 /// Position in [`RdnaInfo::extra`] of the OP_SEL bits (4) that add 2 to a VOP3 `byte_sel:N`.
 pub const EXTRA_BYTE_SEL2_SHIFT: u32 = 22;
-/// Flag of [`RdnaInfo::extra`]: VOP3P DPP16: LLVM reads DPP_CTRL[7:0] as a source code (codes
+/// Flag of [`RdnaInfo::extra`]: VOP3/VOP3P DPP16: LLVM reads DPP_CTRL[7:0] as a source code (codes
 /// 128..=192 show as the control `code - 128`, the other constants are invalid).
 pub const EXTRA_DPP_CTRL_SRC: u32 = 131072;
 /// Flag of [`OpInfo::class`]: writes memory from its data operand (`store` mnemonics).
@@ -219,6 +219,12 @@ pub struct RdnaImage {
     /// As [`RdnaInfo::fixval`].
     pub fixval: [u32; 3],
 }
+/// A VOP3/VOP3P DPP form's own fixed bits: (encoding: 0 VOP3, 1 VOP3P; opcode; form: 1
+/// DPP16, 2 DPP8; mask as [`RdnaInfo::fixmask`]; value as [`RdnaInfo::fixval`]).
+pub type DppFix = (u8, u16, u8, [u32; 3], [u32; 3]);
+/// The source codes a VOP3/VOP3P DPP form takes in source 1 or 2: (encoding, opcode,
+/// form as in [`DppFix`]; source; bit c of word c / 32 for codes 0..=255).
+pub type DppSrc = (u8, u16, u8, u8, [u32; 8]);
 /// Flag of [`RdnaImage::mods`]: `dmask` is printed.
 pub const IMG_DMASK: u16 = 1;
 /// Flag of [`RdnaImage::mods`]: `dim` is printed.

@@ -3,7 +3,7 @@
 //! RDNA opcode tables: GFX11 (gfx1100, wave32 and wave64) and GFX12 (gfx1200 = gfx1201),
 //! indexed by the encoding's opcode field.
 
-use super::{Op, RdnaImage, RdnaInfo};
+use super::{DppFix, DppSrc, Op, RdnaImage, RdnaInfo};
 
 /// gfx1100 SOP2 opcodes (`None` = not a valid opcode).
 /// Operand slots of `widths`: `sdst`, `ssrc0`, `ssrc1`.
@@ -10679,8 +10679,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 9222,
         extra: 0,
         class: 0,
-        fixmask: [0xbf380600, 0xc0000000, 0x0],
-        fixval: [0x95200000, 0x0, 0x0],
+        fixmask: [0xbf180600, 0xc0000000, 0x0],
+        fixval: [0x95000000, 0x0, 0x0],
     }), // 0x1a0 v_fract_f32_e64 v2, v4
     Some(RdnaInfo {
         op: Op::V_TRUNC_F32,
@@ -11023,8 +11023,8 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 0,
         extra: 0,
         class: 0,
-        fixmask: [0xbf8b8700, 0xf8000000, 0x0],
-        fixval: [0x95800000, 0x0, 0x0],
+        fixmask: [0xbf8b8700, 0xf8000100, 0x0],
+        fixval: [0x95800000, 0x100, 0x0],
     }), // 0x1c4 v_movrelsd_b32_e64 v2, v4
     None,
     None,
@@ -19560,6 +19560,189 @@ pub static GFX1100_DPP_NOTES: [(u16, &str); 6] = [
     (0x13c, "wave_ror is not supported starting from GFX10"),
     (0x142, "row_bcast is not supported starting from GFX10"),
     (0x143, "row_bcast is not supported starting from GFX10"),
+];
+
+/// gfx1100 VOP3 (0)/VOP3P (1) opcodes whose DPP16 (1) or DPP8 (2) form LLVM requires other
+/// fixed bits in than the VOP3 word: (encoding, opcode, form, mask, value), sorted.
+pub static GFX1100_DPP_FIX: [DppFix; 6] = [
+    (
+        0,
+        0x1c3,
+        1,
+        [0xff8e8700, 0xf8000000, 0x0],
+        [0xd5820000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1c3,
+        2,
+        [0xff8e8700, 0xf8000000, 0x0],
+        [0xd5820000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1c4,
+        1,
+        [0xbf8b8700, 0xf8000000, 0x0],
+        [0x95800000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1c4,
+        2,
+        [0xbf8b8700, 0xf8000000, 0x0],
+        [0x95800000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1c8,
+        1,
+        [0xbfa78700, 0xf8000000, 0x0],
+        [0x95800000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1c8,
+        2,
+        [0xbfa78700, 0xf8000000, 0x0],
+        [0x95800000, 0x0, 0x0],
+    ),
+];
+/// gfx1100 VOP3 (0)/VOP3P (1) DPP16 (1)/DPP8 (2) forms whose source 1 or 2 LLVM accepts only
+/// some 8-bit codes in (bit c of word c / 32): (encoding, opcode, form, source, map), sorted.
+pub static GFX1100_DPP_SRC: [DppSrc; 16] = [
+    (
+        0,
+        0x101,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x101,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x120,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x120,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x121,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x121,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x122,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x122,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x25d,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x25d,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        1,
+        0x020,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x020,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x021,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x021,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x022,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x022,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
 ];
 
 /// gfx1100 MIMG opcodes (`None` = not a valid opcode).
@@ -34110,7 +34293,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         mods: 64518,
         extra: 0,
         class: 0,
-        fixmask: [0x3eb00000, 0x0, 0x0],
+        fixmask: [0x1eb00000, 0x0, 0x0],
         fixval: [0x16200000, 0x0, 0x0],
     }), // 0x26c v_minimummaximum_f32 v2, v4, v8, v16
     Some(RdnaInfo {
@@ -35120,7 +35303,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 0],
         kinds: [3, 0, 0, 0],
         mods: 27649,
-        extra: 0,
+        extra: 131072,
         class: 0,
         fixmask: [0x1efca400, 0x98000000, 0x0],
         fixval: [0x16680000, 0x0, 0x0],
@@ -35132,7 +35315,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 0],
         kinds: [3, 0, 0, 0],
         mods: 27649,
-        extra: 0,
+        extra: 131072,
         class: 0,
         fixmask: [0x1ef4a400, 0x98000000, 0x0],
         fixval: [0x16600000, 0x0, 0x0],
@@ -42435,6 +42618,343 @@ pub static GFX1200_DPP_NOTES: [(u16, &str); 6] = [
     (0x13c, "wave_ror is not supported starting from GFX10"),
     (0x142, "row_bcast is not supported starting from GFX10"),
     (0x143, "row_bcast is not supported starting from GFX10"),
+];
+
+/// gfx1200 VOP3 (0)/VOP3P (1) opcodes whose DPP16 (1) or DPP8 (2) form LLVM requires other
+/// fixed bits in than the VOP3 word: (encoding, opcode, form, mask, value), sorted.
+pub static GFX1200_DPP_FIX: [DppFix; 12] = [
+    (
+        0,
+        0x1c4,
+        1,
+        [0xbf8b8700, 0xf8000000, 0x0],
+        [0x95800000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1c4,
+        2,
+        [0xbf8b8700, 0xf8000000, 0x0],
+        [0x95800000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1c8,
+        1,
+        [0x9fa78700, 0xf8000000, 0x0],
+        [0x95800000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1c8,
+        2,
+        [0x9fa78700, 0xf8000000, 0x0],
+        [0x95800000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1ec,
+        1,
+        [0xbff48700, 0xf8000000, 0x0],
+        [0x95e40000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1ec,
+        2,
+        [0xbff48700, 0xf8000000, 0x0],
+        [0x95e40000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1ed,
+        1,
+        [0xdff88700, 0xf8000000, 0x0],
+        [0xd5e80000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x1ed,
+        2,
+        [0xdff88700, 0xf8000000, 0x0],
+        [0xd5e80000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x36b,
+        1,
+        [0x1eb48400, 0x98000000, 0x0],
+        [0x16200000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x36b,
+        2,
+        [0x1eb48400, 0x98000000, 0x0],
+        [0x16200000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x36c,
+        1,
+        [0x3eb38400, 0x98000000, 0x0],
+        [0x16200000, 0x0, 0x0],
+    ),
+    (
+        0,
+        0x36c,
+        2,
+        [0x3eb38400, 0x98000000, 0x0],
+        [0x16200000, 0x0, 0x0],
+    ),
+];
+/// gfx1200 VOP3 (0)/VOP3P (1) DPP16 (1)/DPP8 (2) forms whose source 1 or 2 LLVM accepts only
+/// some 8-bit codes in (bit c of word c / 32): (encoding, opcode, form, source, map), sorted.
+pub static GFX1200_DPP_SRC: [DppSrc; 32] = [
+    (
+        0,
+        0x101,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x101,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x120,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x120,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x121,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x121,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x122,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x122,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x25d,
+        1,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        0,
+        0x25d,
+        2,
+        2,
+        [
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0, 0x0, 0x0, 0x7800f8c0,
+        ],
+    ),
+    (
+        1,
+        0x020,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x020,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x021,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x021,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x022,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x022,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x024,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x024,
+        1,
+        2,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x024,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x024,
+        2,
+        2,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x025,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x025,
+        1,
+        2,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x025,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x025,
+        2,
+        2,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x026,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x026,
+        1,
+        2,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x026,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x026,
+        2,
+        2,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x027,
+        1,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x027,
+        1,
+        2,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x027,
+        2,
+        1,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
+    (
+        1,
+        0x027,
+        2,
+        2,
+        [0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x3800f8c0],
+    ),
 ];
 
 /// gfx1200 VIMAGE opcodes (`None` = not a valid opcode).

@@ -961,7 +961,7 @@ fn print_vop3(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave6
     if byte_sel != 0 {
         let _ = write!(out, " byte_sel:{byte_sel}");
     }
-    print_dpp(out, tb, inst);
+    print_dpp_as(out, tb, inst, info.extra & EXTRA_DPP_CTRL_SRC != 0);
 }
 
 fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64: bool) {
