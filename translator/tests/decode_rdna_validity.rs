@@ -209,6 +209,17 @@ const ACCEPTED: &[(u32, &str, &str)] = &[
         "D5368206 23212EEA 5C73C7D4",
         "v_fmac_f16_e64_dpp v6.l, -v212.l, |0x97| clamp dpp8:[7,0,7,1,7,0,7,2] fi:1",
     ),
+    // The literal code too, which then reads no literal (generated `*_DPP_RAW`).
+    (
+        0x1100,
+        "D52B0002 0431FEFA FF04E404",
+        "v_fmac_f32_e64_dpp v2, v4, 0xff quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf fi:1",
+    ),
+    (
+        0x1200,
+        "D5360002 0431FEE9 FAC68804",
+        "v_fmac_f16_e64_dpp v2.l, v4.l, 0xff dpp8:[0,1,2,3,4,5,6,7]",
+    ),
 ];
 
 /// (gpu, wave size, words, LLVM's text) from `random_words.py --count 20000 --seed 7`,
@@ -499,6 +510,75 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "D5C30002 000000E9 FAC68804",
         "v_movrels_b32_e64_dpp v2, v4 dpp8:[0,1,2,3,4,5,6,7]",
     ),
+    // Literal marking (llvm-mc-22, gfx1100 and gfx1200 alike): a 16-bit integer source is
+    // marked when the whole dword is a 32-bit inline value, and then shown whole.
+    (
+        0x1100,
+        32,
+        "D7090002 000210FF 3E22F983",
+        "v_max_u16 v2.l, lit(0x3e22f983), v8.l",
+    ),
+    (0x1200, 32, "D7090002 000210FF 12340040", "v_max_u16 v2.l, 0x40, v8.l"),
+    (0x1100, 64, "7E04D2FF FFFFFFF0", "v_not_b16_e32 v2.l, lit(0xfffffff0)"),
+    // VOP3P: per source (generated `EXTRA_LITK`): packed f16 marks integers and zero-high
+    // f16 constants, not f32 ones; `v_dot2_f32_f16`'s accumulator is an f32 operand.
+    (0x1100, 32, "CC0F4002 1C0210FF 3F800000", "v_pk_add_f16 v2, 0x3f800000, v8"),
+    (0x1200, 32, "CC0F4002 1C0210FF 0000FFF0", "v_pk_add_f16 v2, 0xfff0, v8"),
+    (
+        0x1100,
+        32,
+        "CC134002 1BFE1104 00003C00",
+        "v_dot2_f32_f16 v2, v4, v8, 0x3c00",
+    ),
+    (
+        0x1200,
+        32,
+        "CC1A4002 1C0210FF 00003F80",
+        "v_dot2_f32_bf16 v2, lit(0x3f80), v8, v0",
+    ),
+    (
+        0x1100,
+        32,
+        "CC204002 1C0210FF 00003C00",
+        "v_fma_mix_f32 v2, lit(0x3c00), v8, v0 op_sel_hi:[1,1,1]",
+    ),
+    // ... in a DPP form by the f32 rule as well.
+    (
+        0x1200,
+        32,
+        "CC134002 1C31FEFA FF04E404 3F800000",
+        "v_dot2_f32_f16_e64_dpp v2, v4, lit(0x3f800000), v12 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf fi:1",
+    ),
+    (
+        0x1100,
+        64,
+        "CC134002 1C31FEE9 FAC68804 3F800000",
+        "v_dot2_f32_f16_e64_dpp v2, v4, lit(0x3f800000), v12 dpp8:[0,1,2,3,4,5,6,7]",
+    ),
+    // The packed sources of VOP3 `v_dot2_f16_f16`/`v_dot2_bf16_bf16` (generated
+    // `EXTRA_LITK3`).
+    (
+        0x1100,
+        32,
+        "D6660002 043210FF 00003C00",
+        "v_dot2_f16_f16 v2.l, lit(0x3c00), v8, v12.l",
+    ),
+    (
+        0x1200,
+        32,
+        "D6660002 043210FF 3F800000",
+        "v_dot2_f16_f16 v2.l, 0x3f800000, v8, v12.l",
+    ),
+    (
+        0x1200,
+        32,
+        "D6670002 043210FF 00003F80",
+        "v_dot2_bf16_bf16 v2.l, lit(0x3f80), v8, v12.l",
+    ),
+    // VOP3 f16 constants per source (generated `EXTRA_HEX16_SRC`): `v_dot2_f16_f16`'s
+    // 16-bit accumulator shows 1.0 (its lane is true16, yet not hex).
+    (0x1100, 32, "D6660002 03CA1104", "v_dot2_f16_f16 v2.l, v4, v8, 1.0"),
+    (0x1200, 32, "D6660002 03CA10F2", "v_dot2_f16_f16 v2.l, 1.0, v8, 1.0"),
     // LLVM reads the DPP16 control of a tied-destination VOP3 opcode as a source code, as
     // for `v_fma_mixlo_f16` (generated `EXTRA_DPP_CTRL_SRC`): quad_perm:[1,1,0,2] (0x85) shows
     // as the integer 5.

@@ -112,6 +112,27 @@ pub const EXTRA_BYTE_SEL2_SHIFT: u32 = 22;
 /// Flag of [`RdnaInfo::extra`]: VOP3/VOP3P DPP16: LLVM reads DPP_CTRL[7:0] as a source code (codes
 /// 128..=192 show as the control `code - 128`, the other constants are invalid).
 pub const EXTRA_DPP_CTRL_SRC: u32 = 131072;
+/// Position in [`RdnaInfo::extra`] of VOP3's per-source bits (3): a 16-bit source shows the f16
+/// inline constants in hex (`0x3c00`), else by value (`1.0`; `v_dot2_f16_f16`'s accumulator).
+pub const EXTRA_HEX16_SRC_SHIFT: u32 = 26;
+/// Flag of [`RdnaInfo::extra`]: VOP3: the `EXTRA_HEX16_SRC` bits were probed.
+pub const EXTRA_HEX16_PROBED: u32 = 536870912;
+/// Position in [`RdnaInfo::extra`] of VOP3's per-source packed literal rules (2 bits per source:
+/// `LIT_V2F16`, `LIT_V2BF16`, or 0 for the opcode's rule).
+pub const EXTRA_LITK3_SHIFT: u32 = 10;
+/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`).
+pub const EXTRA_LITK_SHIFT: u32 = 26;
+/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is a 32-bit inline value (integer -16..=64 or f32 constant).
+pub const LIT_B32: u32 = 0;
+/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is an integer, or an f16 constant with a zero high half.
+pub const LIT_V2F16: u32 = 1;
+/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is an integer, or a bf16 constant with a zero high half.
+pub const LIT_V2BF16: u32 = 2;
+/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is an integer only.
+pub const LIT_INT: u32 = 3;
+/// Flag of [`RdnaInfo::extra`]: VOP3P: a literal is marked when it is a 32-bit inline value
+/// or an f16 constant with a zero high half, in any source (`v_fma_mix*`).
+pub const EXTRA_LIT_MIX: u32 = 65536;
 /// Flag of [`OpInfo::class`]: writes memory from its data operand (`store` mnemonics).
 pub const CLASS_STORE: u16 = 1;
 /// Flag of [`OpInfo::class`]: an atomic (data operand read, old value returned with GLC/SC0).

@@ -128,6 +128,9 @@ pub(crate) struct Tables {
     /// VOP3 (0)/VOP3P (1) DPP forms whose source 1 or 2 takes only some 8-bit codes:
     /// (encoding, opcode, form, source, map), sorted.
     pub(crate) dpp_src: &'static [DppSrc],
+    /// VOP3 (0)/VOP3P (1) DPP forms whose source 1 or 2 LLVM shows as its raw field when it
+    /// holds a constant (0xff reading no literal): (encoding, opcode, form, source), sorted.
+    pub(crate) dpp_raw: &'static [(u8, u16, u8, u8)],
 }
 
 static GFX11: Tables = Tables {
@@ -163,6 +166,7 @@ static GFX11: Tables = Tables {
     dpp_notes: &t::GFX1100_DPP_NOTES,
     dpp_fix: &t::GFX1100_DPP_FIX,
     dpp_src: &t::GFX1100_DPP_SRC,
+    dpp_raw: &t::GFX1100_DPP_RAW,
 };
 
 static GFX12: Tables = Tables {
@@ -198,6 +202,7 @@ static GFX12: Tables = Tables {
     dpp_notes: &t::GFX1200_DPP_NOTES,
     dpp_fix: &t::GFX1200_DPP_FIX,
     dpp_src: &t::GFX1200_DPP_SRC,
+    dpp_raw: &t::GFX1200_DPP_RAW,
 };
 
 /// gfx1150..gfx1153: gfx1100's encodings, with LLVM's gfx1150 tables where they differ (the
@@ -235,6 +240,7 @@ static GFX1150: Tables = Tables {
     dpp_notes: &t::GFX1100_DPP_NOTES,
     dpp_fix: &t::GFX1100_DPP_FIX,
     dpp_src: &t::GFX1100_DPP_SRC,
+    dpp_raw: &t::GFX1100_DPP_RAW,
 };
 
 /// The tables of `target`'s family (GFX11 or GFX12).
@@ -726,6 +732,25 @@ fn check_dpp_srcs(
     Ok(())
 }
 
+/// Whether LLVM 22 shows a constant in source `slot` (1 or 2) of this VOP3/VOP3P DPP form
+/// as its raw field (`v_fmac_f32_e64_dpp v2, v4, 0x80`), the literal code 0xff too, without
+/// reading a literal (generated `dpp_raw`). `op` is the VOP3/VOP3P opcode field.
+pub(crate) fn dpp_raw(tb: &Tables, inst: &Inst, op: u32, slot: u8) -> bool {
+    let form = match (inst.dpp, inst.dpp8) {
+        (Some(_), _) => 1,
+        (_, Some(_)) => 2,
+        _ => return false,
+    };
+    let enc = match inst.format {
+        Format::Vop3 | Format::Vop3b => 0,
+        Format::Vop3p => 1,
+        _ => return false,
+    };
+    tb.dpp_raw
+        .binary_search(&(enc, op as u16, form, slot))
+        .is_ok()
+}
+
 /// Whether `n` scalar registers from code `c` stay within the SGPRs (s0..s105) or within the
 /// TTMPs (ttmp0..ttmp15): LLVM rejects a resource tuple that runs past either.
 fn sgpr_tuple_ok(c: u32, n: u32) -> bool {
@@ -1148,7 +1173,13 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         }
     }
     check_dpp(tb, cx, inst, info)?;
-    take_literal(cx, inst)?;
+    // A raw-field source 1 (LLVM: `v_fmac_f32_e64_dpp ..., 0xff`) reads no literal.
+    let raw_lit = codes[1] == Opnd::LITERAL as u32
+        && codes[2] != Opnd::LITERAL as u32
+        && dpp_raw(tb, inst, (w0 >> 16) & 0x3FF, 1);
+    if !raw_lit {
+        take_literal(cx, inst)?;
+    }
     Ok(())
 }
 
