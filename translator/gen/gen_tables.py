@@ -709,6 +709,7 @@ def generate(outdir):
     # --- RDNA (gfx1100; gfx1200 = gfx1201, checked)
     rd = {}
     dppf = {}
+    nolit = {}
     syms = {}
     imgs = {}
     for fam in rdna.FAMILIES:
@@ -788,6 +789,7 @@ def generate(outdir):
             rdna.dpp_fixed_bits(fam, found, rd[fam][2], rd[fam][4], acc, decode_all),
             rdna.dpp_src_maps(fam, found, rd[fam][2], decode_all),
         )
+        nolit[fam] = rdna.vop3_nolit(fam, found, rd[fam][2], decode_all)
         img_lines, img_acc = rdna.write_image_cases(fam, imgs[fam][0], decode_all)
         imgs[fam][1] = rdna.fixed_bits(fam, rdna.image_found(imgs[fam][0]), decode_all, img_acc)
         with open(os.path.join(outdir, "gen", "%s_cases.txt" % fam), "a") as f:
@@ -935,6 +937,7 @@ def generate(outdir):
         g += rdna.rust_sreg_maps(fam, syms[fam][5])
         g += rdna.rust_dpp_ctrls(fam, syms[fam][6])
         g += rdna.rust_dpp_forms(fam, *dppf[fam])
+        g += rdna.rust_vop3_nolit(fam, nolit[fam])
         g += rdna.rust_images(fam, *imgs[fam])
     for vt, (fam, vfound, vvopd, vmods, vw64, vfixed, diff) in var.items():
         g += rdna.rust_tables(fam, vfound, vvopd, vmods, vw64, op_class, vfixed, variant=vt, only=diff)

@@ -758,6 +758,37 @@ X_LIT_MIX = 1 << 16
 LITK_PROBES = (0x3F800000, 0x00003C00, 0x00003F80, 0xFFFFFFF0)
 
 
+def vop3_nolit(fam, found, flags, decode):
+    """{VOP3 opcode: source mask} of the sources where LLVM decodes a literal but flags it
+    (`/*Invalid immediate*/`: the lane mask of `v_cndmask_b32_e64`, the VGPR-only source of
+    gfx12 `v_movrels_b32_e64`); the decoder rejects such words."""
+    cpu, feats = FAMILIES[fam]
+    jobs, cands = [], []
+    fields = encodings(fam)["vop3"][2]
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] != "vop3":
+            continue
+        widths = slot_widths(fields, vals, split_text(txt)[1])[0]
+        for i in range(3):
+            if widths[i + 1] == 1:
+                cands.append([words[0], (words[1] & ~(0x1FF << (9 * i))) | (0xFF << (9 * i)), 0x12345678])
+                jobs.append((key, i))
+    res = decode(cpu + ":" + feats, cands)
+    out = {}
+    for j, (key, i) in enumerate(jobs):
+        r = res.get(j)
+        if r is not None and "Invalid immediate" in r[1]:
+            out[key[1]] = out.get(key[1], 0) | 1 << i
+    return out
+
+
+def rust_vop3_nolit(fam, nolit):
+    return [
+        "/// %s VOP3 opcodes whose sources (bit i: source i) take no literal: LLVM flags it." % fam,
+        "pub static %s_VOP3_NOLIT: [(u16, u8); %d] = [%s];\n" % (fam.upper(), len(nolit), ", ".join("(0x%03x, %d)" % kv for kv in sorted(nolit.items()))),
+    ]
+
+
 def vop3_packed_lits(fam, found, decode, flags):
     """{VOP3 key: X_LITK3 bits}: the 32-bit sources of VOP3 opcodes where LLVM marks a literal
     by a packed rule (`LIT_V2F16`, `LIT_V2BF16`: `v_dot2_f16_f16 v2.l, lit(0x3c00), v8,

@@ -668,6 +668,28 @@ const FLAGGED: &[(u32, &str, &str)] = &[
         "D5010002 020210FA FF013804",
         "v_cndmask_b32_e64_dpp v2, v4, v8, 0/*Invalid immediate*/ /* wave_shr is not supported starting from GFX10 */ row_mask:0xf bank_mask:0xf",
     ),
+    // A literal in a VOP3 source that takes none (generated `*_VOP3_NOLIT`): a lane mask, a
+    // VGPR-only source.
+    (
+        0x1100,
+        "D5010002 03FE1104 3F800000",
+        "v_cndmask_b32_e64 v2, v4, v8, 1.0/*Invalid immediate*/",
+    ),
+    (
+        0x1100,
+        "D5200002 03FE1104 12345678",
+        "v_add_co_ci_u32_e64 v2, s0, v4, v8, 0x12345678/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        "D5C30002 043210FF 3F800000",
+        "v_movrels_b32_e64 v2, 1.0/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        "D65D0002 03FE1104 3F800000",
+        "v_cndmask_b16 v2.l, v4.l, v8.l, 1.0/*Invalid immediate*/",
+    ),
 ];
 
 #[test]

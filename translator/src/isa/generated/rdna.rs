@@ -19754,6 +19754,21 @@ pub static GFX1100_DPP_RAW: [(u8, u16, u8, u8); 4] = [
     (0, 0x136, 2, 1),
 ];
 
+/// gfx1100 VOP3 opcodes whose sources (bit i: source i) take no literal: LLVM flags it.
+pub static GFX1100_VOP3_NOLIT: [(u16, u8); 11] = [
+    (0x101, 4),
+    (0x120, 4),
+    (0x121, 4),
+    (0x122, 4),
+    (0x1c3, 1),
+    (0x1c4, 1),
+    (0x1c8, 1),
+    (0x25b, 1),
+    (0x25c, 1),
+    (0x25d, 4),
+    (0x360, 1),
+];
+
 /// gfx1100 MIMG opcodes (`None` = not a valid opcode).
 pub static GFX1100_MIMG: [Option<RdnaImage>; 256] = [
     Some(RdnaImage {
@@ -42973,6 +42988,23 @@ pub static GFX1200_DPP_RAW: [(u8, u16, u8, u8); 4] = [
     (0, 0x12b, 2, 1),
     (0, 0x136, 1, 1),
     (0, 0x136, 2, 1),
+];
+
+/// gfx1200 VOP3 opcodes whose sources (bit i: source i) take no literal: LLVM flags it.
+pub static GFX1200_VOP3_NOLIT: [(u16, u8); 13] = [
+    (0x101, 4),
+    (0x120, 4),
+    (0x121, 4),
+    (0x122, 4),
+    (0x1c3, 1),
+    (0x1c4, 1),
+    (0x1c8, 1),
+    (0x25b, 1),
+    (0x25c, 1),
+    (0x25d, 4),
+    (0x30f, 3),
+    (0x310, 3),
+    (0x360, 1),
 ];
 
 /// gfx1200 VIMAGE opcodes (`None` = not a valid opcode).

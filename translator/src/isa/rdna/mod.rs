@@ -131,6 +131,8 @@ pub(crate) struct Tables {
     /// VOP3 (0)/VOP3P (1) DPP forms whose source 1 or 2 LLVM shows as its raw field when it
     /// holds a constant (0xff reading no literal): (encoding, opcode, form, source), sorted.
     pub(crate) dpp_raw: &'static [(u8, u16, u8, u8)],
+    /// VOP3 opcodes whose sources (bit i: source i) take no literal (LLVM flags it): sorted.
+    pub(crate) vop3_nolit: &'static [(u16, u8)],
 }
 
 static GFX11: Tables = Tables {
@@ -167,6 +169,7 @@ static GFX11: Tables = Tables {
     dpp_fix: &t::GFX1100_DPP_FIX,
     dpp_src: &t::GFX1100_DPP_SRC,
     dpp_raw: &t::GFX1100_DPP_RAW,
+    vop3_nolit: &t::GFX1100_VOP3_NOLIT,
 };
 
 static GFX12: Tables = Tables {
@@ -203,6 +206,7 @@ static GFX12: Tables = Tables {
     dpp_fix: &t::GFX1200_DPP_FIX,
     dpp_src: &t::GFX1200_DPP_SRC,
     dpp_raw: &t::GFX1200_DPP_RAW,
+    vop3_nolit: &t::GFX1200_VOP3_NOLIT,
 };
 
 /// gfx1150..gfx1153: gfx1100's encodings, with LLVM's gfx1150 tables where they differ (the
@@ -241,6 +245,7 @@ static GFX1150: Tables = Tables {
     dpp_fix: &t::GFX1100_DPP_FIX,
     dpp_src: &t::GFX1100_DPP_SRC,
     dpp_raw: &t::GFX1100_DPP_RAW,
+    vop3_nolit: &t::GFX1100_VOP3_NOLIT,
 };
 
 /// The tables of `target`'s family (GFX11 or GFX12).
@@ -1173,6 +1178,19 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         }
     }
     check_dpp(tb, cx, inst, info)?;
+    // A literal where LLVM flags it (`/*Invalid immediate*/`: a lane mask, a VGPR-only
+    // source; generated `vop3_nolit`).
+    let lits = codes.iter().enumerate().fold(0u8, |m, (i, &c)| {
+        m | u8::from(c == Opnd::LITERAL as u32) << i
+    });
+    if lits != 0 {
+        let op = ((w0 >> 16) & 0x3FF) as u16;
+        if let Ok(i) = tb.vop3_nolit.binary_search_by_key(&op, |e| e.0) {
+            if lits & tb.vop3_nolit[i].1 != 0 {
+                return Err(cx.err(format!("{}: a literal source here", info.mnemonic)));
+            }
+        }
+    }
     // A raw-field source 1 (LLVM: `v_fmac_f32_e64_dpp ..., 0xff`) reads no literal.
     let raw_lit = codes[1] == Opnd::LITERAL as u32
         && codes[2] != Opnd::LITERAL as u32
