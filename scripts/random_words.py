@@ -19,7 +19,10 @@ goes in chunks and a crashing chunk is bisected down to the word that crashes it
 skipped and counted.
 
 Usage: random_words.py --target gfx942 [--count N] [--seed S] [--show K] [--decoder PATH]
-                       [--known FILE] [--allow N]
+                       [--known FILE] [--allow N] [--mcpu CPU]
+
+`--mcpu` runs a target's candidates as another GPU of its family, for both llvm-mc-22's
+`-mcpu` and wavejit (`--target gfx1100 --mcpu gfx1102`, `--target gfx1150 --mcpu gfx1153`).
 Exit status 1 on any difference not listed in FILE (or when llvm-mc-22 is missing), 0
 otherwise; with --allow N, exactly N such differences are expected (a rule set still being
 completed: the differences are printed, and the count may only go down).
@@ -272,11 +275,20 @@ def main():
         help="number of new differences tolerated (rules not modelled yet, listed in the output); "
         "more fail the run, and fewer do too (so the allowance only shrinks)",
     )
+    ap.add_argument(
+        "--mcpu",
+        help="run the target's candidates as this GPU of the same family (llvm-mc-22 -mcpu and "
+        "wavejit), e.g. gfx1101..gfx1103 for gfx1100, gfx1151..gfx1153 for gfx1150",
+    )
     a = ap.parse_args()
 
     if shutil.which("llvm-mc-22") is None:
         sys.exit("llvm-mc-22 not found (install LLVM 22: scripts/setup.sh)")
     mcpu, extra, dargs, encs = TARGETS[a.target]
+    if a.mcpu:
+        if not re.fullmatch(r"gfx[0-9a-f]{3,4}", a.mcpu) or a.mcpu[:6] != mcpu[:6]:
+            sys.exit(f"--mcpu {a.mcpu}: not a GPU of {a.target}'s family")
+        mcpu, dargs = a.mcpu, [a.mcpu] + dargs[1:]
     rng = random.Random(f"{a.target}:{a.seed}")
     cands = [draw(rng, encs, a.uniform) for _ in range(a.count)]
     decoder = a.decoder or build_decoder()
@@ -332,7 +344,7 @@ def main():
             got = " ; ".join(sized[i] or ["<invalid>"])
             diffs.append(f"{words}\n  llvm: {text}\n  ours: size {o[1]}, but LLVM on those bytes + s_nops: {got}")
     print(
-        f"{a.target}: {a.count} candidates (seed {a.seed}): {accepted} accepted and {rejected} "
+        f"{a.target}{' as ' + a.mcpu if a.mcpu else ''}: {a.count} candidates (seed {a.seed}): {accepted} accepted and {rejected} "
         f"rejected by llvm-mc-22, {dontcare} flagged by it (don't care), {quirks} decoded by "
         f"it as another generation's, {crashes} crashed it (skipped); {len(diffs)} differences"
     )

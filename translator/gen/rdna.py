@@ -401,8 +401,9 @@ WIDE_B32, WIDE_F16, WIDE_BF16, WIDE_F64 = 1, 2, 3, 4
 # VOP3 `byte_sel:N` (gfx12 FP8 converts): the OP_SEL bits that add 1 to N (bits 18..21) and
 # those that add 2 (bits 22..25), probed one bit at a time.
 X_BYTE_SEL1_SHIFT, X_BYTE_SEL2_SHIFT = 18, 22
-# VOP3P DPP16: LLVM decodes DPP_CTRL[7:0] like a source code (the tied-destination
-# `v_fma_mixlo/mixhi_f16`): 128..192 show as the integer, the other constants are invalid.
+# VOP3/VOP3P DPP16: LLVM decodes DPP_CTRL[7:0] like a source code (the tied-destination
+# `v_fma_mixlo/mixhi_f16`, `v_cvt_pk_fp8_f32`): 128..192 show as the integer, the other
+# constants are invalid.
 X_DPP_CTRL_SRC = 1 << 17
 
 
@@ -627,17 +628,45 @@ def probe_mods(fam, found, decode):
             continue
         if x == X_LDS_DIRECT and "src_lds_direct" in res[i][1] or x != X_LDS_DIRECT and not re.search(r"\.[lh]\b", res[i][1]):
             flags[key] = flags.get(key, 0) | x << X_SHIFT
-    # VOP3P DPP16 with quad_perm:[1,1,0,2] (control 0x85): shown as [1,1,0,0] where LLVM
-    # reads the control as a source code (0x85 = the integer 5).
+    # VOP3/VOP3P DPP16 with quad_perm:[1,1,0,2] (control 0x85): shown as [1,1,0,0] where
+    # LLVM reads the control as a source code (0x85 = the integer 5; opcodes with a tied
+    # destination, `v_fma_mixlo_f16`, `v_cvt_pk_fp8_f32`).
     cands, keys = [], []
     for key, (size, txt, vals, words) in sorted(found.items()):
-        if key[0] == "vop3p" and not flags.get(key, 0) & M_NODPP16:
+        if key[0] in ("vop3", "vop3p") and not flags.get(key, 0) & M_NODPP16:
             cands.append([words[0], (words[1] & ~0x1FF) | 0xFA, 0xFF008500 | 4])
             keys.append(key)
     res = decode(cpu + ":" + feats, cands)
     for i, key in enumerate(keys):
         if i in res and "quad_perm:[1,1,0,0]" in res[i][1]:
             flags[key] = flags.get(key, 0) | X_DPP_CTRL_SRC << X_SHIFT
+    # VOP3: per source, whether LLVM shows the f16 inline constant 1.0 (code 0xF2) as
+    # `0x3c00` (a 16-bit integer or packed operand) or `1.0`: `v_dot2_f16_f16 v2.l, 0x3c00,
+    # v8, 1.0`.
+    cands, keys = [], []
+    fields = encodings(fam)["vop3"][2]
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] != "vop3" or flags.get(key, 0) & M_SD:
+            continue
+        widths = slot_widths(fields, vals, split_text(txt)[1])[0]
+        for i in range(3):
+            if widths[i + 1] == 1:
+                cands.append([words[0], (words[1] & ~(0x1FF << (9 * i))) | 0xF2 << (9 * i)])
+                keys.append((key, i))
+    res = decode(cpu + ":" + feats, cands)
+    for j, (key, i) in enumerate(keys):
+        r = res.get(j)
+        if r is None or bad_text(r[1]):
+            continue
+        ops = split_text(r[1])[1]
+        if "0x3c00" in ops:
+            flags[key] = flags.get(key, 0) | ((1 << i) << X_HEX16_SRC_SHIFT | X_HEX16_PROBED) << X_SHIFT
+        elif "1.0" in ops:
+            flags[key] = flags.get(key, 0) | X_HEX16_PROBED << X_SHIFT
+    for key, bits in vop3_packed_lits(fam, found, decode, flags).items():
+        flags[key] = flags.get(key, 0) | bits << X_SHIFT
+    for key, bits in vop3p_lit_kinds(fam, found, decode, flags).items():
+        flags[key] = flags.get(key, 0) | bits << X_SHIFT
     for key, kinds in wide_src_kinds(fam, found, decode).items():
         flags[key] = flags.get(key, 0) | (kinds[0] << X_WIDE_SHIFT | kinds[1] << X_WIDE64_SHIFT) << X_SHIFT
     e64 = {}
@@ -707,6 +736,163 @@ def wide_src_kinds(fam, found, decode):
             if len(kinds) != 1:
                 raise SystemExit("%s %r: LLVM shows wide-source literals %r, which fit %d rules" % (fam, k, got, len(kinds)))
             out.setdefault(k, [0, 0])[wi] = kinds[0]
+    return out
+
+
+# VOP3P: per source, the rule under which LLVM marks a literal `lit(...)` (2 bits per source
+# from bit 26 of `RdnaInfo::extra`): LIT_B32 a 32-bit inline value (integer or f32 constant),
+# LIT_V2F16 an integer or a zero-high f16 constant, LIT_V2BF16 the same with bf16
+# constants, LIT_INT an integer only (LLVM's inline encodings per operand type).
+X_LITK_SHIFT = 26
+# VOP3 (bits 26..28): source i shows the f16 inline constants in hex (`0x3c00`, not `1.0`);
+# bit 29: those bits were probed (some source takes inline constants).
+X_HEX16_SRC_SHIFT = 26
+X_HEX16_PROBED = 1 << 29
+LIT_B32, LIT_V2F16, LIT_V2BF16, LIT_INT = 0, 1, 2, 3
+# VOP3 (bits 10..15, 2 per source): `LIT_V2F16`/`LIT_V2BF16` where a 32-bit source marks
+# literals by a packed rule, else 0 (the opcode's rule).
+X_LITK3_SHIFT = 10
+# VOP3P: LLVM marks a literal of any source by the f32 or the f16 rule (`v_fma_mix*`).
+X_LIT_MIX = 1 << 16
+# Probe literals: only an f32 / f16 / bf16 constant marked, then an integer (all kinds).
+LITK_PROBES = (0x3F800000, 0x00003C00, 0x00003F80, 0xFFFFFFF0)
+
+
+def vop3_nolit(fam, found, flags, decode):
+    """{VOP3 opcode: source mask} of the sources where LLVM decodes a literal but flags it
+    (`/*Invalid immediate*/`: the lane mask of `v_cndmask_b32_e64`, the VGPR-only source of
+    gfx12 `v_movrels_b32_e64`); the decoder rejects such words."""
+    cpu, feats = FAMILIES[fam]
+    jobs, cands = [], []
+    fields = encodings(fam)["vop3"][2]
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] != "vop3":
+            continue
+        widths = slot_widths(fields, vals, split_text(txt)[1])[0]
+        for i in range(3):
+            if widths[i + 1] == 1:
+                cands.append([words[0], (words[1] & ~(0x1FF << (9 * i))) | (0xFF << (9 * i)), 0x12345678])
+                jobs.append((key, i))
+    res = decode(cpu + ":" + feats, cands)
+    out = {}
+    for j, (key, i) in enumerate(jobs):
+        r = res.get(j)
+        if r is not None and "Invalid immediate" in r[1]:
+            out[key[1]] = out.get(key[1], 0) | 1 << i
+    return out
+
+
+def rust_vop3_nolit(fam, nolit):
+    return [
+        "/// %s VOP3 opcodes whose sources (bit i: source i) take no literal: LLVM flags it." % fam,
+        "pub static %s_VOP3_NOLIT: [(u16, u8); %d] = [%s];\n" % (fam.upper(), len(nolit), ", ".join("(0x%03x, %d)" % kv for kv in sorted(nolit.items()))),
+    ]
+
+
+def vop3_packed_lits(fam, found, decode, flags):
+    """{VOP3 key: X_LITK3 bits}: the 32-bit sources of VOP3 opcodes where LLVM marks a literal
+    by a packed rule (`LIT_V2F16`, `LIT_V2BF16`: `v_dot2_f16_f16 v2.l, lit(0x3c00), v8,
+    v12.l` but `0x3f800000`); the other sources keep the opcode's rule."""
+    cpu, feats = FAMILIES[fam]
+    jobs, cands = [], []
+    fields = encodings(fam)["vop3"][2]
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] != "vop3" or flags.get(key, 0) & M_SD:
+            continue
+        widths, kinds = slot_widths(fields, vals, split_text(txt)[1])
+        for i in range(3):
+            if widths[i + 1] != 1 or kinds[i + 1] != 0:
+                continue
+            for v in LITK_PROBES:
+                w1 = (words[1] & ~(0x1FF << (9 * i))) | (0xFF << (9 * i))
+                cands.append([words[0], w1, v])
+                jobs.append((key, i, v))
+                if i and not flags.get(key, 0) & M_NODPP16:
+                    cands.append([words[0], (w1 & ~0x1FF) | 0xFA, 0xFF00E404, v])
+                    jobs.append((key + ("dpp",), i, v))
+    res = decode(cpu + ":" + feats, cands)
+    marks = {}
+    for j, (key, i, v) in enumerate(jobs):
+        r = res.get(j)
+        ok = r is not None and not bad_text(r[1]) and (len(key) == 2 or "_dpp" in split_text(r[1])[0])
+        ops = split_text(r[1])[1] if ok else []
+        marks.setdefault((key, i), {})[v] = any(o.startswith("lit(") for o in ops) if ok else None
+    out = {}
+    packed = {LIT_V2F16: (False, True, False, True), LIT_V2BF16: (False, False, True, True)}
+    for (key, i), m in sorted(marks.items()):
+        got = tuple(m[v] for v in LITK_PROBES)
+        for kind, p in packed.items():
+            if len(key) == 2 and got == p:
+                out[key] = out.get(key, 0) | kind << (X_LITK3_SHIFT + 2 * i)
+    # In the DPP16 form a packed source marks by the f32 rule as well (the printer's rule).
+    for (key, i), m in sorted(marks.items()):
+        kind = out.get(key[:2], 0) >> (X_LITK3_SHIFT + 2 * i) & 3
+        got = tuple(m[v] for v in LITK_PROBES)
+        if len(key) == 3 and kind and None not in got and got != tuple(a or b for a, b in zip((True, False, False, True), packed[kind])):
+            raise SystemExit("%s %r: DPP16 source %d marks literals %r, not by the f32 or its packed rule" % (fam, key[:2], i, got))
+    return out
+
+
+def vop3p_lit_kinds(fam, found, decode, flags):
+    """{VOP3P key: X_LITK bits} for the 32-bit sources of every VOP3P opcode that prints its
+    literals whole (no `M_LIT16`): which `LIT_*` rule LLVM marks a literal by there
+    (`v_dot2_f32_f16`: packed f16 sources, an f32 accumulator; `v_pk_add_f16 v2,
+    0x3f800000, v4` but `lit(0x3c00)`). In the DPP16 form (sources 1 and 2) LLVM marks by
+    the f32 rule as well (`v_dot2_f32_f16_e64_dpp v2, v4, lit(0x3f800000), v12`): checked
+    here. The generator fails where no rule fits."""
+    cpu, feats = FAMILIES[fam]
+    jobs, cands = [], []
+    fields = encodings(fam)["vop3p"][2]
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] != "vop3p":
+            continue
+        widths = slot_widths(fields, vals, split_text(txt)[1])[0]
+        for i in range(3):
+            if widths[i + 1] != 1:
+                continue
+            for v in LITK_PROBES:
+                w1 = (words[1] & ~(0x1FF << (9 * i))) | (0xFF << (9 * i))
+                cands.append([words[0], w1, v])
+                jobs.append((key, i, v))
+                if i and not flags.get(key, 0) & M_NODPP16:
+                    cands.append([words[0], (w1 & ~0x1FF) | 0xFA, 0xFF00E404, v])
+                    jobs.append((key + ("dpp",), i, v))
+    res = decode(cpu + ":" + feats, cands)
+    marks, dpp = {}, {}
+    for j, (key, i, v) in enumerate(jobs):
+        r = res.get(j)
+        if len(key) == 3:
+            ok = r is not None and not bad_text(r[1]) and "_dpp" in split_text(r[1])[0]
+            dpp.setdefault((key[:2], i), {})[v] = ("lit(" in split_text(r[1])[1][i + 1]) if ok else None
+            continue
+        if r is None or bad_text(r[1]):
+            marks.setdefault((key, i), {})[v] = None
+            continue
+        marks.setdefault((key, i), {})[v] = "lit(" in split_text(r[1])[1][i + 1]
+    out = {}
+    patterns = {LIT_B32: (True, False, False, True), LIT_V2F16: (False, True, False, True), LIT_V2BF16: (False, False, True, True), LIT_INT: (False, False, False, True)}
+    mix = {}
+    for (key, i), m in sorted(marks.items()):
+        got = tuple(m[v] for v in LITK_PROBES)
+        if None in got:
+            continue  # no literal there
+        mix.setdefault(key, set()).add(got == (True, True, False, True))
+        kinds = [k for k, p in patterns.items() if p == got]
+        if len(kinds) != 1 and got != (True, True, False, True):
+            raise SystemExit("%s %r: LLVM marks the literals %r of source %d as no known rule" % (fam, key, got, i))
+        out[key] = out.get(key, 0) | (kinds[0] if kinds else 0) << (X_LITK_SHIFT + 2 * i)
+    for key, m in mix.items():
+        if m == {True}:
+            out[key] = X_LIT_MIX
+        elif True in m:
+            raise SystemExit("%s %r: some sources mark literals by the f32-or-f16 rule, some not" % (fam, key))
+    for (key, i), m in sorted(dpp.items()):
+        got = tuple(m[v] for v in LITK_PROBES)
+        if None in got or (key, i) not in marks or None in marks[(key, i)].values():
+            continue
+        want = tuple(a or b for a, b in zip(patterns[LIT_B32], (marks[(key, i)][v] for v in LITK_PROBES)))
+        if got != want:
+            raise SystemExit("%s %r: DPP16 source %d marks literals %r, not by the f32 rule or its own" % (fam, key, i, got))
     return out
 
 
@@ -926,6 +1112,200 @@ def unfix(fixed, accepted):
                     diff &= ~0x100
                 m[0] &= ~diff
                 m[1] &= m[0]
+
+
+# ---------------------------------------------------------------------------------------
+# DPP forms of VOP3/VOP3P (`_e64_dpp`)
+
+# (form, SRC0 code, canonical extension word): DPP16 with quad_perm:[0,1,2,3], all rows and
+# banks; DPP8 with the identity selects (both on v4, the canonical SRC0).
+DPP_FORMS = ((1, 0xFA, 0xFF00E404), (2, 0xE9, 0x00FAC688 << 8 | 4))
+# Source codes tried in SRC1/SRC2 of every DPP form (an SGPR, `vcc_lo`, `null`, `m0`,
+# `exec_lo`, integer and float inline constants, the literal code, `src_scc`,
+# `src_shared_base`); a (form, source) where LLVM flags any of them is probed code by code.
+DPP_SRC_PROBES = (0x01, 0x6A, 0x7C, 0x7D, 0x7E, 0x80, 0xA3, 0xC1, 0xF2, 0xF8, 0xFF, 0xFD, 0xEB)
+
+
+def dpp_form(key, words):
+    """1 (DPP16) or 2 (DPP8) for a VOP3/VOP3P word whose SRC0 selects a DPP extension word,
+    else 0."""
+    if key is None or key[0] not in ("vop3", "vop3p") or len(words) < 2:
+        return 0
+    c = words[1] & 0x1FF
+    return 1 if c == 0xFA else 2 if c in (0xE9, 0xEA) else 0
+
+
+def dpp_bases(found, flags):
+    """{(enc, op, form): canonical DPP words} of the VOP3/VOP3P opcodes with that DPP form."""
+    out = {}
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] not in ("vop3", "vop3p"):
+            continue
+        for form, code, ext in DPP_FORMS:
+            if not flags.get(key, 0) & (M_NODPP16 if form == 1 else M_NODPP8):
+                out[key + (form,)] = [words[0], (words[1] & ~0x1FF) | code, ext]
+    return out
+
+
+def dpp_fixed_bits(fam, found, flags, fixed, accepted, decode):
+    """{(enc, op, form): [(mask, value) per word]} for the VOP3/VOP3P opcodes whose DPP16
+    (form 1) or DPP8 (form 2) words LLVM requires other fixed bits in than the VOP3 word
+    (`fixed`): LLVM 22 accepts `v_cvt_sr_fp8_f32_e64_dpp` with OP_SEL[1] set but rejects it
+    in plain VOP3; SRC0's VGPR-only bit 8 (`v_movrels_b32`) is the DPP code there. Each bit
+    of the canonical DPP words (not the opcode, the sources, the DPP16 control [16:8] and
+    VGPR [7:0], which have their own checks, nor a register field) is flipped on its own; a bit fixed in VOP3
+    but accepted here is free, a bit free in VOP3 but rejected here is fixed when it is
+    rejected in up to 4 accepted DPP oracle cases of the form too (`accepted`); then
+    `unfix` with those cases."""
+    cpu, feats = FAMILIES[fam]
+    tgt = cpu + ":" + feats
+    bases = dpp_bases(found, flags)
+    # Word 0's opcode and encoding bits [31:16] select the table entry, and the sources
+    # [26:0] of word 1 are checked by value (`dpp_src_maps`: a VGPR-only source also takes
+    # `null`): not probed.
+    probe = {1: [0xFFFF, 0xF8000000, 0xFFFE0000], 2: [0xFFFF, 0xF8000000, 0]}
+    regs = {}
+    for dk in bases:
+        key = dk[:2]
+        m = [probe[dk[2]][i] for i in range(3)]
+        for wi, rm in reg_fields(fam, key, found[key][2], found[key][1]):
+            m[wi] &= ~rm
+        regs[dk] = m
+    cands, keys = [], []
+    for dk, words in sorted(bases.items()):
+        for wi in range(3):
+            for b in range(32):
+                if regs[dk][wi] >> b & 1:
+                    w = list(words)
+                    w[wi] ^= 1 << b
+                    cands.append(w)
+                    keys.append((dk, wi, b))
+    res = decode(tgt, cands)
+    rej = {dk: [0, 0, 0] for dk in bases}
+    for i, (dk, wi, b) in enumerate(keys):
+        if i not in res or bad_text(res[i][1]):
+            rej[dk][wi] |= 1 << b
+    # Bits rejected here but free in VOP3: confirmed on accepted DPP cases of the form.
+    cases = {}
+    for key, words in accepted:
+        f = dpp_form(key, words)
+        if f and key + (f,) in bases and len(cases.setdefault(key + (f,), [])) < 4:
+            cases[key + (f,)].append(list(words[:3]))
+    cands, keys = [], []
+    for dk in sorted(bases):
+        vop3 = (fixed[dk[:2]] + [[0, 0]] * 3)[:3]
+        for wi in range(3):
+            new = rej[dk][wi] & ~vop3[wi][0]
+            for b in range(32):
+                if new >> b & 1:
+                    for base in cases.get(dk, []):
+                        w = list(base)
+                        w[wi] ^= 1 << b
+                        cands.append(w)
+                        keys.append((dk, wi, b))
+    res = decode(tgt, cands)
+    for i, (dk, wi, b) in enumerate(keys):
+        if i in res and not bad_text(res[i][1]):
+            rej[dk][wi] &= ~(1 << b)
+    out = {}
+    for dk, words in sorted(bases.items()):
+        vop3 = (fixed[dk[:2]] + [[0, 0]] * 3)[:3]
+        m = []
+        for wi in range(3):
+            # Probed bits as probed, the others (register fields) as in VOP3 minus SRC0.
+            keep = vop3[wi][0] & ~probe[dk[2]][wi] & ~(0x1FF if wi == 1 else 0) & (0xFFFFFFFF if wi < 2 else 0)
+            keep &= 0xFFFFFFFF
+            mask = (rej[dk][wi] | keep) & 0xFFFFFFFF
+            m.append([mask, 0])
+        for wi in range(3):
+            m[wi][1] = words[wi] & m[wi][0]
+        out[dk] = m
+    unfix(out, [(key + (dpp_form(key, w),), w) for key, w in accepted if dpp_form(key, w)])
+    # Only the forms whose bits differ from VOP3 (with SRC0 free: it holds the DPP code).
+    diff = {}
+    for dk, m in out.items():
+        vop3 = (fixed[dk[:2]] + [[0, 0]] * 3)[:3]
+        v = [[vop3[0][0], vop3[0][1]], [vop3[1][0] & ~0x1FF, vop3[1][1] & ~0x1FF], [0, 0]]
+        if m != v or vop3[1][0] & 0x1FF:
+            diff[dk] = m
+    return diff
+
+
+def dpp_src_maps(fam, found, flags, decode):
+    """({(enc, op, form, source 1 or 2): 256-bit map (8 words)} of the 8-bit source codes LLVM
+    accepts unflagged in SRC1/SRC2 of a VOP3/VOP3P DPP form, for the (form, source) pairs
+    where it flags one of `DPP_SRC_PROBES` (`v_fma_mix*` SRC1 is a VGPR there, the lane mask
+    of `v_cndmask_b32`/`v_add_co_ci_u32` takes no constant: `/*Invalid immediate*/`), in
+    wave32 and wave64 (a code is accepted if LLVM takes it in either); {(enc, op, form,
+    source)} where LLVM prints a constant as the raw field (`v_fmac_f32_e64_dpp`))."""
+    cpu, feats = FAMILIES[fam]
+    bases = dpp_bases(found, flags)
+
+    def words_with(words, slot, c):
+        sh = 9 * slot
+        w = list(words) + [0x3F800000]
+        w[1] = (w[1] & ~(0x1FF << sh)) | (c << sh)
+        return w
+
+    texts = {}
+
+    def probe(jobs):
+        cands = [words_with(bases[dk], slot, c) for dk, slot, c in jobs]
+        ok = set()
+        for x in ("", W64):
+            for i, r in decode(cpu + ":" + feats + x, cands).items():
+                if not bad_text(r[1]) and "_dpp" in split_text(r[1])[0]:
+                    ok.add(jobs[i])
+                    if not x:
+                        texts[jobs[i]] = r[1]
+        return ok
+
+    jobs = []
+    for dk in sorted(bases):
+        key = dk[:2]
+        widths = slot_widths(encodings(fam)[key[0]][2], found[key][2], split_text(found[key][1])[1])[0]
+        for slot in (1, 2):
+            # Only sources the opcode has (a VGPR in the canonical word: widths > 0).
+            if slot < len(widths) - 1 and widths[slot + 1]:
+                jobs += [(dk, slot, c) for c in DPP_SRC_PROBES]
+    ok = probe(jobs)
+    # Sources whose constants LLVM prints as the raw field (`v_fmac_f32_e64_dpp v2, v4, 0x80`,
+    # 0xff without reading a literal): the integer constants 0 and -1 show so.
+    raw = set()
+    for dk, slot, c in jobs:
+        if c == 0x80 and all(re.search(r", \|?0x%x\b" % k, texts.get((dk, slot, k), "")) for k in (0x80, 0xC1, 0xFF)):
+            raw.add(dk + (slot,))
+    odd = sorted({(dk, slot) for dk, slot, c in jobs if (dk, slot, c) not in ok})
+    full = [(dk, slot, c) for dk, slot in odd for c in range(256)]
+    ok = probe(full)
+    out = {}
+    for dk, slot in odd:
+        m = [0] * 8
+        for c in range(256):
+            if (dk, slot, c) in ok:
+                m[c >> 5] |= 1 << (c & 31)
+        out[dk + (slot,)] = m
+    return out, raw
+
+
+def rust_dpp_forms(fam, dfix, dsrc_raw):
+    dsrc, raw = dsrc_raw
+    up = fam.upper()
+    enc = {"vop3": 0, "vop3p": 1}
+    fx = ["(%d, 0x%03x, %d, [%s], [%s])" % (enc[k[0]], k[1], k[2], ", ".join("0x%x" % m[0] for m in v), ", ".join("0x%x" % m[1] for m in v)) for k, v in sorted(dfix.items())]
+    sx = ["(%d, 0x%03x, %d, %d, [%s])" % (enc[k[0]], k[1], k[2], k[3], ", ".join("0x%x" % x for x in v)) for k, v in sorted(dsrc.items())]
+    return [
+        "/// %s VOP3 (0)/VOP3P (1) opcodes whose DPP16 (1) or DPP8 (2) form LLVM requires other" % fam,
+        "/// fixed bits in than the VOP3 word: (encoding, opcode, form, mask, value), sorted.",
+        "pub static %s_DPP_FIX: [DppFix; %d] = [%s];" % (up, len(fx), ", ".join(fx)),
+        "/// %s VOP3 (0)/VOP3P (1) DPP16 (1)/DPP8 (2) forms whose source 1 or 2 LLVM accepts only" % fam,
+        "/// some 8-bit codes in (bit c of word c / 32): (encoding, opcode, form, source, map), sorted.",
+        "pub static %s_DPP_SRC: [DppSrc; %d] = [%s];" % (up, len(sx), ", ".join(sx)),
+        "/// %s VOP3 (0)/VOP3P (1) DPP16 (1)/DPP8 (2) forms whose source 1 or 2 LLVM shows as" % fam,
+        "/// its raw field when it holds a constant (`0x80`; 0xff reads no literal): (encoding,",
+        "/// opcode, form, source), sorted.",
+        "pub static %s_DPP_RAW: [(u8, u16, u8, u8); %d] = [%s];\n" % (up, len(raw), ", ".join("(%d, 0x%03x, %d, %d)" % (enc[k[0]], k[1], k[2], k[3]) for k in sorted(raw))),
+    ]
 
 
 # ---------------------------------------------------------------------------------------

@@ -161,6 +161,14 @@ const REJECTED: &[(u32, u32, &str, &str)] = &[
         "v_wmma_bf16_16x16x16_bf16 with C at exec_lo",
     ),
     (0x1200, 32, "7E023600", "v_pipeflush with VDST 1"),
+    // OP_SEL[1] of `v_cvt_sr_fp8_f32`: LLVM 22 ignores it in the DPP forms (cases below) but
+    // rejects the VOP3 word.
+    (
+        0x1200,
+        32,
+        "D76B3017 27B60327",
+        "v_cvt_sr_fp8_f32 VOP3 with OP_SEL[1]",
+    ),
 ];
 
 #[test]
@@ -200,6 +208,17 @@ const ACCEPTED: &[(u32, &str, &str)] = &[
         0x1201,
         "D5368206 23212EEA 5C73C7D4",
         "v_fmac_f16_e64_dpp v6.l, -v212.l, |0x97| clamp dpp8:[7,0,7,1,7,0,7,2] fi:1",
+    ),
+    // The literal code too, which then reads no literal (generated `*_DPP_RAW`).
+    (
+        0x1100,
+        "D52B0002 0431FEFA FF04E404",
+        "v_fmac_f32_e64_dpp v2, v4, 0xff quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf fi:1",
+    ),
+    (
+        0x1200,
+        "D5360002 0431FEE9 FAC68804",
+        "v_fmac_f16_e64_dpp v2.l, v4.l, 0xff dpp8:[0,1,2,3,4,5,6,7]",
     ),
 ];
 
@@ -458,6 +477,117 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "D6590000 03FE0501 3F800000",
         "v_mad_u32_u16 v0, v1.l, v2.l, lit(0x3f800000)",
     ),
+    // VOP3 DPP forms have fixed bits of their own (generated `*_DPP_FIX`): OP_SEL[1] of
+    // `v_cvt_sr_fp8_f32` is ignored there (random_words.py, gfx1200, seed 21), and SRC0 of
+    // `v_movrels_b32` (VGPR-only, bit 8 set in VOP3) holds the DPP code.
+    (
+        0x1200,
+        32,
+        "D76B3017 27B602EA E55D7427",
+        "v_cvt_sr_fp8_f32_e64_dpp v23, -v39, v1 byte_sel:1 dpp8:[4,6,5,6,5,2,1,7] fi:1",
+    ),
+    (
+        0x1200,
+        32,
+        "D76B1017 27B602EA E55D7427",
+        "v_cvt_sr_fp8_f32_e64_dpp v23, -v39, v1 dpp8:[4,6,5,6,5,2,1,7] fi:1",
+    ),
+    (
+        0x1200,
+        32,
+        "D76B3017 27B602FA FF00E427",
+        "v_cvt_sr_fp8_f32_e64_dpp v23, -v39, v1 byte_sel:1 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+    ),
+    (
+        0x1100,
+        32,
+        "D5C30002 000000FA FF04E404",
+        "v_movrels_b32_e64_dpp v2, v4 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf fi:1",
+    ),
+    (
+        0x1100,
+        64,
+        "D5C30002 000000E9 FAC68804",
+        "v_movrels_b32_e64_dpp v2, v4 dpp8:[0,1,2,3,4,5,6,7]",
+    ),
+    // Literal marking (llvm-mc-22, gfx1100 and gfx1200 alike): a 16-bit integer source is
+    // marked when the whole dword is a 32-bit inline value, and then shown whole.
+    (
+        0x1100,
+        32,
+        "D7090002 000210FF 3E22F983",
+        "v_max_u16 v2.l, lit(0x3e22f983), v8.l",
+    ),
+    (0x1200, 32, "D7090002 000210FF 12340040", "v_max_u16 v2.l, 0x40, v8.l"),
+    (0x1100, 64, "7E04D2FF FFFFFFF0", "v_not_b16_e32 v2.l, lit(0xfffffff0)"),
+    // VOP3P: per source (generated `EXTRA_LITK`): packed f16 marks integers and zero-high
+    // f16 constants, not f32 ones; `v_dot2_f32_f16`'s accumulator is an f32 operand.
+    (0x1100, 32, "CC0F4002 1C0210FF 3F800000", "v_pk_add_f16 v2, 0x3f800000, v8"),
+    (0x1200, 32, "CC0F4002 1C0210FF 0000FFF0", "v_pk_add_f16 v2, 0xfff0, v8"),
+    (
+        0x1100,
+        32,
+        "CC134002 1BFE1104 00003C00",
+        "v_dot2_f32_f16 v2, v4, v8, 0x3c00",
+    ),
+    (
+        0x1200,
+        32,
+        "CC1A4002 1C0210FF 00003F80",
+        "v_dot2_f32_bf16 v2, lit(0x3f80), v8, v0",
+    ),
+    (
+        0x1100,
+        32,
+        "CC204002 1C0210FF 00003C00",
+        "v_fma_mix_f32 v2, lit(0x3c00), v8, v0 op_sel_hi:[1,1,1]",
+    ),
+    // ... in a DPP form by the f32 rule as well.
+    (
+        0x1200,
+        32,
+        "CC134002 1C31FEFA FF04E404 3F800000",
+        "v_dot2_f32_f16_e64_dpp v2, v4, lit(0x3f800000), v12 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf fi:1",
+    ),
+    (
+        0x1100,
+        64,
+        "CC134002 1C31FEE9 FAC68804 3F800000",
+        "v_dot2_f32_f16_e64_dpp v2, v4, lit(0x3f800000), v12 dpp8:[0,1,2,3,4,5,6,7]",
+    ),
+    // The packed sources of VOP3 `v_dot2_f16_f16`/`v_dot2_bf16_bf16` (generated
+    // `EXTRA_LITK3`).
+    (
+        0x1100,
+        32,
+        "D6660002 043210FF 00003C00",
+        "v_dot2_f16_f16 v2.l, lit(0x3c00), v8, v12.l",
+    ),
+    (
+        0x1200,
+        32,
+        "D6660002 043210FF 3F800000",
+        "v_dot2_f16_f16 v2.l, 0x3f800000, v8, v12.l",
+    ),
+    (
+        0x1200,
+        32,
+        "D6670002 043210FF 00003F80",
+        "v_dot2_bf16_bf16 v2.l, lit(0x3f80), v8, v12.l",
+    ),
+    // VOP3 f16 constants per source (generated `EXTRA_HEX16_SRC`): `v_dot2_f16_f16`'s
+    // 16-bit accumulator shows 1.0 (its lane is true16, yet not hex).
+    (0x1100, 32, "D6660002 03CA1104", "v_dot2_f16_f16 v2.l, v4, v8, 1.0"),
+    (0x1200, 32, "D6660002 03CA10F2", "v_dot2_f16_f16 v2.l, 1.0, v8, 1.0"),
+    // LLVM reads the DPP16 control of a tied-destination VOP3 opcode as a source code, as
+    // for `v_fma_mixlo_f16` (generated `EXTRA_DPP_CTRL_SRC`): quad_perm:[1,1,0,2] (0x85) shows
+    // as the integer 5.
+    (
+        0x1200,
+        32,
+        "D7690002 043210FA FF008504",
+        "v_cvt_pk_fp8_f32_e64_dpp v2.l, v4, v8 quad_perm:[1,1,0,0] row_mask:0xf bank_mask:0xf",
+    ),
 ];
 
 #[test]
@@ -514,6 +644,52 @@ const FLAGGED: &[(u32, &str, &str)] = &[
         "7F9ACCF2",
         "v_swap_b16 v77.h, 1.0/*Invalid immediate*/",
     ),
+    // A constant where a VOP3/VOP3P DPP form takes only registers (generated `*_DPP_SRC`):
+    // `v_fma_mix*` SRC1, the lane mask of `v_cndmask_b32_e64_dpp`. Accepted, the second
+    // comment (the GFX9 control's) was printed without the first (random_words.py,
+    // gfx1100w64, --count 100000 --seed 41).
+    (
+        0x1100,
+        "CC22AC10 545146FA 1A953866",
+        "v_fma_mixhi_f16_e64_dpp v16, v102, neg(35/*Invalid immediate*/), |v20| op_sel:[1,0,1] op_sel_hi:[0,1,0] clamp /* wave_shr is not supported starting from GFX10 */ row_mask:0x1 bank_mask:0xa fi:1",
+    ),
+    (
+        0x1100,
+        "CC22AC10 545146E9 1A953866",
+        "v_fma_mixhi_f16_e64_dpp v16, v102, neg(35/*Invalid immediate*/), |v20| op_sel:[1,0,1] op_sel_hi:[0,1,0] clamp dpp8:[0,7,4,2,1,5,6,0]",
+    ),
+    (
+        0x1200,
+        "CC22AC10 545146FA 1A953866",
+        "v_fma_mixhi_f16_e64_dpp v16, v102, neg(35/*Invalid immediate*/), |v20| op_sel:[1,0,1] op_sel_hi:[0,1,0] clamp /* wave_shr is not supported starting from GFX10 */ row_mask:0x1 bank_mask:0xa fi:1",
+    ),
+    (
+        0x1200,
+        "D5010002 020210FA FF013804",
+        "v_cndmask_b32_e64_dpp v2, v4, v8, 0/*Invalid immediate*/ /* wave_shr is not supported starting from GFX10 */ row_mask:0xf bank_mask:0xf",
+    ),
+    // A literal in a VOP3 source that takes none (generated `*_VOP3_NOLIT`): a lane mask, a
+    // VGPR-only source.
+    (
+        0x1100,
+        "D5010002 03FE1104 3F800000",
+        "v_cndmask_b32_e64 v2, v4, v8, 1.0/*Invalid immediate*/",
+    ),
+    (
+        0x1100,
+        "D5200002 03FE1104 12345678",
+        "v_add_co_ci_u32_e64 v2, s0, v4, v8, 0x12345678/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        "D5C30002 043210FF 3F800000",
+        "v_movrels_b32_e64 v2, 1.0/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        "D65D0002 03FE1104 3F800000",
+        "v_cndmask_b16 v2.l, v4.l, v8.l, 1.0/*Invalid immediate*/",
+    ),
 ];
 
 #[test]
@@ -531,6 +707,13 @@ fn llvm_flagged_constants_are_rejected() {
     // `v_swap_b16 v2.l, null`).
     for (gpu, w) in [(0x1100, 0xBE88_4104u32), (0x1200, 0x7E04_CC7C)] {
         assert!(decode(&target(gpu, 32), &bytes(&format!("{w:08X}")), 0).is_ok());
+    }
+    // ... and the VGPR/SGPR ones of the DPP forms (`..., v163, ...`, `..., v4, v8, s0 ...`).
+    for (gpu, w) in [
+        (0x1100, "CC22AC10 545346FA 1A953866"),
+        (0x1200, "D5010002 000210FA FF013804"),
+    ] {
+        assert!(decode(&target(gpu, 32), &bytes(w), 0).is_ok(), "{w}");
     }
 }
 

@@ -109,9 +109,30 @@ pub const WIDE_F64: u32 = 4;
 pub const EXTRA_BYTE_SEL1_SHIFT: u32 = 18;
 /// Position in [`RdnaInfo::extra`] of the OP_SEL bits (4) that add 2 to a VOP3 `byte_sel:N`.
 pub const EXTRA_BYTE_SEL2_SHIFT: u32 = 22;
-/// Flag of [`RdnaInfo::extra`]: VOP3P DPP16: LLVM reads DPP_CTRL[7:0] as a source code (codes
+/// Flag of [`RdnaInfo::extra`]: VOP3/VOP3P DPP16: LLVM reads DPP_CTRL[7:0] as a source code (codes
 /// 128..=192 show as the control `code - 128`, the other constants are invalid).
 pub const EXTRA_DPP_CTRL_SRC: u32 = 131072;
+/// Position in [`RdnaInfo::extra`] of VOP3's per-source bits (3): a 16-bit source shows the f16
+/// inline constants in hex (`0x3c00`), else by value (`1.0`; `v_dot2_f16_f16`'s accumulator).
+pub const EXTRA_HEX16_SRC_SHIFT: u32 = 26;
+/// Flag of [`RdnaInfo::extra`]: VOP3: the `EXTRA_HEX16_SRC` bits were probed.
+pub const EXTRA_HEX16_PROBED: u32 = 536870912;
+/// Position in [`RdnaInfo::extra`] of VOP3's per-source packed literal rules (2 bits per source:
+/// `LIT_V2F16`, `LIT_V2BF16`, or 0 for the opcode's rule).
+pub const EXTRA_LITK3_SHIFT: u32 = 10;
+/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`).
+pub const EXTRA_LITK_SHIFT: u32 = 26;
+/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is a 32-bit inline value (integer -16..=64 or f32 constant).
+pub const LIT_B32: u32 = 0;
+/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is an integer, or an f16 constant with a zero high half.
+pub const LIT_V2F16: u32 = 1;
+/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is an integer, or a bf16 constant with a zero high half.
+pub const LIT_V2BF16: u32 = 2;
+/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is an integer only.
+pub const LIT_INT: u32 = 3;
+/// Flag of [`RdnaInfo::extra`]: VOP3P: a literal is marked when it is a 32-bit inline value
+/// or an f16 constant with a zero high half, in any source (`v_fma_mix*`).
+pub const EXTRA_LIT_MIX: u32 = 65536;
 /// Flag of [`OpInfo::class`]: writes memory from its data operand (`store` mnemonics).
 pub const CLASS_STORE: u16 = 1;
 /// Flag of [`OpInfo::class`]: an atomic (data operand read, old value returned with GLC/SC0).
@@ -219,6 +240,12 @@ pub struct RdnaImage {
     /// As [`RdnaInfo::fixval`].
     pub fixval: [u32; 3],
 }
+/// A VOP3/VOP3P DPP form's own fixed bits: (encoding: 0 VOP3, 1 VOP3P; opcode; form: 1
+/// DPP16, 2 DPP8; mask as [`RdnaInfo::fixmask`]; value as [`RdnaInfo::fixval`]).
+pub type DppFix = (u8, u16, u8, [u32; 3], [u32; 3]);
+/// The source codes a VOP3/VOP3P DPP form takes in source 1 or 2: (encoding, opcode,
+/// form as in [`DppFix`]; source; bit c of word c / 32 for codes 0..=255).
+pub type DppSrc = (u8, u16, u8, u8, [u32; 8]);
 /// Flag of [`RdnaImage::mods`]: `dmask` is printed.
 pub const IMG_DMASK: u16 = 1;
 /// Flag of [`RdnaImage::mods`]: `dim` is printed.

@@ -53,11 +53,12 @@ pub mod print;
 
 use super::decode::DecodeError;
 use super::generated::{
-    rdna as t, Op, RdnaImage, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
-    CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, EXTRA_DPP_CTRL_SRC,
-    EXTRA_FAKE16_OPSEL, EXTRA_LDS_DIRECT, EXTRA_OPSEL_IGN, EXTRA_OPSEL_IGN_SHIFT, EXTRA_SREG_ONLY,
-    MOD_ABS0, MOD_CARRY, MOD_CMPX, MOD_DPPMOD0, MOD_DPPMOD1, MOD_FAKE16_NOMODS, MOD_IMM32,
-    MOD_NEG0, MOD_NODPP16, MOD_NODPP8, MOD_SD, MOD_SENDMSG, MOD_VCCIN,
+    rdna as t, DppFix, DppSrc, Op, RdnaImage, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK,
+    CLASS_MADMK, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS,
+    EXTRA_DPP_CTRL_SRC, EXTRA_FAKE16_OPSEL, EXTRA_LDS_DIRECT, EXTRA_OPSEL_IGN,
+    EXTRA_OPSEL_IGN_SHIFT, EXTRA_SREG_ONLY, MOD_ABS0, MOD_CARRY, MOD_CMPX, MOD_DPPMOD0,
+    MOD_DPPMOD1, MOD_FAKE16_NOMODS, MOD_IMM32, MOD_NEG0, MOD_NODPP16, MOD_NODPP8, MOD_SD,
+    MOD_SENDMSG, MOD_VCCIN,
 };
 use super::{Dpp, Family, Format, Inst, MaiFields, MemFields, Mods, Opnd, Target};
 
@@ -121,6 +122,17 @@ pub(crate) struct Tables {
     /// DPP16 controls LLVM decodes but prints only as a comment (GFX9 controls RDNA does not
     /// have, `wave_shl is not supported starting from GFX10`): the comment's text.
     pub(crate) dpp_notes: &'static [(u16, &'static str)],
+    /// VOP3 (0)/VOP3P (1) opcodes whose DPP16 (1)/DPP8 (2) form has other fixed bits than
+    /// the VOP3 word: (encoding, opcode, form, mask, value), sorted.
+    pub(crate) dpp_fix: &'static [DppFix],
+    /// VOP3 (0)/VOP3P (1) DPP forms whose source 1 or 2 takes only some 8-bit codes:
+    /// (encoding, opcode, form, source, map), sorted.
+    pub(crate) dpp_src: &'static [DppSrc],
+    /// VOP3 (0)/VOP3P (1) DPP forms whose source 1 or 2 LLVM shows as its raw field when it
+    /// holds a constant (0xff reading no literal): (encoding, opcode, form, source), sorted.
+    pub(crate) dpp_raw: &'static [(u8, u16, u8, u8)],
+    /// VOP3 opcodes whose sources (bit i: source i) take no literal (LLVM flags it): sorted.
+    pub(crate) vop3_nolit: &'static [(u16, u8)],
 }
 
 static GFX11: Tables = Tables {
@@ -154,6 +166,10 @@ static GFX11: Tables = Tables {
     sreg_ok: &t::GFX1100_SREG_OK,
     dpp_ok: &t::GFX1100_DPP_OK,
     dpp_notes: &t::GFX1100_DPP_NOTES,
+    dpp_fix: &t::GFX1100_DPP_FIX,
+    dpp_src: &t::GFX1100_DPP_SRC,
+    dpp_raw: &t::GFX1100_DPP_RAW,
+    vop3_nolit: &t::GFX1100_VOP3_NOLIT,
 };
 
 static GFX12: Tables = Tables {
@@ -187,6 +203,10 @@ static GFX12: Tables = Tables {
     sreg_ok: &t::GFX1200_SREG_OK,
     dpp_ok: &t::GFX1200_DPP_OK,
     dpp_notes: &t::GFX1200_DPP_NOTES,
+    dpp_fix: &t::GFX1200_DPP_FIX,
+    dpp_src: &t::GFX1200_DPP_SRC,
+    dpp_raw: &t::GFX1200_DPP_RAW,
+    vop3_nolit: &t::GFX1200_VOP3_NOLIT,
 };
 
 /// gfx1150..gfx1153: gfx1100's encodings, with LLVM's gfx1150 tables where they differ (the
@@ -222,6 +242,10 @@ static GFX1150: Tables = Tables {
     sreg_ok: &t::GFX1100_SREG_OK,
     dpp_ok: &t::GFX1100_DPP_OK,
     dpp_notes: &t::GFX1100_DPP_NOTES,
+    dpp_fix: &t::GFX1100_DPP_FIX,
+    dpp_src: &t::GFX1100_DPP_SRC,
+    dpp_raw: &t::GFX1100_DPP_RAW,
+    vop3_nolit: &t::GFX1100_VOP3_NOLIT,
 };
 
 /// The tables of `target`'s family (GFX11 or GFX12).
@@ -296,6 +320,41 @@ impl Cx<'_> {
                 if self.fixed_ok(&info.fixmask, &val) {
                     return Ok(info);
                 }
+            }
+        }
+        self.lookup(table, op, enc)
+    }
+
+    /// [`Cx::lookup`] for VOP3 (`enc_id` 0) and VOP3P (1): a DPP16/DPP8 form (SRC0 selects
+    /// the extension word) is checked against the fixed bits LLVM requires in that form
+    /// where they differ from the VOP3 word's (generated `dpp_fix`: LLVM 22 takes OP_SEL[1]
+    /// in `v_cvt_sr_fp8_f32_e64_dpp` but not in VOP3).
+    fn lookup_vop3(
+        &self,
+        tb: &Tables,
+        table: &'static [Option<RdnaInfo>],
+        op: u32,
+        enc: &str,
+        enc_id: u8,
+    ) -> Result<&'static RdnaInfo, DecodeError> {
+        let w1 = self
+            .bytes
+            .get(4..8)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let form = match w1.map(|w| w & 0x1FF) {
+            Some(SRC_DPP16) => 1,
+            Some(SRC_DPP8 | SRC_DPP8_FI) => 2,
+            _ => 0,
+        };
+        if let (Some(Some(info)), true) = (table.get(op as usize), form != 0) {
+            let key = (enc_id, op as u16, form);
+            if let Ok(i) = tb.dpp_fix.binary_search_by_key(&key, |e| (e.0, e.1, e.2)) {
+                let (_, _, _, mask, val) = &tb.dpp_fix[i];
+                return if self.fixed_ok(mask, val) {
+                    Ok(info)
+                } else {
+                    Err(self.fixed_err(mask, val, enc, info.mnemonic))
+                };
             }
         }
         self.lookup(table, op, enc)
@@ -609,12 +668,25 @@ pub(crate) fn dpp_note(tb: &Tables, c: u16) -> Option<&'static str> {
 /// DPP16 checks after the extension word was read: a valid control, and in a 32-bit
 /// encoding no source modifier bit (DPP word bits 20..23: neg/abs of src0, src1) LLVM
 /// rejects for the opcode (generated `MOD_DPPMOD0`/`MOD_DPPMOD1`).
+///
+/// LLVM 22 reads the DPP16 control of some VOP3/VOP3P opcodes (tied destinations: generated
+/// `EXTRA_DPP_CTRL_SRC`) as a source code: the constants other than 0..64 make it an invalid
+/// control.
 fn check_dpp(tb: &Tables, cx: &Cx, inst: &Inst, info: &RdnaInfo) -> Result<(), DecodeError> {
     let Some(d) = inst.dpp else {
         return Ok(());
     };
     if !dpp_ctrl_valid(tb, d.ctrl) {
         return Err(cx.err(format!("invalid DPP control {:#x}", d.ctrl)));
+    }
+    if info.extra & EXTRA_DPP_CTRL_SRC != 0
+        && matches!(inst.format, Format::Vop3 | Format::Vop3b | Format::Vop3p)
+        && matches!(d.ctrl, 0xC1..=0xD0 | 0xF0..=0xF8 | 0xFF)
+    {
+        return Err(cx.err(format!(
+            "{}: DPP control {:#x} read as a constant",
+            info.mnemonic, d.ctrl
+        )));
     }
     if matches!(inst.format, Format::Vop1 | Format::Vop2 | Format::Vopc) {
         for (i, ok) in [MOD_DPPMOD0, MOD_DPPMOD1].into_iter().enumerate() {
@@ -624,6 +696,64 @@ fn check_dpp(tb: &Tables, cx: &Cx, inst: &Inst, info: &RdnaInfo) -> Result<(), D
         }
     }
     Ok(())
+}
+
+/// In a VOP3 (`enc_id` 0) or VOP3P (1) DPP form, sources 1 and 2 take only the codes LLVM
+/// accepts there without flagging them (generated `dpp_src`: `v_fma_mix*` SRC1 is a VGPR,
+/// the lane mask of `v_cndmask_b32_e64_dpp` no constant); LLVM flags the others
+/// (`/*Invalid immediate*/`) and we reject them.
+fn check_dpp_srcs(
+    tb: &Tables,
+    cx: &Cx,
+    inst: &Inst,
+    info: &RdnaInfo,
+    enc_id: u8,
+    op: u32,
+    codes: &[u32; 3],
+) -> Result<(), DecodeError> {
+    let form = match (inst.dpp, inst.dpp8) {
+        (Some(_), _) => 1,
+        (_, Some(_)) => 2,
+        _ => return Ok(()),
+    };
+    for slot in 1..3u8 {
+        let c = codes[slot as usize];
+        if c >= 256 {
+            continue;
+        }
+        let key = (enc_id, op as u16, form, slot);
+        if let Ok(i) = tb
+            .dpp_src
+            .binary_search_by_key(&key, |e| (e.0, e.1, e.2, e.3))
+        {
+            if !in_map(&tb.dpp_src[i].4, c) {
+                return Err(cx.err(format!(
+                    "{}: source code {c:#x} in src{slot} of a DPP form",
+                    info.mnemonic
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether LLVM 22 shows a constant in source `slot` (1 or 2) of this VOP3/VOP3P DPP form
+/// as its raw field (`v_fmac_f32_e64_dpp v2, v4, 0x80`), the literal code 0xff too, without
+/// reading a literal (generated `dpp_raw`). `op` is the VOP3/VOP3P opcode field.
+pub(crate) fn dpp_raw(tb: &Tables, inst: &Inst, op: u32, slot: u8) -> bool {
+    let form = match (inst.dpp, inst.dpp8) {
+        (Some(_), _) => 1,
+        (_, Some(_)) => 2,
+        _ => return false,
+    };
+    let enc = match inst.format {
+        Format::Vop3 | Format::Vop3b => 0,
+        Format::Vop3p => 1,
+        _ => return false,
+    };
+    tb.dpp_raw
+        .binary_search(&(enc, op as u16, form, slot))
+        .is_ok()
 }
 
 /// Whether `n` scalar registers from code `c` stay within the SGPRs (s0..s105) or within the
@@ -985,7 +1115,7 @@ fn decode_vopc(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
 }
 
 fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
-    let info = cx.lookup(tb.vop3, (w0 >> 16) & 0x3FF, "VOP3")?;
+    let info = cx.lookup_vop3(tb, tb.vop3, (w0 >> 16) & 0x3FF, "VOP3", 0)?;
     let w1 = cx.word(1)?;
     let w = cx.widths(info);
     let k = info.kinds;
@@ -1034,6 +1164,7 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
+    check_dpp_srcs(tb, cx, inst, info, 0, (w0 >> 16) & 0x3FF, &codes)?;
     if info.mods & MOD_FAKE16_NOMODS != 0 && vop3_fake16(inst, info) {
         for i in 0..3 {
             let m = inst.mods.abs >> i & 1 == 1 && info.mods & (MOD_ABS0 << i) == 0
@@ -1047,7 +1178,26 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         }
     }
     check_dpp(tb, cx, inst, info)?;
-    take_literal(cx, inst)?;
+    // A literal where LLVM flags it (`/*Invalid immediate*/`: a lane mask, a VGPR-only
+    // source; generated `vop3_nolit`).
+    let lits = codes.iter().enumerate().fold(0u8, |m, (i, &c)| {
+        m | u8::from(c == Opnd::LITERAL as u32) << i
+    });
+    if lits != 0 {
+        let op = ((w0 >> 16) & 0x3FF) as u16;
+        if let Ok(i) = tb.vop3_nolit.binary_search_by_key(&op, |e| e.0) {
+            if lits & tb.vop3_nolit[i].1 != 0 {
+                return Err(cx.err(format!("{}: a literal source here", info.mnemonic)));
+            }
+        }
+    }
+    // A raw-field source 1 (LLVM: `v_fmac_f32_e64_dpp ..., 0xff`) reads no literal.
+    let raw_lit = codes[1] == Opnd::LITERAL as u32
+        && codes[2] != Opnd::LITERAL as u32
+        && dpp_raw(tb, inst, (w0 >> 16) & 0x3FF, 1);
+    if !raw_lit {
+        take_literal(cx, inst)?;
+    }
     Ok(())
 }
 
@@ -1072,7 +1222,7 @@ pub(crate) fn vop3_fake16(inst: &Inst, info: &RdnaInfo) -> bool {
 }
 
 fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), DecodeError> {
-    let info = cx.lookup(tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P")?;
+    let info = cx.lookup_vop3(tb, tb.vop3p, (w0 >> 16) & 0x7F, "VOP3P", 1)?;
     let w1 = cx.word(1)?;
     let w = cx.widths(info);
     *inst = empty(info.op, Format::Vop3p);
@@ -1098,19 +1248,8 @@ fn decode_vop3p(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), De
     if let Some((s0, _)) = vop_ext(cx, inst, codes[0], 2, w[1], 0)? {
         inst.src[0] = s0;
     }
+    check_dpp_srcs(tb, cx, inst, info, 1, (w0 >> 16) & 0x7F, &codes)?;
     check_dpp(tb, cx, inst, info)?;
-    if let Some(d) = inst.dpp {
-        // LLVM 22 reads this opcode's DPP16 control as a source code (generated): the
-        // constants other than 0..64 make it an invalid control.
-        if info.extra & EXTRA_DPP_CTRL_SRC != 0
-            && matches!(d.ctrl, 0xC1..=0xD0 | 0xF0..=0xF8 | 0xFF)
-        {
-            return Err(cx.err(format!(
-                "{}: DPP control {:#x} read as a constant",
-                info.mnemonic, d.ctrl
-            )));
-        }
-    }
     take_literal(cx, inst)?;
     Ok(())
 }

@@ -1,18 +1,19 @@
 //! RDNA disassembler: prints an [`Inst`] in LLVM 22's syntax (as `llvm-objdump-22 -d`, with
 //! `--mattr=+real-true16` on gfx12 and `--mattr=+wavefrontsize64` for wave64 code).
 
-use super::{tables, Tables, EXEC, VCC};
+use super::{dpp_raw, tables, Tables, EXEC, VCC};
 use crate::isa::generated::{
     rdna as t, RdnaInfo, CLASS_ATOMIC, CLASS_MADAK, CLASS_MADMK, CLASS_TWO_OFFSETS,
-    EXTRA_BYTE_SEL1_SHIFT, EXTRA_BYTE_SEL2_SHIFT, EXTRA_DPP_CTRL_SRC, EXTRA_WIDE64_SHIFT,
+    EXTRA_BYTE_SEL1_SHIFT, EXTRA_BYTE_SEL2_SHIFT, EXTRA_DPP_CTRL_SRC, EXTRA_HEX16_PROBED,
+    EXTRA_HEX16_SRC_SHIFT, EXTRA_LITK3_SHIFT, EXTRA_LITK_SHIFT, EXTRA_LIT_MIX, EXTRA_WIDE64_SHIFT,
     EXTRA_WIDE_SHIFT, IMG_A16, IMG_D16, IMG_DIM, IMG_DLC, IMG_DMASK, IMG_GLC, IMG_LWE, IMG_R128,
-    IMG_SLC, IMG_TFE, IMG_UNORM, MOD_CLAMP, MOD_GDS, MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16,
-    MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1, WIDE_B32,
-    WIDE_BF16, WIDE_F16, WIDE_F64,
+    IMG_SLC, IMG_TFE, IMG_UNORM, LIT_INT, LIT_V2BF16, LIT_V2F16, MOD_CLAMP, MOD_GDS, MOD_GLC,
+    MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
+    MOD_OPSEL_HI_DEF1, WIDE_B32, WIDE_BF16, WIDE_F16, WIDE_F64,
 };
 use crate::isa::syntax::{
     self, bits, constant, dpp_ctrl_common, imm32_code, omod, range, signed_hex, sreg, u16_imm,
-    with_mods, List, Ty, LIT_MARKED,
+    with_mods, List, Ty, F16_INLINE, LIT_MARKED,
 };
 use crate::isa::{Format, Inst, Opnd, Target};
 use core::fmt::Write as _;
@@ -186,9 +187,20 @@ pub fn print(target: &Target, inst: &Inst, pc: u64) -> String {
 /// A VALU source's literal as LLVM 22 prints it, and the operand code (`lit(...)` marked or
 /// not): a 16-bit operand uses the literal's low half, but a low half that is an inline
 /// value is marked and printed with the whole dword (`lit(0x12343c00)` for `v_add_f16` with
-/// literal 0x12343C00; llvm-mc-22, gfx1100 and gfx1200).
+/// literal 0x12343C00; llvm-mc-22, gfx1100 and gfx1200). A 16-bit integer operand (no
+/// f16 literal rule) is marked when the whole dword is a 32-bit inline value instead
+/// (`v_max_u16 v2.l, lit(0x3e22f983), ...`, `lit(0xfffffff0)`, but `0x40` for 0x12340040).
 fn valu_lit(o: Opnd, lit: Option<u32>, ty: Ty, mods: u32) -> (Opnd, Option<u32>) {
     match ty {
+        Ty::I16 if mods & MOD_LITF16 == 0 => {
+            let o = mark(o, lit, Ty::B32, mods);
+            let shown = if o.code == LIT_MARKED {
+                lit
+            } else {
+                lit.map(|v| v & 0xFFFF)
+            };
+            (o, shown)
+        }
         Ty::F16 | Ty::I16 => {
             let o = mark(o, lit.map(|v| v & 0xFFFF), ty, mods);
             let shown = if o.code == LIT_MARKED {
@@ -199,6 +211,24 @@ fn valu_lit(o: Opnd, lit: Option<u32>, ty: Ty, mods: u32) -> (Opnd, Option<u32>)
             (o, shown)
         }
         _ => (mark(o, lit, ty, mods), lit),
+    }
+}
+
+/// Whether LLVM 22 marks literal `v` in 32-bit source `i` of a VOP3P opcode `lit(...)`:
+/// the generated per-source rule (`EXTRA_LITK`: an f32, packed f16, packed bf16 or integer
+/// operand), or `EXTRA_LIT_MIX` (`v_fma_mix*`: f32 or f16 constants).
+fn vop3p_lit_marked(v: u32, info: &RdnaInfo, i: usize) -> bool {
+    let int = syntax::literal_is_inlinable(v, Ty::B64);
+    let f32c = syntax::literal_is_inlinable(v, Ty::B32);
+    let f16c = v >> 16 == 0 && F16_INLINE.contains(&(v as u16));
+    if info.extra & EXTRA_LIT_MIX != 0 {
+        return f32c || f16c;
+    }
+    match (info.extra >> (EXTRA_LITK_SHIFT + 2 * i as u32)) & 3 {
+        LIT_V2F16 => int || f16c,
+        LIT_V2BF16 => int || v >> 16 == 0 && BF16_INLINE.contains(&(v as u16)),
+        LIT_INT => int,
+        _ => f32c,
     }
 }
 
@@ -755,7 +785,7 @@ fn print_dpp_as(out: &mut String, tb: &Tables, inst: &Inst, ctrl_src: bool) {
 /// Source `i` of a VALU instruction with the table's slot `slot`.
 fn vsrc(inst: &Inst, info: &RdnaInfo, i: usize, slot: usize) -> Src {
     let m = info.mods >> 10;
-    Src {
+    let mut s = Src {
         o: inst.src[i],
         neg: inst.mods.neg >> i & 1 == 1 && (m >> 3 >> i) & 1 == 1,
         abs: inst.mods.abs >> i & 1 == 1 && (m >> i) & 1 == 1,
@@ -774,7 +804,20 @@ fn vsrc(inst: &Inst, info: &RdnaInfo, i: usize, slot: usize) -> Src {
         } else {
             lit_ty(info, inst.src[i].count)
         },
+    };
+    // A VOP3 16-bit source shows f16 constants as LLVM does there (generated per source:
+    // `v_dot2_f16_f16 v2.l, 0x3c00, v8, 1.0`).
+    if matches!(inst.format, Format::Vop3 | Format::Vop3b)
+        && info.extra & EXTRA_HEX16_PROBED != 0
+        && matches!(s.ty, Ty::I16 | Ty::F16)
+    {
+        s.ty = if info.extra >> (EXTRA_HEX16_SRC_SHIFT + i as u32) & 1 == 1 {
+            Ty::I16
+        } else {
+            Ty::F16
+        };
     }
+    s
 }
 
 fn print_vop(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64: bool) {
@@ -918,9 +961,12 @@ fn print_vop3(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave6
             if fake16 {
                 src.t16 = false;
             }
-            if dpp && i == 1 && base.starts_with("v_fmac") && matches!(src.o.code, 128..=254) {
+            if i > 0
+                && matches!(src.o.code, 128..=255)
+                && dpp_raw(tb, inst, (inst.words[0] >> 16) & 0x3FF, i as u8)
+            {
                 // LLVM 22 shows a constant src1 of `v_fmac_*_e64_dpp` as its raw field (inside
-                // its modifiers).
+                // its modifiers; generated `dpp_raw`).
                 let (neg, bar) = (
                     if src.neg { "-" } else { "" },
                     if src.abs { "|" } else { "" },
@@ -928,7 +974,30 @@ fn print_vop3(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave6
                 let _ = write!(s, "{neg}{bar}0x{:x}{bar}", src.o.code);
                 continue;
             }
-            let (o, lit) = valu_lit(src.o, inst.literal, src.ty, info.mods);
+            let packed = info.extra >> (EXTRA_LITK3_SHIFT + 2 * i as u32) & 3;
+            let (o, lit) = if packed != 0 && src.o.code == Opnd::LITERAL {
+                // A packed source (generated `EXTRA_LITK3`): the whole dword, marked by the
+                // packed rule (`v_dot2_f16_f16 v2.l, lit(0x3c00), ...`), in a DPP form by the
+                // f32 rule too (checked by the generator).
+                let f = |v: u32| {
+                    let c = v as u16;
+                    dpp && syntax::literal_is_inlinable(v, Ty::B32)
+                        || syntax::literal_is_inlinable(v, Ty::B64)
+                        || v >> 16 == 0
+                            && if packed == LIT_V2BF16 {
+                                BF16_INLINE.contains(&c)
+                            } else {
+                                F16_INLINE.contains(&c)
+                            }
+                };
+                let mut o = src.o;
+                if inst.literal.is_some_and(f) {
+                    o.code = LIT_MARKED;
+                }
+                (o, inst.literal)
+            } else {
+                valu_lit(src.o, inst.literal, src.ty, info.mods)
+            };
             src.o = o;
             src_mod(s, src, lit);
         }
@@ -961,7 +1030,7 @@ fn print_vop3(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave6
     if byte_sel != 0 {
         let _ = write!(out, " byte_sel:{byte_sel}");
     }
-    print_dpp(out, tb, inst);
+    print_dpp_as(out, tb, inst, info.extra & EXTRA_DPP_CTRL_SRC != 0);
 }
 
 fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64: bool) {
@@ -991,15 +1060,23 @@ fn print_vop3p(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave
                 continue;
             }
             let ty = lit_ty(info, inst.src[i].count);
-            let (mut o, lit) = valu_lit(inst.src[i], inst.literal, ty, info.mods);
-            // A packed-f16 literal (generated MOD_LITF16) with a zero high half and an
-            // inline f16 low half is marked too (`v_pk_add_f16 v2, lit(0x3c00), v4`).
-            if o.code == Opnd::LITERAL
-                && info.mods & (MOD_LITF16 | MOD_LIT16) == MOD_LITF16
-                && lit.is_some_and(|v| v >> 16 == 0 && literal_is_inlinable(v, Ty::F16, true))
-            {
-                o.code = LIT_MARKED;
-            }
+            let (o, lit) = if info.mods & MOD_LIT16 == 0 && inst.src[i].count == 1 {
+                // The whole dword, marked by the source's generated rule (in a DPP form by
+                // the f32 rule too: checked by the generator).
+                let mut o = inst.src[i];
+                let dpp = inst.dpp.is_some() || inst.dpp8.is_some();
+                if o.code == Opnd::LITERAL
+                    && inst.literal.is_some_and(|v| {
+                        vop3p_lit_marked(v, info, i)
+                            || dpp && syntax::literal_is_inlinable(v, Ty::B32)
+                    })
+                {
+                    o.code = LIT_MARKED;
+                }
+                (o, inst.literal)
+            } else {
+                valu_lit(inst.src[i], inst.literal, ty, info.mods)
+            };
             let src = Src {
                 o,
                 neg: mix && inst.mods.neg >> i & 1 == 1,
