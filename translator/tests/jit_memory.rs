@@ -1263,3 +1263,120 @@ fn multi_dword_lookalikes_stay_separate() {
     }
     assert_eq!(run_both_multi(&blk, |_| {}), (0, 0, 0));
 }
+
+/// The tiled GEMMs' C stores and loads: lanes 0..31 consecutive elements of one row, lanes
+/// 32..63 of another row far away, here in another window (two allocations), every size:
+/// the fixed-stride inline path takes each half-wave from its own window (no helper, no
+/// environment call; the per-lane form needs one window for all lanes). A store with exec
+/// holes, an inactive lane 32 (whose address places the upper half), or a lane off the
+/// pattern are not for it (then the helper, one environment call).
+#[test]
+fn half_waves_in_two_windows_run_inline() {
+    let half = GLOBAL_LEN / 2;
+    for size in [1u8, 2, 4, 8] {
+        let sz = size as u64;
+        // Lower half near the first window's end (not contiguous with the upper half:
+        // a whole wave across two windows is no case for either inline form), upper half
+        // at the second one's start.
+        let lo = half as u64 - 32 * sz - 64;
+        let offs = |l: usize| {
+            if l < 32 {
+                lo + sz * l as u64
+            } else {
+                half as u64 + sz * (l - 32) as u64
+            }
+        };
+        for (mask, load_want, store_want) in [
+            (u64::MAX, (0, 0), (0, 0)),
+            (0xFFFF_FFFF, (0, 0), (0, 0)),
+            // Lane 32 inactive: the upper half is expected right after the lower one.
+            (0xFFFF_FFFE_FFFF_FFFF, (1, 1), (1, 1)),
+            (0x8000_0001_0000_0001, (0, 0), (1, 1)),
+        ] {
+            let a = Access::new(Space::Global, mask, size, offs);
+            let split = |b: &Block| run_both_split(b, half);
+            assert_eq!(
+                split(&load_block(&a, false)),
+                load_want,
+                "load {size} {mask:#x}"
+            );
+            assert_eq!(
+                split(&store_block(&a)),
+                store_want,
+                "store {size} {mask:#x}"
+            );
+        }
+        // Lane 40 one element off its half's pattern.
+        let a = Access::new(Space::Global, u64::MAX, size, |l| {
+            offs(l) + if l == 40 { sz } else { 0 }
+        });
+        let split = |b: &Block| run_both_split(b, half);
+        assert_eq!(split(&load_block(&a, false)), (1, 1), "load {size} off");
+        assert_eq!(split(&store_block(&a)), (1, 1), "store {size} off");
+    }
+}
+
+/// [`run_both`] with global memory given to the JIT as two windows split at `at`
+/// (the interpreter's accesses go through the environment either way).
+fn run_both_split(block: &Block, at: usize) -> (u32, u32) {
+    let jit = Jit::new().expect("host JIT");
+    let mut s0 = state();
+    for l in 0..64 {
+        s0.vgpr[2][l] = 0xA1B2_C3D4 ^ (l as u32).wrapping_mul(0x0101_0101);
+        s0.vgpr[3][l] = 0x1F2E_3D4C ^ (l as u32) << 20;
+    }
+    s0.wave_size = block.wave_size;
+    let fresh = || {
+        let mut s = state();
+        s.wave_size = s0.wave_size;
+        s.vgpr = s0.vgpr;
+        s.sgpr = s0.sgpr;
+        s
+    };
+    let (mut si, mut ei) = (fresh(), env());
+    let ri = run_block(block, &mut si, &mut ei);
+    let cb = jit.compile(block).expect("compiles");
+    let mut sj = fresh();
+    let mut inner = env();
+    inner.window_split = Some(at);
+    let mut ej = Counting { inner, slow: 0 };
+    let (rj, helpers) = cb.run_counting(&mut sj, &mut ej);
+    assert_eq!(ri, rj, "exit\n{block}");
+    for r in 0..8 {
+        assert_eq!(si.vgpr[r], sj.vgpr[r], "v{r}\n{block}");
+    }
+    ej.inner.window_split = None;
+    assert!(ei == ej.inner, "memory differs\n{block}");
+    (ej.slow, helpers)
+}
+
+/// A block with more than 64 vector loads and stores (a GEMM's epilogue) gives its single
+/// accesses no inline code: each goes to its helper (whose direct path still serves it, no
+/// environment call); with 64 they run inline. Identical results either way.
+#[test]
+fn blocks_with_many_accesses_use_the_helpers() {
+    for n in [64u32, 65] {
+        let mut b = Builder::new(0x100, 64);
+        let data = b.push(Op::GetVgpr(2), Some(Ty::V32));
+        let mask = all_lanes(&mut b);
+        for k in 0..n {
+            // Lane l at 4l + 40k: each store at its own pc, overlapping the previous ones.
+            let a = Access::new(Space::Global, u64::MAX, 4, |l| 4 * l as u64 + 40 * k as u64);
+            let addr = a.addr(&mut b);
+            b.push(
+                Op::Store {
+                    pc: 0x100 + 8 * k as u64,
+                    space: Space::Global,
+                    addr,
+                    size: 4,
+                    data,
+                    mask,
+                },
+                None,
+            );
+        }
+        let blk = b.finish(Exit::Jump(0x200));
+        let want = if n > 64 { (0, n) } else { (0, 0) };
+        assert_eq!(run_both(&blk), want, "{n} stores");
+    }
+}

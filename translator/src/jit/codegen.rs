@@ -183,6 +183,9 @@ pub struct Gen<'a, 'b> {
     uses: Vec<u32>,
     /// Multi-dword accesses emitted as one ([`Gen::emit_multi`]).
     multi: u32,
+    /// The block has more vector memory ops than [`INLINE_MEM_OPS`]: single accesses go
+    /// straight to their helper (no inline code for each).
+    many_mem: bool,
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -244,6 +247,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             hot_mem: false,
             uses: Vec::new(),
             multi: 0,
+            many_mem: false,
         }
     }
 
@@ -739,6 +743,12 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
         }
         self.uses = use_counts(blk);
+        let mem_ops = blk
+            .ops
+            .iter()
+            .filter(|o| matches!(o, Op::Load { .. } | Op::Store { .. }))
+            .count();
+        self.many_mem = mem_ops > INLINE_MEM_OPS;
         if self.try_loop {
             self.emit_grouped()?;
         } else {
@@ -1496,12 +1506,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // (fixed stride, then any lanes inside one window), else the helper. The
                 // pieces of a fused load that did not fit take the helper at once (less
                 // code to compile; its direct path still serves lanes inside a window).
-                let plan =
-                    if inline_size(*space, *size, bits) && done.is_none() && !self.helper_only {
-                        Some(self.mem_plan(*pc, *space, *addr, *size, *mask, false)?)
-                    } else {
-                        None
-                    };
+                let inline = !self.helper_only && !self.many_mem;
+                let plan = if inline_size(*space, *size, bits) && done.is_none() && inline {
+                    Some(self.mem_plan(*pc, *space, *addr, *size, *mask, false)?)
+                } else {
+                    None
+                };
                 // The result gets a buffer of its own, written by whichever path runs and
                 // kept as the value's lane-order copy (later runs and helpers read it there).
                 let res = match done {
@@ -1574,7 +1584,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.whole_wave("memory")?;
                 check_size(*size)?;
                 let dbits = self.ty(*data)?.bits();
-                let join = if inline_size(*space, *size, dbits) && !self.helper_only {
+                let inline = !self.helper_only && !self.many_mem;
+                let join = if inline_size(*space, *size, dbits) && inline {
                     let p = self.mem_plan(*pc, *space, *addr, *size, *mask, true)?;
                     let fast = self.cold_block();
                     let slow = p.slow;
@@ -1918,10 +1929,14 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// The run-time test of the inline path for a load (`store` false) or store of `size`
-    /// bytes per lane: the active lanes' addresses are `a0 + stride * lane` (`a0` lane 0's
-    /// address, `stride` from [`Gen::stride_guess`]), the `n` lanes (64 when a lane above
-    /// 31 is active, else 32) span one window, the mask is not empty, and for a store every
-    /// one of those `n` lanes is active (a store never touches an inactive lane's bytes).
+    /// bytes per lane: the active lanes' addresses are `a0 + stride * lane` for lanes 0..31
+    /// and `a32 + stride * (lane - 32)` for lanes 32..63 (`a0`, `a32` the addresses of lanes
+    /// 0 and 32, `a32` taken as `a0 + 32 * stride` when lane 32 is inactive; `stride` from
+    /// [`Gen::stride_guess`]: the tiled GEMMs' C stores put the two half-waves on different
+    /// rows), each half spans one window (both halves one window when `a32 = a0 + 32 *
+    /// stride`), lanes 32..63 counting only when one of them is active, the mask is not
+    /// empty, and for a store every lane of the counted halves is active (a store never
+    /// touches an inactive lane's bytes).
     fn mem_plan(
         &mut self,
         pc: u64,
@@ -1938,6 +1953,15 @@ impl<'a, 'b> Gen<'a, 'b> {
         // Cut to the block's lanes: in a wave32 block `n64` is then always false.
         let m = self.lane_bits(mask)?;
         let a0 = self.addr_lane(addr, 0)?;
+        // The upper half's base (wave64).
+        let a32 = if self.lanes == 64 {
+            let a = self.addr_lane(addr, 32)?;
+            let bit = self.b.ins().band_imm_u(m, 1i64 << 32);
+            let guess = self.b.ins().iadd_imm_s(a0, (32 * stride) as i64);
+            Some(self.b.ins().select(bit, a, guess))
+        } else {
+            None
+        };
         // Quick rejection first: lane 1 and the last lane, when active, must follow the
         // pattern (most accesses that do not, e.g. a GEMM's rows or columns spread over
         // lane groups, fail here and go to the helper without the whole-wave test or
@@ -1947,7 +1971,13 @@ impl<'a, 'b> Gen<'a, 'b> {
         let al = self.addr_lane(addr, last)?;
         let mut off_pattern = None;
         for (a, l) in [(a1, 1usize), (al, last)] {
-            let want = self.b.ins().iadd_imm_s(a0, (stride * l as u64) as i64);
+            let want = match a32 {
+                Some(h) if l >= 32 => self
+                    .b
+                    .ins()
+                    .iadd_imm_s(h, (stride * (l - 32) as u64) as i64),
+                _ => self.b.ins().iadd_imm_s(a0, (stride * l as u64) as i64),
+            };
             let ne = self.b.ins().icmp(IntCC::NotEqual, a, want);
             let bit = self.b.ins().band_imm_u(m, (1u64 << l) as i64);
             let act = self.b.ins().icmp_imm_u(IntCC::NotEqual, bit, 0);
@@ -1968,15 +1998,20 @@ impl<'a, 'b> Gen<'a, 'b> {
             return Err("address vector".into());
         }
         let a0v = self.b.ins().splat(I64X2, a0);
+        let a32v = a32.map(|h| self.b.ins().splat(I64X2, h));
         // Lanes whose address differs from the pattern, as a scalar lane mask (two sign
         // bits per chunk), then restricted to the active lanes.
         let mut diff: Option<Value> = None;
         for (k, &ch) in achunks.iter().enumerate() {
+            let (base, first) = match a32v {
+                Some(h) if k >= 16 => (h, 2 * k as u64 - 32),
+                _ => (a0v, 2 * k as u64),
+            };
             let mut bytes = [0u8; 16];
-            bytes[..8].copy_from_slice(&(stride * 2 * k as u64).to_le_bytes());
-            bytes[8..].copy_from_slice(&(stride * (2 * k as u64 + 1)).to_le_bytes());
+            bytes[..8].copy_from_slice(&(stride * first).to_le_bytes());
+            bytes[8..].copy_from_slice(&(stride * (first + 1)).to_le_bytes());
             let offs = self.vconst_bytes(I64X2, bytes);
-            let want = self.b.ins().iadd(a0v, offs);
+            let want = self.b.ins().iadd(base, offs);
             let ne = self.b.ins().icmp(IntCC::NotEqual, ch, want);
             let hb = self.b.ins().vhigh_bits(types::I64, ne);
             let x = if k == 0 {
@@ -1993,13 +2028,59 @@ impl<'a, 'b> Gen<'a, 'b> {
         let bad = self.b.ins().band(diff, m);
         let upper = self.b.ins().ushr_imm_u(m, 32);
         let n64 = self.b.ins().icmp_imm_u(IntCC::NotEqual, upper, 0);
-        // Bytes from lane 0's address to the end of lane n-1's access.
+        // Bytes from lane 0's address to the end of lane n-1's access: the whole wave from
+        // `a0` when the halves are contiguous, else each half from its base.
         let s64 = self.iconst(types::I64, stride * 63 + size as u64);
         let s32 = self.iconst(types::I64, stride * 31 + size as u64);
-        let span = self.b.ins().select(n64, s64, s32);
+        // `(a32, the halves lie apart and lanes 32..63 count)`.
+        let split = match a32 {
+            Some(h) => {
+                let guess = self.b.ins().iadd_imm_s(a0, (32 * stride) as i64);
+                let apart = self.b.ins().icmp(IntCC::NotEqual, h, guess);
+                Some((h, self.b.ins().band(apart, n64)))
+            }
+            None => None,
+        };
+        let whole = match split {
+            Some((_, sp)) => {
+                let one = self.b.ins().bnot(sp);
+                self.b.ins().band(n64, one)
+            }
+            None => n64,
+        };
+        let span = self.b.ins().select(whole, s64, s32);
         let (hit, ptr) = self.window(space, a0, span)?;
         let good = self.b.ins().icmp_imm_u(IntCC::Equal, bad, 0);
         let mut go = self.b.ins().band(hit, good);
+        // The upper half in a window of its own (only tested when the halves are apart).
+        let hi = match split {
+            Some((h, sp)) => {
+                let far = self.cold_block();
+                let join = self.b.create_block();
+                let hit_p = self.b.append_block_param(join, types::I8);
+                let ptr_p = self.b.append_block_param(join, types::I64);
+                let near = self.b.ins().iadd_imm_s(ptr, (32 * stride) as i64);
+                let yes = self.iconst(types::I8, 1);
+                self.b.ins().brif(
+                    sp,
+                    far,
+                    &[],
+                    join,
+                    &[BlockArg::Value(yes), BlockArg::Value(near)],
+                );
+                self.b.switch_to_block(far);
+                self.b.seal_block(far);
+                let (hit2, ptr2) = self.window(space, h, s32)?;
+                self.b
+                    .ins()
+                    .jump(join, &[BlockArg::Value(hit2), BlockArg::Value(ptr2)]);
+                self.b.switch_to_block(join);
+                self.b.seal_block(join);
+                go = self.b.ins().band(go, hit_p);
+                ptr_p
+            }
+            None => self.b.ins().iadd_imm_s(ptr, (32 * stride) as i64),
+        };
         let active = if store {
             // Exactly lanes 0..n: the whole wave64 or the low 32 lanes.
             let all = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
@@ -2013,6 +2094,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             go,
             slow,
             ptr,
+            hi,
             n64,
             stride,
             mask: m,
@@ -2050,12 +2132,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// The host addresses of lanes 0..32 and 32..64 of an inline access: `ptr`, and
-    /// `ptr + 32 * stride` when the access has 64 lanes, else `ptr` again (lanes 32..63
-    /// are then inactive: a load reads lanes 0..31 a second time, inside the window, and
-    /// the lane mask zeroes the result; a store skips them).
+    /// the upper half's (`ptr + 32 * stride` unless the halves lie apart) when the access
+    /// has 64 lanes, else `ptr` again (lanes 32..63 are then inactive: a load reads lanes
+    /// 0..31 a second time, inside the window, and the lane mask zeroes the result; a
+    /// store skips them).
     fn halves(&mut self, p: &MemPlan) -> (Value, Value) {
-        let hi = self.b.ins().iadd_imm_s(p.ptr, (32 * p.stride) as i64);
-        let hi = self.b.ins().select(p.n64, hi, p.ptr);
+        let hi = self.b.ins().select(p.n64, p.hi, p.ptr);
         (p.ptr, hi)
     }
 
@@ -3509,6 +3591,8 @@ struct MemPlan {
     slow: cranelift_codegen::ir::Block,
     /// Host address of lane 0's access.
     ptr: Value,
+    /// Host address of lane 32's access (meaningful when `n64`).
+    hi: Value,
     /// `I8`: the access has 64 lanes (a lane above 31 is active), else 32.
     n64: Value,
     /// Bytes between consecutive lanes' addresses.
@@ -3927,6 +4011,13 @@ fn group_mask_op(blk: &Block, op: &Op) -> bool {
         _ => false,
     }
 }
+
+/// Most vector loads and stores a block may have for each to get inline code
+/// ([`Gen::mem_plan`] and the per-lane forms, some KB each): a block with more (a GEMM's
+/// epilogue of 128 stores, run once per wave) runs faster through the helpers' one compact
+/// loop than through that much code, and compiles much faster. Multi-dword accesses
+/// ([`Gen::emit_multi`]) keep their inline form.
+const INLINE_MEM_OPS: usize = 64;
 
 /// Largest byte distance from the first piece of a multi-dword access to the end of its last
 /// piece ([`multi_access`]): `ds_read2_b32`/`ds_write2_b32` offsets reach 1020 + 4.
