@@ -183,6 +183,8 @@ pub struct Gen<'a, 'b> {
     uses: Vec<u32>,
     /// Multi-dword accesses emitted as one ([`Gen::emit_multi`]).
     multi: u32,
+    /// Vector values read from their register row wherever used ([`row_values`]).
+    rows: HashMap<u32, u16>,
     /// The block has more vector memory ops than [`INLINE_MEM_OPS`]: single accesses go
     /// straight to their helper (no inline code for each).
     many_mem: bool,
@@ -248,6 +250,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             uses: Vec::new(),
             multi: 0,
             many_mem: false,
+            rows: HashMap::new(),
         }
     }
 
@@ -431,6 +434,9 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// A 64-lane buffer holding vector `v` for a helper that only reads it: the buffer `v`
     /// escaped a lane-group run in, else a copy in stack buffer `k`.
     fn read_buffer(&mut self, v: Val, k: usize) -> GenResult<Value> {
+        if let Some(r) = self.rows.get(&v.0).copied() {
+            return Ok(self.state_addr(WaveState::vgpr_offset(r as usize, 0)));
+        }
         if let Some(slot) = self.escaped.get(&v.0).copied() {
             return Ok(self.b.ins().stack_addr(types::I64, slot, 0));
         }
@@ -749,6 +755,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             .filter(|o| matches!(o, Op::Load { .. } | Op::Store { .. }))
             .count();
         self.many_mem = mem_ops > INLINE_MEM_OPS;
+        self.rows = row_values(blk, &self.uses, &last_uses(blk));
         if self.try_loop {
             self.emit_grouped()?;
         } else {
@@ -935,7 +942,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         // Escaping vector values get a 64-lane stack buffer each.
         let mut escapes: Vec<(usize, u32, StackSlot)> = Vec::new();
         for k in i..j {
-            if classes[k] == OpClass::Lane && last_use[k] >= j {
+            if classes[k] == OpClass::Lane
+                && last_use[k] >= j
+                && !self.rows.contains_key(&(k as u32))
+            {
                 if let Some(t) = blk.types[k].filter(|t| t.is_vector()) {
                     let bits = t.bits();
                     let slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -4012,6 +4022,52 @@ fn group_mask_op(blk: &Block, op: &Op) -> bool {
     }
 }
 
+/// The register whose row holds vector `v` at op `at`: `v` is a `GetVgpr` whose register
+/// no op between it and `at` writes (register writes are all stored between ops in the
+/// straight-line form, and after each lane-group run).
+fn vgpr_row(blk: &Block, v: Val, at: usize) -> Option<u16> {
+    let ops = &blk.ops;
+    let d = v.0 as usize;
+    let Some(Op::GetVgpr(r)) = ops.get(d) else {
+        return None;
+    };
+    let clobbered = ops.get(d + 1..at)?.iter().any(|op| match op {
+        Op::SetVgpr { reg, .. } => reg == r,
+        Op::SetVgprDyn { .. } | Op::Matrix(_) => true,
+        _ => false,
+    });
+    (!clobbered && (*r as usize) < NUM_VREGS).then_some(*r)
+}
+
+/// Register reads whose every use is the data of a piece of a multi-dword store that reads
+/// them from the register ([`Gen::emit_multi`], its fallback too): value → register. Such
+/// values need no 64-lane copy when they leave a lane-group run.
+fn row_values(blk: &Block, uses: &[u32], last_use: &[usize]) -> HashMap<u32, u16> {
+    let mut found: HashMap<u32, (u16, u32)> = HashMap::new();
+    let mut i = 0;
+    while i < blk.ops.len() {
+        let Some(mu) = multi_access(blk, i, uses, last_use) else {
+            i += 1;
+            continue;
+        };
+        if !mu.load {
+            for &(k, _) in &mu.pieces {
+                if let Op::Store { data, .. } = &blk.ops[k] {
+                    if let Some(r) = vgpr_row(blk, *data, mu.first) {
+                        found.entry(data.0).or_insert((r, 0)).1 += 1;
+                    }
+                }
+            }
+        }
+        i = mu.last + 1;
+    }
+    found
+        .into_iter()
+        .filter(|(v, (_, n))| uses.get(*v as usize) == Some(n))
+        .map(|(v, (r, _))| (v, r))
+        .collect()
+}
+
 /// Most vector loads and stores a block may have for each to get inline code
 /// ([`Gen::mem_plan`] and the per-lane forms, some KB each): a block with more (a GEMM's
 /// epilogue of 128 stores, run once per wave) runs faster through the helpers' one compact
@@ -4190,21 +4246,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.splat_src[k] = src;
     }
 
-    /// The register whose row holds vector `v` at op `at`: `v` is a `GetVgpr` whose
-    /// register no op between it and `at` writes (stores of register writes are all done
-    /// between ops in the straight-line form).
+    /// The register whose row holds vector `v` at op `at` ([`vgpr_row`]).
     fn vgpr_row(&self, v: Val, at: usize) -> Option<u16> {
-        let ops = &self.block.ops;
-        let d = v.0 as usize;
-        let Some(Op::GetVgpr(r)) = ops.get(d) else {
-            return None;
-        };
-        let clobbered = ops.get(d + 1..at)?.iter().any(|op| match op {
-            Op::SetVgpr { reg, .. } => reg == r,
-            Op::SetVgprDyn { .. } | Op::Matrix(_) => true,
-            _ => false,
-        });
-        (!clobbered && (*r as usize) < NUM_VREGS).then_some(*r)
+        vgpr_row(self.block, v, at)
     }
 
     /// Emits a multi-dword access ([`multi_access`]) as one: when every active lane's
@@ -4335,6 +4379,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         for (blk, masked, done) in [(fb, false, fdone), (pb, true, pdone)] {
             self.b.switch_to_block(blk);
             self.b.seal_block(blk);
+            // The form for exec holes is laid out cold (as the fallback).
+            self.hot_mem = !masked;
+            if masked {
+                self.b.set_cold_block(blk);
+            }
             let (hdr, li) = self.quad_loop_begin();
             let ao = self.b.ins().ishl_imm_u(li, 3);
             let ab = self.b.ins().iadd(abuf, ao);
@@ -4352,12 +4401,18 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             self.quad_loop_end(hdr, li, done);
         }
+        self.hot_mem = true;
         if mu.load {
             for (blk, masked) in [(fdone, false), (pdone, true)] {
                 self.b.switch_to_block(blk);
                 self.b.seal_block(blk);
+                self.hot_mem = !masked;
+                if masked {
+                    self.b.set_cold_block(blk);
+                }
                 self.multi_load_pass(mu, ptrs, m, masked, join)?;
             }
+            self.hot_mem = true;
         } else {
             let stores = self.b.create_block();
             for blk in [fdone, pdone] {
