@@ -1380,3 +1380,29 @@ fn blocks_with_many_accesses_use_the_helpers() {
         assert_eq!(run_both(&blk), want, "{n} stores");
     }
 }
+
+/// A multi-dword load into a register slot beyond the register file is not compiled as one
+/// (its `SetVgpr` is rejected as usual: the block is not compiled, nothing is written).
+#[test]
+fn multi_dword_load_into_a_slot_out_of_range_is_rejected() {
+    let a = Access::new(Space::Lds, u64::MAX, 4, |l| 16 * l as u64);
+    let sh = MultiShape {
+        load: true,
+        exec_write: true,
+        interleave: false,
+        computed: false,
+    };
+    let mut blk = multi_block(&a, &[0, 4, 8, 12], sh, 64);
+    let last = blk
+        .ops
+        .iter_mut()
+        .rev()
+        .find_map(|op| match op {
+            Op::SetVgpr { reg, .. } => Some(reg),
+            _ => None,
+        })
+        .expect("a register write");
+    *last = wavejit_translator::wave::NUM_VREGS as u16;
+    let jit = Jit::new().expect("host JIT");
+    assert!(jit.compile(&blk).is_err());
+}

@@ -4188,7 +4188,8 @@ fn multi_access(blk: &Block, i: usize, uses: &[u32], last_use: &[usize]) -> Opti
                     blk.ops.get(wm.0 as usize),
                     Some(Op::Const { bits: u64::MAX, .. })
                 );
-                if dest[p].is_some() || *wm != mask && !ones {
+                // (A register out of range: the separate `SetVgpr` reports it.)
+                if dest[p].is_some() || *wm != mask && !ones || *reg as usize >= NUM_VREGS {
                     break;
                 }
                 dest[p] = Some((*reg, *wm != mask));
