@@ -27,10 +27,6 @@ pub struct FlatEnv {
     /// What [`WaveEnv::barrier_state`] returns (a multi-wave runner sets it before each
     /// wave runs, see [`crate::env::workgroup_barrier_state`]).
     pub barrier: u32,
-    /// When set (and inside), [`WaveEnv::fast_memory`] gives global memory as two windows
-    /// split at this offset, as two allocations would be (for tests of accesses spanning
-    /// windows); else as one.
-    pub window_split: Option<usize>,
 }
 
 impl FlatEnv {
@@ -45,7 +41,6 @@ impl FlatEnv {
             scratch: vec![0; scratch_per_lane * 64],
             clock: 1000,
             barrier: 0,
-            window_split: None,
         }
     }
 
@@ -184,22 +179,15 @@ impl WaveEnv for FlatEnv {
     /// interpreter's checked one in differential tests.
     fn fast_memory(&mut self) -> FastMemory {
         let mut fm = FastMemory::NONE;
-        let len = self.global.len();
-        let at = self.window_split.filter(|&a| a > 0 && a < len);
         // SAFETY: `global` and `lds` are owned by this environment and borrowed exclusively
         // through `&mut self`; the pointers are derived afresh for each request, valid for
-        // their lengths (a split's second window starts `at < len` bytes into `global`
-        // and holds the rest), and no other thread can reach the vectors.
+        // their lengths, and no other thread can reach the vectors.
         unsafe {
-            let g = self.global.as_mut_ptr();
-            match at {
-                Some(at) => {
-                    fm.global[0] = MemWindow::new(self.base, at as u64, g);
-                    fm.global[1] =
-                        MemWindow::new(self.base + at as u64, (len - at) as u64, g.add(at));
-                }
-                None => fm.global[0] = MemWindow::new(self.base, len as u64, g),
-            }
+            fm.global[0] = MemWindow::new(
+                self.base,
+                self.global.len() as u64,
+                self.global.as_mut_ptr(),
+            );
             fm.lds = MemWindow::new(0, self.lds.len() as u64, self.lds.as_mut_ptr());
         }
         fm

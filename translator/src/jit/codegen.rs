@@ -1939,14 +1939,10 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// The run-time test of the inline path for a load (`store` false) or store of `size`
-    /// bytes per lane: the active lanes' addresses are `a0 + stride * lane` for lanes 0..31
-    /// and `a32 + stride * (lane - 32)` for lanes 32..63 (`a0`, `a32` the addresses of lanes
-    /// 0 and 32, `a32` taken as `a0 + 32 * stride` when lane 32 is inactive; `stride` from
-    /// [`Gen::stride_guess`]: the tiled GEMMs' C stores put the two half-waves on different
-    /// rows), each half spans one window (both halves one window when `a32 = a0 + 32 *
-    /// stride`), lanes 32..63 counting only when one of them is active, the mask is not
-    /// empty, and for a store every lane of the counted halves is active (a store never
-    /// touches an inactive lane's bytes).
+    /// bytes per lane: the active lanes' addresses are `a0 + stride * lane` (`a0` lane 0's
+    /// address, `stride` from [`Gen::stride_guess`]), the `n` lanes (64 when a lane above
+    /// 31 is active, else 32) span one window, the mask is not empty, and for a store every
+    /// one of those `n` lanes is active (a store never touches an inactive lane's bytes).
     fn mem_plan(
         &mut self,
         pc: u64,
@@ -1963,15 +1959,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         // Cut to the block's lanes: in a wave32 block `n64` is then always false.
         let m = self.lane_bits(mask)?;
         let a0 = self.addr_lane(addr, 0)?;
-        // The upper half's base (wave64).
-        let a32 = if self.lanes == 64 {
-            let a = self.addr_lane(addr, 32)?;
-            let bit = self.b.ins().band_imm_u(m, 1i64 << 32);
-            let guess = self.b.ins().iadd_imm_s(a0, (32 * stride) as i64);
-            Some(self.b.ins().select(bit, a, guess))
-        } else {
-            None
-        };
         // Quick rejection first: lane 1 and the last lane, when active, must follow the
         // pattern (most accesses that do not, e.g. a GEMM's rows or columns spread over
         // lane groups, fail here and go to the helper without the whole-wave test or
@@ -1981,13 +1968,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let al = self.addr_lane(addr, last)?;
         let mut off_pattern = None;
         for (a, l) in [(a1, 1usize), (al, last)] {
-            let want = match a32 {
-                Some(h) if l >= 32 => self
-                    .b
-                    .ins()
-                    .iadd_imm_s(h, (stride * (l - 32) as u64) as i64),
-                _ => self.b.ins().iadd_imm_s(a0, (stride * l as u64) as i64),
-            };
+            let want = self.b.ins().iadd_imm_s(a0, (stride * l as u64) as i64);
             let ne = self.b.ins().icmp(IntCC::NotEqual, a, want);
             let bit = self.b.ins().band_imm_u(m, (1u64 << l) as i64);
             let act = self.b.ins().icmp_imm_u(IntCC::NotEqual, bit, 0);
@@ -2008,20 +1989,15 @@ impl<'a, 'b> Gen<'a, 'b> {
             return Err("address vector".into());
         }
         let a0v = self.b.ins().splat(I64X2, a0);
-        let a32v = a32.map(|h| self.b.ins().splat(I64X2, h));
         // Lanes whose address differs from the pattern, as a scalar lane mask (two sign
         // bits per chunk), then restricted to the active lanes.
         let mut diff: Option<Value> = None;
         for (k, &ch) in achunks.iter().enumerate() {
-            let (base, first) = match a32v {
-                Some(h) if k >= 16 => (h, 2 * k as u64 - 32),
-                _ => (a0v, 2 * k as u64),
-            };
             let mut bytes = [0u8; 16];
-            bytes[..8].copy_from_slice(&(stride * first).to_le_bytes());
-            bytes[8..].copy_from_slice(&(stride * (first + 1)).to_le_bytes());
+            bytes[..8].copy_from_slice(&(stride * 2 * k as u64).to_le_bytes());
+            bytes[8..].copy_from_slice(&(stride * (2 * k as u64 + 1)).to_le_bytes());
             let offs = self.vconst_bytes(I64X2, bytes);
-            let want = self.b.ins().iadd(base, offs);
+            let want = self.b.ins().iadd(a0v, offs);
             let ne = self.b.ins().icmp(IntCC::NotEqual, ch, want);
             let hb = self.b.ins().vhigh_bits(types::I64, ne);
             let x = if k == 0 {
@@ -2038,59 +2014,13 @@ impl<'a, 'b> Gen<'a, 'b> {
         let bad = self.b.ins().band(diff, m);
         let upper = self.b.ins().ushr_imm_u(m, 32);
         let n64 = self.b.ins().icmp_imm_u(IntCC::NotEqual, upper, 0);
-        // Bytes from lane 0's address to the end of lane n-1's access: the whole wave from
-        // `a0` when the halves are contiguous, else each half from its base.
+        // Bytes from lane 0's address to the end of lane n-1's access.
         let s64 = self.iconst(types::I64, stride * 63 + size as u64);
         let s32 = self.iconst(types::I64, stride * 31 + size as u64);
-        // `(a32, the halves lie apart and lanes 32..63 count)`.
-        let split = match a32 {
-            Some(h) => {
-                let guess = self.b.ins().iadd_imm_s(a0, (32 * stride) as i64);
-                let apart = self.b.ins().icmp(IntCC::NotEqual, h, guess);
-                Some((h, self.b.ins().band(apart, n64)))
-            }
-            None => None,
-        };
-        let whole = match split {
-            Some((_, sp)) => {
-                let one = self.b.ins().bnot(sp);
-                self.b.ins().band(n64, one)
-            }
-            None => n64,
-        };
-        let span = self.b.ins().select(whole, s64, s32);
+        let span = self.b.ins().select(n64, s64, s32);
         let (hit, ptr) = self.window(space, a0, span)?;
         let good = self.b.ins().icmp_imm_u(IntCC::Equal, bad, 0);
         let mut go = self.b.ins().band(hit, good);
-        // The upper half in a window of its own (only tested when the halves are apart).
-        let hi = match split {
-            Some((h, sp)) => {
-                let far = self.cold_block();
-                let join = self.b.create_block();
-                let hit_p = self.b.append_block_param(join, types::I8);
-                let ptr_p = self.b.append_block_param(join, types::I64);
-                let near = self.b.ins().iadd_imm_s(ptr, (32 * stride) as i64);
-                let yes = self.iconst(types::I8, 1);
-                self.b.ins().brif(
-                    sp,
-                    far,
-                    &[],
-                    join,
-                    &[BlockArg::Value(yes), BlockArg::Value(near)],
-                );
-                self.b.switch_to_block(far);
-                self.b.seal_block(far);
-                let (hit2, ptr2) = self.window(space, h, s32)?;
-                self.b
-                    .ins()
-                    .jump(join, &[BlockArg::Value(hit2), BlockArg::Value(ptr2)]);
-                self.b.switch_to_block(join);
-                self.b.seal_block(join);
-                go = self.b.ins().band(go, hit_p);
-                ptr_p
-            }
-            None => self.b.ins().iadd_imm_s(ptr, (32 * stride) as i64),
-        };
         let active = if store {
             // Exactly lanes 0..n: the whole wave64 or the low 32 lanes.
             let all = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
@@ -2104,7 +2034,6 @@ impl<'a, 'b> Gen<'a, 'b> {
             go,
             slow,
             ptr,
-            hi,
             n64,
             stride,
             mask: m,
@@ -2142,12 +2071,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// The host addresses of lanes 0..32 and 32..64 of an inline access: `ptr`, and
-    /// the upper half's (`ptr + 32 * stride` unless the halves lie apart) when the access
-    /// has 64 lanes, else `ptr` again (lanes 32..63 are then inactive: a load reads lanes
-    /// 0..31 a second time, inside the window, and the lane mask zeroes the result; a
-    /// store skips them).
+    /// `ptr + 32 * stride` when the access has 64 lanes, else `ptr` again (lanes 32..63
+    /// are then inactive: a load reads lanes 0..31 a second time, inside the window, and
+    /// the lane mask zeroes the result; a store skips them).
     fn halves(&mut self, p: &MemPlan) -> (Value, Value) {
-        let hi = self.b.ins().select(p.n64, p.hi, p.ptr);
+        let hi = self.b.ins().iadd_imm_s(p.ptr, (32 * p.stride) as i64);
+        let hi = self.b.ins().select(p.n64, hi, p.ptr);
         (p.ptr, hi)
     }
 
@@ -3601,8 +3530,6 @@ struct MemPlan {
     slow: cranelift_codegen::ir::Block,
     /// Host address of lane 0's access.
     ptr: Value,
-    /// Host address of lane 32's access (meaningful when `n64`).
-    hi: Value,
     /// `I8`: the access has 64 lanes (a lane above 31 is active), else 32.
     n64: Value,
     /// Bytes between consecutive lanes' addresses.
