@@ -276,6 +276,13 @@ fn run_both(block: &Block) -> (u32, u32) {
 
 /// [`run_both`] from the usual state changed by `setup` (and of the block's wave size).
 fn run_both_with(block: &Block, setup: impl Fn(&mut WaveState)) -> (u32, u32) {
+    let (slow, helpers, _) = run_both_multi(block, setup);
+    (slow, helpers)
+}
+
+/// [`run_both_with`], also returning how many multi-dword accesses the JIT compiled as one
+/// (`CompiledBlock::multi_accesses`).
+fn run_both_multi(block: &Block, setup: impl Fn(&mut WaveState)) -> (u32, u32, u32) {
     let jit = Jit::new().expect("host JIT");
     let mut s0 = state();
     for l in 0..64 {
@@ -307,7 +314,7 @@ fn run_both_with(block: &Block, setup: impl Fn(&mut WaveState)) -> (u32, u32) {
     }
     assert_eq!(si.sgpr, sj.sgpr, "sgprs\n{block}");
     assert!(ei == ej.inner, "memory differs\n{block}");
-    (ej.slow, helpers)
+    (ej.slow, helpers, cb.multi_accesses())
 }
 
 const MASKS: [u64; 6] = [
@@ -1009,4 +1016,307 @@ fn multi_dword_pieces_at_any_lanes() {
             }
         }
     }
+}
+
+/// How [`multi_block`] lays out a multi-dword access.
+#[derive(Clone, Copy, Debug)]
+struct MultiShape {
+    load: bool,
+    /// Loads: the registers are written with the load's mask (as the lifter does), else
+    /// with the constant all-ones mask.
+    exec_write: bool,
+    /// Loads: each register written right after its piece, else all after the last piece
+    /// (the lifter's order).
+    interleave: bool,
+    /// Stores: the data computed (an XOR of the register), else read as a register.
+    computed: bool,
+}
+
+/// The dword pieces of one instruction (pc 0x100) at byte offsets `offs` from the lanes'
+/// addresses, as the lifter makes them: each piece's address an add of a broadcast
+/// constant; loads into v0.., stores of v2, v3, v2, ... (or values computed from them).
+fn multi_block(a: &Access, offs: &[u64], sh: MultiShape, wave: u32) -> Block {
+    let mut b = Builder::new(0x100, wave);
+    let addr = a.addr(&mut b);
+    let mask = a.mask(&mut b);
+    let all = all_lanes(&mut b);
+    let wm = if sh.exec_write { mask } else { all };
+    let mut data = Vec::new();
+    if !sh.load {
+        for k in 0..offs.len() {
+            let r = b.push(Op::GetVgpr(2 + (k % 2) as u16), Some(Ty::V32));
+            data.push(if sh.computed {
+                let c = b.push(
+                    Op::Const {
+                        ty: Ty::S32,
+                        bits: 0x5A5A_0000 | k as u64,
+                    },
+                    Some(Ty::S32),
+                );
+                let c = b.push(Op::Broadcast(c), Some(Ty::V32));
+                b.push(Op::Bin(BinOp::Xor, r, c), Some(Ty::V32))
+            } else {
+                r
+            });
+        }
+    }
+    let mut loaded = Vec::new();
+    for (k, &off) in offs.iter().enumerate() {
+        let o = b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: off,
+            },
+            Some(Ty::S64),
+        );
+        let o = b.push(Op::Broadcast(o), Some(Ty::V64));
+        let ak = b.push(Op::Bin(BinOp::Add, addr, o), Some(Ty::V64));
+        if sh.load {
+            let v = b.push(
+                Op::Load {
+                    pc: 0x100,
+                    space: a.space,
+                    addr: ak,
+                    size: 4,
+                    signed: false,
+                    mask,
+                },
+                Some(Ty::V32),
+            );
+            if sh.interleave {
+                let reg = k as u16;
+                b.push(
+                    Op::SetVgpr {
+                        reg,
+                        val: v,
+                        mask: wm,
+                    },
+                    None,
+                );
+            } else {
+                loaded.push(v);
+            }
+        } else {
+            b.push(
+                Op::Store {
+                    pc: 0x100,
+                    space: a.space,
+                    addr: ak,
+                    size: 4,
+                    data: data[k],
+                    mask,
+                },
+                None,
+            );
+        }
+    }
+    for (k, &v) in loaded.iter().enumerate() {
+        let reg = k as u16;
+        b.push(
+            Op::SetVgpr {
+                reg,
+                val: v,
+                mask: wm,
+            },
+            None,
+        );
+    }
+    b.finish(Exit::Jump(0x200))
+}
+
+/// Multi-dword accesses (`global_load_dwordx2..4`, `ds_read_b64..b128`, `ds_read2_b32` and
+/// the stores) compiled as one: at the tiled GEMMs' lane patterns, with exec holes, wave64
+/// and wave32, loads written with the exec mask or all-ones, stores of registers or computed
+/// values, the separate stores' order kept where lanes overlap (stride 4, stride 0): when
+/// every active lane's bytes lie in one window, no helper runs; one byte beyond the window,
+/// every piece takes its helper. Identical to the interpreter throughout.
+#[test]
+fn multi_dword_accesses_run_as_one() {
+    type Pattern = (&'static str, fn(usize) -> u64);
+    let patterns: [Pattern; 7] = [
+        ("stride 80", |l| 80 * l as u64),
+        ("halves", |l| 80 * (l % 32) as u64 + 32 * (l / 32) as u64),
+        ("pairs", |l| 48 * (l / 2) as u64 + 16 * (l % 2) as u64),
+        ("replicated 16", |l| 80 * (l % 16) as u64),
+        ("reversed", |l| 16 * (63 - l) as u64),
+        ("stride 4 (overlapping)", |l| 4 * l as u64),
+        ("stride 0 (overlapping)", |_| 0),
+    ];
+    let offsets: [&[u64]; 5] = [&[0, 4, 8, 12], &[0, 4], &[0, 4, 8], &[0, 80], &[0, 1020]];
+    let shapes = [
+        (true, true, false, false),
+        (true, false, true, false),
+        (false, false, false, false),
+        (false, false, false, true),
+    ]
+    .map(|(load, exec_write, interleave, computed)| MultiShape {
+        load,
+        exec_write,
+        interleave,
+        computed,
+    });
+    for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
+        for offs in offsets {
+            let span = offs.iter().max().unwrap_or(&0) + 4;
+            for (name, f) in patterns {
+                let hi = (0..64).map(f).max().unwrap_or(0);
+                // The farthest piece of the highest lane ends at the window's end.
+                let start = len as u64 - span - hi;
+                for sh in shapes {
+                    for (wave, mask) in [
+                        (64u32, u64::MAX),
+                        (64, 0x0F0F_0000_0000_F0F1),
+                        (64, 1 << 63),
+                        (32, u64::MAX),
+                        (32, 0x8000_0001_7000_0002),
+                    ] {
+                        let a = Access::new(space, mask, 4, |l| start + f(l));
+                        let r = run_both_multi(&multi_block(&a, offs, sh, wave), |_| {});
+                        let what = format!("{space:?} {offs:?} {name} {sh:?} w{wave} {mask:#x}");
+                        assert_eq!(r, (0, 0, 1), "{what}");
+                    }
+                    // One byte further: the highest lane's farthest piece crosses the end.
+                    let a = Access::new(space, u64::MAX, 4, |l| start + 1 + f(l));
+                    let (slow, helpers, multi) =
+                        run_both_multi(&multi_block(&a, offs, sh, 64), |_| {});
+                    let what = format!("{space:?} {offs:?} {name} {sh:?} crossing");
+                    assert_eq!(multi, 1, "{what}");
+                    assert!(slow >= 1, "{what}");
+                    // Global stores stop at the faulting piece; LDS ones drop the bytes.
+                    let faults = space == Space::Global && !sh.load;
+                    if !faults {
+                        assert_eq!(helpers, offs.len() as u32, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What is not one multi-dword access keeps the separate pieces: a piece whose value is
+/// used again, or two pieces writing one register.
+#[test]
+fn multi_dword_lookalikes_stay_separate() {
+    let a = Access::new(Space::Lds, u64::MAX, 4, |l| 16 * l as u64);
+    let mut b = Builder::new(0x100, 64);
+    let addr = a.addr(&mut b);
+    let mask = a.mask(&mut b);
+    let mut vs = Vec::new();
+    for (k, off) in [0u64, 4].into_iter().enumerate() {
+        let o = b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: off,
+            },
+            Some(Ty::S64),
+        );
+        let o = b.push(Op::Broadcast(o), Some(Ty::V64));
+        let ak = b.push(Op::Bin(BinOp::Add, addr, o), Some(Ty::V64));
+        let v = b.push(
+            Op::Load {
+                pc: 0x100,
+                space: a.space,
+                addr: ak,
+                size: 4,
+                signed: false,
+                mask,
+            },
+            Some(Ty::V32),
+        );
+        b.push(
+            Op::SetVgpr {
+                reg: k as u16,
+                val: v,
+                mask,
+            },
+            None,
+        );
+        vs.push(v);
+    }
+    // The first piece once more, into v2.
+    b.push(
+        Op::SetVgpr {
+            reg: 2,
+            val: vs[0],
+            mask,
+        },
+        None,
+    );
+    let blk = b.finish(Exit::Jump(0x200));
+    assert_eq!(run_both_multi(&blk, |_| {}), (0, 0, 0));
+    let sh = MultiShape {
+        load: true,
+        exec_write: true,
+        interleave: true,
+        computed: false,
+    };
+    let mut blk = multi_block(&a, &[0, 4, 8], sh, 64);
+    // Pieces 1 and 2 into the same register (no two consecutive pieces qualify).
+    let mut seen = 0;
+    for op in blk.ops.iter_mut() {
+        if let Op::SetVgpr { reg, .. } = op {
+            if seen == 2 {
+                *reg = 1;
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(run_both_multi(&blk, |_| {}), (0, 0, 0));
+}
+
+/// A block with more than 64 vector loads and stores (a GEMM's epilogue) gives its single
+/// accesses no inline code: each goes to its helper (whose direct path still serves it, no
+/// environment call); with 64 they run inline. Identical results either way.
+#[test]
+fn blocks_with_many_accesses_use_the_helpers() {
+    for n in [64u32, 65] {
+        let mut b = Builder::new(0x100, 64);
+        let data = b.push(Op::GetVgpr(2), Some(Ty::V32));
+        let mask = all_lanes(&mut b);
+        for k in 0..n {
+            // Lane l at 4l + 40k: each store at its own pc, overlapping the previous ones.
+            let a = Access::new(Space::Global, u64::MAX, 4, |l| 4 * l as u64 + 40 * k as u64);
+            let addr = a.addr(&mut b);
+            b.push(
+                Op::Store {
+                    pc: 0x100 + 8 * k as u64,
+                    space: Space::Global,
+                    addr,
+                    size: 4,
+                    data,
+                    mask,
+                },
+                None,
+            );
+        }
+        let blk = b.finish(Exit::Jump(0x200));
+        let want = if n > 64 { (0, n) } else { (0, 0) };
+        assert_eq!(run_both(&blk), want, "{n} stores");
+    }
+}
+
+/// A multi-dword load into a register slot beyond the register file is not compiled as one
+/// (its `SetVgpr` is rejected as usual: the block is not compiled, nothing is written).
+#[test]
+fn multi_dword_load_into_a_slot_out_of_range_is_rejected() {
+    let a = Access::new(Space::Lds, u64::MAX, 4, |l| 16 * l as u64);
+    let sh = MultiShape {
+        load: true,
+        exec_write: true,
+        interleave: false,
+        computed: false,
+    };
+    let mut blk = multi_block(&a, &[0, 4, 8, 12], sh, 64);
+    let last = blk
+        .ops
+        .iter_mut()
+        .rev()
+        .find_map(|op| match op {
+            Op::SetVgpr { reg, .. } => Some(reg),
+            _ => None,
+        })
+        .expect("a register write");
+    *last = wavejit_translator::wave::NUM_VREGS as u16;
+    let jit = Jit::new().expect("host JIT");
+    assert!(jit.compile(&blk).is_err());
 }

@@ -173,6 +173,21 @@ pub struct Gen<'a, 'b> {
     full_masks: Vec<u32>,
     /// In the fast lane-group loop: the NaN lanes of the group's float results so far.
     group_nan: Option<Value>,
+    /// Loads and stores go straight to their helper (the fallback of a multi-dword access,
+    /// [`Gen::emit_multi`]).
+    helper_only: bool,
+    /// Blocks of inline memory paths are laid out in line ([`Gen::cold_block`]): the
+    /// multi-dword path, [`Gen::emit_multi`], is the hot one.
+    hot_mem: bool,
+    /// Per value, how many ops (and the exit) use it.
+    uses: Vec<u32>,
+    /// Multi-dword accesses emitted as one ([`Gen::emit_multi`]).
+    multi: u32,
+    /// Vector values read from their register row wherever used ([`row_values`]).
+    rows: HashMap<u32, u16>,
+    /// The block has more vector memory ops than [`INLINE_MEM_OPS`]: single accesses go
+    /// straight to their helper (no inline code for each).
+    many_mem: bool,
 }
 
 /// How a matrix op runs when MODE allows its fused kernel ([`Gen::matrix_unit`]).
@@ -242,6 +257,12 @@ impl<'a, 'b> Gen<'a, 'b> {
             group_derived: Vec::new(),
             full_masks: Vec::new(),
             group_nan: None,
+            helper_only: false,
+            hot_mem: false,
+            uses: Vec::new(),
+            multi: 0,
+            many_mem: false,
+            rows: HashMap::new(),
         }
     }
 
@@ -425,6 +446,9 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// A 64-lane buffer holding vector `v` for a helper that only reads it: the buffer `v`
     /// escaped a lane-group run in, else a copy in stack buffer `k`.
     fn read_buffer(&mut self, v: Val, k: usize) -> GenResult<Value> {
+        if let Some(r) = self.rows.get(&v.0).copied() {
+            return Ok(self.state_addr(WaveState::vgpr_offset(r as usize, 0)));
+        }
         if let Some(slot) = self.escaped.get(&v.0).copied() {
             return Ok(self.b.ins().stack_addr(types::I64, slot, 0));
         }
@@ -719,8 +743,9 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Emits the whole block.
     /// Emits the whole block; returns the matrix instructions the code points to, which must
-    /// live as long as it.
-    pub fn emit(mut self) -> GenResult<Vec<std::sync::Arc<crate::ir::MatrixCall>>> {
+    /// live as long as it, and how many multi-dword accesses it emitted as one
+    /// ([`Gen::emit_multi`]).
+    pub fn emit(mut self) -> GenResult<(Vec<std::sync::Arc<crate::ir::MatrixCall>>, u32)> {
         let blk = self.block;
         // The block body starts here, so that an exit to the block's own start can loop back
         // (`self_loop`); sealed with all blocks at the end.
@@ -735,13 +760,28 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.add_counter(cls + 8 * i, x);
             }
         }
+        self.uses = use_counts(blk);
+        let mem_ops = blk
+            .ops
+            .iter()
+            .filter(|o| matches!(o, Op::Load { .. } | Op::Store { .. }))
+            .count();
+        self.many_mem = mem_ops > INLINE_MEM_OPS;
+        self.rows = row_values(blk, &self.uses, &last_uses(blk));
         if self.try_loop {
             self.emit_grouped()?;
         } else {
-            for (i, op) in blk.ops.iter().enumerate() {
-                let ty = blk.types[i];
-                let v = self.op(i, op, ty).map_err(|e| format!("op {i}: {e}"))?;
-                self.record(op, v);
+            let last_use = last_uses(blk);
+            let mut i = 0;
+            while i < blk.ops.len() {
+                if let Some(mu) = multi_access(blk, i, &self.uses, &last_use) {
+                    self.emit_multi(&mu)
+                        .map_err(|e| format!("ops {i}..={}: {e}", mu.last))?;
+                    i = mu.last + 1;
+                    continue;
+                }
+                self.straight(i)?;
+                i += 1;
             }
         }
         self.flush_counts();
@@ -813,7 +853,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         self.b.seal_all_blocks();
         self.b.finalize(self.frontend);
-        Ok(self.keep)
+        Ok((self.keep, self.multi))
     }
 
     fn record(&mut self, op: &Op, v: JV) {
@@ -837,24 +877,17 @@ impl<'a, 'b> Gen<'a, 'b> {
         let blk = self.block;
         let n = blk.ops.len();
         let classes: Vec<OpClass> = (0..n).map(|i| classify(blk, i)).collect();
-        // Last op index using each value (n for the exit).
-        let mut last_use = vec![0usize; n];
-        for (k, op) in blk.ops.iter().enumerate() {
-            for v in operands(op) {
-                if let Some(l) = last_use.get_mut(v.0 as usize) {
-                    *l = (*l).max(k);
-                }
-            }
-        }
-        for v in exit_operands(&blk.exit) {
-            if let Some(l) = last_use.get_mut(v.0 as usize) {
-                *l = n;
-            }
-        }
+        let last_use = last_uses(blk);
         let mut any_run = false;
         let mut i = 0;
         while i < n {
             if classes[i] == OpClass::Other {
+                if let Some(mu) = multi_access(blk, i, &self.uses, &last_use) {
+                    self.emit_multi(&mu)
+                        .map_err(|e| format!("ops {i}..={}: {e}", mu.last))?;
+                    i = mu.last + 1;
+                    continue;
+                }
                 self.straight(i)?;
                 i += 1;
                 continue;
@@ -921,7 +954,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         // Escaping vector values get a 64-lane stack buffer each.
         let mut escapes: Vec<(usize, u32, StackSlot)> = Vec::new();
         for k in i..j {
-            if classes[k] == OpClass::Lane && last_use[k] >= j {
+            if classes[k] == OpClass::Lane
+                && last_use[k] >= j
+                && !self.rows.contains_key(&(k as u32))
+            {
                 if let Some(t) = blk.types[k].filter(|t| t.is_vector()) {
                     let bits = t.bits();
                     let slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -1485,13 +1521,15 @@ impl<'a, 'b> Gen<'a, 'b> {
                         self.b.seal_block(next);
                         Some((res, done))
                     }
+                    None if self.helper_only => None,
                     None => self.fused_load(i, *pc, *space, *addr, *size, *signed, *mask, bits)?,
                 };
                 // Bytes, shorts and dwords into V32, qwords into V64: the inline paths first
                 // (fixed stride, then any lanes inside one window), else the helper. The
                 // pieces of a fused load that did not fit take the helper at once (less
                 // code to compile; its direct path still serves lanes inside a window).
-                let plan = if inline_size(*space, *size, bits) && done.is_none() {
+                let inline = !self.helper_only && !self.many_mem;
+                let plan = if inline_size(*space, *size, bits) && done.is_none() && inline {
                     Some(self.mem_plan(*pc, *space, *addr, *size, *mask, false)?)
                 } else {
                     None
@@ -1568,7 +1606,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.whole_wave("memory")?;
                 check_size(*size)?;
                 let dbits = self.ty(*data)?.bits();
-                let join = if inline_size(*space, *size, dbits) {
+                let inline = !self.helper_only && !self.many_mem;
+                let join = if inline_size(*space, *size, dbits) && inline {
                     let p = self.mem_plan(*pc, *space, *addr, *size, *mask, true)?;
                     let fast = self.cold_block();
                     let slow = p.slow;
@@ -2156,7 +2195,9 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// (a GEMM's loads) keep their hot code compact.
     fn cold_block(&mut self) -> cranelift_codegen::ir::Block {
         let b = self.b.create_block();
-        self.b.set_cold_block(b);
+        if !self.hot_mem {
+            self.b.set_cold_block(b);
+        }
         b
     }
 
@@ -2376,31 +2417,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// `v` as `(root, c)` with `v = root + c` through the block's `V64` adds of broadcast
     /// constants (wrapping, as the adds are), `root` a value index.
     fn affine(&self, v: Val) -> (u32, u64) {
-        let ops = &self.block.ops;
-        let bconst = |x: &Val| match ops.get(x.0 as usize) {
-            Some(Op::Broadcast(s)) => match ops.get(s.0 as usize) {
-                Some(Op::Const { bits, .. }) => Some(*bits),
-                _ => None,
-            },
-            _ => None,
-        };
-        let (mut v, mut c) = (v, 0u64);
-        for _ in 0..8 {
-            let is64 = self.block.types.get(v.0 as usize) == Some(&Some(Ty::V64));
-            match ops.get(v.0 as usize) {
-                Some(Op::Bin(BinOp::Add, x, y)) if is64 => {
-                    if let Some(k) = bconst(y) {
-                        (v, c) = (*x, c.wrapping_add(k));
-                    } else if let Some(k) = bconst(x) {
-                        (v, c) = (*y, c.wrapping_add(k));
-                    } else {
-                        break;
-                    }
-                }
-                _ => break,
-            }
-        }
-        (v.0, c)
+        affine(self.block, v)
     }
 
     /// The first dword piece (op `i`) of a multi-dword load (`global_load_dwordx4`,
@@ -2544,7 +2561,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         space: crate::env::Space,
         abuf: Value,
         m: Value,
-        size: u8,
+        span: u64,
         helper: cranelift_codegen::ir::Block,
     ) -> GenResult<WinParts> {
         let anchor = self.cold_block();
@@ -2556,7 +2573,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let fo = self.b.ins().ishl_imm_u(f, 3);
         let fa = self.b.ins().iadd(abuf, fo);
         let a = self.b.ins().load(types::I64, trusted(), fa, 0);
-        let sz = self.iconst(types::I64, size as u64);
+        let sz = self.iconst(types::I64, span);
         let w = self.window_of(space, a, sz)?;
         let go = self.cold_block();
         self.b.ins().brif(w.hit, go, &[], helper, &[]);
@@ -2644,7 +2661,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         join: cranelift_codegen::ir::Block,
         helper: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
-        let w = self.gather_window(space, abuf, m, size, helper)?;
+        let w = self.gather_window(space, abuf, m, size as u64, helper)?;
         let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
         let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
         let (fb, pb) = (self.cold_block(), self.cold_block());
@@ -2703,7 +2720,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         join: cranelift_codegen::ir::Block,
         helper: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
-        let w = self.gather_window(space, abuf, m, size, helper)?;
+        let w = self.gather_window(space, abuf, m, size as u64, helper)?;
         let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
         let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
         let (fb, pb) = (self.cold_block(), self.cold_block());
@@ -3901,6 +3918,71 @@ fn operands(op: &Op) -> Vec<Val> {
     }
 }
 
+/// `v` as `(root, c)` with `v = root + c` through the block's `V64` adds of broadcast
+/// constants (wrapping, as the adds are), `root` a value index.
+fn affine(blk: &Block, v: Val) -> (u32, u64) {
+    let ops = &blk.ops;
+    let bconst = |x: &Val| match ops.get(x.0 as usize) {
+        Some(Op::Broadcast(s)) => match ops.get(s.0 as usize) {
+            Some(Op::Const { bits, .. }) => Some(*bits),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (mut v, mut c) = (v, 0u64);
+    for _ in 0..8 {
+        let is64 = blk.types.get(v.0 as usize) == Some(&Some(Ty::V64));
+        match ops.get(v.0 as usize) {
+            Some(Op::Bin(BinOp::Add, x, y)) if is64 => {
+                if let Some(k) = bconst(y) {
+                    (v, c) = (*x, c.wrapping_add(k));
+                } else if let Some(k) = bconst(x) {
+                    (v, c) = (*y, c.wrapping_add(k));
+                } else {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    (v.0, c)
+}
+
+/// Per op index, the last op using its value (`ops.len()` when the exit uses it).
+fn last_uses(blk: &Block) -> Vec<usize> {
+    let n = blk.ops.len();
+    let mut last_use = vec![0usize; n];
+    for (k, op) in blk.ops.iter().enumerate() {
+        for v in operands(op) {
+            if let Some(l) = last_use.get_mut(v.0 as usize) {
+                *l = (*l).max(k);
+            }
+        }
+    }
+    for v in exit_operands(&blk.exit) {
+        if let Some(l) = last_use.get_mut(v.0 as usize) {
+            *l = n;
+        }
+    }
+    last_use
+}
+
+/// Per op index, how many operands of ops and of the exit name its value.
+fn use_counts(blk: &Block) -> Vec<u32> {
+    let mut uses = vec![0u32; blk.ops.len()];
+    let all = blk
+        .ops
+        .iter()
+        .flat_map(operands)
+        .chain(exit_operands(&blk.exit));
+    for v in all {
+        if let Some(u) = uses.get_mut(v.0 as usize) {
+            *u += 1;
+        }
+    }
+    uses
+}
+
 fn exit_operands(e: &Exit) -> Vec<Val> {
     match e {
         Exit::Branch { cond, .. } => vec![*cond],
@@ -4014,5 +4096,521 @@ fn group_mask_op(blk: &Block, op: &Op) -> bool {
         Op::Conv(ConvOp::Lo, a) => ty(a) == Some(Ty::S64),
         Op::Conv(ConvOp::ZExt, a) => ty(a) == Some(Ty::S32),
         _ => false,
+    }
+}
+
+/// The register whose row holds vector `v` at op `at`: `v` is a `GetVgpr` whose register
+/// no op between it and `at` writes (register writes are all stored between ops in the
+/// straight-line form, and after each lane-group run).
+fn vgpr_row(blk: &Block, v: Val, at: usize) -> Option<u16> {
+    let ops = &blk.ops;
+    let d = v.0 as usize;
+    let Some(Op::GetVgpr(r)) = ops.get(d) else {
+        return None;
+    };
+    let clobbered = ops.get(d + 1..at)?.iter().any(|op| match op {
+        Op::SetVgpr { reg, .. } => reg == r,
+        Op::SetVgprDyn { .. } | Op::Matrix(_) => true,
+        _ => false,
+    });
+    (!clobbered && (*r as usize) < NUM_VREGS).then_some(*r)
+}
+
+/// Register reads whose every use is the data of a piece of a multi-dword store that reads
+/// them from the register ([`Gen::emit_multi`], its fallback too): value → register. Such
+/// values need no 64-lane copy when they leave a lane-group run.
+fn row_values(blk: &Block, uses: &[u32], last_use: &[usize]) -> HashMap<u32, u16> {
+    let mut found: HashMap<u32, (u16, u32)> = HashMap::new();
+    let mut i = 0;
+    while i < blk.ops.len() {
+        let Some(mu) = multi_access(blk, i, uses, last_use) else {
+            i += 1;
+            continue;
+        };
+        if !mu.load {
+            for &(k, _) in &mu.pieces {
+                if let Op::Store { data, .. } = &blk.ops[k] {
+                    if let Some(r) = vgpr_row(blk, *data, mu.first) {
+                        found.entry(data.0).or_insert((r, 0)).1 += 1;
+                    }
+                }
+            }
+        }
+        i = mu.last + 1;
+    }
+    found
+        .into_iter()
+        .filter(|(v, (_, n))| uses.get(*v as usize) == Some(n))
+        .map(|(v, (r, _))| (v, r))
+        .collect()
+}
+
+/// Most vector loads and stores a block may have for each to get inline code
+/// ([`Gen::mem_plan`] and the per-lane forms, some KB each): a block with more (a GEMM's
+/// epilogue of 128 stores, run once per wave) runs faster through the helpers' one compact
+/// loop than through that much code, and compiles much faster. Multi-dword accesses
+/// ([`Gen::emit_multi`]) keep their inline form.
+const INLINE_MEM_OPS: usize = 64;
+
+/// Largest byte distance from the first piece of a multi-dword access to the end of its last
+/// piece ([`multi_access`]): `ds_read2_b32`/`ds_write2_b32` offsets reach 1020 + 4.
+const MULTI_SPAN: u64 = 1024;
+
+/// A multi-dword access as the lifter splits it (`global_load_dwordx2..4`,
+/// `ds_read_b64..b128`, `ds_read2_b32`, and the stores alike): dword loads or stores of one
+/// pc, space and exec mask at constant offsets from the first piece's address, with only
+/// their address arithmetic in between, and for loads each piece written to a register
+/// right after ([`Gen::emit_multi`]).
+struct Multi {
+    /// The ops `first..=last` the access covers.
+    first: usize,
+    last: usize,
+    load: bool,
+    /// The memory ops (first is `first`) and their byte offsets from its address.
+    pieces: Vec<(usize, u64)>,
+    /// Loads: per piece, the register its `SetVgpr` writes and whether that write's mask is
+    /// the constant all-ones (else it is the load's mask).
+    dest: Vec<(u16, bool)>,
+    /// Ops of the range emitted before the access (constants and their broadcasts: later
+    /// ops may use them).
+    hoist: Vec<usize>,
+    /// Bytes from the first piece's address to the end of the farthest piece.
+    span: u64,
+}
+
+/// The multi-dword access starting at op `i`, if it is one: at least two dword pieces of
+/// `V32` lanes (global/FLAT or LDS), every value the range makes besides constants used only
+/// inside it, each load piece used only by its `SetVgpr` (distinct registers).
+fn multi_access(blk: &Block, i: usize, uses: &[u32], last_use: &[usize]) -> Option<Multi> {
+    let ty = |v: &Val| blk.types.get(v.0 as usize).copied().flatten();
+    let (pc, space, addr, mask, load) = match &blk.ops[i] {
+        Op::Load {
+            pc,
+            space,
+            addr,
+            size: 4,
+            signed: false,
+            mask,
+        } if blk.types[i] == Some(Ty::V32) => (*pc, *space, *addr, *mask, true),
+        Op::Store {
+            pc,
+            space,
+            addr,
+            size: 4,
+            data,
+            mask,
+        } if ty(data) == Some(Ty::V32) => (*pc, *space, *addr, *mask, false),
+        _ => return None,
+    };
+    if space == crate::env::Space::Scratch || ty(&addr) != Some(Ty::V64) {
+        return None;
+    }
+    let is_const = |v: &Val| matches!(blk.ops.get(v.0 as usize), Some(Op::Const { .. }));
+    let (root, c0) = affine(blk, addr);
+    let mut pieces = vec![(i, 0u64)];
+    let mut dest: Vec<Option<(u16, bool)>> = vec![None];
+    let mut hoist = Vec::new();
+    let mut last = i;
+    // The offset of a piece at `a` from the first, when it is one.
+    let piece = |a: &Val, n: usize| {
+        let (r, c) = affine(blk, *a);
+        let d = c.wrapping_sub(c0);
+        (r == root && d + 4 <= MULTI_SPAN && n < 4).then_some(d)
+    };
+    for k in i + 1..blk.ops.len().min(i + 64) {
+        match &blk.ops[k] {
+            Op::Const { .. } => hoist.push(k),
+            Op::Broadcast(x) if is_const(x) => hoist.push(k),
+            Op::Bin(BinOp::Add, ..) if blk.types[k] == Some(Ty::V64) => {}
+            Op::Load {
+                pc: p,
+                space: sp,
+                addr: a,
+                size: 4,
+                signed: false,
+                mask: m,
+            } if load && *p == pc && *sp == space && *m == mask => {
+                let Some(d) = piece(a, pieces.len()) else {
+                    break;
+                };
+                if blk.types[k] != Some(Ty::V32) {
+                    break;
+                }
+                pieces.push((k, d));
+                dest.push(None);
+                last = k;
+            }
+            Op::Store {
+                pc: p,
+                space: sp,
+                addr: a,
+                size: 4,
+                data,
+                mask: m,
+            } if !load && *p == pc && *sp == space && *m == mask => {
+                let Some(d) = piece(a, pieces.len()) else {
+                    break;
+                };
+                if ty(data) != Some(Ty::V32) {
+                    break;
+                }
+                pieces.push((k, d));
+                last = k;
+            }
+            Op::SetVgpr { reg, val, mask: wm } if load => {
+                let Some(p) = pieces.iter().position(|&(o, _)| o == val.0 as usize) else {
+                    break;
+                };
+                let ones = matches!(
+                    blk.ops.get(wm.0 as usize),
+                    Some(Op::Const { bits: u64::MAX, .. })
+                );
+                // (A register out of range: the separate `SetVgpr` reports it.)
+                if dest[p].is_some() || *wm != mask && !ones || *reg as usize >= NUM_VREGS {
+                    break;
+                }
+                dest[p] = Some((*reg, *wm != mask));
+                last = k;
+            }
+            _ => break,
+        }
+    }
+    hoist.retain(|&k| k < last);
+    if pieces.len() < 2 {
+        return None;
+    }
+    // Everything the range makes, constants aside, is used inside it only.
+    let inside = (i..=last)
+        .filter(|k| !hoist.contains(k))
+        .all(|k| last_use.get(k).is_some_and(|&l| l <= last));
+    if !inside {
+        return None;
+    }
+    let dest: Vec<(u16, bool)> = if load {
+        let d: Option<Vec<_>> = dest.into_iter().collect();
+        let d = d?;
+        let once = pieces.iter().all(|&(k, _)| uses.get(k).copied() == Some(1));
+        let distinct = d
+            .iter()
+            .enumerate()
+            .all(|(x, r)| d[..x].iter().all(|q| q.0 != r.0));
+        if !once || !distinct {
+            return None;
+        }
+        d
+    } else {
+        Vec::new()
+    };
+    let span = pieces.iter().map(|&(_, d)| d + 4).max().unwrap_or(4);
+    Some(Multi {
+        first: i,
+        last,
+        load,
+        pieces,
+        dest,
+        hoist,
+        span,
+    })
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    /// Sets value `k` (emitted out of order) as [`Gen::record`] would.
+    fn set_val(&mut self, k: usize, v: JV) {
+        let src = match (&self.block.ops[k], &v) {
+            (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+            _ => None,
+        };
+        self.vals[k] = v;
+        self.splat_src[k] = src;
+    }
+
+    /// The register whose row holds vector `v` at op `at` ([`vgpr_row`]).
+    fn vgpr_row(&self, v: Val, at: usize) -> Option<u16> {
+        vgpr_row(self.block, v, at)
+    }
+
+    /// Emits a multi-dword access ([`multi_access`]) as one: when every active lane's
+    /// `span` bytes lie in the window of the lowest active lane (tested for all lanes
+    /// before anything is written), loads go straight into their registers (four lanes at
+    /// a time, no result buffers, no address vectors of the later pieces) and stores write
+    /// piece after piece in lane order (the order of the separate stores, so overlapping
+    /// lanes end as on the checked path). Otherwise (a cold path) every op of the range runs
+    /// as usual, loads and stores through their helpers.
+    fn emit_multi(&mut self, mu: &Multi) -> GenResult<()> {
+        let blk = self.block;
+        if self.vals.len() != mu.first {
+            return Err("value numbering".into());
+        }
+        for _ in mu.first..=mu.last {
+            self.vals.push(JV::None);
+            self.splat_src.push(None);
+        }
+        self.flush_counts();
+        for &k in &mu.hoist {
+            let v = self.op(k, &blk.ops[k], blk.types[k])?;
+            self.set_val(k, v);
+        }
+        let (space, addr, mask) = match &blk.ops[mu.first] {
+            Op::Load {
+                space, addr, mask, ..
+            }
+            | Op::Store {
+                space, addr, mask, ..
+            } => (*space, *addr, *mask),
+            _ => return Err("multi-dword access".into()),
+        };
+        let m = self.lane_bits(mask)?;
+        let abuf = self.read_buffer(addr, 0)?;
+        // Stores: each piece's data row (its register, else a buffer).
+        let mut data = Vec::new();
+        if !mu.load {
+            for (x, &(k, _)) in mu.pieces.iter().enumerate() {
+                let Op::Store { data: dv, .. } = &blk.ops[k] else {
+                    return Err("multi-dword store".into());
+                };
+                let p = match self.vgpr_row(*dv, mu.first) {
+                    Some(r) => self.state_addr(WaveState::vgpr_offset(r as usize, 0)),
+                    None => self.read_buffer(*dv, 1 + x)?,
+                };
+                data.push(p);
+            }
+        }
+        let fallback = self.b.create_block();
+        let join = self.b.create_block();
+        self.hot_mem = true;
+        let r = self.multi_fast(mu, space, abuf, m, &data, fallback, join);
+        self.hot_mem = false;
+        r?;
+        // The fallback: the ops as usual, memory through the helpers; laid out cold.
+        let from = self.b.func.dfg.num_blocks();
+        self.b.switch_to_block(fallback);
+        self.b.seal_block(fallback);
+        self.helper_only = true;
+        let mut r = Ok(());
+        for k in mu.first..=mu.last {
+            if mu.hoist.contains(&k) {
+                continue;
+            }
+            match self.op(k, &blk.ops[k], blk.types[k]) {
+                Ok(v) => self.set_val(k, v),
+                Err(e) => {
+                    r = Err(format!("op {k}: {e}"));
+                    break;
+                }
+            }
+        }
+        self.helper_only = false;
+        r?;
+        self.b.ins().jump(join, &[]);
+        self.b.set_cold_block(fallback);
+        for b in from..self.b.func.dfg.num_blocks() {
+            self.b
+                .set_cold_block(cranelift_codegen::ir::Block::from_u32(b as u32));
+        }
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        // Values made on one path only; registers written behind the caches' back.
+        for k in mu.first..=mu.last {
+            if !mu.hoist.contains(&k) {
+                self.vals[k] = JV::None;
+                self.splat_src[k] = None;
+                self.escaped.remove(&(k as u32));
+            }
+        }
+        self.vreg_cache.clear();
+        self.mask_cache.clear();
+        self.multi += 1;
+        Ok(())
+    }
+
+    /// The fast path of [`Gen::emit_multi`]: branches to `fallback` when it does not
+    /// apply, else does the access and jumps to `join`.
+    #[allow(clippy::too_many_arguments)]
+    fn multi_fast(
+        &mut self,
+        mu: &Multi,
+        space: crate::env::Space,
+        abuf: Value,
+        m: Value,
+        data: &[Value],
+        fallback: cranelift_codegen::ir::Block,
+        join: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let w = self.gather_window(space, abuf, m, mu.span, fallback)?;
+        // Pass 1: every active lane's host address into `ptrs` (an inactive lane's: the
+        // window's start for a load, whose lanes are then not written; a sink for a store).
+        let ptrs = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            8 * MAX_LANES as u32,
+            4,
+        ));
+        let sink = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            MULTI_SPAN as u32,
+            4,
+        ));
+        let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
+        let (fb, pb) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(full, fb, &[], pb, &[]);
+        let (fdone, pdone) = (self.b.create_block(), self.b.create_block());
+        for (blk, masked, done) in [(fb, false, fdone), (pb, true, pdone)] {
+            self.b.switch_to_block(blk);
+            self.b.seal_block(blk);
+            // The form for exec holes is laid out cold (as the fallback).
+            self.hot_mem = !masked;
+            if masked {
+                self.b.set_cold_block(blk);
+            }
+            let (hdr, li) = self.quad_loop_begin();
+            let ao = self.b.ins().ishl_imm_u(li, 3);
+            let ab = self.b.ins().iadd(abuf, ao);
+            let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
+            let pp = self.b.ins().iadd(pbase, ao);
+            let ms = if masked { self.b.ins().ushr(m, li) } else { m };
+            for j in 0..4usize {
+                let (off, act) = self.gather_offset(&w, ab, ms, j, masked, fallback);
+                let mut p = self.b.ins().iadd(w.host, off);
+                if let (Some(act), false) = (act, mu.load) {
+                    let s = self.b.ins().stack_addr(types::I64, sink, 0);
+                    p = self.b.ins().select(act, p, s);
+                }
+                self.b.ins().store(trusted(), p, pp, (8 * j) as i32);
+            }
+            self.quad_loop_end(hdr, li, done);
+        }
+        self.hot_mem = true;
+        if mu.load {
+            for (blk, masked) in [(fdone, false), (pdone, true)] {
+                self.b.switch_to_block(blk);
+                self.b.seal_block(blk);
+                self.hot_mem = !masked;
+                if masked {
+                    self.b.set_cold_block(blk);
+                }
+                self.multi_load_pass(mu, ptrs, m, masked, join)?;
+            }
+            self.hot_mem = true;
+        } else {
+            let stores = self.b.create_block();
+            for blk in [fdone, pdone] {
+                self.b.switch_to_block(blk);
+                self.b.seal_block(blk);
+                self.b.ins().jump(stores, &[]);
+            }
+            self.b.switch_to_block(stores);
+            self.b.seal_block(stores);
+            // Piece after piece, each in lane order: the order of the separate stores.
+            for (x, &(_, d)) in mu.pieces.iter().enumerate() {
+                let next = self.b.create_block();
+                let (hdr, li) = self.quad_loop_begin();
+                let po = self.b.ins().ishl_imm_u(li, 3);
+                let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
+                let pp = self.b.ins().iadd(pbase, po);
+                let dof = self.b.ins().ishl_imm_u(li, 2);
+                let dp = self.b.ins().iadd(data[x], dof);
+                for j in 0..4usize {
+                    let p = self.b.ins().load(types::I64, trusted(), pp, (8 * j) as i32);
+                    let v = self.b.ins().load(types::I32, trusted(), dp, (4 * j) as i32);
+                    self.b.ins().store(le(), v, p, d as i32);
+                }
+                self.quad_loop_end(hdr, li, next);
+                self.b.switch_to_block(next);
+                self.b.seal_block(next);
+            }
+            self.b.ins().jump(join, &[]);
+        }
+        Ok(())
+    }
+
+    /// Pass 2 of a multi-dword load: four lanes at a time, each piece's dwords of those
+    /// lanes (one 16-byte load per lane and a transpose for four consecutive dwords)
+    /// written to the piece's register: all four lanes when `masked` is false (every lane
+    /// of the block active), else the active ones (a write with the constant all-ones mask
+    /// writes 0 to the inactive lanes, as the load gives them). Then a jump to `join`.
+    fn multi_load_pass(
+        &mut self,
+        mu: &Multi,
+        ptrs: StackSlot,
+        m: Value,
+        masked: bool,
+        join: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let (hdr, li) = self.quad_loop_begin();
+        let po = self.b.ins().ishl_imm_u(li, 3);
+        let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
+        let pp = self.b.ins().iadd(pbase, po);
+        let ps: Vec<Value> = (0..4)
+            .map(|j| self.b.ins().load(types::I64, trusted(), pp, 8 * j))
+            .collect();
+        let offs: Vec<u64> = mu.pieces.iter().map(|&(_, d)| d).collect();
+        let chunks: Vec<Value> = if offs == [0, 4, 8, 12] {
+            let r: Vec<Value> = ps
+                .iter()
+                .map(|&p| self.b.ins().load(I32X4, le(), p, 0))
+                .collect();
+            let t0 = self.shuffle32(r[0], r[1], [0, 4, 1, 5]);
+            let t1 = self.shuffle32(r[2], r[3], [0, 4, 1, 5]);
+            let t2 = self.shuffle32(r[0], r[1], [2, 6, 3, 7]);
+            let t3 = self.shuffle32(r[2], r[3], [2, 6, 3, 7]);
+            [
+                (t0, t1, [0, 1, 4, 5]),
+                (t0, t1, [2, 3, 6, 7]),
+                (t2, t3, [0, 1, 4, 5]),
+                (t2, t3, [2, 3, 6, 7]),
+            ]
+            .into_iter()
+            .map(|(a, b, l)| {
+                let c = self.shuffle32(a, b, l);
+                self.b.ins().bitcast(I32X4, le(), c)
+            })
+            .collect()
+        } else {
+            offs.iter()
+                .map(|&d| {
+                    let mut v = None;
+                    for (j, &p) in ps.iter().enumerate() {
+                        let x = self.b.ins().load(types::I32, le(), p, d as i32);
+                        v = Some(match v {
+                            None => self.b.ins().scalar_to_vector(I32X4, x),
+                            Some(v) => self.b.ins().insertlane(v, x, j as u8),
+                        });
+                    }
+                    v.ok_or_else(|| "empty chunk".to_string())
+                })
+                .collect::<GenResult<_>>()?
+        };
+        let lm = if masked {
+            // The lane mask of lanes li..li+4 (`lane_mask`'s table).
+            let sh = self.b.ins().ushr(m, li);
+            let idx = self.b.ins().band_imm_u(sh, 15);
+            let off = self.b.ins().ishl_imm_u(idx, 4);
+            let base = self.iconst(types::I64, LANE_MASKS.m32.as_ptr() as u64);
+            let at = self.b.ins().iadd(base, off);
+            // A static table: never written, always mapped.
+            Some(
+                self.b
+                    .ins()
+                    .load(I32X4, trusted().with_readonly().with_can_move(), at, 0),
+            )
+        } else {
+            None
+        };
+        let lo = self.b.ins().ishl_imm_u(li, 2);
+        let row0 = self.b.ins().iadd(self.state, lo);
+        for (c, &(reg, ones)) in chunks.into_iter().zip(&mu.dest) {
+            let off = WaveState::vgpr_offset(reg as usize, 0) as i32;
+            let v = match (lm, ones) {
+                (None, _) => c,
+                (Some(lm), true) => self.b.ins().band(c, lm),
+                (Some(lm), false) => {
+                    let old = self.b.ins().load(I32X4, trusted(), row0, off);
+                    self.b.ins().bitselect(lm, c, old)
+                }
+            };
+            self.b.ins().store(trusted(), v, row0, off);
+        }
+        self.quad_loop_end(hdr, li, join);
+        Ok(())
     }
 }

@@ -127,6 +127,8 @@ pub struct CompiledBlock {
     grouped: bool,
     /// Matrix instructions the code points to.
     _matrix: Vec<Arc<crate::ir::MatrixCall>>,
+    /// Multi-dword accesses compiled as one (`codegen::Gen::emit_multi`).
+    multi: u32,
     _holder: Arc<Holder>,
 }
 
@@ -277,6 +279,7 @@ impl Jit {
         let mut id = None;
         let mut grouped = false;
         let mut matrix = Vec::new();
+        let mut multi = 0;
         let mut code_size = 0u32;
         let mut dump_text = None;
         let forms = folded
@@ -329,7 +332,7 @@ impl Jit {
             module.clear_context(&mut ctx);
             match r {
                 Ok(keep) => {
-                    matrix = keep;
+                    (matrix, multi) = keep;
                     id = Some(fid);
                     grouped = try_loop;
                     break;
@@ -360,6 +363,7 @@ impl Jit {
             unsupported,
             grouped,
             _matrix: matrix,
+            multi,
             _holder: self.holder.clone(),
         })
     }
@@ -485,6 +489,13 @@ impl CompiledBlock {
     ) -> Result<ExitCode, ExecFault> {
         let mut ctx = JitCtx::new(env);
         self.call(state, &mut ctx)
+    }
+
+    /// How many multi-dword accesses (the dword loads or stores of one
+    /// `global_load_dwordx4`, `ds_write_b128`, `ds_read2_b32`, ...) the code does as one:
+    /// every lane's bytes tested first, loads written straight to their registers.
+    pub fn multi_accesses(&self) -> u32 {
+        self.multi
     }
 
     /// Instructions the block charges (its instruction count, at least 1).
