@@ -1507,6 +1507,25 @@ fn scatter_body(runs: &[Run], acc: &[f32], regs: &mut [[u32; 64]]) {
 mod tests {
     use super::*;
     use crate::matrix::gemm::best_isa;
+    use crate::matrix::{CSrc, Operands};
+
+    /// The operand placements the fast-path tests run: 0 C = D in place, 1 D over A, 2 a
+    /// constant C (`c_imm`), 3 C overlapping D one register off (D must not clobber C early).
+    fn operand_set(set: usize, c_imm: u64) -> Operands {
+        let (d, a, c) = match set {
+            0 => (300, 0, CSrc::Reg(300)),
+            1 => (0, 0, CSrc::Reg(100)),
+            2 => (200, 8, CSrc::Imm(c_imm)),
+            _ => (301, 8, CSrc::Reg(300)),
+        };
+        Operands {
+            d,
+            a,
+            b: 40,
+            c,
+            index: 0,
+        }
+    }
 
     /// Runs cover every pair exactly once and follow the lanes and strides they claim.
     #[test]
@@ -1750,7 +1769,7 @@ mod tests {
     fn fast_path_matches_generic_executor() {
         use crate::isa::{Gpu, Op};
         use crate::matrix::mfma::{MODE_F32_DENORM_IN, MODE_FP16_OVFL};
-        use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan, Scales};
+        use crate::matrix::{Acc, Controls, Kind, MatrixOp, Plan, Scales};
         const NREGS: usize = 512;
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
@@ -1795,37 +1814,7 @@ mod tests {
                         .map(|(ci, &c)| (ci % 3, c))
                         .chain([(3, ctls[0]), (2, ctls[0])]);
                     for (set, (cbsz, abid, blgp)) in cases {
-                        let opnds = match set {
-                            0 => Operands {
-                                d: 300,
-                                a: 0,
-                                b: 40,
-                                c: CSrc::Reg(300),
-                                index: 0,
-                            },
-                            1 => Operands {
-                                d: 0,
-                                a: 0,
-                                b: 40,
-                                c: CSrc::Reg(100),
-                                index: 0,
-                            },
-                            2 => Operands {
-                                d: 200,
-                                a: 8,
-                                b: 40,
-                                c: CSrc::Imm(0x3FC0_0000),
-                                index: 0,
-                            },
-                            // C overlaps D one register off: D must not clobber C early.
-                            _ => Operands {
-                                d: 301,
-                                a: 8,
-                                b: 40,
-                                c: CSrc::Reg(300),
-                                index: 0,
-                            },
-                        };
+                        let opnds = operand_set(set, 0x3FC0_0000);
                         let ctl = Controls {
                             cbsz,
                             abid: if scaled { 1 } else { abid },
@@ -1934,7 +1923,7 @@ mod tests {
     #[test]
     fn f64_fast_path_matches_generic_executor() {
         use crate::isa::{Gpu, Op};
-        use crate::matrix::{Acc, CSrc, Controls, MatrixOp, Operands, Plan};
+        use crate::matrix::{Acc, Controls, MatrixOp, Plan};
         const NREGS: usize = 512;
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut next = move || {
@@ -1953,38 +1942,9 @@ mod tests {
                     continue;
                 }
                 for set in 0..4 {
-                    let opnds = match set {
-                        0 => Operands {
-                            d: 300,
-                            a: 0,
-                            b: 40,
-                            c: CSrc::Reg(300),
-                            index: 0,
-                        },
-                        1 => Operands {
-                            d: 0,
-                            a: 0,
-                            b: 40,
-                            c: CSrc::Reg(100),
-                            index: 0,
-                        },
-                        // -1.5
-                        2 => Operands {
-                            d: 200,
-                            a: 8,
-                            b: 40,
-                            c: CSrc::Imm(0xBFF8_0000_0000_0000),
-                            index: 0,
-                        },
-                        // C overlaps D one register off (half of one pair, half of the next).
-                        _ => Operands {
-                            d: 301,
-                            a: 8,
-                            b: 40,
-                            c: CSrc::Reg(300),
-                            index: 0,
-                        },
-                    };
+                    // Set 2's constant C is -1.5; in set 3 C overlaps D one register off
+                    // (half of one pair, half of the next).
+                    let opnds = operand_set(set, 0xBFF8_0000_0000_0000);
                     for blgp in 0..8 {
                         let ctl = Controls {
                             blgp,
