@@ -517,19 +517,7 @@ fn cube_map_ops_follow_mode_denormals() {
         0xbf810000, // s_endpgm
     ];
     let den = f32::from_bits(1);
-    // (x, y, z) -> (id, sc, tc, ma, sc of (-x, y, |z|)) with denormals flushed.
-    #[rustfmt::skip]
-    let flushed: [([f32; 3], [f32; 5]); 9] = [
-        ([1.0, 2.0, 3.0], [4.0, 1.0, -2.0, 6.0, -1.0]),     // z major, z > 0: sc = x, tc = -y
-        ([1.0, 2.0, -3.0], [5.0, -1.0, -2.0, -6.0, -1.0]),  // z < 0: sc = -x; |z| = 3 > 0
-        ([1.0, -3.0, 2.0], [3.0, 1.0, -2.0, -6.0, -1.0]),   // y major, y < 0: tc = -z
-        ([-4.0, 3.0, 2.0], [1.0, 2.0, -3.0, -8.0, -2.0]),   // x major, x < 0: sc = z; -x > 0: -z
-        ([4.0, 3.0, 2.0], [0.0, -2.0, -3.0, 8.0, 2.0]),     // x major, x > 0: sc = -z
-        ([2.0, 2.0, 2.0], [4.0, 2.0, -2.0, 4.0, -2.0]),     // ties go to z
-        ([2.0, -2.0, 1.0], [3.0, 2.0, -1.0, -4.0, -2.0]),   // |y| = |x|: y major
-        ([den, 0.0, -0.0], [4.0, 0.0, -0.0, -0.0, -0.0]),   // x flushed to +0: z major, -0 >= 0
-        ([3.0, den, 4.0e-39], [0.0, -0.0, -0.0, 6.0, 0.0]), // y, z flushed: x major, sc = -(+0)
-    ];
+    let flushed = CUBE_ROWS;
     // The two denormal rows with denormals kept: |den| > |±0| makes x major in row 7
     // (x > 0: sc = -z = +0, tc = -y = -0, ma = 2 den; v14: -x < 0, sc = |z| = +0); row 8
     // keeps y and z as they are (sc = -z, tc = -y; v14: -3 < 0, sc = |z|).

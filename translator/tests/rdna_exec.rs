@@ -1740,20 +1740,7 @@ fn cube_map_ops_and_their_denormal_flush() {
         0xd60d040e, 0x240e0501, // v_cubesc_f32 v14, -v1, v2, |v3|
         S_ENDPGM,
     ];
-    let den = f32::from_bits(1);
-    // (x, y, z) -> (id, sc, tc, ma, sc of (-x, y, |z|))
-    #[rustfmt::skip]
-    let rows: [([f32; 3], [f32; 5]); 9] = [
-        ([1.0, 2.0, 3.0], [4.0, 1.0, -2.0, 6.0, -1.0]),     // z major, z > 0: sc = x, tc = -y
-        ([1.0, 2.0, -3.0], [5.0, -1.0, -2.0, -6.0, -1.0]),  // z < 0: sc = -x; |z| = 3 > 0
-        ([1.0, -3.0, 2.0], [3.0, 1.0, -2.0, -6.0, -1.0]),   // y major, y < 0: tc = -z
-        ([-4.0, 3.0, 2.0], [1.0, 2.0, -3.0, -8.0, -2.0]),   // x major, x < 0: sc = z; -x > 0: -z
-        ([4.0, 3.0, 2.0], [0.0, -2.0, -3.0, 8.0, 2.0]),     // x major, x > 0: sc = -z
-        ([2.0, 2.0, 2.0], [4.0, 2.0, -2.0, 4.0, -2.0]),     // ties go to z
-        ([2.0, -2.0, 1.0], [3.0, 2.0, -1.0, -4.0, -2.0]),   // |y| = |x|: y major
-        ([den, 0.0, -0.0], [4.0, 0.0, -0.0, -0.0, -0.0]),   // x flushed to +0: z major, -0 >= 0
-        ([3.0, den, 4.0e-39], [0.0, -0.0, -0.0, 6.0, 0.0]), // y, z flushed: x major, sc = -(+0); v14: -3 < 0, sc = +0
-    ];
+    let rows = lift_support::CUBE_ROWS;
     for gpu in [Gpu::GFX1100, Gpu::GFX1200] {
         for mode in [0xf0, 0x00] {
             let mut s = state(32, 227, EXEC);

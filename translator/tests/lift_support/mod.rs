@@ -531,3 +531,21 @@ pub fn same32(got: u32, want: f32, what: &str) {
         );
     }
 }
+
+/// `v_cubeid/cubesc/cubetc/cubema_f32` worked by hand from the RDNA4 ISA 16.12 pseudocode
+/// with denormals flushed (RDNA4 7.2.4; GFX9 with MODE flushing): the coordinate (x, y, z)
+/// and (id, sc, tc, ma, sc of (-x, y, |z|)). The major axis is z when |z| >= |x| and
+/// |z| >= |y|, else y when |y| >= |x|, else x.
+#[allow(dead_code)] // used by some of the test crates that include this module
+#[rustfmt::skip]
+pub const CUBE_ROWS: [([f32; 3], [f32; 5]); 9] = [
+    ([1.0, 2.0, 3.0], [4.0, 1.0, -2.0, 6.0, -1.0]),     // z major, z > 0: sc = x, tc = -y
+    ([1.0, 2.0, -3.0], [5.0, -1.0, -2.0, -6.0, -1.0]),  // z < 0: sc = -x; |z| = 3 > 0
+    ([1.0, -3.0, 2.0], [3.0, 1.0, -2.0, -6.0, -1.0]),   // y major, y < 0: tc = -z
+    ([-4.0, 3.0, 2.0], [1.0, 2.0, -3.0, -8.0, -2.0]),   // x major, x < 0: sc = z; -x > 0: -z
+    ([4.0, 3.0, 2.0], [0.0, -2.0, -3.0, 8.0, 2.0]),     // x major, x > 0: sc = -z
+    ([2.0, 2.0, 2.0], [4.0, 2.0, -2.0, 4.0, -2.0]),     // ties go to z
+    ([2.0, -2.0, 1.0], [3.0, 2.0, -1.0, -4.0, -2.0]),   // |y| = |x|: y major
+    ([f32::from_bits(1), 0.0, -0.0], [4.0, 0.0, -0.0, -0.0, -0.0]), // x flushed to +0: z major, -0 >= 0
+    ([3.0, f32::from_bits(1), 4.0e-39], [0.0, -0.0, -0.0, 6.0, 0.0]), // y, z flushed: x major, sc = -(+0); v14: -3 < 0, sc = +0
+];
