@@ -1030,8 +1030,11 @@ def generate(outdir):
     m.append("/// Flag of [`RdnaInfo::extra`]: VOP3: the `EXTRA_HEX16_SRC` bits were probed.")
     m.append("pub const EXTRA_HEX16_PROBED: u32 = %d;" % rdna.X_HEX16_PROBED)
     m.append("/// Position in [`RdnaInfo::extra`] of VOP3's per-source packed literal rules (2 bits per source:")
-    m.append("/// `LIT_V2F16`, `LIT_V2BF16`, or 0 for the opcode's rule).")
+    m.append("/// `LIT_V2F16`, `LIT_V2BF16`, `LIT_BF16LO`, or 0 for the opcode's rule).")
     m.append("pub const EXTRA_LITK3_SHIFT: u32 = %d;" % rdna.X_LITK3_SHIFT)
+    m.append("/// `EXTRA_LITK3` rule of a 16-bit bf16 source: LLVM shows the literal's whole dword and marks")
+    m.append("/// it `lit(...)` when its low half is an integer (-16..=64) or a bf16 float constant.")
+    m.append("pub const LIT_BF16LO: u32 = %d;" % rdna.LIT_BF16LO)
     m.append("/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`).")
     m.append("pub const EXTRA_LITK_SHIFT: u32 = %d;" % rdna.X_LITK_SHIFT)
     for n, doc in [("B32", "a 32-bit inline value (integer -16..=64 or f32 constant)"), ("V2F16", "an integer, or an f16 constant with a zero high half"), ("V2BF16", "an integer, or a bf16 constant with a zero high half"), ("INT", "an integer only")]:

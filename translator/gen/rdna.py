@@ -758,35 +758,79 @@ X_LIT_MIX = 1 << 16
 LITK_PROBES = (0x3F800000, 0x00003C00, 0x00003F80, 0xFFFFFFF0)
 
 
+# The inline-constant source codes (integers 0..64, -1..-16, the float constants; RDNA4 ISA
+# 7.1 "Scalar Operands"): probed as a class in the sources that may refuse them.
+INLINE_CODES = tuple(range(0x80, 0xD1)) + tuple(range(0xF0, 0xF9))
+# A few of them first (0, -1, 0.5, 1/(2*pi)); the whole class where one is flagged.
+INLINE_PROBES = (0x80, 0xC1, 0xF0, 0xF8)
+# `*_VOP3_NOLIT` bits per source i: a literal is flagged (i), an inline constant is (3 + i);
+# wave32 in bits 0..5, wave64 in bits 6..11.
+NOLIT_CONST = 3
+NOLIT_W64 = 6
+
+
 def vop3_nolit(fam, found, flags, decode):
-    """{VOP3 opcode: source mask} of the sources where LLVM decodes a literal but flags it
-    (`/*Invalid immediate*/`: the lane mask of `v_cndmask_b32_e64`, the VGPR-only source of
-    gfx12 `v_movrels_b32_e64`); the decoder rejects such words."""
+    """{VOP3 opcode: source bits} of the sources where LLVM decodes a literal or an inline
+    constant but flags it (`/*Invalid immediate*/`: the lane mask of `v_cndmask_b32_e64` and
+    of the carry-in `v_*_co_ci_u32_e64`, the VGPR-only source of gfx12 `v_movrels_b32_e64`),
+    per wave size (`NOLIT_*` layout); the decoder rejects such words. The generator fails
+    where LLVM flags some inline constants of a source and not others."""
     cpu, feats = FAMILIES[fam]
-    jobs, cands = [], []
     fields = encodings(fam)["vop3"][2]
+    srcs = []
     for key, (size, txt, vals, words) in sorted(found.items()):
         if key[0] != "vop3":
             continue
         widths = slot_widths(fields, vals, split_text(txt)[1])[0]
         for i in range(3):
             if widths[i + 1] == 1:
-                cands.append([words[0], (words[1] & ~(0x1FF << (9 * i))) | (0xFF << (9 * i)), 0x12345678])
-                jobs.append((key, i))
-    res = decode(cpu + ":" + feats, cands)
+                srcs.append((key, i, words))
+
+    def probe(codes, which):
+        jobs, cands = [], []
+        for key, i, words in which:
+            for c in codes:
+                cands.append([words[0], (words[1] & ~(0x1FF << (9 * i))) | (c << (9 * i)), 0x12345678])
+                jobs.append((key, i, c))
+        got = {}
+        for w, wf in ((0, ""), (NOLIT_W64, W64)):
+            res = decode(cpu + ":" + feats + wf, cands)
+            for j, (key, i, c) in enumerate(jobs):
+                r = res.get(j)
+                got[(key, i, c, w)] = r is not None and "Invalid immediate" in r[1]
+        return got
+
+    first = probe((0xFF,) + INLINE_PROBES, srcs)
+    again = [(k, i, ws) for k, i, ws in srcs if any(first[(k, i, c, w)] for c in INLINE_PROBES for w in (0, NOLIT_W64))]
+    full = probe(INLINE_CODES, again)
     out = {}
-    for j, (key, i) in enumerate(jobs):
-        r = res.get(j)
-        if r is not None and "Invalid immediate" in r[1]:
-            out[key[1]] = out.get(key[1], 0) | 1 << i
+    for key, i, _ in srcs:
+        for w in (0, NOLIT_W64):
+            if first[(key, i, 0xFF, w)]:
+                out[key[1]] = out.get(key[1], 0) | 1 << (w + i)
+            if (key, i, 0x80, w) in full:
+                flagged = {c for c in INLINE_CODES if full[(key, i, c, w)]}
+                if flagged and flagged != set(INLINE_CODES):
+                    raise SystemExit("%s %r: LLVM flags inline constants %s of source %d, not all" % (fam, key, sorted(flagged), i))
+                if flagged:
+                    out[key[1]] = out.get(key[1], 0) | 1 << (w + NOLIT_CONST + i)
     return out
 
 
 def rust_vop3_nolit(fam, nolit):
     return [
-        "/// %s VOP3 opcodes whose sources (bit i: source i) take no literal: LLVM flags it." % fam,
-        "pub static %s_VOP3_NOLIT: [(u16, u8); %d] = [%s];\n" % (fam.upper(), len(nolit), ", ".join("(0x%03x, %d)" % kv for kv in sorted(nolit.items()))),
+        "/// %s VOP3 opcodes whose sources take no literal or no inline constant (LLVM flags it):" % fam,
+        "/// bit i: source i takes no literal, bit 3 + i: no inline constant; wave32 in bits 0..5,",
+        "/// wave64 in bits 6..11.",
+        "pub static %s_VOP3_NOLIT: [(u16, u16); %d] = [%s];\n" % (fam.upper(), len(nolit), ", ".join("(0x%03x, 0x%03x)" % kv for kv in sorted(nolit.items()))),
     ]
+
+
+# VOP3 `X_LITK3` kind 3: a 16-bit bf16 source (`v_dot2_bf16_bf16`'s accumulator) whose
+# literal LLVM shows as the whole dword, marked when its low half is an integer (-16..64)
+# or a bf16 float inline constant; probed with these literals and LLVM's texts for them.
+LIT_BF16LO = 3
+BF16LO_PROBES = ((0x12343F80, "lit(0x12343f80)"), (0x3E22F983, "0x3e22f983"), (0x12340040, "lit(0x12340040)"), (0x12343C00, "0x12343c00"))
 
 
 def vop3_packed_lits(fam, found, decode, flags):
@@ -824,11 +868,32 @@ def vop3_packed_lits(fam, found, decode, flags):
         for kind, p in packed.items():
             if len(key) == 2 and got == p:
                 out[key] = out.get(key, 0) | kind << (X_LITK3_SHIFT + 2 * i)
+    # A bf16 source LLVM shows whole and marks by its low half (`LIT_BF16LO`).
+    jobs, cands = [], []
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] != "vop3" or flags.get(key, 0) & M_SD:
+            continue
+        for i in range(3):
+            # Every present source: the 16-bit ones (`v16.l`) have no register width here.
+            if vals[1 + i] is None or out.get(key, 0) >> (X_LITK3_SHIFT + 2 * i) & 3:
+                continue
+            for v, _ in BF16LO_PROBES:
+                cands.append([words[0], (words[1] & ~(0x1FF << (9 * i))) | (0xFF << (9 * i)), v])
+                jobs.append((key, i))
+    res = decode(cpu + ":" + feats, cands)
+    shown = {}
+    for j, (key, i) in enumerate(jobs):
+        r = res.get(j)
+        ops = split_text(r[1])[1] if r is not None and not bad_text(r[1]) else []
+        shown.setdefault((key, i), []).append(next((o for o in ops if "0x" in o), None))
+    for (key, i), texts in sorted(shown.items()):
+        if texts == [t for _, t in BF16LO_PROBES]:
+            out[key] = out.get(key, 0) | LIT_BF16LO << (X_LITK3_SHIFT + 2 * i)
     # In the DPP16 form a packed source marks by the f32 rule as well (the printer's rule).
     for (key, i), m in sorted(marks.items()):
         kind = out.get(key[:2], 0) >> (X_LITK3_SHIFT + 2 * i) & 3
         got = tuple(m[v] for v in LITK_PROBES)
-        if len(key) == 3 and kind and None not in got and got != tuple(a or b for a, b in zip((True, False, False, True), packed[kind])):
+        if len(key) == 3 and kind in packed and None not in got and got != tuple(a or b for a, b in zip((True, False, False, True), packed[kind])):
             raise SystemExit("%s %r: DPP16 source %d marks literals %r, not by the f32 or its packed rule" % (fam, key[:2], i, got))
     return out
 

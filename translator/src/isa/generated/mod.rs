@@ -118,8 +118,11 @@ pub const EXTRA_HEX16_SRC_SHIFT: u32 = 26;
 /// Flag of [`RdnaInfo::extra`]: VOP3: the `EXTRA_HEX16_SRC` bits were probed.
 pub const EXTRA_HEX16_PROBED: u32 = 536870912;
 /// Position in [`RdnaInfo::extra`] of VOP3's per-source packed literal rules (2 bits per source:
-/// `LIT_V2F16`, `LIT_V2BF16`, or 0 for the opcode's rule).
+/// `LIT_V2F16`, `LIT_V2BF16`, `LIT_BF16LO`, or 0 for the opcode's rule).
 pub const EXTRA_LITK3_SHIFT: u32 = 10;
+/// `EXTRA_LITK3` rule of a 16-bit bf16 source: LLVM shows the literal's whole dword and marks
+/// it `lit(...)` when its low half is an integer (-16..=64) or a bf16 float constant.
+pub const LIT_BF16LO: u32 = 3;
 /// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`).
 pub const EXTRA_LITK_SHIFT: u32 = 26;
 /// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is a 32-bit inline value (integer -16..=64 or f32 constant).

@@ -12284,7 +12284,7 @@ pub static GFX1100_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 64513,
-        extra: 536881344,
+        extra: 536930496,
         class: 0,
         fixmask: [0x3f988000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -19754,19 +19754,21 @@ pub static GFX1100_DPP_RAW: [(u8, u16, u8, u8); 4] = [
     (0, 0x136, 2, 1),
 ];
 
-/// gfx1100 VOP3 opcodes whose sources (bit i: source i) take no literal: LLVM flags it.
-pub static GFX1100_VOP3_NOLIT: [(u16, u8); 11] = [
-    (0x101, 4),
-    (0x120, 4),
-    (0x121, 4),
-    (0x122, 4),
-    (0x1c3, 1),
-    (0x1c4, 1),
-    (0x1c8, 1),
-    (0x25b, 1),
-    (0x25c, 1),
-    (0x25d, 4),
-    (0x360, 1),
+/// gfx1100 VOP3 opcodes whose sources take no literal or no inline constant (LLVM flags it):
+/// bit i: source i takes no literal, bit 3 + i: no inline constant; wave32 in bits 0..5,
+/// wave64 in bits 6..11.
+pub static GFX1100_VOP3_NOLIT: [(u16, u16); 11] = [
+    (0x101, 0x924),
+    (0x120, 0x924),
+    (0x121, 0x924),
+    (0x122, 0x924),
+    (0x1c3, 0x249),
+    (0x1c4, 0x249),
+    (0x1c8, 0x249),
+    (0x25b, 0x249),
+    (0x25c, 0x249),
+    (0x25d, 0x924),
+    (0x360, 0x249),
 ];
 
 /// gfx1100 MIMG opcodes (`None` = not a valid opcode).
@@ -34255,7 +34257,7 @@ pub static GFX1200_VOP3: [Option<RdnaInfo>; 1024] = [
         widths64: [1, 1, 1, 1],
         kinds: [3, 0, 0, 3],
         mods: 64513,
-        extra: 536881344,
+        extra: 536930496,
         class: 0,
         fixmask: [0x3e908000, 0x18000000, 0x0],
         fixval: [0x16000000, 0x0, 0x0],
@@ -42990,21 +42992,23 @@ pub static GFX1200_DPP_RAW: [(u8, u16, u8, u8); 4] = [
     (0, 0x136, 2, 1),
 ];
 
-/// gfx1200 VOP3 opcodes whose sources (bit i: source i) take no literal: LLVM flags it.
-pub static GFX1200_VOP3_NOLIT: [(u16, u8); 13] = [
-    (0x101, 4),
-    (0x120, 4),
-    (0x121, 4),
-    (0x122, 4),
-    (0x1c3, 1),
-    (0x1c4, 1),
-    (0x1c8, 1),
-    (0x25b, 1),
-    (0x25c, 1),
-    (0x25d, 4),
-    (0x30f, 3),
-    (0x310, 3),
-    (0x360, 1),
+/// gfx1200 VOP3 opcodes whose sources take no literal or no inline constant (LLVM flags it):
+/// bit i: source i takes no literal, bit 3 + i: no inline constant; wave32 in bits 0..5,
+/// wave64 in bits 6..11.
+pub static GFX1200_VOP3_NOLIT: [(u16, u16); 13] = [
+    (0x101, 0x924),
+    (0x120, 0x924),
+    (0x121, 0x924),
+    (0x122, 0x924),
+    (0x1c3, 0x249),
+    (0x1c4, 0x249),
+    (0x1c8, 0x249),
+    (0x25b, 0x249),
+    (0x25c, 0x249),
+    (0x25d, 0x924),
+    (0x30f, 0x6db),
+    (0x310, 0x6db),
+    (0x360, 0x249),
 ];
 
 /// gfx1200 VIMAGE opcodes (`None` = not a valid opcode).

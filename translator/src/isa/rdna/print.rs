@@ -7,9 +7,9 @@ use crate::isa::generated::{
     EXTRA_BYTE_SEL1_SHIFT, EXTRA_BYTE_SEL2_SHIFT, EXTRA_DPP_CTRL_SRC, EXTRA_HEX16_PROBED,
     EXTRA_HEX16_SRC_SHIFT, EXTRA_LITK3_SHIFT, EXTRA_LITK_SHIFT, EXTRA_LIT_MIX, EXTRA_WIDE64_SHIFT,
     EXTRA_WIDE_SHIFT, IMG_A16, IMG_D16, IMG_DIM, IMG_DLC, IMG_DMASK, IMG_GLC, IMG_LWE, IMG_R128,
-    IMG_SLC, IMG_TFE, IMG_UNORM, LIT_INT, LIT_V2BF16, LIT_V2F16, MOD_CLAMP, MOD_GDS, MOD_GLC,
-    MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
-    MOD_OPSEL_HI_DEF1, WIDE_B32, WIDE_BF16, WIDE_F16, WIDE_F64,
+    IMG_SLC, IMG_TFE, IMG_UNORM, LIT_BF16LO, LIT_INT, LIT_V2BF16, LIT_V2F16, MOD_CLAMP, MOD_GDS,
+    MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL,
+    MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1, WIDE_B32, WIDE_BF16, WIDE_F16, WIDE_F64,
 };
 use crate::isa::syntax::{
     self, bits, constant, dpp_ctrl_common, imm32_code, omod, range, signed_hex, sreg, u16_imm,
@@ -975,7 +975,17 @@ fn print_vop3(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave6
                 continue;
             }
             let packed = info.extra >> (EXTRA_LITK3_SHIFT + 2 * i as u32) & 3;
-            let (o, lit) = if packed != 0 && src.o.code == Opnd::LITERAL {
+            let (o, lit) = if packed == LIT_BF16LO && src.o.code == Opnd::LITERAL {
+                // A 16-bit bf16 source (generated `LIT_BF16LO`): the whole dword, marked when
+                // its low half is an integer or a bf16 constant (`v_dot2_bf16_bf16 ...,
+                // lit(0x12343f80)` but `0x3e22f983`).
+                let mut o = src.o;
+                let lo = inst.literal.unwrap_or(0) as u16;
+                if (-16..=64).contains(&(lo as i16)) || BF16_INLINE.contains(&lo) {
+                    o.code = LIT_MARKED;
+                }
+                (o, inst.literal)
+            } else if packed != 0 && src.o.code == Opnd::LITERAL {
                 // A packed source (generated `EXTRA_LITK3`): the whole dword, marked by the
                 // packed rule (`v_dot2_f16_f16 v2.l, lit(0x3c00), ...`), in a DPP form by the
                 // f32 rule too (checked by the generator).
