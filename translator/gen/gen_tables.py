@@ -1035,7 +1035,8 @@ def generate(outdir):
     m.append("/// `EXTRA_LITK3` rule of a 16-bit bf16 source: LLVM shows the literal's whole dword and marks")
     m.append("/// it `lit(...)` when its low half is an integer (-16..=64) or a bf16 float constant.")
     m.append("pub const LIT_BF16LO: u32 = %d;" % rdna.LIT_BF16LO)
-    m.append("/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`).")
+    m.append("/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`);")
+    m.append("/// VOP1/VOP2/VOPC: SRC0's rule where it is not the f32 one (0: the opcode's rule).")
     m.append("pub const EXTRA_LITK_SHIFT: u32 = %d;" % rdna.X_LITK_SHIFT)
     for n, doc in [("B32", "a 32-bit inline value (integer -16..=64 or f32 constant)"), ("V2F16", "an integer, or an f16 constant with a zero high half"), ("V2BF16", "an integer, or a bf16 constant with a zero high half"), ("INT", "an integer only")]:
         m.append("/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is %s." % doc)

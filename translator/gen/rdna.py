@@ -667,6 +667,8 @@ def probe_mods(fam, found, decode):
         flags[key] = flags.get(key, 0) | bits << X_SHIFT
     for key, bits in vop3p_lit_kinds(fam, found, decode, flags).items():
         flags[key] = flags.get(key, 0) | bits << X_SHIFT
+    for key, bits in e32_lit_kinds(fam, found, decode).items():
+        flags[key] = flags.get(key, 0) | bits << X_SHIFT
     for key, kinds in wide_src_kinds(fam, found, decode).items():
         flags[key] = flags.get(key, 0) | (kinds[0] << X_WIDE_SHIFT | kinds[1] << X_WIDE64_SHIFT) << X_SHIFT
     e64 = {}
@@ -895,6 +897,39 @@ def vop3_packed_lits(fam, found, decode, flags):
         got = tuple(m[v] for v in LITK_PROBES)
         if len(key) == 3 and kind in packed and None not in got and got != tuple(a or b for a, b in zip((True, False, False, True), packed[kind])):
             raise SystemExit("%s %r: DPP16 source %d marks literals %r, not by the f32 or its packed rule" % (fam, key[:2], i, got))
+    return out
+
+
+def e32_lit_kinds(fam, found, decode):
+    """{VOP1/VOP2/VOPC key: X_LITK bits of source 0}: the `_e32` opcodes whose 32-bit SRC0
+    LLVM marks a literal of by a packed or integer rule instead of the f32 one
+    (`v_pk_fmac_f16 v2, 0x3f800000, v8` but `lit(0x40)`: `LIT_INT`; `v_dot2acc_f32_f16 v2,
+    lit(0x3c00), v8`: `LIT_V2F16`); 0 (the opcode's rule) elsewhere."""
+    cpu, feats = FAMILIES[fam]
+    jobs, cands = [], []
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] not in ("vop1", "vop2", "vopc"):
+            continue
+        for v in LITK_PROBES:
+            cands.append([(words[0] & ~0x1FF) | 0xFF, v])
+            jobs.append((key, v))
+    res = decode(cpu + ":" + feats, cands)
+    marks = {}
+    for j, (key, v) in enumerate(jobs):
+        r = res.get(j)
+        ops = split_text(r[1])[1] if r is not None and not bad_text(r[1]) else []
+        lit = next((o for o in ops if "0x" in o or o.startswith("lit(")), None)
+        marks.setdefault(key, {})[v] = lit
+    rules = {LIT_V2F16: (False, True, False, True), LIT_V2BF16: (False, False, True, True), LIT_INT: (False, False, False, True)}
+    out = {}
+    for key, m in sorted(marks.items()):
+        # Only 32-bit sources (the whole dword shown).
+        if m[0x3F800000] not in ("0x3f800000", "lit(0x3f800000)"):
+            continue
+        got = tuple(m[v] is not None and m[v].startswith("lit(") for v in LITK_PROBES)
+        for kind, p in rules.items():
+            if got == p:
+                out[key] = kind << X_LITK_SHIFT
     return out
 
 

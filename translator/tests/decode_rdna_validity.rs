@@ -588,6 +588,56 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "D7690002 043210FA FF008504",
         "v_cvt_pk_fp8_f32_e64_dpp v2.l, v4, v8 quad_perm:[1,1,0,0] row_mask:0xf bank_mask:0xf",
     ),
+    // SRC0 of `v_pk_fmac_f16` marks an integer literal only, of `v_dot2acc_f32_f16` an
+    // integer or an f16 constant (generated `EXTRA_LITK` of VOP2).
+    (
+        0x1100,
+        32,
+        "780410FF 3E22F983",
+        "v_pk_fmac_f16 v2, 0x3e22f983, v8",
+    ),
+    (
+        0x1100,
+        32,
+        "780410FF 3F800000",
+        "v_pk_fmac_f16 v2, 0x3f800000, v8",
+    ),
+    (
+        0x1100,
+        32,
+        "780410FF FFFFFFF0",
+        "v_pk_fmac_f16 v2, lit(0xfffffff0), v8",
+    ),
+    (
+        0x1200,
+        32,
+        "780410FF 3E22F983",
+        "v_pk_fmac_f16 v2, 0x3e22f983, v8",
+    ),
+    (
+        0x1200,
+        32,
+        "780410FF 00003C00",
+        "v_pk_fmac_f16 v2, 0x3c00, v8",
+    ),
+    (
+        0x1100,
+        32,
+        "040410FF 3E22F983",
+        "v_dot2acc_f32_f16 v2, 0x3e22f983, v8",
+    ),
+    (
+        0x1100,
+        32,
+        "040410FF 00003118",
+        "v_dot2acc_f32_f16 v2, lit(0x3118), v8",
+    ),
+    (
+        0x1100,
+        32,
+        "040410FF 00003C00",
+        "v_dot2acc_f32_f16 v2, lit(0x3c00), v8",
+    ),
     // The 16-bit bf16 accumulator of `v_dot2_bf16_bf16` shows a literal whole, marked when
     // its low half is an integer or a bf16 constant (generated `LIT_BF16LO`).
     (

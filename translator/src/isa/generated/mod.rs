@@ -123,7 +123,8 @@ pub const EXTRA_LITK3_SHIFT: u32 = 10;
 /// `EXTRA_LITK3` rule of a 16-bit bf16 source: LLVM shows the literal's whole dword and marks
 /// it `lit(...)` when its low half is an integer (-16..=64) or a bf16 float constant.
 pub const LIT_BF16LO: u32 = 3;
-/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`).
+/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`);
+/// VOP1/VOP2/VOPC: SRC0's rule where it is not the f32 one (0: the opcode's rule).
 pub const EXTRA_LITK_SHIFT: u32 = 26;
 /// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is a 32-bit inline value (integer -16..=64 or f32 constant).
 pub const LIT_B32: u32 = 0;

@@ -897,7 +897,17 @@ fn print_vop(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64
             src.t16 = k == 1 && info.kinds[2] == 3;
             src.hi = k == 1 && inst.mods.op_sel & 2 != 0;
         }
-        let (o, lit) = valu_lit(src.o, inst.literal, src.ty, info.mods);
+        let (mut o, lit) = valu_lit(src.o, inst.literal, src.ty, info.mods);
+        let rule = info.extra >> EXTRA_LITK_SHIFT & 3;
+        if i == 0 && rule != 0 && src.o.code == Opnd::LITERAL {
+            // SRC0 with a packed or integer literal rule (generated `EXTRA_LITK`:
+            // `v_pk_fmac_f16 v2, 0x3f800000, v8` but `lit(0x40)`).
+            o.code = if inst.literal.is_some_and(|v| vop3p_lit_marked(v, info, 0)) {
+                LIT_MARKED
+            } else {
+                Opnd::LITERAL
+            };
+        }
         src.o = o;
         if vcc_in && src.abs {
             // `|v1, vcc_lo|`: the closing bar comes after the implicit VCC.
