@@ -723,6 +723,7 @@ def generate(outdir):
             rdna.wave64_widths(fam, found, decode_all),
             None,  # fixed bits: from the canonical words and the oracle cases, below
         )
+        rd[fam][2].update(rdna.vopd_lit_kinds(fam, vopd, decode_all))
         syms[fam] = rdna.symbol_tables(fam, found, decode_all)
         syms[fam] = syms[fam] + (rdna.src_codes(fam, found, decode_all), rdna.sreg_maps(fam, found, imgs[fam][0], decode_all))
         syms[fam] = syms[fam] + (rdna.dpp_ctrls(fam, found, decode_all),)

@@ -933,6 +933,45 @@ def e32_lit_kinds(fam, found, decode):
     return out
 
 
+def vopd_lit_kinds(fam, vopd, decode):
+    """{("vopdx"/"vopdy", op): X_LITK bits of SRC0 << X_SHIFT}: the VOPD halves whose SRC0
+    LLVM marks a literal of by a packed or integer rule (`v_dual_dot2acc_f32_f16 v2,
+    lit(0x3c00), v8 :: ...`), probed with `v_dual_mov_b32` as the other half."""
+    cpu, feats = FAMILIES[fam]
+    mov = {k[0]: k[1] for k, (size, txt) in vopd.items() if split_text(txt)[0] == "v_dual_mov_b32"}
+    if len(mov) != 2:
+        raise SystemExit("%s: no v_dual_mov_b32 in both VOPD halves" % fam)
+    jobs, cands = [], []
+    for key in sorted(vopd):
+        for v1 in (8, 0):
+            for v in LITK_PROBES:
+                if key[0] == "vopdx":
+                    w = vopd_words(key[1], mov["vopdy"], (1, 0xFF, v1, V(5), 0, 3))
+                else:
+                    w = vopd_words(mov["vopdx"], key[1], (1, V(5), 0, 0xFF, v1, 3))
+                cands.append(w + [v])
+                jobs.append((key, v1, v))
+    res = decode(cpu + ":" + feats, cands)
+    marks = {}
+    for j, (key, v1, v) in enumerate(jobs):
+        r = res.get(j)
+        if r is None or bad_text(r[1]) or "::" not in r[1]:
+            continue
+        half = r[1].split("::")[0 if key[0] == "vopdx" else 1]
+        ops = split_text(half.strip())[1]
+        marks.setdefault((key, v1), {})[v] = ops[1] if len(ops) > 1 else None
+    rules = {LIT_V2F16: (False, True, False, True), LIT_V2BF16: (False, False, True, True), LIT_INT: (False, False, False, True)}
+    out = {}
+    for (key, v1), m in sorted(marks.items()):
+        if key in out or len(m) != len(LITK_PROBES) or m[0x3F800000] not in ("0x3f800000", "lit(0x3f800000)"):
+            continue
+        got = tuple(m[v] is not None and m[v].startswith("lit(") for v in LITK_PROBES)
+        for kind, p in rules.items():
+            if got == p:
+                out[key] = (kind << X_LITK_SHIFT) << X_SHIFT
+    return out
+
+
 def vop3p_lit_kinds(fam, found, decode, flags):
     """{VOP3P key: X_LITK bits} for the 32-bit sources of every VOP3P opcode that prints its
     literals whole (no `M_LIT16`): which `LIT_*` rule LLVM marks a literal by there
@@ -1571,7 +1610,8 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class, fixed, variant=None,
                 widths += [0] * (4 - len(widths))
                 kinds += [0] * (4 - len(kinds))
                 w64s = widths
-                flags = extra = 0
+                flags = 0
+                extra = mods.get(key, 0) >> X_SHIFT
                 fx = [[0, 0]] * 3
             else:
                 e = found.get(key)

@@ -638,6 +638,49 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "040410FF 00003C00",
         "v_dot2acc_f32_f16 v2, lit(0x3c00), v8",
     ),
+    // The same rule in a VOPD half (generated `EXTRA_LITK` of `vopdx`/`vopdy`).
+    (
+        0x1100,
+        32,
+        "CB1010FF 02020105 3F800000",
+        "v_dual_dot2acc_f32_f16 v2, 0x3f800000, v8 :: v_dual_mov_b32 v3, v5",
+    ),
+    (
+        0x1100,
+        32,
+        "CA180105 030210FF 00003C00",
+        "v_dual_mov_b32 v3, v5 :: v_dual_dot2acc_f32_f16 v2, lit(0x3c00), v8",
+    ),
+    (
+        0x1100,
+        32,
+        "CA180105 030210FF 3E22F983",
+        "v_dual_mov_b32 v3, v5 :: v_dual_dot2acc_f32_f16 v2, 0x3e22f983, v8",
+    ),
+    (
+        0x1200,
+        32,
+        "CB1010FF 02020105 00003C00",
+        "v_dual_dot2acc_f32_f16 v2, lit(0x3c00), v8 :: v_dual_mov_b32 v3, v5",
+    ),
+    (
+        0x1200,
+        32,
+        "CB1010FF 02020105 3E22F983",
+        "v_dual_dot2acc_f32_f16 v2, 0x3e22f983, v8 :: v_dual_mov_b32 v3, v5",
+    ),
+    (
+        0x1100,
+        32,
+        "CB5010FF 02020105 00003F80",
+        "v_dual_dot2acc_f32_bf16 v2, lit(0x3f80), v8 :: v_dual_mov_b32 v3, v5",
+    ),
+    (
+        0x1200,
+        32,
+        "CB5010FF 02020105 3F800000",
+        "v_dual_dot2acc_f32_bf16 v2, 0x3f800000, v8 :: v_dual_mov_b32 v3, v5",
+    ),
     // The 16-bit bf16 accumulator of `v_dot2_bf16_bf16` shows a literal whole, marked when
     // its low half is an integer or a bf16 constant (generated `LIT_BF16LO`).
     (

@@ -1141,12 +1141,18 @@ fn print_vopd(out: &mut String, tb: &Tables, inst: &Inst) {
         let mut l = List::new(out);
         l.op(d);
         let s = l.sep();
-        opnd(
-            s,
-            mark(s0, inst.literal, Ty::B32, info.mods),
-            inst.literal,
-            Ty::B32,
-        );
+        let mut s0 = mark(s0, inst.literal, Ty::B32, info.mods);
+        if info.extra >> EXTRA_LITK_SHIFT & 3 != 0 && matches!(s0.code, Opnd::LITERAL | LIT_MARKED)
+        {
+            // SRC0 with a packed or integer literal rule (generated `EXTRA_LITK`:
+            // `v_dual_dot2acc_f32_f16 v2, lit(0x3c00), v8`).
+            s0.code = if inst.literal.is_some_and(|v| vop3p_lit_marked(v, info, 0)) {
+                LIT_MARKED
+            } else {
+                Opnd::LITERAL
+            };
+        }
+        opnd(s, s0, inst.literal, Ty::B32);
         let lit = inst.literal.unwrap_or(0);
         if info.class & CLASS_MADMK != 0 {
             let _ = write!(l.sep(), "0x{lit:x}");
