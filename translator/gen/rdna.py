@@ -389,7 +389,7 @@ M_FAKE16_NOMODS = 1 << 31  # VOP3 true16: in the fake16 form, neg/abs of a sourc
 # `RdnaInfo::extra` flags, kept above bit 32 of the `probe_mods` flags (shifted down on output).
 X_SHIFT = 32
 X_FAKE16 = 0xF  # VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form
-X_LDS_DIRECT = 0x10  # SALU: the source takes `src_lds_direct` (code 0xFE; `s_barrier_*`)
+X_LDS_DIRECT = 0x10  # SALU, VOP1: the source takes `src_lds_direct` (code 0xFE; `s_barrier_*`, `v_readfirstlane_b32`)
 X_SREG_ONLY = 0x20  # SOP1: the source takes no constant (`s_movrels_b32/b64`, `s_setpc_b64`): SRC_MAPS' register-only maps
 X_OPSEL_IGN_SHIFT = 6
 X_OPSEL_IGN = 0xF << X_OPSEL_IGN_SHIFT  # VOP3: the OP_SEL bits LLVM decodes and ignores (the packed sources of `v_dot2_f16_f16`)
@@ -618,6 +618,10 @@ def probe_mods(fam, found, decode):
             keys.append((key, X_LDS_DIRECT))
             cands.append([(words[0] & ~0xFF) | 0x80])
             keys.append((key, X_SREG_ONLY))
+        if key[0] == "vop1" and vals[1] is not None:
+            # VOP1: a VGPR-only SRC0 that takes `src_lds_direct` (`v_readfirstlane_b32`).
+            cands.append([(words[0] & ~0x1FF) | 0xFE])
+            keys.append((key, X_LDS_DIRECT))
     res = decode(cpu + ":" + feats, cands)
     for i, (key, x) in enumerate(keys):
         if x == X_SREG_ONLY:

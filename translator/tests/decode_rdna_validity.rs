@@ -681,6 +681,20 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "CB5010FF 02020105 3F800000",
         "v_dual_dot2acc_f32_bf16 v2, 0x3f800000, v8 :: v_dual_mov_b32 v3, v5",
     ),
+    // `src_lds_direct` in the VGPR-only SRC0 of `v_readfirstlane_b32` (generated
+    // `EXTRA_LDS_DIRECT` of VOP1; random_words.py gfx1100 --count 100000 --seed 11).
+    (
+        0x1100,
+        32,
+        "7E3A04FE",
+        "v_readfirstlane_b32 s29, src_lds_direct",
+    ),
+    (
+        0x1200,
+        64,
+        "7E0404FE",
+        "v_readfirstlane_b32 s2, src_lds_direct",
+    ),
     // The 16-bit bf16 accumulator of `v_dot2_bf16_bf16` shows a literal whole, marked when
     // its low half is an integer or a bf16 constant (generated `LIT_BF16LO`).
     (
@@ -834,6 +848,12 @@ const FLAGGED: &[(u32, &str, &str)] = &[
         0x1200,
         "D5010002 020210FA FF013804",
         "v_cndmask_b32_e64_dpp v2, v4, v8, 0/*Invalid immediate*/ /* wave_shr is not supported starting from GFX10 */ row_mask:0xf bank_mask:0xf",
+    ),
+    // `src_lds_direct` in a VGPR-only SRC0 that does not take it.
+    (
+        0x1100,
+        "7E0486FE",
+        "v_movrels_b32_e32 v2, src_lds_direct/*Invalid register, operand has 'VGPR_32' register class*/",
     ),
     // A literal in a VOP3 source that takes none (generated `*_VOP3_NOLIT`): a lane mask, a
     // VGPR-only source.

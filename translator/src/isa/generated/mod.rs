@@ -83,7 +83,8 @@ pub const MOD_MASK1: u32 = 524288;
 pub const MOD_MASK2: u32 = 1048576;
 /// Mask of [`RdnaInfo::extra`]: VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form.
 pub const EXTRA_FAKE16_OPSEL: u32 = 15;
-/// Flag of [`RdnaInfo::extra`]: SALU: the source also takes `src_lds_direct` (code 0xFE).
+/// Flag of [`RdnaInfo::extra`]: SALU, VOP1: the source also takes `src_lds_direct` (code 0xFE),
+/// a VGPR-only VOP1 SRC0 too (`v_readfirstlane_b32`).
 pub const EXTRA_LDS_DIRECT: u32 = 16;
 /// Flag of [`RdnaInfo::extra`]: SOP1: the source takes no constant (the SALU register-only source maps).
 pub const EXTRA_SREG_ONLY: u32 = 32;

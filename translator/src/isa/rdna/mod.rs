@@ -313,8 +313,10 @@ impl Cx<'_> {
         if let Some(Some(info)) = table.get(op as usize) {
             let code = w0 & 0x1FF;
             let vgpr_only = info.fixmask[0] & info.fixval[0] & 0x100 != 0;
+            // `src_lds_direct` where the opcode takes it (generated: `v_readfirstlane_b32`).
             let special = matches!(code, SRC_DPP16 | SRC_DPP8 | SRC_DPP8_FI)
-                || in_map(&tb.src_ok[SRC_VGPR_ONLY], code);
+                || in_map(&tb.src_ok[SRC_VGPR_ONLY], code)
+                || code == SRC_LDS_DIRECT && info.extra & EXTRA_LDS_DIRECT != 0;
             if vgpr_only && code < 0x100 && special {
                 let mut val = info.fixval;
                 val[0] &= !0x100;
