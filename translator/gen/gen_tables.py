@@ -723,6 +723,7 @@ def generate(outdir):
             rdna.wave64_widths(fam, found, decode_all),
             None,  # fixed bits: from the canonical words and the oracle cases, below
         )
+        rd[fam][2].update(rdna.vopd_lit_kinds(fam, vopd, decode_all))
         syms[fam] = rdna.symbol_tables(fam, found, decode_all)
         syms[fam] = syms[fam] + (rdna.src_codes(fam, found, decode_all), rdna.sreg_maps(fam, found, imgs[fam][0], decode_all))
         syms[fam] = syms[fam] + (rdna.dpp_ctrls(fam, found, decode_all),)
@@ -1000,7 +1001,8 @@ def generate(outdir):
         m.append("pub const MOD_MASK%d: u32 = %d;" % (i, rdna.M_MASK0 << i))
     m.append("/// Mask of [`RdnaInfo::extra`]: VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form.")
     m.append("pub const EXTRA_FAKE16_OPSEL: u32 = %d;" % rdna.X_FAKE16)
-    m.append("/// Flag of [`RdnaInfo::extra`]: SALU: the source also takes `src_lds_direct` (code 0xFE).")
+    m.append("/// Flag of [`RdnaInfo::extra`]: SALU, VOP1: the source also takes `src_lds_direct` (code 0xFE),")
+    m.append("/// a VGPR-only VOP1 SRC0 too (`v_readfirstlane_b32`).")
     m.append("pub const EXTRA_LDS_DIRECT: u32 = %d;" % rdna.X_LDS_DIRECT)
     m.append("/// Flag of [`RdnaInfo::extra`]: SOP1: the source takes no constant (the SALU register-only source maps).")
     m.append("pub const EXTRA_SREG_ONLY: u32 = %d;" % rdna.X_SREG_ONLY)
@@ -1030,9 +1032,13 @@ def generate(outdir):
     m.append("/// Flag of [`RdnaInfo::extra`]: VOP3: the `EXTRA_HEX16_SRC` bits were probed.")
     m.append("pub const EXTRA_HEX16_PROBED: u32 = %d;" % rdna.X_HEX16_PROBED)
     m.append("/// Position in [`RdnaInfo::extra`] of VOP3's per-source packed literal rules (2 bits per source:")
-    m.append("/// `LIT_V2F16`, `LIT_V2BF16`, or 0 for the opcode's rule).")
+    m.append("/// `LIT_V2F16`, `LIT_V2BF16`, `LIT_BF16LO`, or 0 for the opcode's rule).")
     m.append("pub const EXTRA_LITK3_SHIFT: u32 = %d;" % rdna.X_LITK3_SHIFT)
-    m.append("/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`).")
+    m.append("/// `EXTRA_LITK3` rule of a 16-bit bf16 source: LLVM shows the literal's whole dword and marks")
+    m.append("/// it `lit(...)` when its low half is an integer (-16..=64) or a bf16 float constant.")
+    m.append("pub const LIT_BF16LO: u32 = %d;" % rdna.LIT_BF16LO)
+    m.append("/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`);")
+    m.append("/// VOP1/VOP2/VOPC: SRC0's rule where it is not the f32 one (0: the opcode's rule).")
     m.append("pub const EXTRA_LITK_SHIFT: u32 = %d;" % rdna.X_LITK_SHIFT)
     for n, doc in [("B32", "a 32-bit inline value (integer -16..=64 or f32 constant)"), ("V2F16", "an integer, or an f16 constant with a zero high half"), ("V2BF16", "an integer, or a bf16 constant with a zero high half"), ("INT", "an integer only")]:
         m.append("/// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is %s." % doc)

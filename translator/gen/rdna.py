@@ -389,7 +389,7 @@ M_FAKE16_NOMODS = 1 << 31  # VOP3 true16: in the fake16 form, neg/abs of a sourc
 # `RdnaInfo::extra` flags, kept above bit 32 of the `probe_mods` flags (shifted down on output).
 X_SHIFT = 32
 X_FAKE16 = 0xF  # VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form
-X_LDS_DIRECT = 0x10  # SALU: the source takes `src_lds_direct` (code 0xFE; `s_barrier_*`)
+X_LDS_DIRECT = 0x10  # SALU, VOP1: the source takes `src_lds_direct` (code 0xFE; `s_barrier_*`, `v_readfirstlane_b32`)
 X_SREG_ONLY = 0x20  # SOP1: the source takes no constant (`s_movrels_b32/b64`, `s_setpc_b64`): SRC_MAPS' register-only maps
 X_OPSEL_IGN_SHIFT = 6
 X_OPSEL_IGN = 0xF << X_OPSEL_IGN_SHIFT  # VOP3: the OP_SEL bits LLVM decodes and ignores (the packed sources of `v_dot2_f16_f16`)
@@ -618,6 +618,10 @@ def probe_mods(fam, found, decode):
             keys.append((key, X_LDS_DIRECT))
             cands.append([(words[0] & ~0xFF) | 0x80])
             keys.append((key, X_SREG_ONLY))
+        if key[0] == "vop1" and vals[1] is not None:
+            # VOP1: a VGPR-only SRC0 that takes `src_lds_direct` (`v_readfirstlane_b32`).
+            cands.append([(words[0] & ~0x1FF) | 0xFE])
+            keys.append((key, X_LDS_DIRECT))
     res = decode(cpu + ":" + feats, cands)
     for i, (key, x) in enumerate(keys):
         if x == X_SREG_ONLY:
@@ -666,6 +670,8 @@ def probe_mods(fam, found, decode):
     for key, bits in vop3_packed_lits(fam, found, decode, flags).items():
         flags[key] = flags.get(key, 0) | bits << X_SHIFT
     for key, bits in vop3p_lit_kinds(fam, found, decode, flags).items():
+        flags[key] = flags.get(key, 0) | bits << X_SHIFT
+    for key, bits in e32_lit_kinds(fam, found, decode).items():
         flags[key] = flags.get(key, 0) | bits << X_SHIFT
     for key, kinds in wide_src_kinds(fam, found, decode).items():
         flags[key] = flags.get(key, 0) | (kinds[0] << X_WIDE_SHIFT | kinds[1] << X_WIDE64_SHIFT) << X_SHIFT
@@ -758,35 +764,79 @@ X_LIT_MIX = 1 << 16
 LITK_PROBES = (0x3F800000, 0x00003C00, 0x00003F80, 0xFFFFFFF0)
 
 
+# The inline-constant source codes (integers 0..64, -1..-16, the float constants; RDNA4 ISA
+# 7.1 "Scalar Operands"): probed as a class in the sources that may refuse them.
+INLINE_CODES = tuple(range(0x80, 0xD1)) + tuple(range(0xF0, 0xF9))
+# A few of them first (0, -1, 0.5, 1/(2*pi)); the whole class where one is flagged.
+INLINE_PROBES = (0x80, 0xC1, 0xF0, 0xF8)
+# `*_VOP3_NOLIT` bits per source i: a literal is flagged (i), an inline constant is (3 + i);
+# wave32 in bits 0..5, wave64 in bits 6..11.
+NOLIT_CONST = 3
+NOLIT_W64 = 6
+
+
 def vop3_nolit(fam, found, flags, decode):
-    """{VOP3 opcode: source mask} of the sources where LLVM decodes a literal but flags it
-    (`/*Invalid immediate*/`: the lane mask of `v_cndmask_b32_e64`, the VGPR-only source of
-    gfx12 `v_movrels_b32_e64`); the decoder rejects such words."""
+    """{VOP3 opcode: source bits} of the sources where LLVM decodes a literal or an inline
+    constant but flags it (`/*Invalid immediate*/`: the lane mask of `v_cndmask_b32_e64` and
+    of the carry-in `v_*_co_ci_u32_e64`, the VGPR-only source of gfx12 `v_movrels_b32_e64`),
+    per wave size (`NOLIT_*` layout); the decoder rejects such words. The generator fails
+    where LLVM flags some inline constants of a source and not others."""
     cpu, feats = FAMILIES[fam]
-    jobs, cands = [], []
     fields = encodings(fam)["vop3"][2]
+    srcs = []
     for key, (size, txt, vals, words) in sorted(found.items()):
         if key[0] != "vop3":
             continue
         widths = slot_widths(fields, vals, split_text(txt)[1])[0]
         for i in range(3):
             if widths[i + 1] == 1:
-                cands.append([words[0], (words[1] & ~(0x1FF << (9 * i))) | (0xFF << (9 * i)), 0x12345678])
-                jobs.append((key, i))
-    res = decode(cpu + ":" + feats, cands)
+                srcs.append((key, i, words))
+
+    def probe(codes, which):
+        jobs, cands = [], []
+        for key, i, words in which:
+            for c in codes:
+                cands.append([words[0], (words[1] & ~(0x1FF << (9 * i))) | (c << (9 * i)), 0x12345678])
+                jobs.append((key, i, c))
+        got = {}
+        for w, wf in ((0, ""), (NOLIT_W64, W64)):
+            res = decode(cpu + ":" + feats + wf, cands)
+            for j, (key, i, c) in enumerate(jobs):
+                r = res.get(j)
+                got[(key, i, c, w)] = r is not None and "Invalid immediate" in r[1]
+        return got
+
+    first = probe((0xFF,) + INLINE_PROBES, srcs)
+    again = [(k, i, ws) for k, i, ws in srcs if any(first[(k, i, c, w)] for c in INLINE_PROBES for w in (0, NOLIT_W64))]
+    full = probe(INLINE_CODES, again)
     out = {}
-    for j, (key, i) in enumerate(jobs):
-        r = res.get(j)
-        if r is not None and "Invalid immediate" in r[1]:
-            out[key[1]] = out.get(key[1], 0) | 1 << i
+    for key, i, _ in srcs:
+        for w in (0, NOLIT_W64):
+            if first[(key, i, 0xFF, w)]:
+                out[key[1]] = out.get(key[1], 0) | 1 << (w + i)
+            if (key, i, 0x80, w) in full:
+                flagged = {c for c in INLINE_CODES if full[(key, i, c, w)]}
+                if flagged and flagged != set(INLINE_CODES):
+                    raise SystemExit("%s %r: LLVM flags inline constants %s of source %d, not all" % (fam, key, sorted(flagged), i))
+                if flagged:
+                    out[key[1]] = out.get(key[1], 0) | 1 << (w + NOLIT_CONST + i)
     return out
 
 
 def rust_vop3_nolit(fam, nolit):
     return [
-        "/// %s VOP3 opcodes whose sources (bit i: source i) take no literal: LLVM flags it." % fam,
-        "pub static %s_VOP3_NOLIT: [(u16, u8); %d] = [%s];\n" % (fam.upper(), len(nolit), ", ".join("(0x%03x, %d)" % kv for kv in sorted(nolit.items()))),
+        "/// %s VOP3 opcodes whose sources take no literal or no inline constant (LLVM flags it):" % fam,
+        "/// bit i: source i takes no literal, bit 3 + i: no inline constant; wave32 in bits 0..5,",
+        "/// wave64 in bits 6..11.",
+        "pub static %s_VOP3_NOLIT: [(u16, u16); %d] = [%s];\n" % (fam.upper(), len(nolit), ", ".join("(0x%03x, 0x%03x)" % kv for kv in sorted(nolit.items()))),
     ]
+
+
+# VOP3 `X_LITK3` kind 3: a 16-bit bf16 source (`v_dot2_bf16_bf16`'s accumulator) whose
+# literal LLVM shows as the whole dword, marked when its low half is an integer (-16..64)
+# or a bf16 float inline constant; probed with these literals and LLVM's texts for them.
+LIT_BF16LO = 3
+BF16LO_PROBES = ((0x12343F80, "lit(0x12343f80)"), (0x3E22F983, "0x3e22f983"), (0x12340040, "lit(0x12340040)"), (0x12343C00, "0x12343c00"))
 
 
 def vop3_packed_lits(fam, found, decode, flags):
@@ -824,12 +874,105 @@ def vop3_packed_lits(fam, found, decode, flags):
         for kind, p in packed.items():
             if len(key) == 2 and got == p:
                 out[key] = out.get(key, 0) | kind << (X_LITK3_SHIFT + 2 * i)
+    # A bf16 source LLVM shows whole and marks by its low half (`LIT_BF16LO`).
+    jobs, cands = [], []
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] != "vop3" or flags.get(key, 0) & M_SD:
+            continue
+        for i in range(3):
+            # Every present source: the 16-bit ones (`v16.l`) have no register width here.
+            if vals[1 + i] is None or out.get(key, 0) >> (X_LITK3_SHIFT + 2 * i) & 3:
+                continue
+            for v, _ in BF16LO_PROBES:
+                cands.append([words[0], (words[1] & ~(0x1FF << (9 * i))) | (0xFF << (9 * i)), v])
+                jobs.append((key, i))
+    res = decode(cpu + ":" + feats, cands)
+    shown = {}
+    for j, (key, i) in enumerate(jobs):
+        r = res.get(j)
+        ops = split_text(r[1])[1] if r is not None and not bad_text(r[1]) else []
+        shown.setdefault((key, i), []).append(next((o for o in ops if "0x" in o), None))
+    for (key, i), texts in sorted(shown.items()):
+        if texts == [t for _, t in BF16LO_PROBES]:
+            out[key] = out.get(key, 0) | LIT_BF16LO << (X_LITK3_SHIFT + 2 * i)
     # In the DPP16 form a packed source marks by the f32 rule as well (the printer's rule).
     for (key, i), m in sorted(marks.items()):
         kind = out.get(key[:2], 0) >> (X_LITK3_SHIFT + 2 * i) & 3
         got = tuple(m[v] for v in LITK_PROBES)
-        if len(key) == 3 and kind and None not in got and got != tuple(a or b for a, b in zip((True, False, False, True), packed[kind])):
+        if len(key) == 3 and kind in packed and None not in got and got != tuple(a or b for a, b in zip((True, False, False, True), packed[kind])):
             raise SystemExit("%s %r: DPP16 source %d marks literals %r, not by the f32 or its packed rule" % (fam, key[:2], i, got))
+    return out
+
+
+def e32_lit_kinds(fam, found, decode):
+    """{VOP1/VOP2/VOPC key: X_LITK bits of source 0}: the `_e32` opcodes whose 32-bit SRC0
+    LLVM marks a literal of by a packed or integer rule instead of the f32 one
+    (`v_pk_fmac_f16 v2, 0x3f800000, v8` but `lit(0x40)`: `LIT_INT`; `v_dot2acc_f32_f16 v2,
+    lit(0x3c00), v8`: `LIT_V2F16`); 0 (the opcode's rule) elsewhere."""
+    cpu, feats = FAMILIES[fam]
+    jobs, cands = [], []
+    for key, (size, txt, vals, words) in sorted(found.items()):
+        if key[0] not in ("vop1", "vop2", "vopc"):
+            continue
+        for v in LITK_PROBES:
+            cands.append([(words[0] & ~0x1FF) | 0xFF, v])
+            jobs.append((key, v))
+    res = decode(cpu + ":" + feats, cands)
+    marks = {}
+    for j, (key, v) in enumerate(jobs):
+        r = res.get(j)
+        ops = split_text(r[1])[1] if r is not None and not bad_text(r[1]) else []
+        lit = next((o for o in ops if "0x" in o or o.startswith("lit(")), None)
+        marks.setdefault(key, {})[v] = lit
+    rules = {LIT_V2F16: (False, True, False, True), LIT_V2BF16: (False, False, True, True), LIT_INT: (False, False, False, True)}
+    out = {}
+    for key, m in sorted(marks.items()):
+        # Only 32-bit sources (the whole dword shown).
+        if m[0x3F800000] not in ("0x3f800000", "lit(0x3f800000)"):
+            continue
+        got = tuple(m[v] is not None and m[v].startswith("lit(") for v in LITK_PROBES)
+        for kind, p in rules.items():
+            if got == p:
+                out[key] = kind << X_LITK_SHIFT
+    return out
+
+
+def vopd_lit_kinds(fam, vopd, decode):
+    """{("vopdx"/"vopdy", op): X_LITK bits of SRC0 << X_SHIFT}: the VOPD halves whose SRC0
+    LLVM marks a literal of by a packed or integer rule (`v_dual_dot2acc_f32_f16 v2,
+    lit(0x3c00), v8 :: ...`), probed with `v_dual_mov_b32` as the other half."""
+    cpu, feats = FAMILIES[fam]
+    mov = {k[0]: k[1] for k, (size, txt) in vopd.items() if split_text(txt)[0] == "v_dual_mov_b32"}
+    if len(mov) != 2:
+        raise SystemExit("%s: no v_dual_mov_b32 in both VOPD halves" % fam)
+    jobs, cands = [], []
+    for key in sorted(vopd):
+        for v1 in (8, 0):
+            for v in LITK_PROBES:
+                if key[0] == "vopdx":
+                    w = vopd_words(key[1], mov["vopdy"], (1, 0xFF, v1, V(5), 0, 3))
+                else:
+                    w = vopd_words(mov["vopdx"], key[1], (1, V(5), 0, 0xFF, v1, 3))
+                cands.append(w + [v])
+                jobs.append((key, v1, v))
+    res = decode(cpu + ":" + feats, cands)
+    marks = {}
+    for j, (key, v1, v) in enumerate(jobs):
+        r = res.get(j)
+        if r is None or bad_text(r[1]) or "::" not in r[1]:
+            continue
+        half = r[1].split("::")[0 if key[0] == "vopdx" else 1]
+        ops = split_text(half.strip())[1]
+        marks.setdefault((key, v1), {})[v] = ops[1] if len(ops) > 1 else None
+    rules = {LIT_V2F16: (False, True, False, True), LIT_V2BF16: (False, False, True, True), LIT_INT: (False, False, False, True)}
+    out = {}
+    for (key, v1), m in sorted(marks.items()):
+        if key in out or len(m) != len(LITK_PROBES) or m[0x3F800000] not in ("0x3f800000", "lit(0x3f800000)"):
+            continue
+        got = tuple(m[v] is not None and m[v].startswith("lit(") for v in LITK_PROBES)
+        for kind, p in rules.items():
+            if got == p:
+                out[key] = (kind << X_LITK_SHIFT) << X_SHIFT
     return out
 
 
@@ -1471,7 +1614,8 @@ def rust_tables(fam, found, vopd, mods, w64masks, op_class, fixed, variant=None,
                 widths += [0] * (4 - len(widths))
                 kinds += [0] * (4 - len(kinds))
                 w64s = widths
-                flags = extra = 0
+                flags = 0
+                extra = mods.get(key, 0) >> X_SHIFT
                 fx = [[0, 0]] * 3
             else:
                 e = found.get(key)

@@ -588,6 +588,187 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         "D7690002 043210FA FF008504",
         "v_cvt_pk_fp8_f32_e64_dpp v2.l, v4, v8 quad_perm:[1,1,0,0] row_mask:0xf bank_mask:0xf",
     ),
+    // SRC0 of `v_pk_fmac_f16` marks an integer literal only, of `v_dot2acc_f32_f16` an
+    // integer or an f16 constant (generated `EXTRA_LITK` of VOP2).
+    (
+        0x1100,
+        32,
+        "780410FF 3E22F983",
+        "v_pk_fmac_f16 v2, 0x3e22f983, v8",
+    ),
+    (
+        0x1100,
+        32,
+        "780410FF 3F800000",
+        "v_pk_fmac_f16 v2, 0x3f800000, v8",
+    ),
+    (
+        0x1100,
+        32,
+        "780410FF FFFFFFF0",
+        "v_pk_fmac_f16 v2, lit(0xfffffff0), v8",
+    ),
+    (
+        0x1200,
+        32,
+        "780410FF 3E22F983",
+        "v_pk_fmac_f16 v2, 0x3e22f983, v8",
+    ),
+    (
+        0x1200,
+        32,
+        "780410FF 00003C00",
+        "v_pk_fmac_f16 v2, 0x3c00, v8",
+    ),
+    (
+        0x1100,
+        32,
+        "040410FF 3E22F983",
+        "v_dot2acc_f32_f16 v2, 0x3e22f983, v8",
+    ),
+    (
+        0x1100,
+        32,
+        "040410FF 00003118",
+        "v_dot2acc_f32_f16 v2, lit(0x3118), v8",
+    ),
+    (
+        0x1100,
+        32,
+        "040410FF 00003C00",
+        "v_dot2acc_f32_f16 v2, lit(0x3c00), v8",
+    ),
+    // The same rule in a VOPD half (generated `EXTRA_LITK` of `vopdx`/`vopdy`).
+    (
+        0x1100,
+        32,
+        "CB1010FF 02020105 3F800000",
+        "v_dual_dot2acc_f32_f16 v2, 0x3f800000, v8 :: v_dual_mov_b32 v3, v5",
+    ),
+    (
+        0x1100,
+        32,
+        "CA180105 030210FF 00003C00",
+        "v_dual_mov_b32 v3, v5 :: v_dual_dot2acc_f32_f16 v2, lit(0x3c00), v8",
+    ),
+    (
+        0x1100,
+        32,
+        "CA180105 030210FF 3E22F983",
+        "v_dual_mov_b32 v3, v5 :: v_dual_dot2acc_f32_f16 v2, 0x3e22f983, v8",
+    ),
+    (
+        0x1200,
+        32,
+        "CB1010FF 02020105 00003C00",
+        "v_dual_dot2acc_f32_f16 v2, lit(0x3c00), v8 :: v_dual_mov_b32 v3, v5",
+    ),
+    (
+        0x1200,
+        32,
+        "CB1010FF 02020105 3E22F983",
+        "v_dual_dot2acc_f32_f16 v2, 0x3e22f983, v8 :: v_dual_mov_b32 v3, v5",
+    ),
+    (
+        0x1100,
+        32,
+        "CB5010FF 02020105 00003F80",
+        "v_dual_dot2acc_f32_bf16 v2, lit(0x3f80), v8 :: v_dual_mov_b32 v3, v5",
+    ),
+    (
+        0x1200,
+        32,
+        "CB5010FF 02020105 3F800000",
+        "v_dual_dot2acc_f32_bf16 v2, 0x3f800000, v8 :: v_dual_mov_b32 v3, v5",
+    ),
+    // `src_lds_direct` in the VGPR-only SRC0 of `v_readfirstlane_b32` (generated
+    // `EXTRA_LDS_DIRECT` of VOP1; random_words.py gfx1100 --count 100000 --seed 11).
+    (
+        0x1100,
+        32,
+        "7E3A04FE",
+        "v_readfirstlane_b32 s29, src_lds_direct",
+    ),
+    (
+        0x1200,
+        64,
+        "7E0404FE",
+        "v_readfirstlane_b32 s2, src_lds_direct",
+    ),
+    // The 16-bit bf16 accumulator of `v_dot2_bf16_bf16` shows a literal whole, marked when
+    // its low half is an integer or a bf16 constant (generated `LIT_BF16LO`).
+    (
+        0x1100,
+        32,
+        "D6670002 03FE1104 12345678",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, 0x12345678",
+    ),
+    (
+        0x1100,
+        32,
+        "D6670002 03FE1104 12343F80",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, lit(0x12343f80)",
+    ),
+    (
+        0x1100,
+        32,
+        "D6670002 03FE1104 3E22F983",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, 0x3e22f983",
+    ),
+    (
+        0x1100,
+        32,
+        "D6670002 03FE1104 FFFFFFF0",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, lit(0xfffffff0)",
+    ),
+    (
+        0x1100,
+        32,
+        "D6670002 03FE1104 00003C00",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, 0x3c00",
+    ),
+    (
+        0x1100,
+        32,
+        "D6670002 03FE1104 00003E22",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, lit(0x3e22)",
+    ),
+    (
+        0x1200,
+        32,
+        "D6670002 03FE1104 12345678",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, 0x12345678",
+    ),
+    (
+        0x1200,
+        32,
+        "D6670002 03FE1104 12343F80",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, lit(0x12343f80)",
+    ),
+    (
+        0x1200,
+        32,
+        "D6670002 03FE1104 3E22F983",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, 0x3e22f983",
+    ),
+    (
+        0x1200,
+        32,
+        "D6670002 03FE1104 FFFFFFF0",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, lit(0xfffffff0)",
+    ),
+    (
+        0x1200,
+        32,
+        "D6670002 03FE1104 00003C00",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, 0x3c00",
+    ),
+    (
+        0x1200,
+        32,
+        "D6670002 03FE1104 00003E22",
+        "v_dot2_bf16_bf16 v2.l, v4, v8, lit(0x3e22)",
+    ),
 ];
 
 #[test]
@@ -668,6 +849,12 @@ const FLAGGED: &[(u32, &str, &str)] = &[
         "D5010002 020210FA FF013804",
         "v_cndmask_b32_e64_dpp v2, v4, v8, 0/*Invalid immediate*/ /* wave_shr is not supported starting from GFX10 */ row_mask:0xf bank_mask:0xf",
     ),
+    // `src_lds_direct` in a VGPR-only SRC0 that does not take it.
+    (
+        0x1100,
+        "7E0486FE",
+        "v_movrels_b32_e32 v2, src_lds_direct/*Invalid register, operand has 'VGPR_32' register class*/",
+    ),
     // A literal in a VOP3 source that takes none (generated `*_VOP3_NOLIT`): a lane mask, a
     // VGPR-only source.
     (
@@ -691,6 +878,110 @@ const FLAGGED: &[(u32, &str, &str)] = &[
         "v_cndmask_b16 v2.l, v4.l, v8.l, 1.0/*Invalid immediate*/",
     ),
 ];
+
+/// (gpu, wave size, words, LLVM's text): an inline constant where LLVM flags every one
+/// (the lane mask of `v_cndmask_*`/`v_*_co_ci_u32_e64`, a VGPR-only source; generated
+/// `*_VOP3_NOLIT`, per wave size). In wave64 we printed the mask's 1/(2*pi) as the f64 value.
+const FLAGGED_CONSTANTS: &[(u32, u32, &str, &str)] = &[
+    (
+        0x1100,
+        64,
+        "D5010002 03E21104",
+        "v_cndmask_b32_e64 v2, v4, v8, 0.15915494/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        64,
+        "D5010002 03E21104",
+        "v_cndmask_b32_e64 v2, v4, v8, 0.15915494/*Invalid immediate*/",
+    ),
+    (
+        0x1100,
+        64,
+        "D5200002 03E21104",
+        "v_add_co_ci_u32_e64 v2, s[0:1], v4, v8, 0.15915494/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        64,
+        "D5220002 03061104",
+        "v_subrev_co_ci_u32_e64 v2, s[0:1], v4, v8, -1/*Invalid immediate*/",
+    ),
+    (
+        0x1100,
+        32,
+        "D5010002 02021104",
+        "v_cndmask_b32_e64 v2, v4, v8, 0/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        32,
+        "D5010002 03061104",
+        "v_cndmask_b32_e64 v2, v4, v8, -1/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        64,
+        "D65D0002 03E21104",
+        "v_cndmask_b16 v2.l, v4.l, v8.l, 0.15915494/*Invalid immediate*/",
+    ),
+    (
+        0x1200,
+        32,
+        "D5C30002 000000F0",
+        "v_movrels_b32_e64 v2, 0.5/*Invalid immediate*/",
+    ),
+    (
+        0x1100,
+        64,
+        "D5C30002 000000F0",
+        "v_movrels_b32_e64 v2, 0.5/*Invalid immediate*/",
+    ),
+];
+
+/// (gpu, wave size, words, LLVM's text): the register forms of the same sources.
+const LANE_MASK_REGISTERS: &[(u32, u32, &str, &str)] = &[
+    (
+        0x1100,
+        64,
+        "D5010002 00121104",
+        "v_cndmask_b32_e64 v2, v4, v8, s[4:5]",
+    ),
+    (
+        0x1200,
+        64,
+        "D5200002 01AA1104",
+        "v_add_co_ci_u32_e64 v2, s[0:1], v4, v8, vcc",
+    ),
+    (
+        0x1100,
+        32,
+        "D5010002 01AA1104",
+        "v_cndmask_b32_e64 v2, v4, v8, vcc_lo",
+    ),
+];
+
+#[test]
+fn lane_mask_constants_are_rejected() {
+    for &(gpu, wave, words, llvm) in FLAGGED_CONSTANTS {
+        let t = target(gpu, wave);
+        if let Ok(inst) = decode(&t, &bytes(words), 0) {
+            panic!(
+                "gfx{gpu:x} w{wave} {words} (LLVM: {llvm}): decoded as {}",
+                disassemble(&t, &inst, 0)
+            );
+        }
+    }
+    for &(gpu, wave, words, llvm) in LANE_MASK_REGISTERS {
+        let t = target(gpu, wave);
+        let inst = decode(&t, &bytes(words), 0).expect("LLVM accepts it");
+        assert_eq!(
+            disassemble(&t, &inst, 0),
+            llvm,
+            "gfx{gpu:x} w{wave} {words}"
+        );
+    }
+}
 
 #[test]
 fn llvm_flagged_constants_are_rejected() {

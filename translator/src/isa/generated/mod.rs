@@ -83,7 +83,8 @@ pub const MOD_MASK1: u32 = 524288;
 pub const MOD_MASK2: u32 = 1048576;
 /// Mask of [`RdnaInfo::extra`]: VOP3 true16: the OP_SEL bits with which LLVM decodes the fake16 form.
 pub const EXTRA_FAKE16_OPSEL: u32 = 15;
-/// Flag of [`RdnaInfo::extra`]: SALU: the source also takes `src_lds_direct` (code 0xFE).
+/// Flag of [`RdnaInfo::extra`]: SALU, VOP1: the source also takes `src_lds_direct` (code 0xFE),
+/// a VGPR-only VOP1 SRC0 too (`v_readfirstlane_b32`).
 pub const EXTRA_LDS_DIRECT: u32 = 16;
 /// Flag of [`RdnaInfo::extra`]: SOP1: the source takes no constant (the SALU register-only source maps).
 pub const EXTRA_SREG_ONLY: u32 = 32;
@@ -118,9 +119,13 @@ pub const EXTRA_HEX16_SRC_SHIFT: u32 = 26;
 /// Flag of [`RdnaInfo::extra`]: VOP3: the `EXTRA_HEX16_SRC` bits were probed.
 pub const EXTRA_HEX16_PROBED: u32 = 536870912;
 /// Position in [`RdnaInfo::extra`] of VOP3's per-source packed literal rules (2 bits per source:
-/// `LIT_V2F16`, `LIT_V2BF16`, or 0 for the opcode's rule).
+/// `LIT_V2F16`, `LIT_V2BF16`, `LIT_BF16LO`, or 0 for the opcode's rule).
 pub const EXTRA_LITK3_SHIFT: u32 = 10;
-/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`).
+/// `EXTRA_LITK3` rule of a 16-bit bf16 source: LLVM shows the literal's whole dword and marks
+/// it `lit(...)` when its low half is an integer (-16..=64) or a bf16 float constant.
+pub const LIT_BF16LO: u32 = 3;
+/// Position in [`RdnaInfo::extra`] of VOP3P's per-source literal rules (2 bits per source, `LIT_*`);
+/// VOP1/VOP2/VOPC: SRC0's rule where it is not the f32 one (0: the opcode's rule).
 pub const EXTRA_LITK_SHIFT: u32 = 26;
 /// `EXTRA_LITK` rule: LLVM marks a literal `lit(...)` when it is a 32-bit inline value (integer -16..=64 or f32 constant).
 pub const LIT_B32: u32 = 0;

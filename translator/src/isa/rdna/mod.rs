@@ -131,8 +131,9 @@ pub(crate) struct Tables {
     /// VOP3 (0)/VOP3P (1) DPP forms whose source 1 or 2 LLVM shows as its raw field when it
     /// holds a constant (0xff reading no literal): (encoding, opcode, form, source), sorted.
     pub(crate) dpp_raw: &'static [(u8, u16, u8, u8)],
-    /// VOP3 opcodes whose sources (bit i: source i) take no literal (LLVM flags it): sorted.
-    pub(crate) vop3_nolit: &'static [(u16, u8)],
+    /// VOP3 opcodes whose sources take no literal (bit i: source i) or no inline constant
+    /// (bit 3 + i), LLVM flags it; wave32 in bits 0..5, wave64 in bits 6..11. Sorted.
+    pub(crate) vop3_nolit: &'static [(u16, u16)],
 }
 
 static GFX11: Tables = Tables {
@@ -312,8 +313,10 @@ impl Cx<'_> {
         if let Some(Some(info)) = table.get(op as usize) {
             let code = w0 & 0x1FF;
             let vgpr_only = info.fixmask[0] & info.fixval[0] & 0x100 != 0;
+            // `src_lds_direct` where the opcode takes it (generated: `v_readfirstlane_b32`).
             let special = matches!(code, SRC_DPP16 | SRC_DPP8 | SRC_DPP8_FI)
-                || in_map(&tb.src_ok[SRC_VGPR_ONLY], code);
+                || in_map(&tb.src_ok[SRC_VGPR_ONLY], code)
+                || code == SRC_LDS_DIRECT && info.extra & EXTRA_LDS_DIRECT != 0;
             if vgpr_only && code < 0x100 && special {
                 let mut val = info.fixval;
                 val[0] &= !0x100;
@@ -1178,16 +1181,22 @@ fn decode_vop3(tb: &Tables, cx: &Cx, w0: u32, inst: &mut Inst) -> Result<(), Dec
         }
     }
     check_dpp(tb, cx, inst, info)?;
-    // A literal where LLVM flags it (`/*Invalid immediate*/`: a lane mask, a VGPR-only
-    // source; generated `vop3_nolit`).
-    let lits = codes.iter().enumerate().fold(0u8, |m, (i, &c)| {
-        m | u8::from(c == Opnd::LITERAL as u32) << i
+    // A literal or an inline constant (codes 128..=208, 240..=248; RDNA4 ISA 7.1) where LLVM
+    // flags it (`/*Invalid immediate*/`: a lane mask, a VGPR-only source; generated
+    // `vop3_nolit`, per wave size).
+    let consts = codes.iter().enumerate().fold(0u16, |m, (i, &c)| {
+        let inline = matches!(c, 128..=208 | 240..=248);
+        m | u16::from(c == Opnd::LITERAL as u32) << i | u16::from(inline) << (3 + i)
     });
-    if lits != 0 {
+    if consts != 0 {
         let op = ((w0 >> 16) & 0x3FF) as u16;
         if let Ok(i) = tb.vop3_nolit.binary_search_by_key(&op, |e| e.0) {
-            if lits & tb.vop3_nolit[i].1 != 0 {
-                return Err(cx.err(format!("{}: a literal source here", info.mnemonic)));
+            let bits = tb.vop3_nolit[i].1 >> if cx.wave64 { 6 } else { 0 };
+            if consts & bits != 0 {
+                return Err(cx.err(format!(
+                    "{}: a literal or constant source here",
+                    info.mnemonic
+                )));
             }
         }
     }

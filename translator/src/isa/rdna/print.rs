@@ -7,9 +7,9 @@ use crate::isa::generated::{
     EXTRA_BYTE_SEL1_SHIFT, EXTRA_BYTE_SEL2_SHIFT, EXTRA_DPP_CTRL_SRC, EXTRA_HEX16_PROBED,
     EXTRA_HEX16_SRC_SHIFT, EXTRA_LITK3_SHIFT, EXTRA_LITK_SHIFT, EXTRA_LIT_MIX, EXTRA_WIDE64_SHIFT,
     EXTRA_WIDE_SHIFT, IMG_A16, IMG_D16, IMG_DIM, IMG_DLC, IMG_DMASK, IMG_GLC, IMG_LWE, IMG_R128,
-    IMG_SLC, IMG_TFE, IMG_UNORM, LIT_INT, LIT_V2BF16, LIT_V2F16, MOD_CLAMP, MOD_GDS, MOD_GLC,
-    MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL, MOD_OPSEL_HI,
-    MOD_OPSEL_HI_DEF1, WIDE_B32, WIDE_BF16, WIDE_F16, WIDE_F64,
+    IMG_SLC, IMG_TFE, IMG_UNORM, LIT_BF16LO, LIT_INT, LIT_V2BF16, LIT_V2F16, MOD_CLAMP, MOD_GDS,
+    MOD_GLC, MOD_HEX16, MOD_LIT16, MOD_LITF16, MOD_NEG_HI, MOD_NEG_LO, MOD_OMOD, MOD_OPSEL,
+    MOD_OPSEL_HI, MOD_OPSEL_HI_DEF1, WIDE_B32, WIDE_BF16, WIDE_F16, WIDE_F64,
 };
 use crate::isa::syntax::{
     self, bits, constant, dpp_ctrl_common, imm32_code, omod, range, signed_hex, sreg, u16_imm,
@@ -897,7 +897,17 @@ fn print_vop(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave64
             src.t16 = k == 1 && info.kinds[2] == 3;
             src.hi = k == 1 && inst.mods.op_sel & 2 != 0;
         }
-        let (o, lit) = valu_lit(src.o, inst.literal, src.ty, info.mods);
+        let (mut o, lit) = valu_lit(src.o, inst.literal, src.ty, info.mods);
+        let rule = info.extra >> EXTRA_LITK_SHIFT & 3;
+        if i == 0 && rule != 0 && src.o.code == Opnd::LITERAL {
+            // SRC0 with a packed or integer literal rule (generated `EXTRA_LITK`:
+            // `v_pk_fmac_f16 v2, 0x3f800000, v8` but `lit(0x40)`).
+            o.code = if inst.literal.is_some_and(|v| vop3p_lit_marked(v, info, 0)) {
+                LIT_MARKED
+            } else {
+                Opnd::LITERAL
+            };
+        }
         src.o = o;
         if vcc_in && src.abs {
             // `|v1, vcc_lo|`: the closing bar comes after the implicit VCC.
@@ -975,7 +985,17 @@ fn print_vop3(out: &mut String, tb: &Tables, inst: &Inst, info: &RdnaInfo, wave6
                 continue;
             }
             let packed = info.extra >> (EXTRA_LITK3_SHIFT + 2 * i as u32) & 3;
-            let (o, lit) = if packed != 0 && src.o.code == Opnd::LITERAL {
+            let (o, lit) = if packed == LIT_BF16LO && src.o.code == Opnd::LITERAL {
+                // A 16-bit bf16 source (generated `LIT_BF16LO`): the whole dword, marked when
+                // its low half is an integer or a bf16 constant (`v_dot2_bf16_bf16 ...,
+                // lit(0x12343f80)` but `0x3e22f983`).
+                let mut o = src.o;
+                let lo = inst.literal.unwrap_or(0) as u16;
+                if (-16..=64).contains(&(lo as i16)) || BF16_INLINE.contains(&lo) {
+                    o.code = LIT_MARKED;
+                }
+                (o, inst.literal)
+            } else if packed != 0 && src.o.code == Opnd::LITERAL {
                 // A packed source (generated `EXTRA_LITK3`): the whole dword, marked by the
                 // packed rule (`v_dot2_f16_f16 v2.l, lit(0x3c00), ...`), in a DPP form by the
                 // f32 rule too (checked by the generator).
@@ -1121,12 +1141,18 @@ fn print_vopd(out: &mut String, tb: &Tables, inst: &Inst) {
         let mut l = List::new(out);
         l.op(d);
         let s = l.sep();
-        opnd(
-            s,
-            mark(s0, inst.literal, Ty::B32, info.mods),
-            inst.literal,
-            Ty::B32,
-        );
+        let mut s0 = mark(s0, inst.literal, Ty::B32, info.mods);
+        if info.extra >> EXTRA_LITK_SHIFT & 3 != 0 && matches!(s0.code, Opnd::LITERAL | LIT_MARKED)
+        {
+            // SRC0 with a packed or integer literal rule (generated `EXTRA_LITK`:
+            // `v_dual_dot2acc_f32_f16 v2, lit(0x3c00), v8`).
+            s0.code = if inst.literal.is_some_and(|v| vop3p_lit_marked(v, info, 0)) {
+                LIT_MARKED
+            } else {
+                Opnd::LITERAL
+            };
+        }
+        opnd(s, s0, inst.literal, Ty::B32);
         let lit = inst.literal.unwrap_or(0);
         if info.class & CLASS_MADMK != 0 {
             let _ = write!(l.sep(), "0x{lit:x}");
