@@ -1731,10 +1731,11 @@ IMG_MODS = ["DMASK", "DIM", "UNORM", "GLC", "SLC", "DLC", "R128", "A16", "TFE", 
 IMG_M = {n: 1 << i for i, n in enumerate(IMG_MODS)}
 
 
-def img_words(enc, op, dim=1, dmask=1, a16=0, d16=0, tfe=0, nsa=0, zero=False, extra=0):
+def img_words(enc, op, dim=1, dmask=1, a16=0, d16=0, tfe=0, nsa=0, zero=False, extra=0, nosamp=False):
     """Image words with vdata v0, vaddr v4 (NSA: v4, v5, v6, ...), resource s[8:15] and
     sampler s[16:19] (`zero`: the sampler field / VADDR2..4 left zero); `extra` is OR-ed
-    into word 0."""
+    into word 0. `nosamp`: VSAMPLE's SAMP field zero (opcodes without a sampler that LLVM
+    also decodes in VSAMPLE, such as `image_msaa_load`)."""
     if enc == "mimg":
         # NSA[0] DIM[4:2] UNORM[7] DMASK[11:8] DLC,GLC,SLC[14:12] R128[15] A16[16] D16[17]
         # OP[25:18]; VADDR[39:32] VDATA[47:40] SRSRC[52:48] TFE[53] LWE[54] SSAMP[62:58];
@@ -1751,7 +1752,7 @@ def img_words(enc, op, dim=1, dmask=1, a16=0, d16=0, tfe=0, nsa=0, zero=False, e
     # VSAMPLE (15.13.2): DIM[2:0] TFE[3] R128[4] D16[5] A16[6] UNRM[13] OP[21:14] DMASK[25:22];
     # VDATA[39:32] LWE[40] RSRC[49:41] SCOPE[51:50] TH[54:52] SAMP[63:55]; VADDR0..3.
     w0 = 0xE4000000 | dim | (tfe << 3) | (d16 << 5) | (a16 << 6) | (op << 14) | (dmask << 22)
-    w1 = (8 << 9) | (16 << 23)
+    w1 = (8 << 9) | ((0 if nosamp else 16) << 23)
     return [w0 | extra, w1, 0x504 if zero else 0x07060504]
 
 
@@ -1849,15 +1850,19 @@ def enumerate_images(fam, decode, op_class):
     for enc in IMG_ENCS[fam]:
         # BVH opcodes need DMASK 0xf, R128 (and UNORM on GFX11) and no DIM.
         bvh = (1 << 7) | (1 << 15) if enc == "mimg" else 1 << 4
-        vars_ = [(False, 0, 1, 1), (True, 0, 1, 1), (True, bvh, 0, 15)]
-        cands = [img_words(enc, op, dim, dm, zero=z, extra=x) for op in range(256) for z, x, dim, dm in vars_]
+        # (zero, extra, dim, dmask, nosamp); VSAMPLE also decodes some opcodes without a
+        # sampler (SAMP 0: `image_msaa_load`), tried last.
+        vars_ = [(False, 0, 1, 1, False), (True, 0, 1, 1, False), (True, bvh, 0, 15, False)]
+        if enc == "vsample":
+            vars_.append((True, 0, 1, 1, True))
+        cands = [img_words(enc, op, dim, dm, zero=z, extra=x, nosamp=ns) for op in range(256) for z, x, dim, dm, ns in vars_]
         res = decode(tgt, cands)
         ents = {}
         for op in range(256):
-            for vi, (z, x, dim, dm) in enumerate(vars_):
+            for vi, (z, x, dim, dm, ns) in enumerate(vars_):
                 r = res.get(len(vars_) * op + vi)
                 if r and not bad_text(r[1]):
-                    ents[op] = {"words": cands[len(vars_) * op + vi], "txt": r[1], "size": r[0], "zero": z, "extra": x}
+                    ents[op] = {"words": cands[len(vars_) * op + vi], "txt": r[1], "size": r[0], "zero": z, "extra": x, "nosamp": ns}
                     break
         # Grid, modifiers.
         cells = img_cells(enc == "mimg")
@@ -1865,7 +1870,7 @@ def enumerate_images(fam, decode, op_class):
         for op, e in sorted(ents.items()):
             for c in cells:
                 i, nsa, dmask, d16, tfe, a16, dim = c
-                cands.append(img_words(enc, op, dim, dmask, a16, d16, tfe, nsa, e["zero"] or enc != "mimg", e["extra"]))
+                cands.append(img_words(enc, op, dim, dmask, a16, d16, tfe, nsa, e["zero"] or enc != "mimg", e["extra"], e["nosamp"]))
                 jobs.append((op, "cell", c))
             for pe, wi, bit, kw, flag in IMG_PROBES:
                 if pe == enc:
@@ -1877,7 +1882,7 @@ def enumerate_images(fam, decode, op_class):
         # DMASK 0xf), without and with NSA.
         for op, e in sorted(ents.items()):
             for nsa in (0, 1) if enc == "mimg" else (0,):
-                w = img_words(enc, op, 1 if not e["extra"] else 0, 15, 0, 0, 0, nsa, e["zero"], e["extra"])
+                w = img_words(enc, op, 1 if not e["extra"] else 0, 15, 0, 0, 0, nsa, e["zero"], e["extra"], e["nosamp"])
                 w[1] |= 255 << 8 if enc == "mimg" else 255
                 cands.append(w)
                 jobs.append((op, "default", nsa))
@@ -1972,7 +1977,7 @@ def img_variant(rng, enc, op, e):
     dmask = sum(1 << b for b in rng.sample(range(4), pc))
     if e["extra"]:
         dmask = 15  # BVH: DMASK 0xf
-    w = img_words(enc, op, dim, dmask, a16, d16, tfe, nsa, True, e["extra"])
+    w = img_words(enc, op, dim, dmask, a16, d16, tfe, nsa, True, e["extra"], e["nosamp"])
     if len(w) < 3:
         w.append(0)
     vd, va = e["grid"][i] & 15, e["grid"][i] >> 4
@@ -2011,7 +2016,8 @@ def img_variant(rng, enc, op, e):
     else:
         w[1] = (w[1] & ~(0x1FF << 9)) | (rsrc << 9)
         if enc == "vsample":
-            w[1] = (w[1] & ~(0x1FF << 23)) | (samp << 23)
+            if e["samp"]:
+                w[1] = (w[1] & ~(0x1FF << 23)) | (samp << 23)
             w[0] |= bits("UNORM") << 13
             w[1] |= bits("LWE") << 8
         w[0] |= bits("R128") << 4 | bits("CPOL", 0.2) << 7
@@ -2273,7 +2279,7 @@ def sreg_maps(fam, found, imgs, decode):
         ents = imgs["vimage"]
         bvh = next(op for op, e in sorted(ents.items()) if e["rsrc"] == 4)
         img = next(op for op, e in sorted(ents.items()) if e["rsrc"] == 8)
-        smp = min(imgs["vsample"])
+        smp = min(op for op, e in imgs["vsample"].items() if e["samp"])  # one with a sampler
         probe(9, ("vimage", bvh), ents[bvh]["words"], 1, 9, 0x1FF, range(512))
         probe(10, ("vimage", img), ents[img]["words"], 1, 9, 0x1FF, range(512))
         probe(10, ("vsample", smp), imgs["vsample"][smp]["words"], 1, 9, 0x1FF, range(512))

@@ -169,6 +169,12 @@ const REJECTED: &[(u32, u32, &str, &str)] = &[
         "D76B3017 27B60327",
         "v_cvt_sr_fp8_f32 VOP3 with OP_SEL[1]",
     ),
+    (
+        0x1201,
+        32,
+        "E48609DC 0844E4BF 7E2C9F71",
+        "VSAMPLE image_msaa_load (no sampler) with SAMP not 0",
+    ),
 ];
 
 #[test]
@@ -768,6 +774,27 @@ const ACCEPTED_RULES: &[(u32, u32, &str, &str)] = &[
         32,
         "D6670002 03FE1104 00003E22",
         "v_dot2_bf16_bf16 v2.l, v4, v8, lit(0x3e22)",
+    ),
+    // Data widened from the opcode's one-register default (DMASK 0xb + TFE: 4; LWE alone
+    // adds none) while the address keeps the default's four registers past v255.
+    (
+        0x1150,
+        32,
+        "F0B51B42 E1683FFE",
+        "image_sample_c_b_o v[63:66], v[254:257], s[32:39], s[96:99] dmask:0xb dim:SQ_RSRC_IMG_1D slc a16 tfe lwe",
+    ),
+    (
+        0x1150,
+        32,
+        "F0B51B42 E1483FFE",
+        "image_sample_c_b_o v[63:65], v[254:257], s[32:39], s[96:99] dmask:0xb dim:SQ_RSRC_IMG_1D slc a16 lwe",
+    ),
+    // VSAMPLE decodes `image_msaa_load` (no sampler) with SAMP 0.
+    (
+        0x1201,
+        32,
+        "E48609DC 0044E4BF 7E2C9F71",
+        "image_msaa_load v[191:195], v113, ttmp[4:11] dmask:0x2 dim:SQ_RSRC_IMG_1D_ARRAY th:TH_LOAD_NT_RT scope:SCOPE_SE nv r128 a16 tfe",
     ),
 ];
 

@@ -1684,23 +1684,27 @@ fn image_common(
             f.tfe
         )));
     }
-    // Where the data or an address tuple would run past v255, LLVM keeps the sizes of the
-    // opcode's first-decoded form (`defaults`).
+    // Where the data or the (last) address tuple would run past v255, LLVM keeps the sizes
+    // of the opcode's first-decoded form (`defaults`); it only widens, and so only checks,
+    // the operands whose size differs from that form's (llvm-mc-22: data v[63:66] from a
+    // one-register default stays widened with an unchanged four-register address v[254:257]).
+    let def = info.defaults[(f.nsa != 0) as usize] as u32;
     let past = |g: u32| {
         let groups = image_groups(info, tb.gfx12, f.nsa != 0, f.a16 != 0, g >> 4);
         let last = groups.iter().rposition(|&n| n != 0).unwrap_or(0);
-        f.vdata + (g & 15) > 256 || (info.groups[0][0] == 0 && f.addrs[last] + groups[last] > 256)
+        ((g & 15) != (def & 15) && f.vdata + (g & 15) > 256)
+            || (info.groups[0][0] == 0 && g >> 4 != def >> 4 && f.addrs[last] + groups[last] > 256)
     };
     if past(g) {
-        g = info.defaults[(f.nsa != 0) as usize] as u32;
-        if f.vdata + (g & 15) > 256 {
-            // Data past v255 even so: LLVM's address size then is not the default one
-            // either; it prints (and flags) a data tuple past v255. Rejected here.
-            return Err(cx.err(format!(
-                "{}: data registers run past v255",
-                info.heads[0].trim_end()
-            )));
-        }
+        g = def;
+    }
+    if f.vdata + (g & 15) > 256 {
+        // Data past v255 even so (the default size): LLVM prints (and flags) a data tuple
+        // past v255. Rejected here.
+        return Err(cx.err(format!(
+            "{}: data registers run past v255",
+            info.heads[0].trim_end()
+        )));
     }
     let (vd, va) = ((g & 15) as u8, g >> 4);
     // The resource and sampler are SGPR tuples LLVM accepts (GFX12: generated maps of its
