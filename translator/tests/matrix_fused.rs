@@ -555,3 +555,60 @@ fn tiled_gemm_step_runs_as_groups_that_share_operands() {
         }
     }
 }
+
+/// A compiled block owns the matrix calls its code points into, its neighbours' included
+/// (the pair and group descriptors name other instructions' fused kernels): every call is
+/// shared with the compiled block, not copied, and the block keeps running correctly after
+/// the IR it was compiled from is dropped and its memory handed out again.
+#[test]
+fn compiled_block_keeps_its_matrix_calls_alive() {
+    let target = Target::new(Gpu::GFX942);
+    let mut bytes: Vec<u8> = (0..16)
+        .flat_map(|x| {
+            let [lo, hi] = TILED[x].1;
+            lo.to_le_bytes().into_iter().chain(hi.to_le_bytes())
+        })
+        .collect();
+    bytes.extend([0x00, 0x00, 0x81, 0xBF]); // s_endpgm
+    let code = Code(bytes);
+    let jit = Jit::new().expect("host JIT");
+    let block = lift_block(&target, &code, BASE, HIP_MODE);
+    let plans: Vec<_> = block
+        .ops
+        .iter()
+        .filter_map(|o| match o {
+            Op::Matrix(c) => Some((*c.plan).clone().without_fast_path()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(plans.len(), 16);
+    let copy = block.clone();
+    let compiled = jit.compile(&copy).expect("compiles");
+    for o in &block.ops {
+        if let Op::Matrix(c) = o {
+            // The block, its copy and the compiled code.
+            assert!(
+                std::sync::Arc::strong_count(c) >= 3,
+                "a matrix call was copied"
+            );
+        }
+    }
+    drop(copy);
+    drop(block);
+    // Hand the freed memory out again, filled with other bytes.
+    let junk: Vec<Vec<u8>> = (0..256).map(|i| vec![0xA5; 64 + 64 * (i % 64)]).collect();
+    let seed = 0x2545_F491_4F6C_DD1D;
+    let mut got = state(seed, true, HIP_MODE);
+    let mut env = FlatEnv::new(0x7000_0000, 64, 64, 16);
+    assert_eq!(compiled.run(&mut got, &mut env), Ok(ExitCode::EndPgm));
+    let mut want = state(seed, true, HIP_MODE);
+    for p in &plans {
+        p.run(Isa::Portable, &mut want.vgpr, HIP_MODE, None)
+            .expect("generic runs");
+    }
+    assert!(
+        got.vgpr == want.vgpr,
+        "registers differ from the generic executor"
+    );
+    drop(junk);
+}

@@ -661,8 +661,10 @@ pub enum Op {
     },
     /// One MFMA/SMFMAC (CDNA ISA 7) or WMMA/SWMMAC (RDNA) on the register file: reads A, B
     /// and C, writes D, ignores EXEC. Both engines run it through [`crate::matrix::execute`] with the wave's
-    /// MODE, after every earlier register write of the block.
-    Matrix(Box<MatrixCall>),
+    /// MODE, after every earlier register write of the block. Shared, not copied, when the
+    /// block is cloned or rewritten: compiled code points into the call (its plan and fused
+    /// kernels) and keeps it alive through this `Arc`.
+    Matrix(std::sync::Arc<MatrixCall>),
 }
 
 /// The instructions of an if-converted region, for [`Op::CountRegion`].

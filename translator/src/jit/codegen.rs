@@ -1827,7 +1827,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // Runs between lane-group runs, after every earlier register write has been
                 // stored; the registers it writes are read again from the state afterwards.
                 self.whole_wave("matrix")?;
-                let keep = std::sync::Arc::new((**call).clone());
+                // The call itself, shared with the block (and with every rewritten copy of
+                // it, e.g. `uniform::fold`'s): the pointers below, including the pair and
+                // group descriptors taken from neighbouring matrix ops, point into these
+                // `Arc`s, which the compiled block keeps (`CompiledBlock::_matrix`).
+                let keep = std::sync::Arc::clone(call);
                 let ptr = self.iconst(types::I64, std::sync::Arc::as_ptr(&keep) as u64);
                 let p = types::I64;
                 // A pre-resolved kernel (`matrix::kernels::Fused`, checked against the

@@ -79,6 +79,6 @@ pub(in crate::lift) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResu
         u32::MAX as u64
     });
     l.effect(Op::CountVector { mask: all });
-    l.effect(Op::Matrix(Box::new(call)));
+    l.effect(Op::Matrix(std::sync::Arc::new(call)));
     Ok((InstClass::Matrix, Flow::Next))
 }
