@@ -402,7 +402,7 @@ pub fn memcpy_host(src: &[u8], dst: &mut [u8], threads: usize) {
 }
 
 /// A build of the ALU and vector-add corpus kernels to benchmark: CDNA3 in wave64 next to
-/// RDNA3 in wave32 (issue 6 asks for both side by side).
+/// RDNA3 in wave32, side by side.
 struct BenchTarget {
     /// Row label.
     label: &'static str,
