@@ -13,6 +13,7 @@
 //! The translator knows nothing of threads or allocations: the runtime implements
 //! [`env::WaveEnv`] and owns the [`wave::WaveState`]s.
 
+pub mod cost;
 pub mod difffuzz;
 pub mod env;
 pub mod exec;
@@ -22,4 +23,5 @@ pub mod isa;
 pub mod jit;
 pub mod lift;
 pub mod matrix;
+pub mod profile;
 pub mod wave;
