@@ -305,33 +305,52 @@ pub fn offset(pc: i64) -> String {
     }
 }
 
-/// Row key fields of a bench table, tried in order.
-const ROW_KEYS: [&str; 5] = ["key", "name", "label", "workload", "kernel"];
+/// Fields that identify a bench row (its key: the values present, in this order).
+const ROW_KEYS: [&str; 11] = [
+    "key",
+    "name",
+    "label",
+    "workload",
+    "kernel",
+    "engine",
+    "what",
+    "target",
+    "wave_size",
+    "mode",
+    "threads",
+];
 
 /// Whether a bench field is a time (lower is better), a rate (higher is better), or neither.
 fn direction(field: &str) -> Option<Better> {
     let f = field.to_ascii_lowercase();
+    // The references measured beside a row (host-native code, memcpy) are not what it
+    // measures.
+    if f.starts_with("native_") || f.starts_with("memcpy_") {
+        return None;
+    }
+    let tokens: Vec<&str> = f.split('_').collect();
     let rate = [
-        "per_s",
-        "per_sec",
+        "per",
         "rate",
         "gbs",
-        "gb_s",
         "gflops",
         "tflops",
         "mips",
         "throughput",
         "ratio",
         "speedup",
+        "scaling",
     ];
-    let time = [
-        "ns", "us", "ms", "s", "sec", "secs", "seconds", "time", "elapsed", "cycles",
-    ];
-    if rate.iter().any(|r| f.contains(r)) {
+    if tokens.iter().any(|t| rate.contains(t)) {
         return Some(Better::Higher);
     }
-    let last = f.rsplit('_').next().unwrap_or("");
-    if time.contains(&last) || f.starts_with("time") || f.contains("elapsed") {
+    let time = ["ns", "us", "ms", "s", "sec", "secs", "seconds", "cycles"];
+    let last = tokens.last().copied().unwrap_or("");
+    if time.contains(&last)
+        || tokens
+            .iter()
+            .any(|t| ["time", "elapsed", "duration"].contains(t))
+    {
         return Some(Better::Lower);
     }
     None
@@ -344,18 +363,31 @@ fn bench_metrics(old: &Value, new: &Value, m: &mut Vec<Metric>) -> Result<(), St
             .unwrap_or(v)
             .as_array()
             .ok_or("schema mismatch: `rows` is not an array")?;
+        let mut seen: Vec<String> = Vec::new();
         arr.iter()
             .map(|r| {
-                let key = ROW_KEYS
+                let parts: Vec<String> = ROW_KEYS
                     .iter()
-                    .find_map(|k| r.get(*k).and_then(Value::as_str))
-                    .ok_or_else(|| {
-                        format!(
-                            "schema mismatch: a bench row has none of the key fields {}",
-                            ROW_KEYS.join(", ")
-                        )
-                    })?;
-                Ok((key.to_string(), r.clone()))
+                    .filter_map(|k| match r.get(*k)? {
+                        Value::String(s) => Some(s.clone()),
+                        Value::Number(n) => Some(format!("{k}={n}")),
+                        _ => None,
+                    })
+                    .collect();
+                if parts.is_empty() {
+                    return Err(format!(
+                        "schema mismatch: a bench row has none of the key fields {}",
+                        ROW_KEYS.join(", ")
+                    ));
+                }
+                let mut key = parts.join(" ");
+                // Rows with the same key are told apart by their order.
+                let dup = seen.iter().filter(|k| **k == key).count();
+                seen.push(key.clone());
+                if dup > 0 {
+                    key = format!("{key} #{}", dup + 1);
+                }
+                Ok((key, r.clone()))
             })
             .collect()
     };
@@ -474,6 +506,13 @@ mod tests {
         assert_eq!(direction("gflops"), Some(Better::Higher));
         assert_eq!(direction("elems_per_s"), Some(Better::Higher));
         assert_eq!(direction("samples"), None);
+        assert_eq!(direction("native_time_ms"), None);
+        assert_eq!(direction("duration_ms"), Some(Better::Lower));
+        assert_eq!(direction("ratio_to_native"), Some(Better::Higher));
+        assert_eq!(direction("wave_insts_per_s"), Some(Better::Higher));
+        assert_eq!(direction("scaling_1_to_n_threads"), Some(Better::Higher));
+        assert_eq!(direction("wave_size"), None);
+        assert_eq!(direction("threads"), None);
     }
 
     #[test]
@@ -492,6 +531,29 @@ mod tests {
         let (_, m) = metrics(&stats, &stats).unwrap();
         let total = m.iter().find(|m| m.name == "wave instructions").unwrap();
         assert_eq!(total.old, 15.0);
+    }
+
+    #[test]
+    fn bench_rows_are_keyed_by_their_identity_fields() {
+        let row = |engine: &str, t: f64| {
+            json!({"workload": "vadd", "engine": engine, "target": "gfx942", "wave_size": 64,
+                "mode": null, "threads": 2, "time_ms": t, "native_time_ms": 1.0,
+                "wave_insts_per_s": null})
+        };
+        let old = json!({"rows": [row("wavejit jit", 2.0), row("native host (Rust)", 1.0)]});
+        let new = json!({"rows": [row("wavejit jit", 3.0), row("native host (Rust)", 1.0)]});
+        let (k, m) = metrics(&old, &new).unwrap();
+        assert_eq!(k, Kind::Bench);
+        let names: Vec<&str> = m.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "vadd wavejit jit gfx942 wave_size=64 threads=2: time_ms",
+                "vadd native host (Rust) gfx942 wave_size=64 threads=2: time_ms"
+            ]
+        );
+        assert_eq!(m[0].worse_pct(), 50.0);
+        assert_eq!(m[1].worse_pct(), 0.0);
     }
 
     #[test]
