@@ -462,7 +462,7 @@ fn profile_views_print_hot_blocks_and_write_html() {
     let hot = text.split("\nblock ").nth(1).unwrap();
     assert!(hot.starts_with("+0x4c..+0x5c"), "{text}");
     assert!(hot.contains(&format!("{}", WAVES * TRIPS)), "{text}");
-    assert!(hot.contains("s_cbranch_scc1"), "{text}");
+    assert!(hot.contains("s_cbranch_scc1 65532 -> +0x4c"), "{text}");
     let h = std::fs::read_to_string(&html).unwrap();
     assert!(h.starts_with("<!DOCTYPE html>"));
     assert!(h.contains("v_exp_f32"));
@@ -536,6 +536,8 @@ fn ctrl_c_stops_after_running_workgroups_and_reports() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted"), "{err}");
+    // stderr is a pipe here: no progress line.
+    assert!(!err.contains("/20000 workgroups"), "{err}");
     // It stopped soon (the running work-groups only), not after the whole grid.
     assert!(t0.elapsed().as_secs() < 60);
     let (prof, stats) = (json(&p), json(&st));
@@ -556,4 +558,35 @@ fn ctrl_c_stops_after_running_workgroups_and_reports() {
     let (code, msg) = compare(&p, &p, &[]);
     assert_eq!(code, 2, "{msg}");
     assert!(msg.contains("interrupted"), "{msg}");
+}
+
+#[test]
+fn progress_line_on_a_terminal() {
+    // `script` (util-linux) runs the command on a pseudo-terminal and copies what it wrote.
+    let dir = scratch("progress");
+    let obj = kernels_dir().join("asm/gfx942/profile_counts.hsaco");
+    let out = dir.join("o.bin");
+    let cmd = format!(
+        "{} run {} --grid 400 --block 128 --threads 2 out={}:{} u32=100000",
+        env!("CARGO_BIN_EXE_wavejit"),
+        s(&obj),
+        s(&out),
+        400 * 128 * 4
+    );
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    // At least one redraw: `\r\x1b[2KN/400 workgroups (P%), R/s, T s left`.
+    let line = text
+        .split("\r\x1b[2K")
+        .find(|l| l.contains("/400 workgroups ("))
+        .unwrap_or_else(|| panic!("no progress line in {text:?}"));
+    assert!(line.contains("/s, ") && line.contains(" left"), "{line:?}");
+    assert!(
+        text.contains("profile_counts (jit): 400 workgroups"),
+        "{text}"
+    );
 }

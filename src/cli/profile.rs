@@ -121,6 +121,23 @@ pub fn profile(a: &ProfileArgs, out: &mut dyn Write) -> CliResult {
     Ok(())
 }
 
+/// The instruction's text, with a direct branch's target offset appended (`s_cbranch_scc1
+/// 65532 -> +0x4c`; LLVM prints the raw 16-bit word count).
+fn annotated(i: &wavejit_runtime::profile::InstRow) -> String {
+    let mut words = i.text.split_whitespace();
+    let name = words.next().unwrap_or("");
+    let branch = (name == "s_branch" || name.starts_with("s_cbranch_"))
+        && !name.contains("fork")
+        && !name.contains("join");
+    match words.next().and_then(|w| w.parse::<u16>().ok()) {
+        Some(simm) if branch => {
+            let target = i.pc + 4 + 4 * i64::from(simm as i16);
+            format!("{} -> {}", i.text, offset(target))
+        }
+        _ => i.text.clone(),
+    }
+}
+
 fn pct(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
@@ -217,7 +234,7 @@ pub fn text_report(p: &Profile, top: usize) -> String {
                 lanes,
                 i.bytes,
                 i.cycles,
-                i.text
+                annotated(i)
             );
         }
     }
@@ -323,7 +340,7 @@ The estimate compares versions of a kernel; it is not a simulator.</p>
             i.count,
             i.bytes,
             i.cycles,
-            esc(&i.text),
+            esc(&annotated(i)),
             cls = if leader { " class=\"leader\"" } else { "" },
             id = if leader { format!(" id=\"b{}\"", i.pc) } else { String::new() },
             share = 100.0 * heat,
