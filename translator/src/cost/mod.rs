@@ -275,6 +275,93 @@ pub fn mem_bytes_per_lane(name: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isa::Gpu;
+
+    /// The cost of the instruction `bytes` (llvm-mc-22 encodings) on `gpu` in wave `wave`.
+    fn cost(gpu: Gpu, wave: u32, bytes: &[u8]) -> (CostClass, u32, u32, u32) {
+        let t = Target {
+            gpu,
+            wave_size: wave,
+        };
+        let inst = crate::isa::decode(&t, bytes, 0).expect("decodes");
+        let c = inst_cost(&t, &inst);
+        (c.class, c.issue, c.latency, c.bytes)
+    }
+
+    /// The table of docs/profiling.md worked by hand for RDNA3 in wave32 and wave64 (a
+    /// wave64 takes two passes).
+    #[test]
+    fn rdna_costs_by_hand() {
+        use CostClass::*;
+        #[rustfmt::skip]
+        let cases: [(&[u8], (CostClass, u32, u32, u32), (CostClass, u32, u32, u32)); 8] = [
+            // v_add_f32_e32 v1, v2, v3: one pass, latency two passes.
+            (&[0x02, 0x07, 0x02, 0x06], (Valu, 1, 2, 0), (Valu, 2, 4, 0)),
+            // v_exp_f32_e32 v1, v2: quarter rate.
+            (&[0x02, 0x4b, 0x02, 0x7e], (Trans, 4, 4, 0), (Trans, 8, 8, 0)),
+            // v_fma_f64: 1/16 rate on RDNA.
+            (&[0x00, 0x00, 0x14, 0xd6, 0x02, 0x09, 0x1a, 0x04], (F64, 16, 16, 0), (F64, 32, 32, 0)),
+            // s_add_u32 s0, s1, s2: one slot.
+            (&[0x01, 0x02, 0x00, 0x80], (Salu, 1, 1, 0), (Salu, 1, 1, 0)),
+            // global_load_b128: 16 bytes a lane, one pass per 16 bytes.
+            (&[0x00, 0x00, 0x5e, 0xdc, 0x04, 0x00, 0x00, 0x00], (Vmem, 1, 500, 16), (Vmem, 2, 500, 16)),
+            // ds_load_b64: lanes x 8 bytes at 128 bytes per clock.
+            (&[0x00, 0x00, 0xd8, 0xd9, 0x02, 0x00, 0x00, 0x00], (Lds, 2, 64, 8), (Lds, 4, 64, 8)),
+            // s_load_b64: 8 bytes per execution.
+            (&[0x01, 0x00, 0x04, 0xf4, 0x00, 0x00, 0x00, 0xf8], (Smem, 1, 64, 8), (Smem, 1, 64, 8)),
+            // s_branch 0.
+            (&[0x00, 0x00, 0xa0, 0xbf], (Control, 1, 1, 0), (Control, 1, 1, 0)),
+        ];
+        for (bytes, w32, w64) in cases {
+            assert_eq!(cost(Gpu::GFX1100, 32, bytes), w32, "{bytes:x?} wave32");
+            assert_eq!(cost(Gpu::GFX1100, 64, bytes), w64, "{bytes:x?} wave64");
+        }
+        // v_wmma_f32_16x16x16_f16 (wave32): 4096 MACs at 128 per clock on RDNA3, 256 on RDNA4.
+        let wmma = [0x00, 0x40, 0x40, 0xcc, 0x08, 0x21, 0x02, 0x1c];
+        assert_eq!(cost(Gpu::GFX1100, 32, &wmma), (Matrix, 32, 32, 0));
+    }
+
+    /// CDNA4 ISA Table 28 cycles and the CDNA pass rules.
+    #[test]
+    fn cdna_costs_by_hand() {
+        use CostClass::*;
+        #[rustfmt::skip]
+        let gfx942: [(&[u8], (CostClass, u32, u32, u32)); 7] = [
+            // v_mfma_f32_32x32x8_f16: 32 cycles.
+            (&[0x00, 0x00, 0xcc, 0xd3, 0x10, 0x25, 0x02, 0x04], (Matrix, 32, 32, 0)),
+            // v_mfma_f32_32x32x2_f32: f32 inputs, 64.
+            (&[0x00, 0x00, 0xc4, 0xd3, 0x10, 0x23, 0x02, 0x04], (Matrix, 64, 64, 0)),
+            // v_mfma_f32_4x4x4_16b_f16: 16 blocks, 8.
+            (&[0x00, 0x00, 0xca, 0xd3, 0x10, 0x25, 0x02, 0x04], (Matrix, 8, 8, 0)),
+            // v_mfma_f64_16x16x4_f64: 64.
+            (&[0x00, 0x00, 0xee, 0xd3, 0x10, 0x25, 0x02, 0x04], (Matrix, 64, 64, 0)),
+            // v_exp_f32_e32: 4 passes of 4 clocks.
+            (&[0x02, 0x41, 0x02, 0x7e], (Trans, 16, 16, 0)),
+            // v_fma_f64: f32 rate on CDNA3.
+            (&[0x00, 0x00, 0xcc, 0xd1, 0x02, 0x09, 0x1a, 0x04], (F64, 4, 8, 0)),
+            // global_load_dwordx4: one pass for 16 bytes a lane.
+            (&[0x00, 0x80, 0x5c, 0xdc, 0x04, 0x00, 0x00, 0x00], (Vmem, 4, 500, 16)),
+        ];
+        for (bytes, want) in gfx942 {
+            assert_eq!(cost(Gpu::GFX942, 64, bytes), want, "{bytes:x?}");
+        }
+        #[rustfmt::skip]
+        let gfx950: [(&[u8], u32); 3] = [
+            // v_mfma_f32_16x16x128_f8f6f4, FP8 x FP8: "If either matrix = F8 -> 32 cycles".
+            (&[0x00, 0x00, 0xad, 0xd3, 0x04, 0x19, 0x02, 0x04], 32),
+            // ... cbsz:2 blgp:4 (FP6 x FP4): 16.
+            (&[0x00, 0x02, 0xad, 0xd3, 0x04, 0x19, 0x02, 0x84], 16),
+            // v_mfma_f32_16x16x32_f16: 16.
+            (&[0x00, 0x00, 0xd4, 0xd3, 0x04, 0x11, 0x02, 0x04], 16),
+        ];
+        for (bytes, cycles) in gfx950 {
+            assert_eq!(
+                cost(Gpu::GFX950, 64, bytes),
+                (Matrix, cycles, cycles, 0),
+                "{bytes:x?}"
+            );
+        }
+    }
 
     #[test]
     fn memory_sizes_from_mnemonics() {
