@@ -5,8 +5,7 @@
 //! final state and counters under both engines; and the counts the programs give by
 //! construction (words from llvm-mc-22).
 
-mod lift_support;
-use lift_support::*;
+use crate::lift_support::*;
 use wavejit_translator::env::ExitCode;
 use wavejit_translator::exec::{EngineKind, Translator};
 use wavejit_translator::isa::{Gpu, Target};
