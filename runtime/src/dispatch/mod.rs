@@ -7,6 +7,7 @@
 
 pub mod float_env;
 pub mod kernarg;
+pub mod raw;
 pub mod schedule;
 pub mod wave_init;
 
@@ -112,6 +113,9 @@ struct Shared<'a> {
     per_lane: u32,
     waves_per_group: u32,
     groups: u64,
+    /// Values for s[0..n) that replace what the descriptor's user SGPRs would hold (raw
+    /// dispatches: the dispatch's USER_DATA registers); empty for code-object launches.
+    user_sgprs: &'a [u32],
 }
 
 /// Runs one wave until it ends, waits at a barrier, traps or faults (the signature of
@@ -243,8 +247,17 @@ pub fn launch_with(
         per_lane,
         waves_per_group,
         groups,
+        user_sgprs: &[],
     };
+    let out = run_grid(&shared, start);
+    drop(temp);
+    out
+}
 
+/// Runs every workgroup of a prepared launch on the host threads (`start`: when the launch
+/// began, for its wall time).
+fn run_grid(shared: &Shared, start: Instant) -> Result<LaunchOutcome, LaunchError> {
+    let (p, mem, groups) = (shared.p, shared.mem, shared.groups);
     let threads = match p.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -258,7 +271,7 @@ pub fn launch_with(
     {
         let _gate = mem.begin_launch();
         let work = || {
-            let r = worker(&shared, &next, &stop, &fault);
+            let r = worker(shared, &next, &stop, &fault);
             results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
         };
         std::thread::scope(|s| {
@@ -272,7 +285,6 @@ pub fn launch_with(
             work();
         });
     }
-    drop(temp);
     if let Some((_, f)) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(LaunchError::Fault(Box::new(f)));
     }
@@ -345,6 +357,8 @@ fn worker(
             ) {
                 init_err = Some(e);
             }
+            let n = sh.user_sgprs.len().min(st.sgpr.len());
+            st.sgpr[..n].copy_from_slice(&sh.user_sgprs[..n]);
         }
         let res = match init_err {
             Some(e) => Err(Some((0usize, None, e, entry))),
