@@ -61,6 +61,10 @@
 // An internal error (a caught panic); the library stays usable.
 #define WJ_ERR_INTERNAL 5
 
+// Device memory could not be allocated, or a host copy named a range outside the device's
+// live buffers.
+#define WJ_ERR_MEMORY 6
+
 // Version of the C API this header describes: major << 16 | minor << 8 | patch.
 #define WJ_API_VERSION 256
 
@@ -400,7 +404,7 @@ int32_t wj_buffer_read(const wj_device *dev,
                        void *dst,
                        uint64_t len);
 
-// Frees `buf` (a buffer of another device, or one already freed, is ignored).
+// Frees `buf`; `WJ_ERR_USAGE` when it is not a live buffer of `dev`.
 int32_t wj_buffer_free(const wj_device *dev, wj_buffer buf);
 
 // Loads a code object (AMDGPU ELF or clang offload bundle; `size` bytes at `bytes`, copied)

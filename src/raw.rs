@@ -225,7 +225,7 @@ impl RawCodeCache {
             return Ok(e.translator.clone());
         }
         let t = Arc::new(
-            Translator::new(Target { gpu, wave_size }, engine.kind())
+            Translator::new(Target { gpu, wave_size }, engine)
                 .map_err(|e| Error::Usage(format!("cannot translate for {gpu}: {e}")))?,
         );
         if es.len() >= RAW_CACHE_CAPACITY {
@@ -308,7 +308,8 @@ impl Device {
             .inner
             .raw
             .translator(d.code, d.gpu, wave_size, d.engine)?;
-        let code = CodeImage::new(d.code_addr, d.code.to_vec(), vec![0..d.code.len() as u64]);
+        let exec = std::iter::once(0..d.code.len() as u64).collect();
+        let code = CodeImage::new(d.code_addr, d.code.to_vec(), exec);
         let launch = RawLaunch {
             name: &d.name,
             gpu: d.gpu,
@@ -327,7 +328,7 @@ impl Device {
         };
         let out = launch_raw(&self.inner.mem, &translator, &launch).map_err(|e| match e {
             LaunchError::Usage(m) => Error::Usage(m),
-            LaunchError::Fault(f) => Error::Fault(f.to_string()),
+            LaunchError::Fault(f) => Error::Fault(f),
         })?;
         Ok(Report {
             kernel: d.name.clone(),
@@ -432,10 +433,14 @@ mod tests {
         // Undefined words: a fault that names the pc, not a crash.
         let bad = [0xFFu8; 16];
         let d = RawDispatch::new(&bad, 0x4000, Gpu::GFX1100, [1, 1, 1], [32, 1, 1]);
-        let Err(Error::Fault(e)) = dev.dispatch_raw(&d) else {
+        let Err(Error::Fault(f)) = dev.dispatch_raw(&d) else {
             panic!("expected a fault")
         };
-        assert!(e.contains("at pc 0x0"), "{e}");
+        assert_eq!(
+            (f.kernel.as_str(), f.pc, f.workgroup, f.wave),
+            ("raw", 0, [0; 3], 0)
+        );
+        assert!(f.cause.contains("decode"), "{f}");
         // The same address with other bytes: a different translation, runs fine.
         let d = RawDispatch::new(&ENDPGM, 0x4000, Gpu::GFX1100, [1, 1, 1], [32, 1, 1]);
         dev.dispatch_raw(&d).unwrap();

@@ -43,9 +43,12 @@ pub const WJ_ERR_USAGE: i32 = 3;
 pub const WJ_ERR_FAULT: i32 = 4;
 /// An internal error (a caught panic); the library stays usable.
 pub const WJ_ERR_INTERNAL: i32 = 5;
+/// Device memory could not be allocated, or a host copy named a range outside the device's
+/// live buffers.
+pub const WJ_ERR_MEMORY: i32 = 6;
 
 /// Version of the C API this header describes: major << 16 | minor << 8 | patch.
-pub const WJ_API_VERSION: u32 = 0x0001_00;
+pub const WJ_API_VERSION: u32 = 0x00_01_00;
 
 /// Capacity (bytes, terminating NUL included) of the text fields of `wj_fault`.
 pub const WJ_FAULT_TEXT: usize = 256;
@@ -73,7 +76,7 @@ pub struct wj_fault {
 
 struct ThreadState {
     error: CString,
-    fault: Option<FaultReport>,
+    fault: Option<Box<FaultReport>>,
 }
 
 thread_local! {
@@ -87,7 +90,7 @@ thread_local! {
 pub(crate) struct Failure {
     code: i32,
     msg: String,
-    fault: Option<FaultReport>,
+    fault: Option<Box<FaultReport>>,
 }
 
 impl Failure {
@@ -102,40 +105,18 @@ impl Failure {
 
 impl From<Error> for Failure {
     fn from(e: Error) -> Failure {
-        match e {
-            Error::Load(m) => Failure {
-                code: WJ_ERR_LOAD,
-                msg: m,
-                fault: None,
-            },
-            Error::Usage(m) => Failure {
-                code: WJ_ERR_USAGE,
-                msg: m,
-                fault: None,
-            },
-            Error::Fault(f) => Failure {
-                code: WJ_ERR_FAULT,
-                msg: f.to_string(),
-                fault: fault_report(&f),
-            },
-        }
+        let msg = e.to_string();
+        let (code, fault) = match e {
+            Error::Load(_) => (WJ_ERR_LOAD, None),
+            Error::Fault(f) => (WJ_ERR_FAULT, Some(f)),
+            Error::Memory(_) => (WJ_ERR_MEMORY, None),
+            Error::Usage(_) | Error::WrongResult(_) => (WJ_ERR_USAGE, None),
+        };
+        Failure { code, msg, fault }
     }
 }
 
-/// The structured report of an [`Error::Fault`].
-fn fault_report<T: std::fmt::Display>(f: &T) -> Option<FaultReport> {
-    Some(FaultReport {
-        kernel: String::new(),
-        workgroup: [0; 3],
-        wave: 0,
-        lane: None,
-        pc: 0,
-        instruction: String::new(),
-        cause: f.to_string(),
-    })
-}
-
-fn set_error(msg: &str, fault: Option<FaultReport>) {
+fn set_error(msg: &str, fault: Option<Box<FaultReport>>) {
     let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
     let _ = STATE.try_with(|s| {
         if let Ok(mut s) = s.try_borrow_mut() {

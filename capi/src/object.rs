@@ -309,10 +309,7 @@ pub unsafe extern "C" fn wj_buffer_alloc(
             return Err(Failure::invalid("out is null"));
         }
         let len = usize::try_from(size).map_err(|_| Failure::invalid("size too large"))?;
-        let b = d.dev.alloc(len);
-        if b.len != len || (b.addr == 0 && len > 0) {
-            return Err(Failure::invalid(format!("cannot allocate {size} bytes")));
-        }
+        let b = d.dev.alloc(len)?;
         // SAFETY: non-null (checked), the caller's struct.
         unsafe { put(out, wj_buffer { addr: b.addr, size }, "out") }
     })
@@ -381,13 +378,7 @@ pub unsafe extern "C" fn wj_buffer_read(
         if dst.is_null() {
             return Err(Failure::invalid("dst is null"));
         }
-        let data = d.dev.read(b);
-        if data.len() != b.len {
-            return Err(Failure::invalid(format!(
-                "buffer {:#x} (+{offset}, {len} bytes) is not live device memory of this device",
-                buf.addr
-            )));
-        }
+        let data = d.dev.read(b)?;
         // SAFETY: non-null; the caller passes `len` writable bytes; `data` is a distinct
         // host vector of exactly that length.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst as *mut u8, b.len) };
@@ -395,7 +386,7 @@ pub unsafe extern "C" fn wj_buffer_read(
     })
 }
 
-/// Frees `buf` (a buffer of another device, or one already freed, is ignored).
+/// Frees `buf`; `WJ_ERR_USAGE` when it is not a live buffer of `dev`.
 #[no_mangle]
 pub unsafe extern "C" fn wj_buffer_free(dev: *const wj_device, buf: wj_buffer) -> i32 {
     guard(|| {
@@ -404,7 +395,7 @@ pub unsafe extern "C" fn wj_buffer_free(dev: *const wj_device, buf: wj_buffer) -
         d.dev.free(Buffer {
             addr: buf.addr,
             len: buf.size as usize,
-        });
+        })?;
         Ok(())
     })
 }

@@ -236,7 +236,9 @@ int main(void) {
     CHECK(strlen(wj_last_error()) > 0, "no error text");
     wj_fault f;
     CHECK(wj_last_fault(&f) == WJ_OK, "no fault record");
-    CHECK(f.pc == 0 && f.workgroup[0] == 0, "fault at pc %llu", (unsigned long long)f.pc);
+    CHECK(f.pc == 0 && f.workgroup[0] == 0 && f.wave == 0 && !strcmp(f.kernel, "run_asm") &&
+              strstr(f.instruction, "FFFFFFFF") != NULL,
+          "fault record: %s pc %llu: %s", f.kernel, (unsigned long long)f.pc, f.instruction);
     printf("ok undefined code (%s)\n", wj_last_error());
   }
 
@@ -295,6 +297,10 @@ int main(void) {
     CHECK(r == WJ_ERR_FAULT, "wild pointer returned %d", r);
     wj_fault f;
     CHECK(wj_last_fault(&f) == WJ_OK, "no fault record");
+    CHECK(f.lane >= 0 && f.lane < 32 && strstr(f.instruction, "store") != NULL &&
+              strstr(f.cause, "out-of-range") != NULL,
+          "fault record: lane %d at %llu: %s: %s", f.lane, (unsigned long long)f.pc,
+          f.instruction, f.cause);
     for (uint32_t i = 0; i < WJT_N + SLACK; i++)
       CHECK(memcmp(&stray[i], &p, 4) == 0, "unregistered memory written at %u", i);
     printf("ok wild pointer (registered): %s\n", wj_last_error());
@@ -431,9 +437,12 @@ int main(void) {
     CHECK(wj_launch(dev, k, &l, NULL) == WJ_ERR_FAULT, "out of range launch");
     wj_fault f;
     CHECK(wj_last_fault(&f) == WJ_OK, "fault record");
+    CHECK(f.lane >= 0 && !strcmp(f.kernel, "vadd"), "device fault record %s lane %d", f.kernel,
+          f.lane);
     CHECK(wj_buffer_free(dev, a) == WJ_OK && wj_buffer_free(dev, b) == WJ_OK &&
               wj_buffer_free(dev, o) == WJ_OK,
           "free");
+    CHECK(wj_buffer_free(dev, a) == WJ_ERR_USAGE, "double free");
     CHECK(wj_launch(NULL, k, &l, NULL) == WJ_ERR_INVALID_ARGUMENT, "null device");
     wj_kernel_destroy(k);
     wj_device_destroy(dev);
