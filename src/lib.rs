@@ -153,10 +153,13 @@ impl Launch {
 pub mod bench;
 pub mod corpus;
 pub mod demo;
+pub mod raw;
 
 struct DeviceInner {
     mem: DeviceMemory,
     budget: AtomicU64,
+    /// Translations of raw dispatches, by code content ([`raw`]).
+    raw: raw::RawCodeCache,
 }
 
 /// A simulated GPU: checked device memory plus the kernels loaded into it.
@@ -182,6 +185,7 @@ impl Device {
             inner: Arc::new(DeviceInner {
                 mem: DeviceMemory::new(),
                 budget: AtomicU64::new(dispatch::DEFAULT_BUDGET),
+                raw: raw::RawCodeCache::new(),
             }),
         }
     }

@@ -21,6 +21,7 @@
 pub mod access;
 pub mod code;
 pub mod env;
+pub mod host;
 
 use std::alloc::Layout;
 use std::collections::BTreeMap;
@@ -30,6 +31,7 @@ use thiserror::Error;
 
 pub use code::CodeImage;
 pub use env::{ScratchLayout, WaveMemEnv};
+pub use host::{HostCheck, RegisterError};
 
 /// Alignment of every device allocation (bytes).
 pub const ALLOC_ALIGN: usize = 256;
@@ -55,8 +57,9 @@ pub enum HostMemError {
 struct Region {
     /// Usable length (the host block is at least one byte).
     len: usize,
-    /// The layout it was allocated with.
-    layout: Layout,
+    /// The layout it was allocated with; `None` for a registered host range, which the
+    /// registry does not own ([`host`]).
+    layout: Option<Layout>,
 }
 
 /// A host-backed device address space with checked accesses.
@@ -66,6 +69,8 @@ pub struct DeviceMemory {
     regions: RwLock<BTreeMap<u64, Region>>,
     /// Held shared by every running launch, exclusively by frees and host copies.
     gate: RwLock<()>,
+    /// Registered host ranges and the host-mapping check ([`host`]).
+    host: host::HostState,
 }
 
 /// Held for the duration of a launch: no allocation is freed or host-copied meanwhile.
@@ -90,7 +95,13 @@ impl DeviceMemory {
         }
         let addr = ptr as u64;
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
-        regions.insert(addr, Region { len, layout });
+        regions.insert(
+            addr,
+            Region {
+                len,
+                layout: Some(layout),
+            },
+        );
         Ok(addr)
     }
 
@@ -106,16 +117,16 @@ impl DeviceMemory {
     pub fn free(&self, addr: u64) -> bool {
         let _g = self.gate.write().unwrap_or_else(|e| e.into_inner());
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
-        match regions.remove(&addr) {
-            Some(r) => {
-                // SAFETY: `addr` was returned by `alloc_zeroed` with exactly `r.layout` and is
-                // removed from the registry, so no later access can reach it; no launch is
-                // running (the gate is held exclusively).
-                unsafe { std::alloc::dealloc(addr as *mut u8, r.layout) };
-                true
-            }
-            None => false,
-        }
+        // Registered host ranges are not the registry's to free.
+        let Some(layout) = regions.get(&addr).and_then(|r| r.layout) else {
+            return false;
+        };
+        regions.remove(&addr);
+        // SAFETY: `addr` was returned by `alloc_zeroed` with exactly `layout` and is removed
+        // from the registry, so no later access can reach it; no launch is running (the gate
+        // is held exclusively).
+        unsafe { std::alloc::dealloc(addr as *mut u8, layout) };
+        true
     }
 
     /// The allocation `(start, len)` that contains `[addr, addr + len)`, if any.
@@ -160,6 +171,7 @@ impl DeviceMemory {
 
     /// Enters a launch: frees and host copies wait until the guard is dropped.
     pub fn begin_launch(&self) -> LaunchGuard<'_> {
+        self.host.begin_launch();
         LaunchGuard {
             _g: self.gate.read().unwrap_or_else(|e| e.into_inner()),
         }
@@ -175,9 +187,11 @@ impl Drop for DeviceMemory {
     fn drop(&mut self) {
         let regions = std::mem::take(self.regions.get_mut().unwrap_or_else(|e| e.into_inner()));
         for (addr, r) in regions {
-            // SAFETY: each entry was allocated by `alloc_zeroed` with `r.layout`; the memory
-            // is being dropped, so nothing can access the allocations any more.
-            unsafe { std::alloc::dealloc(addr as *mut u8, r.layout) };
+            if let Some(layout) = r.layout {
+                // SAFETY: each owned entry was allocated by `alloc_zeroed` with `layout`; the
+                // memory is being dropped, so nothing can access the allocations any more.
+                unsafe { std::alloc::dealloc(addr as *mut u8, layout) };
+            }
         }
     }
 }
