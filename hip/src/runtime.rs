@@ -327,13 +327,9 @@ impl Runtime {
         if len == 0 {
             return Ok(0);
         }
-        let b = self.dev.alloc(len);
-        if b.len != len {
-            return Err(HipError::new(
-                OUT_OF_MEMORY,
-                format!("cannot allocate {len} bytes"),
-            ));
-        }
+        let b = self.dev.alloc(len).map_err(|e| {
+            HipError::new(OUT_OF_MEMORY, format!("cannot allocate {len} bytes: {e}"))
+        })?;
         lock(&self.tables).allocs.insert(b.addr, (len, kind));
         Ok(b.addr)
     }
@@ -349,8 +345,9 @@ impl Runtime {
                 let len = *len;
                 t.allocs.remove(&addr);
                 drop(t);
-                self.dev.free(Buffer { addr, len });
-                Ok(())
+                self.dev
+                    .free(Buffer { addr, len })
+                    .map_err(|e| HipError::new(INVALID_DEVICE_POINTER, e.to_string()))
             }
             Some((_, kind)) => Err(HipError::new(
                 INVALID_VALUE,
@@ -391,14 +388,12 @@ impl Runtime {
 
     /// Reads `len` device bytes at `addr`.
     pub fn read(&self, addr: u64, len: usize) -> HipResult<Vec<u8>> {
-        let v = self.dev.read(Buffer { addr, len });
-        if v.len() != len {
-            return Err(HipError::new(
+        self.dev.read(Buffer { addr, len }).map_err(|e| {
+            HipError::new(
                 INVALID_VALUE,
-                format!("{len} bytes at {addr:#x} are not inside one device allocation"),
-            ));
-        }
-        Ok(v)
+                format!("cannot copy {len} bytes from {addr:#x}: {e}"),
+            )
+        })
     }
 
     // ---- streams and events ----
@@ -586,13 +581,12 @@ impl Runtime {
             let buf = match *g {
                 Some(b) => b,
                 None => {
-                    let b = self.dev.alloc(PRINTF_BYTES);
-                    if b.len != PRINTF_BYTES {
-                        return Err(HipError::new(
+                    let b = self.dev.alloc(PRINTF_BYTES).map_err(|e| {
+                        HipError::new(
                             OUT_OF_MEMORY,
-                            "cannot allocate the printf buffer",
-                        ));
-                    }
+                            format!("cannot allocate the printf buffer: {e}"),
+                        )
+                    })?;
                     *g = Some(b);
                     b
                 }
@@ -623,13 +617,22 @@ impl Runtime {
                 },
                 m,
             )),
-            Err(WjError::Load(m)) => Err(HipError::new(INVALID_IMAGE, m)),
             Err(WjError::Fault(f)) => {
-                let f = f.to_string();
-                eprintln!("wavejit-hip: kernel fault (reported as hipErrorIllegalAddress by the next synchronising call):\n  {f}");
-                *lock(&self.sticky) = Some(HipError::quiet(ILLEGAL_ADDRESS));
+                // A per-lane fault is a memory access outside the allocations; the rest
+                // (traps, the instruction budget, unsupported instructions) fail the launch.
+                let code = if f.lane.is_some() || f.cause.contains("address") {
+                    ILLEGAL_ADDRESS
+                } else {
+                    LAUNCH_FAILURE
+                };
+                eprintln!(
+                    "wavejit-hip: kernel fault (the next synchronising call returns {}):\n  {f}",
+                    name(code).to_string_lossy()
+                );
+                *lock(&self.sticky) = Some(HipError::quiet(code));
                 Ok(())
             }
+            Err(e) => Err(HipError::new(INVALID_VALUE, e.to_string())),
         }
     }
 

@@ -29,14 +29,18 @@
     kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__);                                     \
   } while (0)
 
-/* Wave size of the target being compiled (device pass); 64 on the host pass (gfx9). */
-#if defined(__AMDGCN_WAVEFRONT_SIZE)
-#define warpSize __AMDGCN_WAVEFRONT_SIZE
-#elif defined(__HIP_DEVICE_COMPILE__)
-#define warpSize __builtin_amdgcn_wavefrontsize()
+/* warpSize: the wave size of the target being compiled (64 on the host pass). An object
+ * converting to int rather than a macro, so that hipDeviceProp_t::warpSize stays usable. */
+struct __wj_warp_size_t {
+  __host__ __device__ operator int() const {
+#ifdef __HIP_DEVICE_COMPILE__
+    return __builtin_amdgcn_wavefrontsize();
 #else
-#define warpSize 64
+    return 64;
 #endif
+  }
+};
+static constexpr __wj_warp_size_t warpSize{};
 
 /* Built-in index variables: property reads of the work-item/group registers. */
 #define __WJ_INDEX_VAR(type, name, fx, fy, fz)                                                       \
