@@ -99,6 +99,26 @@ else
   echo "ok   missing code object reported: $(grep -o 'no code object for[^.]*' "$out/only.err" | head -1)"
 fi
 
+# A binary linked against ROCm's libamdhip64.so.5 (Debian's libamdhip64-5, fetched as a
+# .deb, never installed) runs with wavejit's library through LD_LIBRARY_PATH.
+rocm="$out/rocm"
+mkdir -p "$rocm"
+if (cd "$rocm" && apt-get download -q libamdhip64-5 >/dev/null 2>&1) && dpkg -x "$rocm"/libamdhip64-5_*.deb "$rocm/x"; then
+  ln -sf "$(find "$rocm/x" -name 'libamdhip64.so.5' | head -1)" "$rocm/libamdhip64.so"
+  scripts/hipcc -c --offload-arch=gfx942 -O2 tests/hip/reduce.hip -o "$rocm/reduce.o"
+  clang++-22 "$rocm/reduce.o" -L"$rocm" -lamdhip64 -Wl,--allow-shlib-undefined -o "$rocm/reduce_rocm"
+  if readelf -d "$rocm/reduce_rocm" | grep -q 'NEEDED.*libamdhip64.so.5' \
+    && LD_LIBRARY_PATH="$(scripts/hipcc --wavejit-libdir)" "$rocm/reduce_rocm" 2>/dev/null | grep -q '^ALL PASS'; then
+    echo "ok   a binary linked against ROCm's libamdhip64.so.5 runs on wavejit's library"
+  else
+    fail "ROCm-linked binary"
+  fi
+elif [[ "${CI:-}" == true ]]; then
+  fail "cannot fetch Debian's libamdhip64-5 for the ROCm-linked binary test"
+else
+  echo "note: libamdhip64-5 not fetched (apt-get download failed); ROCm-linked binary not tried"
+fi
+
 echo
 echo "Run times (kernel on wavejit, same computation on the host):"
 cat "$times"
