@@ -114,6 +114,9 @@ pub struct Launch {
     pub engine: Engine,
     /// Host threads (0 = all available).
     pub threads: usize,
+    /// The buffer the kernel's hidden printf-buffer argument points to (clang's buffered
+    /// printf; the caller decodes it). `None` passes a null pointer.
+    pub printf_buffer: Option<Buffer>,
 }
 
 impl Launch {
@@ -126,6 +129,7 @@ impl Launch {
             args: Vec::new(),
             engine: Engine::Jit,
             threads: 0,
+            printf_buffer: None,
         }
     }
     /// Appends an argument.
@@ -141,6 +145,11 @@ impl Launch {
     /// Sets the host thread count.
     pub fn threads(mut self, n: usize) -> Launch {
         self.threads = n;
+        self
+    }
+    /// Sets the buffer the hidden printf-buffer argument points to.
+    pub fn printf_buffer(mut self, buf: Buffer) -> Launch {
+        self.printf_buffer = Some(buf);
         self
     }
     /// Sets dynamic LDS bytes.
@@ -302,6 +311,7 @@ impl Device {
                 Arg::F32(v) => ArgValue::F32(v),
                 Arg::F64(v) => ArgValue::F64(v),
             })
+            .chain(launch.printf_buffer.map(|b| ArgValue::PrintfBuffer(b.addr)))
             .collect();
         let params = LaunchParams {
             kernel: info,
@@ -459,6 +469,12 @@ impl Module {
             .iter()
             .map(|k| k.name.clone())
             .collect()
+    }
+
+    /// The device address of the code object's virtual address 0: a symbol at virtual
+    /// address `v` (a `__device__` variable, say) is at device address `image_base() + v`.
+    pub fn image_base(&self) -> u64 {
+        self.inner.base
     }
 
     /// The parsed code object.
