@@ -141,13 +141,41 @@ def test_autotune_picks_a_config_through_the_driver(target, rng):
     assert scaled_copy.best_config.kwargs["BLOCK"] in (256, 512)
 
 
-def test_bad_targets_and_arguments_raise_usage_errors(target):
+class TensorLike:
+    """What Triton's specialization accepts (dtype, data_ptr) plus, optionally, DLPack: the
+    shape of a PyTorch CPU tensor, without PyTorch."""
+
+    def __init__(self, a, dlpack=True):
+        self.a, self.dtype = a, a.dtype
+        if dlpack:
+            self.__dlpack__ = a.__dlpack__
+            self.__dlpack_device__ = a.__dlpack_device__
+
+    def data_ptr(self):
+        return self.a.ctypes.data
+
+
+def test_dlpack_objects_are_pointer_arguments(target, rng):
+    a = rng.standard_normal(2000, dtype=np.float32)
+    b = rng.standard_normal(2000, dtype=np.float32)
+    out = np.zeros(2000, np.float32)
+    tp.vector_add_kernel[(2,)](TensorLike(a), TensorLike(b), TensorLike(out), 2000, BLOCK=1024)
+    np.testing.assert_array_equal(out, a + b)  # written back through the shared memory
+
+
+def test_bad_targets_and_arguments_raise_clear_errors(target):
     with pytest.raises(wavejit.UsageError, match="unknown target"):
         wavejit.triton.activate("gfx90a")
+    with pytest.raises(wavejit.UsageError, match="engine"):
+        wavejit.triton.activate(target, engine="gpu")
     wavejit.triton.activate(target)
+    x = np.zeros(4, np.float32)
+    # Specialized as a pointer by Triton, but no memory wavejit can reach.
     with pytest.raises(wavejit.UsageError, match="pointer"):
-        tp.vector_add_kernel[(1,)](np.zeros(4, np.float32), "not an array", np.zeros(4, np.float32), 4,
-                                   BLOCK=16)
+        tp.vector_add_kernel[(1,)](x, TensorLike(x, dlpack=False), x, 4, BLOCK=16)
+    # Triton's own specialization rejects what it cannot type.
+    with pytest.raises(TypeError, match="specialize"):
+        tp.vector_add_kernel[(1,)](x, "not an array", x, 4, BLOCK=16)
 
 
 def test_environment_variable_activates_the_driver_in_an_unmodified_program(tmp_path):
