@@ -25,16 +25,20 @@ import wavejit  # noqa: E402
 
 
 def per_call_us(f, seconds=1.0):
-    """Median over batches of the per-call time of ``f`` in microseconds."""
+    """Medians over batches of the per-call wall time and process CPU time of ``f`` (us).
+
+    CPU time counts every thread of the process; on a shared, loaded host it is the steadier
+    of the two."""
     f()
-    batch, samples = 100, []
+    batch, wall, cpu = 100, [], []
     end = time.perf_counter() + seconds
-    while time.perf_counter() < end or len(samples) < 5:
-        t = time.perf_counter()
+    while time.perf_counter() < end or len(wall) < 5:
+        t, c = time.perf_counter(), time.process_time()
         for _ in range(batch):
             f()
-        samples.append((time.perf_counter() - t) / batch * 1e6)
-    return statistics.median(samples)
+        wall.append((time.perf_counter() - t) / batch * 1e6)
+        cpu.append((time.process_time() - c) / batch * 1e6)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def launch_overhead(target, seconds):
@@ -51,8 +55,10 @@ def launch_overhead(target, seconds):
         (f"3 numpy arrays, n={wave} (one wave adds)", lambda: vadd(*small, wave, grid=1, block=wave, threads=1)),
     ]
     print(f"\nper-launch overhead through Python ({target} vadd, 1 workgroup of {wave}, threads=1)")
+    print(f"  {'':42s} {'wall us':>8s} {'CPU us':>8s}")
     for name, f in rows:
-        print(f"  {name:42s} {per_call_us(f, seconds):8.1f} us")
+        wall, cpu = per_call_us(f, seconds)
+        print(f"  {name:42s} {wall:8.1f} {cpu:8.1f}")
     rep = vadd(None, None, None, 0, grid=1, block=wave, threads=1)
     print(f"  (the launch's own elapsed_ns for n=0: {rep['elapsed_ns'] / 1e3:.1f} us)")
 
