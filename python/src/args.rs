@@ -38,7 +38,8 @@ impl Scalar {
             Arg::I64(_) => "i64",
             Arg::U64(_) => "u64",
             Arg::F32(_) => "f32",
-            _ => "f64",
+            Arg::F64(_) => "f64",
+            Arg::Buffer(_) => "buffer",
         }
     }
 
@@ -175,7 +176,7 @@ pub fn prepare(i: usize, v: &Bound<'_, PyAny>, info: &ArgInfo) -> PyResult<Prepa
                 })));
             }
             if let Ok(b) = v.cast::<DeviceBuffer>() {
-                return Ok(Prepared::Ready(Arg::Buffer(b.get().buffer()?)));
+                return Ok(Prepared::Ready(Arg::Buffer(b.get().buffer())));
             }
             match HostArg::get(v)? {
                 Some(h) => Ok(Prepared::Host(h)),
@@ -188,8 +189,10 @@ pub fn prepare(i: usize, v: &Bound<'_, PyAny>, info: &ArgInfo) -> PyResult<Prepa
             }
         }
         ArgKind::ByValue => by_value(v, info.size, &what).map(Prepared::Ready),
-        // Other kinds (dynamic_shared_pointer, images, ...): the Rust API explains.
-        _ => Ok(Prepared::Ready(Arg::U64(0))),
+        other => Err(usage(format!(
+            "{} has kind {other:?}, which wavejit cannot pass",
+            what()
+        ))),
     }
 }
 

@@ -334,7 +334,8 @@ fn dims(what: &str, v: &Bound<'_, PyAny>) -> PyResult<[u32; 3]> {
 }
 
 /// Device memory that stays on the device between launches (pass it as a pointer
-/// argument). Freed when the object is garbage-collected.
+/// argument to kernels of the same device: on another device its address is outside that
+/// device's memory, so accesses fault). Freed when the object is garbage-collected.
 #[pyclass(frozen, name = "Buffer", module = "wavejit")]
 pub struct DeviceBuffer {
     dev: wavejit::Device,
@@ -353,8 +354,8 @@ impl DeviceBuffer {
     }
 
     /// The buffer as a kernel argument.
-    pub fn buffer(&self) -> PyResult<wavejit::Buffer> {
-        Ok(self.buf)
+    pub fn buffer(&self) -> wavejit::Buffer {
+        self.buf
     }
 
     fn write_bytes(&self, data: &[u8]) -> PyResult<()> {
