@@ -41,6 +41,16 @@ def per_call_us(f, seconds=1.0):
     return statistics.median(wall), statistics.median(cpu)
 
 
+def cpu_ms(f, runs=7):
+    """Median process CPU time of one call of ``f`` in ms."""
+    samples = []
+    for _ in range(runs):
+        c = time.process_time()
+        f()
+        samples.append((time.process_time() - c) * 1e3)
+    return statistics.median(samples)
+
+
 def launch_overhead(target, seconds):
     dev = wavejit.Device()
     vadd = dev.load_file(ROOT / "tests" / "kernels" / target / "vadd.hsaco").kernel("vadd")
@@ -97,13 +107,16 @@ def triton_rows(target, quick):
         (f"matmul f16->f32 {m}^3", lambda: tp.matmul(ma, mb), lambda: ma32 @ mb32, 0),
     ]
     print(f"\nTriton programs through the wavejit driver ({target}) next to numpy on the same host")
-    print(f"  {'program':32s} {'wavejit ms':>11s} {'numpy ms':>10s} {'ratio':>8s}")
+    print("  (do_bench: median wall ms; CPU: median process CPU ms per call, all threads)")
+    print(f"  {'program':32s} {'wavejit ms':>11s} {'numpy ms':>10s} {'ratio':>7s}"
+          f" {'wavejit CPU':>12s} {'numpy CPU':>10s}")
     for name, run, ref, tol in rows:
         got, want = run(), ref()
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
         t_wj = triton.testing.do_bench(run, warmup=20, rep=300 if quick else 1000, return_mode="median")
         t_np = triton.testing.do_bench(ref, warmup=20, rep=300 if quick else 1000, return_mode="median")
-        print(f"  {name:32s} {t_wj:11.3f} {t_np:10.3f} {t_wj / t_np:7.1f}x")
+        c_wj, c_np = cpu_ms(run), cpu_ms(ref)
+        print(f"  {name:32s} {t_wj:11.3f} {t_np:10.3f} {t_wj / t_np:6.1f}x {c_wj:12.3f} {c_np:10.3f}")
 
 
 def main():

@@ -7,6 +7,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 use wavejit::FaultReport;
 
 create_exception!(
@@ -46,7 +47,7 @@ fn fault(py: Python<'_>, report: &FaultReport) -> PyErr {
     let value = err.value(py);
     let set = || -> PyResult<()> {
         value.setattr("kernel", &report.kernel)?;
-        value.setattr("workgroup", report.workgroup)?;
+        value.setattr("workgroup", PyTuple::new(py, report.workgroup)?)?;
         value.setattr("wave", report.wave)?;
         value.setattr("lane", report.lane)?;
         value.setattr("pc", report.pc)?;

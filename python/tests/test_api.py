@@ -204,7 +204,9 @@ def test_out_of_bounds_launch_raises_a_kernel_fault_with_fields(target):
     assert isinstance(e, wavejit.WavejitError)
     assert str(e).startswith("kernel vadd faulted in workgroup (")
     assert e.kernel == "vadd"
-    assert len(e.workgroup) == 3 and all(isinstance(x, int) for x in e.workgroup)
+    assert isinstance(e.workgroup, tuple) and len(e.workgroup) == 3
+    assert all(isinstance(x, int) for x in e.workgroup)
+    assert str(e).startswith(f"kernel vadd faulted in workgroup ({e.workgroup[0]},{e.workgroup[1]},{e.workgroup[2]}) wave {e.wave}")
     assert isinstance(e.wave, int)
     assert e.lane is None or 0 <= e.lane < WAVE[target]
     assert isinstance(e.pc, int) and e.pc > 0
