@@ -19,10 +19,10 @@
 //! [`WaveEnv`]: wavejit_translator::env::WaveEnv
 
 pub mod access;
+pub mod backing;
 pub mod code;
 pub mod env;
 
-use std::alloc::Layout;
 use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard};
 
@@ -55,8 +55,8 @@ pub enum HostMemError {
 struct Region {
     /// Usable length (the host block is at least one byte).
     len: usize,
-    /// The layout it was allocated with.
-    layout: Layout,
+    /// Where its host memory came from.
+    backing: backing::Backing,
 }
 
 /// A host-backed device address space with checked accesses.
@@ -80,17 +80,12 @@ impl DeviceMemory {
     }
 
     /// Allocates `len` zero-filled bytes, 256-byte aligned; returns the device address.
+    /// Large allocations are zeroed lazily by the host's page faults ([`backing`]).
     pub fn alloc(&self, len: usize) -> Result<u64, HostMemError> {
-        let layout = Layout::from_size_align(len.max(1), ALLOC_ALIGN)
-            .map_err(|_| HostMemError::AllocFailed(len))?;
-        // SAFETY: `layout` has a non-zero size (at least 1 byte).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(HostMemError::AllocFailed(len));
-        }
+        let (ptr, backing) = backing::alloc_zeroed(len).ok_or(HostMemError::AllocFailed(len))?;
         let addr = ptr as u64;
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
-        regions.insert(addr, Region { len, layout });
+        regions.insert(addr, Region { len, backing });
         Ok(addr)
     }
 
@@ -108,10 +103,10 @@ impl DeviceMemory {
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
         match regions.remove(&addr) {
             Some(r) => {
-                // SAFETY: `addr` was returned by `alloc_zeroed` with exactly `r.layout` and is
-                // removed from the registry, so no later access can reach it; no launch is
-                // running (the gate is held exclusively).
-                unsafe { std::alloc::dealloc(addr as *mut u8, r.layout) };
+                // SAFETY: `addr` and `r.backing` came from one `backing::alloc_zeroed` and
+                // are removed from the registry, so no later access can reach the memory; no
+                // launch is running (the gate is held exclusively).
+                unsafe { backing::free(addr as *mut u8, &r.backing) };
                 true
             }
             None => false,
@@ -175,9 +170,9 @@ impl Drop for DeviceMemory {
     fn drop(&mut self) {
         let regions = std::mem::take(self.regions.get_mut().unwrap_or_else(|e| e.into_inner()));
         for (addr, r) in regions {
-            // SAFETY: each entry was allocated by `alloc_zeroed` with `r.layout`; the memory
-            // is being dropped, so nothing can access the allocations any more.
-            unsafe { std::alloc::dealloc(addr as *mut u8, r.layout) };
+            // SAFETY: each entry came from `backing::alloc_zeroed` with `r.backing`; the
+            // memory is being dropped, so nothing can access the allocations any more.
+            unsafe { backing::free(addr as *mut u8, &r.backing) };
         }
     }
 }
