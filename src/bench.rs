@@ -225,7 +225,7 @@ impl Workload {
         let dev = Device::new();
         let module = dev.load_module(crate::corpus::object("alu_fma"))?;
         let kernel = module.kernel("alu_fma")?;
-        let out = dev.alloc(n * 4);
+        let out = dev.alloc(n * 4)?;
         let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
             .arg(Arg::Buffer(out))
             .arg(Arg::I32(cfg.alu_iters as i32))
@@ -250,9 +250,9 @@ impl Workload {
         let kernel = module.kernel("vadd")?;
         let bytes_of =
             |f: &dyn Fn(usize) -> f32| (0..n).flat_map(|i| f(i).to_le_bytes()).collect::<Vec<u8>>();
-        let a = dev.alloc_from(&bytes_of(&|i| (i % 1000) as f32 * 0.5));
-        let b = dev.alloc_from(&bytes_of(&|i| (i % 777) as f32 * 0.25));
-        let c = dev.alloc(n * 4);
+        let a = dev.alloc_from(&bytes_of(&|i| (i % 1000) as f32 * 0.5))?;
+        let b = dev.alloc_from(&bytes_of(&|i| (i % 777) as f32 * 0.25))?;
+        let c = dev.alloc(n * 4)?;
         let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
             .arg(Arg::Buffer(a))
             .arg(Arg::Buffer(b))
@@ -322,11 +322,11 @@ impl Workload {
                 .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
                 .collect::<Vec<u8>>()
         };
-        let ba = dev.alloc_from(&f16_bytes(&a));
-        let bb = dev.alloc_from(&f16_bytes(&b));
+        let ba = dev.alloc_from(&f16_bytes(&a))?;
+        let bb = dev.alloc_from(&f16_bytes(&b))?;
         let (kernel, launch, bc) = match build.kind {
             GemmKind::OneWave { wave } => {
-                let bc = dev.alloc(n * n * 4);
+                let bc = dev.alloc(n * n * 4)?;
                 let tiles = (n as u32).div_ceil(16);
                 let launch = Launch::new([tiles, tiles, 1], [wave, 1, 1])
                     .arg(Arg::Buffer(ba))
@@ -338,13 +338,13 @@ impl Workload {
                 (module.kernel("gemm_f16")?, launch, bc)
             }
             GemmKind::Tiled(t) => {
-                let bc = dev.alloc(n * n * 4);
+                let bc = dev.alloc(n * n * 4)?;
                 let launch = t.launch(n, n, n, ba, bb, bc)?;
                 (module.kernel(t.kernel)?, launch, bc)
             }
             GemmKind::Triton { json } => {
                 let t = TritonMatmul::parse(json)?;
-                let bc = dev.alloc(n * n * 2);
+                let bc = dev.alloc(n * n * 2)?;
                 let mut launch = Launch::new(
                     [
                         (n as u32).div_ceil(t.block_m),
@@ -363,7 +363,7 @@ impl Workload {
                     launch = launch.arg(Arg::I32(n as i32));
                 }
                 for _ in 0..t.trailing {
-                    launch = launch.arg(Arg::Buffer(dev.alloc(256)));
+                    launch = launch.arg(Arg::Buffer(dev.alloc(256)?));
                 }
                 (module.kernel(&t.kernel)?, launch, bc)
             }
@@ -398,8 +398,11 @@ impl Workload {
     }
 
     /// The bytes of the result buffer (empty when the workload has none).
-    pub fn output(&self) -> Vec<u8> {
-        self.out.map(|b| self.dev.read(b)).unwrap_or_default()
+    pub fn output(&self) -> Result<Vec<u8>, Error> {
+        match self.out {
+            Some(b) => self.dev.read(b),
+            None => Ok(Vec::new()),
+        }
     }
 }
 
@@ -825,16 +828,16 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         for (mode, object) in [("ieee", t.alu_fma), ("flush", t.alu_flush)] {
             let dev = Device::new();
             let kernel = dev.load_module(object)?.kernel("alu_fma")?;
-            let out = dev.alloc(n * 4);
+            let out = dev.alloc(n * 4)?;
             let launch = Launch::new([(n as u32).div_ceil(block), 1, 1], [block, 1, 1])
                 .arg(Arg::Buffer(out))
                 .arg(Arg::I32(cfg.alu_iters as i32))
                 .engine(Engine::Jit)
                 .threads(cfg.threads);
             let m = measure(cfg.samples, &dev, &kernel, &launch)?;
-            let got = dev.read(out);
+            let got = dev.read(out)?;
             if let Some(i) = (0..n).find(|&i| got[4 * i..4 * i + 4] != want[4 * i..4 * i + 4]) {
-                return Err(Error::Fault(format!(
+                return Err(Error::WrongResult(format!(
                     "alu_fma benchmark ({} w{} {mode}): wavejit result differs from the host \
                      at item {i}",
                     t.gpu, t.wave
@@ -893,7 +896,7 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     for t in BENCH_TARGETS {
         let dev = Device::new();
         let kernel = dev.load_module(t.vadd)?.kernel("vadd")?;
-        let (ba, bb, bc) = (dev.alloc_from(&a), dev.alloc_from(&b), dev.alloc(n * 4));
+        let (ba, bb, bc) = (dev.alloc_from(&a)?, dev.alloc_from(&b)?, dev.alloc(n * 4)?);
         let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
             .arg(Arg::Buffer(ba))
             .arg(Arg::Buffer(bb))
@@ -902,8 +905,8 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             .engine(Engine::Jit)
             .threads(cfg.threads);
         let m = measure(cfg.samples, &dev, &kernel, &launch)?;
-        if dev.read(bc) != want {
-            return Err(Error::Fault(format!(
+        if dev.read(bc)? != want {
+            return Err(Error::WrongResult(format!(
                 "vadd benchmark ({} w{}): wavejit result differs from the host",
                 t.gpu, t.wave
             )));
@@ -972,7 +975,7 @@ fn bench_triad(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     for t in BENCH_TARGETS {
         let dev = Device::new();
         let kernel = dev.load_module(t.bench)?.kernel("triad")?;
-        let (ba, bb, bc) = (dev.alloc(n * 4), dev.alloc_from(&b), dev.alloc_from(&c));
+        let (ba, bb, bc) = (dev.alloc(n * 4)?, dev.alloc_from(&b)?, dev.alloc_from(&c)?);
         let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
             .arg(Arg::Buffer(ba))
             .arg(Arg::Buffer(bb))
@@ -982,8 +985,8 @@ fn bench_triad(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             .engine(Engine::Jit)
             .threads(cfg.threads);
         let m = measure(cfg.samples, &dev, &kernel, &launch)?;
-        if dev.read(ba) != want {
-            return Err(Error::Fault(format!(
+        if dev.read(ba)? != want {
+            return Err(Error::WrongResult(format!(
                 "triad benchmark ({} w{}): wavejit result differs from the host",
                 t.gpu, t.wave
             )));
@@ -1048,7 +1051,7 @@ fn bench_reduce(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     for t in BENCH_TARGETS {
         let dev = Device::new();
         let kernel = dev.load_module(t.bench)?.kernel("reduce_sum")?;
-        let (bin, bsum) = (dev.alloc_from(&bytes), dev.alloc(4));
+        let (bin, bsum) = (dev.alloc_from(&bytes)?, dev.alloc(4)?);
         let launch = Launch::new([groups, 1, 1], [256, 1, 1])
             .arg(Arg::Buffer(bin))
             .arg(Arg::Buffer(bsum))
@@ -1057,10 +1060,10 @@ fn bench_reduce(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             .threads(cfg.threads);
         let m = measure(cfg.samples, &dev, &kernel, &launch)?;
         // Every launch added the whole sum to the same word.
-        let got = dev.read(bsum);
+        let got = dev.read(bsum)?;
         let expect = want.wrapping_mul(m.launches as u32).to_le_bytes();
         if got != expect {
-            return Err(Error::Fault(format!(
+            return Err(Error::WrongResult(format!(
                 "reduce benchmark ({} w{}): wavejit sum differs from the host's",
                 t.gpu, t.wave
             )));
@@ -1184,9 +1187,9 @@ struct TritonMatmul {
 
 impl TritonMatmul {
     fn parse(json: &str) -> Result<TritonMatmul, Error> {
-        let bad = |what: &str| Error::Load(format!("Triton matmul_f16 launch file: no {what}"));
-        let v: serde_json::Value =
-            serde_json::from_str(json).map_err(|e| Error::Load(format!("{e}")))?;
+        let bad = |what: &str| Error::Usage(format!("Triton matmul_f16 launch file: no {what}"));
+        let v: serde_json::Value = serde_json::from_str(json)
+            .map_err(|e| Error::Usage(format!("Triton matmul_f16 launch file: {e}")))?;
         let num = |x: &serde_json::Value, what: &str| {
             x.as_u64()
                 .and_then(|n| u32::try_from(n).ok())
@@ -1342,8 +1345,8 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             GemmKind::Triton { .. } => &want_f16,
             _ => &want,
         };
-        if w.output() != *expected {
-            return Err(Error::Fault(format!(
+        if w.output()? != *expected {
+            return Err(Error::WrongResult(format!(
                 "gemm_f16 benchmark ({}): wavejit result differs from the host GEMM",
                 build.label
             )));
