@@ -10,6 +10,7 @@ pub mod kernarg;
 pub mod raw;
 pub mod schedule;
 pub mod wave_init;
+pub mod wave_pool;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -342,7 +343,10 @@ fn worker(
     let ws = sh.target.wave_size;
     let nw = sh.waves_per_group as usize;
     let lane_bytes = sh.per_lane as usize;
-    let mut waves: Vec<WaveSlot> = (0..nw).map(|_| (WaveState::new_boxed(ws), 0)).collect();
+    let mut waves: Vec<WaveSlot> = wave_pool::take(nw, ws)
+        .into_iter()
+        .map(|st| (st, 0))
+        .collect();
     let mut lds = vec![0u8; sh.lds_bytes];
     let mut scratch = vec![0u8; nw * ws as usize * lane_bytes];
     let mut counters = Counters::default();
@@ -484,6 +488,7 @@ fn worker(
             }
         }
     }
+    wave_pool::give(waves.into_iter().map(|(st, _)| st));
     (done_groups, done_waves, counters)
 }
 
