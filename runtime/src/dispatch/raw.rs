@@ -236,6 +236,7 @@ pub fn launch_raw(
         per_lane: l.scratch_per_lane,
         waves_per_group,
         groups: l.grid.iter().map(|&g| g as u64).product(),
+        control: None,
         user_sgprs: &l.user_sgprs[..user],
     };
     let mut out = run_grid(&shared, start)?;

@@ -185,7 +185,7 @@ impl DeviceMemory {
             .range((Bound::Unbounded, Bound::Excluded(end)))
             .next_back()
         {
-            if s == addr && r.len == len_us && r.layout.is_none() {
+            if s == addr && r.len == len_us && r.backing.is_none() {
                 return Ok(());
             }
             if s >= addr || s + r.len as u64 > addr {
@@ -201,7 +201,7 @@ impl DeviceMemory {
             addr,
             Region {
                 len: len_us,
-                layout: None,
+                backing: None,
             },
         );
         self.host.registered.fetch_add(1, Ordering::Relaxed);
@@ -213,7 +213,7 @@ impl DeviceMemory {
     pub fn unregister_host(&self, addr: u64) -> bool {
         let _g = self.gate.write().unwrap_or_else(|e| e.into_inner());
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
-        if regions.get(&addr).is_some_and(|r| r.layout.is_none()) {
+        if regions.get(&addr).is_some_and(|r| r.backing.is_none()) {
             regions.remove(&addr);
             self.host.registered.fetch_sub(1, Ordering::Relaxed);
             true

@@ -19,11 +19,11 @@
 //! [`WaveEnv`]: wavejit_translator::env::WaveEnv
 
 pub mod access;
+pub mod backing;
 pub mod code;
 pub mod env;
 pub mod host;
 
-use std::alloc::Layout;
 use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard};
 
@@ -57,9 +57,9 @@ pub enum HostMemError {
 struct Region {
     /// Usable length (the host block is at least one byte).
     len: usize,
-    /// The layout it was allocated with; `None` for a registered host range, which the
+    /// Where its host memory came from; `None` for a registered host range, which the
     /// registry does not own ([`host`]).
-    layout: Option<Layout>,
+    backing: Option<backing::Backing>,
 }
 
 /// A host-backed device address space with checked accesses.
@@ -85,21 +85,16 @@ impl DeviceMemory {
     }
 
     /// Allocates `len` zero-filled bytes, 256-byte aligned; returns the device address.
+    /// Large allocations are zeroed lazily by the host's page faults ([`backing`]).
     pub fn alloc(&self, len: usize) -> Result<u64, HostMemError> {
-        let layout = Layout::from_size_align(len.max(1), ALLOC_ALIGN)
-            .map_err(|_| HostMemError::AllocFailed(len))?;
-        // SAFETY: `layout` has a non-zero size (at least 1 byte).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(HostMemError::AllocFailed(len));
-        }
+        let (ptr, backing) = backing::alloc_zeroed(len).ok_or(HostMemError::AllocFailed(len))?;
         let addr = ptr as u64;
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
         regions.insert(
             addr,
             Region {
                 len,
-                layout: Some(layout),
+                backing: Some(backing),
             },
         );
         Ok(addr)
@@ -118,14 +113,20 @@ impl DeviceMemory {
         let _g = self.gate.write().unwrap_or_else(|e| e.into_inner());
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
         // Registered host ranges are not the registry's to free.
-        let Some(layout) = regions.get(&addr).and_then(|r| r.layout) else {
+        if !regions.get(&addr).is_some_and(|r| r.backing.is_some()) {
+            return false;
+        }
+        let Some(Region {
+            backing: Some(backing),
+            ..
+        }) = regions.remove(&addr)
+        else {
             return false;
         };
-        regions.remove(&addr);
-        // SAFETY: `addr` was returned by `alloc_zeroed` with exactly `layout` and is removed
-        // from the registry, so no later access can reach it; no launch is running (the gate
-        // is held exclusively).
-        unsafe { std::alloc::dealloc(addr as *mut u8, layout) };
+        // SAFETY: `addr` and `backing` came from one `backing::alloc_zeroed` and are removed
+        // from the registry, so no later access can reach the memory; no launch is running
+        // (the gate is held exclusively).
+        unsafe { backing::free(addr as *mut u8, &backing) };
         true
     }
 
@@ -187,10 +188,10 @@ impl Drop for DeviceMemory {
     fn drop(&mut self) {
         let regions = std::mem::take(self.regions.get_mut().unwrap_or_else(|e| e.into_inner()));
         for (addr, r) in regions {
-            if let Some(layout) = r.layout {
-                // SAFETY: each owned entry was allocated by `alloc_zeroed` with `layout`; the
+            if let Some(b) = &r.backing {
+                // SAFETY: each owned entry came from `backing::alloc_zeroed` with `b`; the
                 // memory is being dropped, so nothing can access the allocations any more.
-                unsafe { std::alloc::dealloc(addr as *mut u8, layout) };
+                unsafe { backing::free(addr as *mut u8, b) };
             }
         }
     }
