@@ -12,6 +12,7 @@ cargo build --release -p wavejit -p wavejit-capi
 tgt=${CARGO_TARGET_DIR:-target}/release
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+[ -n "${KEEP:-}" ] && trap - EXIT && echo "work files in $work"
 
 {
   echo '.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"'
@@ -38,6 +39,9 @@ trap 'rm -rf "$work"' EXIT
   echo '  .amdhsa_user_sgpr_count 15'
   echo '  .amdhsa_user_sgpr_kernarg_segment_ptr 1'
   echo '  .amdhsa_wavefront_size32 1'
+  # MODE as clang sets it for HIP kernels and as run_asm starts waves: denormals kept.
+  echo '  .amdhsa_float_denorm_mode_32 3'
+  echo '  .amdhsa_float_denorm_mode_16_64 3'
   echo '.end_amdhsa_kernel'
   echo '.amdgpu_metadata'
   echo '---'

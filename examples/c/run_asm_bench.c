@@ -5,6 +5,7 @@
  *                                  wave instructions per second (counted by wj_dispatch's
  *                                  report for the same code and grid)
  * Both run on one host thread (wj_set_threads(1)). */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
