@@ -69,6 +69,10 @@ def launch_overhead(target, seconds):
     for name, f in rows:
         wall, cpu = per_call_us(f, seconds)
         print(f"  {name:42s} {wall:8.1f} {cpu:8.1f}")
+    endpgm = bytes([0x00, 0x00, 0xB0, 0xBF])  # gfx1100 s_endpgm
+    args = np.zeros(2, np.uint64)
+    wall, cpu = per_call_us(lambda: wavejit.run_asm(endpgm, 1, 1, 1, 32, 1, 1, args, threads=1), seconds)
+    print(f"  {'run_asm: s_endpgm, 1 wave32 (gfx1100)':42s} {wall:8.1f} {cpu:8.1f}")
     rep = vadd(None, None, None, 0, grid=1, block=wave, threads=1)
     print(f"  (the launch's own elapsed_ns for n=0: {rep['elapsed_ns'] / 1e3:.1f} us)")
 

@@ -49,13 +49,18 @@ impl HostArg {
     }
 
     /// Host address of the buffer's first element (what a pointer argument points at).
-    fn first(&self) -> usize {
+    pub fn first(&self) -> usize {
         self.buf.buf_ptr() as usize
     }
 
     /// Whether the kernel's writes are copied back (false for read-only exports like `bytes`).
-    fn writable(&self) -> bool {
+    pub fn writable(&self) -> bool {
         !self.buf.readonly()
+    }
+
+    /// Host address of the span's lowest byte.
+    pub fn lo(&self) -> usize {
+        self.lo
     }
 
     /// Bytes in the span.

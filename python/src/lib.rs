@@ -8,6 +8,7 @@
 mod args;
 mod errors;
 mod host;
+mod raw;
 mod report;
 
 use pyo3::prelude::*;
@@ -104,9 +105,24 @@ impl Module {
     /// The kernel called `name` (`UsageError` listing the names if there is none).
     fn kernel(&self, py: Python<'_>, name: &str) -> PyResult<Kernel> {
         let kernel = self.module.kernel(name).map_err(|e| from_api(py, e))?;
+        // The code from the entry to the end of its executable segment (`image[v]` is the
+        // byte at virtual address `v`).
+        let co = self.module.code_object();
+        let entry = kernel.info().entry;
+        let end = co
+            .exec_ranges
+            .iter()
+            .find(|r| r.contains(&entry))
+            .map_or(entry, |r| r.end);
+        let code = co
+            .image
+            .get(entry as usize..end as usize)
+            .unwrap_or_default()
+            .to_vec();
         Ok(Kernel {
             kernel,
             dev: self.dev.clone(),
+            code,
         })
     }
 
@@ -136,6 +152,8 @@ impl Module {
 struct Kernel {
     kernel: wavejit::Kernel,
     dev: wavejit::Device,
+    /// The machine code from the entry on (for raw dispatch).
+    code: Vec<u8>,
 }
 
 #[pymethods]
@@ -162,6 +180,79 @@ impl Kernel {
     #[getter]
     fn static_lds(&self) -> u32 {
         self.kernel.info().group_segment_fixed_size
+    }
+
+    /// The machine code from the kernel's first instruction to the end of its executable
+    /// segment (what a raw dispatch runs: `wavejit.run_asm2(kernel.code, ...)`).
+    #[getter]
+    fn code<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        pyo3::types::PyBytes::new(py, &self.code)
+    }
+
+    /// The descriptor's COMPUTE_PGM_RSRC1, RSRC2 and RSRC3.
+    #[getter]
+    fn rsrc(&self) -> (u32, u32, u32) {
+        let d = &self.kernel.info().descriptor;
+        (d.rsrc1, d.rsrc2, d.rsrc3)
+    }
+
+    /// The kernarg segment (bytes) the kernel reads for `args` on `grid` x `block`: explicit
+    /// arguments as the metadata lays them out (pointer arguments as addresses: an int, a
+    /// buffer's first-element address, or None for 0) and the hidden arguments. For raw
+    /// dispatches that pass host memory.
+    #[pyo3(signature = (args, *, grid, block, dynamic_lds=0))]
+    fn kernarg<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyAny>,
+        grid: &Bound<'py, PyAny>,
+        block: &Bound<'py, PyAny>,
+        dynamic_lds: u32,
+    ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        use wavejit_runtime::dispatch::kernarg::{build_kernargs, ArgValue, Geometry};
+        let info = self.kernel.info();
+        let args: Vec<Bound<'py, PyAny>> = args
+            .try_iter()
+            .map_err(|_| usage("kernarg arguments must be a sequence"))?
+            .collect::<PyResult<_>>()?;
+        let explicit: Vec<_> = info.explicit_args().collect();
+        if args.len() != explicit.len() {
+            return Err(usage(format!(
+                "kernel {}: expects {} arguments ({}), got {}",
+                info.name,
+                explicit.len(),
+                describe_args(info),
+                args.len()
+            )));
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for (i, (v, a)) in args.iter().zip(&explicit).enumerate() {
+            let value = if matches!(a.kind, ArgKind::GlobalBuffer) && v.extract::<u64>().is_ok() {
+                ArgValue::Buffer(v.extract::<u64>()?)
+            } else {
+                match prepare(i, v, a)? {
+                    Prepared::Host(h) => ArgValue::Buffer(h.first() as u64),
+                    Prepared::Ready(arg) => match arg {
+                        Arg::Buffer(b) => ArgValue::Buffer(b.addr),
+                        Arg::I32(x) => ArgValue::I32(x),
+                        Arg::U32(x) => ArgValue::U32(x),
+                        Arg::I64(x) => ArgValue::I64(x),
+                        Arg::U64(x) => ArgValue::U64(x),
+                        Arg::F32(x) => ArgValue::F32(x),
+                        Arg::F64(x) => ArgValue::F64(x),
+                    },
+                }
+            };
+            values.push(value);
+        }
+        let geo = Geometry {
+            grid: dims("grid", grid)?,
+            block: dims("block", block)?,
+            dynamic_lds,
+        };
+        let seg = build_kernargs(info, &values, &geo)
+            .map_err(|m| usage(format!("kernel {}: {m}", info.name)))?;
+        Ok(pyo3::types::PyBytes::new(py, &seg))
     }
 
     /// The explicit arguments: a list of `{"name", "kind", "size", "offset"}` dicts (kind
@@ -264,15 +355,7 @@ impl Kernel {
                 args.len()
             )));
         }
-        let engine = match engine {
-            "jit" => Engine::Jit,
-            "interp" => Engine::Interp,
-            other => {
-                return Err(usage(format!(
-                    "engine must be \"jit\" or \"interp\", not {other:?}"
-                )))
-            }
-        };
+        let engine = engine_from(engine)?;
         let mut launch = Launch::new(dims("grid", grid)?, dims("block", block)?)
             .engine(engine)
             .threads(threads)
@@ -304,6 +387,17 @@ impl Kernel {
         let rep = result.map_err(|e| from_api(py, e))?;
         staging.copy_back(&host)?;
         report::to_dict(py, &rep)
+    }
+}
+
+/// The engine named `name` (`"jit"` or `"interp"`).
+fn engine_from(name: &str) -> PyResult<Engine> {
+    match name {
+        "jit" => Ok(Engine::Jit),
+        "interp" => Ok(Engine::Interp),
+        other => Err(usage(format!(
+            "engine must be \"jit\" or \"interp\", not {other:?}"
+        ))),
     }
 }
 
@@ -449,6 +543,8 @@ fn _wavejit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(args::u64, m)?)?;
     m.add_function(wrap_pyfunction!(args::f32, m)?)?;
     m.add_function(wrap_pyfunction!(args::f64, m)?)?;
+    m.add_function(wrap_pyfunction!(raw::run_asm, m)?)?;
+    m.add_function(wrap_pyfunction!(raw::run_asm2, m)?)?;
     m.add("WavejitError", py.get_type::<errors::WavejitError>())?;
     m.add("LoadError", py.get_type::<errors::LoadError>())?;
     m.add("UsageError", py.get_type::<errors::UsageError>())?;

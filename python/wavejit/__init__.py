@@ -33,6 +33,14 @@ arguments, geometry), ``KernelFault`` (the kernel faulted; attributes ``kernel``
 ``WavejitError``. Device memory is checked: a kernel's wild access is a ``KernelFault``, never a
 host crash.
 
+Raw dispatch, as mock-GPU harnesses make it: ``run_asm(code, gx, gy, gz, lx, ly, lz, args_ptr,
+memory=[...])`` (remu's conventions: gfx1100 wave32, kernarg address in s[0:1], workgroup ids in
+s13-s15) and ``run_asm2(..., rsrc2, scratch_size, arch, user_data=None, memory=[...])``. The
+code runs at the address of the ``code`` object; global addresses are host addresses, and a
+kernel may touch only the writable buffers listed in ``memory`` (and the kernarg buffer):
+anything else is a ``KernelFault``. ``Kernel.code``, ``Kernel.rsrc`` and ``Kernel.kernarg(...)``
+give what such a dispatch needs from a code object.
+
 ``wavejit.triton`` is a Triton backend driver (``wavejit.triton.activate("gfx942")``).
 """
 
@@ -50,6 +58,8 @@ from ._wavejit import (  # noqa: F401
     f64,
     i32,
     i64,
+    run_asm,
+    run_asm2,
     u32,
     u64,
 )
@@ -68,6 +78,8 @@ __all__ = [
     "f64",
     "i32",
     "i64",
+    "run_asm",
+    "run_asm2",
     "u32",
     "u64",
 ]
