@@ -373,7 +373,12 @@ pub extern "C" fn hipDeviceSynchronize() -> Code {
 
 #[no_mangle]
 pub extern "C" fn hipDeviceReset() -> Code {
-    call(|| Ok(()))
+    // Allocations and modules stay (wavejit has no device context to tear down); the sticky
+    // error of a fault is cleared, so the program can continue.
+    call(|| {
+        rt().clear_sticky();
+        Ok(())
+    })
 }
 
 #[no_mangle]

@@ -153,6 +153,13 @@ pub struct CallConfig {
     pub stream: usize,
 }
 
+/// Host threads a launch may use, asked once (`available_parallelism` reads cgroup files,
+/// which would cost tens of microseconds on every launch).
+fn host_threads() -> usize {
+    static N: OnceLock<usize> = OnceLock::new();
+    *N.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -210,6 +217,11 @@ impl Runtime {
             Some(e) => Err(HipError::quiet(e.code)),
             None => Ok(()),
         }
+    }
+
+    /// Clears the sticky error (`hipDeviceReset`).
+    pub fn clear_sticky(&self) {
+        *lock(&self.sticky) = None;
     }
 
     fn new_handle(t: &mut Tables) -> usize {
@@ -569,7 +581,9 @@ impl Runtime {
                 format!("{shared} bytes of dynamic shared memory"),
             )
         })?;
-        let mut launch = Launch::new(grid, block).dynamic_lds(shared);
+        let mut launch = Launch::new(grid, block)
+            .dynamic_lds(shared)
+            .threads(host_threads());
         launch.args = args;
         let uses_printf = info
             .args

@@ -54,7 +54,9 @@ static double now_ms() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-// Prints the time of the emulated computation next to the same computation on the host.
+// Prints the time of the emulated computation next to the same computation on the host. The
+// programs time a warm launch (the kernel's blocks already translated) where the kernel can
+// run twice; "cold" marks a time that includes translating the kernel.
 static void timing(const char *what, double device_ms, double host_ms) {
   std::printf("TIME %s: wavejit %.3f ms, host %.3f ms\n", what, device_ms, host_ms);
 }

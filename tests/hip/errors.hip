@@ -37,5 +37,9 @@ int main() {
   int host = 0;
   expect(hipMemcpy(&host, d, 4, hipMemcpyDeviceToHost) == hipErrorIllegalAddress, "the error is sticky");
   expect(hipGetLastError() == hipErrorIllegalAddress, "hipGetLastError reports it");
+  CHECK(hipDeviceReset());
+  touch<<<1, 64>>>(d, 1);
+  expect(hipDeviceSynchronize() == hipSuccess && hipGetLastError() == hipSuccess,
+         "hipDeviceReset clears the sticky error");
   return finish();
 }

@@ -41,6 +41,7 @@ int main() {
   CHECK(hipMalloc(&dtotal, 8));
   CHECK(hipMalloc(&dmax, 4));
   CHECK(hipMemcpy(da, a.data(), n * 4, hipMemcpyHostToDevice));
+  block_sum<<<(n + 511) / 512, 256>>>(da, n, dtotal, dmax); // translates the kernel
   CHECK(hipMemset(dtotal, 0, 8));
   int lowest = -2147483647 - 1;
   CHECK(hipMemcpy(dmax, &lowest, 4, hipMemcpyHostToDevice));

@@ -29,6 +29,8 @@ int main() {
   hipEvent_t a, b;
   CHECK(hipEventCreate(&a));
   CHECK(hipEventCreate(&b));
+  transpose<<<dim3((w + TILE - 1) / TILE, (h + TILE - 1) / TILE), dim3(TILE, ROWS)>>>(dout, din, w, h);
+  CHECK(hipMemcpy(dout, out.data(), out.size() * 4, hipMemcpyHostToDevice)); // poison again
   CHECK(hipEventRecord(a));
   transpose<<<dim3((w + TILE - 1) / TILE, (h + TILE - 1) / TILE), dim3(TILE, ROWS)>>>(dout, din, w, h);
   CHECK(hipEventRecord(b));

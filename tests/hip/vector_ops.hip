@@ -33,6 +33,10 @@ int main() {
   CHECK(hipMalloc(&dy, n * sizeof(float)));
   CHECK(hipMemcpy(dx, x.data(), n * sizeof(float), hipMemcpyHostToDevice));
   CHECK(hipMemcpy(dy, y.data(), n * sizeof(float), hipMemcpyHostToDevice));
+  float *dwarm;
+  CHECK(hipMalloc(&dwarm, n * sizeof(float)));
+  saxpy<<<(n + 255) / 256, 256>>>(n, 2.5f, dx, dwarm); // translates the kernel
+  CHECK(hipDeviceSynchronize());
   double t0 = now_ms();
   saxpy<<<(n + 255) / 256, 256>>>(n, 2.5f, dx, dy);
   CHECK(hipGetLastError());
@@ -98,6 +102,7 @@ int main() {
   for (int i = 0; i < n; i++) want[i] = std::sqrt(std::fabs(v[i])) + std::fmin(v[i], 0.25f);
   expect(same(got, want, 1e-6), "sqrtf/fabsf/fminf kernel (hipLaunchKernelGGL)");
 
+  CHECK(hipFree(dwarm));
   CHECK(hipFree(dx));
   CHECK(hipFree(dy));
   CHECK(hipFree(dz));
