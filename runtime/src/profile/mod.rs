@@ -274,8 +274,10 @@ pub fn build(code: &dyn CodeSource, facts: &LaunchFacts, counts: &[PcCount]) -> 
             cycles,
         });
     }
-    // Leaders: the entry, branch targets, instructions after a block's end, and
-    // instructions not directly after the previous one.
+    // Leaders: the entry, branch targets, instructions after a block's end, instructions
+    // not directly after the previous one, and instructions executed more or less often
+    // than the one before (which does not end a block): control entered there from
+    // elsewhere, e.g. by `s_setpc`/`s_swappc` to a computed address.
     let targets: BTreeSet<u64> = decoded.iter().filter_map(|d| d.target).collect();
     let mut blocks: Vec<BlockRow> = Vec::new();
     for (i, d) in decoded.iter().enumerate() {
@@ -283,7 +285,8 @@ pub fn build(code: &dyn CodeSource, facts: &LaunchFacts, counts: &[PcCount]) -> 
             || d.pc == facts.entry
             || targets.contains(&d.pc)
             || decoded[i - 1].ends_block
-            || decoded[i - 1].pc + decoded[i - 1].size != d.pc;
+            || decoded[i - 1].pc + decoded[i - 1].size != d.pc
+            || rows[i - 1].count != rows[i].count;
         let r = &rows[i];
         if leader {
             blocks.push(BlockRow {
