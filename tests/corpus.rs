@@ -194,6 +194,41 @@ fn differential(target: &'static str) {
     );
 }
 
+/// Profiling (one-instruction blocks, every execution counted) changes no output and no
+/// counter of any kernel (JIT, gfx942 and gfx1100 wave32 builds; the profile's counts sum to the
+/// wave-instruction counter, checked by the harness).
+#[test]
+fn profiled_equals_plain() {
+    let (mut failures, mut skipped) = (Vec::new(), Vec::new());
+    for target in ["gfx942", "gfx1100"] {
+        for (name, case) in ALL {
+            let run = |profile: bool| -> Result<Outcome, String> {
+                let mut ctx = Ctx::differential(Engine::Jit, target);
+                ctx.profile = profile;
+                catch_unwind(AssertUnwindSafe(|| case(&ctx))).map_err(panic_text)?;
+                Ok(ctx.take())
+            };
+            match (run(false), run(true)) {
+                (Ok(a), Ok(b)) => {
+                    if a.outputs != b.outputs || a.counters != b.counters {
+                        failures.push(format!("{target} {name}: profiled run differs"));
+                    }
+                }
+                // Cases without a build for gfx1100 (the MFMA ones) fail both ways alike.
+                (Err(_), Err(_)) if target != "gfx942" => skipped.push(*name),
+                (a, b) => failures.push(format!(
+                    "{target} {name}: plain {:?} / profiled {:?}",
+                    a.err(),
+                    b.err()
+                )),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Only the MFMA cases have no gfx1100 build; every other case ran on both targets.
+    assert!(skipped.iter().all(|n| n.starts_with("mfma")), "{skipped:?}");
+}
+
 /// A kernel launched with the wrong arguments is a usage error naming the kernel, not a crash.
 #[test]
 fn wrong_arguments_are_usage_errors() {

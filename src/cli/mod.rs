@@ -95,7 +95,7 @@ fn dispatch(cli: Cli) -> CliResult<ExitCode> {
     let done = match cli.command {
         Command::Run(a) => return run::run(&a, &mut out),
         Command::Compare(a) => return compare::compare(&a, &mut out),
-        Command::Profile(a) => profile::profile(&a, &mut out),
+        Command::Profile(a) => return profile::profile(&a, &mut out),
         Command::Disasm {
             code_object,
             kernel,

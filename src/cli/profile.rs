@@ -9,6 +9,7 @@ use clap::Args;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use wavejit::Profile;
 
 /// `wavejit profile` options.
@@ -77,10 +78,12 @@ pub fn read_profile(path: &Path) -> CliResult<Profile> {
     })
 }
 
-/// Runs the command.
-pub fn profile(a: &ProfileArgs, out: &mut dyn Write) -> CliResult {
+/// Runs the command. Profiling a code object that Ctrl-C interrupts still prints (and
+/// writes) the partial profile, then exits with status 130.
+pub fn profile(a: &ProfileArgs, out: &mut dyn Write) -> CliResult<ExitCode> {
     let head = read_file(&a.input)?;
     let is_json = head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let ran = !is_json;
     let p = if is_json {
         read_profile(&a.input)?
     } else {
@@ -118,7 +121,10 @@ pub fn profile(a: &ProfileArgs, out: &mut dyn Write) -> CliResult {
         std::fs::write(h, html_report(&p))
             .map_err(|e| CliError(format!("cannot write {}: {e}", h.display())))?;
     }
-    Ok(())
+    if ran && p.interrupted {
+        return Ok(ExitCode::from(super::run::INTERRUPTED_EXIT));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The instruction's text, with a direct branch's target offset appended (`s_cbranch_scc1

@@ -122,6 +122,9 @@ pub struct Ctx {
     /// Strict: result mismatches panic. Non-strict (differential mode): only recorded outputs
     /// matter, mismatches against the host reference are left to the per-engine tests.
     pub strict: bool,
+    /// Profile every launch (`wavejit::Observe::profile`); the profile's summed counts must
+    /// equal the launch's wave-instruction counter.
+    pub profile: bool,
     outcome: RefCell<Outcome>,
 }
 
@@ -144,6 +147,7 @@ impl Ctx {
             },
             threads: 0,
             strict: true,
+            profile: false,
             outcome: RefCell::default(),
         }
     }
@@ -216,13 +220,20 @@ impl Ctx {
         for a in args {
             l = l.arg(a);
         }
-        let report = self.dev.launch(kernel, &l).unwrap_or_else(|e| {
-            panic!(
-                "{} under {:?}: launch failed: {e}",
-                kernel.name(),
-                self.engine
-            )
-        });
+        let obs = wavejit::Observe {
+            profile: self.profile,
+            control: None,
+        };
+        let report = self
+            .dev
+            .launch_observed(kernel, &l, &obs)
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{} under {:?}: launch failed: {e}",
+                    kernel.name(),
+                    self.engine
+                )
+            });
         if self.strict {
             // Independent shape checks: one workgroup per grid point, ceil(threads / wave size)
             // waves each.
@@ -239,6 +250,15 @@ impl Ctx {
                 (report.grid, report.block),
                 (grid, block),
                 "{}: grid, block",
+                kernel.name()
+            );
+        }
+        if let Some(p) = &report.profile {
+            let counted: u64 = p.instructions.iter().map(|i| i.count).sum();
+            assert_eq!(
+                counted,
+                report.counters.wave_insts(),
+                "{}: profiled instructions",
                 kernel.name()
             );
         }

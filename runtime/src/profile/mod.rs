@@ -274,8 +274,10 @@ pub fn build(code: &dyn CodeSource, facts: &LaunchFacts, counts: &[PcCount]) -> 
             cycles,
         });
     }
-    // Leaders: the entry, branch targets, instructions after a block's end, and
-    // instructions not directly after the previous one.
+    // Leaders: the entry, branch targets, instructions after a block's end, instructions
+    // not directly after the previous one, and instructions executed more or less often
+    // than the one before (which does not end a block): control entered there from
+    // elsewhere, e.g. by `s_setpc`/`s_swappc` to a computed address.
     let targets: BTreeSet<u64> = decoded.iter().filter_map(|d| d.target).collect();
     let mut blocks: Vec<BlockRow> = Vec::new();
     for (i, d) in decoded.iter().enumerate() {
@@ -283,7 +285,8 @@ pub fn build(code: &dyn CodeSource, facts: &LaunchFacts, counts: &[PcCount]) -> 
             || d.pc == facts.entry
             || targets.contains(&d.pc)
             || decoded[i - 1].ends_block
-            || decoded[i - 1].pc + decoded[i - 1].size != d.pc;
+            || decoded[i - 1].pc + decoded[i - 1].size != d.pc
+            || rows[i - 1].count != rows[i].count;
         let r = &rows[i];
         if leader {
             blocks.push(BlockRow {
@@ -341,5 +344,60 @@ impl Profile {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self)
             .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise the profile: {e}\"}}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavejit_translator::isa::Gpu;
+
+    struct Words(Vec<u8>);
+    impl CodeSource for Words {
+        fn bytes_at(&self, pc: u64) -> Option<&[u8]> {
+            self.0.get(usize::try_from(pc.checked_sub(0x1000)?).ok()?..)
+        }
+    }
+
+    /// A count that changes between two instructions with no branch between them starts a
+    /// block there (control entered from elsewhere, e.g. a computed `s_setpc`).
+    #[test]
+    fn count_changes_start_blocks() {
+        // s_mov_b32 s0, 0; s_mov_b32 s1, 0; s_endpgm (gfx942 words from llvm-mc-22).
+        let words: Vec<u8> = [0xbe80_0080u32, 0xbe81_0080, 0xbf81_0000]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let facts = LaunchFacts {
+            kernel: "k".into(),
+            target: Target::new(Gpu::GFX942),
+            entry: 0x1000,
+            size: Some(12),
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+            workgroups: 1,
+            waves: 2,
+            interrupted: false,
+        };
+        let c = |pc, count| PcCount {
+            pc,
+            count,
+            active_lanes: 64 * count,
+        };
+        let p = build(
+            &Words(words),
+            &facts,
+            &[c(0x1000, 1), c(0x1004, 2), c(0x1008, 2)],
+        );
+        let blocks: Vec<(i64, i64, u64, u64)> = p
+            .blocks
+            .iter()
+            .map(|b| (b.pc, b.end, b.count, b.wave_insts))
+            .collect();
+        assert_eq!(blocks, [(0, 4, 1, 1), (4, 12, 2, 4)]);
+        assert_eq!(p.instructions[1].text, "s_mov_b32 s1, 0");
+        // Every instruction issues in 4 cycles on CDNA: 5 executions.
+        assert_eq!(p.estimate.issue_cycles, 20);
+        assert_eq!(p.estimate.issue_cycles_per_wave, 10.0);
     }
 }
