@@ -16,6 +16,7 @@
 //! The translator knows nothing of threads or allocations: the runtime implements
 //! [`env::WaveEnv`] and owns the [`wave::WaveState`]s.
 
+pub mod cost;
 #[cfg(any(test, feature = "testkit"))]
 pub mod difffuzz;
 pub mod env;
@@ -26,5 +27,6 @@ pub mod isa;
 pub mod jit;
 pub mod lift;
 pub mod matrix;
+pub mod profile;
 pub mod sem;
 pub mod wave;
