@@ -71,10 +71,10 @@ pub enum AtomicOp {
     /// DATA2; unsigned).
     Wrap,
     /// Two f16 adds on the halves of a dword (size 4), each rounded to nearest even
-    /// (`*_pk_add_f16`; see [`crate::interp::sem::pk_add_f16`]).
+    /// (`*_pk_add_f16`; see [`crate::sem::pk_add_f16`]).
     PkAddF16,
     /// Two bf16 adds on the halves of a dword (size 4), each rounded to nearest even
-    /// (`*_pk_add_bf16`; see [`crate::interp::sem::pk_add_bf16`]).
+    /// (`*_pk_add_bf16`; see [`crate::sem::pk_add_bf16`]).
     PkAddBf16,
     /// Conditional subtract: `new = (data > old) ? old : old - data` (unsigned; RDNA4
     /// `*_atomic_cond_sub_u32`).

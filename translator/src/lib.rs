@@ -4,6 +4,8 @@
 //!   LLVM-syntax disassembler.
 //! * [`ir`]: the block-level SSA IR (scalar and lane-vector values).
 //! * [`lift`]: instruction semantics, one function per instruction family, emitting IR.
+//! * [`sem`]: the reference semantics of the IR ops, one element at a time, which both
+//!   engines and the lifter use.
 //! * [`interp`]: the IR interpreter (slow path, oracle for the JIT).
 //! * [`jit`]: IR → Cranelift → host code, and the block cache.
 //! * [`wave`]: the wave-state layout that generated code reads and writes.
@@ -26,4 +28,5 @@ pub mod jit;
 pub mod lift;
 pub mod matrix;
 pub mod profile;
+pub mod sem;
 pub mod wave;

@@ -221,8 +221,7 @@ pub fn rmw(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> u64 {
         AtomicOp::FAdd => float_op(size, old, data, |a, b| a + b, |a, b| a + b),
         AtomicOp::FMin => float_op(size, old, data, min_num32, min_num64),
         AtomicOp::FMax => float_op(size, old, data, max_num32, max_num64),
-        other => wavejit_translator::interp::sem::atomic_extra(other, size, old, data, cmp)
-            .unwrap_or(old),
+        other => wavejit_translator::sem::atomic_extra(other, size, old, data, cmp).unwrap_or(old),
     };
     r & mask
 }

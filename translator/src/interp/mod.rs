@@ -9,13 +9,12 @@
 //! when the block starts executing (also when it later faults); `Op::CountVector` adds to the
 //! vector counters where it stands, `Op::CountRegion` adds an if-converted region's counts.
 
-pub mod fround;
-pub mod sem;
 #[cfg(any(test, feature = "testkit"))]
 pub mod test_env;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::{Block, Exit, Op, Ty, Val};
+use crate::sem;
 use crate::wave::{sreg, WaveState, MAX_LANES, NUM_SREGS, NUM_VREGS};
 
 /// One evaluated SSA value: a uniform element or 64 lane elements (32-bit values are kept

@@ -7,7 +7,7 @@ use crate::env::{
     AtomicOp, FastMemory, MemError, MemWindow, Space, WaveEnv, PRIVATE_APERTURE_BASE,
     SHARED_APERTURE_BASE,
 };
-use crate::interp::sem;
+use crate::sem;
 
 /// Memory for tests: `global` covers device addresses `base .. base + global.len()`.
 #[derive(Clone, Debug, PartialEq, Eq)]

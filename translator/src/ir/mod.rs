@@ -31,9 +31,11 @@
 //! `Atomic` results are 0.
 
 mod display;
+mod operands;
+pub mod passes;
+mod typecheck;
 mod verify;
 
-pub(crate) use verify::for_each_operand;
 pub use verify::{verify, VerifyError};
 
 /// An SSA value: the index of the op that defines it in [`Block::ops`].
@@ -302,6 +304,22 @@ pub enum ConvOp {
     F64ToU32,
 }
 
+impl ConvOp {
+    /// The width of the result of this conversion of a `src_bits`-bit operand.
+    pub fn result_bits(self, src_bits: u32) -> u32 {
+        match self {
+            ConvOp::ZExt
+            | ConvOp::SExt
+            | ConvOp::F32ToF64
+            | ConvOp::I32ToF64
+            | ConvOp::U32ToF64 => 64,
+            ConvOp::Lo | ConvOp::Hi | ConvOp::F64ToF32 | ConvOp::F64ToI32 | ConvOp::F64ToU32 => 32,
+            ConvOp::SExt8 | ConvOp::SExt16 | ConvOp::ZExt8 | ConvOp::ZExt16 => src_bits,
+            _ => 32,
+        }
+    }
+}
+
 /// Pure per-lane functions evaluated by Rust code in both engines (the escape hatch for
 /// operations too rare or intricate to express in IR; see `lanefn` in the interpreter).
 /// Arguments and the result are 32- or 64-bit lanes as documented per function.
@@ -331,7 +349,7 @@ pub enum LaneFn {
     DivScaleF32,
     /// The VCC output of `v_div_scale_f32` (0/1).
     DivScaleF32Flag,
-    /// `v_div_scale_f32(a, b, c)` on RDNA ([`crate::interp::sem::div_scale32_rdna`]).
+    /// `v_div_scale_f32(a, b, c)` on RDNA ([`crate::sem::div_scale32_rdna`]).
     DivScaleF32Rdna,
     /// The VCC output of the RDNA `v_div_scale_f32` (0/1).
     DivScaleF32RdnaFlag,
@@ -344,10 +362,10 @@ pub enum LaneFn {
     /// f32 → f16 bits of two values packed: `lo | hi << 16` (`v_cvt_pkrtz_f16_f32`, round toward zero).
     PkRtzF16F32,
     /// One component of a typed buffer load: `(raw bytes 0..8 V64, raw bytes 8..16 V64,
-    /// key V32)` → `V32` ([`crate::interp::sem::buf_fmt::load`]).
+    /// key V32)` → `V32` ([`crate::sem::buf_fmt::load`]).
     BufFmtLoad,
     /// Eight bytes of a typed buffer store: `(X | Y << 32 V64, Z | W << 32 V64, key V32)` →
-    /// `V64` ([`crate::interp::sem::buf_fmt::store`]).
+    /// `V64` ([`crate::sem::buf_fmt::store`]).
     BufFmtStore,
     /// A float operation rounded once, in the given direction, to its result format; with the
     /// flag set an f16 result that overflows (from finite operands) becomes ±65504 instead of

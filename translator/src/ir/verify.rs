@@ -1,6 +1,7 @@
-//! Structural checks of a [`Block`]: operands defined earlier, with the types ops expect.
+//! The checks of a [`Block`] against the IR's contract: every operand defined earlier, and
+//! the types each op expects ([`super::typecheck`]).
 
-use super::{Block, Op, Val};
+use super::Block;
 use thiserror::Error;
 
 /// A malformed block (a lifter bug).
@@ -13,7 +14,8 @@ pub struct VerifyError {
     pub msg: String,
 }
 
-/// Checks that every operand refers to an earlier op that has a result.
+/// Checks that every operand refers to an earlier op that has a result, and that operand
+/// and result types follow the IR's type rules.
 pub fn verify(block: &Block) -> Result<(), VerifyError> {
     if block.ops.len() != block.types.len() {
         return Err(VerifyError {
@@ -23,7 +25,7 @@ pub fn verify(block: &Block) -> Result<(), VerifyError> {
     }
     for (i, op) in block.ops.iter().enumerate() {
         let mut bad = None;
-        for_each_operand(op, |v| {
+        op.for_each_operand(|v| {
             let j = v.0 as usize;
             if j >= i || block.types[j].is_none() {
                 bad = Some(v);
@@ -36,92 +38,5 @@ pub fn verify(block: &Block) -> Result<(), VerifyError> {
             });
         }
     }
-    Ok(())
-}
-
-/// Calls `f` on every value operand of `op`.
-pub(crate) fn for_each_operand(op: &Op, mut f: impl FnMut(Val)) {
-    match op {
-        Op::Const { .. } | Op::LaneConst(_) | Op::LaneId | Op::GetSgpr(_) | Op::GetVgpr(_) => {}
-        Op::GetScc | Op::GetMode | Op::Clock | Op::InstCount | Op::BarrierState => {}
-        Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => f(*v),
-        Op::SetVgpr { val, mask, .. } => {
-            f(*val);
-            f(*mask)
-        }
-        Op::GetVgprDyn { index, .. } => f(*index),
-        Op::SetVgprDyn {
-            index, val, mask, ..
-        } => {
-            f(*index);
-            f(*val);
-            f(*mask)
-        }
-        Op::Un(_, a) | Op::Broadcast(a) | Op::Conv(_, a) | Op::MaskToLanes(a) => f(*a),
-        Op::Bin(_, a, b) | Op::Cmp(_, a, b) => {
-            f(*a);
-            f(*b)
-        }
-        Op::Tern(_, a, b, c) => {
-            f(*a);
-            f(*b);
-            f(*c)
-        }
-        Op::Select { cond, a, b } => {
-            f(*cond);
-            f(*a);
-            f(*b)
-        }
-        Op::Pack { lo, hi } => {
-            f(*lo);
-            f(*hi)
-        }
-        Op::ReadLane { v, lane } => {
-            f(*v);
-            f(*lane)
-        }
-        Op::WriteLane { v, lane, x } => {
-            f(*v);
-            f(*lane);
-            f(*x)
-        }
-        Op::Gather { v, idx } => {
-            f(*v);
-            f(*idx)
-        }
-        Op::Lane { args, .. } => args.iter().copied().for_each(f),
-        Op::Load { addr, mask, .. } => {
-            f(*addr);
-            f(*mask)
-        }
-        Op::Store {
-            addr, data, mask, ..
-        } => {
-            f(*addr);
-            f(*data);
-            f(*mask)
-        }
-        Op::Atomic {
-            addr,
-            data,
-            cmp,
-            mask,
-            ..
-        } => {
-            f(*addr);
-            f(*data);
-            if let Some(c) = cmp {
-                f(*c)
-            }
-            f(*mask)
-        }
-        Op::SLoad { addr, .. } => f(*addr),
-        Op::SStore { addr, data, .. } => {
-            f(*addr);
-            f(*data)
-        }
-        Op::CountVector { mask } => f(*mask),
-        Op::CountRegion { exec, .. } => f(*exec),
-        Op::Matrix(_) => {}
-    }
+    super::typecheck::typecheck(block)
 }

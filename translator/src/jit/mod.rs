@@ -20,8 +20,6 @@ mod analysis;
 pub mod codes;
 mod lower;
 mod runtime;
-mod typecheck;
-mod uniform;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::{Block, Exit};
@@ -136,11 +134,10 @@ impl Jit {
     /// the code generator rejects); the caller keeps interpreting it.
     pub fn compile(&self, block: &Block) -> Result<CompiledBlock, String> {
         crate::ir::verify(block).map_err(|e| e.to_string())?;
-        typecheck::typecheck(block)?;
-        // Uniform chains folded to scalars first (`uniform`); the block as lifted when the
-        // folded one fails a check or does not compile.
-        let folded = uniform::fold(block)
-            .filter(|b| crate::ir::verify(b).is_ok() && typecheck::typecheck(b).is_ok());
+        // Uniform chains folded to scalars first (`ir::passes::uniform`); the block as
+        // lifted when the folded one fails verification or does not compile.
+        let folded =
+            crate::ir::passes::uniform::fold(block).filter(|b| crate::ir::verify(b).is_ok());
         let mut guard = self
             .holder
             .inner

@@ -11,7 +11,7 @@
 //! To FP8/BF8 (from f32, and from f16/bf16 converted exactly to f32) by the `V_CVT_SR_FP8_F32`
 //! pseudocode's rule (`S1[31:12]`/`S1[31:11]` added to the f32 mantissa, which wraps); to
 //! FP4/FP6/BF6 the top bits of the random value likewise, the carry rounding up (the rule and
-//! its sources: [`RoundedOp::SrF32ToFp4`], `interp/fround.rs::sr_mx`). Element i of a
+//! its sources: [`RoundedOp::SrF32ToFp4`], `sem/round.rs::sr_mx`). Element i of a
 //! multi-element conversion to FP4/FP6/BF6 uses the random value advanced i times by
 //! `v_prng_b32`: "for convert ops requiring a Stochastic Rounding Value over multiple passes,
 //! an updated random number is generated every pass [...] created internally via V_PRNG_B32

@@ -433,7 +433,7 @@ fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
 /// `v_sin/cos_f32`, whose RDNA4 notes say "Denormals are supported" although 7.2.4 lists COS,
 /// nor to `v_rcp_f32` although its notes say "Denormals are flushed" (LLVM PR 203566 says it
 /// flushes per the denormal mode): on GFX9, compiled f32 division takes `v_rcp_f32` of
-/// `v_div_scale_f32`'s denominator, and with that pseudocode read literally (`interp/sem.rs`,
+/// `v_div_scale_f32`'s denominator, and with that pseudocode read literally (`sem/mod.rs`,
 /// `div_scale32`) FLT_MAX / FLT_MAX would become 0 (the corpus `float_specials` case). RDNA's
 /// `div_scale32_rdna` keeps such reciprocals normal; which reading the hardware follows for
 /// `v_rcp_f32` itself is open.

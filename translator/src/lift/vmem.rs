@@ -18,7 +18,7 @@
 //! Typed accesses (`buffer_*_format_*` with the V#'s DATA_FORMAT dword3[18:15] /
 //! NUM_FORMAT dword3[14:12] and DST_SEL_X..W dword3[11:0]; `tbuffer_*` with the
 //! instruction's DFMT/NFMT and identity selects) convert per component through
-//! [`crate::interp::sem::buf_fmt`]; the element is range-checked as a whole. Stores ignore
+//! [`crate::sem::buf_fmt`]; the element is range-checked as a whole. Stores ignore
 //! DST_SEL and write every component of the element (components the instruction does not
 //! supply are written as 0; RDNA: they repeat X, ISA 9.3). `d16` forms pack two 16-bit components per VGPR; an odd last
 //! component keeps the other half of its VGPR (`d16_hi_x`: the low half).
@@ -326,7 +326,7 @@ fn buffer_addr(l: &mut Lifter, inst: &Inst) -> R<(Val, Range, Val)> {
 fn elem_bytes_table() -> [u32; 64] {
     let mut t = [0u32; 64];
     for (d, slot) in t.iter_mut().enumerate().take(16) {
-        *slot = crate::interp::sem::buf_fmt::elem_bytes(d as u32);
+        *slot = crate::sem::buf_fmt::elem_bytes(d as u32);
     }
     t
 }
@@ -484,13 +484,13 @@ fn format_comps(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) ->
         let sel = l.shl_imm(sel, 8);
         let k = l.or(key, sel);
         let k = if d16 {
-            or_imm(l, k, crate::interp::sem::buf_fmt::KEY_D16)
+            or_imm(l, k, crate::sem::buf_fmt::KEY_D16)
         } else {
             k
         };
         // RDNA: f32 → f16 by truncation (RDNA4 ISA 9.3.1).
         let k = if d16 && l.gpu.family() != Some(crate::isa::Family::Gfx9) {
-            or_imm(l, k, crate::interp::sem::buf_fmt::KEY_F32_RTZ)
+            or_imm(l, k, crate::sem::buf_fmt::KEY_F32_RTZ)
         } else {
             k
         };
@@ -533,7 +533,7 @@ fn store_format(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str, d3: Val) ->
     for part in 0..2u64 {
         let mut k = or_imm(l, key, (part as u32) << 12);
         if d16 {
-            k = or_imm(l, k, crate::interp::sem::buf_fmt::KEY_D16);
+            k = or_imm(l, k, crate::sem::buf_fmt::KEY_D16);
         }
         let kv = l.bcast(k);
         parts.push(l.lane_fn(LaneFn::BufFmtStore, vec![xy, zw, kv], Ty::V64));

@@ -44,20 +44,16 @@ impl BlockFacts {
     }
 }
 
-/// The value operands of `op`, in [`crate::ir::for_each_operand`]'s order.
+/// The value operands of `op` ([`Op::operands`]).
 pub(crate) fn operands(op: &Op) -> Vec<Val> {
-    let mut v = Vec::with_capacity(3);
-    crate::ir::for_each_operand(op, |x| v.push(x));
-    v
+    op.operands()
 }
 
 /// The value operands of the exit `e`.
 pub(crate) fn exit_operands(e: &Exit) -> Vec<Val> {
-    match e {
-        Exit::Branch { cond, .. } => vec![*cond],
-        Exit::JumpIndirect(t) => vec![*t],
-        _ => vec![],
-    }
+    let mut v = Vec::new();
+    e.for_each_operand(|x| v.push(x));
+    v
 }
 
 /// Per op index, the last op using its value (`ops.len()` when the exit uses it).

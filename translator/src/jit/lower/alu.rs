@@ -1,11 +1,11 @@
 //! Arithmetic, logic and comparisons (`Un`, `Bin`, `Tern`, `Cmp`), scalar and vector.
 
 use super::{le, sty, Gen, GenResult, I32X4, JV};
-use crate::interp::sem;
 use crate::ir::{BinOp, CmpOp, ConvOp, Op, TernOp, Ty, UnOp, Val};
 use crate::jit::analysis::runs::scalar_bin_inline;
 use crate::jit::codes::*;
 use crate::jit::helpers::kind;
+use crate::sem;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 

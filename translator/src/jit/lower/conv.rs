@@ -1,7 +1,6 @@
 //! Conversions (`Conv`).
 
 use super::{le, Gen, GenResult, I32X4, JV};
-use crate::interp::sem;
 use crate::ir::{ConvOp, Ty, Val};
 use crate::jit::codes::*;
 use crate::jit::helpers::kind;
@@ -13,7 +12,7 @@ impl Gen<'_, '_> {
         let src = self.ty(a)?;
         let code = code_of(&CONVOPS, &c).ok_or("unknown conversion")?;
         let rbits = t.bits();
-        if sem::conv_result_bits(c, src.bits()) != rbits {
+        if c.result_bits(src.bits()) != rbits {
             return Err(format!("conversion {c:?} to a {rbits}-bit type"));
         }
         if !t.is_vector() {

@@ -55,8 +55,8 @@ mod state;
 
 use super::analysis::runs::may_leave;
 use super::analysis::{BlockFacts, MemLowering};
-use crate::interp::sem;
 use crate::ir::{Block, MatrixCall, Op, Ty, Val};
+use crate::sem;
 use crate::wave::{WaveCounters, WaveState};
 use core::mem::offset_of;
 use cranelift_codegen::ir::{

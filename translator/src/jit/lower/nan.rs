@@ -1,7 +1,7 @@
 //! The IR NaN rule for float results, applied after the host's float ops.
 
 use super::{le, vty, Gen, I32X4};
-use crate::interp::sem;
+use crate::sem;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
 

@@ -1,5 +1,5 @@
 //! `extern "C"` helpers that generated code calls for the ops it does not inline: element
-//! semantics (through [`crate::interp::sem`], so both engines share them), memory through the
+//! semantics (through [`crate::sem`], so both engines share them), memory through the
 //! [`WaveEnv`] in the [`JitCtx`] (loads and stores first try the direct path of
 //! [`super::memory`]), and error reporting.
 //!
@@ -10,8 +10,9 @@
 
 use super::memory;
 use crate::env::{ExecFault, FastMemory, WaveEnv};
-use crate::interp::{extend, sem};
+use crate::interp::extend;
 use crate::jit::codes::*;
+use crate::sem;
 
 /// Execution context that generated code passes to helpers.
 pub struct JitCtx<'a> {

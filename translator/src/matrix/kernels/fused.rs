@@ -1,6 +1,6 @@
 //! Pre-resolved kernels of the common dense f32-accumulating MFMAs: one `extern "C"`
 //! function per shape and element format, chosen when the plan is built, that the JIT calls
-//! directly (the function's address is baked into the call, `jit::codegen`): no per-call
+//! directly (the function's address is baked into the call, `jit::lower::matrix`): no per-call
 //! dispatch, no feature detection, no thread-local scratch, no bounds checks beyond the
 //! register-file size (everything else was checked once, in [`Fused::new`]).
 //!

@@ -261,7 +261,7 @@ impl Gen {
                     }
                     _ => 32,
                 };
-                let rbits = wavejit_translator::interp::sem::conv_result_bits(c, src_bits);
+                let rbits = wavejit_translator::sem::conv_result_bits(c, src_bits);
                 let mk = |bits: u32| match (vector, bits) {
                     (true, 32) => Ty::V32,
                     (true, _) => Ty::V64,

@@ -4,7 +4,7 @@
 //! overlapping lanes, every size and extension, LDS and global. Each case also checks which
 //! path the JIT took, by counting the requests that reached the environment and the calls
 //! of the memory helpers (tier 1 is the generated code: lanes at a fixed stride, or any
-//! lanes inside one window, `jit::codegen` `mem_plan`/`gather_load`/`gather_store`).
+//! lanes inside one window, `jit::lower::memory` `mem_plan`/`gather_load`/`gather_store`).
 
 use wavejit_translator::env::{AtomicOp, FastMemory, MemError, Space, WaveEnv};
 use wavejit_translator::interp::{run_block, test_env::FlatEnv};

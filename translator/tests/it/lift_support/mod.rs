@@ -266,10 +266,10 @@ impl WaveEnv for Mem {
                 }
                 // Packed half adds: the translator's rounding (the tests check values).
                 AtomicOp::PkAddF16 => {
-                    wavejit_translator::interp::sem::pk_add_f16(old as u32, d as u32) as u64
+                    wavejit_translator::sem::pk_add_f16(old as u32, d as u32) as u64
                 }
                 AtomicOp::PkAddBf16 => {
-                    wavejit_translator::interp::sem::pk_add_bf16(old as u32, d as u32) as u64
+                    wavejit_translator::sem::pk_add_bf16(old as u32, d as u32) as u64
                 }
                 // RDNA conditional/clamping subtracts and the float compare-swap (host compare).
                 AtomicOp::CondSub => old.checked_sub(d).unwrap_or(old),

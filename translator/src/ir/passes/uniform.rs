@@ -9,7 +9,7 @@
 //!
 //! * `Un`/`Bin`/`Tern`/`Conv`/`Pack` on vectors whose operands are all uniform: the same op
 //!   on the scalar sources, then `Broadcast`. Both engines evaluate an op lane by lane with
-//!   the same per-element rule whatever its width (`interp::sem`), so the scalar op yields
+//!   the same per-element rule whatever its width ([`crate::sem`]), so the scalar op yields
 //!   the lane value exactly.
 //! * `Cmp` of uniform vectors: the vector form sets all the block's mask bits or none, so it
 //!   becomes the scalar compare (0/1) turned into `0 − zext(c)` (0 or all ones), for wave32
@@ -17,115 +17,21 @@
 //! * `Select` on such a mask between uniform vectors: the scalar select on the 0/1 compare;
 //!   between per-lane vectors: a bitwise blend with the broadcast all-ones-or-zero mask.
 //!
-//! The result is checked like any block (verify, typecheck); the caller compiles the
+//! The result is checked like any block ([`crate::ir::verify`]); the caller compiles the
 //! original block when the folded one is rejected.
 
-use crate::ir::{Block, Exit, Op, Ty, Val};
+use crate::ir::{Block, Op, Ty, Val};
 
 /// `op` with every value operand replaced by `f(operand)`.
 fn map_operands(op: &Op, f: impl Fn(Val) -> Val) -> Op {
     let mut o = op.clone();
-    match &mut o {
-        Op::Const { .. }
-        | Op::LaneConst(_)
-        | Op::LaneId
-        | Op::GetSgpr(_)
-        | Op::GetVgpr(_)
-        | Op::GetScc
-        | Op::GetMode
-        | Op::Clock
-        | Op::InstCount
-        | Op::BarrierState
-        | Op::Matrix(_) => {}
-        Op::SetSgpr(_, v) | Op::SetScc(v) | Op::SetMode(v) => *v = f(*v),
-        Op::SetVgpr { val, mask, .. } => {
-            *val = f(*val);
-            *mask = f(*mask);
-        }
-        Op::GetVgprDyn { index, .. } => *index = f(*index),
-        Op::SetVgprDyn {
-            index, val, mask, ..
-        } => {
-            *index = f(*index);
-            *val = f(*val);
-            *mask = f(*mask);
-        }
-        Op::Un(_, a) | Op::Broadcast(a) | Op::Conv(_, a) | Op::MaskToLanes(a) => *a = f(*a),
-        Op::Bin(_, a, b) | Op::Cmp(_, a, b) => {
-            *a = f(*a);
-            *b = f(*b);
-        }
-        Op::Tern(_, a, b, c) => {
-            *a = f(*a);
-            *b = f(*b);
-            *c = f(*c);
-        }
-        Op::Select { cond, a, b } => {
-            *cond = f(*cond);
-            *a = f(*a);
-            *b = f(*b);
-        }
-        Op::Pack { lo, hi } => {
-            *lo = f(*lo);
-            *hi = f(*hi);
-        }
-        Op::ReadLane { v, lane } => {
-            *v = f(*v);
-            *lane = f(*lane);
-        }
-        Op::WriteLane { v, lane, x } => {
-            *v = f(*v);
-            *lane = f(*lane);
-            *x = f(*x);
-        }
-        Op::Gather { v, idx } => {
-            *v = f(*v);
-            *idx = f(*idx);
-        }
-        Op::Lane { args, .. } => {
-            for a in args.iter_mut() {
-                *a = f(*a);
-            }
-        }
-        Op::Load { addr, mask, .. } => {
-            *addr = f(*addr);
-            *mask = f(*mask);
-        }
-        Op::Store {
-            addr, data, mask, ..
-        } => {
-            *addr = f(*addr);
-            *data = f(*data);
-            *mask = f(*mask);
-        }
-        Op::Atomic {
-            addr,
-            data,
-            cmp,
-            mask,
-            ..
-        } => {
-            *addr = f(*addr);
-            *data = f(*data);
-            *mask = f(*mask);
-            if let Some(c) = cmp {
-                *c = f(*c);
-            }
-        }
-        Op::SLoad { addr, .. } => *addr = f(*addr),
-        Op::SStore { addr, data, .. } => {
-            *addr = f(*addr);
-            *data = f(*data);
-        }
-        Op::CountVector { mask } => *mask = f(*mask),
-        Op::CountRegion { exec, .. } => *exec = f(*exec),
-    }
+    o.for_each_operand_mut(|v| *v = f(*v));
     o
 }
 
 /// The folded block, or `None` when no op is uniform (or an operand is malformed: the
 /// original block then goes to the checks, which report it).
-pub(super) fn fold(block: &Block) -> Option<Block> {
+pub fn fold(block: &Block) -> Option<Block> {
     let n = block.ops.len();
     let mut ops: Vec<Op> = Vec::with_capacity(n + n / 4);
     let mut types: Vec<Option<Ty>> = Vec::with_capacity(n + n / 4);
@@ -267,20 +173,8 @@ pub(super) fn fold(block: &Block) -> Option<Block> {
     if folded == 0 {
         return None;
     }
-    let remap = |v: Val| map.get(v.0 as usize).copied().unwrap_or(v);
-    let exit = match &block.exit {
-        Exit::Branch {
-            cond,
-            taken,
-            not_taken,
-        } => Exit::Branch {
-            cond: remap(*cond),
-            taken: *taken,
-            not_taken: *not_taken,
-        },
-        Exit::JumpIndirect(t) => Exit::JumpIndirect(remap(*t)),
-        e => e.clone(),
-    };
+    let mut exit = block.exit.clone();
+    exit.for_each_operand_mut(|v| *v = map.get(v.0 as usize).copied().unwrap_or(*v));
     Some(Block {
         start_pc: block.start_pc,
         end_pc: block.end_pc,

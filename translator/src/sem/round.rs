@@ -18,8 +18,9 @@
 //! Signed zeros follow IEEE 754: an exact zero sum is +0 except toward −∞ (−0), and a sum of
 //! two zeros of the same sign keeps it.
 
-use super::sem::{
-    f16_to_f32, f32_to_f16, is_nan32, is_nan64, nan_rule32, nan_rule64, F32_QUIET, F32_SIGN,
+use super::float::{
+    f16_to_f32, f32_to_f16, f64_to_f32, is_nan32, is_nan64, ldexp64, nan_rule32, nan_rule64,
+    F32_QUIET, F32_SIGN,
 };
 use crate::ir::{Round, RoundedOp};
 
@@ -743,7 +744,7 @@ pub fn eval(op: RoundedOp, rm: Round, ovfl: bool, args: [u64; 4]) -> u64 {
         RoundedOp::F64ToF32 => {
             let x = f64::from_bits(a);
             if is_nan64(a) || x == 0.0 || x.is_infinite() {
-                return super::sem::f64_to_f32(a) as u64;
+                return f64_to_f32(a) as u64;
             }
             (round_pair(x, 0.0, 0, F32, rm) as f32).to_bits() as u64
         }
@@ -1010,5 +1011,5 @@ pub fn trig_preop(a: u64, b: u32) -> u64 {
     if e >= 1968 {
         scale += 128;
     }
-    super::sem::ldexp64((w as f64).to_bits(), scale)
+    ldexp64((w as f64).to_bits(), scale)
 }

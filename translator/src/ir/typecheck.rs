@@ -1,25 +1,31 @@
-//! Operand-type checks the code generator relies on (chunk counts, scalar widths). A block
-//! that fails them is a lifter bug; it is not compiled, and the interpreter reports it.
+//! The type rules of the IR: each op's operand and result types ([`Ty`]), as the module doc
+//! of [`crate::ir`] states them. A block that breaks them is a lifter bug.
 
-use crate::interp::sem;
-use crate::ir::{BinOp, Block, Op, Ty, Val};
+use super::{BinOp, Block, Exit, Op, Ty, Val, VerifyError};
 
-/// Checks every op's operand and result types against the IR contract.
-pub fn typecheck(block: &Block) -> Result<(), String> {
-    let ty = |i: usize, v: Val| -> Result<Ty, String> {
+/// Checks every op's operand and result types, and the exit's operand, against the IR's
+/// type rules.
+pub(super) fn typecheck(block: &Block) -> Result<(), VerifyError> {
+    let ty = |i: usize, v: Val| -> Result<Ty, VerifyError> {
         let j = v.0 as usize;
         match block.types.get(j) {
             Some(Some(t)) if j < i => Ok(*t),
-            _ => Err(format!("op {i}: operand {v:?} is not an earlier value")),
+            _ => Err(VerifyError {
+                op: i,
+                msg: format!("operand {v:?} is not an earlier value"),
+            }),
         }
     };
     for (i, op) in block.ops.iter().enumerate() {
         let rt = block.types.get(i).copied().flatten();
-        let want = |ok: bool, what: &str| -> Result<(), String> {
+        let want = |ok: bool, what: &str| -> Result<(), VerifyError> {
             if ok {
                 Ok(())
             } else {
-                Err(format!("op {i}: {what} ({op:?}, result {rt:?})"))
+                Err(VerifyError {
+                    op: i,
+                    msg: format!("{what} ({op:?}, result {rt:?})"),
+                })
             }
         };
         let res = |t: Ty| rt == Some(t);
@@ -79,7 +85,7 @@ pub fn typecheck(block: &Block) -> Result<(), String> {
             }
             Op::Conv(c, a) => {
                 let t = ty(i, *a)?;
-                let rb = sem::conv_result_bits(*c, t.bits());
+                let rb = c.result_bits(t.bits());
                 let ok = rt.is_some_and(|r| r.is_vector() == t.is_vector() && r.bits() == rb);
                 want(ok, "conversion types")?
             }
@@ -159,19 +165,25 @@ pub fn typecheck(block: &Block) -> Result<(), String> {
         }
     }
     let n = block.ops.len();
+    let exit_err = |msg: &str| {
+        Err(VerifyError {
+            op: n,
+            msg: msg.into(),
+        })
+    };
     match &block.exit {
-        crate::ir::Exit::Branch { cond, .. } => {
+        Exit::Branch { cond, .. } => {
             if !ty(n, *cond)?.is_vector() {
                 Ok(())
             } else {
-                Err("branch condition is a vector".into())
+                exit_err("branch condition is a vector")
             }
         }
-        crate::ir::Exit::JumpIndirect(t) => {
+        Exit::JumpIndirect(t) => {
             if !ty(n, *t)?.is_vector() {
                 Ok(())
             } else {
-                Err("jump target is a vector".into())
+                exit_err("jump target is a vector")
             }
         }
         _ => Ok(()),

@@ -1,0 +1,4 @@
+//! IR → IR rewrites that keep a block's meaning: each takes a verified block and returns a
+//! new one (or `None` when it changes nothing), which the caller verifies again.
+
+pub mod uniform;
