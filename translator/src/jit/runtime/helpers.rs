@@ -8,10 +8,10 @@
 //! wave32 block only lanes 0..31 are written: [`h_vector`] then reads and writes 32 lanes,
 //! and the memory helpers get masks without bits 32..63.
 
-use super::codes::*;
 use super::memory;
 use crate::env::{ExecFault, FastMemory, WaveEnv};
 use crate::interp::{extend, sem};
+use crate::jit::codes::*;
 
 /// Execution context that generated code passes to helpers.
 pub struct JitCtx<'a> {
