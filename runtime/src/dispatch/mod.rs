@@ -24,6 +24,7 @@ use wavejit_translator::wave::WaveState;
 use crate::code_object::{ArgKind, HiddenArg, KernelInfo};
 use crate::fault::{fault_lane, instruction_text, FaultReport};
 use crate::memory::{CodeImage, DeviceMemory, ScratchLayout, WaveMemEnv};
+use crate::profile::LaunchControl;
 use crate::stats::{Counters, TranslationStats};
 pub use kernarg::{ArgValue, Geometry};
 use schedule::{run_workgroup, WaveStop};
@@ -83,6 +84,9 @@ pub struct LaunchOutcome {
     pub translation: TranslationStats,
     /// Wall time.
     pub elapsed_ns: u64,
+    /// Stopped early by [`LaunchControl::cancel`]: the counts are those of the work-groups
+    /// that finished.
+    pub interrupted: bool,
 }
 
 /// Frees device allocations when dropped.
@@ -113,6 +117,7 @@ struct Shared<'a> {
     per_lane: u32,
     waves_per_group: u32,
     groups: u64,
+    control: Option<&'a LaunchControl>,
 }
 
 /// Runs one wave until it ends, waits at a barrier, traps or faults (the signature of
@@ -127,11 +132,21 @@ pub fn launch(
     translator: &Translator,
     p: &LaunchParams,
 ) -> Result<LaunchOutcome, LaunchError> {
+    launch_controlled(mem, translator, p, None)
+}
+
+/// [`launch`] observed and cancellable through `control` (progress, Ctrl-C).
+pub fn launch_controlled(
+    mem: &DeviceMemory,
+    translator: &Translator,
+    p: &LaunchParams,
+    control: Option<&LaunchControl>,
+) -> Result<LaunchOutcome, LaunchError> {
     let before = translator.stats();
     let run = |code: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, budget: &mut u64| {
         translator.run(code, st, env, budget)
     };
-    let mut out = launch_with(mem, &run, p)?;
+    let mut out = launch_with_control(mem, &run, p, control)?;
     out.translation = TranslationStats::delta(&before, &translator.stats());
     Ok(out)
 }
@@ -141,6 +156,16 @@ pub fn launch_with(
     mem: &DeviceMemory,
     runner: &WaveRunner,
     p: &LaunchParams,
+) -> Result<LaunchOutcome, LaunchError> {
+    launch_with_control(mem, runner, p, None)
+}
+
+/// [`launch_with`] observed and cancellable through `control`.
+pub fn launch_with_control(
+    mem: &DeviceMemory,
+    runner: &WaveRunner,
+    p: &LaunchParams,
+    control: Option<&LaunchControl>,
 ) -> Result<LaunchOutcome, LaunchError> {
     let start = Instant::now();
     let k = p.kernel;
@@ -244,7 +269,11 @@ pub fn launch_with(
         per_lane,
         waves_per_group,
         groups,
+        control,
     };
+    if let Some(c) = control {
+        c.start(groups);
+    }
 
     let threads = match p.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -284,6 +313,7 @@ pub fn launch_with(
         out.counters.add(&c);
     }
     out.elapsed_ns = start.elapsed().as_nanos() as u64;
+    out.interrupted = out.workgroups < groups;
     Ok(out)
 }
 
@@ -314,7 +344,8 @@ fn worker(
     // Last allocation hit by a wave of this thread (all within this launch's gate).
     let mut hint = Default::default();
     loop {
-        if stop.load(Ordering::Relaxed) {
+        // A cancelled launch stops taking work-groups; running ones finish.
+        if stop.load(Ordering::Relaxed) || sh.control.is_some_and(|c| c.is_cancelled()) {
             break;
         }
         let g = next.fetch_add(1, Ordering::Relaxed);
@@ -417,6 +448,9 @@ fn worker(
                 done_waves += nw as u64;
                 for (st, _) in &waves {
                     counters.add_wave(&st.counters);
+                }
+                if let Some(c) = sh.control {
+                    c.finished_one();
                 }
             }
             // Another thread's fault stopped this workgroup: nothing to report.
