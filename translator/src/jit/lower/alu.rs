@@ -461,6 +461,9 @@ impl Gen<'_, '_> {
             };
             return Ok(JV::S(self.b.ins().uextend(types::I32, r)));
         }
+        if c == CmpOp::FClass && (bits == 32 || bits == 64) {
+            return self.fclass_vec(a, b, bits);
+        }
         if icc.is_none() && fcc.is_none() {
             return self.vec_helper(kind::CMP, code, bits, &[a, b], 32, true);
         }
@@ -488,6 +491,114 @@ impl Gen<'_, '_> {
                     }
                 }
                 _ => return Err("comparison".into()),
+            };
+            masks.push(m);
+            let bitsv = self.mask_bits(m, k, bits);
+            acc = self.b.ins().bor(acc, bitsv);
+        }
+        if let Some(g) = self.group.as_mut() {
+            g.last_cmp = Some((masks, bits));
+        }
+        Ok(JV::S(acc))
+    }
+    /// The class mask of an `FClass` compare when it is a broadcast constant.
+    fn class_mask_const(&self, b: Val) -> Option<u64> {
+        let src = match self.block.ops.get(b.0 as usize)? {
+            Op::Broadcast(s) => *s,
+            _ => b,
+        };
+        match self.block.ops.get(src.0 as usize)? {
+            Op::Const { bits, .. } => Some(*bits),
+            _ => None,
+        }
+    }
+
+    /// `FClass` on 32- or 64-bit lanes as vector code ([`sem::cmp`]'s `class_bit`): each
+    /// lane's class from integer compares on its bits, tested against the class mask `b`
+    /// (only the classes a constant mask names are computed).
+    fn fclass_vec(&mut self, a: Val, b: Val, bits: u32) -> GenResult<JV> {
+        let known = self.class_mask_const(b);
+        let x = self.v(a)?;
+        let y = match known {
+            Some(_) => Vec::new(),
+            None => self.v(b)?,
+        };
+        let (inf, quiet, min_normal) = if bits == 32 {
+            (0x7f80_0000u64, 0x40_0000u64, 0x80_0000u64)
+        } else {
+            (0x7ff0_0000_0000_0000, 1 << 51, 1 << 52)
+        };
+        let abs_mask = !sign(bits) & if bits == 32 { 0xffff_ffff } else { u64::MAX };
+        let wanted = |c: u32| known.is_none_or(|m| (m >> c) & 1 == 1);
+        let mut acc = self.iconst(types::I64, 0);
+        let mut masks = Vec::new();
+        for k in 0..x.len() {
+            let c = |g: &mut Self, v: u64| g.splat_const(bits, v);
+            let zero = c(self, 0);
+            let absm = c(self, abs_mask);
+            let abs = self.b.ins().band(x[k], absm);
+            let neg = self.b.ins().icmp(IntCC::SignedLessThan, x[k], zero);
+            let pos = self.b.ins().bnot(neg);
+            let mut m: Option<Value> = None;
+            for class in 0..10u32 {
+                if !wanted(class) {
+                    continue;
+                }
+                // The magnitude's class, then its sign (classes 2..=5 negative, 6..=9
+                // positive; NaNs whatever their sign).
+                let p = match class {
+                    0 | 1 => {
+                        let q = c(self, inf | quiet);
+                        let is_q = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, abs, q);
+                        if class == 1 {
+                            is_q
+                        } else {
+                            let i = c(self, inf);
+                            let nan = self.b.ins().icmp(IntCC::UnsignedGreaterThan, abs, i);
+                            self.b.ins().band_not(nan, is_q)
+                        }
+                    }
+                    _ => {
+                        let mag = match class {
+                            2 | 9 => {
+                                let i = c(self, inf);
+                                self.b.ins().icmp(IntCC::Equal, abs, i)
+                            }
+                            3 | 8 => {
+                                let lo = c(self, min_normal);
+                                let span = c(self, inf - min_normal);
+                                let d = self.b.ins().isub(abs, lo);
+                                self.b.ins().icmp(IntCC::UnsignedLessThan, d, span)
+                            }
+                            4 | 7 => {
+                                let one = c(self, 1);
+                                let span = c(self, min_normal - 1);
+                                let d = self.b.ins().isub(abs, one);
+                                self.b.ins().icmp(IntCC::UnsignedLessThan, d, span)
+                            }
+                            _ => self.b.ins().icmp(IntCC::Equal, abs, zero),
+                        };
+                        let s = if class <= 5 { neg } else { pos };
+                        self.b.ins().band(mag, s)
+                    }
+                };
+                let p = match known {
+                    Some(_) => p,
+                    None => {
+                        let bit = c(self, 1 << class);
+                        let yb = self.b.ins().band(y[k], bit);
+                        let set = self.b.ins().icmp(IntCC::NotEqual, yb, zero);
+                        self.b.ins().band(p, set)
+                    }
+                };
+                m = Some(match m {
+                    Some(m) => self.b.ins().bor(m, p),
+                    None => p,
+                });
+            }
+            let m = match m {
+                Some(m) => m,
+                None => self.b.ins().icmp(IntCC::NotEqual, zero, zero),
             };
             masks.push(m);
             let bitsv = self.mask_bits(m, k, bits);
