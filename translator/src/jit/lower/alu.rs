@@ -528,8 +528,8 @@ impl Gen<'_, '_> {
         };
         let mut acc = self.iconst(types::I64, 0);
         let mut masks = Vec::new();
-        for k in 0..x.len() {
-            let m = self.class_test(x[k], y.get(k).copied(), known, bits, |g, v| {
+        for (k, &xk) in x.iter().enumerate() {
+            let m = self.class_test(xk, y.get(k).copied(), known, bits, |g, v| {
                 g.splat_const(bits, v)
             });
             masks.push(m);
