@@ -7,6 +7,7 @@
 
 pub mod float_env;
 pub mod kernarg;
+pub mod raw;
 pub mod schedule;
 pub mod wave_init;
 pub mod wave_pool;
@@ -24,6 +25,7 @@ use wavejit_translator::wave::WaveState;
 use crate::code_object::{ArgKind, HiddenArg, KernelInfo};
 use crate::fault::{fault_lane, instruction_text, FaultReport};
 use crate::memory::{CodeImage, DeviceMemory, ScratchLayout, WaveMemEnv};
+use crate::profile::LaunchControl;
 use crate::stats::{Counters, TranslationStats};
 pub use kernarg::{ArgValue, Geometry};
 use schedule::{run_workgroup, WaveStop};
@@ -83,6 +85,9 @@ pub struct LaunchOutcome {
     pub translation: TranslationStats,
     /// Wall time.
     pub elapsed_ns: u64,
+    /// Stopped early by [`LaunchControl::cancel`]: the counts are those of the work-groups
+    /// that finished.
+    pub interrupted: bool,
 }
 
 /// Frees device allocations when dropped.
@@ -113,6 +118,10 @@ struct Shared<'a> {
     per_lane: u32,
     waves_per_group: u32,
     groups: u64,
+    control: Option<&'a LaunchControl>,
+    /// Values for s[0..n) that replace what the descriptor's user SGPRs would hold (raw
+    /// dispatches: the dispatch's USER_DATA registers); empty for code-object launches.
+    user_sgprs: &'a [u32],
 }
 
 /// Runs one wave until it ends, waits at a barrier, traps or faults (the signature of
@@ -127,11 +136,21 @@ pub fn launch(
     translator: &Translator,
     p: &LaunchParams,
 ) -> Result<LaunchOutcome, LaunchError> {
+    launch_controlled(mem, translator, p, None)
+}
+
+/// [`launch`] observed and cancellable through `control` (progress, Ctrl-C).
+pub fn launch_controlled(
+    mem: &DeviceMemory,
+    translator: &Translator,
+    p: &LaunchParams,
+    control: Option<&LaunchControl>,
+) -> Result<LaunchOutcome, LaunchError> {
     let before = translator.stats();
     let run = |code: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, budget: &mut u64| {
         translator.run(code, st, env, budget)
     };
-    let mut out = launch_with(mem, &run, p)?;
+    let mut out = launch_with_control(mem, &run, p, control)?;
     out.translation = TranslationStats::delta(&before, &translator.stats());
     Ok(out)
 }
@@ -141,6 +160,16 @@ pub fn launch_with(
     mem: &DeviceMemory,
     runner: &WaveRunner,
     p: &LaunchParams,
+) -> Result<LaunchOutcome, LaunchError> {
+    launch_with_control(mem, runner, p, None)
+}
+
+/// [`launch_with`] observed and cancellable through `control`.
+pub fn launch_with_control(
+    mem: &DeviceMemory,
+    runner: &WaveRunner,
+    p: &LaunchParams,
+    control: Option<&LaunchControl>,
 ) -> Result<LaunchOutcome, LaunchError> {
     let start = Instant::now();
     let k = p.kernel;
@@ -244,8 +273,21 @@ pub fn launch_with(
         per_lane,
         waves_per_group,
         groups,
+        control,
+        user_sgprs: &[],
     };
+    if let Some(c) = control {
+        c.start(groups);
+    }
+    let out = run_grid(&shared, start);
+    drop(temp);
+    out
+}
 
+/// Runs every workgroup of a prepared launch on the host threads (`start`: when the launch
+/// began, for its wall time).
+fn run_grid(shared: &Shared, start: Instant) -> Result<LaunchOutcome, LaunchError> {
+    let (p, mem, groups) = (shared.p, shared.mem, shared.groups);
     let threads = match p.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -259,7 +301,7 @@ pub fn launch_with(
     {
         let _gate = mem.begin_launch();
         let work = || {
-            let r = worker(&shared, &next, &stop, &fault);
+            let r = worker(shared, &next, &stop, &fault);
             results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
         };
         std::thread::scope(|s| {
@@ -273,7 +315,6 @@ pub fn launch_with(
             work();
         });
     }
-    drop(temp);
     if let Some((_, f)) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(LaunchError::Fault(Box::new(f)));
     }
@@ -284,6 +325,7 @@ pub fn launch_with(
         out.counters.add(&c);
     }
     out.elapsed_ns = start.elapsed().as_nanos() as u64;
+    out.interrupted = out.workgroups < groups;
     Ok(out)
 }
 
@@ -314,7 +356,8 @@ fn worker(
     // Last allocation hit by a wave of this thread (all within this launch's gate).
     let mut hint = Default::default();
     loop {
-        if stop.load(Ordering::Relaxed) {
+        // A cancelled launch stops taking work-groups; running ones finish.
+        if stop.load(Ordering::Relaxed) || sh.control.is_some_and(|c| c.is_cancelled()) {
             break;
         }
         let g = next.fetch_add(1, Ordering::Relaxed);
@@ -349,6 +392,8 @@ fn worker(
             ) {
                 init_err = Some(e);
             }
+            let n = sh.user_sgprs.len().min(st.sgpr.len());
+            st.sgpr[..n].copy_from_slice(&sh.user_sgprs[..n]);
         }
         let res = match init_err {
             Some(e) => Err(Some((0usize, None, e, entry))),
@@ -417,6 +462,9 @@ fn worker(
                 done_waves += nw as u64;
                 for (st, _) in &waves {
                     counters.add_wave(&st.counters);
+                }
+                if let Some(c) = sh.control {
+                    c.finished_one();
                 }
             }
             // Another thread's fault stopped this workgroup: nothing to report.
