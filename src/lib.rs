@@ -114,6 +114,9 @@ pub struct Launch {
     pub engine: Engine,
     /// Host threads (0 = all available).
     pub threads: usize,
+    /// The buffer the kernel's hidden printf-buffer argument points to (clang's buffered
+    /// printf; the caller decodes it). `None` passes a null pointer.
+    pub printf_buffer: Option<Buffer>,
 }
 
 impl Launch {
@@ -126,6 +129,7 @@ impl Launch {
             args: Vec::new(),
             engine: Engine::Jit,
             threads: 0,
+            printf_buffer: None,
         }
     }
     /// Appends an argument.
@@ -143,6 +147,11 @@ impl Launch {
         self.threads = n;
         self
     }
+    /// Sets the buffer the hidden printf-buffer argument points to.
+    pub fn printf_buffer(mut self, buf: Buffer) -> Launch {
+        self.printf_buffer = Some(buf);
+        self
+    }
     /// Sets dynamic LDS bytes.
     pub fn dynamic_lds(mut self, bytes: u32) -> Launch {
         self.dynamic_lds = bytes;
@@ -153,10 +162,13 @@ impl Launch {
 pub mod bench;
 pub mod corpus;
 pub mod demo;
+pub mod raw;
 
 struct DeviceInner {
     mem: DeviceMemory,
     budget: AtomicU64,
+    /// Translations of raw dispatches, by code content ([`raw`]).
+    raw: raw::RawCodeCache,
 }
 
 /// A simulated GPU: checked device memory plus the kernels loaded into it.
@@ -182,6 +194,7 @@ impl Device {
             inner: Arc::new(DeviceInner {
                 mem: DeviceMemory::new(),
                 budget: AtomicU64::new(dispatch::DEFAULT_BUDGET),
+                raw: raw::RawCodeCache::new(),
             }),
         }
     }
@@ -298,6 +311,7 @@ impl Device {
                 Arg::F32(v) => ArgValue::F32(v),
                 Arg::F64(v) => ArgValue::F64(v),
             })
+            .chain(launch.printf_buffer.map(|b| ArgValue::PrintfBuffer(b.addr)))
             .collect();
         let params = LaunchParams {
             kernel: info,
@@ -455,6 +469,12 @@ impl Module {
             .iter()
             .map(|k| k.name.clone())
             .collect()
+    }
+
+    /// The device address of the code object's virtual address 0: a symbol at virtual
+    /// address `v` (a `__device__` variable, say) is at device address `image_base() + v`.
+    pub fn image_base(&self) -> u64 {
+        self.inner.base
     }
 
     /// The parsed code object.

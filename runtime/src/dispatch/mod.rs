@@ -7,6 +7,7 @@
 
 pub mod float_env;
 pub mod kernarg;
+pub mod raw;
 pub mod schedule;
 pub mod wave_init;
 pub mod wave_pool;
@@ -118,6 +119,9 @@ struct Shared<'a> {
     waves_per_group: u32,
     groups: u64,
     control: Option<&'a LaunchControl>,
+    /// Values for s[0..n) that replace what the descriptor's user SGPRs would hold (raw
+    /// dispatches: the dispatch's USER_DATA registers); empty for code-object launches.
+    user_sgprs: &'a [u32],
 }
 
 /// Runs one wave until it ends, waits at a barrier, traps or faults (the signature of
@@ -270,11 +274,20 @@ pub fn launch_with_control(
         waves_per_group,
         groups,
         control,
+        user_sgprs: &[],
     };
     if let Some(c) = control {
         c.start(groups);
     }
+    let out = run_grid(&shared, start);
+    drop(temp);
+    out
+}
 
+/// Runs every workgroup of a prepared launch on the host threads (`start`: when the launch
+/// began, for its wall time).
+fn run_grid(shared: &Shared, start: Instant) -> Result<LaunchOutcome, LaunchError> {
+    let (p, mem, groups) = (shared.p, shared.mem, shared.groups);
     let threads = match p.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -288,7 +301,7 @@ pub fn launch_with_control(
     {
         let _gate = mem.begin_launch();
         let work = || {
-            let r = worker(&shared, &next, &stop, &fault);
+            let r = worker(shared, &next, &stop, &fault);
             results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
         };
         std::thread::scope(|s| {
@@ -302,7 +315,6 @@ pub fn launch_with_control(
             work();
         });
     }
-    drop(temp);
     if let Some((_, f)) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(LaunchError::Fault(Box::new(f)));
     }
@@ -380,6 +392,8 @@ fn worker(
             ) {
                 init_err = Some(e);
             }
+            let n = sh.user_sgprs.len().min(st.sgpr.len());
+            st.sgpr[..n].copy_from_slice(&sh.user_sgprs[..n]);
         }
         let res = match init_err {
             Some(e) => Err(Some((0usize, None, e, entry))),

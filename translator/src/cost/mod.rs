@@ -288,13 +288,16 @@ mod tests {
         (c.class, c.issue, c.latency, c.bytes)
     }
 
+    /// A cost as (class, issue, latency, bytes).
+    type Expect = (CostClass, u32, u32, u32);
+
     /// The table of docs/profiling.md worked by hand for RDNA3 in wave32 and wave64 (a
     /// wave64 takes two passes).
     #[test]
     fn rdna_costs_by_hand() {
         use CostClass::*;
         #[rustfmt::skip]
-        let cases: [(&[u8], (CostClass, u32, u32, u32), (CostClass, u32, u32, u32)); 8] = [
+        let cases: [(&[u8], Expect, Expect); 8] = [
             // v_add_f32_e32 v1, v2, v3: one pass, latency two passes.
             (&[0x02, 0x07, 0x02, 0x06], (Valu, 1, 2, 0), (Valu, 2, 4, 0)),
             // v_exp_f32_e32 v1, v2: quarter rate.
@@ -326,7 +329,7 @@ mod tests {
     fn cdna_costs_by_hand() {
         use CostClass::*;
         #[rustfmt::skip]
-        let gfx942: [(&[u8], (CostClass, u32, u32, u32)); 7] = [
+        let gfx942: [(&[u8], Expect); 7] = [
             // v_mfma_f32_32x32x8_f16: 32 cycles.
             (&[0x00, 0x00, 0xcc, 0xd3, 0x10, 0x25, 0x02, 0x04], (Matrix, 32, 32, 0)),
             // v_mfma_f32_32x32x2_f32: f32 inputs, 64.
