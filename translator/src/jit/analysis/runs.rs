@@ -94,7 +94,10 @@ pub(crate) fn classify(blk: &Block, i: usize) -> OpClass {
         _ => false,
     };
     let lane_cmp = match op {
-        Op::Cmp(c, a, _) => is_vec(a) && *c != CmpOp::FClass,
+        // Class tests of 32- and 64-bit lanes are vector code (`lower::alu`), not helpers.
+        Op::Cmp(c, a, _) => {
+            is_vec(a) && (*c != CmpOp::FClass || matches!(ty(a).map(|t| t.bits()), Some(32 | 64)))
+        }
         _ => false,
     };
     if lane || lane_cmp {

@@ -457,9 +457,15 @@ impl Gen<'_, '_> {
             let (x, y) = (self.s(a)?, self.s(b)?);
             let r = match icc {
                 Some(cc) => self.b.ins().icmp(cc, x, y),
+                None if c == CmpOp::FClass && (bits == 32 || bits == 64) => {
+                    return self.fclass_scalar(a, b, bits)
+                }
                 None => return self.scalar_helper(kind::CMP, code, bits, &[a, b], 32),
             };
             return Ok(JV::S(self.b.ins().uextend(types::I32, r)));
+        }
+        if c == CmpOp::FClass && (bits == 32 || bits == 64) {
+            return self.fclass_vec(a, b, bits);
         }
         if icc.is_none() && fcc.is_none() {
             return self.vec_helper(kind::CMP, code, bits, &[a, b], 32, true);
@@ -497,6 +503,174 @@ impl Gen<'_, '_> {
             g.last_cmp = Some((masks, bits));
         }
         Ok(JV::S(acc))
+    }
+    /// The class mask of an `FClass` compare when it is a broadcast constant.
+    fn class_mask_const(&self, b: Val) -> Option<u64> {
+        let src = match self.block.ops.get(b.0 as usize)? {
+            Op::Broadcast(s) => *s,
+            _ => b,
+        };
+        match self.block.ops.get(src.0 as usize)? {
+            Op::Const { bits, .. } => Some(*bits),
+            _ => None,
+        }
+    }
+
+    /// `FClass` on 32- or 64-bit lanes as vector code ([`sem::cmp`]'s `class_bit`): each
+    /// lane's class from integer compares on its bits, tested against the class mask `b`
+    /// (only the classes a constant mask names are computed).
+    fn fclass_vec(&mut self, a: Val, b: Val, bits: u32) -> GenResult<JV> {
+        let known = self.class_mask_const(b);
+        let x = self.v(a)?;
+        let y = match known {
+            Some(_) => Vec::new(),
+            None => self.v(b)?,
+        };
+        let mut acc = self.iconst(types::I64, 0);
+        let mut masks = Vec::new();
+        for (k, &xk) in x.iter().enumerate() {
+            let m = self.class_test(xk, y.get(k).copied(), known, bits, |g, v| {
+                g.splat_const(bits, v)
+            });
+            masks.push(m);
+            let bitsv = self.mask_bits(m, k, bits);
+            acc = self.b.ins().bor(acc, bitsv);
+        }
+        if let Some(g) = self.group.as_mut() {
+            g.last_cmp = Some((masks, bits));
+        }
+        Ok(JV::S(acc))
+    }
+
+    /// Scalar `FClass` of a 32- or 64-bit value: 1 when its class is in the mask `b`.
+    fn fclass_scalar(&mut self, a: Val, b: Val, bits: u32) -> GenResult<JV> {
+        let known = self.class_mask_const(b);
+        let x = self.s(a)?;
+        let y = match known {
+            Some(_) => None,
+            None => Some(self.s(b)?),
+        };
+        let t = sty(bits);
+        let m = self.class_test(x, y, known, bits, |g, v| g.iconst(t, v));
+        Ok(JV::S(self.b.ins().uextend(types::I32, m)))
+    }
+
+    /// Whether the float bits `x` (a scalar or a vector of `bits`-bit lanes) are of a class
+    /// the mask names: the constant mask `known`, else the mask value `y` (same shape as
+    /// `x`). Each magnitude class (zero, denormal, normal, infinity) is tested once and
+    /// combined with the sign only when the mask names one sign of it; NaNs ignore the sign.
+    /// `konst` makes a constant of `x`'s shape. Returns the compare result (all-ones lanes
+    /// for vectors, an `i8` 0/1 for scalars).
+    fn class_test(
+        &mut self,
+        x: Value,
+        y: Option<Value>,
+        known: Option<u64>,
+        bits: u32,
+        konst: impl Fn(&mut Self, u64) -> Value,
+    ) -> Value {
+        let (inf, quiet, min_normal) = if bits == 32 {
+            (0x7f80_0000u64, 0x40_0000u64, 0x80_0000u64)
+        } else {
+            (0x7ff0_0000_0000_0000, 1 << 51, 1 << 52)
+        };
+        let abs_mask = !sign(bits) & if bits == 32 { 0xffff_ffff } else { u64::MAX };
+        let zero = konst(self, 0);
+        let absm = konst(self, abs_mask);
+        let abs = self.b.ins().band(x, absm);
+        // Whether the mask names `class`: a constant answer, or a per-lane predicate.
+        let named = |g: &mut Self, class: u32| -> Option<Option<Value>> {
+            match (known, y) {
+                (Some(m), _) => ((m >> class) & 1 == 1).then_some(None),
+                (None, Some(y)) => {
+                    let bit = konst(g, 1 << class);
+                    let yb = g.b.ins().band(y, bit);
+                    Some(Some(g.b.ins().icmp(IntCC::NotEqual, yb, zero)))
+                }
+                (None, None) => None,
+            }
+        };
+        let mut acc: Option<Value> = None;
+        let mut or = |g: &mut Self, p: Value| {
+            acc = Some(match acc {
+                Some(m) => g.b.ins().bor(m, p),
+                None => p,
+            });
+        };
+        // Signalling (0) and quiet (1) NaNs.
+        let (s_nan, q_nan) = (named(self, 0), named(self, 1));
+        if s_nan.is_some() || q_nan.is_some() {
+            let q = konst(self, inf | quiet);
+            let is_q = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, abs, q);
+            if let Some(n) = q_nan {
+                let p = match n {
+                    Some(n) => self.b.ins().band(is_q, n),
+                    None => is_q,
+                };
+                or(self, p);
+            }
+            if let Some(n) = s_nan {
+                let i = konst(self, inf);
+                let nan = self.b.ins().icmp(IntCC::UnsignedGreaterThan, abs, i);
+                let p = self.b.ins().band_not(nan, is_q);
+                let p = match n {
+                    Some(n) => self.b.ins().band(p, n),
+                    None => p,
+                };
+                or(self, p);
+            }
+        }
+        // (negative class, positive class) of each magnitude: infinity, normal, denormal,
+        // zero.
+        let mut neg = None;
+        for (nc, pc) in [(2u32, 9u32), (3, 8), (4, 7), (5, 6)] {
+            let (wn, wp) = (named(self, nc), named(self, pc));
+            if wn.is_none() && wp.is_none() {
+                continue;
+            }
+            let mag = match nc {
+                2 => {
+                    let i = konst(self, inf);
+                    self.b.ins().icmp(IntCC::Equal, abs, i)
+                }
+                3 => {
+                    let lo = konst(self, min_normal);
+                    let span = konst(self, inf - min_normal);
+                    let d = self.b.ins().isub(abs, lo);
+                    self.b.ins().icmp(IntCC::UnsignedLessThan, d, span)
+                }
+                4 => {
+                    let one = konst(self, 1);
+                    let span = konst(self, min_normal - 1);
+                    let d = self.b.ins().isub(abs, one);
+                    self.b.ins().icmp(IntCC::UnsignedLessThan, d, span)
+                }
+                _ => self.b.ins().icmp(IntCC::Equal, abs, zero),
+            };
+            if wn == Some(None) && wp == Some(None) {
+                or(self, mag); // both signs named
+                continue;
+            }
+            let n = *neg.get_or_insert_with(|| self.b.ins().icmp(IntCC::SignedLessThan, x, zero));
+            for (w, negative) in [(wn, true), (wp, false)] {
+                let Some(w) = w else { continue };
+                let p = if negative {
+                    self.b.ins().band(mag, n)
+                } else {
+                    self.b.ins().band_not(mag, n)
+                };
+                let p = match w {
+                    Some(w) => self.b.ins().band(p, w),
+                    None => p,
+                };
+                or(self, p);
+            }
+        }
+        match acc {
+            Some(m) => m,
+            // No class named: false everywhere.
+            None => self.b.ins().icmp(IntCC::NotEqual, zero, zero),
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 mod f16ops;
+mod flush_random;
 mod fp8;
 mod minmax;
 mod ops;
