@@ -72,11 +72,11 @@ fn gemm(c: &mut Criterion) {
     });
     let want: Vec<u8> = out.iter().flat_map(|x| x.to_le_bytes()).collect();
     assert!(
-        w.output() == want,
+        w.output().unwrap() == want,
         "wavejit GEMM differs from the host GEMM"
     );
     assert!(
-        tiled.output() == want,
+        tiled.output().unwrap() == want,
         "wavejit tiled GEMM differs from the host GEMM"
     );
     g.finish();

@@ -51,14 +51,14 @@ struct Demo {
 }
 
 impl Demo {
-    fn buf(&mut self, data: &[u8]) -> Buffer {
-        let b = self.dev.alloc_from(data);
+    fn buf(&mut self, data: &[u8]) -> Result<Buffer, Error> {
+        let b = self.dev.alloc_from(data)?;
         self.bufs.push(b);
-        b
+        Ok(b)
     }
 
     /// An output buffer of `words` u32, poisoned with 0xA5 bytes.
-    fn out(&mut self, words: usize) -> Buffer {
+    fn out(&mut self, words: usize) -> Result<Buffer, Error> {
         self.buf(&vec![0xA5; words * 4])
     }
 
@@ -86,12 +86,12 @@ impl Demo {
         let t0 = Instant::now();
         let result = self.dev.launch(&k, &launch);
         let ms = t0.elapsed().as_secs_f64() * 1e3;
-        let got: Vec<u32> = outs
-            .iter()
-            .flat_map(|b| words(&self.dev.read(*b)))
-            .collect();
+        let mut got: Vec<u32> = Vec::new();
+        for b in outs {
+            got.extend(words(&self.dev.read(*b)?));
+        }
         for b in self.bufs.drain(..) {
-            self.dev.free(b);
+            self.dev.free(b)?;
         }
         let report = result?;
         let mismatches = if got.len() == want.len() {
@@ -125,7 +125,7 @@ pub fn run() -> Result<String, Error> {
     let a: Vec<f32> = (0..n).map(|_| g.f32()).collect();
     let b: Vec<f32> = (0..n).map(|_| g.f32()).collect();
     let want: Vec<u32> = a.iter().zip(&b).map(|(x, y)| (x + y).to_bits()).collect();
-    let (ba, bb, bc) = (d.buf(&bytes_f32(&a)), d.buf(&bytes_f32(&b)), d.out(n));
+    let (ba, bb, bc) = (d.buf(&bytes_f32(&a))?, d.buf(&bytes_f32(&b))?, d.out(n)?);
     let args = vec![
         Arg::Buffer(ba),
         Arg::Buffer(bb),
@@ -149,7 +149,7 @@ pub fn run() -> Result<String, Error> {
         .zip(&b)
         .map(|(x, y)| alpha.mul_add(*x, *y).to_bits())
         .collect();
-    let (bx, by) = (d.buf(&bytes_f32(&a)), d.buf(&bytes_f32(&b)));
+    let (bx, by) = (d.buf(&bytes_f32(&a))?, d.buf(&bytes_f32(&b))?);
     let args = vec![
         Arg::F32(alpha),
         Arg::Buffer(bx),
@@ -177,7 +177,7 @@ pub fn run() -> Result<String, Error> {
                 .wrapping_add((i / w) as u32)
         })
         .collect();
-    let (bi, bo) = (d.buf(&bytes_u32(&img)), d.out(w * h));
+    let (bi, bo) = (d.buf(&bytes_u32(&img))?, d.out(w * h)?);
     let args = vec![
         Arg::Buffer(bi),
         Arg::Buffer(bo),
@@ -202,7 +202,7 @@ pub fn run() -> Result<String, Error> {
         .chunks(256)
         .map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x)))
         .collect();
-    let (bi, bo) = (d.buf(&bytes_u32(&v)), d.out(want.len()));
+    let (bi, bo) = (d.buf(&bytes_u32(&v))?, d.out(want.len())?);
     let args = vec![Arg::Buffer(bi), Arg::Buffer(bo), Arg::U32(n as u32)];
     rows.push(d.run(
         "lds_reduce",
@@ -224,7 +224,7 @@ pub fn run() -> Result<String, Error> {
             })
         })
         .collect();
-    let (bi, bo) = (d.buf(&bytes_u32(&v)), d.out(n));
+    let (bi, bo) = (d.buf(&bytes_u32(&v))?, d.out(n)?);
     let args = vec![Arg::Buffer(bi), Arg::Buffer(bo)];
     rows.push(d.run(
         "wave_scan",
@@ -250,7 +250,7 @@ pub fn run() -> Result<String, Error> {
         v.chunks(256)
             .map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))),
     );
-    let (bi, bo, bt) = (d.buf(&bytes_u32(&v)), d.out(n), d.out(n / 256));
+    let (bi, bo, bt) = (d.buf(&bytes_u32(&v))?, d.out(n)?, d.out(n / 256)?);
     let args = vec![
         Arg::Buffer(bi),
         Arg::Buffer(bo),
@@ -297,10 +297,10 @@ pub fn run() -> Result<String, Error> {
     ];
     want.push((0.5 + v.iter().map(|x| (x & 0xFF) as f32).sum::<f32>()).to_bits());
     let (bi, bc, bt, bf) = (
-        d.buf(&bytes_u32(&v)),
-        d.buf(&bytes_u32(&init)),
-        d.out(n),
-        d.buf(&bytes_f32(&[0.5])),
+        d.buf(&bytes_u32(&v))?,
+        d.buf(&bytes_u32(&init))?,
+        d.out(n)?,
+        d.buf(&bytes_f32(&[0.5]))?,
     );
     let args = vec![
         Arg::Buffer(bi),
@@ -348,7 +348,7 @@ pub fn run() -> Result<String, Error> {
         );
     }
     if failed > 0 {
-        return Err(Error::Fault(format!(
+        return Err(Error::WrongResult(format!(
             "demo: {failed} kernel(s) produced wrong results\n{table}"
         )));
     }

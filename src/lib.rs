@@ -5,13 +5,13 @@
 //! let dev = Device::new();
 //! let module = dev.load_module(&std::fs::read("k.hsaco").unwrap()).unwrap();
 //! let kernel = module.kernel("vadd").unwrap();
-//! let a = dev.alloc_from(&[1u8; 1024]);
-//! let b = dev.alloc_from(&[2u8; 1024]);
-//! let c = dev.alloc(1024);
+//! let a = dev.alloc_from(&[1u8; 1024]).unwrap();
+//! let b = dev.alloc_from(&[2u8; 1024]).unwrap();
+//! let c = dev.alloc(1024).unwrap();
 //! let launch = Launch::new([1, 1, 1], [256, 1, 1])
 //!     .arg(Arg::Buffer(a)).arg(Arg::Buffer(b)).arg(Arg::Buffer(c)).arg(Arg::U32(256));
 //! let report = dev.launch(&kernel, &launch).unwrap();
-//! let out = dev.read(c);
+//! let out = dev.read(c).unwrap();
 //! # let _ = (report, out, Engine::Jit);
 //! ```
 //!
@@ -26,33 +26,48 @@ use thiserror::Error;
 use wavejit_runtime::code_object::{self, CodeObject, KernelInfo};
 use wavejit_runtime::dispatch::{self, ArgValue, Geometry, LaunchError, LaunchParams};
 use wavejit_runtime::memory::{CodeImage, DeviceMemory};
-use wavejit_translator::exec::{EngineKind, Translator};
+use wavejit_translator::exec::Translator;
 use wavejit_translator::isa::Target;
 
+pub use wavejit_runtime::code_object::LoadError;
+pub use wavejit_runtime::fault::FaultReport;
+pub use wavejit_runtime::memory::HostMemError;
 pub use wavejit_runtime::stats::{Counters, TranslationStats};
+/// Which engine executes translated blocks: `Jit` (Cranelift-compiled host code, the
+/// default) or `Interp` (the IR interpreter).
+pub use wavejit_translator::exec::EngineKind as Engine;
 
-/// Errors of the public API: a clear one-paragraph message for each.
+/// Errors of the public API. Each displays as one clear paragraph; the variants carry the
+/// structured cause.
 #[derive(Debug, Error)]
 pub enum Error {
     /// The code object could not be loaded.
-    #[error("{0}")]
-    Load(String),
-    /// Wrong kernel name or arguments.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// Wrong kernel name, arguments or buffer use.
     #[error("{0}")]
     Usage(String),
-    /// The kernel faulted; the message names kernel, workgroup, wave, lane, pc and instruction.
+    /// Device memory could not be allocated, or a host copy named a range outside the
+    /// device's live buffers.
+    #[error(transparent)]
+    Memory(#[from] HostMemError),
+    /// The kernel faulted: kernel, workgroup, wave, lane, pc, instruction and cause.
     #[error("{0}")]
-    Fault(String),
+    Fault(Box<FaultReport>),
+    /// A result checked against its host reference differs (the demo and the benchmarks
+    /// check every result they compute).
+    #[error("{0}")]
+    WrongResult(String),
 }
 
-/// Which engine executes translated blocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Engine {
-    /// Cranelift-compiled host code (default).
-    #[default]
-    Jit,
-    /// The IR interpreter.
-    Interp,
+impl Error {
+    /// The structured fault report, when the error is a kernel fault.
+    pub fn fault(&self) -> Option<&FaultReport> {
+        match self {
+            Error::Fault(f) => Some(f),
+            _ => None,
+        }
+    }
 }
 
 /// A device buffer: an allocation in the device's checked memory.
@@ -138,22 +153,6 @@ pub mod bench;
 pub mod corpus;
 pub mod demo;
 
-impl Engine {
-    fn kind(self) -> EngineKind {
-        match self {
-            Engine::Jit => EngineKind::Jit,
-            Engine::Interp => EngineKind::Interp,
-        }
-    }
-    /// Lower-case name used in reports (`jit`, `interp`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Jit => "jit",
-            Engine::Interp => "interp",
-        }
-    }
-}
-
 struct DeviceInner {
     mem: DeviceMemory,
     budget: AtomicU64,
@@ -195,12 +194,8 @@ impl Device {
     /// Loads a code object (an AMDGPU ELF, or a clang offload bundle with one device entry)
     /// and copies its image into device memory.
     pub fn load_module(&self, bytes: &[u8]) -> Result<Module, Error> {
-        let co = code_object::load(bytes, None).map_err(|e| Error::Load(e.to_string()))?;
-        let base = self.inner.mem.alloc_from(&co.image).map_err(|e| {
-            Error::Load(format!(
-                "cannot place the code object in device memory: {e}"
-            ))
-        })?;
+        let co = code_object::load(bytes, None)?;
+        let base = self.inner.mem.alloc_from(&co.image)?;
         let code = CodeImage::new(base, co.image.clone(), co.exec_ranges.clone());
         Ok(Module {
             inner: Arc::new(ModuleInner {
@@ -213,23 +208,20 @@ impl Device {
         })
     }
 
-    /// Allocates `len` zero-filled bytes (256-byte aligned). If the host cannot provide the
-    /// memory the buffer is `{ addr: 0, len: 0 }`, which every access rejects.
-    pub fn alloc(&self, len: usize) -> Buffer {
-        match self.inner.mem.alloc(len) {
-            Ok(addr) => Buffer { addr, len },
-            Err(_) => Buffer { addr: 0, len: 0 },
-        }
+    /// Allocates `len` zero-filled bytes (256-byte aligned); [`Error::Memory`] if the host
+    /// cannot provide them.
+    pub fn alloc(&self, len: usize) -> Result<Buffer, Error> {
+        let addr = self.inner.mem.alloc(len)?;
+        Ok(Buffer { addr, len })
     }
 
-    /// Allocates a buffer holding a copy of `data` (see [`Device::alloc`] for failure).
-    pub fn alloc_from(&self, data: &[u8]) -> Buffer {
-        let b = self.alloc(data.len());
-        if b.len == data.len() && self.write(b, data).is_ok() {
-            b
-        } else {
-            Buffer { addr: 0, len: 0 }
-        }
+    /// Allocates a buffer holding a copy of `data`.
+    pub fn alloc_from(&self, data: &[u8]) -> Result<Buffer, Error> {
+        let addr = self.inner.mem.alloc_from(data)?;
+        Ok(Buffer {
+            addr,
+            len: data.len(),
+        })
     }
 
     /// Copies `data` to the start of `buf`; a usage error if it does not fit or `buf` is
@@ -242,20 +234,25 @@ impl Device {
                 buf.len
             )));
         }
-        self.inner
-            .mem
-            .write(buf.addr, data)
-            .map_err(|e| Error::Usage(e.to_string()))
+        Ok(self.inner.mem.write(buf.addr, data)?)
     }
 
-    /// The contents of `buf`; empty if `buf` is not a live buffer of this device.
-    pub fn read(&self, buf: Buffer) -> Vec<u8> {
-        self.inner.mem.read(buf.addr, buf.len).unwrap_or_default()
+    /// The contents of `buf`; [`Error::Memory`] if `buf` is not inside a live buffer of this
+    /// device.
+    pub fn read(&self, buf: Buffer) -> Result<Vec<u8>, Error> {
+        Ok(self.inner.mem.read(buf.addr, buf.len)?)
     }
 
-    /// Frees `buf` (nothing happens if it is not a live buffer of this device).
-    pub fn free(&self, buf: Buffer) {
-        self.inner.mem.free(buf.addr);
+    /// Frees `buf`; a usage error if it is not a live buffer of this device.
+    pub fn free(&self, buf: Buffer) -> Result<(), Error> {
+        if self.inner.mem.free(buf.addr) {
+            Ok(())
+        } else {
+            Err(Error::Usage(format!(
+                "cannot free {:#x}: not the start of a live buffer of this device",
+                buf.addr
+            )))
+        }
     }
 
     /// Runs `kernel` to completion. Argument errors are [`Error::Usage`] naming the kernel
@@ -298,7 +295,7 @@ impl Device {
         };
         let out = dispatch::launch(&self.inner.mem, &translator, &params).map_err(|e| match e {
             LaunchError::Usage(m) => Error::Usage(m),
-            LaunchError::Fault(f) => Error::Fault(f.to_string()),
+            LaunchError::Fault(f) => Error::Fault(f),
         })?;
         Ok(Report {
             kernel: info.name.clone(),
@@ -336,7 +333,7 @@ impl ModuleInner {
             wave_size,
         };
         let t = Arc::new(
-            Translator::new(target, engine.kind())
+            Translator::new(target, engine)
                 .map_err(|e| Error::Usage(format!("cannot translate for {}: {e}", self.co.gpu)))?,
         );
         ts.push(((engine, wave_size), t.clone()));
@@ -463,20 +460,23 @@ mod tests {
     #[test]
     fn buffers_round_trip_and_reject_bad_use() {
         let dev = Device::new();
-        let b = dev.alloc(16);
+        let b = dev.alloc(16).unwrap();
         assert_eq!(b.len, 16);
-        assert_eq!(dev.read(b), vec![0; 16]);
+        assert_eq!(dev.read(b).unwrap(), vec![0; 16]);
         let data: Vec<u8> = (1..=16).collect();
         dev.write(b, &data).unwrap();
-        assert_eq!(dev.read(b), data);
+        assert_eq!(dev.read(b).unwrap(), data);
         assert!(matches!(dev.write(b, &[0; 17]), Err(Error::Usage(_))));
-        let c = dev.alloc_from(&[9, 8, 7]);
-        assert_eq!(dev.read(c), vec![9, 8, 7]);
-        dev.free(b);
-        assert!(dev.read(b).is_empty());
-        assert!(dev.write(b, &[1]).is_err());
-        let huge = dev.alloc(usize::MAX);
-        assert_eq!(huge, Buffer { addr: 0, len: 0 });
+        let c = dev.alloc_from(&[9, 8, 7]).unwrap();
+        assert_eq!(dev.read(c).unwrap(), vec![9, 8, 7]);
+        dev.free(b).unwrap();
+        assert!(matches!(dev.read(b), Err(Error::Memory(_))));
+        assert!(matches!(dev.write(b, &[1]), Err(Error::Memory(_))));
+        assert!(matches!(dev.free(b), Err(Error::Usage(_))));
+        assert!(matches!(
+            dev.alloc(usize::MAX),
+            Err(Error::Memory(HostMemError::AllocFailed(_)))
+        ));
     }
 
     #[test]
@@ -506,7 +506,7 @@ mod tests {
         let dev = Device::new();
         let m = dev.load_module(VADD).unwrap();
         let k = m.kernel("vadd").unwrap();
-        let a = dev.alloc(64);
+        let a = dev.alloc(64).unwrap();
         let l = Launch::new([1, 1, 1], [16, 1, 1])
             .arg(Arg::Buffer(a))
             .arg(Arg::Buffer(a))
@@ -526,11 +526,22 @@ mod tests {
             .arg(Arg::Buffer(a))
             .arg(Arg::I32(64))
             .engine(Engine::Interp);
-        let Err(Error::Fault(e)) = dev.launch(&k, &bad) else {
+        let Err(e) = dev.launch(&k, &bad) else {
             panic!("expected a fault")
         };
+        let f = e.fault().expect("a kernel fault");
+        assert_eq!(
+            (f.kernel.as_str(), f.workgroup, f.wave),
+            ("vadd", [0, 0, 0], 0)
+        );
         assert!(
-            e.starts_with("kernel vadd faulted in workgroup (0,0,0) wave 0"),
+            f.lane.is_some(),
+            "an out-of-range access names its lane: {f:?}"
+        );
+        assert!(f.instruction.starts_with("global_"), "{f:?}");
+        assert!(
+            e.to_string()
+                .starts_with("kernel vadd faulted in workgroup (0,0,0) wave 0"),
             "{e}"
         );
     }
@@ -576,8 +587,9 @@ mod tests {
                 s.spawn(move || {
                     let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 + t as f32).collect();
                     let b: Vec<f32> = (0..n).map(|i| 100.0 - i as f32).collect();
-                    let (ab, bb) = (dev.alloc_from(&f32s(&a)), dev.alloc_from(&f32s(&b)));
-                    let cb = dev.alloc_from(&vec![0xA5; 4 * (n + 64)]);
+                    let ab = dev.alloc_from(&f32s(&a)).unwrap();
+                    let bb = dev.alloc_from(&f32s(&b)).unwrap();
+                    let cb = dev.alloc_from(&vec![0xA5; 4 * (n + 64)]).unwrap();
                     let l = Launch::new([4, 1, 1], [256, 1, 1])
                         .arg(Arg::Buffer(ab))
                         .arg(Arg::Buffer(bb))
@@ -587,7 +599,7 @@ mod tests {
                     let r = dev.launch(k, &l).unwrap();
                     assert_eq!((r.workgroups, r.waves), (4, 16));
                     assert_eq!(r.engine, engine.name());
-                    let out = dev.read(cb);
+                    let out = dev.read(cb).unwrap();
                     for i in 0..n {
                         let got = f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap());
                         assert_eq!(got, a[i] + b[i], "thread {t} item {i}");

@@ -243,9 +243,12 @@ fn out_of_bounds_access_faults() {
             .arg(wavejit::Arg::Buffer(out))
             .arg(wavejit::Arg::I32(1000));
         match ctx.dev.launch(&k, &l) {
-            Err(wavejit::Error::Fault(msg)) => {
+            Err(wavejit::Error::Fault(f)) => {
+                assert_eq!(f.kernel, "vadd", "{f}");
+                assert!(f.lane.is_some(), "{f}");
+                assert!(f.instruction.starts_with("global_load_dword"), "{f}");
+                let msg = f.to_string();
                 assert!(msg.contains("vadd") && msg.contains("workgroup"), "{msg}");
-                assert!(msg.contains("global_load_dword"), "{msg}");
             }
             other => panic!("{engine:?}: expected a fault, got {other:?}"),
         }
@@ -268,7 +271,7 @@ fn triton_target_spelling_is_checked() {
     let mut bad = ok.to_vec();
     bad[at + needle.len() - 3..at + needle.len()].copy_from_slice(b"950");
     match dev.load_module(&bad) {
-        Err(wavejit::Error::Load(msg)) => assert!(msg.contains("gfx950"), "{msg}"),
+        Err(wavejit::Error::Load(e)) => assert!(e.to_string().contains("gfx950"), "{e}"),
         other => panic!("expected a load error, got {:?}", other.err()),
     }
 }

@@ -173,9 +173,9 @@ fn dense(target: &str, ty: Ty, m: usize, n: usize, k: usize, engine: Engine, see
     let dev = Device::new();
     let module = dev.load_module(&code_object(target)).unwrap();
     let kern = module.kernel(kernel_name(ty)).unwrap();
-    let ba = dev.alloc_from(&ab);
-    let bbuf = dev.alloc_from(&bb);
-    let bc = dev.alloc_from(&vec![POISON; m * n * out_size]);
+    let ba = dev.alloc_from(&ab).unwrap();
+    let bbuf = dev.alloc_from(&bb).unwrap();
+    let bc = dev.alloc_from(&vec![POISON; m * n * out_size]).unwrap();
     let launch = Launch::new(
         [n.div_ceil(16) as u32, m.div_ceil(16) as u32, 1],
         [wave(target), 1, 1],
@@ -189,7 +189,7 @@ fn dense(target: &str, ty: Ty, m: usize, n: usize, k: usize, engine: Engine, see
     .engine(engine);
     dev.launch(&kern, &launch)
         .unwrap_or_else(|e| panic!("{target} {ty:?} {m}x{n}x{k} {engine:?}: {e}"));
-    let out = dev.read(bc);
+    let out = dev.read(bc).unwrap();
     let want_c = host_gemm(&a, &b, m, n, k);
     for i in 0..m {
         for j in 0..n {
@@ -237,11 +237,11 @@ fn sparse(target: &str, m: usize, n: usize, k: usize, engine: Engine, seed: u64)
     let module = dev.load_module(&code_object(target)).unwrap();
     let kern = module.kernel("gemm_sparse_f16").unwrap();
     let bufs = [
-        dev.alloc_from(&ap),
-        dev.alloc_from(&ai),
-        dev.alloc_from(&bb),
+        dev.alloc_from(&ap).unwrap(),
+        dev.alloc_from(&ai).unwrap(),
+        dev.alloc_from(&bb).unwrap(),
     ];
-    let bc = dev.alloc_from(&vec![POISON; m * n * 4]);
+    let bc = dev.alloc_from(&vec![POISON; m * n * 4]).unwrap();
     let mut launch = Launch::new(
         [n.div_ceil(16) as u32, m.div_ceil(16) as u32, 1],
         [wave(target), 1, 1],
@@ -257,7 +257,7 @@ fn sparse(target: &str, m: usize, n: usize, k: usize, engine: Engine, seed: u64)
         .arg(Arg::I32(k as i32));
     dev.launch(&kern, &launch)
         .unwrap_or_else(|e| panic!("{target} sparse {m}x{n}x{k} {engine:?}: {e}"));
-    let out = dev.read(bc);
+    let out = dev.read(bc).unwrap();
     let want_c = host_gemm(&dense_a, &b, m, n, k);
     for i in 0..m {
         for j in 0..n {
@@ -308,18 +308,18 @@ fn fp8_fp4(m: usize, n: usize, k: usize, scaled: bool, engine: Engine, seed: u64
         "gemm_fp8_fp4"
     };
     let kern = module.kernel(name).unwrap();
-    let bc = dev.alloc_from(&vec![POISON; m * n * 4]);
+    let bc = dev.alloc_from(&vec![POISON; m * n * 4]).unwrap();
     let mut launch = Launch::new(
         [n.div_ceil(16) as u32, m.div_ceil(16) as u32, 1],
         [64, 1, 1],
     )
     .engine(engine)
-    .arg(Arg::Buffer(dev.alloc_from(&ab)))
-    .arg(Arg::Buffer(dev.alloc_from(&bb)));
+    .arg(Arg::Buffer(dev.alloc_from(&ab).unwrap()))
+    .arg(Arg::Buffer(dev.alloc_from(&bb).unwrap()));
     if scaled {
         launch = launch
-            .arg(Arg::Buffer(dev.alloc_from(&sa)))
-            .arg(Arg::Buffer(dev.alloc_from(&sb)));
+            .arg(Arg::Buffer(dev.alloc_from(&sa).unwrap()))
+            .arg(Arg::Buffer(dev.alloc_from(&sb).unwrap()));
     }
     let launch = launch
         .arg(Arg::Buffer(bc))
@@ -328,7 +328,7 @@ fn fp8_fp4(m: usize, n: usize, k: usize, scaled: bool, engine: Engine, seed: u64
         .arg(Arg::I32(k as i32));
     dev.launch(&kern, &launch)
         .unwrap_or_else(|e| panic!("{name} {m}x{n}x{k} {engine:?}: {e}"));
-    let out = dev.read(bc);
+    let out = dev.read(bc).unwrap();
     // Scaling A's rows and B's columns per K block first keeps everything exact.
     let pow2 = |e: u8| 2f64.powi(e as i32 - 127);
     let a_s: Vec<f64> = (0..m * k)
@@ -509,14 +509,21 @@ fn tiled_run(
     let dev = Device::new();
     let module = dev.load_module(&tiled_object(target)).unwrap();
     let kern = module.kernel(g.kernel).unwrap();
-    let bc = dev.alloc_from(&vec![POISON; m * n * 4]);
+    let bc = dev.alloc_from(&vec![POISON; m * n * 4]).unwrap();
     let launch = g
-        .launch(m, n, k, dev.alloc_from(ab), dev.alloc_from(bb), bc)
+        .launch(
+            m,
+            n,
+            k,
+            dev.alloc_from(ab).unwrap(),
+            dev.alloc_from(bb).unwrap(),
+            bc,
+        )
         .unwrap()
         .engine(engine);
     dev.launch(&kern, &launch)
         .unwrap_or_else(|e| panic!("{target} {} {m}x{n}x{k} {engine:?}: {e}", g.kernel));
-    dev.read(bc)
+    dev.read(bc).unwrap()
 }
 
 /// Compares C (f32) with the exact host product.
@@ -567,7 +574,7 @@ fn tiled_gemms_non_square() {
 #[test]
 fn tiled_gemm_rejects_sizes_off_the_tile() {
     let dev = Device::new();
-    let buf = dev.alloc(1 << 20);
+    let buf = dev.alloc(1 << 20).unwrap();
     for g in [TILED_GEMM_64, TILED_GEMM_128, TILED_GEMM_256] {
         let [tm, tn, tk] = g.tile;
         for (m, n, k) in [
@@ -582,7 +589,7 @@ fn tiled_gemm_rejects_sizes_off_the_tile() {
                 .expect_err("size off the tile accepted");
             assert!(err.to_string().contains("positive multiple"), "{err}");
         }
-        let small = dev.alloc(tm * tk * 2 - 1);
+        let small = dev.alloc(tm * tk * 2 - 1).unwrap();
         let err = g
             .launch(tm, tn, tk, small, buf, buf)
             .expect_err("small buffer accepted");
@@ -596,8 +603,10 @@ fn tiled_gemm_rejects_sizes_off_the_tile() {
             let kern = module.kernel(g.kernel).unwrap();
             let [tm, tn, tk] = g.tile;
             let m = tm + 32;
-            let bc = dev.alloc_from(&vec![POISON; 2 * tm * tn * 4]);
-            let ab = dev.alloc_from(&vec![0x3C; 2 * tm * tn.max(tk) * 2]);
+            let bc = dev.alloc_from(&vec![POISON; 2 * tm * tn * 4]).unwrap();
+            let ab = dev
+                .alloc_from(&vec![0x3C; 2 * tm * tn.max(tk) * 2])
+                .unwrap();
             let launch = Launch::new([1, 2, 1], [TiledGemm::BLOCK, 1, 1])
                 .arg(Arg::Buffer(ab))
                 .arg(Arg::Buffer(ab))
@@ -607,7 +616,7 @@ fn tiled_gemm_rejects_sizes_off_the_tile() {
                 .arg(Arg::I32(tk as i32));
             dev.launch(&kern, &launch).unwrap();
             assert!(
-                dev.read(bc).iter().all(|&x| x == POISON),
+                dev.read(bc).unwrap().iter().all(|&x| x == POISON),
                 "{target} {}: C written",
                 g.kernel
             );

@@ -52,30 +52,23 @@ pub struct RunArgs {
 
 /// A device buffer of `data` (or `len` poison bytes), checking the allocation succeeded.
 fn buffer(dev: &Device, data: Option<&[u8]>, len: usize, index: usize) -> CliResult<Buffer> {
-    let b = match data {
-        Some(d) => dev.alloc_from(d),
+    let alloc_err = |e: wavejit::Error| CliError(format!("kernel argument {index}: {e}"));
+    match data {
+        Some(d) => dev.alloc_from(d).map_err(alloc_err),
         None => {
-            let b = dev.alloc(len);
-            if b.len == len {
-                // Fallible, so an absurd size is an error rather than an abort.
-                let mut poison = Vec::new();
-                poison.try_reserve_exact(len).map_err(|_| {
-                    CliError(format!(
-                        "kernel argument {index}: cannot allocate {len} bytes of host memory"
-                    ))
-                })?;
-                poison.resize(len, POISON);
-                dev.write(b, &poison)?;
-            }
-            b
+            let b = dev.alloc(len).map_err(alloc_err)?;
+            // Fallible, so an absurd size is an error rather than an abort.
+            let mut poison = Vec::new();
+            poison.try_reserve_exact(len).map_err(|_| {
+                CliError(format!(
+                    "kernel argument {index}: cannot allocate {len} bytes of host memory"
+                ))
+            })?;
+            poison.resize(len, POISON);
+            dev.write(b, &poison)?;
+            Ok(b)
         }
-    };
-    if b.len != len {
-        return Err(CliError(format!(
-            "kernel argument {index}: cannot allocate {len} bytes of device memory"
-        )));
     }
-    Ok(b)
 }
 
 /// Runs the kernel.
@@ -142,7 +135,7 @@ pub fn run(a: &RunArgs, out: &mut dyn Write) -> CliResult {
     }
     let report = dev.launch(&kernel, &launch)?;
     for (b, path) in outputs {
-        std::fs::write(path, dev.read(b))
+        std::fs::write(path, dev.read(b)?)
             .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
     }
     if let Some(p) = &a.stats {

@@ -180,12 +180,12 @@ impl Ctx {
 
     /// An input buffer holding `data`.
     pub fn input<T: Elem>(&self, data: &[T]) -> Buffer {
-        self.dev.alloc_from(&to_bytes(data))
+        self.dev.alloc_from(&to_bytes(data)).unwrap()
     }
 
     /// An output buffer of `n` elements of `T`, poisoned with 0xA5 bytes.
     pub fn output<T: Elem>(&self, n: usize) -> Buffer {
-        self.dev.alloc_from(&vec![POISON; n * T::SIZE])
+        self.dev.alloc_from(&vec![POISON; n * T::SIZE]).unwrap()
     }
 
     /// Launches `kernel` on `grid` workgroups of `block` work-items; panics with the error text
@@ -251,7 +251,7 @@ impl Ctx {
 
     /// Reads `buf` back as elements of `T`, recording its bytes under `label`.
     pub fn read<T: Elem>(&self, label: &str, buf: Buffer) -> Vec<T> {
-        let bytes = self.dev.read(buf);
+        let bytes = self.dev.read(buf).unwrap();
         let v = from_bytes(&bytes);
         self.outcome
             .borrow_mut()

@@ -133,7 +133,10 @@ fn tile2(ctx: &Ctx, name: &str, (m, n, k): (usize, usize, usize), kinds: (In, In
     let (b, bv) = operand(&mut r, k * n, kind_b, ctx.target);
     let block = [ctx.wave, 1, 1];
     let kern = kernel(ctx, name);
-    let (ba, bb) = (ctx.dev.alloc_from(&a), ctx.dev.alloc_from(&b));
+    let (ba, bb) = (
+        ctx.dev.alloc_from(&a).unwrap(),
+        ctx.dev.alloc_from(&b).unwrap(),
+    );
     let bd = ctx.output::<u32>(m * n + 16);
     if let In::I8 | In::U8 = kind {
         let c: Vec<i32> = (0..m * n)
@@ -346,7 +349,10 @@ pub fn swmmac_f16(ctx: &Ctx) {
         .map(|_| r.range(-4096, 4096) as f32 / 1024.0)
         .collect();
     let kern = kernel(ctx, "swmmac_f32_f16");
-    let (bap, bb) = (ctx.dev.alloc_from(&ap), ctx.dev.alloc_from(&b));
+    let (bap, bb) = (
+        ctx.dev.alloc_from(&ap).unwrap(),
+        ctx.dev.alloc_from(&b).unwrap(),
+    );
     let (bi, bc) = (ctx.input(&idx), ctx.input(&c));
     let bd = ctx.output::<u32>(m * n + 16);
     ctx.launch(
@@ -392,8 +398,8 @@ pub fn wmma_f16_acc(ctx: &Ctx) {
         let cb: Vec<u16> = c.iter().map(|&v| enc(kind, v)).collect();
         let kern = kernel(ctx, name);
         let (ba, bb, bc) = (
-            ctx.dev.alloc_from(&a),
-            ctx.dev.alloc_from(&b),
+            ctx.dev.alloc_from(&a).unwrap(),
+            ctx.dev.alloc_from(&b).unwrap(),
             ctx.input(&cb),
         );
         let bd = ctx.output::<u16>(256 + 16);
@@ -598,8 +604,8 @@ fn triton_matmul_typed(ctx: &Ctx, obj: &[u8], json: &str, name: &str) -> Result<
         .dynamic_lds(info["shared"].as_u64().expect("shared") as u32)
         .engine(ctx.engine);
     let mut args = vec![
-        B(ctx.dev.alloc_from(&ab)),
-        B(ctx.dev.alloc_from(&bb)),
+        B(ctx.dev.alloc_from(&ab).unwrap()),
+        B(ctx.dev.alloc_from(&bb).unwrap()),
         B(bc),
         Arg::I32(m as i32),
         Arg::I32(n as i32),

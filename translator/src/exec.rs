@@ -38,6 +38,16 @@ pub enum EngineKind {
     Interp,
 }
 
+impl EngineKind {
+    /// Lower-case name used in reports (`jit`, `interp`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Jit => "jit",
+            EngineKind::Interp => "interp",
+        }
+    }
+}
+
 /// Counters of the translator itself (translation work, cache behaviour).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TranslatorStats {

@@ -8,11 +8,13 @@
 //! * [`jit`]: IR → Cranelift → host code, and the block cache.
 //! * [`wave`]: the wave-state layout that generated code reads and writes.
 //! * [`env`]: the interface through which executing code reaches memory owned by the runtime.
-//! * [`difffuzz`]: random instruction programs run through both engines (differential fuzzing).
+//! * `difffuzz` (feature `testkit`): random instruction programs run through both engines
+//!   (differential fuzzing), with `interp::test_env`, a byte-array memory for tests.
 //!
 //! The translator knows nothing of threads or allocations: the runtime implements
 //! [`env::WaveEnv`] and owns the [`wave::WaveState`]s.
 
+#[cfg(any(test, feature = "testkit"))]
 pub mod difffuzz;
 pub mod env;
 pub mod exec;

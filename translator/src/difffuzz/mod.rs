@@ -1,4 +1,4 @@
-//! Differential fuzzing of the two engines at the instruction level (issue 4, item 5).
+//! Differential fuzzing of the two engines at the instruction level.
 //!
 //! [`gen`] builds random gfx942/gfx950 programs from the generated opcode tables: straight-line
 //! runs of random instructions with random legal operands (SGPRs, VGPRs, AGPRs, inline

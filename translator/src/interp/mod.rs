@@ -11,6 +11,7 @@
 
 pub mod fround;
 pub mod sem;
+#[cfg(any(test, feature = "testkit"))]
 pub mod test_env;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};

@@ -1,4 +1,4 @@
-//! Matrix instructions as host GEMM: CDNA MFMA/SMFMAC (issue 5) and RDNA WMMA/SWMMAC (issue 6).
+//! Matrix instructions as host GEMM: CDNA MFMA/SMFMAC and RDNA WMMA/SWMMAC.
 //!
 //! * [`shape`]: what an opcode computes (M, N, K, blocks, element and accumulator types),
 //!   derived from its LLVM mnemonic.
