@@ -267,3 +267,90 @@ fn aiter_layer_norm_gfx942() {
         }
     }
 }
+
+/// aiter `fmha_v3_fwd/fwd_hd128_bf16.co` (gfx950): attention forward, O = softmax(scale *
+/// Q K^T) V for one batch and head, bf16 Q, K, V, O in (batch, seq, head, dim) layout. Its
+/// code uses the gfx950 transpose loads (192 `ds_read_b64_tr_b16`) and 160 KiB of LDS. Host
+/// launch (aiter's `hsa/gfx950/fmha_v3_fwd/codegen.py`): block 512, grid
+/// (ceil(seqlen_q / 256), heads, batch); strides in bytes; `msk_opt` 5 without a mask; `lse`
+/// 1 stores the row log-sum-exp (not checked here: its base is not documented).
+/// Inputs are multiples of 1/16 in [-2, 2] (exact in bf16); O is compared with the f64
+/// reference within one bf16 ulp at 1.0 (2^-7): the kernel rounds P to bf16 for the second
+/// product and O to bf16.
+#[test]
+#[ignore = "needs the fetched production corpus (scripts/production.py fetch)"]
+fn aiter_fmha_fwd_gfx950_transpose_loads() {
+    let (sq, sk, d) = (256usize, 128usize, 128usize);
+    let scale = 1.0 / (d as f32).sqrt();
+    let mut rng = Lcg(7);
+    let q: Vec<f32> = (0..sq * d).map(|_| rng.small(32, 16.0)).collect();
+    let kk: Vec<f32> = (0..sk * d).map(|_| rng.small(32, 16.0)).collect();
+    let v: Vec<f32> = (0..sk * d).map(|_| rng.small(32, 16.0)).collect();
+    let dev = Device::new();
+    let k = load(&dev, "gfx950/fmha_v3_fwd/fwd_hd128_bf16.co");
+    let buf = |x: &[f32]| dev.alloc_from(&bf16_bytes(x)).unwrap();
+    let (dq, dk, dv) = (buf(&q), buf(&kk), buf(&v));
+    let (dout, dlse) = (poisoned(&dev, sq * d * 2), poisoned(&dev, sq * 4));
+    let row = 2 * d as u32; // bytes between rows of one head (one head per batch)
+    let u = Arg::U32;
+    let a = args(
+        &k,
+        &[
+            ("R", Arg::Buffer(dout)),
+            ("Q", Arg::Buffer(dq)),
+            ("K", Arg::Buffer(dk)),
+            ("V", Arg::Buffer(dv)),
+            ("LSE", Arg::Buffer(dlse)),
+            ("scalar", Arg::F32(scale)),
+            ("seq_len", u(sq as u32)),
+            ("Seqs", u(row)),
+            ("Ts", u(256 * row)),
+            ("Hs", u(row)),
+            ("Bs", u(sq as u32 * row)),
+            ("gqa", u(1)),
+            ("k_Seqs", u(row)),
+            ("k_Hs", u(row)),
+            ("k_Bs", u(sk as u32 * row)),
+            ("msk_opt", u(5)),
+            ("lse", u(1)),
+            ("kv_seq_len", u(sk as u32)),
+            ("qk_head_dim", u(d as u32)),
+            ("v_head_dim", u(d as u32)),
+            ("q_head_num", u(1)),
+            ("v_Seqs", u(row)),
+            ("v_Hs", u(row)),
+            ("v_Bs", u(sk as u32 * row)),
+            ("r_Seqs", u(row)),
+            ("r_Hs", u(row)),
+            ("r_Bs", u(sq as u32 * row)),
+            ("ptr_qseq", NULL),
+            ("ptr_kseq", NULL),
+            ("lse_Hs", u(4 * sq as u32)),
+            ("ptr_qseq_padding", NULL),
+            ("ptr_kseq_padding", NULL),
+        ],
+    );
+    launch(&dev, &k, [1, 1, 1], 512, a);
+    let got = bf16s(&dev.read(dout).unwrap());
+    for i in 0..sq {
+        let s: Vec<f64> = (0..sk)
+            .map(|j| {
+                scale as f64
+                    * (0..d)
+                        .map(|t| q[i * d + t] as f64 * kk[j * d + t] as f64)
+                        .sum::<f64>()
+            })
+            .collect();
+        let mx = s.iter().cloned().fold(f64::MIN, f64::max);
+        let e: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
+        let z: f64 = e.iter().sum();
+        for c in 0..d {
+            let want = (0..sk).map(|j| e[j] * v[j * d + c] as f64).sum::<f64>() / z;
+            let g = got[i * d + c] as f64;
+            assert!(
+                (g - want).abs() <= 2f64.powi(-7),
+                "O[{i}][{c}] = {g}, host {want}"
+            );
+        }
+    }
+}
