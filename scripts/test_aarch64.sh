@@ -40,4 +40,6 @@ fi
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L $sysroot"
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-D warnings"
-cargo test -p wavejit-translator --target "$target" --lib --test matrix_mfma --test lift_matrix
+cargo test -p wavejit-translator --target "$target" --lib
+# The MFMA tests of the integration-test binary (its modules matrix::mfma and matrix::lift).
+cargo test -p wavejit-translator --target "$target" --test it -- matrix::mfma:: matrix::lift::

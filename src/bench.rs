@@ -8,26 +8,105 @@
 use crate::{Arg, Device, Engine, Error, Launch};
 use std::time::{Duration, Instant};
 
-/// One measured row of the benchmark table.
-#[derive(Clone, Debug)]
+/// One measured row of the benchmark table (one line of `wavejit bench`, one object of
+/// `wavejit bench --json`).
+#[derive(Clone, Debug, Default)]
 pub struct BenchRow {
     /// Workload name.
     pub name: String,
-    /// What was measured (e.g. "wavejit jit", "native host", "host memcpy").
+    /// What was measured: the engine ("wavejit jit") or the host reference ("native host
+    /// (Rust)", "host memcpy", "host sgemm (f32)").
     pub what: String,
+    /// GPU the kernel was built for (wavejit rows only).
+    pub target: Option<String>,
+    /// Wave size of the kernel (wavejit rows only).
+    pub wave_size: Option<u32>,
+    /// Float mode of the kernel where the workload has variants: "ieee" (denormals
+    /// preserved) or "flush" (f32 denormals flushed).
+    pub mode: Option<String>,
+    /// Host threads the row ran on.
+    pub threads: usize,
     /// Best wall time over the samples.
     pub time: Duration,
+    /// Best wall time of the row's native reference in the same run (the same work done by
+    /// host-native code on the same threads).
+    pub native_time: Option<Duration>,
+    /// Memory-bound rows: best wall time of a host memcpy moving the same bytes.
+    pub memcpy_time: Option<Duration>,
+    /// Wall time of the first launch (wavejit rows; includes translation and compilation).
+    pub first_launch: Option<Duration>,
+    /// Time spent translating and compiling over the warm-up launches (wavejit rows).
+    pub translate: Option<Duration>,
     /// Wave instructions executed per second (wavejit rows only).
     pub wave_insts_per_s: Option<f64>,
     /// Lane operations (FMAs, elements; for GEMMs floating-point operations) per second.
     pub lane_ops_per_s: Option<f64>,
     /// Bytes moved per second (memory-bound rows).
     pub bytes_per_s: Option<f64>,
-    /// This row's throughput divided by the native row's.
+    /// This row's throughput divided by the native row's (`native_time / time`).
     pub ratio_to_native: Option<f64>,
     /// Mean process CPU time per run (all threads; on a shared machine, wall time includes
     /// waiting for a core, CPU time does not).
     pub cpu: Option<Duration>,
+    /// The same row's time on one thread divided by its time on `threads` threads (set when
+    /// the run measured both).
+    pub scaling: Option<f64>,
+}
+
+impl BenchRow {
+    /// Throughput relative to a host memcpy of the same bytes (`memcpy_time / time`).
+    pub fn ratio_to_memcpy(&self) -> Option<f64> {
+        self.memcpy_time
+            .map(|m| m.as_secs_f64() / self.time.as_secs_f64())
+    }
+
+    /// The engine column of the table: what, target, wave size and mode.
+    pub fn label(&self) -> String {
+        let mut s = self.what.clone();
+        if let Some(t) = &self.target {
+            s += &format!(" {t}");
+        }
+        if let Some(w) = self.wave_size {
+            s += &format!(" w{w}");
+        }
+        if let Some(m) = &self.mode {
+            s += &format!(" {m}");
+        }
+        s
+    }
+
+    /// The row as a JSON object (times in milliseconds, rates per second).
+    pub fn to_json(&self) -> serde_json::Value {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        serde_json::json!({
+            "workload": self.name,
+            "engine": self.what,
+            "target": self.target,
+            "wave_size": self.wave_size,
+            "mode": self.mode,
+            "threads": self.threads,
+            "time_ms": ms(self.time),
+            "cpu_ms": self.cpu.map(ms),
+            "native_time_ms": self.native_time.map(ms),
+            "memcpy_time_ms": self.memcpy_time.map(ms),
+            "first_launch_ms": self.first_launch.map(ms),
+            "translate_ms": self.translate.map(ms),
+            "wave_insts_per_s": self.wave_insts_per_s,
+            "lane_ops_per_s": self.lane_ops_per_s,
+            "bytes_per_s": self.bytes_per_s,
+            "ratio_to_native": self.ratio_to_native,
+            "ratio_to_memcpy": self.ratio_to_memcpy(),
+            "scaling_1_to_n_threads": self.scaling,
+        })
+    }
+}
+
+/// The rows as one JSON document: `{"rows": [...]}`, each row as [`BenchRow::to_json`].
+pub fn rows_json(rows: &[BenchRow]) -> String {
+    let v = serde_json::json!({
+        "rows": rows.iter().map(BenchRow::to_json).collect::<Vec<_>>(),
+    });
+    serde_json::to_string_pretty(&v).unwrap_or_else(|_| "{}".into())
 }
 
 /// Benchmark sizes.
@@ -401,43 +480,61 @@ pub fn memcpy_host(src: &[u8], dst: &mut [u8], threads: usize) {
     });
 }
 
-/// A build of the ALU and vector-add corpus kernels to benchmark: CDNA3 in wave64 next to
-/// RDNA3 in wave32, side by side.
+/// A build of the ALU and memory-bound kernels to benchmark: CDNA3 in wave64 next to RDNA3 in
+/// wave32 and wave64.
 struct BenchTarget {
-    /// Row label.
-    label: &'static str,
-    /// `alu_fma` object.
+    /// GPU name.
+    gpu: &'static str,
+    /// Wave size of the build.
+    wave: u32,
+    /// `alu_fma` object (f32 denormals preserved, IEEE mode).
     alu_fma: &'static [u8],
+    /// The same source built with f32 denormals flushed (`benches/kernels/build.sh`).
+    alu_flush: &'static [u8],
     /// `vadd` object.
     vadd: &'static [u8],
+    /// `triad` and `reduce_sum` (`benches/kernels/src/bench.hip`).
+    bench: &'static [u8],
+}
+
+macro_rules! bench_target {
+    ($gpu:literal, $dir:literal, $wave:literal) => {
+        BenchTarget {
+            gpu: $gpu,
+            wave: $wave,
+            alu_fma: include_bytes!(concat!("../tests/kernels/", $dir, "/alu_fma.hsaco")),
+            alu_flush: include_bytes!(concat!("../benches/kernels/", $dir, "/alu_flush.hsaco")),
+            vadd: include_bytes!(concat!("../tests/kernels/", $dir, "/vadd.hsaco")),
+            bench: include_bytes!(concat!("../benches/kernels/", $dir, "/bench.hsaco")),
+        }
+    };
 }
 
 const BENCH_TARGETS: &[BenchTarget] = &[
-    BenchTarget {
-        label: "gfx942 w64",
-        alu_fma: include_bytes!("../tests/kernels/gfx942/alu_fma.hsaco"),
-        vadd: include_bytes!("../tests/kernels/gfx942/vadd.hsaco"),
-    },
-    BenchTarget {
-        label: "gfx1100 w32",
-        alu_fma: include_bytes!("../tests/kernels/gfx1100/alu_fma.hsaco"),
-        vadd: include_bytes!("../tests/kernels/gfx1100/vadd.hsaco"),
-    },
+    bench_target!("gfx942", "gfx942", 64),
+    bench_target!("gfx1100", "gfx1100", 32),
+    bench_target!("gfx1100", "gfx1100w64", 64),
 ];
 
-/// Runs every built-in benchmark and returns the table rows.
+/// The workloads `wavejit bench` knows (`--only` selects those whose name contains its text).
+pub const WORKLOADS: &[&str] = &["alu_fma", "vadd", "triad", "reduce", "gemm_f16"];
+
+/// Runs every built-in benchmark selected by `cfg.only` on `cfg.threads` and returns the
+/// table rows.
 pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let mut rows = Vec::new();
     let want = |name: &str| name.contains(cfg.only.as_str());
     if want("alu_fma") {
-        for t in BENCH_TARGETS {
-            rows.extend(bench_alu(cfg, t)?);
-        }
+        rows.extend(bench_alu(cfg)?);
     }
     if want("vadd") {
-        for t in BENCH_TARGETS {
-            rows.extend(bench_vadd(cfg, t)?);
-        }
+        rows.extend(bench_vadd(cfg)?);
+    }
+    if want("triad") {
+        rows.extend(bench_triad(cfg)?);
+    }
+    if want("reduce") {
+        rows.extend(bench_reduce(cfg)?);
     }
     if want("gemm_f16") {
         rows.extend(bench_mfma_gemm(cfg)?);
@@ -445,34 +542,208 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     Ok(rows)
 }
 
+/// [`run_all`] on `cfg.threads` and, when that is more than one thread, again on one thread:
+/// the rows of both runs, each multi-thread row with its [`BenchRow::scaling`].
+pub fn run_with_scaling(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
+    let mut rows = run_all(cfg)?;
+    if host_threads(cfg.threads) > 1 {
+        let one = run_all(&BenchConfig {
+            threads: 1,
+            ..cfg.clone()
+        })?;
+        let key = |r: &BenchRow| (r.name.clone(), r.label());
+        for r in &mut rows {
+            if let Some(o) = one.iter().find(|o| key(o) == key(r)) {
+                r.scaling = Some(o.time.as_secs_f64() / r.time.as_secs_f64());
+            }
+        }
+        rows.extend(one);
+    }
+    Ok(rows)
+}
+
 /// Formats rows as a fixed-width table.
 pub fn format_table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<10} {:<38} {:>10} {:>10} {:>14} {:>14} {:>10} {:>9}\n",
-        "workload", "engine", "time ms", "cpu ms", "wave-inst/s", "lane-ops/s", "GB/s", "vs native"
+        "{:<9} {:<38} {:>3} {:>9} {:>9} {:>13} {:>13} {:>8} {:>9} {:>9} {:>7} {:>8}\n",
+        "workload",
+        "engine",
+        "thr",
+        "time ms",
+        "cpu ms",
+        "wave-inst/s",
+        "lane-ops/s",
+        "GB/s",
+        "vs native",
+        "vs memcpy",
+        "scaling",
+        "1st ms"
     );
-    let g = |v: Option<f64>, scale: f64| {
-        v.map(|x| format!("{:.3}", x / scale))
+    let g = |v: Option<f64>, scale: f64, digits: usize| {
+        v.map(|x| format!("{:.*}", digits, x / scale))
             .unwrap_or_else(|| "-".into())
     };
+    let ms = |d: Option<Duration>| g(d.map(|d| d.as_secs_f64()), 1e-3, 1);
     for r in rows {
         s += &format!(
-            "{:<10} {:<38} {:>10.2} {:>10} {:>13}M {:>13}G {:>10} {:>9}\n",
+            "{:<9} {:<38} {:>3} {:>9.2} {:>9} {:>12}M {:>12}G {:>8} {:>9} {:>9} {:>7} {:>8}\n",
             r.name,
-            r.what,
+            r.label(),
+            r.threads,
             r.time.as_secs_f64() * 1e3,
-            r.cpu
-                .map(|c| format!("{:.0}", c.as_secs_f64() * 1e3))
-                .unwrap_or_else(|| "-".into()),
-            g(r.wave_insts_per_s, 1e6),
-            g(r.lane_ops_per_s, 1e9),
-            g(r.bytes_per_s, 1e9),
-            r.ratio_to_native
-                .map(|x| format!("{x:.4}"))
-                .unwrap_or_else(|| "-".into()),
+            ms(r.cpu),
+            g(r.wave_insts_per_s, 1e6, 1),
+            g(r.lane_ops_per_s, 1e9, 3),
+            g(r.bytes_per_s, 1e9, 2),
+            g(r.ratio_to_native, 1.0, 4),
+            g(r.ratio_to_memcpy(), 1.0, 4),
+            g(r.scaling, 1.0, 2),
+            ms(r.first_launch),
         );
     }
     s
+}
+
+/// A wavejit launch measured: best time, its report, mean CPU time, the first launch's wall
+/// time and the translation time of the warm-up launches.
+struct Measured {
+    time: Duration,
+    report: crate::Report,
+    cpu: Option<Duration>,
+    first_launch: Duration,
+    translate: Duration,
+    /// Launches done (warm-up and timed).
+    launches: u64,
+}
+
+/// Launches `kernel` once (timed: the first launch), then until a launch translates nothing
+/// (at most 4 launches in all: a block is compiled after 64 interpreted runs, which a small
+/// grid may not reach in one launch), then `samples` timed launches.
+fn measure(
+    samples: usize,
+    dev: &Device,
+    kernel: &crate::Kernel,
+    launch: &Launch,
+) -> Result<Measured, Error> {
+    let t0 = Instant::now();
+    let first = dev.launch(kernel, launch)?;
+    let first_launch = t0.elapsed();
+    let mut translate = first.translation.translate_ns;
+    let mut launches = 1;
+    let mut last = first.translation;
+    while launches < 4 && (last.blocks_lifted != 0 || last.blocks_compiled != 0) {
+        last = dev.launch(kernel, launch)?.translation;
+        translate += last.translate_ns;
+        launches += 1;
+    }
+    let (time, report, cpu) = best_of(samples, || dev.launch(kernel, launch))?;
+    Ok(Measured {
+        time,
+        report,
+        cpu,
+        first_launch,
+        translate: Duration::from_nanos(translate),
+        launches: launches + samples.max(1) as u64,
+    })
+}
+
+/// The host references of one workload in one run.
+#[derive(Clone, Copy)]
+struct Reference {
+    native: Duration,
+    memcpy: Option<Duration>,
+}
+
+/// The work one launch does: lane operations and bytes moved (0 for ALU-bound work).
+#[derive(Clone, Copy)]
+struct Work {
+    lane_ops: f64,
+    bytes: f64,
+}
+
+/// A host reference row (native code or memcpy) of `name`.
+fn host_row(
+    cfg: &BenchConfig,
+    name: &str,
+    what: &str,
+    (time, cpu): (Duration, Option<Duration>),
+    work: Work,
+    reference: Reference,
+) -> BenchRow {
+    let s = time.as_secs_f64();
+    BenchRow {
+        name: name.into(),
+        what: what.into(),
+        threads: host_threads(cfg.threads),
+        time,
+        native_time: Some(reference.native),
+        memcpy_time: reference.memcpy,
+        lane_ops_per_s: Some(work.lane_ops / s),
+        bytes_per_s: (work.bytes > 0.0).then(|| work.bytes / s),
+        ratio_to_native: Some(reference.native.as_secs_f64() / s),
+        cpu,
+        ..Default::default()
+    }
+}
+
+/// The wavejit row of `name` for a kernel of `(gpu, wave size)`.
+fn wavejit_row(
+    cfg: &BenchConfig,
+    name: &str,
+    (gpu, wave): (&str, u32),
+    mode: Option<&str>,
+    m: &Measured,
+    work: Work,
+    reference: Reference,
+) -> BenchRow {
+    let s = m.time.as_secs_f64();
+    BenchRow {
+        name: name.into(),
+        what: "wavejit jit".into(),
+        target: Some(gpu.into()),
+        wave_size: Some(wave),
+        mode: mode.map(Into::into),
+        threads: host_threads(cfg.threads),
+        time: m.time,
+        native_time: Some(reference.native),
+        memcpy_time: reference.memcpy,
+        first_launch: Some(m.first_launch),
+        translate: Some(m.translate),
+        wave_insts_per_s: Some(m.report.counters.wave_insts() as f64 / s),
+        lane_ops_per_s: Some(work.lane_ops / s),
+        bytes_per_s: (work.bytes > 0.0).then(|| work.bytes / s),
+        ratio_to_native: Some(reference.native.as_secs_f64() / s),
+        cpu: m.cpu,
+        scaling: None,
+    }
+}
+
+/// Times a host memcpy of `bytes` bytes (half read, half written) on `cfg.threads`.
+fn time_memcpy(cfg: &BenchConfig, bytes: usize) -> Result<(Duration, Option<Duration>), Error> {
+    let src = vec![1u8; bytes / 2];
+    let mut dst = vec![0u8; bytes / 2];
+    // Touch the destination once so the timed copies do not pay its page faults.
+    memcpy_host(&src, &mut dst, cfg.threads);
+    let (t, (), cpu) = best_of(cfg.samples, || {
+        memcpy_host(&src, &mut dst, cfg.threads);
+        Ok(())
+    })?;
+    Ok((t, cpu))
+}
+
+/// Runs `f` on `threads` threads (0 = all), each on its share of the index range `0..n`.
+fn host_parallel(n: usize, threads: usize, f: impl Fn(std::ops::Range<usize>) + Sync) {
+    let per = n.div_ceil(host_threads(threads)).max(1);
+    std::thread::scope(|s| {
+        for start in (0..n).step_by(per) {
+            let f = &f;
+            s.spawn(move || f(start..(start + per).min(n)));
+        }
+    });
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -527,169 +798,287 @@ fn alu_fma_native_portable(out: &mut [f32], first: usize, iters: u32) {
     }
 }
 
-fn bench_alu(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, Error> {
+fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let n = cfg.alu_items;
     let block = 256u32;
-    let lane_ops = (n as f64) * cfg.alu_iters as f64 * 4.0;
-    let threads = host_threads(cfg.threads);
-
+    let work = Work {
+        lane_ops: (n as f64) * cfg.alu_iters as f64 * 4.0,
+        bytes: 0.0,
+    };
     let mut native = vec![0f32; n];
     let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        let per = n.div_ceil(threads);
-        std::thread::scope(|s| {
-            for (i, part) in native.chunks_mut(per).enumerate() {
-                s.spawn(move || alu_fma_native(part, i * per, cfg.alu_iters));
-            }
-        });
+        alu_fma_host(&mut native, cfg.alu_iters, cfg.threads);
         Ok(())
     })?;
-    let native_rate = lane_ops / t_native.as_secs_f64();
-
-    let dev = Device::new();
-    let module = dev.load_module(target.alu_fma)?;
-    let kernel = module.kernel("alu_fma")?;
-    let out = dev.alloc(n * 4)?;
-    let launch = Launch::new([(n as u32).div_ceil(block), 1, 1], [block, 1, 1])
-        .arg(Arg::Buffer(out))
-        .arg(Arg::I32(cfg.alu_iters as i32))
-        .engine(Engine::Jit)
-        .threads(cfg.threads);
-    dev.launch(&kernel, &launch)?; // warm-up: translation happens here
-    let (t, report, cpu) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
-    let got = dev.read(out)?;
-    let mismatch = got
-        .chunks_exact(4)
-        .zip(&native)
-        .position(|(g, w)| g != w.to_le_bytes());
-    if let Some(i) = mismatch {
-        return Err(Error::WrongResult(format!(
-            "alu_fma benchmark ({}): wavejit result differs from the host at item {i}",
-            target.label
-        )));
+    let reference = Reference {
+        native: t_native,
+        memcpy: None,
+    };
+    let mut rows = vec![host_row(
+        cfg,
+        "alu_fma",
+        "native host (Rust)",
+        (t_native, cpu_native),
+        work,
+        reference,
+    )];
+    // Every intermediate value is a normal f32, so flushing denormals changes no bit.
+    let want = f32_bytes(&native);
+    for t in BENCH_TARGETS {
+        for (mode, object) in [("ieee", t.alu_fma), ("flush", t.alu_flush)] {
+            let dev = Device::new();
+            let kernel = dev.load_module(object)?.kernel("alu_fma")?;
+            let out = dev.alloc(n * 4)?;
+            let launch = Launch::new([(n as u32).div_ceil(block), 1, 1], [block, 1, 1])
+                .arg(Arg::Buffer(out))
+                .arg(Arg::I32(cfg.alu_iters as i32))
+                .engine(Engine::Jit)
+                .threads(cfg.threads);
+            let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+            let got = dev.read(out)?;
+            if let Some(i) = (0..n).find(|&i| got[4 * i..4 * i + 4] != want[4 * i..4 * i + 4]) {
+                return Err(Error::WrongResult(format!(
+                    "alu_fma benchmark ({} w{} {mode}): wavejit result differs from the host \
+                     at item {i}",
+                    t.gpu, t.wave
+                )));
+            }
+            rows.push(wavejit_row(
+                cfg,
+                "alu_fma",
+                (t.gpu, t.wave),
+                Some(mode),
+                &m,
+                work,
+                reference,
+            ));
+        }
     }
-    let rate = lane_ops / t.as_secs_f64();
-    Ok(vec![
-        BenchRow {
-            name: "alu_fma".into(),
-            what: "native host (Rust)".into(),
-            time: t_native,
-            wave_insts_per_s: None,
-            lane_ops_per_s: Some(native_rate),
-            bytes_per_s: None,
-            ratio_to_native: Some(1.0),
-            cpu: cpu_native,
-        },
-        BenchRow {
-            name: "alu_fma".into(),
-            what: format!("wavejit jit {}", target.label),
-            time: t,
-            wave_insts_per_s: Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
-            lane_ops_per_s: Some(rate),
-            bytes_per_s: None,
-            ratio_to_native: Some(rate / native_rate),
-            cpu,
-        },
-    ])
+    Ok(rows)
 }
 
 // ---------------------------------------------------------------------------------------
-// Memory-bound: vadd over cfg.vadd_elems floats (reads 8 bytes, writes 4 per element).
+// Memory-bound: vadd and triad over cfg.vadd_elems floats (8 bytes read, 4 written per
+// element), a reduction (4 bytes read per element).
 
-fn bench_vadd(cfg: &BenchConfig, target: &BenchTarget) -> Result<Vec<BenchRow>, Error> {
+fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let n = cfg.vadd_elems;
-    let bytes = (n * 12) as f64;
-    let threads = host_threads(cfg.threads);
+    let work = Work {
+        lane_ops: n as f64,
+        bytes: (n * 12) as f64,
+    };
     let a: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.5).collect();
     let b: Vec<f32> = (0..n).map(|i| (i % 777) as f32 * 0.25).collect();
-
     let mut c = vec![0f32; n];
-    let per = n.div_ceil(threads);
+    vadd_host(&a, &b, &mut c, cfg.threads);
     let (t_native, (), cpu_native) = best_of(cfg.samples, || {
+        vadd_host(&a, &b, &mut c, cfg.threads);
+        Ok(())
+    })?;
+    let memcpy = time_memcpy(cfg, n * 12)?;
+    let reference = Reference {
+        native: t_native,
+        memcpy: Some(memcpy.0),
+    };
+    let mut rows = vec![
+        host_row(
+            cfg,
+            "vadd",
+            "native host (Rust)",
+            (t_native, cpu_native),
+            work,
+            reference,
+        ),
+        host_row(cfg, "vadd", "host memcpy", memcpy, work, reference),
+    ];
+    let want = f32_bytes(&c);
+    let (a, b) = (f32_bytes(&a), f32_bytes(&b));
+    for t in BENCH_TARGETS {
+        let dev = Device::new();
+        let kernel = dev.load_module(t.vadd)?.kernel("vadd")?;
+        let (ba, bb, bc) = (dev.alloc_from(&a)?, dev.alloc_from(&b)?, dev.alloc(n * 4)?);
+        let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
+            .arg(Arg::Buffer(ba))
+            .arg(Arg::Buffer(bb))
+            .arg(Arg::Buffer(bc))
+            .arg(Arg::I32(n as i32))
+            .engine(Engine::Jit)
+            .threads(cfg.threads);
+        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+        if dev.read(bc)? != want {
+            return Err(Error::WrongResult(format!(
+                "vadd benchmark ({} w{}): wavejit result differs from the host",
+                t.gpu, t.wave
+            )));
+        }
+        rows.push(wavejit_row(
+            cfg,
+            "vadd",
+            (t.gpu, t.wave),
+            None,
+            &m,
+            work,
+            reference,
+        ));
+    }
+    Ok(rows)
+}
+
+/// The triad's scalar (every product and sum of the benchmark's data is exact in f32, so a
+/// fused and an unfused multiply-add give the same bits).
+const TRIAD_SCALE: f32 = 3.0;
+
+fn bench_triad(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
+    let n = cfg.vadd_elems;
+    let work = Work {
+        lane_ops: n as f64,
+        bytes: (n * 12) as f64,
+    };
+    let b: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.5).collect();
+    let c: Vec<f32> = (0..n).map(|i| (i % 777) as f32 * 0.25).collect();
+    let mut a = vec![0f32; n];
+    let triad = |a: &mut [f32]| {
+        let per = n.div_ceil(host_threads(cfg.threads)).max(1);
         std::thread::scope(|s| {
-            for ((cc, aa), bb) in c.chunks_mut(per).zip(a.chunks(per)).zip(b.chunks(per)) {
+            for ((aa, bb), cc) in a.chunks_mut(per).zip(b.chunks(per)).zip(c.chunks(per)) {
                 s.spawn(move || {
-                    for ((o, x), y) in cc.iter_mut().zip(aa).zip(bb) {
-                        *o = x + y;
+                    for ((o, x), y) in aa.iter_mut().zip(bb).zip(cc) {
+                        *o = x + TRIAD_SCALE * y;
                     }
                 });
             }
         });
-        Ok(())
-    })?;
-
-    // memcpy of the same traffic: copy n*6 bytes (n*6 read + n*6 written = n*12 bytes moved).
-    let src = vec![1u8; n * 6];
-    let mut dst = vec![0u8; n * 6];
-    let per_b = (n * 6).div_ceil(threads);
-    let (t_memcpy, (), cpu_memcpy) = best_of(cfg.samples, || {
-        std::thread::scope(|s| {
-            for (d, sr) in dst.chunks_mut(per_b).zip(src.chunks(per_b)) {
-                s.spawn(move || d.copy_from_slice(sr));
-            }
-        });
-        Ok(())
-    })?;
-    drop((src, dst));
-
-    let dev = Device::new();
-    let module = dev.load_module(target.vadd)?;
-    let kernel = module.kernel("vadd")?;
-    let as_bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let ba = dev.alloc_from(&as_bytes(&a))?;
-    let bb = dev.alloc_from(&as_bytes(&b))?;
-    let bc = dev.alloc(n * 4)?;
-    let block = 256u32;
-    let launch = Launch::new([(n as u32).div_ceil(block), 1, 1], [block, 1, 1])
-        .arg(Arg::Buffer(ba))
-        .arg(Arg::Buffer(bb))
-        .arg(Arg::Buffer(bc))
-        .arg(Arg::I32(n as i32))
-        .engine(Engine::Jit)
-        .threads(cfg.threads);
-    dev.launch(&kernel, &launch)?;
-    let (t, report, cpu) = best_of(cfg.samples, || dev.launch(&kernel, &launch))?;
-    let got = dev.read(bc)?;
-    if got != as_bytes(&c) {
-        return Err(Error::WrongResult(format!(
-            "vadd benchmark ({}): wavejit result differs from the host",
-            target.label
-        )));
-    }
-    let rate = bytes / t.as_secs_f64();
-    let native_rate = bytes / t_native.as_secs_f64();
-    let row = |what: &str, time: Duration, wi: Option<f64>, r: f64, cpu| BenchRow {
-        name: "vadd".into(),
-        what: what.into(),
-        time,
-        wave_insts_per_s: wi,
-        lane_ops_per_s: Some(n as f64 / time.as_secs_f64()),
-        bytes_per_s: Some(r),
-        ratio_to_native: Some(r / native_rate),
-        cpu,
     };
-    Ok(vec![
-        row(
+    triad(&mut a);
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
+        triad(&mut a);
+        Ok(())
+    })?;
+    let memcpy = time_memcpy(cfg, n * 12)?;
+    let reference = Reference {
+        native: t_native,
+        memcpy: Some(memcpy.0),
+    };
+    let mut rows = vec![
+        host_row(
+            cfg,
+            "triad",
             "native host (Rust)",
-            t_native,
+            (t_native, cpu_native),
+            work,
+            reference,
+        ),
+        host_row(cfg, "triad", "host memcpy", memcpy, work, reference),
+    ];
+    let want = f32_bytes(&a);
+    let (b, c) = (f32_bytes(&b), f32_bytes(&c));
+    for t in BENCH_TARGETS {
+        let dev = Device::new();
+        let kernel = dev.load_module(t.bench)?.kernel("triad")?;
+        let (ba, bb, bc) = (dev.alloc(n * 4)?, dev.alloc_from(&b)?, dev.alloc_from(&c)?);
+        let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
+            .arg(Arg::Buffer(ba))
+            .arg(Arg::Buffer(bb))
+            .arg(Arg::Buffer(bc))
+            .arg(Arg::F32(TRIAD_SCALE))
+            .arg(Arg::U32(n as u32))
+            .engine(Engine::Jit)
+            .threads(cfg.threads);
+        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+        if dev.read(ba)? != want {
+            return Err(Error::WrongResult(format!(
+                "triad benchmark ({} w{}): wavejit result differs from the host",
+                t.gpu, t.wave
+            )));
+        }
+        rows.push(wavejit_row(
+            cfg,
+            "triad",
+            (t.gpu, t.wave),
             None,
-            native_rate,
-            cpu_native,
+            &m,
+            work,
+            reference,
+        ));
+    }
+    Ok(rows)
+}
+
+/// Elements each work-item of the reduction sums before the workgroup reduces through LDS.
+const REDUCE_PER_ITEM: usize = 16;
+
+fn bench_reduce(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
+    let n = cfg.vadd_elems;
+    let work = Work {
+        lane_ops: n as f64,
+        bytes: (n * 4) as f64,
+    };
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let sum_host = |threads: usize| {
+        let partial = std::sync::Mutex::new(0u32);
+        host_parallel(n, threads, |r| {
+            let s = input[r].iter().fold(0u32, |a, &x| a.wrapping_add(x));
+            let mut p = partial.lock().unwrap_or_else(|e| e.into_inner());
+            *p = p.wrapping_add(s);
+        });
+        partial.into_inner().unwrap_or_else(|e| e.into_inner())
+    };
+    let want = sum_host(cfg.threads);
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
+        std::hint::black_box(sum_host(cfg.threads));
+        Ok(())
+    })?;
+    let memcpy = time_memcpy(cfg, n * 4)?;
+    let reference = Reference {
+        native: t_native,
+        memcpy: Some(memcpy.0),
+    };
+    let mut rows = vec![
+        host_row(
+            cfg,
+            "reduce",
+            "native host (Rust)",
+            (t_native, cpu_native),
+            work,
+            reference,
         ),
-        row(
-            "host memcpy",
-            t_memcpy,
+        host_row(cfg, "reduce", "host memcpy", memcpy, work, reference),
+    ];
+    let bytes: Vec<u8> = input.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let groups = n.div_ceil(256 * REDUCE_PER_ITEM) as u32;
+    for t in BENCH_TARGETS {
+        let dev = Device::new();
+        let kernel = dev.load_module(t.bench)?.kernel("reduce_sum")?;
+        let (bin, bsum) = (dev.alloc_from(&bytes)?, dev.alloc(4)?);
+        let launch = Launch::new([groups, 1, 1], [256, 1, 1])
+            .arg(Arg::Buffer(bin))
+            .arg(Arg::Buffer(bsum))
+            .arg(Arg::U32(n as u32))
+            .engine(Engine::Jit)
+            .threads(cfg.threads);
+        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+        // Every launch added the whole sum to the same word.
+        let got = dev.read(bsum)?;
+        let expect = want.wrapping_mul(m.launches as u32).to_le_bytes();
+        if got != expect {
+            return Err(Error::WrongResult(format!(
+                "reduce benchmark ({} w{}): wavejit sum differs from the host's",
+                t.gpu, t.wave
+            )));
+        }
+        rows.push(wavejit_row(
+            cfg,
+            "reduce",
+            (t.gpu, t.wave),
             None,
-            bytes / t_memcpy.as_secs_f64(),
-            cpu_memcpy,
-        ),
-        row(
-            &format!("wavejit jit {}", target.label),
-            t,
-            Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
-            rate,
-            cpu,
-        ),
-    ])
+            &m,
+            work,
+            reference,
+        ));
+    }
+    Ok(rows)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -834,6 +1223,12 @@ enum GemmKind {
 pub struct GemmBuild {
     /// Row label.
     label: &'static str,
+    /// The kernel's kind in the engine column (the label without target and wave size).
+    kind_label: &'static str,
+    /// GPU the object is built for.
+    gpu: &'static str,
+    /// Wave size of the kernel.
+    wave: u32,
     /// The code object.
     object: &'static [u8],
     /// The kernel and its launch.
@@ -847,36 +1242,57 @@ pub struct GemmBuild {
 const GEMM_BUILDS: &[GemmBuild] = &[
     GemmBuild {
         label: "MFMA gfx942",
+        kind_label: "MFMA",
+        gpu: "gfx942",
+        wave: 64,
         object: MFMA_GEMM_GFX942,
         kind: GemmKind::OneWave { wave: 64 },
     },
     GemmBuild {
         label: "WMMA gfx1100 w32",
+        kind_label: "WMMA",
+        gpu: "gfx1100",
+        wave: 32,
         object: include_bytes!("../tests/kernels/matrix/gfx1100/wmma_gemm.hsaco"),
         kind: GemmKind::OneWave { wave: 32 },
     },
     GemmBuild {
         label: "tiled 64 MFMA gfx942",
+        kind_label: "tiled 64 MFMA",
+        gpu: "gfx942",
+        wave: 64,
         object: TILED_GEMM_GFX942,
         kind: GemmKind::Tiled(TILED_GEMM_64),
     },
     GemmBuild {
         label: "tiled 128 MFMA gfx942",
+        kind_label: "tiled 128 MFMA",
+        gpu: "gfx942",
+        wave: 64,
         object: TILED_GEMM_GFX942,
         kind: GemmKind::Tiled(TILED_GEMM_128),
     },
     GemmBuild {
         label: "tiled 256x128 MFMA gfx942",
+        kind_label: "tiled 256x128 MFMA",
+        gpu: "gfx942",
+        wave: 64,
         object: TILED_GEMM_GFX942,
         kind: GemmKind::Tiled(TILED_GEMM_256),
     },
     GemmBuild {
         label: "tiled 64 WMMA gfx1100 w32",
+        kind_label: "tiled 64 WMMA",
+        gpu: "gfx1100",
+        wave: 32,
         object: include_bytes!("../tests/kernels/matrix/gfx1100/gemm_tiled.hsaco"),
         kind: GemmKind::Tiled(TILED_GEMM_64),
     },
     GemmBuild {
         label: "Triton gfx942",
+        kind_label: "Triton",
+        gpu: "gfx942",
+        wave: 64,
         object: include_bytes!("../tests/kernels/triton/gfx942/matmul_f16.hsaco"),
         kind: GemmKind::Triton {
             json: include_str!("../tests/kernels/triton/gfx942/matmul_f16.json"),
@@ -898,18 +1314,23 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         sgemm_host(n, &a, &b, &mut c);
         Ok(())
     })?;
-    let native_rate = flops / t_native.as_secs_f64();
 
-    let mut rows = vec![BenchRow {
-        name: "gemm_f16".into(),
-        what: "host sgemm (f32)".into(),
-        time: t_native,
-        wave_insts_per_s: None,
-        lane_ops_per_s: Some(native_rate),
-        bytes_per_s: None,
-        ratio_to_native: Some(1.0),
-        cpu: cpu_native,
-    }];
+    let work = Work {
+        lane_ops: flops,
+        bytes: 0.0,
+    };
+    let reference = Reference {
+        native: t_native,
+        memcpy: None,
+    };
+    let mut rows = vec![host_row(
+        cfg,
+        "gemm_f16",
+        "host sgemm (f32)",
+        (t_native, cpu_native),
+        work,
+        reference,
+    )];
     // The inputs make every sum exact in f32, so C must equal the host's bit for bit (f16 C:
     // the host's f32 result rounded to nearest even, as Triton's `acc.to(float16)` rounds).
     let want: Vec<u8> = c.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -919,8 +1340,7 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         .collect();
     for build in GEMM_BUILDS {
         let w = Workload::gemm_f16_on(cfg, Engine::Jit, build)?;
-        w.warm_up()?;
-        let (t, report, cpu) = best_of(cfg.samples, || w.run())?;
+        let m = measure(cfg.samples, &w.dev, &w.kernel, &w.launch)?;
         let expected = match build.kind {
             GemmKind::Triton { .. } => &want_f16,
             _ => &want,
@@ -931,25 +1351,22 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
                 build.label
             )));
         }
-        let rate = flops / t.as_secs_f64();
-        rows.push(BenchRow {
-            name: "gemm_f16".into(),
-            what: format!("wavejit jit {}", build.label),
-            time: t,
-            wave_insts_per_s: Some(report.counters.wave_insts() as f64 / t.as_secs_f64()),
-            lane_ops_per_s: Some(rate),
-            bytes_per_s: None,
-            ratio_to_native: Some(rate / native_rate),
-            cpu,
-        });
+        let target = (build.gpu, build.wave);
+        let mut row = wavejit_row(cfg, "gemm_f16", target, None, &m, work, reference);
+        row.what = format!("wavejit jit {}", build.kind_label);
+        rows.push(row);
     }
     Ok(rows)
 }
 
-/// `wavejit bench [--quick] [--threads N] [--samples N] [--gemm-size N] [--only NAME]`: runs
-/// the built-in benchmarks (those whose name contains NAME) and returns the result table.
+/// `wavejit bench [--quick] [--threads N] [--samples N] [--gemm-size N] [--only NAME]
+/// [--no-scaling] [--json FILE]`: runs the built-in benchmarks (those whose name contains
+/// NAME) on N threads and, unless `--no-scaling` or N is 1, again on one thread; returns the
+/// result table and, with `--json`, writes every row to FILE ([`rows_json`]).
 pub fn main(args: &[String]) -> Result<String, Error> {
     let mut cfg = BenchConfig::default();
+    let mut json: Option<String> = None;
+    let mut scaling = true;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut num = |what: &str| -> Result<usize, Error> {
@@ -979,14 +1396,27 @@ pub fn main(args: &[String]) -> Result<String, Error> {
                 cfg.gemm_size = n;
             }
             "--only" => {
-                cfg.only = it.next().cloned().ok_or_else(|| {
+                let name = it.next().cloned().ok_or_else(|| {
                     Error::Usage("`wavejit bench --only` needs a workload name".into())
-                })?
+                })?;
+                if !WORKLOADS.iter().any(|w| w.contains(name.as_str())) {
+                    return Err(Error::Usage(format!(
+                        "`wavejit bench --only {name}` selects nothing (workloads: {})",
+                        WORKLOADS.join(", ")
+                    )));
+                }
+                cfg.only = name;
+            }
+            "--no-scaling" => scaling = false,
+            "--json" => {
+                json = Some(it.next().cloned().ok_or_else(|| {
+                    Error::Usage("`wavejit bench --json` needs a file name".into())
+                })?)
             }
             other => {
                 return Err(Error::Usage(format!(
                     "`wavejit bench`: unknown option `{other}` (expected --quick, --threads N, \
-                     --samples N, --gemm-size N, --only NAME)"
+                     --samples N, --gemm-size N, --only NAME, --no-scaling, --json FILE)"
                 )))
             }
         }
@@ -994,9 +1424,98 @@ pub fn main(args: &[String]) -> Result<String, Error> {
     if cfg.threads > 0 && std::env::var_os("MATMUL_NUM_THREADS").is_none() {
         // matrixmultiply reads its thread count once, on first use, from this variable
         // (default: every physical core): the native GEMM gets the same threads as wavejit.
-        // Set before any benchmark starts a thread.
+        // Set before any benchmark starts a thread. (The one-thread scaling run therefore
+        // compares against a GEMM on these threads too.)
         std::env::set_var("MATMUL_NUM_THREADS", cfg.threads.to_string());
     }
-    let rows = run_all(&cfg)?;
+    let rows = if scaling {
+        run_with_scaling(&cfg)?
+    } else {
+        run_all(&cfg)?
+    };
+    if let Some(path) = json {
+        std::fs::write(&path, rows_json(&rows))
+            .map_err(|e| Error::Usage(format!("cannot write {path}: {e}")))?;
+    }
     Ok(format_table(&rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `wavejit bench --json` on a tiny vector add: every row is in the file with its fields,
+    /// and each ratio is the native reference's time over the row's time.
+    #[test]
+    fn json_rows_have_fields_and_consistent_ratios() {
+        let path = std::env::temp_dir().join(format!("wavejit-bench-{}.json", std::process::id()));
+        let args: Vec<String> = [
+            "--quick",
+            "--samples",
+            "1",
+            "--threads",
+            "2",
+            "--only",
+            "vadd",
+            "--json",
+            path.to_str().expect("utf-8 temp path"),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let table = main(&args).expect("bench runs");
+        let text = std::fs::read_to_string(&path).expect("json written");
+        let _ = std::fs::remove_file(&path);
+        let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        let rows = v["rows"].as_array().expect("rows array");
+        // Native, memcpy and three wavejit targets, on 2 threads and again on 1.
+        assert_eq!(rows.len(), 10, "{text}");
+        assert_eq!(table.lines().count(), rows.len() + 1);
+        let num = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+        let mut targets = std::collections::BTreeSet::new();
+        for r in rows {
+            assert_eq!(r["workload"], "vadd");
+            let time = num(r, "time_ms");
+            let native = num(r, "native_time_ms");
+            assert!(time > 0.0 && native > 0.0, "{r}");
+            let ratio = num(r, "ratio_to_native");
+            assert!((ratio - native / time).abs() <= 1e-9 * ratio, "{r}");
+            let memcpy = num(r, "memcpy_time_ms");
+            assert!((num(r, "ratio_to_memcpy") - memcpy / time).abs() <= 1e-9 * memcpy / time);
+            // 12 bytes per element moved.
+            let gbs = num(r, "bytes_per_s");
+            let want = (4 << 20) as f64 * 12.0 / (time / 1e3);
+            assert!((gbs - want).abs() <= 1e-6 * want, "{r}");
+            let threads = r["threads"].as_u64().expect("threads");
+            assert!(threads == 1 || threads == 2, "{r}");
+            // Scaling is reported on the 2-thread rows only.
+            assert_eq!(r["scaling_1_to_n_threads"].is_number(), threads == 2, "{r}");
+            if r["engine"] == "wavejit jit" {
+                targets.insert((
+                    r["target"].as_str().expect("target").to_string(),
+                    r["wave_size"].as_u64().expect("wave size"),
+                ));
+                assert!(num(r, "first_launch_ms") > 0.0, "{r}");
+                assert!(num(r, "translate_ms") > 0.0, "{r}");
+                assert!(num(r, "wave_insts_per_s") > 0.0, "{r}");
+            } else {
+                assert!(
+                    r["target"].is_null() && r["first_launch_ms"].is_null(),
+                    "{r}"
+                );
+            }
+        }
+        let want: std::collections::BTreeSet<_> =
+            [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 64)]
+                .iter()
+                .map(|&(g, w)| (g.to_string(), w))
+                .collect();
+        assert_eq!(targets, want);
+    }
+
+    #[test]
+    fn unknown_workload_is_a_usage_error() {
+        let args = vec!["--only".to_string(), "nosuch".to_string()];
+        assert!(matches!(main(&args), Err(Error::Usage(_))));
+    }
 }

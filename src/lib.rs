@@ -32,6 +32,7 @@ use wavejit_translator::isa::Target;
 pub use wavejit_runtime::code_object::LoadError;
 pub use wavejit_runtime::fault::FaultReport;
 pub use wavejit_runtime::memory::HostMemError;
+pub use wavejit_runtime::profile::{LaunchControl, Profile};
 pub use wavejit_runtime::stats::{Counters, TranslationStats};
 /// Which engine executes translated blocks: `Jit` (Cranelift-compiled host code, the
 /// default) or `Interp` (the IR interpreter).
@@ -113,6 +114,9 @@ pub struct Launch {
     pub engine: Engine,
     /// Host threads (0 = all available).
     pub threads: usize,
+    /// The buffer the kernel's hidden printf-buffer argument points to (clang's buffered
+    /// printf; the caller decodes it). `None` passes a null pointer.
+    pub printf_buffer: Option<Buffer>,
 }
 
 impl Launch {
@@ -125,6 +129,7 @@ impl Launch {
             args: Vec::new(),
             engine: Engine::Jit,
             threads: 0,
+            printf_buffer: None,
         }
     }
     /// Appends an argument.
@@ -142,6 +147,11 @@ impl Launch {
         self.threads = n;
         self
     }
+    /// Sets the buffer the hidden printf-buffer argument points to.
+    pub fn printf_buffer(mut self, buf: Buffer) -> Launch {
+        self.printf_buffer = Some(buf);
+        self
+    }
     /// Sets dynamic LDS bytes.
     pub fn dynamic_lds(mut self, bytes: u32) -> Launch {
         self.dynamic_lds = bytes;
@@ -152,10 +162,13 @@ impl Launch {
 pub mod bench;
 pub mod corpus;
 pub mod demo;
+pub mod raw;
 
 struct DeviceInner {
     mem: DeviceMemory,
     budget: AtomicU64,
+    /// Translations of raw dispatches, by code content ([`raw`]).
+    raw: raw::RawCodeCache,
 }
 
 /// A simulated GPU: checked device memory plus the kernels loaded into it.
@@ -181,6 +194,7 @@ impl Device {
             inner: Arc::new(DeviceInner {
                 mem: DeviceMemory::new(),
                 budget: AtomicU64::new(dispatch::DEFAULT_BUDGET),
+                raw: raw::RawCodeCache::new(),
             }),
         }
     }
@@ -258,6 +272,19 @@ impl Device {
     /// Runs `kernel` to completion. Argument errors are [`Error::Usage`] naming the kernel
     /// and listing its expected arguments; a kernel fault is [`Error::Fault`].
     pub fn launch(&self, kernel: &Kernel, launch: &Launch) -> Result<Report, Error> {
+        self.launch_observed(kernel, launch, &Observe::default())
+    }
+
+    /// [`Device::launch`], profiled and/or watched as `obs` asks (see `docs/profiling.md`):
+    /// a profiled launch runs every instruction as its own block (slower, same results) and
+    /// fills [`Report::profile`]; a cancelled one ([`LaunchControl::cancel`]) finishes the
+    /// running work-groups and reports [`Report::interrupted`].
+    pub fn launch_observed(
+        &self,
+        kernel: &Kernel,
+        launch: &Launch,
+        obs: &Observe,
+    ) -> Result<Report, Error> {
         let m = &kernel.module;
         if !Arc::ptr_eq(&m.device, &self.inner) {
             return Err(Error::Usage(format!(
@@ -266,7 +293,12 @@ impl Device {
             )));
         }
         let info = kernel.info();
-        let translator = m.translator(launch.engine, info.wave_size)?;
+        let translator = if obs.profile {
+            // A fresh profiling translator: its counts are this launch's alone.
+            Arc::new(m.new_translator(launch.engine, info.wave_size)?.profiling())
+        } else {
+            m.translator(launch.engine, info.wave_size)?
+        };
         let args: Vec<ArgValue> = launch
             .args
             .iter()
@@ -279,6 +311,7 @@ impl Device {
                 Arg::F32(v) => ArgValue::F32(v),
                 Arg::F64(v) => ArgValue::F64(v),
             })
+            .chain(launch.printf_buffer.map(|b| ArgValue::PrintfBuffer(b.addr)))
             .collect();
         let params = LaunchParams {
             kernel: info,
@@ -293,10 +326,43 @@ impl Device {
             threads: launch.threads,
             budget: self.inner.budget.load(Ordering::Relaxed),
         };
-        let out = dispatch::launch(&self.inner.mem, &translator, &params).map_err(|e| match e {
+        let out = dispatch::launch_controlled(
+            &self.inner.mem,
+            &translator,
+            &params,
+            obs.control.as_deref(),
+        )
+        .map_err(|e| match e {
             LaunchError::Usage(m) => Error::Usage(m),
             LaunchError::Fault(f) => Error::Fault(f),
         })?;
+        let profile = obs.profile.then(|| {
+            let entry = m.code.base().wrapping_add(info.entry);
+            let size =
+                m.co.functions
+                    .iter()
+                    .find(|f| f.addr == info.entry && f.size > 0)
+                    .map(|f| f.size);
+            let facts = wavejit_runtime::profile::LaunchFacts {
+                kernel: info.name.clone(),
+                target: Target {
+                    gpu: m.co.gpu,
+                    wave_size: info.wave_size,
+                },
+                entry,
+                size,
+                grid: launch.grid,
+                block: launch.block,
+                workgroups: out.workgroups,
+                waves: out.waves,
+                interrupted: out.interrupted,
+            };
+            Box::new(wavejit_runtime::profile::build(
+                &m.code,
+                &facts,
+                &translator.profile_counts(),
+            ))
+        });
         Ok(Report {
             kernel: info.name.clone(),
             engine: launch.engine.name().to_string(),
@@ -307,8 +373,19 @@ impl Device {
             counters: out.counters,
             translation: out.translation,
             elapsed_ns: out.elapsed_ns,
+            interrupted: out.interrupted,
+            profile,
         })
     }
+}
+
+/// How a launch is observed ([`Device::launch_observed`]).
+#[derive(Clone, Debug, Default)]
+pub struct Observe {
+    /// Count every instruction's executions ([`Report::profile`]).
+    pub profile: bool,
+    /// Progress and cancellation, shared with another thread.
+    pub control: Option<Arc<LaunchControl>>,
 }
 
 struct ModuleInner {
@@ -328,16 +405,18 @@ impl ModuleInner {
         if let Some((_, t)) = ts.iter().find(|(k, _)| *k == (engine, wave_size)) {
             return Ok(t.clone());
         }
+        let t = Arc::new(self.new_translator(engine, wave_size)?);
+        ts.push(((engine, wave_size), t.clone()));
+        Ok(t)
+    }
+
+    fn new_translator(&self, engine: Engine, wave_size: u32) -> Result<Translator, Error> {
         let target = Target {
             gpu: self.co.gpu,
             wave_size,
         };
-        let t = Arc::new(
-            Translator::new(target, engine)
-                .map_err(|e| Error::Usage(format!("cannot translate for {}: {e}", self.co.gpu)))?,
-        );
-        ts.push(((engine, wave_size), t.clone()));
-        Ok(t)
+        Translator::new(target, engine)
+            .map_err(|e| Error::Usage(format!("cannot translate for {}: {e}", self.co.gpu)))
     }
 }
 
@@ -392,6 +471,12 @@ impl Module {
             .collect()
     }
 
+    /// The device address of the code object's virtual address 0: a symbol at virtual
+    /// address `v` (a `__device__` variable, say) is at device address `image_base() + v`.
+    pub fn image_base(&self) -> u64 {
+        self.inner.base
+    }
+
     /// The parsed code object.
     pub fn code_object(&self) -> &CodeObject {
         &self.inner.co
@@ -441,6 +526,13 @@ pub struct Report {
     pub translation: TranslationStats,
     /// Wall time of the launch in nanoseconds.
     pub elapsed_ns: u64,
+    /// Stopped early ([`LaunchControl::cancel`]): the counters cover the work-groups that
+    /// finished.
+    pub interrupted: bool,
+    /// Per-instruction profile, when the launch was profiled ([`Observe::profile`]; not
+    /// part of the report's JSON).
+    #[serde(skip)]
+    pub profile: Option<Box<Profile>>,
 }
 
 impl Report {
@@ -562,6 +654,8 @@ mod tests {
             },
             translation: TranslationStats::default(),
             elapsed_ns: 5,
+            interrupted: false,
+            profile: None,
         };
         let v: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
         assert_eq!(v["kernel"], "k");

@@ -26,4 +26,5 @@ pub mod code_object;
 pub mod dispatch;
 pub mod fault;
 pub mod memory;
+pub mod profile;
 pub mod stats;

@@ -2,8 +2,11 @@
 //! on stderr and exit status 1; clap's own usage errors exit with status 2.
 
 mod args;
+mod compare;
 mod disasm;
 mod info;
+mod profile;
+mod progress;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -69,6 +72,10 @@ enum Command {
     },
     /// Run the built-in demonstration.
     Demo,
+    /// Show a profile's hottest blocks (or profile a kernel now); --html writes a report.
+    Profile(profile::ProfileArgs),
+    /// Compare two stats, profile or bench JSON files; non-zero exit on a regression.
+    Compare(compare::CompareArgs),
 }
 
 /// Reads a whole file, naming it in the error.
@@ -83,10 +90,12 @@ pub fn load_code_object(path: &Path) -> CliResult<wavejit_runtime::code_object::
         .map_err(|e| CliError(format!("{}: {e}", path.display())))
 }
 
-fn dispatch(cli: Cli) -> CliResult {
+fn dispatch(cli: Cli) -> CliResult<ExitCode> {
     let mut out = std::io::stdout().lock();
-    match cli.command {
-        Command::Run(a) => run::run(&a, &mut out),
+    let done = match cli.command {
+        Command::Run(a) => return run::run(&a, &mut out),
+        Command::Compare(a) => return compare::compare(&a, &mut out),
+        Command::Profile(a) => profile::profile(&a, &mut out),
         Command::Disasm {
             code_object,
             kernel,
@@ -100,14 +109,15 @@ fn dispatch(cli: Cli) -> CliResult {
             let table = wavejit::demo::run()?;
             write!(out, "{table}").map_err(io_err)
         }
-    }
+    };
+    done.map(|()| ExitCode::SUCCESS)
 }
 
 /// Parses the command line, runs the command and reports errors.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         // A closed stdout (`wavejit disasm x | head`) ends the command quietly.
         Err(e) if e.0.is_empty() => ExitCode::FAILURE,
         Err(e) => {

@@ -1,11 +1,13 @@
 //! `wavejit run`: load a code object, build the arguments, launch one kernel, write outputs.
 
 use super::args::{parse_dims, ArgSpec};
-use super::{io_err, read_file, CliError, CliResult};
+use super::{io_err, progress, read_file, CliError, CliResult};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
-use wavejit::{Arg, Buffer, Device, Engine, Launch};
+use std::process::ExitCode;
+use std::sync::Arc;
+use wavejit::{Arg, Buffer, Device, Engine, Launch, LaunchControl, Observe, Report};
 
 /// Byte that `out=` buffers are filled with before the run, so unwritten bytes show.
 pub const POISON: u8 = 0xA5;
@@ -45,6 +47,10 @@ pub struct RunArgs {
     /// Write the launch report as JSON to this file.
     #[arg(long)]
     pub stats: Option<PathBuf>,
+    /// Profile the launch: write per-instruction and per-block counts with the cycle
+    /// estimate as JSON to this file (docs/profiling.md).
+    #[arg(long, value_name = "FILE.json")]
+    pub profile: Option<PathBuf>,
     /// Kernel arguments in order: in=PATH, out=PATH:BYTES, inout=INPATH:OUTPATH,
     /// i32=V, u32=V, i64=V, u64=V, f32=V, f64=V.
     pub args: Vec<String>,
@@ -71,8 +77,44 @@ fn buffer(dev: &Device, data: Option<&[u8]>, len: usize, index: usize) -> CliRes
     }
 }
 
-/// Runs the kernel.
-pub fn run(a: &RunArgs, out: &mut dyn Write) -> CliResult {
+/// Exit status of a launch stopped by Ctrl-C (128 + SIGINT, as shells report it).
+pub const INTERRUPTED_EXIT: u8 = 130;
+
+/// Runs the kernel: writes outputs, the stats and profile files and the summary line.
+/// A launch stopped by Ctrl-C still writes them (partial counts, marked interrupted) and
+/// exits with [`INTERRUPTED_EXIT`].
+pub fn run(a: &RunArgs, out: &mut dyn Write) -> CliResult<ExitCode> {
+    let report = launch(a, a.profile.is_some())?;
+    if let (Some(p), Some(prof)) = (&a.profile, &report.profile) {
+        std::fs::write(p, prof.to_json() + "\n")
+            .map_err(|e| CliError(format!("cannot write {}: {e}", p.display())))?;
+    }
+    let c = &report.counters;
+    writeln!(
+        out,
+        "{} ({}): {} workgroups, {} waves, {} wave instructions, {:.3} ms",
+        report.kernel,
+        report.engine,
+        report.workgroups,
+        report.waves,
+        c.wave_insts(),
+        report.elapsed_ns as f64 / 1e6
+    )
+    .map_err(io_err)?;
+    if report.interrupted {
+        let groups: u64 = report.grid.iter().map(|&g| u64::from(g)).product();
+        eprintln!(
+            "interrupted: {} of {groups} workgroups ran; the counters cover those",
+            report.workgroups
+        );
+        return Ok(ExitCode::from(INTERRUPTED_EXIT));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Loads, launches (profiled when `profile`, with a progress line and Ctrl-C handling) and
+/// writes the output buffers and the stats file; returns the report.
+pub fn launch(a: &RunArgs, profile: bool) -> CliResult<Report> {
     let specs: Vec<ArgSpec> = a
         .args
         .iter()
@@ -133,7 +175,13 @@ pub fn run(a: &RunArgs, out: &mut dyn Write) -> CliResult {
         };
         launch = launch.arg(arg);
     }
-    let report = dev.launch(&kernel, &launch)?;
+    let control = Arc::new(LaunchControl::new());
+    progress::install_ctrlc(&control);
+    let obs = Observe {
+        profile,
+        control: Some(control.clone()),
+    };
+    let report = progress::while_running(&control, || dev.launch_observed(&kernel, &launch, &obs))?;
     for (b, path) in outputs {
         std::fs::write(path, dev.read(b)?)
             .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
@@ -142,16 +190,5 @@ pub fn run(a: &RunArgs, out: &mut dyn Write) -> CliResult {
         std::fs::write(p, report.to_json() + "\n")
             .map_err(|e| CliError(format!("cannot write {}: {e}", p.display())))?;
     }
-    let c = &report.counters;
-    writeln!(
-        out,
-        "{} ({}): {} workgroups, {} waves, {} wave instructions, {:.3} ms",
-        report.kernel,
-        report.engine,
-        report.workgroups,
-        report.waves,
-        c.wave_insts(),
-        report.elapsed_ns as f64 / 1e6
-    )
-    .map_err(io_err)
+    Ok(report)
 }

@@ -68,6 +68,8 @@ struct Entry {
     runs: AtomicU32,
     /// Compiled code once hot (`None` inside: the JIT rejected the block).
     compiled: OnceLock<Option<CompiledBlock>>,
+    /// Executions, when profiling (see [`crate::profile`]).
+    profile: crate::profile::PcCell,
 }
 
 type Key = (u64, u32, u32);
@@ -122,6 +124,8 @@ pub struct Translator {
     /// counter would bounce between the cores running waves.
     cache_hits: [Stripe; STRIPES],
     translate_ns: AtomicU64,
+    /// Profiling mode ([`Translator::profiling`]).
+    profile: bool,
 }
 
 impl Translator {
@@ -143,7 +147,39 @@ impl Translator {
             blocks_compiled: AtomicU64::new(0),
             cache_hits: Default::default(),
             translate_ns: AtomicU64::new(0),
+            profile: false,
         })
+    }
+
+    /// Profiling mode (see [`crate::profile`]): blocks of one instruction, each run once per
+    /// step of the run loop, which counts its executions ([`Translator::profile_counts`]).
+    pub fn profiling(mut self) -> Translator {
+        self.profile = true;
+        self.lift = crate::profile::lift_one;
+        self
+    }
+
+    /// Per-pc executions so far (profiling mode; empty otherwise), in pc order.
+    pub fn profile_counts(&self) -> Vec<crate::profile::PcCount> {
+        let mut by_pc: std::collections::BTreeMap<u64, (u64, u64)> = Default::default();
+        if let Ok(map) = self.cache.read() {
+            for (&(pc, _, _), e) in map.iter() {
+                let (n, lanes) = e.profile.get();
+                if n != 0 {
+                    let c = by_pc.entry(pc).or_default();
+                    c.0 += n;
+                    c.1 += lanes;
+                }
+            }
+        }
+        by_pc
+            .into_iter()
+            .map(|(pc, (count, active_lanes))| crate::profile::PcCount {
+                pc,
+                count,
+                active_lanes,
+            })
+            .collect()
     }
 
     /// Sets the number of interpreted runs before a block is compiled (0 = compile on first
@@ -258,7 +294,15 @@ impl Translator {
             return Err(ExecFault::Runaway(initial));
         }
         let from = link.take();
+        if self.profile {
+            entry.profile.record(state.exec());
+        }
         let exit = match self.compiled(entry) {
+            // Profiling: exactly this block, once (no loop or chain the loop cannot see).
+            Some(cb) if self.profile => {
+                *budget -= cost;
+                cb.run(state, env)?
+            }
             Some(cb) => {
                 // The predecessor ran under the same MODE and wave size (blocks that write
                 // MODE have no links), so this code is the one it may continue in.
@@ -352,6 +396,7 @@ impl Translator {
             block,
             runs: AtomicU32::new(0),
             compiled: OnceLock::new(),
+            profile: Default::default(),
         });
         let mut map = self
             .cache

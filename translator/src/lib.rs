@@ -14,6 +14,7 @@
 //! The translator knows nothing of threads or allocations: the runtime implements
 //! [`env::WaveEnv`] and owns the [`wave::WaveState`]s.
 
+pub mod cost;
 #[cfg(any(test, feature = "testkit"))]
 pub mod difffuzz;
 pub mod env;
@@ -24,4 +25,5 @@ pub mod isa;
 pub mod jit;
 pub mod lift;
 pub mod matrix;
+pub mod profile;
 pub mod wave;

@@ -135,17 +135,21 @@ pub struct WaveState {
 }
 
 impl WaveState {
-    /// A zeroed wave of `wave_size` (32 or 64) lanes, on the heap (the struct is ~130 KiB).
+    /// A zeroed wave of `wave_size` (32 or 64) lanes, on the heap (the struct is ~130 KiB;
+    /// it is allocated zeroed in place, never built on the stack and moved).
     pub fn new_boxed(wave_size: u32) -> Box<WaveState> {
-        // Build through a Vec so the large array never lives on the stack.
-        let mut v: Vec<WaveState> = Vec::with_capacity(1);
-        // SAFETY: every field of WaveState is an integer or an array of integers, for which
-        // the all-zero bit pattern is a valid value; the write covers the whole allocation.
-        unsafe {
-            core::ptr::write_bytes(v.as_mut_ptr(), 0, 1);
-            v.set_len(1);
-        }
-        let mut b = v.into_iter().next().map(Box::new).expect("one element");
+        let layout = std::alloc::Layout::new::<WaveState>();
+        // SAFETY: the layout has a non-zero size; every field of WaveState is an integer or
+        // an array of integers, for which the all-zero bit pattern is a valid value, so the
+        // zeroed allocation is a valid WaveState, and `Box::from_raw` takes ownership of an
+        // allocation made by the global allocator with `WaveState`'s own layout.
+        let mut b = unsafe {
+            let p = std::alloc::alloc_zeroed(layout).cast::<WaveState>();
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Box::from_raw(p)
+        };
         b.wave_size = wave_size;
         b
     }

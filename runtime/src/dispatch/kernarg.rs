@@ -23,6 +23,10 @@ pub enum ArgValue {
     F32(f32),
     /// By-value f64.
     F64(f64),
+    /// Not an explicit argument: the device address the kernel's hidden printf buffer
+    /// argument receives (clang's buffered printf). Only as the last element of an argument
+    /// list; without it the hidden pointer is null.
+    PrintfBuffer(u64),
 }
 
 impl ArgValue {
@@ -36,6 +40,7 @@ impl ArgValue {
             ArgValue::U64(_) => "u64",
             ArgValue::F32(_) => "f32",
             ArgValue::F64(_) => "f64",
+            ArgValue::PrintfBuffer(_) => "printf buffer",
         }
     }
     /// Size in bytes of the value.
@@ -48,7 +53,7 @@ impl ArgValue {
     /// The little-endian bits.
     pub fn bits(&self) -> u64 {
         match *self {
-            ArgValue::Buffer(a) | ArgValue::U64(a) => a,
+            ArgValue::Buffer(a) | ArgValue::U64(a) | ArgValue::PrintfBuffer(a) => a,
             ArgValue::I32(v) => v as u32 as u64,
             ArgValue::U32(v) => v as u64,
             ArgValue::I64(v) => v as u64,
@@ -141,6 +146,10 @@ pub fn build_kernargs(
         return Err(format!("kernarg segment of {len} bytes is too large"));
     }
     let mut seg = vec![0u8; len as usize];
+    let (args, printf_buffer) = match args.split_last() {
+        Some((ArgValue::PrintfBuffer(p), rest)) => (rest, *p),
+        _ => (args, 0),
+    };
     let explicit: Vec<&ArgInfo> = k.args.iter().filter(|a| a.kind.is_explicit()).collect();
     if explicit.len() != args.len() {
         return Err(format!(
@@ -164,6 +173,11 @@ pub fn build_kernargs(
             )
         };
         match (&a.kind, v) {
+            (_, ArgValue::PrintfBuffer(_)) => {
+                return Err(format!(
+                    "argument {i} ({name}): a printf buffer may only end the argument list"
+                ))
+            }
             (ArgKind::GlobalBuffer, ArgValue::Buffer(p)) if a.size == 8 => put(&mut seg, a, *p)?,
             (ArgKind::ByValue, ArgValue::Buffer(_)) | (ArgKind::GlobalBuffer, _) => {
                 return Err(mismatch())
@@ -205,7 +219,8 @@ pub fn build_kernargs(
             // Apertures: the high 32 bits of the FLAT aperture bases.
             HiddenArg::PrivateBase => PRIVATE_APERTURE_BASE >> 32,
             HiddenArg::SharedBase => SHARED_APERTURE_BASE >> 32,
-            // No printf/hostcall/heap/queue services: null.
+            HiddenArg::PrintfBuffer => printf_buffer,
+            // No hostcall/heap/queue services: null.
             _ => 0,
         };
         put(&mut seg, a, v)?;

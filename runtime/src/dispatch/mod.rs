@@ -7,8 +7,10 @@
 
 pub mod float_env;
 pub mod kernarg;
+pub mod raw;
 pub mod schedule;
 pub mod wave_init;
+pub mod wave_pool;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -23,6 +25,7 @@ use wavejit_translator::wave::WaveState;
 use crate::code_object::{ArgKind, HiddenArg, KernelInfo};
 use crate::fault::{fault_lane, instruction_text, FaultReport};
 use crate::memory::{CodeImage, DeviceMemory, ScratchLayout, WaveMemEnv};
+use crate::profile::LaunchControl;
 use crate::stats::{Counters, TranslationStats};
 pub use kernarg::{ArgValue, Geometry};
 use schedule::{run_workgroup, WaveStop};
@@ -94,6 +97,9 @@ pub struct LaunchOutcome {
     pub translation: TranslationStats,
     /// Wall time.
     pub elapsed_ns: u64,
+    /// Stopped early by [`LaunchControl::cancel`]: the counts are those of the work-groups
+    /// that finished.
+    pub interrupted: bool,
 }
 
 /// Frees device allocations when dropped.
@@ -124,6 +130,10 @@ struct Shared<'a> {
     per_lane: u32,
     waves_per_group: u32,
     groups: u64,
+    control: Option<&'a LaunchControl>,
+    /// Values for s[0..n) that replace what the descriptor's user SGPRs would hold (raw
+    /// dispatches: the dispatch's USER_DATA registers); empty for code-object launches.
+    user_sgprs: &'a [u32],
 }
 
 /// Runs one wave until it ends, waits at a barrier, traps or faults (the signature of
@@ -138,11 +148,21 @@ pub fn launch(
     translator: &Translator,
     p: &LaunchParams,
 ) -> Result<LaunchOutcome, LaunchError> {
+    launch_controlled(mem, translator, p, None)
+}
+
+/// [`launch`] observed and cancellable through `control` (progress, Ctrl-C).
+pub fn launch_controlled(
+    mem: &DeviceMemory,
+    translator: &Translator,
+    p: &LaunchParams,
+    control: Option<&LaunchControl>,
+) -> Result<LaunchOutcome, LaunchError> {
     let before = translator.stats();
     let run = |code: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, budget: &mut u64| {
         translator.run(code, st, env, budget)
     };
-    let mut out = launch_with(mem, &run, p)?;
+    let mut out = launch_with_control(mem, &run, p, control)?;
     out.translation = TranslationStats::delta(&before, &translator.stats());
     Ok(out)
 }
@@ -152,6 +172,16 @@ pub fn launch_with(
     mem: &DeviceMemory,
     runner: &WaveRunner,
     p: &LaunchParams,
+) -> Result<LaunchOutcome, LaunchError> {
+    launch_with_control(mem, runner, p, None)
+}
+
+/// [`launch_with`] observed and cancellable through `control`.
+pub fn launch_with_control(
+    mem: &DeviceMemory,
+    runner: &WaveRunner,
+    p: &LaunchParams,
+    control: Option<&LaunchControl>,
 ) -> Result<LaunchOutcome, LaunchError> {
     let start = Instant::now();
     let k = p.kernel;
@@ -256,8 +286,21 @@ pub fn launch_with(
         per_lane,
         waves_per_group,
         groups,
+        control,
+        user_sgprs: &[],
     };
+    if let Some(c) = control {
+        c.start(groups);
+    }
+    let out = run_grid(&shared, start);
+    drop(temp);
+    out
+}
 
+/// Runs every workgroup of a prepared launch on the host threads (`start`: when the launch
+/// began, for its wall time).
+fn run_grid(shared: &Shared, start: Instant) -> Result<LaunchOutcome, LaunchError> {
+    let (p, mem, groups) = (shared.p, shared.mem, shared.groups);
     let threads = match p.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -271,7 +314,7 @@ pub fn launch_with(
     {
         let _gate = mem.begin_launch();
         let work = || {
-            let r = worker(&shared, &next, &stop, &fault);
+            let r = worker(shared, &next, &stop, &fault);
             results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
         };
         std::thread::scope(|s| {
@@ -285,7 +328,6 @@ pub fn launch_with(
             work();
         });
     }
-    drop(temp);
     if let Some((_, f)) = fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(LaunchError::Fault(Box::new(f)));
     }
@@ -296,6 +338,7 @@ pub fn launch_with(
         out.counters.add(&c);
     }
     out.elapsed_ns = start.elapsed().as_nanos() as u64;
+    out.interrupted = out.workgroups < groups;
     Ok(out)
 }
 
@@ -313,7 +356,10 @@ fn worker(
     let ws = sh.target.wave_size;
     let nw = sh.waves_per_group as usize;
     let lane_bytes = sh.per_lane as usize;
-    let mut waves: Vec<WaveSlot> = (0..nw).map(|_| (WaveState::new_boxed(ws), 0)).collect();
+    let mut waves: Vec<WaveSlot> = wave_pool::take(nw, ws)
+        .into_iter()
+        .map(|st| (st, 0))
+        .collect();
     let mut lds = vec![0u8; sh.lds_bytes];
     let mut scratch = vec![0u8; nw * ws as usize * lane_bytes];
     let mut counters = Counters::default();
@@ -323,7 +369,8 @@ fn worker(
     // Last allocation hit by a wave of this thread (all within this launch's gate).
     let mut hint = Default::default();
     loop {
-        if stop.load(Ordering::Relaxed) {
+        // A cancelled launch stops taking work-groups; running ones finish.
+        if stop.load(Ordering::Relaxed) || sh.control.is_some_and(|c| c.is_cancelled()) {
             break;
         }
         let g = next.fetch_add(1, Ordering::Relaxed);
@@ -358,6 +405,8 @@ fn worker(
             ) {
                 init_err = Some(e);
             }
+            let n = sh.user_sgprs.len().min(st.sgpr.len());
+            st.sgpr[..n].copy_from_slice(&sh.user_sgprs[..n]);
         }
         let res = match init_err {
             Some(e) => Err(Some((0usize, None, e, entry))),
@@ -427,6 +476,9 @@ fn worker(
                 for (st, _) in &waves {
                     counters.add_wave(&st.counters);
                 }
+                if let Some(c) = sh.control {
+                    c.finished_one();
+                }
             }
             // Another thread's fault stopped this workgroup: nothing to report.
             Err(None) => break,
@@ -449,6 +501,7 @@ fn worker(
             }
         }
     }
+    wave_pool::give(waves.into_iter().map(|(st, _)| st));
     (done_groups, done_waves, counters)
 }
 

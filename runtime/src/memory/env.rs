@@ -132,7 +132,7 @@ impl<'a> WaveMemEnv<'a> {
                 return true;
             }
         }
-        match self.mem.find(addr, len) {
+        match self.mem.find_for_kernel(addr, len) {
             Some(r) => {
                 self.cache.copy_within(0..3, 1);
                 self.cache[0] = r;

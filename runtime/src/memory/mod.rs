@@ -19,10 +19,11 @@
 //! [`WaveEnv`]: wavejit_translator::env::WaveEnv
 
 pub mod access;
+pub mod backing;
 pub mod code;
 pub mod env;
+pub mod host;
 
-use std::alloc::Layout;
 use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard};
 
@@ -30,6 +31,7 @@ use thiserror::Error;
 
 pub use code::CodeImage;
 pub use env::{ScratchLayout, WaveMemEnv};
+pub use host::{HostCheck, RegisterError};
 
 /// Alignment of every device allocation (bytes).
 pub const ALLOC_ALIGN: usize = 256;
@@ -55,8 +57,9 @@ pub enum HostMemError {
 struct Region {
     /// Usable length (the host block is at least one byte).
     len: usize,
-    /// The layout it was allocated with.
-    layout: Layout,
+    /// Where its host memory came from; `None` for a registered host range, which the
+    /// registry does not own ([`host`]).
+    backing: Option<backing::Backing>,
 }
 
 /// A host-backed device address space with checked accesses.
@@ -66,6 +69,8 @@ pub struct DeviceMemory {
     regions: RwLock<BTreeMap<u64, Region>>,
     /// Held shared by every running launch, exclusively by frees and host copies.
     gate: RwLock<()>,
+    /// Registered host ranges and the host-mapping check ([`host`]).
+    host: host::HostState,
 }
 
 /// Held for the duration of a launch: no allocation is freed or host-copied meanwhile.
@@ -80,17 +85,18 @@ impl DeviceMemory {
     }
 
     /// Allocates `len` zero-filled bytes, 256-byte aligned; returns the device address.
+    /// Large allocations are zeroed lazily by the host's page faults ([`backing`]).
     pub fn alloc(&self, len: usize) -> Result<u64, HostMemError> {
-        let layout = Layout::from_size_align(len.max(1), ALLOC_ALIGN)
-            .map_err(|_| HostMemError::AllocFailed(len))?;
-        // SAFETY: `layout` has a non-zero size (at least 1 byte).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(HostMemError::AllocFailed(len));
-        }
+        let (ptr, backing) = backing::alloc_zeroed(len).ok_or(HostMemError::AllocFailed(len))?;
         let addr = ptr as u64;
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
-        regions.insert(addr, Region { len, layout });
+        regions.insert(
+            addr,
+            Region {
+                len,
+                backing: Some(backing),
+            },
+        );
         Ok(addr)
     }
 
@@ -106,16 +112,22 @@ impl DeviceMemory {
     pub fn free(&self, addr: u64) -> bool {
         let _g = self.gate.write().unwrap_or_else(|e| e.into_inner());
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
-        match regions.remove(&addr) {
-            Some(r) => {
-                // SAFETY: `addr` was returned by `alloc_zeroed` with exactly `r.layout` and is
-                // removed from the registry, so no later access can reach it; no launch is
-                // running (the gate is held exclusively).
-                unsafe { std::alloc::dealloc(addr as *mut u8, r.layout) };
-                true
-            }
-            None => false,
+        // Registered host ranges are not the registry's to free.
+        if !regions.get(&addr).is_some_and(|r| r.backing.is_some()) {
+            return false;
         }
+        let Some(Region {
+            backing: Some(backing),
+            ..
+        }) = regions.remove(&addr)
+        else {
+            return false;
+        };
+        // SAFETY: `addr` and `backing` came from one `backing::alloc_zeroed` and are removed
+        // from the registry, so no later access can reach the memory; no launch is running
+        // (the gate is held exclusively).
+        unsafe { backing::free(addr as *mut u8, &backing) };
+        true
     }
 
     /// The allocation `(start, len)` that contains `[addr, addr + len)`, if any.
@@ -160,6 +172,7 @@ impl DeviceMemory {
 
     /// Enters a launch: frees and host copies wait until the guard is dropped.
     pub fn begin_launch(&self) -> LaunchGuard<'_> {
+        self.host.begin_launch();
         LaunchGuard {
             _g: self.gate.read().unwrap_or_else(|e| e.into_inner()),
         }
@@ -175,9 +188,11 @@ impl Drop for DeviceMemory {
     fn drop(&mut self) {
         let regions = std::mem::take(self.regions.get_mut().unwrap_or_else(|e| e.into_inner()));
         for (addr, r) in regions {
-            // SAFETY: each entry was allocated by `alloc_zeroed` with `r.layout`; the memory
-            // is being dropped, so nothing can access the allocations any more.
-            unsafe { std::alloc::dealloc(addr as *mut u8, r.layout) };
+            if let Some(b) = &r.backing {
+                // SAFETY: each owned entry came from `backing::alloc_zeroed` with `b`; the
+                // memory is being dropped, so nothing can access the allocations any more.
+                unsafe { backing::free(addr as *mut u8, b) };
+            }
         }
     }
 }

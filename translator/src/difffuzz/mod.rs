@@ -27,7 +27,7 @@
 //! programs ([`straight_line_for`]) compile every block in the JIT's straight-line form, the
 //! others in the lane-group loop form where a block qualifies.
 //!
-//! Not generated: nested fork/join (the hand-written tests in `tests/lift_forkjoin.rs` nest),
+//! Not generated: nested fork/join (the hand-written tests in `tests/it/lift/forkjoin.rs` nest),
 //! `s_rfe`, `s_endpgm_*` variants, the gfx950
 //! scaled-MFMA pair (`v_mfma_ld_scale_b32` prefix), VOPC DPP (LLVM-22 has no GFX9 VOPC DPP
 //! encoding: "dpp variant of this instruction is not supported"), DPP `row_share` (GFX10+

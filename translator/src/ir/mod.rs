@@ -33,6 +33,7 @@
 mod display;
 mod verify;
 
+pub(crate) use verify::for_each_operand;
 pub use verify::{verify, VerifyError};
 
 /// An SSA value: the index of the op that defines it in [`Block::ops`].

@@ -6,34 +6,35 @@
 //! can continue in a linked successor by a tail call ([`Links`]). [`CompiledBlock::run`]
 //! calls it with the same contract as [`crate::interp::run_block`]: the results are
 //! bit-identical to the interpreter's (checked by the differential tests).
-//! Code generation (lane-group loop form and straight-line form) is in `codegen.rs`; the
-//! helper-call ABI in [`helpers`].
+//!
+//! The pipeline: [`analysis`] finds the facts about a block that decide its lowering (runs
+//! of lane-local ops, memory access shapes, fused matrix units; no Cranelift in it),
+//! [`lower`] emits the Cranelift function (lane-group loop form and straight-line form, by
+//! class of op), and `runtime` holds what the generated code runs with: the code memory and
+//! the call into it, the [`helpers`] it calls (with [`helpers::JitCtx`], the helper-call
+//! ABI) and their direct [`memory`] path. All of the JIT's `unsafe` is in `runtime`.
 
-mod codegen;
+#![deny(unsafe_code)]
+
+mod analysis;
 pub mod codes;
-pub mod helpers;
-pub mod memory;
+mod lower;
+mod runtime;
 mod typecheck;
 mod uniform;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::{Block, Exit};
 use crate::wave::WaveState;
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
-use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 use helpers::JitCtx;
-use std::mem::ManuallyDrop;
+use runtime::code::{EntryFn, Holder};
+pub use runtime::{helpers, memory};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// The entry trampoline: a System V function calling the block code (third argument, in
-/// Cranelift's `tail` convention, so blocks can tail-call their successors) with the state
-/// and context.
-type EntryFn = unsafe extern "C" fn(*mut WaveState, *mut JitCtx<'_>, *const u8) -> u32;
 
 /// Attempts to link a successor slot before giving up on it (a successor that never
 /// compiles, or is never eligible, stops costing the run loop anything after this).
@@ -47,45 +48,6 @@ pub struct Links {
     code: [AtomicU64; 2],
     tries: [AtomicU32; 2],
 }
-
-struct Inner {
-    /// Taken (and its code memory freed) only when the [`Holder`] drops.
-    module: ManuallyDrop<JITModule>,
-    fctx: FunctionBuilderContext,
-}
-
-/// Owner of the generated code. Compiled blocks keep it alive, so their code stays mapped.
-struct Holder {
-    inner: Mutex<Inner>,
-    /// The entry trampoline (compiled into the module when it is created).
-    entry: EntryFn,
-}
-
-impl Drop for Holder {
-    /// Unmaps the generated code: a dropped `JITModule` keeps its code and data memory
-    /// mapped for ever (every translator of every launch leaked its blocks' code).
-    fn drop(&mut self) {
-        let inner = match self.inner.get_mut() {
-            Ok(i) => i,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        // SAFETY: `module` is taken exactly once, here, and never used again. The holder is
-        // dropped only when no `Jit` and no `CompiledBlock` refer to it any more (both hold
-        // an `Arc<Holder>`), and the compiled function pointers live only inside
-        // `CompiledBlock`s, so no pointer into the freed memory remains.
-        unsafe {
-            let module = ManuallyDrop::take(&mut inner.module);
-            module.free_memory();
-        }
-    }
-}
-
-// SAFETY: `JITModule` holds raw pointers to the code and data it mapped; they are only
-// touched under the mutex (compilation) or read-only through finalized function pointers,
-// which are plain immutable machine code valid from any thread.
-unsafe impl Send for Holder {}
-// SAFETY: as above; all mutation goes through the `Mutex`.
-unsafe impl Sync for Holder {}
 
 /// The Cranelift JIT for IR blocks. Cheap to clone (shares the code memory).
 #[derive(Clone)]
@@ -127,7 +89,7 @@ pub struct CompiledBlock {
     grouped: bool,
     /// Matrix instructions the code points to.
     _matrix: Vec<Arc<crate::ir::MatrixCall>>,
-    /// Multi-dword accesses compiled as one (`codegen::Gen::emit_multi`).
+    /// Multi-dword accesses compiled as one (`lower::memory::multi`).
     multi: u32,
     _holder: Arc<Holder>,
 }
@@ -156,69 +118,11 @@ impl Jit {
             .finish(settings::Flags::new(flags))
             .map_err(|e| e.to_string())?;
         let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-        let mut module = JITModule::new(builder);
-        let mut fctx = FunctionBuilderContext::new();
-        let entry = Self::entry_trampoline(&mut module, &mut fctx)?;
+        let module = JITModule::new(builder);
         Ok(Jit {
-            holder: Arc::new(Holder {
-                inner: Mutex::new(Inner {
-                    module: ManuallyDrop::new(module),
-                    fctx,
-                }),
-                entry,
-            }),
+            holder: Arc::new(Holder::new(module)?),
             loop_form: true,
         })
-    }
-
-    /// The signature of block code: `(state, ctx) -> exit code` in the `tail` convention.
-    fn block_sig(module: &JITModule) -> cranelift_codegen::ir::Signature {
-        let mut sig = cranelift_codegen::ir::Signature::new(CallConv::Tail);
-        sig.params.push(AbiParam::new(types::I64));
-        sig.params.push(AbiParam::new(types::I64));
-        sig.returns.push(AbiParam::new(types::I32));
-        debug_assert_eq!(module.isa().pointer_type(), types::I64);
-        sig
-    }
-
-    /// Compiles [`EntryFn`]: `(state, ctx, code) -> code(state, ctx)`, from the host's C
-    /// convention into the blocks' `tail` convention.
-    fn entry_trampoline(
-        module: &mut JITModule,
-        fctx: &mut FunctionBuilderContext,
-    ) -> Result<EntryFn, String> {
-        let ptr = types::I64;
-        let mut sig = module.make_signature();
-        sig.params
-            .extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr)]);
-        sig.returns.push(AbiParam::new(types::I32));
-        let fid = module
-            .declare_anonymous_function(&sig)
-            .map_err(|e| e.to_string())?;
-        let mut ctx = module.make_context();
-        ctx.func.signature = sig;
-        {
-            let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
-            let blk = b.create_block();
-            b.append_block_params_for_function_params(blk);
-            b.switch_to_block(blk);
-            b.seal_block(blk);
-            let p = b.block_params(blk).to_vec();
-            let sigref = b.import_signature(Self::block_sig(module));
-            let call = b.ins().call_indirect(sigref, p[2], &[p[0], p[1]]);
-            let r = b.inst_results(call)[0];
-            b.ins().return_(&[r]);
-            b.finalize(module.isa().frontend_config());
-        }
-        module
-            .define_function(fid, &mut ctx)
-            .map_err(|e| format!("{e:?}"))?;
-        module.clear_context(&mut ctx);
-        module.finalize_definitions().map_err(|e| e.to_string())?;
-        let code = module.get_finalized_function(fid);
-        // SAFETY: `code` is the finalized entry of the function just defined with exactly
-        // the signature of `EntryFn` (three pointers in, u32 out, the host C convention).
-        Ok(unsafe { std::mem::transmute::<*const u8, EntryFn>(code) })
     }
 
     /// This JIT compiling every block in the straight-line form, never the lane-group loop
@@ -244,7 +148,7 @@ impl Jit {
             .map_err(|_| "JIT lock poisoned".to_string())?;
         let inner = &mut *guard;
         let module: &mut JITModule = &mut inner.module;
-        let sig = Self::block_sig(module);
+        let sig = Holder::block_sig(module);
         // Helpers are called in the host's C convention.
         let call_conv = module.make_signature().call_conv;
         // Chaining: blocks ending in a static jump or branch, unless they write MODE (the
@@ -261,7 +165,7 @@ impl Jit {
         let targets = match block.exit {
             _ if writes_mode => [None, None],
             Exit::Jump(t) => [Some(t), None],
-            // Both ways to one target: one link (`codegen` uses the first cell for both).
+            // Both ways to one target: one link (`lower` uses the first cell for both).
             Exit::Branch {
                 taken, not_taken, ..
             } if taken == not_taken => [Some(taken), None],
@@ -298,10 +202,12 @@ impl Jit {
             inner.fctx = FunctionBuilderContext::new();
             let built = {
                 let fb = FunctionBuilder::new(&mut ctx.func, &mut inner.fctx);
-                let mut g = codegen::Gen::new(fb, blk, call_conv, frontend);
-                g.try_loop = try_loop;
-                g.links = links_addr;
-                g.emit()
+                let form = if try_loop {
+                    lower::Form::LaneGroups
+                } else {
+                    lower::Form::StraightLine
+                };
+                lower::Gen::new(fb, blk, call_conv, frontend, links_addr).emit(form)
             };
             let dump = jit_dump();
             if dump.is_some() {
@@ -525,27 +431,13 @@ impl CompiledBlock {
     }
 
     fn call(&self, state: &mut WaveState, ctx: &mut JitCtx<'_>) -> Result<ExitCode, ExecFault> {
-        // SAFETY: `entry` calls `code`, which was compiled for exactly the block ABI, and
-        // both live in the module kept alive by `_holder`; `state` is a valid exclusive
-        // WaveState (the generated code only touches offsets inside it, checked at compile
-        // time or, for dynamic VGPR indices, at run time), `ctx` lives across the call. A
-        // linked successor's code lies in the same module (links are only made between
-        // blocks of one translator, whose `Jit` compiled them all) and its `CompiledBlock`
-        // (which keeps its matrix instructions alive) lives in the translator's block
-        // cache as long as the translator, which runs this call.
-        let code = unsafe {
-            (self.entry)(
-                state as *mut WaveState,
-                ctx as *mut JitCtx<'_>,
-                self.code as *const u8,
-            )
-        };
-        if code == codegen::EXIT_UNSUPPORTED {
+        let code = runtime::code::enter(self, state, ctx);
+        if code == lower::EXIT_UNSUPPORTED {
             return Err(ExecFault::Unsupported(
                 self.unsupported.clone().unwrap_or_default(),
             ));
         }
-        if code == codegen::EXIT_ILLEGAL {
+        if code == lower::EXIT_ILLEGAL {
             return Err(ExecFault::Illegal(
                 self.unsupported.clone().unwrap_or_default(),
             ));

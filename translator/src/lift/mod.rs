@@ -107,7 +107,20 @@ enum Pass {
 /// it (exit [`Exit::Jump`] to its address); a block that would start with such an instruction
 /// is empty and exits with [`Exit::Unsupported`] naming it.
 pub fn lift_block(target: &Target, code: &dyn CodeSource, pc: u64, mode: u32) -> Block {
-    match lift_pass(target, code, pc, mode, MAX_BLOCK_INSTS) {
+    lift_block_limited(target, code, pc, mode, MAX_BLOCK_INSTS)
+}
+
+/// [`lift_block`] forming blocks of at most `max_insts` (≥ 1) instructions. With 1 every
+/// instruction is its own block (profiling, `crate::profile`): no `s_cbranch_execz` region
+/// is kept in the branch's block, so the branch runs as written.
+pub fn lift_block_limited(
+    target: &Target,
+    code: &dyn CodeSource,
+    pc: u64,
+    mode: u32,
+    max_insts: u32,
+) -> Block {
+    match lift_pass(target, code, pc, mode, max_insts.max(1)) {
         Pass::Done(block) => block,
         Pass::Failed {
             index: 0,

@@ -1,0 +1,3 @@
+"""The driver Triton's backend discovery finds (exactly one concrete DriverBase subclass)."""
+
+from wavejit.triton.driver import WavejitDriver  # noqa: F401

@@ -1,0 +1,510 @@
+//! Arithmetic, logic and comparisons (`Un`, `Bin`, `Tern`, `Cmp`), scalar and vector.
+
+use super::{le, sty, Gen, GenResult, I32X4, JV};
+use crate::interp::sem;
+use crate::ir::{BinOp, CmpOp, ConvOp, Op, TernOp, Ty, UnOp, Val};
+use crate::jit::analysis::runs::scalar_bin_inline;
+use crate::jit::codes::*;
+use crate::jit::helpers::kind;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+
+impl Gen<'_, '_> {
+    pub(super) fn un(&mut self, u: UnOp, a: Val, t: Ty) -> GenResult<JV> {
+        let bits = t.bits();
+        let code = code_of(&UNOPS, &u).ok_or("unknown unary op")?;
+        if !t.is_vector() {
+            let x = self.s(a)?;
+            return match self.scalar_un(u, bits, x) {
+                Some(r) => Ok(JV::S(r)),
+                None => self.scalar_helper(kind::UN, code, bits, &[a], bits),
+            };
+        }
+        let x = self.v(a)?;
+        let mut out = Vec::new();
+        match u {
+            UnOp::Not | UnOp::Neg | UnOp::FNeg | UnOp::FAbs | UnOp::FSqrt => {
+                for &c in &x {
+                    out.push(match u {
+                        UnOp::Not => self.b.ins().bnot(c),
+                        UnOp::Neg => self.b.ins().ineg(c),
+                        UnOp::FNeg => {
+                            let s = self.splat_const(bits, sign(bits));
+                            self.b.ins().bxor(c, s)
+                        }
+                        UnOp::FAbs => {
+                            let s = self.splat_const(bits, !sign(bits));
+                            self.b.ins().band(c, s)
+                        }
+                        _ => {
+                            let f = self.as_f(bits, c);
+                            let r = self.b.ins().sqrt(f);
+                            self.as_i(bits, r)
+                        }
+                    });
+                }
+                if u == UnOp::FSqrt {
+                    out = self.nan_fix_all(bits, &[x], out);
+                }
+            }
+            UnOp::Popcnt | UnOp::Clz | UnOp::Ctz | UnOp::BitReverse => {
+                out = self.per_lane(bits, &[x], |g, xs| g.scalar_un(u, bits, xs[0]))?;
+            }
+            UnOp::FFloor | UnOp::FCeil | UnOp::FTrunc | UnOp::FRoundEven | UnOp::FRcp => {
+                for &c in &x {
+                    let f = self.as_f(bits, c);
+                    let r = match u {
+                        UnOp::FFloor => self.b.ins().floor(f),
+                        UnOp::FCeil => self.b.ins().ceil(f),
+                        UnOp::FTrunc => self.b.ins().trunc(f),
+                        UnOp::FRoundEven => self.b.ins().nearest(f),
+                        _ => {
+                            let one = if bits == 32 {
+                                1.0f32.to_bits() as u64
+                            } else {
+                                1.0f64.to_bits()
+                            };
+                            let one = self.splat_const(bits, one);
+                            let one = self.as_f(bits, one);
+                            self.b.ins().fdiv(one, f)
+                        }
+                    };
+                    out.push(self.as_i(bits, r));
+                }
+                out = self.nan_fix_all(bits, &[x], out);
+            }
+            UnOp::FQuiet => {
+                let q = if bits == 32 {
+                    sem::F32_QUIET as u64
+                } else {
+                    sem::F64_QUIET
+                };
+                let qv = self.splat_const(bits, q);
+                for &c in &x {
+                    let f = self.as_f(bits, c);
+                    let n = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+                    let cq = self.b.ins().bor(c, qv);
+                    out.push(self.b.ins().bitselect(n, cq, c));
+                }
+            }
+            _ => return self.vec_helper(kind::UN, code, bits, &[a], bits, false),
+        }
+        Ok(JV::V(out))
+    }
+
+    /// Inline scalar unary op, `None` when it needs the helper.
+    pub(super) fn scalar_un(&mut self, u: UnOp, bits: u32, x: Value) -> Option<Value> {
+        Some(match u {
+            UnOp::Not => self.b.ins().bnot(x),
+            UnOp::Neg => self.b.ins().ineg(x),
+            UnOp::Popcnt => self.b.ins().popcnt(x),
+            UnOp::Clz => self.b.ins().clz(x),
+            UnOp::Ctz => self.b.ins().ctz(x),
+            UnOp::BitReverse => self.b.ins().bitrev(x),
+            UnOp::FNeg => {
+                let s = self.iconst(sty(bits), sign(bits));
+                self.b.ins().bxor(x, s)
+            }
+            UnOp::FAbs => {
+                let s = self.iconst(sty(bits), !sign(bits));
+                self.b.ins().band(x, s)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Inline scalar binary op, `None` when it needs the helper (see [`scalar_bin_inline`]).
+    pub(super) fn scalar_bin(&mut self, o: BinOp, bits: u32, x: Value, y: Value) -> Option<Value> {
+        Some(match o {
+            BinOp::Add => self.b.ins().iadd(x, y),
+            BinOp::Sub => self.b.ins().isub(x, y),
+            BinOp::Mul => self.b.ins().imul(x, y),
+            BinOp::MulHiU => self.b.ins().umulhi(x, y),
+            BinOp::MulHiS => self.b.ins().smulhi(x, y),
+            BinOp::And => self.b.ins().band(x, y),
+            BinOp::Or => self.b.ins().bor(x, y),
+            BinOp::Xor => self.b.ins().bxor(x, y),
+            // Cranelift takes scalar shift amounts modulo the width, as the IR does.
+            BinOp::Shl => self.b.ins().ishl(x, y),
+            BinOp::LShr => self.b.ins().ushr(x, y),
+            BinOp::AShr => self.b.ins().sshr(x, y),
+            BinOp::UMin => self.b.ins().umin(x, y),
+            BinOp::UMax => self.b.ins().umax(x, y),
+            BinOp::SMin => self.b.ins().smin(x, y),
+            BinOp::SMax => self.b.ins().smax(x, y),
+            BinOp::AddCarry => {
+                let s = self.b.ins().iadd(x, y);
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, s, x);
+                self.b.ins().uextend(sty(bits), c)
+            }
+            BinOp::SubBorrow => {
+                let c = self.b.ins().icmp(IntCC::UnsignedLessThan, x, y);
+                self.b.ins().uextend(sty(bits), c)
+            }
+            BinOp::FCopySign => {
+                let m = self.iconst(sty(bits), sign(bits));
+                self.b.ins().bitselect(m, y, x)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Applies a scalar computation to every lane of the chunks of `args`.
+    pub(super) fn per_lane(
+        &mut self,
+        bits: u32,
+        args: &[Vec<Value>],
+        f: impl Fn(&mut Self, &[Value]) -> Option<Value>,
+    ) -> GenResult<Vec<Value>> {
+        let n = args.first().map_or(0, |a| a.len());
+        let lanes = if bits == 32 { 4 } else { 2 };
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            let mut acc = self.splat_const(bits, 0);
+            for l in 0..lanes {
+                let xs: Vec<Value> = args
+                    .iter()
+                    .map(|a| self.b.ins().extractlane(a[k], l as u8))
+                    .collect();
+                let r = f(self, &xs).ok_or("per-lane op")?;
+                acc = self.b.ins().insertlane(acc, r, l as u8);
+            }
+            out.push(acc);
+        }
+        Ok(out)
+    }
+
+    pub(super) fn bin(&mut self, o: BinOp, a: Val, b: Val, t: Ty) -> GenResult<JV> {
+        let bits = t.bits();
+        let code = code_of(&BINOPS, &o).ok_or("unknown binary op")?;
+        if !t.is_vector() {
+            let (x, y) = (self.s(a)?, self.s(b)?);
+            return match self.scalar_bin(o, bits, x, y) {
+                Some(r) => Ok(JV::S(r)),
+                None => self.scalar_helper(kind::BIN, code, bits, &[a, b], bits),
+            };
+        }
+        let (x, mut y) = (self.v(a)?, self.v(b)?);
+        if y.len() != x.len() {
+            // A shift amount / exponent of the other width: only its low bits matter.
+            y = if y.len() < x.len() {
+                let mut w = Vec::with_capacity(x.len());
+                for c in &y {
+                    w.push(self.b.ins().uwiden_low(*c));
+                    w.push(self.b.ins().uwiden_high(*c));
+                }
+                w
+            } else {
+                let mut w = Vec::with_capacity(x.len());
+                for k in 0..y.len() / 2 {
+                    let r = self.shuffle32(y[2 * k], y[2 * k + 1], [0, 2, 4, 6]);
+                    w.push(self.b.ins().bitcast(I32X4, le(), r));
+                }
+                w
+            };
+        }
+        // A uniform shift amount (a broadcast, or a broadcast widened or narrowed: the low
+        // bits that count are the scalar's) shifts every lane by the same scalar.
+        let src = match self.block.ops.get(b.0 as usize) {
+            Some(Op::Conv(ConvOp::ZExt | ConvOp::SExt | ConvOp::Lo, s)) => *s,
+            _ => b,
+        };
+        let uniform_amt = self.splat_src.get(src.0 as usize).copied().flatten();
+        let inline = match o {
+            BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor => true,
+            BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FCopySign => true,
+            BinOp::FMinNum | BinOp::FMaxNum => true,
+            BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => bits == 32,
+            BinOp::Shl | BinOp::LShr | BinOp::AShr => uniform_amt.is_some(),
+            BinOp::AddCarry | BinOp::SubBorrow => true,
+            _ => false,
+        };
+        if !inline {
+            if scalar_bin_inline(o) {
+                // Lane by lane with scalar instructions (e.g. per-lane shift amounts, which
+                // 128-bit Cranelift vectors lack): still lane-local and helper-free.
+                let r =
+                    self.per_lane(bits, &[x, y], |g, xs| g.scalar_bin(o, bits, xs[0], xs[1]))?;
+                return Ok(JV::V(r));
+            }
+            return self.vec_helper(kind::BIN, code, bits, &[a, b], bits, false);
+        }
+        let amt = match uniform_amt {
+            Some(s) if matches!(o, BinOp::Shl | BinOp::LShr | BinOp::AShr) => {
+                let s = if self.b.func.dfg.value_type(s) != sty(bits) {
+                    if bits == 64 {
+                        self.b.ins().uextend(types::I64, s)
+                    } else {
+                        self.b.ins().ireduce(types::I32, s)
+                    }
+                } else {
+                    s
+                };
+                Some(self.b.ins().band_imm_u(s, (bits - 1) as i64))
+            }
+            _ => None,
+        };
+        let mut out = Vec::new();
+        for k in 0..self.nch(bits) {
+            let (c, d) = (x[k], y[k]);
+            let r = match o {
+                BinOp::Add => self.b.ins().iadd(c, d),
+                BinOp::Sub => self.b.ins().isub(c, d),
+                BinOp::And => self.b.ins().band(c, d),
+                BinOp::Or => self.b.ins().bor(c, d),
+                BinOp::Xor => self.b.ins().bxor(c, d),
+                BinOp::Mul => self.b.ins().imul(c, d),
+                BinOp::UMin => self.b.ins().umin(c, d),
+                BinOp::UMax => self.b.ins().umax(c, d),
+                BinOp::SMin => self.b.ins().smin(c, d),
+                BinOp::SMax => self.b.ins().smax(c, d),
+                // Carry/borrow as an all-ones/zero lane compare, then 1/0.
+                BinOp::AddCarry | BinOp::SubBorrow => {
+                    let m = if o == BinOp::AddCarry {
+                        let sum = self.b.ins().iadd(c, d);
+                        self.b.ins().icmp(IntCC::UnsignedLessThan, sum, c)
+                    } else {
+                        self.b.ins().icmp(IntCC::UnsignedLessThan, c, d)
+                    };
+                    let one = self.splat_const(bits, 1);
+                    self.b.ins().band(m, one)
+                }
+                BinOp::Shl => self.b.ins().ishl(c, amt.ok_or("shift")?),
+                BinOp::LShr => self.b.ins().ushr(c, amt.ok_or("shift")?),
+                BinOp::AShr => self.b.ins().sshr(c, amt.ok_or("shift")?),
+                BinOp::FCopySign => {
+                    let s = self.splat_const(bits, sign(bits));
+                    self.b.ins().bitselect(s, d, c)
+                }
+                BinOp::FMinNum | BinOp::FMaxNum => self.minmax(bits, o == BinOp::FMaxNum, c, d),
+                _ => {
+                    let (cf, df) = (self.as_f(bits, c), self.as_f(bits, d));
+                    let r = match o {
+                        BinOp::FAdd => self.b.ins().fadd(cf, df),
+                        BinOp::FSub => self.b.ins().fsub(cf, df),
+                        BinOp::FMul => self.b.ins().fmul(cf, df),
+                        _ => self.b.ins().fdiv(cf, df),
+                    };
+                    self.as_i(bits, r)
+                }
+            };
+            out.push(r);
+        }
+        if matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) {
+            out = self.nan_fix_all(bits, &[x, y], out);
+        }
+        Ok(JV::V(out))
+    }
+
+    /// IEEE minNum/maxNum of one chunk, exactly as [`sem::minmax32`]: NaN operands give the
+    /// other operand (both NaN: `a` quieted); equal values (±0) combine their bits so that
+    /// min prefers −0 and max +0.
+    pub(super) fn minmax(&mut self, bits: u32, max: bool, a: Value, b: Value) -> Value {
+        let (af, bf) = (self.as_f(bits, a), self.as_f(bits, b));
+        let lt = self.b.ins().fcmp(FloatCC::LessThan, af, bf);
+        let gt = self.b.ins().fcmp(FloatCC::GreaterThan, af, bf);
+        let res = if max {
+            let eq = self.b.ins().band(a, b);
+            let r = self.b.ins().bitselect(lt, b, eq);
+            self.b.ins().bitselect(gt, a, r)
+        } else {
+            let eq = self.b.ins().bor(a, b);
+            let r = self.b.ins().bitselect(gt, b, eq);
+            self.b.ins().bitselect(lt, a, r)
+        };
+        let na = self.b.ins().fcmp(FloatCC::Unordered, af, af);
+        let nb = self.b.ins().fcmp(FloatCC::Unordered, bf, bf);
+        let res = self.b.ins().bitselect(nb, a, res);
+        let res = self.b.ins().bitselect(na, b, res);
+        let both = self.b.ins().band(na, nb);
+        let q = if bits == 32 {
+            sem::F32_QUIET as u64
+        } else {
+            sem::F64_QUIET
+        };
+        let qv = self.splat_const(bits, q);
+        let aq = self.b.ins().bor(a, qv);
+        self.b.ins().bitselect(both, aq, res)
+    }
+
+    pub(super) fn tern(&mut self, o: TernOp, a: Val, b: Val, c: Val, t: Ty) -> GenResult<JV> {
+        let bits = t.bits();
+        let code = code_of(&TERNOPS, &o).ok_or("unknown ternary op")?;
+        if !t.is_vector() {
+            if o == TernOp::Bfi {
+                let (x, y, z) = (self.s(a)?, self.s(b)?, self.s(c)?);
+                return Ok(JV::S(self.b.ins().bitselect(x, y, z)));
+            }
+            return self.scalar_helper(kind::TERN, code, bits, &[a, b, c], bits);
+        }
+        match o {
+            TernOp::Perm if bits == 32 => {
+                let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
+                let mut out = Vec::new();
+                for k in 0..self.nch(bits) {
+                    out.push(self.perm_chunk(x[k], y[k], z[k]));
+                }
+                Ok(JV::V(out))
+            }
+            TernOp::Fma | TernOp::Bfi => {
+                let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
+                let mut out = Vec::new();
+                for k in 0..self.nch(bits) {
+                    if o == TernOp::Bfi {
+                        out.push(self.b.ins().bitselect(x[k], y[k], z[k]));
+                        continue;
+                    }
+                    let (xf, yf, zf) = (
+                        self.as_f(bits, x[k]),
+                        self.as_f(bits, y[k]),
+                        self.as_f(bits, z[k]),
+                    );
+                    let r = self.b.ins().fma(xf, yf, zf);
+                    out.push(self.as_i(bits, r));
+                }
+                if o == TernOp::Fma {
+                    out = self.nan_fix_all(bits, &[x, y, z], out);
+                }
+                Ok(JV::V(out))
+            }
+            _ => self.vec_helper(kind::TERN, code, bits, &[a, b, c], bits, false),
+        }
+    }
+
+    /// [`TernOp::Perm`] on one `i32x4` chunk as byte shuffles (`sem::perm32` per lane).
+    /// With selector byte `s` of lane `j`: source byte `q` of the lane's 8 bytes `{hi, lo}`
+    /// is `s` for `s < 8` and `2(s & 3) + 1` for the sign cases; it is fetched from byte
+    /// `4j + (q & 3)` of `lo` or `hi` (`q & 4`) by `swizzle`; then the sign cases replicate
+    /// its top bit, 12 gives 0 and 13..=255 give 0xff.
+    pub(super) fn perm_chunk(&mut self, hi: Value, lo: Value, sel: Value) -> Value {
+        let b16 = types::I8X16;
+        let bc = |g: &mut Self, v: Value| g.b.ins().bitcast(b16, le(), v);
+        let (hi, lo, s) = (bc(self, hi), bc(self, lo), bc(self, sel));
+        let splat = |g: &mut Self, x: u8| g.vconst_bytes(b16, [x; 16]);
+        let (c3, c7, c1, c8, c12, c13) = (
+            splat(self, 3),
+            splat(self, 7),
+            splat(self, 1),
+            splat(self, 8),
+            splat(self, 12),
+            splat(self, 13),
+        );
+        let lt8 = self.b.ins().icmp(IntCC::UnsignedLessThan, s, c8);
+        let s3 = self.b.ins().band(s, c3);
+        let sign_q = self.b.ins().iadd(s3, s3);
+        let sign_q = self.b.ins().bor(sign_q, c1);
+        let s7 = self.b.ins().band(s, c7);
+        let q = self.b.ins().bitselect(lt8, s7, sign_q);
+        let mut base = [0u8; 16];
+        for (i, b) in base.iter_mut().enumerate() {
+            *b = (i & !3) as u8;
+        }
+        let base = self.vconst_bytes(b16, base);
+        let q3 = self.b.ins().band(q, c3);
+        let idx = self.b.ins().iadd(q3, base);
+        let from_lo = self.b.ins().swizzle(lo, idx);
+        let from_hi = self.b.ins().swizzle(hi, idx);
+        let c4 = self.b.ins().bxor(c3, c7);
+        let q4 = self.b.ins().band(q, c4);
+        let use_hi = self.b.ins().icmp(IntCC::Equal, q4, c4);
+        let byte = self.b.ins().bitselect(use_hi, from_hi, from_lo);
+        let zero = splat(self, 0);
+        let sign = self.b.ins().icmp(IntCC::SignedLessThan, byte, zero);
+        let lt12 = self.b.ins().icmp(IntCC::UnsignedLessThan, s, c12);
+        let lt13 = self.b.ins().icmp(IntCC::UnsignedLessThan, s, c13);
+        // s == 12 → 0, s ≥ 13 → 0xff: exactly the bytes of "not below 13".
+        let high = self.b.ins().bnot(lt13);
+        let r = self.b.ins().bitselect(lt12, sign, high);
+        let r = self.b.ins().bitselect(lt8, byte, r);
+        self.b.ins().bitcast(I32X4, le(), r)
+    }
+
+    pub(super) fn cmp(&mut self, c: CmpOp, a: Val, b: Val) -> GenResult<JV> {
+        let t = self.ty(a)?;
+        let bits = t.bits();
+        let code = code_of(&CMPOPS, &c).ok_or("unknown comparison")?;
+        let icc = match c {
+            CmpOp::Eq => Some(IntCC::Equal),
+            CmpOp::Ne => Some(IntCC::NotEqual),
+            CmpOp::ULt => Some(IntCC::UnsignedLessThan),
+            CmpOp::ULe => Some(IntCC::UnsignedLessThanOrEqual),
+            CmpOp::UGt => Some(IntCC::UnsignedGreaterThan),
+            CmpOp::UGe => Some(IntCC::UnsignedGreaterThanOrEqual),
+            CmpOp::SLt => Some(IntCC::SignedLessThan),
+            CmpOp::SLe => Some(IntCC::SignedLessThanOrEqual),
+            CmpOp::SGt => Some(IntCC::SignedGreaterThan),
+            CmpOp::SGe => Some(IntCC::SignedGreaterThanOrEqual),
+            _ => None,
+        };
+        let fcc = match c {
+            CmpOp::FEq => Some(FloatCC::Equal),
+            CmpOp::FLt => Some(FloatCC::LessThan),
+            CmpOp::FLe => Some(FloatCC::LessThanOrEqual),
+            CmpOp::FGt => Some(FloatCC::GreaterThan),
+            CmpOp::FGe => Some(FloatCC::GreaterThanOrEqual),
+            CmpOp::FLg => Some(FloatCC::OrderedNotEqual),
+            CmpOp::FOrd => Some(FloatCC::Ordered),
+            CmpOp::FUno => Some(FloatCC::Unordered),
+            CmpOp::FNeq => Some(FloatCC::NotEqual),
+            CmpOp::FNlt => Some(FloatCC::UnorderedOrGreaterThanOrEqual),
+            CmpOp::FNle => Some(FloatCC::UnorderedOrGreaterThan),
+            CmpOp::FNgt => Some(FloatCC::UnorderedOrLessThanOrEqual),
+            CmpOp::FNge => Some(FloatCC::UnorderedOrLessThan),
+            CmpOp::FNlg => Some(FloatCC::UnorderedOrEqual),
+            _ => None,
+        };
+        if !t.is_vector() {
+            let (x, y) = (self.s(a)?, self.s(b)?);
+            let r = match icc {
+                Some(cc) => self.b.ins().icmp(cc, x, y),
+                None => return self.scalar_helper(kind::CMP, code, bits, &[a, b], 32),
+            };
+            return Ok(JV::S(self.b.ins().uextend(types::I32, r)));
+        }
+        if icc.is_none() && fcc.is_none() {
+            return self.vec_helper(kind::CMP, code, bits, &[a, b], 32, true);
+        }
+        let (x, y) = (self.v(a)?, self.v(b)?);
+        let mut acc = self.iconst(types::I64, 0);
+        let mut masks = Vec::new();
+        for k in 0..self.nch(bits) {
+            let m = match (icc, fcc) {
+                (Some(cc), _) => self.b.ins().icmp(cc, x[k], y[k]),
+                (None, Some(cc)) => {
+                    let (xf, yf) = (self.as_f(bits, x[k]), self.as_f(bits, y[k]));
+                    // x86 has no vector `one`/`ueq`: compose them from two compares.
+                    match cc {
+                        FloatCC::OrderedNotEqual => {
+                            let l = self.b.ins().fcmp(FloatCC::LessThan, xf, yf);
+                            let g = self.b.ins().fcmp(FloatCC::GreaterThan, xf, yf);
+                            self.b.ins().bor(l, g)
+                        }
+                        FloatCC::UnorderedOrEqual => {
+                            let e = self.b.ins().fcmp(FloatCC::Equal, xf, yf);
+                            let u = self.b.ins().fcmp(FloatCC::Unordered, xf, yf);
+                            self.b.ins().bor(e, u)
+                        }
+                        _ => self.b.ins().fcmp(cc, xf, yf),
+                    }
+                }
+                _ => return Err("comparison".into()),
+            };
+            masks.push(m);
+            let bitsv = self.mask_bits(m, k, bits);
+            acc = self.b.ins().bor(acc, bitsv);
+        }
+        if let Some(g) = self.group.as_mut() {
+            g.last_cmp = Some((masks, bits));
+        }
+        Ok(JV::S(acc))
+    }
+}
+
+/// The sign bit of a `bits`-bit float.
+fn sign(bits: u32) -> u64 {
+    if bits == 32 {
+        sem::F32_SIGN as u64
+    } else {
+        sem::F64_SIGN
+    }
+}

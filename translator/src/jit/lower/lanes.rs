@@ -1,0 +1,137 @@
+//! Ops on the shape of lane vectors and across lanes: lane constants and ids, selects,
+//! broadcasts, packs, lane reads and writes, gathers and per-lane functions.
+
+use super::{sty, vty, Gen, GenResult, I32X4, JV};
+use crate::ir::{Op, Ty};
+use crate::jit::codes::*;
+use crate::jit::helpers::kind;
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData};
+
+impl Gen<'_, '_> {
+    /// Lowers a lane-shape or cross-lane op.
+    pub(super) fn lane_op(&mut self, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+        Ok(match op {
+            Op::LaneConst(c) => {
+                self.whole_wave("this op")?;
+                let mut chunks = Vec::new();
+                for k in 0..self.lanes / 4 {
+                    let mut b = [0u8; 16];
+                    for j in 0..4 {
+                        b[4 * j..4 * j + 4].copy_from_slice(&c[4 * k + j].to_le_bytes());
+                    }
+                    chunks.push(self.vconst_bytes(I32X4, b));
+                }
+                JV::V(chunks)
+            }
+            Op::LaneId if self.group.is_some() => {
+                let g = self.group.as_ref().map(|g| g.g).ok_or("group")?;
+                let g4 = self.b.ins().ishl_imm_u(g, 2);
+                let g4 = self.b.ins().ireduce(types::I32, g4);
+                let sp = self.b.ins().splat(I32X4, g4);
+                let mut bytes = [0u8; 16];
+                for j in 0..4u32 {
+                    bytes[4 * j as usize..4 * j as usize + 4].copy_from_slice(&j.to_le_bytes());
+                }
+                let base = self.vconst_bytes(I32X4, bytes);
+                JV::V(vec![self.b.ins().iadd(sp, base)])
+            }
+            Op::LaneId => {
+                let mut chunks = Vec::new();
+                for k in 0..(self.lanes / 4) as u32 {
+                    let mut b = [0u8; 16];
+                    for j in 0..4u32 {
+                        b[4 * j as usize..4 * j as usize + 4]
+                            .copy_from_slice(&(4 * k + j).to_le_bytes());
+                    }
+                    chunks.push(self.vconst_bytes(I32X4, b));
+                }
+                JV::V(chunks)
+            }
+            Op::Select { cond, a, b } => {
+                let t = Self::need(ty)?;
+                if t.is_vector() {
+                    let lms = self.lane_masks(*cond, t.bits())?;
+                    let (x, y) = (self.v(*a)?, self.v(*b)?);
+                    let mut out = Vec::new();
+                    for k in 0..self.nch(t.bits()) {
+                        out.push(self.b.ins().bitselect(lms[k], x[k], y[k]));
+                    }
+                    JV::V(out)
+                } else {
+                    let c = self.s_as(*cond, types::I32)?;
+                    let (x, y) = (self.s(*a)?, self.s(*b)?);
+                    JV::S(self.b.ins().select(c, x, y))
+                }
+            }
+            Op::Broadcast(a) => {
+                let t = Self::need(ty)?;
+                let x = self.s_as(*a, sty(t.bits()))?;
+                let s = self.b.ins().splat(vty(t.bits()), x);
+                let s = self.slow_copy(s);
+                JV::V(vec![s; self.nch(t.bits())])
+            }
+            Op::Pack { lo, hi } => {
+                let t = Self::need(ty)?;
+                if t.is_vector() {
+                    let (l, h) = (self.v(*lo)?, self.v(*hi)?);
+                    let mut out = Vec::new();
+                    for k in 0..l.len().min(h.len()) {
+                        let (a, b) = (l[k], h[k]);
+                        out.push(self.shuffle32(a, b, [0, 4, 1, 5]));
+                        out.push(self.shuffle32(a, b, [2, 6, 3, 7]));
+                    }
+                    JV::V(out)
+                } else {
+                    let l = self.s_as(*lo, types::I64)?;
+                    let h = self.s_as(*hi, types::I64)?;
+                    let l = self.b.ins().band_imm_u(l, 0xFFFF_FFFF);
+                    let h = self.b.ins().ishl_imm_u(h, 32);
+                    JV::S(self.b.ins().bor(l, h))
+                }
+            }
+            Op::ReadLane { v, lane } => {
+                self.whole_wave("this op")?;
+                let chunks = self.v(*v)?;
+                let idx = self.s_as(*lane, types::I64)?;
+                let base = self.spill(0, &chunks);
+                let idx = self.b.ins().band_imm_u(idx, self.lanes as i64 - 1);
+                let off = self.b.ins().ishl_imm_u(idx, 2);
+                let a = self.b.ins().iadd(base, off);
+                JV::S(self.b.ins().load(types::I32, MemFlagsData::new(), a, 0))
+            }
+            Op::WriteLane { v, lane, x } => {
+                self.whole_wave("this op")?;
+                let chunks = self.v(*v)?;
+                let idx = self.s_as(*lane, types::I64)?;
+                let xv = self.s_as(*x, types::I32)?;
+                let base = self.spill(0, &chunks);
+                let idx = self.b.ins().band_imm_u(idx, self.lanes as i64 - 1);
+                let off = self.b.ins().ishl_imm_u(idx, 2);
+                let a = self.b.ins().iadd(base, off);
+                self.b.ins().store(MemFlagsData::new(), xv, a, 0);
+                JV::V(self.unspill(0, 32))
+            }
+            Op::Gather { v, idx } => {
+                self.vec_helper(kind::GATHER, 0, 32, &[*v, *idx], 32, false)?
+            }
+            Op::MaskToLanes(m) => {
+                let lms = self.lane_masks(*m, 32)?;
+                let one = self.splat_const(32, 1);
+                let mut out = Vec::new();
+                for lm in lms {
+                    out.push(self.b.ins().band(lm, one));
+                }
+                JV::V(out)
+            }
+            Op::Lane { f, args } => {
+                let t = Self::need(ty)?;
+                if args.len() > 4 {
+                    return Err("lane function with more than 4 arguments".into());
+                }
+                let code = lanefn_code(f).ok_or("unknown lane function")?;
+                self.vec_helper(kind::LANEFN, code, 32, args, t.bits(), false)?
+            }
+            _ => return Err("not a lane op".into()),
+        })
+    }
+}

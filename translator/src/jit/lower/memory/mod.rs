@@ -1,0 +1,433 @@
+//! Memory ops: vector loads, stores and atomics, scalar loads and stores. A single vector
+//! access tries its inline paths ([`inline`]: a fixed lane stride; [`gather`]: any lanes inside
+//! one window) before its helper; a multi-dword access ([`multi`]) is lowered as one.
+
+use super::{le, Gen, GenResult, JV};
+use crate::ir::{Op, Ty};
+use crate::jit::analysis::memory::inline_size;
+use crate::jit::codes::*;
+use crate::jit::helpers;
+use core::mem::offset_of;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value};
+
+mod gather;
+mod inline;
+mod multi;
+
+/// Where the blocks of inline memory paths are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::jit::lower) enum PathLayout {
+    /// After the function's other code: the helper path stays in line, so blocks whose
+    /// accesses never fit the inline pattern (a GEMM's loads) keep their hot code compact.
+    Cold,
+    /// In line: the fast path of a multi-dword access ([`multi`]), which is the hot one.
+    InLine,
+}
+
+/// One window of the context's `FastMemory` as generated code selected it
+/// ([`Gen::window_of`]).
+#[derive(Clone, Copy)]
+pub(in crate::jit::lower) struct WinParts {
+    /// `I8`: the access lies in this window.
+    pub hit: Value,
+    /// Device address of the window's first byte.
+    pub start: Value,
+    /// The last offset from `start` at which the access fits.
+    pub lim: Value,
+    /// Host address of `start`.
+    pub host: Value,
+}
+
+/// An error for an access size the IR does not define.
+fn check_size(size: u8) -> GenResult<()> {
+    if matches!(size, 1 | 2 | 4 | 8) {
+        Ok(())
+    } else {
+        Err(format!("memory access size {size}"))
+    }
+}
+
+impl Gen<'_, '_> {
+    /// `(hit, ptr)` for an access of `span` bytes at `a` (both `I64`): `hit` (an `I8`
+    /// boolean) when they lie in one of `space`'s windows in the context's `FastMemory`,
+    /// `ptr` the host address of `a` then. The windows are read from the context at each
+    /// access (helpers refresh them after calling the environment).
+    pub(in crate::jit::lower) fn window(
+        &mut self,
+        space: crate::env::Space,
+        a: Value,
+        span: Value,
+    ) -> GenResult<(Value, Value)> {
+        let w = self.window_of(space, a, span)?;
+        let off = self.b.ins().isub(a, w.start);
+        let ptr = self.b.ins().iadd(w.host, off);
+        Ok((w.hit, ptr))
+    }
+
+    /// The window of `space` in the context's `FastMemory` that holds the `span` bytes at
+    /// `a` (both `I64`): `hit` (an `I8` boolean) when there is one, and then its start, the
+    /// last offset at which `span` bytes fit (`lim`) and its host address (values unspecified
+    /// without a hit).
+    pub(in crate::jit::lower) fn window_of(
+        &mut self,
+        space: crate::env::Space,
+        a: Value,
+        span: Value,
+    ) -> GenResult<WinParts> {
+        use crate::env::{FastMemory, MemWindow, Space};
+        let fm = offset_of!(helpers::JitCtx<'static>, fm);
+        let wsize = std::mem::size_of::<MemWindow>();
+        let wins: Vec<usize> = match space {
+            Space::Global | Space::Flat => (0..4)
+                .map(|w| fm + offset_of!(FastMemory, global) + w * wsize)
+                .collect(),
+            Space::Lds => vec![fm + offset_of!(FastMemory, lds)],
+            Space::Scratch => return Err("no scratch window".into()),
+        };
+        let [fs, fl, fh] = MemWindow::FIELD_OFFSETS;
+        let mut sel: Option<WinParts> = None;
+        for w in wins {
+            // Not `trusted()`-readonly: helpers rewrite the windows between accesses.
+            let start = self
+                .b
+                .ins()
+                .load(types::I64, le(), self.ctx, (w + fs) as i32);
+            let len = self
+                .b
+                .ins()
+                .load(types::I64, le(), self.ctx, (w + fl) as i32);
+            let host = self
+                .b
+                .ins()
+                .load(types::I64, le(), self.ctx, (w + fh) as i32);
+            // Inside when `span <= len` and `a - start <= len - span` (an address below
+            // `start` wraps above; windows never wrap around 2^64, `MemWindow::new`).
+            let off = self.b.ins().isub(a, start);
+            let fits = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, len, span);
+            let lim = self.b.ins().isub(len, span);
+            let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, lim);
+            let ok = self.b.ins().band(fits, inside);
+            sel = Some(match sel {
+                None => WinParts {
+                    hit: ok,
+                    start,
+                    lim,
+                    host,
+                },
+                Some(s) => WinParts {
+                    hit: self.b.ins().bor(s.hit, ok),
+                    start: self.b.ins().select(ok, start, s.start),
+                    lim: self.b.ins().select(ok, lim, s.lim),
+                    host: self.b.ins().select(ok, host, s.host),
+                },
+            });
+        }
+        sel.ok_or_else(|| "no window".into())
+    }
+
+    /// A new block of an inline memory path, laid out after the function's other code:
+    /// the helper path stays in line, so blocks whose accesses never fit the inline pattern
+    /// (a GEMM's loads) keep their hot code compact.
+    pub(in crate::jit::lower) fn cold_block(&mut self) -> cranelift_codegen::ir::Block {
+        let b = self.b.create_block();
+        if self.layout == PathLayout::Cold {
+            self.b.set_cold_block(b);
+        }
+        b
+    }
+
+    /// Lowers a vector load.
+    pub(in crate::jit::lower) fn load(
+        &mut self,
+        i: usize,
+        op: &Op,
+        ty: Option<Ty>,
+    ) -> GenResult<JV> {
+        Ok(match op {
+            Op::Load {
+                pc,
+                space,
+                addr,
+                size,
+                signed,
+                mask,
+            } => {
+                self.whole_wave("memory")?;
+                let t = Self::need(ty)?;
+                check_size(*size)?;
+                let bits = t.bits();
+                // A later piece of a fused multi-dword load: done when the flag says so.
+                let pre = self.fused.remove(&i);
+                let done = match pre {
+                    Some((res, flag)) => {
+                        let f = self.b.ins().stack_load(types::I64, types::I8, flag, 0);
+                        let next = self.b.create_block();
+                        let done = self.b.create_block();
+                        self.b.ins().brif(f, done, &[], next, &[]);
+                        self.b.switch_to_block(next);
+                        self.b.seal_block(next);
+                        Some((res, done))
+                    }
+                    None if !self.mem.fuses_pieces() => None,
+                    None => self.fused_load(i, *addr, *mask)?,
+                };
+                // Bytes, shorts and dwords into V32, qwords into V64: the inline paths first
+                // (fixed stride, then any lanes inside one window), else the helper. The
+                // pieces of a fused load that did not fit take the helper at once (less
+                // code to compile; its direct path still serves lanes inside a window).
+                let inline = self.mem.inline_single();
+                let plan = if inline_size(*space, *size, bits) && done.is_none() && inline {
+                    Some(self.mem_plan(*pc, *space, *addr, *size, *mask, false)?)
+                } else {
+                    None
+                };
+                // The result gets a buffer of its own, written by whichever path runs and
+                // kept as the value's lane-order copy (later runs and helpers read it there).
+                let res = match done {
+                    Some((res, _)) => res,
+                    None => self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        t.bits() * 8,
+                        4,
+                    )),
+                };
+                let join = match &plan {
+                    Some(p) => {
+                        let fast = self.cold_block();
+                        let slow = p.slow;
+                        let join = self.b.create_block();
+                        self.b.ins().brif(p.go, fast, &[], slow, &[]);
+                        self.b.switch_to_block(fast);
+                        self.b.seal_block(fast);
+                        self.inline_load(p, *size, *signed, bits, join, res)?;
+                        self.b.switch_to_block(slow);
+                        self.b.seal_block(slow);
+                        Some(join)
+                    }
+                    None => None,
+                };
+                let m = self.lane_bits(*mask)?;
+                let ap = self.read_buffer(*addr, 0)?;
+                if let Some(join) = join {
+                    let helper = self.b.create_block();
+                    self.gather_load(*space, ap, m, *size, *signed, bits, res, join, helper)?;
+                    self.b.switch_to_block(helper);
+                    self.b.seal_block(helper);
+                }
+                let out = self.b.ins().stack_addr(types::I64, res, 0);
+                let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
+                let sz = self.iconst(types::I32, *size as u64);
+                let sg = self.iconst(types::I32, *signed as u64);
+                let w = self.iconst(types::I32, (t.bits() == 64) as u64);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_load as *const () as usize,
+                        &[p, i32t, i32t, i32t, p, p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, sp, sz, sg, m, ap, out, w],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                if let Some(join) = join {
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    self.b.seal_block(join);
+                }
+                if let Some((_, done)) = done {
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                    self.b.seal_block(done);
+                }
+                self.escaped.insert(i as u32, res);
+                JV::Buf(res)
+            }
+            _ => return Err("not a load".into()),
+        })
+    }
+
+    /// Lowers a vector store.
+    pub(in crate::jit::lower) fn store(&mut self, op: &Op) -> GenResult<JV> {
+        Ok(match op {
+            Op::Store {
+                pc,
+                space,
+                addr,
+                size,
+                data,
+                mask,
+            } => {
+                self.whole_wave("memory")?;
+                check_size(*size)?;
+                let dbits = self.ty(*data)?.bits();
+                let inline = self.mem.inline_single();
+                let join = if inline_size(*space, *size, dbits) && inline {
+                    let p = self.mem_plan(*pc, *space, *addr, *size, *mask, true)?;
+                    let fast = self.cold_block();
+                    let slow = p.slow;
+                    let join = self.b.create_block();
+                    self.b.ins().brif(p.go, fast, &[], slow, &[]);
+                    self.b.switch_to_block(fast);
+                    self.b.seal_block(fast);
+                    self.inline_store(&p, *data, *size, dbits, join)?;
+                    self.b.switch_to_block(slow);
+                    self.b.seal_block(slow);
+                    Some(join)
+                } else {
+                    None
+                };
+                let m = self.lane_bits(*mask)?;
+                let dw = dbits == 64;
+                let ap = self.read_buffer(*addr, 0)?;
+                let dp = self.read_buffer(*data, 1)?;
+                if let Some(join) = join {
+                    let helper = self.b.create_block();
+                    self.gather_store(*space, ap, m, *size, dp, dbits, join, helper)?;
+                    self.b.switch_to_block(helper);
+                    self.b.seal_block(helper);
+                }
+                let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
+                let sz = self.iconst(types::I32, *size as u64);
+                let w = self.iconst(types::I32, dw as u64);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_store as *const () as usize,
+                        &[p, i32t, i32t, p, p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, sp, sz, m, ap, dp, w],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                if let Some(join) = join {
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    self.b.seal_block(join);
+                }
+                JV::None
+            }
+            _ => return Err("not a store".into()),
+        })
+    }
+
+    /// Lowers a vector atomic.
+    pub(in crate::jit::lower) fn atomic(&mut self, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+        Ok(match op {
+            Op::Atomic {
+                pc,
+                space,
+                op,
+                addr,
+                size,
+                data,
+                cmp,
+                mask,
+            } => {
+                self.whole_wave("memory")?;
+                let t = Self::need(ty)?;
+                check_size(*size)?;
+                if self.ty(*data)?.bits() != t.bits() {
+                    return Err("atomic data width differs from result".into());
+                }
+                let m = self.lane_bits(*mask)?;
+                let ap = self.read_buffer(*addr, 0)?;
+                let dp = self.read_buffer(*data, 1)?;
+                let cp = match cmp {
+                    Some(c) => {
+                        if self.ty(*c)?.bits() != t.bits() {
+                            return Err("atomic cmp width differs from result".into());
+                        }
+                        self.read_buffer(*c, 2)?
+                    }
+                    None => self.iconst(types::I64, 0),
+                };
+                let out = self.slot_addr(5);
+                let sp = self.iconst(types::I32, code_of(&SPACES, space).unwrap_or(0) as u64);
+                let ao = code_of(&ATOMICS, op).ok_or("atomic op unknown to the JIT")?;
+                let ao = self.iconst(types::I32, ao as u64);
+                let sz = self.iconst(types::I32, *size as u64);
+                let w = self.iconst(types::I32, (t.bits() == 64) as u64);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_atomic as *const () as usize,
+                        &[p, i32t, i32t, i32t, p, p, p, p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, sp, ao, sz, m, ap, dp, cp, out, w],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::V(self.unspill(5, t.bits()))
+            }
+            _ => return Err("not an atomic".into()),
+        })
+    }
+
+    /// Lowers a scalar load or store.
+    pub(in crate::jit::lower) fn scalar_mem(&mut self, op: &Op) -> GenResult<JV> {
+        Ok(match op {
+            Op::SLoad { pc, addr } => {
+                self.whole_wave("this op")?;
+                let a = self.s_as(*addr, types::I64)?;
+                // Inline: a dword-aligned address inside a global window (as
+                // `memory::try_scalar_load`), else the helper.
+                let four = self.iconst(types::I64, 4);
+                let (hit, ptr) = self.window(crate::env::Space::Global, a, four)?;
+                let low = self.b.ins().band_imm_u(a, 3);
+                let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+                let go = self.b.ins().band(hit, aligned);
+                let fast = self.b.create_block();
+                let slow = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.append_block_param(join, types::I32);
+                self.b.ins().brif(go, fast, &[], slow, &[]);
+                self.b.switch_to_block(fast);
+                self.b.seal_block(fast);
+                let x = self.b.ins().load(types::I32, le(), ptr, 0);
+                self.b.ins().jump(join, &[BlockArg::Value(x)]);
+                self.b.switch_to_block(slow);
+                self.b.seal_block(slow);
+                let out = self.slot_addr(5);
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_sload as *const () as usize,
+                        &[p, p, p],
+                        Some(i32t),
+                        &[self.ctx, a, out],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                let x = self
+                    .b
+                    .ins()
+                    .stack_load(types::I64, types::I32, self.slots[5], 0);
+                self.b.ins().jump(join, &[BlockArg::Value(x)]);
+                self.b.switch_to_block(join);
+                self.b.seal_block(join);
+                JV::S(self.b.block_params(join)[0])
+            }
+            Op::SStore { pc, addr, data } => {
+                self.whole_wave("this op")?;
+                let a = self.s_as(*addr, types::I64)?;
+                let d = self.s_as(*data, types::I32)?;
+                let (p, i32t) = (types::I64, types::I32);
+                let rc = self
+                    .call(
+                        helpers::h_sstore as *const () as usize,
+                        &[p, p, i32t],
+                        Some(i32t),
+                        &[self.ctx, a, d],
+                    )
+                    .ok_or("helper result")?;
+                self.fault_check(rc, *pc);
+                JV::None
+            }
+            _ => return Err("not a scalar memory op".into()),
+        })
+    }
+}

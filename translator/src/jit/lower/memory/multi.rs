@@ -1,0 +1,327 @@
+//! Multi-dword accesses ([`crate::jit::analysis::memory::multi_access`]) lowered as one.
+
+use super::PathLayout;
+use crate::ir::Op;
+use crate::jit::analysis::memory::{multi_access, vgpr_row, Multi, MULTI_SPAN};
+use crate::jit::analysis::MemLowering;
+use crate::jit::lower::{le, masks::LANE_MASKS, trusted, Gen, GenResult, I32X4, JV};
+use crate::wave::{WaveState, MAX_LANES};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value};
+
+impl Gen<'_, '_> {
+    /// Emits the multi-dword access starting at op `i` ([`multi_access`]) as one, when there
+    /// is one: returns the index of the op after it.
+    pub(in crate::jit::lower) fn try_multi(&mut self, i: usize) -> GenResult<Option<usize>> {
+        let blk = self.block;
+        let Some(mu) = multi_access(blk, i, &self.facts.uses, &self.facts.last_use) else {
+            return Ok(None);
+        };
+        self.emit_multi(&mu)
+            .map_err(|e| format!("ops {i}..={}: {e}", mu.last))?;
+        Ok(Some(mu.last + 1))
+    }
+
+    /// Sets value `k` (emitted out of order) as [`Gen::record`] would.
+    pub(in crate::jit::lower) fn set_val(&mut self, k: usize, v: JV) {
+        let src = match (&self.block.ops[k], &v) {
+            (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+            _ => None,
+        };
+        self.vals[k] = v;
+        self.splat_src[k] = src;
+    }
+
+    /// Emits a multi-dword access ([`multi_access`]) as one: when every active lane's
+    /// `span` bytes lie in the window of the lowest active lane (tested for all lanes
+    /// before anything is written), loads go straight into their registers (four lanes at
+    /// a time, no result buffers, no address vectors of the later pieces) and stores write
+    /// piece after piece in lane order (the order of the separate stores, so overlapping
+    /// lanes end as on the checked path). Otherwise (a cold path) every op of the range runs
+    /// as usual, loads and stores through their helpers.
+    pub(in crate::jit::lower) fn emit_multi(&mut self, mu: &Multi) -> GenResult<()> {
+        let blk = self.block;
+        if self.vals.len() != mu.first {
+            return Err("value numbering".into());
+        }
+        for _ in mu.first..=mu.last {
+            self.vals.push(JV::None);
+            self.splat_src.push(None);
+        }
+        self.flush_counts();
+        for &k in &mu.hoist {
+            let v = self.op(k, &blk.ops[k], blk.types[k])?;
+            self.set_val(k, v);
+        }
+        let (space, addr, mask) = match &blk.ops[mu.first] {
+            Op::Load {
+                space, addr, mask, ..
+            }
+            | Op::Store {
+                space, addr, mask, ..
+            } => (*space, *addr, *mask),
+            _ => return Err("multi-dword access".into()),
+        };
+        let m = self.lane_bits(mask)?;
+        let abuf = self.read_buffer(addr, 0)?;
+        // Stores: each piece's data row (its register, else a buffer).
+        let mut data = Vec::new();
+        if !mu.load {
+            for (x, &(k, _)) in mu.pieces.iter().enumerate() {
+                let Op::Store { data: dv, .. } = &blk.ops[k] else {
+                    return Err("multi-dword store".into());
+                };
+                let p = match vgpr_row(self.block, *dv, mu.first) {
+                    Some(r) => self.state_addr(WaveState::vgpr_offset(r as usize, 0)),
+                    None => self.read_buffer(*dv, 1 + x)?,
+                };
+                data.push(p);
+            }
+        }
+        let fallback = self.b.create_block();
+        let join = self.b.create_block();
+        self.layout = PathLayout::InLine;
+        let r = self.multi_fast(mu, space, abuf, m, &data, fallback, join);
+        self.layout = PathLayout::Cold;
+        r?;
+        // The fallback: the ops as usual, memory through the helpers; laid out cold.
+        let from = self.b.func.dfg.num_blocks();
+        self.b.switch_to_block(fallback);
+        self.b.seal_block(fallback);
+        self.mem = MemLowering::Helper;
+        let mut r = Ok(());
+        for k in mu.first..=mu.last {
+            if mu.hoist.contains(&k) {
+                continue;
+            }
+            match self.op(k, &blk.ops[k], blk.types[k]) {
+                Ok(v) => self.set_val(k, v),
+                Err(e) => {
+                    r = Err(format!("op {k}: {e}"));
+                    break;
+                }
+            }
+        }
+        self.mem = self.facts.mem;
+        r?;
+        self.b.ins().jump(join, &[]);
+        self.b.set_cold_block(fallback);
+        for b in from..self.b.func.dfg.num_blocks() {
+            self.b
+                .set_cold_block(cranelift_codegen::ir::Block::from_u32(b as u32));
+        }
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        // Values made on one path only; registers written behind the caches' back.
+        for k in mu.first..=mu.last {
+            if !mu.hoist.contains(&k) {
+                self.vals[k] = JV::None;
+                self.splat_src[k] = None;
+                self.escaped.remove(&(k as u32));
+            }
+        }
+        self.vreg_cache.clear();
+        self.mask_cache.clear();
+        self.multi += 1;
+        Ok(())
+    }
+
+    /// The fast path of [`Gen::emit_multi`]: branches to `fallback` when it does not
+    /// apply, else does the access and jumps to `join`.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::jit::lower) fn multi_fast(
+        &mut self,
+        mu: &Multi,
+        space: crate::env::Space,
+        abuf: Value,
+        m: Value,
+        data: &[Value],
+        fallback: cranelift_codegen::ir::Block,
+        join: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let w = self.gather_window(space, abuf, m, mu.span, fallback)?;
+        // Pass 1: every active lane's host address into `ptrs` (an inactive lane's: the
+        // window's start for a load, whose lanes are then not written; a sink for a store).
+        let ptrs = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            8 * MAX_LANES as u32,
+            4,
+        ));
+        let sink = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            MULTI_SPAN as u32,
+            4,
+        ));
+        let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
+        let (fb, pb) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(full, fb, &[], pb, &[]);
+        let (fdone, pdone) = (self.b.create_block(), self.b.create_block());
+        for (blk, masked, done) in [(fb, false, fdone), (pb, true, pdone)] {
+            self.b.switch_to_block(blk);
+            self.b.seal_block(blk);
+            // The form for exec holes is laid out cold (as the fallback).
+            self.layout = if masked {
+                PathLayout::Cold
+            } else {
+                PathLayout::InLine
+            };
+            if masked {
+                self.b.set_cold_block(blk);
+            }
+            let (hdr, li) = self.quad_loop_begin();
+            let ao = self.b.ins().ishl_imm_u(li, 3);
+            let ab = self.b.ins().iadd(abuf, ao);
+            let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
+            let pp = self.b.ins().iadd(pbase, ao);
+            let ms = if masked { self.b.ins().ushr(m, li) } else { m };
+            for j in 0..4usize {
+                let (off, act) = self.gather_offset(&w, ab, ms, j, masked, fallback);
+                let mut p = self.b.ins().iadd(w.host, off);
+                if let (Some(act), false) = (act, mu.load) {
+                    let s = self.b.ins().stack_addr(types::I64, sink, 0);
+                    p = self.b.ins().select(act, p, s);
+                }
+                self.b.ins().store(trusted(), p, pp, (8 * j) as i32);
+            }
+            self.quad_loop_end(hdr, li, done);
+        }
+        self.layout = PathLayout::InLine;
+        if mu.load {
+            for (blk, masked) in [(fdone, false), (pdone, true)] {
+                self.b.switch_to_block(blk);
+                self.b.seal_block(blk);
+                self.layout = if masked {
+                    PathLayout::Cold
+                } else {
+                    PathLayout::InLine
+                };
+                if masked {
+                    self.b.set_cold_block(blk);
+                }
+                self.multi_load_pass(mu, ptrs, m, masked, join)?;
+            }
+            self.layout = PathLayout::InLine;
+        } else {
+            let stores = self.b.create_block();
+            for blk in [fdone, pdone] {
+                self.b.switch_to_block(blk);
+                self.b.seal_block(blk);
+                self.b.ins().jump(stores, &[]);
+            }
+            self.b.switch_to_block(stores);
+            self.b.seal_block(stores);
+            // Piece after piece, each in lane order: the order of the separate stores.
+            for (x, &(_, d)) in mu.pieces.iter().enumerate() {
+                let next = self.b.create_block();
+                let (hdr, li) = self.quad_loop_begin();
+                let po = self.b.ins().ishl_imm_u(li, 3);
+                let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
+                let pp = self.b.ins().iadd(pbase, po);
+                let dof = self.b.ins().ishl_imm_u(li, 2);
+                let dp = self.b.ins().iadd(data[x], dof);
+                for j in 0..4usize {
+                    let p = self.b.ins().load(types::I64, trusted(), pp, (8 * j) as i32);
+                    let v = self.b.ins().load(types::I32, trusted(), dp, (4 * j) as i32);
+                    self.b.ins().store(le(), v, p, d as i32);
+                }
+                self.quad_loop_end(hdr, li, next);
+                self.b.switch_to_block(next);
+                self.b.seal_block(next);
+            }
+            self.b.ins().jump(join, &[]);
+        }
+        Ok(())
+    }
+
+    /// Pass 2 of a multi-dword load: four lanes at a time, each piece's dwords of those
+    /// lanes (one 16-byte load per lane and a transpose for four consecutive dwords)
+    /// written to the piece's register: all four lanes when `masked` is false (every lane
+    /// of the block active), else the active ones (a write with the constant all-ones mask
+    /// writes 0 to the inactive lanes, as the load gives them). Then a jump to `join`.
+    pub(in crate::jit::lower) fn multi_load_pass(
+        &mut self,
+        mu: &Multi,
+        ptrs: StackSlot,
+        m: Value,
+        masked: bool,
+        join: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let (hdr, li) = self.quad_loop_begin();
+        let po = self.b.ins().ishl_imm_u(li, 3);
+        let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
+        let pp = self.b.ins().iadd(pbase, po);
+        let ps: Vec<Value> = (0..4)
+            .map(|j| self.b.ins().load(types::I64, trusted(), pp, 8 * j))
+            .collect();
+        let offs: Vec<u64> = mu.pieces.iter().map(|&(_, d)| d).collect();
+        let chunks: Vec<Value> = if offs == [0, 4, 8, 12] {
+            let r: Vec<Value> = ps
+                .iter()
+                .map(|&p| self.b.ins().load(I32X4, le(), p, 0))
+                .collect();
+            let t0 = self.shuffle32(r[0], r[1], [0, 4, 1, 5]);
+            let t1 = self.shuffle32(r[2], r[3], [0, 4, 1, 5]);
+            let t2 = self.shuffle32(r[0], r[1], [2, 6, 3, 7]);
+            let t3 = self.shuffle32(r[2], r[3], [2, 6, 3, 7]);
+            [
+                (t0, t1, [0, 1, 4, 5]),
+                (t0, t1, [2, 3, 6, 7]),
+                (t2, t3, [0, 1, 4, 5]),
+                (t2, t3, [2, 3, 6, 7]),
+            ]
+            .into_iter()
+            .map(|(a, b, l)| {
+                let c = self.shuffle32(a, b, l);
+                self.b.ins().bitcast(I32X4, le(), c)
+            })
+            .collect()
+        } else {
+            offs.iter()
+                .map(|&d| {
+                    let mut v = None;
+                    for (j, &p) in ps.iter().enumerate() {
+                        let x = self.b.ins().load(types::I32, le(), p, d as i32);
+                        v = Some(match v {
+                            None => self.b.ins().scalar_to_vector(I32X4, x),
+                            Some(v) => self.b.ins().insertlane(v, x, j as u8),
+                        });
+                    }
+                    v.ok_or_else(|| "empty chunk".to_string())
+                })
+                .collect::<GenResult<_>>()?
+        };
+        let lm = if masked {
+            // The lane mask of lanes li..li+4 (`lane_mask`'s table).
+            let sh = self.b.ins().ushr(m, li);
+            let idx = self.b.ins().band_imm_u(sh, 15);
+            let off = self.b.ins().ishl_imm_u(idx, 4);
+            let base = self.iconst(types::I64, LANE_MASKS.m32.as_ptr() as u64);
+            let at = self.b.ins().iadd(base, off);
+            // A static table: never written, always mapped.
+            Some(
+                self.b
+                    .ins()
+                    .load(I32X4, trusted().with_readonly().with_can_move(), at, 0),
+            )
+        } else {
+            None
+        };
+        let lo = self.b.ins().ishl_imm_u(li, 2);
+        let row0 = self.b.ins().iadd(self.state, lo);
+        for (c, &(reg, ones)) in chunks.into_iter().zip(&mu.dest) {
+            let off = WaveState::vgpr_offset(reg as usize, 0) as i32;
+            let v = match (lm, ones) {
+                (None, _) => c,
+                (Some(lm), true) => self.b.ins().band(c, lm),
+                (Some(lm), false) => {
+                    let old = self.b.ins().load(I32X4, trusted(), row0, off);
+                    self.b.ins().bitselect(lm, c, old)
+                }
+            };
+            self.b.ins().store(trusted(), v, row0, off);
+        }
+        self.quad_loop_end(hdr, li, join);
+        Ok(())
+    }
+}

@@ -1,0 +1,597 @@
+//! Translation of one IR [`Block`] into a Cranelift function
+//! `fn(state: *mut WaveState, ctx: *mut JitCtx) -> u32` (`tail` convention): it charges
+//! [`WaveState::credit`] at its start, and at a static exit tail-calls the linked successor
+//! (`jit::Links`) when there is one.
+//!
+//! Two forms, tried in this order:
+//!
+//! * **Lane-group form** ([`group`]): the block is cut into runs of lane-local
+//!   vector ops (and uniform ops that cannot fault); each run becomes its uniform prologue and
+//!   one loop over the groups of 4 lanes (16 for wave64, 8 for wave32) that executes every
+//!   vector op of the run for that group, so a group's values stay in registers across the
+//!   whole run and VGPRs are stored once per group. Vector compares accumulate their mask bits in loop-carried values;
+//!   uniform ops that need them run after the loop. Other ops (memory, cross-lane, helper
+//!   calls) are emitted between runs in the straight-line form. The loop is emitted twice:
+//!   a fast copy that leaves at the first group with a NaN float result (one test of the
+//!   group's float results, before that group stores anything) and a cold copy that redoes
+//!   that group and the rest with the NaN rule in line. The fast copy runs only when the masks of the run's register writes that
+//!   exist before the loop (EXEC) have all the block's lanes set, and writes registers
+//!   without blending; otherwise the cold copy runs from group 0.
+//! * **Straight-line form**: every op once over all the block's lanes.
+//!
+//! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
+//! (32-bit lanes) or 32 `i64x2` chunks (64-bit lanes) for wave64, half as many for wave32, in
+//! SSA, or (values leaving a lane-group run, load results) a 64-lane stack buffer whose
+//! chunks are loaded where used; in a lane group it is 1 or 2 chunks. Masked VGPR writes
+//! blend with the old value (lane masks expanded once per mask value, from a table indexed by
+//! each chunk's mask bits, [`masks`]); the constant all-ones mask stores directly. Float
+//! results get the IR NaN rule ([`nan`]) through a cheap any-NaN test with the exact fix-up on a rarely taken path. Ops that
+//! Cranelift cannot do exactly or well call the helpers in [`super::helpers`] with the
+//! operands spilled to 512-byte stack buffers (64-lane layout; a wave32 block fills lanes
+//! 0..31). A wave32 block computes only lanes 0..31 ([`Block::lanes`]; the IR leaves lanes
+//! 32..63 of values unspecified): it never loads, computes or stores lanes 32..63 of a
+//! register, so they keep what they held; masks passed to memory helpers are cut to 32 bits
+//! and helpers evaluate 32 lanes.
+//!
+//! What decides the lowering is found beforehand by [`crate::jit::analysis`]; here each
+//! class of op has its module: [`alu`] (arithmetic, logic, compares), [`conv`], [`lanes`]
+//! (lane shapes and cross-lane ops), [`state`] (registers, SCC, MODE), [`memory`] (inline,
+//! per-lane and multi-dword paths before the helpers), [`matrix`], [`control`] (credit,
+//! exits, faults, counters), with [`calls`] for helper calls.
+
+#![forbid(unsafe_code)]
+
+mod alu;
+mod calls;
+mod control;
+mod conv;
+mod group;
+mod lanes;
+mod masks;
+mod matrix;
+mod memory;
+mod nan;
+mod state;
+
+use super::analysis::runs::may_leave;
+use super::analysis::{BlockFacts, MemLowering};
+use crate::interp::sem;
+use crate::ir::{Block, MatrixCall, Op, Ty, Val};
+use crate::wave::{WaveCounters, WaveState};
+use core::mem::offset_of;
+use cranelift_codegen::ir::{
+    types, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlot, StackSlotData,
+    StackSlotKind, Type, Value,
+};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_frontend::FunctionBuilder;
+use group::LaneGroup;
+use masks::LANE_MASKS;
+use memory::PathLayout;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Internal exit code: the block ended in [`crate::ir::Exit::Unsupported`].
+pub const EXIT_UNSUPPORTED: u32 = 6;
+/// Internal exit code: the block ended in [`crate::ir::Exit::Illegal`].
+pub const EXIT_ILLEGAL: u32 = 7;
+
+#[derive(Clone)]
+enum JV {
+    None,
+    S(Value),
+    V(Vec<Value>),
+    /// A whole-wave vector held only in its 64-lane stack buffer (also in `escaped`), its
+    /// chunks loaded where used: a value that leaves a lane-group run or a memory load is
+    /// mostly consumed from the buffer (by later runs and helpers), so eager reloads of all
+    /// its chunks would be dead code.
+    Buf(StackSlot),
+}
+
+const I32X4: Type = types::I32X4;
+const I64X2: Type = types::I64X2;
+
+fn vty(bits: u32) -> Type {
+    if bits == 32 {
+        I32X4
+    } else {
+        I64X2
+    }
+}
+
+fn fty(bits: u32) -> Type {
+    if bits == 32 {
+        types::F32X4
+    } else {
+        types::F64X2
+    }
+}
+
+fn sty(bits: u32) -> Type {
+    if bits == 32 {
+        types::I32
+    } else {
+        types::I64
+    }
+}
+
+/// Chunks of a whole-wave vector of `bits`-bit lanes for `lanes` lanes (4 or 2 per chunk).
+fn nchunks(lanes: usize, bits: u32) -> usize {
+    if bits == 32 {
+        lanes / 4
+    } else {
+        lanes / 2
+    }
+}
+
+fn le() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+fn trusted() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// Compile error: the block stays interpreted.
+pub type GenResult<T> = Result<T, String>;
+
+/// The form a block is compiled in (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Runs of lane-local ops as lane-group loops, the other ops in the straight-line form.
+    LaneGroups,
+    /// Every op once over all the block's lanes.
+    StraightLine,
+}
+
+/// The code generator of one block: its Cranelift function under construction and what it
+/// knows about the values emitted so far.
+pub struct Gen<'a, 'b> {
+    b: FunctionBuilder<'b>,
+    block: &'a Block,
+    /// The host's C convention, in which helpers are called.
+    call_conv: CallConv,
+    frontend: TargetFrontendConfig,
+    state: Value,
+    ctx: Value,
+    vals: Vec<JV>,
+    /// For vectors made by `Broadcast`: the uniform source.
+    splat_src: Vec<Option<Value>>,
+    /// Six 512-byte stack buffers for helper operands (64 lanes of 64 bits).
+    slots: Vec<StackSlot>,
+    /// Lane-mask chunks already expanded from a mask value: `(value, lane bits)` → chunks.
+    mask_cache: HashMap<(u32, u32), Vec<Value>>,
+    /// Current contents of vector registers, as chunks (stores are still emitted at once,
+    /// so memory is always up to date; this only saves reloads).
+    vreg_cache: HashMap<u16, Vec<Value>>,
+    /// Matrix instructions whose address the code holds (kept alive with the code).
+    keep: Vec<Arc<MatrixCall>>,
+    /// The block's lanes (64, or 32 for wave32): whole-wave values have `lanes / 4` `i32x4`
+    /// or `lanes / 2` `i64x2` chunks; the lane-group loop runs `lanes / 4` groups.
+    lanes: usize,
+    /// Address of the block's two successor links (`jit::Links`: code of the compiled
+    /// block at the jump / taken target, then at the not-taken target; 0 = not linked),
+    /// when the block may continue in its successor by a tail call (block chaining).
+    links: Option<usize>,
+    /// The lane group being emitted (its loop index and copy), `None` in the straight-line
+    /// form. Vector values are then one group: 1 `i32x4` or 2 `i64x2` chunks.
+    group: Option<LaneGroup>,
+    /// Vector values that left a lane-group run: their 64-lane stack buffers (lane order,
+    /// the helpers' layout; written once, by that run), which helpers that only read a
+    /// value take directly instead of a fresh copy.
+    escaped: HashMap<u32, StackSlot>,
+    /// Later dword pieces of a multi-dword load whose first piece tried them all at once
+    /// (`memory::gather`'s `fused_load`): op index → (its result buffer, the flag slot,
+    /// non-zero when the fused path loaded it).
+    fused: HashMap<usize, (StackSlot, StackSlot)>,
+    /// [`Op::CountVector`] counts not yet added to the counters: active lanes (`I64`) and
+    /// vector instructions.
+    pending_counts: Option<(Value, u64)>,
+    /// What the analysis found about the block.
+    facts: BlockFacts,
+    /// How single vector accesses are lowered now: the block's [`BlockFacts::mem`], or
+    /// [`MemLowering::Helper`] in the fallback of a multi-dword access.
+    mem: MemLowering,
+    /// Where blocks of inline memory paths are laid out now.
+    layout: PathLayout,
+    /// Multi-dword accesses emitted as one (`memory::multi`).
+    multi: u32,
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    /// A code generator for `block` into the function of `b` (whose signature is the
+    /// block ABI), calling helpers in `call_conv`; `links` as [`Gen::links`].
+    pub fn new(
+        mut b: FunctionBuilder<'b>,
+        block: &'a Block,
+        call_conv: CallConv,
+        frontend: TargetFrontendConfig,
+        links: Option<usize>,
+    ) -> Gen<'a, 'b> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let state = b.block_params(entry)[0];
+        let ctx = b.block_params(entry)[1];
+        let slots = (0..6)
+            .map(|_| {
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 512, 4))
+            })
+            .collect();
+        let facts = BlockFacts::of(block);
+        Gen {
+            b,
+            block,
+            call_conv,
+            frontend,
+            state,
+            ctx,
+            vals: Vec::with_capacity(block.ops.len()),
+            splat_src: Vec::with_capacity(block.ops.len()),
+            slots,
+            mask_cache: HashMap::new(),
+            vreg_cache: HashMap::new(),
+            keep: Vec::new(),
+            lanes: block.lanes(),
+            links,
+            group: None,
+            escaped: HashMap::new(),
+            fused: HashMap::new(),
+            pending_counts: None,
+            mem: facts.mem,
+            facts,
+            layout: PathLayout::Cold,
+            multi: 0,
+        }
+    }
+
+    /// Emits the whole block in `form`; returns the matrix instructions the code points to,
+    /// which must live as long as it, and how many multi-dword accesses it emitted as one.
+    pub fn emit(mut self, form: Form) -> GenResult<(Vec<Arc<MatrixCall>>, u32)> {
+        let blk = self.block;
+        // The block body starts here, so that an exit to the block's own start can loop back
+        // (`self_loop`); sealed with all blocks at the end.
+        let head = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        self.charge_credit();
+        let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
+        for (i, n) in blk.class_counts.iter().enumerate() {
+            if *n > 0 {
+                let x = self.iconst(types::I64, *n as u64);
+                self.add_counter(cls + 8 * i, x);
+            }
+        }
+        match form {
+            Form::LaneGroups => self.emit_grouped()?,
+            Form::StraightLine => self.emit_straight()?,
+        }
+        self.flush_counts();
+        self.exit(head)?;
+        self.b.seal_all_blocks();
+        self.b.finalize(self.frontend);
+        Ok((self.keep, self.multi))
+    }
+
+    /// Emits every op in the straight-line form (multi-dword accesses as one).
+    fn emit_straight(&mut self) -> GenResult<()> {
+        let blk = self.block;
+        let mut i = 0;
+        while i < blk.ops.len() {
+            if let Some(next) = self.try_multi(i)? {
+                i = next;
+                continue;
+            }
+            self.straight(i)?;
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// Chunks per vector value of `bits` lanes in the current mode.
+    fn nch(&self, bits: u32) -> usize {
+        match (self.group.is_some(), bits) {
+            (true, 32) => 1,
+            (true, _) => 2,
+            (false, b) => nchunks(self.lanes, b),
+        }
+    }
+
+    /// The `S64` lane mask `m` cut to the block's lanes (wave32: bits 32..63 cleared).
+    fn lane_bits(&mut self, m: Val) -> GenResult<Value> {
+        let x = self.s_as(m, types::I64)?;
+        Ok(if self.lanes == 32 {
+            self.b.ins().band_imm_u(x, 0xFFFF_FFFF)
+        } else {
+            x
+        })
+    }
+
+    /// Base address for VGPR rows: `state`, or `state + 16 * g` in a lane group.
+    fn vbase(&self) -> Value {
+        self.group.as_ref().map_or(self.state, |g| g.rows)
+    }
+
+    /// Fails in lane-group mode (the op needs all 64 lanes at once).
+    fn whole_wave(&self, what: &str) -> GenResult<()> {
+        if self.group.is_some() {
+            Err(format!("{what} is not lane-local"))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn get(&self, v: Val) -> GenResult<&JV> {
+        match self.vals.get(v.0 as usize) {
+            Some(JV::None) | None => Err(format!("operand {v:?} is not an earlier value")),
+            Some(x) => Ok(x),
+        }
+    }
+
+    fn ty(&self, v: Val) -> GenResult<Ty> {
+        match self.block.types.get(v.0 as usize) {
+            Some(Some(t)) => Ok(*t),
+            _ => Err(format!("operand {v:?} has no type")),
+        }
+    }
+
+    fn s(&self, v: Val) -> GenResult<Value> {
+        match self.get(v)? {
+            JV::S(x) => Ok(*x),
+            _ => Err(format!("operand {v:?} is not uniform")),
+        }
+    }
+
+    /// A uniform operand widened/narrowed to `t` (I32 or I64).
+    fn s_as(&mut self, v: Val, t: Type) -> GenResult<Value> {
+        let x = self.s(v)?;
+        let xt = self.b.func.dfg.value_type(x);
+        Ok(if xt == t {
+            x
+        } else if t == types::I64 {
+            self.b.ins().uextend(types::I64, x)
+        } else {
+            self.b.ins().ireduce(types::I32, x)
+        })
+    }
+
+    fn v(&mut self, v: Val) -> GenResult<Vec<Value>> {
+        let x = match self.get(v)? {
+            JV::V(x) => x.clone(),
+            JV::Buf(slot) => {
+                let slot = *slot;
+                if self.group.is_none() {
+                    let bits = self.ty(v)?.bits();
+                    return Ok((0..nchunks(self.lanes, bits))
+                        .map(|c| {
+                            self.b
+                                .ins()
+                                .stack_load(types::I64, vty(bits), slot, (16 * c) as i32)
+                        })
+                        .collect());
+                }
+                // In a lane group: read from the buffer like any value from before the run.
+                Vec::new()
+            }
+            _ => return Err(format!("operand {v:?} is not a vector")),
+        };
+        let Some(g) = self.group.as_ref().map(|g| g.g) else {
+            return Ok(x);
+        };
+        let bits = self.ty(v)?.bits();
+        if !x.is_empty() && x.len() == self.nch(bits) {
+            return Ok(x); // defined in this lane group
+        }
+        // A whole-wave value from before the loop: its group `g` part.
+        if let (Some(&x0), Some(Some(_))) = (x.first(), self.splat_src.get(v.0 as usize)) {
+            let x0 = self.slow_copy(x0);
+            return Ok(vec![x0; self.nch(bits)]);
+        }
+        let slot = self
+            .group
+            .as_ref()
+            .and_then(|g| g.outer.get(&v.0).copied())
+            .ok_or_else(|| format!("operand {v:?} not prepared for the lane group"))?;
+        let base = self.b.ins().stack_addr(types::I64, slot, 0);
+        let sh = if bits == 32 { 4 } else { 5 };
+        let go = self.b.ins().ishl_imm_u(g, sh);
+        let a = self.b.ins().iadd(base, go);
+        Ok((0..self.nch(bits))
+            .map(|c| self.b.ins().load(vty(bits), trusted(), a, (16 * c) as i32))
+            .collect())
+    }
+
+    /// In the slow lane-group loop, a copy of the vector `x` that Cranelift cannot prove
+    /// equal to it (ORed with zeros loaded from [`LANE_MASKS`]), else `x`: the slow loop's
+    /// splats are then values of their own, hoisted to its entry, so the fast loop keeps
+    /// its splats in registers (with shared values the register allocator tends to spill
+    /// them for both loops, reloading them in the fast loop every group).
+    fn slow_copy(&mut self, x: Value) -> Value {
+        if !self.in_slow_copy() {
+            return x;
+        }
+        let t = self.b.func.dfg.value_type(x);
+        let zeros = self.iconst(types::I64, LANE_MASKS.m32.as_ptr() as u64);
+        // A static table: never written, always mapped; entry 0 is all zeros.
+        let z = self
+            .b
+            .ins()
+            .load(t, trusted().with_readonly().with_can_move(), zeros, 0);
+        self.b.ins().bor(x, z)
+    }
+
+    fn iconst(&mut self, t: Type, x: u64) -> Value {
+        self.b.ins().iconst(t, x as i64)
+    }
+
+    fn vconst_bytes(&mut self, t: Type, bytes: [u8; 16]) -> Value {
+        let c = self
+            .b
+            .func
+            .dfg
+            .constants
+            .insert(ConstantData::from(bytes.to_vec()));
+        self.b.ins().vconst(t, c)
+    }
+
+    fn splat_const(&mut self, bits: u32, x: u64) -> Value {
+        let mut bytes = [0u8; 16];
+        if bits == 32 {
+            for k in 0..4 {
+                bytes[4 * k..4 * k + 4].copy_from_slice(&(x as u32).to_le_bytes());
+            }
+        } else {
+            for k in 0..2 {
+                bytes[8 * k..8 * k + 8].copy_from_slice(&x.to_le_bytes());
+            }
+        }
+        self.vconst_bytes(vty(bits), bytes)
+    }
+
+    fn state_addr(&mut self, off: usize) -> Value {
+        self.b.ins().iadd_imm_s(self.state, off as i64)
+    }
+
+    fn slot_addr(&mut self, k: usize) -> Value {
+        self.b.ins().stack_addr(types::I64, self.slots[k], 0)
+    }
+
+    /// Stores a vector's chunks into stack buffer `k`; returns its address.
+    fn spill(&mut self, k: usize, chunks: &[Value]) -> Value {
+        for (i, c) in chunks.iter().enumerate() {
+            self.b
+                .ins()
+                .stack_store(types::I64, *c, self.slots[k], (i * 16) as i32);
+        }
+        self.slot_addr(k)
+    }
+
+    /// A 64-lane buffer holding vector `v` for a helper that only reads it: the buffer `v`
+    /// escaped a lane-group run in, else a copy in stack buffer `k`.
+    fn read_buffer(&mut self, v: Val, k: usize) -> GenResult<Value> {
+        if let Some(r) = self.facts.rows.get(&v.0).copied() {
+            return Ok(self.state_addr(WaveState::vgpr_offset(r as usize, 0)));
+        }
+        if let Some(slot) = self.escaped.get(&v.0).copied() {
+            return Ok(self.b.ins().stack_addr(types::I64, slot, 0));
+        }
+        let chunks = self.v(v)?;
+        Ok(self.spill(k, &chunks))
+    }
+
+    fn unspill(&mut self, k: usize, bits: u32) -> Vec<Value> {
+        (0..nchunks(self.lanes, bits))
+            .map(|i| {
+                self.b
+                    .ins()
+                    .stack_load(types::I64, vty(bits), self.slots[k], (i * 16) as i32)
+            })
+            .collect()
+    }
+
+    fn as_f(&mut self, bits: u32, x: Value) -> Value {
+        self.b.ins().bitcast(fty(bits), le(), x)
+    }
+
+    fn as_i(&mut self, bits: u32, x: Value) -> Value {
+        self.b.ins().bitcast(vty(bits), le(), x)
+    }
+
+    /// Shuffles 32-bit lanes of two `i32x4`/`i64x2` chunks (`0..4` = a, `4..8` = b) into an
+    /// `i64x2` result chunk.
+    fn shuffle32(&mut self, a: Value, b: Value, lanes: [u8; 4]) -> Value {
+        let a8 = self.b.ins().bitcast(types::I8X16, le(), a);
+        let b8 = self.b.ins().bitcast(types::I8X16, le(), b);
+        let mut m = [0u8; 16];
+        for (j, l) in lanes.iter().enumerate() {
+            for k in 0..4 {
+                m[4 * j + k] = 4 * l + k as u8;
+            }
+        }
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(ConstantData::from(m.to_vec()));
+        let s = self.b.ins().shuffle(a8, b8, imm);
+        self.b.ins().bitcast(I64X2, le(), s)
+    }
+
+    fn record(&mut self, op: &Op, v: JV) {
+        let src = match (op, &v) {
+            (Op::Broadcast(a), JV::V(_)) => self.s(*a).ok(),
+            _ => None,
+        };
+        self.vals.push(v);
+        self.splat_src.push(src);
+    }
+
+    /// Emits op `i` in the straight-line form.
+    fn straight(&mut self, i: usize) -> GenResult<()> {
+        let op = &self.block.ops[i];
+        let v = self
+            .op(i, op, self.block.types[i])
+            .map_err(|e| format!("op {i}: {e}"))?;
+        self.record(op, v);
+        Ok(())
+    }
+
+    fn need(ty: Option<Ty>) -> GenResult<Ty> {
+        ty.ok_or_else(|| "op has a result but no type".to_string())
+    }
+
+    /// Emits op `i` (its value, or [`JV::None`]) by its class.
+    fn op(&mut self, i: usize, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+        if may_leave(op) {
+            self.flush_counts();
+        }
+        match op {
+            Op::Const { bits, .. } => {
+                let t = Self::need(ty)?;
+                if t.is_vector() {
+                    return Err("vector Const".into());
+                }
+                Ok(JV::S(
+                    self.iconst(sty(t.bits()), sem::trunc_to(t.bits(), *bits)),
+                ))
+            }
+            Op::Un(u, a) => self.un(*u, *a, Self::need(ty)?),
+            Op::Bin(o, a, b) => self.bin(*o, *a, *b, Self::need(ty)?),
+            Op::Tern(o, a, b, c) => self.tern(*o, *a, *b, *c, Self::need(ty)?),
+            Op::Cmp(c, a, b) => self.cmp(*c, *a, *b),
+            Op::Conv(c, a) => self.conv(*c, *a, Self::need(ty)?),
+            Op::LaneConst(_)
+            | Op::LaneId
+            | Op::Select { .. }
+            | Op::Broadcast(_)
+            | Op::Pack { .. }
+            | Op::ReadLane { .. }
+            | Op::WriteLane { .. }
+            | Op::Gather { .. }
+            | Op::MaskToLanes(_)
+            | Op::Lane { .. } => self.lane_op(op, ty),
+            Op::GetSgpr(_)
+            | Op::SetSgpr(..)
+            | Op::GetVgpr(_)
+            | Op::SetVgpr { .. }
+            | Op::GetVgprDyn { .. }
+            | Op::SetVgprDyn { .. }
+            | Op::GetScc
+            | Op::SetScc(_)
+            | Op::GetMode
+            | Op::SetMode(_) => self.state_op(i, op),
+            Op::Load { .. } => self.load(i, op, ty),
+            Op::Store { .. } => self.store(op),
+            Op::Atomic { .. } => self.atomic(op, ty),
+            Op::SLoad { .. } | Op::SStore { .. } => self.scalar_mem(op),
+            Op::Clock
+            | Op::InstCount
+            | Op::BarrierState
+            | Op::CountVector { .. }
+            | Op::CountRegion { .. } => self.counter_op(op),
+            Op::Matrix(_) => self.matrix(i, op),
+        }
+    }
+}

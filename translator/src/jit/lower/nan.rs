@@ -1,0 +1,93 @@
+//! The IR NaN rule for float results, applied after the host's float ops.
+
+use super::{le, vty, Gen, I32X4};
+use crate::interp::sem;
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
+
+impl Gen<'_, '_> {
+    /// The IR NaN rule applied to an integer-typed result chunk `r` of operand chunks `ops`.
+    pub(super) fn nan_fix(&mut self, bits: u32, ops: &[Value], r: Value) -> Value {
+        let (q, dn) = if bits == 32 {
+            (sem::F32_QUIET as u64, sem::F32_DEFAULT_NAN as u64)
+        } else {
+            (sem::F64_QUIET, sem::F64_DEFAULT_NAN)
+        };
+        let qv = self.splat_const(bits, q);
+        let dnv = self.splat_const(bits, dn);
+        let rf = self.as_f(bits, r);
+        let ur = self.b.ins().fcmp(FloatCC::Unordered, rf, rf);
+        let mut res = self.b.ins().bitselect(ur, dnv, r);
+        for &o in ops.iter().rev() {
+            let of = self.as_f(bits, o);
+            let uo = self.b.ins().fcmp(FloatCC::Unordered, of, of);
+            let qo = self.b.ins().bor(o, qv);
+            res = self.b.ins().bitselect(uo, qo, res);
+        }
+        res
+    }
+
+    /// Float op results `r` with the NaN rule applied: a cheap any-NaN test over all chunks,
+    /// and the full per-lane fix-up only on a rarely taken path.
+    pub(super) fn nan_fix_all(
+        &mut self,
+        bits: u32,
+        ops: &[Vec<Value>],
+        r: Vec<Value>,
+    ) -> Vec<Value> {
+        let mut acc: Option<Value> = None;
+        for c in &r {
+            let f = self.as_f(bits, *c);
+            let u = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+            acc = Some(match acc {
+                Some(a) => self.b.ins().bor(a, u),
+                None => u,
+            });
+        }
+        let Some(acc) = acc else { return r };
+        if self.fast_copy().is_some() {
+            // The fast lane-group loop: NaN lanes are collected and tested once, at the end
+            // of the group before its stores (`bail_on_nan`); lane ops have no effects and
+            // never trap (conversions saturate), so the rest of the group may compute
+            // with the unfixed values, which the slow loop recomputes.
+            let acc = if self.b.func.dfg.value_type(acc) == I32X4 {
+                acc
+            } else {
+                self.b.ins().bitcast(I32X4, le(), acc)
+            };
+            let prev = self.fast_copy().and_then(|f| f.nan);
+            let nan = match prev {
+                Some(n) => self.b.ins().bor(n, acc),
+                None => acc,
+            };
+            if let Some(f) = self.fast_copy() {
+                f.nan = Some(nan);
+            }
+            return r;
+        }
+        let any = self.b.ins().vany_true(acc);
+        let fix = self.b.create_block();
+        let join = self.b.create_block();
+        if self.in_slow_copy() {
+            self.b.set_cold_block(fix);
+            self.b.set_cold_block(join);
+        }
+        for _ in 0..r.len() {
+            self.b.append_block_param(join, vty(bits));
+        }
+        let args: Vec<BlockArg> = r.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().brif(any, fix, &[], join, &args);
+        self.b.switch_to_block(fix);
+        self.b.seal_block(fix);
+        let mut fixed = Vec::with_capacity(r.len());
+        for (k, c) in r.iter().enumerate() {
+            let o: Vec<Value> = ops.iter().map(|x| x[k]).collect();
+            fixed.push(self.nan_fix(bits, &o, *c));
+        }
+        let args: Vec<BlockArg> = fixed.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.block_params(join).to_vec()
+    }
+}

@@ -1,0 +1,2 @@
+mod gfx9;
+mod rdna;

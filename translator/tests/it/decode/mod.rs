@@ -1,0 +1,10 @@
+mod fields;
+mod llvm_cases;
+mod rdna_cases;
+mod rdna_ds_offsets;
+mod rdna_fields;
+mod rdna_images;
+mod rdna_robust;
+mod rdna_validity;
+mod robust;
+mod scaled_mfma;

@@ -1,0 +1,3 @@
+mod compile;
+mod memory;
+mod throughput;

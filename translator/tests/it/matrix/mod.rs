@@ -1,0 +1,5 @@
+mod fused;
+mod lift;
+mod mfma;
+mod wmma;
+mod wmma_lift;

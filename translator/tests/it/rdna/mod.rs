@@ -1,0 +1,4 @@
+mod barrier;
+mod exec;
+mod exec2;
+mod mem2;
