@@ -347,8 +347,8 @@ fn rdna_wave32_kernels_run_or_fault_cleanly() {
 #[test]
 fn kernels_with_descriptor_kernarg_size_zero_run() {
     for fixture in [
-        &include_bytes!("fixtures/kernarg0_gfx942_v5.hsaco")[..],
-        &include_bytes!("fixtures/kernarg0_gfx9_4_generic.hsaco")[..],
+        &include_bytes!("../fixtures/kernarg0_gfx942_v5.hsaco")[..],
+        &include_bytes!("../fixtures/kernarg0_gfx9_4_generic.hsaco")[..],
     ] {
         let l = load(fixture);
         for engine in [EngineKind::Interp, EngineKind::Jit] {
