@@ -340,6 +340,8 @@ impl Device {
             counters: out.counters,
             translation: out.translation,
             elapsed_ns: out.elapsed_ns,
+            interrupted: out.interrupted,
+            profile: None,
         })
     }
 

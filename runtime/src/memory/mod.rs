@@ -113,7 +113,7 @@ impl DeviceMemory {
         let _g = self.gate.write().unwrap_or_else(|e| e.into_inner());
         let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
         // Registered host ranges are not the registry's to free.
-        if !regions.get(&addr).is_some_and(|r| r.backing.is_some()) {
+        if !matches!(regions.get(&addr), Some(r) if r.backing.is_some()) {
             return false;
         }
         let Some(Region {
