@@ -237,6 +237,28 @@ fn disasm_matches_llvm_objdump() {
     assert_eq!(stdout(&o), expected_scale_listing());
 }
 
+/// Hand-written assembly with local labels: `wavejit disasm` prints the label listings and
+/// symbolised branches exactly as llvm-objdump-22 (its output, `kernarg0_gfx942_v5.objdump`,
+/// is written by the fixtures' build.sh and checked in CI).
+#[test]
+fn disasm_symbolises_branches_like_llvm_objdump() {
+    let o = wavejit(&["disasm", &fixture("kernarg0_gfx942_v5.hsaco")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = std::fs::read_to_string(fixture("kernarg0_gfx942_v5.objdump")).unwrap();
+    assert_eq!(stdout(&o), want);
+    // --kernel lists the kernel's code up to the next kernel, its labels included.
+    let o = wavejit(&[
+        "disasm",
+        &fixture("kernarg0_gfx942_v5.hsaco"),
+        "--kernel",
+        "twice",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let start = want.find("\n0000000000001a00 <twice>:").unwrap();
+    let end = want.find("\n0000000000001b00 <z_entry>:").unwrap();
+    assert_eq!(stdout(&o), want[start..end]);
+}
+
 #[test]
 fn disasm_lists_every_kernel_in_address_order() {
     let o = wavejit(&["disasm", &fixture("vadd_gfx942.bundle")]);

@@ -1,58 +1,87 @@
 //! `wavejit disasm`: llvm-objdump-22 `-d` layout, one listing per function symbol.
 //!
-//! Each symbol gets a blank line, `0000000000001b00 <vadd>:`, then per instruction a tab,
-//! the text padded to 59 columns, and `// <12-digit address>: <words>`; branches get
+//! Each symbol of the code (kernels, functions, local labels) gets a blank line,
+//! `0000000000001b00 <vadd>:`, then per instruction a tab, the text padded to 59 columns, and
+//! `// <12-digit address>: <words>`. A branch to an untyped symbol (a label) prints the label
+//! as its operand (`s_cbranch_scc0 L_end0`); other branches keep the number and get
 //! llvm-objdump's ` <sym+0xoff>` target annotation. Undecodable words print as
 //! `.long 0x........` and listing continues, as llvm-objdump does.
 
 use super::{io_err, load_code_object, CliError, CliResult};
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::Path;
-use wavejit_runtime::code_object::CodeObject;
+use wavejit_runtime::code_object::{CodeObject, SymbolKind};
 use wavejit_translator::isa::{decode, disassemble, Inst, Target};
 
 /// Column (after the leading tab) where the `//` comment starts.
 const COMMENT_COLUMN: usize = 59;
 
-/// A listing: name, start address, the wave size to decode with.
+/// A listing: one symbol's code, from its address to the next symbol (or the end of the
+/// executable segment), decoded with the wave size of the kernel it lies in.
 struct Listing {
+    /// The name llvm-objdump shows for the address: among several symbols at one address,
+    /// the last by name.
     name: String,
     addr: u64,
+    end: u64,
     wave_size: u32,
 }
 
-/// Listings in address order: every function symbol, plus kernels whose entry has none.
+/// Listings in address order: one per address holding a symbol of an executable segment
+/// (kernels, functions, local labels), plus kernels whose entry has none.
 fn listings(co: &CodeObject) -> Vec<Listing> {
     let default_wave = Target::new(co.gpu).wave_size;
-    let wave_at = |addr: u64| {
-        co.kernels
-            .iter()
-            .find(|k| k.entry == addr)
-            .map_or(default_wave, |k| k.wave_size)
-    };
-    let mut v: Vec<Listing> = co
-        .functions
-        .iter()
-        .map(|f| Listing {
-            name: f.name.clone(),
-            addr: f.addr,
-            wave_size: wave_at(f.addr),
-        })
-        .collect();
-    for k in &co.kernels {
-        if !v.iter().any(|l| l.addr == k.entry) {
-            v.push(Listing {
-                name: k.name.clone(),
-                addr: k.entry,
-                wave_size: k.wave_size,
-            });
-        }
+    // code_symbols is sorted by (address, name): a later symbol at the same address wins.
+    let mut names: BTreeMap<u64, &str> = BTreeMap::new();
+    for s in &co.code_symbols {
+        names.insert(s.addr, &s.name);
     }
-    v.sort_by_key(|l| l.addr);
+    for k in &co.kernels {
+        names.entry(k.entry).or_insert(&k.name);
+    }
+    let points: Vec<(u64, &str)> = names.into_iter().collect();
+    let mut v = Vec::with_capacity(points.len());
+    for (i, &(addr, name)) in points.iter().enumerate() {
+        let Some(range) = co.exec_ranges.iter().find(|r| r.contains(&addr)) else {
+            continue;
+        };
+        let end = points
+            .get(i + 1)
+            .map_or(range.end, |&(next, _)| next.min(range.end));
+        // The wave size of the kernel whose code this is: the last entry at or before it.
+        let wave_size = co
+            .kernels
+            .iter()
+            .filter(|k| k.entry <= addr && range.contains(&k.entry))
+            .max_by_key(|k| k.entry)
+            .map_or(default_wave, |k| k.wave_size);
+        v.push(Listing {
+            name: name.to_string(),
+            addr,
+            end,
+            wave_size,
+        });
+    }
     v
 }
 
-/// `<sym>` or `<sym+0xoff>` for a branch target, from the nearest symbol at or before it.
+/// The labels (`STT_NOTYPE` symbols) a branch operand is printed as, by address: the first
+/// by name at each address (LLVM's AMDGPU symbolizer names a branch target only when an
+/// untyped symbol sits exactly there).
+fn branch_labels(co: &CodeObject) -> HashMap<u64, &str> {
+    let mut m = HashMap::new();
+    for s in co
+        .code_symbols
+        .iter()
+        .filter(|s| s.kind == SymbolKind::NoType)
+    {
+        m.entry(s.addr).or_insert(s.name.as_str());
+    }
+    m
+}
+
+/// `<sym>` or `<sym+0xoff>` for a branch target, from the nearest listing at or before it.
 fn annotate(all: &[Listing], target: u64) -> Option<String> {
     let l = all.iter().rev().find(|l| l.addr <= target)?;
     let off = target - l.addr;
@@ -68,6 +97,15 @@ fn branch_target(inst: &Inst, pc: u64) -> Option<u64> {
     let n = inst.op.name();
     (n == "s_branch" || n.starts_with("s_cbranch_"))
         .then(|| pc.wrapping_add(4).wrapping_add_signed(inst.imm as i64 * 4))
+}
+
+/// The instruction text with its branch target operand (the last one) replaced by `label`,
+/// as llvm-objdump prints a branch to a symbol: `s_cbranch_scc0 L_end0`.
+fn symbolise(text: &str, label: &str) -> String {
+    match text.rsplit_once(' ') {
+        Some((head, _)) => format!("{head} {label}"),
+        None => text.to_string(),
+    }
 }
 
 fn line(
@@ -93,15 +131,15 @@ fn list_one(
     out: &mut dyn Write,
     co: &CodeObject,
     all: &[Listing],
+    labels: &HashMap<u64, &str>,
     l: &Listing,
 ) -> std::io::Result<()> {
     let target = Target {
         gpu: co.gpu,
         wave_size: l.wave_size,
     };
-    let end = co.code_end(l.addr).unwrap_or(l.addr);
     let code = co.code_at(l.addr).unwrap_or(&[]);
-    let len = usize::try_from(end - l.addr).unwrap_or(0).min(code.len());
+    let len = usize::try_from(l.end - l.addr).unwrap_or(0).min(code.len());
     let code = &code[..len];
     writeln!(out)?;
     writeln!(out, "{:016x} <{}>:", l.addr, l.name)?;
@@ -111,8 +149,14 @@ fn list_one(
         match decode(&target, &code[off..], pc) {
             Ok(inst) if inst.size >= 4 && off + inst.size as usize <= code.len() => {
                 let n = inst.size as usize / 4;
-                let text = disassemble(&target, &inst, pc);
-                let note = branch_target(&inst, pc).and_then(|t| annotate(all, t));
+                let mut text = disassemble(&target, &inst, pc);
+                let mut note = None;
+                if let Some(t) = branch_target(&inst, pc) {
+                    match labels.get(&t) {
+                        Some(label) => text = symbolise(&text, label),
+                        None => note = annotate(all, t),
+                    }
+                }
                 line(out, &text, pc, &inst.words[..n.min(4)], note)?;
                 off += inst.size as usize;
             }
@@ -142,11 +186,17 @@ pub fn disasm(path: &Path, kernel: Option<&str>, out: &mut dyn Write) -> CliResu
                     names.join(", ")
                 ))
             })?;
-            all.iter().filter(|l| l.addr == k.entry).take(1).collect()
+            // The kernel's code up to the next function or kernel: its own label
+            // listings included.
+            let end = co.code_end(k.entry).unwrap_or(k.entry);
+            all.iter()
+                .filter(|l| l.addr >= k.entry && l.addr < end.max(k.entry + 1))
+                .collect()
         }
     };
+    let labels = branch_labels(&co);
     for l in chosen {
-        list_one(out, &co, &all, l).map_err(io_err)?;
+        list_one(out, &co, &all, &labels, l).map_err(io_err)?;
     }
     Ok(())
 }

@@ -136,9 +136,15 @@ fn kernel(out: &mut dyn Write, co: &CodeObject, k: &KernelInfo) -> std::io::Resu
             a.name.as_deref().unwrap_or("-")
         )?;
     }
+    // Hand-written kernels leave the descriptor's size at 0; the size is the metadata's.
+    let from_meta = if kd.kernarg_size == 0 && k.kernarg_size != 0 {
+        ", descriptor 0: size from the metadata"
+    } else {
+        ""
+    };
     writeln!(
         out,
-        "  kernarg size: {} bytes (align {})",
+        "  kernarg size: {} bytes (align {}{from_meta})",
         k.kernarg_size, k.kernarg_align
     )?;
     writeln!(out, "  LDS: {} bytes", k.group_segment_fixed_size)?;
@@ -207,6 +213,13 @@ pub fn info(path: &Path, out: &mut dyn Write) -> CliResult {
             feature(co.xnack),
             feature(co.sramecc)
         )?;
+        if let Some(g) = co.generic {
+            writeln!(
+                out,
+                "generic target: {g} (runs on its family; here as {})",
+                co.gpu
+            )?;
+        }
         writeln!(out, "code object: v{}", co.version)?;
         writeln!(out, "kernels: {}", co.kernels.len())?;
         for k in &co.kernels {

@@ -3,10 +3,13 @@
 use super::descriptor::{KernelDescriptor, KD_SIZE};
 use super::metadata::{self, Metadata};
 use super::{
-    check_kernel, gpu_from_mach, target_id, CodeObject, FunctionSymbol, KernelInfo, LoadError,
-    TargetFeature, MAX_IMAGE_SIZE,
+    check_kernel, generic_from_mach, gpu_from_mach, target_id, target_id_named, CodeObject,
+    CodeSymbol, FunctionSymbol, KernelInfo, LoadError, SymbolKind, TargetFeature, MAX_IMAGE_SIZE,
 };
-use object::elf::{FileHeader64, PF_X, PT_LOAD, SHT_DYNSYM, SHT_NOTE, SHT_SYMTAB, STT_FUNC};
+use object::elf::{
+    FileHeader64, PF_X, PT_LOAD, SHT_DYNSYM, SHT_NOTE, SHT_SYMTAB, STT_FILE, STT_FUNC, STT_NOTYPE,
+    STT_OBJECT, STT_SECTION,
+};
 use object::read::elf::{ElfFile64, FileHeader, ProgramHeader, SectionHeader, Sym};
 use object::LittleEndian;
 use std::collections::HashMap;
@@ -77,11 +80,14 @@ pub(super) fn load_elf(bytes: &[u8]) -> Result<CodeObject, LoadError> {
     let version = version_from_abi(bytes[8])?;
     let flags = hdr.e_flags(endian).0;
     let mach = flags & 0xff;
-    let gpu = gpu_from_mach(mach).ok_or_else(|| {
-        LoadError::UnsupportedTarget(format!(
-            "with EF_AMDGPU_MACH {mach:#x} (e_flags {flags:#x})"
-        ))
-    })?;
+    let generic = generic_from_mach(mach);
+    let gpu = gpu_from_mach(mach)
+        .or(generic.map(|(_, g)| g))
+        .ok_or_else(|| {
+            LoadError::UnsupportedTarget(format!(
+                "with EF_AMDGPU_MACH {mach:#x} (e_flags {flags:#x})"
+            ))
+        })?;
     // e_flags bits 9:8 XNACK, 11:10 SRAMECC (v4+ encoding).
     let xnack = TargetFeature::from_bits(flags >> 8);
     let sramecc = TargetFeature::from_bits(flags >> 10);
@@ -96,7 +102,11 @@ pub(super) fn load_elf(bytes: &[u8]) -> Result<CodeObject, LoadError> {
             meta.version
         )));
     }
-    let tid = target_id(gpu, sramecc, xnack);
+    let tid = match generic {
+        Some((name, _)) => target_id_named(name, sramecc, xnack),
+        None => target_id(gpu, sramecc, xnack),
+    };
+    let proc_name = generic.map_or_else(|| gpu.to_string(), |(n, _)| n.to_string());
     if let Some(t) = &meta.target {
         let base = t.split(':').next().unwrap_or(t);
         // Newer LLVM (the one inside Triton 3.9) spells the target triple
@@ -104,8 +114,8 @@ pub(super) fn load_elf(bytes: &[u8]) -> Result<CodeObject, LoadError> {
         let new_spelling = base
             .strip_prefix("amdgpu")
             .and_then(|r| r.split_once("-amd-amdhsa-unknown-"))
-            .is_some_and(|(_, g)| g == format!("{gpu}"));
-        if base != format!("amdgcn-amd-amdhsa--{gpu}") && !new_spelling {
+            .is_some_and(|(_, g)| g == proc_name);
+        if base != format!("amdgcn-amd-amdhsa--{proc_name}") && !new_spelling {
             return Err(LoadError::MalformedMetadata(format!(
                 "amdhsa.target {t} does not match the ELF header's target {tid}"
             )));
@@ -128,12 +138,15 @@ pub(super) fn load_elf(bytes: &[u8]) -> Result<CodeObject, LoadError> {
         })
         .collect();
     functions.sort_by(|a, b| (a.addr, &a.name).cmp(&(b.addr, &b.name)));
+    let code_symbols = read_code_symbols(&file, bytes, &exec_ranges)?;
     Ok(CodeObject {
         functions,
+        code_symbols,
         gpu,
         xnack,
         sramecc,
         version,
+        generic: generic.map(|(n, _)| n),
         target_id: tid,
         image,
         exec_ranges,
@@ -260,6 +273,58 @@ fn read_symbols(
         }
     }
     Ok(map)
+}
+
+/// The named symbols in executable segments, from `.symtab` (or `.dynsym` without one),
+/// sorted by address and name.
+fn read_code_symbols(
+    file: &ElfFile64<'_, LittleEndian>,
+    bytes: &[u8],
+    exec: &[Range<u64>],
+) -> Result<Vec<CodeSymbol>, LoadError> {
+    let endian = LittleEndian;
+    let sections = file.elf_section_table();
+    let mut table = sections
+        .symbols(endian, bytes, SHT_SYMTAB)
+        .map_err(malformed)?;
+    if table.is_empty() {
+        table = sections
+            .symbols(endian, bytes, SHT_DYNSYM)
+            .map_err(malformed)?;
+    }
+    let strings = table.strings();
+    let mut out = Vec::new();
+    for sym in table.iter() {
+        let addr = sym.st_value(endian);
+        if sym.is_undefined(endian)
+            || sym.st_type() == STT_SECTION
+            || sym.st_type() == STT_FILE
+            || !exec.iter().any(|r| r.contains(&addr))
+        {
+            continue;
+        }
+        let Some(name) = sym
+            .name(endian, strings)
+            .ok()
+            .and_then(|n| std::str::from_utf8(n).ok())
+            .filter(|n| !n.is_empty())
+        else {
+            continue;
+        };
+        let kind = match sym.st_type() {
+            STT_NOTYPE => SymbolKind::NoType,
+            STT_FUNC => SymbolKind::Func,
+            STT_OBJECT => SymbolKind::Object,
+            _ => SymbolKind::Other,
+        };
+        out.push(CodeSymbol {
+            name: name.to_string(),
+            addr,
+            kind,
+        });
+    }
+    out.sort_by(|a, b| (a.addr, &a.name).cmp(&(b.addr, &b.name)));
+    Ok(out)
 }
 
 fn kernel_info(

@@ -67,6 +67,10 @@ pub struct CodeObject {
     pub sramecc: TargetFeature,
     /// Code object version: 4, 5 or 6.
     pub version: u32,
+    /// For a code object v6 generic target (`gfx9-4-generic`, `gfx11-generic`,
+    /// `gfx12-generic`), its name; `gpu` is then the GPU it runs as (the one asked for at
+    /// load time, else the family's first: gfx942, gfx1100, gfx1200).
+    pub generic: Option<&'static str>,
     /// The full target id, e.g. `amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-`.
     pub target_id: String,
     /// All `PT_LOAD` segments placed at their `p_vaddr` (`image[v]` is the byte at virtual
@@ -79,6 +83,34 @@ pub struct CodeObject {
     /// Function symbols (`STT_FUNC`) in executable segments, sorted by address: kernels and
     /// any non-inlined device functions. Used to bound code listings.
     pub functions: Vec<FunctionSymbol>,
+    /// Every named symbol in an executable segment (kernels, functions and local labels such
+    /// as the branch targets of hand-written assembly), sorted by address and then name: from
+    /// `.symtab`, or `.dynsym` when there is no `.symtab` (what llvm-objdump uses).
+    pub code_symbols: Vec<CodeSymbol>,
+}
+
+/// The ELF symbol type of a [`CodeSymbol`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolKind {
+    /// `STT_NOTYPE`: an assembler label.
+    NoType,
+    /// `STT_FUNC`: a kernel or function.
+    Func,
+    /// `STT_OBJECT`: data.
+    Object,
+    /// Any other type.
+    Other,
+}
+
+/// A named symbol in an executable segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeSymbol {
+    /// Symbol name.
+    pub name: String,
+    /// Virtual address.
+    pub addr: u64,
+    /// ELF symbol type.
+    pub kind: SymbolKind,
 }
 
 /// A function symbol of the code object.
@@ -254,6 +286,25 @@ pub fn gpu_from_mach(mach: u32) -> Option<Gpu> {
     MACHS.iter().find(|(m, _)| *m == mach).map(|(_, g)| *g)
 }
 
+/// Code object v6 generic targets: `EF_AMDGPU_MACH` value (checked with llvm-readelf-22 on
+/// objects assembled by llvm-mc-22 for each), name, and the GPU run by default. A generic
+/// object runs on every GPU of that GPU's family (LLVM `AMDGPUUsage.rst`, "Generic
+/// Processors": gfx9-4-generic covers gfx942 and gfx950, gfx11-generic gfx1100-gfx1103 and
+/// gfx1150-gfx1153, gfx12-generic gfx1200 and gfx1201).
+const GENERIC_MACHS: &[(u32, &str, Gpu)] = &[
+    (0x5f, "gfx9-4-generic", Gpu::GFX942),
+    (0x54, "gfx11-generic", Gpu::GFX1100),
+    (0x59, "gfx12-generic", Gpu::GFX1200),
+];
+
+/// The generic target name and default GPU for an `EF_AMDGPU_MACH` value.
+pub fn generic_from_mach(mach: u32) -> Option<(&'static str, Gpu)> {
+    GENERIC_MACHS
+        .iter()
+        .find(|(m, _, _)| *m == mach)
+        .map(|(_, n, g)| (*n, *g))
+}
+
 /// Loads a code object (ELF or clang offload bundle). With `want`, a bundle entry for that
 /// GPU is chosen and an ELF for another GPU is rejected; without it, a bundle must hold
 /// exactly one AMDGPU entry.
@@ -266,11 +317,16 @@ pub fn load(bytes: &[u8], want: Option<Gpu>) -> Result<CodeObject, LoadError> {
     } else {
         bytes
     };
-    let co = elf::load_elf(elf_bytes)?;
+    let mut co = elf::load_elf(elf_bytes)?;
     if let Some(w) = want {
-        if w != co.gpu {
+        // A generic object runs as any GPU of its family.
+        if co.generic.is_some() && w.family().is_some() && w.family() == co.gpu.family() {
+            co.gpu = w;
+        } else if w != co.gpu {
             return Err(LoadError::TargetMismatch {
-                found: co.gpu.to_string(),
+                found: co
+                    .generic
+                    .map_or_else(|| co.gpu.to_string(), str::to_string),
                 want: w.to_string(),
             });
         }
@@ -281,7 +337,12 @@ pub fn load(bytes: &[u8], want: Option<Gpu>) -> Result<CodeObject, LoadError> {
 /// Builds the target id (`amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-`); features are listed
 /// in LLVM's order (sramecc, then xnack) and only when not `Any`/`Unsupported`.
 pub fn target_id(gpu: Gpu, sramecc: TargetFeature, xnack: TargetFeature) -> String {
-    let mut s = format!("amdgcn-amd-amdhsa--{gpu}");
+    target_id_named(&gpu.to_string(), sramecc, xnack)
+}
+
+/// [`target_id`] for a processor given by name (a generic target such as `gfx11-generic`).
+pub fn target_id_named(proc_name: &str, sramecc: TargetFeature, xnack: TargetFeature) -> String {
+    let mut s = format!("amdgcn-amd-amdhsa--{proc_name}");
     for (name, f) in [("sramecc", sramecc), ("xnack", xnack)] {
         if let Some(c) = f.suffix() {
             s.push(':');
@@ -313,23 +374,29 @@ fn check_kernel(k: &KernelInfo, gpu: Gpu, co_exec: &[Range<u64>]) -> Result<(), 
             "{gpu} only runs wave64, the descriptor asks for wave32"
         ));
     }
-    if k.group_segment_fixed_size != kd.group_segment_fixed_size {
-        return fail(format!(
-            "metadata group segment size {} but the descriptor says {}",
-            k.group_segment_fixed_size, kd.group_segment_fixed_size
-        ));
-    }
-    if k.private_segment_fixed_size != kd.private_segment_fixed_size {
-        return fail(format!(
-            "metadata private segment size {} but the descriptor says {}",
-            k.private_segment_fixed_size, kd.private_segment_fixed_size
-        ));
-    }
-    if k.kernarg_size != kd.kernarg_size {
-        return fail(format!(
-            "metadata kernarg segment size {} but the descriptor says {}",
-            k.kernarg_size, kd.kernarg_size
-        ));
+    // The ROCm runtime takes these sizes from the metadata and never reads them from the
+    // descriptor; hand-written and Tensile kernels leave the descriptor's fields at the
+    // assembler's default of 0. So 0 means "see the metadata", and only a non-zero value
+    // that disagrees is an error (a deliberate difference: docs/loader.md).
+    let sizes = [
+        (
+            "group segment",
+            k.group_segment_fixed_size,
+            kd.group_segment_fixed_size,
+        ),
+        (
+            "private segment",
+            k.private_segment_fixed_size,
+            kd.private_segment_fixed_size,
+        ),
+        ("kernarg segment", k.kernarg_size, kd.kernarg_size),
+    ];
+    for (what, meta, desc) in sizes {
+        if desc != 0 && desc != meta {
+            return fail(format!(
+                "metadata {what} size {meta} but the descriptor says {desc}"
+            ));
+        }
     }
     if !co_exec.iter().any(|r| r.contains(&k.entry)) {
         return fail(format!(

@@ -33,6 +33,18 @@ use wave_init::{init_wave, reset_wave, WaveInputs};
 
 /// LDS available to one workgroup on gfx942 (and the RDNA targets' per-workgroup limit).
 pub const MAX_LDS_BYTES: u32 = 64 * 1024;
+/// LDS available to one workgroup on gfx950 (CDNA4 ISA, "LDS": 160 KiB per compute unit,
+/// all of it addressable by one workgroup; aiter's gfx950 attention kernels ask for it all).
+pub const MAX_LDS_BYTES_GFX950: u32 = 160 * 1024;
+
+/// LDS available to one workgroup of `gpu`.
+pub fn max_lds_bytes(gpu: Gpu) -> u32 {
+    if gpu == Gpu::GFX950 {
+        MAX_LDS_BYTES_GFX950
+    } else {
+        MAX_LDS_BYTES
+    }
+}
 /// Default per-wave instruction budget (runaway guard).
 pub const DEFAULT_BUDGET: u64 = 1 << 34;
 /// Instructions a wave runs before the dispatcher checks whether another thread's fault
@@ -197,9 +209,10 @@ pub fn launch_with_control(
         return Err(usage(format!("unsupported wave size {ws}")));
     }
     let lds = k.group_segment_fixed_size as u64 + geo.dynamic_lds as u64;
-    if lds > MAX_LDS_BYTES as u64 {
+    let max_lds = max_lds_bytes(p.gpu);
+    if lds > max_lds as u64 {
         return Err(usage(format!(
-            "needs {lds} bytes of LDS ({} static + {} dynamic), more than the {MAX_LDS_BYTES} available",
+            "needs {lds} bytes of LDS ({} static + {} dynamic), more than the {max_lds} available",
             k.group_segment_fixed_size, geo.dynamic_lds
         )));
     }

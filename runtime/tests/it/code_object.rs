@@ -398,3 +398,102 @@ fn compressed_bundles_are_reported() {
     assert_eq!(e, LoadError::CompressedBundle);
     assert!(e.to_string().contains("clang-offload-bundler"));
 }
+
+/// Hand-written kernels (`kernarg0.s`, llvm-mc-22 + ld.lld-22) whose descriptors leave the
+/// kernarg and group segment sizes at 0: the loader takes the sizes from the metadata, as the
+/// ROCm runtime does. Expected values from `llvm-readelf-22 -h -s --notes` and
+/// `llvm-objdump-22 -s -j .rodata` on the fixtures.
+#[test]
+fn descriptor_sizes_left_zero_come_from_the_metadata() {
+    for (name, version) in [
+        ("kernarg0_gfx942_v4.hsaco", 4),
+        ("kernarg0_gfx942_v5.hsaco", 5),
+        ("kernarg0_gfx942_v6.hsaco", 6),
+    ] {
+        let co = load_fixture(name);
+        assert_eq!(co.version, version, "{name}");
+        assert_eq!(co.gpu, Gpu::GFX942);
+        assert_eq!(co.generic, None);
+        assert_eq!(co.kernels.len(), 3, "{name}");
+        let fill = co.kernel("fill").expect("fill");
+        // readelf -s: fill FUNC 0x1900, fill.kd 0x780; twice 0x1a00, twice.kd 0x7c0.
+        assert_eq!((fill.entry, fill.kd_addr), (0x1900, 0x780));
+        assert_eq!(fill.descriptor.kernarg_size, 0);
+        assert_eq!(fill.descriptor.group_segment_fixed_size, 0);
+        assert_eq!(fill.kernarg_size, 16);
+        assert_eq!(fill.group_segment_fixed_size, 256);
+        let twice = co.kernel("twice").expect("twice");
+        assert_eq!((twice.entry, twice.kd_addr), (0x1a00, 0x7c0));
+        assert_eq!(twice.descriptor.kernarg_size, 0);
+        assert_eq!(twice.kernarg_size, 16);
+        assert_eq!(twice.explicit_args().count(), 2);
+    }
+}
+
+/// A non-zero descriptor size that disagrees with the metadata is still an error.
+#[test]
+fn nonzero_descriptor_size_mismatch_is_an_error() {
+    let bytes = fixture("kernarg0_gfx942_v6.hsaco");
+    // fill.kd at vaddr 0x780 = file offset 0x780 (first LOAD maps offset 0 at 0); kernarg_size
+    // at +8, group segment size at +0. The metadata says 16 and 256.
+    for (off, what) in [(0x788, "kernarg segment"), (0x780, "group segment")] {
+        let e = load(&patched(&bytes, off, &8u32.to_le_bytes()), None).unwrap_err();
+        assert!(
+            matches!(&e, LoadError::Kernel { kernel, .. } if kernel == "fill"),
+            "{e}"
+        );
+        assert!(e.to_string().contains(what), "{e}");
+        assert!(e.to_string().contains("descriptor says 8"), "{e}");
+    }
+    // The matching non-zero value loads.
+    let ok = load(&patched(&bytes, 0x788, &16u32.to_le_bytes()), None).unwrap();
+    assert_eq!(ok.kernel("fill").unwrap().descriptor.kernarg_size, 16);
+}
+
+/// A code object v6 generic target (e_flags 0x100055f, gfx9-4-generic) runs as gfx942 by
+/// default, as any GPU of its family when one is asked for, and not as another family.
+#[test]
+fn generic_target_runs_on_its_family() {
+    let bytes = fixture("kernarg0_gfx9_4_generic.hsaco");
+    let co = load(&bytes, None).unwrap();
+    assert_eq!(co.generic, Some("gfx9-4-generic"));
+    assert_eq!(co.gpu, Gpu::GFX942);
+    assert_eq!(co.version, 6);
+    assert_eq!(co.target_id, "amdgcn-amd-amdhsa--gfx9-4-generic");
+    assert_eq!(co.kernels.len(), 3);
+    assert_eq!(load(&bytes, Some(Gpu::GFX950)).unwrap().gpu, Gpu::GFX950);
+    let e = load(&bytes, Some(Gpu::GFX1100)).unwrap_err();
+    assert_eq!(
+        e,
+        LoadError::TargetMismatch {
+            found: "gfx9-4-generic".into(),
+            want: "gfx1100".into()
+        }
+    );
+}
+
+/// The symbols of the code, labels included, sorted by address and name
+/// (`llvm-readelf-22 -s kernarg0_gfx942_v6.hsaco`: `.symtab` entries in section 7).
+#[test]
+fn code_symbols_include_local_labels() {
+    use wavejit_runtime::code_object::SymbolKind::{Func, NoType};
+    let co = load_fixture("kernarg0_gfx942_v6.hsaco");
+    let got: Vec<(u64, &str, _)> = co
+        .code_symbols
+        .iter()
+        .map(|s| (s.addr, s.name.as_str(), s.kind))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0x1900, "fill", Func),
+            (0x1a00, "twice", Func),
+            (0x1a2c, "L_skip", NoType),
+            (0x1b00, "labels", Func),
+            (0x1b00, "z_entry", NoType),
+            (0x1b18, "L_a", NoType),
+            (0x1b20, "G_b", NoType),
+            (0x1b20, "L_c", NoType),
+        ]
+    );
+}
