@@ -13,7 +13,7 @@ pub mod wave_init;
 pub mod wave_pool;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use thiserror::Error;
@@ -297,12 +297,19 @@ pub fn launch_with_control(
     out
 }
 
+/// The host's hardware threads, read once: `available_parallelism` reads cgroup files on
+/// every call (about 90 µs, most of an empty launch's cost).
+fn host_threads() -> usize {
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Runs every workgroup of a prepared launch on the host threads (`start`: when the launch
 /// began, for its wall time).
 fn run_grid(shared: &Shared, start: Instant) -> Result<LaunchOutcome, LaunchError> {
     let (p, mem, groups) = (shared.p, shared.mem, shared.groups);
     let threads = match p.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        0 => host_threads(),
         n => n,
     }
     .min(groups.min(1024) as usize)

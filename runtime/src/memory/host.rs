@@ -96,7 +96,7 @@ pub(crate) struct HostState {
 impl HostState {
     /// Called when a launch begins: mappings may have changed since the last one.
     pub(crate) fn begin_launch(&self) {
-        self.stale.store(true, Ordering::Relaxed);
+        self.stale.store(true, Ordering::Release);
     }
 
     fn mappings_allowed(&self) -> bool {
@@ -113,9 +113,14 @@ impl HostState {
         if end > SHARED_APERTURE_BASE {
             return None;
         }
-        if self.stale.swap(false, Ordering::Relaxed) {
-            let fresh = read_writable_mappings();
-            *self.maps.write().unwrap_or_else(|e| e.into_inner()) = fresh;
+        if self.stale.load(Ordering::Acquire) {
+            // The write lock is taken before the flag is cleared, so a thread that sees the
+            // flag cleared waits on the lock until the fresh list is in place (clearing it
+            // first let a second worker read the old, possibly empty, list meanwhile).
+            let mut maps = self.maps.write().unwrap_or_else(|e| e.into_inner());
+            if self.stale.swap(false, Ordering::AcqRel) {
+                *maps = read_writable_mappings();
+            }
         }
         let maps = self.maps.read().unwrap_or_else(|e| e.into_inner());
         let i = maps.partition_point(|&(s, _)| s <= addr);
