@@ -641,7 +641,7 @@ pub fn lane_fn(f: LaneFn, args: [u64; 4]) -> u64 {
             // 2^64 scale (large and denormal operands came out 2^32 off); scaling by 2^64 when
             // the numerator S2 is large (exponent > 127) and 2^-64 otherwise makes every tested
             // lane of compiled f32 division equal the host's IEEE quotient. The FMA and the
-            // scaling round once together (`fround::fma_scaled_f32`).
+            // scaling round once together (`round::fma_scaled_f32`).
             if d & 1 == 1 {
                 let k = if exp32(c32) > 127 { 64 } else { -64 };
                 round::fma_scaled_f32(a32, b32, c32, k) as u64
