@@ -30,7 +30,7 @@ import json
 import os
 import subprocess
 import sys
-import urllib.request
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -63,20 +63,25 @@ def fetch():
     for lib, spec in LIBRARIES.items():
         archive = CACHE / spec["file"]
         if not archive.exists() or sha256(archive) != spec["sha256"]:
-            meta_url = f"https://pypi.org/pypi/{spec['package']}/{spec['version']}/json"
-            with urllib.request.urlopen(meta_url, timeout=60) as r:
-                meta = json.load(r)
-            urls = [u for u in meta["urls"] if u["filename"] == spec["file"]]
-            if not urls:
-                sys.exit(f"production: {spec['file']} is not on PyPI any more")
-            print(f"production: downloading {urls[0]['url']} ({urls[0]['size']} bytes)", flush=True)
-            tmp = archive.with_suffix(".part")
-            urllib.request.urlretrieve(urls[0]["url"], tmp)
+            # pip, the registry's own client, fetches the pinned wheel (no dependencies).
+            tmpdir = CACHE / "download"
+            shutil.rmtree(tmpdir, ignore_errors=True)
+            print(f"production: pip download {spec['package']}=={spec['version']}", flush=True)
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                 "--only-binary=:all:", "--dest", str(tmpdir),
+                 f"{spec['package']}=={spec['version']}"],
+                check=True,
+            )
+            tmp = tmpdir / spec["file"]
+            if not tmp.exists():
+                sys.exit(f"production: pip did not download {spec['file']}")
             got = sha256(tmp)
             if got != spec["sha256"]:
                 tmp.unlink()
                 sys.exit(f"production: {spec['file']}: SHA-256 {got}, expected {spec['sha256']}")
             tmp.rename(archive)
+            shutil.rmtree(tmpdir, ignore_errors=True)
         dest = CACHE / lib
         stamp = dest / ".complete"
         if stamp.exists() and stamp.read_text() == spec["sha256"]:
