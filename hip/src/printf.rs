@@ -143,6 +143,11 @@ fn format(fmt: &str, args: &mut Args) -> String {
             break;
         };
         j += 1;
+        // An unknown conversion character may be the first byte of a multi-byte character:
+        // it is printed as written, up to the next character boundary.
+        while !fmt.is_char_boundary(j) {
+            j += 1;
+        }
         let wide = matches!(length, "l" | "ll" | "j" | "z" | "t");
         let text = match conv {
             b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'c' => {
@@ -266,6 +271,15 @@ mod tests {
             text,
             "i=-5 u=4000000000 x=0000beef f=2.719 s=hello|ab  |Z 1.2e+04 %\nn=    42\n"
         );
+    }
+
+    #[test]
+    fn an_unknown_multibyte_conversion_prints_as_written() {
+        let mut formats = HashMap::new();
+        formats.insert(3u64, "a%\u{e9}b %d\n".to_string());
+        let mut body = 3u64.to_le_bytes().to_vec();
+        body.extend(7u64.to_le_bytes());
+        assert_eq!(decode(&rec(2, &body), &formats), "a%\u{e9}b 7\n");
     }
 
     #[test]
