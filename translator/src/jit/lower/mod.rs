@@ -196,6 +196,10 @@ pub struct Gen<'a, 'b> {
     layout: PathLayout,
     /// Multi-dword accesses emitted as one (`memory::multi`).
     multi: u32,
+    /// The global window the last scalar load selected: its pc, the block the load's code
+    /// ended in, and the window (`memory::scalar_mem`: the next dword of the same
+    /// `s_load_dwordxN`, lowered in that same block, reuses it).
+    sload_window: Option<(u64, cranelift_codegen::ir::Block, memory::WinParts)>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -243,6 +247,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             facts,
             layout: PathLayout::Cold,
             multi: 0,
+            sload_window: None,
         }
     }
 
