@@ -8,6 +8,8 @@
 use crate::{Arg, Device, Engine, Error, Launch};
 use std::time::{Duration, Instant};
 
+mod triton_rows;
+
 /// One measured row of the benchmark table (one line of `wavejit bench`, one object of
 /// `wavejit bench --json`).
 #[derive(Clone, Debug, Default)]
@@ -517,7 +519,15 @@ const BENCH_TARGETS: &[BenchTarget] = &[
 ];
 
 /// The workloads `wavejit bench` knows (`--only` selects those whose name contains its text).
-pub const WORKLOADS: &[&str] = &["alu_fma", "vadd", "triad", "reduce", "gemm_f16"];
+pub const WORKLOADS: &[&str] = &[
+    "alu_fma",
+    "vadd",
+    "triad",
+    "reduce",
+    "softmax",
+    "layernorm",
+    "gemm_f16",
+];
 
 /// Runs every built-in benchmark selected by `cfg.only` on `cfg.threads` and returns the
 /// table rows.
@@ -535,6 +545,12 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     }
     if want("reduce") {
         rows.extend(bench_reduce(cfg)?);
+    }
+    if want("softmax") {
+        rows.extend(triton_rows::bench_softmax(cfg)?);
+    }
+    if want("layernorm") {
+        rows.extend(triton_rows::bench_layernorm(cfg)?);
     }
     if want("gemm_f16") {
         rows.extend(bench_mfma_gemm(cfg)?);
