@@ -47,19 +47,16 @@
 //! ARCHITECTURE.md), and OCP NaN results are
 //! `sign | 0x7f`; min/max follow the GFX9 pseudocode (IEEE mode from MODE.IEEE).
 
-mod cdna_ops;
 mod control;
 pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
-mod permlane_swap;
 mod rdna_buffer;
 mod rdna_names;
 mod rdna_ops;
 mod region;
 mod salu;
-mod scale_cvt;
 mod smem;
 mod valu;
 mod vcmp;
