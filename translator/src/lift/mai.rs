@@ -13,22 +13,13 @@
 use super::operand::{inline_const, K};
 use super::{Flow, LiftResult, Lifter};
 use crate::ir::{MatrixCall, Op, ScaleSrc};
-use crate::isa::{Format, Inst, Opnd};
+use crate::isa::{Inst, Opnd};
 use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan};
 use crate::wave::{InstClass, NUM_VREGS};
 
 // RDNA's WMMA/SWMMAC, dispatched from here (`lift/wmma.rs`).
 #[path = "wmma.rs"]
 mod wmma;
-
-/// True for the MFMA/SMFMAC and WMMA/SWMMAC instructions this module lifts.
-pub(super) fn is_matrix(inst: &Inst) -> bool {
-    if inst.format != Format::Mai && inst.format != Format::Vop3p {
-        return false;
-    }
-    let name = inst.op.name();
-    name.starts_with("v_mfma") || name.starts_with("v_smfmac") || wmma::is_wmma(name)
-}
 
 /// A register operand as a register-file index (AGPRs from 256).
 fn vreg(o: Opnd, what: &str) -> Result<u16, String> {

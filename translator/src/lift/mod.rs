@@ -55,7 +55,6 @@ mod mai;
 mod operand;
 mod permlane_swap;
 mod rdna_buffer;
-mod rdna_names;
 mod rdna_ops;
 mod region;
 mod salu;
@@ -71,6 +70,7 @@ mod tests;
 
 use crate::env::CodeSource;
 use crate::ir::{Block, Builder, Exit, Op};
+use crate::isa::generated::{SaluSem, Sem, SoppSem};
 use crate::isa::{Format, Inst, Target};
 use crate::wave::InstClass;
 
@@ -202,7 +202,7 @@ fn lift_from(
                     Flow::Next => {}
                     // A guarded region that can run under EXEC continues the block.
                     Flow::End(exit @ Exit::Branch { taken, .. })
-                        if l.name == "s_cbranch_execz" && !l.in_region =>
+                        if inst.op.sem() == Sem::Sopp(SoppSem::S_CBRANCH_EXECZ) && !l.in_region =>
                     {
                         match region::scan(target, mode, next_pc, taken, limit - index, next) {
                             Some(r) => {
@@ -254,7 +254,7 @@ fn is_vector(format: Format) -> bool {
     )
 }
 
-/// Lifts one instruction by family.
+/// Lifts one instruction: routes its semantic key ([`Sem`]) to the module of its class.
 fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
     let gfx9 = l.gpu.family() == Some(crate::isa::Family::Gfx9);
     // MODE.VSKIP (GFX9 MODE bit 28, CDNA4 ISA 3.4): "1 = skip (do not execute) any vector
@@ -263,21 +263,18 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
     if gfx9 && l.mode >> 28 & 1 != 0 && is_vector(inst.format) {
         return Ok((InstClass::Control, Flow::Next));
     }
-    let name = if gfx9 {
-        l.name
-    } else {
-        rdna_names::gfx9_equivalent(l.name)
-    };
-    if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
-        match name {
-            // Whatever the encoding (SOPP, SOPK, MUBUF), these have no effect here.
-            "s_nop" => return Ok((InstClass::Control, Flow::Next)),
-            // gfx12 `s_barrier_signal -1` (SOP1): the workgroup barrier (see `rdna_names`);
-            // -2 (the trap barrier: waves here are never privileged) and 0 are no-ops (RDNA4
-            // ISA, S_BARRIER_SIGNAL). M0 and other ids name barriers RDNA4 does not have.
-            "s_barrier_signal" => {
+    let sem = inst.op.sem();
+    // The GFX9 mnemonic of the key, for the modules that still select on it.
+    let name = sem.name();
+    if !gfx9 {
+        match sem {
+            // gfx12 `s_barrier_signal -1` (SOP1): the workgroup barrier (`s_barrier_wait` has
+            // nothing left to do); -2 (the trap barrier: waves here are never privileged) and
+            // 0 are no-ops (RDNA4 ISA, S_BARRIER_SIGNAL). M0 and other ids name barriers
+            // RDNA4 does not have.
+            Sem::Salu(SaluSem::S_BARRIER_SIGNAL) => {
                 return match inst.src[0].code {
-                    193 => control::lift(l, inst, "s_barrier"),
+                    193 => control::lift(l, inst, SoppSem::S_BARRIER),
                     128 | 194 => Ok((InstClass::Control, Flow::Next)),
                     _ => Err("named barriers are not in the RDNA4 ISA".into()),
                 };
@@ -286,25 +283,14 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
             // work-group barrier in this phase (signalCnt == 0 before its signal), 0 when the
             // wave is not in a multi-wave work-group (RDNA4 ISA 16.3, S_BARRIER_SIGNAL_ISFIRST);
             // then the wave waits at the barrier as for `s_barrier_signal -1`. The other ids
-            // are in `rdna_ops`.
-            "s_barrier_signal_isfirst" if inst.src[0].code == 193 => {
+            // are in `salu`.
+            Sem::Salu(SaluSem::S_BARRIER_SIGNAL_ISFIRST) if inst.src[0].code == 193 => {
                 let st = l.push_op(crate::ir::Op::BarrierState, crate::ir::Ty::S32);
                 let t = l.and_imm(st, 0x7f_0001);
                 let one = l.c32(1);
                 let first = l.cmp(crate::ir::CmpOp::Eq, t, one);
                 l.set_scc(first);
-                return control::lift(l, inst, "s_barrier");
-            }
-            // An illegal instruction (RDNA4 ISA 16.5, S_CODE_END: "Generate an illegal
-            // instruction interrupt"; it pads code objects after the last `s_endpgm`).
-            "s_code_end" => {
-                let reason = "s_code_end (end-of-code padding; the hardware raises an \
-                              illegal-instruction exception)"
-                    .to_string();
-                return Ok((
-                    InstClass::Control,
-                    Flow::End(Exit::Illegal { pc: l.pc, reason }),
-                ));
+                return control::lift(l, inst, SoppSem::S_BARRIER);
             }
             _ => {}
         }
@@ -312,30 +298,16 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
             return r;
         }
     }
-    match inst.format {
-        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => salu::lift(l, inst, name),
-        Format::Sopp => control::lift(l, inst, name),
-        Format::Smem => smem::lift(l, inst, name),
-        Format::Vopc => vcmp::lift(l, inst, name),
-        Format::Vop1
-        | Format::Vop2
-        | Format::Vop3
-        | Format::Vop3b
-        | Format::Vop3p
-        | Format::Mai => {
-            if mai::is_matrix(inst) {
-                mai::lift(l, inst, name)
-            } else if name.starts_with("v_cmp") {
-                vcmp::lift(l, inst, name)
-            } else {
-                valu::lift(l, inst, name)
-            }
-        }
-        Format::Vopd => vopd::lift(l, inst),
-        Format::Ds => ds::lift(l, inst, name),
-        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf | Format::Mtbuf => {
-            vmem::lift(l, inst, name)
-        }
-        other => Err(format!("{other:?} instructions are not supported")),
+    match sem {
+        Sem::Salu(op) => salu::lift(l, inst, op),
+        Sem::Sopp(op) => control::lift(l, inst, op),
+        Sem::Smem(op) => smem::lift(l, inst, op),
+        Sem::Valu(_) => valu::lift(l, inst, name),
+        Sem::Vcmp(_) => vcmp::lift(l, inst, name),
+        Sem::Matrix(_) => mai::lift(l, inst, name),
+        Sem::Dual(_) => vopd::lift(l, inst),
+        Sem::Ds(op) => ds::lift(l, inst, op),
+        Sem::Vmem(_) => vmem::lift(l, inst, name),
+        Sem::Graphics(_) => Err(format!("{:?} instructions are not supported", inst.format)),
     }
 }

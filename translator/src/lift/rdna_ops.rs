@@ -12,117 +12,25 @@
 //!   `v_dot2_f16_f16`/`v_dot2_bf16_bf16` rounded once per step);
 //! * conversions to 16/8-bit integers: SNORM/UNORM (`v_cvt_norm_*`, `v_cvt_pk_norm_*`),
 //!   `v_cvt_pk_{i16,u16}_f32`, `v_cvt_pk_u8_f32`;
-//! * SALU float (gfx12), `s_*_wrexec`, `s_pack_hl`, `s_round_mode/s_denorm_mode`,
-//!   `s_sleep_var`, `s_alloc_vgpr`, `s_sendmsg` dealloc, `s_sendmsg_rtn` (the values a wave
-//!   gets off-GPU), `s_barrier_signal_isfirst` of the no-op barriers, gfx12 pseudo-scalar
-//!   `v_s_*`;
-//! * memory: `global_load_tr_b64/b128` (WMMA load-transpose), ADDTID forms, block loads/stores, gfx12 sub-dword scalar
-//!   (buffer) loads, prefetch hints, `ds_cmpstore` (operand order; gfx11 float forms),
-//!   `ds_storexchg_2addr*`, `ds_bpermute_fi_b32`, `ds_append/consume` (per wave64 pass);
+//! * gfx12 pseudo-scalar `v_s_*`;
 //! * misc VALU: integer `minmax/min3/max3/med3`, `v_cvt_i32_i16`, SAD/QSAD/lerp,
 //!   dx9-zero multiplies, `v_sat_pk_u8_i16`, `v_cvt_off_f32_i4`, M0-relative `v_movrel*`,
 //!   the cube-map ops `v_cube{id,sc,tc,ma}_f32` (also lifted on GFX9, through [`cube`]).
 //!
 //! [`lift`] is consulted before the GFX9 lifting functions for every RDNA instruction and
-//! returns `None` for what it does not handle. Buffer addressing is in `rdna_buffer`.
+//! returns `None` for what it does not handle. The RDNA-only scalar, control and memory
+//! instructions are in their class modules (`salu`, `control`, `smem`, `ds`, `vmem`).
 
 use super::operand::{K, R};
 use super::valu::no_clamp;
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::{BinOp, CmpOp, ConvOp, Exit, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
 use crate::isa::{Format, Inst, Mods};
 use crate::wave::InstClass;
 
 /// Lifts an RDNA-only instruction (`name` is LLVM's base mnemonic), or `None` when the
 /// instruction is not one of them.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
-    let scalar = matches!(
-        inst.format,
-        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc
-    );
-    if scalar {
-        return salu(l, inst, name);
-    }
-    if inst.format == Format::Sopp {
-        return sopp(l, inst, name);
-    }
-    if inst.format == Format::Ds {
-        if name == "ds_load_addtid_b32" || name == "ds_store_addtid_b32" {
-            return Some(addtid(l, inst, name).map(|()| (InstClass::Lds, Flow::Next)));
-        }
-        if let Some(rest) = name.strip_prefix("ds_storexchg_2addr_") {
-            return Some(storexchg2(l, inst, rest).map(|()| (InstClass::Lds, Flow::Next)));
-        }
-        if name == "ds_append" || name == "ds_consume" {
-            return Some(
-                append(l, inst, name == "ds_append").map(|()| (InstClass::Lds, Flow::Next)),
-            );
-        }
-        if name == "ds_bpermute_fi_b32" {
-            return Some(bpermute_fi(l, inst).map(|()| (InstClass::Lds, Flow::Next)));
-        }
-        if let Some(rest) = name.strip_prefix("ds_cmpstore_") {
-            // RDNA's DATA is the new value and DATA2 the compare value, the reverse of
-            // GFX9's ds_cmpst (RDNA4 ISA, DS_CMPSTORE_B32): swap them for the GFX9 lifting.
-            let gfx9 = match rest {
-                "b32" => "ds_cmpst_b32",
-                "b64" => "ds_cmpst_b64",
-                "rtn_b32" => "ds_cmpst_rtn_b32",
-                "rtn_b64" => "ds_cmpst_rtn_b64",
-                // gfx11: the same with a float compare.
-                "f32" => "ds_cmpst_f32",
-                "f64" => "ds_cmpst_f64",
-                "rtn_f32" => "ds_cmpst_rtn_f32",
-                "rtn_f64" => "ds_cmpst_rtn_f64",
-                _ => return None,
-            };
-            let mut swapped = *inst;
-            swapped.src.swap(1, 2);
-            return Some(super::ds::lift(l, &swapped, gfx9));
-        }
-        return None;
-    }
-    if matches!(inst.format, Format::Global | Format::Scratch)
-        && matches!(
-            name,
-            "global_load_block"
-                | "global_store_block"
-                | "scratch_load_block"
-                | "scratch_store_block"
-        )
-    {
-        return Some(block_mem(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
-    }
-    if inst.format == Format::Global
-        && matches!(name, "global_load_addtid_b32" | "global_store_addtid_b32")
-    {
-        return Some(addtid(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
-    }
-    if inst.format == Format::Global && matches!(name, "global_load_tr_b128" | "global_load_tr_b64")
-    {
-        return Some(load_tr(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
-    }
-    if inst.format == Format::Smem && name.contains("prefetch") {
-        // gfx12 instruction/data prefetches: hints only.
-        return Some(Ok((InstClass::Smem, Flow::Next)));
-    }
-    if inst.format == Format::Smem {
-        if let Some(kind) = name.strip_prefix("s_buffer_load_") {
-            if matches!(kind, "u8" | "i8" | "u16" | "i16") {
-                return Some(
-                    sbuffer_load_small(l, inst, kind).map(|()| (InstClass::Smem, Flow::Next)),
-                );
-            }
-        }
-    }
-    if inst.format == Format::Smem && name.starts_with("s_load_") {
-        if let Some(kind) = ["u8", "i8", "u16", "i16"]
-            .into_iter()
-            .find(|k| name.strip_prefix("s_load_") == Some(*k))
-        {
-            return Some(sload_small(l, inst, kind).map(|()| (InstClass::Smem, Flow::Next)));
-        }
-    }
     let vector = matches!(
         inst.format,
         Format::Vop1 | Format::Vop2 | Format::Vop3 | Format::Vop3b | Format::Vop3p
@@ -285,15 +193,6 @@ fn bits16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     write16(l, inst, r)
 }
 
-/// Lane `l` of `[f(l); 64]` as a `V32` constant.
-fn lanes(l: &mut Lifter, f: impl Fn(u32) -> u32) -> Val {
-    let mut a = [0u32; 64];
-    for (i, x) in a.iter_mut().enumerate() {
-        *x = f(i as u32);
-    }
-    l.lane_const(a)
-}
-
 /// `v_permlane16_b32`, `v_permlanex16_b32` (lane selects from `{S2, S1}`, four bits per lane
 /// of a row) and the gfx12 `_var` forms (the select in bits [3:0] of a VGPR): lane
 /// `row * 16 + i` reads lane `sel(i)` of its own row (`x16`: of the other row of its pair).
@@ -313,7 +212,7 @@ fn permlane16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         let s2 = l.s32(inst.src[2], K::B32)?;
         let both = l.pack(s1, s2);
         let both = l.bcast(both);
-        let shift = lanes(l, |i| 4 * (i % 16));
+        let shift = l.lanes(|i| 4 * (i % 16));
         let shift = l.conv(ConvOp::ZExt, shift);
         let s = l.bin(BinOp::LShr, both, shift);
         let s = l.conv(ConvOp::Lo, s);
@@ -321,7 +220,7 @@ fn permlane16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     };
     let cross = base.starts_with("permlanex16");
     // The first lane of the row read: its own row, or the other row of its pair.
-    let row = lanes(l, |i| if cross { (i & !15) ^ 16 } else { i & !15 });
+    let row = l.lanes(|i| if cross { (i & !15) ^ 16 } else { i & !15 });
     let idx = l.add(row, sel);
     let exec = l.exec();
     let permuted = l.gather(v, idx);
@@ -355,7 +254,7 @@ fn permlane64(l: &mut Lifter, inst: &Inst) -> R<()> {
     }
     l.count_vector();
     let v = l.src(0, K::B32)?;
-    let idx = lanes(l, |i| i ^ 32);
+    let idx = l.lanes(|i| i ^ 32);
     let r = l.gather(v, idx);
     let reg = inst.dst[0]
         .vreg()
@@ -366,7 +265,7 @@ fn permlane64(l: &mut Lifter, inst: &Inst) -> R<()> {
 
 /// Which float min/max rule.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum MinMax {
+pub(super) enum MinMax {
     /// IEEE-754-2019 minimumNumber/maximumNumber (= 2008 minNum/maxNum with −0 < +0).
     Num,
     /// IEEE-754-2019 minimum/maximum: a NaN input gives a NaN (an sNaN first, quieted).
@@ -376,7 +275,7 @@ enum MinMax {
 /// `min` (or `max`) of `a` and `b` under `rule`, for f32/f64 operands (RDNA4 ISA,
 /// V_MINIMUM_F32: sNaN S0, sNaN S1, qNaN S0, qNaN S1 in that priority, each quieted; else
 /// the smaller, −0 < +0).
-fn minmax(l: &mut Lifter, rule: MinMax, max: bool, a: Val, b: Val) -> Val {
+pub(super) fn minmax(l: &mut Lifter, rule: MinMax, max: bool, a: Val, b: Val) -> Val {
     let op = if max { BinOp::FMaxNum } else { BinOp::FMinNum };
     let r = l.bin(op, a, b);
     if rule == MinMax::Num {
@@ -484,495 +383,6 @@ fn fminmax_apply(l: &mut Lifter, inst: &Inst, k: K, rule: MinMax, seq: &[bool]) 
 
 // ---- scalar ALU ------------------------------------------------------------------------
 
-/// `s_get_barrier_state`: `D = BARRIER_STATE[id & 63]` with `id = IsM0(S0) ? M0[4:0] : S0.i32`
-/// (RDNA4 ISA 16.3, S_GET_BARRIER_STATE). Entry 63 (id -1) is the work-group barrier, whose
-/// state the environment gives; RDNA4 has no other barrier a wave here can signal (the trap
-/// barrier -2 is never used off-GPU, named barriers do not exist), so every other entry
-/// reads as 0 (not valid).
-fn get_barrier_state(l: &mut Lifter, inst: &Inst) -> R<()> {
-    let id = if inst.src[0].code == crate::wave::sreg::M0 as u16 {
-        let m0 = l.get_sreg(crate::wave::sreg::M0);
-        l.and_imm(m0, 0x1f)
-    } else {
-        l.s32(inst.src[0], K::B32)?
-    };
-    let idx = l.and_imm(id, 63);
-    let wg = l.c32(63);
-    let is_wg = l.cmp(CmpOp::Eq, idx, wg);
-    let st = l.push_op(crate::ir::Op::BarrierState, Ty::S32);
-    let zero = l.c32(0);
-    let r = l.select(is_wg, st, zero);
-    l.set_s32(inst.dst[0], r)
-}
-
-/// `s_getreg_b32` of an RDNA hardware register other than MODE (RDNA4 ISA 3.4; SIMM16 =
-/// `{size-1[15:11], offset[10:6], id[5:0]}`, 16.2 S_GETREG_B32), built from the state wavejit
-/// models; fields it does not model read 0:
-/// - STATUS (2). gfx12 (RDNA4 Table 5): EXECZ 9, VCCZ 10 (wave32: the low 32 bits of
-///   EXEC/VCC, 3.4.7), IN_WG 11 (a work-group of more than one wave: the barrier state's
-///   valid bit, [`crate::env::workgroup_barrier_state`]), VALID 16 = 1, WAVE64 29. gfx11: the
-///   GCN layout (the RDNA3 guide is not at hand; CDNA4 ISA 3.4 and ROCdbgapi's gfx9–gfx11
-///   masks agree on SCC 0, EXECZ 9, VCCZ 10, and CDNA4 has IN_TG 11 and VALID 16): SCC 0,
-///   EXECZ 9, VCCZ 10, IN_TG 11, VALID 16. PRIV and TRAP_EN are 0: no trap handler runs
-///   off-GPU (as `s_sendmsg_rtn` GET_TBA says), and no priority, halt, debug or export state.
-/// - STATE_PRIV (4, gfx12): SCC 9 (RDNA4 Table 6); the rest 0 (SCRATCH_EN included).
-/// - FLAT_SCR_LO/HI (20/21, gfx11) and SCRATCH_BASE_LO/HI (20/21, gfx12): 0, the private
-///   segment base as the runtime models it (each lane's scratch is its own segment at
-///   offset 0; the wave's initial SGPRs say the same, `runtime::dispatch::wave_init`).
-/// - SHADER_CYCLES (29, gfx11) and SHADER_CYCLES_LO/HI (29/30, gfx12): not a clock but the
-///   wave's executed instructions up to and including this one (`Op::InstCount`; the block
-///   ends after it so that the count is exact), deterministic in both engines and across
-///   runs. gfx11 keeps its low 20 bits: LLVM 22 reads the gfx11 counter as
-///   `hwreg(HW_REG_SHADER_CYCLES, 0, 20)` and gfx12's as HI, LO, HI.
-/// - HW_ID1/HW_ID2 (23/24): 0 ("debug only - not predictable values", RDNA4 3.4).
-/// - TRAP_CTRL (19, gfx12): 0, no exception traps enabled (wavejit takes none).
-///
-/// Other registers (trap status and exception flags, allocation, performance snapshots) are
-/// not supported.
-fn getreg(l: &mut Lifter, inst: &Inst) -> R<Flow> {
-    use crate::wave::sreg;
-    let imm = inst.imm as u32;
-    let (id, off, size) = (imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1);
-    let gfx12 = l.gpu.family() == Some(crate::isa::Family::Gfx12);
-    let mut end = false;
-    let v = match (id, gfx12) {
-        (2, _) => {
-            let e = l.exec();
-            let execz = l.eq0(e);
-            let vcc = l.mask_opnd(crate::isa::Opnd::scalar(sreg::VCC_LO, 2))?;
-            let vccz = l.eq0(vcc);
-            let bs = l.push_op(crate::ir::Op::BarrierState, Ty::S32);
-            let in_wg = l.and_imm(bs, 1);
-            let mut fixed = 1 << 16;
-            if gfx12 && l.wave == 64 {
-                fixed |= 1 << 29;
-            }
-            let mut r = l.c32(fixed);
-            for (bit, x) in [(9, execz), (10, vccz), (11, in_wg)] {
-                let t = l.shl_imm(x, bit);
-                r = l.or(r, t);
-            }
-            if !gfx12 {
-                let scc = l.get_scc();
-                r = l.or(r, scc);
-            }
-            r
-        }
-        (4, true) => {
-            let scc = l.get_scc();
-            l.shl_imm(scc, 9)
-        }
-        (20 | 21 | 23 | 24, _) | (19, true) => l.c32(0),
-        (29, false) | (29 | 30, true) => {
-            end = true;
-            let n = l.push_op(crate::ir::Op::InstCount, Ty::S64);
-            if id == 30 {
-                l.hi(n)
-            } else if gfx12 {
-                l.lo(n)
-            } else {
-                let lo = l.lo(n);
-                l.and_imm(lo, 0xf_ffff)
-            }
-        }
-        _ => return Err(format!("hardware register {id} is not supported")),
-    };
-    let r = l.lshr_imm(v, off as u64);
-    let r = if size >= 32 {
-        r
-    } else {
-        l.and_imm(r, (1u64 << size) - 1)
-    };
-    let d = if inst.dst[0].is_some() {
-        inst.dst[0]
-    } else {
-        inst.src[0]
-    };
-    l.set_s32(d, r)?;
-    Ok(if end {
-        Flow::End(Exit::Jump(l.next_pc))
-    } else {
-        Flow::Next
-    })
-}
-
-/// Scalar instructions of RDNA without a GFX9 counterpart, or `None`.
-fn salu(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
-    let flow = match name {
-        // Sleeps give other waves a turn, as `s_sleep` does.
-        "s_sleep_var" => Ok(Flow::End(Exit::Yield { next: l.next_pc })),
-        "s_alloc_vgpr" => alloc_vgpr(l, inst).map(|()| Flow::Next),
-        "s_sendmsg_rtn_b32" | "s_sendmsg_rtn_b64" => {
-            sendmsg_rtn(l, inst, name).map(|()| Flow::Next)
-        }
-        // Barrier -2 (the trap barrier; waves here are never privileged) and 0 do nothing
-        // and return SCC = 0 (RDNA4 ISA, S_BARRIER_SIGNAL_ISFIRST). The work-group barrier
-        // (-1) needs the work-group's signal count, which a wave does not see.
-        "s_barrier_signal_isfirst" if matches!(inst.src[0].code, 128 | 194) => {
-            let zero = l.c32(0);
-            l.set_scc(zero);
-            Ok(Flow::Next)
-        }
-        "s_get_barrier_state" => get_barrier_state(l, inst).map(|()| Flow::Next),
-        // MODE (id 1) is GFX9's `s_getreg_b32` (`salu`).
-        "s_getreg_b32" if inst.imm as u32 & 0x3f != 1 => getreg(l, inst),
-        "s_and_not0_wrexec_b32"
-        | "s_and_not0_wrexec_b64"
-        | "s_and_not1_wrexec_b32"
-        | "s_and_not1_wrexec_b64" => wrexec(l, inst, name).map(|()| Flow::Next),
-        "s_pack_hl_b32_b16" => (|| {
-            // D = { S1[15:0], S0[31:16] } (RDNA4 ISA, S_PACK_HL_B32_B16).
-            let a = l.s32(inst.src[0], K::B32)?;
-            let b = l.s32(inst.src[1], K::B32)?;
-            let lo = l.lshr_imm(a, 16);
-            let hi = l.shl_imm(b, 16);
-            let r = l.or(hi, lo);
-            l.set_s32(inst.dst[0], r)
-        })()
-        .map(|()| Flow::Next),
-        _ => {
-            let stem = name.strip_prefix("s_")?;
-            let k = if stem.ends_with("_f32") || stem == "cvt_f32_i32" || stem == "cvt_f32_u32" {
-                K::F32
-            } else if stem.ends_with("_f16") {
-                K::F16
-            } else {
-                return None;
-            };
-            salu_float(l, inst, stem, k)?.map(|()| Flow::Next)
-        }
-    };
-    Some(flow.map(|f| (InstClass::Salu, f)))
-}
-
-/// `s_sendmsg_rtn_b32/b64` (RDNA4 ISA 5.4, Table 22; the message id is SSRC0's field):
-/// what a wave can get off-GPU. GET_REALTIME reads the environment clock (as
-/// `s_memrealtime`: deterministic, see `smem`); there is no doorbell, dispatch id, trap
-/// handler or shader-engine layout, so GET_DOORBELL, GET_DDID, GET_TMA, GET_TBA (bit 63
-/// clear: no trap handler present) and GET_SE_HW_ID return 0. SAVE_WAVE (trap handler only),
-/// ILLEGAL and reserved ids are unsupported. The b32 form writes the low 32 bits.
-fn sendmsg_rtn(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
-    let msg = inst.imm as u32 & 0xff;
-    let v = match msg {
-        0x83 => l.push_op(crate::ir::Op::Clock, Ty::S64),
-        0x80 | 0x81 | 0x82 | 0x85 | 0x87 => l.c64(0),
-        _ => {
-            return Err(format!(
-                "s_sendmsg_rtn message {msg:#x} is not available off-GPU"
-            ))
-        }
-    };
-    if name.ends_with("_b64") {
-        l.set_s64(inst.dst[0], v)
-    } else {
-        let lo = l.conv(ConvOp::Lo, v);
-        l.set_s32(inst.dst[0], lo)
-    }
-}
-
-/// `s_alloc_vgpr n` (RDNA4 ISA, S_ALLOC_VGPR): a wave here always owns the full register
-/// file, so a request for at most 256 VGPRs (`S0[8:0]`) succeeds (SCC = 1) and changes
-/// nothing; a larger one fails (SCC = 0).
-fn alloc_vgpr(l: &mut Lifter, inst: &Inst) -> R<()> {
-    let n = l.s32(inst.src[0], K::B32)?;
-    let n = l.and_imm(n, 0x1ff);
-    let max = l.c32(256);
-    let ok = l.cmp(CmpOp::ULe, n, max);
-    l.set_scc(ok);
-    Ok(())
-}
-
-/// A scalar float source: MODE input denormal flushing applies (RDNA4 ISA 6.8: "Rounding
-/// and denormal handling follow the MODE.round and MODE.denorm settings"); f16 sources are
-/// the low 16 bits.
-fn fsrc(l: &mut Lifter, inst: &Inst, i: usize, k: K) -> R<Val> {
-    let v = l.s32(inst.src[i], k)?;
-    let v = if k == K::F16 { l.and_imm(v, 0xffff) } else { v };
-    Ok(if l.denorm_allowed(k, 1) {
-        v
-    } else {
-        l.flush_denorm(v, k)
-    })
-}
-
-/// `op` on scalar operands rounded once in the MODE direction for results of kind `k`, with
-/// FP16_OVFL for f16 results: the VALU's rounded lane function on a broadcast, lane 0 read
-/// back (RDNA4 ISA 6.8: the scalar float instructions "produce identical results with their
-/// VALU counterparts"; rounding follows MODE.round).
-fn scalar_rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Val {
-    let lanes: Vec<Val> = args.into_iter().map(|a| l.bcast(a)).collect();
-    let v = super::valu::rounded(l, op, k, lanes);
-    let zero = l.c32(0);
-    l.read_lane(v, zero)
-}
-
-/// Whether a result of kind `k` needs [`scalar_rounded`]: a directed MODE rounding, or
-/// FP16_OVFL for an f16 result (the IR's conversions round to nearest even and overflow to
-/// infinity).
-fn needs_rounded(l: &Lifter, k: K) -> bool {
-    super::valu::round_of(l, k) != Round::NearestEven || (k == K::F16 && super::valu::fp16_ovfl(l))
-}
-
-/// Output denormal flushing of a scalar float result.
-fn fres(l: &mut Lifter, v: Val, k: K) -> Val {
-    if l.denorm_allowed(k, 2) {
-        v
-    } else {
-        l.flush_denorm(v, k)
-    }
-}
-
-/// The SALU float instructions (RDNA4 ISA 6.8 and 16.1/16.3/16.4). f16 arithmetic is done
-/// in f32 and rounded once (exact for add, sub, mul and min/max; `s_fmac_f16` may
-/// double-round in rare ties, as the VALU f16 FMAs); f16 results zero the high half. Under a
-/// directed MODE rounding (or FP16_OVFL for f16 results), arithmetic goes through
-/// `salu_float_directed` and the rounding conversions through `scalar_rounded`.
-fn salu_float(l: &mut Lifter, inst: &Inst, stem: &str, k: K) -> Option<R<()>> {
-    let op = stem
-        .strip_suffix(if k == K::F32 { "_f32" } else { "_f16" })
-        .unwrap_or(stem);
-    if let Some(cmp) = op.strip_prefix("cmp_") {
-        let c = super::vcmp::float_cmp(cmp)?;
-        return Some((|| {
-            let a = fsrc(l, inst, 0, k)?;
-            let b = fsrc(l, inst, 1, k)?;
-            let (a, b) = if k == K::F16 {
-                (l.conv(ConvOp::F16ToF32, a), l.conv(ConvOp::F16ToF32, b))
-            } else {
-                (a, b)
-            };
-            let r = l.cmp(c, a, b);
-            l.set_scc(r);
-            Ok(())
-        })());
-    }
-    let known = matches!(
-        op,
-        "add"
-            | "sub"
-            | "mul"
-            | "min_num"
-            | "max_num"
-            | "minimum"
-            | "maximum"
-            | "fmac"
-            | "fmaak"
-            | "fmamk"
-            | "ceil"
-            | "floor"
-            | "trunc"
-            | "rndne"
-            | "cvt_f32"
-            | "cvt_hi_f32"
-            | "cvt_i32"
-            | "cvt_u32"
-            | "cvt_f16"
-            | "cvt_pk_rtz_f16"
-    ) || stem == "cvt_f32_i32"
-        || stem == "cvt_f32_u32";
-    if !known {
-        return None;
-    }
-    Some(salu_float_op(l, inst, stem, op, k))
-}
-
-fn salu_float_op(l: &mut Lifter, inst: &Inst, stem: &str, op: &str, k: K) -> R<()> {
-    // Conversions, named `s_cvt_<to>_<from>`.
-    match stem {
-        "cvt_f32_i32" | "cvt_f32_u32" => {
-            // Rounded in the f32 MODE direction (RDNA4 ISA 16.3 S_CVT_F32_I32/U32: `D0.f32 =
-            // i32_to_f32(S0.i32)`, as V_CVT_F32_I32).
-            let a = l.s32(inst.src[0], K::B32)?;
-            let signed = stem == "cvt_f32_i32";
-            let r = if needs_rounded(l, K::F32) {
-                let op = if signed {
-                    RoundedOp::I32ToF32
-                } else {
-                    RoundedOp::U32ToF32
-                };
-                scalar_rounded(l, op, K::F32, vec![a])
-            } else if signed {
-                l.conv(ConvOp::I32ToF32, a)
-            } else {
-                l.conv(ConvOp::U32ToF32, a)
-            };
-            return l.set_s32(inst.dst[0], r);
-        }
-        "cvt_i32_f32" | "cvt_u32_f32" => {
-            // Toward zero, saturating, NaN → 0 (the IR's conversion rule).
-            let a = fsrc(l, inst, 0, K::F32)?;
-            let c = if stem == "cvt_i32_f32" {
-                ConvOp::F32ToI32
-            } else {
-                ConvOp::F32ToU32
-            };
-            let r = l.conv(c, a);
-            return l.set_s32(inst.dst[0], r);
-        }
-        "cvt_f32_f16" | "cvt_hi_f32_f16" => {
-            let a = l.s32(inst.src[0], K::F16)?;
-            let a = if stem == "cvt_hi_f32_f16" {
-                l.lshr_imm(a, 16)
-            } else {
-                a
-            };
-            let a = l.and_imm(a, 0xffff);
-            let a = if l.denorm_allowed(K::F16, 1) {
-                a
-            } else {
-                l.flush_denorm(a, K::F16)
-            };
-            let r = l.conv(ConvOp::F16ToF32, a);
-            let r = fres(l, r, K::F32);
-            return l.set_s32(inst.dst[0], r);
-        }
-        "cvt_f16_f32" => {
-            // Rounded in the f16 (f64/f16) MODE direction with FP16_OVFL, as V_CVT_F16_F32
-            // ("Output rounding based on DP rounding mode", RDNA4 ISA 16.8).
-            let a = fsrc(l, inst, 0, K::F32)?;
-            let r = if needs_rounded(l, K::F16) {
-                scalar_rounded(l, RoundedOp::F32ToF16, K::F16, vec![a])
-            } else {
-                l.conv(ConvOp::F32ToF16, a)
-            };
-            let r = fres(l, r, K::F16);
-            let r = l.and_imm(r, 0xffff);
-            return l.set_s32(inst.dst[0], r);
-        }
-        "cvt_pk_rtz_f16_f32" => {
-            // Through the VALU's lane function on a broadcast (lane 0 read back).
-            let a = fsrc(l, inst, 0, K::F32)?;
-            let b = fsrc(l, inst, 1, K::F32)?;
-            let (va, vb) = (l.bcast(a), l.bcast(b));
-            let v = l.lane_fn(LaneFn::PkRtzF16F32, vec![va, vb], Ty::V32);
-            let zero = l.c32(0);
-            let r = l.read_lane(v, zero);
-            return l.set_s32(inst.dst[0], r);
-        }
-        _ => {}
-    }
-    // Min/max and the integral roundings are exact (in f16 through f32 too): no MODE
-    // rounding direction or overflow applies to them. Add, sub, mul and the FMAs round once
-    // in a directed MODE direction, or with FP16_OVFL, through `scalar_rounded`, in f16
-    // directly.
-    let exact = matches!(
-        op,
-        "min_num" | "max_num" | "minimum" | "maximum" | "ceil" | "floor" | "trunc" | "rndne"
-    );
-    if !exact && needs_rounded(l, k) {
-        return salu_float_directed(l, inst, op, k);
-    }
-    let f16 = k == K::F16;
-    let widen = |l: &mut Lifter, v: Val| {
-        if f16 {
-            l.conv(ConvOp::F16ToF32, v)
-        } else {
-            v
-        }
-    };
-    let r = match op {
-        "add" | "sub" | "mul" | "min_num" | "max_num" | "minimum" | "maximum" => {
-            let a = fsrc(l, inst, 0, k)?;
-            let b = fsrc(l, inst, 1, k)?;
-            let (a, b) = (widen(l, a), widen(l, b));
-            match op {
-                "add" => l.bin(BinOp::FAdd, a, b),
-                "sub" => l.bin(BinOp::FSub, a, b),
-                "mul" => l.bin(BinOp::FMul, a, b),
-                "min_num" => minmax(l, MinMax::Num, false, a, b),
-                "max_num" => minmax(l, MinMax::Num, true, a, b),
-                "minimum" => minmax(l, MinMax::Ieee2019, false, a, b),
-                _ => minmax(l, MinMax::Ieee2019, true, a, b),
-            }
-        }
-        "fmac" | "fmaak" | "fmamk" => {
-            let a = fsrc(l, inst, 0, k)?;
-            let (b, c) = match op {
-                // D = S0 * S1 + D
-                "fmac" => {
-                    let b = fsrc(l, inst, 1, k)?;
-                    let d = l.s32(inst.dst[0], k)?;
-                    let d = if f16 { l.and_imm(d, 0xffff) } else { d };
-                    let d = if l.denorm_allowed(k, 1) {
-                        d
-                    } else {
-                        l.flush_denorm(d, k)
-                    };
-                    (b, d)
-                }
-                // D = S0 * S1 + K (LLVM's operand order: s0, s1, K)
-                "fmaak" => (fsrc(l, inst, 1, k)?, fsrc(l, inst, 2, k)?),
-                // D = S0 * K + S1 (LLVM's operand order: s0, K, s1)
-                _ => (fsrc(l, inst, 1, k)?, fsrc(l, inst, 2, k)?),
-            };
-            let (a, b, c) = (widen(l, a), widen(l, b), widen(l, c));
-            l.tern(TernOp::Fma, a, b, c)
-        }
-        "ceil" | "floor" | "trunc" | "rndne" => {
-            let a = fsrc(l, inst, 0, k)?;
-            let a = widen(l, a);
-            let u = match op {
-                "ceil" => UnOp::FCeil,
-                "floor" => UnOp::FFloor,
-                "trunc" => UnOp::FTrunc,
-                _ => UnOp::FRoundEven,
-            };
-            l.un(u, a)
-        }
-        _ => return Err(format!("scalar float op s_{stem} is not lifted")),
-    };
-    let r = if f16 {
-        let h = l.conv(ConvOp::F32ToF16, r);
-        let h = fres(l, h, K::F16);
-        l.and_imm(h, 0xffff)
-    } else {
-        fres(l, r, K::F32)
-    };
-    l.set_s32(inst.dst[0], r)
-}
-
-/// `s_add/sub/mul/fmac/fmaak/fmamk_f32/f16` under a directed MODE rounding direction (or an
-/// f16 one with FP16_OVFL): one rounding of the exact result (RDNA4 ISA 6.8: SALU float
-/// rounding follows MODE.round).
-fn salu_float_directed(l: &mut Lifter, inst: &Inst, op: &str, k: K) -> R<()> {
-    use RoundedOp::*;
-    let f16 = k == K::F16;
-    let (rop, args) = match op {
-        "add" | "sub" | "mul" => {
-            let rop = match (op, f16) {
-                ("add", false) => AddF32,
-                ("sub", false) => SubF32,
-                ("mul", false) => MulF32,
-                ("add", true) => AddF16,
-                ("sub", true) => SubF16,
-                _ => MulF16,
-            };
-            (rop, vec![fsrc(l, inst, 0, k)?, fsrc(l, inst, 1, k)?])
-        }
-        "fmac" | "fmaak" | "fmamk" => {
-            let a = fsrc(l, inst, 0, k)?;
-            let b = fsrc(l, inst, 1, k)?;
-            let c = if op == "fmac" {
-                let d = l.s32(inst.dst[0], k)?;
-                let d = if f16 { l.and_imm(d, 0xffff) } else { d };
-                if l.denorm_allowed(k, 1) {
-                    d
-                } else {
-                    l.flush_denorm(d, k)
-                }
-            } else {
-                fsrc(l, inst, 2, k)?
-            };
-            (if f16 { FmaF16 } else { FmaF32 }, vec![a, b, c])
-        }
-        _ => return Err(format!("scalar float op {op} under a directed rounding")),
-    };
-    let r = scalar_rounded(l, rop, k, args);
-    let r = fres(l, r, k);
-    let r = if f16 { l.and_imm(r, 0xffff) } else { r };
-    l.set_s32(inst.dst[0], r)
-}
-
 // ---- DPP ---------------------------------------------------------------------------------
 
 /// DPP16 lane mapping of an RDNA `DPP_CTRL` (RDNA4 ISA 7.9.1): for each lane the source
@@ -1067,7 +477,7 @@ pub(super) fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
 /// 7.9.2). Writes follow EXEC.
 pub(super) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
     let fi = l.inst()?.mods.op_sel_hi & 0x80 != 0;
-    let idx = lanes(l, |i| (i & !7) + (sel[(i & 7) as usize] & 7) as u32);
+    let idx = l.lanes(|i| (i & !7) + (sel[(i & 7) as usize] & 7) as u32);
     let permuted = l.gather(v, idx);
     if fi {
         return Ok(permuted);
@@ -1081,31 +491,6 @@ pub(super) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
 }
 
 // ---- more VALU ------------------------------------------------------------------------------
-
-/// `ds_append` / `ds_consume` on RDNA: GFX9's rule (the counter at LDS `M0 + offset` changes
-/// by the number of active lanes, which all receive the pre-op value; LLVM sets M0 to the
-/// base on every target, `AMDGPUISelDAGToDAG::SelectDSAppendConsume`) once per pass: a wave64
-/// LDS instruction executes as two passes, lanes 0-31 then 32-63 (RDNA4 ISA 2.1), so the
-/// upper half counts on from the lower half's result.
-fn append(l: &mut Lifter, inst: &Inst, add: bool) -> R<()> {
-    if inst.mem.gds {
-        return Err("GDS (global data share) is not available off-GPU".into());
-    }
-    l.count_vector();
-    let off = inst.mem.offset as u16 as u64;
-    let exec = l.exec();
-    let halves: &[u64] = if l.wave == 32 {
-        &[!0]
-    } else {
-        &[0xffff_ffff, 0xffff_ffff_0000_0000]
-    };
-    for &half in halves {
-        let h = l.c64(half);
-        let m = l.and(exec, h);
-        super::ds::append(l, inst, add, off, m)?;
-    }
-    Ok(())
-}
 
 /// Three-source integer min/max: `v_minmax/v_maxmin_{i32,u32}` (`min(max(a, b), c)` and
 /// mirror) and the 16-bit `v_min3/v_max3/v_med3_{i16,u16}`.
@@ -1345,55 +730,6 @@ fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
 }
 
 // ---- more SALU -----------------------------------------------------------------------------
-
-/// `s_and_not0_wrexec` (EXEC = D = ~S0 & EXEC) and `s_and_not1_wrexec` (EXEC = D = S0 &
-/// ~EXEC), both widths; SCC = EXEC != 0.
-fn wrexec(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
-    let s0 = l.mask_opnd(inst.src[0])?;
-    let e = l.exec();
-    let new = if name.starts_with("s_and_not0") {
-        let n = l.not(s0);
-        l.and(n, e)
-    } else {
-        let n = l.not(e);
-        l.and(s0, n)
-    };
-    let new = if l.wave == 32 {
-        l.and_imm(new, 0xffff_ffff)
-    } else {
-        new
-    };
-    l.set_exec(new);
-    l.set_mask_opnd(inst.dst[0], new)?;
-    let scc = l.ne0(new);
-    l.set_scc(scc);
-    Ok(())
-}
-
-/// RDNA program-control instructions without a GFX9 counterpart.
-fn sopp(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
-    match name {
-        "s_round_mode" | "s_denorm_mode" => {
-            // MODE[3:0] (round) or MODE[7:4] (denorm) = SIMM16[3:0]; translation depends on
-            // MODE, so the block ends.
-            let (shift, mask) = if name == "s_round_mode" {
-                (0, 0xf)
-            } else {
-                (4, 0xf0)
-            };
-            let old = l.push_op(crate::ir::Op::GetMode, Ty::S32);
-            let kept = l.and_imm(old, !(mask as u32) as u64);
-            let v = l.c32(((inst.imm as u32) & 0xf) << shift);
-            let new = l.or(kept, v);
-            l.effect(crate::ir::Op::SetMode(new));
-            Some(Ok((InstClass::Control, Flow::End(Exit::Jump(l.next_pc)))))
-        }
-        // MSG_DEALLOC_VGPRS (message 3): the wave gives up its VGPRs before s_endpgm; no
-        // effect here.
-        "s_sendmsg" if inst.imm & 0xff == 3 => Some(Ok((InstClass::Control, Flow::Next))),
-        _ => None,
-    }
-}
 
 // ---- FP8 / BF8 (gfx12: OCP formats) ---------------------------------------------------------
 
@@ -1966,182 +1302,7 @@ pub(super) fn cvt_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
 
 // ---- scalar memory ---------------------------------------------------------------------------
 
-/// gfx12 `s_load_u8/i8/u16/i16` (RDNA4 ISA 8.1.3): 8 or 16 bits (16-bit loads 2-byte
-/// aligned) at `sbase + offset (+ soffset)`, zero- or sign-extended into one SGPR. The
-/// containing dword is loaded and the field extracted.
-fn sload_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
-    let base = l.s64(inst.src[0], K::B64)?;
-    let v = small_load_at(l, inst, kind, base, None)?;
-    let reg = inst.dst[0]
-        .sreg()
-        .ok_or("scalar load destination is not an SGPR")?;
-    l.set_sreg(reg, v);
-    Ok(())
-}
-
-/// gfx12 `s_buffer_load_u8/i8/u16/i16`: as `s_load_*` from the V# base; an offset at or
-/// past `num_records * max(stride, 1)` reads 0 (RDNA4 ISA 9.4.1.4; the access then uses
-/// offset 0, inside the buffer).
-fn sbuffer_load_small(l: &mut Lifter, inst: &Inst, kind: &str) -> R<()> {
-    let (base, limit) = super::smem::vsharp(l, inst)?;
-    let v = small_load_at(l, inst, kind, base, Some(limit))?;
-    let reg = inst.dst[0]
-        .sreg()
-        .ok_or("scalar load destination is not an SGPR")?;
-    l.set_sreg(reg, v);
-    Ok(())
-}
-
-/// The 8/16-bit scalar load of `kind` at `base + offset (+ soffset)`, zero- or sign-extended;
-/// with `limit`, an offset at or past it reads 0.
-fn small_load_at(l: &mut Lifter, inst: &Inst, kind: &str, base: Val, limit: Option<Val>) -> R<Val> {
-    let off = super::smem::offset(l, inst)?;
-    let (off, ok) = match limit {
-        Some(lim) => {
-            let ok = l.cmp(CmpOp::ULt, off, lim);
-            let z = l.c64(0);
-            (l.select(ok, off, z), Some(ok))
-        }
-        None => (off, None),
-    };
-    let a = l.add(base, off);
-    let wide = kind.ends_with("16");
-    // A 16-bit load ignores address bit 0 (it must be aligned).
-    let a = if wide { l.and_imm(a, !1) } else { a };
-    let dword = l.and_imm(a, !3);
-    let w = l.push_op(
-        crate::ir::Op::SLoad {
-            pc: l.pc,
-            addr: dword,
-        },
-        Ty::S32,
-    );
-    let sh = l.and_imm(a, 3);
-    let sh = l.conv(ConvOp::Lo, sh);
-    let sh = l.shl_imm(sh, 3);
-    let v = l.bin(BinOp::LShr, w, sh);
-    let v = l.conv(
-        match kind {
-            "u8" => ConvOp::ZExt8,
-            "i8" => ConvOp::SExt8,
-            "u16" => ConvOp::ZExt16,
-            _ => ConvOp::SExt16,
-        },
-        v,
-    );
-    Ok(match ok {
-        Some(ok) => {
-            let z = l.c32(0);
-            l.select(ok, v, z)
-        }
-        None => v,
-    })
-}
-
 // ---- WMMA load-transpose -------------------------------------------------------------------
-
-/// gfx12 `global_load_tr_b128` (16-bit elements) and `global_load_tr_b64` (8-bit) (RDNA4
-/// ISA 11.6): lanes 0..31 each load 16 (8) contiguous bytes, the column of 8 elements
-/// `A[M0..M0+8][K]` of a 16x16 A-matrix stored column-major, with `K = (lane >> 3) * 4 +
-/// (lane & 3)` and `M0 = 8 * ((lane >> 2) & 1)` (the lane figure of 11.6.2); the elements
-/// are then written in the WMMA A-matrix VGPR layout (ISA 7.12.2: 16-bit wave32: lane
-/// `{K[2], M}`, VGPR `{K[3], K[1]}`, half `K[0]`; wave64: lane `{K[3:2], M}`, VGPR `K[1]`;
-/// 8-bit wave32: lane `{K[3], M}`, VGPR `K[2]`, byte `K[1:0]`; wave64: lane `{K[2], K[3],
-/// M}`, byte `K[1:0]`). In wave64 the addresses of lanes 32..63 are not used. EXEC must be
-/// all ones (otherwise undefined); the loads and writes follow EXEC here.
-fn load_tr(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
-    l.count_vector();
-    let wide = name.ends_with("b128");
-    let esize: u32 = if wide { 16 } else { 8 };
-    let ndw: u16 = if wide { 4 } else { 2 };
-    let wave = l.wave;
-    let addr = seg_addr(l, inst, false, 0)?;
-    let exec = l.exec();
-    let lanes32 = l.c64(0xffff_ffff);
-    let lmask = l.and(exec, lanes32);
-    let mut loaded = Vec::new();
-    for i in 0..ndw as u64 {
-        let a = l.add_imm(addr, 4 * i);
-        loaded.push(l.push_op(
-            crate::ir::Op::Load {
-                pc: l.pc,
-                space: crate::env::Space::Global,
-                addr: a,
-                size: 4,
-                signed: false,
-                mask: lmask,
-            },
-            Ty::V32,
-        ));
-    }
-    // Destination (lane d, register j, part p) → (M, K).
-    let parts = 32 / esize;
-    let nregs: u32 = match (wide, wave) {
-        (true, 32) => 4,
-        (true, _) => 2,
-        (false, 32) => 2,
-        (false, _) => 1,
-    };
-    let mk = |d: u32, j: u32, p: u32| -> (u32, u32) {
-        let m = d & 15;
-        let k = match (wide, wave) {
-            (true, 32) => (d >> 4 & 1) << 2 | (j >> 1) << 3 | (j & 1) << 1 | p,
-            (true, _) => (d >> 4 & 3) << 2 | j << 1 | p,
-            (false, 32) => (d >> 4 & 1) << 3 | j << 2 | p,
-            (false, _) => (d >> 5 & 1) << 2 | (d >> 4 & 1) << 3 | p,
-        };
-        (m, k)
-    };
-    let dst = inst.dst[0].vreg().ok_or("load destination is not a VGPR")?;
-    for j in 0..nregs {
-        let mut acc: Option<Val> = None;
-        for p in 0..parts {
-            // Source lane and element of every destination lane.
-            let mut src = [0u32; 64];
-            let mut elem = [0u32; 64];
-            for d in 0..64u32 {
-                let (m, k) = mk(d, j, p);
-                src[d as usize] = (k >> 2) << 3 | (k & 3) | (m >> 3) << 2;
-                elem[d as usize] = m & 7;
-            }
-            let idx = l.lane_const(src);
-            let per_dword = 32 / esize;
-            let mut val: Option<Val> = None;
-            for (w, &dw) in loaded.iter().enumerate() {
-                let g = l.gather(dw, idx);
-                let mut m = 0u64;
-                for (d, &e) in elem.iter().enumerate() {
-                    if e / per_dword == w as u32 {
-                        m |= 1 << d;
-                    }
-                }
-                val = Some(match val {
-                    None => g,
-                    Some(v) => {
-                        let mv = l.c64(m);
-                        l.select(mv, g, v)
-                    }
-                });
-            }
-            let v = val.ok_or("no loaded data")?;
-            let shifts = lanes(l, |d| esize * (elem[d as usize] % per_dword));
-            let v = l.bin(BinOp::LShr, v, shifts);
-            let v = l.and_imm(v, (1u64 << esize) - 1);
-            let v = if p > 0 {
-                l.shl_imm(v, (esize * p) as u64)
-            } else {
-                v
-            };
-            acc = Some(match acc {
-                None => v,
-                Some(a) => l.or(a, v),
-            });
-        }
-        let r = acc.ok_or("no parts")?;
-        l.set_vreg(dst + j as u16, r, exec)?;
-    }
-    Ok(())
-}
 
 /// `v_fmac_f16` (`D = fma(S0, S1, D)`), `v_fmaak_f16` (`fma(S0, S1, K)`) and `v_fmamk_f16`
 /// (`fma(S0, K, S1)`, LLVM's operand order `S0, K, S1`): lifted as `v_fma_f16` with the
@@ -2219,21 +1380,6 @@ fn pk_minimum16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let hi = l.shl_imm(out[1], 16);
     let r = l.or(lo, hi);
     l.vdst32(r)
-}
-
-/// gfx12 `ds_bpermute_fi_b32`: `ds_bpermute_b32` that also reads disabled source lanes
-/// ("fetch inactive"); the lane index is `(addr + offset) / 4` modulo the wave size.
-fn bpermute_fi(l: &mut Lifter, inst: &Inst) -> R<()> {
-    l.count_vector();
-    let exec = l.exec();
-    let v = l.v32(inst.src[1], K::B32)?;
-    let a = l.v32(inst.src[0], K::B32)?;
-    let off = (inst.mem.offset as u32 & 0xffff) as u64;
-    let a = if off != 0 { l.add_imm(a, off) } else { a };
-    let idx = l.lshr_imm(a, 2);
-    let idx = l.and_imm(idx, (l.wave - 1) as u64);
-    let r = l.gather(v, idx);
-    l.set_vregs(inst.dst[0], &[r], exec)
 }
 
 /// gfx12 `v_med3_num_f32/f16` (RDNA4 ISA, V_MED3_NUM_F32): with a NaN input, the
@@ -2477,65 +1623,6 @@ fn add_to(l: &mut Lifter, acc: Option<Val>, v: Val) -> Val {
     }
 }
 
-/// The ADDTID forms (RDNA4 ISA 11.1.2, 12.5): no VGPR address; lane `i` accesses the dword
-/// at `base + offset + 4 * i`, where the base is the SGPR pair SADDR (0 for `off`) for
-/// `global_{load,store}_addtid_b32` and M0[15:0] (an LDS byte address) for
-/// `ds_{load,store}_addtid_b32`.
-fn addtid(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
-    l.count_vector();
-    let lds = name.starts_with("ds_");
-    let base = if lds {
-        let m0 = l.get_sreg(crate::wave::sreg::M0);
-        let m0 = l.and_imm(m0, 0xffff);
-        l.conv(ConvOp::ZExt, m0)
-    } else if inst.src[2].is_some() {
-        l.s64(inst.src[2], K::B64)?
-    } else {
-        l.c64(0)
-    };
-    let off = if lds {
-        (inst.mem.offset as u32 & 0xffff) as u64
-    } else {
-        inst.mem.offset as i64 as u64
-    };
-    let base = l.add_imm(base, off);
-    let base = l.bcast(base);
-    let tid = lanes(l, |i| 4 * i);
-    let tid = l.conv(ConvOp::ZExt, tid);
-    let addr = l.add(base, tid);
-    let space = if lds {
-        crate::env::Space::Lds
-    } else {
-        crate::env::Space::Global
-    };
-    let exec = l.exec();
-    if name.contains("_load_") {
-        let v = l.push_op(
-            crate::ir::Op::Load {
-                pc: l.pc,
-                space,
-                addr,
-                size: 4,
-                signed: false,
-                mask: exec,
-            },
-            Ty::V32,
-        );
-        l.set_vregs(inst.dst[0], &[v], exec)
-    } else {
-        let data = l.v32(inst.src[1], K::B32)?;
-        l.effect(crate::ir::Op::Store {
-            pc: l.pc,
-            space,
-            addr,
-            size: 4,
-            data,
-            mask: exec,
-        });
-        Ok(())
-    }
-}
-
 /// `v_movrels_b32` (`D = VGPR[src + M0]`), `v_movreld_b32` (`VGPR[dst + M0] = S0`),
 /// `v_movrelsd_b32` (both indexed by M0) and `v_movrelsd_2_b32` (source by M0[9:0],
 /// destination by M0[25:16]) (RDNA4 ISA, V_MOVRELS_B32). Out of range (index > 255 or
@@ -2683,142 +1770,4 @@ fn qsad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     };
     let exec = l.exec();
     l.set_vregs(inst.dst[0], &vals, exec)
-}
-
-/// The per-lane address of a GLOBAL (`SADDR + zext(VADDR)` or the 64-bit VADDR) or SCRATCH
-/// (`VADDR + SADDR`, each optional: a per-lane offset in private memory) instruction, plus
-/// `extra` bytes.
-fn seg_addr(l: &mut Lifter, inst: &Inst, scratch: bool, extra: i64) -> R<Val> {
-    let a = if scratch {
-        let mut a = l.c64(0);
-        a = l.bcast(a);
-        if inst.src[0].is_some() {
-            let v = l.v32(inst.src[0], K::B32)?;
-            let v = l.conv(ConvOp::ZExt, v);
-            a = l.add(a, v);
-        }
-        if inst.src[2].is_some() {
-            let s = l.s32(inst.src[2], K::B32)?;
-            let s = l.conv(ConvOp::ZExt, s);
-            let s = l.bcast(s);
-            a = l.add(a, s);
-        }
-        a
-    } else if inst.src[2].is_some() {
-        let sb = l.s64(inst.src[2], K::B64)?;
-        let sb = l.bcast(sb);
-        let v = l.v32(inst.src[0], K::B32)?;
-        let v = l.conv(ConvOp::ZExt, v);
-        l.add(sb, v)
-    } else {
-        l.v64(inst.src[0], K::B64)?
-    };
-    Ok(l.add_imm(a, (inst.mem.offset as i64 + extra) as u64))
-}
-
-/// gfx12 `global/scratch_{load,store}_block` (RDNA4 ISA 11.5): up to 32 consecutive VGPRs
-/// to or from consecutive dwords per lane; bit `n` of M0 selects VGPR `n` (a skipped VGPR
-/// still advances the offset by 4). Destination VGPRs past v255 are ignored; sources past
-/// v255 read v0.
-fn block_mem(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
-    l.count_vector();
-    let scratch = name.starts_with("scratch_");
-    let load = name.contains("_load_");
-    let space = if scratch {
-        crate::env::Space::Scratch
-    } else {
-        crate::env::Space::Global
-    };
-    let data = if load { inst.dst[0] } else { inst.src[1] };
-    let reg = data.vreg().ok_or("block data is not a VGPR")?;
-    let addr = seg_addr(l, inst, scratch, 0)?;
-    let exec = l.exec();
-    let m0 = l.get_sreg(crate::wave::sreg::M0);
-    let all = l.c64(!0);
-    let none = l.c64(0);
-    for n in 0..32u16 {
-        let bit = l.lshr_imm(m0, n as u64);
-        let bit = l.and_imm(bit, 1);
-        let sel = l.select(bit, all, none);
-        let mask = l.and(exec, sel);
-        let a = l.add_imm(addr, 4 * n as u64);
-        let r = reg + n;
-        if load {
-            let v = l.push_op(
-                crate::ir::Op::Load {
-                    pc: l.pc,
-                    space,
-                    addr: a,
-                    size: 4,
-                    signed: false,
-                    mask,
-                },
-                Ty::V32,
-            );
-            if r < 256 {
-                l.set_vreg(r, v, mask)?;
-            }
-        } else {
-            let d = l.get_vreg(if r < 256 { r } else { 0 })?;
-            l.effect(crate::ir::Op::Store {
-                pc: l.pc,
-                space,
-                addr: a,
-                size: 4,
-                data: d,
-                mask,
-            });
-        }
-    }
-    Ok(())
-}
-
-/// `ds_storexchg_2addr[_stride64]_rtn_b32/b64`: two exchanges at `ADDR + OFFSET0 * size`
-/// and `ADDR + OFFSET1 * size` (×64 for the stride64 forms) with DATA0 and DATA1, the old
-/// values returned in consecutive destination registers (RDNA4 ISA, DS_STOREXCHG_2ADDR_RTN_B32).
-fn storexchg2(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
-    let (stride64, ty) = match rest {
-        "rtn_b32" => (false, 4u8),
-        "rtn_b64" => (false, 8),
-        "stride64_rtn_b32" => (true, 4),
-        "stride64_rtn_b64" => (true, 8),
-        _ => return Err("unknown 2-address exchange".into()),
-    };
-    l.count_vector();
-    let exec = l.exec();
-    let unit = ty as u64 * if stride64 { 64 } else { 1 };
-    let a = l.v32(inst.src[0], K::B32)?;
-    let a = l.conv(ConvOp::ZExt, a);
-    let mut old = Vec::new();
-    for (i, off) in [
-        (1usize, inst.mem.offset as u8 as u64),
-        (2, inst.mem.offset1 as u64),
-    ] {
-        let addr = l.add_imm(a, off * unit);
-        let data = if ty == 8 {
-            l.v64(inst.src[i], K::B64)?
-        } else {
-            l.v32(inst.src[i], K::B32)?
-        };
-        let r = l.push_op(
-            crate::ir::Op::Atomic {
-                pc: l.pc,
-                space: crate::env::Space::Lds,
-                op: crate::env::AtomicOp::Swap,
-                addr,
-                size: ty,
-                data,
-                cmp: None,
-                mask: exec,
-            },
-            if ty == 8 { Ty::V64 } else { Ty::V32 },
-        );
-        if ty == 8 {
-            old.push(l.lo(r));
-            old.push(l.hi(r));
-        } else {
-            old.push(r);
-        }
-    }
-    l.set_vregs(inst.dst[0], &old, exec)
 }

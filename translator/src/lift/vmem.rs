@@ -38,6 +38,11 @@ use crate::wave::InstClass;
 
 /// Lifts a FLAT/GLOBAL/SCRATCH/MUBUF instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
+    if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
+        if let Some(r) = rdna(l, inst, name) {
+            return r;
+        }
+    }
     l.count_vector();
     if matches!(
         name,
@@ -813,4 +818,281 @@ fn atomic(l: &mut Lifter, inst: &Inst, a: &Access, rest: &str) -> R<()> {
         l.set_vregs(vd, &vals, a.exec)?;
     }
     Ok(())
+}
+
+// ---- RDNA ---------------------------------------------------------------------------------
+
+/// gfx12 vector memory instructions without a GFX9 counterpart, or `None`.
+fn rdna(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
+    if matches!(inst.format, Format::Global | Format::Scratch)
+        && matches!(
+            name,
+            "global_load_block"
+                | "global_store_block"
+                | "scratch_load_block"
+                | "scratch_store_block"
+        )
+    {
+        return Some(block_mem(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
+    }
+    if inst.format == Format::Global
+        && matches!(name, "global_load_addtid_b32" | "global_store_addtid_b32")
+    {
+        let load = name == "global_load_addtid_b32";
+        return Some(addtid(l, inst, false, load).map(|()| (InstClass::Vmem, Flow::Next)));
+    }
+    if inst.format == Format::Global && matches!(name, "global_load_tr_b128" | "global_load_tr_b64")
+    {
+        return Some(load_tr(l, inst, name).map(|()| (InstClass::Vmem, Flow::Next)));
+    }
+    None
+}
+
+/// gfx12 `global_load_tr_b128` (16-bit elements) and `global_load_tr_b64` (8-bit) (RDNA4
+/// ISA 11.6): lanes 0..31 each load 16 (8) contiguous bytes, the column of 8 elements
+/// `A[M0..M0+8][K]` of a 16x16 A-matrix stored column-major, with `K = (lane >> 3) * 4 +
+/// (lane & 3)` and `M0 = 8 * ((lane >> 2) & 1)` (the lane figure of 11.6.2); the elements
+/// are then written in the WMMA A-matrix VGPR layout (ISA 7.12.2: 16-bit wave32: lane
+/// `{K[2], M}`, VGPR `{K[3], K[1]}`, half `K[0]`; wave64: lane `{K[3:2], M}`, VGPR `K[1]`;
+/// 8-bit wave32: lane `{K[3], M}`, VGPR `K[2]`, byte `K[1:0]`; wave64: lane `{K[2], K[3],
+/// M}`, byte `K[1:0]`). In wave64 the addresses of lanes 32..63 are not used. EXEC must be
+/// all ones (otherwise undefined); the loads and writes follow EXEC here.
+fn load_tr(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    l.count_vector();
+    let wide = name.ends_with("b128");
+    let esize: u32 = if wide { 16 } else { 8 };
+    let ndw: u16 = if wide { 4 } else { 2 };
+    let wave = l.wave;
+    let addr = seg_addr(l, inst, false, 0)?;
+    let exec = l.exec();
+    let lanes32 = l.c64(0xffff_ffff);
+    let lmask = l.and(exec, lanes32);
+    let mut loaded = Vec::new();
+    for i in 0..ndw as u64 {
+        let a = l.add_imm(addr, 4 * i);
+        loaded.push(l.push_op(
+            crate::ir::Op::Load {
+                pc: l.pc,
+                space: crate::env::Space::Global,
+                addr: a,
+                size: 4,
+                signed: false,
+                mask: lmask,
+            },
+            Ty::V32,
+        ));
+    }
+    // Destination (lane d, register j, part p) → (M, K).
+    let parts = 32 / esize;
+    let nregs: u32 = match (wide, wave) {
+        (true, 32) => 4,
+        (true, _) => 2,
+        (false, 32) => 2,
+        (false, _) => 1,
+    };
+    let mk = |d: u32, j: u32, p: u32| -> (u32, u32) {
+        let m = d & 15;
+        let k = match (wide, wave) {
+            (true, 32) => (d >> 4 & 1) << 2 | (j >> 1) << 3 | (j & 1) << 1 | p,
+            (true, _) => (d >> 4 & 3) << 2 | j << 1 | p,
+            (false, 32) => (d >> 4 & 1) << 3 | j << 2 | p,
+            (false, _) => (d >> 5 & 1) << 2 | (d >> 4 & 1) << 3 | p,
+        };
+        (m, k)
+    };
+    let dst = inst.dst[0].vreg().ok_or("load destination is not a VGPR")?;
+    for j in 0..nregs {
+        let mut acc: Option<Val> = None;
+        for p in 0..parts {
+            // Source lane and element of every destination lane.
+            let mut src = [0u32; 64];
+            let mut elem = [0u32; 64];
+            for d in 0..64u32 {
+                let (m, k) = mk(d, j, p);
+                src[d as usize] = (k >> 2) << 3 | (k & 3) | (m >> 3) << 2;
+                elem[d as usize] = m & 7;
+            }
+            let idx = l.lane_const(src);
+            let per_dword = 32 / esize;
+            let mut val: Option<Val> = None;
+            for (w, &dw) in loaded.iter().enumerate() {
+                let g = l.gather(dw, idx);
+                let mut m = 0u64;
+                for (d, &e) in elem.iter().enumerate() {
+                    if e / per_dword == w as u32 {
+                        m |= 1 << d;
+                    }
+                }
+                val = Some(match val {
+                    None => g,
+                    Some(v) => {
+                        let mv = l.c64(m);
+                        l.select(mv, g, v)
+                    }
+                });
+            }
+            let v = val.ok_or("no loaded data")?;
+            let shifts = l.lanes(|d| esize * (elem[d as usize] % per_dword));
+            let v = l.bin(BinOp::LShr, v, shifts);
+            let v = l.and_imm(v, (1u64 << esize) - 1);
+            let v = if p > 0 {
+                l.shl_imm(v, (esize * p) as u64)
+            } else {
+                v
+            };
+            acc = Some(match acc {
+                None => v,
+                Some(a) => l.or(a, v),
+            });
+        }
+        let r = acc.ok_or("no parts")?;
+        l.set_vreg(dst + j as u16, r, exec)?;
+    }
+    Ok(())
+}
+
+/// The per-lane address of a GLOBAL (`SADDR + zext(VADDR)` or the 64-bit VADDR) or SCRATCH
+/// (`VADDR + SADDR`, each optional: a per-lane offset in private memory) instruction, plus
+/// `extra` bytes.
+fn seg_addr(l: &mut Lifter, inst: &Inst, scratch: bool, extra: i64) -> R<Val> {
+    let a = if scratch {
+        let mut a = l.c64(0);
+        a = l.bcast(a);
+        if inst.src[0].is_some() {
+            let v = l.v32(inst.src[0], K::B32)?;
+            let v = l.conv(ConvOp::ZExt, v);
+            a = l.add(a, v);
+        }
+        if inst.src[2].is_some() {
+            let s = l.s32(inst.src[2], K::B32)?;
+            let s = l.conv(ConvOp::ZExt, s);
+            let s = l.bcast(s);
+            a = l.add(a, s);
+        }
+        a
+    } else if inst.src[2].is_some() {
+        let sb = l.s64(inst.src[2], K::B64)?;
+        let sb = l.bcast(sb);
+        let v = l.v32(inst.src[0], K::B32)?;
+        let v = l.conv(ConvOp::ZExt, v);
+        l.add(sb, v)
+    } else {
+        l.v64(inst.src[0], K::B64)?
+    };
+    Ok(l.add_imm(a, (inst.mem.offset as i64 + extra) as u64))
+}
+
+/// gfx12 `global/scratch_{load,store}_block` (RDNA4 ISA 11.5): up to 32 consecutive VGPRs
+/// to or from consecutive dwords per lane; bit `n` of M0 selects VGPR `n` (a skipped VGPR
+/// still advances the offset by 4). Destination VGPRs past v255 are ignored; sources past
+/// v255 read v0.
+fn block_mem(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
+    l.count_vector();
+    let scratch = name.starts_with("scratch_");
+    let load = name.contains("_load_");
+    let space = if scratch {
+        crate::env::Space::Scratch
+    } else {
+        crate::env::Space::Global
+    };
+    let data = if load { inst.dst[0] } else { inst.src[1] };
+    let reg = data.vreg().ok_or("block data is not a VGPR")?;
+    let addr = seg_addr(l, inst, scratch, 0)?;
+    let exec = l.exec();
+    let m0 = l.get_sreg(crate::wave::sreg::M0);
+    let all = l.c64(!0);
+    let none = l.c64(0);
+    for n in 0..32u16 {
+        let bit = l.lshr_imm(m0, n as u64);
+        let bit = l.and_imm(bit, 1);
+        let sel = l.select(bit, all, none);
+        let mask = l.and(exec, sel);
+        let a = l.add_imm(addr, 4 * n as u64);
+        let r = reg + n;
+        if load {
+            let v = l.push_op(
+                crate::ir::Op::Load {
+                    pc: l.pc,
+                    space,
+                    addr: a,
+                    size: 4,
+                    signed: false,
+                    mask,
+                },
+                Ty::V32,
+            );
+            if r < 256 {
+                l.set_vreg(r, v, mask)?;
+            }
+        } else {
+            let d = l.get_vreg(if r < 256 { r } else { 0 })?;
+            l.effect(crate::ir::Op::Store {
+                pc: l.pc,
+                space,
+                addr: a,
+                size: 4,
+                data: d,
+                mask,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The ADDTID forms (RDNA4 ISA 11.1.2, 12.5): no VGPR address; lane `i` accesses the dword
+/// at `base + offset + 4 * i`, where the base is the SGPR pair SADDR (0 for `off`) for
+/// `global_{load,store}_addtid_b32` and M0[15:0] (an LDS byte address) for
+/// `ds_{load,store}_addtid_b32`.
+pub(super) fn addtid(l: &mut Lifter, inst: &Inst, lds: bool, load: bool) -> R<()> {
+    l.count_vector();
+    let base = if lds {
+        let m0 = l.get_sreg(crate::wave::sreg::M0);
+        let m0 = l.and_imm(m0, 0xffff);
+        l.conv(ConvOp::ZExt, m0)
+    } else if inst.src[2].is_some() {
+        l.s64(inst.src[2], K::B64)?
+    } else {
+        l.c64(0)
+    };
+    let off = if lds {
+        (inst.mem.offset as u32 & 0xffff) as u64
+    } else {
+        inst.mem.offset as i64 as u64
+    };
+    let base = l.add_imm(base, off);
+    let base = l.bcast(base);
+    let tid = l.lanes(|i| 4 * i);
+    let tid = l.conv(ConvOp::ZExt, tid);
+    let addr = l.add(base, tid);
+    let space = if lds {
+        crate::env::Space::Lds
+    } else {
+        crate::env::Space::Global
+    };
+    let exec = l.exec();
+    if load {
+        let v = l.push_op(
+            crate::ir::Op::Load {
+                pc: l.pc,
+                space,
+                addr,
+                size: 4,
+                signed: false,
+                mask: exec,
+            },
+            Ty::V32,
+        );
+        l.set_vregs(inst.dst[0], &[v], exec)
+    } else {
+        let data = l.v32(inst.src[1], K::B32)?;
+        l.effect(crate::ir::Op::Store {
+            pc: l.pc,
+            space,
+            addr,
+            size: 4,
+            data,
+            mask: exec,
+        });
+        Ok(())
+    }
 }
