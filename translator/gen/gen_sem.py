@@ -3,7 +3,7 @@
 
 The key (`isa::Sem`) says what an instruction does, for the lifter to match on instead of
 mnemonic text: its instruction class (one Rust enum per class: `SaluSem`, `SoppSem`,
-`SmemSem`, `ValuSem`, `VcmpSem`, `MatrixSem`, `DualSem`, `DsSem`, `VmemSem`, `GraphicsSem`)
+`SmemSem`, `ValuSem`, `VcmpSem`, `MfmaSem`, `WmmaSem`, `DualSem`, `DsSem`, `VmemSem`, `GraphicsSem`)
 and, within the class, one variant per operation. Opcodes with the same semantics share a
 variant: the `_e32/_e64/_dpp/_sdwa` forms already share an `Op`, and an RDNA opcode listed
 in `rdna_equivalents.txt` takes the variant of its GFX9 equivalent. A variant is named after
@@ -40,7 +40,8 @@ CLASSES = [
     ("Valu", "ValuSem", "Vector ALU: VOP1, VOP2, VOP3, VOP3P other than compares and matrix ops.",
      {"vop1", "vop2", "vop3", "vop3p"}),
     ("Vcmp", "VcmpSem", "Vector compares: VOPC and their VOP3 forms (`v_cmp*`, `v_cmpx*`).", set()),
-    ("Matrix", "MatrixSem", "Matrix multiply: MFMA, SMFMAC, WMMA, SWMMAC.", set()),
+    ("Mfma", "MfmaSem", "CDNA matrix multiply: MFMA, SMFMAC.", set()),
+    ("Wmma", "WmmaSem", "RDNA matrix multiply: WMMA, SWMMAC.", set()),
     ("Dual", "DualSem", "Halves of an RDNA VOPD (dual-issue) instruction (`v_dual_*`).", {"vopdx", "vopdy"}),
     ("Ds", "DsSem", "LDS and cross-lane DS operations.", {"ds"}),
     ("Vmem", "VmemSem", "Vector memory: FLAT, GLOBAL, SCRATCH, MUBUF, MTBUF.",
@@ -49,7 +50,8 @@ CLASSES = [
      {"mimg", "vimage", "vsample", "exp", "ldsdir", "vinterp"}),
 ]
 VECTOR = {"vop1", "vop2", "vop3", "vop3p", "vopc"}
-MATRIX_PREFIXES = ("v_mfma", "v_smfmac", "v_wmma_", "v_swmmac_")
+MFMA_PREFIXES = ("v_mfma", "v_smfmac")
+WMMA_PREFIXES = ("v_wmma_", "v_swmmac_")
 
 
 def base_mnemonic(m):
@@ -80,10 +82,10 @@ def class_of(name, encs):
         return "Vcmp"
     if "vopc" in encs:
         raise SystemExit("gen_sem: VOPC opcode %s is not named v_cmp*" % name)
-    if name.startswith(MATRIX_PREFIXES):
+    if name.startswith(MFMA_PREFIXES + WMMA_PREFIXES):
         if not encs <= {"vop3p"}:
             raise SystemExit("gen_sem: matrix op %s in encodings %s" % (name, sorted(encs)))
-        return "Matrix"
+        return "Mfma" if name.startswith(MFMA_PREFIXES) else "Wmma"
     found = {c for c, _, _, e in CLASSES if encs & e}
     if len(found) != 1 or not encs <= next(e for c, _, _, e in CLASSES if c in found):
         raise SystemExit("gen_sem: %s spans classes (encodings %s)" % (name, sorted(encs)))

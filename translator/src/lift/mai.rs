@@ -19,7 +19,7 @@ use crate::wave::{InstClass, NUM_VREGS};
 
 // RDNA's WMMA/SWMMAC, dispatched from here (`lift/wmma.rs`).
 #[path = "wmma.rs"]
-mod wmma;
+pub(super) mod wmma;
 
 /// A register operand as a register-file index (AGPRs from 256).
 fn vreg(o: Opnd, what: &str) -> Result<u16, String> {
@@ -29,9 +29,6 @@ fn vreg(o: Opnd, what: &str) -> Result<u16, String> {
 
 /// Lifts one matrix instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    if wmma::is_wmma(name) {
-        return wmma::lift(l, inst, name);
-    }
     let mut op = MatrixOp::from_mnemonic(name, l.gpu)
         .ok_or_else(|| format!("no matrix semantics for {name} on {}", l.gpu))?;
     // The gfx950 block-scaled form decodes as its F8F6F4 MFMA with the scale sources of the

@@ -1,17 +1,20 @@
 //! Instruction semantics: lifting decoded instructions of one basic block to IR.
 //!
 //! [`lift_block`] decodes instructions from a start address and lifts each one into IR ops
-//! through [`ir::Builder`](crate::ir::Builder), one module per instruction family:
+//! through [`ir::Builder`](crate::ir::Builder), one module per instruction class:
 //!
 //! * `operand`: the lifting context, operand reads (registers, inline constants, literals,
-//!   VOP3 modifiers, DPP, SDWA, VGPR indexing) and EXEC-masked writes, shared by every family;
-//! * `salu` (SOP1/SOP2/SOPK/SOPC), `control` (SOPP: branches, barriers, waits; fork/join),
-//!   `smem` (scalar memory), `valu` (VOP1/VOP2/VOP3/VOP3P), `vcmp` (VOPC and VOP3 compares),
-//!   `ds` (LDS and cross-lane DS), `vmem` (FLAT/GLOBAL/SCRATCH/MUBUF).
+//!   VOP3 modifiers, DPP, SDWA, VGPR indexing) and EXEC-masked writes, shared by every class;
+//! * `salu` (SOP1/SOP2/SOPK/SOPC, with the gfx12 float ops and the GCN fork/join branches in
+//!   child modules), `control` (SOPP: branches, barriers, waits), `smem` (scalar memory),
+//!   `valu` (VOP1/VOP2/VOP3/VOP3P), `vcmp` (VOPC and VOP3 compares), `mai` (MFMA/SMFMAC, and
+//!   RDNA WMMA/SWMMAC in `mai::wmma`), `vopd` (RDNA dual issue), `ds` (LDS and cross-lane DS),
+//!   `vmem` (FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF, the RDNA V# in `vmem::rdna_buffer`).
 //!
-//! Instructions are dispatched on their lower-case base mnemonic (`v_add_f32`, see the
-//! naming contract of [`crate::isa::Op`]), so the `_e32`/`_e64`/`_dpp`/`_sdwa` encodings of one
-//! instruction share one lifting function.
+//! Instructions are routed by their generated semantic key ([`Sem`], `Op::sem`): its class
+//! picks the module, its operation the lifting arm. The `_e32`/`_e64`/`_dpp`/`_sdwa`
+//! encodings of one instruction share an `Op`, and RDNA opcodes with a GFX9 equivalent share
+//! its key (`translator/gen/rdna_equivalents.txt`), so they share one lifting arm.
 //!
 //! A block ends at branches (except an `s_cbranch_execz` whose region can run under EXEC,
 //! see `region`), `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
@@ -54,7 +57,6 @@ mod ds;
 mod mai;
 mod operand;
 mod permlane_swap;
-mod rdna_buffer;
 mod rdna_ops;
 mod region;
 mod salu;
@@ -70,7 +72,7 @@ mod tests;
 
 use crate::env::CodeSource;
 use crate::ir::{Block, Builder, Exit, Op};
-use crate::isa::generated::{SaluSem, Sem, SoppSem};
+use crate::isa::generated::{Sem, SoppSem};
 use crate::isa::{Format, Inst, Target};
 use crate::wave::InstClass;
 
@@ -264,36 +266,10 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         return Ok((InstClass::Control, Flow::Next));
     }
     let sem = inst.op.sem();
-    // The GFX9 mnemonic of the key, for the modules that still select on it.
+    // The GFX9 mnemonic of the key, for the modules that still select on it (`valu`, `vcmp`,
+    // `mai`, `vmem`).
     let name = sem.name();
     if !gfx9 {
-        match sem {
-            // gfx12 `s_barrier_signal -1` (SOP1): the workgroup barrier (`s_barrier_wait` has
-            // nothing left to do); -2 (the trap barrier: waves here are never privileged) and
-            // 0 are no-ops (RDNA4 ISA, S_BARRIER_SIGNAL). M0 and other ids name barriers
-            // RDNA4 does not have.
-            Sem::Salu(SaluSem::S_BARRIER_SIGNAL) => {
-                return match inst.src[0].code {
-                    193 => control::lift(l, inst, SoppSem::S_BARRIER),
-                    128 | 194 => Ok((InstClass::Control, Flow::Next)),
-                    _ => Err("named barriers are not in the RDNA4 ISA".into()),
-                };
-            }
-            // `s_barrier_signal_isfirst -1`: SCC = 1 for the first wave to signal the
-            // work-group barrier in this phase (signalCnt == 0 before its signal), 0 when the
-            // wave is not in a multi-wave work-group (RDNA4 ISA 16.3, S_BARRIER_SIGNAL_ISFIRST);
-            // then the wave waits at the barrier as for `s_barrier_signal -1`. The other ids
-            // are in `salu`.
-            Sem::Salu(SaluSem::S_BARRIER_SIGNAL_ISFIRST) if inst.src[0].code == 193 => {
-                let st = l.push_op(crate::ir::Op::BarrierState, crate::ir::Ty::S32);
-                let t = l.and_imm(st, 0x7f_0001);
-                let one = l.c32(1);
-                let first = l.cmp(crate::ir::CmpOp::Eq, t, one);
-                l.set_scc(first);
-                return control::lift(l, inst, SoppSem::S_BARRIER);
-            }
-            _ => {}
-        }
         if let Some(r) = rdna_ops::lift(l, inst, name) {
             return r;
         }
@@ -304,7 +280,8 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         Sem::Smem(op) => smem::lift(l, inst, op),
         Sem::Valu(_) => valu::lift(l, inst, name),
         Sem::Vcmp(_) => vcmp::lift(l, inst, name),
-        Sem::Matrix(_) => mai::lift(l, inst, name),
+        Sem::Mfma(_) => mai::lift(l, inst, name),
+        Sem::Wmma(_) => mai::wmma::lift(l, inst, name),
         Sem::Dual(_) => vopd::lift(l, inst),
         Sem::Ds(op) => ds::lift(l, inst, op),
         Sem::Vmem(_) => vmem::lift(l, inst, name),

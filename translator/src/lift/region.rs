@@ -40,7 +40,7 @@ pub(super) fn scan(
             return Some(counts);
         }
         let inst = next(pc).ok()?;
-        if matches!(inst.op.sem(), Sem::Matrix(_)) {
+        if matches!(inst.op.sem(), Sem::Mfma(_) | Sem::Wmma(_)) {
             return None;
         }
         let next_pc = pc.wrapping_add(inst.size.max(4) as u64);

@@ -12,6 +12,9 @@ use float::FloatOp;
 // The gfx12 SALU float instructions.
 #[path = "salu_float.rs"]
 mod float;
+// The GCN fork/join branches.
+#[path = "salu_fork.rs"]
+mod fork;
 
 /// Hardware register id of MODE in `s_getreg`/`s_setreg` (`hwreg(HW_REG_MODE)`).
 const HWREG_MODE: u32 = 1;
@@ -122,10 +125,8 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
     let rdna = l.gpu.family() != Some(Family::Gfx9);
     let flow = match op {
         // The fork/join branches (SOP2, SOPK, SOP1 encodings) are program control.
-        S_CBRANCH_G_FORK | S_CBRANCH_I_FORK => {
-            return super::control::fork(l, inst, op == S_CBRANCH_G_FORK)
-        }
-        S_CBRANCH_JOIN => return super::control::join(l, inst),
+        S_CBRANCH_G_FORK | S_CBRANCH_I_FORK => return fork::fork(l, inst, op == S_CBRANCH_G_FORK),
+        S_CBRANCH_JOIN => return fork::join(l, inst),
 
         // ---- SOPK ----
         S_MOVK_I32 => {
@@ -669,9 +670,37 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
         S_ALLOC_VGPR => next(alloc_vgpr(l, inst))?,
         S_SENDMSG_RTN_B32 => next(sendmsg_rtn(l, inst, false))?,
         S_SENDMSG_RTN_B64 => next(sendmsg_rtn(l, inst, true))?,
+        // gfx12 `s_barrier_signal -1` (SOP1): the work-group barrier (`s_barrier_wait` then
+        // has nothing left to do: a valid schedule, every wave signals before it waits); -2
+        // (the trap barrier: waves here are never privileged) and 0 are no-ops (RDNA4 ISA,
+        // S_BARRIER_SIGNAL). M0 and other ids name barriers RDNA4 does not have.
+        S_BARRIER_SIGNAL if rdna => match inst.src[0].code {
+            193 => {
+                return Ok((
+                    InstClass::Control,
+                    Flow::End(Exit::Barrier { next: l.next_pc }),
+                ))
+            }
+            128 | 194 => return Ok((InstClass::Control, Flow::Next)),
+            _ => return Err("named barriers are not in the RDNA4 ISA".into()),
+        },
+        // `s_barrier_signal_isfirst -1`: SCC = 1 for the first wave to signal the work-group
+        // barrier in this phase (signalCnt == 0 before its signal), 0 when the wave is not in
+        // a multi-wave work-group (RDNA4 ISA 16.3, S_BARRIER_SIGNAL_ISFIRST); then the wave
+        // waits at the barrier as for `s_barrier_signal -1`.
+        S_BARRIER_SIGNAL_ISFIRST if rdna && inst.src[0].code == 193 => {
+            let st = l.push_op(Op::BarrierState, Ty::S32);
+            let t = l.and_imm(st, 0x7f_0001);
+            let one = l.c32(1);
+            let first = l.cmp(CmpOp::Eq, t, one);
+            l.set_scc(first);
+            return Ok((
+                InstClass::Control,
+                Flow::End(Exit::Barrier { next: l.next_pc }),
+            ));
+        }
         // Barrier -2 (the trap barrier; waves here are never privileged) and 0 do nothing
-        // and return SCC = 0 (RDNA4 ISA, S_BARRIER_SIGNAL_ISFIRST). The work-group barrier
-        // (-1, `lift_inst`) needs the work-group's signal count, which a wave does not see.
+        // and return SCC = 0 (RDNA4 ISA, S_BARRIER_SIGNAL_ISFIRST).
         S_BARRIER_SIGNAL_ISFIRST if matches!(inst.src[0].code, 128 | 194) => {
             let zero = l.c32(0);
             l.set_scc(zero);
@@ -750,7 +779,6 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
         S_RFE_B64 | S_RFE_RESTORE_B64 => {
             return Err("return from exception: trap-handler only".into())
         }
-        // `lift_inst` lifts RDNA4's barriers -1, -2 and 0.
         S_BARRIER_SIGNAL | S_BARRIER_SIGNAL_ISFIRST | S_BARRIER_INIT | S_BARRIER_JOIN => {
             return Err("named barriers are not in the RDNA4 ISA".into())
         }

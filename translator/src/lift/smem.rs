@@ -25,15 +25,6 @@ use crate::isa::generated::SmemSem;
 use crate::isa::Inst;
 use crate::wave::InstClass;
 
-/// Dwords moved by a `..._dword`, `_dwordx2`, ... mnemonic.
-pub(super) fn dwords(name: &str) -> Option<u16> {
-    if name.ends_with("dword") {
-        return Some(1);
-    }
-    let n = name.rsplit_once("dwordx")?.1;
-    n.parse().ok()
-}
-
 /// What an SMEM operation does, from its semantic key.
 #[derive(Clone, Copy)]
 enum Access {

@@ -29,12 +29,15 @@
 //! `load_to_lds`). Loads of more than 8 bytes are split into dword accesses.
 
 use super::operand::{K, R};
-use super::smem::dwords;
 use super::{Flow, LiftResult, Lifter};
 use crate::env::{AtomicOp, Space};
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Op, Ty, Val};
 use crate::isa::{Format, Inst};
 use crate::wave::InstClass;
+
+// The RDNA buffer resource (V#) and its out-of-range modes.
+#[path = "rdna_buffer.rs"]
+mod rdna_buffer;
 
 /// Lifts a FLAT/GLOBAL/SCRATCH/MUBUF instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
@@ -68,7 +71,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
     let exec = l.exec();
     if matches!(inst.format, Format::Mubuf | Format::Mtbuf) && !gfx9 {
         // RDNA V# layout and out-of-range modes (`rdna_buffer`).
-        let b = super::rdna_buffer::access(l, inst)?;
+        let b = rdna_buffer::access(l, inst)?;
         let mask = l.and(exec, b.lanes_ok);
         let a = Access {
             space,
@@ -82,7 +85,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         }
         // Typed: the GFX9 path on a GFX9-style dword 3 carrying the unified format's
         // DFMT/NFMT and the selects (MTBUF: the instruction's format, identity selects).
-        let d3 = super::rdna_buffer::typed_dword3(l, inst)?;
+        let d3 = rdna_buffer::typed_dword3(l, inst)?;
         let mut mubuf = *inst;
         mubuf.format = Format::Mubuf;
         // RDNA spells the d16 forms `load_d16_format_x`, `store_d16_hi_format_x`, ...
@@ -839,7 +842,7 @@ fn rdna(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult> {
         && matches!(name, "global_load_addtid_b32" | "global_store_addtid_b32")
     {
         let load = name == "global_load_addtid_b32";
-        return Some(addtid(l, inst, false, load).map(|()| (InstClass::Vmem, Flow::Next)));
+        return Some(addtid(l, inst, load).map(|()| (InstClass::Vmem, Flow::Next)));
     }
     if inst.format == Format::Global && matches!(name, "global_load_tr_b128" | "global_load_tr_b64")
     {
@@ -1039,36 +1042,22 @@ fn block_mem(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
     Ok(())
 }
 
-/// The ADDTID forms (RDNA4 ISA 11.1.2, 12.5): no VGPR address; lane `i` accesses the dword
-/// at `base + offset + 4 * i`, where the base is the SGPR pair SADDR (0 for `off`) for
-/// `global_{load,store}_addtid_b32` and M0[15:0] (an LDS byte address) for
-/// `ds_{load,store}_addtid_b32`.
-pub(super) fn addtid(l: &mut Lifter, inst: &Inst, lds: bool, load: bool) -> R<()> {
+/// `global_{load,store}_addtid_b32` (RDNA4 ISA 11.1.2): no VGPR address; lane `i` accesses
+/// the dword at `SADDR + offset + 4 * i` (SADDR 0 for `off`).
+fn addtid(l: &mut Lifter, inst: &Inst, load: bool) -> R<()> {
     l.count_vector();
-    let base = if lds {
-        let m0 = l.get_sreg(crate::wave::sreg::M0);
-        let m0 = l.and_imm(m0, 0xffff);
-        l.conv(ConvOp::ZExt, m0)
-    } else if inst.src[2].is_some() {
+    let base = if inst.src[2].is_some() {
         l.s64(inst.src[2], K::B64)?
     } else {
         l.c64(0)
     };
-    let off = if lds {
-        (inst.mem.offset as u32 & 0xffff) as u64
-    } else {
-        inst.mem.offset as i64 as u64
-    };
+    let off = inst.mem.offset as i64 as u64;
     let base = l.add_imm(base, off);
     let base = l.bcast(base);
     let tid = l.lanes(|i| 4 * i);
     let tid = l.conv(ConvOp::ZExt, tid);
     let addr = l.add(base, tid);
-    let space = if lds {
-        crate::env::Space::Lds
-    } else {
-        crate::env::Space::Global
-    };
+    let space = crate::env::Space::Global;
     let exec = l.exec();
     if load {
         let v = l.push_op(
@@ -1095,4 +1084,13 @@ pub(super) fn addtid(l: &mut Lifter, inst: &Inst, lds: bool, load: bool) -> R<()
         });
         Ok(())
     }
+}
+
+/// Dwords moved by a `..._dword`, `_dwordx2`, ... mnemonic.
+fn dwords(name: &str) -> Option<u16> {
+    if name.ends_with("dword") {
+        return Some(1);
+    }
+    let n = name.rsplit_once("dwordx")?.1;
+    n.parse().ok()
 }

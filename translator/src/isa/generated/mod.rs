@@ -12,8 +12,8 @@ pub use op::{
     TARGET_GFX950,
 };
 pub use sem::{
-    DsSem, DualSem, GraphicsSem, MatrixSem, SaluSem, Sem, SmemSem, SoppSem, ValuSem, VcmpSem,
-    VmemSem,
+    DsSem, DualSem, GraphicsSem, MfmaSem, SaluSem, Sem, SmemSem, SoppSem, ValuSem, VcmpSem,
+    VmemSem, WmmaSem,
 };
 
 /// Flag of [`OpInfo::mods`]: `op_sel` is printed (the opcode has the operand).

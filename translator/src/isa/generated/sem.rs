@@ -24,8 +24,10 @@ pub enum Sem {
     Valu(ValuSem),
     /// Vector compares: VOPC and their VOP3 forms (`v_cmp*`, `v_cmpx*`).
     Vcmp(VcmpSem),
-    /// Matrix multiply: MFMA, SMFMAC, WMMA, SWMMAC.
-    Matrix(MatrixSem),
+    /// CDNA matrix multiply: MFMA, SMFMAC.
+    Mfma(MfmaSem),
+    /// RDNA matrix multiply: WMMA, SWMMAC.
+    Wmma(WmmaSem),
     /// Halves of an RDNA VOPD (dual-issue) instruction (`v_dual_*`).
     Dual(DualSem),
     /// LDS and cross-lane DS operations.
@@ -45,7 +47,8 @@ impl Sem {
             Sem::Smem(s) => s.name(),
             Sem::Valu(s) => s.name(),
             Sem::Vcmp(s) => s.name(),
-            Sem::Matrix(s) => s.name(),
+            Sem::Mfma(s) => s.name(),
+            Sem::Wmma(s) => s.name(),
             Sem::Dual(s) => s.name(),
             Sem::Ds(s) => s.name(),
             Sem::Vmem(s) => s.name(),
@@ -4269,11 +4272,11 @@ static VCMP_NAMES: [&str; 204] = [
     "v_cmpx_u_f64",
 ];
 
-/// Operations of class [`Sem::Matrix`]: matrix multiply: MFMA, SMFMAC, WMMA, SWMMAC.
+/// Operations of class [`Sem::Mfma`]: cDNA matrix multiply: MFMA, SMFMAC.
 #[allow(non_camel_case_types)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u16)]
-pub enum MatrixSem {
+pub enum MfmaSem {
     /// `v_mfma_f32_16x16x128_f8f6f4`
     V_MFMA_F32_16X16X128_F8F6F4,
     /// `v_mfma_f32_16x16x16_bf16`
@@ -4412,155 +4415,89 @@ pub enum MatrixSem {
     V_SMFMAC_I32_32X32X32_I8,
     /// `v_smfmac_i32_32x32x64_i8`
     V_SMFMAC_I32_32X32X64_I8,
-    /// `v_swmmac_bf16_16x16x32_bf16`
-    V_SWMMAC_BF16_16X16X32_BF16,
-    /// `v_swmmac_f16_16x16x32_f16`
-    V_SWMMAC_F16_16X16X32_F16,
-    /// `v_swmmac_f32_16x16x32_bf16`
-    V_SWMMAC_F32_16X16X32_BF16,
-    /// `v_swmmac_f32_16x16x32_bf8_bf8`
-    V_SWMMAC_F32_16X16X32_BF8_BF8,
-    /// `v_swmmac_f32_16x16x32_bf8_fp8`
-    V_SWMMAC_F32_16X16X32_BF8_FP8,
-    /// `v_swmmac_f32_16x16x32_f16`
-    V_SWMMAC_F32_16X16X32_F16,
-    /// `v_swmmac_f32_16x16x32_fp8_bf8`
-    V_SWMMAC_F32_16X16X32_FP8_BF8,
-    /// `v_swmmac_f32_16x16x32_fp8_fp8`
-    V_SWMMAC_F32_16X16X32_FP8_FP8,
-    /// `v_swmmac_i32_16x16x32_iu4`
-    V_SWMMAC_I32_16X16X32_IU4,
-    /// `v_swmmac_i32_16x16x32_iu8`
-    V_SWMMAC_I32_16X16X32_IU8,
-    /// `v_swmmac_i32_16x16x64_iu4`
-    V_SWMMAC_I32_16X16X64_IU4,
-    /// `v_wmma_bf16_16x16x16_bf16`
-    V_WMMA_BF16_16X16X16_BF16,
-    /// `v_wmma_f16_16x16x16_f16`
-    V_WMMA_F16_16X16X16_F16,
-    /// `v_wmma_f32_16x16x16_bf16`
-    V_WMMA_F32_16X16X16_BF16,
-    /// `v_wmma_f32_16x16x16_bf8_bf8`
-    V_WMMA_F32_16X16X16_BF8_BF8,
-    /// `v_wmma_f32_16x16x16_bf8_fp8`
-    V_WMMA_F32_16X16X16_BF8_FP8,
-    /// `v_wmma_f32_16x16x16_f16`
-    V_WMMA_F32_16X16X16_F16,
-    /// `v_wmma_f32_16x16x16_fp8_bf8`
-    V_WMMA_F32_16X16X16_FP8_BF8,
-    /// `v_wmma_f32_16x16x16_fp8_fp8`
-    V_WMMA_F32_16X16X16_FP8_FP8,
-    /// `v_wmma_i32_16x16x16_iu4`
-    V_WMMA_I32_16X16X16_IU4,
-    /// `v_wmma_i32_16x16x16_iu8`
-    V_WMMA_I32_16X16X16_IU8,
-    /// `v_wmma_i32_16x16x32_iu4`
-    V_WMMA_I32_16X16X32_IU4,
 }
 
-impl MatrixSem {
+impl MfmaSem {
     /// Every operation of the class, in declaration (alphabetical) order.
-    pub const ALL: [MatrixSem; 91] = [
-        MatrixSem::V_MFMA_F32_16X16X128_F8F6F4,
-        MatrixSem::V_MFMA_F32_16X16X16_BF16,
-        MatrixSem::V_MFMA_F32_16X16X16_F16,
-        MatrixSem::V_MFMA_F32_16X16X1_4B_F32,
-        MatrixSem::V_MFMA_F32_16X16X32_BF16,
-        MatrixSem::V_MFMA_F32_16X16X32_BF8_BF8,
-        MatrixSem::V_MFMA_F32_16X16X32_BF8_FP8,
-        MatrixSem::V_MFMA_F32_16X16X32_F16,
-        MatrixSem::V_MFMA_F32_16X16X32_FP8_BF8,
-        MatrixSem::V_MFMA_F32_16X16X32_FP8_FP8,
-        MatrixSem::V_MFMA_F32_16X16X4_4B_BF16,
-        MatrixSem::V_MFMA_F32_16X16X4_4B_F16,
-        MatrixSem::V_MFMA_F32_16X16X4_F32,
-        MatrixSem::V_MFMA_F32_16X16X8_XF32,
-        MatrixSem::V_MFMA_F32_32X32X16_BF16,
-        MatrixSem::V_MFMA_F32_32X32X16_BF8_BF8,
-        MatrixSem::V_MFMA_F32_32X32X16_BF8_FP8,
-        MatrixSem::V_MFMA_F32_32X32X16_F16,
-        MatrixSem::V_MFMA_F32_32X32X16_FP8_BF8,
-        MatrixSem::V_MFMA_F32_32X32X16_FP8_FP8,
-        MatrixSem::V_MFMA_F32_32X32X1_2B_F32,
-        MatrixSem::V_MFMA_F32_32X32X2_F32,
-        MatrixSem::V_MFMA_F32_32X32X4_2B_BF16,
-        MatrixSem::V_MFMA_F32_32X32X4_2B_F16,
-        MatrixSem::V_MFMA_F32_32X32X4_XF32,
-        MatrixSem::V_MFMA_F32_32X32X64_F8F6F4,
-        MatrixSem::V_MFMA_F32_32X32X8_BF16,
-        MatrixSem::V_MFMA_F32_32X32X8_F16,
-        MatrixSem::V_MFMA_F32_4X4X1_16B_F32,
-        MatrixSem::V_MFMA_F32_4X4X4_16B_BF16,
-        MatrixSem::V_MFMA_F32_4X4X4_16B_F16,
-        MatrixSem::V_MFMA_F64_16X16X4_F64,
-        MatrixSem::V_MFMA_F64_4X4X4_4B_F64,
-        MatrixSem::V_MFMA_I32_16X16X32_I8,
-        MatrixSem::V_MFMA_I32_16X16X4_4B_I8,
-        MatrixSem::V_MFMA_I32_16X16X64_I8,
-        MatrixSem::V_MFMA_I32_32X32X16_I8,
-        MatrixSem::V_MFMA_I32_32X32X32_I8,
-        MatrixSem::V_MFMA_I32_32X32X4_2B_I8,
-        MatrixSem::V_MFMA_I32_4X4X4_16B_I8,
-        MatrixSem::V_MFMA_LD_SCALE_B32,
-        MatrixSem::V_SMFMAC_F32_16X16X128_BF8_BF8,
-        MatrixSem::V_SMFMAC_F32_16X16X128_BF8_FP8,
-        MatrixSem::V_SMFMAC_F32_16X16X128_FP8_BF8,
-        MatrixSem::V_SMFMAC_F32_16X16X128_FP8_FP8,
-        MatrixSem::V_SMFMAC_F32_16X16X32_BF16,
-        MatrixSem::V_SMFMAC_F32_16X16X32_F16,
-        MatrixSem::V_SMFMAC_F32_16X16X64_BF16,
-        MatrixSem::V_SMFMAC_F32_16X16X64_BF8_BF8,
-        MatrixSem::V_SMFMAC_F32_16X16X64_BF8_FP8,
-        MatrixSem::V_SMFMAC_F32_16X16X64_F16,
-        MatrixSem::V_SMFMAC_F32_16X16X64_FP8_BF8,
-        MatrixSem::V_SMFMAC_F32_16X16X64_FP8_FP8,
-        MatrixSem::V_SMFMAC_F32_32X32X16_BF16,
-        MatrixSem::V_SMFMAC_F32_32X32X16_F16,
-        MatrixSem::V_SMFMAC_F32_32X32X32_BF16,
-        MatrixSem::V_SMFMAC_F32_32X32X32_BF8_BF8,
-        MatrixSem::V_SMFMAC_F32_32X32X32_BF8_FP8,
-        MatrixSem::V_SMFMAC_F32_32X32X32_F16,
-        MatrixSem::V_SMFMAC_F32_32X32X32_FP8_BF8,
-        MatrixSem::V_SMFMAC_F32_32X32X32_FP8_FP8,
-        MatrixSem::V_SMFMAC_F32_32X32X64_BF8_BF8,
-        MatrixSem::V_SMFMAC_F32_32X32X64_BF8_FP8,
-        MatrixSem::V_SMFMAC_F32_32X32X64_FP8_BF8,
-        MatrixSem::V_SMFMAC_F32_32X32X64_FP8_FP8,
-        MatrixSem::V_SMFMAC_I32_16X16X128_I8,
-        MatrixSem::V_SMFMAC_I32_16X16X64_I8,
-        MatrixSem::V_SMFMAC_I32_32X32X32_I8,
-        MatrixSem::V_SMFMAC_I32_32X32X64_I8,
-        MatrixSem::V_SWMMAC_BF16_16X16X32_BF16,
-        MatrixSem::V_SWMMAC_F16_16X16X32_F16,
-        MatrixSem::V_SWMMAC_F32_16X16X32_BF16,
-        MatrixSem::V_SWMMAC_F32_16X16X32_BF8_BF8,
-        MatrixSem::V_SWMMAC_F32_16X16X32_BF8_FP8,
-        MatrixSem::V_SWMMAC_F32_16X16X32_F16,
-        MatrixSem::V_SWMMAC_F32_16X16X32_FP8_BF8,
-        MatrixSem::V_SWMMAC_F32_16X16X32_FP8_FP8,
-        MatrixSem::V_SWMMAC_I32_16X16X32_IU4,
-        MatrixSem::V_SWMMAC_I32_16X16X32_IU8,
-        MatrixSem::V_SWMMAC_I32_16X16X64_IU4,
-        MatrixSem::V_WMMA_BF16_16X16X16_BF16,
-        MatrixSem::V_WMMA_F16_16X16X16_F16,
-        MatrixSem::V_WMMA_F32_16X16X16_BF16,
-        MatrixSem::V_WMMA_F32_16X16X16_BF8_BF8,
-        MatrixSem::V_WMMA_F32_16X16X16_BF8_FP8,
-        MatrixSem::V_WMMA_F32_16X16X16_F16,
-        MatrixSem::V_WMMA_F32_16X16X16_FP8_BF8,
-        MatrixSem::V_WMMA_F32_16X16X16_FP8_FP8,
-        MatrixSem::V_WMMA_I32_16X16X16_IU4,
-        MatrixSem::V_WMMA_I32_16X16X16_IU8,
-        MatrixSem::V_WMMA_I32_16X16X32_IU4,
+    pub const ALL: [MfmaSem; 69] = [
+        MfmaSem::V_MFMA_F32_16X16X128_F8F6F4,
+        MfmaSem::V_MFMA_F32_16X16X16_BF16,
+        MfmaSem::V_MFMA_F32_16X16X16_F16,
+        MfmaSem::V_MFMA_F32_16X16X1_4B_F32,
+        MfmaSem::V_MFMA_F32_16X16X32_BF16,
+        MfmaSem::V_MFMA_F32_16X16X32_BF8_BF8,
+        MfmaSem::V_MFMA_F32_16X16X32_BF8_FP8,
+        MfmaSem::V_MFMA_F32_16X16X32_F16,
+        MfmaSem::V_MFMA_F32_16X16X32_FP8_BF8,
+        MfmaSem::V_MFMA_F32_16X16X32_FP8_FP8,
+        MfmaSem::V_MFMA_F32_16X16X4_4B_BF16,
+        MfmaSem::V_MFMA_F32_16X16X4_4B_F16,
+        MfmaSem::V_MFMA_F32_16X16X4_F32,
+        MfmaSem::V_MFMA_F32_16X16X8_XF32,
+        MfmaSem::V_MFMA_F32_32X32X16_BF16,
+        MfmaSem::V_MFMA_F32_32X32X16_BF8_BF8,
+        MfmaSem::V_MFMA_F32_32X32X16_BF8_FP8,
+        MfmaSem::V_MFMA_F32_32X32X16_F16,
+        MfmaSem::V_MFMA_F32_32X32X16_FP8_BF8,
+        MfmaSem::V_MFMA_F32_32X32X16_FP8_FP8,
+        MfmaSem::V_MFMA_F32_32X32X1_2B_F32,
+        MfmaSem::V_MFMA_F32_32X32X2_F32,
+        MfmaSem::V_MFMA_F32_32X32X4_2B_BF16,
+        MfmaSem::V_MFMA_F32_32X32X4_2B_F16,
+        MfmaSem::V_MFMA_F32_32X32X4_XF32,
+        MfmaSem::V_MFMA_F32_32X32X64_F8F6F4,
+        MfmaSem::V_MFMA_F32_32X32X8_BF16,
+        MfmaSem::V_MFMA_F32_32X32X8_F16,
+        MfmaSem::V_MFMA_F32_4X4X1_16B_F32,
+        MfmaSem::V_MFMA_F32_4X4X4_16B_BF16,
+        MfmaSem::V_MFMA_F32_4X4X4_16B_F16,
+        MfmaSem::V_MFMA_F64_16X16X4_F64,
+        MfmaSem::V_MFMA_F64_4X4X4_4B_F64,
+        MfmaSem::V_MFMA_I32_16X16X32_I8,
+        MfmaSem::V_MFMA_I32_16X16X4_4B_I8,
+        MfmaSem::V_MFMA_I32_16X16X64_I8,
+        MfmaSem::V_MFMA_I32_32X32X16_I8,
+        MfmaSem::V_MFMA_I32_32X32X32_I8,
+        MfmaSem::V_MFMA_I32_32X32X4_2B_I8,
+        MfmaSem::V_MFMA_I32_4X4X4_16B_I8,
+        MfmaSem::V_MFMA_LD_SCALE_B32,
+        MfmaSem::V_SMFMAC_F32_16X16X128_BF8_BF8,
+        MfmaSem::V_SMFMAC_F32_16X16X128_BF8_FP8,
+        MfmaSem::V_SMFMAC_F32_16X16X128_FP8_BF8,
+        MfmaSem::V_SMFMAC_F32_16X16X128_FP8_FP8,
+        MfmaSem::V_SMFMAC_F32_16X16X32_BF16,
+        MfmaSem::V_SMFMAC_F32_16X16X32_F16,
+        MfmaSem::V_SMFMAC_F32_16X16X64_BF16,
+        MfmaSem::V_SMFMAC_F32_16X16X64_BF8_BF8,
+        MfmaSem::V_SMFMAC_F32_16X16X64_BF8_FP8,
+        MfmaSem::V_SMFMAC_F32_16X16X64_F16,
+        MfmaSem::V_SMFMAC_F32_16X16X64_FP8_BF8,
+        MfmaSem::V_SMFMAC_F32_16X16X64_FP8_FP8,
+        MfmaSem::V_SMFMAC_F32_32X32X16_BF16,
+        MfmaSem::V_SMFMAC_F32_32X32X16_F16,
+        MfmaSem::V_SMFMAC_F32_32X32X32_BF16,
+        MfmaSem::V_SMFMAC_F32_32X32X32_BF8_BF8,
+        MfmaSem::V_SMFMAC_F32_32X32X32_BF8_FP8,
+        MfmaSem::V_SMFMAC_F32_32X32X32_F16,
+        MfmaSem::V_SMFMAC_F32_32X32X32_FP8_BF8,
+        MfmaSem::V_SMFMAC_F32_32X32X32_FP8_FP8,
+        MfmaSem::V_SMFMAC_F32_32X32X64_BF8_BF8,
+        MfmaSem::V_SMFMAC_F32_32X32X64_BF8_FP8,
+        MfmaSem::V_SMFMAC_F32_32X32X64_FP8_BF8,
+        MfmaSem::V_SMFMAC_F32_32X32X64_FP8_FP8,
+        MfmaSem::V_SMFMAC_I32_16X16X128_I8,
+        MfmaSem::V_SMFMAC_I32_16X16X64_I8,
+        MfmaSem::V_SMFMAC_I32_32X32X32_I8,
+        MfmaSem::V_SMFMAC_I32_32X32X64_I8,
     ];
 
     /// The GFX9 mnemonic of the operation (see [`Sem::name`]).
     pub const fn name(self) -> &'static str {
-        MATRIX_NAMES[self as usize]
+        MFMA_NAMES[self as usize]
     }
 }
 
-static MATRIX_NAMES: [&str; 91] = [
+static MFMA_NAMES: [&str; 69] = [
     "v_mfma_f32_16x16x128_f8f6f4",
     "v_mfma_f32_16x16x16_bf16",
     "v_mfma_f32_16x16x16_f16",
@@ -4630,6 +4567,93 @@ static MATRIX_NAMES: [&str; 91] = [
     "v_smfmac_i32_16x16x64_i8",
     "v_smfmac_i32_32x32x32_i8",
     "v_smfmac_i32_32x32x64_i8",
+];
+
+/// Operations of class [`Sem::Wmma`]: rDNA matrix multiply: WMMA, SWMMAC.
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u16)]
+pub enum WmmaSem {
+    /// `v_swmmac_bf16_16x16x32_bf16`
+    V_SWMMAC_BF16_16X16X32_BF16,
+    /// `v_swmmac_f16_16x16x32_f16`
+    V_SWMMAC_F16_16X16X32_F16,
+    /// `v_swmmac_f32_16x16x32_bf16`
+    V_SWMMAC_F32_16X16X32_BF16,
+    /// `v_swmmac_f32_16x16x32_bf8_bf8`
+    V_SWMMAC_F32_16X16X32_BF8_BF8,
+    /// `v_swmmac_f32_16x16x32_bf8_fp8`
+    V_SWMMAC_F32_16X16X32_BF8_FP8,
+    /// `v_swmmac_f32_16x16x32_f16`
+    V_SWMMAC_F32_16X16X32_F16,
+    /// `v_swmmac_f32_16x16x32_fp8_bf8`
+    V_SWMMAC_F32_16X16X32_FP8_BF8,
+    /// `v_swmmac_f32_16x16x32_fp8_fp8`
+    V_SWMMAC_F32_16X16X32_FP8_FP8,
+    /// `v_swmmac_i32_16x16x32_iu4`
+    V_SWMMAC_I32_16X16X32_IU4,
+    /// `v_swmmac_i32_16x16x32_iu8`
+    V_SWMMAC_I32_16X16X32_IU8,
+    /// `v_swmmac_i32_16x16x64_iu4`
+    V_SWMMAC_I32_16X16X64_IU4,
+    /// `v_wmma_bf16_16x16x16_bf16`
+    V_WMMA_BF16_16X16X16_BF16,
+    /// `v_wmma_f16_16x16x16_f16`
+    V_WMMA_F16_16X16X16_F16,
+    /// `v_wmma_f32_16x16x16_bf16`
+    V_WMMA_F32_16X16X16_BF16,
+    /// `v_wmma_f32_16x16x16_bf8_bf8`
+    V_WMMA_F32_16X16X16_BF8_BF8,
+    /// `v_wmma_f32_16x16x16_bf8_fp8`
+    V_WMMA_F32_16X16X16_BF8_FP8,
+    /// `v_wmma_f32_16x16x16_f16`
+    V_WMMA_F32_16X16X16_F16,
+    /// `v_wmma_f32_16x16x16_fp8_bf8`
+    V_WMMA_F32_16X16X16_FP8_BF8,
+    /// `v_wmma_f32_16x16x16_fp8_fp8`
+    V_WMMA_F32_16X16X16_FP8_FP8,
+    /// `v_wmma_i32_16x16x16_iu4`
+    V_WMMA_I32_16X16X16_IU4,
+    /// `v_wmma_i32_16x16x16_iu8`
+    V_WMMA_I32_16X16X16_IU8,
+    /// `v_wmma_i32_16x16x32_iu4`
+    V_WMMA_I32_16X16X32_IU4,
+}
+
+impl WmmaSem {
+    /// Every operation of the class, in declaration (alphabetical) order.
+    pub const ALL: [WmmaSem; 22] = [
+        WmmaSem::V_SWMMAC_BF16_16X16X32_BF16,
+        WmmaSem::V_SWMMAC_F16_16X16X32_F16,
+        WmmaSem::V_SWMMAC_F32_16X16X32_BF16,
+        WmmaSem::V_SWMMAC_F32_16X16X32_BF8_BF8,
+        WmmaSem::V_SWMMAC_F32_16X16X32_BF8_FP8,
+        WmmaSem::V_SWMMAC_F32_16X16X32_F16,
+        WmmaSem::V_SWMMAC_F32_16X16X32_FP8_BF8,
+        WmmaSem::V_SWMMAC_F32_16X16X32_FP8_FP8,
+        WmmaSem::V_SWMMAC_I32_16X16X32_IU4,
+        WmmaSem::V_SWMMAC_I32_16X16X32_IU8,
+        WmmaSem::V_SWMMAC_I32_16X16X64_IU4,
+        WmmaSem::V_WMMA_BF16_16X16X16_BF16,
+        WmmaSem::V_WMMA_F16_16X16X16_F16,
+        WmmaSem::V_WMMA_F32_16X16X16_BF16,
+        WmmaSem::V_WMMA_F32_16X16X16_BF8_BF8,
+        WmmaSem::V_WMMA_F32_16X16X16_BF8_FP8,
+        WmmaSem::V_WMMA_F32_16X16X16_F16,
+        WmmaSem::V_WMMA_F32_16X16X16_FP8_BF8,
+        WmmaSem::V_WMMA_F32_16X16X16_FP8_FP8,
+        WmmaSem::V_WMMA_I32_16X16X16_IU4,
+        WmmaSem::V_WMMA_I32_16X16X16_IU8,
+        WmmaSem::V_WMMA_I32_16X16X32_IU4,
+    ];
+
+    /// The GFX9 mnemonic of the operation (see [`Sem::name`]).
+    pub const fn name(self) -> &'static str {
+        WMMA_NAMES[self as usize]
+    }
+}
+
+static WMMA_NAMES: [&str; 22] = [
     "v_swmmac_bf16_16x16x32_bf16",
     "v_swmmac_f16_16x16x32_f16",
     "v_swmmac_f32_16x16x32_bf16",
@@ -4850,8 +4874,6 @@ pub enum DsSem {
     DS_INC_U32,
     /// `ds_inc_u64`
     DS_INC_U64,
-    /// `ds_load_addtid_b32`
-    DS_LOAD_ADDTID_B32,
     /// `ds_max_f32`; also `ds_max_num_f32`
     DS_MAX_F32,
     /// `ds_max_f64`; also `ds_max_num_f64`
@@ -4936,7 +4958,7 @@ pub enum DsSem {
     DS_READ2ST64_B32,
     /// `ds_read2st64_b64`; also `ds_load_2addr_stride64_b64`
     DS_READ2ST64_B64,
-    /// `ds_read_addtid_b32`
+    /// `ds_read_addtid_b32`; also `ds_load_addtid_b32`
     DS_READ_ADDTID_B32,
     /// `ds_read_b128`; also `ds_load_b128`
     DS_READ_B128,
@@ -4982,8 +5004,6 @@ pub enum DsSem {
     DS_RSUB_U32,
     /// `ds_rsub_u64`
     DS_RSUB_U64,
-    /// `ds_store_addtid_b32`
-    DS_STORE_ADDTID_B32,
     /// `ds_storexchg_2addr_rtn_b32`
     DS_STOREXCHG_2ADDR_RTN_B32,
     /// `ds_storexchg_2addr_rtn_b64`
@@ -5016,7 +5036,7 @@ pub enum DsSem {
     DS_WRITE2ST64_B32,
     /// `ds_write2st64_b64`; also `ds_store_2addr_stride64_b64`
     DS_WRITE2ST64_B64,
-    /// `ds_write_addtid_b32`
+    /// `ds_write_addtid_b32`; also `ds_store_addtid_b32`
     DS_WRITE_ADDTID_B32,
     /// `ds_write_b128`; also `ds_store_b128`
     DS_WRITE_B128,
@@ -5058,7 +5078,7 @@ pub enum DsSem {
 
 impl DsSem {
     /// Every operation of the class, in declaration (alphabetical) order.
-    pub const ALL: [DsSem; 149] = [
+    pub const ALL: [DsSem; 147] = [
         DsSem::DS_ADD_F32,
         DsSem::DS_ADD_F64,
         DsSem::DS_ADD_RTN_F32,
@@ -5106,7 +5126,6 @@ impl DsSem {
         DsSem::DS_INC_RTN_U64,
         DsSem::DS_INC_U32,
         DsSem::DS_INC_U64,
-        DsSem::DS_LOAD_ADDTID_B32,
         DsSem::DS_MAX_F32,
         DsSem::DS_MAX_F64,
         DsSem::DS_MAX_I32,
@@ -5172,7 +5191,6 @@ impl DsSem {
         DsSem::DS_RSUB_RTN_U64,
         DsSem::DS_RSUB_U32,
         DsSem::DS_RSUB_U64,
-        DsSem::DS_STORE_ADDTID_B32,
         DsSem::DS_STOREXCHG_2ADDR_RTN_B32,
         DsSem::DS_STOREXCHG_2ADDR_RTN_B64,
         DsSem::DS_STOREXCHG_2ADDR_STRIDE64_RTN_B32,
@@ -5216,7 +5234,7 @@ impl DsSem {
     }
 }
 
-static DS_NAMES: [&str; 149] = [
+static DS_NAMES: [&str; 147] = [
     "ds_add_f32",
     "ds_add_f64",
     "ds_add_rtn_f32",
@@ -5264,7 +5282,6 @@ static DS_NAMES: [&str; 149] = [
     "ds_inc_rtn_u64",
     "ds_inc_u32",
     "ds_inc_u64",
-    "ds_load_addtid_b32",
     "ds_max_f32",
     "ds_max_f64",
     "ds_max_i32",
@@ -5330,7 +5347,6 @@ static DS_NAMES: [&str; 149] = [
     "ds_rsub_rtn_u64",
     "ds_rsub_u32",
     "ds_rsub_u64",
-    "ds_store_addtid_b32",
     "ds_storexchg_2addr_rtn_b32",
     "ds_storexchg_2addr_rtn_b64",
     "ds_storexchg_2addr_stride64_rtn_b32",
@@ -7185,7 +7201,7 @@ static SEMS: [Sem; 1967] = [
     Sem::Ds(DsSem::DS_READ2_B64),
     Sem::Ds(DsSem::DS_READ2ST64_B32),
     Sem::Ds(DsSem::DS_READ2ST64_B64),
-    Sem::Ds(DsSem::DS_LOAD_ADDTID_B32),
+    Sem::Ds(DsSem::DS_READ_ADDTID_B32),
     Sem::Ds(DsSem::DS_READ_B128),
     Sem::Ds(DsSem::DS_READ_B32),
     Sem::Ds(DsSem::DS_READ_B64),
@@ -7278,7 +7294,7 @@ static SEMS: [Sem; 1967] = [
     Sem::Ds(DsSem::DS_WRITE2_B64),
     Sem::Ds(DsSem::DS_WRITE2ST64_B32),
     Sem::Ds(DsSem::DS_WRITE2ST64_B64),
-    Sem::Ds(DsSem::DS_STORE_ADDTID_B32),
+    Sem::Ds(DsSem::DS_WRITE_ADDTID_B32),
     Sem::Ds(DsSem::DS_WRITE_B128),
     Sem::Ds(DsSem::DS_WRITE_B16),
     Sem::Ds(DsSem::DS_WRITE_B16_D16_HI),
@@ -8697,47 +8713,47 @@ static SEMS: [Sem; 1967] = [
     Sem::Valu(ValuSem::V_MED3_NUM_F32),
     Sem::Valu(ValuSem::V_MED3_U16),
     Sem::Valu(ValuSem::V_MED3_U32),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X128_F8F6F4),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X16_BF16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X16_F16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X1_4B_F32),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X32_BF16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X32_BF8_BF8),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X32_BF8_FP8),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X32_F16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X32_FP8_BF8),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X32_FP8_FP8),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X4_4B_BF16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X4_4B_F16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X4_F32),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_16X16X8_XF32),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X16_BF16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X16_BF8_BF8),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X16_BF8_FP8),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X16_F16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X16_FP8_BF8),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X16_FP8_FP8),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X1_2B_F32),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X2_F32),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X4_2B_BF16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X4_2B_F16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X4_XF32),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X64_F8F6F4),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X8_BF16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_32X32X8_F16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_4X4X1_16B_F32),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_4X4X4_16B_BF16),
-    Sem::Matrix(MatrixSem::V_MFMA_F32_4X4X4_16B_F16),
-    Sem::Matrix(MatrixSem::V_MFMA_F64_16X16X4_F64),
-    Sem::Matrix(MatrixSem::V_MFMA_F64_4X4X4_4B_F64),
-    Sem::Matrix(MatrixSem::V_MFMA_I32_16X16X32_I8),
-    Sem::Matrix(MatrixSem::V_MFMA_I32_16X16X4_4B_I8),
-    Sem::Matrix(MatrixSem::V_MFMA_I32_16X16X64_I8),
-    Sem::Matrix(MatrixSem::V_MFMA_I32_32X32X16_I8),
-    Sem::Matrix(MatrixSem::V_MFMA_I32_32X32X32_I8),
-    Sem::Matrix(MatrixSem::V_MFMA_I32_32X32X4_2B_I8),
-    Sem::Matrix(MatrixSem::V_MFMA_I32_4X4X4_16B_I8),
-    Sem::Matrix(MatrixSem::V_MFMA_LD_SCALE_B32),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X128_F8F6F4),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X16_BF16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X16_F16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X1_4B_F32),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X32_BF16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X32_BF8_BF8),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X32_BF8_FP8),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X32_F16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X32_FP8_BF8),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X32_FP8_FP8),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X4_4B_BF16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X4_4B_F16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X4_F32),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_16X16X8_XF32),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X16_BF16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X16_BF8_BF8),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X16_BF8_FP8),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X16_F16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X16_FP8_BF8),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X16_FP8_FP8),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X1_2B_F32),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X2_F32),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X4_2B_BF16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X4_2B_F16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X4_XF32),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X64_F8F6F4),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X8_BF16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_32X32X8_F16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_4X4X1_16B_F32),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_4X4X4_16B_BF16),
+    Sem::Mfma(MfmaSem::V_MFMA_F32_4X4X4_16B_F16),
+    Sem::Mfma(MfmaSem::V_MFMA_F64_16X16X4_F64),
+    Sem::Mfma(MfmaSem::V_MFMA_F64_4X4X4_4B_F64),
+    Sem::Mfma(MfmaSem::V_MFMA_I32_16X16X32_I8),
+    Sem::Mfma(MfmaSem::V_MFMA_I32_16X16X4_4B_I8),
+    Sem::Mfma(MfmaSem::V_MFMA_I32_16X16X64_I8),
+    Sem::Mfma(MfmaSem::V_MFMA_I32_32X32X16_I8),
+    Sem::Mfma(MfmaSem::V_MFMA_I32_32X32X32_I8),
+    Sem::Mfma(MfmaSem::V_MFMA_I32_32X32X4_2B_I8),
+    Sem::Mfma(MfmaSem::V_MFMA_I32_4X4X4_16B_I8),
+    Sem::Mfma(MfmaSem::V_MFMA_LD_SCALE_B32),
     Sem::Valu(ValuSem::V_MIN3_F16),
     Sem::Valu(ValuSem::V_MIN3_F32),
     Sem::Valu(ValuSem::V_MIN3_I16),
@@ -8871,34 +8887,34 @@ static SEMS: [Sem; 1967] = [
     Sem::Valu(ValuSem::V_SCREEN_PARTITION_4SE_B32),
     Sem::Valu(ValuSem::V_SIN_F16),
     Sem::Valu(ValuSem::V_SIN_F32),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X128_BF8_BF8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X128_BF8_FP8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X128_FP8_BF8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X128_FP8_FP8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X32_BF16),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X32_F16),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X64_BF16),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X64_BF8_BF8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X64_BF8_FP8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X64_F16),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X64_FP8_BF8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_16X16X64_FP8_FP8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X16_BF16),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X16_F16),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X32_BF16),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X32_BF8_BF8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X32_BF8_FP8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X32_F16),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X32_FP8_BF8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X32_FP8_FP8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X64_BF8_BF8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X64_BF8_FP8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X64_FP8_BF8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_F32_32X32X64_FP8_FP8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_I32_16X16X128_I8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_I32_16X16X64_I8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_I32_32X32X32_I8),
-    Sem::Matrix(MatrixSem::V_SMFMAC_I32_32X32X64_I8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X128_BF8_BF8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X128_BF8_FP8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X128_FP8_BF8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X128_FP8_FP8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X32_BF16),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X32_F16),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X64_BF16),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X64_BF8_BF8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X64_BF8_FP8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X64_F16),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X64_FP8_BF8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_16X16X64_FP8_FP8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X16_BF16),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X16_F16),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X32_BF16),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X32_BF8_BF8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X32_BF8_FP8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X32_F16),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X32_FP8_BF8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X32_FP8_FP8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X64_BF8_BF8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X64_BF8_FP8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X64_FP8_BF8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_F32_32X32X64_FP8_FP8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_I32_16X16X128_I8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_I32_16X16X64_I8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_I32_32X32X32_I8),
+    Sem::Mfma(MfmaSem::V_SMFMAC_I32_32X32X64_I8),
     Sem::Valu(ValuSem::V_SQRT_F16),
     Sem::Valu(ValuSem::V_SQRT_F32),
     Sem::Valu(ValuSem::V_SQRT_F64),
@@ -8926,32 +8942,32 @@ static SEMS: [Sem; 1967] = [
     Sem::Valu(ValuSem::V_SWAP_B16),
     Sem::Valu(ValuSem::V_SWAP_B32),
     Sem::Valu(ValuSem::V_SWAPREL_B32),
-    Sem::Matrix(MatrixSem::V_SWMMAC_BF16_16X16X32_BF16),
-    Sem::Matrix(MatrixSem::V_SWMMAC_F16_16X16X32_F16),
-    Sem::Matrix(MatrixSem::V_SWMMAC_F32_16X16X32_BF16),
-    Sem::Matrix(MatrixSem::V_SWMMAC_F32_16X16X32_BF8_BF8),
-    Sem::Matrix(MatrixSem::V_SWMMAC_F32_16X16X32_BF8_FP8),
-    Sem::Matrix(MatrixSem::V_SWMMAC_F32_16X16X32_F16),
-    Sem::Matrix(MatrixSem::V_SWMMAC_F32_16X16X32_FP8_BF8),
-    Sem::Matrix(MatrixSem::V_SWMMAC_F32_16X16X32_FP8_FP8),
-    Sem::Matrix(MatrixSem::V_SWMMAC_I32_16X16X32_IU4),
-    Sem::Matrix(MatrixSem::V_SWMMAC_I32_16X16X32_IU8),
-    Sem::Matrix(MatrixSem::V_SWMMAC_I32_16X16X64_IU4),
+    Sem::Wmma(WmmaSem::V_SWMMAC_BF16_16X16X32_BF16),
+    Sem::Wmma(WmmaSem::V_SWMMAC_F16_16X16X32_F16),
+    Sem::Wmma(WmmaSem::V_SWMMAC_F32_16X16X32_BF16),
+    Sem::Wmma(WmmaSem::V_SWMMAC_F32_16X16X32_BF8_BF8),
+    Sem::Wmma(WmmaSem::V_SWMMAC_F32_16X16X32_BF8_FP8),
+    Sem::Wmma(WmmaSem::V_SWMMAC_F32_16X16X32_F16),
+    Sem::Wmma(WmmaSem::V_SWMMAC_F32_16X16X32_FP8_BF8),
+    Sem::Wmma(WmmaSem::V_SWMMAC_F32_16X16X32_FP8_FP8),
+    Sem::Wmma(WmmaSem::V_SWMMAC_I32_16X16X32_IU4),
+    Sem::Wmma(WmmaSem::V_SWMMAC_I32_16X16X32_IU8),
+    Sem::Wmma(WmmaSem::V_SWMMAC_I32_16X16X64_IU4),
     Sem::Valu(ValuSem::V_TRIG_PREOP_F64),
     Sem::Valu(ValuSem::V_TRUNC_F16),
     Sem::Valu(ValuSem::V_TRUNC_F32),
     Sem::Valu(ValuSem::V_TRUNC_F64),
-    Sem::Matrix(MatrixSem::V_WMMA_BF16_16X16X16_BF16),
-    Sem::Matrix(MatrixSem::V_WMMA_F16_16X16X16_F16),
-    Sem::Matrix(MatrixSem::V_WMMA_F32_16X16X16_BF16),
-    Sem::Matrix(MatrixSem::V_WMMA_F32_16X16X16_BF8_BF8),
-    Sem::Matrix(MatrixSem::V_WMMA_F32_16X16X16_BF8_FP8),
-    Sem::Matrix(MatrixSem::V_WMMA_F32_16X16X16_F16),
-    Sem::Matrix(MatrixSem::V_WMMA_F32_16X16X16_FP8_BF8),
-    Sem::Matrix(MatrixSem::V_WMMA_F32_16X16X16_FP8_FP8),
-    Sem::Matrix(MatrixSem::V_WMMA_I32_16X16X16_IU4),
-    Sem::Matrix(MatrixSem::V_WMMA_I32_16X16X16_IU8),
-    Sem::Matrix(MatrixSem::V_WMMA_I32_16X16X32_IU4),
+    Sem::Wmma(WmmaSem::V_WMMA_BF16_16X16X16_BF16),
+    Sem::Wmma(WmmaSem::V_WMMA_F16_16X16X16_F16),
+    Sem::Wmma(WmmaSem::V_WMMA_F32_16X16X16_BF16),
+    Sem::Wmma(WmmaSem::V_WMMA_F32_16X16X16_BF8_BF8),
+    Sem::Wmma(WmmaSem::V_WMMA_F32_16X16X16_BF8_FP8),
+    Sem::Wmma(WmmaSem::V_WMMA_F32_16X16X16_F16),
+    Sem::Wmma(WmmaSem::V_WMMA_F32_16X16X16_FP8_BF8),
+    Sem::Wmma(WmmaSem::V_WMMA_F32_16X16X16_FP8_FP8),
+    Sem::Wmma(WmmaSem::V_WMMA_I32_16X16X16_IU4),
+    Sem::Wmma(WmmaSem::V_WMMA_I32_16X16X16_IU8),
+    Sem::Wmma(WmmaSem::V_WMMA_I32_16X16X32_IU4),
     Sem::Valu(ValuSem::V_WRITELANE_B32),
     Sem::Valu(ValuSem::V_XAD_U32),
     Sem::Valu(ValuSem::V_XNOR_B32),
