@@ -267,7 +267,7 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
     }
     let sem = inst.op.sem();
     // The GFX9 mnemonic of the key, for the modules that still select on it (`valu`, `vcmp`,
-    // `mai`, `vmem`).
+    // `mai`).
     let name = sem.name();
     if !gfx9 {
         if let Some(r) = rdna_ops::lift(l, inst, name) {
@@ -284,7 +284,7 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         Sem::Wmma(_) => mai::wmma::lift(l, inst, name),
         Sem::Dual(_) => vopd::lift(l, inst),
         Sem::Ds(op) => ds::lift(l, inst, op),
-        Sem::Vmem(_) => vmem::lift(l, inst, name),
+        Sem::Vmem(op) => vmem::lift(l, inst, op),
         Sem::Graphics(_) => Err(format!("{:?} instructions are not supported", inst.format)),
     }
 }
