@@ -50,17 +50,14 @@
 //! ARCHITECTURE.md), and OCP NaN results are
 //! `sign | 0x7f`; min/max follow the GFX9 pseudocode (IEEE mode from MODE.IEEE).
 
-mod cdna_ops;
 mod control;
 pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
-mod permlane_swap;
 mod rdna_ops;
 mod region;
 mod salu;
-mod scale_cvt;
 mod smem;
 mod valu;
 mod vcmp;

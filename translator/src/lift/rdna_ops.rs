@@ -22,10 +22,13 @@
 //! instructions are in their class modules (`salu`, `control`, `smem`, `ds`, `vmem`).
 
 use super::operand::{K, R};
-use super::valu::no_clamp;
+use super::valu::{
+    cube, cvt_norm, cvt_off_i4, cvt_pk_u8, insert16, mad32_16, qsad, sad, src_raw, src_with_mods,
+    write16,
+};
 use super::{Flow, LiftResult, Lifter};
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
-use crate::isa::{Format, Inst, Mods};
+use crate::isa::{Format, Inst};
 use crate::wave::InstClass;
 
 /// Lifts an RDNA-only instruction (`name` is LLVM's base mnemonic), or `None` when the
@@ -97,53 +100,6 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         _ => fminmax(l, inst, base),
     }?;
     Some(r.map(|()| (InstClass::Valu, Flow::Next)))
-}
-
-/// Writes the 16-bit result in the low bits of `v` to the half of the destination VGPR that
-/// the instruction names (`.h` = `op_sel[3]`), keeping the other half: GFX10+ 16-bit VALU
-/// ops do not zero the unused half (RDNA4 ISA 7.4: `v0.l` and `v0.h` are separate 16-bit
-/// registers).
-pub(super) fn write16(l: &mut Lifter, inst: &Inst, v: Val) -> R<()> {
-    let reg = inst.dst[0]
-        .vreg()
-        .ok_or("16-bit destination is not a VGPR")?;
-    let old = l.get_vreg(reg)?;
-    let v = l.and_imm(v, 0xffff);
-    let r = insert16(l, old, v, inst.mods.op_sel & 8 != 0);
-    l.vdst32(r)
-}
-
-/// `old` with its high (`hi`) or low 16 bits replaced by `v` (a 16-bit value).
-fn insert16(l: &mut Lifter, old: Val, v: Val, hi: bool) -> Val {
-    if hi {
-        let keep = l.and_imm(old, 0xffff);
-        let v = l.shl_imm(v, 16);
-        l.or(keep, v)
-    } else {
-        let keep = l.and_imm(old, 0xffff_0000);
-        l.or(keep, v)
-    }
-}
-
-/// Reads source `i` as [`Lifter::src`] does, with the instruction's modifiers first changed
-/// by `edit`: for operands whose OPSEL, ABS or NEG bits mean something else here (byte and
-/// half selects, packed negation), which the caller then applies itself.
-fn src_with_mods(l: &mut Lifter, i: usize, k: K, edit: impl FnOnce(&mut Mods)) -> R<Val> {
-    let mut plain = l.inst()?;
-    edit(&mut plain.mods);
-    let saved = l.inst.replace(plain);
-    let v = l.src(i, k);
-    l.inst = saved;
-    v
-}
-
-/// Source `i` without OPSEL, ABS and NEG (see [`src_with_mods`]).
-pub(super) fn src_raw(l: &mut Lifter, i: usize, k: K) -> R<Val> {
-    src_with_mods(l, i, k, |m| {
-        m.op_sel = 0;
-        m.abs = 0;
-        m.neg = 0;
-    })
 }
 
 /// The 16-bit element of VOP3P source `i` (low 16 bits of the result): the low element
@@ -379,115 +335,6 @@ fn fminmax_apply(l: &mut Lifter, inst: &Inst, k: K, rule: MinMax, seq: &[bool]) 
     } else {
         l.vdst32(r)
     }
-}
-
-// ---- scalar ALU ------------------------------------------------------------------------
-
-// ---- DPP ---------------------------------------------------------------------------------
-
-/// DPP16 lane mapping of an RDNA `DPP_CTRL` (RDNA4 ISA 7.9.1): for each lane the source
-/// lane, and the mask of lanes whose source is out of range (outside its row of 16).
-/// GFX9's wave shifts, rotates and row broadcasts do not exist; `row_share` and
-/// `row_xmask` are new. `None` for reserved controls.
-pub(super) fn dpp16_map(ctrl: u16) -> Option<([u32; 64], u64)> {
-    let mut idx = [0u32; 64];
-    let mut invalid = 0u64;
-    for (l, slot) in idx.iter_mut().enumerate() {
-        let row = l & !15;
-        let r = l & 15;
-        let n = (ctrl & 15) as usize;
-        let src: Option<usize> = match ctrl {
-            0x000..=0x0ff => Some((l & !3) + ((ctrl as usize >> (2 * (l & 3))) & 3)),
-            0x101..=0x10f => (r + n < 16).then_some(l + n),
-            0x111..=0x11f => (r >= n).then(|| l - n),
-            0x121..=0x12f => Some(row + ((r + 16 - n) & 15)),
-            0x140 => Some(row + 15 - r),
-            0x141 => Some((l & !7) + 7 - (l & 7)),
-            0x150..=0x15f => Some(row + n),
-            0x160..=0x16f => Some(row + (r ^ n)),
-            _ => return None,
-        };
-        match src {
-            Some(s) => *slot = s as u32,
-            None => {
-                *slot = l as u32;
-                invalid |= 1 << l;
-            }
-        }
-    }
-    Some((idx, invalid))
-}
-
-/// Applies an RDNA DPP16 control to `v` (src0) and records the write mask, following the
-/// BC/FI table (RDNA4 ISA 7.9.1, Table 39): with FI = 0 a disabled source lane is invalid
-/// like an out-of-range one; an invalid source disables the write (BC = 0) or reads 0
-/// (BC = 1); with FI = 1 an out-of-range source reads 0 (BC = 0) or its own lane (BC = 1).
-pub(super) fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
-    let (map, out_of_range) = dpp16_map(d.ctrl).ok_or_else(|| {
-        let target = crate::isa::Target {
-            gpu: l.gpu,
-            wave_size: l.wave,
-        };
-        // The GFX9 controls the decoder accepts as LLVM does (generated notes, e.g.
-        // `wave_shl is not supported starting from GFX10`) have no RDNA meaning.
-        match crate::isa::rdna::dpp_note(crate::isa::rdna::tables(&target), d.ctrl) {
-            Some(note) => format!("DPP control {:#x} is not an RDNA control ({note})", d.ctrl),
-            None => format!("reserved DPP control {:#x}", d.ctrl),
-        }
-    })?;
-    let idx = l.lane_const(map);
-    let exec = l.exec();
-    let permuted = l.gather(v, idx);
-    let mut rowbank = 0u64;
-    for lane in 0..64u64 {
-        let row = lane / 16;
-        let bank = (lane % 16) / 4;
-        if d.row_mask >> row & 1 != 0 && d.bank_mask >> bank & 1 != 0 {
-            rowbank |= 1 << lane;
-        }
-    }
-    let rb = l.c64(rowbank);
-    let base = l.and(exec, rb);
-    let in_range = l.c64(!out_of_range);
-    let zero = l.cst(permuted, 0);
-    if d.fi {
-        if d.bound_ctrl {
-            l.dpp_wmask = Some(base);
-            return Ok(permuted);
-        }
-        l.dpp_wmask = Some(base);
-        return Ok(l.select(in_range, permuted, zero));
-    }
-    let on = l.mask_to_lanes(exec);
-    let src_on = l.gather(on, idx);
-    let src_on = l.lanes_to_mask(src_on);
-    let ok = l.and(src_on, in_range);
-    if d.bound_ctrl {
-        l.dpp_wmask = Some(base);
-        Ok(l.select(ok, permuted, zero))
-    } else {
-        let m = l.and(base, ok);
-        l.dpp_wmask = Some(m);
-        Ok(permuted)
-    }
-}
-
-/// Applies DPP8 lane selects to `v` (src0): lane `l` reads lane `(l & !7) + sel[l & 7]`;
-/// a disabled source lane reads 0 unless FI (DPP8FI, `mods.op_sel_hi` bit 7) (RDNA4 ISA
-/// 7.9.2). Writes follow EXEC.
-pub(super) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
-    let fi = l.inst()?.mods.op_sel_hi & 0x80 != 0;
-    let idx = l.lanes(|i| (i & !7) + (sel[(i & 7) as usize] & 7) as u32);
-    let permuted = l.gather(v, idx);
-    if fi {
-        return Ok(permuted);
-    }
-    let exec = l.exec();
-    let on = l.mask_to_lanes(exec);
-    let src_on = l.gather(on, idx);
-    let ok = l.lanes_to_mask(src_on);
-    let zero = l.cst(permuted, 0);
-    Ok(l.select(ok, permuted, zero))
 }
 
 // ---- more VALU ------------------------------------------------------------------------------
@@ -728,8 +575,6 @@ fn pseudo_scalar(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
         l.set_s32(inst.dst[0], r)
     })())
 }
-
-// ---- more SALU -----------------------------------------------------------------------------
 
 // ---- FP8 / BF8 (gfx12: OCP formats) ---------------------------------------------------------
 
@@ -1181,69 +1026,6 @@ fn dot2_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
 
 // ---- conversions to 16- and 8-bit integers -------------------------------------------------
 
-/// The normalizing conversions `v_cvt_norm_{i16,u16}_f16`, `v_cvt_pk_norm_{i16,u16}_{f16,f32}`
-/// (GFX9: `v_cvt_pknorm_*`, CDNA4 ISA 12.11, the same `f16_to_snorm`/`f32_to_unorm` pseudocode)
-/// (RDNA4 ISA: `f16_to_snorm`, `f32_to_unorm`, ...; the packed forms put S0's result in
-/// bits [15:0] and S1's in [31:16]). The ISA does not define the helpers; its notes say
-/// "0.5ULP accuracy, supports rounding ... and saturation": here SNORM is `x` clamped to
-/// [-1, 1] times 32767 and UNORM `x` clamped to [0, 1] times 65535 (the D3D/Vulkan
-/// conversion rules), the product (exact in f64) rounded to an integer once in the source
-/// type's MODE.FP_ROUND direction; NaN gives 0.
-fn cvt_norm(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    if inst.mods.clamp || inst.mods.omod != 0 {
-        return Err("output modifiers on a normalizing conversion".into());
-    }
-    l.count_vector();
-    let signed = base.contains("_i16_");
-    let f16 = base.ends_with("_f16");
-    let k = if f16 { K::F16 } else { K::F32 };
-    let round = Round::from_field(if f16 { l.mode >> 2 } else { l.mode });
-    let mut out = Vec::new();
-    let n = if base.starts_with("cvt_pk") { 2 } else { 1 };
-    for i in 0..n {
-        let x = l.src(i, k)?;
-        let x = if f16 { l.conv(ConvOp::F16ToF32, x) } else { x };
-        out.push(norm16(l, x, signed, round));
-    }
-    if n == 1 {
-        // GFX9 zeroes the high half (or writes it with op_sel[3]); RDNA keeps the other half.
-        return super::valu::wr16(l, inst, out[0]);
-    }
-    let hi = l.shl_imm(out[1], 16);
-    let r = l.or(out[0], hi);
-    l.vdst32(r)
-}
-
-/// SNORM (`signed`) or UNORM 16-bit code of the f32 lanes `x` (see [`cvt_norm`]).
-fn norm16(l: &mut Lifter, x: Val, signed: bool, round: Round) -> Val {
-    let (low, scale) = if signed {
-        ((-1.0f32).to_bits(), 32767.0f64)
-    } else {
-        (0, 65535.0)
-    };
-    let nan = l.cmp(CmpOp::FUno, x, x);
-    let lo = l.cst(x, low as u64);
-    let one = l.cst(x, 1.0f32.to_bits() as u64);
-    let c = l.bin(BinOp::FMaxNum, x, lo);
-    let c = l.bin(BinOp::FMinNum, c, one);
-    let d = l.conv(ConvOp::F32ToF64, c);
-    let s = l.cst(d, scale.to_bits());
-    let p = l.bin(BinOp::FMul, d, s);
-    let r = l.un(
-        match round {
-            Round::NearestEven => UnOp::FRoundEven,
-            Round::Up => UnOp::FCeil,
-            Round::Down => UnOp::FFloor,
-            Round::Zero => UnOp::FTrunc,
-        },
-        p,
-    );
-    let i = l.conv(ConvOp::F64ToI32, r);
-    let zero = l.cst(i, 0);
-    let i = l.select(nan, zero, i);
-    l.and_imm(i, 0xffff)
-}
-
 /// `v_cvt_pk_i16_f32` / `v_cvt_pk_u16_f32` (RDNA4 ISA): `{cvt16(S1), cvt16(S0)}` where
 /// `v_cvt_i16_f32`/`v_cvt_u16_f32` convert toward zero and saturate to the 16-bit range,
 /// NaN giving 0 (the rule of `v_cvt_i32_f32` at 16 bits).
@@ -1275,35 +1057,6 @@ fn cvt_pk16_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     l.vdst32(r)
 }
 
-/// `v_cvt_pk_u8_f32` (RDNA4 ISA): `f32_to_u8(S0)` into byte `S1[1:0]` of S2, the other bytes
-/// of S2 kept. `f32_to_u8` is taken as the 8-bit form of `f32_to_u32` (`v_cvt_u32_f32`):
-/// toward zero, saturating to [0, 255], NaN giving 0; the ISA does not define it.
-pub(super) fn cvt_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
-    if inst.mods.clamp || inst.mods.omod != 0 {
-        return Err("output modifiers on an integer conversion".into());
-    }
-    l.count_vector();
-    let x = l.src(0, K::F32)?;
-    let sel = l.src(1, K::B32)?;
-    let c = l.src(2, K::B32)?;
-    let u = l.conv(ConvOp::F32ToU32, x);
-    let max = l.cst(u, 255);
-    let u = l.bin(BinOp::UMin, u, max);
-    let sel = l.and_imm(sel, 3);
-    let shift = l.shl_imm(sel, 3);
-    let ff = l.cst(u, 0xff);
-    let field = l.bin(BinOp::Shl, ff, shift);
-    let keep = l.not(field);
-    let c = l.and(c, keep);
-    let u = l.bin(BinOp::Shl, u, shift);
-    let r = l.or(c, u);
-    l.vdst32(r)
-}
-
-// ---- scalar memory ---------------------------------------------------------------------------
-
-// ---- WMMA load-transpose -------------------------------------------------------------------
-
 /// `v_fmac_f16` (`D = fma(S0, S1, D)`), `v_fmaak_f16` (`fma(S0, S1, K)`) and `v_fmamk_f16`
 /// (`fma(S0, K, S1)`, LLVM's operand order `S0, K, S1`): lifted as `v_fma_f16` with the
 /// accumulator or the constant as the third (or second) source; the destination half of
@@ -1325,36 +1078,6 @@ fn fma16_forms(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let r = super::valu::lift(l, &f, "v_fma_f16").map(|_| ());
     l.inst = Some(*inst);
     r
-}
-
-/// `v_mad_u32_u16` / `v_mad_i32_i16`: `D = S0.16 * S1.16 + S2.32` with the 16-bit halves
-/// (true16 `.l`/`.h` via OPSEL) zero- or sign-extended; wrapping, or with clamp the exact
-/// sum (formed in 64 bits) saturated to the u32 / i32 range (RDNA4 ISA 7.2.3.1: "For integer
-/// operations, it clamps the result to the largest and smallest representable value").
-fn mad32_16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    l.count_vector();
-    let signed = base == "mad_i32_i16";
-    let e = if signed {
-        ConvOp::SExt16
-    } else {
-        ConvOp::ZExt16
-    };
-    let a = l.src(0, K::B16)?;
-    let b = l.src(1, K::B16)?;
-    let (a, b) = (l.conv(e, a), l.conv(e, b));
-    let c = l.src(2, K::B32)?;
-    let p = l.bin(BinOp::Mul, a, b);
-    if !inst.mods.clamp {
-        let r = l.add(p, c);
-        return l.vdst32(r);
-    }
-    // |S0 * S1| < 2^32 and |S2| < 2^32: exact in 64 bits.
-    let w = if signed { ConvOp::SExt } else { ConvOp::ZExt };
-    let (p, c) = (l.conv(w, p), l.conv(w, c));
-    let r = l.add(p, c);
-    let r = super::valu::saturate(l, r, signed, 32);
-    let r = l.conv(ConvOp::Lo, r);
-    l.vdst32(r)
 }
 
 /// gfx12 `v_pk_minimum_f16` / `v_pk_maximum_f16` (the IEEE-754-2019 rule of
@@ -1426,93 +1149,6 @@ fn med3_num(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     }
 }
 
-/// `v_cubeid/cubesc/cubetc/cubema_f32` of the coordinate (x, y, z) = (S0, S1, S2) (RDNA4 ISA
-/// 16.12, V_CUBEID_F32 ... V_CUBEMA_F32): the major axis is z when |z| >= |x| and |z| >= |y|,
-/// else y when |y| >= |x|, else x (a NaN compares false); the face id (0-5), the S and T
-/// coordinates on that face (source values, sign-flipped by the pseudocode's rules) and twice
-/// the major-axis value. With `always_flush` (RDNA) these ops flush input and output
-/// denormals whatever MODE says (RDNA4 ISA 7.2.4: "These opcodes flush input and output
-/// denorms: ..., CUBExx_F32"); without it (GFX9) MODE.FP_DENORM decides, as for every other
-/// f32 op. The CDNA4 chapters at hand name these ops only in an opcode table (CDNA4 ISA 6.3)
-/// and do not repeat RDNA's list, so GFX9 keeps the general rule; wavejit treats GFX9's
-/// f32 transcendentals the same way (`valu::flushes_denormals`).
-pub(super) fn cube(l: &mut Lifter, base: &str, always_flush: bool) -> R<()> {
-    l.count_vector();
-    let mut v = Vec::with_capacity(3);
-    for i in 0..3 {
-        let x = l.src(i, K::F32)?;
-        v.push(if always_flush {
-            l.flush_denorm(x, K::F32)
-        } else {
-            x
-        });
-    }
-    let (x, y, z) = (v[0], v[1], v[2]);
-    let (ax, ay, az) = (
-        l.and_imm(x, 0x7fff_ffff),
-        l.and_imm(y, 0x7fff_ffff),
-        l.and_imm(z, 0x7fff_ffff),
-    );
-    let zx = l.cmp(CmpOp::FGe, az, ax);
-    let zy = l.cmp(CmpOp::FGe, az, ay);
-    let zmaj = l.and(zx, zy);
-    let ymaj = l.cmp(CmpOp::FGe, ay, ax);
-    let zero = l.cst(x, 0);
-    let neg = |l: &mut Lifter, a: Val| {
-        let m = l.cst(a, 0x8000_0000);
-        l.xor(a, m)
-    };
-    let lt0 = |l: &mut Lifter, a: Val| l.cmp(CmpOp::FLt, a, zero);
-    // The value on each branch: (z major, y major, x major).
-    let (on_z, on_y, on_x) = match base {
-        "cubeid_f32" => {
-            let face = |l: &mut Lifter, a: Val, pos: f32| {
-                let (p, n) = (
-                    l.cst(a, pos.to_bits().into()),
-                    l.cst(a, (pos + 1.0).to_bits().into()),
-                );
-                let is_neg = lt0(l, a);
-                l.select(is_neg, n, p)
-            };
-            (face(l, z, 4.0), face(l, y, 2.0), face(l, x, 0.0))
-        }
-        "cubesc_f32" => {
-            let nx = neg(l, x);
-            let zn = lt0(l, z);
-            let on_z = l.select(zn, nx, x);
-            let nz = neg(l, z);
-            let xn = lt0(l, x);
-            let on_x = l.select(xn, z, nz);
-            (on_z, x, on_x)
-        }
-        "cubetc_f32" => {
-            let ny = neg(l, y);
-            let nz = neg(l, z);
-            let yn = lt0(l, y);
-            let on_y = l.select(yn, nz, z);
-            (ny, on_y, ny)
-        }
-        _ => {
-            let two = l.cst(x, 2.0f32.to_bits().into());
-            let (mz, my, mx) = (
-                l.bin(BinOp::FMul, z, two),
-                l.bin(BinOp::FMul, y, two),
-                l.bin(BinOp::FMul, x, two),
-            );
-            (mz, my, mx)
-        }
-    };
-    let r = l.select(ymaj, on_y, on_x);
-    let r = l.select(zmaj, on_z, r);
-    let r = l.fout(r, K::F32)?;
-    let r = if always_flush {
-        l.flush_denorm(r, K::F32)
-    } else {
-        r
-    };
-    l.vdst32(r)
-}
-
 /// `v_sat_pk_u8_i16`: both signed 16-bit halves of S0 saturated to 0..=255, packed into a
 /// 16-bit result (RDNA4 ISA, V_SAT_PK_U8_I16).
 fn sat_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
@@ -1530,97 +1166,6 @@ fn sat_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
     let h = l.shl_imm(out[1], 8);
     let r = l.or(out[0], h);
     write16(l, inst, r)
-}
-
-/// `v_cvt_off_f32_i4`: the signed 4-bit S0[3:0] divided by 16 (the ISA's offset table:
-/// 0b1000 → -0.5, 0b0111 → 0.4375), exact in f32.
-fn cvt_off_i4(l: &mut Lifter, inst: &Inst) -> R<()> {
-    l.count_vector();
-    let _ = inst;
-    let v = l.src(0, K::B32)?;
-    let t = l.shl_imm(v, 28);
-    let i = l.ashr_imm(t, 28);
-    let f = l.conv(ConvOp::I32ToF32, i);
-    let sixteenth = l.cst(f, 0x3d80_0000);
-    let r = l.bin(BinOp::FMul, f, sixteenth);
-    let r = l.fout(r, K::F32)?;
-    l.vdst32(r)
-}
-
-/// The media ops `v_sad_u8`, `v_sad_hi_u8` (the sum shifted left by 16), `v_sad_u16`,
-/// `v_msad_u8` (bytes whose reference S1 byte is 0 skipped), all `S2 + sum |S0.e - S1.e|`
-/// wrapping, and `v_lerp_u8` (per byte `(S0.b + S1.b + S2.b[0]) >> 1`) (RDNA4 ISA, V_SAD_U8).
-fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    no_clamp(inst)?;
-    l.count_vector();
-    let a = l.src(0, K::B32)?;
-    let b = l.src(1, K::B32)?;
-    let c = l.src(2, K::B32)?;
-    let (bits, n) = if base == "sad_u16" {
-        (16u64, 2u64)
-    } else {
-        (8, 4)
-    };
-    let field = |l: &mut Lifter, v: Val, i: u64| {
-        let t = l.lshr_imm(v, bits * i);
-        l.and_imm(t, (1 << bits) - 1)
-    };
-    if base == "lerp_u8" {
-        let mut acc: Option<Val> = None;
-        for i in 0..4 {
-            let x = field(l, a, i);
-            let y = field(l, b, i);
-            let r = l.lshr_imm(c, 8 * i);
-            let r = l.and_imm(r, 1);
-            let s = l.add(x, y);
-            let s = l.add(s, r);
-            let s = l.lshr_imm(s, 1);
-            let s = l.shl_imm(s, 8 * i);
-            acc = Some(match acc {
-                None => s,
-                Some(p) => l.or(p, s),
-            });
-        }
-        let r = acc.ok_or("no bytes")?;
-        return l.vdst32(r);
-    }
-    let mut sum: Option<Val> = None;
-    for i in 0..n {
-        let x = field(l, a, i);
-        let y = field(l, b, i);
-        let d = absdiff(l, x, y, base == "msad_u8");
-        sum = Some(add_to(l, sum, d));
-    }
-    let sum = sum.ok_or("no elements")?;
-    let sum = if base == "sad_hi_u8" {
-        l.shl_imm(sum, 16)
-    } else {
-        sum
-    };
-    let r = l.add(sum, c);
-    l.vdst32(r)
-}
-
-/// `|x - y|` of unsigned fields; with `masked` (the MSAD/MQSAD rule) 0 where the reference
-/// `y` is 0.
-fn absdiff(l: &mut Lifter, x: Val, y: Val, masked: bool) -> Val {
-    let hi = l.bin(BinOp::UMax, x, y);
-    let lo = l.bin(BinOp::UMin, x, y);
-    let d = l.bin(BinOp::Sub, hi, lo);
-    if !masked {
-        return d;
-    }
-    let zero = l.cst(y, 0);
-    let ref0 = l.cmp(CmpOp::Eq, y, zero);
-    l.select(ref0, zero, d)
-}
-
-/// `acc + v`, or `v` when there is no sum yet.
-fn add_to(l: &mut Lifter, acc: Option<Val>, v: Val) -> Val {
-    match acc {
-        None => v,
-        Some(a) => l.add(a, v),
-    }
 }
 
 /// `v_movrels_b32` (`D = VGPR[src + M0]`), `v_movreld_b32` (`VGPR[dst + M0] = S0`),
@@ -1717,57 +1262,4 @@ fn movrel(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     } else {
         l.vdst32(v)
     }
-}
-
-/// `v_qsad_pk_u16_u8`, `v_mqsad_pk_u16_u8` and `v_mqsad_u32_u8`: four (masked) SADs of the
-/// 32-bit windows `S0[8i+31:8i]` (S0 is 64-bit) against S1, each added to field `i` of S2
-/// (16-bit fields of a 64-bit S2, truncated to 16 bits; or 32-bit fields of a 128-bit S2)
-/// (RDNA4 ISA, V_QSAD_PK_U16_U8).
-fn qsad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    no_clamp(inst)?;
-    l.count_vector();
-    let masked = base.starts_with("mqsad");
-    let wide = base == "mqsad_u32_u8";
-    let a = l.src(0, K::B64)?;
-    let b = l.src(1, K::B32)?;
-    let c: Vec<Val> = if wide {
-        l.get_vregs(inst.src[2], 4)?
-    } else {
-        let c = l.src(2, K::B64)?;
-        vec![l.lo(c), l.hi(c)]
-    };
-    let mut out = Vec::new();
-    for i in 0..4u64 {
-        let w = l.lshr_imm(a, 8 * i);
-        let w = l.conv(ConvOp::Lo, w);
-        let mut sum: Option<Val> = None;
-        for j in 0..4u64 {
-            let x = l.lshr_imm(w, 8 * j);
-            let x = l.and_imm(x, 0xff);
-            let y = l.lshr_imm(b, 8 * j);
-            let y = l.and_imm(y, 0xff);
-            let d = absdiff(l, x, y, masked);
-            sum = Some(add_to(l, sum, d));
-        }
-        let sum = sum.ok_or("no bytes")?;
-        let acc = if wide {
-            c[i as usize]
-        } else {
-            let f = l.lshr_imm(c[(i / 2) as usize], 16 * (i % 2));
-            l.and_imm(f, 0xffff)
-        };
-        let r = l.add(sum, acc);
-        out.push(if wide { r } else { l.and_imm(r, 0xffff) });
-    }
-    let vals = if wide {
-        out
-    } else {
-        let h0 = l.shl_imm(out[1], 16);
-        let d0 = l.or(out[0], h0);
-        let h1 = l.shl_imm(out[3], 16);
-        let d1 = l.or(out[2], h1);
-        vec![d0, d1]
-    };
-    let exec = l.exec();
-    l.set_vregs(inst.dst[0], &vals, exec)
 }
