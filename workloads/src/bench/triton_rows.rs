@@ -22,14 +22,14 @@ macro_rules! triton_build {
             gpu: $gpu,
             wave: $wave,
             object: include_bytes!(concat!(
-                "../../tests/kernels/triton/",
+                "../../../tests/kernels/triton/",
                 $gpu,
                 "/",
                 $name,
                 ".hsaco"
             )),
             json: include_str!(concat!(
-                "../../tests/kernels/triton/",
+                "../../../tests/kernels/triton/",
                 $gpu,
                 "/",
                 $name,
