@@ -383,16 +383,20 @@ impl Gen<'_, '_> {
                 // again. (The window's allocation stays live for the launch even if the
                 // helper refreshed the context's windows since.)
                 let here = self.b.current_block();
-                let w = match self.sload_window {
-                    Some((p, blk, w)) if p == *pc && Some(blk) == here => w,
-                    _ => self.window_of(crate::env::Space::Global, a, four)?,
+                let (w, hit, off) = match self.sload_window {
+                    Some((p, blk, w)) if p == *pc && Some(blk) == here => {
+                        let off = self.b.ins().isub(a, w.start);
+                        let inside = self
+                            .b
+                            .ins()
+                            .icmp(IntCC::UnsignedLessThanOrEqual, off, w.lim);
+                        (w, self.b.ins().band(w.hit, inside), off)
+                    }
+                    _ => {
+                        let w = self.window_of(crate::env::Space::Global, a, four)?;
+                        (w, w.hit, self.b.ins().isub(a, w.start))
+                    }
                 };
-                let off = self.b.ins().isub(a, w.start);
-                let inside = self
-                    .b
-                    .ins()
-                    .icmp(IntCC::UnsignedLessThanOrEqual, off, w.lim);
-                let hit = self.b.ins().band(w.hit, inside);
                 let ptr = self.b.ins().iadd(w.host, off);
                 let low = self.b.ins().band_imm_u(a, 3);
                 let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
