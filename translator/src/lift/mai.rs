@@ -12,9 +12,10 @@
 
 use super::operand::{inline_const, K};
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::{MatrixCall, Op, ScaleSrc};
+use crate::ir::{MatrixCall, Op};
 use crate::isa::{Inst, Opnd};
-use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan};
+use crate::matrix::plans::{self, PlanKey, ScaleSrc};
+use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands};
 use crate::wave::{InstClass, NUM_VREGS};
 
 // RDNA's WMMA/SWMMAC, dispatched from here (`lift/wmma.rs`).
@@ -98,21 +99,20 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         mode: 0,
     };
     // Register ranges and controls are checked here, so a bad operand is a lift-time error.
-    let plan = Plan::new(&op, &opnds, &ctl, NUM_VREGS).map_err(|e| e.to_string())?;
-    let call = MatrixCall {
-        pc: l.pc,
+    let key = PlanKey::Mfma {
         op,
         opnds,
         ctl,
         scale,
-        plan: std::sync::Arc::new(plan),
     };
+    let plan = plans::plan(key, NUM_VREGS).map_err(|e| e.to_string())?;
+    let call = MatrixCall { pc: l.pc, plan };
     let all = l.c64(if l.wave == 64 {
         u64::MAX
     } else {
         u32::MAX as u64
     });
     l.effect(Op::CountVector { mask: all });
-    l.effect(Op::Matrix(std::sync::Arc::new(call)));
+    l.effect(Op::Matrix(call));
     Ok((InstClass::Matrix, Flow::Next))
 }
