@@ -568,10 +568,7 @@ fn typed(a: &wj_arg) -> Result<Arg, Failure> {
     // bytes, valid for any bit pattern.
     let v = a.value;
     Ok(match a.kind {
-        WJ_ARG_BUFFER => Arg::Buffer(Buffer {
-            addr: unsafe { v.u64 },
-            len: 0,
-        }),
+        WJ_ARG_BUFFER => Arg::Pointer(unsafe { v.u64 }),
         WJ_ARG_I32 => Arg::I32(unsafe { v.i32 }),
         WJ_ARG_U32 => Arg::U32(unsafe { v.u32 }),
         WJ_ARG_I64 => Arg::I64(unsafe { v.i64 }),
