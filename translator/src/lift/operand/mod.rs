@@ -7,6 +7,8 @@ use crate::isa::{Inst, Opnd, Target};
 use crate::wave::{sreg, AGPR_BASE, NUM_VREGS};
 use hashbrown::HashMap;
 
+mod dpp;
+
 /// Why operand codes 230/231 (`src_flat_scratch_base_lo/hi`, as LLVM prints them for gfx950)
 /// do not lift: reserved in the CDNA4 ISA's operand table (6.2), and a global address of the
 /// hardware's scratch backing has no counterpart here (see `tests/coverage_unsupported.txt`).
@@ -95,54 +97,6 @@ pub(crate) fn inline_const(code: u16, k: K) -> Option<u64> {
     })
 }
 
-/// DPP16 lane mapping of a GFX9 `DPP_CTRL`: for each lane, the source lane, and the mask of
-/// lanes whose source is out of range. `None` for reserved controls.
-pub(crate) fn dpp_map(ctrl: u16) -> Option<([u32; 64], u64)> {
-    let mut idx = [0u32; 64];
-    let mut invalid = 0u64;
-    for (l, slot) in idx.iter_mut().enumerate() {
-        let row = l & !15;
-        let r = l & 15;
-        let src: Option<usize> = match ctrl {
-            0x000..=0x0ff => Some((l & !3) + ((ctrl as usize >> (2 * (l & 3))) & 3)),
-            0x101..=0x10f => {
-                let n = (ctrl & 15) as usize;
-                (r + n < 16).then_some(l + n)
-            }
-            0x111..=0x11f => {
-                let n = (ctrl & 15) as usize;
-                (r >= n).then(|| l - n)
-            }
-            0x121..=0x12f => {
-                let n = (ctrl & 15) as usize;
-                Some(row + ((r + 16 - n) & 15))
-            }
-            0x130 => (l < 63).then_some(l + 1),
-            0x134 => Some((l + 1) & 63),
-            0x138 => (l > 0).then(|| l - 1),
-            0x13c => Some((l + 63) & 63),
-            0x140 => Some(row + 15 - r),
-            0x141 => Some((l & !7) + 7 - (l & 7)),
-            // row_bcast:15: the last lane of the previous row (row 0 has no source).
-            0x142 => (row > 0).then(|| row - 1),
-            // row_bcast:31: lane 31 to the upper half.
-            0x143 => (l >= 32).then_some(31),
-            // gfx90a+ row_newbcast:n: lane n of each row to the whole row (LLVM
-            // AMDGPUModifierSyntax; the same field values and mapping as RDNA's row_share).
-            0x150..=0x15f => Some(row + (ctrl & 15) as usize),
-            _ => return None,
-        };
-        match src {
-            Some(s) => *slot = s as u32,
-            None => {
-                *slot = l as u32;
-                invalid |= 1 << l;
-            }
-        }
-    }
-    Some((idx, invalid))
-}
-
 /// Per-instruction lifting state around an [`ir::Builder`](Builder).
 pub(crate) struct Lifter<'t> {
     _target: core::marker::PhantomData<&'t Target>,
@@ -220,6 +174,15 @@ impl<'t> Lifter<'t> {
 
     // ---- IR construction -------------------------------------------------------------
 
+    /// The `V32` constant whose lane `i` is `f(i)`.
+    pub fn lane_map(&mut self, f: impl Fn(u32) -> u32) -> Val {
+        let mut a = [0u32; 64];
+        for (i, x) in a.iter_mut().enumerate() {
+            *x = f(i as u32);
+        }
+        self.lane_const(a)
+    }
+
     /// Type of `v`.
     pub fn ty(&self, v: Val) -> Ty {
         self.b.ty(v)
@@ -278,6 +241,14 @@ impl<'t> Lifter<'t> {
     /// Per-lane constant vector.
     pub fn lane_const(&mut self, lanes: [u32; 64]) -> Val {
         self.push(Op::LaneConst(Box::new(lanes)), Ty::V32)
+    }
+    /// Lane `i` of `[f(i); 64]` as a `V32` constant.
+    pub fn lanes(&mut self, f: impl Fn(u32) -> u32) -> Val {
+        let mut a = [0u32; 64];
+        for (i, x) in a.iter_mut().enumerate() {
+            *x = f(i as u32);
+        }
+        self.lane_const(a)
     }
     /// Unary op.
     pub fn un(&mut self, op: UnOp, a: Val) -> Val {
@@ -738,7 +709,7 @@ impl<'t> Lifter<'t> {
                 if k.is64() {
                     return Err("DPP8 on a 64-bit operand".into());
                 }
-                v = super::rdna_ops::dpp8(self, v, sel)?;
+                v = dpp::dpp8(self, v, sel)?;
             }
             if let Some(d) = inst.dpp {
                 if k.is64() {
@@ -851,45 +822,6 @@ impl<'t> Lifter<'t> {
             (_, false) => self.conv(ConvOp::ZExt16, x),
             (_, true) => self.conv(ConvOp::SExt16, x),
         })
-    }
-
-    /// Applies a DPP16 permutation to `v` (src0) and records the write mask it implies.
-    fn dpp(&mut self, v: Val, d: crate::isa::Dpp) -> R<Val> {
-        if self.gpu.family() != Some(crate::isa::Family::Gfx9) {
-            // RDNA controls, FI and the BC/FI table (`rdna_ops::dpp16`).
-            return super::rdna_ops::dpp16(self, v, d);
-        }
-        let (map, invalid) =
-            dpp_map(d.ctrl).ok_or_else(|| format!("reserved DPP control {:#x}", d.ctrl))?;
-        let idx = self.lane_const(map);
-        let exec = self.exec();
-        // GFX9 has no FI bit: a source lane disabled in EXEC is invalid like an out-of-range
-        // one (ISA DPP: "if the source lane is disabled ... use BOUND_CTRL").
-        let ex_lanes = self.mask_to_lanes(exec);
-        let src_on = self.gather(ex_lanes, idx);
-        let src_ok = self.lanes_to_mask(src_on);
-        let static_ok = self.c64(!invalid);
-        let ok = self.and(src_ok, static_ok);
-        let permuted = self.gather(v, idx);
-        let mut rowbank = 0u64;
-        for l in 0..64u64 {
-            let row = l / 16;
-            let bank = (l % 16) / 4;
-            if d.row_mask >> row & 1 != 0 && d.bank_mask >> bank & 1 != 0 {
-                rowbank |= 1 << l;
-            }
-        }
-        let rb = self.c64(rowbank);
-        let base = self.and(exec, rb);
-        if d.bound_ctrl {
-            let zero = self.cst(permuted, 0);
-            self.dpp_wmask = Some(base);
-            Ok(self.select(ok, permuted, zero))
-        } else {
-            let m = self.and(base, ok);
-            self.dpp_wmask = Some(m);
-            Ok(permuted)
-        }
     }
 
     /// The mask of lanes the current vector instruction writes (EXEC, narrowed by DPP).

@@ -44,10 +44,11 @@
 //! `op_sel[3:2]` (the others kept). The 8-bit and packed 16-bit sources take no input
 //! modifiers (ISA 7.3), f32 sources do; OMOD and clamp are not supported by converts.
 
-use super::operand::{Lifter, K, R};
-use super::valu::{f8_op, f8_to_f32, fp16_ovfl};
+use super::common::{f8_op, f8_to_f32, fp16_ovfl, prng_step, write16, write_dst_byte};
 use crate::ir::{BinOp, ConvOp, LaneFn, Round, RoundedOp, Ty, Val};
 use crate::isa::Inst;
+use crate::lift::operand::{K, R};
+use crate::lift::Lifter;
 
 /// Lifts `v_cvt_scalef32_<rest>`; `Err` for the forms not handled here.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
@@ -67,7 +68,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
                 l.vdst32(x)
             } else {
                 let h = l.conv(ConvOp::F32ToF16, x);
-                super::rdna_ops::write16(l, inst, h)
+                write16(l, inst, h)
             }
         }
         "pk_f32_fp8" | "pk_f32_bf8" | "pk_f16_fp8" | "pk_f16_bf8" | "pk_bf16_fp8"
@@ -103,7 +104,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let hi = down(l, b, bf8, k, None);
             let hi = l.shl_imm(hi, 8);
             let w = l.or(lo, hi);
-            super::rdna_ops::write16(l, inst, w)
+            write16(l, inst, w)
         }
         "pk_fp8_f16" | "pk_bf8_f16" | "pk_fp8_bf16" | "pk_bf8_bf16" => {
             no_mods(inst, 1)?;
@@ -118,7 +119,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let hi = down(l, hi, bf8, k, None);
             let hi = l.shl_imm(hi, 8);
             let w = l.or(lo, hi);
-            super::rdna_ops::write16(l, inst, w)
+            write16(l, inst, w)
         }
         "sr_fp8_f32" | "sr_bf8_f32" => {
             let bf8 = rest.starts_with("sr_bf8");
@@ -126,7 +127,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let rng = l.src(1, K::B32)?;
             let k = scale_exp(l, 2)?;
             let byte = down(l, a, bf8, k, Some(rng));
-            super::valu::write_dst_byte(l, inst, byte)
+            write_dst_byte(l, inst, byte)
         }
         "sr_fp8_f16" | "sr_bf8_f16" | "sr_fp8_bf16" | "sr_bf8_bf16" => {
             let bf8 = rest.starts_with("sr_bf8");
@@ -135,7 +136,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let rng = l.src(1, K::B32)?;
             let k = scale_exp(l, 2)?;
             let byte = down(l, x, bf8, k, Some(rng));
-            super::valu::write_dst_byte(l, inst, byte)
+            write_dst_byte(l, inst, byte)
         }
         "sr_pk_fp4_f32" | "sr_pk_fp4_f16" | "sr_pk_fp4_bf16" => {
             // The pair (a VGPR pair of f32, or a packed f16/bf16 register; no input modifiers
@@ -157,7 +158,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let hi = mx_down_sr(l, b, Mx::Fp4, k, seeds[1]);
             let hi = l.shl_imm(hi, 4);
             let byte = l.or(lo, hi);
-            super::valu::write_dst_byte(l, inst, byte)
+            write_dst_byte(l, inst, byte)
         }
         "sr_pk32_fp6_f32" | "sr_pk32_bf6_f32" | "sr_pk32_fp6_f16" | "sr_pk32_bf6_f16"
         | "sr_pk32_fp6_bf16" | "sr_pk32_bf6_bf16" => {
@@ -213,7 +214,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             };
             let hi = l.shl_imm(hi, 4);
             let byte = l.or(lo, hi);
-            super::valu::write_dst_byte(l, inst, byte)
+            write_dst_byte(l, inst, byte)
         }
         "2xpk16_fp6_f32" | "2xpk16_bf6_f32" => {
             // Element 2p is S0[p], element 2p+1 is S1[p] ("S0 and S1 inputs are interleaved
@@ -364,7 +365,7 @@ fn pass_seeds(l: &mut Lifter, rng: Val, n: usize) -> Vec<Val> {
     let mut seeds = vec![rng];
     for _ in 1..n {
         let prev = seeds[seeds.len() - 1];
-        seeds.push(super::cdna_ops::prng_step(l, prev));
+        seeds.push(prng_step(l, prev));
     }
     seeds
 }

@@ -11,9 +11,9 @@
 //! lane's value is used when the partner is active or `fi` is set, otherwise the lane gets 0
 //! under `bound_ctrl` and is left unchanged without it.
 
-use super::operand::R;
-use super::Lifter;
 use crate::isa::Inst;
+use crate::lift::operand::R;
+use crate::lift::Lifter;
 
 /// Lanes of rows 1 and 3 (the VDST side of permlane16).
 const ODD_ROWS: u64 = 0xFFFF_0000_FFFF_0000;

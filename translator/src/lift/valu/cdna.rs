@@ -1,16 +1,18 @@
 //! GFX9 (CDNA3/CDNA4) VALU instructions without an RDNA lifting function of the same
 //! semantics: `v_prng_b32`, `v_ashr_pk_{i8,u8}_i32`, `v_cvt_pkaccum_u8_f32` and the bf16 dot
 //! products `v_dot2_f32_bf16`/`v_dot2c_f32_bf16` (gfx950); the cube-map ops
-//! `v_cube{id,sc,tc,ma}_f32` are RDNA's (`rdna_ops::cube`) with GFX9's denormal rule.
+//! `v_cube{id,sc,tc,ma}_f32` are RDNA's (`float::cube`) with GFX9's denormal rule.
 //!
 //! The definitions are the pseudocode of AMD's CDNA4 ISA guide, chapter 12 (VOP1 `V_PRNG_B32`,
 //! VOP2 `V_DOT2C_F32_BF16`, VOP3 `V_ASHR_PK_*`/`V_CVT_PKACCUM_U8_F32`, VOP3P
 //! `V_DOT2_F32_BF16`), cited at each function. [`lift`] returns `None` for other instructions.
 
-use super::operand::{inline_const, K, R};
-use super::Lifter;
+use super::common::{dot_default_sel, prng_step, src_raw};
+use super::convert::cvt_pk_u8;
 use crate::ir::{BinOp, Val};
 use crate::isa::{Inst, Opnd};
+use crate::lift::operand::{inline_const, K, R};
+use crate::lift::Lifter;
 
 /// Lifts `base` (the mnemonic without `v_`) when it is one of this module's instructions.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
@@ -21,9 +23,9 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
         "dot2_f32_bf16" => dot2_bf16(l, inst),
         "dot2c_f32_bf16" => dot2c_bf16(l, inst),
         // Cube-map math, defined once with RDNA's (RDNA4 ISA 16.12) pseudocode; GFX9 follows
-        // MODE for denormals (see `rdna_ops::cube`).
+        // MODE for denormals (see `float::cube`).
         "cubeid_f32" | "cubesc_f32" | "cubetc_f32" | "cubema_f32" => {
-            super::rdna_ops::cube(l, base, false)
+            super::float::cube(l, base, false)
         }
         _ => return None,
     })
@@ -45,16 +47,6 @@ fn prng(l: &mut Lifter, inst: &Inst) -> R<()> {
     let x = l.src(0, K::B32)?;
     let r = prng_step(l, x);
     l.vdst32(r)
-}
-
-/// One `v_prng_b32` step of the `V32` value `x` (see [`prng`]); also the per-element seed
-/// update of the multi-pass stochastic-rounding conversions (`lift/scale_cvt.rs`).
-pub(super) fn prng_step(l: &mut Lifter, x: Val) -> Val {
-    let shifted = l.shl_imm(x, 1);
-    // S0[31] as 0 or 197: the arithmetic shift gives 0 or all ones.
-    let sign = l.ashr_imm(x, 31);
-    let tap = l.and_imm(sign, 197);
-    l.xor(shifted, tap)
 }
 
 /// `v_ashr_pk_i8_i32` / `v_ashr_pk_u8_i32` (CDNA4 ISA, V_ASHR_PK_I8_I32): `S0.i32 >> S2[4:0]`
@@ -105,7 +97,7 @@ fn pkaccum(l: &mut Lifter, inst: &Inst) -> R<()> {
     with_d.mods.neg &= 3;
     with_d.mods.abs &= 3;
     let saved = l.inst.replace(with_d);
-    let r = super::rdna_ops::cvt_pk_u8(l, &with_d);
+    let r = cvt_pk_u8(l, &with_d);
     l.inst = saved;
     r
 }
@@ -120,10 +112,10 @@ fn bf16_elem(l: &mut Lifter, inst: &Inst, i: usize, hi: bool) -> R<Val> {
         .then(|| inline_const(o.code, K::F32))
         .flatten()
     {
-        let x = super::rdna_ops::src_raw(l, i, K::B32)?;
+        let x = src_raw(l, i, K::B32)?;
         l.cst(x, bits >> 16)
     } else {
-        let v = super::rdna_ops::src_raw(l, i, K::B32)?;
+        let v = src_raw(l, i, K::B32)?;
         let inline_int = (128..=208).contains(&o.code);
         if hi && !inline_int {
             l.lshr_imm(v, 16)
@@ -183,11 +175,11 @@ fn dot2_sum(l: &mut Lifter, acc: Option<Val>, a: [Val; 2], b: [Val; 2]) -> Val {
 /// gfx950 `v_dot2_f32_bf16` (VOP3P; CDNA4 ISA, V_DOT2_F32_BF16):
 /// `tmp = S0.bf16[0] * S1.bf16[0]; tmp += S0.bf16[1] * S1.bf16[1]; tmp += S2.f32`, each step an
 /// f32 operation rounded to nearest even (V_DOT2 ignores MODE). The elements are taken in
-/// order (a non-default `op_sel`/`op_sel_hi` is not lifted: [`super::valu::dot_default_sel`])
+/// order (a non-default `op_sel`/`op_sel_hi` is not lifted: [`dot_default_sel`])
 /// and negated by `neg_lo`/`neg_hi`; "NEG and ABS input modifiers do not affect S2". Denormal inputs (S2 too) and
 /// the result are flushed; intermediate sums are not (the ISA does not say).
 fn dot2_bf16(l: &mut Lifter, inst: &Inst) -> R<()> {
-    super::valu::dot_default_sel(inst)?;
+    dot_default_sel(inst)?;
     l.count_vector();
     let m = inst.mods;
     let mut a = Vec::new();
@@ -203,7 +195,7 @@ fn dot2_bf16(l: &mut Lifter, inst: &Inst) -> R<()> {
             out.push(bf16_to_f32(l, e, neg >> i & 1 != 0));
         }
     }
-    let c = super::rdna_ops::src_raw(l, 2, K::F32)?;
+    let c = src_raw(l, 2, K::F32)?;
     let c = l.flush_denorm(c, K::F32);
     let p = dot2_sum(l, None, [a[0], a[1]], [b[0], b[1]]);
     let r = l.bin(BinOp::FAdd, p, c);
