@@ -618,7 +618,7 @@ impl Runtime {
             let used = used.min(PRINTF_BYTES - printf::HEADER);
             if used > 0 {
                 let recs = self.read(buf.addr + printf::HEADER as u64, used)?;
-                crate::api::print_stdout(&printf::decode(&recs, &loaded.extras.printf));
+                printf::print_stdout(&printf::decode(&recs, &loaded.extras.printf));
             }
         }
         match result {
