@@ -14,11 +14,6 @@ use crate::matrix::wmma::Wmma;
 use crate::matrix::{Acc, CSrc, Elem, Kind, MatrixOp, Operands};
 use crate::wave::{InstClass, NUM_VREGS};
 
-/// True for the RDNA matrix mnemonics.
-pub(in crate::lift) fn is_wmma(name: &str) -> bool {
-    name.starts_with("v_wmma_") || name.starts_with("v_swmmac_")
-}
-
 /// A VGPR operand as a register-file index.
 fn vreg(o: Opnd, what: &str) -> Result<u16, String> {
     o.vreg().ok_or_else(|| format!("{what} must be a VGPR"))

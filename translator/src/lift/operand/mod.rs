@@ -242,6 +242,14 @@ impl<'t> Lifter<'t> {
     pub fn lane_const(&mut self, lanes: [u32; 64]) -> Val {
         self.push(Op::LaneConst(Box::new(lanes)), Ty::V32)
     }
+    /// Lane `i` of `[f(i); 64]` as a `V32` constant.
+    pub fn lanes(&mut self, f: impl Fn(u32) -> u32) -> Val {
+        let mut a = [0u32; 64];
+        for (i, x) in a.iter_mut().enumerate() {
+            *x = f(i as u32);
+        }
+        self.lane_const(a)
+    }
     /// Unary op.
     pub fn un(&mut self, op: UnOp, a: Val) -> Val {
         let t = self.ty(a);
