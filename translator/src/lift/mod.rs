@@ -313,7 +313,10 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => salu::lift(l, inst, name),
         Format::Sopp => control::lift(l, inst, name),
         Format::Smem => smem::lift(l, inst, name),
-        Format::Vopc => vcmp::lift(l, inst, name),
+        Format::Vopc => match inst.op.sem() {
+            crate::isa::generated::Sem::Vcmp(op) => vcmp::lift(l, inst, op),
+            _ => Err("not supported".into()),
+        },
         Format::Vop1
         | Format::Vop2
         | Format::Vop3
@@ -322,10 +325,13 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         | Format::Mai => {
             if mai::is_matrix(inst) {
                 mai::lift(l, inst, name)
-            } else if name.starts_with("v_cmp") {
-                vcmp::lift(l, inst, name)
+            } else if let crate::isa::generated::Sem::Vcmp(op) = inst.op.sem() {
+                vcmp::lift(l, inst, op)
             } else {
-                valu::lift(l, inst, name)
+                match inst.op.sem() {
+                    crate::isa::generated::Sem::Valu(op) => valu::lift(l, inst, op),
+                    _ => Err("not supported".into()),
+                }
             }
         }
         Format::Vopd => vopd::lift(l, inst),

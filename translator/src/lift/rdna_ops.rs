@@ -134,6 +134,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         return None;
     }
     let base = name.strip_prefix("v_")?;
+    // The semantic key, for the functions shared with GFX9 (`valu`).
+    let key = match inst.op.sem() {
+        crate::isa::generated::Sem::Valu(op) => Some(op),
+        _ => None,
+    };
     let r = match base {
         "mov_b16" | "not_b16" | "and_b16" | "or_b16" | "xor_b16" => Some(bits16(l, inst, base)),
         "permlane16_b32" | "permlanex16_b32" | "permlane16_var_b32" | "permlanex16_var_b32" => {
@@ -141,19 +146,19 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         }
         "permlane64_b32" => Some(permlane64(l, inst)),
         "fmac_f16" | "fmaak_f16" | "fmamk_f16" => Some(fma16_forms(l, inst, base)),
-        "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, base)),
+        "mad_u32_u16" | "mad_i32_i16" => Some(mad32_16(l, inst, key?)),
         "sat_pk_u8_i16" => Some(sat_pk_u8(l, inst)),
         "movrels_b32" | "movreld_b32" | "movrelsd_b32" | "movrelsd_2_b32" | "swaprel_b32" => {
             Some(movrel(l, inst, base))
         }
-        "sad_u8" | "sad_hi_u8" | "sad_u16" | "msad_u8" | "lerp_u8" => Some(sad(l, inst, base)),
-        "qsad_pk_u16_u8" | "mqsad_pk_u16_u8" | "mqsad_u32_u8" => Some(qsad(l, inst, base)),
+        "sad_u8" | "sad_hi_u8" | "sad_u16" | "msad_u8" | "lerp_u8" => Some(sad(l, inst, key?)),
+        "qsad_pk_u16_u8" | "mqsad_pk_u16_u8" | "mqsad_u32_u8" => Some(qsad(l, inst, key?)),
         "cvt_off_f32_i4" => Some(cvt_off_i4(l, inst)),
         "pk_minimum_f16" | "pk_maximum_f16" | "pk_min_num_f16" | "pk_max_num_f16" => {
             Some(pk_minimum16(l, inst, base))
         }
         "med3_num_f32" | "med3_num_f16" => Some(med3_num(l, inst, base)),
-        "cubeid_f32" | "cubesc_f32" | "cubetc_f32" | "cubema_f32" => Some(cube(l, base, true)),
+        "cubeid_f32" | "cubesc_f32" | "cubetc_f32" | "cubema_f32" => Some(cube(l, key?, true)),
         "dot4_i32_iu8" | "dot8_i32_iu4" => Some(dot_iu(l, inst, base)),
         "dot2_f32_f16" | "dot2_f32_bf16" | "dot2acc_f32_f16" | "dot2acc_f32_bf16"
         | "dot4_f32_fp8_fp8" | "dot4_f32_fp8_bf8" | "dot4_f32_bf8_fp8" | "dot4_f32_bf8_bf8" => {
@@ -179,7 +184,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> Option<LiftResult
         | "cvt_pknorm_i16_f16"
         | "cvt_pknorm_u16_f16"
         | "cvt_pknorm_i16_f32"
-        | "cvt_pknorm_u16_f32" => Some(cvt_norm(l, inst, base)),
+        | "cvt_pknorm_u16_f32" => Some(cvt_norm(l, inst, key?)),
         "cvt_pk_i16_f32" | "cvt_pk_u16_f32" => Some(cvt_pk16_f32(l, inst, base)),
         "cvt_pk_u8_f32" => Some(cvt_pk_u8(l, inst)),
         "cndmask_b16" => Some(cndmask16(l, inst)),
@@ -1922,7 +1927,7 @@ fn fma16_forms(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     }
     let (pc, next) = (l.pc, l.next_pc);
     l.begin(&f, pc, next);
-    let r = super::valu::lift(l, &f, "v_fma_f16").map(|_| ());
+    let r = super::valu::lift(l, &f, crate::isa::generated::ValuSem::V_FMA_F16).map(|_| ());
     l.inst = Some(*inst);
     r
 }

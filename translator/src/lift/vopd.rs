@@ -10,6 +10,7 @@
 //! VSRCX1, SRCY0, VSRCY1], `imm` = the Y opcode field, `literal` = the shared constant.
 
 use super::{Flow, LiftResult, Lifter};
+use crate::isa::generated::Sem;
 use crate::isa::{Format, Inst, Op, Opnd, Target};
 use crate::wave::InstClass;
 
@@ -117,7 +118,10 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst) -> LiftResult {
                 r?;
             }
             None => {
-                super::valu::lift(l, &h, name)?;
+                match h.op.sem() {
+                    Sem::Valu(op) => super::valu::lift(l, &h, op)?,
+                    _ => return Err("not supported".into()),
+                };
             }
         }
     }

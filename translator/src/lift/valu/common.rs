@@ -3,6 +3,7 @@
 //! with edited modifiers.
 
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::{Inst, Mods, Opnd};
 use crate::lift::operand::{K, R};
 use crate::lift::Lifter;
@@ -383,7 +384,7 @@ pub(in crate::lift) fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
     wr(l, r, k)
 }
 
-/// Whether the f32 transcendental `base` flushes input and output denormals whatever MODE
+/// Whether the f32 transcendental `op` flushes input and output denormals whatever MODE
 /// says: on RDNA, `v_sqrt/rsq/exp/log_f32` ("1ULP accuracy, denormals are flushed", RDNA4
 /// ISA 16.8 notes) and `v_rcp_iflag_f32` (7.2.4's list). The RDNA3 guide's list is an image
 /// in our copy; LLVM's f32 sqrt/log/exp lowerings scale denormal inputs on every AMDGPU
@@ -395,11 +396,11 @@ pub(in crate::lift) fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
 /// `div_scale32`) FLT_MAX / FLT_MAX would become 0 (the corpus `float_specials` case). RDNA's
 /// `div_scale32_rdna` keeps such reciprocals normal; which reading the hardware follows for
 /// `v_rcp_f32` itself is open.
-pub(in crate::lift) fn flushes_denormals(l: &Lifter, base: &str) -> bool {
+pub(in crate::lift) fn flushes_denormals(l: &Lifter, op: ValuSem) -> bool {
     l.gpu.family() != Some(crate::isa::Family::Gfx9)
         && matches!(
-            base,
-            "sqrt_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
+            op,
+            V_SQRT_F32 | V_RSQ_F32 | V_EXP_F32 | V_LOG_F32 | V_RCP_IFLAG_F32
         )
 }
 

@@ -2,17 +2,17 @@
 
 use super::common::*;
 use crate::ir::{BinOp, ConvOp, LaneFn, Round, RoundedOp, Ty, UnOp, Val};
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::Inst;
 use crate::lift::operand::{K, R};
 use crate::lift::Lifter;
 use BinOp::*;
 
-/// Lifts `base` (the mnemonic without `v_`) when it is one of this module's instructions;
-/// `Ok(false)` when it is not.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
-    match base {
-        "dot2_i32_i16" | "dot2_u32_u16" | "dot4_i32_i8" | "dot4_u32_u8" | "dot8_i32_i4"
-        | "dot8_u32_u4" | "dot2c_i32_i16" | "dot4c_i32_i8" | "dot8c_i32_i4" => {
+/// Lifts `op`, one of this module's operations ([`super::kind`]).
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    match op {
+        V_DOT2_I32_I16 | V_DOT2_U32_U16 | V_DOT4_I32_I8 | V_DOT4_U32_U8 | V_DOT8_I32_I4
+        | V_DOT8_U32_U4 | V_DOT2C_I32_I16 | V_DOT4C_I32_I8 | V_DOT8C_I32_I4 => {
             // D = S2 + sum of the products of the packed elements: wrapping, or with clamp
             // the exact sum saturated to the i32/u32 range (CDNA ISA 6.5; LLVM's sdot/udot
             // clamp operand). LLVM's assembler rejects op_sel on the VOP3P forms (its meaning
@@ -22,17 +22,25 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             if inst.format == crate::isa::Format::Vop3p {
                 dot_default_sel(inst)?;
             }
-            let (bits, n) = if base.starts_with("dot2") {
+            let (bits, n) = if matches!(op, V_DOT2_I32_I16 | V_DOT2_U32_U16 | V_DOT2C_I32_I16) {
                 (16u64, 2u64)
-            } else if base.starts_with("dot4") {
+            } else if matches!(op, V_DOT4_I32_I8 | V_DOT4_U32_U8 | V_DOT4C_I32_I8) {
                 (8, 4)
             } else {
                 (4, 8)
             };
-            let signed = base.contains("_i32_");
+            let signed = matches!(
+                op,
+                V_DOT2_I32_I16
+                    | V_DOT4_I32_I8
+                    | V_DOT8_I32_I4
+                    | V_DOT2C_I32_I16
+                    | V_DOT4C_I32_I8
+                    | V_DOT8C_I32_I4
+            );
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
-            let acc = if base.contains("c_") {
+            let acc = if matches!(op, V_DOT2C_I32_I16 | V_DOT4C_I32_I8 | V_DOT8C_I32_I4) {
                 acc_src(l, inst, K::B32)?
             } else {
                 l.src(2, K::B32)?
@@ -80,11 +88,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             }
             l.vdst32(acc)
         }
-        "dot2_f32_f16" | "dot2c_f32_f16" => {
+        V_DOT2_F32_F16 | V_DOT2C_F32_F16 => {
             // D = S0.h[0] * S1.h[0] + S0.h[1] * S1.h[1] + S2 (dot2c: + D), one rounding to
             // nearest even, denormals flushed (V_DOT2 ignores MODE: CDNA ISA 6.4).
             let m = inst.mods;
-            let (a, b, c) = if base == "dot2c_f32_f16" {
+            let (a, b, c) = if op == V_DOT2C_F32_F16 {
                 let a = l.src(0, K::B32)?;
                 let b = l.src(1, K::B32)?;
                 let c = acc_src(l, inst, K::B32)?;
@@ -130,7 +138,6 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             };
             l.vdst32(r)
         }
-        _ => return Ok(false),
-    }?;
-    Ok(true)
+        _ => Err("not supported".into()),
+    }
 }

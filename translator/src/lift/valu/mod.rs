@@ -19,6 +19,7 @@ mod f16;
 mod float;
 mod int;
 mod int16;
+mod kind;
 mod media;
 mod moves;
 mod packed;
@@ -36,85 +37,52 @@ pub(super) use media::{qsad, sad};
 
 use super::operand::R;
 use super::{Flow, LiftResult, Lifter};
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::Inst;
 use crate::wave::InstClass;
+use kind::{kind, Kind};
 
-/// Lifts a VALU instruction.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    let base = name.strip_prefix("v_").unwrap_or(name);
-    if base == "nop" {
-        return Ok((InstClass::Valu, Flow::Next));
+/// Lifts a VALU instruction whose semantic key is `op`, through the module of its kind
+/// ([`kind`]).
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> LiftResult {
+    let done = Ok((InstClass::Valu, Flow::Next));
+    let lift: fn(&mut Lifter, &Inst, ValuSem) -> R<()> = match kind(op) {
+        Kind::Nop => return done,
+        Kind::Unsupported(why) => return Err(why.into()),
+        // Lifted by `rdna_ops`, which the RDNA dispatch consults first.
+        Kind::Rdna => return Err("not supported".into()),
+        // These count themselves.
+        Kind::Shared => shared,
+        Kind::Cdna => cdna::lift,
+        Kind::Moves => moves::lift,
+        Kind::Int => int::lift,
+        Kind::Int16 => int16::lift,
+        Kind::Float => float::lift,
+        Kind::Transcend => transcend::lift,
+        Kind::F16 => f16::lift,
+        Kind::Packed => packed::lift,
+        Kind::Convert => convert::lift,
+        Kind::Scaled => scale_cvt::lift,
+        Kind::Dot => dot::lift,
+    };
+    if !matches!(kind(op), Kind::Shared | Kind::Cdna) {
+        l.count_vector();
     }
-    // Ops whose GFX9 definition is RDNA's (32-bit results from 8/16-bit fields; the CDNA and
-    // RDNA ISA pseudocode agree) have one implementation, here ([`shared`]).
-    if matches!(
-        base,
-        "mad_u32_u16"
-            | "mad_i32_i16"
-            | "sad_u8"
-            | "sad_hi_u8"
-            | "sad_u16"
-            | "msad_u8"
-            | "lerp_u8"
-            | "cvt_off_f32_i4"
-            | "qsad_pk_u16_u8"
-            | "mqsad_pk_u16_u8"
-            | "mqsad_u32_u8"
-            | "cvt_pk_u8_f32"
-            | "cvt_norm_i16_f16"
-            | "cvt_norm_u16_f16"
-            | "cvt_pknorm_i16_f16"
-            | "cvt_pknorm_u16_f16"
-            | "cvt_pknorm_i16_f32"
-            | "cvt_pknorm_u16_f32"
-    ) {
-        if let Some(r) = shared(l, inst, base) {
-            return r.map(|()| (InstClass::Valu, Flow::Next));
-        }
-    }
-    if let Some(r) = cdna::lift(l, inst, base) {
-        r?;
-        return Ok((InstClass::Valu, Flow::Next));
-    }
-    l.count_vector();
-    lift_inner(l, inst, base)?;
-    Ok((InstClass::Valu, Flow::Next))
+    lift(l, inst, op)?;
+    done
 }
 
-/// The ops GFX9 and RDNA share one definition of (RDNA's `rdna_ops` calls the same functions).
-fn shared(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
-    Some(match base {
-        "mad_u32_u16" | "mad_i32_i16" => mad32_16(l, inst, base),
-        "sad_u8" | "sad_hi_u8" | "sad_u16" | "msad_u8" | "lerp_u8" => sad(l, inst, base),
-        "qsad_pk_u16_u8" | "mqsad_pk_u16_u8" | "mqsad_u32_u8" => qsad(l, inst, base),
-        "cvt_off_f32_i4" => cvt_off_i4(l, inst),
-        "cvt_pknorm_i16_f16" | "cvt_pknorm_u16_f16" | "cvt_pknorm_i16_f32"
-        | "cvt_pknorm_u16_f32" | "cvt_norm_i16_f16" | "cvt_norm_u16_f16" => cvt_norm(l, inst, base),
-        "cvt_pk_u8_f32" => cvt_pk_u8(l, inst),
-        _ => return None,
-    })
-}
-
-/// A kind module's lifting function: `Ok(false)` when `base` is not one of its instructions.
-type KindLift = fn(&mut Lifter, &Inst, &str) -> R<bool>;
-
-/// Lifts `base` through the module of its kind.
-fn lift_inner(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    let kinds: [KindLift; 9] = [
-        moves::lift,
-        float::lift,
-        transcend::lift,
-        f16::lift,
-        packed::lift,
-        convert::lift,
-        int::lift,
-        int16::lift,
-        dot::lift,
-    ];
-    for kind in kinds {
-        if kind(l, inst, base)? {
-            return Ok(());
-        }
+/// The operations whose GFX9 definition is RDNA's (32-bit results from 8/16-bit fields; the
+/// CDNA and RDNA ISA pseudocode agree): one implementation, which `rdna_ops` calls too.
+fn shared(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    match op {
+        V_MAD_U32_U16 | V_MAD_I32_I16 => mad32_16(l, inst, op),
+        V_SAD_U8 | V_SAD_HI_U8 | V_SAD_U16 | V_MSAD_U8 | V_LERP_U8 => sad(l, inst, op),
+        V_QSAD_PK_U16_U8 | V_MQSAD_PK_U16_U8 | V_MQSAD_U32_U8 => qsad(l, inst, op),
+        V_CVT_OFF_F32_I4 => cvt_off_i4(l, inst),
+        V_CVT_PKNORM_I16_F16 | V_CVT_PKNORM_U16_F16 | V_CVT_PKNORM_I16_F32
+        | V_CVT_PKNORM_U16_F32 | V_CVT_NORM_I16_F16 | V_CVT_NORM_U16_F16 => cvt_norm(l, inst, op),
+        V_CVT_PK_U8_F32 => cvt_pk_u8(l, inst),
+        _ => Err("not supported".into()),
     }
-    Err("not supported".into())
 }

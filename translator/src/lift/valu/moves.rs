@@ -3,23 +3,23 @@
 
 use super::common::*;
 use crate::ir::UnOp;
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::Inst;
 use crate::lift::operand::{K, R};
 use crate::lift::Lifter;
 
-/// Lifts `base` (the mnemonic without `v_`) when it is one of this module's instructions;
-/// `Ok(false)` when it is not.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
-    match base {
-        "mov_b32" | "accvgpr_read_b32" | "accvgpr_write_b32" | "accvgpr_mov_b32" => {
+/// Lifts `op`, one of this module's operations ([`super::kind`]).
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    match op {
+        V_MOV_B32 | V_ACCVGPR_READ_B32 | V_ACCVGPR_WRITE_B32 | V_ACCVGPR_MOV_B32 => {
             let a = l.src(0, K::B32)?;
             l.vdst32(a)
         }
-        "mov_b64" => {
+        V_MOV_B64 => {
             let a = l.src(0, K::B64)?;
             l.vdst64(a)
         }
-        "readfirstlane_b32" => {
+        V_READFIRSTLANE_B32 => {
             // The first active lane (lane 0 when EXEC is 0).
             let v = l.src(0, K::B32)?;
             let e = l.exec();
@@ -28,14 +28,14 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             let r = l.read_lane(v, lane);
             l.set_s32(inst.dst[0], r)
         }
-        "readlane_b32" => {
+        V_READLANE_B32 => {
             let v = l.src(0, K::B32)?;
             let lane = l.s32(vop3_src_or(inst, 1), K::B32)?;
             let lane = l.and_imm(lane, (l.wave - 1) as u64);
             let r = l.read_lane(v, lane);
             l.set_s32(inst.dst[0], r)
         }
-        "writelane_b32" => {
+        V_WRITELANE_B32 => {
             // Writes one lane regardless of EXEC.
             let x = l.s32(vop3_src_or(inst, 0), K::B32)?;
             let lane = l.s32(vop3_src_or(inst, 1), K::B32)?;
@@ -49,12 +49,12 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             l.set_vreg(reg, r, all)
         }
 
-        "clrexcp" => {
+        V_CLREXCP => {
             // Clears the SIMD's float exception state: wavejit records none (TRAPSTS.EXCP is
             // never set), so nothing observable changes.
             Ok(())
         }
-        "cndmask_b32" => {
+        V_CNDMASK_B32 => {
             // D = VCC[lane] ? S1 : S0 (mask from src2); abs/neg act on the bits, no flushing.
             l.no_flush = true;
             let a = l.src(0, K::F32)?;
@@ -64,8 +64,8 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             l.vdst32(r)
         }
 
-        "permlane16_swap_b32" | "permlane32_swap_b32" => super::permlane_swap::lift(l, inst, base),
-        "swap_b32" => {
+        V_PERMLANE16_SWAP_B32 | V_PERMLANE32_SWAP_B32 => super::permlane_swap::lift(l, inst, op),
+        V_SWAP_B32 => {
             // Exchanges two VGPRs in the active lanes.
             let d = inst.dst[0]
                 .vreg()
@@ -79,7 +79,6 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             l.set_vreg(d, b, m)?;
             l.set_vreg(s, a, m)
         }
-        _ => return Ok(false),
-    }?;
-    Ok(true)
+        _ => Err("not supported".into()),
+    }
 }
