@@ -377,28 +377,6 @@ fn decode(op: VcmpSem) -> (bool, Cond, CmpTy) {
     }
 }
 
-/// The float comparison named by a compare mnemonic's condition (`lt`, `nge`, `o`, ...), as
-/// in `v_cmp_<cond>_f32` and the gfx12 `s_cmp_<cond>_f32`.
-pub(super) fn float_cmp(cond: &str) -> Option<CmpOp> {
-    Some(match cond {
-        "lt" => CmpOp::FLt,
-        "eq" => CmpOp::FEq,
-        "le" => CmpOp::FLe,
-        "gt" => CmpOp::FGt,
-        "lg" => CmpOp::FLg,
-        "ge" => CmpOp::FGe,
-        "o" => CmpOp::FOrd,
-        "u" => CmpOp::FUno,
-        "nge" => CmpOp::FNge,
-        "nlg" => CmpOp::FNlg,
-        "ngt" => CmpOp::FNgt,
-        "nle" => CmpOp::FNle,
-        "neq" => CmpOp::FNeq,
-        "nlt" => CmpOp::FNlt,
-        _ => return None,
-    })
-}
-
 /// 16-bit operands compared as 32-bit values (f16 → f32 is exact).
 fn widen16(l: &mut Lifter, k: K, signed: bool, a: Val, b: Val) -> (Val, Val) {
     let op = match (k, signed) {

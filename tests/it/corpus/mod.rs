@@ -5,15 +5,10 @@
 //! and gfx950 builds) and the MFMA tiles (tests/kernels/matrix/) run the same way. The RDNA builds (wave32 and wave64) run in
 //! `rdna_corpus_correct_or_unsupported`: correct, or a clean unsupported-instruction fault.
 
-#[path = "corpus/cases.rs"]
 mod cases;
-#[path = "corpus/harness.rs"]
 mod harness;
-#[path = "corpus/matrix.rs"]
 mod matrix;
-#[path = "corpus/rdna.rs"]
 mod rdna;
-#[path = "corpus/triton.rs"]
 mod triton;
 
 /// The HIP corpus cases, the MFMA tiles and the Triton kernels, under one path for the macro
@@ -246,10 +241,11 @@ fn wrong_arguments_are_usage_errors() {
 #[test]
 fn bundled_objects_load() {
     let dev = wavejit::Device::new();
-    for (o, t) in wavejit::corpus::OBJECTS
-        .iter()
-        .flat_map(|o| wavejit::corpus::TARGETS.iter().map(move |t| (o, *t)))
-    {
+    for (o, t) in wavejit_workloads::corpus::OBJECTS.iter().flat_map(|o| {
+        wavejit_workloads::corpus::TARGETS
+            .iter()
+            .map(move |t| (o, *t))
+    }) {
         let bytes = o.for_target(t).unwrap();
         let m = dev
             .load_module(bytes)
@@ -296,7 +292,7 @@ fn out_of_bounds_access_faults() {
 #[test]
 fn triton_target_spelling_is_checked() {
     let dev = wavejit::Device::new();
-    let ok = include_bytes!("kernels/triton/gfx942/add_f32.hsaco");
+    let ok = include_bytes!("../../kernels/triton/gfx942/add_f32.hsaco");
     assert!(dev.load_module(ok).is_ok());
     let needle = b"amdgpu9.42-amd-amdhsa-unknown-gfx942";
     let at = ok

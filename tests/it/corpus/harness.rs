@@ -134,7 +134,7 @@ impl Ctx {
         Ctx::on(engine, "gfx942")
     }
 
-    /// A strict context for `engine` running the `target` builds (see `wavejit::corpus::TARGETS`).
+    /// A strict context for `engine` running the `target` builds (see `wavejit_workloads::corpus::TARGETS`).
     pub fn on(engine: Engine, target: &'static str) -> Ctx {
         Ctx {
             dev: Device::new(),
@@ -169,7 +169,7 @@ impl Ctx {
     /// Loads the corpus kernel `name` from the `target` build of the bundled object that
     /// defines it.
     pub fn kernel(&self, name: &str) -> Kernel {
-        let obj = wavejit::corpus::object_for_kernel(name)
+        let obj = wavejit_workloads::corpus::object_for_kernel(name)
             .unwrap_or_else(|| panic!("no corpus object defines kernel {name}"));
         let bytes = obj
             .for_target(self.target)

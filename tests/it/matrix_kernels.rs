@@ -413,7 +413,7 @@ fn rdna4_sparse_gemm_at_odd_sizes_both_engines() {
 }
 
 /// Every GEMM at 1024×1024×1024 (about 2 GFLOP each): run in release by `.ci/run`
-/// (`cargo test --release --test matrix_kernels -- --ignored`), too slow for the test profile.
+/// (`cargo test --release -p wavejit --test it -- --ignored matrix_kernels::`), too slow for the test profile.
 #[test]
 #[ignore = "release-only: .ci/run runs it with --release -- --ignored"]
 fn gemms_at_1024_cubed() {
@@ -459,7 +459,7 @@ fn gemms_at_1024_cubed() {
 // LDS, several MFMAs or WMMAs per wave and K step. Launched through `TiledGemm::launch`, the
 // host-side size check.
 
-use wavejit::bench::{TiledGemm, TILED_GEMM_128, TILED_GEMM_256, TILED_GEMM_64};
+use wavejit_workloads::bench::{TiledGemm, TILED_GEMM_128, TILED_GEMM_256, TILED_GEMM_64};
 
 /// Every build of the tiled GEMM with the kernels it has.
 const TILED: [(&str, &[TiledGemm]); 7] = [
@@ -625,7 +625,7 @@ fn tiled_gemm_rejects_sizes_off_the_tile() {
 }
 
 /// Every tiled build at 1024×1024×1024 (release; `.ci/run` runs the ignored tests of this
-/// file).
+/// module).
 #[test]
 #[ignore = "release-only: .ci/run runs it with --release -- --ignored"]
 fn tiled_gemms_at_1024_cubed() {

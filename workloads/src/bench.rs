@@ -502,10 +502,10 @@ macro_rules! bench_target {
         BenchTarget {
             gpu: $gpu,
             wave: $wave,
-            alu_fma: include_bytes!(concat!("../tests/kernels/", $dir, "/alu_fma.hsaco")),
-            alu_flush: include_bytes!(concat!("../benches/kernels/", $dir, "/alu_flush.hsaco")),
-            vadd: include_bytes!(concat!("../tests/kernels/", $dir, "/vadd.hsaco")),
-            bench: include_bytes!(concat!("../benches/kernels/", $dir, "/bench.hsaco")),
+            alu_fma: include_bytes!(concat!("../../tests/kernels/", $dir, "/alu_fma.hsaco")),
+            alu_flush: include_bytes!(concat!("../../benches/kernels/", $dir, "/alu_flush.hsaco")),
+            vadd: include_bytes!(concat!("../../tests/kernels/", $dir, "/vadd.hsaco")),
+            bench: include_bytes!(concat!("../../benches/kernels/", $dir, "/bench.hsaco")),
         }
     };
 }
@@ -1088,10 +1088,11 @@ fn bench_reduce(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 // src/rdna/gemm_tiled.hip) and Triton's matmul_f16 (triton/kernels.py).
 
 /// The gfx942 build of the MFMA GEMM kernels.
-const MFMA_GEMM_GFX942: &[u8] = include_bytes!("../tests/kernels/matrix/gfx942/mfma_gemm.hsaco");
+const MFMA_GEMM_GFX942: &[u8] = include_bytes!("../../tests/kernels/matrix/gfx942/mfma_gemm.hsaco");
 
 /// The gfx942 build of the tiled GEMM kernels.
-const TILED_GEMM_GFX942: &[u8] = include_bytes!("../tests/kernels/matrix/gfx942/gemm_tiled.hsaco");
+const TILED_GEMM_GFX942: &[u8] =
+    include_bytes!("../../tests/kernels/matrix/gfx942/gemm_tiled.hsaco");
 
 /// A tiled f16 GEMM kernel of the `gemm_tiled` objects (`tests/kernels/src/*/gemm_tiled.hip`):
 /// `kernel(A, B, C, M, N, K)` with row-major A[M][K] and B[K][N] in f16, C[M][N] in f32, one
@@ -1253,7 +1254,7 @@ const GEMM_BUILDS: &[GemmBuild] = &[
         kind_label: "WMMA",
         gpu: "gfx1100",
         wave: 32,
-        object: include_bytes!("../tests/kernels/matrix/gfx1100/wmma_gemm.hsaco"),
+        object: include_bytes!("../../tests/kernels/matrix/gfx1100/wmma_gemm.hsaco"),
         kind: GemmKind::OneWave { wave: 32 },
     },
     GemmBuild {
@@ -1285,7 +1286,7 @@ const GEMM_BUILDS: &[GemmBuild] = &[
         kind_label: "tiled 64 WMMA",
         gpu: "gfx1100",
         wave: 32,
-        object: include_bytes!("../tests/kernels/matrix/gfx1100/gemm_tiled.hsaco"),
+        object: include_bytes!("../../tests/kernels/matrix/gfx1100/gemm_tiled.hsaco"),
         kind: GemmKind::Tiled(TILED_GEMM_64),
     },
     GemmBuild {
@@ -1293,9 +1294,9 @@ const GEMM_BUILDS: &[GemmBuild] = &[
         kind_label: "Triton",
         gpu: "gfx942",
         wave: 64,
-        object: include_bytes!("../tests/kernels/triton/gfx942/matmul_f16.hsaco"),
+        object: include_bytes!("../../tests/kernels/triton/gfx942/matmul_f16.hsaco"),
         kind: GemmKind::Triton {
-            json: include_str!("../tests/kernels/triton/gfx942/matmul_f16.json"),
+            json: include_str!("../../tests/kernels/triton/gfx942/matmul_f16.json"),
         },
     },
 ];

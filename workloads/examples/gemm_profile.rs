@@ -5,8 +5,8 @@
 //! and process CPU time, GFLOP/s and the translation statistics (blocks lifted vs compiled:
 //! the difference stays interpreted).
 use std::time::Instant;
-use wavejit::bench::{BenchConfig, Workload};
 use wavejit::Engine;
+use wavejit_workloads::bench::{BenchConfig, Workload};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let all: Vec<String> = std::env::args().skip(1).collect();

@@ -12,25 +12,13 @@
 //!   the stats and profile files still written, marked interrupted, with whole work-groups'
 //!   counts.
 
+use crate::common::{kernels_dir, wavejit};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn kernels_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels")
-}
-
 fn scratch(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wavejit-profile-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
-
-fn wavejit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavejit"))
-        .args(args)
-        .output()
-        .expect("wavejit runs")
+    crate::common::scratch("profile", test)
 }
 
 fn ok(o: Output, what: &str) -> Output {

@@ -3,7 +3,7 @@
 //! compared with host references.
 //!
 //! Ignored by default (they need the fetched corpus); the production CI step runs them:
-//! `cargo test --release --test production -- --ignored`. Without the corpus they fail and
+//! `cargo test --release -p wavejit --test it -- --ignored production::`. Without the corpus they fail and
 //! say how to fetch it.
 //!
 //! Launch conventions (grid, block, the packed argument struct with its padding) are those

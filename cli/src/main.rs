@@ -1,5 +1,6 @@
-//! Command-line interface (clap derive). Every failure becomes one `error: ...` paragraph
-//! on stderr and exit status 1; clap's own usage errors exit with status 2.
+//! The `wavejit` command line (clap derive): `run`, `disasm`, `info`, `profile`, `compare`,
+//! `bench`, `demo`. Every failure becomes one `error: ...` paragraph on stderr and exit
+//! status 1; clap's own usage errors exit with status 2.
 
 mod args;
 mod compare;
@@ -102,11 +103,11 @@ fn dispatch(cli: Cli) -> CliResult<ExitCode> {
         } => disasm::disasm(&code_object, kernel.as_deref(), &mut out),
         Command::Info { code_object } => info::info(&code_object, &mut out),
         Command::Bench { args } => {
-            let table = wavejit::bench::main(&args)?;
+            let table = wavejit_workloads::bench::main(&args)?;
             write!(out, "{table}").map_err(io_err)
         }
         Command::Demo => {
-            let table = wavejit::demo::run()?;
+            let table = wavejit_workloads::demo::run()?;
             write!(out, "{table}").map_err(io_err)
         }
     };
@@ -114,7 +115,7 @@ fn dispatch(cli: Cli) -> CliResult<ExitCode> {
 }
 
 /// Parses the command line, runs the command and reports errors.
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli) {
         Ok(code) => code,

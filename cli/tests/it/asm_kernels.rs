@@ -11,35 +11,25 @@
 //!   pseudocode;
 //! * the Triton kernels of `tests/kernels/triton/` (vector add, softmax, layer norm, a
 //!   looped row reduction, 2-D masked tiles) for gfx942 and gfx950, launched as their JSON
-//!   launch files say (`tests/corpus.rs` runs them through the API; this goes through the CLI).
+//!   launch files say (`tests/it/corpus/` runs them through the API; this goes through the CLI).
 //!
 //! Output buffers start poisoned (0xA5 bytes, the CLI's fill), so bytes a kernel must not
 //! write are checked too.
 
+use crate::common::{kernels_dir, wavejit};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const POISON: u32 = 0xA5A5_A5A5;
 const TARGETS: [&str; 2] = ["gfx942", "gfx950"];
 
-fn kernels_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels")
-}
-
 /// A scratch folder for one test's files.
 fn scratch(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wavejit-asm-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+    crate::common::scratch("asm", test)
 }
 
 /// Runs `wavejit run` with `args`; panics with its stderr on failure.
 fn run(args: &[String]) {
-    let o = Command::new(env!("CARGO_BIN_EXE_wavejit"))
-        .arg("run")
-        .args(args)
-        .output()
-        .expect("wavejit runs");
+    let o = wavejit(&[&["run".to_string()], args].concat());
     assert!(
         o.status.success(),
         "wavejit run {}: {}",

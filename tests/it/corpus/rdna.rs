@@ -5,11 +5,11 @@ macro_rules! rdna_objects {
     ($($name:literal),* $(,)?) => {
         /// (target, object name, code object) for every RDNA build.
         const OBJECTS: &[(&str, &str, &[u8])] = &[$(
-            ("gfx1100", $name, include_bytes!(concat!("../kernels/gfx1100/", $name, ".hsaco"))),
-            ("gfx1100w64", $name, include_bytes!(concat!("../kernels/gfx1100w64/", $name, ".hsaco"))),
-            ("gfx1200", $name, include_bytes!(concat!("../kernels/gfx1200/", $name, ".hsaco"))),
-            ("gfx1200w64", $name, include_bytes!(concat!("../kernels/gfx1200w64/", $name, ".hsaco"))),
-            ("gfx1201", $name, include_bytes!(concat!("../kernels/gfx1201/", $name, ".hsaco"))),
+            ("gfx1100", $name, include_bytes!(concat!("../../kernels/gfx1100/", $name, ".hsaco"))),
+            ("gfx1100w64", $name, include_bytes!(concat!("../../kernels/gfx1100w64/", $name, ".hsaco"))),
+            ("gfx1200", $name, include_bytes!(concat!("../../kernels/gfx1200/", $name, ".hsaco"))),
+            ("gfx1200w64", $name, include_bytes!(concat!("../../kernels/gfx1200w64/", $name, ".hsaco"))),
+            ("gfx1201", $name, include_bytes!(concat!("../../kernels/gfx1201/", $name, ".hsaco"))),
         )*];
     };
 }

@@ -5,10 +5,10 @@
 //! full 64 Mi-element vector add.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use wavejit::bench::{
+use wavejit::Engine;
+use wavejit_workloads::bench::{
     alu_fma_host, gemm_inputs, memcpy_host, sgemm_host, vadd_host, BenchConfig, Workload,
 };
-use wavejit::Engine;
 
 fn alu(c: &mut Criterion) {
     let cfg = BenchConfig::quick();

@@ -1,21 +1,8 @@
 //! Integration tests of the `wavejit` command line on the loader fixtures
 //! (`runtime/tests/fixtures`, built with clang-22).
 
-use std::process::{Command, Output};
-
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/runtime/tests/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn wavejit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wavejit"))
-        .args(args)
-        .output()
-        .expect("wavejit runs")
-}
+use crate::common::{fixture, wavejit};
+use std::process::Output;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -277,9 +264,7 @@ fn disasm_lists_every_kernel_in_address_order() {
 
 /// A scratch folder for one test's files.
 fn scratch(test: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("wavejit-cli-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+    crate::common::scratch("cli", test)
 }
 
 fn f32s(v: &[f32]) -> Vec<u8> {

@@ -38,8 +38,8 @@ macro_rules! obj {
             name: $name,
             kernels: &[$($k),+],
             about: $about,
-            bytes: include_bytes!(concat!("../tests/kernels/gfx942/", $name, ".hsaco")),
-            gfx950: include_bytes!(concat!("../tests/kernels/gfx950/", $name, ".hsaco")),
+            bytes: include_bytes!(concat!("../../tests/kernels/gfx942/", $name, ".hsaco")),
+            gfx950: include_bytes!(concat!("../../tests/kernels/gfx950/", $name, ".hsaco")),
         }
     };
 }

@@ -16,20 +16,20 @@ macro_rules! triton_objects {
         /// (target, name, code object, launch JSON) of every committed Triton kernel.
         const OBJECTS: &[(&str, &str, &[u8], &str)] = &[$(
             ("gfx942", $name,
-             include_bytes!(concat!("../kernels/triton/gfx942/", $name, ".hsaco")),
-             include_str!(concat!("../kernels/triton/gfx942/", $name, ".json"))),
+             include_bytes!(concat!("../../kernels/triton/gfx942/", $name, ".hsaco")),
+             include_str!(concat!("../../kernels/triton/gfx942/", $name, ".json"))),
             ("gfx950", $name,
-             include_bytes!(concat!("../kernels/triton/gfx950/", $name, ".hsaco")),
-             include_str!(concat!("../kernels/triton/gfx950/", $name, ".json"))),
+             include_bytes!(concat!("../../kernels/triton/gfx950/", $name, ".hsaco")),
+             include_str!(concat!("../../kernels/triton/gfx950/", $name, ".json"))),
             ("gfx1100", $name,
-             include_bytes!(concat!("../kernels/triton/gfx1100/", $name, ".hsaco")),
-             include_str!(concat!("../kernels/triton/gfx1100/", $name, ".json"))),
+             include_bytes!(concat!("../../kernels/triton/gfx1100/", $name, ".hsaco")),
+             include_str!(concat!("../../kernels/triton/gfx1100/", $name, ".json"))),
             ("gfx1200", $name,
-             include_bytes!(concat!("../kernels/triton/gfx1200/", $name, ".hsaco")),
-             include_str!(concat!("../kernels/triton/gfx1200/", $name, ".json"))),
+             include_bytes!(concat!("../../kernels/triton/gfx1200/", $name, ".hsaco")),
+             include_str!(concat!("../../kernels/triton/gfx1200/", $name, ".json"))),
             ("gfx1201", $name,
-             include_bytes!(concat!("../kernels/triton/gfx1201/", $name, ".hsaco")),
-             include_str!(concat!("../kernels/triton/gfx1201/", $name, ".json"))),
+             include_bytes!(concat!("../../kernels/triton/gfx1201/", $name, ".hsaco")),
+             include_str!(concat!("../../kernels/triton/gfx1201/", $name, ".json"))),
         )*];
     };
 }

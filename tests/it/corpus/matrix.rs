@@ -12,30 +12,30 @@ use half::{bf16, f16};
 use wavejit::Arg::{self, Buffer as B};
 use wavejit::Kernel;
 
-const MFMA_GFX942: &[u8] = include_bytes!("../kernels/matrix/gfx942/mfma.hsaco");
-const MFMA_GFX950: &[u8] = include_bytes!("../kernels/matrix/gfx950/mfma.hsaco");
+const MFMA_GFX942: &[u8] = include_bytes!("../../kernels/matrix/gfx942/mfma.hsaco");
+const MFMA_GFX950: &[u8] = include_bytes!("../../kernels/matrix/gfx950/mfma.hsaco");
 
 /// The WMMA/SWMMAC tiles (`tests/kernels/src/rdna/wmma.hip`) per RDNA target.
 const WMMA: &[(&str, &[u8])] = &[
     (
         "gfx1100",
-        include_bytes!("../kernels/matrix/gfx1100/wmma.hsaco"),
+        include_bytes!("../../kernels/matrix/gfx1100/wmma.hsaco"),
     ),
     (
         "gfx1100w64",
-        include_bytes!("../kernels/matrix/gfx1100w64/wmma.hsaco"),
+        include_bytes!("../../kernels/matrix/gfx1100w64/wmma.hsaco"),
     ),
     (
         "gfx1200",
-        include_bytes!("../kernels/matrix/gfx1200/wmma.hsaco"),
+        include_bytes!("../../kernels/matrix/gfx1200/wmma.hsaco"),
     ),
     (
         "gfx1200w64",
-        include_bytes!("../kernels/matrix/gfx1200w64/wmma.hsaco"),
+        include_bytes!("../../kernels/matrix/gfx1200w64/wmma.hsaco"),
     ),
     (
         "gfx1201",
-        include_bytes!("../kernels/matrix/gfx1201/wmma.hsaco"),
+        include_bytes!("../../kernels/matrix/gfx1201/wmma.hsaco"),
     ),
 ];
 
@@ -499,56 +499,56 @@ const TRITON_MATMULS: &[(&str, &str, &[u8], &str)] = &[
     (
         "gfx942",
         "matmul_bf16",
-        include_bytes!("../kernels/triton/gfx942/matmul_bf16.hsaco"),
-        include_str!("../kernels/triton/gfx942/matmul_bf16.json"),
+        include_bytes!("../../kernels/triton/gfx942/matmul_bf16.hsaco"),
+        include_str!("../../kernels/triton/gfx942/matmul_bf16.json"),
     ),
     (
         "gfx942",
         "matmul_fp8",
-        include_bytes!("../kernels/triton/gfx942/matmul_fp8.hsaco"),
-        include_str!("../kernels/triton/gfx942/matmul_fp8.json"),
+        include_bytes!("../../kernels/triton/gfx942/matmul_fp8.hsaco"),
+        include_str!("../../kernels/triton/gfx942/matmul_fp8.json"),
     ),
     (
         "gfx950",
         "matmul_bf16",
-        include_bytes!("../kernels/triton/gfx950/matmul_bf16.hsaco"),
-        include_str!("../kernels/triton/gfx950/matmul_bf16.json"),
+        include_bytes!("../../kernels/triton/gfx950/matmul_bf16.hsaco"),
+        include_str!("../../kernels/triton/gfx950/matmul_bf16.json"),
     ),
     (
         "gfx950",
         "matmul_fp8",
-        include_bytes!("../kernels/triton/gfx950/matmul_fp8.hsaco"),
-        include_str!("../kernels/triton/gfx950/matmul_fp8.json"),
+        include_bytes!("../../kernels/triton/gfx950/matmul_fp8.hsaco"),
+        include_str!("../../kernels/triton/gfx950/matmul_fp8.json"),
     ),
     (
         "gfx1100",
         "matmul_bf16",
-        include_bytes!("../kernels/triton/gfx1100/matmul_bf16.hsaco"),
-        include_str!("../kernels/triton/gfx1100/matmul_bf16.json"),
+        include_bytes!("../../kernels/triton/gfx1100/matmul_bf16.hsaco"),
+        include_str!("../../kernels/triton/gfx1100/matmul_bf16.json"),
     ),
     (
         "gfx1200",
         "matmul_bf16",
-        include_bytes!("../kernels/triton/gfx1200/matmul_bf16.hsaco"),
-        include_str!("../kernels/triton/gfx1200/matmul_bf16.json"),
+        include_bytes!("../../kernels/triton/gfx1200/matmul_bf16.hsaco"),
+        include_str!("../../kernels/triton/gfx1200/matmul_bf16.json"),
     ),
     (
         "gfx1200",
         "matmul_fp8",
-        include_bytes!("../kernels/triton/gfx1200/matmul_fp8.hsaco"),
-        include_str!("../kernels/triton/gfx1200/matmul_fp8.json"),
+        include_bytes!("../../kernels/triton/gfx1200/matmul_fp8.hsaco"),
+        include_str!("../../kernels/triton/gfx1200/matmul_fp8.json"),
     ),
     (
         "gfx1201",
         "matmul_bf16",
-        include_bytes!("../kernels/triton/gfx1201/matmul_bf16.hsaco"),
-        include_str!("../kernels/triton/gfx1201/matmul_bf16.json"),
+        include_bytes!("../../kernels/triton/gfx1201/matmul_bf16.hsaco"),
+        include_str!("../../kernels/triton/gfx1201/matmul_bf16.json"),
     ),
     (
         "gfx1201",
         "matmul_fp8",
-        include_bytes!("../kernels/triton/gfx1201/matmul_fp8.hsaco"),
-        include_str!("../kernels/triton/gfx1201/matmul_fp8.json"),
+        include_bytes!("../../kernels/triton/gfx1201/matmul_fp8.hsaco"),
+        include_str!("../../kernels/triton/gfx1201/matmul_fp8.json"),
     ),
 ];
 
