@@ -388,3 +388,120 @@ pub(in crate::lift) fn cvt_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
     let r = l.or(c, u);
     l.vdst32(r)
 }
+
+/// `v_cvt_i32_i16` / `v_cvt_u32_u16`: a 16-bit half sign- or zero-extended to 32 bits.
+pub(in crate::lift) fn ext16(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    l.count_vector();
+    let a = l.src(0, K::B16)?;
+    let e = if op == V_CVT_I32_I16 {
+        ConvOp::SExt16
+    } else {
+        ConvOp::ZExt16
+    };
+    let r = l.conv(e, a);
+    let _ = inst;
+    l.vdst32(r)
+}
+
+/// `v_cvt_pk_i16_f32` / `v_cvt_pk_u16_f32` (RDNA4 ISA): `{cvt16(S1), cvt16(S0)}` where
+/// `v_cvt_i16_f32`/`v_cvt_u16_f32` convert toward zero and saturate to the 16-bit range,
+/// NaN giving 0 (the rule of `v_cvt_i32_f32` at 16 bits).
+pub(in crate::lift) fn cvt_pk16_f32(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on an integer conversion".into());
+    }
+    l.count_vector();
+    let signed = op == V_CVT_PK_I16_F32;
+    let mut out = Vec::new();
+    for i in 0..2 {
+        let x = l.src(i, K::F32)?;
+        let v = if signed {
+            let v = l.conv(ConvOp::F32ToI32, x);
+            let lo = l.cst(v, (-32768i32) as u32 as u64);
+            let hi = l.cst(v, 32767);
+            let v = l.bin(BinOp::SMax, v, lo);
+            let v = l.bin(BinOp::SMin, v, hi);
+            l.and_imm(v, 0xffff)
+        } else {
+            let v = l.conv(ConvOp::F32ToU32, x);
+            let hi = l.cst(v, 0xffff);
+            l.bin(BinOp::UMin, v, hi)
+        };
+        out.push(v);
+    }
+    let hi = l.shl_imm(out[1], 16);
+    let r = l.or(out[0], hi);
+    l.vdst32(r)
+}
+
+/// `v_cvt_f32_fp8/bf8` (the byte chosen by OPSEL: `byte = op_sel[0] * 2 + op_sel[1]`, "byte
+/// select bits are reversed") and `v_cvt_pk_f32_fp8/bf8` (the 16-bit half chosen by
+/// `op_sel[0]`, two results in a register pair) (RDNA4 ISA 7.6.2, V_CVT_F32_FP8).
+pub(in crate::lift) fn cvt_from_ocp8(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on an FP8/BF8 conversion".into());
+    }
+    l.count_vector();
+    let bf8 = matches!(op, V_CVT_F32_BF8 | V_CVT_PK_F32_BF8);
+    // The raw register: input modifiers are ignored, and OPSEL is a byte/half select here.
+    let v = src_raw(l, 0, K::B32)?;
+    let sel = inst.mods.op_sel;
+    if matches!(op, V_CVT_PK_F32_FP8 | V_CVT_PK_F32_BF8) {
+        let w = if sel & 1 != 0 { l.lshr_imm(v, 16) } else { v };
+        let lo = ocp8_to_f32(l, w, bf8);
+        let b1 = l.lshr_imm(w, 8);
+        let hi = ocp8_to_f32(l, b1, bf8);
+        let p = l.pack(lo, hi);
+        return l.vdst64(p);
+    }
+    let byte = ((sel & 1) << 1 | (sel >> 1 & 1)) as u64;
+    let b = if byte != 0 {
+        l.lshr_imm(v, 8 * byte)
+    } else {
+        v
+    };
+    let r = ocp8_to_f32(l, b, bf8);
+    l.vdst32(r)
+}
+
+/// `v_cvt_pk_fp8/bf8_f32` (two RNE conversions into the 16-bit half `op_sel[3]` selects)
+/// and `v_cvt_sr_fp8/bf8_f32` (stochastic rounding: `S1[31:12]` (FP8) or `S1[31:11]` (BF8)
+/// added to the mantissa, wrapping within the 23 bits, then truncation; the byte `op_sel[3:2]`
+/// selects); the rest of the destination is kept (RDNA4 ISA, V_CVT_PK_FP8_F32,
+/// V_CVT_SR_FP8_F32).
+pub(in crate::lift) fn cvt_to_ocp8(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an FP8/BF8 conversion is not supported".into());
+    }
+    l.count_vector();
+    let bf8 = matches!(op, V_CVT_PK_BF8_F32 | V_CVT_SR_BF8_F32);
+    let a = l.src(0, K::F32)?;
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("conversion destination is not a VGPR")?;
+    let old = l.get_vreg(reg)?;
+    let sel = inst.mods.op_sel;
+    let r = if matches!(op, V_CVT_PK_FP8_F32 | V_CVT_PK_BF8_F32) {
+        let b = l.src(1, K::F32)?;
+        let c0 = f32_to_ocp8(l, a, bf8, false);
+        let c1 = f32_to_ocp8(l, b, bf8, false);
+        let c1 = l.shl_imm(c1, 8);
+        let w = l.or(c0, c1);
+        insert16(l, old, w, sel & 8 != 0)
+    } else {
+        let rnd = l.src(1, K::B32)?;
+        let shift = if bf8 { 11 } else { 12 };
+        let rnd = l.lshr_imm(rnd, shift);
+        let m = l.and_imm(a, 0x7f_ffff);
+        let m = l.add(m, rnd);
+        let m = l.and_imm(m, 0x7f_ffff);
+        let se = l.and_imm(a, 0xff80_0000);
+        let t = l.or(se, m);
+        let c = f32_to_ocp8(l, t, bf8, true);
+        let byte = (sel >> 2 & 3) as u64;
+        let keep = l.and_imm(old, !(0xffu64 << (8 * byte)) & 0xffff_ffff);
+        let c = l.shl_imm(c, 8 * byte);
+        l.or(keep, c)
+    };
+    l.vdst32(r)
+}

@@ -1,10 +1,10 @@
 //! f16 arithmetic (computed through f32 with one rounding to f16): unary ops, add/sub/mul,
-//! min/max/med3, fma/mad/mac forms, `v_fma_mix*`/`v_mad_mix*`, `v_pack_b32_f16`.
+//! min/max/med3, fma/mad/mac forms, `v_fma_mix*`, `v_pack_b32_f16`.
 
 use super::common::*;
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, RoundedOp, Ty, UnOp, Val};
 use crate::isa::generated::ValuSem::{self, *};
-use crate::isa::Inst;
+use crate::isa::{Format, Inst};
 use crate::lift::operand::{K, R};
 use crate::lift::Lifter;
 use BinOp::*;
@@ -202,7 +202,7 @@ pub(in crate::lift) fn f16_three(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<
     }
 }
 
-/// `v_fma_mix_f32` / `v_fma_mixlo_f16` / `v_fma_mixhi_f16` (and the `mad` forms): each source
+/// `v_fma_mix_f32` / `v_fma_mixlo_f16` / `v_fma_mixhi_f16`: each source
 /// is f32, or with `op_sel_hi[i]` an f16 taken from half `op_sel[i]`; `neg` negates and
 /// `neg_hi` takes the absolute value of source i. The f32 result is written whole, or
 /// rounded to f16 into the low/high half (the other half kept).
@@ -278,4 +278,27 @@ pub(in crate::lift) fn fma_mix(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()
         l.or(keep, h)
     };
     l.vdst32(v)
+}
+
+/// `v_fmac_f16` (`D = fma(S0, S1, D)`), `v_fmaak_f16` (`fma(S0, S1, K)`) and `v_fmamk_f16`
+/// (`fma(S0, K, S1)`, LLVM's operand order `S0, K, S1`): lifted as `v_fma_f16` with the
+/// accumulator or the constant as the third (or second) source; the destination half of
+/// `fmac` is also its accumulator half.
+pub(in crate::lift) fn fma16_forms(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    let mut f = *inst;
+    f.op = crate::isa::Op::from_name("v_fma_f16").ok_or("no v_fma_f16 opcode")?;
+    f.format = Format::Vop3;
+    if op == V_FMAC_F16 {
+        f.src[2] = inst.dst[0];
+        if inst.mods.op_sel & 8 != 0 {
+            f.mods.op_sel |= 4;
+        } else {
+            f.mods.op_sel &= !4;
+        }
+    }
+    let (pc, next) = (l.pc, l.next_pc);
+    l.begin(&f, pc, next);
+    let r = super::lift(l, &f, V_FMA_F16).map(|_| ());
+    l.inst = Some(*inst);
+    r
 }

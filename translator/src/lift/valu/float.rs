@@ -3,7 +3,7 @@
 //! `v_trig_preop_f64`, the cube-map ops.
 
 use super::common::*;
-use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, Ty, UnOp, Val};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
 use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::{Inst, Opnd};
 use crate::lift::operand::{K, R};
@@ -285,5 +285,70 @@ pub(in crate::lift) fn cube(l: &mut Lifter, op: ValuSem, always_flush: bool) -> 
     } else {
         r
     };
+    l.vdst32(r)
+}
+
+/// `v_mul_dx9_zero_f32`, `v_fma_dx9_zero_f32`, `v_fmac_dx9_zero_f32`: as `v_mul`/`v_fma`,
+/// except that a zero factor gives a zero product even against infinity or NaN (`mul`:
+/// +0; `fma`: `S2`) (RDNA4 ISA, V_MUL_DX9_ZERO_F32, V_FMA_DX9_ZERO_F32).
+/// On gfx12 the FMA forms flush input and output denormals whatever MODE says (RDNA4 ISA
+/// 7.2.4: "These opcodes flush input and output denorms: FMA_DX9_ZERO_F32, ..."; the RDNA3
+/// list is an image in our copy, so gfx11 follows MODE).
+pub(in crate::lift) fn dx9_zero(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    l.count_vector();
+    let flush = op != V_MUL_DX9_ZERO_F32 && l.gpu.family() == Some(crate::isa::Family::Gfx12);
+    let fl = |l: &mut Lifter, v: Val| {
+        if flush {
+            l.flush_denorm(v, K::F32)
+        } else {
+            v
+        }
+    };
+    let a = l.src(0, K::F32)?;
+    let a = fl(l, a);
+    let b = l.src(1, K::F32)?;
+    let b = fl(l, b);
+    let zero = l.cst(a, 0);
+    let za = l.cmp(CmpOp::FEq, a, zero);
+    let zb = l.cmp(CmpOp::FEq, b, zero);
+    let z = l.or(za, zb);
+    let r = if op == V_MUL_DX9_ZERO_F32 {
+        let p = l.bin(BinOp::FMul, a, b);
+        l.select(z, zero, p)
+    } else {
+        let c = if op == V_FMAC_DX9_ZERO_F32 {
+            let d = inst.dst[0].vreg().ok_or("fmac destination is not a VGPR")?;
+            l.get_vreg(d)?
+        } else {
+            l.src(2, K::F32)?
+        };
+        let c = fl(l, c);
+        let f = l.tern(TernOp::Fma, a, b, c);
+        l.select(z, c, f)
+    };
+    let r = l.fout(r, K::F32)?;
+    let r = fl(l, r);
+    l.vdst32(r)
+}
+
+/// `v_mullit_f32` (RDNA4 ISA 16.12 V_MULLIT_F32), the pseudocode read literally:
+/// `D = -MAX_FLOAT` when S1 is -MAX_FLOAT, -INF or NaN, or S2 <= 0 or NaN; else `S0 * S1`
+/// (an ordinary multiply: MODE rounding and denormals, so 0 times +INF is NaN). The prose's
+/// "0.0 * x = 0.0 and alternate INF, NAN, overflow rules" is not in the pseudocode and not
+/// applied (ARCHITECTURE "Open ISA questions (RDNA)"). `S1 > -MAX && S2 > 0`, both ordered,
+/// is the negation of the pseudocode's condition.
+pub(in crate::lift) fn mullit(l: &mut Lifter) -> R<()> {
+    l.count_vector();
+    let a = l.src(0, K::F32)?;
+    let b = l.src(1, K::F32)?;
+    let c = l.src(2, K::F32)?;
+    let p = farith(l, BinOp::FMul, K::F32, a, b);
+    let neg_max = l.cst(a, 0xff7f_ffff);
+    let zero = l.cst(a, 0);
+    let b_ok = l.cmp(CmpOp::FGt, b, neg_max);
+    let c_ok = l.cmp(CmpOp::FGt, c, zero);
+    let ok = l.and(b_ok, c_ok);
+    let r = l.select(ok, p, neg_max);
+    let r = l.fout(r, K::F32)?;
     l.vdst32(r)
 }

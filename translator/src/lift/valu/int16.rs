@@ -188,3 +188,45 @@ pub(in crate::lift) fn mad32_16(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<(
     let r = l.conv(ConvOp::Lo, r);
     l.vdst32(r)
 }
+
+/// `v_mov_b16`, `v_not_b16`, `v_and_b16`, `v_or_b16`, `v_xor_b16` on 16-bit halves.
+pub(in crate::lift) fn bits16(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on a 16-bit bitwise operation".into());
+    }
+    l.count_vector();
+    let a = l.src(0, K::B16)?;
+    let r = match op {
+        V_MOV_B16 => a,
+        V_NOT_B16 => l.not(a),
+        _ => {
+            let b = l.src(1, K::B16)?;
+            let op = match op {
+                V_AND_B16 => BinOp::And,
+                V_OR_B16 => BinOp::Or,
+                _ => BinOp::Xor,
+            };
+            l.bin(op, a, b)
+        }
+    };
+    write16(l, inst, r)
+}
+
+/// `v_sat_pk_u8_i16`: both signed 16-bit halves of S0 saturated to 0..=255, packed into a
+/// 16-bit result (RDNA4 ISA, V_SAT_PK_U8_I16).
+pub(in crate::lift) fn sat_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
+    l.count_vector();
+    let v = l.src(0, K::B32)?;
+    let mut out = Vec::new();
+    for hi in [false, true] {
+        let x = if hi { l.lshr_imm(v, 16) } else { v };
+        let x = l.conv(ConvOp::SExt16, x);
+        let zero = l.cst(x, 0);
+        let top = l.cst(x, 255);
+        let x = l.bin(BinOp::SMax, x, zero);
+        out.push(l.bin(BinOp::SMin, x, top));
+    }
+    let h = l.shl_imm(out[1], 8);
+    let r = l.or(out[0], h);
+    write16(l, inst, r)
+}

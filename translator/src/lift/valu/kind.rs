@@ -33,7 +33,7 @@ pub(super) enum Kind {
     Shared,
     /// GFX9-only operations from the CDNA4 ISA pseudocode (`cdna`); they count themselves.
     Cdna,
-    /// RDNA-only operations, lifted by `rdna_ops` before the vector-ALU dispatch.
+    /// Operations only RDNA has (`rdna_only` in `valu`); they count themselves.
     Rdna,
     /// Not lifted, with the reason.
     Unsupported(&'static str),

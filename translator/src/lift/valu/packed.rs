@@ -272,3 +272,28 @@ fn pk16_decode(op: ValuSem) -> Option<(Pk, bool, bool)> {
         _ => return None,
     })
 }
+
+/// gfx12 `v_pk_minimum_f16` / `v_pk_maximum_f16` (the IEEE-754-2019 rule of
+/// `v_minimum_f16`) and `v_pk_min_num_f16` / `v_pk_max_num_f16` (minimumNumber) on each half (low: halves `op_sel[i]`, `neg`; high: `op_sel_hi[i]`,
+/// `neg_hi`).
+pub(in crate::lift) fn pk_minimum16(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on a packed min/max is not supported".into());
+    }
+    l.count_vector();
+    let max = matches!(op, V_PK_MAXIMUM_F16 | V_PK_MAX_NUM_F16);
+    let rule = if matches!(op, V_PK_MIN_NUM_F16 | V_PK_MAX_NUM_F16) {
+        MinMax::Num
+    } else {
+        MinMax::Ieee2019
+    };
+    let mut out = Vec::new();
+    for hi in [false, true] {
+        let v = [packed_elem(l, inst, 0, hi)?, packed_elem(l, inst, 1, hi)?];
+        out.push(minmax16(l, rule, max, v[0], v[1]));
+    }
+    let lo = l.and_imm(out[0], 0xffff);
+    let hi = l.shl_imm(out[1], 16);
+    let r = l.or(lo, hi);
+    l.vdst32(r)
+}

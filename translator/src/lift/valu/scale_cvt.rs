@@ -110,6 +110,14 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
             let hi = l.bin(BinOp::FLdexp, hi, k);
             write_pair(l, op, lo, hi)
         }
+        _ => narrow(l, inst, op),
+    }
+}
+
+/// The conversions to FP8/BF8/FP4/FP6/BF6 (rounded or stochastic) and the 32-element
+/// FP6/BF6 ones.
+fn narrow(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    match op {
         V_CVT_SCALEF32_PK_FP8_F32 | V_CVT_SCALEF32_PK_BF8_F32 => {
             let bf8 = op == V_CVT_SCALEF32_PK_BF8_F32;
             let a = l.src(0, K::F32)?;

@@ -2,7 +2,7 @@
 //! frexp (MODE-independent rounding, see the `lift` module doc).
 
 use super::common::*;
-use crate::ir::{BinOp, CmpOp, LaneFn, Ty, UnOp};
+use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Ty, UnOp};
 use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::Inst;
 use crate::lift::operand::{K, R};
@@ -98,4 +98,85 @@ pub(in crate::lift) fn frexp64(l: &mut Lifter, mant: bool) -> R<()> {
         let r = l.lo(r);
         l.vdst32(r)
     }
+}
+
+/// The gfx12 pseudo-scalar transcendentals `v_s_{exp,log,rcp,rsq,sqrt}_{f32,f16}`: a VALU
+/// op on a uniform value writing an SGPR, EXEC ignored (RDNA4 ISA 7.10); f16 results zero
+/// the high half.
+pub(in crate::lift) fn pseudo_scalar(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    let (fun, f16) = match op {
+        V_S_EXP_F32 => (Pseudo::Exp, false),
+        V_S_EXP_F16 => (Pseudo::Exp, true),
+        V_S_LOG_F32 => (Pseudo::Log, false),
+        V_S_LOG_F16 => (Pseudo::Log, true),
+        V_S_RCP_F32 => (Pseudo::Rcp, false),
+        V_S_RCP_F16 => (Pseudo::Rcp, true),
+        V_S_RSQ_F32 => (Pseudo::Rsq, false),
+        V_S_RSQ_F16 => (Pseudo::Rsq, true),
+        V_S_SQRT_F32 => (Pseudo::Sqrt, false),
+        V_S_SQRT_F16 => (Pseudo::Sqrt, true),
+        _ => return Err("not supported".into()),
+    };
+    {
+        if inst.mods.omod != 0 || inst.mods.clamp {
+            return Err("output modifiers on a pseudo-scalar op are not supported".into());
+        }
+        let k = if f16 { K::F16 } else { K::F32 };
+        let v = l.s32(inst.src[0], k)?;
+        let v = if f16 {
+            let v = l.and_imm(v, 0xffff);
+            l.conv(ConvOp::F16ToF32, v)
+        } else {
+            v
+        };
+        let mut v = v;
+        if inst.mods.abs & 1 != 0 {
+            v = l.un(UnOp::FAbs, v);
+        }
+        if inst.mods.neg & 1 != 0 {
+            v = l.un(UnOp::FNeg, v);
+        }
+        // The f32 forms flush input and output denormals as their VALU counterparts
+        // (RDNA4 ISA 16.8 notes: "denormals are flushed"); `v_s_rcp_f32` follows MODE as
+        // `v_rcp_f32` does (`valu::flushes_denormals`).
+        let flush = !f16 && fun != Pseudo::Rcp;
+        if flush {
+            v = l.flush_denorm(v, K::F32);
+        }
+        let r = match fun {
+            Pseudo::Rcp => l.un(UnOp::FRcp, v),
+            Pseudo::Rsq => l.un(UnOp::FRsq, v),
+            Pseudo::Sqrt => l.un(UnOp::FSqrt, v),
+            Pseudo::Exp | Pseudo::Log => {
+                let f = if fun == Pseudo::Exp {
+                    LaneFn::Exp2F32
+                } else {
+                    LaneFn::Log2F32
+                };
+                let vv = l.bcast(v);
+                let r = l.lane_fn(f, vec![vv], Ty::V32);
+                let zero = l.c32(0);
+                l.read_lane(r, zero)
+            }
+        };
+        let r = if f16 {
+            let h = l.conv(ConvOp::F32ToF16, r);
+            l.and_imm(h, 0xffff)
+        } else if flush {
+            l.flush_denorm(r, K::F32)
+        } else {
+            r
+        };
+        l.set_s32(inst.dst[0], r)
+    }
+}
+
+/// The operation of a pseudo-scalar transcendental ([`pseudo_scalar`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pseudo {
+    Exp,
+    Log,
+    Rcp,
+    Rsq,
+    Sqrt,
 }
