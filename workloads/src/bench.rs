@@ -9,6 +9,8 @@ use crate::corpus;
 use std::time::{Duration, Instant};
 use wavejit::{Arg, Buffer, Device, Engine, Error, Kernel, Launch, Report};
 
+mod triton_gemm;
+
 /// One measured row of the benchmark table (one line of `wavejit bench`, one object of
 /// `wavejit bench --json`).
 #[derive(Clone, Debug, Default)]
@@ -296,8 +298,7 @@ impl Workload {
         engine: Engine,
         label: &str,
     ) -> Result<Workload, Error> {
-        let build = GEMM_BUILDS
-            .iter()
+        let build = all_gemm_builds()
             .find(|b| b.label == label)
             .ok_or_else(|| {
                 Error::Usage(format!(
@@ -1277,7 +1278,12 @@ const GEMM_BUILDS: &[GemmBuild] = &[
 
 /// The labels of the f16 GEMM builds `wavejit bench` measures (its `gemm_f16` rows).
 pub fn gemm_labels() -> Vec<&'static str> {
-    GEMM_BUILDS.iter().map(|b| b.label).collect()
+    all_gemm_builds().map(|b| b.label).collect()
+}
+
+/// Every GEMM build: [`GEMM_BUILDS`], then the other targets' Triton matmuls.
+fn all_gemm_builds() -> impl Iterator<Item = &'static GemmBuild> {
+    GEMM_BUILDS.iter().chain(triton_gemm::TRITON_GEMM_BUILDS)
 }
 
 fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
@@ -1313,7 +1319,7 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         .iter()
         .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
         .collect();
-    for build in GEMM_BUILDS {
+    for build in all_gemm_builds() {
         let w = Workload::gemm_f16_on(cfg, Engine::Jit, build)?;
         let m = measure(cfg.samples, &w.dev, &w.kernel, &w.launch)?;
         let expected = match build.kind {
