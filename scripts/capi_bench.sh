@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 iters=${1:-20000}
 groups=${2:-64}
-cargo build --release -p wavejit -p wavejit-capi
+cargo build --release -p wavejit-cli -p wavejit-capi
 tgt=${CARGO_TARGET_DIR:-target}/release
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

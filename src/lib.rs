@@ -55,8 +55,9 @@ pub enum Error {
     /// The kernel faulted: kernel, workgroup, wave, lane, pc, instruction and cause.
     #[error("{0}")]
     Fault(Box<FaultReport>),
-    /// A result checked against its host reference differs (the demo and the benchmarks
-    /// check every result they compute).
+    /// A result checked against its host reference differs: for callers that check what
+    /// their kernels compute (the workloads of `wavejit bench` and `wavejit demo`, the
+    /// examples).
     #[error("{0}")]
     WrongResult(String),
 }
@@ -159,9 +160,6 @@ impl Launch {
     }
 }
 
-pub mod bench;
-pub mod corpus;
-pub mod demo;
 pub mod raw;
 
 struct DeviceInner {

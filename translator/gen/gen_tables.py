@@ -35,6 +35,7 @@ import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_sem  # noqa: E402
 import gfx9_fix  # noqa: E402
 import rdna  # noqa: E402
 
@@ -951,8 +952,10 @@ def generate(outdir):
     m.append("//! Tables generated from LLVM's disassembler by `translator/gen/gen_tables.py`.\n")
     m.append("pub mod gfx9;")
     m.append("mod op;")
-    m.append("pub mod rdna;\n")
-    m.append("pub use op::{Op, TARGET_GFX1100, TARGET_GFX1150, TARGET_GFX1200, TARGET_GFX1201, TARGET_GFX942, TARGET_GFX950};\n")
+    m.append("pub mod rdna;")
+    m.append("mod sem;\n")
+    m.append("pub use op::{Op, TARGET_GFX1100, TARGET_GFX1150, TARGET_GFX1200, TARGET_GFX1201, TARGET_GFX942, TARGET_GFX950};")
+    m.append("pub use sem::{%s, Sem};\n" % ", ".join(sorted(e for _, e, _, _ in gen_sem.CLASSES)))
     for i, n in enumerate(["OPSEL", "CLAMP", "OMOD", "OPSEL_HI", "NEG_LO", "NEG_HI", "GLC", "GDS", "LIT16", "OPSEL_HI_DEF1", "ABS0", "ABS1", "ABS2", "NEG0", "NEG1", "NEG2", "LITF16", "NOSDWA", "NODPP", "OPSEL4"]):
         doc = {
             "OPSEL": "`op_sel` is printed (the opcode has the operand).",
@@ -1148,6 +1151,7 @@ def generate(outdir):
     with open(os.path.join(gdir, "mod.rs"), "w") as f:
         f.write("\n".join(m) + "\n")
 
+    gen_sem.write(os.path.join(outdir, "gen"), names, ops, gdir)
     if shutil.which(RUSTFMT):
         for fn in ("op.rs", "gfx9.rs", "rdna.rs", "mod.rs"):
             subprocess.run([RUSTFMT, "--edition", "2021", os.path.join(gdir, fn)], check=True)
@@ -1158,6 +1162,7 @@ GENERATED = [
     "gen/gfx942_cases.txt",
     "gen/gfx950_cases.txt",
     "src/isa/generated/op.rs",
+    "src/isa/generated/sem.rs",
     "src/isa/generated/gfx9.rs",
     "src/isa/generated/rdna.rs",
     "src/isa/generated/mod.rs",

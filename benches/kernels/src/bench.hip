@@ -1,4 +1,4 @@
-// Kernels that only `wavejit bench` runs (src/bench.rs computes each result on the host too).
+// Kernels that only `wavejit bench` runs (workloads/src/bench.rs computes each result on the host too).
 #include "../../../tests/kernels/src/common.h"
 
 // STREAM triad: a[i] = b[i] + s * c[i] for i < n.

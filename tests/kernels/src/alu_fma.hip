@@ -1,5 +1,5 @@
 // ALU-bound benchmark: 4 independent f32 FMA chains per lane (used by `wavejit bench`, whose
-// host reference in src/bench.rs computes exactly this).
+// host reference in workloads/src/bench.rs computes exactly this).
 #include "common.h"
 
 // x = i * 2^-10; chains start at x, x + 0.25, x + 0.5, x + 0.75; each step

@@ -1,6 +1,6 @@
 """Triton kernel sources of the Triton corpus (built by build.py, AOT, for every target).
 
-Each kernel is launched by the runtime corpus tests (tests/corpus/) with the arguments that
+Each kernel is launched by the runtime corpus tests (tests/it/corpus/) with the arguments that
 build.py records in the kernel's JSON file; the host references live in those tests.
 """
 

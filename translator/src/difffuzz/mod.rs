@@ -20,7 +20,7 @@
 //! block on first use, and requires the same exit or fault, the same final wave state (all
 //! registers, counters) and the same memory; every block is compiled except those holding a
 //! matrix instruction, which the JIT declines (they run interpreted in both engines: the
-//! matrix semantics themselves are checked against host GEMMs in `tests/matrix_kernels.rs`;
+//! matrix semantics themselves are checked against host GEMMs in `tests/it/matrix_kernels.rs`;
 //! here the blocks around them and the values they feed are). A difference is shrunk
 //! (dropping items while the engines still disagree) and reported with the seed, the
 //! disassembled program and the first differing register, lane or byte. A quarter of the

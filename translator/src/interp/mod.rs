@@ -527,28 +527,18 @@ fn exec_op(
 }
 
 /// Executes one matrix instruction on the register file with the wave's MODE (both engines
-/// run [`Op::Matrix`] through this). On failure `state.pc` is the instruction's address.
+/// run [`Op::Matrix`] through this): its plan, resolved with its owner
+/// ([`crate::matrix::plans`]). On failure `state.pc` is the instruction's address.
 pub fn run_matrix(call: &crate::ir::MatrixCall, state: &mut WaveState) -> Result<(), ExecFault> {
-    let scales = call.scale.map(|[a, b]| {
-        let bytes = |s: crate::ir::ScaleSrc| -> [u8; 64] {
-            core::array::from_fn(|lane| {
-                let v = match s.reg {
-                    Some(r) => state.vgpr.get(r as usize).map_or(0, |v| v[lane]),
-                    None => s.value,
-                };
-                (v >> (8 * (s.byte & 3))) as u8
-            })
-        };
-        crate::matrix::Scales {
-            a: bytes(a),
-            b: bytes(b),
-        }
-    });
+    let Some(planned) = crate::matrix::plans::get(call.plan) else {
+        state.pc = call.pc;
+        return Err(ExecFault::Unsupported(format!(
+            "malformed IR: matrix instruction with unknown plan {:?}",
+            call.plan
+        )));
+    };
     let isa = crate::matrix::gemm::best_isa();
-    if let Err(e) = call
-        .plan
-        .run(isa, &mut state.vgpr, state.mode, scales.as_ref())
-    {
+    if let Err(e) = planned.run(isa, &mut state.vgpr, state.mode) {
         state.pc = call.pc;
         return Err(ExecFault::Unsupported(format!("matrix instruction: {e}")));
     }

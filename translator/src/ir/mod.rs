@@ -679,11 +679,10 @@ pub enum Op {
         counts: Box<RegionCounts>,
     },
     /// One MFMA/SMFMAC (CDNA ISA 7) or WMMA/SWMMAC (RDNA) on the register file: reads A, B
-    /// and C, writes D, ignores EXEC. Both engines run it through [`crate::matrix::execute`] with the wave's
-    /// MODE, after every earlier register write of the block. Shared, not copied, when the
-    /// block is cloned or rewritten: compiled code points into the call (its plan and fused
-    /// kernels) and keeps it alive through this `Arc`.
-    Matrix(std::sync::Arc<MatrixCall>),
+    /// and C, writes D, ignores EXEC. The IR does not look inside: both engines resolve the
+    /// call's [`PlanId`] with the plans' owner and run it with the wave's MODE, after every
+    /// earlier register write of the block.
+    Matrix(MatrixCall),
 }
 
 /// The instructions of an if-converted region, for [`Op::CountRegion`].
@@ -695,34 +694,22 @@ pub struct RegionCounts {
     pub vector: u32,
 }
 
-/// The operands of an [`Op::Matrix`].
-#[derive(Clone, Debug, PartialEq)]
+/// An [`Op::Matrix`]: the instruction's address and its plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MatrixCall {
     /// Address of the instruction (reported when it faults).
     pub pc: u64,
-    /// Shape and types.
-    pub op: crate::matrix::MatrixOp,
-    /// Register operands.
-    pub opnds: crate::matrix::Operands,
-    /// CBSZ, ABID and BLGP (`mode` is ignored: the wave's MODE applies).
-    pub ctl: crate::matrix::Controls,
-    /// Block-scaled MFMA: A's and B's E8M0 scale sources.
-    pub scale: Option<[ScaleSrc; 2]>,
-    /// Every element's register location, computed once when lifting.
-    pub plan: std::sync::Arc<crate::matrix::Plan>,
+    /// The instruction's precomputed form (shape, types, every element's register
+    /// location, modifiers), built once when lifting and owned outside the IR.
+    pub plan: PlanId,
 }
 
-/// One scale operand of a block-scaled MFMA: a VGPR or a constant, and the byte of each
-/// lane's 32-bit value that holds the scale (`{OP_SEL_HI[n], OP_SEL[n]}`, CDNA4 ISA 7.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScaleSrc {
-    /// `Some(slot)` for a VGPR, else the constant in `value`.
-    pub reg: Option<u16>,
-    /// The constant's 32-bit value (when `reg` is `None`).
-    pub value: u32,
-    /// Byte select, 0..=3.
-    pub byte: u8,
-}
+/// A handle to the precomputed form of one MFMA/WMMA instruction. Plans have one owner,
+/// which hands out these handles when the lifter plans an instruction and resolves them
+/// for the engines; the IR only carries them (copying or dropping a block keeps nothing
+/// alive and frees nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PlanId(pub u32);
 
 impl Op {
     /// True when the op produces a value.

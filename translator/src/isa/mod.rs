@@ -13,6 +13,7 @@ pub use inst::*;
 pub use target::*;
 
 pub mod decode;
+mod error;
 pub mod generated;
 pub mod gfx9;
 pub mod rdna;

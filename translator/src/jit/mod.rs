@@ -85,8 +85,6 @@ pub struct CompiledBlock {
     unsupported: Option<String>,
     /// Compiled in the lane-group loop form.
     grouped: bool,
-    /// Matrix instructions the code points to.
-    _matrix: Vec<Arc<crate::ir::MatrixCall>>,
     /// Multi-dword accesses compiled as one (`lower::memory::multi`).
     multi: u32,
     _holder: Arc<Holder>,
@@ -195,7 +193,6 @@ impl Jit {
         let mut last_err = String::new();
         let mut id = None;
         let mut grouped = false;
-        let mut matrix = Vec::new();
         let mut multi = 0;
         let mut code_size = 0u32;
         let mut dump_text = None;
@@ -242,11 +239,11 @@ impl Jit {
             if dump.is_some() {
                 ctx.set_disasm(true);
             }
-            let r = built.and_then(|keep| {
+            let r = built.and_then(|n| {
                 module
                     .define_function(fid, &mut ctx)
                     .map_err(|e| format!("{e:?}"))
-                    .map(|_| keep)
+                    .map(|_| n)
             });
             if r.is_ok() {
                 code_size = ctx
@@ -272,8 +269,8 @@ impl Jit {
             }
             module.clear_context(&mut ctx);
             match r {
-                Ok(keep) => {
-                    (matrix, multi) = keep;
+                Ok(n) => {
+                    multi = n;
                     id = Some(fid);
                     grouped = try_loop;
                     break;
@@ -303,7 +300,6 @@ impl Jit {
             writes_mode,
             unsupported,
             grouped,
-            _matrix: matrix,
             multi,
             _holder: self.holder.clone(),
         })

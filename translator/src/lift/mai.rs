@@ -12,23 +12,15 @@
 
 use super::operand::{inline_const, K};
 use super::{Flow, LiftResult, Lifter};
-use crate::ir::{MatrixCall, Op, ScaleSrc};
-use crate::isa::{Format, Inst, Opnd};
-use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands, Plan};
+use crate::ir::{MatrixCall, Op};
+use crate::isa::{Inst, Opnd};
+use crate::matrix::plans::{self, PlanKey, ScaleSrc};
+use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands};
 use crate::wave::{InstClass, NUM_VREGS};
 
 // RDNA's WMMA/SWMMAC, dispatched from here (`lift/wmma.rs`).
 #[path = "wmma.rs"]
-mod wmma;
-
-/// True for the MFMA/SMFMAC and WMMA/SWMMAC instructions this module lifts.
-pub(super) fn is_matrix(inst: &Inst) -> bool {
-    if inst.format != Format::Mai && inst.format != Format::Vop3p {
-        return false;
-    }
-    let name = inst.op.name();
-    name.starts_with("v_mfma") || name.starts_with("v_smfmac") || wmma::is_wmma(name)
-}
+pub(super) mod wmma;
 
 /// A register operand as a register-file index (AGPRs from 256).
 fn vreg(o: Opnd, what: &str) -> Result<u16, String> {
@@ -38,9 +30,6 @@ fn vreg(o: Opnd, what: &str) -> Result<u16, String> {
 
 /// Lifts one matrix instruction.
 pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    if wmma::is_wmma(name) {
-        return wmma::lift(l, inst, name);
-    }
     let mut op = MatrixOp::from_mnemonic(name, l.gpu)
         .ok_or_else(|| format!("no matrix semantics for {name} on {}", l.gpu))?;
     // The gfx950 block-scaled form decodes as its F8F6F4 MFMA with the scale sources of the
@@ -110,21 +99,20 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         mode: 0,
     };
     // Register ranges and controls are checked here, so a bad operand is a lift-time error.
-    let plan = Plan::new(&op, &opnds, &ctl, NUM_VREGS).map_err(|e| e.to_string())?;
-    let call = MatrixCall {
-        pc: l.pc,
+    let key = PlanKey::Mfma {
         op,
         opnds,
         ctl,
         scale,
-        plan: std::sync::Arc::new(plan),
     };
+    let plan = plans::plan(key, NUM_VREGS).map_err(|e| e.to_string())?;
+    let call = MatrixCall { pc: l.pc, plan };
     let all = l.c64(if l.wave == 64 {
         u64::MAX
     } else {
         u32::MAX as u64
     });
     l.effect(Op::CountVector { mask: all });
-    l.effect(Op::Matrix(std::sync::Arc::new(call)));
+    l.effect(Op::Matrix(call));
     Ok((InstClass::Matrix, Flow::Next))
 }

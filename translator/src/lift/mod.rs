@@ -1,17 +1,20 @@
 //! Instruction semantics: lifting decoded instructions of one basic block to IR.
 //!
 //! [`lift_block`] decodes instructions from a start address and lifts each one into IR ops
-//! through [`ir::Builder`](crate::ir::Builder), one module per instruction family:
+//! through [`ir::Builder`](crate::ir::Builder), one module per instruction class:
 //!
 //! * `operand`: the lifting context, operand reads (registers, inline constants, literals,
-//!   VOP3 modifiers, DPP, SDWA, VGPR indexing) and EXEC-masked writes, shared by every family;
-//! * `salu` (SOP1/SOP2/SOPK/SOPC), `control` (SOPP: branches, barriers, waits; fork/join),
-//!   `smem` (scalar memory), `valu` (VOP1/VOP2/VOP3/VOP3P), `vcmp` (VOPC and VOP3 compares),
-//!   `ds` (LDS and cross-lane DS), `vmem` (FLAT/GLOBAL/SCRATCH/MUBUF).
+//!   VOP3 modifiers, DPP, SDWA, VGPR indexing) and EXEC-masked writes, shared by every class;
+//! * `salu` (SOP1/SOP2/SOPK/SOPC, with the gfx12 float ops and the GCN fork/join branches in
+//!   child modules), `control` (SOPP: branches, barriers, waits), `smem` (scalar memory),
+//!   `valu` (VOP1/VOP2/VOP3/VOP3P), `vcmp` (VOPC and VOP3 compares), `mai` (MFMA/SMFMAC, and
+//!   RDNA WMMA/SWMMAC in `mai::wmma`), `vopd` (RDNA dual issue), `ds` (LDS and cross-lane DS),
+//!   `vmem` (FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF, the RDNA V# in `vmem::rdna_buffer`).
 //!
-//! Instructions are dispatched on their lower-case base mnemonic (`v_add_f32`, see the
-//! naming contract of [`crate::isa::Op`]), so the `_e32`/`_e64`/`_dpp`/`_sdwa` encodings of one
-//! instruction share one lifting function.
+//! Instructions are routed by their generated semantic key ([`Sem`], `Op::sem`): its class
+//! picks the module, its operation the lifting arm. The `_e32`/`_e64`/`_dpp`/`_sdwa`
+//! encodings of one instruction share an `Op`, and RDNA opcodes with a GFX9 equivalent share
+//! its key (`translator/gen/rdna_equivalents.txt`), so they share one lifting arm.
 //!
 //! A block ends at branches (except an `s_cbranch_execz` whose region can run under EXEC,
 //! see `region`), `s_endpgm`, `s_barrier`, `s_trap`, `s_setpc`/`s_swappc`,
@@ -47,19 +50,14 @@
 //! ARCHITECTURE.md), and OCP NaN results are
 //! `sign | 0x7f`; min/max follow the GFX9 pseudocode (IEEE mode from MODE.IEEE).
 
-mod cdna_ops;
 mod control;
 pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
-mod permlane_swap;
-mod rdna_buffer;
-mod rdna_names;
 mod rdna_ops;
 mod region;
 mod salu;
-mod scale_cvt;
 mod smem;
 mod valu;
 mod vcmp;
@@ -71,6 +69,7 @@ mod tests;
 
 use crate::env::CodeSource;
 use crate::ir::{Block, Builder, Exit, Op};
+use crate::isa::generated::{Sem, SoppSem};
 use crate::isa::{Format, Inst, Target};
 use crate::wave::InstClass;
 
@@ -202,7 +201,7 @@ fn lift_from(
                     Flow::Next => {}
                     // A guarded region that can run under EXEC continues the block.
                     Flow::End(exit @ Exit::Branch { taken, .. })
-                        if l.name == "s_cbranch_execz" && !l.in_region =>
+                        if inst.op.sem() == Sem::Sopp(SoppSem::S_CBRANCH_EXECZ) && !l.in_region =>
                     {
                         match region::scan(target, mode, next_pc, taken, limit - index, next) {
                             Some(r) => {
@@ -254,7 +253,7 @@ fn is_vector(format: Format) -> bool {
     )
 }
 
-/// Lifts one instruction by family.
+/// Lifts one instruction: routes its semantic key ([`Sem`]) to the module of its class.
 fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
     let gfx9 = l.gpu.family() == Some(crate::isa::Family::Gfx9);
     // MODE.VSKIP (GFX9 MODE bit 28, CDNA4 ISA 3.4): "1 = skip (do not execute) any vector
@@ -263,79 +262,26 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
     if gfx9 && l.mode >> 28 & 1 != 0 && is_vector(inst.format) {
         return Ok((InstClass::Control, Flow::Next));
     }
-    let name = if gfx9 {
-        l.name
-    } else {
-        rdna_names::gfx9_equivalent(l.name)
-    };
-    if l.gpu.family() != Some(crate::isa::Family::Gfx9) {
-        match name {
-            // Whatever the encoding (SOPP, SOPK, MUBUF), these have no effect here.
-            "s_nop" => return Ok((InstClass::Control, Flow::Next)),
-            // gfx12 `s_barrier_signal -1` (SOP1): the workgroup barrier (see `rdna_names`);
-            // -2 (the trap barrier: waves here are never privileged) and 0 are no-ops (RDNA4
-            // ISA, S_BARRIER_SIGNAL). M0 and other ids name barriers RDNA4 does not have.
-            "s_barrier_signal" => {
-                return match inst.src[0].code {
-                    193 => control::lift(l, inst, "s_barrier"),
-                    128 | 194 => Ok((InstClass::Control, Flow::Next)),
-                    _ => Err("named barriers are not in the RDNA4 ISA".into()),
-                };
-            }
-            // `s_barrier_signal_isfirst -1`: SCC = 1 for the first wave to signal the
-            // work-group barrier in this phase (signalCnt == 0 before its signal), 0 when the
-            // wave is not in a multi-wave work-group (RDNA4 ISA 16.3, S_BARRIER_SIGNAL_ISFIRST);
-            // then the wave waits at the barrier as for `s_barrier_signal -1`. The other ids
-            // are in `rdna_ops`.
-            "s_barrier_signal_isfirst" if inst.src[0].code == 193 => {
-                let st = l.push_op(crate::ir::Op::BarrierState, crate::ir::Ty::S32);
-                let t = l.and_imm(st, 0x7f_0001);
-                let one = l.c32(1);
-                let first = l.cmp(crate::ir::CmpOp::Eq, t, one);
-                l.set_scc(first);
-                return control::lift(l, inst, "s_barrier");
-            }
-            // An illegal instruction (RDNA4 ISA 16.5, S_CODE_END: "Generate an illegal
-            // instruction interrupt"; it pads code objects after the last `s_endpgm`).
-            "s_code_end" => {
-                let reason = "s_code_end (end-of-code padding; the hardware raises an \
-                              illegal-instruction exception)"
-                    .to_string();
-                return Ok((
-                    InstClass::Control,
-                    Flow::End(Exit::Illegal { pc: l.pc, reason }),
-                ));
-            }
-            _ => {}
-        }
+    let sem = inst.op.sem();
+    // The GFX9 mnemonic of the key, for the modules that still select on it (`valu`, `vcmp`,
+    // `mai`).
+    let name = sem.name();
+    if !gfx9 {
         if let Some(r) = rdna_ops::lift(l, inst, name) {
             return r;
         }
     }
-    match inst.format {
-        Format::Sop1 | Format::Sop2 | Format::Sopk | Format::Sopc => salu::lift(l, inst, name),
-        Format::Sopp => control::lift(l, inst, name),
-        Format::Smem => smem::lift(l, inst, name),
-        Format::Vopc => vcmp::lift(l, inst, name),
-        Format::Vop1
-        | Format::Vop2
-        | Format::Vop3
-        | Format::Vop3b
-        | Format::Vop3p
-        | Format::Mai => {
-            if mai::is_matrix(inst) {
-                mai::lift(l, inst, name)
-            } else if name.starts_with("v_cmp") {
-                vcmp::lift(l, inst, name)
-            } else {
-                valu::lift(l, inst, name)
-            }
-        }
-        Format::Vopd => vopd::lift(l, inst),
-        Format::Ds => ds::lift(l, inst, name),
-        Format::Flat | Format::Global | Format::Scratch | Format::Mubuf | Format::Mtbuf => {
-            vmem::lift(l, inst, name)
-        }
-        other => Err(format!("{other:?} instructions are not supported")),
+    match sem {
+        Sem::Salu(op) => salu::lift(l, inst, op),
+        Sem::Sopp(op) => control::lift(l, inst, op),
+        Sem::Smem(op) => smem::lift(l, inst, op),
+        Sem::Valu(_) => valu::lift(l, inst, name),
+        Sem::Vcmp(_) => vcmp::lift(l, inst, name),
+        Sem::Mfma(_) => mai::lift(l, inst, name),
+        Sem::Wmma(_) => mai::wmma::lift(l, inst, name),
+        Sem::Dual(_) => vopd::lift(l, inst),
+        Sem::Ds(op) => ds::lift(l, inst, op),
+        Sem::Vmem(op) => vmem::lift(l, inst, op),
+        Sem::Graphics(_) => Err(format!("{:?} instructions are not supported", inst.format)),
     }
 }

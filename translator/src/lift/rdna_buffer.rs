@@ -23,8 +23,8 @@
 //! Not modelled: the DWORD alignment of the address (SH_MEM_CONFIG alignment mode), DST_SEL
 //! of untyped loads (a `SEL_1` component does not load 1).
 
-use super::operand::{K, R};
-use super::Lifter;
+use super::super::operand::{K, R};
+use super::super::Lifter;
 use crate::ir::{BinOp, CmpOp, ConvOp, Val};
 use crate::isa::{Family, Format, Inst};
 

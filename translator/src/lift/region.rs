@@ -12,6 +12,7 @@
 
 use super::{lift_inst, Flow, Lifter};
 use crate::ir::{BinOp, Exit, Op, RegionCounts, Val};
+use crate::isa::generated::{Sem, SoppSem};
 use crate::isa::{Inst, Target};
 
 /// Longest region converted, in instructions (a longer one keeps the branch).
@@ -39,7 +40,7 @@ pub(super) fn scan(
             return Some(counts);
         }
         let inst = next(pc).ok()?;
-        if super::mai::is_matrix(&inst) {
+        if matches!(inst.op.sem(), Sem::Mfma(_) | Sem::Wmma(_)) {
             return None;
         }
         let next_pc = pc.wrapping_add(inst.size.max(4) as u64);
@@ -57,7 +58,11 @@ pub(super) fn scan(
         counts.classes[class as usize] += 1;
         match flow {
             Flow::Next => {}
-            Flow::End(Exit::Jump(t)) if t == join && l.name == "s_branch" => return Some(counts),
+            Flow::End(Exit::Jump(t))
+                if t == join && inst.op.sem() == Sem::Sopp(SoppSem::S_BRANCH) =>
+            {
+                return Some(counts)
+            }
             Flow::End(_) => return None,
         }
         pc = next_pc;

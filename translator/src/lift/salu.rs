@@ -4,28 +4,92 @@
 use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
 use crate::ir::{BinOp, CmpOp, ConvOp, Exit, Op, TernOp, Ty, UnOp, Val};
-use crate::isa::{Inst, Opnd};
+use crate::isa::generated::SaluSem;
+use crate::isa::{Family, Inst, Opnd};
 use crate::wave::InstClass;
+use float::FloatOp;
+
+// The gfx12 SALU float instructions.
+#[path = "salu_float.rs"]
+mod float;
+// The GCN fork/join branches.
+#[path = "salu_fork.rs"]
+mod fork;
 
 /// Hardware register id of MODE in `s_getreg`/`s_setreg` (`hwreg(HW_REG_MODE)`).
 const HWREG_MODE: u32 = 1;
 
-/// Lifts a SALU instruction.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    // The fork/join branches (SOP2, SOPK, SOP1 encodings) are program control.
-    match name {
-        "s_cbranch_g_fork" | "s_cbranch_i_fork" => return super::control::fork(l, inst, name),
-        "s_cbranch_join" => return super::control::join(l, inst),
-        _ => {}
-    }
-    let flow = lift_inner(l, inst, name)?;
-    Ok((InstClass::Salu, flow))
+/// True when the operation works on 64-bit values (`_b64`, `_i64`, `_u64` as the last
+/// type; `s_bcnt1_i32_b64` and friends read 64 bits but write 32).
+fn wide(op: SaluSem) -> bool {
+    use SaluSem::*;
+    matches!(
+        op,
+        S_ADD_NC_U64
+            | S_AND_B64
+            | S_AND_NOT0_WREXEC_B64
+            | S_AND_NOT1_WREXEC_B64
+            | S_AND_SAVEEXEC_B64
+            | S_ANDN1_SAVEEXEC_B64
+            | S_ANDN1_WREXEC_B64
+            | S_ANDN2_B64
+            | S_ANDN2_SAVEEXEC_B64
+            | S_ANDN2_WREXEC_B64
+            | S_ASHR_I64
+            | S_BCNT0_I32_B64
+            | S_BCNT1_I32_B64
+            | S_BFE_I64
+            | S_BFE_U64
+            | S_BFM_B64
+            | S_BITCMP0_B64
+            | S_BITCMP1_B64
+            | S_BITSET0_B64
+            | S_BITSET1_B64
+            | S_BREV_B64
+            | S_CALL_B64
+            | S_CMOV_B64
+            | S_CMP_EQ_U64
+            | S_CMP_LG_U64
+            | S_CSELECT_B64
+            | S_FF0_I32_B64
+            | S_FF1_I32_B64
+            | S_FLBIT_I32_B64
+            | S_FLBIT_I32_I64
+            | S_GETPC_B64
+            | S_LSHL_B64
+            | S_LSHR_B64
+            | S_MOV_B64
+            | S_MOVRELD_B64
+            | S_MOVRELS_B64
+            | S_MUL_U64
+            | S_NAND_B64
+            | S_NAND_SAVEEXEC_B64
+            | S_NOR_B64
+            | S_NOR_SAVEEXEC_B64
+            | S_NOT_B64
+            | S_OR_B64
+            | S_OR_SAVEEXEC_B64
+            | S_ORN1_SAVEEXEC_B64
+            | S_ORN2_B64
+            | S_ORN2_SAVEEXEC_B64
+            | S_QUADMASK_B64
+            | S_RFE_B64
+            | S_RFE_RESTORE_B64
+            | S_SENDMSG_RTN_B64
+            | S_SETPC_B64
+            | S_SUB_NC_U64
+            | S_SWAPPC_B64
+            | S_WQM_B64
+            | S_XNOR_B64
+            | S_XNOR_SAVEEXEC_B64
+            | S_XOR_B64
+            | S_XOR_SAVEEXEC_B64
+    )
 }
 
-/// True when the mnemonic operates on 64-bit values (`_b64`, `_i64`, `_u64` as the last
-/// type; `s_bcnt1_i32_b64` and friends read 64 bits but write 32).
-fn wide(name: &str) -> bool {
-    name.ends_with("64")
+/// `Flow::Next` after an instruction without a control effect.
+fn next(r: R<()>) -> R<Flow> {
+    r.map(|()| Flow::Next)
 }
 
 fn src(l: &mut Lifter, inst: &Inst, i: usize, k: K) -> R<Val> {
@@ -54,25 +118,32 @@ fn sopk_reg(inst: &Inst) -> Opnd {
     }
 }
 
-fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
-    let k = if wide(name) { K::B64 } else { K::B32 };
-    // ---- SOPK ----
-    match name {
-        "s_movk_i32" => {
+/// Lifts a SALU instruction.
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
+    use SaluSem::*;
+    let k = if wide(op) { K::B64 } else { K::B32 };
+    let rdna = l.gpu.family() != Some(Family::Gfx9);
+    let flow = match op {
+        // The fork/join branches (SOP2, SOPK, SOP1 encodings) are program control.
+        S_CBRANCH_G_FORK | S_CBRANCH_I_FORK => return fork::fork(l, inst, op == S_CBRANCH_G_FORK),
+        S_CBRANCH_JOIN => return fork::join(l, inst),
+
+        // ---- SOPK ----
+        S_MOVK_I32 => {
             let v = l.c32(inst.imm as u32);
             l.set_s32(sopk_reg(inst), v)?;
-            return Ok(Flow::Next);
+            Flow::Next
         }
-        "s_cmovk_i32" => {
+        S_CMOVK_I32 => {
             let o = sopk_reg(inst);
             let old = l.s32(o, K::B32)?;
             let v = l.c32(inst.imm as u32);
             let scc = l.get_scc();
             let r = l.select(scc, v, old);
             l.set_s32(o, r)?;
-            return Ok(Flow::Next);
+            Flow::Next
         }
-        "s_addk_i32" => {
+        S_ADDK_I32 => {
             let o = sopk_reg(inst);
             let a = l.s32(o, K::B32)?;
             let b = l.c32(inst.imm as u32);
@@ -80,41 +151,39 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let ov = signed_add_overflow(l, a, b, r);
             l.set_s32(o, r)?;
             l.set_scc(ov);
-            return Ok(Flow::Next);
+            Flow::Next
         }
-        "s_call_b64" => {
+        S_CALL_B64 => {
             // D = PC + 4; PC = PC + 4 + SIMM16 * 4.
             let ret = l.c64(l.next_pc);
             l.set_s64(sopk_reg(inst), ret)?;
             let t = l.next_pc.wrapping_add((inst.imm as i16 as i64 * 4) as u64);
-            return Ok(Flow::End(Exit::Jump(t)));
+            Flow::End(Exit::Jump(t))
         }
-        "s_mulk_i32" => {
+        S_MULK_I32 => {
             let o = sopk_reg(inst);
             let a = l.s32(o, K::B32)?;
             let b = l.c32(inst.imm as u32);
             let r = l.bin(BinOp::Mul, a, b);
             l.set_s32(o, r)?;
-            return Ok(Flow::Next);
+            Flow::Next
         }
-        _ => {}
-    }
-    if let Some(rest) = name.strip_prefix("s_cmpk_") {
         // S_CMPK compares with simm16, zero-extended for U32, sign-extended for I32.
-        let a = l.s32(sopk_reg(inst), K::B32)?;
-        let imm = if rest.ends_with("u32") {
-            inst.imm as u32 & 0xffff
-        } else {
-            inst.imm as u32
-        };
-        let b = l.c32(imm);
-        let c = int_cmp(rest).ok_or("not supported")?;
-        let r = l.cmp(c, a, b);
-        l.set_scc(r);
-        return Ok(Flow::Next);
-    }
-    match name {
-        "s_getreg_b32" => {
+        S_CMPK_EQ_I32 => cmpk(l, inst, CmpOp::Eq, true)?,
+        S_CMPK_LG_I32 => cmpk(l, inst, CmpOp::Ne, true)?,
+        S_CMPK_GT_I32 => cmpk(l, inst, CmpOp::SGt, true)?,
+        S_CMPK_GE_I32 => cmpk(l, inst, CmpOp::SGe, true)?,
+        S_CMPK_LT_I32 => cmpk(l, inst, CmpOp::SLt, true)?,
+        S_CMPK_LE_I32 => cmpk(l, inst, CmpOp::SLe, true)?,
+        S_CMPK_EQ_U32 => cmpk(l, inst, CmpOp::Eq, false)?,
+        S_CMPK_LG_U32 => cmpk(l, inst, CmpOp::Ne, false)?,
+        S_CMPK_GT_U32 => cmpk(l, inst, CmpOp::UGt, false)?,
+        S_CMPK_GE_U32 => cmpk(l, inst, CmpOp::UGe, false)?,
+        S_CMPK_LT_U32 => cmpk(l, inst, CmpOp::ULt, false)?,
+        S_CMPK_LE_U32 => cmpk(l, inst, CmpOp::ULe, false)?,
+        // MODE (id 1) on every family; RDNA's other registers in `getreg`.
+        S_GETREG_B32 if rdna && inst.imm as u32 & 0x3f != HWREG_MODE => getreg(l, inst)?,
+        S_GETREG_B32 => {
             let (id, off, size) = hwreg(inst.imm as u32);
             if id != HWREG_MODE {
                 return Err(format!("hardware register {id} is not supported"));
@@ -122,14 +191,14 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let m = l.push_op(Op::GetMode, Ty::S32);
             let r = field(l, m, off, size);
             l.set_s32(sopk_reg(inst), r)?;
-            return Ok(Flow::Next);
+            Flow::Next
         }
-        "s_setreg_b32" | "s_setreg_imm32_b32" => {
+        S_SETREG_B32 | S_SETREG_IMM32_B32 => {
             let (id, off, size) = hwreg(inst.imm as u32);
             if id != HWREG_MODE {
                 return Err(format!("hardware register {id} is not supported"));
             }
-            let v = if name == "s_setreg_imm32_b32" {
+            let v = if op == S_SETREG_IMM32_B32 {
                 let lit = inst
                     .literal
                     .ok_or("s_setreg_imm32_b32 without its constant")?;
@@ -154,16 +223,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let new = l.or(kept, ins);
             l.effect(Op::SetMode(new));
             // Translation depends on MODE: end the block.
-            return Ok(Flow::End(Exit::Jump(l.next_pc)));
+            Flow::End(Exit::Jump(l.next_pc))
         }
-        _ => {}
-    }
 
-    // ---- VGPR indexing (ISA "VGPR indexing"): M0[7:0] = index, M0[15:12] = operand
-    // mask, MODE.GPR_IDX_EN (bit 27). Writing MODE ends the block, so the blocks in
-    // between are lifted with indexing on. ----
-    match name {
-        "s_set_gpr_idx_on" => {
+        // ---- VGPR indexing (ISA "VGPR indexing"): M0[7:0] = index, M0[15:12] = operand
+        // mask, MODE.GPR_IDX_EN (bit 27). Writing MODE ends the block, so the blocks in
+        // between are lifted with indexing on. ----
+        S_SET_GPR_IDX_ON => {
             let s0 = l.s32(inst.src[0], K::B32)?;
             let m0 = l.get_sreg(crate::wave::sreg::M0);
             let keep = l.and_imm(m0, !0xf0ffu32 as u64);
@@ -176,12 +242,12 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let on = l.c32(1 << 27);
             let nm = l.or(mode, on);
             l.effect(Op::SetMode(nm));
-            return Ok(Flow::End(Exit::Jump(l.next_pc)));
+            Flow::End(Exit::Jump(l.next_pc))
         }
         // VSKIP = S0[S1[4:0]] (GCN3/Vega ISA S_SETVSKIP; CDNA4 ISA 4.1: "Set a bit that
         // causes all vector instructions to be ignored"). VSKIP is MODE bit 28 (CDNA4 ISA
         // 3.4; 4.5: "SET_VSKIP ... Reads VSKIP from MODE"), so the block ends here.
-        "s_setvskip" => {
+        S_SETVSKIP => {
             let s0 = l.s32(inst.src[0], K::B32)?;
             let s1 = l.s32(inst.src[1], K::B32)?;
             let sh = l.and_imm(s1, 31);
@@ -192,166 +258,150 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let kept = l.and_imm(mode, !(1u64 << 28) & 0xffff_ffff);
             let nm = l.or(kept, bit);
             l.effect(Op::SetMode(nm));
-            return Ok(Flow::End(Exit::Jump(l.next_pc)));
+            Flow::End(Exit::Jump(l.next_pc))
         }
-        "s_set_gpr_idx_idx" => {
+        S_SET_GPR_IDX_IDX => {
             let s0 = l.s32(inst.src[0], K::B32)?;
             let m0 = l.get_sreg(crate::wave::sreg::M0);
             let keep = l.and_imm(m0, !0xffu32 as u64);
             let idx = l.and_imm(s0, 0xff);
             let nm0 = l.or(keep, idx);
             l.set_sreg(crate::wave::sreg::M0, nm0);
-            return Ok(Flow::Next);
+            Flow::Next
         }
-        _ => {}
-    }
 
-    // ---- SOPC ----
-    if let Some(rest) = name.strip_prefix("s_cmp_") {
-        let c = int_cmp(rest).ok_or("not supported")?;
-        let a = src(l, inst, 0, k)?;
-        let b = src(l, inst, 1, k)?;
-        let r = l.cmp(c, a, b);
-        l.set_scc(r);
-        return Ok(Flow::Next);
-    }
-    if let Some(rest) = name.strip_prefix("s_bitcmp") {
-        // s_bitcmp{0,1}_b{32,64}: SCC = S0[S1] == {0,1}.
-        let a = src(l, inst, 0, k)?;
-        let b = l.s32(inst.src[1], K::B32)?;
-        let b = if k.is64() { l.conv(ConvOp::ZExt, b) } else { b };
-        let sh = l.bin(BinOp::LShr, a, b);
-        let bit = l.and_imm(sh, 1);
-        let bit = if k.is64() { l.lo(bit) } else { bit };
-        let r = if rest.starts_with('0') {
-            l.eq0(bit)
-        } else {
-            bit
-        };
-        l.set_scc(r);
-        return Ok(Flow::Next);
-    }
+        // ---- SOPC ----
+        S_CMP_EQ_I32 | S_CMP_EQ_U32 | S_CMP_EQ_U64 => cmp(l, inst, CmpOp::Eq, k)?,
+        S_CMP_LG_I32 | S_CMP_LG_U32 | S_CMP_LG_U64 => cmp(l, inst, CmpOp::Ne, k)?,
+        S_CMP_GT_I32 => cmp(l, inst, CmpOp::SGt, k)?,
+        S_CMP_GE_I32 => cmp(l, inst, CmpOp::SGe, k)?,
+        S_CMP_LT_I32 => cmp(l, inst, CmpOp::SLt, k)?,
+        S_CMP_LE_I32 => cmp(l, inst, CmpOp::SLe, k)?,
+        S_CMP_GT_U32 => cmp(l, inst, CmpOp::UGt, k)?,
+        S_CMP_GE_U32 => cmp(l, inst, CmpOp::UGe, k)?,
+        S_CMP_LT_U32 => cmp(l, inst, CmpOp::ULt, k)?,
+        S_CMP_LE_U32 => cmp(l, inst, CmpOp::ULe, k)?,
+        S_BITCMP0_B32 | S_BITCMP0_B64 | S_BITCMP1_B32 | S_BITCMP1_B64 => {
+            // s_bitcmp{0,1}_b{32,64}: SCC = S0[S1] == {0,1}.
+            let a = src(l, inst, 0, k)?;
+            let b = l.s32(inst.src[1], K::B32)?;
+            let b = if k.is64() { l.conv(ConvOp::ZExt, b) } else { b };
+            let sh = l.bin(BinOp::LShr, a, b);
+            let bit = l.and_imm(sh, 1);
+            let bit = if k.is64() { l.lo(bit) } else { bit };
+            let r = if matches!(op, S_BITCMP0_B32 | S_BITCMP0_B64) {
+                l.eq0(bit)
+            } else {
+                bit
+            };
+            l.set_scc(r);
+            Flow::Next
+        }
 
-    // ---- SOP1 / SOP2 ----
-    if let Some(op) = name
-        .strip_suffix("_saveexec_b64")
-        .or_else(|| name.strip_suffix("_saveexec_b32"))
-    {
+        // ---- SOP1 / SOP2 ----
         // D = EXEC; EXEC = S0 op EXEC; SCC = EXEC != 0.
-        let s0 = if l.wave == 64 {
-            l.s64(inst.src[0], K::B64)?
-        } else {
-            let v = l.s32(inst.src[0], K::B32)?;
-            l.conv(ConvOp::ZExt, v)
-        };
-        let e = l.exec();
-        let new = logic(l, op.trim_start_matches("s_"), s0, e)?;
-        l.set_mask_opnd(inst.dst[0], e)?;
-        l.set_exec(new);
-        let scc = l.ne0(new);
-        l.set_scc(scc);
-        return Ok(Flow::Next);
-    }
-    if name == "s_andn1_wrexec_b64" || name == "s_andn2_wrexec_b64" {
-        // EXEC = D = ~S0 & EXEC (andn1) or S0 & ~EXEC (andn2); SCC = EXEC != 0.
-        let s0 = l.s64(inst.src[0], K::B64)?;
-        let e = l.exec();
-        let new = if name == "s_andn1_wrexec_b64" {
-            let n = l.not(s0);
-            l.and(n, e)
-        } else {
-            let n = l.not(e);
-            l.and(s0, n)
-        };
-        l.set_exec(new);
-        l.set_mask_opnd(inst.dst[0], new)?;
-        let scc = l.ne0(new);
-        l.set_scc(scc);
-        return Ok(Flow::Next);
-    }
-    let base = name.trim_start_matches("s_");
-    let op = base.split('_').next().unwrap_or("");
-    match base {
-        "mov_b32" | "mov_b64" => {
+        S_AND_SAVEEXEC_B32 | S_AND_SAVEEXEC_B64 => saveexec(l, inst, Logic::And)?,
+        S_OR_SAVEEXEC_B32 | S_OR_SAVEEXEC_B64 => saveexec(l, inst, Logic::Or)?,
+        S_XOR_SAVEEXEC_B32 | S_XOR_SAVEEXEC_B64 => saveexec(l, inst, Logic::Xor)?,
+        S_ANDN2_SAVEEXEC_B32 | S_ANDN2_SAVEEXEC_B64 => saveexec(l, inst, Logic::Andn2)?,
+        S_ORN2_SAVEEXEC_B32 | S_ORN2_SAVEEXEC_B64 => saveexec(l, inst, Logic::Orn2)?,
+        S_ANDN1_SAVEEXEC_B32 | S_ANDN1_SAVEEXEC_B64 => saveexec(l, inst, Logic::Andn1)?,
+        S_ORN1_SAVEEXEC_B32 | S_ORN1_SAVEEXEC_B64 => saveexec(l, inst, Logic::Orn1)?,
+        S_NAND_SAVEEXEC_B32 | S_NAND_SAVEEXEC_B64 => saveexec(l, inst, Logic::Nand)?,
+        S_NOR_SAVEEXEC_B32 | S_NOR_SAVEEXEC_B64 => saveexec(l, inst, Logic::Nor)?,
+        S_XNOR_SAVEEXEC_B32 | S_XNOR_SAVEEXEC_B64 => saveexec(l, inst, Logic::Xnor)?,
+        S_ANDN1_WREXEC_B64 | S_ANDN2_WREXEC_B64 => {
+            // EXEC = D = ~S0 & EXEC (andn1) or S0 & ~EXEC (andn2); SCC = EXEC != 0.
+            let s0 = l.s64(inst.src[0], K::B64)?;
+            let e = l.exec();
+            let new = if op == S_ANDN1_WREXEC_B64 {
+                let n = l.not(s0);
+                l.and(n, e)
+            } else {
+                let n = l.not(e);
+                l.and(s0, n)
+            };
+            l.set_exec(new);
+            l.set_mask_opnd(inst.dst[0], new)?;
+            let scc = l.ne0(new);
+            l.set_scc(scc);
+            Flow::Next
+        }
+        S_AND_NOT0_WREXEC_B32 | S_AND_NOT0_WREXEC_B64 => next(wrexec(l, inst, true))?,
+        S_AND_NOT1_WREXEC_B32 | S_AND_NOT1_WREXEC_B64 => next(wrexec(l, inst, false))?,
+        S_MOV_B32 | S_MOV_B64 => {
             let v = src(l, inst, 0, k)?;
             dst(l, inst, v)?;
+            Flow::Next
         }
-        "cmov_b32" | "cmov_b64" => {
+        S_CMOV_B32 | S_CMOV_B64 => {
             let v = src(l, inst, 0, k)?;
             let old = src_of_dst(l, inst, k)?;
             let scc = l.get_scc();
             let r = l.select(scc, v, old);
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "cselect_b32" | "cselect_b64" => {
+        S_CSELECT_B32 | S_CSELECT_B64 => {
             let a = src(l, inst, 0, k)?;
             let b = src(l, inst, 1, k)?;
             let scc = l.get_scc();
             let r = l.select(scc, a, b);
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "not_b32" | "not_b64" => {
+        S_NOT_B32 | S_NOT_B64 => {
             let a = src(l, inst, 0, k)?;
             let r = l.not(a);
             dst(l, inst, r)?;
             let scc = l.ne0(r);
             l.set_scc(scc);
+            Flow::Next
         }
-        "and_b32" | "and_b64" | "or_b32" | "or_b64" | "xor_b32" | "xor_b64" | "andn2_b32"
-        | "andn2_b64" | "orn2_b32" | "orn2_b64" | "nand_b32" | "nand_b64" | "nor_b32"
-        | "nor_b64" | "xnor_b32" | "xnor_b64" => {
-            let a = src(l, inst, 0, k)?;
-            let b = src(l, inst, 1, k)?;
-            let r = logic(l, op, a, b)?;
-            dst(l, inst, r)?;
-            let scc = l.ne0(r);
-            l.set_scc(scc);
-        }
-        "lshl_b32" | "lshl_b64" | "lshr_b32" | "lshr_b64" | "ashr_i32" | "ashr_i64" => {
-            // Shift by S1[4:0] ([5:0] for 64 bits); SCC = result != 0.
-            let a = src(l, inst, 0, k)?;
-            let b = l.s32(inst.src[1], K::B32)?;
-            let b = if k.is64() { l.conv(ConvOp::ZExt, b) } else { b };
-            let bop = match op {
-                "lshl" => BinOp::Shl,
-                "lshr" => BinOp::LShr,
-                _ => BinOp::AShr,
-            };
-            let r = l.bin(bop, a, b);
-            dst(l, inst, r)?;
-            let scc = l.ne0(r);
-            l.set_scc(scc);
-        }
-        "add_nc_u64" | "sub_nc_u64" | "mul_u64" => {
-            // gfx12 64-bit scalar arithmetic: wrapping, SCC unchanged (RDNA4 ISA, SOP2).
+        S_AND_B32 | S_AND_B64 => logic2(l, inst, Logic::And, k)?,
+        S_OR_B32 | S_OR_B64 => logic2(l, inst, Logic::Or, k)?,
+        S_XOR_B32 | S_XOR_B64 => logic2(l, inst, Logic::Xor, k)?,
+        S_ANDN2_B32 | S_ANDN2_B64 => logic2(l, inst, Logic::Andn2, k)?,
+        S_ORN2_B32 | S_ORN2_B64 => logic2(l, inst, Logic::Orn2, k)?,
+        S_NAND_B32 | S_NAND_B64 => logic2(l, inst, Logic::Nand, k)?,
+        S_NOR_B32 | S_NOR_B64 => logic2(l, inst, Logic::Nor, k)?,
+        S_XNOR_B32 | S_XNOR_B64 => logic2(l, inst, Logic::Xnor, k)?,
+        // Shift by S1[4:0] ([5:0] for 64 bits); SCC = result != 0.
+        S_LSHL_B32 | S_LSHL_B64 => shift(l, inst, BinOp::Shl, k)?,
+        S_LSHR_B32 | S_LSHR_B64 => shift(l, inst, BinOp::LShr, k)?,
+        S_ASHR_I32 | S_ASHR_I64 => shift(l, inst, BinOp::AShr, k)?,
+        // gfx12 64-bit scalar arithmetic: wrapping, SCC unchanged (RDNA4 ISA, SOP2).
+        S_ADD_NC_U64 | S_SUB_NC_U64 | S_MUL_U64 => {
             let a = src(l, inst, 0, K::B64)?;
             let b = src(l, inst, 1, K::B64)?;
             let bop = match op {
-                "add" => BinOp::Add,
-                "sub" => BinOp::Sub,
+                S_ADD_NC_U64 => BinOp::Add,
+                S_SUB_NC_U64 => BinOp::Sub,
                 _ => BinOp::Mul,
             };
             let r = l.bin(bop, a, b);
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "add_u32" | "sub_u32" => {
+        S_ADD_U32 | S_SUB_U32 => {
             // SCC = unsigned carry / borrow.
             let a = src(l, inst, 0, K::B32)?;
             let b = src(l, inst, 1, K::B32)?;
-            let (r, c) = if op == "add" {
+            let (r, c) = if op == S_ADD_U32 {
                 (l.add(a, b), l.bin(BinOp::AddCarry, a, b))
             } else {
                 (l.bin(BinOp::Sub, a, b), l.bin(BinOp::SubBorrow, a, b))
             };
             dst(l, inst, r)?;
             l.set_scc(c);
+            Flow::Next
         }
-        "addc_u32" | "subb_u32" => {
+        S_ADDC_U32 | S_SUBB_U32 => {
             // D = S0 ± S1 ± SCC; SCC = carry/borrow out of the whole operation.
             let a = src(l, inst, 0, K::B32)?;
             let b = src(l, inst, 1, K::B32)?;
             let cin = l.get_scc();
-            let (r, c) = if op == "addc" {
+            let (r, c) = if op == S_ADDC_U32 {
                 let t = l.add(a, b);
                 let c1 = l.bin(BinOp::AddCarry, a, b);
                 let r = l.add(t, cin);
@@ -366,12 +416,13 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             };
             dst(l, inst, r)?;
             l.set_scc(c);
+            Flow::Next
         }
-        "add_i32" | "sub_i32" => {
+        S_ADD_I32 | S_SUB_I32 => {
             // SCC = signed overflow.
             let a = src(l, inst, 0, K::B32)?;
             let b = src(l, inst, 1, K::B32)?;
-            let (r, ov) = if op == "add" {
+            let (r, ov) = if op == S_ADD_I32 {
                 let r = l.add(a, b);
                 (r, signed_add_overflow(l, a, b, r))
             } else {
@@ -384,34 +435,26 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             };
             dst(l, inst, r)?;
             l.set_scc(ov);
+            Flow::Next
         }
-        "mul_i32" => bin2(l, inst, BinOp::Mul)?,
-        "mul_hi_u32" => bin2(l, inst, BinOp::MulHiU)?,
-        "mul_hi_i32" => bin2(l, inst, BinOp::MulHiS)?,
-        "min_i32" | "min_u32" | "max_i32" | "max_u32" => {
-            // SCC = 1 when S0 is the result (S0 < S1 for min, S0 > S1 for max).
-            let a = src(l, inst, 0, K::B32)?;
-            let b = src(l, inst, 1, K::B32)?;
-            let (bop, c) = match base {
-                "min_i32" => (BinOp::SMin, CmpOp::SLt),
-                "min_u32" => (BinOp::UMin, CmpOp::ULt),
-                "max_i32" => (BinOp::SMax, CmpOp::SGt),
-                _ => (BinOp::UMax, CmpOp::UGt),
-            };
-            let r = l.bin(bop, a, b);
-            let scc = l.cmp(c, a, b);
-            dst(l, inst, r)?;
-            l.set_scc(scc);
-        }
-        "abs_i32" => {
+        S_MUL_I32 => next(bin2(l, inst, BinOp::Mul))?,
+        S_MUL_HI_U32 => next(bin2(l, inst, BinOp::MulHiU))?,
+        S_MUL_HI_I32 => next(bin2(l, inst, BinOp::MulHiS))?,
+        // SCC = 1 when S0 is the result (S0 < S1 for min, S0 > S1 for max).
+        S_MIN_I32 => int_minmax(l, inst, BinOp::SMin, CmpOp::SLt)?,
+        S_MIN_U32 => int_minmax(l, inst, BinOp::UMin, CmpOp::ULt)?,
+        S_MAX_I32 => int_minmax(l, inst, BinOp::SMax, CmpOp::SGt)?,
+        S_MAX_U32 => int_minmax(l, inst, BinOp::UMax, CmpOp::UGt)?,
+        S_ABS_I32 => {
             let a = src(l, inst, 0, K::B32)?;
             let n = l.un(UnOp::Neg, a);
             let r = l.bin(BinOp::SMax, a, n);
             dst(l, inst, r)?;
             let scc = l.ne0(r);
             l.set_scc(scc);
+            Flow::Next
         }
-        "absdiff_i32" => {
+        S_ABSDIFF_I32 => {
             let a = src(l, inst, 0, K::B32)?;
             let b = src(l, inst, 1, K::B32)?;
             let d1 = l.bin(BinOp::Sub, a, b);
@@ -421,35 +464,26 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             dst(l, inst, r)?;
             let scc = l.ne0(r);
             l.set_scc(scc);
+            Flow::Next
         }
-        "lshl1_add_u32" | "lshl2_add_u32" | "lshl3_add_u32" | "lshl4_add_u32" => {
-            // D = (S0 << n) + S1; SCC = carry out of the 32-bit result (incl. shifted-out bits).
-            let n = base.as_bytes()[4] - b'0';
-            let a = src(l, inst, 0, K::B32)?;
-            let b = src(l, inst, 1, K::B32)?;
-            let a64 = l.conv(ConvOp::ZExt, a);
-            let b64 = l.conv(ConvOp::ZExt, b);
-            let s = l.shl_imm(a64, n as u64);
-            let t = l.add(s, b64);
-            let r = l.lo(t);
-            let h = l.hi(t);
-            let scc = l.ne0(h);
-            dst(l, inst, r)?;
-            l.set_scc(scc);
-        }
-        "bfe_u32" | "bfe_i32" | "bfe_u64" | "bfe_i64" => {
+        S_LSHL1_ADD_U32 => lshl_add(l, inst, 1)?,
+        S_LSHL2_ADD_U32 => lshl_add(l, inst, 2)?,
+        S_LSHL3_ADD_U32 => lshl_add(l, inst, 3)?,
+        S_LSHL4_ADD_U32 => lshl_add(l, inst, 4)?,
+        S_BFE_U32 | S_BFE_U64 | S_BFE_I32 | S_BFE_I64 => {
             // S1[5:0] = offset, S1[22:16] = width; SCC = result != 0.
             let a = src(l, inst, 0, k)?;
             let b = l.s32(inst.src[1], K::B32)?;
             let off = l.and_imm(b, 0x3f);
             let w = l.lshr_imm(b, 16);
             let w = l.and_imm(w, 0x7f);
-            let r = bfe(l, a, off, w, op == "bfe" && base.contains("_i"))?;
+            let r = bfe(l, a, off, w, matches!(op, S_BFE_I32 | S_BFE_I64))?;
             dst(l, inst, r)?;
             let scc = l.ne0(r);
             l.set_scc(scc);
+            Flow::Next
         }
-        "bfm_b32" | "bfm_b64" => {
+        S_BFM_B32 | S_BFM_B64 => {
             // ((1 << S0[4:0]) - 1) << S1[4:0] (5:0 for 64 bits).
             let a = l.s32(inst.src[0], K::B32)?;
             let b = l.s32(inst.src[1], K::B32)?;
@@ -463,33 +497,45 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let m = l.bin(BinOp::Sub, m, one);
             let r = l.bin(BinOp::Shl, m, b);
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "brev_b32" | "brev_b64" => {
+        S_BREV_B32 | S_BREV_B64 => {
             let a = src(l, inst, 0, k)?;
             let r = l.un(UnOp::BitReverse, a);
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "bcnt0_i32_b32" | "bcnt0_i32_b64" | "bcnt1_i32_b32" | "bcnt1_i32_b64" => {
+        S_BCNT0_I32_B32 | S_BCNT0_I32_B64 | S_BCNT1_I32_B32 | S_BCNT1_I32_B64 => {
             let a = src(l, inst, 0, k)?;
-            let a = if op == "bcnt0" { l.not(a) } else { a };
+            let a = if matches!(op, S_BCNT0_I32_B32 | S_BCNT0_I32_B64) {
+                l.not(a)
+            } else {
+                a
+            };
             let c = l.un(UnOp::Popcnt, a);
             let r = if k.is64() { l.lo(c) } else { c };
             dst(l, inst, r)?;
             let scc = l.ne0(r);
             l.set_scc(scc);
+            Flow::Next
         }
-        "ff0_i32_b32" | "ff0_i32_b64" | "ff1_i32_b32" | "ff1_i32_b64" => {
+        S_FF0_I32_B32 | S_FF0_I32_B64 | S_FF1_I32_B32 | S_FF1_I32_B64 => {
             // Index of the first 0/1 bit from the LSB; -1 if none.
             let a = src(l, inst, 0, k)?;
-            let a = if op == "ff0" { l.not(a) } else { a };
+            let a = if matches!(op, S_FF0_I32_B32 | S_FF0_I32_B64) {
+                l.not(a)
+            } else {
+                a
+            };
             let z = l.eq0(a);
             let c = l.un(UnOp::Ctz, a);
             let c = if k.is64() { l.lo(c) } else { c };
             let m1 = l.c32(u32::MAX);
             let r = l.select(z, m1, c);
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "flbit_i32_b32" | "flbit_i32_b64" => {
+        S_FLBIT_I32_B32 | S_FLBIT_I32_B64 => {
             // Leading zeros; -1 if zero.
             let a = src(l, inst, 0, k)?;
             let z = l.eq0(a);
@@ -498,68 +544,55 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let m1 = l.c32(u32::MAX);
             let r = l.select(z, m1, c);
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "flbit_i32" | "flbit_i32_i64" => {
+        S_FLBIT_I32 | S_FLBIT_I32_I64 => {
             // Leading bits equal to the sign bit; -1 for 0 and -1.
-            let kk = if base == "flbit_i32_i64" {
-                K::B64
-            } else {
-                K::B32
-            };
-            let a = src(l, inst, 0, kk)?;
+            let a = src(l, inst, 0, k)?;
             let bits = l.ty(a).bits() as u64;
             let s = l.ashr_imm(a, bits - 1);
             let x = l.xor(a, s);
             let z = l.eq0(x);
             let c = l.un(UnOp::Clz, x);
-            let c = if kk.is64() { l.lo(c) } else { c };
+            let c = if k.is64() { l.lo(c) } else { c };
             let m1 = l.c32(u32::MAX);
             let r = l.select(z, m1, c);
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "sext_i32_i8" | "sext_i32_i16" => {
+        S_SEXT_I32_I8 | S_SEXT_I32_I16 => {
             let a = src(l, inst, 0, K::B32)?;
-            let c = if base.ends_with("i8") {
+            let c = if op == S_SEXT_I32_I8 {
                 ConvOp::SExt8
             } else {
                 ConvOp::SExt16
             };
             let r = l.conv(c, a);
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "bitset0_b32" | "bitset0_b64" | "bitset1_b32" | "bitset1_b64" => {
+        S_BITSET0_B32 | S_BITSET0_B64 | S_BITSET1_B32 | S_BITSET1_B64 => {
             // D[S0[4:0]] = 0/1 (other bits of D kept).
             let old = src_of_dst(l, inst, k)?;
             let b = l.s32(inst.src[0], K::B32)?;
             let b = if k.is64() { l.conv(ConvOp::ZExt, b) } else { b };
             let one = l.cst(old, 1);
             let bit = l.bin(BinOp::Shl, one, b);
-            let r = if op == "bitset0" {
+            let r = if matches!(op, S_BITSET0_B32 | S_BITSET0_B64) {
                 let n = l.not(bit);
                 l.and(old, n)
             } else {
                 l.or(old, bit)
             };
             dst(l, inst, r)?;
+            Flow::Next
         }
-        "pack_ll_b32_b16" | "pack_lh_b32_b16" | "pack_hh_b32_b16" => {
-            let a = src(l, inst, 0, K::B32)?;
-            let b = src(l, inst, 1, K::B32)?;
-            let sel = &base[5..7];
-            let lo = if sel.starts_with('l') {
-                l.and_imm(a, 0xffff)
-            } else {
-                l.lshr_imm(a, 16)
-            };
-            let hi = if sel.ends_with('l') {
-                l.shl_imm(b, 16)
-            } else {
-                l.and_imm(b, 0xffff_0000)
-            };
-            let r = l.or(lo, hi);
-            dst(l, inst, r)?;
-        }
-        "quadmask_b32" | "quadmask_b64" => {
+        // D = {S1 half, S0 half}: low (L) or high (H) halves, S0's named first.
+        S_PACK_LL_B32_B16 => pack(l, inst, false, false)?,
+        S_PACK_LH_B32_B16 => pack(l, inst, false, true)?,
+        S_PACK_HL_B32_B16 => pack(l, inst, true, false)?,
+        S_PACK_HH_B32_B16 => pack(l, inst, true, true)?,
+        S_QUADMASK_B32 | S_QUADMASK_B64 => {
             // D bit i = OR of S0 bits [4i+3:4i]; SCC = D != 0.
             let a = src(l, inst, 0, k)?;
             let q = quad_or(l, a);
@@ -574,8 +607,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             dst(l, inst, r)?;
             let scc = l.ne0(r);
             l.set_scc(scc);
+            Flow::Next
         }
-        "wqm_b32" | "wqm_b64" => {
+        S_WQM_B32 | S_WQM_B64 => {
             // Whole quad mode: every quad with any bit set becomes all ones; SCC = D != 0.
             let a = src(l, inst, 0, k)?;
             let q = quad_or(l, a);
@@ -588,8 +622,9 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             dst(l, inst, r)?;
             let scc = l.ne0(r);
             l.set_scc(scc);
+            Flow::Next
         }
-        "bitreplicate_b64_b32" => {
+        S_BITREPLICATE_B64_B32 => {
             // D[2i+1:2i] = S0[i] twice (SCC unchanged): spread the bits, then double them.
             let a = src(l, inst, 0, K::B32)?;
             let mut x = l.conv(ConvOp::ZExt, a);
@@ -607,28 +642,151 @@ fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<Flow> {
             let t = l.shl_imm(x, 1);
             let r = l.or(x, t);
             l.set_s64(inst.dst[0], r)?;
+            Flow::Next
         }
-        "movrels_b32" | "movrels_b64" | "movreld_b32" | "movreld_b64" | "movrelsd_2_b32" => {
-            movrel(l, inst, base, k.is64())?;
-        }
-        "getpc_b64" => {
+        S_MOVRELS_B32 | S_MOVRELS_B64 => next(movrel(l, inst, Movrel::Source, k.is64()))?,
+        S_MOVRELD_B32 | S_MOVRELD_B64 => next(movrel(l, inst, Movrel::Dest, k.is64()))?,
+        S_MOVRELSD_2_B32 => next(movrel(l, inst, Movrel::Both, false))?,
+        S_GETPC_B64 => {
             // The address of the next instruction.
             let v = l.c64(l.next_pc);
             l.set_s64(inst.dst[0], v)?;
+            Flow::Next
         }
-        "setpc_b64" => {
+        S_SETPC_B64 => {
             let t = l.s64(inst.src[0], K::B64)?;
-            return Ok(Flow::End(Exit::JumpIndirect(t)));
+            Flow::End(Exit::JumpIndirect(t))
         }
-        "swappc_b64" => {
+        S_SWAPPC_B64 => {
             let t = l.s64(inst.src[0], K::B64)?;
             let ret = l.c64(l.next_pc);
             l.set_s64(inst.dst[0], ret)?;
-            return Ok(Flow::End(Exit::JumpIndirect(t)));
+            Flow::End(Exit::JumpIndirect(t))
         }
-        _ => return Err("not supported".into()),
-    }
-    Ok(Flow::Next)
+
+        // ---- RDNA ----
+        // Sleeps give other waves a turn, as `s_sleep` does.
+        S_SLEEP_VAR => Flow::End(Exit::Yield { next: l.next_pc }),
+        S_ALLOC_VGPR => next(alloc_vgpr(l, inst))?,
+        S_SENDMSG_RTN_B32 => next(sendmsg_rtn(l, inst, false))?,
+        S_SENDMSG_RTN_B64 => next(sendmsg_rtn(l, inst, true))?,
+        // gfx12 `s_barrier_signal -1` (SOP1): the work-group barrier (`s_barrier_wait` then
+        // has nothing left to do: a valid schedule, every wave signals before it waits); -2
+        // (the trap barrier: waves here are never privileged) and 0 are no-ops (RDNA4 ISA,
+        // S_BARRIER_SIGNAL). M0 and other ids name barriers RDNA4 does not have.
+        S_BARRIER_SIGNAL if rdna => match inst.src[0].code {
+            193 => {
+                return Ok((
+                    InstClass::Control,
+                    Flow::End(Exit::Barrier { next: l.next_pc }),
+                ))
+            }
+            128 | 194 => return Ok((InstClass::Control, Flow::Next)),
+            _ => return Err("named barriers are not in the RDNA4 ISA".into()),
+        },
+        // `s_barrier_signal_isfirst -1`: SCC = 1 for the first wave to signal the work-group
+        // barrier in this phase (signalCnt == 0 before its signal), 0 when the wave is not in
+        // a multi-wave work-group (RDNA4 ISA 16.3, S_BARRIER_SIGNAL_ISFIRST); then the wave
+        // waits at the barrier as for `s_barrier_signal -1`.
+        S_BARRIER_SIGNAL_ISFIRST if rdna && inst.src[0].code == 193 => {
+            let st = l.push_op(Op::BarrierState, Ty::S32);
+            let t = l.and_imm(st, 0x7f_0001);
+            let one = l.c32(1);
+            let first = l.cmp(CmpOp::Eq, t, one);
+            l.set_scc(first);
+            return Ok((
+                InstClass::Control,
+                Flow::End(Exit::Barrier { next: l.next_pc }),
+            ));
+        }
+        // Barrier -2 (the trap barrier; waves here are never privileged) and 0 do nothing
+        // and return SCC = 0 (RDNA4 ISA, S_BARRIER_SIGNAL_ISFIRST).
+        S_BARRIER_SIGNAL_ISFIRST if matches!(inst.src[0].code, 128 | 194) => {
+            let zero = l.c32(0);
+            l.set_scc(zero);
+            Flow::Next
+        }
+        S_GET_BARRIER_STATE => next(get_barrier_state(l, inst))?,
+        // gfx12 SALU float (`float`).
+        S_ADD_F32 => next(float::lift(l, inst, FloatOp::Add, K::F32))?,
+        S_SUB_F32 => next(float::lift(l, inst, FloatOp::Sub, K::F32))?,
+        S_MUL_F32 => next(float::lift(l, inst, FloatOp::Mul, K::F32))?,
+        S_MIN_NUM_F32 => next(float::lift(l, inst, FloatOp::MinNum, K::F32))?,
+        S_MAX_NUM_F32 => next(float::lift(l, inst, FloatOp::MaxNum, K::F32))?,
+        S_MINIMUM_F32 => next(float::lift(l, inst, FloatOp::Minimum, K::F32))?,
+        S_MAXIMUM_F32 => next(float::lift(l, inst, FloatOp::Maximum, K::F32))?,
+        S_FMAC_F32 => next(float::lift(l, inst, FloatOp::Fmac, K::F32))?,
+        S_FMAAK_F32 => next(float::lift(l, inst, FloatOp::Fmaak, K::F32))?,
+        S_FMAMK_F32 => next(float::lift(l, inst, FloatOp::Fmamk, K::F32))?,
+        S_CEIL_F32 => next(float::lift(l, inst, FloatOp::Ceil, K::F32))?,
+        S_FLOOR_F32 => next(float::lift(l, inst, FloatOp::Floor, K::F32))?,
+        S_TRUNC_F32 => next(float::lift(l, inst, FloatOp::Trunc, K::F32))?,
+        S_RNDNE_F32 => next(float::lift(l, inst, FloatOp::Rndne, K::F32))?,
+        S_ADD_F16 => next(float::lift(l, inst, FloatOp::Add, K::F16))?,
+        S_SUB_F16 => next(float::lift(l, inst, FloatOp::Sub, K::F16))?,
+        S_MUL_F16 => next(float::lift(l, inst, FloatOp::Mul, K::F16))?,
+        S_MIN_NUM_F16 => next(float::lift(l, inst, FloatOp::MinNum, K::F16))?,
+        S_MAX_NUM_F16 => next(float::lift(l, inst, FloatOp::MaxNum, K::F16))?,
+        S_MINIMUM_F16 => next(float::lift(l, inst, FloatOp::Minimum, K::F16))?,
+        S_MAXIMUM_F16 => next(float::lift(l, inst, FloatOp::Maximum, K::F16))?,
+        S_FMAC_F16 => next(float::lift(l, inst, FloatOp::Fmac, K::F16))?,
+        S_CEIL_F16 => next(float::lift(l, inst, FloatOp::Ceil, K::F16))?,
+        S_FLOOR_F16 => next(float::lift(l, inst, FloatOp::Floor, K::F16))?,
+        S_TRUNC_F16 => next(float::lift(l, inst, FloatOp::Trunc, K::F16))?,
+        S_RNDNE_F16 => next(float::lift(l, inst, FloatOp::Rndne, K::F16))?,
+        S_CVT_F32_I32 => next(float::lift(l, inst, FloatOp::CvtF32I32, K::F32))?,
+        S_CVT_F32_U32 => next(float::lift(l, inst, FloatOp::CvtF32U32, K::F32))?,
+        S_CVT_I32_F32 => next(float::lift(l, inst, FloatOp::CvtI32F32, K::F32))?,
+        S_CVT_U32_F32 => next(float::lift(l, inst, FloatOp::CvtU32F32, K::F32))?,
+        S_CVT_F32_F16 => next(float::lift(l, inst, FloatOp::CvtF32F16, K::F16))?,
+        S_CVT_HI_F32_F16 => next(float::lift(l, inst, FloatOp::CvtHiF32F16, K::F16))?,
+        S_CVT_F16_F32 => next(float::lift(l, inst, FloatOp::CvtF16F32, K::F32))?,
+        S_CVT_PK_RTZ_F16_F32 => next(float::lift(l, inst, FloatOp::CvtPkRtzF16F32, K::F32))?,
+        S_CMP_EQ_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FEq), K::F32))?,
+        S_CMP_LG_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FLg), K::F32))?,
+        S_CMP_GT_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FGt), K::F32))?,
+        S_CMP_GE_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FGe), K::F32))?,
+        S_CMP_LT_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FLt), K::F32))?,
+        S_CMP_LE_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FLe), K::F32))?,
+        S_CMP_O_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FOrd), K::F32))?,
+        S_CMP_U_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FUno), K::F32))?,
+        S_CMP_NGE_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNge), K::F32))?,
+        S_CMP_NLG_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNlg), K::F32))?,
+        S_CMP_NGT_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNgt), K::F32))?,
+        S_CMP_NLE_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNle), K::F32))?,
+        S_CMP_NEQ_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNeq), K::F32))?,
+        S_CMP_NLT_F32 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNlt), K::F32))?,
+        S_CMP_EQ_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FEq), K::F16))?,
+        S_CMP_LG_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FLg), K::F16))?,
+        S_CMP_GT_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FGt), K::F16))?,
+        S_CMP_GE_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FGe), K::F16))?,
+        S_CMP_LT_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FLt), K::F16))?,
+        S_CMP_LE_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FLe), K::F16))?,
+        S_CMP_O_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FOrd), K::F16))?,
+        S_CMP_U_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FUno), K::F16))?,
+        S_CMP_NGE_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNge), K::F16))?,
+        S_CMP_NLG_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNlg), K::F16))?,
+        S_CMP_NGT_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNgt), K::F16))?,
+        S_CMP_NLE_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNle), K::F16))?,
+        S_CMP_NEQ_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNeq), K::F16))?,
+        S_CMP_NLT_F16 => next(float::lift(l, inst, FloatOp::Cmp(CmpOp::FNlt), K::F16))?,
+
+        // ---- Not lifted ----
+        // gfx1150's `s_min/max_f32/f16` (replaced by the `_num` forms in gfx12).
+        S_MIN_F32 | S_MAX_F32 | S_MIN_F16 | S_MAX_F16 => {
+            return Err("gfx1150 SALU float min/max: not lifted".into())
+        }
+        S_RFE_B64 | S_RFE_RESTORE_B64 => {
+            return Err("return from exception: trap-handler only".into())
+        }
+        S_BARRIER_SIGNAL | S_BARRIER_SIGNAL_ISFIRST | S_BARRIER_INIT | S_BARRIER_JOIN => {
+            return Err("named barriers are not in the RDNA4 ISA".into())
+        }
+        S_SUBVECTOR_LOOP_BEGIN | S_SUBVECTOR_LOOP_END => {
+            return Err("no pseudocode for the RDNA3 subvector loops".into())
+        }
+    };
+    Ok((InstClass::Salu, flow))
 }
 
 /// Per nibble of `a`: bit 0 of the nibble = OR of its four bits (other bits: garbage).
@@ -665,17 +823,28 @@ fn movrel_sgprs(l: &Lifter) -> u8 {
 /// S_MOVRELSD_2_B32). ISA: M0 is the unsigned dword index; 64-bit forms move the pair at that
 /// index. The index is dynamic, so reads select among every SGPR and writes update every SGPR
 /// whose number matches.
-fn movrel(l: &mut Lifter, inst: &Inst, base: &str, w64: bool) -> R<()> {
+/// Which operands of `s_movrel*` M0 indexes.
+#[derive(Clone, Copy)]
+enum Movrel {
+    /// `s_movrels`: the source.
+    Source,
+    /// `s_movreld`: the destination.
+    Dest,
+    /// `s_movrelsd_2`: the source by M0[9:0], the destination by M0[25:16].
+    Both,
+}
+
+fn movrel(l: &mut Lifter, inst: &Inst, which: Movrel, w64: bool) -> R<()> {
     let m0 = l.get_sreg(crate::wave::sreg::M0);
-    let (sidx, didx) = match base {
-        "movrelsd_2_b32" => {
+    let (sidx, didx) = match which {
+        Movrel::Both => {
             let s = l.and_imm(m0, 0x3ff);
             let d = l.lshr_imm(m0, 16);
             let d = l.and_imm(d, 0x3ff);
             (Some(s), Some(d))
         }
-        _ if base.starts_with("movrels") => (Some(m0), None),
-        _ => (None, Some(m0)),
+        Movrel::Source => (Some(m0), None),
+        Movrel::Dest => (None, Some(m0)),
     };
     let n = if w64 { 2 } else { 1 };
     let limit = movrel_sgprs(l);
@@ -752,61 +921,167 @@ fn bin2(l: &mut Lifter, inst: &Inst, op: BinOp) -> R<()> {
     dst(l, inst, r)
 }
 
-/// `and/or/xor/andn2/orn2/nand/nor/xnor/andn1/orn1` of `a` (S0) and `b`.
-pub(super) fn logic(l: &mut Lifter, op: &str, a: Val, b: Val) -> R<Val> {
-    Ok(match op {
-        "and" => l.and(a, b),
-        "or" => l.or(a, b),
-        "xor" => l.xor(a, b),
-        "andn2" => {
+/// A bitwise operation of two operands (`n1`/`n2`: that operand inverted).
+#[derive(Clone, Copy)]
+enum Logic {
+    And,
+    Or,
+    Xor,
+    Andn2,
+    Orn2,
+    Andn1,
+    Orn1,
+    Nand,
+    Nor,
+    Xnor,
+}
+
+/// `a op b`.
+fn logic(l: &mut Lifter, op: Logic, a: Val, b: Val) -> Val {
+    match op {
+        Logic::And => l.and(a, b),
+        Logic::Or => l.or(a, b),
+        Logic::Xor => l.xor(a, b),
+        Logic::Andn2 => {
             let n = l.not(b);
             l.and(a, n)
         }
-        "orn2" => {
+        Logic::Orn2 => {
             let n = l.not(b);
             l.or(a, n)
         }
-        "andn1" => {
+        Logic::Andn1 => {
             let n = l.not(a);
             l.and(n, b)
         }
-        "orn1" => {
+        Logic::Orn1 => {
             let n = l.not(a);
             l.or(n, b)
         }
-        "nand" => {
+        Logic::Nand => {
             let t = l.and(a, b);
             l.not(t)
         }
-        "nor" => {
+        Logic::Nor => {
             let t = l.or(a, b);
             l.not(t)
         }
-        "xnor" => {
+        Logic::Xnor => {
             let t = l.xor(a, b);
             l.not(t)
         }
-        _ => return Err(format!("unknown logic op {op}")),
-    })
+    }
 }
 
-/// Integer comparison named by the suffix `eq_u32`, `lg_i32`, `lt_u64`, ...
-fn int_cmp(rest: &str) -> Option<CmpOp> {
-    let (c, t) = rest.split_once('_')?;
-    let signed = t.starts_with('i');
-    Some(match (c, signed) {
-        ("eq", _) => CmpOp::Eq,
-        ("lg", _) | ("ne", _) => CmpOp::Ne,
-        ("lt", false) => CmpOp::ULt,
-        ("le", false) => CmpOp::ULe,
-        ("gt", false) => CmpOp::UGt,
-        ("ge", false) => CmpOp::UGe,
-        ("lt", true) => CmpOp::SLt,
-        ("le", true) => CmpOp::SLe,
-        ("gt", true) => CmpOp::SGt,
-        ("ge", true) => CmpOp::SGe,
-        _ => return None,
-    })
+/// `D = S0 op S1`; SCC = D != 0.
+fn logic2(l: &mut Lifter, inst: &Inst, op: Logic, k: K) -> R<Flow> {
+    let a = src(l, inst, 0, k)?;
+    let b = src(l, inst, 1, k)?;
+    let r = logic(l, op, a, b);
+    dst(l, inst, r)?;
+    let scc = l.ne0(r);
+    l.set_scc(scc);
+    Ok(Flow::Next)
+}
+
+/// `s_<op>_saveexec_b32/b64`: D = EXEC; EXEC = S0 op EXEC; SCC = EXEC != 0.
+fn saveexec(l: &mut Lifter, inst: &Inst, op: Logic) -> R<Flow> {
+    let s0 = if l.wave == 64 {
+        l.s64(inst.src[0], K::B64)?
+    } else {
+        let v = l.s32(inst.src[0], K::B32)?;
+        l.conv(ConvOp::ZExt, v)
+    };
+    let e = l.exec();
+    let new = logic(l, op, s0, e);
+    l.set_mask_opnd(inst.dst[0], e)?;
+    l.set_exec(new);
+    let scc = l.ne0(new);
+    l.set_scc(scc);
+    Ok(Flow::Next)
+}
+
+/// Shift by S1[4:0] ([5:0] for 64 bits); SCC = result != 0.
+fn shift(l: &mut Lifter, inst: &Inst, op: BinOp, k: K) -> R<Flow> {
+    let a = src(l, inst, 0, k)?;
+    let b = l.s32(inst.src[1], K::B32)?;
+    let b = if k.is64() { l.conv(ConvOp::ZExt, b) } else { b };
+    let r = l.bin(op, a, b);
+    dst(l, inst, r)?;
+    let scc = l.ne0(r);
+    l.set_scc(scc);
+    Ok(Flow::Next)
+}
+
+/// SOPC integer compare: SCC = S0 `c` S1.
+fn cmp(l: &mut Lifter, inst: &Inst, c: CmpOp, k: K) -> R<Flow> {
+    let a = src(l, inst, 0, k)?;
+    let b = src(l, inst, 1, k)?;
+    let r = l.cmp(c, a, b);
+    l.set_scc(r);
+    Ok(Flow::Next)
+}
+
+/// SOPK compare with SIMM16, sign-extended (`signed`) or zero-extended: SCC = reg `c` imm.
+fn cmpk(l: &mut Lifter, inst: &Inst, c: CmpOp, signed: bool) -> R<Flow> {
+    let a = l.s32(sopk_reg(inst), K::B32)?;
+    let imm = if signed {
+        inst.imm as u32
+    } else {
+        inst.imm as u32 & 0xffff
+    };
+    let b = l.c32(imm);
+    let r = l.cmp(c, a, b);
+    l.set_scc(r);
+    Ok(Flow::Next)
+}
+
+/// 32-bit integer min/max `op`; SCC = 1 when S0 is the result (S0 `c` S1).
+fn int_minmax(l: &mut Lifter, inst: &Inst, op: BinOp, c: CmpOp) -> R<Flow> {
+    let a = src(l, inst, 0, K::B32)?;
+    let b = src(l, inst, 1, K::B32)?;
+    let r = l.bin(op, a, b);
+    let scc = l.cmp(c, a, b);
+    dst(l, inst, r)?;
+    l.set_scc(scc);
+    Ok(Flow::Next)
+}
+
+/// `s_lshl<n>_add_u32`: D = (S0 << n) + S1; SCC = carry out of the 32-bit result (incl.
+/// shifted-out bits).
+fn lshl_add(l: &mut Lifter, inst: &Inst, n: u64) -> R<Flow> {
+    let a = src(l, inst, 0, K::B32)?;
+    let b = src(l, inst, 1, K::B32)?;
+    let a64 = l.conv(ConvOp::ZExt, a);
+    let b64 = l.conv(ConvOp::ZExt, b);
+    let s = l.shl_imm(a64, n);
+    let t = l.add(s, b64);
+    let r = l.lo(t);
+    let h = l.hi(t);
+    let scc = l.ne0(h);
+    dst(l, inst, r)?;
+    l.set_scc(scc);
+    Ok(Flow::Next)
+}
+
+/// `s_pack_{l,h}{l,h}_b32_b16`: D = {S1 half, S0 half}, the high half of S0 when `a_hi`, of
+/// S1 when `b_hi`, else the low half.
+fn pack(l: &mut Lifter, inst: &Inst, a_hi: bool, b_hi: bool) -> R<Flow> {
+    let a = src(l, inst, 0, K::B32)?;
+    let b = src(l, inst, 1, K::B32)?;
+    let lo = if a_hi {
+        l.lshr_imm(a, 16)
+    } else {
+        l.and_imm(a, 0xffff)
+    };
+    let hi = if b_hi {
+        l.and_imm(b, 0xffff_0000)
+    } else {
+        l.shl_imm(b, 16)
+    };
+    let r = l.or(lo, hi);
+    dst(l, inst, r)?;
+    Ok(Flow::Next)
 }
 
 /// Signed overflow of `r = a + b` as `S32` 0/1: operands of equal sign, result of the other.
@@ -849,4 +1124,179 @@ fn field(l: &mut Lifter, v: Val, off: u32, size: u32) -> Val {
     } else {
         l.and_imm(s, (1u64 << size) - 1)
     }
+}
+
+// ---- RDNA ---------------------------------------------------------------------------------
+
+/// `s_get_barrier_state`: `D = BARRIER_STATE[id & 63]` with `id = IsM0(S0) ? M0[4:0] : S0.i32`
+/// (RDNA4 ISA 16.3, S_GET_BARRIER_STATE). Entry 63 (id -1) is the work-group barrier, whose
+/// state the environment gives; RDNA4 has no other barrier a wave here can signal (the trap
+/// barrier -2 is never used off-GPU, named barriers do not exist), so every other entry
+/// reads as 0 (not valid).
+fn get_barrier_state(l: &mut Lifter, inst: &Inst) -> R<()> {
+    let id = if inst.src[0].code == crate::wave::sreg::M0 as u16 {
+        let m0 = l.get_sreg(crate::wave::sreg::M0);
+        l.and_imm(m0, 0x1f)
+    } else {
+        l.s32(inst.src[0], K::B32)?
+    };
+    let idx = l.and_imm(id, 63);
+    let wg = l.c32(63);
+    let is_wg = l.cmp(CmpOp::Eq, idx, wg);
+    let st = l.push_op(crate::ir::Op::BarrierState, Ty::S32);
+    let zero = l.c32(0);
+    let r = l.select(is_wg, st, zero);
+    l.set_s32(inst.dst[0], r)
+}
+
+/// `s_getreg_b32` of an RDNA hardware register other than MODE (RDNA4 ISA 3.4; SIMM16 =
+/// `{size-1[15:11], offset[10:6], id[5:0]}`, 16.2 S_GETREG_B32), built from the state wavejit
+/// models; fields it does not model read 0:
+/// - STATUS (2). gfx12 (RDNA4 Table 5): EXECZ 9, VCCZ 10 (wave32: the low 32 bits of
+///   EXEC/VCC, 3.4.7), IN_WG 11 (a work-group of more than one wave: the barrier state's
+///   valid bit, [`crate::env::workgroup_barrier_state`]), VALID 16 = 1, WAVE64 29. gfx11: the
+///   GCN layout (the RDNA3 guide is not at hand; CDNA4 ISA 3.4 and ROCdbgapi's gfx9–gfx11
+///   masks agree on SCC 0, EXECZ 9, VCCZ 10, and CDNA4 has IN_TG 11 and VALID 16): SCC 0,
+///   EXECZ 9, VCCZ 10, IN_TG 11, VALID 16. PRIV and TRAP_EN are 0: no trap handler runs
+///   off-GPU (as `s_sendmsg_rtn` GET_TBA says), and no priority, halt, debug or export state.
+/// - STATE_PRIV (4, gfx12): SCC 9 (RDNA4 Table 6); the rest 0 (SCRATCH_EN included).
+/// - FLAT_SCR_LO/HI (20/21, gfx11) and SCRATCH_BASE_LO/HI (20/21, gfx12): 0, the private
+///   segment base as the runtime models it (each lane's scratch is its own segment at
+///   offset 0; the wave's initial SGPRs say the same, `runtime::dispatch::wave_init`).
+/// - SHADER_CYCLES (29, gfx11) and SHADER_CYCLES_LO/HI (29/30, gfx12): not a clock but the
+///   wave's executed instructions up to and including this one (`Op::InstCount`; the block
+///   ends after it so that the count is exact), deterministic in both engines and across
+///   runs. gfx11 keeps its low 20 bits: LLVM 22 reads the gfx11 counter as
+///   `hwreg(HW_REG_SHADER_CYCLES, 0, 20)` and gfx12's as HI, LO, HI.
+/// - HW_ID1/HW_ID2 (23/24): 0 ("debug only - not predictable values", RDNA4 3.4).
+/// - TRAP_CTRL (19, gfx12): 0, no exception traps enabled (wavejit takes none).
+///
+/// Other registers (trap status and exception flags, allocation, performance snapshots) are
+/// not supported.
+fn getreg(l: &mut Lifter, inst: &Inst) -> R<Flow> {
+    use crate::wave::sreg;
+    let imm = inst.imm as u32;
+    let (id, off, size) = (imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1);
+    let gfx12 = l.gpu.family() == Some(crate::isa::Family::Gfx12);
+    let mut end = false;
+    let v = match (id, gfx12) {
+        (2, _) => {
+            let e = l.exec();
+            let execz = l.eq0(e);
+            let vcc = l.mask_opnd(crate::isa::Opnd::scalar(sreg::VCC_LO, 2))?;
+            let vccz = l.eq0(vcc);
+            let bs = l.push_op(crate::ir::Op::BarrierState, Ty::S32);
+            let in_wg = l.and_imm(bs, 1);
+            let mut fixed = 1 << 16;
+            if gfx12 && l.wave == 64 {
+                fixed |= 1 << 29;
+            }
+            let mut r = l.c32(fixed);
+            for (bit, x) in [(9, execz), (10, vccz), (11, in_wg)] {
+                let t = l.shl_imm(x, bit);
+                r = l.or(r, t);
+            }
+            if !gfx12 {
+                let scc = l.get_scc();
+                r = l.or(r, scc);
+            }
+            r
+        }
+        (4, true) => {
+            let scc = l.get_scc();
+            l.shl_imm(scc, 9)
+        }
+        (20 | 21 | 23 | 24, _) | (19, true) => l.c32(0),
+        (29, false) | (29 | 30, true) => {
+            end = true;
+            let n = l.push_op(crate::ir::Op::InstCount, Ty::S64);
+            if id == 30 {
+                l.hi(n)
+            } else if gfx12 {
+                l.lo(n)
+            } else {
+                let lo = l.lo(n);
+                l.and_imm(lo, 0xf_ffff)
+            }
+        }
+        _ => return Err(format!("hardware register {id} is not supported")),
+    };
+    let r = l.lshr_imm(v, off as u64);
+    let r = if size >= 32 {
+        r
+    } else {
+        l.and_imm(r, (1u64 << size) - 1)
+    };
+    let d = if inst.dst[0].is_some() {
+        inst.dst[0]
+    } else {
+        inst.src[0]
+    };
+    l.set_s32(d, r)?;
+    Ok(if end {
+        Flow::End(Exit::Jump(l.next_pc))
+    } else {
+        Flow::Next
+    })
+}
+
+/// `s_sendmsg_rtn_b32/b64` (RDNA4 ISA 5.4, Table 22; the message id is SSRC0's field):
+/// what a wave can get off-GPU. GET_REALTIME reads the environment clock (as
+/// `s_memrealtime`: deterministic, see `smem`); there is no doorbell, dispatch id, trap
+/// handler or shader-engine layout, so GET_DOORBELL, GET_DDID, GET_TMA, GET_TBA (bit 63
+/// clear: no trap handler present) and GET_SE_HW_ID return 0. SAVE_WAVE (trap handler only),
+/// ILLEGAL and reserved ids are unsupported. The b32 form writes the low 32 bits.
+fn sendmsg_rtn(l: &mut Lifter, inst: &Inst, b64: bool) -> R<()> {
+    let msg = inst.imm as u32 & 0xff;
+    let v = match msg {
+        0x83 => l.push_op(crate::ir::Op::Clock, Ty::S64),
+        0x80 | 0x81 | 0x82 | 0x85 | 0x87 => l.c64(0),
+        _ => {
+            return Err(format!(
+                "s_sendmsg_rtn message {msg:#x} is not available off-GPU"
+            ))
+        }
+    };
+    if b64 {
+        l.set_s64(inst.dst[0], v)
+    } else {
+        let lo = l.conv(ConvOp::Lo, v);
+        l.set_s32(inst.dst[0], lo)
+    }
+}
+
+/// `s_alloc_vgpr n` (RDNA4 ISA, S_ALLOC_VGPR): a wave here always owns the full register
+/// file, so a request for at most 256 VGPRs (`S0[8:0]`) succeeds (SCC = 1) and changes
+/// nothing; a larger one fails (SCC = 0).
+fn alloc_vgpr(l: &mut Lifter, inst: &Inst) -> R<()> {
+    let n = l.s32(inst.src[0], K::B32)?;
+    let n = l.and_imm(n, 0x1ff);
+    let max = l.c32(256);
+    let ok = l.cmp(CmpOp::ULe, n, max);
+    l.set_scc(ok);
+    Ok(())
+}
+
+/// `s_and_not0_wrexec` (EXEC = D = ~S0 & EXEC) and `s_and_not1_wrexec` (EXEC = D = S0 &
+/// ~EXEC), both widths; SCC = EXEC != 0.
+fn wrexec(l: &mut Lifter, inst: &Inst, not0: bool) -> R<()> {
+    let s0 = l.mask_opnd(inst.src[0])?;
+    let e = l.exec();
+    let new = if not0 {
+        let n = l.not(s0);
+        l.and(n, e)
+    } else {
+        let n = l.not(e);
+        l.and(s0, n)
+    };
+    let new = if l.wave == 32 {
+        l.and_imm(new, 0xffff_ffff)
+    } else {
+        new
+    };
+    l.set_exec(new);
+    l.set_mask_opnd(inst.dst[0], new)?;
+    let scc = l.ne0(new);
+    l.set_scc(scc);
+    Ok(())
 }

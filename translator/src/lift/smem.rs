@@ -21,21 +21,159 @@ use super::operand::{K, R};
 use super::{Flow, LiftResult, Lifter};
 use crate::env::{AtomicOp, Space};
 use crate::ir::{BinOp, CmpOp, ConvOp, Op, Ty, Val};
+use crate::isa::generated::SmemSem;
 use crate::isa::Inst;
 use crate::wave::InstClass;
 
-/// Dwords moved by a `..._dword`, `_dwordx2`, ... mnemonic.
-pub(super) fn dwords(name: &str) -> Option<u16> {
-    if name.ends_with("dword") {
-        return Some(1);
+/// What an SMEM operation does, from its semantic key.
+#[derive(Clone, Copy)]
+enum Access {
+    /// Cache maintenance, cache probes and prefetch hints: no effect here.
+    NoEffect,
+    /// `s_memtime` / `s_memrealtime`: the environment clock.
+    Clock,
+    /// `s_load_dword*`: `n` dwords from an address in an SGPR pair.
+    Load(u16),
+    /// `s_buffer_load_dword*`: `n` dwords through a V#.
+    BufferLoad(u16),
+    /// gfx12 `s_load_u8/i8/u16/i16`: one extended sub-dword value.
+    SmallLoad(ConvOp),
+    /// gfx12 `s_buffer_load_u8/i8/u16/i16`.
+    BufferSmallLoad(ConvOp),
+    /// `s_store_dword*`.
+    Store(u16),
+    /// `s_buffer_store_dword*`.
+    BufferStore(u16),
+    /// GFX9 `s_scratch_load_dword*` / `s_scratch_store_dword*` (`true`: store).
+    Scratch(bool, u16),
+    /// `s_atomic_*` / `s_buffer_atomic_*` (`buffer`), 64-bit when `wide` (`_x2`).
+    Atomic {
+        op: AtomicOp,
+        wide: bool,
+        buffer: bool,
+    },
+}
+
+/// The access of `op`.
+fn access(op: SmemSem) -> Access {
+    use Access::*;
+    use AtomicOp as A;
+    use SmemSem::*;
+    let atomic = |op, wide, buffer| Atomic { op, wide, buffer };
+    match op {
+        S_DCACHE_INV | S_DCACHE_WB | S_DCACHE_INV_VOL | S_DCACHE_WB_VOL | S_DCACHE_DISCARD
+        | S_DCACHE_DISCARD_X2 | S_ATC_PROBE | S_ATC_PROBE_BUFFER => NoEffect,
+        // gfx12 instruction/data prefetches: hints only.
+        S_PREFETCH_DATA
+        | S_PREFETCH_DATA_PC_REL
+        | S_PREFETCH_INST
+        | S_PREFETCH_INST_PC_REL
+        | S_BUFFER_PREFETCH_DATA => NoEffect,
+        S_MEMTIME | S_MEMREALTIME => Clock,
+        S_LOAD_DWORD => Load(1),
+        S_LOAD_DWORDX2 => Load(2),
+        S_LOAD_DWORDX3 => Load(3),
+        S_LOAD_DWORDX4 => Load(4),
+        S_LOAD_DWORDX8 => Load(8),
+        S_LOAD_DWORDX16 => Load(16),
+        S_BUFFER_LOAD_DWORD => BufferLoad(1),
+        S_BUFFER_LOAD_DWORDX2 => BufferLoad(2),
+        S_BUFFER_LOAD_DWORDX3 => BufferLoad(3),
+        S_BUFFER_LOAD_DWORDX4 => BufferLoad(4),
+        S_BUFFER_LOAD_DWORDX8 => BufferLoad(8),
+        S_BUFFER_LOAD_DWORDX16 => BufferLoad(16),
+        S_LOAD_U8 => SmallLoad(ConvOp::ZExt8),
+        S_LOAD_I8 => SmallLoad(ConvOp::SExt8),
+        S_LOAD_U16 => SmallLoad(ConvOp::ZExt16),
+        S_LOAD_I16 => SmallLoad(ConvOp::SExt16),
+        S_BUFFER_LOAD_U8 => BufferSmallLoad(ConvOp::ZExt8),
+        S_BUFFER_LOAD_I8 => BufferSmallLoad(ConvOp::SExt8),
+        S_BUFFER_LOAD_U16 => BufferSmallLoad(ConvOp::ZExt16),
+        S_BUFFER_LOAD_I16 => BufferSmallLoad(ConvOp::SExt16),
+        S_STORE_DWORD => Store(1),
+        S_STORE_DWORDX2 => Store(2),
+        S_STORE_DWORDX4 => Store(4),
+        S_BUFFER_STORE_DWORD => BufferStore(1),
+        S_BUFFER_STORE_DWORDX2 => BufferStore(2),
+        S_BUFFER_STORE_DWORDX4 => BufferStore(4),
+        S_SCRATCH_LOAD_DWORD => Scratch(false, 1),
+        S_SCRATCH_LOAD_DWORDX2 => Scratch(false, 2),
+        S_SCRATCH_LOAD_DWORDX4 => Scratch(false, 4),
+        S_SCRATCH_STORE_DWORD => Scratch(true, 1),
+        S_SCRATCH_STORE_DWORDX2 => Scratch(true, 2),
+        S_SCRATCH_STORE_DWORDX4 => Scratch(true, 4),
+        S_ATOMIC_SWAP => atomic(A::Swap, false, false),
+        S_ATOMIC_CMPSWAP => atomic(A::CmpSwap, false, false),
+        S_ATOMIC_ADD => atomic(A::Add, false, false),
+        S_ATOMIC_SUB => atomic(A::Sub, false, false),
+        S_ATOMIC_SMIN => atomic(A::SMin, false, false),
+        S_ATOMIC_UMIN => atomic(A::UMin, false, false),
+        S_ATOMIC_SMAX => atomic(A::SMax, false, false),
+        S_ATOMIC_UMAX => atomic(A::UMax, false, false),
+        S_ATOMIC_AND => atomic(A::And, false, false),
+        S_ATOMIC_OR => atomic(A::Or, false, false),
+        S_ATOMIC_XOR => atomic(A::Xor, false, false),
+        S_ATOMIC_INC => atomic(A::Inc, false, false),
+        S_ATOMIC_DEC => atomic(A::Dec, false, false),
+        S_ATOMIC_SWAP_X2 => atomic(A::Swap, true, false),
+        S_ATOMIC_CMPSWAP_X2 => atomic(A::CmpSwap, true, false),
+        S_ATOMIC_ADD_X2 => atomic(A::Add, true, false),
+        S_ATOMIC_SUB_X2 => atomic(A::Sub, true, false),
+        S_ATOMIC_SMIN_X2 => atomic(A::SMin, true, false),
+        S_ATOMIC_UMIN_X2 => atomic(A::UMin, true, false),
+        S_ATOMIC_SMAX_X2 => atomic(A::SMax, true, false),
+        S_ATOMIC_UMAX_X2 => atomic(A::UMax, true, false),
+        S_ATOMIC_AND_X2 => atomic(A::And, true, false),
+        S_ATOMIC_OR_X2 => atomic(A::Or, true, false),
+        S_ATOMIC_XOR_X2 => atomic(A::Xor, true, false),
+        S_ATOMIC_INC_X2 => atomic(A::Inc, true, false),
+        S_ATOMIC_DEC_X2 => atomic(A::Dec, true, false),
+        S_BUFFER_ATOMIC_SWAP => atomic(A::Swap, false, true),
+        S_BUFFER_ATOMIC_CMPSWAP => atomic(A::CmpSwap, false, true),
+        S_BUFFER_ATOMIC_ADD => atomic(A::Add, false, true),
+        S_BUFFER_ATOMIC_SUB => atomic(A::Sub, false, true),
+        S_BUFFER_ATOMIC_SMIN => atomic(A::SMin, false, true),
+        S_BUFFER_ATOMIC_UMIN => atomic(A::UMin, false, true),
+        S_BUFFER_ATOMIC_SMAX => atomic(A::SMax, false, true),
+        S_BUFFER_ATOMIC_UMAX => atomic(A::UMax, false, true),
+        S_BUFFER_ATOMIC_AND => atomic(A::And, false, true),
+        S_BUFFER_ATOMIC_OR => atomic(A::Or, false, true),
+        S_BUFFER_ATOMIC_XOR => atomic(A::Xor, false, true),
+        S_BUFFER_ATOMIC_INC => atomic(A::Inc, false, true),
+        S_BUFFER_ATOMIC_DEC => atomic(A::Dec, false, true),
+        S_BUFFER_ATOMIC_SWAP_X2 => atomic(A::Swap, true, true),
+        S_BUFFER_ATOMIC_CMPSWAP_X2 => atomic(A::CmpSwap, true, true),
+        S_BUFFER_ATOMIC_ADD_X2 => atomic(A::Add, true, true),
+        S_BUFFER_ATOMIC_SUB_X2 => atomic(A::Sub, true, true),
+        S_BUFFER_ATOMIC_SMIN_X2 => atomic(A::SMin, true, true),
+        S_BUFFER_ATOMIC_UMIN_X2 => atomic(A::UMin, true, true),
+        S_BUFFER_ATOMIC_SMAX_X2 => atomic(A::SMax, true, true),
+        S_BUFFER_ATOMIC_UMAX_X2 => atomic(A::UMax, true, true),
+        S_BUFFER_ATOMIC_AND_X2 => atomic(A::And, true, true),
+        S_BUFFER_ATOMIC_OR_X2 => atomic(A::Or, true, true),
+        S_BUFFER_ATOMIC_XOR_X2 => atomic(A::Xor, true, true),
+        S_BUFFER_ATOMIC_INC_X2 => atomic(A::Inc, true, true),
+        S_BUFFER_ATOMIC_DEC_X2 => atomic(A::Dec, true, true),
     }
-    let n = name.rsplit_once("dwordx")?.1;
-    n.parse().ok()
 }
 
 /// Lifts an SMEM instruction.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    lift_inner(l, inst, name)?;
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SmemSem) -> LiftResult {
+    match access(op) {
+        Access::NoEffect => {}
+        Access::Clock => {
+            let c = l.push_op(Op::Clock, Ty::S64);
+            l.set_s64(inst.dst[0], c)?;
+        }
+        Access::Load(n) => load(l, inst, n)?,
+        Access::BufferLoad(n) => buffer_load(l, inst, n)?,
+        Access::SmallLoad(ext) => sload_small(l, inst, ext)?,
+        Access::BufferSmallLoad(ext) => sbuffer_load_small(l, inst, ext)?,
+        Access::Store(n) => store(l, inst, n)?,
+        Access::BufferStore(n) => buffer_store(l, inst, n)?,
+        Access::Scratch(st, n) => scratch(l, inst, st, n)?,
+        Access::Atomic { op, wide, buffer } => atomic(l, inst, op, wide, buffer)?,
+    }
     Ok((InstClass::Smem, Flow::Next))
 }
 
@@ -82,28 +220,9 @@ fn lane0_if(l: &mut Lifter, ok: Val) -> Val {
     l.select(ok, one, zero)
 }
 
-/// A scalar atomic: `s_atomic_<op>[_x2]` (`buffer` false) or `s_buffer_atomic_<op>[_x2]`.
-fn atomic(l: &mut Lifter, inst: &Inst, rest: &str, buffer: bool) -> R<()> {
-    let (opn, wide) = match rest.strip_suffix("_x2") {
-        Some(r) => (r, true),
-        None => (rest, false),
-    };
-    let op = match opn {
-        "swap" => AtomicOp::Swap,
-        "cmpswap" => AtomicOp::CmpSwap,
-        "add" => AtomicOp::Add,
-        "sub" => AtomicOp::Sub,
-        "smin" => AtomicOp::SMin,
-        "umin" => AtomicOp::UMin,
-        "smax" => AtomicOp::SMax,
-        "umax" => AtomicOp::UMax,
-        "and" => AtomicOp::And,
-        "or" => AtomicOp::Or,
-        "xor" => AtomicOp::Xor,
-        "inc" => AtomicOp::Inc,
-        "dec" => AtomicOp::Dec,
-        _ => return Err("not supported".into()),
-    };
+/// A scalar atomic `op` (`s_atomic_*`, or `s_buffer_atomic_*` when `buffer`), 64-bit when
+/// `wide` (`_x2`).
+fn atomic(l: &mut Lifter, inst: &Inst, op: AtomicOp, wide: bool, buffer: bool) -> R<()> {
     let size: u8 = if wide { 8 } else { 4 };
     let dw = (size / 4) as u16;
     let sd = inst.src[1]
@@ -176,150 +295,128 @@ fn atomic(l: &mut Lifter, inst: &Inst, rest: &str, buffer: bool) -> R<()> {
     Ok(())
 }
 
-fn lift_inner(l: &mut Lifter, inst: &Inst, name: &str) -> R<()> {
-    match name {
-        "s_dcache_inv"
-        | "s_dcache_wb"
-        | "s_dcache_inv_vol"
-        | "s_dcache_wb_vol"
-        | "s_dcache_discard"
-        | "s_dcache_discard_x2"
-        | "s_atc_probe"
-        | "s_atc_probe_buffer" => return Ok(()),
-        "s_memtime" | "s_memrealtime" => {
-            let c = l.push_op(Op::Clock, Ty::S64);
-            return l.set_s64(inst.dst[0], c);
-        }
-        _ => {}
+/// `s_load_dword*`: `n` dwords from `sbase + offset (+ soffset)`, the two low address bits
+/// ignored.
+fn load(l: &mut Lifter, inst: &Inst, n: u16) -> R<()> {
+    let base = l.s64(inst.src[0], K::B64)?;
+    let off = offset(l, inst)?;
+    let a = l.add(base, off);
+    // The two low address bits are ignored.
+    let a = l.and_imm(a, !3);
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    if reg as u16 + n > 128 {
+        return Err("destination range leaves the scalar registers".into());
     }
-    if let Some(rest) = name.strip_prefix("s_buffer_atomic_") {
-        return atomic(l, inst, rest, true);
+    // Load all dwords before writing any, so a destination overlapping sbase is safe.
+    let mut vals = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let ai = l.add_imm(a, 4 * i as u64);
+        vals.push(l.push_op(Op::SLoad { pc: l.pc, addr: ai }, Ty::S32));
     }
-    if let Some(rest) = name.strip_prefix("s_atomic_") {
-        return atomic(l, inst, rest, false);
+    for (i, v) in vals.into_iter().enumerate() {
+        l.set_sreg(reg + i as u8, v);
     }
-    let n = dwords(name).ok_or("not supported")?;
-    if name.starts_with("s_scratch_") {
-        return scratch(l, inst, name.starts_with("s_scratch_store_"), n);
+    Ok(())
+}
+
+/// `s_buffer_load_dword*`: `n` dwords through the V#; a dword at or past `num_records` reads 0.
+fn buffer_load(l: &mut Lifter, inst: &Inst, n: u16) -> R<()> {
+    let (base, nrec) = vsharp(l, inst)?;
+    let off = offset(l, inst)?;
+    let off = l.and_imm(off, 0xffff_ffff & !3);
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    if reg as u16 + n > 128 {
+        return Err("destination range leaves the scalar registers".into());
     }
-    if let Some(kind) = name.strip_prefix("s_load_") {
-        let _ = kind;
-        let base = l.s64(inst.src[0], K::B64)?;
-        let off = offset(l, inst)?;
-        let a = l.add(base, off);
-        // The two low address bits are ignored.
-        let a = l.and_imm(a, !3);
-        let reg = inst.dst[0]
-            .sreg()
-            .ok_or("scalar load destination is not an SGPR")?;
-        if reg as u16 + n > 128 {
-            return Err("destination range leaves the scalar registers".into());
-        }
-        // Load all dwords before writing any, so a destination overlapping sbase is safe.
-        let mut vals = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            let ai = l.add_imm(a, 4 * i as u64);
-            vals.push(l.push_op(Op::SLoad { pc: l.pc, addr: ai }, Ty::S32));
-        }
-        for (i, v) in vals.into_iter().enumerate() {
-            l.set_sreg(reg + i as u8, v);
-        }
-        return Ok(());
-    }
-    if name.starts_with("s_buffer_load_") {
-        let (base, nrec) = vsharp(l, inst)?;
-        let off = offset(l, inst)?;
-        let off = l.and_imm(off, 0xffff_ffff & !3);
-        let reg = inst.dst[0]
-            .sreg()
-            .ok_or("scalar load destination is not an SGPR")?;
-        if reg as u16 + n > 128 {
-            return Err("destination range leaves the scalar registers".into());
-        }
-        let mut vals = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            // Each dword is a one-lane load that takes place only when in range: a dword at
-            // or past num_records reads 0 without touching memory.
-            let oi = l.add_imm(off, 4 * i as u64);
-            let ok = l.cmp(CmpOp::ULt, oi, nrec);
-            let mask = lane0_if(l, ok);
-            let ai = l.add(base, oi);
-            let va = l.bcast(ai);
-            let v = l.push_op(
-                Op::Load {
-                    pc: l.pc,
-                    space: Space::Global,
-                    addr: va,
-                    size: 4,
-                    signed: false,
-                    mask,
-                },
-                Ty::V32,
-            );
-            let lane0 = l.c32(0);
-            vals.push(l.read_lane(v, lane0));
-        }
-        for (i, v) in vals.into_iter().enumerate() {
-            l.set_sreg(reg + i as u8, v);
-        }
-        return Ok(());
-    }
-    if let Some(rest) = name.strip_prefix("s_buffer_store_") {
-        let (base, nrec) = vsharp(l, inst)?;
-        let off = offset(l, inst)?;
-        let off = l.and_imm(off, 0xffff_ffff & !3);
-        let n = dwords(rest).ok_or("not supported")?;
-        let reg = inst.src[1]
-            .sreg()
-            .ok_or("scalar store data is not an SGPR")?;
-        if reg as u16 + n > 128 {
-            return Err("data range leaves the scalar registers".into());
-        }
-        for i in 0..n {
-            let oi = l.add_imm(off, 4 * i as u64);
-            let ok = l.cmp(CmpOp::ULt, oi, nrec);
-            let mask = lane0_if(l, ok);
-            let ai = l.add(base, oi);
-            let va = l.bcast(ai);
-            let d = l.get_sreg(reg + i as u8);
-            let vd = l.bcast(d);
-            l.effect(Op::Store {
+    let mut vals = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        // Each dword is a one-lane load that takes place only when in range: a dword at
+        // or past num_records reads 0 without touching memory.
+        let oi = l.add_imm(off, 4 * i as u64);
+        let ok = l.cmp(CmpOp::ULt, oi, nrec);
+        let mask = lane0_if(l, ok);
+        let ai = l.add(base, oi);
+        let va = l.bcast(ai);
+        let v = l.push_op(
+            Op::Load {
                 pc: l.pc,
                 space: Space::Global,
                 addr: va,
                 size: 4,
-                data: vd,
+                signed: false,
                 mask,
-            });
-        }
-        return Ok(());
+            },
+            Ty::V32,
+        );
+        let lane0 = l.c32(0);
+        vals.push(l.read_lane(v, lane0));
     }
-    if name.starts_with("s_store_") {
-        let base = l.s64(inst.src[0], K::B64)?;
-        let off = offset(l, inst)?;
-        let a = l.add(base, off);
-        let a = l.and_imm(a, !3);
-        let data = if inst.src[1].is_some() {
-            inst.src[1]
-        } else {
-            inst.dst[0]
-        };
-        let reg = data.sreg().ok_or("scalar store data is not an SGPR")?;
-        if reg as u16 + n > 128 {
-            return Err("data range leaves the scalar registers".into());
-        }
-        for i in 0..n {
-            let ai = l.add_imm(a, 4 * i as u64);
-            let d = l.get_sreg(reg + i as u8);
-            l.effect(Op::SStore {
-                pc: l.pc,
-                addr: ai,
-                data: d,
-            });
-        }
-        return Ok(());
+    for (i, v) in vals.into_iter().enumerate() {
+        l.set_sreg(reg + i as u8, v);
     }
-    Err("not supported".into())
+    Ok(())
+}
+
+/// `s_buffer_store_dword*`: `n` dwords through the V#; out-of-range dwords are not stored.
+fn buffer_store(l: &mut Lifter, inst: &Inst, n: u16) -> R<()> {
+    let (base, nrec) = vsharp(l, inst)?;
+    let off = offset(l, inst)?;
+    let off = l.and_imm(off, 0xffff_ffff & !3);
+    let reg = inst.src[1]
+        .sreg()
+        .ok_or("scalar store data is not an SGPR")?;
+    if reg as u16 + n > 128 {
+        return Err("data range leaves the scalar registers".into());
+    }
+    for i in 0..n {
+        let oi = l.add_imm(off, 4 * i as u64);
+        let ok = l.cmp(CmpOp::ULt, oi, nrec);
+        let mask = lane0_if(l, ok);
+        let ai = l.add(base, oi);
+        let va = l.bcast(ai);
+        let d = l.get_sreg(reg + i as u8);
+        let vd = l.bcast(d);
+        l.effect(Op::Store {
+            pc: l.pc,
+            space: Space::Global,
+            addr: va,
+            size: 4,
+            data: vd,
+            mask,
+        });
+    }
+    Ok(())
+}
+
+/// `s_store_dword*`: `n` dwords to `sbase + offset (+ soffset)`.
+fn store(l: &mut Lifter, inst: &Inst, n: u16) -> R<()> {
+    let base = l.s64(inst.src[0], K::B64)?;
+    let off = offset(l, inst)?;
+    let a = l.add(base, off);
+    let a = l.and_imm(a, !3);
+    let data = if inst.src[1].is_some() {
+        inst.src[1]
+    } else {
+        inst.dst[0]
+    };
+    let reg = data.sreg().ok_or("scalar store data is not an SGPR")?;
+    if reg as u16 + n > 128 {
+        return Err("data range leaves the scalar registers".into());
+    }
+    for i in 0..n {
+        let ai = l.add_imm(a, 4 * i as u64);
+        let d = l.get_sreg(reg + i as u8);
+        l.effect(Op::SStore {
+            pc: l.pc,
+            addr: ai,
+            data: d,
+        });
+    }
+    Ok(())
 }
 
 /// Lanes whose dwords the wave's swizzled scratch interleaves: wave byte address `w` holds
@@ -404,4 +501,76 @@ fn scratch(l: &mut Lifter, inst: &Inst, store: bool, n: u16) -> R<()> {
         l.set_sreg(reg + i as u8, v);
     }
     Ok(())
+}
+
+// ---- RDNA ---------------------------------------------------------------------------------
+
+/// gfx12 `s_load_u8/i8/u16/i16` (RDNA4 ISA 8.1.3): 8 or 16 bits (16-bit loads 2-byte
+/// aligned) at `sbase + offset (+ soffset)`, zero- or sign-extended into one SGPR. The
+/// containing dword is loaded and the field extracted.
+fn sload_small(l: &mut Lifter, inst: &Inst, ext: ConvOp) -> R<()> {
+    let base = l.s64(inst.src[0], K::B64)?;
+    let v = small_load_at(l, inst, ext, base, None)?;
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    l.set_sreg(reg, v);
+    Ok(())
+}
+
+/// gfx12 `s_buffer_load_u8/i8/u16/i16`: as `s_load_*` from the V# base; an offset at or
+/// past `num_records * max(stride, 1)` reads 0 (RDNA4 ISA 9.4.1.4; the access then uses
+/// offset 0, inside the buffer).
+fn sbuffer_load_small(l: &mut Lifter, inst: &Inst, ext: ConvOp) -> R<()> {
+    let (base, limit) = vsharp(l, inst)?;
+    let v = small_load_at(l, inst, ext, base, Some(limit))?;
+    let reg = inst.dst[0]
+        .sreg()
+        .ok_or("scalar load destination is not an SGPR")?;
+    l.set_sreg(reg, v);
+    Ok(())
+}
+
+/// The 8/16-bit scalar load at `base + offset (+ soffset)`, zero- or sign-extended;
+/// with `limit`, an offset at or past it reads 0.
+fn small_load_at(
+    l: &mut Lifter,
+    inst: &Inst,
+    ext: ConvOp,
+    base: Val,
+    limit: Option<Val>,
+) -> R<Val> {
+    let off = offset(l, inst)?;
+    let (off, ok) = match limit {
+        Some(lim) => {
+            let ok = l.cmp(CmpOp::ULt, off, lim);
+            let z = l.c64(0);
+            (l.select(ok, off, z), Some(ok))
+        }
+        None => (off, None),
+    };
+    let a = l.add(base, off);
+    let wide = matches!(ext, ConvOp::ZExt16 | ConvOp::SExt16);
+    // A 16-bit load ignores address bit 0 (it must be aligned).
+    let a = if wide { l.and_imm(a, !1) } else { a };
+    let dword = l.and_imm(a, !3);
+    let w = l.push_op(
+        crate::ir::Op::SLoad {
+            pc: l.pc,
+            addr: dword,
+        },
+        Ty::S32,
+    );
+    let sh = l.and_imm(a, 3);
+    let sh = l.conv(ConvOp::Lo, sh);
+    let sh = l.shl_imm(sh, 3);
+    let v = l.bin(BinOp::LShr, w, sh);
+    let v = l.conv(ext, v);
+    Ok(match ok {
+        Some(ok) => {
+            let z = l.c32(0);
+            l.select(ok, v, z)
+        }
+        None => v,
+    })
 }

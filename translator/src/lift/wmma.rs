@@ -1,5 +1,5 @@
 //! RDNA WMMA/SWMMAC (VOP3P): one [`Op::Matrix`] per instruction, built like MFMA's (`mai`)
-//! through [`crate::matrix::wmma::plan`].
+//! through [`crate::matrix::plans`].
 //!
 //! Operands (RDNA4 ISA Table 42, `notes/rdna.md` §5.2): `vdst` = D, `src0` = A, `src1` = B,
 //! `src2` = C (VGPRs or an inline constant) or, for SWMMAC, the index VGPR (C is D). NEG,
@@ -9,14 +9,10 @@ use crate::ir::{MatrixCall, Op};
 use crate::isa::{Family, Inst, Opnd};
 use crate::lift::operand::{inline_const, K};
 use crate::lift::{Flow, LiftResult, Lifter};
-use crate::matrix::wmma::{plan, Wmma};
-use crate::matrix::{Acc, CSrc, Controls, Elem, Kind, MatrixOp, Operands};
+use crate::matrix::plans::{self, PlanKey};
+use crate::matrix::wmma::Wmma;
+use crate::matrix::{Acc, CSrc, Elem, Kind, MatrixOp, Operands};
 use crate::wave::{InstClass, NUM_VREGS};
-
-/// True for the RDNA matrix mnemonics.
-pub(in crate::lift) fn is_wmma(name: &str) -> bool {
-    name.starts_with("v_wmma_") || name.starts_with("v_swmmac_")
-}
 
 /// A VGPR operand as a register-file index.
 fn vreg(o: Opnd, what: &str) -> Result<u16, String> {
@@ -64,21 +60,14 @@ pub(in crate::lift) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResu
         clamp: inst.mods.clamp,
     };
     let opnds = Operands { d, a, b, c, index };
-    let plan = plan(&op, &w, &opnds, NUM_VREGS).map_err(|e| e.to_string())?;
-    let call = MatrixCall {
-        pc: l.pc,
-        op,
-        opnds,
-        ctl: Controls::default(),
-        scale: None,
-        plan: std::sync::Arc::new(plan),
-    };
+    let plan = plans::plan(PlanKey::Wmma { op, w, opnds }, NUM_VREGS).map_err(|e| e.to_string())?;
+    let call = MatrixCall { pc: l.pc, plan };
     let all = l.c64(if l.wave == 64 {
         u64::MAX
     } else {
         u32::MAX as u64
     });
     l.effect(Op::CountVector { mask: all });
-    l.effect(Op::Matrix(std::sync::Arc::new(call)));
+    l.effect(Op::Matrix(call));
     Ok((InstClass::Matrix, Flow::Next))
 }

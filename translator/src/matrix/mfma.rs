@@ -37,7 +37,7 @@ pub const MODE_FP16_OVFL: u32 = 1 << 23;
 pub const MODE_F32_DENORM_IN: u32 = 1 << 4;
 
 /// The C operand: registers, or an inline constant used for every element.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CSrc {
     /// First register of C (VGPR/AGPR file index: 0..256 VGPRs, 256.. AGPRs).
     Reg(u16),
@@ -46,7 +46,7 @@ pub enum CSrc {
 }
 
 /// Register operands of one matrix instruction (register-file indices).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Operands {
     /// First register of D.
     pub d: u16,
@@ -61,7 +61,7 @@ pub struct Operands {
 }
 
 /// Instruction controls.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Controls {
     /// CBSZ (F8F6F4: A's format code).
     pub cbsz: u8,
@@ -164,7 +164,7 @@ pub(super) struct SparseSlot {
 
 /// One matrix instruction with every element's register location precomputed (CDNA4 ISA
 /// 7.1.4–7.1.6, 7.5 through [`super::layout`]), so executing it is table-driven gathers,
-/// the host GEMM and a scatter. Built once per instruction (the lifter keeps it in the IR).
+/// the host GEMM and a scatter. Built once per instruction and owned by [`super::plans`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     pub(super) op: MatrixOp,

@@ -9,12 +9,14 @@
 //!   SMFMACs, the 16-block 4×4 forms, block-scaled and f64 MFMAs.
 //! * [`mfma`]: executes one instruction on a wave's register file; states the numerics.
 //! * [`wmma`]: RDNA WMMA/SWMMAC layouts and modifiers, as [`Plan`]s run by [`mfma`].
+//! * [`plans`]: the one owner of every instruction's [`Plan`], named in the IR by a handle.
 
 pub mod formats;
 pub mod gemm;
 pub mod kernels;
 pub mod layout;
 pub mod mfma;
+pub mod plans;
 pub mod shape;
 pub mod wmma;
 

@@ -41,7 +41,7 @@ use super::mfma::{slot, CSrc, MatrixError, Operands, Plan, Slot, SparseSlot};
 use super::shape::{Acc, Kind, MatrixOp};
 
 /// Target and instruction modifiers of one WMMA/SWMMAC.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Wmma {
     /// RDNA4 (GFX12) layouts; else RDNA3 (GFX11).
     pub rdna4: bool,

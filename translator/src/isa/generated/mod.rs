@@ -5,10 +5,15 @@
 pub mod gfx9;
 mod op;
 pub mod rdna;
+mod sem;
 
 pub use op::{
     Op, TARGET_GFX1100, TARGET_GFX1150, TARGET_GFX1200, TARGET_GFX1201, TARGET_GFX942,
     TARGET_GFX950,
+};
+pub use sem::{
+    DsSem, DualSem, GraphicsSem, MfmaSem, SaluSem, Sem, SmemSem, SoppSem, ValuSem, VcmpSem,
+    VmemSem, WmmaSem,
 };
 
 /// Flag of [`OpInfo::mods`]: `op_sel` is printed (the opcode has the operand).

@@ -23,7 +23,7 @@
 
 pub mod print;
 
-use super::decode::DecodeError;
+use super::error::DecodeError;
 use super::generated::{
     gfx9 as t, Op, OpInfo, CLASS_ACCMOV, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK, CLASS_MADMK,
     CLASS_MAI, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS, MOD_NODPP,

@@ -51,7 +51,7 @@
 
 pub mod print;
 
-use super::decode::DecodeError;
+use super::error::DecodeError;
 use super::generated::{
     rdna as t, DppFix, DppSrc, Op, RdnaImage, RdnaInfo, CLASS_ATOMIC, CLASS_CMPSWAP, CLASS_MADAK,
     CLASS_MADMK, CLASS_SBUFFER, CLASS_SDST_READ, CLASS_STORE, CLASS_TWO_OFFSETS,

@@ -2,6 +2,7 @@
 
 use crate::ir::{Block, Op};
 use crate::matrix::kernels::{Fused, GroupEntry, PairEntry, MAX_GROUP};
+use crate::matrix::plans;
 use crate::wave::NUM_VREGS;
 
 /// How a matrix op runs when MODE allows its fused kernel ([`matrix_unit`]).
@@ -34,9 +35,13 @@ pub(crate) fn matrix_neighbour(blk: &Block, i: usize, forward: bool) -> Option<u
 
 /// The fused kernel of matrix op `k` and its MODE condition (`MODE & mask == want`), when
 /// it has one that fits the register file.
-pub(crate) fn matrix_fused(blk: &Block, k: usize) -> Option<(&Fused, u32, u32)> {
+/// Plans live for the process ([`plans`]), so the kernel does too.
+pub(crate) fn matrix_fused(blk: &Block, k: usize) -> Option<(&'static Fused, u32, u32)> {
     match blk.ops.get(k) {
-        Some(Op::Matrix(c)) => c.plan.fused().filter(|(f, ..)| f.nregs() <= NUM_VREGS),
+        Some(Op::Matrix(c)) => plans::get(c.plan)?
+            .plan
+            .fused()
+            .filter(|(f, ..)| f.nregs() <= NUM_VREGS),
         _ => None,
     }
 }

@@ -5,6 +5,7 @@ use super::{trusted, Gen, GenResult, JV};
 use crate::ir::Op;
 use crate::jit::analysis::matrix::{matrix_unit, MatUnit};
 use crate::jit::helpers;
+use crate::matrix::plans;
 use crate::wave::{WaveState, NUM_VREGS};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind};
@@ -17,18 +18,18 @@ impl Gen<'_, '_> {
                 // Runs between lane-group runs, after every earlier register write has been
                 // stored; the registers it writes are read again from the state afterwards.
                 self.whole_wave("matrix")?;
-                // The call itself, shared with the block (and with every rewritten copy of
-                // it, e.g. `uniform::fold`'s): the pointers below, including the pair and
-                // group descriptors taken from neighbouring matrix ops, point into these
-                // `Arc`s, which the compiled block keeps (`CompiledBlock::_matrix`).
-                let keep = std::sync::Arc::clone(call);
-                let ptr = self.iconst(types::I64, std::sync::Arc::as_ptr(&keep) as u64);
+                // Plans live for the process (`matrix::plans`): the kernel and descriptor
+                // addresses below, the neighbours' included, stay valid with no owner here.
+                let planned = plans::get(call.plan).ok_or("matrix op with an unknown plan")?;
                 let p = types::I64;
                 // A pre-resolved kernel (`matrix::kernels::Fused`, checked against the
                 // register file when the plan was built) is called directly when MODE
                 // allows it; otherwise, and for every other instruction, the helper runs
                 // the plan.
-                let fused = keep.plan.fused().filter(|(f, ..)| f.nregs() <= NUM_VREGS);
+                let fused = planned
+                    .plan
+                    .fused()
+                    .filter(|(f, ..)| f.nregs() <= NUM_VREGS);
                 // Matrix instructions in a row (only constants and counts between) run as
                 // one call at the first of a unit when MODE allows their fused kernels
                 // ([`matrix_unit`]); the others then do nothing on that path.
@@ -85,15 +86,16 @@ impl Gen<'_, '_> {
                     self.b.switch_to_block(slow);
                     self.b.seal_block(slow);
                 }
+                let pc = self.iconst(p, call.pc);
+                let id = self.iconst(types::I32, u64::from(call.plan.0));
                 let rc = self
                     .call(
                         helpers::h_matrix as *const () as usize,
-                        &[p, p, p],
+                        &[p, p, p, types::I32],
                         Some(types::I32),
-                        &[self.ctx, self.state, ptr],
+                        &[self.ctx, self.state, pc, id],
                     )
                     .ok_or("helper result")?;
-                self.keep.push(keep);
                 self.fault_check(rc, call.pc);
                 self.b.ins().jump(join, &[]);
                 self.b.switch_to_block(join);

@@ -55,7 +55,7 @@ mod state;
 
 use super::analysis::runs::may_leave;
 use super::analysis::{BlockFacts, MemLowering};
-use crate::ir::{Block, MatrixCall, Op, Ty, Val};
+use crate::ir::{Block, Op, Ty, Val};
 use crate::sem;
 use crate::wave::{WaveCounters, WaveState};
 use core::mem::offset_of;
@@ -69,7 +69,6 @@ use group::LaneGroup;
 use masks::LANE_MASKS;
 use memory::PathLayout;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// Internal exit code: the block ended in [`crate::ir::Exit::Unsupported`].
 pub const EXIT_UNSUPPORTED: u32 = 6;
@@ -186,8 +185,6 @@ pub struct Gen<'a, 'b> {
     /// Current contents of vector registers, as chunks (stores are still emitted at once,
     /// so memory is always up to date; this only saves reloads).
     vreg_cache: HashMap<u16, Vec<Value>>,
-    /// Matrix instructions whose address the code holds (kept alive with the code).
-    keep: Vec<Arc<MatrixCall>>,
     /// The block's lanes (64, or 32 for wave32): whole-wave values have `lanes / 4` `i32x4`
     /// or `lanes / 2` `i64x2` chunks; the lane-group loop runs `lanes / 4` groups.
     lanes: usize,
@@ -258,7 +255,6 @@ impl<'a, 'b> Gen<'a, 'b> {
             slots,
             mask_cache: HashMap::new(),
             vreg_cache: HashMap::new(),
-            keep: Vec::new(),
             lanes: block.lanes(),
             links,
             group: None,
@@ -360,9 +356,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    /// Emits the whole block in `form`; returns the matrix instructions the code points to,
-    /// which must live as long as it, and how many multi-dword accesses it emitted as one.
-    pub fn emit(mut self, form: Form) -> GenResult<(Vec<Arc<MatrixCall>>, u32)> {
+    /// Emits the whole block in `form`; returns how many multi-dword accesses it emitted as
+    /// one.
+    pub fn emit(mut self, form: Form) -> GenResult<u32> {
         let blk = self.block;
         // The block body starts here, so that an exit to the block's own start can loop back
         // (`self_loop`); sealed with all blocks at the end.
@@ -388,7 +384,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         self.b.seal_all_blocks();
         self.b.finalize(self.frontend);
-        Ok((self.keep, self.multi))
+        Ok(self.multi)
     }
 
     /// Emits every op in the straight-line form (multi-dword accesses as one).

@@ -434,17 +434,21 @@ pub unsafe extern "C" fn h_barrier_state(ctx: *mut JitCtx<'_>) -> u32 {
 /// fault recorded) when it fails.
 ///
 /// # Safety
-/// `ctx` is the live context, `state` the block's exclusive wave state, `call` a live
-/// `MatrixCall` (the compiled block keeps its copy alive).
+/// `ctx` is the live context, `state` the block's exclusive wave state.
 pub unsafe extern "C" fn h_matrix(
     ctx: *mut JitCtx<'_>,
     state: *mut crate::wave::WaveState,
-    call: *const crate::ir::MatrixCall,
+    pc: u64,
+    plan: u32,
 ) -> u32 {
     // SAFETY: see the function contract; generated code holds no reference into `state`
     // across the call (every register write is stored before it).
-    let (cx, st, call) = unsafe { (ctx_mut(ctx), &mut *state, &*call) };
-    match crate::interp::run_matrix(call, st) {
+    let (cx, st) = unsafe { (ctx_mut(ctx), &mut *state) };
+    let call = crate::ir::MatrixCall {
+        pc,
+        plan: crate::ir::PlanId(plan),
+    };
+    match crate::interp::run_matrix(&call, st) {
         Ok(()) => 0,
         Err(e) => {
             cx.fault = Some(e);

@@ -8,12 +8,14 @@
 //! back as the same text.
 
 use wavejit_translator::env::{CodeSource, ExitCode};
+use wavejit_translator::interp::run_block;
 use wavejit_translator::interp::test_env::FlatEnv;
-use wavejit_translator::ir::Op;
+use wavejit_translator::ir::{MatrixCall, Op};
 use wavejit_translator::isa::{decode, disassemble, Gpu, Target};
 use wavejit_translator::jit::Jit;
 use wavejit_translator::lift::lift_block;
 use wavejit_translator::matrix::gemm::Isa;
+use wavejit_translator::matrix::{plans, Plan};
 use wavejit_translator::wave::WaveState;
 
 const BASE: u64 = 0x1000;
@@ -21,6 +23,11 @@ const BASE: u64 = 0x1000;
 const HIP_MODE: u32 = 0x3F0;
 /// MODE.FP16_OVFL (the fused kernel does not apply: the helper runs).
 const FP16_OVFL: u32 = 1 << 23;
+
+/// The plan of a lifted matrix op, from its owner.
+fn plan_of(c: &MatrixCall) -> &'static Plan {
+    &plans::get(c.plan).expect("the lifter planned it").plan
+}
 
 struct Code(Vec<u8>);
 impl CodeSource for Code {
@@ -204,7 +211,7 @@ fn fused_kernels_match_the_generic_executor_through_the_jit() {
                     })
                     .collect();
                 assert_eq!(calls.len(), count, "{text}: {block}");
-                let has = calls[0].plan.fused().is_some();
+                let has = plan_of(calls[0]).fused().is_some();
                 assert_eq!(has, host_has_fused(), "{text}: fused kernel present");
                 fused += usize::from(has && mode == HIP_MODE);
                 let compiled = jit.compile(&block).expect("compiles");
@@ -215,7 +222,7 @@ fn fused_kernels_match_the_generic_executor_through_the_jit() {
                     assert_eq!(compiled.run(&mut got, &mut env), Ok(ExitCode::EndPgm));
                     let mut want = state(seed, specials, mode);
                     for c in &calls {
-                        let generic = (*c.plan).clone().without_fast_path();
+                        let generic = plan_of(c).clone().without_fast_path();
                         generic
                             .run(Isa::Portable, &mut want.vgpr, mode, None)
                             .expect("generic runs");
@@ -359,8 +366,8 @@ fn chains_of_matrix_instructions_pair_exactly() {
             assert_eq!(calls.len(), idx.len(), "{block}");
             if host_has_fused() {
                 for (w, &want) in calls.windows(2).zip(pairs) {
-                    let f = w[0].plan.fused().expect("fused").0;
-                    let g = w[1].plan.fused().expect("fused").0;
+                    let f = plan_of(w[0]).fused().expect("fused").0;
+                    let g = plan_of(w[1]).fused().expect("fused").0;
                     assert_eq!(f.pair(g).is_some(), want, "chain {n}: {idx:?}");
                 }
             }
@@ -372,7 +379,7 @@ fn chains_of_matrix_instructions_pair_exactly() {
                 assert_eq!(compiled.run(&mut got, &mut env), Ok(ExitCode::EndPgm));
                 let mut want = state(seed, specials, mode);
                 for c in &calls {
-                    let generic = (*c.plan).clone().without_fast_path();
+                    let generic = plan_of(c).clone().without_fast_path();
                     generic
                         .run(Isa::Portable, &mut want.vgpr, mode, None)
                         .expect("generic runs");
@@ -502,7 +509,7 @@ fn tiled_gemm_step_runs_as_groups_that_share_operands() {
             if host_has_fused() {
                 let fused: Vec<&Fused> = calls
                     .iter()
-                    .map(|c| c.plan.fused().expect("fused").0)
+                    .map(|c| plan_of(c).fused().expect("fused").0)
                     .collect();
                 if case == 0 {
                     let (_, desc) = Fused::group(&fused[..8]).expect("a group of 8");
@@ -539,7 +546,7 @@ fn tiled_gemm_step_runs_as_groups_that_share_operands() {
                 assert_eq!(compiled.run(&mut got, &mut env), Ok(ExitCode::EndPgm));
                 let mut want = state(seed, specials, mode);
                 for c in &calls {
-                    let generic = (*c.plan).clone().without_fast_path();
+                    let generic = plan_of(c).clone().without_fast_path();
                     generic
                         .run(Isa::Portable, &mut want.vgpr, mode, None)
                         .expect("generic runs");
@@ -556,12 +563,14 @@ fn tiled_gemm_step_runs_as_groups_that_share_operands() {
     }
 }
 
-/// A compiled block owns the matrix calls its code points into, its neighbours' included
-/// (the pair and group descriptors name other instructions' fused kernels): every call is
-/// shared with the compiled block, not copied, and the block keeps running correctly after
-/// the IR it was compiled from is dropped and its memory handed out again.
+/// Compiled code needs nothing but the plans' owner (`matrix::plans`): a block of fused
+/// MFMAs (pairs and groups, whose descriptors point into neighbouring instructions' plans)
+/// is compiled from a copy, every IR copy is dropped and its memory handed out again, and
+/// the code still computes what the interpreter computes on a block lifted afresh, which
+/// gets the same plan handles (one plan per distinct instruction). Both a MODE where the
+/// fused kernels run and one where the helper runs; random registers with specials.
 #[test]
-fn compiled_block_keeps_its_matrix_calls_alive() {
+fn compiled_matrix_code_needs_no_ir_alive() {
     let target = Target::new(Gpu::GFX942);
     let mut bytes: Vec<u8> = (0..16)
         .flat_map(|x| {
@@ -572,43 +581,41 @@ fn compiled_block_keeps_its_matrix_calls_alive() {
     bytes.extend([0x00, 0x00, 0x81, 0xBF]); // s_endpgm
     let code = Code(bytes);
     let jit = Jit::new().expect("host JIT");
-    let block = lift_block(&target, &code, BASE, HIP_MODE);
-    let plans: Vec<_> = block
-        .ops
-        .iter()
-        .filter_map(|o| match o {
-            Op::Matrix(c) => Some((*c.plan).clone().without_fast_path()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(plans.len(), 16);
-    let copy = block.clone();
-    let compiled = jit.compile(&copy).expect("compiles");
-    for o in &block.ops {
-        if let Op::Matrix(c) = o {
-            // The block, its copy and the compiled code.
-            assert!(
-                std::sync::Arc::strong_count(c) >= 3,
-                "a matrix call was copied"
-            );
+    let ids = |b: &wavejit_translator::ir::Block| -> Vec<_> {
+        b.ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Matrix(c) => Some(c.plan),
+                _ => None,
+            })
+            .collect()
+    };
+    for mode in [HIP_MODE, HIP_MODE | FP16_OVFL] {
+        let block = lift_block(&target, &code, BASE, mode);
+        let handles = ids(&block);
+        assert_eq!(handles.len(), 16);
+        let copy = block.clone();
+        let compiled = jit.compile(&copy).expect("compiles");
+        drop(copy);
+        drop(block);
+        // Hand the freed memory out again, filled with other bytes.
+        let junk: Vec<Vec<u8>> = (0..256).map(|i| vec![0xA5; 64 + 64 * (i % 64)]).collect();
+        let seed = 0x2545_F491_4F6C_DD1D ^ u64::from(mode);
+        let mut got = state(seed, true, mode);
+        let mut env = FlatEnv::new(0x7000_0000, 64, 64, 16);
+        assert_eq!(compiled.run(&mut got, &mut env), Ok(ExitCode::EndPgm));
+        drop(junk);
+        let fresh = lift_block(&target, &code, BASE, mode);
+        assert_eq!(ids(&fresh), handles, "one plan per distinct instruction");
+        let mut want = state(seed, true, mode);
+        let mut env = FlatEnv::new(0x7000_0000, 64, 64, 16);
+        assert_eq!(run_block(&fresh, &mut want, &mut env), Ok(ExitCode::EndPgm));
+        assert!(
+            want.vgpr != state(seed, true, mode).vgpr,
+            "the block wrote registers"
+        );
+        for (r, (g, w)) in got.vgpr.iter().zip(want.vgpr.iter()).enumerate() {
+            assert!(g == w, "mode {mode:#x}: v{r} differs from the interpreter");
         }
     }
-    drop(copy);
-    drop(block);
-    // Hand the freed memory out again, filled with other bytes.
-    let junk: Vec<Vec<u8>> = (0..256).map(|i| vec![0xA5; 64 + 64 * (i % 64)]).collect();
-    let seed = 0x2545_F491_4F6C_DD1D;
-    let mut got = state(seed, true, HIP_MODE);
-    let mut env = FlatEnv::new(0x7000_0000, 64, 64, 16);
-    assert_eq!(compiled.run(&mut got, &mut env), Ok(ExitCode::EndPgm));
-    let mut want = state(seed, true, HIP_MODE);
-    for p in &plans {
-        p.run(Isa::Portable, &mut want.vgpr, HIP_MODE, None)
-            .expect("generic runs");
-    }
-    assert!(
-        got.vgpr == want.vgpr,
-        "registers differ from the generic executor"
-    );
-    drop(junk);
 }

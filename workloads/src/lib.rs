@@ -1,0 +1,11 @@
+//! The workloads wavejit runs for its users and its own measurements, kept out of the
+//! `wavejit` library's public API: the bundled kernel corpus ([`corpus`]), the built-in
+//! benchmarks of `wavejit bench` and the criterion benches ([`bench`]), and the demonstration
+//! of `wavejit demo` ([`demo`]). Every workload checks its results against a host computation.
+
+pub mod bench;
+pub mod corpus;
+pub mod demo;
+
+// The library types the workloads use, importable as `crate::Kernel` and so on.
+use wavejit::{Arg, Buffer, Device, Engine, Error, Kernel, Launch, Report};
