@@ -8,6 +8,8 @@
 use crate::{Arg, Device, Engine, Error, Launch};
 use std::time::{Duration, Instant};
 
+mod modes;
+
 /// One measured row of the benchmark table (one line of `wavejit bench`, one object of
 /// `wavejit bench --json`).
 #[derive(Clone, Debug, Default)]
@@ -517,7 +519,16 @@ const BENCH_TARGETS: &[BenchTarget] = &[
 ];
 
 /// The workloads `wavejit bench` knows (`--only` selects those whose name contains its text).
-pub const WORKLOADS: &[&str] = &["alu_fma", "vadd", "triad", "reduce", "gemm_f16"];
+pub const WORKLOADS: &[&str] = &[
+    "alu_fma",
+    "alu_fma_rtz",
+    "alu_fma64",
+    "vadd",
+    "triad",
+    "reduce",
+    "gemm_f16",
+    "cold_start",
+];
 
 /// Runs every built-in benchmark selected by `cfg.only` on `cfg.threads` and returns the
 /// table rows.
@@ -526,6 +537,9 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let want = |name: &str| name.contains(cfg.only.as_str());
     if want("alu_fma") {
         rows.extend(bench_alu(cfg)?);
+    }
+    if want("alu_fma_rtz") || want("alu_fma64") {
+        rows.extend(modes::bench_alu_modes(cfg)?);
     }
     if want("vadd") {
         rows.extend(bench_vadd(cfg)?);
@@ -538,6 +552,9 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     }
     if want("gemm_f16") {
         rows.extend(bench_mfma_gemm(cfg)?);
+    }
+    if want("cold_start") {
+        rows.extend(modes::bench_cold_start(cfg)?);
     }
     Ok(rows)
 }
