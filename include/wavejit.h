@@ -323,6 +323,9 @@ int32_t wj_unregister_memory(void *ptr);
 // Sets the process device's host-check mode (`WJ_HOST_CHECK_*`).
 int32_t wj_set_host_check(uint32_t mode);
 
+// Sets `dev`'s host-check mode (`WJ_HOST_CHECK_*`).
+int32_t wj_device_set_host_check(const wj_device *dev, uint32_t mode);
+
 // remu's entry point, with its conventions: `lib` is the first instruction of gfx1100 wave32
 // code (raw bytes, no descriptor; `lib_sz` may run past the kernel's end); the kernarg
 // address `args_ptr` is in s[0:1]; workgroup ids in s15 (1-D grid), s14-s15 (2-D: gy > 1),
@@ -383,9 +386,6 @@ int32_t wj_device_register_memory(const wj_device *dev, void *ptr, uint64_t len)
 
 // Unregisters the host range that starts at `ptr` from `dev`.
 int32_t wj_device_unregister_memory(const wj_device *dev, void *ptr);
-
-// Sets `dev`'s host-check mode (`WJ_HOST_CHECK_*`).
-int32_t wj_device_set_host_check(const wj_device *dev, uint32_t mode);
 
 // Allocates `size` zero-filled bytes of device memory (256-byte aligned) into `*out`.
 int32_t wj_buffer_alloc(const wj_device *dev, uint64_t size, wj_buffer *out);

@@ -24,14 +24,18 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use thiserror::Error;
 use wavejit_runtime::code_object::{self, CodeObject, KernelInfo};
-use wavejit_runtime::dispatch::{self, ArgValue, Geometry, LaunchError, LaunchParams};
+use wavejit_runtime::dispatch::{self, Geometry, LaunchError, LaunchParams};
 use wavejit_runtime::memory::{CodeImage, DeviceMemory};
 use wavejit_translator::exec::Translator;
 use wavejit_translator::isa::Target;
 
 pub use wavejit_runtime::code_object::LoadError;
+/// A kernel argument, in kernel-argument order: a [`Buffer`], an address
+/// ([`Arg::Pointer`]), a by-value scalar, or (last) the buffer of the kernel's hidden
+/// printf-buffer argument ([`Arg::PrintfBuffer`]).
+pub use wavejit_runtime::dispatch::ArgValue as Arg;
 pub use wavejit_runtime::fault::FaultReport;
-pub use wavejit_runtime::memory::HostMemError;
+pub use wavejit_runtime::memory::{Buffer, HostMemError};
 pub use wavejit_runtime::profile::{LaunchControl, Profile};
 pub use wavejit_runtime::stats::{Counters, TranslationStats};
 /// Which engine executes translated blocks: `Jit` (Cranelift-compiled host code, the
@@ -72,34 +76,6 @@ impl Error {
     }
 }
 
-/// A device buffer: an allocation in the device's checked memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Buffer {
-    /// Device address (a host address in wavejit).
-    pub addr: u64,
-    /// Size in bytes.
-    pub len: usize,
-}
-
-/// A kernel argument, in kernel-argument order.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Arg {
-    /// A pointer to a device buffer.
-    Buffer(Buffer),
-    /// By-value i32.
-    I32(i32),
-    /// By-value u32.
-    U32(u32),
-    /// By-value i64.
-    I64(i64),
-    /// By-value u64.
-    U64(u64),
-    /// By-value f32.
-    F32(f32),
-    /// By-value f64.
-    F64(f64),
-}
-
 /// Launch parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Launch {
@@ -109,15 +85,12 @@ pub struct Launch {
     pub block: [u32; 3],
     /// Dynamic LDS bytes added to the kernel's static LDS.
     pub dynamic_lds: u32,
-    /// Explicit kernel arguments.
+    /// Kernel arguments.
     pub args: Vec<Arg>,
     /// Engine.
     pub engine: Engine,
     /// Host threads (0 = all available).
     pub threads: usize,
-    /// The buffer the kernel's hidden printf-buffer argument points to (clang's buffered
-    /// printf; the caller decodes it). `None` passes a null pointer.
-    pub printf_buffer: Option<Buffer>,
 }
 
 impl Launch {
@@ -130,7 +103,6 @@ impl Launch {
             args: Vec::new(),
             engine: Engine::Jit,
             threads: 0,
-            printf_buffer: None,
         }
     }
     /// Appends an argument.
@@ -146,11 +118,6 @@ impl Launch {
     /// Sets the host thread count.
     pub fn threads(mut self, n: usize) -> Launch {
         self.threads = n;
-        self
-    }
-    /// Sets the buffer the hidden printf-buffer argument points to.
-    pub fn printf_buffer(mut self, buf: Buffer) -> Launch {
-        self.printf_buffer = Some(buf);
         self
     }
     /// Sets dynamic LDS bytes.
@@ -297,20 +264,6 @@ impl Device {
         } else {
             m.translator(launch.engine, info.wave_size)?
         };
-        let args: Vec<ArgValue> = launch
-            .args
-            .iter()
-            .map(|a| match *a {
-                Arg::Buffer(b) => ArgValue::Buffer(b.addr),
-                Arg::I32(v) => ArgValue::I32(v),
-                Arg::U32(v) => ArgValue::U32(v),
-                Arg::I64(v) => ArgValue::I64(v),
-                Arg::U64(v) => ArgValue::U64(v),
-                Arg::F32(v) => ArgValue::F32(v),
-                Arg::F64(v) => ArgValue::F64(v),
-            })
-            .chain(launch.printf_buffer.map(|b| ArgValue::PrintfBuffer(b.addr)))
-            .collect();
         let params = LaunchParams {
             kernel: info,
             gpu: m.co.gpu,
@@ -320,7 +273,7 @@ impl Device {
                 block: launch.block,
                 dynamic_lds: launch.dynamic_lds,
             },
-            args: &args,
+            args: &launch.args,
             threads: launch.threads,
             budget: self.inner.budget.load(Ordering::Relaxed),
         };

@@ -354,7 +354,7 @@ impl Device {
 
 impl Kernel {
     /// The kernel's explicit arguments read from a raw kernarg segment `bytes` (laid out
-    /// as the metadata says): buffers as [`Arg::Buffer`] of unknown length, 4-byte and
+    /// as the metadata says): pointers as [`Arg::Pointer`], 4-byte and
     /// smaller by-value arguments as [`Arg::U32`], 8-byte ones as [`Arg::U64`]. Other sizes
     /// (structs by value) are a usage error.
     pub fn args_from_kernarg(&self, bytes: &[u8]) -> Result<Vec<Arg>, Error> {
@@ -376,7 +376,7 @@ impl Kernel {
             v[..size.min(8)].copy_from_slice(&b[..size.min(8)]);
             let v = u64::from_le_bytes(v);
             out.push(match (&a.kind, size) {
-                (ArgKind::GlobalBuffer, 8) => Arg::Buffer(crate::Buffer { addr: v, len: 0 }),
+                (ArgKind::GlobalBuffer, 8) => Arg::Pointer(v),
                 (_, 1..=4) => Arg::U32(v as u32),
                 (_, 8) => Arg::U64(v),
                 _ => {
@@ -456,9 +456,9 @@ mod tests {
         };
         let ptr = |v: &mut Vec<f32>| v.as_mut_ptr() as u64;
         let args = [
-            ArgValue::Buffer(ptr(&mut a)),
-            ArgValue::Buffer(ptr(&mut b)),
-            ArgValue::Buffer(ptr(&mut c)),
+            ArgValue::Pointer(ptr(&mut a)),
+            ArgValue::Pointer(ptr(&mut b)),
+            ArgValue::Pointer(ptr(&mut c)),
             ArgValue::I32(n as i32),
         ];
         let mut ka = build_kernargs(k, &args, &geo).unwrap();

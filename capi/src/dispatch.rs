@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use wavejit_api::raw::{parse_arch, HostCheck, RawDispatch, DEFAULT_RSRC1};
 use wavejit_api::{Device, Report};
 
-use crate::object::{engine, wj_device, wj_report};
+use crate::object::{deref, engine, wj_device, wj_report};
 use crate::{guard, Failure};
 
 /// Host-check mode: only device buffers and registered host ranges.
@@ -151,6 +151,19 @@ pub extern "C" fn wj_set_host_check(mode: u32) -> i32 {
         // SAFETY: the C API documents what each mode lets kernels reach; choosing it is the
         // caller's decision.
         unsafe { process_device().set_host_check(m) };
+        Ok(())
+    })
+}
+
+/// Sets `dev`'s host-check mode (`WJ_HOST_CHECK_*`).
+#[no_mangle]
+pub unsafe extern "C" fn wj_device_set_host_check(dev: *const wj_device, mode: u32) -> i32 {
+    guard(|| {
+        // SAFETY: a live handle or null.
+        let d = unsafe { deref(dev, "dev") }?;
+        let m = host_check(mode)?;
+        // SAFETY: the C API documents what each mode lets kernels reach.
+        unsafe { d.dev.set_host_check(m) };
         Ok(())
     })
 }

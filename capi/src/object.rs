@@ -4,7 +4,6 @@ use std::ffi::{c_char, c_void, CStr, CString};
 
 use wavejit_api::{Arg, Buffer, Device, Engine, Kernel, Launch, Module, Report};
 
-use crate::dispatch::host_check;
 use crate::{guard, Failure};
 
 /// A simulated GPU: checked device memory and the modules loaded into it.
@@ -188,7 +187,7 @@ impl From<&Report> for wj_report {
 ///
 /// # Safety
 /// `p` is null or points to a live `T`.
-unsafe fn deref<'a, T>(p: *const T, what: &str) -> Result<&'a T, Failure> {
+pub(crate) unsafe fn deref<'a, T>(p: *const T, what: &str) -> Result<&'a T, Failure> {
     // SAFETY: null checked by `as_ref`; otherwise the caller's live object.
     unsafe { p.as_ref() }.ok_or_else(|| Failure::invalid(format!("{what} is null")))
 }
@@ -279,19 +278,6 @@ pub unsafe extern "C" fn wj_device_unregister_memory(
                     .into(),
             )
         }
-    })
-}
-
-/// Sets `dev`'s host-check mode (`WJ_HOST_CHECK_*`).
-#[no_mangle]
-pub unsafe extern "C" fn wj_device_set_host_check(dev: *const wj_device, mode: u32) -> i32 {
-    guard(|| {
-        // SAFETY: a live handle or null.
-        let d = unsafe { deref(dev, "dev") }?;
-        let m = host_check(mode)?;
-        // SAFETY: the C API documents what each mode lets kernels reach.
-        unsafe { d.dev.set_host_check(m) };
-        Ok(())
     })
 }
 
@@ -568,10 +554,7 @@ fn typed(a: &wj_arg) -> Result<Arg, Failure> {
     // bytes, valid for any bit pattern.
     let v = a.value;
     Ok(match a.kind {
-        WJ_ARG_BUFFER => Arg::Buffer(Buffer {
-            addr: unsafe { v.u64 },
-            len: 0,
-        }),
+        WJ_ARG_BUFFER => Arg::Pointer(unsafe { v.u64 }),
         WJ_ARG_I32 => Arg::I32(unsafe { v.i32 }),
         WJ_ARG_U32 => Arg::U32(unsafe { v.u32 }),
         WJ_ARG_I64 => Arg::I64(unsafe { v.i64 }),

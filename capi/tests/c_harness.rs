@@ -89,7 +89,7 @@ fn write_cases(dir: &Path) {
             let args: Vec<ArgValue> = k
                 .explicit_args()
                 .map(|a| match (&a.kind, a.size) {
-                    (ArgKind::GlobalBuffer, _) => ArgValue::Buffer(0),
+                    (ArgKind::GlobalBuffer, _) => ArgValue::Pointer(0),
                     (_, 4) if name == "saxpy" && a.offset == 0 => ArgValue::F32(1.5),
                     _ => ArgValue::U32(N),
                 })

@@ -122,7 +122,7 @@ pub fn profile(a: &ProfileArgs, out: &mut dyn Write) -> CliResult<ExitCode> {
             .map_err(|e| CliError(format!("cannot write {}: {e}", h.display())))?;
     }
     if ran && p.interrupted {
-        return Ok(ExitCode::from(super::run::INTERRUPTED_EXIT));
+        return Ok(ExitCode::from(super::progress::INTERRUPTED_EXIT));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use wavejit::LaunchControl;
 
+/// Exit status of a launch stopped by Ctrl-C (128 + SIGINT, as shells report it).
+pub const INTERRUPTED_EXIT: u8 = 130;
+
 /// How often the progress line is redrawn.
 const TICK: Duration = Duration::from_millis(250);
 /// No line for launches shorter than this.
@@ -30,7 +33,7 @@ pub fn install_ctrlc(control: &Arc<LaunchControl>) {
                 c.cancel();
                 eprintln!("\nstopping after the running workgroups (Ctrl-C again to quit now)");
             }
-            _ => std::process::exit(i32::from(super::run::INTERRUPTED_EXIT)),
+            _ => std::process::exit(i32::from(INTERRUPTED_EXIT)),
         }
     });
 }

@@ -1,7 +1,8 @@
 //! `wavejit run`: load a code object, build the arguments, launch one kernel, write outputs.
 
 use super::args::{parse_dims, ArgSpec};
-use super::{io_err, progress, read_file, CliError, CliResult};
+use super::progress::{self, INTERRUPTED_EXIT};
+use super::{io_err, read_file, CliError, CliResult};
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
@@ -76,9 +77,6 @@ fn buffer(dev: &Device, data: Option<&[u8]>, len: usize, index: usize) -> CliRes
         }
     }
 }
-
-/// Exit status of a launch stopped by Ctrl-C (128 + SIGINT, as shells report it).
-pub const INTERRUPTED_EXIT: u8 = 130;
 
 /// Runs the kernel: writes outputs, the stats and profile files and the summary line.
 /// A launch stopped by Ctrl-C still writes them (partial counts, marked interrupted) and

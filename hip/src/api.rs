@@ -8,7 +8,7 @@
 
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
-use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
@@ -134,19 +134,6 @@ unsafe fn out<T>(p: *mut T, v: T) -> HipResult {
     // SAFETY: non-null, and the caller passes a writable `T` (HIP contract).
     unsafe { p.write(v) };
     Ok(())
-}
-
-/// Prints device printf output on the C library's stdout (in order with the program's own
-/// printf output, which shares that buffer).
-pub fn print_stdout(text: &str) {
-    extern "C" {
-        fn printf(fmt: *const c_char, ...) -> c_int;
-    }
-    let Ok(s) = CString::new(text.replace('\0', "")) else {
-        return;
-    };
-    // SAFETY: both arguments are NUL-terminated strings; "%s" reads exactly one.
-    unsafe { printf(c"%s".as_ptr(), s.as_ptr()) };
 }
 
 /// A NUL-terminated string argument.

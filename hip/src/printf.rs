@@ -228,6 +228,19 @@ pub fn decode(buf: &[u8], formats: &HashMap<u64, String>) -> String {
     out
 }
 
+/// Prints device printf output on the C library's stdout (in order with the program's own
+/// printf output, which shares that buffer).
+pub fn print_stdout(text: &str) {
+    extern "C" {
+        fn printf(fmt: *const c_char, ...) -> c_int;
+    }
+    let Ok(s) = CString::new(text.replace('\0', "")) else {
+        return;
+    };
+    // SAFETY: both arguments are NUL-terminated strings; "%s" reads exactly one.
+    unsafe { printf(c"%s".as_ptr(), s.as_ptr()) };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -608,7 +608,7 @@ impl Runtime {
             let mut header = [0u8; printf::HEADER];
             header[4..].copy_from_slice(&((PRINTF_BYTES - printf::HEADER) as u32).to_le_bytes());
             self.write(buf.addr, &header)?;
-            launch = launch.printf_buffer(buf);
+            launch = launch.arg(Arg::PrintfBuffer(buf));
             printf_guard = Some((g, buf));
         }
         let result = self.dev.launch(kernel, &launch);
@@ -618,7 +618,7 @@ impl Runtime {
             let used = used.min(PRINTF_BYTES - printf::HEADER);
             if used > 0 {
                 let recs = self.read(buf.addr + printf::HEADER as u64, used)?;
-                crate::api::print_stdout(&printf::decode(&recs, &loaded.extras.printf));
+                printf::print_stdout(&printf::decode(&recs, &loaded.extras.printf));
             }
         }
         match result {
@@ -726,7 +726,7 @@ fn to_arg(info: &KernelInfo, i: usize, kind: &ArgKind, bytes: &[u8]) -> HipResul
     b8[..bytes.len()].copy_from_slice(bytes);
     let v = u64::from_le_bytes(b8);
     match kind {
-        ArgKind::GlobalBuffer if bytes.len() == 8 => Ok(Arg::Buffer(Buffer { addr: v, len: 0 })),
+        ArgKind::GlobalBuffer if bytes.len() == 8 => Ok(Arg::Pointer(v)),
         ArgKind::ByValue if bytes.len() == 8 => Ok(Arg::U64(v)),
         ArgKind::ByValue if matches!(bytes.len(), 1 | 2 | 4) => Ok(Arg::U32(v as u32)),
         k => Err(HipError::new(

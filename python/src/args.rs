@@ -32,15 +32,7 @@ impl Scalar {
     /// The type name (`"i32"`, `"u32"`, `"i64"`, `"u64"`, `"f32"`, `"f64"`).
     #[getter]
     fn kind(&self) -> &'static str {
-        match self.arg {
-            Arg::I32(_) => "i32",
-            Arg::U32(_) => "u32",
-            Arg::I64(_) => "i64",
-            Arg::U64(_) => "u64",
-            Arg::F32(_) => "f32",
-            Arg::F64(_) => "f64",
-            Arg::Buffer(_) => "buffer",
-        }
+        self.arg.kind_name()
     }
 
     /// The value as a Python int or float (an `f32` shows its rounded value).
@@ -53,7 +45,9 @@ impl Scalar {
             Arg::U64(v) => v.into_pyobject(py)?.into_any(),
             Arg::F32(v) => (v as f64).into_pyobject(py)?.into_any(),
             Arg::F64(v) => v.into_pyobject(py)?.into_any(),
-            Arg::Buffer(b) => b.addr.into_pyobject(py)?.into_any(),
+            Arg::Buffer(_) | Arg::Pointer(_) | Arg::PrintfBuffer(_) => {
+                self.arg.bits().into_pyobject(py)?.into_any()
+            }
         })
     }
 
@@ -165,15 +159,12 @@ pub fn prepare(i: usize, v: &Bound<'_, PyAny>, info: &ArgInfo) -> PyResult<Prepa
     let name = info.name.clone().unwrap_or_else(|| format!("arg{i}"));
     let what = || format!("argument {i} ({name})");
     if let Ok(s) = v.cast::<Scalar>() {
-        return Ok(Prepared::Ready(s.get().arg.clone()));
+        return Ok(Prepared::Ready(s.get().arg));
     }
     match &info.kind {
         ArgKind::GlobalBuffer => {
             if v.is_none() {
-                return Ok(Prepared::Ready(Arg::Buffer(wavejit::Buffer {
-                    addr: 0,
-                    len: 0,
-                })));
+                return Ok(Prepared::Ready(Arg::Pointer(0)));
             }
             if let Ok(b) = v.cast::<DeviceBuffer>() {
                 return Ok(Prepared::Ready(Arg::Buffer(b.get().buffer())));

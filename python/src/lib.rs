@@ -209,7 +209,7 @@ impl Kernel {
         block: &Bound<'py, PyAny>,
         dynamic_lds: u32,
     ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-        use wavejit_runtime::dispatch::kernarg::{build_kernargs, ArgValue, Geometry};
+        use wavejit_runtime::dispatch::kernarg::{build_kernargs, Geometry};
         let info = self.kernel.info();
         let args: Vec<Bound<'py, PyAny>> = args
             .try_iter()
@@ -228,19 +228,11 @@ impl Kernel {
         let mut values = Vec::with_capacity(args.len());
         for (i, (v, a)) in args.iter().zip(&explicit).enumerate() {
             let value = if matches!(a.kind, ArgKind::GlobalBuffer) && v.extract::<u64>().is_ok() {
-                ArgValue::Buffer(v.extract::<u64>()?)
+                Arg::Pointer(v.extract::<u64>()?)
             } else {
                 match prepare(i, v, a)? {
-                    Prepared::Host(h) => ArgValue::Buffer(h.first() as u64),
-                    Prepared::Ready(arg) => match arg {
-                        Arg::Buffer(b) => ArgValue::Buffer(b.addr),
-                        Arg::I32(x) => ArgValue::I32(x),
-                        Arg::U32(x) => ArgValue::U32(x),
-                        Arg::I64(x) => ArgValue::I64(x),
-                        Arg::U64(x) => ArgValue::U64(x),
-                        Arg::F32(x) => ArgValue::F32(x),
-                        Arg::F64(x) => ArgValue::F64(x),
-                    },
+                    Prepared::Host(h) => Arg::Pointer(h.first() as u64),
+                    Prepared::Ready(arg) => arg,
                 }
             };
             values.push(value);

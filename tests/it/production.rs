@@ -48,7 +48,7 @@ fn args(k: &wavejit::Kernel, named: &[(&str, Arg)]) -> Vec<Arg> {
     for a in k.info().explicit_args() {
         let name = a.name.as_deref().unwrap_or("");
         match by_name.remove(name) {
-            Some(v) => out.push(v.clone()),
+            Some(v) => out.push(*v),
             None if name == "pad" || name.is_empty() => out.push(match a.size {
                 8 => Arg::U64(0),
                 _ => Arg::U32(0),

@@ -48,9 +48,11 @@ impl EngineKind {
     }
 }
 
-/// Counters of the translator itself (translation work, cache behaviour).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TranslatorStats {
+/// Translation work and cache behaviour (not deterministic: depends on caching and timing).
+/// [`Translator::stats`] gives a translator's totals so far; [`TranslationStats::since`] the
+/// work between two snapshots, as launch reports carry it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TranslationStats {
     /// Blocks lifted to IR.
     pub blocks_lifted: u64,
     /// Blocks compiled to host code.
@@ -59,6 +61,18 @@ pub struct TranslatorStats {
     pub cache_hits: u64,
     /// Nanoseconds spent lifting and compiling.
     pub translate_ns: u64,
+}
+
+impl TranslationStats {
+    /// The work done since `before`, an earlier snapshot of the same translator's totals.
+    pub fn since(&self, before: &TranslationStats) -> TranslationStats {
+        TranslationStats {
+            blocks_lifted: self.blocks_lifted.saturating_sub(before.blocks_lifted),
+            blocks_compiled: self.blocks_compiled.saturating_sub(before.blocks_compiled),
+            cache_hits: self.cache_hits.saturating_sub(before.cache_hits),
+            translate_ns: self.translate_ns.saturating_sub(before.translate_ns),
+        }
+    }
 }
 
 /// One cached block.
@@ -407,8 +421,8 @@ impl Translator {
     }
 
     /// Translation counters so far.
-    pub fn stats(&self) -> TranslatorStats {
-        TranslatorStats {
+    pub fn stats(&self) -> TranslationStats {
+        TranslationStats {
             blocks_lifted: self.blocks_lifted.load(Ordering::Relaxed),
             blocks_compiled: self.blocks_compiled.load(Ordering::Relaxed),
             cache_hits: self

@@ -5,8 +5,12 @@
 //! where the CPU has them) and, for memory-bound work, a host memcpy of the same bytes. The
 //! numbers are ratios against those, never absolute claims; tests never assert on them.
 
-use crate::{Arg, Device, Engine, Error, Launch};
+use crate::corpus;
 use std::time::{Duration, Instant};
+use wavejit::{Arg, Buffer, Device, Engine, Error, Kernel, Launch, Report};
+
+mod triton_gemm;
+mod triton_rows;
 
 mod modes;
 
@@ -210,14 +214,14 @@ fn host_threads(threads: usize) -> usize {
 /// benchmark harness (criterion, `wavejit bench`) times only the launch.
 pub struct Workload {
     dev: Device,
-    kernel: crate::Kernel,
+    kernel: Kernel,
     launch: Launch,
     /// Lane operations one launch performs (FMAs or elements).
     pub lane_ops: f64,
     /// Bytes one launch moves to and from memory (0 for ALU-bound work).
     pub bytes: f64,
     /// The buffer holding the result (when the workload checks one).
-    out: Option<crate::Buffer>,
+    out: Option<Buffer>,
 }
 
 impl Workload {
@@ -225,7 +229,7 @@ impl Workload {
     pub fn alu_fma(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
         let n = cfg.alu_items;
         let dev = Device::new();
-        let module = dev.load_module(crate::corpus::object("alu_fma"))?;
+        let module = dev.load_module(corpus::object("alu_fma"))?;
         let kernel = module.kernel("alu_fma")?;
         let out = dev.alloc(n * 4)?;
         let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
@@ -248,7 +252,7 @@ impl Workload {
     pub fn vadd(cfg: &BenchConfig, engine: Engine) -> Result<Workload, Error> {
         let n = cfg.vadd_elems;
         let dev = Device::new();
-        let module = dev.load_module(crate::corpus::object("vadd"))?;
+        let module = dev.load_module(corpus::object("vadd"))?;
         let kernel = module.kernel("vadd")?;
         let bytes_of =
             |f: &dyn Fn(usize) -> f32| (0..n).flat_map(|i| f(i).to_le_bytes()).collect::<Vec<u8>>();
@@ -297,8 +301,7 @@ impl Workload {
         engine: Engine,
         label: &str,
     ) -> Result<Workload, Error> {
-        let build = GEMM_BUILDS
-            .iter()
+        let build = all_gemm_builds()
             .find(|b| b.label == label)
             .ok_or_else(|| {
                 Error::Usage(format!(
@@ -395,7 +398,7 @@ impl Workload {
     }
 
     /// Launches the kernel once.
-    pub fn run(&self) -> Result<crate::Report, Error> {
+    pub fn run(&self) -> Result<Report, Error> {
         self.dev.launch(&self.kernel, &self.launch)
     }
 
@@ -526,6 +529,8 @@ pub const WORKLOADS: &[&str] = &[
     "vadd",
     "triad",
     "reduce",
+    "softmax",
+    "layernorm",
     "gemm_f16",
     "cold_start",
 ];
@@ -549,6 +554,12 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     }
     if want("reduce") {
         rows.extend(bench_reduce(cfg)?);
+    }
+    if want("softmax") {
+        rows.extend(triton_rows::bench_softmax(cfg)?);
+    }
+    if want("layernorm") {
+        rows.extend(triton_rows::bench_layernorm(cfg)?);
     }
     if want("gemm_f16") {
         rows.extend(bench_mfma_gemm(cfg)?);
@@ -625,7 +636,7 @@ pub fn format_table(rows: &[BenchRow]) -> String {
 /// time and the translation time of the warm-up launches.
 struct Measured {
     time: Duration,
-    report: crate::Report,
+    report: Report,
     cpu: Option<Duration>,
     first_launch: Duration,
     translate: Duration,
@@ -639,7 +650,7 @@ struct Measured {
 fn measure(
     samples: usize,
     dev: &Device,
-    kernel: &crate::Kernel,
+    kernel: &Kernel,
     launch: &Launch,
 ) -> Result<Measured, Error> {
     let t0 = Instant::now();
@@ -878,6 +889,63 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 // Memory-bound: vadd and triad over cfg.vadd_elems floats (8 bytes read, 4 written per
 // element), a reduction (4 bytes read per element).
 
+/// The host rows of the memory-bound workload `name`: its native computation (timed by the
+/// caller) and a host memcpy of the same bytes, with the reference they give its wavejit rows.
+fn memory_host_rows(
+    cfg: &BenchConfig,
+    name: &str,
+    native: (Duration, Option<Duration>),
+    work: Work,
+) -> Result<(Vec<BenchRow>, Reference), Error> {
+    let memcpy = time_memcpy(cfg, work.bytes as usize)?;
+    let reference = Reference {
+        native: native.0,
+        memcpy: Some(memcpy.0),
+    };
+    let rows = vec![
+        host_row(cfg, name, "native host (Rust)", native, work, reference),
+        host_row(cfg, name, "host memcpy", memcpy, work, reference),
+    ];
+    Ok((rows, reference))
+}
+
+/// The wavejit rows of workload `name`, one per bench target: `prepare` loads the target's
+/// kernel and inputs onto a fresh device and returns the kernel, its launch (engine and threads
+/// are set here) and the output buffer; after the measured launches `check` compares that
+/// buffer's bytes with the host's result, given how many launches ran.
+fn target_rows(
+    cfg: &BenchConfig,
+    name: &str,
+    work: Work,
+    reference: Reference,
+    prepare: impl Fn(&BenchTarget, &Device) -> Result<(Kernel, Launch, Buffer), Error>,
+    check: impl Fn(&[u8], u64) -> bool,
+) -> Result<Vec<BenchRow>, Error> {
+    let mut rows = Vec::new();
+    for t in BENCH_TARGETS {
+        let dev = Device::new();
+        let (kernel, launch, out) = prepare(t, &dev)?;
+        let launch = launch.engine(Engine::Jit).threads(cfg.threads);
+        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+        if !check(&dev.read(out)?, m.launches) {
+            return Err(Error::WrongResult(format!(
+                "{name} benchmark ({} w{}): wavejit result differs from the host",
+                t.gpu, t.wave
+            )));
+        }
+        rows.push(wavejit_row(
+            cfg,
+            name,
+            (t.gpu, t.wave),
+            None,
+            &m,
+            work,
+            reference,
+        ));
+    }
+    Ok(rows)
+}
+
 fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let n = cfg.vadd_elems;
     let work = Work {
@@ -892,52 +960,27 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         vadd_host(&a, &b, &mut c, cfg.threads);
         Ok(())
     })?;
-    let memcpy = time_memcpy(cfg, n * 12)?;
-    let reference = Reference {
-        native: t_native,
-        memcpy: Some(memcpy.0),
-    };
-    let mut rows = vec![
-        host_row(
-            cfg,
-            "vadd",
-            "native host (Rust)",
-            (t_native, cpu_native),
-            work,
-            reference,
-        ),
-        host_row(cfg, "vadd", "host memcpy", memcpy, work, reference),
-    ];
+    let (mut rows, reference) = memory_host_rows(cfg, "vadd", (t_native, cpu_native), work)?;
     let want = f32_bytes(&c);
     let (a, b) = (f32_bytes(&a), f32_bytes(&b));
-    for t in BENCH_TARGETS {
-        let dev = Device::new();
+    let prepare = |t: &BenchTarget, dev: &Device| {
         let kernel = dev.load_module(t.vadd)?.kernel("vadd")?;
         let (ba, bb, bc) = (dev.alloc_from(&a)?, dev.alloc_from(&b)?, dev.alloc(n * 4)?);
         let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
             .arg(Arg::Buffer(ba))
             .arg(Arg::Buffer(bb))
             .arg(Arg::Buffer(bc))
-            .arg(Arg::I32(n as i32))
-            .engine(Engine::Jit)
-            .threads(cfg.threads);
-        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
-        if dev.read(bc)? != want {
-            return Err(Error::WrongResult(format!(
-                "vadd benchmark ({} w{}): wavejit result differs from the host",
-                t.gpu, t.wave
-            )));
-        }
-        rows.push(wavejit_row(
-            cfg,
-            "vadd",
-            (t.gpu, t.wave),
-            None,
-            &m,
-            work,
-            reference,
-        ));
-    }
+            .arg(Arg::I32(n as i32));
+        Ok((kernel, launch, bc))
+    };
+    rows.extend(target_rows(
+        cfg,
+        "vadd",
+        work,
+        reference,
+        prepare,
+        |got, _| got == want,
+    )?);
     Ok(rows)
 }
 
@@ -971,26 +1014,10 @@ fn bench_triad(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         triad(&mut a);
         Ok(())
     })?;
-    let memcpy = time_memcpy(cfg, n * 12)?;
-    let reference = Reference {
-        native: t_native,
-        memcpy: Some(memcpy.0),
-    };
-    let mut rows = vec![
-        host_row(
-            cfg,
-            "triad",
-            "native host (Rust)",
-            (t_native, cpu_native),
-            work,
-            reference,
-        ),
-        host_row(cfg, "triad", "host memcpy", memcpy, work, reference),
-    ];
+    let (mut rows, reference) = memory_host_rows(cfg, "triad", (t_native, cpu_native), work)?;
     let want = f32_bytes(&a);
     let (b, c) = (f32_bytes(&b), f32_bytes(&c));
-    for t in BENCH_TARGETS {
-        let dev = Device::new();
+    let prepare = |t: &BenchTarget, dev: &Device| {
         let kernel = dev.load_module(t.bench)?.kernel("triad")?;
         let (ba, bb, bc) = (dev.alloc(n * 4)?, dev.alloc_from(&b)?, dev.alloc_from(&c)?);
         let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
@@ -998,26 +1025,17 @@ fn bench_triad(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             .arg(Arg::Buffer(bb))
             .arg(Arg::Buffer(bc))
             .arg(Arg::F32(TRIAD_SCALE))
-            .arg(Arg::U32(n as u32))
-            .engine(Engine::Jit)
-            .threads(cfg.threads);
-        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
-        if dev.read(ba)? != want {
-            return Err(Error::WrongResult(format!(
-                "triad benchmark ({} w{}): wavejit result differs from the host",
-                t.gpu, t.wave
-            )));
-        }
-        rows.push(wavejit_row(
-            cfg,
-            "triad",
-            (t.gpu, t.wave),
-            None,
-            &m,
-            work,
-            reference,
-        ));
-    }
+            .arg(Arg::U32(n as u32));
+        Ok((kernel, launch, ba))
+    };
+    rows.extend(target_rows(
+        cfg,
+        "triad",
+        work,
+        reference,
+        prepare,
+        |got, _| got == want,
+    )?);
     Ok(rows)
 }
 
@@ -1047,54 +1065,21 @@ fn bench_reduce(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         std::hint::black_box(sum_host(cfg.threads));
         Ok(())
     })?;
-    let memcpy = time_memcpy(cfg, n * 4)?;
-    let reference = Reference {
-        native: t_native,
-        memcpy: Some(memcpy.0),
-    };
-    let mut rows = vec![
-        host_row(
-            cfg,
-            "reduce",
-            "native host (Rust)",
-            (t_native, cpu_native),
-            work,
-            reference,
-        ),
-        host_row(cfg, "reduce", "host memcpy", memcpy, work, reference),
-    ];
+    let (mut rows, reference) = memory_host_rows(cfg, "reduce", (t_native, cpu_native), work)?;
     let bytes: Vec<u8> = input.iter().flat_map(|x| x.to_le_bytes()).collect();
     let groups = n.div_ceil(256 * REDUCE_PER_ITEM) as u32;
-    for t in BENCH_TARGETS {
-        let dev = Device::new();
+    let prepare = |t: &BenchTarget, dev: &Device| {
         let kernel = dev.load_module(t.bench)?.kernel("reduce_sum")?;
         let (bin, bsum) = (dev.alloc_from(&bytes)?, dev.alloc(4)?);
         let launch = Launch::new([groups, 1, 1], [256, 1, 1])
             .arg(Arg::Buffer(bin))
             .arg(Arg::Buffer(bsum))
-            .arg(Arg::U32(n as u32))
-            .engine(Engine::Jit)
-            .threads(cfg.threads);
-        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
-        // Every launch added the whole sum to the same word.
-        let got = dev.read(bsum)?;
-        let expect = want.wrapping_mul(m.launches as u32).to_le_bytes();
-        if got != expect {
-            return Err(Error::WrongResult(format!(
-                "reduce benchmark ({} w{}): wavejit sum differs from the host's",
-                t.gpu, t.wave
-            )));
-        }
-        rows.push(wavejit_row(
-            cfg,
-            "reduce",
-            (t.gpu, t.wave),
-            None,
-            &m,
-            work,
-            reference,
-        ));
-    }
+            .arg(Arg::U32(n as u32));
+        Ok((kernel, launch, bsum))
+    };
+    // Every launch added the whole sum to the same word.
+    let check = |got: &[u8], launches: u64| got == want.wrapping_mul(launches as u32).to_le_bytes();
+    rows.extend(target_rows(cfg, "reduce", work, reference, prepare, check)?);
     Ok(rows)
 }
 
@@ -1153,9 +1138,9 @@ impl TiledGemm {
         m: usize,
         n: usize,
         k: usize,
-        a: crate::Buffer,
-        b: crate::Buffer,
-        c: crate::Buffer,
+        a: Buffer,
+        b: Buffer,
+        c: Buffer,
     ) -> Result<Launch, Error> {
         let [tm, tn, tk] = self.tile;
         let fits = |x: usize| x > 0 && i32::try_from(x).is_ok();
@@ -1167,16 +1152,15 @@ impl TiledGemm {
                 self.kernel
             )));
         }
-        let need = |what: &str, buf: crate::Buffer, elems: usize, size: usize| match elems
-            .checked_mul(size)
-        {
-            Some(bytes) if buf.len >= bytes => Ok(()),
-            _ => Err(Error::Usage(format!(
-                "{} {m}x{n}x{k}: buffer {what} has {} bytes, needs {elems} elements of \
+        let need =
+            |what: &str, buf: Buffer, elems: usize, size: usize| match elems.checked_mul(size) {
+                Some(bytes) if buf.len >= bytes => Ok(()),
+                _ => Err(Error::Usage(format!(
+                    "{} {m}x{n}x{k}: buffer {what} has {} bytes, needs {elems} elements of \
                      {size} bytes",
-                self.kernel, buf.len
-            ))),
-        };
+                    self.kernel, buf.len
+                ))),
+            };
         need("A", a, m * k, 2)?;
         need("B", b, k * n, 2)?;
         need("C", c, m * n, 4)?;
@@ -1320,7 +1304,12 @@ const GEMM_BUILDS: &[GemmBuild] = &[
 
 /// The labels of the f16 GEMM builds `wavejit bench` measures (its `gemm_f16` rows).
 pub fn gemm_labels() -> Vec<&'static str> {
-    GEMM_BUILDS.iter().map(|b| b.label).collect()
+    all_gemm_builds().map(|b| b.label).collect()
+}
+
+/// Every GEMM build: [`GEMM_BUILDS`], then the other targets' Triton matmuls.
+fn all_gemm_builds() -> impl Iterator<Item = &'static GemmBuild> {
+    GEMM_BUILDS.iter().chain(triton_gemm::TRITON_GEMM_BUILDS)
 }
 
 fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
@@ -1356,7 +1345,7 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         .iter()
         .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
         .collect();
-    for build in GEMM_BUILDS {
+    for build in all_gemm_builds() {
         let w = Workload::gemm_f16_on(cfg, Engine::Jit, build)?;
         let m = measure(cfg.samples, &w.dev, &w.kernel, &w.launch)?;
         let expected = match build.kind {

@@ -1,8 +1,9 @@
 //! `wavejit demo`: runs a handful of bundled corpus kernels on built-in inputs under the JIT,
 //! checks every output against a host computation, and returns a short table.
 
-use crate::{corpus, Arg, Buffer, Device, Engine, Error, Launch, Report};
+use crate::corpus;
 use std::time::Instant;
+use wavejit::{Arg, Buffer, Device, Engine, Error, Launch, Report};
 
 /// Deterministic input generator (xorshift64*).
 struct Gen(u64);

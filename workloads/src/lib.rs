@@ -6,6 +6,3 @@
 pub mod bench;
 pub mod corpus;
 pub mod demo;
-
-// The library types the workloads use, importable as `crate::Kernel` and so on.
-use wavejit::{Arg, Buffer, Device, Engine, Error, Kernel, Launch, Report};

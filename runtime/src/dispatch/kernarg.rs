@@ -5,12 +5,16 @@
 use wavejit_translator::env::{PRIVATE_APERTURE_BASE, SHARED_APERTURE_BASE};
 
 use crate::code_object::{ArgInfo, ArgKind, HiddenArg, KernelInfo};
+use crate::memory::Buffer;
 
-/// An explicit kernel argument value.
+/// A kernel argument value, in kernel-argument order (the public API's `wavejit::Arg`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ArgValue {
-    /// A device pointer (`global_buffer`).
-    Buffer(u64),
+    /// A pointer argument (`global_buffer`): the start of a device buffer.
+    Buffer(Buffer),
+    /// A pointer argument given as an address: registered host memory, a place inside a
+    /// buffer, or null.
+    Pointer(u64),
     /// By-value i32.
     I32(i32),
     /// By-value u32.
@@ -23,10 +27,10 @@ pub enum ArgValue {
     F32(f32),
     /// By-value f64.
     F64(f64),
-    /// Not an explicit argument: the device address the kernel's hidden printf buffer
-    /// argument receives (clang's buffered printf). Only as the last element of an argument
-    /// list; without it the hidden pointer is null.
-    PrintfBuffer(u64),
+    /// Not an explicit argument: the buffer the kernel's hidden printf-buffer argument points
+    /// to (clang's buffered printf; the caller decodes it). Only as the last element of an
+    /// argument list; without it the hidden pointer is null.
+    PrintfBuffer(Buffer),
 }
 
 impl ArgValue {
@@ -34,6 +38,7 @@ impl ArgValue {
     pub fn kind_name(&self) -> &'static str {
         match self {
             ArgValue::Buffer(_) => "buffer",
+            ArgValue::Pointer(_) => "pointer",
             ArgValue::I32(_) => "i32",
             ArgValue::U32(_) => "u32",
             ArgValue::I64(_) => "i64",
@@ -53,7 +58,8 @@ impl ArgValue {
     /// The little-endian bits.
     pub fn bits(&self) -> u64 {
         match *self {
-            ArgValue::Buffer(a) | ArgValue::U64(a) | ArgValue::PrintfBuffer(a) => a,
+            ArgValue::Buffer(b) | ArgValue::PrintfBuffer(b) => b.addr,
+            ArgValue::Pointer(a) | ArgValue::U64(a) => a,
             ArgValue::I32(v) => v as u32 as u64,
             ArgValue::U32(v) => v as u64,
             ArgValue::I64(v) => v as u64,
@@ -147,7 +153,7 @@ pub fn build_kernargs(
     }
     let mut seg = vec![0u8; len as usize];
     let (args, printf_buffer) = match args.split_last() {
-        Some((ArgValue::PrintfBuffer(p), rest)) => (rest, *p),
+        Some((ArgValue::PrintfBuffer(p), rest)) => (rest, p.addr),
         _ => (args, 0),
     };
     let explicit: Vec<&ArgInfo> = k.args.iter().filter(|a| a.kind.is_explicit()).collect();
@@ -178,10 +184,11 @@ pub fn build_kernargs(
                     "argument {i} ({name}): a printf buffer may only end the argument list"
                 ))
             }
-            (ArgKind::GlobalBuffer, ArgValue::Buffer(p)) if a.size == 8 => put(&mut seg, a, *p)?,
-            (ArgKind::ByValue, ArgValue::Buffer(_)) | (ArgKind::GlobalBuffer, _) => {
-                return Err(mismatch())
+            (ArgKind::GlobalBuffer, ArgValue::Buffer(_) | ArgValue::Pointer(_)) if a.size == 8 => {
+                put(&mut seg, a, v.bits())?
             }
+            (ArgKind::ByValue, ArgValue::Buffer(_) | ArgValue::Pointer(_))
+            | (ArgKind::GlobalBuffer, _) => return Err(mismatch()),
             (ArgKind::ByValue, v) if v.size() == a.size => put(&mut seg, a, v.bits())?,
             // 1- and 2-byte values (bool, char, short) take a 32-bit integer that fits.
             (ArgKind::ByValue, ArgValue::I32(x)) if a.size < 4 => {

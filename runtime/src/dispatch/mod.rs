@@ -76,7 +76,7 @@ pub struct LaunchParams<'a> {
     pub code: &'a CodeImage,
     /// Launch geometry.
     pub geometry: Geometry,
-    /// Explicit arguments.
+    /// The explicit arguments, then optionally [`ArgValue::PrintfBuffer`].
     pub args: &'a [ArgValue],
     /// Host threads (0 = all available).
     pub threads: usize,
@@ -163,7 +163,7 @@ pub fn launch_controlled(
         translator.run(code, st, env, budget)
     };
     let mut out = launch_with_control(mem, &run, p, control)?;
-    out.translation = TranslationStats::delta(&before, &translator.stats());
+    out.translation = translator.stats().since(&before);
     Ok(out)
 }
 

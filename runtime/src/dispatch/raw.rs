@@ -24,7 +24,6 @@ use super::{
 };
 use crate::code_object::{KernelDescriptor, KernelInfo};
 use crate::memory::{CodeImage, DeviceMemory, WaveMemEnv};
-use crate::stats::TranslationStats;
 
 /// LDS of one workgroup on gfx950 (CDNA4 has 160 KiB).
 pub const MAX_LDS_BYTES_GFX950: u32 = 160 * 1024;
@@ -240,6 +239,6 @@ pub fn launch_raw(
         user_sgprs: &l.user_sgprs[..user],
     };
     let mut out = run_grid(&shared, start)?;
-    out.translation = TranslationStats::delta(&before, &translator.stats());
+    out.translation = translator.stats().since(&before);
     Ok(out)
 }

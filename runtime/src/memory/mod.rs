@@ -20,6 +20,7 @@
 
 pub mod access;
 pub mod backing;
+mod buffer;
 pub mod code;
 pub mod env;
 pub mod host;
@@ -29,6 +30,7 @@ use std::sync::{RwLock, RwLockReadGuard};
 
 use thiserror::Error;
 
+pub use buffer::Buffer;
 pub use code::CodeImage;
 pub use env::{ScratchLayout, WaveMemEnv};
 pub use host::{HostCheck, RegisterError};

@@ -5,8 +5,10 @@
 //! instructions), so the counters can be compared across builds and engines.
 
 use serde::Serialize;
-use wavejit_translator::exec::TranslatorStats;
 use wavejit_translator::wave::{InstClass, WaveCounters};
+
+/// A launch's translation work ([`TranslationStats::since`] over the launch).
+pub use wavejit_translator::exec::TranslationStats;
 
 /// Wave-instruction counts by class, vector instructions and active lanes of a launch.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -65,31 +67,6 @@ impl Counters {
     }
 }
 
-/// Translation work of a launch (not deterministic: depends on caching and timing).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct TranslationStats {
-    /// Blocks lifted to IR.
-    pub blocks_lifted: u64,
-    /// Blocks compiled to host code.
-    pub blocks_compiled: u64,
-    /// Block lookups that hit the cache.
-    pub cache_hits: u64,
-    /// Nanoseconds spent translating.
-    pub translate_ns: u64,
-}
-
-impl TranslationStats {
-    /// The work done between two snapshots of a translator's cumulative stats.
-    pub fn delta(before: &TranslatorStats, after: &TranslatorStats) -> TranslationStats {
-        TranslationStats {
-            blocks_lifted: after.blocks_lifted.saturating_sub(before.blocks_lifted),
-            blocks_compiled: after.blocks_compiled.saturating_sub(before.blocks_compiled),
-            cache_hits: after.cache_hits.saturating_sub(before.cache_hits),
-            translate_ns: after.translate_ns.saturating_sub(before.translate_ns),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,19 +87,19 @@ mod tests {
         let mut d = Counters::default();
         d.add(&c);
         assert_eq!(d, c);
-        let b = TranslatorStats {
+        let b = TranslationStats {
             blocks_lifted: 3,
             blocks_compiled: 1,
             cache_hits: 10,
             translate_ns: 5,
         };
-        let a = TranslatorStats {
+        let a = TranslationStats {
             blocks_lifted: 5,
             blocks_compiled: 1,
             cache_hits: 30,
             translate_ns: 9,
         };
-        let t = TranslationStats::delta(&b, &a);
+        let t = a.since(&b);
         assert_eq!(
             (
                 t.blocks_lifted,

@@ -96,9 +96,9 @@ fn kernarg_segment_has_explicit_and_hidden_args() {
         dynamic_lds: 512,
     };
     let args = [
-        ArgValue::Buffer(0x7000_1000),
-        ArgValue::Buffer(0x7000_2000),
-        ArgValue::Buffer(0x7000_3000),
+        ArgValue::Pointer(0x7000_1000),
+        ArgValue::Pointer(0x7000_2000),
+        ArgValue::Pointer(0x7000_3000),
         ArgValue::I32(-5),
     ];
     let seg = build_kernargs(&k, &args, &geo).unwrap();
@@ -132,6 +132,52 @@ fn kernarg_segment_has_explicit_and_hidden_args() {
     assert_eq!(u32_at(&seg, 28), 0);
 }
 
+/// A buffer and an address pass the same pointer bits; the printf buffer (last) fills the
+/// hidden printf-buffer argument and nothing else, which stays null without it.
+#[test]
+fn buffers_pointers_and_the_printf_buffer() {
+    use wavejit_runtime::memory::Buffer;
+    let mut k = vadd_info(gfx942_kd(), 64);
+    k.args
+        .push(arg("", 128, 8, ArgKind::Hidden(HiddenArg::PrintfBuffer)));
+    let geo = Geometry {
+        grid: [1; 3],
+        block: [64, 1, 1],
+        dynamic_lds: 0,
+    };
+    let a = ArgValue::Buffer(Buffer {
+        addr: 0x7000_1000,
+        len: 64,
+    });
+    let printf = ArgValue::PrintfBuffer(Buffer {
+        addr: 0x7100_0000,
+        len: 4096,
+    });
+    let explicit = [
+        a,
+        ArgValue::Pointer(0x7000_2008),
+        ArgValue::Pointer(0),
+        ArgValue::I32(3),
+    ];
+    let seg = build_kernargs(&k, &[&explicit[..], &[printf]].concat(), &geo).unwrap();
+    assert_eq!(
+        (u64_at(&seg, 0), u64_at(&seg, 8), u64_at(&seg, 16)),
+        (0x7000_1000, 0x7000_2008, 0)
+    );
+    assert_eq!(u32_at(&seg, 24), 3);
+    assert_eq!(u64_at(&seg, 128), 0x7100_0000);
+    let without = build_kernargs(&k, &explicit, &geo).unwrap();
+    assert_eq!(u64_at(&without, 128), 0);
+    assert_eq!(seg[..128], without[..128]);
+    let e = build_kernargs(&k, &[a, printf, a, ArgValue::I32(3)], &geo).unwrap_err();
+    assert!(e.contains("may only end the argument list"), "{e}");
+    let e = build_kernargs(&k, &[a, a, a, a], &geo).unwrap_err();
+    assert!(
+        e.contains("argument 3 (n) expects a 4-byte value, got buffer"),
+        "{e}"
+    );
+}
+
 #[test]
 fn argument_errors_list_the_expected_arguments() {
     let k = vadd_info(gfx942_kd(), 64);
@@ -140,7 +186,7 @@ fn argument_errors_list_the_expected_arguments() {
         block: [64, 1, 1],
         dynamic_lds: 0,
     };
-    let b = ArgValue::Buffer(0x1000);
+    let b = ArgValue::Pointer(0x1000);
     let e = build_kernargs(&k, &[b, b, b], &geo).unwrap_err();
     assert!(e.contains("expects 4 arguments"), "{e}");
     assert!(
@@ -155,7 +201,7 @@ fn argument_errors_list_the_expected_arguments() {
         "{e}"
     );
     let e = build_kernargs(&k, &[b, b, b, b], &geo).unwrap_err();
-    assert!(e.contains("got buffer"), "{e}");
+    assert!(e.contains("got pointer"), "{e}");
     // Narrow by-value args accept a fitting 32-bit integer only.
     let mut k2 = k.clone();
     k2.args[3].size = 1;

@@ -60,9 +60,9 @@ fn run_vadd(engine: EngineKind, threads: usize) -> Vec<u32> {
     )
     .expect("translator");
     let args = [
-        ArgValue::Buffer(pa),
-        ArgValue::Buffer(pb),
-        ArgValue::Buffer(pc),
+        ArgValue::Pointer(pa),
+        ArgValue::Pointer(pb),
+        ArgValue::Pointer(pc),
         ArgValue::I32(n as i32),
     ];
     let p = LaunchParams {

@@ -125,7 +125,7 @@ fn every_work_item_runs_once_with_its_ids() {
     let n = (gw * gh) as usize;
     let out = mem.alloc(4 * n).unwrap();
     mem.write(out, &vec![0xA5; 4 * n]).unwrap();
-    let args = [ArgValue::Buffer(out), ArgValue::U32(n as u32)];
+    let args = [ArgValue::Pointer(out), ArgValue::U32(n as u32)];
     for threads in [1, 3] {
         let run = |_: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, _: &mut u64| {
             store_ids(st, env, [48, 2], gw)
@@ -154,7 +154,7 @@ fn barriers_order_lds_exchange_between_waves() {
     let k = kernel(512);
     let code = code();
     let out = mem.alloc(4 * 128 * 4).unwrap();
-    let args = [ArgValue::Buffer(out), ArgValue::U32(512)];
+    let args = [ArgValue::Pointer(out), ArgValue::U32(512)];
     // Phase 0: lds[tid] = tid + 1000 * wg; barrier. Phase 1: out[gid] = lds[(tid + 64) % 128].
     let run = |_: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, _: &mut u64| {
         let exec = st.exec();
@@ -205,7 +205,7 @@ fn out_of_range_store_reports_workgroup_wave_and_lane() {
     // Room for 100 of the 4 * 64 items: workgroup 1 (items 64..128) faults at item 100,
     // which is wave 0 lane 36 of that group.
     let out = mem.alloc(400).unwrap();
-    let args = [ArgValue::Buffer(out), ArgValue::U32(100)];
+    let args = [ArgValue::Pointer(out), ArgValue::U32(100)];
     let run = |_: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, _: &mut u64| {
         store_ids(st, env, [64, 1], 4 * 64)
     };
@@ -247,7 +247,7 @@ fn runaway_waves_and_traps_are_faults() {
     let k = kernel(0);
     let code = code();
     let out = mem.alloc(64).unwrap();
-    let args = [ArgValue::Buffer(out), ArgValue::U32(1)];
+    let args = [ArgValue::Pointer(out), ArgValue::U32(1)];
     let spin = |_: &CodeImage, _: &mut WaveState, _: &mut WaveMemEnv, b: &mut u64| {
         if *b == 0 {
             return Err(ExecFault::Runaway(1000));
@@ -277,7 +277,7 @@ fn usage_errors_name_the_kernel() {
     let mem = DeviceMemory::new();
     let code = code();
     let out = mem.alloc(64).unwrap();
-    let args = [ArgValue::Buffer(out), ArgValue::U32(1)];
+    let args = [ArgValue::Pointer(out), ArgValue::U32(1)];
     let never = |_: &CodeImage,
                  _: &mut WaveState,
                  _: &mut WaveMemEnv,
@@ -310,7 +310,7 @@ fn a_panicking_runner_becomes_a_fault() {
     let k = kernel(0);
     let code = code();
     let out = mem.alloc(64).unwrap();
-    let args = [ArgValue::Buffer(out), ArgValue::U32(1)];
+    let args = [ArgValue::Pointer(out), ArgValue::U32(1)];
     let boom = |_: &CodeImage,
                 _: &mut WaveState,
                 _: &mut WaveMemEnv,
@@ -364,7 +364,7 @@ fn dispatch_packet_and_queue_are_readable_device_memory() {
     });
     k.kernarg_size = 24;
     let out = mem.alloc(64).unwrap();
-    let args = [ArgValue::Buffer(out), ArgValue::U32(1)];
+    let args = [ArgValue::Pointer(out), ArgValue::U32(1)];
     let run = |_: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, _: &mut u64| {
         let mut pkt = [0u32; 16];
         env.scalar_load(st.sgpr64(0), &mut pkt)?;
@@ -416,7 +416,7 @@ fn lds_is_static_plus_dynamic_bytes_and_zeroed_per_group() {
     let code = code();
     let k = kernel(256);
     let out = mem.alloc(4 * 3 * 4).unwrap();
-    let args = [ArgValue::Buffer(out), ArgValue::U32(0)];
+    let args = [ArgValue::Pointer(out), ArgValue::U32(0)];
     // Each group: read the last in-range word (must be 0: LDS is zeroed per group), write
     // it, read it back, and read the first out-of-range word (0 although written).
     let run = |_: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, _: &mut u64| {
@@ -452,7 +452,7 @@ fn a_fault_stops_long_running_workgroups_on_other_threads() {
     let k = kernel(0);
     let code = code();
     let out = mem.alloc(64).unwrap();
-    let args = [ArgValue::Buffer(out), ArgValue::U32(1)];
+    let args = [ArgValue::Pointer(out), ArgValue::U32(1)];
     // Workgroup 0 faults at once; every other workgroup would spin for 2^40 instructions.
     let run = |_: &CodeImage, st: &mut WaveState, _: &mut WaveMemEnv, b: &mut u64| {
         if st.sgpr[2] == 0 {

@@ -80,9 +80,9 @@ fn vadd_out_of_range_names_the_first_bad_lane_and_instruction() {
     for engine in [EngineKind::Interp, EngineKind::Jit] {
         let c = upload(&l.mem, &[0xA5A5_A5A5; 100]);
         let args = [
-            ArgValue::Buffer(a),
-            ArgValue::Buffer(a),
-            ArgValue::Buffer(c),
+            ArgValue::Pointer(a),
+            ArgValue::Pointer(a),
+            ArgValue::Pointer(c),
             ArgValue::I32(200),
         ];
         let e = run(&l, "vadd", engine, 4, 64, &args, 1).unwrap_err();
@@ -143,8 +143,8 @@ fn barriers_in_a_loop_with_a_partial_wave() {
     ] {
         let out = upload(&l.mem, &vec![0xA5A5_A5A5; input.len()]);
         let args = [
-            ArgValue::Buffer(inb),
-            ArgValue::Buffer(out),
+            ArgValue::Pointer(inb),
+            ArgValue::Pointer(out),
             ArgValue::U32(iters),
         ];
         let r = run(
@@ -197,8 +197,8 @@ fn private_arrays_through_scratch_and_the_flat_aperture() {
         for engine in [EngineKind::Interp, EngineKind::Jit] {
             let out = upload(&l.mem, &vec![0xA5A5_A5A5; n as usize]);
             let args = [
-                ArgValue::Buffer(ib),
-                ArgValue::Buffer(out),
+                ArgValue::Pointer(ib),
+                ArgValue::Pointer(out),
                 ArgValue::U32(seed),
                 ArgValue::U32(n),
             ];
@@ -232,9 +232,9 @@ fn vadd_from_code_object_v4_v5_v6_and_a_bundle() {
         for engine in [EngineKind::Interp, EngineKind::Jit] {
             let c = upload(&l.mem, &vec![0xA5A5_A5A5; n + 84]);
             let args = [
-                ArgValue::Buffer(ab),
-                ArgValue::Buffer(bb),
-                ArgValue::Buffer(c),
+                ArgValue::Pointer(ab),
+                ArgValue::Pointer(bb),
+                ArgValue::Pointer(c),
                 ArgValue::I32(n as i32),
             ];
             let r = run(&l, "vadd", engine, 3, 128, &args, 2).unwrap();
@@ -274,7 +274,7 @@ fn gfx12_barrier_state_and_isfirst_across_the_waves_of_a_workgroup() {
                 engine,
                 1,
                 96,
-                &[ArgValue::Buffer(out)],
+                &[ArgValue::Pointer(out)],
                 threads,
             )
             .unwrap();
@@ -290,7 +290,7 @@ fn gfx12_barrier_state_and_isfirst_across_the_waves_of_a_workgroup() {
         EngineKind::Interp,
         1,
         32,
-        &[ArgValue::Buffer(out)],
+        &[ArgValue::Pointer(out)],
         1,
     )
     .unwrap();
@@ -316,9 +316,9 @@ fn rdna_wave32_kernels_run_or_fault_cleanly() {
         let ab = upload(&l.mem, &a);
         let c = upload(&l.mem, &vec![0xA5A5_A5A5; n]);
         let args = [
-            ArgValue::Buffer(ab),
-            ArgValue::Buffer(ab),
-            ArgValue::Buffer(c),
+            ArgValue::Pointer(ab),
+            ArgValue::Pointer(ab),
+            ArgValue::Pointer(c),
             ArgValue::I32(n as i32),
         ];
         match run(&l, "vadd", EngineKind::Interp, 2, 64, &args, 1) {
@@ -359,7 +359,7 @@ fn kernels_with_descriptor_kernarg_size_zero_run() {
                 engine,
                 64,
                 64,
-                &[ArgValue::Buffer(out), ArgValue::U32(1000)],
+                &[ArgValue::Pointer(out), ArgValue::U32(1000)],
                 1,
             )
             .unwrap();
@@ -375,7 +375,7 @@ fn kernels_with_descriptor_kernarg_size_zero_run() {
                 engine,
                 64,
                 64,
-                &[ArgValue::Buffer(out), ArgValue::Buffer(inp)],
+                &[ArgValue::Pointer(out), ArgValue::Pointer(inp)],
                 1,
             )
             .unwrap();

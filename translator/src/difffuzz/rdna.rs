@@ -45,7 +45,7 @@ static GFX1200_CASES: &str = include_str!("../../gen/gfx1200_cases.txt");
 static GFX1200_W64_CASES: &str = include_str!("../../gen/gfx1200_w64_cases.txt");
 
 /// Hardware-register reads the oracle lacks (its `s_getreg_b32` cases pick random ids): STATUS,
-/// the scratch base and the cycle counter (`lift::rdna_ops::getreg`), encoded by llvm-mc-22.
+/// the scratch base and the cycle counter (`lift::salu::getreg`), encoded by llvm-mc-22.
 static GFX11_EXTRA: &str = "\
 b88af802 | s_getreg_b32 s10, hwreg(HW_REG_STATUS)
 b88b0a42 | s_getreg_b32 s11, hwreg(HW_REG_STATUS, 9, 2)

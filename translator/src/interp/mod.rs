@@ -537,9 +537,19 @@ pub fn run_matrix(call: &crate::ir::MatrixCall, state: &mut WaveState) -> Result
             call.plan
         )));
     };
+    run_planned(planned, call.pc, state)
+}
+
+/// Executes the resolved plan of the matrix instruction at `pc` ([`run_matrix`]; the JIT
+/// resolves the handle when compiling).
+pub fn run_planned(
+    planned: &crate::matrix::plans::Planned,
+    pc: u64,
+    state: &mut WaveState,
+) -> Result<(), ExecFault> {
     let isa = crate::matrix::gemm::best_isa();
     if let Err(e) = planned.run(isa, &mut state.vgpr, state.mode) {
-        state.pc = call.pc;
+        state.pc = pc;
         return Err(ExecFault::Unsupported(format!("matrix instruction: {e}")));
     }
     Ok(())

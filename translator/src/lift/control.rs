@@ -1,6 +1,6 @@
 //! SOPP: branches, program end, barriers, traps, waits, hints, and the system messages and
 //! debug controls that have a meaning off-GPU (see the comments at each). The GCN fork/join
-//! branches are SOP1/SOP2/SOPK instructions, in `salu_fork.rs`.
+//! branches are SOP1/SOP2/SOPK instructions, in `salu::fork`.
 
 use super::{Flow, LiftResult, Lifter};
 use crate::ir::{Exit, Op, Ty};

@@ -39,9 +39,7 @@
 //! transcendental ops (f32 and f16) likewise ignore FP_ROUND; the division helpers
 //! (`v_div_scale/fmas/fixup`; `v_div_fmas` rounds its scaled FMA once) and
 //! `v_cvt_rpi_i32_f32`'s `+ 0.5` round to nearest; `v_cvt_pk_bf16_f32` uses the f32 FP_ROUND
-//! field and does not flush; f16 unary ops other than fract round to nearest; `v_mad_f32`/
-//! `v_mac_f32` keep denormals; `v_mad_mix*` (gfx9 only) under a directed FP_ROUND is
-//! Unsupported; f64 `v_fma_f64` under a directed FP_ROUND is exact except when `|a*b|` is
+//! field and does not flush; f16 unary ops other than fract round to nearest; f64 `v_fma_f64` under a directed FP_ROUND is exact except when `|a*b|` is
 //! above 2^1000 with a non-zero `c` below 2^-900, where `c` only breaks ties;
 //! FP8/BF8 conversions use FNUZ on gfx942 and OCP on gfx950; stochastic rounding to FP8/BF8
 //! (`v_cvt_sr_{fp8,bf8}_f32`, `v_cvt_scalef32_sr_*`) adds `S1[31:12]` (BF8 `S1[31:11]`) to the
@@ -55,7 +53,6 @@ pub mod coverage;
 mod ds;
 mod mai;
 mod operand;
-mod rdna_ops;
 mod region;
 mod salu;
 mod smem;
@@ -266,17 +263,12 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
     // The GFX9 mnemonic of the key, for the modules that still select on it (`valu`, `vcmp`,
     // `mai`).
     let name = sem.name();
-    if !gfx9 {
-        if let Some(r) = rdna_ops::lift(l, inst, name) {
-            return r;
-        }
-    }
     match sem {
         Sem::Salu(op) => salu::lift(l, inst, op),
         Sem::Sopp(op) => control::lift(l, inst, op),
         Sem::Smem(op) => smem::lift(l, inst, op),
-        Sem::Valu(_) => valu::lift(l, inst, name),
-        Sem::Vcmp(_) => vcmp::lift(l, inst, name),
+        Sem::Valu(op) => valu::lift(l, inst, op),
+        Sem::Vcmp(op) => vcmp::lift(l, inst, op),
         Sem::Mfma(_) => mai::lift(l, inst, name),
         Sem::Wmma(_) => mai::wmma::lift(l, inst, name),
         Sem::Dual(_) => vopd::lift(l, inst),

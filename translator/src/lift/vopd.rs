@@ -10,10 +10,45 @@
 //! VSRCX1, SRCY0, VSRCY1], `imm` = the Y opcode field, `literal` = the shared constant.
 
 use super::{Flow, LiftResult, Lifter};
+use crate::isa::generated::DualSem::{self, *};
+use crate::isa::generated::{Sem, ValuSem};
 use crate::isa::{Format, Inst, Op, Opnd, Target};
 use crate::wave::InstClass;
 
-/// One half as an ordinary VOP1/VOP2 instruction, with the GFX9 mnemonic that lifts it.
+/// What one VOPD half lifts as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Half {
+    /// The VOP1/VOP2 operation of this key.
+    Valu(ValuSem),
+    /// gfx11 `v_dual_dot2acc_f32_bf16`, which has no VOP2 opcode of its own.
+    Dot2AccBf16,
+}
+
+/// The operation of a VOPD half.
+fn half_op(op: DualSem) -> Half {
+    use ValuSem as V;
+    Half::Valu(match op {
+        V_DUAL_MOV_B32 => V::V_MOV_B32,
+        V_DUAL_ADD_F32 => V::V_ADD_F32,
+        V_DUAL_SUB_F32 => V::V_SUB_F32,
+        V_DUAL_SUBREV_F32 => V::V_SUBREV_F32,
+        V_DUAL_MUL_F32 => V::V_MUL_F32,
+        V_DUAL_MAX_F32 | V_DUAL_MAX_NUM_F32 => V::V_MAX_F32,
+        V_DUAL_MIN_F32 | V_DUAL_MIN_NUM_F32 => V::V_MIN_F32,
+        V_DUAL_FMAC_F32 => V::V_FMAC_F32,
+        V_DUAL_FMAMK_F32 => V::V_FMAMK_F32,
+        V_DUAL_FMAAK_F32 => V::V_FMAAK_F32,
+        V_DUAL_CNDMASK_B32 => V::V_CNDMASK_B32,
+        V_DUAL_ADD_NC_U32 => V::V_ADD_U32,
+        V_DUAL_LSHLREV_B32 => V::V_LSHLREV_B32,
+        V_DUAL_AND_B32 => V::V_AND_B32,
+        V_DUAL_MUL_DX9_ZERO_F32 => V::V_MUL_DX9_ZERO_F32,
+        V_DUAL_DOT2ACC_F32_F16 => V::V_DOT2ACC_F32_F16,
+        V_DUAL_DOT2ACC_F32_BF16 => return Half::Dot2AccBf16,
+    })
+}
+
+/// One half as an ordinary VOP1/VOP2 instruction, with what it lifts as.
 fn half(
     op: Op,
     dst: Opnd,
@@ -21,47 +56,31 @@ fn half(
     s1: Opnd,
     wave: u32,
     base: &Inst,
-) -> Result<(Inst, &'static str), String> {
-    let dual = op.name();
-    let plain = dual.strip_prefix("v_dual_").ok_or("not a VOPD half")?;
-    let name: &'static str = match plain {
-        "mov_b32" => "v_mov_b32",
-        "add_f32" => "v_add_f32",
-        "sub_f32" => "v_sub_f32",
-        "subrev_f32" => "v_subrev_f32",
-        "mul_f32" => "v_mul_f32",
-        "max_f32" | "max_num_f32" => "v_max_f32",
-        "min_f32" | "min_num_f32" => "v_min_f32",
-        "fmac_f32" => "v_fmac_f32",
-        "fmamk_f32" => "v_fmamk_f32",
-        "fmaak_f32" => "v_fmaak_f32",
-        "cndmask_b32" => "v_cndmask_b32",
-        "add_nc_u32" => "v_add_u32",
-        "lshlrev_b32" => "v_lshlrev_b32",
-        "and_b32" => "v_and_b32",
-        "mul_dx9_zero_f32" => "v_mul_dx9_zero_f32",
-        "dot2acc_f32_f16" => "v_dot2acc_f32_f16",
-        "dot2acc_f32_bf16" => "v_dot2acc_f32_bf16",
-        other => return Err(format!("VOPD half v_dual_{other} is not lifted yet")),
+) -> Result<(Inst, Half), String> {
+    let Sem::Dual(dual) = op.sem() else {
+        return Err("not a VOPD half".into());
     };
+    let h = half_op(dual);
     let mut inst = *base;
-    // A half with no VOP2 opcode of its own (gfx11 `v_dual_dot2acc_f32_bf16`) keeps the
-    // dual opcode; `rdna_ops` lifts it by name.
-    inst.op = Op::from_name(name).unwrap_or(op);
-    inst.format = if name == "v_mov_b32" {
+    // The half's own VOP1/VOP2 opcode (the dual one for `Dot2AccBf16`).
+    inst.op = match h {
+        Half::Valu(v) => Op::from_name(v.name()).unwrap_or(op),
+        Half::Dot2AccBf16 => op,
+    };
+    inst.format = if h == Half::Valu(ValuSem::V_MOV_B32) {
         Format::Vop1
     } else {
         Format::Vop2
     };
     inst.dst = [dst, Opnd::NONE];
     let lit = Opnd::scalar(Opnd::LITERAL as u8, 1);
-    inst.src = match name {
-        "v_mov_b32" => [s0, Opnd::NONE, Opnd::NONE, Opnd::NONE],
+    inst.src = match h {
+        Half::Valu(ValuSem::V_MOV_B32) => [s0, Opnd::NONE, Opnd::NONE, Opnd::NONE],
         // LLVM's operand order: the constant K second (fmamk) or third (fmaak).
-        "v_fmamk_f32" => [s0, lit, s1, Opnd::NONE],
-        "v_fmaak_f32" => [s0, s1, lit, Opnd::NONE],
+        Half::Valu(ValuSem::V_FMAMK_F32) => [s0, lit, s1, Opnd::NONE],
+        Half::Valu(ValuSem::V_FMAAK_F32) => [s0, s1, lit, Opnd::NONE],
         // The selector is VCC (vcc_lo in wave32), explicit as in the GFX9 decoder.
-        "v_cndmask_b32" => [
+        Half::Valu(ValuSem::V_CNDMASK_B32) => [
             s0,
             s1,
             Opnd::scalar(106, if wave == 64 { 2 } else { 1 }),
@@ -69,13 +88,16 @@ fn half(
         ],
         _ => [s0, s1, Opnd::NONE, Opnd::NONE],
     };
-    Ok((inst, name))
+    Ok((inst, h))
 }
 
 /// VGPR slots a half reads (its accumulator included) and the slot it writes.
-fn reads_writes(inst: &Inst, name: &str) -> (Vec<u16>, Option<u16>) {
+fn reads_writes(inst: &Inst, h: Half) -> (Vec<u16>, Option<u16>) {
     let mut reads: Vec<u16> = inst.src.iter().filter_map(|o| o.vreg()).collect();
-    if name == "v_fmac_f32" || name.starts_with("v_dot2acc") {
+    if matches!(
+        h,
+        Half::Valu(ValuSem::V_FMAC_F32 | ValuSem::V_DOT2ACC_F32_F16) | Half::Dot2AccBf16
+    ) {
         reads.extend(inst.dst[0].vreg());
     }
     (reads, inst.dst[0].vreg())
@@ -110,15 +132,13 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst) -> LiftResult {
         (true, true) => return Err("VOPD halves that each overwrite the other's source".into()),
     };
     let (pc, next) = (l.pc, l.next_pc);
-    for (h, name) in order {
+    for (h, op) in order {
         l.begin(&h, pc, next);
-        match super::rdna_ops::lift(l, &h, name) {
-            Some(r) => {
-                r?;
+        match op {
+            Half::Valu(op) => {
+                super::valu::lift(l, &h, op)?;
             }
-            None => {
-                super::valu::lift(l, &h, name)?;
-            }
+            Half::Dot2AccBf16 => super::valu::dot2acc_bf16(l, &h)?,
         }
     }
     Ok((InstClass::Valu, Flow::Next))

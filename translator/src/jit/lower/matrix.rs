@@ -18,8 +18,9 @@ impl Gen<'_, '_> {
                 // Runs between lane-group runs, after every earlier register write has been
                 // stored; the registers it writes are read again from the state afterwards.
                 self.whole_wave("matrix")?;
-                // Plans live for the process (`matrix::plans`): the kernel and descriptor
-                // addresses below, the neighbours' included, stay valid with no owner here.
+                // Plans live for the process (`matrix::plans`): the plan, kernel and
+                // descriptor addresses below, the neighbours' included, stay valid with no
+                // owner here, and running the code takes no lock.
                 let planned = plans::get(call.plan).ok_or("matrix op with an unknown plan")?;
                 let p = types::I64;
                 // A pre-resolved kernel (`matrix::kernels::Fused`, checked against the
@@ -86,14 +87,14 @@ impl Gen<'_, '_> {
                     self.b.switch_to_block(slow);
                     self.b.seal_block(slow);
                 }
+                let plan = self.iconst(p, planned as *const plans::Planned as u64);
                 let pc = self.iconst(p, call.pc);
-                let id = self.iconst(types::I32, u64::from(call.plan.0));
                 let rc = self
                     .call(
                         helpers::h_matrix as *const () as usize,
-                        &[p, p, p, types::I32],
+                        &[p, p, p, p],
                         Some(types::I32),
-                        &[self.ctx, self.state, pc, id],
+                        &[self.ctx, self.state, plan, pc],
                     )
                     .ok_or("helper result")?;
                 self.fault_check(rc, call.pc);

@@ -219,6 +219,10 @@ pub struct Gen<'a, 'b> {
     /// rewritten for the VGPRs it lists being denormal-free, which the loop continues in
     /// once they are ([`Gen::emit`]).
     variant: Option<(&'a Block, &'a [u16])>,
+    /// The global window the last scalar load selected: its pc, the block the load's code
+    /// ended in, and the window (`memory::scalar_mem`: the next dword of the same
+    /// `s_load_dwordxN`, lowered in that same block, reuses it).
+    sload_window: Option<(u64, cranelift_codegen::ir::Block, memory::WinParts)>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -266,6 +270,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             layout: PathLayout::Cold,
             multi: 0,
             variant: None,
+            sload_window: None,
         }
     }
 
@@ -291,6 +296,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.facts = BlockFacts::of(block);
         self.mem = self.facts.mem;
         self.layout = PathLayout::Cold;
+        self.sload_window = None;
     }
 
     /// Emits the block body from the credit charge at `head` (the current block) to just

@@ -430,25 +430,22 @@ pub unsafe extern "C" fn h_barrier_state(ctx: *mut JitCtx<'_>) -> u32 {
     state
 }
 
-/// Runs a matrix instruction on the register file ([`crate::interp::run_matrix`]); 1 (the
-/// fault recorded) when it fails.
+/// Runs the matrix instruction at `pc` on the register file ([`crate::interp::run_planned`]);
+/// 1 (the fault recorded) when it fails.
 ///
 /// # Safety
-/// `ctx` is the live context, `state` the block's exclusive wave state.
+/// `ctx` is the live context, `state` the block's exclusive wave state, `planned` a plan
+/// from [`crate::matrix::plans::get`] (which lives for the process).
 pub unsafe extern "C" fn h_matrix(
     ctx: *mut JitCtx<'_>,
     state: *mut crate::wave::WaveState,
+    planned: *const crate::matrix::plans::Planned,
     pc: u64,
-    plan: u32,
 ) -> u32 {
     // SAFETY: see the function contract; generated code holds no reference into `state`
     // across the call (every register write is stored before it).
-    let (cx, st) = unsafe { (ctx_mut(ctx), &mut *state) };
-    let call = crate::ir::MatrixCall {
-        pc,
-        plan: crate::ir::PlanId(plan),
-    };
-    match crate::interp::run_matrix(&call, st) {
+    let (cx, st, planned) = unsafe { (ctx_mut(ctx), &mut *state, &*planned) };
+    match crate::interp::run_planned(planned, pc, st) {
         Ok(()) => 0,
         Err(e) => {
             cx.fault = Some(e);

@@ -186,7 +186,7 @@ fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
 /// 7.9.2). Writes follow EXEC.
 pub(in crate::lift) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
     let fi = l.inst()?.mods.op_sel_hi & 0x80 != 0;
-    let idx = l.lane_map(|i| (i & !7) + (sel[(i & 7) as usize] & 7) as u32);
+    let idx = l.lanes(|i| (i & !7) + (sel[(i & 7) as usize] & 7) as u32);
     let permuted = l.gather(v, idx);
     if fi {
         return Ok(permuted);

@@ -174,15 +174,6 @@ impl<'t> Lifter<'t> {
 
     // ---- IR construction -------------------------------------------------------------
 
-    /// The `V32` constant whose lane `i` is `f(i)`.
-    pub fn lane_map(&mut self, f: impl Fn(u32) -> u32) -> Val {
-        let mut a = [0u32; 64];
-        for (i, x) in a.iter_mut().enumerate() {
-            *x = f(i as u32);
-        }
-        self.lane_const(a)
-    }
-
     /// Type of `v`.
     pub fn ty(&self, v: Val) -> Ty {
         self.b.ty(v)

@@ -5,30 +5,31 @@
 //!
 //! The definitions are the pseudocode of AMD's CDNA4 ISA guide, chapter 12 (VOP1 `V_PRNG_B32`,
 //! VOP2 `V_DOT2C_F32_BF16`, VOP3 `V_ASHR_PK_*`/`V_CVT_PKACCUM_U8_F32`, VOP3P
-//! `V_DOT2_F32_BF16`), cited at each function. [`lift`] returns `None` for other instructions.
+//! `V_DOT2_F32_BF16`), cited at each function.
 
 use super::common::{dot_default_sel, prng_step, src_raw};
 use super::convert::cvt_pk_u8;
 use crate::ir::{BinOp, Val};
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::{Inst, Opnd};
 use crate::lift::operand::{inline_const, K, R};
 use crate::lift::Lifter;
 
-/// Lifts `base` (the mnemonic without `v_`) when it is one of this module's instructions.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> Option<R<()>> {
-    Some(match base {
-        "prng_b32" => prng(l, inst),
-        "ashr_pk_i8_i32" | "ashr_pk_u8_i32" => ashr_pk(l, inst, base == "ashr_pk_i8_i32"),
-        "cvt_pkaccum_u8_f32" => pkaccum(l, inst),
-        "dot2_f32_bf16" => dot2_bf16(l, inst),
-        "dot2c_f32_bf16" => dot2c_bf16(l, inst),
+/// Lifts `op`, one of this module's operations ([`super::kind`]).
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    match op {
+        V_PRNG_B32 => prng(l, inst),
+        V_ASHR_PK_I8_I32 | V_ASHR_PK_U8_I32 => ashr_pk(l, inst, op == V_ASHR_PK_I8_I32),
+        V_CVT_PKACCUM_U8_F32 => pkaccum(l, inst),
+        V_DOT2_F32_BF16 => dot2_bf16(l, inst),
+        V_DOT2C_F32_BF16 => dot2c_bf16(l, inst),
         // Cube-map math, defined once with RDNA's (RDNA4 ISA 16.12) pseudocode; GFX9 follows
         // MODE for denormals (see `float::cube`).
-        "cubeid_f32" | "cubesc_f32" | "cubetc_f32" | "cubema_f32" => {
-            super::float::cube(l, base, false)
+        V_CUBEID_F32 | V_CUBESC_F32 | V_CUBETC_F32 | V_CUBEMA_F32 => {
+            super::float::cube(l, op, false)
         }
-        _ => return None,
-    })
+        _ => Err("not supported".into()),
+    }
 }
 
 /// Rejects clamp and OMOD, which these integer/bit operations do not define.

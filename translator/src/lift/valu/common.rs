@@ -3,6 +3,7 @@
 //! with edited modifiers.
 
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::{Inst, Mods, Opnd};
 use crate::lift::operand::{K, R};
 use crate::lift::Lifter;
@@ -383,7 +384,7 @@ pub(in crate::lift) fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
     wr(l, r, k)
 }
 
-/// Whether the f32 transcendental `base` flushes input and output denormals whatever MODE
+/// Whether the f32 transcendental `op` flushes input and output denormals whatever MODE
 /// says: on RDNA, `v_sqrt/rsq/exp/log_f32` ("1ULP accuracy, denormals are flushed", RDNA4
 /// ISA 16.8 notes) and `v_rcp_iflag_f32` (7.2.4's list). The RDNA3 guide's list is an image
 /// in our copy; LLVM's f32 sqrt/log/exp lowerings scale denormal inputs on every AMDGPU
@@ -395,11 +396,11 @@ pub(in crate::lift) fn fun(l: &mut Lifter, op: UnOp, k: K) -> R<()> {
 /// `div_scale32`) FLT_MAX / FLT_MAX would become 0 (the corpus `float_specials` case). RDNA's
 /// `div_scale32_rdna` keeps such reciprocals normal; which reading the hardware follows for
 /// `v_rcp_f32` itself is open.
-pub(in crate::lift) fn flushes_denormals(l: &Lifter, base: &str) -> bool {
+pub(in crate::lift) fn flushes_denormals(l: &Lifter, op: ValuSem) -> bool {
     l.gpu.family() != Some(crate::isa::Family::Gfx9)
         && matches!(
-            base,
-            "sqrt_f32" | "rsq_f32" | "exp_f32" | "log_f32" | "rcp_iflag_f32"
+            op,
+            V_SQRT_F32 | V_RSQ_F32 | V_EXP_F32 | V_LOG_F32 | V_RCP_IFLAG_F32
         )
 }
 
@@ -745,4 +746,195 @@ pub(in crate::lift) fn prng_step(l: &mut Lifter, x: Val) -> Val {
     let sign = l.ashr_imm(x, 31);
     let tap = l.and_imm(sign, 197);
     l.xor(shifted, tap)
+}
+
+/// f32 bits of the OCP 8-bit float in the low byte of each lane of `b` (RDNA4 ISA 7.5):
+/// BF8 is E5M2 with bias 15, infinities and NaNs (the high byte of an f16); FP8 is E4M3
+/// with bias 7, no infinity, NaN = `S.1111.111`. Both convert exactly; a NaN gives the
+/// quiet NaN with the input's sign.
+pub(in crate::lift) fn ocp8_to_f32(l: &mut Lifter, b: Val, bf8: bool) -> Val {
+    let b = l.and_imm(b, 0xff);
+    if bf8 {
+        let h = l.shl_imm(b, 8);
+        return l.conv(ConvOp::F16ToF32, h);
+    }
+    let sign = l.and_imm(b, 0x80);
+    let sign = l.shl_imm(sign, 24);
+    let e = l.lshr_imm(b, 3);
+    let e = l.and_imm(e, 15);
+    let m = l.and_imm(b, 7);
+    // Normal: exponent e - 7 + 127, mantissa m << 20.
+    let ef = l.add_imm(e, 120);
+    let ef = l.shl_imm(ef, 23);
+    let mf = l.shl_imm(m, 20);
+    let normal = l.or(ef, mf);
+    // Denormal (e = 0): m * 2^-9, exact.
+    let mfl = l.conv(ConvOp::U32ToF32, m);
+    let scale = l.cst(mfl, 0x3b00_0000); // 2^-9
+    let den = l.bin(BinOp::FMul, mfl, scale);
+    let zero = l.cst(e, 0);
+    let is_den = l.cmp(CmpOp::Eq, e, zero);
+    let mag = l.select(is_den, den, normal);
+    let low7 = l.and_imm(b, 0x7f);
+    let nan_code = l.cst(b, 0x7f);
+    let is_nan = l.cmp(CmpOp::Eq, low7, nan_code);
+    let qnan = l.cst(b, 0x7fc0_0000);
+    let mag = l.select(is_nan, qnan, mag);
+    l.or(mag, sign)
+}
+
+/// The OCP 8-bit code (low byte) of the f32 values `x` (RNE, or truncation toward zero for
+/// the stochastic forms whose random bits are already added) (RDNA4 ISA 7.5, 7.6.2).
+///
+/// The magnitude is scaled by `2^-k`, where `2^k` is the target's spacing at its binade
+/// (`k = max(exponent, emin) - mantissa bits`), rounded to an integer and scaled back, all
+/// exact f32 operations. Beyond the largest finite value: FP16_OVFL (MODE bit 23) saturates
+/// to ±max, otherwise FP8 gives NaN and BF8 ±infinity. A NaN input gives the quiet code
+/// `S.1111.111` (FP8) or `S.11111.10` (BF8) with the input's sign.
+pub(in crate::lift) fn f32_to_ocp8(l: &mut Lifter, x: Val, bf8: bool, truncate: bool) -> Val {
+    let (mbits, emin, bias, max_bits, max_code) = if bf8 {
+        (2u64, -14i32, 15u64, 0x4760_0000u64, 0x7bu64)
+    } else {
+        (3, -6, 7, 0x43e0_0000, 0x7e)
+    };
+    let ovfl_code = if l.mode >> 23 & 1 != 0 {
+        max_code
+    } else if bf8 {
+        0x7c
+    } else {
+        0x7f
+    };
+    let nan_code = if bf8 { 0x7e } else { 0x7f };
+    let sign = l.and_imm(x, 0x8000_0000);
+    let sign = l.lshr_imm(sign, 24);
+    let a = l.and_imm(x, 0x7fff_ffff);
+    // k = max(unbiased exponent, emin) - mbits, as a signed 32-bit value.
+    let e = l.lshr_imm(a, 23);
+    let e = l.add_imm(e, (-127i32) as u32 as u64);
+    let emin_v = l.cst(e, emin as u32 as u64);
+    let e = l.bin(BinOp::SMax, e, emin_v);
+    let k = l.add_imm(e, (-(mbits as i32)) as u32 as u64);
+    // 2^-k and 2^k as f32 (k is within [-16, 125), so both are normal).
+    let c127 = l.cst(k, 127);
+    let inv = l.bin(BinOp::Sub, c127, k);
+    let inv = l.shl_imm(inv, 23);
+    let scale = l.add_imm(k, 127);
+    let scale = l.shl_imm(scale, 23);
+    let q = l.bin(BinOp::FMul, a, inv);
+    let q = l.un(
+        if truncate {
+            UnOp::FTrunc
+        } else {
+            UnOp::FRoundEven
+        },
+        q,
+    );
+    let r = l.bin(BinOp::FMul, q, scale);
+    // Encode the exactly representable r: normal when its exponent >= emin.
+    let er = l.lshr_imm(r, 23);
+    let normal_exp = l.cst(er, (emin + 127) as u64);
+    let is_normal = l.cmp(CmpOp::UGe, er, normal_exp);
+    let ecode = l.add_imm(er, (bias as i64 - 127) as u64 & 0xffff_ffff);
+    let ecode = l.shl_imm(ecode, mbits);
+    let mcode = l.lshr_imm(r, 23 - mbits);
+    let mcode = l.and_imm(mcode, (1 << mbits) - 1);
+    let ncode = l.or(ecode, mcode);
+    // Denormal: r / 2^(emin - mbits), an integer below 2^mbits.
+    let dscale = l.cst(r, ((127 - (emin - mbits as i32)) as u64) << 23);
+    let d = l.bin(BinOp::FMul, r, dscale);
+    let dcode = l.conv(ConvOp::F32ToU32, d);
+    let code = l.select(is_normal, ncode, dcode);
+    let maxv = l.cst(r, max_bits);
+    let over = l.cmp(CmpOp::UGt, r, maxv);
+    let ovc = l.cst(r, ovfl_code);
+    let code = l.select(over, ovc, code);
+    let inf = l.cst(a, 0x7f80_0000);
+    let nan = l.cmp(CmpOp::UGt, a, inf);
+    let nc = l.cst(a, nan_code);
+    let code = l.select(nan, nc, code);
+    l.or(code, sign)
+}
+
+/// The 16-bit element of VOP3P source `i` (low 16 bits of the result): the low element
+/// uses half `op_sel[i]` and `neg[i]`, the high element `op_sel_hi[i]` and `neg_hi[i]`.
+/// Inline constants and literals are the same in both elements.
+pub(in crate::lift) fn packed_elem(l: &mut Lifter, inst: &Inst, i: usize, hi_elem: bool) -> R<Val> {
+    let m = inst.mods;
+    let o = inst.src[i];
+    let reg = o.vreg().is_some() || o.sreg().is_some();
+    let v = src_raw(l, i, if reg { K::B32 } else { K::F16 })?;
+    let sel = if hi_elem { m.op_sel_hi } else { m.op_sel };
+    let v = if reg && sel >> i & 1 != 0 {
+        l.lshr_imm(v, 16)
+    } else {
+        v
+    };
+    let v = l.and_imm(v, 0xffff);
+    let neg = if hi_elem { m.neg_hi } else { m.neg };
+    Ok(if neg >> i & 1 != 0 {
+        let c = l.cst(v, 0x8000);
+        l.xor(v, c)
+    } else {
+        v
+    })
+}
+
+/// Which float min/max rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(in crate::lift) enum MinMax {
+    /// IEEE-754-2019 minimumNumber/maximumNumber (= 2008 minNum/maxNum with −0 < +0).
+    Num,
+    /// IEEE-754-2019 minimum/maximum: a NaN input gives a NaN (an sNaN first, quieted).
+    Ieee2019,
+}
+
+/// `min` (or `max`) of `a` and `b` under `rule`, for f32/f64 operands (RDNA4 ISA,
+/// V_MINIMUM_F32: sNaN S0, sNaN S1, qNaN S0, qNaN S1 in that priority, each quieted; else
+/// the smaller, −0 < +0).
+pub(in crate::lift) fn minmax(l: &mut Lifter, rule: MinMax, max: bool, a: Val, b: Val) -> Val {
+    let op = if max { BinOp::FMaxNum } else { BinOp::FMinNum };
+    let r = l.bin(op, a, b);
+    if rule == MinMax::Num {
+        return r;
+    }
+    let (qa, qb) = (l.un(UnOp::FQuiet, a), l.un(UnOp::FQuiet, b));
+    let (na, nb) = (l.cmp(CmpOp::FUno, a, a), l.cmp(CmpOp::FUno, b, b));
+    let snan = l.cst(a, 1);
+    let (sa, sb) = (l.cmp(CmpOp::FClass, a, snan), l.cmp(CmpOp::FClass, b, snan));
+    let t = l.select(nb, qb, r);
+    let t = l.select(na, qa, t);
+    let t = l.select(sb, qb, t);
+    l.select(sa, qa, t)
+}
+
+/// f16 `min`/`max` of the low 16 bits of `a` and `b`: the ordered result is computed on the
+/// exactly converted f32 values (both NaN: `a` quieted, payload kept); the IEEE-754-2019 NaN
+/// priority is decided on the f16 bits (the f16 → f32 conversion quiets NaNs).
+pub(in crate::lift) fn minmax16(l: &mut Lifter, rule: MinMax, max: bool, a: Val, b: Val) -> Val {
+    let (fa, fb) = (l.conv(ConvOp::F16ToF32, a), l.conv(ConvOp::F16ToF32, b));
+    let op = if max { BinOp::FMaxNum } else { BinOp::FMinNum };
+    let r = l.bin(op, fa, fb);
+    let r = l.conv(ConvOp::F32ToF16, r);
+    if rule == MinMax::Num {
+        return r;
+    }
+    let class = |l: &mut Lifter, x: Val| {
+        let mag = l.and_imm(x, 0x7fff);
+        let inf = l.cst(x, 0x7c00);
+        let nan = l.cmp(CmpOp::UGt, mag, inf);
+        let qbit = l.and_imm(x, 0x200);
+        let zero = l.cst(x, 0);
+        let signalling = l.cmp(CmpOp::Eq, qbit, zero);
+        let snan = l.and(nan, signalling);
+        let qb = l.cst(x, 0x200);
+        let q = l.or(x, qb);
+        let q = l.and_imm(q, 0xffff);
+        (nan, snan, q)
+    };
+    let (na, sa, qa) = class(l, a);
+    let (nb, sb, qb) = class(l, b);
+    let t = l.select(nb, qb, r);
+    let t = l.select(na, qa, t);
+    let t = l.select(sb, qb, t);
+    l.select(sa, qa, t)
 }

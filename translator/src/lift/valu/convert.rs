@@ -3,22 +3,22 @@
 
 use super::common::*;
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, Ty, UnOp, Val};
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::Inst;
 use crate::lift::operand::{K, R};
 use crate::lift::Lifter;
 use BinOp::*;
 
-/// Lifts `base` (the mnemonic without `v_`) when it is one of this module's instructions;
-/// `Ok(false)` when it is not.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
-    match base {
-        "cvt_f32_i32" | "cvt_f32_u32" | "cvt_f32_f64"
+/// Lifts `op`, one of this module's operations ([`super::kind`]).
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    match op {
+        V_CVT_F32_I32 | V_CVT_F32_U32 | V_CVT_F32_F64
             if round_of(l, K::F32) != Round::NearestEven =>
         {
             // Rounded in the f32 MODE direction (the destination's).
-            let (op, from) = match base {
-                "cvt_f32_i32" => (RoundedOp::I32ToF32, K::B32),
-                "cvt_f32_u32" => (RoundedOp::U32ToF32, K::B32),
+            let (op, from) = match op {
+                V_CVT_F32_I32 => (RoundedOp::I32ToF32, K::B32),
+                V_CVT_F32_U32 => (RoundedOp::U32ToF32, K::B32),
                 _ => (RoundedOp::F64ToF32, K::F64),
             };
             let a = l.src(0, from)?;
@@ -26,28 +26,28 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
-        "cvt_f32_i32" => conv(l, ConvOp::I32ToF32, K::B32, K::F32),
-        "cvt_f32_u32" => conv(l, ConvOp::U32ToF32, K::B32, K::F32),
-        "cvt_i32_f32" => conv(l, ConvOp::F32ToI32, K::F32, K::B32),
-        "cvt_u32_f32" => conv(l, ConvOp::F32ToU32, K::F32, K::B32),
-        "cvt_f64_i32" => conv(l, ConvOp::I32ToF64, K::B32, K::F64),
-        "cvt_f64_u32" => conv(l, ConvOp::U32ToF64, K::B32, K::F64),
-        "cvt_i32_f64" => conv(l, ConvOp::F64ToI32, K::F64, K::B32),
-        "cvt_u32_f64" => conv(l, ConvOp::F64ToU32, K::F64, K::B32),
-        "cvt_f64_f32" => conv(l, ConvOp::F32ToF64, K::F32, K::F64),
-        "cvt_f32_f64" => conv(l, ConvOp::F64ToF32, K::F64, K::F32),
-        "cvt_f32_f16" => conv(l, ConvOp::F16ToF32, K::F16, K::F32),
-        "cvt_f16_f32" => {
+        V_CVT_F32_I32 => conv(l, ConvOp::I32ToF32, K::B32, K::F32),
+        V_CVT_F32_U32 => conv(l, ConvOp::U32ToF32, K::B32, K::F32),
+        V_CVT_I32_F32 => conv(l, ConvOp::F32ToI32, K::F32, K::B32),
+        V_CVT_U32_F32 => conv(l, ConvOp::F32ToU32, K::F32, K::B32),
+        V_CVT_F64_I32 => conv(l, ConvOp::I32ToF64, K::B32, K::F64),
+        V_CVT_F64_U32 => conv(l, ConvOp::U32ToF64, K::B32, K::F64),
+        V_CVT_I32_F64 => conv(l, ConvOp::F64ToI32, K::F64, K::B32),
+        V_CVT_U32_F64 => conv(l, ConvOp::F64ToU32, K::F64, K::B32),
+        V_CVT_F64_F32 => conv(l, ConvOp::F32ToF64, K::F32, K::F64),
+        V_CVT_F32_F64 => conv(l, ConvOp::F64ToF32, K::F64, K::F32),
+        V_CVT_F32_F16 => conv(l, ConvOp::F16ToF32, K::F16, K::F32),
+        V_CVT_F16_F32 => {
             // OMOD and clamp apply to the f16 result (`out16`).
             let a = l.src(0, K::F32)?;
             let r = to_f16(l, a);
             let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
-        "cvt_flr_i32_f32" | "cvt_rpi_i32_f32" => {
+        V_CVT_FLR_I32_F32 | V_CVT_RPI_I32_F32 => {
             // flr: floor(x); rpi: floor(x + 0.5).
             let a = l.src(0, K::F32)?;
-            let a = if base == "cvt_rpi_i32_f32" {
+            let a = if op == V_CVT_RPI_I32_F32 {
                 let h = l.cst(a, 0x3f00_0000);
                 l.bin(FAdd, a, h)
             } else {
@@ -57,8 +57,13 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             let r = l.conv(ConvOp::F32ToI32, f);
             l.vdst32(r)
         }
-        "cvt_f32_ubyte0" | "cvt_f32_ubyte1" | "cvt_f32_ubyte2" | "cvt_f32_ubyte3" => {
-            let n = base.as_bytes()[base.len() - 1] - b'0';
+        V_CVT_F32_UBYTE0 | V_CVT_F32_UBYTE1 | V_CVT_F32_UBYTE2 | V_CVT_F32_UBYTE3 => {
+            let n = match op {
+                V_CVT_F32_UBYTE0 => 0,
+                V_CVT_F32_UBYTE1 => 1,
+                V_CVT_F32_UBYTE2 => 2,
+                _ => 3,
+            };
             let a = l.src(0, K::B32)?;
             let s = l.lshr_imm(a, 8 * n as u64);
             let b = l.and_imm(s, 0xff);
@@ -67,17 +72,17 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             let r = l.fout(r, K::F32)?;
             l.vdst32(r)
         }
-        "cvt_pkrtz_f16_f32" => {
+        V_CVT_PKRTZ_F16_F32 => {
             let a = l.src(0, K::F32)?;
             let b = l.src(1, K::F32)?;
             let r = l.lane_fn(LaneFn::PkRtzF16F32, vec![a, b], Ty::V32);
             l.vdst32(r)
         }
 
-        "cvt_pk_fp8_f32" | "cvt_pk_bf8_f32" => {
+        V_CVT_PK_FP8_F32 | V_CVT_PK_BF8_F32 => {
             // D.word[op_sel[3]] = {cvt(S1), cvt(S0)}, the other word kept; nearest even
             // (CDNA4 ISA table 31); FP16_OVFL saturates (the encoding has no clamp bit).
-            let bf8 = base.contains("bf8");
+            let bf8 = op == V_CVT_PK_BF8_F32;
             let op = f8_op(l, bf8, false);
             let sat = fp16_ovfl(l);
             let a = l.src(0, K::F32)?;
@@ -97,12 +102,12 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             // The word selected by op_sel[3], the other kept: the same write as true16's.
             write16(l, inst, w)
         }
-        "cvt_pk_f16_f32" | "cvt_pk_bf16_f32" => {
+        V_CVT_PK_F16_F32 | V_CVT_PK_BF16_F32 => {
             // gfx950: D = {cvt(S1), cvt(S0)}; f16 in the f16 MODE direction with FP16_OVFL
             // and output flushing, bf16 in the f32 direction.
             let a = l.src(0, K::F32)?;
             let b = l.src(1, K::F32)?;
-            let (lo, hi) = if base == "cvt_pk_f16_f32" {
+            let (lo, hi) = if op == V_CVT_PK_F16_F32 {
                 (to_f16(l, a), to_f16(l, b))
             } else {
                 let rm = round_of(l, K::F32);
@@ -116,17 +121,17 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             let r = l.or(lo, hi);
             l.vdst32(r)
         }
-        "cvt_f32_bf16" => {
+        V_CVT_F32_BF16 => {
             // The bf16 in the low half (or the SDWA-selected word) is the top of an f32.
             let a = l.src(0, K::B32)?;
             let a = l.and_imm(a, 0xffff);
             let r = l.shl_imm(a, 16);
             l.vdst32(r)
         }
-        "cvt_sr_f16_f32" | "cvt_sr_bf16_f32" => {
+        V_CVT_SR_F16_F32 | V_CVT_SR_BF16_F32 => {
             // Stochastic rounding with the random S1 into the half op_sel[3] of D, the other
             // half kept (CDNA4 ISA 7.3).
-            let (op, k) = if base == "cvt_sr_f16_f32" {
+            let (op, k) = if op == V_CVT_SR_F16_F32 {
                 (RoundedOp::SrF32ToF16, K::F16)
             } else {
                 (RoundedOp::SrF32ToBf16, K::F32)
@@ -147,10 +152,10 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             };
             l.vdst32(r)
         }
-        "cvt_sr_fp8_f32" | "cvt_sr_bf8_f32" => {
+        V_CVT_SR_FP8_F32 | V_CVT_SR_BF8_F32 => {
             // Stochastic rounding with the random S1; the byte op_sel[3:2] of D is written,
             // the others kept (CDNA4 ISA 7.3).
-            let bf8 = base.contains("bf8");
+            let bf8 = op == V_CVT_SR_BF8_F32;
             let op = f8_op(l, bf8, true);
             let sat = fp16_ovfl(l);
             let a = l.src(0, K::F32)?;
@@ -162,7 +167,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             );
             write_dst_byte(l, inst, byte)
         }
-        "cvt_f32_fp8" | "cvt_f32_bf8" => {
+        V_CVT_F32_FP8 | V_CVT_F32_BF8 => {
             // FNUZ formats on gfx942, OCP on gfx950; the byte comes from the SDWA select (byte 0
             // otherwise).
             if inst.mods.op_sel != 0 {
@@ -170,16 +175,16 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             }
             let a = l.src(0, K::B32)?;
             let ocp = is_ocp(l);
-            let r = f8_to_f32(l, a, base.ends_with("bf8"), ocp);
+            let r = f8_to_f32(l, a, op == V_CVT_F32_BF8, ocp);
             l.vdst32(r)
         }
-        "cvt_pk_f32_fp8" | "cvt_pk_f32_bf8" => {
+        V_CVT_PK_F32_FP8 | V_CVT_PK_F32_BF8 => {
             // Bytes 0 and 1 (the word chosen by SDWA) to a register pair.
             if inst.mods.op_sel != 0 {
                 return Err("op_sel word selection is not supported".into());
             }
             let a = l.src(0, K::B32)?;
-            let bf8 = base.ends_with("bf8");
+            let bf8 = op == V_CVT_PK_F32_BF8;
             let ocp = is_ocp(l);
             let lo = f8_to_f32(l, a, bf8, ocp);
             let b1 = l.lshr_imm(a, 8);
@@ -187,10 +192,10 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             let v = l.pack(lo, hi);
             l.vdst64(v)
         }
-        "cvt_f16_u16" | "cvt_f16_i16" => {
+        V_CVT_F16_U16 | V_CVT_F16_I16 => {
             // 16-bit integers are exact in f32, so one rounding to f16.
             let a = l.src(0, K::B16)?;
-            let (e, c) = if base == "cvt_f16_i16" {
+            let (e, c) = if op == V_CVT_F16_I16 {
                 (ConvOp::SExt16, ConvOp::I32ToF32)
             } else {
                 (ConvOp::ZExt16, ConvOp::U32ToF32)
@@ -200,7 +205,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
                 let f = l.conv(c, a);
                 l.conv(ConvOp::F32ToF16, f)
             } else {
-                let op = if base == "cvt_f16_i16" {
+                let op = if op == V_CVT_F16_I16 {
                     RoundedOp::I32ToF16
                 } else {
                     RoundedOp::U32ToF16
@@ -211,11 +216,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             let r = out16(l, inst, r)?;
             wr16(l, inst, r)
         }
-        "cvt_u16_f16" | "cvt_i16_f16" => {
+        V_CVT_U16_F16 | V_CVT_I16_F16 => {
             // Toward zero, saturating to the 16-bit range; NaN gives 0.
             let a = l.src(0, K::F16)?;
             let f = l.conv(ConvOp::F16ToF32, a);
-            let r = if base == "cvt_u16_f16" {
+            let r = if op == V_CVT_U16_F16 {
                 let i = l.conv(ConvOp::F32ToU32, f);
                 let m = l.cst(i, 0xffff);
                 l.bin(UMin, i, m)
@@ -228,12 +233,12 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             };
             wr16(l, inst, r)
         }
-        "cvt_pk_u16_u32" | "cvt_pk_i16_i32" => {
+        V_CVT_PK_U16_U32 | V_CVT_PK_I16_I32 => {
             // D = {sat16(S1), sat16(S0)}.
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
             let sat = |l: &mut Lifter, x: Val| -> Val {
-                if base == "cvt_pk_u16_u32" {
+                if op == V_CVT_PK_U16_U32 {
                     let m = l.cst(x, 0xffff);
                     l.bin(UMin, x, m)
                 } else {
@@ -250,12 +255,8 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             let r = l.or(lo, hi);
             l.vdst32(r)
         }
-        _ if base.starts_with("cvt_scalef32_") => {
-            super::scale_cvt::lift(l, inst, &base["cvt_scalef32_".len()..])
-        }
-        _ => return Ok(false),
-    }?;
-    Ok(true)
+        _ => Err("not supported".into()),
+    }
 }
 
 /// `conv` from a source of kind `from` to a result of kind `to`.
@@ -289,17 +290,36 @@ pub(in crate::lift) fn cvt_off_i4(l: &mut Lifter, inst: &Inst) -> R<()> {
 /// [-1, 1] times 32767 and UNORM `x` clamped to [0, 1] times 65535 (the D3D/Vulkan
 /// conversion rules), the product (exact in f64) rounded to an integer once in the source
 /// type's MODE.FP_ROUND direction; NaN gives 0.
-pub(in crate::lift) fn cvt_norm(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+pub(in crate::lift) fn cvt_norm(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
     if inst.mods.clamp || inst.mods.omod != 0 {
         return Err("output modifiers on a normalizing conversion".into());
     }
     l.count_vector();
-    let signed = base.contains("_i16_");
-    let f16 = base.ends_with("_f16");
+    let signed = matches!(
+        op,
+        V_CVT_NORM_I16_F16
+            | V_CVT_PKNORM_I16_F16
+            | V_CVT_PKNORM_I16_F32
+            | V_CVT_PK_NORM_I16_F16
+            | V_CVT_PK_NORM_I16_F32
+    );
+    let f16 = matches!(
+        op,
+        V_CVT_NORM_I16_F16
+            | V_CVT_NORM_U16_F16
+            | V_CVT_PKNORM_I16_F16
+            | V_CVT_PKNORM_U16_F16
+            | V_CVT_PK_NORM_I16_F16
+            | V_CVT_PK_NORM_U16_F16
+    );
     let k = if f16 { K::F16 } else { K::F32 };
     let round = Round::from_field(if f16 { l.mode >> 2 } else { l.mode });
     let mut out = Vec::new();
-    let n = if base.starts_with("cvt_pk") { 2 } else { 1 };
+    let n = if matches!(op, V_CVT_NORM_I16_F16 | V_CVT_NORM_U16_F16) {
+        1
+    } else {
+        2
+    };
     for i in 0..n {
         let x = l.src(i, k)?;
         let x = if f16 { l.conv(ConvOp::F16ToF32, x) } else { x };
@@ -366,5 +386,122 @@ pub(in crate::lift) fn cvt_pk_u8(l: &mut Lifter, inst: &Inst) -> R<()> {
     let c = l.and(c, keep);
     let u = l.bin(BinOp::Shl, u, shift);
     let r = l.or(c, u);
+    l.vdst32(r)
+}
+
+/// `v_cvt_i32_i16` / `v_cvt_u32_u16`: a 16-bit half sign- or zero-extended to 32 bits.
+pub(in crate::lift) fn ext16(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    l.count_vector();
+    let a = l.src(0, K::B16)?;
+    let e = if op == V_CVT_I32_I16 {
+        ConvOp::SExt16
+    } else {
+        ConvOp::ZExt16
+    };
+    let r = l.conv(e, a);
+    let _ = inst;
+    l.vdst32(r)
+}
+
+/// `v_cvt_pk_i16_f32` / `v_cvt_pk_u16_f32` (RDNA4 ISA): `{cvt16(S1), cvt16(S0)}` where
+/// `v_cvt_i16_f32`/`v_cvt_u16_f32` convert toward zero and saturate to the 16-bit range,
+/// NaN giving 0 (the rule of `v_cvt_i32_f32` at 16 bits).
+pub(in crate::lift) fn cvt_pk16_f32(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on an integer conversion".into());
+    }
+    l.count_vector();
+    let signed = op == V_CVT_PK_I16_F32;
+    let mut out = Vec::new();
+    for i in 0..2 {
+        let x = l.src(i, K::F32)?;
+        let v = if signed {
+            let v = l.conv(ConvOp::F32ToI32, x);
+            let lo = l.cst(v, (-32768i32) as u32 as u64);
+            let hi = l.cst(v, 32767);
+            let v = l.bin(BinOp::SMax, v, lo);
+            let v = l.bin(BinOp::SMin, v, hi);
+            l.and_imm(v, 0xffff)
+        } else {
+            let v = l.conv(ConvOp::F32ToU32, x);
+            let hi = l.cst(v, 0xffff);
+            l.bin(BinOp::UMin, v, hi)
+        };
+        out.push(v);
+    }
+    let hi = l.shl_imm(out[1], 16);
+    let r = l.or(out[0], hi);
+    l.vdst32(r)
+}
+
+/// `v_cvt_f32_fp8/bf8` (the byte chosen by OPSEL: `byte = op_sel[0] * 2 + op_sel[1]`, "byte
+/// select bits are reversed") and `v_cvt_pk_f32_fp8/bf8` (the 16-bit half chosen by
+/// `op_sel[0]`, two results in a register pair) (RDNA4 ISA 7.6.2, V_CVT_F32_FP8).
+pub(in crate::lift) fn cvt_from_ocp8(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    if inst.mods.clamp || inst.mods.omod != 0 {
+        return Err("output modifiers on an FP8/BF8 conversion".into());
+    }
+    l.count_vector();
+    let bf8 = matches!(op, V_CVT_F32_BF8 | V_CVT_PK_F32_BF8);
+    // The raw register: input modifiers are ignored, and OPSEL is a byte/half select here.
+    let v = src_raw(l, 0, K::B32)?;
+    let sel = inst.mods.op_sel;
+    if matches!(op, V_CVT_PK_F32_FP8 | V_CVT_PK_F32_BF8) {
+        let w = if sel & 1 != 0 { l.lshr_imm(v, 16) } else { v };
+        let lo = ocp8_to_f32(l, w, bf8);
+        let b1 = l.lshr_imm(w, 8);
+        let hi = ocp8_to_f32(l, b1, bf8);
+        let p = l.pack(lo, hi);
+        return l.vdst64(p);
+    }
+    let byte = ((sel & 1) << 1 | (sel >> 1 & 1)) as u64;
+    let b = if byte != 0 {
+        l.lshr_imm(v, 8 * byte)
+    } else {
+        v
+    };
+    let r = ocp8_to_f32(l, b, bf8);
+    l.vdst32(r)
+}
+
+/// `v_cvt_pk_fp8/bf8_f32` (two RNE conversions into the 16-bit half `op_sel[3]` selects)
+/// and `v_cvt_sr_fp8/bf8_f32` (stochastic rounding: `S1[31:12]` (FP8) or `S1[31:11]` (BF8)
+/// added to the mantissa, wrapping within the 23 bits, then truncation; the byte `op_sel[3:2]`
+/// selects); the rest of the destination is kept (RDNA4 ISA, V_CVT_PK_FP8_F32,
+/// V_CVT_SR_FP8_F32).
+pub(in crate::lift) fn cvt_to_ocp8(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on an FP8/BF8 conversion is not supported".into());
+    }
+    l.count_vector();
+    let bf8 = matches!(op, V_CVT_PK_BF8_F32 | V_CVT_SR_BF8_F32);
+    let a = l.src(0, K::F32)?;
+    let reg = inst.dst[0]
+        .vreg()
+        .ok_or("conversion destination is not a VGPR")?;
+    let old = l.get_vreg(reg)?;
+    let sel = inst.mods.op_sel;
+    let r = if matches!(op, V_CVT_PK_FP8_F32 | V_CVT_PK_BF8_F32) {
+        let b = l.src(1, K::F32)?;
+        let c0 = f32_to_ocp8(l, a, bf8, false);
+        let c1 = f32_to_ocp8(l, b, bf8, false);
+        let c1 = l.shl_imm(c1, 8);
+        let w = l.or(c0, c1);
+        insert16(l, old, w, sel & 8 != 0)
+    } else {
+        let rnd = l.src(1, K::B32)?;
+        let shift = if bf8 { 11 } else { 12 };
+        let rnd = l.lshr_imm(rnd, shift);
+        let m = l.and_imm(a, 0x7f_ffff);
+        let m = l.add(m, rnd);
+        let m = l.and_imm(m, 0x7f_ffff);
+        let se = l.and_imm(a, 0xff80_0000);
+        let t = l.or(se, m);
+        let c = f32_to_ocp8(l, t, bf8, true);
+        let byte = (sel >> 2 & 3) as u64;
+        let keep = l.and_imm(old, !(0xffu64 << (8 * byte)) & 0xffff_ffff);
+        let c = l.shl_imm(c, 8 * byte);
+        l.or(keep, c)
+    };
     l.vdst32(r)
 }

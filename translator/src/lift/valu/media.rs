@@ -3,6 +3,7 @@
 
 use super::common::*;
 use crate::ir::{BinOp, CmpOp, ConvOp, Val};
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::Inst;
 use crate::lift::operand::{K, R};
 use crate::lift::Lifter;
@@ -10,13 +11,13 @@ use crate::lift::Lifter;
 /// The media ops `v_sad_u8`, `v_sad_hi_u8` (the sum shifted left by 16), `v_sad_u16`,
 /// `v_msad_u8` (bytes whose reference S1 byte is 0 skipped), all `S2 + sum |S0.e - S1.e|`
 /// wrapping, and `v_lerp_u8` (per byte `(S0.b + S1.b + S2.b[0]) >> 1`) (RDNA4 ISA, V_SAD_U8).
-pub(in crate::lift) fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+pub(in crate::lift) fn sad(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
     no_clamp(inst)?;
     l.count_vector();
     let a = l.src(0, K::B32)?;
     let b = l.src(1, K::B32)?;
     let c = l.src(2, K::B32)?;
-    let (bits, n) = if base == "sad_u16" {
+    let (bits, n) = if op == V_SAD_U16 {
         (16u64, 2u64)
     } else {
         (8, 4)
@@ -25,7 +26,7 @@ pub(in crate::lift) fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         let t = l.lshr_imm(v, bits * i);
         l.and_imm(t, (1 << bits) - 1)
     };
-    if base == "lerp_u8" {
+    if op == V_LERP_U8 {
         let mut acc: Option<Val> = None;
         for i in 0..4 {
             let x = field(l, a, i);
@@ -48,11 +49,11 @@ pub(in crate::lift) fn sad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     for i in 0..n {
         let x = field(l, a, i);
         let y = field(l, b, i);
-        let d = absdiff(l, x, y, base == "msad_u8");
+        let d = absdiff(l, x, y, op == V_MSAD_U8);
         sum = Some(add_to(l, sum, d));
     }
     let sum = sum.ok_or("no elements")?;
-    let sum = if base == "sad_hi_u8" {
+    let sum = if op == V_SAD_HI_U8 {
         l.shl_imm(sum, 16)
     } else {
         sum
@@ -87,11 +88,11 @@ pub(in crate::lift) fn add_to(l: &mut Lifter, acc: Option<Val>, v: Val) -> Val {
 /// 32-bit windows `S0[8i+31:8i]` (S0 is 64-bit) against S1, each added to field `i` of S2
 /// (16-bit fields of a 64-bit S2, truncated to 16 bits; or 32-bit fields of a 128-bit S2)
 /// (RDNA4 ISA, V_QSAD_PK_U16_U8).
-pub(in crate::lift) fn qsad(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+pub(in crate::lift) fn qsad(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
     no_clamp(inst)?;
     l.count_vector();
-    let masked = base.starts_with("mqsad");
-    let wide = base == "mqsad_u32_u8";
+    let masked = matches!(op, V_MQSAD_PK_U16_U8 | V_MQSAD_U32_U8);
+    let wide = op == V_MQSAD_U32_U8;
     let a = l.src(0, K::B64)?;
     let b = l.src(1, K::B32)?;
     let c: Vec<Val> = if wide {

@@ -2,22 +2,22 @@
 
 use super::common::*;
 use crate::ir::{BinOp, ConvOp, RoundedOp, UnOp, Val};
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::Inst;
 use crate::lift::operand::{K, R};
 use crate::lift::Lifter;
 use BinOp::*;
 
-/// Lifts `base` (the mnemonic without `v_`) when it is one of this module's instructions;
-/// `Ok(false)` when it is not.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
-    match base {
-        "pk_add_f32" | "pk_mul_f32" | "pk_fma_f32" | "pk_mov_b32" => pk_f32(l, inst, base),
-        "pk_add_f16" | "pk_mul_f16" | "pk_max_f16" | "pk_min_f16" | "pk_fma_f16" | "pk_add_u16"
-        | "pk_add_i16" | "pk_sub_u16" | "pk_sub_i16" | "pk_mul_lo_u16" | "pk_max_u16"
-        | "pk_max_i16" | "pk_min_u16" | "pk_min_i16" | "pk_lshlrev_b16" | "pk_lshrrev_b16"
-        | "pk_ashrrev_i16" | "pk_mad_u16" | "pk_mad_i16" | "pk_maximum3_f16"
-        | "pk_minimum3_f16" => pk16(l, inst, base),
-        "pk_fmac_f16" => {
+/// Lifts `op`, one of this module's operations ([`super::kind`]).
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    match op {
+        V_PK_ADD_F32 | V_PK_MUL_F32 | V_PK_FMA_F32 | V_PK_MOV_B32 => pk_f32(l, inst, op),
+        V_PK_ADD_F16 | V_PK_MUL_F16 | V_PK_MAX_F16 | V_PK_MIN_F16 | V_PK_FMA_F16 | V_PK_ADD_U16
+        | V_PK_ADD_I16 | V_PK_SUB_U16 | V_PK_SUB_I16 | V_PK_MUL_LO_U16 | V_PK_MAX_U16
+        | V_PK_MAX_I16 | V_PK_MIN_U16 | V_PK_MIN_I16 | V_PK_LSHLREV_B16 | V_PK_LSHRREV_B16
+        | V_PK_ASHRREV_I16 | V_PK_MAD_U16 | V_PK_MAD_I16 | V_PK_MAXIMUM3_F16
+        | V_PK_MINIMUM3_F16 => pk16(l, inst, op),
+        V_PK_FMAC_F16 => {
             // D.h = fma(S0.h, S1.h, D.h) for both halves (no op_sel on this VOP2).
             let a = l.src(0, K::B32)?;
             let b = l.src(1, K::B32)?;
@@ -39,9 +39,8 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<bool> {
             let r = l.or(halves[0], hi);
             l.vdst32(r)
         }
-        _ => return Ok(false),
-    }?;
-    Ok(true)
+        _ => Err("not supported".into()),
+    }
 }
 
 /// The two dwords of a packed-f32 (VOP3P) source: a register pair, or a scalar/constant
@@ -67,10 +66,10 @@ pub(in crate::lift) fn pk_src(l: &mut Lifter, inst: &Inst, i: usize) -> R<[Val; 
 /// `v_pk_{add,mul,fma}_f32`, `v_pk_mov_b32` (gfx90a+ VOP3P on 64-bit register pairs): the low
 /// result takes dword `op_sel[i]` of each source, the high result dword `op_sel_hi[i]`;
 /// `neg_lo`/`neg_hi` negate the selected operands of the low/high halves.
-pub(in crate::lift) fn pk_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    let n = match base {
-        "pk_fma_f32" => 3,
-        "pk_mov_b32" => 2,
+pub(in crate::lift) fn pk_f32(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    let n = match op {
+        V_PK_FMA_F32 => 3,
+        V_PK_MOV_B32 => 2,
         _ => 2,
     };
     let mut srcs = Vec::new();
@@ -86,19 +85,19 @@ pub(in crate::lift) fn pk_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> 
         let mut ops = Vec::new();
         for (i, s) in srcs.iter().enumerate() {
             let mut x = s[(sel >> i & 1) as usize];
-            if base != "pk_mov_b32" && neg >> i & 1 != 0 {
+            if op != V_PK_MOV_B32 && neg >> i & 1 != 0 {
                 x = l.un(UnOp::FNeg, x);
             }
             ops.push(x);
         }
-        let r = match base {
-            "pk_add_f32" => farith(l, FAdd, K::F32, ops[0], ops[1]),
-            "pk_mul_f32" => farith(l, FMul, K::F32, ops[0], ops[1]),
-            "pk_fma_f32" => ffma(l, K::F32, ops[0], ops[1], ops[2]),
+        let r = match op {
+            V_PK_ADD_F32 => farith(l, FAdd, K::F32, ops[0], ops[1]),
+            V_PK_MUL_F32 => farith(l, FMul, K::F32, ops[0], ops[1]),
+            V_PK_FMA_F32 => ffma(l, K::F32, ops[0], ops[1], ops[2]),
             // v_pk_mov_b32: D.lo = src0[op_sel[0]], D.hi = src1[op_sel[1]].
             _ => srcs[half][(m.op_sel >> half & 1) as usize],
         };
-        let r = if m.clamp && base != "pk_mov_b32" {
+        let r = if m.clamp && op != V_PK_MOV_B32 {
             let z = l.cst(r, 0);
             let o = l.cst(r, 0x3f80_0000);
             let t = l.bin(FMaxNum, r, z);
@@ -119,17 +118,14 @@ pub(in crate::lift) fn pk_f32(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> 
 /// VOP3P packed 16-bit ops: the low result uses half `op_sel[i]` of each source and `neg`,
 /// the high result half `op_sel_hi[i]` and `neg_hi`. Float ops are computed in f32 (exact
 /// before the single rounding to f16 for add/mul/min/max; FMA may double-round in rare ties).
-pub(in crate::lift) fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
+pub(in crate::lift) fn pk16(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
     let m = inst.mods;
-    let float = base.ends_with("f16");
-    let n = if base.contains("fma") || base.contains("mad") || base.contains("imum3") {
+    let (op, float, signed) = pk16_decode(op).ok_or("not a packed 16-bit operation")?;
+    let n = if matches!(op, Pk::Fma | Pk::Mad | Pk::Maximum3 | Pk::Minimum3) {
         3
     } else {
         2
     };
-    let op = base.strip_prefix("pk_").unwrap_or(base);
-    let op = op.rsplit_once('_').map(|x| x.0).unwrap_or(op);
-    let signed = base.ends_with("i16");
     let mut halves = [None, None];
     for (h, slot) in halves.iter_mut().enumerate() {
         let sel = if h == 0 { m.op_sel } else { m.op_sel_hi };
@@ -155,11 +151,11 @@ pub(in crate::lift) fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
         let r = if float {
             // f16 bits in the low halves; min/max compare in f32 (exact).
             let r = match op {
-                "add" => f16_arith(l, RoundedOp::AddF16, ops.clone()),
-                "mul" => f16_arith(l, RoundedOp::MulF16, ops.clone()),
-                "max" | "min" => fminmax(l, op == "max", K::F16, ops[0], ops[1]),
-                "maximum3" | "minimum3" => {
-                    let max = op == "maximum3";
+                Pk::Add => f16_arith(l, RoundedOp::AddF16, ops.clone()),
+                Pk::Mul => f16_arith(l, RoundedOp::MulF16, ops.clone()),
+                Pk::Max | Pk::Min => fminmax(l, op == Pk::Max, K::F16, ops[0], ops[1]),
+                Pk::Maximum3 | Pk::Minimum3 => {
+                    let max = op == Pk::Maximum3;
                     let t = fmaximum(l, max, K::F16, ops[0], ops[1]);
                     fmaximum(l, max, K::F16, t, ops[2])
                 }
@@ -171,24 +167,24 @@ pub(in crate::lift) fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 r
             }
         } else {
-            if m.clamp && matches!(op, "mul_lo" | "lshlrev" | "lshrrev" | "ashrrev") {
+            if m.clamp && matches!(op, Pk::Mul | Pk::Shl | Pk::LShr | Pk::AShr) {
                 // The ISA's integer clamp (saturate to the representable range, CDNA ISA 6.5)
                 // does not say what range a low product or a shift saturates to.
                 return Err("clamp on a packed mul_lo or shift is not supported".into());
             }
             let r = match op {
-                "add" => l.add(ops[0], ops[1]),
-                "sub" => l.bin(Sub, ops[0], ops[1]),
-                "mul_lo" => l.bin(Mul, ops[0], ops[1]),
-                "max" if signed => l.bin(SMax, ops[0], ops[1]),
-                "max" => l.bin(UMax, ops[0], ops[1]),
-                "min" if signed => l.bin(SMin, ops[0], ops[1]),
-                "min" => l.bin(UMin, ops[0], ops[1]),
-                "lshlrev" | "lshrrev" | "ashrrev" => {
+                Pk::Add => l.add(ops[0], ops[1]),
+                Pk::Sub => l.bin(Sub, ops[0], ops[1]),
+                Pk::Mul => l.bin(Mul, ops[0], ops[1]),
+                Pk::Max if signed => l.bin(SMax, ops[0], ops[1]),
+                Pk::Max => l.bin(UMax, ops[0], ops[1]),
+                Pk::Min if signed => l.bin(SMin, ops[0], ops[1]),
+                Pk::Min => l.bin(UMin, ops[0], ops[1]),
+                Pk::Shl | Pk::LShr | Pk::AShr => {
                     let s = l.and_imm(ops[0], 15);
                     let o = match op {
-                        "lshlrev" => Shl,
-                        "lshrrev" => LShr,
+                        Pk::Shl => Shl,
+                        Pk::LShr => LShr,
                         _ => AShr,
                     };
                     l.bin(o, ops[1], s)
@@ -201,7 +197,7 @@ pub(in crate::lift) fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
             // `r` is exact in 32 bits (i32 for signed ops); clamp saturates it to 16 bits
             // (CDNA ISA 6.5); min/max results are always in range.
             let r = match (m.clamp, signed, op) {
-                (false, ..) | (_, _, "max" | "min") => r,
+                (false, ..) | (_, _, Pk::Max | Pk::Min) => r,
                 (true, true, _) => {
                     let lo = l.cst(r, 0xffff_8000);
                     let hi = l.cst(r, 0x7fff);
@@ -210,7 +206,7 @@ pub(in crate::lift) fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
                 }
                 (true, false, _) => {
                     // A difference below zero saturates to 0; sums and mads are not negative.
-                    let t = if op == "sub" {
+                    let t = if op == Pk::Sub {
                         let z = l.cst(r, 0);
                         l.bin(SMax, r, z)
                     } else {
@@ -227,6 +223,77 @@ pub(in crate::lift) fn pk16(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
     let lo = halves[0].ok_or("missing half")?;
     let hi = halves[1].ok_or("missing half")?;
     let hi = l.shl_imm(hi, 16);
+    let r = l.or(lo, hi);
+    l.vdst32(r)
+}
+
+/// The operation of a packed 16-bit instruction ([`pk16`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pk {
+    Add,
+    Sub,
+    /// The product (the low 16 bits for integers).
+    Mul,
+    Max,
+    Min,
+    Maximum3,
+    Minimum3,
+    Fma,
+    Mad,
+    Shl,
+    LShr,
+    AShr,
+}
+
+/// The operation of `op`, whether its elements are f16, and whether they are signed.
+fn pk16_decode(op: ValuSem) -> Option<(Pk, bool, bool)> {
+    Some(match op {
+        V_PK_ADD_F16 => (Pk::Add, true, false),
+        V_PK_MUL_F16 => (Pk::Mul, true, false),
+        V_PK_MAX_F16 => (Pk::Max, true, false),
+        V_PK_MIN_F16 => (Pk::Min, true, false),
+        V_PK_FMA_F16 => (Pk::Fma, true, false),
+        V_PK_MAXIMUM3_F16 => (Pk::Maximum3, true, false),
+        V_PK_MINIMUM3_F16 => (Pk::Minimum3, true, false),
+        V_PK_ADD_U16 => (Pk::Add, false, false),
+        V_PK_ADD_I16 => (Pk::Add, false, true),
+        V_PK_SUB_U16 => (Pk::Sub, false, false),
+        V_PK_SUB_I16 => (Pk::Sub, false, true),
+        V_PK_MUL_LO_U16 => (Pk::Mul, false, false),
+        V_PK_MAX_U16 => (Pk::Max, false, false),
+        V_PK_MAX_I16 => (Pk::Max, false, true),
+        V_PK_MIN_U16 => (Pk::Min, false, false),
+        V_PK_MIN_I16 => (Pk::Min, false, true),
+        V_PK_LSHLREV_B16 => (Pk::Shl, false, false),
+        V_PK_LSHRREV_B16 => (Pk::LShr, false, false),
+        V_PK_ASHRREV_I16 => (Pk::AShr, false, true),
+        V_PK_MAD_U16 => (Pk::Mad, false, false),
+        V_PK_MAD_I16 => (Pk::Mad, false, true),
+        _ => return None,
+    })
+}
+
+/// gfx12 `v_pk_minimum_f16` / `v_pk_maximum_f16` (the IEEE-754-2019 rule of
+/// `v_minimum_f16`) and `v_pk_min_num_f16` / `v_pk_max_num_f16` (minimumNumber) on each half (low: halves `op_sel[i]`, `neg`; high: `op_sel_hi[i]`,
+/// `neg_hi`).
+pub(in crate::lift) fn pk_minimum16(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    if inst.mods.clamp {
+        return Err("clamp on a packed min/max is not supported".into());
+    }
+    l.count_vector();
+    let max = matches!(op, V_PK_MAXIMUM_F16 | V_PK_MAX_NUM_F16);
+    let rule = if matches!(op, V_PK_MIN_NUM_F16 | V_PK_MAX_NUM_F16) {
+        MinMax::Num
+    } else {
+        MinMax::Ieee2019
+    };
+    let mut out = Vec::new();
+    for hi in [false, true] {
+        let v = [packed_elem(l, inst, 0, hi)?, packed_elem(l, inst, 1, hi)?];
+        out.push(minmax16(l, rule, max, v[0], v[1]));
+    }
+    let lo = l.and_imm(out[0], 0xffff);
+    let hi = l.shl_imm(out[1], 16);
     let r = l.or(lo, hi);
     l.vdst32(r)
 }

@@ -11,6 +11,7 @@
 //! lane's value is used when the partner is active or `fi` is set, otherwise the lane gets 0
 //! under `bound_ctrl` and is left unchanged without it.
 
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::Inst;
 use crate::lift::operand::R;
 use crate::lift::Lifter;
@@ -20,28 +21,28 @@ const ODD_ROWS: u64 = 0xFFFF_0000_FFFF_0000;
 /// Lanes 32..63 (the VDST side of permlane32).
 const HIGH_HALF: u64 = 0xFFFF_FFFF_0000_0000;
 
-/// Lifts `v_permlane16_swap_b32` (`base` = "permlane16_swap_b32") or `v_permlane32_swap_b32`.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, base: &str) -> R<()> {
-    let (dist, dst_side) = match base {
-        "permlane16_swap_b32" => (16u32, ODD_ROWS),
-        "permlane32_swap_b32" => (32u32, HIGH_HALF),
-        _ => return Err(format!("v_{base} is not a lane swap")),
+/// Lifts `v_permlane16_swap_b32` (`op` says which) or `v_permlane32_swap_b32`.
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    let (dist, dst_side) = match op {
+        V_PERMLANE16_SWAP_B32 => (16u32, ODD_ROWS),
+        V_PERMLANE32_SWAP_B32 => (32u32, HIGH_HALF),
+        _ => return Err(format!("{} is not a lane swap", op.name())),
     };
     let m = &inst.mods;
     if m.abs != 0 || m.neg != 0 || m.clamp || m.omod != 0 || m.op_sel & !3 != 0 {
-        return Err(format!("v_{base}: unsupported modifiers"));
+        return Err(format!("{}: unsupported modifiers", op.name()));
     }
     if inst.dpp.is_some() || inst.sdwa.is_some() || inst.dpp8.is_some() {
-        return Err(format!("v_{base}: DPP/SDWA forms do not exist"));
+        return Err(format!("{}: DPP/SDWA forms do not exist", op.name()));
     }
     let fi = m.op_sel & 1 != 0;
     let bound_ctrl = m.op_sel & 2 != 0;
     let d = inst.dst[0]
         .vreg()
-        .ok_or_else(|| format!("v_{base} destination is not a VGPR"))?;
+        .ok_or_else(|| format!("{} destination is not a VGPR", op.name()))?;
     let s = inst.src[0]
         .vreg()
-        .ok_or_else(|| format!("v_{base} source is not a VGPR"))?;
+        .ok_or_else(|| format!("{} source is not a VGPR", op.name()))?;
 
     let mut partner = [0u32; 64];
     for (lane, p) in partner.iter_mut().enumerate() {

@@ -46,33 +46,48 @@
 
 use super::common::{f8_op, f8_to_f32, fp16_ovfl, prng_step, write16, write_dst_byte};
 use crate::ir::{BinOp, ConvOp, LaneFn, Round, RoundedOp, Ty, Val};
+use crate::isa::generated::ValuSem::{self, *};
 use crate::isa::Inst;
 use crate::lift::operand::{K, R};
 use crate::lift::Lifter;
 
 /// Lifts `v_cvt_scalef32_<rest>`; `Err` for the forms not handled here.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
     if inst.mods.omod != 0 || inst.mods.clamp {
         return Err("output modifiers on a scaled conversion".into());
     }
     let m = inst.mods;
-    let bf8_src = rest.ends_with("_bf8");
-    match rest {
-        "f32_fp8" | "f32_bf8" | "f16_fp8" | "f16_bf8" => {
+    let bf8_src = matches!(
+        op,
+        V_CVT_SCALEF32_F32_BF8
+            | V_CVT_SCALEF32_F16_BF8
+            | V_CVT_SCALEF32_PK_F32_BF8
+            | V_CVT_SCALEF32_PK_F16_BF8
+            | V_CVT_SCALEF32_PK_BF16_BF8
+    );
+    match op {
+        V_CVT_SCALEF32_F32_FP8
+        | V_CVT_SCALEF32_F32_BF8
+        | V_CVT_SCALEF32_F16_FP8
+        | V_CVT_SCALEF32_F16_BF8 => {
             no_mods(inst, 1)?;
             let src = l.src(0, K::B32)?;
             let k = scale_exp(l, 1)?;
             let byte = l.lshr_imm(src, 8 * (m.op_sel as u64 & 3));
             let x = up(l, byte, bf8_src, k);
-            if rest.starts_with("f32") {
+            if matches!(op, V_CVT_SCALEF32_F32_FP8 | V_CVT_SCALEF32_F32_BF8) {
                 l.vdst32(x)
             } else {
                 let h = l.conv(ConvOp::F32ToF16, x);
                 write16(l, inst, h)
             }
         }
-        "pk_f32_fp8" | "pk_f32_bf8" | "pk_f16_fp8" | "pk_f16_bf8" | "pk_bf16_fp8"
-        | "pk_bf16_bf8" => {
+        V_CVT_SCALEF32_PK_F32_FP8
+        | V_CVT_SCALEF32_PK_F32_BF8
+        | V_CVT_SCALEF32_PK_F16_FP8
+        | V_CVT_SCALEF32_PK_F16_BF8
+        | V_CVT_SCALEF32_PK_BF16_FP8
+        | V_CVT_SCALEF32_PK_BF16_BF8 => {
             no_mods(inst, 1)?;
             let src = l.src(0, K::B32)?;
             let k = scale_exp(l, 1)?;
@@ -80,9 +95,9 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let lo = up(l, word, bf8_src, k);
             let b1 = l.lshr_imm(word, 8);
             let hi = up(l, b1, bf8_src, k);
-            write_pair(l, rest, lo, hi)
+            write_pair(l, op, lo, hi)
         }
-        "pk_f32_fp4" | "pk_f16_fp4" | "pk_bf16_fp4" => {
+        V_CVT_SCALEF32_PK_F32_FP4 | V_CVT_SCALEF32_PK_F16_FP4 | V_CVT_SCALEF32_PK_BF16_FP4 => {
             // Byte op_sel[1:0]: element 0 in its low nibble, element 1 in the high one.
             no_mods(inst, 1)?;
             let src = l.src(0, K::B32)?;
@@ -93,10 +108,18 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let n1 = l.lshr_imm(byte, 4);
             let hi = fp4_to_f32(l, n1);
             let hi = l.bin(BinOp::FLdexp, hi, k);
-            write_pair(l, rest, lo, hi)
+            write_pair(l, op, lo, hi)
         }
-        "pk_fp8_f32" | "pk_bf8_f32" => {
-            let bf8 = rest.starts_with("pk_bf8");
+        _ => narrow(l, inst, op),
+    }
+}
+
+/// The conversions to FP8/BF8/FP4/FP6/BF6 (rounded or stochastic) and the 32-element
+/// FP6/BF6 ones.
+fn narrow(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
+    match op {
+        V_CVT_SCALEF32_PK_FP8_F32 | V_CVT_SCALEF32_PK_BF8_F32 => {
+            let bf8 = op == V_CVT_SCALEF32_PK_BF8_F32;
             let a = l.src(0, K::F32)?;
             let b = l.src(1, K::F32)?;
             let k = scale_exp(l, 2)?;
@@ -106,12 +129,15 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let w = l.or(lo, hi);
             write16(l, inst, w)
         }
-        "pk_fp8_f16" | "pk_bf8_f16" | "pk_fp8_bf16" | "pk_bf8_bf16" => {
+        V_CVT_SCALEF32_PK_FP8_F16
+        | V_CVT_SCALEF32_PK_BF8_F16
+        | V_CVT_SCALEF32_PK_FP8_BF16
+        | V_CVT_SCALEF32_PK_BF8_BF16 => {
             no_mods(inst, 1)?;
-            let bf8 = rest.starts_with("pk_bf8");
+            let bf8 = matches!(op, V_CVT_SCALEF32_PK_BF8_F16 | V_CVT_SCALEF32_PK_BF8_BF16);
             let src = l.src(0, K::B32)?;
             let k = scale_exp(l, 1)?;
-            let bf16 = rest.ends_with("bf16");
+            let bf16 = matches!(op, V_CVT_SCALEF32_PK_FP8_BF16 | V_CVT_SCALEF32_PK_BF8_BF16);
             let lo = from16(l, src, bf16);
             let h = l.lshr_imm(src, 16);
             let hi = from16(l, h, bf16);
@@ -121,32 +147,41 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let w = l.or(lo, hi);
             write16(l, inst, w)
         }
-        "sr_fp8_f32" | "sr_bf8_f32" => {
-            let bf8 = rest.starts_with("sr_bf8");
+        V_CVT_SCALEF32_SR_FP8_F32 | V_CVT_SCALEF32_SR_BF8_F32 => {
+            let bf8 = op == V_CVT_SCALEF32_SR_BF8_F32;
             let a = l.src(0, K::F32)?;
             let rng = l.src(1, K::B32)?;
             let k = scale_exp(l, 2)?;
             let byte = down(l, a, bf8, k, Some(rng));
             write_dst_byte(l, inst, byte)
         }
-        "sr_fp8_f16" | "sr_bf8_f16" | "sr_fp8_bf16" | "sr_bf8_bf16" => {
-            let bf8 = rest.starts_with("sr_bf8");
+        V_CVT_SCALEF32_SR_FP8_F16
+        | V_CVT_SCALEF32_SR_BF8_F16
+        | V_CVT_SCALEF32_SR_FP8_BF16
+        | V_CVT_SCALEF32_SR_BF8_BF16 => {
+            let bf8 = matches!(op, V_CVT_SCALEF32_SR_BF8_F16 | V_CVT_SCALEF32_SR_BF8_BF16);
             let h = src16_mods(l, inst)?;
-            let x = from16(l, h, rest.ends_with("bf16"));
+            let x = from16(
+                l,
+                h,
+                matches!(op, V_CVT_SCALEF32_SR_FP8_BF16 | V_CVT_SCALEF32_SR_BF8_BF16),
+            );
             let rng = l.src(1, K::B32)?;
             let k = scale_exp(l, 2)?;
             let byte = down(l, x, bf8, k, Some(rng));
             write_dst_byte(l, inst, byte)
         }
-        "sr_pk_fp4_f32" | "sr_pk_fp4_f16" | "sr_pk_fp4_bf16" => {
+        V_CVT_SCALEF32_SR_PK_FP4_F32
+        | V_CVT_SCALEF32_SR_PK_FP4_F16
+        | V_CVT_SCALEF32_SR_PK_FP4_BF16 => {
             // The pair (a VGPR pair of f32, or a packed f16/bf16 register; no input modifiers
             // on either) into byte op_sel[3:2] of D, element 0 in the low nibble.
             no_mods(inst, 1)?;
-            let (a, b) = if rest == "sr_pk_fp4_f32" {
+            let (a, b) = if op == V_CVT_SCALEF32_SR_PK_FP4_F32 {
                 let v = f32_regs(l, inst, 0, 2)?;
                 (v[0], v[1])
             } else {
-                let bf16 = rest.ends_with("bf16");
+                let bf16 = op == V_CVT_SCALEF32_SR_PK_FP4_BF16;
                 let src = l.src(0, K::B32)?;
                 let h = l.lshr_imm(src, 16);
                 (from16(l, src, bf16), from16(l, h, bf16))
@@ -160,20 +195,35 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let byte = l.or(lo, hi);
             write_dst_byte(l, inst, byte)
         }
-        "sr_pk32_fp6_f32" | "sr_pk32_bf6_f32" | "sr_pk32_fp6_f16" | "sr_pk32_bf6_f16"
-        | "sr_pk32_fp6_bf16" | "sr_pk32_bf6_bf16" => {
+        V_CVT_SCALEF32_SR_PK32_FP6_F32
+        | V_CVT_SCALEF32_SR_PK32_BF6_F32
+        | V_CVT_SCALEF32_SR_PK32_FP6_F16
+        | V_CVT_SCALEF32_SR_PK32_BF6_F16
+        | V_CVT_SCALEF32_SR_PK32_FP6_BF16
+        | V_CVT_SCALEF32_SR_PK32_BF6_BF16 => {
             // 32 f32 registers, or 16 registers of packed f16/bf16 (element 2p in the low
             // half of register p), into six VGPRs.
             no_mods(inst, 1)?;
-            let fmt = if rest.starts_with("sr_pk32_bf6") {
+            let fmt = if matches!(
+                op,
+                V_CVT_SCALEF32_SR_PK32_BF6_F32
+                    | V_CVT_SCALEF32_SR_PK32_BF6_F16
+                    | V_CVT_SCALEF32_SR_PK32_BF6_BF16
+            ) {
                 Mx::Bf6
             } else {
                 Mx::Fp6
             };
-            let vals = if rest.ends_with("_f32") {
+            let vals = if matches!(
+                op,
+                V_CVT_SCALEF32_SR_PK32_FP6_F32 | V_CVT_SCALEF32_SR_PK32_BF6_F32
+            ) {
                 f32_regs(l, inst, 0, 32)?
             } else {
-                let bf16 = rest.ends_with("bf16");
+                let bf16 = matches!(
+                    op,
+                    V_CVT_SCALEF32_SR_PK32_FP6_BF16 | V_CVT_SCALEF32_SR_PK32_BF6_BF16
+                );
                 let mut vals = Vec::new();
                 for w in l.get_vregs(inst.src[0], 16)? {
                     let h = l.lshr_imm(w, 16);
@@ -194,17 +244,17 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let exec = l.exec();
             l.set_vregs(inst.dst[0], &out, exec)
         }
-        "pk_fp4_f32" | "pk_fp4_f16" | "pk_fp4_bf16" => {
+        V_CVT_SCALEF32_PK_FP4_F32 | V_CVT_SCALEF32_PK_FP4_F16 | V_CVT_SCALEF32_PK_FP4_BF16 => {
             // Two FP4 codes into byte op_sel[3:2] of D (element 0 in the low nibble), the
             // other bytes kept (CDNA4 ISA 12.11, V_CVT_SCALEF32_PK_FP4_F32).
-            let (lo, hi) = if rest == "pk_fp4_f32" {
+            let (lo, hi) = if op == V_CVT_SCALEF32_PK_FP4_F32 {
                 let a = l.src(0, K::F32)?;
                 let b = l.src(1, K::F32)?;
                 let k = scale_exp(l, 2)?;
                 (mx_down(l, a, Mx::Fp4, k), mx_down(l, b, Mx::Fp4, k))
             } else {
                 no_mods(inst, 1)?;
-                let bf16 = rest.ends_with("bf16");
+                let bf16 = op == V_CVT_SCALEF32_PK_FP4_BF16;
                 let src = l.src(0, K::B32)?;
                 let k = scale_exp(l, 1)?;
                 let a = from16(l, src, bf16);
@@ -216,11 +266,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let byte = l.or(lo, hi);
             write_dst_byte(l, inst, byte)
         }
-        "2xpk16_fp6_f32" | "2xpk16_bf6_f32" => {
+        V_CVT_SCALEF32_2XPK16_FP6_F32 | V_CVT_SCALEF32_2XPK16_BF6_F32 => {
             // Element 2p is S0[p], element 2p+1 is S1[p] ("S0 and S1 inputs are interleaved
             // in the packed result", V_CVT_SCALEF32_2XPK16_FP6_F32).
             no_mods(inst, 2)?;
-            let fmt = if rest.contains("bf6") {
+            let fmt = if op == V_CVT_SCALEF32_2XPK16_BF6_F32 {
                 Mx::Bf6
             } else {
                 Mx::Fp6
@@ -237,14 +287,23 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let exec = l.exec();
             l.set_vregs(inst.dst[0], &out, exec)
         }
-        "pk32_fp6_f16" | "pk32_fp6_bf16" | "pk32_bf6_f16" | "pk32_bf6_bf16" => {
+        V_CVT_SCALEF32_PK32_FP6_F16
+        | V_CVT_SCALEF32_PK32_FP6_BF16
+        | V_CVT_SCALEF32_PK32_BF6_F16
+        | V_CVT_SCALEF32_PK32_BF6_BF16 => {
             no_mods(inst, 1)?;
-            let fmt = if rest.starts_with("pk32_bf6") {
+            let fmt = if matches!(
+                op,
+                V_CVT_SCALEF32_PK32_BF6_F16 | V_CVT_SCALEF32_PK32_BF6_BF16
+            ) {
                 Mx::Bf6
             } else {
                 Mx::Fp6
             };
-            let bf16 = rest.ends_with("bf16");
+            let bf16 = matches!(
+                op,
+                V_CVT_SCALEF32_PK32_FP6_BF16 | V_CVT_SCALEF32_PK32_BF6_BF16
+            );
             let src = l.get_vregs(inst.src[0], 16)?;
             let k = scale_exp(l, 1)?;
             let mut codes = Vec::new();
@@ -259,10 +318,19 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
             let exec = l.exec();
             l.set_vregs(inst.dst[0], &out, exec)
         }
-        "pk32_f32_fp6" | "pk32_f32_bf6" | "pk32_f16_fp6" | "pk32_bf16_fp6" | "pk32_f16_bf6"
-        | "pk32_bf16_bf6" => {
+        V_CVT_SCALEF32_PK32_F32_FP6
+        | V_CVT_SCALEF32_PK32_F32_BF6
+        | V_CVT_SCALEF32_PK32_F16_FP6
+        | V_CVT_SCALEF32_PK32_BF16_FP6
+        | V_CVT_SCALEF32_PK32_F16_BF6
+        | V_CVT_SCALEF32_PK32_BF16_BF6 => {
             no_mods(inst, 1)?;
-            let fmt = if rest.ends_with("bf6") {
+            let fmt = if matches!(
+                op,
+                V_CVT_SCALEF32_PK32_F32_BF6
+                    | V_CVT_SCALEF32_PK32_F16_BF6
+                    | V_CVT_SCALEF32_PK32_BF16_BF6
+            ) {
                 Mx::Bf6
             } else {
                 Mx::Fp6
@@ -275,10 +343,16 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, rest: &str) -> R<()> {
                 let x = mx_to_f32(l, c, fmt);
                 vals.push(l.bin(BinOp::FLdexp, x, k));
             }
-            let out = if rest.starts_with("pk32_f32") {
+            let out = if matches!(
+                op,
+                V_CVT_SCALEF32_PK32_F32_FP6 | V_CVT_SCALEF32_PK32_F32_BF6
+            ) {
                 vals
             } else {
-                let f16 = rest.starts_with("pk32_f16");
+                let f16 = matches!(
+                    op,
+                    V_CVT_SCALEF32_PK32_F16_FP6 | V_CVT_SCALEF32_PK32_F16_BF6
+                );
                 let mut out = Vec::new();
                 for pair in vals.chunks(2) {
                     let (lo, hi) = if f16 {
@@ -461,12 +535,18 @@ fn pack6(l: &mut Lifter, codes: &[Val]) -> Vec<Val> {
 
 /// Writes the two f32 results of a `pk_<dst>_*` up-conversion: an f32 register pair, or f16
 /// or bf16 halves (nearest even) of one register.
-fn write_pair(l: &mut Lifter, rest: &str, lo: Val, hi: Val) -> R<()> {
-    if rest.starts_with("pk_f32") {
+fn write_pair(l: &mut Lifter, op: ValuSem, lo: Val, hi: Val) -> R<()> {
+    if matches!(
+        op,
+        V_CVT_SCALEF32_PK_F32_FP8 | V_CVT_SCALEF32_PK_F32_BF8 | V_CVT_SCALEF32_PK_F32_FP4
+    ) {
         let v = l.pack(lo, hi);
         return l.vdst64(v);
     }
-    let (lo, hi) = if rest.starts_with("pk_f16") {
+    let (lo, hi) = if matches!(
+        op,
+        V_CVT_SCALEF32_PK_F16_FP8 | V_CVT_SCALEF32_PK_F16_BF8 | V_CVT_SCALEF32_PK_F16_FP4
+    ) {
         (l.conv(ConvOp::F32ToF16, lo), l.conv(ConvOp::F32ToF16, hi))
     } else {
         (to_bf16(l, lo), to_bf16(l, hi))

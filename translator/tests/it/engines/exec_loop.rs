@@ -429,7 +429,7 @@ fn run_chain(
     Result<ExitCode, ExecFault>,
     Box<WaveState>,
     u64,
-    wavejit_translator::exec::TranslatorStats,
+    wavejit_translator::exec::TranslationStats,
 ) {
     let t = Translator::new(Target::new(Gpu::GFX942), engine)
         .expect("translator")

@@ -12,9 +12,9 @@ use wavejit_translator::ir::*;
 use wavejit_translator::jit::Jit;
 use wavejit_translator::wave::WaveState;
 
-const BASE: u64 = 0x5000_0000;
-const GLOBAL_LEN: usize = 8192;
-const LDS_LEN: usize = 8192;
+pub(super) const BASE: u64 = 0x5000_0000;
+pub(super) const GLOBAL_LEN: usize = 8192;
+pub(super) const LDS_LEN: usize = 8192;
 
 /// [`FlatEnv`] counting the loads and stores that reach it (the checked path).
 struct Counting {
@@ -99,15 +99,15 @@ fn state() -> Box<WaveState> {
 
 /// One access: per-lane addresses `base + offs[l]` in `space`, lanes in `mask`.
 #[derive(Clone, Copy)]
-struct Access {
-    space: Space,
-    offs: [u64; 64],
-    mask: u64,
-    size: u8,
+pub(super) struct Access {
+    pub(super) space: Space,
+    pub(super) offs: [u64; 64],
+    pub(super) mask: u64,
+    pub(super) size: u8,
 }
 
 impl Access {
-    fn new(space: Space, mask: u64, size: u8, off: impl Fn(usize) -> u64) -> Access {
+    pub(super) fn new(space: Space, mask: u64, size: u8, off: impl Fn(usize) -> u64) -> Access {
         Access {
             space,
             offs: std::array::from_fn(off),
@@ -195,7 +195,7 @@ fn load_block(a: &Access, signed: bool) -> Block {
 }
 
 /// [`load_block`] for a wave of `wave` lanes.
-fn load_block_w(a: &Access, signed: bool, wave: u32) -> Block {
+pub(super) fn load_block_w(a: &Access, signed: bool, wave: u32) -> Block {
     let mut b = Builder::new(0x100, wave);
     let addr = a.addr(&mut b);
     let mask = a.mask(&mut b);
@@ -222,7 +222,7 @@ fn store_block(a: &Access) -> Block {
 }
 
 /// [`store_block`] for a wave of `wave` lanes.
-fn store_block_w(a: &Access, wave: u32) -> Block {
+pub(super) fn store_block_w(a: &Access, wave: u32) -> Block {
     let mut b = Builder::new(0x100, wave);
     let addr = a.addr(&mut b);
     let mask = a.mask(&mut b);
@@ -275,7 +275,7 @@ fn run_both(block: &Block) -> (u32, u32) {
 }
 
 /// [`run_both`] from the usual state changed by `setup` (and of the block's wave size).
-fn run_both_with(block: &Block, setup: impl Fn(&mut WaveState)) -> (u32, u32) {
+pub(super) fn run_both_with(block: &Block, setup: impl Fn(&mut WaveState)) -> (u32, u32) {
     let (slow, helpers, _) = run_both_multi(block, setup);
     (slow, helpers)
 }

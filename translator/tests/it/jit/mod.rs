@@ -1,3 +1,4 @@
 mod compile;
+mod contiguous;
 mod memory;
 mod throughput;

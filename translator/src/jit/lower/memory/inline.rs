@@ -6,7 +6,7 @@ use crate::ir::{Ty, Val};
 use crate::jit::analysis::memory::stride_guess;
 use crate::jit::lower::{le, nchunks, sty, vty, Gen, GenResult, I32X4, I64X2, JV};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, ConstantData, InstBuilder, StackSlot, Value};
+use cranelift_codegen::ir::{types, BlockArg, ConstantData, InstBuilder, StackSlot, Value};
 
 /// The run-time facts of an inline memory access ([`Gen::mem_plan`]).
 pub(in crate::jit::lower) struct MemPlan {
@@ -77,6 +77,40 @@ impl Gen<'_, '_> {
             return Err("address vector".into());
         }
         let a0v = self.b.ins().splat(I64X2, a0);
+        // Fast test first: every lane, active or not, at the pattern (the OR of each chunk
+        // XOR its pattern addresses is zero: three vector instructions a chunk, one test).
+        // Only when some lane is off the pattern does the exact test below find whether it
+        // is an active one (a partial EXEC whose inactive lanes hold other addresses).
+        let mut first = [0u8; 16];
+        first[8..].copy_from_slice(&stride.to_le_bytes());
+        let first = self.vconst_bytes(I64X2, first);
+        let mut two = [0u8; 16];
+        two[..8].copy_from_slice(&(2 * stride).to_le_bytes());
+        two[8..].copy_from_slice(&(2 * stride).to_le_bytes());
+        let two = self.vconst_bytes(I64X2, two);
+        let mut want = self.b.ins().iadd(a0v, first);
+        let mut acc: Option<Value> = None;
+        for (k, &ch) in achunks.iter().enumerate() {
+            if k > 0 {
+                want = self.b.ins().iadd(want, two);
+            }
+            let x = self.b.ins().bxor(ch, want);
+            acc = Some(match acc {
+                Some(a) => self.b.ins().bor(a, x),
+                None => x,
+            });
+        }
+        let acc = acc.ok_or("address vector")?;
+        let off_any = self.b.ins().vany_true(acc);
+        let exact = self.cold_block();
+        let tested = self.b.create_block();
+        self.b.append_block_param(tested, types::I64);
+        let zero = self.iconst(types::I64, 0);
+        self.b
+            .ins()
+            .brif(off_any, exact, &[], tested, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(exact);
+        self.b.seal_block(exact);
         // Lanes whose address differs from the pattern, as a scalar lane mask (two sign
         // bits per chunk), then restricted to the active lanes.
         let mut diff: Option<Value> = None;
@@ -99,6 +133,10 @@ impl Gen<'_, '_> {
             });
         }
         let diff = diff.ok_or("address vector")?;
+        self.b.ins().jump(tested, &[BlockArg::Value(diff)]);
+        self.b.switch_to_block(tested);
+        self.b.seal_block(tested);
+        let diff = self.b.block_params(tested)[0];
         let bad = self.b.ins().band(diff, m);
         let upper = self.b.ins().ushr_imm_u(m, 32);
         let n64 = self.b.ins().icmp_imm_u(IntCC::NotEqual, upper, 0);

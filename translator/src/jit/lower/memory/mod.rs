@@ -376,7 +376,28 @@ impl Gen<'_, '_> {
                 // Inline: a dword-aligned address inside a global window (as
                 // `memory::try_scalar_load`), else the helper.
                 let four = self.iconst(types::I64, 4);
-                let (hit, ptr) = self.window(crate::env::Space::Global, a, four)?;
+                // The dwords of one `s_load_dwordxN` are consecutive SLoads of one pc with
+                // only their address adds between them: a later one, lowered in the block
+                // where the previous one's code ended (so the window's values dominate it),
+                // tests its offset against the window that one selected instead of selecting
+                // again. (The window's allocation stays live for the launch even if the
+                // helper refreshed the context's windows since.)
+                let here = self.b.current_block();
+                let (w, hit, off) = match self.sload_window {
+                    Some((p, blk, w)) if p == *pc && Some(blk) == here => {
+                        let off = self.b.ins().isub(a, w.start);
+                        let inside = self
+                            .b
+                            .ins()
+                            .icmp(IntCC::UnsignedLessThanOrEqual, off, w.lim);
+                        (w, self.b.ins().band(w.hit, inside), off)
+                    }
+                    _ => {
+                        let w = self.window_of(crate::env::Space::Global, a, four)?;
+                        (w, w.hit, self.b.ins().isub(a, w.start))
+                    }
+                };
+                let ptr = self.b.ins().iadd(w.host, off);
                 let low = self.b.ins().band_imm_u(a, 3);
                 let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
                 let go = self.b.ins().band(hit, aligned);
@@ -409,6 +430,7 @@ impl Gen<'_, '_> {
                 self.b.ins().jump(join, &[BlockArg::Value(x)]);
                 self.b.switch_to_block(join);
                 self.b.seal_block(join);
+                self.sload_window = Some((*pc, join, w));
                 JV::S(self.b.block_params(join)[0])
             }
             Op::SStore { pc, addr, data } => {

@@ -36,8 +36,6 @@ use crate::isa::generated::VmemSem;
 use crate::isa::{Format, Inst};
 use crate::wave::InstClass;
 
-// The RDNA buffer resource (V#) and its out-of-range modes.
-#[path = "rdna_buffer.rs"]
 mod rdna_buffer;
 
 /// The address segment a vector memory mnemonic names.

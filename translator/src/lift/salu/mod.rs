@@ -9,11 +9,7 @@ use crate::isa::{Family, Inst, Opnd};
 use crate::wave::InstClass;
 use float::FloatOp;
 
-// The gfx12 SALU float instructions.
-#[path = "salu_float.rs"]
 mod float;
-// The GCN fork/join branches.
-#[path = "salu_fork.rs"]
 mod fork;
 
 /// Hardware register id of MODE in `s_getreg`/`s_setreg` (`hwreg(HW_REG_MODE)`).

@@ -7,8 +7,8 @@ use super::super::operand::{K, R};
 use super::super::Lifter;
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
 use crate::isa::Inst;
-use crate::lift::rdna_ops::{minmax, MinMax};
 use crate::lift::valu;
+use crate::lift::valu::{minmax, MinMax};
 
 /// A SALU float operation (the operand kind comes with it, see [`lift`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
