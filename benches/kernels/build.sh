@@ -4,6 +4,9 @@
 #   alu_flush.hsaco   tests/kernels/src/alu_fma.hip with f32 denormals flushed
 #                     (-fgpu-flush-denormals-to-zero: FLOAT_DENORM_MODE_32 = 0), the
 #                     flush-mode twin of tests/kernels/<target>/alu_fma.hsaco
+#   alu_modes.hsaco   src/alu_modes.hip (the ALU loop rounding toward zero; f64 chains with
+#                     denormals kept and flushed)
+#   cold_start.hsaco  src/cold_start.hip (~10 k instructions, for the first-launch time)
 # for gfx942, gfx1100 (wave32) and gfx1100w64 (wave64).
 #   build.sh [--check]   (--check: rebuild into a temp dir, fail on any difference)
 set -euo pipefail
@@ -26,6 +29,8 @@ for t in gfx942 gfx1100 gfx1100w64; do
   }
   hip bench.hsaco src/bench.hip
   hip alu_flush.hsaco ../../tests/kernels/src/alu_fma.hip -fgpu-flush-denormals-to-zero
+  hip alu_modes.hsaco src/alu_modes.hip
+  hip cold_start.hsaco src/cold_start.hip
 done
 status=0
 for t in gfx942 gfx1100 gfx1100w64; do

@@ -12,6 +12,8 @@ use wavejit::{Arg, Buffer, Device, Engine, Error, Kernel, Launch, Report};
 mod triton_gemm;
 mod triton_rows;
 
+mod modes;
+
 /// One measured row of the benchmark table (one line of `wavejit bench`, one object of
 /// `wavejit bench --json`).
 #[derive(Clone, Debug, Default)]
@@ -522,12 +524,15 @@ const BENCH_TARGETS: &[BenchTarget] = &[
 /// The workloads `wavejit bench` knows (`--only` selects those whose name contains its text).
 pub const WORKLOADS: &[&str] = &[
     "alu_fma",
+    "alu_fma_rtz",
+    "alu_fma64",
     "vadd",
     "triad",
     "reduce",
     "softmax",
     "layernorm",
     "gemm_f16",
+    "cold_start",
 ];
 
 /// Runs every built-in benchmark selected by `cfg.only` on `cfg.threads` and returns the
@@ -537,6 +542,9 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let want = |name: &str| name.contains(cfg.only.as_str());
     if want("alu_fma") {
         rows.extend(bench_alu(cfg)?);
+    }
+    if want("alu_fma_rtz") || want("alu_fma64") {
+        rows.extend(modes::bench_alu_modes(cfg)?);
     }
     if want("vadd") {
         rows.extend(bench_vadd(cfg)?);
@@ -555,6 +563,9 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     }
     if want("gemm_f16") {
         rows.extend(bench_mfma_gemm(cfg)?);
+    }
+    if want("cold_start") {
+        rows.extend(modes::bench_cold_start(cfg)?);
     }
     Ok(rows)
 }

@@ -105,6 +105,17 @@ impl Jit {
             .set("use_colocated_libcalls", "false")
             .map_err(|e| e.to_string())?;
         flags.set("is_pic", "false").map_err(|e| e.to_string())?;
+        // Cranelift's IR verifier on every function costs cold start a good share of the
+        // compile time; the code generator's output is verified in debug builds (all the
+        // tests) only.
+        let verify = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
+        flags
+            .set("enable_verifier", verify)
+            .map_err(|e| e.to_string())?;
         // Cranelift's tail calls (block chaining) need frame pointers.
         flags
             .set("preserve_frame_pointers", "true")
@@ -132,10 +143,15 @@ impl Jit {
     /// the code generator rejects); the caller keeps interpreting it.
     pub fn compile(&self, block: &Block) -> Result<CompiledBlock, String> {
         crate::ir::verify(block).map_err(|e| e.to_string())?;
-        // Uniform chains folded to scalars first (`ir::passes::uniform`); the block as
-        // lifted when the folded one fails verification or does not compile.
-        let folded =
-            crate::ir::passes::uniform::fold(block).filter(|b| crate::ir::verify(b).is_ok());
+        // Denormal flushes as bit operations (`ir::passes::flush`), then uniform chains
+        // folded to scalars (`ir::passes::uniform`); the block as lifted when a rewritten
+        // one fails verification or does not compile.
+        let flushed =
+            crate::ir::passes::flush::rewrite(block).filter(|b| crate::ir::verify(b).is_ok());
+        let base = flushed.as_ref().unwrap_or(block);
+        let folded = crate::ir::passes::uniform::fold(base)
+            .filter(|b| crate::ir::verify(b).is_ok())
+            .or(flushed.clone());
         let mut guard = self
             .holder
             .inner
@@ -180,6 +196,17 @@ impl Jit {
         let mut multi = 0;
         let mut code_size = 0u32;
         let mut dump_text = None;
+        // A block looping to itself in a flushing MODE continues round a version without
+        // the input flushes of registers that hold no denormals (`flush::loop_variant`);
+        // used with the rewritten block only.
+        let variant = crate::ir::passes::flush::loop_variant(block)
+            .map(|(b, regs)| {
+                let b = crate::ir::passes::uniform::fold(&b)
+                    .filter(|f| crate::ir::verify(f).is_ok())
+                    .unwrap_or(b);
+                (b, regs)
+            })
+            .filter(|(b, _)| crate::ir::verify(b).is_ok());
         let forms = folded
             .iter()
             .chain(std::iter::once(block))
@@ -201,7 +228,12 @@ impl Jit {
                 } else {
                     lower::Form::StraightLine
                 };
-                lower::Gen::new(fb, blk, call_conv, frontend, links_addr).emit(form)
+                let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr);
+                match &variant {
+                    Some((v, regs)) if !std::ptr::eq(blk, block) => g.with_loop_variant(v, regs),
+                    _ => g,
+                }
+                .emit(form)
             };
             let dump = jit_dump();
             if dump.is_some() {
@@ -221,8 +253,14 @@ impl Jit {
                 if dump.is_some() {
                     let vcode = ctx.compiled_code().and_then(|c| c.vcode.clone());
                     let bytes = ctx.compiled_code().map(|c| c.code_buffer().to_vec());
+                    let loop_variant = match &variant {
+                        Some((v, regs)) if !std::ptr::eq(blk, block) => {
+                            format!("---- loop variant (v{regs:?} denormal-free)\n{v}\n")
+                        }
+                        _ => String::new(),
+                    };
                     dump_text = Some((
-                        format!("{blk}\n---- clif\n{}", ctx.func.display()),
+                        format!("{blk}\n{loop_variant}---- clif\n{}", ctx.func.display()),
                         try_loop,
                         vcode.unwrap_or_default(),
                         bytes.unwrap_or_default(),

@@ -184,6 +184,17 @@ impl Gen<'_, '_> {
                 None => self.scalar_helper(kind::BIN, code, bits, &[a, b], bits),
             };
         }
+        if let Some(e) = self.nonzero_mask_source(o, a, b, bits) {
+            // `e != 0` (`e > 0`, as `e` is not negative) as all-ones lanes: one compare
+            // instead of an add and a shift.
+            let x = self.v(e)?;
+            let zero = self.splat_const(bits, 0);
+            let out = x
+                .iter()
+                .map(|&c| self.b.ins().icmp(IntCC::SignedGreaterThan, c, zero))
+                .collect();
+            return Ok(JV::V(out));
+        }
         let (x, mut y) = (self.v(a)?, self.v(b)?);
         if y.len() != x.len() {
             // A shift amount / exponent of the other width: only its low bits matter.
@@ -504,6 +515,46 @@ impl Gen<'_, '_> {
         }
         Ok(JV::S(acc))
     }
+    /// The constant value of `v`: a `Const`, or the broadcast of one.
+    fn const_of(&self, v: Val) -> Option<u64> {
+        let src = match self.block.ops.get(v.0 as usize)? {
+            Op::Broadcast(s) => *s,
+            _ => v,
+        };
+        match self.block.ops.get(src.0 as usize)? {
+            Op::Const { bits, .. } => Some(*bits),
+            _ => None,
+        }
+    }
+
+    /// `e` when the vector op `o a b` is all ones where `e` is non-zero and 0 elsewhere,
+    /// `e` being `x & K` with `K`'s top bit clear (so `0 <= e <= 2^(w-1) - 1`): the mask
+    /// of `ir::passes::flush`, `(e + (2^(w-1) - 1)) >>s (w-1)` for 32 bits and
+    /// `0 - ((e + (2^(w-1) - 1)) >>u (w-1))` for 64 (the add sets the top bit exactly when
+    /// `e` is non-zero, without wrapping).
+    fn nonzero_mask_source(&self, o: BinOp, a: Val, b: Val, bits: u32) -> Option<Val> {
+        let top = u64::from(bits - 1);
+        let bias = (1u64 << top) - 1;
+        let shifted = match (o, bits) {
+            (BinOp::AShr, 32) if self.const_of(b)? & 31 == top => a,
+            (BinOp::Sub, 64) if self.const_of(a)? == 0 => match self.block.ops.get(b.0 as usize)? {
+                Op::Bin(BinOp::LShr, s, n) if self.const_of(*n)? & 63 == top => *s,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let Op::Bin(BinOp::Add, e, c) = self.block.ops.get(shifted.0 as usize)? else {
+            return None;
+        };
+        if self.const_of(*c)? & sem::trunc_to(bits, u64::MAX) != bias {
+            return None;
+        }
+        match self.block.ops.get(e.0 as usize)? {
+            Op::Bin(BinOp::And, _, k) if self.const_of(*k)? >> top & 1 == 0 => Some(*e),
+            _ => None,
+        }
+    }
+
     /// The class mask of an `FClass` compare when it is a broadcast constant.
     fn class_mask_const(&self, b: Val) -> Option<u64> {
         let src = match self.block.ops.get(b.0 as usize)? {

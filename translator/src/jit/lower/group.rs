@@ -53,6 +53,8 @@ pub(super) struct FastCopy {
     pub full_masks: Vec<u32>,
     /// The NaN lanes of the group's float results so far.
     pub nan: Option<Value>,
+    /// A float result chunk not tested for NaNs yet (tested with the next one).
+    pub nan_pending: Option<Value>,
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -267,6 +269,7 @@ impl Gen<'_, '_> {
             },
             full_masks: full,
             nan: None,
+            nan_pending: None,
         };
         let fast = self.group_loop(&plan, LoopCopy::Fast(fast), header, after)?;
         if let LoopCopy::Fast(FastCopy {
@@ -500,6 +503,7 @@ impl Gen<'_, '_> {
     /// In the fast lane-group loop, before the group's stores: leaves for the slow loop
     /// when a float result of the group had a NaN lane.
     fn bail_on_nan(&mut self) {
+        self.pending_nans();
         let Some(fast) = self.fast_copy() else {
             return;
         };

@@ -134,6 +134,28 @@ fn trusted() -> MemFlagsData {
 /// Compile error: the block stays interpreted.
 pub type GenResult<T> = Result<T, String>;
 
+/// Whether two exits continue at the same static targets (their conditions may be
+/// different values of different blocks).
+fn same_targets(a: &crate::ir::Exit, b: &crate::ir::Exit) -> bool {
+    use crate::ir::Exit;
+    match (a, b) {
+        (Exit::Jump(x), Exit::Jump(y)) => x == y,
+        (
+            Exit::Branch {
+                taken: t1,
+                not_taken: n1,
+                ..
+            },
+            Exit::Branch {
+                taken: t2,
+                not_taken: n2,
+                ..
+            },
+        ) => t1 == t2 && n1 == n2,
+        _ => false,
+    }
+}
+
 /// The form a block is compiled in (module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
@@ -193,6 +215,10 @@ pub struct Gen<'a, 'b> {
     layout: PathLayout,
     /// Multi-dword accesses emitted as one (`memory::multi`).
     multi: u32,
+    /// The block's loop variant ([`crate::ir::passes::flush::loop_variant`]): the block
+    /// rewritten for the VGPRs it lists being denormal-free, which the loop continues in
+    /// once they are ([`Gen::emit`]).
+    variant: Option<(&'a Block, &'a [u16])>,
     /// The global window the last scalar load selected: its pc, the block the load's code
     /// ended in, and the window (`memory::scalar_mem`: the next dword of the same
     /// `s_load_dwordxN`, lowered in that same block, reuses it).
@@ -243,19 +269,40 @@ impl<'a, 'b> Gen<'a, 'b> {
             facts,
             layout: PathLayout::Cold,
             multi: 0,
+            variant: None,
             sload_window: None,
         }
     }
 
-    /// Emits the whole block in `form`; returns how many multi-dword accesses it emitted as
-    /// one.
-    pub fn emit(mut self, form: Form) -> GenResult<u32> {
+    /// This generator with `block`'s loop variant: `variant`, the same block rewritten for
+    /// the VGPRs `regs` being denormal-free as f32 at its start.
+    pub fn with_loop_variant(mut self, variant: &'a Block, regs: &'a [u16]) -> Self {
+        self.variant = Some((variant, regs));
+        self
+    }
+
+    /// Starts emitting `block` (the loop variant of the one emitted so far) into the same
+    /// function: forgets every value and cache of the previous one.
+    fn switch_to(&mut self, block: &'a Block) {
+        self.block = block;
+        self.vals.clear();
+        self.splat_src.clear();
+        self.mask_cache.clear();
+        self.vreg_cache.clear();
+        self.escaped.clear();
+        self.fused.clear();
+        self.pending_counts = None;
+        self.group = None;
+        self.facts = BlockFacts::of(block);
+        self.mem = self.facts.mem;
+        self.layout = PathLayout::Cold;
+        self.sload_window = None;
+    }
+
+    /// Emits the block body from the credit charge at `head` (the current block) to just
+    /// before the exit, in `form`.
+    fn body(&mut self, form: Form) -> GenResult<()> {
         let blk = self.block;
-        // The block body starts here, so that an exit to the block's own start can loop back
-        // (`self_loop`); sealed with all blocks at the end.
-        let head = self.b.create_block();
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
         self.charge_credit();
         let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
         for (i, n) in blk.class_counts.iter().enumerate() {
@@ -269,7 +316,78 @@ impl<'a, 'b> Gen<'a, 'b> {
             Form::StraightLine => self.emit_straight()?,
         }
         self.flush_counts();
-        self.exit(head)?;
+        Ok(())
+    }
+
+    /// Where a loop of the general version goes back to when the block has a loop
+    /// variant: a test of the variant's registers over the block's lanes, to the variant's
+    /// start `variant_head` when none holds an f32 denormal, else to `head`.
+    fn variant_check(
+        &mut self,
+        regs: &[u16],
+        head: cranelift_codegen::ir::Block,
+        variant_head: cranelift_codegen::ir::Block,
+    ) {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        let abs = self.splat_const(32, 0x7fff_ffff);
+        let one = self.splat_const(32, 1);
+        // Denormal: |x| - 1 < 0x7fffff (unsigned; ±0 wraps to the top).
+        let span = self.splat_const(32, 0x7f_ffff);
+        let mut acc: Option<Value> = None;
+        for &r in regs {
+            for c in 0..self.lanes / 4 {
+                let x = self.b.ins().load(
+                    I32X4,
+                    trusted(),
+                    self.state,
+                    WaveState::vgpr_offset(r as usize, 4 * c) as i32,
+                );
+                let a = self.b.ins().band(x, abs);
+                let t = self.b.ins().isub(a, one);
+                let d = self.b.ins().icmp(IntCC::UnsignedLessThan, t, span);
+                acc = Some(match acc {
+                    Some(m) => self.b.ins().bor(m, d),
+                    None => d,
+                });
+            }
+        }
+        match acc {
+            Some(m) => {
+                let any = self.b.ins().vany_true(m);
+                self.b.ins().brif(any, head, &[], variant_head, &[]);
+            }
+            None => {
+                self.b.ins().jump(variant_head, &[]);
+            }
+        }
+    }
+
+    /// Emits the whole block in `form`; returns how many multi-dword accesses it emitted as
+    /// one.
+    pub fn emit(mut self, form: Form) -> GenResult<u32> {
+        let blk = self.block;
+        // The block body starts here, so that an exit to the block's own start can loop back
+        // (`self_loop`); sealed with all blocks at the end.
+        let head = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        self.body(form)?;
+        match self.variant {
+            Some((variant, regs)) if same_targets(&variant.exit, &blk.exit) => {
+                // The loop goes round the general version until the variant's registers
+                // hold no denormal, then round the variant (which keeps them so).
+                let check = self.b.create_block();
+                let variant_head = self.b.create_block();
+                self.exit(check)?;
+                self.b.switch_to_block(check);
+                self.variant_check(regs, head, variant_head);
+                self.switch_to(variant);
+                self.b.switch_to_block(variant_head);
+                self.body(form)?;
+                self.exit(variant_head)?;
+            }
+            _ => self.exit(head)?,
+        }
         self.b.seal_all_blocks();
         self.b.finalize(self.frontend);
         Ok(self.multi)

@@ -27,6 +27,62 @@ impl Gen<'_, '_> {
         res
     }
 
+    /// In the fast lane-group loop: NaN lanes of the result chunks `r` are collected and
+    /// tested once, at the end of the group before its stores (`bail_on_nan`); lane ops
+    /// have no effects and never trap (conversions saturate), so the rest of the group may
+    /// compute with the unfixed values, which the slow loop recomputes. Chunks are tested
+    /// two at a time (one unordered compare of two chunks is true where either has a NaN);
+    /// a chunk left waiting for a partner is tested by [`Gen::pending_nans`].
+    fn collect_nans(&mut self, bits: u32, r: &[Value]) {
+        for c in r {
+            let f = self.as_f(bits, *c);
+            let pending = self.fast_copy().and_then(|fc| fc.nan_pending.take());
+            match pending {
+                Some(p) if self.b.func.dfg.value_type(p) == self.b.func.dfg.value_type(f) => {
+                    let u = self.b.ins().fcmp(FloatCC::Unordered, p, f);
+                    self.add_nans(u);
+                }
+                Some(p) => {
+                    let u = self.b.ins().fcmp(FloatCC::Unordered, p, p);
+                    self.add_nans(u);
+                    if let Some(fc) = self.fast_copy() {
+                        fc.nan_pending = Some(f);
+                    }
+                }
+                None => {
+                    if let Some(fc) = self.fast_copy() {
+                        fc.nan_pending = Some(f);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tests the chunk [`Gen::collect_nans`] left waiting, if any.
+    pub(super) fn pending_nans(&mut self) {
+        if let Some(p) = self.fast_copy().and_then(|fc| fc.nan_pending.take()) {
+            let u = self.b.ins().fcmp(FloatCC::Unordered, p, p);
+            self.add_nans(u);
+        }
+    }
+
+    /// ORs the compare result `u` into the fast copy's NaN lanes.
+    fn add_nans(&mut self, u: Value) {
+        let u = if self.b.func.dfg.value_type(u) == I32X4 {
+            u
+        } else {
+            self.b.ins().bitcast(I32X4, le(), u)
+        };
+        let prev = self.fast_copy().and_then(|f| f.nan);
+        let nan = match prev {
+            Some(n) => self.b.ins().bor(n, u),
+            None => u,
+        };
+        if let Some(f) = self.fast_copy() {
+            f.nan = Some(nan);
+        }
+    }
+
     /// Float op results `r` with the NaN rule applied: a cheap any-NaN test over all chunks,
     /// and the full per-lane fix-up only on a rarely taken path.
     pub(super) fn nan_fix_all(
@@ -35,6 +91,10 @@ impl Gen<'_, '_> {
         ops: &[Vec<Value>],
         r: Vec<Value>,
     ) -> Vec<Value> {
+        if self.fast_copy().is_some() {
+            self.collect_nans(bits, &r);
+            return r;
+        }
         let mut acc: Option<Value> = None;
         for c in &r {
             let f = self.as_f(bits, *c);
@@ -45,26 +105,6 @@ impl Gen<'_, '_> {
             });
         }
         let Some(acc) = acc else { return r };
-        if self.fast_copy().is_some() {
-            // The fast lane-group loop: NaN lanes are collected and tested once, at the end
-            // of the group before its stores (`bail_on_nan`); lane ops have no effects and
-            // never trap (conversions saturate), so the rest of the group may compute
-            // with the unfixed values, which the slow loop recomputes.
-            let acc = if self.b.func.dfg.value_type(acc) == I32X4 {
-                acc
-            } else {
-                self.b.ins().bitcast(I32X4, le(), acc)
-            };
-            let prev = self.fast_copy().and_then(|f| f.nan);
-            let nan = match prev {
-                Some(n) => self.b.ins().bor(n, acc),
-                None => acc,
-            };
-            if let Some(f) = self.fast_copy() {
-                f.nan = Some(nan);
-            }
-            return r;
-        }
         let any = self.b.ins().vany_true(acc);
         let fix = self.b.create_block();
         let join = self.b.create_block();

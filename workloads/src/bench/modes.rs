@@ -1,0 +1,247 @@
+//! Benchmarks of float modes and cold start (`benches/kernels/src/alu_modes.hip`,
+//! `benches/kernels/src/cold_start.hip`): the ALU loop rounding toward zero, the same loop
+//! in f64 with denormals kept and flushed, each checked against the host computing the
+//! same; and a ~10 k-instruction kernel whose rows report the first launch and the
+//! translation time, checked against the interpreter.
+
+use super::*;
+
+/// Builds of the mode and cold-start kernels: (GPU, wave size, `alu_modes`, `cold_start`).
+const MODE_TARGETS: &[(&str, u32, &[u8], &[u8])] = &[
+    (
+        "gfx942",
+        64,
+        include_bytes!("../../../benches/kernels/gfx942/alu_modes.hsaco"),
+        include_bytes!("../../../benches/kernels/gfx942/cold_start.hsaco"),
+    ),
+    (
+        "gfx1100",
+        32,
+        include_bytes!("../../../benches/kernels/gfx1100/alu_modes.hsaco"),
+        include_bytes!("../../../benches/kernels/gfx1100/cold_start.hsaco"),
+    ),
+    (
+        "gfx1100",
+        64,
+        include_bytes!("../../../benches/kernels/gfx1100w64/alu_modes.hsaco"),
+        include_bytes!("../../../benches/kernels/gfx1100w64/cold_start.hsaco"),
+    ),
+];
+
+/// The chain constants of `alu_fma`: the multiplier and the four addends.
+const M: f64 = 0.9990234375;
+const K: [f64; 4] = [0.0009765625, 0.001953125, 0.0029296875, 0.00390625];
+
+/// `x` (positive) rounded toward zero to f32.
+fn rtz(x: f64) -> f32 {
+    let r = x as f32;
+    if f64::from(r) > x {
+        f32::from_bits(r.to_bits() - 1)
+    } else {
+        r
+    }
+}
+
+/// `alu_fma_rtz` for work-item `i`: every chain value is positive and below 2^7 with at
+/// most 24 significant bits, so `c * m + k` is exact in f64 and `rtz` rounds it once, as
+/// the GPU's fused multiply-add rounding toward zero does.
+fn alu_rtz_item(i: usize, iters: u32) -> f32 {
+    let x = f64::from(i as f32 * 0.0009765625);
+    let mut c = [x, x + 0.25, x + 0.5, x + 0.75].map(rtz);
+    for _ in 0..iters {
+        for (ck, k) in c.iter_mut().zip(K) {
+            *ck = rtz(f64::from(*ck) * M + k);
+        }
+    }
+    let a = rtz(f64::from(c[0]) + f64::from(c[1]));
+    let b = rtz(f64::from(c[2]) + f64::from(c[3]));
+    rtz(f64::from(a) + f64::from(b))
+}
+
+/// `alu_fma64` for work-item `i`.
+fn alu_f64_item(i: usize, iters: u32) -> f64 {
+    let x = i as f64 * 0.0009765625;
+    let mut c = [x, x + 0.25, x + 0.5, x + 0.75];
+    for _ in 0..iters {
+        for (ck, k) in c.iter_mut().zip(K) {
+            *ck = ck.mul_add(M, k);
+        }
+    }
+    (c[0] + c[1]) + (c[2] + c[3])
+}
+
+/// Fills `out[j]` with `f(j)` on `threads` threads.
+fn host_items<T: Send>(out: &mut [T], threads: usize, f: impl Fn(usize) -> T + Sync) {
+    let per = out.len().div_ceil(host_threads(threads)).max(1);
+    std::thread::scope(|s| {
+        for (c, part) in out.chunks_mut(per).enumerate() {
+            let f = &f;
+            s.spawn(move || {
+                for (j, o) in part.iter_mut().enumerate() {
+                    *o = f(c * per + j);
+                }
+            });
+        }
+    });
+}
+
+/// Runs the `alu_modes` kernel `name` over `n` items with `bytes` per result; checks the
+/// result against `want`; returns the measurement.
+fn run_mode_kernel(
+    cfg: &BenchConfig,
+    object: &[u8],
+    name: &str,
+    n: usize,
+    want: &[u8],
+    label: &str,
+) -> Result<Measured, Error> {
+    let dev = Device::new();
+    let kernel = dev.load_module(object)?.kernel(name)?;
+    let out = dev.alloc(want.len())?;
+    let launch = Launch::new([(n as u32).div_ceil(256), 1, 1], [256, 1, 1])
+        .arg(Arg::Buffer(out))
+        .arg(Arg::I32(cfg.alu_iters as i32))
+        .engine(Engine::Jit)
+        .threads(cfg.threads);
+    let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+    let got = dev.read(out)?;
+    if got != want {
+        return Err(Error::WrongResult(format!(
+            "{name} benchmark ({label}): wavejit result differs from the host"
+        )));
+    }
+    Ok(m)
+}
+
+/// The ALU loop rounding toward zero (f32) and in f64 with denormals kept and flushed,
+/// next to host code computing the same.
+pub(super) fn bench_alu_modes(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
+    let n = cfg.alu_items;
+    let iters = cfg.alu_iters;
+    let work = Work {
+        lane_ops: (n as f64) * iters as f64 * 4.0,
+        bytes: 0.0,
+    };
+    let mut rows = Vec::new();
+    // f32, toward zero. The host reference is the round-to-nearest loop (host code has no
+    // cheap directed rounding); its result is checked against `alu_rtz_item`.
+    let mut native = vec![0f32; n];
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
+        alu_fma_host(&mut native, iters, cfg.threads);
+        Ok(())
+    })?;
+    let reference = Reference {
+        native: t_native,
+        memcpy: None,
+    };
+    rows.push(host_row(
+        cfg,
+        "alu_fma_rtz",
+        "native host (Rust, nearest)",
+        (t_native, cpu_native),
+        work,
+        reference,
+    ));
+    let mut want = vec![0f32; n];
+    host_items(&mut want, cfg.threads, |i| alu_rtz_item(i, iters));
+    let want = f32_bytes(&want);
+    for &(gpu, wave, modes, _) in MODE_TARGETS {
+        let label = format!("{gpu} w{wave} rtz");
+        let m = run_mode_kernel(cfg, modes, "alu_fma_rtz", n, &want, &label)?;
+        rows.push(wavejit_row(
+            cfg,
+            "alu_fma_rtz",
+            (gpu, wave),
+            Some("rtz"),
+            &m,
+            work,
+            reference,
+        ));
+    }
+    // f64, denormals kept and flushed (every value is normal: the results are the same).
+    let mut native = vec![0f64; n];
+    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
+        host_items(&mut native, cfg.threads, |i| alu_f64_item(i, iters));
+        Ok(())
+    })?;
+    let reference = Reference {
+        native: t_native,
+        memcpy: None,
+    };
+    rows.push(host_row(
+        cfg,
+        "alu_fma64",
+        "native host (Rust)",
+        (t_native, cpu_native),
+        work,
+        reference,
+    ));
+    let want: Vec<u8> = native.iter().flat_map(|x| x.to_le_bytes()).collect();
+    for &(gpu, wave, modes, _) in MODE_TARGETS {
+        for (mode, name) in [("ieee", "alu_fma64"), ("flush", "alu_fma64_flush")] {
+            let label = format!("{gpu} w{wave} f64 {mode}");
+            let m = run_mode_kernel(cfg, modes, name, n, &want, &label)?;
+            rows.push(wavejit_row(
+                cfg,
+                "alu_fma64",
+                (gpu, wave),
+                Some(mode),
+                &m,
+                work,
+                reference,
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+/// The ~10 k-instruction `cold_start` kernel on a grid large enough that every block is
+/// compiled (each runs more than the 64 interpreted runs of the tier-up): its rows report
+/// the first launch (translation, compilation and the run) and the translation time; the
+/// result is checked against the interpreter's.
+pub(super) fn bench_cold_start(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
+    let n = 64 * 256;
+    let iters = 3;
+    let input: Vec<u8> = (0..n as u32)
+        .flat_map(|i| i.wrapping_mul(0x9e37_79b9).rotate_left(7).to_le_bytes())
+        .collect();
+    let mut rows = Vec::new();
+    for &(gpu, wave, _, object) in MODE_TARGETS {
+        let run = |engine: Engine, samples: usize| -> Result<(Measured, Vec<u8>), Error> {
+            // A fresh device each time: nothing translated before the first launch.
+            let dev = Device::new();
+            let kernel = dev.load_module(object)?.kernel("cold_start")?;
+            let out = dev.alloc(n * 4)?;
+            let inp = dev.alloc_from(&input)?;
+            let launch = Launch::new([(n as u32) / 256, 1, 1], [256, 1, 1])
+                .arg(Arg::Buffer(out))
+                .arg(Arg::Buffer(inp))
+                .arg(Arg::I32(iters))
+                .engine(engine)
+                .threads(cfg.threads);
+            let m = measure(samples, &dev, &kernel, &launch)?;
+            Ok((m, dev.read(out)?))
+        };
+        let (m, got) = run(Engine::Jit, cfg.samples)?;
+        let (_, want) = run(Engine::Interp, 1)?;
+        if got != want {
+            return Err(Error::WrongResult(format!(
+                "cold_start benchmark ({gpu} w{wave}): the JIT's result differs from the \
+                 interpreter's"
+            )));
+        }
+        let work = Work {
+            lane_ops: n as f64,
+            bytes: 0.0,
+        };
+        let reference = Reference {
+            native: Duration::ZERO,
+            memcpy: None,
+        };
+        let mut row = wavejit_row(cfg, "cold_start", (gpu, wave), None, &m, work, reference);
+        row.native_time = None;
+        row.ratio_to_native = None;
+        rows.push(row);
+    }
+    Ok(rows)
+}
