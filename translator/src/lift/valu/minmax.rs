@@ -1,6 +1,6 @@
 //! Float min/max with RDNA's rules: RDNA4 `v_minimum/maximum*` (IEEE-754-2019: a NaN input
 //! gives a NaN, −0 < +0), the gfx11 `v_minmax/maxmin` and gfx12 `*_num` forms
-//! (minimumNumber/maximumNumber), `v_med3_num`; also the SALU float min/max (`salu_float`).
+//! (minimumNumber/maximumNumber), `v_med3_num`; the SALU float min/max (`salu::float`) share the rules in `common`.
 
 use super::common::*;
 use crate::ir::{BinOp, CmpOp, ConvOp, Val};
