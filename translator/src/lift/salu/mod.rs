@@ -9,8 +9,14 @@ use crate::isa::{Family, Inst, Opnd};
 use crate::wave::InstClass;
 use float::FloatOp;
 
+mod arith;
+mod bits;
+mod control;
 mod float;
 mod fork;
+mod mode;
+mod moves;
+mod sopk;
 
 /// Hardware register id of MODE in `s_getreg`/`s_setreg` (`hwreg(HW_REG_MODE)`).
 const HWREG_MODE: u32 = 1;
@@ -125,45 +131,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
         S_CBRANCH_JOIN => return fork::join(l, inst),
 
         // ---- SOPK ----
-        S_MOVK_I32 => {
-            let v = l.c32(inst.imm as u32);
-            l.set_s32(sopk_reg(inst), v)?;
-            Flow::Next
-        }
-        S_CMOVK_I32 => {
-            let o = sopk_reg(inst);
-            let old = l.s32(o, K::B32)?;
-            let v = l.c32(inst.imm as u32);
-            let scc = l.get_scc();
-            let r = l.select(scc, v, old);
-            l.set_s32(o, r)?;
-            Flow::Next
-        }
-        S_ADDK_I32 => {
-            let o = sopk_reg(inst);
-            let a = l.s32(o, K::B32)?;
-            let b = l.c32(inst.imm as u32);
-            let r = l.add(a, b);
-            let ov = signed_add_overflow(l, a, b, r);
-            l.set_s32(o, r)?;
-            l.set_scc(ov);
-            Flow::Next
-        }
-        S_CALL_B64 => {
-            // D = PC + 4; PC = PC + 4 + SIMM16 * 4.
-            let ret = l.c64(l.next_pc);
-            l.set_s64(sopk_reg(inst), ret)?;
-            let t = l.next_pc.wrapping_add((inst.imm as i16 as i64 * 4) as u64);
-            Flow::End(Exit::Jump(t))
-        }
-        S_MULK_I32 => {
-            let o = sopk_reg(inst);
-            let a = l.s32(o, K::B32)?;
-            let b = l.c32(inst.imm as u32);
-            let r = l.bin(BinOp::Mul, a, b);
-            l.set_s32(o, r)?;
-            Flow::Next
-        }
+        S_MOVK_I32 => sopk::movk(l, inst)?,
+        S_CMOVK_I32 => sopk::cmovk(l, inst)?,
+        S_ADDK_I32 => sopk::addk(l, inst)?,
+        S_CALL_B64 => sopk::call(l, inst)?,
+        S_MULK_I32 => sopk::mulk(l, inst)?,
         // S_CMPK compares with simm16, zero-extended for U32, sign-extended for I32.
         S_CMPK_EQ_I32 => cmpk(l, inst, CmpOp::Eq, true)?,
         S_CMPK_LG_I32 => cmpk(l, inst, CmpOp::Ne, true)?,
@@ -179,92 +151,18 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
         S_CMPK_LE_U32 => cmpk(l, inst, CmpOp::ULe, false)?,
         // MODE (id 1) on every family; RDNA's other registers in `getreg`.
         S_GETREG_B32 if rdna && inst.imm as u32 & 0x3f != HWREG_MODE => getreg(l, inst)?,
-        S_GETREG_B32 => {
-            let (id, off, size) = hwreg(inst.imm as u32);
-            if id != HWREG_MODE {
-                return Err(format!("hardware register {id} is not supported"));
-            }
-            let m = l.push_op(Op::GetMode, Ty::S32);
-            let r = field(l, m, off, size);
-            l.set_s32(sopk_reg(inst), r)?;
-            Flow::Next
-        }
-        S_SETREG_B32 | S_SETREG_IMM32_B32 => {
-            let (id, off, size) = hwreg(inst.imm as u32);
-            if id != HWREG_MODE {
-                return Err(format!("hardware register {id} is not supported"));
-            }
-            let v = if op == S_SETREG_IMM32_B32 {
-                let lit = inst
-                    .literal
-                    .ok_or("s_setreg_imm32_b32 without its constant")?;
-                l.c32(lit)
-            } else {
-                let o = if inst.src[0].is_some() {
-                    inst.src[0]
-                } else {
-                    inst.dst[0]
-                };
-                l.s32(o, K::B32)?
-            };
-            let old = l.push_op(Op::GetMode, Ty::S32);
-            let fmask = if size >= 32 {
-                u32::MAX
-            } else {
-                ((1u32 << size) - 1) << off
-            };
-            let ins = l.shl_imm(v, off as u64);
-            let ins = l.and_imm(ins, fmask as u64);
-            let kept = l.and_imm(old, !fmask as u64);
-            let new = l.or(kept, ins);
-            l.effect(Op::SetMode(new));
-            // Translation depends on MODE: end the block.
-            Flow::End(Exit::Jump(l.next_pc))
-        }
+        S_GETREG_B32 => mode::getreg_mode(l, inst)?,
+        S_SETREG_B32 | S_SETREG_IMM32_B32 => mode::setreg(l, inst, op == S_SETREG_IMM32_B32)?,
 
         // ---- VGPR indexing (ISA "VGPR indexing"): M0[7:0] = index, M0[15:12] = operand
         // mask, MODE.GPR_IDX_EN (bit 27). Writing MODE ends the block, so the blocks in
         // between are lifted with indexing on. ----
-        S_SET_GPR_IDX_ON => {
-            let s0 = l.s32(inst.src[0], K::B32)?;
-            let m0 = l.get_sreg(crate::wave::sreg::M0);
-            let keep = l.and_imm(m0, !0xf0ffu32 as u64);
-            let idx = l.and_imm(s0, 0xff);
-            let t = l.or(keep, idx);
-            let bits = l.c32(((inst.imm as u32) & 0xf) << 12);
-            let nm0 = l.or(t, bits);
-            l.set_sreg(crate::wave::sreg::M0, nm0);
-            let mode = l.push_op(Op::GetMode, Ty::S32);
-            let on = l.c32(1 << 27);
-            let nm = l.or(mode, on);
-            l.effect(Op::SetMode(nm));
-            Flow::End(Exit::Jump(l.next_pc))
-        }
+        S_SET_GPR_IDX_ON => mode::set_gpr_idx_on(l, inst)?,
         // VSKIP = S0[S1[4:0]] (GCN3/Vega ISA S_SETVSKIP; CDNA4 ISA 4.1: "Set a bit that
         // causes all vector instructions to be ignored"). VSKIP is MODE bit 28 (CDNA4 ISA
         // 3.4; 4.5: "SET_VSKIP ... Reads VSKIP from MODE"), so the block ends here.
-        S_SETVSKIP => {
-            let s0 = l.s32(inst.src[0], K::B32)?;
-            let s1 = l.s32(inst.src[1], K::B32)?;
-            let sh = l.and_imm(s1, 31);
-            let bit = l.bin(BinOp::LShr, s0, sh);
-            let bit = l.and_imm(bit, 1);
-            let bit = l.shl_imm(bit, 28);
-            let mode = l.push_op(Op::GetMode, Ty::S32);
-            let kept = l.and_imm(mode, !(1u64 << 28) & 0xffff_ffff);
-            let nm = l.or(kept, bit);
-            l.effect(Op::SetMode(nm));
-            Flow::End(Exit::Jump(l.next_pc))
-        }
-        S_SET_GPR_IDX_IDX => {
-            let s0 = l.s32(inst.src[0], K::B32)?;
-            let m0 = l.get_sreg(crate::wave::sreg::M0);
-            let keep = l.and_imm(m0, !0xffu32 as u64);
-            let idx = l.and_imm(s0, 0xff);
-            let nm0 = l.or(keep, idx);
-            l.set_sreg(crate::wave::sreg::M0, nm0);
-            Flow::Next
-        }
+        S_SETVSKIP => mode::setvskip(l, inst)?,
+        S_SET_GPR_IDX_IDX => mode::set_gpr_idx_idx(l, inst)?,
 
         // ---- SOPC ----
         S_CMP_EQ_I32 | S_CMP_EQ_U32 | S_CMP_EQ_U64 => cmp(l, inst, CmpOp::Eq, k)?,
@@ -278,20 +176,7 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
         S_CMP_LT_U32 => cmp(l, inst, CmpOp::ULt, k)?,
         S_CMP_LE_U32 => cmp(l, inst, CmpOp::ULe, k)?,
         S_BITCMP0_B32 | S_BITCMP0_B64 | S_BITCMP1_B32 | S_BITCMP1_B64 => {
-            // s_bitcmp{0,1}_b{32,64}: SCC = S0[S1] == {0,1}.
-            let a = src(l, inst, 0, k)?;
-            let b = l.s32(inst.src[1], K::B32)?;
-            let b = if k.is64() { l.conv(ConvOp::ZExt, b) } else { b };
-            let sh = l.bin(BinOp::LShr, a, b);
-            let bit = l.and_imm(sh, 1);
-            let bit = if k.is64() { l.lo(bit) } else { bit };
-            let r = if matches!(op, S_BITCMP0_B32 | S_BITCMP0_B64) {
-                l.eq0(bit)
-            } else {
-                bit
-            };
-            l.set_scc(r);
-            Flow::Next
+            bits::bitcmp(l, inst, k, matches!(op, S_BITCMP0_B32 | S_BITCMP0_B64))?
         }
 
         // ---- SOP1 / SOP2 ----
@@ -307,53 +192,14 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
         S_NOR_SAVEEXEC_B32 | S_NOR_SAVEEXEC_B64 => saveexec(l, inst, Logic::Nor)?,
         S_XNOR_SAVEEXEC_B32 | S_XNOR_SAVEEXEC_B64 => saveexec(l, inst, Logic::Xnor)?,
         S_ANDN1_WREXEC_B64 | S_ANDN2_WREXEC_B64 => {
-            // EXEC = D = ~S0 & EXEC (andn1) or S0 & ~EXEC (andn2); SCC = EXEC != 0.
-            let s0 = l.s64(inst.src[0], K::B64)?;
-            let e = l.exec();
-            let new = if op == S_ANDN1_WREXEC_B64 {
-                let n = l.not(s0);
-                l.and(n, e)
-            } else {
-                let n = l.not(e);
-                l.and(s0, n)
-            };
-            l.set_exec(new);
-            l.set_mask_opnd(inst.dst[0], new)?;
-            let scc = l.ne0(new);
-            l.set_scc(scc);
-            Flow::Next
+            moves::andn_wrexec(l, inst, op == S_ANDN1_WREXEC_B64)?
         }
         S_AND_NOT0_WREXEC_B32 | S_AND_NOT0_WREXEC_B64 => next(wrexec(l, inst, true))?,
         S_AND_NOT1_WREXEC_B32 | S_AND_NOT1_WREXEC_B64 => next(wrexec(l, inst, false))?,
-        S_MOV_B32 | S_MOV_B64 => {
-            let v = src(l, inst, 0, k)?;
-            dst(l, inst, v)?;
-            Flow::Next
-        }
-        S_CMOV_B32 | S_CMOV_B64 => {
-            let v = src(l, inst, 0, k)?;
-            let old = src_of_dst(l, inst, k)?;
-            let scc = l.get_scc();
-            let r = l.select(scc, v, old);
-            dst(l, inst, r)?;
-            Flow::Next
-        }
-        S_CSELECT_B32 | S_CSELECT_B64 => {
-            let a = src(l, inst, 0, k)?;
-            let b = src(l, inst, 1, k)?;
-            let scc = l.get_scc();
-            let r = l.select(scc, a, b);
-            dst(l, inst, r)?;
-            Flow::Next
-        }
-        S_NOT_B32 | S_NOT_B64 => {
-            let a = src(l, inst, 0, k)?;
-            let r = l.not(a);
-            dst(l, inst, r)?;
-            let scc = l.ne0(r);
-            l.set_scc(scc);
-            Flow::Next
-        }
+        S_MOV_B32 | S_MOV_B64 => moves::mov(l, inst, k)?,
+        S_CMOV_B32 | S_CMOV_B64 => moves::cmov(l, inst, k)?,
+        S_CSELECT_B32 | S_CSELECT_B64 => moves::cselect(l, inst, k)?,
+        S_NOT_B32 | S_NOT_B64 => bits::not(l, inst, k)?,
         S_AND_B32 | S_AND_B64 => logic2(l, inst, Logic::And, k)?,
         S_OR_B32 | S_OR_B64 => logic2(l, inst, Logic::Or, k)?,
         S_XOR_B32 | S_XOR_B64 => logic2(l, inst, Logic::Xor, k)?,
@@ -367,72 +213,12 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
         S_LSHR_B32 | S_LSHR_B64 => shift(l, inst, BinOp::LShr, k)?,
         S_ASHR_I32 | S_ASHR_I64 => shift(l, inst, BinOp::AShr, k)?,
         // gfx12 64-bit scalar arithmetic: wrapping, SCC unchanged (RDNA4 ISA, SOP2).
-        S_ADD_NC_U64 | S_SUB_NC_U64 | S_MUL_U64 => {
-            let a = src(l, inst, 0, K::B64)?;
-            let b = src(l, inst, 1, K::B64)?;
-            let bop = match op {
-                S_ADD_NC_U64 => BinOp::Add,
-                S_SUB_NC_U64 => BinOp::Sub,
-                _ => BinOp::Mul,
-            };
-            let r = l.bin(bop, a, b);
-            dst(l, inst, r)?;
-            Flow::Next
-        }
-        S_ADD_U32 | S_SUB_U32 => {
-            // SCC = unsigned carry / borrow.
-            let a = src(l, inst, 0, K::B32)?;
-            let b = src(l, inst, 1, K::B32)?;
-            let (r, c) = if op == S_ADD_U32 {
-                (l.add(a, b), l.bin(BinOp::AddCarry, a, b))
-            } else {
-                (l.bin(BinOp::Sub, a, b), l.bin(BinOp::SubBorrow, a, b))
-            };
-            dst(l, inst, r)?;
-            l.set_scc(c);
-            Flow::Next
-        }
-        S_ADDC_U32 | S_SUBB_U32 => {
-            // D = S0 ± S1 ± SCC; SCC = carry/borrow out of the whole operation.
-            let a = src(l, inst, 0, K::B32)?;
-            let b = src(l, inst, 1, K::B32)?;
-            let cin = l.get_scc();
-            let (r, c) = if op == S_ADDC_U32 {
-                let t = l.add(a, b);
-                let c1 = l.bin(BinOp::AddCarry, a, b);
-                let r = l.add(t, cin);
-                let c2 = l.bin(BinOp::AddCarry, t, cin);
-                (r, l.or(c1, c2))
-            } else {
-                let t = l.bin(BinOp::Sub, a, b);
-                let c1 = l.bin(BinOp::SubBorrow, a, b);
-                let r = l.bin(BinOp::Sub, t, cin);
-                let c2 = l.bin(BinOp::SubBorrow, t, cin);
-                (r, l.or(c1, c2))
-            };
-            dst(l, inst, r)?;
-            l.set_scc(c);
-            Flow::Next
-        }
-        S_ADD_I32 | S_SUB_I32 => {
-            // SCC = signed overflow.
-            let a = src(l, inst, 0, K::B32)?;
-            let b = src(l, inst, 1, K::B32)?;
-            let (r, ov) = if op == S_ADD_I32 {
-                let r = l.add(a, b);
-                (r, signed_add_overflow(l, a, b, r))
-            } else {
-                let r = l.bin(BinOp::Sub, a, b);
-                // Overflow when the operands' signs differ and the result's sign differs from a.
-                let x1 = l.xor(a, b);
-                let x2 = l.xor(a, r);
-                let t = l.and(x1, x2);
-                (r, l.lshr_imm(t, 31))
-            };
-            dst(l, inst, r)?;
-            l.set_scc(ov);
-            Flow::Next
-        }
+        S_ADD_NC_U64 => arith::wide_arith(l, inst, BinOp::Add)?,
+        S_SUB_NC_U64 => arith::wide_arith(l, inst, BinOp::Sub)?,
+        S_MUL_U64 => arith::wide_arith(l, inst, BinOp::Mul)?,
+        S_ADD_U32 | S_SUB_U32 => arith::add_sub_u32(l, inst, op == S_ADD_U32)?,
+        S_ADDC_U32 | S_SUBB_U32 => arith::addc_subb(l, inst, op == S_ADDC_U32)?,
+        S_ADD_I32 | S_SUB_I32 => arith::add_sub_i32(l, inst, op == S_ADD_I32)?,
         S_MUL_I32 => next(bin2(l, inst, BinOp::Mul))?,
         S_MUL_HI_U32 => next(bin2(l, inst, BinOp::MulHiU))?,
         S_MUL_HI_I32 => next(bin2(l, inst, BinOp::MulHiS))?,
@@ -441,224 +227,43 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
         S_MIN_U32 => int_minmax(l, inst, BinOp::UMin, CmpOp::ULt)?,
         S_MAX_I32 => int_minmax(l, inst, BinOp::SMax, CmpOp::SGt)?,
         S_MAX_U32 => int_minmax(l, inst, BinOp::UMax, CmpOp::UGt)?,
-        S_ABS_I32 => {
-            let a = src(l, inst, 0, K::B32)?;
-            let n = l.un(UnOp::Neg, a);
-            let r = l.bin(BinOp::SMax, a, n);
-            dst(l, inst, r)?;
-            let scc = l.ne0(r);
-            l.set_scc(scc);
-            Flow::Next
-        }
-        S_ABSDIFF_I32 => {
-            let a = src(l, inst, 0, K::B32)?;
-            let b = src(l, inst, 1, K::B32)?;
-            let d1 = l.bin(BinOp::Sub, a, b);
-            let d2 = l.bin(BinOp::Sub, b, a);
-            let gt = l.cmp(CmpOp::SGt, a, b);
-            let r = l.select(gt, d1, d2);
-            dst(l, inst, r)?;
-            let scc = l.ne0(r);
-            l.set_scc(scc);
-            Flow::Next
-        }
+        S_ABS_I32 => arith::abs(l, inst)?,
+        S_ABSDIFF_I32 => arith::absdiff(l, inst)?,
         S_LSHL1_ADD_U32 => lshl_add(l, inst, 1)?,
         S_LSHL2_ADD_U32 => lshl_add(l, inst, 2)?,
         S_LSHL3_ADD_U32 => lshl_add(l, inst, 3)?,
         S_LSHL4_ADD_U32 => lshl_add(l, inst, 4)?,
         S_BFE_U32 | S_BFE_U64 | S_BFE_I32 | S_BFE_I64 => {
-            // S1[5:0] = offset, S1[22:16] = width; SCC = result != 0.
-            let a = src(l, inst, 0, k)?;
-            let b = l.s32(inst.src[1], K::B32)?;
-            let off = l.and_imm(b, 0x3f);
-            let w = l.lshr_imm(b, 16);
-            let w = l.and_imm(w, 0x7f);
-            let r = bfe(l, a, off, w, matches!(op, S_BFE_I32 | S_BFE_I64))?;
-            dst(l, inst, r)?;
-            let scc = l.ne0(r);
-            l.set_scc(scc);
-            Flow::Next
+            bits::bit_extract(l, inst, k, matches!(op, S_BFE_I32 | S_BFE_I64))?
         }
-        S_BFM_B32 | S_BFM_B64 => {
-            // ((1 << S0[4:0]) - 1) << S1[4:0] (5:0 for 64 bits).
-            let a = l.s32(inst.src[0], K::B32)?;
-            let b = l.s32(inst.src[1], K::B32)?;
-            let (a, b) = if k.is64() {
-                (l.conv(ConvOp::ZExt, a), l.conv(ConvOp::ZExt, b))
-            } else {
-                (a, b)
-            };
-            let one = l.cst(a, 1);
-            let m = l.bin(BinOp::Shl, one, a);
-            let m = l.bin(BinOp::Sub, m, one);
-            let r = l.bin(BinOp::Shl, m, b);
-            dst(l, inst, r)?;
-            Flow::Next
-        }
-        S_BREV_B32 | S_BREV_B64 => {
-            let a = src(l, inst, 0, k)?;
-            let r = l.un(UnOp::BitReverse, a);
-            dst(l, inst, r)?;
-            Flow::Next
-        }
+        S_BFM_B32 | S_BFM_B64 => bits::bfm(l, inst, k)?,
+        S_BREV_B32 | S_BREV_B64 => bits::brev(l, inst, k)?,
         S_BCNT0_I32_B32 | S_BCNT0_I32_B64 | S_BCNT1_I32_B32 | S_BCNT1_I32_B64 => {
-            let a = src(l, inst, 0, k)?;
-            let a = if matches!(op, S_BCNT0_I32_B32 | S_BCNT0_I32_B64) {
-                l.not(a)
-            } else {
-                a
-            };
-            let c = l.un(UnOp::Popcnt, a);
-            let r = if k.is64() { l.lo(c) } else { c };
-            dst(l, inst, r)?;
-            let scc = l.ne0(r);
-            l.set_scc(scc);
-            Flow::Next
+            bits::bcnt(l, inst, k, matches!(op, S_BCNT0_I32_B32 | S_BCNT0_I32_B64))?
         }
         S_FF0_I32_B32 | S_FF0_I32_B64 | S_FF1_I32_B32 | S_FF1_I32_B64 => {
-            // Index of the first 0/1 bit from the LSB; -1 if none.
-            let a = src(l, inst, 0, k)?;
-            let a = if matches!(op, S_FF0_I32_B32 | S_FF0_I32_B64) {
-                l.not(a)
-            } else {
-                a
-            };
-            let z = l.eq0(a);
-            let c = l.un(UnOp::Ctz, a);
-            let c = if k.is64() { l.lo(c) } else { c };
-            let m1 = l.c32(u32::MAX);
-            let r = l.select(z, m1, c);
-            dst(l, inst, r)?;
-            Flow::Next
+            bits::ff(l, inst, k, matches!(op, S_FF0_I32_B32 | S_FF0_I32_B64))?
         }
-        S_FLBIT_I32_B32 | S_FLBIT_I32_B64 => {
-            // Leading zeros; -1 if zero.
-            let a = src(l, inst, 0, k)?;
-            let z = l.eq0(a);
-            let c = l.un(UnOp::Clz, a);
-            let c = if k.is64() { l.lo(c) } else { c };
-            let m1 = l.c32(u32::MAX);
-            let r = l.select(z, m1, c);
-            dst(l, inst, r)?;
-            Flow::Next
-        }
-        S_FLBIT_I32 | S_FLBIT_I32_I64 => {
-            // Leading bits equal to the sign bit; -1 for 0 and -1.
-            let a = src(l, inst, 0, k)?;
-            let bits = l.ty(a).bits() as u64;
-            let s = l.ashr_imm(a, bits - 1);
-            let x = l.xor(a, s);
-            let z = l.eq0(x);
-            let c = l.un(UnOp::Clz, x);
-            let c = if k.is64() { l.lo(c) } else { c };
-            let m1 = l.c32(u32::MAX);
-            let r = l.select(z, m1, c);
-            dst(l, inst, r)?;
-            Flow::Next
-        }
-        S_SEXT_I32_I8 | S_SEXT_I32_I16 => {
-            let a = src(l, inst, 0, K::B32)?;
-            let c = if op == S_SEXT_I32_I8 {
-                ConvOp::SExt8
-            } else {
-                ConvOp::SExt16
-            };
-            let r = l.conv(c, a);
-            dst(l, inst, r)?;
-            Flow::Next
-        }
+        S_FLBIT_I32_B32 | S_FLBIT_I32_B64 => bits::flbit(l, inst, k)?,
+        S_FLBIT_I32 | S_FLBIT_I32_I64 => bits::flbit_signed(l, inst, k)?,
+        S_SEXT_I32_I8 | S_SEXT_I32_I16 => bits::sext(l, inst, op == S_SEXT_I32_I8)?,
         S_BITSET0_B32 | S_BITSET0_B64 | S_BITSET1_B32 | S_BITSET1_B64 => {
-            // D[S0[4:0]] = 0/1 (other bits of D kept).
-            let old = src_of_dst(l, inst, k)?;
-            let b = l.s32(inst.src[0], K::B32)?;
-            let b = if k.is64() { l.conv(ConvOp::ZExt, b) } else { b };
-            let one = l.cst(old, 1);
-            let bit = l.bin(BinOp::Shl, one, b);
-            let r = if matches!(op, S_BITSET0_B32 | S_BITSET0_B64) {
-                let n = l.not(bit);
-                l.and(old, n)
-            } else {
-                l.or(old, bit)
-            };
-            dst(l, inst, r)?;
-            Flow::Next
+            bits::bitset(l, inst, k, matches!(op, S_BITSET0_B32 | S_BITSET0_B64))?
         }
         // D = {S1 half, S0 half}: low (L) or high (H) halves, S0's named first.
         S_PACK_LL_B32_B16 => pack(l, inst, false, false)?,
         S_PACK_LH_B32_B16 => pack(l, inst, false, true)?,
         S_PACK_HL_B32_B16 => pack(l, inst, true, false)?,
         S_PACK_HH_B32_B16 => pack(l, inst, true, true)?,
-        S_QUADMASK_B32 | S_QUADMASK_B64 => {
-            // D bit i = OR of S0 bits [4i+3:4i]; SCC = D != 0.
-            let a = src(l, inst, 0, k)?;
-            let q = quad_or(l, a);
-            let n = if k.is64() { 16 } else { 8 };
-            let mut r = l.cst(a, 0);
-            for i in 0..n {
-                let b = l.lshr_imm(q, 4 * i);
-                let b = l.and_imm(b, 1);
-                let b = l.shl_imm(b, i);
-                r = l.or(r, b);
-            }
-            dst(l, inst, r)?;
-            let scc = l.ne0(r);
-            l.set_scc(scc);
-            Flow::Next
-        }
-        S_WQM_B32 | S_WQM_B64 => {
-            // Whole quad mode: every quad with any bit set becomes all ones; SCC = D != 0.
-            let a = src(l, inst, 0, k)?;
-            let q = quad_or(l, a);
-            let q = l.and_imm(q, 0x1111_1111_1111_1111 & mask_of(k));
-            let mut r = q;
-            for s in 1..4 {
-                let t = l.shl_imm(q, s);
-                r = l.or(r, t);
-            }
-            dst(l, inst, r)?;
-            let scc = l.ne0(r);
-            l.set_scc(scc);
-            Flow::Next
-        }
-        S_BITREPLICATE_B64_B32 => {
-            // D[2i+1:2i] = S0[i] twice (SCC unchanged): spread the bits, then double them.
-            let a = src(l, inst, 0, K::B32)?;
-            let mut x = l.conv(ConvOp::ZExt, a);
-            for (sh, m) in [
-                (16, 0x0000_ffff_0000_ffffu64),
-                (8, 0x00ff_00ff_00ff_00ff),
-                (4, 0x0f0f_0f0f_0f0f_0f0f),
-                (2, 0x3333_3333_3333_3333),
-                (1, 0x5555_5555_5555_5555),
-            ] {
-                let t = l.shl_imm(x, sh);
-                let t = l.or(x, t);
-                x = l.and_imm(t, m);
-            }
-            let t = l.shl_imm(x, 1);
-            let r = l.or(x, t);
-            l.set_s64(inst.dst[0], r)?;
-            Flow::Next
-        }
+        S_QUADMASK_B32 | S_QUADMASK_B64 => bits::quadmask(l, inst, k)?,
+        S_WQM_B32 | S_WQM_B64 => bits::wqm(l, inst, k)?,
+        S_BITREPLICATE_B64_B32 => bits::bitreplicate(l, inst)?,
         S_MOVRELS_B32 | S_MOVRELS_B64 => next(movrel(l, inst, Movrel::Source, k.is64()))?,
         S_MOVRELD_B32 | S_MOVRELD_B64 => next(movrel(l, inst, Movrel::Dest, k.is64()))?,
         S_MOVRELSD_2_B32 => next(movrel(l, inst, Movrel::Both, false))?,
-        S_GETPC_B64 => {
-            // The address of the next instruction.
-            let v = l.c64(l.next_pc);
-            l.set_s64(inst.dst[0], v)?;
-            Flow::Next
-        }
-        S_SETPC_B64 => {
-            let t = l.s64(inst.src[0], K::B64)?;
-            Flow::End(Exit::JumpIndirect(t))
-        }
-        S_SWAPPC_B64 => {
-            let t = l.s64(inst.src[0], K::B64)?;
-            let ret = l.c64(l.next_pc);
-            l.set_s64(inst.dst[0], ret)?;
-            Flow::End(Exit::JumpIndirect(t))
-        }
+        S_GETPC_B64 => control::getpc(l, inst)?,
+        S_SETPC_B64 => control::setpc(l, inst)?,
+        S_SWAPPC_B64 => control::swappc(l, inst)?,
 
         // ---- RDNA ----
         // Sleeps give other waves a turn, as `s_sleep` does.
@@ -670,37 +275,18 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: SaluSem) -> LiftResult {
         // has nothing left to do: a valid schedule, every wave signals before it waits); -2
         // (the trap barrier: waves here are never privileged) and 0 are no-ops (RDNA4 ISA,
         // S_BARRIER_SIGNAL). M0 and other ids name barriers RDNA4 does not have.
-        S_BARRIER_SIGNAL if rdna => match inst.src[0].code {
-            193 => {
-                return Ok((
-                    InstClass::Control,
-                    Flow::End(Exit::Barrier { next: l.next_pc }),
-                ))
-            }
-            128 | 194 => return Ok((InstClass::Control, Flow::Next)),
-            _ => return Err("named barriers are not in the RDNA4 ISA".into()),
-        },
+        S_BARRIER_SIGNAL if rdna => return control::barrier_signal(l, inst),
         // `s_barrier_signal_isfirst -1`: SCC = 1 for the first wave to signal the work-group
         // barrier in this phase (signalCnt == 0 before its signal), 0 when the wave is not in
         // a multi-wave work-group (RDNA4 ISA 16.3, S_BARRIER_SIGNAL_ISFIRST); then the wave
         // waits at the barrier as for `s_barrier_signal -1`.
         S_BARRIER_SIGNAL_ISFIRST if rdna && inst.src[0].code == 193 => {
-            let st = l.push_op(Op::BarrierState, Ty::S32);
-            let t = l.and_imm(st, 0x7f_0001);
-            let one = l.c32(1);
-            let first = l.cmp(CmpOp::Eq, t, one);
-            l.set_scc(first);
-            return Ok((
-                InstClass::Control,
-                Flow::End(Exit::Barrier { next: l.next_pc }),
-            ));
+            return control::barrier_isfirst(l)
         }
         // Barrier -2 (the trap barrier; waves here are never privileged) and 0 do nothing
         // and return SCC = 0 (RDNA4 ISA, S_BARRIER_SIGNAL_ISFIRST).
         S_BARRIER_SIGNAL_ISFIRST if matches!(inst.src[0].code, 128 | 194) => {
-            let zero = l.c32(0);
-            l.set_scc(zero);
-            Flow::Next
+            control::barrier_isfirst_noop(l)?
         }
         S_GET_BARRIER_STATE => next(get_barrier_state(l, inst))?,
         // gfx12 SALU float (`float`).
