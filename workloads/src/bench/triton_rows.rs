@@ -6,7 +6,7 @@
 use super::{
     best_of, host_row, measure, time_memcpy, wavejit_row, BenchConfig, BenchRow, Reference, Work,
 };
-use crate::{Arg, Device, Engine, Error, Launch};
+use wavejit::{Arg, Device, Engine, Error, Launch};
 
 /// A Triton build of one kernel: target, wave size, code object and launch file.
 struct TritonBuild {
