@@ -53,6 +53,44 @@ VECTOR = {"vop1", "vop2", "vop3", "vop3p", "vopc"}
 MFMA_PREFIXES = ("v_mfma", "v_smfmac")
 WMMA_PREFIXES = ("v_wmma_", "v_swmmac_")
 
+MATRIX_PREFIXES = [("v_mfma_scale_", "MfmaScale"), ("v_mfma_", "Mfma"), ("v_smfmac_", "Smfmac"),
+                   ("v_wmma_", "Wmma"), ("v_swmmac_", "Swmmac")]
+MATRIX_TOKS = {"f32": "F32", "xf32": "Xf32", "f16": "F16", "bf16": "Bf16", "f64": "F64",
+               "i32": "I32", "i8": "I8", "iu8": "Iu8", "iu4": "Iu4", "fp8": "Fp8", "bf8": "Bf8",
+               "f8f6f4": "F8f6f4"}
+
+
+def matrix_spelling(name):
+    """The Rust `MatrixSpelling` expression of matrix mnemonic `name` (as
+    `MatrixSpelling::parse` reads it), or None when the mnemonic spells no matrix product
+    (`v_mfma_ld_scale_b32`)."""
+    for pre, variant in MATRIX_PREFIXES:
+        if name.startswith(pre):
+            rest = name[len(pre):]
+            break
+    else:
+        return None
+    parts = rest.split("_")
+    if len(parts) < 3 or parts[0] not in MATRIX_TOKS:
+        return None
+    dims = parts[1].split("x")
+    if len(dims) != 3 or not all(d.isdigit() for d in dims):
+        return None
+    ty = parts[2:]
+    blocks = 1
+    if ty[0].endswith("b") and ty[0][:-1].isdigit():
+        blocks = int(ty[0][:-1])
+        ty = ty[1:]
+    if not 1 <= len(ty) <= 2 or not all(t in MATRIX_TOKS for t in ty):
+        return None
+    f8 = [t in ("fp8", "bf8") for t in ty]
+    if (len(ty) == 1 and f8[0]) or (len(ty) == 2 and not all(f8)):
+        return None
+    a, b = ty[0], ty[-1]
+    m, n, k = (int(d) for d in dims)
+    return "sp(P::%s, T::%s, %d, %d, %d, %d, T::%s, T::%s)" % (
+        variant, MATRIX_TOKS[parts[0]], m, n, k, blocks, MATRIX_TOKS[a], MATRIX_TOKS[b])
+
 
 def base_mnemonic(m):
     for s in ("_e32", "_e64", "_dpp", "_sdwa"):
@@ -144,7 +182,8 @@ def rust(names, masks, gendir):
     o.append("//! that has no effect here (`s_clause`, `s_wait_*`: `s_nop`) takes the key of that")
     o.append("//! equivalent (`translator/gen/rdna_equivalents.txt`). Variants are named after the")
     o.append("//! GFX9 mnemonic of their operation.\n")
-    o.append("use super::op::Op;\n")
+    o.append("use super::op::Op;")
+    o.append("use crate::matrix::{MatrixPrefix as P, MatrixSpelling, MatrixTok as T};\n")
     o.append("/// The semantic key of an opcode ([`Op::sem`]): its instruction class and operation.")
     o.append("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]")
     o.append("pub enum Sem {")
@@ -187,11 +226,30 @@ def rust(names, masks, gendir):
         o.append("    pub const fn name(self) -> &'static str {")
         o.append("        %s_NAMES[self as usize]" % c.upper())
         o.append("    }")
+        if c in ("Mfma", "Wmma"):
+            o.append("")
+            o.append("    /// What the mnemonic spells (M, N, K, blocks, type tokens), GPU-independently;")
+            o.append("    /// `MatrixOp::from_spelling` applies the GPU's rules. `None` for an operation")
+            o.append("    /// that is no matrix product (`v_mfma_ld_scale_b32`).")
+            o.append("    pub const fn spelling(self) -> Option<MatrixSpelling> {")
+            o.append("        %s_SPELLINGS[self as usize]" % c.upper())
+            o.append("    }")
         o.append("}\n")
+        if c in ("Mfma", "Wmma"):
+            o.append("static %s_SPELLINGS: [Option<MatrixSpelling>; %d] = [" % (c.upper(), len(keys)))
+            for k in keys:
+                e_ = matrix_spelling(k[1])
+                o.append("    %s," % ("Some(%s)" % e_ if e_ else "None"))
+            o.append("];\n")
         o.append("static %s_NAMES: [&str; %d] = [" % (c.upper(), len(keys)))
         for k in keys:
             o.append('    "%s",' % k[1])
         o.append("];\n")
+    o.append("/// A [`MatrixSpelling`], positionally.")
+    o.append("#[allow(clippy::too_many_arguments)]")
+    o.append("const fn sp(prefix: P, out: T, m: usize, n: usize, k: usize, blocks: usize, a: T, b: T) -> MatrixSpelling {")
+    o.append("    MatrixSpelling { prefix, out, m, n, k, blocks, a, b }")
+    o.append("}\n")
     o.append("impl Op {")
     o.append("    /// The semantic key of the opcode.")
     o.append("    pub const fn sem(self) -> Sem {")

@@ -13,6 +13,7 @@
 use super::operand::{inline_const, K};
 use super::{Flow, LiftResult, Lifter};
 use crate::ir::{MatrixCall, Op};
+use crate::isa::generated::MfmaSem;
 use crate::isa::{Inst, Opnd};
 use crate::matrix::plans::{self, PlanKey, ScaleSrc};
 use crate::matrix::{Acc, CSrc, Controls, Kind, MatrixOp, Operands};
@@ -29,9 +30,14 @@ fn vreg(o: Opnd, what: &str) -> Result<u16, String> {
 }
 
 /// Lifts one matrix instruction.
-pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    let mut op = MatrixOp::from_mnemonic(name, l.gpu)
-        .ok_or_else(|| format!("no matrix semantics for {name} on {}", l.gpu))?;
+pub(super) fn lift(l: &mut Lifter, inst: &Inst, sem: MfmaSem) -> LiftResult {
+    if sem == MfmaSem::V_MFMA_LD_SCALE_B32 {
+        return Err("v_mfma_ld_scale_b32 without its MFMA".into());
+    }
+    let mut op = sem
+        .spelling()
+        .and_then(|sp| MatrixOp::from_spelling(sp, l.gpu))
+        .ok_or_else(|| format!("no matrix semantics for {sem:?} on {}", l.gpu))?;
     // The gfx950 block-scaled form decodes as its F8F6F4 MFMA with the scale sources of the
     // `v_mfma_ld_scale_b32` prefix (`isa::MaiFields::scale`).
     let scale = match inst.mai.scale {
@@ -60,9 +66,6 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
         Some(_) => return Err("scale operands on a matrix op without scales".into()),
         None => None,
     };
-    if name == "v_mfma_ld_scale_b32" {
-        return Err("v_mfma_ld_scale_b32 without its MFMA".into());
-    }
     let d = vreg(inst.dst[0], "the destination")?;
     let a = vreg(inst.src[0], "src0 (A)")?;
     let b = vreg(inst.src[1], "src1 (B)")?;

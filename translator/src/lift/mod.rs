@@ -260,17 +260,14 @@ fn lift_inst(l: &mut Lifter, inst: &Inst) -> LiftResult {
         return Ok((InstClass::Control, Flow::Next));
     }
     let sem = inst.op.sem();
-    // The GFX9 mnemonic of the key, for the modules that still select on it (`valu`, `vcmp`,
-    // `mai`).
-    let name = sem.name();
     match sem {
         Sem::Salu(op) => salu::lift(l, inst, op),
         Sem::Sopp(op) => control::lift(l, inst, op),
         Sem::Smem(op) => smem::lift(l, inst, op),
         Sem::Valu(op) => valu::lift(l, inst, op),
         Sem::Vcmp(op) => vcmp::lift(l, inst, op),
-        Sem::Mfma(_) => mai::lift(l, inst, name),
-        Sem::Wmma(_) => mai::wmma::lift(l, inst, name),
+        Sem::Mfma(op) => mai::lift(l, inst, op),
+        Sem::Wmma(op) => mai::wmma::lift(l, inst, op),
         Sem::Dual(_) => vopd::lift(l, inst),
         Sem::Ds(op) => ds::lift(l, inst, op),
         Sem::Vmem(op) => vmem::lift(l, inst, op),

@@ -6,6 +6,7 @@
 //! NEG_HI, OPSEL and CLAMP are the instruction's modifiers (see [`Wmma`]). EXEC is ignored.
 
 use crate::ir::{MatrixCall, Op};
+use crate::isa::generated::WmmaSem;
 use crate::isa::{Family, Inst, Opnd};
 use crate::lift::operand::{inline_const, K};
 use crate::lift::{Flow, LiftResult, Lifter};
@@ -20,9 +21,11 @@ fn vreg(o: Opnd, what: &str) -> Result<u16, String> {
 }
 
 /// Lifts one WMMA/SWMMAC.
-pub(in crate::lift) fn lift(l: &mut Lifter, inst: &Inst, name: &str) -> LiftResult {
-    let op = MatrixOp::from_mnemonic(name, l.gpu)
-        .ok_or_else(|| format!("no matrix semantics for {name} on {}", l.gpu))?;
+pub(in crate::lift) fn lift(l: &mut Lifter, inst: &Inst, sem: WmmaSem) -> LiftResult {
+    let op = sem
+        .spelling()
+        .and_then(|sp| MatrixOp::from_spelling(sp, l.gpu))
+        .ok_or_else(|| format!("no matrix semantics for {sem:?} on {}", l.gpu))?;
     let d = vreg(inst.dst[0], "the destination")?;
     let a = vreg(inst.src[0], "src0 (A)")?;
     let b = vreg(inst.src[1], "src1 (B)")?;

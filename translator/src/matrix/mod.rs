@@ -22,4 +22,4 @@ pub mod wmma;
 
 pub use formats::Elem;
 pub use mfma::{execute, CSrc, Controls, MatrixError, Operands, Plan, Scales, Which};
-pub use shape::{Acc, Kind, MatrixOp};
+pub use shape::{Acc, Kind, MatrixOp, MatrixPrefix, MatrixSpelling, MatrixTok};

@@ -10,6 +10,7 @@
 //! GFX9 mnemonic of their operation.
 
 use super::op::Op;
+use crate::matrix::{MatrixPrefix as P, MatrixSpelling, MatrixTok as T};
 
 /// The semantic key of an opcode ([`Op::sem`]): its instruction class and operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -4495,7 +4496,86 @@ impl MfmaSem {
     pub const fn name(self) -> &'static str {
         MFMA_NAMES[self as usize]
     }
+
+    /// What the mnemonic spells (M, N, K, blocks, type tokens), GPU-independently;
+    /// `MatrixOp::from_spelling` applies the GPU's rules. `None` for an operation
+    /// that is no matrix product (`v_mfma_ld_scale_b32`).
+    pub const fn spelling(self) -> Option<MatrixSpelling> {
+        MFMA_SPELLINGS[self as usize]
+    }
 }
+
+static MFMA_SPELLINGS: [Option<MatrixSpelling>; 69] = [
+    Some(sp(P::Mfma, T::F32, 16, 16, 128, 1, T::F8f6f4, T::F8f6f4)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 16, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 16, 1, T::F16, T::F16)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 1, 4, T::F32, T::F32)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 32, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 32, 1, T::Bf8, T::Bf8)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 32, 1, T::Bf8, T::Fp8)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 32, 1, T::F16, T::F16)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 32, 1, T::Fp8, T::Bf8)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 32, 1, T::Fp8, T::Fp8)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 4, 4, T::Bf16, T::Bf16)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 4, 4, T::F16, T::F16)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 4, 1, T::F32, T::F32)),
+    Some(sp(P::Mfma, T::F32, 16, 16, 8, 1, T::Xf32, T::Xf32)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 16, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 16, 1, T::Bf8, T::Bf8)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 16, 1, T::Bf8, T::Fp8)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 16, 1, T::F16, T::F16)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 16, 1, T::Fp8, T::Bf8)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 16, 1, T::Fp8, T::Fp8)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 1, 2, T::F32, T::F32)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 2, 1, T::F32, T::F32)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 4, 2, T::Bf16, T::Bf16)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 4, 2, T::F16, T::F16)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 4, 1, T::Xf32, T::Xf32)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 64, 1, T::F8f6f4, T::F8f6f4)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 8, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Mfma, T::F32, 32, 32, 8, 1, T::F16, T::F16)),
+    Some(sp(P::Mfma, T::F32, 4, 4, 1, 16, T::F32, T::F32)),
+    Some(sp(P::Mfma, T::F32, 4, 4, 4, 16, T::Bf16, T::Bf16)),
+    Some(sp(P::Mfma, T::F32, 4, 4, 4, 16, T::F16, T::F16)),
+    Some(sp(P::Mfma, T::F64, 16, 16, 4, 1, T::F64, T::F64)),
+    Some(sp(P::Mfma, T::F64, 4, 4, 4, 4, T::F64, T::F64)),
+    Some(sp(P::Mfma, T::I32, 16, 16, 32, 1, T::I8, T::I8)),
+    Some(sp(P::Mfma, T::I32, 16, 16, 4, 4, T::I8, T::I8)),
+    Some(sp(P::Mfma, T::I32, 16, 16, 64, 1, T::I8, T::I8)),
+    Some(sp(P::Mfma, T::I32, 32, 32, 16, 1, T::I8, T::I8)),
+    Some(sp(P::Mfma, T::I32, 32, 32, 32, 1, T::I8, T::I8)),
+    Some(sp(P::Mfma, T::I32, 32, 32, 4, 2, T::I8, T::I8)),
+    Some(sp(P::Mfma, T::I32, 4, 4, 4, 16, T::I8, T::I8)),
+    None,
+    Some(sp(P::Smfmac, T::F32, 16, 16, 128, 1, T::Bf8, T::Bf8)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 128, 1, T::Bf8, T::Fp8)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 128, 1, T::Fp8, T::Bf8)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 128, 1, T::Fp8, T::Fp8)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 32, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 32, 1, T::F16, T::F16)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 64, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 64, 1, T::Bf8, T::Bf8)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 64, 1, T::Bf8, T::Fp8)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 64, 1, T::F16, T::F16)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 64, 1, T::Fp8, T::Bf8)),
+    Some(sp(P::Smfmac, T::F32, 16, 16, 64, 1, T::Fp8, T::Fp8)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 16, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 16, 1, T::F16, T::F16)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 32, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 32, 1, T::Bf8, T::Bf8)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 32, 1, T::Bf8, T::Fp8)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 32, 1, T::F16, T::F16)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 32, 1, T::Fp8, T::Bf8)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 32, 1, T::Fp8, T::Fp8)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 64, 1, T::Bf8, T::Bf8)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 64, 1, T::Bf8, T::Fp8)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 64, 1, T::Fp8, T::Bf8)),
+    Some(sp(P::Smfmac, T::F32, 32, 32, 64, 1, T::Fp8, T::Fp8)),
+    Some(sp(P::Smfmac, T::I32, 16, 16, 128, 1, T::I8, T::I8)),
+    Some(sp(P::Smfmac, T::I32, 16, 16, 64, 1, T::I8, T::I8)),
+    Some(sp(P::Smfmac, T::I32, 32, 32, 32, 1, T::I8, T::I8)),
+    Some(sp(P::Smfmac, T::I32, 32, 32, 64, 1, T::I8, T::I8)),
+];
 
 static MFMA_NAMES: [&str; 69] = [
     "v_mfma_f32_16x16x128_f8f6f4",
@@ -4651,7 +4731,39 @@ impl WmmaSem {
     pub const fn name(self) -> &'static str {
         WMMA_NAMES[self as usize]
     }
+
+    /// What the mnemonic spells (M, N, K, blocks, type tokens), GPU-independently;
+    /// `MatrixOp::from_spelling` applies the GPU's rules. `None` for an operation
+    /// that is no matrix product (`v_mfma_ld_scale_b32`).
+    pub const fn spelling(self) -> Option<MatrixSpelling> {
+        WMMA_SPELLINGS[self as usize]
+    }
 }
+
+static WMMA_SPELLINGS: [Option<MatrixSpelling>; 22] = [
+    Some(sp(P::Swmmac, T::Bf16, 16, 16, 32, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Swmmac, T::F16, 16, 16, 32, 1, T::F16, T::F16)),
+    Some(sp(P::Swmmac, T::F32, 16, 16, 32, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Swmmac, T::F32, 16, 16, 32, 1, T::Bf8, T::Bf8)),
+    Some(sp(P::Swmmac, T::F32, 16, 16, 32, 1, T::Bf8, T::Fp8)),
+    Some(sp(P::Swmmac, T::F32, 16, 16, 32, 1, T::F16, T::F16)),
+    Some(sp(P::Swmmac, T::F32, 16, 16, 32, 1, T::Fp8, T::Bf8)),
+    Some(sp(P::Swmmac, T::F32, 16, 16, 32, 1, T::Fp8, T::Fp8)),
+    Some(sp(P::Swmmac, T::I32, 16, 16, 32, 1, T::Iu4, T::Iu4)),
+    Some(sp(P::Swmmac, T::I32, 16, 16, 32, 1, T::Iu8, T::Iu8)),
+    Some(sp(P::Swmmac, T::I32, 16, 16, 64, 1, T::Iu4, T::Iu4)),
+    Some(sp(P::Wmma, T::Bf16, 16, 16, 16, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Wmma, T::F16, 16, 16, 16, 1, T::F16, T::F16)),
+    Some(sp(P::Wmma, T::F32, 16, 16, 16, 1, T::Bf16, T::Bf16)),
+    Some(sp(P::Wmma, T::F32, 16, 16, 16, 1, T::Bf8, T::Bf8)),
+    Some(sp(P::Wmma, T::F32, 16, 16, 16, 1, T::Bf8, T::Fp8)),
+    Some(sp(P::Wmma, T::F32, 16, 16, 16, 1, T::F16, T::F16)),
+    Some(sp(P::Wmma, T::F32, 16, 16, 16, 1, T::Fp8, T::Bf8)),
+    Some(sp(P::Wmma, T::F32, 16, 16, 16, 1, T::Fp8, T::Fp8)),
+    Some(sp(P::Wmma, T::I32, 16, 16, 16, 1, T::Iu4, T::Iu4)),
+    Some(sp(P::Wmma, T::I32, 16, 16, 16, 1, T::Iu8, T::Iu8)),
+    Some(sp(P::Wmma, T::I32, 16, 16, 32, 1, T::Iu4, T::Iu4)),
+];
 
 static WMMA_NAMES: [&str; 22] = [
     "v_swmmac_bf16_16x16x32_bf16",
@@ -6997,6 +7109,30 @@ static GRAPHICS_NAMES: [&str; 111] = [
     "v_interp_p2_f32",
     "v_interp_p2_rtz_f16_f32",
 ];
+
+/// A [`MatrixSpelling`], positionally.
+#[allow(clippy::too_many_arguments)]
+const fn sp(
+    prefix: P,
+    out: T,
+    m: usize,
+    n: usize,
+    k: usize,
+    blocks: usize,
+    a: T,
+    b: T,
+) -> MatrixSpelling {
+    MatrixSpelling {
+        prefix,
+        out,
+        m,
+        n,
+        k,
+        blocks,
+        a,
+        b,
+    }
+}
 
 impl Op {
     /// The semantic key of the opcode.
