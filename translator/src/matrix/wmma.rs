@@ -135,7 +135,7 @@ pub fn cd_loc(w: &Wmma, sixteen: bool, i: usize, j: usize) -> Loc {
 }
 
 /// Builds the [`Plan`] of one WMMA/SWMMAC (`op` from
-/// [`MatrixOp::from_mnemonic`](super::shape::MatrixOp::from_mnemonic) for an RDNA target)
+/// [`MatrixOp::from_spelling`](super::shape::MatrixOp::from_spelling) for an RDNA target)
 /// against a register file of `nregs` registers. For SWMMAC, C is D and `opnds.index` is the
 /// index VGPR.
 pub fn plan(op: &MatrixOp, w: &Wmma, opnds: &Operands, nregs: usize) -> Result<Plan, MatrixError> {
