@@ -51,6 +51,7 @@
 mod control;
 pub mod coverage;
 mod ds;
+mod fmode;
 mod mai;
 mod operand;
 mod region;

@@ -7,8 +7,7 @@ use super::super::operand::{K, R};
 use super::super::Lifter;
 use crate::ir::{BinOp, CmpOp, ConvOp, LaneFn, Round, RoundedOp, TernOp, Ty, UnOp, Val};
 use crate::isa::Inst;
-use crate::lift::valu;
-use crate::lift::valu::{minmax, MinMax};
+use crate::lift::fmode::{self, minmax, MinMax};
 
 /// A SALU float operation (the operand kind comes with it, see [`lift`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -83,7 +82,7 @@ fn fsrc(l: &mut Lifter, inst: &Inst, i: usize, k: K) -> R<Val> {
 /// VALU counterparts"; rounding follows MODE.round).
 fn scalar_rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Val {
     let lanes: Vec<Val> = args.into_iter().map(|a| l.bcast(a)).collect();
-    let v = valu::rounded(l, op, k, lanes);
+    let v = fmode::rounded(l, op, k, lanes);
     let zero = l.c32(0);
     l.read_lane(v, zero)
 }
@@ -92,7 +91,7 @@ fn scalar_rounded(l: &mut Lifter, op: RoundedOp, k: K, args: Vec<Val>) -> Val {
 /// FP16_OVFL for an f16 result (the IR's conversions round to nearest even and overflow to
 /// infinity).
 fn needs_rounded(l: &Lifter, k: K) -> bool {
-    valu::round_of(l, k) != Round::NearestEven || (k == K::F16 && valu::fp16_ovfl(l))
+    fmode::round_of(l, k) != Round::NearestEven || (k == K::F16 && fmode::fp16_ovfl(l))
 }
 
 /// Output denormal flushing of a scalar float result.

@@ -32,8 +32,6 @@ mod permlane_swap;
 mod scale_cvt;
 mod transcend;
 
-pub(super) use common::{fp16_ovfl, round_of, rounded};
-pub(super) use common::{minmax, MinMax};
 pub(super) use convert::{cvt_norm, cvt_off_i4, cvt_pk_u8};
 pub(super) use int16::mad32_16;
 pub(super) use media::{qsad, sad};
