@@ -55,7 +55,6 @@ mod round;
 mod state;
 
 pub use round::cold_lanes as rounded_cold_lanes;
-pub(crate) use round::inlined as round_inlined;
 
 use super::analysis::runs::may_leave;
 use super::analysis::{BlockFacts, MemLowering};
