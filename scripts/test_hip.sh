@@ -4,11 +4,12 @@
 # GPU (WAVEJIT_GPU), and checks exit status and output: "ALL PASS" and no FAIL line; the
 # printf program's device lines against the lines it computes on the host; the error
 # program's fault report on stderr; a missing code object reported clearly.
-# Options: --release (use the release library; default: the dev profile, as CI builds it),
+# Options: --release (use the release library; default: the test profile with the translator's
+# `testkit` feature, i.e. the library `cargo test --workspace` already built),
 # --quick (gfx942 and gfx1100 only). Prints the TIME lines (wavejit vs host) at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export HIPCC_PROFILE=dev
+export HIPCC_PROFILE=test
 archs=(gfx942 gfx950 gfx1100 gfx1201)
 for a in "$@"; do
   case "$a" in
@@ -22,9 +23,9 @@ if [[ "${CI:-}" == true ]] || ! command -v clang++-22 >/dev/null; then
 fi
 command -v clang++-22 >/dev/null || { echo "test_hip.sh: clang++-22 missing" >&2; exit 1; }
 
-profile_dir=debug
-[[ "$HIPCC_PROFILE" == release ]] && profile_dir=release
-cargo build -q -p wavejit-hip --profile "$HIPCC_PROFILE"
+profile_dir=debug features=(-F wavejit-translator/testkit)
+[[ "$HIPCC_PROFILE" == release ]] && profile_dir=release features=()
+cargo build -q -p wavejit-hip --profile "$HIPCC_PROFILE" "${features[@]}"
 export WAVEJIT_HIP_LIB="${CARGO_TARGET_DIR:-$PWD/target}/$profile_dir"
 
 out="$(mktemp -d)"
