@@ -88,6 +88,11 @@ pub(in crate::lift) fn pk_f32(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()>
             if op != V_PK_MOV_B32 && neg >> i & 1 != 0 {
                 x = l.un(UnOp::FNeg, x);
             }
+            // MODE.FP_DENORM's f32 field applies to packed f32 math as to every f32 VALU op
+            // (CDNA4 ISA 6.4 excepts only V_DOT2); a move copies bits.
+            if op != V_PK_MOV_B32 && !l.denorm_allowed(K::F32, 1) {
+                x = l.flush_denorm(x, K::F32);
+            }
             ops.push(x);
         }
         let r = match op {
@@ -102,6 +107,11 @@ pub(in crate::lift) fn pk_f32(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()>
             let o = l.cst(r, 0x3f80_0000);
             let t = l.bin(FMaxNum, r, z);
             l.bin(FMinNum, t, o)
+        } else {
+            r
+        };
+        let r = if op != V_PK_MOV_B32 && !l.denorm_allowed(K::F32, 2) {
+            l.flush_denorm(r, K::F32)
         } else {
             r
         };

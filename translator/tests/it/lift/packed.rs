@@ -178,3 +178,76 @@ fn packed_and_mixed_precision() {
         )
     });
 }
+
+/// `x` with a denormal replaced by zero of its sign.
+fn flush32(x: f32) -> f32 {
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+#[test]
+fn packed_f32_follows_the_f32_denormal_mode() {
+    // MODE.FP_DENORM's f32 field governs v_pk_{add,mul,fma}_f32 like every f32 VALU op
+    // (CDNA4 ISA 6.4 names V_DOT2 as the only exception). Host reference: inputs flushed
+    // unless allowed in, one f32 rounding, the result flushed unless allowed out.
+    #[rustfmt::skip]
+    let words = [
+        0xd3b2400e, 0x18022510, // v_pk_add_f32 v[14:15], v[16:17], v[18:19]
+        0xd3b14016, 0x18022510, // v_pk_mul_f32 v[22:23], v[16:17], v[18:19]
+        0xd3b04018, 0x1c522510, // v_pk_fma_f32 v[24:25], v[16:17], v[18:19], v[20:21]
+        0xbf810000,             // s_endpgm
+    ];
+    let min = f32::MIN_POSITIVE;
+    // Operand triples (a, b, c): denormal inputs, and normal inputs whose sum, product or
+    // fma result is denormal.
+    let cases: [(f32, f32, f32); 8] = [
+        (1e-40, 2.0, 3e-39),
+        (-7e-39, 1.5, -1e-45),
+        (min * 1.5, -min, 0.0),
+        (1e-20, 1e-20, 1e-39),
+        (-1e-20, 3e-19, min),
+        (min, 0.25, -min * 0.5),
+        (1.75, -2.5, 3.0),
+        (1e-41, -1e-41, 5e-40),
+    ];
+    let exec = EXEC_PARTIAL;
+    for den in 0..4u32 {
+        let mode = (DEFAULT_MODE & !0x30) | den << 4;
+        let mut mem = Mem::new(0);
+        let (b, a) = run_words(&words, 40 + den as u64, exec, &mut mem, |s| {
+            s.mode = mode;
+            for l in 0..64 {
+                let (x, y, z) = cases[l % 8];
+                let (x2, y2, z2) = cases[(l / 8) % 8];
+                let vals = [x, x2, y, y2, z, z2];
+                for (reg, v) in (16..22).zip(vals) {
+                    s.vgpr[reg][l] = v.to_bits();
+                }
+            }
+        });
+        let fin = |bits: u32| {
+            let x = f32::from_bits(bits);
+            if den & 1 != 0 {
+                x
+            } else {
+                flush32(x)
+            }
+        };
+        let fout = |x: f32| if den & 2 != 0 { x } else { flush32(x) }.to_bits();
+        let v = |reg: usize, l: usize| fin(b.vgpr[reg][l]);
+        for half in 0..2 {
+            check_vgpr(&b, &a, 14 + half, exec, |l| {
+                fout(v(16 + half, l) + v(18 + half, l))
+            });
+            check_vgpr(&b, &a, 22 + half, exec, |l| {
+                fout(v(16 + half, l) * v(18 + half, l))
+            });
+            check_vgpr(&b, &a, 24 + half, exec, |l| {
+                fout(v(16 + half, l).mul_add(v(18 + half, l), v(20 + half, l)))
+            });
+        }
+    }
+}
