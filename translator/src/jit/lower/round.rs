@@ -227,17 +227,29 @@ impl Gen<'_, '_> {
         let mut s32 = Vec::with_capacity(2);
         let mut pos = Vec::with_capacity(2);
         let mut neg = Vec::with_capacity(2);
+        let mut unsure = Vec::with_capacity(2);
         let zero64 = self.splat_const(64, 0);
         let zero64 = self.as_f(64, zero64);
+        // The fast lane-group copy skips the error term: `s = RN64(x)` in one op, and where
+        // `d = s - RN32(s)` is not zero it is a non-zero multiple of an f64 ulp of `s` (both
+        // are multiples of it), larger than `|x - s|`, so its sign is that of `x - RN32(s)`.
+        // Lanes with `d = 0` and `s != 0` (an f32 result that may be inexact) send the group
+        // to the slow copy, which has the error term (`s = 0` is an exact zero).
+        let fast = self.fast_copy().is_some() && op != RoundedOp::MulF32;
         for h in 0..2 {
             let (s, e) = match op {
                 RoundedOp::MulF32 => (self.b.ins().fmul(ah[h], bh[h]), None),
+                RoundedOp::FmaF32 if fast => {
+                    let c = ch.map_or(zero64, |c| c[h]);
+                    (self.b.ins().fma(ah[h], bh[h], c), None)
+                }
                 RoundedOp::FmaF32 => {
                     let p = self.b.ins().fmul(ah[h], bh[h]);
                     let c = ch.map_or(zero64, |c| c[h]);
                     let (s, e) = self.two_sum(p, c);
                     (s, Some(e))
                 }
+                _ if fast => (self.b.ins().fadd(ah[h], bh[h]), None),
                 _ => {
                     let (s, e) = self.two_sum(ah[h], bh[h]);
                     (s, Some(e))
@@ -250,6 +262,11 @@ impl Gen<'_, '_> {
                 Some(e) => self.b.ins().fadd(d, e),
                 None => d,
             };
+            if fast {
+                let on_grid = self.b.ins().fcmp(FloatCC::Equal, d, zero64);
+                let nonzero = self.b.ins().fcmp(FloatCC::NotEqual, s, zero64);
+                unsure.push(self.b.ins().band(on_grid, nonzero));
+            }
             s32.push(r);
             pos.push(self.b.ins().fcmp(FloatCC::GreaterThan, t, zero64));
             neg.push(self.b.ins().fcmp(FloatCC::LessThan, t, zero64));
@@ -263,7 +280,11 @@ impl Gen<'_, '_> {
         let neg = narrow(self, &neg, [0, 2, 4, 6]);
         let exp = self.splat_const(32, 0x7f80_0000);
         let e = self.b.ins().band(r, exp);
-        let cold = self.b.ins().icmp(IntCC::Equal, e, exp);
+        let mut cold = self.b.ins().icmp(IntCC::Equal, e, exp);
+        if fast {
+            let u = narrow(self, &unsure, [0, 2, 4, 6]);
+            cold = self.b.ins().bor(cold, u);
+        }
         let mut out = self.step(rm, 32, r, pos, neg);
         if rm == Round::Down && op != RoundedOp::MulF32 {
             let (sl, sr) = match (op, c) {
