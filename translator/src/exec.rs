@@ -4,8 +4,8 @@
 //! to [`Translator::run`] executes one wave until it ends, reaches a barrier, traps or faults.
 //!
 //! Blocks are cached by `(pc, MODE, wave size)` in a `hashbrown` map behind an `RwLock`. A
-//! block is interpreted until it has run [`Translator::DEFAULT_HOT_THRESHOLD`] times; then
-//! (with [`EngineKind::Jit`]) it is compiled once, under a mutex, and runs as host code. A
+//! block is interpreted until it is hot; then (with [`EngineKind::Jit`]) it is compiled and
+//! runs as host code, a long block first quickly and later optimised ([`crate::tier`]). A
 //! block the JIT rejects stays interpreted.
 //!
 //! Compiled code charges its instructions itself, against [`WaveState::credit`] (the budget
@@ -20,12 +20,13 @@ use crate::env::{CodeSource, ExecFault, ExitCode, WaveEnv};
 use crate::interp;
 use crate::ir::Block;
 use crate::isa::Target;
-use crate::jit::{CompiledBlock, Jit, Links};
+use crate::jit::{Jit, Links};
+use crate::tier::{BlockTiers, Code, TierCounters, TierPolicy, TierStats};
 use crate::wave::WaveState;
 use hashbrown::HashMap;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
 /// Which engine executes blocks.
@@ -55,7 +56,7 @@ impl EngineKind {
 pub struct TranslationStats {
     /// Blocks lifted to IR.
     pub blocks_lifted: u64,
-    /// Blocks compiled to host code.
+    /// Blocks compiled to host code (a block recompiled optimised counts twice).
     pub blocks_compiled: u64,
     /// Block lookups that found a translated block.
     pub cache_hits: u64,
@@ -78,10 +79,8 @@ impl TranslationStats {
 /// One cached block.
 struct Entry {
     block: Block,
-    /// Times the block ran interpreted.
-    runs: AtomicU32,
-    /// Compiled code once hot (`None` inside: the JIT rejected the block).
-    compiled: OnceLock<Option<CompiledBlock>>,
+    /// Its compiled code and run count.
+    tiers: BlockTiers,
     /// Executions, when profiling (see [`crate::profile`]).
     profile: crate::profile::PcCell,
 }
@@ -158,17 +157,16 @@ pub type LiftFn = fn(&Target, &dyn CodeSource, u64, u32) -> Block;
 pub struct Translator {
     target: Target,
     engine: EngineKind,
-    hot_threshold: u32,
+    policy: TierPolicy,
     lift: LiftFn,
     /// Unique identity (keys this thread's copy of the cache, [`LOCAL`]).
     id: u64,
     cache: RwLock<HashMap<Key, Arc<Entry>>>,
     /// Created on first use (`Err` text when the host JIT is unavailable).
     jit: OnceLock<Result<Jit, String>>,
-    /// Serialises compilation (Cranelift's module is single-threaded).
-    compile_lock: Mutex<()>,
     blocks_lifted: AtomicU64,
-    blocks_compiled: AtomicU64,
+    /// Compiles by tier, and their time.
+    compiles: TierCounters,
     /// Striped by thread ([`hit_stripe`]): every wave run adds its hits, and one shared
     /// counter would bounce between the cores running waves.
     cache_hits: [Stripe; STRIPES],
@@ -178,22 +176,22 @@ pub struct Translator {
 }
 
 impl Translator {
-    /// Interpreted runs after which a block is compiled.
-    pub const DEFAULT_HOT_THRESHOLD: u32 = 64;
+    /// Interpreted runs after which a block is compiled (optimised, when it has no quick
+    /// tier; see [`TierPolicy`]).
+    pub const DEFAULT_HOT_THRESHOLD: u32 = TierPolicy::DEFAULT.hot_threshold;
 
     /// A translator for code of `target`, executing with `engine`.
     pub fn new(target: Target, engine: EngineKind) -> Result<Translator, ExecFault> {
         Ok(Translator {
             target,
             engine,
-            hot_threshold: Self::DEFAULT_HOT_THRESHOLD,
+            policy: TierPolicy::DEFAULT,
             lift: crate::lift::lift_block,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             cache: RwLock::new(HashMap::new()),
             jit: OnceLock::new(),
-            compile_lock: Mutex::new(()),
             blocks_lifted: AtomicU64::new(0),
-            blocks_compiled: AtomicU64::new(0),
+            compiles: TierCounters::default(),
             cache_hits: Default::default(),
             translate_ns: AtomicU64::new(0),
             profile: false,
@@ -232,10 +230,22 @@ impl Translator {
     }
 
     /// Sets the number of interpreted runs before a block is compiled (0 = compile on first
-    /// use).
+    /// use, optimised; a threshold at or below the policy's quick threshold leaves no quick
+    /// tier).
     pub fn with_hot_threshold(mut self, runs: u32) -> Translator {
-        self.hot_threshold = runs;
+        self.policy.hot_threshold = runs;
         self
+    }
+
+    /// Sets when blocks are compiled, and at which tier ([`crate::tier`]).
+    pub fn with_tiers(mut self, policy: TierPolicy) -> Translator {
+        self.policy = policy;
+        self
+    }
+
+    /// Compiles so far, by tier.
+    pub fn tier_stats(&self) -> TierStats {
+        self.compiles.stats()
     }
 
     /// Uses `jit` (e.g. one configured with [`Jit::without_loop_form`]) instead of a default
@@ -358,15 +368,17 @@ impl Translator {
         }
         let exit = match self.compiled(entry) {
             // Profiling: exactly this block, once (no loop or chain the loop cannot see).
-            Some(cb) if self.profile => {
+            Some(Code { block: cb, .. }) if self.profile => {
                 *budget -= cost;
                 cb.run(state, env)?
             }
-            Some(cb) => {
+            Some(Code { block: cb, last }) => {
                 // The predecessor ran under the same MODE and wave size (blocks that write
-                // MODE have no links), so this code is the one it may continue in.
+                // MODE have no links), so this code is the one it may continue in. Only a
+                // block's last code is linked to or from (every run of quick code passes
+                // here and counts towards its optimised compile).
                 if let Some((links, slot)) = from {
-                    if cb.is_chain_target() {
+                    if last && cb.is_chain_target() {
                         links.link(slot, cb);
                     }
                 }
@@ -376,7 +388,7 @@ impl Translator {
                 *budget = state.credit;
                 state.credit = 0;
                 let exit = r?;
-                if exit == ExitCode::Continue {
+                if exit == ExitCode::Continue && last {
                     *link = cb.link_slot(state.pc);
                 }
                 exit
@@ -389,37 +401,13 @@ impl Translator {
         Ok((exit != ExitCode::Continue).then_some(exit))
     }
 
-    /// The compiled code of `entry`, compiling it if it just became hot.
-    fn compiled<'e>(&self, entry: &'e Entry) -> Option<&'e CompiledBlock> {
-        if let Some(c) = entry.compiled.get() {
-            return c.as_ref();
-        }
+    /// The compiled code of `entry`, compiling it if a tier is due ([`crate::tier`]).
+    fn compiled<'e>(&'e self, entry: &'e Entry) -> Option<Code<'e>> {
         if self.engine != EngineKind::Jit {
             return None;
         }
-        let runs = entry.runs.fetch_add(1, Ordering::Relaxed);
-        if runs < self.hot_threshold {
-            return None;
-        }
-        let jit = match self.jit.get_or_init(Jit::new) {
-            Ok(j) => j,
-            Err(_) => return None,
-        };
-        // Never make a wave wait for a compile: while another thread compiles, interpret.
-        let _guard = self.compile_lock.try_lock().ok()?;
-        entry
-            .compiled
-            .get_or_init(|| {
-                let t0 = Instant::now();
-                let r = jit.compile(&entry.block).ok();
-                self.translate_ns
-                    .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
-                if r.is_some() {
-                    self.blocks_compiled.fetch_add(1, Ordering::Relaxed);
-                }
-                r
-            })
-            .as_ref()
+        let jit = || self.jit.get_or_init(Jit::new).as_ref().ok();
+        entry.tiers.code(&entry.block, jit, &self.compiles)
     }
 
     /// The cached block at `pc`, lifting it on a miss.
@@ -452,9 +440,8 @@ impl Translator {
             .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
         self.blocks_lifted.fetch_add(1, Ordering::Relaxed);
         let entry = Arc::new(Entry {
+            tiers: BlockTiers::new(&block, &self.policy),
             block,
-            runs: AtomicU32::new(0),
-            compiled: OnceLock::new(),
             profile: Default::default(),
         });
         let mut map = self
@@ -469,13 +456,14 @@ impl Translator {
     pub fn stats(&self) -> TranslationStats {
         TranslationStats {
             blocks_lifted: self.blocks_lifted.load(Ordering::Relaxed),
-            blocks_compiled: self.blocks_compiled.load(Ordering::Relaxed),
+            blocks_compiled: self.compiles.compiled(),
             cache_hits: self
                 .cache_hits
                 .iter()
                 .map(|c| c.0.load(Ordering::Relaxed))
                 .sum(),
-            translate_ns: self.translate_ns.load(Ordering::Relaxed),
+            translate_ns: self.translate_ns.load(Ordering::Relaxed)
+                + self.compiles.compile_ns.load(Ordering::Relaxed),
         }
     }
 }

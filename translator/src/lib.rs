@@ -29,4 +29,5 @@ pub mod lift;
 pub mod matrix;
 pub mod profile;
 pub mod sem;
+pub mod tier;
 pub mod wave;

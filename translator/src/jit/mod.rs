@@ -24,10 +24,11 @@ mod runtime;
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::{Block, Exit};
 use crate::wave::WaveState;
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::Module;
 use helpers::JitCtx;
 pub use lower::rounded_cold_lanes;
 use runtime::code::{EntryFn, Holder};
@@ -36,7 +37,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Attempts to link a successor slot before giving up on it (a successor that never
-/// compiles, or is never eligible, stops costing the run loop anything after this).
+/// compiles, or is never eligible, stops costing the run loop anything after this). More
+/// than the runs a block takes to reach its last tier under the default
+/// [`crate::tier::TierPolicy`] (772 for wave32), so a successor on quick code is still
+/// linked once optimised.
 const LINK_TRIES: u32 = 1024;
 
 /// The successor links of one compiled block: for its jump (or taken-branch) target and
@@ -48,12 +52,62 @@ pub struct Links {
     tries: [AtomicU32; 2],
 }
 
-/// The Cranelift JIT for IR blocks. Cheap to clone (shares the code memory).
+/// The Cranelift JIT for IR blocks. Cheap to clone (shares the code memory). Blocks compile
+/// in parallel on any number of threads: only placing finished code in the shared code
+/// memory takes a lock.
 #[derive(Clone)]
 pub struct Jit {
     holder: Arc<Holder>,
+    /// The code generator of [`Tier::Optimised`].
+    optimised: OwnedTargetIsa,
+    /// The code generator of [`Tier::Quick`].
+    quick: OwnedTargetIsa,
     /// Try the lane-group loop form first (else always the straight-line form).
     loop_form: bool,
+}
+
+/// How much work Cranelift puts into a block's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Compile time first: no IR optimisation (`opt_level=none`) and single-pass register
+    /// allocation. About three times cheaper to compile than [`Tier::Optimised`] on long
+    /// straight-line blocks, and several times slower to run: for blocks that run a few
+    /// times, or until they prove hot ([`crate::tier`]).
+    Quick,
+    /// The fastest code: Cranelift's optimiser (`opt_level=speed`) and its backtracking
+    /// register allocator.
+    Optimised,
+}
+
+/// The Cranelift code generator for the host CPU (all its SIMD features) at `tier`.
+fn host_isa(tier: Tier) -> Result<OwnedTargetIsa, String> {
+    let mut flags = settings::builder();
+    let (opt_level, regalloc) = match tier {
+        Tier::Quick => ("none", "single_pass"),
+        Tier::Optimised => ("speed", "backtracking"),
+    };
+    let mut set = |name: &str, value: &str| flags.set(name, value).map_err(|e| e.to_string());
+    set("opt_level", opt_level)?;
+    set("regalloc_algorithm", regalloc)?;
+    set("use_colocated_libcalls", "false")?;
+    set("is_pic", "false")?;
+    // Cranelift's IR verifier on every function costs cold start a good share of the
+    // compile time; the code generator's output is verified in debug builds (all the tests)
+    // only.
+    set(
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    // Cranelift's tail calls (block chaining) need frame pointers.
+    set("preserve_frame_pointers", "true")?;
+    cranelift_native::builder()
+        .map_err(|e| e.to_string())?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| e.to_string())
 }
 
 impl Links {
@@ -98,37 +152,18 @@ impl std::fmt::Debug for CompiledBlock {
 }
 
 impl Jit {
-    /// A JIT for the host CPU (all its SIMD features), optimising for speed.
+    /// A JIT for the host CPU (all its SIMD features), optimising for speed (and, for
+    /// [`Tier::Quick`], for compile time).
     pub fn new() -> Result<Jit, String> {
-        let mut flags = settings::builder();
-        flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
-        flags
-            .set("use_colocated_libcalls", "false")
-            .map_err(|e| e.to_string())?;
-        flags.set("is_pic", "false").map_err(|e| e.to_string())?;
-        // Cranelift's IR verifier on every function costs cold start a good share of the
-        // compile time; the code generator's output is verified in debug builds (all the
-        // tests) only.
-        let verify = if cfg!(debug_assertions) {
-            "true"
-        } else {
-            "false"
-        };
-        flags
-            .set("enable_verifier", verify)
-            .map_err(|e| e.to_string())?;
-        // Cranelift's tail calls (block chaining) need frame pointers.
-        flags
-            .set("preserve_frame_pointers", "true")
-            .map_err(|e| e.to_string())?;
-        let isa_builder = cranelift_native::builder().map_err(|e| e.to_string())?;
-        let isa = isa_builder
-            .finish(settings::Flags::new(flags))
-            .map_err(|e| e.to_string())?;
-        let builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        let optimised = host_isa(Tier::Optimised)?;
+        let quick = host_isa(Tier::Quick)?;
+        let builder =
+            JITBuilder::with_isa(optimised.clone(), cranelift_module::default_libcall_names());
         let module = JITModule::new(builder);
         Ok(Jit {
             holder: Arc::new(Holder::new(module)?),
+            optimised,
+            quick,
             loop_form: true,
         })
     }
@@ -143,6 +178,12 @@ impl Jit {
     /// Compiles `block`. An error means the block cannot be compiled (malformed IR, or an op
     /// the code generator rejects); the caller keeps interpreting it.
     pub fn compile(&self, block: &Block) -> Result<CompiledBlock, String> {
+        self.compile_at(block, Tier::Optimised)
+    }
+
+    /// Compiles `block` at `tier` (see [`Jit::compile`]). Any number of threads may compile
+    /// at once; the shared code memory is locked only to place the finished code.
+    pub fn compile_at(&self, block: &Block, tier: Tier) -> Result<CompiledBlock, String> {
         crate::ir::verify(block).map_err(|e| e.to_string())?;
         // Denormal flushes as bit operations (`ir::passes::flush`), then uniform chains
         // folded to scalars (`ir::passes::uniform`); the block as lifted when a rewritten
@@ -153,16 +194,13 @@ impl Jit {
         let folded = crate::ir::passes::uniform::fold(base)
             .filter(|b| crate::ir::verify(b).is_ok())
             .or(flushed.clone());
-        let mut guard = self
-            .holder
-            .inner
-            .lock()
-            .map_err(|_| "JIT lock poisoned".to_string())?;
-        let inner = &mut *guard;
-        let module: &mut JITModule = &mut inner.module;
-        let sig = Holder::block_sig(module);
+        let isa = match tier {
+            Tier::Quick => &self.quick,
+            Tier::Optimised => &self.optimised,
+        };
+        let sig = Holder::block_sig(isa.pointer_type());
         // Helpers are called in the host's C convention.
-        let call_conv = module.make_signature().call_conv;
+        let call_conv = isa.default_call_conv();
         // Chaining: blocks ending in a static jump or branch, unless they write MODE (the
         // successor's code is the one compiled for the MODE the block started with).
         let links = Arc::new(Links {
@@ -188,11 +226,11 @@ impl Jit {
         }
         .map(|t| t.filter(|&t| t != start));
         let links_addr = (targets != [None, None]).then(|| links.code.as_ptr() as usize);
-        let frontend = module.isa().frontend_config();
+        let frontend = isa.frontend_config();
         // The lane-group loop form first; the straight-line form when the block does not
         // qualify (or, defensively, when Cranelift rejects the loop form).
         let mut last_err = String::new();
-        let mut id = None;
+        let mut code = None;
         let mut grouped = false;
         let mut multi = 0;
         let mut code_size = 0u32;
@@ -216,14 +254,11 @@ impl Jit {
             if try_loop && !self.loop_form {
                 continue;
             }
-            let fid = module
-                .declare_anonymous_function(&sig)
-                .map_err(|e| e.to_string())?;
-            let mut ctx = module.make_context();
+            let mut ctx = cranelift_codegen::Context::new();
             ctx.func.signature = sig.clone();
-            inner.fctx = FunctionBuilderContext::new();
+            let mut fctx = FunctionBuilderContext::new();
             let built = {
-                let fb = FunctionBuilder::new(&mut ctx.func, &mut inner.fctx);
+                let fb = FunctionBuilder::new(&mut ctx.func, &mut fctx);
                 let form = if try_loop {
                     lower::Form::LaneGroups
                 } else {
@@ -240,11 +275,11 @@ impl Jit {
             if dump.is_some() {
                 ctx.set_disasm(true);
             }
+            // Cranelift's work, outside any lock; then the code is placed in the module.
             let r = built.and_then(|n| {
-                module
-                    .define_function(fid, &mut ctx)
-                    .map_err(|e| format!("{e:?}"))
-                    .map(|_| n)
+                ctx.compile(&**isa, &mut ControlPlane::default())
+                    .map_err(|e| format!("{:?}", e.inner))?;
+                Ok((n, self.holder.place(&ctx)?))
             });
             if r.is_ok() {
                 code_size = ctx
@@ -268,32 +303,29 @@ impl Jit {
                     ));
                 }
             }
-            module.clear_context(&mut ctx);
             match r {
-                Ok(n) => {
+                Ok((n, placed)) => {
                     multi = n;
-                    id = Some(fid);
+                    code = Some(placed);
                     grouped = try_loop;
                     break;
                 }
                 Err(e) => last_err = e,
             }
         }
-        let id = id.ok_or(last_err)?;
-        module.finalize_definitions().map_err(|e| e.to_string())?;
-        let code = module.get_finalized_function(id);
+        let code = code.ok_or(last_err)?;
         if let Some(map) = perf_map() {
-            map.record(code as usize, code_size, block.start_pc, block.end_pc);
+            map.record(code, code_size, block.start_pc, block.end_pc);
         }
         if let (Some(d), Some(t)) = (jit_dump(), dump_text) {
-            d.record(code as usize, block, t);
+            d.record(code, block, t);
         }
         let unsupported = match &block.exit {
             Exit::Unsupported { reason, .. } | Exit::Illegal { reason, .. } => Some(reason.clone()),
             _ => None,
         };
         Ok(CompiledBlock {
-            code: code as usize,
+            code,
             entry: self.holder.entry,
             cost: u64::from(block.inst_count).max(1),
             targets,

@@ -5,11 +5,11 @@
 use super::helpers::JitCtx;
 use crate::jit::CompiledBlock;
 use crate::wave::WaveState;
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Type};
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::JITModule;
-use cranelift_module::Module;
+use cranelift_module::{Module, ModuleReloc};
 use std::mem::ManuallyDrop;
 use std::sync::Mutex;
 
@@ -19,17 +19,15 @@ use std::sync::Mutex;
 pub(in crate::jit) type EntryFn =
     unsafe extern "C" fn(*mut WaveState, *mut JitCtx<'_>, *const u8) -> u32;
 
-/// The module and the function builder context of a [`Holder`] (used under its lock).
+/// The module of a [`Holder`] (used under its lock).
 pub(in crate::jit) struct Inner {
     /// Taken (and its code memory freed) only when the [`Holder`] drops.
     pub module: ManuallyDrop<JITModule>,
-    /// The function builder context, reused between compiles.
-    pub fctx: FunctionBuilderContext,
 }
 
 /// Owner of the generated code. Compiled blocks keep it alive, so their code stays mapped.
 pub(in crate::jit) struct Holder {
-    /// The module, locked while a block compiles.
+    /// The module, locked while a compiled block's code is placed in its memory.
     pub inner: Mutex<Inner>,
     /// The entry trampoline (compiled into the module when it is created).
     pub entry: EntryFn,
@@ -69,20 +67,53 @@ impl Holder {
         Ok(Holder {
             inner: Mutex::new(Inner {
                 module: ManuallyDrop::new(module),
-                fctx,
             }),
             entry,
         })
     }
 
-    /// The signature of block code: `(state, ctx) -> exit code` in the `tail` convention.
-    pub(in crate::jit) fn block_sig(module: &JITModule) -> cranelift_codegen::ir::Signature {
+    /// The signature of block code: `(state, ctx) -> exit code` in the `tail` convention
+    /// (`pointer`: the host's pointer type, 64 bits).
+    pub(in crate::jit) fn block_sig(pointer: Type) -> cranelift_codegen::ir::Signature {
         let mut sig = cranelift_codegen::ir::Signature::new(CallConv::Tail);
         sig.params.push(AbiParam::new(types::I64));
         sig.params.push(AbiParam::new(types::I64));
         sig.returns.push(AbiParam::new(types::I32));
-        debug_assert_eq!(module.isa().pointer_type(), types::I64);
+        debug_assert_eq!(pointer, types::I64);
         sig
+    }
+
+    /// Places the code `ctx` holds (compiled by [`cranelift_codegen::Context::compile`],
+    /// outside the lock, for any code generator of this host) in the module's executable
+    /// memory; returns its address.
+    pub(in crate::jit) fn place(&self, ctx: &cranelift_codegen::Context) -> Result<usize, String> {
+        let compiled = ctx
+            .compiled_code()
+            .ok_or_else(|| "no compiled code to place".to_string())?;
+        let mut inner = self
+            .inner
+            .lock()
+            .map_err(|_| "JIT lock poisoned".to_string())?;
+        let module = &mut *inner.module;
+        let id = module
+            .declare_anonymous_function(&ctx.func.signature)
+            .map_err(|e| e.to_string())?;
+        let relocs: Vec<ModuleReloc> = compiled
+            .buffer
+            .relocs()
+            .iter()
+            .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+            .collect();
+        module
+            .define_function_bytes(
+                id,
+                u64::from(compiled.buffer.alignment),
+                compiled.code_buffer(),
+                &relocs,
+            )
+            .map_err(|e| e.to_string())?;
+        module.finalize_definitions().map_err(|e| e.to_string())?;
+        Ok(module.get_finalized_function(id) as usize)
     }
 
     /// Compiles [`EntryFn`]: `(state, ctx, code) -> code(state, ctx)`, from the host's C
@@ -108,7 +139,7 @@ impl Holder {
             b.switch_to_block(blk);
             b.seal_block(blk);
             let p = b.block_params(blk).to_vec();
-            let sigref = b.import_signature(Holder::block_sig(module));
+            let sigref = b.import_signature(Holder::block_sig(module.isa().pointer_type()));
             let call = b.ins().call_indirect(sigref, p[2], &[p[0], p[1]]);
             let r = b.inst_results(call)[0];
             b.ins().return_(&[r]);

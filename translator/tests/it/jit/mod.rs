@@ -2,3 +2,4 @@ mod compile;
 mod contiguous;
 mod memory;
 mod throughput;
+mod tiering;

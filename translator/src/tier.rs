@@ -1,0 +1,244 @@
+//! Tier-up: when a cached block is compiled, and how hard Cranelift works on it.
+//!
+//! A block runs interpreted until it is hot. A small block, or one that loops to itself, is
+//! then compiled once with Cranelift's optimiser ([`Tier::Optimised`]). A long block that
+//! does not loop to itself (the straight-line stages of a big kernel: thousands of
+//! instructions, each run once per wave) is first compiled quickly ([`Tier::Quick`]) after
+//! a few interpreted runs, and recompiled optimised once it has run
+//! [`TierPolicy::optimise_after`] more times; the optimised code then replaces the quick
+//! code for every later run.
+//!
+//! Runs are counted by the run loop, so quick code never loops inside the JIT (blocks that
+//! loop to themselves skip the quick tier) and is never chained to or from (the run loop
+//! links final code only): every run of it passes the run loop and counts. Each tier's
+//! code is kept as long as the block (a wave may still run the quick code when the
+//! optimised code replaces it). Compiles claim their block, so threads compile different
+//! blocks at once; a thread that finds a block claimed runs what the block has so far.
+
+use crate::ir::{Block, Exit};
+use crate::jit::{CompiledBlock, Jit, Tier};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// When blocks are compiled, and at which tier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TierPolicy {
+    /// Interpreted runs after which a block is compiled optimised (when it has no quick
+    /// tier).
+    pub hot_threshold: u32,
+    /// Blocks of at least this many instructions that do not loop to themselves get the
+    /// quick tier first (`u32::MAX`: no block does).
+    pub quick_min_insts: u32,
+    /// Interpreted runs after which such a block is compiled quickly.
+    pub quick_threshold: u32,
+    /// Further runs (of its quick code) after which such a block is compiled optimised, for
+    /// wave64 blocks; a wave32 block runs twice as many (the same lane work).
+    pub optimise_after: u32,
+}
+
+impl TierPolicy {
+    /// The default: optimised after 64 interpreted runs; blocks of 128 instructions or more
+    /// compiled quickly after 4 and optimised after 384 more (768 for wave32).
+    ///
+    /// Measured on the `cold_start` kernel (gfx942, wave64, 512-instruction straight-line
+    /// blocks; `docs/jit.md`): a block's optimised compile costs about as much as 60–70
+    /// interpreted runs, its quick compile about a third of that; quick code runs about 5×
+    /// slower than optimised code, so the optimised compile pays back after some hundreds of
+    /// runs.
+    pub const DEFAULT: TierPolicy = TierPolicy {
+        hot_threshold: 64,
+        quick_min_insts: 128,
+        quick_threshold: 4,
+        optimise_after: 384,
+    };
+
+    /// One tier: every block optimised after `hot_threshold` interpreted runs.
+    pub fn single(hot_threshold: u32) -> TierPolicy {
+        TierPolicy {
+            hot_threshold,
+            quick_min_insts: u32::MAX,
+            ..TierPolicy::DEFAULT
+        }
+    }
+
+    /// Runs (of any kind) after which `block` is compiled quickly (`None`: never), and after
+    /// which it is compiled optimised.
+    fn thresholds(&self, block: &Block) -> (Option<u32>, u32) {
+        let loops_to_itself = match block.exit {
+            Exit::Jump(t) => t == block.start_pc,
+            Exit::Branch {
+                taken, not_taken, ..
+            } => taken == block.start_pc || not_taken == block.start_pc,
+            _ => false,
+        };
+        if loops_to_itself
+            || block.inst_count < self.quick_min_insts
+            || self.quick_threshold >= self.hot_threshold
+        {
+            return (None, self.hot_threshold);
+        }
+        let after = self
+            .optimise_after
+            .saturating_mul((64 / block.wave_size.max(1)).max(1));
+        let optimise = self
+            .quick_threshold
+            .saturating_add(after)
+            .max(self.hot_threshold);
+        (Some(self.quick_threshold), optimise)
+    }
+}
+
+impl Default for TierPolicy {
+    fn default() -> TierPolicy {
+        TierPolicy::DEFAULT
+    }
+}
+
+/// Compiles done at each tier (a block recompiled optimised counts at both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TierStats {
+    /// Blocks compiled at [`Tier::Quick`].
+    pub quick: u64,
+    /// Blocks compiled at [`Tier::Optimised`].
+    pub optimised: u64,
+}
+
+/// The counters a translator's [`BlockTiers`] report their compiles to.
+#[derive(Default)]
+pub(crate) struct TierCounters {
+    quick: AtomicU64,
+    optimised: AtomicU64,
+    /// Nanoseconds spent compiling.
+    pub(crate) compile_ns: AtomicU64,
+}
+
+impl TierCounters {
+    pub(crate) fn stats(&self) -> TierStats {
+        TierStats {
+            quick: self.quick.load(Ordering::Relaxed),
+            optimised: self.optimised.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Blocks compiled at any tier.
+    pub(crate) fn compiled(&self) -> u64 {
+        let s = self.stats();
+        s.quick + s.optimised
+    }
+}
+
+/// The compiled code of one cached block, by tier, and its run count.
+pub(crate) struct BlockTiers {
+    /// Runs counted so far (interpreted, then quick).
+    runs: AtomicU32,
+    /// Held by the thread compiling the block.
+    claimed: AtomicBool,
+    /// Runs after which the block is compiled quickly (`u32::MAX`: never).
+    quick_at: u32,
+    /// Runs after which it is compiled optimised.
+    optimise_at: u32,
+    /// Quick code (`None` inside: the JIT rejected the block).
+    quick: OnceLock<Option<CompiledBlock>>,
+    /// Optimised code (`None` inside: the JIT rejected the block).
+    optimised: OnceLock<Option<CompiledBlock>>,
+}
+
+/// Code to run for a block.
+pub(crate) struct Code<'a> {
+    pub(crate) block: &'a CompiledBlock,
+    /// The block's last code: it may be chained to and from (quick code never is, so
+    /// that all its runs are counted).
+    pub(crate) last: bool,
+}
+
+impl BlockTiers {
+    /// The tiers of `block` under `policy`, nothing compiled yet.
+    pub(crate) fn new(block: &Block, policy: &TierPolicy) -> BlockTiers {
+        let (quick, optimise_at) = policy.thresholds(block);
+        BlockTiers {
+            runs: AtomicU32::new(0),
+            claimed: AtomicBool::new(false),
+            quick_at: quick.unwrap_or(u32::MAX),
+            optimise_at,
+            quick: OnceLock::new(),
+            optimised: OnceLock::new(),
+        }
+    }
+
+    /// The code to run `block` (this entry's block) with now, compiling it with `jit` when a
+    /// tier is due; `None`: interpret it. Counts the run until the optimised code exists.
+    pub(crate) fn code<'a>(
+        &'a self,
+        block: &Block,
+        jit: impl FnOnce() -> Option<&'a Jit>,
+        counters: &TierCounters,
+    ) -> Option<Code<'a>> {
+        if let Some(done) = self.optimised.get() {
+            return self.last(done);
+        }
+        let runs = self.runs.fetch_add(1, Ordering::Relaxed);
+        if runs >= self.optimise_at {
+            self.try_compile(block, Tier::Optimised, jit, counters);
+        } else if runs >= self.quick_at && self.quick.get().is_none() {
+            self.try_compile(block, Tier::Quick, jit, counters);
+        }
+        match self.optimised.get() {
+            Some(done) => self.last(done),
+            None => self
+                .quick
+                .get()?
+                .as_ref()
+                .map(|block| Code { block, last: false }),
+        }
+    }
+
+    /// The code once the optimised compile is done (`done`): that code, or the quick code
+    /// when the JIT rejected the block at the optimised tier.
+    fn last<'a>(&'a self, done: &'a Option<CompiledBlock>) -> Option<Code<'a>> {
+        let block = done
+            .as_ref()
+            .or_else(|| self.quick.get().and_then(Option::as_ref))?;
+        Some(Code { block, last: true })
+    }
+
+    /// Compiles `block` at `tier` unless another thread is compiling it (then the caller
+    /// runs what there is; no wave waits for a compile).
+    fn try_compile<'a>(
+        &'a self,
+        block: &Block,
+        tier: Tier,
+        jit: impl FnOnce() -> Option<&'a Jit>,
+        counters: &TierCounters,
+    ) {
+        let Some(jit) = jit() else { return };
+        if self
+            .claimed
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        let cell = match tier {
+            Tier::Quick => &self.quick,
+            Tier::Optimised => &self.optimised,
+        };
+        // Under the claim: nobody else sets the cell meanwhile.
+        if cell.get().is_none() {
+            let t0 = Instant::now();
+            let code = jit.compile_at(block, tier).ok();
+            counters
+                .compile_ns
+                .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            if code.is_some() {
+                match tier {
+                    Tier::Quick => &counters.quick,
+                    Tier::Optimised => &counters.optimised,
+                }
+                .fetch_add(1, Ordering::Relaxed);
+            }
+            let _ = cell.set(code);
+        }
+        self.claimed.store(false, Ordering::Release);
+    }
+}

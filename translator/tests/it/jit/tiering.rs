@@ -1,0 +1,330 @@
+//! Tier-up (`wavejit_translator::tier`): blocks compiled quickly and then recompiled
+//! optimised, compiles on several threads at once, and optimised code replacing quick code
+//! while blocks chain — every result checked against the interpreter on poisoned state.
+
+use std::sync::Barrier;
+use wavejit_translator::env::{CodeSource, ExecFault, ExitCode};
+use wavejit_translator::exec::{EngineKind, Translator};
+use wavejit_translator::interp::test_env::FlatEnv;
+use wavejit_translator::isa::{Gpu, Target};
+use wavejit_translator::tier::{TierPolicy, TierStats};
+use wavejit_translator::wave::WaveState;
+
+/// Code at [`BASE`]: one or more copies of the loop program ([`program`]).
+struct Code {
+    bytes: Vec<u8>,
+}
+
+impl CodeSource for Code {
+    fn bytes_at(&self, pc: u64) -> Option<&[u8]> {
+        let off = pc.checked_sub(BASE)? as usize;
+        self.bytes.get(off..).filter(|s| !s.is_empty())
+    }
+}
+
+const BASE: u64 = 0x10_0000;
+/// Device address of the global memory the loop reads.
+const GLOBAL: u64 = 0x2000_0000;
+/// Loop iterations (`s0`'s start value).
+const ITERS: u32 = 40;
+
+/// A two-block loop with a long first block, gfx942 machine code (encodings from
+/// `llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -show-encoding`):
+/// ```text
+///        s_mov_b32 s0, ITERS                  ; be8000ff ITERS
+///        s_branch loop                        ; bf820000
+/// loop:  (v_add_u32_e32 v3, 1, v3             ; 68060681
+///         v_fma_f32 v0, v1, v2, v0) × pairs   ; d1cb0000 04020501
+///        s_branch mid                         ; bf820000
+/// mid:   global_load_dword v5, v[6:7], off    ; dc508000 057f0006
+///        v_add_u32_e32 v6, 4, v6              ; 680c0c84
+///        v_add_u32_e32 v4, v5, v4             ; 68080905
+///        s_sub_u32 s0, s0, 1                  ; 80808100
+///        s_cmp_lg_u32 s0, 0                   ; bf078000
+///        s_cbranch_scc1 loop                  ; bf85xxxx
+///        s_endpgm                             ; bf810000
+/// ```
+/// `loop` has `2 × pairs + 1` instructions, `mid` 6, the entry block 2 and the end block 1:
+/// with a policy whose quick tier starts between, `loop` gets a quick tier and the others
+/// do not.
+fn program(pairs: usize) -> Vec<u32> {
+    let mut w = vec![0xbe8000ff, ITERS, 0xbf820000];
+    let loop_at = w.len();
+    for _ in 0..pairs {
+        w.extend([0x68060681, 0xd1cb0000, 0x04020501]);
+    }
+    w.push(0xbf820000);
+    w.extend([
+        0xdc508000, 0x057f0006, 0x680c0c84, 0x68080905, 0x80808100, 0xbf078000,
+    ]);
+    // simm16 = (target - (branch + 4)) / 4, in dwords.
+    let rel = loop_at as i32 - (w.len() as i32 + 1);
+    w.push(0xbf850000 | (rel as u16 as u32));
+    w.push(0xbf810000);
+    w
+}
+
+fn code(programs: &[Vec<u32>]) -> (Code, Vec<u64>) {
+    let mut bytes = Vec::new();
+    let mut starts = Vec::new();
+    for p in programs {
+        starts.push(BASE + bytes.len() as u64);
+        bytes.extend(p.iter().flat_map(|w| w.to_le_bytes()));
+    }
+    (Code { bytes }, starts)
+}
+
+/// xorshift64*: poison that differs per wave.
+fn poison(seed: &mut u64) -> u32 {
+    *seed ^= *seed >> 12;
+    *seed ^= *seed << 25;
+    *seed ^= *seed >> 27;
+    (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+}
+
+/// Wave `n` starting at `pc`: every VGPR lane poisoned, then the loop's operands set for
+/// the active lanes (inactive lanes 3, 17 and 40 keep poison, addresses included).
+fn wave(n: u64, pc: u64) -> Box<WaveState> {
+    let mut seed = 0x9e37_79b9_7f4a_7c15 ^ (n + 1).wrapping_mul(0x1000_0001);
+    let mut s = WaveState::new_boxed(64);
+    for r in 0..8 {
+        for l in 0..64 {
+            s.vgpr[r][l] = poison(&mut seed);
+        }
+    }
+    let exec: u64 = !(1 << 3 | 1 << 17 | 1 << 40);
+    for l in (0..64).filter(|l| exec >> l & 1 == 1) {
+        s.vgpr[0][l] = (l as f32 * 0.25 - 3.0 + n as f32).to_bits();
+        s.vgpr[1][l] = (0.5 + (poison(&mut seed) & 0xff) as f32 / 512.0).to_bits();
+        s.vgpr[2][l] = (1.0 - (poison(&mut seed) & 0xff) as f32 / 1024.0).to_bits();
+        s.vgpr[6][l] = GLOBAL as u32 + 4 * l as u32;
+        s.vgpr[7][l] = 0;
+    }
+    s.set_exec(exec);
+    s.pc = pc;
+    s
+}
+
+/// Global memory: word `k` = `3k + 1`, enough for every lane and iteration.
+fn env() -> FlatEnv {
+    let words = 64 + ITERS as usize;
+    let mut env = FlatEnv::new(GLOBAL, words * 4, 0, 0);
+    for k in 0..words {
+        env.global[4 * k..4 * k + 4].copy_from_slice(&(3 * k as u32 + 1).to_le_bytes());
+    }
+    env
+}
+
+/// Runs wave `n` from `pc`: its result, final state and budget left.
+fn run(
+    t: &Translator,
+    code: &Code,
+    n: u64,
+    pc: u64,
+) -> (Result<ExitCode, ExecFault>, Box<WaveState>, u64) {
+    let mut s = wave(n, pc);
+    let mut e = env();
+    let mut budget = 1_000_000;
+    let r = t.run(code, &mut s, &mut e, &mut budget);
+    (r, s, budget)
+}
+
+fn translator(engine: EngineKind, policy: TierPolicy) -> Translator {
+    Translator::new(Target::new(Gpu::GFX942), engine)
+        .expect("translator")
+        .with_tiers(policy)
+}
+
+/// The JIT's wave ended exactly as the interpreter's.
+fn same(jit: &(Result<ExitCode, ExecFault>, Box<WaveState>, u64), code: &Code, n: u64, pc: u64) {
+    let interp = translator(EngineKind::Interp, TierPolicy::DEFAULT);
+    let want = run(&interp, code, n, pc);
+    assert_eq!(want.0, Ok(ExitCode::EndPgm));
+    assert_eq!(jit.0, want.0, "wave {n}");
+    assert_eq!(jit.2, want.2, "wave {n}: budget left");
+    let (a, b) = (&jit.1, &want.1);
+    assert_eq!(a.pc, b.pc, "wave {n}");
+    assert_eq!(a.sgpr, b.sgpr, "wave {n}");
+    assert_eq!(a.scc, b.scc, "wave {n}");
+    for r in 0..8 {
+        assert_eq!(a.vgpr[r], b.vgpr[r], "wave {n}: v{r}");
+    }
+    assert_eq!(a.counters, b.counters, "wave {n}");
+}
+
+/// `loop` (41 instructions) gets a quick tier after 1 run and is optimised after 12 more;
+/// `mid` (6) and the rest are optimised after 3.
+const POLICY: TierPolicy = TierPolicy {
+    hot_threshold: 3,
+    quick_min_insts: 20,
+    quick_threshold: 1,
+    optimise_after: 12,
+};
+
+#[test]
+fn quick_then_optimised_code_matches_the_interpreter() {
+    let (code, starts) = code(&[program(20)]);
+    let t = translator(EngineKind::Jit, POLICY);
+    // Wave 0 passes every tier of `loop` (interpreted, quick for 12 runs, optimised) within
+    // its 40 iterations; wave 1 runs optimised code only.
+    for n in 0..2 {
+        let r = run(&t, &code, n, starts[0]);
+        same(&r, &code, n, starts[0]);
+        let st = t.tier_stats();
+        assert_eq!(
+            st,
+            TierStats {
+                quick: 1,
+                optimised: 2
+            },
+            "after wave {n}"
+        );
+    }
+    // The entry block and the end block run once per wave: not hot yet.
+    assert_eq!(t.stats().blocks_compiled, 3);
+}
+
+#[test]
+fn quick_code_is_the_optimised_code_without_tier_up() {
+    // `optimise_after` beyond the run count: `loop` runs quick code to the end.
+    let (code, starts) = code(&[program(20)]);
+    let policy = TierPolicy {
+        optimise_after: 1_000,
+        ..POLICY
+    };
+    let t = translator(EngineKind::Jit, policy);
+    for n in 0..3 {
+        let r = run(&t, &code, n, starts[0]);
+        same(&r, &code, n, starts[0]);
+    }
+    assert_eq!(
+        t.tier_stats(),
+        TierStats {
+            quick: 1,
+            optimised: 1
+        }
+    );
+}
+
+#[test]
+fn optimised_code_replacing_quick_code_is_chained() {
+    let (code, starts) = code(&[program(20)]);
+    let t = translator(EngineKind::Jit, POLICY);
+    let r = run(&t, &code, 0, starts[0]);
+    same(&r, &code, 0, starts[0]);
+    // Wave 1: `mid` continues in the optimised `loop` and back by tail calls, so the run
+    // loop looks up only the entry block, `loop` once and the end block (and a link
+    // attempt or two), not 2 × 40 blocks.
+    let hits = t.stats().cache_hits;
+    let r = run(&t, &code, 1, starts[0]);
+    same(&r, &code, 1, starts[0]);
+    let wave1 = t.stats().cache_hits - hits;
+    assert!(wave1 <= 6, "wave 1 looked up {wave1} blocks");
+}
+
+#[test]
+fn two_threads_compiling_at_once_match_one_thread() {
+    // Two programs (different blocks): each thread runs waves of both, starting with a
+    // different one, so both compile at once, and a block may be recompiled optimised
+    // while the other thread runs its quick code or is chained into it.
+    let (code, starts) = code(&[program(20), program(24)]);
+    let waves = 6u64;
+    let one = translator(EngineKind::Jit, POLICY);
+    for n in 0..waves {
+        for (p, &pc) in starts.iter().enumerate() {
+            let r = run(&one, &code, n * 2 + p as u64, pc);
+            same(&r, &code, n * 2 + p as u64, pc);
+        }
+    }
+    let two = translator(EngineKind::Jit, POLICY);
+    let start = Barrier::new(2);
+    std::thread::scope(|sc| {
+        for th in 0..2usize {
+            let (two, code, starts, start) = (&two, &code, &starts, &start);
+            sc.spawn(move || {
+                start.wait();
+                for n in 0..waves {
+                    for k in 0..2 {
+                        let p = (th + k) % 2;
+                        let id = n * 2 + p as u64;
+                        let r = run(two, code, id, starts[p]);
+                        same(&r, code, id, starts[p]);
+                    }
+                }
+            });
+        }
+    });
+    // Every block compiled once per tier it reached, as on one thread: `loop` of each
+    // program quickly, and all eight blocks (entry, loop, mid, end) optimised.
+    let want = TierStats {
+        quick: 2,
+        optimised: 8,
+    };
+    assert_eq!(one.tier_stats(), want);
+    assert_eq!(two.tier_stats(), want);
+    assert_eq!(two.stats().blocks_compiled, one.stats().blocks_compiled);
+    assert_eq!(two.stats().blocks_lifted, one.stats().blocks_lifted);
+}
+
+/// Quick code ([`Tier::Quick`]: no Cranelift optimisation, single-pass register
+/// allocation) of the first block of random gfx942 programs (the differential fuzzer's
+/// generator) against the interpreter: same exit, registers, counters and memory from the
+/// same random state.
+#[test]
+fn quick_code_matches_the_interpreter_on_random_blocks() {
+    use wavejit_translator::difffuzz::gen::{to_bytes, Code as FuzzCode, CODE_BASE};
+    use wavejit_translator::difffuzz::{
+        first_diff, random_env, random_mode, random_state, Fuzzer, Outcome, Rng,
+    };
+    use wavejit_translator::jit::{Jit, Tier};
+    let mut f = Fuzzer::new(Gpu::GFX942);
+    let target = f.pool.target;
+    let jit = Jit::new().expect("host JIT");
+    let (mut compiled, mut insts) = (0, 0);
+    for seed in 0x71e2_0000..0x71e2_0000 + 120u64 {
+        // The same random state and memory for both engines.
+        let fresh = || {
+            let mut rng = Rng(seed);
+            let mode = random_mode(&mut rng);
+            let mut s = random_state(&mut rng, mode);
+            s.pc = CODE_BASE;
+            let env = random_env(&mut rng);
+            (rng, s, env)
+        };
+        let (mut rng, mut s_interp, mut env_interp) = fresh();
+        let len = 8 + rng.below(40) as usize;
+        let items = f.pool.program(&mut rng, s_interp.mode, len);
+        let code = FuzzCode(to_bytes(&f.pool.layout(&items)));
+        let block = wavejit_translator::lift::lift_block(&target, &code, CODE_BASE, s_interp.mode);
+        let Ok(quick) = jit.compile_at(&block, Tier::Quick) else {
+            continue;
+        };
+        compiled += 1;
+        insts += u64::from(block.inst_count);
+        let (_, mut s_jit, mut env_jit) = fresh();
+        let ra = wavejit_translator::interp::run_block(&block, &mut s_interp, &mut env_interp);
+        let rb = quick.run(&mut s_jit, &mut env_jit);
+        let outcome = |result, state, env| Outcome {
+            result,
+            state,
+            env,
+            lifted: 1,
+            compiled: 1,
+            matrix_blocks: 0,
+            others: Vec::new(),
+        };
+        let (a, b) = (
+            outcome(ra, s_interp, env_interp),
+            outcome(rb, s_jit, env_jit),
+        );
+        if let Some(d) = first_diff(&a, &b) {
+            panic!(
+                "seed {seed:#x}: quick code differs from the interpreter: {d}\n{}",
+                block
+            );
+        }
+    }
+    // Blocks the JIT declines stay interpreted; nearly all compile.
+    assert!(compiled >= 100, "only {compiled} blocks compiled");
+    assert!(insts >= 1000, "only {insts} instructions");
+}
