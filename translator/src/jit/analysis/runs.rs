@@ -71,6 +71,8 @@ pub(crate) fn classify(blk: &Block, i: usize) -> OpClass {
                     o => scalar_bin_inline(*o),
                 }
         }
+        // Directed roundings of f32/f64 add, sub, mul and fma are vector code (`lower::round`).
+        Op::Lane { f, .. } => vector_result && crate::jit::lower::round_inlined(f),
         Op::Tern(o, ..) => {
             vector_result
                 && (matches!(o, TernOp::Fma | TernOp::Bfi) || *o == TernOp::Perm && bits == 32)

@@ -123,6 +123,7 @@ impl Gen<'_, '_> {
                 }
                 JV::V(out)
             }
+            Op::Lane { f, args } if super::round::inlined(f) => self.rounded_inline(f, args)?,
             Op::Lane { f, args } => {
                 let t = Self::need(ty)?;
                 if args.len() > 4 {

@@ -51,7 +51,11 @@ mod masks;
 mod matrix;
 mod memory;
 mod nan;
+mod round;
 mod state;
+
+pub use round::cold_lanes as rounded_cold_lanes;
+pub(crate) use round::inlined as round_inlined;
 
 use super::analysis::runs::may_leave;
 use super::analysis::{BlockFacts, MemLowering};
