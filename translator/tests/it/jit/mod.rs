@@ -1,5 +1,4 @@
 mod compile;
 mod contiguous;
-mod gather;
 mod memory;
 mod throughput;

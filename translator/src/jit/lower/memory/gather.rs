@@ -5,7 +5,6 @@ use super::WinParts;
 use crate::ir::{Op, Val};
 use crate::jit::analysis::memory::fused_load_pieces;
 use crate::jit::lower::{le, sty, trusted, Gen, GenResult};
-use crate::jit::runtime::gather;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, BlockArg, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value,
@@ -210,10 +209,8 @@ impl Gen<'_, '_> {
 
     /// Tier 1 for a load whose lanes are not at a fixed stride (emitted where
     /// [`Gen::mem_plan`]'s test failed): every active lane's element from the window of the
-    /// lowest active lane ([`Gen::gather_window`]) into `res` (inactive lanes 0), then a jump
-    /// to `join`: 1-, 2- and 4-byte loads into 32-bit lanes first through the whole-wave
-    /// AVX-512 gather where the host has it ([`gather::h_gather32`]), else (or when it
-    /// declines) one host load per lane in ascending lane order. A lane outside the window
+    /// lowest active lane ([`Gen::gather_window`]), one host load per lane in ascending lane
+    /// order into `res` (inactive lanes 0), then a jump to `join`. A lane outside the window
     /// (or an empty mask, or no window) sends the whole access to `helper` (loads have no
     /// side effects, so the partial result is simply overwritten there).
     #[allow(clippy::too_many_arguments)]
@@ -230,26 +227,6 @@ impl Gen<'_, '_> {
         helper: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
         let w = self.gather_window(space, abuf, m, size as u64, helper)?;
-        if bits == 32 && size <= 4 && gather::available() {
-            // The whole wave at once (AVX-512 gathers); the lanes one by one below when
-            // it declines (a lane outside the window or near its end).
-            let code = gather::gather_code(size, signed, self.lanes == 32);
-            let code = self.iconst(types::I32, code as u64);
-            let out = self.b.ins().stack_addr(types::I64, res, 0);
-            let p = types::I64;
-            let rc = self
-                .call(
-                    gather::h_gather32 as *const () as usize,
-                    &[p, p, p, p, p, p, types::I32],
-                    Some(types::I32),
-                    &[abuf, m, w.start, w.lim, w.host, out, code],
-                )
-                .ok_or("helper result")?;
-            let lanes = self.cold_block();
-            self.b.ins().brif(rc, lanes, &[], join, &[]);
-            self.b.switch_to_block(lanes);
-            self.b.seal_block(lanes);
-        }
         let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
         let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
         let (fb, pb) = (self.cold_block(), self.cold_block());
