@@ -1,4 +1,5 @@
 mod compile;
 mod contiguous;
+mod gather;
 mod memory;
 mod throughput;
