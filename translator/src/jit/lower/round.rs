@@ -26,6 +26,7 @@
 
 use super::{Gen, GenResult, I32X4, JV};
 use crate::ir::{LaneFn, Round, RoundedOp, Val};
+pub(crate) use crate::jit::analysis::runs::rounded_inline as inlined;
 use crate::jit::codes::lanefn_code;
 use crate::jit::helpers::{h_scalar, kind};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -45,19 +46,6 @@ pub fn cold_lanes() -> u64 {
 extern "C" fn h_rounded_lane(code: u32, wbits: u32, a: u64, b: u64, c: u64) -> u64 {
     COLD_LANES.with(|n| n.set(n.get() + 1));
     h_scalar(kind::LANEFN, code, wbits, a, b, c)
-}
-
-/// Whether the lowering computes the lane function `f` in line (module doc).
-pub(crate) fn inlined(f: &LaneFn) -> bool {
-    use RoundedOp::*;
-    matches!(
-        f,
-        LaneFn::Rounded(
-            AddF32 | SubF32 | MulF32 | FmaF32 | AddF64 | SubF64 | MulF64 | FmaF64,
-            Round::Up | Round::Down | Round::Zero,
-            _,
-        )
-    )
 }
 
 /// `2^e` as f64 bits.
