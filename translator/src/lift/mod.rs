@@ -177,6 +177,7 @@ fn lift_from(
         if region_end == Some(pc) {
             region_end = None;
             l.in_region = false;
+            l.region_live = None;
         }
         if index == limit {
             return Pass::Done(l.finish(Exit::Jump(pc)));
@@ -208,7 +209,9 @@ fn lift_from(
                                     exec,
                                     counts: Box::new(r),
                                 });
+                                let live = l.ne0(exec);
                                 l.in_region = true;
+                                l.region_live = Some(live);
                                 region_end = Some(taken);
                             }
                             None => return Pass::Done(l.finish(exit)),

@@ -5,7 +5,10 @@
 //! The branch only saves time: when EXEC is zero, an instruction whose every effect is
 //! masked by EXEC (VGPR writes, memory accesses) does nothing. Ending the block at the
 //! branch costs a run-loop round trip per guarded region, so a region whose instructions all
-//! have only such effects runs inside the block instead: the branch becomes a fall-through,
+//! have only such effects, or write SGPRs and SCC (a carry-out of `v_add_co_u32`, a `v_cmp`
+//! into VCC, SALU), runs inside the block instead: each scalar write is lifted as
+//! `select(EXEC was non-zero at the region's start, new, old)`, so with EXEC zero the region
+//! leaves every register as the skipped one would. The branch becomes a fall-through,
 //! and one [`Op::CountRegion`] counts the region's instructions only when EXEC is non-zero,
 //! so the counters are those of the branching program. The instruction budget is charged for
 //! the region either way (it only stops runaway kernels).
@@ -19,9 +22,10 @@ use crate::isa::{Inst, Target};
 pub(super) const MAX_REGION_INSTS: u32 = 24;
 
 /// The counts (for [`Op::CountRegion`]) of the region after an `s_cbranch_execz` to `join`,
-/// starting at `from`, if it can run under EXEC: fewer than `max` instructions up to `join` (forward branch) or up to and including an
-/// `s_branch join`, each of which only writes VGPRs and memory under EXEC. `next` decodes the
-/// instruction at an address.
+/// starting at `from`, if it can run under EXEC: fewer than `max` instructions up to `join`
+/// (forward branch) or up to and including an `s_branch join`, each of which only writes
+/// VGPRs and memory under the region's EXEC, and SGPRs and SCC (made conditional in the
+/// region). `next` decodes the instruction at an address.
 pub(super) fn scan(
     target: &Target,
     mode: u32,
@@ -72,8 +76,9 @@ pub(super) fn scan(
 
 /// Whether `op` may run with EXEC (`exec`) zero in place of being skipped: `Some(true)` for
 /// the count of a vector instruction under `exec`, `Some(false)` for ops without effects and
-/// effects masked by EXEC, `None` for anything else (scalar state, faults that do not depend
-/// on the lanes, effects ignoring EXEC).
+/// effects masked by EXEC and scalar register writes, `None` for anything else (MODE,
+/// scalar memory, faults that do not depend on the lanes, effects ignoring EXEC, vector
+/// effects under a mask other than the region's EXEC).
 fn masked_effect(ops: &[Op], op: &Op, exec: Val) -> Option<bool> {
     let masked = |m: &Val| under_exec(ops, *m, exec).then_some(false);
     match op {
@@ -98,13 +103,13 @@ fn masked_effect(ops: &[Op], op: &Op, exec: Val) -> Option<bool> {
         | Op::MaskToLanes(_)
         | Op::Lane { .. } => Some(false),
         Op::SetVgpr { mask, .. } => masked(mask),
+        // Lifted in the region as `select(EXEC was non-zero, new, old)` (`Lifter::set_sreg`).
+        Op::SetSgpr(..) | Op::SetScc(_) => Some(false),
         Op::Load { mask, .. } | Op::Store { mask, .. } | Op::Atomic { mask, .. } => masked(mask),
         Op::CountVector { mask } => (*mask == exec).then_some(true),
         // Dynamic VGPR indexing faults on a bad index whatever EXEC is.
         Op::GetVgprDyn { .. }
         | Op::SetVgprDyn { .. }
-        | Op::SetSgpr(..)
-        | Op::SetScc(_)
         | Op::SetMode(_)
         | Op::SLoad { .. }
         | Op::SStore { .. }

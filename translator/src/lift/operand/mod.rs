@@ -132,6 +132,10 @@ pub(crate) struct Lifter<'t> {
     /// True inside an if-converted region, whose [`Op::CountRegion`] counts its vector
     /// instructions (see `lift::region`).
     pub(super) in_region: bool,
+    /// Inside an if-converted region: `S32` "EXEC was non-zero at the region's start". Scalar
+    /// writes (SGPRs, SCC) then keep the old value when it is zero, as the skipped region
+    /// would have (see `lift::region`).
+    pub(super) region_live: Option<Val>,
 }
 
 impl<'t> Lifter<'t> {
@@ -154,6 +158,7 @@ impl<'t> Lifter<'t> {
             dpp_wmask: None,
             consts: HashMap::new(),
             in_region: false,
+            region_live: None,
         }
     }
 
@@ -416,6 +421,13 @@ impl<'t> Lifter<'t> {
         if code == sreg::NULL || code >= 128 {
             return;
         }
+        let v = match self.region_live {
+            Some(live) => {
+                let old = self.get_sreg(code);
+                self.select(live, v, old)
+            }
+            None => v,
+        };
         self.effect(Op::SetSgpr(code, v));
         self.sregs[code as usize] = Some(v);
         if code == sreg::EXEC_LO || code == sreg::EXEC_HI {
@@ -433,6 +445,13 @@ impl<'t> Lifter<'t> {
     }
     /// Writes SCC from an `S32` 0/1.
     pub fn set_scc(&mut self, v: Val) {
+        let v = match self.region_live {
+            Some(live) => {
+                let old = self.get_scc();
+                self.select(live, v, old)
+            }
+            None => v,
+        };
         self.effect(Op::SetScc(v));
         self.scc = Some(v);
     }
@@ -455,6 +474,14 @@ impl<'t> Lifter<'t> {
     pub fn set_exec(&mut self, m: Val) {
         let lo = self.lo(m);
         self.set_sreg(sreg::EXEC_LO, lo);
+        if self.region_live.is_some() {
+            // The written halves are conditional: EXEC is read back from them.
+            if self.wave == 64 {
+                let hi = self.hi(m);
+                self.set_sreg(sreg::EXEC_HI, hi);
+            }
+            return;
+        }
         if self.wave == 64 {
             let hi = self.hi(m);
             self.set_sreg(sreg::EXEC_HI, hi);

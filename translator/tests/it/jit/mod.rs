@@ -1,5 +1,6 @@
 mod compile;
 mod contiguous;
+mod gather;
 mod memory;
 mod throughput;
 mod tiering;

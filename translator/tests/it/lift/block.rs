@@ -6,9 +6,12 @@
 #![allow(clippy::needless_range_loop)] // lane loops index several arrays
 
 use crate::lift_support::*;
+use wavejit_translator::env::ExitCode;
+use wavejit_translator::interp::run_block;
 use wavejit_translator::ir::{verify, Exit, Op};
-use wavejit_translator::lift::{lift_block, MAX_BLOCK_INSTS};
+use wavejit_translator::lift::{lift_block, lift_block_limited, MAX_BLOCK_INSTS};
 use wavejit_translator::wave::InstClass;
+use wavejit_translator::wave::WaveState;
 
 #[rustfmt::skip]
 const PROGRAM: [u32; 11] = [
@@ -248,8 +251,90 @@ fn execz_region_runs_or_is_skipped_as_the_branch_says() {
     run_guarded(0, !0, 6);
 }
 
+/// `llvm-mc-22 -mcpu=gfx942`, `llvm-objdump-22 -d`: a guarded region whose instructions write
+/// SGPRs and SCC (carries, a compare, SALU, `v_readfirstlane`, EXEC itself), all read after it.
+#[rustfmt::skip]
+const SCALAR_REGION: [u32; 15] = [
+    0xbe862008, // 0x00 s_and_saveexec_b64 s[6:7], s[8:9]
+    0xbf880009, // 0x04 s_cbranch_execz 0x2c
+    0x32000501, // 0x08 v_add_co_u32_e32 v0, vcc, v1, v2
+    0xd11c0a03, 0x01aa0b04, // 0x0c v_addc_co_u32_e64 v3, s[10:11], v4, v5, vcc
+    0xd0cc000c, 0x00020300, // 0x14 v_cmp_gt_u32_e64 s[12:13], v0, v1
+    0x800e100f, // 0x1c s_add_u32 s14, s15, s16
+    0x7e220501, // 0x20 v_readfirstlane_b32 s17, v1
+    0xbefe0112, // 0x24 s_mov_b64 exec, s[18:19]
+    0x85141615, // 0x28 s_cselect_b32 s20, s21, s22
+    0x85171918, // 0x2c s_cselect_b32 s23, s24, s25
+    0x87fe067e, // 0x30 s_or_b64 exec, exec, s[6:7]
+    0xbf810000, // 0x34 s_endpgm
+    0xbf810000, // 0x38 s_endpgm (padding)
+];
+
+/// Runs `code` from `s` in the interpreter one instruction per block, so every
+/// `s_cbranch_execz` branches as written (the reference for if-converted regions).
+fn run_one_by_one(code: &Code, s: &mut WaveState, mem: &mut Mem) {
+    let t = target();
+    for _ in 0..1000 {
+        let b = lift_block_limited(&t, code, s.pc, s.mode, 1);
+        assert_eq!(b.inst_count, 1, "{b}");
+        if run_block(&b, s, mem).expect("program runs") == ExitCode::EndPgm {
+            return;
+        }
+    }
+    panic!("program did not end");
+}
+
 #[test]
-fn execz_regions_with_scalar_effects_keep_the_branch() {
+fn execz_region_with_scalar_writes_stays_in_the_block() {
+    let code = Code::from_words(&SCALAR_REGION);
+    let b = lift_block(&target(), &code, CODE_BASE, DEFAULT_MODE);
+    verify(&b).unwrap();
+    assert_eq!(b.exit, Exit::EndPgm);
+    assert_eq!(b.inst_count, 12);
+}
+
+/// The converted region (interpreter and JIT of the whole block, `run`) against the branching
+/// program run one instruction at a time: every register, SCC and counter, with EXEC empty,
+/// partial and full, the region taken or skipped, from random (poisoned) registers.
+#[test]
+fn execz_region_scalar_writes_match_the_branching_program() {
+    let code = Code::from_words(&SCALAR_REGION);
+    let cases = [
+        (0, !0u64, 1),
+        (EXEC_PARTIAL, !EXEC_PARTIAL, 2),
+        (EXEC_PARTIAL, 0x0FF0_00FF_F00F_0F0F, 3),
+        (EXEC_PARTIAL, !0, 4),
+        (!0, !0, 5),
+        (!0, 1 << 63, 6),
+    ];
+    for (exec, cond, seed) in cases {
+        for scc in [0, 1] {
+            let mut s = random_state(seed, exec);
+            s.set_sgpr64(8, cond);
+            s.scc = scc;
+            let before = clone_state(&s);
+            let mut want = clone_state(&s);
+            let mut mem = Mem::new(0);
+            run_one_by_one(&code, &mut want, &mut Mem::new(0));
+            assert_eq!(run(&code, &mut s, &mut mem), Ok(ExitCode::EndPgm));
+            let what = format!("exec {exec:#x}, s[8:9] {cond:#x}, scc {scc}");
+            assert_eq!(s.sgpr, want.sgpr, "{what}");
+            assert_eq!(s.vgpr, want.vgpr, "{what}");
+            assert_eq!((s.scc, s.pc), (want.scc, want.pc), "{what}");
+            assert_eq!(s.counters, want.counters, "{what}");
+            // A skipped region leaves its scalar destinations; SCC is saveexec's 0.
+            if exec & cond == 0 {
+                assert_eq!(s.sgpr[10..=22], before.sgpr[10..=22], "{what}");
+                assert_eq!(s.sgpr[23], before.sgpr[25], "{what}");
+            } else {
+                assert_ne!(s.sgpr[10..=17], before.sgpr[10..=17], "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn execz_regions_with_scalar_memory_keep_the_branch() {
     #[rustfmt::skip]
     let code = Code::from_words(&[
         0xbe862008, // 0x00 s_and_saveexec_b64 s[6:7], s[8:9]
@@ -257,9 +342,9 @@ fn execz_regions_with_scalar_effects_keep_the_branch() {
         0x68000501, // 0x08 v_add_u32_e32 v0, v1, v2
         0xbf82fffc, // 0x0c s_branch 0x00
         0xbe862008, // 0x10 s_and_saveexec_b64 s[6:7], s[8:9]
-        0xbf880001, // 0x14 s_cbranch_execz 0x1c
-        0x7d980300, // 0x18 v_cmp_gt_u32_e32 vcc, v0, v1 (writes VCC even with EXEC = 0)
-        0xbf810000, // 0x1c s_endpgm
+        0xbf880002, // 0x14 s_cbranch_execz 0x20
+        0xc0020501, 0x00000000, // 0x18 s_load_dword s20, s[2:3], 0x0 (faults whatever EXEC is)
+        0xbf810000, // 0x20 s_endpgm
     ]);
     let t = target();
     // A region ending in `s_branch` to the execz target converts too.
@@ -267,6 +352,6 @@ fn execz_regions_with_scalar_effects_keep_the_branch() {
     assert_eq!(b.exit, Exit::Jump(CODE_BASE));
     assert_eq!(b.inst_count, 4);
     let b = lift_block(&t, &code, CODE_BASE + 0x10, DEFAULT_MODE);
-    assert!(matches!(b.exit, Exit::Branch { taken, .. } if taken == CODE_BASE + 0x1c));
+    assert!(matches!(b.exit, Exit::Branch { taken, .. } if taken == CODE_BASE + 0x20));
     assert_eq!(b.inst_count, 2);
 }
