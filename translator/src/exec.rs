@@ -87,6 +87,27 @@ struct Entry {
 
 type Key = (u64, u32, u32);
 
+/// The compiled code of a run's start block (a kernel's entry), handed out once by
+/// [`Translator::start_block`] so a dispatcher can start every wave of a launch in it
+/// directly ([`Translator::run_from`]) instead of finding it through the run loop.
+pub struct StartBlock {
+    key: Key,
+    /// Owns the compiled code (set once, never replaced).
+    entry: Arc<Entry>,
+    /// The translator that handed it out.
+    owner: u64,
+}
+
+/// What [`Translator::start_block`] found.
+pub enum StartBlockState {
+    /// The block is compiled: start waves in it.
+    Ready(StartBlock),
+    /// Not yet (not lifted, or not hot yet): ask again later.
+    NotYet,
+    /// Never (interpreter engine, profiling, or the JIT rejected the block).
+    Never,
+}
+
 /// Source of [`Translator`] identities for the per-thread block caches.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -285,7 +306,7 @@ impl Translator {
                         };
                     }
                     let start = (state.pc, state.mode, state.wave_size);
-                    let r = self.run_loop(code, state, env, budget, Some(&mut l), &mut hits);
+                    let r = self.run_loop(code, state, env, budget, Some(&mut l), &mut hits, None);
                     if l.starts[START_MEMO - 1].is_none()
                         && !l.starts.iter().flatten().any(|(k, _)| *k == start)
                     {
@@ -294,10 +315,91 @@ impl Translator {
                     r
                 }
                 // Re-entered on this thread: use the shared cache only.
-                Err(_) => self.run_loop(code, state, env, budget, None, &mut hits),
+                Err(_) => self.run_loop(code, state, env, budget, None, &mut hits, None),
             })
             // Thread-local storage already destroyed (thread exit).
-            .unwrap_or_else(|_| self.run_loop(code, state, env, budget, None, &mut hits));
+            .unwrap_or_else(|_| self.run_loop(code, state, env, budget, None, &mut hits, None));
+        if hits != 0 {
+            self.cache_hits[hit_stripe()]
+                .0
+                .fetch_add(hits, Ordering::Relaxed);
+        }
+        r
+    }
+
+    /// The compiled start block at `pc` for runs under `mode` with `wave_size` lanes (see
+    /// [`StartBlock`]). Does not lift or compile: the block becomes `Ready` once runs have
+    /// made it hot.
+    pub fn start_block(&self, pc: u64, mode: u32, wave_size: u32) -> StartBlockState {
+        if self.engine != EngineKind::Jit || self.profile {
+            return StartBlockState::Never;
+        }
+        let key = (pc, mode, wave_size);
+        let entry = match self.cache.read() {
+            Ok(map) => match map.get(&key) {
+                Some(e) => e.clone(),
+                None => return StartBlockState::NotYet,
+            },
+            Err(_) => return StartBlockState::Never,
+        };
+        match entry.compiled.get() {
+            None => StartBlockState::NotYet,
+            Some(None) => StartBlockState::Never,
+            Some(Some(_)) => StartBlockState::Ready(StartBlock {
+                key,
+                entry,
+                owner: self.id,
+            }),
+        }
+    }
+
+    /// [`Translator::run`] for a wave about to start: when it starts at `start` (same pc,
+    /// MODE and wave size, and `start` is this translator's), calls `start`'s compiled code
+    /// directly, with the budget check and accounting of the run loop, and continues in the
+    /// run loop only if the code stops at a block boundary (`Continue`). Counts the start
+    /// as one cache hit, like the run loop's lookup it replaces. Any other wave goes to
+    /// [`Translator::run`].
+    pub fn run_from(
+        &self,
+        start: &StartBlock,
+        code: &dyn CodeSource,
+        state: &mut WaveState,
+        env: &mut dyn WaveEnv,
+        budget: &mut u64,
+    ) -> Result<ExitCode, ExecFault> {
+        let key = (state.pc, state.mode, state.wave_size);
+        let cb = match start.entry.compiled.get() {
+            Some(Some(cb)) if key == start.key && start.owner == self.id => cb,
+            _ => return self.run(code, state, env, budget),
+        };
+        let cost = u64::from(start.entry.block.inst_count).max(1);
+        if *budget < cost {
+            return Err(ExecFault::Runaway(*budget));
+        }
+        self.cache_hits[hit_stripe()]
+            .0
+            .fetch_add(1, Ordering::Relaxed);
+        // As in `step`: the compiled code charges itself.
+        state.credit = *budget;
+        let r = cb.run_chained(state, env);
+        *budget = state.credit;
+        state.credit = 0;
+        let exit = r?;
+        if exit != ExitCode::Continue {
+            return Ok(exit);
+        }
+        // Continue in the run loop, linking the start block to the next one as it would.
+        let link = cb.link_slot(state.pc);
+        let mut hits = 0u64;
+        let r = LOCAL
+            .try_with(|local| match local.try_borrow_mut() {
+                Ok(mut l) if l.id == self.id => {
+                    self.run_loop(code, state, env, budget, Some(&mut l), &mut hits, link)
+                }
+                _ => self.run_loop(code, state, env, budget, None, &mut hits, link),
+            })
+            // Thread-local storage already destroyed (thread exit): no link then.
+            .unwrap_or_else(|_| self.run_loop(code, state, env, budget, None, &mut hits, None));
         if hits != 0 {
             self.cache_hits[hit_stripe()]
                 .0
@@ -307,7 +409,8 @@ impl Translator {
     }
 
     /// [`Translator::run`] with this thread's cache copy `local` (if available); hits in it
-    /// are added to `hits`.
+    /// are added to `hits`. `link`: the link slot of a compiled block that continued here.
+    #[allow(clippy::too_many_arguments)]
     fn run_loop(
         &self,
         code: &dyn CodeSource,
@@ -316,10 +419,9 @@ impl Translator {
         budget: &mut u64,
         mut local: Option<&mut LocalCache>,
         hits: &mut u64,
+        mut link: Option<(Arc<Links>, usize)>,
     ) -> Result<ExitCode, ExecFault> {
         let initial_budget = *budget;
-        // A compiled block that just continued here and may be linked to this block.
-        let mut link: Option<(Arc<Links>, usize)> = None;
         loop {
             let pc = state.pc;
             let key = (pc, state.mode, state.wave_size);

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 use wavejit_translator::env::{workgroup_barrier_state, CodeSource, ExecFault, ExitCode};
-use wavejit_translator::exec::Translator;
+use wavejit_translator::exec::{StartBlock, StartBlockState, Translator};
 use wavejit_translator::isa::{Gpu, Target};
 use wavejit_translator::wave::WaveState;
 
@@ -163,9 +163,33 @@ pub fn launch_controlled(
     control: Option<&LaunchControl>,
 ) -> Result<LaunchOutcome, LaunchError> {
     let before = translator.stats();
-    let run = |code: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, budget: &mut u64| {
-        translator.run(code, st, env, budget)
-    };
+    // Once the kernel's entry block is compiled, waves start in its code directly
+    // (`Translator::run_from`); until then, and for everything else, the run loop.
+    let entry = p.code.base().wrapping_add(p.kernel.entry);
+    let start: OnceLock<Option<StartBlock>> = OnceLock::new();
+    let run =
+        |code: &CodeImage, st: &mut WaveState, env: &mut WaveMemEnv, budget: &mut u64| match start
+            .get()
+        {
+            Some(Some(s)) => translator.run_from(s, code, st, env, budget),
+            Some(None) => translator.run(code, st, env, budget),
+            None => {
+                let key = (st.pc, st.mode, st.wave_size);
+                let r = translator.run(code, st, env, budget);
+                if key.0 == entry {
+                    match translator.start_block(key.0, key.1, key.2) {
+                        StartBlockState::Ready(s) => {
+                            let _ = start.set(Some(s));
+                        }
+                        StartBlockState::Never => {
+                            let _ = start.set(None);
+                        }
+                        StartBlockState::NotYet => {}
+                    }
+                }
+                r
+            }
+        };
     let mut out = launch_with_control(mem, &run, p, control)?;
     out.translation = translator.stats().since(&before);
     Ok(out)

@@ -7,4 +7,5 @@ mod float_env;
 mod launch;
 mod launch_kernels;
 mod memory;
+mod start_block;
 mod wave_slots;
