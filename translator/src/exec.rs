@@ -140,6 +140,8 @@ pub struct Translator {
     translate_ns: AtomicU64,
     /// Profiling mode ([`Translator::profiling`]).
     profile: bool,
+    /// What the JIT may assume of register writes ([`Translator::final_state_unread`]).
+    forwarding: crate::ir::passes::forward::Forwarding,
 }
 
 impl Translator {
@@ -162,6 +164,7 @@ impl Translator {
             cache_hits: Default::default(),
             translate_ns: AtomicU64::new(0),
             profile: false,
+            forwarding: Default::default(),
         })
     }
 
@@ -194,6 +197,15 @@ impl Translator {
                 active_lanes,
             })
             .collect()
+    }
+
+    /// Declares that nothing reads a wave's registers (VGPRs, SGPRs, SCC) after it ends
+    /// (kernel dispatch: each wave starts from a reset state): compiled blocks ending in
+    /// `s_endpgm` then skip their register writes. Not for callers that read the final
+    /// registers (raw runs returning them, tests comparing them).
+    pub fn final_state_unread(mut self) -> Translator {
+        self.forwarding.drop_final_writes = true;
+        self
     }
 
     /// Sets the number of interpreted runs before a block is compiled (0 = compile on first
@@ -366,7 +378,7 @@ impl Translator {
             .compiled
             .get_or_init(|| {
                 let t0 = Instant::now();
-                let r = jit.compile(&entry.block).ok();
+                let r = jit.compile_with(&entry.block, self.forwarding).ok();
                 self.translate_ns
                     .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 if r.is_some() {

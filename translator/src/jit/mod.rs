@@ -22,6 +22,7 @@ mod lower;
 mod runtime;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};
+use crate::ir::passes::forward::Forwarding;
 use crate::ir::{Block, Exit};
 use crate::wave::WaveState;
 use cranelift_codegen::settings::{self, Configurable};
@@ -142,7 +143,17 @@ impl Jit {
     /// Compiles `block`. An error means the block cannot be compiled (malformed IR, or an op
     /// the code generator rejects); the caller keeps interpreting it.
     pub fn compile(&self, block: &Block) -> Result<CompiledBlock, String> {
+        self.compile_with(block, Forwarding::default())
+    }
+
+    /// Compiles `block` ([`Jit::compile`]) knowing `how` its register writes may be treated
+    /// ([`Forwarding`]: e.g. that nothing reads the wave's registers after it ends).
+    pub fn compile_with(&self, block: &Block, how: Forwarding) -> Result<CompiledBlock, String> {
         crate::ir::verify(block).map_err(|e| e.to_string())?;
+        // Register reads of values the block wrote forwarded (`ir::passes::forward`).
+        let forwarded = crate::ir::passes::forward::forward(block, how)
+            .filter(|b| crate::ir::verify(b).is_ok());
+        let block = forwarded.as_ref().unwrap_or(block);
         // Denormal flushes as bit operations (`ir::passes::flush`), then uniform chains
         // folded to scalars (`ir::passes::uniform`); the block as lifted when a rewritten
         // one fails verification or does not compile.
