@@ -175,6 +175,9 @@ pub fn forward(block: &Block, how: Forwarding) -> Option<Block> {
     }
     let mut exit = block.exit.clone();
     exit.for_each_operand_mut(|v| *v = map.get(v.0 as usize).copied().unwrap_or(*v));
+    if unblend(&mut ops, &types, &exit) {
+        changed = true;
+    }
     // Final writes: a write no later op of the block reads back from the state.
     let drop_final = how.drop_final_writes && matches!(block.exit, Exit::EndPgm);
     let mut live = vec![false; ops.len()];
@@ -234,4 +237,101 @@ pub fn forward(block: &Block, how: Forwarding) -> Option<Block> {
         exit,
         ..block.clone()
     })
+}
+
+/// Which lanes of a vector value its uses observe.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Demand {
+    /// The lanes of this `S64` mask value.
+    Lanes(Val),
+    All,
+}
+
+/// Whether `op` computes each lane of its vector result from the same lane of its vector
+/// operands only.
+fn lane_wise(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Un(..)
+            | Op::Bin(..)
+            | Op::Tern(..)
+            | Op::Conv(..)
+            | Op::Pack { .. }
+            | Op::Select { .. }
+    )
+}
+
+/// Blends whose unselected lanes no use observes: `Select { cond: m, a, b }` whose every
+/// use (directly, or through lane-wise ops) is a memory access or register write under the
+/// mask `m` (so only lanes of `m` are read) becomes `a`. The masked register writes the
+/// lifter emits per instruction (`Select` on EXEC after forwarding) then vanish where
+/// the next instruction runs under the same EXEC. Returns whether it replaced any.
+fn unblend(ops: &mut [Op], types: &[Option<Ty>], exit: &Exit) -> bool {
+    let n = ops.len();
+    let vector = |v: Val| {
+        types
+            .get(v.0 as usize)
+            .copied()
+            .flatten()
+            .is_some_and(|t| t.is_vector())
+    };
+    let mut demand: Vec<Option<Demand>> = vec![None; n];
+    let merge = |d: &mut Option<Demand>, c: Demand| {
+        *d = Some(match *d {
+            None => c,
+            Some(x) if x == c => x,
+            Some(_) => Demand::All,
+        });
+    };
+    exit.for_each_operand(|v| {
+        if let Some(d) = demand.get_mut(v.0 as usize) {
+            *d = Some(Demand::All);
+        }
+    });
+    for k in (0..n).rev() {
+        let op = &ops[k];
+        let own = demand[k];
+        let mut contrib: Vec<(Val, Demand)> = Vec::new();
+        op.for_each_operand(|v| {
+            if !vector(v) {
+                return;
+            }
+            let c = match op {
+                Op::Load { mask, .. } | Op::Store { mask, .. } | Op::Atomic { mask, .. }
+                    if v != *mask =>
+                {
+                    Some(Demand::Lanes(*mask))
+                }
+                Op::SetVgpr { mask, val, .. } if v == *val => Some(Demand::Lanes(*mask)),
+                // An unused op observes nothing.
+                _ if lane_wise(op) => own,
+                _ => Some(Demand::All),
+            };
+            if let Some(c) = c {
+                contrib.push((v, c));
+            }
+        });
+        for (v, c) in contrib {
+            if let Some(d) = demand.get_mut(v.0 as usize) {
+                merge(d, c);
+            }
+        }
+    }
+    // Replacements, resolved in order (a replaced blend's `a` may itself be one).
+    let mut repl: Vec<Val> = (0..n as u32).map(Val).collect();
+    let mut any = false;
+    for k in 0..n {
+        if let (Op::Select { cond, a, .. }, Some(Demand::Lanes(m))) = (&ops[k], demand[k]) {
+            if *cond == m && vector(*a) {
+                repl[k] = repl[a.0 as usize];
+                any = true;
+            }
+        }
+    }
+    if any {
+        for op in ops.iter_mut() {
+            op.for_each_operand_mut(|v| *v = repl.get(v.0 as usize).copied().unwrap_or(*v));
+        }
+    }
+    any
 }

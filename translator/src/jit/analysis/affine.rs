@@ -40,6 +40,8 @@ pub(crate) struct AffineFacts {
     pub roots: Vec<u16>,
     /// Per op, whether the lane-group form leaves it out ([`deferred`]).
     pub deferred: Vec<bool>,
+    /// Per op, whether a deferred op reads it (so a lane-group run keeps its whole value).
+    pub remat_input: Vec<bool>,
 }
 
 /// The shape of an affine value's expression at one op (what the lowering evaluates on
@@ -65,6 +67,18 @@ pub(crate) enum Node {
     Lo(Val),
     /// A 32-bit value extended to 64 bits.
     Ext(Val, Ext),
+    /// A 64-bit add done in 32-bit halves with the carry through a lane mask (RDNA's
+    /// `v_add_co_u32` + `v_add_co_ci_u32`, [`add64`]).
+    Add64(Half, Half),
+}
+
+/// One 64-bit operand of [`Node::Add64`], from its two halves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Half {
+    /// `Lo(x)` and `Hi(x)`: the 64-bit vector `x`.
+    Wide(Val),
+    /// Broadcasts of two uniform `S32`s: `lo | hi << 32`.
+    Uniform(Val, Val),
 }
 
 /// The uniform constant `v` (a `Const`, or a `Broadcast`/extension/cut of one).
@@ -109,6 +123,73 @@ fn strip(blk: &Block, mut v: Val, mask: Val) -> Val {
         }
     }
     v
+}
+
+/// The 64-bit operand whose halves are `lo` and `hi` (`V32`, for an access under `mask`).
+fn half(blk: &Block, lo: Val, hi: Val, mask: Val) -> Option<Half> {
+    let (lo, hi) = (strip(blk, lo, mask), strip(blk, hi, mask));
+    match (blk.ops.get(lo.0 as usize)?, blk.ops.get(hi.0 as usize)?) {
+        (Op::Conv(ConvOp::Lo, x), Op::Conv(ConvOp::Hi, y)) if x == y => Some(Half::Wide(*x)),
+        (Op::Broadcast(x), Op::Broadcast(y)) => Some(Half::Uniform(*x, *y)),
+        _ => None,
+    }
+}
+
+/// `Pack { lo, hi }` as a 64-bit add in halves: `lo = a + b`, `hi = c + d + carry` with
+/// `carry` the lanes of `AddCarry(a, b) != 0` (through `MaskToLanes` of that compare,
+/// possibly ANDed with `mask`, cut to 32 bits in a wave32 block, zero-extended, or split
+/// into two halves and packed again), `a:c` and `b:d` the halves of two 64-bit operands.
+/// Exact in the lanes of `mask`.
+fn add64(blk: &Block, lo: Val, hi: Val, mask: Val) -> Option<(Half, Half)> {
+    let op = |v: Val| blk.ops.get(v.0 as usize);
+    let Op::Bin(BinOp::Add, a, b) = op(strip(blk, lo, mask))? else {
+        return None;
+    };
+    let Op::Bin(BinOp::Add, x, y) = op(strip(blk, hi, mask))? else {
+        return None;
+    };
+    // One of `x`, `y` is the carry, the other `c + d`.
+    let is_carry = |v: Val| -> bool {
+        let Some(Op::MaskToLanes(mut m)) = op(strip(blk, v, mask)) else {
+            return false;
+        };
+        for _ in 0..8 {
+            match op(m) {
+                Some(Op::Conv(ConvOp::ZExt, z)) => m = *z,
+                // The 32-bit cut keeps every lane of a wave32 block only.
+                Some(Op::Conv(ConvOp::Lo, z)) if blk.lanes() == 32 => m = *z,
+                // A wave64 mask through two SGPRs.
+                Some(Op::Pack { lo: p, hi: q }) => match (op(*p), op(*q)) {
+                    (Some(Op::Conv(ConvOp::Lo, z)), Some(Op::Conv(ConvOp::Hi, w))) if z == w => {
+                        m = *z
+                    }
+                    _ => return false,
+                },
+                Some(Op::Bin(BinOp::And, p, q)) if *q == mask => m = *p,
+                Some(Op::Bin(BinOp::And, p, q)) if *p == mask => m = *q,
+                Some(Op::Cmp(crate::ir::CmpOp::Ne, ac, z)) => {
+                    return const_of(blk, *z) == Some(0)
+                        && matches!(op(*ac), Some(Op::Bin(BinOp::AddCarry, p, q))
+                            if (p, q) == (a, b) || (p, q) == (b, a));
+                }
+                _ => return false,
+            }
+        }
+        false
+    };
+    let sum = if is_carry(*y) {
+        *x
+    } else if is_carry(*x) {
+        *y
+    } else {
+        return None;
+    };
+    let Op::Bin(BinOp::Add, c, d) = op(strip(blk, sum, mask))? else {
+        return None;
+    };
+    [(c, d), (d, c)]
+        .into_iter()
+        .find_map(|(c, d)| Some((half(blk, *a, *c, mask)?, half(blk, *b, *d, mask)?)))
 }
 
 /// The node of `v` for an access under `mask`, if `v` is one of the affine forms.
@@ -162,7 +243,10 @@ pub(crate) fn node(blk: &Block, v: Val, mask: Val) -> Option<Node> {
                 _ if const_of(blk, *hi) == Some(0) && bits_of(blk, *lo) == Some(32) => {
                     Node::Ext(*lo, Ext::Zero)
                 }
-                _ => return None,
+                _ => {
+                    let (a, b) = add64(blk, *lo, *hi, mask)?;
+                    Node::Add64(a, b)
+                }
             }
         }
         _ => return None,
@@ -199,6 +283,13 @@ fn stride_at(blk: &Block, v: Val, mask: Val, roots: &mut Vec<u16>, depth: u32) -
         // Under the lowering's no-wrap test the 64-bit lanes step by the 32-bit stride
         // read as signed.
         Node::Ext(x, _) => s(x)? as u32 as i32 as i64 as u64,
+        Node::Add64(a, b) => {
+            let mut h = |x: Half| match x {
+                Half::Wide(v) => s(v),
+                Half::Uniform(..) => Some(0),
+            };
+            h(a)?.wrapping_add(h(b)?)
+        }
     };
     Some(wrap(bits, r))
 }
@@ -212,6 +303,7 @@ pub(crate) fn of(blk: &Block, uses: &[u32], last_use: &[usize]) -> AffineFacts {
     let mut f = AffineFacts::default();
     if !MemLowering::of_block(blk).inline_single() {
         f.deferred = vec![false; blk.ops.len()];
+        f.remat_input = vec![false; blk.ops.len()];
         return f;
     }
     let mut pieces: Vec<usize> = Vec::new();
@@ -267,6 +359,16 @@ pub(crate) fn of(blk: &Block, uses: &[u32], last_use: &[usize]) -> AffineFacts {
         }
     }
     f.deferred = deferred(blk, &f.access);
+    f.remat_input = vec![false; blk.ops.len()];
+    for (k, op) in blk.ops.iter().enumerate() {
+        if f.deferred[k] {
+            for v in op.operands() {
+                if let Some(r) = f.remat_input.get_mut(v.0 as usize) {
+                    *r = true;
+                }
+            }
+        }
+    }
     f
 }
 

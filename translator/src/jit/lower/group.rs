@@ -185,8 +185,9 @@ impl Gen<'_, '_> {
         // Escaping vector values get a 64-lane stack buffer each.
         let mut escapes: Vec<(usize, u32, StackSlot)> = Vec::new();
         for k in i..j {
+            let remat_input = self.facts.affine.remat_input.get(k).copied() == Some(true);
             if classes[k] == OpClass::Lane
-                && self.facts.last_use[k] >= j
+                && (self.facts.last_use[k] >= j || remat_input)
                 && !self.facts.rows.contains_key(&(k as u32))
                 && !self.is_deferred(k)
             {
@@ -367,8 +368,8 @@ impl Gen<'_, '_> {
     ) -> GenResult<HashMap<u32, StackSlot>> {
         let blk = self.block;
         let mut outer = HashMap::new();
-        for (op, class) in blk.ops[i..j].iter().zip(&classes[i..j]) {
-            if *class != OpClass::Lane {
+        for (k, (op, class)) in blk.ops[i..j].iter().zip(&classes[i..j]).enumerate() {
+            if *class != OpClass::Lane || self.is_deferred(i + k) {
                 continue;
             }
             for v in operands(op) {

@@ -24,6 +24,9 @@ enum Shape {
     ZextMul(u64),
     /// `base + SExt(v0 * 4 + LaneId * 4)`: two affine sources.
     Lanes,
+    /// [`Shape::SextShl`]'s offset added to `base` in 32-bit halves with the carry through
+    /// a lane mask (RDNA's `v_add_co_u32` + `v_add_co_ci_u32` through VCC).
+    Rdna,
 }
 
 fn c64(b: &mut Builder, x: u64) -> Val {
@@ -48,10 +51,10 @@ fn c32(b: &mut Builder, x: u32) -> Val {
 
 /// The address of `shape` from v0 (through v1 written with the high half first, as the
 /// lifter does, so forwarding is exercised), plus `base`.
-fn address(b: &mut Builder, shape: Shape, base: u64, mask: Val) -> Val {
+fn address(b: &mut Builder, shape: Shape, base: u64, mask: Val, wave: u32) -> Val {
     let v0 = b.push(Op::GetVgpr(0), Some(Ty::V32));
     let off = match shape {
-        Shape::SextShl => {
+        Shape::SextShl | Shape::Rdna => {
             let k31 = c32(b, 31);
             let k31 = b.push(Op::Broadcast(k31), Some(Ty::V32));
             let hi = b.push(Op::Bin(BinOp::AShr, v0, k31), Some(Ty::V32));
@@ -86,6 +89,38 @@ fn address(b: &mut Builder, shape: Shape, base: u64, mask: Val) -> Val {
             b.push(Op::Conv(ConvOp::SExt, s), Some(Ty::V64))
         }
     };
+    if let Shape::Rdna = shape {
+        let (blo, bhi) = (c32(b, base as u32), c32(b, (base >> 32) as u32));
+        let blo = b.push(Op::Broadcast(blo), Some(Ty::V32));
+        let bhi = b.push(Op::Broadcast(bhi), Some(Ty::V32));
+        let olo = b.push(Op::Conv(ConvOp::Lo, off), Some(Ty::V32));
+        let ohi = b.push(Op::Conv(ConvOp::Hi, off), Some(Ty::V32));
+        let lo = b.push(Op::Bin(BinOp::Add, blo, olo), Some(Ty::V32));
+        let co = b.push(Op::Bin(BinOp::AddCarry, blo, olo), Some(Ty::V32));
+        let z = c32(b, 0);
+        let z = b.push(Op::Broadcast(z), Some(Ty::V32));
+        let cmp = b.push(Op::Cmp(CmpOp::Ne, co, z), Some(Ty::S64));
+        let vcc = b.push(Op::Bin(BinOp::And, cmp, mask), Some(Ty::S64));
+        // Through VCC (s106) as the wave's size has it.
+        let vcc = if wave == 32 {
+            let x = b.push(Op::Conv(ConvOp::Lo, vcc), Some(Ty::S32));
+            b.push(Op::SetSgpr(106, x), None);
+            let x = b.push(Op::GetSgpr(106), Some(Ty::S32));
+            b.push(Op::Conv(ConvOp::ZExt, x), Some(Ty::S64))
+        } else {
+            let x = b.push(Op::Conv(ConvOp::Lo, vcc), Some(Ty::S32));
+            let y = b.push(Op::Conv(ConvOp::Hi, vcc), Some(Ty::S32));
+            b.push(Op::SetSgpr(106, x), None);
+            b.push(Op::SetSgpr(107, y), None);
+            let x = b.push(Op::GetSgpr(106), Some(Ty::S32));
+            let y = b.push(Op::GetSgpr(107), Some(Ty::S32));
+            b.push(Op::Pack { lo: x, hi: y }, Some(Ty::S64))
+        };
+        let carry = b.push(Op::MaskToLanes(vcc), Some(Ty::V32));
+        let hi = b.push(Op::Bin(BinOp::Add, bhi, ohi), Some(Ty::V32));
+        let hi = b.push(Op::Bin(BinOp::Add, hi, carry), Some(Ty::V32));
+        return b.push(Op::Pack { lo, hi }, Some(Ty::V64));
+    }
     let base = c64(b, base);
     let base = b.push(Op::Broadcast(base), Some(Ty::V64));
     b.push(Op::Bin(BinOp::Add, base, off), Some(Ty::V64))
@@ -96,7 +131,7 @@ fn address(b: &mut Builder, shape: Shape, base: u64, mask: Val) -> Val {
 fn block(shape: Shape, base: u64, size: u8, mask: u64, wave: u32, exit: Exit) -> Block {
     let mut b = Builder::new(0x100, wave);
     let m = c64(&mut b, mask);
-    let addr = address(&mut b, shape, base, m);
+    let addr = address(&mut b, shape, base, m, wave);
     let v = b.push(
         Op::Load {
             pc: 0x100,
@@ -119,7 +154,7 @@ fn block(shape: Shape, base: u64, size: u8, mask: u64, wave: u32, exit: Exit) ->
     let x = b.push(Op::GetVgpr(4), Some(Ty::V32));
     let y = b.push(Op::GetVgpr(2), Some(Ty::V32));
     let s = b.push(Op::Bin(BinOp::Add, x, y), Some(Ty::V32));
-    let addr2 = address(&mut b, shape, base + 1024, m);
+    let addr2 = address(&mut b, shape, base + 1024, m, wave);
     b.push(
         Op::Store {
             pc: 0x108,
@@ -172,6 +207,7 @@ fn affine_addresses_take_the_inline_path_and_match() {
             (Shape::ZextMul(12), 4),
             (Shape::ZextMul(2), 2),
             (Shape::Lanes, 4),
+            (Shape::Rdna, 4),
         ] {
             for first in [0u32, 3, 64] {
                 let blk = block(shape, BASE, size, full(wave), wave, Exit::Jump(0x200));
@@ -183,9 +219,21 @@ fn affine_addresses_take_the_inline_path_and_match() {
 }
 
 #[test]
+fn rdna_carries_that_differ_between_lanes() {
+    for wave in [32u32, 64] {
+        // The offset's low half wraps at lane 16: lanes below carry into the high half,
+        // the others do not, and every lane's address is `BASE + 4 * lane`.
+        let first = (1u32 << 30) - 16;
+        let base = BASE.wrapping_sub(4 * first as u64);
+        let blk = block(Shape::Rdna, base, 4, full(wave), wave, Exit::Jump(0x200));
+        assert_eq!(agree(&blk, first, true), (0, 0), "w{wave}");
+    }
+}
+
+#[test]
 fn non_affine_and_wrapping_values_take_the_general_code() {
     for wave in [32u32, 64] {
-        for shape in [Shape::SextShl, Shape::ZextMul(4), Shape::Lanes] {
+        for shape in [Shape::SextShl, Shape::ZextMul(4), Shape::Lanes, Shape::Rdna] {
             let blk = block(shape, BASE, 4, full(wave), wave, Exit::Jump(0x200));
             // Lanes permuted: inside the window, the per-lane path serves them.
             let (slow, _) = agree(&blk, 8, false);
@@ -264,6 +312,8 @@ fn run_forwarded(blk: &Block, how: Forwarding) -> ([[u32; 64]; 8], [[u32; 64]; 8
     let (mut si, mut ei) = (fresh(), env());
     let ri = run_block(blk, &mut si, &mut ei);
     let cb = jit.compile_with(blk, how).expect("compiles");
+    // The address ops left out of the lane-group loops still leave a valid loop form.
+    assert!(cb.is_grouped(), "lane-group form\n{blk}");
     let (mut sj, mut ej) = (fresh(), env());
     let rj = cb.run(&mut sj, &mut ej);
     assert_eq!(ri, rj, "exit\n{blk}");
@@ -282,6 +332,13 @@ fn final_writes_are_dropped_only_when_allowed() {
         drop_final_writes: true,
     };
     for wave in [32u32, 64] {
+        // Every shape in the lane-group form.
+        for shape in [Shape::SextShl, Shape::ZextMul(4), Shape::Lanes, Shape::Rdna] {
+            for how in [Forwarding::default(), drop] {
+                let blk = block(shape, BASE, 4, full(wave), wave, Exit::EndPgm);
+                run_forwarded(&blk, how);
+            }
+        }
         // Without the promise, or not at `s_endpgm`: every register as the interpreter.
         for (exit, how) in [
             (Exit::EndPgm, Forwarding::default()),

@@ -7,7 +7,7 @@
 
 use super::inline::MemPlan;
 use crate::ir::Val;
-use crate::jit::analysis::affine::{node, Ext, Node};
+use crate::jit::analysis::affine::{node, Ext, Half, Node};
 use crate::jit::lower::{Gen, GenResult, I32X4, JV};
 use crate::wave::WaveState;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -150,6 +150,22 @@ impl Gen<'_, '_> {
                 };
                 guards.push(ok);
                 wide
+            }
+            Node::Add64(a, b) => {
+                let h = |g: &mut Self, x: Half, guards: &mut Vec<Value>| match x {
+                    Half::Wide(v) => sub(g, v, guards),
+                    Half::Uniform(lo, hi) => {
+                        let lo = g.s_as(lo, types::I32)?;
+                        let hi = g.s_as(hi, types::I32)?;
+                        let lo = g.b.ins().uextend(types::I64, lo);
+                        let hi = g.b.ins().uextend(types::I64, hi);
+                        let hi = g.b.ins().ishl_imm_u(hi, 32);
+                        Ok(g.b.ins().bor(lo, hi))
+                    }
+                };
+                let a = h(self, a, guards)?;
+                let b = h(self, b, guards)?;
+                self.b.ins().iadd(a, b)
             }
         })
     }
