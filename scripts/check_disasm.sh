@@ -16,8 +16,8 @@
 # other targets are counted and listed as "not compared".
 #
 # DIFF_LINES (default 20) caps the diff lines printed per differing object.
-# DISASM overrides the command that disassembles one file (default: the CLI,
-# `cargo run --release -q -- disasm FILE`), e.g.
+# DISASM overrides the command that disassembles one file (default: the CLI built by
+# `cargo build --release`, `target/release/wavejit disasm FILE`), e.g.
 #   DISASM="cargo run -q -p wavejit-translator --example disasm --" scripts/check_disasm.sh
 # Without llvm-objdump-22 the check is skipped, or fails when CI=true.
 set -euo pipefail
@@ -117,7 +117,8 @@ for f in "${files[@]}"; do
         built=1
         if [ -z "${DISASM:-}" ]; then
             cargo build --release -q
-            DISASM="cargo run --release -q -- disasm"
+            # The binary itself: `cargo run` would add cargo's start-up to every object.
+            DISASM="${CARGO_TARGET_DIR:-target}/release/wavejit disasm"
         fi
     fi
     # shellcheck disable=SC2046

@@ -245,7 +245,9 @@ def run_ours(decoder, args, cands):
 
 def build_decoder():
     subprocess.run(
-        ["cargo", "build", "--quiet", "-p", "wavejit-translator", "--example", "decode_words"],
+        # The test profile and the whole workspace's features, as `cargo test --workspace`
+        # builds the example: that build is reused instead of compiling the translator again.
+        ["cargo", "build", "--quiet", "--profile", "test", "--workspace", "--example", "decode_words"],
         cwd=ROOT,
         check=True,
     )

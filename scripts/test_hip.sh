@@ -4,11 +4,12 @@
 # GPU (WAVEJIT_GPU), and checks exit status and output: "ALL PASS" and no FAIL line; the
 # printf program's device lines against the lines it computes on the host; the error
 # program's fault report on stderr; a missing code object reported clearly.
-# Options: --release (use the release library; default: the dev profile, as CI builds it),
+# Options: --release (use the release library; default: the test profile with the translator's
+# `testkit` feature, i.e. the library `cargo test --workspace` already built),
 # --quick (gfx942 and gfx1100 only). Prints the TIME lines (wavejit vs host) at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export HIPCC_PROFILE=dev
+export HIPCC_PROFILE=test
 archs=(gfx942 gfx950 gfx1100 gfx1201)
 for a in "$@"; do
   case "$a" in
@@ -22,9 +23,9 @@ if [[ "${CI:-}" == true ]] || ! command -v clang++-22 >/dev/null; then
 fi
 command -v clang++-22 >/dev/null || { echo "test_hip.sh: clang++-22 missing" >&2; exit 1; }
 
-profile_dir=debug
-[[ "$HIPCC_PROFILE" == release ]] && profile_dir=release
-cargo build -q -p wavejit-hip --profile "$HIPCC_PROFILE"
+profile_dir=debug features=(-F wavejit-translator/testkit)
+[[ "$HIPCC_PROFILE" == release ]] && profile_dir=release features=()
+cargo build -q -p wavejit-hip --profile "$HIPCC_PROFILE" "${features[@]}"
 export WAVEJIT_HIP_LIB="${CARGO_TARGET_DIR:-$PWD/target}/$profile_dir"
 
 out="$(mktemp -d)"
@@ -37,9 +38,23 @@ fail() { echo "FAILED: $*"; failures=$((failures + 1)); }
 times="$out/times.txt"
 : >"$times"
 
+# Compiles in the background, two at a time (one hipcc is mostly one clang++ process);
+# `built` waits for them all and reports each failure with its compiler output.
 build() { # name sources...
   local name="$1"; shift
-  scripts/hipcc "${archflags[@]}" -O2 -std=c++17 "$@" -o "$out/$name" || { fail "build $name"; return 1; }
+  while (($(jobs -rp | wc -l) >= 2)); do wait -n || true; done
+  scripts/hipcc "${archflags[@]}" -O2 -std=c++17 "$@" -o "$out/$name" >"$out/$name.build" 2>&1 \
+    || touch "$out/$name.failed" &
+}
+built() {
+  wait
+  local f
+  for f in "$out"/*.failed; do
+    [[ -e "$f" ]] || continue
+    f="${f%.failed}"
+    fail "build ${f##*/}"
+    sed 's/^/    /' "$f.build" | head -40
+  done
 }
 
 # run NAME GPU [args]: runs a built program and checks the common PASS/FAIL contract.
@@ -58,11 +73,12 @@ run() {
 }
 
 programs=(vector_ops transpose reduce globals templates streams_events dynamic_shared printf errors launch_overhead)
-for p in "${programs[@]}"; do build "$p" "tests/hip/$p.hip" || true; done
-build two_tu tests/hip/two_tu_main.hip tests/hip/two_tu_kernels.hip || true
-build module_api tests/hip/module_api.hip || true
+for p in "${programs[@]}"; do build "$p" "tests/hip/$p.hip"; done
+build two_tu tests/hip/two_tu_main.hip tests/hip/two_tu_kernels.hip
+build module_api tests/hip/module_api.hip
 scripts/hipcc "${archflags[@]}" --genco -O2 tests/hip/module_api_kernels.hip -o "$out/module_api_kernels.co" \
   || fail "build module_api_kernels.co"
+built
 
 for gpu in "${archs[@]}"; do
   for p in vector_ops transpose reduce globals templates streams_events dynamic_shared two_tu; do

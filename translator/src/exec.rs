@@ -92,11 +92,46 @@ type Key = (u64, u32, u32);
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
-    /// This thread's copy of the block-cache entries it has used, for the translator with
-    /// the given id (0 = none). Hits here touch no shared cache line: the shared map's
-    /// `RwLock`, its hit counter and the entries' `Arc` counts are contended atomics when
-    /// several threads run waves of the same kernel.
-    static LOCAL: RefCell<(u64, HashMap<Key, Arc<Entry>>)> = RefCell::new((0, HashMap::new()));
+    /// This thread's copy of the block-cache entries it has used, for one translator. Hits
+    /// here touch no shared cache line: the shared map's `RwLock`, its hit counter and the
+    /// entries' `Arc` counts are contended atomics when several threads run waves of the
+    /// same kernel.
+    static LOCAL: RefCell<LocalCache> = RefCell::new(LocalCache::default());
+}
+
+/// Start blocks remembered per thread ([`LocalCache::starts`]).
+const START_MEMO: usize = 4;
+
+/// A thread's copy of the block cache of the translator with id `id` (0 = none).
+#[derive(Default)]
+struct LocalCache {
+    id: u64,
+    map: HashMap<Key, Arc<Entry>>,
+    /// The first distinct blocks runs started at (a kernel's entry, the resume points
+    /// after its barriers), found by comparing keys instead of hashing: every wave's run
+    /// starts with one of them. Filled once, never replaced (no `Arc` count traffic).
+    starts: [Option<(Key, Arc<Entry>)>; START_MEMO],
+}
+
+impl LocalCache {
+    /// The entry of the block with `key`, from the start memo or the map.
+    fn get(&self, key: &Key) -> Option<&Arc<Entry>> {
+        for (k, e) in self.starts.iter().flatten() {
+            if k == key {
+                return Some(e);
+            }
+        }
+        self.map.get(key)
+    }
+
+    /// Remembers the block with `key` as a run's start if a memo slot is free.
+    fn remember_start(&mut self, key: Key) {
+        if let Some(slot) = self.starts.iter_mut().find(|s| s.is_none()) {
+            if let Some(e) = self.map.get(&key) {
+                *slot = Some((key, e.clone()));
+            }
+        }
+    }
 }
 
 /// Stripes of [`Translator`]'s hit counter.
@@ -245,11 +280,20 @@ impl Translator {
         let r = LOCAL
             .try_with(|local| match local.try_borrow_mut() {
                 Ok(mut l) => {
-                    if l.0 != self.id {
-                        l.1.clear();
-                        l.0 = self.id;
+                    if l.id != self.id {
+                        *l = LocalCache {
+                            id: self.id,
+                            ..Default::default()
+                        };
                     }
-                    self.run_loop(code, state, env, budget, Some(&mut l.1), &mut hits)
+                    let start = (state.pc, state.mode, state.wave_size);
+                    let r = self.run_loop(code, state, env, budget, Some(&mut l), &mut hits);
+                    if l.starts[START_MEMO - 1].is_none()
+                        && !l.starts.iter().flatten().any(|(k, _)| *k == start)
+                    {
+                        l.remember_start(start);
+                    }
+                    r
                 }
                 // Re-entered on this thread: use the shared cache only.
                 Err(_) => self.run_loop(code, state, env, budget, None, &mut hits),
@@ -272,7 +316,7 @@ impl Translator {
         state: &mut WaveState,
         env: &mut dyn WaveEnv,
         budget: &mut u64,
-        mut local: Option<&mut HashMap<Key, Arc<Entry>>>,
+        mut local: Option<&mut LocalCache>,
         hits: &mut u64,
     ) -> Result<ExitCode, ExecFault> {
         let initial_budget = *budget;
@@ -281,7 +325,8 @@ impl Translator {
         loop {
             let pc = state.pc;
             let key = (pc, state.mode, state.wave_size);
-            // One hash lookup per block on a hit in this thread's copy.
+            // On a hit in this thread's copy: a key comparison for a run's start block, one hash
+            // lookup for the others.
             if let Some(e) = local.as_deref().and_then(|m| m.get(&key)) {
                 *hits += 1;
                 if let Some(exit) = self.step(e, state, env, budget, initial_budget, &mut link)? {
@@ -291,7 +336,7 @@ impl Translator {
             }
             let e = self.lookup(code, pc, state.mode, state.wave_size)?;
             if let Some(m) = local.as_deref_mut() {
-                m.insert(key, e.clone());
+                m.map.insert(key, e.clone());
             }
             if let Some(exit) = self.step(&e, state, env, budget, initial_budget, &mut link)? {
                 return Ok(exit);

@@ -1,9 +1,12 @@
 //! Dispatch: grid → workgroups → waves on host threads.
 //!
-//! Workgroups are spread over the host threads (`std::thread::scope`, an atomic work
-//! counter). The waves of one workgroup run cooperatively on one thread ([`schedule`]), so
-//! the workgroup's LDS needs no locks. The first fault stops the launch: threads stop taking
-//! workgroups, and the fault of the lowest-numbered faulting workgroup is reported.
+//! Workgroups are spread over the host threads (`std::thread::scope`), which take them in
+//! chunks from one shared counter (`WorkQueue`). The waves of one workgroup run
+//! cooperatively on one thread ([`schedule`]), so the workgroup's LDS needs no locks. Each
+//! thread reuses its wave states, LDS and scratch for all its workgroups; a wave starts from
+//! the launch's precomputed initial state ([`wave_init::WaveTemplate`]). The first fault
+//! stops the launch: threads stop taking workgroups, and the fault of the lowest-numbered
+//! workgroup that faulted is reported.
 
 pub mod float_env;
 pub mod kernarg;
@@ -24,12 +27,13 @@ use wavejit_translator::wave::WaveState;
 
 use crate::code_object::{ArgKind, HiddenArg, KernelInfo};
 use crate::fault::{fault_lane, instruction_text, FaultReport};
+use crate::memory::env::RegionCache;
 use crate::memory::{CodeImage, DeviceMemory, ScratchLayout, WaveMemEnv};
 use crate::profile::LaunchControl;
 use crate::stats::{Counters, TranslationStats};
 pub use kernarg::{ArgValue, Geometry};
 use schedule::{run_workgroup, WaveStop};
-use wave_init::{init_wave, reset_wave, WaveInputs};
+use wave_init::{WaveInputs, WaveTemplate};
 
 /// LDS available to one workgroup on gfx942 (and the RDNA targets' per-workgroup limit).
 pub const MAX_LDS_BYTES: u32 = 64 * 1024;
@@ -314,14 +318,26 @@ fn run_grid(shared: &Shared, start: Instant) -> Result<LaunchOutcome, LaunchErro
     }
     .min(groups.min(1024) as usize)
     .max(1);
-    let next = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
+    let k = p.kernel;
+    // Every wave's initial state, computed once for the launch (an error here is every
+    // workgroup's fault, reported for the first).
+    let template = WaveTemplate::new(
+        p.gpu,
+        &k.descriptor,
+        &shared.inputs,
+        &shared.kernarg,
+        shared.target.wave_size,
+        (k.vgpr_count, k.agpr_count),
+        shared.user_sgprs,
+        p.code.base().wrapping_add(k.entry),
+    );
+    let queue = WorkQueue::new(groups, threads);
     let fault: Mutex<Option<(u64, FaultReport)>> = Mutex::new(None);
     let results: Mutex<Vec<(u64, u64, Counters)>> = Mutex::new(vec![]);
     {
         let _gate = mem.begin_launch();
         let work = || {
-            let r = worker(shared, &next, &stop, &fault);
+            let r = worker(shared, &template, &queue, &fault);
             results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
         };
         std::thread::scope(|s| {
@@ -349,12 +365,20 @@ fn run_grid(shared: &Shared, start: Instant) -> Result<LaunchOutcome, LaunchErro
     Ok(out)
 }
 
-/// One host thread: takes workgroups until none are left or a fault stops the launch.
-/// Returns (workgroups, waves, counters) done by this thread.
+/// Where a workgroup's run failed: `None` when another thread's fault stopped it (nothing
+/// to report), else (wave, lane, cause, pc).
+type GroupError = Option<(usize, Option<u32>, String, u64)>;
+
+/// One host thread: takes chunks of workgroups until none are left or a fault stops the
+/// launch. Returns (workgroups, waves, counters) done by this thread.
+///
+/// Nothing is allocated per workgroup or wave: the thread's wave states, LDS and scratch
+/// are taken once and reused, each wave started from the launch's [`WaveTemplate`]
+/// (clearing only the registers the kernel uses).
 fn worker(
     sh: &Shared,
-    next: &AtomicU64,
-    stop: &AtomicBool,
+    template: &Result<WaveTemplate, String>,
+    queue: &WorkQueue,
     fault: &Mutex<Option<(u64, FaultReport)>>,
 ) -> (u64, u64, Counters) {
     // Waves compute with the host FPU: run them under the default float state.
@@ -375,164 +399,219 @@ fn worker(
     let entry = sh.p.code.base().wrapping_add(k.entry);
     // Last allocation hit by a wave of this thread (all within this launch's gate).
     let mut hint = Default::default();
-    loop {
-        // A cancelled launch stops taking work-groups; running ones finish.
-        if stop.load(Ordering::Relaxed) || sh.control.is_some_and(|c| c.is_cancelled()) {
-            break;
-        }
-        let g = next.fetch_add(1, Ordering::Relaxed);
-        if g >= sh.groups {
-            break;
-        }
-        let wg = [
-            (g % gx as u64) as u32,
-            ((g / gx as u64) % gy as u64) as u32,
-            (g / (gx as u64 * gy as u64)) as u32,
-        ];
-        // (Skipped when empty: most kernels use neither, and this runs per work-group.)
-        if !lds.is_empty() {
-            lds.fill(0);
-        }
-        if !scratch.is_empty() {
-            scratch.fill(0);
-        }
-        let mut init_err = None;
-        for (i, (st, budget)) in waves.iter_mut().enumerate() {
-            reset_wave(st, ws, k.vgpr_count, k.agpr_count);
-            *budget = sh.p.budget;
-            if let Err(e) = init_wave(
-                st,
-                sh.p.gpu,
-                &k.descriptor,
-                &sh.inputs,
-                &sh.kernarg,
-                wg,
-                i as u32,
-                entry,
-            ) {
-                init_err = Some(e);
+    // Workgroups finished but not yet reported to `sh.control`.
+    let mut finished = 0u64;
+    'chunks: while let Some(chunk) = queue.take() {
+        for g in chunk {
+            // A cancelled launch stops taking work-groups; running ones finish.
+            if queue.stopped() || sh.control.is_some_and(|c| c.is_cancelled()) {
+                break 'chunks;
             }
-            let n = sh.user_sgprs.len().min(st.sgpr.len());
-            st.sgpr[..n].copy_from_slice(&sh.user_sgprs[..n]);
-        }
-        let res = match init_err {
-            Some(e) => Err(Some((0usize, None, e, entry))),
-            None => {
-                let wave_scratch = ws as usize * lane_bytes;
-                run_workgroup(&mut waves, |i, w, bar| {
-                    let (st, budget) = w;
-                    // This wave's scratch slice (empty when the kernel uses no scratch).
-                    let scr = scratch
-                        .get_mut(i * wave_scratch..(i + 1) * wave_scratch)
-                        .unwrap_or_default();
-                    let mut env = WaveMemEnv::new(
-                        sh.mem,
-                        &mut lds,
-                        scr,
-                        ScratchLayout {
-                            per_lane: lane_bytes as u64,
-                        },
-                    );
-                    env.set_region_hint(hint);
-                    env.set_barrier_state(workgroup_barrier_state(
-                        bar.waves,
-                        bar.live,
-                        bar.signaled,
-                    ));
-                    // The wave runs in slices of at most BUDGET_SLICE instructions so that a
-                    // fault elsewhere stops long-running workgroups soon. The translator
-                    // checks the budget before a block, so a wave stopped by its slice
-                    // resumes at `st.pc` (nothing of that block has executed).
-                    let ran = loop {
-                        let total = *budget;
-                        let mut slice = total.min(BUDGET_SLICE);
-                        let given = slice;
-                        let r = run_guarded(sh, st, &mut env, &mut slice);
-                        *budget = total - (given - slice);
-                        match r {
-                            Err(ExecFault::Runaway(_)) if given < total => {
-                                if stop.load(Ordering::Relaxed) {
-                                    return Err(None);
-                                }
-                            }
-                            Err(ExecFault::Runaway(_)) => {
-                                break Err(ExecFault::Runaway(sh.p.budget))
-                            }
-                            r => break r,
-                        }
-                    };
-                    hint = env.region_hint();
-                    match ran {
-                        Ok(ExitCode::EndPgm) => Ok(WaveStop::Ended),
-                        Ok(ExitCode::Barrier) => Ok(WaveStop::Barrier),
-                        Ok(ExitCode::Continue | ExitCode::Yield) => Ok(WaveStop::Yield),
-                        Ok(ExitCode::Trap) => Err(Some((i, None, "s_trap".to_string(), st.pc))),
-                        Ok(ExitCode::Fault) => {
-                            Err(Some((i, None, "fault without details".to_string(), st.pc)))
-                        }
-                        Err(e) => Err(Some((i, fault_lane(&e), cause(&e), st.pc))),
+            let wg = [
+                (g % gx as u64) as u32,
+                ((g / gx as u64) % gy as u64) as u32,
+                (g / (gx as u64 * gy as u64)) as u32,
+            ];
+            let res = match template {
+                Err(e) => Err(Some((0usize, None, e.clone(), entry))),
+                Ok(t) => {
+                    // (Skipped when empty: most kernels use neither.)
+                    if !lds.is_empty() {
+                        lds.fill(0);
                     }
-                })
-                .map(|_| ())
-            }
-        };
-        match res {
-            Ok(()) => {
-                done_groups += 1;
-                done_waves += nw as u64;
-                for (st, _) in &waves {
-                    counters.add_wave(&st.counters);
+                    if !scratch.is_empty() {
+                        scratch.fill(0);
+                    }
+                    for (i, (st, budget)) in waves.iter_mut().enumerate() {
+                        t.start_wave(st, wg, i);
+                        *budget = sh.p.budget;
+                    }
+                    run_group(sh, queue, &mut waves, &mut lds, &mut scratch, &mut hint)
                 }
-                if let Some(c) = sh.control {
-                    c.finished_one();
+            };
+            match res {
+                Ok(()) => {
+                    done_groups += 1;
+                    done_waves += nw as u64;
+                    finished += 1;
+                    for (st, _) in &waves {
+                        counters.add_wave(&st.counters);
+                    }
                 }
-            }
-            // Another thread's fault stopped this workgroup: nothing to report.
-            Err(None) => break,
-            Err(Some((wave, lane, cause, pc))) => {
-                let report = FaultReport {
-                    kernel: k.name.clone(),
-                    workgroup: wg,
-                    wave: wave as u32,
-                    lane,
-                    pc: sh.p.code.vaddr(pc).unwrap_or(pc),
-                    instruction: instruction_text(&sh.target, sh.p.code as &dyn CodeSource, pc),
-                    cause,
-                };
-                let mut f = fault.lock().unwrap_or_else(|e| e.into_inner());
-                if f.as_ref().is_none_or(|(g0, _)| g < *g0) {
-                    *f = Some((g, report));
+                // Another thread's fault stopped this workgroup: nothing to report.
+                Err(None) => break 'chunks,
+                Err(Some((wave, lane, cause, pc))) => {
+                    let report = FaultReport {
+                        kernel: k.name.clone(),
+                        workgroup: wg,
+                        wave: wave as u32,
+                        lane,
+                        pc: sh.p.code.vaddr(pc).unwrap_or(pc),
+                        instruction: instruction_text(&sh.target, sh.p.code as &dyn CodeSource, pc),
+                        cause,
+                    };
+                    let mut f = fault.lock().unwrap_or_else(|e| e.into_inner());
+                    if f.as_ref().is_none_or(|(g0, _)| g < *g0) {
+                        *f = Some((g, report));
+                    }
+                    queue.stop();
+                    break 'chunks;
                 }
-                stop.store(true, Ordering::Relaxed);
-                break;
             }
         }
+        report_progress(sh, &mut finished);
     }
+    // The groups of a chunk left early.
+    report_progress(sh, &mut finished);
     wave_pool::give(waves.into_iter().map(|(st, _)| st));
     (done_groups, done_waves, counters)
 }
 
-/// Runs one slice of a wave; a panic in the translator must not take down the host, so it
-/// becomes this wave's fault.
-fn run_guarded(
+/// Reports `finished` workgroups to the launch's observer and clears the count. Called per
+/// chunk, so the threads update the shared progress counter once per chunk, not once per
+/// workgroup.
+fn report_progress(sh: &Shared, finished: &mut u64) {
+    if let Some(c) = sh.control {
+        for _ in 0..*finished {
+            c.finished_one();
+        }
+    }
+    *finished = 0;
+}
+
+/// Runs the started waves of one workgroup to completion (barriers, slices); a panic in
+/// the translator becomes the fault of the wave that was running, so it cannot take down
+/// the host.
+fn run_group(
     sh: &Shared,
-    st: &mut WaveState,
-    env: &mut WaveMemEnv,
-    budget: &mut u64,
-) -> Result<ExitCode, ExecFault> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        (sh.runner)(sh.p.code, st, env, budget)
-    }))
-    .unwrap_or_else(|p| {
+    queue: &WorkQueue,
+    waves: &mut [WaveSlot],
+    lds: &mut [u8],
+    scratch: &mut [u8],
+    hint: &mut RegionCache,
+) -> Result<(), GroupError> {
+    let lane_bytes = sh.per_lane as usize;
+    let wave_scratch = sh.target.wave_size as usize * lane_bytes;
+    // The wave running, for a panic's report.
+    let mut current = 0usize;
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_workgroup(waves, |i, w, bar| {
+            current = i;
+            let (st, budget) = w;
+            // This wave's scratch slice (empty when the kernel uses no scratch).
+            let scr = scratch
+                .get_mut(i * wave_scratch..(i + 1) * wave_scratch)
+                .unwrap_or_default();
+            let mut env = WaveMemEnv::new(
+                sh.mem,
+                lds,
+                scr,
+                ScratchLayout {
+                    per_lane: lane_bytes as u64,
+                },
+            );
+            env.set_region_hint(*hint);
+            env.set_barrier_state(workgroup_barrier_state(bar.waves, bar.live, bar.signaled));
+            // The wave runs in slices of at most BUDGET_SLICE instructions so that a
+            // fault elsewhere stops long-running workgroups soon. The translator checks
+            // the budget before a block, so a wave stopped by its slice resumes at
+            // `st.pc` (nothing of that block has executed).
+            let ran = loop {
+                let total = *budget;
+                let mut slice = total.min(BUDGET_SLICE);
+                let given = slice;
+                let r = (sh.runner)(sh.p.code, st, &mut env, &mut slice);
+                *budget = total - (given - slice);
+                match r {
+                    Err(ExecFault::Runaway(_)) if given < total => {
+                        if queue.stopped() {
+                            return Err(None);
+                        }
+                    }
+                    Err(ExecFault::Runaway(_)) => break Err(ExecFault::Runaway(sh.p.budget)),
+                    r => break r,
+                }
+            };
+            *hint = env.region_hint();
+            match ran {
+                Ok(ExitCode::EndPgm) => Ok(WaveStop::Ended),
+                Ok(ExitCode::Barrier) => Ok(WaveStop::Barrier),
+                Ok(ExitCode::Continue | ExitCode::Yield) => Ok(WaveStop::Yield),
+                Ok(ExitCode::Trap) => Err(Some((i, None, "s_trap".to_string(), st.pc))),
+                Ok(ExitCode::Fault) => {
+                    Err(Some((i, None, "fault without details".to_string(), st.pc)))
+                }
+                Err(e) => Err(Some((i, fault_lane(&e), cause(&e), st.pc))),
+            }
+        })
+        .map(|_| ())
+    }));
+    ran.unwrap_or_else(|p| {
         let msg = p
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        Err(ExecFault::Unsupported(format!(
-            "internal error (translator panicked: {msg})"
-        )))
+        let e = ExecFault::Unsupported(format!("internal error (translator panicked: {msg})"));
+        let pc = waves.get(current).map_or(0, |w| w.0.pc);
+        Err(Some((current, None, cause(&e), pc)))
     })
+}
+
+/// The launch's workgroups, handed out to the worker threads in chunks (guided: a share
+/// of what is left, so the threads meet one shared counter rarely yet finish together),
+/// and the flag that stops them after a fault. Each on its own cache line.
+struct WorkQueue {
+    next: Padded<AtomicU64>,
+    stop: Padded<AtomicBool>,
+    groups: u64,
+    threads: u64,
+}
+
+/// Keeps a value on its own cache lines (adjacent-line prefetch included).
+#[repr(align(128))]
+struct Padded<T>(T);
+
+/// Largest chunk of workgroups one thread takes at a time.
+const MAX_CHUNK: u64 = 64;
+
+impl WorkQueue {
+    fn new(groups: u64, threads: usize) -> WorkQueue {
+        WorkQueue {
+            next: Padded(AtomicU64::new(0)),
+            stop: Padded(AtomicBool::new(false)),
+            groups,
+            threads: threads.max(1) as u64,
+        }
+    }
+
+    /// The next chunk: 1/(4 × threads) of the workgroups left, 1 to [`MAX_CHUNK`].
+    fn take(&self) -> Option<std::ops::Range<u64>> {
+        let mut at = self.next.0.load(Ordering::Relaxed);
+        loop {
+            if at >= self.groups || self.stopped() {
+                return None;
+            }
+            let n = ((self.groups - at) / (4 * self.threads)).clamp(1, MAX_CHUNK);
+            match self.next.0.compare_exchange_weak(
+                at,
+                at + n,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some(at..at + n),
+                Err(now) => at = now,
+            }
+        }
+    }
+
+    fn stop(&self) {
+        self.stop.0.store(true, Ordering::Relaxed);
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.0.load(Ordering::Relaxed)
+    }
 }
 
 fn cause(e: &ExecFault) -> String {

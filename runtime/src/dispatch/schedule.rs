@@ -56,31 +56,38 @@ pub fn run_workgroup<T, E>(
         &mut heap
     };
     let mut releases = 0;
-    loop {
+    // Counts of the statuses, kept as they change (this runs for every wave).
+    let (mut live, mut waiting) = (waves.len(), 0usize);
+    while live > 0 {
         for (i, w) in waves.iter_mut().enumerate() {
             if status[i] == Status::Ready {
                 let view = BarrierView {
                     waves: status.len(),
-                    live: status.iter().filter(|&&s| s != Status::Done).count(),
-                    signaled: status.iter().filter(|&&s| s == Status::Waiting).count(),
+                    live,
+                    signaled: waiting,
                 };
                 status[i] = match run(i, w, view)? {
-                    WaveStop::Ended => Status::Done,
-                    WaveStop::Barrier => Status::Waiting,
+                    WaveStop::Ended => {
+                        live -= 1;
+                        Status::Done
+                    }
+                    WaveStop::Barrier => {
+                        waiting += 1;
+                        Status::Waiting
+                    }
                     WaveStop::Yield => Status::Ready,
                 };
             }
         }
-        if status.iter().all(|&s| s == Status::Done) {
-            return Ok(releases);
-        }
-        if status.iter().all(|&s| s != Status::Ready) {
+        if live > 0 && waiting == live {
             releases += 1;
+            waiting = 0;
             for s in status.iter_mut().filter(|s| **s == Status::Waiting) {
                 *s = Status::Ready;
             }
         }
     }
+    Ok(releases)
 }
 
 #[cfg(test)]

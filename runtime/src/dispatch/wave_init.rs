@@ -19,7 +19,7 @@
 //! FLOAT_MODE, DX10_CLAMP (bit 8) and IEEE (bit 9) from rsrc1 on GFX9/GFX11.
 
 use wavejit_translator::isa::{Family, Gpu};
-use wavejit_translator::wave::{sreg, WaveState};
+use wavejit_translator::wave::{sreg, WaveState, AGPR_BASE, MAX_LANES, NUM_SREGS, NUM_VREGS};
 
 use crate::code_object::KernelDescriptor;
 
@@ -46,6 +46,8 @@ pub struct WaveInputs {
 ///
 /// `kernarg` is the kernarg segment's bytes (for preloading). Errors when the descriptor's
 /// enabled user SGPRs exceed its USER_SGPR_COUNT or the SGPRs would run past s105.
+/// (The dispatcher computes the same state once per launch, [`WaveTemplate`], and copies it
+/// into every wave.)
 #[allow(clippy::too_many_arguments)]
 pub fn init_wave(
     st: &mut WaveState,
@@ -57,6 +59,161 @@ pub fn init_wave(
     wave: u32,
     pc: u64,
 ) -> Result<(), String> {
+    let mut s = user_sgprs(kd, inputs, kernarg)?;
+    let gfx12 = gpu.family() == Some(Family::Gfx12);
+    if !gfx12 {
+        for (d, &id) in wg.iter().enumerate() {
+            if kd.workgroup_id_enabled(d) {
+                s.push(id);
+            }
+        }
+        if kd.workgroup_info() {
+            s.push(workgroup_info(wave, inputs.waves_per_group));
+        }
+    } else {
+        set_gfx12_ids(&mut st.sgpr, wg, wave);
+    }
+    check_sgpr_count(s.len())?;
+    st.sgpr[..s.len()].copy_from_slice(s.as_slice());
+    let (v0, exec) = workitem_ids(st.wave_size, inputs.block, kd.workitem_id_vgprs(), wave)?;
+    // The lanes of the wave's work-items (EXEC is contiguous from lane 0); the others keep
+    // their (zero) value.
+    let lanes = exec.count_ones() as usize;
+    st.vgpr[0][..lanes].copy_from_slice(&v0[..lanes]);
+    st.set_exec(exec);
+    st.mode = initial_mode(kd, gfx12);
+    st.pc = pc;
+    Ok(())
+}
+
+/// The initial state of every wave of one launch, computed once ([`WaveTemplate::new`]) and
+/// copied into each wave ([`WaveTemplate::start_wave`]): the waves of a launch differ only
+/// in their workgroup ids, the workgroup-info SGPR and their work-item ids, which depend on
+/// the wave's index in its workgroup alone.
+pub struct WaveTemplate {
+    /// The scalar file every wave starts with: user SGPRs (and a raw dispatch's user
+    /// data), zeros elsewhere (EXEC and the workgroup ids are set per wave).
+    sgpr: [u32; NUM_SREGS],
+    /// SGPR holding workgroup id x, y, z when enabled (GFX9-GFX11; `u8::MAX`: none).
+    wg_slot: [u8; 3],
+    /// SGPR holding the workgroup info (`u8::MAX`: none).
+    info_slot: u8,
+    waves_per_group: u32,
+    gfx12: bool,
+    /// v0 (packed work-item ids) and EXEC of each wave index of a workgroup.
+    ids: Vec<([u32; MAX_LANES], u64)>,
+    mode: u32,
+    pc: u64,
+    wave_size: u32,
+    /// VGPRs and AGPRs cleared in every wave (those the kernel uses; v0 is written whole).
+    vgprs: usize,
+    agprs: usize,
+}
+
+impl WaveTemplate {
+    /// The template of a launch: `vgprs`/`agprs` are the kernel's register counts (0 and 0:
+    /// unknown, clear all), `user_data` replaces s[0..n) (raw dispatches; at most
+    /// USER_SGPR_COUNT values are used), `pc` is the kernel's entry. Errors as
+    /// [`init_wave`] does.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        gpu: Gpu,
+        kd: &KernelDescriptor,
+        inputs: &WaveInputs,
+        kernarg: &[u8],
+        wave_size: u32,
+        (vgprs, agprs): (u32, u32),
+        user_data: &[u32],
+        pc: u64,
+    ) -> Result<WaveTemplate, String> {
+        let s = user_sgprs(kd, inputs, kernarg)?;
+        let gfx12 = gpu.family() == Some(Family::Gfx12);
+        let mut sgpr = [0u32; NUM_SREGS];
+        sgpr[..s.len()].copy_from_slice(s.as_slice());
+        let n = user_data.len().min(s.len());
+        sgpr[..n].copy_from_slice(&user_data[..n]);
+        let mut next = s.len();
+        let mut wg_slot = [u8::MAX; 3];
+        let mut info_slot = u8::MAX;
+        if !gfx12 {
+            for (d, slot) in wg_slot.iter_mut().enumerate() {
+                if kd.workgroup_id_enabled(d) {
+                    *slot = next as u8;
+                    next += 1;
+                }
+            }
+            if kd.workgroup_info() {
+                info_slot = next as u8;
+                next += 1;
+            }
+        }
+        check_sgpr_count(next)?;
+        let ids = (0..inputs.waves_per_group)
+            .map(|w| workitem_ids(wave_size, inputs.block, kd.workitem_id_vgprs(), w))
+            .collect::<Result<Vec<_>, String>>()?;
+        let (nv, na) = cleared_registers(vgprs, agprs);
+        Ok(WaveTemplate {
+            sgpr,
+            wg_slot,
+            info_slot,
+            waves_per_group: inputs.waves_per_group,
+            gfx12,
+            ids,
+            mode: initial_mode(kd, gfx12),
+            pc,
+            wave_size,
+            vgprs: nv,
+            agprs: na,
+        })
+    }
+
+    /// Makes `st` (any state this template's launch, or an earlier one, left behind) wave
+    /// `wave` of workgroup `wg` at the kernel's entry: the registers the kernel uses are
+    /// cleared, the initial ones set, counters and flags zeroed.
+    pub fn start_wave(&self, st: &mut WaveState, wg: [u32; 3], wave: usize) {
+        st.sgpr = self.sgpr;
+        if self.gfx12 {
+            set_gfx12_ids(&mut st.sgpr, wg, wave as u32);
+        } else {
+            for (d, &slot) in self.wg_slot.iter().enumerate() {
+                if let Some(r) = st.sgpr.get_mut(slot as usize) {
+                    *r = wg[d];
+                }
+            }
+            if let Some(r) = st.sgpr.get_mut(self.info_slot as usize) {
+                *r = workgroup_info(wave as u32, self.waves_per_group);
+            }
+        }
+        // v0 whole from the template, then the other registers the kernel uses.
+        let (v0, exec) = &self.ids[wave];
+        st.vgpr[0] = *v0;
+        if self.vgprs > 1 {
+            st.vgpr[1..self.vgprs].as_flattened_mut().fill(0);
+        }
+        if self.agprs > 0 {
+            st.vgpr[AGPR_BASE..AGPR_BASE + self.agprs]
+                .as_flattened_mut()
+                .fill(0);
+        }
+        st.wave_size = self.wave_size;
+        st.set_exec(*exec);
+        st.scc = 0;
+        st.mode = self.mode;
+        st.status = 0;
+        st.trapsts = 0;
+        st.pc = self.pc;
+        st.credit = 0;
+        st.counters = Default::default();
+    }
+}
+
+/// The user SGPRs of a wave (the same for every wave of a launch), padded to
+/// USER_SGPR_COUNT.
+fn user_sgprs(
+    kd: &KernelDescriptor,
+    inputs: &WaveInputs,
+    kernarg: &[u8],
+) -> Result<SgprList, String> {
     let mut s = SgprList {
         v: [0; SGPR_LIST],
         n: 0,
@@ -106,93 +263,100 @@ pub fn init_wave(
         ));
     }
     s.pad_to(user);
-    let gfx12 = gpu.family() == Some(Family::Gfx12);
-    if !gfx12 {
-        for (d, &id) in wg.iter().enumerate() {
-            if kd.workgroup_id_enabled(d) {
-                s.push(id);
-            }
-        }
-        if kd.workgroup_info() {
-            // {first_wave[31], ordered_append_term[16:6], threadgroup_size_in_waves[5:0]}.
-            let first = if wave == 0 { 1u32 << 31 } else { 0 };
-            s.push(first | (inputs.waves_per_group & 0x3f));
-        }
-    } else {
-        st.sgpr[sreg::TTMP0 as usize + 9] = wg[0];
-        st.sgpr[sreg::TTMP0 as usize + 7] = (wg[1] & 0xffff) | (wg[2] << 16);
-        // TTMP8 = {DebugMark[31], GridYZvalid[30], waveIDinGroup[29:25],
-        // dispatchIndex[24:0]} (RDNA4 ISA L1465): the wave's index in its workgroup, which
-        // compilers read instead of deriving it from the work-item ids (Triton does).
-        st.sgpr[sreg::TTMP0 as usize + 8] = (wave & 0x1f) << 25;
-    }
-    if s.len() > sreg::FLAT_SCRATCH_LO as usize || s.len() > SGPR_LIST {
-        return Err(format!("{} initial SGPRs exceed the SGPR file", s.len()));
-    }
-    st.sgpr[..s.len()].copy_from_slice(s.as_slice());
+    Ok(s)
+}
 
-    // Work-item ids and EXEC.
-    let ws = st.wave_size as usize;
-    let [bx, by, bz] = inputs.block;
+/// The workgroup-info SGPR: {first_wave[31], ordered_append_term[16:6],
+/// threadgroup_size_in_waves[5:0]}.
+fn workgroup_info(wave: u32, waves_per_group: u32) -> u32 {
+    let first = if wave == 0 { 1u32 << 31 } else { 0 };
+    first | (waves_per_group & 0x3f)
+}
+
+/// GFX12 (architected SGPRs): the workgroup ids in ttmp9 (x) and ttmp7 (y low 16 bits, z
+/// high 16 bits), and TTMP8 = {DebugMark[31], GridYZvalid[30], waveIDinGroup[29:25],
+/// dispatchIndex[24:0]} (RDNA4 ISA L1465): the wave's index in its workgroup, which
+/// compilers read instead of deriving it from the work-item ids (Triton does).
+fn set_gfx12_ids(sgpr: &mut [u32; NUM_SREGS], wg: [u32; 3], wave: u32) {
+    sgpr[sreg::TTMP0 as usize + 9] = wg[0];
+    sgpr[sreg::TTMP0 as usize + 7] = (wg[1] & 0xffff) | (wg[2] << 16);
+    sgpr[sreg::TTMP0 as usize + 8] = (wave & 0x1f) << 25;
+}
+
+/// Errors when `n` initial SGPRs would run past the SGPR file.
+fn check_sgpr_count(n: usize) -> Result<(), String> {
+    if n > sreg::FLAT_SCRATCH_LO as usize || n > SGPR_LIST {
+        return Err(format!("{n} initial SGPRs exceed the SGPR file"));
+    }
+    Ok(())
+}
+
+/// MODE at wave start: FP_ROUND/FP_DENORM from rsrc1 FLOAT_MODE, DX10_CLAMP (bit 8) and IEEE
+/// (bit 9) from rsrc1 on GFX9/GFX11.
+fn initial_mode(kd: &KernelDescriptor, gfx12: bool) -> u32 {
+    let mut mode = kd.float_mode() & 0xff;
+    if !gfx12 {
+        mode |= (kd.dx10_clamp() as u32) << 8 | (kd.ieee_mode() as u32) << 9;
+    }
+    mode
+}
+
+/// v0 (all 64 lanes; zero beyond the wave's work-items) and EXEC of wave `wave` of a
+/// workgroup of `block` work-items, with `ids` (ENABLE_VGPR_WORKITEM_ID) selecting which
+/// of y and z are packed in.
+fn workitem_ids(
+    wave_size: u32,
+    block: [u32; 3],
+    ids: u32,
+    wave: u32,
+) -> Result<([u32; MAX_LANES], u64), String> {
+    let mut v0 = [0u32; MAX_LANES];
+    let ws = (wave_size as usize).min(MAX_LANES);
+    let [bx, by, bz] = block;
     let total = bx as u64 * by as u64 * bz as u64;
     if total == 0 {
         return Err("empty workgroup".into());
     }
-    let ids = kd.workitem_id_vgprs();
     let mut exec = 0u64;
     let first = wave as u64 * ws as u64;
     let (bx, by) = (bx as u64, by as u64);
     // Ids of the wave's first lane, then stepped lane by lane (no division per lane).
     let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
     let lanes = total.saturating_sub(first).min(ws as u64) as usize;
-    if x + lanes as u64 <= bx {
-        // The wave does not wrap in x (the common 1-D case): y and z are the same for
-        // every lane, x counts up; a plain loop the compiler vectorises.
-        let mut hi = 0u32;
+    for (lane, v) in v0[..lanes].iter_mut().enumerate() {
+        exec |= 1 << lane;
+        let mut id = x as u32 & 0x3ff;
         if ids >= 1 {
-            hi |= (y as u32 & 0x3ff) << 10;
+            id |= (y as u32 & 0x3ff) << 10;
         }
         if ids >= 2 {
-            hi |= (z as u32 & 0x3ff) << 20;
+            id |= (z as u32 & 0x3ff) << 20;
         }
-        for (lane, v) in st.vgpr[0][..lanes].iter_mut().enumerate() {
-            *v = ((x + lane as u64) as u32 & 0x3ff) | hi;
+        *v = id;
+        x += 1;
+        if x == bx {
+            x = 0;
+            y += 1;
+            if y == by {
+                y = 0;
+                z += 1;
+            }
         }
-        exec = if lanes == 0 {
-            0
-        } else {
-            u64::MAX >> (64 - lanes)
-        };
+    }
+    Ok((v0, exec))
+}
+
+/// VGPRs (from v0) and AGPRs to clear for a kernel whose metadata gives these counts; 0 and
+/// 0 (unknown) clear everything.
+fn cleared_registers(vgprs: u32, agprs: u32) -> (usize, usize) {
+    if vgprs == 0 && agprs == 0 {
+        (AGPR_BASE, NUM_VREGS - AGPR_BASE)
     } else {
-        for lane in 0..lanes {
-            exec |= 1 << lane;
-            let mut v = x as u32 & 0x3ff;
-            if ids >= 1 {
-                v |= (y as u32 & 0x3ff) << 10;
-            }
-            if ids >= 2 {
-                v |= (z as u32 & 0x3ff) << 20;
-            }
-            st.vgpr[0][lane] = v;
-            x += 1;
-            if x == bx {
-                x = 0;
-                y += 1;
-                if y == by {
-                    y = 0;
-                    z += 1;
-                }
-            }
-        }
+        (
+            (vgprs as usize).min(AGPR_BASE),
+            (agprs as usize).min(NUM_VREGS - AGPR_BASE),
+        )
     }
-    st.set_exec(exec);
-    let mut mode = kd.float_mode() & 0xff;
-    if !gfx12 {
-        mode |= (kd.dx10_clamp() as u32) << 8 | (kd.ieee_mode() as u32) << 9;
-    }
-    st.mode = mode;
-    st.pc = pc;
-    Ok(())
 }
 
 /// Room for the initial SGPRs: at most 31 user SGPRs (USER_SGPR_COUNT is a 5-bit field of
@@ -242,15 +406,7 @@ impl SgprList {
 /// metadata says it uses; clearing all 512 registers of every wave would dominate small
 /// workgroups); 0 and 0 clear everything.
 pub fn reset_wave(st: &mut WaveState, wave_size: u32, vgprs: u32, agprs: u32) {
-    use wavejit_translator::wave::{AGPR_BASE, NUM_VREGS};
-    let (nv, na) = if vgprs == 0 && agprs == 0 {
-        (AGPR_BASE, NUM_VREGS - AGPR_BASE)
-    } else {
-        (
-            (vgprs as usize).min(AGPR_BASE),
-            (agprs as usize).min(NUM_VREGS - AGPR_BASE),
-        )
-    };
+    let (nv, na) = cleared_registers(vgprs, agprs);
     // One contiguous fill each (this runs for every wave).
     st.vgpr[..nv].as_flattened_mut().fill(0);
     if na > 0 {

@@ -7,3 +7,4 @@ mod float_env;
 mod launch;
 mod launch_kernels;
 mod memory;
+mod wave_slots;

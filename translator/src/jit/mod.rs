@@ -30,6 +30,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 use helpers::JitCtx;
+pub use lower::rounded_cold_lanes;
 use runtime::code::{EntryFn, Holder};
 pub use runtime::{helpers, memory};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};

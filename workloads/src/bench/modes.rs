@@ -58,16 +58,52 @@ fn alu_rtz_item(i: usize, iters: u32) -> f32 {
     rtz(f64::from(a) + f64::from(b))
 }
 
-/// `alu_fma64` for work-item `i`.
-fn alu_f64_item(i: usize, iters: u32) -> f64 {
-    let x = i as f64 * 0.0009765625;
-    let mut c = [x, x + 0.25, x + 0.5, x + 0.75];
-    for _ in 0..iters {
-        for (ck, k) in c.iter_mut().zip(K) {
-            *ck = ck.mul_add(M, k);
+/// `alu_fma64` on the host for work-items `first..first + out.len()`, with the FMA
+/// instruction where the host has one (`f64::mul_add` compiles to a libm call otherwise).
+fn alu_f64_native(out: &mut [f64], first: usize, iters: u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
+        {
+            // SAFETY: the required CPU features were detected at run time just above.
+            unsafe { alu_f64_native_fma(out, first, iters) };
+            return;
         }
     }
-    (c[0] + c[1]) + (c[2] + c[3])
+    alu_f64_native_portable(out, first, iters)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma,avx2")]
+fn alu_f64_native_fma(out: &mut [f64], first: usize, iters: u32) {
+    alu_f64_native_portable(out, first, iters)
+}
+
+/// Eight work-items at a time so the compiler vectorises across them, as the GPU does:
+/// `x = i * 2^-10`, chains from `x`, `x + 0.25`, `x + 0.5`, `x + 0.75`, each step
+/// `c_k = fma(c_k, M, K[k])`, result `(c0 + c1) + (c2 + c3)`.
+#[inline(always)]
+fn alu_f64_native_portable(out: &mut [f64], first: usize, iters: u32) {
+    const W: usize = 8;
+    for (ci, chunk) in out.chunks_mut(W).enumerate() {
+        let mut a = [[0f64; W]; 4];
+        for l in 0..W {
+            let x = (first + ci * W + l) as f64 * 0.0009765625;
+            for (k, chain) in a.iter_mut().enumerate() {
+                chain[l] = x + 0.25 * k as f64;
+            }
+        }
+        for _ in 0..iters {
+            for (chain, k) in a.iter_mut().zip(K) {
+                for v in chain.iter_mut() {
+                    *v = v.mul_add(M, k);
+                }
+            }
+        }
+        for (l, o) in chunk.iter_mut().enumerate() {
+            *o = (a[0][l] + a[1][l]) + (a[2][l] + a[3][l]);
+        }
+    }
 }
 
 /// Fills `out[j]` with `f(j)` on `threads` threads.
@@ -161,7 +197,12 @@ pub(super) fn bench_alu_modes(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error>
     // f64, denormals kept and flushed (every value is normal: the results are the same).
     let mut native = vec![0f64; n];
     let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        host_items(&mut native, cfg.threads, |i| alu_f64_item(i, iters));
+        let per = n.div_ceil(host_threads(cfg.threads)).max(1);
+        std::thread::scope(|s| {
+            for (c, part) in native.chunks_mut(per).enumerate() {
+                s.spawn(move || alu_f64_native(part, c * per, iters));
+            }
+        });
         Ok(())
     })?;
     let reference = Reference {

@@ -4,7 +4,7 @@
 //! from them.
 
 use super::operands;
-use crate::ir::{BinOp, Block, CmpOp, ConvOp, Op, TernOp, Ty, UnOp, Val};
+use crate::ir::{BinOp, Block, CmpOp, ConvOp, LaneFn, Op, Round, RoundedOp, TernOp, Ty, UnOp, Val};
 
 /// How an op takes part in the lane-group form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +71,8 @@ pub(crate) fn classify(blk: &Block, i: usize) -> OpClass {
                     o => scalar_bin_inline(*o),
                 }
         }
+        // Directed roundings of f32/f64 add, sub, mul and fma are vector code (`lower::round`).
+        Op::Lane { f, .. } => vector_result && rounded_inline(f),
         Op::Tern(o, ..) => {
             vector_result
                 && (matches!(o, TernOp::Fma | TernOp::Bfi) || *o == TernOp::Perm && bits == 32)
@@ -126,6 +128,20 @@ pub(crate) fn classify(blk: &Block, i: usize) -> OpClass {
     } else {
         OpClass::Uniform
     }
+}
+
+/// Whether the lowering computes the lane function `f` in line (`lower::round`): directed
+/// roundings of f32/f64 add, sub, mul and fma.
+pub(crate) fn rounded_inline(f: &LaneFn) -> bool {
+    use RoundedOp::*;
+    matches!(
+        f,
+        LaneFn::Rounded(
+            AddF32 | SubF32 | MulF32 | FmaF32 | AddF64 | SubF64 | MulF64 | FmaF64,
+            Round::Up | Round::Down | Round::Zero,
+            _,
+        )
+    )
 }
 
 /// Whether emitting `op` can leave the block function before its exit (a fault return, or

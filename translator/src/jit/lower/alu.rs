@@ -188,7 +188,10 @@ impl Gen<'_, '_> {
             // `e != 0` (`e > 0`, as `e` is not negative) as all-ones lanes: one compare
             // instead of an add and a shift.
             let x = self.v(e)?;
+            // A zero of this loop copy's own (`slow_copy`): shared with the other copies,
+            // it is spilled and reloaded at every use.
             let zero = self.splat_const(bits, 0);
+            let zero = self.slow_copy(zero);
             let out = x
                 .iter()
                 .map(|&c| self.b.ins().icmp(IntCC::SignedGreaterThan, c, zero))

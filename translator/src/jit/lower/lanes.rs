@@ -123,6 +123,11 @@ impl Gen<'_, '_> {
                 }
                 JV::V(out)
             }
+            Op::Lane { f, args }
+                if super::round::inlined(f) && ty.is_some_and(|t| t.is_vector()) =>
+            {
+                self.rounded_inline(f, args)?
+            }
             Op::Lane { f, args } => {
                 let t = Self::need(ty)?;
                 if args.len() > 4 {

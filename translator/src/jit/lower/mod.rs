@@ -51,7 +51,10 @@ mod masks;
 mod matrix;
 mod memory;
 mod nan;
+mod round;
 mod state;
+
+pub use round::cold_lanes as rounded_cold_lanes;
 
 use super::analysis::runs::may_leave;
 use super::analysis::{BlockFacts, MemLowering};
@@ -69,6 +72,10 @@ use group::LaneGroup;
 use masks::LANE_MASKS;
 use memory::PathLayout;
 use std::collections::HashMap;
+
+/// Zeros the loop variant's splat copies load ([`Gen::slow_copy`]): row 0 in its fast
+/// lane-group copies, row 1 in its slow ones.
+static VARIANT_ZEROS: [[u32; 4]; 2] = [[0; 4]; 2];
 
 /// Internal exit code: the block ended in [`crate::ir::Exit::Unsupported`].
 pub const EXIT_UNSUPPORTED: u32 = 6;
@@ -219,6 +226,8 @@ pub struct Gen<'a, 'b> {
     /// rewritten for the VGPRs it lists being denormal-free, which the loop continues in
     /// once they are ([`Gen::emit`]).
     variant: Option<(&'a Block, &'a [u16])>,
+    /// Whether the loop variant's body is being emitted.
+    in_variant: bool,
     /// The global window the last scalar load selected: its pc, the block the load's code
     /// ended in, and the window (`memory::scalar_mem`: the next dword of the same
     /// `s_load_dwordxN`, lowered in that same block, reuses it).
@@ -273,6 +282,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             layout: PathLayout::Cold,
             multi: 0,
             variant: None,
+            in_variant: false,
             sload_window: None,
             affine_roots: HashMap::new(),
         }
@@ -387,6 +397,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.b.switch_to_block(check);
                 self.variant_check(regs, head, variant_head);
                 self.switch_to(variant);
+                self.in_variant = true;
                 self.b.switch_to_block(variant_head);
                 self.body(form)?;
                 self.exit(variant_head)?;
@@ -530,14 +541,18 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// equal to it (ORed with zeros loaded from [`LANE_MASKS`]), else `x`: the slow loop's
     /// splats are then values of their own, hoisted to its entry, so the fast loop keeps
     /// its splats in registers (with shared values the register allocator tends to spill
-    /// them for both loops, reloading them in the fast loop every group).
+    /// them for both loops, reloading them in the fast loop every group). The loop
+    /// variant's copies (fast and slow) load other zeros ([`VARIANT_ZEROS`]), so they do not
+    /// share splats with the general version either.
     fn slow_copy(&mut self, x: Value) -> Value {
-        if !self.in_slow_copy() {
-            return x;
-        }
+        let table = match (self.in_variant, self.in_slow_copy()) {
+            (false, false) => return x,
+            (false, true) => LANE_MASKS.m32.as_ptr() as u64,
+            (true, slow) => VARIANT_ZEROS[slow as usize].as_ptr() as u64,
+        };
         let t = self.b.func.dfg.value_type(x);
-        let zeros = self.iconst(types::I64, LANE_MASKS.m32.as_ptr() as u64);
-        // A static table: never written, always mapped; entry 0 is all zeros.
+        let zeros = self.iconst(types::I64, table);
+        // A static table: never written, always mapped; the entry read is all zeros.
         let z = self
             .b
             .ins()

@@ -66,8 +66,9 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// ORs the compare result `u` into the fast copy's NaN lanes.
-    fn add_nans(&mut self, u: Value) {
+    /// ORs the compare result `u` into the fast copy's NaN lanes (lanes that send the group
+    /// to the slow copy).
+    pub(super) fn add_nans(&mut self, u: Value) {
         let u = if self.b.func.dfg.value_type(u) == I32X4 {
             u
         } else {

@@ -5,6 +5,7 @@ mod fp8;
 mod minmax;
 mod ops;
 mod round;
+mod round_inline;
 mod scale_cvt;
 mod scale_mx;
 mod sr_small;
