@@ -154,6 +154,7 @@ impl Jit {
         // Register reads of values the block wrote forwarded (`ir::passes::forward`).
         let forwarded = crate::ir::passes::forward::forward(block, how)
             .filter(|b| crate::ir::verify(b).is_ok());
+        let lifted = block;
         let block = forwarded.as_ref().unwrap_or(block);
         // Denormal flushes as bit operations (`ir::passes::flush`), then uniform chains
         // folded to scalars (`ir::passes::uniform`); the block as lifted when a rewritten
@@ -219,10 +220,20 @@ impl Jit {
                 (b, regs)
             })
             .filter(|(b, _)| crate::ir::verify(b).is_ok());
-        let forms = folded
+        // The block as lifted keeps its lane-group form when the forwarded one has none.
+        let unforwarded = forwarded.as_ref().map(|_| (lifted, true));
+        let forms: Vec<(&Block, bool)> = folded
             .iter()
             .chain(std::iter::once(block))
-            .flat_map(|b| [(b, true), (b, false)]);
+            .flat_map(|b| [(b, true), (b, false)])
+            .flat_map(|f| {
+                if f.1 || !std::ptr::eq(f.0, block) {
+                    vec![f]
+                } else {
+                    unforwarded.into_iter().chain(std::iter::once(f)).collect()
+                }
+            })
+            .collect();
         for (blk, try_loop) in forms {
             if try_loop && !self.loop_form {
                 continue;
@@ -242,7 +253,9 @@ impl Jit {
                 };
                 let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr);
                 match &variant {
-                    Some((v, regs)) if !std::ptr::eq(blk, block) => g.with_loop_variant(v, regs),
+                    Some((v, regs)) if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) => {
+                        g.with_loop_variant(v, regs)
+                    }
                     _ => g,
                 }
                 .emit(form)
@@ -266,7 +279,9 @@ impl Jit {
                     let vcode = ctx.compiled_code().and_then(|c| c.vcode.clone());
                     let bytes = ctx.compiled_code().map(|c| c.code_buffer().to_vec());
                     let loop_variant = match &variant {
-                        Some((v, regs)) if !std::ptr::eq(blk, block) => {
+                        Some((v, regs))
+                            if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) =>
+                        {
                             format!("---- loop variant (v{regs:?} denormal-free)\n{v}\n")
                         }
                         _ => String::new(),
