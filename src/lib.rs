@@ -366,7 +366,9 @@ impl ModuleInner {
             gpu: self.co.gpu,
             wave_size,
         };
+        // Kernel dispatch never reads a wave's registers after it ends.
         Translator::new(target, engine)
+            .map(Translator::final_state_unread)
             .map_err(|e| Error::Usage(format!("cannot translate for {}: {e}", self.co.gpu)))
     }
 }

@@ -194,6 +194,8 @@ pub struct Translator {
     translate_ns: AtomicU64,
     /// Profiling mode ([`Translator::profiling`]).
     profile: bool,
+    /// What the JIT may assume of register writes ([`Translator::final_state_unread`]).
+    forwarding: crate::ir::passes::forward::Forwarding,
 }
 
 impl Translator {
@@ -216,6 +218,7 @@ impl Translator {
             cache_hits: Default::default(),
             translate_ns: AtomicU64::new(0),
             profile: false,
+            forwarding: Default::default(),
         })
     }
 
@@ -248,6 +251,15 @@ impl Translator {
                 active_lanes,
             })
             .collect()
+    }
+
+    /// Declares that nothing reads a wave's registers (VGPRs, SGPRs, SCC) after it ends
+    /// (kernel dispatch: each wave starts from a reset state): compiled blocks ending in
+    /// `s_endpgm` then skip their register writes. Not for callers that read the final
+    /// registers (raw runs returning them, tests comparing them).
+    pub fn final_state_unread(mut self) -> Translator {
+        self.forwarding.drop_final_writes = true;
+        self
     }
 
     /// Sets the number of interpreted runs before a block is compiled (0 = compile on first
@@ -342,7 +354,7 @@ impl Translator {
             },
             Err(_) => return StartBlockState::Never,
         };
-        match entry.compiled.get() {
+        match entry.tiers.last_code() {
             None => StartBlockState::NotYet,
             Some(None) => StartBlockState::Never,
             Some(Some(_)) => StartBlockState::Ready(StartBlock {
@@ -368,7 +380,7 @@ impl Translator {
         budget: &mut u64,
     ) -> Result<ExitCode, ExecFault> {
         let key = (state.pc, state.mode, state.wave_size);
-        let cb = match start.entry.compiled.get() {
+        let cb = match start.entry.tiers.last_code() {
             Some(Some(cb)) if key == start.key && start.owner == self.id => cb,
             _ => return self.run(code, state, env, budget),
         };
@@ -509,7 +521,9 @@ impl Translator {
             return None;
         }
         let jit = || self.jit.get_or_init(Jit::new).as_ref().ok();
-        entry.tiers.code(&entry.block, jit, &self.compiles)
+        entry
+            .tiers
+            .code(&entry.block, jit, &self.compiles, self.forwarding)
     }
 
     /// The cached block at `pc`, lifting it on a miss.

@@ -15,6 +15,7 @@
 //! optimised code replaces it). Compiles claim their block, so threads compile different
 //! blocks at once; a thread that finds a block claimed runs what the block has so far.
 
+use crate::ir::passes::forward::Forwarding;
 use crate::ir::{Block, Exit};
 use crate::jit::{CompiledBlock, Jit, Tier};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -167,21 +168,23 @@ impl BlockTiers {
     }
 
     /// The code to run `block` (this entry's block) with now, compiling it with `jit` when a
-    /// tier is due; `None`: interpret it. Counts the run until the optimised code exists.
+    /// tier is due, under what `how` lets it assume of its register writes; `None`: interpret
+    /// it. Counts the run until the optimised code exists.
     pub(crate) fn code<'a>(
         &'a self,
         block: &Block,
         jit: impl FnOnce() -> Option<&'a Jit>,
         counters: &TierCounters,
+        how: Forwarding,
     ) -> Option<Code<'a>> {
         if let Some(done) = self.optimised.get() {
             return self.last(done);
         }
         let runs = self.runs.fetch_add(1, Ordering::Relaxed);
         if runs >= self.optimise_at {
-            self.try_compile(block, Tier::Optimised, jit, counters);
+            self.try_compile(block, Tier::Optimised, jit, counters, how);
         } else if runs >= self.quick_at && self.quick.get().is_none() {
-            self.try_compile(block, Tier::Quick, jit, counters);
+            self.try_compile(block, Tier::Quick, jit, counters, how);
         }
         match self.optimised.get() {
             Some(done) => self.last(done),
@@ -191,6 +194,14 @@ impl BlockTiers {
                 .as_ref()
                 .map(|block| Code { block, last: false }),
         }
+    }
+
+    /// The block's last code, which never changes once it exists: `None` while the
+    /// optimised compile has not happened, `Some(None)` when neither tier compiled it.
+    pub(crate) fn last_code(&self) -> Option<Option<&CompiledBlock>> {
+        self.optimised
+            .get()
+            .map(|done| self.last(done).map(|c| c.block))
     }
 
     /// The code once the optimised compile is done (`done`): that code, or the quick code
@@ -210,6 +221,7 @@ impl BlockTiers {
         tier: Tier,
         jit: impl FnOnce() -> Option<&'a Jit>,
         counters: &TierCounters,
+        how: Forwarding,
     ) {
         let Some(jit) = jit() else { return };
         if self
@@ -226,7 +238,7 @@ impl BlockTiers {
         // Under the claim: nobody else sets the cell meanwhile.
         if cell.get().is_none() {
             let t0 = Instant::now();
-            let code = jit.compile_at(block, tier).ok();
+            let code = jit.compile_with(block, tier, how).ok();
             counters
                 .compile_ns
                 .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);

@@ -22,6 +22,7 @@ mod lower;
 mod runtime;
 
 use crate::env::{ExecFault, ExitCode, WaveEnv};
+use crate::ir::passes::forward::Forwarding;
 use crate::ir::{Block, Exit};
 use crate::wave::WaveState;
 use cranelift_codegen::control::ControlPlane;
@@ -184,7 +185,23 @@ impl Jit {
     /// Compiles `block` at `tier` (see [`Jit::compile`]). Any number of threads may compile
     /// at once; the shared code memory is locked only to place the finished code.
     pub fn compile_at(&self, block: &Block, tier: Tier) -> Result<CompiledBlock, String> {
+        self.compile_with(block, tier, Forwarding::default())
+    }
+
+    /// Compiles `block` at `tier` ([`Jit::compile_at`]) knowing `how` its register writes may
+    /// be treated ([`Forwarding`]: e.g. that nothing reads the wave's registers after it ends).
+    pub fn compile_with(
+        &self,
+        block: &Block,
+        tier: Tier,
+        how: Forwarding,
+    ) -> Result<CompiledBlock, String> {
         crate::ir::verify(block).map_err(|e| e.to_string())?;
+        // Register reads of values the block wrote forwarded (`ir::passes::forward`).
+        let forwarded = crate::ir::passes::forward::forward(block, how)
+            .filter(|b| crate::ir::verify(b).is_ok());
+        let lifted = block;
+        let block = forwarded.as_ref().unwrap_or(block);
         // Denormal flushes as bit operations (`ir::passes::flush`), then uniform chains
         // folded to scalars (`ir::passes::uniform`); the block as lifted when a rewritten
         // one fails verification or does not compile.
@@ -246,10 +263,20 @@ impl Jit {
                 (b, regs)
             })
             .filter(|(b, _)| crate::ir::verify(b).is_ok());
-        let forms = folded
+        // The block as lifted keeps its lane-group form when the forwarded one has none.
+        let unforwarded = forwarded.as_ref().map(|_| (lifted, true));
+        let forms: Vec<(&Block, bool)> = folded
             .iter()
             .chain(std::iter::once(block))
-            .flat_map(|b| [(b, true), (b, false)]);
+            .flat_map(|b| [(b, true), (b, false)])
+            .flat_map(|f| {
+                if f.1 || !std::ptr::eq(f.0, block) {
+                    vec![f]
+                } else {
+                    unforwarded.into_iter().chain(std::iter::once(f)).collect()
+                }
+            })
+            .collect();
         for (blk, try_loop) in forms {
             if try_loop && !self.loop_form {
                 continue;
@@ -266,7 +293,9 @@ impl Jit {
                 };
                 let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr);
                 match &variant {
-                    Some((v, regs)) if !std::ptr::eq(blk, block) => g.with_loop_variant(v, regs),
+                    Some((v, regs)) if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) => {
+                        g.with_loop_variant(v, regs)
+                    }
                     _ => g,
                 }
                 .emit(form)
@@ -290,7 +319,9 @@ impl Jit {
                     let vcode = ctx.compiled_code().and_then(|c| c.vcode.clone());
                     let bytes = ctx.compiled_code().map(|c| c.code_buffer().to_vec());
                     let loop_variant = match &variant {
-                        Some((v, regs)) if !std::ptr::eq(blk, block) => {
+                        Some((v, regs))
+                            if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) =>
+                        {
                             format!("---- loop variant (v{regs:?} denormal-free)\n{v}\n")
                         }
                         _ => String::new(),

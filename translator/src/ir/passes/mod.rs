@@ -3,4 +3,5 @@
 
 pub mod dce;
 pub mod flush;
+pub mod forward;
 pub mod uniform;

@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+pub(crate) mod affine;
 pub(crate) mod matrix;
 pub(crate) mod memory;
 pub(crate) mod runs;
@@ -27,6 +28,8 @@ pub(crate) struct BlockFacts {
     pub rows: HashMap<u32, u16>,
     /// How the block's single vector loads and stores are lowered.
     pub mem: MemLowering,
+    /// The accesses whose addresses are lane-affine ([`affine`]).
+    pub affine: affine::AffineFacts,
 }
 
 impl BlockFacts {
@@ -35,11 +38,13 @@ impl BlockFacts {
         let uses = use_counts(blk);
         let last_use = last_uses(blk);
         let rows = memory::row_values(blk, &uses, &last_use);
+        let affine = affine::of(blk, &uses, &last_use);
         BlockFacts {
             mem: MemLowering::of_block(blk),
             uses,
             last_use,
             rows,
+            affine,
         }
     }
 }

@@ -79,6 +79,12 @@ struct RunPlan<'c> {
 }
 
 impl Gen<'_, '_> {
+    /// Whether op `k` is left out of the lane-group form: it only makes affine addresses,
+    /// and the general code of their accesses recomputes it (`memory::affine`).
+    pub(super) fn is_deferred(&self, k: usize) -> bool {
+        self.facts.affine.deferred.get(k).copied().unwrap_or(false)
+    }
+
     /// Whether the slow copy of a lane-group loop is being emitted.
     pub(super) fn in_slow_copy(&self) -> bool {
         matches!(
@@ -127,12 +133,16 @@ impl Gen<'_, '_> {
             }
             let extent = run_extent(blk, i, &classes);
             let j = extent.end;
-            if (i..j).any(|k| classes[k] == OpClass::Lane) {
+            if (i..j).any(|k| classes[k] == OpClass::Lane && !self.is_deferred(k)) {
                 self.run(i, &classes, extent)?;
                 any_run = true;
             } else {
                 for k in i..j {
-                    self.straight(k)?;
+                    if self.is_deferred(k) {
+                        self.record(&blk.ops[k], JV::None);
+                    } else {
+                        self.straight(k)?;
+                    }
                 }
             }
             i = j;
@@ -175,9 +185,11 @@ impl Gen<'_, '_> {
         // Escaping vector values get a 64-lane stack buffer each.
         let mut escapes: Vec<(usize, u32, StackSlot)> = Vec::new();
         for k in i..j {
+            let remat_input = self.facts.affine.remat_input.get(k).copied() == Some(true);
             if classes[k] == OpClass::Lane
-                && self.facts.last_use[k] >= j
+                && (self.facts.last_use[k] >= j || remat_input)
                 && !self.facts.rows.contains_key(&(k as u32))
+                && !self.is_deferred(k)
             {
                 if let Some(t) = blk.types[k].filter(|t| t.is_vector()) {
                     let bits = t.bits();
@@ -356,8 +368,8 @@ impl Gen<'_, '_> {
     ) -> GenResult<HashMap<u32, StackSlot>> {
         let blk = self.block;
         let mut outer = HashMap::new();
-        for (op, class) in blk.ops[i..j].iter().zip(&classes[i..j]) {
-            if *class != OpClass::Lane {
+        for (k, (op, class)) in blk.ops[i..j].iter().zip(&classes[i..j]).enumerate() {
+            if *class != OpClass::Lane || self.is_deferred(i + k) {
                 continue;
             }
             for v in operands(op) {
@@ -425,7 +437,7 @@ impl Gen<'_, '_> {
             last_cmp: None,
         });
         for k in plan.i..plan.j {
-            if plan.classes[k] != OpClass::Lane {
+            if plan.classes[k] != OpClass::Lane || self.is_deferred(k) {
                 continue;
             }
             let op = &blk.ops[k];

@@ -232,6 +232,9 @@ pub struct Gen<'a, 'b> {
     /// ended in, and the window (`memory::scalar_mem`: the next dword of the same
     /// `s_load_dwordxN`, lowered in that same block, reuses it).
     sload_window: Option<(u64, cranelift_codegen::ir::Block, memory::WinParts)>,
+    /// Per root VGPR of the block's lane-affine addresses: lane 0 of its entry value and
+    /// whether it is lane-affine (`memory::affine`, tested at the body's start).
+    affine_roots: HashMap<u16, (Value, Value)>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -281,6 +284,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             variant: None,
             in_variant: false,
             sload_window: None,
+            affine_roots: HashMap::new(),
         }
     }
 
@@ -314,6 +318,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn body(&mut self, form: Form) -> GenResult<()> {
         let blk = self.block;
         self.charge_credit();
+        self.affine_root_tests();
         let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
         for (i, n) in blk.class_counts.iter().enumerate() {
             if *n > 0 {
@@ -717,7 +722,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             | Op::GetMode
             | Op::SetMode(_) => self.state_op(i, op),
             Op::Load { .. } => self.load(i, op, ty),
-            Op::Store { .. } => self.store(op),
+            Op::Store { .. } => self.store(i, op),
             Op::Atomic { .. } => self.atomic(op, ty),
             Op::SLoad { .. } | Op::SStore { .. } => self.scalar_mem(op),
             Op::Clock

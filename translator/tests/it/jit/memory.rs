@@ -75,7 +75,7 @@ impl WaveEnv for Counting {
 }
 
 /// Memory filled with a byte pattern (no zeros, so reading nothing is visible).
-fn env() -> FlatEnv {
+pub(super) fn env() -> FlatEnv {
     let mut e = FlatEnv::new(BASE, GLOBAL_LEN, LDS_LEN, 16);
     for (i, b) in e.global.iter_mut().enumerate() {
         *b = (i as u8).wrapping_mul(37).wrapping_add(0x81);
@@ -87,7 +87,7 @@ fn env() -> FlatEnv {
 }
 
 /// Registers poisoned with a pattern the loads overwrite.
-fn state() -> Box<WaveState> {
+pub(super) fn state() -> Box<WaveState> {
     let mut s = WaveState::new_boxed(64);
     for r in 0..8 {
         for l in 0..64 {

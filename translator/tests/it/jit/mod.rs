@@ -1,3 +1,4 @@
+mod affine;
 mod compile;
 mod contiguous;
 mod gather;

@@ -11,6 +11,7 @@ use core::mem::offset_of;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value};
 
+mod affine;
 mod gather;
 mod inline;
 mod multi;
@@ -180,11 +181,7 @@ impl Gen<'_, '_> {
                 // pieces of a fused load that did not fit take the helper at once (less
                 // code to compile; its direct path still serves lanes inside a window).
                 let inline = self.mem.inline_single();
-                let plan = if inline_size(*space, *size, bits) && done.is_none() && inline {
-                    Some(self.mem_plan(*pc, *space, *addr, *size, *mask, false)?)
-                } else {
-                    None
-                };
+                let use_inline = inline_size(*space, *size, bits) && done.is_none() && inline;
                 // The result gets a buffer of its own, written by whichever path runs and
                 // kept as the value's lane-order copy (later runs and helpers read it there).
                 let res = match done {
@@ -194,6 +191,34 @@ impl Gen<'_, '_> {
                         t.bits() * 8,
                         4,
                     )),
+                };
+                // A lane-affine address first (`affine`), the general code as its fallback.
+                let affine = if use_inline {
+                    self.affine_plan(i, *space, *addr, *size, *mask, false)?
+                } else {
+                    None
+                };
+                let ajoin = match &affine {
+                    Some(ap) => {
+                        let (fast, ajoin) = self.affine_branch(ap);
+                        self.b.switch_to_block(fast);
+                        let layout = std::mem::replace(&mut self.layout, PathLayout::InLine);
+                        self.inline_load(ap, *size, *signed, bits, ajoin, res)?;
+                        self.layout = layout;
+                        self.b.switch_to_block(ap.slow);
+                        self.b.seal_block(ap.slow);
+                        Some(ajoin)
+                    }
+                    None => None,
+                };
+                let remat = match affine {
+                    Some(_) => Some(self.remat_address(*addr)?),
+                    None => None,
+                };
+                let plan = if use_inline {
+                    Some(self.mem_plan(*pc, *space, *addr, *size, *mask, false)?)
+                } else {
+                    None
                 };
                 let join = match &plan {
                     Some(p) => {
@@ -243,6 +268,10 @@ impl Gen<'_, '_> {
                     self.b.switch_to_block(done);
                     self.b.seal_block(done);
                 }
+                if let Some(r) = remat {
+                    self.end_remat(r);
+                }
+                self.affine_join(ajoin);
                 self.escaped.insert(i as u32, res);
                 JV::Buf(res)
             }
@@ -250,8 +279,31 @@ impl Gen<'_, '_> {
         })
     }
 
+    /// Branches on an affine plan's `go`: returns the (sealed) fast block and the block both
+    /// paths join in.
+    fn affine_branch(
+        &mut self,
+        ap: &inline::MemPlan,
+    ) -> (cranelift_codegen::ir::Block, cranelift_codegen::ir::Block) {
+        let fast = self.b.create_block();
+        let ajoin = self.b.create_block();
+        self.b.ins().brif(ap.go, fast, &[], ap.slow, &[]);
+        self.b.seal_block(fast);
+        (fast, ajoin)
+    }
+
+    /// Ends the general path of an access that had an affine one: jumps to and continues
+    /// in their join block.
+    fn affine_join(&mut self, ajoin: Option<cranelift_codegen::ir::Block>) {
+        if let Some(aj) = ajoin {
+            self.b.ins().jump(aj, &[]);
+            self.b.switch_to_block(aj);
+            self.b.seal_block(aj);
+        }
+    }
+
     /// Lowers a vector store.
-    pub(in crate::jit::lower) fn store(&mut self, op: &Op) -> GenResult<JV> {
+    pub(in crate::jit::lower) fn store(&mut self, i: usize, op: &Op) -> GenResult<JV> {
         Ok(match op {
             Op::Store {
                 pc,
@@ -265,7 +317,30 @@ impl Gen<'_, '_> {
                 check_size(*size)?;
                 let dbits = self.ty(*data)?.bits();
                 let inline = self.mem.inline_single();
-                let join = if inline_size(*space, *size, dbits) && inline {
+                let use_inline = inline_size(*space, *size, dbits) && inline;
+                let affine = if use_inline {
+                    self.affine_plan(i, *space, *addr, *size, *mask, true)?
+                } else {
+                    None
+                };
+                let ajoin = match &affine {
+                    Some(ap) => {
+                        let (fast, ajoin) = self.affine_branch(ap);
+                        self.b.switch_to_block(fast);
+                        let layout = std::mem::replace(&mut self.layout, PathLayout::InLine);
+                        self.inline_store(ap, *data, *size, dbits, ajoin)?;
+                        self.layout = layout;
+                        self.b.switch_to_block(ap.slow);
+                        self.b.seal_block(ap.slow);
+                        Some(ajoin)
+                    }
+                    None => None,
+                };
+                let remat = match affine {
+                    Some(_) => Some(self.remat_address(*addr)?),
+                    None => None,
+                };
+                let join = if use_inline {
                     let p = self.mem_plan(*pc, *space, *addr, *size, *mask, true)?;
                     let fast = self.cold_block();
                     let slow = p.slow;
@@ -308,6 +383,10 @@ impl Gen<'_, '_> {
                     self.b.switch_to_block(join);
                     self.b.seal_block(join);
                 }
+                if let Some(r) = remat {
+                    self.end_remat(r);
+                }
+                self.affine_join(ajoin);
                 JV::None
             }
             _ => return Err("not a store".into()),
