@@ -4,7 +4,7 @@ use crate::ir::{Block, Op, Val};
 
 /// Whether removing `op` when its value is unused changes nothing: it only computes from
 /// its operands (no register, memory, counter or MODE access, no fault).
-fn pure(op: &Op) -> bool {
+pub(super) fn pure(op: &Op) -> bool {
     matches!(
         op,
         Op::Const { .. }

@@ -33,23 +33,7 @@ pub struct Forwarding {
 /// Whether `op` only reads the wave state or computes from its operands (so it may go
 /// when its value is unused).
 fn removable(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Const { .. }
-            | Op::LaneConst(_)
-            | Op::LaneId
-            | Op::Un(..)
-            | Op::Bin(..)
-            | Op::Tern(..)
-            | Op::Cmp(..)
-            | Op::Conv(..)
-            | Op::Select { .. }
-            | Op::Broadcast(_)
-            | Op::Pack { .. }
-            | Op::GetVgpr(_)
-            | Op::GetSgpr(_)
-            | Op::GetScc
-    )
+    super::dce::pure(op) || matches!(op, Op::GetVgpr(_) | Op::GetSgpr(_) | Op::GetScc)
 }
 
 /// The block with register reads forwarded (and final writes dropped, [`Forwarding`]),
