@@ -3,5 +3,6 @@ mod compile;
 mod contiguous;
 mod gather;
 mod memory;
+mod store_run;
 mod throughput;
 mod tiering;
