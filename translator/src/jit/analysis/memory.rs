@@ -235,7 +235,7 @@ pub(crate) struct Multi {
     pub hoist: Vec<usize>,
     /// Bytes from the first piece's address to the end of the farthest piece.
     pub span: u64,
-    /// Per piece, the bytes it stores (4 but in a store run, `super::store_run`).
+    /// Per piece, the bytes it stores (4 but in a store run, `super::lds_runs`).
     pub sizes: Vec<u8>,
 }
 

@@ -6,10 +6,10 @@
 #![forbid(unsafe_code)]
 
 pub(crate) mod affine;
+pub(crate) mod lds_runs;
 pub(crate) mod matrix;
 pub(crate) mod memory;
 pub(crate) mod runs;
-pub(crate) mod store_run;
 
 #[cfg(test)]
 mod tests;

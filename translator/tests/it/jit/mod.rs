@@ -3,7 +3,7 @@ mod compile;
 mod contiguous;
 mod gather;
 mod lane_inline;
+mod lds_runs;
 mod memory;
-mod store_run;
 mod throughput;
 mod tiering;

@@ -2,8 +2,8 @@
 
 use super::PathLayout;
 use crate::ir::Op;
+use crate::jit::analysis::lds_runs::{load_run, store_run};
 use crate::jit::analysis::memory::{multi_access, vgpr_row, Multi, MULTI_SPAN};
-use crate::jit::analysis::store_run::store_run;
 use crate::jit::analysis::MemLowering;
 use crate::jit::lower::{le, masks::LANE_MASKS, trusted, Gen, GenResult, I32X4, JV};
 use crate::wave::{WaveState, MAX_LANES};
@@ -15,7 +15,10 @@ impl Gen<'_, '_> {
     /// is one: returns the index of the op after it.
     pub(in crate::jit::lower) fn try_multi(&mut self, i: usize) -> GenResult<Option<usize>> {
         let blk = self.block;
-        let mu = match multi_access(blk, i, &self.facts.uses, &self.facts.last_use) {
+        let (uses, last_use) = (&self.facts.uses, &self.facts.last_use);
+        let mu = match load_run(blk, i, uses, last_use)
+            .or_else(|| multi_access(blk, i, uses, last_use))
+        {
             Some(mu) => mu,
             None => match store_run(blk, i, &self.facts.last_use) {
                 Some(mu) => mu,
@@ -302,42 +305,44 @@ impl Gen<'_, '_> {
             .map(|j| self.b.ins().load(types::I64, trusted(), pp, 8 * j))
             .collect();
         let offs: Vec<u64> = mu.pieces.iter().map(|&(_, d)| d).collect();
-        let chunks: Vec<Value> = if offs == [0, 4, 8, 12] {
-            let r: Vec<Value> = ps
-                .iter()
-                .map(|&p| self.b.ins().load(I32X4, le(), p, 0))
-                .collect();
-            let t0 = self.shuffle32(r[0], r[1], [0, 4, 1, 5]);
-            let t1 = self.shuffle32(r[2], r[3], [0, 4, 1, 5]);
-            let t2 = self.shuffle32(r[0], r[1], [2, 6, 3, 7]);
-            let t3 = self.shuffle32(r[2], r[3], [2, 6, 3, 7]);
-            [
-                (t0, t1, [0, 1, 4, 5]),
-                (t0, t1, [2, 3, 6, 7]),
-                (t2, t3, [0, 1, 4, 5]),
-                (t2, t3, [2, 3, 6, 7]),
-            ]
-            .into_iter()
-            .map(|(a, b, l)| {
-                let c = self.shuffle32(a, b, l);
-                self.b.ins().bitcast(I32X4, le(), c)
-            })
-            .collect()
-        } else {
-            offs.iter()
-                .map(|&d| {
-                    let mut v = None;
-                    for (j, &p) in ps.iter().enumerate() {
-                        let x = self.b.ins().load(types::I32, le(), p, d as i32);
-                        v = Some(match v {
-                            None => self.b.ins().scalar_to_vector(I32X4, x),
-                            Some(v) => self.b.ins().insertlane(v, x, j as u8),
-                        });
-                    }
-                    v.ok_or_else(|| "empty chunk".to_string())
-                })
-                .collect::<GenResult<_>>()?
-        };
+        // Four pieces at consecutive dwords (a `b128`): one 16-byte load per lane and a
+        // transpose; any other piece: its dword of each lane.
+        let mut chunks: Vec<Value> = Vec::with_capacity(offs.len());
+        let mut x = 0;
+        while x < offs.len() {
+            let d = offs[x];
+            if offs.get(x..x + 4) == Some(&[d, d + 4, d + 8, d + 12]) {
+                let r: Vec<Value> = ps
+                    .iter()
+                    .map(|&p| self.b.ins().load(I32X4, le(), p, d as i32))
+                    .collect();
+                let t0 = self.shuffle32(r[0], r[1], [0, 4, 1, 5]);
+                let t1 = self.shuffle32(r[2], r[3], [0, 4, 1, 5]);
+                let t2 = self.shuffle32(r[0], r[1], [2, 6, 3, 7]);
+                let t3 = self.shuffle32(r[2], r[3], [2, 6, 3, 7]);
+                for (a, b, l) in [
+                    (t0, t1, [0, 1, 4, 5]),
+                    (t0, t1, [2, 3, 6, 7]),
+                    (t2, t3, [0, 1, 4, 5]),
+                    (t2, t3, [2, 3, 6, 7]),
+                ] {
+                    let c = self.shuffle32(a, b, l);
+                    chunks.push(self.b.ins().bitcast(I32X4, le(), c));
+                }
+                x += 4;
+                continue;
+            }
+            let mut v = None;
+            for (j, &p) in ps.iter().enumerate() {
+                let e = self.b.ins().load(types::I32, le(), p, d as i32);
+                v = Some(match v {
+                    None => self.b.ins().scalar_to_vector(I32X4, e),
+                    Some(v) => self.b.ins().insertlane(v, e, j as u8),
+                });
+            }
+            chunks.push(v.ok_or("empty chunk")?);
+            x += 1;
+        }
         let lm = if masked {
             // The lane mask of lanes li..li+4 (`lane_mask`'s table).
             let sh = self.b.ins().ushr(m, li);

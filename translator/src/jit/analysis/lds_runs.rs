@@ -1,13 +1,16 @@
-//! Runs of LDS stores from one base address ([`store_run`]): consecutive `ds_store_b8/b16/b32`
-//! (and their `d16_hi` forms) of one exec mask at constant offsets from the same address
-//! register, with only their address and data arithmetic and instruction counts in between,
-//! as a tile copy into LDS writes them (`ds_store_b16 v, v1 offset:0/80/160/…`). Lowered
-//! like a multi-dword store (`lower::memory::multi`): one window test per lane for the whole
-//! run, then each store in order.
+//! Runs of LDS accesses from one base address, lowered like a multi-dword access
+//! (`lower::memory::multi`): one window test per lane for the whole run, then each piece in
+//! order. Stores ([`store_run`]): consecutive `ds_store_b8/b16/b32` (and their `d16_hi`
+//! forms) of one exec mask at constant offsets from the same address register, with only
+//! their address and data arithmetic and instruction counts in between, as a tile copy into
+//! LDS writes them (`ds_store_b16 v, v1 offset:0/80/160/…`). Loads ([`load_run`]):
+//! consecutive `ds_load_b32..b128` from one address register into distinct registers, as a
+//! GEMM reads its operand tiles (`ds_load_b128 v[27:30], v23; … v23 offset:16`).
 
 use super::memory::{vgpr_row, Multi, MULTI_SPAN};
 use crate::env::Space;
 use crate::ir::{BinOp, Block, ConvOp, Op, Ty, Val};
+use crate::wave::NUM_VREGS;
 
 /// The most stores one run takes.
 const MAX_PIECES: usize = 16;
@@ -164,5 +167,110 @@ pub(crate) fn store_run(blk: &Block, i: usize, last_use: &[usize]) -> Option<Mul
         hoist: (i + 1..last).filter(|&k| hoist[k]).collect(),
         span,
         sizes,
+    })
+}
+
+/// The most dword loads one load run takes.
+const MAX_LOADS: usize = 64;
+
+/// The load run starting at op `i`, if it is one (see the module documentation): dword loads
+/// of `V32` lanes from LDS (the pieces of several `ds_load_b32..b128`, any pcs, one mask) at
+/// offsets `0..MULTI_SPAN` from the first's address, each used only by its `SetVgpr` (the
+/// load's mask or all ones; distinct registers, none the address register), with only
+/// constants, address arithmetic and instruction counts between. Constants are hoisted; the
+/// other values the range makes are used inside it only. Runs of one instruction are left
+/// to [`super::memory::multi_access`].
+pub(crate) fn load_run(blk: &Block, i: usize, uses: &[u32], last_use: &[usize]) -> Option<Multi> {
+    let ty = |v: &Val| blk.types.get(v.0 as usize).copied().flatten();
+    let load = |k: usize| match blk.ops.get(k) {
+        Some(Op::Load {
+            pc,
+            space: Space::Lds,
+            addr,
+            size: 4,
+            signed: false,
+            mask,
+        }) if blk.types[k] == Some(Ty::V32) && ty(addr) == Some(Ty::V64) => {
+            Some((*pc, *addr, *mask))
+        }
+        _ => None,
+    };
+    let (pc0, addr, mask) = load(i)?;
+    let (base, c0) = base_of(blk, addr, i);
+    let is_const = |v: &Val| matches!(blk.ops.get(v.0 as usize), Some(Op::Const { .. }));
+    let mut pieces = vec![(i, 0u64)];
+    let mut dest: Vec<Option<(u16, bool)>> = vec![None];
+    let mut hoist = Vec::new();
+    let mut last = i;
+    let mut pcs = 1;
+    for k in i + 1..blk.ops.len().min(i + 512) {
+        if let Some((pc, a, m)) = load(k) {
+            let (b, c) = base_of(blk, a, k);
+            let d = c.wrapping_sub(c0);
+            if m != mask || b != base || d + 4 > MULTI_SPAN || pieces.len() == MAX_LOADS {
+                break;
+            }
+            if pc != pc0 {
+                pcs += 1;
+            }
+            pieces.push((k, d));
+            dest.push(None);
+            continue;
+        }
+        match &blk.ops[k] {
+            Op::Const { .. } => hoist.push(k),
+            Op::Broadcast(x) if is_const(x) => hoist.push(k),
+            Op::CountVector { .. } | Op::GetVgpr(_) | Op::Conv(ConvOp::ZExt, _) => {}
+            Op::Bin(BinOp::Add, ..) if blk.types[k] == Some(Ty::V64) => {}
+            Op::SetVgpr { reg, val, mask: wm } => {
+                let Some(p) = pieces.iter().position(|&(o, _)| o == val.0 as usize) else {
+                    break;
+                };
+                let ones = matches!(
+                    blk.ops.get(wm.0 as usize),
+                    Some(Op::Const { bits: u64::MAX, .. })
+                );
+                let taken = dest.iter().flatten().any(|&(r, _)| r == *reg);
+                if dest[p].is_some()
+                    || *wm != mask && !ones
+                    || *reg as usize >= NUM_VREGS
+                    || taken
+                    || base == Base::ZExtRow(*reg)
+                {
+                    break;
+                }
+                dest[p] = Some((*reg, *wm != mask));
+                last = k;
+            }
+            _ => break,
+        }
+    }
+    // The range ends at the last register write: a load without its write is not taken.
+    while pieces.last().is_some_and(|&(k, _)| k > last) {
+        pieces.pop();
+        dest.pop();
+    }
+    hoist.retain(|&k| k < last);
+    if pieces.len() < 2 || pcs < 2 {
+        return None;
+    }
+    let inside = (i..=last)
+        .filter(|k| !hoist.contains(k))
+        .all(|k| last_use.get(k).is_some_and(|&l| l <= last));
+    let once = pieces.iter().all(|&(k, _)| uses.get(k).copied() == Some(1));
+    let dest: Vec<(u16, bool)> = dest.into_iter().collect::<Option<_>>()?;
+    if !inside || !once {
+        return None;
+    }
+    let span = pieces.iter().map(|&(_, d)| d + 4).max().unwrap_or(4);
+    Some(Multi {
+        first: i,
+        last,
+        load: true,
+        sizes: vec![4; pieces.len()],
+        pieces,
+        dest,
+        hoist,
+        span,
     })
 }

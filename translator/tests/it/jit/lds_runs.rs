@@ -1,8 +1,8 @@
-//! Runs of LDS stores from one address register (`jit::analysis::store_run`), lowered as one
-//! access: lifted `ds_store_b8/b16/b32` (and `d16_hi`) sequences, JIT against the
-//! interpreter — registers, counters, LDS bytes, exit — with scattered, colliding and
-//! unaligned lane addresses, partial and empty EXEC, and an active lane past the end of
-//! LDS (the fault, and the stores before it, as the interpreter's).
+//! Runs of LDS accesses from one address register (`jit::analysis::lds_runs`), lowered as
+//! one access: lifted `ds_store_b8/b16/b32` (and `d16_hi`) and `ds_load_b32..b128`
+//! sequences, JIT against the interpreter — registers, counters, LDS bytes, exit — with
+//! scattered, colliding and unaligned lane addresses, partial and empty EXEC, and an active
+//! lane past the end of LDS (the fault, and the accesses before it, as the interpreter's).
 
 use super::memory::{env, state, LDS_LEN};
 use wavejit_translator::env::CodeSource;
@@ -69,6 +69,9 @@ fn compare(block: &Block, exec: u64, addr: impl Fn(usize) -> u32) -> (u32, u32) 
         let mut s: Box<WaveState> = state();
         s.wave_size = block.wave_size;
         for l in 0..64 {
+            for r in 8..40 {
+                s.vgpr[r][l] = 0xBAD0_0000 | (r as u32) << 8 | l as u32;
+            }
             s.vgpr[1][l] = addr(l);
             s.vgpr[2][l] = 0xA1B2_C3D4 ^ (l as u32).wrapping_mul(0x0101_0101);
             s.vgpr[3][l] = 0x1F2E_3D4C ^ (l as u32) << 20;
@@ -87,7 +90,7 @@ fn compare(block: &Block, exec: u64, addr: impl Fn(usize) -> u32) -> (u32, u32) 
     let what = format!("exec {exec:#x}\n{block}");
     assert_eq!(ri, rj, "exit, {what}");
     assert_eq!(si.pc, sj.pc, "pc, {what}");
-    for r in 0..8 {
+    for r in 0..40 {
         assert_eq!(si.vgpr[r], sj.vgpr[r], "v{r}, {what}");
     }
     assert_eq!(si.sgpr, sj.sgpr, "sgprs, {what}");
@@ -96,9 +99,15 @@ fn compare(block: &Block, exec: u64, addr: impl Fn(usize) -> u32) -> (u32, u32) 
     (cb.multi_accesses(), helpers)
 }
 
-/// Scattered lanes (a multiplicative pattern), some colliding, odd (unaligned) addresses.
+/// Scattered lanes (a multiplicative pattern), some colliding, odd (unaligned) addresses,
+/// with at least `room` bytes after each.
+fn scattered_in(l: usize, room: u32) -> u32 {
+    (((l as u32).wrapping_mul(2654435761) >> 7) % (LDS_LEN as u32 - room)) | (l as u32 & 1)
+}
+
+/// [`scattered_in`] for the store program (its farthest store ends 404 bytes on).
 fn scattered(l: usize) -> u32 {
-    (((l as u32).wrapping_mul(2654435761) >> 7) % (LDS_LEN as u32 - 420)) | (l as u32 & 1)
+    scattered_in(l, 420)
 }
 
 #[test]
@@ -160,5 +169,75 @@ fn a_lane_past_lds_faults_as_in_the_interpreter() {
                 4 * l as u32
             }
         });
+    }
+}
+
+/// Load runs, from llvm-mc-22 `-show-encoding`: run A is b128, b128 +16, (`s_nop`), b64 +100,
+/// b32 +7 into v20, b128 +200; the next load into v20 ends it and starts run B (with b128
+/// +1000, 1016 bytes in all); a load into the address register v1 ends B and is not in a run;
+/// the b64 from the new v1 is a multi-dword load (and faults: v1 is LDS data).
+#[rustfmt::skip]
+const LOADS_GFX1100: [u32; 21] = [
+    0xdbfc0000, 0x0a000001, // ds_load_b128 v[10:13], v1
+    0xdbfc0010, 0x0e000001, // ds_load_b128 v[14:17], v1 offset:16
+    0xbf800000,             // s_nop 0
+    0xd9d80064, 0x12000001, // ds_load_b64 v[18:19], v1 offset:100
+    0xd8d80007, 0x14000001, // ds_load_b32 v20, v1 offset:7
+    0xdbfc00c8, 0x16000001, // ds_load_b128 v[22:25], v1 offset:200
+    0xd8d8012c, 0x14000001, // ds_load_b32 v20, v1 offset:300
+    0xdbfc03e8, 0x1a000001, // ds_load_b128 v[26:29], v1 offset:1000
+    0xd8d80028, 0x01000001, // ds_load_b32 v1, v1 offset:40
+    0xd9d80008, 0x1e000001, // ds_load_b64 v[30:31], v1 offset:8
+    0xbfb00000, 0xbfb00000, // s_endpgm (twice)
+];
+
+/// The same program for gfx942 (`ds_read_*`).
+#[rustfmt::skip]
+const LOADS_GFX942: [u32; 21] = [
+    0xd9fe0000, 0x0a000001, // ds_read_b128 v[10:13], v1
+    0xd9fe0010, 0x0e000001, // ds_read_b128 v[14:17], v1 offset:16
+    0xbf800000,             // s_nop 0
+    0xd8ec0064, 0x12000001, // ds_read_b64 v[18:19], v1 offset:100
+    0xd86c0007, 0x14000001, // ds_read_b32 v20, v1 offset:7
+    0xd9fe00c8, 0x16000001, // ds_read_b128 v[22:25], v1 offset:200
+    0xd86c012c, 0x14000001, // ds_read_b32 v20, v1 offset:300
+    0xd9fe03e8, 0x1a000001, // ds_read_b128 v[26:29], v1 offset:1000
+    0xd86c0028, 0x01000001, // ds_read_b32 v1, v1 offset:40
+    0xd8ec0008, 0x1e000001, // ds_read_b64 v[30:31], v1 offset:8
+    0xbf810000, 0xbf810000, // s_endpgm (twice)
+];
+
+#[test]
+fn lds_load_runs_match_the_interpreter() {
+    for (gpu, words) in [(Gpu::GFX1100, &LOADS_GFX1100), (Gpu::GFX942, &LOADS_GFX942)] {
+        let block = lift(gpu, words);
+        assert!(matches!(block.exit, Exit::EndPgm), "{block}");
+        let full = if block.wave_size == 32 {
+            0xFFFF_FFFF
+        } else {
+            u64::MAX
+        };
+        let addrs: [&dyn Fn(usize) -> u32; 5] = [
+            &|l| scattered_in(l, 1100),
+            &|l| 300 + l as u32,
+            &|_| 2000,
+            // The farthest load's last byte at LDS's last byte.
+            &|l| (LDS_LEN as u32 - 1016) - 4 * (l as u32 % 5),
+            // Lane 9 one dword too far for run B only (A runs, B faults).
+            &|l| {
+                if l == 9 {
+                    LDS_LEN as u32 - 1012
+                } else {
+                    64 * l as u32
+                }
+            },
+        ];
+        for addr in addrs {
+            for exec in [full, 0x8000_0001 & full, 0x5A5A_A5A5_0FF0_F00F & full] {
+                let (runs, _) = compare(&block, exec, addr);
+                assert_eq!(runs, 3, "{gpu:?} exec {exec:#x}\n{block}");
+            }
+            compare(&block, 0, addr);
+        }
     }
 }
