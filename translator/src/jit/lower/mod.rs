@@ -46,6 +46,7 @@ mod calls;
 mod control;
 mod conv;
 mod group;
+mod lanefn;
 mod lanes;
 mod masks;
 mod matrix;
@@ -54,6 +55,7 @@ mod nan;
 mod round;
 mod state;
 
+pub use lanefn::cold_lanes as lanefn_cold_lanes;
 pub use round::cold_lanes as rounded_cold_lanes;
 
 use super::analysis::runs::may_leave;
