@@ -70,8 +70,8 @@ pub struct Jit {
 /// How much work Cranelift puts into a block's code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
-    /// Compile time first: no IR optimisation (`opt_level=none`) and single-pass register
-    /// allocation. About three times cheaper to compile than [`Tier::Optimised`] on long
+    /// Compile time first: no IR optimisation (`opt_level=none`), single-pass register
+    /// allocation, and one copy of each lane-group loop (`lower`). About three times cheaper to compile than [`Tier::Optimised`] on long
     /// straight-line blocks, and several times slower to run: for blocks that run a few
     /// times, or until they prove hot ([`crate::tier`]).
     Quick,

@@ -16,7 +16,8 @@
 //!   group's float results, before that group stores anything) and a cold copy that redoes
 //!   that group and the rest with the NaN rule in line. The fast copy runs only when the masks of the run's register writes that
 //!   exist before the loop (EXEC) have all the block's lanes set, and writes registers
-//!   without blending; otherwise the cold copy runs from group 0.
+//!   without blending; otherwise the cold copy runs from group 0. Quick code
+//!   ([`Gen::with_one_loop_copy`]) has the second copy only, laid out in line.
 //! * **Straight-line form**: every op once over all the block's lanes.
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
