@@ -35,17 +35,14 @@ pub fn read() -> u32 {
 
 /// Writes the MXCSR (no effect on other hosts): for tests, with a value [`read`] returned
 /// with only FTZ changed (a reserved bit set faults).
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 fn write(v: u32) {
-    #[cfg(target_arch = "x86_64")]
     // SAFETY: `ldmxcsr` loads the 4-byte MXCSR from `v`, a live local; callers pass a value
     // read by `stmxcsr` with only bit 15 (FTZ, defined on every x86-64 CPU) changed, so no
     // reserved bit is set. The mode change affects only this thread's float results.
     unsafe {
         core::arch::asm!("ldmxcsr [{p}]", p = in(reg) &v as *const u32, options(nostack, readonly));
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
 }
 
 /// Sets MXCSR.FTZ. Called by generated code in Cranelift's `preserve_all` convention: it
