@@ -55,6 +55,9 @@ pub(super) struct FastCopy {
     pub nan: Option<Value>,
     /// A float result chunk not tested for NaNs yet (tested with the next one).
     pub nan_pending: Option<Value>,
+    /// Under the host's FTZ: the product of the group's f32 and f64 multiply and FMA
+    /// results so far, tested for ±0/NaN before the stores ([`super::ftz`]).
+    pub ftz_products: [Option<Value>; 2],
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -292,6 +295,7 @@ impl Gen<'_, '_> {
             full_masks: full,
             nan: None,
             nan_pending: None,
+            ftz_products: [None, None],
         };
         let fast = self.group_loop(&plan, LoopCopy::Fast(fast), header, after)?;
         if let LoopCopy::Fast(FastCopy {
@@ -314,6 +318,20 @@ impl Gen<'_, '_> {
             for _ in 0..args.len() {
                 self.b.append_block_param(slow, types::I64);
             }
+            // The slow copy runs with the host's FTZ off (`ftz`): off on the way in, on
+            // again on the way out.
+            let ftz = self.ftz;
+            let slow_after = if ftz {
+                self.ftz_switch(false);
+                let b = self.b.create_block();
+                self.b.set_cold_block(b);
+                for _ in &plan.cmps {
+                    self.b.append_block_param(b, types::I64);
+                }
+                b
+            } else {
+                after
+            };
             self.b.ins().jump(slow, &args);
             for k in i..j {
                 if classes[k] == OpClass::Lane {
@@ -321,7 +339,21 @@ impl Gen<'_, '_> {
                     self.splat_src[k] = None;
                 }
             }
-            self.group_loop(&plan, LoopCopy::Slow, slow, after)?;
+            self.ftz = false;
+            self.group_loop(&plan, LoopCopy::Slow, slow, slow_after)?;
+            self.ftz = ftz;
+            if ftz {
+                self.b.switch_to_block(slow_after);
+                self.b.seal_block(slow_after);
+                self.ftz_switch(true);
+                let out: Vec<BlockArg> = self
+                    .b
+                    .block_params(slow_after)
+                    .iter()
+                    .map(|v| BlockArg::Value(*v))
+                    .collect();
+                self.b.ins().jump(after, &out);
+            }
         }
         self.finish_run(plan, after)
     }
@@ -538,6 +570,7 @@ impl Gen<'_, '_> {
     /// In the fast lane-group loop, before the group's stores: leaves for the slow loop
     /// when a float result of the group had a NaN lane.
     fn bail_on_nan(&mut self) {
+        self.ftz_tests();
         self.pending_nans();
         let Some(fast) = self.fast_copy() else {
             return;
