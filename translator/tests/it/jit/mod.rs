@@ -2,6 +2,8 @@ mod affine;
 mod compile;
 mod contiguous;
 mod gather;
+mod lane_inline;
 mod memory;
+mod store_run;
 mod throughput;
 mod tiering;
