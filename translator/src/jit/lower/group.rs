@@ -138,11 +138,26 @@ impl Gen<'_, '_> {
             }
             let extent = run_extent(blk, i, &classes);
             let j = extent.end;
-            if (i..j).any(|k| classes[k] == OpClass::Lane && !self.is_deferred(k)) {
+            let lane: Vec<bool> = (i..j)
+                .map(|k| classes[k] == OpClass::Lane && !self.is_deferred(k))
+                .collect();
+            // A lane op whose value nothing uses (lane ops with a value are pure) gives the
+            // loop nothing to do: a run of only such ops is emitted in the straight-line
+            // form, not as an empty loop. (Register writes, which have no value, are work.)
+            let dead: Vec<bool> = (i..j)
+                .map(|k| {
+                    lane[k - i]
+                        && blk.types[k].is_some()
+                        && self.facts.uses.get(k).copied() == Some(0)
+                })
+                .collect();
+            if (i..j).any(|k| lane[k - i] && !dead[k - i]) {
                 self.run(i, &classes, extent)?;
                 any_run = true;
             } else {
+                any_run |= lane.contains(&true);
                 for k in i..j {
+                    // Dead ops are still lowered (which checks them); Cranelift drops them.
                     if self.is_deferred(k) {
                         self.record(&blk.ops[k], JV::None);
                     } else {
@@ -249,9 +264,16 @@ impl Gen<'_, '_> {
         // loop and do not take its registers. And the fast loop runs only when the masks of
         // the run's register writes that exist before it (EXEC) have every lane of the
         // block set, so it writes registers without blending (else the slow loop runs).
+        // The lifter's blends on EXEC (`Select` on an EXEC read) take the same test: with
+        // every lane set they are their first operand.
         let mut full: Vec<u32> = Vec::new();
         for k in i..j {
-            if let (OpClass::Lane, Op::SetVgpr { mask, .. }) = (classes[k], &blk.ops[k]) {
+            let mask = match (classes[k], &blk.ops[k]) {
+                (OpClass::Lane, Op::SetVgpr { mask, .. }) => Some(mask),
+                (OpClass::Lane, Op::Select { cond, .. }) if reads_exec(blk, *cond) => Some(cond),
+                _ => None,
+            };
+            if let Some(mask) = mask {
                 let early = (mask.0 as usize) < i
                     || classes.get(mask.0 as usize) == Some(&OpClass::Uniform)
                         && !post[mask.0 as usize - i];
@@ -602,5 +624,19 @@ impl Gen<'_, '_> {
         self.b.ins().brif(any, blk, &args, cont, &[]);
         self.b.switch_to_block(cont);
         self.b.seal_block(cont);
+    }
+}
+
+/// Whether `v` is the wave's EXEC as the lifter reads it for a blend: `GetSgpr(126)`
+/// (wave32, possibly zero-extended) or the pair 126/127 packed (wave64).
+fn reads_exec(blk: &crate::ir::Block, v: Val) -> bool {
+    let op = |v: Val| blk.ops.get(v.0 as usize);
+    match op(v) {
+        Some(Op::GetSgpr(126)) => true,
+        Some(Op::Conv(crate::ir::ConvOp::ZExt, x)) => matches!(op(*x), Some(Op::GetSgpr(126))),
+        Some(Op::Pack { lo, hi }) => {
+            matches!(op(*lo), Some(Op::GetSgpr(126))) && matches!(op(*hi), Some(Op::GetSgpr(127)))
+        }
+        _ => false,
     }
 }

@@ -246,10 +246,10 @@ pub struct Gen<'a, 'b> {
     in_variant: bool,
     /// Whether the code being emitted runs with the host's FTZ set ([`ftz`]).
     ftz: bool,
-    /// The global window the last scalar load selected: its pc, the block the load's code
-    /// ended in, and the window (`memory::scalar_mem`: the next dword of the same
-    /// `s_load_dwordxN`, lowered in that same block, reuses it).
-    sload_window: Option<(u64, cranelift_codegen::ir::Block, memory::WinParts)>,
+    /// The global window the last scalar load selected: the block the load's code ended
+    /// in, and the window (`memory::scalar_mem`: the next scalar load, lowered in that same
+    /// block, tries it first).
+    sload_window: Option<(cranelift_codegen::ir::Block, memory::WinParts)>,
     /// Per root VGPR of the block's lane-affine addresses: lane 0 of its entry value and
     /// whether it is lane-affine (`memory::affine`, tested at the body's start).
     affine_roots: HashMap<u16, (Value, Value)>,
