@@ -292,6 +292,12 @@ impl Jit {
                     lower::Form::StraightLine
                 };
                 let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr);
+                // Quick code runs a few hundred times at most: one copy of each lane-group
+                // loop halves what Cranelift compiles.
+                let g = match tier {
+                    Tier::Quick => g.with_one_loop_copy(),
+                    Tier::Optimised => g,
+                };
                 match &variant {
                     Some((v, regs)) if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) => {
                         g.with_loop_variant(v, regs)

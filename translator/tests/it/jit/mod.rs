@@ -4,5 +4,6 @@ mod contiguous;
 mod gather;
 mod lane_inline;
 mod memory;
+mod store_run;
 mod throughput;
 mod tiering;
