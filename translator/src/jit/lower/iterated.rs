@@ -14,9 +14,10 @@
 //!    the credit does not cover another iteration. `n` iterations were run.
 //! 2. **Vector part**: one lane-group loop ([`Gen::run`]) whose body runs the block's vector
 //!    ops `n` times for the group, registers carried in SSA values and stored once at the
-//!    end. Its fast copy leaves for the slow copy at the first iteration with a NaN float
-//!    result; nothing of that group has been stored then, so the slow copy redoes the group
-//!    from its first iteration.
+//!    end. Its fast copy collects the NaN lanes of the group's float results over all
+//!    iterations and, when there are any, leaves for the slow copy before storing anything
+//!    of the group; the slow copy redoes the group from its first iteration with the NaN
+//!    rule in line.
 //! 3. The block's exit as usual, or, when the credit ran out, a return to the run loop at
 //!    the block's start, with the state of `n` complete iterations.
 
@@ -227,6 +228,8 @@ pub(super) struct IterLoop {
     k: Value,
     n: Value,
     carried: Vec<u16>,
+    /// In the fast copy: the NaN lanes of the iterations so far (`I32X4`, loop-carried).
+    nan: Option<Value>,
 }
 
 impl Gen<'_, '_> {
@@ -281,6 +284,15 @@ impl Gen<'_, '_> {
                 args.push(BlockArg::Value(c));
             }
         }
+        // The fast copy tests for NaN results once, after the last iteration: a NaN lane
+        // only sends the group to the slow copy, which redoes it from its first iteration,
+        // so what the fast copy computes after a NaN is never stored.
+        let fast = self.fast_copy().is_some();
+        if fast {
+            let none = self.splat_const(32, 0);
+            self.b.append_block_param(head, I32X4);
+            args.push(BlockArg::Value(none));
+        }
         self.b.ins().jump(head, &args);
         self.b.switch_to_block(head);
         let params = self.b.block_params(head).to_vec();
@@ -289,19 +301,21 @@ impl Gen<'_, '_> {
             let chunks: Vec<Value> = (0..nch).filter_map(|_| p.next().copied()).collect();
             self.vreg_cache.insert(*r, chunks);
         }
+        let nan = if fast { p.next().copied() } else { None };
         Ok(IterLoop {
             head,
             k: params[0],
             n,
             carried,
+            nan,
         })
     }
 
-    /// After the lane ops of one iteration: the fast copy's NaN test (before anything of
-    /// the group is stored), then the next iteration or the group's stores with the final
-    /// register values.
+    /// After the lane ops of one iteration: the next iteration, or the group's end with the
+    /// final register values (and, in the fast copy, the NaN lanes of all iterations, which
+    /// [`Gen::bail_on_nan`] tests before anything of the group is stored).
     pub(super) fn iteration_end(&mut self, it: IterLoop) -> GenResult<()> {
-        self.bail_on_nan();
+        self.pending_nans();
         let next = self.b.ins().iadd_imm_s(it.k, 1);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, it.n);
         let done = self.b.create_block();
@@ -314,6 +328,16 @@ impl Gen<'_, '_> {
                 out.push(BlockArg::Value(c));
             }
         }
+        if let Some(acc) = it.nan {
+            let now = self.fast_copy().and_then(|f| f.nan.take());
+            let all = match now {
+                Some(x) => self.b.ins().bor(acc, x),
+                None => acc,
+            };
+            self.b.append_block_param(done, I32X4);
+            back.push(BlockArg::Value(all));
+            out.push(BlockArg::Value(all));
+        }
         self.b.ins().brif(more, it.head, &back, done, &out);
         self.b.seal_block(it.head);
         self.b.switch_to_block(done);
@@ -324,6 +348,12 @@ impl Gen<'_, '_> {
         for r in &it.carried {
             let chunks: Vec<Value> = (0..nch).filter_map(|_| p.next().copied()).collect();
             self.vreg_cache.insert(*r, chunks);
+        }
+        if it.nan.is_some() {
+            let all = p.next().copied();
+            if let Some(f) = self.fast_copy() {
+                f.nan = all;
+            }
         }
         Ok(())
     }
