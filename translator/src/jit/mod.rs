@@ -31,7 +31,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use helpers::JitCtx;
-pub use lower::rounded_cold_lanes;
+pub use lower::{lanefn_cold_lanes, rounded_cold_lanes};
 use runtime::code::{EntryFn, Holder};
 pub use runtime::{helpers, memory};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -310,6 +310,12 @@ impl Jit {
             let built = {
                 let fb = FunctionBuilder::new(&mut ctx.func, &mut fctx);
                 let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr);
+                // Quick code runs a few hundred times at most: one copy of each lane-group
+                // loop halves what Cranelift compiles.
+                let g = match tier {
+                    Tier::Quick => g.with_one_loop_copy(),
+                    Tier::Optimised => g,
+                };
                 match &variant {
                     Some((v, regs)) if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) => {
                         g.with_loop_variant(v, regs)

@@ -65,14 +65,18 @@ pub(crate) fn classify(blk: &Block, i: usize) -> OpClass {
                     | BinOp::FCopySign
                     | BinOp::FMinNum
                     | BinOp::FMaxNum => true,
-                    BinOp::Mul | BinOp::UMin | BinOp::UMax | BinOp::SMin | BinOp::SMax => {
-                        bits == 32
-                    }
+                    BinOp::Mul
+                    | BinOp::UMin
+                    | BinOp::UMax
+                    | BinOp::SMin
+                    | BinOp::SMax
+                    | BinOp::FLdexp => bits == 32,
                     o => scalar_bin_inline(*o),
                 }
         }
         // Directed roundings of f32/f64 add, sub, mul and fma are vector code (`lower::round`).
-        Op::Lane { f, .. } => vector_result && rounded_inline(f),
+        // So are f32 division's steps and `v_exp_f32` (`lower::lanefn`).
+        Op::Lane { f, .. } => vector_result && (rounded_inline(f) || lanefn_inline(f)),
         Op::Tern(o, ..) => {
             vector_result
                 && (matches!(o, TernOp::Fma | TernOp::Bfi) || *o == TernOp::Perm && bits == 32)
@@ -141,6 +145,21 @@ pub(crate) fn rounded_inline(f: &LaneFn) -> bool {
             Round::Up | Round::Down | Round::Zero,
             _,
         )
+    )
+}
+
+/// Whether the lowering computes the lane function `f` in line (`lower::lanefn`): the steps
+/// of f32 division (`v_div_scale/fmas/fixup_f32`) and `v_exp_f32`.
+pub(crate) fn lanefn_inline(f: &LaneFn) -> bool {
+    matches!(
+        f,
+        LaneFn::DivScaleF32
+            | LaneFn::DivScaleF32Flag
+            | LaneFn::DivScaleF32Rdna
+            | LaneFn::DivScaleF32RdnaFlag
+            | LaneFn::DivFmasF32
+            | LaneFn::DivFixupF32
+            | LaneFn::Exp2F32
     )
 }
 

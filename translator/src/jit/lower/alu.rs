@@ -217,6 +217,12 @@ impl Gen<'_, '_> {
                 w
             };
         }
+        if o == BinOp::FLdexp && bits == 32 {
+            let out = (0..self.nch(32))
+                .map(|k| self.ldexp32_chunk(x[k], y[k]))
+                .collect();
+            return Ok(JV::V(out));
+        }
         // A uniform shift amount (a broadcast, or a broadcast widened or narrowed: the low
         // bits that count are the scalar's) shifts every lane by the same scalar.
         let src = match self.block.ops.get(b.0 as usize) {

@@ -1,7 +1,7 @@
 //! Control flow and accounting: the block's credit charge, its exit (with tail calls of
 //! linked successors), fault returns, and the instruction and lane counters.
 
-use super::{trusted, Gen, GenResult, EXIT_ILLEGAL, EXIT_UNSUPPORTED, JV};
+use super::{trusted, Gen, GenResult, PendingCounts, EXIT_ILLEGAL, EXIT_UNSUPPORTED, JV};
 use crate::ir::{Exit, Op};
 use crate::jit::helpers;
 use crate::wave::{WaveCounters, WaveState};
@@ -89,10 +89,24 @@ impl Gen<'_, '_> {
     /// before an op that can leave the block early (a fault) and at the block's exit, so
     /// every exit sees the counts of exactly the ops before it, as in the interpreter.
     pub(super) fn flush_counts(&mut self) {
-        if let Some((lanes, insts)) = self.pending_counts.take() {
+        if let Some(p) = self.pending_counts.take() {
+            let lanes = self.pending_lanes(p);
             self.add_counter(WaveState::ACTIVE_LANES_OFFSET, lanes);
+            let insts = p.insts;
             let n = self.iconst(types::I64, insts);
             self.add_counter(WaveState::VECTOR_INSTS_OFFSET, n);
+        }
+    }
+
+    /// The active lanes `p` counts (`I64`).
+    fn pending_lanes(&mut self, p: PendingCounts) -> Value {
+        let mut n = self.b.ins().popcnt(p.mask);
+        if p.times > 1 {
+            n = self.b.ins().imul_imm_u(n, p.times as i64);
+        }
+        match p.lanes {
+            Some(l) => self.b.ins().iadd(l, n),
+            None => n,
         }
     }
 
@@ -145,11 +159,27 @@ impl Gen<'_, '_> {
             Op::CountVector { mask } => {
                 // Summed in registers; added to the counters before the next op that can
                 // leave the block and at its exit (`flush_counts`).
+                // Consecutive counts of one mask (every instruction under the same EXEC)
+                // take one popcount, multiplied.
                 let m = self.s_as(*mask, types::I64)?;
-                let n = self.b.ins().popcnt(m);
                 self.pending_counts = Some(match self.pending_counts {
-                    Some((lanes, insts)) => (self.b.ins().iadd(lanes, n), insts + 1),
-                    None => (n, 1),
+                    Some(p) if p.mask == m => PendingCounts {
+                        times: p.times + 1,
+                        insts: p.insts + 1,
+                        ..p
+                    },
+                    Some(p) => PendingCounts {
+                        lanes: Some(self.pending_lanes(p)),
+                        mask: m,
+                        times: 1,
+                        insts: p.insts + 1,
+                    },
+                    None => PendingCounts {
+                        lanes: None,
+                        mask: m,
+                        times: 1,
+                        insts: 1,
+                    },
                 });
                 JV::None
             }

@@ -70,6 +70,8 @@ struct RunPlan<'c> {
     i: usize,
     j: usize,
     classes: &'c [OpClass],
+    /// Per op of the run: a uniform op emitted after the loop ([`RunExtent::post`]).
+    post: &'c [bool],
     /// The run's compares, whose lane bits accumulate in loop-carried values.
     cmps: Vec<usize>,
     /// Vector values used after the run: value, lane bits, 64-lane buffer.
@@ -224,6 +226,7 @@ impl Gen<'_, '_> {
             i,
             j,
             classes,
+            post: &post,
             cmps,
             escapes,
             outer,
@@ -242,6 +245,13 @@ impl Gen<'_, '_> {
         let init: Vec<BlockArg> = (0..=plan.cmps.len())
             .map(|_| BlockArg::Value(zero))
             .collect();
+        if self.one_copy {
+            // Only the general copy, from group 0 (what the fast copy's entry test falls
+            // back to), laid out in line.
+            self.b.ins().jump(header, &init);
+            self.group_loop(&plan, LoopCopy::Slow, header, after)?;
+            return self.finish_run(plan, after);
+        }
         // The fast loop: a float result with a NaN lane leaves it (before the group stores
         // anything) for the slow loop, which redoes that group and the rest with the NaN
         // rule applied in line. So the NaN rule's operand tests and constants (loop
@@ -326,6 +336,19 @@ impl Gen<'_, '_> {
             }
             self.group_loop(&plan, LoopCopy::Slow, slow, after)?;
         }
+        self.finish_run(plan, after)
+    }
+
+    /// After a run's loop copies: the compare masks from `after`'s parameters, the uniform
+    /// ops that needed them, and the escaping vector values reloaded whole.
+    #[allow(clippy::needless_range_loop)]
+    fn finish_run(
+        &mut self,
+        plan: RunPlan<'_>,
+        after: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let blk = self.block;
+        let (i, j, classes, post) = (plan.i, plan.j, plan.classes, plan.post);
         self.b.switch_to_block(after);
         self.b.seal_block(after);
         let finals = self.b.block_params(after).to_vec();

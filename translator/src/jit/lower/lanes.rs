@@ -1,11 +1,11 @@
 //! Ops on the shape of lane vectors and across lanes: lane constants and ids, selects,
 //! broadcasts, packs, lane reads and writes, gathers and per-lane functions.
 
-use super::{sty, vty, Gen, GenResult, I32X4, JV};
+use super::{le, sty, vty, Gen, GenResult, I32X4, JV};
 use crate::ir::{Op, Ty};
 use crate::jit::codes::*;
 use crate::jit::helpers::kind;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
 
 impl Gen<'_, '_> {
     /// Lowers a lane-shape or cross-lane op.
@@ -111,9 +111,14 @@ impl Gen<'_, '_> {
                 self.b.ins().store(MemFlagsData::new(), xv, a, 0);
                 JV::V(self.unspill(0, 32))
             }
-            Op::Gather { v, idx } => {
-                self.vec_helper(kind::GATHER, 0, 32, &[*v, *idx], 32, false)?
-            }
+            Op::Gather { v, idx } => match self.block.ops.get(idx.0 as usize) {
+                Some(Op::LaneConst(map)) => {
+                    self.whole_wave("this op")?;
+                    let src = self.v(*v)?;
+                    JV::V(self.gather_const(&src, map))
+                }
+                _ => self.vec_helper(kind::GATHER, 0, 32, &[*v, *idx], 32, false)?,
+            },
             Op::MaskToLanes(m) => {
                 let lms = self.lane_masks(*m, 32)?;
                 let one = self.splat_const(32, 1);
@@ -128,6 +133,11 @@ impl Gen<'_, '_> {
             {
                 self.rounded_inline(f, args)?
             }
+            Op::Lane { f, args }
+                if super::lanefn::inlined(f) && ty.is_some_and(|t| t.is_vector()) =>
+            {
+                self.lanefn_inline(f, args)?
+            }
             Op::Lane { f, args } => {
                 let t = Self::need(ty)?;
                 if args.len() > 4 {
@@ -138,5 +148,47 @@ impl Gen<'_, '_> {
             }
             _ => return Err("not a lane op".into()),
         })
+    }
+
+    /// A gather by lane numbers known at compile time (DPP, `ds_swizzle` and the like): each
+    /// result chunk is one shuffle of the one or two source chunks its lanes come from, or
+    /// lane inserts when they come from more.
+    fn gather_const(&mut self, src: &[Value], map: &[u32; 64]) -> Vec<Value> {
+        let mask = self.lanes - 1;
+        let mut out = Vec::with_capacity(src.len());
+        for k in 0..src.len() {
+            let lanes: [usize; 4] = core::array::from_fn(|j| map[4 * k + j] as usize & mask);
+            let mut chunks: Vec<usize> = lanes.iter().map(|l| l / 4).collect();
+            chunks.dedup();
+            chunks.sort_unstable();
+            chunks.dedup();
+            let r = match chunks[..] {
+                [q] if lanes == core::array::from_fn(|j| 4 * q + j) => src[q],
+                [q] => {
+                    let sel = lanes.map(|l| (l % 4) as u8);
+                    self.shuffle_i32(src[q], src[q], sel)
+                }
+                [q, r] => {
+                    let sel = lanes.map(|l| (l % 4 + if l / 4 == r { 4 } else { 0 }) as u8);
+                    self.shuffle_i32(src[q], src[r], sel)
+                }
+                _ => {
+                    let mut acc = src[lanes[0] / 4];
+                    for (j, &l) in lanes.iter().enumerate() {
+                        let x = self.b.ins().extractlane(src[l / 4], (l % 4) as u8);
+                        acc = self.b.ins().insertlane(acc, x, j as u8);
+                    }
+                    acc
+                }
+            };
+            out.push(r);
+        }
+        out
+    }
+
+    /// [`Gen::shuffle32`] as an `i32x4` chunk.
+    fn shuffle_i32(&mut self, a: Value, b: Value, lanes: [u8; 4]) -> Value {
+        let r = self.shuffle32(a, b, lanes);
+        self.b.ins().bitcast(I32X4, le(), r)
     }
 }

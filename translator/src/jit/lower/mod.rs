@@ -47,6 +47,7 @@ mod control;
 mod conv;
 mod group;
 mod iterated;
+mod lanefn;
 mod lanes;
 mod masks;
 mod matrix;
@@ -55,6 +56,7 @@ mod nan;
 mod round;
 mod state;
 
+pub use lanefn::cold_lanes as lanefn_cold_lanes;
 pub use round::cold_lanes as rounded_cold_lanes;
 
 use super::analysis::runs::may_leave;
@@ -177,6 +179,18 @@ pub enum Form {
     Iterated,
 }
 
+/// [`Op::CountVector`] counts not yet added to the counters.
+#[derive(Clone, Copy)]
+pub(super) struct PendingCounts {
+    /// Active lanes of the earlier masks (`I64`), if any.
+    lanes: Option<Value>,
+    /// The last mask counted (`I64`), and how many times in a row.
+    mask: Value,
+    times: u64,
+    /// Vector instructions counted.
+    insts: u64,
+}
+
 /// The code generator of one block: its Cranelift function under construction and what it
 /// knows about the values emitted so far.
 pub struct Gen<'a, 'b> {
@@ -217,7 +231,7 @@ pub struct Gen<'a, 'b> {
     fused: HashMap<usize, (StackSlot, StackSlot)>,
     /// [`Op::CountVector`] counts not yet added to the counters: active lanes (`I64`) and
     /// vector instructions.
-    pending_counts: Option<(Value, u64)>,
+    pending_counts: Option<PendingCounts>,
     /// What the analysis found about the block.
     facts: BlockFacts,
     /// How single vector accesses are lowered now: the block's [`BlockFacts::mem`], or
@@ -242,6 +256,9 @@ pub struct Gen<'a, 'b> {
     affine_roots: HashMap<u16, (Value, Value)>,
     /// In the iterated form's lane-group loop: the iteration count (`I64`, at least 1).
     iters: Option<Value>,
+    /// Emit each lane-group loop once, as its general (slow) copy only: half the code for
+    /// Cranelift to compile, for code that runs a few times ([`crate::jit::Tier::Quick`]).
+    one_copy: bool,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -293,7 +310,16 @@ impl<'a, 'b> Gen<'a, 'b> {
             sload_window: None,
             affine_roots: HashMap::new(),
             iters: None,
+            one_copy: false,
         }
+    }
+
+    /// This generator emitting each lane-group loop once, as the copy that handles every
+    /// EXEC mask and NaN in line ([`group`]), without the fast copy: about half the
+    /// Cranelift IR of a float-heavy block, for a tier that compiles fast.
+    pub fn with_one_loop_copy(mut self) -> Self {
+        self.one_copy = true;
+        self
     }
 
     /// This generator with `block`'s loop variant: `variant`, the same block rewritten for
@@ -562,9 +588,10 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// its splats in registers (with shared values the register allocator tends to spill
     /// them for both loops, reloading them in the fast loop every group). The loop
     /// variant's copies (fast and slow) load other zeros ([`VARIANT_ZEROS`]), so they do not
-    /// share splats with the general version either.
+    /// share splats with the general version either. With one loop copy ([`Gen::with_one_loop_copy`]) there is nothing to keep apart.
     fn slow_copy(&mut self, x: Value) -> Value {
         let table = match (self.in_variant, self.in_slow_copy()) {
+            _ if self.one_copy => return x,
             (false, false) => return x,
             (false, true) => LANE_MASKS.m32.as_ptr() as u64,
             (true, slow) => VARIANT_ZEROS[slow as usize].as_ptr() as u64,

@@ -3,6 +3,7 @@ mod compile;
 mod contiguous;
 mod gather;
 mod iterated;
+mod lane_inline;
 mod memory;
 mod throughput;
 mod tiering;
