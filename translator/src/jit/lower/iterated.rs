@@ -23,7 +23,7 @@
 
 use super::{trusted, Gen, GenResult, I32X4, JV};
 use crate::env::ExitCode;
-use crate::ir::{Block, Exit, Op, Ty};
+use crate::ir::{Block, ConvOp, Exit, Op, Ty};
 use crate::jit::analysis::operands;
 use crate::jit::analysis::runs::{classify, run_extent, OpClass};
 use crate::wave::WaveState;
@@ -59,6 +59,24 @@ pub(super) fn qualify(blk: &Block) -> Result<Vec<OpClass>, String> {
         })
         .collect();
     let writes_scc = blk.ops.iter().any(|o| matches!(o, Op::SetScc(_)));
+    // Live ops: those with an effect (no result) and what they or the exit use. A dead
+    // vector op may read a changing value (e.g. the unused half of an SGPR pair).
+    let mut live = vec![false; n];
+    if let Exit::Branch { cond, .. } = blk.exit {
+        if let Some(l) = live.get_mut(cond.0 as usize) {
+            *l = true;
+        }
+    }
+    for k in (0..n).rev() {
+        if live[k] || blk.types[k].is_none() {
+            live[k] = true;
+            for v in operands(&blk.ops[k]) {
+                if let Some(l) = live.get_mut(v.0 as usize) {
+                    *l = true;
+                }
+            }
+        }
+    }
     let mut varies = vec![false; n];
     let mut any_vector_write = false;
     for (k, op) in blk.ops.iter().enumerate() {
@@ -70,9 +88,21 @@ pub(super) fn qualify(blk: &Block) -> Result<Vec<OpClass>, String> {
             Op::SetVgpr { .. } => any_vector_write = true,
             _ => {}
         }
+        // The half of a pair taken apart again is that half alone (an SGPR pair of which a
+        // packed op uses one register, `op_sel`).
+        let pack = |v: &crate::ir::Val| match blk.ops.get(v.0 as usize) {
+            Some(Op::Pack { lo, hi }) => Some((*lo, *hi)),
+            _ => None,
+        };
         varies[k] = match op {
             Op::GetSgpr(r) => written_sgprs.contains(r),
             Op::GetScc => writes_scc,
+            Op::Conv(ConvOp::Lo, p) if pack(p).is_some() => {
+                pack(p).is_some_and(|(lo, _)| varies[lo.0 as usize])
+            }
+            Op::Conv(ConvOp::Hi, p) if pack(p).is_some() => {
+                pack(p).is_some_and(|(_, hi)| varies[hi.0 as usize])
+            }
             _ => operands(op).iter().any(|v| varies[v.0 as usize]),
         };
         let is_uniform = |v: &crate::ir::Val| {
@@ -83,6 +113,7 @@ pub(super) fn qualify(blk: &Block) -> Result<Vec<OpClass>, String> {
                 .is_some_and(|t: Ty| !t.is_vector())
         };
         if classes[k] == OpClass::Lane
+            && live[k]
             && operands(op)
                 .iter()
                 .any(|v| is_uniform(v) && varies[v.0 as usize])

@@ -61,15 +61,20 @@ fn gfx1100_loop(fma_reg: u32) -> Vec<u32> {
     ]
 }
 
-/// gfx942 (`-mcpu=gfx942`), 6 instructions in the loop block:
+/// gfx942 (`-mcpu=gfx942`), 8 instructions in the loop block; the second `v_pk_fma_f32`
+/// reads the SGPR pair `s[6:7]`, whose high half changes per iteration, but uses only `s6`
+/// (`op_sel_hi` 0 for it), as `alu_fma`'s loop does:
 /// ```text
-/// loop: v_pk_fma_f32 v[0:1], v[0:1], v[2:3], v[4:5] ; d3b04000 1c120500
-///       v_fmac_f32_e32 v6, v7, v2                   ; 760c0507
-///       v_add_u32_e32 v8, v8, v9                    ; 68101308
-///       s_sub_u32 s0, s0, 1                         ; 80808100
-///       s_cmp_lg_u32 s0, 0                          ; bf078000
-///       s_cbranch_scc1 loop                         ; bf85fff9
-///       s_endpgm                                    ; bf810000
+/// loop: v_pk_fma_f32 v[0:1], v[0:1], v[2:3], v[4:5]     ; d3b04000 1c120500
+///       v_fmac_f32_e32 v6, v7, v2                       ; 760c0507
+///       v_add_u32_e32 v8, v8, v9                        ; 68101308
+///       v_pk_fma_f32 v[10:11], v[10:11], s[6:7], v[4:5] op_sel_hi:[1,0,1]
+///                                                       ; d3b0400a 0c100d0a
+///       s_add_u32 s7, s7, 3                             ; 80078307
+///       s_sub_u32 s0, s0, 1                             ; 80808100
+///       s_cmp_lg_u32 s0, 0                              ; bf078000
+///       s_cbranch_scc1 loop                             ; bf85fff6
+///       s_endpgm                                        ; bf810000
 /// ```
 fn gfx942_loop() -> Vec<u32> {
     vec![
@@ -77,9 +82,12 @@ fn gfx942_loop() -> Vec<u32> {
         0x1c12_0500,
         0x760c_0507,
         0x6810_1308,
+        0xd3b0_400a,
+        0x0c10_0d0a,
+        0x8007_8307,
         0x8080_8100,
         0xbf07_8000,
-        0xbf85_fff9,
+        0xbf85_fff6,
         0xbf81_0000,
     ]
 }
@@ -131,13 +139,14 @@ fn poisoned_wave(
     }
     if tame_floats {
         for l in 0..64 {
-            for reg in [0, 1, 2, 3, 4, 5, 6] {
+            for reg in [0, 1, 2, 3, 4, 5, 6, 10, 11] {
                 s.vgpr[reg][l] = tame(&mut r);
             }
             // Products near 0.5 keep the chains bounded.
             s.vgpr[2][l] = (0.5f32).to_bits();
         }
         s.sgpr[4] = (0.75f32).to_bits();
+        s.sgpr[6] = (0.5f32).to_bits();
     }
     s.sgpr[0] = iters;
     s.mode = IEEE_MODE;
@@ -209,7 +218,7 @@ fn loops() -> Vec<(Gpu, u32, Code, u64)> {
     vec![
         (Gpu::GFX1100, 32, code(&gfx1100_loop(4)), 9),
         (Gpu::GFX1100, 64, code(&gfx1100_loop(4)), 9),
-        (Gpu::GFX942, 64, code(&gfx942_loop()), 6),
+        (Gpu::GFX942, 64, code(&gfx942_loop()), 8),
     ]
 }
 
