@@ -33,7 +33,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use helpers::JitCtx;
 pub use lower::{lanefn_cold_lanes, rounded_cold_lanes};
 use runtime::code::{EntryFn, Holder};
-pub use runtime::{helpers, memory};
+pub use runtime::{helpers, memory, mxcsr};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -70,8 +70,8 @@ pub struct Jit {
 /// How much work Cranelift puts into a block's code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
-    /// Compile time first: no IR optimisation (`opt_level=none`) and single-pass register
-    /// allocation. About three times cheaper to compile than [`Tier::Optimised`] on long
+    /// Compile time first: no IR optimisation (`opt_level=none`), single-pass register
+    /// allocation, and one copy of each lane-group loop (`lower`). About three times cheaper to compile than [`Tier::Optimised`] on long
     /// straight-line blocks, and several times slower to run: for blocks that run a few
     /// times, or until they prove hot ([`crate::tier`]).
     Quick,
@@ -258,13 +258,15 @@ impl Jit {
         // the input flushes of registers that hold no denormals (`flush::loop_variant`);
         // used with the rewritten block only.
         let variant = crate::ir::passes::flush::loop_variant(block)
-            .map(|(b, regs)| {
-                let b = crate::ir::passes::uniform::fold(&b)
+            .map(|mut v| {
+                if let Some(f) = crate::ir::passes::uniform::fold(&v.block)
                     .filter(|f| crate::ir::verify(f).is_ok())
-                    .unwrap_or(b);
-                (b, regs)
+                {
+                    v.block = f;
+                }
+                v
             })
-            .filter(|(b, _)| crate::ir::verify(b).is_ok());
+            .filter(|v| crate::ir::verify(&v.block).is_ok());
         // The block as lifted keeps its lane-group form when the forwarded one has none.
         let unforwarded = forwarded.as_ref().map(|_| (lifted, true));
         let forms: Vec<(&Block, bool)> = folded
@@ -317,8 +319,8 @@ impl Jit {
                     Tier::Optimised => g,
                 };
                 match &variant {
-                    Some((v, regs)) if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) => {
-                        g.with_loop_variant(v, regs)
+                    Some(v) if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) => {
+                        g.with_loop_variant(v)
                     }
                     _ => g,
                 }
@@ -343,10 +345,20 @@ impl Jit {
                     let vcode = ctx.compiled_code().and_then(|c| c.vcode.clone());
                     let bytes = ctx.compiled_code().map(|c| c.code_buffer().to_vec());
                     let loop_variant = match &variant {
-                        Some((v, regs))
-                            if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) =>
-                        {
-                            format!("---- loop variant (v{regs:?} denormal-free)\n{v}\n")
+                        Some(v) if !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted) => {
+                            format!(
+                                "---- loop variant (f32 v{:?} s{:?}, f64 pairs v{:?} s{:?} denormal-free{})\n{}\n",
+                                v.regs,
+                                v.sregs,
+                                v.pairs,
+                                v.spairs,
+                                if crate::ir::passes::flush::ftz_ready(&v.block) {
+                                    "; host FTZ"
+                                } else {
+                                    ""
+                                },
+                                v.block
+                            )
                         }
                         _ => String::new(),
                     };

@@ -24,7 +24,7 @@
 //! tests and selects replaced) are removed ([`remove_dead`]).
 
 use super::dce::remove_dead;
-use crate::ir::{BinOp, Block, CmpOp, Op, Ty, UnOp, Val};
+use crate::ir::{BinOp, Block, CmpOp, ConvOp, Op, TernOp, Ty, UnOp, Val};
 use std::collections::HashMap;
 
 /// The f32/f64 flush the lifter emits at op `i`: the flushed value and its width.
@@ -91,21 +91,77 @@ fn mask(bits: u32) -> u64 {
 
 /// The rewritten block (module doc), or `None` when it has no flush.
 pub fn rewrite(block: &Block) -> Option<Block> {
-    rewrite_assuming(block, &[])
+    rewrite_assuming(block, Assumed::NONE)
+}
+
+/// A block's loop variant ([`loop_variant`]).
+#[derive(Clone, Debug)]
+pub struct LoopVariant {
+    /// The block rewritten for the registers below being denormal-free at its start.
+    pub block: Block,
+    /// VGPRs whose f32 input flushes the variant skips.
+    pub regs: Vec<u16>,
+    /// VGPR pairs (the lower register of each) whose f64 input flushes it skips.
+    pub pairs: Vec<u16>,
+    /// SGPRs (scalar slot codes) whose f32 input flushes it skips; the block never
+    /// writes them.
+    pub sregs: Vec<u8>,
+    /// SGPR pairs (the lower slot of each) whose f64 input flushes it skips; never
+    /// written by the block.
+    pub spairs: Vec<u8>,
+}
+
+/// The registers a loop variant takes as denormal-free at its start ([`LoopVariant`]).
+#[derive(Clone, Copy)]
+struct Assumed<'r> {
+    regs: &'r [u16],
+    pairs: &'r [u16],
+    sregs: &'r [u8],
+    spairs: &'r [u8],
+}
+
+impl Assumed<'_> {
+    const NONE: Assumed<'static> = Assumed {
+        regs: &[],
+        pairs: &[],
+        sregs: &[],
+        spairs: &[],
+    };
+
+    /// Whether op `op` (of `ops`, with result width `bits`) reads registers assumed
+    /// denormal-free as a float of that width.
+    fn reads_clean(&self, ops: &[Op], op: &Op, bits: u32) -> bool {
+        match (op, bits) {
+            (Op::GetVgpr(r), 32) => self.regs.contains(r),
+            (Op::GetSgpr(r), 32) => self.sregs.contains(r),
+            (Op::Pack { lo, hi }, 64) => match (ops.get(lo.0 as usize), ops.get(hi.0 as usize)) {
+                (Some(Op::GetVgpr(p)), Some(Op::GetVgpr(q))) => {
+                    self.pairs.contains(p) && p.checked_add(1) == Some(*q)
+                }
+                (Some(Op::GetSgpr(p)), Some(Op::GetSgpr(q))) => {
+                    self.spairs.contains(p) && p.checked_add(1) == Some(*q)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
 }
 
 /// For a block that loops to itself (its exit may continue at its own start): the VGPRs
-/// whose f32 flushes it can skip on the way round the loop, and the block rewritten to
-/// skip them (`None` when there are none).
+/// whose f32 flushes and the VGPR pairs whose f64 flushes it can skip on the way round the
+/// loop, and the block rewritten to skip them (`None` when there are none).
 ///
 /// The registers are those the block flushes as f32 inputs and only ever writes with a
 /// denormal-free value (a flush result, a denormal-free constant, ...), through
-/// `SetVgpr`: when every lane of them is denormal-free at the block's start (the code
-/// checks that once, when the general version of the block loops back), every lane still
-/// is at its end, written or not, so the loop can stay in the rewritten version. Blocks
-/// with dynamically indexed VGPR writes or matrix ops (which write VGPRs themselves) have
-/// no variant.
-pub fn loop_variant(block: &Block) -> Option<(Block, Vec<u16>)> {
+/// `SetVgpr`; the pairs those it flushes as f64 inputs (`Pack` of `v[p]`, `v[p+1]`) and
+/// only ever writes as the low and high halves of one denormal-free f64 value, by two
+/// adjacent `SetVgpr`s with the same mask. When every lane of them is denormal-free at the
+/// block's start (the code checks that once, when the general version of the block loops
+/// back), every lane still is at its end, written or not, so the loop can stay in the
+/// rewritten version. Blocks with dynamically indexed VGPR writes or matrix ops (which
+/// write VGPRs themselves) have no variant.
+pub fn loop_variant(block: &Block) -> Option<LoopVariant> {
     let start = block.start_pc;
     let loops = match block.exit {
         crate::ir::Exit::Jump(t) => t == start,
@@ -124,48 +180,194 @@ pub fn loop_variant(block: &Block) -> Option<(Block, Vec<u16>)> {
     }
     let n = block.ops.len();
     let mut regs: Vec<u16> = Vec::new();
+    let mut pairs: Vec<u16> = Vec::new();
+    let mut sregs: Vec<u8> = Vec::new();
+    let mut spairs: Vec<u8> = Vec::new();
     for i in 0..n {
-        if let Some((x, 32)) = flush_at(block, i) {
-            if let Some(Op::GetVgpr(r)) = block.ops.get(x.0 as usize) {
-                if !regs.contains(r) {
-                    regs.push(*r);
+        match flush_at(block, i) {
+            Some((x, 32)) => {
+                if let Some(Op::GetVgpr(r)) = block.ops.get(x.0 as usize) {
+                    if !regs.contains(r) {
+                        regs.push(*r);
+                    }
                 }
+            }
+            Some((x, 64)) => {
+                if let Some(p) = pair_read(block, x) {
+                    if !pairs.contains(&p) {
+                        pairs.push(p);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // Uniform inputs: SGPRs (or their broadcasts) the block never writes.
+        if let Some((x, bits)) = flush_at(block, i) {
+            let x = match block.ops.get(x.0 as usize) {
+                Some(Op::Broadcast(s)) => *s,
+                _ => x,
+            };
+            match (block.ops.get(x.0 as usize), bits) {
+                (Some(Op::GetSgpr(r)), 32) if !sregs.contains(r) && !sgpr_written(block, *r) => {
+                    sregs.push(*r)
+                }
+                (Some(Op::Pack { lo, hi }), 64) => {
+                    if let (Some(Op::GetSgpr(p)), Some(Op::GetSgpr(q))) =
+                        (block.ops.get(lo.0 as usize), block.ops.get(hi.0 as usize))
+                    {
+                        if p.checked_add(1) == Some(*q)
+                            && !spairs.contains(p)
+                            && !sgpr_written(block, *p)
+                            && !sgpr_written(block, *q)
+                        {
+                            spairs.push(*p);
+                        }
+                    }
+                }
+                _ => {}
             }
         }
     }
     // Drop registers written with a value not known denormal-free (under the assumption
     // that the remaining ones are), until no more drop out.
     loop {
-        let clean = clean_values(block, &regs);
-        let before = regs.len();
+        let assumed = Assumed {
+            regs: &regs,
+            pairs: &pairs,
+            sregs: &sregs,
+            spairs: &spairs,
+        };
+        let clean = clean_values(block, assumed);
+        let before = regs.len() + pairs.len();
         regs.retain(|r| {
             block.ops.iter().all(|o| match o {
                 Op::SetVgpr { reg, val, .. } if reg == r => clean[val.0 as usize],
                 _ => true,
             })
         });
-        if regs.is_empty() {
+        pairs.retain(|&p| pair_writes_clean(block, p, &clean));
+        if regs.is_empty() && pairs.is_empty() && sregs.is_empty() && spairs.is_empty() {
             return None;
         }
-        if regs.len() == before {
+        if regs.len() + pairs.len() == before {
             break;
         }
     }
     regs.sort_unstable();
-    Some((rewrite_assuming(block, &regs)?, regs))
+    pairs.sort_unstable();
+    sregs.sort_unstable();
+    spairs.sort_unstable();
+    let assumed = Assumed {
+        regs: &regs,
+        pairs: &pairs,
+        sregs: &sregs,
+        spairs: &spairs,
+    };
+    Some(LoopVariant {
+        block: rewrite_assuming(block, assumed)?,
+        regs,
+        pairs,
+        sregs,
+        spairs,
+    })
 }
 
-/// Which values of `block` are denormal-free as f32 (module doc), with the VGPRs `regs`
-/// denormal-free at its start.
-fn clean_values(block: &Block, regs: &[u16]) -> Vec<bool> {
+/// Whether `block` writes SGPR slot `r`.
+fn sgpr_written(block: &Block, r: u8) -> bool {
+    block
+        .ops
+        .iter()
+        .any(|o| matches!(o, Op::SetSgpr(w, _) if *w == r))
+}
+
+/// When `x` is `Pack { lo: GetVgpr(p), hi: GetVgpr(p + 1) }`: `p`.
+fn pair_read(block: &Block, x: Val) -> Option<u16> {
+    let Op::Pack { lo, hi } = block.ops.get(x.0 as usize)? else {
+        return None;
+    };
+    match (block.ops.get(lo.0 as usize)?, block.ops.get(hi.0 as usize)?) {
+        (Op::GetVgpr(p), Op::GetVgpr(q)) if p.checked_add(1) == Some(*q) => Some(*p),
+        _ => None,
+    }
+}
+
+/// Whether every write of `v[p]` or `v[p+1]` is one of two adjacent `SetVgpr`s, with one
+/// mask, of `Conv(Lo, x)` to `v[p]` and `Conv(Hi, x)` to `v[p+1]` for one value `x`
+/// denormal-free as f64 (`clean`).
+fn pair_writes_clean(block: &Block, p: u16, clean: &[bool]) -> bool {
+    let half = |v: Val| match block.ops.get(v.0 as usize) {
+        Some(Op::Conv(ConvOp::Lo, x)) => Some((false, *x)),
+        Some(Op::Conv(ConvOp::Hi, x)) => Some((true, *x)),
+        _ => None,
+    };
+    let write = |i: usize| match block.ops.get(i) {
+        Some(Op::SetVgpr { reg, val, mask }) => Some((*reg, *val, *mask)),
+        _ => None,
+    };
+    let mut i = 0;
+    while i < block.ops.len() {
+        match write(i) {
+            Some((reg, val, mask)) if reg == p || reg.checked_sub(1) == Some(p) => {
+                // The other half must be the next op, the same value and mask.
+                let Some((reg2, val2, mask2)) = write(i + 1) else {
+                    return false;
+                };
+                let (h1, h2) = (half(val), half(val2));
+                let ok = match (h1, h2) {
+                    (Some((hi1, x1)), Some((hi2, x2))) => {
+                        x1 == x2
+                            && mask == mask2
+                            && hi1 != hi2
+                            && (if hi1 {
+                                reg == p + 1 && reg2 == p
+                            } else {
+                                reg == p && reg2 == p + 1
+                            })
+                            && clean.get(x1.0 as usize).copied().unwrap_or(false)
+                            && block
+                                .types
+                                .get(x1.0 as usize)
+                                .copied()
+                                .flatten()
+                                .map(|t| t.bits())
+                                == Some(64)
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    return false;
+                }
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    true
+}
+
+/// Which values of `block` are denormal-free as floats of their width (module doc), with
+/// the registers `assumed` denormal-free at its start.
+fn clean_values(block: &Block, assumed: Assumed<'_>) -> Vec<bool> {
     let mut clean = vec![false; block.ops.len()];
     for (i, op) in block.ops.iter().enumerate() {
         let bits = block.types[i].map(|t| t.bits());
         clean[i] = match (op, bits) {
-            (_, Some(32)) if flush_at(block, i).is_some() => true,
-            (Op::GetVgpr(r), _) => regs.contains(r),
-            (Op::Const { bits: c, .. }, Some(32)) => !is_denormal(*c, 32),
-            (Op::Broadcast(s) | Op::Un(UnOp::FNeg | UnOp::FAbs, s), Some(32)) => {
+            (_, Some(32 | 64)) if flush_at(block, i).is_some() => true,
+            // The two halves of one denormal-free f64 put together again (a 64-bit move).
+            (Op::Pack { lo, hi }, Some(64))
+                if matches!(
+                    (block.ops.get(lo.0 as usize), block.ops.get(hi.0 as usize)),
+                    (Some(Op::Conv(ConvOp::Lo, a)), Some(Op::Conv(ConvOp::Hi, b)))
+                        if a == b && clean.get(a.0 as usize).copied().unwrap_or(false)
+                ) =>
+            {
+                true
+            }
+            (Op::GetVgpr(_) | Op::GetSgpr(_) | Op::Pack { .. }, Some(b)) => {
+                assumed.reads_clean(&block.ops, op, b)
+            }
+            (Op::Const { bits: c, .. }, Some(b @ (32 | 64))) => !is_denormal(*c, b),
+            (Op::Broadcast(s) | Op::Un(UnOp::FNeg | UnOp::FAbs, s), Some(32 | 64)) => {
                 clean.get(s.0 as usize).copied().unwrap_or(false)
             }
             _ => false,
@@ -174,9 +376,9 @@ fn clean_values(block: &Block, regs: &[u16]) -> Vec<bool> {
     clean
 }
 
-/// [`rewrite`] with the VGPRs `regs` taken as denormal-free (f32) where the block reads
+/// [`rewrite`] with the registers `assumed` taken as denormal-free where the block reads
 /// them.
-fn rewrite_assuming(block: &Block, regs: &[u16]) -> Option<Block> {
+fn rewrite_assuming(block: &Block, assumed: Assumed<'_>) -> Option<Block> {
     let n = block.ops.len();
     let flushes: Vec<Option<(Val, u32)>> = (0..n).map(|i| flush_at(block, i)).collect();
     if flushes.iter().all(Option::is_none) {
@@ -246,7 +448,9 @@ fn rewrite_assuming(block: &Block, regs: &[u16]) -> Option<Block> {
                 if let Some(t) = ty {
                     let bits = t.bits();
                     let is_clean = match &o {
-                        Op::GetVgpr(r) => regs.contains(r),
+                        Op::GetVgpr(_) | Op::GetSgpr(_) | Op::Pack { .. } => {
+                            assumed.reads_clean(&ops, &o, bits)
+                        }
                         Op::Const { bits: c, .. } => !is_denormal(*c, bits),
                         Op::Broadcast(s) | Op::Un(UnOp::FNeg | UnOp::FAbs, s) => {
                             clean.contains_key(&(s.0, bits))
@@ -276,11 +480,115 @@ fn rewrite_assuming(block: &Block, regs: &[u16]) -> Option<Block> {
     }))
 }
 
+/// When op `i` is the last op of a flush written by [`rewrite`] (`x & (keep | SIGN)`): the
+/// flushed value `x` and its width.
+pub fn flushed_value(block: &Block, i: usize) -> Option<(Val, u32)> {
+    let op = |v: Val| block.ops.get(v.0 as usize);
+    let Some(Op::Bin(BinOp::And, x, m)) = block.ops.get(i) else {
+        return None;
+    };
+    let bits = block.types.get(i).copied().flatten()?.bits();
+    let Some(Op::Bin(BinOp::Or, keep, sign)) = op(*m) else {
+        return None;
+    };
+    if constant(block, *sign)? != sign_bit(bits) {
+        return None;
+    }
+    let s = match (op(*keep)?, bits) {
+        (Op::Bin(BinOp::AShr, s, top), 32) if constant(block, *top)? == 31 => *s,
+        (Op::Bin(BinOp::Sub, zero, one), 64) if constant(block, *zero)? == 0 => match op(*one)? {
+            Op::Bin(BinOp::LShr, s, top) if constant(block, *top)? == 63 => *s,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let Some(Op::Bin(BinOp::Add, e, bias)) = op(s) else {
+        return None;
+    };
+    let Some(Op::Bin(BinOp::And, ex, exp)) = op(*e) else {
+        return None;
+    };
+    (constant(block, *bias)? == sign_bit(bits) - 1
+        && ex == x
+        && constant(block, *exp)? == exp_mask(bits))
+    .then_some((*x, bits))
+}
+
+/// The float ops the host may compute with MXCSR.FTZ set in place of their output flush:
+/// vector f32/f64 add, subtract, multiply and FMA (round to nearest; directed rounding is a
+/// lane function).
+pub fn ftz_op(block: &Block, v: Val) -> Option<u32> {
+    let ty = block.types.get(v.0 as usize).copied().flatten()?;
+    if !ty.is_vector() {
+        return None;
+    }
+    match block.ops.get(v.0 as usize)? {
+        Op::Bin(BinOp::FAdd | BinOp::FSub | BinOp::FMul, ..) | Op::Tern(TernOp::Fma, ..) => {
+            Some(ty.bits())
+        }
+        _ => None,
+    }
+}
+
+/// Whether `block` (a loop variant in its final form) may run its lane-group loops with the
+/// host's FTZ set (`jit::lower::ftz`): every float op computed in line that can give a
+/// result below MIN_NORMAL is one of [`ftz_op`] and used only through its output flush,
+/// and at least one such flush exists. FTZ then changes no result the block computes
+/// except the ±0 results of multiplies and FMAs, which the JIT tests (an add's exact
+/// result below MIN_NORMAL is a multiple of the smallest denormal, so it is a denormal
+/// already and is flushed the same; see the module doc of `jit::lower::ftz`).
+pub fn ftz_ready(block: &Block) -> bool {
+    let mut any = false;
+    for (j, op) in block.ops.iter().enumerate() {
+        let blocked = match op {
+            Op::Lane { .. } | Op::Matrix(_) => true,
+            Op::Bin(BinOp::FDiv | BinOp::FLdexp, ..) => true,
+            Op::Un(UnOp::FSqrt | UnOp::FRcp | UnOp::FRsq | UnOp::FFract, _) => true,
+            Op::Conv(ConvOp::F64ToF32 | ConvOp::F32ToF16, _) => true,
+            Op::Bin(BinOp::FAdd | BinOp::FSub | BinOp::FMul, ..) | Op::Tern(TernOp::Fma, ..) => {
+                ftz_op(block, Val(j as u32)).is_none()
+            }
+            _ => false,
+        };
+        if blocked {
+            return false;
+        }
+        let flushed = flushed_value(block, j).map(|(x, _)| x);
+        let exp_test = match op {
+            Op::Bin(BinOp::And, x, e) => {
+                let bits = block.types.get(j).copied().flatten().map(|t| t.bits());
+                bits.is_some_and(|b| constant(block, *e) == Some(exp_mask(b)))
+                    .then_some(*x)
+            }
+            _ => None,
+        };
+        if flushed.is_some_and(|x| ftz_op(block, x).is_some()) {
+            any = true;
+        }
+        let mut ok = true;
+        op.for_each_operand(|v| {
+            if ftz_op(block, v).is_some() && Some(v) != flushed && Some(v) != exp_test {
+                ok = false;
+            }
+        });
+        if !ok {
+            return false;
+        }
+    }
+    let mut exit_ok = true;
+    block.exit.for_each_operand(|v| {
+        if ftz_op(block, v).is_some() {
+            exit_ok = false;
+        }
+    });
+    any && exit_ok
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::interp::{run_block, test_env::FlatEnv};
-    use crate::ir::{ConvOp, Exit};
+    use crate::ir::Exit;
     use crate::wave::WaveState;
 
     /// Ops and types of a block being built.

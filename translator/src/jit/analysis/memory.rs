@@ -235,6 +235,8 @@ pub(crate) struct Multi {
     pub hoist: Vec<usize>,
     /// Bytes from the first piece's address to the end of the farthest piece.
     pub span: u64,
+    /// Per piece, the bytes it stores (4 but in a store run, `super::store_run`).
+    pub sizes: Vec<u8>,
 }
 
 /// The multi-dword access starting at op `i`, if it is one: at least two dword pieces of
@@ -370,6 +372,7 @@ pub(crate) fn multi_access(
         first: i,
         last,
         load,
+        sizes: vec![4; pieces.len()],
         pieces,
         dest,
         hoist,

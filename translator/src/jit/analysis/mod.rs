@@ -9,6 +9,7 @@ pub(crate) mod affine;
 pub(crate) mod matrix;
 pub(crate) mod memory;
 pub(crate) mod runs;
+pub(crate) mod store_run;
 
 #[cfg(test)]
 mod tests;

@@ -310,7 +310,9 @@ impl Gen<'_, '_> {
             };
             out.push(r);
         }
-        if matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) {
+        if matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv)
+            && !(o == BinOp::FMul && self.ftz_collect(bits, &out)?)
+        {
             out = self.nan_fix_all(bits, &[x, y], out);
         }
         Ok(JV::V(out))
@@ -382,7 +384,7 @@ impl Gen<'_, '_> {
                     let r = self.b.ins().fma(xf, yf, zf);
                     out.push(self.as_i(bits, r));
                 }
-                if o == TernOp::Fma {
+                if o == TernOp::Fma && !self.ftz_collect(bits, &out)? {
                     out = self.nan_fix_all(bits, &[x, y, z], out);
                 }
                 Ok(JV::V(out))

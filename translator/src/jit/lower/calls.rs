@@ -16,7 +16,8 @@ impl Gen<'_, '_> {
         s
     }
 
-    /// Calls the helper at `f` with the given argument values.
+    /// Calls the helper at `f` with the given argument values (with the host's FTZ off
+    /// around the call when the code runs with it on, [`super::ftz`]).
     pub(super) fn call(
         &mut self,
         f: usize,
@@ -27,8 +28,15 @@ impl Gen<'_, '_> {
         let sig = self.sig(params, ret);
         let sigref = self.b.import_signature(sig);
         let callee = self.iconst(types::I64, f as u64);
+        if self.ftz {
+            self.ftz_switch(false);
+        }
         let inst = self.b.ins().call_indirect(sigref, callee, args);
-        self.b.inst_results(inst).first().copied()
+        let r = self.b.inst_results(inst).first().copied();
+        if self.ftz {
+            self.ftz_switch(true);
+        }
+        r
     }
 
     /// Generic vector fallback through [`helpers::h_vector`].

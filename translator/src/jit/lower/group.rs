@@ -55,6 +55,9 @@ pub(super) struct FastCopy {
     pub nan: Option<Value>,
     /// A float result chunk not tested for NaNs yet (tested with the next one).
     pub nan_pending: Option<Value>,
+    /// Under the host's FTZ: the product of the group's f32 and f64 multiply and FMA
+    /// results so far, tested for ±0/NaN before the stores ([`super::ftz`]).
+    pub ftz_products: [Option<Value>; 2],
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -135,11 +138,26 @@ impl Gen<'_, '_> {
             }
             let extent = run_extent(blk, i, &classes);
             let j = extent.end;
-            if (i..j).any(|k| classes[k] == OpClass::Lane && !self.is_deferred(k)) {
+            let lane: Vec<bool> = (i..j)
+                .map(|k| classes[k] == OpClass::Lane && !self.is_deferred(k))
+                .collect();
+            // A lane op whose value nothing uses (lane ops with a value are pure) gives the
+            // loop nothing to do: a run of only such ops is emitted in the straight-line
+            // form, not as an empty loop. (Register writes, which have no value, are work.)
+            let dead: Vec<bool> = (i..j)
+                .map(|k| {
+                    lane[k - i]
+                        && blk.types[k].is_some()
+                        && self.facts.uses.get(k).copied() == Some(0)
+                })
+                .collect();
+            if (i..j).any(|k| lane[k - i] && !dead[k - i]) {
                 self.run(i, &classes, extent)?;
                 any_run = true;
             } else {
+                any_run |= lane.contains(&true);
                 for k in i..j {
+                    // Dead ops are still lowered (which checks them); Cranelift drops them.
                     if self.is_deferred(k) {
                         self.record(&blk.ops[k], JV::None);
                     } else {
@@ -259,9 +277,16 @@ impl Gen<'_, '_> {
         // loop and do not take its registers. And the fast loop runs only when the masks of
         // the run's register writes that exist before it (EXEC) have every lane of the
         // block set, so it writes registers without blending (else the slow loop runs).
+        // The lifter's blends on EXEC (`Select` on an EXEC read) take the same test: with
+        // every lane set they are their first operand.
         let mut full: Vec<u32> = Vec::new();
         for k in i..j {
-            if let (OpClass::Lane, Op::SetVgpr { mask, .. }) = (classes[k], &blk.ops[k]) {
+            let mask = match (classes[k], &blk.ops[k]) {
+                (OpClass::Lane, Op::SetVgpr { mask, .. }) => Some(mask),
+                (OpClass::Lane, Op::Select { cond, .. }) if reads_exec(blk, *cond) => Some(cond),
+                _ => None,
+            };
+            if let Some(mask) = mask {
                 let early = (mask.0 as usize) < i
                     || classes.get(mask.0 as usize) == Some(&OpClass::Uniform)
                         && !post[mask.0 as usize - i];
@@ -305,6 +330,7 @@ impl Gen<'_, '_> {
             full_masks: full,
             nan: None,
             nan_pending: None,
+            ftz_products: [None, None],
         };
         let fast = self.group_loop(&plan, LoopCopy::Fast(fast), header, after)?;
         if let LoopCopy::Fast(FastCopy {
@@ -327,6 +353,20 @@ impl Gen<'_, '_> {
             for _ in 0..args.len() {
                 self.b.append_block_param(slow, types::I64);
             }
+            // The slow copy runs with the host's FTZ off (`ftz`): off on the way in, on
+            // again on the way out.
+            let ftz = self.ftz;
+            let slow_after = if ftz {
+                self.ftz_switch(false);
+                let b = self.b.create_block();
+                self.b.set_cold_block(b);
+                for _ in &plan.cmps {
+                    self.b.append_block_param(b, types::I64);
+                }
+                b
+            } else {
+                after
+            };
             self.b.ins().jump(slow, &args);
             for k in i..j {
                 if classes[k] == OpClass::Lane {
@@ -334,7 +374,21 @@ impl Gen<'_, '_> {
                     self.splat_src[k] = None;
                 }
             }
-            self.group_loop(&plan, LoopCopy::Slow, slow, after)?;
+            self.ftz = false;
+            self.group_loop(&plan, LoopCopy::Slow, slow, slow_after)?;
+            self.ftz = ftz;
+            if ftz {
+                self.b.switch_to_block(slow_after);
+                self.b.seal_block(slow_after);
+                self.ftz_switch(true);
+                let out: Vec<BlockArg> = self
+                    .b
+                    .block_params(slow_after)
+                    .iter()
+                    .map(|v| BlockArg::Value(*v))
+                    .collect();
+                self.b.ins().jump(after, &out);
+            }
         }
         self.finish_run(plan, after)
     }
@@ -558,6 +612,7 @@ impl Gen<'_, '_> {
     /// In the fast lane-group loop, before the group's stores: leaves for the slow loop
     /// when a float result of the group had a NaN lane.
     pub(super) fn bail_on_nan(&mut self) {
+        self.ftz_tests();
         self.pending_nans();
         let Some(fast) = self.fast_copy() else {
             return;
@@ -589,5 +644,19 @@ impl Gen<'_, '_> {
         self.b.ins().brif(any, blk, &args, cont, &[]);
         self.b.switch_to_block(cont);
         self.b.seal_block(cont);
+    }
+}
+
+/// Whether `v` is the wave's EXEC as the lifter reads it for a blend: `GetSgpr(126)`
+/// (wave32, possibly zero-extended) or the pair 126/127 packed (wave64).
+fn reads_exec(blk: &crate::ir::Block, v: Val) -> bool {
+    let op = |v: Val| blk.ops.get(v.0 as usize);
+    match op(v) {
+        Some(Op::GetSgpr(126)) => true,
+        Some(Op::Conv(crate::ir::ConvOp::ZExt, x)) => matches!(op(*x), Some(Op::GetSgpr(126))),
+        Some(Op::Pack { lo, hi }) => {
+            matches!(op(*lo), Some(Op::GetSgpr(126))) && matches!(op(*hi), Some(Op::GetSgpr(127)))
+        }
+        _ => false,
     }
 }

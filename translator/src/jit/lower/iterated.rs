@@ -346,6 +346,8 @@ impl Gen<'_, '_> {
     /// final register values (and, in the fast copy, the NaN lanes of all iterations, which
     /// [`Gen::bail_on_nan`] tests before anything of the group is stored).
     pub(super) fn iteration_end(&mut self, it: IterLoop) -> GenResult<()> {
+        // This iteration's tests (flushed products, pending NaN tests) join the NaN lanes.
+        self.ftz_tests();
         self.pending_nans();
         let next = self.b.ins().iadd_imm_s(it.k, 1);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, it.n);

@@ -49,7 +49,14 @@ impl Gen<'_, '_> {
             }
             Op::Select { cond, a, b } => {
                 let t = Self::need(ty)?;
-                if t.is_vector() {
+                // The fast copy of a lane-group loop runs only when its early register-write
+                // masks have every lane set: selecting on one of them takes `a`.
+                let full = self
+                    .fast_copy()
+                    .is_some_and(|f| f.full_masks.contains(&cond.0));
+                if t.is_vector() && full {
+                    JV::V(self.v(*a)?)
+                } else if t.is_vector() {
                     let lms = self.lane_masks(*cond, t.bits())?;
                     let (x, y) = (self.v(*a)?, self.v(*b)?);
                     let mut out = Vec::new();

@@ -16,7 +16,8 @@
 //!   group's float results, before that group stores anything) and a cold copy that redoes
 //!   that group and the rest with the NaN rule in line. The fast copy runs only when the masks of the run's register writes that
 //!   exist before the loop (EXEC) have all the block's lanes set, and writes registers
-//!   without blending; otherwise the cold copy runs from group 0.
+//!   without blending; otherwise the cold copy runs from group 0. Quick code
+//!   ([`Gen::with_one_loop_copy`]) has the second copy only, laid out in line.
 //! * **Straight-line form**: every op once over all the block's lanes.
 //!
 //! Uniform values are scalar Cranelift values. A whole-wave lane vector is 16 `i32x4` chunks
@@ -45,6 +46,7 @@ mod alu;
 mod calls;
 mod control;
 mod conv;
+mod ftz;
 mod group;
 mod iterated;
 mod lanefn;
@@ -244,13 +246,15 @@ pub struct Gen<'a, 'b> {
     /// The block's loop variant ([`crate::ir::passes::flush::loop_variant`]): the block
     /// rewritten for the VGPRs it lists being denormal-free, which the loop continues in
     /// once they are ([`Gen::emit`]).
-    variant: Option<(&'a Block, &'a [u16])>,
+    variant: Option<&'a crate::ir::passes::flush::LoopVariant>,
     /// Whether the loop variant's body is being emitted.
     in_variant: bool,
-    /// The global window the last scalar load selected: its pc, the block the load's code
-    /// ended in, and the window (`memory::scalar_mem`: the next dword of the same
-    /// `s_load_dwordxN`, lowered in that same block, reuses it).
-    sload_window: Option<(u64, cranelift_codegen::ir::Block, memory::WinParts)>,
+    /// Whether the code being emitted runs with the host's FTZ set ([`ftz`]).
+    ftz: bool,
+    /// The global window the last scalar load selected: the block the load's code ended
+    /// in, and the window (`memory::scalar_mem`: the next scalar load, lowered in that same
+    /// block, tries it first).
+    sload_window: Option<(cranelift_codegen::ir::Block, memory::WinParts)>,
     /// Per root VGPR of the block's lane-affine addresses: lane 0 of its entry value and
     /// whether it is lane-affine (`memory::affine`, tested at the body's start).
     affine_roots: HashMap<u16, (Value, Value)>,
@@ -307,6 +311,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             multi: 0,
             variant: None,
             in_variant: false,
+            ftz: false,
             sload_window: None,
             affine_roots: HashMap::new(),
             iters: None,
@@ -322,10 +327,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         self
     }
 
-    /// This generator with `block`'s loop variant: `variant`, the same block rewritten for
-    /// the VGPRs `regs` being denormal-free as f32 at its start.
-    pub fn with_loop_variant(mut self, variant: &'a Block, regs: &'a [u16]) -> Self {
-        self.variant = Some((variant, regs));
+    /// This generator with `block`'s loop variant: the same block rewritten for the VGPRs
+    /// and pairs it lists being denormal-free at its start.
+    pub fn with_loop_variant(mut self, variant: &'a crate::ir::passes::flush::LoopVariant) -> Self {
+        self.variant = Some(variant);
         self
     }
 
@@ -378,11 +383,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// start `variant_head` when none holds an f32 denormal, else to `head`.
     fn variant_check(
         &mut self,
-        regs: &[u16],
+        lv: &crate::ir::passes::flush::LoopVariant,
         head: cranelift_codegen::ir::Block,
         variant_head: cranelift_codegen::ir::Block,
     ) {
         use cranelift_codegen::ir::condcodes::IntCC;
+        let (regs, pairs) = (&lv.regs, &lv.pairs);
         let abs = self.splat_const(32, 0x7fff_ffff);
         let one = self.splat_const(32, 1);
         // Denormal: |x| - 1 < 0x7fffff (unsigned; ±0 wraps to the top).
@@ -405,9 +411,83 @@ impl<'a, 'b> Gen<'a, 'b> {
                 });
             }
         }
-        match acc {
-            Some(m) => {
-                let any = self.b.ins().vany_true(m);
+        // f64 pairs: exponent field 0 (in the high word) and a non-zero mantissa.
+        let exp_hi = self.splat_const(32, 0x7ff0_0000);
+        let man_hi = self.splat_const(32, 0x000f_ffff);
+        let zero = self.splat_const(32, 0);
+        for &p in pairs {
+            for c in 0..self.lanes / 4 {
+                let mut row = |r: u16| {
+                    self.b.ins().load(
+                        I32X4,
+                        trusted(),
+                        self.state,
+                        WaveState::vgpr_offset(r as usize, 4 * c) as i32,
+                    )
+                };
+                let (lo, hi) = (row(p), row(p + 1));
+                let e = self.b.ins().band(hi, exp_hi);
+                let ez = self.b.ins().icmp(IntCC::Equal, e, zero);
+                let mh = self.b.ins().band(hi, man_hi);
+                let m = self.b.ins().bor(mh, lo);
+                let mnz = self.b.ins().icmp(IntCC::NotEqual, m, zero);
+                let d = self.b.ins().band(ez, mnz);
+                acc = Some(match acc {
+                    Some(a) => self.b.ins().bor(a, d),
+                    None => d,
+                });
+            }
+        }
+        // SGPRs (f32) and SGPR pairs (f64), the same tests on scalars.
+        let mut sacc: Option<Value> = None;
+        let sgpr = |g: &mut Self, c: u8| {
+            if c == crate::wave::sreg::NULL {
+                g.iconst(types::I32, 0)
+            } else {
+                let off = WaveState::sgpr_offset(c as usize) as i32;
+                g.b.ins().load(types::I32, trusted(), g.state, off)
+            }
+        };
+        let scalars: Vec<(u8, bool)> = lv
+            .sregs
+            .iter()
+            .map(|&r| (r, false))
+            .chain(lv.spairs.iter().map(|&p| (p, true)))
+            .collect();
+        for (r, pair) in scalars {
+            let (hi, lo) = if pair {
+                (sgpr(self, r + 1), Some(sgpr(self, r)))
+            } else {
+                (sgpr(self, r), None)
+            };
+            let (exp, man) = if pair {
+                (0x7ff0_0000, 0x000f_ffff)
+            } else {
+                (0x7f80_0000, 0x007f_ffff)
+            };
+            let e = self.b.ins().band_imm_u(hi, exp);
+            let ez = self.b.ins().icmp_imm_u(IntCC::Equal, e, 0);
+            let mut m = self.b.ins().band_imm_u(hi, man);
+            if let Some(lo) = lo {
+                m = self.b.ins().bor(m, lo);
+            }
+            let mnz = self.b.ins().icmp_imm_u(IntCC::NotEqual, m, 0);
+            let d = self.b.ins().band(ez, mnz);
+            sacc = Some(match sacc {
+                Some(a) => self.b.ins().bor(a, d),
+                None => d,
+            });
+        }
+        let any = match acc {
+            Some(m) => Some(self.b.ins().vany_true(m)),
+            None => None,
+        };
+        let any = match (any, sacc) {
+            (Some(a), Some(b)) => Some(self.b.ins().bor(a, b)),
+            (a, b) => a.or(b),
+        };
+        match any {
+            Some(any) => {
                 self.b.ins().brif(any, head, &[], variant_head, &[]);
             }
             None => {
@@ -433,19 +513,39 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.switch_to_block(head);
         self.body(form)?;
         match self.variant {
-            Some((variant, regs)) if same_targets(&variant.exit, &blk.exit) => {
+            Some(lv) if same_targets(&lv.block.exit, &blk.exit) => {
+                let variant = &lv.block;
                 // The loop goes round the general version until the variant's registers
                 // hold no denormal, then round the variant (which keeps them so).
                 let check = self.b.create_block();
                 let variant_head = self.b.create_block();
                 self.exit(check)?;
                 self.b.switch_to_block(check);
-                self.variant_check(regs, head, variant_head);
+                // With FTZ, the variant is entered through a block that sets it (the loop
+                // round the variant stays in FTZ).
+                // (Not in the one-copy form: FTZ needs the fast copies' tests.)
+                let ftz = form == Form::LaneGroups
+                    && !self.one_copy
+                    && crate::jit::mxcsr::AVAILABLE
+                    && crate::ir::passes::flush::ftz_ready(variant);
+                let enter = if ftz {
+                    self.b.create_block()
+                } else {
+                    variant_head
+                };
+                self.variant_check(lv, head, enter);
+                if ftz {
+                    self.b.switch_to_block(enter);
+                    self.ftz_switch(true);
+                    self.b.ins().jump(variant_head, &[]);
+                }
                 self.switch_to(variant);
                 self.in_variant = true;
+                self.ftz = ftz;
                 self.b.switch_to_block(variant_head);
                 self.body(form)?;
                 self.exit(variant_head)?;
+                self.ftz = false;
             }
             _ => self.exit(head)?,
         }
@@ -729,6 +829,9 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Emits op `i` (its value, or [`JV::None`]) by its class.
     fn op(&mut self, i: usize, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+        if let Some(v) = self.ftz_flushed(i)? {
+            return Ok(v);
+        }
         if may_leave(op) {
             self.flush_counts();
         }

@@ -7,3 +7,4 @@
 pub(super) mod code;
 pub mod helpers;
 pub mod memory;
+pub mod mxcsr;

@@ -16,14 +16,6 @@ impl Lifter<'_> {
             dpp_map(d.ctrl).ok_or_else(|| format!("reserved DPP control {:#x}", d.ctrl))?;
         let idx = self.lane_const(map);
         let exec = self.exec();
-        // GFX9 has no FI bit: a source lane disabled in EXEC is invalid like an out-of-range
-        // one (ISA DPP: "if the source lane is disabled ... use BOUND_CTRL").
-        let ex_lanes = self.mask_to_lanes(exec);
-        let src_on = self.gather(ex_lanes, idx);
-        let src_ok = self.lanes_to_mask(src_on);
-        let static_ok = self.c64(!invalid);
-        let ok = self.and(src_ok, static_ok);
-        let permuted = self.gather(v, idx);
         let mut rowbank = 0u64;
         for l in 0..64u64 {
             let row = l / 16;
@@ -32,18 +24,41 @@ impl Lifter<'_> {
                 rowbank |= 1 << l;
             }
         }
+        // GFX9 has no FI bit: a source lane disabled in EXEC is invalid like an out-of-range
+        // one (ISA DPP: "if the source lane is disabled ... use BOUND_CTRL").
+        if d.bound_ctrl {
+            let rb = self.c64(rowbank);
+            let base = self.and(exec, rb);
+            self.dpp_wmask = Some(base);
+            return Ok(bound_gather(self, v, exec, idx, invalid));
+        }
+        let ex_lanes = self.mask_to_lanes(exec);
+        let src_on = self.gather(ex_lanes, idx);
+        let src_ok = self.lanes_to_mask(src_on);
+        let static_ok = self.c64(!invalid);
+        let ok = self.and(src_ok, static_ok);
+        let permuted = self.gather(v, idx);
         let rb = self.c64(rowbank);
         let base = self.and(exec, rb);
-        if d.bound_ctrl {
-            let zero = self.cst(permuted, 0);
-            self.dpp_wmask = Some(base);
-            Ok(self.select(ok, permuted, zero))
-        } else {
-            let m = self.and(base, ok);
-            self.dpp_wmask = Some(m);
-            Ok(permuted)
-        }
+        let m = self.and(base, ok);
+        self.dpp_wmask = Some(m);
+        Ok(permuted)
     }
+}
+
+/// The gather of `v` by `idx` in which a lane reads 0 where its source lane is disabled in
+/// `exec` or out of range (`invalid`, a mask of result lanes): `v`'s disabled lanes are
+/// zeroed before the permutation, so no mask of source lanes has to be permuted.
+fn bound_gather(l: &mut Lifter, v: Val, exec: Val, idx: Val, invalid: u64) -> Val {
+    let zero = l.cst(v, 0);
+    let v_on = l.select(exec, v, zero);
+    let permuted = l.gather(v_on, idx);
+    if invalid == 0 {
+        return permuted;
+    }
+    let ok = l.c64(!invalid);
+    let zero = l.cst(permuted, 0);
+    l.select(ok, permuted, zero)
 }
 
 /// DPP16 lane mapping of a GFX9 `DPP_CTRL`: for each lane, the source lane, and the mask of
@@ -146,7 +161,6 @@ fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
     })?;
     let idx = l.lane_const(map);
     let exec = l.exec();
-    let permuted = l.gather(v, idx);
     let mut rowbank = 0u64;
     for lane in 0..64u64 {
         let row = lane / 16;
@@ -157,28 +171,27 @@ fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
     }
     let rb = l.c64(rowbank);
     let base = l.and(exec, rb);
+    if d.bound_ctrl && !d.fi {
+        l.dpp_wmask = Some(base);
+        return Ok(bound_gather(l, v, exec, idx, out_of_range));
+    }
+    let permuted = l.gather(v, idx);
     let in_range = l.c64(!out_of_range);
-    let zero = l.cst(permuted, 0);
     if d.fi {
+        l.dpp_wmask = Some(base);
         if d.bound_ctrl {
-            l.dpp_wmask = Some(base);
             return Ok(permuted);
         }
-        l.dpp_wmask = Some(base);
+        let zero = l.cst(permuted, 0);
         return Ok(l.select(in_range, permuted, zero));
     }
     let on = l.mask_to_lanes(exec);
     let src_on = l.gather(on, idx);
     let src_on = l.lanes_to_mask(src_on);
     let ok = l.and(src_on, in_range);
-    if d.bound_ctrl {
-        l.dpp_wmask = Some(base);
-        Ok(l.select(ok, permuted, zero))
-    } else {
-        let m = l.and(base, ok);
-        l.dpp_wmask = Some(m);
-        Ok(permuted)
-    }
+    let m = l.and(base, ok);
+    l.dpp_wmask = Some(m);
+    Ok(permuted)
 }
 
 /// Applies DPP8 lane selects to `v` (src0): lane `l` reads lane `(l & !7) + sel[l & 7]`;
@@ -187,14 +200,9 @@ fn dpp16(l: &mut Lifter, v: Val, d: crate::isa::Dpp) -> R<Val> {
 pub(in crate::lift) fn dpp8(l: &mut Lifter, v: Val, sel: [u8; 8]) -> R<Val> {
     let fi = l.inst()?.mods.op_sel_hi & 0x80 != 0;
     let idx = l.lanes(|i| (i & !7) + (sel[(i & 7) as usize] & 7) as u32);
-    let permuted = l.gather(v, idx);
     if fi {
-        return Ok(permuted);
+        return Ok(l.gather(v, idx));
     }
     let exec = l.exec();
-    let on = l.mask_to_lanes(exec);
-    let src_on = l.gather(on, idx);
-    let ok = l.lanes_to_mask(src_on);
-    let zero = l.cst(permuted, 0);
-    Ok(l.select(ok, permuted, zero))
+    Ok(bound_gather(l, v, exec, idx, 0))
 }

@@ -707,6 +707,23 @@ impl<'t> Lifter<'t> {
         Ok(self.bcast(s))
     }
 
+    /// Whether sources `i` and `j` read the same value: the same operand with the same
+    /// modifiers, and no DPP, SDWA or VGPR indexing that could treat them differently.
+    pub fn same_source(&mut self, i: usize, j: usize) -> R<bool> {
+        let inst = self.inst()?;
+        let bit = |m: u8, n: usize| m >> n & 1;
+        let same_mods = [inst.mods.abs, inst.mods.neg, inst.mods.op_sel]
+            .iter()
+            .all(|&m| bit(m, i) == bit(m, j));
+        Ok(inst.dpp.is_none()
+            && inst.dpp8.is_none()
+            && inst.sdwa.is_none()
+            && !self.gpr_idx()
+            && inst.src.get(i).is_some_and(|o| o.is_some())
+            && inst.src.get(i) == inst.src.get(j)
+            && same_mods)
+    }
+
     /// Reads source `i` of the current VALU instruction as lanes, applying (in hardware
     /// order) DPP to `src0`, the SDWA source select, VOP3 `op_sel` for 16-bit kinds, and the
     /// `abs`/`neg` modifiers for float kinds.

@@ -193,6 +193,11 @@ pub(in crate::lift) fn nan_mask(l: &mut Lifter, v: Val, k: K) -> Val {
 /// NaN S0 gives S1 and a NaN S1 gives S0 (unchanged, so two NaNs give S1); otherwise the
 /// smaller/larger value with −0 < +0.
 pub(in crate::lift) fn fminmax(l: &mut Lifter, max: bool, k: K, a: Val, b: Val) -> Val {
+    if a == b && k != K::F16 {
+        // One value twice (LLVM's canonicalize, `v_max_f32 v, x, x`): by the rules above the
+        // result is `a`, an sNaN quieted under MODE.IEEE (a qNaN is quiet already).
+        return if l.ieee() { l.un(UnOp::FQuiet, a) } else { a };
+    }
     let op = if max { FMaxNum } else { FMinNum };
     let r = if k == K::F16 {
         // Ordered results are exact through f32; NaN cases select f16 bits below.

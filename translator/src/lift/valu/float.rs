@@ -24,7 +24,11 @@ pub(super) fn lift(l: &mut Lifter, inst: &Inst, op: ValuSem) -> R<()> {
                 K::F32
             };
             let a = l.src(0, k)?;
-            let b = l.src(1, k)?;
+            let b = if l.same_source(0, 1)? {
+                a
+            } else {
+                l.src(1, k)?
+            };
             let r = fminmax(l, matches!(op, V_MAX_F32 | V_MAX_F64), k, a, b);
             let r = l.fout(r, k)?;
             wr(l, r, k)

@@ -383,3 +383,58 @@ fn nan_propagation_and_fp16_overflow_clamp() {
         }
     }
 }
+
+#[rustfmt::skip]
+const SAME_OPERAND: [u32; 7] = [
+    0x16060301, // v_max_f32_e32 v3, v1, v1
+    0x14080301, // v_min_f32_e32 v4, v1, v1
+    0xd10b0005, 0x60020301, // v_max_f32_e64 v5, -v1, -v1
+    0xd2830006, 0x00022110, // v_max_f64 v[6:7], v[16:17], v[16:17]
+    0xbf810000, // s_endpgm
+];
+
+/// One register as both operands (LLVM's canonicalize): the pseudocode's result, an sNaN
+/// quieted under MODE.IEEE and every other value unchanged (the lifter's shortcut when both
+/// sources are the same operand with the same modifiers).
+#[test]
+fn min_max_of_one_value_twice() {
+    for ieee in [true, false] {
+        let exec = EXEC_PARTIAL;
+        let mut mem = Mem::new(0);
+        let (b, a) = run_words(&SAME_OPERAND, 21 + ieee as u64, exec, &mut mem, |s| {
+            s.mode = if ieee {
+                DEFAULT_MODE
+            } else {
+                DEFAULT_MODE & !0x200
+            };
+            for l in 0..64 {
+                let x = F32S[(l * 7 + 3) % 16];
+                s.vgpr[1][l] = x;
+                let d = f32_to_f64_bits(x);
+                s.vgpr[16][l] = d as u32;
+                s.vgpr[17][l] = (d >> 32) as u32;
+            }
+        });
+        for l in 0..64 {
+            let ctx = format!("lane {l}, IEEE {ieee}");
+            if exec >> l & 1 == 0 {
+                for r in 3..8 {
+                    assert_eq!(a.vgpr[r][l], b.vgpr[r][l], "inactive v{r} {ctx}");
+                }
+                continue;
+            }
+            let x = b.vgpr[1][l] as u64;
+            assert_eq!(a.vgpr[3][l] as u64, S.minmax(true, ieee, x, x), "v3 {ctx}");
+            assert_eq!(a.vgpr[4][l] as u64, S.minmax(false, ieee, x, x), "v4 {ctx}");
+            let nx = x ^ S.sign();
+            assert_eq!(
+                a.vgpr[5][l] as u64,
+                S.minmax(true, ieee, nx, nx),
+                "v5 {ctx}"
+            );
+            let d = f32_to_f64_bits(x as u32);
+            let got = a.vgpr[6][l] as u64 | (a.vgpr[7][l] as u64) << 32;
+            assert_eq!(got, D.minmax(true, ieee, d, d), "v[6:7] {ctx}");
+        }
+    }
+}

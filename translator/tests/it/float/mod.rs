@@ -1,4 +1,5 @@
 mod f16ops;
+mod flush_ftz;
 mod flush_loop;
 mod flush_random;
 mod fp8;

@@ -235,3 +235,60 @@ fn scalar_dword_runs_inside_and_across_the_window_end() {
         assert_eq!(run_both_with(&sload_run(u64::MAX - 3, n), |_| {}).0, 1);
     }
 }
+
+/// Scalar dword loads of different pcs at the given offsets from `BASE`, each into s4.. with
+/// a scalar op between them (the JIT tests a later load against the window the previous
+/// one selected first, and selects again when that fails).
+fn sload_mix(offs: &[u64]) -> Block {
+    use wavejit_translator::ir::{BinOp, Builder, Exit, Op, Ty};
+    let mut b = Builder::new(0x100, 64);
+    for (k, off) in offs.iter().enumerate() {
+        let addr = b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: BASE.wrapping_add(*off),
+            },
+            Some(Ty::S64),
+        );
+        let v = b.push(
+            Op::SLoad {
+                pc: 0x100 + 8 * k as u64,
+                addr,
+            },
+            Some(Ty::S32),
+        );
+        let s = b.push(Op::GetSgpr(3), Some(Ty::S32));
+        let x = b.push(Op::Bin(BinOp::Xor, v, s), Some(Ty::S32));
+        b.push(Op::SetSgpr(4 + k as u8, x), None);
+    }
+    b.finish(Exit::Jump(0x200))
+}
+
+#[test]
+fn scalar_loads_of_different_pcs_share_a_window_test_and_fault_alike() {
+    let len = GLOBAL_LEN as u64;
+    let poison = |s: &mut wavejit_translator::wave::WaveState| {
+        for (r, x) in s.sgpr.iter_mut().enumerate() {
+            *x = 0x5A00_0000 | r as u32;
+        }
+    };
+    // Inside the window, anywhere and in any order: nothing reaches the environment.
+    for offs in [
+        vec![0, 400, 8, len - 4],
+        vec![len - 4, 0],
+        vec![12, 12, 4096],
+    ] {
+        assert_eq!(run_both_with(&sload_mix(&offs), poison).0, 0, "{offs:?}");
+    }
+    // A load outside the window (past its end, below its start, far away) or unaligned,
+    // first, in the middle or last: that load goes to the checked path; a fault names
+    // its pc in both engines (the exit is compared).
+    for bad in [len, len - 2, u64::MAX - 3, 1 << 40, 6] {
+        for at in 0..3 {
+            let mut offs = vec![16, 32, 48];
+            offs[at] = bad;
+            let (slow, _) = run_both_with(&sload_mix(&offs), poison);
+            assert!(slow >= 1, "{offs:?}");
+        }
+    }
+}

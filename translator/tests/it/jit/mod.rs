@@ -5,5 +5,6 @@ mod gather;
 mod iterated;
 mod lane_inline;
 mod memory;
+mod store_run;
 mod throughput;
 mod tiering;

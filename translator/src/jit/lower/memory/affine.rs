@@ -11,7 +11,7 @@ use crate::jit::analysis::affine::{node, Ext, Half, Node};
 use crate::jit::lower::{Gen, GenResult, I32X4, JV};
 use crate::wave::WaveState;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value};
 
 impl Gen<'_, '_> {
     /// At the body's start: for every root VGPR of the block's affine accesses, lane 0 of
@@ -58,6 +58,15 @@ impl Gen<'_, '_> {
             if let (Some(acc), Some(l0)) = (acc, lane0) {
                 let off = self.b.ins().vany_true(acc);
                 let ok = self.b.ins().icmp_imm_u(IntCC::Equal, off, 0);
+                // Pinned here by a store: Cranelift places pure values at their first use,
+                // which would keep the row's chunks live (spilled) up to the first access.
+                let pin = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    8,
+                    2,
+                ));
+                self.b.ins().stack_store(types::I64, l0, pin, 0);
+                self.b.ins().stack_store(types::I64, ok, pin, 4);
                 self.affine_roots.insert(r, (l0, ok));
             }
         }

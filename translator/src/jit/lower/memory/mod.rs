@@ -455,42 +455,37 @@ impl Gen<'_, '_> {
                 // Inline: a dword-aligned address inside a global window (as
                 // `memory::try_scalar_load`), else the helper.
                 let four = self.iconst(types::I64, 4);
-                // The dwords of one `s_load_dwordxN` are consecutive SLoads of one pc with
-                // only their address adds between them: a later one, lowered in the block
-                // where the previous one's code ended (so the window's values dominate it),
-                // tests its offset against the window that one selected instead of selecting
-                // again. (The window's allocation stays live for the launch even if the
-                // helper refreshed the context's windows since.)
+                let low = self.b.ins().band_imm_u(a, 3);
+                let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+                let join = self.b.create_block();
+                self.b.append_block_param(join, types::I32);
+                // Scalar loads in a row (the dwords of one `s_load_dwordxN`, and the loads
+                // of one kernel argument block) mostly read one window: a later one, lowered
+                // in the block where the previous one's code ended (so the window's values
+                // dominate it), first tests its offset against the window that one selected,
+                // and selects again only when that fails. (The window's allocation stays
+                // live for the launch even if the helper refreshed the context's windows.)
                 let here = self.b.current_block();
-                let (w, hit, off) = match self.sload_window {
-                    Some((p, blk, w)) if p == *pc && Some(blk) == here => {
+                let reused = match self.sload_window {
+                    Some((blk, w)) if Some(blk) == here => {
                         let off = self.b.ins().isub(a, w.start);
                         let inside = self
                             .b
                             .ins()
                             .icmp(IntCC::UnsignedLessThanOrEqual, off, w.lim);
-                        (w, self.b.ins().band(w.hit, inside), off)
+                        let hit = self.b.ins().band(w.hit, inside);
+                        let go = self.b.ins().band(hit, aligned);
+                        let again = self.b.create_block();
+                        self.sload_inline(go, w.host, off, join, again);
+                        Some(w)
                     }
-                    _ => {
-                        let w = self.window_of(crate::env::Space::Global, a, four)?;
-                        (w, w.hit, self.b.ins().isub(a, w.start))
-                    }
+                    _ => None,
                 };
-                let ptr = self.b.ins().iadd(w.host, off);
-                let low = self.b.ins().band_imm_u(a, 3);
-                let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-                let go = self.b.ins().band(hit, aligned);
-                let fast = self.b.create_block();
+                let w = self.window_of(crate::env::Space::Global, a, four)?;
+                let off = self.b.ins().isub(a, w.start);
+                let go = self.b.ins().band(w.hit, aligned);
                 let slow = self.b.create_block();
-                let join = self.b.create_block();
-                self.b.append_block_param(join, types::I32);
-                self.b.ins().brif(go, fast, &[], slow, &[]);
-                self.b.switch_to_block(fast);
-                self.b.seal_block(fast);
-                let x = self.b.ins().load(types::I32, le(), ptr, 0);
-                self.b.ins().jump(join, &[BlockArg::Value(x)]);
-                self.b.switch_to_block(slow);
-                self.b.seal_block(slow);
+                self.sload_inline(go, w.host, off, join, slow);
                 let out = self.slot_addr(5);
                 let (p, i32t) = (types::I64, types::I32);
                 let rc = self
@@ -509,7 +504,7 @@ impl Gen<'_, '_> {
                 self.b.ins().jump(join, &[BlockArg::Value(x)]);
                 self.b.switch_to_block(join);
                 self.b.seal_block(join);
-                self.sload_window = Some((*pc, join, w));
+                self.sload_window = Some((join, reused.unwrap_or(w)));
                 JV::S(self.b.block_params(join)[0])
             }
             Op::SStore { pc, addr, data } => {
@@ -530,5 +525,26 @@ impl Gen<'_, '_> {
             }
             _ => return Err("not a scalar memory op".into()),
         })
+    }
+
+    /// Branches on `go` to a block loading the dword at `host + off` into `join`'s
+    /// parameter, else to `other`; leaves `other` current.
+    fn sload_inline(
+        &mut self,
+        go: Value,
+        host: Value,
+        off: Value,
+        join: cranelift_codegen::ir::Block,
+        other: cranelift_codegen::ir::Block,
+    ) {
+        let fast = self.b.create_block();
+        self.b.ins().brif(go, fast, &[], other, &[]);
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        let ptr = self.b.ins().iadd(host, off);
+        let x = self.b.ins().load(types::I32, le(), ptr, 0);
+        self.b.ins().jump(join, &[BlockArg::Value(x)]);
+        self.b.switch_to_block(other);
+        self.b.seal_block(other);
     }
 }

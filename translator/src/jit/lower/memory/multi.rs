@@ -3,6 +3,7 @@
 use super::PathLayout;
 use crate::ir::Op;
 use crate::jit::analysis::memory::{multi_access, vgpr_row, Multi, MULTI_SPAN};
+use crate::jit::analysis::store_run::store_run;
 use crate::jit::analysis::MemLowering;
 use crate::jit::lower::{le, masks::LANE_MASKS, trusted, Gen, GenResult, I32X4, JV};
 use crate::wave::{WaveState, MAX_LANES};
@@ -14,8 +15,12 @@ impl Gen<'_, '_> {
     /// is one: returns the index of the op after it.
     pub(in crate::jit::lower) fn try_multi(&mut self, i: usize) -> GenResult<Option<usize>> {
         let blk = self.block;
-        let Some(mu) = multi_access(blk, i, &self.facts.uses, &self.facts.last_use) else {
-            return Ok(None);
+        let mu = match multi_access(blk, i, &self.facts.uses, &self.facts.last_use) {
+            Some(mu) => mu,
+            None => match store_run(blk, i, &self.facts.last_use) {
+                Some(mu) => mu,
+                None => return Ok(None),
+            },
         };
         self.emit_multi(&mu)
             .map_err(|e| format!("ops {i}..={}: {e}", mu.last))?;
@@ -63,6 +68,10 @@ impl Gen<'_, '_> {
             _ => return Err("multi-dword access".into()),
         };
         let m = self.lane_bits(mask)?;
+        // The first address, when the lane-group form left it to the general code of lane-
+        // affine stores (a store run's pieces may be such stores): made here, before both
+        // paths; the later pieces' (in the range) are made by the fallback.
+        let remat = self.remat_address(addr)?;
         let abuf = self.read_buffer(addr, 0)?;
         // Stores: each piece's data row (its register, else a buffer).
         let mut data = Vec::new();
@@ -71,19 +80,48 @@ impl Gen<'_, '_> {
                 let Op::Store { data: dv, .. } = &blk.ops[k] else {
                     return Err("multi-dword store".into());
                 };
-                let p = match vgpr_row(self.block, *dv, mu.first) {
+                // (The range writes no register: a row read anywhere in it holds its value
+                // at every store.)
+                let p = match vgpr_row(self.block, *dv, mu.last) {
                     Some(r) => self.state_addr(WaveState::vgpr_offset(r as usize, 0)),
-                    None => self.read_buffer(*dv, 1 + x)?,
+                    None if 1 + x < self.slots.len() => self.read_buffer(*dv, 1 + x)?,
+                    None => {
+                        let chunks = self.v(*dv)?;
+                        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                            StackSlotKind::ExplicitSlot,
+                            4 * MAX_LANES as u32,
+                            4,
+                        ));
+                        for (c, v) in chunks.iter().enumerate() {
+                            self.b
+                                .ins()
+                                .stack_store(types::I64, *v, slot, (c * 16) as i32);
+                        }
+                        self.b.ins().stack_addr(types::I64, slot, 0)
+                    }
                 };
                 data.push(p);
             }
         }
         let fallback = self.b.create_block();
         let join = self.b.create_block();
+        let fast_done = self.b.create_block();
         self.layout = PathLayout::InLine;
-        let r = self.multi_fast(mu, space, abuf, m, &data, fallback, join);
+        let r = self.multi_fast(mu, space, abuf, m, &data, fallback, fast_done);
         self.layout = PathLayout::Cold;
         r?;
+        // A store run's instruction counts: after its stores here, in order on the fallback;
+        // added to the counters on each path.
+        let counts: Vec<usize> = (mu.first..=mu.last)
+            .filter(|&k| matches!(blk.ops[k], Op::CountVector { .. }))
+            .collect();
+        self.b.switch_to_block(fast_done);
+        self.b.seal_block(fast_done);
+        for &k in &counts {
+            self.op(k, &blk.ops[k], blk.types[k])?;
+        }
+        self.flush_counts();
+        self.b.ins().jump(join, &[]);
         // The fallback: the ops as usual, memory through the helpers; laid out cold.
         let from = self.b.func.dfg.num_blocks();
         self.b.switch_to_block(fallback);
@@ -104,6 +142,7 @@ impl Gen<'_, '_> {
         }
         self.mem = self.facts.mem;
         r?;
+        self.flush_counts();
         self.b.ins().jump(join, &[]);
         self.b.set_cold_block(fallback);
         for b in from..self.b.func.dfg.num_blocks() {
@@ -120,6 +159,7 @@ impl Gen<'_, '_> {
                 self.escaped.remove(&(k as u32));
             }
         }
+        self.end_remat(remat);
         self.vreg_cache.clear();
         self.mask_cache.clear();
         self.multi += 1;
@@ -213,6 +253,7 @@ impl Gen<'_, '_> {
             self.b.seal_block(stores);
             // Piece after piece, each in lane order: the order of the separate stores.
             for (x, &(_, d)) in mu.pieces.iter().enumerate() {
+                let size = mu.sizes.get(x).copied().unwrap_or(4);
                 let next = self.b.create_block();
                 let (hdr, li) = self.quad_loop_begin();
                 let po = self.b.ins().ishl_imm_u(li, 3);
@@ -223,6 +264,12 @@ impl Gen<'_, '_> {
                 for j in 0..4usize {
                     let p = self.b.ins().load(types::I64, trusted(), pp, (8 * j) as i32);
                     let v = self.b.ins().load(types::I32, trusted(), dp, (4 * j) as i32);
+                    // The low bytes (little-endian), as `ds_store_b8`/`b16` write them.
+                    let v = match size {
+                        1 => self.b.ins().ireduce(types::I8, v),
+                        2 => self.b.ins().ireduce(types::I16, v),
+                        _ => v,
+                    };
                     self.b.ins().store(le(), v, p, d as i32);
                 }
                 self.quad_loop_end(hdr, li, next);
