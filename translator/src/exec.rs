@@ -62,6 +62,11 @@ pub struct TranslationStats {
     pub cache_hits: u64,
     /// Nanoseconds spent lifting and compiling.
     pub translate_ns: u64,
+    /// Cached blocks still waiting for their last (optimised) code under the JIT engine:
+    /// interpreted or running quick code ([`crate::tier`]). A level, not a count of work:
+    /// [`TranslationStats::since`] keeps the later snapshot's value. Zero once every block
+    /// the kernel ran has reached its steady state, and always zero for the interpreter.
+    pub blocks_awaiting_optimised: u64,
 }
 
 impl TranslationStats {
@@ -72,6 +77,7 @@ impl TranslationStats {
             blocks_compiled: self.blocks_compiled.saturating_sub(before.blocks_compiled),
             cache_hits: self.cache_hits.saturating_sub(before.cache_hits),
             translate_ns: self.translate_ns.saturating_sub(before.translate_ns),
+            blocks_awaiting_optimised: self.blocks_awaiting_optimised,
         }
     }
 }
@@ -580,6 +586,20 @@ impl Translator {
                 .sum(),
             translate_ns: self.translate_ns.load(Ordering::Relaxed)
                 + self.compiles.compile_ns.load(Ordering::Relaxed),
+            blocks_awaiting_optimised: self.blocks_awaiting_optimised(),
         }
+    }
+
+    /// Cached blocks whose last code is not decided yet (see
+    /// [`TranslationStats::blocks_awaiting_optimised`]).
+    fn blocks_awaiting_optimised(&self) -> u64 {
+        if self.engine != EngineKind::Jit {
+            return 0;
+        }
+        self.cache.read().map_or(0, |map| {
+            map.values()
+                .filter(|e| e.tiers.last_code().is_none())
+                .count() as u64
+        })
     }
 }

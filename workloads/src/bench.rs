@@ -14,6 +14,10 @@ mod triton_rows;
 
 mod modes;
 
+mod timing;
+pub use timing::Timing;
+use timing::{sample, Sampled};
+
 /// One measured row of the benchmark table (one line of `wavejit bench`, one object of
 /// `wavejit bench --json`).
 #[derive(Clone, Debug, Default)]
@@ -32,12 +36,14 @@ pub struct BenchRow {
     pub mode: Option<String>,
     /// Host threads the row ran on.
     pub threads: usize,
-    /// Best wall time over the samples.
+    /// Median wall time over the samples (`spread.median`).
     pub time: Duration,
-    /// Best wall time of the row's native reference in the same run (the same work done by
-    /// host-native code on the same threads).
+    /// The samples' median, fastest and slowest wall time.
+    pub spread: Timing,
+    /// Median wall time of the row's native reference in the same run (the same work done
+    /// by host-native code on the same threads).
     pub native_time: Option<Duration>,
-    /// Memory-bound rows: best wall time of a host memcpy moving the same bytes.
+    /// Memory-bound rows: median wall time of a host memcpy moving the same bytes.
     pub memcpy_time: Option<Duration>,
     /// Wall time of the first launch (wavejit rows; includes translation and compilation).
     pub first_launch: Option<Duration>,
@@ -57,6 +63,19 @@ pub struct BenchRow {
     /// The same row's time on one thread divided by its time on `threads` threads (set when
     /// the run measured both).
     pub scaling: Option<f64>,
+    /// The same work on one thread, sampled alternately with this row's samples (set when
+    /// the run measured scaling).
+    pub one_thread: Option<Timing>,
+    /// The native reference's median on one thread, sampled the same way.
+    pub native_one_thread: Option<Duration>,
+    /// The memcpy reference's median on one thread, sampled the same way.
+    pub memcpy_one_thread: Option<Duration>,
+    /// Launches before the timed ones (wavejit rows): until a launch translates nothing and
+    /// no block awaits its optimised code, within [`WARM_UP_MAX_LAUNCHES`].
+    pub warm_up_launches: Option<u64>,
+    /// Blocks still waiting for their optimised code when the timing started (wavejit
+    /// rows; 0 unless the warm-up hit its limit).
+    pub awaiting_optimised: Option<u64>,
 }
 
 impl BenchRow {
@@ -92,6 +111,9 @@ impl BenchRow {
             "mode": self.mode,
             "threads": self.threads,
             "time_ms": ms(self.time),
+            "time_min_ms": ms(self.spread.min),
+            "time_max_ms": ms(self.spread.max),
+            "samples": self.spread.samples,
             "cpu_ms": self.cpu.map(ms),
             "native_time_ms": self.native_time.map(ms),
             "memcpy_time_ms": self.memcpy_time.map(ms),
@@ -103,6 +125,38 @@ impl BenchRow {
             "ratio_to_native": self.ratio_to_native,
             "ratio_to_memcpy": self.ratio_to_memcpy(),
             "scaling_1_to_n_threads": self.scaling,
+            "time_1_thread_ms": self.one_thread.map(|t| ms(t.median)),
+            "time_1_thread_min_ms": self.one_thread.map(|t| ms(t.min)),
+            "time_1_thread_max_ms": self.one_thread.map(|t| ms(t.max)),
+            "warm_up_launches": self.warm_up_launches,
+            "blocks_awaiting_optimised": self.awaiting_optimised,
+        })
+    }
+
+    /// The row of the same work on one thread, from the samples taken alternately with this
+    /// row's ([`BenchRow::one_thread`]); `None` when there are none.
+    pub fn one_thread_row(&self) -> Option<BenchRow> {
+        let one = self.one_thread?;
+        let s = one.median.as_secs_f64();
+        let per_s = |rate: Option<f64>| rate.map(|r| r * self.time.as_secs_f64() / s);
+        let native_time = self.native_one_thread.or(self.native_time);
+        let memcpy_time = self.memcpy_one_thread.or(self.memcpy_time);
+        Some(BenchRow {
+            threads: 1,
+            time: one.median,
+            spread: one,
+            native_time,
+            memcpy_time,
+            wave_insts_per_s: per_s(self.wave_insts_per_s),
+            lane_ops_per_s: per_s(self.lane_ops_per_s),
+            bytes_per_s: per_s(self.bytes_per_s),
+            ratio_to_native: native_time.map(|n| n.as_secs_f64() / s),
+            cpu: None,
+            scaling: None,
+            one_thread: None,
+            native_one_thread: None,
+            memcpy_one_thread: None,
+            ..self.clone()
         })
     }
 }
@@ -124,8 +178,11 @@ pub struct BenchConfig {
     pub alu_items: usize,
     /// FMA iterations per work-item (each does 4 FMAs).
     pub alu_iters: u32,
-    /// Samples per measurement (the best is reported).
+    /// Samples per measurement (the median and the spread are reported).
     pub samples: usize,
+    /// Also time every row on one thread, alternately with its samples
+    /// ([`BenchRow::scaling`]).
+    pub scaling: bool,
     /// Host threads (0 = all).
     pub threads: usize,
     /// M = N = K of the GEMM benchmarks (a multiple of 256, the largest tiled GEMM's tile).
@@ -142,6 +199,7 @@ impl BenchConfig {
             alu_items: 16 * 1024,
             alu_iters: 256,
             samples: 3,
+            scaling: false,
             threads: 0,
             gemm_size: 256,
             only: String::new(),
@@ -155,7 +213,8 @@ impl Default for BenchConfig {
             vadd_elems: 64 << 20,
             alu_items: 64 * 1024,
             alu_iters: 2048,
-            samples: 3,
+            samples: 5,
+            scaling: false,
             threads: 0,
             gemm_size: 1024,
             only: String::new(),
@@ -163,41 +222,18 @@ impl Default for BenchConfig {
     }
 }
 
-/// Runs `f` `samples` times: the best wall time, its result, and the mean process CPU time
-/// per sample (all threads; `None` where the platform does not report it).
-fn best_of<T>(
-    samples: usize,
-    mut f: impl FnMut() -> Result<T, Error>,
-) -> Result<(Duration, T, Option<Duration>), Error> {
-    let mut best: Option<(Duration, T)> = None;
-    let n = samples.max(1);
-    let cpu0 = process_cpu();
-    for _ in 0..n {
-        let t0 = Instant::now();
-        let r = f()?;
-        let dt = t0.elapsed();
-        if best.as_ref().is_none_or(|(b, _)| dt < *b) {
-            best = Some((dt, r));
-        }
-    }
-    let cpu = match (cpu0, process_cpu()) {
-        (Some(a), Some(b)) => b.checked_sub(a).map(|d| d / n as u32),
-        _ => None,
-    };
-    let (t, r) = best.ok_or_else(|| Error::Usage("no samples".into()))?;
-    Ok((t, r, cpu))
+/// Times the host computation `run(threads)` with `cfg`'s samples on `cfg.threads` and, when
+/// `cfg.scaling`, alternately on one thread.
+fn time_host<T>(
+    cfg: &BenchConfig,
+    run: impl FnMut(usize) -> Result<T, Error>,
+) -> Result<Sampled<T>, Error> {
+    sample(cfg.samples, cfg.threads, scales(cfg), run)
 }
 
-/// CPU time (user + system) of this process so far: `/proc/self/stat` fields 14 and 15, in
-/// Linux's fixed 100 Hz `USER_HZ` ticks. `None` elsewhere or when unreadable.
-fn process_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The command name (field 2) may contain spaces; fields after its ')' are plain.
-    let rest = stat.get(stat.rfind(')')? + 1..)?;
-    let mut fields = rest.split_whitespace().skip(11);
-    let utime: u64 = fields.next()?.parse().ok()?;
-    let stime: u64 = fields.next()?.parse().ok()?;
-    Some(Duration::from_millis((utime + stime) * 10))
+/// Whether `cfg` asks for one-thread samples next to multi-thread ones.
+fn scales(cfg: &BenchConfig) -> bool {
+    cfg.scaling && host_threads(cfg.threads) > 1
 }
 
 fn host_threads(threads: usize) -> usize {
@@ -384,17 +420,10 @@ impl Workload {
         })
     }
 
-    /// Launches the kernel until a launch translates nothing (at most 4 times), so timed
-    /// launches run compiled code: a block is compiled after 64 runs, which a small grid
-    /// may not reach in one launch.
+    /// Launches the kernel until its translation is steady ([`warm_up`]), so timed launches
+    /// run each block's last code.
     pub fn warm_up(&self) -> Result<(), Error> {
-        for _ in 0..4 {
-            let t = self.run()?.translation;
-            if t.blocks_lifted == 0 && t.blocks_compiled == 0 {
-                break;
-            }
-        }
-        Ok(())
+        warm_up(self.run()?, || self.run()).map(|_| ())
     }
 
     /// Launches the kernel once.
@@ -570,34 +599,37 @@ pub fn run_all(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     Ok(rows)
 }
 
-/// [`run_all`] on `cfg.threads` and, when that is more than one thread, again on one thread:
-/// the rows of both runs, each multi-thread row with its [`BenchRow::scaling`].
+/// [`run_all`] on `cfg.threads`, every row also sampled on one thread when that is more
+/// than one thread: the rows, each multi-thread row with its [`BenchRow::scaling`], followed
+/// by the one-thread rows ([`BenchRow::one_thread_row`]).
+///
+/// The one-thread samples alternate with the multi-thread ones on the same warm device, so
+/// both measure the same steady state under the same load.
 pub fn run_with_scaling(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
-    let mut rows = run_all(cfg)?;
-    if host_threads(cfg.threads) > 1 {
-        let one = run_all(&BenchConfig {
-            threads: 1,
-            ..cfg.clone()
-        })?;
-        let key = |r: &BenchRow| (r.name.clone(), r.label());
-        for r in &mut rows {
-            if let Some(o) = one.iter().find(|o| key(o) == key(r)) {
-                r.scaling = Some(o.time.as_secs_f64() / r.time.as_secs_f64());
-            }
-        }
-        rows.extend(one);
+    let mut rows = run_all(&BenchConfig {
+        scaling: true,
+        ..cfg.clone()
+    })?;
+    for r in &mut rows {
+        r.scaling = r
+            .one_thread
+            .map(|o| o.median.as_secs_f64() / r.time.as_secs_f64());
     }
+    let one: Vec<BenchRow> = rows.iter().filter_map(BenchRow::one_thread_row).collect();
+    rows.extend(one);
     Ok(rows)
 }
 
 /// Formats rows as a fixed-width table.
 pub fn format_table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<9} {:<38} {:>3} {:>9} {:>9} {:>13} {:>13} {:>8} {:>9} {:>9} {:>7} {:>8}\n",
+        "{:<9} {:<38} {:>3} {:>9} {:>9} {:>9} {:>9} {:>13} {:>13} {:>8} {:>9} {:>9} {:>7} {:>8}\n",
         "workload",
         "engine",
         "thr",
-        "time ms",
+        "median ms",
+        "min ms",
+        "max ms",
         "cpu ms",
         "wave-inst/s",
         "lane-ops/s",
@@ -614,11 +646,13 @@ pub fn format_table(rows: &[BenchRow]) -> String {
     let ms = |d: Option<Duration>| g(d.map(|d| d.as_secs_f64()), 1e-3, 1);
     for r in rows {
         s += &format!(
-            "{:<9} {:<38} {:>3} {:>9.2} {:>9} {:>12}M {:>12}G {:>8} {:>9} {:>9} {:>7} {:>8}\n",
+            "{:<9} {:<38} {:>3} {:>9.2} {:>9.2} {:>9.2} {:>9} {:>12}M {:>12}G {:>8} {:>9} {:>9} {:>7} {:>8}\n",
             r.name,
             r.label(),
             r.threads,
             r.time.as_secs_f64() * 1e3,
+            r.spread.min.as_secs_f64() * 1e3,
+            r.spread.max.as_secs_f64() * 1e3,
             ms(r.cpu),
             g(r.wave_insts_per_s, 1e6, 1),
             g(r.lane_ops_per_s, 1e9, 3),
@@ -632,23 +666,60 @@ pub fn format_table(rows: &[BenchRow]) -> String {
     s
 }
 
-/// A wavejit launch measured: best time, its report, mean CPU time, the first launch's wall
-/// time and the translation time of the warm-up launches.
+/// A wavejit launch measured: its samples, the report of the last timed launch, the first
+/// launch's wall time and the translation time of the warm-up launches.
 struct Measured {
-    time: Duration,
+    timing: Timing,
+    /// The same launch on one thread, sampled alternately (when the run measures scaling).
+    one_thread: Option<Timing>,
     report: Report,
     cpu: Option<Duration>,
     first_launch: Duration,
     translate: Duration,
-    /// Launches done (warm-up and timed).
+    /// Launches before the timed ones, the first included.
+    warm_up_launches: u64,
+    /// Blocks awaiting their optimised code when the timing started.
+    awaiting_optimised: u64,
+    /// Launches done (warm-up and timed, on either thread count).
     launches: u64,
 }
 
-/// Launches `kernel` once (timed: the first launch), then until a launch translates nothing
-/// (at most 4 launches in all: a block is compiled after 64 interpreted runs, which a small
-/// grid may not reach in one launch), then `samples` timed launches.
+/// Most launches [`warm_up`] makes (the first included).
+pub const WARM_UP_MAX_LAUNCHES: u64 = 16;
+
+/// Time after which [`warm_up`] stops launching even if the translation is not steady.
+const WARM_UP_MAX_TIME: Duration = Duration::from_secs(10);
+
+/// Launches with `launch` after `first` (a launch's report) until the translation is steady:
+/// a launch lifts and compiles nothing and no block awaits its optimised code (a long block
+/// runs quick code until it has run some hundred times, [`wavejit_translator`]'s tier-up),
+/// or [`WARM_UP_MAX_LAUNCHES`] or [`WARM_UP_MAX_TIME`] is reached. Returns the launches made
+/// (the first included), the translation time over all of them, and the blocks still
+/// awaiting their optimised code at the end.
+fn warm_up(
+    first: Report,
+    mut launch: impl FnMut() -> Result<Report, Error>,
+) -> Result<(u64, u64, u64), Error> {
+    let t0 = Instant::now();
+    let mut t = first.translation;
+    let mut translate = t.translate_ns;
+    let mut launches = 1;
+    let steady = |t: &wavejit::TranslationStats| {
+        t.blocks_lifted == 0 && t.blocks_compiled == 0 && t.blocks_awaiting_optimised == 0
+    };
+    while !steady(&t) && launches < WARM_UP_MAX_LAUNCHES && t0.elapsed() < WARM_UP_MAX_TIME {
+        t = launch()?.translation;
+        translate += t.translate_ns;
+        launches += 1;
+    }
+    Ok((launches, translate, t.blocks_awaiting_optimised))
+}
+
+/// Launches `kernel` once (timed: the first launch), warms up until the translation is steady
+/// ([`warm_up`]), then takes `cfg.samples` timed launches on `launch`'s threads and, when `cfg`
+/// measures scaling, as many on one thread, alternately.
 fn measure(
-    samples: usize,
+    cfg: &BenchConfig,
     dev: &Device,
     kernel: &Kernel,
     launch: &Launch,
@@ -656,30 +727,45 @@ fn measure(
     let t0 = Instant::now();
     let first = dev.launch(kernel, launch)?;
     let first_launch = t0.elapsed();
-    let mut translate = first.translation.translate_ns;
-    let mut launches = 1;
-    let mut last = first.translation;
-    while launches < 4 && (last.blocks_lifted != 0 || last.blocks_compiled != 0) {
-        last = dev.launch(kernel, launch)?.translation;
-        translate += last.translate_ns;
-        launches += 1;
-    }
-    let (time, report, cpu) = best_of(samples, || dev.launch(kernel, launch))?;
+    let (warm, translate, awaiting) = warm_up(first, || dev.launch(kernel, launch))?;
+    let single = launch.clone().threads(1);
+    let s = sample(cfg.samples, cfg.threads, scales(cfg), |threads| {
+        dev.launch(kernel, if threads == 1 { &single } else { launch })
+    })?;
     Ok(Measured {
-        time,
-        report,
-        cpu,
+        timing: s.timing,
+        one_thread: s.one_thread,
+        report: s.last,
+        cpu: s.cpu,
         first_launch,
         translate: Duration::from_nanos(translate),
-        launches: launches + samples.max(1) as u64,
+        warm_up_launches: warm,
+        awaiting_optimised: awaiting,
+        launches: warm + s.runs,
     })
 }
 
-/// The host references of one workload in one run.
+/// The host references of one workload in one run (medians).
 #[derive(Clone, Copy)]
 struct Reference {
     native: Duration,
     memcpy: Option<Duration>,
+    /// The same on one thread (when the run measures scaling).
+    native_one: Option<Duration>,
+    memcpy_one: Option<Duration>,
+}
+
+impl Reference {
+    /// The reference of a workload whose native computation was timed as `native` and,
+    /// for memory-bound work, a memcpy as `memcpy`.
+    fn new<T, U>(native: &Sampled<T>, memcpy: Option<&Sampled<U>>) -> Reference {
+        Reference {
+            native: native.timing.median,
+            memcpy: memcpy.map(|m| m.timing.median),
+            native_one: native.one_thread.map(|t| t.median),
+            memcpy_one: memcpy.and_then(|m| m.one_thread).map(|t| t.median),
+        }
+    }
 }
 
 /// The work one launch does: lane operations and bytes moved (0 for ALU-bound work).
@@ -690,26 +776,31 @@ struct Work {
 }
 
 /// A host reference row (native code or memcpy) of `name`.
-fn host_row(
+fn host_row<T>(
     cfg: &BenchConfig,
     name: &str,
     what: &str,
-    (time, cpu): (Duration, Option<Duration>),
+    timed: &Sampled<T>,
     work: Work,
     reference: Reference,
 ) -> BenchRow {
+    let time = timed.timing.median;
     let s = time.as_secs_f64();
     BenchRow {
         name: name.into(),
         what: what.into(),
         threads: host_threads(cfg.threads),
         time,
+        spread: timed.timing,
+        one_thread: timed.one_thread,
+        native_one_thread: reference.native_one,
+        memcpy_one_thread: reference.memcpy_one,
         native_time: Some(reference.native),
         memcpy_time: reference.memcpy,
         lane_ops_per_s: Some(work.lane_ops / s),
         bytes_per_s: (work.bytes > 0.0).then(|| work.bytes / s),
         ratio_to_native: Some(reference.native.as_secs_f64() / s),
-        cpu,
+        cpu: timed.cpu,
         ..Default::default()
     }
 }
@@ -724,7 +815,7 @@ fn wavejit_row(
     work: Work,
     reference: Reference,
 ) -> BenchRow {
-    let s = m.time.as_secs_f64();
+    let s = m.timing.median.as_secs_f64();
     BenchRow {
         name: name.into(),
         what: "wavejit jit".into(),
@@ -732,7 +823,13 @@ fn wavejit_row(
         wave_size: Some(wave),
         mode: mode.map(Into::into),
         threads: host_threads(cfg.threads),
-        time: m.time,
+        time: m.timing.median,
+        spread: m.timing,
+        one_thread: m.one_thread,
+        native_one_thread: reference.native_one,
+        memcpy_one_thread: reference.memcpy_one,
+        warm_up_launches: Some(m.warm_up_launches),
+        awaiting_optimised: Some(m.awaiting_optimised),
         native_time: Some(reference.native),
         memcpy_time: reference.memcpy,
         first_launch: Some(m.first_launch),
@@ -747,16 +844,15 @@ fn wavejit_row(
 }
 
 /// Times a host memcpy of `bytes` bytes (half read, half written) on `cfg.threads`.
-fn time_memcpy(cfg: &BenchConfig, bytes: usize) -> Result<(Duration, Option<Duration>), Error> {
+fn time_memcpy(cfg: &BenchConfig, bytes: usize) -> Result<Sampled<()>, Error> {
     let src = vec![1u8; bytes / 2];
     let mut dst = vec![0u8; bytes / 2];
     // Touch the destination once so the timed copies do not pay its page faults.
     memcpy_host(&src, &mut dst, cfg.threads);
-    let (t, (), cpu) = best_of(cfg.samples, || {
-        memcpy_host(&src, &mut dst, cfg.threads);
+    time_host(cfg, |threads| {
+        memcpy_host(&src, &mut dst, threads);
         Ok(())
-    })?;
-    Ok((t, cpu))
+    })
 }
 
 /// Runs `f` on `threads` threads (0 = all), each on its share of the index range `0..n`.
@@ -834,19 +930,16 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         bytes: 0.0,
     };
     let mut native = vec![0f32; n];
-    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        alu_fma_host(&mut native, cfg.alu_iters, cfg.threads);
+    let native_t = time_host(cfg, |threads| {
+        alu_fma_host(&mut native, cfg.alu_iters, threads);
         Ok(())
     })?;
-    let reference = Reference {
-        native: t_native,
-        memcpy: None,
-    };
+    let reference = Reference::new::<(), ()>(&native_t, None);
     let mut rows = vec![host_row(
         cfg,
         "alu_fma",
         "native host (Rust)",
-        (t_native, cpu_native),
+        &native_t,
         work,
         reference,
     )];
@@ -862,7 +955,7 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
                 .arg(Arg::I32(cfg.alu_iters as i32))
                 .engine(Engine::Jit)
                 .threads(cfg.threads);
-            let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+            let m = measure(cfg, &dev, &kernel, &launch)?;
             let got = dev.read(out)?;
             if let Some(i) = (0..n).find(|&i| got[4 * i..4 * i + 4] != want[4 * i..4 * i + 4]) {
                 return Err(Error::WrongResult(format!(
@@ -894,17 +987,14 @@ fn bench_alu(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
 fn memory_host_rows(
     cfg: &BenchConfig,
     name: &str,
-    native: (Duration, Option<Duration>),
+    native: &Sampled<()>,
     work: Work,
 ) -> Result<(Vec<BenchRow>, Reference), Error> {
     let memcpy = time_memcpy(cfg, work.bytes as usize)?;
-    let reference = Reference {
-        native: native.0,
-        memcpy: Some(memcpy.0),
-    };
+    let reference = Reference::new(native, Some(&memcpy));
     let rows = vec![
         host_row(cfg, name, "native host (Rust)", native, work, reference),
-        host_row(cfg, name, "host memcpy", memcpy, work, reference),
+        host_row(cfg, name, "host memcpy", &memcpy, work, reference),
     ];
     Ok((rows, reference))
 }
@@ -926,7 +1016,7 @@ fn target_rows(
         let dev = Device::new();
         let (kernel, launch, out) = prepare(t, &dev)?;
         let launch = launch.engine(Engine::Jit).threads(cfg.threads);
-        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+        let m = measure(cfg, &dev, &kernel, &launch)?;
         if !check(&dev.read(out)?, m.launches) {
             return Err(Error::WrongResult(format!(
                 "{name} benchmark ({} w{}): wavejit result differs from the host",
@@ -956,11 +1046,11 @@ fn bench_vadd(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let b: Vec<f32> = (0..n).map(|i| (i % 777) as f32 * 0.25).collect();
     let mut c = vec![0f32; n];
     vadd_host(&a, &b, &mut c, cfg.threads);
-    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        vadd_host(&a, &b, &mut c, cfg.threads);
+    let native_t = time_host(cfg, |threads| {
+        vadd_host(&a, &b, &mut c, threads);
         Ok(())
     })?;
-    let (mut rows, reference) = memory_host_rows(cfg, "vadd", (t_native, cpu_native), work)?;
+    let (mut rows, reference) = memory_host_rows(cfg, "vadd", &native_t, work)?;
     let want = f32_bytes(&c);
     let (a, b) = (f32_bytes(&a), f32_bytes(&b));
     let prepare = |t: &BenchTarget, dev: &Device| {
@@ -997,8 +1087,8 @@ fn bench_triad(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let b: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.5).collect();
     let c: Vec<f32> = (0..n).map(|i| (i % 777) as f32 * 0.25).collect();
     let mut a = vec![0f32; n];
-    let triad = |a: &mut [f32]| {
-        let per = n.div_ceil(host_threads(cfg.threads)).max(1);
+    let triad = |a: &mut [f32], threads: usize| {
+        let per = n.div_ceil(host_threads(threads)).max(1);
         std::thread::scope(|s| {
             for ((aa, bb), cc) in a.chunks_mut(per).zip(b.chunks(per)).zip(c.chunks(per)) {
                 s.spawn(move || {
@@ -1009,12 +1099,12 @@ fn bench_triad(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             }
         });
     };
-    triad(&mut a);
-    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        triad(&mut a);
+    triad(&mut a, cfg.threads);
+    let native_t = time_host(cfg, |threads| {
+        triad(&mut a, threads);
         Ok(())
     })?;
-    let (mut rows, reference) = memory_host_rows(cfg, "triad", (t_native, cpu_native), work)?;
+    let (mut rows, reference) = memory_host_rows(cfg, "triad", &native_t, work)?;
     let want = f32_bytes(&a);
     let (b, c) = (f32_bytes(&b), f32_bytes(&c));
     let prepare = |t: &BenchTarget, dev: &Device| {
@@ -1061,11 +1151,11 @@ fn bench_reduce(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         partial.into_inner().unwrap_or_else(|e| e.into_inner())
     };
     let want = sum_host(cfg.threads);
-    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        std::hint::black_box(sum_host(cfg.threads));
+    let native_t = time_host(cfg, |threads| {
+        std::hint::black_box(sum_host(threads));
         Ok(())
     })?;
-    let (mut rows, reference) = memory_host_rows(cfg, "reduce", (t_native, cpu_native), work)?;
+    let (mut rows, reference) = memory_host_rows(cfg, "reduce", &native_t, work)?;
     let bytes: Vec<u8> = input.iter().flat_map(|x| x.to_le_bytes()).collect();
     let groups = n.div_ceil(256 * REDUCE_PER_ITEM) as u32;
     let prepare = |t: &BenchTarget, dev: &Device| {
@@ -1317,7 +1407,9 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let flops = 2.0 * (n as f64).powi(3);
     let (a, b) = gemm_inputs(n);
     let mut c = vec![0f32; n * n];
-    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
+    // The host GEMM's threads are fixed at its first use (`MATMUL_NUM_THREADS`, set by
+    // `main`): no one-thread samples, the one-thread rows compare against it as it is.
+    let native_t = sample(cfg.samples, cfg.threads, false, |_| {
         sgemm_host(n, &a, &b, &mut c);
         Ok(())
     })?;
@@ -1326,15 +1418,12 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         lane_ops: flops,
         bytes: 0.0,
     };
-    let reference = Reference {
-        native: t_native,
-        memcpy: None,
-    };
+    let reference = Reference::new::<(), ()>(&native_t, None);
     let mut rows = vec![host_row(
         cfg,
         "gemm_f16",
         "host sgemm (f32)",
-        (t_native, cpu_native),
+        &native_t,
         work,
         reference,
     )];
@@ -1347,7 +1436,7 @@ fn bench_mfma_gemm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
         .collect();
     for build in all_gemm_builds() {
         let w = Workload::gemm_f16_on(cfg, Engine::Jit, build)?;
-        let m = measure(cfg.samples, &w.dev, &w.kernel, &w.launch)?;
+        let m = measure(cfg, &w.dev, &w.kernel, &w.launch)?;
         let expected = match build.kind {
             GemmKind::Triton { .. } => &want_f16,
             _ => &want,
@@ -1495,8 +1584,29 @@ mod tests {
             assert!((gbs - want).abs() <= 1e-6 * want, "{r}");
             let threads = r["threads"].as_u64().expect("threads");
             assert!(threads == 1 || threads == 2, "{r}");
-            // Scaling is reported on the 2-thread rows only.
+            // Scaling is reported on the 2-thread rows only, from their one-thread samples,
+            // which are also the time of the matching one-thread row.
             assert_eq!(r["scaling_1_to_n_threads"].is_number(), threads == 2, "{r}");
+            assert_eq!(r["time_1_thread_ms"].is_number(), threads == 2, "{r}");
+            if threads == 2 {
+                let one = num(r, "time_1_thread_ms");
+                let scaling = num(r, "scaling_1_to_n_threads");
+                assert!((scaling - one / time).abs() <= 1e-9 * scaling, "{r}");
+                let same = |o: &&serde_json::Value| {
+                    o["threads"] == 1
+                        && o["engine"] == r["engine"]
+                        && o["target"] == r["target"]
+                        && o["wave_size"] == r["wave_size"]
+                };
+                let row1 = rows.iter().find(same).expect("one-thread row");
+                assert_eq!(num(row1, "time_ms"), one, "{row1}");
+            }
+            // Median and spread of the samples.
+            assert_eq!(r["samples"], 1, "{r}");
+            assert!(
+                num(r, "time_min_ms") <= time && time <= num(r, "time_max_ms"),
+                "{r}"
+            );
             if r["engine"] == "wavejit jit" {
                 targets.insert((
                     r["target"].as_str().expect("target").to_string(),
@@ -1505,6 +1615,8 @@ mod tests {
                 assert!(num(r, "first_launch_ms") > 0.0, "{r}");
                 assert!(num(r, "translate_ms") > 0.0, "{r}");
                 assert!(num(r, "wave_insts_per_s") > 0.0, "{r}");
+                assert!(num(r, "warm_up_launches") >= 1.0, "{r}");
+                assert!(r["blocks_awaiting_optimised"].is_u64(), "{r}");
             } else {
                 assert!(
                     r["target"].is_null() && r["first_launch_ms"].is_null(),

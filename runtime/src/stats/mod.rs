@@ -92,12 +92,14 @@ mod tests {
             blocks_compiled: 1,
             cache_hits: 10,
             translate_ns: 5,
+            blocks_awaiting_optimised: 4,
         };
         let a = TranslationStats {
             blocks_lifted: 5,
             blocks_compiled: 1,
             cache_hits: 30,
             translate_ns: 9,
+            blocks_awaiting_optimised: 1,
         };
         let t = a.since(&b);
         assert_eq!(
@@ -105,9 +107,10 @@ mod tests {
                 t.blocks_lifted,
                 t.blocks_compiled,
                 t.cache_hits,
-                t.translate_ns
+                t.translate_ns,
+                t.blocks_awaiting_optimised
             ),
-            (2, 0, 20, 4)
+            (2, 0, 20, 4, 1)
         );
     }
 }

@@ -141,6 +141,8 @@ pub struct CompiledBlock {
     unsupported: Option<String>,
     /// Compiled in the lane-group loop form.
     grouped: bool,
+    /// Compiled in the iterated form (`lower::iterated`).
+    iterated: bool,
     /// Multi-dword accesses compiled as one (`lower::memory::multi`).
     multi: u32,
     _holder: Arc<Holder>,
@@ -279,7 +281,28 @@ impl Jit {
                 }
             })
             .collect();
-        for (blk, try_loop) in forms {
+        // A block looping to itself first tries the iterated form (`lower::iterated`; not
+        // with a loop variant, which the lane-group form runs).
+        let iterated: Vec<(&Block, lower::Form)> = if variant.is_none() {
+            folded
+                .iter()
+                .chain(std::iter::once(block))
+                .map(|b| (b, lower::Form::Iterated))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let forms = iterated.into_iter().chain(forms.into_iter().map(|(b, l)| {
+            let form = if l {
+                lower::Form::LaneGroups
+            } else {
+                lower::Form::StraightLine
+            };
+            (b, form)
+        }));
+        let mut iterated_form = false;
+        for (blk, form) in forms {
+            let try_loop = form != lower::Form::StraightLine;
             if try_loop && !self.loop_form {
                 continue;
             }
@@ -288,11 +311,6 @@ impl Jit {
             let mut fctx = FunctionBuilderContext::new();
             let built = {
                 let fb = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-                let form = if try_loop {
-                    lower::Form::LaneGroups
-                } else {
-                    lower::Form::StraightLine
-                };
                 let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr);
                 // Quick code runs a few hundred times at most: one copy of each lane-group
                 // loop halves what Cranelift compiles.
@@ -357,6 +375,7 @@ impl Jit {
                     multi = n;
                     code = Some(placed);
                     grouped = try_loop;
+                    iterated_form = form == lower::Form::Iterated;
                     break;
                 }
                 Err(e) => last_err = e,
@@ -382,6 +401,7 @@ impl Jit {
             writes_mode,
             unsupported,
             grouped,
+            iterated: iterated_form,
             multi,
             _holder: self.holder.clone(),
         })
@@ -472,6 +492,12 @@ impl CompiledBlock {
     /// loop over groups of 4 lanes), false for the straight-line form.
     pub fn is_grouped(&self) -> bool {
         self.grouped
+    }
+
+    /// Whether the block was compiled in the iterated form: a block looping to itself, all
+    /// its iterations run per lane group (`lower::iterated`).
+    pub fn is_iterated(&self) -> bool {
+        self.iterated
     }
 
     /// Runs the block once on `state`, with [`crate::interp::run_block`]'s contract (an

@@ -139,7 +139,7 @@ fn run_mode_kernel(
         .arg(Arg::I32(cfg.alu_iters as i32))
         .engine(Engine::Jit)
         .threads(cfg.threads);
-    let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+    let m = measure(cfg, &dev, &kernel, &launch)?;
     let got = dev.read(out)?;
     if got != want {
         return Err(Error::WrongResult(format!(
@@ -162,19 +162,16 @@ pub(super) fn bench_alu_modes(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error>
     // f32, toward zero. The host reference is the round-to-nearest loop (host code has no
     // cheap directed rounding); its result is checked against `alu_rtz_item`.
     let mut native = vec![0f32; n];
-    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        alu_fma_host(&mut native, iters, cfg.threads);
+    let native_t = time_host(cfg, |threads| {
+        alu_fma_host(&mut native, iters, threads);
         Ok(())
     })?;
-    let reference = Reference {
-        native: t_native,
-        memcpy: None,
-    };
+    let reference = Reference::new::<(), ()>(&native_t, None);
     rows.push(host_row(
         cfg,
         "alu_fma_rtz",
         "native host (Rust, nearest)",
-        (t_native, cpu_native),
+        &native_t,
         work,
         reference,
     ));
@@ -196,8 +193,8 @@ pub(super) fn bench_alu_modes(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error>
     }
     // f64, denormals kept and flushed (every value is normal: the results are the same).
     let mut native = vec![0f64; n];
-    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        let per = n.div_ceil(host_threads(cfg.threads)).max(1);
+    let native_t = time_host(cfg, |threads| {
+        let per = n.div_ceil(host_threads(threads)).max(1);
         std::thread::scope(|s| {
             for (c, part) in native.chunks_mut(per).enumerate() {
                 s.spawn(move || alu_f64_native(part, c * per, iters));
@@ -205,15 +202,12 @@ pub(super) fn bench_alu_modes(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error>
         });
         Ok(())
     })?;
-    let reference = Reference {
-        native: t_native,
-        memcpy: None,
-    };
+    let reference = Reference::new::<(), ()>(&native_t, None);
     rows.push(host_row(
         cfg,
         "alu_fma64",
         "native host (Rust)",
-        (t_native, cpu_native),
+        &native_t,
         work,
         reference,
     ));
@@ -251,7 +245,7 @@ pub(super) fn bench_cold_start(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error
         .collect();
     let mut rows = Vec::new();
     for &(gpu, wave, _, object) in MODE_TARGETS {
-        let run = |engine: Engine, samples: usize| -> Result<(Measured, Vec<u8>), Error> {
+        let run = |engine: Engine, cfg: &BenchConfig| -> Result<(Measured, Vec<u8>), Error> {
             // A fresh device each time: nothing translated before the first launch.
             let dev = Device::new();
             let kernel = dev.load_module(object)?.kernel("cold_start")?;
@@ -263,11 +257,16 @@ pub(super) fn bench_cold_start(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error
                 .arg(Arg::I32(iters))
                 .engine(engine)
                 .threads(cfg.threads);
-            let m = measure(samples, &dev, &kernel, &launch)?;
+            let m = measure(cfg, &dev, &kernel, &launch)?;
             Ok((m, dev.read(out)?))
         };
-        let (m, got) = run(Engine::Jit, cfg.samples)?;
-        let (_, want) = run(Engine::Interp, 1)?;
+        let (m, got) = run(Engine::Jit, cfg)?;
+        let reference_run = BenchConfig {
+            samples: 1,
+            scaling: false,
+            ..cfg.clone()
+        };
+        let (_, want) = run(Engine::Interp, &reference_run)?;
         if got != want {
             return Err(Error::WrongResult(format!(
                 "cold_start benchmark ({gpu} w{wave}): the JIT's result differs from the \
@@ -281,6 +280,8 @@ pub(super) fn bench_cold_start(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error
         let reference = Reference {
             native: Duration::ZERO,
             memcpy: None,
+            native_one: None,
+            memcpy_one: None,
         };
         let mut row = wavejit_row(cfg, "cold_start", (gpu, wave), None, &m, work, reference);
         row.native_time = None;

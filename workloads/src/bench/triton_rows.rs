@@ -4,7 +4,7 @@
 //! the same bytes in the same run, and checked against the host result.
 
 use super::{
-    best_of, host_row, measure, time_memcpy, wavejit_row, BenchConfig, BenchRow, Reference, Work,
+    host_row, measure, time_host, time_memcpy, wavejit_row, BenchConfig, BenchRow, Reference, Work,
 };
 use wavejit::{Arg, Device, Engine, Error, Launch};
 
@@ -211,25 +211,22 @@ pub(super) fn bench_softmax(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let x = input(n);
     let mut y = vec![0f32; n];
     softmax_host(&x, &mut y, cols, cfg.threads);
-    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        softmax_host(&x, &mut y, cols, cfg.threads);
+    let native_t = time_host(cfg, |threads| {
+        softmax_host(&x, &mut y, cols, threads);
         Ok(())
     })?;
     let memcpy = time_memcpy(cfg, n * 8)?;
-    let reference = Reference {
-        native: t_native,
-        memcpy: Some(memcpy.0),
-    };
+    let reference = Reference::new(&native_t, Some(&memcpy));
     let mut out = vec![
         host_row(
             cfg,
             "softmax",
             "native host (Rust)",
-            (t_native, cpu_native),
+            &native_t,
             work,
             reference,
         ),
-        host_row(cfg, "softmax", "host memcpy", memcpy, work, reference),
+        host_row(cfg, "softmax", "host memcpy", &memcpy, work, reference),
     ];
     let xb = f32_bytes(&x);
     for build in &SOFTMAX {
@@ -255,7 +252,7 @@ pub(super) fn bench_softmax(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
             )?
             .engine(Engine::Jit)
             .threads(cfg.threads);
-        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+        let m = measure(cfg, &dev, &kernel, &launch)?;
         // Outputs near 1/256: a relative bound (the exp of the kernel and the host's differ
         // in the last bits).
         check("softmax", build, &dev.read(bo)?, &y, (2e-5, 1e-9))?;
@@ -288,25 +285,22 @@ pub(super) fn bench_layernorm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error>
     let b: Vec<f32> = (0..cols).map(|c| (c % 31) as f32 / 31.0 - 0.5).collect();
     let mut y = vec![0f32; n];
     layernorm_host(&x, &w, &b, &mut y, eps, cfg.threads);
-    let (t_native, (), cpu_native) = best_of(cfg.samples, || {
-        layernorm_host(&x, &w, &b, &mut y, eps, cfg.threads);
+    let native_t = time_host(cfg, |threads| {
+        layernorm_host(&x, &w, &b, &mut y, eps, threads);
         Ok(())
     })?;
     let memcpy = time_memcpy(cfg, n * 8)?;
-    let reference = Reference {
-        native: t_native,
-        memcpy: Some(memcpy.0),
-    };
+    let reference = Reference::new(&native_t, Some(&memcpy));
     let mut out = vec![
         host_row(
             cfg,
             "layernorm",
             "native host (Rust)",
-            (t_native, cpu_native),
+            &native_t,
             work,
             reference,
         ),
-        host_row(cfg, "layernorm", "host memcpy", memcpy, work, reference),
+        host_row(cfg, "layernorm", "host memcpy", &memcpy, work, reference),
     ];
     let (xb, wb, bb) = (f32_bytes(&x), f32_bytes(&w), f32_bytes(&b));
     for build in &LAYERNORM {
@@ -335,7 +329,7 @@ pub(super) fn bench_layernorm(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error>
             )?
             .engine(Engine::Jit)
             .threads(cfg.threads);
-        let m = measure(cfg.samples, &dev, &kernel, &launch)?;
+        let m = measure(cfg, &dev, &kernel, &launch)?;
         // Outputs of order 1, from f32 sums in another order than the host's (the mean's
         // error shows absolutely in outputs near 0): the corpus test's bounds.
         check("layernorm", build, &dev.read(by)?, &y, (1e-4, 1e-5))?;

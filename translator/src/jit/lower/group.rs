@@ -178,24 +178,34 @@ impl Gen<'_, '_> {
     /// and, when a group may leave it, its slow copy) + the uniform ops after the loop.
     // Op indices address several parallel tables (ops, types, classes, values).
     #[allow(clippy::needless_range_loop)]
-    fn run(&mut self, i: usize, classes: &[OpClass], extent: RunExtent) -> GenResult<()> {
+    pub(super) fn run(
+        &mut self,
+        i: usize,
+        classes: &[OpClass],
+        extent: RunExtent,
+    ) -> GenResult<()> {
         let blk = self.block;
         let RunExtent {
             end: j,
             post,
             derived,
         } = extent;
-        // Placeholders keep value numbering aligned while the run is emitted out of order.
-        let first = self.vals.len();
-        if first != i {
-            return Err("value numbering".into());
-        }
-        for _ in i..j {
-            self.vals.push(JV::None);
-            self.splat_src.push(None);
+        // In the iterated form (`iterated`) the uniform ops ran already, in the scalar loop.
+        let iterated = self.iters.is_some();
+        if !iterated {
+            // Placeholders keep value numbering aligned while the run is emitted out of
+            // order.
+            let first = self.vals.len();
+            if first != i {
+                return Err("value numbering".into());
+            }
+            for _ in i..j {
+                self.vals.push(JV::None);
+                self.splat_src.push(None);
+            }
         }
         for k in i..j {
-            if classes[k] == OpClass::Uniform && !post[k - i] {
+            if classes[k] == OpClass::Uniform && !post[k - i] && !iterated {
                 let v = self
                     .op(k, &blk.ops[k], blk.types[k])
                     .map_err(|e| format!("op {k}: {e}"))?;
@@ -221,6 +231,9 @@ impl Gen<'_, '_> {
                     escapes.push((k, bits, slot));
                 }
             }
+        }
+        if iterated && !escapes.is_empty() {
+            return Err("an iterated block's vector value is used after it".into());
         }
         let outer = self.outer_buffers(i, j, classes)?;
         // Compares of the run accumulate their lane bits in loop-carried values.
@@ -513,6 +526,10 @@ impl Gen<'_, '_> {
             cmp_masks: HashMap::new(),
             last_cmp: None,
         });
+        let iterations = match self.iters {
+            Some(n) => Some(self.iteration_start(plan.i, plan.j, plan.classes, n)?),
+            None => None,
+        };
         for k in plan.i..plan.j {
             if plan.classes[k] != OpClass::Lane || self.is_deferred(k) {
                 continue;
@@ -546,6 +563,9 @@ impl Gen<'_, '_> {
                 _ => None,
             };
             self.vals[k] = v;
+        }
+        if let Some(it) = iterations {
+            self.iteration_end(it)?;
         }
         self.bail_on_nan();
         let vb = self.vbase();
@@ -591,7 +611,7 @@ impl Gen<'_, '_> {
 
     /// In the fast lane-group loop, before the group's stores: leaves for the slow loop
     /// when a float result of the group had a NaN lane.
-    fn bail_on_nan(&mut self) {
+    pub(super) fn bail_on_nan(&mut self) {
         self.ftz_tests();
         self.pending_nans();
         let Some(fast) = self.fast_copy() else {

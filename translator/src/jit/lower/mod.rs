@@ -48,6 +48,7 @@ mod control;
 mod conv;
 mod ftz;
 mod group;
+mod iterated;
 mod lanefn;
 mod lanes;
 mod masks;
@@ -174,6 +175,10 @@ pub enum Form {
     LaneGroups,
     /// Every op once over all the block's lanes.
     StraightLine,
+    /// A block looping to itself whose vector part neither feeds its scalar part nor
+    /// crosses lanes: the scalar loop first, then all iterations per lane group
+    /// ([`iterated`]).
+    Iterated,
 }
 
 /// [`Op::CountVector`] counts not yet added to the counters.
@@ -253,6 +258,8 @@ pub struct Gen<'a, 'b> {
     /// Per root VGPR of the block's lane-affine addresses: lane 0 of its entry value and
     /// whether it is lane-affine (`memory::affine`, tested at the body's start).
     affine_roots: HashMap<u16, (Value, Value)>,
+    /// In the iterated form's lane-group loop: the iteration count (`I64`, at least 1).
+    iters: Option<Value>,
     /// Emit each lane-group loop once, as its general (slow) copy only: half the code for
     /// Cranelift to compile, for code that runs a few times ([`crate::jit::Tier::Quick`]).
     one_copy: bool,
@@ -307,6 +314,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             ftz: false,
             sload_window: None,
             affine_roots: HashMap::new(),
+            iters: None,
             one_copy: false,
         }
     }
@@ -347,22 +355,27 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Emits the block body from the credit charge at `head` (the current block) to just
     /// before the exit, in `form`.
     fn body(&mut self, form: Form) -> GenResult<()> {
-        let blk = self.block;
         self.charge_credit();
         self.affine_root_tests();
+        self.count_classes();
+        match form {
+            Form::LaneGroups => self.emit_grouped()?,
+            Form::StraightLine => self.emit_straight()?,
+            Form::Iterated => return Err("the iterated form has its own body".into()),
+        }
+        self.flush_counts();
+        Ok(())
+    }
+
+    /// Adds one run's instructions by class to the wave's counters.
+    fn count_classes(&mut self) {
         let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
-        for (i, n) in blk.class_counts.iter().enumerate() {
+        for (i, n) in self.block.class_counts.iter().enumerate() {
             if *n > 0 {
                 let x = self.iconst(types::I64, *n as u64);
                 self.add_counter(cls + 8 * i, x);
             }
         }
-        match form {
-            Form::LaneGroups => self.emit_grouped()?,
-            Form::StraightLine => self.emit_straight()?,
-        }
-        self.flush_counts();
-        Ok(())
     }
 
     /// Where a loop of the general version goes back to when the block has a loop
@@ -487,6 +500,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// one.
     pub fn emit(mut self, form: Form) -> GenResult<u32> {
         let blk = self.block;
+        if form == Form::Iterated {
+            self.emit_iterated()?;
+            self.b.seal_all_blocks();
+            self.b.finalize(self.frontend);
+            return Ok(self.multi);
+        }
         // The block body starts here, so that an exit to the block's own start can loop back
         // (`self_loop`); sealed with all blocks at the end.
         let head = self.b.create_block();

@@ -2,6 +2,7 @@ mod affine;
 mod compile;
 mod contiguous;
 mod gather;
+mod iterated;
 mod lane_inline;
 mod lds_runs;
 mod memory;

@@ -329,6 +329,44 @@ fn quick_code_matches_the_interpreter_on_random_blocks() {
     assert!(insts >= 1000, "only {insts} instructions");
 }
 
+/// `TranslationStats::blocks_awaiting_optimised` counts the cached blocks that are still
+/// interpreted or running quick code, and reaches zero once every block has its last code.
+#[test]
+fn blocks_awaiting_the_optimised_tier_are_counted() {
+    let (code, starts) = code(&[program(20)]);
+    let awaiting = |t: &Translator| t.stats().blocks_awaiting_optimised;
+    let t = translator(EngineKind::Jit, POLICY);
+    assert_eq!(awaiting(&t), 0, "nothing cached yet");
+    same(&run(&t, &code, 0, starts[0]), &code, 0, starts[0]);
+    // `loop` and `mid` ran often enough to be optimised; the entry and end blocks ran once.
+    assert_eq!(awaiting(&t), 2);
+    for n in 1..4 {
+        same(&run(&t, &code, n, starts[0]), &code, n, starts[0]);
+    }
+    // The entry and end blocks compiled on their fourth run (hot_threshold 3).
+    assert_eq!(awaiting(&t), 0);
+
+    // Quick code that is not yet replaced keeps its block waiting.
+    let slow = translator(
+        EngineKind::Jit,
+        TierPolicy {
+            optimise_after: 1_000,
+            ..POLICY
+        },
+    );
+    for n in 0..4 {
+        same(&run(&slow, &code, n, starts[0]), &code, n, starts[0]);
+    }
+    assert_eq!(slow.tier_stats().quick, 1);
+    assert_eq!(awaiting(&slow), 1, "`loop` runs quick code");
+
+    // The interpreter never compiles, so nothing waits for it.
+    let interp = translator(EngineKind::Interp, POLICY);
+    same(&run(&interp, &code, 0, starts[0]), &code, 0, starts[0]);
+    assert!(interp.stats().blocks_lifted >= 4);
+    assert_eq!(awaiting(&interp), 0);
+}
+
 /// Quick code emits each lane-group loop once (the copy that blends partial EXEC masks and
 /// applies the NaN rule in line), and the optimised code a fast and a slow copy: both
 /// against the interpreter on the long `loop` block (`v_fma_f32` and `v_add_u32` pairs), with
