@@ -65,6 +65,8 @@ pub struct Jit {
     quick: OwnedTargetIsa,
     /// Try the lane-group loop form first (else always the straight-line form).
     loop_form: bool,
+    /// Try the iterated form for blocks looping to themselves ([`Jit::with_iterated_loops`]).
+    iterated_loops: bool,
 }
 
 /// How much work Cranelift puts into a block's code.
@@ -168,7 +170,18 @@ impl Jit {
             optimised,
             quick,
             loop_form: true,
+            iterated_loops: false,
         })
+    }
+
+    /// This JIT trying the iterated form (`lower::iterated`) for blocks that loop to
+    /// themselves. Off by default: it runs fewer host instructions, but each lane group's
+    /// iterations form one dependency chain (the lane-group form's groups are independent),
+    /// and it showed no wall-time gain over the lane-group form; interleaving several groups
+    /// per trip would shorten the chain.
+    pub fn with_iterated_loops(mut self, on: bool) -> Jit {
+        self.iterated_loops = on;
+        self
     }
 
     /// This JIT compiling every block in the straight-line form, never the lane-group loop
@@ -281,9 +294,9 @@ impl Jit {
                 }
             })
             .collect();
-        // A block looping to itself first tries the iterated form (`lower::iterated`; not
-        // with a loop variant, which the lane-group form runs).
-        let iterated: Vec<(&Block, lower::Form)> = if variant.is_none() {
+        // A block looping to itself first tries the iterated form (`lower::iterated`) when
+        // enabled; not with a loop variant, which the lane-group form runs.
+        let iterated: Vec<(&Block, lower::Form)> = if self.iterated_loops && variant.is_none() {
             folded
                 .iter()
                 .chain(std::iter::once(block))

@@ -178,6 +178,7 @@ fn translator(gpu: Gpu, wave: u32, engine: EngineKind) -> Translator {
     )
     .expect("translator")
     .with_tiers(TierPolicy::single(0))
+    .with_jit(Jit::new().expect("JIT").with_iterated_loops(true))
 }
 
 /// The JIT's run ended exactly as the interpreter's: result, budget, pc, registers, SCC and
@@ -208,6 +209,7 @@ fn iterated(gpu: Gpu, wave: u32, code: &Code) -> bool {
     let blk = lift_block(&target, code, BASE, IEEE_MODE);
     Jit::new()
         .expect("JIT")
+        .with_iterated_loops(true)
         .compile(&blk)
         .expect("the block compiles")
         .is_iterated()
