@@ -76,6 +76,15 @@ impl Gen<'_, '_> {
             .iter()
             .map(|a| self.v(*a))
             .collect::<GenResult<Vec<_>>>()?;
+        // The operands each in-line form reads (the lifter's arity; malformed IR is an error).
+        let reads = match f {
+            LaneFn::DivFmasF32 => 4,
+            LaneFn::Exp2F32 => 1,
+            _ => 3,
+        };
+        if x.len() < reads {
+            return Err("lane function with too few operands".into());
+        }
         let n = x.first().map_or(0, Vec::len);
         if x.iter().any(|c| c.len() != n) || self.nch(32) != n {
             return Err("lane function operands of other widths".into());
