@@ -7,7 +7,7 @@
 //! consecutive `ds_load_b32..b128` from one address register into distinct registers, as a
 //! GEMM reads its operand tiles (`ds_load_b128 v[27:30], v23; … v23 offset:16`).
 
-use super::memory::{vgpr_row, Multi, MULTI_SPAN};
+use super::memory::{affine, vgpr_row, Multi, MULTI_SPAN};
 use crate::env::Space;
 use crate::ir::{BinOp, Block, ConvOp, Op, Ty, Val};
 use crate::wave::NUM_VREGS;
@@ -30,29 +30,8 @@ enum Base {
 /// after the read ([`vgpr_row`]).
 fn base_of(blk: &Block, v: Val, at: usize) -> (Base, u64) {
     let ops = &blk.ops;
-    let bconst = |x: &Val| match ops.get(x.0 as usize) {
-        Some(Op::Broadcast(s)) => match ops.get(s.0 as usize) {
-            Some(Op::Const { bits, .. }) => Some(*bits),
-            _ => None,
-        },
-        _ => None,
-    };
-    let (mut v, mut c) = (v, 0u64);
-    for _ in 0..8 {
-        let is64 = blk.types.get(v.0 as usize) == Some(&Some(Ty::V64));
-        match ops.get(v.0 as usize) {
-            Some(Op::Bin(BinOp::Add, x, y)) if is64 => {
-                if let Some(k) = bconst(y) {
-                    (v, c) = (*x, c.wrapping_add(k));
-                } else if let Some(k) = bconst(x) {
-                    (v, c) = (*y, c.wrapping_add(k));
-                } else {
-                    break;
-                }
-            }
-            _ => break,
-        }
-    }
+    let (root, c) = affine(blk, v);
+    let v = Val(root);
     match ops.get(v.0 as usize) {
         Some(Op::Conv(ConvOp::ZExt, x)) if blk.types.get(x.0 as usize) == Some(&Some(Ty::V32)) => {
             match vgpr_row(blk, *x, at) {
