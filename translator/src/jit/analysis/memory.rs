@@ -233,10 +233,47 @@ pub(crate) struct Multi {
     /// Ops of the range emitted before the access (constants and their broadcasts: later
     /// ops may use them).
     pub hoist: Vec<usize>,
-    /// Bytes from the first piece's address to the end of the farthest piece.
-    pub span: u64,
     /// Per piece, the bytes it stores (4 but in a store run, `super::lds_runs`).
     pub sizes: Vec<u8>,
+    /// The addresses the pieces' offsets count from: one, but in a load run over two
+    /// address registers (`super::lds_runs::load_run`).
+    pub bases: Vec<RunBase>,
+    /// Per piece, the index of its base in `bases`.
+    pub base_of: Vec<u8>,
+}
+
+/// The address a [`Multi`]'s pieces count their offsets from (each lane's), plus `bias`
+/// (wrapping), so that every piece of the base lies in the `span` bytes from there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RunBase {
+    /// Where each lane's address comes from.
+    pub addr: RunAddr,
+    /// Added (wrapping) to that address.
+    pub bias: u64,
+    /// Bytes from the biased address to the end of the base's farthest piece.
+    pub span: u64,
+}
+
+/// Where a [`RunBase`]'s lane addresses come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RunAddr {
+    /// The first piece's address.
+    First,
+    /// A register's row, zero-extended (an LDS address).
+    Row(u16),
+    /// Two registers' rows, low and high half (a 64-bit global address).
+    Pair(u16, u16),
+}
+
+impl RunBase {
+    /// The first piece's address, its pieces in the `span` bytes from there.
+    pub fn first(span: u64) -> RunBase {
+        RunBase {
+            addr: RunAddr::First,
+            bias: 0,
+            span,
+        }
+    }
 }
 
 /// The multi-dword access starting at op `i`, if it is one: at least two dword pieces of
@@ -373,9 +410,10 @@ pub(crate) fn multi_access(
         last,
         load,
         sizes: vec![4; pieces.len()],
+        bases: vec![RunBase::first(span)],
+        base_of: vec![0; pieces.len()],
         pieces,
         dest,
         hoist,
-        span,
     })
 }

@@ -99,7 +99,7 @@ fn multi_access_finds_a_split_dwordx4_load() {
         mu.dest,
         [(10, false), (11, false), (12, false), (13, false)]
     );
-    assert_eq!(mu.span, 16);
+    assert_eq!(mu.bases[0].span, 16);
     // The offset constants and their broadcasts are hoisted; the adds are not.
     for &h in &mu.hoist {
         assert!(matches!(blk.ops[h], Op::Const { .. } | Op::Broadcast(_)));

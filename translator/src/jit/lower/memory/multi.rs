@@ -3,7 +3,7 @@
 use super::PathLayout;
 use crate::ir::Op;
 use crate::jit::analysis::lds_runs::{load_run, store_run};
-use crate::jit::analysis::memory::{multi_access, vgpr_row, Multi, MULTI_SPAN};
+use crate::jit::analysis::memory::{multi_access, vgpr_row, Multi, RunAddr, RunBase, MULTI_SPAN};
 use crate::jit::analysis::MemLowering;
 use crate::jit::lower::{le, masks::LANE_MASKS, trusted, Gen, GenResult, I32X4, JV};
 use crate::wave::{WaveState, MAX_LANES};
@@ -75,7 +75,12 @@ impl Gen<'_, '_> {
         // affine stores (a store run's pieces may be such stores): made here, before both
         // paths; the later pieces' (in the range) are made by the fallback.
         let remat = self.remat_address(addr)?;
-        let abuf = self.read_buffer(addr, 0)?;
+        // The first piece's lane addresses, when a base counts from them (else unused).
+        let abuf = if mu.bases.iter().any(|rb| rb.addr == RunAddr::First) {
+            self.read_buffer(addr, 0)?
+        } else {
+            self.iconst(types::I64, 0)
+        };
         // Stores: each piece's data row (its register, else a buffer).
         let mut data = Vec::new();
         if !mu.load {
@@ -182,14 +187,48 @@ impl Gen<'_, '_> {
         fallback: cranelift_codegen::ir::Block,
         join: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
-        let w = self.gather_window(space, abuf, m, mu.span, fallback)?;
-        // Pass 1: every active lane's host address into `ptrs` (an inactive lane's: the
-        // window's start for a load, whose lanes are then not written; a sink for a store).
-        let ptrs = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            8 * MAX_LANES as u32,
-            4,
-        ));
+        let nb = mu.bases.len();
+        // Each base's lane addresses: a 64-bit buffer, or a register's row.
+        let srcs: Vec<Value> = mu
+            .bases
+            .iter()
+            .map(|rb| match rb.addr {
+                RunAddr::Row(r) | RunAddr::Pair(r, _) => {
+                    self.state_addr(WaveState::vgpr_offset(r as usize, 0))
+                }
+                RunAddr::First => abuf,
+            })
+            .collect();
+        // The window of each base's bytes for the lowest active lane (none active: the
+        // fallback).
+        let anchor = self.cold_block();
+        self.b.ins().brif(m, anchor, &[], fallback, &[]);
+        self.b.switch_to_block(anchor);
+        self.b.seal_block(anchor);
+        let f = self.b.ins().ctz(m);
+        let mut ws = Vec::with_capacity(nb);
+        for (x, rb) in mu.bases.iter().enumerate() {
+            let a = self.run_lane_address(rb, srcs[x], f, 0);
+            let sz = self.iconst(types::I64, rb.span);
+            let w = self.window_of(space, a, sz)?;
+            let go = self.cold_block();
+            self.b.ins().brif(w.hit, go, &[], fallback, &[]);
+            self.b.switch_to_block(go);
+            self.b.seal_block(go);
+            ws.push(w);
+        }
+        // Pass 1: every active lane's host address of each base into `ptrs` (an inactive
+        // lane's: the window's start for a load, whose lanes are then not written; a sink
+        // for a store).
+        let ptrs: Vec<StackSlot> = (0..nb)
+            .map(|_| {
+                self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    8 * MAX_LANES as u32,
+                    4,
+                ))
+            })
+            .collect();
         let sink = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             MULTI_SPAN as u32,
@@ -214,18 +253,34 @@ impl Gen<'_, '_> {
             }
             let (hdr, li) = self.quad_loop_begin();
             let ao = self.b.ins().ishl_imm_u(li, 3);
-            let ab = self.b.ins().iadd(abuf, ao);
-            let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
-            let pp = self.b.ins().iadd(pbase, ao);
             let ms = if masked { self.b.ins().ushr(m, li) } else { m };
             for j in 0..4usize {
-                let (off, act) = self.gather_offset(&w, ab, ms, j, masked, fallback);
-                let mut p = self.b.ins().iadd(w.host, off);
-                if let (Some(act), false) = (act, mu.load) {
-                    let s = self.b.ins().stack_addr(types::I64, sink, 0);
-                    p = self.b.ins().select(act, p, s);
+                let act = masked.then(|| self.b.ins().band_imm_u(ms, 1i64 << j));
+                for (x, rb) in mu.bases.iter().enumerate() {
+                    let w = ws[x];
+                    let a = self.run_lane_address(rb, srcs[x], li, j);
+                    let off = self.b.ins().isub(a, w.start);
+                    let off = match act {
+                        Some(bit) => {
+                            let zero = self.iconst(types::I64, 0);
+                            self.b.ins().select(bit, off, zero)
+                        }
+                        None => off,
+                    };
+                    let bad = self.b.ins().icmp(IntCC::UnsignedGreaterThan, off, w.lim);
+                    let next = self.cold_block();
+                    self.b.ins().brif(bad, fallback, &[], next, &[]);
+                    self.b.switch_to_block(next);
+                    self.b.seal_block(next);
+                    let mut p = self.b.ins().iadd(w.host, off);
+                    if let (Some(act), false) = (act, mu.load) {
+                        let s = self.b.ins().stack_addr(types::I64, sink, 0);
+                        p = self.b.ins().select(act, p, s);
+                    }
+                    let pbase = self.b.ins().stack_addr(types::I64, ptrs[x], 0);
+                    let pp = self.b.ins().iadd(pbase, ao);
+                    self.b.ins().store(trusted(), p, pp, (8 * j) as i32);
                 }
-                self.b.ins().store(trusted(), p, pp, (8 * j) as i32);
             }
             self.quad_loop_end(hdr, li, done);
         }
@@ -242,7 +297,7 @@ impl Gen<'_, '_> {
                 if masked {
                     self.b.set_cold_block(blk);
                 }
-                self.multi_load_pass(mu, ptrs, m, masked, join)?;
+                self.multi_load_pass(mu, &ptrs, m, masked, join)?;
             }
             self.layout = PathLayout::InLine;
         } else {
@@ -260,7 +315,7 @@ impl Gen<'_, '_> {
                 let next = self.b.create_block();
                 let (hdr, li) = self.quad_loop_begin();
                 let po = self.b.ins().ishl_imm_u(li, 3);
-                let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
+                let pbase = self.b.ins().stack_addr(types::I64, ptrs[0], 0);
                 let pp = self.b.ins().iadd(pbase, po);
                 let dof = self.b.ins().ishl_imm_u(li, 2);
                 let dp = self.b.ins().iadd(data[x], dof);
@@ -284,6 +339,43 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
+    /// The address (`I64`) of lane `li + j` (`li` an `I64`) from base `rb` of a run: from
+    /// `src`, the 64-bit lane addresses of the first piece or the (low) base register's row,
+    /// plus the base's bias.
+    fn run_lane_address(&mut self, rb: &RunBase, src: Value, li: Value, j: usize) -> Value {
+        let a = match rb.addr {
+            RunAddr::First => {
+                let o = self.b.ins().ishl_imm_u(li, 3);
+                let p = self.b.ins().iadd(src, o);
+                self.b.ins().load(types::I64, trusted(), p, (8 * j) as i32)
+            }
+            RunAddr::Row(_) => {
+                let o = self.b.ins().ishl_imm_u(li, 2);
+                let p = self.b.ins().iadd(src, o);
+                self.b.ins().uload32(trusted(), p, (4 * j) as i32)
+            }
+            RunAddr::Pair(lo, hi) => {
+                let o = self.b.ins().ishl_imm_u(li, 2);
+                let p = self.b.ins().iadd(src, o);
+                let l = self.b.ins().uload32(trusted(), p, (4 * j) as i32);
+                // The high half's row, at its distance from the low one's.
+                let d = WaveState::vgpr_offset(hi as usize, 0) as i64
+                    - WaveState::vgpr_offset(lo as usize, 0) as i64;
+                let h = self
+                    .b
+                    .ins()
+                    .uload32(trusted(), p, (d + 4 * j as i64) as i32);
+                let h = self.b.ins().ishl_imm_u(h, 32);
+                self.b.ins().bor(l, h)
+            }
+        };
+        if rb.bias == 0 {
+            a
+        } else {
+            self.b.ins().iadd_imm_s(a, rb.bias as i64)
+        }
+    }
+
     /// Pass 2 of a multi-dword load: four lanes at a time, each piece's dwords of those
     /// lanes (one 16-byte load per lane and a transpose for four consecutive dwords)
     /// written to the piece's register: all four lanes when `masked` is false (every lane
@@ -292,26 +384,35 @@ impl Gen<'_, '_> {
     pub(in crate::jit::lower) fn multi_load_pass(
         &mut self,
         mu: &Multi,
-        ptrs: StackSlot,
+        ptrs: &[StackSlot],
         m: Value,
         masked: bool,
         join: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
         let (hdr, li) = self.quad_loop_begin();
         let po = self.b.ins().ishl_imm_u(li, 3);
-        let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
-        let pp = self.b.ins().iadd(pbase, po);
-        let ps: Vec<Value> = (0..4)
-            .map(|j| self.b.ins().load(types::I64, trusted(), pp, 8 * j))
-            .collect();
+        // Per base, the host addresses of the four lanes.
+        let mut pss: Vec<Vec<Value>> = Vec::with_capacity(ptrs.len());
+        for &slot in ptrs {
+            let pbase = self.b.ins().stack_addr(types::I64, slot, 0);
+            let pp = self.b.ins().iadd(pbase, po);
+            pss.push(
+                (0..4)
+                    .map(|j| self.b.ins().load(types::I64, trusted(), pp, 8 * j))
+                    .collect(),
+            );
+        }
         let offs: Vec<u64> = mu.pieces.iter().map(|&(_, d)| d).collect();
+        let base = |x: usize| mu.base_of.get(x).copied().unwrap_or(0) as usize;
         // Four pieces at consecutive dwords (a `b128`): one 16-byte load per lane and a
         // transpose; any other piece: its dword of each lane.
         let mut chunks: Vec<Value> = Vec::with_capacity(offs.len());
         let mut x = 0;
         while x < offs.len() {
             let d = offs[x];
-            if offs.get(x..x + 4) == Some(&[d, d + 4, d + 8, d + 12]) {
+            let ps = pss.get(base(x)).ok_or("run base")?;
+            let one_base = (x..x + 4).all(|y| base(y) == base(x));
+            if offs.get(x..x + 4) == Some(&[d, d + 4, d + 8, d + 12]) && one_base {
                 let r: Vec<Value> = ps
                     .iter()
                     .map(|&p| self.b.ins().load(I32X4, le(), p, d as i32))
