@@ -290,7 +290,7 @@ fn address_env() -> wavejit_translator::interp::test_env::FlatEnv {
     let mut e = env();
     for (i, w) in e.lds.chunks_exact_mut(4).enumerate() {
         let h = (i as u32 ^ 0x5bd1).wrapping_mul(2654435761);
-        let v = (h >> 8) % (LDS_LEN as u32 - 128) | 0x40;
+        let v = ((h >> 8) % (LDS_LEN as u32 - 128)) | 0x40;
         w.copy_from_slice(&v.to_le_bytes());
     }
     e
