@@ -40,18 +40,22 @@ pub struct TierPolicy {
 
 impl TierPolicy {
     /// The default: optimised after 64 interpreted runs; blocks of 128 instructions or more
-    /// compiled quickly after 4 and optimised after 384 more (768 for wave32).
+    /// compiled quickly after 4 and optimised after 1024 more (2048 for wave32).
     ///
-    /// Measured on the `cold_start` kernel (gfx942, wave64, 512-instruction straight-line
-    /// blocks; `docs/jit.md`): a block's optimised compile costs about as much as 60–70
-    /// interpreted runs, its quick compile about a third of that; quick code runs about 5×
-    /// slower than optimised code, so the optimised compile pays back after some hundreds of
-    /// runs.
+    /// Measured on the `cold_start` kernel (gfx942, wave64; `docs/jit.md`): an optimised
+    /// compile of a lane-group block costs about 0.7 M host instructions per GPU instruction
+    /// (the backtracking register allocator is most of it), a quick compile about 0.13 M;
+    /// quick code runs about 400 host instructions per wave64 GPU instruction against about
+    /// 45 for optimised code. So the optimised compile pays back after about 2000 runs;
+    /// recompiling after 1024 keeps it out of the first launch of a kernel whose long
+    /// blocks run a few hundred times per launch (a loop of three iterations over 256
+    /// waves), and a kernel launched repeatedly reaches its fastest code within a few
+    /// launches.
     pub const DEFAULT: TierPolicy = TierPolicy {
         hot_threshold: 64,
         quick_min_insts: 128,
         quick_threshold: 4,
-        optimise_after: 384,
+        optimise_after: 1024,
     };
 
     /// One tier: every block optimised after `hot_threshold` interpreted runs.

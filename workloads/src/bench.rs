@@ -692,7 +692,7 @@ const WARM_UP_MAX_TIME: Duration = Duration::from_secs(10);
 
 /// Launches with `launch` after `first` (a launch's report) until the translation is steady:
 /// a launch lifts and compiles nothing and no block awaits its optimised code (a long block
-/// runs quick code until it has run some hundred times, [`wavejit_translator`]'s tier-up),
+/// runs quick code until it has run about a thousand times, [`wavejit_translator`]'s tier-up),
 /// or [`WARM_UP_MAX_LAUNCHES`] or [`WARM_UP_MAX_TIME`] is reached. Returns the launches made
 /// (the first included), the translation time over all of them, and the blocks still
 /// awaiting their optimised code at the end.

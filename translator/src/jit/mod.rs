@@ -40,9 +40,9 @@ use std::sync::{Arc, Mutex};
 /// Attempts to link a successor slot before giving up on it (a successor that never
 /// compiles, or is never eligible, stops costing the run loop anything after this). More
 /// than the runs a block takes to reach its last tier under the default
-/// [`crate::tier::TierPolicy`] (772 for wave32), so a successor on quick code is still
+/// [`crate::tier::TierPolicy`] (2052 for wave32), so a successor on quick code is still
 /// linked once optimised.
-const LINK_TRIES: u32 = 1024;
+const LINK_TRIES: u32 = 4096;
 
 /// The successor links of one compiled block: for its jump (or taken-branch) target and
 /// its not-taken target, the code address of the compiled block there (0: not linked;

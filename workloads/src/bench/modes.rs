@@ -232,11 +232,11 @@ pub(super) fn bench_alu_modes(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error>
 
 /// The ~10 k-instruction `cold_start` kernel on a grid large enough that every block is
 /// compiled (256 wave64 or 512 wave32 runs of each straight-line block per launch): its rows
-/// report the first launch (translation, the long blocks' quick compiles, runs of their
-/// quick code, the optimised compiles of the loop blocks, which run three times per wave)
-/// and the translation time; the straight-line stages' optimised recompiles fall in the
-/// second launch (`translator::tier`), which the warm-up launches absorb before the steady
-/// samples. The result is checked against the interpreter's.
+/// report the first launch (translation, the long blocks' quick compiles and runs of their
+/// quick code) and the translation time; the optimised recompiles fall in later launches
+/// (the loop blocks, which run three times per wave, in the second; the straight-line
+/// stages in the fifth: `translator::tier`), which the warm-up launches absorb before the
+/// steady samples. The result is checked against the interpreter's.
 pub(super) fn bench_cold_start(cfg: &BenchConfig) -> Result<Vec<BenchRow>, Error> {
     let n = 64 * 256;
     let iters = 3;

@@ -61,7 +61,7 @@ impl Gen<'_, '_> {
                     let (x, y) = (self.v(*a)?, self.v(*b)?);
                     let mut out = Vec::new();
                     for k in 0..self.nch(t.bits()) {
-                        out.push(self.b.ins().bitselect(lms[k], x[k], y[k]));
+                        out.push(self.blend(lms[k], x[k], y[k]));
                     }
                     JV::V(out)
                 } else {

@@ -182,6 +182,9 @@ pub enum Form {
     Iterated,
 }
 
+/// Blends of one Cranelift block ([`Gen::blend`]): `(mask, a, b)` → `bitselect(mask, a, b)`.
+type BlendMemo = HashMap<(Value, Value, Value), Value>;
+
 /// [`Op::CountVector`] counts not yet added to the counters.
 #[derive(Clone, Copy)]
 pub(super) struct PendingCounts {
@@ -211,6 +214,9 @@ pub struct Gen<'a, 'b> {
     slots: Vec<StackSlot>,
     /// Lane-mask chunks already expanded from a mask value: `(value, lane bits)` → chunks.
     mask_cache: HashMap<(u32, u32), Vec<Value>>,
+    /// Blends emitted in the current Cranelift block ([`Gen::blend`]): the block, and
+    /// `(mask, a, b)` → the blend.
+    blends: (Option<cranelift_codegen::ir::Block>, BlendMemo),
     /// Current contents of vector registers, as chunks (stores are still emitted at once,
     /// so memory is always up to date; this only saves reloads).
     vreg_cache: HashMap<u16, Vec<Value>>,
@@ -303,6 +309,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             splat_src: Vec::with_capacity(block.ops.len()),
             slots,
             mask_cache: HashMap::new(),
+            blends: (None, HashMap::new()),
             vreg_cache: HashMap::new(),
             lanes: block.lanes(),
             links,
@@ -339,6 +346,26 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub fn with_window_hints(mut self, hints: &WindowHints) -> Self {
         self.hints = Some(hints.addr());
         self
+    }
+
+    /// `bitselect(mask, a, b)` of vector chunks, emitted once per Cranelift block for the
+    /// same operands. A lifted write under EXEC is an IR `Select` of the new and old value
+    /// (what later ops read) and a `SetVgpr` of the new value under the same mask, whose
+    /// blend with the register's current chunks is the same `bitselect`: without
+    /// Cranelift's optimiser ([`crate::jit::Tier::Quick`]) both would run. Reuse stays within
+    /// one Cranelift block, where an earlier value always dominates a later use.
+    fn blend(&mut self, mask: Value, a: Value, b: Value) -> Value {
+        let here = self.b.current_block();
+        if self.blends.0 != here {
+            self.blends.0 = here;
+            self.blends.1.clear();
+        }
+        if let Some(&v) = self.blends.1.get(&(mask, a, b)) {
+            return v;
+        }
+        let v = self.b.ins().bitselect(mask, a, b);
+        self.blends.1.insert((mask, a, b), v);
+        v
     }
 
     /// This generator with `block`'s loop variant: the same block rewritten for the VGPRs

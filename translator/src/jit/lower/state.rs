@@ -81,7 +81,7 @@ impl Gen<'_, '_> {
                 Some(o) => o[k],
                 None => self.b.ins().load(I32X4, trusted(), a, (16 * k) as i32),
             };
-            let new = self.b.ins().bitselect(lms[k], *c, o);
+            let new = self.blend(lms[k], *c, o);
             if store {
                 self.b.ins().store(trusted(), new, a, (16 * k) as i32);
             }

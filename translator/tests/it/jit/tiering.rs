@@ -329,6 +329,45 @@ fn quick_code_matches_the_interpreter_on_random_blocks() {
     assert!(insts >= 1000, "only {insts} instructions");
 }
 
+/// Under the default policy a long block (`loop`, 129 instructions, wave64) runs quick code
+/// for 1024 runs after its 4 interpreted ones, then optimised code: 40 runs per wave, so the
+/// optimised compile comes in wave 25 (runs 1001–1040) and not before; every wave against
+/// the interpreter.
+#[test]
+fn default_policy_optimises_long_blocks_after_1024_quick_runs() {
+    let (code, starts) = code(&[program(64)]);
+    let t = translator(EngineKind::Jit, TierPolicy::DEFAULT);
+    let loop_optimised = |t: &Translator| {
+        // `mid` (6 instructions) is optimised from its 65th run, in wave 1; the entry and
+        // end blocks run once per wave and stay interpreted here.
+        let st = t.tier_stats();
+        assert_eq!(st.quick, 1, "only `loop` gets quick code");
+        st.optimised == 2
+    };
+    for n in 0..25 {
+        let r = run(&t, &code, n, starts[0]);
+        same(&r, &code, n, starts[0]);
+        assert!(
+            !loop_optimised(&t),
+            "`loop` optimised after {} runs",
+            40 * (n + 1)
+        );
+    }
+    // Waiting: `loop` on quick code, the entry and end blocks interpreted.
+    assert_eq!(t.stats().blocks_awaiting_optimised, 3);
+    let r = run(&t, &code, 25, starts[0]);
+    same(&r, &code, 25, starts[0]);
+    assert!(
+        loop_optimised(&t),
+        "`loop` still on quick code after 1040 runs"
+    );
+    assert_eq!(t.stats().blocks_awaiting_optimised, 2);
+    // Later waves run the optimised code.
+    let r = run(&t, &code, 26, starts[0]);
+    same(&r, &code, 26, starts[0]);
+    assert_eq!(t.stats().blocks_compiled, 3);
+}
+
 /// `TranslationStats::blocks_awaiting_optimised` counts the cached blocks that are still
 /// interpreted or running quick code, and reaches zero once every block has its last code.
 #[test]
