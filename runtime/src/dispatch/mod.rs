@@ -3,10 +3,11 @@
 //! Workgroups are spread over the host threads (`std::thread::scope`), which take them in
 //! chunks from one shared counter (`WorkQueue`). The waves of one workgroup run
 //! cooperatively on one thread ([`schedule`]), so the workgroup's LDS needs no locks. Each
-//! thread reuses its wave states, LDS and scratch for all its workgroups; a wave starts from
-//! the launch's precomputed initial state ([`wave_init::WaveTemplate`]). The first fault
-//! stops the launch: threads stop taking workgroups, and the fault of the lowest-numbered
-//! workgroup that faulted is reported.
+//! thread reuses its wave states, LDS, scratch and memory environment for all its
+//! workgroups; a wave starts, right before its first run, from the launch's precomputed
+//! initial state ([`wave_init::WaveTemplate`]). The first fault stops the launch: threads
+//! stop taking workgroups, and the fault of the lowest-numbered workgroup that faulted is
+//! reported.
 
 pub mod float_env;
 pub mod kernarg;
@@ -27,7 +28,6 @@ use wavejit_translator::wave::WaveState;
 
 use crate::code_object::{ArgKind, HiddenArg, KernelInfo};
 use crate::fault::{fault_lane, instruction_text, FaultReport};
-use crate::memory::env::RegionCache;
 use crate::memory::{CodeImage, DeviceMemory, ScratchLayout, WaveMemEnv};
 use crate::profile::LaunchControl;
 use crate::stats::{Counters, TranslationStats};
@@ -396,9 +396,9 @@ type GroupError = Option<(usize, Option<u32>, String, u64)>;
 /// One host thread: takes chunks of workgroups until none are left or a fault stops the
 /// launch. Returns (workgroups, waves, counters) done by this thread.
 ///
-/// Nothing is allocated per workgroup or wave: the thread's wave states, LDS and scratch
-/// are taken once and reused, each wave started from the launch's [`WaveTemplate`]
-/// (clearing only the registers the kernel uses).
+/// Nothing is allocated per workgroup or wave: the thread's wave states, LDS, scratch and
+/// memory environment are taken once and reused, each wave started from the launch's
+/// [`WaveTemplate`] (clearing only the registers the kernel uses).
 fn worker(
     sh: &Shared,
     template: &Result<WaveTemplate, String>,
@@ -417,12 +417,20 @@ fn worker(
         .collect();
     let mut lds = vec![0u8; sh.lds_bytes];
     let mut scratch = vec![0u8; nw * ws as usize * lane_bytes];
+    // One memory environment for all the thread's waves (`WaveMemEnv::start_wave` points
+    // it at the running wave); its allocation cache carries over from wave to wave.
+    let mut env = WaveMemEnv::new(
+        sh.mem,
+        &mut lds,
+        &mut scratch,
+        ScratchLayout {
+            per_lane: lane_bytes as u64,
+        },
+    );
     let mut counters = Counters::default();
     let (mut done_groups, mut done_waves) = (0u64, 0u64);
     let [gx, gy, _] = sh.p.geometry.grid;
     let entry = sh.p.code.base().wrapping_add(k.entry);
-    // Last allocation hit by a wave of this thread (all within this launch's gate).
-    let mut hint = Default::default();
     // Workgroups finished but not yet reported to `sh.control`.
     let mut finished = 0u64;
     'chunks: while let Some(chunk) = queue.take() {
@@ -439,18 +447,10 @@ fn worker(
             let res = match template {
                 Err(e) => Err(Some((0usize, None, e.clone(), entry))),
                 Ok(t) => {
-                    // (Skipped when empty: most kernels use neither.)
-                    if !lds.is_empty() {
-                        lds.fill(0);
-                    }
-                    if !scratch.is_empty() {
-                        scratch.fill(0);
-                    }
-                    for (i, (st, budget)) in waves.iter_mut().enumerate() {
-                        t.start_wave(st, wg, i);
-                        *budget = sh.p.budget;
-                    }
-                    run_group(sh, queue, &mut waves, &mut lds, &mut scratch, &mut hint)
+                    env.clear_workgroup();
+                    run_group(sh, queue, &mut waves, &mut env, |i, st| {
+                        t.start_wave(st, wg, i)
+                    })
                 }
             };
             match res {
@@ -503,39 +503,38 @@ fn report_progress(sh: &Shared, finished: &mut u64) {
     *finished = 0;
 }
 
-/// Runs the started waves of one workgroup to completion (barriers, slices); a panic in
-/// the translator becomes the fault of the wave that was running, so it cannot take down
+/// Runs the waves of one workgroup to completion (barriers, slices) on the thread's memory
+/// environment `env`, each started by `start(index, state)` before its first run; a panic
+/// in the translator becomes the fault of the wave that was running, so it cannot take down
 /// the host.
 fn run_group(
     sh: &Shared,
     queue: &WorkQueue,
     waves: &mut [WaveSlot],
-    lds: &mut [u8],
-    scratch: &mut [u8],
-    hint: &mut RegionCache,
+    env: &mut WaveMemEnv,
+    start: impl Fn(usize, &mut WaveState),
 ) -> Result<(), GroupError> {
-    let lane_bytes = sh.per_lane as usize;
-    let wave_scratch = sh.target.wave_size as usize * lane_bytes;
+    let ws = sh.target.wave_size;
     // The wave running, for a panic's report.
     let mut current = 0usize;
+    // Waves started so far: the scheduler's first round runs every wave in index order,
+    // so wave `i` is started right before its first run (its state is then still in the
+    // host's cache).
+    let mut started = 0usize;
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run_workgroup(waves, |i, w, bar| {
             current = i;
             let (st, budget) = w;
-            // This wave's scratch slice (empty when the kernel uses no scratch).
-            let scr = scratch
-                .get_mut(i * wave_scratch..(i + 1) * wave_scratch)
-                .unwrap_or_default();
-            let mut env = WaveMemEnv::new(
-                sh.mem,
-                lds,
-                scr,
-                ScratchLayout {
-                    per_lane: lane_bytes as u64,
-                },
+            if i >= started {
+                start(i, st);
+                *budget = sh.p.budget;
+                started = i + 1;
+            }
+            env.start_wave(
+                i,
+                ws,
+                workgroup_barrier_state(bar.waves, bar.live, bar.signaled),
             );
-            env.set_region_hint(*hint);
-            env.set_barrier_state(workgroup_barrier_state(bar.waves, bar.live, bar.signaled));
             // The wave runs in slices of at most BUDGET_SLICE instructions so that a
             // fault elsewhere stops long-running workgroups soon. The translator checks
             // the budget before a block, so a wave stopped by its slice resumes at
@@ -544,7 +543,7 @@ fn run_group(
                 let total = *budget;
                 let mut slice = total.min(BUDGET_SLICE);
                 let given = slice;
-                let r = (sh.runner)(sh.p.code, st, &mut env, &mut slice);
+                let r = (sh.runner)(sh.p.code, st, env, &mut slice);
                 *budget = total - (given - slice);
                 match r {
                     Err(ExecFault::Runaway(_)) if given < total => {
@@ -556,7 +555,6 @@ fn run_group(
                     r => break r,
                 }
             };
-            *hint = env.region_hint();
             match ran {
                 Ok(ExitCode::EndPgm) => Ok(WaveStop::Ended),
                 Ok(ExitCode::Barrier) => Ok(WaveStop::Barrier),

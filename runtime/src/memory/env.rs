@@ -37,12 +37,18 @@ pub struct ScratchLayout {
 pub struct WaveMemEnv<'a> {
     mem: &'a DeviceMemory,
     lds: &'a mut [u8],
+    /// The scratch of every wave this environment serves; the running wave's lanes start
+    /// at `scratch_base` ([`WaveMemEnv::start_wave`]).
     scratch: &'a mut [u8],
+    scratch_base: u64,
     layout: ScratchLayout,
     /// The allocations `(start, len)` that last satisfied requests, newest first (`len` 0 =
     /// empty slot). Allocations cannot be freed while a launch runs (the launch gate), so a
     /// cached region stays valid.
     cache: RegionCache,
+    /// `cache` as windows for generated code ([`WaveEnv::fast_memory`]), rebuilt when the
+    /// cache changes.
+    windows: [MemWindow; 4],
     clock: u64,
     barrier: u32,
 }
@@ -92,33 +98,36 @@ impl<'a> WaveMemEnv<'a> {
             mem,
             lds,
             scratch,
+            scratch_base: 0,
             layout,
             cache: [(0, 0); 4],
+            windows: [MemWindow::EMPTY; 4],
             clock: 0,
             barrier: 0,
         }
     }
 
-    /// The allocation `(start, len)` that satisfied the last global request, to seed the
-    /// next environment of the same launch (see [`WaveMemEnv::set_region_hint`]).
-    pub(crate) fn region_hint(&self) -> RegionCache {
-        self.cache
+    /// Makes the environment serve wave `wave` of the workgroup, which sees the barrier
+    /// state `barrier` ([`WaveEnv::barrier_state`]; the scheduler's counts, see
+    /// [`wavejit_translator::env::workgroup_barrier_state`]): its lanes' scratch is
+    /// `scratch[wave * lanes * per_lane ..]` (`lanes`: the wave size) and the clock starts
+    /// again from zero, as in a new environment. One environment serves every run of every
+    /// wave of a worker thread in turn; the allocation cache stays (allocations cannot be
+    /// freed while the launch runs: the launch gate).
+    pub(crate) fn start_wave(&mut self, wave: usize, lanes: u32, barrier: u32) {
+        self.scratch_base = (wave as u64 * lanes as u64).saturating_mul(self.layout.per_lane);
+        self.barrier = barrier;
+        self.clock = 0;
     }
 
-    /// Seeds the allocation cache with the regions from [`WaveMemEnv::region_hint`]
-    /// of an environment of the *same launch*: allocations cannot be freed while a launch
-    /// runs (the launch gate), so the region is still live. Crate-private because a hint
-    /// from another launch could name freed memory.
-    /// Sets the work-group barrier state the wave sees while it runs
-    /// ([`WaveEnv::barrier_state`]; the scheduler's counts, see
-    /// [`wavejit_translator::env::workgroup_barrier_state`]).
-    pub(crate) fn set_barrier_state(&mut self, state: u32) {
-        self.barrier = state;
-    }
-
-    pub(crate) fn set_region_hint(&mut self, hint: RegionCache) {
-        if self.cache.iter().all(|&(_, l)| l == 0) {
-            self.cache = hint;
+    /// Zeroes the LDS and the scratch for the next workgroup (skipped when empty: most
+    /// kernels use neither).
+    pub(crate) fn clear_workgroup(&mut self) {
+        if !self.lds.is_empty() {
+            self.lds.fill(0);
+        }
+        if !self.scratch.is_empty() {
+            self.scratch.fill(0);
         }
     }
 
@@ -136,6 +145,16 @@ impl<'a> WaveMemEnv<'a> {
             Some(r) => {
                 self.cache.copy_within(0..3, 1);
                 self.cache[0] = r;
+                for (w, &(start, len)) in self.windows.iter_mut().zip(&self.cache) {
+                    // SAFETY: a cached region is a live allocation of this launch (the launch
+                    // gate keeps it alive while this environment exists), whose host address
+                    // is its device address; other threads access global memory only
+                    // through relaxed atomics (`access`), host copies wait for the gate.
+                    // Allocations are host user-space addresses, below the FLAT apertures,
+                    // so a window never covers an aperture address. Empty slots (`len` 0)
+                    // are empty windows.
+                    *w = unsafe { MemWindow::new(start, len, start as *mut u8) };
+                }
                 true
             }
             None => false,
@@ -206,7 +225,9 @@ impl<'a> WaveMemEnv<'a> {
             lane: l as u32,
         };
         match off.checked_add(size as u64) {
-            Some(end) if end <= self.layout.per_lane => Ok(l as u64 * self.layout.per_lane + off),
+            Some(end) if end <= self.layout.per_lane => {
+                Ok(self.scratch_base + l as u64 * self.layout.per_lane + off)
+            }
             _ => Err(fault),
         }
     }
@@ -488,15 +509,8 @@ impl WaveEnv for WaveMemEnv<'_> {
     /// aperture access stay on the checked path (no window covers them).
     fn fast_memory(&mut self) -> FastMemory {
         let mut fm = FastMemory::NONE;
-        for (w, &(start, len)) in fm.global.iter_mut().zip(&self.cache) {
-            // SAFETY: a cached region is a live allocation of this launch (the launch gate
-            // keeps it alive while this environment exists), whose host address is its
-            // device address; other threads access global memory only through relaxed
-            // atomics (`access`), host copies wait for the gate. Allocations are host
-            // user-space addresses, below the FLAT apertures, so a window never covers an
-            // aperture address. Empty slots (`len` 0) are empty windows.
-            *w = unsafe { MemWindow::new(start, len, start as *mut u8) };
-        }
+        // The cached allocations' windows (see `covered`).
+        fm.global = self.windows;
         // SAFETY: the workgroup's LDS is borrowed exclusively by this environment (its waves
         // run one at a time on this thread); the pointer is derived afresh for each request
         // and the bytes are valid for `len`.

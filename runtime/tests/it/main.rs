@@ -6,6 +6,7 @@ mod dispatch;
 mod float_env;
 mod launch;
 mod launch_kernels;
+mod leftovers;
 mod memory;
 mod start_block;
 mod wave_slots;
