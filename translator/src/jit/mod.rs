@@ -31,7 +31,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use helpers::JitCtx;
-pub use lower::{lanefn_cold_lanes, rounded_cold_lanes};
+pub use lower::{host_round, lanefn_cold_lanes, rounded_cold_lanes};
 use runtime::code::{EntryFn, Holder};
 pub use runtime::{helpers, memory, mxcsr};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};

@@ -269,8 +269,15 @@ fn fma64(a: f64, b: f64, c: f64, kx: i32, rm: Round) -> f64 {
         }
     } else if p.abs() < pow2(-968) {
         if c.abs() >= pow2(-850) {
-            // The product is far below half an ulp of c: it only decides ties.
-            (c, p, 0)
+            // The product is far below half an ulp of c: only its sign counts (it breaks
+            // ties and decides directed roundings), and that sign survives in `p` unless the
+            // product underflowed to ±0 (below 2^-1075): then the factors' signs give it.
+            let tiny = if p == 0.0 {
+                (a.signum() * b.signum()) * f64::from_bits(1)
+            } else {
+                p
+            };
+            (c, tiny, 0)
         } else {
             let (s, e) = err_fma(scale(a, 537), scale(b, 537), scale(c, 1074));
             (s, e, -1074)

@@ -16,8 +16,8 @@ impl Gen<'_, '_> {
         s
     }
 
-    /// Calls the helper at `f` with the given argument values (with the host's FTZ off
-    /// around the call when the code runs with it on, [`super::ftz`]).
+    /// Calls the helper at `f` with the given argument values (under the caller's MXCSR
+    /// when the code runs under another float environment, [`super::fenv`]).
     pub(super) fn call(
         &mut self,
         f: usize,
@@ -28,13 +28,14 @@ impl Gen<'_, '_> {
         let sig = self.sig(params, ret);
         let sigref = self.b.import_signature(sig);
         let callee = self.iconst(types::I64, f as u64);
-        if self.ftz {
-            self.ftz_switch(false);
+        let env = self.fenv_bits();
+        if env != 0 {
+            self.fenv_leave();
         }
         let inst = self.b.ins().call_indirect(sigref, callee, args);
         let r = self.b.inst_results(inst).first().copied();
-        if self.ftz {
-            self.ftz_switch(true);
+        if env != 0 {
+            self.fenv_enter(env);
         }
         r
     }

@@ -28,7 +28,7 @@ impl Gen<'_, '_> {
             .ins()
             .store(trusted(), pcv, self.state, WaveState::PC_OFFSET as i32);
         let c = self.iconst(types::I32, code as u64);
-        self.leave_ftz();
+        self.leave_fenv();
         self.b.ins().return_(&[c]);
     }
 
@@ -64,7 +64,7 @@ impl Gen<'_, '_> {
     pub(super) fn exit_continue(&mut self, link: Option<Value>) {
         let z = self.iconst(types::I32, 0);
         let Some(link) = link else {
-            self.leave_ftz();
+            self.leave_fenv();
             self.b.ins().return_(&[z]);
             return;
         };
@@ -81,11 +81,11 @@ impl Gen<'_, '_> {
         let sig = self.b.func.signature.clone();
         let sigref = self.b.import_signature(sig);
         let (state, ctx) = (self.state, self.ctx);
-        self.leave_ftz();
+        self.leave_fenv();
         self.b.ins().return_call_indirect(sigref, f, &[state, ctx]);
         self.b.switch_to_block(back);
         self.b.seal_block(back);
-        self.leave_ftz();
+        self.leave_fenv();
         self.b.ins().return_(&[z]);
     }
 
@@ -273,7 +273,7 @@ impl Gen<'_, '_> {
                     .ins()
                     .store(trusted(), pc, self.state, WaveState::PC_OFFSET as i32);
                 let z = self.iconst(types::I32, 0);
-                self.leave_ftz();
+                self.leave_fenv();
                 self.b.ins().return_(&[z]);
             }
             Exit::EndPgm => self.ret_with_pc(blk.end_pc, 1),

@@ -56,7 +56,7 @@ pub(super) struct FastCopy {
     /// A float result chunk not tested for NaNs yet (tested with the next one).
     pub nan_pending: Option<Value>,
     /// Under the host's FTZ: the product of the group's f32 and f64 multiply and FMA
-    /// results so far, tested for ±0/NaN before the stores ([`super::ftz`]).
+    /// results so far, tested for ±0/NaN before the stores ([`super::fenv`]).
     pub ftz_products: [Option<Value>; 2],
 }
 

@@ -46,7 +46,7 @@ mod alu;
 mod calls;
 mod control;
 mod conv;
-mod ftz;
+mod fenv;
 mod group;
 mod iterated;
 mod lanefn;
@@ -59,6 +59,7 @@ mod nan;
 mod round;
 mod state;
 
+pub use fenv::host_round;
 pub use lanefn::cold_lanes as lanefn_cold_lanes;
 pub use round::cold_lanes as rounded_cold_lanes;
 
@@ -256,8 +257,14 @@ pub struct Gen<'a, 'b> {
     variant: Option<&'a crate::ir::passes::flush::LoopVariant>,
     /// Whether the loop variant's body is being emitted.
     in_variant: bool,
-    /// Whether the code being emitted runs with the host's FTZ set ([`ftz`]).
+    /// Whether the code being emitted runs with the host's FTZ set ([`fenv`]).
     ftz: bool,
+    /// The direction the block runs under as the host's MXCSR.RC ([`fenv::host_round`]):
+    /// its directed roundings in that direction are plain host ops.
+    rc: Option<crate::ir::Round>,
+    /// The frame slot holding the caller's MXCSR while the code runs under another
+    /// float environment ([`fenv`]).
+    fenv_slot: Option<StackSlot>,
     /// The global window the last scalar load selected: the block the load's code ended
     /// in, and the window (`memory::scalar_mem`: the next scalar load, lowered in that same
     /// block, tries it first).
@@ -324,6 +331,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             variant: None,
             in_variant: false,
             ftz: false,
+            rc: None,
+            fenv_slot: None,
             sload_window: None,
             affine_roots: HashMap::new(),
             iters: None,
@@ -541,6 +550,15 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// one.
     pub fn emit(mut self, form: Form) -> GenResult<u32> {
         let blk = self.block;
+        // Directed rounding by the host's RC from the entry on, when the block (and its
+        // loop variant) qualify for the same direction.
+        self.rc = fenv::host_round(blk).filter(|&d| {
+            self.variant
+                .is_none_or(|lv| fenv::host_round(&lv.block) == Some(d))
+        });
+        if let Some(d) = self.rc {
+            self.fenv_enter(crate::jit::mxcsr::rc_bits(d));
+        }
         if form == Form::Iterated {
             self.emit_iterated()?;
             self.b.seal_all_blocks();
@@ -567,6 +585,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // (Not in the one-copy form: FTZ needs the fast copies' tests.)
                 let ftz = form == Form::LaneGroups
                     && !self.one_copy
+                    && self.rc.is_none()
                     && crate::jit::mxcsr::AVAILABLE
                     && crate::ir::passes::flush::ftz_ready(variant);
                 let enter = if ftz {

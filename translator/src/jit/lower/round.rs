@@ -23,9 +23,13 @@
 //! fast copy of a lane-group loop such a lane sends the group to the slow copy, as a NaN
 //! result does. [`cold_lanes`] counts the lanes computed that way (on this thread), so tests
 //! can check the in-line path is the one taken.
+//!
+//! A block whose directed roundings all go one direction and that qualifies otherwise
+//! ([`super::fenv::host_round`]) runs under that direction as the host's MXCSR.RC; there
+//! these ops are the host's own `fadd`/`fsub`/`fmul`/`fma` instead.
 
 use super::{Gen, GenResult, I32X4, JV};
-use crate::ir::{LaneFn, Round, RoundedOp, Val};
+use crate::ir::{BinOp, LaneFn, Round, RoundedOp, TernOp, Ty, Val};
 pub(crate) use crate::jit::analysis::runs::rounded_inline as inlined;
 use crate::jit::codes::lanefn_code;
 use crate::jit::helpers::{h_scalar, kind};
@@ -59,11 +63,22 @@ impl Gen<'_, '_> {
         let LaneFn::Rounded(op, rm, _) = *f else {
             return Err("not a rounded op".into());
         };
-        let code = lanefn_code(f).ok_or("unknown lane function")?;
         let wide = matches!(
             op,
             RoundedOp::AddF64 | RoundedOp::SubF64 | RoundedOp::MulF64 | RoundedOp::FmaF64
         );
+        if self.rc == Some(rm) {
+            // The block runs under this direction's RC (`lower::fenv`): the host's op.
+            let t = if wide { Ty::V64 } else { Ty::V32 };
+            let arg = |k: usize| args.get(k).copied().ok_or("rounded op operand missing");
+            return match op {
+                RoundedOp::AddF32 | RoundedOp::AddF64 => self.bin(BinOp::FAdd, arg(0)?, arg(1)?, t),
+                RoundedOp::SubF32 | RoundedOp::SubF64 => self.bin(BinOp::FSub, arg(0)?, arg(1)?, t),
+                RoundedOp::MulF32 | RoundedOp::MulF64 => self.bin(BinOp::FMul, arg(0)?, arg(1)?, t),
+                _ => self.tern(TernOp::Fma, arg(0)?, arg(1)?, arg(2)?, t),
+            };
+        }
+        let code = lanefn_code(f).ok_or("unknown lane function")?;
         let x = args
             .iter()
             .map(|a| self.v(*a))

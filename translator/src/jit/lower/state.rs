@@ -31,7 +31,7 @@ impl Gen<'_, '_> {
             &[self.ctx, opv, r],
         );
         let c = self.iconst(types::I32, crate::env::ExitCode::Fault as u64);
-        self.leave_ftz();
+        self.leave_fenv();
         self.b.ins().return_(&[c]);
         self.b.switch_to_block(cont);
         self.b.seal_block(cont);

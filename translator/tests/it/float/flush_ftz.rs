@@ -1,4 +1,4 @@
-//! Loops whose loop variant runs with the host's FTZ (`jit::lower::ftz`): f32 and f64
+//! Loops whose loop variant runs with the host's FTZ (`jit::lower::fenv`): f32 and f64
 //! FMA, multiply and add under every FP_DENORM setting, wave32 and wave64, full and partial
 //! EXEC, run by the JIT (the loop chained in its own code) against the interpreter, with
 //! every VGPR poisoned. The data has lanes whose products and FMAs land just below
@@ -19,7 +19,7 @@ use wavejit_translator::wave::WaveState;
 
 /// What the loop computes.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Prog {
+pub(super) enum Prog {
     /// `v_fma_f32 v12, v12, v13, v14; v_mul_f32 v15, v15, v16; v_add_f32 v17, v17, v13`.
     F32,
     /// `v_fma_f64 v[0:1], v[0:1], v[2:3], v[4:5]; v_mul_f64 v[6:7], v[6:7], v[8:9];
@@ -32,7 +32,7 @@ enum Prog {
 /// The loop (encodings from llvm-mc-22), then `s_sub_u32 s0, s0, 1; s_cmp_lg_u32 s0, 0;
 /// s_cbranch_scc1 loop; s_endpgm`; with `memtime` (gfx942 only) an `s_memtime s[2:3]`
 /// in the loop (a helper call).
-fn program(gfx9: bool, prog: Prog, memtime: bool) -> Vec<u32> {
+pub(super) fn program(gfx9: bool, prog: Prog, memtime: bool) -> Vec<u32> {
     let f64_ops: [u32; 6] = if gfx9 {
         [
             0xd1cc_0000,
@@ -81,7 +81,7 @@ fn program(gfx9: bool, prog: Prog, memtime: bool) -> Vec<u32> {
 }
 
 /// MODE: round to nearest, DX10_CLAMP and IEEE set, FP_DENORM f32 = `d32`, f64/f16 = `d64`.
-fn mode(d32: u32, d64: u32) -> u32 {
+pub(super) fn mode(d32: u32, d64: u32) -> u32 {
     0x300 | d32 << 4 | d64 << 6
 }
 
@@ -93,15 +93,15 @@ const MIN64: u64 = 0x0010_0000_0000_0000;
 /// 1 - 2^-53 (as above for f64).
 const ONE_BELOW64: u64 = 0x3fef_ffff_ffff_ffff;
 
-fn normal32(r: &mut Rng, e: i32) -> u32 {
+pub(super) fn normal32(r: &mut Rng, e: i32) -> u32 {
     (r.next() as u32 & 0x8000_0000) | ((127 + e) as u32) << 23 | (r.next() as u32 & 0x7f_ffff)
 }
 
-fn normal64(r: &mut Rng, e: i64) -> u64 {
+pub(super) fn normal64(r: &mut Rng, e: i64) -> u64 {
     (r.next() & 1 << 63) | ((1023 + e) as u64) << 52 | (r.next() & ((1 << 52) - 1))
 }
 
-fn set64(s: &mut WaveState, reg: usize, l: usize, x: u64) {
+pub(super) fn set64(s: &mut WaveState, reg: usize, l: usize, x: u64) {
     s.vgpr[reg][l] = x as u32;
     s.vgpr[reg + 1][l] = (x >> 32) as u32;
 }
@@ -201,8 +201,8 @@ fn initial(wave: u32, seed: u64, rounds: u32) -> Box<WaveState> {
 
 /// Runs the program to `s_endpgm`: in the interpreter (`jit` None), or compiled, each
 /// block run with `credit` (so the loop goes round in the compiled code); asserts the
-/// MXCSR's FTZ is clear after every compiled run.
-fn run(
+/// MXCSR is the caller's after every compiled run.
+pub(super) fn run(
     t: &Target,
     code: &Code,
     s: &mut WaveState,
@@ -217,8 +217,9 @@ fn run(
             Some(j) => {
                 let c = j.compile(&block).expect("the block compiles");
                 s.credit = credit;
+                let before = mxcsr::control();
                 let r = c.run_chained(s, env);
-                assert_eq!(mxcsr::read() & mxcsr::FTZ, 0, "FTZ left set");
+                assert_eq!(mxcsr::control(), before, "the caller's MXCSR changed");
                 r
             }
         };
@@ -317,9 +318,9 @@ fn ftz_loops_match_the_interpreter_in_every_denormal_mode() {
 }
 
 /// [`Mem`] that records the MXCSR whenever a helper asks for the clock.
-struct ClockWatch {
-    mem: Mem,
-    seen: Vec<u32>,
+pub(super) struct ClockWatch {
+    pub(super) mem: Mem,
+    pub(super) seen: Vec<u32>,
 }
 
 impl WaveEnv for ClockWatch {
@@ -385,6 +386,7 @@ fn helpers_and_credit_exits_see_the_default_mxcsr() {
     let before = mxcsr::read();
     for credit in [1 << 20, 23] {
         let mut s = initial(64, 0x6e1f + credit, 30);
+        s.set_exec(u64::MAX);
         s.mode = m;
         let mut want = clone_state(&s);
         let mut got = clone_state(&s);

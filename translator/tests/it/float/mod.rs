@@ -7,6 +7,7 @@ mod minmax;
 mod ops;
 mod round;
 mod round_inline;
+mod round_rc;
 mod scale_cvt;
 mod scale_mx;
 mod sr_small;

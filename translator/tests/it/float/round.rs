@@ -334,7 +334,8 @@ const ROUND_PROGRAM: [u32; 36] = [
 ];
 
 /// Fills the operands of [`ROUND_PROGRAM`]: random values plus, by lane, cancellations,
-/// ties, overflows, subnormal results and the f16 FMA that double-rounds through f32.
+/// ties, overflows, subnormal results, the f16 FMA that double-rounds through f32 and an
+/// f64 FMA with a product below the subnormals.
 fn round_inputs(s: &mut wavejit_translator::wave::WaveState, seed: u64) {
     let mut r = Rng(seed);
     for l in 0..64 {
@@ -392,6 +393,12 @@ fn round_inputs(s: &mut wavejit_translator::wave::WaveState, seed: u64) {
                 hc = 0x6c01;
                 // f32 a*b + c with a tiny c: its sign decides directed results.
                 c = 0x0000_0001 | (l as u32 & 8) << 28;
+            }
+            // f64 FMA whose product (about 2^-1200) is far below the smallest subnormal:
+            // only its sign moves a directed result off c.
+            6 => {
+                da = (f64::from_bits(r.f64()) * 2f64.powi(-600)).to_bits();
+                db = (f64::from_bits(r.f64()) * 2f64.powi(-600)).to_bits();
             }
             _ => {}
         }

@@ -1,15 +1,18 @@
-//! The JIT's in-line directed roundings (`jit/lower/round.rs`) against the interpreter
-//! (`sem::round`, itself checked against an exact oracle in `float::round`): f32 and f64
-//! add, sub, mul and fma toward +∞, −∞ and zero, on random operands of moderate size and on
-//! specials (denormals, values near MIN_NORMAL and MAX, ties, cancellations, infinities,
-//! NaNs, signed zeros), in both the lane-group and the straight-line form, with all lanes
-//! and with a partial write mask (outputs poisoned). The cold-lane counter shows the
+//! The JIT's in-line directed roundings against the interpreter (`sem::round`, itself
+//! checked against an exact oracle in `float::round`): f32 and f64 add, sub, mul and fma
+//! toward +∞, −∞ and zero, on random operands of moderate size and on specials (denormals,
+//! values near MIN_NORMAL and MAX, ties, cancellations, infinities, NaNs, signed zeros), in
+//! both the lane-group and the straight-line form, wave64 and wave32, with all lanes and
+//! with a partial write mask (outputs poisoned). Each op runs in a block of its own, which
+//! runs under the host's MXCSR.RC (`jit/lower/fenv.rs`, checked with `host_round`), and
+//! next to the same op in another direction, which keeps the block at round-to-nearest and
+//! the exact-error formulas of `jit/lower/round.rs`. The cold-lane counter shows the
 //! in-line path is the one taken: operands of moderate size never reach the lane function.
 
 use crate::lift_support::*;
 use wavejit_translator::interp::run_block;
 use wavejit_translator::ir::{Block, ConvOp, Exit, LaneFn, Op, Round, RoundedOp, Ty, Val};
-use wavejit_translator::jit::{rounded_cold_lanes, Jit};
+use wavejit_translator::jit::{host_round, mxcsr, rounded_cold_lanes, Jit};
 use wavejit_translator::wave::WaveState;
 
 const OPS: [RoundedOp; 8] = [
@@ -40,9 +43,19 @@ fn arity(op: RoundedOp) -> usize {
     }
 }
 
+/// A direction other than `rm` (a second op in it keeps the block off the host's RC).
+fn other(rm: Round) -> Round {
+    if rm == Round::Zero {
+        Round::Up
+    } else {
+        Round::Zero
+    }
+}
+
 /// Operands in v1, v2, v3 (f32) or v[2:3], v[4:5], v[6:7] (f64); the result, written under
-/// `mask`, in v10 (f32) or v[10:11] (f64).
-fn block(op: RoundedOp, rm: Round, mask: u64) -> Block {
+/// `mask`, in v10 (f32) or v[10:11] (f64); with `mixed`, the op in [`other`] direction
+/// too, in v12 (f32) or v[12:13]; a wave of `wave` lanes.
+fn block(op: RoundedOp, rm: Round, mask: u64, mixed: bool, wave: u32) -> Block {
     let mut ops = Vec::new();
     let mut types = Vec::new();
     let mut push = |op: Op, ty: Option<Ty>| {
@@ -69,48 +82,44 @@ fn block(op: RoundedOp, rm: Round, mask: u64) -> Block {
         args.push(a);
     }
     let rty = if wide(op) { Ty::V64 } else { Ty::V32 };
-    let r = push(
-        Op::Lane {
-            f: LaneFn::Rounded(op, rm, false),
-            args,
-        },
-        Some(rty),
-    );
-    if wide(op) {
-        let lo = push(Op::Conv(ConvOp::Lo, r), Some(Ty::V32));
-        let hi = push(Op::Conv(ConvOp::Hi, r), Some(Ty::V32));
-        push(
-            Op::SetVgpr {
-                reg: 10,
-                val: lo,
-                mask: m,
-            },
-            None,
-        );
-        push(
-            Op::SetVgpr {
-                reg: 11,
-                val: hi,
-                mask: m,
-            },
-            None,
-        );
+    let outs: &[(Round, u16)] = if mixed {
+        &[(rm, 10), (other(rm), 12)]
     } else {
-        push(
-            Op::SetVgpr {
-                reg: 10,
-                val: r,
-                mask: m,
+        &[(rm, 10)]
+    };
+    for &(dir, reg) in outs {
+        let r = push(
+            Op::Lane {
+                f: LaneFn::Rounded(op, dir, false),
+                args: args.clone(),
             },
-            None,
+            Some(rty),
         );
+        let vals = if wide(op) {
+            vec![
+                push(Op::Conv(ConvOp::Lo, r), Some(Ty::V32)),
+                push(Op::Conv(ConvOp::Hi, r), Some(Ty::V32)),
+            ]
+        } else {
+            vec![r]
+        };
+        for (k, val) in vals.into_iter().enumerate() {
+            push(
+                Op::SetVgpr {
+                    reg: reg + k as u16,
+                    val,
+                    mask: m,
+                },
+                None,
+            );
+        }
     }
     Block {
         start_pc: CODE_BASE,
         end_pc: CODE_BASE + 4,
         inst_count: 1,
         class_counts: Default::default(),
-        wave_size: 64,
+        wave_size: wave,
         ops,
         types,
         exit: Exit::EndPgm,
@@ -194,11 +203,13 @@ fn fill(s: &mut WaveState, op: RoundedOp, special: bool, r: &mut Rng) {
         }
         s.vgpr[10][l] = 0xdead_beef;
         s.vgpr[11][l] = 0xbad0_f00d;
+        s.vgpr[12][l] = 0x5eed_f00d;
+        s.vgpr[13][l] = 0xfeed_beef;
     }
 }
 
-/// Runs every op × direction × write mask × form on operands from `fill`; returns how many
-/// lanes took the cold path.
+/// Runs every op × direction × write mask × wave size × form × host RC or not on operands
+/// from `fill`; returns how many lanes took the cold path.
 fn check_all(special: bool, seeds: u64) -> u64 {
     let jits = [
         ("lane-group", Jit::new().expect("JIT")),
@@ -210,27 +221,40 @@ fn check_all(special: bool, seeds: u64) -> u64 {
     let cold_before = rounded_cold_lanes();
     for op in OPS {
         for rm in MODES {
-            for mask in [u64::MAX, EXEC_PARTIAL] {
-                let blk = block(op, rm, mask);
+            for (mask, wave, mixed) in [
+                (u64::MAX, 64, false),
+                (EXEC_PARTIAL, 64, false),
+                (EXEC_PARTIAL, 32, false),
+                (u64::MAX, 64, true),
+                (EXEC_PARTIAL, 32, true),
+            ] {
+                let blk = block(op, rm, mask, mixed, wave);
                 wavejit_translator::ir::verify(&blk).expect("block verifies");
+                let rc = (mxcsr::AVAILABLE && !mixed).then_some(rm);
+                assert_eq!(host_round(&blk), rc, "{op:?} {rm:?} mixed {mixed}");
                 for (form, jit) in &jits {
                     let compiled = jit.compile(&blk).expect("the block compiles");
                     assert_eq!(compiled.is_grouped(), *form == "lane-group", "{form}");
                     for seed in 0..seeds {
                         let mut r = Rng(0x0d1e_c7ed ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
                         let mut want = random_state(seed + 11, u64::MAX);
+                        want.wave_size = wave;
+                        want.set_exec(u64::MAX);
                         fill(&mut want, op, special, &mut r);
                         let mut got = clone_state(&want);
                         let mut mem = Mem::new(0);
                         let a = run_block(&blk, &mut want, &mut mem).expect("interpreter");
+                        let before = mxcsr::control();
                         let b = compiled.run(&mut got, &mut mem).expect("JIT");
+                        assert_eq!(mxcsr::control(), before, "the caller's MXCSR changed");
                         assert_eq!(a, b);
-                        for reg in [10, 11] {
+                        for reg in [10, 11, 12, 13] {
                             for l in 0..64 {
                                 assert_eq!(
                                     got.vgpr[reg][l],
                                     want.vgpr[reg][l],
-                                    "{op:?} {rm:?} {form} mask {mask:#x} seed {seed}: v{reg} lane \
+                                    "{op:?} {rm:?} {form} w{wave} mixed {mixed} mask {mask:#x} \
+                                     seed {seed}: v{reg} lane \
                                      {l}, operands {:#x} {:#x} {:#x} {:#x} {:#x} {:#x}",
                                     want.vgpr[1][l],
                                     want.vgpr[2][l],
