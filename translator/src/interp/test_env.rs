@@ -27,6 +27,10 @@ pub struct FlatEnv {
     /// What [`WaveEnv::barrier_state`] returns (a multi-wave runner sets it before each
     /// wave runs, see [`crate::env::workgroup_barrier_state`]).
     pub barrier: u32,
+    /// How many global windows [`WaveEnv::fast_memory`] offers (1 to 4, as `FastMemory`
+    /// has): `global` cut into that many equal parts, listed last part first, so generated
+    /// code that selects among windows sees accesses in different parts hit different ones.
+    pub windows: usize,
 }
 
 impl FlatEnv {
@@ -41,6 +45,7 @@ impl FlatEnv {
             scratch: vec![0; scratch_per_lane * 64],
             clock: 1000,
             barrier: 0,
+            windows: 1,
         }
     }
 
@@ -175,19 +180,30 @@ pub fn atomic_update(op: AtomicOp, size: u32, old: u64, data: u64, cmp: u64) -> 
 }
 
 impl WaveEnv for FlatEnv {
-    /// The global window and the LDS, so the JIT's direct path runs against the
-    /// interpreter's checked one in differential tests.
+    /// The global windows ([`FlatEnv::windows`]) and the LDS, so the JIT's direct path runs
+    /// against the interpreter's checked one in differential tests.
     fn fast_memory(&mut self) -> FastMemory {
         let mut fm = FastMemory::NONE;
         // SAFETY: `global` and `lds` are owned by this environment and borrowed exclusively
         // through `&mut self`; the pointers are derived afresh for each request, valid for
-        // their lengths, and no other thread can reach the vectors.
+        // their lengths (each part of `global` lies inside it: `k * part + len` is at most
+        // its length), and no other thread can reach the vectors.
         unsafe {
-            fm.global[0] = MemWindow::new(
-                self.base,
-                self.global.len() as u64,
-                self.global.as_mut_ptr(),
-            );
+            let n = self.windows.clamp(1, fm.global.len());
+            let part = self.global.len() / n;
+            for k in 0..n {
+                // The last part also takes the bytes a division left over.
+                let len = if k == n - 1 {
+                    self.global.len() - k * part
+                } else {
+                    part
+                };
+                fm.global[n - 1 - k] = MemWindow::new(
+                    self.base + (k * part) as u64,
+                    len as u64,
+                    self.global.as_mut_ptr().add(k * part),
+                );
+            }
             fm.lds = MemWindow::new(0, self.lds.len() as u64, self.lds.as_mut_ptr());
         }
         fm

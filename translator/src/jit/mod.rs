@@ -51,6 +51,8 @@ const LINK_TRIES: u32 = 4096;
 pub struct Links {
     code: [AtomicU64; 2],
     tries: [AtomicU32; 2],
+    /// The block's global window hints (`lower::memory`), kept with its code.
+    hints: lower::WindowHints,
 }
 
 /// The Cranelift JIT for IR blocks. Cheap to clone (shares the code memory). Blocks compile
@@ -238,6 +240,7 @@ impl Jit {
         let links = Arc::new(Links {
             code: [AtomicU64::new(0), AtomicU64::new(0)],
             tries: [AtomicU32::new(0), AtomicU32::new(0)],
+            hints: lower::WindowHints::new(),
         });
         let writes_mode = block
             .ops
@@ -324,7 +327,8 @@ impl Jit {
             let mut fctx = FunctionBuilderContext::new();
             let built = {
                 let fb = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-                let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr);
+                let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr)
+                    .with_window_hints(&links.hints);
                 // Quick code runs a few hundred times at most: one copy of each lane-group
                 // loop halves what Cranelift compiles.
                 let g = match tier {

@@ -54,6 +54,7 @@ mod lanes;
 mod masks;
 mod matrix;
 mod memory;
+pub(crate) use memory::WindowHints;
 mod nan;
 mod round;
 mod state;
@@ -269,6 +270,10 @@ pub struct Gen<'a, 'b> {
     /// Emit each lane-group loop once, as its general (slow) copy only: half the code for
     /// Cranelift to compile, for code that runs a few times ([`crate::jit::Tier::Quick`]).
     one_copy: bool,
+    /// Address of the compiled block's [`WindowHints`], when global window selections
+    /// test a hinted window first; and the next hint byte to hand out.
+    hints: Option<usize>,
+    next_hint: usize,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -323,6 +328,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             affine_roots: HashMap::new(),
             iters: None,
             one_copy: false,
+            hints: None,
+            next_hint: 0,
         }
     }
 
@@ -352,6 +359,13 @@ impl<'a, 'b> Gen<'a, 'b> {
         let v = self.b.ins().bitselect(mask, a, b);
         self.blends.1.insert((mask, a, b), v);
         v
+    }
+
+    /// This generator with global window selections testing first the window they hit
+    /// last, kept in `hints` (which must outlive the code).
+    pub fn with_window_hints(mut self, hints: &WindowHints) -> Self {
+        self.hints = Some(hints.addr());
+        self
     }
 
     /// This generator with `block`'s loop variant: the same block rewritten for the VGPRs

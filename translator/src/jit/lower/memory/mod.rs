@@ -40,6 +40,35 @@ pub(in crate::jit::lower) struct WinParts {
     pub host: Value,
 }
 
+/// One byte per global window selection of a compiled block ([`Gen::window_hinted`]): the
+/// index of the window it hit last. Owned by the compiled block, whose code reads and writes
+/// it (at any time, from any thread running the block) as relaxed atomics.
+pub(crate) struct WindowHints([core::sync::atomic::AtomicU8; WindowHints::LEN]);
+
+impl WindowHints {
+    /// Hint bytes per block; later selections of a block with more share them round robin
+    /// (a shared hint only makes a miss likelier).
+    pub const LEN: usize = 64;
+
+    /// Hints that all name window 0.
+    pub fn new() -> WindowHints {
+        WindowHints(core::array::from_fn(|_| {
+            core::sync::atomic::AtomicU8::new(0)
+        }))
+    }
+
+    /// Address of the first hint byte, for generated code.
+    pub fn addr(&self) -> usize {
+        self.0.as_ptr() as usize
+    }
+}
+
+impl Default for WindowHints {
+    fn default() -> Self {
+        WindowHints::new()
+    }
+}
+
 /// An error for an access size the IR does not define.
 fn check_size(size: u8) -> GenResult<()> {
     if matches!(size, 1 | 2 | 4 | 8) {
@@ -69,13 +98,103 @@ impl Gen<'_, '_> {
     /// The window of `space` in the context's `FastMemory` that holds the `span` bytes at
     /// `a` (both `I64`): `hit` (an `I8` boolean) when there is one, and then its start, the
     /// last offset at which `span` bytes fit (`lim`) and its host address (values unspecified
-    /// without a hit).
+    /// without a hit). A global window is looked up by this call site's hint first
+    /// ([`Gen::window_hinted`]) when the block has hints.
     pub(in crate::jit::lower) fn window_of(
         &mut self,
         space: crate::env::Space,
         a: Value,
         span: Value,
     ) -> GenResult<WinParts> {
+        use crate::env::Space;
+        match (space, self.hints) {
+            (Space::Global | Space::Flat, Some(hints)) => self.window_hinted(hints, a, span),
+            _ => Ok(self.window_scan(space, a, span)?.0),
+        }
+    }
+
+    /// [`Gen::window_of`] for a global access through a hint: the index of the window this
+    /// call site hit last (a byte of the block's [`WindowHints`]). That window is tested
+    /// alone (one byte load and three window loads); only when it does not hold the access
+    /// are all windows scanned ([`Gen::window_scan`], in a cold block), and the scan's
+    /// window becomes the hint. The hint only picks which window is tested first: any
+    /// value gives the same result.
+    fn window_hinted(&mut self, hints: usize, a: Value, span: Value) -> GenResult<WinParts> {
+        use crate::env::{FastMemory, MemWindow};
+        let slot = self.next_hint % WindowHints::LEN;
+        self.next_hint += 1;
+        let fm = offset_of!(helpers::JitCtx<'static>, fm);
+        let wsize = std::mem::size_of::<MemWindow>();
+        let [fs, fl, fh] = MemWindow::FIELD_OFFSETS;
+        let global = (fm + offset_of!(FastMemory, global)) as i32;
+        let haddr = self.iconst(types::I64, (hints + slot) as u64);
+        // Relaxed: a plain byte load/store is single-copy atomic on the hosts (other threads
+        // running this block rewrite it); `& 3` keeps any value a window index of the four.
+        let h = self.b.ins().uload8(types::I64, super::trusted(), haddr, 0);
+        let h = self.b.ins().band_imm_u(h, 3);
+        let o = self.b.ins().imul_imm_u(h, wsize as i64);
+        let p = self.b.ins().iadd(self.ctx, o);
+        // Not `trusted()`-readonly: helpers rewrite the windows between accesses.
+        let start = self.b.ins().load(types::I64, le(), p, global + fs as i32);
+        let len = self.b.ins().load(types::I64, le(), p, global + fl as i32);
+        let host = self.b.ins().load(types::I64, le(), p, global + fh as i32);
+        let (ok, lim) = self.window_test(a, span, start, len);
+        let join = self.b.create_block();
+        // A selection on a cold path (the general code's) continues cold.
+        if let Some(cur) = self.b.current_block() {
+            if self.b.func.layout.is_cold(cur) {
+                self.b.set_cold_block(join);
+            }
+        }
+        for t in [types::I8, types::I64, types::I64, types::I64] {
+            self.b.append_block_param(join, t);
+        }
+        let miss = self.b.create_block();
+        self.b.set_cold_block(miss);
+        let one = self.iconst(types::I8, 1);
+        let args = [one, start, lim, host].map(BlockArg::Value);
+        self.b.ins().brif(ok, join, &args, miss, &[]);
+        self.b.switch_to_block(miss);
+        self.b.seal_block(miss);
+        let (w, idx) = self.window_scan(crate::env::Space::Global, a, span)?;
+        let idx = self.b.ins().ireduce(types::I8, idx);
+        self.b.ins().store(super::trusted(), idx, haddr, 0);
+        let args = [w.hit, w.start, w.lim, w.host].map(BlockArg::Value);
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        let p = self.b.block_params(join);
+        Ok(WinParts {
+            hit: p[0],
+            start: p[1],
+            lim: p[2],
+            host: p[3],
+        })
+    }
+
+    /// `(inside, lim)` for `span` bytes at `a` and the window `start`, `len` (all `I64`):
+    /// `inside` (`I8`) when they lie in it, `lim` the last offset at which they fit.
+    fn window_test(&mut self, a: Value, span: Value, start: Value, len: Value) -> (Value, Value) {
+        // Inside when `span <= len` and `a - start <= len - span` (an address below
+        // `start` wraps above; windows never wrap around 2^64, `MemWindow::new`).
+        let off = self.b.ins().isub(a, start);
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, len, span);
+        let lim = self.b.ins().isub(len, span);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, lim);
+        (self.b.ins().band(fits, inside), lim)
+    }
+
+    /// [`Gen::window_of`] by testing every window of `space`, and the index (`I64`) of the
+    /// window selected among them (unspecified without a hit).
+    fn window_scan(
+        &mut self,
+        space: crate::env::Space,
+        a: Value,
+        span: Value,
+    ) -> GenResult<(WinParts, Value)> {
         use crate::env::{FastMemory, MemWindow, Space};
         let fm = offset_of!(helpers::JitCtx<'static>, fm);
         let wsize = std::mem::size_of::<MemWindow>();
@@ -87,8 +206,8 @@ impl Gen<'_, '_> {
             Space::Scratch => return Err("no scratch window".into()),
         };
         let [fs, fl, fh] = MemWindow::FIELD_OFFSETS;
-        let mut sel: Option<WinParts> = None;
-        for w in wins {
+        let mut sel: Option<(WinParts, Value)> = None;
+        for (k, w) in wins.into_iter().enumerate() {
             // Not `trusted()`-readonly: helpers rewrite the windows between accesses.
             let start = self
                 .b
@@ -102,29 +221,27 @@ impl Gen<'_, '_> {
                 .b
                 .ins()
                 .load(types::I64, le(), self.ctx, (w + fh) as i32);
-            // Inside when `span <= len` and `a - start <= len - span` (an address below
-            // `start` wraps above; windows never wrap around 2^64, `MemWindow::new`).
-            let off = self.b.ins().isub(a, start);
-            let fits = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThanOrEqual, len, span);
-            let lim = self.b.ins().isub(len, span);
-            let inside = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, off, lim);
-            let ok = self.b.ins().band(fits, inside);
+            let (ok, lim) = self.window_test(a, span, start, len);
+            let k = self.iconst(types::I64, k as u64);
             sel = Some(match sel {
-                None => WinParts {
-                    hit: ok,
-                    start,
-                    lim,
-                    host,
-                },
-                Some(s) => WinParts {
-                    hit: self.b.ins().bor(s.hit, ok),
-                    start: self.b.ins().select(ok, start, s.start),
-                    lim: self.b.ins().select(ok, lim, s.lim),
-                    host: self.b.ins().select(ok, host, s.host),
-                },
+                None => (
+                    WinParts {
+                        hit: ok,
+                        start,
+                        lim,
+                        host,
+                    },
+                    k,
+                ),
+                Some((s, idx)) => (
+                    WinParts {
+                        hit: self.b.ins().bor(s.hit, ok),
+                        start: self.b.ins().select(ok, start, s.start),
+                        lim: self.b.ins().select(ok, lim, s.lim),
+                        host: self.b.ins().select(ok, host, s.host),
+                    },
+                    self.b.ins().select(ok, k, idx),
+                ),
             });
         }
         sel.ok_or_else(|| "no window".into())
