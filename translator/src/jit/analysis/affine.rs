@@ -621,18 +621,28 @@ mod tests {
             )
             .expect("forwards");
             // VCC written: its value has a use outside the address, so the compare, the
-            // mask ops on it and the carry stay; the other address ops still go (the
-            // carry's `MaskToLanes` too: it reads the mask the loops compute anyway).
+            // mask ops on it, the carry and the low half (the carry reads it) stay; the
+            // high half's ops still go (the carry's `MaskToLanes` too: it reads the mask
+            // the loops compute anyway).
             let k = deferred_ops(&keep);
-            for not in ["Cmp", "Bin(AddCarry", "Bin(And"] {
+            for not in ["Cmp", "Bin(AddCarry", "Bin(And", "GetVgpr", "Bin(Shl"] {
                 assert!(!has(&k, not), "w{wave} {not} in {k:?}\n{keep}");
             }
-            for want in ["GetVgpr", "Bin(Shl", "Bin(AShr", "Broadcast"] {
+            for want in ["MaskToLanes", "Conv(Hi", "Pack"] {
                 assert!(has(&k, want), "w{wave} {want} not in {k:?}\n{keep}");
             }
             // VCC dropped: the whole chain goes, and EXEC (the load's mask) stays.
             let k = deferred_ops(&drop);
-            for want in ["Cmp", "MaskToLanes", "Bin(AddCarry", "Bin(And", "Bin(Add,"] {
+            for want in [
+                "Cmp",
+                "MaskToLanes",
+                "Bin(AddCarry",
+                "Bin(And",
+                "Bin(Add,",
+                "GetVgpr",
+                "Bin(Shl",
+                "Bin(AShr",
+            ] {
                 assert!(has(&k, want), "w{wave} {want} not in {k:?}\n{drop}");
             }
             assert!(!has(&k, "GetSgpr"), "w{wave} {k:?}");
