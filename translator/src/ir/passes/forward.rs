@@ -13,7 +13,18 @@
 //! With [`Forwarding::drop_final_writes`] and an [`Exit::EndPgm`] block, every register
 //! write is then removed: no op of the block reads the register after it (all reads were
 //! forwarded) and, by the caller's word, nothing reads the wave's registers after its end
-//! (kernel dispatch resets a wave's state before the next one). MODE writes stay.
+//! (kernel dispatch resets a wave's state before the next one). MODE writes stay. With
+//! it, in a block of any exit, so is a write that a later write of the block replaces
+//! (every lane of it, for a VGPR) before any op reads the register.
+//!
+//! Why such a write is dead, fault paths included: no op of the block reads it (every read
+//! of the register up to the replacing write was forwarded or is checked above), and the
+//! block's exit sees the later value. The one other observer would be a fault (or any exit
+//! of the block function) between the two writes; but a fault ends the wave, and by the
+//! caller's word nothing reads the registers of an ended wave: kernel dispatch reports a
+//! fault's wave, lane, pc and cause (from the fault and the pc, which no dropped op
+//! writes), never its registers, and resumes no faulted wave. Exits that do resume a wave
+//! (barrier, yield, branches) are block ends, where every kept register is exact.
 //!
 //! Blocks with ops that read or write registers by themselves (dynamic VGPR indexing,
 //! matrix ops) are left as they are.
@@ -164,6 +175,16 @@ pub fn forward(block: &Block, how: Forwarding) -> Option<Block> {
     }
     // Final writes: a write no later op of the block reads back from the state.
     let drop_final = how.drop_final_writes && matches!(block.exit, Exit::EndPgm);
+    // Overwritten writes: a write a later one of the block replaces before any op reads it.
+    let drop_overwritten = how.drop_final_writes;
+    let lanes32 = block.lanes() == 32;
+    // Whether a later write under mask `later` writes every lane a write under `earlier`
+    // does (mask bits 32..63 of a wave32 block are ignored, `ir` module doc).
+    let covers = |ops: &[Op], later: Val, earlier: Val| {
+        later == earlier
+            || matches!(ops.get(later.0 as usize), Some(Op::Const { bits, .. })
+                if *bits == u64::MAX || lanes32 && *bits & 0xFFFF_FFFF == 0xFFFF_FFFF)
+    };
     let mut live = vec![false; ops.len()];
     exit.for_each_operand(|v| {
         if let Some(l) = live.get_mut(v.0 as usize) {
@@ -173,15 +194,29 @@ pub fn forward(block: &Block, how: Forwarding) -> Option<Block> {
     let mut vread: Vec<u16> = Vec::new();
     let mut sread: Vec<u8> = Vec::new();
     let mut scc_read = false;
+    // Registers a kept later write replaces with no read in between (VGPRs: its masks).
+    let mut vlater: HashMap<u16, Vec<Val>> = HashMap::new();
+    let mut slater: Vec<u8> = Vec::new();
+    let mut scc_later = false;
     for k in (0..ops.len()).rev() {
         let op = &ops[k];
-        let dead_write = drop_final
+        let final_write = drop_final
             && match op {
                 Op::SetVgpr { reg, .. } => !vread.contains(reg),
                 Op::SetSgpr(code, _) => !sread.contains(code),
                 Op::SetScc(_) => !scc_read,
                 _ => false,
             };
+        let overwritten = drop_overwritten
+            && match op {
+                Op::SetVgpr { reg, mask, .. } => vlater
+                    .get(reg)
+                    .is_some_and(|ms| ms.iter().any(|m| covers(&ops, *m, *mask))),
+                Op::SetSgpr(code, _) => slater.contains(code),
+                Op::SetScc(_) => scc_later,
+                _ => false,
+            };
+        let dead_write = final_write || overwritten;
         if dead_write || !live[k] && removable(op) {
             if dead_write {
                 changed = true;
@@ -190,9 +225,21 @@ pub fn forward(block: &Block, how: Forwarding) -> Option<Block> {
         }
         live[k] = true;
         match op {
-            Op::GetVgpr(r) => vread.push(*r),
-            Op::GetSgpr(c) => sread.push(*c),
-            Op::GetScc => scc_read = true,
+            Op::GetVgpr(r) => {
+                vread.push(*r);
+                vlater.remove(r);
+            }
+            Op::GetSgpr(c) => {
+                sread.push(*c);
+                slater.retain(|x| x != c);
+            }
+            Op::GetScc => {
+                scc_read = true;
+                scc_later = false;
+            }
+            Op::SetVgpr { reg, mask, .. } => vlater.entry(*reg).or_default().push(*mask),
+            Op::SetSgpr(code, _) => slater.push(*code),
+            Op::SetScc(_) => scc_later = true,
             _ => {}
         }
         op.for_each_operand(|v| {

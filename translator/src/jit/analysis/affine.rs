@@ -12,7 +12,8 @@
 //! lowering tests that on lane 0's value at run time ([`Ext`]). Any failed test takes the
 //! general code, so the facts here are exact claims under those tests.
 
-use crate::ir::{BinOp, Block, ConvOp, Op, Ty, Val};
+use super::runs::OpClass;
+use crate::ir::{BinOp, Block, ConvOp, Op, Ty, UnOp, Val};
 use std::collections::HashMap;
 
 /// How deep an address expression is followed.
@@ -372,11 +373,23 @@ pub(crate) fn of(blk: &Block, uses: &[u32], last_use: &[usize]) -> AffineFacts {
     f
 }
 
-/// Per op: a vector op used only to make the addresses of affine accesses (directly or
-/// through other such ops), which the lane-group form leaves out: the affine path does not
-/// read it, and the general code of an access recomputes it where it needs it
-/// (`lower::memory::affine`). Register reads qualify when no later op of the block
-/// writes the register (their recomputation reads the same value).
+/// Per op: an op used only to make the addresses of affine accesses (directly or through
+/// other such ops), which the lane-group form leaves out: the affine path does not read it,
+/// and the general code of an access recomputes it where it needs it
+/// (`lower::memory::affine`). Such ops are lane-local vector ops, register reads when no
+/// later op of the block writes the register (their recomputation reads the same value),
+/// and the lane masks of a 64-bit add done in halves (RDNA's `v_add_co_u32` +
+/// `v_add_co_ci_u32`): the `AddCarry` compare, the uniform mask ops on its result (AND
+/// with EXEC, the 32-bit halves and their `Pack`, the zero extension) and `MaskToLanes`.
+///
+/// Deferring changes no architectural state: every op named here is pure (no register,
+/// memory or counter access, no fault), so leaving it out of the lane loops only moves
+/// where its value is computed. A register write of its value (the carry's VCC write) is a
+/// use by an op that is not deferred, which keeps it (and everything it reads) in the lane
+/// loops; only when forwarding removed that write ([`crate::ir::passes::forward`], a block
+/// ending in `s_endpgm` in kernel dispatch) does the chain leave them. A fault of an access
+/// in the block then reports the state the block leaves with its final writes dropped,
+/// exactly as without deferral.
 pub(crate) fn deferred(blk: &Block, access: &HashMap<usize, u64>) -> Vec<bool> {
     let n = blk.ops.len();
     let mut d = vec![false; n];
@@ -398,27 +411,45 @@ pub(crate) fn deferred(blk: &Block, access: &HashMap<usize, u64>) -> Vec<bool> {
             *e = true;
         }
     });
+    let class = |k: usize| super::runs::classify(blk, k);
     for k in (0..n).rev() {
         let vector = blk.types[k].is_some_and(|t| t.is_vector());
-        let kind = match &blk.ops[k] {
+        let op = &blk.ops[k];
+        let kind = match op {
             Op::Broadcast(_)
             | Op::Pack { .. }
             | Op::Conv(..)
             | Op::Select { .. }
             | Op::LaneId
+            | Op::MaskToLanes(_)
             | Op::Bin(
-                BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::Mul | BinOp::AShr | BinOp::LShr,
+                BinOp::Add
+                | BinOp::AddCarry
+                | BinOp::Sub
+                | BinOp::Shl
+                | BinOp::Mul
+                | BinOp::AShr
+                | BinOp::LShr,
                 ..,
-            ) => true,
-            Op::GetVgpr(r) => !blk.ops[k + 1..].iter().any(|o| match o {
-                Op::SetVgpr { reg, .. } => reg == r,
-                Op::SetVgprDyn { .. } => true,
-                _ => false,
-            }),
+            ) if vector => class(k) == OpClass::Lane,
+            Op::GetVgpr(r) => {
+                class(k) == OpClass::Lane
+                    && !blk.ops[k + 1..].iter().any(|o| match o {
+                        Op::SetVgpr { reg, .. } => reg == r,
+                        Op::SetVgprDyn { .. } => true,
+                        _ => false,
+                    })
+            }
+            // A lane mask from a vector compare (uniform result, lane-local computation).
+            Op::Cmp(..) => class(k) == OpClass::Lane,
+            // Uniform ops on such masks: bitwise ops, halves, widening, pairs of halves.
+            Op::Bin(BinOp::And | BinOp::Or | BinOp::Xor, ..)
+            | Op::Un(UnOp::Not, _)
+            | Op::Conv(ConvOp::Lo | ConvOp::Hi | ConvOp::ZExt, _)
+            | Op::Pack { .. } => class(k) == OpClass::Uniform && is_mask_op(blk, op),
             _ => false,
         };
-        let lane = super::runs::classify(blk, k) == super::runs::OpClass::Lane;
-        if !vector || !kind || !lane || by_exit[k] || users[k].is_empty() {
+        if !kind || by_exit[k] || users[k].is_empty() {
             continue;
         }
         let me = Val(k as u32);
@@ -434,5 +465,196 @@ pub(crate) fn deferred(blk: &Block, access: &HashMap<usize, u64>) -> Vec<bool> {
             }
         });
     }
+    // A uniform op is left out only when it works on a left-out mask: the others are
+    // cheap scalar work the lane-group form does once anyway. (Keeping one changes no
+    // other op's standing: none of its operands is left out.)
+    for k in 0..n {
+        if d[k]
+            && class(k) == OpClass::Uniform
+            && !blk.ops[k].operands().iter().any(|v| d[v.0 as usize])
+        {
+            d[k] = false;
+        }
+    }
     d
+}
+
+/// Whether the uniform `op` computes a lane mask's bits lane-wise from its operands' (the
+/// kinds [`deferred`] may leave out with a compare): scalar operands of 32 or 64 bits.
+fn is_mask_op(blk: &Block, op: &Op) -> bool {
+    let ty = |v: &Val| blk.types.get(v.0 as usize).copied().flatten();
+    let scalar = |v: &Val| matches!(ty(v), Some(Ty::S32 | Ty::S64));
+    match op {
+        Op::Bin(_, a, b) => scalar(a) && ty(a) == ty(b),
+        Op::Un(_, a) => scalar(a),
+        Op::Conv(ConvOp::Lo | ConvOp::Hi, a) => ty(a) == Some(Ty::S64),
+        Op::Conv(ConvOp::ZExt, a) => ty(a) == Some(Ty::S32),
+        Op::Pack { lo, hi } => ty(lo) == Some(Ty::S32) && ty(hi) == Some(Ty::S32),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::Space;
+    use crate::ir::passes::forward::{forward, Forwarding};
+    use crate::ir::{Builder, CmpOp, Exit};
+
+    /// `load(s[0:1] + v[0:1])` with the 64-bit add lifted as RDNA's `v_add_co_u32` +
+    /// `v_add_co_ci_u32` (carry through VCC, s106/s107), EXEC from s126/s127; the loaded
+    /// value written to v4.
+    fn rdna_load(wave: u32) -> Block {
+        let mut b = Builder::new(0, wave);
+        let e0 = b.push(Op::GetSgpr(126), Some(Ty::S32));
+        let exec = if wave == 32 {
+            b.push(Op::Conv(ConvOp::ZExt, e0), Some(Ty::S64))
+        } else {
+            let e1 = b.push(Op::GetSgpr(127), Some(Ty::S32));
+            b.push(Op::Pack { lo: e0, hi: e1 }, Some(Ty::S64))
+        };
+        let s0 = b.push(Op::GetSgpr(0), Some(Ty::S32));
+        let s0 = b.push(Op::Broadcast(s0), Some(Ty::V32));
+        let s1 = b.push(Op::GetSgpr(1), Some(Ty::S32));
+        let s1 = b.push(Op::Broadcast(s1), Some(Ty::V32));
+        // v[0:1] = sext(v0) << 2, as `v_ashrrev_i32` + `v_lshlrev_b64` forwarded.
+        let id = b.push(Op::GetVgpr(0), Some(Ty::V32));
+        let k31 = b.push(
+            Op::Const {
+                ty: Ty::S32,
+                bits: 31,
+            },
+            Some(Ty::S32),
+        );
+        let k31 = b.push(Op::Broadcast(k31), Some(Ty::V32));
+        let sign = b.push(Op::Bin(BinOp::AShr, id, k31), Some(Ty::V32));
+        let w = b.push(Op::Pack { lo: id, hi: sign }, Some(Ty::V64));
+        let k2 = b.push(
+            Op::Const {
+                ty: Ty::S64,
+                bits: 2,
+            },
+            Some(Ty::S64),
+        );
+        let k2 = b.push(Op::Broadcast(k2), Some(Ty::V64));
+        let off = b.push(Op::Bin(BinOp::Shl, w, k2), Some(Ty::V64));
+        let v0 = b.push(Op::Conv(ConvOp::Lo, off), Some(Ty::V32));
+        let v1 = b.push(Op::Conv(ConvOp::Hi, off), Some(Ty::V32));
+        let lo = b.push(Op::Bin(BinOp::Add, s0, v0), Some(Ty::V32));
+        let co = b.push(Op::Bin(BinOp::AddCarry, s0, v0), Some(Ty::V32));
+        let z = b.push(
+            Op::Const {
+                ty: Ty::S32,
+                bits: 0,
+            },
+            Some(Ty::S32),
+        );
+        let z = b.push(Op::Broadcast(z), Some(Ty::V32));
+        let cmp = b.push(Op::Cmp(CmpOp::Ne, co, z), Some(Ty::S64));
+        let vcc = b.push(Op::Bin(BinOp::And, cmp, exec), Some(Ty::S64));
+        let x = b.push(Op::Conv(ConvOp::Lo, vcc), Some(Ty::S32));
+        b.push(Op::SetSgpr(106, x), None);
+        if wave == 64 {
+            let y = b.push(Op::Conv(ConvOp::Hi, vcc), Some(Ty::S32));
+            b.push(Op::SetSgpr(107, y), None);
+        }
+        let x = b.push(Op::GetSgpr(106), Some(Ty::S32));
+        let carry = if wave == 32 {
+            b.push(Op::Conv(ConvOp::ZExt, x), Some(Ty::S64))
+        } else {
+            let y = b.push(Op::GetSgpr(107), Some(Ty::S32));
+            b.push(Op::Pack { lo: x, hi: y }, Some(Ty::S64))
+        };
+        let carry = b.push(Op::MaskToLanes(carry), Some(Ty::V32));
+        let hi = b.push(Op::Bin(BinOp::Add, s1, v1), Some(Ty::V32));
+        let hi = b.push(Op::Bin(BinOp::Add, hi, carry), Some(Ty::V32));
+        let addr = b.push(Op::Pack { lo, hi }, Some(Ty::V64));
+        let v = b.push(
+            Op::Load {
+                pc: 0,
+                space: Space::Global,
+                addr,
+                size: 4,
+                signed: false,
+                mask: exec,
+            },
+            Some(Ty::V32),
+        );
+        b.push(
+            Op::SetVgpr {
+                reg: 4,
+                val: v,
+                mask: exec,
+            },
+            None,
+        );
+        b.finish(Exit::EndPgm)
+    }
+
+    /// The ops of `blk` the analysis leaves out, as written by `Debug`.
+    fn deferred_ops(blk: &Block) -> Vec<String> {
+        let uses = super::super::use_counts(blk);
+        let last = super::super::last_uses(blk);
+        let f = of(blk, &uses, &last);
+        assert_eq!(f.access.len(), 1, "the load is affine\n{blk}");
+        assert_eq!(f.roots, vec![0], "{blk}");
+        (0..blk.ops.len())
+            .filter(|&k| f.deferred[k])
+            .map(|k| format!("{:?}", blk.ops[k]))
+            .collect()
+    }
+
+    fn has(ops: &[String], prefix: &str) -> bool {
+        ops.iter().any(|s| s.starts_with(prefix))
+    }
+
+    #[test]
+    fn the_carry_chain_is_deferred_only_when_its_vcc_write_is_gone() {
+        for wave in [32u32, 64] {
+            let lifted = rdna_load(wave);
+            let keep = forward(&lifted, Forwarding::default()).expect("forwards");
+            let drop = forward(
+                &lifted,
+                Forwarding {
+                    drop_final_writes: true,
+                },
+            )
+            .expect("forwards");
+            // VCC written: its value has a use outside the address, so the compare, the
+            // mask ops on it, the carry and the low half (the carry reads it) stay; the
+            // high half's ops still go (the carry's `MaskToLanes` too: it reads the mask
+            // the loops compute anyway).
+            let k = deferred_ops(&keep);
+            for not in ["Cmp", "Bin(AddCarry", "Bin(And", "GetVgpr", "Bin(Shl"] {
+                assert!(!has(&k, not), "w{wave} {not} in {k:?}\n{keep}");
+            }
+            for want in ["MaskToLanes", "Conv(Hi", "Pack"] {
+                assert!(has(&k, want), "w{wave} {want} not in {k:?}\n{keep}");
+            }
+            // VCC dropped: the whole chain goes, and EXEC (the load's mask) stays.
+            let k = deferred_ops(&drop);
+            for want in [
+                "Cmp",
+                "MaskToLanes",
+                "Bin(AddCarry",
+                "Bin(And",
+                "Bin(Add,",
+                "GetVgpr",
+                "Bin(Shl",
+                "Bin(AShr",
+            ] {
+                assert!(has(&k, want), "w{wave} {want} not in {k:?}\n{drop}");
+            }
+            assert!(!has(&k, "GetSgpr"), "w{wave} {k:?}");
+            let uses = super::super::use_counts(&drop);
+            let last = super::super::last_uses(&drop);
+            let f = of(&drop, &uses, &last);
+            for (i, op) in drop.ops.iter().enumerate() {
+                if let Op::Load { mask, .. } = op {
+                    assert!(!f.deferred[mask.0 as usize], "EXEC stays\n{drop}");
+                    assert!(!f.deferred[i]);
+                }
+            }
+        }
+    }
 }

@@ -216,6 +216,18 @@ pub(crate) struct RunExtent {
 /// `v_add_co_ci_u32`); those are returned too (their group masks are made in the loop,
 /// their values after it as usual).
 pub(crate) fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> RunExtent {
+    run_extent_skipping(blk, i, classes, &[])
+}
+
+/// [`run_extent`] for a form that leaves out the ops marked in `skip` (the deferred address
+/// ops, [`super::affine::deferred`]): they belong to the run without taking part in it (no
+/// op waits for them, none is emitted after the loop).
+pub(crate) fn run_extent_skipping(
+    blk: &Block,
+    i: usize,
+    classes: &[OpClass],
+    skip: &[bool],
+) -> RunExtent {
     let n = blk.ops.len();
     let mut post = Vec::new();
     let mut post_started = false;
@@ -225,6 +237,11 @@ pub(crate) fn run_extent(blk: &Block, i: usize, classes: &[OpClass]) -> RunExten
     let mut derivable: Vec<u32> = Vec::new();
     let mut j = i;
     while j < n && classes[j] != OpClass::Other {
+        if skip.get(j).copied().unwrap_or(false) {
+            post.push(false);
+            j += 1;
+            continue;
+        }
         let op = &blk.ops[j];
         let ops = operands(op);
         match classes[j] {

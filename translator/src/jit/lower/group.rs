@@ -5,7 +5,7 @@
 use super::{trusted, vty, Gen, GenResult, JV};
 use crate::ir::{Op, Val};
 use crate::jit::analysis::operands;
-use crate::jit::analysis::runs::{classify, run_extent, OpClass, RunExtent};
+use crate::jit::analysis::runs::{classify, run_extent_skipping, OpClass, RunExtent};
 use crate::wave::WaveState;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -136,7 +136,7 @@ impl Gen<'_, '_> {
                 i += 1;
                 continue;
             }
-            let extent = run_extent(blk, i, &classes);
+            let extent = run_extent_skipping(blk, i, &classes, &self.facts.affine.deferred);
             let j = extent.end;
             let lane: Vec<bool> = (i..j)
                 .map(|k| classes[k] == OpClass::Lane && !self.is_deferred(k))
@@ -205,7 +205,7 @@ impl Gen<'_, '_> {
             }
         }
         for k in i..j {
-            if classes[k] == OpClass::Uniform && !post[k - i] && !iterated {
+            if classes[k] == OpClass::Uniform && !post[k - i] && !iterated && !self.is_deferred(k) {
                 let v = self
                     .op(k, &blk.ops[k], blk.types[k])
                     .map_err(|e| format!("op {k}: {e}"))?;
@@ -238,7 +238,11 @@ impl Gen<'_, '_> {
         let outer = self.outer_buffers(i, j, classes)?;
         // Compares of the run accumulate their lane bits in loop-carried values.
         let cmps: Vec<usize> = (i..j)
-            .filter(|&k| classes[k] == OpClass::Lane && matches!(blk.ops[k], Op::Cmp(..)))
+            .filter(|&k| {
+                classes[k] == OpClass::Lane
+                    && matches!(blk.ops[k], Op::Cmp(..))
+                    && !self.is_deferred(k)
+            })
             .collect();
         let plan = RunPlan {
             i,
@@ -280,7 +284,7 @@ impl Gen<'_, '_> {
         // The lifter's blends on EXEC (`Select` on an EXEC read) take the same test: with
         // every lane set they are their first operand.
         let mut full: Vec<u32> = Vec::new();
-        for k in i..j {
+        for k in (i..j).filter(|&k| !self.is_deferred(k)) {
             let mask = match (classes[k], &blk.ops[k]) {
                 (OpClass::Lane, Op::SetVgpr { mask, .. }) => Some(mask),
                 (OpClass::Lane, Op::Select { cond, .. }) if reads_exec(blk, *cond) => Some(cond),

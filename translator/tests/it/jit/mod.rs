@@ -1,4 +1,5 @@
 mod affine;
+mod carry;
 mod compile;
 mod contiguous;
 mod gather;
