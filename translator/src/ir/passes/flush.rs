@@ -531,12 +531,12 @@ pub fn ftz_op(block: &Block, v: Val) -> Option<u32> {
 }
 
 /// Whether `block` (a loop variant in its final form) may run its lane-group loops with the
-/// host's FTZ set (`jit::lower::ftz`): every float op computed in line that can give a
+/// host's FTZ set (`jit::lower::fenv`): every float op computed in line that can give a
 /// result below MIN_NORMAL is one of [`ftz_op`] and used only through its output flush,
 /// and at least one such flush exists. FTZ then changes no result the block computes
 /// except the ±0 results of multiplies and FMAs, which the JIT tests (an add's exact
 /// result below MIN_NORMAL is a multiple of the smallest denormal, so it is a denormal
-/// already and is flushed the same; see the module doc of `jit::lower::ftz`).
+/// already and is flushed the same; see the module doc of `jit::lower::fenv`).
 pub fn ftz_ready(block: &Block) -> bool {
     let mut any = false;
     for (j, op) in block.ops.iter().enumerate() {
