@@ -140,8 +140,8 @@ impl Gen<'_, '_> {
         let read = self.b.create_block();
         let other = self.b.create_block();
         self.b.set_cold_block(other);
+        // The dwords are the join's parameters; whether they were read is `go` itself.
         let join = self.b.create_block();
-        self.b.append_block_param(join, types::I8);
         for _ in &run {
             self.b.append_block_param(join, types::I32);
         }
@@ -150,7 +150,7 @@ impl Gen<'_, '_> {
         self.b.seal_block(read);
         let off = self.b.ins().isub(a0, w.start);
         let base = self.b.ins().iadd(w.host, off);
-        let mut args = vec![BlockArg::Value(self.iconst(types::I8, 1))];
+        let mut args = Vec::with_capacity(run.len());
         for &(_, o) in &run {
             let x = self
                 .b
@@ -161,15 +161,15 @@ impl Gen<'_, '_> {
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(other);
         self.b.seal_block(other);
-        let zero = self.iconst(types::I32, 0);
-        let mut args = vec![BlockArg::Value(self.iconst(types::I8, 0))];
-        args.extend(run.iter().map(|_| BlockArg::Value(zero)));
+        // Unread: any value (no load takes it); one already at hand, no new constant.
+        let any = self.b.ins().ireduce(types::I32, a0);
+        let args: Vec<BlockArg> = run.iter().map(|_| BlockArg::Value(any)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
         self.b.seal_block(join);
         let p: Vec<Value> = self.b.block_params(join).to_vec();
         for (k, &(j, _)) in run.iter().enumerate() {
-            self.sload_ahead.insert(j, (p[0], p[k + 1]));
+            self.sload_ahead.insert(j, (go, p[k]));
         }
         Ok(())
     }
