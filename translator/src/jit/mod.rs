@@ -75,9 +75,11 @@ pub struct Jit {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
     /// Compile time first: no IR optimisation (`opt_level=none`), single-pass register
-    /// allocation, and one copy of each lane-group loop (`lower`). About three times cheaper to compile than [`Tier::Optimised`] on long
-    /// straight-line blocks, and several times slower to run: for blocks that run a few
-    /// times, or until they prove hot ([`crate::tier`]).
+    /// allocation, one copy of each lane-group loop and the NaN rule without branches
+    /// (`lower`), and no loop inside the code: an exit to the block's own start returns to
+    /// the run loop. About five times cheaper to compile than [`Tier::Optimised`] on long
+    /// blocks, and several times slower to run: for blocks that run a few times, or until
+    /// they prove hot ([`crate::tier`]).
     Quick,
     /// The fastest code: Cranelift's optimiser (`opt_level=speed`) and its backtracking
     /// register allocator.
@@ -278,7 +280,10 @@ impl Jit {
         // A block looping to itself in a flushing MODE continues round a version without
         // the input flushes of registers that hold no denormals (`flush::loop_variant`);
         // used with the rewritten block only.
-        let variant = crate::ir::passes::flush::loop_variant(block)
+        // Quick code leaves at every exit to its own start (below), so it has no use for it.
+        let variant = (tier == Tier::Optimised)
+            .then(|| crate::ir::passes::flush::loop_variant(block))
+            .flatten()
             .map(|mut v| {
                 if let Some(f) = crate::ir::passes::uniform::fold(&v.block)
                     .filter(|f| crate::ir::verify(f).is_ok())
@@ -304,15 +309,16 @@ impl Jit {
             .collect();
         // A block looping to itself first tries the iterated form (`lower::iterated`) when
         // enabled; not with a loop variant, which the lane-group form runs.
-        let iterated: Vec<(&Block, lower::Form)> = if self.iterated_loops && variant.is_none() {
-            folded
-                .iter()
-                .chain(std::iter::once(block))
-                .map(|b| (b, lower::Form::Iterated))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let iterated: Vec<(&Block, lower::Form)> =
+            if self.iterated_loops && variant.is_none() && tier == Tier::Optimised {
+                folded
+                    .iter()
+                    .chain(std::iter::once(block))
+                    .map(|b| (b, lower::Form::Iterated))
+                    .collect()
+            } else {
+                Vec::new()
+            };
         let forms = iterated.into_iter().chain(forms.into_iter().map(|(b, l)| {
             let form = if l {
                 lower::Form::LaneGroups
@@ -335,9 +341,10 @@ impl Jit {
                 let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr)
                     .with_window_hints(&links.hints);
                 // Quick code runs a few hundred times at most: one copy of each lane-group
-                // loop halves what Cranelift compiles.
+                // loop halves what Cranelift compiles. Its exits to the block's own start
+                // pass the run loop, which counts each as a run (`tier`).
                 let g = match tier {
-                    Tier::Quick => g.with_one_loop_copy(),
+                    Tier::Quick => g.with_one_loop_copy().without_self_loops(),
                     Tier::Optimised => g,
                 };
                 match &variant {

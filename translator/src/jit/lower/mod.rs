@@ -280,6 +280,10 @@ pub struct Gen<'a, 'b> {
     /// Emit each lane-group loop once, as its general (slow) copy only: half the code for
     /// Cranelift to compile, for code that runs a few times ([`crate::jit::Tier::Quick`]).
     one_copy: bool,
+    /// An exit to the block's own start loops back inside the code; when false it leaves
+    /// through the run loop like any exit, so the run loop counts every iteration
+    /// ([`crate::jit::Tier::Quick`], whose runs decide when the block is optimised).
+    self_loops: bool,
     /// Address of the compiled block's [`WindowHints`], when global window selections
     /// test a hinted window first; and the next hint byte to hand out.
     hints: Option<usize>,
@@ -341,6 +345,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             affine_roots: HashMap::new(),
             iters: None,
             one_copy: false,
+            self_loops: true,
             hints: None,
             next_hint: 0,
         }
@@ -351,6 +356,13 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Cranelift IR of a float-heavy block, for a tier that compiles fast.
     pub fn with_one_loop_copy(mut self) -> Self {
         self.one_copy = true;
+        self
+    }
+
+    /// This generator ending the block at an exit to its own start like at any other exit
+    /// (through the run loop) instead of looping back inside the code.
+    pub fn without_self_loops(mut self) -> Self {
+        self.self_loops = false;
         self
     }
 
