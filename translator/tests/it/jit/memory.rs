@@ -1339,8 +1339,8 @@ fn multi_dword_load_into_a_slot_out_of_range_is_rejected() {
 enum RunStore {
     /// No store: every scalar load of a root forms one run.
     None,
-    /// Between the second and third load of the first run, over the dwords the third and
-    /// fourth read (the run must end there: those read what the store wrote).
+    /// Between the third and fourth load of the first run, over the dwords the fourth and
+    /// fifth read (the run must end there: those read what the store wrote).
     Aliasing,
 }
 
@@ -1377,6 +1377,7 @@ fn sload_runs_block(off: u64, store: RunStore, store_at: u64, wave: u32) -> Bloc
     let a = b.push(Op::Bin(BinOp::And, x, notthree), Some(Ty::S64));
     let first = load(&mut b, a, 0);
     load(&mut b, a, 4);
+    load(&mut b, a, 8);
     let mask = all_lanes(&mut b);
     if let RunStore::Aliasing = store {
         let acc = Access::new(Space::Global, 0b11, 4, |l| store_at + 4 * l as u64);
@@ -1395,7 +1396,6 @@ fn sload_runs_block(off: u64, store: RunStore, store_at: u64, wave: u32) -> Bloc
             None,
         );
     }
-    load(&mut b, a, 8);
     load(&mut b, a, 12);
     // Vector work between runs (a lane-group run in the JIT).
     let v3 = b.push(Op::GetVgpr(3), Some(Ty::V32));
@@ -1430,7 +1430,8 @@ fn sload_runs_block(off: u64, store: RunStore, store_at: u64, wave: u32) -> Bloc
 }
 
 /// Runs of scalar loads from one base (`jit::lower::memory::sload_run`: one window test
-/// for the run, its dwords read at its first load) against the interpreter, compiled once
+/// for a run of three or more, its dwords read at its first load; two loads take the plain
+/// path) against the interpreter, compiled once
 /// per shape and run from many bases: in one window, unaligned bases, runs crossing the
 /// window's end, starting below it or far away (faults: same exit, pc, address), runs
 /// crossing between two windows, and a vector store between two loads of a run that writes
@@ -1462,7 +1463,7 @@ fn scalar_load_runs_match_the_interpreter() {
             for store in [RunStore::None, RunStore::Aliasing] {
                 for windows in [1usize, 2] {
                     for &base in &bases {
-                        let at = (base.wrapping_add(off) & !3).wrapping_add(8);
+                        let at = (base.wrapping_add(off) & !3).wrapping_add(12);
                         let blk = sload_runs_block(off, store, at, wave);
                         let cb = jit.compile(&blk).expect("compiles");
                         let mut s0 = state();

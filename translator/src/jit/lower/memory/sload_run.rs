@@ -15,6 +15,9 @@ use crate::ir::{BinOp, Op, Ty, Val};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
 
+/// Fewest loads a run has: for two, one window test and two branches on it cost as much as
+/// the plain path (a selection, then a test of the second offset against its window).
+const MIN_LOADS: usize = 3;
 /// Most loads one run reads ahead.
 const MAX_LOADS: usize = 16;
 /// Largest span in bytes one run reads ahead.
@@ -88,7 +91,7 @@ impl Gen<'_, '_> {
     }
 
     /// The run of scalar loads that starts with the one at op `i` (address `addr`): the op
-    /// indices and offsets of its loads (`i` first), when there are at least two. Ops that
+    /// indices and offsets of its loads (`i` first), when there are at least [`MIN_LOADS`]. Ops that
     /// already belong to a run start none.
     fn sload_run(&self, i: usize, addr: Val) -> Option<(Parts, Vec<(usize, i64)>)> {
         let first = self.sload_parts(addr, MAX_DEPTH);
@@ -115,7 +118,7 @@ impl Gen<'_, '_> {
                 _ => {}
             }
         }
-        (run.len() >= 2).then_some((first, run))
+        (run.len() >= MIN_LOADS).then_some((first, run))
     }
 
     /// At the scalar load `i` (address `addr`): when it starts a run ([`Gen::sload_run`]),
