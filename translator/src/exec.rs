@@ -18,14 +18,14 @@
 
 use crate::env::{CodeSource, ExecFault, ExitCode, WaveEnv};
 use crate::interp;
-use crate::ir::Block;
+use crate::ir::{Block, Op};
 use crate::isa::Target;
 use crate::jit::{Jit, Links};
 use crate::tier::{BlockTiers, Code, TierCounters, TierPolicy, TierStats};
-use crate::wave::WaveState;
+use crate::wave::{RegSet, WaveState, NUM_SREGS, NUM_VREGS};
 use hashbrown::HashMap;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
@@ -85,6 +85,11 @@ impl TranslationStats {
 /// One cached block.
 struct Entry {
     block: Block,
+    /// What the interpreter runs instead of `block` when the translator may drop register
+    /// writes nothing reads ([`Translator::final_state_unread`], JIT engine): `block` with
+    /// its register reads forwarded and those writes removed, as the JIT compiles it
+    /// (`ir::passes::forward`), so cold runs write no more registers than compiled ones.
+    cold: Option<Block>,
     /// Its compiled code and run count.
     tiers: BlockTiers,
     /// Executions, when profiling (see [`crate::profile`]).
@@ -202,6 +207,8 @@ pub struct Translator {
     profile: bool,
     /// What the JIT may assume of register writes ([`Translator::final_state_unread`]).
     forwarding: crate::ir::passes::forward::Forwarding,
+    /// The registers some cached block may write ([`Translator::registers_written`]).
+    written: WrittenRegs,
 }
 
 impl Translator {
@@ -225,6 +232,7 @@ impl Translator {
             translate_ns: AtomicU64::new(0),
             profile: false,
             forwarding: Default::default(),
+            written: Default::default(),
         })
     }
 
@@ -385,6 +393,24 @@ impl Translator {
         env: &mut dyn WaveEnv,
         budget: &mut u64,
     ) -> Result<ExitCode, ExecFault> {
+        let mut hits = 0u64;
+        let r = self.run_from_counting(start, code, state, env, budget, &mut hits);
+        self.add_cache_hits(hits);
+        r
+    }
+
+    /// [`Translator::run_from`] that adds its cache hits to `hits` instead of the
+    /// translator's counter: a dispatcher running many waves adds them once
+    /// ([`Translator::add_cache_hits`]) instead of once per wave.
+    pub fn run_from_counting(
+        &self,
+        start: &StartBlock,
+        code: &dyn CodeSource,
+        state: &mut WaveState,
+        env: &mut dyn WaveEnv,
+        budget: &mut u64,
+        hits: &mut u64,
+    ) -> Result<ExitCode, ExecFault> {
         let key = (state.pc, state.mode, state.wave_size);
         let cb = match start.entry.tiers.last_code() {
             Some(Some(cb)) if key == start.key && start.owner == self.id => cb,
@@ -394,9 +420,8 @@ impl Translator {
         if *budget < cost {
             return Err(ExecFault::Runaway(*budget));
         }
-        self.cache_hits[hit_stripe()]
-            .0
-            .fetch_add(1, Ordering::Relaxed);
+        *hits += 1;
+        self.record_writes(cb);
         // As in `step`: the compiled code charges itself.
         state.credit = *budget;
         let r = cb.run_chained(state, env);
@@ -408,22 +433,35 @@ impl Translator {
         }
         // Continue in the run loop, linking the start block to the next one as it would.
         let link = cb.link_slot(state.pc);
-        let mut hits = 0u64;
-        let r = LOCAL
+        LOCAL
             .try_with(|local| match local.try_borrow_mut() {
                 Ok(mut l) if l.id == self.id => {
-                    self.run_loop(code, state, env, budget, Some(&mut l), &mut hits, link)
+                    self.run_loop(code, state, env, budget, Some(&mut l), hits, link)
                 }
-                _ => self.run_loop(code, state, env, budget, None, &mut hits, link),
+                _ => self.run_loop(code, state, env, budget, None, hits, link),
             })
             // Thread-local storage already destroyed (thread exit): no link then.
-            .unwrap_or_else(|_| self.run_loop(code, state, env, budget, None, &mut hits, None));
+            .unwrap_or_else(|_| self.run_loop(code, state, env, budget, None, hits, None))
+    }
+
+    /// Adds the registers `cb` may write to [`Translator::registers_written`] unless that
+    /// is done: called before its code runs (code that other code continues in has run
+    /// before it is linked), so a thread that ran it finds them there afterwards.
+    fn record_writes(&self, cb: &crate::jit::CompiledBlock) {
+        let (writes, recorded) = cb.writes();
+        if !recorded {
+            self.written.add(writes);
+            cb.writes_recorded();
+        }
+    }
+
+    /// Adds `hits` block-cache hits to the translator's count ([`TranslationStats::cache_hits`]).
+    pub fn add_cache_hits(&self, hits: u64) {
         if hits != 0 {
             self.cache_hits[hit_stripe()]
                 .0
                 .fetch_add(hits, Ordering::Relaxed);
         }
-        r
     }
 
     /// [`Translator::run`] with this thread's cache copy `local` (if available); hits in it
@@ -486,7 +524,11 @@ impl Translator {
         if self.profile {
             entry.profile.record(state.exec());
         }
-        let exit = match self.compiled(entry) {
+        let compiled = self.compiled(entry);
+        if let Some(c) = &compiled {
+            self.record_writes(c.block);
+        }
+        let exit = match compiled {
             // Profiling: exactly this block, once (no loop or chain the loop cannot see).
             Some(Code { block: cb, .. }) if self.profile => {
                 *budget -= cost;
@@ -515,7 +557,7 @@ impl Translator {
             }
             None => {
                 *budget -= cost;
-                interp::run_block(&entry.block, state, env)?
+                interp::run_block(entry.cold.as_ref().unwrap_or(&entry.block), state, env)?
             }
         };
         Ok((exit != ExitCode::Continue).then_some(exit))
@@ -558,12 +600,25 @@ impl Translator {
             ..self.target
         };
         let block = (self.lift)(&target, code, pc, mode);
+        let cold =
+            if self.engine == EngineKind::Jit && self.forwarding.drop_final_writes && !self.profile
+            {
+                crate::ir::passes::forward::forward(&block, self.forwarding)
+                    .filter(|b| crate::ir::verify(b).is_ok())
+            } else {
+                None
+            };
+        // Published before the block can run anywhere (it is cached below, under the lock);
+        // compiled code adds its own writes before it first runs ([`Translator::record_writes`]).
+        self.written
+            .add(&block_writes(cold.as_ref().unwrap_or(&block)));
         self.translate_ns
             .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
         self.blocks_lifted.fetch_add(1, Ordering::Relaxed);
         let entry = Arc::new(Entry {
             tiers: BlockTiers::new(&block, &self.policy),
             block,
+            cold,
             profile: Default::default(),
         });
         let mut map = self
@@ -572,6 +627,16 @@ impl Translator {
             .map_err(|_| ExecFault::Unsupported("block cache lock poisoned".into()))?;
         // Another thread may have lifted the same block meanwhile: keep the first.
         Ok(map.entry(key).or_insert(entry).clone())
+    }
+
+    /// Every register slot a block this translator has lifted so far may write (both
+    /// engines write registers only through the ops of the lifted blocks). A dispatcher that
+    /// reuses a wave state for the next wave of a launch needs to reset only these: a block
+    /// is added here before it is cached, so before any wave can run it, and a thread that
+    /// ran a block (found through the cache or a chain from a cached block) sees it here
+    /// afterwards.
+    pub fn registers_written(&self) -> RegSet {
+        self.written.get()
     }
 
     /// Translation counters so far.
@@ -602,4 +667,54 @@ impl Translator {
                 .count() as u64
         })
     }
+}
+
+/// The registers the blocks of a [`Translator`] may write: a union that only grows.
+#[derive(Default)]
+struct WrittenRegs {
+    vgpr: [AtomicU64; NUM_VREGS / 64],
+    sgpr: [AtomicU64; NUM_SREGS / 64],
+    vgpr_unknown: AtomicBool,
+}
+
+impl WrittenRegs {
+    fn add(&self, r: &RegSet) {
+        for (a, &b) in self.vgpr.iter().zip(&r.vgpr) {
+            if b & !a.load(Ordering::Relaxed) != 0 {
+                a.fetch_or(b, Ordering::Release);
+            }
+        }
+        for (a, &b) in self.sgpr.iter().zip(&r.sgpr) {
+            if b & !a.load(Ordering::Relaxed) != 0 {
+                a.fetch_or(b, Ordering::Release);
+            }
+        }
+        if r.vgpr_unknown {
+            self.vgpr_unknown.store(true, Ordering::Release);
+        }
+    }
+
+    fn get(&self) -> RegSet {
+        RegSet {
+            vgpr: std::array::from_fn(|i| self.vgpr[i].load(Ordering::Acquire)),
+            sgpr: std::array::from_fn(|i| self.sgpr[i].load(Ordering::Acquire)),
+            vgpr_unknown: self.vgpr_unknown.load(Ordering::Acquire),
+        }
+    }
+}
+
+/// The register slots `block` may write: the targets of its `SetSgpr`/`SetVgpr` ops; a
+/// dynamically indexed VGPR write or a matrix instruction (whose result registers only its
+/// plan knows) makes the VGPRs unknown.
+pub fn block_writes(block: &Block) -> RegSet {
+    let mut w = RegSet::default();
+    for op in &block.ops {
+        match op {
+            Op::SetSgpr(c, _) => w.add_sgpr(*c as usize),
+            Op::SetVgpr { reg, .. } => w.add_vgpr(*reg as usize),
+            Op::SetVgprDyn { .. } | Op::Matrix(_) => w.vgpr_unknown = true,
+            _ => {}
+        }
+    }
+    w
 }

@@ -203,3 +203,57 @@ impl WaveState {
         self.sgpr[code + 1] = (v >> 32) as u32;
     }
 }
+
+/// A set of register slots of a [`WaveState`]: VGPR/AGPR slots (`0..NUM_VREGS`) and scalar
+/// slots (`0..NUM_SREGS`), one bit each, plus whether some VGPR/AGPR is addressed in a way
+/// the set cannot name (a dynamic index, a matrix instruction's operands).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegSet {
+    /// Bit `r % 64` of word `r / 64`: VGPR/AGPR slot `r`.
+    pub vgpr: [u64; NUM_VREGS / 64],
+    /// Bit `c % 64` of word `c / 64`: scalar slot `c`.
+    pub sgpr: [u64; NUM_SREGS / 64],
+    /// Some VGPR/AGPR slot outside `vgpr` may be in the set too.
+    pub vgpr_unknown: bool,
+}
+
+impl RegSet {
+    /// Adds VGPR/AGPR slot `reg`.
+    pub fn add_vgpr(&mut self, reg: usize) {
+        if reg < NUM_VREGS {
+            self.vgpr[reg / 64] |= 1 << (reg % 64);
+        }
+    }
+    /// Adds scalar slot `code`.
+    pub fn add_sgpr(&mut self, code: usize) {
+        if code < NUM_SREGS {
+            self.sgpr[code / 64] |= 1 << (code % 64);
+        }
+    }
+    /// Adds every slot of `other`.
+    pub fn add(&mut self, other: &RegSet) {
+        for (a, b) in self.vgpr.iter_mut().zip(&other.vgpr) {
+            *a |= b;
+        }
+        for (a, b) in self.sgpr.iter_mut().zip(&other.sgpr) {
+            *a |= b;
+        }
+        self.vgpr_unknown |= other.vgpr_unknown;
+    }
+    /// Whether VGPR/AGPR slot `reg` is named in the set.
+    pub fn has_vgpr(&self, reg: usize) -> bool {
+        reg < NUM_VREGS && self.vgpr[reg / 64] >> (reg % 64) & 1 != 0
+    }
+    /// Whether scalar slot `code` is in the set.
+    pub fn has_sgpr(&self, code: usize) -> bool {
+        code < NUM_SREGS && self.sgpr[code / 64] >> (code % 64) & 1 != 0
+    }
+    /// The VGPR/AGPR slots named in the set, in increasing order.
+    pub fn vgprs(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..NUM_VREGS).filter(|&r| self.has_vgpr(r))
+    }
+    /// The scalar slots in the set, in increasing order.
+    pub fn sgprs(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..NUM_SREGS).filter(|&c| self.has_sgpr(c))
+    }
+}

@@ -33,7 +33,7 @@ use crate::profile::LaunchControl;
 use crate::stats::{Counters, TranslationStats};
 pub use kernarg::{ArgValue, Geometry};
 use schedule::{run_workgroup, WaveStop};
-use wave_init::{WaveInputs, WaveTemplate};
+use wave_init::{ResetPlan, WaveInputs, WaveTemplate};
 
 /// LDS available to one workgroup on gfx942 (and the RDNA targets' per-workgroup limit).
 pub const MAX_LDS_BYTES: u32 = 64 * 1024;
@@ -138,6 +138,19 @@ struct Shared<'a> {
     /// Values for s[0..n) that replace what the descriptor's user SGPRs would hold (raw
     /// dispatches: the dispatch's USER_DATA registers); empty for code-object launches.
     user_sgprs: &'a [u32],
+    /// The translator behind `runner`, when it is one.
+    engine: Option<Engine<'a>>,
+}
+
+/// The translator a launch's runner runs waves with. Knowing it, the dispatcher resets
+/// only the registers its blocks may write when it reuses a wave state
+/// ([`Translator::registers_written`]), and starts waves in the kernel's compiled entry
+/// block itself once there is one ([`Translator::run_from_counting`]), without the runner.
+#[derive(Clone, Copy)]
+struct Engine<'a> {
+    translator: &'a Translator,
+    /// The kernel's compiled entry block, once known (`None`: the runner never sets it).
+    start: Option<&'a OnceLock<Option<StartBlock>>>,
 }
 
 /// Runs one wave until it ends, waits at a barrier, traps or faults (the signature of
@@ -190,7 +203,11 @@ pub fn launch_controlled(
                 r
             }
         };
-    let mut out = launch_with_control(mem, &run, p, control)?;
+    let engine = Engine {
+        translator,
+        start: Some(&start),
+    };
+    let mut out = launch_prepared(mem, &run, Some(engine), p, control)?;
     out.translation = translator.stats().since(&before);
     Ok(out)
 }
@@ -208,6 +225,17 @@ pub fn launch_with(
 pub fn launch_with_control(
     mem: &DeviceMemory,
     runner: &WaveRunner,
+    p: &LaunchParams,
+    control: Option<&LaunchControl>,
+) -> Result<LaunchOutcome, LaunchError> {
+    launch_prepared(mem, runner, None, p, control)
+}
+
+/// [`launch_with_control`], with the translator behind `runner` when there is one.
+fn launch_prepared(
+    mem: &DeviceMemory,
+    runner: &WaveRunner,
+    engine: Option<Engine>,
     p: &LaunchParams,
     control: Option<&LaunchControl>,
 ) -> Result<LaunchOutcome, LaunchError> {
@@ -316,6 +344,7 @@ pub fn launch_with_control(
         groups,
         control,
         user_sgprs: &[],
+        engine,
     };
     if let Some(c) = control {
         c.start(groups);
@@ -429,6 +458,17 @@ fn worker(
     );
     let mut counters = Counters::default();
     let (mut done_groups, mut done_waves) = (0u64, 0u64);
+    // What a reused wave state needs reset: remade when the translator's set of written
+    // registers grows (a new block), checked once per workgroup.
+    let written = || sh.engine.map(|e| e.translator.registers_written());
+    let mut seen = written();
+    let mut plan = match template {
+        Ok(t) => t.reset_plan(seen.as_ref()),
+        Err(_) => ResetPlan::default(),
+    };
+    // Block-cache hits of the waves started directly, added to the translator's count when
+    // the thread is done.
+    let mut hits = 0u64;
     let [gx, gy, _] = sh.p.geometry.grid;
     let entry = sh.p.code.base().wrapping_add(k.entry);
     // Workgroups finished but not yet reported to `sh.control`.
@@ -447,10 +487,25 @@ fn worker(
             let res = match template {
                 Err(e) => Err(Some((0usize, None, e.clone(), entry))),
                 Ok(t) => {
+                    let now = written();
+                    if now != seen {
+                        plan = t.reset_plan(now.as_ref());
+                        seen = now;
+                    }
                     env.clear_workgroup();
-                    run_group(sh, queue, &mut waves, &mut env, |i, st| {
-                        t.start_wave(st, wg, i)
-                    })
+                    let direct = sh.engine.and_then(|e| match e.start?.get() {
+                        Some(Some(s)) => Some((e.translator, s)),
+                        _ => None,
+                    });
+                    run_group(
+                        sh,
+                        queue,
+                        &mut waves,
+                        &mut env,
+                        direct,
+                        &mut hits,
+                        |i, st| t.start_wave(st, wg, i, &plan),
+                    )
                 }
             };
             match res {
@@ -487,6 +542,9 @@ fn worker(
     }
     // The groups of a chunk left early.
     report_progress(sh, &mut finished);
+    if let Some(e) = sh.engine {
+        e.translator.add_cache_hits(hits);
+    }
     wave_pool::give(waves.into_iter().map(|(st, _)| st));
     (done_groups, done_waves, counters)
 }
@@ -506,12 +564,16 @@ fn report_progress(sh: &Shared, finished: &mut u64) {
 /// Runs the waves of one workgroup to completion (barriers, slices) on the thread's memory
 /// environment `env`, each started by `start(index, state)` before its first run; a panic
 /// in the translator becomes the fault of the wave that was running, so it cannot take down
-/// the host.
+/// the host. With `direct` (the runner's translator and the kernel's compiled entry block)
+/// the waves run through [`Translator::run_from_counting`], their cache hits added to
+/// `hits`, instead of the runner.
 fn run_group(
     sh: &Shared,
     queue: &WorkQueue,
     waves: &mut [WaveSlot],
     env: &mut WaveMemEnv,
+    direct: Option<(&Translator, &StartBlock)>,
+    hits: &mut u64,
     start: impl Fn(usize, &mut WaveState),
 ) -> Result<(), GroupError> {
     let ws = sh.target.wave_size;
@@ -543,7 +605,10 @@ fn run_group(
                 let total = *budget;
                 let mut slice = total.min(BUDGET_SLICE);
                 let given = slice;
-                let r = (sh.runner)(sh.p.code, st, env, &mut slice);
+                let r = match direct {
+                    Some((t, s)) => t.run_from_counting(s, sh.p.code, st, env, &mut slice, hits),
+                    None => (sh.runner)(sh.p.code, st, env, &mut slice),
+                };
                 *budget = total - (given - slice);
                 match r {
                     Err(ExecFault::Runaway(_)) if given < total => {

@@ -19,7 +19,7 @@ use wavejit_translator::wave::WaveState;
 use super::kernarg::Geometry;
 use super::wave_init::WaveInputs;
 use super::{
-    run_grid, LaunchError, LaunchOutcome, LaunchParams, Shared, MAX_LDS_BYTES,
+    run_grid, Engine, LaunchError, LaunchOutcome, LaunchParams, Shared, MAX_LDS_BYTES,
     MAX_SCRATCH_PER_GROUP,
 };
 use crate::code_object::{KernelDescriptor, KernelInfo};
@@ -237,6 +237,10 @@ pub fn launch_raw(
         groups: l.grid.iter().map(|&g| g as u64).product(),
         control: None,
         user_sgprs: &l.user_sgprs[..user],
+        engine: Some(Engine {
+            translator,
+            start: None,
+        }),
     };
     let mut out = run_grid(&shared, start)?;
     out.translation = translator.stats().since(&before);

@@ -19,7 +19,9 @@
 //! FLOAT_MODE, DX10_CLAMP (bit 8) and IEEE (bit 9) from rsrc1 on GFX9/GFX11.
 
 use wavejit_translator::isa::{Family, Gpu};
-use wavejit_translator::wave::{sreg, WaveState, AGPR_BASE, MAX_LANES, NUM_SREGS, NUM_VREGS};
+use wavejit_translator::wave::{
+    sreg, RegSet, WaveState, AGPR_BASE, MAX_LANES, NUM_SREGS, NUM_VREGS,
+};
 
 use crate::code_object::KernelDescriptor;
 
@@ -105,9 +107,26 @@ pub struct WaveTemplate {
     mode: u32,
     pc: u64,
     wave_size: u32,
-    /// VGPRs and AGPRs cleared in every wave (those the kernel uses; v0 is written whole).
+    /// The SGPRs the template sets from s0 (the user SGPRs and the workgroup ids/info);
+    /// every other slot of `sgpr` is zero.
+    init_sgprs: usize,
+    /// VGPRs (from v0) and AGPRs the kernel's metadata says it uses.
     vgprs: usize,
     agprs: usize,
+}
+
+/// What [`WaveTemplate::start_wave`] resets in a reused wave state besides the registers
+/// every wave starts with (`s[0..n)` of the template, v0, EXEC): the registers an earlier
+/// wave may have written ([`WaveTemplate::reset_plan`]). Made when that set grows, not per
+/// wave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResetPlan {
+    /// SGPRs copied from the template: `s[0..sgpr_copy)`.
+    sgpr_copy: usize,
+    /// Other scalar slots to zero.
+    sgpr_zero: Vec<u8>,
+    /// VGPR/AGPR slot ranges `[from, to)` to zero (v0 excluded).
+    vgpr_zero: Vec<(u16, u16)>,
 }
 
 impl WaveTemplate {
@@ -153,6 +172,7 @@ impl WaveTemplate {
             .collect::<Result<Vec<_>, String>>()?;
         let (nv, na) = cleared_registers(vgprs, agprs);
         Ok(WaveTemplate {
+            init_sgprs: next,
             sgpr,
             wg_slot,
             info_slot,
@@ -167,11 +187,78 @@ impl WaveTemplate {
         })
     }
 
-    /// Makes `st` (any state this template's launch, or an earlier one, left behind) wave
-    /// `wave` of workgroup `wg` at the kernel's entry: the registers the kernel uses are
-    /// cleared, the initial ones set, counters and flags zeroed.
-    pub fn start_wave(&self, st: &mut WaveState, wg: [u32; 3], wave: usize) {
-        st.sgpr = self.sgpr;
+    /// What [`WaveTemplate::start_wave`] must reset in a wave state that earlier waves of
+    /// this launch used, when they can only have written the registers in `written`
+    /// ([`wavejit_translator::exec::Translator::registers_written`]); `None`: unknown, reset
+    /// the whole scalar file and every VGPR and AGPR the kernel's metadata counts.
+    ///
+    /// A state the launch starts with is zeroed whole, and each wave is reset to the
+    /// template's state in every register some wave may have written, so a register
+    /// outside `written` still holds the template's value (zero) when a wave starts.
+    pub fn reset_plan(&self, written: Option<&RegSet>) -> ResetPlan {
+        let metadata = |r: usize| {
+            (1..self.vgprs).contains(&r) || (AGPR_BASE..AGPR_BASE + self.agprs).contains(&r)
+        };
+        let (sgpr_copy, sgpr_zero, vgpr) = match written {
+            None => (
+                NUM_SREGS,
+                vec![],
+                (1..NUM_VREGS).filter(|&r| metadata(r)).collect(),
+            ),
+            Some(w) => {
+                // A fixed-size copy (the template is zero past its initial SGPRs); then the
+                // written slots past it, except those `start_wave` sets anyway.
+                let copy = SGPR_LIST.max(self.init_sgprs).min(NUM_SREGS);
+                let set_anyway = |c: usize| {
+                    c == sreg::EXEC_LO as usize
+                        || (c == sreg::EXEC_HI as usize && self.wave_size == 64)
+                        || (self.gfx12
+                            && (sreg::TTMP0 as usize + 7..=sreg::TTMP0 as usize + 9).contains(&c))
+                };
+                let zero = w
+                    .sgprs()
+                    .filter(|&c| c >= copy && !set_anyway(c))
+                    .map(|c| c as u8)
+                    .collect();
+                let vgpr: Vec<usize> = (1..NUM_VREGS)
+                    .filter(|&r| w.has_vgpr(r) || (w.vgpr_unknown && metadata(r)))
+                    .collect();
+                (copy, zero, vgpr)
+            }
+        };
+        // Consecutive registers as one range (one fill).
+        let mut vgpr_zero: Vec<(u16, u16)> = vec![];
+        for r in vgpr {
+            match vgpr_zero.last_mut() {
+                Some((_, to)) if *to as usize == r => *to += 1,
+                _ => vgpr_zero.push((r as u16, r as u16 + 1)),
+            }
+        }
+        ResetPlan {
+            sgpr_copy,
+            sgpr_zero,
+            vgpr_zero,
+        }
+    }
+
+    /// Makes `st` wave `wave` of workgroup `wg` at the kernel's entry: the template's
+    /// registers set, the registers `plan` names cleared, counters and flags zeroed. `st`
+    /// must be a state this launch started zeroed and whose earlier waves wrote only
+    /// registers `plan` covers ([`WaveTemplate::reset_plan`]).
+    ///
+    /// A wave32 wave gets lanes 0..31 only: no op of a wave32 block reads or writes lanes
+    /// 32..63 of a register (the IR's lane rule, `wavejit_translator::ir`), so they keep
+    /// the zeroes the state started with.
+    pub fn start_wave(&self, st: &mut WaveState, wg: [u32; 3], wave: usize, plan: &ResetPlan) {
+        // Constant sizes where they apply: copies the compiler writes out in line.
+        if plan.sgpr_copy == SGPR_LIST {
+            st.sgpr[..SGPR_LIST].copy_from_slice(&self.sgpr[..SGPR_LIST]);
+        } else {
+            st.sgpr[..plan.sgpr_copy].copy_from_slice(&self.sgpr[..plan.sgpr_copy]);
+        }
+        for &c in &plan.sgpr_zero {
+            st.sgpr[c as usize] = 0;
+        }
         if self.gfx12 {
             set_gfx12_ids(&mut st.sgpr, wg, wave as u32);
         } else {
@@ -184,16 +271,21 @@ impl WaveTemplate {
                 *r = workgroup_info(wave as u32, self.waves_per_group);
             }
         }
-        // v0 whole from the template, then the other registers the kernel uses.
         let (v0, exec) = &self.ids[wave];
-        st.vgpr[0] = *v0;
-        if self.vgprs > 1 {
-            st.vgpr[1..self.vgprs].as_flattened_mut().fill(0);
-        }
-        if self.agprs > 0 {
-            st.vgpr[AGPR_BASE..AGPR_BASE + self.agprs]
-                .as_flattened_mut()
-                .fill(0);
+        if self.wave_size == 32 {
+            st.vgpr[0][..32].copy_from_slice(&v0[..32]);
+            for &(from, to) in &plan.vgpr_zero {
+                for r in &mut st.vgpr[from as usize..to as usize] {
+                    r[..32].fill(0);
+                }
+            }
+        } else {
+            st.vgpr[0] = *v0;
+            for &(from, to) in &plan.vgpr_zero {
+                st.vgpr[from as usize..to as usize]
+                    .as_flattened_mut()
+                    .fill(0);
+            }
         }
         st.wave_size = self.wave_size;
         st.set_exec(*exec);

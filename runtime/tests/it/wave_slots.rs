@@ -14,7 +14,9 @@ use wavejit_runtime::memory::{CodeImage, DeviceMemory, WaveMemEnv};
 use wavejit_translator::env::{ExecFault, ExitCode};
 use wavejit_translator::exec::{EngineKind, Translator};
 use wavejit_translator::isa::{Gpu, Target};
-use wavejit_translator::wave::{sreg, InstClass, WaveState, AGPR_BASE, MAX_LANES, NUM_VREGS};
+use wavejit_translator::wave::{
+    sreg, InstClass, RegSet, WaveState, AGPR_BASE, MAX_LANES, NUM_VREGS,
+};
 
 const ENTRY: u64 = 0x100;
 const POISON: u32 = 0xDEAD_BEEF;
@@ -146,6 +148,22 @@ fn poison(st: &mut WaveState) {
         st.vgpr[r] = [POISON; MAX_LANES];
     }
     st.sgpr = [POISON; 128];
+    st.scc = 1;
+    st.status = POISON;
+    st.trapsts = POISON;
+    st.credit = 77;
+    st.counters.by_class[InstClass::Valu as usize] = 1000;
+    st.counters.active_lanes = 1000;
+}
+
+/// Poisons the registers of `written` (all lanes), and the scalar state.
+fn poison_only(st: &mut WaveState, written: &RegSet) {
+    for r in written.vgprs() {
+        st.vgpr[r] = [POISON; MAX_LANES];
+    }
+    for c in written.sgprs() {
+        st.sgpr[c] = POISON;
+    }
     st.scc = 1;
     st.status = POISON;
     st.trapsts = POISON;
@@ -299,27 +317,54 @@ fn template_start_matches_init_wave() {
                 };
                 let entry = 0x55_0100;
                 let t = WaveTemplate::new(gpu, &kd, &inputs, &[], ws, (6, 2), &[], entry).unwrap();
-                let mut slot = WaveState::new_boxed(ws);
-                for wg in [[0, 0, 0], [3, 9, 1], [70000, 2, 65000]] {
-                    for w in 0..waves {
-                        poison(&mut slot);
-                        t.start_wave(&mut slot, wg, w as usize);
-                        let mut want = WaveState::new_boxed(ws);
-                        init_wave(&mut want, gpu, &kd, &inputs, &[], wg, w, entry).unwrap();
-                        let ctx = format!("{gpu:?} w{ws} {block:?} wg {wg:?} wave {w}");
-                        assert_eq!(slot.sgpr, want.sgpr, "{ctx}");
-                        assert_eq!(slot.vgpr[..6], want.vgpr[..6], "{ctx}");
-                        assert_eq!(
-                            slot.vgpr[AGPR_BASE..AGPR_BASE + 2],
-                            want.vgpr[AGPR_BASE..AGPR_BASE + 2],
-                            "{ctx}"
-                        );
-                        assert_eq!(
-                            (slot.mode, slot.pc, slot.wave_size, slot.scc, slot.credit),
-                            (want.mode, want.pc, want.wave_size, 0, 0),
-                            "{ctx}"
-                        );
-                        assert_eq!(slot.counters, want.counters, "{ctx}");
+                // The registers earlier waves wrote, as a translator reports them.
+                let mut written = RegSet::default();
+                for r in [1, 2, 5, 9, AGPR_BASE + 1] {
+                    written.add_vgpr(r);
+                }
+                for c in [0, 1, 3, 7, 20, 40, 106, 107, 124, 126, 127] {
+                    written.add_sgpr(c);
+                }
+                let lanes = ws as usize;
+                for (plan, what) in [
+                    (t.reset_plan(None), "unknown writes"),
+                    (t.reset_plan(Some(&written)), "known writes"),
+                ] {
+                    let mut slot = WaveState::new_boxed(ws);
+                    for wg in [[0, 0, 0], [3, 9, 1], [70000, 2, 65000]] {
+                        for w in 0..waves {
+                            if what == "unknown writes" {
+                                poison(&mut slot);
+                            } else {
+                                poison_only(&mut slot, &written);
+                            }
+                            t.start_wave(&mut slot, wg, w as usize, &plan);
+                            let mut want = WaveState::new_boxed(ws);
+                            init_wave(&mut want, gpu, &kd, &inputs, &[], wg, w, entry).unwrap();
+                            let ctx = format!("{gpu:?} w{ws} {block:?} wg {wg:?} wave {w}, {what}");
+                            assert_eq!(slot.sgpr, want.sgpr, "{ctx}");
+                            // The kernel's registers (6 VGPRs, 2 AGPRs) after unknown
+                            // writes, every register after known ones; a wave32 wave's
+                            // lanes 0..31.
+                            let regs: Vec<usize> = if what == "unknown writes" {
+                                (0..6).chain(AGPR_BASE..AGPR_BASE + 2).collect()
+                            } else {
+                                (0..NUM_VREGS).collect()
+                            };
+                            for r in regs {
+                                assert_eq!(
+                                    slot.vgpr[r][..lanes],
+                                    want.vgpr[r][..lanes],
+                                    "{ctx}: register slot {r}"
+                                );
+                            }
+                            assert_eq!(
+                                (slot.mode, slot.pc, slot.wave_size, slot.scc, slot.credit),
+                                (want.mode, want.pc, want.wave_size, 0, 0),
+                                "{ctx}"
+                            );
+                            assert_eq!(slot.counters, want.counters, "{ctx}");
+                        }
                     }
                 }
             }

@@ -24,7 +24,7 @@ mod runtime;
 use crate::env::{ExecFault, ExitCode, WaveEnv};
 use crate::ir::passes::forward::Forwarding;
 use crate::ir::{Block, Exit};
-use crate::wave::WaveState;
+use crate::wave::{RegSet, WaveState};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
@@ -34,7 +34,7 @@ use helpers::JitCtx;
 pub use lower::{host_round, lanefn_cold_lanes, rounded_cold_lanes};
 use runtime::code::{EntryFn, Holder};
 pub use runtime::{helpers, memory, mxcsr};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Attempts to link a successor slot before giving up on it (a successor that never
@@ -149,6 +149,10 @@ pub struct CompiledBlock {
     iterated: bool,
     /// Multi-dword accesses compiled as one (`lower::memory::multi`).
     multi: u32,
+    /// The registers the code may write ([`CompiledBlock::writes`]).
+    writes: RegSet,
+    /// Set once `writes` has been added to the translator's set ([`CompiledBlock::writes`]).
+    writes_published: AtomicBool,
     _holder: Arc<Holder>,
 }
 
@@ -266,6 +270,7 @@ impl Jit {
         let mut code = None;
         let mut grouped = false;
         let mut multi = 0;
+        let mut writes = RegSet::default();
         let mut code_size = 0u32;
         let mut dump_text = None;
         // A block looping to itself in a flushing MODE continues round a version without
@@ -387,6 +392,13 @@ impl Jit {
             }
             match r {
                 Ok((n, placed)) => {
+                    writes = crate::exec::block_writes(blk);
+                    if let Some(v) = variant
+                        .as_ref()
+                        .filter(|_| !std::ptr::eq(blk, block) && !std::ptr::eq(blk, lifted))
+                    {
+                        writes.add(&crate::exec::block_writes(&v.block));
+                    }
                     multi = n;
                     code = Some(placed);
                     grouped = try_loop;
@@ -408,6 +420,8 @@ impl Jit {
             _ => None,
         };
         Ok(CompiledBlock {
+            writes,
+            writes_published: AtomicBool::new(false),
             code,
             entry: self.holder.entry,
             cost: u64::from(block.inst_count).max(1),
@@ -556,6 +570,20 @@ impl CompiledBlock {
     /// every lane's bytes tested first, loads written straight to their registers.
     pub fn multi_accesses(&self) -> u32 {
         self.multi
+    }
+
+    /// The register slots the code may write: those of the IR it was compiled from (after
+    /// the JIT's own passes, so without the writes they removed), and whether its writes
+    /// have been recorded elsewhere already (see [`crate::exec::Translator::registers_written`]:
+    /// a caller records them, then marks them recorded with [`CompiledBlock::writes_recorded`],
+    /// before the code first runs).
+    pub fn writes(&self) -> (&RegSet, bool) {
+        (&self.writes, self.writes_published.load(Ordering::Acquire))
+    }
+
+    /// Marks [`CompiledBlock::writes`] as recorded.
+    pub fn writes_recorded(&self) {
+        self.writes_published.store(true, Ordering::Release);
     }
 
     /// Instructions the block charges (its instruction count, at least 1).

@@ -13,3 +13,4 @@ mod jit;
 mod lift;
 mod matrix;
 mod rdna;
+mod wave32_lanes;

@@ -269,6 +269,9 @@ pub struct Gen<'a, 'b> {
     /// in, and the window (`memory::scalar_mem`: the next scalar load, lowered in that same
     /// block, tries it first).
     sload_window: Option<(cranelift_codegen::ir::Block, memory::WinParts)>,
+    /// Scalar loads read ahead by the first load of their run ([`memory::sload_run`]):
+    /// per op index, `(read, value)` (`I8`, `I32`; the value is valid when `read` is 1).
+    sload_ahead: HashMap<usize, (Value, Value)>,
     /// Per root VGPR of the block's lane-affine addresses: lane 0 of its entry value and
     /// whether it is lane-affine (`memory::affine`, tested at the body's start).
     affine_roots: HashMap<u16, (Value, Value)>,
@@ -334,6 +337,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             rc: None,
             fenv_slot: None,
             sload_window: None,
+            sload_ahead: HashMap::new(),
             affine_roots: HashMap::new(),
             iters: None,
             one_copy: false,
@@ -400,6 +404,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.mem = self.facts.mem;
         self.layout = PathLayout::Cold;
         self.sload_window = None;
+        self.sload_ahead.clear();
     }
 
     /// Emits the block body from the credit charge at `head` (the current block) to just
@@ -950,7 +955,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             Op::Load { .. } => self.load(i, op, ty),
             Op::Store { .. } => self.store(i, op),
             Op::Atomic { .. } => self.atomic(op, ty),
-            Op::SLoad { .. } | Op::SStore { .. } => self.scalar_mem(op),
+            Op::SLoad { .. } | Op::SStore { .. } => self.scalar_mem(i, op),
             Op::Clock
             | Op::InstCount
             | Op::BarrierState

@@ -74,14 +74,27 @@ impl WaveEnv for Counting {
     }
 }
 
-/// Memory filled with a byte pattern (no zeros, so reading nothing is visible).
+/// A non-repeating, never-zero byte for offset `i` of a memory seeded `seed` (a 64-bit
+/// mix of both: a path that reads the wrong offset, even one a power of two away, shows).
+fn pattern_byte(seed: u64, i: usize) -> u8 {
+    let mut x = (i as u64 ^ seed.rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 29;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^= x >> 32;
+    match x as u8 {
+        0 => 0x81,
+        b => b,
+    }
+}
+
+/// Memory filled with a non-repeating byte pattern (no zeros, so reading nothing is visible).
 pub(super) fn env() -> FlatEnv {
     let mut e = FlatEnv::new(BASE, GLOBAL_LEN, LDS_LEN, 16);
     for (i, b) in e.global.iter_mut().enumerate() {
-        *b = (i as u8).wrapping_mul(37).wrapping_add(0x81);
+        *b = pattern_byte(1, i);
     }
     for (i, b) in e.lds.iter_mut().enumerate() {
-        *b = (i as u8).wrapping_mul(53).wrapping_add(0x13);
+        *b = pattern_byte(2, i);
     }
     e
 }
@@ -1319,4 +1332,182 @@ fn multi_dword_load_into_a_slot_out_of_range_is_rejected() {
     *last = wavejit_translator::wave::NUM_VREGS as u16;
     let jit = Jit::new().expect("host JIT");
     assert!(jit.compile(&blk).is_err());
+}
+
+/// Shape of [`sload_runs_block`]: where its vector store goes, if anywhere.
+#[derive(Clone, Copy, Debug)]
+enum RunStore {
+    /// No store: every scalar load of a root forms one run.
+    None,
+    /// Between the second and third load of the first run, over the dwords the third and
+    /// fourth read (the run must end there: those read what the store wrote).
+    Aliasing,
+}
+
+/// Scalar loads as the lifter emits them for `s_load_dwordx4 s[10:13], s[0:1], off` and
+/// `s_load_dwordx2 s[20:21], s[0:1], off + 16` (one `Pack` of s0/s1 each, `& !3`, then `+ 4k`;
+/// each dword its own pc), plus two loads at `s[0:1] + 3` and `+ 7` (no mask, so misaligned
+/// when s[0:1] is aligned) and two at `(s[0:1] + off + 1) & !3` + 0, + 4 (a mask of an
+/// unaligned sum: the masked value is the root). Vector work between the loads; the
+/// results go to SGPRs 10.. and v4.
+fn sload_runs_block(off: u64, store: RunStore, store_at: u64, wave: u32) -> Block {
+    let mut b = Builder::new(0x100, wave);
+    let c = |b: &mut Builder, bits: u64| b.push(Op::Const { ty: Ty::S64, bits }, Some(Ty::S64));
+    let pack = |b: &mut Builder| {
+        let lo = b.push(Op::GetSgpr(0), Some(Ty::S32));
+        let hi = b.push(Op::GetSgpr(1), Some(Ty::S32));
+        b.push(Op::Pack { lo, hi }, Some(Ty::S64))
+    };
+    let mut pc = 0x100;
+    let mut sgpr = 10u8;
+    let mut load = |b: &mut Builder, base: Val, k: u64| {
+        let ck = c(b, k);
+        let addr = b.push(Op::Bin(BinOp::Add, base, ck), Some(Ty::S64));
+        let v = b.push(Op::SLoad { pc, addr }, Some(Ty::S32));
+        b.push(Op::SetSgpr(sgpr, v), None);
+        pc += 8;
+        sgpr += 1;
+        v
+    };
+    let notthree = c(&mut b, !3);
+    // s_load_dwordx4 at (s[0:1] + off) & !3.
+    let p = pack(&mut b);
+    let co = c(&mut b, off);
+    let x = b.push(Op::Bin(BinOp::Add, p, co), Some(Ty::S64));
+    let a = b.push(Op::Bin(BinOp::And, x, notthree), Some(Ty::S64));
+    let first = load(&mut b, a, 0);
+    load(&mut b, a, 4);
+    let mask = all_lanes(&mut b);
+    if let RunStore::Aliasing = store {
+        let acc = Access::new(Space::Global, 0b11, 4, |l| store_at + 4 * l as u64);
+        let addr = acc.addr(&mut b);
+        let data = b.push(Op::GetVgpr(2), Some(Ty::V32));
+        let m = acc.mask(&mut b);
+        b.push(
+            Op::Store {
+                pc: 0x400,
+                space: Space::Global,
+                addr,
+                size: 4,
+                data,
+                mask: m,
+            },
+            None,
+        );
+    }
+    load(&mut b, a, 8);
+    load(&mut b, a, 12);
+    // Vector work between runs (a lane-group run in the JIT).
+    let v3 = b.push(Op::GetVgpr(3), Some(Ty::V32));
+    let bf = b.push(Op::Broadcast(first), Some(Ty::V32));
+    let sum = b.push(Op::Bin(BinOp::Add, v3, bf), Some(Ty::V32));
+    b.push(
+        Op::SetVgpr {
+            reg: 4,
+            val: sum,
+            mask,
+        },
+        None,
+    );
+    // s_load_dwordx2 at (s[0:1] + off + 16) & !3, from a second pack of s0/s1.
+    let p2 = pack(&mut b);
+    let co = c(&mut b, off.wrapping_add(16));
+    let x = b.push(Op::Bin(BinOp::Add, p2, co), Some(Ty::S64));
+    let a2 = b.push(Op::Bin(BinOp::And, x, notthree), Some(Ty::S64));
+    load(&mut b, a2, 0);
+    load(&mut b, a2, 4);
+    // Unmasked: s[0:1] + 3 and + 7.
+    let p3 = pack(&mut b);
+    load(&mut b, p3, 3);
+    load(&mut b, p3, 7);
+    // A mask of an unaligned sum: (s[0:1] + off + 1) & !3, then + 0 and + 4.
+    let co = c(&mut b, off.wrapping_add(1));
+    let x = b.push(Op::Bin(BinOp::Add, p3, co), Some(Ty::S64));
+    let a4 = b.push(Op::Bin(BinOp::And, x, notthree), Some(Ty::S64));
+    load(&mut b, a4, 0);
+    load(&mut b, a4, 4);
+    b.finish(Exit::Jump(0x200))
+}
+
+/// Runs of scalar loads from one base (`jit::lower::memory::sload_run`: one window test
+/// for the run, its dwords read at its first load) against the interpreter, compiled once
+/// per shape and run from many bases: in one window, unaligned bases, runs crossing the
+/// window's end, starting below it or far away (faults: same exit, pc, address), runs
+/// crossing between two windows, and a vector store between two loads of a run that writes
+/// what the later ones read. Registers start poisoned, memory is non-repeating; SGPRs,
+/// VGPRs, memory and the exit must match, wave32 and wave64.
+#[test]
+fn scalar_load_runs_match_the_interpreter() {
+    let len = GLOBAL_LEN as u64;
+    let bases: [u64; 14] = [
+        0,
+        4,
+        1,
+        2,
+        3,
+        100,
+        len / 2 - 8,
+        len / 2 - 20,
+        len - 64,
+        len - 16,
+        len - 8,
+        len - 3,
+        0u64.wrapping_sub(8),
+        1 << 40,
+    ];
+    let jit = Jit::new().expect("host JIT");
+    let mut completed = 0;
+    for wave in [32u32, 64] {
+        for off in [0u64, 44, 2] {
+            for store in [RunStore::None, RunStore::Aliasing] {
+                for windows in [1usize, 2] {
+                    for &base in &bases {
+                        let at = (base.wrapping_add(off) & !3).wrapping_add(8);
+                        let blk = sload_runs_block(off, store, at, wave);
+                        let cb = jit.compile(&blk).expect("compiles");
+                        let mut s0 = state();
+                        s0.wave_size = wave;
+                        for (i, r) in s0.sgpr.iter_mut().enumerate() {
+                            *r = 0xBAD0_0000 | i as u32;
+                        }
+                        let addr = BASE.wrapping_add(base);
+                        s0.sgpr[0] = addr as u32;
+                        s0.sgpr[1] = (addr >> 32) as u32;
+                        let fresh = || {
+                            let mut s = state();
+                            s.wave_size = s0.wave_size;
+                            s.vgpr = s0.vgpr;
+                            s.sgpr = s0.sgpr;
+                            s
+                        };
+                        let what =
+                            format!("w{wave} off {off} {store:?} {windows} windows base {base:#x}");
+                        let (mut si, mut ei) = (fresh(), env());
+                        ei.windows = windows;
+                        let ri = run_block(&blk, &mut si, &mut ei);
+                        let mut sj = fresh();
+                        let mut ej = Counting {
+                            inner: env(),
+                            slow: 0,
+                        };
+                        ej.inner.windows = windows;
+                        let (rj, _) = cb.run_counting(&mut sj, &mut ej);
+                        assert_eq!(ri, rj, "exit: {what}");
+                        assert_eq!(si.pc, sj.pc, "pc: {what}");
+                        assert_eq!(si.sgpr, sj.sgpr, "sgprs: {what}");
+                        for r in 0..8 {
+                            assert_eq!(si.vgpr[r], sj.vgpr[r], "v{r}: {what}");
+                        }
+                        assert!(ei == ej.inner, "memory differs: {what}");
+                        // Loaded dwords differ from their poisoned registers.
+                        if ri.is_ok() {
+                            completed += 1;
+                            assert_ne!(si.sgpr[10], 0xBAD0_000A, "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(completed > 100, "{completed} runs without a fault");
 }

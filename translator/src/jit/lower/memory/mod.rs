@@ -15,6 +15,7 @@ mod affine;
 mod gather;
 mod inline;
 mod multi;
+mod sload_run;
 
 /// Where the blocks of inline memory paths are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -564,10 +565,14 @@ impl Gen<'_, '_> {
     }
 
     /// Lowers a scalar load or store.
-    pub(in crate::jit::lower) fn scalar_mem(&mut self, op: &Op) -> GenResult<JV> {
+    pub(in crate::jit::lower) fn scalar_mem(&mut self, i: usize, op: &Op) -> GenResult<JV> {
         Ok(match op {
             Op::SLoad { pc, addr } => {
                 self.whole_wave("this op")?;
+                if !self.sload_ahead.contains_key(&i) {
+                    self.sload_read_ahead(i, *addr)?;
+                }
+                let ahead = self.sload_ahead.remove(&i);
                 let a = self.s_as(*addr, types::I64)?;
                 // Inline: a dword-aligned address inside a global window (as
                 // `memory::try_scalar_load`), else the helper.
@@ -582,6 +587,18 @@ impl Gen<'_, '_> {
                 // dominate it), first tests its offset against the window that one selected,
                 // and selects again only when that fails. (The window's allocation stays
                 // live for the launch even if the helper refreshed the context's windows.)
+                // A load of a run read ahead: its dword when that worked, else the code below
+                // (in a cold block, which the run's window values do not dominate).
+                if let Some((read, x)) = ahead {
+                    let slow = self.b.create_block();
+                    self.b.set_cold_block(slow);
+                    self.b
+                        .ins()
+                        .brif(read, join, &[BlockArg::Value(x)], slow, &[]);
+                    self.b.switch_to_block(slow);
+                    self.b.seal_block(slow);
+                    self.sload_window = None;
+                }
                 let here = self.b.current_block();
                 let reused = match self.sload_window {
                     Some((blk, w)) if Some(blk) == here => {
@@ -621,7 +638,10 @@ impl Gen<'_, '_> {
                 self.b.ins().jump(join, &[BlockArg::Value(x)]);
                 self.b.switch_to_block(join);
                 self.b.seal_block(join);
-                self.sload_window = Some((join, reused.unwrap_or(w)));
+                self.sload_window = match ahead {
+                    Some(_) => None,
+                    None => Some((join, reused.unwrap_or(w))),
+                };
                 JV::S(self.b.block_params(join)[0])
             }
             Op::SStore { pc, addr, data } => {

@@ -1,0 +1,176 @@
+//! Runs of scalar loads from one base: the dwords of an `s_load_dwordxN` and the loads of
+//! one kernel-argument block read addresses `base + c` for constants `c`. The first load of
+//! such a run selects one window for the whole run's span and reads every dword of the run
+//! there at once; each load of the run then takes its dword when that worked, and its own
+//! checked path (window selection, else the helper, with its own pc) when it did not.
+//!
+//! Reading a later load's dword early gives what reading it at its place gives when nothing
+//! in between writes memory: a run ends at the first store or atomic (vector or scalar)
+//! after its first load. Nothing in between can fault on the run's behalf (the early reads
+//! only happen when every dword lies in one window), and the window is used at once, before
+//! any helper call could end its validity (`MemWindow::new`).
+
+use super::super::Gen;
+use crate::ir::{BinOp, Op, Ty, Val};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
+
+/// Most loads one run reads ahead.
+const MAX_LOADS: usize = 16;
+/// Largest span in bytes one run reads ahead.
+const MAX_SPAN: i64 = 512;
+/// How deep address chains are followed back to their root.
+const MAX_DEPTH: usize = 8;
+
+/// An address `root + off`, or `(root & !3) + off` when `masked` (wrapping, 64 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Parts {
+    root: Val,
+    masked: bool,
+    off: i64,
+}
+
+impl Gen<'_, '_> {
+    /// The value of the constant op `v`, if it is one.
+    fn sload_const(&self, v: Val) -> Option<i64> {
+        match self.block.ops.get(v.0 as usize) {
+            Some(Op::Const { bits, .. }) => Some(*bits as i64),
+            _ => None,
+        }
+    }
+
+    /// `v` (an `S64` address) as a root and a constant offset: through adds of constants
+    /// and one mask of the low two bits (`(r + c) & !3 == (r & !3) + c` when `c % 4 == 0`).
+    fn sload_parts(&self, v: Val, depth: usize) -> Parts {
+        let whole = Parts {
+            root: v,
+            masked: false,
+            off: 0,
+        };
+        let s64 = matches!(self.block.types.get(v.0 as usize), Some(Some(Ty::S64)));
+        if depth == 0 || !s64 {
+            return whole;
+        }
+        match self.block.ops.get(v.0 as usize) {
+            Some(Op::Bin(BinOp::Add, x, y)) => {
+                let (base, c) = match (self.sload_const(*x), self.sload_const(*y)) {
+                    (_, Some(c)) => (*x, c),
+                    (Some(c), None) => (*y, c),
+                    (None, None) => return whole,
+                };
+                let p = self.sload_parts(base, depth - 1);
+                Parts {
+                    off: p.off.wrapping_add(c),
+                    ..p
+                }
+            }
+            Some(Op::Bin(BinOp::And, x, y)) if self.sload_const(*y) == Some(!3) => {
+                let p = self.sload_parts(*x, depth - 1);
+                if !p.masked && p.off % 4 == 0 {
+                    Parts { masked: true, ..p }
+                } else {
+                    whole
+                }
+            }
+            _ => whole,
+        }
+    }
+
+    /// Whether roots `a` and `b` are the same value: one op, or two packs of the same halves.
+    fn same_root(&self, a: Val, b: Val) -> bool {
+        let ops = &self.block.ops;
+        a == b
+            || matches!(
+                (ops.get(a.0 as usize), ops.get(b.0 as usize)),
+                (Some(Op::Pack { lo: l1, hi: h1 }), Some(Op::Pack { lo: l2, hi: h2 }))
+                    if l1 == l2 && h1 == h2
+            )
+    }
+
+    /// The run of scalar loads that starts with the one at op `i` (address `addr`): the op
+    /// indices and offsets of its loads (`i` first), when there are at least two. Ops that
+    /// already belong to a run start none.
+    fn sload_run(&self, i: usize, addr: Val) -> Option<(Parts, Vec<(usize, i64)>)> {
+        let first = self.sload_parts(addr, MAX_DEPTH);
+        let mut run = vec![(i, first.off)];
+        let (mut lo, mut hi) = (first.off, first.off);
+        for (j, op) in self.block.ops.iter().enumerate().skip(i + 1) {
+            match op {
+                Op::Store { .. } | Op::Atomic { .. } | Op::SStore { .. } => break,
+                Op::SLoad { addr, .. } => {
+                    let p = self.sload_parts(*addr, MAX_DEPTH);
+                    let (l, h) = (lo.min(p.off), hi.max(p.off));
+                    let fits = self.same_root(p.root, first.root)
+                        && p.masked == first.masked
+                        && p.off.wrapping_sub(first.off) % 4 == 0
+                        && h.checked_sub(l).is_some_and(|s| s <= MAX_SPAN - 4);
+                    if fits {
+                        run.push((j, p.off));
+                        (lo, hi) = (l, h);
+                        if run.len() == MAX_LOADS {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        (run.len() >= 2).then_some((first, run))
+    }
+
+    /// At the scalar load `i` (address `addr`): when it starts a run ([`Gen::sload_run`]),
+    /// selects one window for the run's span and reads every load's dword there, recording
+    /// for each `(read, value)` in `sload_ahead`.
+    pub(super) fn sload_read_ahead(&mut self, i: usize, addr: Val) -> super::GenResult<()> {
+        let Some((first, run)) = self.sload_run(i, addr) else {
+            return Ok(());
+        };
+        let lo = run.iter().map(|r| r.1).min().unwrap_or(0);
+        let hi = run.iter().map(|r| r.1).max().unwrap_or(0);
+        let mut root = self.s_as(first.root, types::I64)?;
+        if first.masked {
+            root = self.b.ins().band_imm_s(root, !3);
+        }
+        let a0 = self.b.ins().iadd_imm_s(root, lo);
+        let span = self.iconst(types::I64, (hi - lo + 4) as u64);
+        let w = self.window_of(crate::env::Space::Global, a0, span)?;
+        let low = self.b.ins().band_imm_u(a0, 3);
+        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let go = self.b.ins().band(w.hit, aligned);
+        let read = self.b.create_block();
+        let other = self.b.create_block();
+        self.b.set_cold_block(other);
+        // The dwords are the join's parameters; whether they were read is `go` itself.
+        let join = self.b.create_block();
+        for _ in &run {
+            self.b.append_block_param(join, types::I32);
+        }
+        self.b.ins().brif(go, read, &[], other, &[]);
+        self.b.switch_to_block(read);
+        self.b.seal_block(read);
+        let off = self.b.ins().isub(a0, w.start);
+        let base = self.b.ins().iadd(w.host, off);
+        let mut args = Vec::with_capacity(run.len());
+        for &(_, o) in &run {
+            let x = self
+                .b
+                .ins()
+                .load(types::I32, super::le(), base, (o - lo) as i32);
+            args.push(BlockArg::Value(x));
+        }
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(other);
+        self.b.seal_block(other);
+        // Unread: any value (no load takes it); one already at hand, no new constant.
+        let any = self.b.ins().ireduce(types::I32, a0);
+        let args: Vec<BlockArg> = run.iter().map(|_| BlockArg::Value(any)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        let p: Vec<Value> = self.b.block_params(join).to_vec();
+        for (k, &(j, _)) in run.iter().enumerate() {
+            self.sload_ahead.insert(j, (go, p[k]));
+        }
+        Ok(())
+    }
+}
