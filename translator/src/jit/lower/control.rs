@@ -103,7 +103,7 @@ impl Gen<'_, '_> {
     }
 
     /// The active lanes `p` counts (`I64`).
-    fn pending_lanes(&mut self, p: PendingCounts) -> Value {
+    pub(super) fn pending_lanes(&mut self, p: PendingCounts) -> Value {
         let mut n = self.b.ins().popcnt(p.mask);
         if p.times > 1 {
             n = self.b.ins().imul_imm_u(n, p.times as i64);

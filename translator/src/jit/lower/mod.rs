@@ -576,7 +576,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         if let Some(d) = self.rc {
             self.fenv_enter(crate::jit::mxcsr::rc_bits(d));
         }
-        if form == Form::Iterated {
+        if form == Form::Iterated && self.variant.is_none() {
             self.emit_iterated()?;
             self.b.seal_all_blocks();
             self.b.finalize(self.frontend);
@@ -587,7 +587,20 @@ impl<'a, 'b> Gen<'a, 'b> {
         let head = self.b.create_block();
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
-        self.body(form)?;
+        // With a loop variant, the iterated form is the variant's: the general version
+        // runs as lane groups until the variant's registers hold no denormal.
+        let general = match form {
+            Form::Iterated => Form::LaneGroups,
+            f => f,
+        };
+        if form == Form::Iterated
+            && !self
+                .variant
+                .is_some_and(|lv| same_targets(&lv.block.exit, &blk.exit))
+        {
+            return Err("the loop variant leaves the block elsewhere".into());
+        }
+        self.body(general)?;
         match self.variant {
             Some(lv) if same_targets(&lv.block.exit, &blk.exit) => {
                 let variant = &lv.block;
@@ -600,7 +613,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // With FTZ, the variant is entered through a block that sets it (the loop
                 // round the variant stays in FTZ).
                 // (Not in the one-copy form: FTZ needs the fast copies' tests.)
-                let ftz = form == Form::LaneGroups
+                let ftz = general == Form::LaneGroups
                     && !self.one_copy
                     && self.rc.is_none()
                     && crate::jit::mxcsr::AVAILABLE
@@ -620,8 +633,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.in_variant = true;
                 self.ftz = ftz;
                 self.b.switch_to_block(variant_head);
-                self.body(form)?;
-                self.exit(variant_head)?;
+                if form == Form::Iterated {
+                    self.emit_iterated()?;
+                } else {
+                    self.body(form)?;
+                    self.exit(variant_head)?;
+                }
                 self.ftz = false;
             }
             _ => self.exit(head)?,
