@@ -263,6 +263,7 @@ pub trait WaveEnv {
 /// barrier in the current phase. A work-group of one wave is "not in a work-group" for the
 /// barrier instructions (ISA 5.6.2: such waves treat a signal as S_NOP): 0. A wave that ends
 /// leaves the barrier's members, as the runtime's scheduler releases barriers without it.
+#[inline]
 pub fn workgroup_barrier_state(waves: usize, live: usize, signaled: usize) -> u32 {
     if waves <= 1 {
         return 0;

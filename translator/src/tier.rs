@@ -1,22 +1,22 @@
 //! Tier-up: when a cached block is compiled, and how hard Cranelift works on it.
 //!
-//! A block runs interpreted until it is hot. A small block, or one that loops to itself, is
-//! then compiled once with Cranelift's optimiser ([`Tier::Optimised`]). A long block that
-//! does not loop to itself (the straight-line stages of a big kernel: thousands of
-//! instructions, each run once per wave) is first compiled quickly ([`Tier::Quick`]) after
-//! a few interpreted runs, and recompiled optimised once it has run
-//! [`TierPolicy::optimise_after`] more times; the optimised code then replaces the quick
-//! code for every later run.
+//! A block runs interpreted until it is hot. A small block is then compiled once with
+//! Cranelift's optimiser ([`Tier::Optimised`]). A long block (the straight-line stages of a
+//! big kernel: thousands of instructions, each run once per wave, or the long body of a
+//! loop) is first compiled quickly ([`Tier::Quick`]) after a few interpreted runs, and
+//! recompiled optimised once it has run [`TierPolicy::optimise_after`] more times; the
+//! optimised code then replaces the quick code for every later run.
 //!
-//! Runs are counted by the run loop, so quick code never loops inside the JIT (blocks that
-//! loop to themselves skip the quick tier) and is never chained to or from (the run loop
-//! links final code only): every run of it passes the run loop and counts. Each tier's
+//! Runs are counted by the run loop, so quick code never loops inside the JIT (a block
+//! looping to itself returns to the run loop after each iteration) and is never chained to
+//! or from (the run loop links final code only): every run of it passes the run loop and
+//! counts. Each tier's
 //! code is kept as long as the block (a wave may still run the quick code when the
 //! optimised code replaces it). Compiles claim their block, so threads compile different
 //! blocks at once; a thread that finds a block claimed runs what the block has so far.
 
 use crate::ir::passes::forward::Forwarding;
-use crate::ir::{Block, Exit};
+use crate::ir::Block;
 use crate::jit::{CompiledBlock, Jit, Tier};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -28,8 +28,8 @@ pub struct TierPolicy {
     /// Interpreted runs after which a block is compiled optimised (when it has no quick
     /// tier).
     pub hot_threshold: u32,
-    /// Blocks of at least this many instructions that do not loop to themselves get the
-    /// quick tier first (`u32::MAX`: no block does).
+    /// Blocks of at least this many instructions get the quick tier first (`u32::MAX`: no
+    /// block does).
     pub quick_min_insts: u32,
     /// Interpreted runs after which such a block is compiled quickly.
     pub quick_threshold: u32,
@@ -70,17 +70,7 @@ impl TierPolicy {
     /// Runs (of any kind) after which `block` is compiled quickly (`None`: never), and after
     /// which it is compiled optimised.
     fn thresholds(&self, block: &Block) -> (Option<u32>, u32) {
-        let loops_to_itself = match block.exit {
-            Exit::Jump(t) => t == block.start_pc,
-            Exit::Branch {
-                taken, not_taken, ..
-            } => taken == block.start_pc || not_taken == block.start_pc,
-            _ => false,
-        };
-        if loops_to_itself
-            || block.inst_count < self.quick_min_insts
-            || self.quick_threshold >= self.hot_threshold
-        {
+        if block.inst_count < self.quick_min_insts || self.quick_threshold >= self.hot_threshold {
             return (None, self.hot_threshold);
         }
         let after = self

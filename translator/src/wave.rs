@@ -187,6 +187,7 @@ impl WaveState {
         }
     }
     /// Sets EXEC from a 64-bit mask (wave32: only the low half is kept).
+    #[inline]
     pub fn set_exec(&mut self, m: u64) {
         self.sgpr[sreg::EXEC_LO as usize] = m as u32;
         if self.wave_size == 64 {

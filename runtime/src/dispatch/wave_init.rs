@@ -247,8 +247,9 @@ impl WaveTemplate {
     /// registers `plan` covers ([`WaveTemplate::reset_plan`]).
     ///
     /// A wave32 wave gets lanes 0..31 only: no op of a wave32 block reads or writes lanes
-    /// 32..63 of a register (the IR's lane rule, `wavejit_translator::ir`), so they keep
-    /// the zeroes the state started with.
+    /// 32..63 of a register (the IR's lane rule, `wavejit_translator::ir`; the translator's
+    /// `wave32_lanes` test runs random wave32 programs with other values there), so they
+    /// keep the zeroes the state started with.
     pub fn start_wave(&self, st: &mut WaveState, wg: [u32; 3], wave: usize, plan: &ResetPlan) {
         // Constant sizes where they apply: copies the compiler writes out in line.
         if plan.sgpr_copy == SGPR_LIST {

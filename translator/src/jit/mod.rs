@@ -75,9 +75,11 @@ pub struct Jit {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
     /// Compile time first: no IR optimisation (`opt_level=none`), single-pass register
-    /// allocation, and one copy of each lane-group loop (`lower`). About three times cheaper to compile than [`Tier::Optimised`] on long
-    /// straight-line blocks, and several times slower to run: for blocks that run a few
-    /// times, or until they prove hot ([`crate::tier`]).
+    /// allocation, one copy of each lane-group loop and the NaN rule without branches
+    /// (`lower`), and no loop inside the code: an exit to the block's own start returns to
+    /// the run loop. About five times cheaper to compile than [`Tier::Optimised`] on long
+    /// blocks, and several times slower to run: for blocks that run a few times, or until
+    /// they prove hot ([`crate::tier`]).
     Quick,
     /// The fastest code: Cranelift's optimiser (`opt_level=speed`) and its backtracking
     /// register allocator.
@@ -176,15 +178,13 @@ impl Jit {
             optimised,
             quick,
             loop_form: true,
-            iterated_loops: false,
+            iterated_loops: true,
         })
     }
 
     /// This JIT trying the iterated form (`lower::iterated`) for blocks that loop to
-    /// themselves. Off by default: it runs fewer host instructions, but each lane group's
-    /// iterations form one dependency chain (the lane-group form's groups are independent),
-    /// and it showed no wall-time gain over the lane-group form; interleaving several groups
-    /// per trip would shorten the chain.
+    /// themselves, or not. On by default: it runs fewer host instructions than the
+    /// lane-group form, two lane groups per trip so that their dependency chains overlap.
     pub fn with_iterated_loops(mut self, on: bool) -> Jit {
         self.iterated_loops = on;
         self
@@ -278,7 +278,10 @@ impl Jit {
         // A block looping to itself in a flushing MODE continues round a version without
         // the input flushes of registers that hold no denormals (`flush::loop_variant`);
         // used with the rewritten block only.
-        let variant = crate::ir::passes::flush::loop_variant(block)
+        // Quick code leaves at every exit to its own start (below), so it has no use for it.
+        let variant = (tier == Tier::Optimised)
+            .then(|| crate::ir::passes::flush::loop_variant(block))
+            .flatten()
             .map(|mut v| {
                 if let Some(f) = crate::ir::passes::uniform::fold(&v.block)
                     .filter(|f| crate::ir::verify(f).is_ok())
@@ -303,8 +306,9 @@ impl Jit {
             })
             .collect();
         // A block looping to itself first tries the iterated form (`lower::iterated`) when
-        // enabled; not with a loop variant, which the lane-group form runs.
-        let iterated: Vec<(&Block, lower::Form)> = if self.iterated_loops && variant.is_none() {
+        // enabled, in the optimised tier (with a loop variant, the variant's).
+        let iterated: Vec<(&Block, lower::Form)> = if self.iterated_loops && tier == Tier::Optimised
+        {
             folded
                 .iter()
                 .chain(std::iter::once(block))
@@ -335,9 +339,10 @@ impl Jit {
                 let g = lower::Gen::new(fb, blk, call_conv, frontend, links_addr)
                     .with_window_hints(&links.hints);
                 // Quick code runs a few hundred times at most: one copy of each lane-group
-                // loop halves what Cranelift compiles.
+                // loop halves what Cranelift compiles. Its exits to the block's own start
+                // pass the run loop, which counts each as a run (`tier`).
                 let g = match tier {
-                    Tier::Quick => g.with_one_loop_copy(),
+                    Tier::Quick => g.with_one_loop_copy().without_self_loops(),
                     Tier::Optimised => g,
                 };
                 match &variant {

@@ -103,7 +103,7 @@ impl Gen<'_, '_> {
     }
 
     /// The active lanes `p` counts (`I64`).
-    fn pending_lanes(&mut self, p: PendingCounts) -> Value {
+    pub(super) fn pending_lanes(&mut self, p: PendingCounts) -> Value {
         let mut n = self.b.ins().popcnt(p.mask);
         if p.times > 1 {
             n = self.b.ins().imul_imm_u(n, p.times as i64);
@@ -213,12 +213,13 @@ impl Gen<'_, '_> {
     }
 
     /// Ends the block at its exit; `head` is the block body's start (after the credit
-    /// charge), where an exit to the block's own start loops back to.
+    /// charge), where an exit to the block's own start loops back to (unless
+    /// [`Gen::without_self_loops`]).
     pub(super) fn exit(&mut self, head: cranelift_codegen::ir::Block) -> GenResult<()> {
         let blk = self.block;
         match &blk.exit {
             Exit::Jump(t) => {
-                if *t == blk.start_pc {
+                if *t == blk.start_pc && self.self_loops {
                     // Loop: the credit check at `head` ends it.
                     self.b.ins().jump(head, &[]);
                 } else {
@@ -237,7 +238,7 @@ impl Gen<'_, '_> {
             } => {
                 let c = self.s_as(*cond, types::I32)?;
                 let start = blk.start_pc;
-                if *taken == start || *not_taken == start {
+                if self.self_loops && (*taken == start || *not_taken == start) {
                     let to_self = match (*taken == start, *not_taken == start) {
                         (true, true) => self.iconst(types::I8, 1),
                         (true, false) => self.b.ins().icmp_imm_u(IntCC::NotEqual, c, 0),

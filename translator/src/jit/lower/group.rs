@@ -508,7 +508,6 @@ impl Gen<'_, '_> {
         header: cranelift_codegen::ir::Block,
         after: cranelift_codegen::ir::Block,
     ) -> GenResult<LoopCopy> {
-        let blk = self.block;
         self.b.switch_to_block(header);
         self.mask_cache.clear();
         self.vreg_cache.clear();
@@ -530,10 +529,75 @@ impl Gen<'_, '_> {
             cmp_masks: HashMap::new(),
             last_cmp: None,
         });
-        let iterations = match self.iters {
+        // In the iterated form, a trip may run its ops for more than one group.
+        let mut iterations = match self.iters {
             Some(n) => Some(self.iteration_start(plan.i, plan.j, plan.classes, n)?),
             None => None,
         };
+        let per_trip = iterations.as_ref().map_or(1, |it| it.groups());
+        for h in 0..per_trip {
+            if let Some(it) = iterations.as_mut() {
+                self.enter_trip_group(it, h);
+            }
+            self.group_ops(plan, &mut accs)?;
+            if let Some(it) = iterations.as_mut() {
+                self.leave_trip_group(it, h);
+            }
+        }
+        let mut iterations = match iterations {
+            Some(it) => Some(self.iteration_end(it)?),
+            None => None,
+        };
+        self.bail_on_nan();
+        let dirty = self
+            .group
+            .as_mut()
+            .map(|gr| std::mem::take(&mut gr.dirty))
+            .unwrap_or_default();
+        for h in 0..per_trip {
+            if let Some(it) = iterations.as_mut() {
+                self.enter_trip_group(it, h);
+            }
+            let vb = self.vbase();
+            for reg in &dirty {
+                let chunks = self.vreg_cache.get(reg).cloned().ok_or("dirty register")?;
+                let off = WaveState::vgpr_offset(*reg as usize, 0);
+                for (c, ch) in chunks.iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(trusted(), *ch, vb, (off + 16 * c) as i32);
+                }
+            }
+        }
+        for (k, bits, slot) in &plan.escapes {
+            let chunks = self.v(Val(*k as u32))?;
+            let base = self.b.ins().stack_addr(types::I64, *slot, 0);
+            // Group g of a V32 value is bytes 16g..16g+16; of a V64 value 32g..32g+32.
+            let sh = if *bits == 32 { 4 } else { 5 };
+            let go = self.b.ins().ishl_imm_u(g, sh);
+            let a = self.b.ins().iadd(base, go);
+            for (c, ch) in chunks.iter().enumerate() {
+                self.b.ins().store(trusted(), *ch, a, (16 * c) as i32);
+            }
+        }
+        let next = self.b.ins().iadd_imm_s(g, per_trip as i64);
+        let groups = (self.lanes / 4) as i64;
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, next, groups);
+        let mut back = vec![BlockArg::Value(next)];
+        back.extend(accs.iter().map(|a| BlockArg::Value(*a)));
+        let out: Vec<BlockArg> = accs.iter().map(|a| BlockArg::Value(*a)).collect();
+        self.b.ins().brif(more, header, &back, after, &out);
+        self.b.seal_block(header);
+        let gr = self.group.take().ok_or("lane group")?;
+        Ok(gr.copy)
+    }
+
+    /// The lane ops of `plan` for the current group (compares' lane bits into `accs`).
+    fn group_ops(&mut self, plan: &RunPlan<'_>, accs: &mut [Value]) -> GenResult<()> {
+        let blk = self.block;
         for k in plan.i..plan.j {
             if plan.classes[k] != OpClass::Lane || self.is_deferred(k) {
                 continue;
@@ -568,49 +632,7 @@ impl Gen<'_, '_> {
             };
             self.vals[k] = v;
         }
-        if let Some(it) = iterations {
-            self.iteration_end(it)?;
-        }
-        self.bail_on_nan();
-        let vb = self.vbase();
-        let dirty = self
-            .group
-            .as_mut()
-            .map(|gr| std::mem::take(&mut gr.dirty))
-            .unwrap_or_default();
-        for reg in dirty {
-            let chunks = self.vreg_cache.get(&reg).cloned().ok_or("dirty register")?;
-            let off = WaveState::vgpr_offset(reg as usize, 0);
-            for (c, ch) in chunks.iter().enumerate() {
-                self.b
-                    .ins()
-                    .store(trusted(), *ch, vb, (off + 16 * c) as i32);
-            }
-        }
-        for (k, bits, slot) in &plan.escapes {
-            let chunks = self.v(Val(*k as u32))?;
-            let base = self.b.ins().stack_addr(types::I64, *slot, 0);
-            // Group g of a V32 value is bytes 16g..16g+16; of a V64 value 32g..32g+32.
-            let sh = if *bits == 32 { 4 } else { 5 };
-            let go = self.b.ins().ishl_imm_u(g, sh);
-            let a = self.b.ins().iadd(base, go);
-            for (c, ch) in chunks.iter().enumerate() {
-                self.b.ins().store(trusted(), *ch, a, (16 * c) as i32);
-            }
-        }
-        let next = self.b.ins().iadd_imm_s(g, 1);
-        let groups = (self.lanes / 4) as i64;
-        let more = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, next, groups);
-        let mut back = vec![BlockArg::Value(next)];
-        back.extend(accs.iter().map(|a| BlockArg::Value(*a)));
-        let out: Vec<BlockArg> = accs.iter().map(|a| BlockArg::Value(*a)).collect();
-        self.b.ins().brif(more, header, &back, after, &out);
-        self.b.seal_block(header);
-        let gr = self.group.take().ok_or("lane group")?;
-        Ok(gr.copy)
+        Ok(())
     }
 
     /// In the fast lane-group loop, before the group's stores: leaves for the slow loop

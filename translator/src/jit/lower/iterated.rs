@@ -9,26 +9,41 @@
 //! decides how many iterations run, and the vector part of one lane group depends only on
 //! that group's registers, so the order of execution can be interchanged:
 //!
-//! 1. **Scalar loop**: the block's uniform ops once per iteration, charging the credit and
-//!    counting exactly as the other forms do per run, until the exit leaves the loop or
-//!    the credit does not cover another iteration. `n` iterations were run.
+//! 1. **Scalar loop**: the block's uniform ops once per iteration, charging the credit
+//!    exactly as the other forms do per run, until the exit leaves the loop or the credit
+//!    does not cover another iteration. `n` iterations were run. The credit, the trip count
+//!    and the active lanes counted stay in host registers; the credit left, the counted lanes
+//!    and `n` times the block's class and vector-instruction counts reach the wave state
+//!    once, after the loop (nothing in it reads them: blocks that read the counters do not
+//!    qualify).
 //! 2. **Vector part**: one lane-group loop ([`Gen::run`]) whose body runs the block's vector
 //!    ops `n` times for the group, registers carried in SSA values and stored once at the
-//!    end. Its fast copy collects the NaN lanes of the group's float results over all
-//!    iterations and, when there are any, leaves for the slow copy before storing anything
-//!    of the group; the slow copy redoes the group from its first iteration with the NaN
-//!    rule in line.
+//!    end. Each group's iterations form one dependency chain through those registers, so
+//!    the fast copy runs two groups per trip, whose chains the host overlaps. It collects
+//!    the NaN lanes of the groups' float results over all iterations and, when there are
+//!    any, leaves for the slow copy before storing anything of the groups; the slow copy
+//!    redoes them, one group per trip, from their first iteration with the NaN rule in
+//!    line.
 //! 3. The block's exit as usual, or, when the credit ran out, a return to the run loop at
 //!    the block's start, with the state of `n` complete iterations.
+//!
+//! A block with a flush-mode loop variant runs the variant in this form, after its general
+//! version's lane-group form found the variant's registers free of denormals
+//! ([`Gen::emit`]); under host FTZ, the fast copy's ±0/NaN product tests join the NaN lanes.
 
 use super::{trusted, Gen, GenResult, I32X4, JV};
 use crate::env::ExitCode;
 use crate::ir::{Block, ConvOp, Exit, Op, Ty};
 use crate::jit::analysis::operands;
 use crate::jit::analysis::runs::{classify, run_extent, OpClass};
-use crate::wave::WaveState;
+use crate::wave::{WaveCounters, WaveState};
+use core::mem::offset_of;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
+use std::collections::HashMap;
+
+/// The most VGPRs a block in the iterated form writes.
+const MAX_CARRIED: usize = 12;
 
 /// Why the block qualifies for the iterated form: the class of each op, or why not.
 pub(super) fn qualify(blk: &Block) -> Result<Vec<OpClass>, String> {
@@ -82,6 +97,8 @@ pub(super) fn qualify(blk: &Block) -> Result<Vec<OpClass>, String> {
     for (k, op) in blk.ops.iter().enumerate() {
         match op {
             Op::SetMode(_) | Op::GetMode => return Err("the block reads or writes MODE".into()),
+            // The scalar loop adds its counts once, after its last iteration.
+            Op::InstCount => return Err("the block reads the instruction counters".into()),
             Op::Cmp(..) if classes[k] == OpClass::Lane => {
                 return Err("a vector compare feeds the scalar part".into())
             }
@@ -124,6 +141,21 @@ pub(super) fn qualify(blk: &Block) -> Result<Vec<OpClass>, String> {
     if !any_vector_write {
         return Err("no vector register written".into());
     }
+    // The written registers are carried in host registers across the iterations; beyond
+    // what the host's 16 vector registers hold, the spills cost more than the form saves
+    // (measured: gfx942's `alu_fma64` loop, which writes 16, ran 1.15× the lane-group
+    // form's host instructions).
+    let mut written: Vec<u16> = Vec::new();
+    for op in &blk.ops {
+        if let Op::SetVgpr { reg, .. } = op {
+            if !written.contains(reg) {
+                written.push(*reg);
+            }
+        }
+    }
+    if written.len() > MAX_CARRIED {
+        return Err(format!("{} vector registers written", written.len()));
+    }
     let extent = run_extent(blk, 0, &classes);
     if extent.end != n || extent.post.iter().any(|p| *p) {
         return Err("the block is not one lane-group run".into());
@@ -139,16 +171,46 @@ impl Gen<'_, '_> {
         let classes = qualify(blk)?;
         let cost = u64::from(blk.inst_count).max(1);
         let credit_off = WaveState::CREDIT_OFFSET as i32;
-        // The first iteration's credit (a return to the run loop when short).
-        self.charge_credit();
+        // The first iteration's credit (a return to the run loop when short). From here on
+        // the credit, the trip count and the active lanes counted stay in registers; they
+        // reach the wave state once, when the scalar loop ends (nothing before that reads
+        // them: `qualify` rules out reads of the counters, and no op of the loop leaves it).
+        let first = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), self.state, credit_off);
+        let short = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, first, cost as i64);
+        let stop0 = self.b.create_block();
+        self.b.set_cold_block(stop0);
+        let go = self.b.create_block();
+        self.b.ins().brif(short, stop0, &[], go, &[]);
+        self.b.switch_to_block(stop0);
+        self.b.seal_block(stop0);
+        self.ret_with_pc(blk.start_pc, ExitCode::Continue as u32);
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        let left = self.b.ins().iadd_imm_s(first, -(cost as i64));
         let body = self.b.create_block();
-        self.b.append_block_param(body, types::I64);
+        for _ in 0..3 {
+            self.b.append_block_param(body, types::I64);
+        }
         let zero = self.iconst(types::I64, 0);
-        self.b.ins().jump(body, &[BlockArg::Value(zero)]);
-        // 1. The scalar loop: one iteration's uniform ops (charged already).
+        self.b.ins().jump(
+            body,
+            &[
+                BlockArg::Value(zero),
+                BlockArg::Value(left),
+                BlockArg::Value(zero),
+            ],
+        );
+        // 1. The scalar loop: one iteration's uniform ops (charged already). Parameters: the
+        // iterations done, the credit left, the active lanes counted so far.
         self.b.switch_to_block(body);
-        let done = self.b.block_params(body)[0];
-        self.count_classes();
+        let bp = self.b.block_params(body).to_vec();
+        let (done, credit, lanes) = (bp[0], bp[1], bp[2]);
         for (k, class) in classes.iter().enumerate() {
             if *class == OpClass::Uniform {
                 self.straight(k)?;
@@ -157,52 +219,71 @@ impl Gen<'_, '_> {
                 self.splat_src.push(None);
             }
         }
-        self.flush_counts();
+        // The vector instructions counted per iteration (a constant) and their lanes.
+        let (lanes, insts) = match self.pending_counts.take() {
+            Some(p) => {
+                let l = self.pending_lanes(p);
+                (self.b.ins().iadd(lanes, l), p.insts)
+            }
+            None => (lanes, 0),
+        };
         let iters = self.b.ins().iadd_imm_s(done, 1);
         let vector = self.b.create_block();
         self.b.append_block_param(vector, types::I64);
         self.b.append_block_param(vector, types::I8);
+        self.b.append_block_param(vector, types::I64);
+        self.b.append_block_param(vector, types::I64);
         let stay = self.stays(blk)?;
         let again = self.b.create_block();
         let leave = self.iconst(types::I8, 0);
-        self.b.ins().brif(
-            stay,
-            again,
-            &[],
-            vector,
-            &[BlockArg::Value(iters), BlockArg::Value(leave)],
-        );
+        let out = |why: Value| {
+            [
+                BlockArg::Value(iters),
+                BlockArg::Value(why),
+                BlockArg::Value(credit),
+                BlockArg::Value(lanes),
+            ]
+        };
+        self.b.ins().brif(stay, again, &[], vector, &out(leave));
         // Another iteration when the credit covers it, else the vector part and a return.
         self.b.switch_to_block(again);
         self.b.seal_block(again);
-        let credit = self
-            .b
-            .ins()
-            .load(types::I64, trusted(), self.state, credit_off);
         let short = self
             .b
             .ins()
             .icmp_imm_u(IntCC::UnsignedLessThan, credit, cost as i64);
         let charge = self.b.create_block();
         let out_of_credit = self.iconst(types::I8, 1);
-        self.b.ins().brif(
-            short,
-            vector,
-            &[BlockArg::Value(iters), BlockArg::Value(out_of_credit)],
-            charge,
-            &[],
-        );
+        self.b
+            .ins()
+            .brif(short, vector, &out(out_of_credit), charge, &[]);
         self.b.switch_to_block(charge);
         self.b.seal_block(charge);
         let left = self.b.ins().iadd_imm_s(credit, -(cost as i64));
-        self.b.ins().store(trusted(), left, self.state, credit_off);
-        self.b.ins().jump(body, &[BlockArg::Value(iters)]);
+        self.b.ins().jump(
+            body,
+            &[
+                BlockArg::Value(iters),
+                BlockArg::Value(left),
+                BlockArg::Value(lanes),
+            ],
+        );
         self.b.seal_block(body);
-        // 2. The vector part, `n` iterations per lane group.
+        // The scalar loop's credit and counts, `n` iterations of them.
         self.b.switch_to_block(vector);
         self.b.seal_block(vector);
         let params = self.b.block_params(vector).to_vec();
-        let (n, why) = (params[0], params[1]);
+        let (n, why, credit, lanes) = (params[0], params[1], params[2], params[3]);
+        self.b
+            .ins()
+            .store(trusted(), credit, self.state, credit_off);
+        self.count_classes_times(n);
+        if insts > 0 {
+            self.add_counter(WaveState::ACTIVE_LANES_OFFSET, lanes);
+            let x = self.b.ins().imul_imm_u(n, insts as i64);
+            self.add_counter(WaveState::VECTOR_INSTS_OFFSET, x);
+        }
+        // 2. The vector part, `n` iterations per lane group.
         let extent = run_extent(blk, 0, &classes);
         self.iters = Some(n);
         let r = self.run(0, &classes, extent);
@@ -229,6 +310,17 @@ impl Gen<'_, '_> {
         Ok(())
     }
 
+    /// Adds `n` runs' instructions by class (`n`: `I64`) to the wave's counters.
+    fn count_classes_times(&mut self, n: Value) {
+        let cls = offset_of!(WaveState, counters) + offset_of!(WaveCounters, by_class);
+        for (i, k) in self.block.class_counts.iter().enumerate() {
+            if *k > 0 {
+                let x = self.b.ins().imul_imm_u(n, *k as i64);
+                self.add_counter(cls + 8 * i, x);
+            }
+        }
+    }
+
     /// Whether the block's exit goes back to its start (`I8`, computed in the current
     /// iteration).
     fn stays(&mut self, blk: &Block) -> GenResult<Value> {
@@ -251,9 +343,13 @@ impl Gen<'_, '_> {
     }
 }
 
-/// The iteration loop inside one lane group of the iterated form: its header (parameters:
-/// the iteration index, then the chunks of the registers the block writes), the iteration
-/// count, and those registers.
+/// The iteration loop inside the lane groups of the iterated form: its header (parameters:
+/// the iteration index, then each group's chunks of the registers the block writes, then
+/// the NaN lanes), the iteration count, those registers, and the groups one trip runs.
+///
+/// The fast copy runs two lane groups per trip (when the wave has an even number of
+/// groups): each group's iterations form one dependency chain through its registers, so two
+/// independent chains let the host overlap them. The slow copy runs one group per trip.
 pub(super) struct IterLoop {
     head: cranelift_codegen::ir::Block,
     k: Value,
@@ -261,12 +357,29 @@ pub(super) struct IterLoop {
     carried: Vec<u16>,
     /// In the fast copy: the NaN lanes of the iterations so far (`I32X4`, loop-carried).
     nan: Option<Value>,
+    /// Each group's index, rows pointer and registers (the current group's registers are
+    /// in `vreg_cache` while its ops are emitted).
+    groups: Vec<TripGroup>,
+}
+
+/// One lane group of a trip ([`IterLoop`]).
+struct TripGroup {
+    g: Value,
+    rows: Value,
+    regs: HashMap<u16, Vec<Value>>,
+}
+
+impl IterLoop {
+    /// Lane groups per trip.
+    pub(super) fn groups(&self) -> usize {
+        self.groups.len()
+    }
 }
 
 impl Gen<'_, '_> {
-    /// In a lane group of the iterated form, before its ops: loads the group's part of every
-    /// register the lane ops `i..j` read or write (once, not per iteration) and starts the
-    /// loop of `n` iterations, with the written registers as loop-carried values.
+    /// In a lane group of the iterated form, before its ops: loads the trip's groups' part of
+    /// every register the lane ops `i..j` read or write (once, not per iteration) and starts
+    /// the loop of `n` iterations, with the written registers as loop-carried values.
     pub(super) fn iteration_start(
         &mut self,
         i: usize,
@@ -275,7 +388,6 @@ impl Gen<'_, '_> {
         n: Value,
     ) -> GenResult<IterLoop> {
         let blk = self.block;
-        let mut regs: Vec<u16> = Vec::new();
         let mut carried: Vec<u16> = Vec::new();
         for (op, class) in blk.ops[i..j].iter().zip(&classes[i..j]) {
             if *class != OpClass::Lane {
@@ -286,39 +398,77 @@ impl Gen<'_, '_> {
                 Op::SetVgpr { reg, .. } => (*reg, true),
                 _ => continue,
             };
-            if !regs.contains(&reg) {
-                regs.push(reg);
-            }
             if written && !carried.contains(&reg) {
                 carried.push(reg);
             }
         }
-        let vb = self.vbase();
-        let nch = self.nch(32);
-        for &r in &regs {
-            if self.vreg_cache.contains_key(&r) {
-                continue;
+        // Registers only read are loaded once too (measured: loading them in every
+        // iteration, which takes fewer host registers, ran slower).
+        let mut read_only: Vec<u16> = Vec::new();
+        for op in &blk.ops[i..j] {
+            if let Op::GetVgpr(r) = op {
+                if !carried.contains(r) && !read_only.contains(r) {
+                    read_only.push(*r);
+                }
             }
-            let base = WaveState::vgpr_offset(r as usize, 0) as i32;
-            let chunks: Vec<Value> = (0..nch as i32)
-                .map(|c| self.b.ins().load(I32X4, trusted(), vb, base + 16 * c))
-                .collect();
-            self.vreg_cache.insert(r, chunks);
+        }
+        let fast = self.fast_copy().is_some();
+        // (Not with 64-bit lane values: their two chunks per group already fill the host's
+        // registers; measured slower than one group per trip.)
+        let wide = (i..j).any(|k| {
+            classes[k] == OpClass::Lane
+                && blk.types[k].is_some_and(|t| t.is_vector() && t.bits() > 32)
+        });
+        let per_trip = if fast && !wide && (self.lanes / 4).is_multiple_of(2) {
+            2
+        } else {
+            1
+        };
+        let (g0, rows0) = self
+            .group
+            .as_ref()
+            .map(|gr| (gr.g, gr.rows))
+            .ok_or("iterations outside a lane group")?;
+        let nch = self.nch(32);
+        let mut groups = Vec::new();
+        for h in 0..per_trip {
+            let (g, rows) = if h == 0 {
+                (g0, rows0)
+            } else {
+                (
+                    self.b.ins().iadd_imm_s(g0, h as i64),
+                    self.b.ins().iadd_imm_s(rows0, 16 * h as i64),
+                )
+            };
+            let mut cache = HashMap::new();
+            for &r in carried.iter().chain(&read_only) {
+                let base = WaveState::vgpr_offset(r as usize, 0) as i32;
+                let chunks: Vec<Value> = (0..nch as i32)
+                    .map(|c| self.b.ins().load(I32X4, trusted(), rows, base + 16 * c))
+                    .collect();
+                cache.insert(r, chunks);
+            }
+            groups.push(TripGroup {
+                g,
+                rows,
+                regs: cache,
+            });
         }
         let head = self.b.create_block();
         self.b.append_block_param(head, types::I64);
         let zero = self.iconst(types::I64, 0);
         let mut args = vec![BlockArg::Value(zero)];
-        for r in &carried {
-            for c in self.vreg_cache.get(r).ok_or("carried register")?.clone() {
-                self.b.append_block_param(head, I32X4);
-                args.push(BlockArg::Value(c));
+        for tg in &groups {
+            for r in &carried {
+                for c in tg.regs.get(r).ok_or("carried register")? {
+                    self.b.append_block_param(head, I32X4);
+                    args.push(BlockArg::Value(*c));
+                }
             }
         }
         // The fast copy tests for NaN results once, after the last iteration: a NaN lane
-        // only sends the group to the slow copy, which redoes it from its first iteration,
-        // so what the fast copy computes after a NaN is never stored.
-        let fast = self.fast_copy().is_some();
+        // only sends the groups to the slow copy, which redoes them from their first
+        // iteration, so what the fast copy computes after a NaN is never stored.
         if fast {
             let none = self.splat_const(32, 0);
             self.b.append_block_param(head, I32X4);
@@ -328,9 +478,11 @@ impl Gen<'_, '_> {
         self.b.switch_to_block(head);
         let params = self.b.block_params(head).to_vec();
         let mut p = params[1..].iter();
-        for r in &carried {
-            let chunks: Vec<Value> = (0..nch).filter_map(|_| p.next().copied()).collect();
-            self.vreg_cache.insert(*r, chunks);
+        for tg in &mut groups {
+            for r in &carried {
+                let chunks: Vec<Value> = (0..nch).filter_map(|_| p.next().copied()).collect();
+                tg.regs.insert(*r, chunks);
+            }
         }
         let nan = if fast { p.next().copied() } else { None };
         Ok(IterLoop {
@@ -339,13 +491,32 @@ impl Gen<'_, '_> {
             n,
             carried,
             nan,
+            groups,
         })
     }
 
-    /// After the lane ops of one iteration: the next iteration, or the group's end with the
-    /// final register values (and, in the fast copy, the NaN lanes of all iterations, which
-    /// [`Gen::bail_on_nan`] tests before anything of the group is stored).
-    pub(super) fn iteration_end(&mut self, it: IterLoop) -> GenResult<()> {
+    /// Makes group `h` of the trip the one whose ops are emitted (its registers in
+    /// `vreg_cache`, its index and rows in the lane group).
+    pub(super) fn enter_trip_group(&mut self, it: &mut IterLoop, h: usize) {
+        let tg = &mut it.groups[h];
+        self.vreg_cache = std::mem::take(&mut tg.regs);
+        self.mask_cache.clear();
+        if let Some(gr) = self.group.as_mut() {
+            gr.g = tg.g;
+            gr.rows = tg.rows;
+        }
+    }
+
+    /// After group `h`'s ops: keeps its registers (the next group's go to `vreg_cache`).
+    pub(super) fn leave_trip_group(&mut self, it: &mut IterLoop, h: usize) {
+        it.groups[h].regs = std::mem::take(&mut self.vreg_cache);
+    }
+
+    /// After the lane ops of one iteration of every group of the trip: the next iteration,
+    /// or the trip's end with the final register values (and, in the fast copy, the NaN
+    /// lanes of all iterations, which [`Gen::bail_on_nan`] tests before anything of the
+    /// groups is stored). Returns the loop with the final values.
+    pub(super) fn iteration_end(&mut self, mut it: IterLoop) -> GenResult<IterLoop> {
         // This iteration's tests (flushed products, pending NaN tests) join the NaN lanes.
         self.ftz_tests();
         self.pending_nans();
@@ -354,11 +525,13 @@ impl Gen<'_, '_> {
         let done = self.b.create_block();
         let mut back = vec![BlockArg::Value(next)];
         let mut out = Vec::new();
-        for r in &it.carried {
-            for c in self.vreg_cache.get(r).ok_or("carried register")?.clone() {
-                self.b.append_block_param(done, I32X4);
-                back.push(BlockArg::Value(c));
-                out.push(BlockArg::Value(c));
+        for tg in &it.groups {
+            for r in &it.carried {
+                for c in tg.regs.get(r).ok_or("carried register")? {
+                    self.b.append_block_param(done, I32X4);
+                    back.push(BlockArg::Value(*c));
+                    out.push(BlockArg::Value(*c));
+                }
             }
         }
         if let Some(acc) = it.nan {
@@ -378,9 +551,12 @@ impl Gen<'_, '_> {
         let params = self.b.block_params(done).to_vec();
         let nch = self.nch(32);
         let mut p = params.iter();
-        for r in &it.carried {
-            let chunks: Vec<Value> = (0..nch).filter_map(|_| p.next().copied()).collect();
-            self.vreg_cache.insert(*r, chunks);
+        let carried = it.carried.clone();
+        for tg in &mut it.groups {
+            for r in &carried {
+                let chunks: Vec<Value> = (0..nch).filter_map(|_| p.next().copied()).collect();
+                tg.regs.insert(*r, chunks);
+            }
         }
         if it.nan.is_some() {
             let all = p.next().copied();
@@ -388,6 +564,6 @@ impl Gen<'_, '_> {
                 f.nan = all;
             }
         }
-        Ok(())
+        Ok(it)
     }
 }

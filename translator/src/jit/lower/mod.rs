@@ -280,6 +280,10 @@ pub struct Gen<'a, 'b> {
     /// Emit each lane-group loop once, as its general (slow) copy only: half the code for
     /// Cranelift to compile, for code that runs a few times ([`crate::jit::Tier::Quick`]).
     one_copy: bool,
+    /// An exit to the block's own start loops back inside the code; when false it leaves
+    /// through the run loop like any exit, so the run loop counts every iteration
+    /// ([`crate::jit::Tier::Quick`], whose runs decide when the block is optimised).
+    self_loops: bool,
     /// Address of the compiled block's [`WindowHints`], when global window selections
     /// test a hinted window first; and the next hint byte to hand out.
     hints: Option<usize>,
@@ -341,6 +345,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             affine_roots: HashMap::new(),
             iters: None,
             one_copy: false,
+            self_loops: true,
             hints: None,
             next_hint: 0,
         }
@@ -351,6 +356,13 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// Cranelift IR of a float-heavy block, for a tier that compiles fast.
     pub fn with_one_loop_copy(mut self) -> Self {
         self.one_copy = true;
+        self
+    }
+
+    /// This generator ending the block at an exit to its own start like at any other exit
+    /// (through the run loop) instead of looping back inside the code.
+    pub fn without_self_loops(mut self) -> Self {
+        self.self_loops = false;
         self
     }
 
@@ -564,7 +576,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         if let Some(d) = self.rc {
             self.fenv_enter(crate::jit::mxcsr::rc_bits(d));
         }
-        if form == Form::Iterated {
+        if form == Form::Iterated && self.variant.is_none() {
             self.emit_iterated()?;
             self.b.seal_all_blocks();
             self.b.finalize(self.frontend);
@@ -575,7 +587,20 @@ impl<'a, 'b> Gen<'a, 'b> {
         let head = self.b.create_block();
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
-        self.body(form)?;
+        // With a loop variant, the iterated form is the variant's: the general version
+        // runs as lane groups until the variant's registers hold no denormal.
+        let general = match form {
+            Form::Iterated => Form::LaneGroups,
+            f => f,
+        };
+        if form == Form::Iterated
+            && !self
+                .variant
+                .is_some_and(|lv| same_targets(&lv.block.exit, &blk.exit))
+        {
+            return Err("the loop variant leaves the block elsewhere".into());
+        }
+        self.body(general)?;
         match self.variant {
             Some(lv) if same_targets(&lv.block.exit, &blk.exit) => {
                 let variant = &lv.block;
@@ -588,7 +613,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // With FTZ, the variant is entered through a block that sets it (the loop
                 // round the variant stays in FTZ).
                 // (Not in the one-copy form: FTZ needs the fast copies' tests.)
-                let ftz = form == Form::LaneGroups
+                let ftz = general == Form::LaneGroups
                     && !self.one_copy
                     && self.rc.is_none()
                     && crate::jit::mxcsr::AVAILABLE
@@ -608,8 +633,12 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.in_variant = true;
                 self.ftz = ftz;
                 self.b.switch_to_block(variant_head);
-                self.body(form)?;
-                self.exit(variant_head)?;
+                if form == Form::Iterated {
+                    self.emit_iterated()?;
+                } else {
+                    self.body(form)?;
+                    self.exit(variant_head)?;
+                }
                 self.ftz = false;
             }
             _ => self.exit(head)?,

@@ -6,25 +6,38 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
 
 impl Gen<'_, '_> {
-    /// The IR NaN rule applied to an integer-typed result chunk `r` of operand chunks `ops`.
-    pub(super) fn nan_fix(&mut self, bits: u32, ops: &[Value], r: Value) -> Value {
+    /// The IR NaN rule applied to an integer-typed result chunk `r` of operand chunks `ops`:
+    /// a NaN result lane takes the first NaN operand, quieted, or else the default NaN
+    /// ([`sem::nan_rule32`]); `q` and `dn` are the splatted quiet bit and default NaN. The
+    /// host's float ops give a NaN wherever an operand is one, so only NaN result lanes
+    /// change.
+    fn nan_fix(&mut self, bits: u32, (q, dn): (Value, Value), ops: &[Value], r: Value) -> Value {
+        let mut nan = dn;
+        for &o in ops.iter().rev() {
+            let of = self.as_f(bits, o);
+            let uo = self.b.ins().fcmp(FloatCC::Unordered, of, of);
+            nan = self.b.ins().bitselect(uo, o, nan);
+        }
+        let nan = self.b.ins().bor(nan, q);
+        let rf = self.as_f(bits, r);
+        let ur = self.b.ins().fcmp(FloatCC::Unordered, rf, rf);
+        self.b.ins().bitselect(ur, nan, r)
+    }
+
+    /// [`Gen::nan_fix`] of every result chunk `r[k]` with its operand chunks `ops[..][k]`.
+    fn nan_fix_chunks(&mut self, bits: u32, ops: &[Vec<Value>], r: &[Value]) -> Vec<Value> {
         let (q, dn) = if bits == 32 {
             (sem::F32_QUIET as u64, sem::F32_DEFAULT_NAN as u64)
         } else {
             (sem::F64_QUIET, sem::F64_DEFAULT_NAN)
         };
-        let qv = self.splat_const(bits, q);
-        let dnv = self.splat_const(bits, dn);
-        let rf = self.as_f(bits, r);
-        let ur = self.b.ins().fcmp(FloatCC::Unordered, rf, rf);
-        let mut res = self.b.ins().bitselect(ur, dnv, r);
-        for &o in ops.iter().rev() {
-            let of = self.as_f(bits, o);
-            let uo = self.b.ins().fcmp(FloatCC::Unordered, of, of);
-            let qo = self.b.ins().bor(o, qv);
-            res = self.b.ins().bitselect(uo, qo, res);
+        let consts = (self.splat_const(bits, q), self.splat_const(bits, dn));
+        let mut fixed = Vec::with_capacity(r.len());
+        for (k, c) in r.iter().enumerate() {
+            let o: Vec<Value> = ops.iter().map(|x| x[k]).collect();
+            fixed.push(self.nan_fix(bits, consts, &o, *c));
         }
-        res
+        fixed
     }
 
     /// In the fast lane-group loop: NaN lanes of the result chunks `r` are collected and
@@ -84,8 +97,12 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// Float op results `r` with the NaN rule applied: a cheap any-NaN test over all chunks,
-    /// and the full per-lane fix-up only on a rarely taken path.
+    /// Float op results `r` with the NaN rule applied. Optimised code tests all chunks for a
+    /// NaN at once and takes the full per-lane fix-up only on a rarely taken path. Quick code
+    /// ([`Gen::with_one_loop_copy`]) applies the fix-up to every lane without a branch: each
+    /// branch would split the Cranelift block, and the single-pass register allocator of the
+    /// quick tier spills every live value at each block edge, which costs more to compile
+    /// and to run than the fix-up's compares and blends.
     pub(super) fn nan_fix_all(
         &mut self,
         bits: u32,
@@ -95,6 +112,9 @@ impl Gen<'_, '_> {
         if self.fast_copy().is_some() {
             self.collect_nans(bits, &r);
             return r;
+        }
+        if self.one_copy {
+            return self.nan_fix_chunks(bits, ops, &r);
         }
         let mut acc: Option<Value> = None;
         for c in &r {
@@ -120,11 +140,7 @@ impl Gen<'_, '_> {
         self.b.ins().brif(any, fix, &[], join, &args);
         self.b.switch_to_block(fix);
         self.b.seal_block(fix);
-        let mut fixed = Vec::with_capacity(r.len());
-        for (k, c) in r.iter().enumerate() {
-            let o: Vec<Value> = ops.iter().map(|x| x[k]).collect();
-            fixed.push(self.nan_fix(bits, &o, *c));
-        }
+        let fixed = self.nan_fix_chunks(bits, ops, &r);
         let args: Vec<BlockArg> = fixed.iter().map(|v| BlockArg::Value(*v)).collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);

@@ -239,11 +239,21 @@ fn loop_takes_ftz(t: &Target, code: &Code, mode: u32) -> bool {
     })
 }
 
+/// Whether `jit` compiles the loop block in the iterated form (for a block with a loop
+/// variant: the variant runs in it).
+fn loop_is_iterated(t: &Target, code: &Code, mode: u32, jit: &Jit) -> bool {
+    let block = lift_block(t, code, CODE_BASE, mode);
+    jit.compile(&block)
+        .expect("the block compiles")
+        .is_iterated()
+}
+
 const TARGETS: [(Gpu, u32); 3] = [(Gpu::GFX942, 64), (Gpu::GFX1100, 32), (Gpu::GFX1100, 64)];
 
 #[test]
 fn ftz_loops_match_the_interpreter_in_every_denormal_mode() {
     let mut ftz_runs = 0;
+    let mut iterated_runs = 0;
     for (gpu, wave) in TARGETS {
         let t = Target {
             gpu,
@@ -272,7 +282,20 @@ fn ftz_loops_match_the_interpreter_in_every_denormal_mode() {
                         "{gpu:?} w{wave} {prog:?} d32 {d32} d64 {d64}: FTZ variant"
                     );
                     ftz_runs += usize::from(ftz);
-                    for exec in [u64::MAX, 0x0fff_ffff_ffff_fff0u64] {
+                    // The loop (its variant with FTZ) runs all iterations per lane group.
+                    if ftz {
+                        assert!(
+                            loop_is_iterated(&t, &code, m, &jit),
+                            "{gpu:?} w{wave} {prog:?} d32 {d32} d64 {d64}: iterated form"
+                        );
+                        iterated_runs += 1;
+                    }
+                    // A long credit, and a short one that leaves the compiled loop every
+                    // few iterations (mid-loop credit exits).
+                    let runs = [(u64::MAX, 1 << 20), (0x0fff_ffff_ffff_fff0u64, 1 << 20)]
+                        .into_iter()
+                        .chain(ftz.then_some((u64::MAX, 37)));
+                    for (exec, credit) in runs {
                         let seed = 0xf72_0000 + u64::from(d32 * 4 + d64) * 131 + u64::from(wave);
                         let mut s = initial(wave, seed, 24);
                         s.set_exec(exec);
@@ -281,9 +304,10 @@ fn ftz_loops_match_the_interpreter_in_every_denormal_mode() {
                         let mut got = clone_state(&s);
                         let (mut m1, mut m2) = (Mem::new(0), Mem::new(0));
                         run(&t, &code, &mut want, &mut m1, None, 0);
-                        run(&t, &code, &mut got, &mut m2, Some(&jit), 1 << 20);
-                        let what =
-                            format!("{gpu:?} w{wave} {prog:?} d32 {d32} d64 {d64} exec {exec:x}");
+                        run(&t, &code, &mut got, &mut m2, Some(&jit), credit);
+                        let what = format!(
+                            "{gpu:?} w{wave} {prog:?} d32 {d32} d64 {d64} exec {exec:x} credit {credit}"
+                        );
                         // The data reaches the case FTZ alone gets wrong: a flushed product
                         // or FMA that IEEE rounds up to MIN_NORMAL.
                         if flush32 && prog != Prog::F64 {
@@ -315,6 +339,7 @@ fn ftz_loops_match_the_interpreter_in_every_denormal_mode() {
         }
     }
     assert!(ftz_runs >= 9, "{ftz_runs}");
+    assert_eq!(iterated_runs, ftz_runs);
 }
 
 /// [`Mem`] that records the MXCSR whenever a helper asks for the clock.

@@ -299,3 +299,48 @@ fn loops_whose_vector_part_feeds_the_scalar_part_are_not_iterated() {
         same(&run(&jit, &counter, mk(), 1_000_000), &want, "counter loop");
     }
 }
+
+/// gfx1100: `regs` times `v_xor_b32_e32 vN, vN, v20` (N = 0, 1, …; `0x3a000000 | N << 17 |
+/// 20 << 9 | (256 + N)`), then `s_sub_u32 s0, s0, 1`, `s_cmp_lg_u32 s0, 0`,
+/// `s_cbranch_scc1` back to the first (`bfa2` with the word offset from the next
+/// instruction) and `s_endpgm`.
+fn gfx1100_xor_loop(regs: u32) -> Vec<u32> {
+    let mut w: Vec<u32> = (0..regs)
+        .map(|n| 0x3a00_0000 | n << 17 | 20 << 9 | (256 + n))
+        .collect();
+    let back = (-(regs as i32 + 3)) as u32 & 0xffff;
+    w.extend([0x8080_8100, 0xbf07_8000, 0xbfa2_0000 | back, 0xbfb0_0000]);
+    w
+}
+
+#[test]
+fn loops_writing_more_registers_than_the_host_holds_are_not_iterated() {
+    let (fits, spills) = (code(&gfx1100_xor_loop(12)), code(&gfx1100_xor_loop(13)));
+    for wave in [32, 64] {
+        assert!(iterated(Gpu::GFX1100, wave, &fits), "w{wave}");
+        assert!(!iterated(Gpu::GFX1100, wave, &spills), "w{wave}");
+        let jit = translator(Gpu::GFX1100, wave, EngineKind::Jit);
+        let interp = translator(Gpu::GFX1100, wave, EngineKind::Interp);
+        for (code, what) in [(&fits, "12 registers"), (&spills, "13 registers")] {
+            for exec in [u64::MAX, PARTIAL] {
+                let mk = || {
+                    let mut s = poisoned_wave(7 + u64::from(wave), wave, exec, 5, false);
+                    let mut r = 0x5eed_u64 + u64::from(wave);
+                    for l in 0..64 {
+                        s.vgpr[20][l] = next(&mut r) | 1;
+                    }
+                    s
+                };
+                let want = run(&interp, code, mk(), 1_000_000);
+                assert_eq!(want.0, Ok(ExitCode::EndPgm), "{what}");
+                // Five rounds of XOR with v20 (odd, never 0 in lane bit 0): every active
+                // lane of v0 changed.
+                let before = mk();
+                for l in (0..wave as usize).filter(|&l| exec >> l & 1 == 1) {
+                    assert_ne!(want.1.vgpr[0][l], before.vgpr[0][l], "{what}: lane {l}");
+                }
+                same(&run(&jit, code, mk(), 1_000_000), &want, what);
+            }
+        }
+    }
+}

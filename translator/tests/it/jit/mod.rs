@@ -7,5 +7,6 @@ mod iterated;
 mod lane_inline;
 mod lds_runs;
 mod memory;
+mod nan_rule;
 mod throughput;
 mod tiering;

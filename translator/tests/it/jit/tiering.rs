@@ -467,3 +467,111 @@ fn one_loop_copy_matches_the_interpreter_with_nans_and_partial_exec() {
         }
     }
 }
+
+/// A loop whose long body is one block looping to itself, gfx942 machine code:
+/// ```text
+///        s_mov_b32 s0, ITERS                  ; be8000ff ITERS
+///        s_branch loop                        ; bf820000
+/// loop:  (v_add_u32_e32 v3, 1, v3             ; 68060681
+///         v_fma_f32 v0, v1, v2, v0) × pairs   ; d1cb0000 04020501
+///        s_sub_u32 s0, s0, 1                  ; 80808100
+///        s_cmp_lg_u32 s0, 0                   ; bf078000
+///        s_cbranch_scc1 loop                  ; bf85xxxx
+///        s_endpgm                             ; bf810000
+/// ```
+/// `loop` has `2 × pairs + 3` instructions.
+fn self_loop_program(pairs: usize) -> Vec<u32> {
+    let mut w = vec![0xbe8000ff, ITERS, 0xbf820000];
+    let loop_at = w.len();
+    for _ in 0..pairs {
+        w.extend([0x68060681, 0xd1cb0000, 0x04020501]);
+    }
+    w.extend([0x80808100, 0xbf078000]);
+    let rel = loop_at as i32 - (w.len() as i32 + 1);
+    w.push(0xbf850000 | (rel as u16 as u32));
+    w.push(0xbf810000);
+    w
+}
+
+/// A long block looping to itself gets the quick tier like any long block: its quick code
+/// runs one iteration and returns to the run loop (which counts each iteration as a run),
+/// and after `optimise_after` more runs the optimised code (which loops inside) replaces it;
+/// every wave against the interpreter on poisoned state with partial EXEC.
+#[test]
+fn long_self_loops_run_quick_code_one_iteration_per_run() {
+    use wavejit_translator::jit::{Jit, Tier};
+    let (code, starts) = code(&[self_loop_program(20)]);
+    let pc = starts[0] + 12;
+
+    // The quick code alone, with credit for every iteration: one iteration, then
+    // `Continue` at the loop's start, as the interpreter's one run of the block.
+    let target = Target::new(Gpu::GFX942);
+    let block = wavejit_translator::lift::lift_block(&target, &code, pc, wave(0, pc).mode);
+    assert_eq!(block.inst_count, 43);
+    let quick = Jit::new()
+        .expect("host JIT")
+        .compile_at(&block, Tier::Quick)
+        .expect("compiles");
+    assert!(!quick.is_iterated());
+    let (mut got, mut want) = (wave(0, pc), wave(0, pc));
+    got.sgpr[0] = ITERS;
+    want.sgpr[0] = ITERS;
+    let (mut env_got, mut env_want) = (env(), env());
+    let r_want = wavejit_translator::interp::run_block(&block, &mut want, &mut env_want);
+    assert_eq!(r_want, Ok(ExitCode::Continue));
+    assert_eq!(want.pc, pc, "the interpreter ran one iteration");
+    // Credit for every iteration: the code still returns after one.
+    got.credit = 1_000_000;
+    let r = quick.run_chained(&mut got, &mut env_got);
+    assert_eq!(r, r_want);
+    assert_eq!(got.pc, want.pc);
+    assert_eq!(got.sgpr, want.sgpr, "one iteration: s0 = ITERS - 1");
+    for reg in 0..8 {
+        assert_eq!(got.vgpr[reg], want.vgpr[reg], "v{reg}");
+    }
+    assert_eq!(got.counters, want.counters);
+
+    // Quick code to the end: every iteration passes the run loop.
+    let slow = translator(
+        EngineKind::Jit,
+        TierPolicy {
+            optimise_after: 1_000,
+            ..POLICY
+        },
+    );
+    let r = run(&slow, &code, 0, starts[0]);
+    same(&r, &code, 0, starts[0]);
+    assert_eq!(
+        slow.tier_stats(),
+        TierStats {
+            quick: 1,
+            optimised: 0
+        }
+    );
+    let hits = slow.stats().cache_hits;
+    assert!(
+        hits >= u64::from(ITERS) - 1,
+        "{hits} lookups in 40 iterations"
+    );
+
+    // Under `POLICY` (quick after 1 run, optimised after 12 more) wave 0 passes every
+    // tier of `loop`; wave 1 runs its optimised code, which loops inside.
+    let t = translator(EngineKind::Jit, POLICY);
+    for n in 0..2 {
+        let r = run(&t, &code, n, starts[0]);
+        same(&r, &code, n, starts[0]);
+        assert_eq!(
+            t.tier_stats(),
+            TierStats {
+                quick: 1,
+                optimised: 1
+            },
+            "after wave {n}"
+        );
+    }
+    let hits = t.stats().cache_hits;
+    let r = run(&t, &code, 2, starts[0]);
+    same(&r, &code, 2, starts[0]);
+    let wave2 = t.stats().cache_hits - hits;
+    assert!(wave2 <= 6, "wave 2 looked up {wave2} blocks");
+}
