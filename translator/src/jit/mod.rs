@@ -391,7 +391,7 @@ impl Jit {
                     };
                     dump_text = Some((
                         format!("{blk}\n{loop_variant}---- clif\n{}", ctx.func.display()),
-                        try_loop,
+                        form,
                         vcode.unwrap_or_default(),
                         bytes.unwrap_or_default(),
                     ));
@@ -472,17 +472,17 @@ impl JitDump {
     /// Writes one block: its IR and Cranelift IR, the listing, and its code bytes to
     /// `<dump>.<address>.bin` (for `objdump -D -b binary -mi386:x86-64`, and to place
     /// `perf script` addresses).
-    fn record(&self, addr: usize, blk: &Block, (text, grouped, vcode, bytes): DumpText) {
+    fn record(&self, addr: usize, blk: &Block, (text, form, vcode, bytes): DumpText) {
         use std::io::Write;
         let mut bin = self.path.clone();
         bin.push(format!(".{addr:x}.bin"));
         // Best effort, like the perf map.
         let _ = std::fs::write(bin, bytes);
         if let Ok(mut f) = self.file.lock() {
-            let form = if grouped {
-                "lane-group"
-            } else {
-                "straight-line"
+            let form = match form {
+                lower::Form::LaneGroups => "lane-group",
+                lower::Form::StraightLine => "straight-line",
+                lower::Form::Iterated => "iterated",
             };
             let _ = writeln!(
                 f,
@@ -495,7 +495,7 @@ impl JitDump {
 
 /// What [`JitDump::record`] writes: IR and Cranelift IR text, the form, the listing, the
 /// code bytes.
-type DumpText = (String, bool, String, Vec<u8>);
+type DumpText = (String, lower::Form, String, Vec<u8>);
 
 fn jit_dump() -> Option<&'static JitDump> {
     static DUMP: std::sync::OnceLock<Option<JitDump>> = std::sync::OnceLock::new();
