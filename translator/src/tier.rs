@@ -10,10 +10,10 @@
 //! Runs are counted by the run loop, so quick code never loops inside the JIT (a block
 //! looping to itself returns to the run loop after each iteration) and is never chained to
 //! or from (the run loop links final code only): every run of it passes the run loop and
-//! counts. Each tier's
-//! code is kept as long as the block (a wave may still run the quick code when the
-//! optimised code replaces it). Compiles claim their block, so threads compile different
-//! blocks at once; a thread that finds a block claimed runs what the block has so far.
+//! counts. Each tier's code is kept as long as the block (a wave may still run the quick
+//! code when the optimised code replaces it). Compiles claim their block, so threads
+//! compile different blocks at once; a thread that finds a block claimed runs what the
+//! block has so far.
 
 use crate::ir::passes::forward::Forwarding;
 use crate::ir::Block;
