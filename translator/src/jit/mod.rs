@@ -572,6 +572,23 @@ impl CompiledBlock {
         self.call(state, &mut ctx)
     }
 
+    /// [`CompiledBlock::run_chained`] for a caller that inlines it (the run of many waves
+    /// in [`crate::exec::FreshStart::run_waves`]).
+    #[inline]
+    pub fn run_chained_raw(
+        &self,
+        state: &mut WaveState,
+        env: &mut dyn WaveEnv,
+    ) -> Result<ExitCode, ExecFault> {
+        let mut ctx = JitCtx::new(env);
+        let code = runtime::code::enter(self, state, &mut ctx);
+        // The common exit without a call.
+        if code == ExitCode::EndPgm as u32 {
+            return Ok(ExitCode::EndPgm);
+        }
+        self.exit_of(code, &mut ctx)
+    }
+
     /// How many multi-dword accesses (the dword loads or stores of one
     /// `global_load_dwordx4`, `ds_write_b128`, `ds_read2_b32`, ...) the code does as one:
     /// every lane's bytes tested first, loads written straight to their registers.
@@ -621,6 +638,11 @@ impl CompiledBlock {
 
     fn call(&self, state: &mut WaveState, ctx: &mut JitCtx<'_>) -> Result<ExitCode, ExecFault> {
         let code = runtime::code::enter(self, state, ctx);
+        self.exit_of(code, ctx)
+    }
+
+    /// The result of the exit code `code` the block's code returned with the context `ctx`.
+    fn exit_of(&self, code: u32, ctx: &mut JitCtx<'_>) -> Result<ExitCode, ExecFault> {
         if code == lower::EXIT_UNSUPPORTED {
             return Err(ExecFault::Unsupported(
                 self.unsupported.clone().unwrap_or_default(),
