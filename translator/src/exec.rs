@@ -20,6 +20,7 @@ use crate::env::{CodeSource, ExecFault, ExitCode, WaveEnv};
 use crate::interp;
 use crate::ir::{Block, Op};
 use crate::isa::Target;
+use crate::jit::helpers::JitCtx;
 use crate::jit::{Jit, Links};
 use crate::tier::{BlockTiers, Code, TierCounters, TierPolicy, TierStats};
 use crate::wave::{RegSet, WaveState, NUM_SREGS, NUM_VREGS};
@@ -200,14 +201,16 @@ impl FreshStart<'_> {
             let result =
                 if (state.pc, state.mode, state.wave_size) == self.key && budget >= self.cost {
                     *hits += 1;
+                    // As in `step`: the compiled code charges itself.
                     state.credit = budget;
-                    let exit = self.cb.run_chained_raw(state, env);
+                    let mut ctx = JitCtx::new(env);
+                    let exit = self.cb.enter(state, &mut ctx);
                     left = state.credit;
                     state.credit = 0;
-                    if exit == Ok(ExitCode::EndPgm) {
+                    if exit == ExitCode::EndPgm as u32 {
                         continue;
                     }
-                    match exit {
+                    match self.cb.exit_of(exit, &mut ctx) {
                         Ok(ExitCode::Continue) => {
                             let t = self.translator;
                             t.continue_after(self.cb, code, state, env, &mut left, hits)

@@ -572,21 +572,12 @@ impl CompiledBlock {
         self.call(state, &mut ctx)
     }
 
-    /// [`CompiledBlock::run_chained`] for a caller that inlines it (the run of many waves
-    /// in [`crate::exec::FreshStart::run_waves`]).
+    /// [`CompiledBlock::run_chained`] in two halves for a caller that inlines them (the
+    /// run of many waves, [`crate::exec::FreshStart::run_waves`]): runs the code with the
+    /// context `ctx` and returns its raw exit code, for [`CompiledBlock::exit_of`].
     #[inline]
-    pub fn run_chained_raw(
-        &self,
-        state: &mut WaveState,
-        env: &mut dyn WaveEnv,
-    ) -> Result<ExitCode, ExecFault> {
-        let mut ctx = JitCtx::new(env);
-        let code = runtime::code::enter(self, state, &mut ctx);
-        // The common exit without a call.
-        if code == ExitCode::EndPgm as u32 {
-            return Ok(ExitCode::EndPgm);
-        }
-        self.exit_of(code, &mut ctx)
+    pub fn enter(&self, state: &mut WaveState, ctx: &mut JitCtx<'_>) -> u32 {
+        runtime::code::enter(self, state, ctx)
     }
 
     /// How many multi-dword accesses (the dword loads or stores of one
@@ -641,8 +632,9 @@ impl CompiledBlock {
         self.exit_of(code, ctx)
     }
 
-    /// The result of the exit code `code` the block's code returned with the context `ctx`.
-    fn exit_of(&self, code: u32, ctx: &mut JitCtx<'_>) -> Result<ExitCode, ExecFault> {
+    /// The result of the exit code `code` the block's code returned
+    /// ([`CompiledBlock::enter`]) with the context `ctx`.
+    pub fn exit_of(&self, code: u32, ctx: &mut JitCtx<'_>) -> Result<ExitCode, ExecFault> {
         if code == lower::EXIT_UNSUPPORTED {
             return Err(ExecFault::Unsupported(
                 self.unsupported.clone().unwrap_or_default(),
