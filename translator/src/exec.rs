@@ -11,7 +11,7 @@
 //! Compiled code charges its instructions itself, against [`WaveState::credit`] (the budget
 //! while it runs), so a compiled block that exits to its own start repeats inside the JIT,
 //! and one that continues in another compiled block it has been linked to (block chaining,
-//! [`CompiledBlock::link_slot`]) tail-calls that block's code, both without a round trip
+//! [`CompiledBlock::link_slot`](crate::jit::CompiledBlock::link_slot)) tail-calls that block's code, both without a round trip
 //! through this loop, as long as the budget lasts. This loop links a compiled block to the
 //! compiled block it next runs when the block continued there (`Continue` at one of its
 //! static targets).

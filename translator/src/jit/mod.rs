@@ -7,9 +7,9 @@
 //! calls it with the same contract as [`crate::interp::run_block`]: the results are
 //! bit-identical to the interpreter's (checked by the differential tests).
 //!
-//! The pipeline: [`analysis`] finds the facts about a block that decide its lowering (runs
+//! The pipeline: `analysis` finds the facts about a block that decide its lowering (runs
 //! of lane-local ops, memory access shapes, fused matrix units; no Cranelift in it),
-//! [`lower`] emits the Cranelift function (lane-group loop form and straight-line form, by
+//! `lower` emits the Cranelift function (lane-group loop form and straight-line form, by
 //! class of op), and `runtime` holds what the generated code runs with: the code memory and
 //! the call into it, the [`helpers`] it calls (with [`helpers::JitCtx`], the helper-call
 //! ABI) and their direct [`memory`] path. All of the JIT's `unsafe` is in `runtime`.
@@ -608,7 +608,7 @@ impl CompiledBlock {
 
     /// When the block just exited to `pc` and may be linked to the block there but is not
     /// yet: the slot to link (with [`Links::link`]) once the successor's code is known.
-    /// `None` when there is nothing to link, or after [`LINK_TRIES`] attempts.
+    /// `None` when there is nothing to link, or after `LINK_TRIES` attempts.
     pub fn link_slot(&self, pc: u64) -> Option<(Arc<Links>, usize)> {
         let slot = self.targets.iter().position(|&t| t == Some(pc))?;
         if self.links.code[slot].load(Ordering::Relaxed) != 0 {
