@@ -459,11 +459,16 @@ fn worker(
     let mut counters = Counters::default();
     let (mut done_groups, mut done_waves) = (0u64, 0u64);
     // What a reused wave state needs reset: remade when the translator's set of written
-    // registers grows (a new block), checked once per workgroup.
+    // registers grows (a new block), checked once per workgroup through the set's
+    // generation (read before the set).
+    let generation = || {
+        sh.engine
+            .map(|e| e.translator.registers_written_generation())
+    };
     let written = || sh.engine.map(|e| e.translator.registers_written());
-    let mut seen = written();
+    let mut seen = generation();
     let mut plan = match template {
-        Ok(t) => t.reset_plan(seen.as_ref()),
+        Ok(t) => t.reset_plan(written().as_ref()),
         Err(_) => ResetPlan::default(),
     };
     // Block-cache hits of the waves started directly, added to the translator's count when
@@ -489,9 +494,9 @@ fn worker(
             let res = match template {
                 Err(e) => Err(Some((0usize, None, e.clone(), entry))),
                 Ok(t) => {
-                    let now = written();
+                    let now = generation();
                     if now != seen {
-                        plan = t.reset_plan(now.as_ref());
+                        plan = t.reset_plan(written().as_ref());
                         seen = now;
                     }
                     env.clear_workgroup();
