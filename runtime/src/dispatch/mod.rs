@@ -24,7 +24,7 @@ use thiserror::Error;
 use wavejit_translator::env::{workgroup_barrier_state, CodeSource, ExecFault, ExitCode};
 use wavejit_translator::exec::{FreshStart, StartBlock, StartBlockState, Translator};
 use wavejit_translator::isa::{Gpu, Target};
-use wavejit_translator::wave::WaveState;
+use wavejit_translator::wave::{WaveCounters, WaveState};
 
 use crate::code_object::{ArgKind, HiddenArg, KernelInfo};
 use crate::fault::{fault_lane, instruction_text, FaultReport};
@@ -456,7 +456,8 @@ fn worker(
             per_lane: lane_bytes as u64,
         },
     );
-    let mut counters = Counters::default();
+    // The sum of the thread's waves' counters (one addition per wave, converted once).
+    let mut counters = WaveCounters::default();
     let (mut done_groups, mut done_waves) = (0u64, 0u64);
     // What a reused wave state needs reset: remade when the translator's set of written
     // registers grows (a new block), checked once per workgroup through the set's
@@ -523,7 +524,7 @@ fn worker(
                     done_waves += nw as u64;
                     finished += 1;
                     for (st, _) in &waves {
-                        counters.add_wave(&st.counters);
+                        counters.add(&st.counters);
                     }
                 }
                 // Another thread's fault stopped this workgroup: nothing to report.
@@ -555,7 +556,9 @@ fn worker(
         e.translator.add_cache_hits(hits);
     }
     wave_pool::give(waves.into_iter().map(|(st, _)| st));
-    (done_groups, done_waves, counters)
+    let mut total = Counters::default();
+    total.add_wave(&counters);
+    (done_groups, done_waves, total)
 }
 
 /// Reports `finished` workgroups to the launch's observer and clears the count. Called per
