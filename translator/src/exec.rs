@@ -323,6 +323,8 @@ pub struct Translator {
     forwarding: crate::ir::passes::forward::Forwarding,
     /// The registers some cached block may write ([`Translator::registers_written`]).
     written: WrittenRegs,
+    /// Waves of the current launch ([`Translator::set_launch_waves`]; 0: none).
+    launch_waves: AtomicU64,
 }
 
 impl Translator {
@@ -347,6 +349,7 @@ impl Translator {
             profile: false,
             forwarding: Default::default(),
             written: Default::default(),
+            launch_waves: AtomicU64::new(0),
         })
     }
 
@@ -402,6 +405,13 @@ impl Translator {
     pub fn with_tiers(mut self, policy: TierPolicy) -> Translator {
         self.policy = policy;
         self
+    }
+
+    /// Tells the translator that a launch of `waves` waves starts (a dispatcher calls it
+    /// before each launch; 0 = no launch). Long blocks first reached in a launch large enough
+    /// are compiled quickly on their first run ([`crate::tier`], grid-aware tier-up).
+    pub fn set_launch_waves(&self, waves: u64) {
+        self.launch_waves.store(waves, Ordering::Relaxed);
     }
 
     /// Compiles so far, by tier.
@@ -761,7 +771,11 @@ impl Translator {
             .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
         self.blocks_lifted.fetch_add(1, Ordering::Relaxed);
         let entry = Arc::new(Entry {
-            tiers: BlockTiers::new(&block, &self.policy),
+            tiers: BlockTiers::new(
+                &block,
+                &self.policy,
+                self.launch_waves.load(Ordering::Relaxed),
+            ),
             block,
             cold,
             profile: Default::default(),

@@ -7,6 +7,18 @@
 //! recompiled optimised once it has run [`TierPolicy::optimise_after`] more times; the
 //! optimised code then replaces the quick code for every later run.
 //!
+//! **Grid-aware tier-up.** The dispatcher tells the translator how many waves each launch
+//! has ([`crate::exec::Translator::set_launch_waves`]). A long block first reached in a
+//! launch of at least [`TierPolicy::eager_quick_waves`] waves (twice as many for wave32) is
+//! compiled quickly on its first run instead of after [`TierPolicy::quick_threshold`]
+//! interpreted runs: a block reached by most waves then runs hundreds of times, so its
+//! interpreted runs are pure loss, while a quick compile costs about as much as 20 of them.
+//! Small launches (and a translator that never ran a launch: the count is 0) keep the
+//! interpreted runs, so a handful of waves does not pay for compiles it cannot earn back.
+//! The count is a per-translator hint, the last launch's, read when a block is first
+//! cached; concurrent launches of different sizes on one translator may see each other's
+//! count, which changes only when blocks are compiled, never results.
+//!
 //! Runs are counted by the run loop, so quick code never loops inside the JIT (a block
 //! looping to itself returns to the run loop after each iteration) and is never chained to
 //! or from (the run loop links final code only): every run of it passes the run loop and
@@ -36,6 +48,9 @@ pub struct TierPolicy {
     /// Further runs (of its quick code) after which such a block is compiled optimised, for
     /// wave64 blocks; a wave32 block runs twice as many (the same lane work).
     pub optimise_after: u32,
+    /// Launches of at least this many wave64 waves (twice as many wave32 waves) compile a
+    /// long block quickly on its first run (`u32::MAX`: never; see the module doc).
+    pub eager_quick_waves: u32,
 }
 
 impl TierPolicy {
@@ -56,6 +71,7 @@ impl TierPolicy {
         quick_min_insts: 128,
         quick_threshold: 4,
         optimise_after: 1024,
+        eager_quick_waves: 16,
     };
 
     /// One tier: every block optimised after `hot_threshold` interpreted runs.
@@ -67,20 +83,24 @@ impl TierPolicy {
         }
     }
 
-    /// Runs (of any kind) after which `block` is compiled quickly (`None`: never), and after
-    /// which it is compiled optimised.
-    fn thresholds(&self, block: &Block) -> (Option<u32>, u32) {
+    /// Runs (of any kind) after which `block`, first cached during a launch of
+    /// `launch_waves` waves, is compiled quickly (`None`: never), and after which it is
+    /// compiled optimised.
+    fn thresholds(&self, block: &Block, launch_waves: u64) -> (Option<u32>, u32) {
         if block.inst_count < self.quick_min_insts || self.quick_threshold >= self.hot_threshold {
             return (None, self.hot_threshold);
         }
-        let after = self
-            .optimise_after
-            .saturating_mul((64 / block.wave_size.max(1)).max(1));
+        // Wave32 blocks do half the lane work per run: twice the runs for the same work.
+        let per_wave64 = (64 / block.wave_size.max(1)).max(1);
+        let after = self.optimise_after.saturating_mul(per_wave64);
         let optimise = self
             .quick_threshold
             .saturating_add(after)
             .max(self.hot_threshold);
-        (Some(self.quick_threshold), optimise)
+        let eager = self.eager_quick_waves != u32::MAX
+            && launch_waves >= u64::from(self.eager_quick_waves) * u64::from(per_wave64);
+        let quick = if eager { 0 } else { self.quick_threshold };
+        (Some(quick), optimise)
     }
 }
 
@@ -148,9 +168,10 @@ pub(crate) struct Code<'a> {
 }
 
 impl BlockTiers {
-    /// The tiers of `block` under `policy`, nothing compiled yet.
-    pub(crate) fn new(block: &Block, policy: &TierPolicy) -> BlockTiers {
-        let (quick, optimise_at) = policy.thresholds(block);
+    /// The tiers of `block` under `policy`, first cached during a launch of `launch_waves`
+    /// waves (0: outside a launch), nothing compiled yet.
+    pub(crate) fn new(block: &Block, policy: &TierPolicy, launch_waves: u64) -> BlockTiers {
+        let (quick, optimise_at) = policy.thresholds(block, launch_waves);
         BlockTiers {
             runs: AtomicU32::new(0),
             claimed: AtomicBool::new(false),

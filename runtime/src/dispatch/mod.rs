@@ -176,6 +176,11 @@ pub fn launch_controlled(
     control: Option<&LaunchControl>,
 ) -> Result<LaunchOutcome, LaunchError> {
     let before = translator.stats();
+    // The launch's size decides how eagerly long blocks are compiled (`wavejit_translator::tier`).
+    let ws = u64::from(p.kernel.wave_size.max(1));
+    let count = |d: [u32; 3]| d.iter().map(|&n| u64::from(n)).product::<u64>();
+    let waves = count(p.geometry.grid).saturating_mul(count(p.geometry.block).div_ceil(ws));
+    translator.set_launch_waves(waves);
     // Once the kernel's entry block is compiled, waves start in its code directly
     // (`Translator::run_from`); until then, and for everything else, the run loop.
     let entry = p.code.base().wrapping_add(p.kernel.entry);

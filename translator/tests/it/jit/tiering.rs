@@ -159,6 +159,7 @@ const POLICY: TierPolicy = TierPolicy {
     quick_min_insts: 20,
     quick_threshold: 1,
     optimise_after: 12,
+    eager_quick_waves: TierPolicy::DEFAULT.eager_quick_waves,
 };
 
 #[test]
@@ -574,4 +575,77 @@ fn long_self_loops_run_quick_code_one_iteration_per_run() {
     same(&r, &code, 2, starts[0]);
     let wave2 = t.stats().cache_hits - hits;
     assert!(wave2 <= 6, "wave 2 looked up {wave2} blocks");
+}
+
+/// One straight-line block run once per wave: `(v_add_u32 v3, 1, v3; v_fma_f32 v0, v1, v2,
+/// v0) × pairs; s_endpgm` (the encodings of [`program`]).
+fn straight(pairs: usize) -> Vec<u32> {
+    let mut w = Vec::new();
+    for _ in 0..pairs {
+        w.extend([0x68060681, 0xd1cb0000, 0x04020501]);
+    }
+    w.push(0xbf810000);
+    w
+}
+
+#[test]
+fn launches_with_many_waves_compile_long_blocks_on_their_first_run() {
+    // A 41-instruction block (long under this policy), run once per wave. The default
+    // policy otherwise: quick after 4 interpreted runs, eager from 16 wave64 waves.
+    let (code, starts) = code(&[straight(20)]);
+    let policy = TierPolicy {
+        quick_min_insts: 20,
+        ..TierPolicy::DEFAULT
+    };
+    assert_eq!(policy.quick_threshold, 4);
+    let eager_at = u64::from(policy.eager_quick_waves);
+    let quick = |t: &Translator| t.tier_stats().quick;
+
+    // A launch of enough waves: the first wave already runs quick code.
+    let big = translator(EngineKind::Jit, policy);
+    big.set_launch_waves(eager_at);
+    for n in 0..3 {
+        same(&run(&big, &code, n, starts[0]), &code, n, starts[0]);
+        assert_eq!(quick(&big), 1, "after wave {n}");
+    }
+
+    // One wave fewer, and a translator never told of a launch: four interpreted runs first.
+    let small = translator(EngineKind::Jit, policy);
+    small.set_launch_waves(eager_at - 1);
+    let untold = translator(EngineKind::Jit, policy);
+    for t in [&small, &untold] {
+        for n in 0..6 {
+            same(&run(t, &code, n, starts[0]), &code, n, starts[0]);
+            assert_eq!(quick(t), u64::from(n >= 4), "after wave {n}");
+        }
+    }
+
+    // The count is read when a block is first cached: a block cached during a small launch
+    // keeps its interpreted runs in a later large one.
+    let later = translator(EngineKind::Jit, policy);
+    later.set_launch_waves(1);
+    same(&run(&later, &code, 0, starts[0]), &code, 0, starts[0]);
+    later.set_launch_waves(eager_at * 100);
+    same(&run(&later, &code, 1, starts[0]), &code, 1, starts[0]);
+    assert_eq!(quick(&later), 0);
+
+    // Short blocks are not affected: under a policy where this block is short, a large
+    // launch still interprets it until `hot_threshold` and then compiles it optimised.
+    let short = translator(
+        EngineKind::Jit,
+        TierPolicy {
+            hot_threshold: 2,
+            quick_min_insts: 100,
+            ..policy
+        },
+    );
+    short.set_launch_waves(eager_at * 100);
+    for n in 0..4 {
+        same(&run(&short, &code, n, starts[0]), &code, n, starts[0]);
+        let want = TierStats {
+            quick: 0,
+            optimised: u64::from(n >= 2),
+        };
+        assert_eq!(short.tier_stats(), want, "after wave {n}");
+    }
 }
