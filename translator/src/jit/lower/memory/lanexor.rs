@@ -10,9 +10,9 @@
 //! correct); then one window test for the whole block replaces the scatter's two passes
 //! (a window test per lane, then the stores), and each lane is one XOR, load and store.
 
-use crate::jit::lower::{le, trusted, Gen, GenResult, I64X2};
+use crate::jit::lower::{le, trusted, Gen, GenResult, I32X4, I64X2};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, ConstantData, InstBuilder, Value};
 
 /// The run-time facts of a lane-XOR access ([`Gen::xor_plan`]), valid where it branched.
 struct XorPlan {
@@ -96,13 +96,50 @@ impl Gen<'_, '_> {
         Ok(XorPlan { host, o, fail })
     }
 
-    /// Host address of lane `l`'s element under `p`.
-    fn xor_lane_ptr(&mut self, p: &XorPlan, size: u8, l: usize) -> Value {
-        let t = self
-            .b
-            .ins()
-            .bxor_imm_u(p.o, (size as u64 * l as u64) as i64);
-        self.b.ins().iadd(p.host, t)
+    /// Chunk `q` (16 bytes) of the low `size` bytes of each 32-bit lane of the data
+    /// buffer `dbuf`, packed in lane order (lanes `16q / size ..`).
+    fn xor_packed_chunk(&mut self, dbuf: Value, size: u8, q: usize) -> Value {
+        let b16 = types::I8X16;
+        let per = 16 / size as usize;
+        // The data chunks (4 lanes each) this packed chunk takes its lanes from.
+        let src: Vec<Value> = (0..per / 4)
+            .map(|i| {
+                let off = (16 * (q * per / 4 + i)) as i32;
+                let v = self.b.ins().load(I32X4, trusted(), dbuf, off);
+                self.b.ins().bitcast(b16, le(), v)
+            })
+            .collect();
+        // Byte `b` of a 4-lane pair's packing: byte `b % size` of lane `b / size`, lane
+        // `j` being byte `4j` of the pair's 32 bytes (a `shuffle` of two vectors).
+        let pack = |g: &mut Self, x: Value, y: Value, lanes: usize| {
+            let mut m = [0u8; 16];
+            for (b, t) in m.iter_mut().enumerate().take(lanes * size as usize) {
+                *t = (4 * (b / size as usize) + b % size as usize) as u8;
+            }
+            let imm = g.b.func.dfg.immediates.push(ConstantData::from(m.to_vec()));
+            g.b.ins().shuffle(x, y, imm)
+        };
+        match size {
+            4 => src[0],
+            // Lanes 0..8 of two data chunks.
+            2 => pack(self, src[0], src[1], 8),
+            // Lanes 0..8 of chunks 0, 1 and of 2, 3, then the two halves joined.
+            _ => {
+                let a = pack(self, src[0], src[1], 8);
+                let b = pack(self, src[2], src[3], 8);
+                let mut m = [0u8; 16];
+                for (i, t) in m.iter_mut().enumerate() {
+                    *t = if i < 8 { i as u8 } else { (16 + i - 8) as u8 };
+                }
+                let imm = self
+                    .b
+                    .func
+                    .dfg
+                    .immediates
+                    .push(ConstantData::from(m.to_vec()));
+                self.b.ins().shuffle(a, b, imm)
+            }
+        }
     }
 
     /// Tries the lane-XOR path for a store of the low `size` bytes of each 32-bit lane
@@ -126,17 +163,23 @@ impl Gen<'_, '_> {
             return Ok(());
         }
         let p = self.xor_plan(space, abuf, m, size)?;
-        for l in 0..self.lanes {
-            let a = self.xor_lane_ptr(&p, size, l);
-            let x = self
-                .b
-                .ins()
-                .load(types::I32, trusted(), dbuf, (4 * l) as i32);
-            match size {
-                1 => self.b.ins().istore8(le(), x, a, 0),
-                2 => self.b.ins().istore16(le(), x, a, 0),
-                _ => self.b.ins().store(le(), x, a, 0),
-            };
+        // Element e of the block is lane e ^ k (k = o / size). Per 16-byte chunk of the
+        // lanes' packed elements (chunk q): its bytes go to chunk q ^ (o >> 4) of the block,
+        // byte b taking the chunk's byte b ^ (o & 15) (XOR splits over the bit fields).
+        let b16 = types::I8X16;
+        let lo4 = self.b.ins().band_imm_u(p.o, 15);
+        let lo4 = self.b.ins().ireduce(types::I8, lo4);
+        let lo4 = self.b.ins().splat(b16, lo4);
+        let iota = self.vconst_bytes(b16, core::array::from_fn(|i| i as u8));
+        let ctrl = self.b.ins().bxor(iota, lo4);
+        let hi = self.b.ins().band_imm_u(p.o, !15);
+        let s = size as usize;
+        for q in 0..self.lanes * s / 16 {
+            let packed = self.xor_packed_chunk(dbuf, size, q);
+            let v = self.b.ins().swizzle(packed, ctrl);
+            let at = self.b.ins().bxor_imm_u(hi, (16 * q) as i64);
+            let at = self.b.ins().iadd(p.host, at);
+            self.b.ins().store(le(), v, at, 0);
         }
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(p.fail);
