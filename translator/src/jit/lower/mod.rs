@@ -983,11 +983,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             Op::Bin(o, a, b) => self.bin(*o, *a, *b, Self::need(ty)?),
             Op::Tern(o, a, b, c) => self.tern(*o, *a, *b, *c, Self::need(ty)?),
             Op::Cmp(c, a, b) => self.cmp(*c, *a, *b),
-            // A half of a vector pair built from two vectors is that vector (the f64 value
-            // of two VGPRs written back to them: no shuffles out and back).
+            // A half of a pair built from two values is that value (the f64 value of two
+            // VGPRs written back to them: no shuffles out and back; the SGPR of a pair
+            // whose other half changes: the same value in every iteration).
             Op::Conv(c @ (ConvOp::Lo | ConvOp::Hi), a)
-                if ty.is_some_and(|t| t.is_vector())
-                    && matches!(self.block.ops.get(a.0 as usize), Some(Op::Pack { .. })) =>
+                if matches!(self.block.ops.get(a.0 as usize), Some(Op::Pack { .. })) =>
             {
                 let half = match self.block.ops.get(a.0 as usize) {
                     Some(Op::Pack { lo, hi }) if self.ty(*lo).ok() == ty => {
@@ -999,13 +999,16 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // is prepared for it only when the run's ops read it).
                 let nch = self.nch(32);
                 let ready = |g: &Self, h: Val| match g.vals.get(h.0 as usize) {
-                    Some(JV::Row(_)) => true,
+                    Some(JV::S(_) | JV::Row(_)) => true,
                     Some(JV::V(x)) => g.group.is_none() || x.len() == nch,
                     Some(JV::Buf(_)) => g.group.is_none(),
                     _ => false,
                 };
                 match half {
-                    Some(h) if ready(self, h) => Ok(JV::V(self.v(h)?)),
+                    Some(h) if ready(self, h) => match self.get(h)? {
+                        JV::S(x) => Ok(JV::S(*x)),
+                        _ => Ok(JV::V(self.v(h)?)),
+                    },
                     _ => self.conv(*c, *a, Self::need(ty)?),
                 }
             }
