@@ -18,7 +18,10 @@
 //!    qualify).
 //! 2. **Vector part**: one lane-group loop ([`Gen::run`]) whose body runs the block's vector
 //!    ops `n` times for the group, registers carried in SSA values and stored once at the
-//!    end. Each group's iterations form one dependency chain through those registers, so
+//!    end. Only registers an iteration reads before writing them are carried
+//!    ([`carried_registers`]); registers only read are loaded once before the loop, or,
+//!    when the trip's rows would not fit the host's registers, where each iteration uses
+//!    them. Each group's iterations form one dependency chain through those registers, so
 //!    the fast copy runs two groups per trip, whose chains the host overlaps. It collects
 //!    the NaN lanes of the groups' float results over all iterations and, when there are
 //!    any, leaves for the slow copy before storing anything of the groups; the slow copy
@@ -42,7 +45,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
 use std::collections::HashMap;
 
-/// The most VGPRs a block in the iterated form writes.
+/// The most VGPRs a block in the iterated form carries from one iteration to the next.
 const MAX_CARRIED: usize = 12;
 
 /// The most VGPR rows (of all the groups of a trip) the iterated form holds in host
