@@ -14,7 +14,9 @@ use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSl
 mod affine;
 mod gather;
 mod inline;
+mod lanexor;
 mod multi;
+mod rows;
 mod sload_run;
 
 /// Where the blocks of inline memory paths are laid out.
@@ -357,6 +359,8 @@ impl Gen<'_, '_> {
                 let ap = self.read_buffer(*addr, 0)?;
                 if let Some(join) = join {
                     let helper = self.b.create_block();
+                    // Two rows of consecutive elements (`rows`), then any lanes.
+                    self.rows_load(*space, ap, m, *size, *signed, bits, res, join)?;
                     self.gather_load(*space, ap, m, *size, *signed, bits, res, join, helper)?;
                     self.b.switch_to_block(helper);
                     self.b.seal_block(helper);
@@ -479,6 +483,8 @@ impl Gen<'_, '_> {
                 let dp = self.read_buffer(*data, 1)?;
                 if let Some(join) = join {
                     let helper = self.b.create_block();
+                    // Lanes at `a0 ^ size * lane` (`lanexor`), then any lanes.
+                    self.xor_store(*space, ap, m, *size, dp, dbits, join)?;
                     self.gather_store(*space, ap, m, *size, dp, dbits, join, helper)?;
                     self.b.switch_to_block(helper);
                     self.b.seal_block(helper);
