@@ -8,5 +8,6 @@ mod lane_inline;
 mod lds_runs;
 mod memory;
 mod nan_rule;
+mod pointers;
 mod throughput;
 mod tiering;

@@ -12,10 +12,14 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value};
 
 mod affine;
+mod direct_store;
 mod gather;
 mod inline;
 mod multi;
+mod pending;
 mod sload_run;
+
+pub(in crate::jit::lower) use pending::Pending;
 
 /// Where the blocks of inline memory paths are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,6 +314,11 @@ impl Gen<'_, '_> {
                         4,
                     )),
                 };
+                // Read through a pointer when an inline path reads every lane contiguously
+                // (`pending`): lanes as wide as the access.
+                let pend =
+                    (use_inline && bits == 8 * *size as u32).then(|| self.new_pending(res, bits));
+                let var = pend.map(|p| p.var);
                 // A lane-affine address first (`affine`), the general code as its fallback.
                 let affine = if use_inline {
                     self.affine_plan(i, *space, *addr, *size, *mask, false)?
@@ -321,7 +330,7 @@ impl Gen<'_, '_> {
                         let (fast, ajoin) = self.affine_branch(ap);
                         self.b.switch_to_block(fast);
                         let layout = std::mem::replace(&mut self.layout, PathLayout::InLine);
-                        self.inline_load(ap, *size, *signed, bits, ajoin, res)?;
+                        self.inline_load(ap, *size, *signed, bits, ajoin, res, var)?;
                         self.layout = layout;
                         self.b.switch_to_block(ap.slow);
                         self.b.seal_block(ap.slow);
@@ -329,6 +338,12 @@ impl Gen<'_, '_> {
                     }
                     None => None,
                 };
+                // The general code's paths write the buffer (but the fixed-stride one when it
+                // reads every lane contiguously).
+                if let Some(var) = var {
+                    let a = self.b.ins().stack_addr(types::I64, res, 0);
+                    self.b.def_var(var, a);
+                }
                 let remat = match affine {
                     Some(_) => Some(self.remat_address(*addr)?),
                     None => None,
@@ -346,7 +361,7 @@ impl Gen<'_, '_> {
                         self.b.ins().brif(p.go, fast, &[], slow, &[]);
                         self.b.switch_to_block(fast);
                         self.b.seal_block(fast);
-                        self.inline_load(p, *size, *signed, bits, join, res)?;
+                        self.inline_load(p, *size, *signed, bits, join, res, var)?;
                         self.b.switch_to_block(slow);
                         self.b.seal_block(slow);
                         Some(join)
@@ -390,7 +405,14 @@ impl Gen<'_, '_> {
                     self.end_remat(r);
                 }
                 self.affine_join(ajoin);
-                self.escaped.insert(i as u32, res);
+                match pend {
+                    Some(p) => {
+                        self.pending.insert(i as u32, p);
+                    }
+                    None => {
+                        self.escaped.insert(i as u32, res);
+                    }
+                }
                 JV::Buf(res)
             }
             _ => return Err("not a load".into()),
@@ -433,16 +455,28 @@ impl Gen<'_, '_> {
             } => {
                 self.whole_wave("memory")?;
                 check_size(*size)?;
+                self.before_write(i);
                 let dbits = self.ty(*data)?.bits();
                 let inline = self.mem.inline_single();
                 let use_inline = inline_size(*space, *size, dbits) && inline;
-                let affine = if use_inline {
+                // Written by the lane-group loop before it when this is set (`direct_store`).
+                let direct = self.direct_stores.remove(&i);
+                let affine = if use_inline && direct.is_none() {
                     self.affine_plan(i, *space, *addr, *size, *mask, true)?
                 } else {
                     None
                 };
-                let ajoin = match &affine {
-                    Some(ap) => {
+                let ajoin = match (&affine, direct) {
+                    (None, Some(done)) => {
+                        let slow = self.b.create_block();
+                        self.b.set_cold_block(slow);
+                        let ajoin = self.b.create_block();
+                        self.b.ins().brif(done, ajoin, &[], slow, &[]);
+                        self.b.switch_to_block(slow);
+                        self.b.seal_block(slow);
+                        Some(ajoin)
+                    }
+                    (Some(ap), _) => {
                         let (fast, ajoin) = self.affine_branch(ap);
                         self.b.switch_to_block(fast);
                         let layout = std::mem::replace(&mut self.layout, PathLayout::InLine);
@@ -452,9 +486,9 @@ impl Gen<'_, '_> {
                         self.b.seal_block(ap.slow);
                         Some(ajoin)
                     }
-                    None => None,
+                    (None, None) => None,
                 };
-                let remat = match affine {
+                let remat = match ajoin {
                     Some(_) => Some(self.remat_address(*addr)?),
                     None => None,
                 };
@@ -512,7 +546,12 @@ impl Gen<'_, '_> {
     }
 
     /// Lowers a vector atomic.
-    pub(in crate::jit::lower) fn atomic(&mut self, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+    pub(in crate::jit::lower) fn atomic(
+        &mut self,
+        i: usize,
+        op: &Op,
+        ty: Option<Ty>,
+    ) -> GenResult<JV> {
         Ok(match op {
             Op::Atomic {
                 pc,
@@ -527,6 +566,7 @@ impl Gen<'_, '_> {
                 self.whole_wave("memory")?;
                 let t = Self::need(ty)?;
                 check_size(*size)?;
+                self.before_write(i);
                 if self.ty(*data)?.bits() != t.bits() {
                     return Err("atomic data width differs from result".into());
                 }
@@ -646,6 +686,7 @@ impl Gen<'_, '_> {
             }
             Op::SStore { pc, addr, data } => {
                 self.whole_wave("this op")?;
+                self.before_write(i);
                 let a = self.s_as(*addr, types::I64)?;
                 let d = self.s_as(*data, types::I32)?;
                 let (p, i32t) = (types::I64, types::I32);
