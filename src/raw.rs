@@ -127,7 +127,7 @@ impl<'a> RawDispatch<'a> {
         }
     }
 
-    /// remu's `run_asm` conventions: gfx1100 wave32; the kernarg address in s[0:1];
+    /// remu's `run_asm` conventions: gfx1100 wave32; the kernarg address in `s[0:1]`;
     /// workgroup ids in s15 (1-D grid), s14-s15 (2-D: gy > 1) or s13-s15 (3-D: gy > 1 and
     /// gz > 1); v0 = x for a 1-D block, else z << 20 | y << 10 | x; 64 KiB of LDS.
     pub fn remu(

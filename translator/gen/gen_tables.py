@@ -985,7 +985,7 @@ def generate(outdir):
         }[n]
         m.append("/// Flag of [`OpInfo::mods`]: %s" % doc)
         m.append("pub const MOD_%s: u32 = %d;" % (n, 1 << i))
-    m.append("/// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits [14:8] are SDST, not ABS/OPSEL).")
+    m.append("/// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits `[14:8]` are SDST, not ABS/OPSEL).")
     m.append("pub const MOD_SD: u32 = %d;" % rdna.M_SD)
     m.append("/// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.")
     m.append("pub const MOD_HEX16: u32 = %d;" % rdna.M_HEX16)
@@ -1030,7 +1030,7 @@ def generate(outdir):
     m.append("pub const EXTRA_BYTE_SEL1_SHIFT: u32 = %d;" % rdna.X_BYTE_SEL1_SHIFT)
     m.append("/// Position in [`RdnaInfo::extra`] of the OP_SEL bits (4) that add 2 to a VOP3 `byte_sel:N`.")
     m.append("pub const EXTRA_BYTE_SEL2_SHIFT: u32 = %d;" % rdna.X_BYTE_SEL2_SHIFT)
-    m.append("/// Flag of [`RdnaInfo::extra`]: VOP3/VOP3P DPP16: LLVM reads DPP_CTRL[7:0] as a source code (codes")
+    m.append("/// Flag of [`RdnaInfo::extra`]: VOP3/VOP3P DPP16: LLVM reads `DPP_CTRL[7:0]` as a source code (codes")
     m.append("/// 128..=192 show as the control `code - 128`, the other constants are invalid).")
     m.append("pub const EXTRA_DPP_CTRL_SRC: u32 = %d;" % rdna.X_DPP_CTRL_SRC)
     m.append("/// Position in [`RdnaInfo::extra`] of VOP3's per-source bits (3): a 16-bit source shows the f16")

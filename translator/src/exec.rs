@@ -11,7 +11,7 @@
 //! Compiled code charges its instructions itself, against [`WaveState::credit`] (the budget
 //! while it runs), so a compiled block that exits to its own start repeats inside the JIT,
 //! and one that continues in another compiled block it has been linked to (block chaining,
-//! [`CompiledBlock::link_slot`]) tail-calls that block's code, both without a round trip
+//! [`CompiledBlock::link_slot`](crate::jit::CompiledBlock::link_slot)) tail-calls that block's code, both without a round trip
 //! through this loop, as long as the budget lasts. This loop links a compiled block to the
 //! compiled block it next runs when the block continued there (`Continue` at one of its
 //! static targets).
@@ -20,6 +20,7 @@ use crate::env::{CodeSource, ExecFault, ExitCode, WaveEnv};
 use crate::interp;
 use crate::ir::{Block, Op};
 use crate::isa::Target;
+use crate::jit::helpers::JitCtx;
 use crate::jit::{Jit, Links};
 use crate::tier::{BlockTiers, Code, TierCounters, TierPolicy, TierStats};
 use crate::wave::{RegSet, WaveState, NUM_SREGS, NUM_VREGS};
@@ -117,6 +118,119 @@ pub enum StartBlockState {
     NotYet,
     /// Never (interpreter engine, profiling, or the JIT rejected the block).
     Never,
+}
+
+/// A [`StartBlock`]'s code resolved for a dispatcher that starts many waves in it
+/// ([`Translator::fresh_start`]): [`FreshStart::run`] for one wave, and
+/// [`FreshStart::run_waves`] for a run of waves back to back.
+pub struct FreshStart<'a> {
+    translator: &'a Translator,
+    key: Key,
+    cb: &'a crate::jit::CompiledBlock,
+    /// The block's instruction count (at least 1), as the run loop charges it.
+    cost: u64,
+}
+
+/// Where [`FreshStart::run_waves`] stopped: the first wave that did not end.
+#[derive(Debug)]
+pub struct WaveStopped {
+    /// Its index.
+    pub wave: usize,
+    /// Its budget left.
+    pub budget: u64,
+    /// How its run stopped (not `Ok(EndPgm)`).
+    pub result: Result<ExitCode, ExecFault>,
+}
+
+impl FreshStart<'_> {
+    /// [`Translator::run_from_counting`] with the per-launch checks already made: the same
+    /// results, counts and budget.
+    pub fn run(
+        &self,
+        code: &dyn CodeSource,
+        state: &mut WaveState,
+        env: &mut dyn WaveEnv,
+        budget: &mut u64,
+        hits: &mut u64,
+    ) -> Result<ExitCode, ExecFault> {
+        let t = self.translator;
+        if (state.pc, state.mode, state.wave_size) != self.key {
+            return t.run(code, state, env, budget);
+        }
+        if *budget < self.cost {
+            return Err(ExecFault::Runaway(*budget));
+        }
+        *hits += 1;
+        // As in `step`: the compiled code charges itself.
+        state.credit = *budget;
+        let r = self.cb.run_chained(state, env);
+        *budget = state.credit;
+        state.credit = 0;
+        let exit = r?;
+        if exit != ExitCode::Continue {
+            return Ok(exit);
+        }
+        t.continue_after(self.cb, code, state, env, budget, hits)
+    }
+
+    /// Runs `waves` in order, each with `budget` instructions, while each ends
+    /// (`s_endpgm`) in this one run; returns the first that does not, with its result and
+    /// the budget it has left (`None`: all ended). `begin(index, state, env)` starts a wave
+    /// (its registers and `env`) right before it runs; `state_of` finds a wave's state.
+    ///
+    /// Each wave runs exactly as [`FreshStart::run`] would run it (the same results,
+    /// counts, cache hits into `hits` and budget), in a loop that the caller's code is
+    /// compiled into (the wave start, the environment and the call of the compiled code
+    /// without calls between crates).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn run_waves<W, E: WaveEnv>(
+        &self,
+        code: &dyn CodeSource,
+        waves: &mut [W],
+        env: &mut E,
+        budget: u64,
+        hits: &mut u64,
+        state_of: fn(&mut W) -> &mut WaveState,
+        mut begin: impl FnMut(usize, &mut WaveState, &mut E),
+    ) -> Option<WaveStopped> {
+        for (i, w) in waves.iter_mut().enumerate() {
+            let state = state_of(w);
+            begin(i, state, env);
+            let mut left = budget;
+            let result =
+                if (state.pc, state.mode, state.wave_size) == self.key && budget >= self.cost {
+                    *hits += 1;
+                    // As in `step`: the compiled code charges itself.
+                    state.credit = budget;
+                    let mut ctx = JitCtx::new(env);
+                    let exit = self.cb.enter(state, &mut ctx);
+                    left = state.credit;
+                    state.credit = 0;
+                    if exit == ExitCode::EndPgm as u32 {
+                        continue;
+                    }
+                    match self.cb.exit_of(exit, &mut ctx) {
+                        Ok(ExitCode::Continue) => {
+                            let t = self.translator;
+                            t.continue_after(self.cb, code, state, env, &mut left, hits)
+                        }
+                        r => r,
+                    }
+                } else {
+                    self.run(code, state, env, &mut left, hits)
+                };
+            if let Ok(ExitCode::EndPgm) = result {
+                continue;
+            }
+            return Some(WaveStopped {
+                wave: i,
+                budget: left,
+                result,
+            });
+        }
+        None
+    }
 }
 
 /// Source of [`Translator`] identities for the per-thread block caches.
@@ -431,7 +545,38 @@ impl Translator {
         if exit != ExitCode::Continue {
             return Ok(exit);
         }
-        // Continue in the run loop, linking the start block to the next one as it would.
+        self.continue_after(cb, code, state, env, budget, hits)
+    }
+
+    /// The compiled code of `start` for starting many waves in it back to back
+    /// ([`FreshStart::run`]): the checks of [`Translator::run_from_counting`] that do not
+    /// depend on the wave are made here, once, and its writes recorded. `None` when
+    /// `start` is not this translator's.
+    pub fn fresh_start<'a>(&'a self, start: &'a StartBlock) -> Option<FreshStart<'a>> {
+        let cb = match start.entry.tiers.last_code() {
+            Some(Some(cb)) if start.owner == self.id => cb,
+            _ => return None,
+        };
+        self.record_writes(cb);
+        Some(FreshStart {
+            translator: self,
+            key: start.key,
+            cb,
+            cost: u64::from(start.entry.block.inst_count).max(1),
+        })
+    }
+
+    /// The run loop after the compiled block `cb` stopped at a block boundary (`Continue`),
+    /// linking `cb` to the next block as the loop would.
+    fn continue_after(
+        &self,
+        cb: &crate::jit::CompiledBlock,
+        code: &dyn CodeSource,
+        state: &mut WaveState,
+        env: &mut dyn WaveEnv,
+        budget: &mut u64,
+        hits: &mut u64,
+    ) -> Result<ExitCode, ExecFault> {
         let link = cb.link_slot(state.pc);
         LOCAL
             .try_with(|local| match local.try_borrow_mut() {

@@ -9,7 +9,7 @@
 //! * [`interp`]: the IR interpreter (slow path, oracle for the JIT).
 //! * [`jit`]: IR → Cranelift → host code, and the block cache.
 //! * [`wave`]: the wave-state layout that generated code reads and writes.
-//! * [`env`]: the interface through which executing code reaches memory owned by the runtime.
+//! * [`mod@env`]: the interface through which executing code reaches memory owned by the runtime.
 //! * `difffuzz` (feature `testkit`): random instruction programs run through both engines
 //!   (differential fuzzing), with `interp::test_env`, a byte-array memory for tests.
 //!

@@ -423,7 +423,7 @@ impl Workload {
         })
     }
 
-    /// Launches the kernel until its translation is steady ([`warm_up`]), so timed launches
+    /// Launches the kernel until its translation is steady (`warm_up`), so timed launches
     /// run each block's last code.
     pub fn warm_up(&self) -> Result<(), Error> {
         warm_up(self.run()?, || self.run()).map(|_| ())
@@ -687,7 +687,7 @@ struct Measured {
     launches: u64,
 }
 
-/// Most launches [`warm_up`] makes (the first included).
+/// Most launches `warm_up` makes (the first included).
 pub const WARM_UP_MAX_LAUNCHES: u64 = 16;
 
 /// Time after which [`warm_up`] stops launching even if the translation is not steady.
@@ -1197,7 +1197,7 @@ const TILED_GEMM_GFX942: &[u8] =
     include_bytes!("../../tests/kernels/matrix/gfx942/gemm_tiled.hsaco");
 
 /// A tiled f16 GEMM kernel of the `gemm_tiled` objects (`tests/kernels/src/*/gemm_tiled.hip`):
-/// `kernel(A, B, C, M, N, K)` with row-major A[M][K] and B[K][N] in f16, C[M][N] in f32, one
+/// `kernel(A, B, C, M, N, K)` with row-major `A[M][K]` and `B[K][N]` in f16, `C[M][N]` in f32, one
 /// workgroup of [`TiledGemm::BLOCK`] work-items per tile of C, A and B staged through LDS.
 #[derive(Clone, Copy, Debug)]
 pub struct TiledGemm {

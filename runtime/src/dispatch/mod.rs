@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 use wavejit_translator::env::{workgroup_barrier_state, CodeSource, ExecFault, ExitCode};
-use wavejit_translator::exec::{StartBlock, StartBlockState, Translator};
+use wavejit_translator::exec::{FreshStart, StartBlock, StartBlockState, Translator};
 use wavejit_translator::isa::{Gpu, Target};
 use wavejit_translator::wave::WaveState;
 
@@ -32,7 +32,7 @@ use crate::memory::{CodeImage, DeviceMemory, ScratchLayout, WaveMemEnv};
 use crate::profile::LaunchControl;
 use crate::stats::{Counters, TranslationStats};
 pub use kernarg::{ArgValue, Geometry};
-use schedule::{run_workgroup, WaveStop};
+use schedule::{run_workgroup, run_workgroup_from, BarrierView, WaveStop};
 use wave_init::{ResetPlan, WaveInputs, WaveTemplate};
 
 /// LDS available to one workgroup on gfx942 (and the RDNA targets' per-workgroup limit).
@@ -469,6 +469,8 @@ fn worker(
     // Block-cache hits of the waves started directly, added to the translator's count when
     // the thread is done.
     let mut hits = 0u64;
+    // The kernel's compiled entry block, once there is one: the thread's waves start in it.
+    let mut direct: Option<FreshStart> = None;
     let [gx, gy, _] = sh.p.geometry.grid;
     let entry = sh.p.code.base().wrapping_add(k.entry);
     // Workgroups finished but not yet reported to `sh.control`.
@@ -493,16 +495,18 @@ fn worker(
                         seen = now;
                     }
                     env.clear_workgroup();
-                    let direct = sh.engine.and_then(|e| match e.start?.get() {
-                        Some(Some(s)) => Some((e.translator, s)),
-                        _ => None,
-                    });
+                    if direct.is_none() {
+                        direct = sh.engine.and_then(|e| match e.start?.get() {
+                            Some(Some(s)) => e.translator.fresh_start(s),
+                            _ => None,
+                        });
+                    }
                     run_group(
                         sh,
                         queue,
                         &mut waves,
                         &mut env,
-                        direct,
+                        direct.as_ref(),
                         &mut hits,
                         |i, st| t.start_wave(st, wg, i, &plan),
                     )
@@ -564,19 +568,21 @@ fn report_progress(sh: &Shared, finished: &mut u64) {
 /// Runs the waves of one workgroup to completion (barriers, slices) on the thread's memory
 /// environment `env`, each started by `start(index, state)` before its first run; a panic
 /// in the translator becomes the fault of the wave that was running, so it cannot take down
-/// the host. With `direct` (the runner's translator and the kernel's compiled entry block)
-/// the waves run through [`Translator::run_from_counting`], their cache hits added to
-/// `hits`, instead of the runner.
+/// the host. With `direct` (the kernel's compiled entry block, of the runner's translator)
+/// the waves run through it instead of the runner, their cache hits added to `hits`: first
+/// back to back ([`FreshStart::run_waves`]) while each ends in its first run, then, from
+/// the first that does not (a barrier, a slice's end, a fault), under the scheduler.
 fn run_group(
     sh: &Shared,
     queue: &WorkQueue,
     waves: &mut [WaveSlot],
     env: &mut WaveMemEnv,
-    direct: Option<(&Translator, &StartBlock)>,
+    direct: Option<&FreshStart>,
     hits: &mut u64,
     start: impl Fn(usize, &mut WaveState),
 ) -> Result<(), GroupError> {
     let ws = sh.target.wave_size;
+    let nw = waves.len();
     // The wave running, for a panic's report.
     let mut current = 0usize;
     // Waves started so far: the scheduler's first round runs every wave in index order,
@@ -584,32 +590,70 @@ fn run_group(
     // host's cache).
     let mut started = 0usize;
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_workgroup(waves, |i, w, bar| {
+        // The scheduler's first round while every wave ends in it: wave `i` sees the waves
+        // before it ended and none waiting at the barrier.
+        let mut first = None;
+        if let Some(f) = direct {
+            let given = sh.p.budget.min(BUDGET_SLICE);
+            let stopped = f.run_waves(
+                sh.p.code,
+                waves,
+                env,
+                given,
+                hits,
+                |w| &mut w.0,
+                |i, st, env| {
+                    current = i;
+                    start(i, st);
+                    env.start_wave(i, ws, workgroup_barrier_state(nw, nw - i, 0));
+                },
+            );
+            let Some(s) = stopped else {
+                return Ok(());
+            };
+            started = s.wave + 1;
+            waves[s.wave].1 = sh.p.budget - (given - s.budget);
+            first = Some((s.wave, s.result, given));
+        }
+        // One run of wave `i` (in slices), or the rest of its run when `ran` holds the
+        // result of its first slice (`given` instructions) from the loop above.
+        let mut run = |i: usize,
+                       w: &mut WaveSlot,
+                       bar: BarrierView,
+                       mut ran: Option<(Result<ExitCode, ExecFault>, u64)>| {
             current = i;
             let (st, budget) = w;
-            if i >= started {
-                start(i, st);
-                *budget = sh.p.budget;
-                started = i + 1;
+            if ran.is_none() {
+                if i >= started {
+                    start(i, st);
+                    *budget = sh.p.budget;
+                    started = i + 1;
+                }
+                env.start_wave(
+                    i,
+                    ws,
+                    workgroup_barrier_state(bar.waves, bar.live, bar.signaled),
+                );
             }
-            env.start_wave(
-                i,
-                ws,
-                workgroup_barrier_state(bar.waves, bar.live, bar.signaled),
-            );
             // The wave runs in slices of at most BUDGET_SLICE instructions so that a
             // fault elsewhere stops long-running workgroups soon. The translator checks
             // the budget before a block, so a wave stopped by its slice resumes at
             // `st.pc` (nothing of that block has executed).
             let ran = loop {
-                let total = *budget;
-                let mut slice = total.min(BUDGET_SLICE);
-                let given = slice;
-                let r = match direct {
-                    Some((t, s)) => t.run_from_counting(s, sh.p.code, st, env, &mut slice, hits),
-                    None => (sh.runner)(sh.p.code, st, env, &mut slice),
+                let (r, given, total) = match ran.take() {
+                    Some((r, given)) => (r, given, sh.p.budget),
+                    None => {
+                        let total = *budget;
+                        let mut slice = total.min(BUDGET_SLICE);
+                        let given = slice;
+                        let r = match direct {
+                            Some(f) => f.run(sh.p.code, st, env, &mut slice, hits),
+                            None => (sh.runner)(sh.p.code, st, env, &mut slice),
+                        };
+                        *budget = total - (given - slice);
+                        (r, given, total)
+                    }
                 };
-                *budget = total - (given - slice);
                 match r {
                     Err(ExecFault::Runaway(_)) if given < total => {
                         if queue.stopped() {
@@ -630,7 +674,19 @@ fn run_group(
                 }
                 Err(e) => Err(Some((i, fault_lane(&e), cause(&e), st.pc))),
             }
-        })
+        };
+        match first {
+            Some((i, r, given)) => {
+                let view = BarrierView {
+                    waves: nw,
+                    live: nw - i,
+                    signaled: 0,
+                };
+                let stop = run(i, &mut waves[i], view, Some((r, given)))?;
+                run_workgroup_from(waves, i, stop, |i, w, bar| run(i, w, bar, None))
+            }
+            None => run_workgroup(waves, |i, w, bar| run(i, w, bar, None)),
+        }
         .map(|_| ())
     }));
     ran.unwrap_or_else(|p| {

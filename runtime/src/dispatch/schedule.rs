@@ -45,6 +45,32 @@ pub fn run_workgroup<T, E>(
     waves: &mut [T],
     mut run: impl FnMut(usize, &mut T, BarrierView) -> Result<WaveStop, E>,
 ) -> Result<u64, E> {
+    // The first round without statuses while every wave ends in its first run (a kernel
+    // whose waves do not meet at a barrier): wave `i` then sees the waves before it ended
+    // and none waiting, as in the general loop's first round.
+    let n = waves.len();
+    for (i, w) in waves.iter_mut().enumerate() {
+        let view = BarrierView {
+            waves: n,
+            live: n - i,
+            signaled: 0,
+        };
+        match run(i, w, view)? {
+            WaveStop::Ended => {}
+            stop => return run_workgroup_from(waves, i, stop, run),
+        }
+    }
+    Ok(0)
+}
+
+/// [`run_workgroup`] after its first round ran waves `..=first` in order, all but `first`
+/// to their end, and `first` stopped with `stop`.
+pub fn run_workgroup_from<T, E>(
+    waves: &mut [T],
+    first: usize,
+    stop: WaveStop,
+    mut run: impl FnMut(usize, &mut T, BarrierView) -> Result<WaveStop, E>,
+) -> Result<u64, E> {
     // A work-group has at most 1024 / 32 waves: keep their status on the stack (no
     // allocation per work-group), falling back to the heap for larger callers.
     let mut inline = [Status::Ready; INLINE_WAVES];
@@ -55,11 +81,25 @@ pub fn run_workgroup<T, E>(
         heap.resize(waves.len(), Status::Ready);
         &mut heap
     };
+    status[..first].fill(Status::Done);
     let mut releases = 0;
     // Counts of the statuses, kept as they change (this runs for every wave).
-    let (mut live, mut waiting) = (waves.len(), 0usize);
+    let (mut live, mut waiting) = (waves.len() - first, 0usize);
+    status[first] = match stop {
+        WaveStop::Barrier => {
+            waiting += 1;
+            Status::Waiting
+        }
+        WaveStop::Yield => Status::Ready,
+        WaveStop::Ended => {
+            live -= 1;
+            Status::Done
+        }
+    };
+    // The rest of the first round starts after `first`.
+    let mut from = first + 1;
     while live > 0 {
-        for (i, w) in waves.iter_mut().enumerate() {
+        for (i, w) in waves.iter_mut().enumerate().skip(from) {
             if status[i] == Status::Ready {
                 let view = BarrierView {
                     waves: status.len(),
@@ -79,6 +119,7 @@ pub fn run_workgroup<T, E>(
                 };
             }
         }
+        from = 0;
         if live > 0 && waiting == live {
             releases += 1;
             waiting = 0;

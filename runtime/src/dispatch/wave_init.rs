@@ -250,6 +250,7 @@ impl WaveTemplate {
     /// 32..63 of a register (the IR's lane rule, `wavejit_translator::ir`; the translator's
     /// `wave32_lanes` test runs random wave32 programs with other values there), so they
     /// keep the zeroes the state started with.
+    #[inline]
     pub fn start_wave(&self, st: &mut WaveState, wg: [u32; 3], wave: usize, plan: &ResetPlan) {
         // Constant sizes where they apply: copies the compiler writes out in line.
         if plan.sgpr_copy == SGPR_LIST {

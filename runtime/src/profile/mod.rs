@@ -129,7 +129,7 @@ pub struct LaunchFacts {
     /// Device address of the kernel's first instruction.
     pub entry: u64,
     /// Bytes of code from `entry` (the symbol's size; `None`: decode up to `s_endpgm`s and
-    /// branch targets, see [`static_pcs`]).
+    /// branch targets, see `static_pcs`).
     pub size: Option<u64>,
     /// Workgroups per dimension.
     pub grid: [u32; 3],

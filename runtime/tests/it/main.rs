@@ -7,6 +7,7 @@ mod float_env;
 mod launch;
 mod launch_kernels;
 mod leftovers;
+mod many_waves;
 mod memory;
 mod start_block;
 mod wave_slots;

@@ -7,9 +7,9 @@
 //! calls it with the same contract as [`crate::interp::run_block`]: the results are
 //! bit-identical to the interpreter's (checked by the differential tests).
 //!
-//! The pipeline: [`analysis`] finds the facts about a block that decide its lowering (runs
+//! The pipeline: `analysis` finds the facts about a block that decide its lowering (runs
 //! of lane-local ops, memory access shapes, fused matrix units; no Cranelift in it),
-//! [`lower`] emits the Cranelift function (lane-group loop form and straight-line form, by
+//! `lower` emits the Cranelift function (lane-group loop form and straight-line form, by
 //! class of op), and `runtime` holds what the generated code runs with: the code memory and
 //! the call into it, the [`helpers`] it calls (with [`helpers::JitCtx`], the helper-call
 //! ABI) and their direct [`memory`] path. All of the JIT's `unsafe` is in `runtime`.
@@ -572,6 +572,14 @@ impl CompiledBlock {
         self.call(state, &mut ctx)
     }
 
+    /// [`CompiledBlock::run_chained`] in two halves for a caller that inlines them (the
+    /// run of many waves, [`crate::exec::FreshStart::run_waves`]): runs the code with the
+    /// context `ctx` and returns its raw exit code, for [`CompiledBlock::exit_of`].
+    #[inline]
+    pub fn enter(&self, state: &mut WaveState, ctx: &mut JitCtx<'_>) -> u32 {
+        runtime::code::enter(self, state, ctx)
+    }
+
     /// How many multi-dword accesses (the dword loads or stores of one
     /// `global_load_dwordx4`, `ds_write_b128`, `ds_read2_b32`, ...) the code does as one:
     /// every lane's bytes tested first, loads written straight to their registers.
@@ -600,7 +608,7 @@ impl CompiledBlock {
 
     /// When the block just exited to `pc` and may be linked to the block there but is not
     /// yet: the slot to link (with [`Links::link`]) once the successor's code is known.
-    /// `None` when there is nothing to link, or after [`LINK_TRIES`] attempts.
+    /// `None` when there is nothing to link, or after `LINK_TRIES` attempts.
     pub fn link_slot(&self, pc: u64) -> Option<(Arc<Links>, usize)> {
         let slot = self.targets.iter().position(|&t| t == Some(pc))?;
         if self.links.code[slot].load(Ordering::Relaxed) != 0 {
@@ -621,6 +629,12 @@ impl CompiledBlock {
 
     fn call(&self, state: &mut WaveState, ctx: &mut JitCtx<'_>) -> Result<ExitCode, ExecFault> {
         let code = runtime::code::enter(self, state, ctx);
+        self.exit_of(code, ctx)
+    }
+
+    /// The result of the exit code `code` the block's code returned
+    /// ([`CompiledBlock::enter`]) with the context `ctx`.
+    pub fn exit_of(&self, code: u32, ctx: &mut JitCtx<'_>) -> Result<ExitCode, ExecFault> {
         if code == lower::EXIT_UNSUPPORTED {
             return Err(ExecFault::Unsupported(
                 self.unsupported.clone().unwrap_or_default(),

@@ -120,7 +120,7 @@ fn kernel_neon(g: &GemmF32, c: &mut [f32], ldc: usize) {
 }
 
 /// One block of an MFMA-shaped f32 GEMM with A stored k-major (transposed): `at[k·m + i]`
-/// is A[i][k], `b[k·n + j]` is B[k][j], `c[i·n + j]` is C[i][j] (row-major). Computes
+/// is `A[i][k]`, `b[k·n + j]` is `B[k][j]`, `c[i·n + j]` is `C[i][j]` (row-major). Computes
 /// `c[i][j] = fma(A[i][k], B[k][j], c[i][j])` for k = 0, 1, …, k−1 in that order: the same
 /// chain per output as [`gemm_f32`], so the results are bit-identical to it.
 ///

@@ -17,12 +17,12 @@ pub struct Loc {
     pub item: usize,
 }
 
-/// The location of A[b][i][k] (for SMFMAC, `k` is the packed column, `< K/2`).
+/// The location of `A[b][i][k]` (for SMFMAC, `k` is the packed column, `< K/2`).
 pub fn a_loc(op: &MatrixOp, a: Elem, b: usize, i: usize, k: usize) -> Loc {
     input_loc(op, a, op.m, op.a_per_lane(), op.k_a(), b, i, k)
 }
 
-/// The location of B[b][k][j].
+/// The location of `B[b][k][j]`.
 pub fn b_loc(op: &MatrixOp, b_elem: Elem, b: usize, k: usize, j: usize) -> Loc {
     input_loc(op, b_elem, op.n, op.b_per_lane(), op.k, b, j, k)
 }
@@ -59,7 +59,7 @@ fn input_loc(
     }
 }
 
-/// The location of C[b][i][j] and D[b][i][j] (ISA 7.1.4): with H = 1 for f64 and 4
+/// The location of `C[b][i][j]` and `D[b][i][j]` (ISA 7.1.4): with H = 1 for f64 and 4
 /// otherwise, `B_I = ⌈64/(N·M/H)⌉`, `M_I = (64/B_I)/N`, `G = M/(H·M_I)`, the element is item
 /// `(i%H) + H·(⌊i/(H·M_I)⌋ + G·⌊b/B_I⌋)` of lane `j + N·(⌊i/H⌋%M_I + M_I·(b%B_I))`.
 ///

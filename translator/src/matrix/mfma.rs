@@ -13,7 +13,7 @@
 //!   when every partial sum is an integer below 2²⁴.
 //! * Block-scaled forms: per 32-wide K block the partial sum is computed as above from 0,
 //!   then `acc = round_f32(acc + partial·2^(sa−127)·2^(sb−127))` (one rounding, f64
-//!   intermediate); a scale byte of 0xFF is NaN. With ABID[0] = 0 the scales are 1.0.
+//!   intermediate); a scale byte of 0xFF is NaN. With `ABID[0]` = 0 the scales are 1.0.
 //! * i32 accumulation: exact products of the sign-extended i8 values, the sum wraps modulo
 //!   2³², or saturates when MODE.FP16_OVFL is set.
 //! * f64: fused multiply-adds in ascending k, denormals kept; BLGP bits 0/1/2 negate A/B/C.

@@ -7,7 +7,7 @@
 //!   16 k in order, replicated in every 16-lane group; the instruction reads lanes 0–15 here.
 //!   C/D (the Calculator's gfx11 output rule): with G = wave/16 lane groups, VGPR r of lane l
 //!   holds row `G·r + l/16`, column `l % 16` (wave32: rows 2r, 2r+1; wave64: rows 4r..4r+3).
-//!   16-bit C/D are not packed: one element per VGPR, in bits 15:0 or, with OPSEL[2], bits
+//!   16-bit C/D are not packed: one element per VGPR, in bits 15:0 or, with `OPSEL[2]`, bits
 //!   31:16 (the other half is kept).
 //! * RDNA4: no replication; the bit-field tables of ISA 7.12.2 (see the functions below).
 //!   16-bit C/D pack two rows per VGPR, even rows in bits 15:0. B with K = 32 of 16/8-bit
@@ -15,7 +15,7 @@
 //!   4-bit B with K = 64 likewise two 32-row groups.
 //! * SWMMAC index VGPR: 2 bits per packed A element, in the order of the lane's packed A items
 //!   ("arranged in the VGPR in the same way that columns are arranged in the A-matrix",
-//!   L3818), `2·items` bits per set, the set chosen by OPSEL[0] (wave32) / OPSEL[1:0] (wave64)
+//!   L3818), `2·items` bits per set, the set chosen by `OPSEL[0]` (wave32) / `OPSEL[1:0]` (wave64)
 //!   modulo the sets that fit. Packed columns 2q and 2q+1 hold the two non-zeros of group q
 //!   (idx0 and idx1); an idx0 of 3 or an idx1 of 0 places nothing and idx0 wins a collision
 //!   (the expansion pseudocode, L3826–3840). The ISA's `idxFirstBit` formula does not fit its
@@ -58,7 +58,7 @@ pub struct Wmma {
     pub clamp: bool,
 }
 
-/// The location of A[i][k] (`k` < K as stored, i.e. packed for SWMMAC).
+/// The location of `A[i][k]` (`k` < K as stored, i.e. packed for SWMMAC).
 pub fn a_loc(op: &MatrixOp, w: &Wmma, bits: u32, i: usize, k: usize) -> Loc {
     if !w.rdna4 {
         return Loc { lane: i, item: k };
@@ -66,7 +66,7 @@ pub fn a_loc(op: &MatrixOp, w: &Wmma, bits: u32, i: usize, k: usize) -> Loc {
     input_loc(w.wave, bits, op.k_a(), i, k)
 }
 
-/// The location of B[k][j].
+/// The location of `B[k][j]`.
 pub fn b_loc(op: &MatrixOp, w: &Wmma, bits: u32, k: usize, j: usize) -> Loc {
     if !w.rdna4 {
         return Loc { lane: j, item: k };
@@ -111,8 +111,8 @@ fn input_loc(wave: usize, bits: u32, kdim: usize, r: usize, k: usize) -> Loc {
     }
 }
 
-/// The location of C[i][j] and D[i][j]: for 32-bit elements the item is the VGPR, for 16-bit
-/// ones the 16-bit half (RDNA3: VGPR·2 + OPSEL[2]).
+/// The location of `C[i][j]` and `D[i][j]`: for 32-bit elements the item is the VGPR, for 16-bit
+/// ones the 16-bit half (RDNA3: VGPR·2 + `OPSEL[2]`).
 pub fn cd_loc(w: &Wmma, sixteen: bool, i: usize, j: usize) -> Loc {
     if w.rdna4 {
         // ISA L3755–3773: wave32 lane (i/8)·16 + j, VGPR i%8; wave64 lane

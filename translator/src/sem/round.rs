@@ -1,4 +1,4 @@
-//! Float results rounded once in a chosen direction ([`LaneFn::Rounded`]): MODE.FP_ROUND's
+//! Float results rounded once in a chosen direction ([`LaneFn::Rounded`](crate::ir::LaneFn::Rounded)): MODE.FP_ROUND's
 //! directed modes, and FMAs whose f16 result must not be rounded twice.
 //!
 //! Method: the exact result `x` of an operation is first written as a pair of f64 values
@@ -7,7 +7,7 @@
 //! TwoSum (always exact), the FMA residual `fma(a, b, -a*b)` (exact while the product is well
 //! above the subnormal range) and Boldo and Muller's ErrFma for FMAs ("Exact and approximated
 //! error of the FMA", IEEE TC 2011). f32 and f16 operands are exact in f64 and their products
-//! have at most 48 bits, so every f32/f16 operation is an exact pair. [`round_pair`] then
+//! have at most 48 bits, so every f32/f16 operation is an exact pair. `round_pair` then
 //! rounds `x` to the target format on that format's grid with exact f64 arithmetic; the pair
 //! rounds correctly because `|e|` is at most half an f64 ulp of `s`, so `x` lies in the same
 //! open grid interval as `s` unless `s` is itself a grid point (then `e`'s sign decides).

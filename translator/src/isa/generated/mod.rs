@@ -56,7 +56,7 @@ pub const MOD_NOSDWA: u32 = 131072;
 pub const MOD_NODPP: u32 = 262144;
 /// Flag of [`OpInfo::mods`]: VOP3 `op_sel` is printed with four entries (sources and byte selects), else with one per source and the destination's.
 pub const MOD_OPSEL4: u32 = 524288;
-/// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits [14:8] are SDST, not ABS/OPSEL).
+/// Flag of [`RdnaInfo::mods`]: a VOP3SD opcode (word 0 bits `[14:8]` are SDST, not ABS/OPSEL).
 pub const MOD_SD: u32 = 131072;
 /// Flag of [`RdnaInfo::mods`]: 16-bit integer sources; float inline constants print as f16 hex.
 pub const MOD_HEX16: u32 = 2097152;
@@ -115,7 +115,7 @@ pub const WIDE_F64: u32 = 4;
 pub const EXTRA_BYTE_SEL1_SHIFT: u32 = 18;
 /// Position in [`RdnaInfo::extra`] of the OP_SEL bits (4) that add 2 to a VOP3 `byte_sel:N`.
 pub const EXTRA_BYTE_SEL2_SHIFT: u32 = 22;
-/// Flag of [`RdnaInfo::extra`]: VOP3/VOP3P DPP16: LLVM reads DPP_CTRL[7:0] as a source code (codes
+/// Flag of [`RdnaInfo::extra`]: VOP3/VOP3P DPP16: LLVM reads `DPP_CTRL[7:0]` as a source code (codes
 /// 128..=192 show as the control `code - 128`, the other constants are invalid).
 pub const EXTRA_DPP_CTRL_SRC: u32 = 131072;
 /// Position in [`RdnaInfo::extra`] of VOP3's per-source bits (3): a 16-bit source shows the f16

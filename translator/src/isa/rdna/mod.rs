@@ -3,8 +3,8 @@
 //! LLVM decodes differently there (the SALU float opcodes: illegal in gfx1100 code).
 //!
 //! Bit layouts: RDNA4 ISA guide ch. 15 (`shared/isa/003`), checked against llvm-mc-22's
-//! encodings; GFX11 differs in SMEM (opcode [25:18], GLC/DLC bits), FLAT (64-bit
-//! FLAT/GLOBAL/SCRATCH with the segment in [17:16]) and MUBUF/MTBUF (64-bit; GFX12 has the
+//! encodings; GFX11 differs in SMEM (opcode `[25:18]`, GLC/DLC bits), FLAT (64-bit
+//! FLAT/GLOBAL/SCRATCH with the segment in `[17:16]`) and MUBUF/MTBUF (64-bit; GFX12 has the
 //! 96-bit VBUFFER, VFLAT/VGLOBAL/VSCRATCH instead). Opcode numbers, operand widths (wave32
 //! and wave64), register files, true16 operands and optional syntax come from the tables
 //! generated from LLVM 22's disassembler (`isa::generated::rdna`,

@@ -158,6 +158,7 @@ impl Holder {
 }
 
 /// Runs `block`'s code on `state` with the context `ctx`; returns its exit code.
+#[inline]
 pub(in crate::jit) fn enter(
     block: &CompiledBlock,
     state: &mut WaveState,

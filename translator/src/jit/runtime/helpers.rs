@@ -31,6 +31,7 @@ pub struct JitCtx<'a> {
 
 impl<'a> JitCtx<'a> {
     /// The context of one block run on `env`.
+    #[inline]
     pub fn new(env: &'a mut dyn WaveEnv) -> JitCtx<'a> {
         let fm = env.fast_memory();
         JitCtx {

@@ -63,7 +63,7 @@ pub const MAX_GROUP: usize = 8;
 /// The entry of a pair ([`Fused::pair`]): `(first, second, register file)`.
 pub type PairEntry = unsafe extern "C" fn(*const Fused, *const Fused, *mut [u32; 64]);
 
-/// A pre-resolved MFMA (see the module documentation). Built only by [`Fused::new`], which
+/// A pre-resolved MFMA (see the module documentation). Built only by `Fused::new`, which
 /// checks every chunk and row against the register file size `nregs` and the buffers, and
 /// the CPU features of the entry.
 #[derive(Clone)]

@@ -4,7 +4,7 @@
 //!
 //! A [`super::Plan`] lists every element's register slot. MFMA layouts put consecutive lanes
 //! of one register field on consecutive rows of A (k-major), rows of B and rows of C/D
-//! (CDNA4 ISA 7.1.4), so the slot lists compress into a few [`Run`]s of up to 64 lanes each:
+//! (CDNA4 ISA 7.1.4), so the slot lists compress into a few `Run`s of up to 64 lanes each:
 //! "lanes `l0..l0+len` of register `r`, bits `[shift+w-1:shift]`, go to logical positions
 //! `o0, o0+stride, …`". Gathering moves whole runs (16 or 32 lanes for the common shapes)
 //! instead of one table lookup per element; the two 16-bit halves of a register decode
@@ -20,7 +20,7 @@
 //! i8 MFMAs and SMFMACs run here too ([`FastF32::with_i32_acc`]): their products and sums
 //! are integers below 2^24 in magnitude, which the f32 GEMM computes exactly; C is added
 //! and D wrapped or saturated in i64, as the generic executor does. Dense i8 MFMAs on a host
-//! with AVX-512 VNNI use [`int8`] instead: whole register dwords in, exact i32 sums.
+//! with AVX-512 VNNI use `int8` instead: whole register dwords in, exact i32 sums.
 //!
 //! Submodules for the kinds the run model alone left slow: `sparse` (SMFMAC: the 4:2 A
 //! expanded in one pass, or straight into i8 quads), `small_blocks` (16 blocks of 4×4 as
@@ -561,7 +561,7 @@ impl FastF32 {
         self.lane_blocks.is_some() && !self.int_acc && !self.scaled
     }
 
-    /// Whether A and B move as dword quads for the VNNI kernel ([`int8::Quads`]).
+    /// Whether A and B move as dword quads for the VNNI kernel (`int8::Quads`).
     pub fn has_int8_quads(&self) -> bool {
         self.quads.is_some()
     }
