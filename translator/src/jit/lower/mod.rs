@@ -277,9 +277,12 @@ pub struct Gen<'a, 'b> {
     /// in, and the window (`memory::scalar_mem`: the next scalar load, lowered in that same
     /// block, tries it first).
     sload_window: Option<(cranelift_codegen::ir::Block, memory::WinParts)>,
-    /// Scalar loads read ahead by the first load of their run ([`memory::sload_run`]):
-    /// per op index, `(read, value)` (`I8`, `I32`; the value is valid when `read` is 1).
-    sload_ahead: HashMap<usize, (Value, Value)>,
+    /// `I8`: whether `sload_window` is still valid (no call into the environment since
+    /// its selection, `memory::pending`).
+    sload_valid: Option<cranelift_frontend::Variable>,
+    /// Scalar loads of a run whose first load selected their window
+    /// ([`memory::sload_run`]): per op index, how to read the dword there.
+    sload_ahead: HashMap<usize, memory::Ahead>,
     /// Per root VGPR of the block's lane-affine addresses: lane 0 of its entry value and
     /// whether it is lane-affine (`memory::affine`, tested at the body's start).
     affine_roots: HashMap<u16, (Value, Value)>,
@@ -358,6 +361,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             rc: None,
             fenv_slot: None,
             sload_window: None,
+            sload_valid: None,
             sload_ahead: HashMap::new(),
             affine_roots: HashMap::new(),
             iters: None,

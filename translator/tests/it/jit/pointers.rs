@@ -371,7 +371,16 @@ fn between(b: &mut Builder, c: &Case, m: Val) {
 /// exits (faults with pc, lane and address), pc, v0..v7, SGPRs and memory agree. Returns
 /// the JIT's calls into its environment and memory helper calls.
 fn agree_with(c: &Case, ids_affine: bool) -> (u32, u32) {
-    let blk = block(c);
+    agree_block_with(&block(c), c, ids_affine)
+}
+
+fn agree_block(blk: &Block, c: &Case) -> (u32, u32) {
+    agree_block_with(blk, c, true)
+}
+
+/// [`agree_with`] for the block `blk` (`c` names the case in messages).
+fn agree_block_with(blk: &Block, c: &Case, ids_affine: bool) -> (u32, u32) {
+    let blk = blk.clone();
     let jit = Jit::new().expect("host JIT");
     let mut s0 = state();
     for l in 0..64 {
@@ -592,6 +601,32 @@ fn faults_at_the_window_edges_match() {
                 };
                 agree(&case);
             }
+        }
+    }
+}
+
+/// Scalar loads after one that called into the environment (an unaligned address takes
+/// the helper): each reads memory as it is after that call, through a window taken after
+/// it (the JIT's environment moved its memory at the call).
+#[test]
+fn scalar_loads_after_an_environment_call_match() {
+    for wave in [32u32, 64] {
+        for first in [0x802u64, 0x800] {
+            let mut b = Builder::new(0x100, wave);
+            for (k, off) in [first, 0x808, 0x80C].into_iter().enumerate() {
+                let at = c64(&mut b, BASE + off);
+                let v = b.push(
+                    Op::SLoad {
+                        pc: 0x100 + 8 * k as u64,
+                        addr: at,
+                    },
+                    Some(Ty::S32),
+                );
+                b.push(Op::SetSgpr(20 + k as u8, v), None);
+            }
+            let blk = b.finish(Exit::Jump(0x200));
+            let case = Case::new(wave, 0x100, 0x600, 0xB00);
+            agree_block(&blk, &case);
         }
     }
 }

@@ -20,6 +20,7 @@ mod pending;
 mod sload_run;
 
 pub(in crate::jit::lower) use pending::Pending;
+pub(in crate::jit::lower) use sload_run::Ahead;
 
 /// Where the blocks of inline memory paths are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -625,29 +626,28 @@ impl Gen<'_, '_> {
                 // of one kernel argument block) mostly read one window: a later one, lowered
                 // in the block where the previous one's code ended (so the window's values
                 // dominate it), first tests its offset against the window that one selected,
-                // and selects again only when that fails. (The window's allocation stays
-                // live for the launch even if the helper refreshed the context's windows.)
-                // A load of a run read ahead: its dword when that worked, else the code below
-                // (in a cold block, which the run's window values do not dominate).
-                if let Some((read, x)) = ahead {
-                    let slow = self.b.create_block();
-                    self.b.set_cold_block(slow);
-                    self.b
-                        .ins()
-                        .brif(read, join, &[BlockArg::Value(x)], slow, &[]);
-                    self.b.switch_to_block(slow);
-                    self.b.seal_block(slow);
+                // and selects again only when that fails, or when a call into the
+                // environment came since (`sload_valid`: the window may be gone).
+                // A load of a run: its dword in the run's window when that holds, else the
+                // code below (in a cold block, which the run's window values do not
+                // dominate).
+                if let Some(ahead) = ahead {
+                    self.sload_ahead_read(ahead, join);
                     self.sload_window = None;
                 }
                 let here = self.b.current_block();
-                let reused = match self.sload_window {
-                    Some((blk, w)) if Some(blk) == here => {
+                let reused = match (self.sload_window, self.sload_valid) {
+                    (Some((blk, w)), Some(valid)) if Some(blk) == here => {
                         let off = self.b.ins().isub(a, w.start);
                         let inside = self
                             .b
                             .ins()
                             .icmp(IntCC::UnsignedLessThanOrEqual, off, w.lim);
+                        // Not after a call into the environment (on the previous load's
+                        // helper path, or since): the window may be gone.
+                        let valid = self.b.use_var(valid);
                         let hit = self.b.ins().band(w.hit, inside);
+                        let hit = self.b.ins().band(hit, valid);
                         let go = self.b.ins().band(hit, aligned);
                         let again = self.b.create_block();
                         self.sload_inline(go, w.host, off, join, again);
@@ -655,6 +655,14 @@ impl Gen<'_, '_> {
                     }
                     _ => None,
                 };
+                // The window kept for the next load (`reused`, else this one's selection)
+                // is valid until a call into the environment (`pending::before_call`).
+                if reused.is_none() {
+                    let valid = self.b.declare_var(types::I8);
+                    let yes = self.iconst(types::I8, 1);
+                    self.b.def_var(valid, yes);
+                    self.sload_valid = Some(valid);
+                }
                 let w = self.window_of(crate::env::Space::Global, a, four)?;
                 let off = self.b.ins().isub(a, w.start);
                 let go = self.b.ins().band(w.hit, aligned);

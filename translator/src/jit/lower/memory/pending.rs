@@ -141,6 +141,11 @@ impl Gen<'_, '_> {
     pub(in crate::jit::lower) fn before_call(&mut self, f: usize) {
         if !env_free(f) {
             self.materialise_live(self.cur_op, false);
+            self.sload_runs_end();
+            if let Some(v) = self.sload_valid {
+                let no = self.b.ins().iconst(types::I8, 0);
+                self.b.def_var(v, no);
+            }
         }
     }
 
