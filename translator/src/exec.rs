@@ -784,6 +784,13 @@ impl Translator {
         self.written.get()
     }
 
+    /// Changes whenever [`Translator::registers_written`] grows, and before a block whose
+    /// writes grew it can run: a dispatcher that read the set after reading a generation
+    /// needs to read it again only when the generation differs.
+    pub fn registers_written_generation(&self) -> u64 {
+        self.written.generation.load(Ordering::Acquire)
+    }
+
     /// Translation counters so far.
     pub fn stats(&self) -> TranslationStats {
         TranslationStats {
@@ -820,22 +827,38 @@ struct WrittenRegs {
     vgpr: [AtomicU64; NUM_VREGS / 64],
     sgpr: [AtomicU64; NUM_SREGS / 64],
     vgpr_unknown: AtomicBool,
+    /// Counts the additions that grew the set ([`Translator::registers_written_generation`]).
+    generation: AtomicU64,
+    /// Held while adding (once per block): an addition that finds its registers there
+    /// already returns only after the one that put them there has counted its generation.
+    adding: std::sync::Mutex<()>,
 }
 
 impl WrittenRegs {
     fn add(&self, r: &RegSet) {
+        let _adding = self.adding.lock().unwrap_or_else(|e| e.into_inner());
+        let mut grew = false;
         for (a, &b) in self.vgpr.iter().zip(&r.vgpr) {
             if b & !a.load(Ordering::Relaxed) != 0 {
                 a.fetch_or(b, Ordering::Release);
+                grew = true;
             }
         }
         for (a, &b) in self.sgpr.iter().zip(&r.sgpr) {
             if b & !a.load(Ordering::Relaxed) != 0 {
                 a.fetch_or(b, Ordering::Release);
+                grew = true;
             }
         }
-        if r.vgpr_unknown {
+        if r.vgpr_unknown && !self.vgpr_unknown.load(Ordering::Relaxed) {
             self.vgpr_unknown.store(true, Ordering::Release);
+            grew = true;
+        }
+        // After the bits, before the caller publishes the block (and, by the lock, before
+        // any other addition of these registers returns): whoever sees the block sees the
+        // new generation, and then the bits.
+        if grew {
+            self.generation.fetch_add(1, Ordering::AcqRel);
         }
     }
 

@@ -55,6 +55,18 @@ pub struct WaveCounters {
     pub by_class: [u64; InstClass::COUNT],
 }
 
+impl WaveCounters {
+    /// Adds `o`'s counts (wrapping, like the counters themselves).
+    #[inline]
+    pub fn add(&mut self, o: &WaveCounters) {
+        self.active_lanes = self.active_lanes.wrapping_add(o.active_lanes);
+        self.vector_insts = self.vector_insts.wrapping_add(o.vector_insts);
+        for (a, b) in self.by_class.iter_mut().zip(&o.by_class) {
+            *a = a.wrapping_add(*b);
+        }
+    }
+}
+
 /// Instruction classes for counters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]

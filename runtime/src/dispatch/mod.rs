@@ -24,7 +24,7 @@ use thiserror::Error;
 use wavejit_translator::env::{workgroup_barrier_state, CodeSource, ExecFault, ExitCode};
 use wavejit_translator::exec::{FreshStart, StartBlock, StartBlockState, Translator};
 use wavejit_translator::isa::{Gpu, Target};
-use wavejit_translator::wave::WaveState;
+use wavejit_translator::wave::{WaveCounters, WaveState};
 
 use crate::code_object::{ArgKind, HiddenArg, KernelInfo};
 use crate::fault::{fault_lane, instruction_text, FaultReport};
@@ -456,14 +456,20 @@ fn worker(
             per_lane: lane_bytes as u64,
         },
     );
-    let mut counters = Counters::default();
+    // The sum of the thread's waves' counters (one addition per wave, converted once).
+    let mut counters = WaveCounters::default();
     let (mut done_groups, mut done_waves) = (0u64, 0u64);
     // What a reused wave state needs reset: remade when the translator's set of written
-    // registers grows (a new block), checked once per workgroup.
+    // registers grows (a new block), checked once per workgroup through the set's
+    // generation (read before the set).
+    let generation = || {
+        sh.engine
+            .map(|e| e.translator.registers_written_generation())
+    };
     let written = || sh.engine.map(|e| e.translator.registers_written());
-    let mut seen = written();
+    let mut seen = generation();
     let mut plan = match template {
-        Ok(t) => t.reset_plan(seen.as_ref()),
+        Ok(t) => t.reset_plan(written().as_ref()),
         Err(_) => ResetPlan::default(),
     };
     // Block-cache hits of the waves started directly, added to the translator's count when
@@ -489,9 +495,9 @@ fn worker(
             let res = match template {
                 Err(e) => Err(Some((0usize, None, e.clone(), entry))),
                 Ok(t) => {
-                    let now = written();
+                    let now = generation();
                     if now != seen {
-                        plan = t.reset_plan(now.as_ref());
+                        plan = t.reset_plan(written().as_ref());
                         seen = now;
                     }
                     env.clear_workgroup();
@@ -518,7 +524,7 @@ fn worker(
                     done_waves += nw as u64;
                     finished += 1;
                     for (st, _) in &waves {
-                        counters.add_wave(&st.counters);
+                        counters.add(&st.counters);
                     }
                 }
                 // Another thread's fault stopped this workgroup: nothing to report.
@@ -550,7 +556,9 @@ fn worker(
         e.translator.add_cache_hits(hits);
     }
     wave_pool::give(waves.into_iter().map(|(st, _)| st));
-    (done_groups, done_waves, counters)
+    let mut total = Counters::default();
+    total.add_wave(&counters);
+    (done_groups, done_waves, total)
 }
 
 /// Reports `finished` workgroups to the launch's observer and clears the count. Called per

@@ -213,6 +213,49 @@ mod tests {
     }
 
     #[test]
+    fn first_round_hands_over_after_waves_that_ended() {
+        // Wave 0 ends in the first round, wave 1 is the first to wait: the waves after it
+        // see wave 0 gone and wave 1 waiting, as in a round of the general loop.
+        let mut waves = vec![vec![Ended], vec![Barrier, Ended], vec![Barrier, Ended]];
+        let mut at = [0usize; 3];
+        let mut seen = vec![];
+        let n = run_workgroup(&mut waves, |i, w, v| -> Result<WaveStop, ()> {
+            seen.push((i, v.waves, v.live, v.signaled));
+            let s = w[at[i]];
+            at[i] += 1;
+            Ok(s)
+        })
+        .unwrap();
+        assert_eq!(n, 1);
+        let want = vec![
+            (0, 3, 3, 0),
+            (1, 3, 2, 0),
+            (2, 3, 2, 1),
+            (1, 3, 2, 0),
+            (2, 3, 1, 0),
+        ];
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn resumed_round_counts_a_wave_that_ended() {
+        // A caller ran waves 0 and 1 itself, wave 1 ending late (after a slice): wave 2
+        // then runs alone, and its barrier is released at once.
+        let mut waves = vec![vec![], vec![], vec![Barrier, Ended]];
+        let mut at = [0usize; 3];
+        let mut seen = vec![];
+        let n = run_workgroup_from(&mut waves, 1, Ended, |i, w, v| -> Result<WaveStop, ()> {
+            seen.push((i, v.waves, v.live, v.signaled));
+            let s = w[at[i]];
+            at[i] += 1;
+            Ok(s)
+        })
+        .unwrap();
+        assert_eq!(n, 1);
+        assert_eq!(seen, vec![(2, 3, 1, 0), (2, 3, 1, 0)]);
+    }
+
+    #[test]
     fn errors_stop_the_workgroup() {
         let mut waves = vec![0u32, 0];
         let r = run_workgroup(&mut waves, |i, w, _| {

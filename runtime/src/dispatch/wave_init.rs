@@ -206,9 +206,14 @@ impl WaveTemplate {
                 (1..NUM_VREGS).filter(|&r| metadata(r)).collect(),
             ),
             Some(w) => {
-                // A fixed-size copy (the template is zero past its initial SGPRs); then the
-                // written slots past it, except those `start_wave` sets anyway.
-                let copy = SGPR_LIST.max(self.init_sgprs).min(NUM_SREGS);
+                // A fixed-size copy (the template is zero past its initial SGPRs; the short
+                // one the compiler writes out in line); then the written slots past it,
+                // except those `start_wave` sets anyway.
+                let copy = if self.init_sgprs <= SGPR_SHORT {
+                    SGPR_SHORT
+                } else {
+                    SGPR_LIST.max(self.init_sgprs).min(NUM_SREGS)
+                };
                 let set_anyway = |c: usize| {
                     c == sreg::EXEC_LO as usize
                         || (c == sreg::EXEC_HI as usize && self.wave_size == 64)
@@ -253,7 +258,9 @@ impl WaveTemplate {
     #[inline]
     pub fn start_wave(&self, st: &mut WaveState, wg: [u32; 3], wave: usize, plan: &ResetPlan) {
         // Constant sizes where they apply: copies the compiler writes out in line.
-        if plan.sgpr_copy == SGPR_LIST {
+        if plan.sgpr_copy == SGPR_SHORT {
+            st.sgpr[..SGPR_SHORT].copy_from_slice(&self.sgpr[..SGPR_SHORT]);
+        } else if plan.sgpr_copy == SGPR_LIST {
             st.sgpr[..SGPR_LIST].copy_from_slice(&self.sgpr[..SGPR_LIST]);
         } else {
             st.sgpr[..plan.sgpr_copy].copy_from_slice(&self.sgpr[..plan.sgpr_copy]);
@@ -456,6 +463,10 @@ fn cleared_registers(vgprs: u32, agprs: u32) -> (usize, usize) {
 /// Room for the initial SGPRs: at most 31 user SGPRs (USER_SGPR_COUNT is a 5-bit field of
 /// rsrc2), three workgroup ids and the workgroup info.
 const SGPR_LIST: usize = 40;
+
+/// The SGPR copy of a wave start when the initial SGPRs fit: 128 bytes, which the compiler
+/// copies in line (a longer copy calls `memcpy`).
+const SGPR_SHORT: usize = 32;
 
 /// The initial SGPRs of a wave as [`init_wave`] lays them out, kept on the stack (this runs
 /// for every wave). Pushes past the SGPR file are counted but dropped; `init_wave` rejects

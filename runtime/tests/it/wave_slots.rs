@@ -322,7 +322,7 @@ fn template_start_matches_init_wave() {
                 for r in [1, 2, 5, 9, AGPR_BASE + 1] {
                     written.add_vgpr(r);
                 }
-                for c in [0, 1, 3, 7, 20, 40, 106, 107, 124, 126, 127] {
+                for c in [0, 1, 3, 7, 20, 35, 40, 106, 107, 124, 126, 127] {
                     written.add_sgpr(c);
                 }
                 let lanes = ws as usize;

@@ -234,13 +234,8 @@ impl Gen<'_, '_> {
         let k = usize::from(bits == 64);
         for c in r {
             let f = self.as_f(bits, *c);
-            let prev = self.fast_copy().and_then(|fc| fc.ftz_products[k]);
-            let p = match prev {
-                Some(p) => self.b.ins().fmul(p, f),
-                None => f,
-            };
             if let Some(fc) = self.fast_copy() {
-                fc.ftz_products[k] = Some(p);
+                fc.ftz_products[k].push(f);
             }
         }
         Ok(true)
@@ -250,7 +245,27 @@ impl Gen<'_, '_> {
     /// made, added to the lanes that send the group to the slow copy.
     pub(super) fn ftz_tests(&mut self) {
         for (k, bits) in [(0, 32), (1, 64)] {
-            let Some(p) = self.fast_copy().and_then(|fc| fc.ftz_products[k].take()) else {
+            let Some(mut level) = self
+                .fast_copy()
+                .map(|fc| std::mem::take(&mut fc.ftz_products[k]))
+            else {
+                continue;
+            };
+            // Multiplied pairwise (a tree of depth log2 n, not a chain of n - 1 multiplies:
+            // the test's latency, not only its count, adds to every iteration's).
+            while level.len() > 1 {
+                let mut next = Vec::with_capacity(level.len().div_ceil(2));
+                for pair in level.chunks(2) {
+                    let mut xs = pair.iter().copied();
+                    let p = xs.next().map(|a| match xs.next() {
+                        Some(b) => self.b.ins().fmul(a, b),
+                        None => a,
+                    });
+                    next.extend(p);
+                }
+                level = next;
+            }
+            let Some(&p) = level.first() else {
                 continue;
             };
             // Constants of this copy's own (`Gen::slow_copy`), so they stay in registers.

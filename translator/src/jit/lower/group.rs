@@ -57,9 +57,9 @@ pub(super) struct FastCopy {
     pub nan: Option<Value>,
     /// A float result chunk not tested for NaNs yet (tested with the next one).
     pub nan_pending: Option<Value>,
-    /// Under the host's FTZ: the product of the group's f32 and f64 multiply and FMA
-    /// results so far, tested for ±0/NaN before the stores ([`super::fenv`]).
-    pub ftz_products: [Option<Value>; 2],
+    /// Under the host's FTZ: the group's f32 and f64 multiply and FMA results so far,
+    /// whose product is tested for ±0/NaN before the stores ([`super::fenv`]).
+    pub ftz_products: [Vec<Value>; 2],
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -341,7 +341,7 @@ impl Gen<'_, '_> {
             full_masks: full,
             nan: None,
             nan_pending: None,
-            ftz_products: [None, None],
+            ftz_products: [Vec::new(), Vec::new()],
         };
         let fast = self.group_loop(&plan, LoopCopy::Fast(fast), header, after)?;
         if let LoopCopy::Fast(FastCopy {

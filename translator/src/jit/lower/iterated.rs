@@ -18,7 +18,10 @@
 //!    qualify).
 //! 2. **Vector part**: one lane-group loop ([`Gen::run`]) whose body runs the block's vector
 //!    ops `n` times for the group, registers carried in SSA values and stored once at the
-//!    end. Each group's iterations form one dependency chain through those registers, so
+//!    end. Only registers an iteration reads before writing them are carried
+//!    ([`carried_registers`]); registers only read are loaded once before the loop, or,
+//!    when the trip's rows would not fit the host's registers, where each iteration uses
+//!    them. Each group's iterations form one dependency chain through those registers, so
 //!    the fast copy runs two groups per trip, whose chains the host overlaps. It collects
 //!    the NaN lanes of the groups' float results over all iterations and, when there are
 //!    any, leaves for the slow copy before storing anything of the groups; the slow copy
@@ -42,8 +45,12 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
 use std::collections::HashMap;
 
-/// The most VGPRs a block in the iterated form writes.
+/// The most VGPRs a block in the iterated form carries from one iteration to the next.
 const MAX_CARRIED: usize = 12;
+
+/// The most VGPR rows (of all the groups of a trip) the iterated form holds in host
+/// registers across its iterations; beyond it, read-only rows are loaded per iteration.
+const MAX_HELD_ROWS: usize = 12;
 
 /// Why the block qualifies for the iterated form: the class of each op, or why not.
 pub(super) fn qualify(blk: &Block) -> Result<Vec<OpClass>, String> {
@@ -141,26 +148,61 @@ pub(super) fn qualify(blk: &Block) -> Result<Vec<OpClass>, String> {
     if !any_vector_write {
         return Err("no vector register written".into());
     }
-    // The written registers are carried in host registers across the iterations; beyond
-    // what the host's 16 vector registers hold, the spills cost more than the form saves
-    // (measured: gfx942's `alu_fma64` loop, which writes 16, ran 1.15× the lane-group
-    // form's host instructions).
-    let mut written: Vec<u16> = Vec::new();
-    for op in &blk.ops {
-        if let Op::SetVgpr { reg, .. } = op {
-            if !written.contains(reg) {
-                written.push(*reg);
-            }
-        }
-    }
-    if written.len() > MAX_CARRIED {
-        return Err(format!("{} vector registers written", written.len()));
+    // The registers an iteration reads before writing them are carried in host registers
+    // across the iterations; beyond what the host's 16 vector registers hold, the spills
+    // cost more than the form saves (measured: a loop carrying 16 ran 1.15× the
+    // lane-group form's host instructions).
+    let carried = carried_registers(blk);
+    if carried.len() > MAX_CARRIED {
+        return Err(format!("{} vector registers carried", carried.len()));
     }
     let extent = run_extent(blk, 0, &classes);
     if extent.end != n || extent.post.iter().any(|p| *p) {
         return Err("the block is not one lane-group run".into());
     }
     Ok(classes)
+}
+
+/// The VGPRs an iteration of `blk` reads before it writes them: their values flow from one
+/// iteration to the next. A register written before any read of it gets its value from
+/// the iteration itself (its lanes outside EXEC keep the value from before the loop). So
+/// does one whose earlier reads only fill the lanes a select does not take, when the
+/// select's lane mask is the mask of every write to the register: the iterated form's ops
+/// are lane-local, so those lanes' values reach no write (a `v_mov` of a constant under
+/// EXEC, re-materialised in every iteration).
+fn carried_registers(blk: &Block) -> Vec<u16> {
+    let mut read_first: Vec<(u16, usize)> = Vec::new();
+    let mut written: Vec<u16> = Vec::new();
+    for (k, op) in blk.ops.iter().enumerate() {
+        match op {
+            Op::GetVgpr(r) if !written.contains(r) => read_first.push((*r, k)),
+            Op::SetVgpr { reg, .. } if !written.contains(reg) => written.push(*reg),
+            _ => {}
+        }
+    }
+    let masks = |r: u16| {
+        blk.ops.iter().filter_map(move |o| match o {
+            Op::SetVgpr { reg, mask, .. } if *reg == r => Some(*mask),
+            _ => None,
+        })
+    };
+    let only_unselected = |r: u16, k: usize| {
+        let Some(m) = masks(r).next() else {
+            return false;
+        };
+        let read = crate::ir::Val(k as u32);
+        masks(r).all(|x| x == m)
+            && blk.ops.iter().all(|o| match o {
+                Op::Select { cond, a, b } if *b == read => *cond == m && *a != read,
+                o => !operands(o).contains(&read),
+            })
+    };
+    written.retain(|r| {
+        read_first
+            .iter()
+            .any(|&(x, k)| x == *r && !only_unselected(x, k))
+    });
+    written
 }
 
 impl Gen<'_, '_> {
@@ -388,18 +430,23 @@ impl Gen<'_, '_> {
         n: Value,
     ) -> GenResult<IterLoop> {
         let blk = self.block;
+        // Registers read before written are carried through the iterations; those written
+        // first are loaded once (their lanes outside EXEC), not carried.
+        let carried_in_block = carried_registers(blk);
         let mut carried: Vec<u16> = Vec::new();
+        let mut fresh: Vec<u16> = Vec::new();
         for (op, class) in blk.ops[i..j].iter().zip(&classes[i..j]) {
             if *class != OpClass::Lane {
                 continue;
             }
-            let (reg, written) = match op {
-                Op::GetVgpr(r) => (*r, false),
-                Op::SetVgpr { reg, .. } => (*reg, true),
-                _ => continue,
-            };
-            if written && !carried.contains(&reg) {
-                carried.push(reg);
+            if let Op::SetVgpr { reg, .. } = op {
+                if carried_in_block.contains(reg) {
+                    if !carried.contains(reg) {
+                        carried.push(*reg);
+                    }
+                } else if !fresh.contains(reg) {
+                    fresh.push(*reg);
+                }
             }
         }
         // Registers only read are loaded once too (measured: loading them in every
@@ -407,7 +454,7 @@ impl Gen<'_, '_> {
         let mut read_only: Vec<u16> = Vec::new();
         for op in &blk.ops[i..j] {
             if let Op::GetVgpr(r) = op {
-                if !carried.contains(r) && !read_only.contains(r) {
+                if !carried.contains(r) && !fresh.contains(r) && !read_only.contains(r) {
                     read_only.push(*r);
                 }
             }
@@ -423,6 +470,17 @@ impl Gen<'_, '_> {
             2
         } else {
             1
+        };
+        // With every row of the trip's groups held (carried and read-only), the chains'
+        // values exceed the host's 16 vector registers once the constants, the NaN lanes
+        // and temporaries join them: the register allocator then spills read-only rows (a
+        // store before the loop and a reload per use) and stores unchanged spill slots on
+        // the back edge. Loading read-only rows where they are used in each iteration costs
+        // only the reload (measured: gfx942 `alu_fma`, 2 × 8 rows).
+        let held = if per_trip * (carried.len() + read_only.len()) <= MAX_HELD_ROWS {
+            read_only.len()
+        } else {
+            0
         };
         let (g0, rows0) = self
             .group
@@ -441,7 +499,7 @@ impl Gen<'_, '_> {
                 )
             };
             let mut cache = HashMap::new();
-            for &r in carried.iter().chain(&read_only) {
+            for &r in carried.iter().chain(&fresh).chain(&read_only[..held]) {
                 let base = WaveState::vgpr_offset(r as usize, 0) as i32;
                 let chunks: Vec<Value> = (0..nch as i32)
                     .map(|c| self.b.ins().load(I32X4, trusted(), rows, base + 16 * c))
@@ -485,6 +543,12 @@ impl Gen<'_, '_> {
             }
         }
         let nan = if fast { p.next().copied() } else { None };
+        // Read-only rows not held are loaded where used, as pure loads (which Cranelift
+        // places right before their use, not with the other loads at the loop's start)
+        // whose address adds `k >> 63`, a zero Cranelift cannot prove loop-invariant, so
+        // they are not hoisted out of the loop either.
+        let z = self.b.ins().ushr_imm_u(params[0], 63);
+        self.rows_at_use = (read_only[held..].to_vec(), Some(z));
         Ok(IterLoop {
             head,
             k: params[0],
@@ -520,6 +584,7 @@ impl Gen<'_, '_> {
         // This iteration's tests (flushed products, pending NaN tests) join the NaN lanes.
         self.ftz_tests();
         self.pending_nans();
+        self.rows_at_use = (Vec::new(), None);
         let next = self.b.ins().iadd_imm_s(it.k, 1);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, it.n);
         let done = self.b.create_block();

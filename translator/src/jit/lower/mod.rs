@@ -65,7 +65,7 @@ pub use round::cold_lanes as rounded_cold_lanes;
 
 use super::analysis::runs::may_leave;
 use super::analysis::{BlockFacts, MemLowering};
-use crate::ir::{Block, Op, Ty, Val};
+use crate::ir::{Block, ConvOp, Op, Ty, Val};
 use crate::sem;
 use crate::wave::{WaveCounters, WaveState};
 use core::mem::offset_of;
@@ -100,6 +100,9 @@ enum JV {
     /// from the buffer (by later runs and helpers), so eager reloads of all its chunks would
     /// be dead code.
     Buf(StackSlot),
+    /// In the iterated form, a VGPR the block only reads, loaded from the lane group's
+    /// rows where used ([`Gen::iteration_start`]: keeps it out of the host's registers).
+    Row(u16),
 }
 
 const I32X4: Type = types::I32X4;
@@ -229,6 +232,10 @@ pub struct Gen<'a, 'b> {
     /// Current contents of vector registers, as chunks (stores are still emitted at once,
     /// so memory is always up to date; this only saves reloads).
     vreg_cache: HashMap<u16, Vec<Value>>,
+    /// In the iterated form's loop: VGPRs read as [`JV::Row`], loaded at each use, and a
+    /// zero computed from the iteration index that their addresses add
+    /// ([`Gen::iteration_start`]).
+    rows_at_use: (Vec<u16>, Option<Value>),
     /// The block's lanes (64, or 32 for wave32): whole-wave values have `lanes / 4` `i32x4`
     /// or `lanes / 2` `i64x2` chunks; the lane-group loop runs `lanes / 4` groups.
     lanes: usize,
@@ -345,6 +352,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             mask_cache: HashMap::new(),
             blends: (None, HashMap::new()),
             vreg_cache: HashMap::new(),
+            rows_at_use: (Vec::new(), None),
             lanes: block.lanes(),
             links,
             group: None,
@@ -761,6 +769,20 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn v(&mut self, v: Val) -> GenResult<Vec<Value>> {
         let x = match self.get(v)? {
             JV::V(x) => x.clone(),
+            JV::Row(reg) => {
+                let base = WaveState::vgpr_offset(*reg as usize, 0) as i32;
+                let vb = self.vbase();
+                let vb = match self.rows_at_use.1 {
+                    Some(z) => self.b.ins().iadd(vb, z),
+                    None => vb,
+                };
+                // Read-only in this loop (no store in it writes the row), and it cannot
+                // trap: a pure load, placed at its use.
+                let flags = trusted().with_readonly().with_can_move();
+                return Ok((0..self.nch(32) as i32)
+                    .map(|k| self.b.ins().load(I32X4, flags, vb, base + 16 * k))
+                    .collect());
+            }
             JV::Buf(slot) => {
                 let slot = *slot;
                 if self.group.is_none() {
@@ -903,6 +925,24 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     fn as_f(&mut self, bits: u32, x: Value) -> Value {
+        // A pure load (as of a [`JV::Row`]) is loaded again as floats: a bitcast between
+        // it and a float op would keep it from folding into that op as a memory operand.
+        let dfg = &self.b.func.dfg;
+        if let cranelift_codegen::ir::ValueDef::Result(inst, 0) = dfg.value_def(x) {
+            if let cranelift_codegen::ir::InstructionData::Load {
+                opcode: cranelift_codegen::ir::Opcode::Load,
+                offset,
+                arg,
+                ..
+            } = dfg.insts[inst]
+            {
+                if let Some(f) = dfg.insts[inst].memflags_data(dfg) {
+                    if f.readonly() && f.can_move() {
+                        return self.b.ins().load(fty(bits), f, arg, offset);
+                    }
+                }
+            }
+        }
         self.b.ins().bitcast(fty(bits), le(), x)
     }
 
@@ -979,6 +1019,35 @@ impl<'a, 'b> Gen<'a, 'b> {
             Op::Bin(o, a, b) => self.bin(*o, *a, *b, Self::need(ty)?),
             Op::Tern(o, a, b, c) => self.tern(*o, *a, *b, *c, Self::need(ty)?),
             Op::Cmp(c, a, b) => self.cmp(*c, *a, *b),
+            // A half of a pair built from two values is that value (the f64 value of two
+            // VGPRs written back to them: no shuffles out and back; the SGPR of a pair
+            // whose other half changes: the same value in every iteration).
+            Op::Conv(c @ (ConvOp::Lo | ConvOp::Hi), a)
+                if matches!(self.block.ops.get(a.0 as usize), Some(Op::Pack { .. })) =>
+            {
+                let half = match self.block.ops.get(a.0 as usize) {
+                    Some(Op::Pack { lo, hi }) if self.ty(*lo).ok() == ty => {
+                        Some(if *c == ConvOp::Lo { *lo } else { *hi })
+                    }
+                    _ => None,
+                };
+                // In a lane group, only a half the group has (a value from before the run
+                // is prepared for it only when the run's ops read it).
+                let nch = self.nch(32);
+                let ready = |g: &Self, h: Val| match g.vals.get(h.0 as usize) {
+                    Some(JV::S(_) | JV::Row(_)) => true,
+                    Some(JV::V(x)) => g.group.is_none() || x.len() == nch,
+                    Some(JV::Buf(_)) => g.group.is_none(),
+                    _ => false,
+                };
+                match half {
+                    Some(h) if ready(self, h) => match self.get(h)? {
+                        JV::S(x) => Ok(JV::S(*x)),
+                        _ => Ok(JV::V(self.v(h)?)),
+                    },
+                    _ => self.conv(*c, *a, Self::need(ty)?),
+                }
+            }
             Op::Conv(c, a) => self.conv(*c, *a, Self::need(ty)?),
             Op::LaneConst(_)
             | Op::LaneId

@@ -125,6 +125,9 @@ impl Gen<'_, '_> {
                 if let Some(c) = self.vreg_cache.get(reg) {
                     return Ok(JV::V(c.clone()));
                 }
+                if self.rows_at_use.0.contains(reg) {
+                    return Ok(JV::Row(*reg));
+                }
                 let base = WaveState::vgpr_offset(r, 0) as i32;
                 let vb = self.vbase();
                 let chunks: Vec<Value> = (0..self.nch(32) as i32)

@@ -344,3 +344,164 @@ fn loops_writing_more_registers_than_the_host_holds_are_not_iterated() {
         }
     }
 }
+
+/// gfx942 (`-mcpu=gfx942`): `alu_fma64`'s loop as clang emits it (with `s0` as the
+/// counter): four f64 chains whose addends are re-made by `v_mov` in every iteration, the
+/// `v_fmac_f64` results copied back to the chains' registers: 16 VGPRs written, of which
+/// only `v[2:9]` are read before being written (`v[10:17]` are read only after the `v_mov`s,
+/// whose lanes outside EXEC keep the old value).
+/// ```text
+/// loop: v_mov_b32_e32 v10, 0                            ; 7e140280
+///       v_mov_b32_e32 v12, 0                            ; 7e180280
+///       v_mov_b32_e32 v14, 0                            ; 7e1c0280
+///       v_mov_b32_e32 v16, 0                            ; 7e200280
+///       v_mov_b32_e32 v11, 0x3f500000                   ; 7e1602ff 3f500000
+///       v_mov_b32_e32 v13, 0x3f600000                   ; 7e1a02ff 3f600000
+///       v_mov_b32_e32 v15, 0x3f680000                   ; 7e1e02ff 3f680000
+///       v_mov_b32_e32 v17, 0x3f700000                   ; 7e2202ff 3f700000
+///       v_fmac_f64_e32 v[10:11], 0x3feff800, v[8:9]     ; 081410ff 3feff800
+///       v_fmac_f64_e32 v[12:13], 0x3feff800, v[6:7]     ; 08180cff 3feff800
+///       v_fmac_f64_e32 v[14:15], 0x3feff800, v[4:5]     ; 081c08ff 3feff800
+///       v_fmac_f64_e32 v[16:17], 0x3feff800, v[2:3]     ; 082004ff 3feff800
+///       s_add_i32 s0, s0, -1                            ; 8100c100
+///       s_cmp_lg_u32 s0, 0                              ; bf078000
+///       v_mov_b64_e32 v[2:3], v[16:17]                  ; 7e047110
+///       v_mov_b64_e32 v[4:5], v[14:15]                  ; 7e08710e
+///       v_mov_b64_e32 v[6:7], v[12:13]                  ; 7e0c710c
+///       v_mov_b64_e32 v[8:9], v[10:11]                  ; 7e10710a
+///       s_cbranch_scc1 loop                             ; bf85ffe5
+///       s_endpgm                                        ; bf810000
+/// ```
+fn gfx942_f64_rotation_loop() -> Vec<u32> {
+    vec![
+        0x7e14_0280,
+        0x7e18_0280,
+        0x7e1c_0280,
+        0x7e20_0280,
+        0x7e16_02ff,
+        0x3f50_0000,
+        0x7e1a_02ff,
+        0x3f60_0000,
+        0x7e1e_02ff,
+        0x3f68_0000,
+        0x7e22_02ff,
+        0x3f70_0000,
+        0x0814_10ff,
+        0x3fef_f800,
+        0x0818_0cff,
+        0x3fef_f800,
+        0x081c_08ff,
+        0x3fef_f800,
+        0x0820_04ff,
+        0x3fef_f800,
+        0x8100_c100,
+        0xbf07_8000,
+        0x7e04_7110,
+        0x7e08_710e,
+        0x7e0c_710c,
+        0x7e10_710a,
+        0xbf85_ffe5,
+        0xbf81_0000,
+    ]
+}
+
+/// MODE with f64/f16 denormals flushed (FP_DENORM bits 7:6 clear), f32 denormals kept.
+const F64_FLUSH_MODE: u32 = 0x30;
+
+/// A wave64 for [`gfx942_f64_rotation_loop`] in `mode`: VGPRs 0..24 and SGPRs poisoned;
+/// with `tame`, the chains' f64 values are moderate, else they keep random bits (NaNs,
+/// infinities, denormals). Every seventh lane of `v[2:3]` holds an f64 denormal either way,
+/// which the loop's last FMA reads (the flush mode's general version runs until none is
+/// left).
+fn f64_wave(seed: u64, exec: u64, iters: u32, tame_floats: bool, mode: u32) -> Box<WaveState> {
+    let mut r = 0x51f6_4aa1_0b3c_d2e7 ^ seed.wrapping_mul(0x1000_0001) | 1;
+    let mut s = WaveState::new_boxed(64);
+    for reg in 0..24 {
+        for l in 0..64 {
+            s.vgpr[reg][l] = next(&mut r);
+        }
+    }
+    for g in 0..16 {
+        s.sgpr[g] = next(&mut r);
+    }
+    if tame_floats {
+        for l in 0..64 {
+            for pair in [2, 4, 6, 8] {
+                let x = 0.5 + f64::from(next(&mut r) & 0xffff) / 65536.0;
+                let b = x.to_bits();
+                s.vgpr[pair][l] = b as u32;
+                s.vgpr[pair + 1][l] = (b >> 32) as u32;
+            }
+        }
+    }
+    for l in (0..64).step_by(7) {
+        // An f64 denormal (exponent 0, mantissa non-zero).
+        s.vgpr[2][l] = next(&mut r) | 1;
+        s.vgpr[3][l] = next(&mut r) & 0x000f_ffff;
+    }
+    s.sgpr[0] = iters;
+    s.mode = mode;
+    s.set_exec(exec);
+    s.pc = BASE;
+    s
+}
+
+/// Whether the JIT compiles the block at `BASE` in the iterated form under `mode`.
+fn iterated_in(gpu: Gpu, wave: u32, code: &Code, mode: u32) -> bool {
+    let target = Target {
+        gpu,
+        wave_size: wave,
+    };
+    let blk = lift_block(&target, code, BASE, mode);
+    Jit::new()
+        .expect("JIT")
+        .with_iterated_loops(true)
+        .compile(&blk)
+        .expect("the block compiles")
+        .is_iterated()
+}
+
+#[test]
+fn loops_writing_registers_before_reading_them_carry_only_the_others() {
+    let code = code(&gfx942_f64_rotation_loop());
+    let jit = translator(Gpu::GFX942, 64, EngineKind::Jit);
+    let interp = translator(Gpu::GFX942, 64, EngineKind::Interp);
+    let mut seed = 0;
+    for mode in [IEEE_MODE, F64_FLUSH_MODE] {
+        // 16 registers written, 8 carried: within the host's registers.
+        assert!(iterated_in(Gpu::GFX942, 64, &code, mode), "mode {mode:#x}");
+        for iters in [1, 2, 7, 100] {
+            for exec in [u64::MAX, PARTIAL] {
+                for tame_floats in [true, false] {
+                    for budget in [1_000_000, 37] {
+                        seed += 1;
+                        let what = format!(
+                            "mode {mode:#x}, {iters} iterations, exec {exec:#x}, tame \
+                             {tame_floats}, budget {budget}"
+                        );
+                        let mk = || f64_wave(seed, exec, iters, tame_floats, mode);
+                        let want = run(&interp, &code, mk(), budget);
+                        if budget > 1000 {
+                            assert_eq!(want.0, Ok(ExitCode::EndPgm), "{what}");
+                            assert_eq!(want.1.sgpr[0], 0, "{what}");
+                        } else if iters > 1 {
+                            // 37 covers one iteration of 19 instructions: the loop is
+                            // left by the budget.
+                            assert!(matches!(want.0, Err(ExecFault::Runaway(_))), "{what}");
+                        }
+                        // The loop ran: v10 changed in the active lanes.
+                        let before = mk();
+                        for l in (0..64).filter(|&l| exec >> l & 1 == 1) {
+                            assert_ne!(want.1.vgpr[10][l], before.vgpr[10][l], "{what}: {l}");
+                        }
+                        let got = run(&jit, &code, mk(), budget);
+                        same(&got, &want, &what);
+                        for r in 16..24 {
+                            assert_eq!(got.1.vgpr[r], want.1.vgpr[r], "{what}: v{r}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

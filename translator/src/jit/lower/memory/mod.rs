@@ -15,8 +15,10 @@ mod affine;
 mod direct_store;
 mod gather;
 mod inline;
+mod lanexor;
 mod multi;
 mod pending;
+mod rows;
 mod sload_run;
 
 pub(in crate::jit::lower) use pending::Pending;
@@ -373,6 +375,8 @@ impl Gen<'_, '_> {
                 let ap = self.read_buffer(*addr, 0)?;
                 if let Some(join) = join {
                     let helper = self.b.create_block();
+                    // Two rows of consecutive elements (`rows`), then any lanes.
+                    self.rows_load(*space, ap, m, *size, *signed, bits, res, join)?;
                     self.gather_load(*space, ap, m, *size, *signed, bits, res, join, helper)?;
                     self.b.switch_to_block(helper);
                     self.b.seal_block(helper);
@@ -514,6 +518,8 @@ impl Gen<'_, '_> {
                 let dp = self.read_buffer(*data, 1)?;
                 if let Some(join) = join {
                     let helper = self.b.create_block();
+                    // Lanes at `a0 ^ size * lane` (`lanexor`), then any lanes.
+                    self.xor_store(*space, ap, m, *size, dp, dbits, join)?;
                     self.gather_store(*space, ap, m, *size, dp, dbits, join, helper)?;
                     self.b.switch_to_block(helper);
                     self.b.seal_block(helper);
