@@ -25,6 +25,7 @@ impl Gen<'_, '_> {
         ret: Option<Type>,
         args: &[Value],
     ) -> Option<Value> {
+        self.before_call(f);
         let sig = self.sig(params, ret);
         let sigref = self.b.import_signature(sig);
         let callee = self.iconst(types::I64, f as u64);

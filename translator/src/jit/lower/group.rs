@@ -9,7 +9,7 @@ use crate::jit::analysis::runs::{classify, run_extent_skipping, OpClass, RunExte
 use crate::wave::WaveState;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, BlockArg, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value,
+    types, BlockArg, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind, Value,
 };
 use std::collections::HashMap;
 
@@ -22,8 +22,10 @@ pub(super) struct LaneGroup {
     pub rows: Value,
     /// Which copy of the loop.
     pub copy: LoopCopy,
-    /// Whole-wave vector values from before the run, in the stack buffers the loop reads.
-    pub outer: HashMap<u32, StackSlot>,
+    /// Whole-wave vector values from before the run: the address of the lane-order bytes
+    /// the loop reads (a stack buffer, or a pending load's, `memory::pending`) and the
+    /// flags to read them with.
+    pub outer: HashMap<u32, (Value, MemFlagsData)>,
     /// The run's post ops whose lane masks the group computes ([`RunExtent::derived`]).
     pub derived: Vec<u32>,
     /// Registers written in this group and not stored yet (stored once at the end of the
@@ -79,7 +81,10 @@ struct RunPlan<'c> {
     cmps: Vec<usize>,
     /// Vector values used after the run: value, lane bits, 64-lane buffer.
     escapes: Vec<(usize, u32, StackSlot)>,
-    outer: HashMap<u32, StackSlot>,
+    /// The escape (index in `escapes`) stored by the loop for the store after the run, and
+    /// the address its groups go to (`memory::direct_store`).
+    direct: Option<(usize, Value)>,
+    outer: HashMap<u32, (Value, MemFlagsData)>,
     derived: Vec<u32>,
 }
 
@@ -235,6 +240,7 @@ impl Gen<'_, '_> {
         if iterated && !escapes.is_empty() {
             return Err("an iterated block's vector value is used after it".into());
         }
+        let direct = self.direct_store(i, j, &escapes)?;
         let outer = self.outer_buffers(i, j, classes)?;
         // Compares of the run accumulate their lane bits in loop-carried values.
         let cmps: Vec<usize> = (i..j)
@@ -251,6 +257,7 @@ impl Gen<'_, '_> {
             post: &post,
             cmps,
             escapes,
+            direct,
             outer,
             derived,
         };
@@ -405,6 +412,7 @@ impl Gen<'_, '_> {
         plan: RunPlan<'_>,
         after: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
+        self.check_defect()?;
         let blk = self.block;
         let (i, j, classes, post) = (plan.i, plan.j, plan.classes, plan.post);
         self.b.switch_to_block(after);
@@ -453,13 +461,15 @@ impl Gen<'_, '_> {
     }
 
     /// The whole-wave vector operands from before the run `i..j` that its lane ops read:
-    /// their stack buffers (a copy made now, or the buffer they escaped an earlier run in).
+    /// the addresses of their lane-order bytes (a stack buffer with a copy made now, the
+    /// buffer they escaped an earlier run in, or where a pending load points) and the
+    /// flags to read them with.
     fn outer_buffers(
         &mut self,
         i: usize,
         j: usize,
         classes: &[OpClass],
-    ) -> GenResult<HashMap<u32, StackSlot>> {
+    ) -> GenResult<HashMap<u32, (Value, MemFlagsData)>> {
         let blk = self.block;
         let mut outer = HashMap::new();
         for (k, (op, class)) in blk.ops[i..j].iter().zip(&classes[i..j]).enumerate() {
@@ -474,9 +484,14 @@ impl Gen<'_, '_> {
                 if self.splat_src.get(d).copied().flatten().is_some() {
                     continue;
                 }
+                if let Some(base) = self.pending_base(v.0) {
+                    outer.insert(v.0, (base, Self::pending_flags()));
+                    continue;
+                }
                 if let Some(slot) = self.escaped.get(&v.0).copied() {
                     // Already in a lane-order buffer: the loop reads it there.
-                    outer.insert(v.0, slot);
+                    let base = self.b.ins().stack_addr(types::I64, slot, 0);
+                    outer.insert(v.0, (base, trusted()));
                     continue;
                 }
                 if let JV::V(chunks) = self.get(v)?.clone() {
@@ -490,7 +505,8 @@ impl Gen<'_, '_> {
                             .ins()
                             .stack_store(types::I64, *ch, slot, (16 * c) as i32);
                     }
-                    outer.insert(v.0, slot);
+                    let base = self.b.ins().stack_addr(types::I64, slot, 0);
+                    outer.insert(v.0, (base, trusted()));
                 }
             }
         }
@@ -569,15 +585,19 @@ impl Gen<'_, '_> {
                 }
             }
         }
-        for (k, bits, slot) in &plan.escapes {
+        for (e, (k, bits, slot)) in plan.escapes.iter().enumerate() {
             let chunks = self.v(Val(*k as u32))?;
-            let base = self.b.ins().stack_addr(types::I64, *slot, 0);
+            // The store after the run's own bytes, or the value's buffer.
+            let (base, flags) = match plan.direct {
+                Some((d, base)) if d == e => (base, super::le()),
+                _ => (self.b.ins().stack_addr(types::I64, *slot, 0), trusted()),
+            };
             // Group g of a V32 value is bytes 16g..16g+16; of a V64 value 32g..32g+32.
             let sh = if *bits == 32 { 4 } else { 5 };
             let go = self.b.ins().ishl_imm_u(g, sh);
             let a = self.b.ins().iadd(base, go);
             for (c, ch) in chunks.iter().enumerate() {
-                self.b.ins().store(trusted(), *ch, a, (16 * c) as i32);
+                self.b.ins().store(flags, *ch, a, (16 * c) as i32);
             }
         }
         let next = self.b.ins().iadd_imm_s(g, per_trip as i64);

@@ -53,7 +53,7 @@ pub fn cold_lanes() -> u64 {
 
 /// The cold path of one lane: the lane function `code` on `a, b, c, d` (32-bit lanes),
 /// counted.
-extern "C" fn h_lanefn_lane(code: u32, a: u32, b: u32, c: u32, d: u32) -> u32 {
+pub(super) extern "C" fn h_lanefn_lane(code: u32, a: u32, b: u32, c: u32, d: u32) -> u32 {
     COLD_LANES.with(|n| n.set(n.get() + 1));
     let args = [a, b, c, d].map(u64::from);
     lanefn_of(code).map_or(0, |f| sem::lane_fn(f, args) as u32)

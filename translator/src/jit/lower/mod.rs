@@ -94,10 +94,11 @@ enum JV {
     None,
     S(Value),
     V(Vec<Value>),
-    /// A whole-wave vector held only in its 64-lane stack buffer (also in `escaped`), its
-    /// chunks loaded where used: a value that leaves a lane-group run or a memory load is
-    /// mostly consumed from the buffer (by later runs and helpers), so eager reloads of all
-    /// its chunks would be dead code.
+    /// A whole-wave vector held only in its 64-lane stack buffer (also in `escaped`, or
+    /// for a load read through a pointer in `pending`, `memory::pending`), its chunks loaded
+    /// where used: a value that leaves a lane-group run or a memory load is mostly consumed
+    /// from the buffer (by later runs and helpers), so eager reloads of all its chunks would
+    /// be dead code.
     Buf(StackSlot),
     /// In the iterated form, a VGPR the block only reads, loaded from the lane group's
     /// rows where used ([`Gen::iteration_start`]: keeps it out of the host's registers).
@@ -146,6 +147,13 @@ fn le() -> MemFlagsData {
 
 fn trusted() -> MemFlagsData {
     MemFlagsData::trusted()
+}
+
+/// Whether `f` is one of the per-lane helpers of lane groups' cold lanes, which never reach
+/// the environment (`memory::pending`).
+fn env_free_lane_helper(f: usize) -> bool {
+    f == lanefn::h_lanefn_lane as *const () as usize
+        || f == round::h_rounded_lane as *const () as usize
 }
 
 /// Compile error: the block stays interpreted.
@@ -276,9 +284,12 @@ pub struct Gen<'a, 'b> {
     /// in, and the window (`memory::scalar_mem`: the next scalar load, lowered in that same
     /// block, tries it first).
     sload_window: Option<(cranelift_codegen::ir::Block, memory::WinParts)>,
-    /// Scalar loads read ahead by the first load of their run ([`memory::sload_run`]):
-    /// per op index, `(read, value)` (`I8`, `I32`; the value is valid when `read` is 1).
-    sload_ahead: HashMap<usize, (Value, Value)>,
+    /// `I8`: whether `sload_window` is still valid (no call into the environment since
+    /// its selection, `memory::pending`).
+    sload_valid: Option<cranelift_frontend::Variable>,
+    /// Scalar loads of a run whose first load selected their window
+    /// ([`memory::sload_run`]): per op index, how to read the dword there.
+    sload_ahead: HashMap<usize, memory::Ahead>,
     /// Per root VGPR of the block's lane-affine addresses: lane 0 of its entry value and
     /// whether it is lane-affine (`memory::affine`, tested at the body's start).
     affine_roots: HashMap<u16, (Value, Value)>,
@@ -295,6 +306,15 @@ pub struct Gen<'a, 'b> {
     /// test a hinted window first; and the next hint byte to hand out.
     hints: Option<usize>,
     next_hint: usize,
+    /// Load results read through a pointer (`memory::pending`): value → its variable.
+    pending: HashMap<u32, memory::Pending>,
+    /// The op whose code is being emitted (the latest one started outside lane groups).
+    cur_op: usize,
+    /// Why the code cannot be right, found where no error could be returned.
+    defect: Option<String>,
+    /// Stores written from the lane-group loop before them (`memory::direct_store`): op
+    /// index → `I8`, whether the loop wrote them.
+    direct_stores: HashMap<usize, Value>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -349,6 +369,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             rc: None,
             fenv_slot: None,
             sload_window: None,
+            sload_valid: None,
             sload_ahead: HashMap::new(),
             affine_roots: HashMap::new(),
             iters: None,
@@ -356,6 +377,10 @@ impl<'a, 'b> Gen<'a, 'b> {
             self_loops: true,
             hints: None,
             next_hint: 0,
+            pending: HashMap::new(),
+            cur_op: 0,
+            defect: None,
+            direct_stores: HashMap::new(),
         }
     }
 
@@ -425,6 +450,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.layout = PathLayout::Cold;
         self.sload_window = None;
         self.sload_ahead.clear();
+        self.pending.clear();
+        self.cur_op = 0;
+        self.direct_stores.clear();
     }
 
     /// Emits the block body from the credit charge at `head` (the current block) to just
@@ -758,6 +786,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             JV::Buf(slot) => {
                 let slot = *slot;
                 if self.group.is_none() {
+                    if let Some(chunks) = self.pending_chunks(v.0) {
+                        return Ok(chunks);
+                    }
                     let bits = self.ty(v)?.bits();
                     return Ok((0..nchunks(self.lanes, bits))
                         .map(|c| {
@@ -784,17 +815,16 @@ impl<'a, 'b> Gen<'a, 'b> {
             let x0 = self.slow_copy(x0);
             return Ok(vec![x0; self.nch(bits)]);
         }
-        let slot = self
+        let (base, flags) = self
             .group
             .as_ref()
             .and_then(|g| g.outer.get(&v.0).copied())
             .ok_or_else(|| format!("operand {v:?} not prepared for the lane group"))?;
-        let base = self.b.ins().stack_addr(types::I64, slot, 0);
         let sh = if bits == 32 { 4 } else { 5 };
         let go = self.b.ins().ishl_imm_u(g, sh);
         let a = self.b.ins().iadd(base, go);
         Ok((0..self.nch(bits))
-            .map(|c| self.b.ins().load(vty(bits), trusted(), a, (16 * c) as i32))
+            .map(|c| self.b.ins().load(vty(bits), flags, a, (16 * c) as i32))
             .collect())
     }
 
@@ -876,6 +906,9 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         if let Some(slot) = self.escaped.get(&v.0).copied() {
             return Ok(self.b.ins().stack_addr(types::I64, slot, 0));
+        }
+        if let Some(a) = self.materialise(v.0) {
+            return Ok(a);
         }
         let chunks = self.v(v)?;
         Ok(self.spill(k, &chunks))
@@ -963,6 +996,9 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Emits op `i` (its value, or [`JV::None`]) by its class.
     fn op(&mut self, i: usize, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+        if self.group.is_none() {
+            self.cur_op = self.cur_op.max(i);
+        }
         if let Some(v) = self.ftz_flushed(i)? {
             return Ok(v);
         }
@@ -1035,7 +1071,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             | Op::SetMode(_) => self.state_op(i, op),
             Op::Load { .. } => self.load(i, op, ty),
             Op::Store { .. } => self.store(i, op),
-            Op::Atomic { .. } => self.atomic(op, ty),
+            Op::Atomic { .. } => self.atomic(i, op, ty),
             Op::SLoad { .. } | Op::SStore { .. } => self.scalar_mem(i, op),
             Op::Clock
             | Op::InstCount

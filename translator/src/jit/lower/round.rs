@@ -47,7 +47,7 @@ pub fn cold_lanes() -> u64 {
 }
 
 /// The cold path of one lane: the lane function `code` ([`h_scalar`]), counted.
-extern "C" fn h_rounded_lane(code: u32, wbits: u32, a: u64, b: u64, c: u64) -> u64 {
+pub(super) extern "C" fn h_rounded_lane(code: u32, wbits: u32, a: u64, b: u64, c: u64) -> u64 {
     COLD_LANES.with(|n| n.set(n.get() + 1));
     h_scalar(kind::LANEFN, code, wbits, a, b, c)
 }

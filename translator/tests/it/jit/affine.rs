@@ -17,7 +17,7 @@ use wavejit_translator::wave::WaveState;
 
 /// How the address is made from v0.
 #[derive(Clone, Copy, Debug)]
-enum Shape {
+pub(super) enum Shape {
     /// `base + (Pack(v0, v0 >> 31) << 2)` (`v_ashrrev_i32` + `v_lshlrev_b64`).
     SextShl,
     /// `base + ZExt(v0) * stride`.
@@ -29,7 +29,7 @@ enum Shape {
     Rdna,
 }
 
-fn c64(b: &mut Builder, x: u64) -> Val {
+pub(super) fn c64(b: &mut Builder, x: u64) -> Val {
     b.push(
         Op::Const {
             ty: Ty::S64,
@@ -39,7 +39,7 @@ fn c64(b: &mut Builder, x: u64) -> Val {
     )
 }
 
-fn c32(b: &mut Builder, x: u32) -> Val {
+pub(super) fn c32(b: &mut Builder, x: u32) -> Val {
     b.push(
         Op::Const {
             ty: Ty::S32,
@@ -51,7 +51,7 @@ fn c32(b: &mut Builder, x: u32) -> Val {
 
 /// The address of `shape` from v0 (through v1 written with the high half first, as the
 /// lifter does, so forwarding is exercised), plus `base`.
-fn address(b: &mut Builder, shape: Shape, base: u64, mask: Val, wave: u32) -> Val {
+pub(super) fn address(b: &mut Builder, shape: Shape, base: u64, mask: Val, wave: u32) -> Val {
     let v0 = b.push(Op::GetVgpr(0), Some(Ty::V32));
     let off = match shape {
         Shape::SextShl | Shape::Rdna => {
@@ -172,7 +172,7 @@ fn block(shape: Shape, base: u64, size: u8, mask: u64, wave: u32, exit: Exit) ->
 }
 
 /// v0 lanes: ids from `first` (affine), or another pattern.
-fn ids(first: u32, affine: bool) -> impl Fn(&mut WaveState) {
+pub(super) fn ids(first: u32, affine: bool) -> impl Fn(&mut WaveState) {
     move |s: &mut WaveState| {
         for l in 0..64u32 {
             s.vgpr[0][l as usize] = if affine {
@@ -184,7 +184,7 @@ fn ids(first: u32, affine: bool) -> impl Fn(&mut WaveState) {
     }
 }
 
-fn full(wave: u32) -> u64 {
+pub(super) fn full(wave: u32) -> u64 {
     if wave == 32 {
         0xFFFF_FFFF
     } else {

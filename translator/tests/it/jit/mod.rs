@@ -9,6 +9,7 @@ mod lanexor;
 mod lds_runs;
 mod memory;
 mod nan_rule;
+mod pointers;
 mod rows;
 mod throughput;
 mod tiering;

@@ -12,6 +12,7 @@ use crate::jit::lower::{Gen, GenResult, I32X4, JV};
 use crate::wave::WaveState;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::packed_option::ReservedValue;
 
 impl Gen<'_, '_> {
     /// At the body's start: for every root VGPR of the block's affine accesses, lane 0 of
@@ -193,36 +194,43 @@ impl Gen<'_, '_> {
         mask: Val,
         store: bool,
     ) -> GenResult<Option<MemPlan>> {
+        let Some(mut plan) = self.affine_test(i, space, addr, size, mask, store)? else {
+            return Ok(None);
+        };
+        let slow = self.b.create_block();
+        self.b.set_cold_block(slow);
+        plan.slow = slow;
+        Ok(Some(plan))
+    }
+
+    /// [`Gen::affine_plan`]'s test without its general code's block (`slow` is a
+    /// placeholder, never inserted).
+    pub(in crate::jit::lower) fn affine_test(
+        &mut self,
+        i: usize,
+        space: crate::env::Space,
+        addr: Val,
+        size: u8,
+        mask: Val,
+        store: bool,
+    ) -> GenResult<Option<MemPlan>> {
         let Some(&stride) = self.facts.affine.access.get(&i) else {
             return Ok(None);
         };
         let mut guards = Vec::new();
         let a0 = self.affine_lane0(addr, mask, &mut guards, 0)?;
         let m = self.lane_bits(mask)?;
-        let upper = self.b.ins().ushr_imm_u(m, 32);
-        let n64 = self.b.ins().icmp_imm_u(IntCC::NotEqual, upper, 0);
-        // Bytes from lane 0's address to the end of lane n-1's access.
-        let s64 = self.iconst(types::I64, stride * 63 + size as u64);
-        let s32 = self.iconst(types::I64, stride * 31 + size as u64);
-        let span = self.b.ins().select(n64, s64, s32);
+        let (n64, span) = self.access_lanes(m, stride, size);
         let (hit, ptr) = self.window(space, a0, span)?;
         let mut go = hit;
         for g in guards {
             go = self.b.ins().band(go, g);
         }
-        let active = if store {
-            let all = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
-            let low = self.b.ins().icmp_imm_u(IntCC::Equal, m, 0xFFFF_FFFF);
-            self.b.ins().bor(all, low)
-        } else {
-            self.b.ins().icmp_imm_u(IntCC::NotEqual, m, 0)
-        };
+        let active = self.access_active(m, store);
         go = self.b.ins().band(go, active);
-        let slow = self.b.create_block();
-        self.b.set_cold_block(slow);
         Ok(Some(MemPlan {
             go,
-            slow,
+            slow: cranelift_codegen::ir::Block::reserved_value(),
             ptr,
             n64,
             stride,

@@ -138,23 +138,11 @@ impl Gen<'_, '_> {
         self.b.seal_block(tested);
         let diff = self.b.block_params(tested)[0];
         let bad = self.b.ins().band(diff, m);
-        let upper = self.b.ins().ushr_imm_u(m, 32);
-        let n64 = self.b.ins().icmp_imm_u(IntCC::NotEqual, upper, 0);
-        // Bytes from lane 0's address to the end of lane n-1's access.
-        let s64 = self.iconst(types::I64, stride * 63 + size as u64);
-        let s32 = self.iconst(types::I64, stride * 31 + size as u64);
-        let span = self.b.ins().select(n64, s64, s32);
+        let (n64, span) = self.access_lanes(m, stride, size);
         let (hit, ptr) = self.window(space, a0, span)?;
         let good = self.b.ins().icmp_imm_u(IntCC::Equal, bad, 0);
         let mut go = self.b.ins().band(hit, good);
-        let active = if store {
-            // Exactly lanes 0..n: the whole wave64 or the low 32 lanes.
-            let all = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
-            let low = self.b.ins().icmp_imm_u(IntCC::Equal, m, 0xFFFF_FFFF);
-            self.b.ins().bor(all, low)
-        } else {
-            self.b.ins().icmp_imm_u(IntCC::NotEqual, m, 0)
-        };
+        let active = self.access_active(m, store);
         go = self.b.ins().band(go, active);
         Ok(MemPlan {
             go,
@@ -166,12 +154,51 @@ impl Gen<'_, '_> {
         })
     }
 
+    /// For an access under the lane mask `m` (cut to the block's lanes) at lanes `stride`
+    /// bytes apart of `size` bytes each: whether it has 64 lanes (a lane above 31 is
+    /// active; never in a wave32 block) and the bytes from lane 0's address to the end of
+    /// lane n-1's access.
+    pub(in crate::jit::lower) fn access_lanes(
+        &mut self,
+        m: Value,
+        stride: u64,
+        size: u8,
+    ) -> (Value, Value) {
+        let s32 = self.iconst(types::I64, stride * 31 + size as u64);
+        if self.lanes == 32 {
+            return (self.iconst(types::I8, 0), s32);
+        }
+        let upper = self.b.ins().ushr_imm_u(m, 32);
+        let n64 = self.b.ins().icmp_imm_u(IntCC::NotEqual, upper, 0);
+        let s64 = self.iconst(types::I64, stride * 63 + size as u64);
+        (n64, self.b.ins().select(n64, s64, s32))
+    }
+
+    /// Whether the lanes of the mask `m` (cut to the block's lanes) suit an inline access:
+    /// any lane for a load; for a store (which never touches an inactive lane's bytes)
+    /// exactly lanes 0..n, the whole wave64 or the low 32 lanes.
+    pub(in crate::jit::lower) fn access_active(&mut self, m: Value, store: bool) -> Value {
+        if !store {
+            return self.b.ins().icmp_imm_u(IntCC::NotEqual, m, 0);
+        }
+        let low = self.b.ins().icmp_imm_u(IntCC::Equal, m, 0xFFFF_FFFF);
+        if self.lanes == 32 {
+            return low;
+        }
+        let all = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
+        self.b.ins().bor(all, low)
+    }
+
     /// Lane `l` of the `V64` value `v` (straight-line form): one load from its buffer when
     /// it has one, else a lane of its chunk.
     pub(in crate::jit::lower) fn addr_lane(&mut self, v: Val, l: usize) -> GenResult<Value> {
         match self.get(v)? {
             JV::Buf(slot) => {
                 let slot = *slot;
+                if let Some(base) = self.pending_base(v.0) {
+                    let flags = Self::pending_flags();
+                    return Ok(self.b.ins().load(types::I64, flags, base, (8 * l) as i32));
+                }
                 Ok(self
                     .b
                     .ins()
@@ -196,11 +223,17 @@ impl Gen<'_, '_> {
     }
 
     /// The inline load (branch taken when `p.go`), storing the result chunks into the
-    /// 64-lane buffer `res` (as the helper path does) and jumping to `join`: contiguous vector loads when the stride is the size, else one scalar
-    /// load per lane at a constant displacement; inactive lanes 0, as the helper path gives
-    /// (no masking when all the block's lanes are active). Plain host loads: on x86-64 and aarch64
-    /// each naturally aligned element is read single-copy atomically, as the helper's relaxed
+    /// 64-lane buffer `res` (as the helper path does) and jumping to `join`: contiguous
+    /// vector loads when the stride is the size, else one scalar load per lane at a
+    /// constant displacement; inactive lanes 0, as the helper path gives (no masking when
+    /// all the block's lanes are active). Plain host loads: on x86-64 and aarch64 each
+    /// naturally aligned element is read single-copy atomically, as the helper's relaxed
     /// atomics do (a misaligned element is read as bytes there; the values agree).
+    ///
+    /// With `ptr` (a pending load's variable, [`super::pending`]): when every lane of the
+    /// block is active and the lanes are contiguous and as wide as the access, nothing is
+    /// copied and `ptr` is set to the host address; else to `res`'s.
+    #[allow(clippy::too_many_arguments)]
     pub(in crate::jit::lower) fn inline_load(
         &mut self,
         p: &MemPlan,
@@ -209,6 +242,7 @@ impl Gen<'_, '_> {
         bits: u32,
         join: cranelift_codegen::ir::Block,
         res: StackSlot,
+        ptr: Option<cranelift_frontend::Variable>,
     ) -> GenResult<()> {
         // Every lane of the block (its mask is cut to its lanes, `mem_plan`).
         let all_lanes = if self.lanes == 32 { 0xFFFF_FFFF } else { -1 };
@@ -216,9 +250,20 @@ impl Gen<'_, '_> {
         let all = self.cold_block();
         let part = self.cold_block();
         self.b.ins().brif(full, all, &[], part, &[]);
+        let contiguous = p.stride == size as u64 && bits == 8 * size as u32;
         for (blk, masked) in [(all, false), (part, true)] {
             self.b.switch_to_block(blk);
             self.b.seal_block(blk);
+            if let Some(var) = ptr {
+                if !masked && contiguous {
+                    // Lanes 32..63 of a full wave64 follow lanes 0..31 (`halves`).
+                    self.b.def_var(var, p.ptr);
+                    self.b.ins().jump(join, &[]);
+                    continue;
+                }
+                let a = self.b.ins().stack_addr(types::I64, res, 0);
+                self.b.def_var(var, a);
+            }
             let chunks = self.load_chunks(p, size, signed, bits, masked)?;
             for (c, ch) in chunks.into_iter().enumerate() {
                 self.b

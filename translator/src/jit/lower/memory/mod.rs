@@ -12,12 +12,17 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value};
 
 mod affine;
+mod direct_store;
 mod gather;
 mod inline;
 mod lanexor;
 mod multi;
+mod pending;
 mod rows;
 mod sload_run;
+
+pub(in crate::jit::lower) use pending::Pending;
+pub(in crate::jit::lower) use sload_run::Ahead;
 
 /// Where the blocks of inline memory paths are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,6 +317,11 @@ impl Gen<'_, '_> {
                         4,
                     )),
                 };
+                // Read through a pointer when an inline path reads every lane contiguously
+                // (`pending`): lanes as wide as the access.
+                let pend =
+                    (use_inline && bits == 8 * *size as u32).then(|| self.new_pending(res, bits));
+                let var = pend.map(|p| p.var);
                 // A lane-affine address first (`affine`), the general code as its fallback.
                 let affine = if use_inline {
                     self.affine_plan(i, *space, *addr, *size, *mask, false)?
@@ -323,7 +333,7 @@ impl Gen<'_, '_> {
                         let (fast, ajoin) = self.affine_branch(ap);
                         self.b.switch_to_block(fast);
                         let layout = std::mem::replace(&mut self.layout, PathLayout::InLine);
-                        self.inline_load(ap, *size, *signed, bits, ajoin, res)?;
+                        self.inline_load(ap, *size, *signed, bits, ajoin, res, var)?;
                         self.layout = layout;
                         self.b.switch_to_block(ap.slow);
                         self.b.seal_block(ap.slow);
@@ -331,6 +341,12 @@ impl Gen<'_, '_> {
                     }
                     None => None,
                 };
+                // The general code's paths write the buffer (but the fixed-stride one when it
+                // reads every lane contiguously).
+                if let Some(var) = var {
+                    let a = self.b.ins().stack_addr(types::I64, res, 0);
+                    self.b.def_var(var, a);
+                }
                 let remat = match affine {
                     Some(_) => Some(self.remat_address(*addr)?),
                     None => None,
@@ -348,7 +364,7 @@ impl Gen<'_, '_> {
                         self.b.ins().brif(p.go, fast, &[], slow, &[]);
                         self.b.switch_to_block(fast);
                         self.b.seal_block(fast);
-                        self.inline_load(p, *size, *signed, bits, join, res)?;
+                        self.inline_load(p, *size, *signed, bits, join, res, var)?;
                         self.b.switch_to_block(slow);
                         self.b.seal_block(slow);
                         Some(join)
@@ -394,7 +410,14 @@ impl Gen<'_, '_> {
                     self.end_remat(r);
                 }
                 self.affine_join(ajoin);
-                self.escaped.insert(i as u32, res);
+                match pend {
+                    Some(p) => {
+                        self.pending.insert(i as u32, p);
+                    }
+                    None => {
+                        self.escaped.insert(i as u32, res);
+                    }
+                }
                 JV::Buf(res)
             }
             _ => return Err("not a load".into()),
@@ -437,16 +460,28 @@ impl Gen<'_, '_> {
             } => {
                 self.whole_wave("memory")?;
                 check_size(*size)?;
+                self.before_write(i);
                 let dbits = self.ty(*data)?.bits();
                 let inline = self.mem.inline_single();
                 let use_inline = inline_size(*space, *size, dbits) && inline;
-                let affine = if use_inline {
+                // Written by the lane-group loop before it when this is set (`direct_store`).
+                let direct = self.direct_stores.remove(&i);
+                let affine = if use_inline && direct.is_none() {
                     self.affine_plan(i, *space, *addr, *size, *mask, true)?
                 } else {
                     None
                 };
-                let ajoin = match &affine {
-                    Some(ap) => {
+                let ajoin = match (&affine, direct) {
+                    (None, Some(done)) => {
+                        let slow = self.b.create_block();
+                        self.b.set_cold_block(slow);
+                        let ajoin = self.b.create_block();
+                        self.b.ins().brif(done, ajoin, &[], slow, &[]);
+                        self.b.switch_to_block(slow);
+                        self.b.seal_block(slow);
+                        Some(ajoin)
+                    }
+                    (Some(ap), _) => {
                         let (fast, ajoin) = self.affine_branch(ap);
                         self.b.switch_to_block(fast);
                         let layout = std::mem::replace(&mut self.layout, PathLayout::InLine);
@@ -456,9 +491,9 @@ impl Gen<'_, '_> {
                         self.b.seal_block(ap.slow);
                         Some(ajoin)
                     }
-                    None => None,
+                    (None, None) => None,
                 };
-                let remat = match affine {
+                let remat = match ajoin {
                     Some(_) => Some(self.remat_address(*addr)?),
                     None => None,
                 };
@@ -518,7 +553,12 @@ impl Gen<'_, '_> {
     }
 
     /// Lowers a vector atomic.
-    pub(in crate::jit::lower) fn atomic(&mut self, op: &Op, ty: Option<Ty>) -> GenResult<JV> {
+    pub(in crate::jit::lower) fn atomic(
+        &mut self,
+        i: usize,
+        op: &Op,
+        ty: Option<Ty>,
+    ) -> GenResult<JV> {
         Ok(match op {
             Op::Atomic {
                 pc,
@@ -533,6 +573,7 @@ impl Gen<'_, '_> {
                 self.whole_wave("memory")?;
                 let t = Self::need(ty)?;
                 check_size(*size)?;
+                self.before_write(i);
                 if self.ty(*data)?.bits() != t.bits() {
                     return Err("atomic data width differs from result".into());
                 }
@@ -591,29 +632,28 @@ impl Gen<'_, '_> {
                 // of one kernel argument block) mostly read one window: a later one, lowered
                 // in the block where the previous one's code ended (so the window's values
                 // dominate it), first tests its offset against the window that one selected,
-                // and selects again only when that fails. (The window's allocation stays
-                // live for the launch even if the helper refreshed the context's windows.)
-                // A load of a run read ahead: its dword when that worked, else the code below
-                // (in a cold block, which the run's window values do not dominate).
-                if let Some((read, x)) = ahead {
-                    let slow = self.b.create_block();
-                    self.b.set_cold_block(slow);
-                    self.b
-                        .ins()
-                        .brif(read, join, &[BlockArg::Value(x)], slow, &[]);
-                    self.b.switch_to_block(slow);
-                    self.b.seal_block(slow);
+                // and selects again only when that fails, or when a call into the
+                // environment came since (`sload_valid`: the window may be gone).
+                // A load of a run: its dword in the run's window when that holds, else the
+                // code below (in a cold block, which the run's window values do not
+                // dominate).
+                if let Some(ahead) = ahead {
+                    self.sload_ahead_read(ahead, join);
                     self.sload_window = None;
                 }
                 let here = self.b.current_block();
-                let reused = match self.sload_window {
-                    Some((blk, w)) if Some(blk) == here => {
+                let reused = match (self.sload_window, self.sload_valid) {
+                    (Some((blk, w)), Some(valid)) if Some(blk) == here => {
                         let off = self.b.ins().isub(a, w.start);
                         let inside = self
                             .b
                             .ins()
                             .icmp(IntCC::UnsignedLessThanOrEqual, off, w.lim);
+                        // Not after a call into the environment (on the previous load's
+                        // helper path, or since): the window may be gone.
+                        let valid = self.b.use_var(valid);
                         let hit = self.b.ins().band(w.hit, inside);
+                        let hit = self.b.ins().band(hit, valid);
                         let go = self.b.ins().band(hit, aligned);
                         let again = self.b.create_block();
                         self.sload_inline(go, w.host, off, join, again);
@@ -621,6 +661,14 @@ impl Gen<'_, '_> {
                     }
                     _ => None,
                 };
+                // The window kept for the next load (`reused`, else this one's selection)
+                // is valid until a call into the environment (`pending::before_call`).
+                if reused.is_none() {
+                    let valid = self.b.declare_var(types::I8);
+                    let yes = self.iconst(types::I8, 1);
+                    self.b.def_var(valid, yes);
+                    self.sload_valid = Some(valid);
+                }
                 let w = self.window_of(crate::env::Space::Global, a, four)?;
                 let off = self.b.ins().isub(a, w.start);
                 let go = self.b.ins().band(w.hit, aligned);
@@ -652,6 +700,7 @@ impl Gen<'_, '_> {
             }
             Op::SStore { pc, addr, data } => {
                 self.whole_wave("this op")?;
+                self.before_write(i);
                 let a = self.s_as(*addr, types::I64)?;
                 let d = self.s_as(*data, types::I32)?;
                 let (p, i32t) = (types::I64, types::I32);

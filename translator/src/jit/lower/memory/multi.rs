@@ -57,6 +57,10 @@ impl Gen<'_, '_> {
             self.splat_src.push(None);
         }
         self.flush_counts();
+        if !mu.load {
+            // The stores write memory (`super::pending`).
+            self.materialise_live(mu.first, true);
+        }
         for &k in &mu.hoist {
             let v = self.op(k, &blk.ops[k], blk.types[k])?;
             self.set_val(k, v);
@@ -165,6 +169,7 @@ impl Gen<'_, '_> {
                 self.vals[k] = JV::None;
                 self.splat_src[k] = None;
                 self.escaped.remove(&(k as u32));
+                self.pending.remove(&(k as u32));
             }
         }
         self.end_remat(remat);

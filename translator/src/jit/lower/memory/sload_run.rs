@@ -1,19 +1,18 @@
 //! Runs of scalar loads from one base: the dwords of an `s_load_dwordxN` and the loads of
 //! one kernel-argument block read addresses `base + c` for constants `c`. The first load of
-//! such a run selects one window for the whole run's span and reads every dword of the run
-//! there at once; each load of the run then takes its dword when that worked, and its own
-//! checked path (window selection, else the helper, with its own pc) when it did not.
-//!
-//! Reading a later load's dword early gives what reading it at its place gives when nothing
-//! in between writes memory: a run ends at the first store or atomic (vector or scalar)
-//! after its first load. Nothing in between can fault on the run's behalf (the early reads
-//! only happen when every dword lies in one window), and the window is used at once, before
-//! any helper call could end its validity (`MemWindow::new`).
+//! such a run selects one window for the whole run's span (and tests the alignment once);
+//! each load of the run then reads its dword there, at its place, while that holds, and
+//! takes its own checked path (window selection, else the helper, with its own pc) when it
+//! did not, or when a call that may reach the environment came since (it ends the
+//! window's validity, `MemWindow::new`): such a call, and a load's own checked path, give
+//! up the run's window for the loads after it ([`Gen::sload_runs_end`]). Nothing between
+//! the loads can fault on the run's behalf (the window test is the only early one).
 
 use super::super::Gen;
 use crate::ir::{BinOp, Op, Ty, Val};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder};
+use cranelift_frontend::Variable;
 
 /// Fewest loads a run has: for two, one window test and two branches on it cost as much as
 /// the plain path (a selection, then a test of the second offset against its window).
@@ -24,6 +23,17 @@ const MAX_LOADS: usize = 16;
 const MAX_SPAN: i64 = 512;
 /// How deep address chains are followed back to their root.
 const MAX_DEPTH: usize = 8;
+
+/// How a load of a run reads its dword ([`Gen::sload_read_ahead`]).
+#[derive(Clone, Copy)]
+pub(in crate::jit::lower) struct Ahead {
+    /// `I8`: the run's window holds every dword of the run (aligned) and is still valid.
+    go: Variable,
+    /// `I64`: the host address of the run's lowest dword (valid while `go`).
+    host: Variable,
+    /// The load's byte offset from there.
+    off: i32,
+}
 
 /// An address `root + off`, or `(root & !3) + off` when `masked` (wrapping, 64 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,8 +132,8 @@ impl Gen<'_, '_> {
     }
 
     /// At the scalar load `i` (address `addr`): when it starts a run ([`Gen::sload_run`]),
-    /// selects one window for the run's span and reads every load's dword there, recording
-    /// for each `(read, value)` in `sload_ahead`.
+    /// selects one window for the run's span and records for each load how to read its
+    /// dword there ([`Ahead`], in `sload_ahead`).
     pub(super) fn sload_read_ahead(&mut self, i: usize, addr: Val) -> super::GenResult<()> {
         let Some((first, run)) = self.sload_run(i, addr) else {
             return Ok(());
@@ -140,40 +150,60 @@ impl Gen<'_, '_> {
         let low = self.b.ins().band_imm_u(a0, 3);
         let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
         let go = self.b.ins().band(w.hit, aligned);
-        let read = self.b.create_block();
-        let other = self.b.create_block();
-        self.b.set_cold_block(other);
-        // The dwords are the join's parameters; whether they were read is `go` itself.
-        let join = self.b.create_block();
-        for _ in &run {
-            self.b.append_block_param(join, types::I32);
-        }
-        self.b.ins().brif(go, read, &[], other, &[]);
-        self.b.switch_to_block(read);
-        self.b.seal_block(read);
+        // Computed either way (no access): used only where `go` says the window holds it.
         let off = self.b.ins().isub(a0, w.start);
-        let base = self.b.ins().iadd(w.host, off);
-        let mut args = Vec::with_capacity(run.len());
-        for &(_, o) in &run {
-            let x = self
-                .b
-                .ins()
-                .load(types::I32, super::le(), base, (o - lo) as i32);
-            args.push(BlockArg::Value(x));
-        }
-        self.b.ins().jump(join, &args);
-        self.b.switch_to_block(other);
-        self.b.seal_block(other);
-        // Unread: any value (no load takes it); one already at hand, no new constant.
-        let any = self.b.ins().ireduce(types::I32, a0);
-        let args: Vec<BlockArg> = run.iter().map(|_| BlockArg::Value(any)).collect();
-        self.b.ins().jump(join, &args);
-        self.b.switch_to_block(join);
-        self.b.seal_block(join);
-        let p: Vec<Value> = self.b.block_params(join).to_vec();
-        for (k, &(j, _)) in run.iter().enumerate() {
-            self.sload_ahead.insert(j, (go, p[k]));
+        let host = self.b.ins().iadd(w.host, off);
+        let (gv, hv) = (
+            self.b.declare_var(types::I8),
+            self.b.declare_var(types::I64),
+        );
+        self.b.def_var(gv, go);
+        self.b.def_var(hv, host);
+        for &(j, o) in &run {
+            let ahead = Ahead {
+                go: gv,
+                host: hv,
+                off: (o - lo) as i32,
+            };
+            self.sload_ahead.insert(j, ahead);
         }
         Ok(())
+    }
+
+    /// At a load of a run: branches to `join` with its dword when the run's window still
+    /// holds it, else continues (in a new cold block) to the load's own checked code,
+    /// where the run's window is given up for the loads after it.
+    pub(super) fn sload_ahead_read(&mut self, a: Ahead, join: cranelift_codegen::ir::Block) {
+        let go = self.b.use_var(a.go);
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        self.b.set_cold_block(slow);
+        self.b.ins().brif(go, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        let host = self.b.use_var(a.host);
+        let x = self.b.ins().load(types::I32, super::le(), host, a.off);
+        self.b.ins().jump(join, &[BlockArg::Value(x)]);
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        self.end_run(a);
+    }
+
+    /// Gives up the window of every run with loads still to come (before a call that may
+    /// reach the environment, which ends the window's validity).
+    pub(in crate::jit::lower) fn sload_runs_end(&mut self) {
+        let runs: Vec<Ahead> = self.sload_ahead.values().copied().collect();
+        for a in runs {
+            self.end_run(a);
+        }
+    }
+
+    /// The loads of `a`'s run from here on take their checked code (nothing stays live
+    /// for them across it).
+    fn end_run(&mut self, a: Ahead) {
+        let no = self.iconst(types::I8, 0);
+        let none = self.iconst(types::I64, 0);
+        self.b.def_var(a.go, no);
+        self.b.def_var(a.host, none);
     }
 }
