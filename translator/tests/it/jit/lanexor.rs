@@ -1,6 +1,6 @@
 //! Stores whose lane `l` writes `a0 ^ (size * l)` (the JIT's lane-XOR path,
-//! `jit::lower::memory::lanexor`: Triton's swizzled shared-memory tile writes) against the
-//! interpreter. The harness (`super::memory`) poisons the registers, fills memory with a
+//! `jit::lower::memory::lanexor`: Triton's swizzled shared-memory tile writes; LDS only, so
+//! global stores of the same shape check the general path) against the interpreter. The harness (`super::memory`) poisons the registers, fills memory with a
 //! non-repeating pattern and compares the exit, every register and memory. Every XOR value,
 //! blocks at the window's start and end, wave64 and wave32, every EXEC shape, a misaligned
 //! `a0`, lanes off the pattern (active or not) and a block outside the window (the fault as
@@ -56,16 +56,21 @@ fn xor_permuted_stores_match_the_interpreter() {
 
 #[test]
 fn lanes_off_the_xor_pattern_take_the_general_path() {
-    let len = GLOBAL_LEN as u64;
+    for (space, len) in [(Space::Global, GLOBAL_LEN), (Space::Lds, LDS_LEN)] {
+        lanes_off_the_xor_pattern_in(space, len as u64);
+    }
+}
+
+fn lanes_off_the_xor_pattern_in(space: Space, len: u64) {
     for size in [2u8, 4] {
         let on = xored(256, 9, size);
         for &mask in &MASKS {
             // A misaligned block (every lane one byte on).
-            let a = Access::new(Space::Global, mask, size, |l| on(l) + 1);
+            let a = Access::new(space, mask, size, |l| on(l) + 1);
             check(&a, 64);
             for lane in [1usize, 7, 31, 32, 63] {
                 // One lane elsewhere (in the window), active or not.
-                let a = Access::new(Space::Global, mask, size, |l| {
+                let a = Access::new(space, mask, size, |l| {
                     if l == lane {
                         4000 + l as u64
                     } else {
@@ -74,7 +79,7 @@ fn lanes_off_the_xor_pattern_take_the_general_path() {
                 });
                 check(&a, 64);
                 // The same lane far outside every window: a fault when it is active.
-                let a = Access::new(Space::Global, mask, size, |l| {
+                let a = Access::new(space, mask, size, |l| {
                     if l == lane {
                         0x4000_0000_0000
                     } else {
@@ -87,10 +92,7 @@ fn lanes_off_the_xor_pattern_take_the_general_path() {
         // The whole block past the window's end: a fault when a lane is active.
         for base in [len, 0x1_0000_0000] {
             for &mask in &MASKS {
-                check(
-                    &Access::new(Space::Global, mask, size, xored(base, 3, size)),
-                    64,
-                );
+                check(&Access::new(space, mask, size, xored(base, 3, size)), 64);
             }
         }
     }

@@ -5,7 +5,7 @@
 //! value — the swizzled shared-memory layouts Triton writes its tiles with (a GEMM's
 //! `ds_write_b16` of an A tile: `(2 * lane) ^ 8 * wave`).
 //!
-//! Stores only, under a full mask: a run-time test checks every lane against the pattern
+//! LDS stores only, under a full mask: a run-time test checks every lane against the pattern
 //! and that `a0` is aligned to the element (otherwise the per-lane path, which is still
 //! correct); then one window test for the whole block replaces the scatter's two passes
 //! (a window test per lane, then the stores), and each lane is one XOR, load and store.
@@ -159,7 +159,10 @@ impl Gen<'_, '_> {
         dbits: u32,
         join: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
-        if dbits != 32 || !matches!(size, 1 | 2 | 4) {
+        // LDS only: XOR-swizzled tiles are a shared-memory layout. A global store that failed
+        // the fixed-stride test is a scatter or a guarded edge store, and the path would only
+        // add code (a GEMM epilogue of 64 global stores compiled 40 % more CLIF with it).
+        if dbits != 32 || !matches!(size, 1 | 2 | 4) || space != crate::env::Space::Lds {
             return Ok(());
         }
         let p = self.xor_plan(space, abuf, m, size)?;
