@@ -551,11 +551,14 @@ fn ctrl_c_stops_after_running_workgroups_and_reports() {
 #[test]
 fn progress_line_on_a_terminal() {
     // `script` (util-linux) runs the command on a pseudo-terminal and copies what it wrote.
+    // The launch must outlast the progress line's quiet start (0.5 s) by several ticks on a
+    // fast host: 3.2 G wave instructions take seconds (100 k trips took 0.48 s, too short
+    // to draw a line).
     let dir = scratch("progress");
     let obj = kernels_dir().join("asm/gfx942/profile_counts.hsaco");
     let out = dir.join("o.bin");
     let cmd = format!(
-        "{} run {} --grid 400 --block 128 --threads 2 out={}:{} u32=100000",
+        "{} run {} --grid 400 --block 128 --threads 2 out={}:{} u32=1000000",
         env!("CARGO_BIN_EXE_wavejit"),
         s(&obj),
         s(&out),
