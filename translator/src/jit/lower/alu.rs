@@ -374,6 +374,12 @@ impl Gen<'_, '_> {
             }
             TernOp::Fma | TernOp::Bfi => {
                 let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
+                // A broadcast multiplicand goes second: x86's FMA overwrites its first
+                // operand, which is then the other (in a loop, the carried value) and
+                // needs no copy. The product is the same; a NaN result's bits may differ,
+                // but the NaN rule (`nan`) computes those from the operands in IR order.
+                let splat = |v: Val| self.splat_src.get(v.0 as usize).copied().flatten();
+                let swap = o == TernOp::Fma && splat(a).is_some() && splat(b).is_none();
                 let mut out = Vec::new();
                 for k in 0..self.nch(bits) {
                     if o == TernOp::Bfi {
@@ -385,6 +391,7 @@ impl Gen<'_, '_> {
                         self.as_f(bits, y[k]),
                         self.as_f(bits, z[k]),
                     );
+                    let (xf, yf) = if swap { (yf, xf) } else { (xf, yf) };
                     let r = self.b.ins().fma(xf, yf, zf);
                     out.push(self.as_i(bits, r));
                 }
