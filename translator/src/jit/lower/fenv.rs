@@ -74,6 +74,12 @@
 //! (all such results of the group are multiplied together, so one test of `|p| <= 0 or
 //! NaN` covers them; an underflowing product of non-zero results only sends the group to
 //! the slow copy needlessly). DAZ is not used: operands are read as they are.
+//!
+//! In the iterated form those multiplies would share the FMA ports with the loop's own
+//! FMAs in every iteration, so there the fast copy reads MXCSR's underflow flag instead
+//! ([`FtzFlag`]): FTZ returns a zero for a tiny result only on a masked underflow, which
+//! sets UE (SDM vol. 1, 10.2.3.3), so UE clear after the iterations means no result was
+//! flushed; the results then need only the NaN test.
 
 use super::round::inlined;
 use super::{Gen, GenResult, I32X4, JV};

@@ -32,7 +32,13 @@
 //!
 //! A block with a flush-mode loop variant runs the variant in this form, after its general
 //! version's lane-group form found the variant's registers free of denormals
-//! ([`Gen::emit`]); under host FTZ, the fast copy's ±0/NaN product tests join the NaN lanes.
+//! ([`Gen::emit`]); under host FTZ, MXCSR's underflow flag after the iterations (or, with a
+//! helper call in the loop, the ±0/NaN product tests) joins the NaN lanes
+//! ([`super::fenv`]).
+//!
+//! A NaN in a register whose next value the iteration computes from it by NaN-propagating
+//! ops stays there to the last iteration ([`nan_persistent`]): results that become such a
+//! register's value are tested for NaN once, in its final value, not in every iteration.
 
 use super::{trusted, Gen, GenResult, I32X4, JV};
 use crate::env::ExitCode;
