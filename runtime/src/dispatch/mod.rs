@@ -461,8 +461,6 @@ fn worker(
             per_lane: lane_bytes as u64,
         },
     );
-    // The sum of the thread's waves' counters (one addition per wave, converted once).
-    let mut counters = WaveCounters::default();
     let (mut done_groups, mut done_waves) = (0u64, 0u64);
     // What a reused wave state needs reset: remade when the translator's set of written
     // registers grows (a new block), checked once per workgroup through the set's
@@ -532,9 +530,6 @@ fn worker(
                     done_groups += 1;
                     done_waves += nw as u64;
                     finished += 1;
-                    for (st, _) in &waves {
-                        counters.add(&st.counters);
-                    }
                 }
                 // Another thread's fault stopped this workgroup: nothing to report.
                 Err(None) => break 'chunks,
@@ -563,6 +558,13 @@ fn worker(
     report_progress(sh, &mut finished);
     if let Some(e) = sh.engine {
         e.translator.add_cache_hits(hits);
+    }
+    // Each state holds the sum of the counters of the waves it ran (`start_wave` carries
+    // them over): every workgroup the thread started finished (a fault fails the launch,
+    // a cancel stops only between workgroups).
+    let mut counters = WaveCounters::default();
+    for (st, _) in &waves {
+        counters.add(&st.counters);
     }
     wave_pool::give(waves.into_iter().map(|(st, _)| st));
     let mut total = Counters::default();

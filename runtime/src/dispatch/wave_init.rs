@@ -247,9 +247,11 @@ impl WaveTemplate {
     }
 
     /// Makes `st` wave `wave` of workgroup `wg` at the kernel's entry: the template's
-    /// registers set, the registers `plan` names cleared, counters and flags zeroed. `st`
-    /// must be a state this launch started zeroed and whose earlier waves wrote only
-    /// registers `plan` covers ([`WaveTemplate::reset_plan`]).
+    /// registers set, the registers `plan` names cleared, flags zeroed. `st` must be a
+    /// state this launch started zeroed and whose earlier waves wrote only registers `plan`
+    /// covers ([`WaveTemplate::reset_plan`]). Its counters carry over: they sum the waves
+    /// the state ran, and the dispatcher adds each state's sum once, when its thread is
+    /// done (one addition per state, not per wave).
     ///
     /// A wave32 wave gets lanes 0..31 only: no op of a wave32 block reads or writes lanes
     /// 32..63 of a register (the IR's lane rule, `wavejit_translator::ir`; the translator's
@@ -304,7 +306,6 @@ impl WaveTemplate {
         st.trapsts = 0;
         st.pc = self.pc;
         st.credit = 0;
-        st.counters = Default::default();
     }
 }
 
