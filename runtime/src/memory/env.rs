@@ -531,8 +531,8 @@ impl WaveEnv for WaveMemEnv<'_> {
         self.barrier
     }
 
-    /// [`WaveMemEnv::start_wave`]: it sets the scratch base, barrier view and clock only,
-    /// so the windows stay valid.
+    /// Points the environment at wave `wave`: its scratch base, barrier view and clock
+    /// (from zero) only, so the windows stay valid.
     #[inline]
     fn start_wave(&mut self, wave: usize, lanes: u32, barrier: u32) {
         WaveMemEnv::start_wave(self, wave, lanes, barrier);
