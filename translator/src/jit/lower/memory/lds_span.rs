@@ -298,6 +298,100 @@ impl Gen<'_, '_> {
         rows.filter(|r| !r.is_empty())
     }
 
+    /// The span path of a single LDS load of `size`-byte elements into 32-bit lanes whose
+    /// address `addr` is a 32-bit vector zero-extended plus a constant (the gathered lane
+    /// addresses of gfx950's `ds_read_b64_tr_b16`), its 64-bit lane addresses at `abuf`:
+    /// under a full mask, one window test of the lanes' span (`umin`/`umax` of the 32-bit
+    /// vector), then each lane's element without a test of its own into `res`, and a jump
+    /// to `join`. Otherwise the code continues in a new current block (the gather, then the
+    /// helper). Emits nothing for other spaces, sizes or address forms.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::jit::lower) fn lds_gather_span(
+        &mut self,
+        space: crate::env::Space,
+        addr: crate::ir::Val,
+        abuf: Value,
+        m: Value,
+        size: u8,
+        signed: bool,
+        bits: u32,
+        res: StackSlot,
+        join: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        if space != crate::env::Space::Lds || bits != 32 || !matches!(size, 1 | 2 | 4) {
+            return Ok(());
+        }
+        let blk = self.block;
+        let (root, c) = affine(blk, addr);
+        let Some(Op::Conv(ConvOp::ZExt, x)) = blk.ops.get(root as usize) else {
+            return Ok(());
+        };
+        let x = *x;
+        if blk.types.get(x.0 as usize) != Some(&Some(Ty::V32)) || c >= MAX_BIAS {
+            return Ok(());
+        }
+        let n = self.lanes;
+        let Ok(chunks) = self.v(x) else {
+            return Ok(());
+        };
+        if chunks.len() < n / 4 {
+            return Ok(());
+        }
+        let fail = self.b.create_block();
+        let test = self.b.create_block();
+        let all_lanes = if n == 32 { 0xFFFF_FFFF } else { -1 };
+        let full = self.b.ins().icmp_imm_s(IntCC::Equal, m, all_lanes);
+        self.b.ins().brif(full, test, &[], fail, &[]);
+        self.b.switch_to_block(test);
+        self.b.seal_block(test);
+        let mut lo = chunks[0];
+        let mut hi = chunks[0];
+        for &v in &chunks[1..n / 4] {
+            lo = self.b.ins().umin(lo, v);
+            hi = self.b.ins().umax(hi, v);
+        }
+        let lo = self.hreduce(lo, true);
+        let hi = self.hreduce(hi, false);
+        let lo = self.b.ins().iadd_imm_s(lo, c as i64);
+        let hi = self.b.ins().iadd_imm_s(hi, c as i64);
+        let span = self.iconst(types::I64, u64::from(size));
+        let w = self.window_of(space, lo, span)?;
+        let hoff = self.b.ins().isub(hi, w.start);
+        let hin = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, hoff, w.lim);
+        let ok = self.b.ins().band(w.hit, hin);
+        let d = self.b.ins().isub(w.host, w.start);
+        let fast = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], fail, &[]);
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        // Four lanes per iteration: address (with the constant) from the lane buffer.
+        let (hdr, li) = self.quad_loop_begin();
+        let ao = self.b.ins().ishl_imm_u(li, 3);
+        let ab = self.b.ins().iadd(abuf, ao);
+        let ro = self.b.ins().ishl_imm_u(li, 2);
+        let rbase = self.b.ins().stack_addr(types::I64, res, 0);
+        let rp = self.b.ins().iadd(rbase, ro);
+        for j in 0..4i32 {
+            let a = self.b.ins().load(types::I64, trusted(), ab, 8 * j);
+            let p = self.b.ins().iadd(a, d);
+            let e = match (size, signed) {
+                (1, false) => self.b.ins().uload8(types::I32, le(), p, 0),
+                (1, true) => self.b.ins().sload8(types::I32, le(), p, 0),
+                (2, false) => self.b.ins().uload16(types::I32, le(), p, 0),
+                (2, true) => self.b.ins().sload16(types::I32, le(), p, 0),
+                _ => self.b.ins().load(types::I32, le(), p, 0),
+            };
+            self.b.ins().store(trusted(), e, rp, 4 * j);
+        }
+        self.quad_loop_end(hdr, li, join);
+        self.b.switch_to_block(fail);
+        self.b.seal_block(fail);
+        Ok(())
+    }
+
     /// The unsigned minimum (`min`) or maximum of the four lanes of `v` (`I32X4`), as `I64`.
     fn hreduce(&mut self, v: Value, min: bool) -> Value {
         let mut x = v;

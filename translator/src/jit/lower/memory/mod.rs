@@ -377,7 +377,9 @@ impl Gen<'_, '_> {
                 let ap = self.read_buffer(*addr, 0)?;
                 if let Some(join) = join {
                     let helper = self.b.create_block();
-                    // Two rows of consecutive elements (`rows`), then any lanes.
+                    // LDS lanes in one span (`lds_span`), two rows of consecutive elements
+                    // (`rows`), then any lanes.
+                    self.lds_gather_span(*space, *addr, ap, m, *size, *signed, bits, res, join)?;
                     self.rows_load(*space, ap, m, *size, *signed, bits, res, join)?;
                     self.gather_load(*space, ap, m, *size, *signed, bits, res, join, helper)?;
                     self.b.switch_to_block(helper);
