@@ -105,50 +105,6 @@ fn write_block(n: u32, size: u8, offset: u64, mask: u64, wave: u32) -> Block {
     b.finish(Exit::Jump(0x200))
 }
 
-/// One LDS load of `size`-byte elements (`signed`: sign-extended) at `zext(v6) + offset`
-/// under `mask` into v0 (the lifter's form of each element of `ds_read_b64_tr_b16`).
-fn elem_block(size: u8, signed: bool, offset: u64, mask: u64, wave: u32) -> Block {
-    let mut b = Builder::new(0x100, wave);
-    let m = b.push(
-        Op::Const {
-            ty: Ty::S64,
-            bits: mask,
-        },
-        Some(Ty::S64),
-    );
-    let a = b.push(Op::GetVgpr(6), Some(Ty::V32));
-    let z = b.push(Op::Conv(ConvOp::ZExt, a), Some(Ty::V64));
-    let c = b.push(
-        Op::Const {
-            ty: Ty::S64,
-            bits: offset,
-        },
-        Some(Ty::S64),
-    );
-    let c = b.push(Op::Broadcast(c), Some(Ty::V64));
-    let ak = b.push(Op::Bin(BinOp::Add, z, c), Some(Ty::V64));
-    let v = b.push(
-        Op::Load {
-            pc: 0x100,
-            space: Space::Lds,
-            addr: ak,
-            size,
-            signed,
-            mask: m,
-        },
-        Some(Ty::V32),
-    );
-    b.push(
-        Op::SetVgpr {
-            reg: 0,
-            val: v,
-            mask: m,
-        },
-        None,
-    );
-    b.finish(Exit::Jump(0x200))
-}
-
 /// A lane's address.
 type Pattern = Box<dyn Fn(usize) -> u32>;
 
@@ -303,58 +259,5 @@ fn stores_in_any_order_match_the_interpreter() {
     // Pieces of 2 bytes (`ds_write2`-like shorts in a store run).
     for &mask in &MASKS {
         check(&write_block(2, 2, 6, mask, 64), &swizzle, &|l| l as u32);
-    }
-}
-
-#[test]
-fn single_element_loads_in_any_order_match_the_interpreter() {
-    let len = LDS_LEN as u32;
-    for size in [1u8, 2, 4] {
-        let sz = u32::from(size);
-        let patterns: [(&str, Pattern); 5] = [
-            // gfx950's transposed read: lane i of a 16-lane group reads lane
-            // i / 4 + 4k's 64 bits at element i % 4.
-            (
-                "transpose",
-                Box::new(move |l| {
-                    let g = (l % 16) as u32;
-                    8 * ((l as u32 - g) + g / 4) + sz * (g % 4)
-                }),
-            ),
-            ("swizzle", Box::new(swizzle)),
-            ("one address", Box::new(|_| 101)),
-            ("descending", Box::new(move |l| sz * (63 - l) as u32)),
-            (
-                "at the end",
-                Box::new(move |l| len - sz * (1 + (l % 8) as u32)),
-            ),
-        ];
-        for (name, p) in &patterns {
-            for offset in [0u64, 2, 1024] {
-                let fits = (0..64).all(|l| u64::from(p(l)) + offset + u64::from(sz) <= len as u64);
-                for &mask in &MASKS {
-                    for wave in [64u32, 32] {
-                        for signed in [false, true] {
-                            let blk = elem_block(size, signed, offset, mask, wave);
-                            let slow = check(&blk, p.as_ref(), &|l| l as u32);
-                            if fits {
-                                assert_eq!(slow, 0, "{name} {size} +{offset} {mask:#x} w{wave}");
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        // One lane past the end or far outside, active or not: the interpreter's fault.
-        for lane in [0usize, 15, 32, 63] {
-            for bad in [len - sz + 1, 0xFFFF_FFF0] {
-                let p = move |l: usize| if l == lane { bad } else { swizzle(l) };
-                for &mask in &MASKS {
-                    for wave in [64u32, 32] {
-                        check(&elem_block(size, false, 0, mask, wave), &p, &|l| l as u32);
-                    }
-                }
-            }
-        }
     }
 }

@@ -377,9 +377,7 @@ impl Gen<'_, '_> {
                 let ap = self.read_buffer(*addr, 0)?;
                 if let Some(join) = join {
                     let helper = self.b.create_block();
-                    // LDS lanes in one span (`lds_span`), two rows of consecutive elements
-                    // (`rows`), then any lanes.
-                    self.lds_gather_span(*space, *addr, ap, m, *size, *signed, bits, res, join)?;
+                    // Two rows of consecutive elements (`rows`), then any lanes.
                     self.rows_load(*space, ap, m, *size, *signed, bits, res, join)?;
                     self.gather_load(*space, ap, m, *size, *signed, bits, res, join, helper)?;
                     self.b.switch_to_block(helper);
