@@ -1,4 +1,5 @@
 mod affine;
+mod bfe;
 mod carry;
 mod compile;
 mod contiguous;
