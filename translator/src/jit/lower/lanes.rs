@@ -72,7 +72,20 @@ impl Gen<'_, '_> {
             }
             Op::Broadcast(a) => {
                 let t = Self::need(ty)?;
-                let x = self.s_as(*a, sty(t.bits()))?;
+                let mut x = self.s_as(*a, sty(t.bits()))?;
+                // In the iterated form's loop, a broadcast of a computed scalar is made in
+                // each iteration (plus `k >> 63`, a zero Cranelift cannot hoist): hoisted,
+                // it is a vector register live across the whole loop nest, which regalloc2
+                // spills and reloads (and stores back) in every iteration.
+                let constant = matches!(self.block.ops.get(a.0 as usize), Some(Op::Const { .. }));
+                if let (Some(z), false) = (self.rows_at_use.1, constant) {
+                    let z = if t.bits() == 64 {
+                        z
+                    } else {
+                        self.b.ins().ireduce(types::I32, z)
+                    };
+                    x = self.b.ins().iadd(x, z);
+                }
                 let s = self.b.ins().splat(vty(t.bits()), x);
                 let s = self.slow_copy(s);
                 JV::V(vec![s; self.nch(t.bits())])
