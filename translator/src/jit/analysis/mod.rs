@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub(crate) mod affine;
+pub(crate) mod affine_runs;
 pub(crate) mod lds_runs;
 pub(crate) mod matrix;
 pub(crate) mod memory;
@@ -39,7 +40,15 @@ impl BlockFacts {
         let uses = use_counts(blk);
         let last_use = last_uses(blk);
         let rows = memory::row_values(blk, &uses, &last_use);
-        let affine = affine::of(blk, &uses, &last_use);
+        let mut affine = affine::of(blk, &uses, &last_use);
+        affine.runs = affine_runs::of(blk, &last_use, &rows, &affine.deferred, &affine.remat_input);
+        for run in affine.runs.values() {
+            for r in &run.roots {
+                if !affine.roots.contains(r) {
+                    affine.roots.push(*r);
+                }
+            }
+        }
         BlockFacts {
             mem: MemLowering::of_block(blk),
             uses,

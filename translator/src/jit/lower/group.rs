@@ -274,6 +274,10 @@ impl Gen<'_, '_> {
         let init: Vec<BlockArg> = (0..=plan.cmps.len())
             .map(|_| BlockArg::Value(zero))
             .collect();
+        // A run whose lane work is affine skips its loop when its tests pass.
+        if let Some(general) = self.affine_run_copy(i, j, &plan.cmps, after)? {
+            self.b.switch_to_block(general);
+        }
         if self.one_copy {
             // Only the general copy, from group 0 (what the fast copy's entry test falls
             // back to), laid out in line.

@@ -1,4 +1,5 @@
 mod affine;
+mod affine_runs;
 mod carry;
 mod compile;
 mod contiguous;
