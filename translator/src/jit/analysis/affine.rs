@@ -36,10 +36,11 @@ pub(crate) struct AffineFacts {
     /// Vector accesses (op index of a `Load`/`Store`) whose address is affine, with the
     /// stride in bytes.
     pub access: HashMap<usize, u64>,
-    /// The VGPRs whose block-entry value the accesses' addresses (and the affine runs'
-    /// values) assume lane-affine with stride 1, or with stride 0 when flagged
+    /// The VGPRs whose block-entry value the accesses' addresses assume lane-affine with stride 1, or with stride 0 when flagged
     /// [`UNIFORM_ROOT`] (tested at the block's start).
     pub roots: Vec<u16>,
+    /// The roots only the runs with a scalar copy assume (not in `roots`).
+    pub run_roots: Vec<u16>,
     /// The lane-group runs with a scalar copy, by first op ([`super::affine_runs`]).
     pub runs: HashMap<usize, super::affine_runs::AffineRun>,
     /// Per op, whether the lane-group form leaves it out ([`deferred`]).

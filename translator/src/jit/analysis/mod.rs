@@ -42,13 +42,16 @@ impl BlockFacts {
         let rows = memory::row_values(blk, &uses, &last_use);
         let mut affine = affine::of(blk, &uses, &last_use);
         affine.runs = affine_runs::of(blk, &last_use, &rows, &affine.deferred, &affine.remat_input);
+        let mut run_roots: Vec<u16> = Vec::new();
         for run in affine.runs.values() {
             for r in &run.roots {
-                if !affine.roots.contains(r) {
-                    affine.roots.push(*r);
+                if !affine.roots.contains(r) && !run_roots.contains(r) {
+                    run_roots.push(*r);
                 }
             }
         }
+        run_roots.sort_unstable();
+        affine.run_roots = run_roots;
         BlockFacts {
             mem: MemLowering::of_block(blk),
             uses,

@@ -25,7 +25,9 @@ impl Gen<'_, '_> {
         cmps: &[usize],
         after: cranelift_codegen::ir::Block,
     ) -> GenResult<Option<cranelift_codegen::ir::Block>> {
-        if self.iters.is_some() {
+        // Not in the iterated form, nor in the quick tier's code (compile time first: its
+        // blocks run a few times).
+        if self.iters.is_some() || self.one_copy {
             return Ok(None);
         }
         let Some(run) = self.facts.affine.runs.get(&i).cloned() else {

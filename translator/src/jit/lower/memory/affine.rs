@@ -22,7 +22,11 @@ impl Gen<'_, '_> {
     /// the flagged number.
     pub(in crate::jit::lower) fn affine_root_tests(&mut self) {
         self.affine_roots.clear();
-        let roots = self.facts.affine.roots.clone();
+        let mut roots = self.facts.affine.roots.clone();
+        // The runs' scalar copies are left out of the quick tier's code (`affine_run`).
+        if !self.one_copy {
+            roots.extend(self.facts.affine.run_roots.iter().copied());
+        }
         for key in roots {
             let r = key & !UNIFORM_ROOT;
             let step = u64::from(key & UNIFORM_ROOT == 0);
