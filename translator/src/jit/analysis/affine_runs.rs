@@ -12,7 +12,7 @@
 //! within the wave. Any failed test runs the general loop.
 
 use super::affine::{node, stride, Half, Node, MAX_DEPTH};
-use super::runs::{classify, run_extent_skipping, OpClass};
+use super::runs::{classify, run_extent_skipping, OpClass, RunExtent};
 use crate::ir::{Block, CmpOp, Op, Ty, Val};
 use std::collections::HashMap;
 
@@ -47,17 +47,27 @@ pub(crate) struct AffineRun {
     pub roots: Vec<u16>,
 }
 
-/// The runs of `blk` with a scalar copy, by their first op; `deferred` and `remat_input`
-/// as in [`super::affine::AffineFacts`], `rows` as in [`super::BlockFacts`].
+/// The classes of `blk`'s ops and the extents of its runs by first op, as the lane-group
+/// form cuts the block when no multi-dword access joins ops (`lower::group`, which reuses
+/// them), and the runs with a scalar copy; `deferred` and `remat_input` as in
+/// [`super::affine::AffineFacts`], `rows` as in [`super::BlockFacts`].
+pub(crate) type Runs = (
+    Vec<OpClass>,
+    HashMap<usize, RunExtent>,
+    HashMap<usize, AffineRun>,
+);
+
+/// See [`Runs`].
 pub(crate) fn of(
     blk: &Block,
     last_use: &[usize],
     rows: &HashMap<u32, u16>,
     deferred: &[bool],
     remat_input: &[bool],
-) -> HashMap<usize, AffineRun> {
+) -> Runs {
     let n = blk.ops.len();
     let classes: Vec<OpClass> = (0..n).map(|i| classify(blk, i)).collect();
+    let mut extents = HashMap::new();
     let mut out = HashMap::new();
     let mut i = 0;
     while i < n {
@@ -78,9 +88,10 @@ pub(crate) fn of(
         if let Some(r) = ctx.plan(last_use, rows, remat_input) {
             out.insert(i, r);
         }
+        extents.insert(i, extent);
         i = j;
     }
-    out
+    (classes, extents, out)
 }
 
 struct RunCtx<'a> {

@@ -32,6 +32,11 @@ pub(crate) struct BlockFacts {
     pub mem: MemLowering,
     /// The accesses whose addresses are lane-affine ([`affine`]).
     pub affine: affine::AffineFacts,
+    /// Per op, how it takes part in the lane-group form ([`runs::classify`]).
+    pub classes: Vec<runs::OpClass>,
+    /// The extents of the block's runs by first op, found with the affine facts' deferred
+    /// ops ([`affine_runs::of`]).
+    pub extents: HashMap<usize, runs::RunExtent>,
 }
 
 impl BlockFacts {
@@ -41,7 +46,9 @@ impl BlockFacts {
         let last_use = last_uses(blk);
         let rows = memory::row_values(blk, &uses, &last_use);
         let mut affine = affine::of(blk, &uses, &last_use);
-        affine.runs = affine_runs::of(blk, &last_use, &rows, &affine.deferred, &affine.remat_input);
+        let (classes, extents, runs) =
+            affine_runs::of(blk, &last_use, &rows, &affine.deferred, &affine.remat_input);
+        affine.runs = runs;
         let mut run_roots: Vec<u16> = Vec::new();
         for run in affine.runs.values() {
             for r in &run.roots {
@@ -53,6 +60,8 @@ impl BlockFacts {
         run_roots.sort_unstable();
         affine.run_roots = run_roots;
         BlockFacts {
+            classes,
+            extents,
             mem: MemLowering::of_block(blk),
             uses,
             last_use,

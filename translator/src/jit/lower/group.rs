@@ -5,7 +5,7 @@
 use super::{trusted, vty, Gen, GenResult, JV};
 use crate::ir::{Op, Val};
 use crate::jit::analysis::operands;
-use crate::jit::analysis::runs::{classify, run_extent_skipping, OpClass, RunExtent};
+use crate::jit::analysis::runs::{run_extent_skipping, OpClass, RunExtent};
 use crate::wave::WaveState;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -128,7 +128,7 @@ impl Gen<'_, '_> {
     pub(super) fn emit_grouped(&mut self) -> GenResult<()> {
         let blk = self.block;
         let n = blk.ops.len();
-        let classes: Vec<OpClass> = (0..n).map(|i| classify(blk, i)).collect();
+        let classes: Vec<OpClass> = self.facts.classes.clone();
         let mut any_run = false;
         let mut i = 0;
         while i < n {
@@ -141,7 +141,10 @@ impl Gen<'_, '_> {
                 i += 1;
                 continue;
             }
-            let extent = run_extent_skipping(blk, i, &classes, &self.facts.affine.deferred);
+            let extent = match self.facts.extents.get(&i) {
+                Some(e) => e.clone(),
+                None => run_extent_skipping(blk, i, &classes, &self.facts.affine.deferred),
+            };
             let j = extent.end;
             let lane: Vec<bool> = (i..j)
                 .map(|k| classes[k] == OpClass::Lane && !self.is_deferred(k))
