@@ -255,6 +255,16 @@ pub trait WaveEnv {
     fn barrier_state(&mut self) -> u32 {
         0
     }
+
+    /// Makes this environment the one of wave `wave` (of `lanes` lanes) of the work-group
+    /// it serves, seeing the barrier as `barrier` ([`workgroup_barrier_state`]), for a
+    /// dispatcher that runs many waves on one environment
+    /// ([`crate::exec::FreshStart::run_waves`]). It must leave the windows
+    /// [`WaveEnv::fast_memory`] gave valid: generated code keeps using them for the next
+    /// wave. The default (an environment for one wave) does nothing.
+    fn start_wave(&mut self, wave: usize, lanes: u32, barrier: u32) {
+        let _ = (wave, lanes, barrier);
+    }
 }
 
 /// The `S_GET_BARRIER_STATE` word of the work-group barrier (RDNA4 ISA 5.6.2 and 16.3:

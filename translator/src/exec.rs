@@ -176,12 +176,15 @@ impl FreshStart<'_> {
     /// Runs `waves` in order, each with `budget` instructions, while each ends
     /// (`s_endpgm`) in this one run; returns the first that does not, with its result and
     /// the budget it has left (`None`: all ended). `begin(index, state, env)` starts a wave
-    /// (its registers and `env`) right before it runs; `state_of` finds a wave's state.
+    /// (its registers, and `env` through [`WaveEnv::start_wave`]) right before it runs;
+    /// `state_of` finds a wave's state.
     ///
     /// Each wave runs exactly as [`FreshStart::run`] would run it (the same results,
     /// counts, cache hits into `hits` and budget), in a loop that the caller's code is
     /// compiled into (the wave start, the environment and the call of the compiled code
-    /// without calls between crates).
+    /// without calls between crates). Waves that end in the compiled code share one
+    /// [`JitCtx`]: its memory windows stay valid from wave to wave, since the environment
+    /// is touched between them only through [`WaveEnv::start_wave`].
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn run_waves<W, E: WaveEnv>(
@@ -192,42 +195,60 @@ impl FreshStart<'_> {
         budget: u64,
         hits: &mut u64,
         state_of: fn(&mut W) -> &mut WaveState,
-        mut begin: impl FnMut(usize, &mut WaveState, &mut E),
+        mut begin: impl FnMut(usize, &mut WaveState, &mut dyn WaveEnv),
     ) -> Option<WaveStopped> {
-        for (i, w) in waves.iter_mut().enumerate() {
-            let state = state_of(w);
-            begin(i, state, env);
-            let mut left = budget;
-            let result =
-                if (state.pc, state.mode, state.wave_size) == self.key && budget >= self.cost {
+        let fits = budget >= self.cost;
+        let mut i = 0;
+        while i < waves.len() {
+            // Waves whose compiled entry code ends them, back to back on one context; the
+            // first that does not leaves with its raw exit code (its state started).
+            let (at, exit) = {
+                let mut ctx = JitCtx::new(env);
+                let mut stop = None;
+                while i < waves.len() {
+                    let state = state_of(&mut waves[i]);
+                    begin(i, state, ctx.env);
+                    if !(fits && (state.pc, state.mode, state.wave_size) == self.key) {
+                        stop = Some((i, None));
+                        break;
+                    }
                     *hits += 1;
                     // As in `step`: the compiled code charges itself.
                     state.credit = budget;
-                    let mut ctx = JitCtx::new(env);
                     let exit = self.cb.enter(state, &mut ctx);
+                    if exit != ExitCode::EndPgm as u32 {
+                        stop = Some((i, Some(self.cb.exit_of(exit, &mut ctx))));
+                        break;
+                    }
+                    state.credit = 0;
+                    i += 1;
+                }
+                stop?
+            };
+            let state = state_of(&mut waves[at]);
+            let mut left = budget;
+            let result = match exit {
+                Some(r) => {
                     left = state.credit;
                     state.credit = 0;
-                    if exit == ExitCode::EndPgm as u32 {
-                        continue;
-                    }
-                    match self.cb.exit_of(exit, &mut ctx) {
+                    match r {
                         Ok(ExitCode::Continue) => {
                             let t = self.translator;
                             t.continue_after(self.cb, code, state, env, &mut left, hits)
                         }
                         r => r,
                     }
-                } else {
-                    self.run(code, state, env, &mut left, hits)
-                };
-            if let Ok(ExitCode::EndPgm) = result {
-                continue;
+                }
+                None => self.run(code, state, env, &mut left, hits),
+            };
+            if !matches!(result, Ok(ExitCode::EndPgm)) {
+                return Some(WaveStopped {
+                    wave: at,
+                    budget: left,
+                    result,
+                });
             }
-            return Some(WaveStopped {
-                wave: i,
-                budget: left,
-                result,
-            });
+            i = at + 1;
         }
         None
     }

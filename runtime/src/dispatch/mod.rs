@@ -21,7 +21,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use thiserror::Error;
-use wavejit_translator::env::{workgroup_barrier_state, CodeSource, ExecFault, ExitCode};
+use wavejit_translator::env::{workgroup_barrier_state, CodeSource, ExecFault, ExitCode, WaveEnv};
 use wavejit_translator::exec::{FreshStart, StartBlock, StartBlockState, Translator};
 use wavejit_translator::isa::{Gpu, Target};
 use wavejit_translator::wave::{WaveCounters, WaveState};
@@ -461,8 +461,6 @@ fn worker(
             per_lane: lane_bytes as u64,
         },
     );
-    // The sum of the thread's waves' counters (one addition per wave, converted once).
-    let mut counters = WaveCounters::default();
     let (mut done_groups, mut done_waves) = (0u64, 0u64);
     // What a reused wave state needs reset: remade when the translator's set of written
     // registers grows (a new block), checked once per workgroup through the set's
@@ -519,7 +517,11 @@ fn worker(
                         &mut env,
                         direct.as_ref(),
                         &mut hits,
-                        |i, st| t.start_wave(st, wg, i, &plan),
+                        WaveStart {
+                            template: t,
+                            wg,
+                            plan: &plan,
+                        },
                     )
                 }
             };
@@ -528,9 +530,6 @@ fn worker(
                     done_groups += 1;
                     done_waves += nw as u64;
                     finished += 1;
-                    for (st, _) in &waves {
-                        counters.add(&st.counters);
-                    }
                 }
                 // Another thread's fault stopped this workgroup: nothing to report.
                 Err(None) => break 'chunks,
@@ -560,6 +559,13 @@ fn worker(
     if let Some(e) = sh.engine {
         e.translator.add_cache_hits(hits);
     }
+    // Each state holds the sum of the counters of the waves it ran (`start_wave` carries
+    // them over): every workgroup the thread started finished (a fault fails the launch,
+    // a cancel stops only between workgroups).
+    let mut counters = WaveCounters::default();
+    for (st, _) in &waves {
+        counters.add(&st.counters);
+    }
     wave_pool::give(waves.into_iter().map(|(st, _)| st));
     let mut total = Counters::default();
     total.add_wave(&counters);
@@ -578,8 +584,25 @@ fn report_progress(sh: &Shared, finished: &mut u64) {
     *finished = 0;
 }
 
+/// How the waves of one workgroup start: wave `i` from the launch's template as wave `i` of
+/// workgroup `wg`, resetting what `plan` names ([`WaveTemplate::start_wave`]).
+#[derive(Clone, Copy)]
+struct WaveStart<'a> {
+    template: &'a WaveTemplate,
+    wg: [u32; 3],
+    plan: &'a ResetPlan,
+}
+
+impl WaveStart<'_> {
+    /// Starts wave `i` in `st` (in line in the loop of waves: no call per wave).
+    #[inline(always)]
+    fn start(&self, i: usize, st: &mut WaveState) {
+        self.template.start_wave(st, self.wg, i, self.plan);
+    }
+}
+
 /// Runs the waves of one workgroup to completion (barriers, slices) on the thread's memory
-/// environment `env`, each started by `start(index, state)` before its first run; a panic
+/// environment `env`, each started by `start` ([`WaveStart`]) before its first run; a panic
 /// in the translator becomes the fault of the wave that was running, so it cannot take down
 /// the host. With `direct` (the kernel's compiled entry block, of the runner's translator)
 /// the waves run through it instead of the runner, their cache hits added to `hits`: first
@@ -592,7 +615,7 @@ fn run_group(
     env: &mut WaveMemEnv,
     direct: Option<&FreshStart>,
     hits: &mut u64,
-    start: impl Fn(usize, &mut WaveState),
+    start: WaveStart,
 ) -> Result<(), GroupError> {
     let ws = sh.target.wave_size;
     let nw = waves.len();
@@ -615,9 +638,9 @@ fn run_group(
                 given,
                 hits,
                 |w| &mut w.0,
-                |i, st, env| {
+                |i, st, env: &mut dyn WaveEnv| {
                     current = i;
-                    start(i, st);
+                    start.start(i, st);
                     env.start_wave(i, ws, workgroup_barrier_state(nw, nw - i, 0));
                 },
             );
@@ -638,7 +661,7 @@ fn run_group(
             let (st, budget) = w;
             if ran.is_none() {
                 if i >= started {
-                    start(i, st);
+                    start.start(i, st);
                     *budget = sh.p.budget;
                     started = i + 1;
                 }

@@ -247,23 +247,25 @@ impl WaveTemplate {
     }
 
     /// Makes `st` wave `wave` of workgroup `wg` at the kernel's entry: the template's
-    /// registers set, the registers `plan` names cleared, counters and flags zeroed. `st`
-    /// must be a state this launch started zeroed and whose earlier waves wrote only
-    /// registers `plan` covers ([`WaveTemplate::reset_plan`]).
+    /// registers set, the registers `plan` names cleared, flags zeroed. `st` must be a
+    /// state this launch started zeroed and whose earlier waves wrote only registers `plan`
+    /// covers ([`WaveTemplate::reset_plan`]). Its counters carry over: they sum the waves
+    /// the state ran, and the dispatcher adds each state's sum once, when its thread is
+    /// done (one addition per state, not per wave).
     ///
     /// A wave32 wave gets lanes 0..31 only: no op of a wave32 block reads or writes lanes
     /// 32..63 of a register (the IR's lane rule, `wavejit_translator::ir`; the translator's
     /// `wave32_lanes` test runs random wave32 programs with other values there), so they
     /// keep the zeroes the state started with.
-    #[inline]
+    #[inline(always)]
     pub fn start_wave(&self, st: &mut WaveState, wg: [u32; 3], wave: usize, plan: &ResetPlan) {
         // Constant sizes where they apply: copies the compiler writes out in line.
+        // The other sizes out of line, so that the compiler does not merge the copies into
+        // one `memcpy` call of a variable size.
         if plan.sgpr_copy == SGPR_SHORT {
             st.sgpr[..SGPR_SHORT].copy_from_slice(&self.sgpr[..SGPR_SHORT]);
-        } else if plan.sgpr_copy == SGPR_LIST {
-            st.sgpr[..SGPR_LIST].copy_from_slice(&self.sgpr[..SGPR_LIST]);
         } else {
-            st.sgpr[..plan.sgpr_copy].copy_from_slice(&self.sgpr[..plan.sgpr_copy]);
+            self.copy_sgprs(st, plan.sgpr_copy);
         }
         for &c in &plan.sgpr_zero {
             st.sgpr[c as usize] = 0;
@@ -304,7 +306,18 @@ impl WaveTemplate {
         st.trapsts = 0;
         st.pc = self.pc;
         st.credit = 0;
-        st.counters = Default::default();
+    }
+}
+
+impl WaveTemplate {
+    /// Copies the template's `s[0..n)` into `st` (`n` > [`SGPR_SHORT`]).
+    #[inline(never)]
+    fn copy_sgprs(&self, st: &mut WaveState, n: usize) {
+        if n == SGPR_LIST {
+            st.sgpr[..SGPR_LIST].copy_from_slice(&self.sgpr[..SGPR_LIST]);
+        } else {
+            st.sgpr[..n].copy_from_slice(&self.sgpr[..n]);
+        }
     }
 }
 

@@ -113,7 +113,9 @@ impl<'a> WaveMemEnv<'a> {
     /// `scratch[wave * lanes * per_lane ..]` (`lanes`: the wave size) and the clock starts
     /// again from zero, as in a new environment. One environment serves every run of every
     /// wave of a worker thread in turn; the allocation cache stays (allocations cannot be
-    /// freed while the launch runs: the launch gate).
+    /// freed while the launch runs: the launch gate). It leaves the windows of
+    /// [`WaveEnv::fast_memory`] valid (they do not depend on the wave).
+    #[inline]
     pub(crate) fn start_wave(&mut self, wave: usize, lanes: u32, barrier: u32) {
         self.scratch_base = (wave as u64 * lanes as u64).saturating_mul(self.layout.per_lane);
         self.barrier = barrier;
@@ -527,5 +529,12 @@ impl WaveEnv for WaveMemEnv<'_> {
 
     fn barrier_state(&mut self) -> u32 {
         self.barrier
+    }
+
+    /// Points the environment at wave `wave`: its scratch base, barrier view and clock
+    /// (from zero) only, so the windows stay valid.
+    #[inline]
+    fn start_wave(&mut self, wave: usize, lanes: u32, barrier: u32) {
+        WaveMemEnv::start_wave(self, wave, lanes, barrier);
     }
 }

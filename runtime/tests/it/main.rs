@@ -10,4 +10,5 @@ mod leftovers;
 mod many_waves;
 mod memory;
 mod start_block;
+mod wave_env;
 mod wave_slots;

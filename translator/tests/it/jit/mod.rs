@@ -8,6 +8,7 @@ mod iterated;
 mod lane_inline;
 mod lanexor;
 mod lds_runs;
+mod lds_span;
 mod memory;
 mod nan_rule;
 mod pointers;

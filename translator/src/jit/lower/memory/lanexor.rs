@@ -10,7 +10,8 @@
 //! correct); then one window test for the whole block replaces the scatter's two passes
 //! (a window test per lane, then the stores), and each lane is one XOR, load and store.
 
-use crate::jit::lower::{le, trusted, Gen, GenResult, I32X4, I64X2};
+use super::lanetest::Combine;
+use crate::jit::lower::{le, trusted, Gen, GenResult, I32X4};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, ConstantData, InstBuilder, Value};
 
@@ -63,24 +64,8 @@ impl Gen<'_, '_> {
         self.b.ins().brif(off, fail, &[], test, &[]);
         self.b.switch_to_block(test);
         self.b.seal_block(test);
-        // Every lane: the OR over chunks of (address ^ a0 ^ size * lane) is zero.
-        let a0v = self.b.ins().splat(I64X2, a0);
-        let mut acc: Option<Value> = None;
-        for k in 0..n / 2 {
-            let ch = self.b.ins().load(I64X2, trusted(), abuf, (16 * k) as i32);
-            let mut c = [0u8; 16];
-            c[..8].copy_from_slice(&(s * 2 * k as u64).to_le_bytes());
-            c[8..].copy_from_slice(&(s * (2 * k as u64 + 1)).to_le_bytes());
-            let c = self.vconst_bytes(I64X2, c);
-            let x = self.b.ins().bxor(ch, a0v);
-            let x = self.b.ins().bxor(x, c);
-            acc = Some(match acc {
-                Some(a) => self.b.ins().bor(a, x),
-                None => x,
-            });
-        }
-        let acc = acc.ok_or("address vector")?;
-        let off_any = self.b.ins().vany_true(acc);
+        // Every lane on the pattern (`lanetest`).
+        let off_any = self.lanes_off_pattern(abuf, &[(0, a0)], n as u32, s, Combine::Xor);
         // The block: a0 with the bits a lane index can flip cleared.
         let span = s * n as u64;
         let lo = self.b.ins().band_imm_u(a0, !(span - 1) as i64);

@@ -192,6 +192,8 @@ impl Gen<'_, '_> {
         fallback: cranelift_codegen::ir::Block,
         join: cranelift_codegen::ir::Block,
     ) -> GenResult<()> {
+        // LDS accesses from registers' rows under a full mask: one span test (`lds_span`).
+        self.lds_span(mu, space, m, data, join)?;
         let nb = mu.bases.len();
         // Each base's lane addresses: a 64-bit buffer, or a register's row.
         let srcs: Vec<Value> = mu
