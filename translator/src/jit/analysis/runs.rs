@@ -79,7 +79,8 @@ pub(crate) fn classify(blk: &Block, i: usize) -> OpClass {
         Op::Lane { f, .. } => vector_result && (rounded_inline(f) || lanefn_inline(f)),
         Op::Tern(o, ..) => {
             vector_result
-                && (matches!(o, TernOp::Fma | TernOp::Bfi) || *o == TernOp::Perm && bits == 32)
+                && (matches!(o, TernOp::Fma | TernOp::Bfi)
+                    || matches!(o, TernOp::Perm | TernOp::Bfe | TernOp::SBfe) && bits == 32)
         }
         Op::Conv(c, _) => {
             vector_result

@@ -360,6 +360,10 @@ impl Gen<'_, '_> {
             return self.scalar_helper(kind::TERN, code, bits, &[a, b, c], bits);
         }
         match o {
+            TernOp::Bfe | TernOp::SBfe if bits == 32 => {
+                let out = self.bfe32(o == TernOp::SBfe, a, b, c)?;
+                Ok(JV::V(out))
+            }
             TernOp::Perm if bits == 32 => {
                 let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
                 let mut out = Vec::new();
@@ -370,6 +374,12 @@ impl Gen<'_, '_> {
             }
             TernOp::Fma | TernOp::Bfi => {
                 let (x, y, z) = (self.v(a)?, self.v(b)?, self.v(c)?);
+                // A broadcast multiplicand goes second: x86's FMA overwrites its first
+                // operand, which is then the other (in a loop, the carried value) and
+                // needs no copy. The product is the same; a NaN result's bits may differ,
+                // but the NaN rule (`nan`) computes those from the operands in IR order.
+                let splat = |v: Val| self.splat_src.get(v.0 as usize).copied().flatten();
+                let swap = o == TernOp::Fma && splat(a).is_some() && splat(b).is_none();
                 let mut out = Vec::new();
                 for k in 0..self.nch(bits) {
                     if o == TernOp::Bfi {
@@ -381,6 +391,7 @@ impl Gen<'_, '_> {
                         self.as_f(bits, y[k]),
                         self.as_f(bits, z[k]),
                     );
+                    let (xf, yf) = if swap { (yf, xf) } else { (xf, yf) };
                     let r = self.b.ins().fma(xf, yf, zf);
                     out.push(self.as_i(bits, r));
                 }
@@ -391,6 +402,71 @@ impl Gen<'_, '_> {
             }
             _ => self.vec_helper(kind::TERN, code, bits, &[a, b, c], bits, false),
         }
+    }
+
+    /// 32-bit vector [`TernOp::Bfe`] (`signed`: [`TernOp::SBfe`]) of `a`, offsets `b` and
+    /// widths `c` (their low 5 bits), as [`sem`] computes it: `(a >> off) & ((1 << width) - 1)`
+    /// with a logical shift, sign-extended from bit `width - 1` when signed; width 0 gives 0.
+    /// Uniform offset and width shift whole chunks by scalars; others go lane by lane.
+    fn bfe32(&mut self, signed: bool, a: Val, b: Val, c: Val) -> GenResult<Vec<Value>> {
+        let x = self.v(a)?;
+        let uniform = |g: &mut Self, v: Val| {
+            let s = g.splat_src.get(v.0 as usize).copied().flatten()?;
+            Some(match g.b.func.dfg.value_type(s) {
+                types::I32 => s,
+                t if t.bits() > 32 => g.b.ins().ireduce(types::I32, s),
+                _ => g.b.ins().uextend(types::I32, s),
+            })
+        };
+        if let (Some(off), Some(width)) = (uniform(self, b), uniform(self, c)) {
+            let (off, width, keep, sh) = self.bfe_amounts(off, width);
+            let mut out = Vec::with_capacity(x.len());
+            let keep = self.b.ins().splat(I32X4, keep);
+            for chunk in x {
+                let t = self.b.ins().ushr(chunk, off);
+                let r = if signed {
+                    let hi = self.b.ins().ishl(t, sh);
+                    self.b.ins().sshr(hi, sh)
+                } else {
+                    let one = self.iconst(types::I32, 1);
+                    let m = self.b.ins().ishl(one, width);
+                    let m = self.b.ins().iadd_imm_s(m, -1);
+                    let m = self.b.ins().splat(I32X4, m);
+                    self.b.ins().band(t, m)
+                };
+                out.push(self.b.ins().band(r, keep));
+            }
+            return Ok(out);
+        }
+        let (y, z) = (self.v(b)?, self.v(c)?);
+        self.per_lane(32, &[x, y, z], |g, xs| {
+            let (off, width, keep, sh) = g.bfe_amounts(xs[1], xs[2]);
+            let t = g.b.ins().ushr(xs[0], off);
+            let r = if signed {
+                let hi = g.b.ins().ishl(t, sh);
+                g.b.ins().sshr(hi, sh)
+            } else {
+                let one = g.iconst(types::I32, 1);
+                let m = g.b.ins().ishl(one, width);
+                let m = g.b.ins().iadd_imm_s(m, -1);
+                g.b.ins().band(t, m)
+            };
+            Some(g.b.ins().band(r, keep))
+        })
+    }
+
+    /// For [`Gen::bfe32`], from scalar offset and width: the offset and width (low 5 bits
+    /// each), all ones unless the width is 0, and `32 - width` (the shift that puts the
+    /// field's top bit at bit 31; 32, shifting by 0, only with width 0, whose result the
+    /// all-ones value clears).
+    fn bfe_amounts(&mut self, off: Value, width: Value) -> (Value, Value, Value, Value) {
+        let off = self.b.ins().band_imm_u(off, 31);
+        let width = self.b.ins().band_imm_u(width, 31);
+        let nz = self.b.ins().icmp_imm_u(IntCC::NotEqual, width, 0);
+        let keep = self.b.ins().bmask(types::I32, nz);
+        let k32 = self.iconst(types::I32, 32);
+        let sh = self.b.ins().isub(k32, width);
+        (off, width, keep, sh)
     }
 
     /// [`TernOp::Perm`] on one `i32x4` chunk as byte shuffles (`sem::perm32` per lane).

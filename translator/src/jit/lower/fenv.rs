@@ -74,18 +74,27 @@
 //! (all such results of the group are multiplied together, so one test of `|p| <= 0 or
 //! NaN` covers them; an underflowing product of non-zero results only sends the group to
 //! the slow copy needlessly). DAZ is not used: operands are read as they are.
+//!
+//! In the iterated form those multiplies would share the FMA ports with the loop's own
+//! FMAs in every iteration, so there the fast copy reads MXCSR's underflow flag instead
+//! ([`FtzFlag`]): FTZ returns a zero for a tiny result only on a masked underflow, which
+//! sets UE (SDM vol. 1, 10.2.3.3), so UE clear after the iterations means no result was
+//! flushed; the results then need only the NaN test.
 
 use super::round::inlined;
-use super::{Gen, GenResult, JV};
+use super::{Gen, GenResult, I32X4, JV};
 use crate::env::AtomicOp;
 use crate::ir::passes::flush;
 use crate::ir::{BinOp, Block, ConvOp, LaneFn, Op, Round, TernOp, UnOp};
 use crate::jit::mxcsr;
-use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, InstBuilder, Signature, StackSlotData, StackSlotKind, Value,
+    types, AbiParam, InstBuilder, Signature, StackSlot, StackSlotData, StackSlotKind, Value,
 };
 use cranelift_codegen::isa::CallConv;
+
+/// MXCSR's underflow flag (UE, bit 4; SDM vol. 1, 10.2.3).
+const UNDERFLOW: u32 = 1 << 4;
 
 /// The direction a block may run under as MXCSR.RC (module doc): the one direction of its
 /// in-line directed roundings, when it has some and nothing whose result RC would change.
@@ -158,6 +167,11 @@ impl Gen<'_, '_> {
             self.b
                 .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 4, 2))
         });
+        self.fenv_call_with(f, slot, env);
+    }
+
+    /// [`Gen::fenv_call`] with the MXCSR slot `slot`.
+    fn fenv_call_with(&mut self, f: usize, slot: StackSlot, env: Option<u32>) {
         let addr = self.b.ins().stack_addr(types::I64, slot, 0);
         // Neither function changes a register: values live across the call stay in
         // registers (no spills in the loops around these calls).
@@ -180,6 +194,11 @@ impl Gen<'_, '_> {
 
     /// Loads the MXCSR saved by the last [`Gen::fenv_enter`].
     pub(super) fn fenv_leave(&mut self) {
+        // Leaving the environment (around a helper call) loses the status flags a fast
+        // copy's flushed results raised: that copy tests its results again.
+        if let Some(fc) = self.fast_copy() {
+            fc.ftz_flag = FtzFlag::Off;
+        }
         self.fenv_call(mxcsr::h_fenv_leave as *const () as usize, None);
     }
 
@@ -232,11 +251,8 @@ impl Gen<'_, '_> {
             return Err("a multiply under FTZ outside a fast lane-group loop".into());
         }
         let k = usize::from(bits == 64);
-        for c in r {
-            let f = self.as_f(bits, *c);
-            if let Some(fc) = self.fast_copy() {
-                fc.ftz_products[k].push(f);
-            }
+        if let Some(fc) = self.fast_copy() {
+            fc.ftz_products[k].extend_from_slice(r);
         }
         Ok(true)
     }
@@ -245,12 +261,22 @@ impl Gen<'_, '_> {
     /// made, added to the lanes that send the group to the slow copy.
     pub(super) fn ftz_tests(&mut self) {
         for (k, bits) in [(0, 32), (1, 64)] {
-            let Some(mut level) = self
+            let Some((level, flag)) = self
                 .fast_copy()
-                .map(|fc| std::mem::take(&mut fc.ftz_products[k]))
+                .map(|fc| (std::mem::take(&mut fc.ftz_products[k]), fc.ftz_flag))
             else {
                 continue;
             };
+            // With MXCSR.UE armed, a flushed result raised it: only the NaN rule is left to
+            // test, two results per compare.
+            if flag != FtzFlag::Off && !level.is_empty() {
+                self.collect_nans(bits, &level);
+                if let Some(fc) = self.fast_copy() {
+                    fc.ftz_flag = FtzFlag::Used;
+                }
+                continue;
+            }
+            let mut level: Vec<Value> = level.iter().map(|c| self.as_f(bits, *c)).collect();
             // Multiplied pairwise (a tree of depth log2 n, not a chain of n - 1 multiplies:
             // the test's latency, not only its count, adds to every iteration's).
             while level.len() > 1 {
@@ -292,4 +318,70 @@ impl Gen<'_, '_> {
             self.add_nans(t);
         }
     }
+
+    /// In the iterated form's fast copy under FTZ, before its iterations: clears MXCSR's
+    /// status flags (the caller's MXCSR, saved in the frame, keeps its own) and arms the
+    /// underflow flag as the test for flushed results ([`FtzFlag`]).
+    pub(super) fn ftz_flag_arm(&mut self) {
+        if !self.ftz || self.fast_copy().is_none() {
+            return;
+        }
+        let Some(saved) = self.fenv_slot else {
+            return;
+        };
+        let caller = self.b.ins().stack_load(types::I64, types::I32, saved, 0);
+        let keep = !(mxcsr::STATUS_FLAGS | mxcsr::FTZ | mxcsr::RC_MASK);
+        let kept = self.b.ins().band_imm_u(caller, i64::from(keep));
+        let bits = i64::from(self.fenv_bits());
+        let env = self.b.ins().bor_imm_u(kept, bits);
+        let slot =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 4, 2));
+        self.b.ins().stack_store(types::I64, env, slot, 0);
+        self.fenv_call_with(mxcsr::h_fenv_leave as *const () as usize, slot, None);
+        if let Some(fc) = self.fast_copy() {
+            fc.ftz_flag = FtzFlag::Armed;
+        }
+    }
+
+    /// After the iterations [`Gen::ftz_flag_arm`] armed: when a result relied on the flag,
+    /// MXCSR.UE (set by every result the host flushed) sends the groups to the slow copy;
+    /// the flag is disarmed.
+    pub(super) fn ftz_flag_test(&mut self) {
+        let Some(flag) = self.fast_copy().map(|fc| std::mem::take(&mut fc.ftz_flag)) else {
+            return;
+        };
+        if flag != FtzFlag::Used {
+            return;
+        }
+        // `h_fenv_enter` with this code's own environment only stores the MXCSR.
+        let slot =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 4, 2));
+        let env = self.fenv_bits();
+        self.fenv_call_with(mxcsr::h_fenv_enter as *const () as usize, slot, Some(env));
+        let m = self.b.ins().stack_load(types::I64, types::I32, slot, 0);
+        let ue = self.b.ins().band_imm_u(m, i64::from(UNDERFLOW));
+        let set = self.b.ins().icmp_imm_u(IntCC::NotEqual, ue, 0);
+        let lanes = self.b.ins().bmask(types::I32, set);
+        let lanes = self.b.ins().splat(I32X4, lanes);
+        self.add_nans(lanes);
+    }
+}
+
+/// How the fast copy of the iterated form under FTZ finds results the host flushed
+/// (module doc): by their product (`Off`), or by MXCSR's underflow flag, which x86 sets
+/// whenever FTZ returns a zero for a tiny result (SDM vol. 1, 10.2.3.3: FTZ acts only on
+/// a masked underflow, which sets UE and PE). The flag costs two calls per group instead
+/// of a multiply per result and iteration; a call into a helper in between (which loads
+/// the caller's MXCSR and so its flags) disarms it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum FtzFlag {
+    /// Products are tested.
+    #[default]
+    Off,
+    /// The flags were cleared before the iterations and no call has loaded others since.
+    Armed,
+    /// Armed, and a result is left to the flag.
+    Used,
 }

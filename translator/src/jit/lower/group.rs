@@ -57,9 +57,14 @@ pub(super) struct FastCopy {
     pub nan: Option<Value>,
     /// A float result chunk not tested for NaNs yet (tested with the next one).
     pub nan_pending: Option<Value>,
-    /// Under the host's FTZ: the group's f32 and f64 multiply and FMA results so far,
+    /// Under the host's FTZ: the group's f32 and f64 multiply and FMA result chunks so far,
     /// whose product is tested for ±0/NaN before the stores ([`super::fenv`]).
     pub ftz_products: [Vec<Value>; 2],
+    /// Under the host's FTZ in the iterated form: whether MXCSR.UE tests the results instead.
+    pub ftz_flag: super::fenv::FtzFlag,
+    /// In the iterated form: the float result chunks (width, chunk) of an iteration, whose
+    /// NaN tests wait for its end ([`super::iterated`]).
+    pub nan_deferred: Option<Vec<(u32, Value)>>,
 }
 
 /// The exit of the fast lane-group loop to the slow one: the loop header's parameters (the
@@ -349,6 +354,8 @@ impl Gen<'_, '_> {
             nan: None,
             nan_pending: None,
             ftz_products: [Vec::new(), Vec::new()],
+            ftz_flag: Default::default(),
+            nan_deferred: None,
         };
         let fast = self.group_loop(&plan, LoopCopy::Fast(fast), header, after)?;
         if let LoopCopy::Fast(FastCopy {

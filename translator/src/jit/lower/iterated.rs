@@ -32,7 +32,13 @@
 //!
 //! A block with a flush-mode loop variant runs the variant in this form, after its general
 //! version's lane-group form found the variant's registers free of denormals
-//! ([`Gen::emit`]); under host FTZ, the fast copy's ±0/NaN product tests join the NaN lanes.
+//! ([`Gen::emit`]); under host FTZ, MXCSR's underflow flag after the iterations (or, with a
+//! helper call in the loop, the ±0/NaN product tests) joins the NaN lanes
+//! ([`super::fenv`]).
+//!
+//! A NaN in a register whose next value the iteration computes from it by NaN-propagating
+//! ops stays there to the last iteration ([`nan_persistent`]): results that become such a
+//! register's value are tested for NaN once, in its final value, not in every iteration.
 
 use super::{trusted, Gen, GenResult, I32X4, JV};
 use crate::env::ExitCode;
@@ -203,6 +209,78 @@ fn carried_registers(blk: &Block) -> Vec<u16> {
             .any(|&(x, k)| x == *r && !only_unselected(x, k))
     });
     written
+}
+
+/// The carried registers whose NaN lanes persist through the iterations: the last value an
+/// iteration writes to the register is computed from the value it read from it (before any
+/// write) by ops whose result is NaN wherever that operand is (the host's add, subtract,
+/// multiply and FMA: x86 returns a NaN operand, quieted; negation and absolute value are
+/// sign-bit operations, and a denormal flush keeps a NaN). A NaN such a register receives in one iteration is still in it
+/// after the last, so testing its final value covers the results written to it in every
+/// iteration (lanes a masked write leaves keep theirs, NaN or not, and are not written).
+/// `rc` is the direction the block runs under as the host's RC: its directed roundings in
+/// that direction are host ops too ([`super::fenv`]).
+fn nan_persistent(blk: &Block, carried: &[u16], rc: Option<crate::ir::Round>) -> Vec<u16> {
+    carried
+        .iter()
+        .copied()
+        .filter(|&r| {
+            let first_write = blk
+                .ops
+                .iter()
+                .position(|o| matches!(o, Op::SetVgpr { reg, .. } if *reg == r));
+            let last = blk.ops.iter().rev().find_map(|o| match o {
+                Op::SetVgpr { reg, val, .. } if *reg == r => Some(*val),
+                _ => None,
+            });
+            let (Some(first_write), Some(last)) = (first_write, last) else {
+                return false;
+            };
+            let mut seen = std::collections::HashSet::new();
+            propagates_from(blk, rc, last, r, first_write, &mut seen)
+        })
+        .collect()
+}
+
+/// Whether `v` is NaN wherever the value of VGPR `r` read before op `before` is
+/// ([`nan_persistent`]).
+fn propagates_from(
+    blk: &Block,
+    rc: Option<crate::ir::Round>,
+    v: crate::ir::Val,
+    r: u16,
+    before: usize,
+    seen: &mut std::collections::HashSet<u32>,
+) -> bool {
+    use crate::ir::{BinOp, LaneFn, RoundedOp, TernOp, UnOp};
+    if !seen.insert(v.0) {
+        return false;
+    }
+    let Some(op) = blk.ops.get(v.0 as usize) else {
+        return false;
+    };
+    // A denormal flush (`flush::rewrite`'s bit operations) keeps a NaN as it is.
+    if let Some((x, _)) = crate::ir::passes::flush::flushed_value(blk, v.0 as usize) {
+        return propagates_from(blk, rc, x, r, before, seen);
+    }
+    let args: Vec<crate::ir::Val> = match op {
+        Op::GetVgpr(x) => return *x == r && (v.0 as usize) < before,
+        Op::Bin(BinOp::FAdd | BinOp::FSub | BinOp::FMul, a, b) => vec![*a, *b],
+        Op::Tern(TernOp::Fma, a, b, c) => vec![*a, *b, *c],
+        Op::Un(UnOp::FNeg | UnOp::FAbs, a) => vec![*a],
+        Op::Lane {
+            f:
+                LaneFn::Rounded(
+                    RoundedOp::AddF32 | RoundedOp::SubF32 | RoundedOp::MulF32 | RoundedOp::FmaF32,
+                    rm,
+                    _,
+                ),
+            args,
+        } if rc == Some(*rm) => args.clone(),
+        _ => return false,
+    };
+    args.into_iter()
+        .any(|a| propagates_from(blk, rc, a, r, before, seen))
 }
 
 impl Gen<'_, '_> {
@@ -397,6 +475,8 @@ pub(super) struct IterLoop {
     k: Value,
     n: Value,
     carried: Vec<u16>,
+    /// The carried registers whose NaN lanes persist ([`nan_persistent`]).
+    persistent: Vec<u16>,
     /// In the fast copy: the NaN lanes of the iterations so far (`I32X4`, loop-carried).
     nan: Option<Value>,
     /// Each group's index, rows pointer and registers (the current group's registers are
@@ -532,6 +612,12 @@ impl Gen<'_, '_> {
             self.b.append_block_param(head, I32X4);
             args.push(BlockArg::Value(none));
         }
+        // Under FTZ, results the host flushed are found by MXCSR.UE after the iterations.
+        self.ftz_flag_arm();
+        if let Some(fc) = self.fast_copy() {
+            fc.nan_deferred = Some(Vec::new());
+        }
+        let persistent = nan_persistent(blk, &carried, self.rc);
         self.b.ins().jump(head, &args);
         self.b.switch_to_block(head);
         let params = self.b.block_params(head).to_vec();
@@ -554,6 +640,7 @@ impl Gen<'_, '_> {
             k: params[0],
             n,
             carried,
+            persistent,
             nan,
             groups,
         })
@@ -583,6 +670,29 @@ impl Gen<'_, '_> {
     pub(super) fn iteration_end(&mut self, mut it: IterLoop) -> GenResult<IterLoop> {
         // This iteration's tests (flushed products, pending NaN tests) join the NaN lanes.
         self.ftz_tests();
+        // A result that is the final value of a register whose NaNs persist is tested once,
+        // after the last iteration, in that register.
+        let deferred = self
+            .fast_copy()
+            .and_then(|fc| fc.nan_deferred.take())
+            .unwrap_or_default();
+        let mut late: Vec<(usize, u16)> = Vec::new();
+        for (bits, c) in deferred {
+            let held = it.groups.iter().enumerate().find_map(|(h, tg)| {
+                it.persistent
+                    .iter()
+                    .find(|r| tg.regs.get(r).is_some_and(|x| x.contains(&c)))
+                    .map(|r| (h, *r))
+            });
+            match held {
+                Some(hr) if bits == 32 => {
+                    if !late.contains(&hr) {
+                        late.push(hr);
+                    }
+                }
+                _ => self.collect_nans(bits, &[c]),
+            }
+        }
         self.pending_nans();
         self.rows_at_use = (Vec::new(), None);
         let next = self.b.ins().iadd_imm_s(it.k, 1);
@@ -629,6 +739,12 @@ impl Gen<'_, '_> {
                 f.nan = all;
             }
         }
+        for (h, r) in late {
+            let final_chunks = it.groups[h].regs.get(&r).cloned().unwrap_or_default();
+            self.collect_nans(32, &final_chunks);
+        }
+        self.pending_nans();
+        self.ftz_flag_test();
         Ok(it)
     }
 }

@@ -46,7 +46,11 @@ impl Gen<'_, '_> {
     /// compute with the unfixed values, which the slow loop recomputes. Chunks are tested
     /// two at a time (one unordered compare of two chunks is true where either has a NaN);
     /// a chunk left waiting for a partner is tested by [`Gen::pending_nans`].
-    fn collect_nans(&mut self, bits: u32, r: &[Value]) {
+    pub(super) fn collect_nans(&mut self, bits: u32, r: &[Value]) {
+        if let Some(d) = self.fast_copy().and_then(|fc| fc.nan_deferred.as_mut()) {
+            d.extend(r.iter().map(|c| (bits, *c)));
+            return;
+        }
         for c in r {
             let f = self.as_f(bits, *c);
             let pending = self.fast_copy().and_then(|fc| fc.nan_pending.take());

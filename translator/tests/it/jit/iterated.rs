@@ -505,3 +505,128 @@ fn loops_writing_registers_before_reading_them_carry_only_the_others() {
         }
     }
 }
+
+/// gfx1100 (`llvm-mc-22 -mcpu=gfx1100`): two carried registers whose results may become NaN
+/// in one iteration, and integer accumulators that keep every iteration's bits of them:
+/// ```text
+/// loop: v_and_b32_e32 v1, v0, v4        ; 36020900
+///       v_fma_f32 v0, v1, v2, v3        ; d6130000 040e0501
+///       v_fma_f32 v6, v6, v9, v7        ; d6130006 041e1306
+///       v_xor_b32_e32 v5, v5, v0        ; 3a0a0105
+///       v_xor_b32_e32 v8, v8, v6        ; 3a100d08
+///       s_sub_u32 s0, s0, 1             ; 80808100
+///       s_cmp_lg_u32 s0, 0              ; bf078000
+///       s_cbranch_scc1 loop             ; bfa2fff6
+///       s_endpgm                        ; bfb00000
+/// ```
+/// `v6`'s NaN persists (`fma` of a NaN is NaN), so the fast copy tests only its final
+/// value; `v0`'s does not (the `v_and` with `v4 = 0xffbfffff` clears a NaN's quiet bit,
+/// making the host's default NaN −∞), so its results are tested in every iteration.
+fn gfx1100_nan_persistence_loop() -> Vec<u32> {
+    vec![
+        0x3602_0900,
+        0xd613_0000,
+        0x040e_0501,
+        0xd613_0006,
+        0x041e_1306,
+        0x3a0a_0105,
+        0x3a10_0d08,
+        0x8080_8100,
+        0xbf07_8000,
+        0xbfa2_fff6,
+        0xbfb0_0000,
+    ]
+}
+
+/// Lanes of [`gfx1100_nan_persistence_loop`]'s wave, poisoned elsewhere. Kind 0: `v0 = +∞`,
+/// `v2 = 2`, `v3 = −∞`: the first iteration's `fma(∞, 2, −∞)` is NaN (the ISA's default
+/// NaN `0x7fc00000`, x86's `0xffc00000`), which the next `v_and` turns into +∞ (then NaN
+/// again) or −∞ (then −∞ for good): the fast copy's NaN is gone by the last iteration
+/// and only the slow copy gets the ISA's values. Kind 1: `v6 = +∞`, `v9 = 0`:
+/// `fma(∞, 0, v7)` is NaN from the first iteration on. Kind 2: moderate values. Kind 3:
+/// random bits (NaN and infinite lanes).
+fn nan_persistence_wave(
+    seed: u64,
+    wave_size: u32,
+    exec: u64,
+    iters: u32,
+    kind: impl Fn(usize) -> u32,
+) -> Box<WaveState> {
+    let mut s = poisoned_wave(seed, wave_size, exec, iters, false);
+    let mut r = seed | 1;
+    for l in 0..64 {
+        let k = kind(l);
+        if k == 3 {
+            continue;
+        }
+        for reg in [0, 3, 6, 7] {
+            s.vgpr[reg][l] = tame(&mut r);
+        }
+        s.vgpr[2][l] = 0.5f32.to_bits();
+        s.vgpr[4][l] = 0xffbf_ffff;
+        s.vgpr[9][l] = 0.5f32.to_bits();
+        if k == 0 {
+            s.vgpr[0][l] = f32::INFINITY.to_bits();
+            s.vgpr[2][l] = 2.0f32.to_bits();
+            s.vgpr[3][l] = f32::NEG_INFINITY.to_bits();
+        } else if k == 1 {
+            s.vgpr[6][l] = f32::INFINITY.to_bits();
+            s.vgpr[9][l] = 0;
+        }
+    }
+    s
+}
+
+/// A name and each lane's kind ([`nan_persistence_wave`]).
+type LaneKinds = (&'static str, fn(usize) -> u32);
+
+/// A NaN that appears in one iteration and is gone from the register by the last still
+/// sends the group to the slow copy (its bits reach an accumulator), and a NaN in a register
+/// whose NaNs persist is caught by the test of its final value: JIT against interpreter,
+/// wave32 and wave64, full and partial EXEC, 1 to 100 iterations, left by the budget
+/// mid-loop.
+#[test]
+fn nans_that_vanish_by_the_last_iteration_are_tested_in_every_iteration() {
+    let code = code(&gfx1100_nan_persistence_loop());
+    let kinds: [LaneKinds; 3] = [
+        ("mixed lanes", |l| (l % 4) as u32),
+        ("one transient NaN lane", |l| if l == 21 { 0 } else { 2 }),
+        ("one persistent NaN lane", |l| if l == 5 { 1 } else { 2 }),
+    ];
+    for wave in [32, 64] {
+        assert!(
+            iterated(Gpu::GFX1100, wave, &code),
+            "w{wave}: iterated form"
+        );
+        let jit = translator(Gpu::GFX1100, wave, EngineKind::Jit);
+        let interp = translator(Gpu::GFX1100, wave, EngineKind::Interp);
+        let mut seed = 0;
+        for (name, kind) in kinds {
+            for iters in [1, 2, 7, 100] {
+                for exec in [u64::MAX, PARTIAL] {
+                    for budget in [1_000_000, 37] {
+                        seed += 1;
+                        let what = format!(
+                            "w{wave}, {name}, {iters} iterations, exec {exec:#x}, budget {budget}"
+                        );
+                        let mk = || nan_persistence_wave(seed, wave, exec, iters, kind);
+                        let want = run(&interp, &code, mk(), budget);
+                        if budget > 1000 {
+                            assert_eq!(want.0, Ok(ExitCode::EndPgm), "{what}");
+                        }
+                        // The NaN lanes' bits reached the accumulators.
+                        if budget > 1000 && iters > 1 && exec == u64::MAX {
+                            let active = (0..wave as usize).filter(|&l| kind(l) < 2);
+                            let nan_bits = active.clone().any(|l| {
+                                let (v5, v8) = (want.1.vgpr[5][l], want.1.vgpr[8][l]);
+                                v5 != mk().vgpr[5][l] || v8 != mk().vgpr[8][l]
+                            });
+                            assert!(nan_bits, "{what}: the accumulators changed");
+                        }
+                        same(&run(&jit, &code, mk(), budget), &want, &what);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,5 +1,6 @@
 mod affine;
 mod affine_runs;
+mod bfe;
 mod carry;
 mod compile;
 mod contiguous;
