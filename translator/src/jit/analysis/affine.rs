@@ -17,7 +17,7 @@ use crate::ir::{BinOp, Block, ConvOp, Op, Ty, UnOp, Val};
 use std::collections::HashMap;
 
 /// How deep an address expression is followed.
-const MAX_DEPTH: u32 = 24;
+pub(crate) const MAX_DEPTH: u32 = 24;
 
 /// Largest stride (bytes between lanes) an affine access is lowered with (its displacements
 /// stay small constants).
@@ -36,9 +36,13 @@ pub(crate) struct AffineFacts {
     /// Vector accesses (op index of a `Load`/`Store`) whose address is affine, with the
     /// stride in bytes.
     pub access: HashMap<usize, u64>,
-    /// The VGPRs whose block-entry value the accesses' addresses assume lane-affine with
-    /// stride 1 (tested at the block's start).
+    /// The VGPRs whose block-entry value the accesses' addresses assume lane-affine with stride 1, or with stride 0 when flagged
+    /// [`UNIFORM_ROOT`] (tested at the block's start).
     pub roots: Vec<u16>,
+    /// The roots only the runs with a scalar copy assume (not in `roots`).
+    pub run_roots: Vec<u16>,
+    /// The lane-group runs with a scalar copy, by first op ([`super::affine_runs`]).
+    pub runs: HashMap<usize, super::affine_runs::AffineRun>,
     /// Per op, whether the lane-group form leaves it out ([`deferred`]).
     pub deferred: Vec<bool>,
     /// Per op, whether a deferred op reads it (so a lane-group run keeps its whole value).
@@ -68,6 +72,13 @@ pub(crate) enum Node {
     Lo(Val),
     /// A 32-bit value extended to 64 bits.
     Ext(Val, Ext),
+    /// The high half of a 64-bit value: uniform when no lane carries into it (the
+    /// lowering tests that on lane 0 and the last lane at run time).
+    Hi(Val),
+    /// `Pack { lo, hi }` of a 32-bit value and a root VGPR read whose lanes are all equal
+    /// (tested at the block's start, [`uniform_root`]): a 64-bit value when `lo` does not
+    /// wrap around the 32-bit range within the wave (tested at run time).
+    PackRoot(Val, u16),
     /// A 64-bit add done in 32-bit halves with the carry through a lane mask (RDNA's
     /// `v_add_co_u32` + `v_add_co_ci_u32`, [`add64`]).
     Add64(Half, Half),
@@ -193,6 +204,26 @@ fn add64(blk: &Block, lo: Val, hi: Val, mask: Val) -> Option<(Half, Half)> {
         .find_map(|(c, d)| Some((half(blk, *a, *c, mask)?, half(blk, *b, *d, mask)?)))
 }
 
+/// Whether an op before `v` may write VGPR `r` (so `v`'s read is not the entry value).
+fn written_before(blk: &Block, v: Val, r: u16) -> bool {
+    blk.ops[..(v.0 as usize).min(blk.ops.len())]
+        .iter()
+        .any(|o| match o {
+            Op::SetVgpr { reg, .. } => *reg == r,
+            Op::SetVgprDyn { .. } => true,
+            _ => false,
+        })
+}
+
+/// Flag on a root's register number in [`AffineFacts::roots`]: the root is tested for
+/// every lane holding lane 0's value (stride 0) rather than lane 0 + `l` (stride 1).
+pub(crate) const UNIFORM_ROOT: u16 = 0x8000;
+
+/// The [`AffineFacts::roots`] entry of VGPR `r` tested uniform.
+pub(crate) fn uniform_root(r: u16) -> u16 {
+    r | UNIFORM_ROOT
+}
+
 /// The node of `v` for an access under `mask`, if `v` is one of the affine forms.
 pub(crate) fn node(blk: &Block, v: Val, mask: Val) -> Option<Node> {
     let bits = bits_of(blk, v)?;
@@ -201,13 +232,7 @@ pub(crate) fn node(blk: &Block, v: Val, mask: Val) -> Option<Node> {
         Op::Broadcast(s) => Node::Uniform(*s),
         Op::LaneId => Node::Lane,
         Op::GetVgpr(r) => {
-            let i = v.0 as usize;
-            let written = blk.ops[..i].iter().any(|o| match o {
-                Op::SetVgpr { reg, .. } => reg == r,
-                Op::SetVgprDyn { .. } => true,
-                _ => false,
-            });
-            if written {
+            if written_before(blk, v, *r) {
                 return None;
             }
             Node::Root(*r)
@@ -227,6 +252,7 @@ pub(crate) fn node(blk: &Block, v: Val, mask: Val) -> Option<Node> {
             Node::Mul(*a, const_of(blk, *k)?)
         }
         Op::Conv(ConvOp::Lo, x) if bits_of(blk, *x) == Some(64) => Node::Lo(*x),
+        Op::Conv(ConvOp::Hi, x) if bits_of(blk, *x) == Some(64) => Node::Hi(*x),
         Op::Conv(ConvOp::SExt, x) if bits_of(blk, *x) == Some(32) => Node::Ext(*x, Ext::Signed),
         Op::Conv(ConvOp::ZExt, x) if bits_of(blk, *x) == Some(32) => Node::Ext(*x, Ext::Zero),
         Op::Pack { lo, hi } => {
@@ -243,6 +269,11 @@ pub(crate) fn node(blk: &Block, v: Val, mask: Val) -> Option<Node> {
                 }
                 _ if const_of(blk, *hi) == Some(0) && bits_of(blk, *lo) == Some(32) => {
                     Node::Ext(*lo, Ext::Zero)
+                }
+                (_, Op::GetVgpr(r))
+                    if bits_of(blk, *lo) == Some(32) && !written_before(blk, *hi, *r) =>
+                {
+                    Node::PackRoot(*lo, *r)
                 }
                 _ => {
                     let (a, b) = add64(blk, *lo, *hi, mask)?;
@@ -265,6 +296,12 @@ fn stride_at(blk: &Block, v: Val, mask: Val, roots: &mut Vec<u16>, depth: u32) -
         return None;
     }
     let bits = bits_of(blk, v)?;
+    if let Some(Node::PackRoot(_, r)) = node(blk, v, mask) {
+        let r = uniform_root(r);
+        if !roots.contains(&r) {
+            roots.push(r);
+        }
+    }
     let mut s = |x: Val| stride_at(blk, x, mask, roots, depth + 1);
     let r = match node(blk, v, mask)? {
         Node::Uniform(_) => 0,
@@ -281,6 +318,12 @@ fn stride_at(blk: &Block, v: Val, mask: Val, roots: &mut Vec<u16>, depth: u32) -
         Node::Shl(a, k) => s(a)? << k,
         Node::Mul(a, k) => s(a)?.wrapping_mul(k),
         Node::Lo(x) => s(x)?,
+        // Under the lowering's no-carry test every lane's high half is lane 0's.
+        Node::Hi(x) => {
+            s(x)?;
+            0
+        }
+        Node::PackRoot(lo, _) => s(lo)? as u32 as i32 as i64 as u64,
         // Under the lowering's no-wrap test the 64-bit lanes step by the 32-bit stride
         // read as signed.
         Node::Ext(x, _) => s(x)? as u32 as i32 as i64 as u64,

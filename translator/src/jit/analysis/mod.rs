@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub(crate) mod affine;
+pub(crate) mod affine_runs;
 pub(crate) mod lds_runs;
 pub(crate) mod matrix;
 pub(crate) mod memory;
@@ -31,6 +32,11 @@ pub(crate) struct BlockFacts {
     pub mem: MemLowering,
     /// The accesses whose addresses are lane-affine ([`affine`]).
     pub affine: affine::AffineFacts,
+    /// Per op, how it takes part in the lane-group form ([`runs::classify`]).
+    pub classes: Vec<runs::OpClass>,
+    /// The extents of the block's runs by first op, found with the affine facts' deferred
+    /// ops ([`affine_runs::of`]).
+    pub extents: HashMap<usize, runs::RunExtent>,
 }
 
 impl BlockFacts {
@@ -39,8 +45,23 @@ impl BlockFacts {
         let uses = use_counts(blk);
         let last_use = last_uses(blk);
         let rows = memory::row_values(blk, &uses, &last_use);
-        let affine = affine::of(blk, &uses, &last_use);
+        let mut affine = affine::of(blk, &uses, &last_use);
+        let (classes, extents, runs) =
+            affine_runs::of(blk, &last_use, &rows, &affine.deferred, &affine.remat_input);
+        affine.runs = runs;
+        let mut run_roots: Vec<u16> = Vec::new();
+        for run in affine.runs.values() {
+            for r in &run.roots {
+                if !affine.roots.contains(r) && !run_roots.contains(r) {
+                    run_roots.push(*r);
+                }
+            }
+        }
+        run_roots.sort_unstable();
+        affine.run_roots = run_roots;
         BlockFacts {
+            classes,
+            extents,
             mem: MemLowering::of_block(blk),
             uses,
             last_use,

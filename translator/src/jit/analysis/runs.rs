@@ -232,12 +232,23 @@ pub(crate) fn run_extent_skipping(
     let n = blk.ops.len();
     let mut post = Vec::new();
     let mut post_started = false;
-    // Values only complete after the loop: the run's compares and post ops.
-    let mut late: Vec<u32> = Vec::new();
-    // Late values whose lane masks a group can compute.
+    // Values only complete after the loop: the run's compares and post ops (per op index,
+    // from `i`).
+    let mut late: Vec<bool> = Vec::new();
+    // Late values whose lane masks a group can compute (listed, and per op index).
     let mut derivable: Vec<u32> = Vec::new();
+    let mut derivable_at: Vec<bool> = Vec::new();
+    let at = |flags: &[bool], v: &Val| {
+        (v.0 as usize)
+            .checked_sub(i)
+            .and_then(|k| flags.get(k))
+            .copied()
+            .unwrap_or(false)
+    };
     let mut j = i;
     while j < n && classes[j] != OpClass::Other {
+        late.push(false);
+        derivable_at.push(false);
         if skip.get(j).copied().unwrap_or(false) {
             post.push(false);
             j += 1;
@@ -247,18 +258,17 @@ pub(crate) fn run_extent_skipping(
         let ops = operands(op);
         match classes[j] {
             OpClass::Uniform => {
-                let dep = ops.iter().any(|v| late.contains(&v.0));
+                let dep = ops.iter().any(|v| at(&late, v));
                 let p = dep || post_started && !pure_uniform(op);
                 if p {
                     post_started = true;
-                    late.push(j as u32);
+                    late[j - i] = true;
                     if dep
                         && group_mask_op(blk, op)
-                        && ops
-                            .iter()
-                            .all(|v| !late.contains(&v.0) || derivable.contains(&v.0))
+                        && ops.iter().all(|v| !at(&late, v) || at(&derivable_at, v))
                     {
                         derivable.push(j as u32);
+                        derivable_at[j - i] = true;
                     }
                 }
                 post.push(p);
@@ -270,15 +280,16 @@ pub(crate) fn run_extent_skipping(
                     Op::MaskToLanes(m) => vec![*m],
                     _ => vec![],
                 };
-                let blocked = ops.iter().any(|v| {
-                    late.contains(&v.0) && !(derivable.contains(&v.0) && mask_ops.contains(v))
-                });
+                let blocked = ops
+                    .iter()
+                    .any(|v| at(&late, v) && !(at(&derivable_at, v) && mask_ops.contains(v)));
                 if blocked {
                     break;
                 }
                 if matches!(op, Op::Cmp(..)) {
-                    late.push(j as u32);
+                    late[j - i] = true;
                     derivable.push(j as u32);
+                    derivable_at[j - i] = true;
                 }
                 post.push(false);
             }

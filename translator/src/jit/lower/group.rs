@@ -5,7 +5,7 @@
 use super::{trusted, vty, Gen, GenResult, JV};
 use crate::ir::{Op, Val};
 use crate::jit::analysis::operands;
-use crate::jit::analysis::runs::{classify, run_extent_skipping, OpClass, RunExtent};
+use crate::jit::analysis::runs::{run_extent_skipping, OpClass, RunExtent};
 use crate::wave::WaveState;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -133,7 +133,7 @@ impl Gen<'_, '_> {
     pub(super) fn emit_grouped(&mut self) -> GenResult<()> {
         let blk = self.block;
         let n = blk.ops.len();
-        let classes: Vec<OpClass> = (0..n).map(|i| classify(blk, i)).collect();
+        let classes: Vec<OpClass> = self.facts.classes.clone();
         let mut any_run = false;
         let mut i = 0;
         while i < n {
@@ -146,7 +146,10 @@ impl Gen<'_, '_> {
                 i += 1;
                 continue;
             }
-            let extent = run_extent_skipping(blk, i, &classes, &self.facts.affine.deferred);
+            let extent = match self.facts.extents.get(&i) {
+                Some(e) => e.clone(),
+                None => run_extent_skipping(blk, i, &classes, &self.facts.affine.deferred),
+            };
             let j = extent.end;
             let lane: Vec<bool> = (i..j)
                 .map(|k| classes[k] == OpClass::Lane && !self.is_deferred(k))
@@ -279,6 +282,10 @@ impl Gen<'_, '_> {
         let init: Vec<BlockArg> = (0..=plan.cmps.len())
             .map(|_| BlockArg::Value(zero))
             .collect();
+        // A run whose lane work is affine skips its loop when its tests pass.
+        if let Some(general) = self.affine_run_copy(i, j, &plan.cmps, after)? {
+            self.b.switch_to_block(general);
+        }
         if self.one_copy {
             // Only the general copy, from group 0 (what the fast copy's entry test falls
             // back to), laid out in line.

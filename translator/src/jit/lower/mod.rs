@@ -42,6 +42,7 @@
 
 #![forbid(unsafe_code)]
 
+mod affine_run;
 mod alu;
 mod calls;
 mod control;

@@ -1,4 +1,5 @@
 mod affine;
+mod affine_runs;
 mod bfe;
 mod carry;
 mod compile;

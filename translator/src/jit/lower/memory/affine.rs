@@ -7,7 +7,7 @@
 
 use super::inline::MemPlan;
 use crate::ir::Val;
-use crate::jit::analysis::affine::{node, Ext, Half, Node};
+use crate::jit::analysis::affine::{node, uniform_root, Ext, Half, Node, UNIFORM_ROOT};
 use crate::jit::lower::{Gen, GenResult, I32X4, JV};
 use crate::wave::WaveState;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -15,18 +15,26 @@ use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind, Va
 use cranelift_codegen::packed_option::ReservedValue;
 
 impl Gen<'_, '_> {
-    /// At the body's start: for every root VGPR of the block's affine accesses, lane 0 of
-    /// its entry value (`I32`) and whether every lane `l` of the block holds lane 0 + `l`
-    /// (`I8`), kept in [`Gen::affine_roots`].
+    /// At the body's start: for every root VGPR of the block's affine accesses and runs,
+    /// lane 0 of its entry value (`I32`) and whether every lane `l` of the block holds
+    /// lane 0 + `l` (`I8`; lane 0's value for a root flagged
+    /// [`crate::jit::analysis::affine::UNIFORM_ROOT`]), kept in [`Gen::affine_roots`] by
+    /// the flagged number.
     pub(in crate::jit::lower) fn affine_root_tests(&mut self) {
         self.affine_roots.clear();
-        let roots = self.facts.affine.roots.clone();
-        for r in roots {
+        let mut roots = self.facts.affine.roots.clone();
+        // The runs' scalar copies are left out of the quick tier's code (`affine_run`).
+        if !self.one_copy {
+            roots.extend(self.facts.affine.run_roots.iter().copied());
+        }
+        for key in roots {
+            let r = key & !UNIFORM_ROOT;
+            let step = u64::from(key & UNIFORM_ROOT == 0);
             let base = WaveState::vgpr_offset(r as usize, 0) as i32;
             let mut acc: Option<Value> = None;
             let mut lane0 = None;
             let mut want = None;
-            let four = self.splat_const(32, 4);
+            let four = self.splat_const(32, 4 * step);
             for c in 0..self.lanes / 4 {
                 let x = self.b.ins().load(
                     I32X4,
@@ -42,11 +50,16 @@ impl Gen<'_, '_> {
                         let mut steps = [0u8; 16];
                         for k in 0..4u32 {
                             steps[4 * k as usize..4 * k as usize + 4]
-                                .copy_from_slice(&k.to_le_bytes());
+                                .copy_from_slice(&(k * step as u32).to_le_bytes());
                         }
-                        let steps = self.vconst_bytes(I32X4, steps);
-                        self.b.ins().iadd(s, steps)
+                        if step == 0 {
+                            s
+                        } else {
+                            let steps = self.vconst_bytes(I32X4, steps);
+                            self.b.ins().iadd(s, steps)
+                        }
                     }
+                    Some(w) if step == 0 => w,
                     Some(w) => self.b.ins().iadd(w, four),
                 };
                 want = Some(w);
@@ -68,14 +81,14 @@ impl Gen<'_, '_> {
                 ));
                 self.b.ins().stack_store(types::I64, l0, pin, 0);
                 self.b.ins().stack_store(types::I64, ok, pin, 4);
-                self.affine_roots.insert(r, (l0, ok));
+                self.affine_roots.insert(key, (l0, ok));
             }
         }
     }
 
     /// Lane 0 of the affine value `v` (`I32` or `I64` by its lanes) for an access under
     /// `mask`, with the run-time conditions its affinity assumes pushed to `guards`.
-    fn affine_lane0(
+    pub(in crate::jit::lower) fn affine_lane0(
         &mut self,
         v: Val,
         mask: Val,
@@ -121,6 +134,65 @@ impl Gen<'_, '_> {
             Node::Lo(x) => {
                 let x = sub(self, x, guards)?;
                 self.b.ins().ireduce(types::I32, x)
+            }
+            Node::Hi(x) => {
+                let mut roots = Vec::new();
+                let s64 = crate::jit::analysis::affine::stride(self.block, x, mask, &mut roots)
+                    .ok_or("address not affine")?;
+                let l0 = sub(self, x, guards)?;
+                // Every lane's high half is lane 0's when the lanes step monotonically from
+                // lane 0 to the last lane without wrapping and the two share it.
+                let d = s64 as i64;
+                let ok = if d.unsigned_abs() >= 1 << 32 {
+                    self.b.ins().iconst(types::I8, 0)
+                } else {
+                    let last = self.b.ins().iadd_imm_s(l0, d * (self.lanes as i64 - 1));
+                    let cc = if d >= 0 {
+                        IntCC::UnsignedGreaterThanOrEqual
+                    } else {
+                        IntCC::UnsignedLessThanOrEqual
+                    };
+                    let mono = self.b.ins().icmp(cc, last, l0);
+                    let diff = self.b.ins().bxor(last, l0);
+                    let hi = self.b.ins().ushr_imm_u(diff, 32);
+                    let same = self.b.ins().icmp_imm_u(IntCC::Equal, hi, 0);
+                    self.b.ins().band(mono, same)
+                };
+                guards.push(ok);
+                let hi = self.b.ins().ushr_imm_u(l0, 32);
+                self.b.ins().ireduce(types::I32, hi)
+            }
+            Node::PackRoot(lo, r) => {
+                let mut roots = Vec::new();
+                let s32 = crate::jit::analysis::affine::stride(self.block, lo, mask, &mut roots)
+                    .ok_or("address not affine")?;
+                let l0 = sub(self, lo, guards)?;
+                let (h0, uniform) = *self
+                    .affine_roots
+                    .get(&uniform_root(r))
+                    .ok_or("affine root untested")?;
+                guards.push(uniform);
+                // The low halves do not wrap: the last lane's, exact in 64 bits, stays in
+                // the 32-bit range (the lanes step monotonically).
+                let wide = self.b.ins().uextend(types::I64, l0);
+                let step = s32 as u32 as i32 as i64;
+                let last = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(wide, step * (self.lanes as i64 - 1));
+                let ok =
+                    self.b
+                        .ins()
+                        .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, last, u32::MAX as i64);
+                let ok2 = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, last, 0);
+                let ok = self.b.ins().band(ok, ok2);
+                guards.push(ok);
+                let h = self.b.ins().uextend(types::I64, h0);
+                let h = self.b.ins().ishl_imm_u(h, 32);
+                self.b.ins().bor(h, wide)
             }
             Node::Ext(x, ext) => {
                 let mut roots = Vec::new();
