@@ -92,40 +92,135 @@ impl Gen<'_, '_> {
         self.b.ins().brif(ok, fast, &[], fail, &[]);
         self.b.switch_to_block(fast);
         self.b.seal_block(fast);
-        // Every lane's host address per base, as the per-lane path's first pass leaves them.
-        let mut ptrs = Vec::with_capacity(rows.len());
-        for (&(r, _, _), &h) in rows.iter().zip(&hosts) {
-            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-                StackSlotKind::ExplicitSlot,
-                8 * MAX_LANES as u32,
-                4,
-            ));
-            let hv = self.b.ins().splat(I64X2, h);
-            let off = WaveState::vgpr_offset(r as usize, 0) as i32;
-            for c in 0..n / 4 {
-                let v = self
-                    .b
-                    .ins()
-                    .load(I32X4, trusted(), self.state, off + 16 * c as i32);
-                for (k, wide) in [self.b.ins().uwiden_low(v), self.b.ins().uwiden_high(v)]
-                    .into_iter()
-                    .enumerate()
-                {
-                    let p = self.b.ins().iadd(wide, hv);
-                    self.b
-                        .ins()
-                        .stack_store(types::I64, p, slot, (32 * c + 16 * k) as i32);
-                }
-            }
-            ptrs.push(slot);
-        }
         if mu.load {
-            self.multi_load_pass(mu, &ptrs, m, false, join)?;
+            let bases: Vec<(u16, Value)> = rows.iter().map(|r| r.0).zip(hosts).collect();
+            self.span_loads(mu, &bases, join)?;
         } else {
+            // Every lane's host address per base (for the stores' lane loops).
+            let mut ptrs = Vec::with_capacity(rows.len());
+            for (&(r, _, _), &h) in rows.iter().zip(&hosts) {
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    8 * MAX_LANES as u32,
+                    4,
+                ));
+                let hv = self.b.ins().splat(I64X2, h);
+                let off = WaveState::vgpr_offset(r as usize, 0) as i32;
+                for c in 0..n / 4 {
+                    let v = self
+                        .b
+                        .ins()
+                        .load(I32X4, trusted(), self.state, off + 16 * c as i32);
+                    for (k, wide) in [self.b.ins().uwiden_low(v), self.b.ins().uwiden_high(v)]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        let p = self.b.ins().iadd(wide, hv);
+                        self.b
+                            .ins()
+                            .stack_store(types::I64, p, slot, (32 * c + 16 * k) as i32);
+                    }
+                }
+                ptrs.push(slot);
+            }
             self.span_stores(mu, &ptrs, data, join);
         }
         self.b.switch_to_block(fail);
         self.b.seal_block(fail);
+        Ok(())
+    }
+
+    /// The loads of a span path, four lanes per iteration, every lane active: each lane's
+    /// host address from its base's row (`bases`: register, and the value that turns a row
+    /// value into a host address), then per piece group the lanes' dwords into the pieces'
+    /// registers: four consecutive dwords (a `b128`) as one 16-byte load per lane and a
+    /// transpose, two (a `b64`) as one 8-byte load per lane and two shuffles, any other
+    /// piece as a dword per lane. Then a jump to `join`.
+    fn span_loads(
+        &mut self,
+        mu: &Multi,
+        bases: &[(u16, Value)],
+        join: cranelift_codegen::ir::Block,
+    ) -> GenResult<()> {
+        let (hdr, li) = self.quad_loop_begin();
+        let lo = self.b.ins().ishl_imm_u(li, 2);
+        let row0 = self.b.ins().iadd(self.state, lo);
+        // Per base, the host addresses of the four lanes.
+        let mut pss: Vec<[Value; 4]> = Vec::with_capacity(bases.len());
+        for &(r, h) in bases {
+            let off = WaveState::vgpr_offset(r as usize, 0) as i32;
+            let ps = core::array::from_fn(|j| {
+                let a = self.b.ins().uload32(trusted(), row0, off + 4 * j as i32);
+                self.b.ins().iadd(a, h)
+            });
+            pss.push(ps);
+        }
+        let offs: Vec<u64> = mu.pieces.iter().map(|&(_, d)| d).collect();
+        let base = |x: usize| mu.base_of.get(x).copied().unwrap_or(0) as usize;
+        let mut chunks: Vec<Value> = Vec::with_capacity(offs.len());
+        let mut x = 0;
+        while x < offs.len() {
+            let d = offs[x];
+            let ps = *pss.get(base(x)).ok_or("run base")?;
+            let run = |k: usize| {
+                offs.get(x..x + k)
+                    .is_some_and(|o| o.iter().enumerate().all(|(i, &e)| e == d + 4 * i as u64))
+                    && (x..x + k).all(|y| base(y) == base(x))
+            };
+            if run(4) {
+                let r: Vec<Value> = ps
+                    .iter()
+                    .map(|&p| self.b.ins().load(I32X4, le(), p, d as i32))
+                    .collect();
+                let t0 = self.shuffle32(r[0], r[1], [0, 4, 1, 5]);
+                let t1 = self.shuffle32(r[2], r[3], [0, 4, 1, 5]);
+                let t2 = self.shuffle32(r[0], r[1], [2, 6, 3, 7]);
+                let t3 = self.shuffle32(r[2], r[3], [2, 6, 3, 7]);
+                for (a, b, l) in [
+                    (t0, t1, [0, 1, 4, 5]),
+                    (t0, t1, [2, 3, 6, 7]),
+                    (t2, t3, [0, 1, 4, 5]),
+                    (t2, t3, [2, 3, 6, 7]),
+                ] {
+                    let c = self.shuffle32(a, b, l);
+                    chunks.push(self.b.ins().bitcast(I32X4, le(), c));
+                }
+                x += 4;
+            } else if run(2) {
+                // Lanes' qwords [q0, q1] and [q2, q3]: the low dwords, then the high ones.
+                let q: Vec<Value> = ps
+                    .iter()
+                    .map(|&p| self.b.ins().load(types::I64, le(), p, d as i32))
+                    .collect();
+                let a = self.b.ins().scalar_to_vector(I64X2, q[0]);
+                let a = self.b.ins().insertlane(a, q[1], 1);
+                let b = self.b.ins().scalar_to_vector(I64X2, q[2]);
+                let b = self.b.ins().insertlane(b, q[3], 1);
+                let a = self.b.ins().bitcast(I32X4, le(), a);
+                let b = self.b.ins().bitcast(I32X4, le(), b);
+                for l in [[0, 2, 4, 6], [1, 3, 5, 7]] {
+                    let c = self.shuffle32(a, b, l);
+                    chunks.push(self.b.ins().bitcast(I32X4, le(), c));
+                }
+                x += 2;
+            } else {
+                let mut v = None;
+                for (j, &p) in ps.iter().enumerate() {
+                    let e = self.b.ins().load(types::I32, le(), p, d as i32);
+                    v = Some(match v {
+                        None => self.b.ins().scalar_to_vector(I32X4, e),
+                        Some(v) => self.b.ins().insertlane(v, e, j as u8),
+                    });
+                }
+                chunks.push(v.ok_or("empty chunk")?);
+                x += 1;
+            }
+        }
+        for (c, &(reg, _)) in chunks.into_iter().zip(&mu.dest) {
+            let off = WaveState::vgpr_offset(reg as usize, 0) as i32;
+            self.b.ins().store(trusted(), c, row0, off);
+        }
+        self.quad_loop_end(hdr, li, join);
         Ok(())
     }
 
