@@ -257,7 +257,14 @@ pub fn tern(op: TernOp, bits: u32, a: u64, b: u64, c: u64) -> u64 {
             if width == 0 {
                 return 0;
             }
-            let x = trunc_to(bits, a) >> off;
+            // `S0.i32 >> offset` for the signed form: an arithmetic shift, so a field
+            // reaching past the top bit reads copies of the sign (RDNA4 guide, V_BFE_I32).
+            let x = if op == TernOp::SBfe {
+                let sh = 64 - bits;
+                ((((a << sh) as i64) >> sh) >> off) as u64
+            } else {
+                trunc_to(bits, a) >> off
+            };
             let field = x & ((1u64 << width) - 1);
             if op == TernOp::SBfe {
                 let sh = 64 - width;

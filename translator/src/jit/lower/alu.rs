@@ -406,7 +406,8 @@ impl Gen<'_, '_> {
 
     /// 32-bit vector [`TernOp::Bfe`] (`signed`: [`TernOp::SBfe`]) of `a`, offsets `b` and
     /// widths `c` (their low 5 bits), as [`sem`] computes it: `(a >> off) & ((1 << width) - 1)`
-    /// with a logical shift, sign-extended from bit `width - 1` when signed; width 0 gives 0.
+    /// with a logical shift, or an arithmetic one and the field sign-extended from bit
+    /// `width - 1` when signed; width 0 gives 0.
     /// Uniform offset and width shift whole chunks by scalars; others go lane by lane.
     fn bfe32(&mut self, signed: bool, a: Val, b: Val, c: Val) -> GenResult<Vec<Value>> {
         let x = self.v(a)?;
@@ -423,7 +424,11 @@ impl Gen<'_, '_> {
             let mut out = Vec::with_capacity(x.len());
             let keep = self.b.ins().splat(I32X4, keep);
             for chunk in x {
-                let t = self.b.ins().ushr(chunk, off);
+                let t = if signed {
+                    self.b.ins().sshr(chunk, off)
+                } else {
+                    self.b.ins().ushr(chunk, off)
+                };
                 let r = if signed {
                     let hi = self.b.ins().ishl(t, sh);
                     self.b.ins().sshr(hi, sh)
@@ -441,7 +446,11 @@ impl Gen<'_, '_> {
         let (y, z) = (self.v(b)?, self.v(c)?);
         self.per_lane(32, &[x, y, z], |g, xs| {
             let (off, width, keep, sh) = g.bfe_amounts(xs[1], xs[2]);
-            let t = g.b.ins().ushr(xs[0], off);
+            let t = if signed {
+                g.b.ins().sshr(xs[0], off)
+            } else {
+                g.b.ins().ushr(xs[0], off)
+            };
             let r = if signed {
                 let hi = g.b.ins().ishl(t, sh);
                 g.b.ins().sshr(hi, sh)

@@ -148,19 +148,24 @@ fn run(t: &Translator, code: &Code, mut s: Box<WaveState>) -> Box<WaveState> {
     s
 }
 
-/// The RDNA4 pseudocode for an offset and width within the word (`off + width <= 32`,
-/// where the arithmetic and the logical shift agree).
+/// The RDNA4 pseudocode: `S0 >> S1[4:0]` (arithmetic for I32, so a field reaching past
+/// bit 31 reads copies of the sign), masked to `S2[4:0]` bits, sign-extended for I32.
 fn by_hand(signed: bool, x: u32, off: u32, width: u32) -> u32 {
     let (off, width) = (off & 31, width & 31);
-    assert!(off + width <= 32);
     if width == 0 {
         return 0;
     }
-    let field = (u64::from(x) >> off) & ((1u64 << width) - 1);
-    if signed && field >> (width - 1) & 1 == 1 {
-        (field | !((1u64 << width) - 1)) as u32
+    let shifted = if signed {
+        ((x as i32) >> off) as u32
     } else {
-        field as u32
+        x >> off
+    };
+    let mask = ((1u64 << width) - 1) as u32;
+    let field = shifted & mask;
+    if signed && field >> (width - 1) & 1 == 1 {
+        field | !mask
+    } else {
+        field
     }
 }
 
@@ -199,18 +204,12 @@ fn bitfield_extracts_match_the_interpreter_and_the_pseudocode() {
                         (10, by_hand(false, x, 31, 32)),
                         (11, by_hand(true, x, 33, 40)),
                     ];
-                    if (s4 & 31) + 9 <= 32 {
-                        hand.push((1, by_hand(false, x, s4, 9)));
-                    }
-                    if 21 + (s5 & 31) <= 32 {
-                        hand.push((2, by_hand(true, x, 21, s5)));
-                    }
+                    hand.push((1, by_hand(false, x, s4, 9)));
+                    hand.push((2, by_hand(true, x, 21, s5)));
                     let (o, w) = (before.vgpr[6][l], before.vgpr[7][l]);
-                    if (o & 31) + (w & 31) <= 32 {
-                        hand.push((3, by_hand(false, x, o, w)));
-                        hand.push((8, by_hand(true, x, o, w)));
-                    }
-                    if !gfx942 && (s4 & 31) + (s5 & 31) <= 32 {
+                    hand.push((3, by_hand(false, x, o, w)));
+                    hand.push((8, by_hand(true, x, o, w)));
+                    if !gfx942 {
                         hand.push((12, by_hand(false, x, s4, s5)));
                         hand.push((13, by_hand(true, x, s4, s5)));
                     }
