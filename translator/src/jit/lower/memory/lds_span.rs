@@ -237,27 +237,7 @@ impl Gen<'_, '_> {
         for (x, &(_, d)) in mu.pieces.iter().enumerate() {
             let size = mu.sizes.get(x).copied().unwrap_or(4);
             let base = mu.base_of.get(x).copied().unwrap_or(0) as usize;
-            let next = self.b.create_block();
-            let (hdr, li) = self.quad_loop_begin();
-            let po = self.b.ins().ishl_imm_u(li, 3);
-            let pbase = self.b.ins().stack_addr(types::I64, ptrs[base], 0);
-            let pp = self.b.ins().iadd(pbase, po);
-            let dof = self.b.ins().ishl_imm_u(li, 2);
-            let dp = self.b.ins().iadd(data[x], dof);
-            for j in 0..4usize {
-                let p = self.b.ins().load(types::I64, trusted(), pp, (8 * j) as i32);
-                let v = self.b.ins().load(types::I32, trusted(), dp, (4 * j) as i32);
-                // The low bytes (little-endian), as `ds_store_b8`/`b16` write them.
-                let v = match size {
-                    1 => self.b.ins().ireduce(types::I8, v),
-                    2 => self.b.ins().ireduce(types::I16, v),
-                    _ => v,
-                };
-                self.b.ins().store(le(), v, p, d as i32);
-            }
-            self.quad_loop_end(hdr, li, next);
-            self.b.switch_to_block(next);
-            self.b.seal_block(next);
+            self.store_piece_in_lane_order(ptrs[base], data[x], size, d);
         }
         self.b.ins().jump(join, &[]);
     }

@@ -11,6 +11,39 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value};
 
 impl Gen<'_, '_> {
+    /// One piece of a multi-dword store, in lane order (four lanes per iteration): the low
+    /// `size` bytes of each lane's data dword (`data`, a stack buffer's address) at the lane's
+    /// host address (the 64-bit pointers in `ptrs`) plus the piece's offset `d`.
+    pub(in crate::jit::lower) fn store_piece_in_lane_order(
+        &mut self,
+        ptrs: StackSlot,
+        data: Value,
+        size: u8,
+        d: u64,
+    ) {
+        let next = self.b.create_block();
+        let (hdr, li) = self.quad_loop_begin();
+        let po = self.b.ins().ishl_imm_u(li, 3);
+        let pbase = self.b.ins().stack_addr(types::I64, ptrs, 0);
+        let pp = self.b.ins().iadd(pbase, po);
+        let dof = self.b.ins().ishl_imm_u(li, 2);
+        let dp = self.b.ins().iadd(data, dof);
+        for j in 0..4usize {
+            let p = self.b.ins().load(types::I64, trusted(), pp, (8 * j) as i32);
+            let v = self.b.ins().load(types::I32, trusted(), dp, (4 * j) as i32);
+            // The low bytes (little-endian), as `ds_store_b8`/`b16` write them.
+            let v = match size {
+                1 => self.b.ins().ireduce(types::I8, v),
+                2 => self.b.ins().ireduce(types::I16, v),
+                _ => v,
+            };
+            self.b.ins().store(le(), v, p, d as i32);
+        }
+        self.quad_loop_end(hdr, li, next);
+        self.b.switch_to_block(next);
+        self.b.seal_block(next);
+    }
+
     /// Emits the multi-dword access starting at op `i` ([`multi_access`]) as one, when there
     /// is one: returns the index of the op after it.
     pub(in crate::jit::lower) fn try_multi(&mut self, i: usize) -> GenResult<Option<usize>> {
@@ -319,27 +352,7 @@ impl Gen<'_, '_> {
             // Piece after piece, each in lane order: the order of the separate stores.
             for (x, &(_, d)) in mu.pieces.iter().enumerate() {
                 let size = mu.sizes.get(x).copied().unwrap_or(4);
-                let next = self.b.create_block();
-                let (hdr, li) = self.quad_loop_begin();
-                let po = self.b.ins().ishl_imm_u(li, 3);
-                let pbase = self.b.ins().stack_addr(types::I64, ptrs[0], 0);
-                let pp = self.b.ins().iadd(pbase, po);
-                let dof = self.b.ins().ishl_imm_u(li, 2);
-                let dp = self.b.ins().iadd(data[x], dof);
-                for j in 0..4usize {
-                    let p = self.b.ins().load(types::I64, trusted(), pp, (8 * j) as i32);
-                    let v = self.b.ins().load(types::I32, trusted(), dp, (4 * j) as i32);
-                    // The low bytes (little-endian), as `ds_store_b8`/`b16` write them.
-                    let v = match size {
-                        1 => self.b.ins().ireduce(types::I8, v),
-                        2 => self.b.ins().ireduce(types::I16, v),
-                        _ => v,
-                    };
-                    self.b.ins().store(le(), v, p, d as i32);
-                }
-                self.quad_loop_end(hdr, li, next);
-                self.b.switch_to_block(next);
-                self.b.seal_block(next);
+                self.store_piece_in_lane_order(ptrs[0], data[x], size, d);
             }
             self.b.ins().jump(join, &[]);
         }
